@@ -1,0 +1,89 @@
+"""Diagnostics as data: a record with a stable code, a span and notes.
+
+Rendering (text like rustc, or JSON) lives in `render`; this module only
+defines the record, so every stage can produce diagnostics cheaply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..ir.span import Span
+from .codes import CODES
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(slots=True)
+class Label:
+    """A secondary location shown with a message (`- unclosed '(' here`)."""
+
+    span: Span
+    message: str = ""
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span | None
+    severity: str = ERROR
+    label: str = ""  # text printed beside the primary carets
+    labels: list[Label] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    helps: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unregistered diagnostic code {self.code!r}")
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == ERROR
+
+    def with_note(self, note: str) -> Diagnostic:
+        self.notes.append(note)
+        return self
+
+    def with_help(self, text: str) -> Diagnostic:
+        self.helps.append(text)
+        return self
+
+    def with_label(self, span: Span, message: str = "") -> Diagnostic:
+        self.labels.append(Label(span, message))
+        return self
+
+    def location(self) -> tuple[str, int, int, int, int]:
+        """File, start line/column and end line/column (inclusive, 1-based)."""
+        if self.span is None:
+            return "<unknown>", 0, 0, 0, 0
+        line, col = self.span.start_line_col
+        end_line, end_col = self.span.end_line_col
+        return self.span.source.name, line, col, end_line, end_col
+
+    def __str__(self) -> str:
+        name, line, col, _, _ = self.location()
+        return f"{name}:{line}:{col}: {self.severity}[{self.code}]: {self.message}"
+
+
+class RelayError(Exception):
+    """Raised by the Python API when input has errors; carries the diagnostics."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        first = next((d for d in diagnostics if d.is_error), diagnostics[0] if diagnostics else None)
+        super().__init__(str(first) if first else "error")
+
+
+def has_errors(diagnostics: list[Diagnostic]) -> bool:
+    return any(d.is_error for d in diagnostics)
+
+
+def sort_key(d: Diagnostic) -> tuple:
+    if d.span is None:
+        return ("", 0)
+    return (d.span.source.name, d.span.start)
+
+
+__all__ = ["CODES", "Diagnostic", "ERROR", "Label", "RelayError", "WARNING", "has_errors", "sort_key"]

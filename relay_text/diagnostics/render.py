@@ -1,0 +1,162 @@
+"""Rendering diagnostics: rustc-style text (optionally coloured) and JSON.
+
+    error[unbound-variable]: unbound variable `%y`
+     --> prog.rly:3:5
+      |
+    3 |     %y + 1
+      |     ^^ not bound here
+      |
+      = help: did you mean `%x`?
+
+The text is built as lines of (text, style) segments. Without colour they
+are joined into plain text, so rich is imported only when colour is on;
+source text is never interpreted as rich markup.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO, Any, Iterable
+
+from . import Diagnostic
+
+Segment = tuple[str, str]  # (text, style); style "" means plain
+Line = list[Segment]
+
+_SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow"}
+_GUTTER = "bold blue"
+
+
+def _caret_row(line_text: str, start_col: int, end_col: int, mark: str) -> str:
+    """Spaces up to `start_col` (tabs kept, so carets line up), then marks."""
+    prefix = "".join(ch if ch == "\t" else " " for ch in line_text[: start_col - 1])
+    return prefix + mark * max(1, end_col - start_col + 1)
+
+
+def _labelled_lines(diag: Diagnostic) -> list[tuple[int, int, int, str, bool]]:
+    """(line, start col, end col, message, primary) for every label, by line."""
+    out = []
+    spans = [(diag.span, diag.label, True)] if diag.span is not None else []
+    spans += [(lab.span, lab.message, False) for lab in diag.labels]
+    for span, message, primary in spans:
+        if span is None:
+            continue
+        line, col = span.start_line_col
+        end_line, end_col = span.end_line_col
+        if end_line != line or span.end <= span.start:
+            end_col = max(col, len(span.source.line_text(line)))
+            if span.end <= span.start:
+                end_col = col
+        out.append((line, col, end_col, message, primary))
+    out.sort(key=lambda t: (t[0], not t[4]))
+    return out
+
+
+def diagnostic_lines(diag: Diagnostic) -> list[Line]:
+    sev_style = _SEVERITY_STYLE.get(diag.severity, "bold")
+    lines: list[Line] = [[(f"{diag.severity}[{diag.code}]", sev_style), (f": {diag.message}", "bold")]]
+    labelled = _labelled_lines(diag)
+    if diag.span is None or not labelled:
+        for note in diag.notes:
+            lines.append([("  = ", _GUTTER), ("note", "bold"), (f": {note}", "")])
+        for text in diag.helps:
+            lines.append([("  = ", _GUTTER), ("help", "bold"), (f": {text}", "")])
+        return lines
+    source = diag.span.source
+    name, line, col, _, _ = diag.location()
+    width = len(str(max(t[0] for t in labelled)))
+    pad = " " * width
+    lines.append([(f"{pad}--> ", _GUTTER), (f"{name}:{line}:{col}", "")])
+    lines.append([(f"{pad} |", _GUTTER)])
+    previous = None
+    for lnum, start, end, message, primary in labelled:
+        text = source.line_text(lnum)
+        if previous is not None and lnum > previous + 1:
+            lines.append([("...", _GUTTER)])
+        if lnum != previous:
+            lines.append([(f"{lnum:>{width}} | ", _GUTTER), (text, "")])
+        mark = "^" if primary else "-"
+        style = sev_style if primary else _GUTTER
+        row = _caret_row(text, start, end, mark)
+        lines.append([(f"{pad} | ", _GUTTER), (row + (f" {message}" if message else ""), style)])
+        previous = lnum
+    if diag.notes or diag.helps:
+        lines.append([(f"{pad} |", _GUTTER)])
+    for note in diag.notes:
+        lines.append([(f"{pad} = ", _GUTTER), ("note", "bold"), (f": {note}", "")])
+    for text in diag.helps:
+        lines.append([(f"{pad} = ", _GUTTER), ("help", "bold"), (f": {text}", "")])
+    return lines
+
+
+def plain_text(lines: Iterable[Line]) -> str:
+    return "".join("".join(text for text, _ in line) + "\n" for line in lines)
+
+
+def render_text(diag: Diagnostic) -> str:
+    """A diagnostic as plain text (no colour)."""
+    return plain_text(diagnostic_lines(diag))
+
+
+def use_color(stream: IO[str]) -> bool:
+    """Colour unless NO_COLOR is set; forced by FORCE_COLOR; else only on a terminal."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class Reporter:
+    """Writes diagnostics and messages to one stream, coloured when wanted.
+
+    Create one per command invocation, so that environment variables and the
+    stream in use at that moment decide about colour.
+    """
+
+    def __init__(self, stream: IO[str] | None = None, color: bool | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.color = use_color(self.stream) if color is None else color
+        self._console: Any = None
+
+    def _write_lines(self, lines: list[Line]) -> None:
+        if not self.color:
+            self.stream.write(plain_text(lines))
+            return
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(file=self.stream, force_terminal=True, highlight=False, soft_wrap=True)
+        from rich.text import Text
+
+        for line in lines:
+            text = Text()
+            for segment, style in line:
+                text.append(segment, style=style or None)
+            self._console.print(text)
+
+    def diagnostic(self, diag: Diagnostic) -> None:
+        self._write_lines(diagnostic_lines(diag) + [[]])
+
+    def message(self, text: str, style: str = "") -> None:
+        self._write_lines([[(text, style)]])
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
+    name, line, col, end_line, end_col = diag.location()
+    return {
+        "code": diag.code,
+        "severity": diag.severity,
+        "message": diag.message,
+        "file": name,
+        "line": line,
+        "column": col,
+        "end_line": end_line,
+        "end_column": end_col + 1 if diag.span is not None else 0,
+        "notes": [*diag.notes, *(f"help: {h}" for h in diag.helps)],
+    }

@@ -1,0 +1,68 @@
+"""A module: global functions, ADT definitions and an optional trailing expression."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .adt import TypeData
+from .expr import Constructor, Expr, Function, GlobalVar, Var
+from .span import Source, Span
+from .ty import GlobalTypeVar
+
+
+@dataclass(eq=False, slots=True)
+class Comment:
+    """A comment and where it stands; `text` includes its delimiters."""
+
+    text: str
+    span: Span
+
+
+@dataclass(eq=False, slots=True)
+class Metadata:
+    """The `#[metadata]` section of a TVM file, kept as its raw JSON text."""
+
+    text: str
+    span: Span
+
+
+Definition = Union[GlobalVar, GlobalTypeVar]
+
+
+@dataclass(eq=False, slots=True)
+class Module:
+    """What one file defines.
+
+    `functions` and `type_defs` keep source order; `order` interleaves the
+    two as they were written. `expr` is the file's trailing top-level
+    expression, if any, and `free_vars` the variables it declares with
+    `free_var`. `version` is the version header (`"0.0.5"`, `"0.0.4"`) or
+    None for the documented syntax.
+    """
+
+    functions: dict[GlobalVar, Function] = field(default_factory=dict)
+    type_defs: dict[GlobalTypeVar, TypeData] = field(default_factory=dict)
+    order: list[Definition] = field(default_factory=list)
+    expr: Expr | None = None
+    free_vars: tuple[Var, ...] = ()
+    version: str | None = None
+    metadata: Metadata | None = None
+    comments: list[Comment] = field(default_factory=list)
+    source: Source | None = None
+
+    def global_var(self, name: str) -> GlobalVar | None:
+        """The global called `name` (without `@`), if this module defines it."""
+        for gv in self.functions:
+            if gv.name == name:
+                return gv
+        return None
+
+    def type_def(self, name: str) -> TypeData | None:
+        for gtv, data in self.type_defs.items():
+            if gtv.name == name:
+                return data
+        return None
+
+    def constructors(self) -> dict[str, Constructor]:
+        return {c.name: c for data in self.type_defs.values() for c in data.constructors}

@@ -1,0 +1,57 @@
+"""Patterns of match clauses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .expr import Constructor, Var
+from .span import Span
+
+
+@dataclass(eq=False, slots=True)
+class PatternWildcard:
+    """`_`: matches anything, binds nothing."""
+
+    span: Span | None = field(default=None, repr=False)
+
+
+@dataclass(eq=False, slots=True)
+class PatternVar:
+    """`%x`: matches anything and binds it."""
+
+    var: Var
+    span: Span | None = field(default=None, repr=False)
+
+
+@dataclass(eq=False, slots=True)
+class PatternConstructor:
+    """`C(p1, ..., pn)`: matches values built by `C` whose fields match."""
+
+    constructor: Constructor
+    patterns: tuple[Pattern, ...] = ()
+    span: Span | None = field(default=None, repr=False)
+
+
+@dataclass(eq=False, slots=True)
+class PatternTuple:
+    """`(p1, ..., pn)`: matches tuples whose fields match."""
+
+    patterns: tuple[Pattern, ...]
+    span: Span | None = field(default=None, repr=False)
+
+
+Pattern = Union[PatternWildcard, PatternVar, PatternConstructor, PatternTuple]
+
+
+def pattern_vars(pattern: Pattern) -> list[Var]:
+    """The variables a pattern binds, left to right."""
+    out: list[Var] = []
+    stack = [pattern]
+    while stack:
+        p = stack.pop()
+        if isinstance(p, PatternVar):
+            out.append(p.var)
+        elif isinstance(p, (PatternConstructor, PatternTuple)):
+            stack.extend(reversed(p.patterns))
+    return out

@@ -1,0 +1,162 @@
+"""Types: tensors with shapes, tuples, functions, type variables, ADT calls.
+
+Shallow values such as tensor, tuple and function types are frozen
+dataclasses with structural equality. Variables (`TypeVar`, `GlobalTypeVar`,
+`IncompleteType`) are identities: each binding site or hole is its own
+object, so two type parameters called `a` in different functions differ.
+
+A tensor type's shape is a tuple of dimensions, or a variable of kind
+`Shape` standing for a whole shape; a dimension is an int, a variable of
+kind `ShapeVar`, the unknown dimension `?` (`AnyDim`), or simple arithmetic
+(`DimBinOp`). Its dtype is a name such as `float32` or `int32x4`, or a
+variable of kind `BaseType`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Union
+
+from .span import Span
+
+
+class Kind(Enum):
+    """What a type parameter may stand for."""
+
+    TYPE = "Type"  # any type: tensors, tuples, functions, ADTs
+    BASE_TYPE = "BaseType"  # a dtype such as float32
+    SHAPE = "Shape"  # a whole shape such as (10, 10)
+    SHAPE_VAR = "ShapeVar"  # one dimension of a shape
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Type:
+    """Base class of every type."""
+
+    __slots__ = ()
+
+
+@dataclass(eq=False, slots=True)
+class TypeVar(Type):
+    """A type parameter, bound by a function or an ADT definition."""
+
+    name: str
+    kind: Kind = Kind.TYPE
+    span: Span | None = field(default=None, repr=False)
+
+
+@dataclass(eq=False, slots=True)
+class GlobalTypeVar(Type):
+    """The name of an ADT definition: one object per definition."""
+
+    name: str
+    kind: Kind = Kind.TYPE
+    span: Span | None = field(default=None, repr=False)
+
+
+@dataclass(eq=False, slots=True)
+class IncompleteType(Type):
+    """A hole to be filled by inference (`_` in source)."""
+
+    kind: Kind = Kind.TYPE
+    span: Span | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AnyDim:
+    """The dimension `?`: some size not known statically."""
+
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return "?"
+
+
+@dataclass(frozen=True, slots=True)
+class DimBinOp:
+    """Arithmetic on dimensions: `n + 1`, `2 * n`, `n - 1`."""
+
+    op: str  # one of "+", "-", "*"
+    lhs: Dim
+    rhs: Dim
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+Dim = Union[int, TypeVar, AnyDim, DimBinOp, IncompleteType]
+Shape = Union[tuple, TypeVar, IncompleteType]  # tuple[Dim, ...] or a Shape variable
+DType = Union[str, TypeVar, IncompleteType]
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType(Type):
+    """`Tensor[shape, dtype]`; a scalar has the empty shape."""
+
+    shape: Shape
+    dtype: DType
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType(Type):
+    fields: tuple[Type, ...]
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TypeRelation:
+    """A relation constraint such as `Broadcast` over some types."""
+
+    name: str
+    args: tuple[Type, ...]
+    num_inputs: int
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class FuncType(Type):
+    """`fn<type_params>(arg_types) -> ret_type where constraints`."""
+
+    arg_types: tuple[Type, ...]
+    ret_type: Type
+    type_params: tuple[TypeVar, ...] = ()
+    type_constraints: tuple[TypeRelation, ...] = ()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TypeCall(Type):
+    """An ADT applied to type arguments: `List[a]`, `Numbers[]`."""
+
+    func: Union[GlobalTypeVar, TypeVar]
+    args: tuple[Type, ...]
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+def scalar_type(dtype: str) -> TensorType:
+    """`Tensor[(), dtype]`."""
+    return TensorType((), dtype)
+
+
+BOOL = scalar_type("bool")
+INT32 = scalar_type("int32")
+FLOAT32 = scalar_type("float32")
+UNIT = TupleType(())
+
+
+# bool, (u)int{8,16,32,64}, uint1, float{16,32,64}, bfloat16, with `xN` lanes.
+_DTYPE = re.compile(r"(?:bool|u?int(?:8|16|32|64)|uint1|int1|float(?:16|32|64)|bfloat16)(?:x[1-9][0-9]*)?")
+
+
+def is_dtype(name: str) -> bool:
+    """Whether `name` spells a tensor element type, e.g. `float32`, `int32x4`."""
+    return _DTYPE.fullmatch(name) is not None
+
+
+def split_lanes(dtype: str) -> tuple[str, int]:
+    """`int32x4` -> (`int32`, 4); `float32` -> (`float32`, 1)."""
+    base, sep, lanes = dtype.partition("x")
+    return (base, int(lanes)) if sep else (dtype, 1)

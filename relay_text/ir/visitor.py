@@ -1,0 +1,220 @@
+"""The one traversal every pass builds on.
+
+`ExprFunctor.visit` folds over an expression DAG bottom-up: each node is
+visited once (results are memoised by node identity, so a shared subgraph is
+not walked twice), children before their parent, with an explicit stack, so
+a chain of 100,000 nested lets or calls costs no Python recursion.
+
+A subclass defines `visit_<node>` methods (`visit_call`, `visit_let`, ...)
+that read their children's results with `self.memo[child]`. A node class
+listed in `pre_order` is handed to its method before its children instead;
+that method walks the children itself with `self.visit` (useful when a pass
+must act between a let's value and its body). Visiting a node class that has
+no method raises `NotImplementedError`, so a pass never skips a construct
+silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar, Generic, TypeVar
+
+from .expr import (
+    Call,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Match,
+    Op,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+
+R = TypeVar("R")
+
+_NO_CHILDREN: tuple = ()
+
+# How to list a node's children, in evaluation (and text) order.
+CHILDREN: dict[type, Callable[[Any], tuple]] = {
+    Var: lambda e: _NO_CHILDREN,
+    GlobalVar: lambda e: _NO_CHILDREN,
+    Constant: lambda e: _NO_CHILDREN,
+    Op: lambda e: _NO_CHILDREN,
+    Constructor: lambda e: _NO_CHILDREN,
+    Tuple: lambda e: e.fields,
+    TupleGetItem: lambda e: (e.tuple_value,),
+    Let: lambda e: (e.var, e.value, e.body),
+    Function: lambda e: (*e.params, e.body),
+    Call: lambda e: (e.op, *e.args),
+    If: lambda e: (e.cond, e.then_branch, e.else_branch),
+    Match: lambda e: (e.data, *(c.body for c in e.clauses)),
+    RefCreate: lambda e: (e.value,),
+    RefRead: lambda e: (e.ref,),
+    RefWrite: lambda e: (e.ref, e.value),
+}
+
+
+def children(expr: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of a node (binders included)."""
+    return CHILDREN[type(expr)](expr)
+
+
+def _snake(name: str) -> str:
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isupper() and i:
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)
+
+
+class ExprFunctor(Generic[R]):
+    """Bottom-up, memoised, iterative fold over an expression DAG."""
+
+    pre_order: ClassVar[frozenset[type]] = frozenset()
+    _methods: ClassVar[dict[type, Callable[..., Any]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._methods = {}
+        for node_type in CHILDREN:
+            method = getattr(cls, "visit_" + _snake(node_type.__name__), None)
+            if method is not None:
+                cls._methods[node_type] = method
+
+    def __init__(self) -> None:
+        self.memo: dict[Expr, R] = {}
+
+    def visit(self, expr: Expr) -> R:
+        memo = self.memo
+        if expr in memo:
+            return memo[expr]
+        methods = self._methods
+        pre_order = self.pre_order
+        stack: list[tuple[Expr, bool]] = [(expr, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node in memo:
+                continue
+            node_type = type(node)
+            if expanded or node_type in pre_order:
+                method = methods.get(node_type)
+                if method is None:
+                    raise NotImplementedError(f"{type(self).__name__} does not handle {node_type.__name__}")
+                memo[node] = method(self, node)
+                continue
+            kids = CHILDREN[node_type](node)
+            stack.append((node, True))
+            for child in reversed(kids):
+                if child not in memo:
+                    stack.append((child, False))
+        return memo[expr]
+
+
+class ExprVisitor(ExprFunctor[None]):
+    """Walks every node once; override the `visit_*` methods of interest."""
+
+    def _ignore(self, node: Expr) -> None:
+        return None
+
+    visit_var = visit_global_var = visit_constant = visit_op = visit_constructor = _ignore
+    visit_tuple = visit_tuple_get_item = visit_let = visit_function = visit_call = _ignore
+    visit_if = visit_match = visit_ref_create = visit_ref_read = visit_ref_write = _ignore
+
+
+def _same(old: tuple, new: tuple) -> bool:
+    return all(a is b for a, b in zip(old, new))
+
+
+class ExprMutator(ExprFunctor[Expr]):
+    """Rebuilds a DAG bottom-up; a node whose children are unchanged is kept.
+
+    Sharing is preserved: a node used twice is rebuilt once.
+    """
+
+    def _keep(self, node: Expr) -> Expr:
+        return node
+
+    visit_var = visit_global_var = visit_constant = visit_op = visit_constructor = _keep
+
+    def visit_tuple(self, node: Tuple) -> Expr:
+        fields = tuple(self.memo[f] for f in node.fields)
+        return node if _same(node.fields, fields) else Tuple(fields, node.span)
+
+    def visit_tuple_get_item(self, node: TupleGetItem) -> Expr:
+        value = self.memo[node.tuple_value]
+        return node if value is node.tuple_value else TupleGetItem(value, node.index, node.span)
+
+    def visit_let(self, node: Let) -> Expr:
+        var, value, body = self.memo[node.var], self.memo[node.value], self.memo[node.body]
+        if var is node.var and value is node.value and body is node.body:
+            return node
+        assert isinstance(var, Var)
+        return Let(var, value, body, node.span)
+
+    def visit_function(self, node: Function) -> Expr:
+        params = tuple(self.memo[p] for p in node.params)
+        body = self.memo[node.body]
+        if body is node.body and _same(node.params, params):
+            return node
+        return Function(params, body, node.ret_type, node.type_params, node.relations, node.attrs, node.span)  # type: ignore[arg-type]
+
+    def visit_call(self, node: Call) -> Expr:
+        op = self.memo[node.op]
+        args = tuple(self.memo[a] for a in node.args)
+        if op is node.op and _same(node.args, args):
+            return node
+        return Call(op, args, node.attrs, node.type_args, node.span, node.infix)
+
+    def visit_if(self, node: If) -> Expr:
+        c, t, e = self.memo[node.cond], self.memo[node.then_branch], self.memo[node.else_branch]
+        if c is node.cond and t is node.then_branch and e is node.else_branch:
+            return node
+        return If(c, t, e, node.span)
+
+    def visit_match(self, node: Match) -> Expr:
+        from .expr import Clause
+
+        data = self.memo[node.data]
+        bodies = tuple(self.memo[c.body] for c in node.clauses)
+        if data is node.data and _same(tuple(c.body for c in node.clauses), bodies):
+            return node
+        clauses = tuple(Clause(c.pattern, b, c.span) for c, b in zip(node.clauses, bodies))
+        return Match(data, clauses, node.complete, node.span)
+
+    def visit_ref_create(self, node: RefCreate) -> Expr:
+        value = self.memo[node.value]
+        return node if value is node.value else RefCreate(value, node.span)
+
+    def visit_ref_read(self, node: RefRead) -> Expr:
+        ref = self.memo[node.ref]
+        return node if ref is node.ref else RefRead(ref, node.span)
+
+    def visit_ref_write(self, node: RefWrite) -> Expr:
+        ref, value = self.memo[node.ref], self.memo[node.value]
+        if ref is node.ref and value is node.value:
+            return node
+        return RefWrite(ref, value, node.span)
+
+
+def post_order(expr: Expr) -> list[Expr]:
+    """Every node reachable from `expr`, each once, children before parents."""
+    order: list[Expr] = []
+
+    class _Collect(ExprVisitor):
+        def _record(self, node: Expr) -> None:
+            order.append(node)
+
+        visit_var = visit_global_var = visit_constant = visit_op = visit_constructor = _record
+        visit_tuple = visit_tuple_get_item = visit_let = visit_function = visit_call = _record
+        visit_if = visit_match = visit_ref_create = visit_ref_read = visit_ref_write = _record
+
+    _Collect().visit(expr)
+    return order

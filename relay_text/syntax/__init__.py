@@ -1,0 +1,1 @@
+"""Text to IR (the parser) and IR to text (the printer)."""

@@ -1,0 +1,1074 @@
+"""Building the IR while Lark parses: one callback per grammar rule.
+
+Lark's LALR parser calls these as it reduces, bottom-up and without
+recursion, so a deep program costs no Python stack. Scopes are maintained
+during the parse through small "head" rules that reduce before the body
+they introduce (`def_head`, `fn_head`, `lbrace`, `let_head`, `case_head`,
+...): a head pushes a frame and binds its names, the closing rule pops it.
+
+Graph bindings (`%1 = e`) bind the name to the node `e` itself, so every use
+shares it and the result is a DAG. Types are kept as raw syntax (`_Name`,
+`_Paren`) until the rule that consumes them knows whether a type, a shape, a
+dtype or a type argument is meant.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lark import Transformer
+
+from ..diagnostics import WARNING, Diagnostic
+from ..ir.adt import TypeData
+from ..ir.expr import (
+    Call,
+    Clause,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Match,
+    MetaRef,
+    Op,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    RelationRef,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from ..ir.module import Metadata, Module
+from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
+from ..ir.span import Source, Span
+from ..ir.ty import (
+    AnyDim,
+    DimBinOp,
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    Kind,
+    TensorType,
+    TupleType,
+    TypeCall,
+    TypeVar,
+    is_dtype,
+)
+from .lexer import Tok, skip_trivia
+from .literals import LiteralError, int_range, is_float_dtype, is_int_text, parse_float, parse_int, round_float
+from .scopes import Scopes
+from .suggest import close_names, or_list
+
+BINARY_OPS: dict[str, tuple[int, str]] = {
+    "||": (1, "logical_or"),
+    "&&": (2, "logical_and"),
+    "==": (3, "equal"),
+    "!=": (3, "not_equal"),
+    "<": (4, "less"),
+    ">": (4, "greater"),
+    "<=": (4, "less_equal"),
+    ">=": (4, "greater_equal"),
+    "+": (5, "add"),
+    "-": (5, "subtract"),
+    "*": (6, "multiply"),
+    "/": (6, "divide"),
+}
+
+KINDS = {k.value: k for k in Kind}
+SUPPORTED_VERSIONS = ("0.0.5", "0.0.4")
+_DIGITS = re.compile(r"[0-9]+")
+
+
+class Env:
+    """Names defined outside the file being parsed (the Prelude)."""
+
+    def __init__(
+        self,
+        globals: set[str] | None = None,
+        constructors: dict[str, Constructor] | None = None,
+        adts: dict[str, GlobalTypeVar] | None = None,
+    ) -> None:
+        self.globals = globals or set()
+        self.constructors = constructors or {}
+        self.adts = adts or {}
+
+
+# ---------------------------------------------------------------- raw type syntax
+
+
+class _Name:
+    """A bare name in type position: a dtype, type parameter or ADT."""
+
+    __slots__ = ("name", "span")
+
+    def __init__(self, name: str, span: Span) -> None:
+        self.name = name
+        self.span = span
+
+
+class _Paren:
+    """`( ... )` in type position: unit, tuple type, parenthesised type or shape."""
+
+    __slots__ = ("items", "trailing_comma", "span")
+
+    def __init__(self, items: list, trailing_comma: bool, span: Span) -> None:
+        self.items = items
+        self.trailing_comma = trailing_comma
+        self.span = span
+
+
+class _RawDimOp:
+    __slots__ = ("op", "lhs", "rhs", "span")
+
+    def __init__(self, op: str, lhs: Any, rhs: Any, span: Span) -> None:
+        self.op, self.lhs, self.rhs, self.span = op, lhs, rhs, span
+
+
+class _IntDim:
+    __slots__ = ("value", "span")
+
+    def __init__(self, value: int, span: Span) -> None:
+        self.value, self.span = value, span
+
+
+_RAW_DIMS = (_IntDim, _RawDimOp, AnyDim)
+
+
+class _Use:
+    """A use of a shared node (a variable, global or constructor) and where it is written.
+
+    Variables are shared by all their uses, so their own span is the binding
+    site; the builder passes uses around in this wrapper until a node is
+    built from them, and `_u` unwraps.
+    """
+
+    __slots__ = ("node", "start", "end")
+
+    def __init__(self, node: Expr, start: int, end: int) -> None:
+        self.node, self.start, self.end = node, start, end
+
+
+def _u(x: Any) -> Any:
+    return x.node if type(x) is _Use else x
+
+
+class _Kw:
+    """A keyword argument `key=value` in a call or parameter list."""
+
+    __slots__ = ("key", "value", "span")
+
+    def __init__(self, key: str, value: Any, span: Span) -> None:
+        self.key, self.value, self.span = key, value, span
+
+
+# ---------------------------------------------------------------- the builder
+
+
+class Builder(Transformer):
+    """Lark callbacks; one instance per parser, `begin` resets it per file."""
+
+    # ---- per-file state ----------------------------------------------------
+
+    def begin(self, source: Source, env: Env, constructors: dict[str, Constructor], adts: dict[str, GlobalTypeVar], version: str | None) -> None:
+        self.source = source
+        self.env = env
+        self.diags: list[Diagnostic] = []
+        self.values: Scopes[Expr] = Scopes()
+        self.types: Scopes[TypeVar] = Scopes()
+        self.pending_lets: list[tuple[Var, int]] = []  # (var, end of its `=`)
+        self.fn_binds_let: list[bool] = []
+        self.graph_uses: dict[int, int] = {}  # id(node) -> number of uses by name
+        self.graph_defs: dict[str, Span] = {}
+        self.unbound: list[tuple[str, Span, list[str]]] = []
+        self.globals: dict[str, GlobalVar] = {}
+        self.global_refs: list[tuple[str, Span]] = []
+        self.constructors = constructors
+        self.adts = adts
+        self.version = version
+        self.module = Module(source=source, version=version)
+        self.free_vars: list[Var] = []
+        self.defined_ctor_names: set[str] = set()
+
+    def span(self, start: int, end: int) -> Span:
+        return Span(self.source, start, end)
+
+    def error(self, code: str, message: str, span: Span | None, label: str = "") -> Diagnostic:
+        diag = Diagnostic(code, message, span, label=label)
+        self.diags.append(diag)
+        return diag
+
+    def warn(self, code: str, message: str, span: Span | None, label: str = "") -> Diagnostic:
+        diag = Diagnostic(code, message, span, severity=WARNING, label=label)
+        self.diags.append(diag)
+        return diag
+
+    def global_var(self, name: str) -> GlobalVar:
+        gv = self.globals.get(name)
+        if gv is None:
+            gv = self.globals[name] = GlobalVar(name)
+        return gv
+
+    # ---- module ------------------------------------------------------------
+
+    def start(self, c: list) -> Module:
+        module = self.module
+        metadata = c[-1]
+        if metadata is not None:
+            module.metadata = Metadata(metadata.value, self.span(metadata.start_pos, metadata.end_pos))
+        body = c[-2]
+        if body is not None:
+            module.expr = _u(body)
+        module.free_vars = tuple(self.free_vars)
+        return module
+
+    # ---- definitions -------------------------------------------------------
+
+    def def_head(self, c: list) -> tuple:
+        kw, name_tok = c
+        name = name_tok.value[1:]
+        gv = self.global_var(name)
+        for existing in self.module.functions:
+            if existing is gv:
+                prev = self.module.functions[gv].span
+                diag = self.error(
+                    "duplicate-definition",
+                    f"`@{name}` is defined more than once",
+                    self.span(name_tok.start_pos, name_tok.end_pos),
+                    "defined again here",
+                )
+                if prev is not None:
+                    diag.with_label(prev, "first defined here")
+                break
+        gv.span = gv.span or self.span(name_tok.start_pos, name_tok.end_pos)
+        self.values.push()
+        self.types.push()
+        return gv, kw
+
+    def fn_sig(self, c: list) -> tuple:
+        type_params, params, ret_type, where = c
+        if params is None:
+            params = ([], [])
+        ret = self.as_type(ret_type) if ret_type is not None else None
+        return type_params or (), params, ret, where or ()
+
+    def params(self, c: list) -> tuple[list[Var], list[_Kw]]:
+        vars_, attrs = [], []
+        seen: dict[str, Var] = {}
+        for item in c:
+            if isinstance(item, _Kw):
+                attrs.append(item)
+            elif isinstance(item, Var):
+                if attrs:
+                    self.error("syntax-error", "parameters must come before attributes", item.span)
+                if item.name in seen:
+                    self.error("duplicate-definition", f"parameter `%{item.name}` is declared twice", item.span, "declared again here").with_label(
+                        seen[item.name].span, "first declared here"
+                    )
+                seen[item.name] = item
+                vars_.append(item)
+        return vars_, attrs
+
+    def param(self, c: list) -> Var:
+        tok, ty = c
+        var = Var(tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(tok.start_pos, tok.end_pos))
+        self.values.bind(var.name, var)
+        return var
+
+    def fn_attr(self, c: list) -> _Kw:
+        key, value = c
+        return _Kw(key.value, value, self.span(key.start_pos, key.end_pos))
+
+    def ret_type(self, c: list) -> Any:
+        return c[1]
+
+    def where(self, c: list) -> tuple[RelationRef, ...]:
+        return tuple(c[1:])
+
+    def relation(self, c: list) -> RelationRef:
+        tok = c[0]
+        return RelationRef(tok.value, self.span(tok.start_pos, tok.end_pos))
+
+    def type_params(self, c: list) -> tuple[TypeVar, ...]:
+        out = []
+        seen: set[str] = set()
+        for item in c:
+            if isinstance(item, TypeVar):
+                if item.name in seen:
+                    self.error("duplicate-definition", f"type parameter `{item.name}` is declared twice", item.span)
+                seen.add(item.name)
+                self.types.bind(item.name, item)
+                out.append(item)
+        return tuple(out)
+
+    def type_param(self, c: list) -> TypeVar:
+        name_tok, kind_tok = c
+        kind = Kind.TYPE
+        if kind_tok is not None:
+            kind = KINDS.get(kind_tok.value)  # type: ignore[assignment]
+            if kind is None:
+                self.error(
+                    "unknown-type",
+                    f"unknown kind `{kind_tok.value}`",
+                    self.span(kind_tok.start_pos, kind_tok.end_pos),
+                ).with_note("the kinds are Type, BaseType, Shape and ShapeVar")
+                kind = Kind.TYPE
+        return TypeVar(name_tok.value, kind, self.span(name_tok.start_pos, (kind_tok or name_tok).end_pos))
+
+    def _function(self, c: list, start: int) -> Function:
+        sig, body_tok = c[1], c[2]
+        type_params, (params, attrs), ret, where = sig
+        body = _u(body_tok)
+        self.values.pop()
+        self.types.pop()
+        return Function(
+            tuple(params),
+            body,
+            ret,
+            tuple(type_params),
+            tuple(where),
+            tuple((kw.key, kw.value) for kw in attrs),
+            self.span(start, self._end(body_tok)),
+        )
+
+    def def_fn(self, c: list) -> None:
+        gv, kw = c[0]
+        func = self._function(c, kw.start_pos)
+        if gv not in self.module.functions:
+            self.module.functions[gv] = func
+            self.module.order.append(gv)
+
+    def fn_head(self, c: list) -> Tok:
+        tok = c[0]
+        self.values.push()
+        self.types.push()
+        # `let %f = fn ...`: the function may call itself through %f.
+        if self.pending_lets:
+            var, eq_end = self.pending_lets[-1]
+            if skip_trivia(self.source.text, eq_end) == tok.start_pos:
+                self.values.bind(var.name, var)
+        return tok
+
+    def fn_expr(self, c: list) -> Function:
+        return self._function(c, c[0].start_pos)
+
+    # ---- ADT definitions ---------------------------------------------------
+
+    def _adt_header(self, name_tok: Tok) -> GlobalTypeVar:
+        name = name_tok.value
+        gtv = self.adts.get(name)
+        if gtv is None or gtv in self.module.type_defs or gtv in self.env.adts.values():
+            if gtv is not None and gtv in self.module.type_defs:
+                self.error("duplicate-definition", f"type `{name}` is defined more than once", self.span(name_tok.start_pos, name_tok.end_pos))
+            gtv = GlobalTypeVar(name)
+            self.adts[name] = gtv
+        gtv.span = self.span(name_tok.start_pos, name_tok.end_pos)
+        return gtv
+
+    def data_name(self, c: list) -> tuple:
+        kw, name_tok = c
+        self.types.push()
+        return self._adt_header(name_tok), kw
+
+    type_name_head = data_name
+
+    def data_head(self, c: list) -> tuple:
+        (gtv, kw), tparams = c
+        return gtv, kw, tparams or ()
+
+    type_head = data_head
+
+    def extern_head(self, c: list) -> tuple:
+        kw, name_tok = c
+        self.types.push()
+        return self._adt_header(name_tok), kw
+
+    def extern_type(self, c: list) -> None:
+        (gtv, kw), tparams = c
+        self.types.pop()
+        end = tparams[-1].span.end + 1 if tparams else gtv.span.end  # type: ignore[union-attr]
+        self.module.type_defs[gtv] = TypeData(gtv, tparams or (), (), True, self.span(kw.start_pos, end))
+        self.module.order.append(gtv)
+
+    def _constructor(self, name_tok: Tok, inputs: tuple, gtv: GlobalTypeVar, tag: int) -> Constructor:
+        name = name_tok.value
+        span = self.span(name_tok.start_pos, name_tok.end_pos)
+        ctor = self.constructors.get(name)
+        if ctor is None or ctor in self.env.constructors.values():
+            ctor = Constructor(name)
+            self.constructors[name] = ctor
+        if name in self.defined_ctor_names:
+            self.error("duplicate-definition", f"constructor `{name}` is defined more than once", span)
+            ctor = Constructor(name)
+        self.defined_ctor_names.add(name)
+        ctor.inputs = inputs
+        ctor.belong_to = gtv
+        ctor.tag = tag
+        ctor.span = span
+        return ctor
+
+    def _finish_adt(self, c: list, ctor_items: list) -> None:
+        gtv, kw, tparams = c[0]
+        close = c[-1]
+        ctors = tuple(self._constructor(tok, inputs, gtv, i) for i, (tok, inputs) in enumerate(ctor_items))
+        self.types.pop()
+        self.module.type_defs[gtv] = TypeData(gtv, tuple(tparams), ctors, False, self.span(kw.start_pos, close.end_pos))
+        self.module.order.append(gtv)
+
+    def ctor_sig(self, c: list) -> tuple:
+        name_tok = c[0]
+        ret = c[-1]
+        inputs = tuple(self.as_type(t) for t in c[1:-2] if t is not None)
+        self._check_ctor_result(name_tok, ret)
+        return name_tok, inputs
+
+    def _check_ctor_result(self, name_tok: Tok, ret: Any) -> None:
+        # The result must name the ADT being defined: `-> List` or `-> List[a]`.
+        self._pending_ctor_results.append((name_tok, ret))
+
+    def data_def(self, c: list) -> None:
+        gtv = c[0][0]
+        items = [x for x in c[1:-1] if isinstance(x, tuple)]
+        for name_tok, ret in self._pending_ctor_results:
+            ret_name = ret.name if isinstance(ret, _Name) else getattr(getattr(ret, "func", None), "name", None)
+            if ret_name != gtv.name:
+                self.error(
+                    "type-mismatch",
+                    f"constructor `{name_tok.value}` must return `{gtv.name}`",
+                    getattr(ret, "span", None) or self.span(name_tok.start_pos, name_tok.end_pos),
+                    f"expected `{gtv.name}`",
+                )
+        self._pending_ctor_results = []
+        self._finish_adt(c, items)
+
+    _pending_ctor_results: list = []
+
+    def ctor_decl(self, c: list) -> tuple:
+        name_tok = c[0]
+        inputs = tuple(self.as_type(t) for t in c[1:] if t is not None and not isinstance(t, Tok))
+        return name_tok, inputs
+
+    def type_def(self, c: list) -> None:
+        items = [x for x in c[1:-1] if isinstance(x, tuple)]
+        self._finish_adt(c, items)
+
+    def free_var(self, c: list) -> None:
+        tok, ty = c[1], c[2]
+        var = Var(tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(tok.start_pos, tok.end_pos))
+        self.values.bind(var.name, var)
+        self.free_vars.append(var)
+
+    # ---- blocks ------------------------------------------------------------
+
+    def let_start(self, c: list) -> tuple:
+        kw, name_tok, ty, eq = c
+        var = Var(name_tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(name_tok.start_pos, name_tok.end_pos))
+        self.pending_lets.append((var, eq.end_pos))
+        return var, kw
+
+    def let_head(self, c: list) -> tuple:
+        (var, kw), value = c
+        value = _u(value)
+        self.pending_lets.pop()
+        self.values.push()
+        self.values.bind(var.name, var)
+        return var, value, kw
+
+    def let_expr(self, c: list) -> Let:
+        (var, value, kw), body = c
+        self.values.pop()
+        return Let(var, value, _u(body), self.span(kw.start_pos, self._end(body)))
+
+    def graph_head(self, c: list) -> tuple:
+        tok, value = c
+        value = _u(value)
+        name = tok.value[1:]
+        self.values.bind(name, value)
+        self.graph_uses[id(value)] = 0
+        self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
+        return tok, value
+
+    def graph_expr(self, c: list) -> Expr:
+        (tok, value), body = c
+        if self.graph_uses.pop(id(value), 1) == 0:
+            # An unused binding would vanish from the graph: keep it as `e;`.
+            self.warn(
+                "unused-binding",
+                f"graph binding `{tok.value}` is never used",
+                self.span(tok.start_pos, tok.end_pos),
+                "bound here",
+            ).with_note("it is evaluated for its effects only, as `e;` would be")
+            return Let(Var("", None, self.span(tok.start_pos, tok.end_pos)), value, _u(body), self.span(tok.start_pos, self._end(body)))
+        return body
+
+    def seq_expr(self, c: list) -> Let:
+        first, body = c
+        span = self._span(first)
+        return Let(Var("", None, span), _u(first), _u(body), span.to(self._span(body)))
+
+    def block(self, c: list) -> _Use:
+        self.values.pop()
+        return _Use(_u(c[1]), c[0].start_pos, c[2].end_pos)
+
+    def lbrace(self, c: list) -> Tok:
+        self.values.push()
+        return c[0]
+
+    def lparen(self, c: list) -> Tok:
+        self.values.push()
+        return c[0]
+
+    # ---- expressions -------------------------------------------------------
+
+    def expr(self, c: list) -> Expr:
+        # Flat `u op u op u ...`: order by precedence (all left-associative).
+        operands: list[Any] = [c[0]]
+        ops: list[Tok] = []
+        for i in range(1, len(c), 2):
+            tok, rhs = c[i], c[i + 1]
+            prec = BINARY_OPS[tok.value][0]
+            while ops and BINARY_OPS[ops[-1].value][0] >= prec:
+                self._reduce_binary(operands, ops)
+            ops.append(tok)
+            operands.append(rhs)
+        while ops:
+            self._reduce_binary(operands, ops)
+        return operands[0]
+
+    def _span(self, x: Any) -> Span:
+        """Where an expression (or a use of a shared node) is written."""
+        if type(x) is _Use:
+            return self.span(x.start, x.end)
+        span = getattr(x, "span", None)
+        return span if span is not None else self.span(0, 0)
+
+    def _end(self, x: Any) -> int:
+        return self._span(x).end
+
+    def _reduce_binary(self, operands: list[Expr], ops: list[Tok]) -> None:
+        tok = ops.pop()
+        rhs = operands.pop()
+        lhs = operands.pop()
+        name = BINARY_OPS[tok.value][1]
+        span = self._span(lhs).to(self._span(rhs))
+        op = Op(name, self.span(tok.start_pos, tok.end_pos))
+        operands.append(Call(op, (_u(lhs), _u(rhs)), (), (), span, tok.value))
+
+    def neg(self, c: list) -> Expr:
+        tok, operand = c
+        span = self.span(tok.start_pos, self._end(operand))
+        operand = _u(operand)
+        if isinstance(operand, Constant) and operand.is_scalar and operand.dtype != "bool" and operand.span is not None:
+            literal = self.source.text[operand.span.start : operand.span.end]
+            folded = self._literal(literal, span, negate=True)
+            if folded is not None:
+                return folded
+        return Call(Op("negative", self.span(tok.start_pos, tok.end_pos)), (operand,), (), (), span, "-")
+
+    def call(self, c: list) -> Expr:
+        callee = c[0]
+        type_args: tuple = ()
+        if c[1].type == "LANGLE":
+            type_args = tuple(self.as_type_arg(t) for t in c[2])
+            args = c[-2]
+        else:
+            args = c[-2]
+        close = c[-1]
+        positional: list[Expr] = []
+        attrs: list[tuple[str, Any]] = []
+        seen: dict[str, Span] = {}
+        for item in args or ():
+            if isinstance(item, _Kw):
+                if item.key in seen:
+                    self.error("duplicate-definition", f"attribute `{item.key}` is given twice", item.span, "given again here").with_label(
+                        seen[item.key], "first given here"
+                    )
+                seen[item.key] = item.span
+                attrs.append((item.key, item.value))
+            else:
+                if attrs:
+                    self.error("syntax-error", "positional arguments must come before attributes", self._span(item))
+                positional.append(_u(item))
+        start = self._span(callee).start
+        return Call(_u(callee), tuple(positional), tuple(attrs), type_args, self.span(start, close.end_pos))
+
+    def args(self, c: list) -> list:
+        return c
+
+    def kwarg(self, c: list) -> _Kw:
+        key, value = c
+        return _Kw(key.value, value, self.span(key.start_pos, key.end_pos))
+
+    def proj(self, c: list) -> TupleGetItem:
+        value, tok = c
+        return TupleGetItem(_u(value), int(tok.value[1:]), self.span(self._span(value).start, tok.end_pos))
+
+    def local(self, c: list) -> Expr:
+        tok = c[0]
+        full = tok.value[1:]
+        value = self.values.lookup(full)
+        if value is not None:
+            self._count_graph_use(value)
+            return _Use(value, tok.start_pos, tok.end_pos)
+        # `%t.0.1`: the longest bound prefix, then projections.
+        parts = full.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            if not all(_DIGITS.fullmatch(p) for p in parts[cut:]):
+                break
+            value = self.values.lookup(".".join(parts[:cut]))
+            if value is not None:
+                self._count_graph_use(value)
+                pos = tok.start_pos + 1 + len(".".join(parts[:cut]))
+                for index in parts[cut:]:
+                    pos += 1 + len(index)
+                    value = TupleGetItem(value, int(index), self.span(tok.start_pos, pos))
+                return value
+        span = self.span(tok.start_pos, tok.end_pos)
+        self.unbound.append((full, span, close_names(full, self.values.names())))
+        return _Use(Var(full, None, span), tok.start_pos, tok.end_pos)
+
+    def _count_graph_use(self, value: Expr) -> None:
+        key = id(value)
+        if key in self.graph_uses:
+            self.graph_uses[key] += 1
+
+    def global_ref(self, c: list) -> _Use:
+        tok = c[0]
+        name = tok.value[1:]
+        self.global_refs.append((name, self.span(tok.start_pos, tok.end_pos)))
+        return _Use(self.global_var(name), tok.start_pos, tok.end_pos)
+
+    def ident(self, c: list) -> Expr:
+        tok = c[0]
+        ctor = self.constructors.get(tok.value)
+        if ctor is not None:
+            return _Use(ctor, tok.start_pos, tok.end_pos)
+        return Op(tok.value, self.span(tok.start_pos, tok.end_pos))
+
+    def _literal(self, text: str, span: Span, negate: bool = False) -> Constant | None:
+        try:
+            if _is_float_literal(text):
+                fvalue, dtype = parse_float(text, negate)
+                return Constant(fvalue, dtype, (), None, span)
+            ivalue, dtype = parse_int(text, negate)
+            return Constant(ivalue, dtype, (), None, span)
+        except LiteralError as exc:
+            self.error("invalid-literal", str(exc), span)
+            return None
+
+    def int_lit(self, c: list) -> Constant:
+        tok = c[0]
+        span = self.span(tok.start_pos, tok.end_pos)
+        return self._literal(tok.value, span) or Constant(0, "int32", (), None, span)
+
+    def float_lit(self, c: list) -> Constant:
+        tok = c[0]
+        span = self.span(tok.start_pos, tok.end_pos)
+        if self.version is not None and not tok.value.endswith(("f", "f16", "f32", "f64")):
+            self.warn(
+                "invalid-literal",
+                f"TVM {self.version} reads `{tok.value}` as a malformed integer",
+                span,
+                "no `f` suffix",
+            ).with_help(f"write `{tok.value}f` for a float32 literal in a TVM-format file")
+        return self._literal(tok.value, span) or Constant(0.0, "float32", (), None, span)
+
+    def bool_lit(self, c: list) -> Constant:
+        tok = c[0]
+        return Constant(tok.value == "True", "bool", (), None, self.span(tok.start_pos, tok.end_pos))
+
+    def unit(self, c: list) -> Tuple:
+        self.values.pop()
+        return Tuple((), self.span(c[0].start_pos, c[-1].end_pos))
+
+    def paren(self, c: list) -> _Use:
+        self.values.pop()
+        return _Use(_u(c[1]), c[0].start_pos, c[2].end_pos)
+
+    def tuple(self, c: list) -> Tuple:
+        self.values.pop()
+        fields = tuple(_u(x) for x in c[1:-1] if x is not None)
+        return Tuple(fields, self.span(c[0].start_pos, c[-1].end_pos))
+
+    def if_expr(self, c: list) -> If:
+        kw, cond, then, other = c
+        return If(_u(cond), _u(then), _u(other), self.span(kw.start_pos, self._end(other)))
+
+    def match_expr(self, c: list) -> Match:
+        kw, data = c[0], c[1]
+        clauses = tuple(x for x in c[2:-1] if isinstance(x, Clause))
+        return Match(_u(data), clauses, kw.value == "match", self.span(kw.start_pos, c[-1].end_pos))
+
+    def _bind_pattern(self, pattern: Any) -> None:
+        self.values.push()
+        seen: dict[str, Var] = {}
+        for var in pattern_vars(pattern):
+            if var.name in seen:
+                self.error("duplicate-definition", f"`%{var.name}` is bound twice in one pattern", var.span).with_label(
+                    seen[var.name].span, "first bound here"  # type: ignore[arg-type]
+                )
+            seen[var.name] = var
+            self.values.bind(var.name, var)
+
+    def case_head(self, c: list) -> tuple:
+        kw, pattern = c
+        self._bind_pattern(pattern)
+        return kw, pattern
+
+    def case_clause(self, c: list) -> Clause:
+        (kw, pattern), body = c
+        self.values.pop()
+        return Clause(pattern, _u(body), self.span(kw.start_pos, self._end(body)))
+
+    def arm_head(self, c: list) -> Any:
+        pattern = c[0]
+        self._bind_pattern(pattern)
+        return pattern
+
+    def arm(self, c: list) -> Clause:
+        pattern, body = c
+        self.values.pop()
+        start = pattern.span.start if pattern.span is not None else 0
+        return Clause(pattern, _u(body), self.span(start, self._end(body)))
+
+    def ref_create(self, c: list) -> RefCreate:
+        return RefCreate(_u(c[1]), self.span(c[0].start_pos, c[-1].end_pos))
+
+    def ref_read(self, c: list) -> RefRead:
+        return RefRead(_u(c[1]), self.span(c[0].start_pos, c[-1].end_pos))
+
+    def ref_write(self, c: list) -> RefWrite:
+        return RefWrite(_u(c[1]), _u(c[2]), self.span(c[0].start_pos, c[-1].end_pos))
+
+    def meta_ref(self, c: list) -> Constant:
+        kw, kind_tok, index_tok, close = c
+        span = self.span(kw.start_pos, close.end_pos)
+        if kind_tok.value != "relay.Constant":
+            self.error("bad-metadata", f"`meta[{kind_tok.value}]` cannot be used as an expression", span).with_note(
+                "only `meta[relay.Constant][i]` stands for a value"
+            )
+        return Constant(None, None, None, _int_value(index_tok.value), span)
+
+    def constant(self, c: list) -> Constant:
+        kw, value_tok, shape, dtype_tok, close = c
+        span = self.span(kw.start_pos, close.end_pos)
+        dtype = dtype_tok.value
+        if not is_dtype(dtype):
+            self.error("unknown-type", f"`{dtype}` is not a dtype", self.span(dtype_tok.start_pos, dtype_tok.end_pos)).with_help(
+                "dtypes look like float32, int64, bool or int32x4"
+            )
+            return Constant(0, "int32", shape, None, span)
+        negate, text = value_tok if isinstance(value_tok, tuple) else (False, value_tok)
+        value = self._fill_value(text, negate, dtype, span)
+        return Constant(value, dtype, shape, None, span)
+
+    def _fill_value(self, tok: Tok, negate: bool, dtype: str, span: Span) -> Any:
+        text = tok.value
+        if text in ("True", "False"):
+            if dtype != "bool":
+                self.error("type-mismatch", f"`{text}` is not a value of dtype {dtype}", span)
+            return text == "True"
+        try:
+            if _is_float_literal(text):
+                value = parse_float(text, negate, "float64")[0]
+            else:
+                value = parse_int(text, negate)[0]
+        except LiteralError as exc:
+            self.error("invalid-literal", str(exc), span)
+            return 0
+        if dtype == "bool":
+            if value not in (0, 1):
+                self.error("invalid-literal", f"`{text}` is not a bool (0 or 1)", span)
+            return bool(value)
+        if is_float_dtype(dtype):
+            try:
+                return round_float(float(value), dtype.split("x")[0], text)
+            except LiteralError as exc:
+                self.error("invalid-literal", str(exc), span)
+                return 0.0
+        if isinstance(value, float):
+            if not value.is_integer():
+                self.error("invalid-literal", f"`{text}` is not an integer, as dtype {dtype} requires", span)
+            value = int(value)
+        bounds = int_range(dtype.split("x")[0])
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
+            self.error("invalid-literal", f"`{'-' if negate else ''}{text}` does not fit in {dtype}", span)
+        return value
+
+    def neg_number(self, c: list) -> tuple:
+        return True, c[1]
+
+    def const_shape(self, c: list) -> tuple[int, ...]:
+        return tuple(_int_value(t.value) for t in c if t is not None)
+
+    # ---- patterns ----------------------------------------------------------
+
+    def pat_wild(self, c: list) -> PatternWildcard:
+        tok = c[0]
+        return PatternWildcard(self.span(tok.start_pos, tok.end_pos))
+
+    def pat_var(self, c: list) -> PatternVar:
+        tok, ty = c
+        span = self.span(tok.start_pos, tok.end_pos)
+        return PatternVar(Var(tok.value[1:], self.as_type(ty) if ty is not None else None, span), span)
+
+    def pat_ctor(self, c: list) -> Any:
+        tok, fields = c
+        name = tok.value
+        end = fields[1] if fields is not None else tok.end_pos
+        span = self.span(tok.start_pos, end)
+        ctor = self.constructors.get(name)
+        if ctor is None:
+            diag = self.error("unknown-constructor", f"unknown constructor `{name}`", self.span(tok.start_pos, tok.end_pos), "not a constructor")
+            if name[:1].islower() and fields is None:
+                diag.with_help(f"to bind a variable, write `%{name}`")
+            else:
+                suggestions = close_names(name, self.constructors)
+                if suggestions:
+                    diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
+            ctor = Constructor(name)
+        return PatternConstructor(ctor, tuple(fields[0]) if fields is not None else (), span)
+
+    def pat_fields(self, c: list) -> tuple:
+        return [p for p in c[:-1] if p is not None], c[-1].end_pos
+
+    def pat_tuple(self, c: list) -> PatternTuple:
+        pats = [p for p in c[:-1] if p is not None]
+        close = c[-1]
+        start = pats[0].span.start - 1 if pats and pats[0].span is not None else close.start_pos - 1
+        return PatternTuple(tuple(pats), self.span(start, close.end_pos))
+
+    # ---- attribute values --------------------------------------------------
+
+    def attr_number(self, c: list) -> Any:
+        return _number_value(c[0].value)
+
+    def attr_neg(self, c: list) -> Any:
+        return -_number_value(c[1].value)
+
+    def attr_string(self, c: list) -> str:
+        return _unquote(c[0].value)
+
+    def attr_bool(self, c: list) -> bool:
+        return c[0].value == "True"
+
+    def attr_name(self, c: list) -> Any:
+        tok = c[0]
+        if tok.value == "None":
+            return None
+        self.error(
+            "syntax-error",
+            f"`{tok.value}` is not an attribute value",
+            self.span(tok.start_pos, tok.end_pos),
+        ).with_help(f'attribute values are numbers, strings, True, False, None or lists; did you mean `"{tok.value}"`?')
+        return tok.value
+
+    def attr_list(self, c: list) -> tuple:
+        return tuple(v for v in c[:-1] if not (v is None and len(c) == 2))
+
+    def attr_meta(self, c: list) -> MetaRef:
+        return MetaRef(c[1].value, _int_value(c[2].value))
+
+    # ---- types -------------------------------------------------------------
+
+    def tensor_type(self, c: list) -> TensorType:
+        kw, shape, dtype, close = c
+        return TensorType(self.as_shape(shape), self.as_dtype(dtype), self.span(kw.start_pos, close.end_pos))
+
+    def paren_type(self, c: list) -> _Paren:
+        close = c[-1]
+        items = [x for x in c[:-1] if x is not None and not isinstance(x, Tok)]
+        trailing = any(isinstance(x, Tok) and x.type == "COMMA" for x in c[:-1])
+        start = self._span(items[0]).start - 1 if items else close.start_pos - 1
+        return _Paren(items, trailing, self.span(start, close.end_pos))
+
+    def fn_type_head(self, c: list) -> Tok:
+        self.types.push()
+        return c[0]
+
+    def func_type(self, c: list) -> FuncType:
+        kw, tparams = c[0], c[1]
+        ret = c[-1]
+        args = [self.as_type(t) for t in c[2:-3] if t is not None]
+        ret_type = self.as_type(ret)
+        result = FuncType(tuple(args), ret_type, tuple(tparams or ()), (), self.span(kw.start_pos, self._end(ret)))
+        self.types.pop()
+        return result
+
+    def type_name(self, c: list) -> Any:
+        tok = c[0]
+        span = self.span(tok.start_pos, tok.end_pos)
+        if c[-1] is None:  # no `[...]`
+            return _Name(tok.value, span)
+        close = c[-1]
+        args = [self.as_type_arg(t) for t in c[1:-1] if t is not None]
+        return self._type_call(tok.value, tuple(args), self.span(tok.start_pos, close.end_pos))
+
+    def incomplete_type(self, c: list) -> IncompleteType:
+        tok = c[0]
+        return IncompleteType(Kind.TYPE, self.span(tok.start_pos, tok.end_pos))
+
+    def type_args_list(self, c: list) -> list:
+        return c
+
+    def dim_binop(self, c: list) -> _RawDimOp:
+        lhs, tok, rhs = c
+        return _RawDimOp(tok.value, lhs, rhs, self._span(lhs).to(self._span(rhs)))
+
+    def dim_int(self, c: list) -> _IntDim:
+        tok = c[0]
+        return _IntDim(_int_value(tok.value), self.span(tok.start_pos, tok.end_pos))
+
+    def dim_any(self, c: list) -> AnyDim:
+        tok = c[0]
+        return AnyDim(self.span(tok.start_pos, tok.end_pos))
+
+    # ---- resolving raw type syntax -----------------------------------------
+
+    def _type_call(self, name: str, args: tuple, span: Span) -> Any:
+        tvar = self.types.lookup(name)
+        if tvar is not None:
+            return TypeCall(tvar, args, span)
+        gtv = self.adts.get(name) or self.env.adts.get(name)
+        if gtv is not None:
+            return TypeCall(gtv, args, span)
+        if is_dtype(name) or name == "Tensor":
+            self.error("syntax-error", f"`{name}` takes no type arguments in brackets", span).with_help(
+                "a tensor type is written `Tensor[(shape), dtype]`"
+            )
+            return IncompleteType(Kind.TYPE, span)
+        self._unknown_type(name, span)
+        return IncompleteType(Kind.TYPE, span)
+
+    def _unknown_type(self, name: str, span: Span, what: str = "type") -> None:
+        diag = self.error("unknown-type", f"unknown {what} `{name}`", span)
+        candidates = list(self.types.names()) + list(self.adts) + list(self.env.adts)
+        suggestions = close_names(name, candidates)
+        if suggestions:
+            diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
+        elif what == "type":
+            diag.with_note("a type is a dtype (float32), Tensor[...], a tuple, fn(...) -> T, an ADT or a type parameter")
+
+    def as_type(self, raw: Any) -> Any:
+        if isinstance(raw, _Name):
+            tvar = self.types.lookup(raw.name)
+            if tvar is not None:
+                return tvar
+            if is_dtype(raw.name):
+                return TensorType((), raw.name, raw.span)
+            gtv = self.adts.get(raw.name) or self.env.adts.get(raw.name)
+            if gtv is not None:
+                return TypeCall(gtv, (), raw.span)
+            self._unknown_type(raw.name, raw.span)
+            return IncompleteType(Kind.TYPE, raw.span)
+        if isinstance(raw, _Paren):
+            if any(isinstance(x, _RAW_DIMS) for x in raw.items):
+                self.error("syntax-error", "a shape is not a type", raw.span).with_help(
+                    "write a tensor type as `Tensor[(shape), dtype]`"
+                )
+                return IncompleteType(Kind.TYPE, raw.span)
+            fields = [self.as_type(x) for x in raw.items]
+            if len(fields) == 1 and not raw.trailing_comma:
+                return fields[0]
+            return TupleType(tuple(fields), raw.span)
+        if isinstance(raw, _RAW_DIMS):
+            self.error("syntax-error", "a dimension is not a type", raw.span)
+            return IncompleteType(Kind.TYPE, raw.span)
+        return raw
+
+    def as_shape(self, raw: Any) -> Any:
+        if isinstance(raw, _Paren):
+            return tuple(self.as_dim(x) for x in raw.items)
+        if isinstance(raw, _Name):
+            tvar = self.types.lookup(raw.name)
+            if tvar is not None:
+                return tvar
+            self._unknown_type(raw.name, raw.span, "shape variable")
+            return ()
+        if isinstance(raw, IncompleteType):
+            return IncompleteType(Kind.SHAPE, raw.span)
+        self.error("syntax-error", "expected a shape such as `(10, 10)` or `()`", getattr(raw, "span", None))
+        return ()
+
+    def as_dim(self, raw: Any) -> Any:
+        if isinstance(raw, _IntDim):
+            return raw.value
+        if isinstance(raw, AnyDim):
+            return raw
+        if isinstance(raw, _RawDimOp):
+            return DimBinOp(raw.op, self.as_dim(raw.lhs), self.as_dim(raw.rhs), raw.span)
+        if isinstance(raw, _Name):
+            tvar = self.types.lookup(raw.name)
+            if tvar is not None:
+                return tvar
+            self._unknown_type(raw.name, raw.span, "dimension variable")
+            diag = self.diags[-1]
+            diag.with_help(f"declare it as a type parameter: `<{raw.name} : ShapeVar>`")
+            return AnyDim(raw.span)
+        if isinstance(raw, IncompleteType):
+            return IncompleteType(Kind.SHAPE_VAR, raw.span)
+        self.error("syntax-error", "expected a dimension (an integer, `?` or a shape variable)", getattr(raw, "span", None))
+        return AnyDim()
+
+    def as_dtype(self, raw: Any) -> Any:
+        if isinstance(raw, _Name):
+            tvar = self.types.lookup(raw.name)
+            if tvar is not None:
+                return tvar
+            if is_dtype(raw.name):
+                return raw.name
+            diag = self.error("unknown-type", f"unknown dtype `{raw.name}`", raw.span)
+            diag.with_note("dtypes are bool, int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16, optionally with lanes (int32x4)")
+            return "float32"
+        if isinstance(raw, IncompleteType):
+            return IncompleteType(Kind.BASE_TYPE, raw.span)
+        self.error("syntax-error", "expected a dtype such as `float32`", getattr(raw, "span", None))
+        return "float32"
+
+    def as_type_arg(self, raw: Any) -> Any:
+        """A type argument: a type, a dtype (str), a shape (tuple) or a dimension."""
+        if isinstance(raw, _Name):
+            if self.types.lookup(raw.name) is None and is_dtype(raw.name):
+                return raw.name
+            return self.as_type(raw)
+        if isinstance(raw, _Paren):
+            if raw.items and all(isinstance(x, _RAW_DIMS) or self._is_dim_var(x) for x in raw.items):
+                return tuple(self.as_dim(x) for x in raw.items)
+            return self.as_type(raw)
+        if isinstance(raw, _RAW_DIMS):
+            return self.as_dim(raw)
+        return self.as_type(raw)
+
+    def _is_dim_var(self, raw: Any) -> bool:
+        if not isinstance(raw, _Name):
+            return False
+        tvar = self.types.lookup(raw.name)
+        return tvar is not None and tvar.kind == Kind.SHAPE_VAR
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _is_float_literal(text: str) -> bool:
+    return not is_int_text(text)
+
+
+def _int_value(text: str) -> int:
+    m = _DIGITS.match(text)
+    return int(m.group(0)) if m else 0
+
+
+def _number_value(text: str) -> Any:
+    if _is_float_literal(text):
+        return parse_float(text, False, "float64")[0]
+    return _int_value(text)
+
+
+def _unquote(text: str) -> str:
+    body = text[1:-1]
+    if "\\" not in body:
+        return body
+    return body.encode("latin-1", "backslashreplace").decode("unicode_escape")

@@ -1,0 +1,170 @@
+"""Turning a parse failure into a located diagnostic that says what was expected.
+
+The message names the unexpected token and, in words, what could have come
+instead; an unclosed or mismatched bracket is pointed at where it was
+opened; a few well-known mistakes get a hint.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic
+from ..ir.span import Source, Span
+from .lexer import LexError, Tok, Tokens
+from .suggest import or_list
+
+OPENERS = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
+CLOSERS = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
+
+# What a terminal means, for "expected ..." messages.
+TERMINAL_WORDS = {
+    "LOCAL": "a local variable (`%x`)",
+    "GLOBAL": "a global (`@f`)",
+    "IDENT": "a name",
+    "ATTR_KEY": "an attribute (`key=value`)",
+    "INT": "an integer",
+    "FLOAT": "a float",
+    "STRING": "a string",
+    "PROJ": "a projection (`.0`)",
+    "LANGLE": "`<`",
+    "LT": "`<`",
+    "WHERE": "`where`",
+    "MATCH": "`match`",
+    "VERSION": "a version header",
+    "METADATA": "`#[metadata]`",
+    "$END": "the end of the file",
+}
+
+_EXPR_START = {"LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT", "LPAR", "FN", "IF", "MATCH", "LBRACE", "TRUE", "FALSE", "MINUS"}
+_TYPE_START = {"TENSOR", "LPAR", "IDENT", "FN", "UNDERSCORE"}
+_BINOPS = {"OROR", "ANDAND", "EQEQ", "NEQ", "LT", "GT", "LE", "GE", "PLUS", "MINUS", "STAR", "SLASH"}
+
+
+def describe_terminal(name: str, literal_of: dict[str, str]) -> str:
+    if name in TERMINAL_WORDS:
+        return TERMINAL_WORDS[name]
+    literal = literal_of.get(name)
+    return f"`{literal}`" if literal is not None else name.lower()
+
+
+def describe_expected(expected: set[str], literal_of: dict[str, str]) -> str:
+    names = set(expected)
+    words: list[str] = []
+    if len(names & _EXPR_START) >= 6:
+        names -= _EXPR_START | {"REF", "REF_READ", "REF_WRITE", "META", "CONSTANT", "LET"}
+        words.append("an expression")
+    if len(names & _TYPE_START) >= 4 and "TENSOR" in names:
+        names -= _TYPE_START
+        words.append("a type")
+    if len(names & _BINOPS) >= 6:
+        names -= _BINOPS
+        words.append("an operator")
+    order = ["RPAR", "RSQB", "RBRACE", "COMMA", "SEMICOLON", "COLON", "EQUAL", "ARROW"]
+    for name in sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n)):
+        words.append(describe_terminal(name, literal_of))
+    return or_list(words) if words else "something else"
+
+
+def token_text(tok: Tok) -> str:
+    if tok.type == "$END":
+        return "end of file"
+    text = tok.value if len(tok.value) <= 30 else tok.value[:27] + "..."
+    return f"`{text}`"
+
+
+def open_brackets(source: Source, literal_kinds: dict[str, str], upto: int) -> list[Tok]:
+    """Brackets opened before offset `upto` and not closed (innermost last)."""
+    stack: list[Tok] = []
+    try:
+        for tok in Tokens(source, literal_kinds):
+            if tok.start_pos >= upto:
+                break
+            if tok.type in OPENERS:
+                stack.append(tok)
+            elif tok.type in CLOSERS and stack and OPENERS[stack[-1].type] == tok.value:
+                stack.pop()
+            elif tok.type in CLOSERS:
+                # a stray closer: drop back to its opener if there is one
+                for i in range(len(stack) - 1, -1, -1):
+                    if OPENERS[stack[i].type] == tok.value:
+                        del stack[i:]
+                        break
+    except LexError:
+        pass
+    return stack
+
+
+def syntax_error(
+    source: Source,
+    tok: Tok,
+    expected: set[str],
+    literal_kinds: dict[str, str],
+    prev: Tok | None,
+) -> Diagnostic:
+    literal_of = {v: k for k, v in literal_kinds.items()}
+    text = source.text
+    at_end = tok.type == "$END"
+    if at_end:
+        end = len(text.rstrip())
+        span = Span(source, end, end)
+    else:
+        span = Span(source, tok.start_pos, tok.end_pos)
+    stack = open_brackets(source, literal_kinds, len(text) + 1 if at_end else tok.start_pos)
+    innermost = stack[-1] if stack else None
+
+    # Closing brackets that close nothing, or the wrong thing.
+    if tok.type in CLOSERS:
+        opener_char = CLOSERS[tok.type]
+        has_match = any(b.value == opener_char for b in stack)
+        # `Tensor[(), bool)]`: a `)` typed for the `]` of an open `[` or `(`.
+        wrong_kind = innermost is not None and innermost.value != opener_char and (has_match or innermost.value != "{")
+        if wrong_kind:
+            assert innermost is not None
+            want = OPENERS[innermost.type]
+            diag = Diagnostic(
+                "syntax-error",
+                f"mismatched closing delimiter `{tok.value}`",
+                span,
+                label=f"expected `{want}` here",
+            )
+            diag.with_label(Span(source, innermost.start_pos, innermost.end_pos), f"unclosed `{innermost.value}`")
+            if not has_match:
+                diag.with_help(f"close the `{innermost.value}` with `{want}`")
+            return diag
+        if not has_match:
+            return Diagnostic(
+                "syntax-error",
+                f"unmatched closing delimiter `{tok.value}`",
+                span,
+                label="no `" + opener_char + "` to close",
+            ).with_help("remove it, or add the missing `" + opener_char + "` earlier")
+
+    found = "end of file" if at_end else token_text(tok)
+    want = describe_expected(expected, literal_of)
+    diag = Diagnostic("syntax-error", f"expected {want}, found {found}", span, label="unexpected " + ("end of file" if at_end else "token"))
+
+    # An unclosed bracket is the likely cause when its closer is expected.
+    if innermost is not None:
+        closer_kind = {")": "RPAR", "]": "RSQB", "}": "RBRACE"}[OPENERS[innermost.type]]
+        if closer_kind in expected or at_end:
+            diag.with_label(Span(source, innermost.start_pos, innermost.end_pos), f"unclosed `{innermost.value}`")
+    _add_hints(diag, tok, expected, prev, source)
+    return diag
+
+
+def _add_hints(diag: Diagnostic, tok: Tok, expected: set[str], prev: Tok | None, source: Source) -> None:
+    if tok.type == "COLON" and "ARROW" in expected:
+        diag.with_help("a return type is introduced by `->`, not `:`")
+    elif tok.type == "ARROW" and "RPAR" in expected:
+        diag.with_help("is a `)` missing before `->`?")
+    elif tok.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT") and prev is not None and prev.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT", "RPAR"):
+        if "SEMICOLON" in expected or "COMMA" in expected:
+            diag.with_help("is a `;` or `,` missing before it?")
+    if tok.type == "LT" and "LANGLE" not in expected and prev is not None and prev.type in ("FN",):
+        diag.with_help("type parameters follow `fn` directly: `fn<a>(...)`")
+
+
+def lex_error(source: Source, exc: LexError) -> Diagnostic:
+    diag = Diagnostic(exc.code, exc.message, Span(source, exc.start, exc.end))
+    if exc.hint:
+        diag.with_help(exc.hint)
+    return diag

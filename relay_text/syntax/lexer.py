@@ -1,0 +1,308 @@
+"""The tokenizer: Relay text to the terminals of grammar/relay.lark.
+
+One compiled regular expression does the work; a small amount of context
+decides the tokens a regular expression cannot (see the grammar's header):
+nested `/* */` comments, `<` opening type arguments versus less-than,
+`where` as keyword versus operator, attribute keys, version headers and the
+trailing `#[metadata]` section. Comments are collected, not discarded, so
+that the formatter can keep them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from lark.lexer import Lexer
+
+from ..ir.module import Comment
+from ..ir.span import Source, Span
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+_SUFFIX_F = r"f(?:16|32|64)?"
+_SUFFIX_I = r"[iu](?:8|16|32|64)"
+
+# Leading blanks are consumed with each token, so one match yields one token.
+_MASTER = re.compile(
+    r"""[ \t\r\n\f]*(?:
+    (?P<LOCAL>%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)
+  | (?P<IDENT>""" + _IDENT + r""")
+  | (?P<punct>->|=>|==|!=|<=|>=|&&|\|\||[(){}\[\],;:=<>+\-*?])
+  | (?P<GLOBAL>@[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<FLOAT>
+        (?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)(?:""" + _SUFFIX_F + r""")?
+      | [0-9]+""" + _SUFFIX_F + r"""
+    )(?![A-Za-z0-9_])
+  | (?P<INT>[0-9]+(?:""" + _SUFFIX_I + r""")?(?![A-Za-z0-9_]))
+  | (?P<PROJ>\.[0-9]+)
+  | (?P<STRING>"(?:[^"\\\n]|\\.)*")
+  | (?P<line_comment>//[^\n]*)
+  | (?P<block_comment>/\*)
+  | (?P<slash>/)
+  | (?P<hash>\#)
+  | (?P<badnum>[0-9][A-Za-z0-9_.]*)
+  | (?P<eof>\Z)
+    )""",
+    re.VERBOSE,
+)
+
+_VERSION_HEADER = re.compile(r'\#\[\s*version\s*=\s*"([^"]*)"\s*\]')
+_OLD_VERSION = re.compile(r"v(0\.0\.[0-9]+)(?=\s)")
+_ATTR_EQ = re.compile(r"[ \t]*=(?![=>])")
+_SPECIAL_FLOAT = re.compile(r"(?:inf|nan)f(?:16|32|64)?")
+_SPACES = re.compile(r"[ \t\r\n\f]*")
+
+# Tokens after which a `<` written without a space opens type arguments.
+_CALLEE_TYPES = frozenset({"LOCAL", "GLOBAL", "IDENT"})
+_DEFINING = frozenset({"DEF", "DATA", "TYPE"})
+
+
+class LexError(Exception):
+    """A character sequence that is no token; carries the offending span."""
+
+    def __init__(self, message: str, start: int, end: int, hint: str = "", code: str = "syntax-error") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.start = start
+        self.end = end
+        self.hint = hint
+
+
+class Tok:
+    """A token: terminal name, text and character offsets.
+
+    Lighter than `lark.Token` (which is a str subclass) and enough for Lark's
+    parser, which reads `type`; line and column exist only for Lark's own
+    error objects, ours use offsets.
+    """
+
+    __slots__ = ("type", "value", "start_pos", "end_pos")
+    line = column = end_line = end_column = None
+
+    def __init__(self, kind: str, value: str, start: int, end: int) -> None:
+        self.type = kind
+        self.value = value
+        self.start_pos = start
+        self.end_pos = end
+
+    def __repr__(self) -> str:
+        return f"Tok({self.type}, {self.value!r}, {self.start_pos})"
+
+
+class Tokens:
+    """Turns source text into Lark tokens, recording comments on the way.
+
+    `kinds` maps literal strings of the grammar (`def`, `(`, `->`) to the
+    names Lark gave their terminals.
+    """
+
+    def __init__(self, source: Source, literal_kinds: dict[str, str]) -> None:
+        self.source = source
+        self.literal_kinds = literal_kinds
+        self.comments: list[Comment] = []
+        self.version: tuple[str, int, int] | None = None  # (version, start, end)
+
+    def __iter__(self) -> Iterator[Tok]:
+        text = self.source.text
+        match = _MASTER.match
+        kinds = self.literal_kinds
+        comments = self.comments
+        source = self.source
+        ident_kind = self._ident_kind
+        pos = 0
+        prev_kind = ""
+        prev_end = -1
+        # After `def`, `data` or `type`, the name being defined takes `<` even with a space.
+        defining = False
+        after_def_name = False
+
+        m = _VERSION_HEADER.match(text) or _OLD_VERSION.match(text)
+        if m:
+            self.version = (m.group(1), m.start(), m.end())
+            yield Tok("VERSION", m.group(1), m.start(), m.end())
+            pos = m.end()
+
+        while True:
+            m = match(text, pos)
+            if m is None:
+                start = _SPACES.match(text, pos).end()
+                raise LexError(f"unexpected character `{text[start]}`", start, start + 1)
+            kind = m.lastgroup
+            end = m.end()
+            if kind == "LOCAL" or kind == "GLOBAL" or kind == "INT" or kind == "PROJ" or kind == "FLOAT" or kind == "STRING":
+                start = m.start(kind)
+                value = m.group(kind)
+            elif kind == "IDENT":
+                start = m.start(kind)
+                value = m.group(kind)
+                kind = ident_kind(value, end, prev_kind)
+                if kind == "MATCH" and text.startswith("?", end):
+                    end += 1
+                    value = "match?"
+            elif kind == "punct" or kind == "slash":
+                start = m.start(kind)
+                value = m.group(kind)
+                if value == "<":
+                    if prev_kind == "FN" or after_def_name:
+                        kind = "LANGLE"
+                    elif prev_end == start and prev_kind in _CALLEE_TYPES and not self._looks_like_operand(end):
+                        kind = "LANGLE"
+                    else:
+                        kind = "LT"
+                else:
+                    kind = kinds[value]
+            elif kind == "eof":
+                return
+            elif kind == "line_comment":
+                start = m.start(kind)
+                comments.append(Comment(text[start:end].rstrip("\r"), Span(source, start, end)))
+                pos = end
+                continue
+            elif kind == "block_comment":
+                start = m.start(kind)
+                end = self._block_comment_end(start)
+                comments.append(Comment(text[start:end], Span(source, start, end)))
+                pos = end
+                continue
+            elif kind == "hash":
+                start = m.start(kind)
+                if text.startswith("#[", start):
+                    tok = self._hash_attribute(start)
+                    yield tok
+                    prev_kind, prev_end, pos = tok.type, tok.end_pos, tok.end_pos
+                    continue
+                end = text.find("\n", start)
+                end = len(text) if end < 0 else end
+                comments.append(Comment(text[start:end].rstrip("\r"), Span(source, start, end)))
+                pos = end
+                continue
+            else:  # badnum
+                start = m.start(kind)
+                raise LexError(
+                    f"invalid number `{m.group(kind)}`",
+                    start,
+                    end,
+                    hint="integers take i8/i16/i32/i64/u8/... suffixes and floats f/f16/f32/f64 (`1i64`, `2.5f`)",
+                    code="invalid-literal",
+                )
+            after_def_name = defining and (kind == "GLOBAL" or kind == "IDENT")
+            defining = kind == "DEF" or kind == "DATA" or kind == "TYPE"
+            yield Tok(kind, value, start, end)
+            prev_kind = kind
+            prev_end = pos = end
+
+    # ---- pieces ------------------------------------------------------------
+
+    def _ident_kind(self, value: str, end: int, prev_kind: str) -> str:
+        text = self.source.text
+        if value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
+            return "FLOAT"
+        if _ATTR_EQ.match(text, end) and prev_kind in ("LPAR", "COMMA"):
+            return "ATTR_KEY"
+        if value == "where":
+            after = _SPACES.match(text, end).end()
+            return "IDENT" if text.startswith("(", after) else "WHERE"
+        if value == "match":
+            return "MATCH"
+        if value in ("Constant", "meta"):
+            after = _SPACES.match(text, end).end()
+            opener = "(" if value == "Constant" else "["
+            return self.literal_kinds[value] if text.startswith(opener, after) else "IDENT"
+        return self.literal_kinds.get(value, "IDENT") if value.isidentifier() else "IDENT"
+
+    def _looks_like_operand(self, pos: int) -> bool:
+        """After a `<` glued to a name: does an expression (not a type) follow?"""
+        text = self.source.text
+        pos = _SPACES.match(text, pos).end()
+        return pos >= len(text) or text[pos] in "%@-=0123456789<"
+
+    def _block_comment_end(self, start: int) -> int:
+        """End offset of the (possibly nested) block comment opening at `start`."""
+        text = self.source.text
+        depth = 0
+        pos = start
+        n = len(text)
+        while pos < n:
+            open_at = text.find("/*", pos)
+            close_at = text.find("*/", pos)
+            if close_at < 0:
+                raise LexError("unterminated block comment", start, start + 2, hint="close it with `*/`")
+            if 0 <= open_at < close_at:
+                depth += 1
+                pos = open_at + 2
+            else:
+                depth -= 1
+                pos = close_at + 2
+                if depth == 0:
+                    return pos
+        raise LexError("unterminated block comment", start, start + 2, hint="close it with `*/`")
+
+    def _hash_attribute(self, start: int) -> Tok:
+        text = self.source.text
+        close = text.find("]", start)
+        if close < 0:
+            raise LexError("unterminated `#[` attribute", start, start + 2)
+        inner = text[start + 2 : close].strip()
+        if inner == "metadata":
+            return Tok("METADATA", text[close + 1 :], start, len(text))
+        if inner.startswith("version"):
+            raise LexError(
+                "the version header must be the first line of the file",
+                start,
+                close + 1,
+                hint='write `#[version = "0.0.5"]` at the very top',
+            )
+        raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
+
+
+class RelayLexer(Lexer):
+    """Adapter that lets Lark's LALR parser pull tokens from `Tokens`.
+
+    The parser driver passes a `Tokens` object to `Lark.parse` in place of
+    text; Lark hands it to `lex` unchanged.
+    """
+
+    __future_interface__ = 2  # lex() receives Lark's lexer state, whose `text` is our Tokens
+
+    def __init__(self, lexer_conf: Any) -> None:
+        self.literal_kinds = literal_kinds(lexer_conf)
+
+    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Tok]:
+        tokens = lexer_state.text
+        assert isinstance(tokens, Tokens), "parse a Tokens object, not text"
+        return iter(tokens)
+
+
+def literal_kinds(lexer_conf: Any) -> dict[str, str]:
+    """Literal strings of the grammar mapped to their terminal names."""
+    from lark.lexer import PatternStr
+
+    out = {}
+    for term in lexer_conf.terminals:
+        if isinstance(term.pattern, PatternStr):
+            out[term.pattern.value] = term.name
+    return out
+
+
+_TRIVIA = re.compile(r"(?:[ \t\r\n\f]+|//[^\n]*|\#(?!\[)[^\n]*)*")
+
+
+def skip_trivia(text: str, pos: int) -> int:
+    """The offset of the first token at or after `pos` (skips blanks and comments)."""
+    while True:
+        pos = _TRIVIA.match(text, pos).end()  # type: ignore[union-attr]
+        if not text.startswith("/*", pos):
+            return pos
+        depth, i = 0, pos
+        while True:
+            open_at, close_at = text.find("/*", i), text.find("*/", i)
+            if close_at < 0:
+                return len(text)
+            if 0 <= open_at < close_at:
+                depth, i = depth + 1, open_at + 2
+            else:
+                depth, i = depth - 1, close_at + 2
+                if depth == 0:
+                    pos = i
+                    break

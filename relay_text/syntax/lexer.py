@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from lark.lexer import Lexer
 
 from ..ir.module import Comment
 from ..ir.span import Source, Span
@@ -254,35 +253,6 @@ class Tokens:
                 hint='write `#[version = "0.0.5"]` at the very top',
             )
         raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
-
-
-class RelayLexer(Lexer):
-    """Adapter that lets Lark's LALR parser pull tokens from `Tokens`.
-
-    The parser driver passes a `Tokens` object to `Lark.parse` in place of
-    text; Lark hands it to `lex` unchanged.
-    """
-
-    __future_interface__ = 2  # lex() receives Lark's lexer state, whose `text` is our Tokens
-
-    def __init__(self, lexer_conf: Any) -> None:
-        self.literal_kinds = literal_kinds(lexer_conf)
-
-    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Tok]:
-        tokens = lexer_state.text
-        assert isinstance(tokens, Tokens), "parse a Tokens object, not text"
-        return iter(tokens)
-
-
-def literal_kinds(lexer_conf: Any) -> dict[str, str]:
-    """Literal strings of the grammar mapped to their terminal names."""
-    from lark.lexer import PatternStr
-
-    out = {}
-    for term in lexer_conf.terminals:
-        if isinstance(term.pattern, PatternStr):
-            out[term.pattern.value] = term.name
-    return out
 
 
 _TRIVIA = re.compile(r"(?:[ \t\r\n\f]+|//[^\n]*|\#(?!\[)[^\n]*)*")

@@ -8,7 +8,8 @@ parameters.
 
 Arguments come from `--arg NAME=VALUE` (VALUE is Relay text without free
 variables, such as `3`, `(1, 2)`, `Cons(1, Nil())` or
-`Constant(1, (2, 2), float32)`; `@file.npy` reads an array), from an
+`Constant(1, (2, 2), float32)`; `@file.npy` reads an array, `@f(1)` calls a
+global), from an
 `.npz` file whose keys are parameter names, from `--random-args`, or from
 Python values. Each is checked against its parameter's type before the
 program runs; a mismatch is a located `bad-argument` diagnostic.
@@ -29,7 +30,7 @@ from ..syntax.type_text import type_text
 from .args import ArgumentError, TypeDefs, describe_mismatch, from_python, load_npy, load_npz, random_value
 from .compile import CompileError, compile_program
 from .ops import Resolver
-from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute
+from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute, relaxed_gc
 
 EXPRESSION = "<expression>"
 
@@ -110,6 +111,18 @@ def run_module(
     type_of: Callable[[Expr], Any] | None = None,
 ) -> Outcome:
     """Compile and evaluate a parsed (and checked) module; raises RunFailed."""
+    with relaxed_gc():
+        return _run_module(module, request, prelude, env, resolver, type_of)
+
+
+def _run_module(
+    module: Module,
+    request: RunRequest,
+    prelude: Module | None,
+    env: Any,
+    resolver: Resolver | None,
+    type_of: Callable[[Expr], Any] | None,
+) -> Outcome:
     entry = find_entry(module, request.entry)
     defs = TypeDefs(module, prelude)
 
@@ -144,7 +157,7 @@ def run_module(
         if name not in by_name:
             diags.append(_unknown_parameter(entry, name, f"`--arg {name}=...` names no parameter"))
             continue
-        if text.startswith("@"):
+        if text.startswith("@") and text.endswith(".npy"):
             try:
                 values[name] = (load_npy(text[1:]), text[1:], None)
             except ArgumentError as exc:

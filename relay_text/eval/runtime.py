@@ -16,9 +16,11 @@ each line knows its IR node.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -31,6 +33,7 @@ _BASE_STACK = 256 * 1024 * 1024
 _C_STACK_PER_CALL = 1024 if sys.version_info < (3, 11) else 0
 _PYTHON_FRAMES_PER_CALL = 2  # headroom for outlined regions and kernels
 _RUN_LOCK = threading.Lock()
+GC_THRESHOLD = 20_000
 
 
 class EvalError(Exception):
@@ -62,8 +65,25 @@ def execute(program: CompiledProgram, entry: str, args: tuple = (), max_depth: i
                     raise
                 raise EvalError(diag) from None
 
-    with _RUN_LOCK:
+    with _RUN_LOCK, relaxed_gc():
         return run_deep(run, max_depth)
+
+
+@contextlib.contextmanager
+def relaxed_gc() -> Iterator[None]:
+    """Collect cyclic garbage less often while a program runs.
+
+    Relay values rarely form cycles (only through references and recursive
+    closures), but a program that builds a list of a million cells makes
+    the default collector rescan the growing heap over and over; with a
+    larger first-generation threshold that costs about half the run time
+    less, and cycles are still collected."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], GC_THRESHOLD), old[1], old[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
 
 def run_deep(body: Callable[[], Any], max_depth: int) -> Any:
@@ -200,11 +220,11 @@ def _depth_diagnostic(program: CompiledProgram, frames: list[tuple[str, int]], m
         label="this call went too deep",
     )
     counts: dict[str, int] = {}
-    for name, _ in frames:
+    for name, _ in frames[:-1]:  # the innermost call never started
         label = program.function_names.get(name, name)
         counts[label] = counts.get(label, 0) + 1
     busiest = sorted(counts.items(), key=lambda kv: -kv[1])[:2]
-    described = " and ".join(f"`{name}` ({n:,} calls)" for name, n in busiest if name != "region")
+    described = " and ".join(f"`{name}` ({n:,} call{'' if n == 1 else 's'})" for name, n in busiest if name != "region")
     if described:
         diag.with_note(f"the calls in progress were mostly {described}")
     diag.with_help("if the recursion is meant to go this deep, raise the limit with `--max-depth`")

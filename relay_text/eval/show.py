@@ -209,19 +209,17 @@ def _json_tensor_data(value: Any) -> str:
         flat = arr.ravel().tolist()
     if arr.ndim == 0:
         return fmt(flat[0])
-    texts = [fmt(x) for x in flat]
-    # Group innermost axis first, up to the outermost.
-    for size in reversed(arr.shape):
-        if size == 0:
-            texts = ["[]"] * (len(texts) if texts else 0) if texts else ["[]"]
-            continue
-        texts = ["[" + ", ".join(texts[i : i + size]) + "]" for i in range(0, len(texts), size)]
-    if not texts:
-        # A shape with a zero dimension: rebuild the empty nesting.
+    if arr.size == 0:
+        # Lists down to the first empty axis: (2, 0) is [[], []].
+        first_empty = arr.shape.index(0)
         text = "[]"
-        for size in reversed(arr.shape[:-1]):
-            text = "[" + ", ".join([text] * size) + "]" if size else "[]"
+        for size in reversed(arr.shape[:first_empty]):
+            text = "[" + ", ".join([text] * size) + "]"
         return text
+    texts = [fmt(x) for x in flat]
+    # Group the innermost axis first, up to the outermost.
+    for size in reversed(arr.shape):
+        texts = ["[" + ", ".join(texts[i : i + size]) + "]" for i in range(0, len(texts), size)]
     return texts[0]
 
 

@@ -145,7 +145,8 @@ class Checker(ExprFunctor[Any]):
         self.fn_defs: dict[Expr, Function] = {}
         self.type_args: dict[Call, tuple] = {}
         self.meta_types: dict[int, Any] = {}
-        self.schemes: dict[int, tuple[FuncType, list[_Template]]] = {}
+        # id(polymorphic FuncType) -> (it, its relation templates, hidden type variables)
+        self.schemes: dict[int, tuple[FuncType, list[_Template], tuple]] = {}
         self.ctor_types: dict[Constructor, FuncType] = {}
         self.type_data: dict[GlobalTypeVar, TypeData] = {}
         self.locals: dict[str, int] = {}
@@ -216,6 +217,8 @@ class Checker(ExprFunctor[Any]):
         return True
 
     def fresh(self, kind: Kind = Kind.TYPE, origin: Origin | None = None) -> Hole:
+        if origin is None:
+            origin = Origin("result", None, "this expression", self.owner, 0)
         return Hole(kind, self.level, origin)
 
     def origin(self, kind: str, span: Span | None, text: str) -> Origin:
@@ -238,7 +241,7 @@ class Checker(ExprFunctor[Any]):
     def _holes_for_blanks(self, ty: Any) -> Any:
         def leaf(x: Any) -> Any:
             if isinstance(x, IncompleteType) and not isinstance(x, Hole):
-                return Hole(x.kind, self.level, None)
+                return self.fresh(x.kind, self.origin("binder", x.span, "this `_`") if x.span is not None else None)
             return x
 
         return transform(ty, leaf)
@@ -326,7 +329,7 @@ class Checker(ExprFunctor[Any]):
                 self.signatures[func] = (params, ret, relations, templates)
                 ft = FuncType(tuple(params), ret, func.type_params, relations)
                 if templates and func.type_params:
-                    self.schemes[id(ft)] = (ft, templates)
+                    self.schemes[id(ft)] = (ft, templates, ())
                 self.global_types[gv] = ft
             else:
                 unannotated.append(gv)
@@ -361,8 +364,6 @@ class Checker(ExprFunctor[Any]):
         t = resolve(t)
         if not isinstance(t, FuncType):
             return t
-        self._default_projections(t)
-        t = resolve(t)
         candidates = {h.uid: h for h in holes(t) if h.level > self.level}
         touched: dict[int, Constraint] = {}
         frontier = list(candidates.values())
@@ -418,46 +419,14 @@ class Checker(ExprFunctor[Any]):
         for h, tv in mapping.items():
             h.link = tv
         body = resolve(t)
-        params = tuple(declared) + tuple(p for p in new_params if _occurs_in(p, body) or any(_occurs_in(p, tm.out) or any(_occurs_in(p, a) for a in tm.args) for tm in templates))
-        scheme = FuncType(body.arg_types, body.ret_type, params, tuple(relations))
+        # Variables that only the travelling relations mention (an intermediate
+        # shape, say) are instantiated with the rest but not shown.
+        visible = tuple(p for p in new_params if _occurs_in(p, body))
+        hidden = tuple(p for p in new_params if p not in visible)
+        scheme = FuncType(body.arg_types, body.ret_type, tuple(declared) + visible, tuple(relations))
         if templates:
-            self.schemes[id(scheme)] = (scheme, templates)
+            self.schemes[id(scheme)] = (scheme, templates, hidden)
         return scheme
-
-    def _default_projections(self, t: Any) -> None:
-        """An unknown that is only ever projected (`%p.0`, `%p.1`) becomes a tuple.
-
-        Relay has no type for "a tuple with at least two fields", so a
-        function that projects a value of unknown type would otherwise carry
-        the projections as relations; the smallest tuple is what is meant.
-        """
-        while True:
-            wanted: dict[int, tuple[Hole, int]] = {}
-            seen: set[int] = set()
-            frontier = [h for h in holes(t) if h.level > self.level]
-            while frontier:
-                h = frontier.pop()
-                if h.uid in seen:
-                    continue
-                seen.add(h.uid)
-                for c in h.triggers or ():
-                    if c.done:
-                        continue
-                    if c.fn is _projection:
-                        target = find(c.args[0])
-                        if type(target) is Hole and target.level > self.level:
-                            n = c.attrs["index"] + 1
-                            old = wanted.get(target.uid)
-                            wanted[target.uid] = (target, max(n, old[1] if old else 0))
-                    for ty in c.types():
-                        frontier.extend(x for x in holes(ty) if x.level > self.level and x.uid not in seen)
-            if not wanted:
-                return
-            for hole, n in wanted.values():
-                if type(find(hole)) is Hole:
-                    fields = tuple(Hole(Kind.TYPE, hole.level, hole.origin) for _ in range(n))
-                    self.unifier.bind(find(hole), TupleType(fields))
-            self.solver.solve()
 
     # ---- uses of shared nodes ----------------------------------------------
 
@@ -521,6 +490,8 @@ class Checker(ExprFunctor[Any]):
         )
         scheme = self.schemes.get(id(f))
         if scheme is not None and scheme[0] is f:
+            for p in scheme[2]:
+                mapping[p] = self.fresh(p.kind)
             site = Site(call, span, name, self.owner)
             for tm in scheme[1]:
                 c = Constraint(
@@ -708,7 +679,7 @@ class Checker(ExprFunctor[Any]):
             self._unbind_name(p.name)
         ft = FuncType(tuple(params), ret, node.type_params, relations)
         if templates and node.type_params:
-            self.schemes[id(ft)] = (ft, templates)
+            self.schemes[id(ft)] = (ft, templates, ())
         return ft
 
     def _where_relations(self, node: Function, params: list, ret: Any) -> tuple[tuple, list[_Template]]:

@@ -167,16 +167,11 @@ def rebuild(t: Any, parts: list) -> Any:
 
 
 def simplify_dim(d: DimBinOp) -> Any:
-    """Fold arithmetic on constants: `2 + 3` becomes 5."""
-    lhs, rhs = d.lhs, d.rhs
-    if type(lhs) is int and type(rhs) is int:
-        if d.op == "+":
-            return lhs + rhs
-        if d.op == "-":
-            return lhs - rhs
-        if d.op == "*":
-            return lhs * rhs
-    return d
+    """Normalise linear arithmetic: `2 + 3` becomes 5, `n - 1 + 1` becomes `n`."""
+    from .dims import build, linear
+
+    form = linear(d)
+    return build(form) if form is not None else d
 
 
 def transform(t: Any, leaf: Callable[[Any], Any], expand_holes: bool = False) -> Any:

@@ -117,6 +117,8 @@ class Attr:
         kind = self.kind
         if kind.startswith("opt_") and value is None:
             return None
+        if isinstance(value, list):  # from Python callers; the parser gives tuples
+            value = tuple(value)
         if kind == "opt_dtype":
             kind = "dtype"
             if value == "":

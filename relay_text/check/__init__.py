@@ -22,9 +22,19 @@ _PRELUDES: dict[int, tuple["Module", CheckResult]] = {}
 
 def check_module(module: "Module", prelude: CheckResult | None = None) -> CheckResult:
     """Type-check a parsed module; diagnostics are in the result."""
+    import gc
+
     from .infer import Checker
 
-    return Checker(module, prelude).check_module()
+    # Checking allocates many small objects that live until it ends: pausing
+    # the cyclic collector meanwhile keeps large programs linear.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return Checker(module, prelude).check_module()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def prelude_result(module: "Module") -> CheckResult:

@@ -76,7 +76,7 @@ from .explain import Explainer, ordinal
 from .kinds import KindChecker
 from .result import CheckResult
 from .solver import Constraint, RelationError, Site, Solver
-from .types import ERROR, Hole, RefType, find, holes, resolve, substitute, transform
+from .types import ERROR, Hole, RefType, Resolver, find, holes, resolve, substitute, transform, walk
 from .unify import UnifyError
 
 
@@ -144,6 +144,7 @@ class Checker(ExprFunctor[Any]):
         self.signatures: dict[Function, tuple[list, Any]] = {}
         self.fn_defs: dict[Expr, Function] = {}
         self.type_args: dict[Call, tuple] = {}
+        self.op_types: dict[Op, tuple[list, Any]] = {}  # an operator node: its call's input and result types
         self.meta_types: dict[int, Any] = {}
         # id(polymorphic FuncType) -> (it, its relation templates, hidden type variables)
         self.schemes: dict[int, tuple[FuncType, list[_Template], tuple]] = {}
@@ -421,7 +422,8 @@ class Checker(ExprFunctor[Any]):
         body = resolve(t)
         # Variables that only the travelling relations mention (an intermediate
         # shape, say) are instantiated with the rest but not shown.
-        visible = tuple(p for p in new_params if _occurs_in(p, body))
+        present = {id(x) for x in walk(body) if type(x) is TypeVar}
+        visible = tuple(p for p in new_params if id(p) in present)
         hidden = tuple(p for p in new_params if p not in visible)
         scheme = FuncType(body.arg_types, body.ret_type, tuple(declared) + visible, tuple(relations))
         if templates:
@@ -821,7 +823,7 @@ class Checker(ExprFunctor[Any]):
         if problems:
             return ERROR
         out = self.fresh(origin=self.origin("result", node.span, f"the result of `{op.name}`"))
-        self.memo[op] = FuncType(tuple(arg_types), out)
+        self.op_types[op] = (arg_types, out)
         shown = node.infix or op.name
         site = Site(node, node.span, f"`{shown}`", self.owner, shown)
         self.solver.add(Constraint(opdef.relation, op.name, arg_types, out, attrs, site, self.level))
@@ -1080,6 +1082,7 @@ class Checker(ExprFunctor[Any]):
     def _finish(self, expr_type: Any) -> CheckResult:
         types: dict = {}
         open_types: list[tuple[Expr, Any]] = []  # nodes whose type still has unknowns
+        resolver = Resolver()
         for node, t in self.memo.items():
             cls = type(node)
             if cls is GlobalVar:
@@ -1088,10 +1091,14 @@ class Checker(ExprFunctor[Any]):
                 ct = self.ctor_types.get(node)  # type: ignore[arg-type]
                 if ct is not None:
                     types[node] = ct
+            elif cls is Op:
+                sig = self.op_types.get(node)  # type: ignore[call-overload]
+                if sig is not None:
+                    types[node] = FuncType(tuple(resolver.resolve(a) for a in sig[0]), resolver.resolve(sig[1]))
             elif t is not None:
-                rt = resolve(t)
+                rt = resolver.resolve(t)
                 types[node] = rt
-                if cls is not Op and holes(rt):
+                if resolver.holes(rt):
                     open_types.append((node, rt))
         self._report_unresolved(open_types)
         result = CheckResult(
@@ -1203,12 +1210,6 @@ def _holes_in_order(t: Any) -> list[Hole]:
             continue
         stack.extend(reversed(children(node)))
     return out
-
-
-def _occurs_in(tv: TypeVar, t: Any) -> bool:
-    from .types import walk
-
-    return any(x is tv for x in walk(t))
 
 
 def _fresh_names(taken: set[str]) -> Iterator[str]:

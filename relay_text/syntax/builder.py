@@ -17,8 +17,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lark import Transformer
-
 from ..diagnostics import WARNING, Diagnostic
 from ..ir.adt import TypeData
 from ..ir.expr import (
@@ -81,6 +79,7 @@ BINARY_OPS: dict[str, tuple[int, str]] = {
 KINDS = {k.value: k for k in Kind}
 SUPPORTED_VERSIONS = ("0.0.5", "0.0.4")
 _DIGITS = re.compile(r"[0-9]+")
+_NUMBER = re.compile(r"[0-9][0-9A-Za-z.+-]*|(?:inf|nan)f[0-9]*")
 
 
 class Env:
@@ -168,8 +167,8 @@ class _Kw:
 # ---------------------------------------------------------------- the builder
 
 
-class Builder(Transformer):
-    """Lark callbacks; one instance per parser, `begin` resets it per file."""
+class Builder:
+    """The parser's callbacks; one instance per parser, `begin` resets it per file."""
 
     # ---- per-file state ----------------------------------------------------
 
@@ -192,6 +191,8 @@ class Builder(Transformer):
         self.module = Module(source=source, version=version)
         self.free_vars: list[Var] = []
         self.defined_ctor_names: set[str] = set()
+        self._literal_errors: dict[int, Diagnostic] = {}
+        self.defining_adt: GlobalTypeVar = GlobalTypeVar("")
 
     def span(self, start: int, end: int) -> Span:
         return Span(self.source, start, end)
@@ -233,7 +234,7 @@ class Builder(Transformer):
         gv = self.global_var(name)
         for existing in self.module.functions:
             if existing is gv:
-                prev = self.module.functions[gv].span
+                prev = gv.span
                 diag = self.error(
                     "duplicate-definition",
                     f"`@{name}` is defined more than once",
@@ -371,7 +372,8 @@ class Builder(Transformer):
     def data_name(self, c: list) -> tuple:
         kw, name_tok = c
         self.types.push()
-        return self._adt_header(name_tok), kw
+        self.defining_adt = self._adt_header(name_tok)
+        return self.defining_adt, kw
 
     type_name_head = data_name
 
@@ -422,29 +424,20 @@ class Builder(Transformer):
         name_tok = c[0]
         ret = c[-1]
         inputs = tuple(self.as_type(t) for t in c[1:-2] if t is not None)
-        self._check_ctor_result(name_tok, ret)
+        # The result names the ADT being defined: `-> List` (or `-> List[a]`).
+        adt = self.defining_adt
+        ret_name = ret.name if isinstance(ret, _Name) else getattr(getattr(ret, "func", None), "name", None)
+        if ret_name != adt.name:
+            self.error(
+                "type-mismatch",
+                f"constructor `{name_tok.value}` must return `{adt.name}`",
+                self._span(ret),
+                f"expected `{adt.name}`",
+            )
         return name_tok, inputs
 
-    def _check_ctor_result(self, name_tok: Tok, ret: Any) -> None:
-        # The result must name the ADT being defined: `-> List` or `-> List[a]`.
-        self._pending_ctor_results.append((name_tok, ret))
-
     def data_def(self, c: list) -> None:
-        gtv = c[0][0]
-        items = [x for x in c[1:-1] if isinstance(x, tuple)]
-        for name_tok, ret in self._pending_ctor_results:
-            ret_name = ret.name if isinstance(ret, _Name) else getattr(getattr(ret, "func", None), "name", None)
-            if ret_name != gtv.name:
-                self.error(
-                    "type-mismatch",
-                    f"constructor `{name_tok.value}` must return `{gtv.name}`",
-                    getattr(ret, "span", None) or self.span(name_tok.start_pos, name_tok.end_pos),
-                    f"expected `{gtv.name}`",
-                )
-        self._pending_ctor_results = []
-        self._finish_adt(c, items)
-
-    _pending_ctor_results: list = []
+        self._finish_adt(c, [x for x in c[1:-1] if isinstance(x, tuple)])
 
     def ctor_decl(self, c: list) -> tuple:
         name_tok = c[0]
@@ -563,9 +556,11 @@ class Builder(Transformer):
         operand = _u(operand)
         if isinstance(operand, Constant) and operand.is_scalar and operand.dtype != "bool" and operand.span is not None:
             literal = self.source.text[operand.span.start : operand.span.end]
-            folded = self._literal(literal, span, negate=True)
-            if folded is not None:
-                return folded
+            if _NUMBER.fullmatch(literal):
+                earlier = self._literal_errors.pop(id(operand), None)
+                if earlier is not None:
+                    self.diags.remove(earlier)
+                return self._literal(literal, span, negate=True)
         return Call(Op("negative", self.span(tok.start_pos, tok.end_pos)), (operand,), (), (), span, "-")
 
     def call(self, c: list) -> Expr:
@@ -648,7 +643,7 @@ class Builder(Transformer):
             return _Use(ctor, tok.start_pos, tok.end_pos)
         return Op(tok.value, self.span(tok.start_pos, tok.end_pos))
 
-    def _literal(self, text: str, span: Span, negate: bool = False) -> Constant | None:
+    def _literal(self, text: str, span: Span, negate: bool = False) -> Constant:
         try:
             if _is_float_literal(text):
                 fvalue, dtype = parse_float(text, negate)
@@ -656,13 +651,14 @@ class Builder(Transformer):
             ivalue, dtype = parse_int(text, negate)
             return Constant(ivalue, dtype, (), None, span)
         except LiteralError as exc:
-            self.error("invalid-literal", str(exc), span)
-            return None
+            const = Constant(0.0 if _is_float_literal(text) else 0, "float32" if _is_float_literal(text) else "int32", (), None, span)
+            # Kept aside: `-128i8` is fine although `128i8` alone is not.
+            self._literal_errors[id(const)] = self.error("invalid-literal", str(exc), span)
+            return const
 
     def int_lit(self, c: list) -> Constant:
         tok = c[0]
-        span = self.span(tok.start_pos, tok.end_pos)
-        return self._literal(tok.value, span) or Constant(0, "int32", (), None, span)
+        return self._literal(tok.value, self.span(tok.start_pos, tok.end_pos))
 
     def float_lit(self, c: list) -> Constant:
         tok = c[0]
@@ -674,7 +670,7 @@ class Builder(Transformer):
                 span,
                 "no `f` suffix",
             ).with_help(f"write `{tok.value}f` for a float32 literal in a TVM-format file")
-        return self._literal(tok.value, span) or Constant(0.0, "float32", (), None, span)
+        return self._literal(tok.value, span)
 
     def bool_lit(self, c: list) -> Constant:
         tok = c[0]

@@ -138,6 +138,18 @@ def syntax_error(
                 label="no `" + opener_char + "` to close",
             ).with_help("remove it, or add the missing `" + opener_char + "` earlier")
 
+    if at_end and innermost is not None:
+        want_close = OPENERS[innermost.type]
+        line = source.line_col(innermost.start_pos)[0]
+        diag = Diagnostic(
+            "syntax-error",
+            f"unexpected end of file: the `{innermost.value}` on line {line} is never closed",
+            span,
+            label=f"expected `{want_close}`",
+        )
+        diag.with_label(Span(source, innermost.start_pos, innermost.end_pos), f"unclosed `{innermost.value}`")
+        return diag
+
     found = "end of file" if at_end else token_text(tok)
     want = describe_expected(expected, literal_of)
     diag = Diagnostic("syntax-error", f"expected {want}, found {found}", span, label="unexpected " + ("end of file" if at_end else "token"))

@@ -1,16 +1,15 @@
-"""A lean LALR(1) driver over the tables Lark computes from grammar/relay.lark.
+"""A lean LALR(1) driver over the tables compiled from grammar/relay.lark.
 
-Lark's own loop looks up each reduction's callback by `Rule` object (whose
-hash and equality are Python methods) and checks invariants per token. Here
-the table is flattened once into plain tuples, so a shift is two list
-appends and a reduction one slice and one call: about twice as fast on large
-files. The callbacks are Lark's (they apply the grammar's child filtering
-and `?rule` inlining before calling the builder).
+A shift is two list appends and a reduction one slice and one call. Each
+rule's action filters the children the way Lark would for a transformer
+(drops anonymous tokens, splices inlined `_rules`, inserts `None` for
+missing `[optional]` parts, passes a lone child through for `?rule`s) and
+then calls the builder's method named after the rule or its alias.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 
 class UnexpectedToken(Exception):
@@ -34,23 +33,23 @@ class EndToken:
 
 
 class Driver:
-    def __init__(self, lark: Any, start: str = "start") -> None:
-        from lark.parsers.lalr_analysis import Shift
+    """Runs the compiled tables (see `tables`), calling `builder.<rule>` on reductions."""
 
-        lalr = lark.parser.parser  # lark.parsers.lalr_parser.LALR_Parser
-        table = lalr._parse_table
-        callbacks = lalr.parser.callbacks
-        self.start_state = table.start_states[start]
-        self.end_state = table.end_states[start]
+    def __init__(self, tables: dict[str, Any], builder: Any) -> None:
+        rules = tables["rules"]
+        actions = [_rule_action(rule, builder) for rule in rules]
+        self.start_state = tables["start"]
+        self.end_state = tables["end"]
         self.states: dict[Any, dict[str, tuple]] = {}
-        for state, actions in table.states.items():
-            row: dict[str, tuple] = {}
-            for symbol, (action, arg) in actions.items():
-                if action is Shift:
-                    row[symbol] = (None, arg)
+        for state, row in tables["states"].items():
+            flat: dict[str, tuple] = {}
+            for symbol, action in row.items():
+                if action[0] is None:
+                    flat[symbol] = action
                 else:
-                    row[symbol] = (len(arg.expansion), arg.origin.name, callbacks[arg])
-            self.states[state] = row
+                    origin, _, size = rules[action[0]][:3]
+                    flat[symbol] = (size, origin, actions[action[0]])
+            self.states[state] = flat
 
     def parse(self, tokens: Iterable[Any], text_length: int) -> Any:
         states = self.states
@@ -131,3 +130,50 @@ class Driver:
             stack.append(states[stack[-1]][action[1]][1])
             if kind == "$END" and stack[-1] == self.end_state:
                 return True
+
+
+def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
+    origin, alias, size, expand1, keep, append_none = rule
+    inline = origin.startswith("_")
+    method = None if inline else getattr(builder, alias or origin, None)
+    node: Callable[[list], Any] = method if method is not None else list
+    identity = (
+        append_none == 0
+        and len(keep) == size
+        and all(pos == i and not splice and nones == 0 for i, (pos, splice, nones) in enumerate(keep))
+    )
+    if identity:
+        if expand1:
+            return lambda children: children[0] if len(children) == 1 else node(children)
+        return node
+    plain = tuple(pos for pos, _, _ in keep) if not any(s or n for _, s, n in keep) and not append_none else None
+    if plain is not None:
+        if expand1:
+
+            def pick_expand(children: list) -> Any:
+                out = [children[i] for i in plain]
+                return out[0] if len(out) == 1 else node(out)
+
+            return pick_expand
+
+        def pick(children: list) -> Any:
+            return node([children[i] for i in plain])
+
+        return pick
+
+    def general(children: list) -> Any:
+        out: list = []
+        for pos, splice, nones in keep:
+            if nones:
+                out.extend([None] * nones)
+            if splice:
+                out.extend(children[pos])
+            else:
+                out.append(children[pos])
+        if append_none:
+            out.extend([None] * append_none)
+        if expand1 and len(out) == 1:
+            return out[0]
+        return node(out)
+
+    return general

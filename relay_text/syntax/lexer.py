@@ -11,9 +11,8 @@ that the formatter can keep them.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Iterator
 
-from lark.lexer import Lexer
 
 from ..ir.module import Comment
 from ..ir.span import Source, Span
@@ -54,6 +53,8 @@ _SPACES = re.compile(r"[ \t\r\n\f]*")
 
 # Tokens after which a `<` written without a space opens type arguments.
 _CALLEE_TYPES = frozenset({"LOCAL", "GLOBAL", "IDENT"})
+# Groups whose text is the token as it is.
+_VERBATIM = frozenset({"LOCAL", "GLOBAL", "INT", "FLOAT", "PROJ", "STRING"})
 _DEFINING = frozenset({"DEF", "DATA", "TYPE"})
 
 
@@ -130,12 +131,12 @@ class Tokens:
                 raise LexError(f"unexpected character `{text[start]}`", start, start + 1)
             kind = m.lastgroup
             end = m.end()
-            if kind == "LOCAL" or kind == "GLOBAL" or kind == "INT" or kind == "PROJ" or kind == "FLOAT" or kind == "STRING":
-                start = m.start(kind)
+            if kind in _VERBATIM:
                 value = m.group(kind)
+                start = end - len(value)
             elif kind == "IDENT":
-                start = m.start(kind)
                 value = m.group(kind)
+                start = end - len(value)
                 kind = ident_kind(value, end, prev_kind)
                 if kind == "MATCH" and text.startswith("?", end):
                     end += 1
@@ -196,9 +197,10 @@ class Tokens:
 
     def _ident_kind(self, value: str, end: int, prev_kind: str) -> str:
         text = self.source.text
-        if value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
+        keyword = self.literal_kinds.get(value)
+        if keyword is None and value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
             return "FLOAT"
-        if _ATTR_EQ.match(text, end) and prev_kind in ("LPAR", "COMMA"):
+        if (prev_kind == "LPAR" or prev_kind == "COMMA") and _ATTR_EQ.match(text, end):
             return "ATTR_KEY"
         if value == "where":
             after = _SPACES.match(text, end).end()
@@ -209,7 +211,7 @@ class Tokens:
             after = _SPACES.match(text, end).end()
             opener = "(" if value == "Constant" else "["
             return self.literal_kinds[value] if text.startswith(opener, after) else "IDENT"
-        return self.literal_kinds.get(value, "IDENT") if value.isidentifier() else "IDENT"
+        return keyword if keyword is not None else "IDENT"
 
     def _looks_like_operand(self, pos: int) -> bool:
         """After a `<` glued to a name: does an expression (not a type) follow?"""
@@ -254,35 +256,6 @@ class Tokens:
                 hint='write `#[version = "0.0.5"]` at the very top',
             )
         raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
-
-
-class RelayLexer(Lexer):
-    """Adapter that lets Lark's LALR parser pull tokens from `Tokens`.
-
-    The parser driver passes a `Tokens` object to `Lark.parse` in place of
-    text; Lark hands it to `lex` unchanged.
-    """
-
-    __future_interface__ = 2  # lex() receives Lark's lexer state, whose `text` is our Tokens
-
-    def __init__(self, lexer_conf: Any) -> None:
-        self.literal_kinds = literal_kinds(lexer_conf)
-
-    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Tok]:
-        tokens = lexer_state.text
-        assert isinstance(tokens, Tokens), "parse a Tokens object, not text"
-        return iter(tokens)
-
-
-def literal_kinds(lexer_conf: Any) -> dict[str, str]:
-    """Literal strings of the grammar mapped to their terminal names."""
-    from lark.lexer import PatternStr
-
-    out = {}
-    for term in lexer_conf.terminals:
-        if isinstance(term.pattern, PatternStr):
-            out[term.pattern.value] = term.name
-    return out
 
 
 _TRIVIA = re.compile(r"(?:[ \t\r\n\f]+|//[^\n]*|\#(?!\[)[^\n]*)*")

@@ -1,16 +1,14 @@
 """Parsing a file: text in, a `Module` and diagnostics out.
 
-Lark builds the LALR tables from grammar/relay.lark (cached on disk, so a
-command only loads them); `lalr.Driver` runs them over the tokens of
+`tables` compiles grammar/relay.lark into LALR tables once (cached on disk,
+so a command only loads them); `lalr.Driver` runs them over the tokens of
 `lexer.Tokens`, calling `builder.Builder` at each reduction.
 """
 
 from __future__ import annotations
 
 import gc
-import os
 import re
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +21,7 @@ from ..ir.ty import GlobalTypeVar
 from .builder import SUPPORTED_VERSIONS, Builder, Env
 from .errors import lex_error, syntax_error
 from .lalr import Driver, UnexpectedToken
-from .lexer import LexError, RelayLexer, Tok, Tokens, literal_kinds
+from .lexer import LexError, Tok, Tokens
 from .suggest import close_names, or_list
 
 _PARSER = None
@@ -39,37 +37,14 @@ def grammar_path() -> Path:
     raise FileNotFoundError("grammar/relay.lark is missing from the installation")
 
 
-def _cache_file(grammar_text: str) -> str:
-    import hashlib
-
-    import lark
-
-    digest = hashlib.sha256((grammar_text + lark.__version__).encode()).hexdigest()[:16]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "relay-text")
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError:
-        folder = tempfile.gettempdir()
-    return os.path.join(folder, f"grammar-{digest}.lark-cache")
-
-
 def _parser() -> tuple:
     global _PARSER
     if _PARSER is None:
-        from lark import Lark
+        from .tables import load
 
-        text = grammar_path().read_text()
+        tables = load(grammar_path().read_text())
         builder = Builder()
-        lark = Lark(
-            text,
-            parser="lalr",
-            lexer=RelayLexer,
-            transformer=builder,
-            maybe_placeholders=True,
-            cache=_cache_file(text),
-        )
-        _PARSER = (Driver(lark), builder, literal_kinds(lark.lexer_conf))
+        _PARSER = (Driver(tables, builder), builder, tables["literals"])
     return _PARSER
 
 
@@ -165,7 +140,9 @@ def parse_source(source: Source, env: Env | None = None) -> ParseResult:
                 gc.enable()
         assert module is not None
         module.comments = tokens.comments
-        diags.extend(builder.diags)
+        unbound_names = {f"%{name}" for name, _, _ in builder.unbound}
+        # A binding whose only use came too early is reported once, as that use.
+        diags.extend(d for d in builder.diags if not (d.code == "unused-binding" and d.span.text in unbound_names))
         _check_globals(builder, env, diags)
         _explain_unbound(builder, diags)
         return ParseResult(module, diags)
@@ -229,10 +206,5 @@ def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
             diag.with_label(later, "bound here, in another block")
             diag.with_note("a graph binding is visible only inside the block that contains it")
         elif suggestions:
-            if suggestions:
-                diag.with_help(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?")
+            diag.with_help(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?")
         diags.append(diag)
-
-
-def _sort(diags: list[Diagnostic]) -> list[Diagnostic]:
-    return sorted(diags, key=lambda d: d.span.start if d.span is not None else -1)

@@ -1,0 +1,125 @@
+"""The parser's tables, compiled once from grammar/relay.lark and cached.
+
+Lark analyses the grammar into LALR(1) tables. This module turns its result
+into plain data (dicts, tuples, ints and strings) and stores it with
+`marshal` in the user's cache directory, keyed by a hash of the grammar, so
+that a command loads the tables in a few milliseconds and never imports
+Lark unless the grammar changed.
+
+The data:
+
+    states[state][symbol] = (None, next_state)   shift (or goto)
+                          = (rule_index,)         reduce
+    rules[i] = (origin, alias, size, expand1, keep, append_none)
+
+`keep` lists, for each child the rule's callback receives, the position in
+the expansion, whether it is an inlined `_rule` to splice in, and how many
+`None`s (for missing `[optional]` parts) go before it - the same filtering
+Lark applies before calling a transformer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1  # bump when the layout of the cached data changes
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "relay-text"
+
+
+def _build(grammar: str) -> dict[str, Any]:
+    from lark import Lark
+    from lark.lexer import Lexer
+    from lark.parsers.lalr_analysis import Shift
+
+    class TokensOnly(Lexer):
+        """Lark needs a lexer to build a parser; the tokens come from lexer.py."""
+
+        def __init__(self, lexer_conf: Any) -> None:
+            pass
+
+        def lex(self, lexer_state: Any, parser_state: Any) -> Any:  # pragma: no cover
+            raise NotImplementedError
+
+    lark = Lark(grammar, parser="lalr", lexer=TokensOnly, maybe_placeholders=True)
+    table = lark.parser.parser._parse_table
+    rule_index: dict[Any, int] = {}
+    rules = []
+    for rule in lark.rules:
+        rule_index[rule] = len(rules)
+        expansion = rule.expansion
+        empty = rule.options.empty_indices
+        if empty:
+            bits = "".join(str(int(b)) for b in empty)
+            nones_before = [len(ones) for ones in bits.split("0")]
+        else:
+            nones_before = [0] * (len(expansion) + 1)
+        keep = []
+        pending = 0
+        for i, sym in enumerate(expansion):
+            pending += nones_before[i]
+            if rule.options.keep_all_tokens or not (sym.is_term and sym.filter_out):
+                splice = (not sym.is_term) and sym.name.startswith("_")
+                keep.append((i, splice, pending))
+                pending = 0
+        pending += nones_before[len(expansion)]
+        rules.append(
+            (
+                str(rule.origin.name),
+                str(rule.alias or ""),
+                len(expansion),
+                bool(rule.options.expand1 and not rule.alias),
+                tuple(keep),
+                pending,
+            )
+        )
+    states: dict[int, dict[str, tuple]] = {}
+    for state, actions in table.states.items():
+        row = {}
+        for symbol, (action, arg) in actions.items():
+            row[str(symbol)] = (None, int(arg)) if action is Shift else (rule_index[arg],)
+        states[int(state)] = row
+    literals = {}
+    from lark.lexer import PatternStr
+
+    for term in lark.terminals:
+        if isinstance(term.pattern, PatternStr):
+            literals[str(term.pattern.value)] = str(term.name)
+    return {
+        "states": states,
+        "rules": rules,
+        "start": int(table.start_states["start"]),
+        "end": int(table.end_states["start"]),
+        "literals": literals,
+    }
+
+
+def load(grammar: str) -> dict[str, Any]:
+    """The compiled tables for `grammar`, from the cache if possible."""
+    digest = hashlib.sha256(f"{FORMAT}\0{grammar}".encode()).hexdigest()[:20]
+    name = f"tables-{digest}.marshal"
+    for folder in (_cache_dir(), Path(tempfile.gettempdir()) / "relay-text"):
+        try:
+            return marshal.loads((folder / name).read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            continue
+    data = _build(grammar)
+    blob = marshal.dumps(data)
+    for folder in (_cache_dir(), Path(tempfile.gettempdir()) / "relay-text"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = folder / f".{name}.{os.getpid()}"
+            tmp.write_bytes(blob)
+            os.replace(tmp, folder / name)
+            break
+        except OSError:
+            continue
+    return data

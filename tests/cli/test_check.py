@@ -1,0 +1,162 @@
+"""`relay check` as a user runs it: exit codes, streams, JSON, colour, stdin."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from relay_text.cli import main
+from tests.conftest import corpus_files, sample_files
+
+GOOD = "def @main() { 1 }\n"
+BAD = "def @main() { %x }\n"
+
+
+def run(args: list[str], input: str | None = None, env: dict | None = None):
+    runner = CliRunner()
+    return runner.invoke(main, args, input=input, env=env or {"NO_COLOR": "1"}, catch_exceptions=False)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    out = {}
+    for name, text in {"good.rly": GOOD, "bad.rly": BAD}.items():
+        path = tmp_path / name
+        path.write_text(text)
+        out[name] = path
+    return out
+
+
+def test_clean_file_exits_zero(files) -> None:
+    result = run(["check", str(files["good.rly"])])
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert result.stderr == "No errors in 1 file\n"
+
+
+def test_errors_exit_one_with_rendered_diagnostic(files) -> None:
+    path = files["bad.rly"]
+    result = run(["check", str(path)])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        "error[unbound-variable]: unbound variable `%x`\n"
+        f" --> {path}:1:15\n"
+        "  |\n"
+        "1 | def @main() { %x }\n"
+        "  |               ^^ not in scope\n"
+        "\n"
+        "Found 1 error in 1 file\n"
+    )
+
+
+def test_summary_counts_files_with_errors(files, tmp_path: Path) -> None:
+    other = tmp_path / "bad2.rly"
+    other.write_text("def @f() { %y + %z }\n")
+    result = run(["check", str(files["good.rly"]), str(files["bad.rly"]), str(other)])
+    assert result.exit_code == 1
+    assert result.stderr.endswith("Found 3 errors in 2 files\n")
+
+
+def test_missing_file_is_an_io_error(files, tmp_path: Path) -> None:
+    result = run(["check", str(files["good.rly"]), str(tmp_path / "nope.rly")])
+    assert result.exit_code == 2
+    assert f"error: {tmp_path / 'nope.rly'}: no such file" in result.stderr
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "latin.rly"
+    path.write_bytes(b"def @main() { 1 } # caf\xe9\n")
+    result = run(["check", str(path)])
+    assert result.exit_code == 2
+    assert "not UTF-8 text (byte 23)" in result.stderr
+
+
+def test_usage_error_exits_two() -> None:
+    result = run(["check"])
+    assert result.exit_code == 2
+    assert "Missing argument" in result.stderr
+
+
+def test_stdin() -> None:
+    result = run(["check", "-"], input=BAD)
+    assert result.exit_code == 1
+    assert " --> <stdin>:1:15\n" in result.stderr
+
+
+def test_directories_are_searched(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.rly").write_text(GOOD)
+    (tmp_path / "a" / "y.relay").write_text(GOOD)
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "z.rly").write_text(BAD)
+    (tmp_path / "a" / "notes.txt").write_text(BAD)
+    result = run(["check", str(tmp_path)])
+    assert result.exit_code == 0
+    assert result.stderr == "No errors in 2 files\n"
+
+
+def test_json_output(files) -> None:
+    path = files["bad.rly"]
+    result = run(["check", "--output-format", "json", str(path)])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["diagnostics"] == [
+        {
+            "code": "unbound-variable",
+            "severity": "error",
+            "message": "unbound variable `%x`",
+            "file": str(path),
+            "line": 1,
+            "column": 15,
+            "end_line": 1,
+            "end_column": 17,
+            "notes": [],
+        }
+    ]
+    assert list(data["globals"]) == ["@main"]
+    assert "error[" not in result.stderr
+
+
+def test_no_color_versus_force_color(files) -> None:
+    plain = run(["check", str(files["bad.rly"])], env={"NO_COLOR": "1"})
+    assert "\x1b[" not in plain.stderr
+    coloured = run(["check", str(files["bad.rly"])], env={"FORCE_COLOR": "1", "NO_COLOR": ""})
+    assert "\x1b[" in coloured.stderr
+    # source text is never read as markup: `[a]` survives
+    path = files["bad.rly"]
+    path.write_text("def @f[a](%x: a) { %y }\n")
+    coloured = run(["check", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": ""})
+    assert "@f[a](%x: a)" in coloured.stderr
+
+
+def test_internal_errors_are_one_line(files, monkeypatch: pytest.MonkeyPatch) -> None:
+    import relay_text.pipeline
+
+    def boom(source):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(relay_text.pipeline, "check_source", boom)
+    result = run(["check", str(files["good.rly"])])
+    assert result.exit_code == 2
+    assert "internal error: RuntimeError: kaboom" in result.stderr
+    assert "Traceback" not in result.stderr
+    debug = run(["check", "--debug", str(files["good.rly"])])
+    assert debug.exit_code == 2 and "Traceback" in debug.stderr
+
+
+def test_every_sample_checks_clean() -> None:
+    files = [str(p) for p in sample_files()]
+    assert len(files) >= 15
+    result = run(["check", *files])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == f"No errors in {len(files)} files\n"
+
+
+def test_every_corpus_file_checks_clean() -> None:
+    files = [str(p) for p in corpus_files()]
+    result = run(["check", *files])
+    assert result.exit_code == 0, result.stderr

@@ -1,0 +1,134 @@
+"""The tokenizer: terminals that depend on context, numbers, comments."""
+
+from __future__ import annotations
+
+import pytest
+
+from relay_text.ir.span import Source
+from relay_text.syntax.lexer import LexError, Tokens
+from relay_text.syntax.parser import _parser
+
+
+def kinds():
+    return _parser()[2]
+
+
+def lex(text: str) -> list[tuple[str, str]]:
+    return [(t.type, t.value) for t in Tokens(Source("t", text), kinds())]
+
+
+def types(text: str) -> list[str]:
+    return [t for t, _ in lex(text)]
+
+
+class TestAngleBrackets:
+    """DESIGN.md, grammar traps: `<` after a callee versus less-than."""
+
+    def test_spaced_comparison_is_less_than(self) -> None:
+        assert types("%a < %b") == ["LOCAL", "LT", "LOCAL"]
+
+    def test_glued_comparison_with_local_is_less_than(self) -> None:
+        assert types("%a<%b") == ["LOCAL", "LT", "LOCAL"]
+
+    def test_glued_comparison_with_number_is_less_than(self) -> None:
+        assert types("%a<3") == ["LOCAL", "LT", "INT"]
+
+    def test_type_arguments_after_global(self) -> None:
+        assert types("@f<a>(%x)")[:3] == ["GLOBAL", "LANGLE", "IDENT"]
+
+    def test_type_arguments_after_local(self) -> None:
+        assert types("%f<Tensor[(), bool]>(True)")[:3] == ["LOCAL", "LANGLE", "TENSOR"]
+
+    def test_type_parameters_after_fn_even_with_space(self) -> None:
+        assert types("fn <t : Type>(%x : t) { %x }")[:2] == ["FN", "LANGLE"]
+
+    def test_type_parameters_after_defined_name_with_space(self) -> None:
+        assert types("def @f <a>(%x : a) { %x }")[:3] == ["DEF", "GLOBAL", "LANGLE"]
+        assert types("data D <a> { }")[:3] == ["DATA", "IDENT", "LANGLE"]
+
+    def test_less_equal_is_one_token(self) -> None:
+        assert types("%a<=%b") == ["LOCAL", "LE", "LOCAL"]
+
+
+class TestNames:
+    def test_dotted_operator_name(self) -> None:
+        assert lex("nn.conv2d") == [("IDENT", "nn.conv2d")]
+
+    def test_dotted_local_names_are_single_tokens(self) -> None:
+        # Whether `.15` is part of the name or a projection is decided by scope.
+        assert lex("%a.15") == [("LOCAL", "%a.15")]
+        assert lex("%4.10") == [("LOCAL", "%4.10")]
+        assert lex("%x.0.1") == [("LOCAL", "%x.0.1")]
+
+    def test_projection_after_call(self) -> None:
+        assert types("%f(%x).0.1") == ["LOCAL", "LPAR", "LOCAL", "RPAR", "PROJ", "PROJ"]
+
+    def test_attribute_key_is_not_an_operator_name(self) -> None:
+        assert types("f(%x, padding=[1])")[4:6] == ["ATTR_KEY", "EQUAL"]
+
+    def test_fat_arrow_is_not_an_attribute(self) -> None:
+        assert types("(Nil => 1)")[1:3] == ["IDENT", "FAT_ARROW"]
+
+    def test_where_keyword_versus_operator(self) -> None:
+        assert types("where Broadcast")[0] == "WHERE"
+        assert types("where(%c, %a, %b)")[0] == "IDENT"
+
+    def test_partial_match(self) -> None:
+        assert lex("match? (%x)")[0] == ("MATCH", "match?")
+        assert lex("match (%x)")[0] == ("MATCH", "match")
+
+
+class TestNumbers:
+    @pytest.mark.parametrize(
+        "text,kind",
+        [("1", "INT"), ("7i64", "INT"), ("3u8", "INT"), ("1.0", "FLOAT"), ("1f", "FLOAT"), ("2f64", "FLOAT"),
+         ("1e-05f", "FLOAT"), ("2.5e3", "FLOAT"), ("inff", "FLOAT"), ("nanf32", "FLOAT")],
+    )
+    def test_number_kinds(self, text: str, kind: str) -> None:
+        assert lex(text) == [(kind, text)]
+
+    def test_minus_is_always_its_own_token(self) -> None:
+        assert types("1-2") == ["INT", "MINUS", "INT"]
+        assert types("-1") == ["MINUS", "INT"]
+
+    def test_bad_suffix_is_an_invalid_literal(self) -> None:
+        with pytest.raises(LexError) as info:
+            lex("1f8")
+        assert info.value.code == "invalid-literal"
+        assert (info.value.start, info.value.end) == (0, 3)
+
+    def test_inf_without_suffix_is_a_name(self) -> None:
+        assert lex("inf") == [("IDENT", "inf")]
+
+
+class TestComments:
+    def comments(self, text: str) -> list[str]:
+        toks = Tokens(Source("t", text), kinds())
+        list(toks)
+        return [c.text for c in toks.comments]
+
+    def test_all_three_styles_are_kept(self) -> None:
+        text = "// line\n# hash\n/* block */ 1"
+        assert self.comments(text) == ["// line", "# hash", "/* block */"]
+
+    def test_block_comments_nest(self) -> None:
+        assert self.comments("/* a /* b */ c */ 1") == ["/* a /* b */ c */"]
+        assert types("/* a /* b */ c */ 1") == ["INT"]
+
+    def test_unterminated_block_comment(self) -> None:
+        with pytest.raises(LexError) as info:
+            lex("1 /* a /* b */")
+        assert info.value.message == "unterminated block comment"
+        assert info.value.start == 2
+
+    def test_version_header_and_metadata(self) -> None:
+        text = '#[version = "0.0.5"]\n1\n#[metadata]\n{"a": 1}\n'
+        assert lex(text) == [("VERSION", "0.0.5"), ("INT", "1"), ("METADATA", '\n{"a": 1}\n')]
+
+    def test_old_version_line(self) -> None:
+        assert lex("v0.0.4\n1")[0] == ("VERSION", "0.0.4")
+
+    def test_misplaced_version_header(self) -> None:
+        with pytest.raises(LexError) as info:
+            lex('1\n#[version = "0.0.5"]')
+        assert "first line" in info.value.message

@@ -151,6 +151,7 @@ class Checker(ExprFunctor[Any]):
         self.ctor_types: dict[Constructor, FuncType] = {}
         self.type_data: dict[GlobalTypeVar, TypeData] = {}
         self.locals: dict[str, int] = {}
+        self.typo_names: set[str] = set()  # `x` written in a pattern where `%x` was meant
         self.prelude_functions: dict[str, Any] = {}
         self.meta_comments: dict[int, Any] | None = None
         self.prelude_globals: dict[str, Any] = {}
@@ -767,8 +768,8 @@ class Checker(ExprFunctor[Any]):
             if definition is not None and definition.span is not None:
                 diag.with_label(_signature_span(definition), "defined here")
             self.error(diag)
-            # still check the arguments that line up
-        for i in range(min(want, got)):
+            return ERROR  # which arguments were meant is unclear: do not guess
+        for i in range(got):
             origin = None
             if definition is not None and i < len(definition.params):
                 param = definition.params[i]
@@ -782,7 +783,7 @@ class Checker(ExprFunctor[Any]):
                 origin,
                 message=f"mismatched types: the {ordinal(i + 1)} argument of {_name_of(node.op)} must be `{{expected}}`, found `{{found}}`",
             )
-        return f.ret_type if want == got else ERROR
+        return f.ret_type
 
     def _definition(self, callee: Expr) -> Function | None:
         if type(callee) is GlobalVar:
@@ -859,6 +860,8 @@ class Checker(ExprFunctor[Any]):
     def _unknown_operator(self, op: Op, call: Call | None) -> None:
         name = op.name
         span = op.span
+        if name in self.typo_names:
+            return  # the pattern that meant to bind it is reported, with the fix
         if name[:1].isupper():
             diag = Diagnostic("unknown-constructor", f"unknown constructor `{name}`", span, label="not defined")
             known = [c.name for c in self.ctor_types]
@@ -930,6 +933,7 @@ class Checker(ExprFunctor[Any]):
             body_t = self.use_type(clause.body)
             for name in bound:
                 self._unbind_name(name)
+                self.typo_names.discard(name)
             if result is None:
                 result, first = body_t, clause
             else:
@@ -968,6 +972,7 @@ class Checker(ExprFunctor[Any]):
                 if scheme is None:  # unknown constructor, reported already
                     if not p.patterns and ctor.name[:1].islower():
                         names.append(ctor.name)  # meant as a variable: `x` for `%x`
+                        self.typo_names.add(ctor.name)
                     for sub in p.patterns:
                         stack.append((sub, ERROR))
                     continue
@@ -1141,6 +1146,12 @@ class Checker(ExprFunctor[Any]):
             by_owner.setdefault(id(owner), []).append((h, node, uid in derived))
         for entries in by_owner.values():
             primary = [e for e in entries if not e[2]]
+            metas = [e for e in primary if getattr(e[0].origin, "kind", None) == "meta"]
+            if metas:
+                self.diags.append(self._unresolved_constants([e[0] for e in metas]))
+                primary = [e for e in primary if e not in metas]
+                if not primary:
+                    continue  # everything else unknown follows from the constants
             chosen = primary if primary else entries[:1]
             seen_spans: set = set()
             for h, node, is_derived in chosen:
@@ -1150,6 +1161,29 @@ class Checker(ExprFunctor[Any]):
                     continue
                 seen_spans.add(key)
                 self.diags.append(diag)
+
+    def _unresolved_constants(self, hs: list[Hole]) -> Diagnostic:
+        """Constants without metadata whose use does not determine their type: one warning.
+
+        The program is not wrong; the file just does not carry the
+        information (TVM printed it without its metadata table).
+        """
+        indices = sorted({i for i, t in self.meta_types.items() for h in hs if any(x is h for x in holes(t))})
+        origins = sorted((h.origin for h in hs), key=lambda o: o.span.start if o.span is not None else -1)
+        first = origins[0]
+        if len(indices) == 1:
+            message = f"cannot infer the type of `meta[relay.Constant][{indices[0]}]`"
+        else:
+            message = f"cannot infer the types of {len(indices)} constants (`meta[relay.Constant][{indices[0]}]` and others)"
+        diag = Diagnostic("unresolved-type", message, first.span, severity=WARNING, label="type unknown")
+        if len(indices) > 1:
+            diag.with_note(f"the constants are meta[relay.Constant][...] with indices {_ranges(indices)}")
+        diag.with_note(
+            "the file has no metadata for them, and how they are used does not determine their shapes; "
+            "expressions computed from them have unknown types too"
+        )
+        diag.with_help("write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`")
+        return diag
 
     def _unresolved(self, h: Hole, node: Expr | None, blocked_by: Constraint | None) -> Diagnostic:
         origin: Origin | None = h.origin
@@ -1188,6 +1222,20 @@ class Checker(ExprFunctor[Any]):
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _ranges(values: list[int]) -> str:
+    """`0-5, 7, 9-10`."""
+    out = []
+    start = prev = values[0]
+    for v in values[1:] + [None]:  # type: ignore[list-item]
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if v is not None:
+            start = prev = v
+    return ", ".join(out)
 
 
 def _same_template(tm: _Template, fn: Any, args: list, out: Any) -> bool:
@@ -1327,20 +1375,24 @@ def _annotation_span(var: Var) -> Span | None:
 
 
 def _signature_span(func: Function) -> Span | None:
+    """`def @f(%x : T, ...)` or `fn (%x, ...)`: the head of a definition, up to its parameters' `)`."""
     span = func.span
     if span is None:
         return None
     text = span.source.text
-    end = text.find("{", span.start, span.end)
-    if end < 0:
+    open_at = text.find("(", span.start, span.end)
+    if open_at < 0:
         return span
-    end_trim = end
-    while end_trim > span.start and text[end_trim - 1].isspace():
-        end_trim -= 1
-    first_line_end = text.find("\n", span.start, end_trim)
-    if first_line_end >= 0:
-        end_trim = first_line_end
-    return Span(span.source, span.start, end_trim)
+    depth = 0
+    for i in range(open_at, span.end):
+        ch = text[i]
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0:
+                return Span(span.source, span.start, i + 1)
+    return span
 
 
 def _callee_span(node: Call) -> Span | None:

@@ -555,7 +555,8 @@ class Checker(ExprFunctor[Any]):
         t = self.meta_types.get(index)
         written = self._meta_comment_type(c)
         if t is None:
-            t = self.fresh(origin=self.origin("meta", c.span, f"`meta[relay.Constant][{index}]`"))
+            # A constant is one value: its type is never generalized (level 0).
+            t = Hole(Kind.TYPE, 0, self.origin("meta", c.span, f"`meta[relay.Constant][{index}]`"))
             self.meta_types[index] = t
         if written is not None:
             self.expect(t, written, c.span, label="this constant")
@@ -1067,7 +1068,12 @@ class Checker(ExprFunctor[Any]):
     def visit_ref_write(self, node: RefWrite) -> Any:
         t = self.use_type(node.ref)
         v = self.use_type(node.value)
-        self.expect(t, RefType(v), node.span, message="`ref_write` needs a reference to `{found}`... found `{expected}`")
+        f = find(t)
+        if isinstance(f, RefType):
+            span = node.value.span if node.span is not None and _inside(node.value, node.span) else node.span
+            self.expect(v, f.value, span, message="`ref_write` stores `{found}` into a reference holding `{expected}`")
+        else:
+            self.expect(t, RefType(v), node.span, message="`ref_write` needs a reference, found `{found}`")
         return UNIT
 
     # ---- local names, for "did you mean `%x`?" ------------------------------
@@ -1419,6 +1425,11 @@ def _clause_body_span(clause: Clause) -> Span | None:
         if clause.span.start <= span.start and span.end <= clause.span.end:
             return span
     return clause.span
+
+
+def _inside(node: Any, span: Span) -> bool:
+    s = getattr(node, "span", None)
+    return s is not None and not isinstance(node, (Var, GlobalVar, Constructor)) and span.start <= s.start and s.end <= span.end
 
 
 def _node_span(node: Any) -> Span | None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..diagnostics import Diagnostic
+from ..ir.adt import TypeData
 from ..ir.expr import (
     Call,
     Constant,
@@ -57,7 +58,7 @@ from .kinds import KindChecker
 from .matching import MatchMixin
 from .operators import OperatorMixin, projection
 from .origin import RANK, Origin
-from .polymorphism import PolymorphismMixin
+from .polymorphism import PolymorphismMixin, Template
 from .result import CheckResult
 from .solver import Constraint, RelationError, Site, Solver
 from .types import ERROR, Hole, RefType, Resolver, find, resolve, transform
@@ -95,7 +96,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         self.locals: dict[str, int] = {}
         self.typo_names: set[str] = set()  # `x` written in a pattern where `%x` was meant
         self.prelude_functions: dict[str, Any] = {}
-        self.meta_comments: dict[int, Any] | None = None
+        self.meta_comments: dict[int, Any] | None = None  # offset -> a `/* ty=... */` comment starting there
         self.prelude_globals: dict[str, Any] = {}
         if prelude is not None:
             self.prelude_globals = {gv.name: t for gv, t in prelude.global_types.items()}
@@ -236,24 +237,22 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
 
     def _find_meta_comments(self) -> None:
         """`meta[relay.Constant][i] /* ty=T */`: the comment gives the constant's type."""
-        if self.module.metadata is not None or not self.module.comments:
+        if not self.module.comments or self.module.source is None:
             return
-        text = self.module.source.text if self.module.source is not None else ""
+        text = self.module.source.text
         if "meta[" not in text or "ty=" not in text:
             return
-        found: dict[int, Any] = {}
-        by_start = {c.span.start: c for c in self.module.comments if c.text.startswith("/*") and "ty=" in c.text}
-        self.meta_comments = {"by_start": by_start, "found": found}
+        self.meta_comments = {c.span.start: c for c in self.module.comments if c.text.startswith("/*") and "ty=" in c.text}
 
     def _meta_comment_type(self, node: Constant) -> Any:
-        info = self.meta_comments
-        if info is None or node.span is None:
+        comments = self.meta_comments
+        if comments is None or node.span is None:
             return None
         text = node.span.source.text
         pos = node.span.end
         while pos < len(text) and text[pos] in " \t":
             pos += 1
-        comment = info["by_start"].get(pos)
+        comment = comments.get(pos)
         if comment is None:
             return None
         body = comment.text[2:-2].strip()
@@ -301,9 +300,6 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                 self.solver.solve()
         self.owner = None
 
-    # ---- generalization ----------------------------------------------------
-
-
     # ---- uses of shared nodes ----------------------------------------------
 
     def global_type(self, gv: GlobalVar) -> Any:
@@ -334,7 +330,6 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             if type_args and f is not ERROR:
                 self._no_type_params(node, call, type_args)
         return t
-
 
     # ---- leaves ------------------------------------------------------------
 
@@ -494,7 +489,6 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.schemes[id(ft)] = (ft, templates, ())
         return ft
 
-
     def visit_call(self, node: Call) -> Any:
         op = node.op
         if type(op) is Op:
@@ -577,7 +571,6 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             return callee  # type: ignore[return-value]
         return None
 
-
     def visit_if(self, node: If) -> Any:
         cond_t = self.use_type(node.cond)
         self._expect_condition(node, cond_t)
@@ -611,7 +604,6 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         )
         if not ok and notes and len(self.diags) > diag_count:
             self.diags[-1].with_help("reduce it to one value first, e.g. `all(...)` or `any(...)`")
-
 
     def visit_ref_create(self, node: RefCreate) -> Any:
         return RefType(self.use_type(node.value))

@@ -386,7 +386,6 @@ def callee_span(node: Call) -> Span | None:
         s = op.span
         if s.start >= span.start and s.end <= span.end:
             return s
-    import re
 
     m = re.match(r"[%@]?[A-Za-z0-9_.]+", span.source.text[span.start : span.end])
     return Span(span.source, span.start, span.start + m.end()) if m else span

@@ -1,4 +1,4 @@
-"""The stages chained together for one file: parse, resolve, check.
+"""The stages chained together for one file: parse, resolve names, type-check.
 
 Commands and the Python API call these; each returns diagnostics as data.
 """
@@ -6,6 +6,7 @@ Commands and the Python API call these; each returns diagnostics as data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .diagnostics import Diagnostic, sort_key
 from .ir.module import Module
@@ -20,6 +21,8 @@ class Checked:
     module: Module | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     global_types: dict[str, str | None] = field(default_factory=dict)
+    result: Any = None  # the type checker's CheckResult, when the file parsed
+    prelude: Any = None  # the `std.Prelude` the file was checked against, if any
 
     @property
     def errors(self) -> int:
@@ -30,17 +33,47 @@ class Checked:
         return sum(1 for d in self.diagnostics if not d.is_error)
 
 
-def check_source(source: Source) -> Checked:
-    """Parse and resolve names (type checking plugs in here)."""
-    from .syntax.parser import parse_source
+def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) -> Checked:
+    """Parse, resolve names and type-check one file.
 
-    result = parse_source(source)
-    diags = sorted(result.diagnostics, key=sort_key)
+    `prelude` is an optional `relay_text.check.CheckResult` whose definitions
+    the file may use; by default (`use_prelude`) that is the standard
+    Prelude (`relay_text/std/prelude.rly`). `global_types` maps `@name` to
+    the global's type in the documented syntax (None when the file did not
+    parse).
+    """
+    from .check import check_module
+    from .diagnostics import has_errors
+    from .syntax.parser import parse_source
+    from .syntax.type_text import type_text
+
+    std = None
+    env = None
+    if prelude is None and use_prelude:
+        from .std import prelude as load_prelude
+
+        std = load_prelude()
+        env = std.env()
+        prelude = std.checked()
+    result = parse_source(source, env)
+    diags = list(result.diagnostics)
     module = result.module
     global_types: dict[str, str | None] = {}
+    checked = None
     if module is not None:
-        global_types = {f"@{gv.name}": None for gv in module.functions}
-    return Checked(source, module, diags, global_types)
+        checked = check_module(module, prelude)
+        type_diags = checked.diagnostics
+        if has_errors(diags):
+            # Unknown names already explain what follows from them.
+            type_diags = [d for d in type_diags if d.code != "unresolved-type"]
+        diags.extend(type_diags)
+        for gv in module.functions:
+            ty = checked.global_types.get(gv)
+            global_types[f"@{gv.name}"] = type_text(ty) if ty is not None else None
+    out = Checked(source, module, sorted(diags, key=sort_key), global_types)
+    out.result = checked
+    out.prelude = std
+    return out
 
 
 @dataclass
@@ -59,40 +92,54 @@ class Ran:
         return sum(1 for d in self.diagnostics if d.is_error)
 
 
-def run_source(source: Source, request: object = None, use_prelude: bool = True) -> Ran:
-    """Parse (with the Prelude), check, then evaluate the entry point.
+def run_source(source: Source, request: Any = None, use_prelude: bool = True) -> Ran:
+    """Parse and check (with the Prelude), then evaluate the entry point.
 
     `request` is an `eval.entry.RunRequest` (the default runs `@main` or the
-    trailing expression without arguments)."""
+    trailing expression without arguments). Nothing runs if checking finds
+    an error; warnings are kept in the diagnostics."""
     from .eval.entry import RunFailed, RunRequest, run_module
     from .syntax.builder import Env
-    from .syntax.parser import parse_source
 
     request = request if request is not None else RunRequest()
-    prelude = None
-    env = None
-    if use_prelude:
-        from .std import prelude as load_prelude
-
-        prelude = load_prelude()
-        env = prelude.env()
-    result = parse_source(source, env)
-    diags = sorted(result.diagnostics, key=sort_key)
-    module = result.module
-    ran = Ran(source, module, diags)
-    if module is None or ran.errors:
+    checked = check_source(source, use_prelude=use_prelude)
+    module = checked.module
+    ran = Ran(source, module, list(checked.diagnostics))
+    if module is None or checked.errors:
         return ran
+    std = checked.prelude
+    env = std.env() if std is not None else Env()
     # Names an argument's text may use: the program's and the Prelude's.
     arg_env = Env(
-        set(env.globals if env else ()) | {gv.name for gv in module.functions},
-        {**(env.constructors if env else {}), **module.constructors()},
-        {**(env.adts if env else {}), **{gtv.name: gtv for gtv in module.type_defs}},
+        env.globals | {gv.name for gv in module.functions},
+        {**env.constructors, **module.constructors()},
+        {**env.adts, **{gtv.name: gtv for gtv in module.type_defs}},
     )
     try:
-        outcome = run_module(module, request, prelude.module if prelude else None, arg_env)  # type: ignore[arg-type]
+        outcome = run_module(
+            module,
+            request,
+            std.module if std is not None else None,
+            arg_env,
+            type_of=_type_lookup(checked.result, std.checked() if std is not None else None),
+        )
     except RunFailed as exc:
         ran.diagnostics.extend(exc.diagnostics)
         return ran
     ran.value = outcome.value
     ran.ok = True
     return ran
+
+
+def _type_lookup(*results: Any) -> Any:
+    """A node's type from the checker's results (the program's, the Prelude's)."""
+    tables = [r.types for r in results if r is not None]
+
+    def type_of(node: Any) -> Any:
+        for table in tables:
+            ty = table.get(node)
+            if ty is not None:
+                return ty
+        return None
+
+    return type_of

@@ -35,6 +35,7 @@ the values it uses, which keeps within the Python compiler's limits.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -63,7 +64,7 @@ from ..ir.expr import (
 )
 from ..ir.module import Module
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
-from ..ir.ty import TensorType
+from ..ir.ty import FuncType, TensorType
 from ..ir.visitor import post_order
 from ..syntax.type_text import type_params_text, type_text
 from .ops import BoundOperator, NoKernel, Resolver, bind, default_resolver
@@ -95,6 +96,11 @@ def _overflow() -> None:
 
 def _match_fail(site: int, value: Any) -> None:
     raise MatchFailure(site, value)
+
+
+def _as_tensor_argument(value: Any) -> Any:
+    """A numpy scalar as a 0-d array; anything else unchanged."""
+    return np.asarray(value) if isinstance(value, np.generic) else value
 
 
 class CompileError(Exception):
@@ -195,10 +201,13 @@ class Compiler:
             "DNEW": object.__new__,
             "DATA": Data,
             "REF": Ref,
+            "ARRAY": np.asarray,
+            "TENSOR": _as_tensor_argument,
         }
         self.names: dict[Expr, str] = {}
         self.function_names: dict[str, str] = {}
-        self.signatures: dict[str, str] = {}
+        # Python function name -> its Relay signature, or a function computing it
+        self.signatures: dict[str, Any] = {}
         self.match_sites: list[Match] = []
         self.let_alias: dict[Var, Expr] = {}
         self.blocks: list[Block] = []
@@ -407,20 +416,27 @@ class Compiler:
             name = self.global_names[gv]
             fn = module.functions[gv]
             self.function_names[name] = f"@{gv.name}"
-            self.signatures[name] = self.signature(fn, f"@{gv.name}")
+            self.signatures[name] = functools.partial(self.signature, fn, f"@{gv.name}", gv)
             self.blocks.append(self.function_block(name, fn))
 
-    def signature(self, fn: Function, head: str = "fn") -> str:
-        params = []
-        for p in fn.params:
-            ty = p.type_annotation
-            if ty is None and self.type_of is not None:
-                ty = self.type_of(p)
-            params.append(f"%{p.name}" + (f" : {type_text(ty)}" if ty is not None else ""))
-        text = f"{head}{type_params_text(fn.type_params)}({', '.join(params)})"
-        ret = fn.ret_type
-        if ret is None and self.type_of is not None:
-            ret = self.type_of(fn.body)
+    def signature(self, fn: Function, head: str = "fn", gv: GlobalVar | None = None) -> str:
+        """`fn<a>(%x : a, %n : Tensor[(), int32]) -> a`: the checker's types
+        where known, else the annotations."""
+        ft = None
+        if self.type_of is not None:
+            ft = self.type_of(gv) if gv is not None else None
+            if not isinstance(ft, FuncType):
+                ft = self.type_of(fn)
+        if isinstance(ft, FuncType) and len(ft.arg_types) == len(fn.params):
+            types: list[Any] = list(ft.arg_types)
+            ret: Any = ft.ret_type
+            type_params = ft.type_params or fn.type_params
+        else:
+            types = [p.type_annotation for p in fn.params]
+            ret = fn.ret_type
+            type_params = fn.type_params
+        params = [f"%{p.name}" + (f" : {type_text(t)}" if t is not None else "") for p, t in zip(fn.params, types)]
+        text = f"{head}{type_params_text(type_params)}({', '.join(params)})"
         if ret is not None:
             text += f" -> {type_text(ret)}"
         return text
@@ -627,7 +643,10 @@ class _Emitter:
                 aname = c.fresh("A")
                 c.ns[kname] = bound.kernel
                 c.ns[aname] = bound.attrs
-                tup = "(" + joined + ("," if len(args) == 1 else "") + ")"
+                # Kernels take 0-d arrays for scalars; fast paths and
+                # literals give numpy scalars.
+                args = [self.as_array(a, text) for a, text in zip(node.args, args)]
+                tup = "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
                 block.line(f"{target} = {kname}({tup}, {aname})", node)
         elif type(op) is Constructor:
             if not args:
@@ -637,6 +656,15 @@ class _Emitter:
             block.line(f"{target} = DNEW(DATA); {target}.con = {cname}; {target}.fields = {fields}", node)
         else:
             block.line(f"{target} = {ref(op)}({joined})", node)
+
+    def as_array(self, arg: Expr, text: str) -> str:
+        """`text` (an argument of a kernel) as the kernel expects it."""
+        ty = self.c.type_of(arg) if self.c.type_of is not None else None
+        if isinstance(ty, TensorType):
+            return f"ARRAY({text})" if ty.shape == () else text
+        if ty is None:
+            return f"TENSOR({text})"
+        return text
 
     def emit_if(self, node: If, block: Block) -> None:
         then_r, else_r = self.plan.opens[node]
@@ -688,7 +716,7 @@ class _Emitter:
         c = self.c
         name = c.ref(node)
         c.function_names[name] = "fn"
-        c.signatures[name] = c.signature(node)
+        c.signatures[name] = functools.partial(c.signature, node)
         (body_region,) = self.plan.opens[node]
         block.line(f"def {name}({', '.join(c.names[p] for p in node.params)}):", node)
         block.nest(self.function_body(node, body_region))

@@ -159,7 +159,12 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
         return None  # a fault of the compiler, reported as an internal error
     node = innermost_node
     span = getattr(node, "span", None)
-    if isinstance(exc, ZeroDivisionError) or (isinstance(exc, FloatingPointError) and "divide" in str(exc)):
+    code = getattr(exc, "code", None)
+    if type(exc).__name__ == "KernelError" and isinstance(code, str):
+        # A value-dependent failure the operator itself describes.
+        label = "the divisor is zero" if code == "division-by-zero" else "failed here"
+        diag = Diagnostic(code, str(exc), span, label=label)
+    elif isinstance(exc, ZeroDivisionError) or (isinstance(exc, FloatingPointError) and "divide" in str(exc)):
         diag = Diagnostic("division-by-zero", "integer division by zero", span, label="the divisor is zero")
     elif isinstance(exc, MemoryError):
         diag = Diagnostic("runtime-error", "out of memory", span, label="while evaluating this")

@@ -30,8 +30,9 @@ import numpy as np
 from ..syntax.type_text import shape_text
 from .values import Data, Ref
 
-# Code object of a compiled function -> its Relay signature (set by compile).
-SIGNATURES: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
+# Code object of a compiled function -> its Relay signature, or a function
+# that computes it when first needed (set by compile).
+SIGNATURES: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 SUMMARY_THRESHOLD = 1000
 
@@ -49,6 +50,8 @@ def closure_signature(fn: Any) -> str:
     code = getattr(fn, "__code__", None)
     if code is not None:
         sig = SIGNATURES.get(code)
+        if callable(sig):
+            sig = SIGNATURES[code] = sig()
         if sig is not None:
             return sig
     return f"fn {getattr(fn, '__name__', '?')}"

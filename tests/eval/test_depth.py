@@ -104,39 +104,32 @@ def test_runaway_recursion_through_a_closure() -> None:
 
 def test_long_let_chain_compiles_and_runs() -> None:
     n = 100_000
-    lines = ["def @main() {", "  let %x0 = (); "]
-    lines += [f"  let %x{i} = (%x{i - 1},);" for i in range(1, n)]
+    lines = ["def @main() {", "  let %x0 = Nil(); "]
+    lines += [f"  let %x{i} = Cons({i}, %x{i - 1});" for i in range(1, n)]
     lines += [f"  %x{n - 1}", "}"]
-    value = run("\n".join(lines))
-    depth = 0
-    while value != ():
-        (value,) = value
-        depth += 1
-    assert depth == n - 1
+    value = to_python(run("\n".join(lines)))
+    assert value == list(range(n - 1, 0, -1))
 
 
 def test_long_chain_of_graph_bindings_compiles_and_runs() -> None:
     n = 100_000
-    lines = ['#[version = "0.0.5"]', "def @main() {", "  %0 = Some(());"]
-    lines += [f"  %{i} = Some(%{i - 1});" for i in range(1, n)]
+    lines = ['#[version = "0.0.5"]', "def @main() {", "  %0 = Cons(0, Nil);"]
+    lines += [f"  %{i} = Cons({i}, %{i - 1});" for i in range(1, n)]
     lines += [f"  %{n - 1}", "}"]
-    value = run("\n".join(lines))
-    depth = 0
-    while isinstance(value, Data):
-        (value,) = value.fields
-        depth += 1
-    assert depth == n
+    value = to_python(run("\n".join(lines)))
+    assert value == list(range(n - 1, -1, -1))
 
 
 def test_deeply_nested_control_flow_compiles() -> None:
     """`if` nested 2,000 deep: regions beyond the Python compiler's nesting
     limits move into functions of their own."""
     n = 2000
-    src = "def @main(%b : bool) {\n" + "".join(f"if (%b) {{ Some(\n" for _ in range(n)) + "()" + ") } else { None() }\n" * n + "}\n"
-    value = run(src, True)
-    depth = 0
-    while isinstance(value, Data):
-        (value,) = value.fields
-        depth += 1
-    assert depth == n
-    assert run(src, False).con.name == "None"
+    src = (
+        "def @main(%b : bool) -> List[()] {\n"
+        + "if (%b) { Cons((), \n" * n
+        + "Nil()"
+        + ") } else { Nil() }\n" * n
+        + "}\n"
+    )
+    assert len(to_python(run(src, True))) == n
+    assert to_python(run(src, False)) == []

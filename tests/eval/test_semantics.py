@@ -130,7 +130,8 @@ def test_tuple_patterns_and_projections() -> None:
     """Seed 002, "Tuples": projection is 0-indexed; `(%a, %b, %c).1` is %b."""
     src = """
     def @main() {
-      let %t = ((1, 2), True, Nil());
+      let %t = ((1, 2), True, None());
+      let %u : Optional[bool] = %t.2;
       let %swapped = match (%t.0) { case (%x, %y) { (%y, %x) } };
       (%swapped, (%t.0, %t.1, %t.2).1, %t.0.1)
     }
@@ -154,8 +155,8 @@ def test_graph_binding_is_evaluated_once() -> None:
 def test_graph_binding_shared_by_a_closure_is_evaluated_once() -> None:
     src = """
     def @main() {
-      let %log = ref(0);
-      %1 = { ref_write(%log, Cons((), Nil())); ref_read(%log) };
+      let %log = ref(Nil());
+      %1 = { ref_write(%log, Cons((), ref_read(%log))); ref_read(%log) };
       let %f = fn() { %1 };
       (%f(), %f(), %1)
     }
@@ -267,7 +268,7 @@ def test_constant_tensor() -> None:
 
 
 def test_closure_value_prints_as_its_signature() -> None:
-    assert show("def @main() { fn(%x : int32, %y) -> int32 { %x } }") == "fn(%x : Tensor[(), int32], %y) -> Tensor[(), int32]"
+    assert show("def @main() { fn(%x : int32, %y) -> int32 { %x } }") == "fn(%x : Tensor[(), int32], %y : a) -> Tensor[(), int32]"
     assert show("def @main() { @flip }") == "@flip<a, b, c>(%f : fn(a, b) -> c) -> fn(b, a) -> c"
     assert show("def @main() { Cons }") == "Cons : fn(a, List[a]) -> List[a]"
 

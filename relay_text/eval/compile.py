@@ -64,7 +64,7 @@ from ..ir.expr import (
 )
 from ..ir.module import Module
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
-from ..ir.ty import FuncType, TensorType
+from ..ir.ty import FuncType, TensorType, TupleType
 from ..ir.visitor import post_order
 from ..syntax.type_text import type_params_text, type_text
 from .ops import BoundOperator, NoKernel, Resolver, bind, default_resolver
@@ -490,11 +490,14 @@ class _Emitter:
         self.code: dict[Region, Block] = {}  # region -> its statements
         self.level: dict[Region, int] = {}  # Python nesting of a region's code
         self.outlined: set[Region] = set()
+        # tensor-valued node -> the nodes of its own region still to read it
+        self.readers: dict[Expr, set[Expr]] = {}
 
     def function_def(self, name: str, fn: Function, top: Region) -> Block:
         c = self.c
         self.name_binders(fn)
         self.assign_levels(top)
+        self.find_releasable()
         # Inner regions first: a control node's code embeds its regions' code.
         for region in reversed(self.plan.regions):
             self.code[region] = self.emit_region(region)
@@ -518,6 +521,72 @@ class _Emitter:
                 for clause in node.clauses:  # type: ignore[attr-defined]
                     for var in pattern_vars(clause.pattern):
                         c.names[var] = c.fresh("v")
+
+    def resolve(self, node: Expr) -> Expr | None:
+        """The compound node whose value `node` denotes, if any."""
+        let_alias = self.c.let_alias
+        while True:
+            t = type(node)
+            if t is Var and node in let_alias:
+                node = let_alias[node]  # type: ignore[index]
+            elif t is Let:
+                node = node.body  # type: ignore[attr-defined]
+            else:
+                break
+        if isinstance(node, LEAVES) or (t is Call and type(node.op) is Constructor and not node.args):  # type: ignore[attr-defined]
+            return None
+        return node
+
+    def find_releasable(self) -> None:
+        """Tensors (and tuples) read only by later steps of their own region
+        can be released after their last reader, as a hand-written program
+        would let them go: large intermediate results do not pile up."""
+        type_of = self.c.type_of
+        if type_of is None:
+            return
+        place = self.plan.place
+        readers: dict[Expr, set[Expr]] = {}
+        escaping: set[Expr] = set()
+        for region in self.plan.regions:
+            root = self.resolve(region.root)
+            if root is not None:
+                escaping.add(root)
+        for node, home in place.items():
+            if type(node) is Let:
+                continue
+            inline, _ = region_edges(node)
+            for child in inline:
+                target = self.resolve(child)
+                if target is None:
+                    continue
+                if place.get(target) is not home:
+                    escaping.add(target)
+                else:
+                    readers.setdefault(target, set()).add(node)
+        for target, nodes in readers.items():
+            if target in escaping:
+                continue
+            ty = type_of(target)
+            if (isinstance(ty, TensorType) and ty.shape != ()) or isinstance(ty, TupleType):
+                self.readers[target] = nodes
+
+    def released_after(self, node: Expr) -> list[str]:
+        """Names whose last reader is `node` (just emitted)."""
+        out: list[str] = []
+        if not self.readers or type(node) is Let:
+            return out
+        inline, _ = region_edges(node)
+        for child in inline:
+            target = self.resolve(child)
+            pending = self.readers.get(target) if target is not None else None
+            if pending is None or node not in pending:
+                continue
+            pending.discard(node)
+            if not pending:
+                name = self.c.ref(target)  # type: ignore[arg-type]
+                if name not in out:
+                    out.append(name)
+        return out
 
     def assign_levels(self, top: Region) -> None:
         self.level[top] = 1
@@ -587,6 +656,9 @@ class _Emitter:
             if expanded:
                 done.add(node)
                 self.emit(node, block)
+                released = self.released_after(node)
+                if released:
+                    block.line(f"del {', '.join(released)}")
                 continue
             stack.append((node, True))
             for dep in reversed(self.deps(node, region)):

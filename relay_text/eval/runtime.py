@@ -2,12 +2,11 @@
 
 A Relay call is one Python call, so a program that recurses a million
 calls deep needs a million Python frames. `execute` raises Python's
-recursion limit for the run and runs it on a thread of its own whose stack
-is large enough (CPython 3.10 uses about 700 bytes of C stack per Python
-call; 3.11 and later use none). Python's limit is set above `max_depth`,
-so it is the compiled program's own counter that stops a runaway
-recursion, with a `recursion-limit` diagnostic at the call that went too
-deep.
+recursion limit for the run (above `max_depth`, so that the compiled
+program's own counter stops a runaway recursion first, with a
+`recursion-limit` diagnostic at the call that went too deep). CPython 3.11
+and later need nothing more; on 3.10, which uses about 700 bytes of C stack
+per Python call, the run gets a thread with a stack large enough.
 
 Errors become diagnostics located in the program: the traceback's frames
 that belong to the compiled program name the lines being executed, and
@@ -87,7 +86,27 @@ def relaxed_gc() -> Iterator[None]:
 
 
 def run_deep(body: Callable[[], Any], max_depth: int) -> Any:
-    """Run `body` on a thread with room for `max_depth` nested calls."""
+    """Run `body` with room for `max_depth` nested calls.
+
+    From CPython 3.11 on, a Python call made by Python code uses no C
+    stack, so raising the recursion limit is enough and `body` runs on the
+    calling thread (Ctrl-C reaches it directly). CPython 3.10 recurses in C
+    for every call: there `body` runs on a thread with a stack sized for
+    `max_depth` calls."""
+    needed = max_depth * _PYTHON_FRAMES_PER_CALL + 10_000
+    old_limit = sys.getrecursionlimit()
+    if needed > old_limit:
+        sys.setrecursionlimit(needed)
+    try:
+        if _C_STACK_PER_CALL == 0:
+            return body()
+        return _on_big_stack(body, _BASE_STACK + max_depth * _C_STACK_PER_CALL)
+    finally:
+        if sys.getrecursionlimit() == needed:
+            sys.setrecursionlimit(old_limit)
+
+
+def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
     outcome: dict[str, Any] = {}
 
     def target() -> None:
@@ -96,9 +115,6 @@ def run_deep(body: Callable[[], Any], max_depth: int) -> Any:
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
             outcome["error"] = exc
 
-    stack = _BASE_STACK + max_depth * _C_STACK_PER_CALL
-    old_limit = sys.getrecursionlimit()
-    needed = max_depth * _PYTHON_FRAMES_PER_CALL + 10_000
     old_stack = threading.stack_size()
     try:
         threading.stack_size(stack)
@@ -106,20 +122,13 @@ def run_deep(body: Callable[[], Any], max_depth: int) -> Any:
         threading.stack_size(64 * 1024 * 1024)
     try:
         worker = threading.Thread(target=target, name="relay-eval", daemon=True)
-        if needed > old_limit:
-            sys.setrecursionlimit(needed)
         worker.start()
     finally:
         threading.stack_size(old_stack)
-    try:
-        while worker.is_alive():
-            worker.join(0.05)
-    finally:
-        if not worker.is_alive() and sys.getrecursionlimit() == needed:
-            sys.setrecursionlimit(old_limit)
+    while worker.is_alive():
+        worker.join(0.05)  # wakes up for Ctrl-C
     if "error" in outcome:
-        error = outcome.pop("error")
-        raise error.with_traceback(None) if isinstance(error, EvalError) else error
+        raise outcome.pop("error")
     return outcome["value"]
 
 

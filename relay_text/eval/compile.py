@@ -217,6 +217,7 @@ class Compiler:
         self.ctor_names: dict[Constructor, str] = {}
         self.counter = itertools.count(1)
         self.entries: dict[str, str] = {}
+        self.missing_constants: list[Constant] = []  # meta[relay.Constant][i] without data
 
     # ---- names -------------------------------------------------------------
 
@@ -265,15 +266,7 @@ class Compiler:
 
     def constant(self, node: Constant) -> str:
         if node.value is None:
-            index = node.meta_index
-            self.diagnostics.append(
-                Diagnostic(
-                    "bad-metadata",
-                    f"`meta[relay.Constant][{index}]` has no value to run with",
-                    node.span,
-                    label="value unknown",
-                ).with_note("the file has no #[metadata] section holding this constant's data")
-            )
+            self.missing_constants.append(node)
             return "None"
         shape = tuple(node.shape or ())
         key = (type(node.value), node.value, node.dtype, shape)
@@ -452,6 +445,22 @@ class Compiler:
     # ---- assembly ------------------------------------------------------------
 
     def finish(self) -> CompiledProgram:
+        if self.missing_constants:
+            first = min(self.missing_constants, key=lambda c: c.span.start if c.span is not None else 0)
+            others = len({c.meta_index for c in self.missing_constants}) - 1
+            what = f"`meta[relay.Constant][{first.meta_index}]`"
+            if others:
+                what += f" and {others} other constant{'s' if others != 1 else ''} have"
+            else:
+                what += " has"
+            self.diagnostics.append(
+                Diagnostic(
+                    "bad-metadata",
+                    f"{what} no value to run with",
+                    first.span,
+                    label="value unknown",
+                ).with_note("the file has no #[metadata] section holding the constants' data")
+            )
         if self.diagnostics:
             raise CompileError(self.diagnostics)
         lines, nodes = render(self.blocks)

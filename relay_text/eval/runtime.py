@@ -25,6 +25,7 @@ import numpy as np
 
 from ..diagnostics import Diagnostic
 from ..ir.expr import Call, Expr, Match
+from ..ir.span import Span
 from .compile import CompiledProgram, DepthExceeded, MatchFailure
 
 DEFAULT_MAX_DEPTH = 2_000_000
@@ -162,7 +163,7 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
     if isinstance(exc, MatchFailure):
         match = program.match_sites[exc.site]
         diag = _match_diagnostic(match, exc.value)
-        _add_backtrace(diag, program, frames[:-1])
+        _add_backtrace(diag, program, frames)
         return diag
     if isinstance(exc, (NameError, UnboundLocalError, SyntaxError)) and _raised_in_program(program, exc):
         return None  # a fault of the compiler, reported as an internal error
@@ -181,7 +182,7 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
         what = _describe_node(node)
         message = str(exc) or type(exc).__name__
         diag = Diagnostic("runtime-error", f"{what} failed: {message}", span, label="failed here")
-    _add_backtrace(diag, program, frames[:-1])
+    _add_backtrace(diag, program, frames)
     return diag
 
 
@@ -213,13 +214,33 @@ def _match_diagnostic(match: Match, value: Any) -> Diagnostic:
     text = value_text(value)
     if len(text) > 60 or "\n" in text:
         text = f"{value.con.name}(...)" if isinstance(value, Data) and value.fields else text.split("\n")[0][:57] + "..."
-    span = getattr(match.data, "span", None) or match.span
-    diag = Diagnostic("match-failure", f"no clause matches the value `{text}`", span, label="this value")
+    diag = Diagnostic("match-failure", f"no clause matches the value `{text}`", _match_head(match), label="no clause matches")
     if isinstance(value, Data):
         diag.with_note(f"the value was built by `{value.con.name}`, which no clause accepts")
-    if not match.complete:
+    if not match.complete and not _in_prelude(match):
         diag.with_help("`match?` allows clauses to leave values out; add a clause for this case, or use `match` to have it checked")
     return diag
+
+
+def _in_prelude(node: Expr) -> bool:
+    from ..std import SOURCE_NAME
+
+    span = getattr(node, "span", None)
+    return span is not None and span.source.name == SOURCE_NAME
+
+
+def _match_head(match: Match) -> Span | None:
+    """`match (%l)`: the keyword and the matched expression, without the
+    clauses (a variable's own span is where it is bound, not used)."""
+    span = match.span
+    if span is None:
+        return None
+    text = span.source.text
+    brace = text.find("{", span.start, span.end)
+    end = brace if brace != -1 else span.end
+    while end > span.start and text[end - 1].isspace():
+        end -= 1
+    return Span(span.source, span.start, end)
 
 
 def _depth_diagnostic(program: CompiledProgram, frames: list[tuple[str, int]], max_depth: int) -> Diagnostic:
@@ -246,30 +267,37 @@ def _depth_diagnostic(program: CompiledProgram, frames: list[tuple[str, int]], m
 
 
 def _add_backtrace(diag: Diagnostic, program: CompiledProgram, frames: list[tuple[str, int]], limit: int = 4) -> None:
-    """Notes naming the calls that led to the error, innermost first."""
+    """Notes naming the calls that led to the error, innermost first:
+    "`@hd` was called at prog.rly:3:5, in `@main`"."""
+    names = program.function_names
+    # Outlined regions belong to the function around them.
+    relay_frames = [(names.get(name, name), line) for name, line in frames]
     calls: list[str] = []
     previous = None
     repeats = 0
-    for name, line in reversed(frames):
-        node = program.node_at(line)
-        span = getattr(node, "span", None)
-        if span is None or not isinstance(node, Call):
+    callee_index = len(relay_frames) - 1
+    while callee_index > 0 and len(calls) < limit:
+        callee = relay_frames[callee_index][0]
+        caller_index = callee_index - 1
+        while caller_index > 0 and relay_frames[caller_index][0] == "region":
+            caller_index -= 1
+        node = program.node_at(relay_frames[callee_index - 1][1])
+        caller = relay_frames[caller_index][0]
+        callee_index = caller_index
+        if callee == "region" or not isinstance(node, Call) or node.span is None:
             continue
-        where = program.function_names.get(name, name)
-        if where == "region":
-            continue
-        text = f"called from {where} at {span}" if where != "fn" else f"called from a closure at {span}"
+        who = "a closure" if callee == "fn" else f"`{callee}`"
+        where = "a closure" if caller == "fn" else f"`{caller}`"
+        text = f"{who} was called at {node.span}, in {where}"
         if text == previous:
             repeats += 1
             continue
         if repeats:
-            calls.append(f"... the same call {repeats:,} more times")
+            calls.append(f"... the same call {repeats:,} more time{'s' if repeats != 1 else ''}")
             repeats = 0
         previous = text
         calls.append(text)
-        if len(calls) >= limit:
-            break
     if repeats:
-        calls.append(f"... the same call {repeats:,} more times")
+        calls.append(f"... the same call {repeats:,} more time{'s' if repeats != 1 else ''}")
     for text in calls:
         diag.with_note(text)

@@ -186,14 +186,12 @@ def run(
     for diag in ran.diagnostics:
         reporter.diagnostic(diag)
     if not ran.ok:
-        errors = ran.errors
-        reporter.message(f"Found {_plural(errors, 'error')}; nothing was run" if ran.value is None and errors and not _is_runtime(ran) else f"{_plural(errors, 'error')} while running", "bold red")
+        if ran.started:
+            reporter.message("The program stopped with an error", "bold red")
+        else:
+            reporter.message(f"Found {_plural(ran.errors, 'error')}; nothing was run", "bold red")
         return EXIT_FAIL
     return _write_result(ran.value, output_format, output_path, full, reporter)
-
-
-def _is_runtime(ran: Any) -> bool:
-    return any(d.code in ("recursion-limit", "match-failure", "division-by-zero", "runtime-error") for d in ran.diagnostics)
 
 
 def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any) -> int:

@@ -86,6 +86,7 @@ class Ran:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     value: object = None
     ok: bool = False
+    started: bool = False  # the entry point began to run (errors are runtime errors)
 
     @property
     def errors(self) -> int:
@@ -125,9 +126,10 @@ def run_source(source: Source, request: Any = None, use_prelude: bool = True) ->
         )
     except RunFailed as exc:
         ran.diagnostics.extend(exc.diagnostics)
+        ran.started = exc.ran
         return ran
     ran.value = outcome.value
-    ran.ok = True
+    ran.ok = ran.started = True
     return ran
 
 

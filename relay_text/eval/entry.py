@@ -36,11 +36,12 @@ EXPRESSION = "<expression>"
 
 
 class RunFailed(Exception):
-    """The program could not be run or failed while running."""
+    """The program could not be run (`ran` is False) or failed while running."""
 
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, diagnostics: list[Diagnostic], ran: bool = False) -> None:
         super().__init__(str(diagnostics[0]) if diagnostics else "run failed")
         self.diagnostics = diagnostics
+        self.ran = ran
 
 
 @dataclass
@@ -242,7 +243,7 @@ def _run_module(
     try:
         result = execute(program, entry.key, args, request.max_depth)
     except EvalError as exc:
-        raise RunFailed([exc.diagnostic]) from None
+        raise RunFailed([exc.diagnostic], ran=True) from None
     return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
 
 

@@ -84,8 +84,10 @@ def deep_python(fn: Callable[[], Any]) -> Callable[[], Any]:
         out: list = []
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(1_000_000)
+        old_stack = threading.stack_size(512 * 1024 * 1024)  # CPython 3.10 recurses in C
         worker = threading.Thread(target=lambda: out.append(fn()))
         worker.start()
+        threading.stack_size(old_stack)
         worker.join()
         sys.setrecursionlimit(old)
         return out[0]

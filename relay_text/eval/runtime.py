@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import queue
 import sys
 import threading
 from typing import Any, Callable, Iterator
@@ -107,27 +108,53 @@ def run_deep(body: Callable[[], Any], max_depth: int) -> Any:
             sys.setrecursionlimit(old_limit)
 
 
-def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
-    outcome: dict[str, Any] = {}
+class _BigStackWorker:
+    """A thread with a large stack that runs one job at a time (CPython 3.10).
 
-    def target() -> None:
+    Kept between runs: creating a thread with a stack of gigabytes costs
+    about a third of a millisecond, more than a small program takes."""
+
+    def __init__(self, stack: int) -> None:
+        self.stack = stack
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        old_stack = threading.stack_size()
         try:
-            outcome["value"] = body()
-        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
-            outcome["error"] = exc
+            threading.stack_size(stack)
+        except (ValueError, RuntimeError):
+            threading.stack_size(64 * 1024 * 1024)
+        try:
+            self.thread = threading.Thread(target=self.loop, name="relay-eval", daemon=True)
+            self.thread.start()
+        finally:
+            threading.stack_size(old_stack)
 
-    old_stack = threading.stack_size()
+    def loop(self) -> None:
+        while True:
+            body, outcome, done = self.jobs.get()
+            try:
+                outcome["value"] = body()
+            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+                outcome["error"] = exc
+            done.set()
+
+
+_WORKERS: list[_BigStackWorker] = []
+
+
+def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
+    worker = _WORKERS[0] if _WORKERS and _WORKERS[0].stack >= stack else None
+    if worker is None:
+        worker = _BigStackWorker(stack)
+        _WORKERS[:] = [worker]
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+    worker.jobs.put((body, outcome, done))
     try:
-        threading.stack_size(stack)
-    except (ValueError, RuntimeError):
-        threading.stack_size(64 * 1024 * 1024)
-    try:
-        worker = threading.Thread(target=target, name="relay-eval", daemon=True)
-        worker.start()
-    finally:
-        threading.stack_size(old_stack)
-    while worker.is_alive():
-        worker.join(0.05)  # wakes up for Ctrl-C
+        while not done.wait(0.05):  # wakes up for Ctrl-C
+            pass
+    except BaseException:
+        _WORKERS.clear()  # the worker is still busy with the abandoned run
+        raise
     if "error" in outcome:
         raise outcome.pop("error")
     return outcome["value"]

@@ -72,12 +72,15 @@ def reshape_dims(r: Any, ishape: tuple, newshape: tuple, allowzero: bool) -> tup
                 r.fail("shape-mismatch", f"`reshape`: -4 at position {i} has no input dimension to split")
             d0 = ishape[src]
             d1, d2 = newshape[i + 1], newshape[i + 2]
-            if type(d0) is int:
+            if type(d0) is not int:
+                d1 = d1 if d1 > 0 else AnyDim()
+                d2 = d2 if d2 > 0 else AnyDim()
+            else:
                 if d1 == -1 and d2 > 0:
                     d1 = d0 // d2
                 elif d2 == -1 and d1 > 0:
                     d2 = d0 // d1
-                if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:
+                if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:  # type: ignore[operator]
                     r.fail("shape-mismatch", f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and {newshape[i + 2]}")
             out.extend([d1, d2])
             src += 1

@@ -58,7 +58,7 @@ def test_conv2d_names_the_channels() -> None:
     d = only("def @f(%x : Tensor[(1, 3, 8, 8), float32], %w : Tensor[(8, 4, 3, 3), float32]) { nn.conv2d(%x, %w) }")
     assert (d.code, d.message) == ("shape-mismatch", "`nn.conv2d`: the data has 3 channels, but the weight expects 4 (groups=1)")
     assert d.location()[1:3] == (1, 96)
-    assert _labels(d) == [(1, 84, "in this call of `nn.conv2d`")]
+    assert _labels(d) == [(1, 82, "in this call of `nn.conv2d`")]
 
 
 def test_reshape_counts_elements() -> None:

@@ -436,6 +436,10 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                 self.fn_defs[var] = value
             yield value
             vt = self.use_type(value)
+            if generalize and isinstance(vt, FuncType) and vt.type_params:
+                # Inside its own body the function is used monomorphically; its
+                # declared parameters come back when it is generalized.
+                vt = FuncType(vt.arg_types, vt.ret_type)
             origin = (spans.annotation_span(var), "expected because of this annotation") if annot is not None else None
             self.expect(vt, var_t, lambda let=let: spans.let_value_span(let), origin)
             if generalize:

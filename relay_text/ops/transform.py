@@ -193,6 +193,8 @@ def squeeze_rel(r: Any) -> bool:
         drop = set()
         for a in axis:
             n = normalize_axis(r, a, rank)
+            if n in drop:
+                r.fail("type-mismatch", f"`squeeze`: axis {a} is listed twice")
             d = x.shape[n]
             if is_unknown(d):
                 return False
@@ -428,6 +430,8 @@ def take(args: tuple, attrs: dict) -> Any:
 def broadcast_to_rel(r: Any) -> bool:
     x = r.tensor(0)
     target = tuple(r.attrs["shape"])
+    if any(d < 0 for d in target):
+        r.fail("shape-mismatch", f"`broadcast_to`: a shape cannot have negative sizes, found {list(target)}")
     if not known_rank(x.shape):
         r.set_result(TensorType(target, x.dtype))
         return False
@@ -473,6 +477,8 @@ def ones(args: tuple, attrs: dict) -> Any:
 
 def full_rel(r: Any) -> bool:
     fill = r.tensor(0)
+    if any(d < 0 for d in r.attrs["shape"]):
+        r.fail("shape-mismatch", f"`full`: a shape cannot have negative sizes, found {list(r.attrs['shape'])}")
     if known_rank(fill.shape) and fill.shape != ():
         r.fail("shape-mismatch", f"`full` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=0)
     shape = tuple(r.attrs["shape"])

@@ -36,13 +36,14 @@ class Checked:
 def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) -> Checked:
     """Parse, resolve names and type-check one file.
 
-    `prelude` is an optional `relay_text.check.CheckResult` whose definitions
-    the file may use; by default (`use_prelude`) that is the standard
-    Prelude (`relay_text/std/prelude.rly`). `global_types` maps `@name` to
+    `prelude` is an optional module whose definitions the file may use
+    (user definitions of the same name win); by default (`use_prelude`)
+    that is the standard Prelude (`relay_text/std/prelude.rly`).
+    `global_types` maps `@name` to
     the global's type in the documented syntax (None when the file did not
     parse).
     """
-    from .check import check_module
+    from .check import check_module, prelude_env
     from .diagnostics import has_errors
     from .syntax.parser import parse_source
     from .syntax.type_text import type_text
@@ -53,8 +54,10 @@ def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) 
         from .std import prelude as load_prelude
 
         std = load_prelude()
-        env = std.env()
-        prelude = std.checked()
+        prelude = std.module
+        env = std.env()  # also knows TVM's names for Prelude types
+    elif prelude is not None:
+        env = prelude_env(prelude)
     result = parse_source(source, env)
     diags = list(result.diagnostics)
     module = result.module

@@ -12,9 +12,12 @@ from typing import Any, Callable
 
 from ..ir.expr import Function, GlobalVar
 from ..ir.ty import IncompleteType
+from ..ir.visitor import children
 from .types import walk
 
+
 def fully_annotated(func: Function) -> bool:
+    """Whether every parameter and the result are annotated (without `_`)."""
     if func.ret_type is None:
         return False
     for p in func.params:
@@ -28,13 +31,27 @@ def fully_annotated(func: Function) -> bool:
 
 
 def global_refs(func: Function, functions: dict) -> list[GlobalVar]:
-    from ..ir.visitor import post_order
-
-    return [n for n in post_order(func) if type(n) is GlobalVar and n in functions]
+    """The globals of `functions` that `func` refers to (each shared node looked at once)."""
+    out: list[GlobalVar] = []
+    seen: set[int] = set()
+    stack: list = [func]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if type(node) is GlobalVar:
+            if node in functions and node not in out:
+                out.append(node)
+            continue
+        stack.extend(children(node))
+    return out
 
 
 def sccs(nodes: list, edges: Callable[[Any], list]) -> list[list]:
     """Strongly connected components (Tarjan, iterative), callees before callers."""
+    if len(nodes) == 1:
+        return [list(nodes)]  # one definition: its own group, whatever it calls
     index: dict[Any, int] = {}
     low: dict[Any, int] = {}
     on_stack: set = set()

@@ -446,6 +446,10 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                 self.fn_defs[var] = value
             yield value
             vt = self.use_type(value)
+            if generalize and isinstance(vt, FuncType) and vt.type_params:
+                # Inside its own body the function is used monomorphically; its
+                # declared parameters come back when it is generalized.
+                vt = FuncType(vt.arg_types, vt.ret_type)
             origin = (spans.annotation_span(var), "expected because of this annotation") if annot is not None else None
             self.expect(vt, var_t, lambda let=let: spans.let_value_span(let), origin)
             if generalize:
@@ -560,14 +564,39 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                 origin = (spans.annotation_span(param), f"parameter `%{param.name}` is declared here")
             elif isinstance(node.op, Constructor) and node.op.span is not None:
                 origin = (node.op.span, f"`{node.op.name}` is defined here")
-            self.expect(
+            count = len(self.diags)
+            ok = self.expect(
                 arg_types[i],
                 f.arg_types[i],
                 lambda i=i: spans.arg_span(node, i),
                 origin,
                 message=f"mismatched types: the {ordinal(i + 1)} argument of {name_of(node.op)} must be `{{expected}}`, found `{{found}}`",
             )
+            if not ok and len(self.diags) > count:
+                self._literal_help(self.diags[-1], node.args[i], f.arg_types[i])
         return f.ret_type
+
+    def _literal_help(self, diag: Diagnostic, arg: Expr, expected: Any) -> None:
+        """An integer literal where a float scalar is wanted, or the reverse: show the spelling."""
+        want = resolve(expected)
+        if not (isinstance(arg, Constant) and arg.is_scalar and isinstance(want, TensorType) and want.shape == ()):
+            return
+        dtype = want.dtype
+        if not isinstance(dtype, str) or arg.dtype == dtype or arg.value is None or isinstance(arg.value, bool):
+            return
+        value = arg.value
+        if dtype.startswith("float"):
+            number = repr(float(value))  # `1.0`, `2.5`
+            if dtype != "float32":
+                spelled = number + dtype.replace("float", "f")  # `2.5f64`
+            elif self.dialect == "tvm":
+                spelled = number + "f"
+            else:
+                spelled = number
+            diag.with_help(f"write `{spelled}` for a {dtype} literal")
+        elif dtype.startswith(("int", "uint")) and float(value).is_integer():
+            suffix = "" if dtype == "int32" else dtype.replace("uint", "u").replace("int", "i")
+            diag.with_help(f"write `{int(value)}{suffix}` for an {dtype} literal")
 
     def _definition(self, callee: Expr) -> Function | None:
         if type(callee) is GlobalVar:

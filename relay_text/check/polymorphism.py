@@ -91,9 +91,16 @@ class PolymorphismMixin:
             if hs and all(x.uid in candidates for x in hs):
                 args = [substitute(resolve(a), mapping) for a in c.args]
                 out = substitute(resolve(c.out), mapping)
-                if not any(_same_template(tm, c.fn, args, out) for tm in templates):
-                    templates.append(Template(c.fn, c.name, c.attrs, args, out))
-                    relations.append(TypeRelation(getattr(c.fn, "relation_name", c.name), tuple(args) + (out,), len(args)))
+                shown = getattr(c.fn, "relation_name", c.name)
+                template = Template(c.fn, c.name, c.attrs, args, out)
+                same = next((i for i, tm in enumerate(templates) if tm.attrs == c.attrs and _same_template(tm, shown, args, out)), None)
+                if same is None:
+                    templates.append(template)
+                    relations.append(TypeRelation(shown, tuple(args) + (out,), len(args)))
+                elif c.site.call is not None:
+                    # A `where` relation and an operator's relation over the same
+                    # types: keep the operator's, the more specific of the two.
+                    templates[same] = template
                 self.solver.detach(c)
         for h, tv in mapping.items():
             h.link = tv
@@ -162,8 +169,14 @@ class PolymorphismMixin:
         )
 
 
-def _same_template(tm: Template, fn: Any, args: list, out: Any) -> bool:
-    return tm.fn is fn and all(a is b or a == b for a, b in zip(tm.args, args)) and (tm.out is out or tm.out == out)
+def _same_template(tm: Template, shown: str, args: list, out: Any) -> bool:
+    """The same relation (by the name it is shown with) over the same types."""
+    return (
+        getattr(tm.fn, "relation_name", tm.name) == shown
+        and len(tm.args) == len(args)
+        and all(a is b or a == b for a, b in zip(tm.args, args))
+        and (tm.out is out or tm.out == out)
+    )
 
 
 def _holes_in_order(t: Any) -> list[Hole]:

@@ -14,7 +14,7 @@ from typing import Any
 from ..ir.ty import TensorType
 from ._np import is_float, is_int, np, wrap
 from .registry import Attr, KernelError, register
-from .relations import OUT, broadcast, broadcast_bool, broadcast_dims, broadcast_logical, identity, known_rank
+from .relations import OUT, arithmetic, broadcast, broadcast_bool, broadcast_dims, broadcast_logical, identity, known_rank, numeric_identity
 
 # ---------------------------------------------------------------- relations
 
@@ -109,19 +109,19 @@ def _scalar_divide(a: Any, b: Any) -> Any:
     return a / b
 
 
-@register("add", inputs=2, relation=broadcast, doc="Elementwise sum, broadcasting like numpy.", scalar=operator.add)
+@register("add", inputs=2, relation=arithmetic, doc="Elementwise sum, broadcasting like numpy.", scalar=operator.add)
 def add(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.add(a, b), a.dtype)
 
 
-@register("subtract", inputs=2, relation=broadcast, doc="Elementwise difference, broadcasting like numpy.", scalar=operator.sub)
+@register("subtract", inputs=2, relation=arithmetic, doc="Elementwise difference, broadcasting like numpy.", scalar=operator.sub)
 def subtract(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.subtract(a, b), a.dtype)
 
 
-@register("multiply", inputs=2, relation=broadcast, doc="Elementwise product, broadcasting like numpy.", scalar=operator.mul)
+@register("multiply", inputs=2, relation=arithmetic, doc="Elementwise product, broadcasting like numpy.", scalar=operator.mul)
 def multiply(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.multiply(a, b), a.dtype)
@@ -135,7 +135,7 @@ def _check_zero(b: Any) -> None:
 @register(
     "divide",
     inputs=2,
-    relation=broadcast,
+    relation=arithmetic,
     doc="Elementwise quotient; integer division truncates toward zero.",
     scalar=_scalar_divide,
 )
@@ -150,7 +150,7 @@ def divide(args: tuple, attrs: dict) -> Any:
         return wrap(np.true_divide(a, b), a.dtype)
 
 
-@register("floor_divide", inputs=2, relation=broadcast, doc="Elementwise quotient rounded toward negative infinity.")
+@register("floor_divide", inputs=2, relation=arithmetic, doc="Elementwise quotient rounded toward negative infinity.")
 def floor_divide(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype):
@@ -161,7 +161,7 @@ def floor_divide(args: tuple, attrs: dict) -> Any:
         return wrap(np.floor(np.true_divide(a, b)), a.dtype)
 
 
-@register("mod", inputs=2, relation=broadcast, doc="Elementwise remainder with the sign of the dividend (C's %).")
+@register("mod", inputs=2, relation=arithmetic, doc="Elementwise remainder with the sign of the dividend (C's %).")
 def mod(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype):
@@ -170,7 +170,7 @@ def mod(args: tuple, attrs: dict) -> Any:
         return wrap(np.fmod(a, b), a.dtype)
 
 
-@register("floor_mod", inputs=2, relation=broadcast, doc="Elementwise remainder with the sign of the divisor (numpy's %).")
+@register("floor_mod", inputs=2, relation=arithmetic, doc="Elementwise remainder with the sign of the divisor (numpy's %).")
 def floor_mod(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype):
@@ -179,7 +179,7 @@ def floor_mod(args: tuple, attrs: dict) -> Any:
         return wrap(np.mod(a, b), a.dtype)
 
 
-@register("power", inputs=2, relation=broadcast, doc="Elementwise power a ** b.")
+@register("power", inputs=2, relation=arithmetic, doc="Elementwise power a ** b.")
 def power(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype) and np.any(b < 0):
@@ -245,19 +245,19 @@ def logical_not(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- unary
 
 
-@register("negative", inputs=1, relation=identity, doc="Elementwise negation (integers wrap around).", scalar=operator.neg)
+@register("negative", inputs=1, relation=numeric_identity, doc="Elementwise negation (integers wrap around).", scalar=operator.neg)
 def negative(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.negative(x), x.dtype)
 
 
-@register("abs", inputs=1, relation=identity, doc="Elementwise absolute value.")
+@register("abs", inputs=1, relation=numeric_identity, doc="Elementwise absolute value.")
 def abs_(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.abs(x), x.dtype)
 
 
-@register("sign", inputs=1, relation=identity, doc="Elementwise sign: -1, 0 or 1.")
+@register("sign", inputs=1, relation=numeric_identity, doc="Elementwise sign: -1, 0 or 1.")
 def sign(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.sign(x), x.dtype)

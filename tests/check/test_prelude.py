@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from relay_text.check import check_module, prelude_result
+from relay_text.check import check_module, prelude_env, prelude_result
 from relay_text.syntax.builder import Env
 from relay_text.syntax.parser import parse
 from relay_text.syntax.type_text import type_text
@@ -28,11 +28,7 @@ def @length(%l) {
 
 
 def _env(module) -> Env:
-    return Env(
-        globals={gv.name for gv in module.functions},
-        constructors=module.constructors(),
-        adts={gtv.name: gtv for gtv in module.type_defs},
-    )
+    return prelude_env(module)
 
 
 def _check(user: str):
@@ -68,6 +64,16 @@ def test_a_user_definition_with_a_prelude_name_wins() -> None:
     result = _check("def @length(%x : Tensor[(), float32]) -> Tensor[(), float32] { %x }\ndef @main() { @length(1f) }")
     assert not result.diagnostics
     assert type_text(result.global_type("main")) == "fn() -> Tensor[(), float32]"
+
+
+def test_pipeline_takes_a_prelude_module() -> None:
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+
+    prelude = parse(PRELUDE, "prelude.rly").module
+    result = check_source(Source("user.rly", "def @main() { @length(Cons(1, Nil())) }"), prelude)
+    assert result.diagnostics == []
+    assert result.global_types == {"@main": "fn() -> Tensor[(), int32]"}
 
 
 def test_prelude_is_checked_once() -> None:

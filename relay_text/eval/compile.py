@@ -163,6 +163,15 @@ class CompiledProgram:
     match_sites: list[Match]
     entries: dict[str, str]  # entry key -> Python function name
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    modules: list[Module] = field(default_factory=list)  # the program's and the Prelude's
+
+    def written_at(self, parent: Expr, index: int) -> Any:
+        """Where child `index` of `parent` is written (see `Module.written_at`)."""
+        span = getattr(parent, "span", None)
+        for module in self.modules:
+            if span is not None and module.source is span.source:
+                return module.written_at(parent, index)
+        return None
 
     def node_at(self, lineno: int) -> Expr | None:
         if 1 <= lineno <= len(self.line_nodes):
@@ -474,7 +483,8 @@ class Compiler:
             sig = self.signatures.get(code_obj.co_name)
             if sig is not None:
                 SIGNATURES[code_obj] = sig
-        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries)
+        modules = [m for m in (self.program, self.prelude) if m is not None]
+        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, [], modules)
 
 
 def _all_codes(code: Any) -> list[Any]:

@@ -199,10 +199,12 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
     code = getattr(exc, "code", None)
     if type(exc).__name__ == "KernelError" and isinstance(code, str):
         # A value-dependent failure the operator itself describes.
-        label = "the divisor is zero" if code == "division-by-zero" else "failed here"
-        diag = Diagnostic(code, str(exc), span, label=label)
+        diag = Diagnostic(code, str(exc), span, label="failed here")
+        if code == "division-by-zero":
+            _label_divisor(diag, program, node)
     elif isinstance(exc, ZeroDivisionError) or (isinstance(exc, FloatingPointError) and "divide" in str(exc)):
-        diag = Diagnostic("division-by-zero", "integer division by zero", span, label="the divisor is zero")
+        diag = Diagnostic("division-by-zero", "integer division by zero", span, label="failed here")
+        _label_divisor(diag, program, node)
     elif isinstance(exc, MemoryError):
         diag = Diagnostic("runtime-error", "out of memory", span, label="while evaluating this")
     else:
@@ -211,6 +213,16 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
         diag = Diagnostic("runtime-error", f"{what} failed: {message}", span, label="failed here")
     _add_backtrace(diag, program, frames)
     return diag
+
+
+def _label_divisor(diag: Diagnostic, program: CompiledProgram, node: Expr | None) -> None:
+    """Point at the divisor of `a / b` (or `divide(a, b)`, `mod(a, b)`)."""
+    if not isinstance(node, Call) or len(node.args) != 2:
+        return
+    divisor = program.written_at(node, 2)  # children: op, a, b
+    if divisor is not None and diag.span is not None and divisor.source is diag.span.source:
+        diag.label = "divided by zero"
+        diag.with_label(divisor, "the divisor")
 
 
 def _raised_in_program(program: CompiledProgram, exc: BaseException) -> bool:

@@ -49,6 +49,7 @@ def test_integer_division_by_zero() -> None:
     d = failure(src)
     assert located(d) == ("division-by-zero", 3, 3, 3, 15)
     assert d.message == "integer division by zero"
+    assert [(*lab.span.start_line_col, *lab.span.end_line_col, lab.message) for lab in d.labels] == [(3, 8, 3, 15, "the divisor")]
 
 
 def test_division_by_zero_inside_a_tensor_and_in_a_callee() -> None:

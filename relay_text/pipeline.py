@@ -126,6 +126,7 @@ def run_source(source: Source, request: Any = None, use_prelude: bool = True) ->
             std.module if std is not None else None,
             arg_env,
             type_of=_type_lookup(checked.result, std.checked() if std is not None else None),
+            meta_types=checked.result.meta_types if checked.result is not None else None,
         )
     except RunFailed as exc:
         ran.diagnostics.extend(exc.diagnostics)

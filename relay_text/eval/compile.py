@@ -227,6 +227,8 @@ class Compiler:
         self.counter = itertools.count(1)
         self.entries: dict[str, str] = {}
         self.missing_constants: list[Constant] = []  # meta[relay.Constant][i] without data
+        self.meta_values: dict[int, Any] = {}  # values given for meta[relay.Constant][i]
+        self.filling_constants = False  # whether values were asked for (--random-consts)
 
     # ---- names -------------------------------------------------------------
 
@@ -275,6 +277,10 @@ class Compiler:
 
     def constant(self, node: Constant) -> str:
         if node.value is None:
+            if node.meta_index in self.meta_values:
+                name = f"meta{node.meta_index}"
+                self.ns[name] = self.meta_values[node.meta_index]
+                return name
             self.missing_constants.append(node)
             return "None"
         shape = tuple(node.shape or ())
@@ -468,8 +474,15 @@ class Compiler:
                     f"{what} no value to run with",
                     first.span,
                     label="value unknown",
-                ).with_note("the file has no #[metadata] section holding the constants' data")
+                )
+                .with_note("the file has no #[metadata] section holding the constants' data")
             )
+            if self.filling_constants:
+                self.diagnostics[-1].with_note("their types could not be inferred from how they are used, so no random values were made").with_help(
+                    "write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`"
+                )
+            else:
+                self.diagnostics[-1].with_help("`relay run --random-consts` fills constants whose types are known with random values")
         if self.diagnostics:
             raise CompileError(self.diagnostics)
         lines, nodes = render(self.blocks)
@@ -871,10 +884,15 @@ def compile_program(
     prelude: Module | None = None,
     resolver: Resolver | None = None,
     type_of: Callable[[Expr], Any] | None = None,
+    constants: Mapping[int, Any] | None = None,
+    filling_constants: bool = False,
 ) -> CompiledProgram:
     """Compile the given globals and entry expressions (and everything they
-    use). Raises CompileError with located diagnostics."""
+    use); `constants` gives values for `meta[relay.Constant][i]`. Raises
+    CompileError with located diagnostics."""
     compiler = Compiler(program, prelude, resolver, type_of)
+    compiler.meta_values = dict(constants or {})
+    compiler.filling_constants = filling_constants
     for gv in globals_:
         compiler.entries[f"@{gv.name}"] = compiler.add_global(gv)
     for key, (expr, params) in (entries or {}).items():

@@ -52,6 +52,7 @@ class RunRequest:
     arg_texts: list[tuple[str, str]] = field(default_factory=list)  # --arg NAME=VALUE
     args_file: str | None = None  # --args FILE.npz
     random_args: bool = False
+    random_consts: bool = False  # fill meta[relay.Constant][i] without data
     seed: int = 0
     values: tuple = ()  # positional Python values (the Python API)
     max_depth: int = DEFAULT_MAX_DEPTH
@@ -110,10 +111,14 @@ def run_module(
     env: Any = None,
     resolver: Resolver | None = None,
     type_of: Callable[[Expr], Any] | None = None,
+    meta_types: dict[int, Any] | None = None,
 ) -> Outcome:
-    """Compile and evaluate a parsed (and checked) module; raises RunFailed."""
+    """Compile and evaluate a parsed (and checked) module; raises RunFailed.
+
+    `meta_types` (from the checker) gives the types of metadata constants,
+    for `request.random_consts`."""
     with relaxed_gc():
-        return _run_module(module, request, prelude, env, resolver, type_of)
+        return _run_module(module, request, prelude, env, resolver, type_of, meta_types or {})
 
 
 def _run_module(
@@ -123,6 +128,7 @@ def _run_module(
     env: Any,
     resolver: Resolver | None,
     type_of: Callable[[Expr], Any] | None,
+    meta_types: dict[int, Any],
 ) -> Outcome:
     entry = find_entry(module, request.entry)
     defs = TypeDefs(module, prelude)
@@ -197,6 +203,16 @@ def _run_module(
     if diags:
         raise RunFailed(diags)
 
+    constants: dict[int, Any] = {}
+    if request.random_consts:
+        # A stream of its own, so that constants do not shift the arguments.
+        rng = np.random.default_rng([request.seed, 1])
+        for index in sorted(meta_types):
+            try:
+                constants[index] = random_value(meta_types[index], rng, defs, f"meta[relay.Constant][{index}]")
+            except ArgumentError:
+                pass  # its type is not known: reported as a constant without a value
+
     entries: dict[str, tuple[Expr, tuple[Var, ...]]] = {}
     if entry.gv is None:
         entries[entry.key] = (entry.body, entry.params)  # type: ignore[assignment]
@@ -210,6 +226,8 @@ def _run_module(
             prelude=prelude,
             resolver=resolver,
             type_of=type_of,
+            constants=constants,
+            filling_constants=request.random_consts,
         )
     except CompileError as exc:
         raise RunFailed(exc.diagnostics) from None

@@ -44,14 +44,6 @@ class NoKernel(Exception):
     """The operator exists for the parser but nothing can run it."""
 
 
-def registry_available() -> bool:
-    try:
-        from ..ops import registry  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def default_resolver(name: str) -> Any | None:
     """The registry's definition of an operator, or None."""
     try:

@@ -176,3 +176,32 @@ def test_bare_function_file_takes_the_arguments() -> None:
     """A TVM dump may hold a single top-level `fn`: its parameters are the entry's."""
     ran = run_request('#[version = "0.0.5"]\nfn (%a: int32, %b: (int32, bool)) {\n  (%b, %a)\n}\n', arg_texts=[("a", "1"), ("b", "(2, True)")])
     assert ran.ok and value_text(ran.value) == "((2, True), 1)"
+
+
+META = """#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 3), float32]) {
+  add(%x, meta[relay.Constant][0] /* ty=Tensor[(3), float32] */)
+}
+"""
+
+
+def test_constants_without_data_need_random_consts() -> None:
+    (d,) = errors(run_request(META, random_args=True))
+    assert located(d) == ("bad-metadata", 3, 11, 3, 33)
+    assert d.message == "`meta[relay.Constant][0]` has no value to run with"
+    assert d.helps == ["`relay run --random-consts` fills constants whose types are known with random values"]
+
+
+def test_random_consts_are_reproducible_and_independent_of_the_arguments() -> None:
+    src = META.replace("  add(", "  (%x, add(").replace("*/)\n", "*/))\n")
+    first = run_request(src, random_args=True, random_consts=True, seed=3)
+    again = run_request(src, random_args=True, random_consts=True, seed=3)
+    assert first.ok and again.ok, [str(d) for d in first.diagnostics]
+    x, total = first.value
+    assert np.array_equal(total, again.value[1]) and total.shape == (2, 3) and total.dtype == np.float32
+    # The constant is one row added to each row of %x ...
+    const = total - x
+    assert np.allclose(const[0], const[1])
+    # ... and making it up leaves the random arguments as they were.
+    alone = run_request('#[version = "0.0.5"]\ndef @main(%x: Tensor[(2, 3), float32]) { %x }\n', random_args=True, seed=3)
+    assert np.array_equal(alone.value, x)

@@ -8,7 +8,6 @@ from relay_text.eval.values import Data, to_python
 from relay_text.std import prelude
 from relay_text.syntax.parser import parse
 
-from .conftest import needs_ops
 from .helpers import failure, located, run
 
 MILLION = 1_000_000
@@ -43,7 +42,6 @@ def test_a_million_nested_calls_complete() -> None:
     assert len(to_python(backward)) == MILLION
 
 
-@needs_ops
 def test_counting_a_million_element_list_built_by_recursion() -> None:
     src = """
     def @build(%n : int32) -> List[int32] {

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import threading
@@ -197,7 +196,7 @@ LAYERS, WIDTH, BATCH = 6, 512, 256
 
 def mlp_source() -> str:
     params = ", ".join(f"%w{i} : Tensor[({WIDTH}, {WIDTH}), float32], %b{i} : Tensor[({WIDTH}), float32]" for i in range(LAYERS))
-    lines = [f'#[version = "0.0.5"]', f"def @main(%x : Tensor[({BATCH}, {WIDTH}), float32], {params}) {{"]
+    lines = ['#[version = "0.0.5"]', f"def @main(%x : Tensor[({BATCH}, {WIDTH}), float32], {params}) {{"]
     prev = "%x"
     k = 0
     for i in range(LAYERS):

@@ -144,11 +144,9 @@ def _path_text(path: Any) -> str:
     steps.reverse()
     parts: list[str] = []
     index = 0
-    in_list = False
     for kind, i in steps:
         if kind == "Cons" and i == 1:
-            index += 1
-            in_list = True
+            index += 1  # down the list's tail: one element further
             continue
         if kind == "Cons" and i == 0:
             parts.append(f"element {index} of the list")
@@ -157,7 +155,6 @@ def _path_text(path: Any) -> str:
         else:
             parts.append(f"field {i} of `{kind}`")
         index = 0
-        in_list = False
     return ", ".join(reversed(parts))
 
 

@@ -28,9 +28,9 @@ the call that went too deep. Each emitted line remembers its IR node, so a
 runtime error is reported at the expression that raised it.
 
 The generated text is flat however deep the program: a long chain of lets
-or of calls is a long run of assignments. Control flow nested more than
-`MAX_NESTING` levels deep is moved into a separate function that receives
-the values it uses, which keeps within the Python compiler's limits.
+or of calls is a long run of assignments. Control flow nested very deep is
+moved into functions of their own (see `emit`), which keeps within the
+Python compiler's limits.
 """
 
 from __future__ import annotations
@@ -51,101 +51,28 @@ from ..ir.expr import (
     Expr,
     Function,
     GlobalVar,
-    If,
     Let,
     Match,
     Op,
-    RefCreate,
-    RefRead,
-    RefWrite,
     Tuple,
-    TupleGetItem,
     Var,
 )
 from ..ir.module import Module
-from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
-from ..ir.ty import FuncType, TensorType, TupleType
-from ..ir.visitor import post_order
+from ..ir.ty import FuncType, TensorType
 from ..syntax.type_text import type_params_text, type_text
+from .code import Block, as_tensor_argument, match_fail, overflow, render
+from .emit import FunctionEmitter
 from .ops import BoundOperator, NoKernel, Resolver, bind, default_resolver
-from .plan import LEAVES, Plan, Region, plan_function, region_edges
+from .plan import plan_function
 from .values import Data, Ref
 
-MAX_NESTING = 40  # Python block levels before a region gets its own function
-UNIT = ()
 _COUNTER = itertools.count()
-
-
-class MatchFailure(Exception):
-    """No clause of a match accepted the value (only possible under `match?`
-    or in a program that was not checked)."""
-
-    def __init__(self, site: int, value: Any) -> None:
-        super().__init__(site)
-        self.site = site
-        self.value = value
-
-
-class DepthExceeded(Exception):
-    """More nested calls than `--max-depth` allows."""
-
-
-def _overflow() -> None:
-    raise DepthExceeded()
-
-
-def _match_fail(site: int, value: Any) -> None:
-    raise MatchFailure(site, value)
-
-
-def _as_tensor_argument(value: Any) -> Any:
-    """A numpy scalar as a 0-d array; anything else unchanged."""
-    return np.asarray(value) if isinstance(value, np.generic) else value
 
 
 class CompileError(Exception):
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
         super().__init__(diagnostics[0].message if diagnostics else "cannot compile")
         self.diagnostics = diagnostics
-
-
-# ---------------------------------------------------------------- output
-
-
-class Block:
-    """Lines of code at one indentation; items are (text, node) or Blocks."""
-
-    __slots__ = ("items",)
-
-    def __init__(self) -> None:
-        self.items: list[Any] = []
-
-    def line(self, text: str, node: Expr | None = None) -> None:
-        self.items.append((text, node))
-
-    def nest(self, block: Block) -> None:
-        self.items.append(block)
-
-
-def render(blocks: Iterable[Block]) -> tuple[list[str], list[Expr | None]]:
-    """Source lines and, for each line, the node it evaluates."""
-    lines: list[str] = []
-    nodes: list[Expr | None] = []
-    for top in blocks:
-        stack: list[tuple[list, int, int]] = [(top.items, 0, 0)]
-        while stack:
-            items, index, depth = stack.pop()
-            if index >= len(items):
-                continue
-            stack.append((items, index + 1, depth))
-            item = items[index]
-            if isinstance(item, Block):
-                stack.append((item.items, 0, depth + 1))
-                continue
-            text, node = item
-            lines.append("    " * depth + text)
-            nodes.append(node)
-    return lines, nodes
 
 
 # ---------------------------------------------------------------- the program
@@ -162,7 +89,6 @@ class CompiledProgram:
     function_names: dict[str, str]  # Python function name -> "@fib" / "fn"
     match_sites: list[Match]
     entries: dict[str, str]  # entry key -> Python function name
-    diagnostics: list[Diagnostic] = field(default_factory=list)
     modules: list[Module] = field(default_factory=list)  # the program's and the Prelude's
 
     def written_at(self, parent: Expr, index: int) -> Any:
@@ -205,13 +131,13 @@ class Compiler:
         self.ns: dict[str, Any] = {
             "DEPTH": 0,
             "MAXD": 0,
-            "OVERFLOW": _overflow,
-            "MATCHFAIL": _match_fail,
+            "OVERFLOW": overflow,
+            "MATCHFAIL": match_fail,
             "DNEW": object.__new__,
             "DATA": Data,
             "REF": Ref,
             "ARRAY": np.asarray,
-            "TENSOR": _as_tensor_argument,
+            "TENSOR": as_tensor_argument,
         }
         self.names: dict[Expr, str] = {}
         self.function_names: dict[str, str] = {}
@@ -454,7 +380,7 @@ class Compiler:
         for node in plan.place:
             if type(node) is Let:
                 self.let_alias[node.var] = node.value  # type: ignore[attr-defined]
-        emitter = _Emitter(self, plan)
+        emitter = FunctionEmitter(self, plan)
         return emitter.function_def(name, fn, plan.top)
 
     # ---- assembly ------------------------------------------------------------
@@ -497,7 +423,7 @@ class Compiler:
             if sig is not None:
                 SIGNATURES[code_obj] = sig
         modules = [m for m in (self.program, self.prelude) if m is not None]
-        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, [], modules)
+        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules)
 
 
 def _all_codes(code: Any) -> list[Any]:
@@ -508,374 +434,6 @@ def _all_codes(code: Any) -> list[Any]:
         out.append(c)
         stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
     return out
-
-
-# ---------------------------------------------------------------- one function
-
-
-class _Emitter:
-    """Emits the regions of one top-level function, innermost first."""
-
-    def __init__(self, compiler: Compiler, plan: Plan) -> None:
-        self.c = compiler
-        self.plan = plan
-        self.code: dict[Region, Block] = {}  # region -> its statements
-        self.level: dict[Region, int] = {}  # Python nesting of a region's code
-        self.outlined: set[Region] = set()
-        # tensor-valued node -> the nodes of its own region still to read it
-        self.readers: dict[Expr, set[Expr]] = {}
-
-    def function_def(self, name: str, fn: Function, top: Region) -> Block:
-        c = self.c
-        self.name_binders(fn)
-        self.assign_levels(top)
-        self.find_releasable()
-        # Inner regions first: a control node's code embeds its regions' code.
-        for region in reversed(self.plan.regions):
-            self.code[region] = self.emit_region(region)
-        block = Block()
-        block.line(f"def {name}({', '.join(c.names[p] for p in fn.params)}):", fn)
-        block.nest(self.function_body(fn, top))
-        return block
-
-    def name_binders(self, fn: Function) -> None:
-        """Parameters and pattern variables get their names before any code
-        that uses them is emitted."""
-        c = self.c
-        for p in fn.params:
-            c.names[p] = c.fresh("v")
-        for node in self.plan.place:
-            t = type(node)
-            if t is Function:
-                for p in node.params:  # type: ignore[attr-defined]
-                    c.names[p] = c.fresh("v")
-            elif t is Match:
-                for clause in node.clauses:  # type: ignore[attr-defined]
-                    for var in pattern_vars(clause.pattern):
-                        c.names[var] = c.fresh("v")
-
-    def resolve(self, node: Expr) -> Expr | None:
-        """The compound node whose value `node` denotes, if any."""
-        let_alias = self.c.let_alias
-        while True:
-            t = type(node)
-            if t is Var and node in let_alias:
-                node = let_alias[node]  # type: ignore[index]
-            elif t is Let:
-                node = node.body  # type: ignore[attr-defined]
-            else:
-                break
-        if isinstance(node, LEAVES) or (t is Call and type(node.op) is Constructor and not node.args):  # type: ignore[attr-defined]
-            return None
-        return node
-
-    def find_releasable(self) -> None:
-        """Tensors (and tuples) read only by later steps of their own region
-        can be released after their last reader, as a hand-written program
-        would let them go: large intermediate results do not pile up."""
-        type_of = self.c.type_of
-        if type_of is None:
-            return
-        place = self.plan.place
-        readers: dict[Expr, set[Expr]] = {}
-        escaping: set[Expr] = set()
-        for region in self.plan.regions:
-            root = self.resolve(region.root)
-            if root is not None:
-                escaping.add(root)
-        for node, home in place.items():
-            if type(node) is Let:
-                continue
-            inline, _ = region_edges(node)
-            for child in inline:
-                target = self.resolve(child)
-                if target is None:
-                    continue
-                if place.get(target) is not home:
-                    escaping.add(target)
-                else:
-                    readers.setdefault(target, set()).add(node)
-        for target, nodes in readers.items():
-            if target in escaping:
-                continue
-            ty = type_of(target)
-            if (isinstance(ty, TensorType) and ty.shape != ()) or isinstance(ty, TupleType):
-                self.readers[target] = nodes
-
-    def released_after(self, node: Expr) -> list[str]:
-        """Names whose last reader is `node` (just emitted)."""
-        out: list[str] = []
-        if not self.readers or type(node) is Let:
-            return out
-        inline, _ = region_edges(node)
-        for child in inline:
-            target = self.resolve(child)
-            pending = self.readers.get(target) if target is not None else None
-            if pending is None or node not in pending:
-                continue
-            pending.discard(node)
-            if not pending:
-                name = self.c.ref(target)  # type: ignore[arg-type]
-                if name not in out:
-                    out.append(name)
-        return out
-
-    def assign_levels(self, top: Region) -> None:
-        self.level[top] = 1
-        for region in self.plan.regions[1:]:
-            level = self.level[region.parent] + 1  # type: ignore[index]
-            if level > MAX_NESTING:
-                self.outlined.add(region)
-                level = 1
-            self.level[region] = level
-
-    def function_body(self, fn: Function, region: Region) -> Block:
-        body = Block()
-        body.line("global DEPTH")
-        body.line("DEPTH += 1")
-        body.line("if DEPTH > MAXD: OVERFLOW()", fn)
-        result = self.embed(body, region)
-        body.line("DEPTH -= 1")
-        body.line(f"return {result}", fn.body)
-        return body
-
-    def embed(self, block: Block, region: Region, target: str | None = None) -> str:
-        """Put a region's code into `block`, inline or as a call of a
-        function of its own; assign its value to `target` if given. Returns
-        the expression that holds the region's value."""
-        c = self.c
-        result = c.ref(region.root)
-        if region not in self.outlined:
-            block.items.extend(self.code[region].items)
-        else:
-            name = c.fresh("r")
-            inner = Block()
-            inner.items.extend(self.code[region].items)
-            inner.line(f"return {result}", region.root)
-            imports = sorted(_free_names(inner), key=lambda n: (n[0], int(n[1:])))
-            out = Block()
-            out.line(f"def {name}({', '.join(imports)}):", region.owner)
-            out.nest(inner)
-            c.blocks.append(out)
-            c.function_names[name] = "region"
-            result = c.fresh("t")
-            block.line(f"{result} = {name}({', '.join(imports)})", region.root)
-        if target is not None and target != result:
-            block.line(f"{target} = {result}", region.root)
-            return target
-        return result
-
-    # ---- regions -------------------------------------------------------------
-
-    def deps(self, node: Expr, region: Region) -> list[Expr]:
-        inline, _ = region_edges(node)
-        place = self.plan.place
-        out = [ch for ch in inline if not isinstance(ch, LEAVES) and place.get(ch) is region]
-        out.extend(self.plan.hoisted.get(node, ()))
-        return out
-
-    def emit_region(self, region: Region) -> Block:
-        block = Block()
-        root = region.root
-        if isinstance(root, LEAVES) or self.plan.place.get(root) is not region:
-            return block
-        done: set[Expr] = set()
-        stack: list[tuple[Expr, bool]] = [(root, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if node in done:
-                continue
-            if expanded:
-                done.add(node)
-                self.emit(node, block)
-                released = self.released_after(node)
-                if released:
-                    block.line(f"del {', '.join(released)}")
-                continue
-            stack.append((node, True))
-            for dep in reversed(self.deps(node, region)):
-                if dep not in done:
-                    stack.append((dep, False))
-        return block
-
-    def emit(self, node: Expr, block: Block) -> None:
-        c = self.c
-        ref = c.ref
-        t = type(node)
-        if t is Let:
-            return
-        if t is Call:
-            self.emit_call(node, block)  # type: ignore[arg-type]
-        elif t is Tuple:
-            fields = [ref(f) for f in node.fields]  # type: ignore[attr-defined]
-            if fields:
-                text = "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
-                block.line(f"{ref(node)} = {text}", node)
-        elif t is TupleGetItem:
-            block.line(f"{ref(node)} = {ref(node.tuple_value)}[{node.index}]", node)  # type: ignore[attr-defined]
-        elif t is If:
-            self.emit_if(node, block)  # type: ignore[arg-type]
-        elif t is Match:
-            self.emit_match(node, block)  # type: ignore[arg-type]
-        elif t is Function:
-            self.emit_function(node, block)  # type: ignore[arg-type]
-        elif t is RefCreate:
-            block.line(f"{ref(node)} = REF({ref(node.value)})", node)  # type: ignore[attr-defined]
-        elif t is RefRead:
-            block.line(f"{ref(node)} = {ref(node.ref)}.value", node)  # type: ignore[attr-defined]
-        elif t is RefWrite:
-            block.line(f"{ref(node.ref)}.value = {ref(node.value)}; {ref(node)} = ()", node)  # type: ignore[attr-defined]
-        else:  # pragma: no cover - every compound node class is handled above
-            raise NotImplementedError(f"cannot compile {t.__name__}")
-
-    def emit_call(self, node: Call, block: Block) -> None:
-        c = self.c
-        ref = c.ref
-        op = node.op
-        args = [ref(a) for a in node.args]
-        joined = ", ".join(args)
-        target = ref(node)
-        if type(op) is Op:
-            bound = c.bind_operator(op, dict(node.attrs), node)
-            if bound is None:
-                return
-            kname = c.fresh("K")
-            if bound.direct is not None:
-                c.ns[kname] = bound.direct
-                block.line(f"{target} = {kname}({joined})", node)
-            else:
-                aname = c.fresh("A")
-                c.ns[kname] = bound.kernel
-                c.ns[aname] = bound.attrs
-                # Kernels take 0-d arrays for scalars; fast paths and
-                # literals give numpy scalars.
-                args = [self.as_array(a, text) for a, text in zip(node.args, args)]
-                tup = "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
-                block.line(f"{target} = {kname}({tup}, {aname})", node)
-        elif type(op) is Constructor:
-            if not args:
-                return  # a nullary constructor's value is shared (see `ref`)
-            cname = c.constructor_name(op)  # type: ignore[arg-type]
-            fields = "(" + joined + ("," if len(args) == 1 else "") + ")"
-            block.line(f"{target} = DNEW(DATA); {target}.con = {cname}; {target}.fields = {fields}", node)
-        else:
-            block.line(f"{target} = {ref(op)}({joined})", node)
-
-    def as_array(self, arg: Expr, text: str) -> str:
-        """`text` (an argument of a kernel) as the kernel expects it."""
-        ty = self.c.type_of(arg) if self.c.type_of is not None else None
-        if isinstance(ty, TensorType):
-            return f"ARRAY({text})" if ty.shape == () else text
-        if ty is None:
-            return f"TENSOR({text})"
-        return text
-
-    def emit_if(self, node: If, block: Block) -> None:
-        then_r, else_r = self.plan.opens[node]
-        target = self.c.ref(node)
-        block.line(f"if {self.c.ref(node.cond)}:", node)
-        body = Block()
-        self.embed(body, then_r, target)
-        block.nest(body)
-        block.line("else:", node)
-        body = Block()
-        self.embed(body, else_r, target)
-        block.nest(body)
-
-    def emit_match(self, node: Match, block: Block) -> None:
-        c = self.c
-        regions = self.plan.opens[node]
-        target = c.ref(node)
-        data = c.ref(node.data)
-        site = len(c.match_sites)
-        c.match_sites.append(node)
-        first = True
-        for clause, region in zip(node.clauses, regions):
-            conds, binds = _pattern_code(clause.pattern, data, c)
-            if conds:
-                block.line(f"{'if' if first else 'elif'} {' and '.join(conds)}:", node)
-                body = Block()
-            elif first:
-                body = block  # the first clause matches everything
-            else:
-                block.line("else:", node)
-                body = Block()
-            for name, access in binds:
-                body.line(f"{name} = {access}", node)
-            self.embed(body, region, target)
-            if body is not block:
-                block.nest(body)
-            first = False
-            if not conds:
-                return
-        if first:
-            block.line(f"MATCHFAIL({site}, {data})", node)
-            return
-        block.line("else:", node)
-        fail = Block()
-        fail.line(f"MATCHFAIL({site}, {data})", node)
-        block.nest(fail)
-
-    def emit_function(self, node: Function, block: Block) -> None:
-        c = self.c
-        name = c.ref(node)
-        c.function_names[name] = "fn"
-        c.signatures[name] = functools.partial(c.signature, node)
-        (body_region,) = self.plan.opens[node]
-        block.line(f"def {name}({', '.join(c.names[p] for p in node.params)}):", node)
-        block.nest(self.function_body(node, body_region))
-
-
-_LOCAL = re.compile(r"\b[tv][0-9]+\b")
-_ASSIGNED = re.compile(r"^([tv][0-9]+) = |; ([tv][0-9]+) = ")
-_DEF = re.compile(r"^def ([tv][0-9]+)\(([^)]*)\)")
-
-
-def _free_names(block: Block) -> set[str]:
-    """Local names a block reads but never binds (names are unique per
-    program, so this is exact)."""
-    used: set[str] = set()
-    bound: set[str] = set()
-    stack = [block]
-    while stack:
-        b = stack.pop()
-        for item in b.items:
-            if isinstance(item, Block):
-                stack.append(item)
-                continue
-            text = item[0]
-            used.update(_LOCAL.findall(text))
-            for m in _ASSIGNED.finditer(text):
-                bound.add(m.group(1) or m.group(2))
-            m = _DEF.match(text)
-            if m:
-                bound.add(m.group(1))
-                bound.update(_LOCAL.findall(m.group(2)))
-    return used - bound
-
-
-def _pattern_code(pattern: Any, access: str, c: Compiler) -> tuple[list[str], list[tuple[str, str]]]:
-    """Tests (outermost first) and bindings that match `pattern` against the
-    value at `access`."""
-    conds: list[str] = []
-    binds: list[tuple[str, str]] = []
-    stack = [(pattern, access)]
-    while stack:
-        p, acc = stack.pop()
-        t = type(p)
-        if t is PatternWildcard:
-            continue
-        if t is PatternVar:
-            binds.append((c.names[p.var], acc))
-        elif t is PatternConstructor:
-            conds.append(f"{acc}.con is {c.constructor_name(p.constructor)}")
-            subs = [(sub, f"{acc}.fields[{i}]") for i, sub in enumerate(p.patterns)]
-            stack.extend(reversed(subs))
-        elif t is PatternTuple:
-            subs = [(sub, f"{acc}[{i}]") for i, sub in enumerate(p.patterns)]
-            stack.extend(reversed(subs))
-    return conds, binds
-
 
 def compile_program(
     program: Module,

@@ -15,14 +15,7 @@ registry; tests may pass their own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Protocol
-
-
-class OperatorDefinition(Protocol):
-    name: str
-
-    def kernel(self, args: tuple, attrs: dict) -> Any: ...
-
+from typing import Any, Callable, Optional
 
 Resolver = Callable[[str], Optional[Any]]
 
@@ -46,14 +39,9 @@ class NoKernel(Exception):
 
 def default_resolver(name: str) -> Any | None:
     """The registry's definition of an operator, or None."""
-    try:
-        from ..ops import registry
-    except ImportError:
-        return None
-    try:
-        return registry.get(name)
-    except (KeyError, LookupError):
-        return None
+    from ..ops import registry
+
+    return registry.get(name)
 
 
 def _filled_attrs(definition: Any, attrs: dict) -> dict:

@@ -27,7 +27,8 @@ import numpy as np
 from ..diagnostics import Diagnostic
 from ..ir.expr import Call, Expr, Match
 from ..ir.span import Span
-from .compile import CompiledProgram, DepthExceeded, MatchFailure
+from .code import DepthExceeded, MatchFailure
+from .compile import CompiledProgram
 
 DEFAULT_MAX_DEPTH = 2_000_000
 _BASE_STACK = 256 * 1024 * 1024

@@ -33,7 +33,9 @@ def parse(text: str, name: str = "<string>") -> "Module":
 def run(source_or_module: "str | Module", *args: Any, entry: str | None = None, max_depth: int | None = None, prelude: bool = True) -> Any:
     """Evaluate a Relay program and return its result.
 
-    `source_or_module` is Relay text or a parsed `Module`. The entry point is
+    `source_or_module` is Relay text or a parsed `Module` (parsed with
+    `relay_text.std.prelude().env()` if it uses the Prelude); either is
+    type-checked before it runs. The entry point is
     `entry` (a global such as "main" or "@main"); by default the program's
     trailing expression if it has one, else `@main`. `args` are the entry's
     arguments: numpy arrays, Python numbers or nested lists (converted to the
@@ -57,11 +59,24 @@ def run(source_or_module: "str | Module", *args: Any, entry: str | None = None, 
         if not ran.ok:
             raise RelayError([d for d in ran.diagnostics if d.is_error])
         return ran.value
+    from .check import check_module
     from .std import prelude as load_prelude
 
     std = load_prelude() if prelude else None
+    checked = check_module(source_or_module, std.module if std else None)
+    if not checked.ok:
+        raise RelayError([d for d in checked.diagnostics if d.is_error])
+    from .pipeline import _type_lookup
+
     try:
-        return run_module(source_or_module, request, std.module if std else None, std.env() if std else None).value
+        return run_module(
+            source_or_module,
+            request,
+            std.module if std else None,
+            std.env() if std else None,
+            type_of=_type_lookup(checked, std.checked() if std else None),
+            meta_types=checked.meta_types,
+        ).value
     except RunFailed as exc:
         raise RelayError(exc.diagnostics) from None
 

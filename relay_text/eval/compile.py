@@ -306,7 +306,7 @@ class Compiler:
         block = Block()
         block.line(f"def {name}(*args):")
         body = Block()
-        body.line(f"return {kname}(args, {aname})", op)
+        body.line(f"return {kname}(tuple(TENSOR(a) for a in args), {aname})", op)
         block.nest(body)
         self.blocks.append(block)
         self.function_names[name] = op.name

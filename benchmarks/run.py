@@ -13,6 +13,8 @@ Prints, in one run:
     Target: at most 5 % overhead.
 (c) depth: counting a 10^6-element list built by recursion, in a fresh
     process, with its time and peak resident memory.
+(d) compile time (IR to Python functions, after parsing and checking) of
+    programs of 10^3, 10^4 and 10^5 let bindings, and its growth exponent.
 
 Each figure is the best CPU time of several repeats, the two sides of a
 comparison measured alternately (the machine may be busy); BLAS runs on one
@@ -281,6 +283,33 @@ def depth_run() -> tuple[int, float, float, float]:
     return int(value), float(elapsed), int(rss_kb) / 1024, int(baseline.stdout) / 1024
 
 
+# ---------------------------------------------------------------- (d) compile time
+
+
+def let_chain(n: int) -> str:
+    lines = ["def @main(%x : Tensor[(4), float32]) {", "  let %x0 = %x;"]
+    lines += [f"  let %x{i} = %x{i - 1} + %x;" for i in range(1, n)]
+    lines += [f"  %x{n - 1}", "}"]
+    return "\n".join(lines)
+
+
+def compile_times(quick: bool) -> list[tuple[int, float]]:
+    from relay_text.eval.runtime import relaxed_gc
+
+    rows = []
+    for n in (1_000, 10_000) if quick else (1_000, 10_000, 100_000):
+        checked = check_source(Source("chain.rly", let_chain(n)))
+        module = checked.module
+        assert module is not None and not checked.errors
+        std = checked.prelude
+        type_of = _type_lookup(checked.result, std.checked())
+        with relaxed_gc():
+            start = time.process_time()
+            compile_program(module, globals_=[module.global_var("main")], prelude=std.module, type_of=type_of)
+            rows.append((n, time.process_time() - start))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -300,6 +329,15 @@ def main() -> None:
     value, elapsed, rss, base = depth_run()
     print("\n(c) depth: @length(@build(1000000)), 10^6 nested calls each, in a fresh process")
     print(f"  result {value}, {elapsed:.2f} s including parse and check; peak RSS {rss:.0f} MiB (interpreter with numpy: {base:.0f} MiB)")
+
+    import math
+
+    rows = compile_times(opts.quick)
+    print("\n(d) compile time of a chain of n let bindings (after parse and check)")
+    for n, t in rows:
+        print(f"  n = {n:>7,}: {t:.3f} s ({t / n * 1e6:.1f} us per binding)")
+    (n0, t0), (n1, t1) = rows[0], rows[-1]
+    print(f"  growth exponent {math.log(t1 / t0) / math.log(n1 / n0):.2f} (1.00 is linear)")
 
 
 if __name__ == "__main__":

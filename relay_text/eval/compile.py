@@ -152,6 +152,7 @@ class Compiler:
         self.ctor_names: dict[Constructor, str] = {}
         self.counter = itertools.count(1)
         self.entries: dict[str, str] = {}
+        self.operator_names: dict[tuple, tuple[str, str | None]] = {}
         self.missing_constants: list[Constant] = []  # meta[relay.Constant][i] without data
         self.meta_values: dict[int, Any] = {}  # values given for meta[relay.Constant][i]
         self.filling_constants = False  # whether values were asked for (--random-consts)
@@ -295,7 +296,7 @@ class Compiler:
         return f"{owner.name}[]"
 
     def operator_value(self, op: Op) -> str:
-        bound = self.bind_operator(op, {}, None)
+        bound = self.bind_operator(op, {}, False)
         if bound is None:
             return "None"
         name = self.fresh("o")
@@ -313,11 +314,17 @@ class Compiler:
         self.signatures[name] = op.name
         return name
 
-    def bind_operator(self, op: Op, attrs: dict, call: Call | None) -> BoundOperator | None:
-        all_scalar = False
-        if call is not None and self.type_of is not None:
-            types = [self.type_of(a) for a in call.args]
-            all_scalar = bool(types) and all(isinstance(t, TensorType) and t.shape == () and isinstance(t.dtype, str) for t in types)
+    def all_scalar(self, call: Call) -> bool:
+        """Whether the checker proved every argument of a call a scalar tensor."""
+        if self.type_of is None or not call.args:
+            return False
+        for arg in call.args:
+            t = self.type_of(arg)
+            if not (isinstance(t, TensorType) and t.shape == () and isinstance(t.dtype, str)):
+                return False
+        return True
+
+    def bind_operator(self, op: Op, attrs: dict, all_scalar: bool) -> BoundOperator | None:
         try:
             return bind(op.name, attrs, self.resolver, all_scalar)
         except NoKernel:
@@ -325,6 +332,34 @@ class Compiler:
                 Diagnostic("unknown-operator", f"operator `{op.name}` has no kernel to run it", op.span, label="cannot be evaluated")
             )
             return None
+
+    def operator_call(self, op: Op, call: Call) -> tuple[str, str | None] | None:
+        """Names of the function a call site calls and of its attributes
+        (None: it takes the arguments directly). Call sites of the same
+        operator with the same attributes share them."""
+        all_scalar = self.all_scalar(call)
+        key: tuple | None = (op.name, call.attrs, all_scalar)
+        try:
+            names = self.operator_names.get(key)  # type: ignore[arg-type]
+        except TypeError:  # an attribute value that cannot be a key
+            names, key = None, None
+        if names is not None:
+            return names
+        bound = self.bind_operator(op, dict(call.attrs), all_scalar)
+        if bound is None:
+            return None
+        kname = self.fresh("K")
+        if bound.direct is not None:
+            self.ns[kname] = bound.direct
+            names = (kname, None)
+        else:
+            aname = self.fresh("A")
+            self.ns[kname] = bound.kernel
+            self.ns[aname] = bound.attrs
+            names = (kname, aname)
+        if key is not None:
+            self.operator_names[key] = names
+        return names
 
     # ---- functions -----------------------------------------------------------
 

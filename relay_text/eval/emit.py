@@ -250,17 +250,13 @@ class FunctionEmitter:
         joined = ", ".join(args)
         target = ref(node)
         if type(op) is Op:
-            bound = c.bind_operator(op, dict(node.attrs), node)
-            if bound is None:
+            names = c.operator_call(op, node)
+            if names is None:
                 return
-            kname = c.fresh("K")
-            if bound.direct is not None:
-                c.ns[kname] = bound.direct
+            kname, aname = names
+            if aname is None:
                 block.line(f"{target} = {kname}({joined})", node)
             else:
-                aname = c.fresh("A")
-                c.ns[kname] = bound.kernel
-                c.ns[aname] = bound.attrs
                 # Kernels take 0-d arrays for scalars; fast paths and
                 # literals give numpy scalars.
                 args = [self.as_array(a, text) for a, text in zip(node.args, args)]

@@ -99,7 +99,7 @@ def find_entry(module: Module, name: str | None) -> Entry:
         diag = _bad("nothing to run: the file defines no `@main` and ends with no expression")
         names = [f"@{g.name}" for g in module.functions]
         if names:
-            diag.with_help(f"choose a function with `--entry`, e.g. `--entry {names[0]}`")
+            diag.with_help(f"choose one of its functions with `--entry`: {', '.join(names)}")
         raise RunFailed([diag])
     return Entry("@main", module.functions[gv].params, None, gv, gv.span)
 

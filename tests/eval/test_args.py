@@ -169,7 +169,7 @@ def test_entry_selection() -> None:
     assert (d.message, d.helps) == ("`@g` is not defined in this file", ["the file defines @f, @main"])
     (d,) = errors(run_request("def @f() { 1 }"))
     assert d.message == "nothing to run: the file defines no `@main` and ends with no expression"
-    assert d.helps == ["choose a function with `--entry`, e.g. `--entry @f`"]
+    assert d.helps == ["choose one of its functions with `--entry`: @f"]
 
 
 def test_bare_function_file_takes_the_arguments() -> None:

@@ -131,3 +131,19 @@ def test_deeply_nested_control_flow_compiles() -> None:
     )
     assert len(to_python(run(src, True))) == n
     assert to_python(run(src, False)) == []
+
+
+def test_deeply_nested_closures_and_matches_capture_correctly() -> None:
+    """Closures nested 60 deep, each capturing every outer parameter, and a
+    match inside each: the inner regions move into functions of their own
+    and still see every captured value."""
+    n = 60
+    src = "def @main(%x : int32) -> int32 {\n"
+    for i in range(1, n + 1):
+        src += f"  let %f{i} = fn (%a{i} : int32) -> int32 {{\n"
+        src += f"    match (Some(%a{i})) {{ case Some(%b{i}) {{\n"
+    src += "    %x + " + " + ".join(f"%b{i}" for i in range(1, n + 1)) + "\n"
+    for i in range(n, 0, -1):
+        src += f"    }} case None() {{ 0 }} }}\n  }};\n  %f{i}({i})\n"
+    src += "}\n"
+    assert int(run(src, 1000)) == 1000 + n * (n + 1) // 2

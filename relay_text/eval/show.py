@@ -57,8 +57,31 @@ def closure_signature(fn: Any) -> str:
     return f"fn {getattr(fn, '__name__', '?')}"
 
 
+def _scalar_formatter(scalar_type: type) -> Callable[[Any], str]:
+    """A fast formatter for one numpy scalar type (the common cases)."""
+    name = np.dtype(scalar_type).name
+    if name == "bool":
+        return lambda v: "True" if v else "False"
+    if np.dtype(scalar_type).kind in "iu":
+        suffix = _INT_SUFFIX.get(name, "")
+        return lambda v: f"{int(v)}{suffix}"
+    return lambda v: _scalar_text(v)
+
+
+_FORMATTERS: dict[type, Callable[[Any], str]] = {}
+
+
 def scalar_text(value: Any) -> str:
-    """A 0-d tensor as a Relay literal of its dtype."""
+    """A 0-d tensor (numpy scalar or 0-d array) as a Relay literal of its dtype."""
+    fmt = _FORMATTERS.get(type(value))
+    if fmt is None:
+        if not isinstance(value, np.generic):
+            return _scalar_text(value)
+        fmt = _FORMATTERS[type(value)] = _scalar_formatter(type(value))
+    return fmt(value)
+
+
+def _scalar_text(value: Any) -> str:
     dtype = value.dtype
     name = dtype.name
     if name == "bool":
@@ -103,9 +126,31 @@ def _children(value: Any) -> tuple:
     return ()
 
 
+def _has_big_tensor(value: Any) -> bool:
+    """Whether a non-scalar tensor occurs anywhere inside `value`."""
+    seen: set[int] = set()
+    stack = [value]
+    ndarray = np.ndarray
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is ndarray:
+            if v.ndim > 0:
+                return True
+        elif t is tuple or t is Data or t is Ref:
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            stack.extend(v if t is tuple else v.fields if t is Data else (v.value,))
+    return False
+
+
 def _multiline(value: Any) -> dict[int, bool]:
-    """For every composite value inside `value`: whether it holds a non-scalar tensor."""
+    """For every composite value inside `value`: whether it holds a
+    non-scalar tensor (empty when nothing does, the common case)."""
     out: dict[int, bool] = {}
+    if not _has_big_tensor(value):
+        return out
     stack: list[tuple[Any, bool]] = [(value, False)]
     while stack:
         v, expanded = stack.pop()
@@ -126,57 +171,59 @@ def _multiline(value: Any) -> dict[int, bool]:
     return out
 
 
+def _composite(v: Any) -> tuple[str, tuple, str]:
+    """Opening text, fields and closing text of a tuple, constructor value or reference."""
+    if type(v) is tuple:
+        return "(", v, ",)" if len(v) == 1 else ")"
+    if type(v) is Data:
+        return f"{v.con.name}(", v.fields, ")"
+    return "ref(", (v.value,), ")"
+
+
 def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | None = None) -> str:
     """The text `relay run` prints for a value (without a trailing newline)."""
     describe = describe or closure_signature
     multi = _multiline(value)
     parts: list[str] = []
-    # Work items: a value to print at an indentation, or literal text.
-    stack: list[tuple[str, Any, int]] = [("value", value, 0)]
+    # Work items: literal text (str), or (value, indentation).
+    stack: list[Any] = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    generic, ndarray = np.generic, np.ndarray
     while stack:
-        kind, item, indent = stack.pop()
-        if kind == "text":
+        item = pop()
+        if type(item) is str:
             parts.append(item)
             continue
-        v = item
-        if isinstance(v, np.ndarray) and v.ndim > 0:
+        v, indent = item
+        t = type(v)
+        if t is ndarray and v.ndim > 0:
             pad = " " * indent
             body = tensor_body(v, full).replace("\n", "\n" + pad)
             parts.append(f"{tensor_header(v)}\n{pad}{body}")
-            continue
-        if _is_scalar(v):
+        elif isinstance(v, generic) or t is ndarray:
             parts.append(scalar_text(v))
-            continue
-        if isinstance(v, tuple) or isinstance(v, Data) or isinstance(v, Ref):
-            if isinstance(v, tuple):
-                opener, fields = "(", v
-                closer = ",)" if len(v) == 1 else ")"
-            elif isinstance(v, Data):
-                opener, fields, closer = f"{v.con.name}(", v.fields, ")"
-            else:
-                opener, fields, closer = "ref(", (v.value,), ")"
+        elif t is tuple or t is Data or t is Ref:
+            opener, fields, closer = _composite(v)
             if not multi.get(id(v), False):
-                items: list[tuple[str, Any, int]] = [("text", opener, 0)]
-                for i, f in enumerate(fields):
+                parts.append(opener)
+                push(closer)
+                for i in range(len(fields) - 1, -1, -1):
+                    push((fields[i], indent))
                     if i:
-                        items.append(("text", ", ", 0))
-                    items.append(("value", f, indent))
-                items.append(("text", closer, 0))
+                        push(", ")
             else:
                 inner = indent + 2
                 pad = " " * inner
-                items = [("text", opener + "\n", 0)]
-                for f in fields:
-                    items.append(("text", pad, 0))
-                    items.append(("value", f, inner))
-                    items.append(("text", ",\n", 0))
-                items.append(("text", " " * indent + closer.lstrip(","), 0))
-            stack.extend(reversed(items))
-            continue
-        if callable(v):
+                parts.append(opener + "\n")
+                push(" " * indent + closer.lstrip(","))
+                for f in reversed(fields):
+                    push(",\n")
+                    push((f, inner))
+                    push(pad)
+        elif callable(v):
             parts.append(describe(v))
-            continue
-        parts.append(repr(v))
+        else:
+            parts.append(repr(v))
     return "".join(parts)
 
 
@@ -232,26 +279,48 @@ def _json_string(s: str) -> str:
     return json.dumps(s)
 
 
+def _json_scalar(scalar_type: type) -> Callable[[Any], str]:
+    name = np.dtype(scalar_type).name
+    tail = f', "dtype": "{name}", "shape": []}}'
+    if name == "bool":
+        return lambda v: ('{"tensor": true' if v else '{"tensor": false') + tail
+    if np.dtype(scalar_type).kind in "iu":
+        return lambda v: '{"tensor": ' + str(int(v)) + tail
+    return lambda v: '{"tensor": ' + _json_float(v) + tail
+
+
+_JSON_SCALARS: dict[type, Callable[[Any], str]] = {
+    t: _json_scalar(t)
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32, np.float64)
+}
+
+
 def value_json(value: Any, describe: Callable[[Any], str] | None = None) -> str:
     """One JSON value (compact, on one line) describing a Relay value."""
     describe = describe or closure_signature
     parts: list[str] = []
-    stack: list[tuple[bool, Any]] = [(False, value)]
+    stack: list[Any] = [(value,)]  # literal text (str) or (value,)
+    pop, push = stack.pop, stack.append
+    generic, ndarray = np.generic, np.ndarray
     while stack:
-        is_text, item = stack.pop()
-        if is_text:
+        item = pop()
+        if type(item) is str:
             parts.append(item)
             continue
-        v = item
-        if isinstance(v, (np.ndarray, np.generic)):
+        v = item[0]
+        t = type(v)
+        if t in _JSON_SCALARS:
+            parts.append(_JSON_SCALARS[t](v))
+            continue
+        if t is ndarray or isinstance(v, generic):
             shape = ", ".join(str(d) for d in np.shape(v))
             parts.append(f'{{"tensor": {_json_tensor_data(v)}, "dtype": "{v.dtype.name}", "shape": [{shape}]}}')
             continue
-        if isinstance(v, tuple):
+        if t is tuple:
             opener, fields, closer = '{"tuple": [', v, "]}"
-        elif isinstance(v, Data):
+        elif t is Data:
             opener, fields, closer = f'{{"constructor": {_json_string(v.con.name)}, "fields": [', v.fields, "]}"
-        elif isinstance(v, Ref):
+        elif t is Ref:
             opener, fields, closer = '{"ref": ', (v.value,), "}"
         elif callable(v):
             parts.append(f'{{"closure": {_json_string(describe(v))}}}')
@@ -259,13 +328,12 @@ def value_json(value: Any, describe: Callable[[Any], str] | None = None) -> str:
         else:
             parts.append(_json_string(repr(v)))
             continue
-        items: list[tuple[bool, Any]] = [(True, opener)]
-        for i, f in enumerate(fields):
+        parts.append(opener)
+        push(closer)
+        for i in range(len(fields) - 1, -1, -1):
+            push((fields[i],))
             if i:
-                items.append((True, ", "))
-            items.append((False, f))
-        items.append((True, closer))
-        stack.extend(reversed(items))
+                push(", ")
     return "".join(parts)
 
 

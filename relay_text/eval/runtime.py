@@ -32,6 +32,7 @@ from .compile import CompiledProgram
 
 DEFAULT_MAX_DEPTH = 2_000_000
 _BASE_STACK = 256 * 1024 * 1024
+_MAX_STACK = 16 * 1024**3  # address space only; pages are used as the stack grows
 _C_STACK_PER_CALL = 1024 if sys.version_info < (3, 11) else 0
 _PYTHON_FRAMES_PER_CALL = 2  # headroom for outlined regions and kernels
 _RUN_LOCK = threading.Lock()
@@ -103,7 +104,7 @@ def run_deep(body: Callable[[], Any], max_depth: int) -> Any:
     try:
         if _C_STACK_PER_CALL == 0:
             return body()
-        return _on_big_stack(body, _BASE_STACK + max_depth * _C_STACK_PER_CALL)
+        return _on_big_stack(body, min(_BASE_STACK + max_depth * _C_STACK_PER_CALL, _MAX_STACK))
     finally:
         if sys.getrecursionlimit() == needed:
             sys.setrecursionlimit(old_limit)
@@ -125,7 +126,13 @@ class _BigStackWorker:
             threading.stack_size(64 * 1024 * 1024)
         try:
             self.thread = threading.Thread(target=self.loop, name="relay-eval", daemon=True)
-            self.thread.start()
+            try:
+                self.thread.start()
+            except RuntimeError:  # the system refused a stack that large
+                threading.stack_size(_BASE_STACK)
+                self.stack = _BASE_STACK
+                self.thread = threading.Thread(target=self.loop, name="relay-eval", daemon=True)
+                self.thread.start()
         finally:
             threading.stack_size(old_stack)
 

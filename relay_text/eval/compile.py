@@ -36,6 +36,7 @@ Python compiler's limits.
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -486,8 +487,17 @@ def compile_program(
     compiler = Compiler(program, prelude, resolver, type_of)
     compiler.meta_values = dict(constants or {})
     compiler.filling_constants = filling_constants
-    for gv in globals_:
-        compiler.entries[f"@{gv.name}"] = compiler.add_global(gv)
-    for key, (expr, params) in (entries or {}).items():
-        compiler.add_expression(key, expr, params)
-    return compiler.finish()
+    # Compiling allocates many objects that live until it ends: like the
+    # parser and the checker, pause the cyclic collector meanwhile (its
+    # full collections would otherwise make large programs quadratic).
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for gv in globals_:
+            compiler.entries[f"@{gv.name}"] = compiler.add_global(gv)
+        for key, (expr, params) in (entries or {}).items():
+            compiler.add_expression(key, expr, params)
+        return compiler.finish()
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -30,6 +30,7 @@ CODES: dict[str, str] = {
     "non-exhaustive-match": "a match does not cover every value of its type",
     "unreachable-clause": "a match clause can never be chosen",
     "unknown-attribute": "an operator call passes an attribute the operator does not have",
+    "missing-attribute": "an operator call omits an attribute that has no default",
     "unknown-relation": "a where clause names a relation that does not exist",
     # evaluation (relay run)
     "recursion-limit": "evaluation recursed deeper than the configured limit",

@@ -62,3 +62,58 @@ def check_source(source: Source, prelude: Any = None) -> Checked:
     out = Checked(source, module, sorted(diags, key=sort_key), global_types)
     out.result = checked
     return out
+
+
+@dataclass
+class Ran:
+    """The outcome of `relay run` on one file: diagnostics, and the value if
+    the program ran."""
+
+    source: Source
+    module: Module | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    value: object = None
+    ok: bool = False
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.is_error)
+
+
+def run_source(source: Source, request: object = None, use_prelude: bool = True) -> Ran:
+    """Parse (with the Prelude), check, then evaluate the entry point.
+
+    `request` is an `eval.entry.RunRequest` (the default runs `@main` or the
+    trailing expression without arguments)."""
+    from .eval.entry import RunFailed, RunRequest, run_module
+    from .syntax.builder import Env
+    from .syntax.parser import parse_source
+
+    request = request if request is not None else RunRequest()
+    prelude = None
+    env = None
+    if use_prelude:
+        from .std import prelude as load_prelude
+
+        prelude = load_prelude()
+        env = prelude.env()
+    result = parse_source(source, env)
+    diags = sorted(result.diagnostics, key=sort_key)
+    module = result.module
+    ran = Ran(source, module, diags)
+    if module is None or ran.errors:
+        return ran
+    # Names an argument's text may use: the program's and the Prelude's.
+    arg_env = Env(
+        set(env.globals if env else ()) | {gv.name for gv in module.functions},
+        {**(env.constructors if env else {}), **module.constructors()},
+        {**(env.adts if env else {}), **{gtv.name: gtv for gtv in module.type_defs}},
+    )
+    try:
+        outcome = run_module(module, request, prelude.module if prelude else None, arg_env)  # type: ignore[arg-type]
+    except RunFailed as exc:
+        ran.diagnostics.extend(exc.diagnostics)
+        return ran
+    ran.value = outcome.value
+    ran.ok = True
+    return ran

@@ -1,0 +1,289 @@
+"""Values as text (what `relay run` prints) and as JSON.
+
+Text:
+    11   2.5   True   7i64   0.5f64      scalars, as Relay literals
+    (1, (2, 3))   ()                     tuples
+    Cons(1, Cons(2, Nil()))              constructor values
+    ref(0)                               references
+    fn(%x : int32) -> int32              closures, by their signature
+    Tensor[(2, 2), float32]              tensors: a header, then the body
+    [[1. 2.]                             as numpy prints it (summarised
+     [3. 4.]]                            beyond 1,000 elements unless full)
+
+A composite value that holds a non-scalar tensor spreads over several
+lines, one field per line. JSON follows `--output-format json`:
+`{"tensor": ..., "dtype": ..., "shape": [...]}`, `{"tuple": [...]}`,
+`{"constructor": "Cons", "fields": [...]}`, `{"closure": "..."}`,
+`{"ref": ...}`. Both walk the value with an explicit stack, so a list of a
+million elements prints without recursion.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from ..syntax.type_text import shape_text
+from .values import Data, Ref
+
+# Code object of a compiled function -> its Relay signature (set by compile).
+SIGNATURES: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
+
+SUMMARY_THRESHOLD = 1000
+
+_INT_SUFFIX = {"int8": "i8", "int16": "i16", "int32": "", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64"}
+_FLOAT_SUFFIX = {"float16": "f16", "float32": "", "float64": "f64"}
+
+
+def is_list_node(value: Data) -> bool:
+    """Whether a constructor value is a cell of the Prelude's (or a user's) `List`."""
+    owner = value.con.belong_to
+    return owner is not None and owner.name == "List" and value.con.name in ("Cons", "Nil")
+
+
+def closure_signature(fn: Any) -> str:
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        sig = SIGNATURES.get(code)
+        if sig is not None:
+            return sig
+    return f"fn {getattr(fn, '__name__', '?')}"
+
+
+def scalar_text(value: Any) -> str:
+    """A 0-d tensor as a Relay literal of its dtype."""
+    dtype = value.dtype
+    name = dtype.name
+    if name == "bool":
+        return "True" if bool(value) else "False"
+    if dtype.kind in "iu":
+        return f"{int(value)}{_INT_SUFFIX.get(name, '')}"
+    if dtype.kind == "f":
+        x = float(value)
+        if math.isnan(x):
+            return "nan"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        # A numpy scalar prints as the shortest text that reads back as the
+        # same value in its own precision.
+        text = str(value if isinstance(value, np.generic) else value[()])
+        if not any(c in text for c in ".eE"):
+            text += ".0"
+        return text + _FLOAT_SUFFIX.get(name, "")
+    return str(value)
+
+
+def tensor_header(value: Any) -> str:
+    return f"Tensor[{shape_text(tuple(value.shape))}, {value.dtype.name}]"
+
+
+def tensor_body(value: np.ndarray, full: bool = False) -> str:
+    threshold = sys.maxsize if full else SUMMARY_THRESHOLD
+    return np.array2string(np.asarray(value), threshold=threshold, max_line_width=100)
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def _children(value: Any) -> tuple:
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, Data):
+        return value.fields
+    if isinstance(value, Ref):
+        return (value.value,)
+    return ()
+
+
+def _multiline(value: Any) -> dict[int, bool]:
+    """For every composite value inside `value`: whether it holds a non-scalar tensor."""
+    out: dict[int, bool] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        v, expanded = stack.pop()
+        if id(v) in out:
+            continue
+        if isinstance(v, np.ndarray) and v.ndim > 0:
+            out[id(v)] = True
+            continue
+        kids = _children(v)
+        if not kids:
+            out[id(v)] = False
+            continue
+        if expanded:
+            out[id(v)] = any(out[id(k)] for k in kids)
+        else:
+            stack.append((v, True))
+            stack.extend((k, False) for k in kids if id(k) not in out)
+    return out
+
+
+def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | None = None) -> str:
+    """The text `relay run` prints for a value (without a trailing newline)."""
+    describe = describe or closure_signature
+    multi = _multiline(value)
+    parts: list[str] = []
+    # Work items: a value to print at an indentation, or literal text.
+    stack: list[tuple[str, Any, int]] = [("value", value, 0)]
+    while stack:
+        kind, item, indent = stack.pop()
+        if kind == "text":
+            parts.append(item)
+            continue
+        v = item
+        if isinstance(v, np.ndarray) and v.ndim > 0:
+            pad = " " * indent
+            body = tensor_body(v, full).replace("\n", "\n" + pad)
+            parts.append(f"{tensor_header(v)}\n{pad}{body}")
+            continue
+        if _is_scalar(v):
+            parts.append(scalar_text(v))
+            continue
+        if isinstance(v, tuple) or isinstance(v, Data) or isinstance(v, Ref):
+            if isinstance(v, tuple):
+                opener, fields = "(", v
+                closer = ",)" if len(v) == 1 else ")"
+            elif isinstance(v, Data):
+                opener, fields, closer = f"{v.con.name}(", v.fields, ")"
+            else:
+                opener, fields, closer = "ref(", (v.value,), ")"
+            if not multi.get(id(v), False):
+                items: list[tuple[str, Any, int]] = [("text", opener, 0)]
+                for i, f in enumerate(fields):
+                    if i:
+                        items.append(("text", ", ", 0))
+                    items.append(("value", f, indent))
+                items.append(("text", closer, 0))
+            else:
+                inner = indent + 2
+                pad = " " * inner
+                items = [("text", opener + "\n", 0)]
+                for f in fields:
+                    items.append(("text", pad, 0))
+                    items.append(("value", f, inner))
+                    items.append(("text", ",\n", 0))
+                items.append(("text", " " * indent + closer.lstrip(","), 0))
+            stack.extend(reversed(items))
+            continue
+        if callable(v):
+            parts.append(describe(v))
+            continue
+        parts.append(repr(v))
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def _json_float(x: Any) -> str:
+    f = float(x)
+    if math.isnan(f):
+        return '"nan"'
+    if math.isinf(f):
+        return '"inf"' if f > 0 else '"-inf"'
+    text = str(x)  # numpy scalar: shortest text for its own precision
+    if not any(c in text for c in ".eE"):
+        text += ".0"
+    return text
+
+
+def _json_tensor_data(value: Any) -> str:
+    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    if kind == "b":
+        fmt: Callable[[Any], str] = lambda x: "true" if x else "false"
+        flat = arr.ravel().tolist()
+    elif kind in "iu":
+        fmt = str
+        flat = arr.ravel().tolist()
+    elif kind == "f":
+        fmt = _json_float
+        flat = list(arr.ravel())
+    else:
+        fmt = lambda x: '"' + str(x) + '"'
+        flat = arr.ravel().tolist()
+    if arr.ndim == 0:
+        return fmt(flat[0])
+    texts = [fmt(x) for x in flat]
+    # Group innermost axis first, up to the outermost.
+    for size in reversed(arr.shape):
+        if size == 0:
+            texts = ["[]"] * (len(texts) if texts else 0) if texts else ["[]"]
+            continue
+        texts = ["[" + ", ".join(texts[i : i + size]) + "]" for i in range(0, len(texts), size)]
+    if not texts:
+        # A shape with a zero dimension: rebuild the empty nesting.
+        text = "[]"
+        for size in reversed(arr.shape[:-1]):
+            text = "[" + ", ".join([text] * size) + "]" if size else "[]"
+        return text
+    return texts[0]
+
+
+def _json_string(s: str) -> str:
+    import json
+
+    return json.dumps(s)
+
+
+def value_json(value: Any, describe: Callable[[Any], str] | None = None) -> str:
+    """One JSON value (compact, on one line) describing a Relay value."""
+    describe = describe or closure_signature
+    parts: list[str] = []
+    stack: list[tuple[bool, Any]] = [(False, value)]
+    while stack:
+        is_text, item = stack.pop()
+        if is_text:
+            parts.append(item)
+            continue
+        v = item
+        if isinstance(v, (np.ndarray, np.generic)):
+            shape = ", ".join(str(d) for d in np.shape(v))
+            parts.append(f'{{"tensor": {_json_tensor_data(v)}, "dtype": "{v.dtype.name}", "shape": [{shape}]}}')
+            continue
+        if isinstance(v, tuple):
+            opener, fields, closer = '{"tuple": [', v, "]}"
+        elif isinstance(v, Data):
+            opener, fields, closer = f'{{"constructor": {_json_string(v.con.name)}, "fields": [', v.fields, "]}"
+        elif isinstance(v, Ref):
+            opener, fields, closer = '{"ref": ', (v.value,), "}"
+        elif callable(v):
+            parts.append(f'{{"closure": {_json_string(describe(v))}}}')
+            continue
+        else:
+            parts.append(_json_string(repr(v)))
+            continue
+        items: list[tuple[bool, Any]] = [(True, opener)]
+        for i, f in enumerate(fields):
+            if i:
+                items.append((True, ", "))
+            items.append((False, f))
+        items.append((True, closer))
+        stack.extend(reversed(items))
+    return "".join(parts)
+
+
+def flatten_tensors(value: Any) -> dict[str, np.ndarray]:
+    """Tensors of a result for `.npz` output: a tensor is `out0`; a tuple's
+    tensors are `out0`, `out1`, ...; nested tuples add `_i` (`out1_0`).
+
+    Raises ValueError naming the first value that is not a tensor."""
+    out: dict[str, np.ndarray] = {}
+    if not isinstance(value, tuple):
+        value = (value,)
+    stack: list[tuple[str, Any]] = [(f"out{i}", v) for i, v in reversed(list(enumerate(value)))]
+    while stack:
+        key, v = stack.pop()
+        if isinstance(v, (np.ndarray, np.generic)):
+            out[key] = np.asarray(v)
+        elif isinstance(v, tuple):
+            stack.extend((f"{key}_{i}", f) for i, f in reversed(list(enumerate(v))))
+        else:
+            kind = "a constructor value" if isinstance(v, Data) else "a reference" if isinstance(v, Ref) else "a closure"
+            raise ValueError(f"{key} is {kind}, and .npz files hold only tensors")
+    return out

@@ -192,6 +192,7 @@ class Builder:
         self.free_vars: list[Var] = []
         self.defined_ctor_names: set[str] = set()
         self._literal_errors: dict[int, Diagnostic] = {}
+        self.defining_adt: GlobalTypeVar = GlobalTypeVar("")
 
     def span(self, start: int, end: int) -> Span:
         return Span(self.source, start, end)
@@ -371,7 +372,8 @@ class Builder:
     def data_name(self, c: list) -> tuple:
         kw, name_tok = c
         self.types.push()
-        return self._adt_header(name_tok), kw
+        self.defining_adt = self._adt_header(name_tok)
+        return self.defining_adt, kw
 
     type_name_head = data_name
 
@@ -422,29 +424,20 @@ class Builder:
         name_tok = c[0]
         ret = c[-1]
         inputs = tuple(self.as_type(t) for t in c[1:-2] if t is not None)
-        self._check_ctor_result(name_tok, ret)
+        # The result names the ADT being defined: `-> List` (or `-> List[a]`).
+        adt = self.defining_adt
+        ret_name = ret.name if isinstance(ret, _Name) else getattr(getattr(ret, "func", None), "name", None)
+        if ret_name != adt.name:
+            self.error(
+                "type-mismatch",
+                f"constructor `{name_tok.value}` must return `{adt.name}`",
+                self._span(ret),
+                f"expected `{adt.name}`",
+            )
         return name_tok, inputs
 
-    def _check_ctor_result(self, name_tok: Tok, ret: Any) -> None:
-        # The result must name the ADT being defined: `-> List` or `-> List[a]`.
-        self._pending_ctor_results.append((name_tok, ret))
-
     def data_def(self, c: list) -> None:
-        gtv = c[0][0]
-        items = [x for x in c[1:-1] if isinstance(x, tuple)]
-        for name_tok, ret in self._pending_ctor_results:
-            ret_name = ret.name if isinstance(ret, _Name) else getattr(getattr(ret, "func", None), "name", None)
-            if ret_name != gtv.name:
-                self.error(
-                    "type-mismatch",
-                    f"constructor `{name_tok.value}` must return `{gtv.name}`",
-                    getattr(ret, "span", None) or self.span(name_tok.start_pos, name_tok.end_pos),
-                    f"expected `{gtv.name}`",
-                )
-        self._pending_ctor_results = []
-        self._finish_adt(c, items)
-
-    _pending_ctor_results: list = []
+        self._finish_adt(c, [x for x in c[1:-1] if isinstance(x, tuple)])
 
     def ctor_decl(self, c: list) -> tuple:
         name_tok = c[0]

@@ -11,7 +11,7 @@ that the formatter can keep them.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Iterator
 
 
 from ..ir.module import Comment

@@ -206,10 +206,5 @@ def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
             diag.with_label(later, "bound here, in another block")
             diag.with_note("a graph binding is visible only inside the block that contains it")
         elif suggestions:
-            if suggestions:
-                diag.with_help(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?")
+            diag.with_help(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?")
         diags.append(diag)
-
-
-def _sort(diags: list[Diagnostic]) -> list[Diagnostic]:
-    return sorted(diags, key=lambda d: d.span.start if d.span is not None else -1)

@@ -290,7 +290,15 @@ _float_unary("cos", lambda x: np.cos(x), "Elementwise cosine.")
 _float_unary("tan", lambda x: np.tan(x), "Elementwise tangent.")
 _float_unary("floor", lambda x: np.floor(x), "Elementwise rounding toward negative infinity.")
 _float_unary("ceil", lambda x: np.ceil(x), "Elementwise rounding toward positive infinity.")
-_float_unary("round", lambda x: np.round(x), "Elementwise rounding to nearest, ties to even.")
+# TVM lowers `round` to C's round(): halves go away from zero (numpy's round goes to even).
+def _round_half_away(x: Any) -> Any:
+    whole = np.trunc(x)
+    frac = x - whole  # exact: no rounding error, unlike floor(x + 0.5)
+    return whole + np.where(np.abs(frac) >= 0.5, np.sign(x), 0).astype(x.dtype)
+
+
+# TVM lowers `round` to C's round(): halves go away from zero (numpy's round goes to even).
+_float_unary("round", _round_half_away, "Elementwise rounding to nearest, halves away from zero.")
 _float_unary("trunc", lambda x: np.trunc(x), "Elementwise rounding toward zero.")
 
 

@@ -119,7 +119,7 @@ for _n, _f in (
     _unary(_n, _f)
 _unary("logical_not", torch.logical_not, "bool")
 # TVM's round is C's round(): ties go away from zero (torch.round ties to even).
-_unary("round", lambda x: torch.sign(x) * torch.floor(torch.abs(x) + 0.5))
+_unary("round", lambda x: torch.where(torch.abs(x - torch.trunc(x)) >= 0.5, torch.trunc(x) + torch.sign(x), torch.trunc(x)))
 
 
 @ref("clip")
@@ -220,12 +220,6 @@ def _newshape(shape: tuple, spec: tuple) -> list[int]:
 def reshape(args: tuple, attrs: dict) -> np.ndarray:
     (a,) = args
     return N(T(a).reshape(_newshape(a.shape, attrs["newshape"])), a.dtype)
-
-
-@ref("reshape_like")
-def reshape_like(args: tuple, attrs: dict) -> np.ndarray:
-    a, like = args
-    return N(T(a).reshape(like.shape), a.dtype)
 
 
 @ref("transpose")
@@ -670,6 +664,18 @@ def adaptive_avg_pool2d(args: tuple, attrs: dict) -> np.ndarray:
     elif len(size) == 1:
         size = (size[0], size[0])
     return N(_from_nchw(F.adaptive_avg_pool2d(t, tuple(size)), attrs["out_layout"] or attrs["layout"]), x.dtype)
+
+
+@ref("nn.adaptive_max_pool2d")
+def adaptive_max_pool2d(args: tuple, attrs: dict) -> np.ndarray:
+    (x,) = args
+    t = _to_nchw(T(x), attrs["layout"]).double()
+    size = attrs["output_size"]
+    if size is None or len(size) == 0:
+        size = (t.shape[2], t.shape[3])
+    elif len(size) == 1:
+        size = (size[0], size[0])
+    return N(_from_nchw(F.adaptive_max_pool2d(t, tuple(size)), attrs["out_layout"] or attrs["layout"]), x.dtype)
 
 
 @ref("nn.batch_flatten")

@@ -612,8 +612,12 @@ def _pool(x: np.ndarray, attrs: dict, kind: str) -> np.ndarray:
     # pad far enough that every window of the ceil-mode output lies inside
     extra_h = max(0, (OH - 1) * sh + (kh - 1) * dh + 1 - (H + before[0] + after[0]))
     extra_w = max(0, (OW - 1) * sw + (kw - 1) * dw + 1 - (W + before[1] + after[1]))
-    fill = -math.inf if kind == "max" else 0.0
+    # TVM pads max pooling with the lowest finite value of the dtype; a ceil-mode
+    # window lying wholly in padding yields that value.
+    fill = float(np.finfo(x.dtype).min) if kind == "max" else 0.0
     padded = F.pad(t, [before[1], after[1] + extra_w, before[0], after[0] + extra_h], value=fill)
+    if kind == "max":
+        padded = padded.to(torch.float32 if x.dtype == np.float32 else padded.dtype)
     windows = padded.unfold(2, (kh - 1) * dh + 1, sh).unfold(3, (kw - 1) * dw + 1, sw)[..., ::dh, ::dw]
     windows = windows[:, :, :OH, :OW]
     if kind == "max":

@@ -432,3 +432,46 @@ def test_parse_json_spans() -> None:
     assert value == {"a": [1, "xy"], "b": {}}
     assert spans[("a", 1)] == (10, 14)
     assert spans[("b",)] == (22, 24)
+
+
+# ---------------------------------------------------------------- through the type checker
+
+
+def checked(text: str):
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+
+    return check_source(Source("test.rly", text))
+
+
+def test_constant_types_come_from_the_section() -> None:
+    result = checked(PROGRAM + REAL_SECTION)
+    assert result.diagnostics == []
+    assert result.global_types == {"@main": "fn(Tensor[(1, 2, 3), float32]) -> Tensor[(2, 3), float32]"}
+    assert result.result.meta_types == {0: TensorType((2, 3), "float32")}
+
+
+def test_section_type_conflicts_with_use() -> None:
+    program = PROGRAM.replace("meta[relay.Constant][0]", "add(%x, meta[relay.Constant][0])")
+    text = program + "#[metadata]\n" + encode_metadata([np.ones((4,), np.float32)])
+    (d,) = checked(text).diagnostics
+    assert d.code == "shape-mismatch"
+    assert d.message == "cannot broadcast shapes (1, 2, 3) and (4)"
+
+
+def test_malformed_section_fails_relay_check() -> None:
+    result = checked(PROGRAM + REAL_SECTION.replace('"data": "0"', '"data": "3"'))
+    assert [(d.code, d.message) for d in result.diagnostics] == [
+        ("bad-metadata", "the constant's `data` refers to tensor 3, but there is 1 tensor")
+    ]
+    assert where(result.diagnostics[0]) == ("bad-metadata", 28, 17)
+
+
+def test_missing_entry_fails_relay_check_at_the_reference() -> None:
+    program = PROGRAM.replace("meta[relay.Constant][0]", "add(meta[relay.Constant][0], meta[relay.Constant][1])")
+    (d,) = checked(program + REAL_SECTION).diagnostics
+    assert (d.code, d.message, where(d)) == (
+        "bad-metadata",
+        "`meta[relay.Constant][1]` is not in the metadata section",
+        ("bad-metadata", 3, 32),
+    )

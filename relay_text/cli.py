@@ -125,7 +125,12 @@ def check(paths: tuple[str, ...], output_format: str, show_types: bool) -> int:
 @click.option("--arg", "arg_texts", multiple=True, metavar="NAME=VALUE", help="An argument: Relay text such as 3, (1, 2), Cons(1, Nil()), or @file.npy.")
 @click.option("--args", "args_file", metavar="FILE.npz", help="Arguments from an .npz file whose keys are parameter names.")
 @click.option("--random-args", is_flag=True, help="Fill every parameter without a value with random data of its type.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-args.")
+@click.option(
+    "--random-consts",
+    is_flag=True,
+    help="Fill each meta[relay.Constant][i] (a file without its #[metadata] section) with random data of its inferred type.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-args and --random-consts.")
 @click.option("--max-depth", type=click.IntRange(min=1), default=None, metavar="N", help="Most nested calls allowed [default: 2,000,000].")
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude (List, Optional, map, foldl, ...).")
 @click.option(
@@ -144,6 +149,7 @@ def run(
     arg_texts: tuple[str, ...],
     args_file: str | None,
     random_args: bool,
+    random_consts: bool,
     seed: int,
     max_depth: int | None,
     no_prelude: bool,
@@ -179,6 +185,7 @@ def run(
         arg_texts=pairs,
         args_file=args_file,
         random_args=random_args,
+        random_consts=random_consts,
         seed=seed,
         max_depth=max_depth or DEFAULT_MAX_DEPTH,
     )

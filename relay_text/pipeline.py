@@ -109,11 +109,41 @@ def run_source(source: Source, request: object = None, use_prelude: bool = True)
         {**(env.constructors if env else {}), **module.constructors()},
         {**(env.adts if env else {}), **{gtv.name: gtv for gtv in module.type_defs}},
     )
+    # Types: for arguments, operators and constants without metadata.
+    from .check import check_module, prelude_result
+    from .diagnostics import has_errors
+
+    checked = check_module(module, prelude_result(prelude.module) if prelude else None)
+    if has_errors(checked.diagnostics):
+        ran.diagnostics.extend(sorted(checked.diagnostics, key=sort_key))
+        return ran
+    meta_values = _meta_values(module, checked, request)  # type: ignore[arg-type]
     try:
-        outcome = run_module(module, request, prelude.module if prelude else None, arg_env)  # type: ignore[arg-type]
+        outcome = run_module(
+            module, request, prelude.module if prelude else None, arg_env,  # type: ignore[arg-type]
+            type_of=checked.type_of, meta_values=meta_values,
+        )
     except RunFailed as exc:
         ran.diagnostics.extend(exc.diagnostics)
         return ran
     ran.value = outcome.value
     ran.ok = True
     return ran
+
+
+def _meta_values(module: Module, checked: Any, request: Any) -> dict[int, Any]:
+    """Values of `meta[relay.Constant][i]`: the `#[metadata]` section's
+    tensors, or with `--random-consts` seeded random ones of the inferred
+    types (checking already reported a malformed section)."""
+    if module.metadata is not None:
+        from .syntax.metadata import read_metadata
+
+        table, _ = read_metadata(module.metadata)
+        if table is None:
+            return {}
+        return {i: t.array() for i, t in enumerate(table.constants) if t is not None}
+    if getattr(request, "random_consts", False):
+        from .eval.plausible import random_constants
+
+        return random_constants(module, checked.meta_types, request.seed, checked.type_of)
+    return {}

@@ -181,8 +181,10 @@ class Compiler:
         prelude: Module | None = None,
         resolver: Resolver | None = None,
         type_of: Callable[[Expr], Any] | None = None,
+        meta_values: Mapping[int, Any] | None = None,
     ) -> None:
         self.program = program
+        self.meta_values = meta_values or {}
         self.prelude = prelude
         self.resolver = resolver or default_resolver
         self.type_of = type_of
@@ -257,13 +259,19 @@ class Compiler:
     def constant(self, node: Constant) -> str:
         if node.value is None:
             index = node.meta_index
+            if index in self.meta_values:
+                name = self.fresh("m")
+                self.ns[name] = self.meta_values[index]
+                return name
             self.diagnostics.append(
                 Diagnostic(
                     "bad-metadata",
                     f"`meta[relay.Constant][{index}]` has no value to run with",
                     node.span,
                     label="value unknown",
-                ).with_note("the file has no #[metadata] section holding this constant's data")
+                ).with_note("the file has no #[metadata] section holding this constant's data").with_help(
+                    "run with `--random-consts` to fill such constants with seeded random values"
+                )
             )
             return "None"
         shape = tuple(node.shape or ())
@@ -484,7 +492,9 @@ class _Emitter:
             self.code[region] = self.emit_region(region)
         block = Block()
         block.line(f"def {name}({', '.join(c.names[p] for p in fn.params)}):", fn)
-        block.nest(self.function_body(fn, top))
+        body = self.function_body(fn, top)
+        release_dead(body, [c.names[p] for p in fn.params])
+        block.nest(body)
         return block
 
     def name_binders(self, fn: Function) -> None:
@@ -536,6 +546,7 @@ class _Emitter:
             inner.items.extend(self.code[region].items)
             inner.line(f"return {result}", region.root)
             imports = sorted(_free_names(inner), key=lambda n: (n[0], int(n[1:])))
+            release_dead(inner, imports)
             out = Block()
             out.line(f"def {name}({', '.join(imports)}):", region.owner)
             out.nest(inner)
@@ -699,6 +710,95 @@ _ASSIGNED = re.compile(r"^([tv][0-9]+) = |; ([tv][0-9]+) = ")
 _DEF = re.compile(r"^def ([tv][0-9]+)\(([^)]*)\)")
 
 
+def release_dead(body: Block, params: Iterable[str] = ()) -> None:
+    """Insert `del` after the last use of each tensor-holding local, so its
+    memory is returned as soon as it is dead instead of when the function
+    returns. A model's intermediates are many and large, and memory that
+    stays allocated makes every later kernel fetch fresh pages from the OS.
+
+    Conservative: a name is released only in the block that binds it (the
+    parameters count as bound by the body), only if no line outside that
+    block mentions it, never if a nested `def` mentions it (a closure may
+    read it later), and never after a `return` or `raise`."""
+    captured: set[str] = set()
+    totals: dict[str, int] = {}
+    blocks: list[Block] = []
+    stack: list[tuple[Block, bool]] = [(body, False)]
+    while stack:
+        b, in_def = stack.pop()
+        blocks.append(b)
+        nested_def = False
+        for item in b.items:
+            if isinstance(item, Block):
+                stack.append((item, in_def or nested_def))
+                nested_def = False
+                continue
+            text = item[0]
+            names = _LOCAL.findall(text)
+            for n in names:
+                totals[n] = totals.get(n, 0) + 1
+            if in_def:
+                captured.update(names)
+            nested_def = text.startswith("def ")
+            if nested_def:
+                captured.update(names)
+    for b in blocks:
+        bound = {m.group(1) or m.group(2) for item in b.items if not isinstance(item, Block) for m in _ASSIGNED.finditer(item[0])}
+        if b is body:
+            bound.update(params)
+        last: dict[str, int] = {}
+        counts: dict[str, int] = {}
+        for i, item in enumerate(b.items):
+            for n in _names_in(item):
+                last[n] = i
+                counts[n] = counts.get(n, 0) + 1
+        dead_after: dict[int, list[str]] = {}
+        for n, i in last.items():
+            if n not in bound or n in captured or counts[n] != totals.get(n, 0):
+                continue
+            item = b.items[i]
+            if not isinstance(item, Block) and item[0].lstrip().startswith(("return ", "raise ")):
+                continue
+            dead_after.setdefault(_statement_end(b.items, i), []).append(n)
+        if not dead_after:
+            continue
+        items: list[Any] = []
+        for i, item in enumerate(b.items):
+            items.append(item)
+            if i in dead_after:
+                items.append((f"del {', '.join(sorted(dead_after[i]))}", None))
+        b.items = items
+
+
+def _statement_end(items: list[Any], i: int) -> int:
+    """The last item of the statement item i belongs to: a compound statement
+    (`if ...:`) runs on through its blocks and its `elif`/`else` parts."""
+    n = len(items)
+    if isinstance(items[i], Block) or items[i][0].rstrip().endswith(":"):
+        while i + 1 < n:
+            nxt = items[i + 1]
+            if isinstance(nxt, Block) or nxt[0].lstrip().startswith(("else", "elif ", "except", "finally")):
+                i += 1
+            else:
+                break
+    return i
+
+
+def _names_in(item: Any) -> list[str]:
+    if not isinstance(item, Block):
+        return _LOCAL.findall(item[0])
+    out: list[str] = []
+    stack = [item]
+    while stack:
+        b = stack.pop()
+        for sub in b.items:
+            if isinstance(sub, Block):
+                stack.append(sub)
+            else:
+                out.extend(_LOCAL.findall(sub[0]))
+    return out
+
+
 def _free_names(block: Block) -> set[str]:
     """Local names a block reads but never binds (names are unique per
     program, so this is exact)."""
@@ -752,10 +852,11 @@ def compile_program(
     prelude: Module | None = None,
     resolver: Resolver | None = None,
     type_of: Callable[[Expr], Any] | None = None,
+    meta_values: Mapping[int, Any] | None = None,
 ) -> CompiledProgram:
     """Compile the given globals and entry expressions (and everything they
     use). Raises CompileError with located diagnostics."""
-    compiler = Compiler(program, prelude, resolver, type_of)
+    compiler = Compiler(program, prelude, resolver, type_of, meta_values)
     for gv in globals_:
         compiler.entries[f"@{gv.name}"] = compiler.add_global(gv)
     for key, (expr, params) in (entries or {}).items():

@@ -29,6 +29,7 @@ from ..syntax.type_text import type_text
 from .args import ArgumentError, TypeDefs, describe_mismatch, from_python, load_npy, load_npz, random_value
 from .compile import CompileError, compile_program
 from .ops import Resolver
+from .plausible import roles, shape_role
 from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute
 
 EXPRESSION = "<expression>"
@@ -50,6 +51,7 @@ class RunRequest:
     arg_texts: list[tuple[str, str]] = field(default_factory=list)  # --arg NAME=VALUE
     args_file: str | None = None  # --args FILE.npz
     random_args: bool = False
+    random_consts: bool = False  # fill meta[relay.Constant][i] without a #[metadata] section
     seed: int = 0
     values: tuple = ()  # positional Python values (the Python API)
     max_depth: int = DEFAULT_MAX_DEPTH
@@ -108,6 +110,7 @@ def run_module(
     env: Any = None,
     resolver: Resolver | None = None,
     type_of: Callable[[Expr], Any] | None = None,
+    meta_values: dict[int, Any] | None = None,
 ) -> Outcome:
     """Compile and evaluate a parsed (and checked) module; raises RunFailed."""
     entry = find_entry(module, request.entry)
@@ -160,9 +163,10 @@ def run_module(
 
     if request.random_args:
         rng = np.random.default_rng(request.seed)
+        found = roles(module, type_of) if type_of is not None else {}
         for p in entry.params:
             try:
-                value = random_value(param_type(p), rng, defs, p.name)
+                value = shape_role(random_value(param_type(p), rng, defs, p.name), found.get(p))
             except ArgumentError as exc:
                 diags.append(_bad(str(exc), p.span, "cannot be filled at random"))
                 continue
@@ -196,6 +200,7 @@ def run_module(
             prelude=prelude,
             resolver=resolver,
             type_of=type_of,
+            meta_values=meta_values,
         )
     except CompileError as exc:
         raise RunFailed(exc.diagnostics) from None

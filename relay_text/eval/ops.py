@@ -64,10 +64,14 @@ def default_resolver(name: str) -> Any | None:
 
 
 def _filled_attrs(definition: Any, attrs: dict) -> dict:
-    for method in ("fill_attrs", "with_defaults", "normalize_attrs"):
+    for method in ("fill_attrs", "with_defaults"):
         fill = getattr(definition, method, None)
         if callable(fill):
             return dict(fill(attrs))
+    normalize = getattr(definition, "normalize_attrs", None)
+    if callable(normalize):  # the registry's OpDef: (filled attributes, problems)
+        filled, _problems = normalize(attrs.items() if isinstance(attrs, dict) else attrs)
+        return dict(filled)
     return dict(attrs)
 
 

@@ -934,10 +934,10 @@ class Builder:
     def _type_call(self, name: str, args: tuple, span: Span) -> Any:
         tvar = self.types.lookup(name)
         if tvar is not None:
-            return TypeCall(tvar, args, span)
+            return TypeCall(tvar, self._adt_args(args, None, span), span)
         gtv = self.adts.get(name) or self.env.adts.get(name)
         if gtv is not None:
-            return TypeCall(gtv, args, span)
+            return TypeCall(gtv, self._adt_args(args, self.module.type_defs.get(gtv), span), span)
         if is_dtype(name) or name == "Tensor":
             self.error("syntax-error", f"`{name}` takes no type arguments in brackets", span).with_help(
                 "a tensor type is written `Tensor[(shape), dtype]`"
@@ -945,6 +945,18 @@ class Builder:
             return IncompleteType(Kind.TYPE, span)
         self._unknown_type(name, span)
         return IncompleteType(Kind.TYPE, span)
+
+    @staticmethod
+    def _adt_args(args: tuple, data: Any, span: Span) -> tuple:
+        """A bare dtype given to an ADT (`List[float32]`) is a scalar tensor
+        type, unless the ADT's parameter there has kind BaseType."""
+        params = data.type_params if data is not None else ()
+        out = []
+        for i, arg in enumerate(args):
+            if isinstance(arg, str) and not (i < len(params) and params[i].kind == Kind.BASE_TYPE):
+                arg = TensorType((), arg, span)
+            out.append(arg)
+        return tuple(out)
 
     def _unknown_type(self, name: str, span: Span, what: str = "type") -> None:
         diag = self.error("unknown-type", f"unknown {what} `{name}`", span)

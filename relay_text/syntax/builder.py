@@ -155,6 +155,9 @@ def _u(x: Any) -> Any:
     return x.node if type(x) is _Use else x
 
 
+_NONE_ATTR = object()  # `None` written as an attribute value, until it is stored
+
+
 class _Kw:
     """A keyword argument `key=value` in a call or parameter list."""
 
@@ -280,7 +283,7 @@ class Builder:
 
     def fn_attr(self, c: list) -> _Kw:
         key, value = c
-        return _Kw(key.value, value, self.span(key.start_pos, key.end_pos))
+        return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
 
     def ret_type(self, c: list) -> Any:
         return c[1]
@@ -602,7 +605,7 @@ class Builder:
 
     def kwarg(self, c: list) -> _Kw:
         key, value = c
-        return _Kw(key.value, value, self.span(key.start_pos, key.end_pos))
+        return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
 
     def proj(self, c: list) -> TupleGetItem:
         value, tok = c
@@ -861,7 +864,7 @@ class Builder:
     def attr_name(self, c: list) -> Any:
         tok = c[0]
         if tok.value == "None":
-            return None
+            return _NONE_ATTR
         self.error(
             "syntax-error",
             f"`{tok.value}` is not an attribute value",
@@ -870,7 +873,9 @@ class Builder:
         return tok.value
 
     def attr_list(self, c: list) -> tuple:
-        return tuple(v for v in c[:-1] if not (v is None and len(c) == 2))
+        # A None in `c` is the placeholder of an empty list; `None` written
+        # in the list arrives as _NONE_ATTR.
+        return tuple(None if v is _NONE_ATTR else v for v in c[:-1] if v is not None)
 
     def attr_meta(self, c: list) -> MetaRef:
         return MetaRef(c[1].value, _int_value(c[2].value))

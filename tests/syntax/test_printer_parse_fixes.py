@@ -26,3 +26,9 @@ def test_bare_dtype_for_a_base_type_parameter_stays_a_dtype() -> None:
     )
     ty = next(iter(module.functions.values())).params[0].type_annotation
     assert ty.args == ("float32",)
+
+
+def test_none_inside_an_attribute_list_is_kept() -> None:
+    """`[None]` is a one-element list, not the empty list `[]`."""
+    call = parse_ok("f(a=[None], b=[], c=None, d=[1, None])").expr
+    assert call.attrs == (("a", (None,)), ("b", ()), ("c", None), ("d", (1, None)))

@@ -80,11 +80,12 @@ class Ran:
         return sum(1 for d in self.diagnostics if d.is_error)
 
 
-def run_source(source: Source, request: object = None, use_prelude: bool = True) -> Ran:
+def run_source(source: Source, request: object = None, use_prelude: bool = True, resolver: Any = None) -> Ran:
     """Parse (with the Prelude), check, then evaluate the entry point.
 
     `request` is an `eval.entry.RunRequest` (the default runs `@main` or the
-    trailing expression without arguments)."""
+    trailing expression without arguments). `resolver` maps an operator name
+    to the definition that runs it (default: the operator registry)."""
     from .eval.entry import RunFailed, RunRequest, run_module
     from .syntax.builder import Env
     from .syntax.parser import parse_source
@@ -121,7 +122,7 @@ def run_source(source: Source, request: object = None, use_prelude: bool = True)
     try:
         outcome = run_module(
             module, request, prelude.module if prelude else None, arg_env,  # type: ignore[arg-type]
-            type_of=checked.type_of, meta_values=meta_values,
+            type_of=checked.type_of, meta_values=meta_values, resolver=resolver,
         )
     except RunFailed as exc:
         ran.diagnostics.extend(exc.diagnostics)

@@ -8,8 +8,10 @@ negative number, and unscaled weights make activations grow layer by layer
 until they overflow. So a tensor's values follow from how the program uses
 it (its *role*), read from the operator calls it is passed to:
 
-    weight    conv / dense / matmul weights: N(0, 1 / fan_in), fan_in being
-              the number of inputs each output sums over
+    weight    conv / dense / matmul weights: N(0, 1 / (3 fan_in)), fan_in
+              being the number of inputs each output sums over (the variance
+              of PyTorch's default initialisation); weights concatenated
+              before use (an LSTM's input and hidden weights) count as one
     variance  batch norm's moving variance: 0.5 + |N(0, 0.5^2)|
     scale     batch / layer norm's gamma: 1 + N(0, 0.1^2)
     shift     beta, the moving mean, biases: N(0, 0.1^2)
@@ -33,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ir.expr import Call, Constant, Expr, Op, Var
+from ..ir.expr import Call, Constant, Expr, Op, Tuple, TupleGetItem, Var
 from ..ir.module import Module
 from ..ir.ty import TensorType
 from ..ir.visitor import post_order
@@ -108,13 +110,10 @@ def roles(module: Module, type_of: Callable[[Expr], Any]) -> dict[Any, Role]:
             if type(node) is not Call or type(node.op) is not Op:
                 continue
             name = node.op.name
-            for i, arg in enumerate(node.args):
-                key = _key(arg)
-                if key is None or key in found:
-                    continue
+            for i, whole in enumerate(node.args):
                 role = None
                 if i == 1 and name in ("nn.conv2d", "nn.conv1d", "nn.conv2d_transpose", "nn.dense", "nn.matmul", "nn.batch_matmul"):
-                    role = _weight_role(node, type_of(arg))
+                    role = _weight_role(node, type_of(whole))
                 elif i in _norm_roles(name):
                     role = Role(_norm_roles(name)[i])
                 elif name == "take" and i == 1:
@@ -124,9 +123,35 @@ def roles(module: Module, type_of: Callable[[Expr], Any]) -> dict[Any, Role]:
                         size = math.prod(table) if axis is None else table[axis % len(table)] if table else 0
                         if size > 0:
                             role = Role("index", size)
-                if role is not None:
-                    found[key] = role
+                if role is None:
+                    continue
+                for part in _parts(whole):
+                    key = _key(part)
+                    if key is not None and key not in found:
+                        found[key] = role
     return found
+
+
+def _parts(arg: Expr) -> list[Expr]:
+    """The tensors an argument is made of: itself, or the pieces a
+    `concatenate` joined (an LSTM's input and hidden weights side by side)."""
+    out, stack = [], [arg]
+    while stack:
+        e = _unpack(stack.pop())
+        if type(e) is Call and type(e.op) is Op and e.op.name == "concatenate" and len(e.args) == 1:
+            t = _unpack(e.args[0])
+            if type(t) is Tuple:
+                stack.extend(reversed(t.fields))
+                continue
+        out.append(e)
+    return out
+
+
+def _unpack(arg: Expr) -> Expr:
+    """`(%a, %b).0` is `%a`."""
+    while type(arg) is TupleGetItem and type(arg.tuple_value) is Tuple and arg.index < len(arg.tuple_value.fields):
+        arg = arg.tuple_value.fields[arg.index]
+    return arg
 
 
 def _key(arg: Expr) -> Any:
@@ -151,7 +176,7 @@ def shape_role(value: Any, role: Role | None) -> Any:
         return value
     dtype = arr.dtype
     if role.kind == "weight":
-        out = arr / math.sqrt(role.size)
+        out = arr / math.sqrt(3 * role.size)
     elif role.kind == "variance":
         out = 0.5 + np.abs(arr) * 0.5
     elif role.kind == "scale":

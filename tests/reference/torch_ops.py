@@ -26,6 +26,16 @@ import torch.nn.functional as F
 Fn = Callable[[tuple, dict], Any]
 REFERENCE: dict[str, Fn] = {}
 
+# Products and sums (convolutions, matrix products, normalizations) run in
+# float64 when PRECISE, so that the reference is more exact than the kernels
+# it checks; the benchmark turns it off to time PyTorch as a user runs it.
+PRECISE = True
+
+
+def W(t: torch.Tensor) -> torch.Tensor:
+    """The working precision for accumulating operators."""
+    return t.double() if PRECISE else t
+
 
 def ref(*names: str) -> Callable[[Fn], Fn]:
     def decorate(fn: Fn) -> Fn:
@@ -468,7 +478,7 @@ def conv2d(args: tuple, attrs: dict) -> np.ndarray:
     tw = T(w).permute(*[attrs["kernel_layout"].index(c) for c in "OIHW"])
     before, after = _pads(attrs["padding"], 2)
     tx = F.pad(tx, _torch_pad(before, after))
-    y = F.conv2d(tx.double(), tw.double(), stride=tuple(attrs["strides"]), dilation=tuple(attrs["dilation"]), groups=attrs["groups"])
+    y = F.conv2d(W(tx), W(tw), stride=tuple(attrs["strides"]), dilation=tuple(attrs["dilation"]), groups=attrs["groups"])
     return N(_from_nchw(y, attrs["out_layout"] or attrs["data_layout"]), out_dtype)
 
 
@@ -482,7 +492,7 @@ def conv1d(args: tuple, attrs: dict) -> np.ndarray:
     tw = T(w).permute(*[attrs["kernel_layout"].index(c) for c in "OIW"])
     before, after = _pads(attrs["padding"], 1)
     tx = F.pad(tx, [before[0], after[0]])
-    y = F.conv1d(tx.double(), tw.double(), stride=attrs["strides"][0], dilation=attrs["dilation"][0], groups=attrs["groups"])
+    y = F.conv1d(W(tx), W(tw), stride=attrs["strides"][0], dilation=attrs["dilation"][0], groups=attrs["groups"])
     if (attrs["out_layout"] or attrs["data_layout"]) == "NWC":
         y = y.permute(0, 2, 1)
     return N(y, out_dtype)
@@ -497,7 +507,7 @@ def conv2d_transpose(args: tuple, attrs: dict) -> np.ndarray:
     tw = T(w).permute(*[attrs["kernel_layout"].index(c) for c in "IOHW"])
     before, after = _pads(attrs["padding"], 2)
     full = F.conv_transpose2d(
-        tx.double(), tw.double(), stride=tuple(attrs["strides"]), dilation=tuple(attrs["dilation"]),
+        W(tx), W(tw), stride=tuple(attrs["strides"]), dilation=tuple(attrs["dilation"]),
         groups=attrs["groups"], output_padding=tuple(attrs["output_padding"]),
     )
     # torch's padding is symmetric: crop the full result by hand instead
@@ -509,13 +519,13 @@ def conv2d_transpose(args: tuple, attrs: dict) -> np.ndarray:
 @ref("nn.dense")
 def dense(args: tuple, attrs: dict) -> np.ndarray:
     x, w = args
-    return N(F.linear(T(x).double(), T(w).double()), attrs["out_dtype"] or x.dtype.name)
+    return N(F.linear(W(T(x)), W(T(w))), attrs["out_dtype"] or x.dtype.name)
 
 
 @ref("nn.matmul")
 def matmul(args: tuple, attrs: dict) -> np.ndarray:
     a, b = args
-    ta, tb = T(a).double(), T(b).double()
+    ta, tb = W(T(a)), W(T(b))
     if attrs["transpose_a"]:
         ta = ta.transpose(-1, -2)
     if attrs["transpose_b"]:
@@ -526,7 +536,7 @@ def matmul(args: tuple, attrs: dict) -> np.ndarray:
 @ref("nn.batch_matmul")
 def batch_matmul(args: tuple, attrs: dict) -> np.ndarray:
     a, b = args
-    ta, tb = T(a).double(), T(b).double()
+    ta, tb = W(T(a)), W(T(b))
     if attrs["transpose_a"]:
         ta = ta.transpose(1, 2)
     if attrs["transpose_b"]:
@@ -552,24 +562,24 @@ def leaky_relu(args: tuple, attrs: dict) -> np.ndarray:
 @ref("nn.softmax")
 def softmax(args: tuple, attrs: dict) -> np.ndarray:
     (x,) = args
-    return N(torch.softmax(T(x).double(), dim=attrs["axis"]), x.dtype)
+    return N(torch.softmax(W(T(x)), dim=attrs["axis"]), x.dtype)
 
 
 @ref("nn.log_softmax")
 def log_softmax(args: tuple, attrs: dict) -> np.ndarray:
     (x,) = args
-    return N(torch.log_softmax(T(x).double(), dim=attrs["axis"]), x.dtype)
+    return N(torch.log_softmax(W(T(x)), dim=attrs["axis"]), x.dtype)
 
 
 @ref("nn.batch_norm")
 def batch_norm(args: tuple, attrs: dict) -> tuple:
     x, gamma, beta, mean_, var = args
     axis = attrs["axis"] % x.ndim
-    tx = T(x).double().movedim(axis, 1)
+    tx = W(T(x)).movedim(axis, 1)
     y = F.batch_norm(
-        tx, T(mean_).double(), T(var).double(),
-        T(gamma).double() if attrs["scale"] else None,
-        T(beta).double() if attrs["center"] else None,
+        tx, W(T(mean_)), W(T(var)),
+        W(T(gamma)) if attrs["scale"] else None,
+        W(T(beta)) if attrs["center"] else None,
         training=False, eps=attrs["epsilon"],
     )
     return (N(y.movedim(1, axis), x.dtype), np.array(mean_), np.array(var))
@@ -597,21 +607,21 @@ def dropout(args: tuple, attrs: dict) -> tuple:
 def _pool(x: np.ndarray, attrs: dict, kind: str) -> np.ndarray:
     """Pooling with TVM's asymmetric padding, dilation, ceil_mode and count_include_pad."""
     layout = attrs["layout"]
-    t = _to_nchw(T(x), layout).double()
+    t = W(_to_nchw(T(x), layout))
     kh, kw = attrs["pool_size"] if len(attrs["pool_size"]) == 2 else attrs["pool_size"] * 2
     sh, sw = attrs["strides"]
     dh, dw = attrs["dilation"]
     before, after = _pads(attrs["padding"], 2)
-    H, W = t.shape[2], t.shape[3]
+    height, width = t.shape[2], t.shape[3]
 
     def out_size(n: int, k: int, s: int, d: int, b: int, a: int) -> int:
         span = n + b + a - ((k - 1) * d + 1)
         return (span + s - 1) // s + 1 if attrs["ceil_mode"] else span // s + 1
 
-    OH, OW = out_size(H, kh, sh, dh, before[0], after[0]), out_size(W, kw, sw, dw, before[1], after[1])
+    OH, OW = out_size(height, kh, sh, dh, before[0], after[0]), out_size(width, kw, sw, dw, before[1], after[1])
     # pad far enough that every window of the ceil-mode output lies inside
-    extra_h = max(0, (OH - 1) * sh + (kh - 1) * dh + 1 - (H + before[0] + after[0]))
-    extra_w = max(0, (OW - 1) * sw + (kw - 1) * dw + 1 - (W + before[1] + after[1]))
+    extra_h = max(0, (OH - 1) * sh + (kh - 1) * dh + 1 - (height + before[0] + after[0]))
+    extra_w = max(0, (OW - 1) * sw + (kw - 1) * dw + 1 - (width + before[1] + after[1]))
     # TVM pads max pooling with the lowest finite value of the dtype; a ceil-mode
     # window lying wholly in padding yields that value.
     fill = float(np.finfo(x.dtype).min) if kind == "max" else 0.0
@@ -623,9 +633,9 @@ def _pool(x: np.ndarray, attrs: dict, kind: str) -> np.ndarray:
     if kind == "max":
         y = windows.amax(dim=(-1, -2))
     else:
-        inside = torch.zeros((1, 1, H, W), dtype=torch.float64) + 1
+        inside = torch.zeros((1, 1, height, width), dtype=torch.float64) + 1
         region = (
-            F.pad(torch.ones((1, 1, H + before[0] + after[0], W + before[1] + after[1]), dtype=torch.float64), [0, extra_w, 0, extra_h])
+            F.pad(torch.ones((1, 1, height + before[0] + after[0], width + before[1] + after[1]), dtype=torch.float64), [0, extra_w, 0, extra_h])
             if attrs["count_include_pad"]
             else F.pad(inside, [before[1], after[1] + extra_w, before[0], after[0] + extra_h])
         )
@@ -647,7 +657,7 @@ def avg_pool2d(args: tuple, attrs: dict) -> np.ndarray:
 @ref("nn.global_avg_pool2d")
 def global_avg_pool2d(args: tuple, attrs: dict) -> np.ndarray:
     (x,) = args
-    t = _to_nchw(T(x), attrs["layout"]).double()
+    t = W(_to_nchw(T(x), attrs["layout"]))
     return N(_from_nchw(F.adaptive_avg_pool2d(t, 1), attrs["out_layout"] or attrs["layout"]), x.dtype)
 
 

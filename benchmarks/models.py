@@ -1,0 +1,172 @@
+"""ResNet-50 from the corpus: `relay run` against PyTorch, and the interpreter's overhead.
+
+    python benchmarks/models.py [--repeat N] [--model FILE]
+
+The corpus dump of ResNet-50 (batch 1, 224x224, weights as
+`meta[relay.Constant][i]` without metadata) is checked once and given seeded
+random weights and input (`--random-args --random-consts --seed 0`). Then,
+on those same values, it prints:
+
+* the time of one evaluation of `@main` with the toolchain's numpy kernels;
+* the same program evaluated with every operator on PyTorch (the reference
+  backend of tests/reference, float32 as PyTorch eager runs it), and the
+  ratio of the two (target <= 1.0);
+* the kernels alone: the very same kernel calls with the same arguments,
+  replayed in a plain loop, and the interpretive overhead of the evaluator
+  over them (target <= 5 %);
+* the front end (parse + type check + inventing the values) for reference.
+
+Times are the best of `--repeat` runs (default 5). PyTorch runs with as many
+threads as numpy's BLAS gets (the machine's cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import ROOT
+
+DEFAULT_MODEL = ROOT.parent / "shared" / "corpus" / "apache-tvm-menangerie-resnet50.rly"
+
+
+class Recorder:
+    """An evaluator resolver that records every kernel call it runs."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.calls: list[tuple[Any, tuple, dict]] = []
+        self.recording = False
+
+    def __call__(self, name: str) -> Any:
+        op = self.inner(name)
+        if op is None:
+            return None
+        recorder = self
+
+        class Recorded:
+            def __init__(self) -> None:
+                self.name = op.name
+
+            def normalize_attrs(self, given: Any) -> Any:
+                return op.normalize_attrs(given)
+
+            def kernel(self, args: tuple, attrs: dict) -> Any:
+                if recorder.recording:
+                    recorder.calls.append((op.kernel, args, attrs))
+                return op.kernel(args, attrs)
+
+        return Recorded()
+
+
+def best(fn: Any, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def prepare(path: Path, resolver: Any) -> tuple[Any, str, tuple, float]:
+    """Check the model, invent its values, compile it: (program, entry key, args, front-end seconds)."""
+    from relay_text.check import check_module
+    from relay_text.eval.args import TypeDefs, random_value
+    from relay_text.eval.compile import compile_program
+    from relay_text.eval.plausible import random_constants, roles, shape_role
+    from relay_text.ir.span import Source
+    from relay_text.syntax.parser import parse_source
+
+    import numpy as np
+
+    start = time.perf_counter()
+    result = parse_source(Source(str(path), path.read_text()))
+    module = result.module
+    checked = check_module(module)
+    assert checked.ok, [str(d) for d in checked.diagnostics]
+    consts = random_constants(module, checked.meta_types, 0, checked.type_of)
+    gv = module.global_var("main")
+    params = module.functions[gv].params
+    found = roles(module, checked.type_of)
+    rng = np.random.default_rng(0)
+    defs = TypeDefs(module, None)
+    args = tuple(shape_role(random_value(p.type_annotation, rng, defs, p.name), found.get(p)) for p in params)
+    front = time.perf_counter() - start
+    program = compile_program(module, globals_=[gv], resolver=resolver, type_of=checked.type_of, meta_values=consts)
+    return program, "@main", args, front
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    options = parser.parse_args()
+
+    import numpy as np
+
+    from relay_text.eval.ops import default_resolver
+    from relay_text.eval.runtime import DEFAULT_MAX_DEPTH, execute
+
+    try:
+        from tests.reference import torch_ops
+    except ImportError:
+        torch_ops = None
+
+    path = options.model
+    repeat = options.repeat
+    print(f"model: {path.name}")
+
+    recorder = Recorder(default_resolver)
+    program, key, args, front = prepare(path, recorder)
+    print(f"front end (parse, check, random values): {front:.2f} s")
+
+    def run_numpy() -> Any:
+        return execute(program, key, args, DEFAULT_MAX_DEPTH)
+
+    out = run_numpy()  # warm-up
+    t_relay = best(run_numpy, repeat)
+    print(f"relay run, numpy kernels:      {t_relay * 1000:8.1f} ms")
+
+    recorder.calls.clear()
+    recorder.recording = True
+    run_numpy()
+    recorder.recording = False
+    calls = recorder.calls
+
+    def replay() -> None:
+        for kernel, call_args, attrs in calls:
+            kernel(call_args, attrs)
+
+    replay()
+    t_kernels = best(replay, repeat)
+    overhead = (t_relay - t_kernels) / t_kernels
+    print(f"kernels alone ({len(calls)} calls):     {t_kernels * 1000:8.1f} ms")
+    print(f"interpretive overhead:         {overhead * 100:8.1f} %   (target <= 5 %)")
+
+    if torch_ops is None:
+        print("PyTorch is not installed: pip install -e '.[reference]' for the comparison")
+        return
+    import torch
+
+    torch_ops.PRECISE = False  # float32, as PyTorch eager computes
+    print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads")
+    torch_program, _, _, _ = prepare(path, torch_ops.TorchResolver())
+
+    def run_torch() -> Any:
+        return execute(torch_program, key, args, DEFAULT_MAX_DEPTH)
+
+    ref = run_torch()
+    t_torch = best(run_torch, repeat)
+    print(f"relay run, PyTorch kernels:    {t_torch * 1000:8.1f} ms")
+    print(f"ratio numpy / PyTorch:         {t_relay / t_torch:8.2f}     (target <= 1.0)")
+    a, b = np.asarray(out), np.asarray(ref)
+    scale = float(np.max(np.abs(b)))
+    print(f"largest difference:            {float(np.max(np.abs(a - b))) / scale:.1e} of the largest output")
+
+
+if __name__ == "__main__":
+    main()

@@ -47,11 +47,14 @@ def ref(*names: str) -> Callable[[Fn], Fn]:
 
 
 def T(a: Any) -> torch.Tensor:
-    """numpy -> torch without sharing memory (kernels never see the same buffer)."""
+    """numpy -> torch; the buffer is shared when numpy allows writing to it
+    (no reference function writes into its inputs), copied otherwise."""
     a = np.asarray(a)
     if a.dtype == np.uint16 or a.dtype == np.uint32 or a.dtype == np.uint64:
         return torch.from_numpy(a.astype(np.int64))
-    return torch.from_numpy(np.array(a, copy=True))
+    if not a.flags.writeable:
+        a = np.array(a, copy=True)
+    return torch.from_numpy(a)
 
 
 def N(t: torch.Tensor, dtype: Any) -> np.ndarray:
@@ -462,6 +465,10 @@ def _torch_pad(before: list[int], after: list[int]) -> list[int]:
     return out
 
 
+def _pair(v: tuple) -> tuple:
+    return (v[0], v[0]) if len(v) == 1 else tuple(v)
+
+
 def _to_nchw(t: torch.Tensor, layout: str) -> torch.Tensor:
     return t.permute(*[layout.index(c) for c in "NCHW"]) if layout != "NCHW" else t
 
@@ -477,8 +484,13 @@ def conv2d(args: tuple, attrs: dict) -> np.ndarray:
     tx = _to_nchw(T(x), attrs["data_layout"])
     tw = T(w).permute(*[attrs["kernel_layout"].index(c) for c in "OIHW"])
     before, after = _pads(attrs["padding"], 2)
-    tx = F.pad(tx, _torch_pad(before, after))
-    y = F.conv2d(W(tx), W(tw), stride=tuple(attrs["strides"]), dilation=tuple(attrs["dilation"]), groups=attrs["groups"])
+    symmetric = before == after
+    if not symmetric:
+        tx = F.pad(tx, _torch_pad(before, after))
+    y = F.conv2d(
+        W(tx), W(tw), stride=tuple(_pair(attrs["strides"])), dilation=tuple(_pair(attrs["dilation"])), groups=attrs["groups"],
+        padding=tuple(before) if symmetric else 0,
+    )
     return N(_from_nchw(y, attrs["out_layout"] or attrs["data_layout"]), out_dtype)
 
 
@@ -646,7 +658,15 @@ def _pool(x: np.ndarray, attrs: dict, kind: str) -> np.ndarray:
 
 @ref("nn.max_pool2d")
 def max_pool2d(args: tuple, attrs: dict) -> np.ndarray:
-    return _pool(args[0], attrs, "max")
+    x = args[0]
+    before, after = _pads(attrs["padding"], 2)
+    kh, kw = _pair(attrs["pool_size"])
+    if before == after and not attrs["ceil_mode"] and before[0] * 2 <= kh and before[1] * 2 <= kw:
+        # no window lies wholly in padding, so torch's -inf padding agrees with TVM's
+        t = _to_nchw(T(x), attrs["layout"])
+        y = F.max_pool2d(t, (kh, kw), stride=_pair(attrs["strides"]), padding=tuple(before), dilation=_pair(attrs["dilation"]))
+        return N(_from_nchw(y, attrs["out_layout"] or attrs["layout"]), x.dtype)
+    return _pool(x, attrs, "max")
 
 
 @ref("nn.avg_pool2d")

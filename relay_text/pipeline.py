@@ -35,16 +35,17 @@ class Checked:
 def check_source(source: Source, prelude: Any = None) -> Checked:
     """Parse, resolve names and type-check one file.
 
-    `prelude` is an optional `relay_text.check.CheckResult` whose definitions
-    the file may use. `global_types` maps `@name` to the global's type in the
-    documented syntax (None when the file did not parse).
+    `prelude` is an optional module whose definitions the file may use
+    (user definitions of the same name win). `global_types` maps `@name` to
+    the global's type in the documented syntax (None when the file did not
+    parse).
     """
-    from .check import check_module
+    from .check import check_module, prelude_env
     from .diagnostics import has_errors
     from .syntax.parser import parse_source
     from .syntax.type_text import type_text
 
-    result = parse_source(source)
+    result = parse_source(source, prelude_env(prelude) if prelude is not None else None)
     diags = list(result.diagnostics)
     module = result.module
     global_types: dict[str, str | None] = {}

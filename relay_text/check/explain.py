@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..ir.expr import Constructor, GlobalVar, Op, Var
 from ..ir.span import Span
 from ..ir.ty import AnyDim, DimBinOp, FuncType, IncompleteType, Kind, TensorType, TupleType, TypeCall, TypeVar
 from ..syntax.type_text import dim_text, type_text
@@ -160,4 +161,14 @@ def kind_name(kind: Kind) -> str:
     }[kind]
 
 
-__all__ = ["Explainer", "Hole", "kind_name", "ordinal", "type_vars"]
+def name_of(node: Any) -> str:
+    if isinstance(node, GlobalVar):
+        return f"`@{node.name}`"
+    if isinstance(node, Var):
+        return f"`%{node.name}`"
+    if isinstance(node, (Constructor, Op)):
+        return f"`{node.name}`"
+    return "this expression"
+
+
+__all__ = ["Explainer", "Hole", "kind_name", "name_of", "ordinal", "type_vars"]

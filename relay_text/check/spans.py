@@ -19,6 +19,7 @@ from typing import Any
 
 from ..ir.expr import Call, Constructor, Function, GlobalVar, If, Let, Match, Op, Tuple, TupleGetItem, Var
 from ..ir.span import Span
+from ..ir.ty import TypeVar
 
 _OPEN = "([{"
 _CLOSE = ")]}"
@@ -345,3 +346,51 @@ def branch_span(node: If, which: int) -> Span | None:
     if which < len(blocks):
         return _block_tail(text, blocks[which], node.span.source) or node.span
     return node.span
+
+
+def annotation_span(var: Var) -> Span | None:
+    ann = var.type_annotation
+    span = getattr(ann, "span", None)
+    if span is not None and not isinstance(ann, TypeVar):
+        return var.span.to(span) if var.span is not None else span
+    return var.span
+
+
+def signature_span(func: Function) -> Span | None:
+    """`def @f(%x : T, ...)` or `fn (%x, ...)`: the head of a definition, up to its parameters' `)`."""
+    span = func.span
+    if span is None:
+        return None
+    text = span.source.text
+    open_at = text.find("(", span.start, span.end)
+    if open_at < 0:
+        return span
+    depth = 0
+    for i in range(open_at, span.end):
+        ch = text[i]
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0:
+                return Span(span.source, span.start, i + 1)
+    return span
+
+
+def callee_span(node: Call) -> Span | None:
+    op = node.op
+    span = node.span
+    if span is None:
+        return None
+    if getattr(op, "span", None) is not None and not isinstance(op, (Var, GlobalVar, Constructor)):
+        s = op.span
+        if s.start >= span.start and s.end <= span.end:
+            return s
+
+    m = re.match(r"[%@]?[A-Za-z0-9_.]+", span.source.text[span.start : span.end])
+    return Span(span.source, span.start, span.start + m.end()) if m else span
+
+
+def inside(node: Any, span: Span) -> bool:
+    s = getattr(node, "span", None)
+    return s is not None and not isinstance(node, (Var, GlobalVar, Constructor)) and span.start <= s.start and s.end <= span.end

@@ -261,6 +261,110 @@ def _resolve_tensor(t: TensorType) -> Any:
     return TensorType(new_shape, new_dtype, t.span)
 
 
+class Resolver:
+    """`resolve` and `holes` for many types that share parts, each part done once.
+
+    The types of nested expressions contain one another (a function's type
+    contains its body's), so resolving every node's type separately would
+    cost time and memory quadratic in the nesting depth. Results are
+    memoised by object identity; the cache keeps the objects alive.
+    """
+
+    def __init__(self) -> None:
+        self._resolved: dict[int, tuple[Any, Any]] = {}
+        self._holes: dict[int, tuple[Any, tuple]] = {}
+
+    def resolve(self, t: Any) -> Any:
+        cls = type(t)
+        if cls is Hole:
+            t = find(t)
+            cls = type(t)
+        if cls is TensorType:
+            return _resolve_tensor(t)  # shallow: no need to memoise
+        memo = self._resolved
+        hit = memo.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        values: list = []
+        work: list = [(t, False)]
+        while work:
+            node, done = work.pop()
+            if done:
+                n = len(children(node))
+                parts = values[len(values) - n :] if n else []
+                if n:
+                    del values[len(values) - n :]
+                result = rebuild(node, parts)
+                memo[id(node)] = (node, result)
+                values.append(result)
+                continue
+            hit = memo.get(id(node))
+            if hit is not None and hit[0] is node:
+                values.append(hit[1])
+                continue
+            original = node
+            if type(node) is Hole:
+                node = find(node)
+                if type(node) is Hole:
+                    values.append(node)
+                    continue
+                hit = memo.get(id(node))
+                if hit is not None and hit[0] is node:
+                    memo[id(original)] = (original, hit[1])
+                    values.append(hit[1])
+                    continue
+            kids = children(node)
+            if not kids:
+                values.append(node)
+                continue
+            work.append((node, True))
+            for k in reversed(kids):
+                work.append((k, False))
+        return values[0]
+
+    def holes(self, t: Any) -> tuple:
+        """Unsolved holes in an already resolved type (each once)."""
+        if type(t) is TensorType:
+            shape, dtype = t.shape, t.dtype
+            if type(dtype) is str and type(shape) is tuple and all(type(d) is int for d in shape):
+                return ()
+        memo = self._holes
+        hit = memo.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        values: list = []
+        work: list = [(t, False)]
+        while work:
+            node, done = work.pop()
+            if done:
+                n = len(children(node))
+                parts = values[len(values) - n :] if n else []
+                if n:
+                    del values[len(values) - n :]
+                found: tuple = ()
+                for p in parts:
+                    if p:
+                        found = p if not found else found + tuple(h for h in p if h not in found)
+                memo[id(node)] = (node, found)
+                values.append(found)
+                continue
+            hit = memo.get(id(node))
+            if hit is not None and hit[0] is node:
+                values.append(hit[1])
+                continue
+            if type(node) is Hole:
+                values.append((node,))
+                continue
+            kids = children(node)
+            if not kids:
+                values.append(())
+                continue
+            work.append((node, True))
+            for k in reversed(kids):
+                work.append((k, False))
+        return values[0]
+
+
 def walk(t: Any) -> Iterator[Any]:
     """Every leaf and part of `t` (solved holes expanded), in no particular order."""
     stack = [t]

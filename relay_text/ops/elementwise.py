@@ -13,7 +13,7 @@ from typing import Any
 from ..ir.ty import TensorType
 from ._np import is_float, is_int, np, wrap
 from .registry import Attr, KernelError, register
-from .relations import OUT, broadcast, broadcast_bool, broadcast_dims, broadcast_logical, identity, known_rank
+from .relations import OUT, arithmetic, broadcast, broadcast_bool, broadcast_dims, broadcast_logical, identity, known_rank, numeric_identity
 
 # ---------------------------------------------------------------- relations
 
@@ -93,19 +93,19 @@ def clip_rel(r: Any) -> bool:
 # ---------------------------------------------------------------- kernels: arithmetic
 
 
-@register("add", inputs=2, relation=broadcast, doc="Elementwise sum, broadcasting like numpy.")
+@register("add", inputs=2, relation=arithmetic, doc="Elementwise sum, broadcasting like numpy.")
 def add(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.add(a, b), a.dtype)
 
 
-@register("subtract", inputs=2, relation=broadcast, doc="Elementwise difference, broadcasting like numpy.")
+@register("subtract", inputs=2, relation=arithmetic, doc="Elementwise difference, broadcasting like numpy.")
 def subtract(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.subtract(a, b), a.dtype)
 
 
-@register("multiply", inputs=2, relation=broadcast, doc="Elementwise product, broadcasting like numpy.")
+@register("multiply", inputs=2, relation=arithmetic, doc="Elementwise product, broadcasting like numpy.")
 def multiply(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.multiply(a, b), a.dtype)
@@ -119,7 +119,7 @@ def _check_zero(b: Any) -> None:
 @register(
     "divide",
     inputs=2,
-    relation=broadcast,
+    relation=arithmetic,
     doc="Elementwise quotient; integer division truncates toward zero.",
 )
 def divide(args: tuple, attrs: dict) -> Any:
@@ -133,7 +133,7 @@ def divide(args: tuple, attrs: dict) -> Any:
         return wrap(np.true_divide(a, b), a.dtype)
 
 
-@register("floor_divide", inputs=2, relation=broadcast, doc="Elementwise quotient rounded toward negative infinity.")
+@register("floor_divide", inputs=2, relation=arithmetic, doc="Elementwise quotient rounded toward negative infinity.")
 def floor_divide(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype):
@@ -144,7 +144,7 @@ def floor_divide(args: tuple, attrs: dict) -> Any:
         return wrap(np.floor(np.true_divide(a, b)), a.dtype)
 
 
-@register("mod", inputs=2, relation=broadcast, doc="Elementwise remainder with the sign of the dividend (C's %).")
+@register("mod", inputs=2, relation=arithmetic, doc="Elementwise remainder with the sign of the dividend (C's %).")
 def mod(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype):
@@ -153,7 +153,7 @@ def mod(args: tuple, attrs: dict) -> Any:
         return wrap(np.fmod(a, b), a.dtype)
 
 
-@register("floor_mod", inputs=2, relation=broadcast, doc="Elementwise remainder with the sign of the divisor (numpy's %).")
+@register("floor_mod", inputs=2, relation=arithmetic, doc="Elementwise remainder with the sign of the divisor (numpy's %).")
 def floor_mod(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype):
@@ -162,7 +162,7 @@ def floor_mod(args: tuple, attrs: dict) -> Any:
         return wrap(np.mod(a, b), a.dtype)
 
 
-@register("power", inputs=2, relation=broadcast, doc="Elementwise power a ** b.")
+@register("power", inputs=2, relation=arithmetic, doc="Elementwise power a ** b.")
 def power(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype) and np.any(b < 0):
@@ -236,19 +236,19 @@ def logical_not(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- unary
 
 
-@register("negative", inputs=1, relation=identity, doc="Elementwise negation (integers wrap around).")
+@register("negative", inputs=1, relation=numeric_identity, doc="Elementwise negation (integers wrap around).")
 def negative(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.negative(x), x.dtype)
 
 
-@register("abs", inputs=1, relation=identity, doc="Elementwise absolute value.")
+@register("abs", inputs=1, relation=numeric_identity, doc="Elementwise absolute value.")
 def abs_(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.abs(x), x.dtype)
 
 
-@register("sign", inputs=1, relation=identity, doc="Elementwise sign: -1, 0 or 1.")
+@register("sign", inputs=1, relation=numeric_identity, doc="Elementwise sign: -1, 0 or 1.")
 def sign(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.sign(x), x.dtype)

@@ -18,18 +18,18 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from .registry import Attr, register
-from .relations import OUT, identity, is_unknown, known_rank, normalize_axis, shape_text
+from .relations import OUT, is_unknown, known_rank, normalize_axis, numeric_identity, shape_text
 
 # ---------------------------------------------------------------- activations
 
 
-@register("nn.relu", inputs=1, relation=identity, doc="max(x, 0), elementwise.")
+@register("nn.relu", inputs=1, relation=numeric_identity, doc="max(x, 0), elementwise.")
 def relu(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.maximum(x, np.zeros((), dtype=x.dtype)), x.dtype)
 
 
-@register("nn.leaky_relu", inputs=1, relation=identity, attrs=(Attr("alpha", "float", 0.25),), doc="x where x > 0, else alpha * x.")
+@register("nn.leaky_relu", inputs=1, relation=numeric_identity, attrs=(Attr("alpha", "float", 0.25),), doc="x where x > 0, else alpha * x.")
 def leaky_relu(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.where(x > 0, x, x * np.asarray(attrs["alpha"], dtype=x.dtype)), x.dtype)
@@ -37,6 +37,8 @@ def leaky_relu(args: tuple, attrs: dict) -> Any:
 
 def softmax_rel(r: Any) -> bool:
     x = r.tensor(0)
+    if isinstance(x.dtype, str) and not x.dtype.startswith(("float", "bfloat")):
+        r.fail("type-mismatch", f"`{r.op}` takes a floating-point tensor, found `{x.dtype}`", arg=0, label=f"this is `{x.dtype}`")
     if known_rank(x.shape):
         normalize_axis(r, r.attrs["axis"], len(x.shape))
     r.set_result(x)
@@ -222,6 +224,8 @@ def batch_flatten(args: tuple, attrs: dict) -> Any:
 
 def padding4(r: Any, pad: tuple) -> tuple[int, int, int, int]:
     """(top, left, bottom, right) from 1, 2 or 4 values."""
+    if any(p < 0 for p in pad):
+        r.fail("type-mismatch", f"`{r.op}` padding cannot be negative, found {list(pad)}")
     if len(pad) == 1:
         return (pad[0],) * 4  # type: ignore[return-value]
     if len(pad) == 2:
@@ -233,11 +237,14 @@ def padding4(r: Any, pad: tuple) -> tuple[int, int, int, int]:
 
 
 def pair(r: Any, name: str) -> tuple[int, int]:
+    """A (height, width) attribute of positive sizes; one value stands for both."""
     v = r.attrs[name]
     if len(v) == 1:
-        return (v[0], v[0])
+        v = (v[0], v[0])
     if len(v) != 2:
         r.fail("type-mismatch", f"`{r.op}` {name} takes 2 values (height, width), found {len(v)}")
+    if v[0] < 1 or v[1] < 1:
+        r.fail("type-mismatch", f"`{r.op}` {name} must be positive, found {list(r.attrs[name])}")
     return (v[0], v[1])
 
 
@@ -263,13 +270,15 @@ def conv2d_rel(r: Any) -> bool:
     data = r.tensor(0)
     dl = _layout(r, "data_layout", "NCHW")
     kl = _layout(r, "kernel_layout", "OIHW")
-    ol = r.attrs["out_layout"] or dl
+    ol = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else dl
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
         r.fail("shape-mismatch", f"`nn.conv2d` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
     n, c, h, w = (data.shape[dl.index(x)] for x in "NCHW")
     groups = r.attrs["groups"]
+    if groups < 1:
+        r.fail("type-mismatch", f"`nn.conv2d` groups must be positive, found {groups}")
     channels = r.attrs["channels"]
     kernel_size = r.attrs["kernel_size"]
     weight = r.tensor(1)
@@ -399,7 +408,7 @@ def batch_norm(args: tuple, attrs: dict) -> Any:
 def pool2d_rel(r: Any) -> bool:
     data = r.tensor(0)
     layout = _layout(r, "layout", "NCHW")
-    out_layout = r.attrs["out_layout"] or layout
+    out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
@@ -496,7 +505,7 @@ def avg_pool2d(args: tuple, attrs: dict) -> Any:
 def global_pool_rel(r: Any) -> bool:
     data = r.tensor(0)
     layout = _layout(r, "layout", "NCHW")
-    out_layout = r.attrs["out_layout"] or layout
+    out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:

@@ -203,6 +203,41 @@ broadcast.relation_name = "Broadcast"  # type: ignore[attr-defined]
 broadcast.inputs = 2  # type: ignore[attr-defined]
 
 
+def require_numeric(r: Any, i: int) -> None:
+    """Input i is a number tensor (not bool)."""
+    t = r.tensor(i)
+    if t.dtype == "bool":
+        r.fail(
+            "type-mismatch",
+            f"`{r.op}` takes numbers, not bool",
+            arg=i,
+            label="this is `bool`",
+            notes=['use `logical_and`, `logical_or`, `logical_not` on bools, or `cast(x, dtype="int32")` first'],
+        )
+
+
+def arithmetic(r: Any) -> bool:
+    """`Broadcast` for arithmetic: two number tensors of one dtype."""
+    require_numeric(r, 0)
+    require_numeric(r, 1)
+    return _broadcast(r, None)
+
+
+arithmetic.relation_name = "Broadcast"  # type: ignore[attr-defined]
+arithmetic.inputs = 2  # type: ignore[attr-defined]
+arithmetic.default = _broadcast_default  # type: ignore[attr-defined]
+
+
+def numeric_identity(r: Any) -> bool:
+    """A number tensor; the result has its type."""
+    require_numeric(r, 0)
+    return identity(r)
+
+
+numeric_identity.relation_name = "Identity"  # type: ignore[attr-defined]
+numeric_identity.inputs = 1  # type: ignore[attr-defined]
+
+
 def broadcast_bool(r: Any) -> bool:
     """Like `broadcast`, but the result is bool (comparisons)."""
     return _broadcast(r, "bool")

@@ -72,12 +72,15 @@ def reshape_dims(r: Any, ishape: tuple, newshape: tuple, allowzero: bool) -> tup
                 r.fail("shape-mismatch", f"`reshape`: -4 at position {i} has no input dimension to split")
             d0 = ishape[src]
             d1, d2 = newshape[i + 1], newshape[i + 2]
-            if type(d0) is int:
+            if type(d0) is not int:
+                d1 = d1 if d1 > 0 else AnyDim()
+                d2 = d2 if d2 > 0 else AnyDim()
+            else:
                 if d1 == -1 and d2 > 0:
                     d1 = d0 // d2
                 elif d2 == -1 and d1 > 0:
                     d2 = d0 // d1
-                if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:
+                if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:  # type: ignore[operator]
                     r.fail("shape-mismatch", f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and {newshape[i + 2]}")
             out.extend([d1, d2])
             src += 1
@@ -213,6 +216,8 @@ def squeeze_rel(r: Any) -> bool:
         drop = set()
         for a in axis:
             n = normalize_axis(r, a, rank)
+            if n in drop:
+                r.fail("type-mismatch", f"`squeeze`: axis {a} is listed twice")
             d = x.shape[n]
             if is_unknown(d):
                 return False
@@ -470,6 +475,8 @@ def take(args: tuple, attrs: dict) -> Any:
 def broadcast_to_rel(r: Any) -> bool:
     x = r.tensor(0)
     target = tuple(r.attrs["shape"])
+    if any(d < 0 for d in target):
+        r.fail("shape-mismatch", f"`broadcast_to`: a shape cannot have negative sizes, found {list(target)}")
     if not known_rank(x.shape):
         r.set_result(TensorType(target, x.dtype))
         return False
@@ -515,6 +522,8 @@ def ones(args: tuple, attrs: dict) -> Any:
 
 def full_rel(r: Any) -> bool:
     fill = r.tensor(0)
+    if any(d < 0 for d in r.attrs["shape"]):
+        r.fail("shape-mismatch", f"`full`: a shape cannot have negative sizes, found {list(r.attrs['shape'])}")
     if known_rank(fill.shape) and fill.shape != ():
         r.fail("shape-mismatch", f"`full` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=0)
     shape = tuple(r.attrs["shape"])

@@ -99,3 +99,15 @@ def @main() {
 def test_explicit_type_parameters_are_rigid_inside_the_body() -> None:
     text = "def @bad<a>(%x : a) -> a { 1 }"
     assert located(text) == [("type-mismatch", 1, 28)]
+
+
+def test_let_bound_function_with_type_parameters() -> None:
+    text = """
+def @main() {
+  let %loop = fn<a>(%x : a, %n : Tensor[(), int32]) -> a {
+    if (%n == 0) { %x } else { %loop(%x, %n - 1) }
+  };
+  (%loop(1f, 3), %loop(True, 2))
+}
+"""
+    assert global_types(text)["@main"] == "fn() -> (Tensor[(), float32], Tensor[(), bool])"

@@ -444,7 +444,7 @@ def _take_default(r: Any) -> bool:
         return True
     if axis not in (0, 1, -1, -2):
         return False
-    shape = [r.fresh_dim(), r.fresh_dim()]
+    shape = [r.fresh_dim(like=a.shape), r.fresh_dim(like=a.shape)]
     shape[axis % 2] = AnyDim()
     r.refine(0, TensorType(tuple(shape), a.dtype))
     return True

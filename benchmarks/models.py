@@ -79,30 +79,34 @@ def best(fn: Any, repeat: int) -> float:
 
 
 def prepare(path: Path, resolver: Any) -> tuple[Any, str, tuple, float]:
-    """Check the model, invent its values, compile it: (program, entry key, args, front-end seconds)."""
-    from relay_text.check import check_module
-    from relay_text.eval.args import TypeDefs, random_value
-    from relay_text.eval.compile import compile_program
-    from relay_text.eval.plausible import random_constants, roles, shape_role
-    from relay_text.ir.span import Source
-    from relay_text.syntax.parser import parse_source
-
+    """Check the model, invent its values as `relay run --random-args
+    --random-consts --seed 0` does, compile it: (program, entry key, args,
+    front-end seconds)."""
     import numpy as np
 
+    from relay_text.eval.args import TypeDefs, random_value
+    from relay_text.eval.compile import compile_program
+    from relay_text.eval.plausible import roles, shape_role
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+
     start = time.perf_counter()
-    result = parse_source(Source(str(path), path.read_text()))
-    module = result.module
-    checked = check_module(module)
-    assert checked.ok, [str(d) for d in checked.diagnostics]
-    consts = random_constants(module, checked.meta_types, 0, checked.type_of)
+    checked = check_source(Source(str(path), path.read_text()), use_prelude=False)
+    assert checked.errors == 0, [str(d) for d in checked.diagnostics]
+    module, result = checked.module, checked.result
+    found = roles(module, result.type_of)
+    defs = TypeDefs(module, None)
+    rng = np.random.default_rng([0, 1])
+    consts = {
+        i: shape_role(random_value(t, rng, defs, f"meta[{i}]"), found.get(("meta", i)))
+        for i, t in sorted(result.meta_types.items())
+    }
     gv = module.global_var("main")
     params = module.functions[gv].params
-    found = roles(module, checked.type_of)
     rng = np.random.default_rng(0)
-    defs = TypeDefs(module, None)
     args = tuple(shape_role(random_value(p.type_annotation, rng, defs, p.name), found.get(p)) for p in params)
     front = time.perf_counter() - start
-    program = compile_program(module, globals_=[gv], resolver=resolver, type_of=checked.type_of, meta_values=consts)
+    program = compile_program(module, globals_=[gv], resolver=resolver, type_of=result.type_of, constants=consts)
     return program, "@main", args, front
 
 

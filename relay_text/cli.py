@@ -125,11 +125,7 @@ def check(paths: tuple[str, ...], output_format: str, show_types: bool) -> int:
 @click.option("--arg", "arg_texts", multiple=True, metavar="NAME=VALUE", help="An argument: Relay text such as 3, (1, 2), Cons(1, Nil()), or @file.npy.")
 @click.option("--args", "args_file", metavar="FILE.npz", help="Arguments from an .npz file whose keys are parameter names.")
 @click.option("--random-args", is_flag=True, help="Fill every parameter without a value with random data of its type.")
-@click.option(
-    "--random-consts",
-    is_flag=True,
-    help="Fill each meta[relay.Constant][i] (a file without its #[metadata] section) with random data of its inferred type.",
-)
+@click.option("--random-consts", is_flag=True, help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-args and --random-consts.")
 @click.option("--max-depth", type=click.IntRange(min=1), default=None, metavar="N", help="Most nested calls allowed [default: 2,000,000].")
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude (List, Optional, map, foldl, ...).")
@@ -193,14 +189,12 @@ def run(
     for diag in ran.diagnostics:
         reporter.diagnostic(diag)
     if not ran.ok:
-        errors = ran.errors
-        reporter.message(f"Found {_plural(errors, 'error')}; nothing was run" if ran.value is None and errors and not _is_runtime(ran) else f"{_plural(errors, 'error')} while running", "bold red")
+        if ran.started:
+            reporter.message("The program stopped with an error", "bold red")
+        else:
+            reporter.message(f"Found {_plural(ran.errors, 'error')}; nothing was run", "bold red")
         return EXIT_FAIL
     return _write_result(ran.value, output_format, output_path, full, reporter)
-
-
-def _is_runtime(ran: Any) -> bool:
-    return any(d.code in ("recursion-limit", "match-failure", "division-by-zero", "runtime-error") for d in ran.diagnostics)
 
 
 def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any) -> int:

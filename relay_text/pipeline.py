@@ -22,6 +22,7 @@ class Checked:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     global_types: dict[str, str | None] = field(default_factory=dict)
     result: Any = None  # the type checker's CheckResult, when the file parsed
+    prelude: Any = None  # the `std.Prelude` the file was checked against, if any
 
     @property
     def errors(self) -> int:
@@ -32,11 +33,13 @@ class Checked:
         return sum(1 for d in self.diagnostics if not d.is_error)
 
 
-def check_source(source: Source, prelude: Any = None) -> Checked:
+def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) -> Checked:
     """Parse, resolve names and type-check one file.
 
     `prelude` is an optional module whose definitions the file may use
-    (user definitions of the same name win). `global_types` maps `@name` to
+    (user definitions of the same name win); by default (`use_prelude`)
+    that is the standard Prelude (`relay_text/std/prelude.rly`).
+    `global_types` maps `@name` to
     the global's type in the documented syntax (None when the file did not
     parse).
     """
@@ -45,7 +48,17 @@ def check_source(source: Source, prelude: Any = None) -> Checked:
     from .syntax.parser import parse_source
     from .syntax.type_text import type_text
 
-    result = parse_source(source, prelude_env(prelude) if prelude is not None else None)
+    std = None
+    env = None
+    if prelude is None and use_prelude:
+        from .std import prelude as load_prelude
+
+        std = load_prelude()
+        prelude = std.module
+        env = std.env()  # also knows TVM's names for Prelude types
+    elif prelude is not None:
+        env = prelude_env(prelude)
+    result = parse_source(source, env)
     diags = list(result.diagnostics)
     module = result.module
     global_types: dict[str, str | None] = {}
@@ -62,6 +75,7 @@ def check_source(source: Source, prelude: Any = None) -> Checked:
             global_types[f"@{gv.name}"] = type_text(ty) if ty is not None else None
     out = Checked(source, module, sorted(diags, key=sort_key), global_types)
     out.result = checked
+    out.prelude = std
     return out
 
 
@@ -75,77 +89,65 @@ class Ran:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     value: object = None
     ok: bool = False
+    started: bool = False  # the entry point began to run (errors are runtime errors)
 
     @property
     def errors(self) -> int:
         return sum(1 for d in self.diagnostics if d.is_error)
 
 
-def run_source(source: Source, request: object = None, use_prelude: bool = True, resolver: Any = None) -> Ran:
-    """Parse (with the Prelude), check, then evaluate the entry point.
+def run_source(source: Source, request: Any = None, use_prelude: bool = True, resolver: Any = None) -> Ran:
+    """Parse and check (with the Prelude), then evaluate the entry point.
 
     `request` is an `eval.entry.RunRequest` (the default runs `@main` or the
-    trailing expression without arguments). `resolver` maps an operator name
-    to the definition that runs it (default: the operator registry)."""
+    trailing expression without arguments). Nothing runs if checking finds
+    an error; warnings are kept in the diagnostics. `resolver` maps an
+    operator name to what runs it (default: the operator registry)."""
     from .eval.entry import RunFailed, RunRequest, run_module
     from .syntax.builder import Env
-    from .syntax.parser import parse_source
 
     request = request if request is not None else RunRequest()
-    prelude = None
-    env = None
-    if use_prelude:
-        from .std import prelude as load_prelude
-
-        prelude = load_prelude()
-        env = prelude.env()
-    result = parse_source(source, env)
-    diags = sorted(result.diagnostics, key=sort_key)
-    module = result.module
-    ran = Ran(source, module, diags)
-    if module is None or ran.errors:
+    checked = check_source(source, use_prelude=use_prelude)
+    module = checked.module
+    ran = Ran(source, module, list(checked.diagnostics))
+    if module is None or checked.errors:
         return ran
+    std = checked.prelude
+    env = std.env() if std is not None else Env()
     # Names an argument's text may use: the program's and the Prelude's.
     arg_env = Env(
-        set(env.globals if env else ()) | {gv.name for gv in module.functions},
-        {**(env.constructors if env else {}), **module.constructors()},
-        {**(env.adts if env else {}), **{gtv.name: gtv for gtv in module.type_defs}},
+        env.globals | {gv.name for gv in module.functions},
+        {**env.constructors, **module.constructors()},
+        {**env.adts, **{gtv.name: gtv for gtv in module.type_defs}},
     )
-    # Types: for arguments, operators and constants without metadata.
-    from .check import check_module, prelude_result
-    from .diagnostics import has_errors
-
-    checked = check_module(module, prelude_result(prelude.module) if prelude else None)
-    if has_errors(checked.diagnostics):
-        ran.diagnostics.extend(sorted(checked.diagnostics, key=sort_key))
-        return ran
-    meta_values = _meta_values(module, checked, request)  # type: ignore[arg-type]
     try:
         outcome = run_module(
-            module, request, prelude.module if prelude else None, arg_env,  # type: ignore[arg-type]
-            type_of=checked.type_of, meta_values=meta_values, resolver=resolver,
+            module,
+            request,
+            std.module if std is not None else None,
+            arg_env,
+            type_of=_type_lookup(checked.result, std.checked() if std is not None else None),
+            meta_types=checked.result.meta_types if checked.result is not None else None,
+            resolver=resolver,
         )
     except RunFailed as exc:
         ran.diagnostics.extend(exc.diagnostics)
+        ran.started = exc.ran
         return ran
     ran.value = outcome.value
-    ran.ok = True
+    ran.ok = ran.started = True
     return ran
 
 
-def _meta_values(module: Module, checked: Any, request: Any) -> dict[int, Any]:
-    """Values of `meta[relay.Constant][i]`: the `#[metadata]` section's
-    tensors, or with `--random-consts` seeded random ones of the inferred
-    types (checking already reported a malformed section)."""
-    if module.metadata is not None:
-        from .syntax.metadata import read_metadata
+def _type_lookup(*results: Any) -> Any:
+    """A node's type from the checker's results (the program's, the Prelude's)."""
+    tables = [r.types for r in results if r is not None]
 
-        table, _ = read_metadata(module.metadata)
-        if table is None:
-            return {}
-        return {i: t.array() for i, t in enumerate(table.constants) if t is not None}
-    if getattr(request, "random_consts", False):
-        from .eval.plausible import random_constants
+    def type_of(node: Any) -> Any:
+        for table in tables:
+            ty = table.get(node)
+            if ty is not None:
+                return ty
+        return None
 
-        return random_constants(module, checked.meta_types, request.seed, checked.type_of)
-    return {}
+    return type_of

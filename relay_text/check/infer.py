@@ -314,6 +314,16 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
 
     def use_type(self, node: Expr, type_args: tuple = (), call: Call | None = None) -> Any:
         """The type of one use of `node` (a polymorphic value is instantiated per use)."""
+        t = self._use_type(node, type_args, call)
+        if type(node) is Constructor and not node.inputs and (call is None or call.op is not node):  # type: ignore[attr-defined]
+            # A nullary constructor written without `()` is its value, as
+            # TVM's parser reads `Nil`.
+            f = find(t)
+            if type(f) is FuncType:
+                return f.ret_type
+        return t
+
+    def _use_type(self, node: Expr, type_args: tuple, call: Call | None) -> Any:
         cls = type(node)
         if cls is GlobalVar:
             t = self.global_type(node)  # type: ignore[arg-type]

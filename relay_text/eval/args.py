@@ -61,13 +61,22 @@ class TypeDefs:
         for module in modules:
             if module is not None:
                 self.defs.update(module.type_defs)
+        self._fields: dict[tuple[int, int], tuple[TypeCall, tuple]] = {}
 
     def field_types(self, call: TypeCall, con: Any) -> tuple:
+        """The types of a constructor's fields in a value of type `call`."""
+        key = (id(call), id(con))
+        cached = self._fields.get(key)
+        if cached is not None and cached[0] is call:
+            return cached[1]
         data = self.defs.get(call.func)  # type: ignore[arg-type]
         if data is None:
-            return tuple(None for _ in con.inputs)
-        mapping = {param: type_argument(arg, param) for param, arg in zip(data.type_params, call.args)}
-        return tuple(_substitute(t, mapping) for t in con.inputs)
+            result: tuple = tuple(None for _ in con.inputs)
+        else:
+            mapping = {param: type_argument(arg, param) for param, arg in zip(data.type_params, call.args)}
+            result = tuple(_substitute(t, mapping) for t in con.inputs)
+        self._fields[key] = (call, result)
+        return result
 
 
 def type_argument(arg: Any, param: TypeVar) -> Any:
@@ -82,45 +91,71 @@ def type_argument(arg: Any, param: TypeVar) -> Any:
 def describe_mismatch(value: Any, ty: Any, defs: TypeDefs, bindings: dict | None = None) -> str | None:
     """Why `value` is not a value of `ty`, or None if it is."""
     bindings = {} if bindings is None else bindings
-    stack: list[tuple[Any, Any, str]] = [(value, ty, "")]
+    # Work items carry their path as a chain (parent, step) that is only
+    # spelled out for a mismatch, so deep values cost linear time.
+    stack: list[tuple[Any, Any, Any]] = [(value, ty, None)]
+    pop, push = stack.pop, stack.append
     while stack:
-        v, t, where = stack.pop()
-        at = f" (at {where})" if where else ""
+        v, t, path = pop()
+        if type(t) is TypeCall and type(v) is Data and v.con.belong_to is t.func:
+            # The common case first: a constructor value of the right type.
+            for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con))):
+                push((f, ft, (path, (v.con.name, i))))
+            continue
         if t is None or isinstance(t, IncompleteType):
             continue
         if isinstance(t, TypeVar):
-            bound = bindings.get(t)
-            if bound is None:
-                bindings[t] = ("value", v)
+            bindings.setdefault(t, ("value", v))
             continue
+        problem = None
         if isinstance(t, TensorType):
             problem = _tensor_mismatch(v, t, bindings)
-            if problem:
-                return problem + at
-            continue
-        if isinstance(t, TupleType):
+        elif isinstance(t, TupleType):
             if not isinstance(v, tuple):
-                return f"expected a tuple {type_text(t)}, found {_kind(v)}{at}"
-            if len(v) != len(t.fields):
-                return f"expected a tuple of {len(t.fields)} fields, found one of {len(v)}{at}"
-            stack.extend((f, ft, f"{where}.{i}" if where else f".{i}") for i, (f, ft) in enumerate(zip(v, t.fields)))
-            continue
-        if isinstance(t, TypeCall):
+                problem = f"expected a tuple {type_text(t)}, found {_kind(v)}"
+            elif len(v) != len(t.fields):
+                problem = f"expected a tuple of {len(t.fields)} fields, found one of {len(v)}"
+            else:
+                stack.extend((f, ft, (path, ("field", i))) for i, (f, ft) in enumerate(zip(v, t.fields)))
+        elif isinstance(t, TypeCall):
             if not isinstance(v, Data):
-                return f"expected a value of {type_text(t)}, found {_kind(v)}{at}"
-            if v.con.belong_to is not t.func and not (
-                v.con.belong_to is not None and getattr(t.func, "name", None) == v.con.belong_to.name and t.func not in defs.defs
-            ):
+                problem = f"expected a value of {type_text(t)}, found {_kind(v)}"
+            elif v.con.belong_to is not t.func:
                 owner = v.con.belong_to.name if v.con.belong_to is not None else "?"
-                return f"expected a value of {type_text(t)}, found `{v.con.name}(...)` of type {owner}{at}"
-            for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con))):
-                stack.append((f, ft, f"{where} {v.con.name} field {i}".strip()))
-            continue
-        if isinstance(t, FuncType):
+                problem = f"expected a value of {type_text(t)}, found `{v.con.name}(...)` of type {owner}"
+            else:
+                for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con))):
+                    stack.append((f, ft, (path, (v.con.name, i))))
+        elif isinstance(t, FuncType):
             if not callable(v) or isinstance(v, (Data, Ref, np.ndarray, np.generic)):
-                return f"expected a function {type_text(t)}, found {_kind(v)}{at}"
-            continue
+                problem = f"expected a function {type_text(t)}, found {_kind(v)}"
+        if problem is not None:
+            where = _path_text(path)
+            return f"{problem} (in {where})" if where else problem
     return None
+
+
+def _path_text(path: Any) -> str:
+    """`element 3 of the list`, `field 1 of the tuple`, `field 0 of Some`."""
+    steps = []
+    while path is not None:
+        path, step = path
+        steps.append(step)
+    steps.reverse()
+    parts: list[str] = []
+    index = 0
+    for kind, i in steps:
+        if kind == "Cons" and i == 1:
+            index += 1  # down the list's tail: one element further
+            continue
+        if kind == "Cons" and i == 0:
+            parts.append(f"element {index} of the list")
+        elif kind == "field":
+            parts.append(f"field {i} of the tuple")
+        else:
+            parts.append(f"field {i} of `{kind}`")
+        index = 0
+    return ", ".join(reversed(parts))
 
 
 def _kind(v: Any) -> str:

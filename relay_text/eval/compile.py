@@ -28,13 +28,14 @@ the call that went too deep. Each emitted line remembers its IR node, so a
 runtime error is reported at the expression that raised it.
 
 The generated text is flat however deep the program: a long chain of lets
-or of calls is a long run of assignments. Control flow nested more than
-`MAX_NESTING` levels deep is moved into a separate function that receives
-the values it uses, which keeps within the Python compiler's limits.
+or of calls is a long run of assignments. Control flow nested very deep is
+moved into functions of their own (see `emit`), which keeps within the
+Python compiler's limits.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -50,96 +51,28 @@ from ..ir.expr import (
     Expr,
     Function,
     GlobalVar,
-    If,
     Let,
     Match,
     Op,
-    RefCreate,
-    RefRead,
-    RefWrite,
     Tuple,
-    TupleGetItem,
     Var,
 )
 from ..ir.module import Module
-from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
-from ..ir.ty import TensorType
-from ..ir.visitor import post_order
+from ..ir.ty import FuncType, TensorType
 from ..syntax.type_text import type_params_text, type_text
+from .code import Block, as_tensor_argument, match_fail, overflow, render
+from .emit import FunctionEmitter
 from .ops import BoundOperator, NoKernel, Resolver, bind, default_resolver
-from .plan import LEAVES, Plan, Region, plan_function, region_edges
+from .plan import plan_function
 from .values import Data, Ref
 
-MAX_NESTING = 40  # Python block levels before a region gets its own function
-UNIT = ()
 _COUNTER = itertools.count()
-
-
-class MatchFailure(Exception):
-    """No clause of a match accepted the value (only possible under `match?`
-    or in a program that was not checked)."""
-
-    def __init__(self, site: int, value: Any) -> None:
-        super().__init__(site)
-        self.site = site
-        self.value = value
-
-
-class DepthExceeded(Exception):
-    """More nested calls than `--max-depth` allows."""
-
-
-def _overflow() -> None:
-    raise DepthExceeded()
-
-
-def _match_fail(site: int, value: Any) -> None:
-    raise MatchFailure(site, value)
 
 
 class CompileError(Exception):
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
         super().__init__(diagnostics[0].message if diagnostics else "cannot compile")
         self.diagnostics = diagnostics
-
-
-# ---------------------------------------------------------------- output
-
-
-class Block:
-    """Lines of code at one indentation; items are (text, node) or Blocks."""
-
-    __slots__ = ("items",)
-
-    def __init__(self) -> None:
-        self.items: list[Any] = []
-
-    def line(self, text: str, node: Expr | None = None) -> None:
-        self.items.append((text, node))
-
-    def nest(self, block: Block) -> None:
-        self.items.append(block)
-
-
-def render(blocks: Iterable[Block]) -> tuple[list[str], list[Expr | None]]:
-    """Source lines and, for each line, the node it evaluates."""
-    lines: list[str] = []
-    nodes: list[Expr | None] = []
-    for top in blocks:
-        stack: list[tuple[list, int, int]] = [(top.items, 0, 0)]
-        while stack:
-            items, index, depth = stack.pop()
-            if index >= len(items):
-                continue
-            stack.append((items, index + 1, depth))
-            item = items[index]
-            if isinstance(item, Block):
-                stack.append((item.items, 0, depth + 1))
-                continue
-            text, node = item
-            lines.append("    " * depth + text)
-            nodes.append(node)
-    return lines, nodes
 
 
 # ---------------------------------------------------------------- the program
@@ -156,7 +89,15 @@ class CompiledProgram:
     function_names: dict[str, str]  # Python function name -> "@fib" / "fn"
     match_sites: list[Match]
     entries: dict[str, str]  # entry key -> Python function name
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    modules: list[Module] = field(default_factory=list)  # the program's and the Prelude's
+
+    def written_at(self, parent: Expr, index: int) -> Any:
+        """Where child `index` of `parent` is written (see `Module.written_at`)."""
+        span = getattr(parent, "span", None)
+        for module in self.modules:
+            if span is not None and module.source is span.source:
+                return module.written_at(parent, index)
+        return None
 
     def node_at(self, lineno: int) -> Expr | None:
         if 1 <= lineno <= len(self.line_nodes):
@@ -181,10 +122,8 @@ class Compiler:
         prelude: Module | None = None,
         resolver: Resolver | None = None,
         type_of: Callable[[Expr], Any] | None = None,
-        meta_values: Mapping[int, Any] | None = None,
     ) -> None:
         self.program = program
-        self.meta_values = meta_values or {}
         self.prelude = prelude
         self.resolver = resolver or default_resolver
         self.type_of = type_of
@@ -192,15 +131,18 @@ class Compiler:
         self.ns: dict[str, Any] = {
             "DEPTH": 0,
             "MAXD": 0,
-            "OVERFLOW": _overflow,
-            "MATCHFAIL": _match_fail,
+            "OVERFLOW": overflow,
+            "MATCHFAIL": match_fail,
             "DNEW": object.__new__,
             "DATA": Data,
             "REF": Ref,
+            "ARRAY": np.asarray,
+            "TENSOR": as_tensor_argument,
         }
         self.names: dict[Expr, str] = {}
         self.function_names: dict[str, str] = {}
-        self.signatures: dict[str, str] = {}
+        # Python function name -> its Relay signature, or a function computing it
+        self.signatures: dict[str, Any] = {}
         self.match_sites: list[Match] = []
         self.let_alias: dict[Var, Expr] = {}
         self.blocks: list[Block] = []
@@ -210,6 +152,10 @@ class Compiler:
         self.ctor_names: dict[Constructor, str] = {}
         self.counter = itertools.count(1)
         self.entries: dict[str, str] = {}
+        self.operator_names: dict[tuple, tuple[str, str | None]] = {}
+        self.missing_constants: list[Constant] = []  # meta[relay.Constant][i] without data
+        self.meta_values: dict[int, Any] = {}  # values given for meta[relay.Constant][i]
+        self.filling_constants = False  # whether values were asked for (--random-consts)
 
     # ---- names -------------------------------------------------------------
 
@@ -258,21 +204,11 @@ class Compiler:
 
     def constant(self, node: Constant) -> str:
         if node.value is None:
-            index = node.meta_index
-            if index in self.meta_values:
-                name = self.fresh("m")
-                self.ns[name] = self.meta_values[index]
+            if node.meta_index in self.meta_values:
+                name = f"meta{node.meta_index}"
+                self.ns[name] = self.meta_values[node.meta_index]
                 return name
-            self.diagnostics.append(
-                Diagnostic(
-                    "bad-metadata",
-                    f"`meta[relay.Constant][{index}]` has no value to run with",
-                    node.span,
-                    label="value unknown",
-                ).with_note("the file has no #[metadata] section holding this constant's data").with_help(
-                    "run with `--random-consts` to fill such constants with seeded random values"
-                )
-            )
+            self.missing_constants.append(node)
             return "None"
         shape = tuple(node.shape or ())
         key = (type(node.value), node.value, node.dtype, shape)
@@ -360,7 +296,7 @@ class Compiler:
         return f"{owner.name}[]"
 
     def operator_value(self, op: Op) -> str:
-        bound = self.bind_operator(op, {}, None)
+        bound = self.bind_operator(op, {}, False)
         if bound is None:
             return "None"
         name = self.fresh("o")
@@ -371,18 +307,24 @@ class Compiler:
         block = Block()
         block.line(f"def {name}(*args):")
         body = Block()
-        body.line(f"return {kname}(args, {aname})", op)
+        body.line(f"return {kname}(tuple(TENSOR(a) for a in args), {aname})", op)
         block.nest(body)
         self.blocks.append(block)
         self.function_names[name] = op.name
         self.signatures[name] = op.name
         return name
 
-    def bind_operator(self, op: Op, attrs: dict, call: Call | None) -> BoundOperator | None:
-        all_scalar = False
-        if call is not None and self.type_of is not None:
-            types = [self.type_of(a) for a in call.args]
-            all_scalar = bool(types) and all(isinstance(t, TensorType) and t.shape == () and isinstance(t.dtype, str) for t in types)
+    def all_scalar(self, call: Call) -> bool:
+        """Whether the checker proved every argument of a call a scalar tensor."""
+        if self.type_of is None or not call.args:
+            return False
+        for arg in call.args:
+            t = self.type_of(arg)
+            if not (isinstance(t, TensorType) and t.shape == () and isinstance(t.dtype, str)):
+                return False
+        return True
+
+    def bind_operator(self, op: Op, attrs: dict, all_scalar: bool) -> BoundOperator | None:
         try:
             return bind(op.name, attrs, self.resolver, all_scalar)
         except NoKernel:
@@ -390,6 +332,34 @@ class Compiler:
                 Diagnostic("unknown-operator", f"operator `{op.name}` has no kernel to run it", op.span, label="cannot be evaluated")
             )
             return None
+
+    def operator_call(self, op: Op, call: Call) -> tuple[str, str | None] | None:
+        """Names of the function a call site calls and of its attributes
+        (None: it takes the arguments directly). Call sites of the same
+        operator with the same attributes share them."""
+        all_scalar = self.all_scalar(call)
+        key: tuple | None = (op.name, call.attrs, all_scalar)
+        try:
+            names = self.operator_names.get(key)  # type: ignore[arg-type]
+        except TypeError:  # an attribute value that cannot be a key
+            names, key = None, None
+        if names is not None:
+            return names
+        bound = self.bind_operator(op, dict(call.attrs), all_scalar)
+        if bound is None:
+            return None
+        kname = self.fresh("K")
+        if bound.direct is not None:
+            self.ns[kname] = bound.direct
+            names = (kname, None)
+        else:
+            aname = self.fresh("A")
+            self.ns[kname] = bound.kernel
+            self.ns[aname] = bound.attrs
+            names = (kname, aname)
+        if key is not None:
+            self.operator_names[key] = names
+        return names
 
     # ---- functions -----------------------------------------------------------
 
@@ -415,20 +385,27 @@ class Compiler:
             name = self.global_names[gv]
             fn = module.functions[gv]
             self.function_names[name] = f"@{gv.name}"
-            self.signatures[name] = self.signature(fn, f"@{gv.name}")
+            self.signatures[name] = functools.partial(self.signature, fn, f"@{gv.name}", gv)
             self.blocks.append(self.function_block(name, fn))
 
-    def signature(self, fn: Function, head: str = "fn") -> str:
-        params = []
-        for p in fn.params:
-            ty = p.type_annotation
-            if ty is None and self.type_of is not None:
-                ty = self.type_of(p)
-            params.append(f"%{p.name}" + (f" : {type_text(ty)}" if ty is not None else ""))
-        text = f"{head}{type_params_text(fn.type_params)}({', '.join(params)})"
-        ret = fn.ret_type
-        if ret is None and self.type_of is not None:
-            ret = self.type_of(fn.body)
+    def signature(self, fn: Function, head: str = "fn", gv: GlobalVar | None = None) -> str:
+        """`fn<a>(%x : a, %n : Tensor[(), int32]) -> a`: the checker's types
+        where known, else the annotations."""
+        ft = None
+        if self.type_of is not None:
+            ft = self.type_of(gv) if gv is not None else None
+            if not isinstance(ft, FuncType):
+                ft = self.type_of(fn)
+        if isinstance(ft, FuncType) and len(ft.arg_types) == len(fn.params):
+            types: list[Any] = list(ft.arg_types)
+            ret: Any = ft.ret_type
+            type_params = ft.type_params or fn.type_params
+        else:
+            types = [p.type_annotation for p in fn.params]
+            ret = fn.ret_type
+            type_params = fn.type_params
+        params = [f"%{p.name}" + (f" : {type_text(t)}" if t is not None else "") for p, t in zip(fn.params, types)]
+        text = f"{head}{type_params_text(type_params)}({', '.join(params)})"
         if ret is not None:
             text += f" -> {type_text(ret)}"
         return text
@@ -438,12 +415,35 @@ class Compiler:
         for node in plan.place:
             if type(node) is Let:
                 self.let_alias[node.var] = node.value  # type: ignore[attr-defined]
-        emitter = _Emitter(self, plan)
+        emitter = FunctionEmitter(self, plan)
         return emitter.function_def(name, fn, plan.top)
 
     # ---- assembly ------------------------------------------------------------
 
     def finish(self) -> CompiledProgram:
+        if self.missing_constants:
+            first = min(self.missing_constants, key=lambda c: c.span.start if c.span is not None else 0)
+            others = len({c.meta_index for c in self.missing_constants}) - 1
+            what = f"`meta[relay.Constant][{first.meta_index}]`"
+            if others:
+                what += f" and {others} other constant{'s' if others != 1 else ''} have"
+            else:
+                what += " has"
+            self.diagnostics.append(
+                Diagnostic(
+                    "bad-metadata",
+                    f"{what} no value to run with",
+                    first.span,
+                    label="value unknown",
+                )
+                .with_note("the file has no #[metadata] section holding the constants' data")
+            )
+            if self.filling_constants:
+                self.diagnostics[-1].with_note("their types could not be inferred from how they are used, so no random values were made").with_help(
+                    "write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`"
+                )
+            else:
+                self.diagnostics[-1].with_help("`relay run --random-consts` fills constants whose types are known with random values")
         if self.diagnostics:
             raise CompileError(self.diagnostics)
         lines, nodes = render(self.blocks)
@@ -457,7 +457,8 @@ class Compiler:
             sig = self.signatures.get(code_obj.co_name)
             if sig is not None:
                 SIGNATURES[code_obj] = sig
-        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries)
+        modules = [m for m in (self.program, self.prelude) if m is not None]
+        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules)
 
 
 def _all_codes(code: Any) -> list[Any]:
@@ -469,382 +470,6 @@ def _all_codes(code: Any) -> list[Any]:
         stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
     return out
 
-
-# ---------------------------------------------------------------- one function
-
-
-class _Emitter:
-    """Emits the regions of one top-level function, innermost first."""
-
-    def __init__(self, compiler: Compiler, plan: Plan) -> None:
-        self.c = compiler
-        self.plan = plan
-        self.code: dict[Region, Block] = {}  # region -> its statements
-        self.level: dict[Region, int] = {}  # Python nesting of a region's code
-        self.outlined: set[Region] = set()
-
-    def function_def(self, name: str, fn: Function, top: Region) -> Block:
-        c = self.c
-        self.name_binders(fn)
-        self.assign_levels(top)
-        # Inner regions first: a control node's code embeds its regions' code.
-        for region in reversed(self.plan.regions):
-            self.code[region] = self.emit_region(region)
-        block = Block()
-        block.line(f"def {name}({', '.join(c.names[p] for p in fn.params)}):", fn)
-        body = self.function_body(fn, top)
-        release_dead(body, [c.names[p] for p in fn.params])
-        block.nest(body)
-        return block
-
-    def name_binders(self, fn: Function) -> None:
-        """Parameters and pattern variables get their names before any code
-        that uses them is emitted."""
-        c = self.c
-        for p in fn.params:
-            c.names[p] = c.fresh("v")
-        for node in self.plan.place:
-            t = type(node)
-            if t is Function:
-                for p in node.params:  # type: ignore[attr-defined]
-                    c.names[p] = c.fresh("v")
-            elif t is Match:
-                for clause in node.clauses:  # type: ignore[attr-defined]
-                    for var in pattern_vars(clause.pattern):
-                        c.names[var] = c.fresh("v")
-
-    def assign_levels(self, top: Region) -> None:
-        self.level[top] = 1
-        for region in self.plan.regions[1:]:
-            level = self.level[region.parent] + 1  # type: ignore[index]
-            if level > MAX_NESTING:
-                self.outlined.add(region)
-                level = 1
-            self.level[region] = level
-
-    def function_body(self, fn: Function, region: Region) -> Block:
-        body = Block()
-        body.line("global DEPTH")
-        body.line("DEPTH += 1")
-        body.line("if DEPTH > MAXD: OVERFLOW()", fn)
-        result = self.embed(body, region)
-        body.line("DEPTH -= 1")
-        body.line(f"return {result}", fn.body)
-        return body
-
-    def embed(self, block: Block, region: Region, target: str | None = None) -> str:
-        """Put a region's code into `block`, inline or as a call of a
-        function of its own; assign its value to `target` if given. Returns
-        the expression that holds the region's value."""
-        c = self.c
-        result = c.ref(region.root)
-        if region not in self.outlined:
-            block.items.extend(self.code[region].items)
-        else:
-            name = c.fresh("r")
-            inner = Block()
-            inner.items.extend(self.code[region].items)
-            inner.line(f"return {result}", region.root)
-            imports = sorted(_free_names(inner), key=lambda n: (n[0], int(n[1:])))
-            release_dead(inner, imports)
-            out = Block()
-            out.line(f"def {name}({', '.join(imports)}):", region.owner)
-            out.nest(inner)
-            c.blocks.append(out)
-            c.function_names[name] = "region"
-            result = c.fresh("t")
-            block.line(f"{result} = {name}({', '.join(imports)})", region.root)
-        if target is not None and target != result:
-            block.line(f"{target} = {result}", region.root)
-            return target
-        return result
-
-    # ---- regions -------------------------------------------------------------
-
-    def deps(self, node: Expr, region: Region) -> list[Expr]:
-        inline, _ = region_edges(node)
-        place = self.plan.place
-        out = [ch for ch in inline if not isinstance(ch, LEAVES) and place.get(ch) is region]
-        out.extend(self.plan.hoisted.get(node, ()))
-        return out
-
-    def emit_region(self, region: Region) -> Block:
-        block = Block()
-        root = region.root
-        if isinstance(root, LEAVES) or self.plan.place.get(root) is not region:
-            return block
-        done: set[Expr] = set()
-        stack: list[tuple[Expr, bool]] = [(root, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if node in done:
-                continue
-            if expanded:
-                done.add(node)
-                self.emit(node, block)
-                continue
-            stack.append((node, True))
-            for dep in reversed(self.deps(node, region)):
-                if dep not in done:
-                    stack.append((dep, False))
-        return block
-
-    def emit(self, node: Expr, block: Block) -> None:
-        c = self.c
-        ref = c.ref
-        t = type(node)
-        if t is Let:
-            return
-        if t is Call:
-            self.emit_call(node, block)  # type: ignore[arg-type]
-        elif t is Tuple:
-            fields = [ref(f) for f in node.fields]  # type: ignore[attr-defined]
-            if fields:
-                text = "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
-                block.line(f"{ref(node)} = {text}", node)
-        elif t is TupleGetItem:
-            block.line(f"{ref(node)} = {ref(node.tuple_value)}[{node.index}]", node)  # type: ignore[attr-defined]
-        elif t is If:
-            self.emit_if(node, block)  # type: ignore[arg-type]
-        elif t is Match:
-            self.emit_match(node, block)  # type: ignore[arg-type]
-        elif t is Function:
-            self.emit_function(node, block)  # type: ignore[arg-type]
-        elif t is RefCreate:
-            block.line(f"{ref(node)} = REF({ref(node.value)})", node)  # type: ignore[attr-defined]
-        elif t is RefRead:
-            block.line(f"{ref(node)} = {ref(node.ref)}.value", node)  # type: ignore[attr-defined]
-        elif t is RefWrite:
-            block.line(f"{ref(node.ref)}.value = {ref(node.value)}; {ref(node)} = ()", node)  # type: ignore[attr-defined]
-        else:  # pragma: no cover - every compound node class is handled above
-            raise NotImplementedError(f"cannot compile {t.__name__}")
-
-    def emit_call(self, node: Call, block: Block) -> None:
-        c = self.c
-        ref = c.ref
-        op = node.op
-        args = [ref(a) for a in node.args]
-        joined = ", ".join(args)
-        target = ref(node)
-        if type(op) is Op:
-            bound = c.bind_operator(op, dict(node.attrs), node)
-            if bound is None:
-                return
-            kname = c.fresh("K")
-            if bound.direct is not None:
-                c.ns[kname] = bound.direct
-                block.line(f"{target} = {kname}({joined})", node)
-            else:
-                aname = c.fresh("A")
-                c.ns[kname] = bound.kernel
-                c.ns[aname] = bound.attrs
-                tup = "(" + joined + ("," if len(args) == 1 else "") + ")"
-                block.line(f"{target} = {kname}({tup}, {aname})", node)
-        elif type(op) is Constructor:
-            if not args:
-                return  # a nullary constructor's value is shared (see `ref`)
-            cname = c.constructor_name(op)  # type: ignore[arg-type]
-            fields = "(" + joined + ("," if len(args) == 1 else "") + ")"
-            block.line(f"{target} = DNEW(DATA); {target}.con = {cname}; {target}.fields = {fields}", node)
-        else:
-            block.line(f"{target} = {ref(op)}({joined})", node)
-
-    def emit_if(self, node: If, block: Block) -> None:
-        then_r, else_r = self.plan.opens[node]
-        target = self.c.ref(node)
-        block.line(f"if {self.c.ref(node.cond)}:", node)
-        body = Block()
-        self.embed(body, then_r, target)
-        block.nest(body)
-        block.line("else:", node)
-        body = Block()
-        self.embed(body, else_r, target)
-        block.nest(body)
-
-    def emit_match(self, node: Match, block: Block) -> None:
-        c = self.c
-        regions = self.plan.opens[node]
-        target = c.ref(node)
-        data = c.ref(node.data)
-        site = len(c.match_sites)
-        c.match_sites.append(node)
-        first = True
-        for clause, region in zip(node.clauses, regions):
-            conds, binds = _pattern_code(clause.pattern, data, c)
-            if conds:
-                block.line(f"{'if' if first else 'elif'} {' and '.join(conds)}:", node)
-                body = Block()
-            elif first:
-                body = block  # the first clause matches everything
-            else:
-                block.line("else:", node)
-                body = Block()
-            for name, access in binds:
-                body.line(f"{name} = {access}", node)
-            self.embed(body, region, target)
-            if body is not block:
-                block.nest(body)
-            first = False
-            if not conds:
-                return
-        if first:
-            block.line(f"MATCHFAIL({site}, {data})", node)
-            return
-        block.line("else:", node)
-        fail = Block()
-        fail.line(f"MATCHFAIL({site}, {data})", node)
-        block.nest(fail)
-
-    def emit_function(self, node: Function, block: Block) -> None:
-        c = self.c
-        name = c.ref(node)
-        c.function_names[name] = "fn"
-        c.signatures[name] = c.signature(node)
-        (body_region,) = self.plan.opens[node]
-        block.line(f"def {name}({', '.join(c.names[p] for p in node.params)}):", node)
-        block.nest(self.function_body(node, body_region))
-
-
-_LOCAL = re.compile(r"\b[tv][0-9]+\b")
-_ASSIGNED = re.compile(r"^([tv][0-9]+) = |; ([tv][0-9]+) = ")
-_DEF = re.compile(r"^def ([tv][0-9]+)\(([^)]*)\)")
-
-
-def release_dead(body: Block, params: Iterable[str] = ()) -> None:
-    """Insert `del` after the last use of each tensor-holding local, so its
-    memory is returned as soon as it is dead instead of when the function
-    returns. A model's intermediates are many and large, and memory that
-    stays allocated makes every later kernel fetch fresh pages from the OS.
-
-    Conservative: a name is released only in the block that binds it (the
-    parameters count as bound by the body), only if no line outside that
-    block mentions it, never if a nested `def` mentions it (a closure may
-    read it later), and never after a `return` or `raise`."""
-    captured: set[str] = set()
-    totals: dict[str, int] = {}
-    blocks: list[Block] = []
-    stack: list[tuple[Block, bool]] = [(body, False)]
-    while stack:
-        b, in_def = stack.pop()
-        blocks.append(b)
-        nested_def = False
-        for item in b.items:
-            if isinstance(item, Block):
-                stack.append((item, in_def or nested_def))
-                nested_def = False
-                continue
-            text = item[0]
-            names = _LOCAL.findall(text)
-            for n in names:
-                totals[n] = totals.get(n, 0) + 1
-            if in_def:
-                captured.update(names)
-            nested_def = text.startswith("def ")
-            if nested_def:
-                captured.update(names)
-    for b in blocks:
-        bound = {m.group(1) or m.group(2) for item in b.items if not isinstance(item, Block) for m in _ASSIGNED.finditer(item[0])}
-        if b is body:
-            bound.update(params)
-        last: dict[str, int] = {}
-        counts: dict[str, int] = {}
-        for i, item in enumerate(b.items):
-            for n in _names_in(item):
-                last[n] = i
-                counts[n] = counts.get(n, 0) + 1
-        dead_after: dict[int, list[str]] = {}
-        for n, i in last.items():
-            if n not in bound or n in captured or counts[n] != totals.get(n, 0):
-                continue
-            item = b.items[i]
-            if not isinstance(item, Block) and item[0].lstrip().startswith(("return ", "raise ")):
-                continue
-            dead_after.setdefault(_statement_end(b.items, i), []).append(n)
-        if not dead_after:
-            continue
-        items: list[Any] = []
-        for i, item in enumerate(b.items):
-            items.append(item)
-            if i in dead_after:
-                items.append((f"del {', '.join(sorted(dead_after[i]))}", None))
-        b.items = items
-
-
-def _statement_end(items: list[Any], i: int) -> int:
-    """The last item of the statement item i belongs to: a compound statement
-    (`if ...:`) runs on through its blocks and its `elif`/`else` parts."""
-    n = len(items)
-    if isinstance(items[i], Block) or items[i][0].rstrip().endswith(":"):
-        while i + 1 < n:
-            nxt = items[i + 1]
-            if isinstance(nxt, Block) or nxt[0].lstrip().startswith(("else", "elif ", "except", "finally")):
-                i += 1
-            else:
-                break
-    return i
-
-
-def _names_in(item: Any) -> list[str]:
-    if not isinstance(item, Block):
-        return _LOCAL.findall(item[0])
-    out: list[str] = []
-    stack = [item]
-    while stack:
-        b = stack.pop()
-        for sub in b.items:
-            if isinstance(sub, Block):
-                stack.append(sub)
-            else:
-                out.extend(_LOCAL.findall(sub[0]))
-    return out
-
-
-def _free_names(block: Block) -> set[str]:
-    """Local names a block reads but never binds (names are unique per
-    program, so this is exact)."""
-    used: set[str] = set()
-    bound: set[str] = set()
-    stack = [block]
-    while stack:
-        b = stack.pop()
-        for item in b.items:
-            if isinstance(item, Block):
-                stack.append(item)
-                continue
-            text = item[0]
-            used.update(_LOCAL.findall(text))
-            for m in _ASSIGNED.finditer(text):
-                bound.add(m.group(1) or m.group(2))
-            m = _DEF.match(text)
-            if m:
-                bound.add(m.group(1))
-                bound.update(_LOCAL.findall(m.group(2)))
-    return used - bound
-
-
-def _pattern_code(pattern: Any, access: str, c: Compiler) -> tuple[list[str], list[tuple[str, str]]]:
-    """Tests (outermost first) and bindings that match `pattern` against the
-    value at `access`."""
-    conds: list[str] = []
-    binds: list[tuple[str, str]] = []
-    stack = [(pattern, access)]
-    while stack:
-        p, acc = stack.pop()
-        t = type(p)
-        if t is PatternWildcard:
-            continue
-        if t is PatternVar:
-            binds.append((c.names[p.var], acc))
-        elif t is PatternConstructor:
-            conds.append(f"{acc}.con is {c.constructor_name(p.constructor)}")
-            subs = [(sub, f"{acc}.fields[{i}]") for i, sub in enumerate(p.patterns)]
-            stack.extend(reversed(subs))
-        elif t is PatternTuple:
-            subs = [(sub, f"{acc}[{i}]") for i, sub in enumerate(p.patterns)]
-            stack.extend(reversed(subs))
-    return conds, binds
-
-
 def compile_program(
     program: Module,
     entries: Mapping[str, tuple[Expr, tuple[Var, ...]]] | None = None,
@@ -852,11 +477,15 @@ def compile_program(
     prelude: Module | None = None,
     resolver: Resolver | None = None,
     type_of: Callable[[Expr], Any] | None = None,
-    meta_values: Mapping[int, Any] | None = None,
+    constants: Mapping[int, Any] | None = None,
+    filling_constants: bool = False,
 ) -> CompiledProgram:
     """Compile the given globals and entry expressions (and everything they
-    use). Raises CompileError with located diagnostics."""
-    compiler = Compiler(program, prelude, resolver, type_of, meta_values)
+    use); `constants` gives values for `meta[relay.Constant][i]`. Raises
+    CompileError with located diagnostics."""
+    compiler = Compiler(program, prelude, resolver, type_of)
+    compiler.meta_values = dict(constants or {})
+    compiler.filling_constants = filling_constants
     for gv in globals_:
         compiler.entries[f"@{gv.name}"] = compiler.add_global(gv)
     for key, (expr, params) in (entries or {}).items():

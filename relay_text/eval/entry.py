@@ -8,7 +8,8 @@ parameters.
 
 Arguments come from `--arg NAME=VALUE` (VALUE is Relay text without free
 variables, such as `3`, `(1, 2)`, `Cons(1, Nil())` or
-`Constant(1, (2, 2), float32)`; `@file.npy` reads an array), from an
+`Constant(1, (2, 2), float32)`; `@file.npy` reads an array, `@f(1)` calls a
+global), from an
 `.npz` file whose keys are parameter names, from `--random-args`, or from
 Python values. Each is checked against its parameter's type before the
 program runs; a mismatch is a located `bad-argument` diagnostic.
@@ -26,21 +27,22 @@ from ..ir.expr import Expr, Function, GlobalVar, Var
 from ..ir.module import Module
 from ..ir.span import Source, Span
 from ..syntax.type_text import type_text
+from .plausible import metadata_values, roles, shape_role
 from .args import ArgumentError, TypeDefs, describe_mismatch, from_python, load_npy, load_npz, random_value
 from .compile import CompileError, compile_program
 from .ops import Resolver
-from .plausible import roles, shape_role
-from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute
+from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute, relaxed_gc
 
 EXPRESSION = "<expression>"
 
 
 class RunFailed(Exception):
-    """The program could not be run or failed while running."""
+    """The program could not be run (`ran` is False) or failed while running."""
 
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, diagnostics: list[Diagnostic], ran: bool = False) -> None:
         super().__init__(str(diagnostics[0]) if diagnostics else "run failed")
         self.diagnostics = diagnostics
+        self.ran = ran
 
 
 @dataclass
@@ -51,7 +53,7 @@ class RunRequest:
     arg_texts: list[tuple[str, str]] = field(default_factory=list)  # --arg NAME=VALUE
     args_file: str | None = None  # --args FILE.npz
     random_args: bool = False
-    random_consts: bool = False  # fill meta[relay.Constant][i] without a #[metadata] section
+    random_consts: bool = False  # fill meta[relay.Constant][i] without data
     seed: int = 0
     values: tuple = ()  # positional Python values (the Python API)
     max_depth: int = DEFAULT_MAX_DEPTH
@@ -110,9 +112,25 @@ def run_module(
     env: Any = None,
     resolver: Resolver | None = None,
     type_of: Callable[[Expr], Any] | None = None,
-    meta_values: dict[int, Any] | None = None,
+    meta_types: dict[int, Any] | None = None,
 ) -> Outcome:
-    """Compile and evaluate a parsed (and checked) module; raises RunFailed."""
+    """Compile and evaluate a parsed (and checked) module; raises RunFailed.
+
+    `meta_types` (from the checker) gives the types of metadata constants,
+    for `request.random_consts`."""
+    with relaxed_gc():
+        return _run_module(module, request, prelude, env, resolver, type_of, meta_types or {})
+
+
+def _run_module(
+    module: Module,
+    request: RunRequest,
+    prelude: Module | None,
+    env: Any,
+    resolver: Resolver | None,
+    type_of: Callable[[Expr], Any] | None,
+    meta_types: dict[int, Any],
+) -> Outcome:
     entry = find_entry(module, request.entry)
     defs = TypeDefs(module, prelude)
 
@@ -147,7 +165,7 @@ def run_module(
         if name not in by_name:
             diags.append(_unknown_parameter(entry, name, f"`--arg {name}=...` names no parameter"))
             continue
-        if text.startswith("@"):
+        if text.startswith("@") and text.endswith(".npy"):
             try:
                 values[name] = (load_npy(text[1:]), text[1:], None)
             except ArgumentError as exc:
@@ -161,9 +179,11 @@ def run_module(
     if has_errors(diags):
         raise RunFailed(diags)
 
+    # How the program uses each parameter and constant: random weights are
+    # scaled to their fan-in, variances kept positive (see plausible.py).
+    found = roles(module, type_of) if (request.random_args or request.random_consts) and type_of is not None else {}
     if request.random_args:
         rng = np.random.default_rng(request.seed)
-        found = roles(module, type_of) if type_of is not None else {}
         for p in entry.params:
             try:
                 value = shape_role(random_value(param_type(p), rng, defs, p.name), found.get(p))
@@ -187,6 +207,17 @@ def run_module(
     if diags:
         raise RunFailed(diags)
 
+    constants: dict[int, Any] = metadata_values(module)
+    if request.random_consts and not constants:
+        # A stream of its own, so that constants do not shift the arguments.
+        rng = np.random.default_rng([request.seed, 1])
+        for index in sorted(meta_types):
+            try:
+                value = random_value(meta_types[index], rng, defs, f"meta[relay.Constant][{index}]")
+                constants[index] = shape_role(value, found.get(("meta", index)))
+            except ArgumentError:
+                pass  # its type is not known: reported as a constant without a value
+
     entries: dict[str, tuple[Expr, tuple[Var, ...]]] = {}
     if entry.gv is None:
         entries[entry.key] = (entry.body, entry.params)  # type: ignore[assignment]
@@ -200,7 +231,8 @@ def run_module(
             prelude=prelude,
             resolver=resolver,
             type_of=type_of,
-            meta_values=meta_values,
+            constants=constants,
+            filling_constants=request.random_consts,
         )
     except CompileError as exc:
         raise RunFailed(exc.diagnostics) from None
@@ -234,7 +266,7 @@ def run_module(
     try:
         result = execute(program, entry.key, args, request.max_depth)
     except EvalError as exc:
-        raise RunFailed([exc.diagnostic]) from None
+        raise RunFailed([exc.diagnostic], ran=True) from None
     return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
 
 

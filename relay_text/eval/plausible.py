@@ -22,9 +22,9 @@ and anything else is drawn as the evaluator draws any random argument
 transformation of that same draw, so which tensors have roles never changes
 the random stream: values stay reproducible for a seed.
 
-Constants are drawn in index order from their own stream (seeded from the
-seed and a fixed tag), so adding `--random-consts` never changes the
-arguments `--random-args` makes.
+Constants are drawn in index order from their own stream, so adding
+`--random-consts` never changes the arguments `--random-args` makes. A file
+with a `#[metadata]` section runs on the section's tensors instead.
 """
 
 from __future__ import annotations
@@ -39,8 +39,6 @@ from ..ir.expr import Call, Constant, Expr, Op, Tuple, TupleGetItem, Var
 from ..ir.module import Module
 from ..ir.ty import TensorType
 from ..ir.visitor import post_order
-
-CONSTANTS_STREAM = 0x6D657461  # "meta"
 
 
 @dataclass(frozen=True)
@@ -187,18 +185,14 @@ def shape_role(value: Any, role: Role | None) -> Any:
     return out[()] if out.ndim == 0 else out
 
 
-def random_constants(module: Module, meta_types: dict[int, Any], seed: int, type_of: Callable[[Expr], Any]) -> dict[int, Any]:
-    """A seeded value for every `meta[relay.Constant][i]` of known type."""
-    from .args import TypeDefs, random_value
+def metadata_values(module: Module) -> dict[int, Any]:
+    """The tensors of a file's `#[metadata]` section by constant index (none
+    without a section; checking has reported any malformed part)."""
+    if module.metadata is None:
+        return {}
+    from ..syntax.metadata import read_metadata
 
-    rng = np.random.default_rng([seed, CONSTANTS_STREAM])
-    found = roles(module, type_of)
-    defs = TypeDefs(module, None)
-    values: dict[int, Any] = {}
-    for index in sorted(meta_types):
-        ty = meta_types[index]
-        if not isinstance(ty, TensorType):
-            continue
-        value = random_value(ty, rng, defs, f"meta[relay.Constant][{index}]")
-        values[index] = np.asarray(shape_role(value, found.get(("meta", index))))
-    return values
+    table, _ = read_metadata(module.metadata)
+    if table is None:
+        return {}
+    return {i: t.array() for i, t in enumerate(table.constants) if t is not None}

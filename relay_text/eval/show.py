@@ -30,8 +30,9 @@ import numpy as np
 from ..syntax.type_text import shape_text
 from .values import Data, Ref
 
-# Code object of a compiled function -> its Relay signature (set by compile).
-SIGNATURES: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
+# Code object of a compiled function -> its Relay signature, or a function
+# that computes it when first needed (set by compile).
+SIGNATURES: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 SUMMARY_THRESHOLD = 1000
 
@@ -49,6 +50,8 @@ def closure_signature(fn: Any) -> str:
     code = getattr(fn, "__code__", None)
     if code is not None:
         sig = SIGNATURES.get(code)
+        if callable(sig):
+            sig = SIGNATURES[code] = sig()
         if sig is not None:
             return sig
     return f"fn {getattr(fn, '__name__', '?')}"
@@ -209,19 +212,17 @@ def _json_tensor_data(value: Any) -> str:
         flat = arr.ravel().tolist()
     if arr.ndim == 0:
         return fmt(flat[0])
-    texts = [fmt(x) for x in flat]
-    # Group innermost axis first, up to the outermost.
-    for size in reversed(arr.shape):
-        if size == 0:
-            texts = ["[]"] * (len(texts) if texts else 0) if texts else ["[]"]
-            continue
-        texts = ["[" + ", ".join(texts[i : i + size]) + "]" for i in range(0, len(texts), size)]
-    if not texts:
-        # A shape with a zero dimension: rebuild the empty nesting.
+    if arr.size == 0:
+        # Lists down to the first empty axis: (2, 0) is [[], []].
+        first_empty = arr.shape.index(0)
         text = "[]"
-        for size in reversed(arr.shape[:-1]):
-            text = "[" + ", ".join([text] * size) + "]" if size else "[]"
+        for size in reversed(arr.shape[:first_empty]):
+            text = "[" + ", ".join([text] * size) + "]"
         return text
+    texts = [fmt(x) for x in flat]
+    # Group the innermost axis first, up to the outermost.
+    for size in reversed(arr.shape):
+        texts = ["[" + ", ".join(texts[i : i + size]) + "]" for i in range(0, len(texts), size)]
     return texts[0]
 
 

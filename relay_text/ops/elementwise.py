@@ -8,6 +8,7 @@ toward zero and `mod` takes the sign of the dividend, as in C (and TVM);
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ..ir.ty import TensorType
@@ -93,19 +94,34 @@ def clip_rel(r: Any) -> bool:
 # ---------------------------------------------------------------- kernels: arithmetic
 
 
-@register("add", inputs=2, relation=arithmetic, doc="Elementwise sum, broadcasting like numpy.")
+# Scalar fast paths (see `registry`): numpy's scalar arithmetic already
+# keeps the dtype and wraps integers around.
+
+
+def _scalar_divide(a: Any, b: Any) -> Any:
+    if a.dtype.kind in "iu":
+        if b == 0:
+            raise KernelError("division-by-zero", "integer division by zero")
+        q = a // b
+        if a % b != 0 and (a < 0) != (b < 0):
+            q = q + 1  # round toward zero, not down
+        return q
+    return a / b
+
+
+@register("add", inputs=2, relation=arithmetic, doc="Elementwise sum, broadcasting like numpy.", scalar=operator.add)
 def add(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.add(a, b), a.dtype)
 
 
-@register("subtract", inputs=2, relation=arithmetic, doc="Elementwise difference, broadcasting like numpy.")
+@register("subtract", inputs=2, relation=arithmetic, doc="Elementwise difference, broadcasting like numpy.", scalar=operator.sub)
 def subtract(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.subtract(a, b), a.dtype)
 
 
-@register("multiply", inputs=2, relation=arithmetic, doc="Elementwise product, broadcasting like numpy.")
+@register("multiply", inputs=2, relation=arithmetic, doc="Elementwise product, broadcasting like numpy.", scalar=operator.mul)
 def multiply(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.multiply(a, b), a.dtype)
@@ -121,6 +137,7 @@ def _check_zero(b: Any) -> None:
     inputs=2,
     relation=arithmetic,
     doc="Elementwise quotient; integer division truncates toward zero.",
+    scalar=_scalar_divide,
 )
 def divide(args: tuple, attrs: dict) -> Any:
     a, b = args
@@ -202,23 +219,23 @@ def _comparison(fn_name: str) -> Any:
     return kernel
 
 
-for _name, _fn_name, _doc in (
-    ("equal", "equal", "Elementwise a == b, as bool."),
-    ("not_equal", "not_equal", "Elementwise a != b, as bool."),
-    ("less", "less", "Elementwise a < b, as bool."),
-    ("less_equal", "less_equal", "Elementwise a <= b, as bool."),
-    ("greater", "greater", "Elementwise a > b, as bool."),
-    ("greater_equal", "greater_equal", "Elementwise a >= b, as bool."),
+for _name, _fn_name, _doc, _scalar in (
+    ("equal", "equal", "Elementwise a == b, as bool.", operator.eq),
+    ("not_equal", "not_equal", "Elementwise a != b, as bool.", operator.ne),
+    ("less", "less", "Elementwise a < b, as bool.", operator.lt),
+    ("less_equal", "less_equal", "Elementwise a <= b, as bool.", operator.le),
+    ("greater", "greater", "Elementwise a > b, as bool.", operator.gt),
+    ("greater_equal", "greater_equal", "Elementwise a >= b, as bool.", operator.ge),
 ):
-    register(_name, inputs=2, relation=broadcast_bool, doc=_doc)(_comparison(_fn_name))
+    register(_name, inputs=2, relation=broadcast_bool, doc=_doc, scalar=_scalar)(_comparison(_fn_name))
 
 
-@register("logical_and", inputs=2, relation=broadcast_logical, doc="Elementwise and of two bool tensors.")
+@register("logical_and", inputs=2, relation=broadcast_logical, doc="Elementwise and of two bool tensors.", scalar=operator.and_)
 def logical_and(args: tuple, attrs: dict) -> Any:
     return wrap(np.logical_and(args[0], args[1]), "bool")
 
 
-@register("logical_or", inputs=2, relation=broadcast_logical, doc="Elementwise or of two bool tensors.")
+@register("logical_or", inputs=2, relation=broadcast_logical, doc="Elementwise or of two bool tensors.", scalar=operator.or_)
 def logical_or(args: tuple, attrs: dict) -> Any:
     return wrap(np.logical_or(args[0], args[1]), "bool")
 
@@ -228,7 +245,7 @@ def logical_xor(args: tuple, attrs: dict) -> Any:
     return wrap(np.logical_xor(args[0], args[1]), "bool")
 
 
-@register("logical_not", inputs=1, relation=bool_identity, doc="Elementwise not of a bool tensor.")
+@register("logical_not", inputs=1, relation=bool_identity, doc="Elementwise not of a bool tensor.", scalar=operator.invert)
 def logical_not(args: tuple, attrs: dict) -> Any:
     return wrap(np.logical_not(args[0]), "bool")
 
@@ -236,7 +253,7 @@ def logical_not(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- unary
 
 
-@register("negative", inputs=1, relation=numeric_identity, doc="Elementwise negation (integers wrap around).")
+@register("negative", inputs=1, relation=numeric_identity, doc="Elementwise negation (integers wrap around).", scalar=operator.neg)
 def negative(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.negative(x), x.dtype)

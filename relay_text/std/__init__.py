@@ -51,6 +51,12 @@ class Prelude:
         gv = self.globals.get(name)
         return (self.module, gv) if gv is not None else None
 
+    def checked(self):  # -> check.CheckResult
+        """The Prelude's types (checked once, then cached)."""
+        from ..check import prelude_result
+
+        return prelude_result(self.module)
+
     def function(self, name: str) -> Function:
         return self.module.functions[self.globals[name]]
 

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, has_errors
+from ..diagnostics import WARNING, Diagnostic, has_errors
 from ..ir.expr import Constructor
 from ..ir.module import Module
 from ..ir.span import Source, Span
@@ -191,14 +191,37 @@ def _token_before(source: Source, kinds: dict[str, str], tok: Tok) -> Tok | None
 def _check_globals(builder: Builder, env: Env, diags: list[Diagnostic]) -> None:
     defined = {gv.name for gv in builder.module.functions}
     known = defined | env.globals
+    used = {name for name, _ in builder.global_refs}
     for name, span in builder.global_refs:
+        if name in defined:
+            continue
         if name in known:
+            _near_miss(name, span, defined - used, diags)
             continue
         diag = Diagnostic("unknown-global", f"unknown global `@{name}`", span, label="not defined")
         suggestions = close_names(name, known)
         if suggestions:
             diag.with_help(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?")
         diags.append(diag)
+
+
+def _near_miss(name: str, span: Span, unused: set[str], diags: list[Diagnostic]) -> None:
+    """A use of a name from outside the file (the Prelude) while the file
+    defines, and never uses, a global with a name a typo away: the shape of
+    a misspelling."""
+    suggestions = close_names(name, unused)
+    if suggestions:
+        diags.append(
+            Diagnostic(
+                "near-miss-global",
+                f"`@{name}` is the Prelude's function, not one of this file's",
+                span,
+                severity=WARNING,
+                label="defined in the Prelude",
+            )
+            .with_note(f"this file defines {or_list([f'`@{s}`' for s in suggestions])} but never uses it")
+            .with_help(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?")
+        )
 
 
 def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:

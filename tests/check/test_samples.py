@@ -147,6 +147,10 @@ TYPES = {
         '@second_opt': 'fn<a>(Optional[List[a]]) -> Optional[a]',
         '@main': 'fn() -> (Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], Optional[Tensor[(), int32]])',
     },
+    'tour.rly': {
+        '@eval': 'fn(Expr[]) -> Tensor[(), int32]',
+        '@main': 'fn() -> (List[Expr[]], List[Tensor[(), int32]])',
+    },
     'shape_polymorphism.rly': {
         '@plus': 'fn<s : Shape>(Tensor[s, float32], Tensor[s, float32]) -> Tensor[s, float32]',
         '@main': 'fn() -> (Tensor[(10, 10), float32], Tensor[(10, 10), float32])',

@@ -15,14 +15,18 @@ on those same values, it prints:
   the interpretive overhead of the evaluator over them (target <= 5 %);
 * the front end (parse + type check + inventing the values) for reference.
 
-Times are the best of `--repeat` runs (default 5). PyTorch runs with as many
-threads as numpy's BLAS gets (the machine's cores).
+Times are the best of `--repeat` runs (default 5); the two backends are
+timed interleaved, so that both see the same load on a shared machine, and
+the medians are printed too. PyTorch runs with as many threads as numpy's
+BLAS gets (all cores, or `--threads N`).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -114,7 +118,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--threads", type=int, default=0, help="BLAS / PyTorch threads (default: all cores)")
     options = parser.parse_args()
+    if options.threads:
+        # before numpy loads its BLAS
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(options.threads)
 
     import numpy as np
 
@@ -164,6 +173,8 @@ def main() -> None:
     import torch
 
     torch_ops.PRECISE = False  # float32, as PyTorch eager computes
+    if options.threads:
+        torch.set_num_threads(options.threads)
     print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads")
     torch_program, _, _, _ = prepare(path, torch_ops.TorchResolver())
 
@@ -171,9 +182,18 @@ def main() -> None:
         return execute(torch_program, key, args, DEFAULT_MAX_DEPTH)
 
     ref = run_torch()
-    t_torch = best(run_torch, repeat)
+    # Interleaved, so that both backends see the same machine load.
+    pairs = []
+    for _ in range(repeat):
+        pairs.append((best(run_numpy, 1), best(run_torch, 1)))
+    t_np = min(p[0] for p in pairs)
+    t_torch = min(p[1] for p in pairs)
+    med_np = statistics.median(p[0] for p in pairs)
+    med_torch = statistics.median(p[1] for p in pairs)
     print(f"relay run, PyTorch kernels:    {t_torch * 1000:8.1f} ms")
-    print(f"ratio numpy / PyTorch:         {t_relay / t_torch:8.2f}     (target <= 1.0)")
+    print(f"interleaved, best (median):    numpy {t_np * 1000:.1f} ({med_np * 1000:.1f}) ms, PyTorch {t_torch * 1000:.1f} ({med_torch * 1000:.1f}) ms")
+    print(f"ratio numpy / PyTorch:         {t_np / t_torch:8.2f}     (target <= 1.0; medians {med_np / med_torch:.2f})")
+    print(f"load average while measuring:  {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     a, b = np.asarray(out), np.asarray(ref)
     scale = float(np.max(np.abs(b)))
     print(f"largest difference:            {float(np.max(np.abs(a - b))) / scale:.1e} of the largest output")

@@ -96,12 +96,13 @@ class Ran:
         return sum(1 for d in self.diagnostics if d.is_error)
 
 
-def run_source(source: Source, request: Any = None, use_prelude: bool = True) -> Ran:
+def run_source(source: Source, request: Any = None, use_prelude: bool = True, resolver: Any = None) -> Ran:
     """Parse and check (with the Prelude), then evaluate the entry point.
 
     `request` is an `eval.entry.RunRequest` (the default runs `@main` or the
     trailing expression without arguments). Nothing runs if checking finds
-    an error; warnings are kept in the diagnostics."""
+    an error; warnings are kept in the diagnostics. `resolver` maps an
+    operator name to what runs it (default: the operator registry)."""
     from .eval.entry import RunFailed, RunRequest, run_module
     from .syntax.builder import Env
 
@@ -127,6 +128,7 @@ def run_source(source: Source, request: Any = None, use_prelude: bool = True) ->
             arg_env,
             type_of=_type_lookup(checked.result, std.checked() if std is not None else None),
             meta_types=checked.result.meta_types if checked.result is not None else None,
+            resolver=resolver,
         )
     except RunFailed as exc:
         ran.diagnostics.extend(exc.diagnostics)

@@ -97,6 +97,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         self.typo_names: set[str] = set()  # `x` written in a pattern where `%x` was meant
         self.prelude_functions: dict[str, Any] = {}
         self.meta_comments: dict[int, Any] | None = None  # offset -> a `/* ty=... */` comment starting there
+        self.meta_reported = False
         self.prelude_globals: dict[str, Any] = {}
         if prelude is not None:
             self.prelude_globals = {gv.name: t for gv, t in prelude.global_types.items()}
@@ -367,6 +368,10 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         assert index is not None
         t = self.meta_types.get(index)
         written = self._meta_comment_type(c)
+        if t is None and self.module.metadata is not None:
+            t = self._metadata_type(c)
+            if t is not None:
+                self.meta_types[index] = t
         if t is None:
             # A constant is one value: its type is never generalized (level 0).
             t = Hole(Kind.TYPE, 0, self.origin("meta", c.span, f"`meta[relay.Constant][{index}]`"))
@@ -374,6 +379,23 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         if written is not None:
             self.expect(t, written, c.span, label="this constant")
         return t
+
+    def _metadata_type(self, c: Constant) -> Any:
+        """The type of a constant the `#[metadata]` section holds; its problems
+        (a malformed section, an index past the table) are `bad-metadata`."""
+        from ..syntax.metadata import check_references, read_metadata
+
+        table, problems = read_metadata(self.module.metadata)  # type: ignore[arg-type]
+        if not self.meta_reported:
+            self.meta_reported = True
+            for diag in problems:
+                self.error(diag)
+        for diag in check_references(table, [c]):
+            self.error(diag)
+        if table is None:
+            return ERROR
+        t = table.constant_type(c.meta_index)  # type: ignore[arg-type]
+        return t if t is not None else ERROR
 
     # ---- compound expressions ----------------------------------------------
 

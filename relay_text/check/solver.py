@@ -361,8 +361,10 @@ class Rel:
     def fresh_shape(self) -> Hole:
         return Hole(Kind.SHAPE, self.c.level)
 
-    def fresh_dim(self) -> Hole:
-        return Hole(Kind.SHAPE_VAR, self.c.level)
+    def fresh_dim(self, like: Any = None) -> Hole:
+        """A new unknown dimension; `like` (an unknown) lends it its origin, so
+        that it is reported as part of what that unknown stands for."""
+        return Hole(Kind.SHAPE_VAR, self.c.level, getattr(like, "origin", None))
 
     def fresh_dtype(self) -> Hole:
         return Hole(Kind.BASE_TYPE, self.c.level)

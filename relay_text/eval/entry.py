@@ -27,6 +27,7 @@ from ..ir.expr import Expr, Function, GlobalVar, Var
 from ..ir.module import Module
 from ..ir.span import Source, Span
 from ..syntax.type_text import type_text
+from .plausible import metadata_values, roles, shape_role
 from .args import ArgumentError, TypeDefs, describe_mismatch, from_python, load_npy, load_npz, random_value
 from .compile import CompileError, compile_program
 from .ops import Resolver
@@ -178,11 +179,14 @@ def _run_module(
     if has_errors(diags):
         raise RunFailed(diags)
 
+    # How the program uses each parameter and constant: random weights are
+    # scaled to their fan-in, variances kept positive (see plausible.py).
+    found = roles(module, type_of) if (request.random_args or request.random_consts) and type_of is not None else {}
     if request.random_args:
         rng = np.random.default_rng(request.seed)
         for p in entry.params:
             try:
-                value = random_value(param_type(p), rng, defs, p.name)
+                value = shape_role(random_value(param_type(p), rng, defs, p.name), found.get(p))
             except ArgumentError as exc:
                 diags.append(_bad(str(exc), p.span, "cannot be filled at random"))
                 continue
@@ -203,13 +207,14 @@ def _run_module(
     if diags:
         raise RunFailed(diags)
 
-    constants: dict[int, Any] = {}
-    if request.random_consts:
+    constants: dict[int, Any] = metadata_values(module)
+    if request.random_consts and not constants:
         # A stream of its own, so that constants do not shift the arguments.
         rng = np.random.default_rng([request.seed, 1])
         for index in sorted(meta_types):
             try:
-                constants[index] = random_value(meta_types[index], rng, defs, f"meta[relay.Constant][{index}]")
+                value = random_value(meta_types[index], rng, defs, f"meta[relay.Constant][{index}]")
+                constants[index] = shape_role(value, found.get(("meta", index)))
             except ArgumentError:
                 pass  # its type is not known: reported as a constant without a value
 

@@ -185,6 +185,14 @@ def power(args: tuple, attrs: dict) -> Any:
     if is_int(a.dtype) and np.any(b < 0):
         raise KernelError("runtime-error", "integer power with a negative exponent")
     with np.errstate(all="ignore"):
+        if np.ndim(b) == 0 and np.shape(a) and is_float(a.dtype):
+            # squares and cubes (layer norms, GELU) by multiplication: numpy's
+            # general pow is about 100 times slower on float32
+            e = float(b)
+            if e == 2.0:
+                return wrap(np.multiply(a, a), a.dtype)
+            if e == 3.0:
+                return wrap(np.multiply(np.multiply(a, a), a), a.dtype)
         return wrap(np.power(a, b), a.dtype)
 
 
@@ -307,7 +315,15 @@ _float_unary("cos", lambda x: np.cos(x), "Elementwise cosine.")
 _float_unary("tan", lambda x: np.tan(x), "Elementwise tangent.")
 _float_unary("floor", lambda x: np.floor(x), "Elementwise rounding toward negative infinity.")
 _float_unary("ceil", lambda x: np.ceil(x), "Elementwise rounding toward positive infinity.")
-_float_unary("round", lambda x: np.round(x), "Elementwise rounding to nearest, ties to even.")
+# TVM lowers `round` to C's round(): halves go away from zero (numpy's round goes to even).
+def _round_half_away(x: Any) -> Any:
+    whole = np.trunc(x)
+    frac = x - whole  # exact: no rounding error, unlike floor(x + 0.5)
+    return whole + np.where(np.abs(frac) >= 0.5, np.sign(x), 0).astype(x.dtype)
+
+
+# TVM lowers `round` to C's round(): halves go away from zero (numpy's round goes to even).
+_float_unary("round", _round_half_away, "Elementwise rounding to nearest, halves away from zero.")
 _float_unary("trunc", lambda x: np.trunc(x), "Elementwise rounding toward zero.")
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np, wrap
+from .conv import conv2d_nchw, pads_2d, pair_of
 from .registry import Attr, register
 from .relations import OUT, is_unknown, known_rank, normalize_axis, numeric_identity, shape_text
 
@@ -354,31 +355,11 @@ def conv2d(args: tuple, attrs: dict) -> Any:
     x, w = args
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
+    dtype = np.dtype(attrs["out_dtype"] or x.dtype)
     x = _to_nchw(x, dl)
     w = np.transpose(w, [kl.index(c) for c in "OIHW"])
-    groups = attrs["groups"]
-    sh, sw = (attrs["strides"] * 2)[:2] if len(attrs["strides"]) == 1 else attrs["strides"]
-    dh, dw = (attrs["dilation"] * 2)[:2] if len(attrs["dilation"]) == 1 else attrs["dilation"]
-    pad = attrs["padding"]
-    pt, pl, pb, pr = (pad[0],) * 4 if len(pad) == 1 else (pad[0], pad[1], pad[0], pad[1]) if len(pad) == 2 else pad
-    n, c, h, wd = x.shape
-    o, ipg, kh, kw = w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
-    oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
-    ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
-    # im2col: one strided view of every window, then one matrix product per group
-    sn, sc, shh, sww = xp.strides
-    cols = np.lib.stride_tricks.as_strided(
-        xp, shape=(n, c, kh, kw, oh, ow), strides=(sn, sc, shh * dh, sww * dw, shh * sh, sww * sw), writeable=False
-    )
-    opg = o // groups
-    outs = []
-    for g in range(groups):
-        part = cols[:, g * ipg : (g + 1) * ipg].reshape(n, ipg * kh * kw, oh * ow)
-        wg = w[g * opg : (g + 1) * opg].reshape(opg, ipg * kh * kw)
-        outs.append(np.matmul(wg, part))
-    out = np.concatenate(outs, axis=1).reshape(n, o, oh, ow)
-    dtype = attrs["out_dtype"] or args[0].dtype
+    strides, dilation = pair_of(attrs["strides"]), pair_of(attrs["dilation"])
+    out = conv2d_nchw(x, w, strides, pads_2d(attrs["padding"]), dilation, attrs["groups"], dtype)
     return wrap(_from_nchw(out, ol), dtype)
 
 

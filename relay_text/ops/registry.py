@@ -96,6 +96,9 @@ ATTR_KINDS = {
     "opt_ints": "a list of integers or None",
     "opt_dtype": 'a dtype string such as "float32", or ""',
     "number_or_ints": "a number",
+    "floats": "a list of numbers",
+    "int_pairs": "a list of [before, after] pairs of integers",
+    "opt_float": "a number or None",
 }
 
 
@@ -166,6 +169,16 @@ class Attr:
         elif kind == "number_or_ints":
             if _is_number(value):
                 return value
+        elif kind == "floats":
+            if _is_number(value):
+                return (float(value),)
+            if isinstance(value, tuple) and all(_is_number(v) for v in value):
+                return tuple(float(v) for v in value)
+        elif kind == "int_pairs":
+            if isinstance(value, tuple) and all(
+                isinstance(p, (tuple, list)) and len(p) == 2 and all(_is_int(v) for v in p) for p in value
+            ):
+                return tuple((int(p[0]), int(p[1])) for p in value)
         raise AttrError(self.name, f"attribute `{self.name}` takes {ATTR_KINDS[self.kind]}", ATTR_KINDS[self.kind])
 
 
@@ -233,7 +246,10 @@ class OpDef:
 
 _OPS: dict[str, OpDef] = {}
 _LOADED = False
-FAMILIES = ("elementwise", "reduce", "transform", "nn")
+FAMILIES = (
+    "elementwise", "reduce", "transform", "nn",
+    "conv", "pool", "pad", "norm", "image", "linalg", "layout", "slicing", "creation", "special",
+)
 
 
 def register(

@@ -184,14 +184,15 @@ def broadcast(r: Any) -> bool:
 
 
 def _broadcast_default(r: Any) -> bool:
-    """A constant without metadata, combined with a known tensor, gets its shape."""
+    """A constant without metadata, combined with a known tensor, is taken to be
+    a vector along that tensor's last axis (a bias, a per-feature scale: the
+    common case, and always a valid choice since it broadcasts to the other
+    operand's shape); combined with a scalar, a scalar."""
     a, b = r.tensor(0), r.tensor(1)
-    if known_rank(a.shape) and not known_rank(b.shape) and r.from_metadata(1):
-        r.refine(1, TensorType(a.shape, a.dtype))
-        return True
-    if known_rank(b.shape) and not known_rank(a.shape) and r.from_metadata(0):
-        r.refine(0, TensorType(b.shape, b.dtype))
-        return True
+    for known, unknown in ((a, 1), (b, 0)):
+        if known_rank(known.shape) and not known_rank(r.tensor(unknown).shape) and r.from_metadata(unknown):
+            r.refine(unknown, TensorType(known.shape[-1:], known.dtype))
+            return True
     return False
 
 

@@ -131,6 +131,29 @@ def reshape_rel(r: Any) -> bool:
 reshape_rel.relation_name = "Reshape"  # type: ignore[attr-defined]
 
 
+def _reshape_default(r: Any) -> bool:
+    """When the input has unknown dimensions that nothing else determines
+    (constants without metadata upstream), assume the common pattern of
+    merging or splitting leading axes: the input's trailing unknown
+    dimensions equal the newshape's trailing sizes, aligned from the right."""
+    x = r.tensor(0)
+    if not known_rank(x.shape):
+        return False
+    changed = False
+    for d, v in zip(reversed(x.shape), reversed(r.attrs["newshape"])):
+        if v <= 0:
+            break
+        if is_unknown(d):
+            r.unify(d, v, arg=0)
+            changed = True
+        elif d != v:
+            break
+    return changed
+
+
+reshape_rel.default = _reshape_default  # type: ignore[attr-defined]
+
+
 def _reshape_kernel_shape(shape: tuple, newshape: tuple, allowzero: bool) -> tuple:
     class _R:
         def fail(self, code: str, message: str, **_: Any) -> None:
@@ -406,6 +429,28 @@ def take_rel(r: Any) -> bool:
         shape = a.shape[:ax] + idx.shape[batch:] + a.shape[ax + 1 :]
     r.set_result(TensorType(tuple(shape), a.dtype))
     return True
+
+
+def _take_default(r: Any) -> bool:
+    """A gather table that is a constant without metadata, whose type nothing
+    else determines: a table of rank 2 (an embedding), whose gathered axis
+    has an unknown size (`?`) and whose other axis is found from the uses."""
+    a, idx = r.tensor(0), r.tensor(1)
+    if known_rank(a.shape) or not known_rank(idx.shape) or not r.from_metadata(0):
+        return False
+    axis = r.attrs["axis"]
+    if axis is None:
+        r.refine(0, TensorType((AnyDim(),), a.dtype))
+        return True
+    if axis not in (0, 1, -1, -2):
+        return False
+    shape = [r.fresh_dim(like=a.shape), r.fresh_dim(like=a.shape)]
+    shape[axis % 2] = AnyDim()
+    r.refine(0, TensorType(tuple(shape), a.dtype))
+    return True
+
+
+take_rel.default = _take_default  # type: ignore[attr-defined]
 
 
 @register(

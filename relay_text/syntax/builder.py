@@ -155,6 +155,9 @@ def _u(x: Any) -> Any:
     return x.node if type(x) is _Use else x
 
 
+_NONE_ATTR = object()  # `None` written as an attribute value, until it is stored
+
+
 class _Kw:
     """A keyword argument `key=value` in a call or parameter list."""
 
@@ -302,7 +305,7 @@ class Builder:
 
     def fn_attr(self, c: list) -> _Kw:
         key, value = c
-        return _Kw(key.value, value, self.span(key.start_pos, key.end_pos))
+        return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
 
     def ret_type(self, c: list) -> Any:
         return c[1]
@@ -630,7 +633,7 @@ class Builder:
 
     def kwarg(self, c: list) -> _Kw:
         key, value = c
-        return _Kw(key.value, value, self.span(key.start_pos, key.end_pos))
+        return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
 
     def proj(self, c: list) -> TupleGetItem:
         value, tok = c
@@ -912,7 +915,7 @@ class Builder:
     def attr_name(self, c: list) -> Any:
         tok = c[0]
         if tok.value == "None":
-            return None
+            return _NONE_ATTR
         self.error(
             "syntax-error",
             f"`{tok.value}` is not an attribute value",
@@ -921,7 +924,9 @@ class Builder:
         return tok.value
 
     def attr_list(self, c: list) -> tuple:
-        return tuple(v for v in c[:-1] if not (v is None and len(c) == 2))
+        # A None in `c` is the placeholder of an empty list; `None` written
+        # in the list arrives as _NONE_ATTR.
+        return tuple(None if v is _NONE_ATTR else v for v in c[:-1] if v is not None)
 
     def attr_meta(self, c: list) -> MetaRef:
         return MetaRef(c[1].value, _int_value(c[2].value))
@@ -985,10 +990,10 @@ class Builder:
     def _type_call(self, name: str, args: tuple, span: Span) -> Any:
         tvar = self.types.lookup(name)
         if tvar is not None:
-            return TypeCall(tvar, args, span)
+            return TypeCall(tvar, self._adt_args(args, None, span), span)
         gtv = self.adts.get(name) or self.env.adts.get(name)
         if gtv is not None:
-            return TypeCall(gtv, args, span)
+            return TypeCall(gtv, self._adt_args(args, self.module.type_defs.get(gtv), span), span)
         if is_dtype(name) or name == "Tensor":
             self.error("syntax-error", f"`{name}` takes no type arguments in brackets", span).with_help(
                 "a tensor type is written `Tensor[(shape), dtype]`"
@@ -996,6 +1001,18 @@ class Builder:
             return IncompleteType(Kind.TYPE, span)
         self._unknown_type(name, span)
         return IncompleteType(Kind.TYPE, span)
+
+    @staticmethod
+    def _adt_args(args: tuple, data: Any, span: Span) -> tuple:
+        """A bare dtype given to an ADT (`List[float32]`) is a scalar tensor
+        type, unless the ADT's parameter there has kind BaseType."""
+        params = data.type_params if data is not None else ()
+        out = []
+        for i, arg in enumerate(args):
+            if isinstance(arg, str) and not (i < len(params) and params[i].kind == Kind.BASE_TYPE):
+                arg = TensorType((), arg, span)
+            out.append(arg)
+        return tuple(out)
 
     def _unknown_type(self, name: str, span: Span, what: str = "type") -> None:
         diag = self.error("unknown-type", f"unknown {what} `{name}`", span)

@@ -69,7 +69,10 @@ def _prescan(source: Source, kinds: dict[str, str], env: Env) -> tuple[dict[str,
     """
     constructors = dict(env.constructors)
     adts = dict(env.adts)
-    if not _ADT_DEF.search(source.text):
+    # Definitions precede a trailing `#[metadata]` section, which can be
+    # hundreds of megabytes of base64: do not search it.
+    end = source.text.find("#[metadata]")
+    if not _ADT_DEF.search(source.text, 0, end if end >= 0 else len(source.text)):
         return constructors, adts
     try:
         toks = list(Tokens(source, kinds))

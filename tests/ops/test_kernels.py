@@ -169,7 +169,7 @@ def test_float_unary() -> None:
     y = a([-1.5, -0.5, 0.5, 1.5, 2.5])
     same(run("floor", y), a([-2, -1, 0, 1, 2]))
     same(run("ceil", y), a([-1, -0.0, 1, 2, 3]))
-    same(run("round", y), a([-2, -0.0, 0, 2, 2]))
+    same(run("round", y), a([-2, -1, 1, 2, 3]))  # halves away from zero, as TVM's round (C's round())
     same(run("trunc", y), a([-1, -0.0, 0, 1, 2]))
 
 
@@ -404,4 +404,6 @@ def test_max_pool_ceil_mode_keeps_the_partial_window() -> None:
 
 
 def test_every_operator_has_a_kernel_test() -> None:
-    assert sorted(set(names()) - TESTED) == []
+    from tests.ops.test_model_ops import KERNELS_TESTED
+
+    assert sorted(set(names()) - TESTED - KERNELS_TESTED) == []

@@ -1,0 +1,250 @@
+"""Formatting Relay text: parse, print, and verify before the result is trusted.
+
+    format(text, dialect="keep", line_length=100) -> str
+    format_source(source, dialect="keep", line_length=100, safe=True) -> Formatted
+
+`dialect` is "keep" (a file with a version header stays in TVM's format,
+others in the documented syntax), "docs" or "tvm". Keeping a TVM file keeps
+its header as written (`v0.0.4` stays `v0.0.4`); converting to "tvm" writes
+`#[version = "0.0.5"]`.
+
+Safety, as in black's safe mode: the output must parse, without errors, to a
+program alpha-equivalent to the input, with the same comments in the same
+order; and formatting the output again must give it back unchanged. If a
+check fails nothing is returned as formatted: `UnsafeFormat` carries both
+texts so that the caller can save them for a bug report. `safe=False` skips
+the checks (`relay fmt --fast`).
+
+Converting to the TVM dialect first checks that the program uses nothing
+TVM 0.0.5 could not read (`where` clauses, kinds on type parameters,
+explicit type arguments, `Constant(...)` tensors): each such construct is a
+located `unformattable` error rather than something silently dropped.
+`#` comments become `//` comments in TVM text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from .diagnostics import Diagnostic, RelayError, has_errors
+from .ir.expr import Call, Constant, Expr, Function, Let, Match, Var
+from .ir.module import Module
+from .ir.span import Source, Span
+from .ir.ty import FuncType, Kind, TensorType, TupleType, TypeCall, TypeVar
+
+KEEP, DOCS, TVM = "keep", "docs", "tvm"
+DIALECTS = (KEEP, DOCS, TVM)
+
+
+class UnsafeFormat(Exception):
+    """The printed text failed a safety check; both texts are kept."""
+
+    def __init__(self, reason: str, original: str, output: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.original = original
+        self.output = output
+
+
+@dataclass
+class Formatted:
+    """The outcome of formatting one input."""
+
+    source: Source
+    text: str | None  # None when the input cannot be formatted
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    comment_order: list[int] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.text is not None and self.text != self.source.text
+
+
+def target_dialect(module: Module, dialect: str) -> str:
+    if dialect not in DIALECTS:
+        raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
+    if dialect == KEEP:
+        return TVM if module.version is not None else DOCS
+    return dialect
+
+
+def format_source(source: Source, dialect: str = KEEP, line_length: int = 100, safe: bool = True) -> Formatted:
+    """Format one input. Errors (syntax, or what the dialect cannot express)
+    come back as diagnostics with `text` None; a failed safety check raises
+    `UnsafeFormat`."""
+    from .syntax.comments import attach
+    from .syntax.parser import parse_source
+    from .syntax.printer import PrintError, render_module
+
+    if line_length < 1:
+        raise ValueError("the line length must be positive")
+    result = parse_source(source)
+    errors = [d for d in result.diagnostics if d.is_error]
+    if result.module is None or errors:
+        return Formatted(source, None, errors)
+    module = result.module
+    target = target_dialect(module, dialect)
+    converting = target != (TVM if module.version is not None else DOCS)
+    if converting and target == TVM:
+        problems = tvm_problems(module)
+        if problems:
+            return Formatted(source, None, problems)
+    try:
+        printed = render_module(module, target, line_length, attach(module))
+    except PrintError as exc:
+        diag = Diagnostic("unformattable", exc.message, exc.span, label="cannot be written")
+        if exc.note:
+            diag.with_note(exc.note)
+        return Formatted(source, None, [diag])
+    formatted = Formatted(source, printed.text, [], printed.comment_order)
+    if safe:
+        verify(module, formatted, target, line_length)
+    return formatted
+
+
+def verify(module: Module, formatted: Formatted, target: str, line_length: int) -> None:
+    """Black's safe mode: same program, same comments, and a fixed point."""
+    from .ir.alpha import alpha_equal_module
+    from .syntax.comments import attach
+    from .syntax.parser import parse_source
+    from .syntax.printer import PrintError, render_module
+
+    original = formatted.source.text
+    text = formatted.text
+    assert text is not None
+    again = parse_source(Source(formatted.source.name, text))
+    if again.module is None or has_errors(again.diagnostics):
+        first = next((d for d in again.diagnostics if d.is_error), None)
+        raise UnsafeFormat(f"the formatted text does not parse ({first})", original, text)
+    if not alpha_equal_module(module, again.module):
+        raise UnsafeFormat("the formatted text is a different program", original, text)
+    before = module.comments
+    expected = [_comment_for(before[i].text, target) for i in formatted.comment_order]
+    if sorted(formatted.comment_order) != list(range(len(before))):
+        raise UnsafeFormat("a comment was lost or repeated", original, text)
+    if formatted.comment_order != sorted(formatted.comment_order):
+        raise UnsafeFormat("comments changed their order", original, text)
+    if [c.text for c in again.module.comments] != expected:
+        raise UnsafeFormat("the comments of the formatted text differ", original, text)
+    try:
+        second = render_module(again.module, target, line_length, attach(again.module)).text
+    except PrintError as exc:
+        raise UnsafeFormat(f"the formatted text cannot be formatted again ({exc.message})", original, text) from None
+    if second != text:
+        raise UnsafeFormat("formatting is not stable: a second pass changes the text", original, text)
+
+
+def _comment_for(text: str, target: str) -> str:
+    return "//" + text[1:] if target == TVM and text.startswith("#") else text
+
+
+def format(text: str, *, dialect: str = KEEP, line_length: int = 100, name: str = "<string>", safe: bool = True) -> str:  # noqa: A001
+    """Format Relay text and return the result.
+
+    Raises `RelayError` (with `.diagnostics`) if the text has errors or uses
+    something the target dialect cannot express, and `UnsafeFormat` if the
+    result fails a safety check.
+    """
+    formatted = format_source(Source(name, text), dialect, line_length, safe)
+    if formatted.text is None:
+        raise RelayError(formatted.diagnostics)
+    return formatted.text
+
+
+# ---------------------------------------------------------------- what TVM cannot express
+
+
+def tvm_problems(module: Module) -> list[Diagnostic]:
+    """Constructs of a program that TVM's 0.0.5 text format has no syntax for."""
+    from .ir.visitor import post_order
+    from .syntax.printer import literal_text
+
+    problems: list[Diagnostic] = []
+
+    def problem(message: str, span: Span | None, note: str) -> None:
+        problems.append(Diagnostic("unformattable", message, span, label="not expressible in TVM 0.0.5").with_note(note))
+
+    for data in module.type_defs.values():
+        _kinded(data.type_params, data.span, problem)
+        for ctor in data.constructors:
+            for ty in ctor.inputs:
+                _check_type(ty, ctor.span, problem)
+    roots: list[Expr] = [module.functions[g] for g in module.order if g in module.functions]
+    if module.expr is not None:
+        roots.append(module.expr)
+    for var in module.free_vars:
+        if var.type_annotation is not None:
+            _check_type(var.type_annotation, var.span, problem)
+    seen: set[int] = set()
+    for root in roots:
+        for node in post_order(root):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, Function):
+                if node.relations:
+                    span = node.relations[0].span or node.span
+                    problem("a `where` clause cannot be written in TVM's format", span, "TVM 0.0.5 functions take no relations; remove the `where` clause or keep the documented syntax")
+                _kinded(node.type_params, node.span, problem)
+                if node.ret_type is not None:
+                    _check_type(node.ret_type, node.span, problem)
+            elif isinstance(node, Call) and node.type_args:
+                problem("explicit type arguments cannot be written in TVM's format", node.span, "TVM 0.0.5 infers type arguments; drop `<...>` or keep the documented syntax")
+            elif isinstance(node, Constant) and node.meta_index is None:
+                if node.shape != () or literal_text(node.value, node.dtype or "float32", True) is None:
+                    problem(
+                        f"the constant `Constant(..., {node.dtype})` cannot be written in TVM's format",
+                        node.span,
+                        "TVM 0.0.5 writes tensor constants as `meta[relay.Constant][i]` entries of its metadata section",
+                    )
+            elif isinstance(node, Var) and node.type_annotation is not None:
+                _check_type(node.type_annotation, node.span, problem)
+            elif isinstance(node, Match):
+                for clause in node.clauses:
+                    for var in _pattern_vars(clause.pattern):
+                        if var.type_annotation is not None:
+                            _check_type(var.type_annotation, var.span, problem)
+            elif isinstance(node, Let) and node.var.type_annotation is not None:
+                _check_type(node.var.type_annotation, node.var.span, problem)
+        if len(problems) >= 20:
+            break
+    return problems
+
+
+def _pattern_vars(pattern: Any) -> list[Var]:
+    from .ir.pattern import pattern_vars
+
+    return pattern_vars(pattern)
+
+
+def _kinded(params: tuple, span: Span | None, problem: Any) -> None:
+    for p in params:
+        if p.kind != Kind.TYPE:
+            problem(
+                f"the type parameter `{p.name} : {p.kind.value}` cannot be written in TVM's format",
+                p.span or span,
+                "TVM 0.0.5 type parameters (`[A]`) have no kinds",
+            )
+
+
+def _types(ty: Any) -> Iterator[Any]:
+    stack = [ty]
+    while stack:
+        t = stack.pop()
+        yield t
+        if isinstance(t, TupleType):
+            stack.extend(t.fields)
+        elif isinstance(t, FuncType):
+            stack.extend(t.arg_types)
+            stack.append(t.ret_type)
+        elif isinstance(t, TypeCall):
+            stack.extend(t.args)
+        elif isinstance(t, TensorType) and isinstance(t.shape, TypeVar):
+            yield t.shape
+
+
+def _check_type(ty: Any, span: Span | None, problem: Any) -> None:
+    for t in _types(ty):
+        if isinstance(t, FuncType):
+            _kinded(t.type_params, t.span or span, problem)

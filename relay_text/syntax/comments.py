@@ -1,0 +1,491 @@
+"""Attaching comments to the code they precede or trail.
+
+The parser keeps every comment with its span (`Module.comments`). The
+printer rebuilds the text from the IR, so a comment survives only if it is
+tied to something the printer prints. Here each comment is attached to an
+*anchor*:
+
+- a node whose span is where its text stands: a definition, a statement's
+  value, a call, a literal, a match clause, a constructor declaration;
+- a binder (a parameter, a `let` variable, a pattern variable) together
+  with its type annotation;
+- an *occurrence*: the place where a parent mentions a variable, a global,
+  a constructor or a shared node by name (`%x`, `@f`, `Cons`, `%3`). Those
+  nodes have no span of their own at the use, so the occurrence is found in
+  the text of the parent, between the spans of its other children.
+
+For each comment, the innermost anchor containing it is its container, and
+the nearest anchors inside the container before and after it decide:
+
+- a comment that ends a line of code trails that code (`x /* ty=... */`,
+  `let %x = 1;  // one`); whether it came before or after the `,` / `;`
+  that ends the element is remembered, so it is printed on the same side;
+- a comment on a line of its own (or after an opening bracket) leads the
+  next element of its container, or trails the last one if nothing follows;
+- whatever is left belongs to the end of the file.
+
+`blank_line_before` tells the printer where the source separates
+statements or comments by an empty line, so that paragraphs are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Iterator
+
+from ..ir.adt import TypeData
+from ..ir.expr import (
+    Call,
+    Clause,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Match,
+    Op,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from ..ir.module import Comment, Module
+from ..ir.pattern import pattern_vars
+
+MODULE = "<module>"
+
+
+@dataclass(slots=True)
+class Note:
+    """One comment as the printer needs it."""
+
+    index: int  # position in Module.comments
+    text: str
+    own_line: bool  # nothing but blanks before it on its line
+    line: bool  # runs to the end of the line (`//`, `#`)
+    blank_before: bool  # an empty line separates it from the code above
+    inline_lead: bool = False  # a block comment written on the same line as what it leads
+
+
+@dataclass(slots=True)
+class Attached:
+    """The comments of one anchor, by where they are printed."""
+
+    before: list[Note] = field(default_factory=list)
+    after: list[Note] = field(default_factory=list)  # before the element's terminator
+    after_term: list[Note] = field(default_factory=list)  # after the `,` or `;`
+
+    def all(self) -> list[Note]:
+        return [*self.before, *self.after, *self.after_term]
+
+
+def occurrence(parent: Any, index: int) -> tuple[Any, int]:
+    """The key of the place where `parent` names its child number `index`
+    (numbered as `relay_text.ir.visitor.children` lists them)."""
+    return (parent, index)
+
+
+class Comments:
+    """The comments of one module, attached to anchors."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.by_key: dict[Hashable, Attached] = {}
+        self.eof: list[Note] = []
+        self.count = 0
+        self._commented_starts: list[int] = []  # starts of anchors that carry comments
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def get(self, key: Hashable) -> Attached | None:
+        return self.by_key.get(key)
+
+    def pop(self, key: Hashable) -> Attached | None:
+        """The comments of an anchor, handed out once."""
+        return self.by_key.pop(key, None)
+
+    def any_within(self, start: int, end: int) -> bool:
+        """Whether a commented anchor starts inside `[start, end)`."""
+        starts = self._commented_starts
+        i = bisect_left(starts, start)
+        return i < len(starts) and starts[i] < end
+
+
+# ---------------------------------------------------------------- anchors
+
+
+class _Anchors:
+    def __init__(self, text: str, comments: list[Comment]) -> None:
+        self.text = text
+        self.starts: list[int] = [c.span.start for c in comments]
+        self.ends: list[int] = [c.span.end for c in comments]
+        self.items: list[tuple[int, int, int, Hashable]] = []  # (start, end, seq, key)
+
+    def add(self, start: int, end: int, key: Hashable) -> None:
+        if end > start:
+            self.items.append((start, end, len(self.items), key))
+
+    def in_comment(self, pos: int) -> bool:
+        i = bisect_right(self.starts, pos) - 1
+        return i >= 0 and pos < self.ends[i]
+
+    def comment_inside(self, start: int, end: int) -> bool:
+        i = bisect_left(self.starts, start)
+        return i < len(self.starts) and self.starts[i] < end
+
+    def skip_comments_back(self, pos: int) -> int:
+        """Move back over blanks, commas and comments from `pos`."""
+        text = self.text
+        while pos > 0:
+            ch = text[pos - 1]
+            if ch in " \t\r\n,":
+                pos -= 1
+                continue
+            i = bisect_left(self.ends, pos)
+            if i < len(self.ends) and self.ends[i] == pos:
+                pos = self.starts[i]
+                continue
+            break
+        return pos
+
+    def code_between(self, start: int, end: int) -> str:
+        """The text in `[start, end)` without comments and blanks."""
+        text = self.text
+        out = []
+        pos = start
+        i = bisect_left(self.starts, start)
+        while pos < end:
+            if i < len(self.starts) and self.starts[i] < end:
+                out.append(text[pos : self.starts[i]])
+                pos = self.ends[i]
+                i += 1
+            else:
+                out.append(text[pos:end])
+                break
+        return "".join("".join(out).split())
+
+
+_NAME_CHAR = re.compile(r"[A-Za-z0-9_]")
+_LOCAL = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
+
+
+def _text_order(node: Expr) -> list[tuple[int, Any]]:
+    """(child index, child) of a node in the order their text appears."""
+    if isinstance(node, Call):
+        if node.infix is not None and len(node.args) == 2:
+            return [(1, node.args[0]), (0, node.op), (2, node.args[1])]
+        return [(0, node.op), *((i + 1, a) for i, a in enumerate(node.args))]
+    if isinstance(node, Tuple):
+        return list(enumerate(node.fields))
+    if isinstance(node, TupleGetItem):
+        return [(0, node.tuple_value)]
+    if isinstance(node, Let):
+        return [(1, node.value), (2, node.body)]
+    if isinstance(node, Function):
+        return [(len(node.params), node.body)]
+    if isinstance(node, If):
+        return [(0, node.cond), (1, node.then_branch), (2, node.else_branch)]
+    if isinstance(node, Match):
+        return [(0, node.data), *((i + 1, c.body) for i, c in enumerate(node.clauses))]
+    if isinstance(node, (RefCreate,)):
+        return [(0, node.value)]
+    if isinstance(node, RefRead):
+        return [(0, node.ref)]
+    if isinstance(node, RefWrite):
+        return [(0, node.ref), (1, node.value)]
+    return []
+
+
+_ATOMS = (Var, GlobalVar, Constructor)
+
+
+def _binders(node: Expr) -> Iterator[Var]:
+    if isinstance(node, Let):
+        if node.var.name:
+            yield node.var
+    elif isinstance(node, Function):
+        yield from node.params
+    elif isinstance(node, Match):
+        for clause in node.clauses:
+            yield from pattern_vars(clause.pattern)
+
+
+class _Collector:
+    """Registers the anchors of a module."""
+
+    def __init__(self, module: Module, anchors: _Anchors) -> None:
+        self.module = module
+        self.a = anchors
+        self.text = anchors.text
+        self.seen: set[int] = set()
+
+    def run(self) -> None:
+        module = self.module
+        a = self.a
+        for var in module.free_vars:
+            if var.span is not None:
+                start = self.text.rfind("free_var", 0, var.span.start)
+                a.add(start if start >= 0 else var.span.start, self._binder_end(var), var)
+        for item in module.order:
+            if item in module.functions:
+                self.walk(module.functions[item])
+            elif item in module.type_defs:
+                self.type_data(module.type_defs[item])
+        if module.expr is not None:
+            self.walk(module.expr)
+
+    def type_data(self, data: TypeData) -> None:
+        a = self.a
+        if data.span is None:
+            return
+        a.add(data.span.start, data.span.end, data)
+        ctors = [c for c in data.constructors if c.span is not None]
+        close = data.span.end - 1  # the closing brace
+        for i, ctor in enumerate(ctors):
+            following = ctors[i + 1].span.start if i + 1 < len(ctors) else close  # type: ignore[union-attr]
+            end = a.skip_comments_back(following)
+            a.add(ctor.span.start, max(end, ctor.span.end), ctor)  # type: ignore[union-attr]
+
+    def _binder_end(self, var: Var) -> int:
+        """End of a binder with its annotation: `%x: Tensor[(1, 2), float32]`."""
+        assert var.span is not None
+        text = self.text
+        end = var.span.end
+        pos = end
+        n = len(text)
+        while pos < n and text[pos] in " \t":
+            pos += 1
+        if pos >= n or text[pos] != ":":
+            return end
+        depth = 0
+        last = pos + 1
+        pos += 1
+        while pos < n:
+            ch = text[pos]
+            if self.a.in_comment(pos):
+                pos += 1
+                continue
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and ch in ",=;{}":
+                break
+            if not ch.isspace():
+                last = pos + 1
+            pos += 1
+        return last
+
+    def walk(self, root: Expr) -> None:
+        a = self.a
+        seen = self.seen
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            span = node.span
+            if span is not None:
+                a.add(span.start, span.end, node)
+            for var in _binders(node):
+                if var.span is not None:
+                    a.add(var.span.start, self._binder_end(var), var)
+            if isinstance(node, Match):
+                for clause in node.clauses:
+                    if clause.span is not None:
+                        a.add(clause.span.start, clause.span.end, clause)
+            if isinstance(node, Call) and isinstance(node.op, Op) and node.op.span is not None:
+                a.add(node.op.span.start, node.op.span.end, node.op)
+            children = _text_order(node)
+            if not children:
+                continue
+            # Only look for occurrences in text that holds a comment.
+            scan = span is not None and a.comment_inside(span.start, span.end)
+            cursor = span.start if span is not None else 0
+            end = span.end if span is not None else 0
+            if isinstance(node, TupleGetItem) and span is not None and span.end - span.start > 0:
+                scan = scan and not self.text.startswith("%", span.start)
+            for index, child in children:
+                cspan = getattr(child, "span", None)
+                contained = (
+                    span is not None
+                    and cspan is not None
+                    and not isinstance(child, _ATOMS)
+                    and span.start <= cspan.start
+                    and cspan.end <= span.end
+                    and cspan.start >= cursor
+                )
+                if contained:
+                    cursor = cspan.end
+                    if isinstance(child, Constant):
+                        a.add(cspan.start, cspan.end, child)
+                elif scan:
+                    found = self.find_occurrence(child, cursor, end)
+                    if found is not None:
+                        a.add(found[0], found[1], occurrence(node, index))
+                        cursor = found[1]
+                if not isinstance(child, (Var, GlobalVar, Constructor, Op, Constant)):
+                    stack.append(child)
+
+    def find_occurrence(self, child: Any, start: int, end: int) -> tuple[int, int] | None:
+        text = self.text
+        a = self.a
+        if isinstance(child, Var):
+            spelling = "%" + child.name
+        elif isinstance(child, GlobalVar):
+            spelling = "@" + child.name
+        elif isinstance(child, Constructor):
+            spelling = child.name
+        elif isinstance(child, Constant):
+            return None
+        else:  # a shared node, named by its graph binding
+            pos = start
+            while True:
+                m = _LOCAL.search(text, pos, end)
+                if m is None:
+                    return None
+                if not a.in_comment(m.start()):
+                    return m.start(), m.end()
+                pos = m.end()
+        pos = start
+        while True:
+            i = text.find(spelling, pos, end)
+            if i < 0:
+                return None
+            j = i + len(spelling)
+            before_ok = isinstance(child, (Var, GlobalVar)) or i == 0 or not (
+                _NAME_CHAR.match(text, i - 1) or text[i - 1] in ".%@"
+            )
+            after_ok = j >= len(text) or not _NAME_CHAR.match(text, j)
+            if before_ok and after_ok and not a.in_comment(i):
+                return i, j
+            pos = j
+
+
+# ---------------------------------------------------------------- attaching
+
+
+def attach(module: Module) -> Comments:
+    """Attach the comments of a parsed module to the code they belong to."""
+    source = module.source
+    text = source.text if source is not None else ""
+    result = Comments(text)
+    comments = sorted(module.comments, key=lambda c: c.span.start)
+    if not comments:
+        return result
+    result.count = len(comments)
+    anchors = _Anchors(text, comments)
+    _Collector(module, anchors).run()
+    items = anchors.items
+    # Outermost first among anchors that share a start or an end.
+    by_start: dict[int, tuple[int, int, Hashable]] = {}
+    by_end: dict[int, tuple[int, int, Hashable]] = {}
+    for start, end, seq, key in items:
+        best = by_start.get(start)
+        if best is None or end > best[0] or (end == best[0] and seq < best[1]):
+            by_start[start] = (end, seq, key)
+        best = by_end.get(end)
+        if best is None or start < best[0] or (start == best[0] and seq < best[1]):
+            by_end[end] = (start, seq, key)
+    starts = sorted(by_start)
+    ends = sorted(by_end)
+    ordered = sorted(items, key=lambda t: (t[0], -t[1], t[2]))
+    notes = [_note(i, c, text) for i, c in enumerate(comments)]
+    key_start: dict[Hashable, int] = {}
+    for start, _, _, key in items:
+        key_start.setdefault(key, start)
+    stack: list[tuple[int, int, int, Hashable]] = []
+    ai = 0
+    root = (0, len(text) + 1, -1, MODULE)
+    for note, comment in zip(notes, comments):
+        cs, ce = comment.span.start, comment.span.end
+        while ai < len(ordered) and ordered[ai][0] <= cs:
+            item = ordered[ai]
+            while stack and stack[-1][1] <= item[0]:
+                stack.pop()
+            stack.append(item)
+            ai += 1
+        while stack and stack[-1][1] < ce:
+            stack.pop()
+        container = stack[-1] if stack else root
+        c_start, c_end = container[0], container[1]
+        prev = nxt = None
+        i = bisect_right(ends, cs) - 1
+        if i >= 0:
+            p_start, _, p_key = by_end[ends[i]]
+            if p_start >= c_start and p_key is not container[3]:
+                prev = (p_start, ends[i], p_key)
+        j = bisect_left(starts, ce)
+        if j < len(starts):
+            n_end, _, n_key = by_start[starts[j]]
+            if n_end <= c_end and n_key is not container[3]:
+                nxt = (starts[j], n_end, n_key)
+        target, where = _decide(note, prev, nxt, anchors)
+        if target is None:
+            if container[3] is MODULE:
+                result.eof.append(note)
+                continue
+            target, where = container[3], "after"
+        entry = result.by_key.get(target)
+        if entry is None:
+            entry = result.by_key[target] = Attached()
+        getattr(entry, where).append(note)
+    result._commented_starts = sorted(key_start[k] for k in result.by_key)
+    return result
+
+
+def _note(index: int, comment: Comment, text: str) -> Note:
+    start = comment.span.start
+    line_start = text.rfind("\n", 0, start) + 1
+    own_line = text[line_start:start].strip() == ""
+    is_line = not comment.text.startswith("/*")
+    blank = own_line and blank_line_before(text, start)
+    return Note(index, comment.text, own_line, is_line, blank)
+
+
+_STATEMENT_PREFIX = re.compile(r"\s*(?:%[A-Za-z0-9_.]+\s*=\s*)?$")
+
+
+def blank_line_before(text: str, pos: int) -> bool:
+    """Whether the code at `pos` starts its line (after an optional `%n =`)
+    and an empty line comes right before that line."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    if not _STATEMENT_PREFIX.match(text[line_start:pos]):
+        return False
+    if line_start == 0:
+        return False
+    prev_start = text.rfind("\n", 0, line_start - 1) + 1
+    return text[prev_start : line_start - 1].strip() == ""
+
+
+def _decide(note: Note, prev: tuple | None, nxt: tuple | None, anchors: _Anchors) -> tuple[Any, str]:
+    between = anchors.code_between(prev[1], _start_of(note, anchors)) if prev is not None else None
+    if not note.own_line:
+        if prev is not None and between in ("", ",", ";"):
+            return prev[2], ("after_term" if between else "after")
+        if nxt is not None:
+            if not note.line:
+                note.inline_lead = True
+            return nxt[2], "before"
+        if prev is not None:
+            return prev[2], ("after_term" if between and between[-1] in ",;" else "after")
+        return None, ""
+    if nxt is not None:
+        return nxt[2], "before"
+    if prev is not None:
+        return prev[2], "after"
+    return None, ""
+
+
+def _start_of(note: Note, anchors: _Anchors) -> int:
+    return anchors.starts[note.index]

@@ -1,0 +1,305 @@
+"""A small document algebra for pretty-printing, laid out without recursion.
+
+A document is one of:
+
+    "text"            a string without newlines, printed as is
+    [d1, d2, ...]     concatenation
+    Group(d)          print `d` on one line if it fits, else break its lines
+    Nest(n, d)        lines broken inside `d` are indented `n` more columns
+    LINE              a space when its group is flat, else a newline
+    SOFTLINE          nothing when its group is flat, else a newline
+    HARDLINE          always a newline (and every enclosing group breaks)
+    BREAK_PARENT      prints nothing, but every enclosing group breaks
+    EOL               prints nothing, but the next text starts a new line
+                      (what follows a `//` comment); enclosing groups break
+    Verbatim(s)       text that may contain newlines (a block comment)
+    Lazy(key)         text decided while laying out, by a `Resolver`
+    Mark(kind, arg)   prints nothing; tells the `Resolver` where it stands
+
+The layout is Wadler's algorithm as prettier implements it: a group is
+flat when its content, followed by the text up to the next possible line
+break, fits in the remaining width. Documents are processed with an
+explicit stack, so a document nested 100,000 levels deep lays out like a
+flat one. Indentation stops growing at `MAX_INDENT` columns so that very
+deep nesting cannot make the output quadratic in size.
+
+`Lazy` and `Mark` let a client decide names in text order (the only order
+in which shadowing and numbering are meaningful): the layout calls
+`resolver.mark(mark)` and `resolver.text(lazy)` exactly in output order,
+and `resolver.width(lazy)` when it only measures.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Protocol, Union
+
+MAX_INDENT = 64
+
+
+class Group:
+    __slots__ = ("doc",)
+
+    def __init__(self, doc: Doc) -> None:
+        self.doc = doc
+
+
+class Nest:
+    __slots__ = ("indent", "doc")
+
+    def __init__(self, indent: int, doc: Doc) -> None:
+        self.indent = indent
+        self.doc = doc
+
+
+class Break:
+    """A line break: `flat` is what it prints in a flat group."""
+
+    __slots__ = ("flat", "hard", "name")
+
+    def __init__(self, flat: str, hard: bool, name: str) -> None:
+        self.flat = flat
+        self.hard = hard
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+LINE = Break(" ", False, "LINE")
+SOFTLINE = Break("", False, "SOFTLINE")
+HARDLINE = Break("", True, "HARDLINE")
+BREAK_PARENT = Break("", True, "BREAK_PARENT")
+EOL = Break("", True, "EOL")
+
+
+class Verbatim:
+    """Text that may span lines; it is never re-indented."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class Lazy:
+    """A piece of text chosen by the resolver when the layout reaches it."""
+
+    __slots__ = ("kind", "key")
+
+    def __init__(self, kind: str, key: Any) -> None:
+        self.kind = kind
+        self.key = key
+
+
+class Mark:
+    """A zero-width position reported to the resolver."""
+
+    __slots__ = ("kind", "arg")
+
+    def __init__(self, kind: str, arg: Any = None) -> None:
+        self.kind = kind
+        self.arg = arg
+
+
+Doc = Union[str, list, Group, Nest, Break, Verbatim, Lazy, Mark]
+
+
+class Resolver(Protocol):
+    def text(self, lazy: Lazy) -> str: ...
+
+    def width(self, lazy: Lazy) -> int: ...
+
+    def mark(self, mark: Mark) -> None: ...
+
+
+# ---------------------------------------------------------------- building
+
+
+def group(*docs: Doc) -> Group:
+    return Group(list(docs) if len(docs) != 1 else docs[0])
+
+
+def nest(indent: int, *docs: Doc) -> Nest:
+    return Nest(indent, list(docs) if len(docs) != 1 else docs[0])
+
+
+def join(separator: Doc, docs: Iterable[Doc]) -> list:
+    out: list = []
+    for i, d in enumerate(docs):
+        if i:
+            out.append(separator)
+        out.append(d)
+    return out
+
+
+def bracket(open_: str, items: list, close: str, indent: int = 2, separator: str = ",", trailing: str = "") -> Group:
+    """`open item, item, ... close`, or one item per line when too long.
+
+    `trailing` is printed after the last item in both layouts (the `,` of a
+    one-element tuple).
+    """
+    if not items:
+        return Group([open_, close])
+    body: list = []
+    for i, item in enumerate(items):
+        if i:
+            body.append(separator)
+            body.append(LINE)
+        body.append(item)
+    if trailing:
+        body.append(trailing)
+    return Group([open_, Nest(indent, [SOFTLINE, body]), SOFTLINE, close])
+
+
+# ---------------------------------------------------------------- layout
+
+
+class _NoResolver:
+    def text(self, lazy: Lazy) -> str:
+        raise TypeError(f"no resolver for lazy text {lazy.kind!r}")
+
+    def width(self, lazy: Lazy) -> int:
+        return 0
+
+    def mark(self, mark: Mark) -> None:
+        return None
+
+
+def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
+    """Lay `doc` out in `width` columns and return the text."""
+    res = resolver if resolver is not None else _NoResolver()
+    out: list[str] = []
+    write = out.append
+    col = 0
+    pending = -1  # indentation owed after a newline, written before the next text
+    need_newline = False  # set by EOL: the next text goes on a new line
+    # Entries: (indent, flat, doc).
+    stack: list[tuple[int, bool, Any]] = [(0, False, doc)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        indent, flat, d = pop()
+        t = type(d)
+        if t is str or t is Lazy or t is Verbatim:
+            text = d if t is str else (res.text(d) if t is Lazy else d.text)
+            if not text:
+                continue
+            if need_newline:
+                write("\n")
+                pending = indent
+                need_newline = False
+            if pending >= 0:
+                if pending:
+                    write(" " * pending)
+                col = pending
+                pending = -1
+            write(text)
+            if t is str:
+                col += len(text)
+            else:
+                newline = text.rfind("\n")
+                col = col + len(text) if newline < 0 else len(text) - newline - 1
+        elif t is list:
+            for item in reversed(d):
+                push((indent, flat, item))
+        elif t is Group:
+            if flat:
+                push((indent, True, d.doc))
+            else:
+                remaining = width - (indent if need_newline else pending if pending >= 0 else col)
+                push((indent, _fits(d.doc, indent, remaining, stack, res), d.doc))
+        elif t is Nest:
+            deeper = indent + d.indent
+            push((deeper if deeper <= MAX_INDENT else MAX_INDENT, flat, d.doc))
+        elif t is Break:
+            if d is BREAK_PARENT:
+                continue
+            if d is EOL:
+                need_newline = True
+                continue
+            if flat and not d.hard:
+                if d.flat and not need_newline:
+                    if pending >= 0:
+                        if pending:
+                            write(" " * pending)
+                        col = pending
+                        pending = -1
+                    write(d.flat)
+                    col += len(d.flat)
+            else:
+                write("\n")
+                pending = indent
+                col = indent
+                need_newline = False
+        elif t is Mark:
+            res.mark(d)
+        else:
+            raise TypeError(f"not a document: {d!r}")
+    return "".join(out)
+
+
+def _fits(doc: Doc, indent: int, remaining: int, rest: list, res: Resolver) -> bool:
+    """Whether `doc`, printed flat, and what follows it up to the next line
+    break fit in `remaining` columns."""
+    # Entries: (flat, measured, doc); `measured` marks the group's own content.
+    todo: list[tuple[bool, bool, Any]] = [(True, True, doc)]
+    pop = todo.pop
+    push = todo.append
+    rest_index = len(rest)
+    while remaining >= 0:
+        if not todo:
+            if rest_index == 0:
+                return True
+            rest_index -= 1
+            _, flat, d = rest[rest_index]
+            push((flat, False, d))
+            continue
+        flat, measured, d = pop()
+        t = type(d)
+        if t is str:
+            remaining -= len(d)
+        elif t is list:
+            for item in reversed(d):
+                push((flat, measured, item))
+        elif t is Group or t is Nest:
+            push((flat, measured, d.doc))
+        elif t is Break:
+            if d.hard:
+                if measured:
+                    return False
+                if d is not BREAK_PARENT:
+                    return True
+            elif flat:
+                remaining -= len(d.flat)
+            else:
+                return True
+        elif t is Lazy:
+            w = res.width(d)
+            if w < 0:  # text spanning lines
+                return not measured
+            remaining -= w
+        elif t is Verbatim:
+            if "\n" in d.text:
+                return not measured
+            remaining -= len(d.text)
+    return False
+
+
+def flat_text(doc: Doc) -> str:
+    """The one-line rendering of a document without lazy parts (for messages)."""
+    out: list[str] = []
+    stack: list[Any] = [doc]
+    while stack:
+        d = stack.pop()
+        t = type(d)
+        if t is str:
+            out.append(d)
+        elif t is list:
+            stack.extend(reversed(d))
+        elif t is Group or t is Nest:
+            stack.append(d.doc)
+        elif t is Break:
+            out.append(d.flat)
+        elif t is Verbatim:
+            out.append(d.text)
+    return "".join(out)

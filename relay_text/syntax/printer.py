@@ -1,0 +1,1229 @@
+"""Relay IR to text, in the documented dialect or in TVM's 0.0.5 format.
+
+    print_module(module, dialect=None, width=100)   a whole file
+    print_expr(expr, dialect="docs", width=100)     one expression
+
+There is one rule per IR class (`_call`, `_let`, `_if`, ...). A rule is a
+generator: it yields the children it needs and receives their text, so it
+reads like a recursive printer while `_Printer.run` drives all rules from an
+explicit stack (a chain of 100,000 calls costs no Python recursion).
+
+Sharing is decided beforehand by `sharing.Plan`: a bound node is printed
+once, as `%n = ...` in the scope the plan chose, when a statement first
+needs it; every use then prints `%n`. Bindings that came from the source are
+emitted in source order. Comments, attached by `comments.attach`, are
+printed around the element they belong to.
+
+Names are settled while the document is laid out, in text order (the only
+order in which scoping means anything): user names are kept; a binder that
+would capture a variable used under it is renamed (`%x_1`); temporaries skip
+every number that a user variable is called. In the documented dialect
+temporaries are numbered in text order from `%0` in each definition; in the
+TVM dialect they are numbered module-wide in the order TVM allocated them.
+"""
+
+from __future__ import annotations
+
+import re
+from types import GeneratorType
+from typing import Any, Iterator
+
+from ..ir.adt import TypeData
+from ..ir.expr import (
+    Call,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Match,
+    MetaRef,
+    Op,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from ..ir.module import Module
+from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
+from ..ir.span import Span
+from ..ir.ty import Kind
+from .comments import Attached, Comments, Note, blank_line_before, occurrence
+from .doc import BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Mark, Nest, Verbatim, layout
+from .literals import float_text, round_float
+from .sharing import Plan, Scope, is_atom
+from .type_text import shape_text, type_params_text, type_text
+
+DOCS = "docs"
+TVM = "tvm"
+
+# Precedence of printed expressions (higher binds tighter).
+P_OR, P_AND, P_EQ, P_CMP, P_ADD, P_MUL, P_UNARY = 1, 2, 3, 4, 5, 6, 7
+P_NEG = 8  # a negative literal: fine as an operand, not before `.0` or `(`
+P_BLOCK = 9  # if / match / fn / { ... }: parenthesised as operands, for clarity
+P_NUM = 10  # a number: `1.0` followed by `.0` would read as one float
+P_ATOM = 11
+
+BINARY = {
+    "||": (P_OR, "logical_or"),
+    "&&": (P_AND, "logical_and"),
+    "==": (P_EQ, "equal"),
+    "!=": (P_EQ, "not_equal"),
+    "<": (P_CMP, "less"),
+    ">": (P_CMP, "greater"),
+    "<=": (P_CMP, "less_equal"),
+    ">=": (P_CMP, "greater_equal"),
+    "+": (P_ADD, "add"),
+    "-": (P_ADD, "subtract"),
+    "*": (P_MUL, "multiply"),
+    "/": (P_MUL, "divide"),
+}
+
+_INT_SUFFIX = {
+    "int8": "i8",
+    "int16": "i16",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+}
+_FLOAT_SUFFIX = {"float16": "f16", "float32": "f", "float64": "f64"}
+
+_LOCAL_NAME = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
+_GLOBAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_LEADING_NUMBER = re.compile(r"([0-9]+)(?:\.|$)")
+
+
+class PrintError(Exception):
+    """A program the chosen dialect cannot express (`unformattable`)."""
+
+    def __init__(self, message: str, span: Span | None = None, note: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.note = note
+
+
+# ---------------------------------------------------------------- literals
+
+
+def literal_text(value: Any, dtype: str, tvm: bool) -> str | None:
+    """A scalar as a literal (`1`, `2i64`, `1.5`, `1.5f`, `True`), or None if
+    its dtype has no literal syntax."""
+    if dtype == "bool":
+        return "True" if value else "False"
+    if dtype == "int32":
+        return str(value)
+    suffix = _INT_SUFFIX.get(dtype)
+    if suffix is not None:
+        return f"{value}{suffix}"
+    suffix = _FLOAT_SUFFIX.get(dtype)
+    if suffix is None:
+        return None
+    text = float_text(float(value), dtype)
+    if text in ("inf", "-inf", "nan"):
+        return text + suffix
+    if tvm:
+        if text.endswith(".0"):
+            text = text[:-2]
+        return text + suffix
+    return text if dtype == "float32" else text + suffix
+
+
+def attr_text(value: Any, tvm: bool) -> str:
+    """An attribute value: `None`, `True`, `3`, `0.5f`, `"NCHW"`, `[1, 1]`."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _attr_float(value, tvm)
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, MetaRef):
+        return f"meta[{value.kind}][{value.index}]"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(attr_text(v, tvm) for v in value) + "]"
+    raise PrintError(f"cannot write the attribute value {value!r}")
+
+
+def _attr_float(value: float, tvm: bool) -> str:
+    wide = float_text(value, "float64")
+    if wide in ("inf", "-inf", "nan"):
+        return wide + "f64"
+    narrow = None
+    try:
+        if round_float(value, "float32") == value:
+            narrow = float_text(value, "float32")
+    except Exception:  # noqa: BLE001 - too large for float32
+        narrow = None
+    if tvm:
+        if narrow is not None:
+            return (narrow[:-2] if narrow.endswith(".0") else narrow) + "f"
+        return wide + "f64"
+    if narrow is not None and len(narrow) + 1 < len(wide):
+        return narrow + "f"
+    return wide
+
+
+def quote(text: str) -> str:
+    """A string literal that reads back as `text`."""
+    out = ['"']
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _fill_text(value: Any, dtype: str) -> str:
+    """The value of `Constant(value, shape, dtype)`."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        return f"{value}u64" if value > 2**63 - 1 else str(value)
+    value = float(value)
+    if value.is_integer() and abs(value) < 1e15 and (value != 0 or str(value)[0] != "-"):
+        return str(int(value))  # `Constant(1, (2, 2), float32)`
+    base = dtype.split("x")[0]
+    text = float_text(value, base if base in ("float16", "float32", "float64") else "float64")
+    return text + "f" if text in ("inf", "-inf", "nan") else text
+
+
+# ---------------------------------------------------------------- names
+
+
+class _Names:
+    """Settles names while the layout walks the text in order."""
+
+    def __init__(self, printer: _Printer) -> None:
+        self.printer = printer
+        self.renames: dict[Var, str] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        self.env: dict[str, list[Var]] = {}
+        self.frames: list[list[Var]] = [[]]
+        self.groups: list[set[tuple[str, int]]] = [set()]
+        self.counter = 0
+        self.numbers: dict[Expr, int] = {}
+        self.changed = False
+        self.comments_seen: list[int] = []
+
+    # ---- names of variables --------------------------------------------------
+
+    def name_of(self, var: Var) -> str:
+        name = self.renames.get(var)
+        if name is None:
+            name = var.name
+            if not name or not _LOCAL_NAME.fullmatch(name):
+                name = self.renames[var] = self.printer.fresh(name or "v")
+        return name
+
+    def bind(self, var: Var, group: Any) -> None:
+        name = self.name_of(var)
+        if group is not None:
+            tag = (name, id(group))
+            if tag in self.groups[-1]:
+                self._rename(var)
+                name = self.name_of(var)
+                tag = (name, id(group))
+            self.groups[-1].add(tag)
+        self.env.setdefault(name, []).append(var)
+        self.frames[-1].append(var)
+
+    def ref(self, var: Var) -> str:
+        name = self.name_of(var)
+        stack = self.env.get(name)
+        if not stack or stack[-1] is var:
+            return name
+        position = next((i for i, v in enumerate(stack) if v is var), -1)
+        for other in stack[position + 1 :]:
+            self._rename(other)
+        return name
+
+    def _rename(self, var: Var) -> None:
+        old = self.name_of(var)
+        new = self.renames[var] = self.printer.fresh(old)
+        stack = self.env.get(old)
+        if stack is not None:
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is var:
+                    del stack[i]
+                    break
+            self.env.setdefault(new, []).append(var)
+        self.changed = True
+
+    # ---- the Resolver protocol -------------------------------------------------
+
+    def text(self, lazy: Lazy) -> str:
+        kind = lazy.kind
+        if kind == "var":
+            return "%" + self.ref(lazy.key)
+        if kind == "binder":
+            return "%" + self.name_of(lazy.key)
+        if kind == "tmp":
+            return "%" + str(self.number(lazy.key))
+        if kind == "comment" or kind == "trailing":
+            note = lazy.key
+            self.comments_seen.append(note.index)
+            return self.printer.comment_text(note)
+        raise TypeError(kind)
+
+    def width(self, lazy: Lazy) -> int:
+        kind = lazy.kind
+        if kind == "var" or kind == "binder":
+            return 1 + len(self.name_of(lazy.key))
+        if kind == "tmp":
+            known = self.numbers.get(lazy.key)
+            return 1 + len(str(known if known is not None else self.counter))
+        text = self.printer.comment_text(lazy.key)
+        if "\n" in text:
+            return -1
+        # A comment at the end of a line does not make its code break.
+        return 0 if kind == "trailing" else len(text)
+
+    def mark(self, mark: Mark) -> None:
+        kind = mark.kind
+        if kind == "bind":
+            var, group = mark.arg
+            self.bind(var, group)
+        elif kind == "push":
+            self.frames.append([])
+            self.groups.append(set())
+        elif kind == "pop":
+            for var in self.frames.pop():
+                stack = self.env.get(self.name_of(var))
+                if stack:
+                    for i in range(len(stack) - 1, -1, -1):
+                        if stack[i] is var:
+                            del stack[i]
+                            break
+            self.groups.pop()
+        elif kind == "reset":
+            self.counter = 0
+
+    def number(self, node: Expr) -> int:
+        n = self.numbers.get(node)
+        if n is None:
+            reserved = self.printer.reserved
+            n = self.counter
+            while n in reserved:
+                n += 1
+            self.counter = n + 1
+            self.numbers[node] = n
+        return n
+
+
+_PUSH = Mark("push")
+_POP = Mark("pop")
+_RESET = Mark("reset")
+
+
+class _Block:
+    """A printed scope: its statements and its final expression."""
+
+    __slots__ = ("stmts", "tail", "tail_term", "after")
+
+    def __init__(self, stmts: list, tail: Doc, tail_term: list | None, after: list) -> None:
+        self.stmts = stmts  # (doc, blank line before)
+        self.tail = tail
+        self.tail_term = tail_term
+        self.after = after  # notes printed after the tail
+
+
+Piece = tuple  # (doc, precedence, notes to print after the terminator or None)
+
+
+# ---------------------------------------------------------------- the printer
+
+
+class _Printer:
+    def __init__(self, dialect: str, width: int, comments: Comments | None, source_text: str | None) -> None:
+        if dialect not in (DOCS, TVM):
+            raise ValueError(f"unknown dialect {dialect!r}")
+        self.tvm = dialect == TVM
+        self.width = width
+        self.comments = comments if comments else None
+        self.text = source_text
+        self.reserved: set[int] = set()
+        self.taken: set[str] = set()
+        self.dotted: set[str] = set()
+        self.tmp_count = 0
+        self.plan: Plan | None = None
+        self.printed: dict[Expr, Piece] = {}
+        self.names = _Names(self)
+
+    # ---- names -------------------------------------------------------------
+
+    def learn_names(self, roots: list[Expr], free_vars: tuple = ()) -> None:
+        """Record every variable name, so temporaries and renames avoid them."""
+        taken = self.taken
+        for v in free_vars:
+            taken.add(v.name)
+        seen: set[int] = set()
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            t = type(node)
+            if t is Var:
+                taken.add(node.name)
+                continue
+            if t is Function:
+                stack.extend(node.params)
+            elif t is Let:
+                stack.append(node.var)
+            elif t is Match:
+                for clause in node.clauses:
+                    pats = [clause.pattern]
+                    while pats:
+                        p = pats.pop()
+                        if isinstance(p, PatternVar):
+                            taken.add(p.var.name)
+                        elif isinstance(p, (PatternConstructor, PatternTuple)):
+                            pats.extend(p.patterns)
+            for child, _, _, _ in _all_edges(node):
+                stack.append(child)
+        for name in list(taken):
+            m = _LEADING_NUMBER.match(name)
+            if m:
+                self.reserved.add(int(m.group(1)))
+            if "." in name:
+                parts = name.split(".")
+                taken.add(parts[0])
+                for i in range(2, len(parts) + 1):
+                    self.dotted.add(".".join(parts[:i]))
+
+    def fresh(self, base: str) -> str:
+        base = re.sub(r"[^A-Za-z0-9_]", "_", base.split(".")[0]) or "v"
+        k = 1
+        while True:
+            candidate = f"{base}_{k}"
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+            k += 1
+
+    def comment_text(self, note: Note) -> str:
+        text = note.text
+        if self.tvm and text.startswith("#"):
+            return "//" + text[1:]
+        return text
+
+    # ---- driving the rules -------------------------------------------------
+
+    def run(self, gen: Iterator) -> Any:
+        """Drive a rule and everything it asks for, without recursion."""
+        stack: list[tuple[Any, Any]] = [(gen, None)]
+        value: Any = None
+        printed = self.printed
+        rules = _RULES
+        while stack:
+            top, node = stack[-1]
+            try:
+                req = top.send(value)
+            except StopIteration as stop:
+                stack.pop()
+                value = stop.value
+                if node is not None:
+                    value = self._finish(node, value)
+                continue
+            if type(req) is GeneratorType:
+                stack.append((req, None))
+                value = None
+                continue
+            done = printed.get(req)
+            if done is not None:
+                value = done
+                continue
+            if is_atom(req):
+                value = self._atom(req)
+                continue
+            stack.append((rules[type(req)](self, req), req))
+            value = None
+        return value
+
+    def _finish(self, node: Expr, piece: Piece) -> Piece:
+        """A node's text is complete: bind it to a temporary, or return it."""
+        plan = self.plan
+        assert plan is not None
+        doc, prec, term = piece
+        notes = self._take(node)
+        if node not in plan.bound:
+            if notes is not None:
+                doc = [self._lead(notes.before, inline=True), doc, self._trail(notes.after)]
+                if notes.after_term:
+                    term = (term or []) + notes.after_term
+            return (doc, prec, term)
+        scope = plan.scope_of[node]
+        if self.tvm:
+            n = self.tmp_count
+            while n in self.reserved:
+                n += 1
+            self.tmp_count = n + 1
+            name: Doc = f"%{n}"
+            ref: Doc = name
+        else:
+            name = ref = Lazy("tmp", node)
+        stmt: list = []
+        after_term = list(term or ())
+        if notes is not None:
+            stmt.append(self._lead(notes.before, inline=False))
+            doc = [doc, self._trail([n for n in notes.after if not n.line])]
+            after_term += [n for n in notes.after if n.line] + notes.after_term
+        stmt += [name, " = ", doc, ";", self._trail(after_term)]
+        assert scope.stmts is not None, "a binding's scope is printed around it"
+        scope.stmts.append((stmt, self._blank(node)))
+        piece = (ref, P_ATOM, None)
+        self.printed[node] = piece
+        return piece
+
+    def _blank(self, node: Any) -> bool:
+        span = getattr(node, "span", None)
+        return self.text is not None and span is not None and blank_line_before(self.text, span.start)
+
+    # ---- comments ------------------------------------------------------------
+
+    def _take(self, key: Any) -> Attached | None:
+        comments = self.comments
+        return comments.pop(key) if comments is not None else None
+
+    def _lead(self, notes: list[Note], inline: bool) -> list:
+        out: list = []
+        for i, note in enumerate(notes):
+            if not inline and note.blank_before and i:
+                out.append(HARDLINE)
+            out.append(Lazy("comment", note))
+            if inline and note.inline_lead:
+                out.append(" ")
+            else:
+                out.append(HARDLINE)
+        return out
+
+    def _trail(self, notes: list[Note]) -> list:
+        out: list = []
+        for note in notes:
+            if note.own_line:
+                if note.blank_before:
+                    out.append(HARDLINE)
+                out += [HARDLINE, Lazy("comment", note)]
+            else:
+                out += ["  " if note.line else " ", Lazy("trailing", note)]
+            if note.line:
+                out.append(EOL)
+            elif note.own_line:
+                out.append(BREAK_PARENT)
+        return out
+
+    def occ(self, piece: Piece, parent: Any, index: int) -> Piece:
+        """Add the comments written around the place where `parent` names
+        its child `index`."""
+        if self.comments is None:
+            return piece
+        notes = self.comments.pop(occurrence(parent, index))
+        if notes is None:
+            return piece
+        doc, prec, term = piece
+        doc = [self._lead(notes.before, inline=True), doc, self._trail(notes.after)]
+        if notes.after_term:
+            term = (term or []) + notes.after_term
+        return (doc, prec, term)
+
+    def _inline_term(self, piece: Piece) -> Doc:
+        """A piece's doc with its after-terminator comments printed right after it."""
+        doc, _, term = piece
+        return doc if not term else [doc, self._trail(term)]
+
+    # ---- atoms -------------------------------------------------------------
+
+    def _atom(self, node: Expr) -> Piece:
+        t = type(node)
+        if t is Var:
+            return (Lazy("var", node), P_ATOM, None)
+        if t is GlobalVar:
+            _check_name(node.name, _GLOBAL_NAME, "global", node.span)
+            return ("@" + node.name, P_ATOM, None)
+        if t is Op:
+            _check_name(node.name, _IDENT, "operator", node.span)
+            piece: Piece = (node.name, P_ATOM, None)
+        elif t is Constructor:
+            _check_name(node.name, _IDENT, "constructor", node.span)
+            return (node.name, P_ATOM, None)
+        else:
+            piece = self._constant(node)
+        notes = self._take(node)
+        if notes is None:
+            return piece
+        doc, prec, _ = piece
+        return ([self._lead(notes.before, inline=True), doc, self._trail(notes.after)], prec, notes.after_term or None)
+
+    def _constant(self, node: Constant) -> Piece:
+        if node.meta_index is not None:
+            return (f"meta[relay.Constant][{node.meta_index}]", P_ATOM, None)
+        dtype = node.dtype or "float32"
+        text = literal_text(node.value, dtype, self.tvm) if node.shape == () else None
+        if text is not None:
+            if text.startswith("-"):
+                return (text, P_NEG, None)
+            return (text, P_ATOM if dtype == "bool" else P_NUM, None)
+        shape = node.shape if isinstance(node.shape, tuple) else ()
+        return (f"Constant({_fill_text(node.value, dtype)}, {shape_text(shape)}, {dtype})", P_ATOM, None)
+
+    # ---- scopes ------------------------------------------------------------
+
+    def _scope_of(self, owner: Any, kind: str, index: int = 0) -> Scope:
+        plan = self.plan
+        assert plan is not None
+        found = plan.scopes.get((owner, kind, index))
+        return found if found is not None else Scope(None, owner, kind, index)
+
+    def _due(self, scope: Scope, key: int | None) -> Iterator[Expr]:
+        """Bound nodes of `scope` that the source wrote before position `key`."""
+        if key is None:
+            return
+        bound = scope.bound
+        i = scope.flushed
+        printed = self.printed
+        while i < len(bound):
+            node = bound[i]
+            span = node.span
+            if span is not None:
+                if span.start >= key:
+                    break
+                if node not in printed:
+                    yield node
+            i += 1
+        scope.flushed = i
+
+    def _scope(self, scope: Scope, root: Expr, tail_key: tuple | None, block: bool = False) -> Iterator:
+        """Print a scope: its statements (lets, `e;`, bindings) and final expression.
+
+        `block` says that `root` is a `let` printed as a block, whose chain of
+        lets are the statements.
+        """
+        plan = self.plan
+        assert plan is not None
+        outer = scope.stmts
+        stmts: list = []
+        scope.stmts = stmts
+        spine = plan.spine
+        node = root
+        after: list[Note] = []
+        while type(node) is Let and (node in spine or (block and node is root)):
+            for due in self._due(scope, node.span.start if node.span is not None else None):
+                yield due
+            value = node.value
+            var = node.var
+            notes = self._take(node)
+            seq = var.name == "" and var not in plan.used_vars
+            recursive = not seq and type(value) is Function and value not in plan.bound
+            piece = self.occ((yield value), node, 1)
+            vdoc, _, term = piece
+            term = list(term or ())
+            stmt: list = []
+            if notes is not None:
+                stmt.append(self._lead(notes.before, inline=False))
+                after += notes.after + notes.after_term
+            if seq:
+                stmt += [vdoc, ";"]
+            else:
+                vnotes = self._take(var)
+                binder = self._binder(var, None, vnotes)
+                bind = Mark("bind", (var, None))
+                stmt += ["let ", binder, " = "]
+                stmt += [bind, vdoc, ";"] if recursive else [vdoc, bind, ";"]
+            stmt.append(self._trail(term))
+            stmts.append((Group(stmt), self._blank(node)))
+            tail_key = (node, 2)
+            node = node.body
+        for due in self._due(scope, node.span.start if node.span is not None else None):
+            yield due
+        piece = yield node
+        if tail_key is not None:
+            piece = self.occ(piece, *tail_key)
+        scope.stmts = outer
+        doc, _, term = piece
+        return _Block(stmts, doc, term, after)
+
+    def _render_block(self, block: _Block, open_: str, close: str, force: bool, grouped: bool = True) -> Doc:
+        """`{ stmts; tail }`: on one line when short and simple, else one
+        statement a line. Without `grouped`, the block breaks with the group
+        around it (an `if` breaks both branches, a `fn` its signature and body)."""
+        body: list = []
+        for i, (stmt, blank) in enumerate(block.stmts):
+            if i and blank:
+                body.append(HARDLINE)
+            body += [stmt, HARDLINE]
+        body.append(block.tail)
+        if block.tail_term:
+            body.append(self._trail(block.tail_term))
+        if block.after:
+            body.append(self._trail(block.after))
+        if not block.stmts and not force:
+            doc = [open_, _PUSH, Nest(2, [LINE, body]), LINE, _POP, close]
+            return Group(doc) if grouped else doc
+        return [open_, _PUSH, Nest(2, [HARDLINE, body]), HARDLINE, _POP, close]
+
+    def _statements(self, block: _Block) -> Doc:
+        """A scope's text without braces (the top-level expression of a file)."""
+        body: list = []
+        for i, (stmt, blank) in enumerate(block.stmts):
+            if i and blank:
+                body.append(HARDLINE)
+            body += [stmt, HARDLINE]
+        body.append(block.tail)
+        if block.tail_term:
+            body.append(self._trail(block.tail_term))
+        if block.after:
+            body.append(self._trail(block.after))
+        return body
+
+    # ---- binders and types -------------------------------------------------
+
+    def _type(self, ty: Any) -> str:
+        return type_text(ty, TVM if self.tvm else DOCS)
+
+    def _binder(self, var: Var, group: Any, notes: Attached | None = None, bind: bool = False) -> Doc:
+        doc, term = self._binder_piece(var, group, notes, bind)
+        return [doc, self._trail(term)] if term else doc
+
+    def _binder_piece(self, var: Var, group: Any, notes: Attached | None, bind: bool) -> tuple[Doc, list | None]:
+        """A binder with its annotation, and the comments that follow its `,`."""
+        doc: list = [Mark("bind", (var, group))] if bind else []
+        doc.append(Lazy("binder", var))
+        if var.type_annotation is not None:
+            doc.append((": " if self.tvm else " : ") + self._type(var.type_annotation))
+        if notes is None:
+            return doc, None
+        doc = [self._lead(notes.before, inline=True), doc, self._trail([n for n in notes.after if not n.line])]
+        term = [n for n in notes.after if n.line] + notes.after_term
+        return doc, term or None
+
+    def _type_params(self, params: tuple) -> str:
+        return type_params_text(params, TVM if self.tvm else DOCS) if params else ""
+
+    # ---- lists -------------------------------------------------------------
+
+    def _list(self, open_: str, items: list[Piece], close: str, trailing: str = "", force: bool = False) -> Doc:
+        """`(a, b, c)` or one item a line; comments after a comma stay after it."""
+        if not items:
+            return open_ + close
+        body: list = []
+        last = len(items) - 1
+        for i, (doc, _, term) in enumerate(items):
+            body.append(doc)
+            if i < last:
+                body.append(",")
+            elif trailing:
+                body.append(trailing)
+            if term:
+                body.append(self._trail_in_list(term))
+            if i < last:
+                body.append(LINE)
+        group = Group([open_, Nest(2, [SOFTLINE, body]), SOFTLINE, close])
+        return [group, BREAK_PARENT] if force else group
+
+    def _trail_in_list(self, notes: list[Note]) -> list:
+        out: list = []
+        for note in notes:
+            if note.own_line:
+                out += [HARDLINE, Lazy("comment", note)]
+            else:
+                out += ["  " if note.line else " ", Lazy("trailing", note)]
+            if note.line or note.own_line:
+                out.append(BREAK_PARENT)
+        return out
+
+    # ---- module ------------------------------------------------------------
+
+    def module(self, module: Module, header: str | None) -> Doc:
+        roots: list[Expr] = [module.functions[g] for g in module.order if g in module.functions]
+        if module.expr is not None:
+            roots.append(module.expr)
+        self.learn_names(roots, module.free_vars)
+        items: list[tuple[int, int, str, Any]] = []
+        for i, var in enumerate(module.free_vars):
+            items.append((var.span.start if var.span is not None else -1, i, "free_var", var))
+        for i, item in enumerate(module.order):
+            if item in module.functions:
+                func = module.functions[item]
+                items.append((func.span.start if func.span is not None else -1, len(items), "def", (item, func)))
+            elif item in module.type_defs:
+                data = module.type_defs[item]
+                items.append((data.span.start if data.span is not None else -1, len(items), "type", data))
+        items.sort(key=lambda t: (t[0], t[1]))
+        parts: list = []
+        if header is not None:
+            parts += [header, HARDLINE]
+        previous = None
+        for _, _, kind, obj in items:
+            if previous is not None:
+                parts.append(HARDLINE)
+                if not (kind == "free_var" and previous == "free_var"):
+                    parts.append(HARDLINE)
+            previous = kind
+            if kind == "free_var":
+                parts.append(self._free_var(obj))
+            elif kind == "def":
+                parts.append(self._def(*obj))
+            else:
+                parts.append(self._type_data(obj))
+        if module.expr is not None:
+            if previous is not None:
+                parts += [HARDLINE, HARDLINE]
+            parts.append(self._root_expr(module.expr))
+            previous = "expr"
+        if self.comments is not None and self.comments.eof:
+            for i, note in enumerate(self.comments.eof):
+                if previous is not None or i:
+                    parts.append(HARDLINE)
+                    if note.blank_before:
+                        parts.append(HARDLINE)
+                parts.append(Lazy("comment", note))
+                previous = "comment"
+        if module.metadata is not None:
+            if previous is not None:
+                parts.append(HARDLINE)
+            parts.append("#[metadata]")
+            parts.append(Verbatim(module.metadata.text))
+            return parts
+        parts.append(HARDLINE)
+        return parts
+
+    def _free_var(self, var: Var) -> Doc:
+        notes = self._take(var)
+        doc: list = []
+        if notes is not None:
+            doc.append(self._lead(notes.before, inline=False))
+        doc += ["free_var ", self._binder(var, None, None, bind=True), ";"]
+        if notes is not None:
+            doc.append(self._trail(notes.after + notes.after_term))
+        return doc
+
+    def _def(self, gv: GlobalVar, func: Function) -> Doc:
+        _check_name(gv.name, _GLOBAL_NAME, "global", gv.span)
+        self.plan = Plan(func, self.tvm, self.comments)
+        self.printed = {}
+        piece = self.run(self._function(func, gv.name))
+        self.plan = None
+        return piece[0] if self.tvm else [_RESET, piece[0]]
+
+    def _root_expr(self, expr: Expr) -> Doc:
+        self.plan = Plan(expr, self.tvm, self.comments)
+        self.printed = {}
+        block = self.run(self._scope(self.plan.root_scope, expr, None))
+        self.plan = None
+        doc = self._statements(block)
+        return doc if self.tvm else [_RESET, doc]
+
+    def expr(self, expr: Expr) -> Doc:
+        self.learn_names([expr])
+        return self._root_expr(expr)
+
+    # ---- ADT definitions -----------------------------------------------------
+
+    def _type_data(self, data: TypeData) -> Doc:
+        _check_name(data.header.name, _GLOBAL_NAME, "type", data.header.span)
+        notes = self._take(data)
+        doc: list = []
+        if notes is not None:
+            doc.append(self._lead(notes.before, inline=False))
+        tparams = self._type_params(data.type_params)
+        if self.tvm:
+            head = f"type {data.header.name}{tparams}"
+        else:
+            head = f"data {data.header.name}{tparams}"
+        if data.extern:
+            doc.append("extern " + head.replace("data ", "type ", 1))
+        elif not data.constructors:
+            doc.append(head + " {}")
+        else:
+            lines: list = []
+            for i, ctor in enumerate(data.constructors):
+                _check_name(ctor.name, _IDENT, "constructor", ctor.span)
+                cnotes = self._take(ctor)
+                if i:
+                    lines.append(HARDLINE)
+                if cnotes is not None:
+                    lines.append(self._lead(cnotes.before, inline=False))
+                inputs = [self._type(t) for t in ctor.inputs]
+                if self.tvm:
+                    text = ctor.name + ("(" + ", ".join(inputs) + ")" if inputs else "") + ","
+                else:
+                    text = f"{ctor.name} : ({', '.join(inputs)}) -> {data.header.name}"
+                lines.append(text)
+                if cnotes is not None:
+                    lines.append(self._trail(cnotes.after + cnotes.after_term))
+            doc += [head, " {", Nest(2, [HARDLINE, lines]), HARDLINE, "}"]
+        if notes is not None:
+            doc.append(self._trail(notes.after + notes.after_term))
+        return doc
+
+    # ---- rules -----------------------------------------------------------------
+
+    def _function(self, node: Function, def_name: str | None = None) -> Iterator:
+        tvm = self.tvm
+        tparams = self._type_params(node.type_params)
+        if def_name is not None:
+            head = f"def @{def_name}{tparams}"
+            fnotes = self._take(node)
+        else:
+            head = f"fn {tparams}" if tparams else "fn "
+            fnotes = None
+        params: list[Piece] = []
+        for p in node.params:
+            doc, term = self._binder_piece(p, node, self._take(p), bind=True)
+            params.append((doc, P_ATOM, term))
+        for key, value in node.attrs:
+            params.append((f"{key}={attr_text(value, tvm)}", P_ATOM, None))
+        scope = self._scope_of(node, "fn")
+        block = yield self._scope(scope, node.body, (node, len(node.params)))
+        sig: list = [head, _PUSH, self._list("(", params, ")")]
+        if node.ret_type is not None:
+            sig.append(" -> " + self._type(node.ret_type))
+        if node.relations:
+            sig.append(" where " + ", ".join(r.name for r in node.relations))
+        sig.append(" ")
+        body = self._render_block(block, "{", "}", force=tvm or def_name is not None, grouped=False)
+        doc: list = [Group([sig, body]), _POP]
+        if fnotes is not None:
+            doc = [self._lead(fnotes.before, inline=False), doc, self._trail(fnotes.after + fnotes.after_term)]
+        return (doc, P_BLOCK, None)
+
+    def _let(self, node: Let) -> Iterator:
+        """A `let` standing where an expression is expected: a block."""
+        plan = self.plan
+        assert plan is not None
+        scope = self._scope_of(node, "block")
+        block = yield self._scope(scope, node, None, block=True)
+        if self.tvm:
+            return (self._render_block(block, "(", ")", force=True), P_ATOM, None)
+        return (self._render_block(block, "{", "}", force=bool(block.stmts)), P_BLOCK, None)
+
+    def _call(self, node: Call) -> Iterator:
+        tvm = self.tvm
+        infix = None if tvm else _infix(node)
+        if tvm:
+            args = []
+            for i, a in enumerate(node.args):
+                args.append(self.occ((yield a), node, i + 1))
+            op = self.occ((yield node.op), node, 0)
+        else:
+            op = self.occ((yield node.op), node, 0)
+            args = []
+            for i, a in enumerate(node.args):
+                args.append(self.occ((yield a), node, i + 1))
+        if infix is not None:
+            prec = BINARY[infix][0] if len(args) == 2 else P_UNARY
+            sym = self._symbol(infix, op)
+            if len(args) == 1:
+                operand = self._operand(args[0], P_UNARY)
+                return (["-", operand], P_UNARY, args[0][2])
+            lhs = self._operand(args[0], prec, inline_term=True)
+            rhs_doc, rhs_prec, rhs_term = args[1]
+            rhs = self._operand((rhs_doc, rhs_prec, None), prec + 1)
+            return (Group([lhs, " ", sym, Nest(2, [LINE, rhs])]), prec, rhs_term)
+        callee = self._postfix_base(op)
+        if node.type_args:
+            if not (is_atom(node.op) or node.op in self.plan.bound) or isinstance(node.op, Constant):  # type: ignore[union-attr]
+                raise PrintError("explicit type arguments need a callee written as a name", node.span)
+            texts = [self._type(t) for t in node.type_args]
+            if texts[0][:1] in "%@-=0123456789<":
+                raise PrintError(f"the type argument `{texts[0]}` cannot open `<...>` (it reads as a comparison)", node.span)
+            callee = [callee, "<" + ", ".join(texts) + ">"]
+        items = list(args)
+        for key, value in node.attrs:
+            items.append((f"{key}={attr_text(value, tvm)}", P_ATOM, None))
+        return ([callee, self._list("(", items, ")")], P_ATOM, None)
+
+    def _symbol(self, symbol: str, op: Piece) -> Doc:
+        """An operator symbol, with the comments that were around the operator."""
+        doc = op[0]
+        if type(doc) is str:
+            return symbol
+        # [lead, name, trail] as built by _atom / occ: keep the comments.
+        out: list = []
+        stack = [doc]
+        while stack:
+            d = stack.pop()
+            if type(d) is list:
+                stack.extend(reversed(d))
+            elif type(d) is str and _IDENT.fullmatch(d):
+                out.append(symbol)
+            else:
+                out.append(d)
+        return out + ([self._trail(op[2])] if op[2] else [])
+
+    def _operand(self, piece: Piece, need: int, inline_term: bool = True) -> Doc:
+        doc, prec, term = piece
+        if term and inline_term:
+            doc = [doc, self._trail(term)]
+        if prec < need or prec == P_BLOCK:
+            return ["(", doc, ")"]
+        return doc
+
+    def _postfix_base(self, piece: Piece) -> Doc:
+        doc, prec, term = piece
+        if term:
+            doc = [doc, self._trail(term)]
+        return doc if prec == P_ATOM else ["(", doc, ")"]
+
+    def _tuple(self, node: Tuple) -> Iterator:
+        fields = []
+        for i, f in enumerate(node.fields):
+            fields.append(self.occ((yield f), node, i))
+        trailing = "," if len(fields) == 1 else ""
+        return (self._list("(", fields, ")", trailing), P_ATOM, None)
+
+    def _tuple_get_item(self, node: TupleGetItem) -> Iterator:
+        piece = self.occ((yield node.tuple_value), node, 0)
+        base = self._postfix_base(piece)
+        token = self._local_token(node.tuple_value)
+        if token is not None and f"{token}.{node.index}" in self.dotted:
+            base = ["(", base, ")"]
+        return ([base, f".{node.index}"], P_ATOM, None)
+
+    def _local_token(self, node: Expr) -> str | None:
+        """The name a projection would glue to (`t` in `%t.0`), if any."""
+        suffix = ""
+        while type(node) is TupleGetItem and node not in self.plan.bound:  # type: ignore[union-attr]
+            suffix = f".{node.index}" + suffix
+            node = node.tuple_value
+        if type(node) is Var:
+            return node.name + suffix
+        return None
+
+    def _if(self, node: If) -> Iterator:
+        tvm = self.tvm
+        cond = self.occ((yield node.cond), node, 0)
+        then = yield self._scope(self._scope_of(node, "then"), node.then_branch, (node, 1))
+        other = yield self._scope(self._scope_of(node, "else"), node.else_branch, (node, 2))
+        then_doc = self._render_block(then, "{", "}", force=tvm, grouped=False)
+        head = ["if (", self._inline_term(cond), ") ", then_doc, " else "]
+        tail = node.else_branch
+        if (
+            not tvm
+            and not other.stmts
+            and not other.after
+            and not other.tail_term
+            and type(tail) is If
+            and tail not in self.plan.bound  # type: ignore[union-attr]
+            and type(other.tail) is Group
+        ):
+            # `else if`: the whole chain breaks as one.
+            return (Group([head, other.tail.doc]), P_BLOCK, None)
+        return (Group([head, self._render_block(other, "{", "}", force=tvm, grouped=False)]), P_BLOCK, None)
+
+    def _match(self, node: Match) -> Iterator:
+        tvm = self.tvm
+        data = self.occ((yield node.data), node, 0)
+        clauses: list = []
+        for i, clause in enumerate(node.clauses):
+            notes = self._take(clause)
+            pattern = self._pattern(clause.pattern, clause)
+            block = yield self._scope(self._scope_of(node, "clause", i), clause.body, (node, i + 1))
+            doc: list = []
+            if i:
+                doc.append(HARDLINE)
+            if notes is not None:
+                doc.append(self._lead(notes.before, inline=False))
+            if tvm:
+                if block.stmts or block.after:
+                    body = self._render_block(block, "{", "}", force=True)
+                    doc += [_PUSH, pattern, " => ", body, ",", _POP]
+                else:
+                    doc += [_PUSH, pattern, " => ", block.tail, ",", _POP]
+                    if block.tail_term:
+                        doc.append(self._trail(block.tail_term))
+            else:
+                body = self._render_block(block, "{", "}", force=False)
+                doc += [_PUSH, "case ", pattern, " ", body, _POP]
+            if notes is not None:
+                doc.append(self._trail(notes.after + notes.after_term))
+            clauses.append(doc)
+        head = ("match" if node.complete else "match?") + " ("
+        if not clauses:
+            return ([head, self._inline_term(data), ") {}"], P_BLOCK, None)
+        doc = [head, self._inline_term(data), ") {", Nest(2, [HARDLINE, clauses]), HARDLINE, "}"]
+        return (doc, P_BLOCK, None)
+
+    def _pattern(self, pattern: Any, clause: Any) -> Doc:
+        """A pattern; its variables are bound for the clause body."""
+        tvm = self.tvm
+        # Iterative post-order over the pattern tree.
+        out: dict[int, Doc] = {}
+        stack: list[tuple[Any, bool]] = [(pattern, False)]
+        while stack:
+            p, done = stack.pop()
+            if isinstance(p, (PatternConstructor, PatternTuple)) and not done:
+                stack.append((p, True))
+                stack.extend((q, False) for q in reversed(p.patterns))
+                continue
+            if isinstance(p, PatternWildcard):
+                doc: Doc = "_"
+            elif isinstance(p, PatternVar):
+                doc = self._binder(p.var, clause, self._take(p.var), bind=True)
+            elif isinstance(p, PatternConstructor):
+                _check_name(p.constructor.name, _IDENT, "constructor", p.span)
+                parts = [out.pop(id(q)) for q in p.patterns]
+                if parts:
+                    doc = [p.constructor.name, "(", _comma(parts), ")"]
+                else:
+                    doc = p.constructor.name if tvm else p.constructor.name + "()"
+            else:
+                parts = [out.pop(id(q)) for q in p.patterns]
+                doc = ["(", _comma(parts), ",)" if len(parts) == 1 else ")"]
+            out[id(p)] = doc
+        return out[id(pattern)]
+
+    def _ref_create(self, node: RefCreate) -> Iterator:
+        value = self.occ((yield node.value), node, 0)
+        return (["ref", self._list("(", [value], ")")], P_ATOM, None)
+
+    def _ref_read(self, node: RefRead) -> Iterator:
+        ref = self.occ((yield node.ref), node, 0)
+        return (["ref_read", self._list("(", [ref], ")")], P_ATOM, None)
+
+    def _ref_write(self, node: RefWrite) -> Iterator:
+        ref = self.occ((yield node.ref), node, 0)
+        value = self.occ((yield node.value), node, 1)
+        return (["ref_write", self._list("(", [ref, value], ")")], P_ATOM, None)
+
+    def _constant_rule(self, node: Constant) -> Iterator:
+        return self._constant(node)
+        yield  # pragma: no cover - makes this a generator
+
+
+def _comma(parts: list) -> list:
+    out: list = []
+    for i, part in enumerate(parts):
+        if i:
+            out.append(", ")
+        out.append(part)
+    return out
+
+
+def _check_name(name: str, pattern: re.Pattern, what: str, span: Span | None) -> None:
+    if not pattern.fullmatch(name):
+        raise PrintError(f"the {what} name `{name}` cannot be written in Relay text", span)
+
+
+def _infix(node: Call) -> str | None:
+    """The operator symbol to print a call with, if it was written with one."""
+    sym = node.infix
+    if sym is None or node.attrs or node.type_args or type(node.op) is not Op:
+        return None
+    if len(node.args) == 2:
+        entry = BINARY.get(sym)
+        return sym if entry is not None and entry[1] == node.op.name else None
+    if len(node.args) == 1 and sym == "-" and node.op.name == "negative":
+        arg = node.args[0]
+        if type(arg) is Constant and arg.shape == () and arg.meta_index is None and arg.dtype != "bool":
+            return None  # `-1` would read back as the literal -1
+        return sym
+    return None
+
+
+def _all_edges(node: Expr) -> Iterator[tuple[Expr, int, Any, int]]:
+    from .sharing import edges
+
+    yield from edges(node)
+
+
+_RULES: dict[type, Any] = {
+    Function: _Printer._function,
+    Let: _Printer._let,
+    Call: _Printer._call,
+    Tuple: _Printer._tuple,
+    TupleGetItem: _Printer._tuple_get_item,
+    If: _Printer._if,
+    Match: _Printer._match,
+    RefCreate: _Printer._ref_create,
+    RefRead: _Printer._ref_read,
+    RefWrite: _Printer._ref_write,
+    Constant: _Printer._constant_rule,
+}
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def _layout(printer: _Printer, doc: Doc) -> str:
+    names = printer.names
+    for _ in range(4):
+        names.reset()
+        text = layout(doc, printer.width, names)
+        if not names.changed:
+            return text
+    return text
+
+
+def header_for(module: Module, dialect: str) -> str | None:
+    if dialect != TVM:
+        return None
+    if module.version == "0.0.4":
+        return "v0.0.4"
+    return '#[version = "0.0.5"]'
+
+
+class Printed:
+    """Text and the order in which it holds the module's comments."""
+
+    __slots__ = ("text", "comment_order")
+
+    def __init__(self, text: str, comment_order: list[int]) -> None:
+        self.text = text
+        self.comment_order = comment_order
+
+
+def render_module(
+    module: Module,
+    dialect: str | None = None,
+    width: int = 100,
+    comments: Comments | None = None,
+    header: str | None = "auto",
+) -> Printed:
+    """Print a module; `dialect` None keeps the module's own (TVM if it has a
+    version header). Raises `PrintError` for what the dialect cannot write."""
+    dialect = dialect or (TVM if module.version is not None else DOCS)
+    printer = _Printer(dialect, width, comments, module.source.text if module.source is not None and comments is not None else None)
+    if header == "auto":
+        header = header_for(module, dialect)
+    doc = printer.module(module, header)
+    text = _layout(printer, doc)
+    return Printed(text, list(printer.names.comments_seen))
+
+
+def print_module(module: Module, dialect: str | None = None, width: int = 100) -> str:
+    """A module as text (without the comments of its source)."""
+    return render_module(module, dialect, width).text
+
+
+def print_expr(expr: Expr, dialect: str = DOCS, width: int = 100) -> str:
+    """An expression as text: its statements and final value, without a trailing newline."""
+    printer = _Printer(dialect, width, None, None)
+    doc = printer.expr(expr)
+    return _layout(printer, doc)

@@ -1,0 +1,313 @@
+"""Which nodes the printer names with `%n = ...` temporaries, and where.
+
+A parsed program is a DAG: a graph binding makes every use of `%1` the same
+node. Printed as a tree, a shared node would be repeated (exponentially, in
+a chain of diamonds), so the printer binds it once to a temporary:
+
+- variables, globals, operators, constructors and scalar constants are
+  atoms, always printed inline;
+- a node used more than once is *bound*; so is, in the TVM dialect, every
+  non-atomic operand of a call, tuple, projection, `if` condition, `match`
+  subject or reference operation (TVM printed that way); in the documented
+  dialect, an expression nested more than `MAX_INLINE_DEPTH` operands deep
+  is bound too, so that lines stay readable and output stays linear;
+- a node whose source text carries a comment stays as the source wrote it:
+  bound if it was a graph binding, inline if it was written inline, so that
+  its comments keep their place and their order.
+
+A binding is printed in a *scope*: a function body, an `if` branch, a
+match clause, a block (`{ let ...; e }`) or the top level. Its scope is the
+innermost one that contains all its uses; if the node came from source text,
+it is the scope where the source wrote it (never deeper), so the formatter
+does not move a user's binding into a branch. `Plan` computes all of this
+in two linear passes (uses bottom-up, scopes top-down) over the DAG.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from ..ir.expr import (
+    Call,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Match,
+    Op,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from .comments import Comments
+
+MAX_INLINE_DEPTH = 12
+
+# Edge roles.
+OPERAND = 0  # an operand inside an expression
+VALUE = 1  # the value of a `let` (or of `e;`)
+TAIL = 2  # the final expression of a scope, or the body of a `let`
+
+_ATOM_TYPES = (Var, GlobalVar, Op, Constructor)
+
+
+def is_atom(node: Expr) -> bool:
+    """Printed inline wherever it is used."""
+    if isinstance(node, _ATOM_TYPES):
+        return True
+    if isinstance(node, Constant):
+        return node.meta_index is not None or node.shape == ()
+    return False
+
+
+def edges(node: Expr) -> Iterator[tuple[Expr, int, str | None, int]]:
+    """(child, role, new scope kind or None, scope index) in text order."""
+    t = type(node)
+    if t is Call:
+        yield node.op, OPERAND, None, 0
+        for a in node.args:
+            yield a, OPERAND, None, 0
+    elif t is Let:
+        yield node.value, VALUE, None, 0
+        yield node.body, TAIL, None, 0
+    elif t is Tuple:
+        for f in node.fields:
+            yield f, OPERAND, None, 0
+    elif t is TupleGetItem:
+        yield node.tuple_value, OPERAND, None, 0
+    elif t is Function:
+        yield node.body, TAIL, "fn", 0
+    elif t is If:
+        yield node.cond, OPERAND, None, 0
+        yield node.then_branch, TAIL, "then", 0
+        yield node.else_branch, TAIL, "else", 0
+    elif t is Match:
+        yield node.data, OPERAND, None, 0
+        for i, clause in enumerate(node.clauses):
+            yield clause.body, TAIL, "clause", i
+    elif t is RefCreate:
+        yield node.value, OPERAND, None, 0
+    elif t is RefRead:
+        yield node.ref, OPERAND, None, 0
+    elif t is RefWrite:
+        yield node.ref, OPERAND, None, 0
+        yield node.value, OPERAND, None, 0
+
+
+class Scope:
+    """Where statements can be printed; `bound` lists the bindings it holds."""
+
+    __slots__ = ("parent", "depth", "owner", "kind", "index", "bound", "stmts", "flushed")
+
+    def __init__(self, parent: Scope | None, owner: Any, kind: str, index: int = 0) -> None:
+        self.parent = parent
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.owner = owner
+        self.kind = kind
+        self.index = index
+        self.bound: list[Expr] = []
+        self.stmts: list | None = None
+        self.flushed = 0
+
+    def __repr__(self) -> str:
+        return f"Scope({self.kind}, depth={self.depth})"
+
+    def source_range(self) -> tuple[int, int] | None:
+        owner = self.owner
+        if owner is None:
+            return None
+        if self.kind == "clause":
+            span = owner.clauses[self.index].span
+        else:
+            span = owner.span
+        return (span.start, span.end) if span is not None else None
+
+
+def lca(a: Scope, b: Scope) -> Scope:
+    while a.depth > b.depth:
+        a = a.parent  # type: ignore[assignment]
+    while b.depth > a.depth:
+        b = b.parent  # type: ignore[assignment]
+    while a is not b:
+        a = a.parent  # type: ignore[assignment]
+        b = b.parent  # type: ignore[assignment]
+    return a
+
+
+class Plan:
+    """The printing decisions for one root (a definition or the module's expression)."""
+
+    def __init__(self, root: Expr, tvm: bool, comments: Comments | None = None) -> None:
+        self.root = root
+        self.tvm = tvm
+        self.bound: set[Expr] = set()
+        self.spine: set[Let] = set()  # lets printed as statements of their scope
+        self.scope_of: dict[Expr, Scope] = {}  # bound node -> scope of its binding
+        self.scopes: dict[tuple[Any, str, int], Scope] = {}
+        self.used_vars: set[Var] = set()
+        self.root_scope = Scope(None, None, "root")
+        order, uses, parent, hoist = self._walk(root)
+        self._decide(order, uses, parent, hoist, comments)
+        self._place(order)
+
+    # ---- pass 1: uses ------------------------------------------------------
+
+    def _walk(self, root: Expr) -> tuple[list[Expr], dict[Expr, int], dict[Expr, tuple[Expr, int]], set[Expr]]:
+        """Post-order of the non-atomic nodes, use counts, the parent of
+        nodes used once, and nodes standing where TVM hoists operands."""
+        order: list[Expr] = []
+        uses: dict[Expr, int] = {root: 0}
+        parent: dict[Expr, tuple[Expr, int]] = {}
+        hoist: set[Expr] = set()
+        used_vars = self.used_vars
+        stack: list[tuple[Expr, bool]] = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                order.append(node)
+                continue
+            stack.append((node, True))
+            for child, role, _kind, _ in edges(node):
+                if type(child) is Var:
+                    used_vars.add(child)
+                    continue
+                if is_atom(child):
+                    continue
+                count = uses.get(child)
+                if count is None:
+                    uses[child] = 1
+                    parent[child] = (node, role)
+                    if role == OPERAND:
+                        hoist.add(child)
+                    stack.append((child, False))
+                else:
+                    uses[child] = count + 1
+                    if role == OPERAND:
+                        hoist.add(child)
+        return order, uses, parent, hoist
+
+    # ---- pass 2: which nodes are bound --------------------------------------
+
+    def _decide(
+        self,
+        order: list[Expr],
+        uses: dict[Expr, int],
+        parent: dict[Expr, tuple[Expr, int]],
+        hoist: set[Expr],
+        comments: Comments | None,
+    ) -> None:
+        bound = self.bound
+        root = self.root
+        height: dict[Expr, int] = {}
+        for node in order:  # children before parents
+            if node is root:
+                continue
+            if uses[node] > 1:
+                bound.add(node)
+                continue
+            if comments:
+                written = self._written(node, parent.get(node), comments)
+                if written is not None:
+                    if written:
+                        bound.add(node)
+                    continue
+            if self.tvm and node in hoist:
+                bound.add(node)
+                continue
+            if not self.tvm:
+                h = 0
+                for child, role, kind, _ in edges(node):
+                    if role == OPERAND and kind is None and child in height and child not in bound:
+                        ch = height[child] + 1
+                        if ch > h:
+                            h = ch
+                if h > MAX_INLINE_DEPTH:
+                    bound.add(node)
+                else:
+                    height[node] = h
+        # Lets that continue a statement sequence.
+        spine = self.spine
+        for node in order:
+            if type(node) is Let and node not in bound:
+                up = parent.get(node)
+                if node is root or (up is not None and up[1] == TAIL):
+                    spine.add(node)
+        if type(root) is Let:
+            spine.add(root)
+
+    @staticmethod
+    def _written(node: Expr, up: tuple[Expr, int] | None, comments: Comments) -> bool | None:
+        """For a node whose text carries comments: whether the source bound it
+        (`%n = ...`) rather than writing it inline. None if it has no comments."""
+        span = node.span
+        if span is None or up is None or not comments.any_within(span.start, span.end + 1):
+            return None
+        pspan = up[0].span
+        return not (pspan is not None and pspan.start <= span.start and span.end <= pspan.end)
+
+    # ---- pass 3: scopes ----------------------------------------------------
+
+    def scope(self, owner: Any, kind: str, index: int, parent: Scope) -> Scope:
+        key = (owner, kind, index)
+        found = self.scopes.get(key)
+        if found is None:
+            found = self.scopes[key] = Scope(parent, owner, kind, index)
+        return found
+
+    def is_block(self, node: Expr) -> bool:
+        """A `let` printed as an expression (`{ let ...; e }`), not as statements."""
+        return type(node) is Let and node not in self.spine
+
+    def _place(self, order: list[Expr]) -> None:
+        ctx: dict[Expr, Scope] = {self.root: self.root_scope}
+        bound = self.bound
+        scope_of = self.scope_of
+        spine = self.spine
+        for node in reversed(order):  # parents before children
+            here = ctx.get(node)
+            if here is None:  # a bound node: every use is known now
+                here = self._source_scope(node, scope_of[node])
+                scope_of[node] = here
+                here.bound.append(node)
+            inner = here
+            if type(node) is Let and node not in spine:
+                inner = self.scope(node, "block", 0, here)
+            for child, _role, kind, index in edges(node):
+                if is_atom(child):
+                    continue
+                use = self.scope(node, kind, index, here) if kind is not None else inner
+                if child in bound:
+                    known = scope_of.get(child)
+                    scope_of[child] = use if known is None else lca(known, use)
+                else:
+                    ctx[child] = use
+        for scope in self.scopes.values():
+            if len(scope.bound) > 1:
+                scope.bound.sort(key=_source_key)
+        if len(self.root_scope.bound) > 1:
+            self.root_scope.bound.sort(key=_source_key)
+
+    @staticmethod
+    def _source_scope(node: Expr, scope: Scope) -> Scope:
+        """The scope where the source text bound `node`, if it encloses `scope`."""
+        span = node.span
+        if span is None:
+            return scope
+        found = scope
+        while found.parent is not None:
+            rng = found.source_range()
+            if rng is None or rng[0] <= span.start < rng[1]:
+                break
+            found = found.parent
+        return found
+
+
+def _source_key(node: Expr) -> int:
+    span = node.span
+    return span.start if span is not None else -1

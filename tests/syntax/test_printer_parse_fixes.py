@@ -1,0 +1,34 @@
+"""Parser behaviour the printer relies on, pinned where it was found wrong."""
+
+from __future__ import annotations
+
+from relay_text.ir.ty import TensorType, TypeCall
+from tests.helpers import parse_ok
+
+
+def test_bare_dtype_as_adt_argument_is_a_scalar_tensor_type() -> None:
+    """A bare dtype in type position is `Tensor[(), dtype]` (seed 001, "Type
+    System"); TVM's printer writes `List[float32]` for List[Tensor[(), float32]]."""
+    module = parse_ok(
+        '#[version = "0.0.5"]\n'
+        "type List[A] { Nil, Cons(A, List[A]), }\n"
+        "def @f(%l: List[float32]) { %l }\n"
+    )
+    ty = next(iter(module.functions.values())).params[0].type_annotation
+    assert isinstance(ty, TypeCall)
+    assert ty.args == (TensorType((), "float32"),)
+
+
+def test_bare_dtype_for_a_base_type_parameter_stays_a_dtype() -> None:
+    module = parse_ok(
+        "data Boxed<b : BaseType> {\n  Box : (Tensor[(), b]) -> Boxed\n}\n"
+        "def @f(%x : Boxed[float32]) { %x }\n"
+    )
+    ty = next(iter(module.functions.values())).params[0].type_annotation
+    assert ty.args == ("float32",)
+
+
+def test_none_inside_an_attribute_list_is_kept() -> None:
+    """`[None]` is a one-element list, not the empty list `[]`."""
+    call = parse_ok("f(a=[None], b=[], c=None, d=[1, None])").expr
+    assert call.attrs == (("a", (None,)), ("b", ()), ("c", None), ("d", (1, None)))

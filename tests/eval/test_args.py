@@ -69,14 +69,17 @@ def test_wrong_dtype_and_wrong_element() -> None:
 def test_wrong_constructor() -> None:
     ran = run_request(PROGRAM, arg_texts=[("x", "Constant(1, (2, 2), float32)"), ("l", "Some(1)"), ("p", "MkPair(1, 2)")])
     (d,) = errors(ran)
-    assert d.message.endswith("expected a value of List[int32], found `Some(...)` of type Optional")
+    assert d.message == (
+        "argument `l` does not fit parameter `%l : List[Tensor[(), int32]]`: "
+        "expected a value of List[Tensor[(), int32]], found `Some(...)` of type Optional"
+    )
 
 
 def test_missing_argument_names_the_parameter_and_its_type() -> None:
     ran = run_request(PROGRAM, arg_texts=[("x", "Constant(1, (2, 2), float32)"), ("p", "MkPair(1, 2)")])
     (d,) = errors(ran)
     assert located(d) == ("bad-argument", 4, 41, 4, 42)
-    assert d.message == "missing argument for parameter `%l : List[int32]`"
+    assert d.message == "missing argument for parameter `%l : List[Tensor[(), int32]]`"
     assert d.helps == ["pass `--arg l=VALUE` (or `--args FILE.npz`, or `--random-args`)"]
 
 

@@ -77,6 +77,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         self.prelude = prelude
         self.dialect = "tvm" if module.version else "docs"
         self.explain = Explainer(self.dialect)
+        self.spans = spans.Locator(module.positions)
         self.diags: list[Diagnostic] = []
         self.solver = Solver(self._relation_error)
         self.unifier = self.solver.unifier
@@ -118,7 +119,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         site = c.site
         span = site.span
         if exc.arg is not None and isinstance(site.call, Call) and exc.arg < len(site.call.args):
-            span = spans.arg_span(site.call, exc.arg)
+            span = self.spans.arg_span(site.call, exc.arg)
         if exc.unify_error is not None and exc.unify_error.reason == "occurs":
             diag = self.explain.occurs(span, exc.unify_error)
         elif exc.expected is not None or exc.found is not None or (exc.unify_error is not None and not exc.message):
@@ -430,7 +431,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             Diagnostic(
                 "type-mismatch",
                 f"only a tuple can be projected with `.{index}`, but this has type `{self.ty(f)}`",
-                spans.projected_span(node),
+                self.spans.projected_span(node),
                 label="not a tuple",
             )
         )
@@ -473,7 +474,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                 # declared parameters come back when it is generalized.
                 vt = FuncType(vt.arg_types, vt.ret_type)
             origin = (spans.annotation_span(var), "expected because of this annotation") if annot is not None else None
-            self.expect(vt, var_t, lambda let=let: spans.let_value_span(let), origin)
+            self.expect(vt, var_t, lambda let=let: self.spans.let_value_span(let), origin)
             if generalize:
                 self.solver.solve()
                 self.level -= 1
@@ -517,7 +518,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         yield node.body
         body_t = self.use_type(node.body)
         origin = (getattr(node.ret_type, "span", None), "expected because of this return type") if node.ret_type is not None else None
-        self.expect(body_t, ret, lambda: spans.body_result_span(node), origin)
+        self.expect(body_t, ret, lambda: self.spans.body_result_span(node), origin)
         for p in node.params:
             self._unbind_name(p.name)
         ft = FuncType(tuple(params), ret, node.type_params, relations)
@@ -537,7 +538,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                 Diagnostic(
                     "unknown-attribute",
                     f"{name_of(op)} is not an operator and takes no attributes",
-                    spans.attr_span(node, key),
+                    self.spans.attr_span(node, key),
                     label=f"`{key}=` is an attribute",
                 ).with_note("only operators (`nn.conv2d(..., padding=[1, 1])`) take `key=value` attributes")
             )
@@ -559,7 +560,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             Diagnostic(
                 "type-mismatch",
                 f"{name_of(op)} is not a function; its type is `{self.ty(f)}`",
-                spans.callee_span(node),
+                self.spans.callee_span(node),
                 label="called here",
             )
         )
@@ -576,7 +577,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                 label=f"expected {want} argument{'' if want == 1 else 's'}",
             )
             if definition is not None and definition.span is not None:
-                diag.with_label(spans.signature_span(definition), "defined here")
+                diag.with_label(self.spans.signature_span(definition), "defined here")
             self.error(diag)
             return ERROR  # which arguments were meant is unclear: do not guess
         for i in range(got):
@@ -590,7 +591,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             ok = self.expect(
                 arg_types[i],
                 f.arg_types[i],
-                lambda i=i: spans.arg_span(node, i),
+                lambda i=i: self.spans.arg_span(node, i),
                 origin,
                 message=f"mismatched types: the {ordinal(i + 1)} argument of {name_of(node.op)} must be `{{expected}}`, found `{{found}}`",
             )
@@ -640,8 +641,8 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         self.expect(
             else_t,
             then_t,
-            lambda: spans.branch_span(node, 1),
-            (spans.branch_span(node, 0), "the `then` branch has type `{expected}`"),
+            lambda: self.spans.branch_span(node, 1),
+            (self.spans.branch_span(node, 0), "the `then` branch has type `{expected}`"),
             message="`if` and `else` have different types: expected `{expected}`, found `{found}`",
             label="this has type `{found}`",
         )
@@ -658,7 +659,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         ok = self.expect(
             cond_t,
             BOOL,
-            lambda: spans.if_cond_span(node),
+            lambda: self.spans.if_cond_span(node),
             message="the condition of `if` must be a single bool `{expected}`, found `{found}`",
             label="this has type `{found}`",
             notes=notes,

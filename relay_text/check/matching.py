@@ -86,7 +86,7 @@ class MatchMixin:
                     inst.ret_type,
                     t,
                     p.span,
-                    message=f"this pattern matches values of type `{{found}}`, but the value matched has type `{{expected}}`",
+                    message="this pattern matches values of type `{found}`, but the value matched has type `{expected}`",
                     label=f"`{ctor.name}` builds `{{found}}`",
                 )
                 want, got = len(inst.arg_types), len(p.patterns)
@@ -137,7 +137,7 @@ class MatchMixin:
             diag.with_note("clauses are tried in order and the first that matches is chosen")
             self.error(diag)
         if report.missing is not None and node.complete:
-            head_end = spans.match_data_span(node)
+            head_end = self.spans.match_data_span(node)
             span = node.span
             if span is not None and head_end is not None:
                 span = Span(span.source, span.start, head_end.end + (1 if span.source.text[head_end.end : head_end.end + 1] == ")" else 0))

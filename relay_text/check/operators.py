@@ -18,7 +18,6 @@ from ..ir.ty import TupleType, TypeRelation
 from ..ops import registry
 from ..ops import relations as rels
 from ..syntax.suggest import close_names, or_list
-from . import spans
 from .polymorphism import Template
 from .solver import Constraint, Site
 from .types import ERROR, Hole
@@ -87,7 +86,7 @@ class OperatorMixin:
                 )
             )
             return
-        span = spans.attr_span(node, problem.key)
+        span = self.spans.attr_span(node, problem.key)
         if problem.key not in opdef.schema:
             diag = Diagnostic("unknown-attribute", problem.message, span, label="unknown attribute")
             suggestions = close_names(problem.key, opdef.schema)

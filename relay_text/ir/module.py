@@ -7,6 +7,7 @@ from typing import Union
 
 from .adt import TypeData
 from .expr import Constructor, Expr, Function, GlobalVar, Var
+from .positions import Positions
 from .span import Source, Span
 from .ty import GlobalTypeVar
 
@@ -50,17 +51,14 @@ class Module:
     metadata: Metadata | None = None
     comments: list[Comment] = field(default_factory=list)
     source: Source | None = None
-    # Where shared children are written: (id(parent), child index in
-    # visitor.children order) -> (start, end) offsets. A variable, global or
-    # graph-bound node is one object whatever its uses, so its own span is
-    # where it is bound; this records each use. See `written_at`.
-    occurrences: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    # Where shared nodes are used, and other positions diagnostics need.
+    positions: Positions = field(default_factory=Positions)
 
     def written_at(self, parent: Expr, index: int) -> Span | None:
         """Where child `index` (in `visitor.children` order) of `parent` is written."""
-        at = self.occurrences.get((id(parent), index))
-        if at is not None and self.source is not None:
-            return Span(self.source, at[0], at[1])
+        span = self.positions.use(parent, index)
+        if span is not None:
+            return span
         from .visitor import children
 
         return getattr(children(parent)[index], "span", None)

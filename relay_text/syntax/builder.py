@@ -58,6 +58,7 @@ from ..ir.ty import (
 )
 from .lexer import Tok, skip_trivia
 from .literals import LiteralError, int_range, is_float_dtype, is_int_text, parse_float, parse_int, round_float
+from ..ir.positions import Positions
 from .scopes import Scopes
 from .suggest import close_names, or_list
 
@@ -145,10 +146,11 @@ class _Use:
     built from them, and `_u` unwraps.
     """
 
-    __slots__ = ("node", "start", "end")
+    __slots__ = ("node", "start", "end", "inner")
 
-    def __init__(self, node: Expr, start: int, end: int) -> None:
+    def __init__(self, node: Expr, start: int, end: int, inner: tuple[int, int] | None = None) -> None:
         self.node, self.start, self.end = node, start, end
+        self.inner = inner  # for a `{ ... }` block: where its result expression is written
 
 
 def _u(x: Any) -> Any:
@@ -196,29 +198,32 @@ class Builder:
         self.defined_ctor_names: set[str] = set()
         self._literal_errors: dict[int, Diagnostic] = {}
         self.defining_adt: GlobalTypeVar = GlobalTypeVar("")
-        self.occurrences: dict[tuple[int, int], tuple[int, int]] = {}
+        self.positions = Positions(source)
 
     def end(self) -> None:
         """Drop per-file state, so the builder keeps nothing of the file alive."""
         self.values = self.types = None  # type: ignore[assignment]
         self.module = None  # type: ignore[assignment]
-        self.occurrences = self.graph_uses = {}  # type: ignore[assignment]
+        self.positions = Positions()
+        self.graph_uses = {}
         self.diags, self.unbound, self.global_refs = [], [], []
 
     def span(self, start: int, end: int) -> Span:
         return Span(self.source, start, end)
 
-    def _note(self, parent: Expr, raws: Any, first: int = 0) -> None:
+    def _note(self, parent: Any, raws: Any, first: int = 0) -> None:
         """Remember where the shared children of `parent` are written.
 
         `raws` are the children as parsed, in `visitor.children` order from
-        index `first`; uses (`_Use`) of shared nodes are recorded, others
-        carry their own span.
+        index `first`; uses (`_Use`) of shared nodes and blocks are recorded
+        in `positions`, other children carry their own span.
         """
-        occ = self.occurrences
+        uses = self.positions.uses
         for i, raw in enumerate(raws, first):
             if type(raw) is _Use:
-                occ[(id(parent), i)] = (raw.start, raw.end)
+                uses[(id(parent), i)] = (raw.start, raw.end)
+                if raw.inner is not None:
+                    self.positions.results[(id(parent), i)] = raw.inner
 
     def error(self, code: str, message: str, span: Span | None, label: str = "") -> Diagnostic:
         diag = Diagnostic(code, message, span, label=label)
@@ -247,7 +252,7 @@ class Builder:
         if body is not None:
             module.expr = _u(body)
         module.free_vars = tuple(self.free_vars)
-        module.occurrences = self.occurrences
+        module.positions = self.positions
         return module
 
     # ---- definitions -------------------------------------------------------
@@ -274,11 +279,11 @@ class Builder:
         return gv, kw
 
     def fn_sig(self, c: list) -> tuple:
-        type_params, params, ret_type, where = c
+        type_params, params, close, ret_type, where = c
         if params is None:
             params = ([], [])
         ret = self.as_type(ret_type) if ret_type is not None else None
-        return type_params or (), params, ret, where or ()
+        return type_params or (), params, ret, where or (), close.end_pos
 
     def params(self, c: list) -> tuple[list[Var], list[_Kw]]:
         vars_, attrs = [], []
@@ -345,7 +350,7 @@ class Builder:
 
     def _function(self, c: list, start: int) -> Function:
         sig, body_tok = c[1], c[2]
-        type_params, (params, attrs), ret, where = sig
+        type_params, (params, attrs), ret, where, head_end = sig
         body = _u(body_tok)
         self.values.pop()
         self.types.pop()
@@ -359,6 +364,7 @@ class Builder:
             self.span(start, self._end(body_tok)),
         )
         self._note(func, (body_tok,), len(params))
+        self.positions.heads[id(func)] = (start, head_end)
         return func
 
     def def_fn(self, c: list) -> None:
@@ -536,7 +542,13 @@ class Builder:
 
     def block(self, c: list) -> _Use:
         self.values.pop()
-        return _Use(_u(c[1]), c[0].start_pos, c[2].end_pos)
+        raw = c[1]
+        if type(raw) is _Use:
+            inner = raw.inner or (raw.start, raw.end)
+        else:
+            span = self._span(raw)
+            inner = (span.start, span.end)
+        return _Use(_u(raw), c[0].start_pos, c[2].end_pos, inner)
 
     def lbrace(self, c: list) -> Tok:
         self.values.push()
@@ -626,6 +638,9 @@ class Builder:
         start = self._span(callee).start
         call = Call(_u(callee), tuple(_u(a) for a in positional), tuple(attrs), type_args, self.span(start, close.end_pos))
         self._note(call, (callee, *positional))
+        keys = self.positions.attr_keys
+        for key, span in seen.items():
+            keys[(id(call), key)] = (span.start, span.end)
         return call
 
     def args(self, c: list) -> list:
@@ -742,11 +757,11 @@ class Builder:
         clauses = tuple(x for x in c[2:-1] if isinstance(x, Clause))
         node = Match(_u(data), clauses, kw.value == "match", self.span(kw.start_pos, c[-1].end_pos))
         self._note(node, (data,))
-        occ = self.occurrences
-        for i, clause in enumerate(clauses, 1):
-            body_at = occ.pop((id(clause), 0), None)
-            if body_at is not None:
-                occ[(id(node), i)] = body_at
+        for table in (self.positions.uses, self.positions.results):
+            for i, clause in enumerate(clauses, 1):
+                at = table.pop((id(clause), 0), None)
+                if at is not None:
+                    table[(id(node), i)] = at
         return node
 
     def _bind_pattern(self, pattern: Any) -> None:

@@ -51,4 +51,15 @@ def test_nodes_with_their_own_span_need_no_entry() -> None:
     m = parse_ok("fn (%x) { (add(%x, 1), 2) }")
     tup = m.expr.body
     assert m.written_at(tup, 0).text == "add(%x, 1)"
-    assert (id(tup), 0) not in m.occurrences
+    assert m.positions.use(tup, 0) is None
+
+
+def test_results_of_blocks_and_attribute_keys_and_heads() -> None:
+    m = parse_ok("def @f(%c : bool, %x) -> int32 {\n  if (%c) { let %y = 1; %y } else { %x }\n}\ndef @g(%a) { nn.relu(%a, axis=1) }")
+    f = m.functions[m.global_var("f")]
+    branch = f.body
+    assert m.positions.result(branch, 2).text == "%x"
+    assert m.written_at(branch, 2).text == "{ %x }"
+    assert m.positions.head(f).text == "def @f(%c : bool, %x)"
+    g = m.functions[m.global_var("g")]
+    assert m.positions.attr_key(g.body, "axis").text == "axis"

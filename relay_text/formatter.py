@@ -248,3 +248,67 @@ def _check_type(ty: Any, span: Span | None, problem: Any) -> None:
     for t in _types(ty):
         if isinstance(t, FuncType):
             _kinded(t.type_params, t.span or span, problem)
+
+
+# ---------------------------------------------------------------- files
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Replace a file's content in one step: a reader sees the old text or
+    the new one, never a mix, and an error leaves the old file in place."""
+    import os
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = None
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except OSError:
+        pass
+    fd, tmp = tempfile.mkstemp(prefix=".relay-fmt-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_failure(name: str, error: UnsafeFormat) -> str:
+    """Write both texts of a failed safety check to a temporary file; its path."""
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="relay-fmt-", suffix=".log")
+    with open(fd, "w", encoding="utf-8") as handle:
+        handle.write(f"relay fmt: {name}: {error.reason}\n")
+        handle.write("==================== original ====================\n")
+        handle.write(error.original)
+        handle.write("\n==================== formatted ===================\n")
+        handle.write(error.output)
+    return path
+
+
+def unified_diff(name: str, before: str, after: str) -> str:
+    import difflib
+
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"{name}", f"{name} (formatted)"
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def newline_style(text: str) -> str:
+    """`\\r\\n` if the text's first line ends that way, else `\\n`."""
+    end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"

@@ -70,7 +70,7 @@ class Note:
     own_line: bool  # nothing but blanks before it on its line
     line: bool  # runs to the end of the line (`//`, `#`)
     blank_before: bool  # an empty line separates it from the code above
-    inline_lead: bool = False  # a block comment written on the same line as what it leads
+    inline_lead: bool = False  # a block comment with more text after it on its line
 
 
 @dataclass(slots=True)
@@ -127,6 +127,9 @@ class _Anchors:
         self.starts: list[int] = [c.span.start for c in comments]
         self.ends: list[int] = [c.span.end for c in comments]
         self.items: list[tuple[int, int, int, Hashable]] = []  # (start, end, seq, key)
+        # Anchors printed at the start of a line, with the empty lines before
+        # them kept: definitions, `let` statements, graph bindings.
+        self.line_level: set[Hashable] = set()
 
     def add(self, start: int, end: int, key: Hashable) -> None:
         if end > start:
@@ -233,6 +236,9 @@ class _Collector:
             if var.span is not None:
                 start = self.text.rfind("free_var", 0, var.span.start)
                 a.add(start if start >= 0 else var.span.start, self._binder_end(var), var)
+                a.line_level.add(var)
+        a.line_level.update(module.functions.values())
+        a.line_level.update(module.type_defs.values())
         for item in module.order:
             if item in module.functions:
                 self.walk(module.functions[item])
@@ -297,6 +303,8 @@ class _Collector:
             span = node.span
             if span is not None:
                 a.add(span.start, span.end, node)
+            if isinstance(node, Let):
+                a.line_level.add(node)
             for var in _binders(node):
                 if var.span is not None:
                     a.add(var.span.start, self._binder_end(var), var)
@@ -315,7 +323,13 @@ class _Collector:
             end = span.end if span is not None else 0
             if isinstance(node, TupleGetItem) and span is not None and span.end - span.start > 0:
                 scan = scan and not self.text.startswith("%", span.start)
+            if scan:
+                cursor = max(cursor, self._after_binders(node, cursor))
             for index, child in children:
+                if scan and isinstance(node, Match) and index >= 1:
+                    pspan = node.clauses[index - 1].pattern.span
+                    if pspan is not None:
+                        cursor = max(cursor, pspan.end)
                 cspan = getattr(child, "span", None)
                 contained = (
                     span is not None
@@ -329,6 +343,8 @@ class _Collector:
                     cursor = cspan.end
                     if isinstance(child, Constant):
                         a.add(cspan.start, cspan.end, child)
+                elif cspan is not None and not isinstance(child, _ATOMS + (Op, Constant)):
+                    a.line_level.add(child)  # written as a graph binding
                 elif scan:
                     found = self.find_occurrence(child, cursor, end)
                     if found is not None:
@@ -336,6 +352,16 @@ class _Collector:
                         cursor = found[1]
                 if not isinstance(child, (Var, GlobalVar, Constructor, Op, Constant)):
                     stack.append(child)
+
+    def _after_binders(self, node: Expr, cursor: int) -> int:
+        """Where the text after a node's binders starts (a use of `%x` in a
+        body must not be found in the parameter list)."""
+        if isinstance(node, Let) and node.var.span is not None:
+            return self._binder_end(node.var)
+        if isinstance(node, Function):
+            ends = [self._binder_end(p) for p in node.params if p.span is not None]
+            return max(ends) if ends else cursor
+        return cursor
 
     def find_occurrence(self, child: Any, start: int, end: int) -> tuple[int, int] | None:
         text = self.text
@@ -407,6 +433,7 @@ def attach(module: Module) -> Comments:
     stack: list[tuple[int, int, int, Hashable]] = []
     ai = 0
     root = (0, len(text) + 1, -1, MODULE)
+    gap: tuple = ()  # (previous anchor, next anchor) of the last comment that led the next anchor
     for note, comment in zip(notes, comments):
         cs, ce = comment.span.start, comment.span.end
         while ai < len(ordered) and ordered[ai][0] <= cs:
@@ -430,12 +457,21 @@ def attach(module: Module) -> Comments:
             n_end, _, n_key = by_start[starts[j]]
             if n_end <= c_end and n_key is not container[3]:
                 nxt = (starts[j], n_end, n_key)
-        target, where = _decide(note, prev, nxt, anchors)
+        here = (prev[2] if prev else None, nxt[2] if nxt else None)
+        if nxt is not None and gap == here:
+            target, where = nxt[2], "before"  # keep the order of a run of comments
+        else:
+            target, where = _decide(note, prev, nxt, anchors)
+        if where == "before":
+            gap = here
         if target is None:
             if container[3] is MODULE:
                 result.eof.append(note)
                 continue
+            # Inside an element but beside nothing printed (a type annotation,
+            # a constructor's signature): print it right after the element.
             target, where = container[3], "after"
+            note.own_line = False
         entry = result.by_key.get(target)
         if entry is None:
             entry = result.by_key[target] = Attached()
@@ -450,9 +486,14 @@ def _note(index: int, comment: Comment, text: str) -> Note:
     own_line = text[line_start:start].strip() == ""
     is_line = not comment.text.startswith("/*")
     blank = own_line and blank_line_before(text, start)
-    return Note(index, comment.text, own_line, is_line, blank)
+    end = comment.span.end
+    line_end = text.find("\n", end)
+    rest = text[end : line_end if line_end >= 0 else len(text)]
+    inline = not is_line and rest.strip() != ""
+    return Note(index, comment.text, own_line, is_line, blank, inline)
 
 
+_GRAPH_HEAD = re.compile(r"(?:%[A-Za-z0-9_.]+=)?")
 _STATEMENT_PREFIX = re.compile(r"\s*(?:%[A-Za-z0-9_.]+\s*=\s*)?$")
 
 
@@ -474,17 +515,42 @@ def _decide(note: Note, prev: tuple | None, nxt: tuple | None, anchors: _Anchors
         if prev is not None and between in ("", ",", ";"):
             return prev[2], ("after_term" if between else "after")
         if nxt is not None:
-            if not note.line:
-                note.inline_lead = True
             return nxt[2], "before"
         if prev is not None:
             return prev[2], ("after_term" if between and between[-1] in ",;" else "after")
         return None, ""
     if nxt is not None:
+        end = anchors.ends[note.index]
+        if prev is not None:
+            if nxt[2] in anchors.line_level and not note.blank_before and _blank_line_after(anchors, end):
+                return prev[2], "after"  # hugs the code above, an empty line below
+            if not _GRAPH_HEAD.fullmatch(anchors.code_between(end, nxt[0])):
+                return prev[2], "after"  # the last thing before a `)`, `}`, `else`, ...
         return nxt[2], "before"
     if prev is not None:
         return prev[2], "after"
     return None, ""
+
+
+def _blank_line_after(anchors: _Anchors, pos: int) -> bool:
+    """Whether an empty line comes between `pos` and the next code (other
+    comments in between are skipped)."""
+    text = anchors.text
+    n = len(text)
+    while pos < n:
+        newlines = 0
+        while pos < n and text[pos] in " \t\r\n":
+            if text[pos] == "\n":
+                newlines += 1
+                if newlines >= 2:
+                    return True
+            pos += 1
+        i = bisect_left(anchors.starts, pos)
+        if i < len(anchors.starts) and anchors.starts[i] == pos:
+            pos = anchors.ends[i]
+            continue
+        return False
+    return False
 
 
 def _start_of(note: Note, anchors: _Anchors) -> int:

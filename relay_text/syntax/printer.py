@@ -24,7 +24,9 @@ TVM dialect they are numbered module-wide in the order TVM allocated them.
 
 from __future__ import annotations
 
+import gc
 import re
+from contextlib import contextmanager
 from types import GeneratorType
 from typing import Any, Iterator
 
@@ -335,6 +337,7 @@ class _Names:
         return n
 
 
+_ATOMS = frozenset({Var, GlobalVar, Op, Constructor})
 _PUSH = Mark("push")
 _POP = Mark("pop")
 _RESET = Mark("reset")
@@ -371,43 +374,17 @@ class _Printer:
         self.dotted: set[str] = set()
         self.tmp_count = 0
         self.plan: Plan | None = None
+        self.plans: dict[Expr, Plan] = {}
         self.printed: dict[Expr, Piece] = {}
         self.names = _Names(self)
 
     # ---- names -------------------------------------------------------------
 
-    def learn_names(self, roots: list[Expr], free_vars: tuple = ()) -> None:
+    def learn_names(self, names: set[str]) -> None:
         """Record every variable name, so temporaries and renames avoid them."""
         taken = self.taken
-        for v in free_vars:
-            taken.add(v.name)
-        seen: set[int] = set()
-        stack = list(roots)
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            t = type(node)
-            if t is Var:
-                taken.add(node.name)
-                continue
-            if t is Function:
-                stack.extend(node.params)
-            elif t is Let:
-                stack.append(node.var)
-            elif t is Match:
-                for clause in node.clauses:
-                    pats = [clause.pattern]
-                    while pats:
-                        p = pats.pop()
-                        if isinstance(p, PatternVar):
-                            taken.add(p.var.name)
-                        elif isinstance(p, (PatternConstructor, PatternTuple)):
-                            pats.extend(p.patterns)
-            for child, _, _, _ in _all_edges(node):
-                stack.append(child)
-        for name in list(taken):
+        taken.update(names)
+        for name in names:
             m = _LEADING_NUMBER.match(name)
             if m:
                 self.reserved.add(int(m.group(1)))
@@ -459,12 +436,21 @@ class _Printer:
             if done is not None:
                 value = done
                 continue
-            if is_atom(req):
+            t = type(req)
+            if t in _ATOMS or (t is Constant and (req.meta_index is not None or req.shape == ())):
                 value = self._atom(req)
                 continue
-            stack.append((rules[type(req)](self, req), req))
+            stack.append((rules[t](self, req), req))
             value = None
         return value
+
+    def ready(self, node: Expr) -> Piece | None:
+        """The text of an atom or of an already bound node, without a trip
+        through `run`; None if the node must be printed."""
+        t = type(node)
+        if t in _ATOMS or (t is Constant and (node.meta_index is not None or node.shape == ())):
+            return self._atom(node)
+        return self.printed.get(node)
 
     def _finish(self, node: Expr, piece: Piece) -> Piece:
         """A node's text is complete: bind it to a temporary, or return it."""
@@ -474,9 +460,7 @@ class _Printer:
         notes = self._take(node)
         if node not in plan.bound:
             if notes is not None:
-                doc = [self._lead(notes.before, inline=True), doc, self._trail(notes.after)]
-                if notes.after_term:
-                    term = (term or []) + notes.after_term
+                doc, term = self._around(doc, term, notes)
             return (doc, prec, term)
         scope = plan.scope_of[node]
         if self.tvm:
@@ -484,17 +468,21 @@ class _Printer:
             while n in self.reserved:
                 n += 1
             self.tmp_count = n + 1
-            name: Doc = f"%{n}"
-            ref: Doc = name
+            ref: Doc = f"%{n}"
+            name: Doc = ref + " = "
         else:
-            name = ref = Lazy("tmp", node)
+            ref = Lazy("tmp", node)
+            name = [ref, " = "]
         stmt: list = []
         after_term = list(term or ())
         if notes is not None:
             stmt.append(self._lead(notes.before, inline=False))
-            doc = [doc, self._trail([n for n in notes.after if not n.line])]
-            after_term += [n for n in notes.after if n.line] + notes.after_term
-        stmt += [name, " = ", doc, ";", self._trail(after_term)]
+            inline, rest = _split_after(notes.after)
+            doc = [doc, self._trail(inline)]
+            after_term = _in_order(after_term, rest, notes.after_term)
+        stmt += [name, doc, ";"]
+        if after_term:
+            stmt.append(self._trail(after_term))
         assert scope.stmts is not None, "a binding's scope is printed around it"
         scope.stmts.append((stmt, self._blank(node)))
         piece = (ref, P_ATOM, None)
@@ -502,8 +490,10 @@ class _Printer:
         return piece
 
     def _blank(self, node: Any) -> bool:
-        span = getattr(node, "span", None)
-        return self.text is not None and span is not None and blank_line_before(self.text, span.start)
+        if self.text is None:
+            return False
+        span = node.span
+        return span is not None and blank_line_before(self.text, span.start)
 
     # ---- comments ------------------------------------------------------------
 
@@ -512,21 +502,23 @@ class _Printer:
         return comments.pop(key) if comments is not None else None
 
     def _lead(self, notes: list[Note], inline: bool) -> list:
+        """Comments before an element: a block comment with code after it on
+        its line stays inline (`/* c */ x`); others get lines of their own."""
         out: list = []
         for i, note in enumerate(notes):
             if not inline and note.blank_before and i:
                 out.append(HARDLINE)
             out.append(Lazy("comment", note))
-            if inline and note.inline_lead:
-                out.append(" ")
-            else:
-                out.append(HARDLINE)
+            out.append(" " if note.inline_lead else HARDLINE)
         return out
 
     def _trail(self, notes: list[Note]) -> list:
+        """Comments after an element; one that starts a line, or follows a
+        line comment, gets a line of its own."""
         out: list = []
+        after_line = False
         for note in notes:
-            if note.own_line:
+            if note.own_line or after_line:
                 if note.blank_before:
                     out.append(HARDLINE)
                 out += [HARDLINE, Lazy("comment", note)]
@@ -534,8 +526,9 @@ class _Printer:
                 out += ["  " if note.line else " ", Lazy("trailing", note)]
             if note.line:
                 out.append(EOL)
-            elif note.own_line:
+            elif note.own_line or after_line:
                 out.append(BREAK_PARENT)
+            after_line = after_line or note.line
         return out
 
     def occ(self, piece: Piece, parent: Any, index: int) -> Piece:
@@ -547,10 +540,17 @@ class _Printer:
         if notes is None:
             return piece
         doc, prec, term = piece
-        doc = [self._lead(notes.before, inline=True), doc, self._trail(notes.after)]
-        if notes.after_term:
-            term = (term or []) + notes.after_term
+        doc, term = self._around(doc, term, notes)
         return (doc, prec, term)
+
+    def _around(self, doc: Doc, term: list | None, notes: Attached) -> tuple[Doc, list | None]:
+        """An inline element with its comments: block comments on its line
+        stay beside it; from the first comment that ends or starts a line
+        on, they go after the terminator that follows (`,` `;`), if any."""
+        inline, rest = _split_after(notes.after)
+        doc = [self._lead(notes.before, inline=True), doc, self._trail(inline)] if notes.before or inline else doc
+        term = _in_order(term or [], rest, notes.after_term)
+        return doc, term or None
 
     def _inline_term(self, piece: Piece) -> Doc:
         """A piece's doc with its after-terminator comments printed right after it."""
@@ -578,7 +578,8 @@ class _Printer:
         if notes is None:
             return piece
         doc, prec, _ = piece
-        return ([self._lead(notes.before, inline=True), doc, self._trail(notes.after)], prec, notes.after_term or None)
+        doc, term = self._around(doc, None, notes)
+        return (doc, prec, term)
 
     def _constant(self, node: Constant) -> Piece:
         if node.meta_index is not None:
@@ -632,31 +633,36 @@ class _Printer:
         spine = plan.spine
         node = root
         after: list[Note] = []
+        ready = self.ready
+        commented = self.comments is not None
         while type(node) is Let and (node in spine or (block and node is root)):
             for due in self._due(scope, node.span.start if node.span is not None else None):
                 yield due
             value = node.value
             var = node.var
-            notes = self._take(node)
+            notes = self._take(node) if commented else None
             seq = var.name == "" and var not in plan.used_vars
             recursive = not seq and type(value) is Function and value not in plan.bound
-            piece = self.occ((yield value), node, 1)
+            piece = ready(value)
+            if piece is None:
+                piece = yield value
+            if commented:
+                piece = self.occ(piece, node, 1)
             vdoc, _, term = piece
-            term = list(term or ())
             stmt: list = []
             if notes is not None:
                 stmt.append(self._lead(notes.before, inline=False))
-                after += notes.after + notes.after_term
+                after += _in_order(notes.after, notes.after_term)
             if seq:
                 stmt += [vdoc, ";"]
             else:
-                vnotes = self._take(var)
-                binder = self._binder(var, None, vnotes)
+                binder = self._binder(var, None, self._take(var) if commented else None)
                 bind = Mark("bind", (var, None))
                 stmt += ["let ", binder, " = "]
                 stmt += [bind, vdoc, ";"] if recursive else [vdoc, bind, ";"]
-            stmt.append(self._trail(term))
-            stmts.append((Group(stmt), self._blank(node)))
+            if term:
+                stmt.append(self._trail(term))
+            stmts.append((stmt, self._blank(node)))
             tail_key = (node, 2)
             node = node.body
         for due in self._due(scope, node.span.start if node.span is not None else None):
@@ -712,14 +718,14 @@ class _Printer:
 
     def _binder_piece(self, var: Var, group: Any, notes: Attached | None, bind: bool) -> tuple[Doc, list | None]:
         """A binder with its annotation, and the comments that follow its `,`."""
-        doc: list = [Mark("bind", (var, group))] if bind else []
-        doc.append(Lazy("binder", var))
+        doc: list = [Mark("bind", (var, group)), Lazy("binder", var)] if bind else [Lazy("binder", var)]
         if var.type_annotation is not None:
             doc.append((": " if self.tvm else " : ") + self._type(var.type_annotation))
         if notes is None:
             return doc, None
-        doc = [self._lead(notes.before, inline=True), doc, self._trail([n for n in notes.after if not n.line])]
-        term = [n for n in notes.after if n.line] + notes.after_term
+        inline, rest = _split_after(notes.after)
+        doc = [self._lead(notes.before, inline=True), doc, self._trail(inline)]
+        term = _in_order(rest, notes.after_term)
         return doc, term or None
 
     def _type_params(self, params: tuple) -> str:
@@ -733,6 +739,20 @@ class _Printer:
             return open_ + close
         body: list = []
         last = len(items) - 1
+        if not trailing and not any(item[2] for item in items):
+            for i, item in enumerate(items):
+                doc = item[0]
+                if i < last:
+                    if type(doc) is str:
+                        body.append(doc + ",")
+                    else:
+                        body.append(doc)
+                        body.append(",")
+                    body.append(LINE)
+                else:
+                    body.append(doc)
+            group = Group([open_, Nest(2, [SOFTLINE, body]), SOFTLINE, close])
+            return [group, BREAK_PARENT] if force else group
         for i, (doc, _, term) in enumerate(items):
             body.append(doc)
             if i < last:
@@ -740,30 +760,27 @@ class _Printer:
             elif trailing:
                 body.append(trailing)
             if term:
-                body.append(self._trail_in_list(term))
+                body.append(self._trail(term))
             if i < last:
                 body.append(LINE)
         group = Group([open_, Nest(2, [SOFTLINE, body]), SOFTLINE, close])
         return [group, BREAK_PARENT] if force else group
 
-    def _trail_in_list(self, notes: list[Note]) -> list:
-        out: list = []
-        for note in notes:
-            if note.own_line:
-                out += [HARDLINE, Lazy("comment", note)]
-            else:
-                out += ["  " if note.line else " ", Lazy("trailing", note)]
-            if note.line or note.own_line:
-                out.append(BREAK_PARENT)
-        return out
-
     # ---- module ------------------------------------------------------------
 
     def module(self, module: Module, header: str | None) -> Doc:
-        roots: list[Expr] = [module.functions[g] for g in module.order if g in module.functions]
+        names = {v.name for v in module.free_vars}
+        plans: dict[Expr, Plan] = {}
+        for g in module.order:
+            if g in module.functions:
+                func = module.functions[g]
+                plan = plans[func] = Plan(func, self.tvm, self.comments)
+                names |= plan.var_names
         if module.expr is not None:
-            roots.append(module.expr)
-        self.learn_names(roots, module.free_vars)
+            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments)
+            names |= plan.var_names
+        self.learn_names(names)
+        self.plans = plans
         items: list[tuple[int, int, str, Any]] = []
         for i, var in enumerate(module.free_vars):
             items.append((var.span.start if var.span is not None else -1, i, "free_var", var))
@@ -820,19 +837,19 @@ class _Printer:
             doc.append(self._lead(notes.before, inline=False))
         doc += ["free_var ", self._binder(var, None, None, bind=True), ";"]
         if notes is not None:
-            doc.append(self._trail(notes.after + notes.after_term))
+            doc.append(self._trail(_in_order(notes.after, notes.after_term)))
         return doc
 
     def _def(self, gv: GlobalVar, func: Function) -> Doc:
         _check_name(gv.name, _GLOBAL_NAME, "global", gv.span)
-        self.plan = Plan(func, self.tvm, self.comments)
+        self.plan = self.plans.pop(func, None) or Plan(func, self.tvm, self.comments)
         self.printed = {}
         piece = self.run(self._function(func, gv.name))
         self.plan = None
         return piece[0] if self.tvm else [_RESET, piece[0]]
 
     def _root_expr(self, expr: Expr) -> Doc:
-        self.plan = Plan(expr, self.tvm, self.comments)
+        self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments)
         self.printed = {}
         block = self.run(self._scope(self.plan.root_scope, expr, None))
         self.plan = None
@@ -840,7 +857,9 @@ class _Printer:
         return doc if self.tvm else [_RESET, doc]
 
     def expr(self, expr: Expr) -> Doc:
-        self.learn_names([expr])
+        plan = Plan(expr, self.tvm, None)
+        self.learn_names(plan.var_names)
+        self.plans = {expr: plan}
         return self._root_expr(expr)
 
     # ---- ADT definitions -----------------------------------------------------
@@ -876,10 +895,10 @@ class _Printer:
                     text = f"{ctor.name} : ({', '.join(inputs)}) -> {data.header.name}"
                 lines.append(text)
                 if cnotes is not None:
-                    lines.append(self._trail(cnotes.after + cnotes.after_term))
+                    lines.append(self._trail(_in_order(cnotes.after, cnotes.after_term)))
             doc += [head, " {", Nest(2, [HARDLINE, lines]), HARDLINE, "}"]
         if notes is not None:
-            doc.append(self._trail(notes.after + notes.after_term))
+            doc.append(self._trail(_in_order(notes.after, notes.after_term)))
         return doc
 
     # ---- rules -----------------------------------------------------------------
@@ -910,7 +929,7 @@ class _Printer:
         body = self._render_block(block, "{", "}", force=tvm or def_name is not None, grouped=False)
         doc: list = [Group([sig, body]), _POP]
         if fnotes is not None:
-            doc = [self._lead(fnotes.before, inline=False), doc, self._trail(fnotes.after + fnotes.after_term)]
+            doc = [self._lead(fnotes.before, inline=False), doc, self._trail(_in_order(fnotes.after, fnotes.after_term))]
         return (doc, P_BLOCK, None)
 
     def _let(self, node: Let) -> Iterator:
@@ -926,22 +945,36 @@ class _Printer:
     def _call(self, node: Call) -> Iterator:
         tvm = self.tvm
         infix = None if tvm else _infix(node)
-        if tvm:
-            args = []
-            for i, a in enumerate(node.args):
-                args.append(self.occ((yield a), node, i + 1))
-            op = self.occ((yield node.op), node, 0)
-        else:
-            op = self.occ((yield node.op), node, 0)
-            args = []
-            for i, a in enumerate(node.args):
-                args.append(self.occ((yield a), node, i + 1))
+        ready = self.ready
+        commented = self.comments is not None
+        args = []
+        callee_notes = None
+        if not tvm:
+            op = ready(node.op)
+            if op is None:
+                op = yield node.op
+            if commented:
+                if node.type_args:  # comments go around `@f<...>`, never inside it
+                    callee_notes = self._take(occurrence(node, 0))
+                else:
+                    op = self.occ(op, node, 0)
+        for i, a in enumerate(node.args):
+            piece = ready(a)
+            if piece is None:
+                piece = yield a
+            args.append(self.occ(piece, node, i + 1) if commented else piece)
+        if tvm:  # TVM printed the arguments before a call's operator
+            op = ready(node.op)
+            if op is None:
+                op = yield node.op
+            if commented:
+                op = self.occ(op, node, 0)
         if infix is not None:
             prec = BINARY[infix][0] if len(args) == 2 else P_UNARY
             sym = self._symbol(infix, op)
             if len(args) == 1:
-                operand = self._operand(args[0], P_UNARY)
-                return (["-", operand], P_UNARY, args[0][2])
+                operand = self._operand(args[0], P_UNARY, inline_term=False)
+                return ([sym, operand], P_UNARY, args[0][2])
             lhs = self._operand(args[0], prec, inline_term=True)
             rhs_doc, rhs_prec, rhs_term = args[1]
             rhs = self._operand((rhs_doc, rhs_prec, None), prec + 1)
@@ -954,16 +987,22 @@ class _Printer:
             if texts[0][:1] in "%@-=0123456789<":
                 raise PrintError(f"the type argument `{texts[0]}` cannot open `<...>` (it reads as a comparison)", node.span)
             callee = [callee, "<" + ", ".join(texts) + ">"]
-        items = list(args)
+            if callee_notes is not None:
+                callee, callee_term = self._around(callee, None, callee_notes)
+                if callee_term:
+                    callee = [callee, self._trail(callee_term)]
+        items = args
         for key, value in node.attrs:
             items.append((f"{key}={attr_text(value, tvm)}", P_ATOM, None))
+        if type(callee) is str:
+            return (self._list(callee + "(", items, ")"), P_ATOM, None)
         return ([callee, self._list("(", items, ")")], P_ATOM, None)
 
     def _symbol(self, symbol: str, op: Piece) -> Doc:
         """An operator symbol, with the comments that were around the operator."""
         doc = op[0]
         if type(doc) is str:
-            return symbol
+            return [symbol, self._trail(op[2])] if op[2] else symbol
         # [lead, name, trail] as built by _atom / occ: keep the comments.
         out: list = []
         stack = [doc]
@@ -993,13 +1032,16 @@ class _Printer:
 
     def _tuple(self, node: Tuple) -> Iterator:
         fields = []
+        ready = self.ready
         for i, f in enumerate(node.fields):
-            fields.append(self.occ((yield f), node, i))
+            piece = ready(f)
+            fields.append(self.occ(piece if piece is not None else (yield f), node, i))
         trailing = "," if len(fields) == 1 else ""
         return (self._list("(", fields, ")", trailing), P_ATOM, None)
 
     def _tuple_get_item(self, node: TupleGetItem) -> Iterator:
-        piece = self.occ((yield node.tuple_value), node, 0)
+        piece = self.ready(node.tuple_value)
+        piece = self.occ(piece if piece is not None else (yield node.tuple_value), node, 0)
         base = self._postfix_base(piece)
         token = self._local_token(node.tuple_value)
         if token is not None and f"{token}.{node.index}" in self.dotted:
@@ -1062,7 +1104,7 @@ class _Printer:
                 body = self._render_block(block, "{", "}", force=False)
                 doc += [_PUSH, "case ", pattern, " ", body, _POP]
             if notes is not None:
-                doc.append(self._trail(notes.after + notes.after_term))
+                doc.append(self._trail(_in_order(notes.after, notes.after_term)))
             clauses.append(doc)
         head = ("match" if node.complete else "match?") + " ("
         if not clauses:
@@ -1117,6 +1159,23 @@ class _Printer:
         yield  # pragma: no cover - makes this a generator
 
 
+def _in_order(*groups: list[Note]) -> list[Note]:
+    """Comments from several places around one element, in source order."""
+    out = [n for group in groups for n in group]
+    out.sort(key=lambda n: n.index)
+    return out
+
+
+def _split_after(notes: list[Note]) -> tuple[list[Note], list[Note]]:
+    """Comments after an element: those that stay before its `,` or `;`
+    (block comments on its line) and, from the first comment that ends or
+    starts a line, those that go after it."""
+    for i, note in enumerate(notes):
+        if note.line or note.own_line:
+            return notes[:i], notes[i:]
+    return notes, []
+
+
 def _comma(parts: list) -> list:
     out: list = []
     for i, part in enumerate(parts):
@@ -1147,12 +1206,6 @@ def _infix(node: Call) -> str | None:
     return None
 
 
-def _all_edges(node: Expr) -> Iterator[tuple[Expr, int, Any, int]]:
-    from .sharing import edges
-
-    yield from edges(node)
-
-
 _RULES: dict[type, Any] = {
     Function: _Printer._function,
     Let: _Printer._let,
@@ -1169,6 +1222,19 @@ _RULES: dict[type, Any] = {
 
 
 # ---------------------------------------------------------------- entry points
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic collector: printing builds many small objects and no
+    cycles, and a collection pass over a large IR costs more than printing it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _layout(printer: _Printer, doc: Doc) -> str:
@@ -1212,8 +1278,9 @@ def render_module(
     printer = _Printer(dialect, width, comments, module.source.text if module.source is not None and comments is not None else None)
     if header == "auto":
         header = header_for(module, dialect)
-    doc = printer.module(module, header)
-    text = _layout(printer, doc)
+    with _no_gc():
+        doc = printer.module(module, header)
+        text = _layout(printer, doc)
     return Printed(text, list(printer.names.comments_seen))
 
 
@@ -1225,5 +1292,6 @@ def print_module(module: Module, dialect: str | None = None, width: int = 100) -
 def print_expr(expr: Expr, dialect: str = DOCS, width: int = 100) -> str:
     """An expression as text: its statements and final value, without a trailing newline."""
     printer = _Printer(dialect, width, None, None)
-    doc = printer.expr(expr)
-    return _layout(printer, doc)
+    with _no_gc():
+        doc = printer.expr(expr)
+        return _layout(printer, doc)

@@ -25,7 +25,7 @@ in two linear passes (uses bottom-up, scopes top-down) over the DAG.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 from ..ir.expr import (
     Call,
@@ -45,6 +45,7 @@ from ..ir.expr import (
     TupleGetItem,
     Var,
 )
+from ..ir.pattern import pattern_vars
 from .comments import Comments
 
 MAX_INLINE_DEPTH = 12
@@ -66,38 +67,34 @@ def is_atom(node: Expr) -> bool:
     return False
 
 
-def edges(node: Expr) -> Iterator[tuple[Expr, int, str | None, int]]:
+def edges(node: Expr) -> list[tuple[Expr, int, str | None, int]]:
     """(child, role, new scope kind or None, scope index) in text order."""
-    t = type(node)
-    if t is Call:
-        yield node.op, OPERAND, None, 0
-        for a in node.args:
-            yield a, OPERAND, None, 0
-    elif t is Let:
-        yield node.value, VALUE, None, 0
-        yield node.body, TAIL, None, 0
-    elif t is Tuple:
-        for f in node.fields:
-            yield f, OPERAND, None, 0
-    elif t is TupleGetItem:
-        yield node.tuple_value, OPERAND, None, 0
-    elif t is Function:
-        yield node.body, TAIL, "fn", 0
-    elif t is If:
-        yield node.cond, OPERAND, None, 0
-        yield node.then_branch, TAIL, "then", 0
-        yield node.else_branch, TAIL, "else", 0
-    elif t is Match:
-        yield node.data, OPERAND, None, 0
-        for i, clause in enumerate(node.clauses):
-            yield clause.body, TAIL, "clause", i
-    elif t is RefCreate:
-        yield node.value, OPERAND, None, 0
-    elif t is RefRead:
-        yield node.ref, OPERAND, None, 0
-    elif t is RefWrite:
-        yield node.ref, OPERAND, None, 0
-        yield node.value, OPERAND, None, 0
+    return _EDGES[type(node)](node)
+
+
+def _call_edges(n: Call) -> list:
+    out = [(n.op, OPERAND, None, 0)]
+    out += [(a, OPERAND, None, 0) for a in n.args]
+    return out
+
+
+_EDGES: dict[type, Any] = {
+    Call: _call_edges,
+    Let: lambda n: [(n.value, VALUE, None, 0), (n.body, TAIL, None, 0)],
+    Tuple: lambda n: [(f, OPERAND, None, 0) for f in n.fields],
+    TupleGetItem: lambda n: [(n.tuple_value, OPERAND, None, 0)],
+    Function: lambda n: [(n.body, TAIL, "fn", 0)],
+    If: lambda n: [(n.cond, OPERAND, None, 0), (n.then_branch, TAIL, "then", 0), (n.else_branch, TAIL, "else", 0)],
+    Match: lambda n: [(n.data, OPERAND, None, 0)] + [(c.body, TAIL, "clause", i) for i, c in enumerate(n.clauses)],
+    RefCreate: lambda n: [(n.value, OPERAND, None, 0)],
+    RefRead: lambda n: [(n.ref, OPERAND, None, 0)],
+    RefWrite: lambda n: [(n.ref, OPERAND, None, 0), (n.value, OPERAND, None, 0)],
+    Constant: lambda n: [],
+    Var: lambda n: [],
+    GlobalVar: lambda n: [],
+    Op: lambda n: [],
+    Constructor: lambda n: [],
+}
 
 
 class Scope:
@@ -151,6 +148,8 @@ class Plan:
         self.scope_of: dict[Expr, Scope] = {}  # bound node -> scope of its binding
         self.scopes: dict[tuple[Any, str, int], Scope] = {}
         self.used_vars: set[Var] = set()
+        self.var_names: set[str] = set()
+        self.kids: dict[Expr, list[tuple[Expr, int, str | None, int]]] = {}
         self.root_scope = Scope(None, None, "root")
         order, uses, parent, hoist = self._walk(root)
         self._decide(order, uses, parent, hoist, comments)
@@ -160,36 +159,64 @@ class Plan:
 
     def _walk(self, root: Expr) -> tuple[list[Expr], dict[Expr, int], dict[Expr, tuple[Expr, int]], set[Expr]]:
         """Post-order of the non-atomic nodes, use counts, the parent of
-        nodes used once, and nodes standing where TVM hoists operands."""
+        nodes used once, and nodes standing where TVM hoists operands.
+
+        Also records each node's non-atomic children (`kids`) and every
+        variable name (`var_names`), so that later passes need no other walk.
+        """
         order: list[Expr] = []
         uses: dict[Expr, int] = {root: 0}
         parent: dict[Expr, tuple[Expr, int]] = {}
         hoist: set[Expr] = set()
+        kids = self.kids
         used_vars = self.used_vars
+        names = self.var_names
+        # Depth-first; a node is expanded once, when first popped, so that
+        # `order` is a true post-order (every node after all its children).
         stack: list[tuple[Expr, bool]] = [(root, False)]
+        push = stack.append
         while stack:
             node, done = stack.pop()
             if done:
                 order.append(node)
                 continue
-            stack.append((node, True))
-            for child, role, _kind, _ in edges(node):
-                if type(child) is Var:
+            if node in kids:
+                continue
+            push((node, True))
+            mine = []
+            t = type(node)
+            if t is Let:
+                names.add(node.var.name)
+            elif t is Function:
+                for p in node.params:
+                    names.add(p.name)
+            elif t is Match:
+                for clause in node.clauses:
+                    for v in pattern_vars(clause.pattern):
+                        names.add(v.name)
+            for edge in edges(node):
+                child = edge[0]
+                ct = type(child)
+                if ct is Var:
                     used_vars.add(child)
+                    names.add(child.name)
                     continue
-                if is_atom(child):
+                if ct in _ATOM_TYPES or (ct is Constant and (child.meta_index is not None or child.shape == ())):
                     continue
+                mine.append(edge)
+                role = edge[1]
                 count = uses.get(child)
                 if count is None:
                     uses[child] = 1
                     parent[child] = (node, role)
-                    if role == OPERAND:
-                        hoist.add(child)
-                    stack.append((child, False))
                 else:
                     uses[child] = count + 1
-                    if role == OPERAND:
-                        hoist.add(child)
+                if role == OPERAND:
+                    hoist.add(child)
+            for edge in reversed(mine):
+                if edge[0] not in kids:
+                    push((edge[0], False))
+            kids[node] = mine
         return order, uses, parent, hoist
 
     # ---- pass 2: which nodes are bound --------------------------------------
@@ -222,7 +249,7 @@ class Plan:
                 continue
             if not self.tvm:
                 h = 0
-                for child, role, kind, _ in edges(node):
+                for child, role, kind, _ in self.kids[node]:
                     if role == OPERAND and kind is None and child in height and child not in bound:
                         ch = height[child] + 1
                         if ch > h:
@@ -278,9 +305,7 @@ class Plan:
             inner = here
             if type(node) is Let and node not in spine:
                 inner = self.scope(node, "block", 0, here)
-            for child, _role, kind, index in edges(node):
-                if is_atom(child):
-                    continue
+            for child, _role, kind, index in self.kids[node]:
                 use = self.scope(node, kind, index, here) if kind is not None else inner
                 if child in bound:
                     known = scope_of.get(child)
@@ -300,7 +325,9 @@ class Plan:
         if span is None:
             return scope
         found = scope
-        while found.parent is not None:
+        while found.parent is not None and found.kind != "block":
+            # (A block's braces are not in the IR: its range is unknown, so
+            # a node stays in the block whose uses it serves.)
             rng = found.source_range()
             if rng is None or rng[0] <= span.start < rng[1]:
                 break

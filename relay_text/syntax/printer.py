@@ -974,7 +974,8 @@ class _Printer:
             sym = self._symbol(infix, op)
             if len(args) == 1:
                 operand = self._operand(args[0], P_UNARY, inline_term=False)
-                return ([sym, operand], P_UNARY, args[0][2])
+                space = " " if args[0][1] in (P_NEG, P_UNARY) else ""  # `- -1`, not `--1`
+                return ([sym, space, operand], P_UNARY, args[0][2])
             lhs = self._operand(args[0], prec, inline_term=True)
             rhs_doc, rhs_prec, rhs_term = args[1]
             rhs = self._operand((rhs_doc, rhs_prec, None), prec + 1)
@@ -1201,7 +1202,9 @@ def _infix(node: Call) -> str | None:
     if len(node.args) == 1 and sym == "-" and node.op.name == "negative":
         arg = node.args[0]
         if type(arg) is Constant and arg.shape == () and arg.meta_index is None and arg.dtype != "bool":
-            return None  # `-1` would read back as the literal -1
+            text = literal_text(arg.value, arg.dtype or "float32", False)
+            if text is None or not text.startswith("-"):
+                return None  # `-1` would read back as the literal -1
         return sym
     return None
 

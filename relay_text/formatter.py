@@ -75,7 +75,7 @@ def format_source(source: Source, dialect: str = KEEP, line_length: int = 100, s
     `UnsafeFormat`."""
     from .syntax.comments import attach
     from .syntax.parser import parse_source
-    from .syntax.printer import PrintError, render_module
+    from .syntax.printer import PrintError, header_for, render_module
 
     if line_length < 1:
         raise ValueError("the line length must be positive")
@@ -91,7 +91,8 @@ def format_source(source: Source, dialect: str = KEEP, line_length: int = 100, s
         if problems:
             return Formatted(source, None, problems)
     try:
-        printed = render_module(module, target, line_length, attach(module))
+        header = header_for(module, target, keep=dialect == KEEP)
+        printed = render_module(module, target, line_length, attach(module), header)
     except PrintError as exc:
         diag = Diagnostic("unformattable", exc.message, exc.span, label="cannot be written")
         if exc.note:

@@ -100,6 +100,8 @@ class Comments:
         self.eof: list[Note] = []
         self.count = 0
         self._commented_starts: list[int] = []  # starts of anchors that carry comments
+        self._comment_starts: list[int] = []
+        self._comment_ends: list[int] = []
 
     def __bool__(self) -> bool:
         return self.count > 0
@@ -110,6 +112,37 @@ class Comments:
     def pop(self, key: Hashable) -> Attached | None:
         """The comments of an anchor, handed out once."""
         return self.by_key.pop(key, None)
+
+    def written_as_binding(self, start: int) -> bool:
+        """Whether the expression at `start` is the value of a graph binding
+        (`%n = <here>`) in the source, rather than written where it is used."""
+        text = self.text
+        pos = self._back(start)
+        if pos > 0 and text[pos - 1] in "({":  # `%n = { let ... }`
+            pos = self._back(pos - 1)
+        if pos == 0 or text[pos - 1] != "=":
+            return False
+        pos = self._back(pos - 1)
+        m = _NAME_BEFORE.search(text, max(0, pos - 256), pos)
+        if m is None:
+            return False
+        before = self._back(m.start())
+        return not (text[max(0, before - 3) : before] == "let" and (before < 4 or not text[before - 4].isalnum()))
+
+    def _back(self, pos: int) -> int:
+        """Move back over blanks and comments."""
+        text = self.text
+        starts, ends = self._comment_starts, self._comment_ends
+        while pos > 0:
+            if text[pos - 1] in " \t\r\n":
+                pos -= 1
+                continue
+            i = bisect_left(ends, pos)
+            if i < len(ends) and ends[i] == pos:
+                pos = starts[i]
+                continue
+            return pos
+        return pos
 
     def any_within(self, start: int, end: int) -> bool:
         """Whether a commented anchor starts inside `[start, end)`."""
@@ -176,6 +209,7 @@ class _Anchors:
 
 
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_]")
+_NAME_BEFORE = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$")
 _LOCAL = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
 
 
@@ -301,7 +335,7 @@ class _Collector:
                 continue
             seen.add(id(node))
             span = node.span
-            if span is not None:
+            if span is not None and not isinstance(node, _ATOMS):  # their spans are where they are defined
                 a.add(span.start, span.end, node)
             if isinstance(node, Let):
                 a.line_level.add(node)
@@ -411,6 +445,8 @@ def attach(module: Module) -> Comments:
         return result
     result.count = len(comments)
     anchors = _Anchors(text, comments)
+    result._comment_starts = anchors.starts
+    result._comment_ends = anchors.ends
     _Collector(module, anchors).run()
     items = anchors.items
     # Outermost first among anchors that share a start or an end.
@@ -491,6 +527,32 @@ def _note(index: int, comment: Comment, text: str) -> Note:
     rest = text[end : line_end if line_end >= 0 else len(text)]
     inline = not is_line and rest.strip() != ""
     return Note(index, comment.text, own_line, is_line, blank, inline)
+
+
+def statement_start(text: str, pos: int, starts: list[int], ends: list[int]) -> int:
+    """Where the statement whose value starts at `pos` begins: before
+    `%n = (` when the value is a bracketed block bound to a temporary."""
+
+    def back(p: int) -> int:
+        while p > 0:
+            if text[p - 1] in " \t\r\n":
+                p -= 1
+                continue
+            i = bisect_left(ends, p)
+            if i < len(ends) and ends[i] == p:
+                p = starts[i]
+                continue
+            break
+        return p
+
+    p = back(pos)
+    if p > 0 and text[p - 1] in "({":
+        p = back(p - 1)
+        if p > 0 and text[p - 1] == "=":
+            m = _NAME_BEFORE.search(text, max(0, p - 257), back(p - 1))
+            if m is not None:
+                return m.start()
+    return pos
 
 
 _GRAPH_HEAD = re.compile(r"(?:%[A-Za-z0-9_.]+=)?")

@@ -12,6 +12,8 @@ A document is one of:
     BREAK_PARENT      prints nothing, but every enclosing group breaks
     EOL               prints nothing, but the next text starts a new line
                       (what follows a `//` comment); enclosing groups break
+    BOL               a newline unless the line is still empty (what comes
+                      before a comment that has a line of its own)
     Verbatim(s)       text that may contain newlines (a block comment)
     Lazy(key)         text decided while laying out, by a `Resolver`
     Mark(kind, arg)   prints nothing; tells the `Resolver` where it stands
@@ -70,6 +72,7 @@ SOFTLINE = Break("", False, "SOFTLINE")
 HARDLINE = Break("", True, "HARDLINE")
 BREAK_PARENT = Break("", True, "BREAK_PARENT")
 EOL = Break("", True, "EOL")
+BOL = Break("", True, "BOL")
 
 
 class Verbatim:
@@ -185,7 +188,7 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
             if not text:
                 continue
             if need_newline:
-                write("\n")
+                _newline(out)
                 pending = indent
                 need_newline = False
             if pending >= 0:
@@ -221,7 +224,7 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
                 if not text:
                     continue
                 if need_newline:
-                    write("\n")
+                    _newline(out)
                     pending = indent
                     need_newline = False
                 if pending >= 0:
@@ -240,6 +243,10 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
             if d is EOL:
                 need_newline = True
                 continue
+            if d is BOL:
+                if pending < 0 and out and out[-1] != "\n":
+                    need_newline = True
+                continue
             if flat and not d.hard:
                 if d.flat and not need_newline:
                     if pending >= 0:
@@ -250,7 +257,7 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
                     write(d.flat)
                     col += len(d.flat)
             else:
-                write("\n")
+                _newline(out)
                 pending = indent
                 col = indent
                 need_newline = False
@@ -259,6 +266,13 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
         else:
             raise TypeError(f"not a document: {d!r}")
     return "".join(out)
+
+
+def _newline(out: list[str]) -> None:
+    """End the line, dropping the spaces printed last on it."""
+    while out and out[-1] and out[-1].strip(" ") == "":
+        out.pop()
+    out.append("\n")
 
 
 def _fits(doc: Doc, remaining: int, rest: list, res: Resolver) -> list | None:

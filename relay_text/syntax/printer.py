@@ -54,8 +54,8 @@ from ..ir.module import Module
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
 from ..ir.ty import Kind
-from .comments import Attached, Comments, Note, blank_line_before, occurrence
-from .doc import BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Mark, Nest, Verbatim, layout
+from .comments import Attached, Comments, Note, blank_line_before, occurrence, statement_start
+from .doc import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Mark, Nest, Verbatim, layout
 from .literals import float_text, round_float
 from .sharing import Plan, Scope, is_atom
 from .type_text import shape_text, type_params_text, type_text
@@ -369,6 +369,7 @@ class _Printer:
         self.width = width
         self.comments = comments if comments else None
         self.text = source_text
+        self.comment_spans: tuple[list[int], list[int]] = ([], [])
         self.reserved: set[int] = set()
         self.taken: set[str] = set()
         self.dotted: set[str] = set()
@@ -490,10 +491,17 @@ class _Printer:
         return piece
 
     def _blank(self, node: Any) -> bool:
-        if self.text is None:
+        """Whether the source has an empty line before this statement."""
+        text = self.text
+        if text is None:
             return False
         span = node.span
-        return span is not None and blank_line_before(self.text, span.start)
+        if span is None:
+            return False
+        start = span.start
+        if type(node) is Let:  # `%n = { let ...` : the statement starts at `%n`
+            start = statement_start(text, start, *self.comment_spans)
+        return blank_line_before(text, start)
 
     # ---- comments ------------------------------------------------------------
 
@@ -508,6 +516,8 @@ class _Printer:
         for i, note in enumerate(notes):
             if not inline and note.blank_before and i:
                 out.append(HARDLINE)
+            if note.own_line and inline:
+                out.append(BOL)
             out.append(Lazy("comment", note))
             out.append(" " if note.inline_lead else HARDLINE)
         return out
@@ -1250,10 +1260,12 @@ def _layout(printer: _Printer, doc: Doc) -> str:
     return text
 
 
-def header_for(module: Module, dialect: str) -> str | None:
+def header_for(module: Module, dialect: str, keep: bool = True) -> str | None:
+    """The first line of a file: none in the documented dialect; the TVM
+    file's own header when kept (`v0.0.4` stays), else `#[version = "0.0.5"]`."""
     if dialect != TVM:
         return None
-    if module.version == "0.0.4":
+    if keep and module.version == "0.0.4":
         return "v0.0.4"
     return '#[version = "0.0.5"]'
 
@@ -1279,6 +1291,9 @@ def render_module(
     version header). Raises `PrintError` for what the dialect cannot write."""
     dialect = dialect or (TVM if module.version is not None else DOCS)
     printer = _Printer(dialect, width, comments, module.source.text if module.source is not None and comments is not None else None)
+    if printer.text is not None:
+        spans = sorted((c.span.start, c.span.end) for c in module.comments)
+        printer.comment_spans = ([a for a, _ in spans], [b for _, b in spans])
     if header == "auto":
         header = header_for(module, dialect)
     with _no_gc():

@@ -57,6 +57,7 @@ EXAMPLES = 1000
 PROFILE = settings(
     max_examples=EXAMPLES,
     derandomize=True,
+    database=None,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
@@ -453,7 +454,7 @@ def _needs_docs(module: Module) -> bool:
 
 
 @pytest.mark.parametrize("width", [1, 20, 60])
-@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 @given(module=modules())
 def test_narrow_widths_still_round_trip(module: Module, width: int) -> None:
     text = print_module(module, "docs", width)

@@ -73,12 +73,19 @@ def format_source(source: Source, dialect: str = KEEP, line_length: int = 100, s
     """Format one input. Errors (syntax, or what the dialect cannot express)
     come back as diagnostics with `text` None; a failed safety check raises
     `UnsafeFormat`."""
+    from .syntax.printer import no_gc
+
+    if line_length < 1:
+        raise ValueError("the line length must be positive")
+    with no_gc():  # many small objects, no cycles: collection passes only cost time
+        return _format_source(source, dialect, line_length, safe)
+
+
+def _format_source(source: Source, dialect: str, line_length: int, safe: bool) -> Formatted:
     from .syntax.comments import attach
     from .syntax.parser import parse_source
     from .syntax.printer import PrintError, header_for, render_module
 
-    if line_length < 1:
-        raise ValueError("the line length must be positive")
     result = parse_source(source)
     errors = [d for d in result.diagnostics if d.is_error]
     if result.module is None or errors:

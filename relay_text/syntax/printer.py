@@ -230,6 +230,7 @@ class _Names:
         self.counter = 0
         self.numbers: dict[Expr, int] = {}
         self.changed = False
+        self.patches = False
         self.comments_seen: list[int] = []
 
     # ---- names of variables --------------------------------------------------
@@ -286,6 +287,9 @@ class _Names:
             return "%" + self.name_of(lazy.key)
         if kind == "tmp":
             return "%" + str(self.number(lazy.key))
+        if kind == "tmpdef":  # numbered at the end of its statement: patched afterwards
+            self.patches = True
+            return f"%\x00{id(lazy.key)}\x00"
         if kind == "comment" or kind == "trailing":
             note = lazy.key
             self.comments_seen.append(note.index)
@@ -296,7 +300,7 @@ class _Names:
         kind = lazy.kind
         if kind == "var" or kind == "binder":
             return 1 + len(self.name_of(lazy.key))
-        if kind == "tmp":
+        if kind == "tmp" or kind == "tmpdef":
             known = self.numbers.get(lazy.key)
             return 1 + len(str(known if known is not None else self.counter))
         text = self.printer.comment_text(lazy.key)
@@ -324,6 +328,8 @@ class _Names:
             self.groups.pop()
         elif kind == "reset":
             self.counter = 0
+        elif kind == "tmpdone":
+            self.number(mark.arg)
 
     def number(self, node: Expr) -> int:
         n = self.numbers.get(node)
@@ -373,7 +379,6 @@ class _Printer:
         self.reserved: set[int] = set()
         self.taken: set[str] = set()
         self.dotted: set[str] = set()
-        self.tmp_count = 0
         self.plan: Plan | None = None
         self.plans: dict[Expr, Plan] = {}
         self.printed: dict[Expr, Piece] = {}
@@ -464,16 +469,11 @@ class _Printer:
                 doc, term = self._around(doc, term, notes)
             return (doc, prec, term)
         scope = plan.scope_of[node]
-        if self.tvm:
-            n = self.tmp_count
-            while n in self.reserved:
-                n += 1
-            self.tmp_count = n + 1
-            ref: Doc = f"%{n}"
-            name: Doc = ref + " = "
-        else:
-            ref = Lazy("tmp", node)
-            name = [ref, " = "]
+        ref: Doc = Lazy("tmp", node)
+        # TVM numbered a binding after the bindings written inside it (its
+        # number is settled at its `;`); the documented dialect numbers in
+        # the order the names appear.
+        name: Doc = [Lazy("tmpdef", node) if self.tvm else ref, " = "]
         stmt: list = []
         after_term = list(term or ())
         if notes is not None:
@@ -482,6 +482,8 @@ class _Printer:
             doc = [doc, self._trail(inline)]
             after_term = _in_order(after_term, rest, notes.after_term)
         stmt += [name, doc, ";"]
+        if self.tvm:
+            stmt.append(Mark("tmpdone", node))
         if after_term:
             stmt.append(self._trail(after_term))
         assert scope.stmts is not None, "a binding's scope is printed around it"
@@ -1238,7 +1240,7 @@ _RULES: dict[type, Any] = {
 
 
 @contextmanager
-def _no_gc() -> Iterator[None]:
+def no_gc() -> Iterator[None]:
     """Pause the cyclic collector: printing builds many small objects and no
     cycles, and a collection pass over a large IR costs more than printing it."""
     enabled = gc.isenabled()
@@ -1256,8 +1258,14 @@ def _layout(printer: _Printer, doc: Doc) -> str:
         names.reset()
         text = layout(doc, printer.width, names)
         if not names.changed:
-            return text
+            break
+    if names.patches:  # names of TVM bindings, numbered once their statement ended
+        by_id = {id(node): n for node, n in names.numbers.items()}
+        text = _PLACEHOLDER.sub(lambda m: str(by_id[int(m.group(1))]), text)
     return text
+
+
+_PLACEHOLDER = re.compile("\x00([0-9]+)\x00")
 
 
 def header_for(module: Module, dialect: str, keep: bool = True) -> str | None:
@@ -1296,7 +1304,7 @@ def render_module(
         printer.comment_spans = ([a for a, _ in spans], [b for _, b in spans])
     if header == "auto":
         header = header_for(module, dialect)
-    with _no_gc():
+    with no_gc():
         doc = printer.module(module, header)
         text = _layout(printer, doc)
     return Printed(text, list(printer.names.comments_seen))
@@ -1310,6 +1318,6 @@ def print_module(module: Module, dialect: str | None = None, width: int = 100) -
 def print_expr(expr: Expr, dialect: str = DOCS, width: int = 100) -> str:
     """An expression as text: its statements and final value, without a trailing newline."""
     printer = _Printer(dialect, width, None, None)
-    with _no_gc():
+    with no_gc():
         doc = printer.expr(expr)
         return _layout(printer, doc)

@@ -275,6 +275,9 @@ class Plan:
         span = node.span
         if span is None or up is None or not comments.any_within(span.start, span.end + 1):
             return None
+        pspan = up[0].span
+        if pspan is not None and pspan.start == span.start and span.end <= pspan.end:
+            return False  # the leftmost part of its parent (`Constant(...).0`), written inline
         return comments.written_as_binding(span.start)
 
     # ---- pass 3: scopes ----------------------------------------------------

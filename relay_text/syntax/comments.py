@@ -38,7 +38,6 @@ from typing import Any, Hashable, Iterator
 from ..ir.adt import TypeData
 from ..ir.expr import (
     Call,
-    Clause,
     Constant,
     Constructor,
     Expr,

@@ -41,7 +41,6 @@ from ..ir.expr import (
     If,
     Let,
     Match,
-    MetaRef,
     Op,
     RefCreate,
     RefRead,
@@ -53,11 +52,11 @@ from ..ir.expr import (
 from ..ir.module import Module
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
-from ..ir.ty import Kind
 from .comments import Attached, Comments, Note, blank_line_before, occurrence, statement_start
 from .doc import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Mark, Nest, Verbatim, layout
-from .literals import float_text, round_float
+from .naming import POP, PUSH, RESET, Names, bind
 from .sharing import Plan, Scope, is_atom
+from .spelling import Unspellable, attr_text, fill_text, literal_text
 from .type_text import shape_text, type_params_text, type_text
 
 DOCS = "docs"
@@ -85,21 +84,8 @@ BINARY = {
     "/": (P_MUL, "divide"),
 }
 
-_INT_SUFFIX = {
-    "int8": "i8",
-    "int16": "i16",
-    "int64": "i64",
-    "uint8": "u8",
-    "uint16": "u16",
-    "uint32": "u32",
-    "uint64": "u64",
-}
-_FLOAT_SUFFIX = {"float16": "f16", "float32": "f", "float64": "f64"}
-
-_LOCAL_NAME = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
 _GLOBAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_LEADING_NUMBER = re.compile(r"([0-9]+)(?:\.|$)")
 
 
 class PrintError(Exception):
@@ -112,241 +98,7 @@ class PrintError(Exception):
         self.note = note
 
 
-# ---------------------------------------------------------------- literals
-
-
-def literal_text(value: Any, dtype: str, tvm: bool) -> str | None:
-    """A scalar as a literal (`1`, `2i64`, `1.5`, `1.5f`, `True`), or None if
-    its dtype has no literal syntax."""
-    if dtype == "bool":
-        return "True" if value else "False"
-    if dtype == "int32":
-        return str(value)
-    suffix = _INT_SUFFIX.get(dtype)
-    if suffix is not None:
-        return f"{value}{suffix}"
-    suffix = _FLOAT_SUFFIX.get(dtype)
-    if suffix is None:
-        return None
-    text = float_text(float(value), dtype)
-    if text in ("inf", "-inf", "nan"):
-        return text + suffix
-    if tvm:
-        if text.endswith(".0"):
-            text = text[:-2]
-        return text + suffix
-    return text if dtype == "float32" else text + suffix
-
-
-def attr_text(value: Any, tvm: bool) -> str:
-    """An attribute value: `None`, `True`, `3`, `0.5f`, `"NCHW"`, `[1, 1]`."""
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _attr_float(value, tvm)
-    if isinstance(value, str):
-        return quote(value)
-    if isinstance(value, MetaRef):
-        return f"meta[{value.kind}][{value.index}]"
-    if isinstance(value, tuple):
-        return "[" + ", ".join(attr_text(v, tvm) for v in value) + "]"
-    raise PrintError(f"cannot write the attribute value {value!r}")
-
-
-def _attr_float(value: float, tvm: bool) -> str:
-    wide = float_text(value, "float64")
-    if wide in ("inf", "-inf", "nan"):
-        return wide + "f64"
-    narrow = None
-    try:
-        if round_float(value, "float32") == value:
-            narrow = float_text(value, "float32")
-    except Exception:  # noqa: BLE001 - too large for float32
-        narrow = None
-    if tvm:
-        if narrow is not None:
-            return (narrow[:-2] if narrow.endswith(".0") else narrow) + "f"
-        return wide + "f64"
-    if narrow is not None and len(narrow) + 1 < len(wide):
-        return narrow + "f"
-    return wide
-
-
-def quote(text: str) -> str:
-    """A string literal that reads back as `text`."""
-    out = ['"']
-    for ch in text:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _fill_text(value: Any, dtype: str) -> str:
-    """The value of `Constant(value, shape, dtype)`."""
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, int):
-        return f"{value}u64" if value > 2**63 - 1 else str(value)
-    value = float(value)
-    if value.is_integer() and abs(value) < 1e15 and (value != 0 or str(value)[0] != "-"):
-        return str(int(value))  # `Constant(1, (2, 2), float32)`
-    base = dtype.split("x")[0]
-    text = float_text(value, base if base in ("float16", "float32", "float64") else "float64")
-    return text + "f" if text in ("inf", "-inf", "nan") else text
-
-
-# ---------------------------------------------------------------- names
-
-
-class _Names:
-    """Settles names while the layout walks the text in order."""
-
-    def __init__(self, printer: _Printer) -> None:
-        self.printer = printer
-        self.renames: dict[Var, str] = {}
-        self.reset()
-
-    def reset(self) -> None:
-        self.env: dict[str, list[Var]] = {}
-        self.frames: list[list[Var]] = [[]]
-        self.groups: list[set[tuple[str, int]]] = [set()]
-        self.counter = 0
-        self.numbers: dict[Expr, int] = {}
-        self.changed = False
-        self.patches = False
-        self.comments_seen: list[int] = []
-
-    # ---- names of variables --------------------------------------------------
-
-    def name_of(self, var: Var) -> str:
-        name = self.renames.get(var)
-        if name is None:
-            name = var.name
-            if not name or not _LOCAL_NAME.fullmatch(name):
-                name = self.renames[var] = self.printer.fresh(name or "v")
-        return name
-
-    def bind(self, var: Var, group: Any) -> None:
-        name = self.name_of(var)
-        if group is not None:
-            tag = (name, id(group))
-            if tag in self.groups[-1]:
-                self._rename(var)
-                name = self.name_of(var)
-                tag = (name, id(group))
-            self.groups[-1].add(tag)
-        self.env.setdefault(name, []).append(var)
-        self.frames[-1].append(var)
-
-    def ref(self, var: Var) -> str:
-        name = self.name_of(var)
-        stack = self.env.get(name)
-        if not stack or stack[-1] is var:
-            return name
-        position = next((i for i, v in enumerate(stack) if v is var), -1)
-        for other in stack[position + 1 :]:
-            self._rename(other)
-        return name
-
-    def _rename(self, var: Var) -> None:
-        old = self.name_of(var)
-        new = self.renames[var] = self.printer.fresh(old)
-        stack = self.env.get(old)
-        if stack is not None:
-            for i in range(len(stack) - 1, -1, -1):
-                if stack[i] is var:
-                    del stack[i]
-                    break
-            self.env.setdefault(new, []).append(var)
-        self.changed = True
-
-    # ---- the Resolver protocol -------------------------------------------------
-
-    def text(self, lazy: Lazy) -> str:
-        kind = lazy.kind
-        if kind == "var":
-            return "%" + self.ref(lazy.key)
-        if kind == "binder":
-            return "%" + self.name_of(lazy.key)
-        if kind == "tmp":
-            return "%" + str(self.number(lazy.key))
-        if kind == "tmpdef":  # numbered at the end of its statement: patched afterwards
-            self.patches = True
-            return f"%\x00{id(lazy.key)}\x00"
-        if kind == "comment" or kind == "trailing":
-            note = lazy.key
-            self.comments_seen.append(note.index)
-            return self.printer.comment_text(note)
-        raise TypeError(kind)
-
-    def width(self, lazy: Lazy) -> int:
-        kind = lazy.kind
-        if kind == "var" or kind == "binder":
-            return 1 + len(self.name_of(lazy.key))
-        if kind == "tmp" or kind == "tmpdef":
-            known = self.numbers.get(lazy.key)
-            return 1 + len(str(known if known is not None else self.counter))
-        text = self.printer.comment_text(lazy.key)
-        if "\n" in text:
-            return -1
-        # A comment at the end of a line does not make its code break.
-        return 0 if kind == "trailing" else len(text)
-
-    def mark(self, mark: Mark) -> None:
-        kind = mark.kind
-        if kind == "bind":
-            var, group = mark.arg
-            self.bind(var, group)
-        elif kind == "push":
-            self.frames.append([])
-            self.groups.append(set())
-        elif kind == "pop":
-            for var in self.frames.pop():
-                stack = self.env.get(self.name_of(var))
-                if stack:
-                    for i in range(len(stack) - 1, -1, -1):
-                        if stack[i] is var:
-                            del stack[i]
-                            break
-            self.groups.pop()
-        elif kind == "reset":
-            self.counter = 0
-        elif kind == "tmpdone":
-            self.number(mark.arg)
-
-    def number(self, node: Expr) -> int:
-        n = self.numbers.get(node)
-        if n is None:
-            reserved = self.printer.reserved
-            n = self.counter
-            while n in reserved:
-                n += 1
-            self.counter = n + 1
-            self.numbers[node] = n
-        return n
-
-
 _ATOMS = frozenset({Var, GlobalVar, Op, Constructor})
-_PUSH = Mark("push")
-_POP = Mark("pop")
-_RESET = Mark("reset")
 
 
 class _Block:
@@ -376,45 +128,10 @@ class _Printer:
         self.comments = comments if comments else None
         self.text = source_text
         self.comment_spans: tuple[list[int], list[int]] = ([], [])
-        self.reserved: set[int] = set()
-        self.taken: set[str] = set()
-        self.dotted: set[str] = set()
         self.plan: Plan | None = None
         self.plans: dict[Expr, Plan] = {}
         self.printed: dict[Expr, Piece] = {}
-        self.names = _Names(self)
-
-    # ---- names -------------------------------------------------------------
-
-    def learn_names(self, names: set[str]) -> None:
-        """Record every variable name, so temporaries and renames avoid them."""
-        taken = self.taken
-        taken.update(names)
-        for name in names:
-            m = _LEADING_NUMBER.match(name)
-            if m:
-                self.reserved.add(int(m.group(1)))
-            if "." in name:
-                parts = name.split(".")
-                taken.add(parts[0])
-                for i in range(2, len(parts) + 1):
-                    self.dotted.add(".".join(parts[:i]))
-
-    def fresh(self, base: str) -> str:
-        base = re.sub(r"[^A-Za-z0-9_]", "_", base.split(".")[0]) or "v"
-        k = 1
-        while True:
-            candidate = f"{base}_{k}"
-            if candidate not in self.taken:
-                self.taken.add(candidate)
-                return candidate
-            k += 1
-
-    def comment_text(self, note: Note) -> str:
-        text = note.text
-        if self.tvm and text.startswith("#"):
-            return "//" + text[1:]
-        return text
+        self.names = Names(self.tvm)
 
     # ---- driving the rules -------------------------------------------------
 
@@ -603,7 +320,7 @@ class _Printer:
                 return (text, P_NEG, None)
             return (text, P_ATOM if dtype == "bool" else P_NUM, None)
         shape = node.shape if isinstance(node.shape, tuple) else ()
-        return (f"Constant({_fill_text(node.value, dtype)}, {shape_text(shape)}, {dtype})", P_ATOM, None)
+        return (f"Constant({fill_text(node.value, dtype)}, {shape_text(shape)}, {dtype})", P_ATOM, None)
 
     # ---- scopes ------------------------------------------------------------
 
@@ -669,9 +386,9 @@ class _Printer:
                 stmt += [vdoc, ";"]
             else:
                 binder = self._binder(var, None, self._take(var) if commented else None)
-                bind = Mark("bind", (var, None))
+                binds = bind(var)
                 stmt += ["let ", binder, " = "]
-                stmt += [bind, vdoc, ";"] if recursive else [vdoc, bind, ";"]
+                stmt += [binds, vdoc, ";"] if recursive else [vdoc, binds, ";"]
             if term:
                 stmt.append(self._trail(term))
             stmts.append((stmt, self._blank(node)))
@@ -701,9 +418,9 @@ class _Printer:
         if block.after:
             body.append(self._trail(block.after))
         if not block.stmts and not force:
-            doc = [open_, _PUSH, Nest(2, [LINE, body]), LINE, _POP, close]
+            doc = [open_, PUSH, Nest(2, [LINE, body]), LINE, POP, close]
             return Group(doc) if grouped else doc
-        return [open_, _PUSH, Nest(2, [HARDLINE, body]), HARDLINE, _POP, close]
+        return [open_, PUSH, Nest(2, [HARDLINE, body]), HARDLINE, POP, close]
 
     def _statements(self, block: _Block) -> Doc:
         """A scope's text without braces (the top-level expression of a file)."""
@@ -721,16 +438,23 @@ class _Printer:
 
     # ---- binders and types -------------------------------------------------
 
+    def _attr(self, value: Any, node: Expr) -> str:
+        try:
+            return attr_text(value, self.tvm)
+        except Unspellable as exc:
+            raise PrintError(str(exc), node.span) from None
+
     def _type(self, ty: Any) -> str:
         return type_text(ty, TVM if self.tvm else DOCS)
 
-    def _binder(self, var: Var, group: Any, notes: Attached | None = None, bind: bool = False) -> Doc:
-        doc, term = self._binder_piece(var, group, notes, bind)
+    def _binder(self, var: Var, group: Any, notes: Attached | None = None, binds: bool = False) -> Doc:
+        doc, term = self._binder_piece(var, group, notes, binds)
         return [doc, self._trail(term)] if term else doc
 
-    def _binder_piece(self, var: Var, group: Any, notes: Attached | None, bind: bool) -> tuple[Doc, list | None]:
-        """A binder with its annotation, and the comments that follow its `,`."""
-        doc: list = [Mark("bind", (var, group)), Lazy("binder", var)] if bind else [Lazy("binder", var)]
+    def _binder_piece(self, var: Var, group: Any, notes: Attached | None, binds: bool) -> tuple[Doc, list | None]:
+        """A binder with its annotation, and the comments that follow its `,`.
+        With `binds`, the variable is in scope from here on."""
+        doc: list = [bind(var, group), Lazy("binder", var)] if binds else [Lazy("binder", var)]
         if var.type_annotation is not None:
             doc.append((": " if self.tvm else " : ") + self._type(var.type_annotation))
         if notes is None:
@@ -791,7 +515,7 @@ class _Printer:
         if module.expr is not None:
             plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments)
             names |= plan.var_names
-        self.learn_names(names)
+        self.names.learn(names)
         self.plans = plans
         items: list[tuple[int, int, str, Any]] = []
         for i, var in enumerate(module.free_vars):
@@ -847,7 +571,7 @@ class _Printer:
         doc: list = []
         if notes is not None:
             doc.append(self._lead(notes.before, inline=False))
-        doc += ["free_var ", self._binder(var, None, None, bind=True), ";"]
+        doc += ["free_var ", self._binder(var, None, None, binds=True), ";"]
         if notes is not None:
             doc.append(self._trail(_in_order(notes.after, notes.after_term)))
         return doc
@@ -858,7 +582,7 @@ class _Printer:
         self.printed = {}
         piece = self.run(self._function(func, gv.name))
         self.plan = None
-        return piece[0] if self.tvm else [_RESET, piece[0]]
+        return piece[0] if self.tvm else [RESET, piece[0]]
 
     def _root_expr(self, expr: Expr) -> Doc:
         self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments)
@@ -866,11 +590,11 @@ class _Printer:
         block = self.run(self._scope(self.plan.root_scope, expr, None))
         self.plan = None
         doc = self._statements(block)
-        return doc if self.tvm else [_RESET, doc]
+        return doc if self.tvm else [RESET, doc]
 
     def expr(self, expr: Expr) -> Doc:
         plan = Plan(expr, self.tvm, None)
-        self.learn_names(plan.var_names)
+        self.names.learn(plan.var_names)
         self.plans = {expr: plan}
         return self._root_expr(expr)
 
@@ -926,20 +650,20 @@ class _Printer:
             fnotes = None
         params: list[Piece] = []
         for p in node.params:
-            doc, term = self._binder_piece(p, node, self._take(p), bind=True)
+            doc, term = self._binder_piece(p, node, self._take(p), binds=True)
             params.append((doc, P_ATOM, term))
         for key, value in node.attrs:
-            params.append((f"{key}={attr_text(value, tvm)}", P_ATOM, None))
+            params.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
         scope = self._scope_of(node, "fn")
         block = yield self._scope(scope, node.body, (node, len(node.params)))
-        sig: list = [head, _PUSH, self._list("(", params, ")")]
+        sig: list = [head, PUSH, self._list("(", params, ")")]
         if node.ret_type is not None:
             sig.append(" -> " + self._type(node.ret_type))
         if node.relations:
             sig.append(" where " + ", ".join(r.name for r in node.relations))
         sig.append(" ")
         body = self._render_block(block, "{", "}", force=tvm or def_name is not None, grouped=False)
-        doc: list = [Group([sig, body]), _POP]
+        doc: list = [Group([sig, body]), POP]
         if fnotes is not None:
             doc = [self._lead(fnotes.before, inline=False), doc, self._trail(_in_order(fnotes.after, fnotes.after_term))]
         return (doc, P_BLOCK, None)
@@ -1006,7 +730,7 @@ class _Printer:
                     callee = [callee, self._trail(callee_term)]
         items = args
         for key, value in node.attrs:
-            items.append((f"{key}={attr_text(value, tvm)}", P_ATOM, None))
+            items.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
         if type(callee) is str:
             return (self._list(callee + "(", items, ")"), P_ATOM, None)
         return ([callee, self._list("(", items, ")")], P_ATOM, None)
@@ -1057,7 +781,7 @@ class _Printer:
         piece = self.occ(piece if piece is not None else (yield node.tuple_value), node, 0)
         base = self._postfix_base(piece)
         token = self._local_token(node.tuple_value)
-        if token is not None and f"{token}.{node.index}" in self.dotted:
+        if token is not None and f"{token}.{node.index}" in self.names.dotted:
             base = ["(", base, ")"]
         return ([base, f".{node.index}"], P_ATOM, None)
 
@@ -1108,14 +832,14 @@ class _Printer:
             if tvm:
                 if block.stmts or block.after:
                     body = self._render_block(block, "{", "}", force=True)
-                    doc += [_PUSH, pattern, " => ", body, ",", _POP]
+                    doc += [PUSH, pattern, " => ", body, ",", POP]
                 else:
-                    doc += [_PUSH, pattern, " => ", block.tail, ",", _POP]
+                    doc += [PUSH, pattern, " => ", block.tail, ",", POP]
                     if block.tail_term:
                         doc.append(self._trail(block.tail_term))
             else:
                 body = self._render_block(block, "{", "}", force=False)
-                doc += [_PUSH, "case ", pattern, " ", body, _POP]
+                doc += [PUSH, "case ", pattern, " ", body, POP]
             if notes is not None:
                 doc.append(self._trail(_in_order(notes.after, notes.after_term)))
             clauses.append(doc)
@@ -1140,7 +864,7 @@ class _Printer:
             if isinstance(p, PatternWildcard):
                 doc: Doc = "_"
             elif isinstance(p, PatternVar):
-                doc = self._binder(p.var, clause, self._take(p.var), bind=True)
+                doc = self._binder(p.var, clause, self._take(p.var), binds=True)
             elif isinstance(p, PatternConstructor):
                 _check_name(p.constructor.name, _IDENT, "constructor", p.span)
                 parts = [out.pop(id(q)) for q in p.patterns]

@@ -33,7 +33,8 @@ from relay_text.ir.module import Module
 from relay_text.ir.pattern import PatternConstructor, PatternVar
 from relay_text.ir.ty import GlobalTypeVar, TensorType
 from relay_text.syntax.parser import parse
-from relay_text.syntax.printer import PrintError, attr_text, literal_text, print_expr, print_module, quote
+from relay_text.syntax.printer import PrintError, print_expr, print_module
+from relay_text.syntax.spelling import attr_text, literal_text, quote
 from tests.helpers import parse_ok
 
 ADD = Op("add")

@@ -38,7 +38,7 @@ def test_the_text_after_a_group_counts_until_the_next_break() -> None:
 
 
 def test_inner_groups_decide_on_their_own() -> None:
-    doc = call("outer", layout_free := "x" * 20, [call("g", "y")])  # noqa: F841
+    doc = call("outer", "x" * 20, [call("g", "y")])
     assert layout(doc, width=16) == "outer(\n  xxxxxxxxxxxxxxxxxxxx,\n  g(y)\n)"
 
 

@@ -392,8 +392,18 @@ class _Collector:
         if isinstance(node, Let) and node.var.span is not None:
             return self._binder_end(node.var)
         if isinstance(node, Function):
+            # The body starts at the first `{` after the parameters (the
+            # header may name the function itself: `def @f() { @f }`).
             ends = [self._binder_end(p) for p in node.params if p.span is not None]
-            return max(ends) if ends else cursor
+            pos = max(ends) if ends else cursor
+            end = node.span.end if node.span is not None else len(self.text)
+            while True:
+                brace = self.text.find("{", pos, end)
+                if brace < 0:
+                    return pos
+                if not self.a.in_comment(brace):
+                    return brace + 1
+                pos = brace + 1
         return cursor
 
     def find_occurrence(self, child: Any, start: int, end: int) -> tuple[int, int] | None:

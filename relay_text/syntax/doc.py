@@ -28,8 +28,7 @@ deep nesting cannot make the output quadratic in size.
 `Lazy` and `Mark` let a client decide names in text order (the only order
 in which shadowing and numbering are meaningful): the layout calls
 `resolver.mark(mark)` and `resolver.text(lazy)` exactly in output order,
-and `resolver.width(lazy)` for the columns the text takes (so a client may
-print a placeholder and substitute the final text afterwards).
+and `resolver.width(lazy)` when it only measures.
 """
 
 from __future__ import annotations
@@ -201,12 +200,8 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
             if t is str:
                 col += len(text)
             else:
-                w = res.width(d) if t is Lazy else -1  # (a name patched later has its final width)
-                if w >= 0:
-                    col += w
-                else:
-                    newline = text.rfind("\n")
-                    col = col + len(text) if newline < 0 else len(text) - newline - 1
+                newline = text.rfind("\n")
+                col = col + len(text) if newline < 0 else len(text) - newline - 1
         elif t is list:
             for item in reversed(d):
                 push((indent, flat, item))
@@ -238,7 +233,7 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
                     col = pending
                     pending = -1
                 write(text)
-                col += len(text) if lt is str else res.width(leaf)
+                col += len(text)
         elif t is Nest:
             deeper = indent + d.indent
             push((deeper if deeper <= MAX_INDENT else MAX_INDENT, flat, d.doc))

@@ -20,6 +20,10 @@ from .doc import Lazy, Mark
 LOCAL_NAME = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
 _LEADING_NUMBER = re.compile(r"([0-9]+)(?:\.|$)")
 
+_PRIVATE_BASE = 0xF0000  # Unicode's supplementary private use area A
+_PRIVATE_RANGE = 0xFFFE
+_PLACEHOLDER = re.compile("%\x00*([\U000F0000-\U000FFFFD]+)")
+
 PUSH = Mark("push")  # a scope opens
 POP = Mark("pop")  # ... and closes: what was bound in it is gone
 RESET = Mark("reset")  # a definition starts: temporaries count from %0 again
@@ -87,7 +91,7 @@ class Names:
         self.counter = 0
         self.numbers: dict[Expr, int] = {}
         self.changed = False
-        self.patches = False
+        self.pending: list[Expr] = []  # TVM bindings printed before their number was known
         self.comments_seen: list[int] = []
 
     # ---- names of variables --------------------------------------------------
@@ -97,7 +101,8 @@ class Names:
         if name is None:
             name = var.name
             if not name or not LOCAL_NAME.fullmatch(name):
-                name = self.renames[var] = self.fresh(name or "v")
+                name = self.fresh(name or "v")
+            self.renames[var] = name
         return name
 
     def bind(self, var: Var, group: Any) -> None:
@@ -145,8 +150,7 @@ class Names:
         if kind == "tmp":
             return "%" + str(self.number(lazy.key))
         if kind == "tmpdef":  # numbered at the end of its statement: patched afterwards
-            self.patches = True
-            return f"%\x00{id(lazy.key)}\x00"
+            return self.placeholder(lazy.key)
         if kind == "comment" or kind == "trailing":
             note = lazy.key
             self.comments_seen.append(note.index)
@@ -187,6 +191,35 @@ class Names:
             self.counter = 0
         elif kind == "tmpdone":
             self.number(mark.arg)
+
+    def placeholder(self, node: Expr) -> str:
+        """A stand-in for a name not numbered yet, as wide as the estimate
+        `width` gave: `%`, padding, then the slot in private-use characters."""
+        slot = len(self.pending)
+        self.pending.append(node)
+        digits = ""
+        while True:
+            slot, rest = divmod(slot, _PRIVATE_RANGE)
+            digits = chr(_PRIVATE_BASE + rest) + digits
+            if not slot:
+                break
+        known = self.numbers.get(node)
+        width = len(str(known if known is not None else self.counter))
+        return "%" + "\x00" * max(0, width - len(digits)) + digits
+
+    def patch(self, text: str) -> str:
+        """Replace the stand-ins by the numbers settled since."""
+        if not self.pending:
+            return text
+        pending, numbers = self.pending, self.numbers
+
+        def number(m: re.Match) -> str:
+            slot = 0
+            for ch in m.group(1):
+                slot = slot * _PRIVATE_RANGE + ord(ch) - _PRIVATE_BASE
+            return "%" + str(numbers[pending[slot]])
+
+        return _PLACEHOLDER.sub(number, text)
 
     def number(self, node: Expr) -> int:
         n = self.numbers.get(node)

@@ -983,13 +983,7 @@ def _layout(printer: _Printer, doc: Doc) -> str:
         text = layout(doc, printer.width, names)
         if not names.changed:
             break
-    if names.patches:  # names of TVM bindings, numbered once their statement ended
-        by_id = {id(node): n for node, n in names.numbers.items()}
-        text = _PLACEHOLDER.sub(lambda m: str(by_id[int(m.group(1))]), text)
-    return text
-
-
-_PLACEHOLDER = re.compile("\x00([0-9]+)\x00")
+    return names.patch(text)  # names of TVM bindings, numbered once their statement ended
 
 
 def header_for(module: Module, dialect: str, keep: bool = True) -> str | None:

@@ -276,8 +276,11 @@ class Plan:
         if span is None or up is None or not comments.any_within(span.start, span.end + 1):
             return None
         pspan = up[0].span
-        if pspan is not None and pspan.start == span.start and span.end <= pspan.end:
-            return False  # the leftmost part of its parent (`Constant(...).0`), written inline
+        if pspan is not None and pspan.start <= span.start and span.end <= pspan.end:
+            if up[1] == OPERAND or pspan.start == span.start:
+                # An operand's parent spans just its own text; the leftmost
+                # part of a value (`Constant(...).0`) is not the value.
+                return False
         return comments.written_as_binding(span.start)
 
     # ---- pass 3: scopes ----------------------------------------------------

@@ -261,6 +261,7 @@ class _Collector:
         self.a = anchors
         self.text = anchors.text
         self.seen: set[int] = set()
+        self.binder_ends: dict[Var, int] = {}
 
     def run(self) -> None:
         module = self.module
@@ -294,6 +295,9 @@ class _Collector:
 
     def _binder_end(self, var: Var) -> int:
         """End of a binder with its annotation: `%x: Tensor[(1, 2), float32]`."""
+        known = self.binder_ends.get(var)
+        if known is not None:
+            return known
         assert var.span is not None
         text = self.text
         end = var.span.end
@@ -302,15 +306,21 @@ class _Collector:
         while pos < n and text[pos] in " \t":
             pos += 1
         if pos >= n or text[pos] != ":":
+            self.binder_ends[var] = end
             return end
+        starts, ends = self.a.starts, self.a.ends
+        ci = bisect_left(starts, pos)
+        next_comment = starts[ci] if ci < len(starts) else n
         depth = 0
-        last = pos + 1
         pos += 1
+        last = pos
         while pos < n:
-            ch = text[pos]
-            if self.a.in_comment(pos):
-                pos += 1
+            if pos >= next_comment:  # jump over a comment
+                pos = ends[ci]
+                ci += 1
+                next_comment = starts[ci] if ci < len(starts) else n
                 continue
+            ch = text[pos]
             if ch in "([":
                 depth += 1
             elif ch in ")]":
@@ -319,9 +329,10 @@ class _Collector:
                 depth -= 1
             elif depth == 0 and ch in ",=;{}":
                 break
-            if not ch.isspace():
+            if ch not in " \t\r\n":
                 last = pos + 1
             pos += 1
+        self.binder_ends[var] = last
         return last
 
     def walk(self, root: Expr) -> None:
@@ -376,13 +387,14 @@ class _Collector:
                     cursor = cspan.end
                     if isinstance(child, Constant):
                         a.add(cspan.start, cspan.end, child)
-                elif cspan is not None and not isinstance(child, _ATOMS + (Op, Constant)):
-                    a.line_level.add(child)  # written as a graph binding
-                elif scan:
-                    found = self.find_occurrence(child, cursor, end)
-                    if found is not None:
-                        a.add(found[0], found[1], occurrence(node, index))
-                        cursor = found[1]
+                else:
+                    if cspan is not None and not isinstance(child, _ATOMS + (Op, Constant)):
+                        a.line_level.add(child)  # written as a graph binding
+                    if scan:
+                        found = self.find_occurrence(child, cursor, end)
+                        if found is not None:
+                            a.add(found[0], found[1], occurrence(node, index))
+                            cursor = found[1]
                 if not isinstance(child, (Var, GlobalVar, Constructor, Op, Constant)):
                     stack.append(child)
 

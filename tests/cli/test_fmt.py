@@ -293,3 +293,23 @@ def test_every_sample_and_corpus_file_formats_and_then_checks_clean(tmp_path: Pa
     second = run(["--check", str(tmp_path)])
     assert second.exit_code == 0, second.stderr
     assert second.stderr == f"{len(files)} files would be left unchanged\n"
+
+
+def test_formatting_imports_neither_numpy_nor_rich(tmp_path: Path) -> None:
+    """Start-up time: `relay fmt --check` on a small file loads only what it needs."""
+    import subprocess
+    import sys
+
+    path = write(tmp_path / "m.rly", TIDY)
+    code = (
+        "import sys\n"
+        "from relay_text.cli import main\n"
+        "try:\n"
+        f"    main(['fmt', '--check', {str(path)!r}])\n"
+        "except SystemExit as exit:\n"
+        "    print(exit.code, 'numpy' in sys.modules, 'rich' in sys.modules, 'lark' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR",)}
+    env["NO_COLOR"] = "1"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out == "0 False False False\n"

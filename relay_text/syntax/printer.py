@@ -193,8 +193,10 @@ class _Printer:
         name: Doc = [Lazy("tmpdef", node) if self.tvm else ref, " = "]
         stmt: list = []
         after_term = list(term or ())
+        blank = self._blank(node)
         if notes is not None:
-            stmt.append(self._lead(notes.before, inline=False))
+            stmt.append(self._lead(notes.before, inline=False, blank_after=blank))
+            blank = notes.before[0].blank_before if notes.before else blank
             inline, rest = _split_after(notes.after)
             doc = [doc, self._trail(inline)]
             after_term = _in_order(after_term, rest, notes.after_term)
@@ -204,7 +206,7 @@ class _Printer:
         if after_term:
             stmt.append(self._trail(after_term))
         assert scope.stmts is not None, "a binding's scope is printed around it"
-        scope.stmts.append((stmt, self._blank(node)))
+        scope.stmts.append((stmt, blank))
         piece = (ref, P_ATOM, None)
         self.printed[node] = piece
         return piece
@@ -228,9 +230,11 @@ class _Printer:
         comments = self.comments
         return comments.pop(key) if comments is not None else None
 
-    def _lead(self, notes: list[Note], inline: bool) -> list:
+    def _lead(self, notes: list[Note], inline: bool, blank_after: bool = False) -> list:
         """Comments before an element: a block comment with code after it on
-        its line stays inline (`/* c */ x`); others get lines of their own."""
+        its line stays inline (`/* c */ x`); others get lines of their own.
+        Before a statement, empty lines between them (and after the last, with
+        `blank_after`) are kept."""
         out: list = []
         for i, note in enumerate(notes):
             if not inline and note.blank_before and i:
@@ -239,6 +243,8 @@ class _Printer:
                 out.append(BOL)
             out.append(Lazy("comment", note))
             out.append(" " if note.inline_lead else HARDLINE)
+        if blank_after and notes and not inline and not notes[-1].inline_lead:
+            out.append(HARDLINE)
         return out
 
     def _trail(self, notes: list[Note]) -> list:
@@ -379,8 +385,10 @@ class _Printer:
                 piece = self.occ(piece, node, 1)
             vdoc, _, term = piece
             stmt: list = []
+            blank = self._blank(node)
             if notes is not None:
-                stmt.append(self._lead(notes.before, inline=False))
+                stmt.append(self._lead(notes.before, inline=False, blank_after=blank))
+                blank = notes.before[0].blank_before if notes.before else blank
                 after += _in_order(notes.after, notes.after_term)
             if seq:
                 stmt += [vdoc, ";"]
@@ -391,7 +399,7 @@ class _Printer:
                 stmt += [binds, vdoc, ";"] if recursive else [vdoc, binds, ";"]
             if term:
                 stmt.append(self._trail(term))
-            stmts.append((stmt, self._blank(node)))
+            stmts.append((stmt, blank))
             tail_key = (node, 2)
             node = node.body
         for due in self._due(scope, node.span.start if node.span is not None else None):
@@ -605,7 +613,7 @@ class _Printer:
         notes = self._take(data)
         doc: list = []
         if notes is not None:
-            doc.append(self._lead(notes.before, inline=False))
+            doc.append(self._lead(notes.before, inline=False, blank_after=self._blank(data)))
         tparams = self._type_params(data.type_params)
         if self.tvm:
             head = f"type {data.header.name}{tparams}"
@@ -665,7 +673,8 @@ class _Printer:
         body = self._render_block(block, "{", "}", force=tvm or def_name is not None, grouped=False)
         doc: list = [Group([sig, body]), POP]
         if fnotes is not None:
-            doc = [self._lead(fnotes.before, inline=False), doc, self._trail(_in_order(fnotes.after, fnotes.after_term))]
+            lead = self._lead(fnotes.before, inline=False, blank_after=self._blank(node))
+            doc = [lead, doc, self._trail(_in_order(fnotes.after, fnotes.after_term))]
         return (doc, P_BLOCK, None)
 
     def _let(self, node: Let) -> Iterator:

@@ -52,6 +52,7 @@ from ..ir.expr import (
 from ..ir.module import Module
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
+from ..ir.ty import Kind
 from .comments import Attached, Comments, Note, blank_line_before, occurrence, statement_start
 from .doc import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Mark, Nest, Verbatim, layout
 from .naming import POP, PUSH, RESET, Names, bind
@@ -473,7 +474,12 @@ class _Printer:
         return doc, term or None
 
     def _type_params(self, params: tuple) -> str:
-        return type_params_text(params, TVM if self.tvm else DOCS) if params else ""
+        if not params:
+            return ""
+        if self.tvm and any(p.kind != Kind.TYPE for p in params):
+            # TVM's `[A]` has no kinds; keep them (`[s : Shape]` reads back).
+            return "[" + ", ".join(p.name if p.kind == Kind.TYPE else f"{p.name} : {p.kind.value}" for p in params) + "]"
+        return type_params_text(params, TVM if self.tvm else DOCS)
 
     # ---- lists -------------------------------------------------------------
 

@@ -353,3 +353,9 @@ def test_str_of_ir_objects() -> None:
     module = parse_ok("def @f(%a) {%a}")
     assert str(module) == "def @f(%a) {\n  %a\n}\n"
     assert alpha_equal_module(module, parse_ok(str(module)))
+
+
+def test_kinded_type_parameters_survive_in_tvm_text() -> None:
+    """TVM wrote `[A]`; a kind given in a TVM file is kept in the same brackets."""
+    source = '#[version = "0.0.5"]\ndef @f[s : Shape](%x: Tensor[s, float32]) {\n  %x\n}\n'
+    assert format(source) == source

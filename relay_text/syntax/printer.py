@@ -577,7 +577,8 @@ class _Printer:
             parts.append("#[metadata]")
             parts.append(Verbatim(module.metadata.text))
             return parts
-        parts.append(HARDLINE)
+        if previous is not None:  # an empty file stays empty (or just its header)
+            parts.append(HARDLINE)
         return parts
 
     def _free_var(self, var: Var) -> Doc:

@@ -359,3 +359,11 @@ def test_kinded_type_parameters_survive_in_tvm_text() -> None:
     """TVM wrote `[A]`; a kind given in a TVM file is kept in the same brackets."""
     source = '#[version = "0.0.5"]\ndef @f[s : Shape](%x: Tensor[s, float32]) {\n  %x\n}\n'
     assert format(source) == source
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [("", ""), ("\n\n  \n", ""), ('#[version = "0.0.5"]\n\n', '#[version = "0.0.5"]\n'), ("// only this", "// only this\n")],
+)
+def test_empty_files_stay_empty(source: str, expected: str) -> None:
+    assert format(source) == expected

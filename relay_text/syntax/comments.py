@@ -401,8 +401,8 @@ class _Collector:
     def _after_binders(self, node: Expr, cursor: int) -> int:
         """Where the text after a node's binders starts (a use of `%x` in a
         body must not be found in the parameter list)."""
-        if isinstance(node, Let) and node.var.span is not None:
-            return self._binder_end(node.var)
+        if isinstance(node, Let) and node.var.name and node.var.span is not None:
+            return self._binder_end(node.var)  # (`e;` has no binder to skip)
         if isinstance(node, Function):
             # The body starts at the first `{` after the parameters (the
             # header may name the function itself: `def @f() { @f }`).

@@ -313,3 +313,24 @@ def test_formatting_imports_neither_numpy_nor_rich(tmp_path: Path) -> None:
     env["NO_COLOR"] = "1"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     assert out == "0 False False False\n"
+
+
+def test_the_fallback_toml_reader_understands_the_relay_table(tmp_path: Path) -> None:
+    """Python 3.10 has no tomllib; a small reader handles flat `key = value` lines."""
+    from relay_text.config import _read_section, find_pyproject, fmt_settings
+
+    text = '[project]\nname = "x"\n\n[tool.relay]  # formatting\nline-length = 1_20\ndialect = "tvm"  # convert\n\n[tool.other]\nline-length = 5\n'
+    config = tmp_path / "pyproject.toml"
+    config.write_text(text)
+    assert _read_section(text, config) == {"line-length": 120, "dialect": "tvm"}
+    assert fmt_settings(_read_section(text, config), config) == {"line_length": 120, "dialect": "tvm"}
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    assert find_pyproject([str(nested / "m.rly")]) == config
+
+
+def test_line_length_in_pyproject_must_be_a_positive_integer(tmp_path: Path) -> None:
+    from relay_text.config import ConfigError, fmt_settings
+
+    with pytest.raises(ConfigError, match="line-length must be a positive integer, not 'wide'"):
+        fmt_settings({"line-length": "wide"}, tmp_path / "pyproject.toml")

@@ -21,8 +21,17 @@ the nearest anchors inside the container before and after it decide:
   `let %x = 1;  // one`); whether it came before or after the `,` / `;`
   that ends the element is remembered, so it is printed on the same side;
 - a comment on a line of its own (or after an opening bracket) leads the
-  next element of its container, or trails the last one if nothing follows;
+  next element of its container; it trails the previous one if nothing
+  follows, if a closing bracket comes first, or if it hugs the statement
+  above with an empty line below it;
+- a comment inside an element but beside nothing that is printed (inside a
+  type annotation, a constructor's signature) is printed right after it;
+- in a run of comments between two elements, once one leads the next
+  element, the rest do too (so their order cannot change);
 - whatever is left belongs to the end of the file.
+
+Every rule is chosen so that the printed text attaches the same way when it
+is read again: formatting is stable.
 
 `blank_line_before` tells the printer where the source separates
 statements or comments by an empty line, so that paragraphs are kept.

@@ -20,7 +20,8 @@ match clause, a block (`{ let ...; e }`) or the top level. Its scope is the
 innermost one that contains all its uses; if the node came from source text,
 it is the scope where the source wrote it (never deeper), so the formatter
 does not move a user's binding into a branch. `Plan` computes all of this
-in two linear passes (uses bottom-up, scopes top-down) over the DAG.
+in three linear passes over the DAG: uses (a depth-first walk), decisions
+(children before parents) and scopes (parents before children).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterator
+from typing import Any, Hashable
 
 from ..ir.adt import TypeData
 from ..ir.expr import (
@@ -221,45 +221,49 @@ _NAME_BEFORE = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$")
 _LOCAL = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
 
 
+def _call_order(node: Call) -> list:
+    if node.infix is not None and len(node.args) == 2:
+        return [(1, node.args[0]), (0, node.op), (2, node.args[1])]
+    out = [(0, node.op)]
+    out += [(i + 1, a) for i, a in enumerate(node.args)]
+    return out
+
+
+# (child index, child) of a node in the order their text appears; indices
+# are those of `relay_text.ir.visitor.children`.
+_TEXT_ORDER: dict[type, Any] = {
+    Call: _call_order,
+    Tuple: lambda n: list(enumerate(n.fields)),
+    TupleGetItem: lambda n: [(0, n.tuple_value)],
+    Let: lambda n: [(1, n.value), (2, n.body)],
+    Function: lambda n: [(len(n.params), n.body)],
+    If: lambda n: [(0, n.cond), (1, n.then_branch), (2, n.else_branch)],
+    Match: lambda n: [(0, n.data)] + [(i + 1, c.body) for i, c in enumerate(n.clauses)],
+    RefCreate: lambda n: [(0, n.value)],
+    RefRead: lambda n: [(0, n.ref)],
+    RefWrite: lambda n: [(0, n.ref), (1, n.value)],
+}
+
+
 def _text_order(node: Expr) -> list[tuple[int, Any]]:
-    """(child index, child) of a node in the order their text appears."""
-    if isinstance(node, Call):
-        if node.infix is not None and len(node.args) == 2:
-            return [(1, node.args[0]), (0, node.op), (2, node.args[1])]
-        return [(0, node.op), *((i + 1, a) for i, a in enumerate(node.args))]
-    if isinstance(node, Tuple):
-        return list(enumerate(node.fields))
-    if isinstance(node, TupleGetItem):
-        return [(0, node.tuple_value)]
-    if isinstance(node, Let):
-        return [(1, node.value), (2, node.body)]
-    if isinstance(node, Function):
-        return [(len(node.params), node.body)]
-    if isinstance(node, If):
-        return [(0, node.cond), (1, node.then_branch), (2, node.else_branch)]
-    if isinstance(node, Match):
-        return [(0, node.data), *((i + 1, c.body) for i, c in enumerate(node.clauses))]
-    if isinstance(node, (RefCreate,)):
-        return [(0, node.value)]
-    if isinstance(node, RefRead):
-        return [(0, node.ref)]
-    if isinstance(node, RefWrite):
-        return [(0, node.ref), (1, node.value)]
-    return []
+    order = _TEXT_ORDER.get(type(node))
+    return order(node) if order is not None else []
 
 
 _ATOMS = (Var, GlobalVar, Constructor)
+_ATOM_TYPES = frozenset(_ATOMS)
+_LEAVES = frozenset((Var, GlobalVar, Constructor, Op, Constant))
 
 
-def _binders(node: Expr) -> Iterator[Var]:
-    if isinstance(node, Let):
-        if node.var.name:
-            yield node.var
-    elif isinstance(node, Function):
-        yield from node.params
-    elif isinstance(node, Match):
-        for clause in node.clauses:
-            yield from pattern_vars(clause.pattern)
+def _binders(node: Expr) -> list[Var]:
+    t = type(node)
+    if t is Let:
+        return [node.var] if node.var.name else []
+    if t is Function:
+        return list(node.params)
+    if t is Match:
+        return [v for clause in node.clauses for v in pattern_vars(clause.pattern)]
+    return []
 
 
 class _Collector:
@@ -346,27 +350,33 @@ class _Collector:
 
     def walk(self, root: Expr) -> None:
         a = self.a
+        add = a.add
         seen = self.seen
+        atoms = _ATOM_TYPES
+        leaves = _LEAVES
         stack = [root]
         while stack:
             node = stack.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
+            t = type(node)
             span = node.span
-            if span is not None and not isinstance(node, _ATOMS):  # their spans are where they are defined
-                a.add(span.start, span.end, node)
-            if isinstance(node, Let):
+            if span is not None and t not in atoms:  # their spans are where they are defined
+                add(span.start, span.end, node)
+            if t is Let:
                 a.line_level.add(node)
             for var in _binders(node):
                 if var.span is not None:
-                    a.add(var.span.start, self._binder_end(var), var)
-            if isinstance(node, Match):
+                    add(var.span.start, self._binder_end(var), var)
+            if t is Match:
                 for clause in node.clauses:
                     if clause.span is not None:
-                        a.add(clause.span.start, clause.span.end, clause)
-            if isinstance(node, Call) and isinstance(node.op, Op) and node.op.span is not None:
-                a.add(node.op.span.start, node.op.span.end, node.op)
+                        add(clause.span.start, clause.span.end, clause)
+            elif t is Call:
+                op = node.op
+                if type(op) is Op and op.span is not None:
+                    add(op.span.start, op.span.end, op)
             children = _text_order(node)
             if not children:
                 continue
@@ -374,37 +384,37 @@ class _Collector:
             scan = span is not None and a.comment_inside(span.start, span.end)
             cursor = span.start if span is not None else 0
             end = span.end if span is not None else 0
-            if isinstance(node, TupleGetItem) and span is not None and span.end - span.start > 0:
-                scan = scan and not self.text.startswith("%", span.start)
+            if t is TupleGetItem and scan:
+                scan = not self.text.startswith("%", span.start)
             if scan:
                 cursor = max(cursor, self._after_binders(node, cursor))
             for index, child in children:
-                if scan and isinstance(node, Match) and index >= 1:
+                if scan and t is Match and index >= 1:
                     pspan = node.clauses[index - 1].pattern.span
                     if pspan is not None:
                         cursor = max(cursor, pspan.end)
-                cspan = getattr(child, "span", None)
-                contained = (
+                ct = type(child)
+                cspan = child.span
+                if (
                     span is not None
                     and cspan is not None
-                    and not isinstance(child, _ATOMS)
+                    and ct not in atoms
                     and span.start <= cspan.start
                     and cspan.end <= span.end
                     and cspan.start >= cursor
-                )
-                if contained:
+                ):  # written inside its parent
                     cursor = cspan.end
-                    if isinstance(child, Constant):
-                        a.add(cspan.start, cspan.end, child)
+                    if ct is Constant:
+                        add(cspan.start, cspan.end, child)
                 else:
-                    if cspan is not None and not isinstance(child, _ATOMS + (Op, Constant)):
+                    if cspan is not None and ct not in leaves:
                         a.line_level.add(child)  # written as a graph binding
                     if scan:
                         found = self.find_occurrence(child, cursor, end)
                         if found is not None:
-                            a.add(found[0], found[1], occurrence(node, index))
+                            add(found[0], found[1], occurrence(node, index))
                             cursor = found[1]
-                if not isinstance(child, (Var, GlobalVar, Constructor, Op, Constant)):
+                if ct not in leaves:
                     stack.append(child)
 
     def _after_binders(self, node: Expr, cursor: int) -> int:

@@ -624,7 +624,12 @@ def _decide(note: Note, prev: tuple | None, nxt: tuple | None, anchors: _Anchors
     if nxt is not None:
         end = anchors.ends[note.index]
         if prev is not None:
-            if nxt[2] in anchors.line_level and not note.blank_before and _blank_line_after(anchors, end):
+            if (
+                nxt[2] in anchors.line_level
+                and not note.blank_before
+                and between in ("", ",", ";")
+                and _blank_line_after(anchors, end)
+            ):
                 return prev[2], "after"  # hugs the code above, an empty line below
             if not _GRAPH_HEAD.fullmatch(anchors.code_between(end, nxt[0])):
                 return prev[2], "after"  # the last thing before a `)`, `}`, `else`, ...

@@ -701,7 +701,9 @@ class _Printer:
         commented = self.comments is not None
         args = []
         callee_notes = None
-        if not tvm:
+        if infix is not None:
+            op = (self._symbol(node, infix), P_ATOM, None)
+        elif not tvm:
             op = ready(node.op)
             if op is None:
                 op = yield node.op
@@ -723,7 +725,7 @@ class _Printer:
                 op = self.occ(op, node, 0)
         if infix is not None:
             prec = BINARY[infix][0] if len(args) == 2 else P_UNARY
-            sym = self._symbol(infix, op)
+            sym = op[0]
             if len(args) == 1:
                 operand = self._operand(args[0], P_UNARY, inline_term=False)
                 space = " " if args[0][1] in (P_NEG, P_UNARY) else ""  # `- -1`, not `--1`
@@ -751,23 +753,16 @@ class _Printer:
             return (self._list(callee + "(", items, ")"), P_ATOM, None)
         return ([callee, self._list("(", items, ")")], P_ATOM, None)
 
-    def _symbol(self, symbol: str, op: Piece) -> Doc:
-        """An operator symbol, with the comments that were around the operator."""
-        doc = op[0]
-        if type(doc) is str:
-            return [symbol, self._trail(op[2])] if op[2] else symbol
-        # [lead, name, trail] as built by _atom / occ: keep the comments.
-        out: list = []
-        stack = [doc]
-        while stack:
-            d = stack.pop()
-            if type(d) is list:
-                stack.extend(reversed(d))
-            elif type(d) is str and _IDENT.fullmatch(d):
-                out.append(symbol)
-            else:
-                out.append(d)
-        return out + ([self._trail(op[2])] if op[2] else [])
+    def _symbol(self, node: Call, symbol: str) -> Doc:
+        """An operator written as its symbol, with the comments around it."""
+        doc: Doc = symbol
+        term: list | None = None
+        if self.comments is not None:
+            for key in (node.op, occurrence(node, 0)):
+                notes = self._take(key)
+                if notes is not None:
+                    doc, term = self._around(doc, term, notes)
+        return [doc, self._trail(term)] if term else doc
 
     def _operand(self, piece: Piece, need: int, inline_term: bool = True) -> Doc:
         doc, prec, term = piece

@@ -243,7 +243,12 @@ class _Printer:
             if note.own_line and inline:
                 out.append(BOL)
             out.append(Lazy("comment", note))
-            out.append(" " if note.inline_lead else HARDLINE)
+            if not note.inline_lead:
+                out.append(HARDLINE)
+            elif i + 1 < len(notes) and notes[i + 1].line:
+                out.append("  ")  # `/* a */  // b`, as a trailing run prints it
+            else:
+                out.append(" ")
         if blank_after and notes and not inline and not notes[-1].inline_lead:
             out.append(HARDLINE)
         return out

@@ -428,13 +428,15 @@ def test_formatting_keeps_comments_in_place(module: Module, data) -> None:
     last = 0
     for i, pos in enumerate(chosen):
         pieces.append(text[last:pos])
-        style = data.draw(st.integers(0, 2))
+        style = data.draw(st.integers(0, 3))
         if style == 0:
             pieces.append(f" /* c{i} */")
         elif style == 1:
             pieces.append(f"  // c{i}\n")
-        else:
+        elif style == 2:
             pieces.append(f"\n/* c{i} */\n")
+        else:
+            pieces.append(f"  # c{i}\n")  # `//` in TVM text
         last = pos
     pieces.append(text[last:])
     commented = "".join(pieces)

@@ -39,6 +39,7 @@ statements or comments by an empty line, so that paragraphs are kept.
 
 from __future__ import annotations
 
+import gc
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
@@ -373,10 +374,6 @@ class _Collector:
                 for clause in node.clauses:
                     if clause.span is not None:
                         add(clause.span.start, clause.span.end, clause)
-            elif t is Call:
-                op = node.op
-                if type(op) is Op and op.span is not None:
-                    add(op.span.start, op.span.end, op)
             children = _text_order(node)
             if not children:
                 continue
@@ -477,6 +474,16 @@ class _Collector:
 
 def attach(module: Module) -> Comments:
     """Attach the comments of a parsed module to the code they belong to."""
+    enabled = gc.isenabled()
+    gc.disable()  # many small objects and no cycles: collections only cost time
+    try:
+        return _attach(module)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _attach(module: Module) -> Comments:
     source = module.source
     text = source.text if source is not None else ""
     result = Comments(text)
@@ -489,19 +496,13 @@ def attach(module: Module) -> Comments:
     result._comment_ends = anchors.ends
     _Collector(module, anchors).run()
     items = anchors.items
-    # Outermost first among anchors that share a start or an end.
-    by_start: dict[int, tuple[int, int, Hashable]] = {}
-    by_end: dict[int, tuple[int, int, Hashable]] = {}
-    for start, end, seq, key in items:
-        best = by_start.get(start)
-        if best is None or end > best[0] or (end == best[0] and seq < best[1]):
-            by_start[start] = (end, seq, key)
-        best = by_end.get(end)
-        if best is None or start < best[0] or (start == best[0] and seq < best[1]):
-            by_end[end] = (start, seq, key)
+    # By start: outermost (longest) first; by end: outermost (earliest start)
+    # first; the first registered wins a tie. The first of each wins below.
+    ordered = sorted(items, key=lambda t: (t[0], -t[1], t[2]))
+    by_start = {t[0]: (t[1], t[2], t[3]) for t in reversed(ordered)}
+    by_end = {t[1]: (t[0], t[2], t[3]) for t in sorted(items, key=lambda t: (-t[1], -t[0], -t[2]))}
     starts = sorted(by_start)
     ends = sorted(by_end)
-    ordered = sorted(items, key=lambda t: (t[0], -t[1], t[2]))
     notes = [_note(i, c, text) for i, c in enumerate(comments)]
     key_start: dict[Hashable, int] = {}
     for start, _, _, key in items:

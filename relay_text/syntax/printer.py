@@ -52,7 +52,7 @@ from ..ir.expr import (
 from ..ir.module import Module
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
-from ..ir.ty import Kind
+from ..ir.ty import Kind, TupleType
 from .comments import Attached, Comments, Note, blank_line_before, occurrence, statement_start
 from .doc import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Mark, Nest, Verbatim, layout
 from .naming import POP, PUSH, RESET, Names, bind
@@ -458,6 +458,14 @@ class _Printer:
         except Unspellable as exc:
             raise PrintError(str(exc), node.span) from None
 
+    def _type_doc(self, ty: Any) -> Doc:
+        """A type; a long tuple type breaks one field a line."""
+        if type(ty) is TupleType and len(ty.fields) > 1:
+            fields = [self._type(f) for f in ty.fields]
+            if sum(len(f) + 2 for f in fields) > 40:
+                return self._list("(", [(f, P_ATOM, None) for f in fields], ")")
+        return self._type(ty)
+
     def _type(self, ty: Any) -> str:
         return type_text(ty, TVM if self.tvm else DOCS)
 
@@ -470,7 +478,7 @@ class _Printer:
         With `binds`, the variable is in scope from here on."""
         doc: list = [bind(var, group), Lazy("binder", var)] if binds else [Lazy("binder", var)]
         if var.type_annotation is not None:
-            doc.append((": " if self.tvm else " : ") + self._type(var.type_annotation))
+            doc += [": " if self.tvm else " : ", self._type_doc(var.type_annotation)]
         if notes is None:
             return doc, None
         inline, rest = _split_after(notes.after)
@@ -678,7 +686,7 @@ class _Printer:
         block = yield self._scope(scope, node.body, (node, len(node.params)))
         sig: list = [head, PUSH, self._list("(", params, ")")]
         if node.ret_type is not None:
-            sig.append(" -> " + self._type(node.ret_type))
+            sig += [" -> ", self._type_doc(node.ret_type)]
         if node.relations:
             sig.append(" where " + ", ".join(r.name for r in node.relations))
         sig.append(" ")

@@ -119,6 +119,114 @@ def check(paths: tuple[str, ...], output_format: str, show_types: bool) -> int:
     return EXIT_FAIL if errors else EXIT_OK
 
 
+@main.command()
+@click.argument("path")
+@click.option("--entry", metavar="@NAME", help="Function to run (default: the file's trailing expression, else @main).")
+@click.option("--arg", "arg_texts", multiple=True, metavar="NAME=VALUE", help="An argument: Relay text such as 3, (1, 2), Cons(1, Nil()), or @file.npy.")
+@click.option("--args", "args_file", metavar="FILE.npz", help="Arguments from an .npz file whose keys are parameter names.")
+@click.option("--random-args", is_flag=True, help="Fill every parameter without a value with random data of its type.")
+@click.option("--random-consts", is_flag=True, help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-args and --random-consts.")
+@click.option("--max-depth", type=click.IntRange(min=1), default=None, metavar="N", help="Most nested calls allowed [default: 2,000,000].")
+@click.option("--no-prelude", is_flag=True, help="Do not load the Prelude (List, Optional, map, foldl, ...).")
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "json", "npz"]),
+    default="text",
+    show_default=True,
+    help="text: Relay-style value; json: one JSON value; npz: the result's tensors (needs --output).",
+)
+@click.option("--output", "output_path", metavar="FILE", help="Write the result to FILE instead of stdout.")
+@click.option("--full", is_flag=True, help="Print every element of large tensors.")
+@guarded
+def run(
+    path: str,
+    entry: str | None,
+    arg_texts: tuple[str, ...],
+    args_file: str | None,
+    random_args: bool,
+    random_consts: bool,
+    seed: int,
+    max_depth: int | None,
+    no_prelude: bool,
+    output_format: str,
+    output_path: str | None,
+    full: bool,
+) -> int:
+    """Type-check a Relay file, then evaluate @main (or --entry) and print the result."""
+    from .diagnostics.render import Reporter
+    from .eval.entry import RunRequest
+    from .eval.runtime import DEFAULT_MAX_DEPTH
+    from .files import InputError, read
+    from .ir.span import Source
+    from .pipeline import run_source
+
+    reporter = Reporter(sys.stderr)
+    if output_format == "npz" and not output_path:
+        raise click.UsageError("--output-format npz needs --output FILE")
+    pairs = []
+    for text in arg_texts:
+        name, sep, value = text.partition("=")
+        name = name.strip().lstrip("%")
+        if not sep or not name:
+            raise click.BadParameter(f"expected NAME=VALUE, got {text!r}", param_hint="--arg")
+        pairs.append((name, value.strip()))
+    try:
+        inp = read(path)
+    except InputError as exc:
+        reporter.message(f"error: {exc}", "bold red")
+        return EXIT_ERROR
+    request = RunRequest(
+        entry=entry,
+        arg_texts=pairs,
+        args_file=args_file,
+        random_args=random_args,
+        random_consts=random_consts,
+        seed=seed,
+        max_depth=max_depth or DEFAULT_MAX_DEPTH,
+    )
+    ran = run_source(Source(inp.name, inp.text), request, use_prelude=not no_prelude)
+    for diag in ran.diagnostics:
+        reporter.diagnostic(diag)
+    if not ran.ok:
+        if ran.started:
+            reporter.message("The program stopped with an error", "bold red")
+        else:
+            reporter.message(f"Found {_plural(ran.errors, 'error')}; nothing was run", "bold red")
+        return EXIT_FAIL
+    return _write_result(ran.value, output_format, output_path, full, reporter)
+
+
+def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any) -> int:
+    from .eval.show import flatten_tensors, value_json, value_text
+
+    if output_format == "npz":
+        import numpy as np
+
+        try:
+            arrays = flatten_tensors(value)
+        except ValueError as exc:
+            reporter.message(f"error: cannot write the result as .npz: {exc}", "bold red")
+            return EXIT_ERROR
+        try:
+            with open(output_path, "wb") as fh:  # type: ignore[arg-type]
+                np.savez(fh, **arrays)
+        except OSError as exc:
+            reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
+            return EXIT_ERROR
+        reporter.message(f"wrote {', '.join(arrays)} to {output_path}")
+        return EXIT_OK
+    text = value_json(value) if output_format == "json" else value_text(value, full=full)
+    if output_path:
+        try:
+            with open(output_path, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError as exc:
+            reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
+            return EXIT_ERROR
+        return EXIT_OK
+    click.echo(text)
+    return EXIT_OK
 
 
 @main.command()

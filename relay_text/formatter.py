@@ -69,24 +69,32 @@ def target_dialect(module: Module, dialect: str) -> str:
     return dialect
 
 
-def format_source(source: Source, dialect: str = KEEP, line_length: int = 100, safe: bool = True) -> Formatted:
+def format_source(
+    source: Source, dialect: str = KEEP, line_length: int = 100, safe: bool = True, use_prelude: bool = True
+) -> Formatted:
     """Format one input. Errors (syntax, or what the dialect cannot express)
     come back as diagnostics with `text` None; a failed safety check raises
-    `UnsafeFormat`."""
+    `UnsafeFormat`. As for `relay check`, the names of the Prelude (`List`,
+    `Cons`, `@map`, ...) are known unless `use_prelude` is False."""
     from .syntax.printer import no_gc
 
     if line_length < 1:
         raise ValueError("the line length must be positive")
+    env = None
+    if use_prelude:
+        from .std import prelude
+
+        env = prelude().env()
     with no_gc():  # many small objects, no cycles: collection passes only cost time
-        return _format_source(source, dialect, line_length, safe)
+        return _format_source(source, dialect, line_length, safe, env)
 
 
-def _format_source(source: Source, dialect: str, line_length: int, safe: bool) -> Formatted:
+def _format_source(source: Source, dialect: str, line_length: int, safe: bool, env: Any) -> Formatted:
     from .syntax.comments import attach
     from .syntax.parser import parse_source
     from .syntax.printer import PrintError, header_for, render_module
 
-    result = parse_source(source)
+    result = parse_source(source, env)
     errors = [d for d in result.diagnostics if d.is_error]
     if result.module is None or errors:
         return Formatted(source, None, errors)
@@ -107,11 +115,11 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool) -
         return Formatted(source, None, [diag])
     formatted = Formatted(source, printed.text, [], printed.comment_order)
     if safe:
-        verify(module, formatted, target, line_length)
+        verify(module, formatted, target, line_length, env)
     return formatted
 
 
-def verify(module: Module, formatted: Formatted, target: str, line_length: int) -> None:
+def verify(module: Module, formatted: Formatted, target: str, line_length: int, env: Any = None) -> None:
     """Black's safe mode: same program, same comments, and a fixed point."""
     from .ir.alpha import alpha_equal_module
     from .syntax.comments import attach
@@ -121,7 +129,7 @@ def verify(module: Module, formatted: Formatted, target: str, line_length: int) 
     original = formatted.source.text
     text = formatted.text
     assert text is not None
-    again = parse_source(Source(formatted.source.name, text))
+    again = parse_source(Source(formatted.source.name, text), env)
     if again.module is None or has_errors(again.diagnostics):
         first = next((d for d in again.diagnostics if d.is_error), None)
         raise UnsafeFormat(f"the formatted text does not parse ({first})", original, text)

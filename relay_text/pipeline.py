@@ -1,4 +1,4 @@
-"""The stages chained together for one file: parse, resolve, check.
+"""The stages chained together for one file: parse, resolve names, type-check.
 
 Commands and the Python API call these; each returns diagnostics as data.
 """
@@ -6,6 +6,7 @@ Commands and the Python API call these; each returns diagnostics as data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .diagnostics import Diagnostic, sort_key
 from .ir.module import Module
@@ -20,6 +21,8 @@ class Checked:
     module: Module | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     global_types: dict[str, str | None] = field(default_factory=dict)
+    result: Any = None  # the type checker's CheckResult, when the file parsed
+    prelude: Any = None  # the `std.Prelude` the file was checked against, if any
 
     @property
     def errors(self) -> int:
@@ -30,14 +33,121 @@ class Checked:
         return sum(1 for d in self.diagnostics if not d.is_error)
 
 
-def check_source(source: Source) -> Checked:
-    """Parse and resolve names (type checking plugs in here)."""
-    from .syntax.parser import parse_source
+def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) -> Checked:
+    """Parse, resolve names and type-check one file.
 
-    result = parse_source(source)
-    diags = sorted(result.diagnostics, key=sort_key)
+    `prelude` is an optional module whose definitions the file may use
+    (user definitions of the same name win); by default (`use_prelude`)
+    that is the standard Prelude (`relay_text/std/prelude.rly`).
+    `global_types` maps `@name` to
+    the global's type in the documented syntax (None when the file did not
+    parse).
+    """
+    from .check import check_module, prelude_env
+    from .diagnostics import has_errors
+    from .syntax.parser import parse_source
+    from .syntax.type_text import type_text
+
+    std = None
+    env = None
+    if prelude is None and use_prelude:
+        from .std import prelude as load_prelude
+
+        std = load_prelude()
+        prelude = std.module
+        env = std.env()  # also knows TVM's names for Prelude types
+    elif prelude is not None:
+        env = prelude_env(prelude)
+    result = parse_source(source, env)
+    diags = list(result.diagnostics)
     module = result.module
     global_types: dict[str, str | None] = {}
+    checked = None
     if module is not None:
-        global_types = {f"@{gv.name}": None for gv in module.functions}
-    return Checked(source, module, diags, global_types)
+        checked = check_module(module, prelude)
+        type_diags = checked.diagnostics
+        if has_errors(diags):
+            # Unknown names already explain what follows from them.
+            type_diags = [d for d in type_diags if d.code != "unresolved-type"]
+        diags.extend(type_diags)
+        for gv in module.functions:
+            ty = checked.global_types.get(gv)
+            global_types[f"@{gv.name}"] = type_text(ty) if ty is not None else None
+    out = Checked(source, module, sorted(diags, key=sort_key), global_types)
+    out.result = checked
+    out.prelude = std
+    return out
+
+
+@dataclass
+class Ran:
+    """The outcome of `relay run` on one file: diagnostics, and the value if
+    the program ran."""
+
+    source: Source
+    module: Module | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    value: object = None
+    ok: bool = False
+    started: bool = False  # the entry point began to run (errors are runtime errors)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.is_error)
+
+
+def run_source(source: Source, request: Any = None, use_prelude: bool = True, resolver: Any = None) -> Ran:
+    """Parse and check (with the Prelude), then evaluate the entry point.
+
+    `request` is an `eval.entry.RunRequest` (the default runs `@main` or the
+    trailing expression without arguments). Nothing runs if checking finds
+    an error; warnings are kept in the diagnostics. `resolver` maps an
+    operator name to what runs it (default: the operator registry)."""
+    from .eval.entry import RunFailed, RunRequest, run_module
+    from .syntax.builder import Env
+
+    request = request if request is not None else RunRequest()
+    checked = check_source(source, use_prelude=use_prelude)
+    module = checked.module
+    ran = Ran(source, module, list(checked.diagnostics))
+    if module is None or checked.errors:
+        return ran
+    std = checked.prelude
+    env = std.env() if std is not None else Env()
+    # Names an argument's text may use: the program's and the Prelude's.
+    arg_env = Env(
+        env.globals | {gv.name for gv in module.functions},
+        {**env.constructors, **module.constructors()},
+        {**env.adts, **{gtv.name: gtv for gtv in module.type_defs}},
+    )
+    try:
+        outcome = run_module(
+            module,
+            request,
+            std.module if std is not None else None,
+            arg_env,
+            type_of=_type_lookup(checked.result, std.checked() if std is not None else None),
+            meta_types=checked.result.meta_types if checked.result is not None else None,
+            resolver=resolver,
+        )
+    except RunFailed as exc:
+        ran.diagnostics.extend(exc.diagnostics)
+        ran.started = exc.ran
+        return ran
+    ran.value = outcome.value
+    ran.ok = ran.started = True
+    return ran
+
+
+def _type_lookup(*results: Any) -> Any:
+    """A node's type from the checker's results (the program's, the Prelude's)."""
+    tables = [r.types for r in results if r is not None]
+
+    def type_of(node: Any) -> Any:
+        for table in tables:
+            ty = table.get(node)
+            if ty is not None:
+                return ty
+        return None
+
+    return type_of

@@ -43,3 +43,14 @@ def test_non_editable_install(tmp_path: Path) -> None:
     installed = Path(where.stdout).parent
     assert installed.is_relative_to(env_dir), where.stdout
     assert (installed / "grammar" / "relay.lark").is_file()
+    assert (installed / "std" / "prelude.rly").is_file()
+    # The README's first command: run the tour sample with the installed tool.
+    tour = subprocess.run(
+        [str(bindir / "relay"), "run", str(SAMPLES / "tour.rly")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"NO_COLOR": "1"},
+    )
+    assert (tour.returncode, tour.stderr) == (0, "")
+    assert tour.stdout.endswith("Cons(50, Cons(40, Nil())))\n")

@@ -14,6 +14,7 @@ CODES: dict[str, str] = {
     "bad-metadata": "the #[metadata] section or a meta[...] reference is malformed",
     "unbound-variable": "a local variable is used where no binding of it is in scope",
     "unknown-global": "a global function is used but never defined",
+    "near-miss-global": "a call resolves to the Prelude while the file defines a similar name it never uses",
     "unknown-constructor": "an ADT constructor is used but never defined",
     "unknown-type": "a type name is neither a dtype, a type parameter in scope nor an ADT",
     "unknown-operator": "a name without sigil is neither an operator nor a constructor",
@@ -30,6 +31,7 @@ CODES: dict[str, str] = {
     "non-exhaustive-match": "a match does not cover every value of its type",
     "unreachable-clause": "a match clause can never be chosen",
     "unknown-attribute": "an operator call passes an attribute the operator does not have",
+    "missing-attribute": "an operator call omits an attribute that has no default",
     "unknown-relation": "a where clause names a relation that does not exist",
     # evaluation (relay run)
     "recursion-limit": "evaluation recursed deeper than the configured limit",

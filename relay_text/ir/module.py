@@ -50,6 +50,20 @@ class Module:
     metadata: Metadata | None = None
     comments: list[Comment] = field(default_factory=list)
     source: Source | None = None
+    # Where shared children are written: (id(parent), child index in
+    # visitor.children order) -> (start, end) offsets. A variable, global or
+    # graph-bound node is one object whatever its uses, so its own span is
+    # where it is bound; this records each use. See `written_at`.
+    occurrences: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+
+    def written_at(self, parent: Expr, index: int) -> Span | None:
+        """Where child `index` (in `visitor.children` order) of `parent` is written."""
+        at = self.occurrences.get((id(parent), index))
+        if at is not None and self.source is not None:
+            return Span(self.source, at[0], at[1])
+        from .visitor import children
+
+        return getattr(children(parent)[index], "span", None)
 
     def global_var(self, name: str) -> GlobalVar | None:
         """The global called `name` (without `@`), if this module defines it."""

@@ -7,15 +7,21 @@ a chain of 100,000 nested lets or calls costs no Python recursion.
 
 A subclass defines `visit_<node>` methods (`visit_call`, `visit_let`, ...)
 that read their children's results with `self.memo[child]`. A node class
-listed in `pre_order` is handed to its method before its children instead;
-that method walks the children itself with `self.visit` (useful when a pass
-must act between a let's value and its body). Visiting a node class that has
-no method raises `NotImplementedError`, so a pass never skips a construct
+listed in `pre_order` is handed to its method before its children instead,
+for a pass that must act between children (a type checker binds a let's
+variable after typing its value and before its body). Such a method may be
+a generator: it yields a child, the child is visited (on the same explicit
+stack, so a chain of 100,000 lets still costs no recursion), and the yield
+returns the child's result; what the generator returns is the node's result.
+A plain method may also walk children itself with `self.visit`, at the cost
+of one level of recursion per nesting. Visiting a node class that has no
+method raises `NotImplementedError`, so a pass never skips a construct
 silently.
 """
 
 from __future__ import annotations
 
+from types import GeneratorType
 from typing import Any, Callable, ClassVar, Generic, TypeVar
 
 from .expr import (
@@ -98,9 +104,16 @@ class ExprFunctor(Generic[R]):
             return memo[expr]
         methods = self._methods
         pre_order = self.pre_order
-        stack: list[tuple[Expr, bool]] = [(expr, False)]
+        # Entries: (node, False) to expand, (node, True) to finish, or
+        # (node, generator, child) to resume a generator once child is done.
+        stack: list[tuple] = [(expr, False)]
         while stack:
-            node, expanded = stack.pop()
+            entry = stack.pop()
+            if len(entry) == 3:
+                node, gen, child = entry
+                self._advance(node, gen, memo[child], stack)
+                continue
+            node, expanded = entry
             if node in memo:
                 continue
             node_type = type(node)
@@ -108,7 +121,11 @@ class ExprFunctor(Generic[R]):
                 method = methods.get(node_type)
                 if method is None:
                     raise NotImplementedError(f"{type(self).__name__} does not handle {node_type.__name__}")
-                memo[node] = method(self, node)
+                result = method(self, node)
+                if type(result) is GeneratorType:
+                    self._advance(node, result, None, stack)
+                else:
+                    memo[node] = result
                 continue
             kids = CHILDREN[node_type](node)
             stack.append((node, True))
@@ -116,6 +133,19 @@ class ExprFunctor(Generic[R]):
                 if child not in memo:
                     stack.append((child, False))
         return memo[expr]
+
+    def _advance(self, node: Expr, gen: Any, value: Any, stack: list) -> None:
+        """Resume a generator method until it yields a child not yet visited."""
+        memo = self.memo
+        try:
+            child = gen.send(value)
+            while child in memo:
+                child = gen.send(memo[child])
+        except StopIteration as stop:
+            memo[node] = stop.value
+            return
+        stack.append((node, gen, child))
+        stack.append((child, False))
 
 
 class ExprVisitor(ExprFunctor[None]):

@@ -195,9 +195,30 @@ class Builder:
         self.free_vars: list[Var] = []
         self.defined_ctor_names: set[str] = set()
         self._literal_errors: dict[int, Diagnostic] = {}
+        self.defining_adt: GlobalTypeVar = GlobalTypeVar("")
+        self.occurrences: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def end(self) -> None:
+        """Drop per-file state, so the builder keeps nothing of the file alive."""
+        self.values = self.types = None  # type: ignore[assignment]
+        self.module = None  # type: ignore[assignment]
+        self.occurrences = self.graph_uses = {}  # type: ignore[assignment]
+        self.diags, self.unbound, self.global_refs = [], [], []
 
     def span(self, start: int, end: int) -> Span:
         return Span(self.source, start, end)
+
+    def _note(self, parent: Expr, raws: Any, first: int = 0) -> None:
+        """Remember where the shared children of `parent` are written.
+
+        `raws` are the children as parsed, in `visitor.children` order from
+        index `first`; uses (`_Use`) of shared nodes are recorded, others
+        carry their own span.
+        """
+        occ = self.occurrences
+        for i, raw in enumerate(raws, first):
+            if type(raw) is _Use:
+                occ[(id(parent), i)] = (raw.start, raw.end)
 
     def error(self, code: str, message: str, span: Span | None, label: str = "") -> Diagnostic:
         diag = Diagnostic(code, message, span, label=label)
@@ -226,6 +247,7 @@ class Builder:
         if body is not None:
             module.expr = _u(body)
         module.free_vars = tuple(self.free_vars)
+        module.occurrences = self.occurrences
         return module
 
     # ---- definitions -------------------------------------------------------
@@ -327,7 +349,7 @@ class Builder:
         body = _u(body_tok)
         self.values.pop()
         self.types.pop()
-        return Function(
+        func = Function(
             tuple(params),
             body,
             ret,
@@ -336,6 +358,8 @@ class Builder:
             tuple((kw.key, kw.value) for kw in attrs),
             self.span(start, self._end(body_tok)),
         )
+        self._note(func, (body_tok,), len(params))
+        return func
 
     def def_fn(self, c: list) -> None:
         gv, kw = c[0]
@@ -374,7 +398,8 @@ class Builder:
     def data_name(self, c: list) -> tuple:
         kw, name_tok = c
         self.types.push()
-        return self._adt_header(name_tok), kw
+        self.defining_adt = self._adt_header(name_tok)
+        return self.defining_adt, kw
 
     type_name_head = data_name
 
@@ -425,29 +450,20 @@ class Builder:
         name_tok = c[0]
         ret = c[-1]
         inputs = tuple(self.as_type(t) for t in c[1:-2] if t is not None)
-        self._check_ctor_result(name_tok, ret)
+        # The result names the ADT being defined: `-> List` (or `-> List[a]`).
+        adt = self.defining_adt
+        ret_name = ret.name if isinstance(ret, _Name) else getattr(getattr(ret, "func", None), "name", None)
+        if ret_name != adt.name:
+            self.error(
+                "type-mismatch",
+                f"constructor `{name_tok.value}` must return `{adt.name}`",
+                self._span(ret),
+                f"expected `{adt.name}`",
+            )
         return name_tok, inputs
 
-    def _check_ctor_result(self, name_tok: Tok, ret: Any) -> None:
-        # The result must name the ADT being defined: `-> List` or `-> List[a]`.
-        self._pending_ctor_results.append((name_tok, ret))
-
     def data_def(self, c: list) -> None:
-        gtv = c[0][0]
-        items = [x for x in c[1:-1] if isinstance(x, tuple)]
-        for name_tok, ret in self._pending_ctor_results:
-            ret_name = ret.name if isinstance(ret, _Name) else getattr(getattr(ret, "func", None), "name", None)
-            if ret_name != gtv.name:
-                self.error(
-                    "type-mismatch",
-                    f"constructor `{name_tok.value}` must return `{gtv.name}`",
-                    getattr(ret, "span", None) or self.span(name_tok.start_pos, name_tok.end_pos),
-                    f"expected `{gtv.name}`",
-                )
-        self._pending_ctor_results = []
-        self._finish_adt(c, items)
-
-    _pending_ctor_results: list = []
+        self._finish_adt(c, [x for x in c[1:-1] if isinstance(x, tuple)])
 
     def ctor_decl(self, c: list) -> tuple:
         name_tok = c[0]
@@ -474,7 +490,6 @@ class Builder:
 
     def let_head(self, c: list) -> tuple:
         (var, kw), value = c
-        value = _u(value)
         self.pending_lets.pop()
         self.values.push()
         self.values.bind(var.name, var)
@@ -483,19 +498,22 @@ class Builder:
     def let_expr(self, c: list) -> Let:
         (var, value, kw), body = c
         self.values.pop()
-        return Let(var, value, _u(body), self.span(kw.start_pos, self._end(body)))
+        let = Let(var, _u(value), _u(body), self.span(kw.start_pos, self._end(body)))
+        self._note(let, (value, body), 1)
+        return let
 
     def graph_head(self, c: list) -> tuple:
-        tok, value = c
-        value = _u(value)
+        tok, raw = c
+        value = _u(raw)
         name = tok.value[1:]
         self.values.bind(name, value)
         self.graph_uses[id(value)] = 0
         self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
-        return tok, value
+        return tok, raw
 
     def graph_expr(self, c: list) -> Expr:
-        (tok, value), body = c
+        (tok, raw), body = c
+        value = _u(raw)
         if self.graph_uses.pop(id(value), 1) == 0:
             # An unused binding would vanish from the graph: keep it as `e;`.
             self.warn(
@@ -504,13 +522,17 @@ class Builder:
                 self.span(tok.start_pos, tok.end_pos),
                 "bound here",
             ).with_note("it is evaluated for its effects only, as `e;` would be")
-            return Let(Var("", None, self.span(tok.start_pos, tok.end_pos)), value, _u(body), self.span(tok.start_pos, self._end(body)))
+            let = Let(Var("", None, self.span(tok.start_pos, tok.end_pos)), value, _u(body), self.span(tok.start_pos, self._end(body)))
+            self._note(let, (raw, body), 1)
+            return let
         return body
 
     def seq_expr(self, c: list) -> Let:
         first, body = c
         span = self._span(first)
-        return Let(Var("", None, span), _u(first), _u(body), span.to(self._span(body)))
+        let = Let(Var("", None, span), _u(first), _u(body), span.to(self._span(body)))
+        self._note(let, (first, body), 1)
+        return let
 
     def block(self, c: list) -> _Use:
         self.values.pop()
@@ -558,12 +580,14 @@ class Builder:
         name = BINARY_OPS[tok.value][1]
         span = self._span(lhs).to(self._span(rhs))
         op = Op(name, self.span(tok.start_pos, tok.end_pos))
-        operands.append(Call(op, (_u(lhs), _u(rhs)), (), (), span, tok.value))
+        call = Call(op, (_u(lhs), _u(rhs)), (), (), span, tok.value)
+        self._note(call, (lhs, rhs), 1)
+        operands.append(call)
 
     def neg(self, c: list) -> Expr:
-        tok, operand = c
-        span = self.span(tok.start_pos, self._end(operand))
-        operand = _u(operand)
+        tok, raw = c
+        span = self.span(tok.start_pos, self._end(raw))
+        operand = _u(raw)
         if isinstance(operand, Constant) and operand.is_scalar and operand.dtype != "bool" and operand.span is not None:
             literal = self.source.text[operand.span.start : operand.span.end]
             if _NUMBER.fullmatch(literal):
@@ -571,7 +595,9 @@ class Builder:
                 if earlier is not None:
                     self.diags.remove(earlier)
                 return self._literal(literal, span, negate=True)
-        return Call(Op("negative", self.span(tok.start_pos, tok.end_pos)), (operand,), (), (), span, "-")
+        call = Call(Op("negative", self.span(tok.start_pos, tok.end_pos)), (_u(raw),), (), (), span, "-")
+        self._note(call, (raw,), 1)
+        return call
 
     def call(self, c: list) -> Expr:
         callee = c[0]
@@ -582,7 +608,7 @@ class Builder:
         else:
             args = c[-2]
         close = c[-1]
-        positional: list[Expr] = []
+        positional: list[Any] = []
         attrs: list[tuple[str, Any]] = []
         seen: dict[str, Span] = {}
         for item in args or ():
@@ -596,9 +622,11 @@ class Builder:
             else:
                 if attrs:
                     self.error("syntax-error", "positional arguments must come before attributes", self._span(item))
-                positional.append(_u(item))
+                positional.append(item)
         start = self._span(callee).start
-        return Call(_u(callee), tuple(positional), tuple(attrs), type_args, self.span(start, close.end_pos))
+        call = Call(_u(callee), tuple(_u(a) for a in positional), tuple(attrs), type_args, self.span(start, close.end_pos))
+        self._note(call, (callee, *positional))
+        return call
 
     def args(self, c: list) -> list:
         return c
@@ -609,7 +637,9 @@ class Builder:
 
     def proj(self, c: list) -> TupleGetItem:
         value, tok = c
-        return TupleGetItem(_u(value), int(tok.value[1:]), self.span(self._span(value).start, tok.end_pos))
+        node = TupleGetItem(_u(value), int(tok.value[1:]), self.span(self._span(value).start, tok.end_pos))
+        self._note(node, (value,))
+        return node
 
     def local(self, c: list) -> Expr:
         tok = c[0]
@@ -696,17 +726,28 @@ class Builder:
 
     def tuple(self, c: list) -> Tuple:
         self.values.pop()
-        fields = tuple(_u(x) for x in c[1:-1] if x is not None)
-        return Tuple(fields, self.span(c[0].start_pos, c[-1].end_pos))
+        raws = [x for x in c[1:-1] if x is not None]
+        node = Tuple(tuple(_u(x) for x in raws), self.span(c[0].start_pos, c[-1].end_pos))
+        self._note(node, raws)
+        return node
 
     def if_expr(self, c: list) -> If:
         kw, cond, then, other = c
-        return If(_u(cond), _u(then), _u(other), self.span(kw.start_pos, self._end(other)))
+        node = If(_u(cond), _u(then), _u(other), self.span(kw.start_pos, self._end(other)))
+        self._note(node, (cond, then, other))
+        return node
 
     def match_expr(self, c: list) -> Match:
         kw, data = c[0], c[1]
         clauses = tuple(x for x in c[2:-1] if isinstance(x, Clause))
-        return Match(_u(data), clauses, kw.value == "match", self.span(kw.start_pos, c[-1].end_pos))
+        node = Match(_u(data), clauses, kw.value == "match", self.span(kw.start_pos, c[-1].end_pos))
+        self._note(node, (data,))
+        occ = self.occurrences
+        for i, clause in enumerate(clauses, 1):
+            body_at = occ.pop((id(clause), 0), None)
+            if body_at is not None:
+                occ[(id(node), i)] = body_at
+        return node
 
     def _bind_pattern(self, pattern: Any) -> None:
         self.values.push()
@@ -727,7 +768,9 @@ class Builder:
     def case_clause(self, c: list) -> Clause:
         (kw, pattern), body = c
         self.values.pop()
-        return Clause(pattern, _u(body), self.span(kw.start_pos, self._end(body)))
+        clause = Clause(pattern, _u(body), self.span(kw.start_pos, self._end(body)))
+        self._note(clause, (body,))  # moved to the match when it is built
+        return clause
 
     def arm_head(self, c: list) -> Any:
         pattern = c[0]
@@ -738,16 +781,24 @@ class Builder:
         pattern, body = c
         self.values.pop()
         start = pattern.span.start if pattern.span is not None else 0
-        return Clause(pattern, _u(body), self.span(start, self._end(body)))
+        clause = Clause(pattern, _u(body), self.span(start, self._end(body)))
+        self._note(clause, (body,))  # moved to the match when it is built
+        return clause
 
     def ref_create(self, c: list) -> RefCreate:
-        return RefCreate(_u(c[1]), self.span(c[0].start_pos, c[-1].end_pos))
+        node = RefCreate(_u(c[1]), self.span(c[0].start_pos, c[-1].end_pos))
+        self._note(node, (c[1],))
+        return node
 
     def ref_read(self, c: list) -> RefRead:
-        return RefRead(_u(c[1]), self.span(c[0].start_pos, c[-1].end_pos))
+        node = RefRead(_u(c[1]), self.span(c[0].start_pos, c[-1].end_pos))
+        self._note(node, (c[1],))
+        return node
 
     def ref_write(self, c: list) -> RefWrite:
-        return RefWrite(_u(c[1]), _u(c[2]), self.span(c[0].start_pos, c[-1].end_pos))
+        node = RefWrite(_u(c[1]), _u(c[2]), self.span(c[0].start_pos, c[-1].end_pos))
+        self._note(node, (c[1], c[2]))
+        return node
 
     def meta_ref(self, c: list) -> Constant:
         kw, kind_tok, index_tok, close = c

@@ -11,7 +11,7 @@ that the formatter can keep them.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Iterator
 
 
 from ..ir.module import Comment
@@ -53,6 +53,8 @@ _SPACES = re.compile(r"[ \t\r\n\f]*")
 
 # Tokens after which a `<` written without a space opens type arguments.
 _CALLEE_TYPES = frozenset({"LOCAL", "GLOBAL", "IDENT"})
+# Groups whose text is the token as it is.
+_VERBATIM = frozenset({"LOCAL", "GLOBAL", "INT", "FLOAT", "PROJ", "STRING"})
 _DEFINING = frozenset({"DEF", "DATA", "TYPE"})
 
 
@@ -129,12 +131,12 @@ class Tokens:
                 raise LexError(f"unexpected character `{text[start]}`", start, start + 1)
             kind = m.lastgroup
             end = m.end()
-            if kind == "LOCAL" or kind == "GLOBAL" or kind == "INT" or kind == "PROJ" or kind == "FLOAT" or kind == "STRING":
-                start = m.start(kind)
+            if kind in _VERBATIM:
                 value = m.group(kind)
+                start = end - len(value)
             elif kind == "IDENT":
-                start = m.start(kind)
                 value = m.group(kind)
+                start = end - len(value)
                 kind = ident_kind(value, end, prev_kind)
                 if kind == "MATCH" and text.startswith("?", end):
                     end += 1
@@ -195,9 +197,10 @@ class Tokens:
 
     def _ident_kind(self, value: str, end: int, prev_kind: str) -> str:
         text = self.source.text
-        if value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
+        keyword = self.literal_kinds.get(value)
+        if keyword is None and value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
             return "FLOAT"
-        if _ATTR_EQ.match(text, end) and prev_kind in ("LPAR", "COMMA"):
+        if (prev_kind == "LPAR" or prev_kind == "COMMA") and _ATTR_EQ.match(text, end):
             return "ATTR_KEY"
         if value == "where":
             after = _SPACES.match(text, end).end()
@@ -208,7 +211,7 @@ class Tokens:
             after = _SPACES.match(text, end).end()
             opener = "(" if value == "Constant" else "["
             return self.literal_kinds[value] if text.startswith(opener, after) else "IDENT"
-        return self.literal_kinds.get(value, "IDENT") if value.isidentifier() else "IDENT"
+        return keyword if keyword is not None else "IDENT"
 
     def _looks_like_operand(self, pos: int) -> bool:
         """After a `<` glued to a name: does an expression (not a type) follow?"""

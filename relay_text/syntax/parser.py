@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, has_errors
+from ..diagnostics import WARNING, Diagnostic, has_errors
 from ..ir.expr import Constructor
 from ..ir.module import Module
 from ..ir.span import Source, Span
@@ -69,7 +69,10 @@ def _prescan(source: Source, kinds: dict[str, str], env: Env) -> tuple[dict[str,
     """
     constructors = dict(env.constructors)
     adts = dict(env.adts)
-    if not _ADT_DEF.search(source.text):
+    # Definitions precede a trailing `#[metadata]` section, which can be
+    # hundreds of megabytes of base64: do not search it.
+    end = source.text.find("#[metadata]")
+    if not _ADT_DEF.search(source.text, 0, end if end >= 0 else len(source.text)):
         return constructors, adts
     try:
         toks = list(Tokens(source, kinds))
@@ -121,31 +124,37 @@ def parse_source(source: Source, env: Env | None = None) -> ParseResult:
         constructors, adts = _prescan(source, kinds, env)
         version = _version_of(source)
         builder.begin(source, env, constructors, adts, version)
-        diags: list[Diagnostic] = []
-        _check_version(source, version, diags)
-        # Parsing allocates many objects and creates no cycles: pausing the
-        # cyclic collector meanwhile makes large files parse ~1.8x faster.
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
         try:
-            module: Module = driver.parse(tokens, len(source.text))
-        except LexError as exc:
-            return ParseResult(None, diags + [lex_error(source, exc)])
-        except UnexpectedToken as exc:
-            prev = _token_before(source, kinds, exc.token)
-            expected = driver.acceptable(Tokens(source, kinds), exc.token) or exc.expected
-            return ParseResult(None, diags + [syntax_error(source, exc.token, expected, kinds, prev)])
+            return _run(driver, builder, kinds, source, tokens, env, version)
         finally:
-            if gc_was_enabled:
-                gc.enable()
-        assert module is not None
-        module.comments = tokens.comments
-        unbound_names = {f"%{name}" for name, _, _ in builder.unbound}
-        # A binding whose only use came too early is reported once, as that use.
-        diags.extend(d for d in builder.diags if not (d.code == "unused-binding" and d.span.text in unbound_names))
-        _check_globals(builder, env, diags)
-        _explain_unbound(builder, diags)
-        return ParseResult(module, diags)
+            builder.end()
+
+
+def _run(driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: Tokens, env: Env, version: str | None) -> ParseResult:
+    diags: list[Diagnostic] = []
+    _check_version(source, version, diags)
+    # Parsing allocates many objects and creates no cycles: pausing the
+    # cyclic collector meanwhile makes large files parse ~1.8x faster.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        module: Module = driver.parse(tokens, len(source.text))
+    except LexError as exc:
+        return ParseResult(None, diags + [lex_error(source, exc)])
+    except UnexpectedToken as exc:
+        prev = _token_before(source, kinds, exc.token)
+        expected = driver.acceptable(Tokens(source, kinds), exc.token) or exc.expected
+        return ParseResult(None, diags + [syntax_error(source, exc.token, expected, kinds, prev)])
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    module.comments = tokens.comments
+    unbound_names = {f"%{name}" for name, _, _ in builder.unbound}
+    # A binding whose only use came too early is reported once, as that use.
+    diags.extend(d for d in builder.diags if not (d.code == "unused-binding" and d.span.text in unbound_names))
+    _check_globals(builder, env, diags)
+    _explain_unbound(builder, diags)
+    return ParseResult(module, diags)
 
 
 def _version_of(source: Source) -> str | None:
@@ -185,14 +194,37 @@ def _token_before(source: Source, kinds: dict[str, str], tok: Tok) -> Tok | None
 def _check_globals(builder: Builder, env: Env, diags: list[Diagnostic]) -> None:
     defined = {gv.name for gv in builder.module.functions}
     known = defined | env.globals
+    used = {name for name, _ in builder.global_refs}
     for name, span in builder.global_refs:
+        if name in defined:
+            continue
         if name in known:
+            _near_miss(name, span, defined - used, diags)
             continue
         diag = Diagnostic("unknown-global", f"unknown global `@{name}`", span, label="not defined")
         suggestions = close_names(name, known)
         if suggestions:
             diag.with_help(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?")
         diags.append(diag)
+
+
+def _near_miss(name: str, span: Span, unused: set[str], diags: list[Diagnostic]) -> None:
+    """A use of a name from outside the file (the Prelude) while the file
+    defines, and never uses, a global with a name a typo away: the shape of
+    a misspelling."""
+    suggestions = close_names(name, unused)
+    if suggestions:
+        diags.append(
+            Diagnostic(
+                "near-miss-global",
+                f"`@{name}` is the Prelude's function, not one of this file's",
+                span,
+                severity=WARNING,
+                label="defined in the Prelude",
+            )
+            .with_note(f"this file defines {or_list([f'`@{s}`' for s in suggestions])} but never uses it")
+            .with_help(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?")
+        )
 
 
 def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
@@ -206,10 +238,5 @@ def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
             diag.with_label(later, "bound here, in another block")
             diag.with_note("a graph binding is visible only inside the block that contains it")
         elif suggestions:
-            if suggestions:
-                diag.with_help(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?")
+            diag.with_help(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?")
         diags.append(diag)
-
-
-def _sort(diags: list[Diagnostic]) -> list[Diagnostic]:
-    return sorted(diags, key=lambda d: d.span.start if d.span is not None else -1)

@@ -149,3 +149,9 @@ def test_shadowing_in_nested_functions() -> None:
     f = body("fn (%x) { fn (%x) { %x } }")
     inner = f.body
     assert inner.body is inner.params[0] and inner.params[0] is not f.params[0]
+
+
+def test_constructor_must_return_its_adt() -> None:
+    d = only_diagnostic("data A { C : () -> A }\ndata B { D : (int32) -> A }")
+    assert where(d) == ("type-mismatch", 2, 25)
+    assert d.message == "constructor `D` must return `B`"

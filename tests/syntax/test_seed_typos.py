@@ -36,8 +36,10 @@ GOLDEN = {
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_seed_typo_diagnostic(name: str) -> None:
+    # The seeds' code blocks are programs without the Prelude (they define
+    # List, @foldl, ... themselves).
     path = SAMPLES / "errors" / name
-    result = check_source(Source(str(path), path.read_text()))
+    result = check_source(Source(str(path), path.read_text()), use_prelude=False)
     assert result.errors >= 1
     first = result.diagnostics[0]
     code, line, col, message, labels = GOLDEN[name]
@@ -50,6 +52,17 @@ def test_every_error_sample_is_pinned() -> None:
     # The remaining files are type errors, pinned by the checker's tests.
     type_errors = {"call_arity.rly", "if_tensor_condition.rly", "global_missing_sigil.rly", "type_call_missing_sigil.rly"}
     assert on_disk == set(GOLDEN) | type_errors
+
+
+def test_misspelled_global_with_the_prelude_is_a_near_miss_warning() -> None:
+    """With the Prelude, `@map_accuml` is the Prelude's function; the file's
+    own `@map_accmul`, defined and never used, marks the likely typo."""
+    path = SAMPLES / "errors" / "misspelled_global.rly"
+    result = check_source(Source("misspelled_global.rly", path.read_text()))
+    first = result.diagnostics[0]
+    assert (first.code, first.severity, *first.location()[1:3]) == ("near-miss-global", "warning", 22, 3)
+    assert first.message == "`@map_accuml` is the Prelude's function, not one of this file's"
+    assert first.notes == ["this file defines `@map_accmul` but never uses it"]
 
 
 def test_hints_for_known_mistakes() -> None:

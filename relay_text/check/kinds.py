@@ -1,0 +1,249 @@
+"""Kinds: which type parameters may appear where.
+
+A type parameter has a kind: `Type` (any type), `BaseType` (a dtype),
+`Shape` (a whole shape) or `ShapeVar` (one dimension). In a written type,
+each position admits one kind: `Tensor[s, bt]` needs a Shape and a
+BaseType, a dimension such as `n + 1` needs ShapeVars, anything else needs
+a Type. A data type applied to arguments (`List[a]`) must get exactly as
+many as it declares parameters, each a Type.
+
+`KindChecker.check` validates an annotation and returns it ready for
+inference (a bare dtype given as an ADT argument, `List[int32]`, becomes
+the scalar tensor type), or `None` after reporting a `kind-error`.
+`convert_type_arg` does the same for one explicit type argument at a call
+(`@plus<(10, 10), float32>(...)`), against the kind of its parameter.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..diagnostics import Diagnostic
+from ..ir.adt import TypeData
+from ..ir.span import Span
+from ..ir.ty import (
+    AnyDim,
+    DimBinOp,
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    Kind,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+    TypeVar,
+    is_dtype,
+)
+from ..syntax.type_text import type_text
+from .explain import kind_name
+from .types import RefType
+
+_POSITION = {
+    Kind.TYPE: "a type",
+    Kind.SHAPE: "a shape",
+    Kind.SHAPE_VAR: "a dimension",
+    Kind.BASE_TYPE: "a dtype",
+}
+
+
+class _KindError(Exception):
+    def __init__(self, diag: Diagnostic) -> None:
+        self.diag = diag
+
+
+class KindChecker:
+    def __init__(self, type_data: Callable[[GlobalTypeVar], TypeData | None], dialect: str) -> None:
+        self.type_data = type_data
+        self.dialect = dialect
+
+    # ---- annotations -------------------------------------------------------
+
+    def check(self, ty: Any, span: Span | None = None) -> tuple[Any, list[Diagnostic]]:
+        """(the annotation ready for use, or None; the kind errors found)."""
+        errors: list[Diagnostic] = []
+        result = self._type(ty, span, errors)
+        return (None if errors else result), errors
+
+    def _span(self, t: Any, fallback: Span | None) -> Span | None:
+        s = getattr(t, "span", None)
+        if s is not None and not isinstance(t, TypeVar):
+            return s
+        return fallback
+
+    def _var_error(self, var: TypeVar, wanted: Kind, span: Span | None, errors: list[Diagnostic]) -> None:
+        diag = Diagnostic(
+            "kind-error",
+            f"`{var.name}` is a type parameter of kind {var.kind.value}, but {_POSITION[wanted]} is expected here",
+            span,
+            label=f"{_POSITION[wanted]} is expected here",
+        )
+        if var.span is not None:
+            diag.with_label(var.span, f"`{var.name}` is declared here")
+        diag.with_help(f"declare it as `{var.name} : {wanted.value}`" if wanted != Kind.TYPE else f"declare it as `{var.name} : Type` (or just `{var.name}`)")
+        diag.with_note(f"a {var.kind.value} parameter stands for {kind_name(var.kind)}")
+        errors.append(diag)
+
+    def _type(self, t: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
+        here = self._span(t, span)
+        if isinstance(t, IncompleteType):
+            return t
+        if isinstance(t, TensorType):
+            shape = self._shape(t.shape, here, errors)
+            dtype = self._dtype(t.dtype, here, errors)
+            if shape is t.shape and dtype is t.dtype:
+                return t
+            return TensorType(shape, dtype, t.span)
+        if isinstance(t, TupleType):
+            fields = tuple(self._type(f, here, errors) for f in t.fields)
+            return t if all(a is b for a, b in zip(fields, t.fields)) else TupleType(fields, t.span)
+        if isinstance(t, FuncType):
+            args = tuple(self._type(a, here, errors) for a in t.arg_types)
+            ret = self._type(t.ret_type, here, errors)
+            return FuncType(args, ret, t.type_params, t.type_constraints, t.span)
+        if isinstance(t, TypeCall):
+            return self._type_call(t, here, errors)
+        if isinstance(t, TypeVar):
+            if t.kind != Kind.TYPE:
+                self._var_error(t, Kind.TYPE, here, errors)
+            return t
+        if isinstance(t, RefType):
+            return RefType(self._type(t.value, here, errors))
+        if isinstance(t, str) and is_dtype(t):
+            return TensorType((), t)
+        if isinstance(t, Type):
+            return t
+        errors.append(
+            Diagnostic("kind-error", f"{_describe_arg(t)} is not a type", here, label="a type is expected here").with_help(
+                "a type is a dtype (`float32`), a tensor type `Tensor[(shape), dtype]`, a tuple, a function type or a data type"
+            )
+        )
+        return t
+
+    def _type_call(self, t: TypeCall, span: Span | None, errors: list[Diagnostic]) -> Any:
+        if isinstance(t.func, TypeVar):
+            errors.append(
+                Diagnostic(
+                    "kind-error",
+                    f"`{t.func.name}` is a type parameter and cannot be applied to type arguments",
+                    span,
+                    label="applied here",
+                )
+            )
+            return t
+        data = self.type_data(t.func)
+        args = tuple(self._type(a, span, errors) for a in t.args)
+        if data is not None and len(data.type_params) != len(t.args):
+            want = len(data.type_params)
+            params = ", ".join(p.name for p in data.type_params)
+            diag = Diagnostic(
+                "kind-error",
+                f"`{t.func.name}` takes {want} type argument{'' if want == 1 else 's'}, but {len(t.args)} {'was' if len(t.args) == 1 else 'were'} given",
+                span,
+                label=f"expected `{t.func.name}[{params}]`" if want else f"expected `{t.func.name}[]`",
+            )
+            if data.span is not None:
+                diag.with_label(t.func.span or data.span, f"`{t.func.name}` is defined here")
+            errors.append(diag)
+        if all(a is b for a, b in zip(args, t.args)):
+            return t
+        return TypeCall(t.func, args, t.span)
+
+    def _shape(self, shape: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
+        if isinstance(shape, tuple):
+            dims = tuple(self._dim(d, span, errors) for d in shape)
+            return shape if all(a is b for a, b in zip(dims, shape)) else dims
+        if isinstance(shape, TypeVar):
+            if shape.kind != Kind.SHAPE:
+                self._var_error(shape, Kind.SHAPE, span, errors)
+            return shape
+        if isinstance(shape, IncompleteType):
+            return shape
+        errors.append(Diagnostic("kind-error", "a shape is expected here", span, label="not a shape"))
+        return shape
+
+    def _dim(self, d: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
+        if isinstance(d, bool):
+            errors.append(Diagnostic("kind-error", "a dimension is expected here", span))
+            return d
+        if isinstance(d, int):
+            return d
+        if isinstance(d, (AnyDim, IncompleteType)):
+            return d
+        if isinstance(d, DimBinOp):
+            self._dim(d.lhs, span, errors)
+            self._dim(d.rhs, span, errors)
+            return d
+        if isinstance(d, TypeVar):
+            if d.kind != Kind.SHAPE_VAR:
+                self._var_error(d, Kind.SHAPE_VAR, span, errors)
+            return d
+        errors.append(Diagnostic("kind-error", "a dimension (an integer, `?` or a ShapeVar) is expected here", span))
+        return d
+
+    def _dtype(self, d: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
+        if isinstance(d, str) or isinstance(d, IncompleteType):
+            return d
+        if isinstance(d, TypeVar):
+            if d.kind != Kind.BASE_TYPE:
+                self._var_error(d, Kind.BASE_TYPE, span, errors)
+            return d
+        errors.append(Diagnostic("kind-error", "a dtype is expected here", span))
+        return d
+
+    # ---- explicit type arguments --------------------------------------------
+
+    def convert_type_arg(self, arg: Any, param: TypeVar, span: Span | None) -> tuple[Any, list[Diagnostic]]:
+        """An explicit type argument for `param`, converted to its kind."""
+        errors: list[Diagnostic] = []
+        kind = param.kind
+        value: Any = None
+        if kind == Kind.TYPE:
+            if isinstance(arg, str):
+                value = TensorType((), arg)
+            elif isinstance(arg, Type) or isinstance(arg, (TypeVar, IncompleteType)):
+                value = self._type(arg, span, errors)
+        elif kind == Kind.BASE_TYPE:
+            if isinstance(arg, str):
+                value = arg
+            elif isinstance(arg, TypeVar) and arg.kind == Kind.BASE_TYPE:
+                value = arg
+            elif isinstance(arg, TensorType) and arg.shape == () and isinstance(arg.dtype, str):
+                value = arg.dtype
+        elif kind == Kind.SHAPE:
+            if isinstance(arg, tuple):
+                value = self._shape(arg, span, errors)
+            elif isinstance(arg, TupleType) and not arg.fields:
+                value = ()
+            elif isinstance(arg, TypeVar) and arg.kind == Kind.SHAPE:
+                value = arg
+        elif kind == Kind.SHAPE_VAR:
+            if isinstance(arg, (int, AnyDim, DimBinOp)) and not isinstance(arg, bool):
+                value = self._dim(arg, span, errors)
+            elif isinstance(arg, TypeVar) and arg.kind == Kind.SHAPE_VAR:
+                value = arg
+            elif isinstance(arg, tuple) and len(arg) == 1:
+                value = self._dim(arg[0], span, errors)
+        if value is None and not errors:
+            diag = Diagnostic(
+                "kind-error",
+                f"type parameter `{param.name}` is {kind_name(kind)}, but {_describe_arg(arg, self.dialect)} was given",
+                span,
+                label=f"expected {kind_name(kind)}",
+            )
+            if param.span is not None:
+                diag.with_label(param.span, f"`{param.name}` is declared here")
+            errors.append(diag)
+        return (None if errors else value), errors
+
+
+def _describe_arg(arg: Any, dialect: str = "docs") -> str:
+    if isinstance(arg, tuple):
+        return f"the shape `{type_text(arg, dialect)}`"
+    if isinstance(arg, str):
+        return f"the dtype `{arg}`"
+    if isinstance(arg, (int, AnyDim, DimBinOp)):
+        return f"the dimension `{type_text(arg, dialect)}`"
+    if isinstance(arg, TypeVar):
+        return f"the {arg.kind.value} parameter `{arg.name}`"
+    return f"the type `{type_text(arg, dialect)}`"

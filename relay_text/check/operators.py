@@ -1,0 +1,210 @@
+"""Operator calls: registry lookup, attributes, relations, and names that are no operator.
+
+An operator call becomes a relation constraint over the argument types and
+a fresh result. Attributes are validated against the operator's schema
+first (`unknown-attribute` with close names, `type-mismatch` at the value,
+`missing-attribute`). A name without sigil that is no operator is reported
+as `unknown-operator` (or `unknown-constructor` when capitalised), with the
+global, local or operator the author probably meant.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..ir.expr import Call, Function, Op
+from ..ir.ty import TupleType, TypeRelation
+from ..ops import registry
+from ..ops import relations as rels
+from ..syntax.suggest import close_names, or_list
+from . import spans
+from .polymorphism import Template
+from .solver import Constraint, Site
+from .types import ERROR, Hole
+
+
+def projection(r: Any) -> bool:
+    """The relation of `e.i` when the type of `e` is not yet known."""
+    t = r.arg(0)
+    index = r.attrs["index"]
+    if isinstance(t, Hole):
+        return False
+    if isinstance(t, TupleType):
+        if index >= len(t.fields):
+            r.fail(
+                "type-mismatch",
+                f"this tuple has {len(t.fields)} field{'' if len(t.fields) == 1 else 's'}, so `.{index}` does not exist",
+                arg=0,
+            )
+        r.set_result(t.fields[index])
+        return True
+    r.fail("type-mismatch", "only a tuple can be projected with `.{}`".format(index), arg=0, label="this is not a tuple")
+    return False
+
+
+class OperatorMixin:
+    """Part of the Checker: calls of operators and `where` relations."""
+
+    def _call_op(self, node: Call, op: Op) -> Any:
+        arg_types = [self.use_type(a) for a in node.args]
+        opdef = registry.get(op.name)
+        if opdef is None:
+            self._unknown_operator(op, node)
+            return ERROR
+        if node.type_args:
+            self.error(
+                Diagnostic("arity-mismatch", f"operator `{op.name}` takes no type arguments", node.span, label="not polymorphic")
+            )
+        if len(arg_types) != opdef.inputs:
+            want, got = opdef.inputs, len(arg_types)
+            self.error(
+                Diagnostic(
+                    "arity-mismatch",
+                    f"`{op.name}` takes {want} argument{'' if want == 1 else 's'}, but {got} {'was' if got == 1 else 'were'} given",
+                    node.span,
+                    label=f"expected {want} argument{'' if want == 1 else 's'}",
+                ).with_note(f"`{opdef.signature()}`: {opdef.doc}")
+            )
+            return ERROR
+        attrs, problems = opdef.normalize_attrs(node.attrs)
+        for problem in problems:
+            self._attribute_error(node, opdef, problem)
+        if problems:
+            return ERROR
+        out = self.fresh(origin=self.origin("result", node.span, f"the result of `{op.name}`"))
+        self.op_types[op] = (arg_types, out)
+        shown = node.infix or op.name
+        site = Site(node, node.span, f"`{shown}`", self.owner, shown)
+        self.solver.add(Constraint(opdef.relation, op.name, arg_types, out, attrs, site, self.level))
+        return out
+
+    def _attribute_error(self, node: Call, opdef: Any, problem: Any) -> None:
+        if not problem.key:
+            self.error(
+                Diagnostic("missing-attribute", problem.message, node.span, label="in this call").with_help(
+                    f"the attribute takes {problem.expected}; the call looks like `{opdef.signature()}`"
+                )
+            )
+            return
+        span = spans.attr_span(node, problem.key)
+        if problem.key not in opdef.schema:
+            diag = Diagnostic("unknown-attribute", problem.message, span, label="unknown attribute")
+            suggestions = close_names(problem.key, opdef.schema)
+            if suggestions:
+                diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
+            elif opdef.attrs:
+                diag.with_note(f"`{opdef.name}` takes {or_list([f'`{a.name}`' for a in opdef.attrs])}")
+            else:
+                diag.with_note(f"`{opdef.name}` takes no attributes")
+            self.error(diag)
+            return
+        value = dict(node.attrs).get(problem.key)
+        self.error(
+            Diagnostic("type-mismatch", problem.message, span, label=f"found {_attr_value_text(value)}").with_note(
+                f"`{opdef.name}` takes `{problem.key}` as {problem.expected}"
+            )
+        )
+
+    def _unknown_operator(self, op: Op, call: Call | None) -> None:
+        name = op.name
+        span = op.span
+        if name in self.typo_names:
+            return  # the pattern that meant to bind it is reported, with the fix
+        if name[:1].isupper():
+            diag = Diagnostic("unknown-constructor", f"unknown constructor `{name}`", span, label="not defined")
+            known = [c.name for c in self.ctor_types]
+            suggestions = close_names(name, known)
+            if suggestions:
+                diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
+            self.error(diag)
+            return
+        diag = Diagnostic("unknown-operator", f"unknown operator `{name}`", span, label="not an operator")
+        globals_ = {gv.name for gv in self.module.functions} | set(self.prelude_functions)
+        if name in globals_:
+            diag.with_help(f"did you mean `@{name}`? Global functions are called with the `@` sigil")
+        elif name in self.locals:
+            diag.with_help(f"did you mean `%{name}`? Local variables are written with the `%` sigil")
+        else:
+            suggestions = [n for n in registry.names() if n.rsplit(".", 1)[-1] == name and n != name]
+            suggestions += [n for n in close_names(name, registry.names()) if n not in suggestions]
+            if suggestions:
+                diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
+            near_globals = close_names(name, globals_)
+            if near_globals:
+                diag.with_help(f"or the global {or_list([f'`@{s}`' for s in near_globals])}?")
+        self.error(diag)
+
+    def _op_as_value(self, op: Op) -> None:
+        if registry.get(op.name) is None:
+            self._unknown_operator(op, None)
+            return
+        self.error(
+            Diagnostic(
+                "type-mismatch",
+                f"operator `{op.name}` is used as a value; operators can only be called",
+                op.span,
+                label="not called",
+            ).with_help(f"wrap it in a function: `fn(%x, %y) {{ {op.name}(%x, %y) }}`")
+        )
+
+    def _where_relations(self, node: Function, params: list, ret: Any) -> tuple[tuple, list[Template]]:
+        """The relations of a `where` clause, as printed relations and as templates."""
+        out = []
+        templates = []
+        for ref in node.relations:
+            fn = _named_relation(ref.name)
+            if fn is None:
+                diag = Diagnostic("unknown-relation", f"unknown relation `{ref.name}`", ref.span, label="not a relation")
+                suggestions = close_names(ref.name, _relation_names())
+                if suggestions:
+                    diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
+                else:
+                    diag.with_note(f"the relations a `where` clause can name are {or_list([f'`{s}`' for s in _relation_names()])}")
+                self.error(diag)
+                continue
+            want = getattr(fn, "inputs", len(params))
+            if want != len(params):
+                self.error(
+                    Diagnostic(
+                        "arity-mismatch",
+                        f"`{ref.name}` relates {want} input{'' if want == 1 else 's'} to a result, but this function has {len(params)} parameter{'' if len(params) == 1 else 's'}",
+                        ref.span,
+                        label="named here",
+                    )
+                )
+                continue
+            out.append(TypeRelation(ref.name, tuple(params) + (ret,), len(params)))
+            templates.append(Template(fn, ref.name, {}, list(params), ret, ref.span))
+        return tuple(out), templates
+
+
+def _named_relation(name: str) -> Any:
+    fn = rels.NAMED.get(name)
+    if fn is not None:
+        return fn
+    for opdef in registry.all_ops():
+        if getattr(opdef.relation, "relation_name", None) == name and not opdef.attrs:
+            return opdef.relation
+    return None
+
+
+def _relation_names() -> list[str]:
+    names = set(rels.NAMED)
+    for opdef in registry.all_ops():
+        rn = getattr(opdef.relation, "relation_name", None)
+        if rn and not opdef.attrs:
+            names.add(rn)
+    return sorted(names)
+
+
+def _attr_value_text(value: Any) -> str:
+    if value is None:
+        return "`None`"
+    if isinstance(value, str):
+        return f'`"{value}"`'
+    if isinstance(value, bool):
+        return f"`{value}`"
+    if isinstance(value, tuple):
+        return "`[" + ", ".join(str(v) for v in value) + "]`"
+    return f"`{value}`"

@@ -1,0 +1,22 @@
+"""Where an unknown came from, so that an unresolved one can be explained."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..ir.span import Span
+
+
+@dataclass(slots=True, eq=False)
+class Origin:
+    """Why a hole exists, for `unresolved-type` messages; higher rank explains better."""
+
+    kind: str  # meta, param, binder, return, instance, result
+    span: Span | None
+    text: str
+    owner: Any
+    rank: int
+
+
+RANK = {"meta": 6, "param": 5, "binder": 4, "return": 3, "instance": 2, "pattern": 4, "result": 1}

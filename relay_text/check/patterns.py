@@ -1,0 +1,179 @@
+"""Exhaustiveness and redundancy of `match`, by usefulness (Maranget 2007).
+
+Luc Maranget, "Warnings for pattern matching", JFP 17(3), 2007. A pattern
+vector `q` is *useful* with respect to a matrix of clauses `P` when some
+value matched by `q` is matched by no row of `P`:
+
+* a clause is unreachable when its pattern is not useful with respect to
+  the clauses above it;
+* a match is exhaustive when the wildcard is not useful with respect to all
+  its clauses; otherwise the witness-producing variant of the algorithm
+  names a value that no clause matches, e.g. `Cons(_, Nil())`.
+
+Patterns are reduced to a head and sub-patterns: a constructor (one of the
+finite set its data type defines) or a tuple of n fields (a type with a
+single constructor); variables and `_` are wildcards. Tensors have no
+constructors here, so only a wildcard covers them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from ..ir.expr import Constructor
+from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
+
+# A simplified pattern: None (wildcard) or (head, (sub-patterns...)).
+# A head is a Constructor, or an int n for an n-tuple.
+Pat = Optional[tuple]
+
+
+def simplify(p: Any) -> Pat:
+    if isinstance(p, (PatternWildcard, PatternVar)):
+        return None
+    if isinstance(p, PatternConstructor):
+        if p.constructor.belong_to is None:
+            return None  # an unknown constructor, reported already: do not pile on
+        n = len(p.constructor.inputs)
+        subs = [simplify(s) for s in p.patterns[:n]]
+        subs += [None] * (n - len(subs))  # a wrong arity is reported elsewhere
+        return (p.constructor, tuple(subs))
+    if isinstance(p, PatternTuple):
+        return (len(p.patterns), tuple(simplify(s) for s in p.patterns))
+    return None
+
+
+def _arity(head: Any) -> int:
+    return head if isinstance(head, int) else len(head.inputs)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b if isinstance(a, int) else a is b
+
+
+@dataclass
+class Signatures:
+    """The constructors of the data type a constructor belongs to."""
+
+    siblings: Callable[[Constructor], list[Constructor] | None]
+
+    def all_heads(self, head: Any) -> list | None:
+        """Every head of the type `head` belongs to; None if not finite/known."""
+        if isinstance(head, int):
+            return [head]
+        return self.siblings(head)
+
+
+def _specialize(rows: list[list[Pat]], head: Any) -> list[list[Pat]]:
+    n = _arity(head)
+    out = []
+    for row in rows:
+        first = row[0]
+        if first is None:
+            out.append([None] * n + row[1:])
+        elif _same(first[0], head):
+            out.append(list(first[1]) + row[1:])
+    return out
+
+
+def _default(rows: list[list[Pat]]) -> list[list[Pat]]:
+    return [row[1:] for row in rows if row[0] is None]
+
+
+def _heads(rows: list[list[Pat]]) -> list:
+    seen: list = []
+    for row in rows:
+        first = row[0]
+        if first is not None and not any(_same(first[0], h) for h in seen):
+            seen.append(first[0])
+    return seen
+
+
+def _complete(heads: list, sigs: Signatures) -> list | None:
+    """All heads of the type if `heads` covers them, else None."""
+    if not heads:
+        return None
+    every = sigs.all_heads(heads[0])
+    if every is None:
+        return None
+    if all(any(_same(h, x) for x in heads) for h in every):
+        return every
+    return None
+
+
+def useful(rows: list[list[Pat]], q: list[Pat], sigs: Signatures) -> bool:
+    """Is some value matched by `q` matched by no row?"""
+    if not q:
+        return not rows
+    first = q[0]
+    if first is not None:
+        head, subs = first
+        return useful(_specialize(rows, head), list(subs) + q[1:], sigs)
+    heads = _heads(rows)
+    every = _complete(heads, sigs)
+    if every is not None:
+        return any(useful(_specialize(rows, h), [None] * _arity(h) + q[1:], sigs) for h in every)
+    return useful(_default(rows), q[1:], sigs)
+
+
+def missing(rows: list[list[Pat]], n: int, sigs: Signatures) -> list[Pat] | None:
+    """A vector of n patterns matched by no row, or None if the rows cover everything."""
+    if n == 0:
+        return None if rows else []
+    heads = _heads(rows)
+    every = _complete(heads, sigs)
+    if every is not None:
+        for h in every:
+            k = _arity(h)
+            sub = missing(_specialize(rows, h), k + n - 1, sigs)
+            if sub is not None:
+                return [(h, tuple(sub[:k]))] + sub[k:]
+        return None
+    sub = missing(_default(rows), n - 1, sigs)
+    if sub is None:
+        return None
+    if not heads:
+        return [None] + sub
+    every_known = sigs.all_heads(heads[0])
+    for h in every_known or ():
+        if not any(_same(h, x) for x in heads):
+            return [(h, (None,) * _arity(h))] + sub
+    return [None] + sub
+
+
+def pattern_text(p: Pat, dialect: str = "docs") -> str:
+    """A simplified pattern as program text: `Cons(_, Nil())` (`Nil` in TVM's dialect)."""
+    if p is None:
+        return "_"
+    head, subs = p
+    inner = ", ".join(pattern_text(s, dialect) for s in subs)
+    if isinstance(head, int):
+        return f"({inner},)" if head == 1 else f"({inner})"
+    if not subs and dialect == "tvm":
+        return head.name
+    return f"{head.name}({inner})"
+
+
+@dataclass
+class MatchReport:
+    missing: str | None  # a value no clause matches, as pattern text
+    unreachable: list[tuple[int, int | None]]  # (clause index, index of a clause that covers it alone)
+
+
+def analyse(patterns: list[Any], sigs: Signatures, dialect: str = "docs") -> MatchReport:
+    """Exhaustiveness and redundancy of a match with these clause patterns."""
+    rows: list[list[Pat]] = []
+    unreachable = []
+    for i, p in enumerate(patterns):
+        row = [simplify(p)]
+        if not useful(rows, row, sigs):
+            cover = None
+            for j, earlier in enumerate(rows):
+                if not useful([earlier], row, sigs):
+                    cover = j
+                    break
+            unreachable.append((i, cover))
+        rows.append(row)
+    witness = missing(rows, 1, sigs)
+    return MatchReport(pattern_text(witness[0], dialect) if witness is not None else None, unreachable)

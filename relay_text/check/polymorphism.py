@@ -1,0 +1,207 @@
+"""Generalization and instantiation: polymorphic types and their relations.
+
+`generalize` turns the type of a function value into its most general
+type: unknowns created inside it (those above the current level) become
+type parameters, and relation constraints over only those unknowns travel
+along as `where` relations (kept as templates). A constraint that also
+involves outside unknowns pins its unknowns instead. `instantiate` gives a
+polymorphic type fresh unknowns (or the explicit type arguments of a call)
+and re-creates its relations at the call site.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from ..diagnostics import Diagnostic
+from ..ir.expr import Call, Expr
+from ..ir.span import Span
+from ..ir.ty import FuncType, TypeRelation, TypeVar
+from .explain import name_of
+from .solver import Constraint, Site
+from .types import Hole, find, holes, resolve, substitute, walk
+
+
+@dataclass(slots=True)
+class Template:
+    """A relation constraint carried by a polymorphic function type."""
+
+    fn: Callable[[Any], bool]
+    name: str
+    attrs: dict
+    args: list
+    out: Any
+    span: Span | None = None
+
+
+class PolymorphismMixin:
+    """Part of the Checker: generalization and instantiation."""
+
+    def generalize(self, t: Any, declared: tuple = ()) -> Any:
+        """The most general type of a function value whose unknowns above `self.level` are free."""
+        t = resolve(t)
+        if not isinstance(t, FuncType):
+            return t
+        candidates = {h.uid: h for h in holes(t) if h.level > self.level}
+        touched: dict[int, Constraint] = {}
+        frontier = list(candidates.values())
+        visited = set(candidates)
+        while frontier:
+            h = frontier.pop()
+            for c in h.triggers or ():
+                if not c.done and id(c) not in touched:
+                    touched[id(c)] = c
+                    for ty in c.types():
+                        for x in holes(ty):
+                            if x.level > self.level and x.uid not in visited:
+                                visited.add(x.uid)
+                                frontier.append(x)
+        # A constraint that also involves outside unknowns pins its unknowns here.
+        changed = True
+        involved = {id(c): [x for ty in c.types() for x in holes(ty)] for c in touched.values()}
+        while changed:
+            changed = False
+            for cid, hs in involved.items():
+                if any(x.uid in candidates for x in hs) and not all(x.uid in candidates or x.level > self.level for x in hs):
+                    for x in hs:
+                        if x.uid in candidates:
+                            del candidates[x.uid]
+                            changed = True
+                        x.level = min(x.level, self.level)
+        # Unknowns created inside but not in the type itself still generalize
+        # when a travelling constraint mentions them (e.g. an intermediate shape).
+        for cid, hs in involved.items():
+            if hs and all(x.uid in candidates or x.level > self.level for x in hs):
+                for x in hs:
+                    candidates.setdefault(x.uid, x)
+        taken = {p.name for p in declared}
+        names = _fresh_names(taken)
+        new_params = []
+        mapping = {}
+        order = {h.uid: i for i, h in enumerate(_holes_in_order(t))}
+        for h in sorted(candidates.values(), key=lambda h: (order.get(h.uid, len(order)), h.uid)):
+            tv = TypeVar(next(names), h.kind)
+            mapping[h] = tv
+            new_params.append(tv)
+        templates = []
+        relations = []
+        for cid, c in touched.items():
+            hs = involved[cid]
+            if hs and all(x.uid in candidates for x in hs):
+                args = [substitute(resolve(a), mapping) for a in c.args]
+                out = substitute(resolve(c.out), mapping)
+                shown = getattr(c.fn, "relation_name", c.name)
+                template = Template(c.fn, c.name, c.attrs, args, out)
+                same = next((i for i, tm in enumerate(templates) if tm.attrs == c.attrs and _same_template(tm, shown, args, out)), None)
+                if same is None:
+                    templates.append(template)
+                    relations.append(TypeRelation(shown, tuple(args) + (out,), len(args)))
+                elif c.site.call is not None:
+                    # A `where` relation and an operator's relation over the same
+                    # types: keep the operator's, the more specific of the two.
+                    templates[same] = template
+                self.solver.detach(c)
+        for h, tv in mapping.items():
+            h.link = tv
+        body = resolve(t)
+        # Variables that only the travelling relations mention (an intermediate
+        # shape, say) are instantiated with the rest but not shown.
+        present = {id(x) for x in walk(body) if type(x) is TypeVar}
+        visible = tuple(p for p in new_params if id(p) in present)
+        hidden = tuple(p for p in new_params if p not in visible)
+        scheme = FuncType(body.arg_types, body.ret_type, tuple(declared) + visible, tuple(relations))
+        if templates:
+            self.schemes[id(scheme)] = (scheme, templates, hidden)
+        return scheme
+
+    def instantiate(self, f: FuncType, type_args: tuple, call: Call | None, node: Expr) -> FuncType:
+        params = f.type_params
+        span = call.span if call is not None else None
+        name = name_of(node)
+        mapping: dict = {}
+        if type_args:
+            if len(type_args) != len(params):
+                self.error(
+                    Diagnostic(
+                        "arity-mismatch",
+                        f"{name} takes {len(params)} type argument{'' if len(params) == 1 else 's'}, but {len(type_args)} {'was' if len(type_args) == 1 else 'were'} given",
+                        span,
+                        label=f"expected <{', '.join(p.name for p in params)}>",
+                    )
+                )
+            else:
+                for p, a in zip(params, type_args):
+                    value, errors = self.kinds.convert_type_arg(a, p, span)
+                    for diag in errors:
+                        self.error(diag)
+                    if value is not None:
+                        mapping[p] = self._holes_for_blanks(value)
+        for p in params:
+            if p not in mapping:
+                mapping[p] = Hole(p.kind, self.level, self.origin("instance", span, f"type argument `{p.name}` of {name}"))
+        inst = FuncType(
+            tuple(substitute(a, mapping) for a in f.arg_types),
+            substitute(f.ret_type, mapping),
+        )
+        scheme = self.schemes.get(id(f))
+        if scheme is not None and scheme[0] is f:
+            for p in scheme[2]:
+                mapping[p] = self.fresh(p.kind)
+            site = Site(call, span, name, self.owner)
+            for tm in scheme[1]:
+                c = Constraint(
+                    tm.fn, tm.name, [substitute(a, mapping) for a in tm.args], substitute(tm.out, mapping), tm.attrs, site, self.level
+                )
+                self.solver.add(c)
+        if call is not None:
+            self.type_args[call] = tuple(mapping[p] for p in params)
+        return inst
+
+    def _no_type_params(self, node: Expr, call: Call | None, type_args: tuple) -> None:
+        self.error(
+            Diagnostic(
+                "arity-mismatch",
+                f"{name_of(node)} takes no type arguments, but {len(type_args)} {'was' if len(type_args) == 1 else 'were'} given",
+                call.span if call is not None else None,
+                label="not polymorphic",
+            ).with_note("only a function with type parameters (`fn<a>(...)`, `def @f<a>(...)`) or a constructor of a data type with parameters takes type arguments")
+        )
+
+
+def _same_template(tm: Template, shown: str, args: list, out: Any) -> bool:
+    """The same relation (by the name it is shown with) over the same types."""
+    return (
+        getattr(tm.fn, "relation_name", tm.name) == shown
+        and len(tm.args) == len(args)
+        and all(a is b or a == b for a, b in zip(tm.args, args))
+        and (tm.out is out or tm.out == out)
+    )
+
+
+def _holes_in_order(t: Any) -> list[Hole]:
+    """Unsolved holes of `t` in the order they are written (left to right)."""
+    from .types import children
+
+    out: list[Hole] = []
+    seen: set[int] = set()
+    stack = [t]
+    while stack:
+        node = find(stack.pop())
+        if type(node) is Hole:
+            if node.uid not in seen:
+                seen.add(node.uid)
+                out.append(node)
+            continue
+        stack.extend(reversed(children(node)))
+    return out
+
+
+def _fresh_names(taken: set[str]) -> Iterator[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    n = 0
+    while True:
+        base = letters[n % 26] + (str(n // 26) if n >= 26 else "")
+        n += 1
+        if base not in taken:
+            yield base

@@ -1,0 +1,69 @@
+"""What the type checker hands to later stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..ir.expr import Call, Constructor, Expr, GlobalVar
+from ..ir.module import Module
+from ..ir.ty import FuncType, GlobalTypeVar, Type
+
+
+@dataclass
+class CheckResult:
+    """Types for a checked module.
+
+    * `types` maps every expression node (identity-keyed: a `Var` is its
+      binder and every use, so this also gives each parameter, let-bound and
+      pattern variable its type) to its type. A global's entry is its
+      generalized type; an operator node's entry is the function type of that
+      one call (argument types to result).
+    * `global_types` maps each global of the module to its type, generalized
+      (`fn<a>(List[a]) -> Tensor[(), int32]`).
+    * `type_args` maps a call of a polymorphic function (or constructor) to
+      the type arguments it was instantiated with, in parameter order.
+    * `constructor_types` gives each constructor's type
+      (`fn<a>(a, List[a]) -> List[a]`).
+    * `meta_types` gives the type inferred for each `meta[relay.Constant][i]`.
+    * `expr_type` is the type of the module's trailing expression, if any.
+
+    A type that could not be inferred keeps `IncompleteType` holes (printed
+    `_`); that case is always accompanied by an error in `diagnostics`.
+    """
+
+    module: Module
+    types: dict[Expr, Any] = field(default_factory=dict)
+    global_types: dict[GlobalVar, FuncType | Any] = field(default_factory=dict)
+    type_args: dict[Call, tuple] = field(default_factory=dict)
+    constructor_types: dict[Constructor, FuncType] = field(default_factory=dict)
+    meta_types: dict[int, Type] = field(default_factory=dict)
+    expr_type: Any = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    dialect: str = "docs"
+    # For checking programs that use this module's definitions (a prelude):
+    schemes: dict[int, tuple] = field(default_factory=dict, repr=False)
+    type_data: dict[GlobalTypeVar, Any] = field(default_factory=dict, repr=False)
+    functions: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    def global_type(self, name: str) -> Any:
+        """The type of the global called `name` (without `@`), or None."""
+        for gv, ty in self.global_types.items():
+            if gv.name == name:
+                return ty
+        return None
+
+    def type_of(self, node: Expr) -> Any:
+        return self.types.get(node)
+
+    def signature(self, name: str, dialect: str = "docs") -> str | None:
+        """A global's type as text, e.g. `fn(Tensor[(), int32]) -> Tensor[(), int32]`."""
+        from ..syntax.type_text import type_text
+
+        ty = self.global_type(name)
+        return None if ty is None else type_text(ty, dialect)

@@ -1,0 +1,391 @@
+"""The relation solver: a queue of constraints run to a fixpoint.
+
+Each operator call (and each `where` relation, and each dimension equation
+that could not be decided at once) is a `Constraint`: a relation function
+over argument types and a result type. A constraint is run as soon as it is
+added; if it needs more information it is put on the *trigger list* of
+every unknown in its arguments and result. Whenever one of those unknowns
+is refined (solved, merged with another, or solved to a type that contains
+further unknowns, which then inherit the trigger list) the constraint goes
+back on the queue. `solve` drains the queue; when it is empty, every
+constraint has either succeeded, failed with a diagnostic, or is blocked
+waiting for information that will not come (reported as `unresolved-type`
+by the checker).
+
+Relations see their arguments through `Rel`, the interface documented in
+`relay_text.ops.relations`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..ir.ty import Kind, TensorType
+from ..ops.relations import OUT
+from . import dims
+from .types import ERROR, Hole, find, holes, resolve
+from .unify import Unifier, UnifyError
+
+
+class RelationError(Exception):
+    """A relation that cannot hold; becomes a diagnostic at the call."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        arg: int | None = None,
+        notes: tuple[str, ...] | list[str] = (),
+        label: str = "",
+        unify_error: UnifyError | None = None,
+        expected: Any = None,
+        found: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message  # may contain {expected} and {found}
+        self.arg = arg
+        self.notes = list(notes)
+        self.label = label
+        self.unify_error = unify_error
+        self.expected = expected
+        self.found = found
+
+
+class _GiveUp(Exception):
+    """An input already has an error: the relation stops without a diagnostic."""
+
+
+@dataclass(slots=True, eq=False)
+class Site:
+    """Where a constraint comes from: for diagnostics."""
+
+    call: Any  # the Call node whose arguments are the constraint's inputs, if any
+    span: Any
+    what: str  # how to name it in messages: "`add`", "`@f`"
+    owner: Any = None  # the definition whose body contains it
+    display: str = ""  # the operator as written (`+` for an infix add), for relation messages
+
+
+class Constraint:
+    """One relation over some input types and a result type."""
+
+    __slots__ = ("fn", "name", "args", "out", "attrs", "site", "done", "queued", "level", "failed")
+
+    def __init__(self, fn: Callable[[Any], bool], name: str, args: list, out: Any, attrs: dict, site: Site, level: int) -> None:
+        self.fn = fn
+        self.name = name
+        self.args = args
+        self.out = out
+        self.attrs = attrs
+        self.site = site
+        self.done = False
+        self.queued = False
+        self.level = level
+        self.failed = False
+
+    def types(self) -> list:
+        return [*self.args, self.out]
+
+    def __repr__(self) -> str:
+        return f"Constraint({self.name}, done={self.done})"
+
+
+class Solver:
+    """Owns the unifier, the queue and the constraints still open."""
+
+    def __init__(self, on_error: Callable[[Constraint, RelationError], None]) -> None:
+        self.unifier = Unifier(self.wake, self.defer)
+        self.queue: deque[Constraint] = deque()
+        self.constraints: list[Constraint] = []
+        self.on_error = on_error
+        self.running = False
+        self.level = 0  # the generalization level new constraints get
+        self.runs = 0
+
+    # ---- adding and waking -------------------------------------------------
+
+    def add(self, c: Constraint) -> None:
+        """Run a constraint now; if it needs more information, let its unknowns wake it."""
+        if not self.running:
+            self.running = True
+            try:
+                self._run(c)
+            finally:
+                self.running = False
+            if not c.done:
+                self._register(c)
+            if self.queue:
+                self.solve()
+            return
+        self._register(c)
+        c.queued = True
+        self.queue.append(c)
+
+    def _register(self, c: Constraint) -> None:
+        self.constraints.append(c)
+        for t in c.types():
+            for h in holes(t):
+                if h.triggers is None:
+                    h.triggers = [c]
+                else:
+                    h.triggers.append(c)
+
+    def wake(self, triggers: list) -> None:
+        queue = self.queue
+        for c in triggers:
+            if not c.done and not c.queued:
+                c.queued = True
+                queue.append(c)
+
+    def defer(self, a: Any, b: Any) -> None:
+        """A dimension equation that must wait for its unknowns."""
+        c = Constraint(_dim_equation, "DimEq", [a], b, {}, Site(None, None, "a dimension"), self.level)
+        self.add(c)
+
+    # ---- solving -----------------------------------------------------------
+
+    def solve(self) -> None:
+        """Run queued constraints until the queue is empty."""
+        if self.running:
+            return
+        self.running = True
+        queue = self.queue
+        try:
+            while queue:
+                c = queue.popleft()
+                c.queued = False
+                if not c.done:
+                    self._run(c)
+        finally:
+            self.running = False
+
+    def _run(self, c: Constraint) -> None:
+        self.runs += 1
+        try:
+            if c.fn(Rel(self, c)):
+                c.done = True
+        except _GiveUp:
+            c.done = True
+            self._poison(c)
+        except RelationError as exc:
+            c.done = True
+            c.failed = True
+            self.on_error(c, exc)
+            self._poison(c)
+
+    def _poison(self, c: Constraint) -> None:
+        out = find(c.out)
+        if type(out) is Hole:
+            self.unifier.bind(out, ERROR)
+
+    def default_pass(self) -> None:
+        """At the fixpoint, let blocked relations commit to a likely answer, then solve again.
+
+        A relation function may carry a `default(r)` function, run only here:
+        it refines unknowns that nothing else can determine (a constant without
+        metadata takes the shape of the operand it is combined with) and
+        returns True if it did.
+        """
+        self.solve()
+        progress = True
+        while progress:
+            progress = False
+            for c in self.blocked():
+                default = getattr(c.fn, "default", None)
+                if default is None or c.done:
+                    continue
+                try:
+                    if default(Rel(self, c)):
+                        progress = True
+                except (_GiveUp, RelationError):
+                    continue
+                self.solve()
+
+    def blocked(self) -> list[Constraint]:
+        """Constraints that neither succeeded nor failed."""
+        self.constraints = [c for c in self.constraints if not c.done]
+        return list(self.constraints)
+
+    def detach(self, c: Constraint) -> None:
+        """Stop solving `c` here (it moved into a generalized type)."""
+        c.done = True
+
+
+def _dim_equation(r: Rel) -> bool:
+    status, hole, value = dims.solve(r.c.args[0], r.c.out)
+    if status == dims.WAIT:
+        return False
+    if status == dims.FAILED:
+        a, b = resolve(r.c.args[0]), resolve(r.c.out)
+        raise RelationError("shape-mismatch", "dimensions cannot be equal", unify_error=UnifyError(a, b, "dim"))
+    if hole is not None:
+        r.solver.unifier.bind(hole, value)
+    return True
+
+
+class Rel:
+    """What a relation function sees of one constraint (see ops.relations)."""
+
+    __slots__ = ("solver", "c", "attrs", "op", "arity")
+
+    def __init__(self, solver: Solver, c: Constraint) -> None:
+        self.solver = solver
+        self.c = c
+        self.attrs = c.attrs
+        self.op = c.site.display or c.name
+        self.arity = len(c.args)
+
+    # ---- reading -----------------------------------------------------------
+
+    def arg(self, i: int) -> Any:
+        t = resolve(self.c.args[i] if i != OUT else self.c.out)
+        if t is ERROR:
+            raise _GiveUp
+        return t
+
+    def result(self) -> Any:
+        return resolve(self.c.out)
+
+    def tensor(self, i: int) -> TensorType:
+        raw = self.c.args[i] if i != OUT else self.c.out
+        t = find(raw)
+        if type(t) is Hole:
+            level = t.level
+            fresh = TensorType(Hole(Kind.SHAPE, level, t.origin), Hole(Kind.BASE_TYPE, level, t.origin))
+            self.solver.unifier.bind(t, fresh)
+            return fresh
+        if type(t) is TensorType:
+            return resolve(t)
+        if t is ERROR:
+            raise _GiveUp
+        resolved = resolve(t)
+        if i == OUT:
+            raise RelationError(
+                "type-mismatch",
+                f"`{self.op}` produces a tensor, but a value of another type is expected here",
+                unify_error=UnifyError(resolved, TensorType(Hole(Kind.SHAPE), Hole(Kind.BASE_TYPE))),
+            )
+        raise RelationError(
+            "type-mismatch",
+            f"`{self.op}` expects a tensor, not a {_describe(resolved)}",
+            arg=i,
+            label="expected a tensor",
+            unify_error=UnifyError(TensorType(Hole(Kind.SHAPE), Hole(Kind.BASE_TYPE)), resolved),
+        )
+
+    def tensor_of(self, t: Any, arg: int | None = None, what: str = "this value") -> TensorType:
+        """A type nested in an input (a tuple field, say) as a TensorType, like `tensor`."""
+        f = find(t)
+        if type(f) is Hole:
+            fresh = TensorType(Hole(Kind.SHAPE, f.level, f.origin), Hole(Kind.BASE_TYPE, f.level, f.origin))
+            self.solver.unifier.bind(f, fresh)
+            return fresh
+        if type(f) is TensorType:
+            return resolve(f)
+        if f is ERROR:
+            raise _GiveUp
+        resolved = resolve(f)
+        raise RelationError(
+            "type-mismatch",
+            f"`{self.op}` expects {what} to be a tensor, not a {_describe(resolved)}",
+            arg=arg,
+            unify_error=UnifyError(TensorType(Hole(Kind.SHAPE), Hole(Kind.BASE_TYPE)), resolved),
+        )
+
+    # ---- refining ----------------------------------------------------------
+
+    def unify(self, a: Any, b: Any, arg: int | None = None, message: str = "") -> None:
+        """Make `a` (expected) and `b` (found) equal."""
+        try:
+            self.solver.unifier.unify(a, b)
+        except UnifyError as exc:
+            raise RelationError(
+                "type-mismatch", message, arg=arg, unify_error=exc, expected=resolve(a), found=resolve(b)
+            ) from None
+
+    def refine(self, i: int, t: Any) -> None:
+        """Make input i equal to `t` (backward inference from attributes or the result)."""
+        try:
+            self.solver.unifier.unify(t, self.c.args[i])
+        except UnifyError as exc:
+            raise RelationError(
+                "type-mismatch",
+                f"`{self.op}` expects `{{expected}}` here, found `{{found}}`",
+                arg=i,
+                unify_error=exc,
+                expected=resolve(t),
+                found=resolve(self.c.args[i]),
+                label="this has type `{found}`",
+            ) from None
+
+    def set_result(self, t: Any) -> None:
+        try:
+            self.solver.unifier.unify(self.c.out, t)
+        except UnifyError as exc:
+            raise RelationError(
+                "type-mismatch",
+                f"`{self.op}` produces `{{found}}`, but `{{expected}}` is expected here",
+                unify_error=exc,
+                expected=resolve(self.c.out),
+                found=resolve(t),
+                label="this produces `{found}`",
+            ) from None
+
+    def unify_dtypes(self, i: int, j: int) -> None:
+        """Inputs i and j must have one dtype."""
+        a, b = self.tensor(i), self.tensor(j)
+        try:
+            self.solver.unifier.unify(a.dtype, b.dtype)
+        except UnifyError:
+            raise RelationError(
+                "type-mismatch",
+                f"`{self.op}` needs operands of one dtype, found `{_dt(a.dtype)}` and `{_dt(b.dtype)}`",
+                arg=j,
+                label=f"this is `{_dt(b.dtype)}`",
+                notes=[f"the first operand is `{_dt(a.dtype)}`; convert one with `cast(x, dtype=\"...\")`"],
+            ) from None
+
+    def from_metadata(self, i: int) -> bool:
+        """Whether every unknown part of input i comes from a constant lacking metadata."""
+        hs = holes(self.c.args[i] if i != OUT else self.c.out)
+        return bool(hs) and all(getattr(h.origin, "kind", None) == "meta" for h in hs)
+
+    def fail(self, code: str, message: str, arg: int | None = None, notes: tuple | list = (), label: str = "") -> None:
+        raise RelationError(code, message, arg=arg, notes=notes, label=label)
+
+    # ---- fresh unknowns ----------------------------------------------------
+
+    def fresh_shape(self) -> Hole:
+        return Hole(Kind.SHAPE, self.c.level)
+
+    def fresh_dim(self, like: Any = None) -> Hole:
+        """A new unknown dimension; `like` (an unknown) lends it its origin, so
+        that it is reported as part of what that unknown stands for."""
+        return Hole(Kind.SHAPE_VAR, self.c.level, getattr(like, "origin", None))
+
+    def fresh_dtype(self) -> Hole:
+        return Hole(Kind.BASE_TYPE, self.c.level)
+
+    def fresh(self) -> Hole:
+        return Hole(Kind.TYPE, self.c.level)
+
+
+def _dt(d: Any) -> str:
+    from ..syntax.type_text import type_text
+
+    return type_text(d)
+
+
+def _describe(t: Any) -> str:
+    from ..ir.ty import FuncType, TupleType, TypeCall
+
+    if isinstance(t, TupleType):
+        return "tuple"
+    if isinstance(t, FuncType):
+        return "function"
+    if isinstance(t, TypeCall):
+        return f"value of the data type `{t.func.name}`"
+    return "value of another type"

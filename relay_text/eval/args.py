@@ -1,0 +1,357 @@
+"""Arguments for the entry point: checking values against parameter types,
+making up random ones, reading `.npy`/`.npz` files.
+
+`describe_mismatch(value, ty)` says why a value does not have a type (or
+returns None); `random_value(ty, rng)` makes a value of a type;
+`from_python(x, ty)` turns Python data (ints, lists, numpy arrays) into the
+value a parameter of type `ty` expects. Type variables bind on first use,
+so `Tensor[(n, n), float32]` demands a square matrix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.adt import TypeData
+from ..ir.ty import AnyDim, FuncType, GlobalTypeVar, IncompleteType, Kind, TensorType, TupleType, TypeCall, TypeVar
+from ..syntax.type_text import type_text
+from .values import Data, Ref
+
+# Random collections: lists get 0..MAX_RANDOM_LENGTH elements, and ADT
+# values stop growing after MAX_RANDOM_DEPTH levels where they can.
+MAX_RANDOM_LENGTH = 5
+MAX_RANDOM_DEPTH = 4
+RANDOM_UNKNOWN_DIM = 3
+
+
+class ArgumentError(Exception):
+    """A value that cannot be given to a parameter; the message says why."""
+
+
+def _substitute(ty: Any, mapping: dict) -> Any:
+    """`ty` with type parameters replaced (iterative over nesting)."""
+    if not mapping:
+        return ty
+    if isinstance(ty, TypeVar):
+        return mapping.get(ty, ty)
+    if isinstance(ty, TupleType):
+        return TupleType(tuple(_substitute(f, mapping) for f in ty.fields))
+    if isinstance(ty, TypeCall):
+        return TypeCall(ty.func, tuple(_substitute(a, mapping) for a in ty.args))
+    if isinstance(ty, FuncType):
+        return FuncType(tuple(_substitute(a, mapping) for a in ty.arg_types), _substitute(ty.ret_type, mapping), ty.type_params)
+    if isinstance(ty, TensorType):
+        shape = ty.shape
+        if isinstance(shape, tuple):
+            shape = tuple(mapping.get(d, d) if isinstance(d, TypeVar) else d for d in shape)
+        elif isinstance(shape, TypeVar):
+            shape = mapping.get(shape, shape)
+        dtype = mapping.get(ty.dtype, ty.dtype) if isinstance(ty.dtype, TypeVar) else ty.dtype
+        return TensorType(shape, dtype)
+    return ty
+
+
+class TypeDefs:
+    """ADT definitions by their global type variable (program + Prelude)."""
+
+    def __init__(self, *modules: Any) -> None:
+        self.defs: dict[GlobalTypeVar, TypeData] = {}
+        for module in modules:
+            if module is not None:
+                self.defs.update(module.type_defs)
+        self._fields: dict[tuple[int, int], tuple[TypeCall, tuple]] = {}
+
+    def field_types(self, call: TypeCall, con: Any) -> tuple:
+        """The types of a constructor's fields in a value of type `call`."""
+        key = (id(call), id(con))
+        cached = self._fields.get(key)
+        if cached is not None and cached[0] is call:
+            return cached[1]
+        data = self.defs.get(call.func)  # type: ignore[arg-type]
+        if data is None:
+            result: tuple = tuple(None for _ in con.inputs)
+        else:
+            mapping = {param: type_argument(arg, param) for param, arg in zip(data.type_params, call.args)}
+            result = tuple(_substitute(t, mapping) for t in con.inputs)
+        self._fields[key] = (call, result)
+        return result
+
+
+def type_argument(arg: Any, param: TypeVar) -> Any:
+    """A type call's argument as its parameter's kind reads it: the parser
+    keeps a bare dtype (`List[int32]`) as its name, which is the scalar
+    tensor type unless the parameter is a BaseType."""
+    if isinstance(arg, str) and param.kind != Kind.BASE_TYPE:
+        return TensorType((), arg)
+    return arg
+
+
+def describe_mismatch(value: Any, ty: Any, defs: TypeDefs, bindings: dict | None = None) -> str | None:
+    """Why `value` is not a value of `ty`, or None if it is."""
+    bindings = {} if bindings is None else bindings
+    # Work items carry their path as a chain (parent, step) that is only
+    # spelled out for a mismatch, so deep values cost linear time.
+    stack: list[tuple[Any, Any, Any]] = [(value, ty, None)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        v, t, path = pop()
+        if type(t) is TypeCall and type(v) is Data and v.con.belong_to is t.func:
+            # The common case first: a constructor value of the right type.
+            for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con))):
+                push((f, ft, (path, (v.con.name, i))))
+            continue
+        if t is None or isinstance(t, IncompleteType):
+            continue
+        if isinstance(t, TypeVar):
+            bindings.setdefault(t, ("value", v))
+            continue
+        problem = None
+        if isinstance(t, TensorType):
+            problem = _tensor_mismatch(v, t, bindings)
+        elif isinstance(t, TupleType):
+            if not isinstance(v, tuple):
+                problem = f"expected a tuple {type_text(t)}, found {_kind(v)}"
+            elif len(v) != len(t.fields):
+                problem = f"expected a tuple of {len(t.fields)} fields, found one of {len(v)}"
+            else:
+                stack.extend((f, ft, (path, ("field", i))) for i, (f, ft) in enumerate(zip(v, t.fields)))
+        elif isinstance(t, TypeCall):
+            if not isinstance(v, Data):
+                problem = f"expected a value of {type_text(t)}, found {_kind(v)}"
+            elif v.con.belong_to is not t.func:
+                owner = v.con.belong_to.name if v.con.belong_to is not None else "?"
+                problem = f"expected a value of {type_text(t)}, found `{v.con.name}(...)` of type {owner}"
+            else:
+                for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con))):
+                    stack.append((f, ft, (path, (v.con.name, i))))
+        elif isinstance(t, FuncType):
+            if not callable(v) or isinstance(v, (Data, Ref, np.ndarray, np.generic)):
+                problem = f"expected a function {type_text(t)}, found {_kind(v)}"
+        if problem is not None:
+            where = _path_text(path)
+            return f"{problem} (in {where})" if where else problem
+    return None
+
+
+def _path_text(path: Any) -> str:
+    """`element 3 of the list`, `field 1 of the tuple`, `field 0 of Some`."""
+    steps = []
+    while path is not None:
+        path, step = path
+        steps.append(step)
+    steps.reverse()
+    parts: list[str] = []
+    index = 0
+    for kind, i in steps:
+        if kind == "Cons" and i == 1:
+            index += 1  # down the list's tail: one element further
+            continue
+        if kind == "Cons" and i == 0:
+            parts.append(f"element {index} of the list")
+        elif kind == "field":
+            parts.append(f"field {i} of the tuple")
+        else:
+            parts.append(f"field {i} of `{kind}`")
+        index = 0
+    return ", ".join(reversed(parts))
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, (np.ndarray, np.generic)):
+        return f"a tensor Tensor[{_shape_text(np.shape(v))}, {v.dtype.name}]"
+    if isinstance(v, tuple):
+        return f"a tuple of {len(v)} fields"
+    if isinstance(v, Data):
+        return f"`{v.con.name}(...)`"
+    if isinstance(v, Ref):
+        return "a reference"
+    if callable(v):
+        return "a function"
+    return type(v).__name__
+
+
+def _shape_text(shape: tuple) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+def _tensor_mismatch(v: Any, t: TensorType, bindings: dict) -> str | None:
+    if not isinstance(v, (np.ndarray, np.generic)):
+        return f"expected a tensor {type_text(t)}, found {_kind(v)}"
+    dtype = t.dtype
+    if isinstance(dtype, TypeVar):
+        bound = bindings.setdefault(dtype, v.dtype.name)
+        dtype = bound
+    if isinstance(dtype, str) and v.dtype.name != dtype.split("x")[0]:
+        return f"expected dtype {dtype}, found {v.dtype.name}"
+    shape = t.shape
+    actual = tuple(np.shape(v))
+    if isinstance(shape, TypeVar):
+        bound = bindings.setdefault(shape, actual)
+        if bound != actual:
+            return f"expected shape {_shape_text(bound)} (the shape `{shape.name}` has already), found {_shape_text(actual)}"
+        return None
+    if not isinstance(shape, tuple):
+        return None
+    if len(shape) != len(actual):
+        return f"expected shape {type_text(t).split('[', 1)[1].rsplit(',', 1)[0]}, found {_shape_text(actual)} (rank {len(shape)} vs {len(actual)})"
+    for axis, (want, got) in enumerate(zip(shape, actual)):
+        if isinstance(want, bool):
+            want = int(want)
+        if isinstance(want, int):
+            if want != got:
+                return f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (axis {axis} is {got}, not {want})"
+        elif isinstance(want, TypeVar):
+            bound = bindings.setdefault(want, got)
+            if bound != got:
+                return f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (`{want.name}` is {bound} elsewhere, {got} on axis {axis})"
+    return None
+
+
+def _dims_text(shape: tuple) -> str:
+    from ..syntax.type_text import shape_text
+
+    return shape_text(shape)
+
+
+# ---------------------------------------------------------------- conversion
+
+
+def from_python(x: Any, ty: Any, defs: TypeDefs) -> Any:
+    """A Python or numpy value as the value a parameter of type `ty` takes:
+    numbers and nested lists become tensors of the parameter's dtype."""
+    if isinstance(ty, TensorType) and isinstance(ty.dtype, str) and not isinstance(x, (Data, Ref, tuple)):
+        if isinstance(x, (np.ndarray, np.generic)):
+            return x
+        arr = np.asarray(x, dtype=np.dtype(ty.dtype.split("x")[0]))
+        return arr[()] if arr.ndim == 0 else arr
+    if isinstance(ty, TupleType) and isinstance(x, (tuple, list)) and len(x) == len(ty.fields):
+        return tuple(from_python(f, ft, defs) for f, ft in zip(x, ty.fields))
+    if isinstance(x, (bool, int, float)) and not isinstance(ty, TensorType):
+        return np.asarray(x)[()]
+    return x
+
+
+# ---------------------------------------------------------------- random values
+
+
+def random_value(ty: Any, rng: np.random.Generator, defs: TypeDefs, name: str = "") -> Any:
+    """A value of type `ty` drawn from `rng`: floats from a standard normal,
+    integers from [-10, 10), bools fair; lists of up to five elements."""
+    bindings: dict = {}
+    return _random(ty, rng, defs, bindings, 0, name)
+
+
+def _random(ty: Any, rng: np.random.Generator, defs: TypeDefs, bindings: dict, depth: int, name: str) -> Any:
+    if isinstance(ty, TensorType):
+        return _random_tensor(ty, rng, bindings, name)
+    if isinstance(ty, TupleType):
+        return tuple(_random(f, rng, defs, bindings, depth, name) for f in ty.fields)
+    if isinstance(ty, TypeCall) and isinstance(ty.func, GlobalTypeVar):
+        data = defs.defs.get(ty.func)
+        if data is None or not data.constructors:
+            raise ArgumentError(f"cannot make up a value of {type_text(ty)} for `{name}`: its type has no constructors")
+        if ty.func.name == "List":
+            return _random_list(ty, rng, defs, bindings, name, data, depth)
+        ctors = list(data.constructors)
+        if depth >= MAX_RANDOM_DEPTH:
+            flat = [c for c in ctors if not any(_mentions(t, data.header) for t in c.inputs)]
+            ctors = flat or ctors
+        con = ctors[int(rng.integers(len(ctors)))]
+        fields = tuple(_random(ft, rng, defs, bindings, depth + 1, name) for ft in defs.field_types(ty, con))
+        return Data(con, fields)
+    raise ArgumentError(f"cannot make up a value of type {type_text(ty) if ty is not None else 'unknown'} for `{name}`")
+
+
+def _random_list(ty: TypeCall, rng: np.random.Generator, defs: TypeDefs, bindings: dict, name: str, data: TypeData, depth: int) -> Any:
+    by_name = {c.name: c for c in data.constructors}
+    nil, cons = by_name.get("Nil"), by_name.get("Cons")
+    if nil is None or cons is None or len(cons.inputs) != 2:
+        raise ArgumentError(f"cannot make up a value of {type_text(ty)} for `{name}`")
+    length = int(rng.integers(MAX_RANDOM_LENGTH + 1)) if depth < MAX_RANDOM_DEPTH else 0
+    element = defs.field_types(ty, cons)[0]
+    items = [_random(element, rng, defs, bindings, depth + 1, name) for _ in range(length)]
+    value: Any = Data(nil, ())
+    for item in reversed(items):
+        value = Data(cons, (item, value))
+    return value
+
+
+def _mentions(ty: Any, header: GlobalTypeVar) -> bool:
+    stack = [ty]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, TypeCall):
+            if t.func is header:
+                return True
+            stack.extend(t.args)
+        elif isinstance(t, TupleType):
+            stack.extend(t.fields)
+        elif isinstance(t, FuncType):
+            stack.extend(t.arg_types)
+            stack.append(t.ret_type)
+    return False
+
+
+def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: dict, name: str) -> Any:
+    dtype = ty.dtype
+    if isinstance(dtype, TypeVar):
+        dtype = bindings.setdefault(dtype, "float32")
+    if not isinstance(dtype, str):
+        raise ArgumentError(f"cannot make up a tensor for `{name}`: its dtype is not known")
+    shape_spec = ty.shape
+    if isinstance(shape_spec, TypeVar):
+        shape_spec = bindings.setdefault(shape_spec, (RANDOM_UNKNOWN_DIM,))
+    if not isinstance(shape_spec, tuple):
+        raise ArgumentError(f"cannot make up a tensor for `{name}`: its shape is not known")
+    shape = []
+    for dim in shape_spec:
+        if isinstance(dim, bool):
+            dim = int(dim)
+        if isinstance(dim, int):
+            shape.append(dim)
+        elif isinstance(dim, TypeVar):
+            shape.append(bindings.setdefault(dim, RANDOM_UNKNOWN_DIM))
+        elif isinstance(dim, AnyDim):
+            shape.append(RANDOM_UNKNOWN_DIM)
+        else:
+            raise ArgumentError(f"cannot make up a tensor for `{name}`: dimension `{dim}` is not a number")
+    base = np.dtype(dtype.split("x")[0])
+    if base.kind == "f":
+        arr = rng.standard_normal(shape).astype(base)
+    elif base.kind == "b":
+        arr = rng.random(shape) < 0.5
+    elif base.kind == "u":
+        arr = rng.integers(0, 10, size=shape).astype(base)
+    else:
+        arr = rng.integers(-10, 10, size=shape).astype(base)
+    return arr[()] if arr.ndim == 0 else arr
+
+
+# ---------------------------------------------------------------- files
+
+
+def load_npy(path: str) -> np.ndarray:
+    """An array from a `.npy` file (no pickled objects)."""
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ArgumentError(f"{path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise ArgumentError(f"{path}: not a .npy array file ({exc})") from None
+    if not isinstance(arr, np.ndarray):
+        raise ArgumentError(f"{path}: holds several arrays; use --args for .npz files")
+    return arr[()] if arr.ndim == 0 else arr
+
+
+def load_npz(path: str) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if not hasattr(data, "files"):
+                raise ArgumentError(f"{path}: not a .npz archive")
+            return {key: (data[key][()] if data[key].ndim == 0 else data[key]) for key in data.files}
+    except FileNotFoundError:
+        raise ArgumentError(f"{path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise ArgumentError(f"{path}: not a .npz archive ({exc})") from None

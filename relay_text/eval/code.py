@@ -1,0 +1,111 @@
+"""Generated Python code as data: blocks of lines, each tied to its IR node.
+
+A `Block` is a run of lines at one indentation, possibly holding nested
+blocks; `render` turns a forest of blocks into source lines (with an
+explicit stack, so nesting costs no recursion) and, for each line, the IR
+node it evaluates, which is how a runtime error finds its place in the
+program. The helpers the generated code calls to fail (`OVERFLOW`,
+`MATCHFAIL`) and the exceptions they raise live here too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+import numpy as np
+
+from ..ir.expr import Expr
+
+
+class MatchFailure(Exception):
+    """No clause of a match accepted the value (only possible under `match?`
+    or in a program that was not checked)."""
+
+    def __init__(self, site: int, value: Any) -> None:
+        super().__init__(site)
+        self.site = site
+        self.value = value
+
+
+class DepthExceeded(Exception):
+    """More nested calls than `--max-depth` allows."""
+
+
+def overflow() -> None:
+    raise DepthExceeded()
+
+
+def match_fail(site: int, value: Any) -> None:
+    raise MatchFailure(site, value)
+
+
+def as_tensor_argument(value: Any) -> Any:
+    """A numpy scalar as a 0-d array; anything else unchanged."""
+    return np.asarray(value) if isinstance(value, np.generic) else value
+
+
+# ---------------------------------------------------------------- output
+
+
+class Block:
+    """Lines of code at one indentation; items are (text, node) or Blocks."""
+
+    __slots__ = ("items",)
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    def line(self, text: str, node: Expr | None = None) -> None:
+        self.items.append((text, node))
+
+    def nest(self, block: Block) -> None:
+        self.items.append(block)
+
+
+def render(blocks: Iterable[Block]) -> tuple[list[str], list[Expr | None]]:
+    """Source lines and, for each line, the node it evaluates."""
+    lines: list[str] = []
+    nodes: list[Expr | None] = []
+    for top in blocks:
+        stack: list[tuple[list, int, int]] = [(top.items, 0, 0)]
+        while stack:
+            items, index, depth = stack.pop()
+            if index >= len(items):
+                continue
+            stack.append((items, index + 1, depth))
+            item = items[index]
+            if isinstance(item, Block):
+                stack.append((item.items, 0, depth + 1))
+                continue
+            text, node = item
+            lines.append("    " * depth + text)
+            nodes.append(node)
+    return lines, nodes
+
+_LOCAL = re.compile(r"\b[tv][0-9]+\b")
+_ASSIGNED = re.compile(r"^([tv][0-9]+) = |; ([tv][0-9]+) = ")
+_DEF = re.compile(r"^def ([tv][0-9]+)\(([^)]*)\)")
+
+
+def free_names(block: Block) -> set[str]:
+    """Local names a block reads but never binds (names are unique per
+    program, so this is exact)."""
+    used: set[str] = set()
+    bound: set[str] = set()
+    stack = [block]
+    while stack:
+        b = stack.pop()
+        for item in b.items:
+            if isinstance(item, Block):
+                stack.append(item)
+                continue
+            text = item[0]
+            used.update(_LOCAL.findall(text))
+            for m in _ASSIGNED.finditer(text):
+                bound.add(m.group(1) or m.group(2))
+            m = _DEF.match(text)
+            if m:
+                bound.add(m.group(1))
+                bound.update(_LOCAL.findall(m.group(2)))
+    return used - bound

@@ -1,0 +1,503 @@
+"""Compiling a program into Python functions, once, before it runs.
+
+Every Relay function (each `def`, each `fn`) becomes one Python function
+whose body is straight-line code: one assignment per compound expression,
+in evaluation order, with `if`/`elif` for `if` and `match`. A `let` costs
+nothing (its variable is another name for its value), a graph-bound node
+is computed once (see `plan`), an operator call is a call of the kernel the
+registry gave for that call site, a constructor call builds a `Data`, a
+nested `fn` is a nested Python function, so closures capture exactly the
+values in scope where they are created. Nothing at run time looks at the
+type of an IR node.
+
+    def @fib(%n : int32) -> int32 {          def g1_fib(v1):
+      if (%n < 2) { %n }                          global DEPTH
+      else { @fib(%n - 1) + @fib(%n - 2) }        DEPTH += 1
+    }                                             if DEPTH > MAXD: OVERFLOW()
+                                                  t2 = K3(v1, k4)
+                                                  if t2:
+                                                      t5 = v1
+                                                  else:
+                                                      t6 = K7(v1, k8)
+                                                      ...
+                                                  DEPTH -= 1
+                                                  return t5
+
+`DEPTH` counts nested Relay calls, so `--max-depth` is exact and reports
+the call that went too deep. Each emitted line remembers its IR node, so a
+runtime error is reported at the expression that raised it.
+
+The generated text is flat however deep the program: a long chain of lets
+or of calls is a long run of assignments. Control flow nested very deep is
+moved into functions of their own (see `emit`), which keeps within the
+Python compiler's limits.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from ..diagnostics import Diagnostic
+from ..ir.expr import (
+    Call,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    Let,
+    Match,
+    Op,
+    Tuple,
+    Var,
+)
+from ..ir.module import Module
+from ..ir.ty import FuncType, TensorType
+from ..syntax.type_text import type_params_text, type_text
+from .code import Block, as_tensor_argument, match_fail, overflow, render
+from .emit import FunctionEmitter
+from .ops import BoundOperator, NoKernel, Resolver, bind, default_resolver
+from .plan import plan_function
+from .values import Data, Ref
+
+_COUNTER = itertools.count()
+
+
+class CompileError(Exception):
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__(diagnostics[0].message if diagnostics else "cannot compile")
+        self.diagnostics = diagnostics
+
+
+# ---------------------------------------------------------------- the program
+
+
+@dataclass
+class CompiledProgram:
+    """Python code for a program: run it with `runtime.execute`."""
+
+    namespace: dict[str, Any]
+    filename: str
+    source: str
+    line_nodes: list[Expr | None]  # index = line number - 1
+    function_names: dict[str, str]  # Python function name -> "@fib" / "fn"
+    match_sites: list[Match]
+    entries: dict[str, str]  # entry key -> Python function name
+    modules: list[Module] = field(default_factory=list)  # the program's and the Prelude's
+
+    def written_at(self, parent: Expr, index: int) -> Any:
+        """Where child `index` of `parent` is written (see `Module.written_at`)."""
+        span = getattr(parent, "span", None)
+        for module in self.modules:
+            if span is not None and module.source is span.source:
+                return module.written_at(parent, index)
+        return None
+
+    def node_at(self, lineno: int) -> Expr | None:
+        if 1 <= lineno <= len(self.line_nodes):
+            return self.line_nodes[lineno - 1]
+        return None
+
+    def function(self, entry: str) -> Callable[..., Any]:
+        return self.namespace[self.entries[entry]]
+
+
+def _ident(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+class Compiler:
+    """Compiles the functions of one program (and the Prelude functions it
+    uses) into one Python module."""
+
+    def __init__(
+        self,
+        program: Module,
+        prelude: Module | None = None,
+        resolver: Resolver | None = None,
+        type_of: Callable[[Expr], Any] | None = None,
+    ) -> None:
+        self.program = program
+        self.prelude = prelude
+        self.resolver = resolver or default_resolver
+        self.type_of = type_of
+        self.diagnostics: list[Diagnostic] = []
+        self.ns: dict[str, Any] = {
+            "DEPTH": 0,
+            "MAXD": 0,
+            "OVERFLOW": overflow,
+            "MATCHFAIL": match_fail,
+            "DNEW": object.__new__,
+            "DATA": Data,
+            "REF": Ref,
+            "ARRAY": np.asarray,
+            "TENSOR": as_tensor_argument,
+        }
+        self.names: dict[Expr, str] = {}
+        self.function_names: dict[str, str] = {}
+        # Python function name -> its Relay signature, or a function computing it
+        self.signatures: dict[str, Any] = {}
+        self.match_sites: list[Match] = []
+        self.let_alias: dict[Var, Expr] = {}
+        self.blocks: list[Block] = []
+        self.global_names: dict[GlobalVar, str] = {}
+        self.pending: list[tuple[Module, GlobalVar]] = []
+        self.constants: dict[tuple, str] = {}
+        self.ctor_names: dict[Constructor, str] = {}
+        self.counter = itertools.count(1)
+        self.entries: dict[str, str] = {}
+        self.operator_names: dict[tuple, tuple[str, str | None]] = {}
+        self.missing_constants: list[Constant] = []  # meta[relay.Constant][i] without data
+        self.meta_values: dict[int, Any] = {}  # values given for meta[relay.Constant][i]
+        self.filling_constants = False  # whether values were asked for (--random-consts)
+
+    # ---- names -------------------------------------------------------------
+
+    def fresh(self, prefix: str) -> str:
+        return f"{prefix}{next(self.counter)}"
+
+    def ref(self, node: Expr) -> str:
+        """The Python expression that denotes a node's value."""
+        start = node
+        while True:
+            t = type(node)
+            if t is Var and node in self.let_alias:
+                node = self.let_alias[node]  # type: ignore[index]
+            elif t is Let:
+                node = node.body  # type: ignore[attr-defined]
+            elif t is Call and type(node.op) is Constructor and not node.args:  # type: ignore[attr-defined]
+                node = node.op  # type: ignore[attr-defined]
+            else:
+                break
+        name = self.names.get(node)
+        if name is None:
+            if t is Constant:
+                name = self.constant(node)  # type: ignore[arg-type]
+            elif t is GlobalVar:
+                name = self.global_ref(node)  # type: ignore[arg-type]
+            elif t is Constructor:
+                name = self.constructor_value(node)  # type: ignore[arg-type]
+            elif t is Op:
+                name = self.operator_value(node)  # type: ignore[arg-type]
+            elif t is Var:
+                name = self.unbound(node)  # type: ignore[arg-type]
+            elif t is Tuple and not node.fields:  # type: ignore[attr-defined]
+                name = "()"
+            else:
+                name = self.fresh("t")
+            self.names[node] = name
+        if start is not node:
+            self.names[start] = name
+        return name
+
+    def unbound(self, var: Var) -> str:
+        self.diagnostics.append(
+            Diagnostic("unbound-variable", f"`%{var.name}` has no value to run with", var.span, label="not bound")
+        )
+        return "None"
+
+    def constant(self, node: Constant) -> str:
+        if node.value is None:
+            if node.meta_index in self.meta_values:
+                name = f"meta{node.meta_index}"
+                self.ns[name] = self.meta_values[node.meta_index]
+                return name
+            self.missing_constants.append(node)
+            return "None"
+        shape = tuple(node.shape or ())
+        key = (type(node.value), node.value, node.dtype, shape)
+        name = self.constants.get(key)
+        if name is None:
+            name = self.fresh("k")
+            dtype = np.dtype(node.dtype.split("x")[0])  # type: ignore[union-attr]
+            if shape:
+                value: Any = np.full(shape, node.value, dtype=dtype)
+                value.flags.writeable = False
+            else:
+                value = dtype.type(node.value)
+            self.ns[name] = value
+            self.constants[key] = name
+        return name
+
+    def global_ref(self, gv: GlobalVar) -> str:
+        name = self.global_names.get(gv)
+        if name is not None:
+            return name
+        target = self.resolve_global(gv)
+        if target is None:
+            self.diagnostics.append(Diagnostic("unknown-global", f"unknown global `@{gv.name}`", gv.span, label="not defined"))
+            return "None"
+        module, defined = target
+        name = self.global_names.get(defined)
+        if name is None:
+            prefix = "p" if module is self.prelude and module is not self.program else "g"
+            name = f"{prefix}{next(self.counter)}_{_ident(defined.name)}"
+            self.global_names[defined] = name
+            self.pending.append((module, defined))
+        self.global_names[gv] = name
+        return name
+
+    def resolve_global(self, gv: GlobalVar) -> tuple[Module, GlobalVar] | None:
+        for module in (self.program, self.prelude):
+            if module is not None and gv in module.functions:
+                return module, gv
+        own = self.program.global_var(gv.name)
+        if own is not None:
+            return self.program, own
+        if self.prelude is not None:
+            theirs = self.prelude.global_var(gv.name)
+            if theirs is not None:
+                return self.prelude, theirs
+        return None
+
+    def constructor_name(self, ctor: Constructor) -> str:
+        name = self.ctor_names.get(ctor)
+        if name is None:
+            name = f"C{next(self.counter)}_{_ident(ctor.name)}"
+            self.ns[name] = ctor
+            self.ctor_names[ctor] = name
+        return name
+
+    def constructor_value(self, ctor: Constructor) -> str:
+        """A constructor used as a value: a nullary one is its (shared,
+        immutable) value, as TVM reads a bare `Nil`; others are functions."""
+        cname = self.constructor_name(ctor)
+        if not ctor.inputs:
+            name = self.fresh("n")
+            self.ns[name] = Data(ctor, ())
+            return name
+        name = self.fresh("m")
+        params = ", ".join(f"a{i}" for i in range(len(ctor.inputs)))
+        block = Block()
+        block.line(f"def {name}({params}):")
+        body = Block()
+        body.line(f"o = DNEW(DATA); o.con = {cname}; o.fields = ({params},)")
+        body.line("return o")
+        block.nest(body)
+        self.blocks.append(block)
+        self.function_names[name] = ctor.name
+        self.signatures[name] = f"{ctor.name} : fn({', '.join(type_text(t) for t in ctor.inputs)}) -> {self.adt_text(ctor)}"
+        return name
+
+    def adt_text(self, ctor: Constructor) -> str:
+        owner = ctor.belong_to
+        if owner is None:
+            return "?"
+        for module in (self.program, self.prelude):
+            if module is not None and owner in module.type_defs:
+                params = module.type_defs[owner].type_params
+                return f"{owner.name}[{', '.join(p.name for p in params)}]"
+        return f"{owner.name}[]"
+
+    def operator_value(self, op: Op) -> str:
+        bound = self.bind_operator(op, {}, False)
+        if bound is None:
+            return "None"
+        name = self.fresh("o")
+        kname = self.fresh("K")
+        aname = self.fresh("A")
+        self.ns[kname] = bound.kernel
+        self.ns[aname] = bound.attrs
+        block = Block()
+        block.line(f"def {name}(*args):")
+        body = Block()
+        body.line(f"return {kname}(tuple(TENSOR(a) for a in args), {aname})", op)
+        block.nest(body)
+        self.blocks.append(block)
+        self.function_names[name] = op.name
+        self.signatures[name] = op.name
+        return name
+
+    def all_scalar(self, call: Call) -> bool:
+        """Whether the checker proved every argument of a call a scalar tensor."""
+        if self.type_of is None or not call.args:
+            return False
+        for arg in call.args:
+            t = self.type_of(arg)
+            if not (isinstance(t, TensorType) and t.shape == () and isinstance(t.dtype, str)):
+                return False
+        return True
+
+    def bind_operator(self, op: Op, attrs: dict, all_scalar: bool) -> BoundOperator | None:
+        try:
+            return bind(op.name, attrs, self.resolver, all_scalar)
+        except NoKernel:
+            self.diagnostics.append(
+                Diagnostic("unknown-operator", f"operator `{op.name}` has no kernel to run it", op.span, label="cannot be evaluated")
+            )
+            return None
+
+    def operator_call(self, op: Op, call: Call) -> tuple[str, str | None] | None:
+        """Names of the function a call site calls and of its attributes
+        (None: it takes the arguments directly). Call sites of the same
+        operator with the same attributes share them."""
+        all_scalar = self.all_scalar(call)
+        key: tuple | None = (op.name, call.attrs, all_scalar)
+        try:
+            names = self.operator_names.get(key)  # type: ignore[arg-type]
+        except TypeError:  # an attribute value that cannot be a key
+            names, key = None, None
+        if names is not None:
+            return names
+        bound = self.bind_operator(op, dict(call.attrs), all_scalar)
+        if bound is None:
+            return None
+        kname = self.fresh("K")
+        if bound.direct is not None:
+            self.ns[kname] = bound.direct
+            names = (kname, None)
+        else:
+            aname = self.fresh("A")
+            self.ns[kname] = bound.kernel
+            self.ns[aname] = bound.attrs
+            names = (kname, aname)
+        if key is not None:
+            self.operator_names[key] = names
+        return names
+
+    # ---- functions -----------------------------------------------------------
+
+    def add_global(self, gv: GlobalVar) -> str:
+        """Compile a global of the program (and what it uses); its Python name."""
+        name = self.global_ref(gv)
+        self.drain()
+        return name
+
+    def add_expression(self, key: str, expr: Expr, params: tuple[Var, ...] = ()) -> str:
+        """Compile a top-level expression as a function of `params`."""
+        fn = Function(params, expr, None, (), (), (), getattr(expr, "span", None))
+        name = f"e{next(self.counter)}_{_ident(key)}"
+        self.function_names[name] = key
+        self.blocks.append(self.function_block(name, fn))
+        self.entries[key] = name
+        self.drain()
+        return name
+
+    def drain(self) -> None:
+        while self.pending:
+            module, gv = self.pending.pop()
+            name = self.global_names[gv]
+            fn = module.functions[gv]
+            self.function_names[name] = f"@{gv.name}"
+            self.signatures[name] = functools.partial(self.signature, fn, f"@{gv.name}", gv)
+            self.blocks.append(self.function_block(name, fn))
+
+    def signature(self, fn: Function, head: str = "fn", gv: GlobalVar | None = None) -> str:
+        """`fn<a>(%x : a, %n : Tensor[(), int32]) -> a`: the checker's types
+        where known, else the annotations."""
+        ft = None
+        if self.type_of is not None:
+            ft = self.type_of(gv) if gv is not None else None
+            if not isinstance(ft, FuncType):
+                ft = self.type_of(fn)
+        if isinstance(ft, FuncType) and len(ft.arg_types) == len(fn.params):
+            types: list[Any] = list(ft.arg_types)
+            ret: Any = ft.ret_type
+            type_params = ft.type_params or fn.type_params
+        else:
+            types = [p.type_annotation for p in fn.params]
+            ret = fn.ret_type
+            type_params = fn.type_params
+        params = [f"%{p.name}" + (f" : {type_text(t)}" if t is not None else "") for p, t in zip(fn.params, types)]
+        text = f"{head}{type_params_text(type_params)}({', '.join(params)})"
+        if ret is not None:
+            text += f" -> {type_text(ret)}"
+        return text
+
+    def function_block(self, name: str, fn: Function) -> Block:
+        plan = plan_function(fn)
+        for node in plan.place:
+            if type(node) is Let:
+                self.let_alias[node.var] = node.value  # type: ignore[attr-defined]
+        emitter = FunctionEmitter(self, plan)
+        return emitter.function_def(name, fn, plan.top)
+
+    # ---- assembly ------------------------------------------------------------
+
+    def finish(self) -> CompiledProgram:
+        if self.missing_constants:
+            first = min(self.missing_constants, key=lambda c: c.span.start if c.span is not None else 0)
+            others = len({c.meta_index for c in self.missing_constants}) - 1
+            what = f"`meta[relay.Constant][{first.meta_index}]`"
+            if others:
+                what += f" and {others} other constant{'s' if others != 1 else ''} have"
+            else:
+                what += " has"
+            self.diagnostics.append(
+                Diagnostic(
+                    "bad-metadata",
+                    f"{what} no value to run with",
+                    first.span,
+                    label="value unknown",
+                )
+                .with_note("the file has no #[metadata] section holding the constants' data")
+            )
+            if self.filling_constants:
+                self.diagnostics[-1].with_note("their types could not be inferred from how they are used, so no random values were made").with_help(
+                    "write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`"
+                )
+            else:
+                self.diagnostics[-1].with_help("`relay run --random-consts` fills constants whose types are known with random values")
+        if self.diagnostics:
+            raise CompileError(self.diagnostics)
+        lines, nodes = render(self.blocks)
+        source = "\n".join(lines) + "\n"
+        filename = f"<relay-program-{next(_COUNTER)}>"
+        code = compile(source, filename, "exec")
+        exec(code, self.ns)
+        from .show import SIGNATURES
+
+        for code_obj in _all_codes(code):
+            sig = self.signatures.get(code_obj.co_name)
+            if sig is not None:
+                SIGNATURES[code_obj] = sig
+        modules = [m for m in (self.program, self.prelude) if m is not None]
+        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules)
+
+
+def _all_codes(code: Any) -> list[Any]:
+    out = []
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        out.append(c)
+        stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
+    return out
+
+def compile_program(
+    program: Module,
+    entries: Mapping[str, tuple[Expr, tuple[Var, ...]]] | None = None,
+    globals_: Iterable[GlobalVar] = (),
+    prelude: Module | None = None,
+    resolver: Resolver | None = None,
+    type_of: Callable[[Expr], Any] | None = None,
+    constants: Mapping[int, Any] | None = None,
+    filling_constants: bool = False,
+) -> CompiledProgram:
+    """Compile the given globals and entry expressions (and everything they
+    use); `constants` gives values for `meta[relay.Constant][i]`. Raises
+    CompileError with located diagnostics."""
+    compiler = Compiler(program, prelude, resolver, type_of)
+    compiler.meta_values = dict(constants or {})
+    compiler.filling_constants = filling_constants
+    # Compiling allocates many objects that live until it ends: like the
+    # parser and the checker, pause the cyclic collector meanwhile (its
+    # full collections would otherwise make large programs quadratic).
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for gv in globals_:
+            compiler.entries[f"@{gv.name}"] = compiler.add_global(gv)
+        for key, (expr, params) in (entries or {}).items():
+            compiler.add_expression(key, expr, params)
+        return compiler.finish()
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -1,0 +1,359 @@
+"""Emitting the code of one top-level function, region by region.
+
+`plan` says where each node is evaluated; `FunctionEmitter` writes each
+region as straight-line statements, innermost regions first (a control
+node's code embeds the code of the regions it opens): a statement per
+compound node in evaluation order, `if`/`else` for `if`, `if`/`elif` on
+constructors for `match`, a nested `def` for `fn`. Regions nested deeper
+than `MAX_NESTING` become functions of their own that receive the values
+they read. Large intermediate tensors are released (`del`) after their
+last reader, as a hand-written numpy program would let them go.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+from ..ir.expr import Call, Constructor, Expr, Function, If, Let, Match, Op, RefCreate, RefRead, RefWrite, Tuple, TupleGetItem, Var
+from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
+from ..ir.ty import TensorType, TupleType
+from .code import Block, free_names
+from .plan import LEAVES, Plan, Region, region_edges
+
+if TYPE_CHECKING:
+    from .compile import Compiler
+
+MAX_NESTING = 40  # Python block levels before a region gets its own function
+
+
+class FunctionEmitter:
+    """Emits the regions of one top-level function, innermost first."""
+
+    def __init__(self, compiler: Compiler, plan: Plan) -> None:
+        self.c = compiler
+        self.plan = plan
+        self.code: dict[Region, Block] = {}  # region -> its statements
+        self.level: dict[Region, int] = {}  # Python nesting of a region's code
+        self.outlined: set[Region] = set()
+        # tensor-valued node -> the nodes of its own region still to read it
+        self.readers: dict[Expr, set[Expr]] = {}
+
+    def function_def(self, name: str, fn: Function, top: Region) -> Block:
+        c = self.c
+        self.name_binders(fn)
+        self.assign_levels(top)
+        self.find_releasable()
+        # Inner regions first: a control node's code embeds its regions' code.
+        for region in reversed(self.plan.regions):
+            self.code[region] = self.emit_region(region)
+        block = Block()
+        block.line(f"def {name}({', '.join(c.names[p] for p in fn.params)}):", fn)
+        block.nest(self.function_body(fn, top))
+        return block
+
+    def name_binders(self, fn: Function) -> None:
+        """Parameters and pattern variables get their names before any code
+        that uses them is emitted."""
+        c = self.c
+        for p in fn.params:
+            c.names[p] = c.fresh("v")
+        for node in self.plan.place:
+            t = type(node)
+            if t is Function:
+                for p in node.params:  # type: ignore[attr-defined]
+                    c.names[p] = c.fresh("v")
+            elif t is Match:
+                for clause in node.clauses:  # type: ignore[attr-defined]
+                    for var in pattern_vars(clause.pattern):
+                        c.names[var] = c.fresh("v")
+
+    def resolve(self, node: Expr) -> Expr | None:
+        """The compound node whose value `node` denotes, if any."""
+        let_alias = self.c.let_alias
+        while True:
+            t = type(node)
+            if t is Var and node in let_alias:
+                node = let_alias[node]  # type: ignore[index]
+            elif t is Let:
+                node = node.body  # type: ignore[attr-defined]
+            else:
+                break
+        if isinstance(node, LEAVES) or (t is Call and type(node.op) is Constructor and not node.args):  # type: ignore[attr-defined]
+            return None
+        return node
+
+    def find_releasable(self) -> None:
+        """Tensors (and tuples) read only by later steps of their own region
+        can be released after their last reader, as a hand-written program
+        would let them go: large intermediate results do not pile up."""
+        type_of = self.c.type_of
+        if type_of is None:
+            return
+        place = self.plan.place
+        readers: dict[Expr, set[Expr]] = {}
+        escaping: set[Expr] = set()
+        for region in self.plan.regions:
+            root = self.resolve(region.root)
+            if root is not None:
+                escaping.add(root)
+        for node, home in place.items():
+            if type(node) is Let:
+                continue
+            inline, _ = region_edges(node)
+            for child in inline:
+                target = self.resolve(child)
+                if target is None:
+                    continue
+                if place.get(target) is not home:
+                    escaping.add(target)
+                else:
+                    readers.setdefault(target, set()).add(node)
+        for target, nodes in readers.items():
+            if target in escaping:
+                continue
+            ty = type_of(target)
+            if (isinstance(ty, TensorType) and ty.shape != ()) or isinstance(ty, TupleType):
+                self.readers[target] = nodes
+
+    def released_after(self, node: Expr) -> list[str]:
+        """Names whose last reader is `node` (just emitted)."""
+        out: list[str] = []
+        if not self.readers or type(node) is Let:
+            return out
+        inline, _ = region_edges(node)
+        for child in inline:
+            target = self.resolve(child)
+            pending = self.readers.get(target) if target is not None else None
+            if pending is None or node not in pending:
+                continue
+            pending.discard(node)
+            if not pending:
+                name = self.c.ref(target)  # type: ignore[arg-type]
+                if name not in out:
+                    out.append(name)
+        return out
+
+    def assign_levels(self, top: Region) -> None:
+        self.level[top] = 1
+        for region in self.plan.regions[1:]:
+            level = self.level[region.parent] + 1  # type: ignore[index]
+            if level > MAX_NESTING:
+                self.outlined.add(region)
+                level = 1
+            self.level[region] = level
+
+    def function_body(self, fn: Function, region: Region) -> Block:
+        body = Block()
+        body.line("global DEPTH")
+        body.line("DEPTH += 1")
+        body.line("if DEPTH > MAXD: OVERFLOW()", fn)
+        result = self.embed(body, region)
+        body.line("DEPTH -= 1")
+        body.line(f"return {result}", fn.body)
+        return body
+
+    def embed(self, block: Block, region: Region, target: str | None = None) -> str:
+        """Put a region's code into `block`, inline or as a call of a
+        function of its own; assign its value to `target` if given. Returns
+        the expression that holds the region's value."""
+        c = self.c
+        result = c.ref(region.root)
+        if region not in self.outlined:
+            block.items.extend(self.code[region].items)
+        else:
+            name = c.fresh("r")
+            inner = Block()
+            inner.items.extend(self.code[region].items)
+            inner.line(f"return {result}", region.root)
+            imports = sorted(free_names(inner), key=lambda n: (n[0], int(n[1:])))
+            out = Block()
+            out.line(f"def {name}({', '.join(imports)}):", region.owner)
+            out.nest(inner)
+            c.blocks.append(out)
+            c.function_names[name] = "region"
+            result = c.fresh("t")
+            block.line(f"{result} = {name}({', '.join(imports)})", region.root)
+        if target is not None and target != result:
+            block.line(f"{target} = {result}", region.root)
+            return target
+        return result
+
+    # ---- regions -------------------------------------------------------------
+
+    def deps(self, node: Expr, region: Region) -> list[Expr]:
+        inline, _ = region_edges(node)
+        place = self.plan.place
+        out = [ch for ch in inline if not isinstance(ch, LEAVES) and place.get(ch) is region]
+        out.extend(self.plan.hoisted.get(node, ()))
+        return out
+
+    def emit_region(self, region: Region) -> Block:
+        block = Block()
+        root = region.root
+        if isinstance(root, LEAVES) or self.plan.place.get(root) is not region:
+            return block
+        done: set[Expr] = set()
+        stack: list[tuple[Expr, bool]] = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node in done:
+                continue
+            if expanded:
+                done.add(node)
+                self.emit(node, block)
+                released = self.released_after(node)
+                if released:
+                    block.line(f"del {', '.join(released)}")
+                continue
+            stack.append((node, True))
+            for dep in reversed(self.deps(node, region)):
+                if dep not in done:
+                    stack.append((dep, False))
+        return block
+
+    def emit(self, node: Expr, block: Block) -> None:
+        c = self.c
+        ref = c.ref
+        t = type(node)
+        if t is Let:
+            return
+        if t is Call:
+            self.emit_call(node, block)  # type: ignore[arg-type]
+        elif t is Tuple:
+            fields = [ref(f) for f in node.fields]  # type: ignore[attr-defined]
+            if fields:
+                text = "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
+                block.line(f"{ref(node)} = {text}", node)
+        elif t is TupleGetItem:
+            block.line(f"{ref(node)} = {ref(node.tuple_value)}[{node.index}]", node)  # type: ignore[attr-defined]
+        elif t is If:
+            self.emit_if(node, block)  # type: ignore[arg-type]
+        elif t is Match:
+            self.emit_match(node, block)  # type: ignore[arg-type]
+        elif t is Function:
+            self.emit_function(node, block)  # type: ignore[arg-type]
+        elif t is RefCreate:
+            block.line(f"{ref(node)} = REF({ref(node.value)})", node)  # type: ignore[attr-defined]
+        elif t is RefRead:
+            block.line(f"{ref(node)} = {ref(node.ref)}.value", node)  # type: ignore[attr-defined]
+        elif t is RefWrite:
+            block.line(f"{ref(node.ref)}.value = {ref(node.value)}; {ref(node)} = ()", node)  # type: ignore[attr-defined]
+        else:  # pragma: no cover - every compound node class is handled above
+            raise NotImplementedError(f"cannot compile {t.__name__}")
+
+    def emit_call(self, node: Call, block: Block) -> None:
+        c = self.c
+        ref = c.ref
+        op = node.op
+        args = [ref(a) for a in node.args]
+        joined = ", ".join(args)
+        target = ref(node)
+        if type(op) is Op:
+            names = c.operator_call(op, node)
+            if names is None:
+                return
+            kname, aname = names
+            if aname is None:
+                block.line(f"{target} = {kname}({joined})", node)
+            else:
+                # Kernels take 0-d arrays for scalars; fast paths and
+                # literals give numpy scalars.
+                args = [self.as_array(a, text) for a, text in zip(node.args, args)]
+                tup = "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
+                block.line(f"{target} = {kname}({tup}, {aname})", node)
+        elif type(op) is Constructor:
+            if not args:
+                return  # a nullary constructor's value is shared (see `ref`)
+            cname = c.constructor_name(op)  # type: ignore[arg-type]
+            fields = "(" + joined + ("," if len(args) == 1 else "") + ")"
+            block.line(f"{target} = DNEW(DATA); {target}.con = {cname}; {target}.fields = {fields}", node)
+        else:
+            block.line(f"{target} = {ref(op)}({joined})", node)
+
+    def as_array(self, arg: Expr, text: str) -> str:
+        """`text` (an argument of a kernel) as the kernel expects it."""
+        ty = self.c.type_of(arg) if self.c.type_of is not None else None
+        if isinstance(ty, TensorType):
+            return f"ARRAY({text})" if ty.shape == () else text
+        if ty is None:
+            return f"TENSOR({text})"
+        return text
+
+    def emit_if(self, node: If, block: Block) -> None:
+        then_r, else_r = self.plan.opens[node]
+        target = self.c.ref(node)
+        block.line(f"if {self.c.ref(node.cond)}:", node)
+        body = Block()
+        self.embed(body, then_r, target)
+        block.nest(body)
+        block.line("else:", node)
+        body = Block()
+        self.embed(body, else_r, target)
+        block.nest(body)
+
+    def emit_match(self, node: Match, block: Block) -> None:
+        c = self.c
+        regions = self.plan.opens[node]
+        target = c.ref(node)
+        data = c.ref(node.data)
+        site = len(c.match_sites)
+        c.match_sites.append(node)
+        first = True
+        for clause, region in zip(node.clauses, regions):
+            conds, binds = _pattern_code(clause.pattern, data, c)
+            if conds:
+                block.line(f"{'if' if first else 'elif'} {' and '.join(conds)}:", node)
+                body = Block()
+            elif first:
+                body = block  # the first clause matches everything
+            else:
+                block.line("else:", node)
+                body = Block()
+            for name, access in binds:
+                body.line(f"{name} = {access}", node)
+            self.embed(body, region, target)
+            if body is not block:
+                block.nest(body)
+            first = False
+            if not conds:
+                return
+        if first:
+            block.line(f"MATCHFAIL({site}, {data})", node)
+            return
+        block.line("else:", node)
+        fail = Block()
+        fail.line(f"MATCHFAIL({site}, {data})", node)
+        block.nest(fail)
+
+    def emit_function(self, node: Function, block: Block) -> None:
+        c = self.c
+        name = c.ref(node)
+        c.function_names[name] = "fn"
+        c.signatures[name] = functools.partial(c.signature, node)
+        (body_region,) = self.plan.opens[node]
+        block.line(f"def {name}({', '.join(c.names[p] for p in node.params)}):", node)
+        block.nest(self.function_body(node, body_region))
+
+
+def _pattern_code(pattern: Any, access: str, c: Compiler) -> tuple[list[str], list[tuple[str, str]]]:
+    """Tests (outermost first) and bindings that match `pattern` against the
+    value at `access`."""
+    conds: list[str] = []
+    binds: list[tuple[str, str]] = []
+    stack = [(pattern, access)]
+    while stack:
+        p, acc = stack.pop()
+        t = type(p)
+        if t is PatternWildcard:
+            continue
+        if t is PatternVar:
+            binds.append((c.names[p.var], acc))
+        elif t is PatternConstructor:
+            conds.append(f"{acc}.con is {c.constructor_name(p.constructor)}")
+            subs = [(sub, f"{acc}.fields[{i}]") for i, sub in enumerate(p.patterns)]
+            stack.extend(reversed(subs))
+        elif t is PatternTuple:
+            subs = [(sub, f"{acc}[{i}]") for i, sub in enumerate(p.patterns)]
+            stack.extend(reversed(subs))
+    return conds, binds

@@ -1,0 +1,297 @@
+"""Running a program: the entry point, its arguments, and the result.
+
+The entry is `--entry @name`, else the file's trailing top-level
+expression, else `@main`. A trailing expression that is a function (as in
+TVM dumps that hold one bare `fn`) is called with the arguments, like a
+global; another trailing expression takes the file's `free_var`s as its
+parameters.
+
+Arguments come from `--arg NAME=VALUE` (VALUE is Relay text without free
+variables, such as `3`, `(1, 2)`, `Cons(1, Nil())` or
+`Constant(1, (2, 2), float32)`; `@file.npy` reads an array, `@f(1)` calls a
+global), from an
+`.npz` file whose keys are parameter names, from `--random-args`, or from
+Python values. Each is checked against its parameter's type before the
+program runs; a mismatch is a located `bad-argument` diagnostic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..diagnostics import Diagnostic, has_errors
+from ..ir.expr import Expr, Function, GlobalVar, Var
+from ..ir.module import Module
+from ..ir.span import Source, Span
+from ..syntax.type_text import type_text
+from .plausible import metadata_values, roles, shape_role
+from .args import ArgumentError, TypeDefs, describe_mismatch, from_python, load_npy, load_npz, random_value
+from .compile import CompileError, compile_program
+from .ops import Resolver
+from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute, relaxed_gc
+
+EXPRESSION = "<expression>"
+
+
+class RunFailed(Exception):
+    """The program could not be run (`ran` is False) or failed while running."""
+
+    def __init__(self, diagnostics: list[Diagnostic], ran: bool = False) -> None:
+        super().__init__(str(diagnostics[0]) if diagnostics else "run failed")
+        self.diagnostics = diagnostics
+        self.ran = ran
+
+
+@dataclass
+class RunRequest:
+    """What to run and with which arguments."""
+
+    entry: str | None = None  # "main", "@main"; None: the default entry
+    arg_texts: list[tuple[str, str]] = field(default_factory=list)  # --arg NAME=VALUE
+    args_file: str | None = None  # --args FILE.npz
+    random_args: bool = False
+    random_consts: bool = False  # fill meta[relay.Constant][i] without data
+    seed: int = 0
+    values: tuple = ()  # positional Python values (the Python API)
+    max_depth: int = DEFAULT_MAX_DEPTH
+
+
+@dataclass
+class Entry:
+    key: str  # "@main" or "<expression>"
+    params: tuple[Var, ...]
+    body: Expr | None  # for a trailing expression
+    gv: GlobalVar | None = None
+    span: Span | None = None
+
+
+@dataclass
+class Outcome:
+    value: Any
+    entry: Entry
+    args: dict[str, Any]
+
+
+def _bad(message: str, span: Span | None = None, label: str = "") -> Diagnostic:
+    return Diagnostic("bad-argument", message, span, label=label)
+
+
+def find_entry(module: Module, name: str | None) -> Entry:
+    if name is not None:
+        bare = name[1:] if name.startswith("@") else name
+        gv = module.global_var(bare)
+        if gv is None:
+            diag = _bad(f"`@{bare}` is not defined in this file")
+            names = [f"@{g.name}" for g in module.functions]
+            if names:
+                diag.with_help(f"the file defines {', '.join(names)}")
+            raise RunFailed([diag])
+        return Entry(f"@{bare}", module.functions[gv].params, None, gv, gv.span)
+    if module.expr is not None:
+        expr = module.expr
+        if isinstance(expr, Function):
+            return Entry(EXPRESSION, expr.params, expr.body, None, expr.span)
+        return Entry(EXPRESSION, module.free_vars, expr, None, getattr(expr, "span", None))
+    gv = module.global_var("main")
+    if gv is None:
+        diag = _bad("nothing to run: the file defines no `@main` and ends with no expression")
+        names = [f"@{g.name}" for g in module.functions]
+        if names:
+            diag.with_help(f"choose one of its functions with `--entry`: {', '.join(names)}")
+        raise RunFailed([diag])
+    return Entry("@main", module.functions[gv].params, None, gv, gv.span)
+
+
+def run_module(
+    module: Module,
+    request: RunRequest,
+    prelude: Module | None = None,
+    env: Any = None,
+    resolver: Resolver | None = None,
+    type_of: Callable[[Expr], Any] | None = None,
+    meta_types: dict[int, Any] | None = None,
+) -> Outcome:
+    """Compile and evaluate a parsed (and checked) module; raises RunFailed.
+
+    `meta_types` (from the checker) gives the types of metadata constants,
+    for `request.random_consts`."""
+    with relaxed_gc():
+        return _run_module(module, request, prelude, env, resolver, type_of, meta_types or {})
+
+
+def _run_module(
+    module: Module,
+    request: RunRequest,
+    prelude: Module | None,
+    env: Any,
+    resolver: Resolver | None,
+    type_of: Callable[[Expr], Any] | None,
+    meta_types: dict[int, Any],
+) -> Outcome:
+    entry = find_entry(module, request.entry)
+    defs = TypeDefs(module, prelude)
+
+    def param_type(var: Var) -> Any:
+        if var.type_annotation is not None:
+            return var.type_annotation
+        return type_of(var) if type_of is not None else None
+
+    by_name = {p.name: p for p in entry.params}
+    diags: list[Diagnostic] = []
+    arg_exprs: dict[str, tuple[Expr, Source]] = {}
+    values: dict[str, tuple[Any, str, Source | None]] = {}  # name -> (value, origin, source)
+
+    for i, value in enumerate(request.values):
+        if i >= len(entry.params):
+            raise RunFailed([_bad(f"`{entry.key}` takes {len(entry.params)} arguments, {len(request.values)} were given", entry.span)])
+        p = entry.params[i]
+        values[p.name] = (from_python(value, param_type(p), defs), "the Python argument", None)
+
+    if request.args_file is not None:
+        try:
+            arrays = load_npz(request.args_file)
+        except ArgumentError as exc:
+            raise RunFailed([_bad(str(exc))]) from None
+        for key, arr in arrays.items():
+            if key not in by_name:
+                diags.append(_unknown_parameter(entry, key, f"{request.args_file} has an array named `{key}`"))
+                continue
+            values[key] = (arr, request.args_file, None)
+
+    for name, text in request.arg_texts:
+        if name not in by_name:
+            diags.append(_unknown_parameter(entry, name, f"`--arg {name}=...` names no parameter"))
+            continue
+        if text.startswith("@") and text.endswith(".npy"):
+            try:
+                values[name] = (load_npy(text[1:]), text[1:], None)
+            except ArgumentError as exc:
+                diags.append(_bad(f"argument `{name}`: {exc}"))
+            continue
+        expr, source, parse_diags = _parse_value(name, text, env)
+        diags.extend(parse_diags)
+        if expr is not None:
+            arg_exprs[name] = (expr, source)
+
+    if has_errors(diags):
+        raise RunFailed(diags)
+
+    # How the program uses each parameter and constant: random weights are
+    # scaled to their fan-in, variances kept positive (see plausible.py).
+    found = roles(module, type_of) if (request.random_args or request.random_consts) and type_of is not None else {}
+    if request.random_args:
+        rng = np.random.default_rng(request.seed)
+        for p in entry.params:
+            try:
+                value = shape_role(random_value(param_type(p), rng, defs, p.name), found.get(p))
+            except ArgumentError as exc:
+                diags.append(_bad(str(exc), p.span, "cannot be filled at random"))
+                continue
+            if p.name not in values and p.name not in arg_exprs:
+                values[p.name] = (value, "--random-args", None)
+        if has_errors(diags):
+            raise RunFailed(diags)
+
+    missing = [p for p in entry.params if p.name not in values and p.name not in arg_exprs]
+    for p in missing:
+        ty = param_type(p)
+        shown = f"%{p.name} : {type_text(ty)}" if ty is not None else f"%{p.name}"
+        diags.append(
+            _bad(f"missing argument for parameter `{shown}`", p.span, "no value given").with_help(
+                f"pass `--arg {p.name}=VALUE` (or `--args FILE.npz`, or `--random-args`)"
+            )
+        )
+    if diags:
+        raise RunFailed(diags)
+
+    constants: dict[int, Any] = metadata_values(module)
+    if request.random_consts and not constants:
+        # A stream of its own, so that constants do not shift the arguments.
+        rng = np.random.default_rng([request.seed, 1])
+        for index in sorted(meta_types):
+            try:
+                value = random_value(meta_types[index], rng, defs, f"meta[relay.Constant][{index}]")
+                constants[index] = shape_role(value, found.get(("meta", index)))
+            except ArgumentError:
+                pass  # its type is not known: reported as a constant without a value
+
+    entries: dict[str, tuple[Expr, tuple[Var, ...]]] = {}
+    if entry.gv is None:
+        entries[entry.key] = (entry.body, entry.params)  # type: ignore[assignment]
+    for name, (expr, _) in arg_exprs.items():
+        entries[f"--arg {name}"] = (expr, ())
+    try:
+        program = compile_program(
+            module,
+            entries=entries,
+            globals_=[entry.gv] if entry.gv is not None else [],
+            prelude=prelude,
+            resolver=resolver,
+            type_of=type_of,
+            constants=constants,
+            filling_constants=request.random_consts,
+        )
+    except CompileError as exc:
+        raise RunFailed(exc.diagnostics) from None
+
+    for name, (expr, source) in arg_exprs.items():
+        try:
+            value = execute(program, f"--arg {name}", (), request.max_depth)
+        except EvalError as exc:
+            raise RunFailed([exc.diagnostic]) from None
+        values[name] = (value, "text", source)
+
+    bindings: dict = {}
+    for p in entry.params:
+        value, origin, source = values[p.name]
+        ty = param_type(p)
+        problem = describe_mismatch(value, ty, defs, bindings)
+        if problem is None:
+            continue
+        shown = f"%{p.name} : {type_text(ty)}"
+        if source is not None:
+            diag = _bad(f"argument `{p.name}` does not fit parameter `{shown}`: {problem}", Span(source, 0, len(source.text)), "this value")
+            if p.span is not None:
+                diag.with_note(f"`%{p.name}` is declared at {p.span}")
+        else:
+            diag = _bad(f"argument `{p.name}` (from {origin}) does not fit parameter `{shown}`: {problem}", p.span, "this parameter")
+        diags.append(diag)
+    if diags:
+        raise RunFailed(diags)
+
+    args = tuple(values[p.name][0] for p in entry.params)
+    try:
+        result = execute(program, entry.key, args, request.max_depth)
+    except EvalError as exc:
+        raise RunFailed([exc.diagnostic], ran=True) from None
+    return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
+
+
+def _unknown_parameter(entry: Entry, name: str, what: str) -> Diagnostic:
+    params = ", ".join(f"%{p.name}" for p in entry.params) or "none"
+    diag = _bad(f"{what}, but `{entry.key}` has no parameter `%{name}`", entry.span)
+    diag.with_note(f"its parameters are: {params}")
+    return diag
+
+
+def _parse_value(name: str, text: str, env: Any) -> tuple[Expr | None, Source, list[Diagnostic]]:
+    """Parse the VALUE of `--arg NAME=VALUE`: one expression, no definitions."""
+    from ..syntax.parser import parse_source
+
+    source = Source(f"--arg {name}", text)
+    result = parse_source(source, env)
+    diags = list(result.diagnostics)
+    module = result.module
+    if module is None or has_errors(diags):
+        return None, source, diags
+    if module.functions or module.type_defs or module.expr is None:
+        diags.append(
+            _bad(f"the value of `--arg {name}` must be one expression", Span(source, 0, len(text)), "not a value").with_help(
+                "write e.g. `3`, `(1, 2)`, `Cons(1, Nil())`, `Constant(1, (2, 2), float32)` or `@file.npy`"
+            )
+        )
+        return None, source, diags
+    return module.expr, source, diags

@@ -1,0 +1,350 @@
+"""Running a compiled program: deep recursion, errors as diagnostics.
+
+A Relay call is one Python call, so a program that recurses a million
+calls deep needs a million Python frames. `execute` raises Python's
+recursion limit for the run (above `max_depth`, so that the compiled
+program's own counter stops a runaway recursion first, with a
+`recursion-limit` diagnostic at the call that went too deep). CPython 3.11
+and later need nothing more; on 3.10, which uses about 700 bytes of C stack
+per Python call, the run gets a thread with a stack large enough.
+
+Errors become diagnostics located in the program: the traceback's frames
+that belong to the compiled program name the lines being executed, and
+each line knows its IR node.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import queue
+import sys
+import threading
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from ..diagnostics import Diagnostic
+from ..ir.expr import Call, Expr, Match
+from ..ir.span import Span
+from .code import DepthExceeded, MatchFailure
+from .compile import CompiledProgram
+
+DEFAULT_MAX_DEPTH = 2_000_000
+_BASE_STACK = 256 * 1024 * 1024
+_MAX_STACK = 16 * 1024**3  # address space only; pages are used as the stack grows
+_C_STACK_PER_CALL = 1024 if sys.version_info < (3, 11) else 0
+_PYTHON_FRAMES_PER_CALL = 2  # headroom for outlined regions and kernels
+_RUN_LOCK = threading.Lock()
+GC_THRESHOLD = 20_000
+
+
+class EvalError(Exception):
+    """Evaluation failed; carries the located diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(str(diagnostic))
+        self.diagnostic = diagnostic
+
+
+def execute(program: CompiledProgram, entry: str, args: tuple = (), max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """Call an entry of a compiled program; raises EvalError on a runtime error.
+
+    Ctrl-C (KeyboardInterrupt) propagates to the caller at once."""
+    if max_depth < 1:
+        raise ValueError("max_depth must be at least 1")
+    function = program.function(entry)
+    ns = program.namespace
+
+    def run() -> Any:
+        ns["DEPTH"] = 0
+        ns["MAXD"] = max_depth
+        with np.errstate(all="ignore"):
+            try:
+                return function(*args)
+            except BaseException as exc:  # noqa: BLE001 - every error is reported as a diagnostic
+                diag = diagnose(program, exc, max_depth)
+                if diag is None:
+                    raise
+                raise EvalError(diag) from None
+
+    with _RUN_LOCK, relaxed_gc():
+        return run_deep(run, max_depth)
+
+
+@contextlib.contextmanager
+def relaxed_gc() -> Iterator[None]:
+    """Collect cyclic garbage less often while a program runs.
+
+    Relay values rarely form cycles (only through references and recursive
+    closures), but a program that builds a list of a million cells makes
+    the default collector rescan the growing heap over and over; with a
+    larger first-generation threshold that costs about half the run time
+    less, and cycles are still collected."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], GC_THRESHOLD), old[1], old[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+def run_deep(body: Callable[[], Any], max_depth: int) -> Any:
+    """Run `body` with room for `max_depth` nested calls.
+
+    From CPython 3.11 on, a Python call made by Python code uses no C
+    stack, so raising the recursion limit is enough and `body` runs on the
+    calling thread (Ctrl-C reaches it directly). CPython 3.10 recurses in C
+    for every call: there `body` runs on a thread with a stack sized for
+    `max_depth` calls."""
+    needed = max_depth * _PYTHON_FRAMES_PER_CALL + 10_000
+    old_limit = sys.getrecursionlimit()
+    if needed > old_limit:
+        sys.setrecursionlimit(needed)
+    try:
+        if _C_STACK_PER_CALL == 0:
+            return body()
+        return _on_big_stack(body, min(_BASE_STACK + max_depth * _C_STACK_PER_CALL, _MAX_STACK))
+    finally:
+        if sys.getrecursionlimit() == needed:
+            sys.setrecursionlimit(old_limit)
+
+
+class _BigStackWorker:
+    """A thread with a large stack that runs one job at a time (CPython 3.10).
+
+    Kept between runs: creating a thread with a stack of gigabytes costs
+    about a third of a millisecond, more than a small program takes."""
+
+    def __init__(self, stack: int) -> None:
+        self.stack = stack
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        old_stack = threading.stack_size()
+        try:
+            threading.stack_size(stack)
+        except (ValueError, RuntimeError):
+            threading.stack_size(64 * 1024 * 1024)
+        try:
+            self.thread = threading.Thread(target=self.loop, name="relay-eval", daemon=True)
+            try:
+                self.thread.start()
+            except RuntimeError:  # the system refused a stack that large
+                threading.stack_size(_BASE_STACK)
+                self.stack = _BASE_STACK
+                self.thread = threading.Thread(target=self.loop, name="relay-eval", daemon=True)
+                self.thread.start()
+        finally:
+            threading.stack_size(old_stack)
+
+    def loop(self) -> None:
+        while True:
+            body, outcome, done = self.jobs.get()
+            try:
+                outcome["value"] = body()
+            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+                outcome["error"] = exc
+            done.set()
+
+
+_WORKERS: list[_BigStackWorker] = []
+
+
+def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
+    worker = _WORKERS[0] if _WORKERS and _WORKERS[0].stack >= stack else None
+    if worker is None:
+        worker = _BigStackWorker(stack)
+        _WORKERS[:] = [worker]
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+    worker.jobs.put((body, outcome, done))
+    try:
+        while not done.wait(0.05):  # wakes up for Ctrl-C
+            pass
+    except BaseException:
+        _WORKERS.clear()  # the worker is still busy with the abandoned run
+        raise
+    if "error" in outcome:
+        raise outcome.pop("error")
+    return outcome["value"]
+
+
+# ---------------------------------------------------------------- diagnostics
+
+
+def _program_frames(program: CompiledProgram, tb: Any) -> list[tuple[str, int]]:
+    """(Python function name, line) of the compiled program's frames in a
+    traceback, outermost first."""
+    frames = []
+    filename = program.filename
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename:
+            frames.append((code.co_name, tb.tb_lineno))
+        tb = tb.tb_next
+    return frames
+
+
+def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Diagnostic | None:
+    """The diagnostic for an exception raised while running, or None for
+    exceptions that are not the program's fault (interrupts, bugs)."""
+    if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+        return None
+    frames = _program_frames(program, exc.__traceback__)
+    if not frames:
+        return None
+    innermost_node = program.node_at(frames[-1][1])
+    if isinstance(exc, DepthExceeded) or isinstance(exc, RecursionError):
+        return _depth_diagnostic(program, frames, max_depth)
+    if isinstance(exc, MatchFailure):
+        match = program.match_sites[exc.site]
+        diag = _match_diagnostic(match, exc.value)
+        _add_backtrace(diag, program, frames)
+        return diag
+    if isinstance(exc, (NameError, UnboundLocalError, SyntaxError)) and _raised_in_program(program, exc):
+        return None  # a fault of the compiler, reported as an internal error
+    node = innermost_node
+    span = getattr(node, "span", None)
+    code = getattr(exc, "code", None)
+    if type(exc).__name__ == "KernelError" and isinstance(code, str):
+        # A value-dependent failure the operator itself describes.
+        diag = Diagnostic(code, str(exc), span, label="failed here")
+        if code == "division-by-zero":
+            _label_divisor(diag, program, node)
+    elif isinstance(exc, ZeroDivisionError) or (isinstance(exc, FloatingPointError) and "divide" in str(exc)):
+        diag = Diagnostic("division-by-zero", "integer division by zero", span, label="failed here")
+        _label_divisor(diag, program, node)
+    elif isinstance(exc, MemoryError):
+        diag = Diagnostic("runtime-error", "out of memory", span, label="while evaluating this")
+    else:
+        what = _describe_node(node)
+        message = str(exc) or type(exc).__name__
+        diag = Diagnostic("runtime-error", f"{what} failed: {message}", span, label="failed here")
+    _add_backtrace(diag, program, frames)
+    return diag
+
+
+def _label_divisor(diag: Diagnostic, program: CompiledProgram, node: Expr | None) -> None:
+    """Point at the divisor of `a / b` (or `divide(a, b)`, `mod(a, b)`)."""
+    if not isinstance(node, Call) or len(node.args) != 2:
+        return
+    divisor = program.written_at(node, 2)  # children: op, a, b
+    if divisor is not None and diag.span is not None and divisor.source is diag.span.source:
+        diag.label = "divided by zero"
+        diag.with_label(divisor, "the divisor")
+
+
+def _raised_in_program(program: CompiledProgram, exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    return last is not None and last.tb_frame.f_code.co_filename == program.filename
+
+
+def _describe_node(node: Expr | None) -> str:
+    if isinstance(node, Call):
+        op = node.op
+        name = getattr(op, "name", None)
+        if name is not None and type(op).__name__ == "Op":
+            return f"operator `{name}`"
+        if name is not None and type(op).__name__ == "GlobalVar":
+            return f"the call of `@{name}`"
+        return "this call"
+    return "evaluation"
+
+
+def _match_diagnostic(match: Match, value: Any) -> Diagnostic:
+    from .show import value_text
+    from .values import Data
+
+    text = value_text(value)
+    if len(text) > 60 or "\n" in text:
+        text = f"{value.con.name}(...)" if isinstance(value, Data) and value.fields else text.split("\n")[0][:57] + "..."
+    diag = Diagnostic("match-failure", f"no clause matches the value `{text}`", _match_head(match), label="no clause matches")
+    if isinstance(value, Data):
+        diag.with_note(f"the value was built by `{value.con.name}`, which no clause accepts")
+    if not match.complete and not _in_prelude(match):
+        diag.with_help("`match?` allows clauses to leave values out; add a clause for this case, or use `match` to have it checked")
+    return diag
+
+
+def _in_prelude(node: Expr) -> bool:
+    from ..std import SOURCE_NAME
+
+    span = getattr(node, "span", None)
+    return span is not None and span.source.name == SOURCE_NAME
+
+
+def _match_head(match: Match) -> Span | None:
+    """`match (%l)`: the keyword and the matched expression, without the
+    clauses (a variable's own span is where it is bound, not used)."""
+    span = match.span
+    if span is None:
+        return None
+    text = span.source.text
+    brace = text.find("{", span.start, span.end)
+    end = brace if brace != -1 else span.end
+    while end > span.start and text[end - 1].isspace():
+        end -= 1
+    return Span(span.source, span.start, end)
+
+
+def _depth_diagnostic(program: CompiledProgram, frames: list[tuple[str, int]], max_depth: int) -> Diagnostic:
+    # The innermost frame is the function whose entry went over the limit;
+    # the frame around it holds the call that entered it.
+    call_node = program.node_at(frames[-2][1]) if len(frames) > 1 else program.node_at(frames[-1][1])
+    span = getattr(call_node, "span", None)
+    diag = Diagnostic(
+        "recursion-limit",
+        f"evaluation went deeper than {max_depth:,} nested calls",
+        span,
+        label="this call went too deep",
+    )
+    counts: dict[str, int] = {}
+    for name, _ in frames[:-1]:  # the innermost call never started
+        label = program.function_names.get(name, name)
+        counts[label] = counts.get(label, 0) + 1
+    busiest = sorted(counts.items(), key=lambda kv: -kv[1])[:2]
+    described = " and ".join(f"`{name}` ({n:,} call{'' if n == 1 else 's'})" for name, n in busiest if name != "region")
+    if described:
+        diag.with_note(f"the calls in progress were mostly {described}")
+    diag.with_help("if the recursion is meant to go this deep, raise the limit with `--max-depth`")
+    return diag
+
+
+def _add_backtrace(diag: Diagnostic, program: CompiledProgram, frames: list[tuple[str, int]], limit: int = 4) -> None:
+    """Notes naming the calls that led to the error, innermost first:
+    "`@hd` was called at prog.rly:3:5, in `@main`"."""
+    names = program.function_names
+    # Outlined regions belong to the function around them.
+    relay_frames = [(names.get(name, name), line) for name, line in frames]
+    calls: list[str] = []
+    previous = None
+    repeats = 0
+    callee_index = len(relay_frames) - 1
+    while callee_index > 0 and len(calls) < limit:
+        callee = relay_frames[callee_index][0]
+        caller_index = callee_index - 1
+        while caller_index > 0 and relay_frames[caller_index][0] == "region":
+            caller_index -= 1
+        node = program.node_at(relay_frames[callee_index - 1][1])
+        caller = relay_frames[caller_index][0]
+        callee_index = caller_index
+        if callee == "region" or not isinstance(node, Call) or node.span is None:
+            continue
+        who = "a closure" if callee == "fn" else f"`{callee}`"
+        where = "a closure" if caller == "fn" else f"`{caller}`"
+        text = f"{who} was called at {node.span}, in {where}"
+        if text == previous:
+            repeats += 1
+            continue
+        if repeats:
+            calls.append(f"... the same call {repeats:,} more time{'s' if repeats != 1 else ''}")
+            repeats = 0
+        previous = text
+        calls.append(text)
+    if repeats:
+        calls.append(f"... the same call {repeats:,} more time{'s' if repeats != 1 else ''}")
+    for text in calls:
+        diag.with_note(text)

@@ -1,0 +1,358 @@
+"""Values as text (what `relay run` prints) and as JSON.
+
+Text:
+    11   2.5   True   7i64   0.5f64      scalars, as Relay literals
+    (1, (2, 3))   ()                     tuples
+    Cons(1, Cons(2, Nil()))              constructor values
+    ref(0)                               references
+    fn(%x : int32) -> int32              closures, by their signature
+    Tensor[(2, 2), float32]              tensors: a header, then the body
+    [[1. 2.]                             as numpy prints it (summarised
+     [3. 4.]]                            beyond 1,000 elements unless full)
+
+A composite value that holds a non-scalar tensor spreads over several
+lines, one field per line. JSON follows `--output-format json`:
+`{"tensor": ..., "dtype": ..., "shape": [...]}`, `{"tuple": [...]}`,
+`{"constructor": "Cons", "fields": [...]}`, `{"closure": "..."}`,
+`{"ref": ...}`. Both walk the value with an explicit stack, so a list of a
+million elements prints without recursion.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from ..syntax.type_text import shape_text
+from .values import Data, Ref
+
+# Code object of a compiled function -> its Relay signature, or a function
+# that computes it when first needed (set by compile).
+SIGNATURES: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+SUMMARY_THRESHOLD = 1000
+
+_INT_SUFFIX = {"int8": "i8", "int16": "i16", "int32": "", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64"}
+_FLOAT_SUFFIX = {"float16": "f16", "float32": "", "float64": "f64"}
+
+
+def is_list_node(value: Data) -> bool:
+    """Whether a constructor value is a cell of the Prelude's (or a user's) `List`."""
+    owner = value.con.belong_to
+    return owner is not None and owner.name == "List" and value.con.name in ("Cons", "Nil")
+
+
+def closure_signature(fn: Any) -> str:
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        sig = SIGNATURES.get(code)
+        if callable(sig):
+            sig = SIGNATURES[code] = sig()
+        if sig is not None:
+            return sig
+    return f"fn {getattr(fn, '__name__', '?')}"
+
+
+def _scalar_formatter(scalar_type: type) -> Callable[[Any], str]:
+    """A fast formatter for one numpy scalar type (the common cases)."""
+    name = np.dtype(scalar_type).name
+    if name == "bool":
+        return lambda v: "True" if v else "False"
+    if np.dtype(scalar_type).kind in "iu":
+        suffix = _INT_SUFFIX.get(name, "")
+        return lambda v: f"{int(v)}{suffix}"
+    return lambda v: _scalar_text(v)
+
+
+_FORMATTERS: dict[type, Callable[[Any], str]] = {}
+
+
+def scalar_text(value: Any) -> str:
+    """A 0-d tensor (numpy scalar or 0-d array) as a Relay literal of its dtype."""
+    fmt = _FORMATTERS.get(type(value))
+    if fmt is None:
+        if not isinstance(value, np.generic):
+            return _scalar_text(value)
+        fmt = _FORMATTERS[type(value)] = _scalar_formatter(type(value))
+    return fmt(value)
+
+
+def _scalar_text(value: Any) -> str:
+    dtype = value.dtype
+    name = dtype.name
+    if name == "bool":
+        return "True" if bool(value) else "False"
+    if dtype.kind in "iu":
+        return f"{int(value)}{_INT_SUFFIX.get(name, '')}"
+    if dtype.kind == "f":
+        x = float(value)
+        if math.isnan(x):
+            return "nan"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        # A numpy scalar prints as the shortest text that reads back as the
+        # same value in its own precision.
+        text = str(value if isinstance(value, np.generic) else value[()])
+        if not any(c in text for c in ".eE"):
+            text += ".0"
+        return text + _FLOAT_SUFFIX.get(name, "")
+    return str(value)
+
+
+def tensor_header(value: Any) -> str:
+    return f"Tensor[{shape_text(tuple(value.shape))}, {value.dtype.name}]"
+
+
+def tensor_body(value: np.ndarray, full: bool = False) -> str:
+    threshold = sys.maxsize if full else SUMMARY_THRESHOLD
+    return np.array2string(np.asarray(value), threshold=threshold, max_line_width=100)
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def _children(value: Any) -> tuple:
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, Data):
+        return value.fields
+    if isinstance(value, Ref):
+        return (value.value,)
+    return ()
+
+
+def _has_big_tensor(value: Any) -> bool:
+    """Whether a non-scalar tensor occurs anywhere inside `value`."""
+    seen: set[int] = set()
+    stack = [value]
+    ndarray = np.ndarray
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is ndarray:
+            if v.ndim > 0:
+                return True
+        elif t is tuple or t is Data or t is Ref:
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            stack.extend(v if t is tuple else v.fields if t is Data else (v.value,))
+    return False
+
+
+def _multiline(value: Any) -> dict[int, bool]:
+    """For every composite value inside `value`: whether it holds a
+    non-scalar tensor (empty when nothing does, the common case)."""
+    out: dict[int, bool] = {}
+    if not _has_big_tensor(value):
+        return out
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        v, expanded = stack.pop()
+        if id(v) in out:
+            continue
+        if isinstance(v, np.ndarray) and v.ndim > 0:
+            out[id(v)] = True
+            continue
+        kids = _children(v)
+        if not kids:
+            out[id(v)] = False
+            continue
+        if expanded:
+            out[id(v)] = any(out[id(k)] for k in kids)
+        else:
+            stack.append((v, True))
+            stack.extend((k, False) for k in kids if id(k) not in out)
+    return out
+
+
+def _composite(v: Any) -> tuple[str, tuple, str]:
+    """Opening text, fields and closing text of a tuple, constructor value or reference."""
+    if type(v) is tuple:
+        return "(", v, ",)" if len(v) == 1 else ")"
+    if type(v) is Data:
+        return f"{v.con.name}(", v.fields, ")"
+    return "ref(", (v.value,), ")"
+
+
+def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | None = None) -> str:
+    """The text `relay run` prints for a value (without a trailing newline)."""
+    describe = describe or closure_signature
+    multi = _multiline(value)
+    parts: list[str] = []
+    # Work items: literal text (str), or (value, indentation).
+    stack: list[Any] = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    generic, ndarray = np.generic, np.ndarray
+    while stack:
+        item = pop()
+        if type(item) is str:
+            parts.append(item)
+            continue
+        v, indent = item
+        t = type(v)
+        if t is ndarray and v.ndim > 0:
+            pad = " " * indent
+            body = tensor_body(v, full).replace("\n", "\n" + pad)
+            parts.append(f"{tensor_header(v)}\n{pad}{body}")
+        elif isinstance(v, generic) or t is ndarray:
+            parts.append(scalar_text(v))
+        elif t is tuple or t is Data or t is Ref:
+            opener, fields, closer = _composite(v)
+            if not multi.get(id(v), False):
+                parts.append(opener)
+                push(closer)
+                for i in range(len(fields) - 1, -1, -1):
+                    push((fields[i], indent))
+                    if i:
+                        push(", ")
+            else:
+                inner = indent + 2
+                pad = " " * inner
+                parts.append(opener + "\n")
+                push(" " * indent + closer.lstrip(","))
+                for f in reversed(fields):
+                    push(",\n")
+                    push((f, inner))
+                    push(pad)
+        elif callable(v):
+            parts.append(describe(v))
+        else:
+            parts.append(repr(v))
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def _json_float(x: Any) -> str:
+    f = float(x)
+    if math.isnan(f):
+        return '"nan"'
+    if math.isinf(f):
+        return '"inf"' if f > 0 else '"-inf"'
+    text = str(x)  # numpy scalar: shortest text for its own precision
+    if not any(c in text for c in ".eE"):
+        text += ".0"
+    return text
+
+
+def _json_tensor_data(value: Any) -> str:
+    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    if kind == "b":
+        fmt: Callable[[Any], str] = lambda x: "true" if x else "false"
+        flat = arr.ravel().tolist()
+    elif kind in "iu":
+        fmt = str
+        flat = arr.ravel().tolist()
+    elif kind == "f":
+        fmt = _json_float
+        flat = list(arr.ravel())
+    else:
+        fmt = lambda x: '"' + str(x) + '"'
+        flat = arr.ravel().tolist()
+    if arr.ndim == 0:
+        return fmt(flat[0])
+    if arr.size == 0:
+        # Lists down to the first empty axis: (2, 0) is [[], []].
+        first_empty = arr.shape.index(0)
+        text = "[]"
+        for size in reversed(arr.shape[:first_empty]):
+            text = "[" + ", ".join([text] * size) + "]"
+        return text
+    texts = [fmt(x) for x in flat]
+    # Group the innermost axis first, up to the outermost.
+    for size in reversed(arr.shape):
+        texts = ["[" + ", ".join(texts[i : i + size]) + "]" for i in range(0, len(texts), size)]
+    return texts[0]
+
+
+def _json_string(s: str) -> str:
+    import json
+
+    return json.dumps(s)
+
+
+def _json_scalar(scalar_type: type) -> Callable[[Any], str]:
+    name = np.dtype(scalar_type).name
+    tail = f', "dtype": "{name}", "shape": []}}'
+    if name == "bool":
+        return lambda v: ('{"tensor": true' if v else '{"tensor": false') + tail
+    if np.dtype(scalar_type).kind in "iu":
+        return lambda v: '{"tensor": ' + str(int(v)) + tail
+    return lambda v: '{"tensor": ' + _json_float(v) + tail
+
+
+_JSON_SCALARS: dict[type, Callable[[Any], str]] = {
+    t: _json_scalar(t)
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32, np.float64)
+}
+
+
+def value_json(value: Any, describe: Callable[[Any], str] | None = None) -> str:
+    """One JSON value (compact, on one line) describing a Relay value."""
+    describe = describe or closure_signature
+    parts: list[str] = []
+    stack: list[Any] = [(value,)]  # literal text (str) or (value,)
+    pop, push = stack.pop, stack.append
+    generic, ndarray = np.generic, np.ndarray
+    while stack:
+        item = pop()
+        if type(item) is str:
+            parts.append(item)
+            continue
+        v = item[0]
+        t = type(v)
+        if t in _JSON_SCALARS:
+            parts.append(_JSON_SCALARS[t](v))
+            continue
+        if t is ndarray or isinstance(v, generic):
+            shape = ", ".join(str(d) for d in np.shape(v))
+            parts.append(f'{{"tensor": {_json_tensor_data(v)}, "dtype": "{v.dtype.name}", "shape": [{shape}]}}')
+            continue
+        if t is tuple:
+            opener, fields, closer = '{"tuple": [', v, "]}"
+        elif t is Data:
+            opener, fields, closer = f'{{"constructor": {_json_string(v.con.name)}, "fields": [', v.fields, "]}"
+        elif t is Ref:
+            opener, fields, closer = '{"ref": ', (v.value,), "}"
+        elif callable(v):
+            parts.append(f'{{"closure": {_json_string(describe(v))}}}')
+            continue
+        else:
+            parts.append(_json_string(repr(v)))
+            continue
+        parts.append(opener)
+        push(closer)
+        for i in range(len(fields) - 1, -1, -1):
+            push((fields[i],))
+            if i:
+                push(", ")
+    return "".join(parts)
+
+
+def flatten_tensors(value: Any) -> dict[str, np.ndarray]:
+    """Tensors of a result for `.npz` output: a tensor is `out0`; a tuple's
+    tensors are `out0`, `out1`, ...; nested tuples add `_i` (`out1_0`).
+
+    Raises ValueError naming the first value that is not a tensor."""
+    out: dict[str, np.ndarray] = {}
+    if not isinstance(value, tuple):
+        value = (value,)
+    stack: list[tuple[str, Any]] = [(f"out{i}", v) for i, v in reversed(list(enumerate(value)))]
+    while stack:
+        key, v = stack.pop()
+        if isinstance(v, (np.ndarray, np.generic)):
+            out[key] = np.asarray(v)
+        elif isinstance(v, tuple):
+            stack.extend((f"{key}_{i}", f) for i, f in reversed(list(enumerate(v))))
+        else:
+            kind = "a constructor value" if isinstance(v, Data) else "a reference" if isinstance(v, Ref) else "a closure"
+            raise ValueError(f"{key} is {kind}, and .npz files hold only tensors")
+    return out

@@ -1,0 +1,372 @@
+"""Convolutions beyond `nn.conv2d`: `nn.conv1d` and `nn.conv2d_transpose`,
+and the numpy kernels every convolution shares.
+
+The kernels work in NCHW / OIHW; other layouts are transposed in and out.
+A convolution is one matrix product over an im2col view of the input:
+
+* groups = 1: the windows of the (padded) input are laid out as a
+  `(C * KH * KW, OH * OW)` matrix per image and multiplied by the
+  `(O, C * KH * KW)` weight matrix in a single `matmul` call; a 1x1 window
+  needs no copy at all, only (for strides) a strided view;
+* depthwise (one input channel per group): each output channel is a
+  weighted sum of KH * KW shifted views of its input channel, so the work
+  is KH * KW vectorised multiply-adds over the whole tensor;
+* other groups: one batched `matmul` over the groups.
+
+Attribute facts (TVM): `nn.conv1d` has `strides=[1]`, `padding=[0, 0]`
+(one value for both sides, or left and right), `dilation=[1]`, layouts
+`NCW` / `OIW`. `nn.conv2d_transpose` has `strides`, `padding` (1, 2 or 4
+values, cropped from the full result), `output_padding` (added at the
+bottom and right), `dilation`, `groups`, layouts `NCHW` / `IOHW`: its
+weight is (input channels, output channels per group, KH, KW), and the
+output size is `(in - 1) * stride - pad_before - pad_after +
+dilation * (k - 1) + output_padding + 1`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.ty import AnyDim, TensorType
+from ._np import np, wrap
+from .registry import Attr, register
+from .relations import known_rank, shape_text
+
+# ---------------------------------------------------------------- kernels
+
+
+def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, groups: int, dtype: Any) -> Any:
+    """2-D cross-correlation of NCHW data with an OIHW weight.
+
+    `pads` is (top, left, bottom, right); the result has `dtype` (inputs are
+    converted first, so a wider output type accumulates without overflow).
+    """
+    if x.dtype != dtype:
+        x = x.astype(dtype)
+    if w.dtype != dtype:
+        w = w.astype(dtype)
+    n, c, h, wd = x.shape
+    o, ipg, kh, kw = w.shape
+    sh, sw = strides
+    dh, dw = dilation
+    pt, pl, pb, pr = pads
+    oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
+    if pt or pl or pb or pr:
+        xp = np.zeros((n, c, h + pt + pb, wd + pl + pr), dtype=dtype)
+        xp[:, :, pt : pt + h, pl : pl + wd] = x
+    else:
+        xp = x
+    if groups == 1 and kh == 1 and kw == 1:
+        view = xp[:, :, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw]
+        out = np.matmul(w.reshape(o, c), view.reshape(n, c, oh * ow))
+        return out.reshape(n, o, oh, ow)
+    if ipg == 1 and groups == c:
+        return _depthwise(xp, w, (oh, ow), strides, dilation, dtype)
+    sn, sc, s_h, s_w = xp.strides
+    windows = np.lib.stride_tricks.as_strided(
+        xp, shape=(n, c, kh, kw, oh, ow), strides=(sn, sc, s_h * dh, s_w * dw, s_h * sh, s_w * sw), writeable=False
+    )
+    if groups == 1:
+        cols = windows.reshape(n, c * kh * kw, oh * ow)
+        out = np.matmul(w.reshape(o, c * kh * kw), cols)
+        return out.reshape(n, o, oh, ow)
+    opg = o // groups
+    cols = windows.reshape(n, groups, ipg * kh * kw, oh * ow)
+    out = np.matmul(w.reshape(groups, opg, ipg * kh * kw), cols)
+    return out.reshape(n, o, oh, ow)
+
+
+def _depthwise(xp: Any, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, dtype: Any) -> Any:
+    """One input channel per group (a channel multiplier m = O / C is allowed)."""
+    n, c = xp.shape[:2]
+    o, _, kh, kw = w.shape
+    m = o // c
+    oh, ow = out_hw
+    sh, sw = strides
+    dh, dw = dilation
+    # output channel g * m + j reads input channel g
+    src = xp if m == 1 else np.repeat(xp, m, axis=1)
+    out = np.zeros((n, o, oh, ow), dtype=dtype)
+    taps = w.reshape(o, kh, kw)
+    for i in range(kh):
+        for j in range(kw):
+            view = src[:, :, i * dh : i * dh + sh * (oh - 1) + 1 : sh, j * dw : j * dw + sw * (ow - 1) + 1 : sw]
+            out += view * taps[:, i, j].reshape(1, o, 1, 1)
+    return out
+
+
+def conv2d_transpose_nchw(
+    x: Any, w: Any, strides: tuple, pads: tuple, output_padding: tuple, dilation: tuple, groups: int, dtype: Any
+) -> Any:
+    """Transposed 2-D convolution of NCHW data with an IOHW weight.
+
+    Every input pixel scatters `weight[c, :, :, :]` into the output: the
+    products for all pixels come from one (batched) matrix product, and are
+    added into the output with one strided slice per kernel tap.
+    """
+    if x.dtype != dtype:
+        x = x.astype(dtype)
+    if w.dtype != dtype:
+        w = w.astype(dtype)
+    n, c, h, wd = x.shape
+    _, opg, kh, kw = w.shape
+    ipg = c // groups
+    sh, sw = strides
+    dh, dw = dilation
+    pt, pl, pb, pr = pads
+    oph, opw = output_padding
+    full_h = (h - 1) * sh + dh * (kh - 1) + 1 + oph
+    full_w = (wd - 1) * sw + dw * (kw - 1) + 1 + opw
+    # (groups, opg * kh * kw, ipg) @ (n, groups, ipg, h * w) -> (n, groups, opg * kh * kw, h * w)
+    wg = w.reshape(groups, ipg, opg * kh * kw).transpose(0, 2, 1)
+    cols = np.matmul(wg, x.reshape(n, groups, ipg, h * wd)).reshape(n, groups * opg, kh, kw, h, wd)
+    full = np.zeros((n, groups * opg, full_h, full_w), dtype=dtype)
+    for i in range(kh):
+        for j in range(kw):
+            full[:, :, i * dh : i * dh + sh * (h - 1) + 1 : sh, j * dw : j * dw + sw * (wd - 1) + 1 : sw] += cols[:, :, i, j]
+    return full[:, :, pt : full_h - pb, pl : full_w - pr]
+
+
+# ---------------------------------------------------------------- shared attribute handling
+
+
+def pair_of(values: tuple) -> tuple:
+    """(height, width) from one value for both or two values."""
+    return (values[0], values[0]) if len(values) == 1 else tuple(values)
+
+
+def pads_2d(pad: tuple) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) from TVM's 1, 2 or 4 padding values."""
+    if len(pad) == 1:
+        return (pad[0],) * 4  # type: ignore[return-value]
+    if len(pad) == 2:
+        return (pad[0], pad[1], pad[0], pad[1])
+    return tuple(pad)  # type: ignore[return-value]
+
+
+def _values(r: Any, name: str, count: int, allowed: tuple[int, ...] = (1,)) -> tuple:
+    """An attribute of `count` values (one value given stands for all)."""
+    v = r.attrs[name]
+    if len(v) == count:
+        return tuple(v)
+    if len(v) in allowed:
+        return tuple(v) * count if len(v) == 1 else tuple(v)
+    r.fail("type-mismatch", f"`{r.op}` {name} takes {count} values, found {len(v)}")
+    raise AssertionError
+
+
+def _layout(r: Any, name: str, letters: str) -> str:
+    layout = r.attrs[name]
+    if sorted(layout) != sorted(letters):
+        r.fail(
+            "type-mismatch",
+            f'`{r.op}`: {name} "{layout}" is not supported',
+            notes=[f"use an order of the letters {letters}, e.g. \"{letters}\""],
+        )
+    return layout
+
+
+def _positive(r: Any, name: str, values: tuple) -> None:
+    if any(v <= 0 for v in values):
+        r.fail("type-mismatch", f"`{r.op}` {name} must be positive, found {list(values)}")
+
+
+# ---------------------------------------------------------------- nn.conv1d
+
+
+def conv1d_rel(r: Any) -> bool:
+    """data (N, C, W), weight (O, C / groups, K) -> (N, O, OW); the weight can come from channels/kernel_size."""
+    data = r.tensor(0)
+    dl = _layout(r, "data_layout", "NCW")
+    kl = _layout(r, "kernel_layout", "OIW")
+    ol = r.attrs["out_layout"] or dl
+    (stride,) = _values(r, "strides", 1)
+    (dilation,) = _values(r, "dilation", 1)
+    pad = r.attrs["padding"]
+    if len(pad) not in (1, 2):
+        r.fail("type-mismatch", f"`nn.conv1d` padding takes 1 or 2 values (left, right), found {len(pad)}")
+    _positive(r, "strides", (stride,))
+    _positive(r, "dilation", (dilation,))
+    groups = r.attrs["groups"]
+    if groups <= 0:
+        r.fail("type-mismatch", f"`nn.conv1d` groups must be positive, found {groups}")
+    if not known_rank(data.shape):
+        return False
+    if len(data.shape) != 3:
+        r.fail("shape-mismatch", f"`nn.conv1d` needs 3-D data ({dl}), found {shape_text(data.shape)}", arg=0)
+    n, c, width = (data.shape[dl.index(x)] for x in "NCW")
+    channels, kernel_size = r.attrs["channels"], r.attrs["kernel_size"]
+    weight = r.tensor(1)
+    if not known_rank(weight.shape) and channels is not None and kernel_size is not None and type(c) is int:
+        dims = {"O": channels, "I": c // groups, "W": kernel_size[0]}
+        r.refine(1, TensorType(tuple(dims[x] for x in kl), data.dtype))
+        weight = r.tensor(1)
+    if not known_rank(weight.shape):
+        return False
+    if len(weight.shape) != 3:
+        r.fail("shape-mismatch", f"`nn.conv1d` needs a 3-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
+    o, i, k = (weight.shape[kl.index(x)] for x in "OIW")
+    if type(c) is int and type(i) is int and c != i * groups:
+        r.fail(
+            "shape-mismatch",
+            f"`nn.conv1d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
+            arg=1,
+            notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
+        )
+    if channels is not None and type(o) is int and o != channels:
+        r.fail("shape-mismatch", f"`nn.conv1d` has channels={channels}, but the weight has {o} output channels", arg=1)
+    r.unify_dtypes(0, 1)
+    left, right = (pad[0], pad[0]) if len(pad) == 1 else pad
+    if type(width) is int and type(k) is int:
+        out_w: Any = (width + left + right - dilation * (k - 1) - 1) // stride + 1
+        if out_w <= 0:
+            r.fail("shape-mismatch", f"`nn.conv1d`: the window does not fit: the input width is {width}, the output would be {out_w}", arg=0)
+    else:
+        out_w = AnyDim()
+    dims = {"N": n, "C": o, "W": out_w}
+    r.set_result(TensorType(tuple(dims[x] for x in ol), r.attrs["out_dtype"] or data.dtype))
+    return True
+
+
+conv1d_rel.relation_name = "Conv1D"  # type: ignore[attr-defined]
+
+
+@register(
+    "nn.conv1d",
+    inputs=2,
+    relation=conv1d_rel,
+    attrs=(
+        Attr("strides", "ints", (1,)),
+        Attr("padding", "ints", (0, 0)),
+        Attr("dilation", "ints", (1,)),
+        Attr("groups", "int", 1),
+        Attr("channels", "opt_int", None),
+        Attr("kernel_size", "opt_ints", None),
+        Attr("data_layout", "str", "NCW"),
+        Attr("kernel_layout", "str", "OIW"),
+        Attr("out_layout", "str", ""),
+        Attr("out_dtype", "opt_dtype", ""),
+    ),
+    doc="1-D convolution (cross-correlation) with strides, padding, dilation and groups.",
+)
+def conv1d(args: tuple, attrs: dict) -> Any:
+    x, w = args
+    dl, kl = attrs["data_layout"], attrs["kernel_layout"]
+    ol = attrs["out_layout"] or dl
+    dtype = np.dtype(attrs["out_dtype"] or x.dtype)
+    x4 = np.transpose(x, [dl.index(c) for c in "NCW"])[:, :, None, :]
+    w4 = np.transpose(w, [kl.index(c) for c in "OIW"])[:, :, None, :]
+    pad = attrs["padding"]
+    left, right = (pad[0], pad[0]) if len(pad) == 1 else pad
+    out = conv2d_nchw(x4, w4, (1, attrs["strides"][0]), (0, left, 0, right), (1, attrs["dilation"][0]), attrs["groups"], dtype)
+    return wrap(np.transpose(out[:, :, 0, :], ["NCW".index(c) for c in ol]), dtype)
+
+
+# ---------------------------------------------------------------- nn.conv2d_transpose
+
+
+def conv2d_transpose_rel(r: Any) -> bool:
+    """data (N, C, H, W), weight (C, O / groups, KH, KW) -> (N, O, OH, OW)."""
+    data = r.tensor(0)
+    dl = _layout(r, "data_layout", "NCHW")
+    kl = _layout(r, "kernel_layout", "IOHW")
+    ol = r.attrs["out_layout"] or dl
+    sh, sw = _values(r, "strides", 2)
+    dh, dw = _values(r, "dilation", 2)
+    oph, opw = _values(r, "output_padding", 2)
+    pad = r.attrs["padding"]
+    if len(pad) not in (1, 2, 4):
+        r.fail("type-mismatch", f"`nn.conv2d_transpose` padding takes 1, 2 or 4 values, found {len(pad)}")
+    pt, pl, pb, pr = pads_2d(pad)
+    _positive(r, "strides", (sh, sw))
+    _positive(r, "dilation", (dh, dw))
+    if not (0 <= oph < max(sh, dh) and 0 <= opw < max(sw, dw)):
+        r.fail(
+            "type-mismatch",
+            f"`nn.conv2d_transpose` output_padding {[oph, opw]} must be smaller than the strides {[sh, sw]}",
+            notes=["output_padding only chooses among the output sizes a stride makes possible"],
+        )
+    groups = r.attrs["groups"]
+    if groups <= 0:
+        r.fail("type-mismatch", f"`nn.conv2d_transpose` groups must be positive, found {groups}")
+    if not known_rank(data.shape):
+        return False
+    if len(data.shape) != 4:
+        r.fail("shape-mismatch", f"`nn.conv2d_transpose` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
+    n, c, h, w = (data.shape[dl.index(x)] for x in "NCHW")
+    channels, kernel_size = r.attrs["channels"], r.attrs["kernel_size"]
+    weight = r.tensor(1)
+    if not known_rank(weight.shape) and channels is not None and kernel_size is not None and type(c) is int:
+        kh, kw = kernel_size * 2 if len(kernel_size) == 1 else kernel_size
+        dims = {"I": c, "O": channels // groups, "H": kh, "W": kw}
+        r.refine(1, TensorType(tuple(dims[x] for x in kl), data.dtype))
+        weight = r.tensor(1)
+    if not known_rank(weight.shape):
+        return False
+    if len(weight.shape) != 4:
+        r.fail("shape-mismatch", f"`nn.conv2d_transpose` needs a 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
+    i, opg, kh, kw = (weight.shape[kl.index(x)] for x in "IOHW")
+    if type(c) is int and type(i) is int and c != i:
+        r.fail(
+            "shape-mismatch",
+            f"`nn.conv2d_transpose`: the data has {c} channels, but the weight's input-channel axis has {i}",
+            arg=1,
+            notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
+        )
+    if type(c) is int and c % groups:
+        r.fail("shape-mismatch", f"`nn.conv2d_transpose`: {c} input channels cannot be divided into groups={groups}", arg=0)
+    o: Any = opg * groups if type(opg) is int else AnyDim()
+    if channels is not None and type(o) is int and o != channels:
+        r.fail("shape-mismatch", f"`nn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels", arg=1)
+    r.unify_dtypes(0, 1)
+
+    def size(d: Any, k: Any, s: int, dil: int, before: int, after: int, extra: int, name: str) -> Any:
+        if type(d) is not int or type(k) is not int:
+            return AnyDim()
+        v = (d - 1) * s - before - after + dil * (k - 1) + extra + 1
+        if v <= 0:
+            r.fail("shape-mismatch", f"`nn.conv2d_transpose`: the padding removes the whole output {name} ({v})", arg=0)
+        return v
+
+    oh = size(h, kh, sh, dh, pt, pb, oph, "height")
+    ow = size(w, kw, sw, dw, pl, pr, opw, "width")
+    dims = {"N": n, "C": o, "H": oh, "W": ow}
+    r.set_result(TensorType(tuple(dims[x] for x in ol), r.attrs["out_dtype"] or data.dtype))
+    return True
+
+
+conv2d_transpose_rel.relation_name = "Conv2DTranspose"  # type: ignore[attr-defined]
+
+
+@register(
+    "nn.conv2d_transpose",
+    inputs=2,
+    relation=conv2d_transpose_rel,
+    attrs=(
+        Attr("channels", "opt_int", None),
+        Attr("kernel_size", "opt_ints", None),
+        Attr("strides", "ints", (1, 1)),
+        Attr("padding", "ints", (0, 0)),
+        Attr("output_padding", "ints", (0, 0)),
+        Attr("dilation", "ints", (1, 1)),
+        Attr("groups", "int", 1),
+        Attr("data_layout", "str", "NCHW"),
+        Attr("kernel_layout", "str", "IOHW"),
+        Attr("out_layout", "str", ""),
+        Attr("out_dtype", "opt_dtype", ""),
+    ),
+    doc="Transposed 2-D convolution (the gradient of conv2d with respect to its data).",
+)
+def conv2d_transpose(args: tuple, attrs: dict) -> Any:
+    x, w = args
+    dl, kl = attrs["data_layout"], attrs["kernel_layout"]
+    ol = attrs["out_layout"] or dl
+    dtype = np.dtype(attrs["out_dtype"] or x.dtype)
+    x = np.transpose(x, [dl.index(c) for c in "NCHW"])
+    w = np.transpose(w, [kl.index(c) for c in "IOHW"])
+    out = conv2d_transpose_nchw(
+        x, w, pair_of(attrs["strides"]), pads_2d(attrs["padding"]), pair_of(attrs["output_padding"]),
+        pair_of(attrs["dilation"]), attrs["groups"], dtype,
+    )
+    return wrap(np.transpose(out, ["NCHW".index(c) for c in ol]), dtype)

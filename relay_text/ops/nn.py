@@ -1,0 +1,549 @@
+"""Neural-network operators: activations, dense layers, convolution, pooling, normalization.
+
+Layouts follow TVM's attribute strings: data `NCHW` (or any order of the
+letters N, C, H, W, e.g. `NHWC`), kernels `OIHW` (or e.g. `HWIO`). Padding
+of a 2-D window is one value (all sides), two (top/bottom, left/right) or
+four (top, left, bottom, right). Several relations infer an operand from
+the others: `nn.dense`'s weight from `units`, `nn.conv2d`'s weight from
+`channels` and `kernel_size`, `nn.batch_norm`'s and `nn.bias_add`'s
+per-channel vectors from the data's channel axis; a constant without a
+metadata table gets its type that way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.ty import AnyDim, TensorType, TupleType
+from ._np import np, wrap
+from .conv import conv2d_nchw, pads_2d, pair_of
+from .registry import Attr, register
+from .relations import OUT, is_unknown, known_rank, normalize_axis, numeric_identity, shape_text
+
+# ---------------------------------------------------------------- activations
+
+
+@register("nn.relu", inputs=1, relation=numeric_identity, doc="max(x, 0), elementwise.")
+def relu(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    return wrap(np.maximum(x, np.zeros((), dtype=x.dtype)), x.dtype)
+
+
+@register("nn.leaky_relu", inputs=1, relation=numeric_identity, attrs=(Attr("alpha", "float", 0.25),), doc="x where x > 0, else alpha * x.")
+def leaky_relu(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    return wrap(np.where(x > 0, x, x * np.asarray(attrs["alpha"], dtype=x.dtype)), x.dtype)
+
+
+def softmax_rel(r: Any) -> bool:
+    x = r.tensor(0)
+    if isinstance(x.dtype, str) and not x.dtype.startswith(("float", "bfloat")):
+        r.fail("type-mismatch", f"`{r.op}` takes a floating-point tensor, found `{x.dtype}`", arg=0, label=f"this is `{x.dtype}`")
+    if known_rank(x.shape):
+        normalize_axis(r, r.attrs["axis"], len(x.shape))
+    r.set_result(x)
+    return True
+
+
+softmax_rel.relation_name = "Identity"  # type: ignore[attr-defined]
+
+
+@register("nn.softmax", inputs=1, relation=softmax_rel, attrs=(Attr("axis", "int", -1),), doc="exp(x) / sum(exp(x)) along axis.")
+def softmax(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    shifted = x - np.max(x, axis=attrs["axis"], keepdims=True)
+    e = np.exp(shifted)
+    return wrap(e / np.sum(e, axis=attrs["axis"], keepdims=True), x.dtype)
+
+
+@register("nn.log_softmax", inputs=1, relation=softmax_rel, attrs=(Attr("axis", "int", -1),), doc="log(softmax(x)) along axis, computed stably.")
+def log_softmax(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    shifted = x - np.max(x, axis=attrs["axis"], keepdims=True)
+    return wrap(shifted - np.log(np.sum(np.exp(shifted), axis=attrs["axis"], keepdims=True)), x.dtype)
+
+
+def dropout_rel(r: Any) -> bool:
+    x = r.tensor(0)
+    rate = r.attrs["rate"]
+    if not 0 <= rate < 1:
+        r.fail("type-mismatch", f"`nn.dropout` rate must be in [0, 1), found {rate}")
+    r.set_result(TupleType((x, x)))
+    return True
+
+
+@register("nn.dropout", inputs=1, relation=dropout_rel, attrs=(Attr("rate", "float", 0.5),), doc="(x, mask): the identity at inference time.")
+def dropout(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    return (np.array(x, copy=True), np.ones_like(x))
+
+
+# ---------------------------------------------------------------- dense and matmul
+
+
+def dense_rel(r: Any) -> bool:
+    """data (..., K), weight (units, K) -> (..., units); the weight can be inferred from units."""
+    data = r.tensor(0)
+    units = r.attrs["units"]
+    if known_rank(data.shape):
+        if not data.shape:
+            r.fail("shape-mismatch", "`nn.dense` needs data of rank at least 1, found a scalar", arg=0)
+        k = data.shape[-1]
+        weight = r.tensor(1)
+        if not known_rank(weight.shape) and units is not None:
+            r.refine(1, TensorType((units, k), data.dtype))
+        weight = r.tensor(1)
+        if not known_rank(weight.shape):
+            return False
+        if len(weight.shape) != 2:
+            r.fail("shape-mismatch", f"`nn.dense` needs a weight of rank 2 (units, in), found {shape_text(weight.shape)}", arg=1)
+        wk = weight.shape[1]
+        if type(k) is int and type(wk) is int and k != wk:
+            r.fail(
+                "shape-mismatch",
+                f"`nn.dense`: the data has {k} input features but the weight expects {wk}",
+                arg=1,
+                notes=[f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"],
+            )
+        r.unify(k, wk, arg=1)
+        n = weight.shape[0]
+        if units is not None and type(n) is int and n != units:
+            r.fail("shape-mismatch", f"`nn.dense` has units={units}, but the weight has {n} rows", arg=1)
+        r.unify_dtypes(0, 1)
+        dtype = r.attrs["out_dtype"] or data.dtype
+        r.set_result(TensorType(data.shape[:-1] + (units if units is not None else n,), dtype))
+        return True
+    return False
+
+
+dense_rel.relation_name = "Dense"  # type: ignore[attr-defined]
+
+
+@register(
+    "nn.dense",
+    inputs=2,
+    relation=dense_rel,
+    attrs=(Attr("units", "opt_int", None), Attr("out_dtype", "opt_dtype", "")),
+    doc="x @ weight.T: data (..., in) with weight (units, in) gives (..., units).",
+)
+def dense(args: tuple, attrs: dict) -> Any:
+    x, w = args
+    dtype = attrs["out_dtype"] or x.dtype
+    return wrap(np.matmul(x, w.T), dtype)
+
+
+def batch_matmul_rel(r: Any) -> bool:
+    x = r.tensor(0)
+    y = r.tensor(1)
+    if not (known_rank(x.shape) and known_rank(y.shape)):
+        return False
+    for i, t in ((0, x), (1, y)):
+        if len(t.shape) != 3:
+            r.fail("shape-mismatch", f"`nn.batch_matmul` needs tensors of rank 3 (batch, rows, columns), found {shape_text(t.shape)}", arg=i)
+    bx, m, kx = x.shape if not r.attrs["transpose_a"] else (x.shape[0], x.shape[2], x.shape[1])
+    by, ky, n = y.shape if not r.attrs["transpose_b"] else (y.shape[0], y.shape[2], y.shape[1])
+    if type(kx) is int and type(ky) is int and kx != ky:
+        r.fail(
+            "shape-mismatch",
+            f"`nn.batch_matmul`: the inner dimensions differ ({kx} and {ky})",
+            arg=1,
+            notes=[f"x is {shape_text(x.shape)} (transpose_a={r.attrs['transpose_a']}), y is {shape_text(y.shape)} (transpose_b={r.attrs['transpose_b']})"],
+        )
+    r.unify(kx, ky, arg=1)
+    if type(bx) is int and type(by) is int and bx != by and 1 not in (bx, by):
+        r.fail("shape-mismatch", f"`nn.batch_matmul`: batch sizes {bx} and {by} differ", arg=1)
+    batch = by if bx == 1 else bx
+    r.unify_dtypes(0, 1)
+    dtype = r.attrs["out_dtype"] or x.dtype
+    r.set_result(TensorType((batch, m, n), dtype))
+    return True
+
+
+@register(
+    "nn.batch_matmul",
+    inputs=2,
+    relation=batch_matmul_rel,
+    attrs=(Attr("out_dtype", "opt_dtype", ""), Attr("transpose_a", "bool", False), Attr("transpose_b", "bool", True)),
+    doc="Batched matrix product; by default y is given transposed, (batch, N, K).",
+)
+def batch_matmul(args: tuple, attrs: dict) -> Any:
+    x, y = args
+    if attrs["transpose_a"]:
+        x = np.swapaxes(x, 1, 2)
+    if attrs["transpose_b"]:
+        y = np.swapaxes(y, 1, 2)
+    return wrap(np.matmul(x, y), attrs["out_dtype"] or x.dtype)
+
+
+def bias_add_rel(r: Any) -> bool:
+    data = r.tensor(0)
+    if not known_rank(data.shape):
+        return False
+    axis = normalize_axis(r, r.attrs["axis"], len(data.shape))
+    r.refine(1, TensorType((data.shape[axis],), data.dtype))
+    r.set_result(data)
+    return True
+
+
+@register("nn.bias_add", inputs=2, relation=bias_add_rel, attrs=(Attr("axis", "int", 1),), doc="Add a vector along one axis (the channels).")
+def bias_add(args: tuple, attrs: dict) -> Any:
+    x, b = args
+    axis = attrs["axis"] % x.ndim
+    shape = [1] * x.ndim
+    shape[axis] = b.shape[0]
+    return wrap(x + b.reshape(shape), x.dtype)
+
+
+def batch_flatten_rel(r: Any) -> bool:
+    x = r.tensor(0)
+    if not known_rank(x.shape):
+        return False
+    if not x.shape:
+        r.fail("shape-mismatch", "`nn.batch_flatten` needs a tensor of rank at least 1", arg=0)
+    rest: Any = 1
+    for d in x.shape[1:]:
+        if is_unknown(d):
+            return False
+        rest = rest * d if type(rest) is int and type(d) is int else AnyDim()
+    r.set_result(TensorType((x.shape[0], rest), x.dtype))
+    return True
+
+
+batch_flatten_rel.relation_name = "Flatten"  # type: ignore[attr-defined]
+batch_flatten_rel.inputs = 1  # type: ignore[attr-defined]
+
+
+@register("nn.batch_flatten", inputs=1, relation=batch_flatten_rel, doc="Flatten all axes but the first: (N, ...) to (N, rest).")
+def batch_flatten(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    return np.reshape(x, (x.shape[0], -1))
+
+
+# ---------------------------------------------------------------- convolution
+
+
+def padding4(r: Any, pad: tuple) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) from 1, 2 or 4 values."""
+    if any(p < 0 for p in pad):
+        r.fail("type-mismatch", f"`{r.op}` padding cannot be negative, found {list(pad)}")
+    if len(pad) == 1:
+        return (pad[0],) * 4  # type: ignore[return-value]
+    if len(pad) == 2:
+        return (pad[0], pad[1], pad[0], pad[1])
+    if len(pad) == 4:
+        return tuple(pad)  # type: ignore[return-value]
+    r.fail("type-mismatch", f"`{r.op}` padding takes 1, 2 or 4 values, found {len(pad)}")
+    raise AssertionError
+
+
+def pair(r: Any, name: str) -> tuple[int, int]:
+    """A (height, width) attribute of positive sizes; one value stands for both."""
+    v = r.attrs[name]
+    if len(v) == 1:
+        v = (v[0], v[0])
+    if len(v) != 2:
+        r.fail("type-mismatch", f"`{r.op}` {name} takes 2 values (height, width), found {len(v)}")
+    if v[0] < 1 or v[1] < 1:
+        r.fail("type-mismatch", f"`{r.op}` {name} must be positive, found {list(r.attrs[name])}")
+    return (v[0], v[1])
+
+
+def _layout(r: Any, name: str, letters: str) -> str:
+    layout = r.attrs[name]
+    if sorted(layout) != sorted(letters):
+        r.fail("type-mismatch", f"`{r.op}`: {name} \"{layout}\" is not supported; use an order of the letters {letters}")
+    return layout
+
+
+def window_out(size: Any, k: int, stride: int, dilation: int, pad: int, ceil: bool = False) -> Any:
+    """Output length of a sliding window."""
+    if type(size) is not int:
+        return AnyDim()
+    extent = dilation * (k - 1) + 1
+    span = size + pad - extent
+    if ceil:
+        return (span + stride - 1) // stride + 1
+    return span // stride + 1
+
+
+def conv2d_rel(r: Any) -> bool:
+    data = r.tensor(0)
+    dl = _layout(r, "data_layout", "NCHW")
+    kl = _layout(r, "kernel_layout", "OIHW")
+    ol = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else dl
+    if not known_rank(data.shape):
+        return False
+    if len(data.shape) != 4:
+        r.fail("shape-mismatch", f"`nn.conv2d` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
+    n, c, h, w = (data.shape[dl.index(x)] for x in "NCHW")
+    groups = r.attrs["groups"]
+    if groups < 1:
+        r.fail("type-mismatch", f"`nn.conv2d` groups must be positive, found {groups}")
+    channels = r.attrs["channels"]
+    kernel_size = r.attrs["kernel_size"]
+    weight = r.tensor(1)
+    if not known_rank(weight.shape) and channels is not None and kernel_size is not None and type(c) is int:
+        kh, kw = pair(r, "kernel_size")
+        dims = {"O": channels, "I": c // groups, "H": kh, "W": kw}
+        r.refine(1, TensorType(tuple(dims[x] for x in kl), data.dtype))
+        weight = r.tensor(1)
+    if not known_rank(weight.shape):
+        return False
+    if len(weight.shape) != 4:
+        r.fail("shape-mismatch", f"`nn.conv2d` needs a 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
+    o, i, kh, kw = (weight.shape[kl.index(x)] for x in "OIHW")
+    if type(c) is int and type(i) is int and c != i * groups:
+        r.fail(
+            "shape-mismatch",
+            f"`nn.conv2d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
+            arg=1,
+            notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl}): its {kl.index('I')}th axis is input channels per group"],
+        )
+    if channels is not None and type(o) is int and o != channels:
+        r.fail("shape-mismatch", f"`nn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1)
+    if kernel_size is not None:
+        ks = pair(r, "kernel_size")
+        if all(type(x) is int for x in (kh, kw)) and (kh, kw) != ks:
+            r.fail("shape-mismatch", f"`nn.conv2d` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=1)
+    if type(o) is int and o % groups:
+        r.fail("shape-mismatch", f"`nn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
+    r.unify_dtypes(0, 1)
+    sh, sw = pair(r, "strides")
+    dh, dw = pair(r, "dilation")
+    pt, pleft, pb, pr = padding4(r, r.attrs["padding"])
+    if type(kh) is not int or type(kw) is not int:
+        oh: Any = AnyDim()
+        ow: Any = AnyDim()
+    else:
+        oh = window_out(h, kh, sh, dh, pt + pb)
+        ow = window_out(w, kw, sw, dw, pleft + pr)
+        for name, v, size in (("height", oh, h), ("width", ow, w)):
+            if type(v) is int and v <= 0:
+                r.fail("shape-mismatch", f"`nn.conv2d`: the window does not fit: the input {name} is {size}, the output would be {v}", arg=0)
+    dims = {"N": n, "C": o, "H": oh, "W": ow}
+    dtype = r.attrs["out_dtype"] or data.dtype
+    r.set_result(TensorType(tuple(dims[x] for x in ol), dtype))
+    return True
+
+
+conv2d_rel.relation_name = "Conv2D"  # type: ignore[attr-defined]
+
+_CONV_ATTRS = (
+    Attr("strides", "ints", (1, 1)),
+    Attr("padding", "ints", (0, 0)),
+    Attr("dilation", "ints", (1, 1)),
+    Attr("groups", "int", 1),
+    Attr("channels", "opt_int", None),
+    Attr("kernel_size", "opt_ints", None),
+    Attr("data_layout", "str", "NCHW"),
+    Attr("kernel_layout", "str", "OIHW"),
+    Attr("out_layout", "str", ""),
+    Attr("out_dtype", "opt_dtype", ""),
+)
+
+
+def _to_nchw(x: Any, layout: str) -> Any:
+    return np.transpose(x, [layout.index(c) for c in "NCHW"])
+
+
+def _from_nchw(x: Any, layout: str) -> Any:
+    return np.transpose(x, ["NCHW".index(c) for c in layout])
+
+
+@register("nn.conv2d", inputs=2, relation=conv2d_rel, attrs=_CONV_ATTRS, doc="2-D convolution (cross-correlation), with strides, padding, dilation and groups.")
+def conv2d(args: tuple, attrs: dict) -> Any:
+    x, w = args
+    dl, kl = attrs["data_layout"], attrs["kernel_layout"]
+    ol = attrs["out_layout"] or dl
+    dtype = np.dtype(attrs["out_dtype"] or x.dtype)
+    x = _to_nchw(x, dl)
+    w = np.transpose(w, [kl.index(c) for c in "OIHW"])
+    strides, dilation = pair_of(attrs["strides"]), pair_of(attrs["dilation"])
+    out = conv2d_nchw(x, w, strides, pads_2d(attrs["padding"]), dilation, attrs["groups"], dtype)
+    return wrap(_from_nchw(out, ol), dtype)
+
+
+# ---------------------------------------------------------------- normalization
+
+
+def batch_norm_rel(r: Any) -> bool:
+    """(data, gamma, beta, mean, var) -> (data's type, (C,), (C,)); the vectors follow the channel axis."""
+    data = r.tensor(0)
+    if not known_rank(data.shape):
+        return False
+    axis = normalize_axis(r, r.attrs["axis"], len(data.shape))
+    c = data.shape[axis]
+    vec = TensorType((c,), data.dtype)
+    for i in range(1, 5):
+        r.refine(i, vec)
+    r.set_result(TupleType((data, vec, vec)))
+    return True
+
+
+batch_norm_rel.relation_name = "BatchNorm"  # type: ignore[attr-defined]
+
+
+@register(
+    "nn.batch_norm",
+    inputs=5,
+    relation=batch_norm_rel,
+    attrs=(Attr("axis", "int", 1), Attr("epsilon", "float", 1e-5), Attr("center", "bool", True), Attr("scale", "bool", True)),
+    doc="Normalize with the moving mean and variance: (output, moving_mean, moving_var).",
+)
+def batch_norm(args: tuple, attrs: dict) -> Any:
+    x, gamma, beta, mean, var = args
+    axis = attrs["axis"] % x.ndim
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    eps = np.asarray(attrs["epsilon"], dtype=x.dtype)
+    scale = (gamma if attrs["scale"] else np.ones_like(gamma)) / np.sqrt(var + eps)
+    shift = (beta if attrs["center"] else np.zeros_like(beta)) - mean * scale
+    out = x * scale.reshape(shape) + shift.reshape(shape)
+    return (wrap(out, x.dtype), np.array(mean, copy=True), np.array(var, copy=True))
+
+
+# ---------------------------------------------------------------- pooling
+
+
+def pool2d_rel(r: Any) -> bool:
+    data = r.tensor(0)
+    layout = _layout(r, "layout", "NCHW")
+    out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout
+    if not known_rank(data.shape):
+        return False
+    if len(data.shape) != 4:
+        r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+    n, c, h, w = (data.shape[layout.index(x)] for x in "NCHW")
+    kh, kw = pair(r, "pool_size")
+    sh, sw = pair(r, "strides")
+    dh, dw = pair(r, "dilation")
+    pt, pl, pb, pr = padding4(r, r.attrs["padding"])
+    ceil = r.attrs["ceil_mode"]
+    oh = window_out(h, kh, sh, dh, pt + pb, ceil)
+    ow = window_out(w, kw, sw, dw, pl + pr, ceil)
+    for name, v, size in (("height", oh, h), ("width", ow, w)):
+        if type(v) is int and v <= 0:
+            r.fail("shape-mismatch", f"`{r.op}`: the window does not fit: the input {name} is {size}", arg=0)
+    dims = {"N": n, "C": c, "H": oh, "W": ow}
+    r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))
+    return True
+
+
+pool2d_rel.relation_name = "Pool2D"  # type: ignore[attr-defined]
+
+_POOL_ATTRS = (
+    Attr("pool_size", "ints"),
+    Attr("strides", "ints", (1, 1)),
+    Attr("dilation", "ints", (1, 1)),
+    Attr("padding", "ints", (0, 0)),
+    Attr("layout", "str", "NCHW"),
+    Attr("out_layout", "str", ""),
+    Attr("ceil_mode", "bool", False),
+)
+
+
+def _pool(x: Any, attrs: dict, kind: str) -> Any:
+    layout = attrs["layout"]
+    ol = attrs["out_layout"] or layout
+    x = _to_nchw(x, layout)
+    n, c, h, w = x.shape
+    ps = attrs["pool_size"]
+    kh, kw = (ps[0], ps[0]) if len(ps) == 1 else ps
+    st = attrs["strides"]
+    sh, sw = (st[0], st[0]) if len(st) == 1 else st
+    di = attrs["dilation"]
+    dh, dw = (di[0], di[0]) if len(di) == 1 else di
+    pad = attrs["padding"]
+    pt, pl, pb, pr = (pad[0],) * 4 if len(pad) == 1 else (pad[0], pad[1], pad[0], pad[1]) if len(pad) == 2 else pad
+    ceil = attrs["ceil_mode"]
+    oh = window_out(h, kh, sh, dh, pt + pb, ceil)
+    ow = window_out(w, kw, sw, dw, pl + pr, ceil)
+    # pad enough on the bottom/right for ceil mode windows
+    extra_b = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + pt + pb))
+    extra_r = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + pl + pr))
+    if kind == "max":
+        fill = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        xp = np.pad(x, ((0, 0), (0, 0), (pt, pb + extra_b), (pl, pr + extra_r)), constant_values=fill)
+    else:
+        xp = np.pad(x, ((0, 0), (0, 0), (pt, pb + extra_b), (pl, pr + extra_r)))
+    sn, sc, shh, sww = xp.strides
+    win = np.lib.stride_tricks.as_strided(
+        xp, shape=(n, c, oh, ow, kh, kw), strides=(sn, sc, shh * sh, sww * sw, shh * dh, sww * dw), writeable=False
+    )
+    if kind == "max":
+        out = win.max(axis=(4, 5))
+    else:
+        total = win.sum(axis=(4, 5), dtype=x.dtype)
+        if attrs["count_include_pad"]:
+            ones = np.pad(np.ones((h, w), dtype=x.dtype), ((pt, pb + extra_b), (pl, pr + extra_r)), constant_values=1)
+            ones[h + pt + pb :, :] = 0
+            ones[:, w + pl + pr :] = 0
+        else:
+            ones = np.pad(np.ones((h, w), dtype=x.dtype), ((pt, pb + extra_b), (pl, pr + extra_r)))
+        s0, s1 = ones.strides
+        counts = np.lib.stride_tricks.as_strided(ones, shape=(oh, ow, kh, kw), strides=(s0 * sh, s1 * sw, s0 * dh, s1 * dw)).sum(axis=(2, 3))
+        out = total / np.maximum(counts, 1)
+    return wrap(_from_nchw(out, ol), x.dtype)
+
+
+@register("nn.max_pool2d", inputs=1, relation=pool2d_rel, attrs=_POOL_ATTRS, doc="Maximum over 2-D windows.")
+def max_pool2d(args: tuple, attrs: dict) -> Any:
+    return _pool(args[0], attrs, "max")
+
+
+@register(
+    "nn.avg_pool2d",
+    inputs=1,
+    relation=pool2d_rel,
+    attrs=_POOL_ATTRS + (Attr("count_include_pad", "bool", False),),
+    doc="Mean over 2-D windows (padding counted only with count_include_pad).",
+)
+def avg_pool2d(args: tuple, attrs: dict) -> Any:
+    return _pool(args[0], attrs, "avg")
+
+
+def global_pool_rel(r: Any) -> bool:
+    data = r.tensor(0)
+    layout = _layout(r, "layout", "NCHW")
+    out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout
+    if not known_rank(data.shape):
+        return False
+    if len(data.shape) != 4:
+        r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+    dims = {x: data.shape[layout.index(x)] for x in "NC"}
+    dims.update(H=1, W=1)
+    r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))
+    return True
+
+
+@register(
+    "nn.global_avg_pool2d",
+    inputs=1,
+    relation=global_pool_rel,
+    attrs=(Attr("layout", "str", "NCHW"), Attr("out_layout", "str", "")),
+    doc="Mean over the whole height and width: (N, C, 1, 1).",
+)
+def global_avg_pool2d(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    layout = attrs["layout"]
+    axes = (layout.index("H"), layout.index("W"))
+    out = np.mean(x, axis=axes, keepdims=True, dtype=x.dtype)
+    return wrap(_from_nchw(_to_nchw(out, layout), attrs["out_layout"] or layout), x.dtype)
+
+
+@register(
+    "nn.global_max_pool2d",
+    inputs=1,
+    relation=global_pool_rel,
+    attrs=(Attr("layout", "str", "NCHW"), Attr("out_layout", "str", "")),
+    doc="Maximum over the whole height and width: (N, C, 1, 1).",
+)
+def global_max_pool2d(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    layout = attrs["layout"]
+    axes = (layout.index("H"), layout.index("W"))
+    out = np.max(x, axis=axes, keepdims=True)
+    return wrap(_from_nchw(_to_nchw(out, layout), attrs["out_layout"] or layout), x.dtype)
+
+
+__all__ = ["OUT"]

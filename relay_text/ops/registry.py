@@ -1,0 +1,312 @@
+"""The operator registry: one unit per operator, shared by every stage.
+
+An operator is registered once, in the module of its family
+(`elementwise`, `reduce`, `transform`, `nn`), by decorating its numpy
+kernel:
+
+    @register("add", inputs=2, relation=broadcast, doc="Elementwise sum, numpy broadcasting.")
+    def add(args, attrs):
+        return wrap(np.add(*args), args[0].dtype)
+
+The unit holds everything the toolchain knows about the operator:
+
+* `name` - as written in programs (`add`, `nn.conv2d`);
+* `inputs` - how many positional arguments it takes;
+* `attrs` - the attribute schema: TVM's attribute names, the kind of value
+  each takes and its default (`REQUIRED` when a call must give it);
+* `relation` - its type relation (see `relay_text.ops.relations` for the
+  interface a relation is given), which computes the result type from the
+  argument types and may also refine arguments from the result or from
+  attributes (`nn.dense`'s weight from `units`);
+* `kernel` - the implementation over numpy;
+* `scalar` - optionally, the same operation on numpy scalars, called with
+  positional arguments: the evaluator's fast path for scalar code, used
+  only where the checker proved every argument a scalar (see below);
+* `doc` - one line for users.
+
+Kernel contract (what the evaluator relies on)
+----------------------------------------------
+`kernel(args, attrs)` is called with
+
+* `args`: a tuple of runtime values, one per positional input: tensors are
+  numpy arrays of exactly the dtype the type checker inferred (a scalar is a
+  0-d array, never a Python or numpy scalar); a tuple value is a Python
+  tuple of such arrays;
+* `attrs`: a dict holding every attribute of the schema, validated and
+  normalised by `OpDef.normalize_attrs` (defaults filled in, a single int
+  given for a list attribute widened to a one-element tuple, lists as
+  tuples, dtypes as strings);
+
+and returns a numpy array (0-d for a scalar result) of the dtype the type
+relation states, or a Python tuple of arrays for operators whose result type
+is a tuple (`split`, `nn.batch_norm`). Kernels never promote: float32 stays
+float32, integer overflow wraps around (two's complement), integer division
+truncates toward zero (`-7 / 2` is `-3`) and integer modulo takes the sign of
+the dividend. A failure that depends on the values (integer division by
+zero, an index out of range under `mode="fast"`) raises `KernelError` with a
+diagnostic code; any other exception is a bug.
+
+`scalar(*args)`, where given, takes numpy scalars (or 0-d arrays) of the
+types the relation accepts, with the attributes at their defaults, and
+returns a numpy scalar equal to `kernel(args, defaults)[()]`, with the same
+dtype and the same `KernelError`s: it is the kernel's meaning without the
+array machinery (about 20 times faster on scalars).
+
+numpy is imported lazily (the first time a kernel runs), so that
+`relay check` never pays for it.
+
+Lookup: `get(name)` returns the unit or None; `all_ops()` lists every unit,
+sorted by name; `names()` the registered names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from ..ir.ty import is_dtype
+
+
+class KernelError(Exception):
+    """A value-dependent failure of a kernel, carrying a diagnostic code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+# Kinds of attribute values, as written in a program's text:
+ATTR_KINDS = {
+    "int": "an integer",
+    "float": "a number",
+    "bool": "True or False",
+    "str": "a string",
+    "dtype": 'a dtype string such as "float32"',
+    "ints": "a list of integers",
+    "int_or_ints": "an integer or a list of integers",
+    "opt_int": "an integer or None",
+    "opt_ints": "a list of integers or None",
+    "opt_dtype": 'a dtype string such as "float32", or ""',
+    "number_or_ints": "a number",
+    "floats": "a list of numbers",
+    "int_pairs": "a list of [before, after] pairs of integers",
+    "opt_float": "a number or None",
+}
+
+
+class AttrError(Exception):
+    """An attribute value that does not fit the schema."""
+
+    def __init__(self, key: str, message: str, expected: str = "") -> None:
+        super().__init__(message)
+        self.key = key
+        self.message = message
+        self.expected = expected
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    """One attribute of an operator: TVM's name, the kind of value, the default."""
+
+    name: str
+    kind: str
+    default: Any = REQUIRED
+
+    def __post_init__(self) -> None:
+        if self.kind not in ATTR_KINDS:
+            raise ValueError(f"unknown attribute kind {self.kind!r}")
+
+    def convert(self, value: Any) -> Any:
+        """The value in normal form, or AttrError."""
+        kind = self.kind
+        if kind.startswith("opt_") and value is None:
+            return None
+        if isinstance(value, list):  # from Python callers; the parser gives tuples
+            value = tuple(value)
+        if kind == "opt_dtype":
+            kind = "dtype"
+            if value == "":
+                return ""
+        elif kind.startswith("opt_"):
+            kind = kind[4:]
+        if kind == "int":
+            if _is_int(value):
+                return int(value)
+        elif kind == "float":
+            if _is_number(value):
+                return float(value)
+        elif kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if _is_int(value) and value in (0, 1):
+                return bool(value)
+        elif kind == "str":
+            if isinstance(value, str):
+                return value
+        elif kind == "dtype":
+            if isinstance(value, str) and is_dtype(value):
+                return value
+            if isinstance(value, str):
+                raise AttrError(self.name, f'`"{value}"` is not a dtype', ATTR_KINDS["dtype"])
+        elif kind == "ints":
+            if _is_int(value):
+                return (int(value),)
+            if isinstance(value, tuple) and all(_is_int(v) for v in value):
+                return tuple(int(v) for v in value)
+        elif kind == "int_or_ints":
+            if _is_int(value):
+                return int(value)
+            if isinstance(value, tuple) and all(_is_int(v) for v in value):
+                return tuple(int(v) for v in value)
+        elif kind == "number_or_ints":
+            if _is_number(value):
+                return value
+        elif kind == "floats":
+            if _is_number(value):
+                return (float(value),)
+            if isinstance(value, tuple) and all(_is_number(v) for v in value):
+                return tuple(float(v) for v in value)
+        elif kind == "int_pairs":
+            if isinstance(value, tuple) and all(
+                isinstance(p, (tuple, list)) and len(p) == 2 and all(_is_int(v) for v in p) for p in value
+            ):
+                return tuple((int(p[0]), int(p[1])) for p in value)
+        raise AttrError(self.name, f"attribute `{self.name}` takes {ATTR_KINDS[self.kind]}", ATTR_KINDS[self.kind])
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+Relation = Callable[[Any], bool]
+Kernel = Callable[[tuple, dict], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class OpDef:
+    """Everything about one operator (see the module docstring)."""
+
+    name: str
+    inputs: int
+    attrs: tuple[Attr, ...]
+    relation: Relation
+    kernel: Kernel
+    doc: str
+    relation_name: str = ""
+    schema: dict[str, Attr] = field(default_factory=dict, compare=False, repr=False)
+    scalar: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+
+    def normalize_attrs(self, given: Iterable[tuple[str, Any]]) -> tuple[dict[str, Any], list[AttrError]]:
+        """Validate `key=value` pairs against the schema and fill in defaults.
+
+        Returns the complete attribute dict and the problems found: an
+        unknown key, a value of the wrong kind, a required attribute missing
+        (reported with key "" and the missing name in the message).
+        """
+        out: dict[str, Any] = {}
+        errors: list[AttrError] = []
+        for key, value in given:
+            attr = self.schema.get(key)
+            if attr is None:
+                errors.append(AttrError(key, f"`{self.name}` has no attribute `{key}`"))
+                continue
+            try:
+                out[key] = attr.convert(value)
+            except AttrError as exc:
+                errors.append(exc)
+        for attr in self.attrs:
+            if attr.name not in out:
+                if attr.default is REQUIRED:
+                    if not any(e.key == attr.name for e in errors):
+                        errors.append(AttrError("", f"`{self.name}` needs the attribute `{attr.name}`", ATTR_KINDS[attr.kind]))
+                    out[attr.name] = None
+                else:
+                    out[attr.name] = attr.default
+        return out, errors
+
+    def signature(self) -> str:
+        """`name(x1, x2, key=default, ...)` for documentation."""
+        parts = [f"x{i + 1}" for i in range(self.inputs)]
+        for attr in self.attrs:
+            parts.append(attr.name if attr.default is REQUIRED else f"{attr.name}={attr.default!r}")
+        return f"{self.name}({', '.join(parts)})"
+
+
+_OPS: dict[str, OpDef] = {}
+_LOADED = False
+FAMILIES = (
+    "elementwise", "reduce", "transform", "nn",
+    "conv", "pool", "pad", "norm", "image", "linalg", "layout", "slicing", "creation", "special",
+)
+
+
+def register(
+    name: str,
+    *,
+    inputs: int,
+    relation: Relation,
+    doc: str,
+    attrs: Iterable[Attr] = (),
+    relation_name: str = "",
+    scalar: Callable[..., Any] | None = None,
+) -> Callable[[Kernel], Kernel]:
+    """Decorator registering a kernel together with the rest of its unit."""
+
+    def decorate(kernel: Kernel) -> Kernel:
+        if name in _OPS:
+            raise ValueError(f"operator {name!r} registered twice")
+        attr_tuple = tuple(attrs)
+        _OPS[name] = OpDef(
+            name,
+            inputs,
+            attr_tuple,
+            relation,
+            kernel,
+            doc,
+            relation_name or getattr(relation, "relation_name", "") or name,
+            {a.name: a for a in attr_tuple},
+            scalar,
+        )
+        return kernel
+
+    return decorate
+
+
+def _load() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    import importlib
+
+    for family in FAMILIES:
+        importlib.import_module(f"{__package__}.{family}")
+
+
+def get(name: str) -> OpDef | None:
+    """The operator called `name`, or None."""
+    _load()
+    return _OPS.get(name)
+
+
+def all_ops() -> list[OpDef]:
+    """Every registered operator, sorted by name."""
+    _load()
+    return [_OPS[k] for k in sorted(_OPS)]
+
+
+def names() -> list[str]:
+    _load()
+    return sorted(_OPS)

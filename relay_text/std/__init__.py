@@ -1,0 +1,94 @@
+"""The standard library: the Prelude (`prelude.rly`), loaded once per process.
+
+`prelude()` parses the Prelude the first time it is asked for and keeps the
+result. `Prelude.env()` gives the parser the names the Prelude defines, so a
+program can use `Cons`, `List[a]` or `@map` without defining them; a program
+that defines a name itself shadows the Prelude's (see `Prelude.resolve`).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..ir.expr import Constructor, Function, GlobalVar
+from ..ir.module import Module
+from ..ir.span import Source
+from ..ir.ty import GlobalTypeVar
+
+PRELUDE_FILE = Path(__file__).with_name("prelude.rly")
+# How diagnostics name the Prelude: stable across installations.
+SOURCE_NAME = "relay_text/std/prelude.rly"
+
+# Other spellings of Prelude types, as TVM's own prelude named them.
+TYPE_ALIASES = {"Option": "Optional"}
+
+_LOCK = threading.Lock()
+_CACHE: list[Prelude] = []
+
+
+@dataclass(eq=False)
+class Prelude:
+    """The parsed Prelude: its module and the names it defines."""
+
+    module: Module
+    globals: dict[str, GlobalVar] = field(default_factory=dict)
+    constructors: dict[str, Constructor] = field(default_factory=dict)
+    adts: dict[str, GlobalTypeVar] = field(default_factory=dict)
+
+    def env(self):  # -> syntax.builder.Env
+        """Names for the parser of a program that uses the Prelude."""
+        from ..syntax.builder import Env
+
+        return Env(set(self.globals), dict(self.constructors), dict(self.adts))
+
+    def resolve(self, program: Module, name: str) -> tuple[Module, GlobalVar] | None:
+        """The definition a program's `@name` refers to: its own, else the Prelude's."""
+        own = program.global_var(name)
+        if own is not None:
+            return program, own
+        gv = self.globals.get(name)
+        return (self.module, gv) if gv is not None else None
+
+    def checked(self):  # -> check.CheckResult
+        """The Prelude's types (checked once, then cached)."""
+        from ..check import prelude_result
+
+        return prelude_result(self.module)
+
+    def function(self, name: str) -> Function:
+        return self.module.functions[self.globals[name]]
+
+
+def prelude() -> Prelude:
+    """The Prelude, parsed on first use (thread-safe)."""
+    with _LOCK:
+        if not _CACHE:
+            _CACHE.append(_load())
+        return _CACHE[0]
+
+
+def _load() -> Prelude:
+    from ..diagnostics import has_errors
+    from ..diagnostics.render import render_text
+    from ..syntax.parser import parse_source
+
+    source = Source(SOURCE_NAME, PRELUDE_FILE.read_text(encoding="utf-8"))
+    result = parse_source(source)
+    if result.module is None or has_errors(result.diagnostics):
+        details = "".join(render_text(d) for d in result.diagnostics)
+        raise RuntimeError(f"the Prelude does not parse:\n{details}")
+    module = result.module
+    adts = {gtv.name: gtv for gtv in module.type_defs}
+    for alias, name in TYPE_ALIASES.items():
+        adts[alias] = adts[name]
+    return Prelude(
+        module=module,
+        globals={gv.name: gv for gv in module.functions},
+        constructors=module.constructors(),
+        adts=adts,
+    )
+
+
+__all__ = ["PRELUDE_FILE", "Prelude", "TYPE_ALIASES", "prelude"]

@@ -1,0 +1,577 @@
+"""TVM's `#[metadata]` section: a JSON object graph with base64 tensor blobs.
+
+When TVM prints a module whose constants are too large to write inline, each
+one is printed as `meta[relay.Constant][i]` and the tensors follow the program
+in a `#[metadata]` section. That section is TVM's generic object
+serialisation (the format of `tvm.ir.save_json`):
+
+    {
+      "root": 1,                      index of the root node in "nodes"
+      "nodes": [                      node 0 is always the null object
+        {"type_key": ""},
+        {"type_key": "Map", "keys": ["relay.Constant"], "data": [2]},
+        {"type_key": "Array", "data": [3, 4]},
+        {"type_key": "relay.Constant", "attrs": {"data": "0", "span": "0", ...}},
+        ...
+      ],
+      "b64ndarrays": ["P6G0lvBAXt0...", ...],
+      "attrs": {"tvm_version": "0.8.0"}
+    }
+
+The root is a map from a kind (`relay.Constant`) to an array of nodes; entry
+`i` of the `relay.Constant` array is what `meta[relay.Constant][i]` means. A
+constant node's `data` attribute is the position (as a decimal string) of its
+tensor in `b64ndarrays`. A map whose keys are all strings lists them in
+`keys`, its values in `data`; any other map alternates key and value node
+indices in `data`.
+
+Each blob is a tensor in TVM's binary NDArray layout, little-endian:
+
+    u64  magic 0xDD5E40F096B4A13F     u64  reserved (0)
+    i32  device type (1 = CPU)        i32  device id
+    i32  ndim                         u8 type code, u8 bits, u16 lanes
+    i64  shape[ndim]                  i64  byte size of the data
+    the data, row-major
+
+with type codes 0 (int), 1 (uint; 1-bit uint is bool) and 2 (float).
+
+Reading the section never executes anything from the file: it is parsed as
+data, every index and size is checked against what is present, and anything
+that does not fit is a `bad-metadata` diagnostic located at the offending
+part of the section. Tensor headers are decoded without numpy (the type
+checker only needs shapes and dtypes); `MetaTensor.array()` makes the numpy
+array when a value is needed.
+
+`encode_metadata` writes a section in the same layout (used by the tests, and
+by anyone who wants to produce such a file).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from ..diagnostics import Diagnostic
+from ..ir.module import Metadata
+from ..ir.span import Span
+
+MAGIC = 0xDD5E40F096B4A13F
+CPU = 1
+HEADER = struct.Struct("<QQiiiBBH")  # magic, reserved, device type/id, ndim, dtype code/bits/lanes
+
+# (type code, bits) -> dtype name, and back
+_CODES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64",
+          (1, 1): "bool", (1, 8): "uint8", (1, 16): "uint16", (1, 32): "uint32", (1, 64): "uint64",
+          (2, 16): "float16", (2, 32): "float32", (2, 64): "float64"}
+_DTYPE_CODES = {name: code for code, name in _CODES.items()}
+
+# Beyond these, a header is treated as corrupt rather than as a request for
+# an absurd allocation.
+MAX_NDIM = 32
+MAX_JSON_DEPTH = 64
+
+
+class MetadataError(Exception):
+    """A problem in the section: a message, where (a JSON path), and notes."""
+
+    def __init__(self, message: str, path: tuple = (), notes: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.notes = list(notes)
+
+
+# ---------------------------------------------------------------- tensors
+
+
+@dataclass(frozen=True, slots=True)
+class MetaTensor:
+    """One decoded blob: its dtype and shape, and its raw little-endian data."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    data: bytes = field(repr=False)
+
+    def array(self) -> Any:
+        """The tensor as a read-only numpy array of exactly `dtype`."""
+        import numpy as np
+
+        if self.dtype == "bool":
+            out = np.frombuffer(self.data, dtype=np.uint8).reshape(self.shape) != 0
+        else:
+            wire = np.dtype(self.dtype).newbyteorder("<")
+            out = np.frombuffer(self.data, dtype=wire).reshape(self.shape)
+            if wire != np.dtype(self.dtype):  # a big-endian host
+                out = out.astype(self.dtype)
+        out.setflags(write=False)
+        return out
+
+
+def decode_ndarray(blob: bytes) -> MetaTensor:
+    """A tensor from TVM's binary NDArray layout; MetadataError if it does not fit."""
+    if len(blob) < HEADER.size:
+        raise MetadataError(f"the tensor is {len(blob)} bytes long, shorter than the {HEADER.size}-byte header")
+    magic, _reserved, device, _device_id, ndim, code, bits, lanes = HEADER.unpack_from(blob)
+    if magic != MAGIC:
+        raise MetadataError(
+            "this is not a TVM tensor: its first 8 bytes are not the NDArray magic number",
+            notes=[f"found 0x{magic:016X}, expected 0x{MAGIC:016X}"],
+        )
+    if device != CPU:
+        raise MetadataError(f"the tensor was saved from device type {device}; TVM only saves CPU tensors (type 1)")
+    if not 0 <= ndim <= MAX_NDIM:
+        raise MetadataError(f"the tensor header gives {ndim} dimensions")
+    dtype = _CODES.get((code, bits))
+    if dtype is None:
+        raise MetadataError(
+            f"the tensor's element type (type code {code}, {bits} bits) is not supported",
+            notes=["supported: int8-64, uint8-64, bool, float16/32/64"],
+        )
+    if lanes != 1:
+        raise MetadataError(f"the tensor's element type {dtype}x{lanes} has {lanes} lanes; only scalar elements are supported")
+    pos = HEADER.size
+    need = pos + 8 * ndim + 8
+    if len(blob) < need:
+        raise MetadataError(f"the tensor is cut short inside its header ({len(blob)} of at least {need} bytes)")
+    shape = struct.unpack_from(f"<{ndim}q", blob, pos)
+    pos += 8 * ndim
+    if any(d < 0 for d in shape):
+        raise MetadataError(f"the tensor header gives a negative dimension in shape {list(shape)}")
+    (size,) = struct.unpack_from("<q", blob, pos)
+    pos += 8
+    count = 1
+    for d in shape:
+        count *= d
+    expected = count * ((bits + 7) // 8)
+    if size != expected:
+        raise MetadataError(
+            f"the tensor header says {size} bytes of data, but {count} elements of {dtype} take {expected}",
+            notes=[f"shape {list(shape)}"],
+        )
+    rest = len(blob) - pos
+    if rest != size:
+        problem = "is cut short" if rest < size else "has bytes after its data"
+        raise MetadataError(f"the tensor {problem}: {rest} bytes follow the header, which announces {size}")
+    return MetaTensor(dtype, tuple(shape), blob[pos:])
+
+
+def encode_ndarray(array: Any) -> bytes:
+    """A numpy array in TVM's binary NDArray layout."""
+    import numpy as np
+
+    a = np.asarray(array)
+    name = a.dtype.name
+    if name not in _DTYPE_CODES:
+        raise ValueError(f"cannot encode dtype {name}")
+    code, bits = _DTYPE_CODES[name]
+    data = (a.astype(np.uint8) if name == "bool" else a.astype(a.dtype.newbyteorder("<"))).tobytes(order="C")
+    head = HEADER.pack(MAGIC, 0, CPU, 0, a.ndim, code, bits, 1)
+    return head + struct.pack(f"<{a.ndim}q", *a.shape) + struct.pack("<q", len(data)) + data
+
+
+# ---------------------------------------------------------------- JSON with positions
+
+_SPACE = re.compile(r"[ \t\r\n]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_WORDS = {"true": True, "false": False, "null": None}
+
+
+class _JsonError(Exception):
+    def __init__(self, message: str, pos: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+
+
+def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
+    """Parse JSON text, also returning the `(start, end)` offsets of every
+    value by its path (`("nodes", 3, "attrs", "data")`).
+
+    Iterative, so nesting depth costs no Python stack; strings are scanned by
+    the json module's C scanner, so megabyte-long base64 blobs are cheap.
+    """
+    from json.decoder import scanstring  # type: ignore[attr-defined]
+
+    spans: dict[tuple, tuple[int, int]] = {}
+    n = len(text)
+    pos = _SPACE.match(text, 0).end()
+    # frames: [container, path, start offset, pending key (objects)]
+    stack: list[list[Any]] = []
+    root: Any = None
+    expect_value = True
+
+    def fail(message: str, at: int) -> None:
+        raise _JsonError(message, at)
+
+    while True:
+        if expect_value:
+            if pos >= n:
+                fail("the JSON ends where a value was expected", pos)
+            ch = text[pos]
+            path = _child_path(stack)
+            if ch == "{" or ch == "[":
+                container: Any = {} if ch == "{" else []
+                start = pos
+                if len(stack) >= MAX_JSON_DEPTH:
+                    fail(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep; TVM's tables are nested 4 deep", pos)
+                stack.append([container, path, start, None])
+                pos = _SPACE.match(text, pos + 1).end()
+                close = "}" if ch == "{" else "]"
+                if pos < n and text[pos] == close:
+                    stack.pop()
+                    spans[path] = (start, pos + 1)
+                    value, end = container, pos + 1
+                elif ch == "{":
+                    pos = _read_key(text, pos, stack[-1], scanstring, fail)
+                    continue
+                else:
+                    continue
+            elif ch == '"':
+                try:
+                    value, end = scanstring(text, pos + 1, True)
+                except ValueError as exc:
+                    fail(f"a malformed string: {exc.args[0].split(':')[0]}", pos)
+                spans[path] = (pos, end)
+            else:
+                m = _NUMBER.match(text, pos)
+                if m:
+                    lit = m.group()
+                    value = float(lit) if any(c in lit for c in ".eE") else int(lit)
+                    end = m.end()
+                else:
+                    for word, word_value in _WORDS.items():
+                        if text.startswith(word, pos):
+                            value, end = word_value, pos + len(word)
+                            break
+                    else:
+                        fail(f"expected a JSON value, found `{_word_at(text, pos)}`", pos)
+                spans[path] = (pos, end)
+            # attach the value to its parent
+            if not stack:
+                root = value
+                pos = _SPACE.match(text, end).end()
+                if pos != n:
+                    fail("unexpected text after the JSON value", pos)
+                return root, spans
+            frame = stack[-1]
+            if isinstance(frame[0], dict):
+                frame[0][frame[3]] = value
+            else:
+                frame[0].append(value)
+            pos = _SPACE.match(text, end).end()
+            expect_value = False
+        else:
+            frame = stack[-1]
+            container = frame[0]
+            close = "}" if isinstance(container, dict) else "]"
+            if pos >= n:
+                fail(f"the JSON ends inside {'an object' if close == '}' else 'a list'}; `{close}` is missing", frame[2])
+            ch = text[pos]
+            if ch == ",":
+                pos = _SPACE.match(text, pos + 1).end()
+                if isinstance(container, dict):
+                    pos = _read_key(text, pos, frame, scanstring, fail)
+                expect_value = True
+            elif ch == close:
+                stack.pop()
+                spans[frame[1]] = (frame[2], pos + 1)
+                end = pos + 1
+                if not stack:
+                    pos = _SPACE.match(text, end).end()
+                    if pos != n:
+                        fail("unexpected text after the JSON value", pos)
+                    return container, spans
+                parent = stack[-1]
+                if isinstance(parent[0], dict):
+                    parent[0][parent[3]] = container
+                else:
+                    parent[0].append(container)
+                pos = _SPACE.match(text, end).end()
+            else:
+                fail(f"expected `,` or `{close}`, found `{ch}`", pos)
+
+
+def _word_at(text: str, pos: int) -> str:
+    m = re.compile(r"[^\s,:\[\]{}]+").match(text, pos)
+    return m.group()[:20] if m else text[pos]
+
+
+def _child_path(stack: list[list[Any]]) -> tuple:
+    if not stack:
+        return ()
+    container, path, _, key = stack[-1]
+    return path + ((key,) if isinstance(container, dict) else (len(container),))
+
+
+def _read_key(text: str, pos: int, frame: list[Any], scanstring: Any, fail: Any) -> int:
+    if pos >= len(text):
+        fail("the JSON ends inside an object; `}` is missing", frame[2])
+    if text[pos] != '"':
+        fail("expected a quoted key", pos)
+    try:
+        key, end = scanstring(text, pos + 1, True)
+    except ValueError:
+        fail("a malformed key", pos)
+    pos = _SPACE.match(text, end).end()
+    if pos >= len(text) or text[pos] != ":":
+        fail(f'expected `:` after the key "{key}"', pos)
+    frame[3] = key
+    return _SPACE.match(text, pos + 1).end()
+
+
+# ---------------------------------------------------------------- the table
+
+
+@dataclass(slots=True)
+class MetaTable:
+    """The decoded section.
+
+    `kinds` maps each kind in the table (`relay.Constant`, ...) to how many
+    entries it has; `constants[i]` is the tensor of `meta[relay.Constant][i]`
+    (None where that entry could not be decoded: a diagnostic says why).
+    """
+
+    kinds: dict[str, int]
+    constants: list[MetaTensor | None]
+    tvm_version: str | None = None
+
+    def constant_type(self, index: int) -> Any:
+        """`Tensor[shape, dtype]` of a constant, or None."""
+        from ..ir.ty import TensorType
+
+        if 0 <= index < len(self.constants) and self.constants[index] is not None:
+            t = self.constants[index]
+            return TensorType(t.shape, t.dtype)
+        return None
+
+
+class _Reader:
+    def __init__(self, meta: Metadata) -> None:
+        self.meta = meta
+        self.base = meta.span.end - len(meta.text)
+        self.spans: dict[tuple, tuple[int, int]] = {}
+        self.diags: list[Diagnostic] = []
+
+    def span_of(self, path: tuple) -> Span:
+        while path not in self.spans and path:
+            path = path[:-1]
+        start, end = self.spans.get(path, (0, 0))
+        if path == () and (start, end) == (0, 0):
+            return self.meta.span
+        if path == ():  # the whole object: point at its opening brace only
+            end = start + 1
+        return Span(self.meta.span.source, self.base + start, self.base + end)
+
+    def error(self, exc: MetadataError, prefix: str = "") -> None:
+        diag = Diagnostic("bad-metadata", prefix + exc.message, self.span_of(exc.path))
+        for note in exc.notes:
+            diag.with_note(note)
+        self.diags.append(diag)
+
+    def read(self) -> MetaTable | None:
+        text = self.meta.text
+        if not text.strip():
+            self.diags.append(
+                Diagnostic("bad-metadata", "the `#[metadata]` section is empty", self.meta.span).with_note(
+                    "TVM writes a JSON object after `#[metadata]`; remove the header if there is no metadata"
+                )
+            )
+            return None
+        try:
+            doc, self.spans = parse_json(text)
+        except _JsonError as exc:
+            span = Span(self.meta.span.source, self.base + exc.pos, self.base + min(exc.pos + 1, len(text)))
+            self.diags.append(Diagnostic("bad-metadata", f"the `#[metadata]` section is not valid JSON: {exc.message}", span))
+            return None
+        try:
+            return self._table(doc)
+        except MetadataError as exc:
+            self.error(exc)
+            return None
+
+    def _table(self, doc: Any) -> MetaTable:
+        if not isinstance(doc, dict):
+            raise MetadataError("the `#[metadata]` section must be a JSON object with `root`, `nodes` and `b64ndarrays`")
+        for key in ("root", "nodes"):
+            if key not in doc:
+                raise MetadataError(f"the metadata object has no `{key}`", notes=["TVM's format has `root`, `nodes` and `b64ndarrays`"])
+        nodes = doc["nodes"]
+        if not isinstance(nodes, list):
+            raise MetadataError("`nodes` must be a list", ("nodes",))
+        blobs = doc.get("b64ndarrays", [])
+        if not isinstance(blobs, list):
+            raise MetadataError("`b64ndarrays` must be a list of strings", ("b64ndarrays",))
+        attrs = doc.get("attrs", {})
+        version = attrs.get("tvm_version") if isinstance(attrs, dict) else None
+        root = self._index(doc["root"], ("root",), len(nodes), "`root`")
+        keys, values = self._map(nodes, root)
+        kinds: dict[str, int] = {}
+        constants: list[MetaTensor | None] = []
+        decoded: dict[int, MetaTensor | None] = {}
+        for key, (value_index, value_path) in zip(keys, values):
+            array_node = self._node(nodes, value_index, value_path)
+            if array_node.get("type_key") != "Array":
+                raise MetadataError(f"the entry for `{key}` must be an Array node", ("nodes", value_index, "type_key"))
+            items = array_node.get("data", [])
+            if not isinstance(items, list):
+                raise MetadataError("an Array's `data` must be a list of node indices", ("nodes", value_index, "data"))
+            kinds[key] = len(items)
+            if key != "relay.Constant":
+                continue
+            for j, item in enumerate(items):
+                path = ("nodes", value_index, "data", j)
+                constants.append(self._constant(nodes, blobs, item, path, decoded))
+        return MetaTable(kinds, constants, version if isinstance(version, str) else None)
+
+    def _index(self, value: Any, path: tuple, count: int, what: str, noun: str = "node") -> int:
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value)
+        if type(value) is not int:
+            raise MetadataError(f"{what} must be a {noun} index, found {json.dumps(value)[:40]}", path)
+        if not 0 <= value < count:
+            there = f"there {'is' if count == 1 else 'are'} {count} {noun}{'' if count == 1 else 's'}"
+            valid = [f"valid indices are 0 to {count - 1}"] if count else []
+            raise MetadataError(f"{what} refers to {noun} {value}, but {there}", path, valid)
+        return value
+
+    def _node(self, nodes: list, index: Any, path: tuple) -> dict:
+        index = self._index(index, path, len(nodes), "this")
+        node = nodes[index]
+        if not isinstance(node, dict):
+            raise MetadataError(f"node {index} must be a JSON object", ("nodes", index))
+        return node
+
+    def _map(self, nodes: list, root: int) -> tuple[list[str], list[tuple[int, tuple]]]:
+        node = self._node(nodes, root, ("root",))
+        if node.get("type_key") not in ("Map", "StrMap"):
+            raise MetadataError(
+                f"the root node must be a Map from kinds to arrays, found `{node.get('type_key')}`",
+                ("nodes", root, "type_key"),
+            )
+        data = node.get("data", [])
+        if not isinstance(data, list):
+            raise MetadataError("a Map's `data` must be a list of node indices", ("nodes", root, "data"))
+        if "keys" in node:
+            keys = node["keys"]
+            if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+                raise MetadataError("a Map's `keys` must be a list of strings", ("nodes", root, "keys"))
+            if len(keys) != len(data):
+                raise MetadataError(f"the root Map has {len(keys)} keys but {len(data)} values", ("nodes", root))
+            return keys, [(v, ("nodes", root, "data", i)) for i, v in enumerate(data)]
+        # keys are nodes themselves (strings written as runtime.String nodes), alternating with values
+        if len(data) % 2:
+            raise MetadataError("a Map without `keys` must alternate key and value indices", ("nodes", root, "data"))
+        keys, values = [], []
+        for i in range(0, len(data), 2):
+            key_node = self._node(nodes, data[i], ("nodes", root, "data", i))
+            key = key_node.get("repr_str")
+            if not isinstance(key, str):
+                raise MetadataError("a key of the root Map must be a string", ("nodes", root, "data", i))
+            keys.append(key)
+            values.append((data[i + 1], ("nodes", root, "data", i + 1)))
+        return keys, values
+
+    def _constant(self, nodes: list, blobs: list, item: Any, path: tuple, decoded: dict) -> MetaTensor | None:
+        try:
+            index = self._index(item, path, len(nodes), "this constant")
+            node = nodes[index]
+            if not isinstance(node, dict) or node.get("type_key") != "relay.Constant":
+                found = node.get("type_key") if isinstance(node, dict) else node
+                raise MetadataError(f"a `relay.Constant` entry must be a relay.Constant node, found `{found}`", ("nodes", index))
+            attrs = node.get("attrs")
+            if not isinstance(attrs, dict) or "data" not in attrs:
+                raise MetadataError("the constant node has no `data` attribute", ("nodes", index))
+            blob_index = self._index(attrs["data"], ("nodes", index, "attrs", "data"), len(blobs), "the constant's `data`", "tensor")
+        except MetadataError as exc:
+            self.error(exc)
+            return None
+        if blob_index in decoded:
+            return decoded[blob_index]
+        blob_path = ("b64ndarrays", blob_index)
+        text = blobs[blob_index]
+        result: MetaTensor | None = None
+        try:
+            if not isinstance(text, str):
+                raise MetadataError("a tensor must be a base64 string", blob_path)
+            try:
+                raw = base64.b64decode("".join(text.split()), validate=True)
+            except (binascii.Error, ValueError):
+                raise MetadataError("the tensor is not valid base64", blob_path) from None
+            try:
+                result = decode_ndarray(raw)
+            except MetadataError as exc:
+                exc.path = blob_path
+                raise
+        except MetadataError as exc:
+            self.error(exc, f"tensor {blob_index}: ")
+        decoded[blob_index] = result
+        return result
+
+
+def read_metadata(meta: Metadata) -> tuple[MetaTable | None, list[Diagnostic]]:
+    """Decode a module's `#[metadata]` section.
+
+    Returns the table (None when the section is unusable as a whole) and the
+    `bad-metadata` diagnostics found. Results are cached per section, so the
+    type checker and the evaluator can both ask without decoding twice.
+    """
+    cached = _CACHE.get(id(meta))
+    if cached is not None and cached[0] is meta:
+        return cached[1], list(cached[2])
+    reader = _Reader(meta)
+    table = reader.read()
+    if len(_CACHE) >= 4:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[id(meta)] = (meta, table, reader.diags)
+    return table, list(reader.diags)
+
+
+_CACHE: dict[int, tuple[Metadata, MetaTable | None, list[Diagnostic]]] = {}
+
+
+def check_references(table: MetaTable | None, refs: Iterable[Any]) -> list[Diagnostic]:
+    """`bad-metadata` for every `meta[relay.Constant][i]` (a Constant node with
+    `meta_index`) that the table does not have."""
+    diags: list[Diagnostic] = []
+    count = len(table.constants) if table is not None else 0
+    for c in refs:
+        if table is not None and not 0 <= c.meta_index < count:
+            diags.append(
+                Diagnostic(
+                    "bad-metadata",
+                    f"`meta[relay.Constant][{c.meta_index}]` is not in the metadata section",
+                    c.span,
+                    label="no such constant",
+                ).with_note(
+                    f"the section has {count} constant{'s' if count != 1 else ''}"
+                    + (f": indices 0 to {count - 1}" if count else "")
+                )
+            )
+    return diags
+
+
+# ---------------------------------------------------------------- writing
+
+
+def encode_metadata(constants: Sequence[Any], tvm_version: str = "0.8.0") -> str:
+    """The JSON text of a `#[metadata]` section holding `constants` (numpy
+    arrays) as `meta[relay.Constant][0]`, `[1]`, ..., laid out as TVM lays it
+    out (null node, root Map, Array, one relay.Constant node per tensor)."""
+    nodes: list[dict[str, Any]] = [
+        {"type_key": ""},
+        {"type_key": "Map", "keys": ["relay.Constant"], "data": [2]},
+        {"type_key": "Array", "data": [3 + i for i in range(len(constants))]},
+    ]
+    blobs = []
+    for i, array in enumerate(constants):
+        nodes.append({"type_key": "relay.Constant", "attrs": {"_checked_type_": "0", "data": str(i), "span": "0"}})
+        blobs.append(base64.b64encode(encode_ndarray(array)).decode("ascii"))
+    if not constants:
+        del nodes[2]["data"]
+    doc = {"root": 1, "nodes": nodes, "b64ndarrays": blobs, "attrs": {"tvm_version": tvm_version}}
+    return json.dumps(doc, indent=2)

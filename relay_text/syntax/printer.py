@@ -5,8 +5,10 @@
 
 There is one rule per IR class (`_call`, `_let`, `_if`, ...). A rule is a
 generator: it yields the children it needs and receives their text, so it
-reads like a recursive printer while `_Printer.run` drives all rules from an
-explicit stack (a chain of 100,000 calls costs no Python recursion).
+reads like a recursive printer while `ExprFunctor.visit` drives all rules
+from one explicit stack (a chain of 100,000 calls costs no Python
+recursion). Printing a scope (`_scope`) is shared by the rules that open
+one through `yield from`: one level per rule, never per nesting.
 
 Sharing is decided beforehand by `sharing.Plan`: a bound node is printed
 once, as `%n = ...` in the scope the plan chose, when a statement first
@@ -27,7 +29,6 @@ from __future__ import annotations
 import gc
 import re
 from contextlib import contextmanager
-from types import GeneratorType
 from typing import Any, Iterator
 
 from ..ir.adt import TypeData
@@ -50,6 +51,7 @@ from ..ir.expr import (
     Var,
 )
 from ..ir.module import Module
+from ..ir.visitor import ExprFunctor
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
 from ..ir.ty import Kind, TupleType
@@ -120,8 +122,17 @@ Piece = tuple  # (doc, precedence, notes to print after the terminator or None)
 # ---------------------------------------------------------------- the printer
 
 
-class _Printer:
+class _Printer(ExprFunctor[Any]):
+    """Prints expressions: `visit(node)` returns a `Piece` (doc, precedence,
+    comments that go after the next terminator), bound nodes binding
+    themselves as statements of their scope on the way."""
+
+    # Compound nodes are printed by generator rules that yield the children
+    # they need (see ExprFunctor): one rule per IR class, no recursion.
+    pre_order = frozenset({Function, Let, Call, Tuple, TupleGetItem, If, Match, RefCreate, RefRead, RefWrite})
+
     def __init__(self, dialect: str, width: int, comments: Comments | None, source_text: str | None) -> None:
+        super().__init__()
         if dialect not in (DOCS, TVM):
             raise ValueError(f"unknown dialect {dialect!r}")
         self.tvm = dialect == TVM
@@ -131,50 +142,38 @@ class _Printer:
         self.comment_spans: tuple[list[int], list[int]] = ([], [])
         self.plan: Plan | None = None
         self.plans: dict[Expr, Plan] = {}
-        self.printed: dict[Expr, Piece] = {}
+        self.def_name: str | None = None  # set while the root being printed is a definition
+        self.scope_root: Expr | None = None  # set while the root is the file's trailing expression
         self.names = Names(self.tvm)
 
-    # ---- driving the rules -------------------------------------------------
+    # ---- visiting ----------------------------------------------------------
 
-    def run(self, gen: Iterator) -> Any:
-        """Drive a rule and everything it asks for, without recursion."""
-        stack: list[tuple[Any, Any]] = [(gen, None)]
-        value: Any = None
-        printed = self.printed
-        rules = _RULES
-        while stack:
-            top, node = stack[-1]
-            try:
-                req = top.send(value)
-            except StopIteration as stop:
-                stack.pop()
-                value = stop.value
-                if node is not None:
-                    value = self._finish(node, value)
-                continue
-            if type(req) is GeneratorType:
-                stack.append((req, None))
-                value = None
-                continue
-            done = printed.get(req)
-            if done is not None:
-                value = done
-                continue
-            t = type(req)
-            if t in _ATOMS or (t is Constant and (req.meta_index is not None or req.shape == ())):
-                value = self._atom(req)
-                continue
-            stack.append((rules[t](self, req), req))
-            value = None
-        return value
+    def _visit(self, node: Expr) -> Iterator:
+        """A compound node: its rule, then `_finish` binds it or returns it."""
+        if node is self.scope_root:  # the file's trailing expression: a scope of its own
+            self.scope_root = None
+            block = yield from self._scope(self.plan.root_scope, node, None)  # type: ignore[union-attr]
+            return block
+        piece = yield from _RULES[type(node)](self, node)
+        return self._finish(node, piece)
+
+    visit_function = visit_let = visit_call = visit_tuple = visit_tuple_get_item = _visit
+    visit_if = visit_match = visit_ref_create = visit_ref_read = visit_ref_write = _visit
+
+    def _leaf(self, node: Expr) -> Piece:
+        if type(node) is Constant and not is_atom(node):  # Constant(1, (2, 2), float32)
+            return self._finish(node, self._constant(node))
+        return self._atom(node)
+
+    visit_var = visit_global_var = visit_op = visit_constructor = visit_constant = _leaf
 
     def ready(self, node: Expr) -> Piece | None:
-        """The text of an atom or of an already bound node, without a trip
-        through `run`; None if the node must be printed."""
+        """The text of an atom or of an already printed node, without a
+        visit; None if the node must be visited."""
         t = type(node)
         if t in _ATOMS or (t is Constant and (node.meta_index is not None or node.shape == ())):
             return self._atom(node)
-        return self.printed.get(node)
+        return self.memo.get(node)
 
     def _finish(self, node: Expr, piece: Piece) -> Piece:
         """A node's text is complete: bind it to a temporary, or return it."""
@@ -208,9 +207,7 @@ class _Printer:
             stmt.append(self._trail(after_term))
         assert scope.stmts is not None, "a binding's scope is printed around it"
         scope.stmts.append((stmt, blank))
-        piece = (ref, P_ATOM, None)
-        self.printed[node] = piece
-        return piece
+        return (ref, P_ATOM, None)
 
     def _blank(self, node: Any) -> bool:
         """Whether the source has an empty line before this statement."""
@@ -348,14 +345,14 @@ class _Printer:
             return
         bound = scope.bound
         i = scope.flushed
-        printed = self.printed
+        memo = self.memo
         while i < len(bound):
             node = bound[i]
             span = node.span
             if span is not None:
                 if span.start >= key:
                     break
-                if node not in printed:
+                if node not in memo:
                     yield node
             i += 1
         scope.flushed = i
@@ -410,7 +407,9 @@ class _Printer:
             node = node.body
         for due in self._due(scope, node.span.start if node.span is not None else None):
             yield due
-        piece = yield node
+        piece = ready(node)
+        if piece is None:
+            piece = yield node
         if tail_key is not None:
             piece = self.occ(piece, *tail_key)
         scope.stmts = outer
@@ -607,15 +606,23 @@ class _Printer:
     def _def(self, gv: GlobalVar, func: Function) -> Doc:
         _check_name(gv.name, _GLOBAL_NAME, "global", gv.span)
         self.plan = self.plans.pop(func, None) or Plan(func, self.tvm, self.comments)
-        self.printed = {}
-        piece = self.run(self._function(func, gv.name))
+        self.memo = {}
+        self.def_name = gv.name
+        piece = self.visit(func)
+        self.def_name = None
         self.plan = None
         return piece[0] if self.tvm else [RESET, piece[0]]
 
     def _root_expr(self, expr: Expr) -> Doc:
         self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments)
-        self.printed = {}
-        block = self.run(self._scope(self.plan.root_scope, expr, None))
+        self.memo = {}
+        if is_atom(expr):
+            self.plan.root_scope.stmts = []
+            doc, _, term = self._leaf(expr)
+            block = _Block([], doc, term, [])
+        else:
+            self.scope_root = expr
+            block = self.visit(expr)
         self.plan = None
         doc = self._statements(block)
         return doc if self.tvm else [RESET, doc]
@@ -667,8 +674,9 @@ class _Printer:
 
     # ---- rules -----------------------------------------------------------------
 
-    def _function(self, node: Function, def_name: str | None = None) -> Iterator:
+    def _function(self, node: Function) -> Iterator:
         tvm = self.tvm
+        def_name = self.def_name if self.plan is not None and node is self.plan.root else None
         tparams = self._type_params(node.type_params)
         if def_name is not None:
             head = f"def @{def_name}{tparams}"
@@ -683,7 +691,7 @@ class _Printer:
         for key, value in node.attrs:
             params.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
         scope = self._scope_of(node, "fn")
-        block = yield self._scope(scope, node.body, (node, len(node.params)))
+        block = yield from self._scope(scope, node.body, (node, len(node.params)))
         sig: list = [head, PUSH, self._list("(", params, ")")]
         if node.ret_type is not None:
             sig += [" -> ", self._type_doc(node.ret_type)]
@@ -702,7 +710,7 @@ class _Printer:
         plan = self.plan
         assert plan is not None
         scope = self._scope_of(node, "block")
-        block = yield self._scope(scope, node, None, block=True)
+        block = yield from self._scope(scope, node, None, block=True)
         if self.tvm:
             return (self._render_block(block, "(", ")", force=True), P_ATOM, None)
         return (self._render_block(block, "{", "}", force=bool(block.stmts)), P_BLOCK, None)
@@ -821,9 +829,12 @@ class _Printer:
 
     def _if(self, node: If) -> Iterator:
         tvm = self.tvm
-        cond = self.occ((yield node.cond), node, 0)
-        then = yield self._scope(self._scope_of(node, "then"), node.then_branch, (node, 1))
-        other = yield self._scope(self._scope_of(node, "else"), node.else_branch, (node, 2))
+        cond = self.ready(node.cond)
+        if cond is None:
+            cond = yield node.cond
+        cond = self.occ(cond, node, 0)
+        then = yield from self._scope(self._scope_of(node, "then"), node.then_branch, (node, 1))
+        other = yield from self._scope(self._scope_of(node, "else"), node.else_branch, (node, 2))
         then_doc = self._render_block(then, "{", "}", force=tvm, grouped=False)
         head = ["if (", self._inline_term(cond), ") ", then_doc, " else "]
         tail = node.else_branch
@@ -842,12 +853,15 @@ class _Printer:
 
     def _match(self, node: Match) -> Iterator:
         tvm = self.tvm
-        data = self.occ((yield node.data), node, 0)
+        data = self.ready(node.data)
+        if data is None:
+            data = yield node.data
+        data = self.occ(data, node, 0)
         clauses: list = []
         for i, clause in enumerate(node.clauses):
             notes = self._take(clause)
             pattern = self._pattern(clause.pattern, clause)
-            block = yield self._scope(self._scope_of(node, "clause", i), clause.body, (node, i + 1))
+            block = yield from self._scope(self._scope_of(node, "clause", i), clause.body, (node, i + 1))
             doc: list = []
             if i:
                 doc.append(HARDLINE)
@@ -903,21 +917,30 @@ class _Printer:
         return out[id(pattern)]
 
     def _ref_create(self, node: RefCreate) -> Iterator:
-        value = self.occ((yield node.value), node, 0)
+        value = self.ready(node.value)
+        if value is None:
+            value = yield node.value
+        value = self.occ(value, node, 0)
         return (["ref", self._list("(", [value], ")")], P_ATOM, None)
 
     def _ref_read(self, node: RefRead) -> Iterator:
-        ref = self.occ((yield node.ref), node, 0)
+        ref = self.ready(node.ref)
+        if ref is None:
+            ref = yield node.ref
+        ref = self.occ(ref, node, 0)
         return (["ref_read", self._list("(", [ref], ")")], P_ATOM, None)
 
     def _ref_write(self, node: RefWrite) -> Iterator:
-        ref = self.occ((yield node.ref), node, 0)
-        value = self.occ((yield node.value), node, 1)
+        ref = self.ready(node.ref)
+        if ref is None:
+            ref = yield node.ref
+        ref = self.occ(ref, node, 0)
+        value = self.ready(node.value)
+        if value is None:
+            value = yield node.value
+        value = self.occ(value, node, 1)
         return (["ref_write", self._list("(", [ref, value], ")")], P_ATOM, None)
 
-    def _constant_rule(self, node: Constant) -> Iterator:
-        return self._constant(node)
-        yield  # pragma: no cover - makes this a generator
 
 
 def _in_order(*groups: list[Note]) -> list[Note]:
@@ -980,7 +1003,6 @@ _RULES: dict[type, Any] = {
     RefCreate: _Printer._ref_create,
     RefRead: _Printer._ref_read,
     RefWrite: _Printer._ref_write,
-    Constant: _Printer._constant_rule,
 }
 
 

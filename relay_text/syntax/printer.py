@@ -102,6 +102,7 @@ class PrintError(Exception):
 
 
 _ATOMS = frozenset({Var, GlobalVar, Op, Constructor})
+_LEAVES = _ATOMS | {Constant}
 
 
 class _Block:
@@ -616,7 +617,7 @@ class _Printer(ExprFunctor[Any]):
     def _root_expr(self, expr: Expr) -> Doc:
         self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments)
         self.memo = {}
-        if is_atom(expr):
+        if type(expr) in _LEAVES:  # no statements: just the value
             self.plan.root_scope.stmts = []
             doc, _, term = self._leaf(expr)
             block = _Block([], doc, term, [])

@@ -47,6 +47,7 @@ from ..ir.expr import (
     Var,
 )
 from ..ir.pattern import pattern_vars
+from ..ir.visitor import ExprVisitor
 from .comments import Comments
 
 MAX_INLINE_DEPTH = 12
@@ -127,6 +128,57 @@ class Scope:
         return (span.start, span.end) if span is not None else None
 
 
+class _Uses(ExprVisitor):
+    """The first pass of `Plan`: every node once, children before parents."""
+
+    def __init__(self, plan: Plan, root: Expr) -> None:
+        super().__init__()
+        self.plan = plan
+        self.order: list[Expr] = []
+        self.uses: dict[Expr, int] = {root: 0}
+        self.parent: dict[Expr, tuple[Expr, int]] = {}
+        self.hoist: set[Expr] = set()
+
+    def visit_var(self, node: Var) -> None:  # binders and uses alike
+        self.plan.var_names.add(node.name)
+
+    def _compound(self, node: Expr) -> None:
+        plan = self.plan
+        uses, parent, hoist = self.uses, self.parent, self.hoist
+        if type(node) is Match:
+            for clause in node.clauses:
+                for v in pattern_vars(clause.pattern):
+                    plan.var_names.add(v.name)
+        mine = []
+        for edge in edges(node):
+            child = edge[0]
+            ct = type(child)
+            if ct is Var:
+                plan.used_vars.add(child)
+                continue
+            if ct in _ATOM_TYPES or (ct is Constant and (child.meta_index is not None or child.shape == ())):
+                continue
+            mine.append(edge)
+            role = edge[1]
+            count = uses.get(child)
+            if count is None:
+                uses[child] = 1
+                parent[child] = (node, role)
+            else:
+                uses[child] = count + 1
+            if role == OPERAND:
+                hoist.add(child)
+        plan.kids[node] = mine
+        self.order.append(node)
+
+    visit_tuple = visit_tuple_get_item = visit_let = visit_function = visit_call = _compound
+    visit_if = visit_match = visit_ref_create = visit_ref_read = visit_ref_write = _compound
+
+    def visit_constant(self, node: Constant) -> None:
+        if not is_atom(node):  # `Constant(1, (2, 2), float32)`: no children, but not an atom
+            self._compound(node)
+
+
 def lca(a: Scope, b: Scope) -> Scope:
     while a.depth > b.depth:
         a = a.parent  # type: ignore[assignment]
@@ -165,60 +217,9 @@ class Plan:
         Also records each node's non-atomic children (`kids`) and every
         variable name (`var_names`), so that later passes need no other walk.
         """
-        order: list[Expr] = []
-        uses: dict[Expr, int] = {root: 0}
-        parent: dict[Expr, tuple[Expr, int]] = {}
-        hoist: set[Expr] = set()
-        kids = self.kids
-        used_vars = self.used_vars
-        names = self.var_names
-        # Depth-first; a node is expanded once, when first popped, so that
-        # `order` is a true post-order (every node after all its children).
-        stack: list[tuple[Expr, bool]] = [(root, False)]
-        push = stack.append
-        while stack:
-            node, done = stack.pop()
-            if done:
-                order.append(node)
-                continue
-            if node in kids:
-                continue
-            push((node, True))
-            mine = []
-            t = type(node)
-            if t is Let:
-                names.add(node.var.name)
-            elif t is Function:
-                for p in node.params:
-                    names.add(p.name)
-            elif t is Match:
-                for clause in node.clauses:
-                    for v in pattern_vars(clause.pattern):
-                        names.add(v.name)
-            for edge in edges(node):
-                child = edge[0]
-                ct = type(child)
-                if ct is Var:
-                    used_vars.add(child)
-                    names.add(child.name)
-                    continue
-                if ct in _ATOM_TYPES or (ct is Constant and (child.meta_index is not None or child.shape == ())):
-                    continue
-                mine.append(edge)
-                role = edge[1]
-                count = uses.get(child)
-                if count is None:
-                    uses[child] = 1
-                    parent[child] = (node, role)
-                else:
-                    uses[child] = count + 1
-                if role == OPERAND:
-                    hoist.add(child)
-            for edge in reversed(mine):
-                if edge[0] not in kids:
-                    push((edge[0], False))
-            kids[node] = mine
-        return order, uses, parent, hoist
+        uses = _Uses(self, root)
+        uses.visit(root)
+        return uses.order, uses.uses, uses.parent, uses.hoist
 
     # ---- pass 2: which nodes are bound --------------------------------------
 

@@ -367,3 +367,7 @@ def test_kinded_type_parameters_survive_in_tvm_text() -> None:
 )
 def test_empty_files_stay_empty(source: str, expected: str) -> None:
     assert format(source) == expected
+
+
+def test_a_file_whose_expression_is_a_tensor_constant() -> None:
+    assert format("Constant(0, (1), float32)") == "Constant(0, (1), float32)\n"

@@ -1,6 +1,7 @@
 """relay-text: a toolchain for the Relay IR text format.
 
     relay_text.parse(text)   -> Module      (raises RelayError on syntax errors)
+    relay_text.format(text, dialect="keep", line_length=100) -> str
     relay_text.run(text, *args, entry="main") -> value (numpy arrays, tuples, Data, ...)
 
 Submodules are imported lazily so that the command line starts fast.
@@ -28,6 +29,18 @@ def parse(text: str, name: str = "<string>") -> "Module":
     if result.module is None or has_errors(result.diagnostics):
         raise RelayError(result.diagnostics)
     return result.module
+
+
+def format(text: str, *, dialect: str = "keep", line_length: int = 100) -> str:  # noqa: A001
+    """Format Relay text: `dialect` is "keep" (each file's own), "docs" or "tvm".
+
+    The result is checked (it parses to the same program with the same
+    comments, and formatting it again changes nothing). Raises `RelayError`
+    for input with errors or constructs the dialect cannot express.
+    """
+    from .formatter import format as _format
+
+    return _format(text, dialect=dialect, line_length=line_length)
 
 
 def run(source_or_module: "str | Module", *args: Any, entry: str | None = None, max_depth: int | None = None, prelude: bool = True) -> Any:

@@ -229,5 +229,107 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
     return EXIT_OK
 
 
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; list files that would change and exit 1 if any.")
+@click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print a unified diff of the changes and exit 1 if any.")
+@click.option("--line-length", type=click.IntRange(min=1), default=None, help="Columns to fit code in.  [default: 100]")
+@click.option(
+    "--dialect",
+    type=click.Choice(["keep", "docs", "tvm"]),
+    default=None,
+    help="keep: each file's own dialect; docs: the documented syntax; tvm: TVM's 0.0.5 format.  [default: keep]",
+)
+@click.option("--fast", is_flag=True, help="Skip the safety checks (re-parse and compare, format twice).")
+@guarded
+def fmt(paths: tuple[str, ...], check_only: bool, show_diff: bool, line_length: int | None, dialect: str | None, fast: bool) -> int:
+    """Format Relay files in place (`-` formats stdin to stdout; directories
+    are searched for *.rly, *.relay). Settings come from [tool.relay] in the
+    nearest pyproject.toml unless given here."""
+    from .config import ConfigError, find_pyproject, fmt_settings, load
+    from .diagnostics.render import Reporter
+    from .files import InputError, collect, read
+    from .formatter import UnsafeFormat, format_source, newline_style, save_failure, unified_diff, write_atomic
+    from .ir.span import Source
+
+    reporter = Reporter(sys.stderr)
+    settings: dict[str, Any] = {}
+    pyproject = find_pyproject(list(paths))
+    if pyproject is not None:
+        try:
+            settings = fmt_settings(load(pyproject), pyproject)
+        except ConfigError as exc:
+            reporter.message(f"error: {exc}", "bold red")
+            return EXIT_ERROR
+    if line_length is None:
+        line_length = settings.get("line_length", 100)
+    if dialect is None:
+        dialect = settings.get("dialect", "keep")
+    write_back = not (check_only or show_diff)
+    changed = unchanged = failed = 0
+    for path in collect(list(paths)):
+        try:
+            inp = read(path)
+        except InputError as exc:
+            reporter.message(f"error: {exc}", "bold red")
+            failed += 1
+            continue
+        newline = newline_style(inp.text)
+        text = inp.text.replace("\r\n", "\n") if newline == "\r\n" else inp.text
+        try:
+            result = format_source(Source(inp.name, text), dialect, line_length, safe=not fast)
+        except UnsafeFormat as exc:
+            log = save_failure(inp.name, exc)
+            reporter.message(
+                f"error[internal-error]: {inp.name}: {exc.reason}; nothing was written. "
+                f"Both texts are saved in {log} - please report this.",
+                "bold red",
+            )
+            failed += 1
+            continue
+        if result.text is None:
+            for diag in result.diagnostics:
+                reporter.diagnostic(diag)
+            reporter.message(f"error: cannot format {inp.name}", "bold red")
+            failed += 1
+            continue
+        output = result.text.replace("\n", "\r\n") if newline == "\r\n" else result.text
+        if output == inp.text:
+            unchanged += 1
+            if path == "-" and write_back:
+                click.echo(output, nl=False)
+            continue
+        changed += 1
+        if show_diff:
+            click.echo(unified_diff(inp.name, inp.text, output), nl=False)
+        if check_only:
+            reporter.message(f"would reformat {inp.name}")
+        elif show_diff:
+            pass
+        elif path == "-":
+            click.echo(output, nl=False)
+        else:
+            try:
+                write_atomic(path, output)
+            except OSError as exc:
+                reporter.message(f"error: {path}: cannot write ({exc.strerror})", "bold red")
+                changed -= 1
+                failed += 1
+                continue
+            reporter.message(f"reformatted {inp.name}")
+    verb = "would be " if not write_back else ""
+    parts = []
+    if changed:
+        parts.append(f"{_plural(changed, 'file')} {verb}reformatted")
+    if unchanged:
+        parts.append(f"{_plural(unchanged, 'file')} {verb}left unchanged")
+    if failed:
+        parts.append(f"{_plural(failed, 'file')} failed to reformat")
+    reporter.message(", ".join(parts) if parts else "No files to format", "bold" if not failed else "bold red")
+    if failed:
+        return EXIT_ERROR
+    return EXIT_FAIL if changed and not write_back else EXIT_OK
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -69,17 +69,32 @@ def target_dialect(module: Module, dialect: str) -> str:
     return dialect
 
 
-def format_source(source: Source, dialect: str = KEEP, line_length: int = 100, safe: bool = True) -> Formatted:
+def format_source(
+    source: Source, dialect: str = KEEP, line_length: int = 100, safe: bool = True, use_prelude: bool = True
+) -> Formatted:
     """Format one input. Errors (syntax, or what the dialect cannot express)
     come back as diagnostics with `text` None; a failed safety check raises
-    `UnsafeFormat`."""
-    from .syntax.comments import attach
-    from .syntax.parser import parse_source
-    from .syntax.printer import PrintError, render_module
+    `UnsafeFormat`. As for `relay check`, the names of the Prelude (`List`,
+    `Cons`, `@map`, ...) are known unless `use_prelude` is False."""
+    from .syntax.printer import no_gc
 
     if line_length < 1:
         raise ValueError("the line length must be positive")
-    result = parse_source(source)
+    env = None
+    if use_prelude:
+        from .std import prelude
+
+        env = prelude().env()
+    with no_gc():  # many small objects, no cycles: collection passes only cost time
+        return _format_source(source, dialect, line_length, safe, env)
+
+
+def _format_source(source: Source, dialect: str, line_length: int, safe: bool, env: Any) -> Formatted:
+    from .syntax.comments import attach
+    from .syntax.parser import parse_source
+    from .syntax.printer import PrintError, header_for, render_module
+
+    result = parse_source(source, env)
     errors = [d for d in result.diagnostics if d.is_error]
     if result.module is None or errors:
         return Formatted(source, None, errors)
@@ -91,7 +106,8 @@ def format_source(source: Source, dialect: str = KEEP, line_length: int = 100, s
         if problems:
             return Formatted(source, None, problems)
     try:
-        printed = render_module(module, target, line_length, attach(module))
+        header = header_for(module, target, keep=dialect == KEEP)
+        printed = render_module(module, target, line_length, attach(module), header)
     except PrintError as exc:
         diag = Diagnostic("unformattable", exc.message, exc.span, label="cannot be written")
         if exc.note:
@@ -99,11 +115,11 @@ def format_source(source: Source, dialect: str = KEEP, line_length: int = 100, s
         return Formatted(source, None, [diag])
     formatted = Formatted(source, printed.text, [], printed.comment_order)
     if safe:
-        verify(module, formatted, target, line_length)
+        verify(module, formatted, target, line_length, env)
     return formatted
 
 
-def verify(module: Module, formatted: Formatted, target: str, line_length: int) -> None:
+def verify(module: Module, formatted: Formatted, target: str, line_length: int, env: Any = None) -> None:
     """Black's safe mode: same program, same comments, and a fixed point."""
     from .ir.alpha import alpha_equal_module
     from .syntax.comments import attach
@@ -113,7 +129,7 @@ def verify(module: Module, formatted: Formatted, target: str, line_length: int) 
     original = formatted.source.text
     text = formatted.text
     assert text is not None
-    again = parse_source(Source(formatted.source.name, text))
+    again = parse_source(Source(formatted.source.name, text), env)
     if again.module is None or has_errors(again.diagnostics):
         first = next((d for d in again.diagnostics if d.is_error), None)
         raise UnsafeFormat(f"the formatted text does not parse ({first})", original, text)
@@ -248,3 +264,67 @@ def _check_type(ty: Any, span: Span | None, problem: Any) -> None:
     for t in _types(ty):
         if isinstance(t, FuncType):
             _kinded(t.type_params, t.span or span, problem)
+
+
+# ---------------------------------------------------------------- files
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Replace a file's content in one step: a reader sees the old text or
+    the new one, never a mix, and an error leaves the old file in place."""
+    import os
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = None
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except OSError:
+        pass
+    fd, tmp = tempfile.mkstemp(prefix=".relay-fmt-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_failure(name: str, error: UnsafeFormat) -> str:
+    """Write both texts of a failed safety check to a temporary file; its path."""
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="relay-fmt-", suffix=".log")
+    with open(fd, "w", encoding="utf-8") as handle:
+        handle.write(f"relay fmt: {name}: {error.reason}\n")
+        handle.write("==================== original ====================\n")
+        handle.write(error.original)
+        handle.write("\n==================== formatted ===================\n")
+        handle.write(error.output)
+    return path
+
+
+def unified_diff(name: str, before: str, after: str) -> str:
+    import difflib
+
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"{name}", f"{name} (formatted)"
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def newline_style(text: str) -> str:
+    """`\\r\\n` if the text's first line ends that way, else `\\n`."""
+    end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"

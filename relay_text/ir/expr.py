@@ -25,9 +25,14 @@ if TYPE_CHECKING:
 
 
 class Expr:
-    """Base class of every expression."""
+    """Base class of every expression; `str()` gives its text."""
 
     __slots__ = ()
+
+    def __str__(self) -> str:
+        from ..syntax.printer import print_expr
+
+        return print_expr(self)
 
 
 @dataclass(eq=False, slots=True)

@@ -76,5 +76,11 @@ class Module:
                 return data
         return None
 
+    def __str__(self) -> str:
+        """The module as text, in its own dialect (comments of its source are not included)."""
+        from ..syntax.printer import print_module
+
+        return print_module(self)
+
     def constructors(self) -> dict[str, Constructor]:
         return {c.name: c for data in self.type_defs.values() for c in data.constructors}

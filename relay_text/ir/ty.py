@@ -35,9 +35,14 @@ class Kind(Enum):
 
 
 class Type:
-    """Base class of every type."""
+    """Base class of every type; `str()` gives its text."""
 
     __slots__ = ()
+
+    def __str__(self) -> str:
+        from ..syntax.type_text import type_text
+
+        return type_text(self)
 
 
 @dataclass(eq=False, slots=True)

@@ -21,8 +21,17 @@ the nearest anchors inside the container before and after it decide:
   `let %x = 1;  // one`); whether it came before or after the `,` / `;`
   that ends the element is remembered, so it is printed on the same side;
 - a comment on a line of its own (or after an opening bracket) leads the
-  next element of its container, or trails the last one if nothing follows;
+  next element of its container; it trails the previous one if nothing
+  follows, if a closing bracket comes first, or if it hugs the statement
+  above with an empty line below it;
+- a comment inside an element but beside nothing that is printed (inside a
+  type annotation, a constructor's signature) is printed right after it;
+- in a run of comments between two elements, once one leads the next
+  element, the rest do too (so their order cannot change);
 - whatever is left belongs to the end of the file.
+
+Every rule is chosen so that the printed text attaches the same way when it
+is read again: formatting is stable.
 
 `blank_line_before` tells the printer where the source separates
 statements or comments by an empty line, so that paragraphs are kept.
@@ -30,15 +39,15 @@ statements or comments by an empty line, so that paragraphs are kept.
 
 from __future__ import annotations
 
+import gc
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterator
+from typing import Any, Hashable
 
 from ..ir.adt import TypeData
 from ..ir.expr import (
     Call,
-    Clause,
     Constant,
     Constructor,
     Expr,
@@ -70,7 +79,7 @@ class Note:
     own_line: bool  # nothing but blanks before it on its line
     line: bool  # runs to the end of the line (`//`, `#`)
     blank_before: bool  # an empty line separates it from the code above
-    inline_lead: bool = False  # a block comment written on the same line as what it leads
+    inline_lead: bool = False  # a block comment with more text after it on its line
 
 
 @dataclass(slots=True)
@@ -100,6 +109,8 @@ class Comments:
         self.eof: list[Note] = []
         self.count = 0
         self._commented_starts: list[int] = []  # starts of anchors that carry comments
+        self._comment_starts: list[int] = []
+        self._comment_ends: list[int] = []
 
     def __bool__(self) -> bool:
         return self.count > 0
@@ -110,6 +121,37 @@ class Comments:
     def pop(self, key: Hashable) -> Attached | None:
         """The comments of an anchor, handed out once."""
         return self.by_key.pop(key, None)
+
+    def written_as_binding(self, start: int) -> bool:
+        """Whether the expression at `start` is the value of a graph binding
+        (`%n = <here>`) in the source, rather than written where it is used."""
+        text = self.text
+        pos = self._back(start)
+        if pos > 0 and text[pos - 1] in "({":  # `%n = { let ... }`
+            pos = self._back(pos - 1)
+        if pos == 0 or text[pos - 1] != "=":
+            return False
+        pos = self._back(pos - 1)
+        m = _NAME_BEFORE.search(text, max(0, pos - 256), pos)
+        if m is None:
+            return False
+        before = self._back(m.start())
+        return not (text[max(0, before - 3) : before] == "let" and (before < 4 or not text[before - 4].isalnum()))
+
+    def _back(self, pos: int) -> int:
+        """Move back over blanks and comments."""
+        text = self.text
+        starts, ends = self._comment_starts, self._comment_ends
+        while pos > 0:
+            if text[pos - 1] in " \t\r\n":
+                pos -= 1
+                continue
+            i = bisect_left(ends, pos)
+            if i < len(ends) and ends[i] == pos:
+                pos = starts[i]
+                continue
+            return pos
+        return pos
 
     def any_within(self, start: int, end: int) -> bool:
         """Whether a commented anchor starts inside `[start, end)`."""
@@ -127,6 +169,9 @@ class _Anchors:
         self.starts: list[int] = [c.span.start for c in comments]
         self.ends: list[int] = [c.span.end for c in comments]
         self.items: list[tuple[int, int, int, Hashable]] = []  # (start, end, seq, key)
+        # Anchors printed at the start of a line, with the empty lines before
+        # them kept: definitions, `let` statements, graph bindings.
+        self.line_level: set[Hashable] = set()
 
     def add(self, start: int, end: int, key: Hashable) -> None:
         if end > start:
@@ -173,48 +218,53 @@ class _Anchors:
 
 
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_]")
+_NAME_BEFORE = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$")
 _LOCAL = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
 
 
+def _call_order(node: Call) -> list:
+    if node.infix is not None and len(node.args) == 2:
+        return [(1, node.args[0]), (0, node.op), (2, node.args[1])]
+    out = [(0, node.op)]
+    out += [(i + 1, a) for i, a in enumerate(node.args)]
+    return out
+
+
+# (child index, child) of a node in the order their text appears; indices
+# are those of `relay_text.ir.visitor.children`.
+_TEXT_ORDER: dict[type, Any] = {
+    Call: _call_order,
+    Tuple: lambda n: list(enumerate(n.fields)),
+    TupleGetItem: lambda n: [(0, n.tuple_value)],
+    Let: lambda n: [(1, n.value), (2, n.body)],
+    Function: lambda n: [(len(n.params), n.body)],
+    If: lambda n: [(0, n.cond), (1, n.then_branch), (2, n.else_branch)],
+    Match: lambda n: [(0, n.data)] + [(i + 1, c.body) for i, c in enumerate(n.clauses)],
+    RefCreate: lambda n: [(0, n.value)],
+    RefRead: lambda n: [(0, n.ref)],
+    RefWrite: lambda n: [(0, n.ref), (1, n.value)],
+}
+
+
 def _text_order(node: Expr) -> list[tuple[int, Any]]:
-    """(child index, child) of a node in the order their text appears."""
-    if isinstance(node, Call):
-        if node.infix is not None and len(node.args) == 2:
-            return [(1, node.args[0]), (0, node.op), (2, node.args[1])]
-        return [(0, node.op), *((i + 1, a) for i, a in enumerate(node.args))]
-    if isinstance(node, Tuple):
-        return list(enumerate(node.fields))
-    if isinstance(node, TupleGetItem):
-        return [(0, node.tuple_value)]
-    if isinstance(node, Let):
-        return [(1, node.value), (2, node.body)]
-    if isinstance(node, Function):
-        return [(len(node.params), node.body)]
-    if isinstance(node, If):
-        return [(0, node.cond), (1, node.then_branch), (2, node.else_branch)]
-    if isinstance(node, Match):
-        return [(0, node.data), *((i + 1, c.body) for i, c in enumerate(node.clauses))]
-    if isinstance(node, (RefCreate,)):
-        return [(0, node.value)]
-    if isinstance(node, RefRead):
-        return [(0, node.ref)]
-    if isinstance(node, RefWrite):
-        return [(0, node.ref), (1, node.value)]
-    return []
+    order = _TEXT_ORDER.get(type(node))
+    return order(node) if order is not None else []
 
 
 _ATOMS = (Var, GlobalVar, Constructor)
+_ATOM_TYPES = frozenset(_ATOMS)
+_LEAVES = frozenset((Var, GlobalVar, Constructor, Op, Constant))
 
 
-def _binders(node: Expr) -> Iterator[Var]:
-    if isinstance(node, Let):
-        if node.var.name:
-            yield node.var
-    elif isinstance(node, Function):
-        yield from node.params
-    elif isinstance(node, Match):
-        for clause in node.clauses:
-            yield from pattern_vars(clause.pattern)
+def _binders(node: Expr) -> list[Var]:
+    t = type(node)
+    if t is Let:
+        return [node.var] if node.var.name else []
+    if t is Function:
+        return list(node.params)
+    if t is Match:
+        return [v for clause in node.clauses for v in pattern_vars(clause.pattern)]
+    return []
 
 
 class _Collector:
@@ -225,6 +275,7 @@ class _Collector:
         self.a = anchors
         self.text = anchors.text
         self.seen: set[int] = set()
+        self.binder_ends: dict[Var, int] = {}
 
     def run(self) -> None:
         module = self.module
@@ -233,6 +284,9 @@ class _Collector:
             if var.span is not None:
                 start = self.text.rfind("free_var", 0, var.span.start)
                 a.add(start if start >= 0 else var.span.start, self._binder_end(var), var)
+                a.line_level.add(var)
+        a.line_level.update(module.functions.values())
+        a.line_level.update(module.type_defs.values())
         for item in module.order:
             if item in module.functions:
                 self.walk(module.functions[item])
@@ -255,6 +309,9 @@ class _Collector:
 
     def _binder_end(self, var: Var) -> int:
         """End of a binder with its annotation: `%x: Tensor[(1, 2), float32]`."""
+        known = self.binder_ends.get(var)
+        if known is not None:
+            return known
         assert var.span is not None
         text = self.text
         end = var.span.end
@@ -263,15 +320,21 @@ class _Collector:
         while pos < n and text[pos] in " \t":
             pos += 1
         if pos >= n or text[pos] != ":":
+            self.binder_ends[var] = end
             return end
+        starts, ends = self.a.starts, self.a.ends
+        ci = bisect_left(starts, pos)
+        next_comment = starts[ci] if ci < len(starts) else n
         depth = 0
-        last = pos + 1
         pos += 1
+        last = pos
         while pos < n:
-            ch = text[pos]
-            if self.a.in_comment(pos):
-                pos += 1
+            if pos >= next_comment:  # jump over a comment
+                pos = ends[ci]
+                ci += 1
+                next_comment = starts[ci] if ci < len(starts) else n
                 continue
+            ch = text[pos]
             if ch in "([":
                 depth += 1
             elif ch in ")]":
@@ -280,32 +343,37 @@ class _Collector:
                 depth -= 1
             elif depth == 0 and ch in ",=;{}":
                 break
-            if not ch.isspace():
+            if ch not in " \t\r\n":
                 last = pos + 1
             pos += 1
+        self.binder_ends[var] = last
         return last
 
     def walk(self, root: Expr) -> None:
         a = self.a
+        add = a.add
         seen = self.seen
+        atoms = _ATOM_TYPES
+        leaves = _LEAVES
         stack = [root]
         while stack:
             node = stack.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
+            t = type(node)
             span = node.span
-            if span is not None:
-                a.add(span.start, span.end, node)
+            if span is not None and t not in atoms:  # their spans are where they are defined
+                add(span.start, span.end, node)
+            if t is Let:
+                a.line_level.add(node)
             for var in _binders(node):
                 if var.span is not None:
-                    a.add(var.span.start, self._binder_end(var), var)
-            if isinstance(node, Match):
+                    add(var.span.start, self._binder_end(var), var)
+            if t is Match:
                 for clause in node.clauses:
                     if clause.span is not None:
-                        a.add(clause.span.start, clause.span.end, clause)
-            if isinstance(node, Call) and isinstance(node.op, Op) and node.op.span is not None:
-                a.add(node.op.span.start, node.op.span.end, node.op)
+                        add(clause.span.start, clause.span.end, clause)
             children = _text_order(node)
             if not children:
                 continue
@@ -313,29 +381,58 @@ class _Collector:
             scan = span is not None and a.comment_inside(span.start, span.end)
             cursor = span.start if span is not None else 0
             end = span.end if span is not None else 0
-            if isinstance(node, TupleGetItem) and span is not None and span.end - span.start > 0:
-                scan = scan and not self.text.startswith("%", span.start)
+            if t is TupleGetItem and scan:
+                scan = not self.text.startswith("%", span.start)
+            if scan:
+                cursor = max(cursor, self._after_binders(node, cursor))
             for index, child in children:
-                cspan = getattr(child, "span", None)
-                contained = (
+                if scan and t is Match and index >= 1:
+                    pspan = node.clauses[index - 1].pattern.span
+                    if pspan is not None:
+                        cursor = max(cursor, pspan.end)
+                ct = type(child)
+                cspan = child.span
+                if (
                     span is not None
                     and cspan is not None
-                    and not isinstance(child, _ATOMS)
+                    and ct not in atoms
                     and span.start <= cspan.start
                     and cspan.end <= span.end
                     and cspan.start >= cursor
-                )
-                if contained:
+                ):  # written inside its parent
                     cursor = cspan.end
-                    if isinstance(child, Constant):
-                        a.add(cspan.start, cspan.end, child)
-                elif scan:
-                    found = self.find_occurrence(child, cursor, end)
-                    if found is not None:
-                        a.add(found[0], found[1], occurrence(node, index))
-                        cursor = found[1]
-                if not isinstance(child, (Var, GlobalVar, Constructor, Op, Constant)):
+                    if ct is Constant:
+                        add(cspan.start, cspan.end, child)
+                else:
+                    if cspan is not None and ct not in leaves:
+                        a.line_level.add(child)  # written as a graph binding
+                    if scan:
+                        found = self.find_occurrence(child, cursor, end)
+                        if found is not None:
+                            add(found[0], found[1], occurrence(node, index))
+                            cursor = found[1]
+                if ct not in leaves:
                     stack.append(child)
+
+    def _after_binders(self, node: Expr, cursor: int) -> int:
+        """Where the text after a node's binders starts (a use of `%x` in a
+        body must not be found in the parameter list)."""
+        if isinstance(node, Let) and node.var.name and node.var.span is not None:
+            return self._binder_end(node.var)  # (`e;` has no binder to skip)
+        if isinstance(node, Function):
+            # The body starts at the first `{` after the parameters (the
+            # header may name the function itself: `def @f() { @f }`).
+            ends = [self._binder_end(p) for p in node.params if p.span is not None]
+            pos = max(ends) if ends else cursor
+            end = node.span.end if node.span is not None else len(self.text)
+            while True:
+                brace = self.text.find("{", pos, end)
+                if brace < 0:
+                    return pos
+                if not self.a.in_comment(brace):
+                    return brace + 1
+                pos = brace + 1
+        return cursor
 
     def find_occurrence(self, child: Any, start: int, end: int) -> tuple[int, int] | None:
         text = self.text
@@ -377,6 +474,16 @@ class _Collector:
 
 def attach(module: Module) -> Comments:
     """Attach the comments of a parsed module to the code they belong to."""
+    enabled = gc.isenabled()
+    gc.disable()  # many small objects and no cycles: collections only cost time
+    try:
+        return _attach(module)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _attach(module: Module) -> Comments:
     source = module.source
     text = source.text if source is not None else ""
     result = Comments(text)
@@ -385,21 +492,17 @@ def attach(module: Module) -> Comments:
         return result
     result.count = len(comments)
     anchors = _Anchors(text, comments)
+    result._comment_starts = anchors.starts
+    result._comment_ends = anchors.ends
     _Collector(module, anchors).run()
     items = anchors.items
-    # Outermost first among anchors that share a start or an end.
-    by_start: dict[int, tuple[int, int, Hashable]] = {}
-    by_end: dict[int, tuple[int, int, Hashable]] = {}
-    for start, end, seq, key in items:
-        best = by_start.get(start)
-        if best is None or end > best[0] or (end == best[0] and seq < best[1]):
-            by_start[start] = (end, seq, key)
-        best = by_end.get(end)
-        if best is None or start < best[0] or (start == best[0] and seq < best[1]):
-            by_end[end] = (start, seq, key)
+    # By start: outermost (longest) first; by end: outermost (earliest start)
+    # first; the first registered wins a tie. The first of each wins below.
+    ordered = sorted(items, key=lambda t: (t[0], -t[1], t[2]))
+    by_start = {t[0]: (t[1], t[2], t[3]) for t in reversed(ordered)}
+    by_end = {t[1]: (t[0], t[2], t[3]) for t in sorted(items, key=lambda t: (-t[1], -t[0], -t[2]))}
     starts = sorted(by_start)
     ends = sorted(by_end)
-    ordered = sorted(items, key=lambda t: (t[0], -t[1], t[2]))
     notes = [_note(i, c, text) for i, c in enumerate(comments)]
     key_start: dict[Hashable, int] = {}
     for start, _, _, key in items:
@@ -407,6 +510,7 @@ def attach(module: Module) -> Comments:
     stack: list[tuple[int, int, int, Hashable]] = []
     ai = 0
     root = (0, len(text) + 1, -1, MODULE)
+    gap: tuple = ()  # (previous anchor, next anchor) of the last comment that led the next anchor
     for note, comment in zip(notes, comments):
         cs, ce = comment.span.start, comment.span.end
         while ai < len(ordered) and ordered[ai][0] <= cs:
@@ -430,12 +534,21 @@ def attach(module: Module) -> Comments:
             n_end, _, n_key = by_start[starts[j]]
             if n_end <= c_end and n_key is not container[3]:
                 nxt = (starts[j], n_end, n_key)
-        target, where = _decide(note, prev, nxt, anchors)
+        here = (prev[2] if prev else None, nxt[2] if nxt else None)
+        if nxt is not None and gap == here:
+            target, where = nxt[2], "before"  # keep the order of a run of comments
+        else:
+            target, where = _decide(note, prev, nxt, anchors)
+        if where == "before":
+            gap = here
         if target is None:
             if container[3] is MODULE:
                 result.eof.append(note)
                 continue
+            # Inside an element but beside nothing printed (a type annotation,
+            # a constructor's signature): print it right after the element.
             target, where = container[3], "after"
+            note.own_line = False
         entry = result.by_key.get(target)
         if entry is None:
             entry = result.by_key[target] = Attached()
@@ -450,9 +563,40 @@ def _note(index: int, comment: Comment, text: str) -> Note:
     own_line = text[line_start:start].strip() == ""
     is_line = not comment.text.startswith("/*")
     blank = own_line and blank_line_before(text, start)
-    return Note(index, comment.text, own_line, is_line, blank)
+    end = comment.span.end
+    line_end = text.find("\n", end)
+    rest = text[end : line_end if line_end >= 0 else len(text)]
+    inline = not is_line and rest.strip() != ""
+    return Note(index, comment.text, own_line, is_line, blank, inline)
 
 
+def statement_start(text: str, pos: int, starts: list[int], ends: list[int]) -> int:
+    """Where the statement whose value starts at `pos` begins: before
+    `%n = (` when the value is a bracketed block bound to a temporary."""
+
+    def back(p: int) -> int:
+        while p > 0:
+            if text[p - 1] in " \t\r\n":
+                p -= 1
+                continue
+            i = bisect_left(ends, p)
+            if i < len(ends) and ends[i] == p:
+                p = starts[i]
+                continue
+            break
+        return p
+
+    p = back(pos)
+    if p > 0 and text[p - 1] in "({":
+        p = back(p - 1)
+        if p > 0 and text[p - 1] == "=":
+            m = _NAME_BEFORE.search(text, max(0, p - 257), back(p - 1))
+            if m is not None:
+                return m.start()
+    return pos
+
+
+_GRAPH_HEAD = re.compile(r"(?:%[A-Za-z0-9_.]+=)?")
 _STATEMENT_PREFIX = re.compile(r"\s*(?:%[A-Za-z0-9_.]+\s*=\s*)?$")
 
 
@@ -474,17 +618,47 @@ def _decide(note: Note, prev: tuple | None, nxt: tuple | None, anchors: _Anchors
         if prev is not None and between in ("", ",", ";"):
             return prev[2], ("after_term" if between else "after")
         if nxt is not None:
-            if not note.line:
-                note.inline_lead = True
             return nxt[2], "before"
         if prev is not None:
             return prev[2], ("after_term" if between and between[-1] in ",;" else "after")
         return None, ""
     if nxt is not None:
+        end = anchors.ends[note.index]
+        if prev is not None:
+            if (
+                nxt[2] in anchors.line_level
+                and not note.blank_before
+                and between in ("", ",", ";")
+                and _blank_line_after(anchors, end)
+            ):
+                return prev[2], "after"  # hugs the code above, an empty line below
+            if not _GRAPH_HEAD.fullmatch(anchors.code_between(end, nxt[0])):
+                return prev[2], "after"  # the last thing before a `)`, `}`, `else`, ...
         return nxt[2], "before"
     if prev is not None:
         return prev[2], "after"
     return None, ""
+
+
+def _blank_line_after(anchors: _Anchors, pos: int) -> bool:
+    """Whether an empty line comes between `pos` and the next code (other
+    comments in between are skipped)."""
+    text = anchors.text
+    n = len(text)
+    while pos < n:
+        newlines = 0
+        while pos < n and text[pos] in " \t\r\n":
+            if text[pos] == "\n":
+                newlines += 1
+                if newlines >= 2:
+                    return True
+            pos += 1
+        i = bisect_left(anchors.starts, pos)
+        if i < len(anchors.starts) and anchors.starts[i] == pos:
+            pos = anchors.ends[i]
+            continue
+        return False
+    return False
 
 
 def _start_of(note: Note, anchors: _Anchors) -> int:

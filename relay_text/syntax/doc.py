@@ -12,6 +12,8 @@ A document is one of:
     BREAK_PARENT      prints nothing, but every enclosing group breaks
     EOL               prints nothing, but the next text starts a new line
                       (what follows a `//` comment); enclosing groups break
+    BOL               a newline unless the line is still empty (what comes
+                      before a comment that has a line of its own)
     Verbatim(s)       text that may contain newlines (a block comment)
     Lazy(key)         text decided while laying out, by a `Resolver`
     Mark(kind, arg)   prints nothing; tells the `Resolver` where it stands
@@ -70,6 +72,7 @@ SOFTLINE = Break("", False, "SOFTLINE")
 HARDLINE = Break("", True, "HARDLINE")
 BREAK_PARENT = Break("", True, "BREAK_PARENT")
 EOL = Break("", True, "EOL")
+BOL = Break("", True, "BOL")
 
 
 class Verbatim:
@@ -185,7 +188,7 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
             if not text:
                 continue
             if need_newline:
-                write("\n")
+                _newline(out)
                 pending = indent
                 need_newline = False
             if pending >= 0:
@@ -205,9 +208,32 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
         elif t is Group:
             if flat:
                 push((indent, True, d.doc))
-            else:
-                remaining = width - (indent if need_newline else pending if pending >= 0 else col)
-                push((indent, _fits(d.doc, indent, remaining, stack, res), d.doc))
+                continue
+            start = indent if need_newline else pending if pending >= 0 else col
+            leaves = _fits(d.doc, width - start, stack, res)
+            if leaves is None:
+                push((indent, False, d.doc))
+                continue
+            # It fits: print the flat text gathered while measuring.
+            for leaf in leaves:
+                lt = type(leaf)
+                if lt is Mark:
+                    res.mark(leaf)
+                    continue
+                text = leaf if lt is str else res.text(leaf)
+                if not text:
+                    continue
+                if need_newline:
+                    _newline(out)
+                    pending = indent
+                    need_newline = False
+                if pending >= 0:
+                    if pending:
+                        write(" " * pending)
+                    col = pending
+                    pending = -1
+                write(text)
+                col += len(text)
         elif t is Nest:
             deeper = indent + d.indent
             push((deeper if deeper <= MAX_INDENT else MAX_INDENT, flat, d.doc))
@@ -216,6 +242,10 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
                 continue
             if d is EOL:
                 need_newline = True
+                continue
+            if d is BOL:
+                if pending < 0 and out and out[-1] != "\n":
+                    need_newline = True
                 continue
             if flat and not d.hard:
                 if d.flat and not need_newline:
@@ -227,7 +257,7 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
                     write(d.flat)
                     col += len(d.flat)
             else:
-                write("\n")
+                _newline(out)
                 pending = indent
                 col = indent
                 need_newline = False
@@ -238,51 +268,98 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
     return "".join(out)
 
 
-def _fits(doc: Doc, indent: int, remaining: int, rest: list, res: Resolver) -> bool:
-    """Whether `doc`, printed flat, and what follows it up to the next line
-    break fit in `remaining` columns."""
-    # Entries: (flat, measured, doc); `measured` marks the group's own content.
-    todo: list[tuple[bool, bool, Any]] = [(True, True, doc)]
+def _newline(out: list[str]) -> None:
+    """End the line, dropping the spaces printed last on it."""
+    while out and out[-1] and out[-1].strip(" ") == "":
+        out.pop()
+    out.append("\n")
+
+
+def _fits(doc: Doc, remaining: int, rest: list, res: Resolver) -> list | None:
+    """The flat leaves of `doc` if it fits in `remaining` columns together
+    with what follows it up to the next line break; None if it does not."""
+    leaves: list = []
+    keep = leaves.append
+    todo: list[Any] = [doc]
     pop = todo.pop
     push = todo.append
-    rest_index = len(rest)
+    # The group's own content, flat.
+    while todo:
+        d = pop()
+        t = type(d)
+        if t is str:
+            remaining -= len(d)
+            if remaining < 0:
+                return None
+            keep(d)
+        elif t is list:
+            for item in reversed(d):
+                push(item)
+        elif t is Group or t is Nest:
+            push(d.doc)
+        elif t is Break:
+            if d.hard:
+                return None
+            if d.flat:
+                remaining -= 1
+                if remaining < 0:
+                    return None
+                keep(d.flat)
+        elif t is Lazy:
+            w = res.width(d)
+            if w < 0:
+                return None
+            remaining -= w
+            if remaining < 0:
+                return None
+            keep(d)
+        elif t is Mark:
+            keep(d)
+        elif t is Verbatim:
+            if "\n" in d.text:
+                return None
+            remaining -= len(d.text)
+            if remaining < 0:
+                return None
+            keep(d.text)
+    # What follows, in its own mode, up to the next line break.
+    index = len(rest)
+    flat_todo: list[tuple[bool, Any]] = []
     while remaining >= 0:
-        if not todo:
-            if rest_index == 0:
-                return True
-            rest_index -= 1
-            _, flat, d = rest[rest_index]
-            push((flat, False, d))
+        if not flat_todo:
+            if index == 0:
+                return leaves
+            index -= 1
+            entry = rest[index]
+            flat_todo.append((entry[1], entry[2]))
             continue
-        flat, measured, d = pop()
+        flat, d = flat_todo.pop()
         t = type(d)
         if t is str:
             remaining -= len(d)
         elif t is list:
             for item in reversed(d):
-                push((flat, measured, item))
+                flat_todo.append((flat, item))
         elif t is Group or t is Nest:
-            push((flat, measured, d.doc))
+            flat_todo.append((flat, d.doc))
         elif t is Break:
             if d.hard:
-                if measured:
-                    return False
                 if d is not BREAK_PARENT:
-                    return True
+                    return leaves
             elif flat:
                 remaining -= len(d.flat)
             else:
-                return True
+                return leaves
         elif t is Lazy:
             w = res.width(d)
-            if w < 0:  # text spanning lines
-                return not measured
+            if w < 0:
+                return leaves
             remaining -= w
         elif t is Verbatim:
             if "\n" in d.text:
-                return not measured
+                return leaves
             remaining -= len(d.text)
-    return False
+    return None
 
 
 def flat_text(doc: Doc) -> str:

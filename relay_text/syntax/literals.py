@@ -110,9 +110,12 @@ def float_text(value: float, dtype: str = "float32") -> str:
         text = repr(value)
         for digits in range(1, 18):
             candidate = f"{value:.{digits}g}"
-            if round_float(float(candidate), dtype) == value:
-                text = candidate
-                break
+            try:
+                if round_float(float(candidate), dtype) == value:
+                    text = candidate
+                    break
+            except LiteralError:  # rounded up past the largest finite value
+                continue
     if "e" in text:
         mantissa, exp = text.split("e")
         exp_val = int(exp)

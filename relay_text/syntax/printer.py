@@ -5,8 +5,10 @@
 
 There is one rule per IR class (`_call`, `_let`, `_if`, ...). A rule is a
 generator: it yields the children it needs and receives their text, so it
-reads like a recursive printer while `_Printer.run` drives all rules from an
-explicit stack (a chain of 100,000 calls costs no Python recursion).
+reads like a recursive printer while `ExprFunctor.visit` drives all rules
+from one explicit stack (a chain of 100,000 calls costs no Python
+recursion). Printing a scope (`_scope`) is shared by the rules that open
+one through `yield from`: one level per rule, never per nesting.
 
 Sharing is decided beforehand by `sharing.Plan`: a bound node is printed
 once, as `%n = ...` in the scope the plan chose, when a statement first
@@ -24,8 +26,9 @@ TVM dialect they are numbered module-wide in the order TVM allocated them.
 
 from __future__ import annotations
 
+import gc
 import re
-from types import GeneratorType
+from contextlib import contextmanager
 from typing import Any, Iterator
 
 from ..ir.adt import TypeData
@@ -39,7 +42,6 @@ from ..ir.expr import (
     If,
     Let,
     Match,
-    MetaRef,
     Op,
     RefCreate,
     RefRead,
@@ -49,13 +51,15 @@ from ..ir.expr import (
     Var,
 )
 from ..ir.module import Module
+from ..ir.visitor import ExprFunctor
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
-from ..ir.ty import Kind
-from .comments import Attached, Comments, Note, blank_line_before, occurrence
-from .doc import BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Mark, Nest, Verbatim, layout
-from .literals import float_text, round_float
+from ..ir.ty import Kind, TupleType
+from .comments import Attached, Comments, Note, blank_line_before, occurrence, statement_start
+from .doc import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Mark, Nest, Verbatim, layout
+from .naming import POP, PUSH, RESET, Names, bind
 from .sharing import Plan, Scope, is_atom
+from .spelling import Unspellable, attr_text, fill_text, literal_text
 from .type_text import shape_text, type_params_text, type_text
 
 DOCS = "docs"
@@ -83,21 +87,8 @@ BINARY = {
     "/": (P_MUL, "divide"),
 }
 
-_INT_SUFFIX = {
-    "int8": "i8",
-    "int16": "i16",
-    "int64": "i64",
-    "uint8": "u8",
-    "uint16": "u16",
-    "uint32": "u32",
-    "uint64": "u64",
-}
-_FLOAT_SUFFIX = {"float16": "f16", "float32": "f", "float64": "f64"}
-
-_LOCAL_NAME = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
 _GLOBAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_LEADING_NUMBER = re.compile(r"([0-9]+)(?:\.|$)")
 
 
 class PrintError(Exception):
@@ -110,234 +101,8 @@ class PrintError(Exception):
         self.note = note
 
 
-# ---------------------------------------------------------------- literals
-
-
-def literal_text(value: Any, dtype: str, tvm: bool) -> str | None:
-    """A scalar as a literal (`1`, `2i64`, `1.5`, `1.5f`, `True`), or None if
-    its dtype has no literal syntax."""
-    if dtype == "bool":
-        return "True" if value else "False"
-    if dtype == "int32":
-        return str(value)
-    suffix = _INT_SUFFIX.get(dtype)
-    if suffix is not None:
-        return f"{value}{suffix}"
-    suffix = _FLOAT_SUFFIX.get(dtype)
-    if suffix is None:
-        return None
-    text = float_text(float(value), dtype)
-    if text in ("inf", "-inf", "nan"):
-        return text + suffix
-    if tvm:
-        if text.endswith(".0"):
-            text = text[:-2]
-        return text + suffix
-    return text if dtype == "float32" else text + suffix
-
-
-def attr_text(value: Any, tvm: bool) -> str:
-    """An attribute value: `None`, `True`, `3`, `0.5f`, `"NCHW"`, `[1, 1]`."""
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _attr_float(value, tvm)
-    if isinstance(value, str):
-        return quote(value)
-    if isinstance(value, MetaRef):
-        return f"meta[{value.kind}][{value.index}]"
-    if isinstance(value, tuple):
-        return "[" + ", ".join(attr_text(v, tvm) for v in value) + "]"
-    raise PrintError(f"cannot write the attribute value {value!r}")
-
-
-def _attr_float(value: float, tvm: bool) -> str:
-    wide = float_text(value, "float64")
-    if wide in ("inf", "-inf", "nan"):
-        return wide + "f64"
-    narrow = None
-    try:
-        if round_float(value, "float32") == value:
-            narrow = float_text(value, "float32")
-    except Exception:  # noqa: BLE001 - too large for float32
-        narrow = None
-    if tvm:
-        if narrow is not None:
-            return (narrow[:-2] if narrow.endswith(".0") else narrow) + "f"
-        return wide + "f64"
-    if narrow is not None and len(narrow) + 1 < len(wide):
-        return narrow + "f"
-    return wide
-
-
-def quote(text: str) -> str:
-    """A string literal that reads back as `text`."""
-    out = ['"']
-    for ch in text:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _fill_text(value: Any, dtype: str) -> str:
-    """The value of `Constant(value, shape, dtype)`."""
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, int):
-        return f"{value}u64" if value > 2**63 - 1 else str(value)
-    value = float(value)
-    if value.is_integer() and abs(value) < 1e15 and (value != 0 or str(value)[0] != "-"):
-        return str(int(value))  # `Constant(1, (2, 2), float32)`
-    base = dtype.split("x")[0]
-    text = float_text(value, base if base in ("float16", "float32", "float64") else "float64")
-    return text + "f" if text in ("inf", "-inf", "nan") else text
-
-
-# ---------------------------------------------------------------- names
-
-
-class _Names:
-    """Settles names while the layout walks the text in order."""
-
-    def __init__(self, printer: _Printer) -> None:
-        self.printer = printer
-        self.renames: dict[Var, str] = {}
-        self.reset()
-
-    def reset(self) -> None:
-        self.env: dict[str, list[Var]] = {}
-        self.frames: list[list[Var]] = [[]]
-        self.groups: list[set[tuple[str, int]]] = [set()]
-        self.counter = 0
-        self.numbers: dict[Expr, int] = {}
-        self.changed = False
-        self.comments_seen: list[int] = []
-
-    # ---- names of variables --------------------------------------------------
-
-    def name_of(self, var: Var) -> str:
-        name = self.renames.get(var)
-        if name is None:
-            name = var.name
-            if not name or not _LOCAL_NAME.fullmatch(name):
-                name = self.renames[var] = self.printer.fresh(name or "v")
-        return name
-
-    def bind(self, var: Var, group: Any) -> None:
-        name = self.name_of(var)
-        if group is not None:
-            tag = (name, id(group))
-            if tag in self.groups[-1]:
-                self._rename(var)
-                name = self.name_of(var)
-                tag = (name, id(group))
-            self.groups[-1].add(tag)
-        self.env.setdefault(name, []).append(var)
-        self.frames[-1].append(var)
-
-    def ref(self, var: Var) -> str:
-        name = self.name_of(var)
-        stack = self.env.get(name)
-        if not stack or stack[-1] is var:
-            return name
-        position = next((i for i, v in enumerate(stack) if v is var), -1)
-        for other in stack[position + 1 :]:
-            self._rename(other)
-        return name
-
-    def _rename(self, var: Var) -> None:
-        old = self.name_of(var)
-        new = self.renames[var] = self.printer.fresh(old)
-        stack = self.env.get(old)
-        if stack is not None:
-            for i in range(len(stack) - 1, -1, -1):
-                if stack[i] is var:
-                    del stack[i]
-                    break
-            self.env.setdefault(new, []).append(var)
-        self.changed = True
-
-    # ---- the Resolver protocol -------------------------------------------------
-
-    def text(self, lazy: Lazy) -> str:
-        kind = lazy.kind
-        if kind == "var":
-            return "%" + self.ref(lazy.key)
-        if kind == "binder":
-            return "%" + self.name_of(lazy.key)
-        if kind == "tmp":
-            return "%" + str(self.number(lazy.key))
-        if kind == "comment" or kind == "trailing":
-            note = lazy.key
-            self.comments_seen.append(note.index)
-            return self.printer.comment_text(note)
-        raise TypeError(kind)
-
-    def width(self, lazy: Lazy) -> int:
-        kind = lazy.kind
-        if kind == "var" or kind == "binder":
-            return 1 + len(self.name_of(lazy.key))
-        if kind == "tmp":
-            known = self.numbers.get(lazy.key)
-            return 1 + len(str(known if known is not None else self.counter))
-        text = self.printer.comment_text(lazy.key)
-        if "\n" in text:
-            return -1
-        # A comment at the end of a line does not make its code break.
-        return 0 if kind == "trailing" else len(text)
-
-    def mark(self, mark: Mark) -> None:
-        kind = mark.kind
-        if kind == "bind":
-            var, group = mark.arg
-            self.bind(var, group)
-        elif kind == "push":
-            self.frames.append([])
-            self.groups.append(set())
-        elif kind == "pop":
-            for var in self.frames.pop():
-                stack = self.env.get(self.name_of(var))
-                if stack:
-                    for i in range(len(stack) - 1, -1, -1):
-                        if stack[i] is var:
-                            del stack[i]
-                            break
-            self.groups.pop()
-        elif kind == "reset":
-            self.counter = 0
-
-    def number(self, node: Expr) -> int:
-        n = self.numbers.get(node)
-        if n is None:
-            reserved = self.printer.reserved
-            n = self.counter
-            while n in reserved:
-                n += 1
-            self.counter = n + 1
-            self.numbers[node] = n
-        return n
-
-
-_PUSH = Mark("push")
-_POP = Mark("pop")
-_RESET = Mark("reset")
+_ATOMS = frozenset({Var, GlobalVar, Op, Constructor})
+_LEAVES = _ATOMS | {Constant}
 
 
 class _Block:
@@ -358,113 +123,58 @@ Piece = tuple  # (doc, precedence, notes to print after the terminator or None)
 # ---------------------------------------------------------------- the printer
 
 
-class _Printer:
+class _Printer(ExprFunctor[Any]):
+    """Prints expressions: `visit(node)` returns a `Piece` (doc, precedence,
+    comments that go after the next terminator), bound nodes binding
+    themselves as statements of their scope on the way."""
+
+    # Compound nodes are printed by generator rules that yield the children
+    # they need (see ExprFunctor): one rule per IR class, no recursion.
+    pre_order = frozenset({Function, Let, Call, Tuple, TupleGetItem, If, Match, RefCreate, RefRead, RefWrite})
+
     def __init__(self, dialect: str, width: int, comments: Comments | None, source_text: str | None) -> None:
+        super().__init__()
         if dialect not in (DOCS, TVM):
             raise ValueError(f"unknown dialect {dialect!r}")
         self.tvm = dialect == TVM
         self.width = width
         self.comments = comments if comments else None
         self.text = source_text
-        self.reserved: set[int] = set()
-        self.taken: set[str] = set()
-        self.dotted: set[str] = set()
-        self.tmp_count = 0
+        self.comment_spans: tuple[list[int], list[int]] = ([], [])
         self.plan: Plan | None = None
-        self.printed: dict[Expr, Piece] = {}
-        self.names = _Names(self)
+        self.plans: dict[Expr, Plan] = {}
+        self.def_name: str | None = None  # set while the root being printed is a definition
+        self.scope_root: Expr | None = None  # set while the root is the file's trailing expression
+        self.names = Names(self.tvm)
 
-    # ---- names -------------------------------------------------------------
+    # ---- visiting ----------------------------------------------------------
 
-    def learn_names(self, roots: list[Expr], free_vars: tuple = ()) -> None:
-        """Record every variable name, so temporaries and renames avoid them."""
-        taken = self.taken
-        for v in free_vars:
-            taken.add(v.name)
-        seen: set[int] = set()
-        stack = list(roots)
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            t = type(node)
-            if t is Var:
-                taken.add(node.name)
-                continue
-            if t is Function:
-                stack.extend(node.params)
-            elif t is Let:
-                stack.append(node.var)
-            elif t is Match:
-                for clause in node.clauses:
-                    pats = [clause.pattern]
-                    while pats:
-                        p = pats.pop()
-                        if isinstance(p, PatternVar):
-                            taken.add(p.var.name)
-                        elif isinstance(p, (PatternConstructor, PatternTuple)):
-                            pats.extend(p.patterns)
-            for child, _, _, _ in _all_edges(node):
-                stack.append(child)
-        for name in list(taken):
-            m = _LEADING_NUMBER.match(name)
-            if m:
-                self.reserved.add(int(m.group(1)))
-            if "." in name:
-                parts = name.split(".")
-                taken.add(parts[0])
-                for i in range(2, len(parts) + 1):
-                    self.dotted.add(".".join(parts[:i]))
+    def _visit(self, node: Expr) -> Iterator:
+        """A compound node: its rule, then `_finish` binds it or returns it."""
+        if node is self.scope_root:  # the file's trailing expression: a scope of its own
+            self.scope_root = None
+            block = yield from self._scope(self.plan.root_scope, node, None)  # type: ignore[union-attr]
+            return block
+        piece = yield from _RULES[type(node)](self, node)
+        return self._finish(node, piece)
 
-    def fresh(self, base: str) -> str:
-        base = re.sub(r"[^A-Za-z0-9_]", "_", base.split(".")[0]) or "v"
-        k = 1
-        while True:
-            candidate = f"{base}_{k}"
-            if candidate not in self.taken:
-                self.taken.add(candidate)
-                return candidate
-            k += 1
+    visit_function = visit_let = visit_call = visit_tuple = visit_tuple_get_item = _visit
+    visit_if = visit_match = visit_ref_create = visit_ref_read = visit_ref_write = _visit
 
-    def comment_text(self, note: Note) -> str:
-        text = note.text
-        if self.tvm and text.startswith("#"):
-            return "//" + text[1:]
-        return text
+    def _leaf(self, node: Expr) -> Piece:
+        if type(node) is Constant and not is_atom(node):  # Constant(1, (2, 2), float32)
+            return self._finish(node, self._constant(node))
+        return self._atom(node)
 
-    # ---- driving the rules -------------------------------------------------
+    visit_var = visit_global_var = visit_op = visit_constructor = visit_constant = _leaf
 
-    def run(self, gen: Iterator) -> Any:
-        """Drive a rule and everything it asks for, without recursion."""
-        stack: list[tuple[Any, Any]] = [(gen, None)]
-        value: Any = None
-        printed = self.printed
-        rules = _RULES
-        while stack:
-            top, node = stack[-1]
-            try:
-                req = top.send(value)
-            except StopIteration as stop:
-                stack.pop()
-                value = stop.value
-                if node is not None:
-                    value = self._finish(node, value)
-                continue
-            if type(req) is GeneratorType:
-                stack.append((req, None))
-                value = None
-                continue
-            done = printed.get(req)
-            if done is not None:
-                value = done
-                continue
-            if is_atom(req):
-                value = self._atom(req)
-                continue
-            stack.append((rules[type(req)](self, req), req))
-            value = None
-        return value
+    def ready(self, node: Expr) -> Piece | None:
+        """The text of an atom or of an already printed node, without a
+        visit; None if the node must be visited."""
+        t = type(node)
+        if t in _ATOMS or (t is Constant and (node.meta_index is not None or node.shape == ())):
+            return self._atom(node)
+        return self.memo.get(node)
 
     def _finish(self, node: Expr, piece: Piece) -> Piece:
         """A node's text is complete: bind it to a temporary, or return it."""
@@ -474,36 +184,44 @@ class _Printer:
         notes = self._take(node)
         if node not in plan.bound:
             if notes is not None:
-                doc = [self._lead(notes.before, inline=True), doc, self._trail(notes.after)]
-                if notes.after_term:
-                    term = (term or []) + notes.after_term
+                doc, term = self._around(doc, term, notes)
             return (doc, prec, term)
         scope = plan.scope_of[node]
-        if self.tvm:
-            n = self.tmp_count
-            while n in self.reserved:
-                n += 1
-            self.tmp_count = n + 1
-            name: Doc = f"%{n}"
-            ref: Doc = name
-        else:
-            name = ref = Lazy("tmp", node)
+        ref: Doc = Lazy("tmp", node)
+        # TVM numbered a binding after the bindings written inside it (its
+        # number is settled at its `;`); the documented dialect numbers in
+        # the order the names appear.
+        name: Doc = [Lazy("tmpdef", node) if self.tvm else ref, " = "]
         stmt: list = []
         after_term = list(term or ())
+        blank = self._blank(node)
         if notes is not None:
-            stmt.append(self._lead(notes.before, inline=False))
-            doc = [doc, self._trail([n for n in notes.after if not n.line])]
-            after_term += [n for n in notes.after if n.line] + notes.after_term
-        stmt += [name, " = ", doc, ";", self._trail(after_term)]
+            stmt.append(self._lead(notes.before, inline=False, blank_after=blank))
+            blank = notes.before[0].blank_before if notes.before else blank
+            inline, rest = _split_after(notes.after)
+            doc = [doc, self._trail(inline)]
+            after_term = _in_order(after_term, rest, notes.after_term)
+        stmt += [name, doc, ";"]
+        if self.tvm:
+            stmt.append(Mark("tmpdone", node))
+        if after_term:
+            stmt.append(self._trail(after_term))
         assert scope.stmts is not None, "a binding's scope is printed around it"
-        scope.stmts.append((stmt, self._blank(node)))
-        piece = (ref, P_ATOM, None)
-        self.printed[node] = piece
-        return piece
+        scope.stmts.append((stmt, blank))
+        return (ref, P_ATOM, None)
 
     def _blank(self, node: Any) -> bool:
-        span = getattr(node, "span", None)
-        return self.text is not None and span is not None and blank_line_before(self.text, span.start)
+        """Whether the source has an empty line before this statement."""
+        text = self.text
+        if text is None:
+            return False
+        span = node.span
+        if span is None:
+            return False
+        start = span.start
+        if type(node) is Let:  # `%n = { let ...` : the statement starts at `%n`
+            start = statement_start(text, start, *self.comment_spans)
+        return blank_line_before(text, start)
 
     # ---- comments ------------------------------------------------------------
 
@@ -511,22 +229,35 @@ class _Printer:
         comments = self.comments
         return comments.pop(key) if comments is not None else None
 
-    def _lead(self, notes: list[Note], inline: bool) -> list:
+    def _lead(self, notes: list[Note], inline: bool, blank_after: bool = False) -> list:
+        """Comments before an element: a block comment with code after it on
+        its line stays inline (`/* c */ x`); others get lines of their own.
+        Before a statement, empty lines between them (and after the last, with
+        `blank_after`) are kept."""
         out: list = []
         for i, note in enumerate(notes):
             if not inline and note.blank_before and i:
                 out.append(HARDLINE)
+            if note.own_line and inline:
+                out.append(BOL)
             out.append(Lazy("comment", note))
-            if inline and note.inline_lead:
-                out.append(" ")
-            else:
+            if not note.inline_lead:
                 out.append(HARDLINE)
+            elif i + 1 < len(notes) and notes[i + 1].line:
+                out.append("  ")  # `/* a */  // b`, as a trailing run prints it
+            else:
+                out.append(" ")
+        if blank_after and notes and not inline and not notes[-1].inline_lead:
+            out.append(HARDLINE)
         return out
 
     def _trail(self, notes: list[Note]) -> list:
+        """Comments after an element; one that starts a line, or follows a
+        line comment, gets a line of its own."""
         out: list = []
+        after_line = False
         for note in notes:
-            if note.own_line:
+            if note.own_line or after_line:
                 if note.blank_before:
                     out.append(HARDLINE)
                 out += [HARDLINE, Lazy("comment", note)]
@@ -534,8 +265,9 @@ class _Printer:
                 out += ["  " if note.line else " ", Lazy("trailing", note)]
             if note.line:
                 out.append(EOL)
-            elif note.own_line:
+            elif note.own_line or after_line:
                 out.append(BREAK_PARENT)
+            after_line = after_line or note.line
         return out
 
     def occ(self, piece: Piece, parent: Any, index: int) -> Piece:
@@ -547,10 +279,17 @@ class _Printer:
         if notes is None:
             return piece
         doc, prec, term = piece
-        doc = [self._lead(notes.before, inline=True), doc, self._trail(notes.after)]
-        if notes.after_term:
-            term = (term or []) + notes.after_term
+        doc, term = self._around(doc, term, notes)
         return (doc, prec, term)
+
+    def _around(self, doc: Doc, term: list | None, notes: Attached) -> tuple[Doc, list | None]:
+        """An inline element with its comments: block comments on its line
+        stay beside it; from the first comment that ends or starts a line
+        on, they go after the terminator that follows (`,` `;`), if any."""
+        inline, rest = _split_after(notes.after)
+        doc = [self._lead(notes.before, inline=True), doc, self._trail(inline)] if notes.before or inline else doc
+        term = _in_order(term or [], rest, notes.after_term)
+        return doc, term or None
 
     def _inline_term(self, piece: Piece) -> Doc:
         """A piece's doc with its after-terminator comments printed right after it."""
@@ -578,7 +317,8 @@ class _Printer:
         if notes is None:
             return piece
         doc, prec, _ = piece
-        return ([self._lead(notes.before, inline=True), doc, self._trail(notes.after)], prec, notes.after_term or None)
+        doc, term = self._around(doc, None, notes)
+        return (doc, prec, term)
 
     def _constant(self, node: Constant) -> Piece:
         if node.meta_index is not None:
@@ -590,7 +330,7 @@ class _Printer:
                 return (text, P_NEG, None)
             return (text, P_ATOM if dtype == "bool" else P_NUM, None)
         shape = node.shape if isinstance(node.shape, tuple) else ()
-        return (f"Constant({_fill_text(node.value, dtype)}, {shape_text(shape)}, {dtype})", P_ATOM, None)
+        return (f"Constant({fill_text(node.value, dtype)}, {shape_text(shape)}, {dtype})", P_ATOM, None)
 
     # ---- scopes ------------------------------------------------------------
 
@@ -606,14 +346,14 @@ class _Printer:
             return
         bound = scope.bound
         i = scope.flushed
-        printed = self.printed
+        memo = self.memo
         while i < len(bound):
             node = bound[i]
             span = node.span
             if span is not None:
                 if span.start >= key:
                     break
-                if node not in printed:
+                if node not in memo:
                     yield node
             i += 1
         scope.flushed = i
@@ -632,36 +372,45 @@ class _Printer:
         spine = plan.spine
         node = root
         after: list[Note] = []
+        ready = self.ready
+        commented = self.comments is not None
         while type(node) is Let and (node in spine or (block and node is root)):
             for due in self._due(scope, node.span.start if node.span is not None else None):
                 yield due
             value = node.value
             var = node.var
-            notes = self._take(node)
+            notes = self._take(node) if commented else None
             seq = var.name == "" and var not in plan.used_vars
             recursive = not seq and type(value) is Function and value not in plan.bound
-            piece = self.occ((yield value), node, 1)
+            piece = ready(value)
+            if piece is None:
+                piece = yield value
+            if commented:
+                piece = self.occ(piece, node, 1)
             vdoc, _, term = piece
-            term = list(term or ())
             stmt: list = []
+            blank = self._blank(node)
             if notes is not None:
-                stmt.append(self._lead(notes.before, inline=False))
-                after += notes.after + notes.after_term
+                stmt.append(self._lead(notes.before, inline=False, blank_after=blank))
+                blank = notes.before[0].blank_before if notes.before else blank
+                after += _in_order(notes.after, notes.after_term)
             if seq:
                 stmt += [vdoc, ";"]
             else:
-                vnotes = self._take(var)
-                binder = self._binder(var, None, vnotes)
-                bind = Mark("bind", (var, None))
+                binder = self._binder(var, None, self._take(var) if commented else None)
+                binds = bind(var)
                 stmt += ["let ", binder, " = "]
-                stmt += [bind, vdoc, ";"] if recursive else [vdoc, bind, ";"]
-            stmt.append(self._trail(term))
-            stmts.append((Group(stmt), self._blank(node)))
+                stmt += [binds, vdoc, ";"] if recursive else [vdoc, binds, ";"]
+            if term:
+                stmt.append(self._trail(term))
+            stmts.append((stmt, blank))
             tail_key = (node, 2)
             node = node.body
         for due in self._due(scope, node.span.start if node.span is not None else None):
             yield due
-        piece = yield node
+        piece = ready(node)
+        if piece is None:
+            piece = yield node
         if tail_key is not None:
             piece = self.occ(piece, *tail_key)
         scope.stmts = outer
@@ -683,9 +432,9 @@ class _Printer:
         if block.after:
             body.append(self._trail(block.after))
         if not block.stmts and not force:
-            doc = [open_, _PUSH, Nest(2, [LINE, body]), LINE, _POP, close]
+            doc = [open_, PUSH, Nest(2, [LINE, body]), LINE, POP, close]
             return Group(doc) if grouped else doc
-        return [open_, _PUSH, Nest(2, [HARDLINE, body]), HARDLINE, _POP, close]
+        return [open_, PUSH, Nest(2, [HARDLINE, body]), HARDLINE, POP, close]
 
     def _statements(self, block: _Block) -> Doc:
         """A scope's text without braces (the top-level expression of a file)."""
@@ -703,27 +452,47 @@ class _Printer:
 
     # ---- binders and types -------------------------------------------------
 
+    def _attr(self, value: Any, node: Expr) -> str:
+        try:
+            return attr_text(value, self.tvm)
+        except Unspellable as exc:
+            raise PrintError(str(exc), node.span) from None
+
+    def _type_doc(self, ty: Any) -> Doc:
+        """A type; a long tuple type breaks one field a line."""
+        if type(ty) is TupleType and len(ty.fields) > 1:
+            fields = [self._type(f) for f in ty.fields]
+            if sum(len(f) + 2 for f in fields) > 40:
+                return self._list("(", [(f, P_ATOM, None) for f in fields], ")")
+        return self._type(ty)
+
     def _type(self, ty: Any) -> str:
         return type_text(ty, TVM if self.tvm else DOCS)
 
-    def _binder(self, var: Var, group: Any, notes: Attached | None = None, bind: bool = False) -> Doc:
-        doc, term = self._binder_piece(var, group, notes, bind)
+    def _binder(self, var: Var, group: Any, notes: Attached | None = None, binds: bool = False) -> Doc:
+        doc, term = self._binder_piece(var, group, notes, binds)
         return [doc, self._trail(term)] if term else doc
 
-    def _binder_piece(self, var: Var, group: Any, notes: Attached | None, bind: bool) -> tuple[Doc, list | None]:
-        """A binder with its annotation, and the comments that follow its `,`."""
-        doc: list = [Mark("bind", (var, group))] if bind else []
-        doc.append(Lazy("binder", var))
+    def _binder_piece(self, var: Var, group: Any, notes: Attached | None, binds: bool) -> tuple[Doc, list | None]:
+        """A binder with its annotation, and the comments that follow its `,`.
+        With `binds`, the variable is in scope from here on."""
+        doc: list = [bind(var, group), Lazy("binder", var)] if binds else [Lazy("binder", var)]
         if var.type_annotation is not None:
-            doc.append((": " if self.tvm else " : ") + self._type(var.type_annotation))
+            doc += [": " if self.tvm else " : ", self._type_doc(var.type_annotation)]
         if notes is None:
             return doc, None
-        doc = [self._lead(notes.before, inline=True), doc, self._trail([n for n in notes.after if not n.line])]
-        term = [n for n in notes.after if n.line] + notes.after_term
+        inline, rest = _split_after(notes.after)
+        doc = [self._lead(notes.before, inline=True), doc, self._trail(inline)]
+        term = _in_order(rest, notes.after_term)
         return doc, term or None
 
     def _type_params(self, params: tuple) -> str:
-        return type_params_text(params, TVM if self.tvm else DOCS) if params else ""
+        if not params:
+            return ""
+        if self.tvm and any(p.kind != Kind.TYPE for p in params):
+            # TVM's `[A]` has no kinds; keep them (`[s : Shape]` reads back).
+            return "[" + ", ".join(p.name if p.kind == Kind.TYPE else f"{p.name} : {p.kind.value}" for p in params) + "]"
+        return type_params_text(params, TVM if self.tvm else DOCS)
 
     # ---- lists -------------------------------------------------------------
 
@@ -733,6 +502,20 @@ class _Printer:
             return open_ + close
         body: list = []
         last = len(items) - 1
+        if not trailing and not any(item[2] for item in items):
+            for i, item in enumerate(items):
+                doc = item[0]
+                if i < last:
+                    if type(doc) is str:
+                        body.append(doc + ",")
+                    else:
+                        body.append(doc)
+                        body.append(",")
+                    body.append(LINE)
+                else:
+                    body.append(doc)
+            group = Group([open_, Nest(2, [SOFTLINE, body]), SOFTLINE, close])
+            return [group, BREAK_PARENT] if force else group
         for i, (doc, _, term) in enumerate(items):
             body.append(doc)
             if i < last:
@@ -740,30 +523,27 @@ class _Printer:
             elif trailing:
                 body.append(trailing)
             if term:
-                body.append(self._trail_in_list(term))
+                body.append(self._trail(term))
             if i < last:
                 body.append(LINE)
         group = Group([open_, Nest(2, [SOFTLINE, body]), SOFTLINE, close])
         return [group, BREAK_PARENT] if force else group
 
-    def _trail_in_list(self, notes: list[Note]) -> list:
-        out: list = []
-        for note in notes:
-            if note.own_line:
-                out += [HARDLINE, Lazy("comment", note)]
-            else:
-                out += ["  " if note.line else " ", Lazy("trailing", note)]
-            if note.line or note.own_line:
-                out.append(BREAK_PARENT)
-        return out
-
     # ---- module ------------------------------------------------------------
 
     def module(self, module: Module, header: str | None) -> Doc:
-        roots: list[Expr] = [module.functions[g] for g in module.order if g in module.functions]
+        names = {v.name for v in module.free_vars}
+        plans: dict[Expr, Plan] = {}
+        for g in module.order:
+            if g in module.functions:
+                func = module.functions[g]
+                plan = plans[func] = Plan(func, self.tvm, self.comments)
+                names |= plan.var_names
         if module.expr is not None:
-            roots.append(module.expr)
-        self.learn_names(roots, module.free_vars)
+            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments)
+            names |= plan.var_names
+        self.names.learn(names)
+        self.plans = plans
         items: list[tuple[int, int, str, Any]] = []
         for i, var in enumerate(module.free_vars):
             items.append((var.span.start if var.span is not None else -1, i, "free_var", var))
@@ -810,7 +590,8 @@ class _Printer:
             parts.append("#[metadata]")
             parts.append(Verbatim(module.metadata.text))
             return parts
-        parts.append(HARDLINE)
+        if previous is not None:  # an empty file stays empty (or just its header)
+            parts.append(HARDLINE)
         return parts
 
     def _free_var(self, var: Var) -> Doc:
@@ -818,29 +599,39 @@ class _Printer:
         doc: list = []
         if notes is not None:
             doc.append(self._lead(notes.before, inline=False))
-        doc += ["free_var ", self._binder(var, None, None, bind=True), ";"]
+        doc += ["free_var ", self._binder(var, None, None, binds=True), ";"]
         if notes is not None:
-            doc.append(self._trail(notes.after + notes.after_term))
+            doc.append(self._trail(_in_order(notes.after, notes.after_term)))
         return doc
 
     def _def(self, gv: GlobalVar, func: Function) -> Doc:
         _check_name(gv.name, _GLOBAL_NAME, "global", gv.span)
-        self.plan = Plan(func, self.tvm, self.comments)
-        self.printed = {}
-        piece = self.run(self._function(func, gv.name))
+        self.plan = self.plans.pop(func, None) or Plan(func, self.tvm, self.comments)
+        self.memo = {}
+        self.def_name = gv.name
+        piece = self.visit(func)
+        self.def_name = None
         self.plan = None
-        return piece[0] if self.tvm else [_RESET, piece[0]]
+        return piece[0] if self.tvm else [RESET, piece[0]]
 
     def _root_expr(self, expr: Expr) -> Doc:
-        self.plan = Plan(expr, self.tvm, self.comments)
-        self.printed = {}
-        block = self.run(self._scope(self.plan.root_scope, expr, None))
+        self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments)
+        self.memo = {}
+        if type(expr) in _LEAVES:  # no statements: just the value
+            self.plan.root_scope.stmts = []
+            doc, _, term = self._leaf(expr)
+            block = _Block([], doc, term, [])
+        else:
+            self.scope_root = expr
+            block = self.visit(expr)
         self.plan = None
         doc = self._statements(block)
-        return doc if self.tvm else [_RESET, doc]
+        return doc if self.tvm else [RESET, doc]
 
     def expr(self, expr: Expr) -> Doc:
-        self.learn_names([expr])
+        plan = Plan(expr, self.tvm, None)
+        self.names.learn(plan.var_names)
+        self.plans = {expr: plan}
         return self._root_expr(expr)
 
     # ---- ADT definitions -----------------------------------------------------
@@ -850,7 +641,7 @@ class _Printer:
         notes = self._take(data)
         doc: list = []
         if notes is not None:
-            doc.append(self._lead(notes.before, inline=False))
+            doc.append(self._lead(notes.before, inline=False, blank_after=self._blank(data)))
         tparams = self._type_params(data.type_params)
         if self.tvm:
             head = f"type {data.header.name}{tparams}"
@@ -876,16 +667,17 @@ class _Printer:
                     text = f"{ctor.name} : ({', '.join(inputs)}) -> {data.header.name}"
                 lines.append(text)
                 if cnotes is not None:
-                    lines.append(self._trail(cnotes.after + cnotes.after_term))
+                    lines.append(self._trail(_in_order(cnotes.after, cnotes.after_term)))
             doc += [head, " {", Nest(2, [HARDLINE, lines]), HARDLINE, "}"]
         if notes is not None:
-            doc.append(self._trail(notes.after + notes.after_term))
+            doc.append(self._trail(_in_order(notes.after, notes.after_term)))
         return doc
 
     # ---- rules -----------------------------------------------------------------
 
-    def _function(self, node: Function, def_name: str | None = None) -> Iterator:
+    def _function(self, node: Function) -> Iterator:
         tvm = self.tvm
+        def_name = self.def_name if self.plan is not None and node is self.plan.root else None
         tparams = self._type_params(node.type_params)
         if def_name is not None:
             head = f"def @{def_name}{tparams}"
@@ -895,22 +687,23 @@ class _Printer:
             fnotes = None
         params: list[Piece] = []
         for p in node.params:
-            doc, term = self._binder_piece(p, node, self._take(p), bind=True)
+            doc, term = self._binder_piece(p, node, self._take(p), binds=True)
             params.append((doc, P_ATOM, term))
         for key, value in node.attrs:
-            params.append((f"{key}={attr_text(value, tvm)}", P_ATOM, None))
+            params.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
         scope = self._scope_of(node, "fn")
-        block = yield self._scope(scope, node.body, (node, len(node.params)))
-        sig: list = [head, _PUSH, self._list("(", params, ")")]
+        block = yield from self._scope(scope, node.body, (node, len(node.params)))
+        sig: list = [head, PUSH, self._list("(", params, ")")]
         if node.ret_type is not None:
-            sig.append(" -> " + self._type(node.ret_type))
+            sig += [" -> ", self._type_doc(node.ret_type)]
         if node.relations:
             sig.append(" where " + ", ".join(r.name for r in node.relations))
         sig.append(" ")
         body = self._render_block(block, "{", "}", force=tvm or def_name is not None, grouped=False)
-        doc: list = [Group([sig, body]), _POP]
+        doc: list = [Group([sig, body]), POP]
         if fnotes is not None:
-            doc = [self._lead(fnotes.before, inline=False), doc, self._trail(fnotes.after + fnotes.after_term)]
+            lead = self._lead(fnotes.before, inline=False, blank_after=self._blank(node))
+            doc = [lead, doc, self._trail(_in_order(fnotes.after, fnotes.after_term))]
         return (doc, P_BLOCK, None)
 
     def _let(self, node: Let) -> Iterator:
@@ -918,7 +711,7 @@ class _Printer:
         plan = self.plan
         assert plan is not None
         scope = self._scope_of(node, "block")
-        block = yield self._scope(scope, node, None, block=True)
+        block = yield from self._scope(scope, node, None, block=True)
         if self.tvm:
             return (self._render_block(block, "(", ")", force=True), P_ATOM, None)
         return (self._render_block(block, "{", "}", force=bool(block.stmts)), P_BLOCK, None)
@@ -926,22 +719,39 @@ class _Printer:
     def _call(self, node: Call) -> Iterator:
         tvm = self.tvm
         infix = None if tvm else _infix(node)
-        if tvm:
-            args = []
-            for i, a in enumerate(node.args):
-                args.append(self.occ((yield a), node, i + 1))
-            op = self.occ((yield node.op), node, 0)
-        else:
-            op = self.occ((yield node.op), node, 0)
-            args = []
-            for i, a in enumerate(node.args):
-                args.append(self.occ((yield a), node, i + 1))
+        ready = self.ready
+        commented = self.comments is not None
+        args = []
+        callee_notes = None
+        if infix is not None:
+            op = (self._symbol(node, infix), P_ATOM, None)
+        elif not tvm:
+            op = ready(node.op)
+            if op is None:
+                op = yield node.op
+            if commented:
+                if node.type_args:  # comments go around `@f<...>`, never inside it
+                    callee_notes = self._take(occurrence(node, 0))
+                else:
+                    op = self.occ(op, node, 0)
+        for i, a in enumerate(node.args):
+            piece = ready(a)
+            if piece is None:
+                piece = yield a
+            args.append(self.occ(piece, node, i + 1) if commented else piece)
+        if tvm:  # TVM printed the arguments before a call's operator
+            op = ready(node.op)
+            if op is None:
+                op = yield node.op
+            if commented:
+                op = self.occ(op, node, 0)
         if infix is not None:
             prec = BINARY[infix][0] if len(args) == 2 else P_UNARY
-            sym = self._symbol(infix, op)
+            sym = op[0]
             if len(args) == 1:
-                operand = self._operand(args[0], P_UNARY)
-                return (["-", operand], P_UNARY, args[0][2])
+                operand = self._operand(args[0], P_UNARY, inline_term=False)
+                space = " " if args[0][1] in (P_NEG, P_UNARY) else ""  # `- -1`, not `--1`
+                return ([sym, space, operand], P_UNARY, args[0][2])
             lhs = self._operand(args[0], prec, inline_term=True)
             rhs_doc, rhs_prec, rhs_term = args[1]
             rhs = self._operand((rhs_doc, rhs_prec, None), prec + 1)
@@ -954,28 +764,27 @@ class _Printer:
             if texts[0][:1] in "%@-=0123456789<":
                 raise PrintError(f"the type argument `{texts[0]}` cannot open `<...>` (it reads as a comparison)", node.span)
             callee = [callee, "<" + ", ".join(texts) + ">"]
-        items = list(args)
+            if callee_notes is not None:
+                callee, callee_term = self._around(callee, None, callee_notes)
+                if callee_term:
+                    callee = [callee, self._trail(callee_term)]
+        items = args
         for key, value in node.attrs:
-            items.append((f"{key}={attr_text(value, tvm)}", P_ATOM, None))
+            items.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
+        if type(callee) is str:
+            return (self._list(callee + "(", items, ")"), P_ATOM, None)
         return ([callee, self._list("(", items, ")")], P_ATOM, None)
 
-    def _symbol(self, symbol: str, op: Piece) -> Doc:
-        """An operator symbol, with the comments that were around the operator."""
-        doc = op[0]
-        if type(doc) is str:
-            return symbol
-        # [lead, name, trail] as built by _atom / occ: keep the comments.
-        out: list = []
-        stack = [doc]
-        while stack:
-            d = stack.pop()
-            if type(d) is list:
-                stack.extend(reversed(d))
-            elif type(d) is str and _IDENT.fullmatch(d):
-                out.append(symbol)
-            else:
-                out.append(d)
-        return out + ([self._trail(op[2])] if op[2] else [])
+    def _symbol(self, node: Call, symbol: str) -> Doc:
+        """An operator written as its symbol, with the comments around it."""
+        doc: Doc = symbol
+        term: list | None = None
+        if self.comments is not None:
+            for key in (node.op, occurrence(node, 0)):
+                notes = self._take(key)
+                if notes is not None:
+                    doc, term = self._around(doc, term, notes)
+        return [doc, self._trail(term)] if term else doc
 
     def _operand(self, piece: Piece, need: int, inline_term: bool = True) -> Doc:
         doc, prec, term = piece
@@ -993,16 +802,19 @@ class _Printer:
 
     def _tuple(self, node: Tuple) -> Iterator:
         fields = []
+        ready = self.ready
         for i, f in enumerate(node.fields):
-            fields.append(self.occ((yield f), node, i))
+            piece = ready(f)
+            fields.append(self.occ(piece if piece is not None else (yield f), node, i))
         trailing = "," if len(fields) == 1 else ""
         return (self._list("(", fields, ")", trailing), P_ATOM, None)
 
     def _tuple_get_item(self, node: TupleGetItem) -> Iterator:
-        piece = self.occ((yield node.tuple_value), node, 0)
+        piece = self.ready(node.tuple_value)
+        piece = self.occ(piece if piece is not None else (yield node.tuple_value), node, 0)
         base = self._postfix_base(piece)
         token = self._local_token(node.tuple_value)
-        if token is not None and f"{token}.{node.index}" in self.dotted:
+        if token is not None and f"{token}.{node.index}" in self.names.dotted:
             base = ["(", base, ")"]
         return ([base, f".{node.index}"], P_ATOM, None)
 
@@ -1018,9 +830,12 @@ class _Printer:
 
     def _if(self, node: If) -> Iterator:
         tvm = self.tvm
-        cond = self.occ((yield node.cond), node, 0)
-        then = yield self._scope(self._scope_of(node, "then"), node.then_branch, (node, 1))
-        other = yield self._scope(self._scope_of(node, "else"), node.else_branch, (node, 2))
+        cond = self.ready(node.cond)
+        if cond is None:
+            cond = yield node.cond
+        cond = self.occ(cond, node, 0)
+        then = yield from self._scope(self._scope_of(node, "then"), node.then_branch, (node, 1))
+        other = yield from self._scope(self._scope_of(node, "else"), node.else_branch, (node, 2))
         then_doc = self._render_block(then, "{", "}", force=tvm, grouped=False)
         head = ["if (", self._inline_term(cond), ") ", then_doc, " else "]
         tail = node.else_branch
@@ -1039,12 +854,15 @@ class _Printer:
 
     def _match(self, node: Match) -> Iterator:
         tvm = self.tvm
-        data = self.occ((yield node.data), node, 0)
+        data = self.ready(node.data)
+        if data is None:
+            data = yield node.data
+        data = self.occ(data, node, 0)
         clauses: list = []
         for i, clause in enumerate(node.clauses):
             notes = self._take(clause)
             pattern = self._pattern(clause.pattern, clause)
-            block = yield self._scope(self._scope_of(node, "clause", i), clause.body, (node, i + 1))
+            block = yield from self._scope(self._scope_of(node, "clause", i), clause.body, (node, i + 1))
             doc: list = []
             if i:
                 doc.append(HARDLINE)
@@ -1053,16 +871,16 @@ class _Printer:
             if tvm:
                 if block.stmts or block.after:
                     body = self._render_block(block, "{", "}", force=True)
-                    doc += [_PUSH, pattern, " => ", body, ",", _POP]
+                    doc += [PUSH, pattern, " => ", body, ",", POP]
                 else:
-                    doc += [_PUSH, pattern, " => ", block.tail, ",", _POP]
+                    doc += [PUSH, pattern, " => ", block.tail, ",", POP]
                     if block.tail_term:
                         doc.append(self._trail(block.tail_term))
             else:
                 body = self._render_block(block, "{", "}", force=False)
-                doc += [_PUSH, "case ", pattern, " ", body, _POP]
+                doc += [PUSH, "case ", pattern, " ", body, POP]
             if notes is not None:
-                doc.append(self._trail(notes.after + notes.after_term))
+                doc.append(self._trail(_in_order(notes.after, notes.after_term)))
             clauses.append(doc)
         head = ("match" if node.complete else "match?") + " ("
         if not clauses:
@@ -1085,7 +903,7 @@ class _Printer:
             if isinstance(p, PatternWildcard):
                 doc: Doc = "_"
             elif isinstance(p, PatternVar):
-                doc = self._binder(p.var, clause, self._take(p.var), bind=True)
+                doc = self._binder(p.var, clause, self._take(p.var), binds=True)
             elif isinstance(p, PatternConstructor):
                 _check_name(p.constructor.name, _IDENT, "constructor", p.span)
                 parts = [out.pop(id(q)) for q in p.patterns]
@@ -1100,21 +918,47 @@ class _Printer:
         return out[id(pattern)]
 
     def _ref_create(self, node: RefCreate) -> Iterator:
-        value = self.occ((yield node.value), node, 0)
+        value = self.ready(node.value)
+        if value is None:
+            value = yield node.value
+        value = self.occ(value, node, 0)
         return (["ref", self._list("(", [value], ")")], P_ATOM, None)
 
     def _ref_read(self, node: RefRead) -> Iterator:
-        ref = self.occ((yield node.ref), node, 0)
+        ref = self.ready(node.ref)
+        if ref is None:
+            ref = yield node.ref
+        ref = self.occ(ref, node, 0)
         return (["ref_read", self._list("(", [ref], ")")], P_ATOM, None)
 
     def _ref_write(self, node: RefWrite) -> Iterator:
-        ref = self.occ((yield node.ref), node, 0)
-        value = self.occ((yield node.value), node, 1)
+        ref = self.ready(node.ref)
+        if ref is None:
+            ref = yield node.ref
+        ref = self.occ(ref, node, 0)
+        value = self.ready(node.value)
+        if value is None:
+            value = yield node.value
+        value = self.occ(value, node, 1)
         return (["ref_write", self._list("(", [ref, value], ")")], P_ATOM, None)
 
-    def _constant_rule(self, node: Constant) -> Iterator:
-        return self._constant(node)
-        yield  # pragma: no cover - makes this a generator
+
+
+def _in_order(*groups: list[Note]) -> list[Note]:
+    """Comments from several places around one element, in source order."""
+    out = [n for group in groups for n in group]
+    out.sort(key=lambda n: n.index)
+    return out
+
+
+def _split_after(notes: list[Note]) -> tuple[list[Note], list[Note]]:
+    """Comments after an element: those that stay before its `,` or `;`
+    (block comments on its line) and, from the first comment that ends or
+    starts a line, those that go after it."""
+    for i, note in enumerate(notes):
+        if note.line or note.own_line:
+            return notes[:i], notes[i:]
+    return notes, []
 
 
 def _comma(parts: list) -> list:
@@ -1142,15 +986,11 @@ def _infix(node: Call) -> str | None:
     if len(node.args) == 1 and sym == "-" and node.op.name == "negative":
         arg = node.args[0]
         if type(arg) is Constant and arg.shape == () and arg.meta_index is None and arg.dtype != "bool":
-            return None  # `-1` would read back as the literal -1
+            text = literal_text(arg.value, arg.dtype or "float32", False)
+            if text is None or not text.startswith("-"):
+                return None  # `-1` would read back as the literal -1
         return sym
     return None
-
-
-def _all_edges(node: Expr) -> Iterator[tuple[Expr, int, Any, int]]:
-    from .sharing import edges
-
-    yield from edges(node)
 
 
 _RULES: dict[type, Any] = {
@@ -1164,11 +1004,23 @@ _RULES: dict[type, Any] = {
     RefCreate: _Printer._ref_create,
     RefRead: _Printer._ref_read,
     RefWrite: _Printer._ref_write,
-    Constant: _Printer._constant_rule,
 }
 
 
 # ---------------------------------------------------------------- entry points
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic collector: printing builds many small objects and no
+    cycles, and a collection pass over a large IR costs more than printing it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _layout(printer: _Printer, doc: Doc) -> str:
@@ -1177,14 +1029,16 @@ def _layout(printer: _Printer, doc: Doc) -> str:
         names.reset()
         text = layout(doc, printer.width, names)
         if not names.changed:
-            return text
-    return text
+            break
+    return names.patch(text)  # names of TVM bindings, numbered once their statement ended
 
 
-def header_for(module: Module, dialect: str) -> str | None:
+def header_for(module: Module, dialect: str, keep: bool = True) -> str | None:
+    """The first line of a file: none in the documented dialect; the TVM
+    file's own header when kept (`v0.0.4` stays), else `#[version = "0.0.5"]`."""
     if dialect != TVM:
         return None
-    if module.version == "0.0.4":
+    if keep and module.version == "0.0.4":
         return "v0.0.4"
     return '#[version = "0.0.5"]'
 
@@ -1210,10 +1064,14 @@ def render_module(
     version header). Raises `PrintError` for what the dialect cannot write."""
     dialect = dialect or (TVM if module.version is not None else DOCS)
     printer = _Printer(dialect, width, comments, module.source.text if module.source is not None and comments is not None else None)
+    if printer.text is not None:
+        spans = sorted((c.span.start, c.span.end) for c in module.comments)
+        printer.comment_spans = ([a for a, _ in spans], [b for _, b in spans])
     if header == "auto":
         header = header_for(module, dialect)
-    doc = printer.module(module, header)
-    text = _layout(printer, doc)
+    with no_gc():
+        doc = printer.module(module, header)
+        text = _layout(printer, doc)
     return Printed(text, list(printer.names.comments_seen))
 
 
@@ -1225,5 +1083,6 @@ def print_module(module: Module, dialect: str | None = None, width: int = 100) -
 def print_expr(expr: Expr, dialect: str = DOCS, width: int = 100) -> str:
     """An expression as text: its statements and final value, without a trailing newline."""
     printer = _Printer(dialect, width, None, None)
-    doc = printer.expr(expr)
-    return _layout(printer, doc)
+    with no_gc():
+        doc = printer.expr(expr)
+        return _layout(printer, doc)

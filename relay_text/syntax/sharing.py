@@ -20,12 +20,13 @@ match clause, a block (`{ let ...; e }`) or the top level. Its scope is the
 innermost one that contains all its uses; if the node came from source text,
 it is the scope where the source wrote it (never deeper), so the formatter
 does not move a user's binding into a branch. `Plan` computes all of this
-in two linear passes (uses bottom-up, scopes top-down) over the DAG.
+in three linear passes over the DAG: uses (a depth-first walk), decisions
+(children before parents) and scopes (parents before children).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 from ..ir.expr import (
     Call,
@@ -45,6 +46,8 @@ from ..ir.expr import (
     TupleGetItem,
     Var,
 )
+from ..ir.pattern import pattern_vars
+from ..ir.visitor import ExprVisitor
 from .comments import Comments
 
 MAX_INLINE_DEPTH = 12
@@ -66,38 +69,34 @@ def is_atom(node: Expr) -> bool:
     return False
 
 
-def edges(node: Expr) -> Iterator[tuple[Expr, int, str | None, int]]:
+def edges(node: Expr) -> list[tuple[Expr, int, str | None, int]]:
     """(child, role, new scope kind or None, scope index) in text order."""
-    t = type(node)
-    if t is Call:
-        yield node.op, OPERAND, None, 0
-        for a in node.args:
-            yield a, OPERAND, None, 0
-    elif t is Let:
-        yield node.value, VALUE, None, 0
-        yield node.body, TAIL, None, 0
-    elif t is Tuple:
-        for f in node.fields:
-            yield f, OPERAND, None, 0
-    elif t is TupleGetItem:
-        yield node.tuple_value, OPERAND, None, 0
-    elif t is Function:
-        yield node.body, TAIL, "fn", 0
-    elif t is If:
-        yield node.cond, OPERAND, None, 0
-        yield node.then_branch, TAIL, "then", 0
-        yield node.else_branch, TAIL, "else", 0
-    elif t is Match:
-        yield node.data, OPERAND, None, 0
-        for i, clause in enumerate(node.clauses):
-            yield clause.body, TAIL, "clause", i
-    elif t is RefCreate:
-        yield node.value, OPERAND, None, 0
-    elif t is RefRead:
-        yield node.ref, OPERAND, None, 0
-    elif t is RefWrite:
-        yield node.ref, OPERAND, None, 0
-        yield node.value, OPERAND, None, 0
+    return _EDGES[type(node)](node)
+
+
+def _call_edges(n: Call) -> list:
+    out = [(n.op, OPERAND, None, 0)]
+    out += [(a, OPERAND, None, 0) for a in n.args]
+    return out
+
+
+_EDGES: dict[type, Any] = {
+    Call: _call_edges,
+    Let: lambda n: [(n.value, VALUE, None, 0), (n.body, TAIL, None, 0)],
+    Tuple: lambda n: [(f, OPERAND, None, 0) for f in n.fields],
+    TupleGetItem: lambda n: [(n.tuple_value, OPERAND, None, 0)],
+    Function: lambda n: [(n.body, TAIL, "fn", 0)],
+    If: lambda n: [(n.cond, OPERAND, None, 0), (n.then_branch, TAIL, "then", 0), (n.else_branch, TAIL, "else", 0)],
+    Match: lambda n: [(n.data, OPERAND, None, 0)] + [(c.body, TAIL, "clause", i) for i, c in enumerate(n.clauses)],
+    RefCreate: lambda n: [(n.value, OPERAND, None, 0)],
+    RefRead: lambda n: [(n.ref, OPERAND, None, 0)],
+    RefWrite: lambda n: [(n.ref, OPERAND, None, 0), (n.value, OPERAND, None, 0)],
+    Constant: lambda n: [],
+    Var: lambda n: [],
+    GlobalVar: lambda n: [],
+    Op: lambda n: [],
+    Constructor: lambda n: [],
+}
 
 
 class Scope:
@@ -129,6 +128,57 @@ class Scope:
         return (span.start, span.end) if span is not None else None
 
 
+class _Uses(ExprVisitor):
+    """The first pass of `Plan`: every node once, children before parents."""
+
+    def __init__(self, plan: Plan, root: Expr) -> None:
+        super().__init__()
+        self.plan = plan
+        self.order: list[Expr] = []
+        self.uses: dict[Expr, int] = {root: 0}
+        self.parent: dict[Expr, tuple[Expr, int]] = {}
+        self.hoist: set[Expr] = set()
+
+    def visit_var(self, node: Var) -> None:  # binders and uses alike
+        self.plan.var_names.add(node.name)
+
+    def _compound(self, node: Expr) -> None:
+        plan = self.plan
+        uses, parent, hoist = self.uses, self.parent, self.hoist
+        if type(node) is Match:
+            for clause in node.clauses:
+                for v in pattern_vars(clause.pattern):
+                    plan.var_names.add(v.name)
+        mine = []
+        for edge in edges(node):
+            child = edge[0]
+            ct = type(child)
+            if ct is Var:
+                plan.used_vars.add(child)
+                continue
+            if ct in _ATOM_TYPES or (ct is Constant and (child.meta_index is not None or child.shape == ())):
+                continue
+            mine.append(edge)
+            role = edge[1]
+            count = uses.get(child)
+            if count is None:
+                uses[child] = 1
+                parent[child] = (node, role)
+            else:
+                uses[child] = count + 1
+            if role == OPERAND:
+                hoist.add(child)
+        plan.kids[node] = mine
+        self.order.append(node)
+
+    visit_tuple = visit_tuple_get_item = visit_let = visit_function = visit_call = _compound
+    visit_if = visit_match = visit_ref_create = visit_ref_read = visit_ref_write = _compound
+
+    def visit_constant(self, node: Constant) -> None:
+        if not is_atom(node):  # `Constant(1, (2, 2), float32)`: no children, but not an atom
+            self._compound(node)
+
+
 def lca(a: Scope, b: Scope) -> Scope:
     while a.depth > b.depth:
         a = a.parent  # type: ignore[assignment]
@@ -151,6 +201,8 @@ class Plan:
         self.scope_of: dict[Expr, Scope] = {}  # bound node -> scope of its binding
         self.scopes: dict[tuple[Any, str, int], Scope] = {}
         self.used_vars: set[Var] = set()
+        self.var_names: set[str] = set()
+        self.kids: dict[Expr, list[tuple[Expr, int, str | None, int]]] = {}
         self.root_scope = Scope(None, None, "root")
         order, uses, parent, hoist = self._walk(root)
         self._decide(order, uses, parent, hoist, comments)
@@ -160,37 +212,14 @@ class Plan:
 
     def _walk(self, root: Expr) -> tuple[list[Expr], dict[Expr, int], dict[Expr, tuple[Expr, int]], set[Expr]]:
         """Post-order of the non-atomic nodes, use counts, the parent of
-        nodes used once, and nodes standing where TVM hoists operands."""
-        order: list[Expr] = []
-        uses: dict[Expr, int] = {root: 0}
-        parent: dict[Expr, tuple[Expr, int]] = {}
-        hoist: set[Expr] = set()
-        used_vars = self.used_vars
-        stack: list[tuple[Expr, bool]] = [(root, False)]
-        while stack:
-            node, done = stack.pop()
-            if done:
-                order.append(node)
-                continue
-            stack.append((node, True))
-            for child, role, _kind, _ in edges(node):
-                if type(child) is Var:
-                    used_vars.add(child)
-                    continue
-                if is_atom(child):
-                    continue
-                count = uses.get(child)
-                if count is None:
-                    uses[child] = 1
-                    parent[child] = (node, role)
-                    if role == OPERAND:
-                        hoist.add(child)
-                    stack.append((child, False))
-                else:
-                    uses[child] = count + 1
-                    if role == OPERAND:
-                        hoist.add(child)
-        return order, uses, parent, hoist
+        nodes used once, and nodes standing where TVM hoists operands.
+
+        Also records each node's non-atomic children (`kids`) and every
+        variable name (`var_names`), so that later passes need no other walk.
+        """
+        uses = _Uses(self, root)
+        uses.visit(root)
+        return uses.order, uses.uses, uses.parent, uses.hoist
 
     # ---- pass 2: which nodes are bound --------------------------------------
 
@@ -222,7 +251,7 @@ class Plan:
                 continue
             if not self.tvm:
                 h = 0
-                for child, role, kind, _ in edges(node):
+                for child, role, kind, _ in self.kids[node]:
                     if role == OPERAND and kind is None and child in height and child not in bound:
                         ch = height[child] + 1
                         if ch > h:
@@ -249,7 +278,12 @@ class Plan:
         if span is None or up is None or not comments.any_within(span.start, span.end + 1):
             return None
         pspan = up[0].span
-        return not (pspan is not None and pspan.start <= span.start and span.end <= pspan.end)
+        if pspan is not None and pspan.start <= span.start and span.end <= pspan.end:
+            if up[1] == OPERAND or pspan.start == span.start:
+                # An operand's parent spans just its own text; the leftmost
+                # part of a value (`Constant(...).0`) is not the value.
+                return False
+        return comments.written_as_binding(span.start)
 
     # ---- pass 3: scopes ----------------------------------------------------
 
@@ -278,9 +312,7 @@ class Plan:
             inner = here
             if type(node) is Let and node not in spine:
                 inner = self.scope(node, "block", 0, here)
-            for child, _role, kind, index in edges(node):
-                if is_atom(child):
-                    continue
+            for child, _role, kind, index in self.kids[node]:
                 use = self.scope(node, kind, index, here) if kind is not None else inner
                 if child in bound:
                     known = scope_of.get(child)
@@ -300,7 +332,9 @@ class Plan:
         if span is None:
             return scope
         found = scope
-        while found.parent is not None:
+        while found.parent is not None and found.kind != "block":
+            # (A block's braces are not in the IR: its range is unknown, so
+            # a node stays in the block whose uses it serves.)
             rng = found.source_range()
             if rng is None or rng[0] <= span.start < rng[1]:
                 break

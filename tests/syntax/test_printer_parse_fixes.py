@@ -32,3 +32,15 @@ def test_none_inside_an_attribute_list_is_kept() -> None:
     """`[None]` is a one-element list, not the empty list `[]`."""
     call = parse_ok("f(a=[None], b=[], c=None, d=[1, None])").expr
     assert call.attrs == (("a", (None,)), ("b", ()), ("c", None), ("d", (1, None)))
+
+
+def test_float_text_of_the_largest_float32() -> None:
+    """Shorter candidates round up past the largest float32; they are skipped."""
+    import struct
+
+    from relay_text.syntax.literals import float_text, parse_float
+
+    largest = struct.unpack("<f", struct.pack("<I", 0x7F7FFFFF))[0]
+    text = float_text(largest, "float32")
+    assert text == "3.4028235e+38"
+    assert parse_float(text)[0] == largest

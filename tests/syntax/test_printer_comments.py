@@ -1,0 +1,83 @@
+"""Where comments go: attached to the code they belong to, printed beside it.
+
+Every case formats twice (the safety checks run), so a placement that would
+not read back the same way fails here."""
+
+from __future__ import annotations
+
+import pytest
+
+from relay_text.formatter import format
+from relay_text.syntax.comments import attach
+from tests.helpers import parse_ok
+
+
+def fmt(text: str, **options) -> str:
+    out = format(text, **options)
+    assert format(out, **{k: v for k, v in options.items() if k != "dialect"}) == out
+    return out
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # A comment on its own line leads the statement after it.
+        ("def @f(%x) {\n  // first\n  let %y = %x;\n  %y\n}\n", "def @f(%x) {\n  // first\n  let %y = %x;\n  %y\n}\n"),
+        # A comment ending a line trails what is before it, after the `;`.
+        ("def @f(%x) {\n  let %y = %x;   // copy\n  %y\n}\n", "def @f(%x) {\n  let %y = %x;  // copy\n  %y\n}\n"),
+        # Before the `;` a block comment stays before it.
+        ("def @f(%x) {\n  let %y = %x /* ty */;\n  %y\n}\n", "def @f(%x) {\n  let %y = %x /* ty */;\n  %y\n}\n"),
+        # The last comment of a block stays in the block.
+        ("def @f(%x) {\n  %x\n  // done\n}\n", "def @f(%x) {\n  %x\n  // done\n}\n"),
+        # After a `{` on the same line: it leads the first statement.
+        ("def @f(%x) { // body\n  %x\n}\n", "def @f(%x) {\n  // body\n  %x\n}\n"),
+        # Between arguments, after the comma.
+        ("def @f(%x) {\n  g(%x, // first\n    %x)\n}\n", "def @f(%x) {\n  g(\n    %x,  // first\n    %x\n  )\n}\n"),
+        # Inline before an argument.
+        ("def @f(%x) { g(/* a */ %x, /* b */ 1) }", "def @f(%x) {\n  g(/* a */ %x, /* b */ 1)\n}\n"),
+        # Inside a type annotation: printed after the parameter.
+        ("def @f(%x : Tensor[(1, /* rows */ 2), float32]) { %x }", "def @f(%x : Tensor[(1, 2), float32] /* rows */) {\n  %x\n}\n"),
+        # At the end of the file.
+        ("def @f() { 1 }\n\n// trailing\n", "def @f() {\n  1\n}\n\n// trailing\n"),
+        # Empty lines between statements are kept (one at most).
+        ("def @f(%x) {\n  let %a = %x;\n\n\n  let %b = %a;\n  %b\n}\n", "def @f(%x) {\n  let %a = %x;\n\n  let %b = %a;\n  %b\n}\n"),
+    ],
+)
+def test_placement(source: str, expected: str) -> None:
+    assert fmt(source) == expected
+
+
+def test_type_annotations_of_tvm_stay_beside_what_they_annotate() -> None:
+    source = '#[version = "0.0.5"]\ndef @f(%i: int32) {\n  %0 = add(%i, 1 /* ty=int32 */) /* ty=int32 */;\n  %0\n}\n'
+    assert fmt(source) == source
+
+
+def test_hash_comments_become_slash_comments_in_tvm_text() -> None:
+    """`#` starts a comment only in the documented dialect."""
+    out = fmt("# about f\ndef @f(%x) { %x }  # identity\n", dialect="tvm")
+    assert out == '#[version = "0.0.5"]\n// about f\ndef @f(%x) {\n  %x\n}  // identity\n'
+
+
+def test_a_commented_graph_binding_stays_a_binding() -> None:
+    """Used once, `%1` would be written inline; its comment keeps it in place."""
+    source = "def @f(%x) {\n  %1 = %x * 2;  // double\n  %1 + 1\n}\n"
+    assert fmt(source) == "def @f(%x) {\n  %0 = %x * 2;  // double\n  %0 + 1\n}\n"
+    assert fmt("def @f(%x) {\n  %1 = %x * 2;\n  %1 + 1\n}\n") == "def @f(%x) {\n  %x * 2 + 1\n}\n"
+
+
+def test_a_commented_operand_stays_inline_in_tvm_text() -> None:
+    """Hoisting it would move its comment before the others of its statement."""
+    source = '#[version = "0.0.5"]\ndef @f(%x) {\n  add(/* a */ %x, multiply(%x, 2) /* b */)\n}\n'
+    assert fmt(source) == source
+
+
+def test_nested_block_comments_survive() -> None:
+    source = "/* outer /* inner */ still outer */\ndef @f() {\n  1\n}\n"
+    assert fmt(source) == source
+
+
+def test_every_comment_is_attached_once() -> None:
+    module = parse_ok("// a\ndef @f(%x /* b */, %y) { // c\n  %x // d\n} // e\n/* f */\n")
+    comments = attach(module)
+    notes = [n.index for entry in comments.by_key.values() for n in entry.all()] + [n.index for n in comments.eof]
+    assert sorted(notes) == list(range(6))

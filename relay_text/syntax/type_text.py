@@ -1,7 +1,7 @@
 """Types as text, in either dialect: the one place that spells a type.
 
-    docs:  Tensor[(10, 10), float32]   Tensor[(), int32]   fn<a>(List[a]) -> a
-    tvm:   Tensor[(10, 10), float32]   int32               fn [A](List[A]) -> A
+    docs:  Tensor[(10, 10), float32]   Tensor[(), int32]   fn<a>(List[a]) -> a   Nat
+    tvm:   Tensor[(10, 10), float32]   int32               fn [A](List[A]) -> A  Nat[]
 
 Used by diagnostics, `relay check --types` and the formatter. `names` maps
 type variables or holes to display names (the checker names inference
@@ -102,6 +102,8 @@ def type_text(ty: Any, dialect: str = DOCS, names: Mapping[Any, str] | None = No
         return text
     if isinstance(ty, TypeCall):
         func = _var_name(ty.func, names)
+        if not ty.args and dialect == DOCS:
+            return func  # `Nat`, as a constructor's result is written
         return f"{func}[" + ", ".join(type_text(a, dialect, names) for a in ty.args) + "]"
     if isinstance(ty, tuple):  # a shape given as a type argument
         return shape_text(ty, names)

@@ -21,7 +21,7 @@ TYPES = {
         '@main': 'fn() -> Tensor[(), int32]',
     },
     'adt_numbers.rly': {
-        '@sum': 'fn(Numbers[]) -> Tensor[(), int32]',
+        '@sum': 'fn(Numbers) -> Tensor[(), int32]',
         '@main': 'fn() -> (Tensor[(), int32], Tensor[(), int32], Tensor[(), int32])',
     },
     'adt_optional.rly': {
@@ -99,10 +99,10 @@ TYPES = {
         '@main': 'fn() -> List[Tensor[(), int32]]',
     },
     'nat.rly': {
-        '@pred': 'fn(Nat[]) -> Nat[]',
-        '@minus_two': 'fn(Nat[]) -> Nat[]',
-        '@first_wins': 'fn(Nat[]) -> Nat[]',
-        '@main': 'fn() -> (Nat[], Nat[], Nat[], Nat[])',
+        '@pred': 'fn(Nat) -> Nat',
+        '@minus_two': 'fn(Nat) -> Nat',
+        '@first_wins': 'fn(Nat) -> Nat',
+        '@main': 'fn() -> (Nat, Nat, Nat, Nat)',
     },
     'polymorphism.rly': {
         '@main': 'fn() -> (Tensor[(), int32], (Tensor[(), bool], Tensor[(), int32]), Tensor[(2, 3), float32])',
@@ -148,8 +148,8 @@ TYPES = {
         '@main': 'fn() -> (Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], Optional[Tensor[(), int32]])',
     },
     'tour.rly': {
-        '@eval': 'fn(Expr[]) -> Tensor[(), int32]',
-        '@main': 'fn() -> (List[Expr[]], List[Tensor[(), int32]])',
+        '@eval': 'fn(Expr) -> Tensor[(), int32]',
+        '@main': 'fn() -> (List[Expr], List[Tensor[(), int32]])',
     },
     'shape_polymorphism.rly': {
         '@plus': 'fn<s : Shape>(Tensor[s, float32], Tensor[s, float32]) -> Tensor[s, float32]',

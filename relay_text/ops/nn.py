@@ -16,7 +16,7 @@ from typing import Any
 
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np, wrap
-from .conv import conv2d_nchw, pads_2d, pair_of
+from .conv import conv2d_nchw, pads_2d, pair_of, window_taps
 from .registry import Attr, register
 from .relations import OUT, is_unknown, known_rank, normalize_axis, numeric_identity, shape_text
 
@@ -398,8 +398,9 @@ def batch_norm(args: tuple, attrs: dict) -> Any:
     eps = np.asarray(attrs["epsilon"], dtype=x.dtype)
     scale = (gamma if attrs["scale"] else np.ones_like(gamma)) / np.sqrt(var + eps)
     shift = (beta if attrs["center"] else np.zeros_like(beta)) - mean * scale
-    out = x * scale.reshape(shape) + shift.reshape(shape)
-    return (wrap(out, x.dtype), np.array(mean, copy=True), np.array(var, copy=True))
+    out = x * scale.reshape(shape).astype(x.dtype, copy=False)
+    np.add(out, shift.reshape(shape), out=out, casting="unsafe")  # one pass, no second temporary
+    return (out, np.array(mean, copy=True), np.array(var, copy=True))
 
 
 # ---------------------------------------------------------------- pooling
@@ -466,14 +467,13 @@ def _pool(x: Any, attrs: dict, kind: str) -> Any:
         xp = np.pad(x, ((0, 0), (0, 0), (pt, pb + extra_b), (pl, pr + extra_r)), constant_values=fill)
     else:
         xp = np.pad(x, ((0, 0), (0, 0), (pt, pb + extra_b), (pl, pr + extra_r)))
-    sn, sc, shh, sww = xp.strides
-    win = np.lib.stride_tricks.as_strided(
-        xp, shape=(n, c, oh, ow, kh, kw), strides=(sn, sc, shh * sh, sww * sw, shh * dh, sww * dw), writeable=False
-    )
-    if kind == "max":
-        out = win.max(axis=(4, 5))
-    else:
-        total = win.sum(axis=(4, 5), dtype=x.dtype)
+    taps = window_taps(xp, (kh, kw), (oh, ow), (sh, sw), (dh, dw))
+    out = np.array(next(taps), dtype=x.dtype)
+    combine = np.maximum if kind == "max" else np.add
+    for view in taps:
+        combine(out, view, out=out)
+    if kind != "max":
+        total = out
         if attrs["count_include_pad"]:
             ones = np.pad(np.ones((h, w), dtype=x.dtype), ((pt, pb + extra_b), (pl, pr + extra_r)), constant_values=1)
             ones[h + pt + pb :, :] = 0

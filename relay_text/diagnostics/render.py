@@ -34,6 +34,32 @@ def _caret_row(line_text: str, start_col: int, end_col: int, mark: str) -> str:
     return prefix + mark * max(1, end_col - start_col + 1)
 
 
+MAX_SOURCE_WIDTH = 120  # longer source lines are shown as a window around their labels
+_CONTEXT = 20  # columns kept before the leftmost label of a trimmed line
+_ELLIPSIS = "..."
+
+
+def _window(text: str, labels: list[tuple[int, int]]) -> tuple[str, int, int]:
+    """The part of a source line to show: (shown text, columns cut from the
+    left, last column shown). A line of at most MAX_SOURCE_WIDTH is shown
+    whole; a longer one (a minified or generated file) from a little before
+    its leftmost label, marked with `...` where it was cut."""
+    if len(text) <= MAX_SOURCE_WIDTH:
+        return text, 0, len(text)
+    lo = min(start for start, _ in labels)
+    hi = max(end for _, end in labels)
+    left = max(1, lo - _CONTEXT)
+    right = min(len(text), max(hi, left + MAX_SOURCE_WIDTH // 2) + _CONTEXT, left + MAX_SOURCE_WIDTH - 1)
+    shown = text[left - 1 : right]
+    cut = left - 1
+    if cut:
+        shown = _ELLIPSIS + shown
+        cut -= len(_ELLIPSIS)
+    if right < len(text):
+        shown += _ELLIPSIS
+    return shown, cut, right
+
+
 def _labelled_lines(diag: Diagnostic) -> list[tuple[int, int, int, str, bool]]:
     """(line, start col, end col, message, primary) for every label, by line."""
     out = []
@@ -69,16 +95,19 @@ def diagnostic_lines(diag: Diagnostic) -> list[Line]:
     pad = " " * width
     lines.append([(f"{pad}--> ", _GUTTER), (f"{name}:{line}:{col}", "")])
     lines.append([(f"{pad} |", _GUTTER)])
+    on_line: dict[int, list[tuple[int, int]]] = {}
+    for lnum, start, end, _, _ in labelled:
+        on_line.setdefault(lnum, []).append((start, end))
     previous = None
     for lnum, start, end, message, primary in labelled:
-        text = source.line_text(lnum)
+        text, cut, last = _window(source.line_text(lnum), on_line[lnum])
         if previous is not None and lnum > previous + 1:
             lines.append([("...", _GUTTER)])
         if lnum != previous:
             lines.append([(f"{lnum:>{width}} | ", _GUTTER), (text, "")])
         mark = "^" if primary else "-"
         style = sev_style if primary else _GUTTER
-        row = _caret_row(text, start, end, mark)
+        row = _caret_row(text, start - cut, min(end, last) - cut, mark)
         lines.append([(f"{pad} | ", _GUTTER), (row + (f" {message}" if message else ""), style)])
         previous = lnum
     if diag.notes or diag.helps:

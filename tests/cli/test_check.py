@@ -53,6 +53,26 @@ def test_errors_exit_one_with_rendered_diagnostic(files) -> None:
     )
 
 
+def test_long_source_lines_are_shown_as_a_window_around_the_label(tmp_path: Path) -> None:
+    """A generated file can hold a whole program on one line: the snippet
+    shows the part around the error, marked `...` where it is cut, and the
+    caret still points at the offending token."""
+    path = tmp_path / "long.rly"
+    path.write_text("def @main() { " + "1 + " * 100 + "%y" + " + 1" * 100 + " }\n")
+    result = run(["check", str(path)])
+    assert result.exit_code == 1
+    snippet = "...1 + 1 + 1 + 1 + 1 + %y" + " + 1" * 14 + " + ..."
+    assert result.stderr == (
+        "error[unbound-variable]: unbound variable `%y`\n"
+        f" --> {path}:1:415\n"
+        "  |\n"
+        f"1 | {snippet}\n"
+        "  |                        ^^ not in scope\n"
+        "\n"
+        "Found 1 error in 1 file\n"
+    )
+
+
 def test_summary_counts_files_with_errors(files, tmp_path: Path) -> None:
     other = tmp_path / "bad2.rly"
     other.write_text("def @f() { %y + %z }\n")

@@ -26,6 +26,7 @@ from ..diagnostics import Diagnostic, has_errors
 from ..ir.expr import Expr, Function, GlobalVar, Var
 from ..ir.module import Module
 from ..ir.span import Source, Span
+from ..syntax.suggest import close_names
 from ..syntax.type_text import type_text
 from .plausible import metadata_values, roles, shape_role
 from .args import ArgumentError, TypeDefs, describe_mismatch, from_python, load_npy, load_npz, random_value
@@ -157,13 +158,13 @@ def _run_module(
             raise RunFailed([_bad(str(exc))]) from None
         for key, arr in arrays.items():
             if key not in by_name:
-                diags.append(_unknown_parameter(entry, key, f"{request.args_file} has an array named `{key}`"))
+                diags.append(_unknown_parameter(entry, key, f"{request.args_file} has an array named `{key}`, but"))
                 continue
             values[key] = (arr, request.args_file, None)
 
     for name, text in request.arg_texts:
         if name not in by_name:
-            diags.append(_unknown_parameter(entry, name, f"`--arg {name}=...` names no parameter"))
+            diags.append(_unknown_parameter(entry, name, f"`--arg {name}=...`:"))
             continue
         if text.startswith("@") and text.endswith(".npy"):
             try:
@@ -272,7 +273,10 @@ def _run_module(
 
 def _unknown_parameter(entry: Entry, name: str, what: str) -> Diagnostic:
     params = ", ".join(f"%{p.name}" for p in entry.params) or "none"
-    diag = _bad(f"{what}, but `{entry.key}` has no parameter `%{name}`", entry.span)
+    diag = _bad(f"{what} `{entry.key}` has no parameter `%{name}`", entry.span)
+    close = close_names(name, [p.name for p in entry.params], most=1) if len(name) > 2 else []
+    if close:
+        diag.with_help(f"did you mean `{close[0]}`?")
     diag.with_note(f"its parameters are: {params}")
     return diag
 

@@ -87,8 +87,17 @@ def test_unknown_parameter() -> None:
     ran = run_request("def @main(%a : int32) { %a }", arg_texts=[("a", "1"), ("b", "2")])
     (d,) = errors(ran)
     assert d.code == "bad-argument"
-    assert d.message == "`--arg b=...` names no parameter, but `@main` has no parameter `%b`"
+    assert d.message == "`--arg b=...`: `@main` has no parameter `%b`"
+    assert d.helps == []
     assert d.notes == ["its parameters are: %a"]
+
+
+def test_misspelled_parameter_gets_a_suggestion() -> None:
+    ran = run_request("def @main(%count : int32) { %count }", arg_texts=[("conut", "1")])
+    (d,) = errors(ran)
+    assert d.code == "bad-argument"
+    assert d.message == "`--arg conut=...`: `@main` has no parameter `%conut`"
+    assert d.helps == ["did you mean `count`?"]
 
 
 def test_argument_text_must_be_a_closed_expression() -> None:

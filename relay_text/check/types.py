@@ -281,46 +281,7 @@ class Resolver:
             cls = type(t)
         if cls is TensorType:
             return _resolve_tensor(t)  # shallow: no need to memoise
-        memo = self._resolved
-        hit = memo.get(id(t))
-        if hit is not None and hit[0] is t:
-            return hit[1]
-        values: list = []
-        work: list = [(t, False)]
-        while work:
-            node, done = work.pop()
-            if done:
-                n = len(children(node))
-                parts = values[len(values) - n :] if n else []
-                if n:
-                    del values[len(values) - n :]
-                result = rebuild(node, parts)
-                memo[id(node)] = (node, result)
-                values.append(result)
-                continue
-            hit = memo.get(id(node))
-            if hit is not None and hit[0] is node:
-                values.append(hit[1])
-                continue
-            original = node
-            if type(node) is Hole:
-                node = find(node)
-                if type(node) is Hole:
-                    values.append(node)
-                    continue
-                hit = memo.get(id(node))
-                if hit is not None and hit[0] is node:
-                    memo[id(original)] = (original, hit[1])
-                    values.append(hit[1])
-                    continue
-            kids = children(node)
-            if not kids:
-                values.append(node)
-                continue
-            work.append((node, True))
-            for k in reversed(kids):
-                work.append((k, False))
-        return values[0]
+        return _fold(t, self._resolved, find, _same, rebuild)
 
     def holes(self, t: Any) -> tuple:
         """Unsolved holes in an already resolved type (each once)."""
@@ -328,41 +289,65 @@ class Resolver:
             shape, dtype = t.shape, t.dtype
             if type(dtype) is str and type(shape) is tuple and all(type(d) is int for d in shape):
                 return ()
-        memo = self._holes
-        hit = memo.get(id(t))
-        if hit is not None and hit[0] is t:
-            return hit[1]
-        values: list = []
-        work: list = [(t, False)]
-        while work:
-            node, done = work.pop()
-            if done:
-                n = len(children(node))
-                parts = values[len(values) - n :] if n else []
-                if n:
-                    del values[len(values) - n :]
-                found: tuple = ()
-                for p in parts:
-                    if p:
-                        found = p if not found else found + tuple(h for h in p if h not in found)
-                memo[id(node)] = (node, found)
-                values.append(found)
-                continue
-            hit = memo.get(id(node))
-            if hit is not None and hit[0] is node:
-                values.append(hit[1])
-                continue
-            if type(node) is Hole:
-                values.append((node,))
-                continue
-            kids = children(node)
-            if not kids:
-                values.append(())
-                continue
-            work.append((node, True))
-            for k in reversed(kids):
-                work.append((k, False))
-        return values[0]
+        return _fold(t, self._holes, _same, _hole_leaf, _union_holes)
+
+
+def _same(t: Any) -> Any:
+    return t
+
+
+def _hole_leaf(t: Any) -> tuple:
+    return (t,) if type(t) is Hole else ()
+
+
+def _union_holes(_node: Any, parts: list) -> tuple:
+    found: tuple = ()
+    for p in parts:
+        if p:
+            found = p if not found else found + tuple(h for h in p if h not in found)
+    return found
+
+
+def _fold(t: Any, memo: dict, follow: Callable[[Any], Any], leaf: Callable[[Any], Any], combine: Callable[[Any, list], Any]) -> Any:
+    """A bottom-up value of type `t`, computed without recursion: `leaf(part)`
+    for a part without children, `combine(part, values of its children)`
+    otherwise. `follow` maps a hole to what stands for it (`find`, or itself).
+    Every part is done once: values are memoised in `memo` by object identity
+    (with the object, so a reused id is never mistaken for it)."""
+    values: list = []
+    work: list = [(t, False)]
+    while work:
+        node, done = work.pop()
+        if done:
+            n = len(children(node))
+            parts = values[len(values) - n :] if n else []
+            if n:
+                del values[len(values) - n :]
+            result = combine(node, parts)
+            memo[id(node)] = (node, result)
+            values.append(result)
+            continue
+        hit = memo.get(id(node))
+        if hit is not None and hit[0] is node:
+            values.append(hit[1])
+            continue
+        if type(node) is Hole:
+            target = follow(node)
+            if target is not node:
+                hit = memo.get(id(target))
+                if hit is not None and hit[0] is target:
+                    memo[id(node)] = (node, hit[1])
+                    values.append(hit[1])
+                    continue
+                node = target
+        kids = children(node)
+        if not kids:
+            values.append(leaf(node))
+            continue
+        work.append((node, True))
+        for k in reversed(kids):
+            work.append((k, False))
+    return values[0]
 
 
 def walk(t: Any) -> Iterator[Any]:

@@ -37,7 +37,6 @@ import numpy as np
 
 from ..ir.expr import Call, Constant, Expr, Op, Tuple, TupleGetItem, Var
 from ..ir.module import Module
-from ..ir.ty import TensorType
 from ..ir.visitor import post_order
 
 

@@ -28,7 +28,7 @@ def _float_dtype(r: Any, i: int) -> None:
             f"`{r.op}` takes a floating-point tensor, found `{d}`",
             arg=i,
             label=f"this is `{d}`",
-            notes=[f'convert it first: `cast(x, dtype="float32")`'],
+            notes=['convert it first: `cast(x, dtype="float32")`'],
         )
 
 

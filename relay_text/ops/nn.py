@@ -524,10 +524,13 @@ def global_pool_rel(r: Any) -> bool:
     doc="Mean over the whole height and width: (N, C, 1, 1).",
 )
 def global_avg_pool2d(args: tuple, attrs: dict) -> Any:
-    x = args[0]
+    return _global_pool(args[0], attrs, lambda x, axes: np.mean(x, axis=axes, keepdims=True, dtype=x.dtype))
+
+
+def _global_pool(x: Any, attrs: dict, reduce: Any) -> Any:
+    """`reduce(x, (h axis, w axis))` with kept dimensions, in the output layout."""
     layout = attrs["layout"]
-    axes = (layout.index("H"), layout.index("W"))
-    out = np.mean(x, axis=axes, keepdims=True, dtype=x.dtype)
+    out = reduce(x, (layout.index("H"), layout.index("W")))
     return wrap(_from_nchw(_to_nchw(out, layout), attrs["out_layout"] or layout), x.dtype)
 
 
@@ -539,11 +542,7 @@ def global_avg_pool2d(args: tuple, attrs: dict) -> Any:
     doc="Maximum over the whole height and width: (N, C, 1, 1).",
 )
 def global_max_pool2d(args: tuple, attrs: dict) -> Any:
-    x = args[0]
-    layout = attrs["layout"]
-    axes = (layout.index("H"), layout.index("W"))
-    out = np.max(x, axis=axes, keepdims=True)
-    return wrap(_from_nchw(_to_nchw(out, layout), attrs["out_layout"] or layout), x.dtype)
+    return _global_pool(args[0], attrs, lambda x, axes: np.max(x, axis=axes, keepdims=True))
 
 
 __all__ = ["OUT"]

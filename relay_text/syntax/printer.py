@@ -282,6 +282,14 @@ class _Printer(ExprFunctor[Any]):
         doc, term = self._around(doc, term, notes)
         return (doc, prec, term)
 
+    def operand(self, parent: Any, index: int, child: Expr) -> Iterator:
+        """The piece of `parent`'s child `index` with its comments, visiting
+        the child (by yielding it) only when it is not ready."""
+        piece = self.ready(child)
+        if piece is None:
+            piece = yield child
+        return self.occ(piece, parent, index)
+
     def _around(self, doc: Doc, term: list | None, notes: Attached) -> tuple[Doc, list | None]:
         """An inline element with its comments: block comments on its line
         stay beside it; from the first comment that ends or starts a line
@@ -810,8 +818,7 @@ class _Printer(ExprFunctor[Any]):
         return (self._list("(", fields, ")", trailing), P_ATOM, None)
 
     def _tuple_get_item(self, node: TupleGetItem) -> Iterator:
-        piece = self.ready(node.tuple_value)
-        piece = self.occ(piece if piece is not None else (yield node.tuple_value), node, 0)
+        piece = yield from self.operand(node, 0, node.tuple_value)
         base = self._postfix_base(piece)
         token = self._local_token(node.tuple_value)
         if token is not None and f"{token}.{node.index}" in self.names.dotted:
@@ -830,10 +837,7 @@ class _Printer(ExprFunctor[Any]):
 
     def _if(self, node: If) -> Iterator:
         tvm = self.tvm
-        cond = self.ready(node.cond)
-        if cond is None:
-            cond = yield node.cond
-        cond = self.occ(cond, node, 0)
+        cond = yield from self.operand(node, 0, node.cond)
         then = yield from self._scope(self._scope_of(node, "then"), node.then_branch, (node, 1))
         other = yield from self._scope(self._scope_of(node, "else"), node.else_branch, (node, 2))
         then_doc = self._render_block(then, "{", "}", force=tvm, grouped=False)
@@ -854,10 +858,7 @@ class _Printer(ExprFunctor[Any]):
 
     def _match(self, node: Match) -> Iterator:
         tvm = self.tvm
-        data = self.ready(node.data)
-        if data is None:
-            data = yield node.data
-        data = self.occ(data, node, 0)
+        data = yield from self.operand(node, 0, node.data)
         clauses: list = []
         for i, clause in enumerate(node.clauses):
             notes = self._take(clause)
@@ -918,28 +919,16 @@ class _Printer(ExprFunctor[Any]):
         return out[id(pattern)]
 
     def _ref_create(self, node: RefCreate) -> Iterator:
-        value = self.ready(node.value)
-        if value is None:
-            value = yield node.value
-        value = self.occ(value, node, 0)
+        value = yield from self.operand(node, 0, node.value)
         return (["ref", self._list("(", [value], ")")], P_ATOM, None)
 
     def _ref_read(self, node: RefRead) -> Iterator:
-        ref = self.ready(node.ref)
-        if ref is None:
-            ref = yield node.ref
-        ref = self.occ(ref, node, 0)
+        ref = yield from self.operand(node, 0, node.ref)
         return (["ref_read", self._list("(", [ref], ")")], P_ATOM, None)
 
     def _ref_write(self, node: RefWrite) -> Iterator:
-        ref = self.ready(node.ref)
-        if ref is None:
-            ref = yield node.ref
-        ref = self.occ(ref, node, 0)
-        value = self.ready(node.value)
-        if value is None:
-            value = yield node.value
-        value = self.occ(value, node, 1)
+        ref = yield from self.operand(node, 0, node.ref)
+        value = yield from self.operand(node, 1, node.value)
         return (["ref_write", self._list("(", [ref, value], ")")], P_ATOM, None)
 
 

@@ -78,7 +78,7 @@ CASES = [
     ("(Nat[], Nat[])", ["(Z(), _)", "(_, Z())"], "(S(_), S(_))", []),
     ("(Nat[], Nat[])", ["(Z(), _)", "(S(_), _)"], None, []),
     ("(Nat[], Nat[])", ["(_, _)", "(Z(), Z())"], None, [1]),
-    (f"(Tensor[(), bool], Nat[])", ["(_, Z())", "(_, S(_))"], None, []),
+    ("(Tensor[(), bool], Nat[])", ["(_, Z())", "(_, S(_))"], None, []),
     (f"Tree[{INT}]", ["Leaf()", "Node(Leaf(), _, Leaf())"], "Node(Node(_, _, _), _, _)", []),
     (f"Tree[{INT}]", ["Leaf()", "Node(%l, %x, %r)"], None, []),
     (INT, ["%x"], None, []),

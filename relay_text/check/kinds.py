@@ -85,7 +85,51 @@ class KindChecker:
         errors.append(diag)
 
     def _type(self, t: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
-        here = self._span(t, span)
+        """`t` checked as a type, bottom-up with an explicit stack (an
+        annotation may nest tuples thousands deep); a part that is unchanged
+        stays the same object."""
+        done: list = []
+        work: list = [(t, span, False)]
+        while work:
+            node, outer, ready = work.pop()
+            here = self._span(node, outer)
+            if ready:
+                n = len(_parts(node))
+                parts = tuple(done[len(done) - n :])
+                del done[len(done) - n :]
+                done.append(self._rebuild(node, parts, here, errors))
+                continue
+            kids = _parts(node)
+            if kids is None:
+                done.append(self._simple_type(node, here, errors))
+            elif isinstance(node, TypeCall) and isinstance(node.func, TypeVar):
+                errors.append(
+                    Diagnostic(
+                        "kind-error",
+                        f"`{node.func.name}` is a type parameter and cannot be applied to type arguments",
+                        here,
+                        label="applied here",
+                    )
+                )
+                done.append(node)
+            else:
+                work.append((node, outer, True))
+                work.extend((k, here, False) for k in reversed(kids))
+        return done[0]
+
+    def _rebuild(self, t: Any, parts: tuple, here: Span | None, errors: list[Diagnostic]) -> Any:
+        """A compound type from its checked parts."""
+        if isinstance(t, TupleType):
+            return t if all(a is b for a, b in zip(parts, t.fields)) else TupleType(parts, t.span)
+        if isinstance(t, FuncType):
+            return FuncType(parts[:-1], parts[-1], t.type_params, t.type_constraints, t.span)
+        if isinstance(t, RefType):
+            return RefType(parts[0])
+        self._type_call_arity(t, here, errors)
+        return t if all(a is b for a, b in zip(parts, t.args)) else TypeCall(t.func, parts, t.span)
+
+    def _simple_type(self, t: Any, here: Span | None, errors: list[Diagnostic]) -> Any:
+        """A type without type parts: a tensor type, a variable, a dtype, ..."""
         if isinstance(t, IncompleteType):
             return t
         if isinstance(t, TensorType):
@@ -94,21 +138,10 @@ class KindChecker:
             if shape is t.shape and dtype is t.dtype:
                 return t
             return TensorType(shape, dtype, t.span)
-        if isinstance(t, TupleType):
-            fields = tuple(self._type(f, here, errors) for f in t.fields)
-            return t if all(a is b for a, b in zip(fields, t.fields)) else TupleType(fields, t.span)
-        if isinstance(t, FuncType):
-            args = tuple(self._type(a, here, errors) for a in t.arg_types)
-            ret = self._type(t.ret_type, here, errors)
-            return FuncType(args, ret, t.type_params, t.type_constraints, t.span)
-        if isinstance(t, TypeCall):
-            return self._type_call(t, here, errors)
         if isinstance(t, TypeVar):
             if t.kind != Kind.TYPE:
                 self._var_error(t, Kind.TYPE, here, errors)
             return t
-        if isinstance(t, RefType):
-            return RefType(self._type(t.value, here, errors))
         if isinstance(t, str) and is_dtype(t):
             return TensorType((), t)
         if isinstance(t, Type):
@@ -120,19 +153,8 @@ class KindChecker:
         )
         return t
 
-    def _type_call(self, t: TypeCall, span: Span | None, errors: list[Diagnostic]) -> Any:
-        if isinstance(t.func, TypeVar):
-            errors.append(
-                Diagnostic(
-                    "kind-error",
-                    f"`{t.func.name}` is a type parameter and cannot be applied to type arguments",
-                    span,
-                    label="applied here",
-                )
-            )
-            return t
+    def _type_call_arity(self, t: TypeCall, span: Span | None, errors: list[Diagnostic]) -> None:
         data = self.type_data(t.func)
-        args = tuple(self._type(a, span, errors) for a in t.args)
         if data is not None and len(data.type_params) != len(t.args):
             want = len(data.type_params)
             params = ", ".join(p.name for p in data.type_params)
@@ -145,9 +167,6 @@ class KindChecker:
             if data.span is not None:
                 diag.with_label(t.func.span or data.span, f"`{t.func.name}` is defined here")
             errors.append(diag)
-        if all(a is b for a, b in zip(args, t.args)):
-            return t
-        return TypeCall(t.func, args, t.span)
 
     def _shape(self, shape: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
         if isinstance(shape, tuple):
@@ -247,3 +266,16 @@ def _describe_arg(arg: Any, dialect: str = "docs") -> str:
     if isinstance(arg, TypeVar):
         return f"the {arg.kind.value} parameter `{arg.name}`"
     return f"the type `{type_text(arg, dialect)}`"
+
+
+def _parts(t: Any) -> tuple | None:
+    """The types inside a compound type; None for a type without type parts."""
+    if isinstance(t, TupleType):
+        return t.fields
+    if isinstance(t, FuncType):
+        return (*t.arg_types, t.ret_type)
+    if isinstance(t, TypeCall):
+        return t.args
+    if isinstance(t, RefType):
+        return (t.value,)
+    return None

@@ -60,9 +60,13 @@ def _window(text: str, labels: list[tuple[int, int]]) -> tuple[str, int, int]:
     return shown, cut, right
 
 
-def _labelled_lines(diag: Diagnostic) -> list[tuple[int, int, int, str, bool]]:
-    """(line, start col, end col, message, primary) for every label, by line."""
-    out = []
+LabelRow = tuple[int, int, int, str, bool]  # line, start col, end col, message, primary
+
+
+def _labelled_lines(diag: Diagnostic) -> list[tuple[Any, list[LabelRow]]]:
+    """Labels grouped by the file they point into (the primary's file first),
+    each group as (line, start col, end col, message, primary) by line."""
+    groups: dict[Any, list[LabelRow]] = {}
     spans = [(diag.span, diag.label, True)] if diag.span is not None else []
     spans += [(lab.span, lab.message, False) for lab in diag.labels]
     for span, message, primary in spans:
@@ -74,32 +78,49 @@ def _labelled_lines(diag: Diagnostic) -> list[tuple[int, int, int, str, bool]]:
             end_col = max(col, len(span.source.line_text(line)))
             if span.end <= span.start:
                 end_col = col
-        out.append((line, col, end_col, message, primary))
-    out.sort(key=lambda t: (t[0], not t[4]))
-    return out
+        groups.setdefault(span.source, []).append((line, col, end_col, message, primary))
+    for rows in groups.values():
+        rows.sort(key=lambda t: (t[0], not t[4]))
+    return list(groups.items())
 
 
 def diagnostic_lines(diag: Diagnostic) -> list[Line]:
     sev_style = _SEVERITY_STYLE.get(diag.severity, "bold")
     lines: list[Line] = [[(f"{diag.severity}[{diag.code}]", sev_style), (f": {diag.message}", "bold")]]
-    labelled = _labelled_lines(diag)
-    if diag.span is None or not labelled:
+    groups = _labelled_lines(diag)
+    if diag.span is None or not groups:
         for note in diag.notes:
             lines.append([("  = ", _GUTTER), ("note", "bold"), (f": {note}", "")])
         for text in diag.helps:
             lines.append([("  = ", _GUTTER), ("help", "bold"), (f": {text}", "")])
         return lines
-    source = diag.span.source
-    name, line, col, _, _ = diag.location()
-    width = len(str(max(t[0] for t in labelled)))
+    width = len(str(max(row[0] for _, rows in groups for row in rows)))
     pad = " " * width
-    lines.append([(f"{pad}--> ", _GUTTER), (f"{name}:{line}:{col}", "")])
-    lines.append([(f"{pad} |", _GUTTER)])
+    for index, (source, rows) in enumerate(groups):
+        # `-->` names the error's own place; `:::` another file a label points into
+        line, col = (diag.location()[1:3]) if index == 0 else rows[0][:2]
+        arrow = "-->" if index == 0 else ":::"
+        lines.append([(f"{pad}{arrow} ", _GUTTER), (f"{source.name}:{line}:{col}", "")])
+        lines.append([(f"{pad} |", _GUTTER)])
+        lines += _snippet(source, rows, pad, sev_style)
+    if diag.notes or diag.helps:
+        lines.append([(f"{pad} |", _GUTTER)])
+    for note in diag.notes:
+        lines.append([(f"{pad} = ", _GUTTER), ("note", "bold"), (f": {note}", "")])
+    for text in diag.helps:
+        lines.append([(f"{pad} = ", _GUTTER), ("help", "bold"), (f": {text}", "")])
+    return lines
+
+
+def _snippet(source: Any, rows: list[LabelRow], pad: str, sev_style: str) -> list[Line]:
+    """The labelled lines of one file, each followed by its carets."""
+    width = len(pad)
     on_line: dict[int, list[tuple[int, int]]] = {}
-    for lnum, start, end, _, _ in labelled:
+    for lnum, start, end, _, _ in rows:
         on_line.setdefault(lnum, []).append((start, end))
+    lines: list[Line] = []
     previous = None
-    for lnum, start, end, message, primary in labelled:
+    for lnum, start, end, message, primary in rows:
         text, cut, last = _window(source.line_text(lnum), on_line[lnum])
         if previous is not None and lnum > previous + 1:
             lines.append([("...", _GUTTER)])
@@ -110,12 +131,6 @@ def diagnostic_lines(diag: Diagnostic) -> list[Line]:
         row = _caret_row(text, start - cut, min(end, last) - cut, mark)
         lines.append([(f"{pad} | ", _GUTTER), (row + (f" {message}" if message else ""), style)])
         previous = lnum
-    if diag.notes or diag.helps:
-        lines.append([(f"{pad} |", _GUTTER)])
-    for note in diag.notes:
-        lines.append([(f"{pad} = ", _GUTTER), ("note", "bold"), (f": {note}", "")])
-    for text in diag.helps:
-        lines.append([(f"{pad} = ", _GUTTER), ("help", "bold"), (f": {text}", "")])
     return lines
 
 

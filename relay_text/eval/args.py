@@ -10,7 +10,7 @@ so `Tensor[(n, n), float32]` demands a square matrix.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -244,38 +244,61 @@ def random_value(ty: Any, rng: np.random.Generator, defs: TypeDefs, name: str = 
 
 
 def _random(ty: Any, rng: np.random.Generator, defs: TypeDefs, bindings: dict, depth: int, name: str) -> Any:
-    if isinstance(ty, TensorType):
-        return _random_tensor(ty, rng, bindings, name)
-    if isinstance(ty, TupleType):
-        return tuple(_random(f, rng, defs, bindings, depth, name) for f in ty.fields)
-    if isinstance(ty, TypeCall) and isinstance(ty.func, GlobalTypeVar):
-        data = defs.defs.get(ty.func)
-        if data is None or not data.constructors:
-            raise ArgumentError(f"cannot make up a value of {type_text(ty)} for `{name}`: its type has no constructors")
-        if ty.func.name == "List":
-            return _random_list(ty, rng, defs, bindings, name, data, depth)
-        ctors = list(data.constructors)
-        if depth >= MAX_RANDOM_DEPTH:
-            flat = [c for c in ctors if not any(_mentions(t, data.header) for t in c.inputs)]
-            ctors = flat or ctors
-        con = ctors[int(rng.integers(len(ctors)))]
-        fields = tuple(_random(ft, rng, defs, bindings, depth + 1, name) for ft in defs.field_types(ty, con))
-        return Data(con, fields)
-    raise ArgumentError(f"cannot make up a value of type {type_text(ty) if ty is not None else 'unknown'} for `{name}`")
+    """Pre-order (each choice drawn before the parts it decides, parts left to
+    right), built bottom-up with an explicit stack: a type nested thousands of
+    levels deep is no problem."""
+    done: list = []
+    work: list = [(ty, depth, None)]
+    while work:
+        t, d, build = work.pop()
+        if build is not None:
+            n, make = build
+            parts = done[len(done) - n :]
+            del done[len(done) - n :]
+            done.append(make(parts))
+            continue
+        if isinstance(t, TensorType):
+            done.append(_random_tensor(t, rng, bindings, name))
+            continue
+        if isinstance(t, TupleType):
+            kids, make = list(t.fields), tuple
+        elif isinstance(t, TypeCall) and isinstance(t.func, GlobalTypeVar):
+            kids, make = _random_data(t, rng, defs, d, name)
+        else:
+            raise ArgumentError(f"cannot make up a value of type {type_text(t) if t is not None else 'unknown'} for `{name}`")
+        child_depth = d if isinstance(t, TupleType) else d + 1
+        work.append((None, d, (len(kids), make)))
+        work.extend((k, child_depth, None) for k in reversed(kids))
+    return done[0]
 
 
-def _random_list(ty: TypeCall, rng: np.random.Generator, defs: TypeDefs, bindings: dict, name: str, data: TypeData, depth: int) -> Any:
-    by_name = {c.name: c for c in data.constructors}
-    nil, cons = by_name.get("Nil"), by_name.get("Cons")
-    if nil is None or cons is None or len(cons.inputs) != 2:
-        raise ArgumentError(f"cannot make up a value of {type_text(ty)} for `{name}`")
-    length = int(rng.integers(MAX_RANDOM_LENGTH + 1)) if depth < MAX_RANDOM_DEPTH else 0
-    element = defs.field_types(ty, cons)[0]
-    items = [_random(element, rng, defs, bindings, depth + 1, name) for _ in range(length)]
-    value: Any = Data(nil, ())
-    for item in reversed(items):
-        value = Data(cons, (item, value))
-    return value
+def _random_data(ty: TypeCall, rng: np.random.Generator, defs: TypeDefs, depth: int, name: str) -> tuple[list, Callable[[list], Any]]:
+    """Choose a constructor (or, for a List, a length): the types of the
+    fields still to fill, and how to build the value from them."""
+    data = defs.defs.get(ty.func)
+    if data is None or not data.constructors:
+        raise ArgumentError(f"cannot make up a value of {type_text(ty)} for `{name}`: its type has no constructors")
+    if ty.func.name == "List":
+        by_name = {c.name: c for c in data.constructors}
+        nil, cons = by_name.get("Nil"), by_name.get("Cons")
+        if nil is None or cons is None or len(cons.inputs) != 2:
+            raise ArgumentError(f"cannot make up a value of {type_text(ty)} for `{name}`")
+        length = int(rng.integers(MAX_RANDOM_LENGTH + 1)) if depth < MAX_RANDOM_DEPTH else 0
+        element = defs.field_types(ty, cons)[0]
+
+        def make_list(items: list) -> Any:
+            value: Any = Data(nil, ())
+            for item in reversed(items):
+                value = Data(cons, (item, value))
+            return value
+
+        return [element] * length, make_list
+    ctors = list(data.constructors)
+    if depth >= MAX_RANDOM_DEPTH:
+        flat = [c for c in ctors if not any(_mentions(t, data.header) for t in c.inputs)]
+        ctors = flat or ctors
+    con = ctors[int(rng.integers(len(ctors)))]
+    return list(defs.field_types(ty, con)), lambda fields: Data(con, tuple(fields))
 
 
 def _mentions(ty: Any, header: GlobalTypeVar) -> bool:

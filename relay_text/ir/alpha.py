@@ -43,7 +43,6 @@ from .ty import (
     TensorType,
     TupleType,
     TypeCall,
-    TypeRelation,
     TypeVar,
 )
 
@@ -88,40 +87,54 @@ class _Equiv:
     # ---- types -------------------------------------------------------------
 
     def types(self, a: Any, b: Any) -> bool:
-        if a is b:
-            return True
-        if type(a) is not type(b):
-            return False
-        if isinstance(a, (TypeVar, GlobalTypeVar)):
-            if a in self.tvars:
-                return self.tvars[a] is b
-            if b in self.rtvars:
+        """Types equal up to renaming of bound type variables; compared with an
+        explicit stack of pairs, left to right, so nesting depth is no limit."""
+        work: list[tuple[Any, Any]] = [(a, b)]
+        while work:
+            a, b = work.pop()
+            if a is b:
+                continue
+            if type(a) is not type(b):
                 return False
-            # Free type variables (and ADT names) are matched by name.
-            return a.name == b.name and a.kind == b.kind and self.bind_type(a, b)
-        if isinstance(a, IncompleteType):
-            return a.kind == b.kind
-        if isinstance(a, TensorType):
-            return self.shape(a.shape, b.shape) and self.dtype(a.dtype, b.dtype)
-        if isinstance(a, TupleType):
-            return len(a.fields) == len(b.fields) and all(map(self.types, a.fields, b.fields))
-        if isinstance(a, FuncType):
-            if len(a.type_params) != len(b.type_params) or len(a.arg_types) != len(b.arg_types):
+            pairs: list[tuple[Any, Any]] = []
+            if isinstance(a, (TypeVar, GlobalTypeVar)):
+                if a in self.tvars:
+                    ok = self.tvars[a] is b
+                elif b in self.rtvars:
+                    ok = False
+                else:
+                    # Free type variables (and ADT names) are matched by name.
+                    ok = a.name == b.name and a.kind == b.kind and self.bind_type(a, b)
+            elif isinstance(a, IncompleteType):
+                ok = a.kind == b.kind
+            elif isinstance(a, TensorType):
+                ok = self.shape(a.shape, b.shape) and self.dtype(a.dtype, b.dtype)
+            elif isinstance(a, TupleType):
+                ok = len(a.fields) == len(b.fields)
+                pairs = list(zip(a.fields, b.fields))
+            elif isinstance(a, FuncType):
+                ok = (
+                    len(a.type_params) == len(b.type_params)
+                    and len(a.arg_types) == len(b.arg_types)
+                    and all(map(self.bind_type, a.type_params, b.type_params))
+                    and len(a.type_constraints) == len(b.type_constraints)
+                    and all(
+                        ra.name == rb.name and ra.num_inputs == rb.num_inputs and len(ra.args) == len(rb.args)
+                        for ra, rb in zip(a.type_constraints, b.type_constraints)
+                    )
+                )
+                pairs = [*zip(a.arg_types, b.arg_types), (a.ret_type, b.ret_type)]
+                for ra, rb in zip(a.type_constraints, b.type_constraints):
+                    pairs += zip(ra.args, rb.args)
+            elif isinstance(a, TypeCall):
+                ok = len(a.args) == len(b.args)
+                pairs = [(a.func, b.func), *zip(a.args, b.args)]
+            else:
+                ok = bool(a == b)
+            if not ok:
                 return False
-            if not all(map(self.bind_type, a.type_params, b.type_params)):
-                return False
-            return (
-                all(map(self.types, a.arg_types, b.arg_types))
-                and self.types(a.ret_type, b.ret_type)
-                and len(a.type_constraints) == len(b.type_constraints)
-                and all(map(self.relation, a.type_constraints, b.type_constraints))
-            )
-        if isinstance(a, TypeCall):
-            return self.types(a.func, b.func) and len(a.args) == len(b.args) and all(map(self.types, a.args, b.args))
-        return bool(a == b)
-
-    def relation(self, a: TypeRelation, b: TypeRelation) -> bool:
-        return a.name == b.name and a.num_inputs == b.num_inputs and all(map(self.types, a.args, b.args))
+            work.extend(reversed(pairs))
+        return True
 
     def shape(self, a: Any, b: Any) -> bool:
         if isinstance(a, tuple) and isinstance(b, tuple):

@@ -1039,6 +1039,33 @@ class Builder:
             diag.with_note("a type is a dtype (float32), Tensor[...], a tuple, fn(...) -> T, an ADT or a type parameter")
 
     def as_type(self, raw: Any) -> Any:
+        """The type written as `raw`; nested parentheses (tuple types) are
+        resolved with an explicit stack, so any depth works."""
+        if not isinstance(raw, _Paren):
+            return self._as_simple_type(raw)
+        done: list = []
+        work: list = [(raw, False)]
+        while work:
+            node, ready = work.pop()
+            if ready:
+                n = len(node.items)
+                fields = done[len(done) - n :]
+                del done[len(done) - n :]
+                done.append(fields[0] if n == 1 and not node.trailing_comma else TupleType(tuple(fields), node.span))
+            elif not isinstance(node, _Paren):
+                done.append(self._as_simple_type(node))
+            elif any(isinstance(x, _RAW_DIMS) for x in node.items):
+                self.error("syntax-error", "a shape is not a type", node.span).with_help(
+                    "write a tensor type as `Tensor[(shape), dtype]`"
+                )
+                done.append(IncompleteType(Kind.TYPE, node.span))
+            else:
+                work.append((node, True))
+                work.extend((x, False) for x in reversed(node.items))
+        return done[0]
+
+    def _as_simple_type(self, raw: Any) -> Any:
+        """A type that is not a parenthesised list."""
         if isinstance(raw, _Name):
             tvar = self.types.lookup(raw.name)
             if tvar is not None:
@@ -1050,16 +1077,6 @@ class Builder:
                 return TypeCall(gtv, (), raw.span)
             self._unknown_type(raw.name, raw.span)
             return IncompleteType(Kind.TYPE, raw.span)
-        if isinstance(raw, _Paren):
-            if any(isinstance(x, _RAW_DIMS) for x in raw.items):
-                self.error("syntax-error", "a shape is not a type", raw.span).with_help(
-                    "write a tensor type as `Tensor[(shape), dtype]`"
-                )
-                return IncompleteType(Kind.TYPE, raw.span)
-            fields = [self.as_type(x) for x in raw.items]
-            if len(fields) == 1 and not raw.trailing_comma:
-                return fields[0]
-            return TupleType(tuple(fields), raw.span)
         if isinstance(raw, _RAW_DIMS):
             self.error("syntax-error", "a dimension is not a type", raw.span)
             return IncompleteType(Kind.TYPE, raw.span)

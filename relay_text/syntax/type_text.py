@@ -81,30 +81,62 @@ def type_params_text(params: tuple, dialect: str = DOCS, names: Mapping[Any, str
 
 
 def type_text(ty: Any, dialect: str = DOCS, names: Mapping[Any, str] | None = None) -> str:
-    """A type (or a type argument: dtype string, shape tuple, dimension) as text."""
+    """A type (or a type argument: dtype string, shape tuple, dimension) as text.
+
+    Built bottom-up with an explicit stack, so a type nested thousands of
+    levels deep (the type of a deeply nested tuple) prints like any other."""
+    done: list[str] = []
+    work: list[tuple[Any, bool]] = [(ty, False)]
+    while work:
+        node, ready = work.pop()
+        if ready:
+            n = len(_parts(node))
+            parts = done[len(done) - n :]
+            del done[len(done) - n :]
+            done.append(_compound_text(node, parts, dialect, names))
+            continue
+        kids = _parts(node)
+        if kids is None:
+            done.append(_leaf_text(node, dialect, names))
+            continue
+        work.append((node, True))
+        work.extend((k, False) for k in reversed(kids))
+    return done[0]
+
+
+def _parts(ty: Any) -> tuple | None:
+    """The types a compound type is written around; None for a leaf."""
+    if isinstance(ty, TupleType):
+        return ty.fields
+    if isinstance(ty, FuncType):
+        return (*ty.arg_types, ty.ret_type)
+    if isinstance(ty, TypeCall):
+        return ty.args
+    return None
+
+
+def _compound_text(ty: Any, parts: list[str], dialect: str, names: Mapping[Any, str] | None) -> str:
+    if isinstance(ty, TupleType):
+        return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+    if isinstance(ty, FuncType):
+        params = type_params_text(ty.type_params, dialect, names)
+        head = f"fn {params}" if dialect == TVM else f"fn{params}"
+        text = f"{head}({', '.join(parts[:-1])}) -> {parts[-1]}"
+        if ty.type_constraints and dialect == DOCS:
+            text += " where " + ", ".join(rel.name for rel in ty.type_constraints)
+        return text
+    func = _var_name(ty.func, names)
+    if not parts and dialect == DOCS:
+        return func  # `Nat`, as a constructor's result is written
+    return f"{func}[" + ", ".join(parts) + "]"
+
+
+def _leaf_text(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> str:
     if isinstance(ty, TensorType):
         dtype = _var_name(ty.dtype, names)
         if dialect == TVM and ty.shape == () and isinstance(ty.dtype, str):
             return dtype
         return f"Tensor[{shape_text(ty.shape, names)}, {dtype}]"
-    if isinstance(ty, TupleType):
-        fields = [type_text(f, dialect, names) for f in ty.fields]
-        if len(fields) == 1:
-            return f"({fields[0]},)"
-        return "(" + ", ".join(fields) + ")"
-    if isinstance(ty, FuncType):
-        params = type_params_text(ty.type_params, dialect, names)
-        args = ", ".join(type_text(a, dialect, names) for a in ty.arg_types)
-        head = f"fn {params}" if dialect == TVM else f"fn{params}"
-        text = f"{head}({args}) -> {type_text(ty.ret_type, dialect, names)}"
-        if ty.type_constraints and dialect == DOCS:
-            text += " where " + ", ".join(rel.name for rel in ty.type_constraints)
-        return text
-    if isinstance(ty, TypeCall):
-        func = _var_name(ty.func, names)
-        if not ty.args and dialect == DOCS:
-            return func  # `Nat`, as a constructor's result is written
-        return f"{func}[" + ", ".join(type_text(a, dialect, names) for a in ty.args) + "]"
     if isinstance(ty, tuple):  # a shape given as a type argument
         return shape_text(ty, names)
     if isinstance(ty, (int, AnyDim, DimBinOp)):

@@ -73,6 +73,29 @@ def test_long_source_lines_are_shown_as_a_window_around_the_label(tmp_path: Path
     )
 
 
+def test_a_label_in_another_file_gets_its_own_header(tmp_path: Path) -> None:
+    """A label that points into the Prelude is shown under a `:::` header
+    naming that file, after the snippet of the error's own file."""
+    path = tmp_path / "calls.rly"
+    call = "@iterate(fn (%x) { %x + 1 }, 0, 100000)"
+    path.write_text(f"def @main() {{ {call} }}\n")
+    result = run(["check", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error[arity-mismatch]: `@iterate` takes 2 arguments, but 3 were given\n"
+        f"   --> {path}:1:15\n"
+        "    |\n"
+        "  1 | def @main() { @iterate(fn (%x) { %x + 1 }, 0, 100000) }\n"
+        f"    |               {'^' * len(call)} expected 2 arguments\n"
+        "   ::: relay_text/std/prelude.rly:213:1\n"
+        "    |\n"
+        "213 | def @iterate<a>(%f : fn(a) -> a, %n : int32) -> fn(a) -> a {\n"
+        "    | ------------------------------------------------------------ defined here\n"
+        "\n"
+        "Found 1 error in 1 file\n"
+    )
+
+
 def test_summary_counts_files_with_errors(files, tmp_path: Path) -> None:
     other = tmp_path / "bad2.rly"
     other.write_text("def @f() { %y + %z }\n")
@@ -196,3 +219,33 @@ def test_every_corpus_file_checks_clean() -> None:
     files = [str(p) for p in corpus_files()]
     result = run(["check", *files])
     assert result.exit_code == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        "(" * 3000 + "int32" + ",)" * 3000,
+        "List[" * 2000 + "int32" + "]" * 2000,
+        "fn() -> " * 2000 + "int32",
+    ],
+    ids=["tuple-type-3000-deep", "list-type-2000-deep", "function-type-2000-deep"],
+)
+def test_deeply_nested_written_types_work_in_every_command(tmp_path: Path, annotation: str) -> None:
+    """Types are parsed, kind-checked, printed, compared and filled with
+    random values without recursion, whatever their depth."""
+    path = tmp_path / "deep.rly"
+    path.write_text(f"def @main(%x : {annotation}) -> {annotation} {{ %x }}\n")
+    assert run(["check", str(path)]).exit_code == 0
+    types = run(["check", "--types", str(path)])
+    assert types.exit_code == 0
+    assert types.stdout.startswith("@main : fn(")
+    formatted = run(["fmt", "--diff", str(path)])
+    assert formatted.exit_code in (0, 1), formatted.stderr
+    assert "internal error" not in formatted.stderr
+    ran = run(["run", "--random-args", str(path)])
+    assert "internal error" not in ran.stderr
+    if annotation.startswith("fn"):
+        assert ran.exit_code == 1
+        assert "error[bad-argument]: cannot make up a value of type fn() -> fn()" in ran.stderr
+    else:
+        assert ran.exit_code == 0

@@ -192,15 +192,25 @@ class Reporter:
 
 
 def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
-    name, line, col, end_line, end_col = diag.location()
+    """One diagnostic as JSON: its place, the text beside its carets
+    (`label`), the other places it points at (`labels`, each with its own
+    file) and its notes."""
     return {
         "code": diag.code,
         "severity": diag.severity,
         "message": diag.message,
-        "file": name,
-        "line": line,
-        "column": col,
-        "end_line": end_line,
-        "end_column": end_col + 1 if diag.span is not None else 0,
+        **_place_json(diag.span),
+        "label": diag.label,
+        "labels": [{**_place_json(lab.span), "message": lab.message} for lab in diag.labels if lab.span is not None],
         "notes": [*diag.notes, *(f"help: {h}" for h in diag.helps)],
     }
+
+
+def _place_json(span: Any) -> dict[str, Any]:
+    """File, line, column, end line and end column (one past the last
+    character) of a span; 1-based."""
+    if span is None:
+        return {"file": "<unknown>", "line": 0, "column": 0, "end_line": 0, "end_column": 0}
+    line, col = span.start_line_col
+    end_line, end_col = span.end_line_col
+    return {"file": span.source.name, "line": line, "column": col, "end_line": end_line, "end_column": end_col + 1}

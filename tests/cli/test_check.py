@@ -157,11 +157,33 @@ def test_json_output(files) -> None:
             "column": 15,
             "end_line": 1,
             "end_column": 17,
+            "label": "not in scope",
+            "labels": [],
             "notes": [],
         }
     ]
     assert list(data["globals"]) == ["@main"]
     assert "error[" not in result.stderr
+
+
+def test_json_labels_carry_their_own_file(tmp_path: Path) -> None:
+    path = tmp_path / "calls.rly"
+    path.write_text("def @main() {\n  @iterate(fn (%x) { %x }, 0, 1)\n}\n")
+    result = run(["check", "--output-format", "json", str(path)])
+    assert result.exit_code == 1
+    (diag,) = json.loads(result.stdout)["diagnostics"]
+    assert (diag["code"], diag["file"], diag["line"], diag["column"]) == ("arity-mismatch", str(path), 2, 3)
+    assert diag["label"] == "expected 2 arguments"
+    assert diag["labels"] == [
+        {
+            "file": "relay_text/std/prelude.rly",
+            "line": 213,
+            "column": 1,
+            "end_line": 215,
+            "end_column": 2,
+            "message": "defined here",
+        }
+    ]
 
 
 def test_no_color_versus_force_color(files) -> None:

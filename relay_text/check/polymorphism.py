@@ -185,6 +185,7 @@ def _holes_in_order(t: Any) -> list[Hole]:
 
     out: list[Hole] = []
     seen: set[int] = set()
+    done: set[int] = set()  # compound parts already walked: their holes are in `out`
     stack = [t]
     while stack:
         node = find(stack.pop())
@@ -193,7 +194,10 @@ def _holes_in_order(t: Any) -> list[Hole]:
                 seen.add(node.uid)
                 out.append(node)
             continue
-        stack.extend(reversed(children(node)))
+        kids = children(node)
+        if kids and id(node) not in done:
+            done.add(id(node))
+            stack.extend(reversed(kids))
     return out
 
 

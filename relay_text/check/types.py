@@ -184,7 +184,10 @@ def transform(t: Any, leaf: Callable[[Any], Any], expand_holes: bool = False) ->
     return _transform(t, leaf, expand_holes, 0)
 
 
-def _transform(t: Any, leaf: Callable[[Any], Any], expand: bool, depth: int) -> Any:
+def _transform(t: Any, leaf: Callable[[Any], Any], expand: bool, depth: int, memo: dict | None = None) -> Any:
+    """Recursive for shallow types (the common case, and the fastest); an
+    explicit stack past _DEEP levels. Compound parts are memoised by
+    identity, so a part shared many times within `t` is rebuilt once."""
     if expand and type(t) is Hole:
         t = find(t)
     kids = children(t)
@@ -192,34 +195,16 @@ def _transform(t: Any, leaf: Callable[[Any], Any], expand: bool, depth: int) -> 
         if expand and type(t) is Hole:
             return leaf(t)
         return leaf(t) if type(t) is not tuple else t
+    if memo is None:
+        memo = {}
+    hit = memo.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
     if depth > _DEEP:
-        return _transform_iter(t, leaf, expand)
-    parts = [_transform(k, leaf, expand, depth + 1) for k in kids]
-    return rebuild(t, parts)
-
-
-def _transform_iter(t: Any, leaf: Callable[[Any], Any], expand: bool) -> Any:
-    values: list = []
-    work: list = [(t, False)]
-    while work:
-        node, done = work.pop()
-        if done:
-            n = len(children(node))
-            parts = values[len(values) - n :] if n else []
-            if n:
-                del values[len(values) - n :]
-            values.append(rebuild(node, parts))
-            continue
-        if expand and type(node) is Hole:
-            node = find(node)
-        kids = children(node)
-        if not kids:
-            values.append(leaf(node) if type(node) is not tuple else node)
-            continue
-        work.append((node, True))
-        for k in reversed(kids):
-            work.append((k, False))
-    return values[0]
+        return _fold(t, memo, find if expand else _same, lambda x: x if type(x) is tuple else leaf(x), rebuild)
+    result = rebuild(t, [_transform(k, leaf, expand, depth + 1, memo) for k in kids])
+    memo[id(t)] = (t, result)
+    return result
 
 
 def _keep(x: Any) -> Any:
@@ -351,8 +336,12 @@ def _fold(t: Any, memo: dict, follow: Callable[[Any], Any], leaf: Callable[[Any]
 
 
 def walk(t: Any) -> Iterator[Any]:
-    """Every leaf and part of `t` (solved holes expanded), in no particular order."""
+    """Every leaf and part of `t` (solved holes expanded), in no particular
+    order. A part shared within `t` is walked once (its leaves may repeat),
+    so a type that is a DAG (a tuple of a tuple of the same tuple, ...) costs
+    its number of distinct parts, not the size of its expansion."""
     stack = [t]
+    seen: set[int] = set()
     while stack:
         node = stack.pop()
         if type(node) is Hole:
@@ -360,6 +349,10 @@ def walk(t: Any) -> Iterator[Any]:
         yield node
         kids = children(node)
         if kids:
+            key = id(node)
+            if key in seen:
+                continue
+            seen.add(key)
             stack.extend(kids)
 
 

@@ -180,16 +180,48 @@ def _composite(v: Any) -> tuple[str, tuple, str]:
     return "ref(", (v.value,), ")"
 
 
-def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | None = None) -> str:
-    """The text `relay run` prints for a value (without a trailing newline)."""
+TEXT_LIMIT = 4_000_000
+"""Characters of a value `relay run` prints unless `--full`, or more for a
+value with many parts (64 characters a part). Only a value that shares its
+parts (a tuple holding the same tuple twice, forty levels deep: small in
+memory, exponentially long written out) reaches it."""
+
+
+def _distinct_parts(value: Any) -> int:
+    """How many distinct tuples, constructor values and references make up `value`."""
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if (t is tuple or t is Data or t is Ref) and id(v) not in seen:
+            seen.add(id(v))
+            stack.extend(_children(v))
+    return len(seen)
+
+
+def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | None = None, limit: int | None = None) -> str:
+    """The text `relay run` prints for a value (without a trailing newline);
+    unless `full`, cut after `limit` characters (by default TEXT_LIMIT or
+    64 a part of the value) with a line that says so."""
     describe = describe or closure_signature
+    if limit is None:
+        limit = max(TEXT_LIMIT, 64 * _distinct_parts(value)) if not full else 0
     multi = _multiline(value)
     parts: list[str] = []
     # Work items: literal text (str), or (value, indentation).
     stack: list[Any] = [(value, 0)]
     pop, push = stack.pop, stack.append
     generic, ndarray = np.generic, np.ndarray
+    checked = 0  # parts already counted towards the limit
+    size = 0
     while stack:
+        if not full and len(parts) - checked > 4096:
+            size += sum(map(len, parts[checked:]))
+            checked = len(parts)
+            if size > limit:
+                text = "".join(parts)[:limit]
+                return f"{text} ...\n... (cut after {limit:,} characters; --full prints the whole value)"
         item = pop()
         if type(item) is str:
             parts.append(item)

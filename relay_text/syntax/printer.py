@@ -475,7 +475,7 @@ class _Printer(ExprFunctor[Any]):
         return self._type(ty)
 
     def _type(self, ty: Any) -> str:
-        return type_text(ty, TVM if self.tvm else DOCS)
+        return type_text(ty, TVM if self.tvm else DOCS, limit=None)
 
     def _binder(self, var: Var, group: Any, notes: Attached | None = None, binds: bool = False) -> Doc:
         doc, term = self._binder_piece(var, group, notes, binds)

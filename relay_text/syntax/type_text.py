@@ -10,7 +10,7 @@ variables `a`, `b`, ... so that messages are stable).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from ..ir.ty import (
     AnyDim,
@@ -80,55 +80,78 @@ def type_params_text(params: tuple, dialect: str = DOCS, names: Mapping[Any, str
     return "<" + ", ".join(parts) + ">"
 
 
-def type_text(ty: Any, dialect: str = DOCS, names: Mapping[Any, str] | None = None) -> str:
-    """A type (or a type argument: dtype string, shape tuple, dimension) as text.
+MAX_TYPE_TEXT = 100_000
+"""Characters of a type shown in a message or by `--types`: a type that is a
+DAG (a tuple of a tuple of the same tuple, ...) can be exponentially long
+written out; its text is cut here and ends in ` ...`."""
 
-    Built bottom-up with an explicit stack, so a type nested thousands of
-    levels deep (the type of a deeply nested tuple) prints like any other."""
-    done: list[str] = []
-    work: list[tuple[Any, bool]] = [(ty, False)]
+
+def type_text(ty: Any, dialect: str = DOCS, names: Mapping[Any, str] | None = None, limit: int | None = MAX_TYPE_TEXT) -> str:
+    """A type (or a type argument: dtype string, shape tuple, dimension) as text,
+    at most `limit` characters (None: all of it, as the formatter needs).
+
+    Written left to right from an explicit stack, so a type nested thousands
+    of levels deep prints like any other, and a cut text costs only its length."""
+    out: list[str] = []
+    size = 0
+    for piece in _pieces(ty, dialect, names):
+        out.append(piece)
+        size += len(piece)
+        if limit is not None and size > limit:
+            return "".join(out)[:limit] + " ..."
+    return "".join(out)
+
+
+def _pieces(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> Iterator[str]:
+    """The text of `ty` in order, in pieces."""
+    work: list[Any] = [ty]
     while work:
-        node, ready = work.pop()
-        if ready:
-            n = len(_parts(node))
-            parts = done[len(done) - n :]
-            del done[len(done) - n :]
-            done.append(_compound_text(node, parts, dialect, names))
+        item = work.pop()
+        if type(item) is _Text:
+            yield item
             continue
-        kids = _parts(node)
-        if kids is None:
-            done.append(_leaf_text(node, dialect, names))
-            continue
-        work.append((node, True))
-        work.extend((k, False) for k in reversed(kids))
-    return done[0]
+        parts = _layout(item, dialect, names)
+        if parts is None:
+            yield _leaf_text(item, dialect, names)
+        else:
+            work.extend(reversed(parts))
 
 
-def _parts(ty: Any) -> tuple | None:
-    """The types a compound type is written around; None for a leaf."""
+def _layout(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> list | None:
+    """A compound type as a list of literal text (str) and types; None for a leaf."""
     if isinstance(ty, TupleType):
-        return ty.fields
+        if len(ty.fields) == 1:
+            return [_Text("("), ty.fields[0], _Text(",)")]
+        return [_Text("("), *_commas(ty.fields), _Text(")")]
     if isinstance(ty, FuncType):
-        return (*ty.arg_types, ty.ret_type)
+        params = type_params_text(ty.type_params, dialect, names)
+        head = f"fn {params}(" if dialect == TVM else f"fn{params}("
+        tail = [_Text(") -> "), ty.ret_type]
+        if ty.type_constraints and dialect == DOCS:
+            tail.append(_Text(" where " + ", ".join(rel.name for rel in ty.type_constraints)))
+        return [_Text(head), *_commas(ty.arg_types), *tail]
     if isinstance(ty, TypeCall):
-        return ty.args
+        func = _var_name(ty.func, names)
+        if not ty.args and dialect == DOCS:
+            return [_Text(func)]  # `Nat`, as a constructor's result is written
+        return [_Text(func + "["), *_commas(ty.args), _Text("]")]
     return None
 
 
-def _compound_text(ty: Any, parts: list[str], dialect: str, names: Mapping[Any, str] | None) -> str:
-    if isinstance(ty, TupleType):
-        return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
-    if isinstance(ty, FuncType):
-        params = type_params_text(ty.type_params, dialect, names)
-        head = f"fn {params}" if dialect == TVM else f"fn{params}"
-        text = f"{head}({', '.join(parts[:-1])}) -> {parts[-1]}"
-        if ty.type_constraints and dialect == DOCS:
-            text += " where " + ", ".join(rel.name for rel in ty.type_constraints)
-        return text
-    func = _var_name(ty.func, names)
-    if not parts and dialect == DOCS:
-        return func  # `Nat`, as a constructor's result is written
-    return f"{func}[" + ", ".join(parts) + "]"
+class _Text(str):
+    """Literal text among the parts of a compound type (a dtype name, also a
+    str, is a type to print)."""
+
+    __slots__ = ()
+
+
+def _commas(items: tuple) -> list:
+    out: list = []
+    for i, item in enumerate(items):
+        if i:
+            out.append(_Text(", "))
+        out.append(item)
+    return out
 
 
 def _leaf_text(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> str:

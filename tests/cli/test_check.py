@@ -271,3 +271,25 @@ def test_deeply_nested_written_types_work_in_every_command(tmp_path: Path, annot
         assert "error[bad-argument]: cannot make up a value of type fn() -> fn()" in ran.stderr
     else:
         assert ran.exit_code == 0
+
+
+def doubling_tuples(levels: int) -> str:
+    """`%a_i = (%a_{i-1}, %a_{i-1})`: a value and a type with `levels` distinct
+    parts whose expansion has 2^levels leaves."""
+    lines = ["def @main(%x : int32) {", "  let %a0 = (%x, %x);"]
+    lines += [f"  let %a{i} = (%a{i - 1}, %a{i - 1});" for i in range(1, levels)]
+    lines += [f"  %a{levels - 1}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_types_that_share_parts_check_in_time_linear_in_their_parts(tmp_path: Path) -> None:
+    """The checker walks, resolves and generalizes a type once per distinct
+    part; a type too long to write out is cut in `--types`."""
+    path = tmp_path / "dag.rly"
+    path.write_text(doubling_tuples(40))
+    result = run(["check", "--types", str(path)])
+    assert result.exit_code == 0
+    line = result.stdout.rstrip("\n")
+    assert line.startswith("@main : fn(Tensor[(), int32]) -> ((((")
+    assert line.endswith(" ...")
+    assert len(line) == len("@main : ") + 100_000 + len(" ...")

@@ -214,3 +214,20 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert (proc.returncode, out, err) == (130, "", "interrupted\n")
+
+
+def test_a_value_too_long_to_print_is_cut_unless_full(tmp_path: Path) -> None:
+    """A tuple that holds the same tuple twice, 40 levels deep, is small in
+    memory and 2^40 leaves written out: the text stops after 4,000,000
+    characters and says how to get everything."""
+    from tests.cli.test_check import doubling_tuples
+
+    path = write(tmp_path, doubling_tuples(40))
+    result = run([path, "--arg", "x=1"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("((((((((")
+    body, note = result.stdout.rstrip("\n").rsplit("\n", 1)
+    assert len(body) == 4_000_000 + len(" ...")
+    assert note == "... (cut after 4,000,000 characters; --full prints the whole value)"
+    small = run([write(tmp_path, doubling_tuples(3), "small.rly"), "--arg", "x=1"])
+    assert small.stdout == "(((1, 1), (1, 1)), ((1, 1), (1, 1)))\n"

@@ -100,6 +100,9 @@ class Unifier:
 
     def unify(self, expected: Any, found: Any) -> None:
         work = [(expected, found, None)]
+        # Compound pairs already taken apart: types that share parts (a tuple
+        # of the same tuple, forty deep) unify in time linear in their parts.
+        done: set[tuple[int, int]] = set()
         while work:
             x, y, index = work.pop()
             if x is y:
@@ -147,12 +150,16 @@ class Unifier:
             elif tx is str and ty is str:
                 if x != y:
                     raise UnifyError(x, y, "dtype")
+            elif (tx is TupleType or tx is FuncType or tx is TypeCall) and (id(x), id(y)) in done:
+                continue
             elif tx is TupleType and ty is TupleType:
+                done.add((id(x), id(y)))
                 if len(x.fields) != len(y.fields):
                     raise UnifyError(x, y, "arity")
                 for i in range(len(x.fields) - 1, -1, -1):
                     work.append((x.fields[i], y.fields[i], i))
             elif tx is FuncType and ty is FuncType:
+                done.add((id(x), id(y)))
                 if len(x.arg_types) != len(y.arg_types):
                     raise UnifyError(x, y, "arity")
                 if x.type_params or y.type_params:
@@ -161,6 +168,7 @@ class Unifier:
                 for i in range(len(x.arg_types) - 1, -1, -1):
                     work.append((x.arg_types[i], y.arg_types[i], i))
             elif tx is TypeCall and ty is TypeCall:
+                done.add((id(x), id(y)))
                 if x.func is not y.func or len(x.args) != len(y.args):
                     raise UnifyError(x, y)
                 for i in range(len(x.args) - 1, -1, -1):

@@ -283,13 +283,19 @@ def doubling_tuples(levels: int) -> str:
 
 
 def test_types_that_share_parts_check_in_time_linear_in_their_parts(tmp_path: Path) -> None:
-    """The checker walks, resolves and generalizes a type once per distinct
-    part; a type too long to write out is cut in `--types`."""
+    """The checker walks, unifies, resolves and generalizes a type once per
+    distinct part; a type too long to write out is cut in `--types`."""
     path = tmp_path / "dag.rly"
-    path.write_text(doubling_tuples(40))
+    text = doubling_tuples(40)
+    # a second, separately built copy, unified with the first by the `if`
+    copy = [line.replace("%a", "%b") for line in text.splitlines()[1:-2]]
+    lines = text.splitlines()
+    lines[0] = "def @main(%x : int32, %c : bool) {"
+    lines[-2] = "  if (%c) { %a39 } else { %b39 }"
+    path.write_text("\n".join(lines[:-2] + copy + lines[-2:]) + "\n")
     result = run(["check", "--types", str(path)])
     assert result.exit_code == 0
     line = result.stdout.rstrip("\n")
-    assert line.startswith("@main : fn(Tensor[(), int32]) -> ((((")
+    assert line.startswith("@main : fn(Tensor[(), int32], Tensor[(), bool]) -> ((((")
     assert line.endswith(" ...")
     assert len(line) == len("@main : ") + 100_000 + len(" ...")

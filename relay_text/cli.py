@@ -216,7 +216,11 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
             return EXIT_ERROR
         reporter.message(f"wrote {', '.join(arrays)} to {output_path}")
         return EXIT_OK
-    text = value_json(value) if output_format == "json" else value_text(value, full=full)
+    try:
+        text = value_json(value) if output_format == "json" else value_text(value, full=full)
+    except ValueError as exc:
+        reporter.message(f"error: cannot write the result as JSON: {exc}", "bold red")
+        return EXIT_ERROR
     if output_path:
         try:
             with open(output_path, "w", encoding="utf-8") as fh:

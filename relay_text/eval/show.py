@@ -327,8 +327,39 @@ _JSON_SCALARS: dict[type, Callable[[Any], str]] = {
 }
 
 
+JSON_PARTS_LIMIT = 10_000_000
+"""Most tuples, constructor values and references a JSON or .npz result may
+spell out. Neither format can share, so a value that shares its parts is
+written in full; one whose expansion passes this limit is refused instead
+of cut."""
+
+
+def expanded_parts(value: Any, cap: int = JSON_PARTS_LIMIT) -> int:
+    """How many composite parts `value` has written out (a shared part counts
+    each time it is used), computed once per distinct part; stops counting
+    past `cap`."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        v, ready = stack.pop()
+        kids = _children(v)
+        if ready:
+            sizes[id(v)] = min(cap + 1, 1 + sum(sizes.get(id(k), 0) for k in kids))
+        elif kids and id(v) not in sizes:
+            sizes[id(v)] = 0  # being counted
+            stack.append((v, True))
+            stack.extend((k, False) for k in kids)
+    return sizes.get(id(value), 0)
+
+
 def value_json(value: Any, describe: Callable[[Any], str] | None = None) -> str:
-    """One JSON value (compact, on one line) describing a Relay value."""
+    """One JSON value (compact, on one line) describing a Relay value.
+    Raises ValueError for a value too large to write out (JSON_PARTS_LIMIT)."""
+    if expanded_parts(value) > JSON_PARTS_LIMIT:
+        raise ValueError(
+            f"it has more than {JSON_PARTS_LIMIT:,} tuples and constructor values written out "
+            "(it uses the same parts many times); the text output (the default) prints it cut short"
+        )
     describe = describe or closure_signature
     parts: list[str] = []
     stack: list[Any] = [(value,)]  # literal text (str) or (value,)
@@ -373,8 +404,11 @@ def flatten_tensors(value: Any) -> dict[str, np.ndarray]:
     """Tensors of a result for `.npz` output: a tensor is `out0`; a tuple's
     tensors are `out0`, `out1`, ...; nested tuples add `_i` (`out1_0`).
 
-    Raises ValueError naming the first value that is not a tensor."""
+    Raises ValueError naming the first value that is not a tensor, or for
+    a result with more than JSON_PARTS_LIMIT tuples written out."""
     out: dict[str, np.ndarray] = {}
+    if expanded_parts(value) > JSON_PARTS_LIMIT:
+        raise ValueError(f"it has more than {JSON_PARTS_LIMIT:,} tuples written out (it uses the same parts many times)")
     if not isinstance(value, tuple):
         value = (value,)
     stack: list[tuple[str, Any]] = [(f"out{i}", v) for i, v in reversed(list(enumerate(value)))]

@@ -231,3 +231,26 @@ def test_a_value_too_long_to_print_is_cut_unless_full(tmp_path: Path) -> None:
     assert note == "... (cut after 4,000,000 characters; --full prints the whole value)"
     small = run([write(tmp_path, doubling_tuples(3), "small.rly"), "--arg", "x=1"])
     assert small.stdout == "(((1, 1), (1, 1)), ((1, 1), (1, 1)))\n"
+
+
+def test_json_and_npz_refuse_a_value_too_large_to_write_out(tmp_path: Path) -> None:
+    """JSON and .npz cannot share parts: a result that would spell out more
+    than 10,000,000 tuples is refused with a message, exit 2, nothing written."""
+    from tests.cli.test_check import doubling_tuples
+
+    path = write(tmp_path, doubling_tuples(40))
+    as_json = run([path, "--arg", "x=1", "--output-format", "json"])
+    assert (as_json.exit_code, as_json.stdout) == (2, "")
+    assert as_json.stderr == (
+        "error: cannot write the result as JSON: it has more than 10,000,000 tuples and constructor values written out "
+        "(it uses the same parts many times); the text output (the default) prints it cut short\n"
+    )
+    out = tmp_path / "out.npz"
+    as_npz = run([path, "--arg", "x=1", "--output-format", "npz", "--output", str(out)])
+    assert as_npz.exit_code == 2
+    assert as_npz.stderr == "error: cannot write the result as .npz: it has more than 10,000,000 tuples written out (it uses the same parts many times)\n"
+    assert not out.exists()
+    small = run([write(tmp_path, doubling_tuples(2), "small.rly"), "--arg", "x=1", "--output-format", "json"])
+    leaf = '{"tensor": 1, "dtype": "int32", "shape": []}'
+    pair = f'{{"tuple": [{leaf}, {leaf}]}}'
+    assert small.stdout == f'{{"tuple": [{pair}, {pair}]}}\n'

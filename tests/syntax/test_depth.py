@@ -1,4 +1,4 @@
-"""Deep programs parse and resolve without RecursionError (issue 2, "Depth")."""
+"""Deep programs parse and resolve without RecursionError: 100,000 nested lets, bindings and calls."""
 
 from __future__ import annotations
 

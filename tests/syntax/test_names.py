@@ -13,7 +13,7 @@ def test_unbound_variable_with_suggestion() -> None:
 
 
 def test_graph_binding_used_before_its_definition() -> None:
-    """A graph binding is visible only after it (issue 2, "Graph bindings")."""
+    """A graph binding is visible only after it, within its block."""
     d = only_diagnostic("fn (%a) {\n  %2 = %1 + %a;\n  %1 = %a;\n  %2\n}")
     assert where(d) == ("unbound-variable", 2, 8)
     assert [lab.message for lab in d.labels] == ["bound here, after its use"]
@@ -129,7 +129,7 @@ def test_invalid_literals() -> None:
 
 
 def test_float_without_suffix_in_a_tvm_file_is_a_warning() -> None:
-    """Issue 2: `1.0` in a 0.0.5 file gets a hint to write `1f`."""
+    """`1.0` in a 0.0.5 file gets a hint to write `1f`."""
     d = only_diagnostic('#[version = "0.0.5"]\nadd(1.0, 2f)')
     assert (d.severity, *where(d)) == ("warning", "invalid-literal", 2, 5)
     assert d.helps == ["write `1.0f` for a float32 literal in a TVM-format file"]

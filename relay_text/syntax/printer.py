@@ -194,7 +194,7 @@ class _Printer(ExprFunctor[Any]):
         name: Doc = [Lazy("tmpdef", node) if self.tvm else ref, " = "]
         stmt: list = []
         after_term = list(term or ())
-        blank = self._blank(node)
+        blank = self._blank(node, bound=True)
         if notes is not None:
             stmt.append(self._lead(notes.before, inline=False, blank_after=blank))
             blank = notes.before[0].blank_before if notes.before else blank
@@ -210,8 +210,10 @@ class _Printer(ExprFunctor[Any]):
         scope.stmts.append((stmt, blank))
         return (ref, P_ATOM, None)
 
-    def _blank(self, node: Any) -> bool:
-        """Whether the source has an empty line before this statement."""
+    def _blank(self, node: Any, bound: bool = False) -> bool:
+        """Whether the source has an empty line before this statement. With
+        `bound`, the statement binds `node` to a temporary: for a block value
+        (`%n = { let ...`) it starts at `%n`, not inside the block."""
         text = self.text
         if text is None:
             return False
@@ -219,7 +221,7 @@ class _Printer(ExprFunctor[Any]):
         if span is None:
             return False
         start = span.start
-        if type(node) is Let:  # `%n = { let ...` : the statement starts at `%n`
+        if bound and type(node) is Let:
             start = statement_start(text, start, *self.comment_spans)
         return blank_line_before(text, start)
 

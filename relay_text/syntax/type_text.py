@@ -92,6 +92,9 @@ def type_text(ty: Any, dialect: str = DOCS, names: Mapping[Any, str] | None = No
 
     Written left to right from an explicit stack, so a type nested thousands
     of levels deep prints like any other, and a cut text costs only its length."""
+    if type(ty) is TensorType:  # the common case: no parts, no stack
+        text = _leaf_text(ty, dialect, names)
+        return text if limit is None or len(text) <= limit else text[:limit] + " ..."
     out: list[str] = []
     size = 0
     for piece in _pieces(ty, dialect, names):

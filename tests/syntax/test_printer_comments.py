@@ -81,3 +81,14 @@ def test_every_comment_is_attached_once() -> None:
     comments = attach(module)
     notes = [n.index for entry in comments.by_key.values() for n in entry.all()] + [n.index for n in comments.eof]
     assert sorted(notes) == list(range(6))
+
+
+def test_a_comment_moved_into_a_shared_block_formats_stably() -> None:
+    """A comment after a body's `{`, then an empty line, then a block bound
+    to a temporary: the comment leads the block's first statement, and the
+    empty line (which was above `%0 = {`, not above that statement) is not
+    carried inside, so a second pass changes nothing."""
+    text = "def @f(%x) {  // c1\n\n  %0 = {\n    %x;\n    %x\n  };\n  %0 + %0\n}\n"
+    expected = "def @f(%x) {\n  %0 = {\n    // c1\n    %x;\n    %x\n  };\n  %0 + %0\n}\n"
+    assert fmt(text) == expected
+    assert fmt(expected) == expected

@@ -908,10 +908,9 @@ class Builder:
         return [p for p in c[:-1] if p is not None], c[-1].end_pos
 
     def pat_tuple(self, c: list) -> PatternTuple:
-        pats = [p for p in c[:-1] if p is not None]
-        close = c[-1]
-        start = pats[0].span.start - 1 if pats and pats[0].span is not None else close.start_pos - 1
-        return PatternTuple(tuple(pats), self.span(start, close.end_pos))
+        open_, close = c[0], c[-1]
+        pats = [p for p in c[1:-1] if p is not None]
+        return PatternTuple(tuple(pats), self.span(open_.start_pos, close.end_pos))
 
     # ---- attribute values --------------------------------------------------
 
@@ -953,11 +952,10 @@ class Builder:
         return TensorType(self.as_shape(shape), self.as_dtype(dtype), self.span(kw.start_pos, close.end_pos))
 
     def paren_type(self, c: list) -> _Paren:
-        close = c[-1]
-        items = [x for x in c[:-1] if x is not None and not isinstance(x, Tok)]
-        trailing = any(isinstance(x, Tok) and x.type == "COMMA" for x in c[:-1])
-        start = self._span(items[0]).start - 1 if items else close.start_pos - 1
-        return _Paren(items, trailing, self.span(start, close.end_pos))
+        open_, close = c[0], c[-1]
+        items = [x for x in c[1:-1] if x is not None and not isinstance(x, Tok)]
+        trailing = any(isinstance(x, Tok) and x.type == "COMMA" for x in c[1:-1])
+        return _Paren(items, trailing, self.span(open_.start_pos, close.end_pos))
 
     def fn_type_head(self, c: list) -> Tok:
         self.types.push()

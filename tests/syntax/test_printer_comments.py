@@ -92,3 +92,29 @@ def test_a_comment_moved_into_a_shared_block_formats_stably() -> None:
     expected = "def @f(%x) {\n  %0 = {\n    // c1\n    %x;\n    %x\n  };\n  %0 + %0\n}\n"
     assert fmt(text) == expected
     assert fmt(expected) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '#[version = "0.0.5"]\ndef @f(%p) {\n  match? (%p) {\n    (/* c0 */ %x: float32,) => 1,\n  }\n}\n',
+        '#[version = "0.0.5"]\ndef @f(%p) {\n  match? (%p) {\n    ( /* c0 */%x: float32,) => 1,\n  }\n}\n',
+    ],
+    ids=["comment-right-after-paren", "space-before-comment"],
+)
+def test_a_comment_inside_a_tuple_pattern_stays_inside(text: str) -> None:
+    """A tuple pattern's span starts at its `(`, even when a comment follows
+    it, so the comment leads the variable in both spellings and a second
+    pass changes nothing."""
+    expected = '#[version = "0.0.5"]\ndef @f(%p) {\n  match? (%p) {\n    (/* c0 */ %x: float32,) => 1,\n  }\n}\n'
+    assert fmt(text) == expected
+
+
+def test_tuple_pattern_and_tuple_type_spans_start_at_their_parenthesis() -> None:
+    text = "def @f(%p : (/* a */ int32, int32)) {\n  match (%p) {\n    case (/* b */ %x, %y) { %x }\n  }\n}\n"
+    module = parse_ok(text)
+    fn = next(iter(module.functions.values()))
+    annotation = fn.params[0].type_annotation
+    pattern = fn.body.clauses[0].pattern
+    assert text[annotation.span.start : annotation.span.end] == "(/* a */ int32, int32)"
+    assert text[pattern.span.start : pattern.span.end] == "(/* b */ %x, %y)"

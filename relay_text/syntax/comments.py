@@ -267,6 +267,9 @@ def _binders(node: Expr) -> list[Var]:
     return []
 
 
+_OPERAND_PARENTS = frozenset({Call, Tuple, TupleGetItem, RefCreate, RefRead, RefWrite})
+
+
 class _Collector:
     """Registers the anchors of a module."""
 
@@ -352,6 +355,7 @@ class _Collector:
     def walk(self, root: Expr) -> None:
         a = self.a
         add = a.add
+        uses = self.module.positions.uses if self.module.positions is not None else {}
         seen = self.seen
         atoms = _ATOM_TYPES
         leaves = _LEAVES
@@ -403,6 +407,14 @@ class _Collector:
                     cursor = cspan.end
                     if ct is Constant:
                         add(cspan.start, cspan.end, child)
+                    if scan and t in _OPERAND_PARENTS:
+                        # `( ... )` or `{ ... }` around a block operand: a
+                        # comment after its `)` follows the whole operand,
+                        # not the block's last expression
+                        at = uses.get((id(node), index))
+                        if at is not None and at[1] > cspan.end:
+                            add(at[0], at[1], occurrence(node, index))
+                            cursor = at[1]
                 else:
                     if cspan is not None and ct not in leaves:
                         a.line_level.add(child)  # written as a graph binding

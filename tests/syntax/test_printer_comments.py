@@ -118,3 +118,19 @@ def test_tuple_pattern_and_tuple_type_spans_start_at_their_parenthesis() -> None
     pattern = fn.body.clauses[0].pattern
     assert text[annotation.span.start : annotation.span.end] == "(/* a */ int32, int32)"
     assert text[pattern.span.start : pattern.span.end] == "(/* b */ %x, %y)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def @main(%x) {\n  negative((let %y = %x; %y) /* c1 */)\n}\n",
+        "def @main(%x) {\n  negative({\n    let %y = %x;\n    %y\n  } /* c1 */)\n}\n",
+    ],
+    ids=["parenthesised", "braced"],
+)
+def test_a_comment_after_a_block_operand_follows_the_whole_block(text: str) -> None:
+    """The comment is written after the block's closing bracket, so it stays
+    there instead of moving inside after the block's last expression."""
+    expected = "def @main(%x) {\n  negative(\n    {\n      let %y = %x;\n      %y\n    } /* c1 */\n  )\n}\n"
+    assert fmt(text) == expected
+    assert fmt(expected) == expected

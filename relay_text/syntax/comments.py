@@ -415,6 +415,9 @@ class _Collector:
                         if at is not None and at[1] > cspan.end:
                             add(at[0], at[1], occurrence(node, index))
                             cursor = at[1]
+                            inner = self._inner_brackets(at)
+                            if inner is not None:  # `({ ... } /* c */)`: the same place
+                                add(inner[0], inner[1], occurrence(node, index))
                 else:
                     if cspan is not None and ct not in leaves:
                         a.line_level.add(child)  # written as a graph binding
@@ -425,6 +428,43 @@ class _Collector:
                             cursor = found[1]
                 if ct not in leaves:
                     stack.append(child)
+
+    def _inner_brackets(self, at: tuple[int, int]) -> tuple[int, int] | None:
+        """For `( { ... } )` (a block in parentheses), the extent of the
+        inner brackets, so that a comment after either closing bracket
+        anchors to the same operand."""
+        text = self.text
+        start, end = at
+        if text[start] != "(" or text[end - 1] != ")":
+            return None
+        inner_end = self.a.skip_comments_back(end - 1)
+        if inner_end <= start + 1 or text[inner_end - 1] not in ")}":
+            return None
+        inner_start = start + 1
+        while inner_start < inner_end and (text[inner_start] in " \t\r\n" or self.a.in_comment(inner_start)):
+            inner_start += 1
+        if text[inner_start] not in "({" or self._matching(inner_start, inner_end) != inner_end - 1:
+            return None
+        return inner_start, inner_end
+
+    def _matching(self, open_at: int, limit: int) -> int:
+        """The position of the bracket closing the one at `open_at` (comments skipped)."""
+        text = self.text
+        depth = 0
+        pos = open_at
+        while pos < limit:
+            if self.a.in_comment(pos):
+                pos = self.a.ends[bisect_right(self.a.starts, pos) - 1]
+                continue
+            ch = text[pos]
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+                if depth == 0:
+                    return pos
+            pos += 1
+        return -1
 
     def _after_binders(self, node: Expr, cursor: int) -> int:
         """Where the text after a node's binders starts (a use of `%x` in a

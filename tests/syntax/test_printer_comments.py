@@ -134,3 +134,13 @@ def test_a_comment_after_a_block_operand_follows_the_whole_block(text: str) -> N
     expected = "def @main(%x) {\n  negative(\n    {\n      let %y = %x;\n      %y\n    } /* c1 */\n  )\n}\n"
     assert fmt(text) == expected
     assert fmt(expected) == expected
+
+
+@pytest.mark.parametrize("closing", ["}) /* c0 */ +", "} /* c0 */) +"], ids=["after-parenthesis", "after-brace"])
+def test_a_comment_after_a_parenthesised_block_operand_is_stable(closing: str) -> None:
+    """`({ ... }) /* c */ + x` and `({ ... } /* c */) + x` are the same place:
+    both print the second way, which formats to itself."""
+    text = "def @f(%x) {\n  ({\n    %x;\n    -1\n  " + closing + " %x\n}\n"
+    expected = "def @f(%x) {\n  ({\n    %x;\n    -1\n  } /* c0 */) +\n    %x\n}\n"
+    assert fmt(text) == expected
+    assert fmt(expected) == expected

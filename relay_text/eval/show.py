@@ -187,26 +187,13 @@ parts (a tuple holding the same tuple twice, forty levels deep: small in
 memory, exponentially long written out) reaches it."""
 
 
-def _distinct_parts(value: Any) -> int:
-    """How many distinct tuples, constructor values and references make up `value`."""
-    seen: set[int] = set()
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        t = type(v)
-        if (t is tuple or t is Data or t is Ref) and id(v) not in seen:
-            seen.add(id(v))
-            stack.extend(_children(v))
-    return len(seen)
-
-
 def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | None = None, limit: int | None = None) -> str:
     """The text `relay run` prints for a value (without a trailing newline);
     unless `full`, cut after `limit` characters (by default TEXT_LIMIT or
     64 a part of the value) with a line that says so."""
     describe = describe or closure_signature
     if limit is None:
-        limit = max(TEXT_LIMIT, 64 * _distinct_parts(value)) if not full else 0
+        limit = max(TEXT_LIMIT, 64 * part_counts(value)[0]) if not full else 0
     multi = _multiline(value)
     parts: list[str] = []
     # Work items: literal text (str), or (value, indentation).
@@ -334,28 +321,29 @@ written in full; one whose expansion passes this limit is refused instead
 of cut."""
 
 
-def expanded_parts(value: Any, cap: int = JSON_PARTS_LIMIT) -> int:
-    """How many composite parts `value` has written out (a shared part counts
-    each time it is used), computed once per distinct part; stops counting
-    past `cap`."""
+def part_counts(value: Any, cap: int = JSON_PARTS_LIMIT) -> tuple[int, int]:
+    """How many tuples, constructor values and references make up `value`:
+    distinct ones, and written out (a shared part counts each time it is
+    used; counting stops past `cap`). Each distinct part is visited once."""
     sizes: dict[int, int] = {}
     stack: list[tuple[Any, bool]] = [(value, False)]
     while stack:
         v, ready = stack.pop()
-        kids = _children(v)
         if ready:
-            sizes[id(v)] = min(cap + 1, 1 + sum(sizes.get(id(k), 0) for k in kids))
-        elif kids and id(v) not in sizes:
+            sizes[id(v)] = min(cap + 1, 1 + sum(sizes.get(id(k), 0) for k in _children(v)))
+            continue
+        t = type(v)
+        if (t is tuple or t is Data or t is Ref) and id(v) not in sizes:
             sizes[id(v)] = 0  # being counted
             stack.append((v, True))
-            stack.extend((k, False) for k in kids)
-    return sizes.get(id(value), 0)
+            stack.extend((k, False) for k in _children(v))
+    return len(sizes), sizes.get(id(value), 0)
 
 
 def value_json(value: Any, describe: Callable[[Any], str] | None = None) -> str:
     """One JSON value (compact, on one line) describing a Relay value.
     Raises ValueError for a value too large to write out (JSON_PARTS_LIMIT)."""
-    if expanded_parts(value) > JSON_PARTS_LIMIT:
+    if part_counts(value)[1] > JSON_PARTS_LIMIT:
         raise ValueError(
             f"it has more than {JSON_PARTS_LIMIT:,} tuples and constructor values written out "
             "(it uses the same parts many times); the text output (the default) prints it cut short"
@@ -407,7 +395,7 @@ def flatten_tensors(value: Any) -> dict[str, np.ndarray]:
     Raises ValueError naming the first value that is not a tensor, or for
     a result with more than JSON_PARTS_LIMIT tuples written out."""
     out: dict[str, np.ndarray] = {}
-    if expanded_parts(value) > JSON_PARTS_LIMIT:
+    if part_counts(value)[1] > JSON_PARTS_LIMIT:
         raise ValueError(f"it has more than {JSON_PARTS_LIMIT:,} tuples written out (it uses the same parts many times)")
     if not isinstance(value, tuple):
         value = (value,)

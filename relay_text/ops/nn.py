@@ -448,14 +448,10 @@ def _pool(x: Any, attrs: dict, kind: str) -> Any:
     ol = attrs["out_layout"] or layout
     x = _to_nchw(x, layout)
     n, c, h, w = x.shape
-    ps = attrs["pool_size"]
-    kh, kw = (ps[0], ps[0]) if len(ps) == 1 else ps
-    st = attrs["strides"]
-    sh, sw = (st[0], st[0]) if len(st) == 1 else st
-    di = attrs["dilation"]
-    dh, dw = (di[0], di[0]) if len(di) == 1 else di
-    pad = attrs["padding"]
-    pt, pl, pb, pr = (pad[0],) * 4 if len(pad) == 1 else (pad[0], pad[1], pad[0], pad[1]) if len(pad) == 2 else pad
+    kh, kw = pair_of(attrs["pool_size"])
+    sh, sw = pair_of(attrs["strides"])
+    dh, dw = pair_of(attrs["dilation"])
+    pt, pl, pb, pr = pads_2d(attrs["padding"])
     ceil = attrs["ceil_mode"]
     oh = window_out(h, kh, sh, dh, pt + pb, ceil)
     ow = window_out(w, kw, sw, dw, pl + pr, ceil)

@@ -66,6 +66,8 @@ from ..ir.expr import (
 )
 from ..ir.module import Comment, Module
 from ..ir.pattern import pattern_vars
+from ..ir.span import Span
+from .lexer import skip_trivia
 
 MODULE = "<module>"
 
@@ -415,7 +417,7 @@ class _Collector:
                         if at is not None and at[1] > cspan.end:
                             add(at[0], at[1], occurrence(node, index))
                             cursor = at[1]
-                            inner = self._inner_brackets(at)
+                            inner = self._inner_brackets(at, cspan)
                             if inner is not None:  # `({ ... } /* c */)`: the same place
                                 add(inner[0], inner[1], occurrence(node, index))
                 else:
@@ -429,42 +431,23 @@ class _Collector:
                 if ct not in leaves:
                     stack.append(child)
 
-    def _inner_brackets(self, at: tuple[int, int]) -> tuple[int, int] | None:
+    def _inner_brackets(self, at: tuple[int, int], child: Span) -> tuple[int, int] | None:
         """For `( { ... } )` (a block in parentheses), the extent of the
         inner brackets, so that a comment after either closing bracket
-        anchors to the same operand."""
+        anchors to the same operand. The inner brackets are the child's
+        own only if its span lies strictly inside them (`(%a) + (%b)` starts
+        and ends with brackets that are not one pair)."""
         text = self.text
         start, end = at
         if text[start] != "(" or text[end - 1] != ")":
             return None
+        inner_start = skip_trivia(text, start + 1)
         inner_end = self.a.skip_comments_back(end - 1)
-        if inner_end <= start + 1 or text[inner_end - 1] not in ")}":
+        if text[inner_start : inner_start + 1] not in ("(", "{") or text[inner_end - 1 : inner_end] not in (")", "}"):
             return None
-        inner_start = start + 1
-        while inner_start < inner_end and (text[inner_start] in " \t\r\n" or self.a.in_comment(inner_start)):
-            inner_start += 1
-        if text[inner_start] not in "({" or self._matching(inner_start, inner_end) != inner_end - 1:
+        if not (inner_start < child.start and child.end < inner_end):
             return None
         return inner_start, inner_end
-
-    def _matching(self, open_at: int, limit: int) -> int:
-        """The position of the bracket closing the one at `open_at` (comments skipped)."""
-        text = self.text
-        depth = 0
-        pos = open_at
-        while pos < limit:
-            if self.a.in_comment(pos):
-                pos = self.a.ends[bisect_right(self.a.starts, pos) - 1]
-                continue
-            ch = text[pos]
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-                if depth == 0:
-                    return pos
-            pos += 1
-        return -1
 
     def _after_binders(self, node: Expr, cursor: int) -> int:
         """Where the text after a node's binders starts (a use of `%x` in a

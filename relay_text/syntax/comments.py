@@ -142,18 +142,7 @@ class Comments:
 
     def _back(self, pos: int) -> int:
         """Move back over blanks and comments."""
-        text = self.text
-        starts, ends = self._comment_starts, self._comment_ends
-        while pos > 0:
-            if text[pos - 1] in " \t\r\n":
-                pos -= 1
-                continue
-            i = bisect_left(ends, pos)
-            if i < len(ends) and ends[i] == pos:
-                pos = starts[i]
-                continue
-            return pos
-        return pos
+        return skip_back(self.text, pos, self._comment_starts, self._comment_ends)
 
     def any_within(self, start: int, end: int) -> bool:
         """Whether a commented anchor starts inside `[start, end)`."""
@@ -189,18 +178,7 @@ class _Anchors:
 
     def skip_comments_back(self, pos: int) -> int:
         """Move back over blanks, commas and comments from `pos`."""
-        text = self.text
-        while pos > 0:
-            ch = text[pos - 1]
-            if ch in " \t\r\n,":
-                pos -= 1
-                continue
-            i = bisect_left(self.ends, pos)
-            if i < len(self.ends) and self.ends[i] == pos:
-                pos = self.starts[i]
-                continue
-            break
-        return pos
+        return skip_back(self.text, pos, self.starts, self.ends, " \t\r\n,")
 
     def code_between(self, start: int, end: int) -> str:
         """The text in `[start, end)` without comments and blanks."""
@@ -605,21 +583,27 @@ def _note(index: int, comment: Comment, text: str) -> Note:
     return Note(index, comment.text, own_line, is_line, blank, inline)
 
 
+def skip_back(text: str, pos: int, starts: list[int], ends: list[int], blanks: str = " \t\r\n") -> int:
+    """Move back from `pos` over `blanks` and over the comments that end
+    where it stands (`starts`/`ends`: the comments' offsets, sorted)."""
+    while pos > 0:
+        if text[pos - 1] in blanks:
+            pos -= 1
+            continue
+        i = bisect_left(ends, pos)
+        if i < len(ends) and ends[i] == pos:
+            pos = starts[i]
+            continue
+        break
+    return pos
+
+
 def statement_start(text: str, pos: int, starts: list[int], ends: list[int]) -> int:
     """Where the statement whose value starts at `pos` begins: before
     `%n = (` when the value is a bracketed block bound to a temporary."""
 
     def back(p: int) -> int:
-        while p > 0:
-            if text[p - 1] in " \t\r\n":
-                p -= 1
-                continue
-            i = bisect_left(ends, p)
-            if i < len(ends) and ends[i] == p:
-                p = starts[i]
-                continue
-            break
-        return p
+        return skip_back(text, p, starts, ends)
 
     p = back(pos)
     if p > 0 and text[p - 1] in "({":

@@ -431,16 +431,7 @@ class _Printer(ExprFunctor[Any]):
         """`{ stmts; tail }`: on one line when short and simple, else one
         statement a line. Without `grouped`, the block breaks with the group
         around it (an `if` breaks both branches, a `fn` its signature and body)."""
-        body: list = []
-        for i, (stmt, blank) in enumerate(block.stmts):
-            if i and blank:
-                body.append(HARDLINE)
-            body += [stmt, HARDLINE]
-        body.append(block.tail)
-        if block.tail_term:
-            body.append(self._trail(block.tail_term))
-        if block.after:
-            body.append(self._trail(block.after))
+        body = self._statements(block)
         if not block.stmts and not force:
             doc = [open_, PUSH, Nest(2, [LINE, body]), LINE, POP, close]
             return Group(doc) if grouped else doc

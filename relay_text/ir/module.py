@@ -39,7 +39,8 @@ class Module:
     two as they were written. `expr` is the file's trailing top-level
     expression, if any, and `free_vars` the variables it declares with
     `free_var`. `version` is the version header (`"0.0.5"`, `"0.0.4"`) or
-    None for the documented syntax.
+    None for the documented syntax; `header` is where the header stands
+    (comments may precede it).
     """
 
     functions: dict[GlobalVar, Function] = field(default_factory=dict)
@@ -48,6 +49,7 @@ class Module:
     expr: Expr | None = None
     free_vars: tuple[Var, ...] = ()
     version: str | None = None
+    header: Span | None = None
     metadata: Metadata | None = None
     comments: list[Comment] = field(default_factory=list)
     source: Source | None = None

@@ -28,6 +28,7 @@ the nearest anchors inside the container before and after it decide:
   type annotation, a constructor's signature) is printed right after it;
 - in a run of comments between two elements, once one leads the next
   element, the rest do too (so their order cannot change);
+- comments above a version header stay above it;
 - whatever is left belongs to the end of the file.
 
 Every rule is chosen so that the printed text attaches the same way when it
@@ -109,6 +110,7 @@ class Comments:
         self.text = text
         self.by_key: dict[Hashable, Attached] = {}
         self.eof: list[Note] = []
+        self.head: list[Note] = []  # above the version header
         self.count = 0
         self._commented_starts: list[int] = []  # starts of anchors that carry comments
         self._comment_starts: list[int] = []
@@ -524,8 +526,12 @@ def _attach(module: Module) -> Comments:
     ai = 0
     root = (0, len(text) + 1, -1, MODULE)
     gap: tuple = ()  # (previous anchor, next anchor) of the last comment that led the next anchor
+    header_start = module.header.start if module.header is not None else -1
     for note, comment in zip(notes, comments):
         cs, ce = comment.span.start, comment.span.end
+        if ce <= header_start:
+            result.head.append(note)
+            continue
         while ai < len(ordered) and ordered[ai][0] <= cs:
             item = ordered[ai]
             while stack and stack[-1][1] <= item[0]:

@@ -118,13 +118,19 @@ class Tokens:
         defining = False
         after_def_name = False
 
-        m = _VERSION_HEADER.match(text) or _OLD_VERSION.match(text)
-        if m:
-            self.version = (m.group(1), m.start(), m.end())
-            yield Tok("VERSION", m.group(1), m.start(), m.end())
-            pos = m.end()
+        # A version header may follow blanks and comments (TVM's own .rly
+        # files open with a licence comment): the loop collects those
+        # comments and yields VERSION on reaching it.
+        first = skip_trivia(text, 0)
+        header = _VERSION_HEADER.match(text, first) or _OLD_VERSION.match(text, first)
 
         while True:
+            if header is not None and _SPACES.match(text, pos).end() == header.start():
+                self.version = (header.group(1), header.start(), header.end())
+                yield Tok("VERSION", header.group(1), header.start(), header.end())
+                prev_kind, prev_end, pos = "VERSION", header.end(), header.end()
+                header = None
+                continue
             m = match(text, pos)
             if m is None:
                 start = _SPACES.match(text, pos).end()
@@ -250,10 +256,10 @@ class Tokens:
             return Tok("METADATA", text[close + 1 :], start, len(text))
         if inner.startswith("version"):
             raise LexError(
-                "the version header must be the first line of the file",
+                "the version header must come before everything but comments",
                 start,
                 close + 1,
-                hint='write `#[version = "0.0.5"]` at the very top',
+                hint="move it to the top of the file, above the first definition",
             )
         raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
 

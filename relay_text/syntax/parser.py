@@ -21,7 +21,7 @@ from ..ir.ty import GlobalTypeVar
 from .builder import SUPPORTED_VERSIONS, Builder, Env
 from .errors import lex_error, syntax_error
 from .lalr import Driver, UnexpectedToken
-from .lexer import LexError, Tok, Tokens
+from .lexer import LexError, Tok, Tokens, skip_trivia
 from .suggest import close_names, or_list
 
 _PARSER = None
@@ -149,6 +149,8 @@ def _run(driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: 
         if gc_was_enabled:
             gc.enable()
     module.comments = tokens.comments
+    if tokens.version is not None:
+        module.header = Span(source, tokens.version[1], tokens.version[2])
     unbound_names = {f"%{name}" for name, _, _ in builder.unbound}
     # A binding whose only use came too early is reported once, as that use.
     diags.extend(d for d in builder.diags if not (d.code == "unused-binding" and d.span.text in unbound_names))
@@ -157,9 +159,12 @@ def _run(driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: 
     return ParseResult(module, diags)
 
 
+_HEADER = re.compile(r'\#\[\s*version\s*=\s*"([^"]*)"\s*\]|v(0\.0\.[0-9]+)\s')
+
+
 def _version_of(source: Source) -> str | None:
     text = source.text
-    m = re.match(r'\#\[\s*version\s*=\s*"([^"]*)"\s*\]|v(0\.0\.[0-9]+)\s', text)
+    m = _HEADER.match(text, skip_trivia(text, 0))
     if not m:
         return None
     return m.group(1) or m.group(2)
@@ -167,13 +172,14 @@ def _version_of(source: Source) -> str | None:
 
 def _check_version(source: Source, version: str | None, diags: list[Diagnostic]) -> None:
     if version is not None and version not in SUPPORTED_VERSIONS:
-        m = re.match(r"\S*", source.text)
-        end = m.end() if m else 0
+        start = skip_trivia(source.text, 0)
+        m = re.compile(r"\S*").match(source.text, start)
+        end = m.end() if m else start
         diags.append(
             Diagnostic(
                 "unsupported-version",
                 f"unsupported format version `{version}`",
-                Span(source, 0, end),
+                Span(source, start, end),
                 label="this header",
             ).with_note(f"this toolchain reads versions {or_list(list(SUPPORTED_VERSIONS))} and the documented syntax (no header)")
         )

@@ -557,8 +557,20 @@ class _Printer(ExprFunctor[Any]):
                 items.append((data.span.start if data.span is not None else -1, len(items), "type", data))
         items.sort(key=lambda t: (t[0], t[1]))
         parts: list = []
+        if self.comments is not None:
+            for note in self.comments.head:
+                if note.blank_before and parts:
+                    parts.append(HARDLINE)
+                parts += [Lazy("comment", note), HARDLINE]
+            if self.comments.head and header is not None and module.header is not None:
+                if blank_line_before(self.comments.text, module.header.start):
+                    parts.append(HARDLINE)
         if header is not None:
             parts += [header, HARDLINE]
+            if module.header is not None and self.comments is not None and _blank_line_after(self.comments.text, module.header.end):
+                parts.append(HARDLINE)
+        elif self.comments is not None and self.comments.head:
+            parts.append(HARDLINE)  # the header's place: keep the opening comments apart
         previous = None
         for _, _, kind, obj in items:
             if previous is not None:
@@ -1013,6 +1025,12 @@ def _layout(printer: _Printer, doc: Doc) -> str:
         if not names.changed:
             break
     return names.patch(text)  # names of TVM bindings, numbered once their statement ended
+
+
+def _blank_line_after(text: str, pos: int) -> bool:
+    """Whether an empty line follows `pos` before the next non-blank text."""
+    end = len(text) - len(text[pos:].lstrip())
+    return text.count("\n", pos, end) >= 2
 
 
 def header_for(module: Module, dialect: str, keep: bool = True) -> str | None:

@@ -131,4 +131,16 @@ class TestComments:
     def test_misplaced_version_header(self) -> None:
         with pytest.raises(LexError) as info:
             lex('1\n#[version = "0.0.5"]')
-        assert "first line" in info.value.message
+        assert info.value.message == "the version header must come before everything but comments"
+        assert (info.value.start, info.value.end) == (2, 22)
+
+    def test_version_header_after_blanks_and_comments(self) -> None:
+        """TVM's tokenizer skips whitespace and comments before the header
+        (its std/*.rly files open with the licence); so do we, keeping the comments."""
+        tokens = Tokens(Source("t.rly", '  /* licence /* nested */ */\n// more\n#[version = "0.0.5"]\n1'), kinds())
+        assert [(t.type, t.value) for t in tokens] == [("VERSION", "0.0.5"), ("INT", "1")]
+        assert [c.text for c in tokens.comments] == ["/* licence /* nested */ */", "// more"]
+        assert tokens.version == ("0.0.5", 37, 57)
+
+    def test_old_version_line_after_a_comment(self) -> None:
+        assert lex("// a model\n  v0.0.4\n1") == [("VERSION", "0.0.4"), ("INT", "1")]

@@ -30,7 +30,7 @@ from typing import Any, Iterator
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import known_rank, shape_text
+from .relations import known_rank, relation, RelationCall, shape_text
 
 # ---------------------------------------------------------------- kernels
 
@@ -158,7 +158,7 @@ def pads_2d(pad: tuple) -> tuple[int, int, int, int]:
     return tuple(pad)  # type: ignore[return-value]
 
 
-def _values(r: Any, name: str, count: int, allowed: tuple[int, ...] = (1,)) -> tuple:
+def _values(r: RelationCall, name: str, count: int, allowed: tuple[int, ...] = (1,)) -> tuple:
     """An attribute of `count` values (one value given stands for all)."""
     v = r.attrs[name]
     if len(v) == count:
@@ -169,7 +169,7 @@ def _values(r: Any, name: str, count: int, allowed: tuple[int, ...] = (1,)) -> t
     raise AssertionError
 
 
-def _layout(r: Any, name: str, letters: str) -> str:
+def _layout(r: RelationCall, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(
@@ -180,7 +180,7 @@ def _layout(r: Any, name: str, letters: str) -> str:
     return layout
 
 
-def _positive(r: Any, name: str, values: tuple) -> None:
+def _positive(r: RelationCall, name: str, values: tuple) -> None:
     if any(v <= 0 for v in values):
         r.fail("type-mismatch", f"`{r.op}` {name} must be positive, found {list(values)}")
 
@@ -188,7 +188,8 @@ def _positive(r: Any, name: str, values: tuple) -> None:
 # ---------------------------------------------------------------- nn.conv1d
 
 
-def conv1d_rel(r: Any) -> bool:
+@relation("Conv1D")
+def conv1d_rel(r: RelationCall) -> bool:
     """data (N, C, W), weight (O, C / groups, K) -> (N, O, OW); the weight can come from channels/kernel_size."""
     data = r.tensor(0)
     dl = _layout(r, "data_layout", "NCW")
@@ -242,9 +243,6 @@ def conv1d_rel(r: Any) -> bool:
     return True
 
 
-conv1d_rel.relation_name = "Conv1D"  # type: ignore[attr-defined]
-
-
 @register(
     "nn.conv1d",
     inputs=2,
@@ -279,7 +277,8 @@ def conv1d(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- nn.conv2d_transpose
 
 
-def conv2d_transpose_rel(r: Any) -> bool:
+@relation("Conv2DTranspose")
+def conv2d_transpose_rel(r: RelationCall) -> bool:
     """data (N, C, H, W), weight (C, O / groups, KH, KW) -> (N, O, OH, OW)."""
     data = r.tensor(0)
     dl = _layout(r, "data_layout", "NCHW")
@@ -347,9 +346,6 @@ def conv2d_transpose_rel(r: Any) -> bool:
     dims = {"N": n, "C": o, "H": oh, "W": ow}
     r.set_result(TensorType(tuple(dims[x] for x in ol), r.attrs["out_dtype"] or data.dtype))
     return True
-
-
-conv2d_transpose_rel.relation_name = "Conv2DTranspose"  # type: ignore[attr-defined]
 
 
 @register(

@@ -15,19 +15,17 @@ from typing import Any
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import known_rank, shape_text
+from .relations import known_rank, relation, RelationCall, shape_text
 
 
-def arange_rel(r: Any) -> bool:
+@relation("Arange")
+def arange_rel(r: RelationCall) -> bool:
     for i, name in enumerate(("start", "stop", "step")):
         t = r.tensor(i)
         if known_rank(t.shape) and t.shape != ():
             r.fail("shape-mismatch", f"`arange` takes a scalar {name}, found a tensor of shape {shape_text(t.shape)}", arg=i)
     r.set_result(TensorType((AnyDim(),), r.attrs["dtype"]))
     return True
-
-
-arange_rel.relation_name = "Arange"  # type: ignore[attr-defined]
 
 
 @register(

@@ -14,12 +14,12 @@ from typing import Any
 from ..ir.ty import TensorType
 from ._np import is_float, is_int, np, wrap
 from .registry import Attr, KernelError, register
-from .relations import OUT, arithmetic, broadcast, broadcast_bool, broadcast_dims, broadcast_logical, identity, known_rank, numeric_identity
+from .relations import arithmetic, broadcast, broadcast_bool, broadcast_dims, broadcast_logical, identity, known_rank, numeric_identity, OUT, relation, RelationCall
 
 # ---------------------------------------------------------------- relations
 
 
-def _float_dtype(r: Any, i: int) -> None:
+def _float_dtype(r: RelationCall, i: int) -> None:
     t = r.tensor(i)
     d = t.dtype
     if isinstance(d, str) and not (d.startswith("float") or d.startswith("bfloat")):
@@ -32,27 +32,22 @@ def _float_dtype(r: Any, i: int) -> None:
         )
 
 
-def float_identity(r: Any) -> bool:
+@relation("Identity", inputs=1)
+def float_identity(r: RelationCall) -> bool:
     """A floating-point tensor; the result has its type."""
     _float_dtype(r, 0)
     return identity(r)
 
 
-float_identity.relation_name = "Identity"  # type: ignore[attr-defined]
-float_identity.inputs = 1  # type: ignore[attr-defined]
-
-
-def bool_identity(r: Any) -> bool:
+@relation("Identity")
+def bool_identity(r: RelationCall) -> bool:
     """A bool tensor; the result has its type."""
     x = r.tensor(0)
     r.refine(0, TensorType(x.shape, "bool"))
     return identity(r)
 
 
-bool_identity.relation_name = "Identity"  # type: ignore[attr-defined]
-
-
-def where_rel(r: Any) -> bool:
+def where_rel(r: RelationCall) -> bool:
     """`where(cond, x, y)`: cond is bool; x and y share a dtype; shapes broadcast together."""
     c = r.tensor(0)
     r.refine(0, TensorType(c.shape, "bool"))
@@ -72,20 +67,20 @@ def where_rel(r: Any) -> bool:
     return True
 
 
-def cast_rel(r: Any) -> bool:
+def cast_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     r.set_result(TensorType(x.shape, r.attrs["dtype"]))
     return True
 
 
-def cast_like_rel(r: Any) -> bool:
+def cast_like_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     like = r.tensor(1)
     r.set_result(TensorType(x.shape, like.dtype))
     return True
 
 
-def clip_rel(r: Any) -> bool:
+def clip_rel(r: RelationCall) -> bool:
     if r.attrs["a_min"] > r.attrs["a_max"]:
         r.fail("type-mismatch", f"`clip` needs a_min <= a_max, found {r.attrs['a_min']} > {r.attrs['a_max']}")
     return identity(r)

@@ -34,7 +34,7 @@ from typing import Any
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import known_rank, shape_text
+from .relations import known_rank, relation, RelationCall, shape_text
 
 MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")
 METHODS = ("nearest_neighbor", "linear", "cubic")
@@ -120,14 +120,14 @@ def resize_nchw(x: Any, out_h: int, out_w: int, method: str, mode: str, rounding
 # ---------------------------------------------------------------- relations
 
 
-def _check_layout(r: Any, name: str = "layout") -> str:
+def _check_layout(r: RelationCall, name: str = "layout") -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted("NCHW"):
         r.fail("type-mismatch", f'`{r.op}`: {name} "{layout}" is not supported', notes=["use an order of the letters NCHW, e.g. \"NHWC\""])
     return layout
 
 
-def _choice(r: Any, name: str, allowed: tuple) -> str:
+def _choice(r: RelationCall, name: str, allowed: tuple) -> str:
     value = r.attrs[name]
     if value not in allowed:
         shown = ", ".join(f'"{a}"' for a in allowed if a)
@@ -135,7 +135,8 @@ def _choice(r: Any, name: str, allowed: tuple) -> str:
     return value
 
 
-def resize2d_rel(r: Any) -> bool:
+@relation("Resize2D")
+def resize2d_rel(r: RelationCall) -> bool:
     layout = _check_layout(r)
     _choice(r, "method", METHODS)
     _choice(r, "coordinate_transformation_mode", MODES)
@@ -152,9 +153,6 @@ def resize2d_rel(r: Any) -> bool:
     dims["H"], dims["W"] = (size[0], size[0]) if len(size) == 1 else size
     r.set_result(TensorType(tuple(dims[x] for x in layout), r.attrs["out_dtype"] or data.dtype))
     return True
-
-
-resize2d_rel.relation_name = "Resize2D"  # type: ignore[attr-defined]
 
 
 @register(
@@ -198,7 +196,8 @@ def _scaled(d: Any, scale: float) -> Any:
     return int(math.floor(d * scale + 0.5))
 
 
-def upsampling_rel(r: Any) -> bool:
+@relation("UpSampling")
+def upsampling_rel(r: RelationCall) -> bool:
     layout = _check_layout(r)
     _choice(r, "method", tuple(UPSAMPLING_METHODS))
     for name in ("scale_h", "scale_w"):
@@ -217,9 +216,6 @@ def upsampling_rel(r: Any) -> bool:
             r.fail("shape-mismatch", "`nn.upsampling`: the scale leaves an empty image", arg=0)
     r.set_result(TensorType(tuple(dims[x] for x in layout), data.dtype))
     return True
-
-
-upsampling_rel.relation_name = "UpSampling"  # type: ignore[attr-defined]
 
 
 @register(

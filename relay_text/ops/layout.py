@@ -24,7 +24,7 @@ from typing import Any
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import broadcast_dims, known_rank, normalize_axis, shape_text
+from .relations import broadcast_dims, known_rank, normalize_axis, relation, RelationCall, shape_text
 
 _AXIS = re.compile(r"(\d*)([A-Za-z])")
 
@@ -95,7 +95,8 @@ def layout_shapes(src: str, dst: str, shape: tuple) -> tuple:
     return tuple(out)
 
 
-def layout_transform_rel(r: Any) -> bool:
+@relation("LayoutTransform")
+def layout_transform_rel(r: RelationCall) -> bool:
     src, dst = r.attrs["src_layout"], r.attrs["dst_layout"]
     try:
         parse_layout(src)
@@ -111,9 +112,6 @@ def layout_transform_rel(r: Any) -> bool:
         r.fail("shape-mismatch", f"`layout_transform`: {exc}", arg=0, notes=[f"the data is {shape_text(x.shape)}"])
     r.set_result(TensorType(shape, x.dtype))
     return True
-
-
-layout_transform_rel.relation_name = "LayoutTransform"  # type: ignore[attr-defined]
 
 
 @register(
@@ -157,7 +155,8 @@ def layout_transform(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- tile, repeat
 
 
-def tile_rel(r: Any) -> bool:
+@relation("Tile")
+def tile_rel(r: RelationCall) -> bool:
     reps = tuple(r.attrs["reps"])
     if any(v <= 0 for v in reps):
         r.fail("type-mismatch", f"`tile` reps must be positive, found {list(reps)}")
@@ -172,16 +171,14 @@ def tile_rel(r: Any) -> bool:
     return True
 
 
-tile_rel.relation_name = "Tile"  # type: ignore[attr-defined]
-
-
 @register("tile", inputs=1, relation=tile_rel, attrs=(Attr("reps", "ints"),), doc="Repeat the whole tensor reps[i] times along each axis.")
 def tile(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.tile(x, tuple(attrs["reps"])), x.dtype)
 
 
-def repeat_rel(r: Any) -> bool:
+@relation("Repeat")
+def repeat_rel(r: RelationCall) -> bool:
     repeats = r.attrs["repeats"]
     if repeats < 1:
         r.fail("type-mismatch", f"`repeat` repeats must be at least 1, found {repeats}")
@@ -193,9 +190,6 @@ def repeat_rel(r: Any) -> bool:
     shape = x.shape[:axis] + ((d * repeats) if type(d) is int else (d if repeats == 1 else AnyDim()),) + x.shape[axis + 1 :]
     r.set_result(TensorType(shape, x.dtype))
     return True
-
-
-repeat_rel.relation_name = "Repeat"  # type: ignore[attr-defined]
 
 
 @register(
@@ -213,7 +207,8 @@ def repeat(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- broadcast_to_like
 
 
-def broadcast_to_like_rel(r: Any) -> bool:
+@relation("BroadCastToLike")
+def broadcast_to_like_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     like = r.tensor(1)
     if not known_rank(like.shape):
@@ -231,9 +226,6 @@ def broadcast_to_like_rel(r: Any) -> bool:
             )
     r.set_result(TensorType(like.shape, x.dtype))
     return True
-
-
-broadcast_to_like_rel.relation_name = "BroadCastToLike"  # type: ignore[attr-defined]
 
 
 @register(

@@ -15,10 +15,11 @@ from typing import Any
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import known_rank, shape_text
+from .relations import known_rank, relation, RelationCall, shape_text
 
 
-def matmul_rel(r: Any) -> bool:
+@relation("Matmul")
+def matmul_rel(r: RelationCall) -> bool:
     a = r.tensor(0)
     if not known_rank(a.shape):
         return False
@@ -55,9 +56,6 @@ def matmul_rel(r: Any) -> bool:
     r.unify_dtypes(0, 1)
     r.set_result(TensorType(out + (n,), r.attrs["out_dtype"] or a.dtype))
     return True
-
-
-matmul_rel.relation_name = "Matmul"  # type: ignore[attr-defined]
 
 
 @register(

@@ -18,7 +18,7 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of, window_taps
 from .registry import Attr, register
-from .relations import OUT, is_unknown, known_rank, normalize_axis, numeric_identity, shape_text
+from .relations import is_unknown, known_rank, normalize_axis, numeric_identity, OUT, relation, RelationCall, shape_text
 
 # ---------------------------------------------------------------- activations
 
@@ -35,7 +35,8 @@ def leaky_relu(args: tuple, attrs: dict) -> Any:
     return wrap(np.where(x > 0, x, x * np.asarray(attrs["alpha"], dtype=x.dtype)), x.dtype)
 
 
-def softmax_rel(r: Any) -> bool:
+@relation("Identity")
+def softmax_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     if isinstance(x.dtype, str) and not x.dtype.startswith(("float", "bfloat")):
         r.fail("type-mismatch", f"`{r.op}` takes a floating-point tensor, found `{x.dtype}`", arg=0, label=f"this is `{x.dtype}`")
@@ -43,9 +44,6 @@ def softmax_rel(r: Any) -> bool:
         normalize_axis(r, r.attrs["axis"], len(x.shape))
     r.set_result(x)
     return True
-
-
-softmax_rel.relation_name = "Identity"  # type: ignore[attr-defined]
 
 
 @register("nn.softmax", inputs=1, relation=softmax_rel, attrs=(Attr("axis", "int", -1),), doc="exp(x) / sum(exp(x)) along axis.")
@@ -63,7 +61,7 @@ def log_softmax(args: tuple, attrs: dict) -> Any:
     return wrap(shifted - np.log(np.sum(np.exp(shifted), axis=attrs["axis"], keepdims=True)), x.dtype)
 
 
-def dropout_rel(r: Any) -> bool:
+def dropout_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     rate = r.attrs["rate"]
     if not 0 <= rate < 1:
@@ -81,7 +79,8 @@ def dropout(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- dense and matmul
 
 
-def dense_rel(r: Any) -> bool:
+@relation("Dense")
+def dense_rel(r: RelationCall) -> bool:
     """data (..., K), weight (units, K) -> (..., units); the weight can be inferred from units."""
     data = r.tensor(0)
     units = r.attrs["units"]
@@ -116,9 +115,6 @@ def dense_rel(r: Any) -> bool:
     return False
 
 
-dense_rel.relation_name = "Dense"  # type: ignore[attr-defined]
-
-
 @register(
     "nn.dense",
     inputs=2,
@@ -132,7 +128,7 @@ def dense(args: tuple, attrs: dict) -> Any:
     return wrap(np.matmul(x, w.T), dtype)
 
 
-def batch_matmul_rel(r: Any) -> bool:
+def batch_matmul_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     y = r.tensor(1)
     if not (known_rank(x.shape) and known_rank(y.shape)):
@@ -175,7 +171,7 @@ def batch_matmul(args: tuple, attrs: dict) -> Any:
     return wrap(np.matmul(x, y), attrs["out_dtype"] or x.dtype)
 
 
-def bias_add_rel(r: Any) -> bool:
+def bias_add_rel(r: RelationCall) -> bool:
     data = r.tensor(0)
     if not known_rank(data.shape):
         return False
@@ -194,7 +190,8 @@ def bias_add(args: tuple, attrs: dict) -> Any:
     return wrap(x + b.reshape(shape), x.dtype)
 
 
-def batch_flatten_rel(r: Any) -> bool:
+@relation("Flatten", inputs=1)
+def batch_flatten_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -209,10 +206,6 @@ def batch_flatten_rel(r: Any) -> bool:
     return True
 
 
-batch_flatten_rel.relation_name = "Flatten"  # type: ignore[attr-defined]
-batch_flatten_rel.inputs = 1  # type: ignore[attr-defined]
-
-
 @register("nn.batch_flatten", inputs=1, relation=batch_flatten_rel, doc="Flatten all axes but the first: (N, ...) to (N, rest).")
 def batch_flatten(args: tuple, attrs: dict) -> Any:
     x = args[0]
@@ -222,7 +215,7 @@ def batch_flatten(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- convolution
 
 
-def padding4(r: Any, pad: tuple) -> tuple[int, int, int, int]:
+def padding4(r: RelationCall, pad: tuple) -> tuple[int, int, int, int]:
     """(top, left, bottom, right) from 1, 2 or 4 values."""
     if any(p < 0 for p in pad):
         r.fail("type-mismatch", f"`{r.op}` padding cannot be negative, found {list(pad)}")
@@ -236,7 +229,7 @@ def padding4(r: Any, pad: tuple) -> tuple[int, int, int, int]:
     raise AssertionError
 
 
-def pair(r: Any, name: str) -> tuple[int, int]:
+def pair(r: RelationCall, name: str) -> tuple[int, int]:
     """A (height, width) attribute of positive sizes; one value stands for both."""
     v = r.attrs[name]
     if len(v) == 1:
@@ -248,7 +241,7 @@ def pair(r: Any, name: str) -> tuple[int, int]:
     return (v[0], v[1])
 
 
-def _layout(r: Any, name: str, letters: str) -> str:
+def _layout(r: RelationCall, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail("type-mismatch", f"`{r.op}`: {name} \"{layout}\" is not supported; use an order of the letters {letters}")
@@ -266,7 +259,8 @@ def window_out(size: Any, k: int, stride: int, dilation: int, pad: int, ceil: bo
     return span // stride + 1
 
 
-def conv2d_rel(r: Any) -> bool:
+@relation("Conv2D")
+def conv2d_rel(r: RelationCall) -> bool:
     data = r.tensor(0)
     dl = _layout(r, "data_layout", "NCHW")
     kl = _layout(r, "kernel_layout", "OIHW")
@@ -326,8 +320,6 @@ def conv2d_rel(r: Any) -> bool:
     return True
 
 
-conv2d_rel.relation_name = "Conv2D"  # type: ignore[attr-defined]
-
 _CONV_ATTRS = (
     Attr("strides", "ints", (1, 1)),
     Attr("padding", "ints", (0, 0)),
@@ -366,7 +358,8 @@ def conv2d(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- normalization
 
 
-def batch_norm_rel(r: Any) -> bool:
+@relation("BatchNorm")
+def batch_norm_rel(r: RelationCall) -> bool:
     """(data, gamma, beta, mean, var) -> (data's type, (C,), (C,)); the vectors follow the channel axis."""
     data = r.tensor(0)
     if not known_rank(data.shape):
@@ -378,9 +371,6 @@ def batch_norm_rel(r: Any) -> bool:
         r.refine(i, vec)
     r.set_result(TupleType((data, vec, vec)))
     return True
-
-
-batch_norm_rel.relation_name = "BatchNorm"  # type: ignore[attr-defined]
 
 
 @register(
@@ -406,7 +396,8 @@ def batch_norm(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- pooling
 
 
-def pool2d_rel(r: Any) -> bool:
+@relation("Pool2D")
+def pool2d_rel(r: RelationCall) -> bool:
     data = r.tensor(0)
     layout = _layout(r, "layout", "NCHW")
     out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout
@@ -429,8 +420,6 @@ def pool2d_rel(r: Any) -> bool:
     r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))
     return True
 
-
-pool2d_rel.relation_name = "Pool2D"  # type: ignore[attr-defined]
 
 _POOL_ATTRS = (
     Attr("pool_size", "ints"),
@@ -498,7 +487,7 @@ def avg_pool2d(args: tuple, attrs: dict) -> Any:
     return _pool(args[0], attrs, "avg")
 
 
-def global_pool_rel(r: Any) -> bool:
+def global_pool_rel(r: RelationCall) -> bool:
     data = r.tensor(0)
     layout = _layout(r, "layout", "NCHW")
     out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout

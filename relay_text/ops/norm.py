@@ -21,10 +21,10 @@ from ..ir.ty import TensorType
 from ._np import np, wrap
 from .reduce import REDUCE_ATTRS, axes_of, reduced_axes
 from .registry import Attr, register
-from .relations import broadcast_dims, known_rank, normalize_axis, shape_text
+from .relations import broadcast_dims, known_rank, normalize_axis, relation, RelationCall, shape_text
 
 
-def _float_data(r: Any) -> Any:
+def _float_data(r: RelationCall) -> Any:
     x = r.tensor(0)
     d = x.dtype
     if isinstance(d, str) and not d.startswith(("float", "bfloat")):
@@ -35,7 +35,8 @@ def _float_data(r: Any) -> Any:
 # ---------------------------------------------------------------- layer norm
 
 
-def layer_norm_rel(r: Any) -> bool:
+@relation("LayerNorm")
+def layer_norm_rel(r: RelationCall) -> bool:
     """(data, gamma, beta) -> data's type; gamma and beta are (data.shape[axis],)."""
     data = _float_data(r)
     if not known_rank(data.shape):
@@ -46,9 +47,6 @@ def layer_norm_rel(r: Any) -> bool:
     r.refine(2, vec)
     r.set_result(data)
     return True
-
-
-layer_norm_rel.relation_name = "LayerNorm"  # type: ignore[attr-defined]
 
 
 @register(
@@ -77,7 +75,8 @@ def layer_norm(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- local response normalization
 
 
-def lrn_rel(r: Any) -> bool:
+@relation("Identity")
+def lrn_rel(r: RelationCall) -> bool:
     x = _float_data(r)
     if r.attrs["size"] <= 0:
         r.fail("type-mismatch", f"`nn.lrn` size must be positive, found {r.attrs['size']}")
@@ -85,9 +84,6 @@ def lrn_rel(r: Any) -> bool:
         normalize_axis(r, r.attrs["axis"], len(x.shape))
     r.set_result(x)
     return True
-
-
-lrn_rel.relation_name = "Identity"  # type: ignore[attr-defined]
 
 
 @register(
@@ -123,7 +119,8 @@ def lrn(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- variance
 
 
-def variance_rel(r: Any) -> bool:
+@relation("Variance")
+def variance_rel(r: RelationCall) -> bool:
     """(data, mean) -> data reduced over the axes; the mean broadcasts against the data."""
     data = r.tensor(0)
     r.unify_dtypes(0, 1)
@@ -146,9 +143,6 @@ def variance_rel(r: Any) -> bool:
     shape = tuple(1 if i in axes else d for i, d in enumerate(data.shape) if keep or i not in axes)
     r.set_result(TensorType(shape, data.dtype))
     return True
-
-
-variance_rel.relation_name = "Variance"  # type: ignore[attr-defined]
 
 
 @register(

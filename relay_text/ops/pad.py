@@ -21,12 +21,13 @@ from typing import Any
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import known_rank, shape_text
+from .relations import known_rank, relation, RelationCall, shape_text
 
 MODES = ("constant", "edge", "reflect")
 
 
-def pad_rel(r: Any) -> bool:
+@relation("Pad")
+def pad_rel(r: RelationCall) -> bool:
     mode = r.attrs["pad_mode"]
     if mode not in MODES:
         r.fail("type-mismatch", f'`nn.pad` pad_mode must be "constant", "edge" or "reflect", found "{mode}"')
@@ -64,9 +65,6 @@ def pad_rel(r: Any) -> bool:
         shape.append(size)
     r.set_result(TensorType(tuple(shape), data.dtype))
     return True
-
-
-pad_rel.relation_name = "Pad"  # type: ignore[attr-defined]
 
 
 @register(

@@ -15,10 +15,10 @@ from typing import Any
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import known_rank, shape_text
+from .relations import known_rank, relation, RelationCall, shape_text
 
 
-def _layout(r: Any) -> str:
+def _layout(r: RelationCall) -> str:
     layout = r.attrs["layout"]
     if sorted(layout) != sorted("NCHW"):
         r.fail("type-mismatch", f'`{r.op}`: layout "{layout}" is not supported', notes=["use an order of the letters NCHW, e.g. \"NHWC\""])
@@ -28,7 +28,8 @@ def _layout(r: Any) -> str:
     return layout
 
 
-def adaptive_pool2d_rel(r: Any) -> bool:
+@relation("AdaptivePool2D")
+def adaptive_pool2d_rel(r: RelationCall) -> bool:
     """(N, C, H, W) -> (N, C, OH, OW) with (OH, OW) from output_size."""
     layout = _layout(r)
     size = r.attrs["output_size"]
@@ -50,8 +51,6 @@ def adaptive_pool2d_rel(r: Any) -> bool:
     r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))
     return True
 
-
-adaptive_pool2d_rel.relation_name = "AdaptivePool2D"  # type: ignore[attr-defined]
 
 _ATTRS = (Attr("output_size", "ints", ()), Attr("layout", "str", "NCHW"), Attr("out_layout", "str", ""))
 

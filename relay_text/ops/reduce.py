@@ -12,13 +12,13 @@ from typing import Any
 from ..ir.ty import TensorType
 from ._np import is_int, np, wrap
 from .registry import Attr, register
-from .relations import OUT, known_rank, normalize_axis
+from .relations import known_rank, normalize_axis, OUT, relation, RelationCall
 
 REDUCE_ATTRS = (Attr("axis", "opt_ints", None), Attr("keepdims", "bool", False), Attr("exclude", "bool", False))
 ARG_ATTRS = REDUCE_ATTRS + (Attr("select_last_index", "bool", False),)
 
 
-def reduced_axes(r: Any, rank: int) -> list[int]:
+def reduced_axes(r: RelationCall, rank: int) -> list[int]:
     """The axes a reduction call reduces, validated."""
     axis = r.attrs["axis"]
     if axis is None:
@@ -35,7 +35,7 @@ def reduced_axes(r: Any, rank: int) -> list[int]:
     return sorted(axes)
 
 
-def _reduce(r: Any, dtype: Any = None) -> bool:
+def _reduce(r: RelationCall, dtype: Any = None) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -46,29 +46,23 @@ def _reduce(r: Any, dtype: Any = None) -> bool:
     return True
 
 
-def reduce_rel(r: Any) -> bool:
+@relation("Reduce")
+def reduce_rel(r: RelationCall) -> bool:
     """The result drops (or, with keepdims, keeps as 1) the reduced axes."""
     return _reduce(r)
 
 
-reduce_rel.relation_name = "Reduce"  # type: ignore[attr-defined]
-
-
-def bool_reduce_rel(r: Any) -> bool:
+@relation("Reduce")
+def bool_reduce_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     r.refine(0, TensorType(x.shape, "bool"))
     return _reduce(r, "bool")
 
 
-bool_reduce_rel.relation_name = "Reduce"  # type: ignore[attr-defined]
-
-
-def arg_reduce_rel(r: Any) -> bool:
+@relation("ArgReduce")
+def arg_reduce_rel(r: RelationCall) -> bool:
     """Like a reduction, but the result holds int32 indices."""
     return _reduce(r, "int32")
-
-
-arg_reduce_rel.relation_name = "ArgReduce"  # type: ignore[attr-defined]
 
 
 def axes_of(x: Any, attrs: dict) -> tuple | None:

@@ -1,8 +1,8 @@
 """The operator registry: one unit per operator, shared by every stage.
 
 An operator is registered once, in the module of its family
-(`elementwise`, `reduce`, `transform`, `nn`), by decorating its numpy
-kernel:
+(any module of this package but `registry` and `relations`: they are
+found, not listed), by decorating its numpy kernel:
 
     @register("add", inputs=2, relation=broadcast, doc="Elementwise sum, numpy broadcasting.")
     def add(args, attrs):
@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..ir.ty import is_dtype
+from .relations import RelationFn
 
 
 class KernelError(Exception):
@@ -102,6 +103,23 @@ ATTR_KINDS = {
 }
 
 
+# Kinds a family module adds for its own operators (see `attr_kind`).
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {}
+
+
+def attr_kind(name: str, description: str, convert: Callable[[Any], Any]) -> str:
+    """Add a kind of attribute value: `convert` takes the value as parsed
+    (ints, floats, bools, strings, None, tuples of those, `MetaRef`s) and
+    returns its normal form, or raises ValueError/TypeError when the value
+    does not fit; `description` completes "attribute `x` takes ...".
+    Returns `name`, for use in `Attr(...)`."""
+    if name in ATTR_KINDS and _CONVERTERS.get(name) is not convert:
+        raise ValueError(f"attribute kind {name!r} defined twice")
+    ATTR_KINDS[name] = description
+    _CONVERTERS[name] = convert
+    return name
+
+
 class AttrError(Exception):
     """An attribute value that does not fit the schema."""
 
@@ -127,6 +145,14 @@ class Attr:
     def convert(self, value: Any) -> Any:
         """The value in normal form, or AttrError."""
         kind = self.kind
+        custom = _CONVERTERS.get(kind)
+        if custom is not None:
+            if isinstance(value, list):
+                value = tuple(value)
+            try:
+                return custom(value)
+            except (TypeError, ValueError):
+                raise AttrError(self.name, f"attribute `{self.name}` takes {ATTR_KINDS[kind]}", ATTR_KINDS[kind]) from None
         if kind.startswith("opt_") and value is None:
             return None
         if isinstance(value, list):  # from Python callers; the parser gives tuples
@@ -190,7 +216,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-Relation = Callable[[Any], bool]
+Relation = RelationFn
 Kernel = Callable[[tuple, dict], Any]
 
 
@@ -246,10 +272,17 @@ class OpDef:
 
 _OPS: dict[str, OpDef] = {}
 _LOADED = False
-FAMILIES = (
-    "elementwise", "reduce", "transform", "nn",
-    "conv", "pool", "pad", "norm", "image", "linalg", "layout", "slicing", "creation", "special",
-)
+# Modules of this package that define no operators; every other module is a family.
+_NOT_FAMILIES = frozenset({"registry", "relations"})
+
+
+def families() -> list[str]:
+    """The family modules of this package (`elementwise`, `nn`, ...), sorted."""
+    import pkgutil
+
+    here = __package__ or "relay_text.ops"
+    path = __import__(here, fromlist=["__path__"]).__path__
+    return sorted(m.name for m in pkgutil.iter_modules(path) if not m.name.startswith("_") and m.name not in _NOT_FAMILIES)
 
 
 def register(
@@ -291,7 +324,7 @@ def _load() -> None:
     _LOADED = True
     import importlib
 
-    for family in FAMILIES:
+    for family in families():
         importlib.import_module(f"{__package__}.{family}")
 
 

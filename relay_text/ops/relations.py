@@ -48,11 +48,56 @@ a dimension when it is one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Protocol, Sequence
 
-from ..ir.ty import AnyDim, IncompleteType, TensorType
+from ..ir.ty import AnyDim, IncompleteType, TensorType, Type
 
 OUT = -1
+
+
+class RelationCall(Protocol):
+    """What a relation is given: one call of its operator (see above)."""
+
+    op: str
+    attrs: dict[str, Any]
+    arity: int
+
+    def arg(self, i: int) -> Any: ...
+    def result(self) -> Any: ...
+    def tensor(self, i: int) -> TensorType: ...
+    def tensor_of(self, t: Any, arg: int | None = None, what: str = "this value") -> TensorType: ...
+    def unify(self, a: Any, b: Any, arg: int | None = None, message: str = "") -> None: ...
+    def refine(self, i: int, t: Any) -> None: ...
+    def set_result(self, t: Any) -> None: ...
+    def unify_dtypes(self, i: int, j: int) -> None: ...
+    def from_metadata(self, i: int) -> bool: ...
+    def fail(self, code: str, message: str, arg: int | None = None, notes: Sequence[str] = (), label: str = "") -> None: ...
+    def fresh_shape(self) -> Any: ...
+    def fresh_dim(self, like: Any = None) -> Any: ...
+    def fresh_dtype(self) -> Any: ...
+    def fresh(self) -> Type: ...
+
+
+RelationFn = Callable[[RelationCall], bool]
+
+
+def relation(
+    name: str, inputs: int | None = None, default: RelationFn | None = None
+) -> Callable[[RelationFn], RelationFn]:
+    """Decorator giving a relation function its metadata: the `name` shown in
+    types and `where` clauses (`Broadcast`), the number of inputs it relates
+    when a `where` clause may name it, and a `default` run only when solving
+    is otherwise stuck (see above)."""
+
+    def decorate(fn: RelationFn) -> RelationFn:
+        fn.relation_name = name  # type: ignore[attr-defined]  # read back by the registry and the checker
+        if inputs is not None:
+            fn.inputs = inputs  # type: ignore[attr-defined]
+        if default is not None:
+            fn.default = default  # type: ignore[attr-defined]
+        return fn
+
+    return decorate
 
 
 def static(dim: Any) -> int | None:
@@ -85,7 +130,7 @@ def shape_text(shape: Any) -> str:
     return text(shape)
 
 
-def normalize_axis(r: Any, axis: int, rank: int, what: str = "axis") -> int:
+def normalize_axis(r: RelationCall, axis: int, rank: int, what: str = "axis") -> int:
     """`axis` in [0, rank), counting negative values from the end; fails otherwise."""
     if -rank <= axis < rank:
         return axis % rank if rank else 0
@@ -97,18 +142,15 @@ def normalize_axis(r: Any, axis: int, rank: int, what: str = "axis") -> int:
 # ---------------------------------------------------------------- shared relations
 
 
-def identity(r: Any) -> bool:
+@relation("Identity", inputs=1)
+def identity(r: RelationCall) -> bool:
     """The result has the type of the one input, which is a tensor."""
     x = r.tensor(0)
     r.set_result(x)
     return True
 
 
-identity.relation_name = "Identity"  # type: ignore[attr-defined]
-identity.inputs = 1  # type: ignore[attr-defined]
-
-
-def broadcast_dims(r: Any, a: tuple, b: tuple) -> tuple | None:
+def broadcast_dims(r: RelationCall, a: tuple, b: tuple) -> tuple | None:
     """numpy broadcasting of two shapes; None when a dimension is still unknown."""
     n = max(len(a), len(b))
     pa = (1,) * (n - len(a)) + a
@@ -156,7 +198,7 @@ def _dim(d: Any) -> str:
     return dim_text(d)
 
 
-def _broadcast(r: Any, result_dtype: str | None) -> bool:
+def _broadcast(r: RelationCall, result_dtype: str | None) -> bool:
     a = r.tensor(0)
     b = r.tensor(1)
     if a.dtype != b.dtype or type(a.dtype) is not str:
@@ -178,12 +220,7 @@ def _broadcast(r: Any, result_dtype: str | None) -> bool:
     return True
 
 
-def broadcast(r: Any) -> bool:
-    """Two tensors of one dtype; the result has their broadcast shape and that dtype."""
-    return _broadcast(r, None)
-
-
-def _broadcast_default(r: Any) -> bool:
+def _broadcast_default(r: RelationCall) -> bool:
     """A constant without metadata, combined with a known tensor, is taken to be
     a vector along that tensor's last axis (a bias, a per-feature scale: the
     common case, and always a valid choice since it broadcasts to the other
@@ -196,14 +233,13 @@ def _broadcast_default(r: Any) -> bool:
     return False
 
 
-broadcast.default = _broadcast_default  # type: ignore[attr-defined]
+@relation("Broadcast", inputs=2, default=_broadcast_default)
+def broadcast(r: RelationCall) -> bool:
+    """Two tensors of one dtype; the result has their broadcast shape and that dtype."""
+    return _broadcast(r, None)
 
 
-broadcast.relation_name = "Broadcast"  # type: ignore[attr-defined]
-broadcast.inputs = 2  # type: ignore[attr-defined]
-
-
-def require_numeric(r: Any, i: int) -> None:
+def require_numeric(r: RelationCall, i: int) -> None:
     """Input i is a number tensor (not bool)."""
     t = r.tensor(i)
     if t.dtype == "bool":
@@ -216,47 +252,34 @@ def require_numeric(r: Any, i: int) -> None:
         )
 
 
-def arithmetic(r: Any) -> bool:
+@relation("Broadcast", inputs=2, default=_broadcast_default)
+def arithmetic(r: RelationCall) -> bool:
     """`Broadcast` for arithmetic: two number tensors of one dtype."""
     require_numeric(r, 0)
     require_numeric(r, 1)
     return _broadcast(r, None)
 
 
-arithmetic.relation_name = "Broadcast"  # type: ignore[attr-defined]
-arithmetic.inputs = 2  # type: ignore[attr-defined]
-arithmetic.default = _broadcast_default  # type: ignore[attr-defined]
-
-
-def numeric_identity(r: Any) -> bool:
+@relation("Identity", inputs=1)
+def numeric_identity(r: RelationCall) -> bool:
     """A number tensor; the result has its type."""
     require_numeric(r, 0)
     return identity(r)
 
 
-numeric_identity.relation_name = "Identity"  # type: ignore[attr-defined]
-numeric_identity.inputs = 1  # type: ignore[attr-defined]
-
-
-def broadcast_bool(r: Any) -> bool:
+@relation("BroadcastComp", inputs=2)
+def broadcast_bool(r: RelationCall) -> bool:
     """Like `broadcast`, but the result is bool (comparisons)."""
     return _broadcast(r, "bool")
 
 
-broadcast_bool.relation_name = "BroadcastComp"  # type: ignore[attr-defined]
-broadcast_bool.inputs = 2  # type: ignore[attr-defined]
-
-
-def broadcast_logical(r: Any) -> bool:
+@relation("Broadcast", inputs=2)
+def broadcast_logical(r: RelationCall) -> bool:
     """Two bool tensors; the result is their broadcast, bool."""
     for i in (0, 1):
         t = r.tensor(i)
         r.refine(i, TensorType(t.shape, "bool"))
     return _broadcast(r, "bool")
-
-
-broadcast_logical.relation_name = "Broadcast"  # type: ignore[attr-defined]
-broadcast_logical.inputs = 2  # type: ignore[attr-defined]
 
 
 # Relations a `where` clause may name: they need no attributes.

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..ir.ty import AnyDim, TensorType
 from .registry import Attr, register
-from .relations import known_rank, normalize_axis
+from .relations import known_rank, normalize_axis, relation, RelationCall
 
 BIG = 2**63 - 1
 
@@ -79,7 +79,8 @@ def _length(begin: int, end: int, stride: int) -> int:
     return max(0, -((end - begin) // -stride))
 
 
-def strided_slice_rel(r: Any) -> bool:
+@relation("StridedSlice")
+def strided_slice_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -95,9 +96,6 @@ def strided_slice_rel(r: Any) -> bool:
         shape[axis] = _length(_canonical(b, extent, s), _canonical(e, extent, s), s)
     r.set_result(TensorType(tuple(shape), x.dtype))
     return True
-
-
-strided_slice_rel.relation_name = "StridedSlice"  # type: ignore[attr-defined]
 
 
 @register(

@@ -19,7 +19,7 @@ from typing import Any
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
-from .relations import known_rank, normalize_axis, shape_text, static, static_shape, is_unknown
+from .relations import is_unknown, known_rank, normalize_axis, relation, RelationCall, shape_text, static, static_shape
 
 # ---------------------------------------------------------------- reshape
 
@@ -33,7 +33,7 @@ def _count(shape: tuple) -> int | None:
     return n
 
 
-def reshape_dims(r: Any, ishape: tuple, newshape: tuple, allowzero: bool) -> tuple | None:
+def reshape_dims(r: RelationCall, ishape: tuple, newshape: tuple, allowzero: bool) -> tuple | None:
     """The result shape of `reshape` (see the module docstring); None to wait."""
     out: list[Any] = []
     infer_at = None
@@ -112,26 +112,7 @@ def reshape_dims(r: Any, ishape: tuple, newshape: tuple, allowzero: bool) -> tup
     return result
 
 
-def reshape_rel(r: Any) -> bool:
-    x = r.tensor(0)
-    newshape = r.attrs["newshape"]
-    if not known_rank(x.shape) or any(is_unknown(d) for d in x.shape):
-        if all(v > 0 for v in newshape):
-            out = r.tensor(-1)
-            r.set_result(TensorType(tuple(newshape), x.dtype))
-            del out
-        return False
-    shape = reshape_dims(r, x.shape, newshape, r.attrs["allowzero"])
-    if shape is None:
-        return False
-    r.set_result(TensorType(shape, x.dtype))
-    return True
-
-
-reshape_rel.relation_name = "Reshape"  # type: ignore[attr-defined]
-
-
-def _reshape_default(r: Any) -> bool:
+def _reshape_default(r: RelationCall) -> bool:
     """When the input has unknown dimensions that nothing else determines
     (constants without metadata upstream), assume the common pattern of
     merging or splitting leading axes: the input's trailing unknown
@@ -151,7 +132,21 @@ def _reshape_default(r: Any) -> bool:
     return changed
 
 
-reshape_rel.default = _reshape_default  # type: ignore[attr-defined]
+@relation("Reshape", default=_reshape_default)
+def reshape_rel(r: RelationCall) -> bool:
+    x = r.tensor(0)
+    newshape = r.attrs["newshape"]
+    if not known_rank(x.shape) or any(is_unknown(d) for d in x.shape):
+        if all(v > 0 for v in newshape):
+            out = r.tensor(-1)
+            r.set_result(TensorType(tuple(newshape), x.dtype))
+            del out
+        return False
+    shape = reshape_dims(r, x.shape, newshape, r.attrs["allowzero"])
+    if shape is None:
+        return False
+    r.set_result(TensorType(shape, x.dtype))
+    return True
 
 
 def _reshape_kernel_shape(shape: tuple, newshape: tuple, allowzero: bool) -> tuple:
@@ -177,7 +172,7 @@ def reshape(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- axes
 
 
-def transpose_rel(r: Any) -> bool:
+def transpose_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -202,7 +197,7 @@ def transpose(args: tuple, attrs: dict) -> Any:
     return np.transpose(x, None if axes is None else [a % x.ndim for a in axes])
 
 
-def squeeze_rel(r: Any) -> bool:
+def squeeze_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -238,7 +233,7 @@ def squeeze(args: tuple, attrs: dict) -> Any:
     return np.squeeze(x, axis=tuple(a % x.ndim for a in axis))
 
 
-def expand_dims_rel(r: Any) -> bool:
+def expand_dims_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -272,7 +267,7 @@ def expand_dims(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- joining and splitting
 
 
-def _tuple_fields(r: Any) -> list | None:
+def _tuple_fields(r: RelationCall) -> list | None:
     t = r.arg(0)
     if is_unknown(t):
         return None
@@ -286,7 +281,7 @@ def _tuple_fields(r: Any) -> list | None:
     return [r.tensor_of(f, 0) for f in t.fields]
 
 
-def concatenate_rel(r: Any) -> bool:
+def concatenate_rel(r: RelationCall) -> bool:
     fields = _tuple_fields(r)
     if fields is None:
         return False
@@ -328,7 +323,7 @@ def concatenate(args: tuple, attrs: dict) -> Any:
     return np.concatenate(parts, axis=attrs["axis"])
 
 
-def stack_rel(r: Any) -> bool:
+def stack_rel(r: RelationCall) -> bool:
     fields = _tuple_fields(r)
     if fields is None:
         return False
@@ -357,7 +352,7 @@ def stack(args: tuple, attrs: dict) -> Any:
     return np.stack(args[0], axis=attrs["axis"])
 
 
-def split_sizes(r: Any, dim: int, spec: Any) -> list[int]:
+def split_sizes(r: RelationCall, dim: int, spec: Any) -> list[int]:
     if isinstance(spec, int):
         if spec <= 0:
             r.fail("shape-mismatch", f"`split` into {spec} sections: the number of sections must be positive")
@@ -373,7 +368,7 @@ def split_sizes(r: Any, dim: int, spec: Any) -> list[int]:
     return sizes
 
 
-def split_rel(r: Any) -> bool:
+def split_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -408,7 +403,27 @@ def split(args: tuple, attrs: dict) -> Any:
     return tuple(np.split(x, spec if isinstance(spec, int) else list(spec), axis=attrs["axis"]))
 
 
-def take_rel(r: Any) -> bool:
+def _take_default(r: RelationCall) -> bool:
+    """A gather table that is a constant without metadata, whose type nothing
+    else determines: a table of rank 2 (an embedding), whose gathered axis
+    has an unknown size (`?`) and whose other axis is found from the uses."""
+    a, idx = r.tensor(0), r.tensor(1)
+    if known_rank(a.shape) or not known_rank(idx.shape) or not r.from_metadata(0):
+        return False
+    axis = r.attrs["axis"]
+    if axis is None:
+        r.refine(0, TensorType((AnyDim(),), a.dtype))
+        return True
+    if axis not in (0, 1, -1, -2):
+        return False
+    shape = [r.fresh_dim(like=a.shape), r.fresh_dim(like=a.shape)]
+    shape[axis % 2] = AnyDim()
+    r.refine(0, TensorType(tuple(shape), a.dtype))
+    return True
+
+
+@relation("Take", default=_take_default)
+def take_rel(r: RelationCall) -> bool:
     a = r.tensor(0)
     idx = r.tensor(1)
     if isinstance(idx.dtype, str) and not idx.dtype.startswith(("int", "uint")):
@@ -431,28 +446,6 @@ def take_rel(r: Any) -> bool:
     return True
 
 
-def _take_default(r: Any) -> bool:
-    """A gather table that is a constant without metadata, whose type nothing
-    else determines: a table of rank 2 (an embedding), whose gathered axis
-    has an unknown size (`?`) and whose other axis is found from the uses."""
-    a, idx = r.tensor(0), r.tensor(1)
-    if known_rank(a.shape) or not known_rank(idx.shape) or not r.from_metadata(0):
-        return False
-    axis = r.attrs["axis"]
-    if axis is None:
-        r.refine(0, TensorType((AnyDim(),), a.dtype))
-        return True
-    if axis not in (0, 1, -1, -2):
-        return False
-    shape = [r.fresh_dim(like=a.shape), r.fresh_dim(like=a.shape)]
-    shape[axis % 2] = AnyDim()
-    r.refine(0, TensorType(tuple(shape), a.dtype))
-    return True
-
-
-take_rel.default = _take_default  # type: ignore[attr-defined]
-
-
 @register(
     "take",
     inputs=2,
@@ -472,7 +465,7 @@ def take(args: tuple, attrs: dict) -> Any:
         raise KernelError("runtime-error", f"take: index out of range ({exc})") from None
 
 
-def broadcast_to_rel(r: Any) -> bool:
+def broadcast_to_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     target = tuple(r.attrs["shape"])
     if any(d < 0 for d in target):
@@ -499,7 +492,7 @@ def broadcast_to(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- creation
 
 
-def init_rel(r: Any) -> bool:
+def init_rel(r: RelationCall) -> bool:
     shape = tuple(r.attrs["shape"])
     if any(d < 0 for d in shape):
         r.fail("shape-mismatch", f"`{r.op}`: a shape cannot have negative sizes, found {list(shape)}")
@@ -520,7 +513,7 @@ def ones(args: tuple, attrs: dict) -> Any:
     return np.ones(tuple(attrs["shape"]), dtype=attrs["dtype"])
 
 
-def full_rel(r: Any) -> bool:
+def full_rel(r: RelationCall) -> bool:
     fill = r.tensor(0)
     if any(d < 0 for d in r.attrs["shape"]):
         r.fail("shape-mismatch", f"`full`: a shape cannot have negative sizes, found {list(r.attrs['shape'])}")
@@ -545,7 +538,7 @@ def full(args: tuple, attrs: dict) -> Any:
     return np.full(tuple(attrs["shape"]), fill, dtype=dtype)
 
 
-def full_like_rel(r: Any) -> bool:
+def full_like_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     fill = r.tensor(1)
     if known_rank(fill.shape) and fill.shape != ():

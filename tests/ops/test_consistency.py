@@ -15,7 +15,7 @@ import pytest
 
 from relay_text.ir.expr import Call
 from relay_text.ir.span import Source
-from relay_text.ir.ty import TupleType
+from relay_text.ir.ty import AnyDim, TupleType
 from relay_text.ops import KernelError, all_ops
 from relay_text.pipeline import check_source
 
@@ -53,7 +53,10 @@ def _value(t, rng: np.random.Generator):
 def _has_type(v, t) -> bool:
     if isinstance(t, TupleType):
         return isinstance(v, tuple) and len(v) == len(t.fields) and all(_has_type(a, b) for a, b in zip(v, t.fields))
-    return isinstance(v, np.ndarray) and v.shape == tuple(t.shape) and str(v.dtype) == t.dtype
+    if not (isinstance(v, np.ndarray) and v.ndim == len(t.shape) and str(v.dtype) == t.dtype):
+        return False
+    # `?` (a dimension known only at run time) takes any size
+    return all(isinstance(d, AnyDim) or v.shape[i] == d for i, d in enumerate(t.shape))
 
 
 @pytest.mark.parametrize("seed", range(4))

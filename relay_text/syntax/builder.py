@@ -54,6 +54,7 @@ from ..ir.ty import (
     TupleType,
     TypeCall,
     TypeVar,
+    canonical_dtype,
     is_dtype,
 )
 from .lexer import Tok, skip_trivia
@@ -81,6 +82,7 @@ KINDS = {k.value: k for k in Kind}
 SUPPORTED_VERSIONS = ("0.0.5", "0.0.4")
 _DIGITS = re.compile(r"[0-9]+")
 _NUMBER = re.compile(r"[0-9][0-9A-Za-z.+-]*|(?:inf|nan)f[0-9]*")
+_SIGNED_NUMBER = re.compile(r"(-*)(" + _NUMBER.pattern + ")")
 
 
 class Env:
@@ -602,11 +604,14 @@ class Builder:
         operand = _u(raw)
         if isinstance(operand, Constant) and operand.is_scalar and operand.dtype != "bool" and operand.span is not None:
             literal = self.source.text[operand.span.start : operand.span.end]
-            if _NUMBER.fullmatch(literal):
+            m = _SIGNED_NUMBER.fullmatch(literal)
+            # `-42` is a literal; so is `--42` written as one word (TVM's
+            # tokenizer folds a run of `-` into the number: it is 42).
+            if m and (not m.group(1) or tok.end_pos == operand.span.start):
                 earlier = self._literal_errors.pop(id(operand), None)
                 if earlier is not None:
                     self.diags.remove(earlier)
-                return self._literal(literal, span, negate=True)
+                return self._literal(m.group(2), span, negate=len(m.group(1)) % 2 == 0)
         call = Call(Op("negative", self.span(tok.start_pos, tok.end_pos)), (_u(raw),), (), (), span, "-")
         self._note(call, (raw,), 1)
         return call
@@ -827,7 +832,7 @@ class Builder:
     def constant(self, c: list) -> Constant:
         kw, value_tok, shape, dtype_tok, close = c
         span = self.span(kw.start_pos, close.end_pos)
-        dtype = dtype_tok.value
+        dtype = canonical_dtype(dtype_tok.value) or dtype_tok.value
         if not is_dtype(dtype):
             self.error("unknown-type", f"`{dtype}` is not a dtype", self.span(dtype_tok.start_pos, dtype_tok.end_pos)).with_help(
                 "dtypes look like float32, int64, bool or int32x4"
@@ -1007,7 +1012,7 @@ class Builder:
         gtv = self.adts.get(name) or self.env.adts.get(name)
         if gtv is not None:
             return TypeCall(gtv, self._adt_args(args, self.module.type_defs.get(gtv), span), span)
-        if is_dtype(name) or name == "Tensor":
+        if canonical_dtype(name) is not None or name == "Tensor":
             self.error("syntax-error", f"`{name}` takes no type arguments in brackets", span).with_help(
                 "a tensor type is written `Tensor[(shape), dtype]`"
             )
@@ -1068,8 +1073,9 @@ class Builder:
             tvar = self.types.lookup(raw.name)
             if tvar is not None:
                 return tvar
-            if is_dtype(raw.name):
-                return TensorType((), raw.name, raw.span)
+            dtype = canonical_dtype(raw.name)
+            if dtype is not None:
+                return TensorType((), dtype, raw.span)
             gtv = self.adts.get(raw.name) or self.env.adts.get(raw.name)
             if gtv is not None:
                 return TypeCall(gtv, (), raw.span)
@@ -1119,10 +1125,11 @@ class Builder:
             tvar = self.types.lookup(raw.name)
             if tvar is not None:
                 return tvar
-            if is_dtype(raw.name):
-                return raw.name
+            dtype = canonical_dtype(raw.name)
+            if dtype is not None:
+                return dtype
             diag = self.error("unknown-type", f"unknown dtype `{raw.name}`", raw.span)
-            diag.with_note("dtypes are bool, int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16, optionally with lanes (int32x4)")
+            diag.with_note("dtypes are bool, int8/16/32/64 (int is int32), uint8/16/32/64, float16/32/64 (float is float32), bfloat16, optionally with lanes (int32x4)")
             return "float32"
         if isinstance(raw, IncompleteType):
             return IncompleteType(Kind.BASE_TYPE, raw.span)
@@ -1132,8 +1139,9 @@ class Builder:
     def as_type_arg(self, raw: Any) -> Any:
         """A type argument: a type, a dtype (str), a shape (tuple) or a dimension."""
         if isinstance(raw, _Name):
-            if self.types.lookup(raw.name) is None and is_dtype(raw.name):
-                return raw.name
+            dtype = canonical_dtype(raw.name)
+            if self.types.lookup(raw.name) is None and dtype is not None:
+                return dtype
             return self.as_type(raw)
         if isinstance(raw, _Paren):
             if raw.items and all(isinstance(x, _RAW_DIMS) or self._is_dim_var(x) for x in raw.items):

@@ -19,7 +19,7 @@ from ..ir.span import Source, Span
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
 _SUFFIX_F = r"f(?:16|32|64)?"
-_SUFFIX_I = r"[iu](?:8|16|32|64)"
+_SUFFIX_I = r"i(?:8|16|32|64)?|u(?:8|16|32|64)"  # `42i` is int32, as in TVM
 
 # Leading blanks are consumed with each token, so one match yields one token.
 _MASTER = re.compile(

@@ -59,7 +59,7 @@ from ..ir.ty import (
 )
 from .lexer import Tok, skip_trivia
 from .literals import LiteralError, int_range, is_float_dtype, is_int_text, parse_float, parse_int, round_float
-from ..ir.positions import Positions
+from ..ir.positions import META_ATTRS, Positions
 from .scopes import Scopes
 from .suggest import close_names, or_list
 
@@ -189,6 +189,7 @@ class Builder:
         self.fn_binds_let: list[bool] = []
         self.graph_uses: dict[int, int] = {}  # id(node) -> number of uses by name
         self.graph_defs: dict[str, Span] = {}
+        self.graph_nodes: dict[str, Expr] = {}  # TVM's format: every `%n` of the file, first binding first
         self.unbound: list[tuple[str, Span, list[str]]] = []
         self.globals: dict[str, GlobalVar] = {}
         self.global_refs: list[tuple[str, Span]] = []
@@ -199,6 +200,9 @@ class Builder:
         self.free_vars: list[Var] = []
         self.defined_ctor_names: set[str] = set()
         self._literal_errors: dict[int, Diagnostic] = {}
+        self._meta_args: dict[int, tuple[MetaRef, Diagnostic]] = {}
+        self.meta_attr_calls: list[Any] = []
+        self.meta_values: list[tuple[MetaRef, Span]] = []  # `key=meta[...][i]` attribute values
         self.defining_adt: GlobalTypeVar = GlobalTypeVar("")
         self.positions = Positions(source)
 
@@ -207,7 +211,7 @@ class Builder:
         self.values = self.types = None  # type: ignore[assignment]
         self.module = None  # type: ignore[assignment]
         self.positions = Positions()
-        self.graph_uses = {}
+        self.graph_uses, self.graph_nodes = {}, {}
         self.diags, self.unbound, self.global_refs = [], [], []
 
     def span(self, start: int, end: int) -> Span:
@@ -250,12 +254,39 @@ class Builder:
         metadata = c[-1]
         if metadata is not None:
             module.metadata = Metadata(metadata.value, self.span(metadata.start_pos, metadata.end_pos))
+        if (self.meta_attr_calls or self.meta_values) and module.metadata is not None:
+            self._decode_meta_attrs(module.metadata)
         body = c[-2]
         if body is not None:
             module.expr = _u(body)
         module.free_vars = tuple(self.free_vars)
         module.positions = self.positions
         return module
+
+    def _decode_meta_attrs(self, metadata: Metadata) -> None:
+        """Fill the attributes of calls that refer to them in the metadata section."""
+        from .metadata import read_metadata
+
+        table, _problems = read_metadata(metadata)  # problems are the checker's to report
+        if table is None:
+            return
+        for call in self.meta_attr_calls:
+            ref = call.attrs_ref
+            decoded = table.attrs(ref.kind, ref.index)
+            if decoded is None:
+                count = table.kinds.get(ref.kind, 0)
+                where = self.positions.attr_key(call, META_ATTRS) or call.span
+                self.error("bad-metadata", f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", where, "no such entry").with_note(
+                    f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`"
+                )
+                continue
+            call.attrs = decoded
+        for ref, span in self.meta_values:  # `virtual_device=meta[VirtualDevice][0]`, ...
+            count = table.kinds.get(ref.kind, 0)
+            if not 0 <= ref.index < count:
+                self.error("bad-metadata", f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", span, "no such entry").with_note(
+                    f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`"
+                )
 
     # ---- definitions -------------------------------------------------------
 
@@ -305,14 +336,31 @@ class Builder:
         return vars_, attrs
 
     def param(self, c: list) -> Var:
-        tok, ty = c
+        tok, attrs, ty = c
         var = Var(tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(tok.start_pos, tok.end_pos))
+        if attrs:
+            var.attrs = attrs
         self.values.bind(var.name, var)
         return var
 
     def fn_attr(self, c: list) -> _Kw:
         key, value = c
         return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
+
+    param_attr = fn_attr
+
+    def param_attrs(self, c: list) -> tuple:
+        pairs: list[tuple[str, Any]] = []
+        for kw in c[1:-1]:
+            if isinstance(kw, _Kw):
+                if any(key == kw.key for key, _ in pairs):
+                    self.error("duplicate-definition", f"attribute `{kw.key}` is given twice", kw.span, "given again here")
+                    continue
+                pairs.append((kw.key, kw.value))
+        return tuple(pairs)
+
+    def arrow(self, c: list) -> Tok:
+        return c[0]
 
     def ret_type(self, c: list) -> Any:
         return c[1]
@@ -517,6 +565,8 @@ class Builder:
         self.values.bind(name, value)
         self.graph_uses[id(value)] = 0
         self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
+        if self.version is not None:
+            self.graph_nodes.setdefault(name, value)
         return tok, raw
 
     def graph_expr(self, c: list) -> Expr:
@@ -641,7 +691,18 @@ class Builder:
                     self.error("syntax-error", "positional arguments must come before attributes", self._span(item))
                 positional.append(item)
         start = self._span(callee).start
+        attrs_ref = None
+        if positional and id(_u(positional[-1])) in self._meta_args:
+            # `op(%x, meta[relay.attrs.DenseAttrs][0])`: the attributes, by reference
+            attrs_ref, diag = self._meta_args.pop(id(_u(positional.pop())))
+            self.diags.remove(diag)
+            seen[META_ATTRS] = diag.span
+            if attrs:
+                self.error("duplicate-definition", "the attributes are given twice: by keyword and by a metadata reference", diag.span)
         call = Call(_u(callee), tuple(_u(a) for a in positional), tuple(attrs), type_args, self.span(start, close.end_pos))
+        if attrs_ref is not None:
+            call.attrs_ref = attrs_ref
+            self.meta_attr_calls.append(call)
         self._note(call, (callee, *positional))
         keys = self.positions.attr_keys
         for key, span in seen.items():
@@ -665,6 +726,11 @@ class Builder:
         tok = c[0]
         full = tok.value[1:]
         value = self.values.lookup(full)
+        if value is None and self.version is not None:
+            # TVM keeps one table of `%n` per file (the first binding of a
+            # number wins) and its printer used a `%n` bound inside an `if`
+            # branch after it: in TVM's format such a name is that node.
+            value = self.graph_nodes.get(full)
         if value is not None:
             self._count_graph_use(value)
             return _Use(value, tok.start_pos, tok.end_pos)
@@ -820,14 +886,22 @@ class Builder:
         self._note(node, (c[1], c[2]))
         return node
 
-    def meta_ref(self, c: list) -> Constant:
+    def meta_ref(self, c: list) -> Expr:
         kw, kind_tok, index_tok, close = c
         span = self.span(kw.start_pos, close.end_pos)
+        index = _int_value(index_tok.value)
         if kind_tok.value != "relay.Constant":
-            self.error("bad-metadata", f"`meta[{kind_tok.value}]` cannot be used as an expression", span).with_note(
-                "only `meta[relay.Constant][i]` stands for a value"
+            # No value: it may end an operator call's arguments (`call`
+            # takes it as the call's attributes); anywhere else it is an error.
+            text = f"meta[{kind_tok.value}][{index}]"
+            diag = self.error("bad-metadata", f"`{text}` cannot be used as a value", span, "not a value").with_note(
+                "only `meta[relay.Constant][i]` stands for a value; other entries of the metadata section"
+                " (attributes) may only end the arguments of an operator call"
             )
-        return Constant(None, None, None, _int_value(index_tok.value), span)
+            placeholder = Var(text, None, span)
+            self._meta_args[id(placeholder)] = (MetaRef(kind_tok.value, index), diag)
+            return placeholder
+        return Constant(None, None, None, index, span)
 
     def constant(self, c: list) -> Constant:
         kw, value_tok, shape, dtype_tok, close = c
@@ -948,7 +1022,9 @@ class Builder:
         return tuple(None if v is _NONE_ATTR else v for v in c[:-1] if v is not None)
 
     def attr_meta(self, c: list) -> MetaRef:
-        return MetaRef(c[1].value, _int_value(c[2].value))
+        ref = MetaRef(c[1].value, _int_value(c[2].value))
+        self.meta_values.append((ref, self.span(c[0].start_pos, c[-1].end_pos)))
+        return ref
 
     # ---- types -------------------------------------------------------------
 

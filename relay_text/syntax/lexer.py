@@ -45,6 +45,17 @@ _MASTER = re.compile(
     re.VERBOSE,
 )
 
+# In TVM's format a name may also contain `/` (TVM's tokenizer counts it as a
+# letter; models imported from TensorFlow name parameters `%conv1/weights`).
+# Only local names: global and operator names never had one in practice.
+_MASTER_TVM = re.compile(
+    _MASTER.pattern.replace(
+        r"(?P<LOCAL>%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)", r"(?P<LOCAL>%[A-Za-z0-9_]+(?:[./][A-Za-z0-9_]+)*)"
+    ),
+    re.VERBOSE,
+)
+assert _MASTER_TVM.pattern != _MASTER.pattern
+
 _VERSION_HEADER = re.compile(r'\#\[\s*version\s*=\s*"([^"]*)"\s*\]')
 _OLD_VERSION = re.compile(r"v(0\.0\.[0-9]+)(?=\s)")
 _ATTR_EQ = re.compile(r"[ \t]*=(?![=>])")
@@ -130,6 +141,7 @@ class Tokens:
                 yield Tok("VERSION", header.group(1), header.start(), header.end())
                 prev_kind, prev_end, pos = "VERSION", header.end(), header.end()
                 header = None
+                match = _MASTER_TVM.match
                 continue
             m = match(text, pos)
             if m is None:
@@ -206,7 +218,7 @@ class Tokens:
         keyword = self.literal_kinds.get(value)
         if keyword is None and value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
             return "FLOAT"
-        if (prev_kind == "LPAR" or prev_kind == "COMMA") and _ATTR_EQ.match(text, end):
+        if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(text, end):
             return "ATTR_KEY"
         if value == "where":
             after = _SPACES.match(text, end).end()

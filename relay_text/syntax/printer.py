@@ -478,6 +478,8 @@ class _Printer(ExprFunctor[Any]):
         """A binder with its annotation, and the comments that follow its `,`.
         With `binds`, the variable is in scope from here on."""
         doc: list = [bind(var, group), Lazy("binder", var)] if binds else [Lazy("binder", var)]
+        if var.attrs:
+            doc += [" {", ", ".join(f"{key}={self._attr(value, var)}" for key, value in var.attrs), "}"]
         if var.type_annotation is not None:
             doc += [": " if self.tvm else " : ", self._type_doc(var.type_annotation)]
         if notes is None:
@@ -782,8 +784,11 @@ class _Printer(ExprFunctor[Any]):
                 if callee_term:
                     callee = [callee, self._trail(callee_term)]
         items = args
-        for key, value in node.attrs:
-            items.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
+        if node.attrs_ref is not None:  # written as a metadata reference: kept so
+            items.append((attr_text(node.attrs_ref, self.tvm), P_ATOM, None))
+        else:
+            for key, value in node.attrs:
+                items.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
         if type(callee) is str:
             return (self._list(callee + "(", items, ")"), P_ATOM, None)
         return ([callee, self._list("(", items, ")")], P_ATOM, None)

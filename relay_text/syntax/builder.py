@@ -162,6 +162,21 @@ def _u(x: Any) -> Any:
 _NONE_ATTR = object()  # `None` written as an attribute value, until it is stored
 
 
+class _Str:
+    """A string written as a positional call argument."""
+
+    __slots__ = ("value", "span")
+
+    def __init__(self, value: str, span: Span) -> None:
+        self.value = value
+        self.span = span
+
+
+# Operators whose second positional argument v0.0.4 read as a string attribute
+# (its parser called TVM's Python constructors, `relay.cast(data, dtype)`).
+_POSITIONAL_STRING_ATTRS = {"cast": "dtype"}
+
+
 class _Kw:
     """A keyword argument `key=value` in a call or parameter list."""
 
@@ -679,6 +694,8 @@ class Builder:
         attrs: list[tuple[str, Any]] = []
         seen: dict[str, Span] = {}
         for item in args or ():
+            if isinstance(item, _Str):
+                item = self._positional_string(callee, item, len(positional))
             if isinstance(item, _Kw):
                 if item.key in seen:
                     self.error("duplicate-definition", f"attribute `{item.key}` is given twice", item.span, "given again here").with_label(
@@ -711,6 +728,21 @@ class Builder:
 
     def args(self, c: list) -> list:
         return c
+
+    def string_arg(self, c: list) -> _Str:
+        tok = c[0]
+        return _Str(_unquote(tok.value), self.span(tok.start_pos, tok.end_pos))
+
+    def _positional_string(self, callee: Any, arg: _Str, index: int) -> _Kw | Var:
+        """A string among the arguments: v0.0.4 wrote `cast(%x, "int16")` for
+        `cast(%x, dtype="int16")`; anywhere else a string is no value."""
+        op = _u(callee)
+        if type(op) is Op and op.name in _POSITIONAL_STRING_ATTRS and index == 1:
+            return _Kw(_POSITIONAL_STRING_ATTRS[op.name], arg.value, arg.span)
+        self.error("syntax-error", "a string is not a value", arg.span, "a string").with_help(
+            'strings are attribute values, written `key="..."` after the arguments (`cast(%x, dtype="int16")`)'
+        )
+        return Var(repr(arg.value), None, arg.span)  # a placeholder without type: no further errors
 
     def kwarg(self, c: list) -> _Kw:
         key, value = c

@@ -26,7 +26,7 @@ _MASTER = re.compile(
     r"""[ \t\r\n\f]*(?:
     (?P<LOCAL>%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)
   | (?P<IDENT>""" + _IDENT + r""")
-  | (?P<punct>->|=>|==|!=|<=|>=|&&|\|\||[(){}\[\],;:=<>+\-*?])
+  | (?P<punct>->|=>|==|!=|<=|>=|&&|\|\||;;|[(){}\[\],;:=<>+\-*?])
   | (?P<GLOBAL>@[A-Za-z_][A-Za-z0-9_]*)
   | (?P<FLOAT>
         (?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)(?:""" + _SUFFIX_F + r""")?
@@ -155,6 +155,10 @@ class Tokens:
             elif kind == "IDENT":
                 value = m.group(kind)
                 start = end - len(value)
+                if value == "METADATA" and text.startswith(":", end) and self.version is not None and self.version[0] == "0.0.4":
+                    # v0.0.4 ended a module with `METADATA:` and the JSON table
+                    yield Tok("METADATA", text[end + 1 :], start, len(text))
+                    return
                 kind = ident_kind(value, end, prev_kind)
                 if kind == "MATCH" and text.startswith("?", end):
                     end += 1
@@ -169,6 +173,8 @@ class Tokens:
                         kind = "LANGLE"
                     else:
                         kind = "LT"
+                elif value == ";;":  # v0.0.4's sequencing, `e1 ;; e2`: one `;`
+                    kind = kinds[";"]
                 else:
                     kind = kinds[value]
             elif kind == "eof":

@@ -602,7 +602,9 @@ class _Printer(ExprFunctor[Any]):
         if module.metadata is not None:
             if previous is not None:
                 parts.append(HARDLINE)
-            parts.append("#[metadata]")
+            # v0.0.4 text keeps its `METADATA:` (when the header is kept)
+            old_style = header == "v0.0.4" and module.metadata.header == "METADATA:"
+            parts.append("METADATA:" if old_style else "#[metadata]")
             parts.append(Verbatim(module.metadata.text))
             return parts
         if previous is not None:  # an empty file stays empty (or just its header)

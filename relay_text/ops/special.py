@@ -50,5 +50,5 @@ def erf(args: tuple, attrs: dict) -> Any:
     if x.dtype == np.float64:
         if _exact is None:
             _exact = np.frompyfunc(math.erf, 1, 1)
-        return wrap(_exact(x).astype(np.float64), x.dtype)
+        return wrap(np.asarray(_exact(x)).astype(np.float64), x.dtype)  # a 0-d input gives a Python float
     return wrap(erf_approx(x), x.dtype)

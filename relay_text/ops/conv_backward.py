@@ -50,8 +50,10 @@ def conv2d_backward_weight_rel(r: RelationCall) -> bool:
     grad, data = r.tensor(0), r.tensor(1)
     if not known_rank(grad.shape) or not known_rank(data.shape):
         return False
-    _, o, _, _ = to_plain(r, grad.shape, gl, "NCHW", 0, "gradient")
-    _, c, _, _ = to_plain(r, data.shape, dl, "NCHW", 1, "data")
+    gn, o, _, _ = to_plain(r, grad.shape, gl, "NCHW", 0, "gradient")
+    dn, c, _, _ = to_plain(r, data.shape, dl, "NCHW", 1, "data")
+    if type(gn) is int and type(dn) is int and gn != dn:
+        r.fail("shape-mismatch", f"`{r.op}`: the gradient has batch {gn}, the data {dn}", arg=1)
     if type(c) is not int or type(o) is not int:
         r.fail("shape-mismatch", f"`{r.op}` needs static channel counts, found {o} and {c}", arg=1 if type(c) is not int else 0)
     if c % groups or o % groups:

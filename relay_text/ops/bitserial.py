@@ -22,7 +22,9 @@ The kernels compute those products directly (a matrix product, or
 `nn.conv2d`'s machinery), in `out_dtype`. Padding positions read 0.
 `nn.bitserial_conv2d` takes NCHW data with an OIHW weight, or NHWC with
 HWIO, both unpacked, and needs `channels`, `kernel_size` and `out_dtype`;
-its output has the data's layout.
+its output has the data's layout. `pack_dtype` (the word the planes are
+packed into) does not change the result; when given it must be one of the
+unsigned types above.
 """
 
 from __future__ import annotations
@@ -52,9 +54,9 @@ def _bits(r: RelationCall, name: str) -> int:
     return b
 
 
-def _pack_type(r: RelationCall, name: str) -> str:
+def _pack_type(r: RelationCall, name: str, optional: bool = False) -> str:
     t = r.attrs[name]
-    if t not in _WORDS:
+    if t not in _WORDS and not (optional and t == ""):
         r.fail("type-mismatch", f'`{r.op}` {name} must be "uint8", "uint16", "uint32" or "uint64", found "{t}"')
     return t
 
@@ -149,7 +151,7 @@ def bitserial_conv2d_rel(r: RelationCall) -> bool:
         r.fail("type-mismatch", f"`{r.op}` needs the attribute out_dtype")
     _bits(r, "activation_bits")
     _bits(r, "weight_bits")
-    _pack_type(r, "pack_dtype")
+    _pack_type(r, "pack_dtype", optional=True)
     strides = int_values(r, "strides", 2)
     before, after = pads(r, 2)
     ks = int_values(r, "kernel_size", 2)
@@ -222,7 +224,7 @@ def bitserial_dense_rel(r: RelationCall) -> bool:
         r.fail("type-mismatch", f"`{r.op}` needs the attribute units")
     _bits(r, "data_bits")
     _bits(r, "weight_bits")
-    _pack_type(r, "pack_dtype")
+    _pack_type(r, "pack_dtype", optional=True)
     data = r.tensor(0)
     _integer(r, 0, "data")
     _integer(r, 1, "weight")

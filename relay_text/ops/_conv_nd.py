@@ -30,8 +30,8 @@ from typing import Any
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from .conv import conv2d_nchw
-from .layout import layout_shapes, layout_transform, LayoutError, parse_layout
-from .relations import known_rank, RelationCall, shape_text
+from .layout import LayoutError, layout_shapes, layout_transform, parse_layout
+from .relations import RelationCall, known_rank, shape_text
 
 # ---------------------------------------------------------------- kernels
 

@@ -36,7 +36,7 @@ from ._conv_nd import int_values, pads, window_sizes
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from .registry import Attr, register
-from .relations import known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, relation, shape_text
 
 _WORDS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
 

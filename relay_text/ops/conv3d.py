@@ -18,7 +18,7 @@ from typing import Any
 from ._conv_nd import conv_nd, conv_rel, kernel_pads, to_layout
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import relation, RelationCall
+from .relations import RelationCall, relation
 
 CONV3D_ATTRS = (
     Attr("strides", "ints", (1, 1, 1)),

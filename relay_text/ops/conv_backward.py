@@ -21,11 +21,21 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.ty import TensorType
-from ._conv_nd import from_plain, groups_attr, int_values, kernel_pads, layout_attr, pad_spatial, pads, to_layout, to_plain
+from ._conv_nd import (
+    from_plain,
+    groups_attr,
+    int_values,
+    kernel_pads,
+    layout_attr,
+    pad_spatial,
+    pads,
+    to_layout,
+    to_plain,
+)
 from ._np import np, wrap
 from .nn import _CONV_ATTRS
 from .registry import register
-from .relations import known_rank, relation, RelationCall
+from .relations import RelationCall, known_rank, relation
 
 
 @relation("Conv2DBackwardWeight")

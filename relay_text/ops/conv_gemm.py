@@ -26,15 +26,23 @@ result is (batch, N) in `out_dtype` (default: the data's dtype).
 
 from __future__ import annotations
 
-
 from typing import Any
 
 from ..ir.ty import AnyDim, TensorType
-from ._conv_nd import groups_attr, int_values, layout_attr, pads, from_plain, to_layout, to_plain, window_sizes
+from ._conv_nd import (
+    from_plain,
+    groups_attr,
+    int_values,
+    layout_attr,
+    pads,
+    to_layout,
+    to_plain,
+    window_sizes,
+)
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from .registry import Attr, register
-from .relations import known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, relation, shape_text
 
 
 def _int8(dtype: Any) -> bool:

@@ -23,7 +23,7 @@ from ._conv_nd import conv_rel, to_layout
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from .registry import Attr, register
-from .relations import relation, RelationCall
+from .relations import RelationCall, relation
 
 NCHWC_ATTRS = (
     Attr("strides", "ints", (1, 1)),

@@ -25,7 +25,7 @@ from typing import Any
 from ._conv_nd import conv_transpose_nd, conv_transpose_rel, kernel_pads, to_layout
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import relation, RelationCall
+from .relations import RelationCall, relation
 
 
 def _attrs(k: int, data: str, kernel: str) -> tuple:

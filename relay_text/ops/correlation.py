@@ -26,7 +26,7 @@ from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .conv import pads_2d, window_taps
 from .registry import Attr, register
-from .relations import known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, relation, shape_text
 
 
 def _geometry(attrs: dict) -> tuple[int, int, int]:

@@ -23,10 +23,21 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.ty import TensorType
-from ._conv_nd import channel_checks, from_plain, groups_attr, int_values, kernel_pads, layout_attr, pads, to_layout, to_plain, window_sizes
+from ._conv_nd import (
+    channel_checks,
+    from_plain,
+    groups_attr,
+    int_values,
+    kernel_pads,
+    layout_attr,
+    pads,
+    to_layout,
+    to_plain,
+    window_sizes,
+)
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, relation, shape_text
 
 
 @relation("DeformableConv2D")

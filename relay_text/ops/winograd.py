@@ -42,10 +42,10 @@ from typing import Any
 from ..ir.ty import AnyDim, TensorType
 from ._conv_nd import conv_rel
 from ._np import np, wrap
-from .conv_nchwc import blocked_conv2d
 from .conv3d import run_conv3d
+from .conv_nchwc import blocked_conv2d
 from .registry import Attr, register
-from .relations import is_unknown, known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
 
 # Interpolation points by m + r - 2 (the number of finite points is m + r - 2).
 _POINTS = {

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from relay_text.ops import get
-from tests.ops.family import Family, same, T
+from tests.ops.family import Family, T, same
 
 FAMILY = Family(
     "nn.contrib_conv2d_winograd_weight_transform",

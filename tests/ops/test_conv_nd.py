@@ -263,5 +263,38 @@ def test_depthwise_conv2d_nchwc_by_hand() -> None:
     same(out, _block_data(x * scale.reshape(1, 8, 1, 1), 4))
 
 
+def test_defaults_are_tvms() -> None:
+    """Attribute names, order and defaults of TVM's attribute structs
+    (include/tvm/relay/attrs/nn.h: Conv3DAttrs, Conv3DTransposeAttrs,
+    Conv1DTransposeAttrs, DilateAttrs, CorrelationAttrs, DensePackAttrs;
+    bitserial.h: BitPackAttrs, BinaryConv2DAttrs)."""
+    from relay_text.ops import get
+
+    def defaults(name: str) -> dict:
+        full, _ = get(name).normalize_attrs(())
+        return full
+
+    assert defaults("nn.conv3d") == {
+        "strides": (1, 1, 1), "padding": (0, 0, 0), "dilation": (1, 1, 1), "groups": 1, "channels": None,
+        "kernel_size": None, "data_layout": "NCDHW", "kernel_layout": "OIDHW", "out_layout": "", "out_dtype": "",
+    }
+    assert list(defaults("nn.conv1d_transpose").items()) == [
+        ("channels", None), ("kernel_size", None), ("strides", (1,)), ("output_padding", (0,)), ("padding", (0,)),
+        ("dilation", (1,)), ("groups", 1), ("data_layout", "NCW"), ("kernel_layout", "IOW"), ("out_layout", ""), ("out_dtype", ""),
+    ]
+    assert defaults("nn.conv3d_transpose")["kernel_layout"] == "IODHW"
+    assert defaults("nn.dilate") == {"strides": (1, 1), "dilation_value": 0.0}
+    assert defaults("nn.correlation") == {
+        "kernel_size": 1, "max_displacement": 1, "stride1": 1, "stride2": 1, "padding": (0, 0), "is_multiply": True, "layout": "NCHW",
+    }
+    assert defaults("nn.contrib_dense_pack") == {"units": None, "out_dtype": "", "weight_layout": "NC"}
+    assert defaults("nn.bitpack") == {"bits": 1, "pack_axis": 1, "bit_axis": -1, "pack_type": "", "name": "BitPack"}
+    assert defaults("nn.bitserial_conv2d")["kernel_size"] == (3, 3)
+    assert defaults("nn.bitserial_conv2d")["unipolar"] is True
+    assert get("nn.contrib_conv2d_winograd_without_weight_transform").signature().startswith(
+        "nn.contrib_conv2d_winograd_without_weight_transform(x1, x2, tile_size, strides=(1, 1)"
+    )
+
+
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

@@ -198,10 +198,10 @@ def sparse_reshape(args: tuple, attrs: dict) -> Any:
     indices, prev_shape, new_shape = args
     prev = prev_shape.astype(np.int64)
     new = _completed_shape(prev, new_shape.astype(np.int64))
-    if prev.shape == new.shape and np.array_equal(prev, new):
-        return indices.copy(), new.astype(new_shape.dtype)
     if prev.shape[0] != indices.shape[1]:
         raise KernelError("runtime-error", f"sparse_reshape: prev_shape has {prev.shape[0]} entries, the coordinate rows {indices.shape[1]}")
+    if prev.shape == new.shape and np.array_equal(prev, new):
+        return indices.copy(), new.astype(new_shape.dtype)
     rest = indices.astype(np.int64) @ _row_major_strides(prev)
     strides = _row_major_strides(new)
     moved = np.zeros((indices.shape[0], new.shape[0]), dtype=np.int64)

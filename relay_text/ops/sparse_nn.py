@@ -79,6 +79,8 @@ def dense_of(data: Any, indices: Any, indptr: Any, columns: int) -> Any:
     if indices.shape[0] != stored:
         raise KernelError("runtime-error", f"a sparse matrix with {stored} stored entries needs as many indices, found {indices.shape[0]}")
     at, rows = entries(indptr, stored)
+    if bs_c == 0:  # blocks without columns hold nothing
+        return np.zeros(((indptr.shape[0] - 1) * bs_r, columns), dtype=data.dtype)
     cols = indices.astype(np.int64)[at]
     if np.any(cols < 0) or np.any((cols + 1) * bs_c > columns):
         raise KernelError("runtime-error", f"a sparse matrix's column index is outside its {columns} columns")

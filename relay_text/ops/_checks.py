@@ -24,7 +24,7 @@ def require_int(r: RelationCall, i: int, what: str) -> None:
     """Input i (described as `what`) holds integers, once its dtype is known."""
     d = r.tensor(i).dtype
     if type(d) is str and not is_int_dtype(d):
-        r.fail("type-mismatch", f"`{r.op}` needs integer {what}, found `{d}`", arg=i, label=f"this is `{d}`")
+        r.fail("type-mismatch", f"`{r.op}`: {what} must have an integer dtype, found `{d}`", arg=i, label=f"this is `{d}`")
 
 
 def require_float(r: RelationCall, i: int, what: str) -> None:
@@ -33,7 +33,7 @@ def require_float(r: RelationCall, i: int, what: str) -> None:
     if type(d) is str and not is_float_dtype(d):
         r.fail(
             "type-mismatch",
-            f"`{r.op}` needs floating-point {what}, found `{d}`",
+            f"`{r.op}`: {what} must have a floating-point dtype, found `{d}`",
             arg=i,
             label=f"this is `{d}`",
             notes=['convert it first: `cast(x, dtype="float32")`'],
@@ -44,7 +44,7 @@ def require_number(r: RelationCall, i: int, what: str) -> None:
     """Input i holds numbers (not bool), once its dtype is known."""
     d = r.tensor(i).dtype
     if d == "bool":
-        r.fail("type-mismatch", f"`{r.op}` needs numbers for {what}, found `bool`", arg=i, label="this is `bool`")
+        r.fail("type-mismatch", f"`{r.op}`: {what} must hold numbers, found `bool`", arg=i, label="this is `bool`")
 
 
 def ranked(r: RelationCall, i: int, ranks: tuple[int, ...], what: str) -> TensorType | None:

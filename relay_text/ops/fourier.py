@@ -72,7 +72,7 @@ def stft_rel(r: RelationCall) -> bool:
             r.fail("type-mismatch", f"`stft` {key} must be 1 or more, found {value}")
     if win > n_fft:
         r.fail("type-mismatch", f"`stft` win_length ({win}) cannot exceed n_fft ({n_fft})")
-    require_float(r, 0, "a signal")
+    require_float(r, 0, "the signal")
     require_number(r, 1, "the window")
     x = ranked(r, 0, (1, 2), "a signal (a vector, or a matrix with one signal per row)")
     window = ranked(r, 1, (1,), "a window")

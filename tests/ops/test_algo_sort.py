@@ -59,7 +59,7 @@ ERRORS = [
     ('topk(%a, k=1, ret_type="all")', [T("(2, 3)")], "type-mismatch", '`topk` ret_type must be "both", "values" or "indices", found "all"', None),
     ("topk(%a, k=1, axis=-3)", [T("(2, 3)")], "shape-mismatch", "axis -3 is out of range for a tensor of rank 2", "%a"),
     ("dyn.topk(%a, %b)", [T("(2, 3)"), T("(2)", "int32")], "shape-mismatch", "`dyn.topk` takes k as a scalar or a vector of one element, found shape (2)", "%b"),
-    ("dyn.topk(%a, %b)", [T("(2, 3)"), T("()")], "type-mismatch", "`dyn.topk` needs integer k, found `float32`", "%b"),
+    ("dyn.topk(%a, %b)", [T("(2, 3)"), T("()")], "type-mismatch", "`dyn.topk`: k must have an integer dtype, found `float32`", "%b"),
     ("searchsorted(%a, %b)", [T("(4, 5)"), T("(3, 2)")], "shape-mismatch", "`searchsorted`: the sequence and the values must agree on every axis but the last; at axis 0 they have sizes 4 and 3", "%b"),
     ("searchsorted(%a, %b)", [T("(4, 5)"), T("(2)")], "shape-mismatch", "`searchsorted`: a sequence of rank 2 needs values of the same rank, found shape (2)", "%b"),
     ("searchsorted(%a, %b)", [T("(4)"), T("()")], "shape-mismatch", "`searchsorted` needs values of rank 1 or more, found a scalar", "%b"),

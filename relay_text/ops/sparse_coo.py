@@ -14,7 +14,9 @@ vector of integers, so every output size is `?`.
 
 `sparse_reshape(indices, prev_shape, new_shape)` gives the coordinates of
 the same elements in a tensor of shape `new_shape` (one entry may be -1:
-inferred from the element count) and that completed shape.
+inferred from the element count, which the other entries must divide) and
+that completed shape. When the completed shape equals `prev_shape` the
+coordinates are returned as they are.
 
 `sparse_fill_empty_rows(indices, values, dense_shape, default_value)` takes
 coordinates sorted by row (their first column) and adds, for every row

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.ty import AnyDim, TensorType
-from .relations import is_unknown, known_rank, RelationCall, shape_text
+from .relations import RelationCall, is_unknown, known_rank, shape_text
 
 INT_PREFIXES = ("int", "uint")
 

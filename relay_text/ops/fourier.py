@@ -27,7 +27,7 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import ranked, require_float, require_number
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, relation, shape_text
 
 # ---------------------------------------------------------------- dft
 

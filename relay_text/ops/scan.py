@@ -21,7 +21,7 @@ from ..ir.ty import TensorType
 from ._checks import dim_times
 from ._np import np
 from .registry import Attr, register
-from .relations import known_rank, normalize_axis, relation, RelationCall
+from .relations import RelationCall, known_rank, normalize_axis, relation
 
 SCAN_ATTRS = (Attr("axis", "opt_int", None), Attr("dtype", "opt_dtype", ""), Attr("exclusive", "bool", False))
 

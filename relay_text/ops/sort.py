@@ -27,7 +27,7 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import check_index_dtype, is_int_dtype, ranked, require_int
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import known_rank, normalize_axis, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, normalize_axis, relation, shape_text
 
 # ---------------------------------------------------------------- kernels' helpers
 

@@ -35,7 +35,7 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import ranked, require_int, same_size
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import is_unknown, relation, RelationCall, shape_text
+from .relations import RelationCall, is_unknown, relation, shape_text
 
 # ---------------------------------------------------------------- sparse_to_dense
 

@@ -40,7 +40,7 @@ from ..ir.ty import TensorType, TupleType
 from ._checks import dim_plus, dim_times, ranked, require_int, require_number, same_size
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import is_unknown, relation, RelationCall, shape_text
+from .relations import RelationCall, relation, shape_text
 
 # ---------------------------------------------------------------- reading compressed matrices
 

@@ -27,7 +27,7 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import ranked
 from ._np import np
 from .registry import Attr, register
-from .relations import known_rank, relation, RelationCall
+from .relations import RelationCall, known_rank, relation
 
 
 @relation("unique")

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.ops.family import Family, same, T
+from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 
 FAMILY = Family("dft", "stft")

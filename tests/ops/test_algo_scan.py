@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.ops.family import Family, same, T
+from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 
 FAMILY = Family("cumsum", "cumprod", "unique", "argwhere")

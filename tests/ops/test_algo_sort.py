@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from relay_text.ops import KernelError
-from tests.ops.family import Family, same, T
+from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 
 FAMILY = Family("sort", "argsort", "topk", "dyn.topk", "searchsorted")

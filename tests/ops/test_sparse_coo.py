@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from relay_text.ops import KernelError
-from tests.ops.family import Family, same, T
+from tests.ops.family import Family, T, same
 
 FAMILY = Family("sparse_to_dense", "dyn.sparse_to_dense", "sparse_reshape", "sparse_fill_empty_rows")
 

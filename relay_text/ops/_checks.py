@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.ty import AnyDim, TensorType
+from ..ir.ty import AnyDim, DimBinOp, TensorType
 from .relations import RelationCall, is_unknown, known_rank, shape_text
 
 INT_PREFIXES = ("int", "uint")
@@ -59,10 +59,17 @@ def ranked(r: RelationCall, i: int, ranks: tuple[int, ...], what: str) -> Tensor
 
 
 def dim_plus(d: Any, k: int) -> Any:
-    """`d + k` for a dimension: an int, `?` when symbolic, None while unknown."""
+    """`d + k` for a dimension: an int, arithmetic on a shape variable, `?` for
+    `?`, None while `d` is unknown."""
     if is_unknown(d):
         return None
-    return d + k if type(d) is int else AnyDim()
+    if type(d) is int:
+        return d + k
+    if isinstance(d, DimBinOp) and d.op in "+-" and type(d.rhs) is int:  # (n + c) + k
+        d, k = d.lhs, k + (d.rhs if d.op == "+" else -d.rhs)
+    if isinstance(d, AnyDim) or k == 0:
+        return d
+    return DimBinOp("+", d, k) if k > 0 else DimBinOp("-", d, -k)
 
 
 def dim_times(a: Any, b: Any) -> Any:
@@ -73,7 +80,13 @@ def dim_times(a: Any, b: Any) -> Any:
         return a * b
     if a == 0 or b == 0:
         return 0
-    return AnyDim()
+    if isinstance(a, AnyDim) or isinstance(b, AnyDim):
+        return AnyDim()
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    return DimBinOp("*", a, b)
 
 
 def same_size(r: RelationCall, a: Any, b: Any, message: str, arg: int) -> None:

@@ -24,7 +24,7 @@ import math
 from typing import Any
 
 from ..ir.ty import AnyDim, TensorType, TupleType
-from ._checks import ranked, require_float, require_number
+from ._checks import dim_plus, ranked, require_float, require_number
 from ._np import np
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, known_rank, relation, shape_text
@@ -86,7 +86,9 @@ def stft_rel(r: RelationCall) -> bool:
             r.fail("shape-mismatch", f"`stft`: the signal has {length} samples, fewer than n_fft={n_fft}", arg=0)
         frames: Any = (length - n_fft) // hop + 1
     else:
-        frames = AnyDim()
+        frames = dim_plus(length, 1 - n_fft) if hop == 1 else AnyDim()
+        if frames is None:
+            return False
     shape = (n_fft // 2 + 1 if r.attrs["onesided"] else n_fft, frames, 2)
     r.set_result(TensorType(x.shape[:-1] + shape, x.dtype))
     return True

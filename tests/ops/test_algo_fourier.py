@@ -33,6 +33,7 @@ RESULTS = [
     ("stft(%a, %b, n_fft=2, hop_length=1, win_length=2, onesided=False)", [T("(2, 9)"), T("(2)", "int32")], T("(2, 2, 8, 2)")),
     ("stft(%a, %b, n_fft=8, hop_length=2, win_length=8, onesided=False)", [T("(20)"), T("(8)")], T("(8, 7, 2)")),
     ("stft(%a, %b, n_fft=4, hop_length=1, win_length=4)", [T("(?, ?)"), T("(?)")], T("(?, 3, ?, 2)")),
+    ("stft(%a, %b, n_fft=4, hop_length=2, win_length=4)", [T("(3, ?)"), T("(4)")], T("(3, 3, ?, 2)")),
 ]
 
 

@@ -72,6 +72,18 @@ def test_argwhere_takes_no_attributes() -> None:
     assert (d.code, d.message) == ("unknown-attribute", "`argwhere` has no attribute `axis`")
 
 
+def test_flattened_size_follows_shape_variables() -> None:
+    """ScanopRel: without an axis the length is the product of the dimensions."""
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+    from relay_text.syntax.type_text import type_text
+
+    text = "def @main<n : ShapeVar>(%x: Tensor[(n, 3), float32], %y: Tensor[(n, ?), int32]) {\n  (cumsum(%x), cumprod(%y))\n}\n"
+    checked = check_source(Source("t.rly", text))
+    assert [str(d) for d in checked.diagnostics] == []
+    assert type_text(checked.result.global_type("main").ret_type) == f"({T('(n * 3)')}, {T('(?)', 'int32')})"
+
+
 def test_scan_defaults_are_tvms() -> None:
     """ScanopAttrs: axis None (flatten), dtype empty (the input's), exclusive false."""
     from relay_text.ops import get

@@ -87,6 +87,21 @@ def test_rejected(call: str, types: list[str], code: str, message: str, at: str 
     assert d.span.text == (at if at is not None else call)
 
 
+def test_sizes_follow_shape_variables() -> None:
+    """SparseDenseRel: the sparse matrix has len(indptr) - 1 rows (times bs_r for BSR)."""
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+    from relay_text.syntax.type_text import type_text
+
+    text = """def @main<n : ShapeVar>(%x: Tensor[(4, 8), float32], %d: Tensor[(5, 2, 2), float32], %i: Tensor[(5), int32], %p: Tensor[(n + 1), int32]) {
+  (nn.sparse_dense(%x, %d, %i, %p), nn.sparse_dense(%x, %d, %i, %p, sparse_lhs=True))
+}
+"""
+    checked = check_source(Source("t.rly", text))
+    assert [str(d) for d in checked.diagnostics] == []
+    assert type_text(checked.result.global_type("main").ret_type) == f"({T('(4, n * 2)')}, {T('(n * 2, 4)')})"
+
+
 def test_defaults_are_tvms() -> None:
     """SparseDenseAttrs: sparse_lhs false; SparseConv2DAttrs: layout "NHWC", kernel_size [1, 1]."""
     from relay_text.ops import get

@@ -96,8 +96,9 @@ def same_size(r: RelationCall, a: Any, b: Any, message: str, arg: int) -> None:
 
 
 def check_index_dtype(r: RelationCall, key: str) -> str:
-    """The attribute `key` names the dtype of indices: an integer or float type."""
-    d = r.attrs[key]
+    """The attribute `key` names the dtype of indices: an integer or float type
+    (TVM's unset `""` stands for int32)."""
+    d = r.attrs[key] or "int32"
     if not (is_int_dtype(d) or is_float_dtype(d)):
         r.fail("type-mismatch", f"`{r.op}` returns indices: {key} must be an integer or float type, found `{d}`")
     return d

@@ -2,7 +2,8 @@
 
 `sort` and `argsort` order every line of a tensor along `axis` (default the
 last), ascending unless `is_ascend=False`; `argsort` gives the positions the
-values came from, in the dtype `dtype`. Equal values keep their original
+values came from, in the dtype `dtype` (int32 when it is `""`, the value TVM
+prints for an unset dtype; `sort` ignores it). Equal values keep their original
 order in both directions: the one that came first stays first, also when
 sorting in descending order (TVM sorts stably on the values alone).
 
@@ -49,7 +50,12 @@ def _axis_of(x: Any, axis: int) -> int:
 
 # ---------------------------------------------------------------- sort, argsort
 
-SORT_ATTRS = (Attr("axis", "int", -1), Attr("is_ascend", "bool", True), Attr("dtype", "dtype", "int32"))
+SORT_ATTRS = (Attr("axis", "int", -1), Attr("is_ascend", "bool", True), Attr("dtype", "opt_dtype", "int32"))
+
+
+def index_dtype(attrs: dict) -> str:
+    """The dtype of the positions: `dtype`, or int32 when it is TVM's unset `""`."""
+    return attrs["dtype"] or "int32"
 
 
 def _sorted_shape(r: RelationCall) -> TensorType | None:
@@ -91,7 +97,7 @@ def argsort_rel(r: RelationCall) -> bool:
 @register("argsort", inputs=1, relation=argsort_rel, attrs=SORT_ATTRS, doc="The positions that sort the values along an axis.")
 def argsort(args: tuple, attrs: dict) -> Any:
     x = args[0]
-    return stable_order(x, _axis_of(x, attrs["axis"]), attrs["is_ascend"]).astype(attrs["dtype"])
+    return stable_order(x, _axis_of(x, attrs["axis"]), attrs["is_ascend"]).astype(index_dtype(attrs))
 
 
 # ---------------------------------------------------------------- topk
@@ -102,7 +108,7 @@ RET_TYPES = ("both", "values", "indices")
 def _topk_result(r: RelationCall, x: TensorType, axis: int, size: Any) -> None:
     shape = x.shape[:axis] + (size,) + x.shape[axis + 1 :]
     values = TensorType(shape, x.dtype)
-    indices = TensorType(shape, r.attrs["dtype"])
+    indices = TensorType(shape, index_dtype(r.attrs))
     kind = r.attrs["ret_type"]
     r.set_result(TupleType((values, indices)) if kind == "both" else values if kind == "values" else indices)
 
@@ -141,7 +147,7 @@ def _top(x: Any, k: int, attrs: dict) -> Any:
         raise KernelError("runtime-error", f"topk: k={k} is larger than axis {axis}, of size {n}")
     order = np.take(stable_order(x, axis, attrs["is_ascend"]), np.arange(k), axis=axis)
     kind = attrs["ret_type"]
-    indices = order.astype(attrs["dtype"])
+    indices = order.astype(index_dtype(attrs))
     if kind == "indices":
         return indices
     values = np.take_along_axis(x, order, axis)
@@ -157,7 +163,7 @@ def _top(x: Any, k: int, attrs: dict) -> Any:
         Attr("axis", "int", -1),
         Attr("ret_type", "str", "both"),
         Attr("is_ascend", "bool", False),
-        Attr("dtype", "dtype", "int32"),
+        Attr("dtype", "opt_dtype", "int32"),
     ),
     doc="The k largest (or smallest) values along an axis and their positions.",
 )
@@ -190,7 +196,7 @@ def dyn_topk_rel(r: RelationCall) -> bool:
         Attr("axis", "int", -1),
         Attr("ret_type", "str", "both"),
         Attr("is_ascend", "bool", False),
-        Attr("dtype", "dtype", "int32"),
+        Attr("dtype", "opt_dtype", "int32"),
     ),
     doc="`topk` with k given as a tensor (the `k` attribute is ignored).",
 )

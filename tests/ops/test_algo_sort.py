@@ -31,6 +31,9 @@ RESULTS = [
     ('argsort(%a, axis=1, dtype="int64")', [T("(1, 4, 6)")], T("(1, 4, 6)", "int64")),
     ('argsort(%a, axis=-1, is_ascend=False, dtype="float32")', [T("(3, 5, 6)")], T("(3, 5, 6)")),
     ("argsort(%a)", [T("(5)", "int32")], T("(5)", "int32")),
+    # TVM prints an unset dtype (NullValue<DataType>) as ""
+    ('sort(%a, axis=-1, is_ascend=True, dtype="")', [T("(5)", "int8")], T("(5)", "int8")),
+    ('argsort(%a, dtype="")', [T("(5)")], T("(5)", "int32")),
     # verify_topk: shape (20, 100), k in 0, 1, 5, every ret_type
     ('topk(%a, k=5, axis=0, ret_type="both", is_ascend=True, dtype="int64")', [T("(20, 100)")], f"({T('(5, 100)')}, {T('(5, 100)', 'int64')})"),
     ('topk(%a, k=0, axis=-1, ret_type="values")', [T("(20, 100)", "float16")], T("(20, 100)", "float16")),

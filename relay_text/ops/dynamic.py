@@ -12,9 +12,10 @@ so that a program can compute it (typically from `shape_of`):
     dyn.squeeze(data, axes)
     dyn.strided_slice(data, begin, end, strides, slice_mode="end")
 
-Shapes, reps, axes and bounds are vectors of integers (`axis` is a scalar);
-the values are known only when the program runs, so the result's sizes are
-`?`. Its rank, though, must be known when the types are checked, as TVM
+Shapes, reps, axes and bounds are vectors (`axis` is a scalar) of any dtype,
+as TVM's relations do not look at it (its tests pass `reps` as float32):
+the values, known only when the program runs, are converted to integers
+(floats truncated). So the result's sizes are `?`. Its rank, though, must be known when the types are checked, as TVM
 requires (src/relay/op/dyn/tensor/transform.cc): it is the length of the
 shape vector (`dyn.reshape`, `dyn.broadcast_to`, `dyn.zeros`, ...), the
 larger of the data's rank and the length of `reps` (`dyn.tile`), the data's
@@ -50,15 +51,9 @@ MAX_ELEMENTS = 2**31
 # ---------------------------------------------------------------- relations
 
 
-def _is_integer(dtype: Any) -> bool:
-    return not isinstance(dtype, str) or dtype.startswith(("int", "uint"))
-
-
 def vector_length(r: RelationCall, i: int, what: str) -> int | None:
-    """The length of input i, a vector of integers; None while it is unknown."""
+    """The length of input i, a vector; None while it is unknown."""
     t = r.tensor(i)
-    if not _is_integer(t.dtype):
-        r.fail("type-mismatch", f"`{r.op}` takes {what} as integers, found `{t.dtype}`", arg=i, label=f"this is `{t.dtype}`")
     if not known_rank(t.shape):
         return None
     if len(t.shape) != 1:
@@ -74,6 +69,10 @@ def vector_length(r: RelationCall, i: int, what: str) -> int | None:
             notes=["it gives the rank of the result, which TVM requires to be known"],
         )
     return n  # type: ignore[return-value]
+
+
+def _count(n: int) -> str:
+    return f"{n} value" if n == 1 else f"{n} values"
 
 
 def _unknown(n: int) -> tuple:
@@ -137,8 +136,6 @@ def full_rel(r: RelationCall) -> bool:
 def expand_dims_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     axis = r.tensor(1)
-    if not _is_integer(axis.dtype):
-        r.fail("type-mismatch", f"`{r.op}` takes the axis as an integer, found `{axis.dtype}`", arg=1, label=f"this is `{axis.dtype}`")
     if known_rank(axis.shape) and axis.shape != ():
         r.fail("shape-mismatch", f"`{r.op}` takes the axis as a scalar, found a tensor of shape {shape_text(axis.shape)}", arg=1)
     k = r.attrs["num_newaxis"]
@@ -174,10 +171,10 @@ def strided_slice_rel(r: RelationCall) -> bool:
         return False
     rank = len(x.shape)
     if n > rank:
-        r.fail("shape-mismatch", f"`{r.op}`: begin has {n} values, more than the data's rank {rank}", arg=1)
+        r.fail("shape-mismatch", f"`{r.op}`: begin has {_count(n)}, more than the data's rank {rank}", arg=1)
     for i, (what, m) in enumerate((("end", lengths[1]), ("strides", lengths[2])), 2):
         if m is not None and m != n:
-            r.fail("shape-mismatch", f"`{r.op}`: {what} has {m} values but begin has {n}; they need one each per sliced axis", arg=i)
+            r.fail("shape-mismatch", f"`{r.op}`: {what} has {_count(m)} but begin has {_count(n)}; they need one per sliced axis each", arg=i)
     r.set_result(TensorType(_unknown(n) + tuple(x.shape[n:]), x.dtype))
     return None not in lengths
 
@@ -186,7 +183,11 @@ def strided_slice_rel(r: RelationCall) -> bool:
 
 
 def _values(v: Any) -> list[int]:
-    return [int(a) for a in np.asarray(v).reshape(-1).tolist()]
+    """The elements of a shape, axes or bounds tensor as ints (floats truncated)."""
+    flat = np.asarray(v).reshape(-1)
+    if flat.dtype.kind == "f" and not np.isfinite(flat).all():
+        raise KernelError("runtime-error", f"{flat.tolist()} holds a value that is not a finite number, where integers are needed")
+    return [int(a) for a in flat.tolist()]
 
 
 def _sizes(name: str, v: Any) -> tuple[int, ...]:
@@ -278,7 +279,7 @@ def dyn_full(args: tuple, attrs: dict) -> Any:
 )
 def dyn_expand_dims(args: tuple, attrs: dict) -> Any:
     x, axis_value = args
-    axis = int(axis_value)
+    axis = _values(axis_value)[0]
     if not -x.ndim - 1 <= axis <= x.ndim:
         raise KernelError("runtime-error", f"`dyn.expand_dims`: axis {axis} is out of range for a tensor of rank {x.ndim}")
     return expand_dims((x,), {"axis": axis, "num_newaxis": attrs["num_newaxis"]})

@@ -29,6 +29,7 @@ from ..ir.ty import TensorType, split_lanes
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, broadcast, identity, relation
+from .shapes import numpy_dtype
 
 
 def _require_integer(r: RelationCall, i: int) -> None:
@@ -143,9 +144,4 @@ def reinterpret_rel(r: RelationCall) -> bool:
     doc="The bits of every element read as another dtype of the same width.",
 )
 def reinterpret(args: tuple, attrs: dict) -> Any:
-    x = args[0]
-    try:
-        dtype = np.dtype(attrs["dtype"])
-    except TypeError:
-        raise KernelError("runtime-error", f'`reinterpret` to "{attrs["dtype"]}" is not supported by this evaluator') from None
-    return np.array(x, copy=True).view(dtype)
+    return np.array(args[0], copy=True).view(numpy_dtype("reinterpret", attrs["dtype"]))

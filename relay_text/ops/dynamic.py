@@ -43,6 +43,7 @@ from ._np import np
 from .layout import tile
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
+from .shapes import numpy_dtype
 from .slicing import slice_plan, strided_slice
 from .transform import expand_dims, full, reshape, squeeze
 
@@ -250,12 +251,12 @@ _INIT_ATTRS = _SHAPE_ATTRS + (Attr("dtype", "dtype", "float32"),)
 
 @register("dyn.zeros", inputs=1, relation=init_rel, attrs=_INIT_ATTRS, doc="zeros with the shape given as a tensor.")
 def dyn_zeros(args: tuple, attrs: dict) -> Any:
-    return np.zeros(_sizes("dyn.zeros", args[0]), dtype=attrs["dtype"])
+    return np.zeros(_sizes("dyn.zeros", args[0]), dtype=numpy_dtype("dyn.zeros", attrs["dtype"]))
 
 
 @register("dyn.ones", inputs=1, relation=init_rel, attrs=_INIT_ATTRS, doc="ones with the shape given as a tensor.")
 def dyn_ones(args: tuple, attrs: dict) -> Any:
-    return np.ones(_sizes("dyn.ones", args[0]), dtype=attrs["dtype"])
+    return np.ones(_sizes("dyn.ones", args[0]), dtype=numpy_dtype("dyn.ones", attrs["dtype"]))
 
 
 @register(
@@ -267,6 +268,8 @@ def dyn_ones(args: tuple, attrs: dict) -> Any:
 )
 def dyn_full(args: tuple, attrs: dict) -> Any:
     fill, shape = args
+    if attrs["dtype"]:
+        numpy_dtype("dyn.full", attrs["dtype"])
     return full((fill,), {"shape": _sizes("dyn.full", shape), "dtype": attrs["dtype"]})
 
 

@@ -18,8 +18,17 @@ from typing import Any
 
 from ..ir.ty import TensorType
 from ._np import np
-from .registry import Attr, register
+from .registry import Attr, KernelError, register
 from .relations import RelationCall, known_rank, relation
+
+
+def numpy_dtype(op: str, dtype: str) -> Any:
+    """The numpy dtype of `dtype`; a KernelError for the dtypes numpy has no
+    counterpart of (vector lanes such as `int8x4`, `bfloat16`, `uint1`)."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise KernelError("runtime-error", f'`{op}`: dtype "{dtype}" is not supported by this evaluator') from None
 
 
 @relation("ShapeOf", inputs=1)
@@ -42,7 +51,7 @@ def shape_of_rel(r: RelationCall) -> bool:
 def shape_of(args: tuple, attrs: dict) -> Any:
     x = args[0]
     dims = list(x.shape) if x.ndim else 0
-    return np.array(dims, dtype=np.int64).astype(attrs["dtype"])
+    return np.array(dims, dtype=np.int64).astype(numpy_dtype("shape_of", attrs["dtype"]))
 
 
 @relation("NdarraySize", inputs=1)
@@ -60,4 +69,4 @@ def ndarray_size_rel(r: RelationCall) -> bool:
     doc="The number of elements of a tensor, as a scalar.",
 )
 def ndarray_size(args: tuple, attrs: dict) -> Any:
-    return np.array(math.prod(args[0].shape), dtype=np.int64).astype(attrs["dtype"])
+    return np.array(math.prod(args[0].shape), dtype=np.int64).astype(numpy_dtype("ndarray_size", attrs["dtype"]))

@@ -62,6 +62,16 @@ def test_shape_of_and_ndarray_size_values() -> None:
     same(FAMILY.run("ndarray_size", np.array(True), dtype="float32"), np.array(1.0, dtype=np.float32))
 
 
+def test_dtypes_numpy_lacks_are_errors_when_running() -> None:
+    """Vector lanes, bfloat16 and 1-bit integers are valid dtypes, but this
+    evaluator holds no such tensors."""
+    for op, args, dtype in (("shape_of", (np.zeros(2),), "int8x4"), ("ndarray_size", (np.zeros(2),), "bfloat16"),
+                            ("dyn.zeros", (v(2),), "uint1")):
+        with pytest.raises(KernelError) as e:
+            FAMILY.run(op, *args, dtype=dtype)
+        assert (e.value.code, e.value.message) == ("runtime-error", f'`{op}`: dtype "{dtype}" is not supported by this evaluator')
+
+
 # ---------------------------------------------------------------- dyn.*: relations
 
 

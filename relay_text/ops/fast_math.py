@@ -29,7 +29,7 @@ from ._np import np, wrap
 from .elementwise import float_math, from_float64
 from .registry import register
 from .relations import identity
-from .special import erf
+from .special import exact_erf
 
 # Cephes' polynomial for e ** f on [-ln2/2, ln2/2], highest degree first.
 _EXP_P = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)
@@ -121,6 +121,5 @@ def fast_erf(args: tuple, attrs: dict) -> Any:
     if x.dtype in (np.float32, np.float16):
         with np.errstate(all="ignore"):
             return wrap(fast_erf_float(x.reshape(-1)).reshape(x.shape), x.dtype)
-    # erf's kernel on 1-d float64 (it returns a Python float for a 0-d one)
-    exact = erf((x.reshape(-1).astype(np.float64),), attrs).reshape(x.shape)
+    exact = exact_erf(x.astype(np.float64))
     return wrap(exact, x.dtype) if x.dtype == np.float64 else from_float64(exact, x.dtype)

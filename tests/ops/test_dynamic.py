@@ -47,8 +47,8 @@ def test_shape_of_and_ndarray_size_types() -> None:
     assert FAMILY.result_type('ndarray_size(%a, dtype="int64")', [T("(2, 3, 5, 7)", "bool")]) == T("()", "int64")
     d = FAMILY.only_error("shape_of((%a, %a))", [T("(2)")])
     assert (d.code, d.message, d.span.text) == ("type-mismatch", "`shape_of` expects a tensor, not a tuple", "(%a, %a)")
-    d = FAMILY.only_error('ndarray_size(%a, dtype="int")', [T("(2)")])
-    assert (d.code, d.message) == ("type-mismatch", '`"int"` is not a dtype')
+    d = FAMILY.only_error('ndarray_size(%a, dtype="integer")', [T("(2)")])
+    assert (d.code, d.message) == ("type-mismatch", '`"integer"` is not a dtype')
 
 
 def test_shape_of_and_ndarray_size_values() -> None:

@@ -187,7 +187,6 @@ ERRORS = [
     ("strided_slice(%a, begin=[0], end=[1], axes=[2])", [T("(4, 5)")], "shape-mismatch", "`strided_slice`: axes [2] are out of range for a tensor of rank 2"),
     ('strided_slice(%a, begin=[0], end=[1], slice_mode="step")', [T("(4, 5)")], "shape-mismatch", '`strided_slice`: slice_mode must be "end" or "size", found "step"'),
     ("arange(%a, 1f, 1f)", [T("(2)")], "shape-mismatch", "`arange` takes a scalar start, found a tensor of shape (2)"),
-    ("erf(%a)", [T("(3)", "int32")], "type-mismatch", "`erf` takes a floating-point tensor, found `int32`"),
 ]
 
 

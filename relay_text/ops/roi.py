@@ -129,12 +129,16 @@ def roi_align(args: tuple, attrs: dict) -> Any:
     for k in range(len(rois)):
         img = x[_image(x, rois, k, "vision.roi_align")].astype(np.result_type(work, data.dtype), copy=False)
         x1, y1, x2, y2 = (rois[k, i] * work.type(scale) for i in (1, 2, 3, 4))
+        if not all(np.isfinite(v) for v in (x1, y1, x2, y2)):
+            raise KernelError("runtime-error", f"`vision.roi_align`: region {k} overflows when scaled")
         rh, rw = max(y2 - y1, work.type(1)), max(x2 - x1, work.type(1))
         bh, bw = rh / work.type(ph), rw / work.type(pw)
         gh = ratio if ratio > 0 else math.ceil(rh / ph)
         gw = ratio if ratio > 0 else math.ceil(rw / pw)
         if gh <= 0 or gw <= 0:
             continue  # no samples: TOPI's empty reduction
+        if gh * gw * ph * pw > 1 << 24:
+            raise KernelError("runtime-error", f"`vision.roi_align`: region {k} needs {gh * gw * ph * pw} samples; set sample_ratio")
         # sample coordinates of every bin: (PH * gh,) rows and (PW * gw,) columns
         ys = (y1 + np.repeat(np.arange(ph), gh).astype(work) * bh + (np.tile(np.arange(gh), ph).astype(work) + work.type(0.5)) * bh / work.type(gh)).astype(work)
         xs = (x1 + np.repeat(np.arange(pw), gw).astype(work) * bw + (np.tile(np.arange(gw), pw).astype(work) + work.type(0.5)) * bw / work.type(gw)).astype(work)

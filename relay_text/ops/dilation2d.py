@@ -2,9 +2,10 @@
 dilation2d), a convolution with max in place of sum and + in place of *.
 
 `dilation2d(data, weight, strides=[1, 1], padding=[0, 0], dilations=[1, 1],
-data_layout="NCHW", kernel_layout="IHW", out_dtype="")`. `weight` holds one
-`KH x KW` structuring element per channel (`[C, KH, KW]` in the IHW
-layout). Each output pixel is, per channel,
+data_layout="NCHW", kernel_layout="IHW", out_dtype="")` (of longer strides
+and dilations lists only the first two values count, as in TVM's relation).
+`weight` holds one `KH x KW` structuring element per channel (`[C, KH, KW]`
+in the IHW layout). Each output pixel is, per channel,
 
     out[n, c, y, x] = max over (i, j) of data[n, c, y*sh + i*dh, x*sw + j*dw] + weight[c, i, j]
 
@@ -28,8 +29,10 @@ from .relations import RelationCall, known_rank, relation, shape_text, static
 
 
 def _two(r: RelationCall, name: str) -> tuple[int, int]:
+    """(height, width) of strides or dilations: TVM's relation reads the first
+    two values of the list, so longer lists pass (its own tests give four)."""
     v = r.attrs[name]
-    if len(v) != 2 or min(v) < 1:
+    if len(v) < 2 or min(v[:2]) < 1:
         r.fail("type-mismatch", f"`{r.op}` {name} takes 2 positive values (height, width), found {list(v)}")
     return v[0], v[1]
 
@@ -102,7 +105,7 @@ def dilation2d(args: tuple, attrs: dict) -> Any:
     w = np.transpose(weight, [klayout.index(c) for c in "IHW"]).astype(dtype)
     top, left, bottom, right = pads_2d(attrs["padding"])
     xp = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
-    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
+    (sh, sw), (dh, dw) = attrs["strides"][:2], attrs["dilations"][:2]
     kh, kw = w.shape[1:]
     oh = (xp.shape[2] - ((kh - 1) * dh + 1)) // sh + 1
     ow = (xp.shape[3] - ((kw - 1) * dw + 1)) // sw + 1

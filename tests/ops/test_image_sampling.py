@@ -109,7 +109,7 @@ def crop_reference(image: np.ndarray, boxes: np.ndarray, box_indices: np.ndarray
                 if not (0 <= y <= height - 1 and 0 <= x <= width - 1):
                     out[n, :, i, j] = fill
                 elif method == "nearest_neighbor":
-                    out[n, :, i, j] = img[:, int(math.floor(y + 0.5)), int(math.floor(x + 0.5))]
+                    out[n, :, i, j] = img[:, math.floor(y + 0.5), math.floor(x + 0.5)]
                 else:
                     top, left = math.floor(y), math.floor(x)
                     bottom, right = min(top + 1, height - 1), min(left + 1, width - 1)

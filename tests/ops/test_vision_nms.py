@@ -114,7 +114,7 @@ def test_defaults_are_tvms() -> None:
 
 
 def valid_counts_reference(data: np.ndarray, threshold: float, id_index: int, score_index: int) -> tuple:
-    batch, n, k = data.shape
+    batch, n, _ = data.shape
     counts = np.zeros(batch, np.int32)
     out = np.full(data.shape, -1, data.dtype)
     idx = np.full((batch, n), -1, np.int32)
@@ -407,7 +407,7 @@ def test_regular_nms_by_hand() -> None:
     overlap). Merged by score and cut to max_detections."""
     boxes = f32([[[0, 0, 1, 1], [0, 0, 0.9, 0.9], [2, 2, 3, 3]]])
     scores = f32([[[0.9, 0.8, 0.1], [0.9, 0.7, 0.2], [0.9, 0.1, 0.95]]])
-    args = dict(max_detections_per_class=2, num_classes=2, iou_threshold=0.5, score_threshold=0.15)
+    args = {"max_detections_per_class": 2, "num_classes": 2, "iou_threshold": 0.5, "score_threshold": 0.15}
     out_boxes, out_classes, out_scores, counts = FAMILY.run("vision.regular_non_max_suppression", boxes, scores, max_detections=4, **args)
     same(counts, i32([3]))
     same(out_boxes, f32([[[2, 2, 3, 3], [0, 0, 1, 1], [0, 0, 0.9, 0.9], [0, 0, 0, 0]]]))

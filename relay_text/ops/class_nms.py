@@ -39,18 +39,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.ty import AnyDim, TensorType, TupleType
+from ..ir.ty import TensorType, TupleType
 from ._np import np
-from .nms import (
-    corners,
-    descending,
-    dtype_kind,
-    one_value,
-    overlap,
-    rank_of,
-    same_dim,
-    scalar_input,
-)
+from ._vision import dtype_kind, rank_of, same_dim, scalar_input, times
+from .nms import corners, descending, one_value, overlap
 from .registry import Attr, register
 from .relations import RelationCall, relation, static
 
@@ -75,12 +67,10 @@ def all_class_nms_rel(r: RelationCall) -> bool:
     same_dim(r, boxes[0], scores[0], 1, "`" + r.op + "`: the boxes have batch {}, the scores {}")
     same_dim(r, boxes[1], scores[2], 1, "`" + r.op + "`: there are {} boxes but scores for {}")
     batch, classes, num = boxes[0], scores[1], boxes[1]
-    b, c, n = static(batch), static(classes), static(num)
     if fmt == "onnx":
-        total = b * c * n if None not in (b, c, n) else AnyDim()
-        r.set_result(TupleType((TensorType((total, 3), "int64"), TensorType((1,), "int64"))))
+        r.set_result(TupleType((TensorType((times(batch, classes, num), 3), "int64"), TensorType((1,), "int64"))))
     else:
-        per_batch = c * n if None not in (c, n) else AnyDim()
+        per_batch = times(classes, num)
         r.set_result(TupleType((
             TensorType((batch, per_batch, 2), "int64"), TensorType((batch, per_batch), "float32"), TensorType((batch,), "int64"),
         )))

@@ -25,22 +25,11 @@ from typing import Any
 
 from ..ir.ty import TensorType
 from ._np import np, wrap
+from ._vision import dtype_kind
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, known_rank, relation, shape_text, static
 
 METHODS = ("bilinear", "nearest_neighbor")
-
-
-def _float_dtype(r: RelationCall, i: int, what: str) -> None:
-    dtype = r.tensor(i).dtype
-    if isinstance(dtype, str) and not dtype.startswith("float"):
-        r.fail("type-mismatch", f"`{r.op}` takes {what} as floats, not `{dtype}`", arg=i, label=f"this is `{dtype}`")
-
-
-def _int_dtype(r: RelationCall, i: int, what: str) -> None:
-    dtype = r.tensor(i).dtype
-    if isinstance(dtype, str) and not dtype.startswith(("int", "uint")):
-        r.fail("type-mismatch", f"`{r.op}` takes {what} as integers, not `{dtype}`", arg=i, label=f"this is `{dtype}`")
 
 
 @relation("CropAndResize")
@@ -53,8 +42,8 @@ def crop_and_resize_rel(r: RelationCall) -> bool:
     crop = r.attrs["crop_size"]
     if len(crop) != 2 or min(crop) <= 0:
         r.fail("type-mismatch", f"`{r.op}` crop_size takes 2 positive values (height, width), found {list(crop)}")
-    _float_dtype(r, 1, "the boxes")
-    _int_dtype(r, 2, "the box indices")
+    dtype_kind(r, 1, "the boxes", ("float",), "floats")
+    dtype_kind(r, 2, "the box indices", ("int", "uint"), "integers")
     data, boxes, indices = r.tensor(0), r.tensor(1), r.tensor(2)
     if known_rank(data.shape) and len(data.shape) != 4:
         r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)

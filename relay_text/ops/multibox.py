@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.ty import AnyDim, TensorType, TupleType
+from ..ir.ty import TensorType, TupleType
 from ._np import np, wrap
-from .nms import dtype_kind, rank_of, same_dim
+from ._vision import dtype_kind, rank_of, same_dim, times
 from .registry import Attr, register
 from .relations import RelationCall, relation, static
 
@@ -51,9 +51,7 @@ def multibox_prior_rel(r: RelationCall) -> bool:
     if data is None:
         return False
     per_pixel = len(r.attrs["sizes"]) + len(r.attrs["ratios"]) - 1
-    h, w = static(data[2]), static(data[3])
-    total = h * w * per_pixel if h is not None and w is not None else AnyDim()
-    r.set_result(TensorType((1, total, 4), r.tensor(0).dtype))
+    r.set_result(TensorType((1, times(data[2], data[3], per_pixel), 4), r.tensor(0).dtype))
     return True
 
 

@@ -40,42 +40,11 @@ from typing import Any
 
 from ..ir.ty import TensorType, TupleType
 from ._np import np
+from ._vision import dtype_kind, rank_of, same_dim, scalar_input
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, shape_text, static
+from .relations import RelationCall, known_rank, relation, static
 
-# ---------------------------------------------------------------- shared checks
-
-
-def dtype_kind(r: RelationCall, i: int, what: str, kinds: tuple[str, ...], noun: str) -> None:
-    """Input i has a dtype starting with one of `kinds` (when its dtype is known)."""
-    dtype = r.tensor(i).dtype
-    if isinstance(dtype, str) and not dtype.startswith(kinds):
-        r.fail("type-mismatch", f"`{r.op}` takes {what} as {noun}, not `{dtype}`", arg=i, label=f"this is `{dtype}`")
-
-
-def scalar_input(r: RelationCall, i: int, what: str, kinds: tuple[str, ...], noun: str) -> None:
-    """Input i holds one number: a scalar, or a tensor of one element."""
-    dtype_kind(r, i, what, kinds, noun)
-    shape = r.tensor(i).shape
-    if known_rank(shape) and any(static(d) not in (1, None) for d in shape):
-        r.fail("shape-mismatch", f"`{r.op}` takes {what} as a single value, found a tensor of shape {shape_text(shape)}", arg=i)
-
-
-def rank_of(r: RelationCall, i: int, rank: int, what: str) -> tuple | None:
-    """The shape of input i, which must have `rank` axes; None while unknown."""
-    shape = r.tensor(i).shape
-    if not known_rank(shape):
-        return None
-    if len(shape) != rank:
-        r.fail("shape-mismatch", f"`{r.op}` takes {what}, found {shape_text(shape)}", arg=i)
-    return shape
-
-
-def same_dim(r: RelationCall, a: Any, b: Any, arg: int, message: str) -> None:
-    """Two dimensions that must be equal when both are known."""
-    x, y = static(a), static(b)
-    if x is not None and y is not None and x != y:
-        r.fail("shape-mismatch", message.format(x, y), arg=arg)
+# ---------------------------------------------------------------- shared by the NMS operators
 
 
 def field_index(r: RelationCall, name: str, width: Any, span: int = 1, optional: bool = False) -> None:

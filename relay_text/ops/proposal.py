@@ -34,11 +34,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..ir.ty import AnyDim, TensorType
+from ..ir.ty import TensorType
 from ._np import np, wrap
-from .nms import dtype_kind, rank_of, same_dim
+from ._vision import dtype_kind, rank_of, same_dim, times
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, relation, static
+from .relations import RelationCall, relation
 
 
 @relation("Proposal")
@@ -66,9 +66,7 @@ def proposal_rel(r: RelationCall) -> bool:
     for axis, name in ((0, "batch"), (2, "height"), (3, "width")):
         same_dim(r, cls[axis], box[axis], 1, op + f": the class probabilities have {name} " + "{}, the box predictions {}")
     same_dim(r, cls[0], info[0], 2, op + ": the class probabilities have batch {}, the image information {}")
-    batch = static(cls[0])
-    rows = batch * a["rpn_post_nms_top_n"] if batch is not None else AnyDim()
-    r.set_result(TensorType((rows, 5), r.tensor(0).dtype))
+    r.set_result(TensorType((times(cls[0], a["rpn_post_nms_top_n"]), 5), r.tensor(0).dtype))
     return True
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..ir.ty import TensorType
 from ._np import np, wrap
-from .nms import dtype_kind, rank_of
+from ._vision import dtype_kind, rank_of
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, relation, static
 

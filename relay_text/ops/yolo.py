@@ -19,7 +19,7 @@ from typing import Any
 
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
-from .nms import rank_of
+from ._vision import rank_of, times
 from .registry import Attr, register
 from .relations import RelationCall, relation, static
 
@@ -41,11 +41,11 @@ def yolo_reorg_rel(r: RelationCall) -> bool:
         r.set_result(TensorType(shape, r.tensor(0).dtype))
         return True
 
-    def scaled(dim: Any, times: int, over: int) -> Any:
+    def over(dim: Any) -> Any:
         v = static(dim)
-        return v * times // over if v is not None else AnyDim()
+        return v // s if v is not None else AnyDim()
 
-    r.set_result(TensorType((n, scaled(c, s * s, 1), scaled(h, 1, s), scaled(w, 1, s)), r.tensor(0).dtype))
+    r.set_result(TensorType((n, times(c, s * s), over(h), over(w)), r.tensor(0).dtype))
     return True
 
 

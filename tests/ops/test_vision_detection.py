@@ -67,6 +67,31 @@ def test_result_type(call: str, types: list[str], expected: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "variables, params, call, expected",
+    [
+        # test_yolo_reorg_infer_shape: (n, c, 20, 20) with stride 10 (h / 2 has no symbolic form here: ?)
+        ("n : ShapeVar, c : ShapeVar", "%x: Tensor[(n, c, 20, 20), float32]", "vision.yolo_reorg(%x, stride=10)", T("(n, c * 100, 2, 2)")),
+        ("n : ShapeVar, h : ShapeVar", "%x: Tensor[(n, 4, h, 6), float32]", "vision.yolo_reorg(%x, stride=2)", T("(n, 16, ?, 3)")),
+        # test_multibox_transform_loc's test_threshold: a symbolic batch
+        ("n : ShapeVar", "%a: Tensor[(n, 5, 5), float32], %b: Tensor[(n, 20), float32], %c: Tensor[(1, 5, 4), float32]",
+         "vision.multibox_transform_loc(%a, %b, %c, threshold=0.02f, variances=[0.2f, 0.2f, 0.3f, 0.3f])", f"({T('(n, 5, 6)')}, {T('(n)', 'int32')})"),
+        ("h : ShapeVar", "%x: Tensor[(1, 3, h, 5), float32]", "vision.multibox_prior(%x, sizes=[1f, 2f])", T("(1, h * 10, 4)")),
+        ("n : ShapeVar", "%a: Tensor[(n, 24, 5, 5), float32], %b: Tensor[(n, 48, 5, 5), float32], %c: Tensor[(n, 3), float32]",
+         "vision.proposal(%a, %b, %c)", T("(n * 300, 5)")),
+    ],
+)
+def test_sizes_follow_shape_variables(variables: str, params: str, call: str, expected: str) -> None:
+    """Products of dimensions stay symbolic, as TVM's IndexExpr arithmetic keeps them."""
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+    from relay_text.syntax.type_text import type_text
+
+    checked = check_source(Source("t.rly", f"def @main<{variables}>({params}) {{\n  {call}\n}}\n"))
+    assert [str(d) for d in checked.diagnostics] == []
+    assert type_text(checked.result.global_type("main").ret_type) == expected
+
+
+@pytest.mark.parametrize(
     "call, types, code, message, at",
     [
         ("vision.roi_align(%a, %b, pooled_size=[7, 7], spatial_scale=1f)", [T("(1, 4, 16, 16)"), T("(32, 4)")], "shape-mismatch",

@@ -69,6 +69,24 @@ def test_result_type(call: str, types: list[str], expected: str) -> None:
     assert FAMILY.result_type(call, types) == expected
 
 
+def test_all_class_sizes_follow_shape_variables() -> None:
+    """AllClassNMSRel multiplies batch, classes and boxes (nms.cc)."""
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+    from relay_text.syntax.type_text import type_text
+
+    text = (
+        "def @main<n : ShapeVar>(%b: Tensor[(1, n, 4), float32], %s: Tensor[(1, 2, n), float32]) {\n"
+        '  (vision.all_class_non_max_suppression(%b, %s, 2, 0.5f, 0.1f), vision.all_class_non_max_suppression(%b, %s, 2, 0.5f, 0.1f, output_format="tensorflow"))\n'
+        "}\n"
+    )
+    checked = check_source(Source("t.rly", text))
+    assert [str(d) for d in checked.diagnostics] == []
+    onnx = f"({T('(n * 2, 3)', 'int64')}, {T('(1)', 'int64')})"
+    tensorflow = f"({T('(1, n * 2, 2)', 'int64')}, {T('(1, n * 2)')}, {T('(1)', 'int64')})"
+    assert type_text(checked.result.global_type("main").ret_type) == f"({onnx}, {tensorflow})"
+
+
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [

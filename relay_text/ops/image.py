@@ -194,7 +194,7 @@ def resize2d_rel(r: RelationCall) -> bool:
         Attr("layout", "str", "NCHW"),
         Attr("method", "str", "linear"),
         Attr("coordinate_transformation_mode", "str", "half_pixel"),
-        Attr("rounding_method", "str", ""),
+        Attr("rounding_method", "str", "round"),  # the C++ default, which text without the attribute gets
         Attr("cubic_alpha", "float", -0.5),
         Attr("cubic_exclude", "int", 0),
         Attr("extrapolation_value", "float", 0.0),

@@ -226,6 +226,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
     def _prepare_adts(self) -> None:
         for gtv, data in self.module.type_defs.items():
             self.type_data[gtv] = data
+        self.solver.adt_named = self._adt_named
         for data in self.module.type_defs.values():
             self.owner = data
             params = data.type_params
@@ -239,6 +240,16 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                 ret = TypeCall(data.header, tuple(params))
                 self.ctor_types[ctor] = FuncType(tuple(inputs), ret, tuple(params))
         self.owner = None
+
+    def _adt_named(self, name: str) -> GlobalTypeVar | None:
+        """The ADT called `name`: the file's own definition, else the Prelude's."""
+        own = self.module.type_def(name)
+        if own is not None:
+            return own.header
+        for gtv in self.type_data:
+            if gtv.name == name:
+                return gtv
+        return None
 
     def _find_meta_comments(self) -> None:
         """`meta[relay.Constant][i] /* ty=T */`: the comment gives the constant's type."""

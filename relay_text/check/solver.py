@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..ir.ty import Kind, TensorType
+from ..ir.ty import Kind, TensorType, TypeCall
 from ..ops.relations import OUT
 from . import dims
 from .types import ERROR, Hole, find, holes, resolve
@@ -104,6 +104,8 @@ class Solver:
         self.running = False
         self.level = 0  # the generalization level new constraints get
         self.runs = 0
+        # The ADT a name denotes where the program is checked (the file's own, else the Prelude's).
+        self.adt_named: Callable[[str], Any] = lambda name: None
 
     # ---- adding and waking -------------------------------------------------
 
@@ -355,6 +357,18 @@ class Rel:
 
     def fail(self, code: str, message: str, arg: int | None = None, notes: tuple | list = (), label: str = "") -> None:
         raise RelationError(code, message, arg=arg, notes=notes, label=label)
+
+    def adt(self, name: str) -> TypeCall:
+        """The data type `name` (without arguments) as the program sees it,
+        e.g. `Storage` for the memory operators; fails when it is not defined."""
+        gtv = self.solver.adt_named(name)
+        if gtv is None:
+            self.fail(
+                "unknown-type",
+                f"`{self.op}` needs the type `{name}`, which is not defined",
+                notes=[f"TVM declares it in its core library: `extern type {name}`"],
+            )
+        return TypeCall(gtv, ())
 
     # ---- fresh unknowns ----------------------------------------------------
 

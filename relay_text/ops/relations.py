@@ -26,6 +26,8 @@ True. `r` describes one call of the operator:
                     report that the relation cannot hold (raises)
     r.fresh_shape(), r.fresh_dim(), r.fresh_dtype()
                     new unknowns
+    r.adt(name)     the data type `name` as the program sees it (its own
+                    definition, else the Prelude's), e.g. `Storage`
     r.from_metadata(i)
                     whether the unknown parts of input i all come from
                     `meta[relay.Constant][...]` without a metadata table
@@ -76,6 +78,7 @@ class RelationCall(Protocol):
     def fresh_dim(self, like: Any = None) -> Any: ...
     def fresh_dtype(self) -> Any: ...
     def fresh(self) -> Type: ...
+    def adt(self, name: str) -> Type: ...
 
 
 RelationFn = Callable[[RelationCall], bool]

@@ -169,6 +169,9 @@ TYPES = {
         '@types': 'fn<n : ShapeVar>(fn(Tensor[(4), int32x4]) -> Tensor[(), int32], Tensor[(), uint32], Tensor[(), bool], Tensor[(n + 1, 2 * n, 4), float32], Tensor[(?, 3), float32], fn(Tensor[(), int32], Tensor[(), int32]) -> Tensor[(), int32]) -> (Tensor[(n + 1, 2 * n, 4), float32], fn(Tensor[(), int32], Tensor[(), int32]) -> Tensor[(), int32])',
         '@main': 'fn() -> Tensor[(), int32]',
     },
+    'vm_memory_plan.rly': {
+        '@main': 'fn(Tensor[(2, 3), float32], Tensor[(2, 3), float32]) -> Tensor[(3, 2), float32]',
+    },
     'where_broadcast.rly': {
         '@main': 'fn(Tensor[(100, 1, 100), float32], Tensor[(100, 100), float32]) -> Tensor[(100, 100, 100), float32]',
     },

@@ -29,6 +29,7 @@ ARGS = {
     "cse_graph.rly": [("x", "Constant(1, (4), float32)"), ("y", "Constant(2, (4), float32)"), ("z", "Constant(3, (4), float32)")],
     "graph_bindings.rly": [("a", "1"), ("b", "2")],
     "let_independent.rly": [("a", "1"), ("b", "2"), ("c", "3"), ("d", "4")],
+    "vm_memory_plan.rly": [("x", "Constant(1, (2, 3), float32)"), ("y", "Constant(2, (2, 3), float32)")],
     "where_broadcast.rly": [("a", "Constant(1, (100, 1, 100), float32)"), ("b", "Constant(2, (100, 100), float32)")],
 }
 # JSON of a result this large is checked by shape rather than pinned.
@@ -137,3 +138,11 @@ def test_tuple_projection() -> None:
     """Seed 002, "Tuples": `(%tup.0 + %tup.1)` of ones and 2 gives 3s."""
     value = run_sample("tuples.rly")
     assert (value == 3).all()
+
+
+def test_vm_memory_plan() -> None:
+    """Memory-planned VM text runs: invoke_tvm_op fills the tensors alloc_tensor made.
+    tanh(1 * 2 + 1) everywhere, reshaped to (3, 2)."""
+    value = run_sample("vm_memory_plan.rly")
+    assert isinstance(value, np.ndarray) and value.dtype == np.float32 and value.shape == (3, 2)
+    np.testing.assert_allclose(value, np.full((3, 2), np.tanh(np.float32(3)), np.float32), rtol=1e-6)

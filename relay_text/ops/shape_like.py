@@ -101,7 +101,7 @@ def slice_like_rel(r: RelationCall) -> bool:
 def slice_like(args: tuple, attrs: dict) -> Any:
     x, like = args
     shape = slice_like_shape(_Raise("slice_like"), x.shape, like.shape, attrs["axes"])
-    return x[tuple(slice(0, n) for n in shape)].copy()
+    return np.array(x[tuple(slice(0, n) for n in shape)])
 
 
 # ---------------------------------------------------------------- reshape_like

@@ -6,7 +6,8 @@ Not a family module (its name starts with `_`): it registers nothing.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..ir.ty import TensorType
 from ._np import np

@@ -33,7 +33,14 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._indexing import check_bounds, is_int_dtype, require_int, same_dim
 from ._np import np
 from .registry import Attr, register
-from .relations import RelationCall, is_unknown, known_rank, normalize_axis, relation, shape_text
+from .relations import (
+    RelationCall,
+    is_unknown,
+    known_rank,
+    normalize_axis,
+    relation,
+    shape_text,
+)
 
 # ---------------------------------------------------------------- gather
 

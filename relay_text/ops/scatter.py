@@ -36,11 +36,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.ty import TensorType
-from ._indexing import check_bounds, last_wins, occurrence_rank, require_int, require_rank, same_dim
+from ._indexing import (
+    check_bounds,
+    last_wins,
+    occurrence_rank,
+    require_int,
+    require_rank,
+    same_dim,
+)
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, is_unknown, known_rank, normalize_axis, relation, shape_text
+from .relations import (
+    RelationCall,
+    is_unknown,
+    known_rank,
+    normalize_axis,
+    relation,
+    shape_text,
+)
 
 _ELEMENT_REDUCTIONS = ("update", "add", "mul", "mean", "min", "max")
 _ND_MODES = ("update", "add", "mul", "min", "max")

@@ -283,11 +283,7 @@ class _FromTheRight:
             "shape-mismatch",
             f"`contrib_reverse_reshape` cannot reshape {shape_text(self.ishape)} with newshape {list(self.newshape)}",
             arg=0,
-            notes=[
-                f"read from the right, the input is {shape_text(self.ishape[::-1])} and newshape "
-                f"{list(self.newshape[::-1])}: {message}",
-                *notes,
-            ],
+            notes=[f"read from the right, the input is {shape_text(self.ishape[::-1])} and newshape {list(self.newshape[::-1])}: {message}", *notes],
         )
 
 

@@ -115,7 +115,7 @@ def test_reshape_like_rejected(call: str, message: str) -> None:
 @pytest.mark.parametrize(
     "shape, like, attrs, oshape",
     [((2, 3, 4), (1, 8, 3), {}, (1, 8, 3)), ((4, 7), (2, 7, 2), {}, (2, 7, 2)),
-     ((1, 2, 3, 4), (1, 6, 5), dict(lhs_begin=1, lhs_end=3, rhs_begin=1, rhs_end=2), (1, 6, 4))],
+     ((1, 2, 3, 4), (1, 6, 5), {"lhs_begin": 1, "lhs_end": 3, "rhs_begin": 1, "rhs_end": 2}, (1, 6, 4))],
 )
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
 def test_reshape_like_kernel_against_torch(torch, shape, like, attrs, oshape, dtype: str) -> None:

@@ -151,7 +151,7 @@ def gather_nd(args: tuple, attrs: dict) -> Any:
         index.append(np.arange(ys[j]).reshape(shape))
     for k in range(m):
         index.append(check_bounds("gather_nd", indices[k], data.shape[batch + k], batch + k))
-    return np.array(data[tuple(index)])
+    return np.array(data[tuple(np.broadcast_to(i, ys) for i in index)])
 
 
 # ---------------------------------------------------------------- adv_index

@@ -196,7 +196,7 @@ def scatter_nd(args: tuple, attrs: dict) -> Any:
     m = indices.shape[0]
     lead = data.shape[:m]
     rest = data.shape[m:]
-    tuples = indices.reshape(m, -1)
+    tuples = indices.reshape(m, int(np.prod(indices.shape[1:], dtype=np.int64)))
     if m:
         coords = [check_bounds("scatter_nd", tuples[j], lead[j], j) for j in range(m)]
         targets = np.ravel_multi_index(coords, lead)

@@ -165,7 +165,7 @@ def _gather_nd_loops(data: np.ndarray, indices: np.ndarray, batch: int) -> np.nd
 @pytest.mark.parametrize(
     "dshape, ishape, batch",
     [((2, 2), (2, 3), 0), ((3, 2, 2), (2, 2), 0), ((2, 2, 3, 2), (3, 2), 1), ((2, 2, 3, 2), (1, 2, 3), 1),
-     ((3, 2, 2, 3, 4), (2, 3, 2, 2), 2), ((4, 3), (0, 2), 0)],
+     ((3, 2, 2, 3, 4), (2, 3, 2, 2), 2), ((4, 3), (0, 2), 0), ((2, 4), (0, 2, 3), 1)],
 )
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
 def test_gather_nd_kernel_against_loops(dshape: tuple, ishape: tuple, batch: int, dtype: str) -> None:

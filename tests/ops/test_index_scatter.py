@@ -214,6 +214,15 @@ def test_scatter_nd_kernel_against_loops(mode: str, dtype: str) -> None:
     same(FAMILY.run("scatter_nd", data, indices, updates, mode=mode), expected)
 
 
+def test_scatter_nd_with_empty_index_tuples() -> None:
+    """M = 0: every update covers the whole data (ScatterNDRel allows M <= N)."""
+    updates = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    out = FAMILY.run("scatter_nd", np.ones((2, 3), np.float32), np.zeros((0, 2), np.int64), updates, mode="add")
+    same(out, 1 + updates[0] + updates[1])
+    out = FAMILY.run("scatter_nd", np.ones((2, 3), np.float32), np.zeros((0, 2), np.int64), updates)
+    same(out, updates[1])
+
+
 def test_scatter_nd_add_against_torch(torch) -> None:
     rng = np.random.default_rng(19)
     data = rng.standard_normal((4, 5, 6)).astype(np.float32)

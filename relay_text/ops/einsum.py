@@ -156,7 +156,7 @@ def einsum_shapes(shapes: list[tuple], inputs: list[list[str]], output: list[str
     return sizes, tuple(common), tuple(result)
 
 
-@relation("Einsum")
+@relation("Einsum", inputs=1)
 def einsum_rel(r: RelationCall) -> bool:
     equation = r.attrs["equation"]
     try:

@@ -59,7 +59,7 @@ def _one_hot_type(r: RelationCall, depth: Any) -> bool:
     return True
 
 
-@relation("OneHot")
+@relation("OneHot", inputs=3)
 def one_hot_rel(r: RelationCall) -> bool:
     depth = r.attrs["depth"]
     if depth <= 0:
@@ -67,7 +67,7 @@ def one_hot_rel(r: RelationCall) -> bool:
     return _one_hot_type(r, depth)
 
 
-@relation("DynOneHot")
+@relation("DynOneHot", inputs=4)
 def dyn_one_hot_rel(r: RelationCall) -> bool:
     require_rank(r, 3, (0,), "depth")
     require_int(r, 3, "depth")
@@ -115,7 +115,7 @@ def dyn_one_hot(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- unravel_index
 
 
-@relation("UnRavelIndexRel")
+@relation("UnRavelIndexRel", inputs=2)
 def unravel_index_rel(r: RelationCall) -> bool:
     require_int(r, 0, "indices")
     require_int(r, 1, "a shape")
@@ -150,7 +150,7 @@ def unravel_index(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- invert_permutation
 
 
-@relation("Identity")
+@relation("Identity", inputs=1)
 def invert_permutation_rel(r: RelationCall) -> bool:
     require_int(r, 0, "a permutation")
     require_rank(r, 0, (1,), "a permutation")

@@ -45,7 +45,7 @@ from .relations import (
 # ---------------------------------------------------------------- gather
 
 
-@relation("Gather")
+@relation("Gather", inputs=2)
 def gather_rel(r: RelationCall) -> bool:
     axis = r.attrs["axis"]
     if axis is None:
@@ -95,7 +95,7 @@ def gather(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- gather_nd
 
 
-@relation("GatherND")
+@relation("GatherND", inputs=2)
 def gather_nd_rel(r: RelationCall) -> bool:
     data, idx = r.tensor(0), r.tensor(1)
     batch = r.attrs["batch_dims"]
@@ -189,7 +189,7 @@ def _broadcast_index_shapes(r: RelationCall, shapes: list[tuple]) -> tuple | Non
     return tuple(out)
 
 
-@relation("AdvIndex")
+@relation("AdvIndex", inputs=1)
 def adv_index_rel(r: RelationCall) -> bool:
     t = r.arg(0)
     if is_unknown(t):

@@ -27,7 +27,7 @@ from .relations import RelationCall, is_unknown, known_rank, relation, shape_tex
 # ---------------------------------------------------------------- meshgrid
 
 
-@relation("Meshgrid")
+@relation("Meshgrid", inputs=1)
 def meshgrid_rel(r: RelationCall) -> bool:
     indexing = r.attrs["indexing"]
     if indexing not in ("ij", "xy"):
@@ -72,7 +72,7 @@ def meshgrid(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- sliding_window
 
 
-@relation("SlidingWindow")
+@relation("SlidingWindow", inputs=1)
 def sliding_window_rel(r: RelationCall) -> bool:
     axis, window, strides = r.attrs["axis"], tuple(r.attrs["window_shape"]), tuple(r.attrs["strides"])
     if axis < 0:

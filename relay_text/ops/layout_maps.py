@@ -63,7 +63,7 @@ def parse_tuner_layout(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return tuple(sizes), tuple(names)
 
 
-@relation("auto_scheduler_layout_transform")
+@relation("auto_scheduler_layout_transform", inputs=1)
 def auto_scheduler_layout_transform_rel(r: RelationCall) -> bool:
     try:
         _, src = parse_tuner_layout(r.attrs["src_layout"])
@@ -248,7 +248,7 @@ def evaluate(expr: tuple, coords: list[Any]) -> Any:
     return {"+": np.add, "-": np.subtract, "*": np.multiply, "//": np.floor_divide, "%": np.mod}[kind](a, b)
 
 
-@relation("meta_schedule_layout_transform")
+@relation("meta_schedule_layout_transform", inputs=1)
 def meta_schedule_layout_transform_rel(r: RelationCall) -> bool:
     imap = r.attrs["index_map"]
     x = r.tensor(0)

@@ -43,7 +43,7 @@ def _matrices(r: RelationCall, i: int = 0) -> tuple | None:
     return x.shape
 
 
-@relation("trilu")
+@relation("trilu", inputs=2)
 def trilu_rel(r: RelationCall) -> bool:
     require_rank(r, 1, (0,), "k")
     if _matrices(r) is None:
@@ -71,7 +71,7 @@ def trilu(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- matrix_set_diag
 
 
-@relation("MatrixSetDiag")
+@relation("MatrixSetDiag", inputs=2)
 def matrix_set_diag_rel(r: RelationCall) -> bool:
     k1, k2 = r.attrs["k1"], r.attrs["k2"]
     if k1 > k2:

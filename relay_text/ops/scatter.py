@@ -83,7 +83,7 @@ def _same_dtype(r: RelationCall, i: int, what: str) -> None:
 # ---------------------------------------------------------------- scatter_elements
 
 
-@relation("ScatterElements")
+@relation("ScatterElements", inputs=3)
 def scatter_elements_rel(r: RelationCall) -> bool:
     require_int(r, 1, "indices")
     _same_dtype(r, 2, "updates")
@@ -154,7 +154,7 @@ def scatter_elements(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- scatter_nd
 
 
-@relation("ScatterND")
+@relation("ScatterND", inputs=3)
 def scatter_nd_rel(r: RelationCall) -> bool:
     require_int(r, 1, "indices")
     _same_dtype(r, 2, "updates")
@@ -211,7 +211,7 @@ def scatter_nd(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- strided_set
 
 
-@relation("StridedSet")
+@relation("StridedSet", inputs=5)
 def strided_set_rel(r: RelationCall) -> bool:
     _same_dtype(r, 1, "the values")
     for i, what in ((2, "begin"), (3, "end"), (4, "strides")):

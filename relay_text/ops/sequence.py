@@ -34,7 +34,7 @@ from .relations import RelationCall, known_rank, normalize_axis, relation, shape
 # ---------------------------------------------------------------- reverse
 
 
-@relation("Reverse")
+@relation("Reverse", inputs=1)
 def reverse_rel(r: RelationCall) -> bool:
     axis = r.attrs["axis"]
     if axis is None:
@@ -62,7 +62,7 @@ def reverse(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- reverse_sequence
 
 
-@relation("ReverseSequence")
+@relation("ReverseSequence", inputs=2)
 def reverse_sequence_rel(r: RelationCall) -> bool:
     require_int(r, 1, "seq_lengths", unsigned=False)
     require_rank(r, 1, (1,), "seq_lengths")
@@ -106,7 +106,7 @@ def reverse_sequence(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- sequence_mask
 
 
-@relation("SequenceMask")
+@relation("SequenceMask", inputs=2)
 def sequence_mask_rel(r: RelationCall) -> bool:
     axis = r.attrs["axis"]
     if axis not in (0, 1):

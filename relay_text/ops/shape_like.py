@@ -82,7 +82,7 @@ class _Raise:
         raise KernelError("runtime-error", "; ".join([f"{self.op}: {message}", *notes]))
 
 
-@relation("SliceLike")
+@relation("SliceLike", inputs=2)
 def slice_like_rel(r: RelationCall) -> bool:
     x, like = r.tensor(0), r.tensor(1)
     if not (known_rank(x.shape) and known_rank(like.shape)):
@@ -134,7 +134,7 @@ def _count(shape: tuple) -> int | None:
     return n
 
 
-@relation("ReshapeLike")
+@relation("ReshapeLike", inputs=2)
 def reshape_like_rel(r: RelationCall) -> bool:
     x, like = r.tensor(0), r.tensor(1)
     if not (known_rank(x.shape) and known_rank(like.shape)):
@@ -186,7 +186,7 @@ def check_collapse(r: RelationCall, dshape: tuple, tshape: tuple, arg: int) -> N
             )
 
 
-@relation("CollapseSumLike")
+@relation("CollapseSumLike", inputs=2)
 def collapse_sum_like_rel(r: RelationCall) -> bool:
     x, like = r.tensor(0), r.tensor(1)
     r.unify(x.dtype, like.dtype, arg=1, message="`collapse_sum_like` needs tensors of one dtype: the data is `{expected}`, the target `{found}`")
@@ -230,7 +230,7 @@ def collapse_sum_like(args: tuple, attrs: dict) -> Any:
     return collapse_sum(x, like.shape)
 
 
-@relation("CollapseSumTo")
+@relation("CollapseSumTo", inputs=2)
 def collapse_sum_to_rel(r: RelationCall) -> bool:
     require_int(r, 1, "the target shape")
     require_rank(r, 1, (1,), "the target shape")
@@ -292,7 +292,7 @@ def reverse_reshape_dims(r: Any, ishape: tuple, newshape: tuple, allowzero: bool
     return tuple(out)[::-1]  # type: ignore[arg-type]
 
 
-@relation("ReverseReshape")
+@relation("ReverseReshape", inputs=1)
 def reverse_reshape_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     newshape = tuple(r.attrs["newshape"])

@@ -12,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from relay_text.ir.span import Source
 from relay_text.ops import KernelError
+from relay_text.pipeline import check_source
 from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 
@@ -159,6 +161,15 @@ def test_unravel_index_kernel_against_torch(torch, indices, shape, dtype: str) -
     x, s = np.array(indices, dtype), np.array(shape, dtype)
     expected = np.stack([c.numpy() for c in torch.unravel_index(torch.from_numpy(x.astype(np.int64)), tuple(shape))]).astype(dtype)
     same(FAMILY.run("unravel_index", x, s), expected)
+
+
+def test_unravel_index_relation_in_a_where_clause() -> None:
+    """UnRavelIndexRel, named by a `where` clause, types a function of two inputs."""
+    text = (
+        "def @f(%a: Tensor[(3), int32], %b: Tensor[(2), int32]) -> Tensor[(2, 3), int32] where UnRavelIndexRel {\n"
+        "  unravel_index(%a, %b)\n}\n"
+    )
+    assert [str(d) for d in check_source(Source("t.rly", text)).diagnostics] == []
 
 
 def test_unravel_index_wraps_past_the_end() -> None:

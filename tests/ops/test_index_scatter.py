@@ -14,7 +14,9 @@ import itertools
 import numpy as np
 import pytest
 
+from relay_text.ir.span import Source
 from relay_text.ops import KernelError
+from relay_text.pipeline import check_source
 from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 
@@ -314,6 +316,16 @@ def test_strided_set_box_larger_than_the_values() -> None:
         FAMILY.run("strided_set", np.zeros((4,), np.float32), np.ones(2, np.float32),
                    np.array([0], np.int32), np.array([4], np.int32), np.array([1], np.int32))
     assert err.value.message == "strided_set: the box needs values up to index 3 along axis 0, but the values have size 2"
+
+
+def test_strided_set_relation_in_a_where_clause() -> None:
+    """A `where` clause may name StridedSet (the relation of an operator without
+    attributes); it relates five inputs to a result."""
+    text = "def @f(%a: Tensor[(4), int32]) -> Tensor[(4), int32] where StridedSet {\n  %a\n}\n"
+    checked = check_source(Source("t.rly", text))
+    assert [(d.code, d.message) for d in checked.diagnostics] == [
+        ("arity-mismatch", "`StridedSet` relates 5 inputs to a result, but this function has 1 parameter")
+    ]
 
 
 def test_every_operator_of_the_family_was_tested() -> None:

@@ -38,6 +38,27 @@ def require_rank(r: RelationCall, i: int, ranks: Sequence[int], what: str) -> No
         r.fail("shape-mismatch", f"`{r.op}` takes {what} as {want}, found a tensor of shape {shape_text(t.shape)}", arg=i)
 
 
+def assume(r: RelationCall, i: int, t: TensorType) -> bool:
+    """For a relation's `default`: input i, when what is unknown of it comes
+    from a constant without metadata, takes type `t` (the type TVM's Python
+    API gives such a constant). Returns whether it did."""
+    if not r.from_metadata(i):
+        return False
+    r.refine(i, t)
+    return True
+
+
+def settled(r: RelationCall, *inputs: int) -> bool:
+    """Whether the rank and dtype of each of these inputs are known: a relation
+    whose result is already set returns this, so that its `default` still runs
+    for inputs that are unknown constants."""
+    for i in inputs:
+        t = r.tensor(i)
+        if not known_rank(t.shape) or type(t.dtype) is not str:
+            return False
+    return True
+
+
 def _rank_name(k: int) -> str:
     return {0: "a scalar", 1: "a vector"}.get(k, f"a tensor of rank {k}")
 

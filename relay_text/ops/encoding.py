@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.ty import AnyDim, TensorType
-from ._indexing import require_int, require_rank
+from ._indexing import assume, require_int, require_rank, settled
 from ._np import np
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, known_rank, relation
@@ -40,6 +40,10 @@ from .relations import RelationCall, known_rank, relation
 def _one_hot_type(r: RelationCall, depth: Any) -> bool:
     require_rank(r, 1, (0,), "on_value")
     require_rank(r, 2, (0,), "off_value")
+    for i in (1, 2):
+        t = r.tensor(i)
+        if not known_rank(t.shape):
+            r.refine(i, TensorType((), t.dtype))
     indices = r.tensor(0)
     on = r.tensor(1)
     dtype = r.attrs["dtype"] or on.dtype
@@ -56,10 +60,26 @@ def _one_hot_type(r: RelationCall, depth: Any) -> bool:
         )
     pos = rank if axis == -1 else axis
     r.set_result(TensorType(tuple(indices.shape[:pos]) + (depth,) + tuple(indices.shape[pos:]), dtype))
-    return True
+    return settled(r, *range(1, r.arity))
 
 
-@relation("OneHot", inputs=3)
+def _one_hot_default(r: RelationCall) -> bool:
+    """On and off values from constants without metadata take the dtype attribute."""
+    dtype = r.attrs["dtype"]
+    done = False
+    if dtype:
+        for i in (1, 2):
+            done = assume(r, i, TensorType((), dtype)) or done
+    return done
+
+
+def _dyn_one_hot_default(r: RelationCall) -> bool:
+    """As `one_hot`'s, and a depth from a constant without metadata is an int32 scalar."""
+    done = _one_hot_default(r)
+    return assume(r, 3, TensorType((), "int32")) or done
+
+
+@relation("OneHot", inputs=3, default=_one_hot_default)
 def one_hot_rel(r: RelationCall) -> bool:
     depth = r.attrs["depth"]
     if depth <= 0:
@@ -67,7 +87,7 @@ def one_hot_rel(r: RelationCall) -> bool:
     return _one_hot_type(r, depth)
 
 
-@relation("DynOneHot", inputs=4)
+@relation("DynOneHot", inputs=4, default=_dyn_one_hot_default)
 def dyn_one_hot_rel(r: RelationCall) -> bool:
     require_rank(r, 3, (0,), "depth")
     require_int(r, 3, "depth")

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.ty import AnyDim
-from ._indexing import expect_shape, require_rank
+from ..ir.ty import AnyDim, TensorType
+from ._indexing import assume, expect_shape, require_rank, settled
 from ._np import np
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, known_rank, relation, shape_text
@@ -43,13 +43,18 @@ def _matrices(r: RelationCall, i: int = 0) -> tuple | None:
     return x.shape
 
 
-@relation("trilu", inputs=2)
+def _trilu_default(r: RelationCall) -> bool:
+    """k from a constant without metadata: an int32 scalar (relay.trilu's own constant)."""
+    return assume(r, 1, TensorType((), "int32"))
+
+
+@relation("trilu", inputs=2, default=_trilu_default)
 def trilu_rel(r: RelationCall) -> bool:
     require_rank(r, 1, (0,), "k")
     if _matrices(r) is None:
         return False
     r.set_result(r.tensor(0))
-    return True
+    return settled(r, 1)
 
 
 @register(

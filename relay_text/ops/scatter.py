@@ -36,13 +36,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ir.ty import AnyDim, TensorType
 from ._indexing import (
+    assume,
     check_bounds,
     last_wins,
     occurrence_rank,
     require_int,
     require_rank,
     same_dim,
+    settled,
 )
 from ._np import np
 from .registry import Attr, KernelError, register
@@ -211,7 +214,15 @@ def scatter_nd(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- strided_set
 
 
-@relation("StridedSet", inputs=5)
+def _strided_set_default(r: RelationCall) -> bool:
+    """begin, end and strides from constants without metadata: int32 vectors."""
+    done = False
+    for i in (2, 3, 4):
+        done = assume(r, i, TensorType((AnyDim(),), "int32")) or done
+    return done
+
+
+@relation("StridedSet", inputs=5, default=_strided_set_default)
 def strided_set_rel(r: RelationCall) -> bool:
     _same_dtype(r, 1, "the values")
     for i, what in ((2, "begin"), (3, "end"), (4, "strides")):
@@ -223,7 +234,7 @@ def strided_set_rel(r: RelationCall) -> bool:
     if known_rank(data.shape) and known_rank(v.shape) and len(data.shape) != len(v.shape):
         r.fail("shape-mismatch", f"`strided_set` needs values of the data's rank: the data is {shape_text(data.shape)}, the values {shape_text(v.shape)}", arg=1)
     r.set_result(data)
-    return True
+    return settled(r, 2, 3, 4)
 
 
 def _selection(extent: int, b: int, e: int, s: int) -> tuple[Any, Any]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.ty import TensorType
-from ._indexing import require_int, require_rank, same_dim
+from ._indexing import assume, require_int, require_rank, same_dim, settled
 from ._np import np
 from .registry import Attr, register
 from .relations import RelationCall, known_rank, normalize_axis, relation, shape_text
@@ -62,23 +62,32 @@ def reverse(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- reverse_sequence
 
 
-@relation("ReverseSequence", inputs=2)
+def _lengths_default(r: RelationCall) -> bool:
+    """Lengths from a constant without metadata, whose shape is known: int32."""
+    lengths = r.tensor(1)
+    return known_rank(lengths.shape) and assume(r, 1, TensorType(lengths.shape, "int32"))
+
+
+@relation("ReverseSequence", inputs=2, default=_lengths_default)
 def reverse_sequence_rel(r: RelationCall) -> bool:
     require_int(r, 1, "seq_lengths", unsigned=False)
     require_rank(r, 1, (1,), "seq_lengths")
-    x, lengths = r.tensor(0), r.tensor(1)
-    if not (known_rank(x.shape) and known_rank(lengths.shape)):
+    x = r.tensor(0)
+    if not known_rank(x.shape):
         return False
     rank = len(x.shape)
     batch = normalize_axis(r, r.attrs["batch_axis"], rank, "batch_axis")
     normalize_axis(r, r.attrs["seq_axis"], rank, "seq_axis")
+    if not known_rank(r.tensor(1).shape):
+        r.refine(1, TensorType((x.shape[batch],), r.tensor(1).dtype))
+    lengths = r.tensor(1)
     same_dim(
         r, x.shape[batch], lengths.shape[0], 1,
         f"`reverse_sequence` needs one length per batch position: the batch axis {batch} has size {x.shape[batch]}, "
         f"seq_lengths has {lengths.shape[0]}",
     )
     r.set_result(x)
-    return True
+    return settled(r, 1)
 
 
 @register(
@@ -106,7 +115,7 @@ def reverse_sequence(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- sequence_mask
 
 
-@relation("SequenceMask", inputs=2)
+@relation("SequenceMask", inputs=2, default=_lengths_default)
 def sequence_mask_rel(r: RelationCall) -> bool:
     axis = r.attrs["axis"]
     if axis not in (0, 1):
@@ -130,7 +139,7 @@ def sequence_mask_rel(r: RelationCall) -> bool:
     else:
         r.refine(1, TensorType((batch,), lengths.dtype))
     r.set_result(x)
-    return True
+    return settled(r, 1)
 
 
 @register(

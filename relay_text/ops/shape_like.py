@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.ty import AnyDim, TensorType
-from ._indexing import require_int, require_rank
+from ._indexing import assume, require_int, require_rank
 from ._np import np
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
@@ -230,7 +230,14 @@ def collapse_sum_like(args: tuple, attrs: dict) -> Any:
     return collapse_sum(x, like.shape)
 
 
-@relation("CollapseSumTo", inputs=2)
+def _collapse_sum_to_default(r: RelationCall) -> bool:
+    """The target shape from a constant without metadata, with the shape attribute
+    TVM sets from it: an int32 vector of that length (relay.collapse_sum_to's constant)."""
+    shape = r.attrs["shape"]
+    return shape is not None and assume(r, 1, TensorType((len(shape),), "int32"))
+
+
+@relation("CollapseSumTo", inputs=2, default=_collapse_sum_to_default)
 def collapse_sum_to_rel(r: RelationCall) -> bool:
     require_int(r, 1, "the target shape")
     require_rank(r, 1, (1,), "the target shape")

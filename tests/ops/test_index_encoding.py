@@ -218,5 +218,13 @@ def test_invert_permutation_of_a_non_permutation() -> None:
     assert err.value.message == "invert_permutation: the vector is not a permutation of 0 ... 2"
 
 
+def test_one_hot_values_from_constants_without_metadata() -> None:
+    """On and off values (and dyn.one_hot's depth) are scalars; without metadata they
+    take the dtype attribute (depth: int32)."""
+    on_off = "meta[relay.Constant][0], meta[relay.Constant][1]"
+    assert FAMILY.result_type(f'one_hot(%a, {on_off}, depth=3, dtype="int8")', [T("(2)", I32)]) == T("(2, 3)", "int8")
+    call = f'dyn.one_hot(%a, {on_off}, meta[relay.Constant][2], dtype="int8")'
+    assert FAMILY.result_type(call, [T("(2)", I32)]) == T("(2, ?)", "int8")
+
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

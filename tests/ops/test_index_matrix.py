@@ -167,5 +167,9 @@ def test_matrix_set_diag_diagonal_too_short() -> None:
     assert err.value.message == "matrix_set_diag: the diagonals need 3 values each, the diagonal tensor has 2"
 
 
+def test_trilu_k_from_a_constant_without_metadata() -> None:
+    """A TVM dump without its metadata: k is taken to be relay.trilu's int32 scalar."""
+    assert FAMILY.result_type("trilu(%a, meta[relay.Constant][0])", [T("(3, 3)")]) == T("(3, 3)")
+
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

@@ -328,5 +328,11 @@ def test_strided_set_relation_in_a_where_clause() -> None:
     ]
 
 
+def test_strided_set_bounds_from_constants_without_metadata() -> None:
+    """begin, end and strides are constants in TVM dumps (relay.strided_set makes
+    them); without metadata they are taken to be int32 vectors."""
+    call = "strided_set(%a, %b, meta[relay.Constant][0], meta[relay.Constant][1], meta[relay.Constant][2])"
+    assert FAMILY.result_type(call, [T("(3, 4)"), T("(2, 3)")]) == T("(3, 4)")
+
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

@@ -185,5 +185,10 @@ def test_sequence_mask_matches_the_documented_example() -> None:
     same(FAMILY.run("sequence_mask", x, np.array([2, 3], np.int32), mask_value=0.1), expected)
 
 
+def test_lengths_from_constants_without_metadata() -> None:
+    """Their shape follows from the data; their dtype is taken to be int32."""
+    assert FAMILY.result_type("reverse_sequence(%a, meta[relay.Constant][0])", [T("(4, 3)")]) == T("(4, 3)")
+    assert FAMILY.result_type("sequence_mask(%a, meta[relay.Constant][0], axis=1)", [T("(4, 3)")]) == T("(4, 3)")
+
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

@@ -223,5 +223,10 @@ def test_contrib_reverse_reshape_kernel(torch, newshape: list, oshape: tuple) ->
     same(FAMILY.run("contrib_reverse_reshape", data, newshape=newshape), torch.from_numpy(data).reshape(oshape).numpy())
 
 
+def test_collapse_sum_to_shape_from_a_constant_without_metadata() -> None:
+    """relay.collapse_sum_to makes the target an int32 constant and sets the shape
+    attribute from it: without metadata, the constant is an int32 vector of that length."""
+    assert FAMILY.result_type("collapse_sum_to(%a, meta[relay.Constant][0], shape=[4])", [T("(3, 4)")]) == T("(4)")
+
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

@@ -95,6 +95,8 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         self.ctor_types: dict[Constructor, FuncType] = {}
         self.type_data: dict[GlobalTypeVar, TypeData] = {}
         self.locals: dict[str, int] = {}
+        self.unknown_ops: dict[str, list[Any]] = {}  # name -> [diagnostic of its first use, owner, uses]: reported at the end
+        self.attrs_not_found: dict[str, list[Call]] = {}  # op name -> calls whose metadata attributes are absent
         self.typo_names: set[str] = set()  # `x` written in a pattern where `%x` was meant
         self.prelude_functions: dict[str, Any] = {}
         self.meta_comments: dict[int, Any] | None = None  # offset -> a `/* ty=... */` comment starting there
@@ -218,6 +220,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                 expr_type = self.generalize(expr_type, module.expr.type_params)
             self.owner = None
         self.solver.default_pass()
+        self._report_per_operator()
         return self._finish(expr_type)
 
     def _prepare_adts(self) -> None:
@@ -532,7 +535,10 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             return self._call_op(node, op)
         callee_t = self.use_type(op, node.type_args, node)
         arg_types = [self.use_type(a) for a in node.args]
-        if node.attrs:
+        # TVM reads attributes on a call of a function value only when they
+        # name their attributes type (`attrs_type_key="..."`) or come from
+        # the metadata section.
+        if node.attrs and node.attrs_ref is None and not any(k == "attrs_type_key" for k, _ in node.attrs):
             key = node.attrs[0][0]
             self.error(
                 Diagnostic(
@@ -541,6 +547,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
                     self.spans.attr_span(node, key),
                     label=f"`{key}=` is an attribute",
                 ).with_note("only operators (`nn.conv2d(..., padding=[1, 1])`) take `key=value` attributes")
+                .with_note('TVM also reads them on other calls when they include `attrs_type_key="..."`')
             )
         f = find(callee_t)
         if type(f) is FuncType:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import WARNING, Diagnostic
 from ..ir.expr import Call, Function, Op
 from ..ir.ty import TupleType, TypeRelation
 from ..ops import registry
+from ..ir.positions import META_ATTRS
 from ..ops import relations as rels
 from ..syntax.suggest import close_names, or_list
 from .polymorphism import Template
@@ -49,8 +50,10 @@ class OperatorMixin:
         arg_types = [self.use_type(a) for a in node.args]
         opdef = registry.get(op.name)
         if opdef is None:
-            self._unknown_operator(op, node)
+            self._note_unknown_operator(op, node)
             return ERROR
+        if node.attrs_ref is not None and self.module.metadata is None:
+            self.attrs_not_found.setdefault(op.name, []).append(node)
         if node.type_args:
             self.error(
                 Diagnostic("arity-mismatch", f"operator `{op.name}` takes no type arguments", node.span, label="not polymorphic")
@@ -77,6 +80,34 @@ class OperatorMixin:
         site = Site(node, node.span, f"`{shown}`", self.owner, shown)
         self.solver.add(Constraint(opdef.relation, op.name, arg_types, out, attrs, site, self.level))
         return out
+
+    def _report_per_operator(self) -> None:
+        """Problems reported once per operator name rather than once per call
+        (a model dump repeats a call hundreds of times): unknown operators,
+        and attributes referred to in a metadata section the file lacks."""
+        saved = self.owner
+        for diag, owner, count in self.unknown_ops.values():
+            if diag is None:
+                continue
+            if count > 1:
+                diag.label = f"{diag.label} ({count} uses; this is the first)"
+            self.owner = owner
+            self.error(diag)
+        self.owner = saved
+        for name, calls in self.attrs_not_found.items():
+            first = calls[0]
+            ref = first.attrs_ref
+            n = len(calls)
+            self.error(
+                Diagnostic(
+                    "bad-metadata",
+                    f"the attributes of {'this call' if n == 1 else f'{n} calls'} of `{name}` are in a `#[metadata]` section this file does not have",
+                    self.spans.attr_span(first, META_ATTRS),
+                    severity=WARNING,
+                    label=f"`meta[{ref.kind}][{ref.index}]`",
+                ).with_note(f"checked and run with the defaults of `{name}`'s attributes")
+                .with_help("print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`")
+            )
 
     def _attribute_error(self, node: Call, opdef: Any, problem: Any) -> None:
         if not problem.key:
@@ -105,19 +136,28 @@ class OperatorMixin:
             )
         )
 
-    def _unknown_operator(self, op: Op, call: Call | None) -> None:
+    def _note_unknown_operator(self, op: Op, call: Call | None) -> None:
+        """Count a use of a name that is no operator; the first use's
+        diagnostic (made now, while its scope is known) is reported at the end."""
+        entry = self.unknown_ops.get(op.name)
+        if entry is not None and entry[0] is not None:
+            entry[2] += 1
+            return
+        diag = self._unknown_operator(op, call)
+        self.unknown_ops[op.name] = [diag, self.owner, 1 if entry is None else entry[2] + 1]
+
+    def _unknown_operator(self, op: Op, call: Call | None) -> Diagnostic | None:
         name = op.name
         span = op.span
         if name in self.typo_names:
-            return  # the pattern that meant to bind it is reported, with the fix
+            return None  # the pattern that meant to bind it is reported, with the fix
         if name[:1].isupper():
             diag = Diagnostic("unknown-constructor", f"unknown constructor `{name}`", span, label="not defined")
             known = [c.name for c in self.ctor_types]
             suggestions = close_names(name, known)
             if suggestions:
                 diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
-            self.error(diag)
-            return
+            return diag
         diag = Diagnostic("unknown-operator", f"unknown operator `{name}`", span, label="not an operator")
         globals_ = {gv.name for gv in self.module.functions} | set(self.prelude_functions)
         if name in globals_:
@@ -132,11 +172,11 @@ class OperatorMixin:
             near_globals = close_names(name, globals_)
             if near_globals:
                 diag.with_help(f"or the global {or_list([f'`@{s}`' for s in near_globals])}?")
-        self.error(diag)
+        return diag
 
     def _op_as_value(self, op: Op) -> None:
         if registry.get(op.name) is None:
-            self._unknown_operator(op, None)
+            self._note_unknown_operator(op, None)
             return
         self.error(
             Diagnostic(

@@ -63,7 +63,7 @@ class _Equiv:
         self.vars[a] = b
         self.rvars[b] = a
         ta, tb = a.type_annotation, b.type_annotation
-        if (ta is None) != (tb is None):
+        if (ta is None) != (tb is None) or not attrs_equal(a.attrs, b.attrs):
             return False
         return ta is None or self.types(ta, tb)
 
@@ -216,7 +216,7 @@ class _Equiv:
                 if not constructors_equal(a, b):
                     return False
             elif isinstance(a, Call):
-                if len(a.args) != len(b.args) or not attrs_equal(a.attrs, b.attrs):
+                if len(a.args) != len(b.args) or not attrs_equal(a.attrs, b.attrs) or a.attrs_ref != b.attrs_ref:
                     return False
                 if len(a.type_args) != len(b.type_args) or not all(map(self.types, a.type_args, b.type_args)):
                     return False

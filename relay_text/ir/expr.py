@@ -37,11 +37,15 @@ class Expr:
 
 @dataclass(eq=False, slots=True)
 class Var(Expr):
-    """A local variable (`%x`); `name` is empty for the binder of `e1; e2`."""
+    """A local variable (`%x`); `name` is empty for the binder of `e1; e2`.
+
+    `attrs` are the attributes TVM writes in braces after a parameter's name
+    (`%x {virtual_device=meta[VirtualDevice][0]}`), in source order."""
 
     name: str
     type_annotation: Type | None = None
     span: Span | None = field(default=None, repr=False)
+    attrs: tuple[tuple[str, AttrValue], ...] = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -145,6 +149,11 @@ class Call(Expr):
     `infix` remembers that the call was written with an operator symbol
     (`+`, `==`, unary `-`, ...) so that the formatter can keep that spelling;
     like spans, it does not take part in comparison.
+
+    `attrs_ref` is set when the attributes were written as a reference into
+    the `#[metadata]` section (`nn.dense(%x, %w, meta[relay.attrs.DenseAttrs][0])`,
+    as older TVM printers wrote them); `attrs` then holds what that entry
+    decodes to, or nothing when the file has no such section.
     """
 
     op: Expr
@@ -153,6 +162,7 @@ class Call(Expr):
     type_args: tuple[Type, ...] = ()
     span: Span | None = field(default=None, repr=False)
     infix: str | None = field(default=None, repr=False)
+    attrs_ref: MetaRef | None = None
 
 
 @dataclass(eq=False, slots=True)

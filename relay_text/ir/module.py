@@ -27,6 +27,11 @@ class Metadata:
     text: str
     span: Span
 
+    @property
+    def header(self) -> str:
+        """How the section is introduced: `#[metadata]`, or `METADATA:` in v0.0.4."""
+        return "METADATA:" if self.span.text.startswith("METADATA:") else "#[metadata]"
+
 
 Definition = Union[GlobalVar, GlobalTypeVar]
 

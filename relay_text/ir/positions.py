@@ -22,6 +22,10 @@ from .span import Source, Span
 Range = tuple[int, int]
 
 
+# The key under which `Positions.attr_keys` records where a call's
+# `meta[relay.attrs...]` argument is written.
+META_ATTRS = "meta[...]"
+
 class Positions:
     __slots__ = ("source", "uses", "results", "attr_keys", "heads")
 

@@ -152,13 +152,43 @@ FLOAT32 = scalar_type("float32")
 UNIT = TupleType(())
 
 
-# bool, (u)int{8,16,32,64}, uint1, float{16,32,64}, bfloat16, with `xN` lanes.
-_DTYPE = re.compile(r"(?:bool|u?int(?:8|16|32|64)|uint1|int1|float(?:16|32|64)|bfloat16)(?:x[1-9][0-9]*)?")
+# TVM's spellings of element types (its `String2DLDataType`): a type code,
+# optional bits, optional `xN` lanes. Bare `int`, `uint` and `float` have 32
+# bits, `bfloat` 16, the two float8 codes 8.
+_DTYPE_SPELLING = re.compile(
+    r"(?P<code>bool|int|uint|float|bfloat|e4m3_float|e5m2_float)(?P<bits>[0-9]*)(?:x(?P<lanes>[1-9][0-9]*))?"
+)
+_DEFAULT_BITS = {"int": 32, "uint": 32, "float": 32, "bfloat": 16, "e4m3_float": 8, "e5m2_float": 8}
+_ALLOWED_BITS = {
+    "int": (1, 2, 4, 8, 16, 32, 64),
+    "uint": (1, 2, 4, 8, 16, 32, 64),
+    "float": (16, 32, 64),
+    "bfloat": (16,),
+    "e4m3_float": (8,),
+    "e5m2_float": (8,),
+}
+
+
+def canonical_dtype(name: str) -> str | None:
+    """The canonical name of a dtype spelling, or None if `name` is none:
+    `int` -> `int32`, `float` -> `float32`, `bfloat` -> `bfloat16`,
+    `int32x4` -> itself."""
+    m = _DTYPE_SPELLING.fullmatch(name)
+    if m is None:
+        return None
+    code, bits, lanes = m.group("code"), m.group("bits"), m.group("lanes")
+    if code == "bool":
+        return "bool" if not bits and not lanes else None
+    width = int(bits) if bits else _DEFAULT_BITS[code]
+    if width not in _ALLOWED_BITS[code]:
+        return None
+    return f"{code}{width}" + (f"x{lanes}" if lanes else "")
 
 
 def is_dtype(name: str) -> bool:
-    """Whether `name` spells a tensor element type, e.g. `float32`, `int32x4`."""
-    return _DTYPE.fullmatch(name) is not None
+    """Whether `name` is a dtype in its canonical spelling, e.g. `float32`,
+    `int32x4` (see `canonical_dtype` for the other spellings TVM reads)."""
+    return canonical_dtype(name) == name
 
 
 def split_lanes(dtype: str) -> tuple[str, int]:

@@ -169,6 +169,16 @@ def _values(r: RelationCall, name: str, count: int, allowed: tuple[int, ...] = (
     raise AssertionError
 
 
+def weight_dtype_of(r: RelationCall, data_dtype: Any) -> None:
+    """TVM's convolutions let the weight's dtype differ from the data's (an
+    int8 weight on uint8 data, `out_dtype="int32"`: src/relay/op/nn/
+    convolution.cc keeps the weight's own dtype); a weight whose dtype is
+    still unknown takes the data's, as TVM gives an inferred weight."""
+    w = r.tensor(1)
+    if type(w.dtype) is not str:
+        r.refine(1, TensorType(w.shape, data_dtype))
+
+
 def _layout(r: RelationCall, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
@@ -214,7 +224,7 @@ def conv1d_rel(r: RelationCall) -> bool:
     weight = r.tensor(1)
     if not known_rank(weight.shape) and channels is not None and kernel_size is not None and type(c) is int:
         dims = {"O": channels, "I": c // groups, "W": kernel_size[0]}
-        r.refine(1, TensorType(tuple(dims[x] for x in kl), data.dtype))
+        r.refine(1, TensorType(tuple(dims[x] for x in kl), weight.dtype if type(weight.dtype) is str else data.dtype))
         weight = r.tensor(1)
     if not known_rank(weight.shape):
         return False
@@ -230,7 +240,7 @@ def conv1d_rel(r: RelationCall) -> bool:
         )
     if channels is not None and type(o) is int and o != channels:
         r.fail("shape-mismatch", f"`nn.conv1d` has channels={channels}, but the weight has {o} output channels", arg=1)
-    r.unify_dtypes(0, 1)
+    weight_dtype_of(r, data.dtype)
     left, right = (pad[0], pad[0]) if len(pad) == 1 else pad
     if type(width) is int and type(k) is int:
         out_w: Any = (width + left + right - dilation * (k - 1) - 1) // stride + 1
@@ -312,7 +322,7 @@ def conv2d_transpose_rel(r: RelationCall) -> bool:
     if not known_rank(weight.shape) and channels is not None and kernel_size is not None and type(c) is int:
         kh, kw = kernel_size * 2 if len(kernel_size) == 1 else kernel_size
         dims = {"I": c, "O": channels // groups, "H": kh, "W": kw}
-        r.refine(1, TensorType(tuple(dims[x] for x in kl), data.dtype))
+        r.refine(1, TensorType(tuple(dims[x] for x in kl), weight.dtype if type(weight.dtype) is str else data.dtype))
         weight = r.tensor(1)
     if not known_rank(weight.shape):
         return False
@@ -331,7 +341,7 @@ def conv2d_transpose_rel(r: RelationCall) -> bool:
     o: Any = opg * groups if type(opg) is int else AnyDim()
     if channels is not None and type(o) is int and o != channels:
         r.fail("shape-mismatch", f"`nn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels", arg=1)
-    r.unify_dtypes(0, 1)
+    weight_dtype_of(r, data.dtype)
 
     def size(d: Any, k: Any, s: int, dil: int, before: int, after: int, extra: int, name: str) -> Any:
         if type(d) is not int or type(k) is not int:

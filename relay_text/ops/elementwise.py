@@ -4,6 +4,17 @@ Binary operators broadcast like numpy (the `Broadcast` relation) and need
 operands of one dtype; comparisons give bool. Integer division truncates
 toward zero and `mod` takes the sign of the dividend, as in C (and TVM);
 `floor_divide` and `floor_mod` round toward negative infinity, as numpy.
+`trunc_divide` and `trunc_mod` are `divide` and `mod` on integers; on
+floats they round the quotient toward zero (`a - trunc(a / b) * b`, as
+TOPI computes it, which may differ from C's fmod in the last bit).
+
+Unary math (`exp`, `log`, `sqrt`, `tanh`, `sin`, ...) has TVM's `Identity`
+relation, which takes a tensor of any dtype. On integer and bool tensors
+the rounding functions (`floor`, `ceil`, `round`, `trunc`) return the input
+unchanged, as TVM does; the others are computed in float64 and converted
+back (truncated toward zero, NaN to 0, saturating at the dtype's range):
+TVM type-checks such calls but cannot lower them (its LLVM code generator
+is given a float intrinsic on an integer), so this is our definition.
 """
 
 from __future__ import annotations
@@ -14,7 +25,19 @@ from typing import Any
 from ..ir.ty import TensorType
 from ._np import is_float, is_int, np, wrap
 from .registry import Attr, KernelError, register
-from .relations import arithmetic, broadcast, broadcast_bool, broadcast_dims, broadcast_logical, identity, known_rank, numeric_identity, OUT, relation, RelationCall
+from .relations import (
+    OUT,
+    RelationCall,
+    arithmetic,
+    broadcast,
+    broadcast_bool,
+    broadcast_dims,
+    broadcast_logical,
+    identity,
+    known_rank,
+    numeric_identity,
+    relation,
+)
 
 # ---------------------------------------------------------------- relations
 
@@ -22,7 +45,7 @@ from .relations import arithmetic, broadcast, broadcast_bool, broadcast_dims, br
 def _float_dtype(r: RelationCall, i: int) -> None:
     t = r.tensor(i)
     d = t.dtype
-    if isinstance(d, str) and not (d.startswith("float") or d.startswith("bfloat")):
+    if isinstance(d, str) and not d.startswith(("float", "bfloat")):
         r.fail(
             "type-mismatch",
             f"`{r.op}` takes a floating-point tensor, found `{d}`",
@@ -174,6 +197,25 @@ def floor_mod(args: tuple, attrs: dict) -> Any:
         return wrap(np.mod(a, b), a.dtype)
 
 
+@register("trunc_divide", inputs=2, relation=arithmetic, doc="Elementwise quotient rounded toward zero, for floats too.")
+def trunc_divide(args: tuple, attrs: dict) -> Any:
+    a, b = args
+    if is_int(a.dtype):
+        return divide(args, attrs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return wrap(np.trunc(np.true_divide(a, b)), a.dtype)
+
+
+@register("trunc_mod", inputs=2, relation=arithmetic, doc="Elementwise remainder a - trunc(a / b) * b, with the sign of the dividend.")
+def trunc_mod(args: tuple, attrs: dict) -> Any:
+    a, b = args
+    if is_int(a.dtype):
+        return mod(args, attrs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.trunc(np.true_divide(a, b))
+        return wrap(np.subtract(a, np.multiply(q, b)), a.dtype)
+
+
 @register("power", inputs=2, relation=arithmetic, doc="Elementwise power a ** b.")
 def power(args: tuple, attrs: dict) -> Any:
     a, b = args
@@ -281,14 +323,51 @@ def ones_like(args: tuple, attrs: dict) -> Any:
     return np.ones_like(args[0])
 
 
-def _float_unary(name: str, fn: Any, doc: str) -> None:
+def from_float64(values: Any, dtype: Any) -> Any:
+    """float64 results back in an integer or bool `dtype`: bool is `!= 0`;
+    integers are truncated toward zero (C's conversion), with NaN giving 0 and
+    values beyond the dtype saturating at its least or greatest value."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return wrap(values != 0, dtype)
+    info = np.iinfo(dtype)
+    t = np.trunc(values)
+    lo, hi = float(info.min), float(info.max) + 1  # both exact in float64
+    inside = (t >= lo) & (t < hi)
+    out = np.where(inside, t, 0).astype(dtype)
+    out = np.where(t >= hi, np.array(info.max, dtype), out)
+    return wrap(np.where(t < lo, np.array(info.min, dtype), out), dtype)
+
+
+def float_math(fn: Any, integers_unchanged: bool = False) -> Any:
+    """The kernel of a unary math function `fn` (numpy in, numpy out).
+
+    A floating-point tensor is computed in its own dtype. TVM's relation
+    (`Identity`) also accepts integer and bool tensors; for the rounding
+    functions TVM returns those unchanged (`integers_unchanged`), for the
+    others it emits the float intrinsic on an integer, which its code
+    generators cannot lower, so TVM itself cannot run them: here they are
+    computed in float64 and converted back by `from_float64`."""
+
     def kernel(args: tuple, attrs: dict) -> Any:
         x = args[0]
+        if is_float(x.dtype):
+            with np.errstate(all="ignore"):
+                return wrap(fn(x), x.dtype)
+        if integers_unchanged:
+            return np.array(x, copy=True)
         with np.errstate(all="ignore"):
-            return wrap(fn(x), x.dtype)
+            return from_float64(fn(x.astype(np.float64)), x.dtype)
 
+    return kernel
+
+
+def unary_math(name: str, fn: Any, doc: str, integers_unchanged: bool = False) -> None:
+    """Register a unary math operator: TVM's `Identity` relation (any tensor)
+    and the `float_math` kernel of `fn`."""
+    kernel = float_math(fn, integers_unchanged)
     kernel.__name__ = name
-    register(name, inputs=1, relation=float_identity, doc=doc)(kernel)
+    register(name, inputs=1, relation=identity, doc=doc)(kernel)
 
 
 def _sigmoid(x: Any) -> Any:
@@ -297,29 +376,28 @@ def _sigmoid(x: Any) -> Any:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-_float_unary("exp", lambda x: np.exp(x), "Elementwise e ** x.")
-_float_unary("log", lambda x: np.log(x), "Elementwise natural logarithm.")
-_float_unary("log2", lambda x: np.log2(x), "Elementwise base-2 logarithm.")
-_float_unary("log10", lambda x: np.log10(x), "Elementwise base-10 logarithm.")
-_float_unary("sqrt", lambda x: np.sqrt(x), "Elementwise square root.")
-_float_unary("rsqrt", lambda x: 1 / np.sqrt(x), "Elementwise 1 / sqrt(x).")
-_float_unary("tanh", lambda x: np.tanh(x), "Elementwise hyperbolic tangent.")
-_float_unary("sigmoid", _sigmoid, "Elementwise logistic function 1 / (1 + e ** -x).")
-_float_unary("sin", lambda x: np.sin(x), "Elementwise sine.")
-_float_unary("cos", lambda x: np.cos(x), "Elementwise cosine.")
-_float_unary("tan", lambda x: np.tan(x), "Elementwise tangent.")
-_float_unary("floor", lambda x: np.floor(x), "Elementwise rounding toward negative infinity.")
-_float_unary("ceil", lambda x: np.ceil(x), "Elementwise rounding toward positive infinity.")
-# TVM lowers `round` to C's round(): halves go away from zero (numpy's round goes to even).
 def _round_half_away(x: Any) -> Any:
     whole = np.trunc(x)
     frac = x - whole  # exact: no rounding error, unlike floor(x + 0.5)
     return whole + np.where(np.abs(frac) >= 0.5, np.sign(x), 0).astype(x.dtype)
 
 
+unary_math("exp", lambda x: np.exp(x), "Elementwise e ** x.")
+unary_math("log", lambda x: np.log(x), "Elementwise natural logarithm.")
+unary_math("log2", lambda x: np.log2(x), "Elementwise base-2 logarithm.")
+unary_math("log10", lambda x: np.log10(x), "Elementwise base-10 logarithm.")
+unary_math("sqrt", lambda x: np.sqrt(x), "Elementwise square root.")
+unary_math("rsqrt", lambda x: 1 / np.sqrt(x), "Elementwise 1 / sqrt(x).")
+unary_math("tanh", lambda x: np.tanh(x), "Elementwise hyperbolic tangent.")
+unary_math("sigmoid", _sigmoid, "Elementwise logistic function 1 / (1 + e ** -x).")
+unary_math("sin", lambda x: np.sin(x), "Elementwise sine.")
+unary_math("cos", lambda x: np.cos(x), "Elementwise cosine.")
+unary_math("tan", lambda x: np.tan(x), "Elementwise tangent.")
+unary_math("floor", lambda x: np.floor(x), "Elementwise rounding toward negative infinity.", integers_unchanged=True)
+unary_math("ceil", lambda x: np.ceil(x), "Elementwise rounding toward positive infinity.", integers_unchanged=True)
 # TVM lowers `round` to C's round(): halves go away from zero (numpy's round goes to even).
-_float_unary("round", _round_half_away, "Elementwise rounding to nearest, halves away from zero.")
-_float_unary("trunc", lambda x: np.trunc(x), "Elementwise rounding toward zero.")
+unary_math("round", _round_half_away, "Elementwise rounding to nearest, halves away from zero.", integers_unchanged=True)
+unary_math("trunc", lambda x: np.trunc(x), "Elementwise rounding toward zero.", integers_unchanged=True)
 
 
 # ---------------------------------------------------------------- selection, clipping, casts

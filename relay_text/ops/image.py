@@ -44,9 +44,14 @@ ROUNDING = ("", "round", "round_prefer_floor", "round_prefer_ceil", "floor", "ce
 # ---------------------------------------------------------------- interpolation weights
 
 
-def source_coords(length: int, size: int, mode: str) -> Any:
-    """The source coordinate of every output index (float64)."""
+def source_coords(length: int, size: int, mode: str, start: float = 0.0, end: float = 0.0) -> Any:
+    """The source coordinate of every output index (float64); `start` and `end`
+    are the axis's region of interest, read only by "tf_crop_and_resize"."""
     o = np.arange(size, dtype=np.float64)
+    if mode == "tf_crop_and_resize":
+        if size > 1:
+            return start * (length - 1) + o * ((end - start) * (length - 1) / (size - 1))
+        return np.full(size, 0.5 * (start + end) * (length - 1))
     scale = length / size
     if mode == "half_pixel":
         return (o + 0.5) * scale - 0.5
@@ -79,9 +84,12 @@ def _cubic(t: Any, alpha: float) -> Any:
     return np.where(t <= 1, near, np.where(t < 2, far, 0.0))
 
 
-def weight_matrix(length: int, size: int, method: str, mode: str, rounding: str = "", alpha: float = -0.5, exclude: bool = False) -> Any:
+def weight_matrix(
+    length: int, size: int, method: str, mode: str, rounding: str = "", alpha: float = -0.5, exclude: bool = False,
+    roi: tuple[float, float] = (0.0, 0.0),
+) -> Any:
     """The (size, length) matrix W with output = W @ input along one axis."""
-    src = source_coords(length, size, mode)
+    src = source_coords(length, size, mode, *roi)
     w = np.zeros((size, length), dtype=np.float64)
     rows = np.arange(size)
     if method == "nearest_neighbor":
@@ -105,16 +113,37 @@ def weight_matrix(length: int, size: int, method: str, mode: str, rounding: str 
     return w
 
 
-def resize_nchw(x: Any, out_h: int, out_w: int, method: str, mode: str, rounding: str, alpha: float, exclude: bool, dtype: Any) -> Any:
-    h, w = x.shape[2], x.shape[3]
+def resize_spatial(
+    x: Any, sizes: tuple, method: str, mode: str, rounding: str, alpha: float, exclude: bool, dtype: Any,
+    rois: tuple = (), extrapolation: float = 0.0,
+) -> Any:
+    """Resize the trailing axes of `x` (N, C, *spatial) to `sizes`, one weight
+    matrix per axis. `rois` holds a (start, end) pair per axis for
+    "tf_crop_and_resize", where output pixels whose source coordinate falls
+    outside the image on any axis take `extrapolation`."""
     work = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
-    wh = weight_matrix(h, out_h, method, mode, rounding, alpha, exclude).astype(work)
-    ww = weight_matrix(w, out_w, method, mode, rounding, alpha, exclude).astype(work)
-    rows = np.matmul(wh, x.astype(work, copy=False))  # (n, c, out_h, w)
-    out = np.matmul(rows, ww.T)  # (n, c, out_h, out_w)
+    out = x.astype(work, copy=False)
+    lead = x.ndim - len(sizes)
+    outside = None
+    for k, size in enumerate(sizes):
+        axis = lead + k
+        length = x.shape[axis]
+        roi = rois[k] if rois else (0.0, 0.0)
+        w = weight_matrix(length, size, method, mode, rounding, alpha, exclude, roi).astype(work)
+        out = np.moveaxis(np.matmul(w, np.moveaxis(out, axis, -2)), -2, axis)
+        if mode == "tf_crop_and_resize":
+            src = source_coords(length, size, mode, *roi)
+            bad = ((src < 0) | (src > length - 1)).reshape((size,) + (1,) * (len(sizes) - k - 1))
+            outside = bad if outside is None else outside | bad
+    if outside is not None:
+        out = np.where(outside, np.asarray(extrapolation, dtype=work), out)
     if np.dtype(dtype).kind in "iu":
         out = np.trunc(out)
     return out.astype(dtype)
+
+
+def resize_nchw(x: Any, out_h: int, out_w: int, method: str, mode: str, rounding: str, alpha: float, exclude: bool, dtype: Any) -> Any:
+    return resize_spatial(x, (out_h, out_w), method, mode, rounding, alpha, exclude, dtype)
 
 
 # ---------------------------------------------------------------- relations
@@ -165,7 +194,7 @@ def resize2d_rel(r: RelationCall) -> bool:
         Attr("layout", "str", "NCHW"),
         Attr("method", "str", "linear"),
         Attr("coordinate_transformation_mode", "str", "half_pixel"),
-        Attr("rounding_method", "str", ""),
+        Attr("rounding_method", "str", "round"),  # the C++ default, which text without the attribute gets
         Attr("cubic_alpha", "float", -0.5),
         Attr("cubic_exclude", "int", 0),
         Attr("extrapolation_value", "float", 0.0),

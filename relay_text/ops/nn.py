@@ -16,7 +16,7 @@ from typing import Any
 
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np, wrap
-from .conv import conv2d_nchw, pads_2d, pair_of, window_taps
+from .conv import conv2d_nchw, pads_2d, pair_of, weight_dtype_of, window_taps
 from .registry import Attr, register
 from .relations import is_unknown, known_rank, normalize_axis, numeric_identity, OUT, relation, RelationCall, shape_text
 
@@ -279,7 +279,7 @@ def conv2d_rel(r: RelationCall) -> bool:
     if not known_rank(weight.shape) and channels is not None and kernel_size is not None and type(c) is int:
         kh, kw = pair(r, "kernel_size")
         dims = {"O": channels, "I": c // groups, "H": kh, "W": kw}
-        r.refine(1, TensorType(tuple(dims[x] for x in kl), data.dtype))
+        r.refine(1, TensorType(tuple(dims[x] for x in kl), weight.dtype if type(weight.dtype) is str else data.dtype))
         weight = r.tensor(1)
     if not known_rank(weight.shape):
         return False
@@ -301,7 +301,7 @@ def conv2d_rel(r: RelationCall) -> bool:
             r.fail("shape-mismatch", f"`nn.conv2d` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=1)
     if type(o) is int and o % groups:
         r.fail("shape-mismatch", f"`nn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
-    r.unify_dtypes(0, 1)
+    weight_dtype_of(r, data.dtype)
     sh, sw = pair(r, "strides")
     dh, dw = pair(r, "dilation")
     pt, pleft, pb, pr = padding4(r, r.attrs["padding"])

@@ -64,7 +64,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from ..ir.ty import is_dtype
+from ..ir.ty import canonical_dtype
 from .relations import RelationFn
 
 
@@ -178,8 +178,8 @@ class Attr:
             if isinstance(value, str):
                 return value
         elif kind == "dtype":
-            if isinstance(value, str) and is_dtype(value):
-                return value
+            if isinstance(value, str) and canonical_dtype(value) is not None:
+                return canonical_dtype(value)  # TVM's spellings: "int" is int32
             if isinstance(value, str):
                 raise AttrError(self.name, f'`"{value}"` is not a dtype', ATTR_KINDS["dtype"])
         elif kind == "ints":

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._np import np, wrap
-from .elementwise import float_identity
-from .registry import register
+from ._np import np
+from .elementwise import unary_math
+
 
 _ERFC = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277)
 
@@ -43,12 +43,18 @@ def erf_approx(x: Any) -> Any:
 _exact = None
 
 
-@register("erf", inputs=1, relation=float_identity, doc="The Gauss error function, elementwise.")
-def erf(args: tuple, attrs: dict) -> Any:
+def exact_erf(x: Any) -> Any:
+    """erf of a float64 array, by math.erf."""
     global _exact
-    x = args[0]
-    if x.dtype == np.float64:
-        if _exact is None:
-            _exact = np.frompyfunc(math.erf, 1, 1)
-        return wrap(_exact(x).astype(np.float64), x.dtype)
-    return wrap(erf_approx(x), x.dtype)
+    if _exact is None:
+        _exact = np.frompyfunc(math.erf, 1, 1)
+    return np.asarray(_exact(x)).astype(np.float64)  # a 0-d input gives a Python float
+
+
+def _erf(x: Any) -> Any:
+    """erf in x's float dtype: exact in float64, else `erf_approx`."""
+    return exact_erf(x) if x.dtype == np.float64 else erf_approx(x)
+
+
+# TVM's relation is `Identity`: integers are accepted as for the other unary math functions.
+unary_math("erf", _erf, "The Gauss error function, elementwise.")

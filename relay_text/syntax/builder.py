@@ -54,11 +54,12 @@ from ..ir.ty import (
     TupleType,
     TypeCall,
     TypeVar,
+    canonical_dtype,
     is_dtype,
 )
 from .lexer import Tok, skip_trivia
 from .literals import LiteralError, int_range, is_float_dtype, is_int_text, parse_float, parse_int, round_float
-from ..ir.positions import Positions
+from ..ir.positions import META_ATTRS, Positions
 from .scopes import Scopes
 from .suggest import close_names, or_list
 
@@ -81,6 +82,7 @@ KINDS = {k.value: k for k in Kind}
 SUPPORTED_VERSIONS = ("0.0.5", "0.0.4")
 _DIGITS = re.compile(r"[0-9]+")
 _NUMBER = re.compile(r"[0-9][0-9A-Za-z.+-]*|(?:inf|nan)f[0-9]*")
+_SIGNED_NUMBER = re.compile(r"(-*)(" + _NUMBER.pattern + ")")
 
 
 class Env:
@@ -160,6 +162,21 @@ def _u(x: Any) -> Any:
 _NONE_ATTR = object()  # `None` written as an attribute value, until it is stored
 
 
+class _Str:
+    """A string written as a positional call argument."""
+
+    __slots__ = ("value", "span")
+
+    def __init__(self, value: str, span: Span) -> None:
+        self.value = value
+        self.span = span
+
+
+# Operators whose second positional argument v0.0.4 read as a string attribute
+# (its parser called TVM's Python constructors, `relay.cast(data, dtype)`).
+_POSITIONAL_STRING_ATTRS = {"cast": "dtype"}
+
+
 class _Kw:
     """A keyword argument `key=value` in a call or parameter list."""
 
@@ -187,6 +204,7 @@ class Builder:
         self.fn_binds_let: list[bool] = []
         self.graph_uses: dict[int, int] = {}  # id(node) -> number of uses by name
         self.graph_defs: dict[str, Span] = {}
+        self.graph_nodes: dict[str, Expr] = {}  # TVM's format: every `%n` of the file, first binding first
         self.unbound: list[tuple[str, Span, list[str]]] = []
         self.globals: dict[str, GlobalVar] = {}
         self.global_refs: list[tuple[str, Span]] = []
@@ -197,6 +215,9 @@ class Builder:
         self.free_vars: list[Var] = []
         self.defined_ctor_names: set[str] = set()
         self._literal_errors: dict[int, Diagnostic] = {}
+        self._meta_args: dict[int, tuple[MetaRef, Diagnostic]] = {}
+        self.meta_attr_calls: list[Any] = []
+        self.meta_values: list[tuple[MetaRef, Span]] = []  # `key=meta[...][i]` attribute values
         self.defining_adt: GlobalTypeVar = GlobalTypeVar("")
         self.positions = Positions(source)
 
@@ -205,7 +226,7 @@ class Builder:
         self.values = self.types = None  # type: ignore[assignment]
         self.module = None  # type: ignore[assignment]
         self.positions = Positions()
-        self.graph_uses = {}
+        self.graph_uses, self.graph_nodes = {}, {}
         self.diags, self.unbound, self.global_refs = [], [], []
 
     def span(self, start: int, end: int) -> Span:
@@ -248,12 +269,39 @@ class Builder:
         metadata = c[-1]
         if metadata is not None:
             module.metadata = Metadata(metadata.value, self.span(metadata.start_pos, metadata.end_pos))
+        if (self.meta_attr_calls or self.meta_values) and module.metadata is not None:
+            self._decode_meta_attrs(module.metadata)
         body = c[-2]
         if body is not None:
             module.expr = _u(body)
         module.free_vars = tuple(self.free_vars)
         module.positions = self.positions
         return module
+
+    def _decode_meta_attrs(self, metadata: Metadata) -> None:
+        """Fill the attributes of calls that refer to them in the metadata section."""
+        from .metadata import read_metadata
+
+        table, _problems = read_metadata(metadata)  # problems are the checker's to report
+        if table is None:
+            return
+        for call in self.meta_attr_calls:
+            ref = call.attrs_ref
+            decoded = table.attrs(ref.kind, ref.index)
+            if decoded is None:
+                count = table.kinds.get(ref.kind, 0)
+                where = self.positions.attr_key(call, META_ATTRS) or call.span
+                self.error("bad-metadata", f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", where, "no such entry").with_note(
+                    f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`"
+                )
+                continue
+            call.attrs = decoded
+        for ref, span in self.meta_values:  # `virtual_device=meta[VirtualDevice][0]`, ...
+            count = table.kinds.get(ref.kind, 0)
+            if not 0 <= ref.index < count:
+                self.error("bad-metadata", f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", span, "no such entry").with_note(
+                    f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`"
+                )
 
     # ---- definitions -------------------------------------------------------
 
@@ -303,14 +351,31 @@ class Builder:
         return vars_, attrs
 
     def param(self, c: list) -> Var:
-        tok, ty = c
+        tok, attrs, ty = c
         var = Var(tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(tok.start_pos, tok.end_pos))
+        if attrs:
+            var.attrs = attrs
         self.values.bind(var.name, var)
         return var
 
     def fn_attr(self, c: list) -> _Kw:
         key, value = c
         return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
+
+    param_attr = fn_attr
+
+    def param_attrs(self, c: list) -> tuple:
+        pairs: list[tuple[str, Any]] = []
+        for kw in c[1:-1]:
+            if isinstance(kw, _Kw):
+                if any(key == kw.key for key, _ in pairs):
+                    self.error("duplicate-definition", f"attribute `{kw.key}` is given twice", kw.span, "given again here")
+                    continue
+                pairs.append((kw.key, kw.value))
+        return tuple(pairs)
+
+    def arrow(self, c: list) -> Tok:
+        return c[0]
 
     def ret_type(self, c: list) -> Any:
         return c[1]
@@ -515,6 +580,8 @@ class Builder:
         self.values.bind(name, value)
         self.graph_uses[id(value)] = 0
         self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
+        if self.version is not None:
+            self.graph_nodes.setdefault(name, value)
         return tok, raw
 
     def graph_expr(self, c: list) -> Expr:
@@ -602,11 +669,14 @@ class Builder:
         operand = _u(raw)
         if isinstance(operand, Constant) and operand.is_scalar and operand.dtype != "bool" and operand.span is not None:
             literal = self.source.text[operand.span.start : operand.span.end]
-            if _NUMBER.fullmatch(literal):
+            m = _SIGNED_NUMBER.fullmatch(literal)
+            # `-42` is a literal; so is `--42` written as one word (TVM's
+            # tokenizer folds a run of `-` into the number: it is 42).
+            if m and (not m.group(1) or tok.end_pos == operand.span.start):
                 earlier = self._literal_errors.pop(id(operand), None)
                 if earlier is not None:
                     self.diags.remove(earlier)
-                return self._literal(literal, span, negate=True)
+                return self._literal(m.group(2), span, negate=len(m.group(1)) % 2 == 0)
         call = Call(Op("negative", self.span(tok.start_pos, tok.end_pos)), (_u(raw),), (), (), span, "-")
         self._note(call, (raw,), 1)
         return call
@@ -624,6 +694,8 @@ class Builder:
         attrs: list[tuple[str, Any]] = []
         seen: dict[str, Span] = {}
         for item in args or ():
+            if isinstance(item, _Str):
+                item = self._positional_string(callee, item, len(positional))
             if isinstance(item, _Kw):
                 if item.key in seen:
                     self.error("duplicate-definition", f"attribute `{item.key}` is given twice", item.span, "given again here").with_label(
@@ -636,7 +708,18 @@ class Builder:
                     self.error("syntax-error", "positional arguments must come before attributes", self._span(item))
                 positional.append(item)
         start = self._span(callee).start
+        attrs_ref = None
+        if positional and id(_u(positional[-1])) in self._meta_args:
+            # `op(%x, meta[relay.attrs.DenseAttrs][0])`: the attributes, by reference
+            attrs_ref, diag = self._meta_args.pop(id(_u(positional.pop())))
+            self.diags.remove(diag)
+            seen[META_ATTRS] = diag.span
+            if attrs:
+                self.error("duplicate-definition", "the attributes are given twice: by keyword and by a metadata reference", diag.span)
         call = Call(_u(callee), tuple(_u(a) for a in positional), tuple(attrs), type_args, self.span(start, close.end_pos))
+        if attrs_ref is not None:
+            call.attrs_ref = attrs_ref
+            self.meta_attr_calls.append(call)
         self._note(call, (callee, *positional))
         keys = self.positions.attr_keys
         for key, span in seen.items():
@@ -645,6 +728,21 @@ class Builder:
 
     def args(self, c: list) -> list:
         return c
+
+    def string_arg(self, c: list) -> _Str:
+        tok = c[0]
+        return _Str(_unquote(tok.value), self.span(tok.start_pos, tok.end_pos))
+
+    def _positional_string(self, callee: Any, arg: _Str, index: int) -> _Kw | Var:
+        """A string among the arguments: v0.0.4 wrote `cast(%x, "int16")` for
+        `cast(%x, dtype="int16")`; anywhere else a string is no value."""
+        op = _u(callee)
+        if type(op) is Op and op.name in _POSITIONAL_STRING_ATTRS and index == 1:
+            return _Kw(_POSITIONAL_STRING_ATTRS[op.name], arg.value, arg.span)
+        self.error("syntax-error", "a string is not a value", arg.span, "a string").with_help(
+            'strings are attribute values, written `key="..."` after the arguments (`cast(%x, dtype="int16")`)'
+        )
+        return Var(repr(arg.value), None, arg.span)  # a placeholder without type: no further errors
 
     def kwarg(self, c: list) -> _Kw:
         key, value = c
@@ -660,6 +758,11 @@ class Builder:
         tok = c[0]
         full = tok.value[1:]
         value = self.values.lookup(full)
+        if value is None and self.version is not None:
+            # TVM keeps one table of `%n` per file (the first binding of a
+            # number wins) and its printer used a `%n` bound inside an `if`
+            # branch after it: in TVM's format such a name is that node.
+            value = self.graph_nodes.get(full)
         if value is not None:
             self._count_graph_use(value)
             return _Use(value, tok.start_pos, tok.end_pos)
@@ -815,19 +918,27 @@ class Builder:
         self._note(node, (c[1], c[2]))
         return node
 
-    def meta_ref(self, c: list) -> Constant:
+    def meta_ref(self, c: list) -> Expr:
         kw, kind_tok, index_tok, close = c
         span = self.span(kw.start_pos, close.end_pos)
+        index = _int_value(index_tok.value)
         if kind_tok.value != "relay.Constant":
-            self.error("bad-metadata", f"`meta[{kind_tok.value}]` cannot be used as an expression", span).with_note(
-                "only `meta[relay.Constant][i]` stands for a value"
+            # No value: it may end an operator call's arguments (`call`
+            # takes it as the call's attributes); anywhere else it is an error.
+            text = f"meta[{kind_tok.value}][{index}]"
+            diag = self.error("bad-metadata", f"`{text}` cannot be used as a value", span, "not a value").with_note(
+                "only `meta[relay.Constant][i]` stands for a value; other entries of the metadata section"
+                " (attributes) may only end the arguments of an operator call"
             )
-        return Constant(None, None, None, _int_value(index_tok.value), span)
+            placeholder = Var(text, None, span)
+            self._meta_args[id(placeholder)] = (MetaRef(kind_tok.value, index), diag)
+            return placeholder
+        return Constant(None, None, None, index, span)
 
     def constant(self, c: list) -> Constant:
         kw, value_tok, shape, dtype_tok, close = c
         span = self.span(kw.start_pos, close.end_pos)
-        dtype = dtype_tok.value
+        dtype = canonical_dtype(dtype_tok.value) or dtype_tok.value
         if not is_dtype(dtype):
             self.error("unknown-type", f"`{dtype}` is not a dtype", self.span(dtype_tok.start_pos, dtype_tok.end_pos)).with_help(
                 "dtypes look like float32, int64, bool or int32x4"
@@ -943,7 +1054,9 @@ class Builder:
         return tuple(None if v is _NONE_ATTR else v for v in c[:-1] if v is not None)
 
     def attr_meta(self, c: list) -> MetaRef:
-        return MetaRef(c[1].value, _int_value(c[2].value))
+        ref = MetaRef(c[1].value, _int_value(c[2].value))
+        self.meta_values.append((ref, self.span(c[0].start_pos, c[-1].end_pos)))
+        return ref
 
     # ---- types -------------------------------------------------------------
 
@@ -1007,7 +1120,7 @@ class Builder:
         gtv = self.adts.get(name) or self.env.adts.get(name)
         if gtv is not None:
             return TypeCall(gtv, self._adt_args(args, self.module.type_defs.get(gtv), span), span)
-        if is_dtype(name) or name == "Tensor":
+        if canonical_dtype(name) is not None or name == "Tensor":
             self.error("syntax-error", f"`{name}` takes no type arguments in brackets", span).with_help(
                 "a tensor type is written `Tensor[(shape), dtype]`"
             )
@@ -1068,8 +1181,9 @@ class Builder:
             tvar = self.types.lookup(raw.name)
             if tvar is not None:
                 return tvar
-            if is_dtype(raw.name):
-                return TensorType((), raw.name, raw.span)
+            dtype = canonical_dtype(raw.name)
+            if dtype is not None:
+                return TensorType((), dtype, raw.span)
             gtv = self.adts.get(raw.name) or self.env.adts.get(raw.name)
             if gtv is not None:
                 return TypeCall(gtv, (), raw.span)
@@ -1119,10 +1233,11 @@ class Builder:
             tvar = self.types.lookup(raw.name)
             if tvar is not None:
                 return tvar
-            if is_dtype(raw.name):
-                return raw.name
+            dtype = canonical_dtype(raw.name)
+            if dtype is not None:
+                return dtype
             diag = self.error("unknown-type", f"unknown dtype `{raw.name}`", raw.span)
-            diag.with_note("dtypes are bool, int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16, optionally with lanes (int32x4)")
+            diag.with_note("dtypes are bool, int8/16/32/64 (int is int32), uint8/16/32/64, float16/32/64 (float is float32), bfloat16, optionally with lanes (int32x4)")
             return "float32"
         if isinstance(raw, IncompleteType):
             return IncompleteType(Kind.BASE_TYPE, raw.span)
@@ -1132,8 +1247,9 @@ class Builder:
     def as_type_arg(self, raw: Any) -> Any:
         """A type argument: a type, a dtype (str), a shape (tuple) or a dimension."""
         if isinstance(raw, _Name):
-            if self.types.lookup(raw.name) is None and is_dtype(raw.name):
-                return raw.name
+            dtype = canonical_dtype(raw.name)
+            if self.types.lookup(raw.name) is None and dtype is not None:
+                return dtype
             return self.as_type(raw)
         if isinstance(raw, _Paren):
             if raw.items and all(isinstance(x, _RAW_DIMS) or self._is_dim_var(x) for x in raw.items):

@@ -48,6 +48,8 @@ def describe_terminal(name: str, literal_of: dict[str, str]) -> str:
 
 def describe_expected(expected: set[str], literal_of: dict[str, str]) -> str:
     names = set(expected)
+    if "ARROW" in names:
+        names.discard("MINUS")  # `- >` is an arrow too, but nobody means it
     words: list[str] = []
     if len(names & _EXPR_START) >= 6:
         names -= _EXPR_START | {"REF", "REF_READ", "REF_WRITE", "META", "CONSTANT", "LET"}

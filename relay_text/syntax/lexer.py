@@ -19,14 +19,14 @@ from ..ir.span import Source, Span
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
 _SUFFIX_F = r"f(?:16|32|64)?"
-_SUFFIX_I = r"[iu](?:8|16|32|64)"
+_SUFFIX_I = r"i(?:8|16|32|64)?|u(?:8|16|32|64)"  # `42i` is int32, as in TVM
 
 # Leading blanks are consumed with each token, so one match yields one token.
 _MASTER = re.compile(
     r"""[ \t\r\n\f]*(?:
     (?P<LOCAL>%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)
   | (?P<IDENT>""" + _IDENT + r""")
-  | (?P<punct>->|=>|==|!=|<=|>=|&&|\|\||[(){}\[\],;:=<>+\-*?])
+  | (?P<punct>->|=>|==|!=|<=|>=|&&|\|\||;;|[(){}\[\],;:=<>+\-*?])
   | (?P<GLOBAL>@[A-Za-z_][A-Za-z0-9_]*)
   | (?P<FLOAT>
         (?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)(?:""" + _SUFFIX_F + r""")?
@@ -44,6 +44,17 @@ _MASTER = re.compile(
     )""",
     re.VERBOSE,
 )
+
+# In TVM's format a name may also contain `/` (TVM's tokenizer counts it as a
+# letter; models imported from TensorFlow name parameters `%conv1/weights`).
+# Only local names: global and operator names never had one in practice.
+_MASTER_TVM = re.compile(
+    _MASTER.pattern.replace(
+        r"(?P<LOCAL>%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)", r"(?P<LOCAL>%[A-Za-z0-9_]+(?:[./][A-Za-z0-9_]+)*)"
+    ),
+    re.VERBOSE,
+)
+assert _MASTER_TVM.pattern != _MASTER.pattern
 
 _VERSION_HEADER = re.compile(r'\#\[\s*version\s*=\s*"([^"]*)"\s*\]')
 _OLD_VERSION = re.compile(r"v(0\.0\.[0-9]+)(?=\s)")
@@ -130,6 +141,7 @@ class Tokens:
                 yield Tok("VERSION", header.group(1), header.start(), header.end())
                 prev_kind, prev_end, pos = "VERSION", header.end(), header.end()
                 header = None
+                match = _MASTER_TVM.match
                 continue
             m = match(text, pos)
             if m is None:
@@ -143,6 +155,10 @@ class Tokens:
             elif kind == "IDENT":
                 value = m.group(kind)
                 start = end - len(value)
+                if value == "METADATA" and text.startswith(":", end) and self.version is not None and self.version[0] == "0.0.4":
+                    # v0.0.4 ended a module with `METADATA:` and the JSON table
+                    yield Tok("METADATA", text[end + 1 :], start, len(text))
+                    return
                 kind = ident_kind(value, end, prev_kind)
                 if kind == "MATCH" and text.startswith("?", end):
                     end += 1
@@ -157,6 +173,8 @@ class Tokens:
                         kind = "LANGLE"
                     else:
                         kind = "LT"
+                elif value == ";;":  # v0.0.4's sequencing, `e1 ;; e2`: one `;`
+                    kind = kinds[";"]
                 else:
                     kind = kinds[value]
             elif kind == "eof":
@@ -206,7 +224,7 @@ class Tokens:
         keyword = self.literal_kinds.get(value)
         if keyword is None and value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
             return "FLOAT"
-        if (prev_kind == "LPAR" or prev_kind == "COMMA") and _ATTR_EQ.match(text, end):
+        if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(text, end):
             return "ATTR_KEY"
         if value == "where":
             after = _SPACES.match(text, end).end()

@@ -1,8 +1,9 @@
 """Numeric literals: their values, dtypes and exact text.
 
-An integer without suffix is int32 (int64 when it does not fit); a float
-without suffix is float32. Suffixes: `i8`..`i64`, `u8`..`u64`, `f`, `f16`,
-`f32`, `f64`. Float values are rounded to their dtype on reading, so a
+An integer without suffix is int32 (int64 when it does not fit, as TVM
+reads it); a float without suffix is float32. Suffixes: `i` (int32),
+`i8`..`i64`, `u8`..`u64`, `f`, `f16`, `f32`, `f64`. A value outside its
+dtype's range is an error (`128i8`, `65505f16`). Float values are rounded to their dtype on reading, so a
 literal holds exactly the number a program computes with.
 """
 
@@ -26,7 +27,10 @@ _INT_RANGES = {
 }
 
 _FLOAT_TEXT = re.compile(r"(?P<num>.*?)(?P<suffix>f(?:16|32|64)?)?$")
-_INT_TEXT = re.compile(r"(?P<num>[0-9]+)(?P<suffix>[iu](?:8|16|32|64))?$")
+_INT_TEXT = re.compile(r"(?P<num>[0-9]+)(?P<suffix>i(?:8|16|32|64)?|u(?:8|16|32|64))?$")
+# The largest finite value of each float dtype; TVM rejects a literal beyond it
+# (an infinite one is allowed: `inff`).
+_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
 
 
 class LiteralError(ValueError):
@@ -59,7 +63,9 @@ def parse_int(text: str, negate: bool = False) -> tuple[int, str]:
     if negate:
         value = -value
     suffix = m.group("suffix")
-    if suffix:
+    if suffix == "i":
+        dtype = "int32"
+    elif suffix:
         dtype = ("int" if suffix[0] == "i" else "uint") + suffix[1:]
     else:
         lo, hi = _INT_RANGES["int32"]
@@ -79,6 +85,11 @@ def parse_float(text: str, negate: bool = False, default: str = "float32") -> tu
     value = float(num)
     if negate:
         value = -value
+    largest = _FLOAT_MAX.get(dtype)
+    # (the shortest decimal text of the largest value itself, such as
+    # `3.4028235e+38`, is a hair above it and is allowed)
+    if largest is not None and math.isfinite(value) and abs(value) > largest * (1 + 2**-24):
+        raise LiteralError(f"`{'-' if negate else ''}{text}` is out of the range of {dtype} (its largest finite magnitude is {largest:.9g})")
     return round_float(value, dtype, text), dtype
 
 

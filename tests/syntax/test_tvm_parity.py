@@ -1,0 +1,267 @@
+"""TVM parity: what TVM's parser (src/relay/parser/ at commit 21095b98) reads,
+relay-text reads with the same meaning; what it rejects, relay-text rejects
+with a located diagnostic. One test per form of the table in docs/tvm-format.md.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from relay_text.formatter import format_source
+from relay_text.ir.span import Source
+from relay_text.pipeline import check_source
+from relay_text.syntax.type_text import type_text
+
+HEADER = '#[version = "0.0.5"]\n'
+
+
+def checked(text: str, name: str = "t.rly"):
+    return check_source(Source(name, text))
+
+
+def main_type(text: str) -> str:
+    """The type of `@main`, for a text that must check cleanly."""
+    result = checked(text)
+    assert [str(d) for d in result.diagnostics] == []
+    return result.global_types["@main"]
+
+
+def tvm_main(body: str, params: str = "") -> str:
+    return f"{HEADER}def @main({params}) {{\n  {body}\n}}\n"
+
+
+def roundtrips(text: str) -> str:
+    """`relay fmt` output (keep dialect), which must check to the same types,
+    and go through the documented dialect and back to the same types."""
+    before = checked(text).global_types
+    formatted = format_source(Source("t.rly", text))
+    assert [str(d) for d in formatted.diagnostics] == [] and formatted.text is not None
+    assert checked(formatted.text).global_types == before
+    docs = format_source(Source("t.rly", text), dialect="docs").text
+    assert docs is not None and checked(docs).global_types == before
+    back = format_source(Source("t.rly", docs), dialect="tvm").text
+    assert back is not None and checked(back).global_types == before
+    return formatted.text
+
+
+def only_error(text: str):
+    result = checked(text)
+    assert len(result.diagnostics) == 1, [str(d) for d in result.diagnostics]
+    return result.diagnostics[0]
+
+
+# ---------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize(
+    "literal, value_type",
+    [
+        ("--10", "Tensor[(), int32]"),  # tokenizer.h: a run of `-` before a digit folds into the number
+        ("-42i", "Tensor[(), int32]"),  # tokenizer.h ParseNumber: an `i` suffix without width is 32 bits
+        ("2147483648", "Tensor[(), int64]"),  # tokenizer.h: an unsuffixed int that does not fit 32 bits is int64
+        ("7i16", "Tensor[(), int16]"),
+        ("1.5f16", "Tensor[(), float16]"),
+        ("-inff", "Tensor[(), float32]"),
+    ],
+)
+def test_number_spellings(literal: str, value_type: str) -> None:
+    assert main_type(tvm_main(literal)) == f"fn() -> {value_type}"
+
+
+def test_a_run_of_minus_signs_folds_into_the_literal() -> None:
+    """`--10` is the literal 10 (TVM's tokenizer counts the signs), `---3` is -3;
+    with a space between the signs the first is the operator `negative`."""
+    text = roundtrips(tvm_main("(--10, ---3, - -2)"))
+    assert "(10, -3, %0)" in text and "%0 = negative(-2);" in text
+
+
+@pytest.mark.parametrize(
+    "literal, message",
+    [
+        ("65505f16", "`65505f16` is out of the range of float16 (its largest finite magnitude is 65504)"),
+        ("2147483648i32", "`2147483648i32` does not fit in int32 (-2147483648 to 2147483647)"),
+        ("4e38f", "`4e38f` is out of the range of float32 (its largest finite magnitude is 3.40282347e+38)"),
+    ],
+)
+def test_numbers_out_of_their_range_are_errors(literal: str, message: str) -> None:
+    """support/scalars.cc ValueToIntImm/ValueToFloatImm: out of range is "unrepresentable"."""
+    diag = only_error(tvm_main(literal))
+    assert (diag.code, diag.message, diag.span.text) == ("invalid-literal", message, literal)
+
+
+# ---------------------------------------------------------------- dtypes
+
+
+@pytest.mark.parametrize(
+    "written, canonical",
+    [("int", "int32"), ("uint", "uint32"), ("float", "float32"), ("bfloat", "bfloat16"), ("int8x4", "int8x4"), ("uint1x4", "uint1x4")],
+)
+def test_dtype_spellings_of_tvms_datatype_parser(written: str, canonical: str) -> None:
+    """include/tvm/runtime/data_type.h String2DLDataType: a bare code has its default width."""
+    text = tvm_main("%x", f"%x: {written}, %y: Tensor[(2), {written}]")
+    assert main_type(text) == f"fn(Tensor[(), {canonical}], Tensor[(2), {canonical}]) -> Tensor[(), {canonical}]"
+
+
+def test_dtype_attribute_spellings() -> None:
+    assert main_type(tvm_main('cast(%x, dtype="float")', "%x: int")) == "fn(Tensor[(), int32]) -> Tensor[(), float32]"
+
+
+def test_a_dtype_that_does_not_exist() -> None:
+    diag = only_error(tvm_main("%x", "%x: Tensor[(2), float8]"))
+    assert (diag.code, diag.message, diag.span.text) == ("unknown-type", "unknown dtype `float8`", "float8")
+
+
+def test_a_dtype_attribute_that_does_not_exist() -> None:
+    diag = only_error(tvm_main('cast(%x, dtype="float8")', "%x: int32"))
+    assert (diag.code, diag.span.text) == ("type-mismatch", "dtype")
+
+
+# ---------------------------------------------------------------- names and arrows
+
+
+def test_local_names_may_contain_a_slash() -> None:
+    """tokenizer.h IsIdentLetter: `/` is a letter in TVM names (TensorFlow-imported
+    parameters); the documented dialect, where `/` divides, renames such a variable."""
+    text = tvm_main("multiply(%conv1/weights, 2f)", "%conv1/weights: Tensor[(2), float32]")
+    assert main_type(text) == "fn(Tensor[(2), float32]) -> Tensor[(2), float32]"
+    assert "%conv1/weights: Tensor[(2), float32]" in roundtrips(text)
+    docs = format_source(Source("t.rly", text), dialect="docs").text
+    assert "%conv1_weights_1 : Tensor[(2), float32]" in docs
+
+
+def test_in_the_documented_dialect_a_slash_divides() -> None:
+    text = "def @main(%a : float32, %b : float32) { %a/%b }"
+    assert main_type(text) == "fn(Tensor[(), float32], Tensor[(), float32]) -> Tensor[(), float32]"
+
+
+def test_an_arrow_written_as_two_tokens() -> None:
+    """parser.cc ParseFunctionDef/ParseFunctionType match `-` then `>`."""
+    text = f"{HEADER}def @main(%f: fn (int32) - > int32) - > int32 {{\n  %f(1)\n}}\n"
+    assert main_type(text) == "fn(fn(Tensor[(), int32]) -> Tensor[(), int32]) -> Tensor[(), int32]"
+
+
+# ---------------------------------------------------------------- attributes
+
+
+def test_parameter_attributes_in_braces() -> None:
+    """parser.cc ParseFunctionDef: `{...}` after a parameter's name holds its
+    attributes (TVM prints `virtual_device` there after device planning)."""
+    text = tvm_main(
+        "add(%x, %y)",
+        "%x {virtual_device=meta[VirtualDevice][0]}: Tensor[(2), float32], %y {a=1, b=[1, 2]}: Tensor[(2), float32]",
+    )
+    assert main_type(text) == "fn(Tensor[(2), float32], Tensor[(2), float32]) -> Tensor[(2), float32]"
+    formatted = roundtrips(text)
+    assert "  %x {virtual_device=meta[VirtualDevice][0]}: Tensor[(2), float32],\n  %y {a=1, b=[1, 2]}: Tensor[(2), float32]\n" in formatted
+    docs = format_source(Source("t.rly", text), dialect="docs").text
+    assert "%x {virtual_device=meta[VirtualDevice][0]} : Tensor[(2), float32]" in docs
+
+
+METADATA_ATTRS = """#[metadata]
+{"root": 1, "nodes": [{"type_key": ""},
+  {"type_key": "Map", "keys": ["relay.attrs.BatchMatmulAttrs", "VirtualDevice"], "data": [2, 4]},
+  {"type_key": "Array", "data": [3]},
+  {"type_key": "relay.attrs.BatchMatmulAttrs", "attrs": {"out_dtype": "float64", "transpose_a": "0", "transpose_b": "1"}},
+  {"type_key": "Array", "data": [5]},
+  {"type_key": "VirtualDevice", "attrs": {"device_type_int": "1", "virtual_device_id": "0"}}],
+ "b64ndarrays": [], "attrs": {"tvm_version": "0.9.0"}}
+"""
+
+
+def test_attributes_by_reference_to_the_metadata_section() -> None:
+    """parser.cc ParseCallArgs: a `meta[...]` ending the arguments, whose entry
+    is an attributes object, gives the call its attributes."""
+    text = tvm_main(
+        "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])",
+        "%a {virtual_device=meta[VirtualDevice][0]}: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32]",
+    ) + METADATA_ATTRS
+    assert main_type(text) == "fn(Tensor[(2, 3, 4), float32], Tensor[(2, 5, 4), float32]) -> Tensor[(2, 3, 5), float64]"
+    formatted = roundtrips(text)
+    assert "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])" in formatted
+    assert formatted.endswith(METADATA_ATTRS)
+
+
+def test_a_metadata_reference_that_the_section_lacks() -> None:
+    text = tvm_main("nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][1])", "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32]")
+    diag = only_error(text + METADATA_ATTRS)
+    assert (diag.code, diag.message, diag.span.text) == (
+        "bad-metadata",
+        "`meta[relay.attrs.BatchMatmulAttrs][1]` is not in the metadata section",
+        "meta[relay.attrs.BatchMatmulAttrs][1]",
+    )
+    diag = only_error(tvm_main("%x", "%x {virtual_device=meta[VirtualDevice][3]}: int32") + METADATA_ATTRS)
+    assert (diag.code, diag.span.text) == ("bad-metadata", "meta[VirtualDevice][3]")
+
+
+def test_attributes_in_a_missing_metadata_section_are_one_warning_per_operator() -> None:
+    """TVM prints without the section by default (`show_meta_data=False`)."""
+    call = "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])"
+    text = tvm_main(f"%0 = {call};\n  %1 = {call};\n  add(%0, %1)", "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32]")
+    result = checked(text)
+    assert [(d.code, d.severity, d.message, d.span.text) for d in result.diagnostics] == [
+        (
+            "bad-metadata",
+            "warning",
+            "the attributes of 2 calls of `nn.batch_matmul` are in a `#[metadata]` section this file does not have",
+            "meta[relay.attrs.BatchMatmulAttrs][0]",
+        )
+    ]
+    assert result.global_types["@main"].endswith("-> Tensor[(2, 3, 5), float32]")  # the defaults: transpose_b=True
+
+
+def test_a_metadata_entry_used_as_a_value() -> None:
+    """Only `meta[relay.Constant][i]` is a value; the message names what was written."""
+    diag = only_error(tvm_main("add(meta[relay.attrs.DenseAttrs][0], %x)", "%x: float32"))
+    assert (diag.code, diag.message, diag.span.text) == (
+        "bad-metadata",
+        "`meta[relay.attrs.DenseAttrs][0]` cannot be used as a value",
+        "meta[relay.attrs.DenseAttrs][0]",
+    )
+
+
+def test_attributes_on_a_call_of_a_function_value() -> None:
+    """parser.cc ParseCallArgs: attributes of a call of a non-operator need
+    `attrs_type_key`, otherwise TVM rejects them."""
+    params = "%f: fn (int32) -> int32, %x: int32"
+    assert main_type(tvm_main('%f(%x, attrs_type_key="DictAttrs", name="a")', params)).endswith("-> Tensor[(), int32]")
+    diag = only_error(tvm_main('%f(%x, name="a")', params))
+    assert (diag.code, diag.message, diag.span.text) == ("unknown-attribute", "`%f` is not an operator and takes no attributes", "name")
+
+
+# ---------------------------------------------------------------- graph bindings
+
+
+IF_SCOPE = """#[version = "0.0.5"]
+def @main(%x: Tensor[(2), float32], %c: bool) {
+  %1 = if (%c) {
+    %0 = add(%x, 1f);
+    multiply(%0, 2f)
+  } else {
+    %x
+  };
+  add(%1, %0)
+}
+"""
+
+
+def test_a_graph_binding_used_after_the_branch_that_bound_it() -> None:
+    """parser.cc AddGraphBinding/LookupGraphBinding: one table of `%n` per file."""
+    assert main_type(IF_SCOPE) == "fn(Tensor[(2), float32], Tensor[(), bool]) -> Tensor[(2), float32]"
+    roundtrips(IF_SCOPE)
+
+
+def test_the_documented_dialect_keeps_block_scoping() -> None:
+    text = IF_SCOPE.replace('#[version = "0.0.5"]\n', "").replace("1f", "1.0").replace("2f", "2.0")
+    diag = only_error(text)
+    assert (diag.code, diag.span.text, diag.location()[1:3]) == ("unbound-variable", "%0", (8, 11))
+
+
+def test_an_unknown_operator_is_reported_once_per_name() -> None:
+    text = tvm_main("%0 = frobnicate(%x);\n  %1 = frobnicate(%0);\n  frobnicate(%1)", "%x: float32")
+    diag = only_error(text)
+    assert (diag.code, diag.message, diag.label, diag.location()[1:3]) == (
+        "unknown-operator",
+        "unknown operator `frobnicate`",
+        "not an operator (3 uses; this is the first)",
+        (3, 8),
+    )

@@ -9,9 +9,9 @@ resizes the depth, height and width of 5-D data to `round(D * scale_d)`,
 `align_corners`, `asymmetric`, ...). `method` is "nearest_neighbor" (the
 pixel at the rounded coordinate: rounded to nearest with align_corners,
 else down) or "trilinear" (blending the two neighbours on each axis).
-Like the 2-D resize it is separable: one interpolation matrix per axis
-(nearest neighbour reads the pixels directly, so every dtype is exact).
-The scales have no default.
+It runs on the 2-D resize's machinery (`image.resize_spatial`: one
+interpolation matrix per axis); integer results truncate toward zero. The
+scales have no default.
 
 `dyn.nn.upsampling(data, scale_h, scale_w, layout, method, align_corners)`
 and `dyn.nn.upsampling3d(data, scale_d, scale_h, scale_w, layout, method,
@@ -33,8 +33,8 @@ from .image import (
     _check_layout,
     _choice,
     _scaled,
+    resize_spatial,
     upsampling,
-    weight_matrix,
 )
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, known_rank, relation, require_numeric, shape_text
@@ -81,20 +81,11 @@ def upsampling3d_rel(r: RelationCall) -> bool:
 
 
 def resize_3d(x: Any, layout: str, sizes: tuple, method: str, mode: str) -> Any:
-    """Resize the D, H, W axes of `x` (in `layout`) to `sizes`, in x's dtype."""
-    out = x
-    for a, size in zip(SPATIAL, sizes):
-        axis = layout.index(a)
-        w = weight_matrix(x.shape[axis], size, method, mode)
-        if method == "nearest_neighbor":
-            out = np.take(out, w.argmax(axis=1), axis=axis)
-            continue
-        work = out if out.dtype.kind == "f" else out.astype(np.float64)
-        moved = np.moveaxis(work, axis, -1)
-        out = np.moveaxis(np.matmul(moved, w.T.astype(work.dtype)), -1, axis)
-    if method != "nearest_neighbor" and x.dtype.kind in "iu":
-        out = np.trunc(out)
-    return wrap(out.astype(x.dtype, copy=False), x.dtype)
+    """Resize the D, H, W axes of `x` (in `layout`) to `sizes`, in x's dtype,
+    by `image.resize2d`'s per-axis interpolation matrices."""
+    ncdhw = np.transpose(x, [layout.index(c) for c in "NCDHW"])
+    out = resize_spatial(ncdhw, sizes, method, mode, "", -0.5, False, x.dtype)
+    return wrap(np.transpose(out, ["NCDHW".index(c) for c in layout]), x.dtype)
 
 
 _ATTRS_3D = (

@@ -135,7 +135,7 @@ def loop_nearest(x, sizes, mode):
 @pytest.mark.parametrize("mode", ["half_pixel", "align_corners", "asymmetric"])
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
 def test_nearest_against_loops(mode: str, dtype: str) -> None:
-    """Nearest neighbour reads pixels, so every dtype comes through exactly."""
+    """Nearest neighbour copies pixels: bools, and integers float64 holds exactly, come through unchanged."""
     x = np.random.default_rng(2).integers(-(2**40), 2**40, (1, 2, 3, 4, 2)).astype(dtype)
     got = FAMILY.run("nn.upsampling3d", x, scale_d=1.7, scale_h=0.5, scale_w=2.0, coordinate_transformation_mode=mode)
     same(got, loop_nearest(x, sizes_of((3, 4, 2), (1.7, 0.5, 2.0)), mode))

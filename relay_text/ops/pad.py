@@ -34,6 +34,7 @@ from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, known_rank, relation, shape_text
+from .space import plus
 
 MODES = ("constant", "edge", "reflect")
 
@@ -61,7 +62,7 @@ def pad_rel(r: RelationCall) -> bool:
     shape: list[Any] = []
     for axis, (d, (before, after)) in enumerate(zip(data.shape, widths)):
         if type(d) is not int:
-            shape.append(d if before == 0 and after == 0 else AnyDim())
+            shape.append(plus(d, before + after))
             continue
         problem = width_problem(axis, d, before, after, mode)
         if problem:
@@ -192,7 +193,7 @@ def mirror_pad_rel(r: RelationCall) -> bool:
     shape: list[Any] = []
     for axis, (d, (before, after)) in enumerate(zip(data.shape, widths)):
         if type(d) is not int:
-            shape.append(d if before == 0 and after == 0 else AnyDim())
+            shape.append(plus(d, before + after))
             continue
         limit = d if mode == "SYMMETRIC" else d - 1
         if max(before, after) > limit and (before or after):

@@ -34,10 +34,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..ir.ty import AnyDim, TensorType
+from ..ir.ty import AnyDim, DimBinOp, TensorType
 from ._np import np, wrap
+from ._vision import times
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
 
 # ---------------------------------------------------------------- depth <-> space
 
@@ -53,11 +54,21 @@ def _sub_pixel_checks(r: RelationCall) -> tuple[str, int]:
 
 
 def _scale(d: Any, b: int, up: bool) -> Any:
+    """d * b, or d / b rounded down (symbolic only as a product)."""
     if b == 1:
         return d
-    if type(d) is not int:
+    if up:
+        return times(d, b)
+    return d // b if type(d) is int else AnyDim()
+
+
+def plus(d: Any, k: int) -> Any:
+    """d + k, kept symbolic for a shape variable (`n + 2`, `n - 1`)."""
+    if k == 0 or type(d) is int:
+        return d + k
+    if isinstance(d, AnyDim) or is_unknown(d):
         return AnyDim()
-    return d * b if up else d // b
+    return DimBinOp("+" if k > 0 else "-", d, abs(k))
 
 
 @relation("DepthToSpace")
@@ -83,10 +94,7 @@ def _sub_pixel_result(r: RelationCall, layout: str, b: int, up: bool) -> bool:
     if len(data.shape) != 4:
         r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     dims = {x: data.shape[layout.index(x)] for x in "NCHW"}
-    if b > 1 and type(dims["C"]) is int:
-        dims["C"] = dims["C"] // (b * b) if up else dims["C"] * b * b
-    elif b > 1:
-        dims["C"] = AnyDim()
+    dims["C"] = _scale(dims["C"], b * b, not up)
     dims["H"], dims["W"] = _scale(dims["H"], b, up), _scale(dims["W"], b, up)
     r.set_result(TensorType(tuple(dims[x] for x in layout), data.dtype))
     return True
@@ -180,11 +188,11 @@ def space_to_batch_nd_rel(r: RelationCall) -> bool:
         return False
     shape = list(data.shape)
     total = math.prod(block)
-    shape[0] = shape[0] * total if type(shape[0]) is int else shape[0] if total == 1 else AnyDim()
+    shape[0] = times(shape[0], total)
     for i, (b, (before, after)) in enumerate(zip(block, pads)):
         d = data.shape[i + 1]
         if type(d) is not int:
-            shape[i + 1] = d if b == 1 and before == after == 0 else AnyDim()
+            shape[i + 1] = plus(d, before + after) if b == 1 else AnyDim()
             continue
         padded = d + before + after
         if padded % b:
@@ -246,7 +254,7 @@ def batch_to_space_nd_rel(r: RelationCall) -> bool:
     for i, (b, (before, after)) in enumerate(zip(block, crops)):
         d = data.shape[i + 1]
         if type(d) is not int:
-            shape[i + 1] = d if b == 1 and before == after == 0 else AnyDim()
+            shape[i + 1] = plus(times(d, b), -before - after)
             continue
         size = d * b - before - after
         if size <= 0:

@@ -11,7 +11,10 @@ import itertools
 import numpy as np
 import pytest
 
+from relay_text.ir.span import Source
 from relay_text.ops import KernelError
+from relay_text.pipeline import check_source
+from relay_text.syntax.type_text import type_text
 from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 
@@ -55,6 +58,24 @@ def test_result_types(call: str, types: list[str], expected: str) -> None:
     """DepthToSpaceRel, SpaceToDepthRel, SpaceToBatchNDRel, BatchToSpaceNDRel (src/relay/op/nn/nn.cc),
     MirrorPadRel (src/relay/op/nn/pad.cc), dyn PadRel (src/relay/op/dyn/nn/pad.cc)."""
     assert FAMILY.result_type(call, types) == expected
+
+
+@pytest.mark.parametrize(
+    "variables, params, call, expected",
+    [
+        ("n : ShapeVar, h : ShapeVar", "%a: Tensor[(n, 8, h, 3), float32]", "nn.depth_to_space(%a, block_size=2)", T("(n, 2, h * 2, 6)")),
+        ("c : ShapeVar, h : ShapeVar", "%a: Tensor[(1, c, h, 4), float32]", "nn.space_to_depth(%a, block_size=2)", T("(1, c * 4, ?, 2)")),
+        ("n : ShapeVar", "%a: Tensor[(n, 4, 4, 1), float32]", "nn.space_to_batch_nd(%a, block_shape=[2, 2], paddings=[[0, 0], [0, 0]])", T("(n * 4, 2, 2, 1)")),
+        ("w : ShapeVar", "%a: Tensor[(4, 1, w, 3), float32]", "nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [1, 0]])", T("(1, 2, w * 2 - 1, 3)")),
+        ("h : ShapeVar", "%a: Tensor[(h, 3), int8]", "nn.mirror_pad(%a, pad_width=[[1, 2], [0, 0]])", T("(h + 3, 3)", "int8")),
+    ],
+)
+def test_sizes_follow_shape_variables(variables: str, params: str, call: str, expected: str) -> None:
+    """Products and sums of dimensions stay symbolic, as TVM's IndexExpr arithmetic keeps them
+    (divisions become `?`)."""
+    checked = check_source(Source("t.rly", f"def @main<{variables}>({params}) {{\n  {call}\n}}\n"))
+    assert [str(d) for d in checked.diagnostics] == []
+    assert type_text(checked.result.global_type("main").ret_type) == expected
 
 
 ERRORS = [

@@ -11,6 +11,23 @@
 * `variance(data, mean, axis, keepdims, exclude, unbiased)` is TVM's
   variance reduction: it takes the mean as an input (TVM's `variance`
   helper computes it first), and divides by `n - 1` when `unbiased`.
+* `nn.instance_norm(data, gamma, beta, axis=1, ...)` normalizes each
+  sample's channel separately: the statistics are taken over every axis
+  but the batch (axis 0) and the channel `axis`; the data has rank 3 or
+  more.
+* `nn.group_norm(data, gamma, beta, num_groups, axis=1, ...)` splits the
+  channel axis into `num_groups` groups of `C / num_groups` channels and
+  normalizes each group with the statistics of that group's channels and
+  of every axis after the channel axis, as TVM's SimplifyInference pass
+  lowers it (with `axis=1` in NCHW: a group's channels and all of H and
+  W; with the channels last, the group's channels only).
+* The three take the layer norm's `epsilon`, `center` and `scale`; their
+  `gamma` and `beta` are vectors along the channel axis, inferred from the
+  data. Statistics are the population mean and variance, computed in
+  float64 and returned in the data's dtype.
+* `nn.l2_normalize(data, eps, axis)` divides by
+  `sqrt(max(sum(data ** 2 over axis), eps))` (all axes when `axis` is
+  empty).
 """
 
 from __future__ import annotations
@@ -21,7 +38,14 @@ from ..ir.ty import TensorType
 from ._np import np, wrap
 from .reduce import REDUCE_ATTRS, axes_of, reduced_axes
 from .registry import Attr, register
-from .relations import broadcast_dims, known_rank, normalize_axis, relation, RelationCall, shape_text
+from .relations import (
+    RelationCall,
+    broadcast_dims,
+    known_rank,
+    normalize_axis,
+    relation,
+    shape_text,
+)
 
 
 def _float_data(r: RelationCall) -> Any:
@@ -163,3 +187,134 @@ def variance(args: tuple, attrs: dict) -> Any:
     divisor = count - 1 if attrs["unbiased"] else count
     with np.errstate(divide="ignore", invalid="ignore"):
         return wrap(total / np.asarray(max(divisor, 0), dtype=x.dtype), x.dtype)
+
+
+# ---------------------------------------------------------------- instance and group norm
+
+
+def _channel_vectors(r: RelationCall, data: Any) -> int:
+    axis = normalize_axis(r, r.attrs["axis"], len(data.shape))
+    vec = TensorType((data.shape[axis],), data.dtype)
+    r.refine(1, vec)
+    r.refine(2, vec)
+    return axis
+
+
+@relation("InstanceNorm")
+def instance_norm_rel(r: RelationCall) -> bool:
+    """(data, gamma, beta) -> data's type; gamma and beta are (C,), C the channel axis' size."""
+    data = _float_data(r)
+    if not known_rank(data.shape):
+        return False
+    if len(data.shape) < 3:
+        r.fail("shape-mismatch", f"`nn.instance_norm` needs data of rank 3 or more (batch, channels, ...), found {shape_text(data.shape)}", arg=0)
+    _channel_vectors(r, data)
+    r.set_result(data)
+    return True
+
+
+@relation("GroupNorm")
+def group_norm_rel(r: RelationCall) -> bool:
+    """(data, gamma, beta) -> data's type; the channel count is a multiple of num_groups."""
+    data = _float_data(r)
+    groups = r.attrs["num_groups"]
+    if groups < 1:
+        r.fail("type-mismatch", f"`nn.group_norm` num_groups must be positive, found {groups}", notes=["TVM's default of 0 is a placeholder: give the number of groups"])
+    if not known_rank(data.shape):
+        return False
+    axis = _channel_vectors(r, data)
+    c = data.shape[axis]
+    if type(c) is int and c % groups:
+        r.fail(
+            "shape-mismatch",
+            f"`nn.group_norm`: {c} channels cannot be split into num_groups={groups} groups",
+            arg=0,
+            notes=[f"the channel axis is axis {axis} of {shape_text(data.shape)}"],
+        )
+    r.set_result(data)
+    return True
+
+
+def _standardize(x: Any, axes: tuple, eps: float) -> Any:
+    """(x - mean) / sqrt(var + eps) over the axes, in float64."""
+    t = x.astype(np.float64)
+    mean = t.mean(axis=axes, keepdims=True)
+    centered = t - mean
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    return centered / np.sqrt(var + eps)
+
+
+def _affine(out: Any, gamma: Any, beta: Any, axis: int, attrs: dict, dtype: Any) -> Any:
+    shape = [1] * out.ndim
+    shape[axis] = out.shape[axis]
+    if attrs["scale"]:
+        out = out * gamma.reshape(shape)
+    if attrs["center"]:
+        out = out + beta.reshape(shape)
+    return wrap(out, dtype)
+
+
+_NORM_ATTRS = (Attr("axis", "int", 1), Attr("epsilon", "float", 1e-5), Attr("center", "bool", True), Attr("scale", "bool", True))
+
+
+@register(
+    "nn.instance_norm",
+    inputs=3,
+    relation=instance_norm_rel,
+    attrs=_NORM_ATTRS,
+    doc="Normalize each sample's channels over the other axes, then scale by gamma and shift by beta.",
+)
+def instance_norm(args: tuple, attrs: dict) -> Any:
+    x, gamma, beta = args
+    axis = attrs["axis"] % x.ndim
+    axes = tuple(i for i in range(1, x.ndim) if i != axis)
+    return _affine(_standardize(x, axes, attrs["epsilon"]), gamma, beta, axis, attrs, x.dtype)
+
+
+@register(
+    "nn.group_norm",
+    inputs=3,
+    relation=group_norm_rel,
+    attrs=(Attr("num_groups", "int", 0),) + _NORM_ATTRS,
+    doc="Normalize groups of channels (with the axes after the channels), then scale by gamma and shift by beta.",
+)
+def group_norm(args: tuple, attrs: dict) -> Any:
+    x, gamma, beta = args
+    axis = attrs["axis"] % x.ndim
+    g = attrs["num_groups"]
+    c = x.shape[axis]
+    grouped = x.reshape(x.shape[:axis] + (g, c // g) + x.shape[axis + 1 :])
+    out = _standardize(grouped, tuple(range(axis + 1, grouped.ndim)), attrs["epsilon"]).reshape(x.shape)
+    return _affine(out, gamma, beta, axis, attrs, x.dtype)
+
+
+# ---------------------------------------------------------------- l2 normalize
+
+
+@relation("Identity")
+def l2_normalize_rel(r: RelationCall) -> bool:
+    x = _float_data(r)
+    if known_rank(x.shape):
+        seen: list[int] = []
+        for a in r.attrs["axis"]:
+            n = normalize_axis(r, a, len(x.shape))
+            if n in seen:
+                r.fail("type-mismatch", f"`nn.l2_normalize`: axis {a} is listed twice")
+            seen.append(n)
+    r.set_result(x)
+    return True
+
+
+@register(
+    "nn.l2_normalize",
+    inputs=1,
+    relation=l2_normalize_rel,
+    attrs=(Attr("eps", "float"), Attr("axis", "ints")),
+    doc="x / sqrt(max(sum(x ** 2) over axis, eps)).",
+)
+def l2_normalize(args: tuple, attrs: dict) -> Any:
+    x = args[0]
+    axes = tuple(a % x.ndim for a in attrs["axis"]) if attrs["axis"] else None
+    t = x.astype(np.float64)
+    total = np.sum(t * t, axis=axes, keepdims=True)
+    return wrap(t / np.sqrt(np.maximum(total, attrs["eps"])), x.dtype)

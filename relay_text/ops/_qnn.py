@@ -82,7 +82,7 @@ def select_clip(x: Any, lo: Any, hi: Any) -> Any:
 def saturate(x: Any, dtype: str) -> Any:
     """Integers clipped to the range of `dtype` and converted (TVM's clip then cast)."""
     lo, hi = qrange(dtype)
-    return np.clip(x, lo, hi).astype(dtype)
+    return np.asarray(np.clip(x, lo, hi), dtype=dtype)
 
 
 def trunc_div(a: Any, b: Any) -> Any:

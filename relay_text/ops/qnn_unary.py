@@ -85,15 +85,15 @@ def _erf(x: Any) -> Any:
 
 
 _FUNCTIONS: dict[str, tuple[Callable[[Any], Any], str]] = {
-    "abs": (np.abs, "|x|"),
+    "abs": (lambda x: np.abs(x), "|x|"),
     "erf": (_erf, "The Gauss error function"),
-    "exp": (np.exp, "e ** x"),
+    "exp": (lambda x: np.exp(x), "e ** x"),
     "hardswish": (_hardswish, "x * clip(x + 3, 0, 6) / 6"),
-    "log": (np.log, "The natural logarithm"),
+    "log": (lambda x: np.log(x), "The natural logarithm"),
     "rsqrt": (lambda x: np.float32(1) / np.sqrt(x), "1 / sqrt(x)"),
     "sigmoid": (lambda x: np.float32(1) / (np.float32(1) + np.exp(-x)), "1 / (1 + e ** -x)"),
-    "sqrt": (np.sqrt, "The square root"),
-    "tanh": (np.tanh, "The hyperbolic tangent"),
+    "sqrt": (lambda x: np.sqrt(x), "The square root"),
+    "tanh": (lambda x: np.tanh(x), "The hyperbolic tangent"),
 }
 
 

@@ -54,6 +54,18 @@ def wrap32(v: int) -> int:
     return (v + 2**31) % 2**32 - 2**31
 
 
+def fixed_point_multiply_ref(t: int, m: float, rounding: str = "UPWARD") -> int:
+    """int32 t times m as TVM's per-tensor fixed-point product: round(t * M * 2**(e - 31)),
+    halves up (UPWARD) or away from zero, wrapped to int32."""
+    big, e = fixed_point(m)
+    if rounding == "UPWARD" and big == 2**30:
+        # a power of two: TVM shifts in 32 bits (q_multiply_shift, src/target/intrin_rule.cc)
+        k = e - 1
+        return wrap32(t * 2**k) if k >= 0 else wrap32(t + 2 ** (-k - 1)) >> -k
+    exact = Fraction(t * big) * Fraction(2) ** (e - 31)
+    return wrap32(math.floor(exact + Fraction(1, 2)) if rounding == "UPWARD" else half_away(exact))
+
+
 def requantize_ref(v: int, s_in: float, z_in: int, s_out: float, z_out: int, dtype: str, rounding: str = "UPWARD", compute: str = "int64") -> int | None:
     """One element, as TVM's requantize lowering computes it (see relay_text/ops/_qnn.py);
     None where TVM's result is undefined (a float beyond int32 converted to int32)."""
@@ -61,14 +73,7 @@ def requantize_ref(v: int, s_in: float, z_in: int, s_out: float, z_out: int, dty
     if compute == "int64":
         t = wrap32(wrap32(v) - z_in)
         if s_in != s_out:
-            big, e = fixed_point(s_in / s_out)
-            if rounding == "UPWARD" and big == 2**30:
-                # a power of two: TVM shifts in 32 bits (q_multiply_shift, src/target/intrin_rule.cc)
-                k = e - 1
-                t = wrap32(t * 2**k) if k >= 0 else wrap32(t + 2 ** (-k - 1)) >> -k
-            else:
-                exact = Fraction(t * big) * Fraction(2) ** (e - 31)
-                t = math.floor(exact + Fraction(1, 2)) if rounding == "UPWARD" else half_away(exact)
+            t = fixed_point_multiply_ref(t, s_in / s_out, rounding)
         t = wrap32(t + z_out)
     else:
         ft = np.float32 if compute == "float32" else np.float64
@@ -76,7 +81,7 @@ def requantize_ref(v: int, s_in: float, z_in: int, s_out: float, z_out: int, dty
         if s_in != s_out:
             t = ft(s_in / s_out) * t
         t = t + ft(z_out)
-        t = int(math.floor(t + ft(0.5))) if rounding == "UPWARD" else half_away(Fraction(float(t)))
+        t = math.floor(t + ft(0.5)) if rounding == "UPWARD" else half_away(Fraction(float(t)))
         if not -(2**31) <= t < 2**31:
             return None  # TVM converts such floats to int32 with undefined results
     if dtype == "int32":

@@ -110,21 +110,40 @@ def qnn_conv2d_rel(r: RelationCall) -> bool:
         return False
     if groups < 1:
         r.fail("type-mismatch", f"`qnn.conv2d` groups must be positive, found {groups}")
-    if static(c) is not None and static(i) is not None and c != i * groups:
-        r.fail(
-            "shape-mismatch",
-            f"`qnn.conv2d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
-            arg=1,
-            notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
-        )
-    if static(o) is not None and o % groups:
-        r.fail("shape-mismatch", f"`qnn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
-    if channels is not None and static(o) is not None and o != channels:
-        r.fail("shape-mismatch", f"`qnn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1)
-    if r.attrs["kernel_size"] is not None:
-        ks = pair(r, "kernel_size")
-        if static(kh) is not None and static(kw) is not None and (kh, kw) != ks:
-            r.fail("shape-mismatch", f"`qnn.conv2d` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=1)
+    kernel_size = pair(r, "kernel_size") if r.attrs["kernel_size"] is not None else None
+    if kernel_size is not None and channels is not None:
+        # Conv2DRel derives the weight from channels and kernel_size; a depthwise weight
+        # (groups equal to the data's and the weight's O channels) is (C, channels / C, KH, KW)
+        if is_depthwise(groups, c, o):
+            if channels % groups:
+                r.fail("shape-mismatch", f"`qnn.conv2d`: depthwise channels={channels} is not a multiple of the {c} input channels", arg=1)
+            want = {"O": c, "I": channels // groups, "H": kernel_size[0], "W": kernel_size[1]}
+        else:
+            want = {"O": channels, "I": c // groups if static(c) is not None else i, "H": kernel_size[0], "W": kernel_size[1]}
+        expected = tuple(want[x] for x in kl)
+        if any(static(a) is not None and static(b) is not None and a != b for a, b in zip(weight.shape, expected)):
+            r.fail(
+                "shape-mismatch",
+                f"`qnn.conv2d`: channels={channels} and kernel_size={list(kernel_size)} give a weight of shape "
+                f"{shape_text(expected)} ({kl}), found {shape_text(weight.shape)}",
+                arg=1,
+            )
+        out_channels: Any = channels
+    else:
+        if channels is not None and static(o) is not None and o != channels:
+            r.fail("shape-mismatch", f"`qnn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1)
+        if static(c) is not None and static(i) is not None and c != i * groups:
+            r.fail(
+                "shape-mismatch",
+                f"`qnn.conv2d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
+                arg=1,
+                notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
+            )
+        if static(o) is not None and o % groups:
+            r.fail("shape-mismatch", f"`qnn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
+        if kernel_size is not None and static(kh) is not None and static(kw) is not None and (kh, kw) != kernel_size:
+            r.fail("shape-mismatch", f"`qnn.conv2d` has kernel_size={list(kernel_size)}, but the weight's window is ({kh}, {kw})", arg=1)
+        out_channels = o
     sh, sw = pair(r, "strides")
     dh, dw = pair(r, "dilation")
     pt, pl, pb, pr = padding4(r, r.attrs["padding"])
@@ -137,9 +156,14 @@ def qnn_conv2d_rel(r: RelationCall) -> bool:
         for name, v, extent in (("height", oh, h), ("width", ow, w)):
             if static(v) is not None and v <= 0:
                 r.fail("shape-mismatch", f"`qnn.conv2d`: the window does not fit: the input {name} is {extent}, the output would be {v}", arg=0)
-    dims = {"N": n, "C": o, "H": oh, "W": ow}
+    dims = {"N": n, "C": out_channels, "H": oh, "W": ow}
     r.set_result(TensorType(tuple(dims[x] for x in ol), out))
     return True
+
+
+def is_depthwise(groups: int, c: Any, o: Any) -> bool:
+    """TVM's Conv2DRel: groups above 1 equal to the data's channels and the weight's O axis."""
+    return groups > 1 and groups == static(c) and groups == static(o)
 
 
 def _shifted(x: Any, zp: Any, dtype: Any) -> Any:
@@ -172,6 +196,9 @@ def qnn_conv2d(args: tuple, attrs: dict) -> Any:
     w = np.transpose(weight, [kl.index(a) for a in "OIHW"]).astype(np.int64)
     zw = np.asarray(z_w, dtype=np.int64)
     w = w - (zw.reshape(-1, 1, 1, 1) if zw.ndim else zw)
+    if is_depthwise(attrs["groups"], x.shape[1], w.shape[0]):
+        # TVM's depthwise weight (C, multiplier, KH, KW): output channel c * m + j reads channel c
+        w = w.reshape(-1, 1, w.shape[2], w.shape[3])
     out = conv2d_nchw(x, w, pair_of(attrs["strides"]), pads_2d(attrs["padding"]), pair_of(attrs["dilation"]), attrs["groups"], np.int64)
     return np.transpose(out, ["NCHW".index(a) for a in ol]).astype(attrs["out_dtype"])
 

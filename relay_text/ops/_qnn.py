@@ -252,7 +252,9 @@ def round_half_away(x: Any) -> Any:
 
 def quantize(x: Any, scale: Any, zero_point: Any, axis: int, out_dtype: str) -> Any:
     """float32 `x` to `out_dtype`: round(x / scale) + zero_point, clipped."""
-    ax = norm_axis(axis, x.ndim) if x.ndim else 0
+    if x.ndim == 0:
+        return quantize(x.reshape(1), np.asarray(scale).reshape(-1)[:1], np.asarray(zero_point).reshape(-1)[:1], 0, out_dtype).reshape(())
+    ax = norm_axis(axis, x.ndim)
     s = per_channel(np.asarray(scale, dtype=np.float32), x.ndim, ax)
     z = per_channel(np.asarray(zero_point, dtype=np.int32), x.ndim, ax).astype(np.float32)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -264,7 +266,9 @@ def quantize(x: Any, scale: Any, zero_point: Any, axis: int, out_dtype: str) -> 
 
 def dequantize(q: Any, scale: Any, zero_point: Any, axis: int, out_dtype: str = "float32") -> Any:
     """(int32(q) - zero_point) * scale, as float32 (then clipped into float16 if asked)."""
-    ax = norm_axis(axis, q.ndim) if q.ndim else 0
+    if q.ndim == 0:
+        return dequantize(q.reshape(1), np.asarray(scale).reshape(-1)[:1], np.asarray(zero_point).reshape(-1)[:1], 0, out_dtype).reshape(())
+    ax = norm_axis(axis, q.ndim)
     s = per_channel(np.asarray(scale, dtype=np.float32), q.ndim, ax)
     z = per_channel(np.asarray(zero_point, dtype=np.int32), q.ndim, ax)
     with np.errstate(over="ignore", invalid="ignore"):

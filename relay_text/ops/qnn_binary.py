@@ -103,6 +103,11 @@ def qnn_broadcast_rel(r: RelationCall) -> bool:
 _BINARY_ATTRS = (Attr("lhs_axis", "int", -1), Attr("rhs_axis", "int", -1))
 
 
+def channel_axis(rank: int, axis: int) -> int:
+    """The channel axis of an operand as QnnBroadcastRel reads it: 0 up to rank 1."""
+    return 0 if rank <= 1 else axis % rank
+
+
 def _to_output(x: Any, scale: Any, zp: Any, s_out: Any, z_out: Any, axis: int) -> Any:
     """An operand requantized to int32 with the output parameters (TVM's RequantizeOrUpcast)."""
     return requantize(x, scale, zp, s_out, z_out, "int32", axis)
@@ -116,8 +121,8 @@ def _wide(x: Any) -> Any:
 def _add_sub(args: tuple, attrs: dict, sign: int) -> Any:
     lhs, rhs, s_l, z_l, s_r, z_r, s_out, z_out = args
     shape = np.broadcast_shapes(lhs.shape, rhs.shape)
-    a = _wide(_to_output(lhs, s_l, z_l, s_out, z_out, attrs["lhs_axis"]))
-    b = _wide(_to_output(rhs, s_r, z_r, s_out, z_out, attrs["rhs_axis"]))
+    a = _wide(_to_output(lhs, s_l, z_l, s_out, z_out, channel_axis(lhs.ndim, attrs["lhs_axis"])))
+    b = _wide(_to_output(rhs, s_r, z_r, s_out, z_out, channel_axis(rhs.ndim, attrs["rhs_axis"])))
     z = np.int32(np.asarray(z_out))
     out = (a + b - z) if sign > 0 else (a - b + z)
     return saturate(out, str(lhs.dtype)).reshape(shape)
@@ -151,16 +156,16 @@ def qnn_mul(args: tuple, attrs: dict) -> Any:
     s_l, s_r = np.asarray(s_l, dtype=np.float32), np.asarray(s_r, dtype=np.float32)
     la, ra = attrs["lhs_axis"], attrs["rhs_axis"]
     if s_l.ndim == 0 and s_r.ndim == 0:
-        prod = _centered(lhs, z_l, la) * _centered(rhs, z_r, ra)
+        prod = _centered(lhs, z_l, channel_axis(lhs.ndim, la)) * _centered(rhs, z_r, channel_axis(rhs.ndim, ra))
         out = requantize(prod, s_l * s_r, 0, s_out, z_out, dtype)
         return out.reshape(shape)
     if la != ra:
         raise KernelError("runtime-error", f"`qnn.mul` with per-channel scales needs lhs_axis equal to rhs_axis, found {la} and {ra}")
     n = max(s_l.size, s_r.size)
-    prod = _centered(lhs, z_l, la) * _centered(rhs, z_r, ra)
+    prod = _centered(lhs, z_l, channel_axis(lhs.ndim, la)) * _centered(rhs, z_r, channel_axis(rhs.ndim, ra))
     # TVM requantizes along lhs_axis of the lhs: the matching axis of the product
     rank = max(lhs.ndim, 1)
-    axis = norm_axis(la, rank) + (prod.ndim - rank)
+    axis = channel_axis(lhs.ndim, la) + (prod.ndim - rank)
     if 1 < s_l.size != s_r.size > 1 or (n > 1 and prod.shape[axis] != n):
         raise KernelError(
             "runtime-error",
@@ -197,7 +202,24 @@ def _param_tuple(r: RelationCall, i: int, count: int, what: str) -> bool:
     return True
 
 
-@relation("QnnConcatenate", default=params_default({3: "float32", 4: "int32"}))
+_OUTPUT_DEFAULT = params_default({3: "float32", 4: "int32"})
+
+
+def _concatenate_default(r: RelationCall) -> bool:
+    """Constants without metadata in the parameter tuples (and the output
+    parameters) are taken to be scalars."""
+    done = _OUTPUT_DEFAULT(r)
+    for i, dtype in ((1, "float32"), (2, "int32")):
+        t = r.arg(i)
+        if isinstance(t, TupleType) and r.from_metadata(i):
+            for f in t.fields:
+                if is_unknown(f):
+                    r.unify(TensorType((), dtype), f, arg=i)
+                    done = True
+    return done
+
+
+@relation("QnnConcatenate", default=_concatenate_default)
 def qnn_concatenate_rel(r: RelationCall) -> bool:
     """`concatenate`'s rule for the tensors; one scalar scale and zero point per tensor."""
     data = r.arg(0)

@@ -42,7 +42,7 @@ from ._qnn import (
 from .conv import conv2d_nchw, conv2d_transpose_nchw, pads_2d, pair_of
 from .nn import padding4, pair, window_out
 from .registry import Attr, register
-from .relations import RelationCall, relation, shape_text, static
+from .relations import RelationCall, is_unknown, relation, shape_text, static
 
 OUT_DTYPES = ("int16", "int32", "int64")
 
@@ -82,7 +82,36 @@ def _weight_zero_point(r: RelationCall, i: int, size: Any, where: str) -> bool:
 # ---------------------------------------------------------------- conv2d
 
 
-@relation("QnnConv2D", default=params_default({2: "int32", 3: "int32", 4: "float32", 5: "float32"}))
+_PARAMS = params_default({2: "int32", 3: "int32", 4: "float32", 5: "float32"})
+
+
+def _weight_default() -> Any:
+    """A relation default: the parameters' constants become scalars, and a weight
+    constant without metadata takes the shape Conv2DRel / Conv2DTransposeRel
+    derive from channels and kernel_size (groups 1), in the data's dtype."""
+
+    def default(r: RelationCall) -> bool:
+        done = _PARAMS(r)
+        data = known_tensor(r, 0)
+        channels, kernel_size = r.attrs["channels"], r.attrs["kernel_size"]
+        if data is None or channels is None or kernel_size is None or r.attrs["groups"] != 1:
+            return done
+        if not (is_unknown(r.arg(1)) and r.from_metadata(1)) or len(data.shape) != 4 or len(kernel_size) not in (1, 2):
+            return done
+        dl = r.attrs["data_layout"]
+        kl = r.attrs["kernel_layout"]
+        if sorted(dl) != sorted("NCHW") or sorted(kl) != sorted("OIHW"):
+            return done
+        kh, kw = pair_of(kernel_size)
+        c = data.shape[dl.index("C")]
+        dims = {"O": channels, "I": c, "H": kh, "W": kw}
+        r.refine(1, TensorType(tuple(dims[x] for x in kl), data.dtype))
+        return True
+
+    return default
+
+
+@relation("QnnConv2D", default=_weight_default())
 def qnn_conv2d_rel(r: RelationCall) -> bool:
     """Quantized data and weight, Conv2D's shape rule, scalar input parameters."""
     operands = _operands(r, ("int8", "uint8", "int16"), ("int8", "uint8", "int16"))
@@ -206,7 +235,7 @@ def qnn_conv2d(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- conv2d_transpose
 
 
-@relation("QnnConv2DTranspose", default=params_default({2: "int32", 3: "int32", 4: "float32", 5: "float32"}))
+@relation("QnnConv2DTranspose", default=_weight_default())
 def qnn_conv2d_transpose_rel(r: RelationCall) -> bool:
     """Quantized data and weight, Conv2DTranspose's shape rule, one-value input parameters."""
     operands = _operands(r, ("int8", "uint8", "int16", "uint16"), ("int8", "uint8"))

@@ -43,7 +43,7 @@ from ._qnn import (
     scalar_param,
 )
 from .registry import Attr, register
-from .relations import RelationCall, relation, shape_text, static
+from .relations import RelationCall, is_unknown, relation, shape_text, static
 
 _PARAMS = params_default({2: "int32", 3: "int32", 4: "float32", 5: "float32"})
 
@@ -68,7 +68,18 @@ def _exact_product(x: Any, zx: Any, w: Any, zw: Any) -> tuple[Any, Any]:
 # ---------------------------------------------------------------- dense
 
 
-@relation("QDense", default=_PARAMS)
+def _dense_default(r: RelationCall) -> bool:
+    """The parameters' constants become scalars; a weight constant without metadata
+    takes MatmulRel's shape (units, K) in the data's dtype."""
+    done = _PARAMS(r)
+    data, units = known_tensor(r, 0), r.attrs["units"]
+    if data is not None and data.shape and units is not None and is_unknown(r.arg(1)) and r.from_metadata(1):
+        r.refine(1, TensorType((units, data.shape[-1]), data.dtype))
+        done = True
+    return done
+
+
+@relation("QDense", default=_dense_default)
 def qnn_dense_rel(r: RelationCall) -> bool:
     """data (..., K), weight (units, K) -> (..., units) in out_dtype."""
     data, weight = known_tensor(r, 0), known_tensor(r, 1)

@@ -58,6 +58,15 @@ def test_per_channel_weight_scale() -> None:
     assert FAMILY.param_type(call, [T("(1, 4, 5, 5)", "int8"), T("(6, 4, 3, 3)", "int8"), T("(_)")], 2) == T("(6)")
 
 
+def test_weight_constants_without_metadata_follow_channels_and_kernel_size() -> None:
+    """Conv2DRel and Conv2DTransposeRel derive the weight from channels and kernel_size
+    (in the data's dtype); a constant whose metadata is missing gets that type."""
+    call = 'qnn.conv2d(%a, meta[relay.Constant][0], 0, 0, 0.5f, meta[relay.Constant][1], channels=8, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")'
+    assert FAMILY.result_type(call, [T("(1, 6, 6, 4)", "uint8")]) == T("(1, 4, 4, 8)", "int32")
+    call = 'qnn.conv2d_transpose(%a, meta[relay.Constant][0], 0, 0, 0.5f, 0.5f, channels=2, kernel_size=[2, 2], out_dtype="int32")'
+    assert FAMILY.result_type(call, [T("(1, 3, 4, 4)", "int8")]) == T("(1, 2, 5, 5)", "int32")
+
+
 REJECTED = [
     ('qnn.conv2d(%a, %b, PARAMS, out_dtype="int32")', [T("(1, 4, 5, 5)", "int32"), T("(6, 4, 3, 3)", "int8")], "type-mismatch",
      "`qnn.conv2d` takes data of type `int8`, `uint8` or `int16`, found `int32`", "%a"),

@@ -40,6 +40,13 @@ def test_dense_units_are_required() -> None:
     assert (d.code, d.message) == ("missing-attribute", "`qnn.dense` needs the attribute `units`")
 
 
+def test_weight_constant_without_metadata_follows_units() -> None:
+    """MatmulRel derives the weight (units, K) in the data's dtype; scale and zero-point
+    constants without metadata are scalars."""
+    call = 'qnn.dense(%a, meta[relay.Constant][0], 0, meta[relay.Constant][1], 0.5f, meta[relay.Constant][2], units=10, out_dtype="int32")'
+    assert FAMILY.result_type(call, [T("(1, 64)", "uint8")]) == T("(1, 10)", "int32")
+
+
 REJECTED = [
     ('qnn.dense(%a, %b, 0, 0, 0.5f, 0.5f, units=3, out_dtype="int32")', [T("(2, 10)", "int8"), T("(3, 10)", "int16")], "type-mismatch",
      "`qnn.dense` takes weights of type `int8` or `uint8`, found `int16`", "%b"),

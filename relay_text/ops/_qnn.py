@@ -378,7 +378,9 @@ def params_default(spec: dict[int, str]) -> Any:
     def default(r: RelationCall) -> bool:
         done = False
         for i, dtype in spec.items():
-            if is_unknown(r.arg(i)) and r.from_metadata(i):
+            t = r.arg(i)
+            shapeless = is_unknown(t) or (isinstance(t, TensorType) and not known_rank(t.shape))
+            if shapeless and r.from_metadata(i):
                 r.refine(i, TensorType((), dtype))
                 done = True
         return done

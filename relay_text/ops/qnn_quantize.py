@@ -64,7 +64,7 @@ from ._qnn import (
     select_clip,
 )
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, relation, static
+from .relations import RelationCall, is_unknown, relation, static
 
 FLOATS = ("float16", "float32", "float64")
 
@@ -228,19 +228,25 @@ def _simulated_rel(r: RelationCall) -> bool:
     if data is None:
         return False
     require_dtype(r, 0, data, FLOATS, "data")
-    r.tensor(1)
-    for i in (2, 3):
-        r.tensor(i)
     r.set_result(data)
-    return True
+    pending = False
+    for i in (1, 2, 3):
+        if is_unknown(r.arg(i)):
+            pending = True  # a constant without metadata may still become a scalar
+        else:
+            r.tensor(i)
+    return not pending
 
 
-@relation("QNNSimulatedQuantize")
+_SIM_PARAMS = params_default({1: "int32", 2: "float32", 3: "int32"})
+
+
+@relation("QNNSimulatedQuantize", default=_SIM_PARAMS)
 def simulated_quantize_rel(r: RelationCall) -> bool:
     return _simulated_rel(r)
 
 
-@relation("QNNSimulatedDequantize")
+@relation("QNNSimulatedDequantize", default=_SIM_PARAMS)
 def simulated_dequantize_rel(r: RelationCall) -> bool:
     return _simulated_rel(r)
 
@@ -303,7 +309,7 @@ def simulated_dequantize(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- relay.op.annotation.simulated_quantize
 
 
-@relation("SimulatedQuantize")
+@relation("SimulatedQuantize", default=params_default({1: "float32", 2: "float32", 3: "float32"}))
 def annotation_simulated_quantize_rel(r: RelationCall) -> bool:
     """Floating-point data of rank at least 1; dom_scale, clip_min and clip_max are float32 scalars."""
     data = known_tensor(r, 0)

@@ -8,9 +8,10 @@ has the data's type.
 
 The functions are computed as TVM lowers them: the data is dequantized to
 float32, the function is applied in float32, and the value quantized again
-to the data's dtype with the output parameters (TVM does this once for every
-possible input value and looks the results up, which gives the same
-values). `hardswish(x)` is `x * clip(x + 3, 0, 6) / 6`.
+to the data's dtype with the output parameters (for all but erf, TVM's QNN
+legalization does this once for every possible input value and looks the
+results up, which gives the same values). `hardswish(x)` is
+`x * clip(x + 3, 0, 6) / 6`.
 
 `qnn.leaky_relu(..., alpha=0.25)`, as src/relay/qnn/op/leaky_relu.cc
 lowers it: the data is requantized to int32 with the output parameters,

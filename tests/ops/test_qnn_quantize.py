@@ -139,6 +139,16 @@ def test_per_channel_parameters_take_the_channel_count() -> None:
     assert FAMILY.param_type("relay.op.annotation.simulated_quantize(%a, %b, %c, %d, kind=2)", [T("(4)"), "_", "_", "_"], 1) == T("()")
 
 
+def test_parameter_constants_without_metadata_are_scalars() -> None:
+    """Scales, zero points and dtype codes given as constants whose metadata is missing
+    are read as scalars (float32 scales, int32 zero points and codes)."""
+    meta = "meta[relay.Constant][{}]"
+    call = f'qnn.requantize(%a, {meta.format(0)}, {meta.format(1)}, {meta.format(2)}, {meta.format(3)}, out_dtype="int8")'
+    assert FAMILY.result_type(call, [T("(4)", "int32")]) == T("(4)", "int8")
+    call = f"qnn.simulated_quantize(%a, {meta.format(0)}, {meta.format(1)}, {meta.format(2)})"
+    assert FAMILY.result_type(call, [T("(2, 3)")]) == T("(2, 3)")
+
+
 # ---------------------------------------------------------------- relations: rejections
 
 

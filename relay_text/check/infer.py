@@ -81,6 +81,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         self.diags: list[Diagnostic] = []
         self.solver = Solver(self._relation_error)
         self.unifier = self.solver.unifier
+        self.unifier.instantiate = self._instance
         self.level = 0
         self.owner: Any = None
         self.error_owners: set[int] = set()
@@ -349,13 +350,37 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             return ERROR
         else:
             t = self.memo[node]
-        if cls is GlobalVar or cls is Var or cls is Constructor:
+        if cls is GlobalVar or cls is Var or cls is Constructor or (call is not None and call.op is node):
+            # (a function value of any other kind is instantiated where it is
+            # called, or where it meets a monomorphic function type: `Unifier.instantiate`)
             f = find(t)
             if type(f) is FuncType and f.type_params:
                 return self.instantiate(f, type_args, call, node)
             if type_args and f is not ERROR:
                 self._no_type_params(node, call, type_args)
         return t
+
+    def _argument_types(self, node: Call, callee_t: Any) -> list:
+        """The types of a call's arguments; an argument given for a parameter
+        of polymorphic function type (`%g : fn<a>(a) -> a`) keeps its own
+        polymorphic type, which must be as general (`@id` is)."""
+        f = find(callee_t)
+        params = f.arg_types if type(f) is FuncType and len(f.arg_types) == len(node.args) else ()
+        out = []
+        for i, arg in enumerate(node.args):
+            p = find(params[i]) if params else None
+            if type(p) is FuncType and p.type_params:
+                t = self.memo.get(arg) if type(arg) is Var else self.global_type(arg) if type(arg) is GlobalVar else None
+                if t is not None and type(find(t)) is FuncType and find(t).type_params:
+                    out.append(t)
+                    continue
+            out.append(self.use_type(arg))
+        return out
+
+    def _instance(self, f: FuncType) -> FuncType:
+        """A polymorphic function value used where a monomorphic function is
+        expected (`@apply(fn [A](%x: A) { %x }, 1)`): a fresh instance."""
+        return self.instantiate(f, (), None, f)
 
     # ---- leaves ------------------------------------------------------------
 
@@ -545,7 +570,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         if type(op) is Op:
             return self._call_op(node, op)
         callee_t = self.use_type(op, node.type_args, node)
-        arg_types = [self.use_type(a) for a in node.args]
+        arg_types = self._argument_types(node, callee_t)
         # TVM reads attributes on a call of a function value only when they
         # name their attributes type (`attrs_type_key="..."`) or come from
         # the metadata section.

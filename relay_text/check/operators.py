@@ -166,7 +166,11 @@ class OperatorMixin:
             diag.with_help(f"did you mean `%{name}`? Local variables are written with the `%` sigil")
         else:
             suggestions = [n for n in registry.names() if n.rsplit(".", 1)[-1] == name and n != name]
-            suggestions += [n for n in close_names(name, registry.names()) if n not in suggestions]
+            close = close_names(name, registry.names())
+            if "." in name:  # `nn.sofmax`: a name of the same family first (not `qnn.softmax`)
+                family = name.rsplit(".", 1)[0] + "."
+                close = [n for n in close if n.startswith(family)] or close
+            suggestions += [n for n in close if n not in suggestions]
             if suggestions:
                 diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
             near_globals = close_names(name, globals_)

@@ -55,6 +55,10 @@ class Unifier:
     def __init__(self, wake: Callable[[list], None], defer: Callable[[Any, Any], None]) -> None:
         self.wake = wake
         self.defer = defer
+        # A polymorphic function found where a monomorphic one is expected is
+        # an instance of it (fresh unknowns for its type parameters): the checker
+        # sets this, so that the instance also carries its `where` relations.
+        self.instantiate: Callable[[FuncType], FuncType] | None = None
 
     # ---- holes -------------------------------------------------------------
 
@@ -162,6 +166,8 @@ class Unifier:
                 done.add((id(x), id(y)))
                 if len(x.arg_types) != len(y.arg_types):
                     raise UnifyError(x, y, "arity")
+                if y.type_params and not x.type_params and self.instantiate is not None:
+                    y = self.instantiate(y)
                 if x.type_params or y.type_params:
                     x, y = self._skolemize(x, y)
                 work.append((x.ret_type, y.ret_type, None))

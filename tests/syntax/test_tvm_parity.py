@@ -265,3 +265,47 @@ def test_an_unknown_operator_is_reported_once_per_name() -> None:
         "not an operator (3 uses; this is the first)",
         (3, 8),
     )
+
+
+# ---------------------------------------------------------------- typing where the documents are silent
+
+POLY = """#[version = "0.0.5"]
+def @simple(%f: fn (Tensor[(2), float32]) -> Tensor[(2), float32], %x: Tensor[(2), float32]) {
+  %f(%x)
+}
+def @twice[B](%g: fn [A](A) -> A, %y: B) -> (B, int32) {
+  (%g(%y), %g(1))
+}
+def @main(%x: Tensor[(2), float32]) {
+  %0 = fn [A](%a: A) -> A { %a };
+  %1 = @simple(%0, %x);
+  %2 = @simple(fn [C](%c: C) -> C { %c }, %1);
+  %3 = @simple(@id, %2);
+  (%0(%3), @twice(%0, %x), @twice(@id, 2))
+}
+"""
+
+
+def test_polymorphic_function_values_are_instantiated_where_a_monomorphic_one_is_expected() -> None:
+    """TVM's type solver instantiates a polymorphic function passed where a
+    monomorphic function type is expected (tests/python/relay/
+    test_pass_defunctionalization.py, test_pass_eta_expand.py): a graph-bound
+    `fn [A]`, an inline one, and the Prelude's `@id`; a parameter of type
+    `fn [A](A) -> A` takes such functions as they are."""
+    result = checked(POLY)
+    assert [str(d) for d in result.diagnostics] == []
+    assert result.global_types["@twice"] == "fn<B>(fn<A>(A) -> A, B) -> (B, Tensor[(), int32])"
+    assert result.global_types["@main"] == (
+        "fn(Tensor[(2), float32]) -> (Tensor[(2), float32], (Tensor[(2), float32], Tensor[(), int32]),"
+        " (Tensor[(), int32], Tensor[(), int32]))"
+    )
+
+
+def test_a_monomorphic_function_is_not_polymorphic_enough() -> None:
+    text = POLY.split("def @main")[0] + "def @main() {\n  @twice(fn (%x: int32) { %x }, 2)\n}\n"
+    diag = only_error(text)
+    assert (diag.code, diag.message, diag.span.text) == (
+        "type-mismatch",
+        "mismatched types: the first argument of `@twice` must be `fn [A](A) -> A`, found `fn (int32) -> int32`",
+        "fn (%x: int32) { %x }",
+    )

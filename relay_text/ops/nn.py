@@ -159,7 +159,7 @@ def batch_matmul_rel(r: RelationCall) -> bool:
     "nn.batch_matmul",
     inputs=2,
     relation=batch_matmul_rel,
-    attrs=(Attr("out_dtype", "opt_dtype", ""), Attr("transpose_a", "bool", False), Attr("transpose_b", "bool", True)),
+    attrs=(Attr("out_dtype", "opt_dtype", ""), Attr("transpose_a", "bool", False), Attr("transpose_b", "bool", False)),
     doc="Batched matrix product; by default y is given transposed, (batch, N, K).",
 )
 def batch_matmul(args: tuple, attrs: dict) -> Any:

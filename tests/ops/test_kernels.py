@@ -305,8 +305,8 @@ def test_dense_family() -> None:
     same(run("nn.dense", x, w, units=3), a([[1, 2, 3], [3, 4, 7]]))
     p = np.arange(12, dtype="float32").reshape(2, 2, 3)
     q = np.arange(12, dtype="float32").reshape(2, 2, 3)
-    same(run("nn.batch_matmul", p, q), np.matmul(p, np.swapaxes(q, 1, 2)))
-    same(run("nn.batch_matmul", p, np.swapaxes(q, 1, 2), transpose_b=False), np.matmul(p, np.swapaxes(q, 1, 2)))
+    same(run("nn.batch_matmul", p, q, transpose_b=True), np.matmul(p, np.swapaxes(q, 1, 2)))
+    same(run("nn.batch_matmul", p, np.swapaxes(q, 1, 2)), np.matmul(p, np.swapaxes(q, 1, 2)))
     same(run("nn.bias_add", np.zeros((1, 2, 2, 2), "float32"), a([1, 2])), np.array([1, 2], "float32").reshape(1, 2, 1, 1) * np.ones((1, 2, 2, 2), "float32"))
     same(run("nn.batch_flatten", np.zeros((2, 3, 4), "float32")), np.zeros((2, 12), "float32"))
 

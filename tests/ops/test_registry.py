@@ -43,7 +43,7 @@ def test_defaults_follow_tvm() -> None:
         "out_dtype": "",
     }
     assert get("nn.batch_norm").normalize_attrs([])[0] == {"axis": 1, "epsilon": 1e-5, "center": True, "scale": True}
-    assert get("nn.batch_matmul").normalize_attrs([])[0]["transpose_b"] is True
+    assert get("nn.batch_matmul").normalize_attrs([])[0]["transpose_b"] is False  # BatchMatmulAttrs: false in C++ (True is only the Python wrapper default)
     assert get("take").normalize_attrs([])[0]["mode"] == "clip"
     assert get("nn.softmax").normalize_attrs([])[0]["axis"] == -1
 

@@ -182,7 +182,7 @@ def test_attributes_by_reference_to_the_metadata_section() -> None:
 
 
 def test_a_metadata_reference_that_the_section_lacks() -> None:
-    text = tvm_main("nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][1])", "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32]")
+    text = tvm_main("nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][1])", "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 4, 5), float32]")
     diag = only_error(text + METADATA_ATTRS)
     assert (diag.code, diag.message, diag.span.text) == (
         "bad-metadata",
@@ -196,7 +196,7 @@ def test_a_metadata_reference_that_the_section_lacks() -> None:
 def test_attributes_in_a_missing_metadata_section_are_one_warning_per_operator() -> None:
     """TVM prints without the section by default (`show_meta_data=False`)."""
     call = "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])"
-    text = tvm_main(f"%0 = {call};\n  %1 = {call};\n  add(%0, %1)", "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32]")
+    text = tvm_main(f"%0 = {call};\n  %1 = {call};\n  add(%0, %1)", "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 4, 5), float32]")
     result = checked(text)
     assert [(d.code, d.severity, d.message, d.span.text) for d in result.diagnostics] == [
         (
@@ -206,7 +206,8 @@ def test_attributes_in_a_missing_metadata_section_are_one_warning_per_operator()
             "meta[relay.attrs.BatchMatmulAttrs][0]",
         )
     ]
-    assert result.global_types["@main"].endswith("-> Tensor[(2, 3, 5), float32]")  # the defaults: transpose_b=True
+    # the defaults: include/tvm/relay/attrs/nn.h BatchMatmulAttrs, transpose_b=false
+    assert result.global_types["@main"].endswith("-> Tensor[(2, 3, 5), float32]")
 
 
 def test_a_metadata_entry_used_as_a_value() -> None:

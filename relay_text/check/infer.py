@@ -97,7 +97,8 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         self.type_data: dict[GlobalTypeVar, TypeData] = {}
         self.locals: dict[str, int] = {}
         self.unknown_ops: dict[str, list[Any]] = {}  # name -> [diagnostic of its first use, owner, uses]: reported at the end
-        self.attrs_not_found: dict[str, list[Call]] = {}  # op name -> calls whose metadata attributes are absent
+        self.attrs_not_found: dict[str, list[Call]] = {}
+        self.renamed_ops: dict[str, list[Call]] = {}  # old operator names used: one warning each  # op name -> calls whose metadata attributes are absent
         self.typo_names: set[str] = set()  # `x` written in a pattern where `%x` was meant
         self.prelude_functions: dict[str, Any] = {}
         self.meta_comments: dict[int, Any] | None = None  # offset -> a `/* ty=... */` comment starting there

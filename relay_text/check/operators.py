@@ -16,6 +16,7 @@ from ..diagnostics import WARNING, Diagnostic
 from ..ir.expr import Call, Function, Op
 from ..ir.ty import TupleType, TypeRelation
 from ..ops import registry
+from ..ops.legacy import UNSUPPORTED, legacy_hint
 from ..ir.positions import META_ATTRS
 from ..ops import relations as rels
 from ..syntax.suggest import close_names, or_list
@@ -60,15 +61,19 @@ class OperatorMixin:
             )
         if len(arg_types) != opdef.inputs:
             want, got = opdef.inputs, len(arg_types)
-            self.error(
-                Diagnostic(
-                    "arity-mismatch",
-                    f"`{op.name}` takes {want} argument{'' if want == 1 else 's'}, but {got} {'was' if got == 1 else 'were'} given",
-                    node.span,
-                    label=f"expected {want} argument{'' if want == 1 else 's'}",
-                ).with_note(f"`{opdef.signature()}`: {opdef.doc}")
-            )
+            diag = Diagnostic(
+                "arity-mismatch",
+                f"`{op.name}` takes {want} argument{'' if want == 1 else 's'}, but {got} {'was' if got == 1 else 'were'} given",
+                node.span,
+                label=f"expected {want} argument{'' if want == 1 else 's'}",
+            ).with_note(f"`{opdef.signature()}`: {opdef.doc}")
+            hint = legacy_hint(op.name, got, {key for key, _ in node.attrs})
+            if hint is not None:
+                diag.with_help(hint)
+            self.error(diag)
             return ERROR
+        if opdef.renamed_to:
+            self.renamed_ops.setdefault(op.name, []).append(node)
         attrs, problems = opdef.normalize_attrs(node.attrs)
         for problem in problems:
             self._attribute_error(node, opdef, problem)
@@ -94,6 +99,19 @@ class OperatorMixin:
             self.owner = owner
             self.error(diag)
         self.owner = saved
+        for name, calls in self.renamed_ops.items():
+            opdef = registry.get(name)
+            assert opdef is not None
+            n = len(calls)
+            self.error(
+                Diagnostic(
+                    "renamed-operator",
+                    f"`{name}` is the name an earlier TVM release gave `{opdef.renamed_to}`",
+                    calls[0].op.span,
+                    severity=WARNING,
+                    label="old name" + (f" ({n} uses; this is the first)" if n > 1 else ""),
+                ).with_note(f"read with its old attributes, as `{opdef.renamed_to}`; TVM 0.8 and later know only the new name")
+            )
         for name, calls in self.attrs_not_found.items():
             first = calls[0]
             ref = first.attrs_ref
@@ -158,6 +176,10 @@ class OperatorMixin:
             if suggestions:
                 diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
             return diag
+        if name in UNSUPPORTED:
+            return Diagnostic(
+                "unknown-operator", f"`{name}` is a TVM operator that cannot be checked or run here", span, label="not supported"
+            ).with_note(UNSUPPORTED[name])
         diag = Diagnostic("unknown-operator", f"unknown operator `{name}`", span, label="not an operator")
         globals_ = {gv.name for gv in self.module.functions} | set(self.prelude_functions)
         if name in globals_:

@@ -33,6 +33,7 @@ CODES: dict[str, str] = {
     "unknown-attribute": "an operator call passes an attribute the operator does not have",
     "missing-attribute": "an operator call omits an attribute that has no default",
     "unknown-relation": "a where clause names a relation that does not exist",
+    "renamed-operator": "an operator is called by the name an earlier TVM release gave it (a warning)",
     # evaluation (relay run)
     "recursion-limit": "evaluation recursed deeper than the configured limit",
     "match-failure": "no clause of a match accepted the value",

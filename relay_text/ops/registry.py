@@ -233,6 +233,8 @@ class OpDef:
     relation_name: str = ""
     schema: dict[str, Attr] = field(default_factory=dict, compare=False, repr=False)
     scalar: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    # An older TVM name of an operator: the current name (see `legacy`).
+    renamed_to: str = ""
 
     def normalize_attrs(self, given: Iterable[tuple[str, Any]]) -> tuple[dict[str, Any], list[AttrError]]:
         """Validate `key=value` pairs against the schema and fill in defaults.
@@ -294,6 +296,7 @@ def register(
     attrs: Iterable[Attr] = (),
     relation_name: str = "",
     scalar: Callable[..., Any] | None = None,
+    renamed_to: str = "",
 ) -> Callable[[Kernel], Kernel]:
     """Decorator registering a kernel together with the rest of its unit."""
 
@@ -311,6 +314,7 @@ def register(
             relation_name or getattr(relation, "relation_name", "") or name,
             {a.name: a for a in attr_tuple},
             scalar,
+            renamed_to,
         )
         return kernel
 

@@ -22,6 +22,7 @@ to some family module.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,7 @@ class Family:
     def check(self, call: str, types: list[str]) -> Checked:
         """`call` checked in a `@main` taking `types` (see `program`)."""
         for name in self.names:
-            if f"{name}(" in call:
+            if re.search(r"(?<![\w.])" + re.escape(name) + r"\(", call):  # `one_hot(`, not `dyn.one_hot(`
                 self.typed.add(name)
         return check_source(Source("t.rly", program(call, types)))
 

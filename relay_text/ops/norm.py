@@ -163,6 +163,13 @@ def variance_rel(r: RelationCall) -> bool:
             f"`variance`: the mean {shape_text(mean.shape)} has more axes than the data {shape_text(data.shape)}",
             arg=1,
         )
+    if both is not None and any(type(a) is int and type(b) is int and a != b for a, b in zip(both, data.shape)):
+        r.fail(
+            "shape-mismatch",
+            f"`variance`: the mean {shape_text(mean.shape)} would broadcast the data {shape_text(data.shape)} to {shape_text(both)}",
+            arg=1,
+            notes=["the mean has the data's shape, with 1 on the reduced axes"],
+        )
     keep = r.attrs["keepdims"]
     shape = tuple(1 if i in axes else d for i, d in enumerate(data.shape) if keep or i not in axes)
     r.set_result(TensorType(shape, data.dtype))

@@ -1039,7 +1039,7 @@ class Builder:
 
     def attr_name(self, c: list) -> Any:
         tok = c[0]
-        if tok.value == "None":
+        if tok.value == "None" or tok.value == "nullptr":  # TVM reads both as no value
             return _NONE_ATTR
         self.error(
             "syntax-error",
@@ -1048,10 +1048,14 @@ class Builder:
         ).with_help(f'attribute values are numbers, strings, True, False, None or lists; did you mean `"{tok.value}"`?')
         return tok.value
 
-    def attr_list(self, c: list) -> tuple:
+    def attr_list(self, c: list) -> Any:
         # A None in `c` is the placeholder of an empty list; `None` written
         # in the list arrives as _NONE_ATTR.
-        return tuple(None if v is _NONE_ATTR else v for v in c[:-1] if v is not None)
+        items = tuple(None if v is _NONE_ATTR else v for v in c[:-1] if v is not None)
+        close = c[-1]
+        if close.type == "RPAR" and len(items) == 1 and not _comma_before(self.source.text, close.start_pos):
+            return items[0] if items[0] is not None else _NONE_ATTR  # `(x)` is x, as TVM reads it; `(x,)` a list
+        return items
 
     def attr_meta(self, c: list) -> MetaRef:
         ref = MetaRef(c[1].value, _int_value(c[2].value))
@@ -1282,6 +1286,11 @@ def _number_value(text: str) -> Any:
     if _is_float_literal(text):
         return parse_float(text, False, "float64")[0]
     return _int_value(text)
+
+
+def _comma_before(text: str, pos: int) -> bool:
+    """Whether the last character before `pos`, blanks aside, is a comma."""
+    return text[:pos].rstrip().endswith(",")
 
 
 def _unquote(text: str) -> str:

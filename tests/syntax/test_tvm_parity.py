@@ -376,3 +376,29 @@ def @main() {{
     text += "#[metadata]\n" + encode_metadata([np.arange(3, dtype=np.int64)]) + "\n"
     assert main_type(text) == "fn() -> Tensor[(3), int64]"
     assert roundtrips(text).endswith(text[text.index("#[metadata]") :])
+
+
+# ---------------------------------------------------------------- v0.0.4
+
+
+def test_v004_positional_dtype_sequencing_and_metadata() -> None:
+    """TVM's v0.0.4 parser (python/tvm/relay/_parser.py, Relay.g4 before TVM 0.8) called
+    `relay.cast(data, dtype)` with positional arguments, read `e1 ;; e2` as a
+    sequence, and ended a module with `METADATA:` and the JSON table."""
+    from relay_text.syntax.metadata import encode_metadata
+    import numpy as np
+
+    text = (
+        "v0.0.4\n"
+        "def @main(%x: float32) {\n"
+        '  add(%x, %x);; add(cast(%x, "int16"), meta[relay.Constant][0])\n'
+        "}\n"
+        "METADATA:\n" + encode_metadata([np.array(3, np.int16)], tvm_version="0.6.0") + "\n"
+    )
+    assert main_type(text) == "fn(Tensor[(), float32]) -> Tensor[(), int16]"
+    formatted = format_source(Source("t.rly", text)).text
+    assert formatted is not None and formatted.startswith("v0.0.4\n") and "\nMETADATA:\n" in formatted
+    assert 'cast(%x, dtype="int16")' in formatted
+    assert checked(formatted).global_types == {"@main": "fn(Tensor[(), float32]) -> Tensor[(), int16]"}
+    diag = only_error('v0.0.4\ndef @main(%x: float32) {\n  add(%x, "int16")\n}\n')
+    assert (diag.code, diag.message, diag.span.text) == ("syntax-error", "a string is not a value", '"int16"')

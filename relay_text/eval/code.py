@@ -40,6 +40,26 @@ def match_fail(site: int, value: Any) -> None:
     raise MatchFailure(site, value)
 
 
+def check_shape(value: Any, spec: Any, what: str) -> None:
+    """Raise a runtime error when `value` does not have the sizes `spec`
+    (from `emit.shape_obligation`) requires."""
+    from ..ops.registry import KernelError
+
+    kind, inner = spec
+    if kind == "tuple":
+        for v, s in zip(value, inner):
+            if s is not None:
+                check_shape(v, s, what)
+        return
+    shape = np.shape(value)
+    if len(shape) != len(inner) or any(d is not None and d != n for d, n in zip(inner, shape)):
+        want = "(" + ", ".join("?" if d is None else str(d) for d in inner) + ")"
+        raise KernelError(
+            "runtime-error",
+            f"{what} has shape ({', '.join(map(str, shape))}), but its declared type needs {want}",
+        )
+
+
 def as_tensor_argument(value: Any) -> Any:
     """A numpy scalar as a 0-d array; anything else unchanged."""
     return np.asarray(value) if isinstance(value, np.generic) else value

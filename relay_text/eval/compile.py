@@ -61,7 +61,7 @@ from ..ir.expr import (
 from ..ir.module import Module
 from ..ir.ty import FuncType, TensorType
 from ..syntax.type_text import type_params_text, type_text
-from .code import Block, as_tensor_argument, match_fail, overflow, render
+from .code import Block, as_tensor_argument, check_shape, match_fail, overflow, render
 from .emit import FunctionEmitter
 from .ops import BoundOperator, NoKernel, Resolver, bind, default_resolver
 from .plan import plan_function
@@ -139,6 +139,7 @@ class Compiler:
             "REF": Ref,
             "ARRAY": np.asarray,
             "TENSOR": as_tensor_argument,
+            "SHAPE": check_shape,
         }
         self.names: dict[Expr, str] = {}
         self.function_names: dict[str, str] = {}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..ir.expr import Call, Constructor, Expr, Function, If, Let, Match, Op, RefCreate, RefRead, RefWrite, Tuple, TupleGetItem, Var
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
-from ..ir.ty import TensorType, TupleType
+from ..ir.ty import AnyDim, FuncType, TensorType, TupleType
 from .code import Block, free_names
 from .plan import LEAVES, Plan, Region, region_edges
 
@@ -38,9 +38,28 @@ class FunctionEmitter:
         self.outlined: set[Region] = set()
         # tensor-valued node -> the nodes of its own region still to read it
         self.readers: dict[Expr, set[Expr]] = {}
+        # the value of an annotated `let` -> (its annotation, the variable's name):
+        # its shape is checked right after it is computed (see `check_shape`)
+        self.let_checks: dict[Expr, tuple[Any, str]] = {}
+        for node in plan.place:
+            if type(node) is Let and node.var.type_annotation is not None:  # type: ignore[attr-defined]
+                self.let_checks.setdefault(node.value, (node.var.type_annotation, f"`%{node.var.name}`"))  # type: ignore[attr-defined]
+            elif type(node) is Function:
+                self.check_result(node)  # type: ignore[arg-type]
+
+    def check_result(self, fn: Function) -> None:
+        """A function's result is checked against its declared return type."""
+        if fn.ret_type is None:
+            return
+        body = fn.body
+        while type(body) is Let:
+            body = body.body  # type: ignore[attr-defined]
+        if not isinstance(body, LEAVES):
+            self.let_checks.setdefault(body, (fn.ret_type, "the result"))
 
     def function_def(self, name: str, fn: Function, top: Region) -> Block:
         c = self.c
+        self.check_result(fn)
         self.name_binders(fn)
         self.assign_levels(top)
         self.find_releasable()
@@ -217,7 +236,18 @@ class FunctionEmitter:
         ref = c.ref
         t = type(node)
         if t is Let:
+            if isinstance(node.value, LEAVES) and node.value in self.let_checks:  # type: ignore[attr-defined]
+                self.check_shape(node.value, *self.let_checks.pop(node.value), node, block)  # type: ignore[attr-defined]
             return
+        self.emit_value(node, block)
+        check = self.let_checks.pop(node, None)
+        if check is not None:
+            self.check_shape(node, *check, node, block)
+
+    def emit_value(self, node: Expr, block: Block) -> None:
+        c = self.c
+        ref = c.ref
+        t = type(node)
         if t is Call:
             self.emit_call(node, block)  # type: ignore[arg-type]
         elif t is Tuple:
@@ -269,7 +299,20 @@ class FunctionEmitter:
             fields = "(" + joined + ("," if len(args) == 1 else "") + ")"
             block.line(f"{target} = DNEW(DATA); {target}.con = {cname}; {target}.fields = {fields}", node)
         else:
+            callee = self.c.type_of(op) if self.c.type_of is not None else None
+            if isinstance(callee, FuncType) and len(callee.arg_types) == len(node.args):
+                for i, (arg, param) in enumerate(zip(node.args, callee.arg_types)):
+                    self.check_shape(arg, param, f"argument {i + 1}", node, block)
             block.line(f"{target} = {ref(op)}({joined})", node)
+
+    def check_shape(self, value: Expr, declared: Any, what: str, node: Expr, block: Block) -> None:
+        """Where a value whose type has `?` dimensions meets a declared type with
+        sizes, its shape is checked when the program runs (a located runtime-error)."""
+        if self.c.type_of is None:
+            return
+        spec = shape_obligation(self.c.type_of(value), declared)
+        if spec is not None:
+            block.line(f"SHAPE({self.c.ref(value)}, {spec!r}, {what!r})", node)
 
     def as_array(self, arg: Expr, text: str) -> str:
         """`text` (an argument of a kernel) as the kernel expects it."""
@@ -357,3 +400,20 @@ def _pattern_code(pattern: Any, access: str, c: Compiler) -> tuple[list[str], li
             subs = [(sub, f"{acc}[{i}]") for i, sub in enumerate(p.patterns)]
             stack.extend(reversed(subs))
     return conds, binds
+
+
+def shape_obligation(found: Any, declared: Any) -> Any:
+    """What to check at run time where a value of type `found` meets the
+    declared type `declared`: for a tensor, its sizes (None where any size
+    will do); for a tuple, a tuple of such checks; None when the checker has
+    already proved the shapes equal (no `?` meets a size)."""
+    if isinstance(found, TensorType) and isinstance(declared, TensorType):
+        if type(found.shape) is not tuple or type(declared.shape) is not tuple or len(found.shape) != len(declared.shape):
+            return None
+        if not any(isinstance(f, AnyDim) and type(d) is int for f, d in zip(found.shape, declared.shape)):
+            return None
+        return ("tensor", tuple(d if type(d) is int else None for d in declared.shape))
+    if isinstance(found, TupleType) and isinstance(declared, TupleType) and len(found.fields) == len(declared.fields):
+        fields = tuple(shape_obligation(f, d) for f, d in zip(found.fields, declared.fields))
+        return ("tuple", fields) if any(x is not None for x in fields) else None
+    return None

@@ -86,7 +86,7 @@ def run(source_or_module: "str | Module", *args: Any, entry: str | None = None, 
             source_or_module,
             request,
             std.module if std else None,
-            std.env() if std else None,
+            None,
             type_of=_type_lookup(checked, std.checked() if std else None),
             meta_types=checked.meta_types,
         ).value

@@ -33,6 +33,32 @@ class Checked:
         return sum(1 for d in self.diagnostics if not d.is_error)
 
 
+def prelude_env(module: Module) -> Any:
+    """The names a prelude module defines (a parser `Env`), for parsing modules that use them."""
+    from .syntax.builder import Env
+
+    return Env(
+        globals={gv.name for gv in module.functions},
+        constructors=module.constructors(),
+        adts={gtv.name: gtv for gtv in module.type_defs},
+    )
+
+
+def check_text(text: str, name: str = "<string>", prelude: Module | None = None) -> Any:
+    """Parse and check against `prelude` (a module, or none); parse errors come
+    back as diagnostics of the CheckResult (with an empty module if it did not parse)."""
+    from .check import check_module
+    from .check.result import CheckResult
+    from .syntax.parser import parse_source
+
+    parsed = parse_source(Source(name, text), prelude_env(prelude) if prelude is not None else None)
+    if parsed.module is None:
+        return CheckResult(Module(), diagnostics=list(parsed.diagnostics))
+    result = check_module(parsed.module, prelude)
+    result.diagnostics = list(parsed.diagnostics) + result.diagnostics
+    return result
+
+
 def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) -> Checked:
     """Parse, resolve names and type-check one file.
 
@@ -43,10 +69,10 @@ def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) 
     the global's type in the documented syntax (None when the file did not
     parse).
     """
-    from .check import check_module, prelude_env
+    from .check import check_module
     from .diagnostics import has_errors
     from .syntax.parser import parse_source
-    from .syntax.type_text import type_text
+    from .text.type_text import type_text
 
     std = None
     env = None
@@ -105,6 +131,7 @@ def run_source(source: Source, request: Any = None, use_prelude: bool = True, re
     operator name to what runs it (default: the operator registry)."""
     from .eval.entry import RunFailed, RunRequest, run_module
     from .syntax.builder import Env
+    from .syntax.parser import parse_source
 
     request = request if request is not None else RunRequest()
     checked = check_source(source, use_prelude=use_prelude)
@@ -125,7 +152,7 @@ def run_source(source: Source, request: Any = None, use_prelude: bool = True, re
             module,
             request,
             std.module if std is not None else None,
-            arg_env,
+            lambda text: parse_source(text, arg_env),
             type_of=_type_lookup(checked.result, std.checked() if std is not None else None),
             meta_types=checked.result.meta_types if checked.result is not None else None,
             resolver=resolver,

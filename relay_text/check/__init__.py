@@ -1,13 +1,13 @@
 """The type checker: constraint generation, unification, relation solving.
 
     check_module(module, prelude=None) -> CheckResult
-    check_text(text, name="<string>") -> CheckResult   (parse, then check)
 
 `prelude` holds definitions (globals, data types, constructors) the checked
 module may use without defining them: a parsed `Module`, or the
 `CheckResult` of one (`prelude_result(module)` checks a module once and
 caches the result). The module being checked must have been parsed with
-`prelude_env(prelude_module)`, so that its names resolve to the prelude's.
+`relay_text.pipeline.prelude_env(prelude_module)`, so that its names
+resolve to the prelude's; `relay_text.pipeline.check_text` does both.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from .result import CheckResult
 
 if TYPE_CHECKING:
     from ..ir.module import Module
-    from ..syntax.builder import Env
 
 _PRELUDES: dict[int, tuple["Module", CheckResult]] = {}
 
@@ -55,29 +54,14 @@ def prelude_result(module: "Module") -> CheckResult:
     return result
 
 
-def prelude_env(module: "Module") -> "Env":
-    """The names a prelude module defines, for parsing modules that use them."""
-    from ..syntax.builder import Env
+def __getattr__(name: str) -> object:
+    # Parsing helpers that once lived here; they belong to the pipeline,
+    # which chains parsing and checking (this package never parses).
+    if name in ("prelude_env", "check_text"):
+        from .. import pipeline
 
-    return Env(
-        globals={gv.name for gv in module.functions},
-        constructors=module.constructors(),
-        adts={gtv.name: gtv for gtv in module.type_defs},
-    )
-
-
-def check_text(text: str, name: str = "<string>", prelude: "Module | None" = None) -> CheckResult:
-    """Parse and check; parse errors come back as diagnostics (with an empty module if it did not parse)."""
-    from ..ir.module import Module
-    from ..ir.span import Source
-    from ..syntax.parser import parse_source
-
-    parsed = parse_source(Source(name, text), prelude_env(prelude) if prelude is not None else None)
-    if parsed.module is None:
-        return CheckResult(Module(), diagnostics=list(parsed.diagnostics))
-    result = check_module(parsed.module, prelude)
-    result.diagnostics = list(parsed.diagnostics) + result.diagnostics
-    return result
+        return getattr(pipeline, name)
+    raise AttributeError(name)
 
 
 __all__ = ["CheckResult", "check_module", "check_text", "prelude_env", "prelude_result"]

@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic
 from ..ir.expr import Constructor, GlobalVar, Op, Var
 from ..ir.span import Span
 from ..ir.ty import AnyDim, DimBinOp, FuncType, IncompleteType, Kind, TensorType, TupleType, TypeCall, TypeVar
-from ..syntax.type_text import dim_text, type_text
+from ..text.type_text import dim_text, type_text
 from .types import Hole, resolve, type_vars
 from .unify import UnifyError
 

@@ -101,7 +101,6 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         self.renamed_ops: dict[str, list[Call]] = {}  # old operator names used: one warning each  # op name -> calls whose metadata attributes are absent
         self.typo_names: set[str] = set()  # `x` written in a pattern where `%x` was meant
         self.prelude_functions: dict[str, Any] = {}
-        self.meta_comments: dict[int, Any] | None = None  # offset -> a `/* ty=... */` comment starting there
         self.meta_reported = False
         self.prelude_globals: dict[str, Any] = {}
         if prelude is not None:
@@ -202,7 +201,6 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
     def check_module(self) -> CheckResult:
         module = self.module
         self._prepare_adts()
-        self._find_meta_comments()
         for func in module.functions.values():
             self.fn_defs[func] = func
         self._check_globals()
@@ -252,31 +250,6 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             if gtv.name == name:
                 return gtv
         return None
-
-    def _find_meta_comments(self) -> None:
-        """`meta[relay.Constant][i] /* ty=T */`: the comment gives the constant's type."""
-        if not self.module.comments or self.module.source is None:
-            return
-        text = self.module.source.text
-        if "meta[" not in text or "ty=" not in text:
-            return
-        self.meta_comments = {c.span.start: c for c in self.module.comments if c.text.startswith("/*") and "ty=" in c.text}
-
-    def _meta_comment_type(self, node: Constant) -> Any:
-        comments = self.meta_comments
-        if comments is None or node.span is None:
-            return None
-        text = node.span.source.text
-        pos = node.span.end
-        while pos < len(text) and text[pos] in " \t":
-            pos += 1
-        comment = comments.get(pos)
-        if comment is None:
-            return None
-        body = comment.text[2:-2].strip()
-        if not body.startswith("ty="):
-            return None
-        return _parse_type_text(body[3:].strip())
 
     def _check_globals(self) -> None:
         functions = self.module.functions
@@ -408,7 +381,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         index = c.meta_index
         assert index is not None
         t = self.meta_types.get(index)
-        written = self._meta_comment_type(c)
+        written = c.type_annotation
         if t is None and self.module.metadata is not None:
             t = self._metadata_type(c)
             if t is not None:
@@ -424,15 +397,18 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
     def _metadata_type(self, c: Constant) -> Any:
         """The type of a constant the `#[metadata]` section holds; its problems
         (a malformed section, an index past the table) are `bad-metadata`."""
-        from ..syntax.metadata import check_references, read_metadata
-
-        table, problems = read_metadata(self.module.metadata)  # type: ignore[arg-type]
+        assert self.module.metadata is not None
+        table, problems = self.module.metadata.decoded()
         if not self.meta_reported:
             self.meta_reported = True
             for diag in problems:
                 self.error(diag)
-        for diag in check_references(table, [c]):
-            self.error(diag)
+        count = len(table.constants) if table is not None else 0
+        if table is not None and not 0 <= c.meta_index < count:  # type: ignore[operator]
+            self.error(
+                Diagnostic("bad-metadata", f"`meta[relay.Constant][{c.meta_index}]` is not in the metadata section", c.span, label="no such constant")
+                .with_note(f"the section has {count} constant{'s' if count != 1 else ''}" + (f": indices 0 to {count - 1}" if count else ""))
+            )
         if table is None:
             return ERROR
         t = table.constant_type(c.meta_index)  # type: ignore[arg-type]
@@ -785,17 +761,3 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             functions={gv.name: f for gv, f in self.module.functions.items()},
         )
         return result
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _parse_type_text(text: str) -> Any:
-    """A type written in a `/* ty=... */` comment, or None if it does not parse."""
-    from ..syntax.parser import parse
-
-    result = parse(f"fn (%x: {text}) {{ %x }}", "<ty comment>")
-    if not result.ok or result.module is None or not isinstance(result.module.expr, Function):
-        return None
-    params = result.module.expr.params
-    return params[0].type_annotation if params else None

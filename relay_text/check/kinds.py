@@ -35,7 +35,7 @@ from ..ir.ty import (
     TypeVar,
     is_dtype,
 )
-from ..syntax.type_text import type_text
+from ..text.type_text import type_text
 from .explain import kind_name
 from .types import RefType
 

@@ -19,7 +19,7 @@ from ..ops import registry
 from ..ops.legacy import UNSUPPORTED, legacy_hint
 from ..ir.positions import META_ATTRS
 from ..ops import relations as rels
-from ..syntax.suggest import close_names, or_list
+from ..text.suggest import close_names, or_list
 from .polymorphism import Template
 from .solver import Constraint, Site
 from .types import ERROR, Hole

@@ -63,7 +63,7 @@ class CheckResult:
 
     def signature(self, name: str, dialect: str = "docs") -> str | None:
         """A global's type as text, e.g. `fn(Tensor[(), int32]) -> Tensor[(), int32]`."""
-        from ..syntax.type_text import type_text
+        from ..text.type_text import type_text
 
         ty = self.global_type(name)
         return None if ty is None else type_text(ty, dialect)

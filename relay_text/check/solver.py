@@ -388,7 +388,7 @@ class Rel:
 
 
 def _dt(d: Any) -> str:
-    from ..syntax.type_text import type_text
+    from ..text.type_text import type_text
 
     return type_text(d)
 

@@ -85,7 +85,7 @@ class RefType(Type):
         return hash(("ref", id(self.value)))
 
     def __str__(self) -> str:
-        from ..syntax.type_text import type_text
+        from ..text.type_text import type_text
 
         return f"Ref[{type_text(self.value)}]"
 

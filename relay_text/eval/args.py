@@ -16,7 +16,7 @@ import numpy as np
 
 from ..ir.adt import TypeData
 from ..ir.ty import AnyDim, FuncType, GlobalTypeVar, IncompleteType, Kind, TensorType, TupleType, TypeCall, TypeVar
-from ..syntax.type_text import type_text
+from ..text.type_text import type_text
 from .values import Data, Ref
 
 # Random collections: lists get 0..MAX_RANDOM_LENGTH elements, and ADT
@@ -210,7 +210,7 @@ def _tensor_mismatch(v: Any, t: TensorType, bindings: dict) -> str | None:
 
 
 def _dims_text(shape: tuple) -> str:
-    from ..syntax.type_text import shape_text
+    from ..text.type_text import shape_text
 
     return shape_text(shape)
 

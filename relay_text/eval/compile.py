@@ -60,7 +60,7 @@ from ..ir.expr import (
 )
 from ..ir.module import Module
 from ..ir.ty import FuncType, TensorType
-from ..syntax.type_text import type_params_text, type_text
+from ..text.type_text import type_params_text, type_text
 from .code import Block, as_tensor_argument, check_shape, match_fail, overflow, render
 from .emit import FunctionEmitter
 from .ops import BoundOperator, NoKernel, Resolver, bind, default_resolver

@@ -232,8 +232,6 @@ class FunctionEmitter:
         return block
 
     def emit(self, node: Expr, block: Block) -> None:
-        c = self.c
-        ref = c.ref
         t = type(node)
         if t is Let:
             if isinstance(node.value, LEAVES) and node.value in self.let_checks:  # type: ignore[attr-defined]

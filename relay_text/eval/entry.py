@@ -26,8 +26,8 @@ from ..diagnostics import Diagnostic, has_errors
 from ..ir.expr import Expr, Function, GlobalVar, Var
 from ..ir.module import Module
 from ..ir.span import Source, Span
-from ..syntax.suggest import close_names
-from ..syntax.type_text import type_text
+from ..text.suggest import close_names
+from ..text.type_text import type_text
 from .plausible import metadata_values, roles, shape_role
 from .args import ArgumentError, TypeDefs, describe_mismatch, from_python, load_npy, load_npz, random_value
 from .compile import CompileError, compile_program
@@ -110,24 +110,26 @@ def run_module(
     module: Module,
     request: RunRequest,
     prelude: Module | None = None,
-    env: Any = None,
+    parse: Callable[[Source], Any] | None = None,
     resolver: Resolver | None = None,
     type_of: Callable[[Expr], Any] | None = None,
     meta_types: dict[int, Any] | None = None,
 ) -> Outcome:
     """Compile and evaluate a parsed (and checked) module; raises RunFailed.
 
-    `meta_types` (from the checker) gives the types of metadata constants,
-    for `request.random_consts`."""
+    `parse` reads the text of an `--arg` value (a `ParseResult` with
+    `.module` and `.diagnostics`), with the names of the program and the
+    Prelude in scope; `meta_types` (from the checker) gives the types of
+    metadata constants, for `request.random_consts`."""
     with relaxed_gc():
-        return _run_module(module, request, prelude, env, resolver, type_of, meta_types or {})
+        return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {})
 
 
 def _run_module(
     module: Module,
     request: RunRequest,
     prelude: Module | None,
-    env: Any,
+    parse: Callable[[Source], Any] | None,
     resolver: Resolver | None,
     type_of: Callable[[Expr], Any] | None,
     meta_types: dict[int, Any],
@@ -172,7 +174,7 @@ def _run_module(
             except ArgumentError as exc:
                 diags.append(_bad(f"argument `{name}`: {exc}"))
             continue
-        expr, source, parse_diags = _parse_value(name, text, env)
+        expr, source, parse_diags = _parse_value(name, text, parse)
         diags.extend(parse_diags)
         if expr is not None:
             arg_exprs[name] = (expr, source)
@@ -281,12 +283,12 @@ def _unknown_parameter(entry: Entry, name: str, what: str) -> Diagnostic:
     return diag
 
 
-def _parse_value(name: str, text: str, env: Any) -> tuple[Expr | None, Source, list[Diagnostic]]:
+def _parse_value(name: str, text: str, parse: Callable[[Source], Any] | None) -> tuple[Expr | None, Source, list[Diagnostic]]:
     """Parse the VALUE of `--arg NAME=VALUE`: one expression, no definitions."""
-    from ..syntax.parser import parse_source
-
     source = Source(f"--arg {name}", text)
-    result = parse_source(source, env)
+    if parse is None:
+        return None, source, [_bad(f"`--arg {name}`: values given as text cannot be read here", Span(source, 0, len(text)))]
+    result = parse(source)
     diags = list(result.diagnostics)
     module = result.module
     if module is None or has_errors(diags):

@@ -189,9 +189,7 @@ def metadata_values(module: Module) -> dict[int, Any]:
     without a section; checking has reported any malformed part)."""
     if module.metadata is None:
         return {}
-    from ..syntax.metadata import read_metadata
-
-    table, _ = read_metadata(module.metadata)
+    table, _ = module.metadata.decoded()
     if table is None:
         return {}
     return {i: t.array() for i, t in enumerate(table.constants) if t is not None}

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..diagnostics import Diagnostic
 from ..ir.expr import Call, Expr, Match
-from ..ir.span import Span
+from ..ir.span import PRELUDE_SOURCE_NAME, Span
 from .code import DepthExceeded, MatchFailure
 from .compile import CompiledProgram
 
@@ -270,10 +270,8 @@ def _match_diagnostic(match: Match, value: Any) -> Diagnostic:
 
 
 def _in_prelude(node: Expr) -> bool:
-    from ..std import SOURCE_NAME
-
     span = getattr(node, "span", None)
-    return span is not None and span.source.name == SOURCE_NAME
+    return span is not None and span.source.name == PRELUDE_SOURCE_NAME
 
 
 def _match_head(match: Match) -> Span | None:

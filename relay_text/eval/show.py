@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..syntax.type_text import shape_text
+from ..text.type_text import shape_text
 from .values import Data, Ref
 
 # Code object of a compiled function -> its Relay signature, or a function

@@ -74,6 +74,9 @@ class Constant(Expr):
     shape: tuple[int, ...] | None = ()
     meta_index: int | None = None
     span: Span | None = field(default=None, repr=False)
+    # The type TVM wrote in a `/* ty=... */` comment right after a metadata
+    # constant (its comment stays a comment; this is what it says).
+    type_annotation: Type | None = field(default=None, repr=False)
 
     @property
     def is_scalar(self) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Callable, Union
 
 from .adt import TypeData
 from .expr import Constructor, Expr, Function, GlobalVar, Var
@@ -22,10 +22,22 @@ class Comment:
 
 @dataclass(eq=False, slots=True)
 class Metadata:
-    """The `#[metadata]` section of a TVM file, kept as its raw JSON text."""
+    """The `#[metadata]` section of a TVM file, kept as its raw JSON text.
+
+    `decoded()` gives the table the section holds (constants, attributes,
+    devices) and the problems found in it, decoded once, when first asked
+    for, by the decoder the parser attached (`relay_text.syntax.metadata`)."""
 
     text: str
     span: Span
+    decoder: Callable[[Metadata], tuple[Any, list[Any]]] | None = field(default=None, repr=False)
+    _decoded: tuple[Any, list[Any]] | None = field(default=None, repr=False)
+
+    def decoded(self) -> tuple[Any, list[Any]]:
+        """(the table or None when the section is unusable, its `bad-metadata` diagnostics)."""
+        if self._decoded is None:
+            self._decoded = self.decoder(self) if self.decoder is not None else (None, [])
+        return self._decoded[0], list(self._decoded[1])
 
     @property
     def header(self) -> str:

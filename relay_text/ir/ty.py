@@ -40,7 +40,7 @@ class Type:
     __slots__ = ()
 
     def __str__(self) -> str:
-        from ..syntax.type_text import type_text
+        from ..text.type_text import type_text
 
         return type_text(self)
 

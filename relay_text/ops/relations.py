@@ -128,7 +128,7 @@ def is_unknown(x: Any) -> bool:
 
 
 def shape_text(shape: Any) -> str:
-    from ..syntax.type_text import shape_text as text
+    from ..text.type_text import shape_text as text
 
     return text(shape)
 
@@ -196,7 +196,7 @@ def broadcast_dims(r: RelationCall, a: tuple, b: tuple) -> tuple | None:
 
 
 def _dim(d: Any) -> str:
-    from ..syntax.type_text import dim_text
+    from ..text.type_text import dim_text
 
     return dim_text(d)
 

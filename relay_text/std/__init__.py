@@ -14,12 +14,12 @@ from pathlib import Path
 
 from ..ir.expr import Constructor, Function, GlobalVar
 from ..ir.module import Module
-from ..ir.span import Source
+from ..ir.span import PRELUDE_SOURCE_NAME, Source
 from ..ir.ty import GlobalTypeVar
 
 PRELUDE_FILE = Path(__file__).with_name("prelude.rly")
 # How diagnostics name the Prelude: stable across installations.
-SOURCE_NAME = "relay_text/std/prelude.rly"
+SOURCE_NAME = PRELUDE_SOURCE_NAME
 
 # Other spellings of Prelude types, as TVM's own prelude named them.
 TYPE_ALIASES = {"Option": "Optional"}

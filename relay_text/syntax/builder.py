@@ -61,7 +61,7 @@ from .lexer import Tok, skip_trivia
 from .literals import LiteralError, int_range, is_float_dtype, is_int_text, parse_float, parse_int, round_float
 from ..ir.positions import META_ATTRS, Positions
 from .scopes import Scopes
-from .suggest import close_names, or_list
+from ..text.suggest import close_names, or_list
 
 BINARY_OPS: dict[str, tuple[int, str]] = {
     "||": (1, "logical_or"),
@@ -217,6 +217,7 @@ class Builder:
         self._literal_errors: dict[int, Diagnostic] = {}
         self._meta_args: dict[int, tuple[MetaRef, Diagnostic]] = {}
         self.meta_attr_calls: list[Any] = []
+        self.meta_constants: list[Constant] = []  # `meta[relay.Constant][i]`, for their `/* ty=... */` comments
         self.meta_values: list[tuple[MetaRef, Span]] = []  # `key=meta[...][i]` attribute values
         self.defining_adt: GlobalTypeVar = GlobalTypeVar("")
         self.positions = Positions(source)
@@ -268,7 +269,9 @@ class Builder:
         module = self.module
         metadata = c[-1]
         if metadata is not None:
-            module.metadata = Metadata(metadata.value, self.span(metadata.start_pos, metadata.end_pos))
+            from .metadata import decode_metadata
+
+            module.metadata = Metadata(metadata.value, self.span(metadata.start_pos, metadata.end_pos), decode_metadata)
         if (self.meta_attr_calls or self.meta_values) and module.metadata is not None:
             self._decode_meta_attrs(module.metadata)
         body = c[-2]
@@ -933,7 +936,9 @@ class Builder:
             placeholder = Var(text, None, span)
             self._meta_args[id(placeholder)] = (MetaRef(kind_tok.value, index), diag)
             return placeholder
-        return Constant(None, None, None, index, span)
+        const = Constant(None, None, None, index, span)
+        self.meta_constants.append(const)
+        return const
 
     def constant(self, c: list) -> Constant:
         kw, value_tok, shape, dtype_tok, close = c

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..diagnostics import Diagnostic
 from ..ir.span import Source, Span
 from .lexer import LexError, Tok, Tokens
-from .suggest import or_list
+from ..text.suggest import or_list
 
 OPENERS = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
 CLOSERS = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}

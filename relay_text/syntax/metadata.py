@@ -54,7 +54,7 @@ import json
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from ..diagnostics import Diagnostic
 from ..ir.module import Metadata
@@ -603,46 +603,20 @@ def _node_value(nodes: list, index: Any, depth: int) -> Any:
     return None
 
 
-def read_metadata(meta: Metadata) -> tuple[MetaTable | None, list[Diagnostic]]:
-    """Decode a module's `#[metadata]` section.
-
-    Returns the table (None when the section is unusable as a whole) and the
-    `bad-metadata` diagnostics found. Results are cached per section, so the
-    type checker and the evaluator can both ask without decoding twice.
-    """
-    cached = _CACHE.get(id(meta))
-    if cached is not None and cached[0] is meta:
-        return cached[1], list(cached[2])
+def decode_metadata(meta: Metadata) -> tuple[MetaTable | None, list[Diagnostic]]:
+    """Decode a `#[metadata]` section: the table (None when the section is
+    unusable as a whole) and the `bad-metadata` diagnostics found. The parser
+    attaches this to `Metadata.decoder`; `Metadata.decoded()` caches it."""
     reader = _Reader(meta)
     table = reader.read()
-    if len(_CACHE) >= 4:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[id(meta)] = (meta, table, reader.diags)
-    return table, list(reader.diags)
+    return table, reader.diags
 
 
-_CACHE: dict[int, tuple[Metadata, MetaTable | None, list[Diagnostic]]] = {}
-
-
-def check_references(table: MetaTable | None, refs: Iterable[Any]) -> list[Diagnostic]:
-    """`bad-metadata` for every `meta[relay.Constant][i]` (a Constant node with
-    `meta_index`) that the table does not have."""
-    diags: list[Diagnostic] = []
-    count = len(table.constants) if table is not None else 0
-    for c in refs:
-        if table is not None and not 0 <= c.meta_index < count:
-            diags.append(
-                Diagnostic(
-                    "bad-metadata",
-                    f"`meta[relay.Constant][{c.meta_index}]` is not in the metadata section",
-                    c.span,
-                    label="no such constant",
-                ).with_note(
-                    f"the section has {count} constant{'s' if count != 1 else ''}"
-                    + (f": indices 0 to {count - 1}" if count else "")
-                )
-            )
-    return diags
+def read_metadata(meta: Metadata) -> tuple[MetaTable | None, list[Diagnostic]]:
+    """A module's decoded `#[metadata]` section (decoded once per section)."""
+    if meta.decoder is None:
+        meta.decoder = decode_metadata
+    return meta.decoded()
 
 
 # ---------------------------------------------------------------- writing

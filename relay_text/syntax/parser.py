@@ -12,9 +12,10 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..diagnostics import WARNING, Diagnostic, has_errors
-from ..ir.expr import Constructor
+from ..ir.expr import Constant, Constructor, Function
 from ..ir.module import Module
 from ..ir.span import Source, Span
 from ..ir.ty import GlobalTypeVar
@@ -22,7 +23,7 @@ from .builder import SUPPORTED_VERSIONS, Builder, Env
 from .errors import lex_error, syntax_error
 from .lalr import Driver, UnexpectedToken
 from .lexer import LexError, Tok, Tokens, skip_trivia
-from .suggest import close_names, or_list
+from ..text.suggest import close_names, or_list
 
 _PARSER = None
 _LOCK = threading.Lock()
@@ -125,9 +126,41 @@ def parse_source(source: Source, env: Env | None = None) -> ParseResult:
         version = _version_of(source)
         builder.begin(source, env, constructors, adts, version)
         try:
-            return _run(driver, builder, kinds, source, tokens, env, version)
+            result = _run(driver, builder, kinds, source, tokens, env, version)
+            meta_constants = builder.meta_constants
         finally:
             builder.end()
+    if meta_constants and result.module is not None and result.module.comments:
+        _read_type_comments(result.module, meta_constants)
+    return result
+
+
+def parse_type(text: str) -> Any:
+    """A type written on its own (`Tensor[(2), float32]`), or None if it does not parse."""
+    result = parse(f"fn (%x: {text}) {{ %x }}", "<type>")
+    if not result.ok or result.module is None or not isinstance(result.module.expr, Function):
+        return None
+    params = result.module.expr.params
+    return params[0].type_annotation if params else None
+
+
+def _read_type_comments(module: Module, constants: list[Constant]) -> None:
+    """`meta[relay.Constant][i] /* ty=T */`: TVM's printer wrote the constant's
+    type after it; the constant carries it as `type_annotation`."""
+    text = module.source.text if module.source is not None else ""
+    comments = {c.span.start: c for c in module.comments if c.text.startswith("/*") and "ty=" in c.text}
+    for const in constants:
+        if const.span is None:
+            continue
+        pos = const.span.end
+        while pos < len(text) and text[pos] in " \t":
+            pos += 1
+        comment = comments.get(pos)
+        if comment is None:
+            continue
+        body = comment.text[2:-2].strip()
+        if body.startswith("ty="):
+            const.type_annotation = parse_type(body[3:].strip())
 
 
 def _run(driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: Tokens, env: Env, version: str | None) -> ParseResult:

@@ -60,7 +60,7 @@ from .doc import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, L
 from .naming import POP, PUSH, RESET, Names, bind
 from .sharing import Plan, Scope, is_atom
 from .spelling import Unspellable, attr_text, fill_text, literal_text
-from .type_text import shape_text, type_params_text, type_text
+from ..text.type_text import shape_text, type_params_text, type_text
 
 DOCS = "docs"
 TVM = "tvm"

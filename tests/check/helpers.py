@@ -7,7 +7,7 @@ from relay_text.diagnostics import Diagnostic
 from relay_text.ir.span import Source
 from relay_text.pipeline import check_source
 from relay_text.syntax.parser import parse
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 
 
 def checked(text: str, name: str = "test.rly") -> CheckResult:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import pytest
 
 from relay_text.check import check_module
-from relay_text.check.infer import _parse_type_text
 from relay_text.ir.expr import Call
 from relay_text.ir.span import Source
 from relay_text.pipeline import check_source
-from relay_text.syntax.parser import parse
-from relay_text.syntax.type_text import type_text
+from relay_text.syntax.parser import parse, parse_type
+from relay_text.text.type_text import type_text
 from tests.conftest import corpus_files
 
 FILES = corpus_files()
@@ -33,7 +32,7 @@ def _printed_types(text: str, module, result) -> list[tuple[str, str]]:
             pos += 1
         comment = comments.get(pos)
         if comment is not None:
-            written = _parse_type_text(comment.text[2:-2].strip()[3:].strip())
+            written = parse_type(comment.text[2:-2].strip()[3:].strip())
             pairs.append((type_text(written), type_text(ty)))
     return pairs
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from relay_text.check import check_module
 from relay_text.syntax.parser import parse
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 
 N = 100_000
 

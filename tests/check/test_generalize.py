@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 
 from .helpers import checked, global_types, located
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from relay_text.check import check_text
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 
 TVM = """#[version = "0.0.5"]
 type List[A] {

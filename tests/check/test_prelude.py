@@ -5,7 +5,7 @@ from __future__ import annotations
 from relay_text.check import check_module, prelude_env, prelude_result
 from relay_text.syntax.builder import Env
 from relay_text.syntax.parser import parse
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 
 PRELUDE = """
 data List<a> {

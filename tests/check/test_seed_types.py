@@ -6,7 +6,7 @@ Each test cites the document and section the type comes from.
 from __future__ import annotations
 
 from relay_text.ir.expr import Let, TupleGetItem, Var
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 
 from .helpers import checked, global_types
 

@@ -20,7 +20,7 @@ from relay_text.ir.span import Source
 from relay_text.ir.ty import FuncType, IncompleteType, TensorType, TupleType, TypeCall
 from relay_text.ir.visitor import post_order
 from relay_text.pipeline import check_source, run_source
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 from tests.conftest import CORPUS, corpus_files
 from tests.reference import torch_reference
 

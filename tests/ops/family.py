@@ -30,7 +30,7 @@ import numpy as np
 from relay_text.ir.span import Source
 from relay_text.ops import get
 from relay_text.pipeline import Checked, check_source
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 
 
 def T(shape: str, dtype: str = "float32") -> str:

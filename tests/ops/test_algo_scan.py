@@ -76,7 +76,7 @@ def test_flattened_size_follows_shape_variables() -> None:
     """ScanopRel: without an axis the length is the product of the dimensions."""
     from relay_text.ir.span import Source
     from relay_text.pipeline import check_source
-    from relay_text.syntax.type_text import type_text
+    from relay_text.text.type_text import type_text
 
     text = "def @main<n : ShapeVar>(%x: Tensor[(n, 3), float32], %y: Tensor[(n, ?), int32]) {\n  (cumsum(%x), cumprod(%y))\n}\n"
     checked = check_source(Source("t.rly", text))

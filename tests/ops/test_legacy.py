@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 from tests.ops.family import Family, T, same
 
 FAMILY = Family("image.resize", "scatter", "scatter_add")

@@ -16,7 +16,7 @@ import pytest
 from relay_text.ir.span import Source
 from relay_text.ops import KernelError, get
 from relay_text.pipeline import check_source
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 
 F = "float32"
 # Operators whose kernels the hand-computed tests below exercise.

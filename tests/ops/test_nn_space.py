@@ -14,7 +14,7 @@ import pytest
 from relay_text.ir.span import Source
 from relay_text.ops import KernelError
 from relay_text.pipeline import check_source
-from relay_text.syntax.type_text import type_text
+from relay_text.text.type_text import type_text
 from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 

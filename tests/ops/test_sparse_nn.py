@@ -91,7 +91,7 @@ def test_sizes_follow_shape_variables() -> None:
     """SparseDenseRel: the sparse matrix has len(indptr) - 1 rows (times bs_r for BSR)."""
     from relay_text.ir.span import Source
     from relay_text.pipeline import check_source
-    from relay_text.syntax.type_text import type_text
+    from relay_text.text.type_text import type_text
 
     text = """def @main<n : ShapeVar>(%x: Tensor[(4, 8), float32], %d: Tensor[(5, 2, 2), float32], %i: Tensor[(5), int32], %p: Tensor[(n + 1), int32]) {
   (nn.sparse_dense(%x, %d, %i, %p), nn.sparse_dense(%x, %d, %i, %p, sparse_lhs=True))

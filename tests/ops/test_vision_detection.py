@@ -84,7 +84,7 @@ def test_sizes_follow_shape_variables(variables: str, params: str, call: str, ex
     """Products of dimensions stay symbolic, as TVM's IndexExpr arithmetic keeps them."""
     from relay_text.ir.span import Source
     from relay_text.pipeline import check_source
-    from relay_text.syntax.type_text import type_text
+    from relay_text.text.type_text import type_text
 
     checked = check_source(Source("t.rly", f"def @main<{variables}>({params}) {{\n  {call}\n}}\n"))
     assert [str(d) for d in checked.diagnostics] == []

@@ -73,7 +73,7 @@ def test_all_class_sizes_follow_shape_variables() -> None:
     """AllClassNMSRel multiplies batch, classes and boxes (nms.cc)."""
     from relay_text.ir.span import Source
     from relay_text.pipeline import check_source
-    from relay_text.syntax.type_text import type_text
+    from relay_text.text.type_text import type_text
 
     text = (
         "def @main<n : ShapeVar>(%b: Tensor[(1, n, 4), float32], %s: Tensor[(1, 2, n), float32]) {\n"

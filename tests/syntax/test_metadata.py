@@ -18,7 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from relay_text.ir.expr import Constant
 from relay_text.ir.ty import TensorType
 from relay_text.syntax.metadata import (
     HEADER,
@@ -29,7 +28,6 @@ from relay_text.syntax.metadata import (
     encode_ndarray,
     parse_json,
     read_metadata,
-    check_references,
 )
 from relay_text.syntax.parser import parse
 from tests.helpers import where
@@ -410,12 +408,7 @@ def test_text_in_the_section_is_only_data() -> None:
 
 def test_reference_past_the_table() -> None:
     program = '#[version = "0.0.5"]\ndef @main() {\n  add(meta[relay.Constant][0], meta[relay.Constant][2])\n}\n\n'
-    result = parse(program + "#[metadata]\n" + encode_metadata([np.ones(2, np.float32)]), "test.rly")
-    table, diags = read_metadata(result.module.metadata)
-    assert diags == []
-    call = next(iter(result.module.functions.values())).body
-    refs = [a for a in call.args if isinstance(a, Constant)]
-    (d,) = check_references(table, refs)
+    (d,) = checked(program + "#[metadata]\n" + encode_metadata([np.ones(2, np.float32)])).diagnostics
     assert d.message == "`meta[relay.Constant][2]` is not in the metadata section"
     assert d.notes == ["the section has 1 constant: indices 0 to 0"]
     assert where(d) == ("bad-metadata", 3, 32)

@@ -10,7 +10,6 @@ import pytest
 from relay_text.formatter import format_source
 from relay_text.ir.span import Source
 from relay_text.pipeline import check_source
-from relay_text.syntax.type_text import type_text
 
 HEADER = '#[version = "0.0.5"]\n'
 

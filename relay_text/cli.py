@@ -253,7 +253,14 @@ def fmt(paths: tuple[str, ...], check_only: bool, show_diff: bool, line_length: 
     from .config import ConfigError, find_pyproject, fmt_settings, load
     from .diagnostics.render import Reporter
     from .files import InputError, collect, read
-    from .formatter import UnsafeFormat, format_source, newline_style, save_failure, unified_diff, write_atomic
+    from .formatter import (
+        UnsafeFormat,
+        format_source,
+        newline_style,
+        save_failure,
+        unified_diff,
+        write_atomic,
+    )
     from .ir.span import Source
 
     reporter = Reporter(sys.stderr)

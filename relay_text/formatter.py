@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .diagnostics import Diagnostic, RelayError, has_errors
+from .diagnostics import Diagnostic, RelayError, codes, has_errors
 from .ir.expr import Call, Constant, Expr, Function, Let, Match, Var
 from .ir.module import Module
 from .ir.span import Source, Span
@@ -109,7 +109,7 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
         header = header_for(module, target, keep=dialect == KEEP)
         printed = render_module(module, target, line_length, attach(module), header)
     except PrintError as exc:
-        diag = Diagnostic("unformattable", exc.message, exc.span, label="cannot be written")
+        diag = Diagnostic(codes.UNFORMATTABLE, exc.message, exc.span, label="cannot be written")
         if exc.note:
             diag.with_note(exc.note)
         return Formatted(source, None, [diag])
@@ -179,7 +179,7 @@ def tvm_problems(module: Module) -> list[Diagnostic]:
     problems: list[Diagnostic] = []
 
     def problem(message: str, span: Span | None, note: str) -> None:
-        problems.append(Diagnostic("unformattable", message, span, label="not expressible in TVM 0.0.5").with_note(note))
+        problems.append(Diagnostic(codes.UNFORMATTABLE, message, span, label="not expressible in TVM 0.0.5").with_note(note))
 
     for data in module.type_defs.values():
         _kinded(data.type_params, data.span, problem)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .diagnostics import Diagnostic, sort_key
+from .diagnostics import Diagnostic, codes, sort_key
 from .ir.module import Module
 from .ir.span import Source
 
@@ -94,7 +94,7 @@ def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) 
         type_diags = checked.diagnostics
         if has_errors(diags):
             # Unknown names already explain what follows from them.
-            type_diags = [d for d in type_diags if d.code != "unresolved-type"]
+            type_diags = [d for d in type_diags if d.code != codes.UNRESOLVED_TYPE]
         diags.extend(type_diags)
         for gv in module.functions:
             ty = checked.global_types.get(gv)

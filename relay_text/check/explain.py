@@ -13,10 +13,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, codes
 from ..ir.expr import Constructor, GlobalVar, Op, Var
 from ..ir.span import Span
-from ..ir.ty import AnyDim, DimBinOp, FuncType, IncompleteType, Kind, TensorType, TupleType, TypeCall, TypeVar
+from ..ir.ty import (
+    AnyDim,
+    DimBinOp,
+    FuncType,
+    IncompleteType,
+    Kind,
+    TensorType,
+    TupleType,
+    TypeCall,
+    TypeVar,
+)
 from ..text.type_text import dim_text, type_text
 from .types import Hole, resolve, type_vars
 from .unify import UnifyError
@@ -50,7 +60,7 @@ class Explainer:
         if exp == fnd and err is not None:
             exp, fnd = self.ty(err.expected), self.ty(err.found)
         text = message.format(expected=exp, found=fnd) if message else f"mismatched types: expected `{exp}`, found `{fnd}`"
-        diag = Diagnostic("type-mismatch", text, span, label=(label.format(expected=exp, found=fnd) if label else f"this has type `{fnd}`"))
+        diag = Diagnostic(codes.TYPE_MISMATCH, text, span, label=(label.format(expected=exp, found=fnd) if label else f"this has type `{fnd}`"))
         if origin is not None and origin[0] is not None:
             diag.with_label(origin[0], origin[1].format(expected=exp, found=fnd))
         for note in self.details(expected, found, err):
@@ -67,7 +77,7 @@ class Explainer:
             names[h] = f"t{i + 1}"
         inner = type_text(resolve(other), self.dialect, names)
         diag = Diagnostic(
-            "occurs-check",
+            codes.OCCURS_CHECK,
             f"this expression's type would have to contain itself: `t = {inner}`",
             span,
             label="here",

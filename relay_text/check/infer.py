@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, codes
 from ..ir.adt import TypeData
 from ..ir.expr import (
     Call,
@@ -49,7 +49,17 @@ from ..ir.expr import (
 )
 from ..ir.module import Module
 from ..ir.span import Span
-from ..ir.ty import BOOL, UNIT, FuncType, GlobalTypeVar, IncompleteType, Kind, TensorType, TupleType, TypeCall
+from ..ir.ty import (
+    BOOL,
+    UNIT,
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    Kind,
+    TensorType,
+    TupleType,
+    TypeCall,
+)
 from ..ir.visitor import ExprFunctor
 from . import spans
 from .callgraph import fully_annotated, global_refs, sccs
@@ -406,7 +416,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         count = len(table.constants) if table is not None else 0
         if table is not None and not 0 <= c.meta_index < count:  # type: ignore[operator]
             self.error(
-                Diagnostic("bad-metadata", f"`meta[relay.Constant][{c.meta_index}]` is not in the metadata section", c.span, label="no such constant")
+                Diagnostic(codes.BAD_METADATA, f"`meta[relay.Constant][{c.meta_index}]` is not in the metadata section", c.span, label="no such constant")
                 .with_note(f"the section has {count} constant{'s' if count != 1 else ''}" + (f": indices 0 to {count - 1}" if count else ""))
             )
         if table is None:
@@ -429,7 +439,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             n = len(f.fields)
             self.error(
                 Diagnostic(
-                    "type-mismatch",
+                    codes.TYPE_MISMATCH,
                     f"this tuple has {n} field{'' if n == 1 else 's'}, so `.{index}` does not exist",
                     node.span,
                     label=f"the tuple is `{self.ty(f)}`",
@@ -445,7 +455,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             return out
         self.error(
             Diagnostic(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"only a tuple can be projected with `.{index}`, but this has type `{self.ty(f)}`",
                 self.spans.projected_span(node),
                 label="not a tuple",
@@ -555,7 +565,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             key = node.attrs[0][0]
             self.error(
                 Diagnostic(
-                    "unknown-attribute",
+                    codes.UNKNOWN_ATTRIBUTE,
                     f"{name_of(op)} is not an operator and takes no attributes",
                     self.spans.attr_span(node, key),
                     label=f"`{key}=` is an attribute",
@@ -578,7 +588,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             return ret
         self.error(
             Diagnostic(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"{name_of(op)} is not a function; its type is `{self.ty(f)}`",
                 self.spans.callee_span(node),
                 label="called here",
@@ -591,7 +601,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         definition = self._definition(node.op)
         if want != got:
             diag = Diagnostic(
-                "arity-mismatch",
+                codes.ARITY_MISMATCH,
                 f"{name_of(node.op)} takes {want} argument{'' if want == 1 else 's'}, but {got} {'was' if got == 1 else 'were'} given",
                 node.span,
                 label=f"expected {want} argument{'' if want == 1 else 's'}",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, codes
 from ..ir.adt import TypeData
 from ..ir.span import Span
 from ..ir.ty import (
@@ -73,7 +73,7 @@ class KindChecker:
 
     def _var_error(self, var: TypeVar, wanted: Kind, span: Span | None, errors: list[Diagnostic]) -> None:
         diag = Diagnostic(
-            "kind-error",
+            codes.KIND_ERROR,
             f"`{var.name}` is a type parameter of kind {var.kind.value}, but {_POSITION[wanted]} is expected here",
             span,
             label=f"{_POSITION[wanted]} is expected here",
@@ -105,7 +105,7 @@ class KindChecker:
             elif isinstance(node, TypeCall) and isinstance(node.func, TypeVar):
                 errors.append(
                     Diagnostic(
-                        "kind-error",
+                        codes.KIND_ERROR,
                         f"`{node.func.name}` is a type parameter and cannot be applied to type arguments",
                         here,
                         label="applied here",
@@ -147,7 +147,7 @@ class KindChecker:
         if isinstance(t, Type):
             return t
         errors.append(
-            Diagnostic("kind-error", f"{_describe_arg(t)} is not a type", here, label="a type is expected here").with_help(
+            Diagnostic(codes.KIND_ERROR, f"{_describe_arg(t)} is not a type", here, label="a type is expected here").with_help(
                 "a type is a dtype (`float32`), a tensor type `Tensor[(shape), dtype]`, a tuple, a function type or a data type"
             )
         )
@@ -159,7 +159,7 @@ class KindChecker:
             want = len(data.type_params)
             params = ", ".join(p.name for p in data.type_params)
             diag = Diagnostic(
-                "kind-error",
+                codes.KIND_ERROR,
                 f"`{t.func.name}` takes {want} type argument{'' if want == 1 else 's'}, but {len(t.args)} {'was' if len(t.args) == 1 else 'were'} given",
                 span,
                 label=f"expected `{t.func.name}[{params}]`" if want else f"expected `{t.func.name}[]`",
@@ -178,12 +178,12 @@ class KindChecker:
             return shape
         if isinstance(shape, IncompleteType):
             return shape
-        errors.append(Diagnostic("kind-error", "a shape is expected here", span, label="not a shape"))
+        errors.append(Diagnostic(codes.KIND_ERROR, "a shape is expected here", span, label="not a shape"))
         return shape
 
     def _dim(self, d: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
         if isinstance(d, bool):
-            errors.append(Diagnostic("kind-error", "a dimension is expected here", span))
+            errors.append(Diagnostic(codes.KIND_ERROR, "a dimension is expected here", span))
             return d
         if isinstance(d, int):
             return d
@@ -197,7 +197,7 @@ class KindChecker:
             if d.kind != Kind.SHAPE_VAR:
                 self._var_error(d, Kind.SHAPE_VAR, span, errors)
             return d
-        errors.append(Diagnostic("kind-error", "a dimension (an integer, `?` or a ShapeVar) is expected here", span))
+        errors.append(Diagnostic(codes.KIND_ERROR, "a dimension (an integer, `?` or a ShapeVar) is expected here", span))
         return d
 
     def _dtype(self, d: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
@@ -207,7 +207,7 @@ class KindChecker:
             if d.kind != Kind.BASE_TYPE:
                 self._var_error(d, Kind.BASE_TYPE, span, errors)
             return d
-        errors.append(Diagnostic("kind-error", "a dtype is expected here", span))
+        errors.append(Diagnostic(codes.KIND_ERROR, "a dtype is expected here", span))
         return d
 
     # ---- explicit type arguments --------------------------------------------
@@ -245,7 +245,7 @@ class KindChecker:
                 value = self._dim(arg[0], span, errors)
         if value is None and not errors:
             diag = Diagnostic(
-                "kind-error",
+                codes.KIND_ERROR,
                 f"type parameter `{param.name}` is {kind_name(kind)}, but {_describe_arg(arg, self.dialect)} was given",
                 span,
                 label=f"expected {kind_name(kind)}",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..diagnostics import WARNING, Diagnostic
+from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.expr import Clause, Constructor, Expr, GlobalVar, Let, Match, Var
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
@@ -92,7 +92,7 @@ class MatchMixin:
                 want, got = len(inst.arg_types), len(p.patterns)
                 if want != got:
                     diag = Diagnostic(
-                        "constructor-arity",
+                        codes.CONSTRUCTOR_ARITY,
                         f"`{ctor.name}` has {want} field{'' if want == 1 else 's'}, but this pattern gives {got}",
                         p.span,
                         label=f"expected {want} pattern{'' if want == 1 else 's'} inside",
@@ -125,7 +125,7 @@ class MatchMixin:
         for index, cover in report.unreachable:
             clause = node.clauses[index]
             diag = Diagnostic(
-                "unreachable-clause",
+                codes.UNREACHABLE_CLAUSE,
                 "this clause can never be chosen: the clauses above it match every value it matches",
                 getattr(clause.pattern, "span", None) or clause.span,
                 severity=WARNING,
@@ -142,7 +142,7 @@ class MatchMixin:
             if span is not None and head_end is not None:
                 span = Span(span.source, span.start, head_end.end + (1 if span.source.text[head_end.end : head_end.end + 1] == ")" else 0))
             diag = Diagnostic(
-                "non-exhaustive-match",
+                codes.NON_EXHAUSTIVE_MATCH,
                 f"this `match` does not cover every value: `{report.missing}` is not matched",
                 span,
                 label=f"`{report.missing}` not covered",

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import WARNING, Diagnostic
+from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.expr import Call, Function, Op
+from ..ir.positions import META_ATTRS
 from ..ir.ty import TupleType, TypeRelation
 from ..ops import registry
-from ..ops.legacy import UNSUPPORTED, legacy_hint
-from ..ir.positions import META_ATTRS
 from ..ops import relations as rels
+from ..ops.legacy import UNSUPPORTED, legacy_hint
 from ..text.suggest import close_names, or_list
 from .polymorphism import Template
 from .solver import Constraint, Site
@@ -34,13 +34,13 @@ def projection(r: Any) -> bool:
     if isinstance(t, TupleType):
         if index >= len(t.fields):
             r.fail(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"this tuple has {len(t.fields)} field{'' if len(t.fields) == 1 else 's'}, so `.{index}` does not exist",
                 arg=0,
             )
         r.set_result(t.fields[index])
         return True
-    r.fail("type-mismatch", "only a tuple can be projected with `.{}`".format(index), arg=0, label="this is not a tuple")
+    r.fail(codes.TYPE_MISMATCH, "only a tuple can be projected with `.{}`".format(index), arg=0, label="this is not a tuple")
     return False
 
 
@@ -57,12 +57,12 @@ class OperatorMixin:
             self.attrs_not_found.setdefault(op.name, []).append(node)
         if node.type_args:
             self.error(
-                Diagnostic("arity-mismatch", f"operator `{op.name}` takes no type arguments", node.span, label="not polymorphic")
+                Diagnostic(codes.ARITY_MISMATCH, f"operator `{op.name}` takes no type arguments", node.span, label="not polymorphic")
             )
         if len(arg_types) != opdef.inputs:
             want, got = opdef.inputs, len(arg_types)
             diag = Diagnostic(
-                "arity-mismatch",
+                codes.ARITY_MISMATCH,
                 f"`{op.name}` takes {want} argument{'' if want == 1 else 's'}, but {got} {'was' if got == 1 else 'were'} given",
                 node.span,
                 label=f"expected {want} argument{'' if want == 1 else 's'}",
@@ -105,7 +105,7 @@ class OperatorMixin:
             n = len(calls)
             self.error(
                 Diagnostic(
-                    "renamed-operator",
+                    codes.RENAMED_OPERATOR,
                     f"`{name}` is the name an earlier TVM release gave `{opdef.renamed_to}`",
                     calls[0].op.span,
                     severity=WARNING,
@@ -118,7 +118,7 @@ class OperatorMixin:
             n = len(calls)
             self.error(
                 Diagnostic(
-                    "bad-metadata",
+                    codes.BAD_METADATA,
                     f"the attributes of {'this call' if n == 1 else f'{n} calls'} of `{name}` are in a `#[metadata]` section this file does not have",
                     self.spans.attr_span(first, META_ATTRS),
                     severity=WARNING,
@@ -130,14 +130,14 @@ class OperatorMixin:
     def _attribute_error(self, node: Call, opdef: Any, problem: Any) -> None:
         if not problem.key:
             self.error(
-                Diagnostic("missing-attribute", problem.message, node.span, label="in this call").with_help(
+                Diagnostic(codes.MISSING_ATTRIBUTE, problem.message, node.span, label="in this call").with_help(
                     f"the attribute takes {problem.expected}; the call looks like `{opdef.signature()}`"
                 )
             )
             return
         span = self.spans.attr_span(node, problem.key)
         if problem.key not in opdef.schema:
-            diag = Diagnostic("unknown-attribute", problem.message, span, label="unknown attribute")
+            diag = Diagnostic(codes.UNKNOWN_ATTRIBUTE, problem.message, span, label="unknown attribute")
             suggestions = close_names(problem.key, opdef.schema)
             if suggestions:
                 diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
@@ -149,7 +149,7 @@ class OperatorMixin:
             return
         value = dict(node.attrs).get(problem.key)
         self.error(
-            Diagnostic("type-mismatch", problem.message, span, label=f"found {_attr_value_text(value)}").with_note(
+            Diagnostic(codes.TYPE_MISMATCH, problem.message, span, label=f"found {_attr_value_text(value)}").with_note(
                 f"`{opdef.name}` takes `{problem.key}` as {problem.expected}"
             )
         )
@@ -170,7 +170,7 @@ class OperatorMixin:
         if name in self.typo_names:
             return None  # the pattern that meant to bind it is reported, with the fix
         if name[:1].isupper():
-            diag = Diagnostic("unknown-constructor", f"unknown constructor `{name}`", span, label="not defined")
+            diag = Diagnostic(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", span, label="not defined")
             known = [c.name for c in self.ctor_types]
             suggestions = close_names(name, known)
             if suggestions:
@@ -178,9 +178,9 @@ class OperatorMixin:
             return diag
         if name in UNSUPPORTED:
             return Diagnostic(
-                "unknown-operator", f"`{name}` is a TVM operator that cannot be checked or run here", span, label="not supported"
+                codes.UNKNOWN_OPERATOR, f"`{name}` is a TVM operator that cannot be checked or run here", span, label="not supported"
             ).with_note(UNSUPPORTED[name])
-        diag = Diagnostic("unknown-operator", f"unknown operator `{name}`", span, label="not an operator")
+        diag = Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{name}`", span, label="not an operator")
         globals_ = {gv.name for gv in self.module.functions} | set(self.prelude_functions)
         if name in globals_:
             diag.with_help(f"did you mean `@{name}`? Global functions are called with the `@` sigil")
@@ -206,7 +206,7 @@ class OperatorMixin:
             return
         self.error(
             Diagnostic(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"operator `{op.name}` is used as a value; operators can only be called",
                 op.span,
                 label="not called",
@@ -220,7 +220,7 @@ class OperatorMixin:
         for ref in node.relations:
             fn = _named_relation(ref.name)
             if fn is None:
-                diag = Diagnostic("unknown-relation", f"unknown relation `{ref.name}`", ref.span, label="not a relation")
+                diag = Diagnostic(codes.UNKNOWN_RELATION, f"unknown relation `{ref.name}`", ref.span, label="not a relation")
                 suggestions = close_names(ref.name, _relation_names())
                 if suggestions:
                     diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
@@ -232,7 +232,7 @@ class OperatorMixin:
             if want != len(params):
                 self.error(
                     Diagnostic(
-                        "arity-mismatch",
+                        codes.ARITY_MISMATCH,
                         f"`{ref.name}` relates {want} input{'' if want == 1 else 's'} to a result, but this function has {len(params)} parameter{'' if len(params) == 1 else 's'}",
                         ref.span,
                         label="named here",

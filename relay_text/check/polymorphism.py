@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, codes
 from ..ir.expr import Call, Expr
 from ..ir.span import Span
 from ..ir.ty import FuncType, TypeRelation, TypeVar
@@ -124,7 +124,7 @@ class PolymorphismMixin:
             if len(type_args) != len(params):
                 self.error(
                     Diagnostic(
-                        "arity-mismatch",
+                        codes.ARITY_MISMATCH,
                         f"{name} takes {len(params)} type argument{'' if len(params) == 1 else 's'}, but {len(type_args)} {'was' if len(type_args) == 1 else 'were'} given",
                         span,
                         label=f"expected <{', '.join(p.name for p in params)}>",
@@ -161,7 +161,7 @@ class PolymorphismMixin:
     def _no_type_params(self, node: Expr, call: Call | None, type_args: tuple) -> None:
         self.error(
             Diagnostic(
-                "arity-mismatch",
+                codes.ARITY_MISMATCH,
                 f"{name_of(node)} takes no type arguments, but {len(type_args)} {'was' if len(type_args) == 1 else 'were'} given",
                 call.span if call is not None else None,
                 label="not polymorphic",

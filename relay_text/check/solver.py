@@ -22,6 +22,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..diagnostics import codes
 from ..ir.ty import Kind, TensorType, TypeCall
 from ..ops.relations import OUT
 from . import dims
@@ -222,7 +223,7 @@ def _dim_equation(r: Rel) -> bool:
         return False
     if status == dims.FAILED:
         a, b = resolve(r.c.args[0]), resolve(r.c.out)
-        raise RelationError("shape-mismatch", "dimensions cannot be equal", unify_error=UnifyError(a, b, "dim"))
+        raise RelationError(codes.SHAPE_MISMATCH, "dimensions cannot be equal", unify_error=UnifyError(a, b, "dim"))
     if hole is not None:
         r.solver.unifier.bind(hole, value)
     return True
@@ -266,12 +267,12 @@ class Rel:
         resolved = resolve(t)
         if i == OUT:
             raise RelationError(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"`{self.op}` produces a tensor, but a value of another type is expected here",
                 unify_error=UnifyError(resolved, TensorType(Hole(Kind.SHAPE), Hole(Kind.BASE_TYPE))),
             )
         raise RelationError(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{self.op}` expects a tensor, not a {_describe(resolved)}",
             arg=i,
             label="expected a tensor",
@@ -291,7 +292,7 @@ class Rel:
             raise _GiveUp
         resolved = resolve(f)
         raise RelationError(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{self.op}` expects {what} to be a tensor, not a {_describe(resolved)}",
             arg=arg,
             unify_error=UnifyError(TensorType(Hole(Kind.SHAPE), Hole(Kind.BASE_TYPE)), resolved),
@@ -305,7 +306,7 @@ class Rel:
             self.solver.unifier.unify(a, b)
         except UnifyError as exc:
             raise RelationError(
-                "type-mismatch", message, arg=arg, unify_error=exc, expected=resolve(a), found=resolve(b)
+                codes.TYPE_MISMATCH, message, arg=arg, unify_error=exc, expected=resolve(a), found=resolve(b)
             ) from None
 
     def refine(self, i: int, t: Any) -> None:
@@ -314,7 +315,7 @@ class Rel:
             self.solver.unifier.unify(t, self.c.args[i])
         except UnifyError as exc:
             raise RelationError(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"`{self.op}` expects `{{expected}}` here, found `{{found}}`",
                 arg=i,
                 unify_error=exc,
@@ -328,7 +329,7 @@ class Rel:
             self.solver.unifier.unify(self.c.out, t)
         except UnifyError as exc:
             raise RelationError(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"`{self.op}` produces `{{found}}`, but `{{expected}}` is expected here",
                 unify_error=exc,
                 expected=resolve(self.c.out),
@@ -343,7 +344,7 @@ class Rel:
             self.solver.unifier.unify(a.dtype, b.dtype)
         except UnifyError:
             raise RelationError(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"`{self.op}` needs operands of one dtype, found `{_dt(a.dtype)}` and `{_dt(b.dtype)}`",
                 arg=j,
                 label=f"this is `{_dt(b.dtype)}`",
@@ -364,7 +365,7 @@ class Rel:
         gtv = self.solver.adt_named(name)
         if gtv is None:
             self.fail(
-                "unknown-type",
+                codes.UNKNOWN_TYPE,
                 f"`{self.op}` needs the type `{name}`, which is not defined",
                 notes=[f"TVM declares it in its core library: `extern type {name}`"],
             )

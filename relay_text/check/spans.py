@@ -13,7 +13,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.expr import Call, Constructor, Function, GlobalVar, If, Let, Match, Tuple, TupleGetItem, Var
+from ..ir.expr import (
+    Call,
+    Constructor,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Match,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
 from ..ir.positions import Positions
 from ..ir.span import Span
 from ..ir.ty import TypeVar

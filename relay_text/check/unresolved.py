@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import WARNING, Diagnostic
+from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.expr import Call, Expr, Var
 from ..ir.span import Span
 from .explain import name_of
@@ -78,7 +78,7 @@ class UnresolvedMixin:
             message = f"cannot infer the type of `meta[relay.Constant][{indices[0]}]`"
         else:
             message = f"cannot infer the types of {len(indices)} constants (`meta[relay.Constant][{indices[0]}]` and others)"
-        diag = Diagnostic("unresolved-type", message, first.span, severity=WARNING, label="type unknown")
+        diag = Diagnostic(codes.UNRESOLVED_TYPE, message, first.span, severity=WARNING, label="type unknown")
         if len(indices) > 1:
             diag.with_note(f"the constants are meta[relay.Constant][...] with indices {_ranges(indices)}")
         diag.with_note(
@@ -96,13 +96,13 @@ class UnresolvedMixin:
             span = _node_span(node)
             text, kind = (_describe_node(node), "result")
         if kind == "meta":
-            diag = Diagnostic("unresolved-type", f"cannot infer the type of {text}", span, label="type unknown")
+            diag = Diagnostic(codes.UNRESOLVED_TYPE, f"cannot infer the type of {text}", span, label="type unknown")
             diag.with_note("the file has no `#[metadata]` section, and how the constant is used does not determine its type")
             diag.with_help("write its type in a comment right after it, e.g. `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`")
             return diag
         if blocked_by is not None and blocked_by.site.span is not None and kind == "result":
             diag = Diagnostic(
-                "unresolved-type",
+                codes.UNRESOLVED_TYPE,
                 f"cannot infer the type of the result of {blocked_by.site.what}",
                 blocked_by.site.span,
                 label="type unknown",
@@ -112,7 +112,7 @@ class UnresolvedMixin:
                 diag.with_note(f"its inputs are {args}; more of them must be known")
             return diag
         partial = self.ty(node and self.memo.get(node)) if node is not None and self.memo.get(node) is not None else ""
-        diag = Diagnostic("unresolved-type", f"cannot infer the type of {text}", span, label="type unknown")
+        diag = Diagnostic(codes.UNRESOLVED_TYPE, f"cannot infer the type of {text}", span, label="type unknown")
         if partial and partial != "_":
             diag.with_note(f"what is known: `{partial}` (`_` marks the unknown parts)")
         if kind in ("param", "binder"):

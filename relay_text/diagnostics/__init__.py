@@ -9,10 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..ir.span import Span
-from .codes import CODES
-
-ERROR = "error"
-WARNING = "warning"
+from .codes import ERROR, REGISTRY, WARNING, Code
 
 
 @dataclass(slots=True)
@@ -25,7 +22,7 @@ class Label:
 
 @dataclass(slots=True)
 class Diagnostic:
-    code: str
+    code: Code  # a registered code (`relay_text.diagnostics.codes`)
     message: str
     span: Span | None
     severity: str = ERROR
@@ -35,8 +32,10 @@ class Diagnostic:
     helps: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.code not in CODES:
+        code = REGISTRY.get(self.code)
+        if code is None:
             raise ValueError(f"unregistered diagnostic code {self.code!r}")
+        self.code = code
 
     @property
     def is_error(self) -> bool:

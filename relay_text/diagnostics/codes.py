@@ -1,50 +1,284 @@
-"""The registry of diagnostic codes: stable kebab-case names with a description.
+"""The registry of diagnostic codes: one `Code` object per kind of diagnostic.
 
-A code is part of the interface: tests, editors and `--output-format json`
-consumers key on it. Add a code here before emitting it.
+A code is part of the interface: tests, editors, `--output-format json`
+consumers and `// relay: ignore[...]` comments key on its name. A `Code` is
+a `str` (its kebab-case name), so it compares equal to the name, and it
+carries what `relay explain NAME` prints: a one-line summary, an
+explanation and an example. Stages refer to codes by these objects
+(`codes.TYPE_MISMATCH`), never by bare strings; `Diagnostic` rejects a code
+that is not registered here.
 """
 
 from __future__ import annotations
 
-CODES: dict[str, str] = {
-    # syntax and names
-    "syntax-error": "the text does not follow the Relay grammar",
-    "invalid-literal": "a number or string literal cannot be represented",
-    "unsupported-version": "the version header names a format this toolchain does not read",
-    "bad-metadata": "the #[metadata] section or a meta[...] reference is malformed",
-    "unbound-variable": "a local variable is used where no binding of it is in scope",
-    "unknown-global": "a global function is used but never defined",
-    "near-miss-global": "a call resolves to the Prelude while the file defines a similar name it never uses",
-    "unknown-constructor": "an ADT constructor is used but never defined",
-    "unknown-type": "a type name is neither a dtype, a type parameter in scope nor an ADT",
-    "unknown-operator": "a name without sigil is neither an operator nor a constructor",
-    "duplicate-definition": "the same name is defined twice in one scope",
-    "unused-binding": "a graph binding is never used (it is kept as a statement)",
-    # types (relay check)
-    "type-mismatch": "two types that must be equal differ",
-    "shape-mismatch": "tensor shapes are incompatible",
-    "arity-mismatch": "a call passes the wrong number of arguments",
-    "constructor-arity": "a constructor pattern has the wrong number of fields",
-    "occurs-check": "a type would have to contain itself",
-    "kind-error": "a type parameter is used where its kind does not allow",
-    "unresolved-type": "inference could not determine a type",
-    "non-exhaustive-match": "a match does not cover every value of its type",
-    "unreachable-clause": "a match clause can never be chosen",
-    "unknown-attribute": "an operator call passes an attribute the operator does not have",
-    "missing-attribute": "an operator call omits an attribute that has no default",
-    "unknown-relation": "a where clause names a relation that does not exist",
-    "renamed-operator": "an operator is called by the name an earlier TVM release gave it (a warning)",
-    # evaluation (relay run)
-    "recursion-limit": "evaluation recursed deeper than the configured limit",
-    "match-failure": "no clause of a match accepted the value",
-    "division-by-zero": "integer division or modulo by zero",
-    "bad-argument": "an argument given on the command line does not fit the entry point",
-    "runtime-error": "an operator failed while running",
-    # formatter
-    "unformattable": "the formatter cannot express the program in the requested dialect",
-    "internal-error": "the toolchain failed; please report it",
-}
+ERROR = "error"
+WARNING = "warning"
+
+
+class Code(str):
+    """A diagnostic code: its name (the string itself) and its documentation."""
+
+    summary: str
+    explanation: str
+    example: str
+    severity: str
+
+    def __new__(cls, name: str, summary: str, explanation: str, example: str = "", severity: str = ERROR) -> Code:
+        code = super().__new__(cls, name)
+        code.summary = summary
+        code.explanation = explanation
+        code.example = example
+        code.severity = severity
+        REGISTRY[name] = code
+        return code
+
+
+REGISTRY: dict[str, Code] = {}
+
+# ---------------------------------------------------------------- syntax and names
+
+SYNTAX_ERROR = Code(
+    "syntax-error",
+    "the text does not follow the Relay grammar",
+    "The parser met a token it did not expect. The message names what could "
+    "have come there instead; an unclosed bracket is shown where it opened.",
+    "def @f(%x: int32 { %x }   // `)` missing before `{`",
+)
+INVALID_LITERAL = Code(
+    "invalid-literal",
+    "a number or string literal cannot be represented",
+    "A number is malformed or does not fit its dtype: integers take i/i8..i64/"
+    "u8..u64 suffixes and must fit their range, floats f/f16/f32/f64 and must "
+    "not exceed the largest finite value of their dtype.",
+    "128i8   65505f16",
+)
+UNSUPPORTED_VERSION = Code(
+    "unsupported-version",
+    "the version header names a format this toolchain does not read",
+    'Files in TVM\'s format start with `#[version = "0.0.5"]` (or `v0.0.4`); '
+    "other versions are not read.",
+    '#[version = "0.0.9"]',
+)
+BAD_METADATA = Code(
+    "bad-metadata",
+    "the #[metadata] section or a meta[...] reference is malformed",
+    "The JSON table after `#[metadata]` is not TVM's object graph, a tensor "
+    "blob is corrupt, or a `meta[kind][i]` refers to an entry the table does "
+    "not have. As a warning: attributes are referred to in a section the file "
+    "does not have (their defaults are used).",
+    "add(meta[relay.Constant][7], 1f)   // the section has 2 constants",
+)
+UNBOUND_VARIABLE = Code(
+    "unbound-variable",
+    "a local variable is used where no binding of it is in scope",
+    "`%x` is not a parameter, `let`, pattern variable or graph binding in "
+    "scope. A graph binding `%1 = e` is visible only after it, in its own "
+    "block (in TVM's format, anywhere later in the file).",
+    "def @f() { %y }",
+)
+UNKNOWN_GLOBAL = Code(
+    "unknown-global",
+    "a global function is used but never defined",
+    "`@f` is defined neither in the file nor in the Prelude.",
+    "def @main() { @undefined(1) }",
+)
+NEAR_MISS_GLOBAL = Code(
+    "near-miss-global",
+    "a call resolves to the Prelude while the file defines a similar name it never uses",
+    "The file calls a Prelude function whose name is one typo away from a "
+    "function the file defines but never calls: probably a misspelling.",
+    "def @map_accmul(...) { ... }  ... @map_accuml(...)",
+    WARNING,
+)
+UNKNOWN_CONSTRUCTOR = Code(
+    "unknown-constructor",
+    "an ADT constructor is used but never defined",
+    "A capitalised name that is neither a constructor of a `data`/`type` "
+    "definition nor of the Prelude.",
+    "Conss(1, Nil())",
+)
+UNKNOWN_TYPE = Code(
+    "unknown-type",
+    "a type name is neither a dtype, a type parameter in scope nor an ADT",
+    "Types are dtypes (`float32`, `int`), `Tensor[...]`, tuples, `fn(...) -> T`, "
+    "data types and type parameters in scope.",
+    "def @f(%x: Tensr[(2), float32]) { %x }",
+)
+UNKNOWN_OPERATOR = Code(
+    "unknown-operator",
+    "a name without sigil is neither an operator nor a constructor",
+    "A call of a name without `@` or `%` must be a registered operator. "
+    "Reported once per name, at its first use, with the number of uses.",
+    "frobnicate(%x)",
+)
+DUPLICATE_DEFINITION = Code(
+    "duplicate-definition",
+    "the same name is defined twice in one scope",
+    "Two globals, parameters, attributes or constructors share a name.",
+    "def @f() { 1 }  def @f() { 2 }",
+)
+UNUSED_BINDING = Code(
+    "unused-binding",
+    "a graph binding is never used (it is kept as a statement)",
+    "A graph binding `%n = e` that nothing refers to is evaluated for its "
+    "effects only, as `e;` would be.",
+    "%0 = add(%x, 1f);  %x",
+    WARNING,
+)
+RENAMED_OPERATOR = Code(
+    "renamed-operator",
+    "an operator is called by the name an earlier TVM release gave it",
+    "The call is read with its old attributes as the current operator; TVM "
+    "0.8 and later know only the new name.",
+    'image.resize(%x, size=[8, 8], method="bilinear")   // now image.resize2d',
+    WARNING,
+)
+
+# ---------------------------------------------------------------- types
+
+TYPE_MISMATCH = Code(
+    "type-mismatch",
+    "two types that must be equal differ",
+    "A value has another type than where it is used requires (an argument, a "
+    "branch of `if`, a return type, an operator's input). The note says which "
+    "part differs and where the expectation came from.",
+    "def @f(%x: float32) -> int32 { %x }",
+)
+SHAPE_MISMATCH = Code(
+    "shape-mismatch",
+    "tensor shapes are incompatible",
+    "An operator's type relation cannot hold for the shapes given: the "
+    "message names the axis and the sizes.",
+    "add(%a, %b)   // Tensor[(2, 3), f32] and Tensor[(4), f32]",
+)
+ARITY_MISMATCH = Code(
+    "arity-mismatch",
+    "a call passes the wrong number of arguments",
+    "A function, constructor or operator is called with more or fewer "
+    "arguments (or type arguments) than it takes.",
+    "nn.relu(%x, %x)",
+)
+CONSTRUCTOR_ARITY = Code(
+    "constructor-arity",
+    "a constructor pattern has the wrong number of fields",
+    "A pattern `C(p1, ...)` lists another number of fields than `C` has.",
+    "match (%l) { case Cons(%h) { %h } ... }",
+)
+OCCURS_CHECK = Code(
+    "occurs-check",
+    "a type would have to contain itself",
+    "Inference would need a type equal to a type that contains it, such as "
+    "`a = List[a]`: usually a function applied to itself or a list put in itself.",
+    "fn (%f) { %f(%f) }",
+)
+KIND_ERROR = Code(
+    "kind-error",
+    "a type parameter is used where its kind does not allow",
+    "Type parameters have kinds: `Type`, `BaseType` (a dtype), `Shape`, "
+    "`ShapeVar` (one dimension); each may stand only where its kind fits.",
+    "fn<s : Shape>(%x : s) { %x }",
+)
+UNRESOLVED_TYPE = Code(
+    "unresolved-type",
+    "inference could not determine a type",
+    "Nothing in the program fixes this type (often a constant without "
+    "metadata, or a value never used). Annotate it or use it.",
+    "let %x = meta[relay.Constant][0]; ()",
+)
+NON_EXHAUSTIVE_MATCH = Code(
+    "non-exhaustive-match",
+    "a match does not cover every value of its type",
+    "The message names a value no clause accepts. Add a clause, or write "
+    "`match?` for a match allowed to be incomplete.",
+    "match (%l) { case Cons(%h, _) { %h } }",
+)
+UNREACHABLE_CLAUSE = Code(
+    "unreachable-clause",
+    "a match clause can never be chosen",
+    "Earlier clauses accept every value this clause would.",
+    "match (%x) { case _ { 1 } case Nil() { 2 } }",
+    WARNING,
+)
+UNKNOWN_ATTRIBUTE = Code(
+    "unknown-attribute",
+    "an operator call passes an attribute the operator does not have",
+    "The attribute key is not in the operator's schema (TVM's names); the help "
+    "suggests close names.",
+    "nn.conv2d(%x, %w, stride=[2, 2])   // strides",
+)
+MISSING_ATTRIBUTE = Code(
+    "missing-attribute",
+    "an operator call omits an attribute that has no default",
+    "The operator needs this attribute to be given.",
+    "reshape(%x)   // newshape=[...]",
+)
+UNKNOWN_RELATION = Code(
+    "unknown-relation",
+    "a where clause names a relation that does not exist",
+    "The relations a `where` clause can name are the operators' relations "
+    "that take no attributes (`Broadcast`, `Identity`, ...).",
+    "fn (%x, %y) where Brodcast { ... }",
+)
+
+# ---------------------------------------------------------------- evaluation
+
+RECURSION_LIMIT = Code(
+    "recursion-limit",
+    "evaluation recursed deeper than the configured limit",
+    "More nested calls than `--max-depth` allows (default 2,000,000).",
+    "def @loop(%n: int32) -> int32 { @loop(%n) }",
+)
+MATCH_FAILURE = Code(
+    "match-failure",
+    "no clause of a match accepted the value",
+    "Possible only under `match?`: the value is shown with the constructor "
+    "no clause accepts.",
+    "@hd(Nil())",
+)
+DIVISION_BY_ZERO = Code(
+    "division-by-zero",
+    "integer division or modulo by zero",
+    "Integer `/`, `%`, `floor_divide`, ... by zero (float division gives inf or nan).",
+    "divide(1, 0)",
+)
+BAD_ARGUMENT = Code(
+    "bad-argument",
+    "an argument given on the command line does not fit the entry point",
+    "An `--arg`, `--args` or Python value is missing, unknown or of another "
+    "type than the parameter.",
+    "relay run --arg x=1.5 f.rly   // %x : int32",
+)
+RUNTIME_ERROR = Code(
+    "runtime-error",
+    "an operator failed while running",
+    "A value-dependent failure: an index out of range, a value whose shape "
+    "does not match its declared type, a dtype this evaluator cannot hold.",
+    "take(%x, 7, mode=\"fast\")   // %x has 3 elements",
+)
+
+# ---------------------------------------------------------------- formatter and the toolchain
+
+UNFORMATTABLE = Code(
+    "unformattable",
+    "the formatter cannot express the program in the requested dialect",
+    "TVM's format cannot write some forms of the documented syntax (`where` "
+    "clauses, kinds, explicit type arguments, `Constant(...)`).",
+    "relay fmt --dialect tvm f.rly   // f.rly uses `where Broadcast`",
+)
+INTERNAL_ERROR = Code(
+    "internal-error",
+    "the toolchain failed; please report it",
+    "A bug in relay-text. With `--debug` (or RELAY_DEBUG=1) the traceback is shown.",
+)
+
+# The name -> description table of earlier releases.
+CODES: dict[str, str] = {name: code.summary for name, code in REGISTRY.items()}
 
 
 def describe(code: str) -> str:
-    return CODES[code]
+    return REGISTRY[code].summary
+
+
+def lookup(name: str) -> Code | None:
+    """The code called `name`, or None."""
+    return REGISTRY.get(name)

@@ -15,7 +15,17 @@ from typing import Any, Callable
 import numpy as np
 
 from ..ir.adt import TypeData
-from ..ir.ty import AnyDim, FuncType, GlobalTypeVar, IncompleteType, Kind, TensorType, TupleType, TypeCall, TypeVar
+from ..ir.ty import (
+    AnyDim,
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    Kind,
+    TensorType,
+    TupleType,
+    TypeCall,
+    TypeVar,
+)
 from ..text.type_text import type_text
 from .values import Data, Ref
 

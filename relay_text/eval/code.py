@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ..diagnostics import codes
 from ..ir.expr import Expr
 
 
@@ -55,7 +56,7 @@ def check_shape(value: Any, spec: Any, what: str) -> None:
     if len(shape) != len(inner) or any(d is not None and d != n for d, n in zip(inner, shape)):
         want = "(" + ", ".join("?" if d is None else str(d) for d in inner) + ")"
         raise KernelError(
-            "runtime-error",
+            codes.RUNTIME_ERROR,
             f"{what} has shape ({', '.join(map(str, shape))}), but its declared type needs {want}",
         )
 

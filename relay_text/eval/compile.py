@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, codes
 from ..ir.expr import (
     Call,
     Constant,
@@ -200,7 +200,7 @@ class Compiler:
 
     def unbound(self, var: Var) -> str:
         self.diagnostics.append(
-            Diagnostic("unbound-variable", f"`%{var.name}` has no value to run with", var.span, label="not bound")
+            Diagnostic(codes.UNBOUND_VARIABLE, f"`%{var.name}` has no value to run with", var.span, label="not bound")
         )
         return "None"
 
@@ -233,7 +233,7 @@ class Compiler:
             return name
         target = self.resolve_global(gv)
         if target is None:
-            self.diagnostics.append(Diagnostic("unknown-global", f"unknown global `@{gv.name}`", gv.span, label="not defined"))
+            self.diagnostics.append(Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown global `@{gv.name}`", gv.span, label="not defined"))
             return "None"
         module, defined = target
         name = self.global_names.get(defined)
@@ -331,7 +331,7 @@ class Compiler:
             return bind(op.name, attrs, self.resolver, all_scalar)
         except NoKernel:
             self.diagnostics.append(
-                Diagnostic("unknown-operator", f"operator `{op.name}` has no kernel to run it", op.span, label="cannot be evaluated")
+                Diagnostic(codes.UNKNOWN_OPERATOR, f"operator `{op.name}` has no kernel to run it", op.span, label="cannot be evaluated")
             )
             return None
 
@@ -433,7 +433,7 @@ class Compiler:
                 what += " has"
             self.diagnostics.append(
                 Diagnostic(
-                    "bad-metadata",
+                    codes.BAD_METADATA,
                     f"{what} no value to run with",
                     first.span,
                     label="value unknown",

@@ -15,8 +15,29 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from ..ir.expr import Call, Constructor, Expr, Function, If, Let, Match, Op, RefCreate, RefRead, RefWrite, Tuple, TupleGetItem, Var
-from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
+from ..ir.expr import (
+    Call,
+    Constructor,
+    Expr,
+    Function,
+    If,
+    Let,
+    Match,
+    Op,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from ..ir.pattern import (
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    pattern_vars,
+)
 from ..ir.ty import AnyDim, FuncType, TensorType, TupleType
 from .code import Block, free_names
 from .plan import LEAVES, Plan, Region, region_edges

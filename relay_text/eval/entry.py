@@ -22,16 +22,24 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, has_errors
+from ..diagnostics import Diagnostic, codes, has_errors
 from ..ir.expr import Expr, Function, GlobalVar, Var
 from ..ir.module import Module
 from ..ir.span import Source, Span
 from ..text.suggest import close_names
 from ..text.type_text import type_text
-from .plausible import metadata_values, roles, shape_role
-from .args import ArgumentError, TypeDefs, describe_mismatch, from_python, load_npy, load_npz, random_value
+from .args import (
+    ArgumentError,
+    TypeDefs,
+    describe_mismatch,
+    from_python,
+    load_npy,
+    load_npz,
+    random_value,
+)
 from .compile import CompileError, compile_program
 from .ops import Resolver
+from .plausible import metadata_values, roles, shape_role
 from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute, relaxed_gc
 
 EXPRESSION = "<expression>"
@@ -77,7 +85,7 @@ class Outcome:
 
 
 def _bad(message: str, span: Span | None = None, label: str = "") -> Diagnostic:
-    return Diagnostic("bad-argument", message, span, label=label)
+    return Diagnostic(codes.BAD_ARGUMENT, message, span, label=label)
 
 
 def find_entry(module: Module, name: str | None) -> Entry:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, codes
 from ..ir.expr import Call, Expr, Match
 from ..ir.span import PRELUDE_SOURCE_NAME, Span
 from .code import DepthExceeded, MatchFailure
@@ -208,17 +208,17 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
     if type(exc).__name__ == "KernelError" and isinstance(code, str):
         # A value-dependent failure the operator itself describes.
         diag = Diagnostic(code, str(exc), span, label="failed here")
-        if code == "division-by-zero":
+        if code == codes.DIVISION_BY_ZERO:
             _label_divisor(diag, program, node)
     elif isinstance(exc, ZeroDivisionError) or (isinstance(exc, FloatingPointError) and "divide" in str(exc)):
-        diag = Diagnostic("division-by-zero", "integer division by zero", span, label="failed here")
+        diag = Diagnostic(codes.DIVISION_BY_ZERO, "integer division by zero", span, label="failed here")
         _label_divisor(diag, program, node)
     elif isinstance(exc, MemoryError):
-        diag = Diagnostic("runtime-error", "out of memory", span, label="while evaluating this")
+        diag = Diagnostic(codes.RUNTIME_ERROR, "out of memory", span, label="while evaluating this")
     else:
         what = _describe_node(node)
         message = str(exc) or type(exc).__name__
-        diag = Diagnostic("runtime-error", f"{what} failed: {message}", span, label="failed here")
+        diag = Diagnostic(codes.RUNTIME_ERROR, f"{what} failed: {message}", span, label="failed here")
     _add_backtrace(diag, program, frames)
     return diag
 
@@ -261,7 +261,7 @@ def _match_diagnostic(match: Match, value: Any) -> Diagnostic:
     text = value_text(value)
     if len(text) > 60 or "\n" in text:
         text = f"{value.con.name}(...)" if isinstance(value, Data) and value.fields else text.split("\n")[0][:57] + "..."
-    diag = Diagnostic("match-failure", f"no clause matches the value `{text}`", _match_head(match), label="no clause matches")
+    diag = Diagnostic(codes.MATCH_FAILURE, f"no clause matches the value `{text}`", _match_head(match), label="no clause matches")
     if isinstance(value, Data):
         diag.with_note(f"the value was built by `{value.con.name}`, which no clause accepts")
     if not match.complete and not _in_prelude(match):
@@ -294,7 +294,7 @@ def _depth_diagnostic(program: CompiledProgram, frames: list[tuple[str, int]], m
     call_node = program.node_at(frames[-2][1]) if len(frames) > 1 else program.node_at(frames[-1][1])
     span = getattr(call_node, "span", None)
     diag = Diagnostic(
-        "recursion-limit",
+        codes.RECURSION_LIMIT,
         f"evaluation went deeper than {max_depth:,} nested calls",
         span,
         label="this call went too deep",

@@ -24,7 +24,14 @@ from .expr import (
     Var,
 )
 from .module import Comment, Metadata, Module
-from .pattern import Pattern, PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
+from .pattern import (
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    pattern_vars,
+)
 from .span import Source, Span
 from .ty import (
     AnyDim,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-
 # The name under which the Prelude's source is known (`relay_text.std`), so that
 # any stage can tell the Prelude's spans from a program's.
 PRELUDE_SOURCE_NAME = "relay_text/std/prelude.rly"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, DimBinOp, TensorType
 from .relations import RelationCall, is_unknown, known_rank, shape_text
 
@@ -24,7 +25,7 @@ def require_int(r: RelationCall, i: int, what: str) -> None:
     """Input i (described as `what`) holds integers, once its dtype is known."""
     d = r.tensor(i).dtype
     if type(d) is str and not is_int_dtype(d):
-        r.fail("type-mismatch", f"`{r.op}`: {what} must have an integer dtype, found `{d}`", arg=i, label=f"this is `{d}`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: {what} must have an integer dtype, found `{d}`", arg=i, label=f"this is `{d}`")
 
 
 def require_float(r: RelationCall, i: int, what: str) -> None:
@@ -32,7 +33,7 @@ def require_float(r: RelationCall, i: int, what: str) -> None:
     d = r.tensor(i).dtype
     if type(d) is str and not is_float_dtype(d):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}`: {what} must have a floating-point dtype, found `{d}`",
             arg=i,
             label=f"this is `{d}`",
@@ -44,7 +45,7 @@ def require_number(r: RelationCall, i: int, what: str) -> None:
     """Input i holds numbers (not bool), once its dtype is known."""
     d = r.tensor(i).dtype
     if d == "bool":
-        r.fail("type-mismatch", f"`{r.op}`: {what} must hold numbers, found `bool`", arg=i, label="this is `bool`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: {what} must hold numbers, found `bool`", arg=i, label="this is `bool`")
 
 
 def ranked(r: RelationCall, i: int, ranks: tuple[int, ...], what: str) -> TensorType | None:
@@ -54,7 +55,7 @@ def ranked(r: RelationCall, i: int, ranks: tuple[int, ...], what: str) -> Tensor
         return None
     if len(t.shape) not in ranks:
         want = " or ".join(str(k) for k in ranks)
-        r.fail("shape-mismatch", f"`{r.op}` needs {what} of rank {want}, found shape {shape_text(t.shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {what} of rank {want}, found shape {shape_text(t.shape)}", arg=i)
     return t
 
 
@@ -92,7 +93,7 @@ def dim_times(a: Any, b: Any) -> Any:
 def same_size(r: RelationCall, a: Any, b: Any, message: str, arg: int) -> None:
     """Two dimensions that must be equal, checked once both are ints."""
     if type(a) is int and type(b) is int and a != b:
-        r.fail("shape-mismatch", message, arg=arg)
+        r.fail(codes.SHAPE_MISMATCH, message, arg=arg)
 
 
 def check_index_dtype(r: RelationCall, key: str) -> str:
@@ -100,5 +101,5 @@ def check_index_dtype(r: RelationCall, key: str) -> str:
     (TVM's unset `""` stands for int32)."""
     d = r.attrs[key] or "int32"
     if not (is_int_dtype(d) or is_float_dtype(d)):
-        r.fail("type-mismatch", f"`{r.op}` returns indices: {key} must be an integer or float type, found `{d}`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` returns indices: {key} must be an integer or float type, found `{d}`")
     return d

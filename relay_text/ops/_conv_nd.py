@@ -27,6 +27,7 @@ import math
 from itertools import product
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from .conv import conv2d_nchw
@@ -117,9 +118,9 @@ def int_values(r: RelationCall, name: str, count: int, *, positive: bool = True)
     if len(v) == 1 and count > 1:
         v = v * count
     if len(v) != count:
-        r.fail("type-mismatch", f"`{r.op}` {name} takes {count} values, found {len(r.attrs[name])}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} takes {count} values, found {len(r.attrs[name])}")
     if positive and any(x <= 0 for x in v):
-        r.fail("type-mismatch", f"`{r.op}` {name} must be positive, found {list(r.attrs[name])}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} must be positive, found {list(r.attrs[name])}")
     return v
 
 
@@ -129,7 +130,7 @@ def pads(r: RelationCall, count: int, name: str = "padding") -> tuple[tuple, tup
     values (all befores, then all afters)."""
     p = tuple(r.attrs[name])
     if any(v < 0 for v in p):
-        r.fail("type-mismatch", f"`{r.op}` {name} cannot be negative, found {list(p)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} cannot be negative, found {list(p)}")
     if len(p) == 1:
         return p * count, p * count
     if len(p) == count:
@@ -137,7 +138,7 @@ def pads(r: RelationCall, count: int, name: str = "padding") -> tuple[tuple, tup
     if len(p) == 2 * count:
         return p[:count], p[count:]
     allowed = sorted({1, count, 2 * count})
-    r.fail("type-mismatch", f"`{r.op}` {name} takes {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} values, found {len(p)}")
+    r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} takes {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} values, found {len(p)}")
     raise AssertionError
 
 
@@ -159,7 +160,7 @@ def layout_attr(r: RelationCall, name: str, plain: str, default: str = "") -> st
         axes = []
     if sorted(a for a, _ in axes if a.isupper()) != sorted(plain):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f'`{r.op}`: {name} "{layout}" is not supported',
             notes=[f'use an order of the letters {plain}, e.g. "{plain}", optionally with blocks such as "{plain}4{plain[1].lower()}"'],
         )
@@ -169,11 +170,11 @@ def layout_attr(r: RelationCall, name: str, plain: str, default: str = "") -> st
 def to_plain(r: RelationCall, shape: tuple, layout: str, plain: str, arg: int, what: str) -> tuple:
     """A shape in `layout` as the shape in `plain` (blocks folded back)."""
     if len(shape) != len(parse_layout(layout)):
-        r.fail("shape-mismatch", f"`{r.op}` needs a {len(parse_layout(layout))}-D {what} ({layout}), found {shape_text(shape)}", arg=arg)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a {len(parse_layout(layout))}-D {what} ({layout}), found {shape_text(shape)}", arg=arg)
     try:
         return layout_shapes(layout, plain, shape)
     except LayoutError as exc:
-        r.fail("shape-mismatch", f"`{r.op}`: the {what} does not fit its layout: {exc}", arg=arg)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the {what} does not fit its layout: {exc}", arg=arg)
         raise AssertionError from None
 
 
@@ -182,7 +183,7 @@ def from_plain(r: RelationCall, shape: tuple, plain: str, layout: str, arg: int 
     try:
         return layout_shapes(plain, layout, shape)
     except LayoutError as exc:
-        r.fail("shape-mismatch", f"`{r.op}`: the {what} does not fit layout \"{layout}\": {exc}", arg=arg)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the {what} does not fit layout \"{layout}\": {exc}", arg=arg)
         raise AssertionError from None
 
 
@@ -196,7 +197,7 @@ def window_sizes(r: RelationCall, sizes: tuple, window: tuple, strides: tuple, d
         v = (s + before[i] + after[i] - dilation[i] * (k - 1) - 1) // strides[i] + 1
         if v <= 0:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`{r.op}`: the window does not fit: spatial axis {i} has size {s}, the output would be {v}",
                 arg=arg,
                 notes=[f"window {k}, dilation {dilation[i]}, padding {before[i]} + {after[i]}"],
@@ -217,19 +218,19 @@ def channel_checks(r: RelationCall, c: Any, i: Any, o: Any, groups: int, weight_
     """The data's channels against the weight's input channels, and groups."""
     if type(c) is int and type(i) is int and c != i * groups:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
             arg=1,
             notes=[f"weight {shape_text(weight_shape)} ({kl})"],
         )
     if type(o) is int and o % groups:
-        r.fail("shape-mismatch", f"`{r.op}`: {o} output channels cannot be divided into groups={groups}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {o} output channels cannot be divided into groups={groups}", arg=1)
 
 
 def groups_attr(r: RelationCall) -> int:
     groups = r.attrs["groups"]
     if groups < 1:
-        r.fail("type-mismatch", f"`{r.op}` groups must be positive, found {groups}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` groups must be positive, found {groups}")
     return groups
 
 
@@ -255,10 +256,10 @@ def conv_rel(r: RelationCall, spatial: str, *, weight_free: bool = False, requir
     if kernel_size is not None:
         kernel_size = int_values(r, "kernel_size", k)
     if channels is not None and channels <= 0:
-        r.fail("type-mismatch", f"`{r.op}` channels must be positive, found {channels}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` channels must be positive, found {channels}")
     if (weight_free or require_attrs) and (channels is None or kernel_size is None):
         why = " (its weight is pre-transformed)" if weight_free else ""
-        r.fail("type-mismatch", f"`{r.op}` needs the attributes channels and kernel_size{why}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs the attributes channels and kernel_size{why}")
     data = r.tensor(0)
     if not known_rank(data.shape):
         return False
@@ -269,7 +270,7 @@ def conv_rel(r: RelationCall, spatial: str, *, weight_free: bool = False, requir
         weight = r.tensor(1)
         if not known_rank(weight.shape) and channels is not None and kernel_size is not None and type(c) is int:
             if c % groups:
-                r.fail("shape-mismatch", f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
+                r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
             wshape = from_plain(r, (channels, c // groups, *kernel_size), pkernel, kl, 1, "weight")
             r.refine(1, TensorType(wshape, weight.dtype if type(weight.dtype) is str else data.dtype))
             weight = r.tensor(1)
@@ -278,9 +279,9 @@ def conv_rel(r: RelationCall, spatial: str, *, weight_free: bool = False, requir
         o, i, *window = to_plain(r, weight.shape, kl, pkernel, 1, "weight")
         channel_checks(r, c, i, o, groups, weight.shape, kl)
         if channels is not None and type(o) is int and o != channels:
-            r.fail("shape-mismatch", f"`{r.op}` has channels={channels}, but the weight has {o} output channels", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has channels={channels}, but the weight has {o} output channels", arg=1)
         if kernel_size is not None and all(type(x) is int for x in window) and tuple(window) != kernel_size:
-            r.fail("shape-mismatch", f"`{r.op}` has kernel_size={list(kernel_size)}, but the weight's window is {tuple(window)}", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has kernel_size={list(kernel_size)}, but the weight's window is {tuple(window)}", arg=1)
         weight_dtype(r, 1, data.dtype)
     outs = window_sizes(r, tuple(sizes), tuple(window), strides, dilation, before, after)
     oshape = from_plain(r, (n, o, *outs), pdata, ol, None, "result")
@@ -306,7 +307,7 @@ def conv_transpose_rel(r: RelationCall, spatial: str) -> bool:
     for i, (op, s, d) in enumerate(zip(output_padding, strides, dilation)):
         if not 0 <= op < max(s, d):
             r.fail(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"`{r.op}` output_padding {list(output_padding)} must be smaller than the strides {list(strides)}",
                 notes=["output_padding only chooses among the output sizes a stride makes possible"],
             )
@@ -327,18 +328,18 @@ def conv_transpose_rel(r: RelationCall, spatial: str) -> bool:
     i, opg, *window = to_plain(r, weight.shape, kl, pkernel, 1, "weight")
     if type(c) is int and type(i) is int and c != i:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}`: the data has {c} channels, but the weight's input-channel axis has {i}",
             arg=1,
             notes=[f"weight {shape_text(weight.shape)} ({kl})"],
         )
     if type(c) is int and c % groups:
-        r.fail("shape-mismatch", f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
     o: Any = opg * groups if type(opg) is int else AnyDim()
     if channels is not None and type(o) is int and o != channels:
-        r.fail("shape-mismatch", f"`{r.op}` has channels={channels}, but the weight gives {o} output channels", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has channels={channels}, but the weight gives {o} output channels", arg=1)
     if kernel_size is not None and all(type(x) is int for x in window) and tuple(window) != kernel_size:
-        r.fail("shape-mismatch", f"`{r.op}` has kernel_size={list(kernel_size)}, but the weight's window is {tuple(window)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has kernel_size={list(kernel_size)}, but the weight's window is {tuple(window)}", arg=1)
     weight_dtype(r, 1, data.dtype)
     outs: list[Any] = []
     for ax, (s, kk) in enumerate(zip(sizes, window)):
@@ -347,7 +348,7 @@ def conv_transpose_rel(r: RelationCall, spatial: str) -> bool:
             continue
         v = (s - 1) * strides[ax] - before[ax] - after[ax] + dilation[ax] * (kk - 1) + output_padding[ax] + 1
         if v <= 0:
-            r.fail("shape-mismatch", f"`{r.op}`: the padding removes the whole output along spatial axis {ax} ({v})", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the padding removes the whole output along spatial axis {ax} ({v})", arg=0)
         outs.append(v)
     oshape = from_plain(r, (n, o, *outs), pdata, ol, None, "result")
     r.set_result(TensorType(oshape, r.attrs["out_dtype"] or data.dtype))

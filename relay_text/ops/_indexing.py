@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np
 from .registry import KernelError
@@ -27,7 +28,7 @@ def require_int(r: RelationCall, i: int, what: str, unsigned: bool = True) -> No
     dtype = r.tensor(i).dtype
     if type(dtype) is str and not is_int_dtype(dtype, unsigned):
         kind = "integers" if unsigned else "signed integers"
-        r.fail("type-mismatch", f"`{r.op}` takes {what} of {kind}, found `{dtype}`", arg=i, label=f"this is `{dtype}`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what} of {kind}, found `{dtype}`", arg=i, label=f"this is `{dtype}`")
 
 
 def require_rank(r: RelationCall, i: int, ranks: Sequence[int], what: str) -> None:
@@ -35,7 +36,7 @@ def require_rank(r: RelationCall, i: int, ranks: Sequence[int], what: str) -> No
     t = r.tensor(i)
     if known_rank(t.shape) and len(t.shape) not in ranks:
         want = " or ".join(_rank_name(k) for k in ranks)
-        r.fail("shape-mismatch", f"`{r.op}` takes {what} as {want}, found a tensor of shape {shape_text(t.shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as {want}, found a tensor of shape {shape_text(t.shape)}", arg=i)
 
 
 def assume(r: RelationCall, i: int, t: TensorType) -> bool:
@@ -68,7 +69,7 @@ def same_dim(r: RelationCall, a: Any, b: Any, arg: int, message: str, notes: Seq
     `message`; an unknown one is made equal to the other."""
     if type(a) is int and type(b) is int:
         if a != b:
-            r.fail("shape-mismatch", message, arg=arg, notes=notes)
+            r.fail(codes.SHAPE_MISMATCH, message, arg=arg, notes=notes)
     elif is_unknown(a) or is_unknown(b):
         r.unify(a, b, arg=arg, message=message)
 
@@ -83,7 +84,7 @@ def expect_shape(r: RelationCall, i: int, expected: tuple, what: str) -> bool:
         return True
     if len(t.shape) != len(expected):
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}` expects {what} of shape {shape_text(expected)}, found {shape_text(t.shape)}",
             arg=i,
             notes=[f"the rank should be {len(expected)}, not {len(t.shape)}"],
@@ -110,7 +111,7 @@ def check_bounds(op: str, index: Any, extent: int, axis: int, wrap_negative: boo
             bad = lo if lo < 0 else hi
             if wrap_negative and bad < 0:
                 bad -= extent
-            raise KernelError("runtime-error", f"{op}: index {bad} is out of range for axis {axis} of size {extent}")
+            raise KernelError(codes.RUNTIME_ERROR, f"{op}: index {bad} is out of range for axis {axis} of size {extent}")
     return idx
 
 

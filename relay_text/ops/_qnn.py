@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np
 from .registry import KernelError
@@ -111,7 +112,7 @@ def multiplier_shift(m: float) -> tuple[int, int]:
     if m == 0.0:
         return 0, 0
     if not math.isfinite(m):
-        raise KernelError("runtime-error", f"the scale ratio {m} has no fixed-point form")
+        raise KernelError(codes.RUNTIME_ERROR, f"the scale ratio {m} has no fixed-point form")
     f, e = math.frexp(m)
     q = _round_half_away(f * 2.0**31)
     if q == 2**31:
@@ -205,7 +206,7 @@ def requantize(
     s_in, z_in = np.asarray(s_in, dtype=np.float32), np.asarray(z_in, dtype=np.int32)
     out_scale = float(np.asarray(s_out, dtype=np.float32))
     if out_scale == 0.0:
-        raise KernelError("runtime-error", "requantize: the output scale is 0")
+        raise KernelError(codes.RUNTIME_ERROR, "requantize: the output scale is 0")
     ndim = x.ndim
     ax = norm_axis(axis, ndim) if ndim else 0
     flat = x.ndim == 0
@@ -298,7 +299,7 @@ def require_dtype(r: RelationCall, i: int, t: TensorType, allowed: tuple[str, ..
     """Input i (`what`, e.g. "data") must have one of the `allowed` dtypes."""
     if t.dtype not in allowed:
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}` takes {what} of type {names(allowed)}, found `{t.dtype}`",
             arg=i,
             label=f"this is `{t.dtype}`",
@@ -309,7 +310,7 @@ def _param_dtype(r: RelationCall, i: int, t: TensorType, what: str) -> None:
     dtype = ROLE_DTYPE["zero point" if "zero point" in what else "scale"]
     if t.dtype != dtype:
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}` takes the {what} as `{dtype}`, found `{t.dtype}`",
             arg=i,
             label=f"this is `{t.dtype}`",
@@ -326,7 +327,7 @@ def scalar_param(r: RelationCall, i: int, what: str) -> bool:
         return False
     _param_dtype(r, i, t, what)
     if t.shape != ():
-        r.fail("shape-mismatch", f"`{r.op}` takes the {what} as a scalar, found a tensor of shape {shape_text(t.shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes the {what} as a scalar, found a tensor of shape {shape_text(t.shape)}", arg=i)
     return True
 
 
@@ -341,14 +342,14 @@ def channel_param(r: RelationCall, i: int, what: str, size: Any, channels: str) 
         return True
     if len(t.shape) != 1:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}` takes the {what} as a scalar or a vector, found a tensor of shape {shape_text(t.shape)}",
             arg=i,
         )
     n = t.shape[0]
     if static(n) is not None and static(size) is not None and n != size:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}`: the {what} has {n} values, but {channels} has {size}",
             arg=i,
             notes=["per-channel parameters give one value per channel; a scalar serves every channel"],
@@ -362,7 +363,7 @@ def check_axis(r: RelationCall, name: str, axis: int, rank: int, arg: int = 0) -
     n = max(rank, 1)
     if not -n <= axis < n:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}`: {name} {axis} is out of range for data of rank {rank}",
             arg=arg,
             notes=[f"valid values are {-n} to {n - 1}"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, DimBinOp
 from .relations import RelationCall, is_unknown, known_rank, shape_text, static
 
@@ -14,7 +15,7 @@ def dtype_kind(r: RelationCall, i: int, what: str, kinds: tuple[str, ...], noun:
     """Input i has a dtype starting with one of `kinds` (when its dtype is known)."""
     dtype = r.tensor(i).dtype
     if isinstance(dtype, str) and not dtype.startswith(kinds):
-        r.fail("type-mismatch", f"`{r.op}` takes {what} as {noun}, not `{dtype}`", arg=i, label=f"this is `{dtype}`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what} as {noun}, not `{dtype}`", arg=i, label=f"this is `{dtype}`")
 
 
 def scalar_input(r: RelationCall, i: int, what: str, kinds: tuple[str, ...], noun: str) -> None:
@@ -22,7 +23,7 @@ def scalar_input(r: RelationCall, i: int, what: str, kinds: tuple[str, ...], nou
     dtype_kind(r, i, what, kinds, noun)
     shape = r.tensor(i).shape
     if known_rank(shape) and any(static(d) not in (1, None) for d in shape):
-        r.fail("shape-mismatch", f"`{r.op}` takes {what} as a single value, found a tensor of shape {shape_text(shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as a single value, found a tensor of shape {shape_text(shape)}", arg=i)
 
 
 def rank_of(r: RelationCall, i: int, rank: int, what: str) -> tuple | None:
@@ -31,7 +32,7 @@ def rank_of(r: RelationCall, i: int, rank: int, what: str) -> tuple | None:
     if not known_rank(shape):
         return None
     if len(shape) != rank:
-        r.fail("shape-mismatch", f"`{r.op}` takes {what}, found {shape_text(shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what}, found {shape_text(shape)}", arg=i)
     return shape
 
 
@@ -39,7 +40,7 @@ def same_dim(r: RelationCall, a: Any, b: Any, arg: int, message: str) -> None:
     """Two dimensions that must be equal when both are known."""
     x, y = static(a), static(b)
     if x is not None and y is not None and x != y:
-        r.fail("shape-mismatch", message.format(x, y), arg=arg)
+        r.fail(codes.SHAPE_MISMATCH, message.format(x, y), arg=arg)
 
 
 def times(*dims: Any) -> Any:

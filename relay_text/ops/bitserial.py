@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._conv_nd import int_values, pads, window_sizes
 from ._np import np, wrap
@@ -44,20 +45,20 @@ _WORDS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
 def _integer(r: RelationCall, i: int, what: str) -> None:
     t = r.tensor(i)
     if type(t.dtype) is str and not t.dtype.startswith(("int", "uint")):
-        r.fail("type-mismatch", f"`{r.op}` packs the bits of integers, but the {what} is `{t.dtype}`", arg=i)
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` packs the bits of integers, but the {what} is `{t.dtype}`", arg=i)
 
 
 def _bits(r: RelationCall, name: str) -> int:
     b = r.attrs[name]
     if not 1 <= b <= 8:
-        r.fail("type-mismatch", f"`{r.op}` {name} must be 1 to 8, found {b}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} must be 1 to 8, found {b}")
     return b
 
 
 def _pack_type(r: RelationCall, name: str, optional: bool = False) -> str:
     t = r.attrs[name]
     if t not in _WORDS and not (optional and t == ""):
-        r.fail("type-mismatch", f'`{r.op}` {name} must be "uint8", "uint16", "uint32" or "uint64", found "{t}"')
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name} must be "uint8", "uint16", "uint32" or "uint64", found "{t}"')
     return t
 
 
@@ -73,13 +74,13 @@ def bitpack_rel(r: RelationCall) -> bool:
     rank = len(x.shape)
     pack_axis, bit_axis = r.attrs["pack_axis"], r.attrs["bit_axis"]
     if not 0 <= pack_axis < rank:
-        r.fail("type-mismatch", f"`{r.op}` pack_axis {pack_axis} is out of range for data of rank {rank}", notes=[f"use 0 to {rank - 1}"])
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` pack_axis {pack_axis} is out of range for data of rank {rank}", notes=[f"use 0 to {rank - 1}"])
     if not 0 <= bit_axis <= rank:
-        r.fail("type-mismatch", f"`{r.op}` bit_axis {bit_axis} is out of range for a result of rank {rank + 1}", notes=[f"use 0 to {rank}"])
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` bit_axis {bit_axis} is out of range for a result of rank {rank + 1}", notes=[f"use 0 to {rank}"])
     d = x.shape[pack_axis]
     if type(d) is int and d % word:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}`: axis {pack_axis} has size {d}, not a multiple of the {word} bits of {r.attrs['pack_type']}",
             arg=0,
         )
@@ -141,14 +142,14 @@ def bitserial_conv2d_rel(r: RelationCall) -> bool:
     dl, kl = r.attrs["data_layout"], r.attrs["kernel_layout"]
     if dl not in _CONV_LAYOUTS or _CONV_LAYOUTS[dl] != kl:
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f'`{r.op}`: layouts "{dl}" / "{kl}" are not supported',
             notes=['use data_layout="NCHW" with kernel_layout="OIHW", or "NHWC" with "HWIO"'],
         )
     if r.attrs["channels"] is None:
-        r.fail("type-mismatch", f"`{r.op}` needs the attribute channels")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs the attribute channels")
     if not r.attrs["out_dtype"]:
-        r.fail("type-mismatch", f"`{r.op}` needs the attribute out_dtype")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs the attribute out_dtype")
     _bits(r, "activation_bits")
     _bits(r, "weight_bits")
     _pack_type(r, "pack_dtype", optional=True)
@@ -161,19 +162,19 @@ def bitserial_conv2d_rel(r: RelationCall) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
     dims = dict(zip(dl, data.shape))
     channels = r.attrs["channels"]
     weight = r.tensor(1)
     if known_rank(weight.shape):
         if len(weight.shape) != 4:
-            r.fail("shape-mismatch", f"`{r.op}` takes an unpacked 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes an unpacked 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
         wd = dict(zip(kl, weight.shape))
         expected = {"O": channels, "I": dims["C"], "H": ks[0], "W": ks[1]}
         for letter, want in expected.items():
             if type(want) is int and type(wd[letter]) is int and wd[letter] != want:
                 r.fail(
-                    "shape-mismatch",
+                    codes.SHAPE_MISMATCH,
                     f"`{r.op}`: the weight should be {shape_text(tuple(expected[x] for x in kl))} ({kl}), found {shape_text(weight.shape)}",
                     arg=1,
                 )
@@ -221,7 +222,7 @@ def bitserial_conv2d(args: tuple, attrs: dict) -> Any:
 def bitserial_dense_rel(r: RelationCall) -> bool:
     """data (..., K), weight (units, K) -> (..., units) in out_dtype (default: the data's)."""
     if r.attrs["units"] is None:
-        r.fail("type-mismatch", f"`{r.op}` needs the attribute units")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs the attribute units")
     _bits(r, "data_bits")
     _bits(r, "weight_bits")
     _pack_type(r, "pack_dtype", optional=True)
@@ -231,7 +232,7 @@ def bitserial_dense_rel(r: RelationCall) -> bool:
     if not known_rank(data.shape):
         return False
     if not data.shape:
-        r.fail("shape-mismatch", f"`{r.op}` needs data of rank 1 or more, found a scalar", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs data of rank 1 or more, found a scalar", arg=0)
     units = r.attrs["units"]
     weight = r.tensor(1)
     if known_rank(weight.shape):
@@ -240,7 +241,7 @@ def bitserial_dense_rel(r: RelationCall) -> bool:
             type(a) is int and type(b) is int and a != b for a, b in zip(weight.shape, (units, k))
         ):
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`{r.op}`: the weight should be ({units}, {k}), found {shape_text(weight.shape)}",
                 arg=1,
             )

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType, split_lanes
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
@@ -36,7 +37,7 @@ def _require_integer(r: RelationCall, i: int) -> None:
     d = r.tensor(i).dtype
     if isinstance(d, str) and not (d == "bool" or d.startswith(("int", "uint"))):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}` takes integer or bool tensors, found `{d}`",
             arg=i,
             label=f"this is `{d}`",
@@ -89,7 +90,7 @@ def _shift_amounts(name: str, a: Any, b: Any) -> None:
     if np.any(bad):
         amount = b[bad].flat[0]
         raise KernelError(
-            "runtime-error",
+            codes.RUNTIME_ERROR,
             f"`{name}` by {int(amount)}: a shift amount must be at least 0 and less than {width}, the width of {a.dtype}",
         )
 
@@ -126,7 +127,7 @@ def reinterpret_rel(r: RelationCall) -> bool:
     dtype = r.attrs["dtype"]
     if isinstance(x.dtype, str) and _bits(x.dtype) != _bits(dtype):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`reinterpret` keeps the bits of each element: `{x.dtype}` has {_bits(x.dtype)}, `{dtype}` has {_bits(dtype)}",
             arg=0,
             label=f"this is `{x.dtype}`",

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType, TupleType
 from ._np import np
 from ._vision import dtype_kind, rank_of, same_dim, scalar_input, times
@@ -53,7 +54,7 @@ FORMATS = ("onnx", "tensorflow")
 def all_class_nms_rel(r: RelationCall) -> bool:
     fmt = r.attrs["output_format"]
     if fmt not in FORMATS:
-        r.fail("type-mismatch", f'`{r.op}` output_format "{fmt}" is not supported', notes=['use "onnx" or "tensorflow"'])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` output_format "{fmt}" is not supported', notes=['use "onnx" or "tensorflow"'])
     dtype_kind(r, 0, "boxes", ("float",), "floats")
     dtype_kind(r, 1, "scores", ("float",), "floats")
     scalar_input(r, 2, "max_output_boxes_per_class", ("int", "uint"), "an integer")
@@ -145,7 +146,7 @@ def all_class_non_max_suppression(args: tuple, attrs: dict) -> Any:
 def regular_nms_rel(r: RelationCall) -> bool:
     for name in ("max_detections_per_class", "max_detections", "num_classes"):
         if r.attrs[name] is not None and r.attrs[name] < 0:
-            r.fail("type-mismatch", f"`{r.op}` {name} cannot be negative, found {r.attrs[name]}")
+            r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} cannot be negative, found {r.attrs[name]}")
     dtype_kind(r, 0, "boxes", ("float",), "floats")
     dtype_kind(r, 1, "scores", ("float",), "floats")
     boxes = rank_of(r, 0, 3, "boxes of shape (batch, num_boxes, 4)")
@@ -157,7 +158,7 @@ def regular_nms_rel(r: RelationCall) -> bool:
     same_dim(r, boxes[1], scores[1], 1, "`" + r.op + "`: there are {} boxes but scores for {}")
     width = static(scores[2])
     if width is not None and r.attrs["num_classes"] > width:
-        r.fail("shape-mismatch", f"`{r.op}`: num_classes={r.attrs['num_classes']}, but the scores have {width} columns", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: num_classes={r.attrs['num_classes']}, but the scores have {width} columns", arg=1)
     batch, most = boxes[0], r.attrs["max_detections"]
     r.set_result(TupleType((
         TensorType((batch, most, 4), "float32"), TensorType((batch, most), "float32"),

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, relation, shape_text
 
 # ---------------------------------------------------------------- kernels
 
@@ -165,7 +166,7 @@ def _values(r: RelationCall, name: str, count: int, allowed: tuple[int, ...] = (
         return tuple(v)
     if len(v) in allowed:
         return tuple(v) * count if len(v) == 1 else tuple(v)
-    r.fail("type-mismatch", f"`{r.op}` {name} takes {count} values, found {len(v)}")
+    r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} takes {count} values, found {len(v)}")
     raise AssertionError
 
 
@@ -183,7 +184,7 @@ def _layout(r: RelationCall, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f'`{r.op}`: {name} "{layout}" is not supported',
             notes=[f"use an order of the letters {letters}, e.g. \"{letters}\""],
         )
@@ -192,7 +193,7 @@ def _layout(r: RelationCall, name: str, letters: str) -> str:
 
 def _positive(r: RelationCall, name: str, values: tuple) -> None:
     if any(v <= 0 for v in values):
-        r.fail("type-mismatch", f"`{r.op}` {name} must be positive, found {list(values)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} must be positive, found {list(values)}")
 
 
 # ---------------------------------------------------------------- nn.conv1d
@@ -209,16 +210,16 @@ def conv1d_rel(r: RelationCall) -> bool:
     (dilation,) = _values(r, "dilation", 1)
     pad = r.attrs["padding"]
     if len(pad) not in (1, 2):
-        r.fail("type-mismatch", f"`nn.conv1d` padding takes 1 or 2 values (left, right), found {len(pad)}")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.conv1d` padding takes 1 or 2 values (left, right), found {len(pad)}")
     _positive(r, "strides", (stride,))
     _positive(r, "dilation", (dilation,))
     groups = r.attrs["groups"]
     if groups <= 0:
-        r.fail("type-mismatch", f"`nn.conv1d` groups must be positive, found {groups}")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.conv1d` groups must be positive, found {groups}")
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 3:
-        r.fail("shape-mismatch", f"`nn.conv1d` needs 3-D data ({dl}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv1d` needs 3-D data ({dl}), found {shape_text(data.shape)}", arg=0)
     n, c, width = (data.shape[dl.index(x)] for x in "NCW")
     channels, kernel_size = r.attrs["channels"], r.attrs["kernel_size"]
     weight = r.tensor(1)
@@ -229,23 +230,23 @@ def conv1d_rel(r: RelationCall) -> bool:
     if not known_rank(weight.shape):
         return False
     if len(weight.shape) != 3:
-        r.fail("shape-mismatch", f"`nn.conv1d` needs a 3-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv1d` needs a 3-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
     o, i, k = (weight.shape[kl.index(x)] for x in "OIW")
     if type(c) is int and type(i) is int and c != i * groups:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.conv1d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
             arg=1,
             notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
         )
     if channels is not None and type(o) is int and o != channels:
-        r.fail("shape-mismatch", f"`nn.conv1d` has channels={channels}, but the weight has {o} output channels", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv1d` has channels={channels}, but the weight has {o} output channels", arg=1)
     weight_dtype_of(r, data.dtype)
     left, right = (pad[0], pad[0]) if len(pad) == 1 else pad
     if type(width) is int and type(k) is int:
         out_w: Any = (width + left + right - dilation * (k - 1) - 1) // stride + 1
         if out_w <= 0:
-            r.fail("shape-mismatch", f"`nn.conv1d`: the window does not fit: the input width is {width}, the output would be {out_w}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`nn.conv1d`: the window does not fit: the input width is {width}, the output would be {out_w}", arg=0)
     else:
         out_w = AnyDim()
     dims = {"N": n, "C": o, "W": out_w}
@@ -299,23 +300,23 @@ def conv2d_transpose_rel(r: RelationCall) -> bool:
     oph, opw = _values(r, "output_padding", 2)
     pad = r.attrs["padding"]
     if len(pad) not in (1, 2, 4):
-        r.fail("type-mismatch", f"`nn.conv2d_transpose` padding takes 1, 2 or 4 values, found {len(pad)}")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.conv2d_transpose` padding takes 1, 2 or 4 values, found {len(pad)}")
     pt, pl, pb, pr = pads_2d(pad)
     _positive(r, "strides", (sh, sw))
     _positive(r, "dilation", (dh, dw))
     if not (0 <= oph < max(sh, dh) and 0 <= opw < max(sw, dw)):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`nn.conv2d_transpose` output_padding {[oph, opw]} must be smaller than the strides {[sh, sw]}",
             notes=["output_padding only chooses among the output sizes a stride makes possible"],
         )
     groups = r.attrs["groups"]
     if groups <= 0:
-        r.fail("type-mismatch", f"`nn.conv2d_transpose` groups must be positive, found {groups}")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.conv2d_transpose` groups must be positive, found {groups}")
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`nn.conv2d_transpose` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
     n, c, h, w = (data.shape[dl.index(x)] for x in "NCHW")
     channels, kernel_size = r.attrs["channels"], r.attrs["kernel_size"]
     weight = r.tensor(1)
@@ -327,20 +328,20 @@ def conv2d_transpose_rel(r: RelationCall) -> bool:
     if not known_rank(weight.shape):
         return False
     if len(weight.shape) != 4:
-        r.fail("shape-mismatch", f"`nn.conv2d_transpose` needs a 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose` needs a 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
     i, opg, kh, kw = (weight.shape[kl.index(x)] for x in "IOHW")
     if type(c) is int and type(i) is int and c != i:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.conv2d_transpose`: the data has {c} channels, but the weight's input-channel axis has {i}",
             arg=1,
             notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
         )
     if type(c) is int and c % groups:
-        r.fail("shape-mismatch", f"`nn.conv2d_transpose`: {c} input channels cannot be divided into groups={groups}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose`: {c} input channels cannot be divided into groups={groups}", arg=0)
     o: Any = opg * groups if type(opg) is int else AnyDim()
     if channels is not None and type(o) is int and o != channels:
-        r.fail("shape-mismatch", f"`nn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels", arg=1)
     weight_dtype_of(r, data.dtype)
 
     def size(d: Any, k: Any, s: int, dil: int, before: int, after: int, extra: int, name: str) -> Any:
@@ -348,7 +349,7 @@ def conv2d_transpose_rel(r: RelationCall) -> bool:
             return AnyDim()
         v = (d - 1) * s - before - after + dil * (k - 1) + extra + 1
         if v <= 0:
-            r.fail("shape-mismatch", f"`nn.conv2d_transpose`: the padding removes the whole output {name} ({v})", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose`: the padding removes the whole output {name} ({v})", arg=0)
         return v
 
     oh = size(h, kh, sh, dh, pt, pb, oph, "height")

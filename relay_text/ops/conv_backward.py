@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._conv_nd import (
     from_plain,
@@ -45,7 +46,7 @@ def conv2d_backward_weight_rel(r: RelationCall) -> bool:
     dl = r.attrs["kernel_layout"]
     if sorted(dl) != sorted("NCHW"):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f'`{r.op}`: kernel_layout (the layout of the data) "{dl}" is not supported',
             notes=['TVM keeps the data\'s layout in kernel_layout and the weight\'s in out_layout: write kernel_layout="NCHW", out_layout="OIHW"'],
         )
@@ -55,7 +56,7 @@ def conv2d_backward_weight_rel(r: RelationCall) -> bool:
     pads(r, 2)
     groups = groups_attr(r)
     if r.attrs["kernel_size"] is None:
-        r.fail("type-mismatch", f"`{r.op}` needs the attribute kernel_size")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs the attribute kernel_size")
     kh, kw = int_values(r, "kernel_size", 2)
     grad, data = r.tensor(0), r.tensor(1)
     if not known_rank(grad.shape) or not known_rank(data.shape):
@@ -63,18 +64,18 @@ def conv2d_backward_weight_rel(r: RelationCall) -> bool:
     gn, o, _, _ = to_plain(r, grad.shape, gl, "NCHW", 0, "gradient")
     dn, c, _, _ = to_plain(r, data.shape, dl, "NCHW", 1, "data")
     if type(gn) is int and type(dn) is int and gn != dn:
-        r.fail("shape-mismatch", f"`{r.op}`: the gradient has batch {gn}, the data {dn}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the gradient has batch {gn}, the data {dn}", arg=1)
     if type(c) is not int or type(o) is not int:
-        r.fail("shape-mismatch", f"`{r.op}` needs static channel counts, found {o} and {c}", arg=1 if type(c) is not int else 0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs static channel counts, found {o} and {c}", arg=1 if type(c) is not int else 0)
     if c % groups or o % groups:
-        r.fail("shape-mismatch", f"`{r.op}`: {c} input and {o} output channels cannot both be divided into groups={groups}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} input and {o} output channels cannot both be divided into groups={groups}", arg=1)
     i = c // groups
     if c == o == groups:
         channels = r.attrs["channels"]
         if channels is None:
-            r.fail("type-mismatch", f"`{r.op}` of a depthwise convolution needs the attribute channels")
+            r.fail(codes.TYPE_MISMATCH, f"`{r.op}` of a depthwise convolution needs the attribute channels")
         if channels // groups != i:
-            r.fail("type-mismatch", f"`{r.op}`: a depthwise weight with channels={channels} would have {channels // groups} inputs per group; only {i} can be computed")
+            r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: a depthwise weight with channels={channels} would have {channels // groups} inputs per group; only {i} can be computed")
     shape = from_plain(r, (o, i, kh, kw), "OIHW", wl, None, "result")
     r.set_result(TensorType(shape, r.attrs["out_dtype"] or grad.dtype))
     return True

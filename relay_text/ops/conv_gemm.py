@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._conv_nd import (
     from_plain,
@@ -64,12 +65,12 @@ def gemm_weight_transform_rel(r: RelationCall) -> bool:
     """(KH, KW, I, O) -> (N' / tile_N, K' / tile_K, tile_K, tile_N) (inner axes swapped for 8-bit ints)."""
     tn, tk = r.attrs["tile_N"], r.attrs["tile_K"]
     if tn <= 0 or tk <= 0:
-        r.fail("type-mismatch", f"`{r.op}` tile_N and tile_K must be positive, found {tn} and {tk}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` tile_N and tile_K must be positive, found {tn} and {tk}")
     w = r.tensor(0)
     if not known_rank(w.shape):
         return False
     if len(w.shape) != 4:
-        r.fail("shape-mismatch", f"`{r.op}` needs a 4-D weight (HWIO), found {shape_text(w.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 4-D weight (HWIO), found {shape_text(w.shape)}", arg=0)
     kh, kw, i, o = w.shape
     k = kh * kw * i if all(type(d) is int for d in (kh, kw, i)) else AnyDim()
     r.set_result(TensorType(gemm_packed_shape(k, o, tn, tk, _int8(w.dtype)), w.dtype))
@@ -115,29 +116,29 @@ def gemm_conv2d_rel(r: RelationCall) -> bool:
     groups = groups_attr(r)
     channels, ks = r.attrs["channels"], r.attrs["kernel_size"]
     if channels is None or ks is None:
-        r.fail("type-mismatch", f"`{r.op}` needs the attributes channels and kernel_size (its weight is pre-packed)")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs the attributes channels and kernel_size (its weight is pre-packed)")
     ks = int_values(r, "kernel_size", 2)
     if channels <= 0:
-        r.fail("type-mismatch", f"`{r.op}` channels must be positive, found {channels}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` channels must be positive, found {channels}")
     data = r.tensor(0)
     if not known_rank(data.shape):
         return False
     n, h, w, c = to_plain(r, data.shape, dl, "NHWC", 0, "data")
     if type(c) is int and c % groups:
-        r.fail("shape-mismatch", f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
     if channels % groups:
-        r.fail("type-mismatch", f"`{r.op}`: channels={channels} cannot be divided into groups={groups}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: channels={channels} cannot be divided into groups={groups}")
     weight = r.tensor(1)
     if known_rank(weight.shape):
         if len(weight.shape) != 4:
-            r.fail("shape-mismatch", f"`{r.op}` needs a 4-D packed weight, found {shape_text(weight.shape)}", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 4-D packed weight, found {shape_text(weight.shape)}", arg=1)
         if type(c) is int and all(type(d) is int for d in weight.shape):
             nb, kb, a, b = weight.shape
             tn, tk = (a, b) if _int8(weight.dtype) else (b, a)
             k = ks[0] * ks[1] * (c // groups)
             if nb * tn < channels or kb * tk < k:
                 r.fail(
-                    "shape-mismatch",
+                    codes.SHAPE_MISMATCH,
                     f"`{r.op}`: the packed weight {shape_text(weight.shape)} holds a {kb * tk} x {nb * tn} matrix, "
                     f"but the convolution needs {k} x {channels}",
                     arg=1,
@@ -189,14 +190,14 @@ def dense_pack_rel(r: RelationCall) -> bool:
     if not known_rank(data.shape) or not known_rank(weight.shape):
         return False
     if len(data.shape) != 2:
-        r.fail("shape-mismatch", f"`{r.op}` takes 2-D data, found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes 2-D data, found {shape_text(data.shape)}", arg=0)
     if len(weight.shape) not in (3, 4):
-        r.fail("shape-mismatch", f"`{r.op}` takes a 3-D or 4-D packed weight, found {shape_text(weight.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a 3-D or 4-D packed weight, found {shape_text(weight.shape)}", arg=1)
     ws = weight.shape
     k = ws[1] if len(ws) == 3 else (ws[1] * ws[3] if type(ws[1]) is int and type(ws[3]) is int else AnyDim())
     if type(k) is int and type(data.shape[1]) is int and k != data.shape[1]:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}`: the data has {data.shape[1]} features, but the packed weight {shape_text(ws)} has {k}",
             arg=1,
         )

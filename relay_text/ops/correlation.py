@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .conv import pads_2d, window_taps
@@ -40,27 +41,27 @@ def correlation_rel(r: RelationCall) -> bool:
     """data1, data2 (N, C, H, W) of one shape -> (N, D * D, OH, OW)."""
     a = r.attrs
     if a["layout"] != "NCHW":
-        r.fail("type-mismatch", f'`{r.op}`: layout "{a["layout"]}" is not supported', notes=['TVM computes correlation in "NCHW" only'])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{a["layout"]}" is not supported', notes=['TVM computes correlation in "NCHW" only'])
     k = a["kernel_size"]
     if k <= 0 or k % 2 == 0:
-        r.fail("type-mismatch", f"`{r.op}` kernel_size must be a positive odd number, found {k}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` kernel_size must be a positive odd number, found {k}")
     if a["max_displacement"] < 0:
-        r.fail("type-mismatch", f"`{r.op}` max_displacement cannot be negative, found {a['max_displacement']}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` max_displacement cannot be negative, found {a['max_displacement']}")
     if a["stride1"] <= 0 or a["stride2"] <= 0:
-        r.fail("type-mismatch", f"`{r.op}` stride1 and stride2 must be positive, found {a['stride1']} and {a['stride2']}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` stride1 and stride2 must be positive, found {a['stride1']} and {a['stride2']}")
     pad = a["padding"]
     if len(pad) not in (1, 2, 4) or any(p < 0 for p in pad):
-        r.fail("type-mismatch", f"`{r.op}` padding takes 1, 2 or 4 non-negative values, found {list(pad)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding takes 1, 2 or 4 non-negative values, found {list(pad)}")
     x, y = r.tensor(0), r.tensor(1)
     if not known_rank(x.shape) or not known_rank(y.shape):
         return False
     for i, t in ((0, x), (1, y)):
         if len(t.shape) != 4:
-            r.fail("shape-mismatch", f"`{r.op}` needs 4-D data (NCHW), found {shape_text(t.shape)}", arg=i)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data (NCHW), found {shape_text(t.shape)}", arg=i)
     for axis, (p, q) in enumerate(zip(x.shape, y.shape)):
         if type(p) is int and type(q) is int and p != q:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`{r.op}`: the two inputs must have one shape, found {shape_text(x.shape)} and {shape_text(y.shape)}",
                 arg=1,
                 notes=[f"axis {axis} has size {p} and {q}"],
@@ -77,7 +78,7 @@ def correlation_rel(r: RelationCall) -> bool:
         v = -(-(size + extra - 2 * border) // a["stride1"])
         if v <= 0:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`{r.op}`: the input ({size} with padding {extra}) is too small for max_displacement {a['max_displacement']} "
                 f"and kernel_size {k}",
                 arg=0,
@@ -139,13 +140,13 @@ def dilate_rel(r: RelationCall) -> bool:
     """Each axis n -> (n - 1) * stride + 1, one stride per axis."""
     strides = r.attrs["strides"]
     if any(s <= 0 for s in strides):
-        r.fail("type-mismatch", f"`{r.op}` strides must be positive, found {list(strides)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` strides must be positive, found {list(strides)}")
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
     if len(strides) != len(x.shape):
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}` has {len(strides)} strides for data of rank {len(x.shape)}",
             arg=0,
             notes=["give one stride per axis"],

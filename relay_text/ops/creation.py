@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, relation, shape_text
 
 
 @relation("Arange")
@@ -23,7 +24,7 @@ def arange_rel(r: RelationCall) -> bool:
     for i, name in enumerate(("start", "stop", "step")):
         t = r.tensor(i)
         if known_rank(t.shape) and t.shape != ():
-            r.fail("shape-mismatch", f"`arange` takes a scalar {name}, found a tensor of shape {shape_text(t.shape)}", arg=i)
+            r.fail(codes.SHAPE_MISMATCH, f"`arange` takes a scalar {name}, found a tensor of shape {shape_text(t.shape)}", arg=i)
     r.set_result(TensorType((AnyDim(),), r.attrs["dtype"]))
     return True
 
@@ -38,7 +39,7 @@ def arange_rel(r: RelationCall) -> bool:
 def arange(args: tuple, attrs: dict) -> Any:
     start, stop, step = (a.item() for a in args)
     if step == 0:
-        raise KernelError("runtime-error", "`arange` with a step of 0 never reaches its stop")
+        raise KernelError(codes.RUNTIME_ERROR, "`arange` with a step of 0 never reaches its stop")
     n = max(0, math.ceil((stop - start) / step))
     dtype = np.dtype(attrs["dtype"])
     if dtype.kind in "iu":

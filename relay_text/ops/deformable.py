@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._conv_nd import (
     channel_checks,
@@ -52,7 +53,7 @@ def deformable_conv2d_rel(r: RelationCall) -> bool:
     groups = groups_attr(r)
     dg = r.attrs["deformable_groups"]
     if dg < 1:
-        r.fail("type-mismatch", f"`{r.op}` deformable_groups must be positive, found {dg}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` deformable_groups must be positive, found {dg}")
     channels, ks = r.attrs["channels"], r.attrs["kernel_size"]
     if ks is not None:
         ks = int_values(r, "kernel_size", 2)
@@ -60,14 +61,14 @@ def deformable_conv2d_rel(r: RelationCall) -> bool:
     if not known_rank(data.shape):
         return False
     if type(data.dtype) is str and not data.dtype.startswith(("float", "bfloat")):
-        r.fail("type-mismatch", f"`{r.op}` samples between pixels and takes floating-point data, found `{data.dtype}`", arg=0)
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` samples between pixels and takes floating-point data, found `{data.dtype}`", arg=0)
     n, c, h, w = to_plain(r, data.shape, dl, "NCHW", 0, "data")
     if type(c) is int and c % dg:
-        r.fail("shape-mismatch", f"`{r.op}`: {c} channels cannot be divided into deformable_groups={dg}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} channels cannot be divided into deformable_groups={dg}", arg=0)
     weight = r.tensor(2)
     if not known_rank(weight.shape) and channels is not None and ks is not None and type(c) is int:
         if c % groups:
-            r.fail("shape-mismatch", f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
         r.refine(2, TensorType(from_plain(r, (channels, c // groups, *ks), "OIHW", kl, 2, "weight"), data.dtype))
         weight = r.tensor(2)
     if not known_rank(weight.shape):
@@ -75,16 +76,16 @@ def deformable_conv2d_rel(r: RelationCall) -> bool:
     o, i, kh, kw = to_plain(r, weight.shape, kl, "OIHW", 2, "weight")
     if type(c) is int and type(i) is int and c != i * groups:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
             arg=2,
             notes=[f"weight {shape_text(weight.shape)} ({kl})"],
         )
     channel_checks(r, None, None, o, groups, weight.shape, kl)
     if channels is not None and type(o) is int and o != channels:
-        r.fail("shape-mismatch", f"`{r.op}` has channels={channels}, but the weight has {o} output channels", arg=2)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has channels={channels}, but the weight has {o} output channels", arg=2)
     if ks is not None and type(kh) is int and type(kw) is int and (kh, kw) != ks:
-        r.fail("shape-mismatch", f"`{r.op}` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=2)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=2)
     r.unify_dtypes(0, 2)
     oh, ow = window_sizes(r, (h, w), (kh, kw), strides, dilation, before, after)
     taps = 2 * kh * kw * dg if type(kh) is int and type(kw) is int else r.fresh_dim()

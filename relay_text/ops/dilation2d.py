@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .conv import pads_2d, window_taps
@@ -33,14 +34,14 @@ def _two(r: RelationCall, name: str) -> tuple[int, int]:
     two values of the list, so longer lists pass (its own tests give four)."""
     v = r.attrs[name]
     if len(v) < 2 or min(v[:2]) < 1:
-        r.fail("type-mismatch", f"`{r.op}` {name} takes 2 positive values (height, width), found {list(v)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} takes 2 positive values (height, width), found {list(v)}")
     return v[0], v[1]
 
 
 def _layout(r: RelationCall, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
-        r.fail("type-mismatch", f'`{r.op}`: {name} "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{letters}"'])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{letters}"'])
     return layout
 
 
@@ -52,23 +53,23 @@ def dilation2d_rel(r: RelationCall) -> bool:
     dh, dw = _two(r, "dilations")
     pad = r.attrs["padding"]
     if len(pad) not in (1, 2, 4) or min(pad, default=0) < 0:
-        r.fail("type-mismatch", f"`{r.op}` padding takes 1, 2 or 4 values that are not negative, found {list(pad)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding takes 1, 2 or 4 values that are not negative, found {list(pad)}")
     top, left, bottom, right = pads_2d(pad)
     for i in (0, 1):
         if r.tensor(i).dtype == "bool":
-            r.fail("type-mismatch", f"`{r.op}` takes numbers, not bool", arg=i, label="this is `bool`")
+            r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes numbers, not bool", arg=i, label="this is `bool`")
     data, weight = r.tensor(0), r.tensor(1)
     if known_rank(data.shape) and len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     if known_rank(weight.shape) and len(weight.shape) != 3:
-        r.fail("shape-mismatch", f"`{r.op}` needs a 3-D weight ({klayout}), found {shape_text(weight.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 3-D weight ({klayout}), found {shape_text(weight.shape)}", arg=1)
     if not (known_rank(data.shape) and known_rank(weight.shape)):
         return False
     d = dict(zip(layout, data.shape))
     k = dict(zip(klayout, weight.shape))
     c, i = static(d["C"]), static(k["I"])
     if c is not None and i is not None and c != i:
-        r.fail("shape-mismatch", f"`{r.op}`: the data has {c} channels but the weight {i}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the data has {c} channels but the weight {i}", arg=1)
     out = {"N": d["N"], "C": k["I"]}
     for axis, size, kk, stride, dil, extra in (("H", d["H"], k["H"], sh, dh, top + bottom), ("W", d["W"], k["W"], sw, dw, left + right)):
         n, kn = static(size), static(kk)
@@ -77,7 +78,7 @@ def dilation2d_rel(r: RelationCall) -> bool:
             continue
         length = (n + extra - ((kn - 1) * dil + 1)) // stride + 1
         if length <= 0:
-            r.fail("shape-mismatch", f"`{r.op}`: the dilated {kn}-wide window does not fit the padded {axis} axis of {n + extra}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the dilated {kn}-wide window does not fit the padded {axis} axis of {n + extra}", arg=0)
         out[axis] = length
     r.set_result(TensorType(tuple(out[x] for x in layout), r.attrs["out_dtype"] or data.dtype))
     return True

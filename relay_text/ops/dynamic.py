@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from .layout import tile
@@ -58,13 +59,13 @@ def vector_length(r: RelationCall, i: int, what: str) -> int | None:
     if not known_rank(t.shape):
         return None
     if len(t.shape) != 1:
-        r.fail("shape-mismatch", f"`{r.op}` takes {what} as a vector, found a tensor of shape {shape_text(t.shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as a vector, found a tensor of shape {shape_text(t.shape)}", arg=i)
     n = t.shape[0]
     if is_unknown(n):
         return None
     if type(n) is not int:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}` needs the length of {what} before the program runs, found a vector of shape {shape_text(t.shape)}",
             arg=i,
             notes=["it gives the rank of the result, which TVM requires to be known"],
@@ -97,7 +98,7 @@ def broadcast_to_rel(r: RelationCall) -> bool:
     if n is None:
         return False
     if known_rank(x.shape) and len(x.shape) > n:
-        r.fail("shape-mismatch", f"`{r.op}` cannot broadcast a tensor of rank {len(x.shape)} to a shape of {n} dimensions", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` cannot broadcast a tensor of rank {len(x.shape)} to a shape of {n} dimensions", arg=0)
     r.set_result(TensorType(_unknown(n), x.dtype))
     return True
 
@@ -125,7 +126,7 @@ def init_rel(r: RelationCall) -> bool:
 def full_rel(r: RelationCall) -> bool:
     fill = r.tensor(0)
     if known_rank(fill.shape) and fill.shape != ():
-        r.fail("shape-mismatch", f"`{r.op}` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=0)
     n = vector_length(r, 1, "the shape")
     if n is None:
         return False
@@ -138,10 +139,10 @@ def expand_dims_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     axis = r.tensor(1)
     if known_rank(axis.shape) and axis.shape != ():
-        r.fail("shape-mismatch", f"`{r.op}` takes the axis as a scalar, found a tensor of shape {shape_text(axis.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes the axis as a scalar, found a tensor of shape {shape_text(axis.shape)}", arg=1)
     k = r.attrs["num_newaxis"]
     if k < 0:
-        r.fail("shape-mismatch", f"`{r.op}`: num_newaxis must not be negative, found {k}")
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: num_newaxis must not be negative, found {k}")
     if not known_rank(x.shape):
         return False
     r.set_result(TensorType(_unknown(len(x.shape) + k), x.dtype))
@@ -155,7 +156,7 @@ def squeeze_rel(r: RelationCall) -> bool:
     if n is None or not known_rank(x.shape):
         return False
     if n > len(x.shape):
-        r.fail("shape-mismatch", f"`{r.op}` cannot remove {n} axes from a tensor of rank {len(x.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` cannot remove {n} axes from a tensor of rank {len(x.shape)}", arg=1)
     r.set_result(TensorType(_unknown(len(x.shape) - n), x.dtype))
     return True
 
@@ -165,17 +166,17 @@ def strided_slice_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     mode = r.attrs["slice_mode"]
     if mode not in ("end", "size"):
-        r.fail("type-mismatch", f'`{r.op}`: slice_mode must be "end" or "size", found "{mode}"')
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: slice_mode must be "end" or "size", found "{mode}"')
     lengths = [vector_length(r, i, what) for i, what in ((1, "begin"), (2, "end"), (3, "strides"))]
     n = lengths[0]
     if n is None or not known_rank(x.shape):
         return False
     rank = len(x.shape)
     if n > rank:
-        r.fail("shape-mismatch", f"`{r.op}`: begin has {_count(n)}, more than the data's rank {rank}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: begin has {_count(n)}, more than the data's rank {rank}", arg=1)
     for i, (what, m) in enumerate((("end", lengths[1]), ("strides", lengths[2])), 2):
         if m is not None and m != n:
-            r.fail("shape-mismatch", f"`{r.op}`: {what} has {_count(m)} but begin has {_count(n)}; they need one per sliced axis each", arg=i)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {what} has {_count(m)} but begin has {_count(n)}; they need one per sliced axis each", arg=i)
     r.set_result(TensorType(_unknown(n) + tuple(x.shape[n:]), x.dtype))
     return None not in lengths
 
@@ -187,16 +188,16 @@ def _values(v: Any) -> list[int]:
     """The elements of a shape, axes or bounds tensor as ints (floats truncated)."""
     flat = np.asarray(v).reshape(-1)
     if flat.dtype.kind == "f" and not np.isfinite(flat).all():
-        raise KernelError("runtime-error", f"{flat.tolist()} holds a value that is not a finite number, where integers are needed")
+        raise KernelError(codes.RUNTIME_ERROR, f"{flat.tolist()} holds a value that is not a finite number, where integers are needed")
     return [int(a) for a in flat.tolist()]
 
 
 def _sizes(name: str, v: Any) -> tuple[int, ...]:
     shape = tuple(_values(v))
     if any(d < 0 for d in shape):
-        raise KernelError("runtime-error", f"`{name}`: a shape cannot have negative sizes, found {list(shape)}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`{name}`: a shape cannot have negative sizes, found {list(shape)}")
     if math.prod(shape) > MAX_ELEMENTS:
-        raise KernelError("runtime-error", f"`{name}`: shape {list(shape)} has more than {MAX_ELEMENTS} elements")
+        raise KernelError(codes.RUNTIME_ERROR, f"`{name}`: shape {list(shape)} has more than {MAX_ELEMENTS} elements")
     return shape
 
 
@@ -215,7 +216,7 @@ def dyn_reshape(args: tuple, attrs: dict) -> Any:
     values = _values(newshape)
     bad = [v for v in values if v < -3 or v == -2]
     if bad:
-        raise KernelError("runtime-error", f"`dyn.reshape`: {bad[0]} is not a valid value in newshape {values}; only sizes, 0, -1 and -3 are")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.reshape`: {bad[0]} is not a valid value in newshape {values}; only sizes, 0, -1 and -3 are")
     return reshape((x,), {"newshape": tuple(values), "allowzero": attrs["allowzero"]})
 
 
@@ -232,7 +233,7 @@ def dyn_broadcast_to(args: tuple, attrs: dict) -> Any:
     try:
         return np.array(np.broadcast_to(x, target))
     except ValueError:
-        raise KernelError("runtime-error", f"`dyn.broadcast_to` cannot broadcast {list(x.shape)} to {list(target)}") from None
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.broadcast_to` cannot broadcast {list(x.shape)} to {list(target)}") from None
 
 
 @register("dyn.tile", inputs=2, relation=tile_rel, attrs=(Attr("reps", "opt_ints", None),), doc="tile with the repetitions given as a tensor.")
@@ -240,9 +241,9 @@ def dyn_tile(args: tuple, attrs: dict) -> Any:
     x, reps = args
     values = tuple(_values(reps))
     if any(v < 1 for v in values):
-        raise KernelError("runtime-error", f"`dyn.tile`: reps must be positive, found {list(values)}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.tile`: reps must be positive, found {list(values)}")
     if x.size * math.prod(values) > MAX_ELEMENTS:
-        raise KernelError("runtime-error", f"`dyn.tile`: the result would have more than {MAX_ELEMENTS} elements")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.tile`: the result would have more than {MAX_ELEMENTS} elements")
     return tile((x,), {"reps": values})
 
 
@@ -284,7 +285,7 @@ def dyn_expand_dims(args: tuple, attrs: dict) -> Any:
     x, axis_value = args
     axis = _values(axis_value)[0]
     if not -x.ndim - 1 <= axis <= x.ndim:
-        raise KernelError("runtime-error", f"`dyn.expand_dims`: axis {axis} is out of range for a tensor of rank {x.ndim}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.expand_dims`: axis {axis} is out of range for a tensor of rank {x.ndim}")
     return expand_dims((x,), {"axis": axis, "num_newaxis": attrs["num_newaxis"]})
 
 
@@ -293,13 +294,13 @@ def dyn_squeeze(args: tuple, attrs: dict) -> Any:
     x, axes = args
     values = _values(axes)
     if not all(-x.ndim <= a < x.ndim for a in values):
-        raise KernelError("runtime-error", f"`dyn.squeeze`: axes {values} are out of range for a tensor of rank {x.ndim}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.squeeze`: axes {values} are out of range for a tensor of rank {x.ndim}")
     normal = [a % x.ndim for a in values]
     if len(set(normal)) != len(normal):
-        raise KernelError("runtime-error", f"`dyn.squeeze`: axes {values} name an axis twice")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.squeeze`: axes {values} name an axis twice")
     wide = [a for a in values if x.shape[a] != 1]
     if wide:
-        raise KernelError("runtime-error", f"`dyn.squeeze` can only remove axes of size 1, but axis {wide[0]} has size {x.shape[wide[0]]}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.squeeze` can only remove axes of size 1, but axis {wide[0]} has size {x.shape[wide[0]]}")
     return squeeze((x,), {"axis": tuple(values)})
 
 
@@ -327,5 +328,5 @@ def dyn_strided_slice(args: tuple, attrs: dict) -> Any:
     }
     problem = slice_plan(x.shape, plan_attrs)
     if isinstance(problem, str):
-        raise KernelError("runtime-error", f"`dyn.strided_slice`: {problem}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.strided_slice`: {problem}")
     return strided_slice((x,), plan_attrs)

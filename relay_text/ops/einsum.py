@@ -22,6 +22,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np
 from .registry import Attr, KernelError, register
@@ -162,14 +163,14 @@ def einsum_rel(r: RelationCall) -> bool:
     try:
         inputs, output, _ = parse_equation(equation)
     except EquationError as exc:
-        r.fail("type-mismatch", f'`einsum`: the equation "{equation}" is not valid: {exc}')
+        r.fail(codes.TYPE_MISMATCH, f'`einsum`: the equation "{equation}" is not valid: {exc}')
     t = r.arg(0)
     if is_unknown(t):
         return False
     if not isinstance(t, TupleType):
-        r.fail("type-mismatch", '`einsum` takes a tuple of tensors, e.g. `einsum((%a, %b), equation="ij,jk->ik")`', arg=0, label="not a tuple")
+        r.fail(codes.TYPE_MISMATCH, '`einsum` takes a tuple of tensors, e.g. `einsum((%a, %b), equation="ij,jk->ik")`', arg=0, label="not a tuple")
     if not t.fields:
-        r.fail("type-mismatch", "`einsum` needs at least one tensor", arg=0)
+        r.fail(codes.TYPE_MISMATCH, "`einsum` needs at least one tensor", arg=0)
     fields = [r.tensor_of(f, 0, f"field {i} of its tuple") for i, f in enumerate(t.fields)]
     for i in range(1, len(fields)):
         r.unify(fields[0].dtype, fields[i].dtype, arg=0, message=f"`einsum` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`")
@@ -179,7 +180,7 @@ def einsum_rel(r: RelationCall) -> bool:
     try:
         _, _, shape = einsum_shapes([f.shape for f in fields], inputs, output)
     except EquationError as exc:
-        r.fail("shape-mismatch", f'`einsum` "{equation}": {exc}', arg=0, notes=["the operands are " + ", ".join(shape_text(f.shape) for f in fields)])
+        r.fail(codes.SHAPE_MISMATCH, f'`einsum` "{equation}": {exc}', arg=0, notes=["the operands are " + ", ".join(shape_text(f.shape) for f in fields)])
     r.set_result(TensorType(shape, fields[0].dtype))
     return True
 
@@ -197,7 +198,7 @@ def einsum(args: tuple, attrs: dict) -> Any:
     sizes, common, _ = einsum_shapes([x.shape for x in operands], inputs, output)
     spare = [c for c in string.ascii_letters if c not in sizes]
     if len(spare) < len(common):
-        raise KernelError("runtime-error", "einsum: too many axes under `...` to name")
+        raise KernelError(codes.RUNTIME_ERROR, "einsum: too many axes under `...` to name")
     names = spare[: len(common)]
 
     def spelled(sub: list[str], width: int) -> tuple[str, list[Any]]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import is_float, is_int, np, wrap
 from .registry import Attr, KernelError, register
@@ -47,7 +48,7 @@ def _float_dtype(r: RelationCall, i: int) -> None:
     d = t.dtype
     if isinstance(d, str) and not d.startswith(("float", "bfloat")):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}` takes a floating-point tensor, found `{d}`",
             arg=i,
             label=f"this is `{d}`",
@@ -105,7 +106,7 @@ def cast_like_rel(r: RelationCall) -> bool:
 
 def clip_rel(r: RelationCall) -> bool:
     if r.attrs["a_min"] > r.attrs["a_max"]:
-        r.fail("type-mismatch", f"`clip` needs a_min <= a_max, found {r.attrs['a_min']} > {r.attrs['a_max']}")
+        r.fail(codes.TYPE_MISMATCH, f"`clip` needs a_min <= a_max, found {r.attrs['a_min']} > {r.attrs['a_max']}")
     return identity(r)
 
 
@@ -119,7 +120,7 @@ def clip_rel(r: RelationCall) -> bool:
 def _scalar_divide(a: Any, b: Any) -> Any:
     if a.dtype.kind in "iu":
         if b == 0:
-            raise KernelError("division-by-zero", "integer division by zero")
+            raise KernelError(codes.DIVISION_BY_ZERO, "integer division by zero")
         q = a // b
         if a % b != 0 and (a < 0) != (b < 0):
             q = q + 1  # round toward zero, not down
@@ -147,7 +148,7 @@ def multiply(args: tuple, attrs: dict) -> Any:
 
 def _check_zero(b: Any) -> None:
     if np.any(b == 0):
-        raise KernelError("division-by-zero", "integer division by zero")
+        raise KernelError(codes.DIVISION_BY_ZERO, "integer division by zero")
 
 
 @register(
@@ -220,7 +221,7 @@ def trunc_mod(args: tuple, attrs: dict) -> Any:
 def power(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype) and np.any(b < 0):
-        raise KernelError("runtime-error", "integer power with a negative exponent")
+        raise KernelError(codes.RUNTIME_ERROR, "integer power with a negative exponent")
     with np.errstate(all="ignore"):
         if np.ndim(b) == 0 and np.shape(a) and is_float(a.dtype):
             # squares and cubes (layer norms, GELU) by multiplication: numpy's

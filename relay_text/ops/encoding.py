@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._indexing import assume, require_int, require_rank, settled
 from ._np import np
@@ -53,7 +54,7 @@ def _one_hot_type(r: RelationCall, depth: Any) -> bool:
     axis = r.attrs["axis"]
     if not -1 <= axis <= rank:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}`: axis {axis} is out of range for indices of rank {rank}",
             arg=0,
             notes=[f"the new axis goes at a position 0 to {rank}, or -1 for the last"],
@@ -83,7 +84,7 @@ def _dyn_one_hot_default(r: RelationCall) -> bool:
 def one_hot_rel(r: RelationCall) -> bool:
     depth = r.attrs["depth"]
     if depth <= 0:
-        r.fail("type-mismatch", f"`one_hot` depth must be positive, found {depth}")
+        r.fail(codes.TYPE_MISMATCH, f"`one_hot` depth must be positive, found {depth}")
     return _one_hot_type(r, depth)
 
 
@@ -128,7 +129,7 @@ def dyn_one_hot(args: tuple, attrs: dict) -> Any:
     indices, on, off, depth = args
     n = int(depth)
     if n < 0:
-        raise KernelError("runtime-error", f"dyn.one_hot: depth {n} is negative")
+        raise KernelError(codes.RUNTIME_ERROR, f"dyn.one_hot: depth {n} is negative")
     return _one_hot(indices, on, off, n, attrs["axis"], attrs["dtype"] or on.dtype)
 
 
@@ -158,7 +159,7 @@ def unravel_index(args: tuple, attrs: dict) -> Any:
     indices, shape = args
     sizes = [int(s) for s in shape.astype(np.int64)]
     if 0 in sizes:
-        raise KernelError("division-by-zero", f"unravel_index: the shape {sizes} has a size 0")
+        raise KernelError(codes.DIVISION_BY_ZERO, f"unravel_index: the shape {sizes} has a size 0")
     rest = indices.astype(np.int64)
     coords = [rest] * len(sizes)
     for k in range(len(sizes) - 1, -1, -1):
@@ -189,7 +190,7 @@ def invert_permutation(args: tuple, attrs: dict) -> Any:
     n = p.shape[0]
     values = p.astype(np.int64)
     if not np.array_equal(np.sort(values), np.arange(n)):
-        raise KernelError("runtime-error", f"invert_permutation: the vector is not a permutation of 0 ... {n - 1}")
+        raise KernelError(codes.RUNTIME_ERROR, f"invert_permutation: the vector is not a permutation of 0 ... {n - 1}")
     out = np.empty(n, dtype=p.dtype)
     out[values] = np.arange(n).astype(p.dtype)
     return out

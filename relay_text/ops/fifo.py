@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ._np import np, wrap
 from .registry import Attr, register
 from .relations import RelationCall, known_rank, normalize_axis, relation, shape_text
@@ -27,23 +28,23 @@ def fifo_buffer_rel(r: RelationCall) -> bool:
         return False
     rank = len(buffer.shape)
     if len(data.shape) != rank:
-        r.fail("shape-mismatch", f"`nn.fifo_buffer`: the data has rank {len(data.shape)} but the buffer has rank {rank}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.fifo_buffer`: the data has rank {len(data.shape)} but the buffer has rank {rank}", arg=0)
     if rank == 0:
-        r.fail("shape-mismatch", "`nn.fifo_buffer` needs tensors of rank at least 1, found scalars", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, "`nn.fifo_buffer` needs tensors of rank at least 1, found scalars", arg=1)
     axis = normalize_axis(r, r.attrs["axis"], rank)
     for i, (d, b) in enumerate(zip(data.shape, buffer.shape)):
         if type(d) is not int or type(b) is not int:
             continue
         if i == axis and d >= b:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`nn.fifo_buffer`: the data ({d} along axis {axis}) must be shorter than the buffer ({b})",
                 arg=0,
                 notes=[f"data {shape_text(data.shape)}, buffer {shape_text(buffer.shape)}"],
             )
         if i != axis and d != b:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`nn.fifo_buffer`: axis {i} has size {d} in the data but {b} in the buffer",
                 arg=0,
                 notes=[f"data {shape_text(data.shape)}, buffer {shape_text(buffer.shape)}; only axis {axis} may differ"],

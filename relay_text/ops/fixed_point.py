@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
@@ -42,7 +43,7 @@ def _require_int32(r: RelationCall, i: int, what: str) -> TensorType:
     t = r.tensor(i)
     if isinstance(t.dtype, str) and t.dtype != "int32":
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}` takes {what} of dtype int32, found `{t.dtype}`",
             arg=i,
             label=f"this is `{t.dtype}`",
@@ -57,7 +58,7 @@ def fixed_point_rel(r: RelationCall) -> bool:
     for key in ("multiplier", "shift"):
         v = r.attrs[key]
         if not INT32_MIN <= v <= INT32_MAX:
-            r.fail("type-mismatch", f"`fixed_point_multiply` {key} must fit in int32, found {v}")
+            r.fail(codes.TYPE_MISMATCH, f"`fixed_point_multiply` {key} must fit in int32, found {v}")
     return identity(r)
 
 
@@ -112,9 +113,9 @@ def per_axis_rel(r: RelationCall) -> bool:
     axes = r.attrs["axes"]
     for a in axes:
         if not 0 <= a < rank:
-            r.fail("shape-mismatch", f"`{r.op}`: axis {a} is out of range for data of rank {rank}", arg=0, notes=[f"valid values are 0 to {rank - 1}"])
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: axis {a} is out of range for data of rank {rank}", arg=0, notes=[f"valid values are 0 to {rank - 1}"])
     if len(set(axes)) != len(axes):
-        r.fail("type-mismatch", f"`{r.op}`: axes {list(axes)} name an axis twice")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: axes {list(axes)} name an axis twice")
     want = tuple(x.shape[a] for a in axes)
     for i, what in ((1, "multipliers"), (2, "left shifts"), (3, "right shifts")):
         t = r.tensor(i)
@@ -122,7 +123,7 @@ def per_axis_rel(r: RelationCall) -> bool:
             continue
         if len(t.shape) != len(want) or any(type(d) is int and type(w) is int and d != w for d, w in zip(t.shape, want)):
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`{r.op}` needs {what} of shape {shape_text(want)}, the data's sizes along axes {list(axes)}, found {shape_text(t.shape)}",
                 arg=i,
             )
@@ -154,11 +155,11 @@ def fixed_point_multiply_per_axis(args: tuple, attrs: dict) -> Any:
     total = rs + 31
     if attrs["is_lshift_required"]:
         if np.any((ls < 0) | (ls >= 64)):
-            raise KernelError("runtime-error", f"`fixed_point_multiply_per_axis`: a left shift must be at least 0 and less than 64, found {int(ls[(ls < 0) | (ls >= 64)].flat[0])}")
+            raise KernelError(codes.RUNTIME_ERROR, f"`fixed_point_multiply_per_axis`: a left shift must be at least 0 and less than 64, found {int(ls[(ls < 0) | (ls >= 64)].flat[0])}")
         v = np.left_shift(v, ls)
     if np.any((total < 1) | (total >= 64)):
         bad = rs[(total < 1) | (total >= 64)].flat[0]
-        raise KernelError("runtime-error", f"`fixed_point_multiply_per_axis`: a right shift must be at least -30 and at most 32, found {int(bad)}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`fixed_point_multiply_per_axis`: a right shift must be at least -30 and at most 32, found {int(bad)}")
     with np.errstate(over="ignore"):
         v = v * m + np.left_shift(np.int64(1), total - 1)
     return wrap(np.right_shift(v, total), np.int64).astype(np.int32)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import dim_plus, ranked, require_float, require_number
 from ._np import np
@@ -39,11 +40,11 @@ def dft_rel(r: RelationCall) -> bool:
     require_float(r, 0, "the real part")
     re, im = r.tensor(0), r.tensor(1)
     if known_rank(re.shape) and not re.shape:
-        r.fail("shape-mismatch", "`dft` transforms along the last axis and needs tensors of rank 1 or more, found a scalar", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, "`dft` transforms along the last axis and needs tensors of rank 1 or more, found a scalar", arg=0)
     if not (known_rank(re.shape) and known_rank(im.shape)):
         return False
     if len(re.shape) != len(im.shape) or any(type(a) is int and type(b) is int and a != b for a, b in zip(re.shape, im.shape)):
-        r.fail("shape-mismatch", f"`dft` needs real and imaginary parts of one shape, found {shape_text(re.shape)} and {shape_text(im.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`dft` needs real and imaginary parts of one shape, found {shape_text(re.shape)} and {shape_text(im.shape)}", arg=1)
     r.set_result(TupleType((re, im)))
     return True
 
@@ -52,7 +53,7 @@ def dft_rel(r: RelationCall) -> bool:
 def dft(args: tuple, attrs: dict) -> Any:
     re, im = args
     if re.shape != im.shape:
-        raise KernelError("runtime-error", f"dft: real part {re.shape} and imaginary part {im.shape} differ in shape")
+        raise KernelError(codes.RUNTIME_ERROR, f"dft: real part {re.shape} and imaginary part {im.shape} differ in shape")
     if re.shape[-1] == 0:
         return re.copy(), im.copy()
     signal = re.astype(np.complex128) + 1j * im.astype(np.float64)
@@ -69,21 +70,21 @@ def stft_rel(r: RelationCall) -> bool:
     n_fft, hop, win = r.attrs["n_fft"], r.attrs["hop_length"], r.attrs["win_length"]
     for key, value in (("n_fft", n_fft), ("hop_length", hop), ("win_length", win)):
         if value < 1:
-            r.fail("type-mismatch", f"`stft` {key} must be 1 or more, found {value}")
+            r.fail(codes.TYPE_MISMATCH, f"`stft` {key} must be 1 or more, found {value}")
     if win > n_fft:
-        r.fail("type-mismatch", f"`stft` win_length ({win}) cannot exceed n_fft ({n_fft})")
+        r.fail(codes.TYPE_MISMATCH, f"`stft` win_length ({win}) cannot exceed n_fft ({n_fft})")
     require_float(r, 0, "the signal")
     require_number(r, 1, "the window")
     x = ranked(r, 0, (1, 2), "a signal (a vector, or a matrix with one signal per row)")
     window = ranked(r, 1, (1,), "a window")
     if window is not None and type(window.shape[0]) is int and window.shape[0] < win:
-        r.fail("shape-mismatch", f"`stft`: the window has {window.shape[0]} values, fewer than win_length={win}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`stft`: the window has {window.shape[0]} values, fewer than win_length={win}", arg=1)
     if x is None:
         return False
     length = x.shape[-1]
     if type(length) is int:
         if length < n_fft:
-            r.fail("shape-mismatch", f"`stft`: the signal has {length} samples, fewer than n_fft={n_fft}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`stft`: the signal has {length} samples, fewer than n_fft={n_fft}", arg=0)
         frames: Any = (length - n_fft) // hop + 1
     else:
         frames = dim_plus(length, 1 - n_fft) if hop == 1 else AnyDim()
@@ -112,7 +113,7 @@ def stft(args: tuple, attrs: dict) -> Any:
     n_fft, hop, win = attrs["n_fft"], attrs["hop_length"], attrs["win_length"]
     length = x.shape[-1]
     if length < n_fft or window.shape[0] < win:
-        raise KernelError("runtime-error", f"stft: {length} samples and a window of {window.shape[0]} do not fit n_fft={n_fft}, win_length={win}")
+        raise KernelError(codes.RUNTIME_ERROR, f"stft: {length} samples and a window of {window.shape[0]} do not fit n_fft={n_fft}, win_length={win}")
     frames = (length - n_fft) // hop + 1
     starts = np.arange(frames) * hop
     batch = x.reshape(-1, length).astype(np.float64)

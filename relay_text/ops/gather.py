@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._indexing import check_bounds, is_int_dtype, require_int, same_dim
 from ._np import np
@@ -49,17 +50,17 @@ from .relations import (
 def gather_rel(r: RelationCall) -> bool:
     axis = r.attrs["axis"]
     if axis is None:
-        r.fail("type-mismatch", "`gather` needs the attribute `axis`, e.g. `gather(%data, %indices, axis=0)`")
+        r.fail(codes.TYPE_MISMATCH, "`gather` needs the attribute `axis`, e.g. `gather(%data, %indices, axis=0)`")
     require_int(r, 1, "indices", unsigned=False)
     data, idx = r.tensor(0), r.tensor(1)
     if not (known_rank(data.shape) and known_rank(idx.shape)):
         return False
     rank = len(data.shape)
     if rank == 0:
-        r.fail("shape-mismatch", "`gather` cannot gather from a scalar", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, "`gather` cannot gather from a scalar", arg=0)
     if len(idx.shape) != rank:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`gather` needs indices of the data's rank: the data is {shape_text(data.shape)}, the indices {shape_text(idx.shape)}",
             arg=1,
         )
@@ -67,7 +68,7 @@ def gather_rel(r: RelationCall) -> bool:
     for i, (d, k) in enumerate(zip(data.shape, idx.shape)):
         if i == ax:
             if type(k) is int and k < 1:
-                r.fail("shape-mismatch", f"`gather`: the indices are empty along axis {ax}", arg=1)
+                r.fail(codes.SHAPE_MISMATCH, f"`gather`: the indices are empty along axis {ax}", arg=1)
             continue
         same_dim(
             r, d, k, 1,
@@ -100,9 +101,9 @@ def gather_nd_rel(r: RelationCall) -> bool:
     data, idx = r.tensor(0), r.tensor(1)
     batch = r.attrs["batch_dims"]
     if batch < 0:
-        r.fail("type-mismatch", f"`gather_nd`: batch_dims must not be negative, found {batch}")
+        r.fail(codes.TYPE_MISMATCH, f"`gather_nd`: batch_dims must not be negative, found {batch}")
     if known_rank(idx.shape) and len(idx.shape) == 0:
-        r.fail("shape-mismatch", "`gather_nd` needs indices of rank 1 or more, found a scalar", arg=1,
+        r.fail(codes.SHAPE_MISMATCH, "`gather_nd` needs indices of rank 1 or more, found a scalar", arg=1,
                notes=["the first axis of the indices runs over the coordinates of one index tuple"])
     if not (known_rank(data.shape) and known_rank(idx.shape)):
         return False
@@ -110,13 +111,13 @@ def gather_nd_rel(r: RelationCall) -> bool:
     if is_unknown(m):
         return False
     if type(m) is not int:
-        r.fail("shape-mismatch", f"`gather_nd` needs a static size for the first axis of the indices, found {shape_text(idx.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`gather_nd` needs a static size for the first axis of the indices, found {shape_text(idx.shape)}", arg=1)
     rank = len(data.shape)
     if batch > len(idx.shape) - 1:
-        r.fail("shape-mismatch", f"`gather_nd`: batch_dims={batch} needs indices of rank {batch + 1} or more, found {shape_text(idx.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`gather_nd`: batch_dims={batch} needs indices of rank {batch + 1} or more, found {shape_text(idx.shape)}", arg=1)
     if m + batch > rank:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`gather_nd`: index tuples of {m} coordinates after {batch} batch axes need data of rank {m + batch} or more, "
             f"found {shape_text(data.shape)}",
             arg=1,
@@ -177,7 +178,7 @@ def _broadcast_index_shapes(r: RelationCall, shapes: list[tuple]) -> tuple | Non
                 size, owner = d, f
             elif type(size) is int and type(d) is int and size != d:
                 r.fail(
-                    "shape-mismatch",
+                    codes.SHAPE_MISMATCH,
                     f"`adv_index`: the index tensors do not broadcast: index {owner} is {shape_text(shapes[owner])}, "
                     f"index {f} is {shape_text(s)}",
                     arg=0,
@@ -195,20 +196,20 @@ def adv_index_rel(r: RelationCall) -> bool:
     if is_unknown(t):
         return False
     if not isinstance(t, TupleType):
-        r.fail("type-mismatch", "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, %j))`",
+        r.fail(codes.TYPE_MISMATCH, "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, %j))`",
                arg=0, label="not a tuple")
     if len(t.fields) < 2:
-        r.fail("type-mismatch", "`adv_index` needs the data and at least one index tensor in its tuple", arg=0)
+        r.fail(codes.TYPE_MISMATCH, "`adv_index` needs the data and at least one index tensor in its tuple", arg=0)
     fields = [r.tensor_of(f, 0, f"field {i} of its tuple") for i, f in enumerate(t.fields)]
     for i, f in enumerate(fields[1:], 1):
         if type(f.dtype) is str and not is_int_dtype(f.dtype):
-            r.fail("type-mismatch", f"`adv_index` takes integer index tensors, but field {i} of its tuple is `{f.dtype}`", arg=0)
+            r.fail(codes.TYPE_MISMATCH, f"`adv_index` takes integer index tensors, but field {i} of its tuple is `{f.dtype}`", arg=0)
     if not all(known_rank(f.shape) for f in fields):
         return False
     data = fields[0]
     k = len(fields) - 1
     if k > len(data.shape):
-        r.fail("shape-mismatch", f"`adv_index`: {k} index tensors for data of rank {len(data.shape)}", arg=0,
+        r.fail(codes.SHAPE_MISMATCH, f"`adv_index`: {k} index tensors for data of rank {len(data.shape)}", arg=0,
                notes=["each index tensor indexes one leading axis of the data"])
     shape = _broadcast_index_shapes(r, [f.shape for f in fields[1:]])
     if shape is None:

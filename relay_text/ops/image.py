@@ -31,10 +31,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, relation, shape_text
 
 MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")
 METHODS = ("nearest_neighbor", "linear", "cubic")
@@ -152,7 +153,7 @@ def resize_nchw(x: Any, out_h: int, out_w: int, method: str, mode: str, rounding
 def _check_layout(r: RelationCall, name: str = "layout") -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted("NCHW"):
-        r.fail("type-mismatch", f'`{r.op}`: {name} "{layout}" is not supported', notes=["use an order of the letters NCHW, e.g. \"NHWC\""])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported', notes=["use an order of the letters NCHW, e.g. \"NHWC\""])
     return layout
 
 
@@ -160,7 +161,7 @@ def _choice(r: RelationCall, name: str, allowed: tuple) -> str:
     value = r.attrs[name]
     if value not in allowed:
         shown = ", ".join(f'"{a}"' for a in allowed if a)
-        r.fail("type-mismatch", f'`{r.op}` {name} "{value}" is not supported', notes=[f"use one of {shown}"])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name} "{value}" is not supported', notes=[f"use one of {shown}"])
     return value
 
 
@@ -172,12 +173,12 @@ def resize2d_rel(r: RelationCall) -> bool:
     _choice(r, "rounding_method", ROUNDING)
     size = r.attrs["size"]
     if len(size) not in (1, 2) or any(v <= 0 for v in size):
-        r.fail("type-mismatch", f"`image.resize2d` size takes 1 or 2 positive values (height, width), found {list(size)}")
+        r.fail(codes.TYPE_MISMATCH, f"`image.resize2d` size takes 1 or 2 positive values (height, width), found {list(size)}")
     data = r.tensor(0)
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`image.resize2d` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`image.resize2d` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     dims = {x: data.shape[layout.index(x)] for x in "NCHW"}
     dims["H"], dims["W"] = (size[0], size[0]) if len(size) == 1 else size
     r.set_result(TensorType(tuple(dims[x] for x in layout), r.attrs["out_dtype"] or data.dtype))
@@ -231,18 +232,18 @@ def upsampling_rel(r: RelationCall) -> bool:
     _choice(r, "method", tuple(UPSAMPLING_METHODS))
     for name in ("scale_h", "scale_w"):
         if r.attrs[name] <= 0:
-            r.fail("type-mismatch", f"`nn.upsampling` {name} must be positive, found {r.attrs[name]}")
+            r.fail(codes.TYPE_MISMATCH, f"`nn.upsampling` {name} must be positive, found {r.attrs[name]}")
     data = r.tensor(0)
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`nn.upsampling` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.upsampling` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     dims = {x: data.shape[layout.index(x)] for x in "NCHW"}
     dims["H"] = _scaled(dims["H"], r.attrs["scale_h"])
     dims["W"] = _scaled(dims["W"], r.attrs["scale_w"])
     for name in ("H", "W"):
         if dims[name] == 0:
-            r.fail("shape-mismatch", "`nn.upsampling`: the scale leaves an empty image", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, "`nn.upsampling`: the scale leaves an empty image", arg=0)
     r.set_result(TensorType(tuple(dims[x] for x in layout), data.dtype))
     return True
 

@@ -21,10 +21,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import broadcast_dims, known_rank, normalize_axis, relation, RelationCall, shape_text
+from .relations import (
+    RelationCall,
+    broadcast_dims,
+    known_rank,
+    normalize_axis,
+    relation,
+    shape_text,
+)
 
 _AXIS = re.compile(r"(\d*)([A-Za-z])")
 
@@ -102,14 +110,14 @@ def layout_transform_rel(r: RelationCall) -> bool:
         parse_layout(src)
         parse_layout(dst)
     except LayoutError as exc:
-        r.fail("type-mismatch", f"`layout_transform`: {exc}")
+        r.fail(codes.TYPE_MISMATCH, f"`layout_transform`: {exc}")
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
     try:
         shape = layout_shapes(src, dst, x.shape)
     except LayoutError as exc:
-        r.fail("shape-mismatch", f"`layout_transform`: {exc}", arg=0, notes=[f"the data is {shape_text(x.shape)}"])
+        r.fail(codes.SHAPE_MISMATCH, f"`layout_transform`: {exc}", arg=0, notes=[f"the data is {shape_text(x.shape)}"])
     r.set_result(TensorType(shape, x.dtype))
     return True
 
@@ -159,7 +167,7 @@ def layout_transform(args: tuple, attrs: dict) -> Any:
 def tile_rel(r: RelationCall) -> bool:
     reps = tuple(r.attrs["reps"])
     if any(v <= 0 for v in reps):
-        r.fail("type-mismatch", f"`tile` reps must be positive, found {list(reps)}")
+        r.fail(codes.TYPE_MISMATCH, f"`tile` reps must be positive, found {list(reps)}")
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -181,7 +189,7 @@ def tile(args: tuple, attrs: dict) -> Any:
 def repeat_rel(r: RelationCall) -> bool:
     repeats = r.attrs["repeats"]
     if repeats < 1:
-        r.fail("type-mismatch", f"`repeat` repeats must be at least 1, found {repeats}")
+        r.fail(codes.TYPE_MISMATCH, f"`repeat` repeats must be at least 1, found {repeats}")
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -219,7 +227,7 @@ def broadcast_to_like_rel(r: RelationCall) -> bool:
             type(a) is int and type(b) is int and a != b for a, b in zip(both, like.shape)
         )):
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`broadcast_to_like` cannot broadcast {shape_text(x.shape)} to {shape_text(like.shape)}",
                 arg=0,
                 notes=["each axis of the data must be 1 or equal to the target's, aligned from the right"],

@@ -34,6 +34,7 @@ import ast
 import re
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.expr import MetaRef
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
@@ -69,14 +70,14 @@ def auto_scheduler_layout_transform_rel(r: RelationCall) -> bool:
         _, src = parse_tuner_layout(r.attrs["src_layout"])
         dst_sizes, dst = parse_tuner_layout(r.attrs["dst_layout"])
     except LayoutError as exc:
-        r.fail("type-mismatch", f"`auto_scheduler_layout_transform`: {exc}")
+        r.fail(codes.TYPE_MISMATCH, f"`auto_scheduler_layout_transform`: {exc}")
     x = r.tensor(0)
     r.set_result(TensorType(dst_sizes, x.dtype))
     if not known_rank(x.shape):
         return False
     if len(x.shape) != len(src):
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`auto_scheduler_layout_transform`: the data has rank {len(x.shape)}, but src_layout \"{r.attrs['src_layout']}\" names {len(src)} axes",
             arg=0,
         )
@@ -87,7 +88,7 @@ def auto_scheduler_layout_transform_rel(r: RelationCall) -> bool:
                 span *= size
         if type(d) is int and span > d:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`auto_scheduler_layout_transform`: the axes `{name}` of dst_layout cover {span} positions, but axis {k} of the data has {d}",
                 arg=0,
             )
@@ -115,7 +116,7 @@ def auto_scheduler_layout_transform(args: tuple, attrs: dict) -> Any:
                 shape[i] = size
                 coord = coord * size + np.arange(size).reshape(shape)
         if np.max(coord) >= x.shape[k]:
-            raise KernelError("runtime-error", f"auto_scheduler_layout_transform: the axes `{name}` reach past axis {k} of size {x.shape[k]}")
+            raise KernelError(codes.RUNTIME_ERROR, f"auto_scheduler_layout_transform: the axes `{name}` reach past axis {k} of size {x.shape[k]}")
         index.append(coord)
     return np.array(np.broadcast_to(x[tuple(index)], dst_sizes))
 
@@ -259,7 +260,7 @@ def meta_schedule_layout_transform_rel(r: RelationCall) -> bool:
         return False
     if len(x.shape) != len(imap.params):
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`meta_schedule_layout_transform`: the index map takes {len(imap.params)} coordinates, but the data has rank {len(x.shape)}",
             arg=0,
             notes=[f"the data is {shape_text(x.shape)}"],
@@ -268,7 +269,7 @@ def meta_schedule_layout_transform_rel(r: RelationCall) -> bool:
         return False
     shape, problem = mapped_shape(imap, x.shape)
     if problem is not None:
-        r.fail("shape-mismatch", f"`meta_schedule_layout_transform`: {problem} on data of shape {shape_text(x.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`meta_schedule_layout_transform`: {problem} on data of shape {shape_text(x.shape)}", arg=0)
     r.set_result(TensorType(tuple(shape), x.dtype))
     return True
 
@@ -285,19 +286,19 @@ def meta_schedule_layout_transform(args: tuple, attrs: dict) -> Any:
     imap = attrs["index_map"]
     if isinstance(imap, MetaRef):
         raise KernelError(
-            "runtime-error",
+            codes.RUNTIME_ERROR,
             f"meta_schedule_layout_transform: the index map meta[{imap.kind}][{imap.index}] is a TIR object this evaluator cannot read; "
             'write it as a string, e.g. index_map="lambda i, j: (i // 4, j % 4)"',
         )
     shape, problem = mapped_shape(imap, x.shape)
     if problem is not None:
-        raise KernelError("runtime-error", f"meta_schedule_layout_transform: {problem}")
+        raise KernelError(codes.RUNTIME_ERROR, f"meta_schedule_layout_transform: {problem}")
     coords = list(np.indices(x.shape, sparse=True))
     targets = [np.broadcast_to(evaluate(e, coords), x.shape).reshape(-1) for e in imap.exprs]
     count = int(np.prod(shape, dtype=np.int64))
     flat = np.ravel_multi_index(targets, shape) if shape else np.zeros(x.size, dtype=np.int64)
     if count != x.size or len(np.unique(flat)) != x.size:
-        raise KernelError("runtime-error", f"meta_schedule_layout_transform: the index map does not move the {x.size} elements one to one onto {tuple(shape)}")
+        raise KernelError(codes.RUNTIME_ERROR, f"meta_schedule_layout_transform: the index map does not move the {x.size} elements one to one onto {tuple(shape)}")
     out = np.empty(shape, dtype=x.dtype)
     out.reshape(-1)[flat] = x.reshape(-1)
     return out

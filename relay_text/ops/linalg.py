@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import known_rank, relation, RelationCall, shape_text
+from .relations import RelationCall, known_rank, relation, shape_text
 
 
 @relation("Matmul")
@@ -26,7 +27,7 @@ def matmul_rel(r: RelationCall) -> bool:
     ta, tb = r.attrs["transpose_a"], r.attrs["transpose_b"]
     rank = len(a.shape)
     if rank < 1 or (ta and rank < 2):
-        r.fail("shape-mismatch", f"`nn.matmul` needs the first operand to have rank at least {2 if ta else 1}, found {shape_text(a.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.matmul` needs the first operand to have rank at least {2 if ta else 1}, found {shape_text(a.shape)}", arg=0)
     if ta:
         k = a.shape[-2]
         out = a.shape[:-2] + (a.shape[-1],)
@@ -41,18 +42,18 @@ def matmul_rel(r: RelationCall) -> bool:
     if not known_rank(b.shape):
         return False
     if len(b.shape) != 2:
-        r.fail("shape-mismatch", f"`nn.matmul` needs a second operand of rank 2, found {shape_text(b.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.matmul` needs a second operand of rank 2, found {shape_text(b.shape)}", arg=1)
     bk, n = (b.shape[1], b.shape[0]) if tb else b.shape
     if type(k) is int and type(bk) is int and k != bk:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.matmul`: the inner dimensions differ ({k} and {bk})",
             arg=1,
             notes=[f"a is {shape_text(a.shape)} (transpose_a={ta}), b is {shape_text(b.shape)} (transpose_b={tb})"],
         )
     r.unify(k, bk, arg=1)
     if units is not None and type(n) is int and n != units:
-        r.fail("shape-mismatch", f"`nn.matmul` has units={units}, but the second operand gives {n} columns", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.matmul` has units={units}, but the second operand gives {n} columns", arg=1)
     r.unify_dtypes(0, 1)
     r.set_result(TensorType(out + (n,), r.attrs["out_dtype"] or a.dtype))
     return True

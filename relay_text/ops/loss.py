@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .pool import trunc_divide
@@ -37,7 +38,7 @@ def _is_float(dtype: Any) -> bool:
 def _require_float(r: RelationCall, i: int, what: str = "a floating-point tensor") -> None:
     d = r.tensor(i).dtype
     if isinstance(d, str) and not _is_float(d):
-        r.fail("type-mismatch", f"`{r.op}` takes {what}, found `{d}`", arg=i, label=f"this is `{d}`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what}, found `{d}`", arg=i, label=f"this is `{d}`")
 
 
 @relation("CrossEntropy")
@@ -51,13 +52,13 @@ def cross_entropy_rel(r: RelationCall) -> bool:
     x, y = r.tensor(0), r.tensor(1)
     for i, t in ((0, x), (1, y)):
         if known_rank(t.shape) and len(t.shape) != 2:
-            r.fail("shape-mismatch", f"`{r.op}` takes (batch, classes) tensors, found {shape_text(t.shape)}", arg=i)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes (batch, classes) tensors, found {shape_text(t.shape)}", arg=i)
     if known_rank(x.shape) and known_rank(y.shape):
         for axis, name in ((0, "batch"), (1, "classes")):
             a, b = x.shape[axis], y.shape[axis]
             if type(a) is int and type(b) is int and a != b:
                 r.fail(
-                    "shape-mismatch",
+                    codes.SHAPE_MISMATCH,
                     f"`{r.op}`: the predictions have {a} {name} (axis {axis}) but the targets have {b}",
                     arg=1,
                     notes=[f"x is {shape_text(x.shape)}, y is {shape_text(y.shape)}"],
@@ -73,7 +74,7 @@ def _batch_mean(total: Any, batch: int, dtype: Any) -> Any:
         with np.errstate(divide="ignore", invalid="ignore"):
             return wrap(neg / np.asarray(batch, dtype=dtype), dtype)
     if batch == 0:
-        raise KernelError("division-by-zero", "integer division by zero: the batch is empty")
+        raise KernelError(codes.DIVISION_BY_ZERO, "integer division by zero: the batch is empty")
     return wrap(trunc_divide(neg, np.asarray(batch, dtype=dtype)), dtype)
 
 
@@ -101,23 +102,23 @@ def nll_loss_rel(r: RelationCall) -> bool:
     """predictions (N, C, d...), targets (N, d...), weights (C,) -> targets' shape or a scalar."""
     reduction = r.attrs["reduction"]
     if reduction not in ("none", "mean", "sum"):
-        r.fail("type-mismatch", f'`nn.nll_loss` reduction must be "none", "mean" or "sum", found "{reduction}"')
+        r.fail(codes.TYPE_MISMATCH, f'`nn.nll_loss` reduction must be "none", "mean" or "sum", found "{reduction}"')
     _require_float(r, 0)
     t = r.tensor(1).dtype
     if isinstance(t, str) and not t.startswith("int"):
-        r.fail("type-mismatch", f"`nn.nll_loss` takes targets of a signed integer dtype, found `{t}`", arg=1, label=f"this is `{t}`")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.nll_loss` takes targets of a signed integer dtype, found `{t}`", arg=1, label=f"this is `{t}`")
     r.unify_dtypes(0, 2)
     pred, targets, weights = r.tensor(0), r.tensor(1), r.tensor(2)
     if not (known_rank(pred.shape) and known_rank(targets.shape) and known_rank(weights.shape)):
         return False
     if len(pred.shape) < 2:
-        r.fail("shape-mismatch", f"`nn.nll_loss` needs predictions of rank 2 or more (batch, classes, ...), found {shape_text(pred.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.nll_loss` needs predictions of rank 2 or more (batch, classes, ...), found {shape_text(pred.shape)}", arg=0)
     if len(weights.shape) != 1:
-        r.fail("shape-mismatch", f"`nn.nll_loss` takes a vector of weights, one per class, found {shape_text(weights.shape)}", arg=2)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.nll_loss` takes a vector of weights, one per class, found {shape_text(weights.shape)}", arg=2)
     c, wc = pred.shape[1], weights.shape[0]
     if type(c) is int and type(wc) is int and c != wc:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.nll_loss`: the predictions have {c} classes (axis 1) but there are {wc} weights",
             arg=2,
             notes=[f"predictions {shape_text(pred.shape)}, weights {shape_text(weights.shape)}"],
@@ -125,7 +126,7 @@ def nll_loss_rel(r: RelationCall) -> bool:
     expected = pred.shape[:1] + pred.shape[2:]
     if len(targets.shape) != len(expected) or any(type(a) is int and type(b) is int and a != b for a, b in zip(targets.shape, expected)):
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.nll_loss`: targets of shape {shape_text(targets.shape)} do not match predictions of shape {shape_text(pred.shape)}",
             arg=1,
             notes=[f"the targets have the predictions' shape without the class axis: {shape_text(expected)}"],
@@ -148,7 +149,7 @@ def nll_loss(args: tuple, attrs: dict) -> Any:
     classes = pred.shape[1]
     bad = ~ignored & ((targets < 0) | (targets >= classes))
     if bad.any():
-        raise KernelError("runtime-error", f"`nn.nll_loss`: target {int(targets[bad].flat[0])} is outside the {classes} classes")
+        raise KernelError(codes.RUNTIME_ERROR, f"`nn.nll_loss`: target {int(targets[bad].flat[0])} is outside the {classes} classes")
     t = np.where(ignored, 0, targets).astype(np.int64)
     picked = np.take_along_axis(pred, np.expand_dims(t, 1), axis=1)[:, 0]
     zero = np.zeros((), dtype=pred.dtype)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._indexing import assume, expect_shape, require_rank, settled
 from ._np import np
@@ -39,7 +40,7 @@ def _matrices(r: RelationCall, i: int = 0) -> tuple | None:
     if not known_rank(x.shape):
         return None
     if len(x.shape) < 2:
-        r.fail("shape-mismatch", f"`{r.op}` needs data of rank 2 or more (rows and columns last), found {shape_text(x.shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs data of rank 2 or more (rows and columns last), found {shape_text(x.shape)}", arg=i)
     return x.shape
 
 
@@ -80,7 +81,7 @@ def trilu(args: tuple, attrs: dict) -> Any:
 def matrix_set_diag_rel(r: RelationCall) -> bool:
     k1, k2 = r.attrs["k1"], r.attrs["k2"]
     if k1 > k2:
-        r.fail("type-mismatch", f"`matrix_set_diag` needs k1 <= k2, found k1={k1} and k2={k2}")
+        r.fail(codes.TYPE_MISMATCH, f"`matrix_set_diag` needs k1 <= k2, found k1={k1} and k2={k2}")
     x, diag = r.tensor(0), r.tensor(1)
     r.unify(x.dtype, diag.dtype, arg=1, message="`matrix_set_diag` needs a diagonal of the data's dtype: the data is `{expected}`, the diagonal `{found}`")
     shape = _matrices(r)
@@ -88,10 +89,10 @@ def matrix_set_diag_rel(r: RelationCall) -> bool:
         return False
     rows, cols = shape[-2], shape[-1]
     if type(rows) is int and k1 <= -rows:
-        r.fail("shape-mismatch", f"`matrix_set_diag`: diagonal k1={k1} lies outside matrices of {rows} rows", arg=0,
+        r.fail(codes.SHAPE_MISMATCH, f"`matrix_set_diag`: diagonal k1={k1} lies outside matrices of {rows} rows", arg=0,
                notes=[f"the lowest diagonal of a matrix with {rows} rows is {1 - rows}"])
     if type(cols) is int and k2 >= cols:
-        r.fail("shape-mismatch", f"`matrix_set_diag`: diagonal k2={k2} lies outside matrices of {cols} columns", arg=0,
+        r.fail(codes.SHAPE_MISMATCH, f"`matrix_set_diag`: diagonal k2={k2} lies outside matrices of {cols} columns", arg=0,
                notes=[f"the highest diagonal of a matrix with {cols} columns is {cols - 1}"])
     if type(rows) is int and type(cols) is int:
         longest: Any = min(rows + min(k2, 0), cols - max(k1, 0))
@@ -135,7 +136,7 @@ def matrix_set_diag(args: tuple, attrs: dict) -> Any:
     if band.any():
         hi = int(pos[band].max())
         if hi >= longest or int(pos[band].min()) < 0:
-            raise KernelError("runtime-error", f"matrix_set_diag: the diagonals need {hi + 1} values each, the diagonal tensor has {longest}")
+            raise KernelError(codes.RUNTIME_ERROR, f"matrix_set_diag: the diagonals need {hi + 1} values each, the diagonal tensor has {longest}")
     pos = np.where(band, pos, 0)
     picked = diag[..., pos] if row is None else diag[..., np.where(band, row, 0), pos]
     return np.where(band, picked, x)

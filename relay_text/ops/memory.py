@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, FuncType, TensorType, TupleType
 from ._np import np
 from .annotation import ANY
@@ -61,7 +62,7 @@ class Storage:
 def _scalar_int(r: RelationCall, i: int, what: str) -> None:
     t = r.tensor(i)
     if t.shape != () and type(t.shape) is tuple:
-        r.fail("shape-mismatch", f"`{r.op}` takes {what} as a scalar, found a tensor of rank {len(t.shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as a scalar, found a tensor of rank {len(t.shape)}", arg=i)
 
 
 def _shape_vector_rank(r: RelationCall, i: int) -> int | None:
@@ -72,7 +73,7 @@ def _shape_vector_rank(r: RelationCall, i: int) -> int | None:
     if len(t.shape) == 0:
         return 0
     if len(t.shape) != 1:
-        r.fail("shape-mismatch", f"`{r.op}` takes a shape as a vector, found a tensor of rank {len(t.shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a shape as a vector, found a tensor of rank {len(t.shape)}", arg=i)
     return static(t.shape[0])
 
 
@@ -121,7 +122,7 @@ def alloc_tensor_rel(r: RelationCall) -> bool:
         else:
             return False
     if written and len(written) != rank:
-        r.fail("shape-mismatch", f"`assert_shape` has {len(written)} dimensions, but the shape vector has {rank}", arg=2)
+        r.fail(codes.SHAPE_MISMATCH, f"`assert_shape` has {len(written)} dimensions, but the shape vector has {rank}", arg=2)
     shape = tuple(written) if written else tuple(AnyDim() for _ in range(rank))
     r.set_result(TensorType(shape, r.attrs["dtype"]))
     return True
@@ -137,7 +138,7 @@ def alloc_tensor_rel(r: RelationCall) -> bool:
 def alloc_tensor(args: tuple, attrs: dict) -> Any:
     shape = tuple(int(d) for d in np.asarray(args[2]).reshape(-1))
     if any(d < 0 for d in shape):
-        raise KernelError("runtime-error", f"`memory.alloc_tensor`: the shape {list(shape)} has a negative size")
+        raise KernelError(codes.RUNTIME_ERROR, f"`memory.alloc_tensor`: the shape {list(shape)} has a negative size")
     return np.zeros(shape, dtype=numpy_dtype("memory.alloc_tensor", attrs["dtype"]))
 
 
@@ -161,7 +162,7 @@ def _function_type(r: RelationCall, i: int) -> FuncType | None:
     if isinstance(f, FuncType):
         return f
     if isinstance(f, (TensorType, TupleType)):
-        r.fail("type-mismatch", f"`{r.op}` calls a function, found a value that is not one", arg=i, label="not a function")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` calls a function, found a value that is not one", arg=i, label="not a function")
     return None
 
 
@@ -180,11 +181,11 @@ def invoke_tvm_op_rel(r: RelationCall) -> bool:
 
 def _write(out: Any, value: Any) -> None:
     if not isinstance(out, np.ndarray) or not out.flags.writeable:
-        raise KernelError("runtime-error", "`vm.invoke_tvm_op`: an output is not a tensor allocated by `memory.alloc_tensor`")
+        raise KernelError(codes.RUNTIME_ERROR, "`vm.invoke_tvm_op`: an output is not a tensor allocated by `memory.alloc_tensor`")
     value = np.asarray(value)
     if value.shape != out.shape:
         raise KernelError(
-            "runtime-error",
+            codes.RUNTIME_ERROR,
             f"`vm.invoke_tvm_op`: the function computed a tensor of shape {list(value.shape)} for an output of shape {list(out.shape)}",
         )
     np.copyto(out, value)
@@ -201,7 +202,7 @@ def invoke_tvm_op(args: tuple, attrs: dict) -> Any:
     result = fn(*inputs)
     results = result if isinstance(result, tuple) else (result,)
     if len(results) != len(outputs):
-        raise KernelError("runtime-error", f"`vm.invoke_tvm_op`: the function gave {len(results)} results for {len(outputs)} outputs")
+        raise KernelError(codes.RUNTIME_ERROR, f"`vm.invoke_tvm_op`: the function gave {len(results)} results for {len(outputs)} outputs")
     for out, value in zip(outputs, results):
         _write(out, value)
     return ()
@@ -247,7 +248,7 @@ def reshape_tensor_rel(r: RelationCall) -> bool:
     rank = _shape_vector_rank(r, 1)
     newshape = r.attrs["newshape"]
     if rank is not None and rank != len(newshape):
-        r.fail("shape-mismatch", f"`newshape` has {len(newshape)} dimensions, but the shape vector has {rank}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`newshape` has {len(newshape)} dimensions, but the shape vector has {rank}", arg=1)
     r.set_result(TensorType(tuple(newshape), x.dtype))
     return True
 
@@ -263,5 +264,5 @@ def reshape_tensor(args: tuple, attrs: dict) -> Any:
     x, shape = args
     target = tuple(int(d) for d in np.asarray(shape).reshape(-1))
     if int(np.prod(target, dtype=np.int64)) != x.size:
-        raise KernelError("runtime-error", f"`vm.reshape_tensor`: cannot reshape {x.size} elements to shape {list(target)}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`vm.reshape_tensor`: cannot reshape {x.size} elements to shape {list(target)}")
     return x.reshape(target)

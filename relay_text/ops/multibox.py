@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType, TupleType
 from ._np import np, wrap
 from ._vision import dtype_kind, rank_of, same_dim, times
@@ -45,7 +46,7 @@ def multibox_prior_rel(r: RelationCall) -> bool:
     for name, count in (("sizes", 0), ("ratios", 0), ("steps", 2), ("offsets", 2)):
         n = len(r.attrs[name])
         if (count and n != count) or n == 0:
-            r.fail("type-mismatch", f"`{r.op}` {name} takes {count or 'at least one'} value{'s' if count else ''}, found {n}")
+            r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} takes {count or 'at least one'} value{'s' if count else ''}, found {n}")
     dtype_kind(r, 0, "data", ("float",), "floats")
     data = rank_of(r, 0, 4, "4-D data (batch, channels, height, width)")
     if data is None:
@@ -93,7 +94,7 @@ def multibox_prior(args: tuple, attrs: dict) -> Any:
 @relation("MultiBoxTransformLoc")
 def multibox_transform_loc_rel(r: RelationCall) -> bool:
     if len(r.attrs["variances"]) != 4:
-        r.fail("type-mismatch", f"`{r.op}` variances takes 4 values, found {len(r.attrs['variances'])}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` variances takes 4 values, found {len(r.attrs['variances'])}")
     dtype_kind(r, 0, "class probabilities", ("float",), "floats")
     r.unify_dtypes(0, 1)
     dtype_kind(r, 2, "anchors", ("float",), "floats")
@@ -107,7 +108,7 @@ def multibox_transform_loc_rel(r: RelationCall) -> bool:
     same_dim(r, cls[2], anchor[1], 2, op + ": the class probabilities cover {} anchors, the anchor tensor {}")
     n = static(cls[2])
     if n == 0:
-        r.fail("shape-mismatch", f"{op} needs at least one anchor", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"{op} needs at least one anchor", arg=0)
     same_dim(r, n * 4 if n is not None else None, loc[1], 1, op + ": the anchors need {} location values, found {}")
     same_dim(r, cls[0], loc[0], 1, op + ": the class probabilities have batch {}, the location predictions {}")
     dtype = r.tensor(0).dtype

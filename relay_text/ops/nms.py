@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType, TupleType
 from ._np import np
 from ._vision import dtype_kind, rank_of, same_dim, scalar_input
@@ -54,14 +55,14 @@ def field_index(r: RelationCall, name: str, width: Any, span: int = 1, optional:
         return
     if index < 0 or (w is not None and index + span > w):
         what = f"columns {index} to {index + span - 1}" if span > 1 else f"column {index}"
-        r.fail("shape-mismatch", f"`{r.op}` {name}={index} names {what}, but the boxes have {w} columns", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` {name}={index} names {what}, but the boxes have {w} columns", arg=0)
 
 
 def one_value(x: Any) -> Any:
     """The single value of a scalar-like tensor."""
     flat = np.asarray(x).reshape(-1)
     if flat.size != 1:
-        raise KernelError("runtime-error", f"expected a single value, found {flat.size}")
+        raise KernelError(codes.RUNTIME_ERROR, f"expected a single value, found {flat.size}")
     return flat[0]
 
 
@@ -96,7 +97,7 @@ def descending(scores: Any) -> Any:
 def get_valid_counts_rel(r: RelationCall) -> bool:
     data = r.tensor(0)
     if data.dtype == "bool":
-        r.fail("type-mismatch", f"`{r.op}` takes boxes of numbers, not bool", arg=0, label="this is `bool`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes boxes of numbers, not bool", arg=0, label="this is `bool`")
     scalar_input(r, 1, "the score threshold", ("float", "int", "uint"), "a number")
     shape = rank_of(r, 0, 3, "boxes of shape (batch, num_anchors, box_width)")
     if shape is None:
@@ -232,24 +233,24 @@ def non_max_suppression(args: tuple, attrs: dict) -> Any:
     data, valid_count, indices, max_output, threshold = args
     batch, n, _ = data.shape
     if valid_count.shape[0] < batch:
-        raise KernelError("runtime-error", f"`vision.non_max_suppression` needs {batch} valid counts, found {valid_count.shape[0]}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`vision.non_max_suppression` needs {batch} valid counts, found {valid_count.shape[0]}")
     limit = int(one_value(max_output))
     threshold = one_value(threshold).astype(data.dtype)
     outs, kept_all = [], []
     for b in range(batch):
         count = int(valid_count[b])
         if not 0 <= count <= n:
-            raise KernelError("runtime-error", f"`vision.non_max_suppression`: valid count {count} of batch {b} is outside 0..{n}")
+            raise KernelError(codes.RUNTIME_ERROR, f"`vision.non_max_suppression`: valid count {count} of batch {b} is outside 0..{n}")
         out, kept = _nms_one(data[b], count, limit, threshold, attrs)
         outs.append(out)
         kept_all.append(kept)
     if attrs["return_indices"]:
         if indices.ndim != 2 or indices.shape[0] < batch:
-            raise KernelError("runtime-error", f"`vision.non_max_suppression` needs indices of shape ({batch}, {n}), found {indices.shape}")
+            raise KernelError(codes.RUNTIME_ERROR, f"`vision.non_max_suppression` needs indices of shape ({batch}, {n}), found {indices.shape}")
         result, counts = np.empty((batch, n), dtype=np.int32), np.empty((batch, 1), dtype=np.int32)
         for b, kept in enumerate(kept_all):
             if np.any(kept >= indices.shape[1]):
-                raise KernelError("runtime-error", f"`vision.non_max_suppression`: indices has {indices.shape[1]} columns, fewer than the boxes")
+                raise KernelError(codes.RUNTIME_ERROR, f"`vision.non_max_suppression`: indices has {indices.shape[1]} columns, fewer than the boxes")
             original = np.where(kept >= 0, indices[b][np.maximum(kept, 0)], kept)
             result[b], counts[b, 0] = _compact(original.astype(np.int64), n)
         return result, counts

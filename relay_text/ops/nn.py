@@ -14,11 +14,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of, weight_dtype_of, window_taps
 from .registry import Attr, register
-from .relations import is_unknown, known_rank, normalize_axis, numeric_identity, OUT, relation, RelationCall, shape_text
+from .relations import (
+    OUT,
+    RelationCall,
+    is_unknown,
+    known_rank,
+    normalize_axis,
+    numeric_identity,
+    relation,
+    shape_text,
+)
 
 # ---------------------------------------------------------------- activations
 
@@ -39,7 +49,7 @@ def leaky_relu(args: tuple, attrs: dict) -> Any:
 def softmax_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     if isinstance(x.dtype, str) and not x.dtype.startswith(("float", "bfloat")):
-        r.fail("type-mismatch", f"`{r.op}` takes a floating-point tensor, found `{x.dtype}`", arg=0, label=f"this is `{x.dtype}`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes a floating-point tensor, found `{x.dtype}`", arg=0, label=f"this is `{x.dtype}`")
     if known_rank(x.shape):
         normalize_axis(r, r.attrs["axis"], len(x.shape))
     r.set_result(x)
@@ -65,7 +75,7 @@ def dropout_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     rate = r.attrs["rate"]
     if not 0 <= rate < 1:
-        r.fail("type-mismatch", f"`nn.dropout` rate must be in [0, 1), found {rate}")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.dropout` rate must be in [0, 1), found {rate}")
     r.set_result(TupleType((x, x)))
     return True
 
@@ -86,7 +96,7 @@ def dense_rel(r: RelationCall) -> bool:
     units = r.attrs["units"]
     if known_rank(data.shape):
         if not data.shape:
-            r.fail("shape-mismatch", "`nn.dense` needs data of rank at least 1, found a scalar", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, "`nn.dense` needs data of rank at least 1, found a scalar", arg=0)
         k = data.shape[-1]
         weight = r.tensor(1)
         if not known_rank(weight.shape) and units is not None:
@@ -95,11 +105,11 @@ def dense_rel(r: RelationCall) -> bool:
         if not known_rank(weight.shape):
             return False
         if len(weight.shape) != 2:
-            r.fail("shape-mismatch", f"`nn.dense` needs a weight of rank 2 (units, in), found {shape_text(weight.shape)}", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`nn.dense` needs a weight of rank 2 (units, in), found {shape_text(weight.shape)}", arg=1)
         wk = weight.shape[1]
         if type(k) is int and type(wk) is int and k != wk:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`nn.dense`: the data has {k} input features but the weight expects {wk}",
                 arg=1,
                 notes=[f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"],
@@ -107,7 +117,7 @@ def dense_rel(r: RelationCall) -> bool:
         r.unify(k, wk, arg=1)
         n = weight.shape[0]
         if units is not None and type(n) is int and n != units:
-            r.fail("shape-mismatch", f"`nn.dense` has units={units}, but the weight has {n} rows", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`nn.dense` has units={units}, but the weight has {n} rows", arg=1)
         r.unify_dtypes(0, 1)
         dtype = r.attrs["out_dtype"] or data.dtype
         r.set_result(TensorType(data.shape[:-1] + (units if units is not None else n,), dtype))
@@ -135,19 +145,19 @@ def batch_matmul_rel(r: RelationCall) -> bool:
         return False
     for i, t in ((0, x), (1, y)):
         if len(t.shape) != 3:
-            r.fail("shape-mismatch", f"`nn.batch_matmul` needs tensors of rank 3 (batch, rows, columns), found {shape_text(t.shape)}", arg=i)
+            r.fail(codes.SHAPE_MISMATCH, f"`nn.batch_matmul` needs tensors of rank 3 (batch, rows, columns), found {shape_text(t.shape)}", arg=i)
     bx, m, kx = x.shape if not r.attrs["transpose_a"] else (x.shape[0], x.shape[2], x.shape[1])
     by, ky, n = y.shape if not r.attrs["transpose_b"] else (y.shape[0], y.shape[2], y.shape[1])
     if type(kx) is int and type(ky) is int and kx != ky:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.batch_matmul`: the inner dimensions differ ({kx} and {ky})",
             arg=1,
             notes=[f"x is {shape_text(x.shape)} (transpose_a={r.attrs['transpose_a']}), y is {shape_text(y.shape)} (transpose_b={r.attrs['transpose_b']})"],
         )
     r.unify(kx, ky, arg=1)
     if type(bx) is int and type(by) is int and bx != by and 1 not in (bx, by):
-        r.fail("shape-mismatch", f"`nn.batch_matmul`: batch sizes {bx} and {by} differ", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.batch_matmul`: batch sizes {bx} and {by} differ", arg=1)
     batch = by if bx == 1 else bx
     r.unify_dtypes(0, 1)
     dtype = r.attrs["out_dtype"] or x.dtype
@@ -196,7 +206,7 @@ def batch_flatten_rel(r: RelationCall) -> bool:
     if not known_rank(x.shape):
         return False
     if not x.shape:
-        r.fail("shape-mismatch", "`nn.batch_flatten` needs a tensor of rank at least 1", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, "`nn.batch_flatten` needs a tensor of rank at least 1", arg=0)
     rest: Any = 1
     for d in x.shape[1:]:
         if is_unknown(d):
@@ -218,14 +228,14 @@ def batch_flatten(args: tuple, attrs: dict) -> Any:
 def padding4(r: RelationCall, pad: tuple) -> tuple[int, int, int, int]:
     """(top, left, bottom, right) from 1, 2 or 4 values."""
     if any(p < 0 for p in pad):
-        r.fail("type-mismatch", f"`{r.op}` padding cannot be negative, found {list(pad)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding cannot be negative, found {list(pad)}")
     if len(pad) == 1:
         return (pad[0],) * 4  # type: ignore[return-value]
     if len(pad) == 2:
         return (pad[0], pad[1], pad[0], pad[1])
     if len(pad) == 4:
         return tuple(pad)  # type: ignore[return-value]
-    r.fail("type-mismatch", f"`{r.op}` padding takes 1, 2 or 4 values, found {len(pad)}")
+    r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding takes 1, 2 or 4 values, found {len(pad)}")
     raise AssertionError
 
 
@@ -235,16 +245,16 @@ def pair(r: RelationCall, name: str) -> tuple[int, int]:
     if len(v) == 1:
         v = (v[0], v[0])
     if len(v) != 2:
-        r.fail("type-mismatch", f"`{r.op}` {name} takes 2 values (height, width), found {len(v)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} takes 2 values (height, width), found {len(v)}")
     if v[0] < 1 or v[1] < 1:
-        r.fail("type-mismatch", f"`{r.op}` {name} must be positive, found {list(r.attrs[name])}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} must be positive, found {list(r.attrs[name])}")
     return (v[0], v[1])
 
 
 def _layout(r: RelationCall, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
-        r.fail("type-mismatch", f"`{r.op}`: {name} \"{layout}\" is not supported; use an order of the letters {letters}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: {name} \"{layout}\" is not supported; use an order of the letters {letters}")
     return layout
 
 
@@ -268,11 +278,11 @@ def conv2d_rel(r: RelationCall) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`nn.conv2d` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
     n, c, h, w = (data.shape[dl.index(x)] for x in "NCHW")
     groups = r.attrs["groups"]
     if groups < 1:
-        r.fail("type-mismatch", f"`nn.conv2d` groups must be positive, found {groups}")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.conv2d` groups must be positive, found {groups}")
     channels = r.attrs["channels"]
     kernel_size = r.attrs["kernel_size"]
     weight = r.tensor(1)
@@ -284,23 +294,23 @@ def conv2d_rel(r: RelationCall) -> bool:
     if not known_rank(weight.shape):
         return False
     if len(weight.shape) != 4:
-        r.fail("shape-mismatch", f"`nn.conv2d` needs a 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d` needs a 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
     o, i, kh, kw = (weight.shape[kl.index(x)] for x in "OIHW")
     if type(c) is int and type(i) is int and c != i * groups:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.conv2d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
             arg=1,
             notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl}): its {kl.index('I')}th axis is input channels per group"],
         )
     if channels is not None and type(o) is int and o != channels:
-        r.fail("shape-mismatch", f"`nn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1)
     if kernel_size is not None:
         ks = pair(r, "kernel_size")
         if all(type(x) is int for x in (kh, kw)) and (kh, kw) != ks:
-            r.fail("shape-mismatch", f"`nn.conv2d` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=1)
     if type(o) is int and o % groups:
-        r.fail("shape-mismatch", f"`nn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
     weight_dtype_of(r, data.dtype)
     sh, sw = pair(r, "strides")
     dh, dw = pair(r, "dilation")
@@ -313,7 +323,7 @@ def conv2d_rel(r: RelationCall) -> bool:
         ow = window_out(w, kw, sw, dw, pleft + pr)
         for name, v, size in (("height", oh, h), ("width", ow, w)):
             if type(v) is int and v <= 0:
-                r.fail("shape-mismatch", f"`nn.conv2d`: the window does not fit: the input {name} is {size}, the output would be {v}", arg=0)
+                r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d`: the window does not fit: the input {name} is {size}, the output would be {v}", arg=0)
     dims = {"N": n, "C": o, "H": oh, "W": ow}
     dtype = r.attrs["out_dtype"] or data.dtype
     r.set_result(TensorType(tuple(dims[x] for x in ol), dtype))
@@ -404,7 +414,7 @@ def pool2d_rel(r: RelationCall) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     n, c, h, w = (data.shape[layout.index(x)] for x in "NCHW")
     kh, kw = pair(r, "pool_size")
     sh, sw = pair(r, "strides")
@@ -415,7 +425,7 @@ def pool2d_rel(r: RelationCall) -> bool:
     ow = window_out(w, kw, sw, dw, pl + pr, ceil)
     for name, v, size in (("height", oh, h), ("width", ow, w)):
         if type(v) is int and v <= 0:
-            r.fail("shape-mismatch", f"`{r.op}`: the window does not fit: the input {name} is {size}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the window does not fit: the input {name} is {size}", arg=0)
     dims = {"N": n, "C": c, "H": oh, "W": ow}
     r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))
     return True
@@ -494,7 +504,7 @@ def global_pool_rel(r: RelationCall) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     dims = {x: data.shape[layout.index(x)] for x in "NC"}
     dims.update(H=1, W=1)
     r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .reduce import REDUCE_ATTRS, axes_of, reduced_axes
@@ -52,7 +53,7 @@ def _float_data(r: RelationCall) -> Any:
     x = r.tensor(0)
     d = x.dtype
     if isinstance(d, str) and not d.startswith(("float", "bfloat")):
-        r.fail("type-mismatch", f"`{r.op}` takes a floating-point tensor, found `{d}`", arg=0, label=f"this is `{d}`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes a floating-point tensor, found `{d}`", arg=0, label=f"this is `{d}`")
     return x
 
 
@@ -103,7 +104,7 @@ def layer_norm(args: tuple, attrs: dict) -> Any:
 def lrn_rel(r: RelationCall) -> bool:
     x = _float_data(r)
     if r.attrs["size"] <= 0:
-        r.fail("type-mismatch", f"`nn.lrn` size must be positive, found {r.attrs['size']}")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.lrn` size must be positive, found {r.attrs['size']}")
     if known_rank(x.shape):
         normalize_axis(r, r.attrs["axis"], len(x.shape))
     r.set_result(x)
@@ -159,13 +160,13 @@ def variance_rel(r: RelationCall) -> bool:
     both = broadcast_dims(r, data.shape, mean.shape)
     if both is not None and len(both) != len(data.shape):
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`variance`: the mean {shape_text(mean.shape)} has more axes than the data {shape_text(data.shape)}",
             arg=1,
         )
     if both is not None and any(type(a) is int and type(b) is int and a != b for a, b in zip(both, data.shape)):
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`variance`: the mean {shape_text(mean.shape)} would broadcast the data {shape_text(data.shape)} to {shape_text(both)}",
             arg=1,
             notes=["the mean has the data's shape, with 1 on the reduced axes"],
@@ -214,7 +215,7 @@ def instance_norm_rel(r: RelationCall) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) < 3:
-        r.fail("shape-mismatch", f"`nn.instance_norm` needs data of rank 3 or more (batch, channels, ...), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.instance_norm` needs data of rank 3 or more (batch, channels, ...), found {shape_text(data.shape)}", arg=0)
     _channel_vectors(r, data)
     r.set_result(data)
     return True
@@ -226,14 +227,14 @@ def group_norm_rel(r: RelationCall) -> bool:
     data = _float_data(r)
     groups = r.attrs["num_groups"]
     if groups < 1:
-        r.fail("type-mismatch", f"`nn.group_norm` num_groups must be positive, found {groups}", notes=["TVM's default of 0 is a placeholder: give the number of groups"])
+        r.fail(codes.TYPE_MISMATCH, f"`nn.group_norm` num_groups must be positive, found {groups}", notes=["TVM's default of 0 is a placeholder: give the number of groups"])
     if not known_rank(data.shape):
         return False
     axis = _channel_vectors(r, data)
     c = data.shape[axis]
     if type(c) is int and c % groups:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.group_norm`: {c} channels cannot be split into num_groups={groups} groups",
             arg=0,
             notes=[f"the channel axis is axis {axis} of {shape_text(data.shape)}"],
@@ -306,7 +307,7 @@ def l2_normalize_rel(r: RelationCall) -> bool:
         for a in r.attrs["axis"]:
             n = normalize_axis(r, a, len(x.shape))
             if n in seen:
-                r.fail("type-mismatch", f"`nn.l2_normalize`: axis {a} is listed twice")
+                r.fail(codes.TYPE_MISMATCH, f"`nn.l2_normalize`: axis {a} is listed twice")
             seen.append(n)
     r.set_result(x)
     return True

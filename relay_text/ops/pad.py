@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
@@ -43,10 +44,10 @@ MODES = ("constant", "edge", "reflect")
 def pad_rel(r: RelationCall) -> bool:
     mode = r.attrs["pad_mode"]
     if mode not in MODES:
-        r.fail("type-mismatch", f'`nn.pad` pad_mode must be "constant", "edge" or "reflect", found "{mode}"')
+        r.fail(codes.TYPE_MISMATCH, f'`nn.pad` pad_mode must be "constant", "edge" or "reflect", found "{mode}"')
     value = r.tensor(1)
     if known_rank(value.shape) and value.shape != ():
-        r.fail("shape-mismatch", f"`nn.pad` takes a scalar pad value, found a tensor of shape {shape_text(value.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.pad` takes a scalar pad value, found a tensor of shape {shape_text(value.shape)}", arg=1)
     data = r.tensor(0)
     widths = r.attrs["pad_width"]
     if not known_rank(data.shape):
@@ -54,7 +55,7 @@ def pad_rel(r: RelationCall) -> bool:
     rank = len(data.shape)
     if len(widths) != rank:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.pad` needs one [before, after] pair per axis: the data has rank {rank}, pad_width has {len(widths)} pairs",
             arg=0,
             notes=[f"the data is {shape_text(data.shape)}"],
@@ -66,7 +67,7 @@ def pad_rel(r: RelationCall) -> bool:
             continue
         problem = width_problem(axis, d, before, after, mode)
         if problem:
-            r.fail("shape-mismatch", f"`nn.pad` {problem}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`nn.pad` {problem}", arg=0)
         shape.append(d + before + after)
     r.set_result(TensorType(tuple(shape), data.dtype))
     return True
@@ -123,23 +124,23 @@ def dyn_pad_rel(r: RelationCall) -> bool:
     """(data, pad_width (rank, 2) integers, scalar pad_value) -> data's rank, every size `?`."""
     mode = r.attrs["pad_mode"]
     if mode not in MODES:
-        r.fail("type-mismatch", f'`dyn.nn.pad` pad_mode must be "constant", "edge" or "reflect", found "{mode}"')
+        r.fail(codes.TYPE_MISMATCH, f'`dyn.nn.pad` pad_mode must be "constant", "edge" or "reflect", found "{mode}"')
     data, widths, value = r.tensor(0), r.tensor(1), r.tensor(2)
     if isinstance(widths.dtype, str) and not widths.dtype.startswith(("int", "uint")):
-        r.fail("type-mismatch", f"`dyn.nn.pad` takes integer pad widths, found `{widths.dtype}`", arg=1, label=f"this is `{widths.dtype}`")
+        r.fail(codes.TYPE_MISMATCH, f"`dyn.nn.pad` takes integer pad widths, found `{widths.dtype}`", arg=1, label=f"this is `{widths.dtype}`")
     if known_rank(value.shape) and value.shape != ():
-        r.fail("shape-mismatch", f"`dyn.nn.pad` takes a scalar pad value, found a tensor of shape {shape_text(value.shape)}", arg=2)
+        r.fail(codes.SHAPE_MISMATCH, f"`dyn.nn.pad` takes a scalar pad value, found a tensor of shape {shape_text(value.shape)}", arg=2)
     if not known_rank(data.shape):
         return False
     rank = len(data.shape)
     if known_rank(widths.shape):
         if len(widths.shape) != 2:
-            r.fail("shape-mismatch", f"`dyn.nn.pad` takes pad widths of shape ({rank}, 2), found {shape_text(widths.shape)}", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`dyn.nn.pad` takes pad widths of shape ({rank}, 2), found {shape_text(widths.shape)}", arg=1)
         for axis, want in enumerate((rank, 2)):
             got = widths.shape[axis]
             if type(got) is int and got != want:
                 r.fail(
-                    "shape-mismatch",
+                    codes.SHAPE_MISMATCH,
                     f"`dyn.nn.pad` takes pad widths of shape ({rank}, 2), one [before, after] row per axis of the data; found {shape_text(widths.shape)}",
                     arg=1,
                 )
@@ -157,13 +158,13 @@ def dyn_pad_rel(r: RelationCall) -> bool:
 def dyn_pad(args: tuple, attrs: dict) -> Any:
     x, widths, value = args
     if widths.shape != (x.ndim, 2):
-        raise KernelError("runtime-error", f"`dyn.nn.pad`: pad widths of shape {widths.shape} for data of rank {x.ndim}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.nn.pad`: pad widths of shape {widths.shape} for data of rank {x.ndim}")
     pairs = tuple((int(b), int(a)) for b, a in widths.tolist())
     mode = attrs["pad_mode"]
     for axis, (d, (before, after)) in enumerate(zip(x.shape, pairs)):
         problem = width_problem(axis, d, before, after, mode)
         if problem:
-            raise KernelError("runtime-error", f"`dyn.nn.pad` {problem}")
+            raise KernelError(codes.RUNTIME_ERROR, f"`dyn.nn.pad` {problem}")
     return pad((x, value), {"pad_width": pairs, "pad_mode": mode})
 
 
@@ -175,17 +176,17 @@ def mirror_pad_rel(r: RelationCall) -> bool:
     """data -> data with each axis grown by its [before, after] widths."""
     mode = r.attrs["mode"]
     if mode not in ("SYMMETRIC", "REFLECT"):
-        r.fail("type-mismatch", f'`nn.mirror_pad` mode must be "SYMMETRIC" or "REFLECT", found "{mode}"')
+        r.fail(codes.TYPE_MISMATCH, f'`nn.mirror_pad` mode must be "SYMMETRIC" or "REFLECT", found "{mode}"')
     widths = r.attrs["pad_width"]
     if any(v < 0 for p in widths for v in p):
-        r.fail("type-mismatch", f"`nn.mirror_pad` widths cannot be negative, found {[list(p) for p in widths]}")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.mirror_pad` widths cannot be negative, found {[list(p) for p in widths]}")
     data = r.tensor(0)
     if not known_rank(data.shape):
         return False
     rank = len(data.shape)
     if len(widths) != rank:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`nn.mirror_pad` needs one [before, after] pair per axis: the data has rank {rank}, pad_width has {len(widths)} pairs",
             arg=0,
             notes=[f"the data is {shape_text(data.shape)}"],
@@ -199,7 +200,7 @@ def mirror_pad_rel(r: RelationCall) -> bool:
         if max(before, after) > limit and (before or after):
             bound = f"at most {d}" if mode == "SYMMETRIC" else f"smaller than {d}"
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f'`nn.mirror_pad` with mode="{mode}" needs widths {bound} on axis {axis}, found [{before}, {after}]',
                 arg=0,
                 notes=[f"axis {axis} has size {d}; the mirror image is taken once"],

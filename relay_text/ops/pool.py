@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .registry import Attr, register
@@ -32,10 +33,10 @@ _AXIS_NAMES = {"D": "depth", "H": "height", "W": "width"}
 def _layout(r: RelationCall, letters: str) -> str:
     layout = r.attrs["layout"]
     if sorted(layout) != sorted(letters):
-        r.fail("type-mismatch", f'`{r.op}`: layout "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{_channels_last(letters)}"'])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{_channels_last(letters)}"'])
     out = r.attrs["out_layout"]
     if out and sorted(out) != sorted(letters):
-        r.fail("type-mismatch", f'`{r.op}`: out_layout "{out}" is not supported', notes=[f"use an order of the letters {letters}"])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: out_layout "{out}" is not supported', notes=[f"use an order of the letters {letters}"])
     return layout
 
 
@@ -67,14 +68,14 @@ def _adaptive_relation(name: str, spatial: str) -> Any:
         allowed = (0, 1) if n == 1 else (0, 1, n)
         if len(size) not in allowed:
             counts = "at most 1 value" if n == 1 else "at most 2 values" if n == 2 else "0, 1 or 3 values"
-            r.fail("type-mismatch", f"`{r.op}` output_size takes {counts} ({names}), found {len(size)}")
+            r.fail(codes.TYPE_MISMATCH, f"`{r.op}` output_size takes {counts} ({names}), found {len(size)}")
         if any(v <= 0 for v in size):
-            r.fail("type-mismatch", f"`{r.op}` output_size must be positive, found {list(size)}")
+            r.fail(codes.TYPE_MISMATCH, f"`{r.op}` output_size must be positive, found {list(size)}")
         data = r.tensor(0)
         if not known_rank(data.shape):
             return False
         if len(data.shape) != len(letters):
-            r.fail("shape-mismatch", f"`{r.op}` needs {len(letters)}-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {len(letters)}-D data ({layout}), found {shape_text(data.shape)}", arg=0)
         dims = {x: data.shape[layout.index(x)] for x in letters}
         sizes = _sizes(size, spatial)
         if sizes is not None:

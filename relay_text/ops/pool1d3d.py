@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .nn import _layout, window_out
@@ -52,9 +53,9 @@ def per_axis(r: RelationCall, name: str, spatial: str) -> tuple[int, ...]:
     if len(v) != n:
         names = ", ".join(AXIS_NAMES[a] for a in spatial)
         counts = "1 value" if n == 1 else f"1 or {n} values"
-        r.fail("type-mismatch", f"`{r.op}` {name} takes {counts} ({names}), found {len(r.attrs[name])}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} takes {counts} ({names}), found {len(r.attrs[name])}")
     if any(x < 1 for x in v):
-        r.fail("type-mismatch", f"`{r.op}` {name} must be positive, found {list(r.attrs[name])}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} must be positive, found {list(r.attrs[name])}")
     return tuple(v)
 
 
@@ -76,10 +77,10 @@ def paddings(r: RelationCall, spatial: str) -> tuple[tuple[int, ...], tuple[int,
     if both is None:
         sides = [_SIDES[a][0] for a in spatial] + [_SIDES[a][1] for a in spatial]
         counts = "1 or 2 values" if n == 1 else f"1, {n} or {2 * n} values"
-        r.fail("type-mismatch", f"`{r.op}` padding takes {counts} ({', '.join(sides)}), found {len(pad)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding takes {counts} ({', '.join(sides)}), found {len(pad)}")
         raise AssertionError
     if any(p < 0 for p in pad):
-        r.fail("type-mismatch", f"`{r.op}` padding cannot be negative, found {list(pad)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding cannot be negative, found {list(pad)}")
     return both
 
 
@@ -100,7 +101,7 @@ def _pool_relation(name: str, spatial: str) -> Any:
         if not known_rank(data.shape):
             return False
         if len(data.shape) != len(letters):
-            r.fail("shape-mismatch", f"`{r.op}` needs {len(letters)}-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {len(letters)}-D data ({layout}), found {shape_text(data.shape)}", arg=0)
         kernel = per_axis(r, "pool_size", spatial)
         strides = per_axis(r, "strides", spatial)
         dilation = per_axis(r, "dilation", spatial)
@@ -111,7 +112,7 @@ def _pool_relation(name: str, spatial: str) -> Any:
             out = window_out(size, kernel[i], strides[i], dilation[i], before[i] + after[i], r.attrs["ceil_mode"])
             if type(out) is int and out <= 0:
                 r.fail(
-                    "shape-mismatch",
+                    codes.SHAPE_MISMATCH,
                     f"`{r.op}`: the window does not fit: the input {AXIS_NAMES[a]} is {size}",
                     arg=0,
                     notes=[f"a window spans {dilation[i] * (kernel[i] - 1) + 1} cells, the padded {AXIS_NAMES[a]} is {size + before[i] + after[i]}"],

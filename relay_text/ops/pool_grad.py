@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .conv import pads_2d, pair_of
@@ -46,7 +47,7 @@ def pool2d_grad_rel(r: RelationCall) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=1)
     kh, kw = pair(r, "pool_size")
     sh, sw = pair(r, "strides")
     pair(r, "dilation")
@@ -57,18 +58,18 @@ def pool2d_grad_rel(r: RelationCall) -> bool:
     ow = window_out(w, kw, sw, 1, pl + pr, ceil)
     for name, v, size in (("height", oh, h), ("width", ow, w)):
         if type(v) is int and v <= 0:
-            r.fail("shape-mismatch", f"`{r.op}`: the window does not fit: the input {name} is {size}", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the window does not fit: the input {name} is {size}", arg=1)
     r.unify_dtypes(0, 1)
     dims = {"N": data.shape[layout.index("N")], "C": data.shape[layout.index("C")], "H": oh, "W": ow}
     pooled = tuple(dims[x] for x in layout)
     grad = r.tensor(0)
     if known_rank(grad.shape):
         if len(grad.shape) != 4:
-            r.fail("shape-mismatch", f"`{r.op}` needs a 4-D out_grad ({layout}), found {shape_text(grad.shape)}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 4-D out_grad ({layout}), found {shape_text(grad.shape)}", arg=0)
         for axis, (g, p) in enumerate(zip(grad.shape, pooled)):
             if type(g) is int and type(p) is int and g != p:
                 r.fail(
-                    "shape-mismatch",
+                    codes.SHAPE_MISMATCH,
                     f"`{r.op}`: out_grad has size {g} on axis {axis} ({layout[axis]}), but the pooling gives {p}",
                     arg=0,
                     notes=[f"the data {shape_text(data.shape)} pools to {shape_text(pooled)}"],

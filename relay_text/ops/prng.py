@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType, TupleType
 from ._np import np
 from .registry import Attr, KernelError, register
@@ -150,7 +151,7 @@ def _key(r: RelationCall, i: int) -> None:
     shape = static_shape(t.shape)
     if (shape is not None and shape != (10,)) or (isinstance(t.dtype, str) and t.dtype != "uint64"):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}` takes a Threefry key of type `Tensor[(10), uint64]`, found `Tensor[{shape_text(t.shape)}, {t.dtype}]`",
             arg=i,
             notes=["a key comes from a seed (TVM's `threefry_key`) or from another `random.*` call"],
@@ -161,7 +162,7 @@ def _key(r: RelationCall, i: int) -> None:
 def _out_shape(r: RelationCall) -> tuple[int, ...]:
     shape = tuple(r.attrs["out_shape"])
     if any(d < 0 for d in shape):
-        r.fail("shape-mismatch", f"`{r.op}`: out_shape cannot have negative sizes, found {list(shape)}")
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: out_shape cannot have negative sizes, found {list(shape)}")
     return shape
 
 
@@ -183,7 +184,7 @@ def split_rel(r: RelationCall) -> bool:
 def distribution_rel(r: RelationCall) -> bool:
     dtype = r.attrs["out_dtype"]
     if dtype not in ("float32", "float64"):
-        r.fail("type-mismatch", f"`{r.op}` generates float32 or float64 values, not {dtype}", notes=["TVM supports only these two out_dtypes"])
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` generates float32 or float64 values, not {dtype}", notes=["TVM supports only these two out_dtypes"])
     shape = _out_shape(r)
     _key(r, 0)
     r.refine(1, TensorType((), dtype))
@@ -202,12 +203,12 @@ def multinomial_rel(r: RelationCall) -> bool:
     _key(r, 0)
     k = r.attrs["num_samples"]
     if k < 0:
-        r.fail("shape-mismatch", f"`{r.op}`: num_samples cannot be negative, found {k}")
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: num_samples cannot be negative, found {k}")
     probs = r.tensor(1)
     if not known_rank(probs.shape):
         return False
     if probs.shape == ():
-        r.fail("shape-mismatch", f"`{r.op}` takes probabilities along the last axis of a tensor, found a scalar", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes probabilities along the last axis of a tensor, found a scalar", arg=1)
     r.set_result(TupleType((KEY, TensorType(probs.shape[:-1] + (k,), "int32"))))
     return True
 
@@ -218,7 +219,7 @@ def multinomial_rel(r: RelationCall) -> bool:
 def _draw(name: str, key: Any, shape: tuple) -> tuple[Any, Any]:
     n = math.prod(shape)
     if n > MAX_NUMBERS:
-        raise KernelError("runtime-error", f"`{name}`: {n} random numbers are more than this evaluator generates")
+        raise KernelError(codes.RUNTIME_ERROR, f"`{name}`: {n} random numbers are more than this evaluator generates")
     new_key, bits = generate(key, n)
     return new_key, bits.reshape(shape)
 
@@ -298,7 +299,7 @@ def multinomial(args: tuple, attrs: dict) -> Any:
     if p.shape[-1] == 0:
         return new_key, np.zeros((*rows, k), dtype=np.int32)
     if math.prod(p.shape) * k > MAX_NUMBERS:
-        raise KernelError("runtime-error", "`random.multinomial`: too many probabilities times samples for this evaluator")
+        raise KernelError(codes.RUNTIME_ERROR, "`random.multinomial`: too many probabilities times samples for this evaluator")
     gap = cumulative[..., :, None] - u[..., None, :]
     closest = np.where(gap > 0, gap, np.float32(1))
     return new_key, np.argmin(closest, axis=-2).astype(np.int32)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from ._vision import dtype_kind, rank_of, same_dim, times
@@ -45,11 +46,11 @@ from .relations import RelationCall, relation
 def proposal_rel(r: RelationCall) -> bool:
     a = r.attrs
     if not a["scales"] or not a["ratios"]:
-        r.fail("type-mismatch", f"`{r.op}` needs at least one scale and one ratio")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs at least one scale and one ratio")
     if a["feature_stride"] <= 0 or a["rpn_post_nms_top_n"] <= 0:
-        r.fail("type-mismatch", f"`{r.op}` feature_stride and rpn_post_nms_top_n must be positive, found {a['feature_stride']} and {a['rpn_post_nms_top_n']}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` feature_stride and rpn_post_nms_top_n must be positive, found {a['feature_stride']} and {a['rpn_post_nms_top_n']}")
     if min(a["ratios"]) <= 0:
-        r.fail("type-mismatch", f"`{r.op}` ratios must be positive, found {list(a['ratios'])}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` ratios must be positive, found {list(a['ratios'])}")
     dtype_kind(r, 0, "class probabilities", ("float",), "floats")
     r.unify_dtypes(0, 1)
     r.unify_dtypes(0, 2)
@@ -165,7 +166,7 @@ def _suppressed(boxes: Any, threshold: float) -> Any:
 def proposal(args: tuple, attrs: dict) -> Any:
     cls_prob, bbox_pred, im_info = args
     if im_info.shape[0] < cls_prob.shape[0]:
-        raise KernelError("runtime-error", "`vision.proposal` needs a row of image information per batch")
+        raise KernelError(codes.RUNTIME_ERROR, "`vision.proposal` needs a row of image information per batch")
     boxes = _predict(cls_prob, bbox_pred, im_info, attrs)
     batch, total, _ = boxes.shape
     pre = attrs["rpn_pre_nms_top_n"]

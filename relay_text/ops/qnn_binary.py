@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType, TupleType
 from ._np import np
 from ._qnn import (
@@ -160,7 +161,7 @@ def qnn_mul(args: tuple, attrs: dict) -> Any:
         out = requantize(prod, s_l * s_r, 0, s_out, z_out, dtype)
         return out.reshape(shape)
     if la != ra:
-        raise KernelError("runtime-error", f"`qnn.mul` with per-channel scales needs lhs_axis equal to rhs_axis, found {la} and {ra}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`qnn.mul` with per-channel scales needs lhs_axis equal to rhs_axis, found {la} and {ra}")
     n = max(s_l.size, s_r.size)
     prod = _centered(lhs, z_l, channel_axis(lhs.ndim, la)) * _centered(rhs, z_r, channel_axis(rhs.ndim, ra))
     # TVM requantizes along lhs_axis of the lhs: the matching axis of the product
@@ -168,7 +169,7 @@ def qnn_mul(args: tuple, attrs: dict) -> Any:
     axis = channel_axis(lhs.ndim, la) + (prod.ndim - rank)
     if 1 < s_l.size != s_r.size > 1 or (n > 1 and prod.shape[axis] != n):
         raise KernelError(
-            "runtime-error",
+            codes.RUNTIME_ERROR,
             f"`qnn.mul`: per-channel scales of {s_l.size} and {s_r.size} values do not fit axis {axis} of the product {prod.shape}",
         )
     scales = (np.broadcast_to(s_l.reshape(-1), (n,)).astype(np.float64) * np.broadcast_to(s_r.reshape(-1), (n,))).astype(np.float32)
@@ -185,9 +186,9 @@ def _param_tuple(r: RelationCall, i: int, count: int, what: str) -> bool:
     if is_unknown(t):
         return False
     if not isinstance(t, TupleType):
-        r.fail("type-mismatch", f"`qnn.concatenate` takes the input {what}s as a tuple, one per tensor", arg=i, label="not a tuple")
+        r.fail(codes.TYPE_MISMATCH, f"`qnn.concatenate` takes the input {what}s as a tuple, one per tensor", arg=i, label="not a tuple")
     if len(t.fields) != count:
-        r.fail("shape-mismatch", f"`qnn.concatenate` joins {count} tensors but has {len(t.fields)} input {what}s", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`qnn.concatenate` joins {count} tensors but has {len(t.fields)} input {what}s", arg=i)
     dtype = "float32" if what == "scale" else "int32"
     for k, f in enumerate(t.fields):
         if is_unknown(f):
@@ -196,9 +197,9 @@ def _param_tuple(r: RelationCall, i: int, count: int, what: str) -> bool:
         if not known_rank(ft.shape) or not isinstance(ft.dtype, str):
             return False
         if ft.dtype != dtype:
-            r.fail("type-mismatch", f"`qnn.concatenate` takes each input {what} as `{dtype}`, found `{ft.dtype}` in field {k}", arg=i)
+            r.fail(codes.TYPE_MISMATCH, f"`qnn.concatenate` takes each input {what} as `{dtype}`, found `{ft.dtype}` in field {k}", arg=i)
         if ft.shape != ():
-            r.fail("shape-mismatch", f"`qnn.concatenate` takes each input {what} as a scalar, found shape {shape_text(ft.shape)} in field {k}", arg=i)
+            r.fail(codes.SHAPE_MISMATCH, f"`qnn.concatenate` takes each input {what} as a scalar, found shape {shape_text(ft.shape)} in field {k}", arg=i)
     return True
 
 

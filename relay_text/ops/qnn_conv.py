@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from ._qnn import (
@@ -50,7 +51,7 @@ OUT_DTYPES = ("int16", "int32", "int64")
 def _layout(r: RelationCall, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
-        r.fail("type-mismatch", f'`{r.op}`: {name} "{layout}" is not supported; use an order of the letters {letters}')
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported; use an order of the letters {letters}')
     return layout
 
 
@@ -58,7 +59,7 @@ def _out_dtype(r: RelationCall) -> str:
     out = r.attrs["out_dtype"]
     if out not in OUT_DTYPES:
         shown = f"`{out}`" if out else "no out_dtype"
-        r.fail("type-mismatch", f"`{r.op}` produces {names(OUT_DTYPES)}, given {shown}", notes=['name the accumulator type: `out_dtype="int32"`'])
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` produces {names(OUT_DTYPES)}, given {shown}", notes=['name the accumulator type: `out_dtype="int32"`'])
     return out
 
 
@@ -70,7 +71,7 @@ def _operands(r: RelationCall, data_types: tuple[str, ...], weight_types: tuple[
     require_dtype(r, 1, weight, weight_types, "weights")
     for i, t, what in ((0, data, "data"), (1, weight, "weight")):
         if len(t.shape) != 4:
-            r.fail("shape-mismatch", f"`{r.op}` needs a 4-D {what}, found {shape_text(t.shape)}", arg=i)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 4-D {what}, found {shape_text(t.shape)}", arg=i)
     return data, weight
 
 
@@ -138,21 +139,21 @@ def qnn_conv2d_rel(r: RelationCall) -> bool:
     if not done:
         return False
     if groups < 1:
-        r.fail("type-mismatch", f"`qnn.conv2d` groups must be positive, found {groups}")
+        r.fail(codes.TYPE_MISMATCH, f"`qnn.conv2d` groups must be positive, found {groups}")
     kernel_size = pair(r, "kernel_size") if r.attrs["kernel_size"] is not None else None
     if kernel_size is not None and channels is not None:
         # Conv2DRel derives the weight from channels and kernel_size; a depthwise weight
         # (groups equal to the data's and the weight's O channels) is (C, channels / C, KH, KW)
         if is_depthwise(groups, c, o):
             if channels % groups:
-                r.fail("shape-mismatch", f"`qnn.conv2d`: depthwise channels={channels} is not a multiple of the {c} input channels", arg=1)
+                r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d`: depthwise channels={channels} is not a multiple of the {c} input channels", arg=1)
             want = {"O": c, "I": channels // groups, "H": kernel_size[0], "W": kernel_size[1]}
         else:
             want = {"O": channels, "I": c // groups if static(c) is not None else i, "H": kernel_size[0], "W": kernel_size[1]}
         expected = tuple(want[x] for x in kl)
         if any(static(a) is not None and static(b) is not None and a != b for a, b in zip(weight.shape, expected)):
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`qnn.conv2d`: channels={channels} and kernel_size={list(kernel_size)} give a weight of shape "
                 f"{shape_text(expected)} ({kl}), found {shape_text(weight.shape)}",
                 arg=1,
@@ -160,18 +161,18 @@ def qnn_conv2d_rel(r: RelationCall) -> bool:
         out_channels: Any = channels
     else:
         if channels is not None and static(o) is not None and o != channels:
-            r.fail("shape-mismatch", f"`qnn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1)
         if static(c) is not None and static(i) is not None and c != i * groups:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`qnn.conv2d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
                 arg=1,
                 notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
             )
         if static(o) is not None and o % groups:
-            r.fail("shape-mismatch", f"`qnn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
         if kernel_size is not None and static(kh) is not None and static(kw) is not None and (kh, kw) != kernel_size:
-            r.fail("shape-mismatch", f"`qnn.conv2d` has kernel_size={list(kernel_size)}, but the weight's window is ({kh}, {kw})", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d` has kernel_size={list(kernel_size)}, but the weight's window is ({kh}, {kw})", arg=1)
         out_channels = o
     sh, sw = pair(r, "strides")
     dh, dw = pair(r, "dilation")
@@ -184,7 +185,7 @@ def qnn_conv2d_rel(r: RelationCall) -> bool:
         ow = window_out(w, kw, sw, dw, pl + pr)
         for name, v, extent in (("height", oh, h), ("width", ow, w)):
             if static(v) is not None and v <= 0:
-                r.fail("shape-mismatch", f"`qnn.conv2d`: the window does not fit: the input {name} is {extent}, the output would be {v}", arg=0)
+                r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d`: the window does not fit: the input {name} is {extent}, the output would be {v}", arg=0)
     dims = {"N": n, "C": out_channels, "H": oh, "W": ow}
     r.set_result(TensorType(tuple(dims[x] for x in ol), out))
     return True
@@ -260,36 +261,36 @@ def qnn_conv2d_transpose_rel(r: RelationCall) -> bool:
     if not done:
         return False
     if groups < 1:
-        r.fail("type-mismatch", f"`qnn.conv2d_transpose` groups must be positive, found {groups}")
+        r.fail(codes.TYPE_MISMATCH, f"`qnn.conv2d_transpose` groups must be positive, found {groups}")
     sh, sw = pair(r, "strides")
     dh, dw = pair(r, "dilation")
     op_pad = r.attrs["output_padding"]
     if len(op_pad) not in (1, 2):
-        r.fail("type-mismatch", f"`qnn.conv2d_transpose` output_padding takes 1 or 2 values, found {len(op_pad)}")
+        r.fail(codes.TYPE_MISMATCH, f"`qnn.conv2d_transpose` output_padding takes 1 or 2 values, found {len(op_pad)}")
     oph, opw = pair_of(op_pad)
     pt, pl, pb, pr = padding4(r, r.attrs["padding"])
     if not (0 <= oph < max(sh, dh) and 0 <= opw < max(sw, dw)):
-        r.fail("type-mismatch", f"`qnn.conv2d_transpose` output_padding {[oph, opw]} must be smaller than the strides {[sh, sw]}")
+        r.fail(codes.TYPE_MISMATCH, f"`qnn.conv2d_transpose` output_padding {[oph, opw]} must be smaller than the strides {[sh, sw]}")
     if static(c) is not None and static(i) is not None and c != i:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`qnn.conv2d_transpose`: the data has {c} channels, but the weight's input-channel axis has {i}",
             arg=1,
             notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
         )
     if static(c) is not None and c % groups:
-        r.fail("shape-mismatch", f"`qnn.conv2d_transpose`: {c} input channels cannot be divided into groups={groups}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d_transpose`: {c} input channels cannot be divided into groups={groups}", arg=0)
     o: Any = opg * groups if static(opg) is not None else AnyDim()
     channels = r.attrs["channels"]
     if channels is not None and static(o) is not None and o != channels:
-        r.fail("shape-mismatch", f"`qnn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels", arg=1)
 
     def size_of(d: Any, k: Any, s: int, dil: int, before: int, after: int, extra: int, name: str) -> Any:
         if static(d) is None or static(k) is None:
             return AnyDim()
         v = (d - 1) * s - before - after + dil * (k - 1) + extra + 1
         if v <= 0:
-            r.fail("shape-mismatch", f"`qnn.conv2d_transpose`: the padding removes the whole output {name} ({v})", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d_transpose`: the padding removes the whole output {name} ({v})", arg=0)
         return v
 
     dims = {

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from ._qnn import (
@@ -52,13 +53,13 @@ def _out_dtype(r: RelationCall, allowed: tuple[str, ...]) -> str:
     out = r.attrs["out_dtype"]
     if out not in allowed:
         shown = f"`{out}`" if out else "no out_dtype"
-        r.fail("type-mismatch", f"`{r.op}` produces {names(allowed)}, given {shown}", notes=[f'name the accumulator type: `out_dtype="{allowed[0]}"`'])
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` produces {names(allowed)}, given {shown}", notes=[f'name the accumulator type: `out_dtype="{allowed[0]}"`'])
     return out
 
 
 def _rank(r: RelationCall, i: int, t: TensorType, rank: int, what: str) -> None:
     if len(t.shape) != rank:
-        r.fail("shape-mismatch", f"`{r.op}` needs {what} of rank {rank}, found {shape_text(t.shape)}", arg=i)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {what} of rank {rank}, found {shape_text(t.shape)}", arg=i)
 
 
 def _exact_product(x: Any, zx: Any, w: Any, zw: Any) -> tuple[Any, Any]:
@@ -89,7 +90,7 @@ def qnn_dense_rel(r: RelationCall) -> bool:
     require_dtype(r, 1, weight, ("int8", "uint8"), "weights")
     out = _out_dtype(r, ("int32", "int64"))
     if not data.shape:
-        r.fail("shape-mismatch", "`qnn.dense` needs data of rank at least 1, found a scalar", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, "`qnn.dense` needs data of rank at least 1, found a scalar", arg=0)
     _rank(r, 1, weight, 2, "a weight (units, in)")
     units = r.attrs["units"]
     rows = units if units is not None else weight.shape[0]
@@ -102,14 +103,14 @@ def qnn_dense_rel(r: RelationCall) -> bool:
     k, wk = data.shape[-1], weight.shape[1]
     if static(k) is not None and static(wk) is not None and k != wk:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`qnn.dense`: the data has {k} input features but the weight expects {wk}",
             arg=1,
             notes=[f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"],
         )
     n = weight.shape[0]
     if units is not None and static(n) is not None and n != units:
-        r.fail("shape-mismatch", f"`qnn.dense` has units={units}, but the weight has {n} rows", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`qnn.dense` has units={units}, but the weight has {n} rows", arg=1)
     r.set_result(TensorType(data.shape[:-1] + (rows,), out))
     return True
 
@@ -143,7 +144,7 @@ def qnn_dense_pack_rel(r: RelationCall) -> bool:
     _rank(r, 1, weight, 4, "a packed weight (N_O, K_O, N_I, K_I)")
     out = r.attrs["out_dtype"]
     if not out:
-        r.fail("type-mismatch", "`qnn.contrib_dense_pack` needs an out_dtype", notes=['name the accumulator type: `out_dtype="int32"`'])
+        r.fail(codes.TYPE_MISMATCH, "`qnn.contrib_dense_pack` needs an out_dtype", notes=['name the accumulator type: `out_dtype="int32"`'])
     done = scalar_param(r, 2, "input zero point")
     done = scalar_param(r, 3, "weight zero point") and done
     r.tensor(4)
@@ -153,7 +154,7 @@ def qnn_dense_pack_rel(r: RelationCall) -> bool:
     k, ko, ki = data.shape[1], weight.shape[1], weight.shape[3]
     if all(static(v) is not None for v in (k, ko, ki)) and k > ko * ki:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`qnn.contrib_dense_pack`: the data has {k} input features, the packed weight only {ko} x {ki}",
             arg=1,
         )
@@ -205,13 +206,13 @@ def qnn_batch_matmul_rel(r: RelationCall) -> bool:
     by, ky, n = (y.shape[0], y.shape[2], y.shape[1]) if tb else y.shape
     if static(kx) is not None and static(ky) is not None and kx != ky:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`qnn.batch_matmul`: the inner dimensions differ ({kx} and {ky})",
             arg=1,
             notes=[f"x is {shape_text(x.shape)} (transpose_a={ta}), y is {shape_text(y.shape)} (transpose_b={tb})"],
         )
     if static(bx) is not None and static(by) is not None and bx != by and 1 not in (bx, by):
-        r.fail("shape-mismatch", f"`qnn.batch_matmul`: batch sizes {bx} and {by} differ", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`qnn.batch_matmul`: batch sizes {bx} and {by} differ", arg=1)
     if isinstance(bx, AnyDim) or isinstance(by, AnyDim):
         batch: Any = AnyDim()
     else:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from ._qnn import (
@@ -68,9 +69,9 @@ def qnn_avg_pool2d_rel(r: RelationCall) -> bool:
     layout = r.attrs["layout"]
     axes = layout_axes(layout)
     if axes is None or "H" not in axes or "W" not in axes or "h" in layout or "w" in layout:
-        r.fail("type-mismatch", f'`qnn.avg_pool2d`: layout "{layout}" must name the axes H and W once each, unsplit')
+        r.fail(codes.TYPE_MISMATCH, f'`qnn.avg_pool2d`: layout "{layout}" must name the axes H and W once each, unsplit')
     if len(axes) != len(data.shape):
-        r.fail("shape-mismatch", f'`qnn.avg_pool2d`: layout "{layout}" has {len(axes)} axes, the data {shape_text(data.shape)}', arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f'`qnn.avg_pool2d`: layout "{layout}" has {len(axes)} axes, the data {shape_text(data.shape)}', arg=0)
     kh, kw = pair(r, "pool_size")
     sh, sw = pair(r, "strides")
     dh, dw = pair(r, "dilation")
@@ -83,7 +84,7 @@ def qnn_avg_pool2d_rel(r: RelationCall) -> bool:
             continue
         v = window_out(extent, k, s, d, pad, ceil)
         if type(v) is int and v <= 0:
-            r.fail("shape-mismatch", f"`qnn.avg_pool2d`: the window does not fit: the input {name} is {extent}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`qnn.avg_pool2d`: the window does not fit: the input {name} is {extent}", arg=0)
         shape[ax] = v
     r.set_result(TensorType(tuple(shape), data.dtype))
     return True
@@ -144,7 +145,7 @@ def qnn_avg_pool2d(args: tuple, attrs: dict) -> Any:
     if not include:
         num = np.maximum(num, 1)
     elif np.any(num == 0):
-        raise KernelError("division-by-zero", "`qnn.avg_pool2d`: a window holds no element (integer division by zero)")
+        raise KernelError(codes.DIVISION_BY_ZERO, "`qnn.avg_pool2d`: a window holds no element (integer division by zero)")
     mean = trunc_div(total, num).astype(np.int32)
     out = saturate(mean, str(data.dtype)).reshape(lead + (oh, ow))
     return np.moveaxis(out, (-2, -1), (hx, wx))

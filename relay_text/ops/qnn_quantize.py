@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np
 from ._qnn import (
@@ -100,7 +101,7 @@ def quantize_rel(r: RelationCall) -> bool:
     out = r.attrs["out_dtype"]
     allowed = ("int8", "uint8", "int16", "uint16", "int32")
     if out not in allowed:
-        r.fail("type-mismatch", f"`qnn.quantize` produces {names(allowed)}, not `{out}`")
+        r.fail(codes.TYPE_MISMATCH, f"`qnn.quantize` produces {names(allowed)}, not `{out}`")
     if not _channel_params(r, data, r.attrs["axis"], 1, "output", False):
         return False
     r.set_result(TensorType(data.shape, out))
@@ -133,7 +134,7 @@ def dequantize_rel(r: RelationCall) -> bool:
     require_dtype(r, 0, data, ("int8", "uint8", "int16", "uint16", "int32"), "data")
     out = r.attrs["out_dtype"]
     if out not in ("float16", "float32"):
-        r.fail("type-mismatch", f"`qnn.dequantize` produces `float16` or `float32`, not `{out}`")
+        r.fail(codes.TYPE_MISMATCH, f"`qnn.dequantize` produces `float16` or `float32`, not `{out}`")
     scale, zp = known_tensor(r, 1), known_tensor(r, 2)
     if scale is None or zp is None:
         return False
@@ -179,12 +180,12 @@ def requantize_rel(r: RelationCall) -> bool:
     for key, allowed in (("rounding", ROUNDINGS), ("compute_dtype", COMPUTE_DTYPES)):
         if r.attrs[key] not in allowed:
             choices = ", ".join(f'"{a}"' for a in allowed)
-            r.fail("type-mismatch", f'`qnn.requantize` {key} must be one of {choices}, found "{r.attrs[key]}"')
+            r.fail(codes.TYPE_MISMATCH, f'`qnn.requantize` {key} must be one of {choices}, found "{r.attrs[key]}"')
     out = r.attrs["out_dtype"]
     allowed = ("int8", "uint8", "int16", "int32")
     if out not in allowed:
         shown = f"`{out}`" if out else "no out_dtype"
-        r.fail("type-mismatch", f"`qnn.requantize` produces {names(allowed)}, given {shown}", notes=['name the output type: `out_dtype="int8"`'])
+        r.fail(codes.TYPE_MISMATCH, f"`qnn.requantize` produces {names(allowed)}, given {shown}", notes=['name the output type: `out_dtype="int8"`'])
     rank = len(data.shape)
     ax = check_axis(r, "axis", r.attrs["axis"], rank)
     size = data.shape[ax] if rank else 1
@@ -255,12 +256,12 @@ def _sim_setup(x: Any, code: Any, scale: Any, zp: Any, axis: int, op: str) -> tu
     """(code as int, scale and zero point laid along the axis) for the simulated kernels."""
     code = np.asarray(code)
     if code.size != 1:
-        raise KernelError("runtime-error", f"`{op}`: the dtype code must be one value, found {code.size}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`{op}`: the dtype code must be one value, found {code.size}")
     if not -x.ndim <= axis < x.ndim:
-        raise KernelError("runtime-error", f"`{op}`: axis {axis} is out of range for data of rank {x.ndim}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`{op}`: axis {axis} is out of range for data of rank {x.ndim}")
     s, z = np.asarray(scale).reshape(-1), np.asarray(zp).reshape(-1)
     if s.size == 0 or z.size == 0:
-        raise KernelError("runtime-error", f"`{op}`: the scale and zero point need at least one value")
+        raise KernelError(codes.RUNTIME_ERROR, f"`{op}`: the scale and zero point need at least one value")
     n = x.shape[axis]
     ax = axis % x.ndim
     shape = [1] * x.ndim
@@ -316,7 +317,7 @@ def annotation_simulated_quantize_rel(r: RelationCall) -> bool:
     if data is None:
         return False
     if not data.shape:
-        r.fail("shape-mismatch", "`relay.op.annotation.simulated_quantize` needs data of rank at least 1, found a scalar", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, "`relay.op.annotation.simulated_quantize` needs data of rank at least 1, found a scalar", arg=0)
     require_dtype(r, 0, data, FLOATS, "data")
     for i in (1, 2, 3):
         r.refine(i, TensorType((), "float32"))
@@ -335,7 +336,7 @@ def annotation_simulated_quantize(args: tuple, attrs: dict) -> Any:
     x, scale, lo, hi = args
     if not attrs["sign"] or attrs["rounding"] != "round":
         raise KernelError(
-            "runtime-error",
+            codes.RUNTIME_ERROR,
             "`relay.op.annotation.simulated_quantize` is computed only with sign=True and rounding=\"round\"",
         )
     if attrs["kind"] == 0:

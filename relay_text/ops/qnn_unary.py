@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..diagnostics import codes
 from ._np import np
 from ._qnn import (
     dequantize,
@@ -126,7 +127,7 @@ for _name, (_fn, _what) in _FUNCTIONS.items():
 def qnn_leaky_relu_rel(r: RelationCall) -> bool:
     """int8 or uint8 data, four scalar parameters, alpha at least 0."""
     if r.attrs["alpha"] < 0:
-        r.fail("type-mismatch", f"`qnn.leaky_relu` alpha must be at least 0, found {r.attrs['alpha']}")
+        r.fail(codes.TYPE_MISMATCH, f"`qnn.leaky_relu` alpha must be at least 0, found {r.attrs['alpha']}")
     return _unary_rel(r, ("int8", "uint8"))
 
 
@@ -172,7 +173,7 @@ def qnn_softmax(args: tuple, attrs: dict) -> Any:
     x, scale, zp, s_out, z_out = args
     scale = float(np.asarray(scale, dtype=np.float32))
     if not scale <= 1.0:
-        raise KernelError("runtime-error", f"`qnn.softmax` needs an input scale of at most 1, found {scale}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`qnn.softmax` needs an input scale of at most 1, found {scale}")
     axis = attrs["axis"]
     shape = x.shape
     if x.ndim == 0:
@@ -191,7 +192,7 @@ def qnn_softmax(args: tuple, attrs: dict) -> Any:
     e = np.left_shift(xb, np.max(k, axis=axis, keepdims=True) - k)
     sums = np.sum(e, axis=axis, keepdims=True, dtype=i32)
     if np.any(sums == 0):
-        raise KernelError("division-by-zero", "`qnn.softmax`: a sum of exponentials is 0 (integer division by zero)")
+        raise KernelError(codes.DIVISION_BY_ZERO, "`qnn.softmax`: a sum of exponentials is 0 (integer division by zero)")
     out = (trunc_div(np.full_like(sums, 1 << 30), sums) * e) >> 23
     result = requantize(out, np.float32(1.0 / 128), 0, s_out, z_out, "int8", 0)
     return result.reshape(shape)

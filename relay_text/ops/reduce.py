@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import is_int, np, wrap
 from .registry import Attr, register
-from .relations import known_rank, normalize_axis, OUT, relation, RelationCall
+from .relations import OUT, RelationCall, known_rank, normalize_axis, relation
 
 REDUCE_ATTRS = (Attr("axis", "opt_ints", None), Attr("keepdims", "bool", False), Attr("exclude", "bool", False))
 ARG_ATTRS = REDUCE_ATTRS + (Attr("select_last_index", "bool", False),)
@@ -28,7 +29,7 @@ def reduced_axes(r: RelationCall, rank: int) -> list[int]:
         for a in axis:
             n = normalize_axis(r, a, rank)
             if n in axes:
-                r.fail("type-mismatch", f"axis {a} is listed twice")
+                r.fail(codes.TYPE_MISMATCH, f"axis {a} is listed twice")
             axes.append(n)
     if r.attrs["exclude"]:
         axes = [i for i in range(rank) if i not in axes]

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol, Sequence
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, IncompleteType, TensorType, Type
 
 OUT = -1
@@ -137,7 +138,7 @@ def normalize_axis(r: RelationCall, axis: int, rank: int, what: str = "axis") ->
     """`axis` in [0, rank), counting negative values from the end; fails otherwise."""
     if -rank <= axis < rank:
         return axis % rank if rank else 0
-    r.fail("shape-mismatch", f"{what} {axis} is out of range for a tensor of rank {rank}", arg=0,
+    r.fail(codes.SHAPE_MISMATCH, f"{what} {axis} is out of range for a tensor of rank {rank}", arg=0,
            notes=(f"valid values are {-rank} to {rank - 1}" if rank else "a scalar has no axes",))
     raise AssertionError  # fail raises
 
@@ -185,7 +186,7 @@ def broadcast_dims(r: RelationCall, a: tuple, b: tuple) -> tuple | None:
             ax = i - (n - len(a))
             bx = i - (n - len(b))
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"cannot broadcast shapes {shape_text(a)} and {shape_text(b)}",
                 notes=(
                     f"axis {ax} of the first operand has size {_dim(x)}, axis {bx} of the second has size {_dim(y)}; "
@@ -247,7 +248,7 @@ def require_numeric(r: RelationCall, i: int) -> None:
     t = r.tensor(i)
     if t.dtype == "bool":
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}` takes numbers, not bool",
             arg=i,
             label="this is `bool`",

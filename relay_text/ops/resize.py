@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .image import METHODS, MODES, ROUNDING, resize_spatial
@@ -62,12 +63,12 @@ def check_options(r: RelationCall, letters: str) -> str:
     """The layout (an order of `letters`) after checking the choice attributes."""
     layout = r.attrs["layout"]
     if sorted(layout) != sorted(letters):
-        r.fail("type-mismatch", f'`{r.op}`: layout "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{letters}"'])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{letters}"'])
     for name, allowed in (("method", METHODS), ("coordinate_transformation_mode", ALL_MODES), ("rounding_method", ROUNDING)):
         value = r.attrs[name]
         if value not in allowed:
             shown = ", ".join(f'"{a}"' for a in allowed if a)
-            r.fail("type-mismatch", f'`{r.op}` {name} "{value}" is not supported', notes=[f"use one of {shown}"])
+            r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name} "{value}" is not supported', notes=[f"use one of {shown}"])
     return layout
 
 
@@ -76,7 +77,7 @@ def _data(r: RelationCall, letters: str) -> TensorType | None:
     if not known_rank(data.shape):
         return None
     if len(data.shape) != len(letters):
-        r.fail("shape-mismatch", f"`{r.op}` needs {len(letters)}-D data ({r.attrs['layout']}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {len(letters)}-D data ({r.attrs['layout']}), found {shape_text(data.shape)}", arg=0)
     return data
 
 
@@ -86,9 +87,9 @@ def _static_resize_rel(r: RelationCall, letters: str) -> bool:
     size, roi = r.attrs["size"], r.attrs["roi"]
     if len(size) != len(spatial) or any(v <= 0 for v in size):
         count = f"{len(spatial)} positive value" + ("s" if len(spatial) > 1 else "")
-        r.fail("type-mismatch", f"`{r.op}` size takes {count} ({', '.join(spatial)}), found {list(size)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` size takes {count} ({', '.join(spatial)}), found {list(size)}")
     if len(roi) != 2 * len(spatial):
-        r.fail("type-mismatch", f"`{r.op}` roi takes {2 * len(spatial)} values (every start, then every end), found {len(roi)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` roi takes {2 * len(spatial)} values (every start, then every end), found {len(roi)}")
     data = _data(r, letters)
     if data is None:
         return False
@@ -113,9 +114,9 @@ def _vector(r: RelationCall, i: int, length: int, what: str, kinds: str) -> None
     if known_rank(t.shape):
         n = static(t.shape[0]) if len(t.shape) == 1 else None
         if len(t.shape) != 1 or (n is not None and n != length):
-            r.fail("shape-mismatch", f"`{r.op}` takes {what} as a vector of {length} values, found {shape_text(t.shape)}", arg=i)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as a vector of {length} values, found {shape_text(t.shape)}", arg=i)
     if isinstance(t.dtype, str) and t.dtype.rstrip("0123456789") not in kinds.split():
-        r.fail("type-mismatch", f"`{r.op}` takes {what} as {kinds.replace(' ', ' or ')} values, not `{t.dtype}`", arg=i, label=f"this is `{t.dtype}`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what} as {kinds.replace(' ', ' or ')} values, not `{t.dtype}`", arg=i, label=f"this is `{t.dtype}`")
 
 
 @relation("DynResize2D")
@@ -174,8 +175,8 @@ def dyn_resize2d(args: tuple, attrs: dict) -> Any:
     x, size, roi = args
     sizes = tuple(int(v) for v in np.asarray(size).reshape(-1))
     if len(sizes) != 2 or min(sizes) <= 0:
-        raise KernelError("runtime-error", f"`dyn.image.resize2d` needs 2 positive sizes, found {list(sizes)}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.image.resize2d` needs 2 positive sizes, found {list(sizes)}")
     box = tuple(float(v) for v in np.asarray(roi, dtype=np.float64).reshape(-1))
     if len(box) != 4:
-        raise KernelError("runtime-error", f"`dyn.image.resize2d` needs a roi of 4 values, found {len(box)}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.image.resize2d` needs a roi of 4 values, found {len(box)}")
     return resize(x, attrs["layout"], sizes, box, attrs)

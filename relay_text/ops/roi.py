@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from ._vision import dtype_kind, rank_of
@@ -43,21 +44,21 @@ LAYOUTS = ("NCHW", "NHWC")
 def _roi_rel(r: RelationCall, float_data: bool) -> bool:
     layout = r.attrs["layout"]
     if layout not in LAYOUTS:
-        r.fail("type-mismatch", f'`{r.op}`: layout "{layout}" is not supported', notes=['use "NCHW" or "NHWC"'])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use "NCHW" or "NHWC"'])
     pooled = r.attrs["pooled_size"]
     if len(pooled) != 2 or min(pooled) <= 0:
-        r.fail("type-mismatch", f"`{r.op}` pooled_size takes 2 positive values (height, width), found {list(pooled)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` pooled_size takes 2 positive values (height, width), found {list(pooled)}")
     if r.attrs.get("mode", "avg") not in ("avg", "max"):
-        r.fail("type-mismatch", f'`{r.op}` mode "{r.attrs["mode"]}" is not supported', notes=['use "avg" or "max"'])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` mode "{r.attrs["mode"]}" is not supported', notes=['use "avg" or "max"'])
     if float_data:
         dtype_kind(r, 0, "data", ("float",), "floats")
     elif r.tensor(0).dtype == "bool":
-        r.fail("type-mismatch", f"`{r.op}` takes numbers, not bool", arg=0, label="this is `bool`")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes numbers, not bool", arg=0, label="this is `bool`")
     dtype_kind(r, 1, "regions", ("float",), "floats")
     data = rank_of(r, 0, 4, f"4-D data ({layout})")
     rois = rank_of(r, 1, 2, "regions of shape (num_rois, 5)")
     if rois is not None and static(rois[1]) not in (5, None):
-        r.fail("shape-mismatch", f"`{r.op}` takes regions as rows of 5 values (batch index, x1, y1, x2, y2), found rows of {rois[1]}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes regions as rows of 5 values (batch index, x1, y1, x2, y2), found rows of {rois[1]}", arg=1)
     if data is None or rois is None:
         return False
     if layout == "NCHW":
@@ -80,10 +81,10 @@ def roi_pool_rel(r: RelationCall) -> bool:
 
 def _image(data: Any, rois: Any, k: int, name: str) -> int:
     if not np.all(np.isfinite(rois[k])):
-        raise KernelError("runtime-error", f"`{name}`: region {k} has a coordinate that is not a finite number")
+        raise KernelError(codes.RUNTIME_ERROR, f"`{name}`: region {k} has a coordinate that is not a finite number")
     b = int(rois[k, 0])
     if not 0 <= b < data.shape[0]:
-        raise KernelError("runtime-error", f"`{name}`: region {k} names image {b}, but there are {data.shape[0]}")
+        raise KernelError(codes.RUNTIME_ERROR, f"`{name}`: region {k} names image {b}, but there are {data.shape[0]}")
     return b
 
 
@@ -130,7 +131,7 @@ def roi_align(args: tuple, attrs: dict) -> Any:
         img = x[_image(x, rois, k, "vision.roi_align")].astype(np.result_type(work, data.dtype), copy=False)
         x1, y1, x2, y2 = (rois[k, i] * work.type(scale) for i in (1, 2, 3, 4))
         if not all(np.isfinite(v) for v in (x1, y1, x2, y2)):
-            raise KernelError("runtime-error", f"`vision.roi_align`: region {k} overflows when scaled")
+            raise KernelError(codes.RUNTIME_ERROR, f"`vision.roi_align`: region {k} overflows when scaled")
         rh, rw = max(y2 - y1, work.type(1)), max(x2 - x1, work.type(1))
         bh, bw = rh / work.type(ph), rw / work.type(pw)
         gh = ratio if ratio > 0 else math.ceil(rh / ph)
@@ -138,7 +139,7 @@ def roi_align(args: tuple, attrs: dict) -> Any:
         if gh <= 0 or gw <= 0:
             continue  # no samples: TOPI's empty reduction
         if gh * gw * ph * pw > 1 << 24:
-            raise KernelError("runtime-error", f"`vision.roi_align`: region {k} needs {gh * gw * ph * pw} samples; set sample_ratio")
+            raise KernelError(codes.RUNTIME_ERROR, f"`vision.roi_align`: region {k} needs {gh * gw * ph * pw} samples; set sample_ratio")
         # sample coordinates of every bin: (PH * gh,) rows and (PW * gw,) columns
         ys = (y1 + np.repeat(np.arange(ph), gh).astype(work) * bh + (np.tile(np.arange(gh), ph).astype(work) + work.type(0.5)) * bh / work.type(gh)).astype(work)
         xs = (x1 + np.repeat(np.arange(pw), gw).astype(work) * bw + (np.tile(np.arange(gw), pw).astype(work) + work.type(0.5)) * bw / work.type(gw)).astype(work)
@@ -173,7 +174,7 @@ def roi_pool(args: tuple, attrs: dict) -> Any:
     for k in range(len(rois)):
         img = x[_image(x, rois, k, "vision.roi_pool")]
         if not np.all(np.isfinite(rois[k, 1:] * scale)):
-            raise KernelError("runtime-error", f"`vision.roi_pool`: region {k} overflows when scaled")
+            raise KernelError(codes.RUNTIME_ERROR, f"`vision.roi_pool`: region {k} overflows when scaled")
         x1, y1, x2, y2 = (_round(rois[k, i] * scale) for i in (1, 2, 3, 4))
         bh = work.type(max(y2 - y1 + 1, 1)) / work.type(ph)
         bw = work.type(max(x2 - x1 + 1, 1)) / work.type(pw)

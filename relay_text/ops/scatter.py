@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._indexing import (
     assume,
@@ -66,15 +67,15 @@ def _check_combine(r: RelationCall, name: str, value: str, allowed: tuple) -> No
     """The combining mode is known, and fits the data's dtype."""
     if value not in allowed:
         choices = ", ".join(f'"{m}"' for m in allowed[:-1]) + f' or "{allowed[-1]}"'
-        r.fail("type-mismatch", f'`{r.op}` {name} must be {choices}, found "{value}"')
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name} must be {choices}, found "{value}"')
     dtype = r.tensor(0).dtype
     if type(dtype) is not str:
         return
     if dtype == "bool" and value in ("add", "mul", "mean"):
-        r.fail("type-mismatch", f'`{r.op}` {name}="{value}" takes numbers, not bool', arg=0,
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name}="{value}" takes numbers, not bool', arg=0,
                notes=['bool data takes "update", "min" or "max"'])
     if value == "mean" and not dtype.startswith(("float", "bfloat")):
-        r.fail("type-mismatch", f'`{r.op}` {name}="mean" takes floating-point data, found `{dtype}`', arg=0,
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name}="mean" takes floating-point data, found `{dtype}`', arg=0,
                notes=["TVM's mean divides with `/`, which it does not define for integers"])
 
 
@@ -98,18 +99,18 @@ def scatter_elements_rel(r: RelationCall) -> bool:
         return False
     rank = len(data.shape)
     if rank == 0:
-        r.fail("shape-mismatch", "`scatter_elements` cannot scatter into a scalar", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, "`scatter_elements` cannot scatter into a scalar", arg=0)
     if len(idx.shape) != rank:
-        r.fail("shape-mismatch", f"`scatter_elements` needs indices of the data's rank: the data is {shape_text(data.shape)}, the indices {shape_text(idx.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`scatter_elements` needs indices of the data's rank: the data is {shape_text(data.shape)}, the indices {shape_text(idx.shape)}", arg=1)
     if len(upd.shape) != len(idx.shape):
-        r.fail("shape-mismatch", f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found {shape_text(upd.shape)}", arg=2)
+        r.fail(codes.SHAPE_MISMATCH, f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found {shape_text(upd.shape)}", arg=2)
     axis = normalize_axis(r, r.attrs["axis"], rank)
     for i, (k, u) in enumerate(zip(idx.shape, upd.shape)):
         same_dim(r, k, u, 2, f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found {shape_text(upd.shape)}",
                  notes=[f"they differ at axis {i}"])
     for i, (d, k) in enumerate(zip(data.shape, idx.shape)):
         if i != axis and type(d) is int and type(k) is int and k > d:
-            r.fail("shape-mismatch", f"`scatter_elements` along axis {axis}: the indices have size {k} at axis {i}, larger than the data's {d}", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`scatter_elements` along axis {axis}: the indices have size {k} at axis {i}, larger than the data's {d}", arg=1)
     r.set_result(data)
     return True
 
@@ -166,21 +167,21 @@ def scatter_nd_rel(r: RelationCall) -> bool:
     if known_rank(data.shape):
         r.set_result(data)
     if known_rank(idx.shape) and len(idx.shape) == 0:
-        r.fail("shape-mismatch", "`scatter_nd` needs indices of rank 1 or more, found a scalar", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, "`scatter_nd` needs indices of rank 1 or more, found a scalar", arg=1)
     if not (known_rank(data.shape) and known_rank(idx.shape) and known_rank(upd.shape)):
         return False
     m = idx.shape[0]
     if is_unknown(m):
         return False
     if type(m) is not int:
-        r.fail("shape-mismatch", f"`scatter_nd` needs a static size for the first axis of the indices, found {shape_text(idx.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`scatter_nd` needs a static size for the first axis of the indices, found {shape_text(idx.shape)}", arg=1)
     n = len(data.shape)
     if m > n:
-        r.fail("shape-mismatch", f"`scatter_nd`: index tuples of {m} coordinates need data of rank {m} or more, found {shape_text(data.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`scatter_nd`: index tuples of {m} coordinates need data of rank {m} or more, found {shape_text(data.shape)}", arg=1)
     expected = tuple(idx.shape[1:]) + tuple(data.shape[m:])
     message = f"`scatter_nd` needs updates of shape {shape_text(expected)} (the indices' axes after the first, then the data's after the first {m}), found {shape_text(upd.shape)}"
     if len(upd.shape) != len(expected):
-        r.fail("shape-mismatch", message, arg=2)
+        r.fail(codes.SHAPE_MISMATCH, message, arg=2)
     for i, (want, got) in enumerate(zip(expected, upd.shape)):
         same_dim(r, want, got, 2, message, notes=[f"they differ at axis {i}"] if type(want) is int and type(got) is int else ())
     r.set_result(data)
@@ -228,11 +229,11 @@ def strided_set_rel(r: RelationCall) -> bool:
     for i, what in ((2, "begin"), (3, "end"), (4, "strides")):
         t = r.tensor(i)
         if type(t.dtype) is str and t.dtype != "int32":
-            r.fail("type-mismatch", f"`strided_set` takes {what} as an int32 vector, found `{t.dtype}`", arg=i, label=f"this is `{t.dtype}`")
+            r.fail(codes.TYPE_MISMATCH, f"`strided_set` takes {what} as an int32 vector, found `{t.dtype}`", arg=i, label=f"this is `{t.dtype}`")
         require_rank(r, i, (1,), what)
     data, v = r.tensor(0), r.tensor(1)
     if known_rank(data.shape) and known_rank(v.shape) and len(data.shape) != len(v.shape):
-        r.fail("shape-mismatch", f"`strided_set` needs values of the data's rank: the data is {shape_text(data.shape)}, the values {shape_text(v.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`strided_set` needs values of the data's rank: the data is {shape_text(data.shape)}, the values {shape_text(v.shape)}", arg=1)
     r.set_result(data)
     return settled(r, 2, 3, 4)
 
@@ -241,7 +242,7 @@ def _selection(extent: int, b: int, e: int, s: int) -> tuple[Any, Any]:
     """TOPI's strided_set along one axis: the positions written and the
     index into the values for each."""
     if s == 0:
-        raise KernelError("division-by-zero", "strided_set: a stride of 0")
+        raise KernelError(codes.DIVISION_BY_ZERO, "strided_set: a stride of 0")
     b = b + extent if b < 0 else b
     e = e + extent if e < 0 else e
     p = np.arange(extent, dtype=np.int64)
@@ -277,7 +278,7 @@ def strided_set(args: tuple, attrs: dict) -> Any:
         pos, vidx = _selection(extent, b, e, s)
         if vidx.size and (vidx.min() < 0 or vidx.max() >= v.shape[axis]):
             raise KernelError(
-                "runtime-error",
+                codes.RUNTIME_ERROR,
                 f"strided_set: the box needs values up to index {int(vidx.max())} along axis {axis}, but the values have size {v.shape[axis]}",
             )
         where.append(pos)

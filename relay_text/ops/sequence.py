@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._indexing import assume, require_int, require_rank, same_dim, settled
 from ._np import np
@@ -38,7 +39,7 @@ from .relations import RelationCall, known_rank, normalize_axis, relation, shape
 def reverse_rel(r: RelationCall) -> bool:
     axis = r.attrs["axis"]
     if axis is None:
-        r.fail("type-mismatch", "`reverse` needs the attribute `axis`, e.g. `reverse(%x, axis=0)`")
+        r.fail(codes.TYPE_MISMATCH, "`reverse` needs the attribute `axis`, e.g. `reverse(%x, axis=0)`")
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -119,18 +120,18 @@ def reverse_sequence(args: tuple, attrs: dict) -> Any:
 def sequence_mask_rel(r: RelationCall) -> bool:
     axis = r.attrs["axis"]
     if axis not in (0, 1):
-        r.fail("type-mismatch", f"`sequence_mask` axis must be 0 or 1, found {axis}",
+        r.fail(codes.TYPE_MISMATCH, f"`sequence_mask` axis must be 0 or 1, found {axis}",
                notes=["axis 0: the data is (length, batch, ...); axis 1: (batch, length, ...)"])
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
     if len(x.shape) < 2:
-        r.fail("shape-mismatch", f"`sequence_mask` needs data of rank 2 or more, found {shape_text(x.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`sequence_mask` needs data of rank 2 or more, found {shape_text(x.shape)}", arg=0)
     batch = x.shape[1 - axis]
     lengths = r.tensor(1)
     if known_rank(lengths.shape):
         if len(lengths.shape) != 1:
-            r.fail("shape-mismatch", f"`sequence_mask` takes valid_length as a vector, found a tensor of shape {shape_text(lengths.shape)}", arg=1)
+            r.fail(codes.SHAPE_MISMATCH, f"`sequence_mask` takes valid_length as a vector, found a tensor of shape {shape_text(lengths.shape)}", arg=1)
         same_dim(
             r, batch, lengths.shape[0], 1,
             f"`sequence_mask` needs one valid length per batch position: axis {1 - axis} of the data has size {batch}, "

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._indexing import assume, require_int, require_rank
 from ._np import np
@@ -50,20 +51,20 @@ def slice_like_shape(r: Any, dshape: tuple, tshape: tuple, axes: tuple | None) -
         chosen = list(range(min(len(dshape), len(tshape))))
     else:
         if not axes:
-            r.fail("type-mismatch", "`slice_like` axes cannot be empty", notes=["leave `axes` out to slice every axis both tensors have"])
+            r.fail(codes.TYPE_MISMATCH, "`slice_like` axes cannot be empty", notes=["leave `axes` out to slice every axis both tensors have"])
         chosen = []
         for a in axes:
             axis = a + len(dshape) if a < 0 else a
             if not 0 <= axis < len(dshape):
-                r.fail("shape-mismatch", f"`slice_like`: axis {a} is out of range for data of rank {len(dshape)}", arg=0)
+                r.fail(codes.SHAPE_MISMATCH, f"`slice_like`: axis {a} is out of range for data of rank {len(dshape)}", arg=0)
             if axis >= len(tshape):
-                r.fail("shape-mismatch", f"`slice_like`: axis {a} is out of range for shape_like of rank {len(tshape)}", arg=1)
+                r.fail(codes.SHAPE_MISMATCH, f"`slice_like`: axis {a} is out of range for shape_like of rank {len(tshape)}", arg=1)
             chosen.append(axis)
     for axis in chosen:
         want, have = tshape[axis], dshape[axis]
         if type(want) is int and type(have) is int and want > have:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`slice_like` cannot take {want} elements along axis {axis}, where the data has {have}",
                 arg=1,
                 notes=[f"the data is {shape_text(dshape)}, shape_like is {shape_text(tshape)}"],
@@ -79,7 +80,7 @@ class _Raise:
         self.op = op
 
     def fail(self, code: str, message: str, notes: Any = (), **_: Any) -> None:
-        raise KernelError("runtime-error", "; ".join([f"{self.op}: {message}", *notes]))
+        raise KernelError(codes.RUNTIME_ERROR, "; ".join([f"{self.op}: {message}", *notes]))
 
 
 @relation("SliceLike", inputs=2)
@@ -112,7 +113,7 @@ def _span(r: Any, begin: int, end: int | None, rank: int, names: tuple[str, str]
     e = rank if end is None else (end + rank if end < 0 else end)
     if not 0 <= b <= e <= rank:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`reshape_like`: {names[0]}={begin} and {names[1]}={end} do not give a range of axes of a tensor of rank {rank}",
             arg=arg,
         )
@@ -143,7 +144,7 @@ def reshape_like_rel(r: RelationCall) -> bool:
     have, get = _count(x.shape), _count(shape)
     if have is not None and get is not None and have != get:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`reshape_like` cannot reshape {shape_text(x.shape)} ({have} elements) into {shape_text(shape)} ({get} elements)",
             arg=1,
             notes=["reshape keeps the number of elements"],
@@ -163,7 +164,7 @@ def reshape_like(args: tuple, attrs: dict) -> Any:
     x, like = args
     shape = reshape_like_shape(_Raise("reshape_like"), x.shape, like.shape, attrs)
     if _count(shape) != x.size:
-        raise KernelError("runtime-error", f"reshape_like: cannot reshape {x.shape} into {shape}")
+        raise KernelError(codes.RUNTIME_ERROR, f"reshape_like: cannot reshape {x.shape} into {shape}")
     return np.reshape(x, shape).copy()
 
 
@@ -173,13 +174,13 @@ def reshape_like(args: tuple, attrs: dict) -> Any:
 def check_collapse(r: RelationCall, dshape: tuple, tshape: tuple, arg: int) -> None:
     """`tshape` broadcasts to `dshape` (TVM: Broadcast(data, target) = data)."""
     if len(tshape) > len(dshape):
-        r.fail("shape-mismatch", f"`{r.op}` cannot collapse {shape_text(dshape)} to {shape_text(tshape)}, which has more axes", arg=arg)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` cannot collapse {shape_text(dshape)} to {shape_text(tshape)}, which has more axes", arg=arg)
     offset = len(dshape) - len(tshape)
     for k, t in enumerate(tshape):
         d = dshape[offset + k]
         if type(t) is int and type(d) is int and t != d and t != 1:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`{r.op}` cannot collapse {shape_text(dshape)} to {shape_text(tshape)}",
                 arg=arg,
                 notes=[f"axis {k} of the target has size {t}, the data's axis {offset + k} has {d}; a target axis must be 1 or match the data (aligned from the right)"],
@@ -200,7 +201,7 @@ def collapse_sum_like_rel(r: RelationCall) -> bool:
 def collapse_sum(x: Any, target: tuple) -> Any:
     """TOPI's collapse_sum: sum away the axes that the target lacks or has as 1."""
     if len(target) > x.ndim:
-        raise KernelError("runtime-error", f"collapse_sum: cannot collapse {x.shape} to {target}")
+        raise KernelError(codes.RUNTIME_ERROR, f"collapse_sum: cannot collapse {x.shape} to {target}")
     reduce, drop = [], []
     o = len(target) - 1
     for i in range(x.ndim - 1, -1, -1):
@@ -215,7 +216,7 @@ def collapse_sum(x: Any, target: tuple) -> Any:
     out = np.sum(x, axis=tuple(reduce), keepdims=True, dtype=x.dtype) if reduce else x.copy()
     out = np.squeeze(out, axis=tuple(drop)) if drop else out
     if out.shape != tuple(target):
-        raise KernelError("runtime-error", f"collapse_sum: cannot collapse {x.shape} to {tuple(target)}")
+        raise KernelError(codes.RUNTIME_ERROR, f"collapse_sum: cannot collapse {x.shape} to {tuple(target)}")
     return np.asarray(out)
 
 
@@ -248,10 +249,10 @@ def collapse_sum_to_rel(r: RelationCall) -> bool:
     if is_unknown(n):
         return False
     if type(n) is not int:
-        r.fail("shape-mismatch", f"`collapse_sum_to` needs a target shape of static length, found a vector of size {shape_text(target.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`collapse_sum_to` needs a target shape of static length, found a vector of size {shape_text(target.shape)}", arg=1)
     given = r.attrs["shape"]
     if given is not None and len(given) != n:
-        r.fail("shape-mismatch", f"`collapse_sum_to`: the shape attribute {list(given)} has {len(given)} sizes, the target shape vector {n}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`collapse_sum_to`: the shape attribute {list(given)} has {len(given)} sizes, the target shape vector {n}", arg=1)
     shape = tuple(given) if given is not None else (AnyDim(),) * n
     r.set_result(TensorType(shape, x.dtype))
     if not known_rank(x.shape):
@@ -271,7 +272,7 @@ def collapse_sum_to(args: tuple, attrs: dict) -> Any:
     x, target = args
     shape = tuple(int(v) for v in target.astype(np.int64))
     if attrs["shape"] is not None and tuple(attrs["shape"]) != shape:
-        raise KernelError("runtime-error", f"collapse_sum_to: the target vector {list(shape)} differs from the shape attribute {list(attrs['shape'])}")
+        raise KernelError(codes.RUNTIME_ERROR, f"collapse_sum_to: the target vector {list(shape)} differs from the shape attribute {list(attrs['shape'])}")
     return collapse_sum(x, shape)
 
 
@@ -287,7 +288,7 @@ class _FromTheRight:
 
     def fail(self, code: str, message: str, arg: int | None = None, notes: Any = (), label: str = "") -> None:
         self.r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`contrib_reverse_reshape` cannot reshape {shape_text(self.ishape)} with newshape {list(self.newshape)}",
             arg=0,
             notes=[f"read from the right, the input is {shape_text(self.ishape[::-1])} and newshape {list(self.newshape[::-1])}: {message}", *notes],

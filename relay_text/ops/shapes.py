@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np
 from .registry import Attr, KernelError, register
@@ -28,7 +29,7 @@ def numpy_dtype(op: str, dtype: str) -> Any:
     try:
         return np.dtype(dtype)
     except TypeError:
-        raise KernelError("runtime-error", f'`{op}`: dtype "{dtype}" is not supported by this evaluator') from None
+        raise KernelError(codes.RUNTIME_ERROR, f'`{op}`: dtype "{dtype}" is not supported by this evaluator') from None
 
 
 @relation("ShapeOf", inputs=1)

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from .registry import Attr, register
-from .relations import known_rank, normalize_axis, relation, RelationCall
+from .relations import RelationCall, known_rank, normalize_axis, relation
 
 BIG = 2**63 - 1
 
@@ -86,7 +87,7 @@ def strided_slice_rel(r: RelationCall) -> bool:
         return False
     plan = slice_plan(x.shape, r.attrs)
     if isinstance(plan, str):
-        r.fail("shape-mismatch", f"`strided_slice`: {plan}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`strided_slice`: {plan}", arg=0)
     shape = list(x.shape)
     for axis, b, e, s in plan:  # type: ignore[union-attr]
         extent = x.shape[axis]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import check_index_dtype, is_int_dtype, ranked, require_int
 from ._np import np
@@ -117,7 +118,7 @@ def _topk_checks(r: RelationCall) -> None:
     check_index_dtype(r, "dtype")
     kind = r.attrs["ret_type"]
     if kind not in RET_TYPES:
-        r.fail("type-mismatch", f'`{r.op}` ret_type must be "both", "values" or "indices", found "{kind}"')
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` ret_type must be "both", "values" or "indices", found "{kind}"')
 
 
 @relation("TopK")
@@ -132,7 +133,7 @@ def topk_rel(r: RelationCall) -> bool:
     size = x.shape[axis]
     if k >= 1:
         if type(size) is int and k > size:
-            r.fail("shape-mismatch", f"`topk`: k={k} is larger than axis {axis}, of size {size}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`topk`: k={k} is larger than axis {axis}, of size {size}", arg=0)
         size = k
     _topk_result(r, x, axis, size)
     return True
@@ -144,7 +145,7 @@ def _top(x: Any, k: int, attrs: dict) -> Any:
     if k < 1:
         k = n
     if k > n:
-        raise KernelError("runtime-error", f"topk: k={k} is larger than axis {axis}, of size {n}")
+        raise KernelError(codes.RUNTIME_ERROR, f"topk: k={k} is larger than axis {axis}, of size {n}")
     order = np.take(stable_order(x, axis, attrs["is_ascend"]), np.arange(k), axis=axis)
     kind = attrs["ret_type"]
     indices = order.astype(index_dtype(attrs))
@@ -178,7 +179,7 @@ def dyn_topk_rel(r: RelationCall) -> bool:
     require_int(r, 1, "k")
     k = ranked(r, 1, (0, 1), "k")
     if k is not None and len(k.shape) == 1 and type(k.shape[0]) is int and k.shape[0] != 1:
-        r.fail("shape-mismatch", f"`dyn.topk` takes k as a scalar or a vector of one element, found shape {shape_text(k.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`dyn.topk` takes k as a scalar or a vector of one element, found shape {shape_text(k.shape)}", arg=1)
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -203,7 +204,7 @@ def dyn_topk_rel(r: RelationCall) -> bool:
 def dyn_topk(args: tuple, attrs: dict) -> Any:
     k = np.asarray(args[1]).reshape(-1)
     if k.size != 1:
-        raise KernelError("runtime-error", f"dyn.topk: k must hold one value, found {k.size}")
+        raise KernelError(codes.RUNTIME_ERROR, f"dyn.topk: k must hold one value, found {k.size}")
     return _top(args[0], int(k[0]), attrs)
 
 
@@ -215,26 +216,26 @@ def searchsorted_rel(r: RelationCall) -> bool:
     """The shape of `values`, in the integer dtype `dtype`."""
     dtype = r.attrs["dtype"]
     if not is_int_dtype(dtype):
-        r.fail("type-mismatch", f"`searchsorted` returns positions: dtype must be an integer type, found `{dtype}`")
+        r.fail(codes.TYPE_MISMATCH, f"`searchsorted` returns positions: dtype must be an integer type, found `{dtype}`")
     r.unify_dtypes(0, 1)
     seq, values = r.tensor(0), r.tensor(1)
     if known_rank(seq.shape) and not seq.shape:
-        r.fail("shape-mismatch", "`searchsorted` needs a sorted sequence of rank 1 or more, found a scalar", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, "`searchsorted` needs a sorted sequence of rank 1 or more, found a scalar", arg=0)
     if known_rank(values.shape) and not values.shape:
-        r.fail("shape-mismatch", "`searchsorted` needs values of rank 1 or more, found a scalar", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, "`searchsorted` needs values of rank 1 or more, found a scalar", arg=1)
     if not (known_rank(seq.shape) and known_rank(values.shape)):
         return False
     if len(seq.shape) > 1:
         if len(seq.shape) != len(values.shape):
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`searchsorted`: a sequence of rank {len(seq.shape)} needs values of the same rank, found shape {shape_text(values.shape)}",
                 arg=1,
             )
         for ax, (a, b) in enumerate(zip(seq.shape[:-1], values.shape[:-1])):
             if type(a) is int and type(b) is int and a != b:
                 r.fail(
-                    "shape-mismatch",
+                    codes.SHAPE_MISMATCH,
                     f"`searchsorted`: the sequence and the values must agree on every axis but the last; at axis {ax} they have sizes {a} and {b}",
                     arg=1,
                 )
@@ -271,7 +272,7 @@ def bisect(rows: Any, row_of: Any, values: Any, right: bool) -> Any:
 def searchsorted(args: tuple, attrs: dict) -> Any:
     seq, values = args
     if seq.ndim > 1 and seq.shape[:-1] != values.shape[:-1]:
-        raise KernelError("runtime-error", f"searchsorted: sequence of shape {seq.shape} and values of shape {values.shape} differ before the last axis")
+        raise KernelError(codes.RUNTIME_ERROR, f"searchsorted: sequence of shape {seq.shape} and values of shape {values.shape} differ before the last axis")
     n = seq.shape[-1]
     if n == 0:
         return np.zeros(values.shape, dtype=attrs["dtype"])

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, DimBinOp, TensorType
 from ._np import np, wrap
 from ._vision import times
@@ -46,10 +47,10 @@ from .relations import RelationCall, is_unknown, known_rank, relation, shape_tex
 def _sub_pixel_checks(r: RelationCall) -> tuple[str, int]:
     layout = r.attrs["layout"]
     if layout not in ("NCHW", "NHWC"):
-        r.fail("type-mismatch", f'`{r.op}`: layout "{layout}" is not supported', notes=['use "NCHW" or "NHWC"'])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use "NCHW" or "NHWC"'])
     b = r.attrs["block_size"]
     if b < 1:
-        r.fail("type-mismatch", f"`{r.op}` block_size must be positive, found {b}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` block_size must be positive, found {b}")
     return layout, b
 
 
@@ -76,7 +77,7 @@ def depth_to_space_rel(r: RelationCall) -> bool:
     """(N, C, H, W) -> (N, C / b**2, H * b, W * b), in the layout's order."""
     layout, b = _sub_pixel_checks(r)
     if r.attrs["mode"] not in ("DCR", "CDR"):
-        r.fail("type-mismatch", f'`nn.depth_to_space` mode must be "DCR" or "CDR", found "{r.attrs["mode"]}"')
+        r.fail(codes.TYPE_MISMATCH, f'`nn.depth_to_space` mode must be "DCR" or "CDR", found "{r.attrs["mode"]}"')
     return _sub_pixel_result(r, layout, b, up=True)
 
 
@@ -92,7 +93,7 @@ def _sub_pixel_result(r: RelationCall, layout: str, b: int, up: bool) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail("shape-mismatch", f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     dims = {x: data.shape[layout.index(x)] for x in "NCHW"}
     dims["C"] = _scale(dims["C"], b * b, not up)
     dims["H"], dims["W"] = _scale(dims["H"], b, up), _scale(dims["W"], b, up)
@@ -155,14 +156,14 @@ def _blocks(r: RelationCall, pairs_name: str) -> tuple[tuple[int, ...], tuple]:
     block = r.attrs["block_shape"]
     pairs = r.attrs[pairs_name]
     if any(b < 1 for b in block):
-        r.fail("type-mismatch", f"`{r.op}` block_shape must be positive, found {list(block)}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` block_shape must be positive, found {list(block)}")
     if len(pairs) != len(block):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}` needs one [before, after] pair of {pairs_name} per block axis: block_shape has {len(block)} values, {pairs_name} {len(pairs)} pairs",
         )
     if any(v < 0 for p in pairs for v in p):
-        r.fail("type-mismatch", f"`{r.op}` {pairs_name} cannot be negative, found {[list(p) for p in pairs]}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {pairs_name} cannot be negative, found {[list(p) for p in pairs]}")
     return block, pairs
 
 
@@ -172,7 +173,7 @@ def _data(r: RelationCall, m: int) -> Any:
         return None
     if len(data.shape) < m + 1:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}` needs data of rank at least {m + 1} (the batch and {m} block axes), found {shape_text(data.shape)}",
             arg=0,
         )
@@ -197,7 +198,7 @@ def space_to_batch_nd_rel(r: RelationCall) -> bool:
         padded = d + before + after
         if padded % b:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`nn.space_to_batch_nd`: axis {i + 1} has size {padded} after padding, which is not a multiple of its block size {b}",
                 arg=0,
                 notes=[f"size {d} padded by [{before}, {after}]"],
@@ -244,7 +245,7 @@ def batch_to_space_nd_rel(r: RelationCall) -> bool:
     if type(batch) is int:
         if batch % total:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`nn.batch_to_space_nd`: the batch of {batch} is not a multiple of {total}, the product of block_shape {list(block)}",
                 arg=0,
             )
@@ -259,7 +260,7 @@ def batch_to_space_nd_rel(r: RelationCall) -> bool:
         size = d * b - before - after
         if size <= 0:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"`nn.batch_to_space_nd`: crops [{before}, {after}] leave nothing of axis {i + 1}, which has size {d} * {b} = {d * b}",
                 arg=0,
             )

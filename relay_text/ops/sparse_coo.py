@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import ranked, require_int, same_size
 from ._np import np
@@ -61,7 +62,7 @@ def _sparse_to_dense_inputs(r: RelationCall) -> int | None:
         return 1
     width = indices.shape[1]
     if width == 0:
-        r.fail("shape-mismatch", f"`{r.op}` needs coordinate rows of at least one value, found indices {shape_text(indices.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs coordinate rows of at least one value, found indices {shape_text(indices.shape)}", arg=0)
     return width if type(width) is int else (None if is_unknown(width) else 0)
 
 
@@ -71,11 +72,11 @@ def sparse_to_dense_rel(r: RelationCall) -> bool:
     width = _sparse_to_dense_inputs(r)
     shape = r.attrs["output_shape"]
     if any(d < 0 for d in shape):
-        r.fail("shape-mismatch", f"`sparse_to_dense`: output_shape {list(shape)} has a negative size")
+        r.fail(codes.SHAPE_MISMATCH, f"`sparse_to_dense`: output_shape {list(shape)} has a negative size")
     if width is None:
         return False
     if width > len(shape) or not shape:
-        r.fail("shape-mismatch", f"`sparse_to_dense`: coordinate rows of {width} values do not fit an output of rank {len(shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`sparse_to_dense`: coordinate rows of {width} values do not fit an output of rank {len(shape)}", arg=0)
     r.set_result(TensorType(tuple(shape), r.tensor(1).dtype))
     return True
 
@@ -87,9 +88,9 @@ def scatter(indices: Any, values: Any, default: Any, shape: tuple) -> Any:
     coords = (indices.reshape(-1, 1) if indices.ndim < 2 else indices).astype(np.int64)
     n, width = coords.shape
     if values.ndim and values.shape[0] != n:
-        raise KernelError("runtime-error", f"sparse_to_dense: {n} coordinate rows but {values.shape[0]} values")
+        raise KernelError(codes.RUNTIME_ERROR, f"sparse_to_dense: {n} coordinate rows but {values.shape[0]} values")
     if not 1 <= width <= len(shape):
-        raise KernelError("runtime-error", f"sparse_to_dense: coordinate rows of {width} values do not fit an output of rank {len(shape)}")
+        raise KernelError(codes.RUNTIME_ERROR, f"sparse_to_dense: coordinate rows of {width} values do not fit an output of rank {len(shape)}")
     vals = np.broadcast_to(values, (n,))
     bounds = np.asarray(shape[:width], dtype=np.int64)
     inside = np.all((coords >= 0) & (coords < bounds), axis=1)
@@ -128,9 +129,9 @@ def dyn_sparse_to_dense_rel(r: RelationCall) -> bool:
     if is_unknown(rank):
         return False
     if type(rank) is not int:
-        r.fail("shape-mismatch", "`dyn.sparse_to_dense` needs output_shape of a static length, to know the rank of the result", arg=3)
+        r.fail(codes.SHAPE_MISMATCH, "`dyn.sparse_to_dense` needs output_shape of a static length, to know the rank of the result", arg=3)
     if width > rank or rank == 0:
-        r.fail("shape-mismatch", f"`dyn.sparse_to_dense`: coordinate rows of {width} values do not fit an output of rank {rank}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`dyn.sparse_to_dense`: coordinate rows of {width} values do not fit an output of rank {rank}", arg=0)
     r.set_result(TensorType(tuple(AnyDim() for _ in range(rank)), r.tensor(1).dtype))
     return True
 
@@ -145,7 +146,7 @@ def dyn_sparse_to_dense(args: tuple, attrs: dict) -> Any:
     indices, values, default, shape = args
     dims = tuple(int(d) for d in shape)
     if any(d < 0 for d in dims):
-        raise KernelError("runtime-error", f"sparse_to_dense: output_shape {list(dims)} has a negative size")
+        raise KernelError(codes.RUNTIME_ERROR, f"sparse_to_dense: output_shape {list(dims)} has a negative size")
     return scatter(indices, values, default, dims)
 
 
@@ -175,15 +176,15 @@ def _completed_shape(prev: Any, new: Any) -> Any:
     total = int(np.prod(prev, dtype=np.int64))
     holes = np.flatnonzero(new == -1)
     if holes.size > 1 or np.any((new < 0) & (new != -1)):
-        raise KernelError("runtime-error", f"sparse_reshape: new_shape {new.tolist()} may hold one -1 and otherwise sizes of 0 or more")
+        raise KernelError(codes.RUNTIME_ERROR, f"sparse_reshape: new_shape {new.tolist()} may hold one -1 and otherwise sizes of 0 or more")
     out = new.copy()
     known = int(np.prod(new[new != -1], dtype=np.int64))
     if holes.size:
         if known == 0 or total % known:
-            raise KernelError("runtime-error", f"sparse_reshape: cannot infer the -1 of {new.tolist()} for {total} elements")
+            raise KernelError(codes.RUNTIME_ERROR, f"sparse_reshape: cannot infer the -1 of {new.tolist()} for {total} elements")
         out[holes[0]] = total // known
     elif known != total:
-        raise KernelError("runtime-error", f"sparse_reshape: shape {prev.tolist()} ({total} elements) cannot become {new.tolist()}")
+        raise KernelError(codes.RUNTIME_ERROR, f"sparse_reshape: shape {prev.tolist()} ({total} elements) cannot become {new.tolist()}")
     return out
 
 
@@ -201,7 +202,7 @@ def sparse_reshape(args: tuple, attrs: dict) -> Any:
     prev = prev_shape.astype(np.int64)
     new = _completed_shape(prev, new_shape.astype(np.int64))
     if prev.shape[0] != indices.shape[1]:
-        raise KernelError("runtime-error", f"sparse_reshape: prev_shape has {prev.shape[0]} entries, the coordinate rows {indices.shape[1]}")
+        raise KernelError(codes.RUNTIME_ERROR, f"sparse_reshape: prev_shape has {prev.shape[0]} entries, the coordinate rows {indices.shape[1]}")
     if prev.shape == new.shape and np.array_equal(prev, new):
         return indices.copy(), new.astype(new_shape.dtype)
     rest = indices.astype(np.int64) @ _row_major_strides(prev)
@@ -210,7 +211,7 @@ def sparse_reshape(args: tuple, attrs: dict) -> Any:
     for j, step in enumerate(strides):  # one pass per axis of the new shape
         if step == 0:
             if rest.size:
-                raise KernelError("runtime-error", f"sparse_reshape: new_shape {new.tolist()} holds no element")
+                raise KernelError(codes.RUNTIME_ERROR, f"sparse_reshape: new_shape {new.tolist()} holds no element")
             break
         moved[:, j] = rest // step
         rest = rest % step
@@ -232,7 +233,7 @@ def sparse_fill_empty_rows_rel(r: RelationCall) -> bool:
     if indices is None:
         return False
     if indices.shape[1] == 0:
-        r.fail("shape-mismatch", "`sparse_fill_empty_rows` needs coordinate rows of at least one value, found indices " + shape_text(indices.shape), arg=0)
+        r.fail(codes.SHAPE_MISMATCH, "`sparse_fill_empty_rows` needs coordinate rows of at least one value, found indices " + shape_text(indices.shape), arg=0)
     if values is not None:
         same_size(
             r, values.shape[0], indices.shape[0],
@@ -253,17 +254,17 @@ def sparse_fill_empty_rows_rel(r: RelationCall) -> bool:
 def sparse_fill_empty_rows(args: tuple, attrs: dict) -> Any:
     indices, values, dense_shape, default_value = args
     if dense_shape.size == 0 or default_value.size == 0:
-        raise KernelError("runtime-error", "sparse_fill_empty_rows: dense_shape and default_value must not be empty")
+        raise KernelError(codes.RUNTIME_ERROR, "sparse_fill_empty_rows: dense_shape and default_value must not be empty")
     if indices.shape[1] == 0 or values.shape[0] != indices.shape[0]:
-        raise KernelError("runtime-error", f"sparse_fill_empty_rows: indices {indices.shape} and values {values.shape} do not match")
+        raise KernelError(codes.RUNTIME_ERROR, f"sparse_fill_empty_rows: indices {indices.shape} and values {values.shape} do not match")
     n_rows = int(dense_shape[0])
     default = default_value.reshape(-1)[0]
     coords = indices.astype(np.int64)
     rows = coords[:, 0]
     if np.any(rows < 0) or np.any(rows >= n_rows):
-        raise KernelError("runtime-error", f"sparse_fill_empty_rows: a row index is outside 0 ... {n_rows - 1}")
+        raise KernelError(codes.RUNTIME_ERROR, f"sparse_fill_empty_rows: a row index is outside 0 ... {n_rows - 1}")
     if np.any(rows[1:] < rows[:-1]):
-        raise KernelError("runtime-error", "sparse_fill_empty_rows: the coordinates must be sorted by row")
+        raise KernelError(codes.RUNTIME_ERROR, "sparse_fill_empty_rows: the coordinates must be sorted by row")
     empty = np.ones(max(n_rows, 0), dtype=bool)
     empty[rows] = False
     fill_rows = np.flatnonzero(empty)

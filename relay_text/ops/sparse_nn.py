@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import TensorType, TupleType
 from ._checks import dim_plus, dim_times, ranked, require_int, require_number, same_size
 from ._np import np
@@ -49,11 +50,11 @@ def entries(indptr: Any, stored: int) -> tuple[Any, Any]:
     """(position in data, row) of every entry a CSR/BSR matrix holds, row by row."""
     ptr = indptr.astype(np.int64)
     if ptr.shape[0] == 0:
-        raise KernelError("runtime-error", "a sparse matrix's indptr cannot be empty")
+        raise KernelError(codes.RUNTIME_ERROR, "a sparse matrix's indptr cannot be empty")
     counts = np.diff(ptr)
     if np.any(counts < 0) or ptr[0] < 0 or ptr[-1] > stored:
         raise KernelError(
-            "runtime-error", f"indptr {ptr.tolist()[:8]}{'...' if ptr.shape[0] > 8 else ''} must rise from 0 or more to at most {stored}"
+            codes.RUNTIME_ERROR, f"indptr {ptr.tolist()[:8]}{'...' if ptr.shape[0] > 8 else ''} must rise from 0 or more to at most {stored}"
         )
     rows = np.repeat(np.arange(counts.shape[0]), counts)
     offsets = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -63,11 +64,11 @@ def entries(indptr: Any, stored: int) -> tuple[Any, Any]:
 def csr_columns(data: Any, indices: Any, indptr: Any, columns: int) -> tuple[Any, Any, Any]:
     """(position in data, row, column) of every entry of a CSR matrix with `columns` columns."""
     if indices.shape[0] != data.shape[0]:
-        raise KernelError("runtime-error", f"a sparse matrix with {data.shape[0]} stored entries needs as many indices, found {indices.shape[0]}")
+        raise KernelError(codes.RUNTIME_ERROR, f"a sparse matrix with {data.shape[0]} stored entries needs as many indices, found {indices.shape[0]}")
     at, rows = entries(indptr, data.shape[0])
     cols = indices.astype(np.int64)[at]
     if np.any(cols < 0) or np.any(cols >= columns):
-        raise KernelError("runtime-error", f"a sparse matrix's column index is outside its {columns} columns")
+        raise KernelError(codes.RUNTIME_ERROR, f"a sparse matrix's column index is outside its {columns} columns")
     return at, rows, cols
 
 
@@ -77,13 +78,13 @@ def dense_of(data: Any, indices: Any, indptr: Any, columns: int) -> Any:
     block = block if block.ndim == 3 else block.reshape(block.shape + (1,))
     stored, bs_r, bs_c = block.shape
     if indices.shape[0] != stored:
-        raise KernelError("runtime-error", f"a sparse matrix with {stored} stored entries needs as many indices, found {indices.shape[0]}")
+        raise KernelError(codes.RUNTIME_ERROR, f"a sparse matrix with {stored} stored entries needs as many indices, found {indices.shape[0]}")
     at, rows = entries(indptr, stored)
     if bs_c == 0:  # blocks without columns hold nothing
         return np.zeros(((indptr.shape[0] - 1) * bs_r, columns), dtype=data.dtype)
     cols = indices.astype(np.int64)[at]
     if np.any(cols < 0) or np.any((cols + 1) * bs_c > columns):
-        raise KernelError("runtime-error", f"a sparse matrix's column index is outside its {columns} columns")
+        raise KernelError(codes.RUNTIME_ERROR, f"a sparse matrix's column index is outside its {columns} columns")
     n_blocks = max(-(-columns // bs_c), 1)
     out = np.zeros((indptr.shape[0] - 1, n_blocks, bs_r, bs_c), dtype=data.dtype)
     np.add.at(out, (rows, cols), block[at])
@@ -116,7 +117,7 @@ def _sparse_parts(r: RelationCall, first: int, data_ranks: tuple[int, ...]) -> t
         arg=first + 1,
     )
     if indptr.shape[0] == 0:
-        r.fail("shape-mismatch", f"`{r.op}` needs an indptr of one entry or more, found shape {shape_text(indptr.shape)}", arg=first + 2)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs an indptr of one entry or more, found shape {shape_text(indptr.shape)}", arg=first + 2)
     rows = dim_plus(indptr.shape[0], -1)
     if rows is None:
         return None
@@ -131,7 +132,7 @@ def _sparse_parts(r: RelationCall, first: int, data_ranks: tuple[int, ...]) -> t
 def _sparse_dense(r: RelationCall, padded: bool) -> bool:
     lhs = r.attrs["sparse_lhs"]
     if padded and lhs:
-        r.fail("type-mismatch", "`nn.internal.sparse_dense_padded` supports only a sparse right-hand side (sparse_lhs=False)")
+        r.fail(codes.TYPE_MISMATCH, "`nn.internal.sparse_dense_padded` supports only a sparse right-hand side (sparse_lhs=False)")
     r.unify_dtypes(0, 1)
     dense = ranked(r, 0, (2,), "a dense matrix")
     parts = _sparse_parts(r, 1, (1, 3))
@@ -208,7 +209,7 @@ def sparse_add_rel(r: RelationCall) -> bool:
 def sparse_add(args: tuple, attrs: dict) -> Any:
     dense, data, indices, indptr = args
     if indptr.shape[0] != dense.shape[0] + 1:
-        raise KernelError("runtime-error", f"nn.sparse_add: indptr has {indptr.shape[0]} entries for {dense.shape[0]} rows")
+        raise KernelError(codes.RUNTIME_ERROR, f"nn.sparse_add: indptr has {indptr.shape[0]} entries for {dense.shape[0]} rows")
     at, rows, cols = csr_columns(data, indices, indptr, dense.shape[1])
     out = dense.copy()
     with np.errstate(over="ignore"):
@@ -254,10 +255,10 @@ def sparse_conv2d_rel(r: RelationCall) -> bool:
     """(N, H, W, C_out) or (N, C_out, H, W), C_out the sparse weight's rows."""
     layout = r.attrs["layout"]
     if layout not in ("NHWC", "NCHW"):
-        r.fail("type-mismatch", f'`nn.sparse_conv2d` layout must be "NHWC" or "NCHW", found "{layout}"')
+        r.fail(codes.TYPE_MISMATCH, f'`nn.sparse_conv2d` layout must be "NHWC" or "NCHW", found "{layout}"')
     size = r.attrs["kernel_size"]
     if not (1 <= len(size) <= 2 and len(set(size)) == 1 and size[0] in (1, 3)):
-        r.fail("type-mismatch", f"`nn.sparse_conv2d` kernel_size must be [1, 1] or [3, 3], found {list(size)}")
+        r.fail(codes.TYPE_MISMATCH, f"`nn.sparse_conv2d` kernel_size must be [1, 1] or [3, 3], found {list(size)}")
     r.unify_dtypes(0, 1)
     data = ranked(r, 0, (4,), f"data ({layout})")
     parts = _sparse_parts(r, 1, (2, 3))
@@ -265,9 +266,9 @@ def sparse_conv2d_rel(r: RelationCall) -> bool:
         return False
     weight, channels = parts
     if size[0] == 3 and len(weight.shape) == 2:
-        r.fail("shape-mismatch", "`nn.sparse_conv2d` with a 3x3 kernel needs BSR data of rank 3", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, "`nn.sparse_conv2d` with a 3x3 kernel needs BSR data of rank 3", arg=1)
     if size[0] == 3 and layout == "NCHW" and type(weight.shape[2]) is int and weight.shape[2] != 1:
-        r.fail("shape-mismatch", f"`nn.sparse_conv2d` with a 3x3 kernel in NCHW needs blocks one column wide, found {weight.shape[2]}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`nn.sparse_conv2d` with a 3x3 kernel in NCHW needs blocks one column wide, found {weight.shape[2]}", arg=1)
     n, a, b, c = data.shape
     shape = (n, a, b, channels) if layout == "NHWC" else (n, channels, b, c)
     r.set_result(TensorType(shape, data.dtype))

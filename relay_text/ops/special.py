@@ -15,7 +15,6 @@ from typing import Any
 from ._np import np
 from .elementwise import unary_math
 
-
 _ERFC = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277)
 
 

@@ -16,10 +16,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
-from .relations import is_unknown, known_rank, normalize_axis, relation, RelationCall, shape_text, static, static_shape
+from .relations import (
+    RelationCall,
+    is_unknown,
+    known_rank,
+    normalize_axis,
+    relation,
+    shape_text,
+    static,
+    static_shape,
+)
 
 # ---------------------------------------------------------------- reshape
 
@@ -47,12 +57,12 @@ def reshape_dims(r: RelationCall, ishape: tuple, newshape: tuple, allowzero: boo
             src += 1
         elif v == 0:
             if src >= len(ishape):
-                r.fail("shape-mismatch", f"`reshape`: 0 at position {i} has no input dimension to copy", notes=[f"the input shape is {shape_text(ishape)}"])
+                r.fail(codes.SHAPE_MISMATCH, f"`reshape`: 0 at position {i} has no input dimension to copy", notes=[f"the input shape is {shape_text(ishape)}"])
             out.append(ishape[src])
             src += 1
         elif v == -1:
             if infer_at is not None:
-                r.fail("shape-mismatch", "`reshape` can infer only one dimension: -1 appears twice in newshape")
+                r.fail(codes.SHAPE_MISMATCH, "`reshape` can infer only one dimension: -1 appears twice in newshape")
             infer_at = len(out)
             out.append(-1)
             src += 1
@@ -61,15 +71,15 @@ def reshape_dims(r: RelationCall, ishape: tuple, newshape: tuple, allowzero: boo
             src = len(ishape)
         elif v == -3:
             if src + 1 >= len(ishape):
-                r.fail("shape-mismatch", f"`reshape`: -3 at position {i} needs two input dimensions to merge", notes=[f"the input shape is {shape_text(ishape)}"])
+                r.fail(codes.SHAPE_MISMATCH, f"`reshape`: -3 at position {i} needs two input dimensions to merge", notes=[f"the input shape is {shape_text(ishape)}"])
             a, b = ishape[src], ishape[src + 1]
             out.append(a * b if type(a) is int and type(b) is int else AnyDim())
             src += 2
         elif v == -4:
             if i + 2 >= n:
-                r.fail("shape-mismatch", "`reshape`: -4 must be followed by two values")
+                r.fail(codes.SHAPE_MISMATCH, "`reshape`: -4 must be followed by two values")
             if src >= len(ishape):
-                r.fail("shape-mismatch", f"`reshape`: -4 at position {i} has no input dimension to split")
+                r.fail(codes.SHAPE_MISMATCH, f"`reshape`: -4 at position {i} has no input dimension to split")
             d0 = ishape[src]
             d1, d2 = newshape[i + 1], newshape[i + 2]
             if type(d0) is not int:
@@ -81,12 +91,12 @@ def reshape_dims(r: RelationCall, ishape: tuple, newshape: tuple, allowzero: boo
                 elif d2 == -1 and d1 > 0:
                     d2 = d0 // d1
                 if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:  # type: ignore[operator]
-                    r.fail("shape-mismatch", f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and {newshape[i + 2]}")
+                    r.fail(codes.SHAPE_MISMATCH, f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and {newshape[i + 2]}")
             out.extend([d1, d2])
             src += 1
             i += 2
         else:
-            r.fail("shape-mismatch", f"`reshape`: {v} is not a valid newshape value", notes=["valid values are positive sizes and the special values 0, -1, -2, -3, -4"])
+            r.fail(codes.SHAPE_MISMATCH, f"`reshape`: {v} is not a valid newshape value", notes=["valid values are positive sizes and the special values 0, -1, -2, -3, -4"])
         i += 1
     total = _count(ishape)
     if infer_at is not None:
@@ -95,7 +105,7 @@ def reshape_dims(r: RelationCall, ishape: tuple, newshape: tuple, allowzero: boo
             out[infer_at] = AnyDim()
         elif known == 0 or total % known:
             r.fail(
-                "shape-mismatch",
+                codes.SHAPE_MISMATCH,
                 f"cannot reshape {shape_text(ishape)} ({total} elements) into newshape {list(newshape)}",
                 notes=[f"{total} is not a multiple of {known}, the product of the other dimensions"],
             )
@@ -105,7 +115,7 @@ def reshape_dims(r: RelationCall, ishape: tuple, newshape: tuple, allowzero: boo
     count = _count(result)
     if total is not None and count is not None and total != count:
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"cannot reshape {shape_text(ishape)} ({total} elements) into {shape_text(result)} ({count} elements)",
             notes=["reshape keeps the number of elements"],
         )
@@ -152,7 +162,7 @@ def reshape_rel(r: RelationCall) -> bool:
 def _reshape_kernel_shape(shape: tuple, newshape: tuple, allowzero: bool) -> tuple:
     class _R:
         def fail(self, code: str, message: str, **_: Any) -> None:
-            raise KernelError("runtime-error", message)
+            raise KernelError(codes.RUNTIME_ERROR, message)
 
     return reshape_dims(_R(), tuple(shape), tuple(newshape), allowzero)  # type: ignore[return-value]
 
@@ -182,10 +192,10 @@ def transpose_rel(r: RelationCall) -> bool:
         perm = list(range(rank - 1, -1, -1))
     else:
         if len(axes) != rank:
-            r.fail("shape-mismatch", f"`transpose` of a tensor of rank {rank} needs {rank} axes, found {len(axes)}", notes=[f"the input shape is {shape_text(x.shape)}"])
+            r.fail(codes.SHAPE_MISMATCH, f"`transpose` of a tensor of rank {rank} needs {rank} axes, found {len(axes)}", notes=[f"the input shape is {shape_text(x.shape)}"])
         perm = [normalize_axis(r, a, rank) for a in axes]
         if sorted(perm) != list(range(rank)):
-            r.fail("shape-mismatch", f"`transpose` axes {list(axes)} are not a permutation of 0..{rank - 1}")
+            r.fail(codes.SHAPE_MISMATCH, f"`transpose` axes {list(axes)} are not a permutation of 0..{rank - 1}")
     r.set_result(TensorType(tuple(x.shape[p] for p in perm), x.dtype))
     return True
 
@@ -212,12 +222,12 @@ def squeeze_rel(r: RelationCall) -> bool:
         for a in axis:
             n = normalize_axis(r, a, rank)
             if n in drop:
-                r.fail("type-mismatch", f"`squeeze`: axis {a} is listed twice")
+                r.fail(codes.TYPE_MISMATCH, f"`squeeze`: axis {a} is listed twice")
             d = x.shape[n]
             if is_unknown(d):
                 return False
             if type(d) is int and d != 1:
-                r.fail("shape-mismatch", f"`squeeze` can only remove axes of size 1, but axis {a} has size {d}", notes=[f"the input shape is {shape_text(x.shape)}"])
+                r.fail(codes.SHAPE_MISMATCH, f"`squeeze` can only remove axes of size 1, but axis {a} has size {d}", notes=[f"the input shape is {shape_text(x.shape)}"])
             drop.add(n)
         shape = tuple(d for i, d in enumerate(x.shape) if i not in drop)
     r.set_result(TensorType(shape, x.dtype))
@@ -241,9 +251,9 @@ def expand_dims_rel(r: RelationCall) -> bool:
     axis = r.attrs["axis"]
     k = r.attrs["num_newaxis"]
     if k < 0:
-        r.fail("shape-mismatch", f"`expand_dims`: num_newaxis must not be negative, found {k}")
+        r.fail(codes.SHAPE_MISMATCH, f"`expand_dims`: num_newaxis must not be negative, found {k}")
     if not -rank - 1 <= axis <= rank:
-        r.fail("shape-mismatch", f"`expand_dims`: axis {axis} is out of range for a tensor of rank {rank}", notes=[f"valid values are {-rank - 1} to {rank}"])
+        r.fail(codes.SHAPE_MISMATCH, f"`expand_dims`: axis {axis} is out of range for a tensor of rank {rank}", notes=[f"valid values are {-rank - 1} to {rank}"])
     pos = axis if axis >= 0 else rank + 1 + axis
     shape = x.shape[:pos] + (1,) * k + x.shape[pos:]
     r.set_result(TensorType(shape, x.dtype))
@@ -272,9 +282,9 @@ def _tuple_fields(r: RelationCall) -> list | None:
     if is_unknown(t):
         return None
     if not isinstance(t, TupleType):
-        r.fail("type-mismatch", f"`{r.op}` takes a tuple of tensors, e.g. `{r.op}((%a, %b), axis=0)`", arg=0, label="not a tuple")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes a tuple of tensors, e.g. `{r.op}((%a, %b), axis=0)`", arg=0, label="not a tuple")
     if not t.fields:
-        r.fail("type-mismatch", f"`{r.op}` needs at least one tensor", arg=0)
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs at least one tensor", arg=0)
     fields = [r.tensor_of(f, 0, f"field {i} of its tuple") for i, f in enumerate(t.fields)]
     for i in range(1, len(fields)):
         r.unify(fields[0].dtype, fields[i].dtype, arg=0, message=f"`{r.op}` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`")
@@ -290,9 +300,9 @@ def concatenate_rel(r: RelationCall) -> bool:
     rank = len(fields[0].shape)
     for i, f in enumerate(fields):
         if len(f.shape) != rank:
-            r.fail("shape-mismatch", f"`concatenate` needs tensors of one rank: field 0 has rank {rank}, field {i} has rank {len(f.shape)}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`concatenate` needs tensors of one rank: field 0 has rank {rank}, field {i} has rank {len(f.shape)}", arg=0)
     if rank == 0:
-        r.fail("shape-mismatch", "`concatenate` cannot join scalars", arg=0, notes=["use `stack` to make a vector of scalars"])
+        r.fail(codes.SHAPE_MISMATCH, "`concatenate` cannot join scalars", arg=0, notes=["use `stack` to make a vector of scalars"])
     axis = normalize_axis(r, r.attrs["axis"], rank)
     total: Any = 0
     for i, f in enumerate(fields):
@@ -302,7 +312,7 @@ def concatenate_rel(r: RelationCall) -> bool:
             a, b = fields[0].shape[ax], f.shape[ax]
             if type(a) is int and type(b) is int and a != b:
                 r.fail(
-                    "shape-mismatch",
+                    codes.SHAPE_MISMATCH,
                     f"`concatenate` along axis {axis}: the tensors must agree on every other axis, but at axis {ax} field 0 has size {a} and field {i} has size {b}",
                     arg=0,
                 )
@@ -332,15 +342,15 @@ def stack_rel(r: RelationCall) -> bool:
     first = fields[0]
     for i, f in enumerate(fields[1:], 1):
         if len(f.shape) != len(first.shape):
-            r.fail("shape-mismatch", f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}", arg=0)
         for ax, (a, b) in enumerate(zip(first.shape, f.shape)):
             if type(a) is int and type(b) is int and a != b:
-                r.fail("shape-mismatch", f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}", arg=0, notes=[f"they differ at axis {ax}: {a} and {b}"])
+                r.fail(codes.SHAPE_MISMATCH, f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}", arg=0, notes=[f"they differ at axis {ax}: {a} and {b}"])
             r.unify(a, b, arg=0)
     rank = len(first.shape)
     axis = r.attrs["axis"]
     if not -rank - 1 <= axis <= rank:
-        r.fail("shape-mismatch", f"`stack`: axis {axis} is out of range for the result of rank {rank + 1}")
+        r.fail(codes.SHAPE_MISMATCH, f"`stack`: axis {axis} is out of range for the result of rank {rank + 1}")
     pos = axis if axis >= 0 else rank + 1 + axis
     shape = first.shape[:pos] + (len(fields),) + first.shape[pos:]
     r.set_result(TensorType(shape, first.dtype))
@@ -355,15 +365,15 @@ def stack(args: tuple, attrs: dict) -> Any:
 def split_sizes(r: RelationCall, dim: int, spec: Any) -> list[int]:
     if isinstance(spec, int):
         if spec <= 0:
-            r.fail("shape-mismatch", f"`split` into {spec} sections: the number of sections must be positive")
+            r.fail(codes.SHAPE_MISMATCH, f"`split` into {spec} sections: the number of sections must be positive")
         if dim % spec:
-            r.fail("shape-mismatch", f"`split` cannot cut an axis of size {dim} into {spec} equal sections", notes=[f"{dim} is not a multiple of {spec}"])
+            r.fail(codes.SHAPE_MISMATCH, f"`split` cannot cut an axis of size {dim} into {spec} equal sections", notes=[f"{dim} is not a multiple of {spec}"])
         return [dim // spec] * spec
     bounds = [0, *spec, dim]
     sizes = []
     for a, b in zip(bounds, bounds[1:]):
         if b < a or b > dim:
-            r.fail("shape-mismatch", f"`split` indices {list(spec)} must be increasing and within the axis of size {dim}")
+            r.fail(codes.SHAPE_MISMATCH, f"`split` indices {list(spec)} must be increasing and within the axis of size {dim}")
         sizes.append(b - a)
     return sizes
 
@@ -427,10 +437,10 @@ def take_rel(r: RelationCall) -> bool:
     a = r.tensor(0)
     idx = r.tensor(1)
     if isinstance(idx.dtype, str) and not idx.dtype.startswith(("int", "uint")):
-        r.fail("type-mismatch", f"`take` needs integer indices, found `{idx.dtype}`", arg=1, label=f"this is `{idx.dtype}`")
+        r.fail(codes.TYPE_MISMATCH, f"`take` needs integer indices, found `{idx.dtype}`", arg=1, label=f"this is `{idx.dtype}`")
     mode = r.attrs["mode"]
     if mode not in ("clip", "wrap", "fast"):
-        r.fail("type-mismatch", f'`take` mode must be "clip", "wrap" or "fast", found "{mode}"')
+        r.fail(codes.TYPE_MISMATCH, f'`take` mode must be "clip", "wrap" or "fast", found "{mode}"')
     if not (known_rank(a.shape) and known_rank(idx.shape)):
         return False
     axis = r.attrs["axis"]
@@ -458,18 +468,18 @@ def take(args: tuple, attrs: dict) -> Any:
     mode = attrs["mode"]
     axis = attrs["axis"]
     if attrs["batch_dims"]:
-        raise KernelError("runtime-error", "take with batch_dims is not supported by this evaluator")
+        raise KernelError(codes.RUNTIME_ERROR, "take with batch_dims is not supported by this evaluator")
     try:
         return wrap(np.take(a, idx, axis=axis, mode="raise" if mode == "fast" else mode), a.dtype)
     except IndexError as exc:
-        raise KernelError("runtime-error", f"take: index out of range ({exc})") from None
+        raise KernelError(codes.RUNTIME_ERROR, f"take: index out of range ({exc})") from None
 
 
 def broadcast_to_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     target = tuple(r.attrs["shape"])
     if any(d < 0 for d in target):
-        r.fail("shape-mismatch", f"`broadcast_to`: a shape cannot have negative sizes, found {list(target)}")
+        r.fail(codes.SHAPE_MISMATCH, f"`broadcast_to`: a shape cannot have negative sizes, found {list(target)}")
     if not known_rank(x.shape):
         r.set_result(TensorType(target, x.dtype))
         return False
@@ -479,7 +489,7 @@ def broadcast_to_rel(r: RelationCall) -> bool:
     if shape is None:
         return False
     if shape != target:
-        r.fail("shape-mismatch", f"`broadcast_to` cannot broadcast {shape_text(x.shape)} to {shape_text(target)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`broadcast_to` cannot broadcast {shape_text(x.shape)} to {shape_text(target)}", arg=0)
     r.set_result(TensorType(target, x.dtype))
     return True
 
@@ -495,7 +505,7 @@ def broadcast_to(args: tuple, attrs: dict) -> Any:
 def init_rel(r: RelationCall) -> bool:
     shape = tuple(r.attrs["shape"])
     if any(d < 0 for d in shape):
-        r.fail("shape-mismatch", f"`{r.op}`: a shape cannot have negative sizes, found {list(shape)}")
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: a shape cannot have negative sizes, found {list(shape)}")
     r.set_result(TensorType(shape, r.attrs["dtype"]))
     return True
 
@@ -516,9 +526,9 @@ def ones(args: tuple, attrs: dict) -> Any:
 def full_rel(r: RelationCall) -> bool:
     fill = r.tensor(0)
     if any(d < 0 for d in r.attrs["shape"]):
-        r.fail("shape-mismatch", f"`full`: a shape cannot have negative sizes, found {list(r.attrs['shape'])}")
+        r.fail(codes.SHAPE_MISMATCH, f"`full`: a shape cannot have negative sizes, found {list(r.attrs['shape'])}")
     if known_rank(fill.shape) and fill.shape != ():
-        r.fail("shape-mismatch", f"`full` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`full` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=0)
     shape = tuple(r.attrs["shape"])
     dtype = r.attrs["dtype"] or fill.dtype
     r.set_result(TensorType(shape, dtype))
@@ -542,7 +552,7 @@ def full_like_rel(r: RelationCall) -> bool:
     x = r.tensor(0)
     fill = r.tensor(1)
     if known_rank(fill.shape) and fill.shape != ():
-        r.fail("shape-mismatch", f"`full_like` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=1)
+        r.fail(codes.SHAPE_MISMATCH, f"`full_like` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=1)
     r.set_result(x)
     return True
 

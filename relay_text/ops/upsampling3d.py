@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .image import (
@@ -46,7 +47,7 @@ SPATIAL = "DHW"
 def _layout_3d(r: RelationCall) -> str:
     layout = r.attrs["layout"]
     if sorted(layout) != sorted("NCDHW"):
-        r.fail("type-mismatch", f'`{r.op}`: layout "{layout}" is not supported', notes=['use an order of the letters NCDHW, e.g. "NDHWC"'])
+        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use an order of the letters NCDHW, e.g. "NDHWC"'])
     _choice(r, "method", tuple(METHODS_3D))
     _choice(r, "coordinate_transformation_mode", MODES)
     return layout
@@ -57,7 +58,7 @@ def _data(r: RelationCall, layout: str) -> Any:
     if not known_rank(data.shape):
         return None
     if len(data.shape) != len(layout):
-        r.fail("shape-mismatch", f"`{r.op}` needs {len(layout)}-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {len(layout)}-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     return data
 
 
@@ -67,7 +68,7 @@ def upsampling3d_rel(r: RelationCall) -> bool:
     layout = _layout_3d(r)
     for name in ("scale_d", "scale_h", "scale_w"):
         if r.attrs[name] <= 0:
-            r.fail("type-mismatch", f"`nn.upsampling3d` {name} must be positive, found {r.attrs[name]}")
+            r.fail(codes.TYPE_MISMATCH, f"`nn.upsampling3d` {name} must be positive, found {r.attrs[name]}")
     data = _data(r, layout)
     if data is None:
         return False
@@ -75,7 +76,7 @@ def upsampling3d_rel(r: RelationCall) -> bool:
     for a in SPATIAL:
         dims[a] = _scaled(dims[a], r.attrs[f"scale_{a.lower()}"])
         if dims[a] == 0:
-            r.fail("shape-mismatch", f"`nn.upsampling3d`: scale_{a.lower()}={r.attrs[f'scale_{a.lower()}']:g} leaves axis {a} empty", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`nn.upsampling3d`: scale_{a.lower()}={r.attrs[f'scale_{a.lower()}']:g} leaves axis {a} empty", arg=0)
     r.set_result(TensorType(tuple(dims[x] for x in layout), data.dtype))
     return True
 
@@ -121,7 +122,7 @@ def _scalar_scales(r: RelationCall, count: int) -> bool:
         if not known_rank(t.shape):
             known = False
         elif t.shape != ():
-            r.fail("shape-mismatch", f"`{r.op}` takes a scalar scale, found a tensor of shape {shape_text(t.shape)}", arg=i)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a scalar scale, found a tensor of shape {shape_text(t.shape)}", arg=i)
     return known
 
 
@@ -156,10 +157,10 @@ def _sizes(op: str, x: Any, layout: str, axes: str, scales: tuple) -> tuple:
         n = x.shape[layout.index(a)]
         scale = float(s)
         if not np.isfinite(scale):
-            raise KernelError("runtime-error", f"`{op}`: scale {scale:g} for axis {a} is not a finite number")
+            raise KernelError(codes.RUNTIME_ERROR, f"`{op}`: scale {scale:g} for axis {a} is not a finite number")
         size = _scaled(n, scale)
         if size <= 0 or size >= 2**31:
-            raise KernelError("runtime-error", f"`{op}`: scale {scale:g} turns axis {a} of size {n} into {size} elements")
+            raise KernelError(codes.RUNTIME_ERROR, f"`{op}`: scale {scale:g} turns axis {a} of size {n} into {size} elements")
         sizes.append(size)
     return tuple(sizes)
 

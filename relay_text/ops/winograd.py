@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._conv_nd import conv_rel
 from ._np import np, wrap
@@ -79,14 +80,14 @@ def winograd_g(tile: int, k: int) -> Any:
 
 def _check_sizes(r: RelationCall, tile: int, k: Any, arg: int | None = 0) -> None:
     if not 1 < tile < 9:
-        r.fail("type-mismatch", f"`{r.op}` tile_size must be 2 to 8, found {tile}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` tile_size must be 2 to 8, found {tile}")
     if type(k) is int and not 2 < k < 8:
-        r.fail("shape-mismatch", f"`{r.op}`: winograd needs a window of 3 to 7, found {k}", arg=arg)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: winograd needs a window of 3 to 7, found {k}", arg=arg)
 
 
 def _square(r: RelationCall, dims: tuple, shape: tuple, what: str) -> None:
     if all(type(d) is int for d in dims) and len(set(dims)) > 1:
-        r.fail("shape-mismatch", f"`{r.op}` needs a {what} window, found {shape_text(shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a {what} window, found {shape_text(shape)}", arg=0)
 
 
 def _plus(tile: int, d: Any) -> Any:
@@ -105,7 +106,7 @@ def winograd_weight_transform_rel(r: RelationCall) -> bool:
     if not known_rank(w.shape):
         return False
     if len(w.shape) != 4:
-        r.fail("shape-mismatch", f"`{r.op}` needs a 4-D weight (OIHW), found {shape_text(w.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 4-D weight (OIHW), found {shape_text(w.shape)}", arg=0)
     o, i, kh, kw = w.shape
     _square(r, (kh, kw), w.shape, "square")
     _check_sizes(r, tile, kh)
@@ -151,7 +152,7 @@ def winograd3d_weight_transform_rel(r: RelationCall) -> bool:
     if not known_rank(w.shape):
         return False
     if len(w.shape) != 5:
-        r.fail("shape-mismatch", f"`{r.op}` needs a 5-D weight (OIDHW), found {shape_text(w.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 5-D weight (OIDHW), found {shape_text(w.shape)}", arg=0)
     o, i, kd, kh, kw = w.shape
     if _depth_transformed(kd):
         _square(r, (kd, kh, kw), w.shape, "cubic (the depth is transformed too)")
@@ -188,10 +189,10 @@ def nnpack_weight_transform_rel(r: RelationCall) -> bool:
     if not known_rank(w.shape):
         return False
     if len(w.shape) != 4:
-        r.fail("shape-mismatch", f"`{r.op}` needs a 4-D weight (OIHW), found {shape_text(w.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 4-D weight (OIHW), found {shape_text(w.shape)}", arg=0)
     kh, kw = w.shape[2:]
     if any(type(d) is int and d != 3 for d in (kh, kw)):
-        r.fail("shape-mismatch", f"`{r.op}` transforms 3x3 windows, found {shape_text(w.shape)}", arg=0)
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` transforms 3x3 windows, found {shape_text(w.shape)}", arg=0)
     r.set_result(TensorType((w.shape[0], w.shape[1], 8, 8), r.attrs["out_dtype"] or w.dtype))
     return True
 
@@ -232,7 +233,7 @@ def _transformed_weight(r: RelationCall, expected: tuple) -> None:
     w = r.tensor(1)
     if type(w.dtype) is str and not w.dtype.startswith(("float", "bfloat")):
         r.fail(
-            "type-mismatch",
+            codes.TYPE_MISMATCH,
             f"`{r.op}` takes a floating-point (transformed) weight, found `{w.dtype}`",
             arg=1,
             notes=["the winograd transform has fractional coefficients"],
@@ -243,7 +244,7 @@ def _transformed_weight(r: RelationCall, expected: tuple) -> None:
         type(a) is int and type(b) is int and a != b for a, b in zip(w.shape, expected)
     ):
         r.fail(
-            "shape-mismatch",
+            codes.SHAPE_MISMATCH,
             f"`{r.op}`: the transformed weight should be {shape_text(expected)}, found {shape_text(w.shape)}",
             arg=1,
             notes=["transform the OIHW weight with the matching *_winograd_weight_transform operator"],
@@ -264,7 +265,7 @@ def _winograd_rel(r: RelationCall, spatial: str) -> bool:
     ks = tuple(ks) * len(spatial) if len(ks) == 1 else tuple(ks)
     window = ks[-2:]
     if window[0] != window[1]:
-        r.fail("type-mismatch", f"`{r.op}` needs a square window, found kernel_size={list(r.attrs['kernel_size'])}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs a square window, found kernel_size={list(r.attrs['kernel_size'])}")
     _check_sizes(r, tile, window[0], None)
     ipg: Any = c // groups if type(c) is int else AnyDim()
     alpha = tile + window[0] - 1
@@ -272,7 +273,7 @@ def _winograd_rel(r: RelationCall, spatial: str) -> bool:
         expected: tuple = (alpha, alpha, r.attrs["channels"], ipg)
     elif _depth_transformed(ks[0]):
         if ks[0] != window[0]:
-            r.fail("type-mismatch", f"`{r.op}` needs a cubic window when the depth is transformed, found kernel_size={list(ks)}")
+            r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs a cubic window when the depth is transformed, found kernel_size={list(ks)}")
         expected = (alpha, alpha, alpha, r.attrs["channels"], ipg)
     else:
         expected = (alpha, alpha, ks[0], r.attrs["channels"], ipg)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from ._vision import rank_of, times
@@ -28,7 +29,7 @@ from .relations import RelationCall, relation, static
 def yolo_reorg_rel(r: RelationCall) -> bool:
     s = r.attrs["stride"]
     if s < 1:
-        r.fail("type-mismatch", f"`{r.op}` stride must be positive, found {s}")
+        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` stride must be positive, found {s}")
     shape = rank_of(r, 0, 4, "4-D data (batch, channels, height, width)")
     if shape is None:
         return False
@@ -36,7 +37,7 @@ def yolo_reorg_rel(r: RelationCall) -> bool:
     for name, dim, step in (("channels", c, s * s), ("height", h, s), ("width", w, s)):
         v = static(dim)
         if v is not None and v % step:
-            r.fail("shape-mismatch", f"`{r.op}` with stride {s} needs {name} divisible by {step}, found {v}", arg=0)
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` with stride {s} needs {name} divisible by {step}, found {v}", arg=0)
     if s == 1:
         r.set_result(TensorType(shape, r.tensor(0).dtype))
         return True

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..diagnostics import WARNING, Diagnostic
+from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.adt import TypeData
 from ..ir.expr import (
     Call,
@@ -41,7 +41,14 @@ from ..ir.expr import (
     Var,
 )
 from ..ir.module import Metadata, Module
-from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard, pattern_vars
+from ..ir.pattern import (
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    pattern_vars,
+)
+from ..ir.positions import META_ATTRS, Positions
 from ..ir.span import Source, Span
 from ..ir.ty import (
     AnyDim,
@@ -57,11 +64,18 @@ from ..ir.ty import (
     canonical_dtype,
     is_dtype,
 )
-from .lexer import Tok, skip_trivia
-from .literals import LiteralError, int_range, is_float_dtype, is_int_text, parse_float, parse_int, round_float
-from ..ir.positions import META_ATTRS, Positions
-from .scopes import Scopes
 from ..text.suggest import close_names, or_list
+from .lexer import Tok, skip_trivia
+from .literals import (
+    LiteralError,
+    int_range,
+    is_float_dtype,
+    is_int_text,
+    parse_float,
+    parse_int,
+    round_float,
+)
+from .scopes import Scopes
 
 BINARY_OPS: dict[str, tuple[int, str]] = {
     "||": (1, "logical_or"),
@@ -294,7 +308,7 @@ class Builder:
             if decoded is None:
                 count = table.kinds.get(ref.kind, 0)
                 where = self.positions.attr_key(call, META_ATTRS) or call.span
-                self.error("bad-metadata", f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", where, "no such entry").with_note(
+                self.error(codes.BAD_METADATA, f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", where, "no such entry").with_note(
                     f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`"
                 )
                 continue
@@ -302,7 +316,7 @@ class Builder:
         for ref, span in self.meta_values:  # `virtual_device=meta[VirtualDevice][0]`, ...
             count = table.kinds.get(ref.kind, 0)
             if not 0 <= ref.index < count:
-                self.error("bad-metadata", f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", span, "no such entry").with_note(
+                self.error(codes.BAD_METADATA, f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", span, "no such entry").with_note(
                     f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`"
                 )
 
@@ -316,7 +330,7 @@ class Builder:
             if existing is gv:
                 prev = gv.span
                 diag = self.error(
-                    "duplicate-definition",
+                    codes.DUPLICATE_DEFINITION,
                     f"`@{name}` is defined more than once",
                     self.span(name_tok.start_pos, name_tok.end_pos),
                     "defined again here",
@@ -344,9 +358,9 @@ class Builder:
                 attrs.append(item)
             elif isinstance(item, Var):
                 if attrs:
-                    self.error("syntax-error", "parameters must come before attributes", item.span)
+                    self.error(codes.SYNTAX_ERROR, "parameters must come before attributes", item.span)
                 if item.name in seen:
-                    self.error("duplicate-definition", f"parameter `%{item.name}` is declared twice", item.span, "declared again here").with_label(
+                    self.error(codes.DUPLICATE_DEFINITION, f"parameter `%{item.name}` is declared twice", item.span, "declared again here").with_label(
                         seen[item.name].span, "first declared here"
                     )
                 seen[item.name] = item
@@ -372,7 +386,7 @@ class Builder:
         for kw in c[1:-1]:
             if isinstance(kw, _Kw):
                 if any(key == kw.key for key, _ in pairs):
-                    self.error("duplicate-definition", f"attribute `{kw.key}` is given twice", kw.span, "given again here")
+                    self.error(codes.DUPLICATE_DEFINITION, f"attribute `{kw.key}` is given twice", kw.span, "given again here")
                     continue
                 pairs.append((kw.key, kw.value))
         return tuple(pairs)
@@ -396,7 +410,7 @@ class Builder:
         for item in c:
             if isinstance(item, TypeVar):
                 if item.name in seen:
-                    self.error("duplicate-definition", f"type parameter `{item.name}` is declared twice", item.span)
+                    self.error(codes.DUPLICATE_DEFINITION, f"type parameter `{item.name}` is declared twice", item.span)
                 seen.add(item.name)
                 self.types.bind(item.name, item)
                 out.append(item)
@@ -409,7 +423,7 @@ class Builder:
             kind = KINDS.get(kind_tok.value)  # type: ignore[assignment]
             if kind is None:
                 self.error(
-                    "unknown-type",
+                    codes.UNKNOWN_TYPE,
                     f"unknown kind `{kind_tok.value}`",
                     self.span(kind_tok.start_pos, kind_tok.end_pos),
                 ).with_note("the kinds are Type, BaseType, Shape and ShapeVar")
@@ -463,7 +477,7 @@ class Builder:
         gtv = self.adts.get(name)
         if gtv is None or gtv in self.module.type_defs or gtv in self.env.adts.values():
             if gtv is not None and gtv in self.module.type_defs:
-                self.error("duplicate-definition", f"type `{name}` is defined more than once", self.span(name_tok.start_pos, name_tok.end_pos))
+                self.error(codes.DUPLICATE_DEFINITION, f"type `{name}` is defined more than once", self.span(name_tok.start_pos, name_tok.end_pos))
             gtv = GlobalTypeVar(name)
             self.adts[name] = gtv
         gtv.span = self.span(name_tok.start_pos, name_tok.end_pos)
@@ -503,7 +517,7 @@ class Builder:
             ctor = Constructor(name)
             self.constructors[name] = ctor
         if name in self.defined_ctor_names:
-            self.error("duplicate-definition", f"constructor `{name}` is defined more than once", span)
+            self.error(codes.DUPLICATE_DEFINITION, f"constructor `{name}` is defined more than once", span)
             ctor = Constructor(name)
         self.defined_ctor_names.add(name)
         ctor.inputs = inputs
@@ -529,7 +543,7 @@ class Builder:
         ret_name = ret.name if isinstance(ret, _Name) else getattr(getattr(ret, "func", None), "name", None)
         if ret_name != adt.name:
             self.error(
-                "type-mismatch",
+                codes.TYPE_MISMATCH,
                 f"constructor `{name_tok.value}` must return `{adt.name}`",
                 self._span(ret),
                 f"expected `{adt.name}`",
@@ -593,7 +607,7 @@ class Builder:
         if self.graph_uses.pop(id(value), 1) == 0:
             # An unused binding would vanish from the graph: keep it as `e;`.
             self.warn(
-                "unused-binding",
+                codes.UNUSED_BINDING,
                 f"graph binding `{tok.value}` is never used",
                 self.span(tok.start_pos, tok.end_pos),
                 "bound here",
@@ -701,14 +715,14 @@ class Builder:
                 item = self._positional_string(callee, item, len(positional))
             if isinstance(item, _Kw):
                 if item.key in seen:
-                    self.error("duplicate-definition", f"attribute `{item.key}` is given twice", item.span, "given again here").with_label(
+                    self.error(codes.DUPLICATE_DEFINITION, f"attribute `{item.key}` is given twice", item.span, "given again here").with_label(
                         seen[item.key], "first given here"
                     )
                 seen[item.key] = item.span
                 attrs.append((item.key, item.value))
             else:
                 if attrs:
-                    self.error("syntax-error", "positional arguments must come before attributes", self._span(item))
+                    self.error(codes.SYNTAX_ERROR, "positional arguments must come before attributes", self._span(item))
                 positional.append(item)
         start = self._span(callee).start
         attrs_ref = None
@@ -718,7 +732,7 @@ class Builder:
             self.diags.remove(diag)
             seen[META_ATTRS] = diag.span
             if attrs:
-                self.error("duplicate-definition", "the attributes are given twice: by keyword and by a metadata reference", diag.span)
+                self.error(codes.DUPLICATE_DEFINITION, "the attributes are given twice: by keyword and by a metadata reference", diag.span)
         call = Call(_u(callee), tuple(_u(a) for a in positional), tuple(attrs), type_args, self.span(start, close.end_pos))
         if attrs_ref is not None:
             call.attrs_ref = attrs_ref
@@ -742,7 +756,7 @@ class Builder:
         op = _u(callee)
         if type(op) is Op and op.name in _POSITIONAL_STRING_ATTRS and index == 1:
             return _Kw(_POSITIONAL_STRING_ATTRS[op.name], arg.value, arg.span)
-        self.error("syntax-error", "a string is not a value", arg.span, "a string").with_help(
+        self.error(codes.SYNTAX_ERROR, "a string is not a value", arg.span, "a string").with_help(
             'strings are attribute values, written `key="..."` after the arguments (`cast(%x, dtype="int16")`)'
         )
         return Var(repr(arg.value), None, arg.span)  # a placeholder without type: no further errors
@@ -814,7 +828,7 @@ class Builder:
         except LiteralError as exc:
             const = Constant(0.0 if _is_float_literal(text) else 0, "float32" if _is_float_literal(text) else "int32", (), None, span)
             # Kept aside: `-128i8` is fine although `128i8` alone is not.
-            self._literal_errors[id(const)] = self.error("invalid-literal", str(exc), span)
+            self._literal_errors[id(const)] = self.error(codes.INVALID_LITERAL, str(exc), span)
             return const
 
     def int_lit(self, c: list) -> Constant:
@@ -826,7 +840,7 @@ class Builder:
         span = self.span(tok.start_pos, tok.end_pos)
         if self.version is not None and not tok.value.endswith(("f", "f16", "f32", "f64")):
             self.warn(
-                "invalid-literal",
+                codes.INVALID_LITERAL,
                 f"TVM {self.version} reads `{tok.value}` as a malformed integer",
                 span,
                 "no `f` suffix",
@@ -875,7 +889,7 @@ class Builder:
         seen: dict[str, Var] = {}
         for var in pattern_vars(pattern):
             if var.name in seen:
-                self.error("duplicate-definition", f"`%{var.name}` is bound twice in one pattern", var.span).with_label(
+                self.error(codes.DUPLICATE_DEFINITION, f"`%{var.name}` is bound twice in one pattern", var.span).with_label(
                     seen[var.name].span, "first bound here"  # type: ignore[arg-type]
                 )
             seen[var.name] = var
@@ -929,7 +943,7 @@ class Builder:
             # No value: it may end an operator call's arguments (`call`
             # takes it as the call's attributes); anywhere else it is an error.
             text = f"meta[{kind_tok.value}][{index}]"
-            diag = self.error("bad-metadata", f"`{text}` cannot be used as a value", span, "not a value").with_note(
+            diag = self.error(codes.BAD_METADATA, f"`{text}` cannot be used as a value", span, "not a value").with_note(
                 "only `meta[relay.Constant][i]` stands for a value; other entries of the metadata section"
                 " (attributes) may only end the arguments of an operator call"
             )
@@ -945,7 +959,7 @@ class Builder:
         span = self.span(kw.start_pos, close.end_pos)
         dtype = canonical_dtype(dtype_tok.value) or dtype_tok.value
         if not is_dtype(dtype):
-            self.error("unknown-type", f"`{dtype}` is not a dtype", self.span(dtype_tok.start_pos, dtype_tok.end_pos)).with_help(
+            self.error(codes.UNKNOWN_TYPE, f"`{dtype}` is not a dtype", self.span(dtype_tok.start_pos, dtype_tok.end_pos)).with_help(
                 "dtypes look like float32, int64, bool or int32x4"
             )
             return Constant(0, "int32", shape, None, span)
@@ -957,7 +971,7 @@ class Builder:
         text = tok.value
         if text in ("True", "False"):
             if dtype != "bool":
-                self.error("type-mismatch", f"`{text}` is not a value of dtype {dtype}", span)
+                self.error(codes.TYPE_MISMATCH, f"`{text}` is not a value of dtype {dtype}", span)
             return text == "True"
         try:
             if _is_float_literal(text):
@@ -965,25 +979,25 @@ class Builder:
             else:
                 value = parse_int(text, negate)[0]
         except LiteralError as exc:
-            self.error("invalid-literal", str(exc), span)
+            self.error(codes.INVALID_LITERAL, str(exc), span)
             return 0
         if dtype == "bool":
             if value not in (0, 1):
-                self.error("invalid-literal", f"`{text}` is not a bool (0 or 1)", span)
+                self.error(codes.INVALID_LITERAL, f"`{text}` is not a bool (0 or 1)", span)
             return bool(value)
         if is_float_dtype(dtype):
             try:
                 return round_float(float(value), dtype.split("x")[0], text)
             except LiteralError as exc:
-                self.error("invalid-literal", str(exc), span)
+                self.error(codes.INVALID_LITERAL, str(exc), span)
                 return 0.0
         if isinstance(value, float):
             if not value.is_integer():
-                self.error("invalid-literal", f"`{text}` is not an integer, as dtype {dtype} requires", span)
+                self.error(codes.INVALID_LITERAL, f"`{text}` is not an integer, as dtype {dtype} requires", span)
             value = int(value)
         bounds = int_range(dtype.split("x")[0])
         if bounds is not None and not bounds[0] <= value <= bounds[1]:
-            self.error("invalid-literal", f"`{'-' if negate else ''}{text}` does not fit in {dtype}", span)
+            self.error(codes.INVALID_LITERAL, f"`{'-' if negate else ''}{text}` does not fit in {dtype}", span)
         return value
 
     def neg_number(self, c: list) -> tuple:
@@ -1010,7 +1024,7 @@ class Builder:
         span = self.span(tok.start_pos, end)
         ctor = self.constructors.get(name)
         if ctor is None:
-            diag = self.error("unknown-constructor", f"unknown constructor `{name}`", self.span(tok.start_pos, tok.end_pos), "not a constructor")
+            diag = self.error(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", self.span(tok.start_pos, tok.end_pos), "not a constructor")
             if name[:1].islower() and fields is None:
                 diag.with_help(f"to bind a variable, write `%{name}`")
             else:
@@ -1047,7 +1061,7 @@ class Builder:
         if tok.value == "None" or tok.value == "nullptr":  # TVM reads both as no value
             return _NONE_ATTR
         self.error(
-            "syntax-error",
+            codes.SYNTAX_ERROR,
             f"`{tok.value}` is not an attribute value",
             self.span(tok.start_pos, tok.end_pos),
         ).with_help(f'attribute values are numbers, strings, True, False, None or lists; did you mean `"{tok.value}"`?')
@@ -1130,7 +1144,7 @@ class Builder:
         if gtv is not None:
             return TypeCall(gtv, self._adt_args(args, self.module.type_defs.get(gtv), span), span)
         if canonical_dtype(name) is not None or name == "Tensor":
-            self.error("syntax-error", f"`{name}` takes no type arguments in brackets", span).with_help(
+            self.error(codes.SYNTAX_ERROR, f"`{name}` takes no type arguments in brackets", span).with_help(
                 "a tensor type is written `Tensor[(shape), dtype]`"
             )
             return IncompleteType(Kind.TYPE, span)
@@ -1150,7 +1164,7 @@ class Builder:
         return tuple(out)
 
     def _unknown_type(self, name: str, span: Span, what: str = "type") -> None:
-        diag = self.error("unknown-type", f"unknown {what} `{name}`", span)
+        diag = self.error(codes.UNKNOWN_TYPE, f"unknown {what} `{name}`", span)
         candidates = list(self.types.names()) + list(self.adts) + list(self.env.adts)
         suggestions = close_names(name, candidates)
         if suggestions:
@@ -1175,7 +1189,7 @@ class Builder:
             elif not isinstance(node, _Paren):
                 done.append(self._as_simple_type(node))
             elif any(isinstance(x, _RAW_DIMS) for x in node.items):
-                self.error("syntax-error", "a shape is not a type", node.span).with_help(
+                self.error(codes.SYNTAX_ERROR, "a shape is not a type", node.span).with_help(
                     "write a tensor type as `Tensor[(shape), dtype]`"
                 )
                 done.append(IncompleteType(Kind.TYPE, node.span))
@@ -1199,7 +1213,7 @@ class Builder:
             self._unknown_type(raw.name, raw.span)
             return IncompleteType(Kind.TYPE, raw.span)
         if isinstance(raw, _RAW_DIMS):
-            self.error("syntax-error", "a dimension is not a type", raw.span)
+            self.error(codes.SYNTAX_ERROR, "a dimension is not a type", raw.span)
             return IncompleteType(Kind.TYPE, raw.span)
         return raw
 
@@ -1214,7 +1228,7 @@ class Builder:
             return ()
         if isinstance(raw, IncompleteType):
             return IncompleteType(Kind.SHAPE, raw.span)
-        self.error("syntax-error", "expected a shape such as `(10, 10)` or `()`", getattr(raw, "span", None))
+        self.error(codes.SYNTAX_ERROR, "expected a shape such as `(10, 10)` or `()`", getattr(raw, "span", None))
         return ()
 
     def as_dim(self, raw: Any) -> Any:
@@ -1234,7 +1248,7 @@ class Builder:
             return AnyDim(raw.span)
         if isinstance(raw, IncompleteType):
             return IncompleteType(Kind.SHAPE_VAR, raw.span)
-        self.error("syntax-error", "expected a dimension (an integer, `?` or a shape variable)", getattr(raw, "span", None))
+        self.error(codes.SYNTAX_ERROR, "expected a dimension (an integer, `?` or a shape variable)", getattr(raw, "span", None))
         return AnyDim()
 
     def as_dtype(self, raw: Any) -> Any:
@@ -1245,12 +1259,12 @@ class Builder:
             dtype = canonical_dtype(raw.name)
             if dtype is not None:
                 return dtype
-            diag = self.error("unknown-type", f"unknown dtype `{raw.name}`", raw.span)
+            diag = self.error(codes.UNKNOWN_TYPE, f"unknown dtype `{raw.name}`", raw.span)
             diag.with_note("dtypes are bool, int8/16/32/64 (int is int32), uint8/16/32/64, float16/32/64 (float is float32), bfloat16, optionally with lanes (int32x4)")
             return "float32"
         if isinstance(raw, IncompleteType):
             return IncompleteType(Kind.BASE_TYPE, raw.span)
-        self.error("syntax-error", "expected a dtype such as `float32`", getattr(raw, "span", None))
+        self.error(codes.SYNTAX_ERROR, "expected a dtype such as `float32`", getattr(raw, "span", None))
         return "float32"
 
     def as_type_arg(self, raw: Any) -> Any:

@@ -7,10 +7,10 @@ opened; a few well-known mistakes get a hint.
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, codes
 from ..ir.span import Source, Span
-from .lexer import LexError, Tok, Tokens
 from ..text.suggest import or_list
+from .lexer import LexError, Tok, Tokens
 
 OPENERS = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
 CLOSERS = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
@@ -123,7 +123,7 @@ def syntax_error(
             assert innermost is not None
             want = OPENERS[innermost.type]
             diag = Diagnostic(
-                "syntax-error",
+                codes.SYNTAX_ERROR,
                 f"mismatched closing delimiter `{tok.value}`",
                 span,
                 label=f"expected `{want}` here",
@@ -134,7 +134,7 @@ def syntax_error(
             return diag
         if not has_match:
             return Diagnostic(
-                "syntax-error",
+                codes.SYNTAX_ERROR,
                 f"unmatched closing delimiter `{tok.value}`",
                 span,
                 label="no `" + opener_char + "` to close",
@@ -144,7 +144,7 @@ def syntax_error(
         want_close = OPENERS[innermost.type]
         line = source.line_col(innermost.start_pos)[0]
         diag = Diagnostic(
-            "syntax-error",
+            codes.SYNTAX_ERROR,
             f"unexpected end of file: the `{innermost.value}` on line {line} is never closed",
             span,
             label=f"expected `{want_close}`",
@@ -154,7 +154,7 @@ def syntax_error(
 
     found = "end of file" if at_end else token_text(tok)
     want = describe_expected(expected, literal_of)
-    diag = Diagnostic("syntax-error", f"expected {want}, found {found}", span, label="unexpected " + ("end of file" if at_end else "token"))
+    diag = Diagnostic(codes.SYNTAX_ERROR, f"expected {want}, found {found}", span, label="unexpected " + ("end of file" if at_end else "token"))
 
     # An unclosed bracket is the likely cause when its closer is expected.
     if innermost is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-
+from ..diagnostics import codes
 from ..ir.module import Comment
 from ..ir.span import Source, Span
 
@@ -72,7 +72,7 @@ _DEFINING = frozenset({"DEF", "DATA", "TYPE"})
 class LexError(Exception):
     """A character sequence that is no token; carries the offending span."""
 
-    def __init__(self, message: str, start: int, end: int, hint: str = "", code: str = "syntax-error") -> None:
+    def __init__(self, message: str, start: int, end: int, hint: str = "", code: str = codes.SYNTAX_ERROR) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -209,7 +209,7 @@ class Tokens:
                     start,
                     end,
                     hint="integers take i8/i16/i32/i64/u8/... suffixes and floats f/f16/f32/f64 (`1i64`, `2.5f`)",
-                    code="invalid-literal",
+                    code=codes.INVALID_LITERAL,
                 )
             after_def_name = defining and (kind == "GLOBAL" or kind == "IDENT")
             defining = kind == "DEF" or kind == "DATA" or kind == "TYPE"

@@ -56,7 +56,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, codes
 from ..ir.module import Metadata
 from ..ir.span import Span
 
@@ -390,7 +390,7 @@ class _Reader:
         return Span(self.meta.span.source, self.base + start, self.base + end)
 
     def error(self, exc: MetadataError, prefix: str = "") -> None:
-        diag = Diagnostic("bad-metadata", prefix + exc.message, self.span_of(exc.path))
+        diag = Diagnostic(codes.BAD_METADATA, prefix + exc.message, self.span_of(exc.path))
         for note in exc.notes:
             diag.with_note(note)
         self.diags.append(diag)
@@ -399,7 +399,7 @@ class _Reader:
         text = self.meta.text
         if not text.strip():
             self.diags.append(
-                Diagnostic("bad-metadata", "the `#[metadata]` section is empty", self.meta.span).with_note(
+                Diagnostic(codes.BAD_METADATA, "the `#[metadata]` section is empty", self.meta.span).with_note(
                     "TVM writes a JSON object after `#[metadata]`; remove the header if there is no metadata"
                 )
             )
@@ -408,7 +408,7 @@ class _Reader:
             doc, self.spans = parse_json(text)
         except _JsonError as exc:
             span = Span(self.meta.span.source, self.base + exc.pos, self.base + min(exc.pos + 1, len(text)))
-            self.diags.append(Diagnostic("bad-metadata", f"the `#[metadata]` section is not valid JSON: {exc.message}", span))
+            self.diags.append(Diagnostic(codes.BAD_METADATA, f"the `#[metadata]` section is not valid JSON: {exc.message}", span))
             return None
         try:
             return self._table(doc)

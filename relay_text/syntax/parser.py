@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import WARNING, Diagnostic, has_errors
+from ..diagnostics import WARNING, Diagnostic, codes, has_errors
 from ..ir.expr import Constant, Constructor, Function
 from ..ir.module import Module
 from ..ir.span import Source, Span
 from ..ir.ty import GlobalTypeVar
+from ..text.suggest import close_names, or_list
 from .builder import SUPPORTED_VERSIONS, Builder, Env
 from .errors import lex_error, syntax_error
 from .lalr import Driver, UnexpectedToken
 from .lexer import LexError, Tok, Tokens, skip_trivia
-from ..text.suggest import close_names, or_list
 
 _PARSER = None
 _LOCK = threading.Lock()
@@ -186,7 +186,7 @@ def _run(driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: 
         module.header = Span(source, tokens.version[1], tokens.version[2])
     unbound_names = {f"%{name}" for name, _, _ in builder.unbound}
     # A binding whose only use came too early is reported once, as that use.
-    diags.extend(d for d in builder.diags if not (d.code == "unused-binding" and d.span.text in unbound_names))
+    diags.extend(d for d in builder.diags if not (d.code == codes.UNUSED_BINDING and d.span.text in unbound_names))
     _check_globals(builder, env, diags)
     _explain_unbound(builder, diags)
     return ParseResult(module, diags)
@@ -210,7 +210,7 @@ def _check_version(source: Source, version: str | None, diags: list[Diagnostic])
         end = m.end() if m else start
         diags.append(
             Diagnostic(
-                "unsupported-version",
+                codes.UNSUPPORTED_VERSION,
                 f"unsupported format version `{version}`",
                 Span(source, start, end),
                 label="this header",
@@ -240,7 +240,7 @@ def _check_globals(builder: Builder, env: Env, diags: list[Diagnostic]) -> None:
         if name in known:
             _near_miss(name, span, defined - used, diags)
             continue
-        diag = Diagnostic("unknown-global", f"unknown global `@{name}`", span, label="not defined")
+        diag = Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown global `@{name}`", span, label="not defined")
         suggestions = close_names(name, known)
         if suggestions:
             diag.with_help(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?")
@@ -255,7 +255,7 @@ def _near_miss(name: str, span: Span, unused: set[str], diags: list[Diagnostic])
     if suggestions:
         diags.append(
             Diagnostic(
-                "near-miss-global",
+                codes.NEAR_MISS_GLOBAL,
                 f"`@{name}` is the Prelude's function, not one of this file's",
                 span,
                 severity=WARNING,
@@ -268,7 +268,7 @@ def _near_miss(name: str, span: Span, unused: set[str], diags: list[Diagnostic])
 
 def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
     for name, span, suggestions in builder.unbound:
-        diag = Diagnostic("unbound-variable", f"unbound variable `%{name}`", span, label="not in scope")
+        diag = Diagnostic(codes.UNBOUND_VARIABLE, f"unbound variable `%{name}`", span, label="not in scope")
         later = builder.graph_defs.get(name)
         if later is not None and later.start > span.start:
             diag.with_label(later, "bound here, after its use")

@@ -51,16 +51,37 @@ from ..ir.expr import (
     Var,
 )
 from ..ir.module import Module
-from ..ir.visitor import ExprFunctor
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
 from ..ir.ty import Kind, TupleType
-from .comments import Attached, Comments, Note, blank_line_before, occurrence, statement_start
-from .doc import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Mark, Nest, Verbatim, layout
+from ..ir.visitor import ExprFunctor
+from ..text.type_text import shape_text, type_params_text, type_text
+from .comments import (
+    Attached,
+    Comments,
+    Note,
+    blank_line_before,
+    occurrence,
+    statement_start,
+)
+from .doc import (
+    BOL,
+    BREAK_PARENT,
+    EOL,
+    HARDLINE,
+    LINE,
+    SOFTLINE,
+    Doc,
+    Group,
+    Lazy,
+    Mark,
+    Nest,
+    Verbatim,
+    layout,
+)
 from .naming import POP, PUSH, RESET, Names, bind
 from .sharing import Plan, Scope, is_atom
 from .spelling import Unspellable, attr_text, fill_text, literal_text
-from ..text.type_text import shape_text, type_params_text, type_text
 
 DOCS = "docs"
 TVM = "tvm"

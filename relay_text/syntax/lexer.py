@@ -58,7 +58,7 @@ assert _MASTER_TVM.pattern != _MASTER.pattern
 
 _VERSION_HEADER = re.compile(r'\#\[\s*version\s*=\s*"([^"]*)"\s*\]')
 _OLD_VERSION = re.compile(r"v(0\.0\.[0-9]+)(?=\s)")
-_ATTR_EQ = re.compile(r"[ \t]*=(?![=>])")
+_ATTR_EQ = re.compile(r"=(?![=>])")
 _SPECIAL_FLOAT = re.compile(r"(?:inf|nan)f(?:16|32|64)?")
 _SPACES = re.compile(r"[ \t\r\n\f]*")
 
@@ -169,7 +169,7 @@ class Tokens:
                 if value == "<":
                     if prev_kind == "FN" or after_def_name:
                         kind = "LANGLE"
-                    elif prev_end == start and prev_kind in _CALLEE_TYPES and not self._looks_like_operand(end):
+                    elif prev_kind in _CALLEE_TYPES and _glued(text, prev_end, start) and not self._looks_like_operand(end):
                         kind = "LANGLE"
                     else:
                         kind = "LT"
@@ -224,15 +224,16 @@ class Tokens:
         keyword = self.literal_kinds.get(value)
         if keyword is None and value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
             return "FLOAT"
-        if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(text, end):
+        # (the lookahead skips comments: a comment between tokens never changes their meaning)
+        if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(text, skip_trivia(text, end)):
             return "ATTR_KEY"
         if value == "where":
-            after = _SPACES.match(text, end).end()
+            after = skip_trivia(text, end)
             return "IDENT" if text.startswith("(", after) else "WHERE"
         if value == "match":
             return "MATCH"
         if value in ("Constant", "meta"):
-            after = _SPACES.match(text, end).end()
+            after = skip_trivia(text, end)
             opener = "(" if value == "Constant" else "["
             return self.literal_kinds[value] if text.startswith(opener, after) else "IDENT"
         return keyword if keyword is not None else "IDENT"
@@ -280,6 +281,27 @@ class Tokens:
                 hint="move it to the top of the file, above the first definition",
             )
         raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
+
+
+def _glued(text: str, a: int, b: int) -> bool:
+    """Whether nothing but block comments stands between offsets a and b
+    (`%f<T>` and `%f/* c */<T>` open type arguments; `%f <T>` does not)."""
+    while a < b:
+        if not text.startswith("/*", a):
+            return False
+        depth, i = 0, a
+        while True:
+            open_at, close_at = text.find("/*", i), text.find("*/", i)
+            if close_at < 0:
+                return False
+            if 0 <= open_at < close_at:
+                depth, i = depth + 1, open_at + 2
+            else:
+                depth, i = depth - 1, close_at + 2
+                if depth == 0:
+                    a = i
+                    break
+    return a == b
 
 
 _TRIVIA = re.compile(r"(?:[ \t\r\n\f]+|//[^\n]*|\#(?!\[)[^\n]*)*")

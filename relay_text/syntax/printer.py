@@ -27,6 +27,7 @@ TVM dialect they are numbered module-wide in the order TVM allocated them.
 from __future__ import annotations
 
 import gc
+from bisect import bisect_left
 import re
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -129,13 +130,14 @@ _LEAVES = _ATOMS | {Constant}
 class _Block:
     """A printed scope: its statements and its final expression."""
 
-    __slots__ = ("stmts", "tail", "tail_term", "after")
+    __slots__ = ("stmts", "tail", "tail_term", "after", "tail_blank")
 
-    def __init__(self, stmts: list, tail: Doc, tail_term: list | None, after: list) -> None:
+    def __init__(self, stmts: list, tail: Doc, tail_term: list | None, after: list, tail_blank: bool = False) -> None:
         self.stmts = stmts  # (doc, blank line before)
         self.tail = tail
         self.tail_term = tail_term
         self.after = after  # notes printed after the tail
+        self.tail_blank = tail_blank  # an empty line before the tail (and its comments)
 
 
 Piece = tuple  # (doc, precedence, notes to print after the terminator or None)
@@ -251,6 +253,27 @@ class _Printer(ExprFunctor[Any]):
         if bound and type(node) is Let:
             start = statement_start(text, start, *self.comment_spans)
         return blank_line_before(text, start)
+
+    def _tail_blank(self, node: Expr) -> bool:
+        """Whether the source has an empty line before a scope's final
+        expression, or before the comments on lines of their own above it."""
+        text = self.text
+        if text is None or node.span is None or (self.comments is not None and self.comments.coarse):
+            return False
+        starts, ends = self.comment_spans
+        first = pos = node.span.start
+        while True:
+            p = pos
+            while p > 0 and text[p - 1] in " \t\r\n":
+                p -= 1
+            i = bisect_left(ends, p)
+            if i >= len(ends) or ends[i] != p:
+                break
+            line_start = text.rfind("\n", 0, starts[i]) + 1
+            if text[line_start : starts[i]].strip():
+                break  # a comment after code on its line: it trails that code
+            first = pos = starts[i]
+        return blank_line_before(text, first)
 
     # ---- comments ------------------------------------------------------------
 
@@ -452,7 +475,7 @@ class _Printer(ExprFunctor[Any]):
             piece = self.occ(piece, *tail_key)
         scope.stmts = outer
         doc, _, term = piece
-        return _Block(stmts, doc, term, after)
+        return _Block(stmts, doc, term, after, bool(stmts) and self._tail_blank(node))
 
     def _render_block(self, block: _Block, open_: str, close: str, force: bool, grouped: bool = True) -> Doc:
         """`{ stmts; tail }`: on one line when short and simple, else one
@@ -471,6 +494,8 @@ class _Printer(ExprFunctor[Any]):
             if i and blank:
                 body.append(HARDLINE)
             body += [stmt, HARDLINE]
+        if block.tail_blank:
+            body.append(HARDLINE)
         body.append(block.tail)
         if block.tail_term:
             body.append(self._trail(block.tail_term))

@@ -7,6 +7,7 @@ time a feature asks, so publishing diagnostics pays only for checking.
 
 from __future__ import annotations
 
+import gc
 import os
 from functools import cached_property
 from typing import Any
@@ -39,12 +40,20 @@ class Analysis:
         self.source = Source(uri_to_path(uri), text)
         self.failure: str | None = None  # an internal error of the checker
         self.checked: Any = None
+        # The parser and checker allocate many objects that live until the
+        # check ends: the cyclic collector would scan them (and the server's
+        # own) again and again meanwhile.
+        was_enabled = gc.isenabled()
+        gc.disable()
         try:
             self.checked = check_source(self.source)
         except RecursionError:
             self.failure = "the program is nested too deeply to check"
         except Exception as exc:  # noqa: BLE001 - the editor must keep working
             self.failure = f"{type(exc).__name__}: {exc}"
+        finally:
+            if was_enabled:
+                gc.enable()
         self._lines: dict[str, LineIndex] = {}
 
     @property

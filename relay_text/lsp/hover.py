@@ -7,6 +7,7 @@
 * a data type: its definition;
 * an operator: its signature with attribute defaults, its doc line, and the
   type it has at this call;
+* an attribute key (`padding=`): what it takes and its default;
 * any other expression (a call, a literal, `fn`, `let`, `match`, ...): the
   type of the smallest expression written there.
 
@@ -181,10 +182,33 @@ def doc_comment(source: Source, start: int) -> str:
     return " ".join(s for s in out if s)
 
 
+def _attribute_hover(analysis: Analysis, tok: tk.Token) -> HoverText | None:
+    """An attribute key in an operator call: its kind of value and default."""
+    from ..ops import registry
+    from .completion import call_at
+
+    toks = analysis.tokens
+    i = toks.index(tok)
+    found = call_at(analysis, toks[i - 1].end) if i > 0 else None
+    if found is None:
+        return None
+    opdef = registry.get(found[0])
+    attr = opdef.schema.get(tok.text) if opdef is not None else None
+    if attr is None:
+        return None
+    required = attr.default is registry.REQUIRED
+    code = f"{attr.name}=..." if required else f"{attr.name}={attr.default!r}"
+    what = registry.ATTR_KINDS.get(attr.kind, attr.kind)
+    doc = f"An attribute of `{opdef.name}`: {what}" + ("; required." if required else f"; the default is `{attr.default!r}`.")
+    return HoverText(code, doc, tok.start, tok.end)
+
+
 def _expression_hover(analysis: Analysis, offset: int) -> HoverText | None:
     tok = tk.token_at(analysis.tokens, offset)
     if tok is None or tok.kind in (tk.COMMENT, tk.METADATA, tk.HEADER):
         return None
+    if tok.kind == tk.ATTR_KEY:
+        return _attribute_hover(analysis, tok)
     nodes = analysis.nodes
     if not nodes:
         return None

@@ -18,7 +18,6 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from . import names as nm
 from . import tokens as tk
 from .diagnostics import span_range
 from .document import Analysis
@@ -33,9 +32,10 @@ def complete(analysis: Analysis, offset: int, encoding: str = UTF16) -> list[lsp
     text = analysis.text
     offset = max(0, min(offset, len(text)))
     tok = tk.token_at(analysis.tokens, offset)
-    if tok is not None and tok.kind in (tk.COMMENT, tk.STRING, tk.METADATA) and tok.start < offset:
-        if not (tok.kind == tk.STRING and offset == tok.end and tok.text.endswith('"') and len(tok.text) > 1):
-            return []
+    inside = tok is not None and tok.kind in (tk.COMMENT, tk.STRING, tk.METADATA) and tok.start < offset
+    after_string = inside and tok.kind == tk.STRING and offset == tok.end and tok.text.endswith('"') and len(tok.text) > 1  # type: ignore[union-attr]
+    if inside and not after_string:
+        return []
     start = offset
     while start > 0 and text[start - 1] in _NAME_CHARS:
         start -= 1
@@ -202,11 +202,7 @@ def _names(analysis: Analysis, rng: lsp.Range) -> list[lsp.CompletionItem]:
                 text_edit=_edit(target.name, rng),
             )
         )
-    seen = set()
-    for name, target in tables.datas.items():
-        if name in seen:
-            continue
-        seen.add(name)
+    for name in tables.datas:
         items.append(
             lsp.CompletionItem(
                 label=name,

@@ -193,7 +193,9 @@ def _attribute_hover(analysis: Analysis, tok: tk.Token) -> HoverText | None:
     if found is None:
         return None
     opdef = registry.get(found[0])
-    attr = opdef.schema.get(tok.text) if opdef is not None else None
+    if opdef is None:
+        return None
+    attr = opdef.schema.get(tok.text)
     if attr is None:
         return None
     required = attr.default is registry.REQUIRED

@@ -38,6 +38,7 @@ DATA = "data"  # an ADT name
 OPERATOR = "operator"
 
 LOCAL_KINDS = frozenset({VARIABLE, PARAMETER, BINDING})
+_TOP_LEVEL = frozenset({"def", "data", "type", "extern", "free_var"})
 _LOCAL_NAME = re.compile(r"%[A-Za-z0-9_]+(?:[./][A-Za-z0-9_]+)*")
 
 
@@ -393,9 +394,8 @@ def _top_level_ranges(toks: list[tk.Token], n: int) -> list[tuple[int, int]]:
                 depth += 1
             elif tok.text in ")}]":
                 depth = max(0, depth - 1)
-        elif tok.kind == tk.KEYWORD and depth == 0 and tok.text in ("def", "data", "type", "extern", "free_var"):
-            if tok.start > starts[-1]:
-                starts.append(tok.start)
+        elif tok.kind == tk.KEYWORD and depth == 0 and tok.text in _TOP_LEVEL and tok.start > starts[-1]:
+            starts.append(tok.start)
     return [(s, starts[i + 1] if i + 1 < len(starts) else n) for i, s in enumerate(starts)]
 
 

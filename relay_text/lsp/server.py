@@ -220,7 +220,7 @@ def _warm_up() -> None:
 
     prelude().checked()
     registry.all_ops()
-    Analysis("file:///warm-up.rly", _WARM_UP).names  # first use of the parser, checker and index
+    _ = Analysis("file:///warm-up.rly", _WARM_UP).names  # first use of the parser, checker and index
     # What is loaded now lives as long as the server: keep the collector off it.
     gc.collect()
     gc.freeze()

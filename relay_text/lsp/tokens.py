@@ -153,7 +153,7 @@ def _ident_kind(text: str, word: str, end: int, prev: str, prev_kind: str) -> st
         return ATTR_KEY
     if word in KEYWORDS:
         if word in _CONTEXTUAL:
-            after = _BLANKS.match(text, end).end()  # type: ignore[union-attr] - matches the empty string
+            after = _BLANKS.match(text, end).end()  # type: ignore[union-attr]
             follow = _CONTEXTUAL[word]
             if follow is None:  # `where(...)` is the operator, `where Rel` the keyword
                 return IDENT if text.startswith("(", after) else KEYWORD

@@ -342,7 +342,8 @@ def lsp(stdio: bool) -> None:
     try:
         from .lsp.server import main as serve
     except ImportError as exc:
-        sys.stderr.write(f"error: relay lsp needs pygls ({exc.name or exc}); install it with: pip install 'relay-text[lsp]'\n")
+        missing = exc.name or str(exc)
+        sys.stderr.write(f"error: relay lsp needs pygls 2 (cannot import {missing}): pip install 'relay-text[lsp]'\n")
         sys.exit(EXIT_ERROR)
     serve()
 

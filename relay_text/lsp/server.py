@@ -70,12 +70,22 @@ class RelayLanguageServer(LanguageServer):
             loop = asyncio.get_running_loop()
             future = loop.run_in_executor(self.checker, Analysis, uri, text, version)
             self.computing[key] = future
-            future.add_done_callback(lambda _f: self.computing.pop(key, None))
-        result = await future
+            future.add_done_callback(lambda f: self._done(key, f))
+        # Shielded: a request or check that is cancelled (a newer edit came)
+        # does not cancel a check others are waiting for.
+        return await asyncio.shield(future)
+
+    def _done(self, key: tuple[str, int | None], future: asyncio.Future) -> None:
+        self.computing.pop(key, None)
+        if future.cancelled() or future.exception() is not None:
+            return
+        result = future.result()
+        uri, version = key
         latest = self.analyses.get(uri)
-        if latest is None or latest.version is None or version is None or latest.version <= version:
+        if uri in self.workspace.text_documents and (
+            latest is None or latest.version is None or version is None or latest.version <= version
+        ):
             self.analyses[uri] = result
-        return result
 
     def schedule(self, uri: str, delay: float) -> None:
         """Check `uri` after `delay` seconds, replacing a check not yet begun."""
@@ -89,11 +99,9 @@ class RelayLanguageServer(LanguageServer):
             await asyncio.sleep(delay)
         if self.pending.get(uri) is asyncio.current_task():
             del self.pending[uri]
-        try:
-            doc = self.workspace.get_text_document(uri)
-        except Exception:  # noqa: BLE001 - closed meanwhile
-            return
-        version = doc.version
+        if uri not in self.workspace.text_documents:
+            return  # closed meanwhile
+        version = self.workspace.get_text_document(uri).version
         result = await self.analysis(uri)
         if uri not in self.workspace.text_documents:
             return  # closed while checking
@@ -125,12 +133,6 @@ async def did_open(ls: RelayLanguageServer, params: lsp.DidOpenTextDocumentParam
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: RelayLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
     ls.schedule(params.text_document.uri, ls.debounce)
-
-
-@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
-async def did_save(ls: RelayLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
-    # settings files next to it may have changed; the text has not
-    pass
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)

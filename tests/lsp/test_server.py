@@ -141,6 +141,16 @@ def test_changes_are_debounced_into_one_check(client: LspClient) -> None:
     assert versions == [4]  # versions 2 and 3 were never checked on their own
 
 
+def test_requests_answer_for_the_text_just_sent(client: LspClient) -> None:
+    """A request right after an edit (before the debounced check) sees the edit."""
+    uri = open_doc(client)
+    renamed = DOC.replace("%total", "%sum")
+    client.change(uri, 2, [{"text": renamed}])
+    result = client.request("textDocument/hover", at(uri, position_of(renamed, "%sum,")))
+    assert result["contents"]["value"] == "```relay\n%sum : Tensor[(), float32]\n```"
+    assert client.diagnostics(uri, 2)["diagnostics"] == []
+
+
 def test_a_type_error_points_into_the_prelude(client: LspClient) -> None:
     text = DOC.replace("@length(Cons(%total, Nil()))", "@length(%total)")
     uri = f"file:///tmp/relay-lsp-test/prelude_label{next(_counter)}.rly"

@@ -1,11 +1,14 @@
 """`relay lsp`: the language server, over standard input and output.
 
 Built on pygls 2 (`pip install 'relay-text[lsp]'`). Each open document is
-checked in a worker thread when it is opened and again after it changes,
-once edits pause for `DEBOUNCE` seconds; diagnostics are published for the
-version that was checked, unless a newer one has arrived meanwhile. Requests
-(hover, definition, ...) use the analysis of the document's current text,
-waiting for it if a check is under way.
+checked in a worker thread (one check at a time) when it is opened and
+after it changes. Diagnostics are debounced: they are published once edits
+pause for `DEBOUNCE` seconds (150 ms), for the text as it then is. So that
+they are ready when the pause ends, checking starts earlier: at once for a
+change after a quiet spell, and once the text has been still for
+`CHECK_AFTER` (50 ms) during a burst of typing. Requests (hover,
+definition, ...) use the analysis of the document's current text, waiting
+for it if a check is under way.
 
 Features: diagnostics, formatting, hover, go to definition, find references,
 document symbols, completion, semantic tokens (full document).
@@ -31,6 +34,9 @@ from .document import Analysis
 from .positions import UTF8, UTF16, UTF32
 
 DEBOUNCE = float(os.environ.get("RELAY_LSP_DEBOUNCE_MS", "150")) / 1000
+# During a burst of typing, the newest text is checked once it has been
+# still this long, so that its diagnostics are ready when DEBOUNCE is over.
+CHECK_AFTER = 0.05
 REQUEST_FAILED = -32803  # LSP's RequestFailed error code
 
 _ENCODINGS = {"utf-8": UTF8, "utf-16": UTF16, "utf-32": UTF32}
@@ -41,7 +47,9 @@ class RelayLanguageServer(LanguageServer):
         super().__init__("relay", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.analyses: dict[str, Analysis] = {}
         self.computing: dict[tuple[str, int | None], asyncio.Future] = {}
-        self.pending: dict[str, asyncio.Task] = {}
+        self.pending: dict[str, asyncio.Task] = {}  # uri -> its check-and-publish task
+        self.last_change: dict[str, float] = {}  # uri -> loop time of its last change
+        self.delays: dict[str, float] = {}
         # One checker at a time: checks of one document are ordered, and two
         # documents do not fight over the GIL.
         self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="relay-check")
@@ -88,26 +96,60 @@ class RelayLanguageServer(LanguageServer):
             self.analyses[uri] = result
 
     def schedule(self, uri: str, delay: float) -> None:
-        """Check `uri` after `delay` seconds, replacing a check not yet begun."""
-        task = self.pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
-        self.pending[uri] = asyncio.ensure_future(self._check_later(uri, delay))
+        """The document changed: publish its diagnostics once it has been
+        still for `delay` seconds.
 
-    async def _check_later(self, uri: str, delay: float) -> None:
-        if delay > 0:
-            await asyncio.sleep(delay)
-        if self.pending.get(uri) is asyncio.current_task():
-            del self.pending[uri]
-        if uri not in self.workspace.text_documents:
-            return  # closed meanwhile
-        version = self.workspace.get_text_document(uri).version
-        result = await self.analysis(uri)
-        if uri not in self.workspace.text_documents:
-            return  # closed while checking
-        if self.workspace.get_text_document(uri).version != version:
-            return  # a newer version is on its way
-        self.publish(result)
+        The first change after a quiet spell is checked at once, so that
+        its diagnostics are ready when the pause is over; during a burst of
+        typing, the newest text is checked once it has been still for
+        CHECK_AFTER (keystrokes closer together than that are checked
+        together, once). One check runs at a time; a result is published
+        only if no change came while it was computed and waited.
+        """
+        now = asyncio.get_running_loop().time()
+        last = self.last_change.get(uri)
+        self.last_change[uri] = now
+        self.delays[uri] = delay
+        task = self.pending.get(uri)
+        if task is None or task.done():
+            eager = last is None or now - last >= delay
+            self.pending[uri] = asyncio.ensure_future(self._check_and_publish(uri, eager))
+
+    async def _until_still(self, uri: str, most: float | None = None) -> None:
+        """Wait until the document has been still for its delay (or `most`, if shorter)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            delay = self.delays.get(uri, 0.0)
+            if most is not None:
+                delay = min(delay, most)
+            wait = self.last_change.get(uri, 0.0) + delay - loop.time()
+            if wait <= 0:
+                return
+            await asyncio.sleep(wait)
+
+    async def _check_and_publish(self, uri: str, eager: bool) -> None:
+        try:
+            while uri in self.workspace.text_documents:
+                if not eager:
+                    await self._until_still(uri, CHECK_AFTER)
+                    if uri not in self.workspace.text_documents:
+                        return
+                result = await self.analysis(uri)
+                if self._current(uri, result):
+                    await self._until_still(uri)
+                    if self._current(uri, result):
+                        self.publish(result)
+                        return
+                if uri not in self.workspace.text_documents:
+                    return  # closed meanwhile
+                eager = False  # edited meanwhile: check the newest text once it is still
+        finally:
+            if self.pending.get(uri) is asyncio.current_task():
+                del self.pending[uri]
+
+    def _current(self, uri: str, result: Analysis) -> bool:
+        """`result` is of the document's text as it is now."""
+        return uri in self.workspace.text_documents and self.workspace.get_text_document(uri).version == result.version
 
     def publish(self, result: Analysis) -> None:
         self.text_document_publish_diagnostics(
@@ -142,6 +184,8 @@ async def did_close(ls: RelayLanguageServer, params: lsp.DidCloseTextDocumentPar
     if task is not None:
         task.cancel()
     ls.analyses.pop(uri, None)
+    ls.last_change.pop(uri, None)
+    ls.delays.pop(uri, None)
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 

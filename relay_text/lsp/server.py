@@ -12,6 +12,8 @@ for it if a check is under way.
 
 Features: diagnostics, formatting, hover, go to definition, find references,
 document symbols, completion, semantic tokens (full document).
+
+`RELAY_LSP_DEBOUNCE_MS` sets the pause (default 150).
 """
 
 from __future__ import annotations

@@ -342,5 +342,18 @@ def fmt(paths: tuple[str, ...], check_only: bool, show_diff: bool, line_length: 
     return EXIT_FAIL if changed and not write_back else EXIT_OK
 
 
+@main.command()
+@click.option("--stdio", is_flag=True, help="Talk over standard input and output (the default; accepted for clients that pass it).")
+def lsp(stdio: bool) -> None:
+    """Run the language server for editors, over standard input and output."""
+    try:
+        from .lsp.server import main as serve
+    except ImportError as exc:
+        missing = exc.name or str(exc)
+        sys.stderr.write(f"error: relay lsp needs pygls 2 (cannot import {missing}): pip install 'relay-text[lsp]'\n")
+        sys.exit(EXIT_ERROR)
+    serve()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -19,7 +19,7 @@ from ..ir.ty import TupleType, TypeRelation
 from ..ops import registry
 from ..ops import relations as rels
 from ..ops.legacy import UNSUPPORTED, legacy_hint
-from ..text.suggest import close_names, or_list
+from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss, or_list
 from .polymorphism import Template
 from .solver import Constraint, Site
 from .types import ERROR, Hole
@@ -172,8 +172,11 @@ class OperatorMixin:
         if name[:1].isupper():
             diag = Diagnostic(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", span, label="not defined")
             known = [c.name for c in self.ctor_types]
+            hit = near_miss(name, (KEYWORD,))
             suggestions = close_names(name, known)
-            if suggestions:
+            if hit is not None:
+                diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
+            elif suggestions:
                 diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
             return diag
         if name in UNSUPPORTED:
@@ -182,7 +185,10 @@ class OperatorMixin:
             ).with_note(UNSUPPORTED[name])
         diag = Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{name}`", span, label="not an operator")
         globals_ = {gv.name for gv in self.module.functions} | set(self.prelude_functions)
-        if name in globals_:
+        hit = near_miss(name, (KEYWORD, OPERATOR), registry.names())
+        if hit is not None:
+            diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
+        elif name in globals_:
             diag.with_help(f"did you mean `@{name}`? Global functions are called with the `@` sigil")
         elif name in self.locals:
             diag.with_help(f"did you mean `%{name}`? Local variables are written with the `%` sigil")

@@ -64,7 +64,7 @@ from ..ir.ty import (
     canonical_dtype,
     is_dtype,
 )
-from ..text.suggest import close_names, or_list
+from ..text.suggest import DTYPE, close_names, near_miss, or_list
 from .lexer import Tok, skip_trivia
 from .literals import (
     LiteralError,
@@ -1165,6 +1165,10 @@ class Builder:
 
     def _unknown_type(self, name: str, span: Span, what: str = "type") -> None:
         diag = self.error(codes.UNKNOWN_TYPE, f"unknown {what} `{name}`", span)
+        hit = near_miss(name, (DTYPE,)) if what == "type" else None
+        if hit is not None:
+            diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
+            return
         candidates = list(self.types.names()) + list(self.adts) + list(self.env.adts)
         suggestions = close_names(name, candidates)
         if suggestions:

@@ -17,6 +17,7 @@ class Origin:
     text: str
     owner: Any
     rank: int
+    help: str = ""  # how to resolve it, when the place knows better than its kind
 
 
 RANK = {"meta": 6, "param": 5, "binder": 4, "return": 3, "instance": 2, "pattern": 4, "result": 1}

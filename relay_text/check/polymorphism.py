@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterator
 from ..diagnostics import Diagnostic, codes
 from ..ir.expr import Call, Expr
 from ..ir.span import Span
-from ..ir.ty import FuncType, TypeRelation, TypeVar
-from .explain import name_of
+from ..ir.ty import FuncType, Kind, TypeRelation, TypeVar
+from .explain import kind_name, name_of
 from .solver import Constraint, Site
 from .types import Hole, find, holes, resolve, substitute, walk
 
@@ -137,9 +137,14 @@ class PolymorphismMixin:
                         self.error(diag)
                     if value is not None:
                         mapping[p] = self._holes_for_blanks(value)
+        example = ""
         for p in params:
             if p not in mapping:
-                mapping[p] = Hole(p.kind, self.level, self.origin("instance", span, f"type argument `{p.name}` of {name}"))
+                if not example:
+                    example = _type_args_example(name, params)
+                origin = self.origin("instance", span, f"type argument `{p.name}` of {name}")
+                origin.help = f"give the type arguments explicitly, e.g. {example} (`{p.name}` is {kind_name(p.kind)})"
+                mapping[p] = Hole(p.kind, self.level, origin)
         inst = FuncType(
             tuple(substitute(a, mapping) for a in f.arg_types),
             substitute(f.ret_type, mapping),
@@ -167,6 +172,16 @@ class PolymorphismMixin:
                 label="not polymorphic",
             ).with_note("only a function with type parameters (`fn<a>(...)`, `def @f<a>(...)`) or a constructor of a data type with parameters takes type arguments")
         )
+
+
+# An argument of each kind, for examples of explicit type arguments.
+_EXAMPLE_ARG = {Kind.TYPE: "Tensor[(), int32]", Kind.BASE_TYPE: "float32", Kind.SHAPE: "(10, 10)", Kind.SHAPE_VAR: "3"}
+
+
+def _type_args_example(name: str, params: tuple) -> str:
+    """`@f<Tensor[(), int32], 3>(...)`: a call with an argument of the right kind for each parameter."""
+    callee = name.strip("`") if name.startswith("`") else "@f"
+    return f"`{callee}<{', '.join(_EXAMPLE_ARG[p.kind] for p in params)}>(...)`"
 
 
 def _same_template(tm: Template, shown: str, args: list, out: Any) -> bool:

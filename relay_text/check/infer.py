@@ -227,7 +227,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.solver.solve()
             self.level = 0
             if isinstance(module.expr, Function):
-                expr_type = self.generalize(expr_type, module.expr.type_params)
+                expr_type = self.generalize(expr_type, module.expr.type_params, expr_type)
             self.owner = None
         self.solver.default_pass()
         self._report_per_operator()
@@ -292,7 +292,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.level = 0
             for gv in group:
                 self.owner = gv
-                self.global_types[gv] = self.generalize(self.global_types[gv], functions[gv].type_params)
+                self.global_types[gv] = self.generalize(self.global_types[gv], functions[gv].type_params, self.memo.get(functions[gv]))
             self.owner = None
         for gv, func in functions.items():
             if func in self.signatures:
@@ -330,8 +330,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         elif cls is Constructor:
             t = self.ctor_types.get(node, ERROR)  # type: ignore[arg-type]
         elif cls is Op:
-            self._op_as_value(node)  # type: ignore[arg-type]
-            return ERROR
+            return self._op_value_type(node)  # type: ignore[arg-type]
         else:
             t = self.memo[node]
         if cls is GlobalVar or cls is Var or cls is Constructor or (call is not None and call.op is node):
@@ -494,7 +493,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             if type(value) is Function:
                 self.fn_defs[var] = value
             yield value
-            vt = self.use_type(value)
+            vt = own = self.use_type(value)
             if generalize and isinstance(vt, FuncType) and vt.type_params:
                 # Inside its own body the function is used monomorphically; its
                 # declared parameters come back when it is generalized.
@@ -504,7 +503,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             if generalize:
                 self.solver.solve()
                 self.level -= 1
-                self.memo[var] = self.generalize(var_t, value.type_params)  # type: ignore[union-attr]
+                self.memo[var] = self.generalize(var_t, value.type_params, own)  # type: ignore[union-attr]
             self._bind_name(var.name)
             cur = let.body
         yield cur

@@ -15,7 +15,7 @@ from typing import Any
 from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.expr import Call, Function, Op
 from ..ir.positions import META_ATTRS
-from ..ir.ty import TupleType, TypeRelation
+from ..ir.ty import FuncType, TupleType, TypeRelation
 from ..ops import registry
 from ..ops import relations as rels
 from ..ops.legacy import UNSUPPORTED, legacy_hint
@@ -206,18 +206,40 @@ class OperatorMixin:
                 diag.with_help(f"or the global {or_list([f'`@{s}`' for s in near_globals])}?")
         return diag
 
-    def _op_as_value(self, op: Op) -> None:
-        if registry.get(op.name) is None:
+    def _op_value_type(self, op: Op) -> Any:
+        """An operator used as a value (`@foldl(add, 0, %l)`): a function type
+        from its relation. Its inputs and result are unknowns related by the
+        operator's relation, which runs once the uses of the value tell what
+        the inputs are (seed 002, "Operators": operators have function types)."""
+        opdef = registry.get(op.name)
+        if opdef is None:
             self._note_unknown_operator(op, None)
-            return
-        self.error(
-            Diagnostic(
-                codes.TYPE_MISMATCH,
-                f"operator `{op.name}` is used as a value; operators can only be called",
-                op.span,
-                label="not called",
-            ).with_help(f"wrap it in a function: `fn(%x, %y) {{ {op.name}(%x, %y) }}`")
+            return ERROR
+        if opdef.renamed_to:
+            self.renamed_ops.setdefault(op.name, []).append(Call(op, ()))
+        attrs, problems = opdef.normalize_attrs(())
+        if problems:
+            missing = ", ".join(f"`{p.key}`" if p.key else p.message for p in problems)
+            self.error(
+                Diagnostic(
+                    codes.MISSING_ATTRIBUTE,
+                    f"operator `{op.name}` is used as a value, but it needs attributes ({missing})",
+                    op.span,
+                    label="not called",
+                ).with_help(f"wrap the call in a function that gives them: `fn (...) {{ {opdef.signature()} }}`")
+            )
+            return ERROR
+        origin = self.origin("operator", op.span, f"`{op.name}` used as a value")
+        origin.help = (
+            f"pass `{op.name}` where its argument types are known, or wrap it in a function "
+            f"with annotated parameters: `fn (%x : Tensor[(), float32]) {{ {op.name}(%x, ...) }}`"
         )
+        inputs = [self.fresh(origin=origin) for _ in range(opdef.inputs)]
+        out = self.fresh(origin=self.origin("result", op.span, f"the result of `{op.name}`"))
+        self.op_types[op] = (inputs, out)
+        site = Site(None, op.span, f"`{op.name}`", self.owner, op.name)
+        self.solver.add(Constraint(opdef.relation, op.name, list(inputs), out, attrs, site, self.level))
+        return FuncType(tuple(inputs), out)
 
     def _where_relations(self, node: Function, params: list, ret: Any) -> tuple[tuple, list[Template]]:
         """The relations of a `where` clause, as printed relations and as templates."""

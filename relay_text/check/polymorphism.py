@@ -38,8 +38,12 @@ class Template:
 class PolymorphismMixin:
     """Part of the Checker: generalization and instantiation."""
 
-    def generalize(self, t: Any, declared: tuple = ()) -> Any:
-        """The most general type of a function value whose unknowns above `self.level` are free."""
+    def generalize(self, t: Any, declared: tuple = (), own: Any = None) -> Any:
+        """The most general type of a function value whose unknowns above `self.level` are free.
+
+        `own` is the type the function's definition gave it: the relations
+        its `where` clause names over declared type parameters (which hold
+        at each call, not at the definition) travel with the result."""
         t = resolve(t)
         if not isinstance(t, FuncType):
             return t
@@ -102,6 +106,13 @@ class PolymorphismMixin:
                     # types: keep the operator's, the more specific of the two.
                     templates[same] = template
                 self.solver.detach(c)
+        entry = self.schemes.get(id(own)) if own is not None else None
+        if entry is not None and entry[0] is own:
+            for tm in entry[1]:
+                args = [substitute(resolve(a), mapping) for a in tm.args]
+                out = substitute(resolve(tm.out), mapping)
+                templates.append(Template(tm.fn, tm.name, tm.attrs, args, out, tm.span))
+                relations.append(TypeRelation(getattr(tm.fn, "relation_name", tm.name), tuple(args) + (out,), len(args)))
         for h, tv in mapping.items():
             h.link = tv
         body = resolve(t)

@@ -27,6 +27,7 @@ from ..ir.ty import (
     TypeCall,
     TypeVar,
 )
+from ..text.suggest import or_list
 from ..text.type_text import dim_text, type_text
 from .types import Hole, resolve, type_vars
 from .unify import UnifyError
@@ -56,7 +57,9 @@ class Explainer:
         expected, found = resolve(expected), resolve(found)
         if err is not None and err.reason == "occurs":
             return self.occurs(span, err)
-        exp, fnd = self.ty(expected), self.ty(found)
+        # A size that cannot fit a call's shape parameter shows that parameter by name.
+        names = _named_holes(err.expected, err.found) if err is not None and err.reason == "dim" else None
+        exp, fnd = self.ty(expected, names), self.ty(found, names)
         if exp == fnd and err is not None:
             exp, fnd = self.ty(err.expected), self.ty(err.found)
         text = message.format(expected=exp, found=fnd) if message else f"mismatched types: expected `{exp}`, found `{fnd}`"
@@ -100,6 +103,13 @@ class Explainer:
             where = f"axis {err.index}" if err.index is not None else "a dimension"
             if isinstance(e, int) and isinstance(f, int):
                 notes.append(f"the shapes differ at {where}: expected size {e}, found size {f}")
+            elif _named_holes(e, f):
+                names = _named_holes(e, f)
+                unknowns = or_list([f"`{n}`" for n in dict.fromkeys(names.values())])
+                notes.append(
+                    f"the shapes differ at {where}: no whole-number size of {unknowns} makes "
+                    f"`{dim_text(e, names)}` equal `{dim_text(f, names)}`"
+                )
             else:
                 notes.append(
                     f"the shapes differ at {where}: `{dim_text(e)}` and `{dim_text(f)}` cannot be shown equal"
@@ -131,6 +141,17 @@ class Explainer:
             if not isinstance(e, (int, str, tuple, AnyDim, DimBinOp)):
                 notes.append(f"in particular, expected `{self.ty(e)}`, found `{self.ty(f)}`")
         return notes
+
+
+def _named_holes(*dims: Any) -> dict:
+    """Unknowns standing for a type parameter of a call, by that parameter's name."""
+    out = {}
+    for d in dims:
+        for h in _holes(d):
+            name = getattr(h.origin, "name", "")
+            if name:
+                out[h] = name
+    return out
 
 
 def _holes(t: Any) -> list:

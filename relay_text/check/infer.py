@@ -165,6 +165,8 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         notes: list[str] | None = None,
     ) -> bool:
         """Unify; on failure report found-vs-expected at `span` (a Span or a thunk)."""
+        saved = self.solver.site
+        self.solver.site = (span, self.owner)
         try:
             self.unifier.unify(expected, found)
         except UnifyError as err:
@@ -172,6 +174,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.error(self.explain.mismatch(where, expected, found, err, message, label, origin, notes))
             return False
         finally:
+            self.solver.site = saved
             if self.solver.queue:
                 self.solver.solve()
         return True

@@ -18,6 +18,7 @@ class Origin:
     owner: Any
     rank: int
     help: str = ""  # how to resolve it, when the place knows better than its kind
+    name: str = ""  # the type parameter it instantiates, to show it by name
 
 
 RANK = {"meta": 6, "param": 5, "binder": 4, "return": 3, "instance": 2, "operator": 2, "pattern": 4, "result": 1}

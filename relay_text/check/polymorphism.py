@@ -18,8 +18,9 @@ from ..diagnostics import Diagnostic, codes
 from ..ir.expr import Call, Expr
 from ..ir.span import Span
 from ..ir.ty import FuncType, Kind, TypeRelation, TypeVar
+from ..text.type_text import type_text
 from .explain import kind_name, name_of
-from .solver import Constraint, Site
+from .solver import Constraint, Rel, Site, is_dim_equation
 from .types import Hole, find, holes, resolve, substitute, walk
 
 
@@ -47,6 +48,8 @@ class PolymorphismMixin:
         t = resolve(t)
         if not isinstance(t, FuncType):
             return t
+        self._settle_dimensions()
+        t = resolve(t)
         candidates = {h.uid: h for h in holes(t) if h.level > self.level}
         touched: dict[int, Constraint] = {}
         frontier = list(candidates.values())
@@ -92,6 +95,12 @@ class PolymorphismMixin:
         relations = []
         for cid, c in touched.items():
             hs = involved[cid]
+            if hs and all(x.uid in candidates for x in hs) and is_dim_equation(c):
+                # A dimension equation nothing decided would become a condition
+                # on every call that the type cannot show: an error.
+                self._open_dimensions(c)
+                self.solver.detach(c)
+                continue
             if hs and all(x.uid in candidates for x in hs):
                 args = [substitute(resolve(a), mapping) for a in c.args]
                 out = substitute(resolve(c.out), mapping)
@@ -126,6 +135,40 @@ class PolymorphismMixin:
             self.schemes[id(scheme)] = (scheme, templates, hidden)
         return scheme
 
+    def _settle_dimensions(self) -> None:
+        """Before generalizing: dimension equations still open over unknowns
+        of this definition take the guess of `dims.match_structure` (the
+        signature wrote the dimension as the callee did, `a * b` for `n * m`)."""
+        for c in self.solver.blocked():
+            if is_dim_equation(c) and not c.done and any(h.level > self.level for ty in c.types() for h in holes(ty)):
+                default = getattr(c.fn, "default", None)
+                if default is not None and default(Rel(self.solver, c)):
+                    self.solver.solve()
+
+    def _open_dimensions(self, c: Constraint) -> None:
+        """Report a dimension equation left open where its function is generalized."""
+        hs = _holes_in_order((c.args[0], c.out))
+        names = {h: h.origin.name for h in hs if getattr(h.origin, "name", "")}
+        lhs, rhs = (type_text(resolve(x), self.dialect, names) for x in (c.args[0], c.out))
+        what = []
+        for h in hs:
+            text = getattr(h.origin, "text", "")
+            if text and text not in what:
+                what.append(text)
+        diag = Diagnostic(
+            codes.UNRESOLVED_TYPE,
+            f"cannot infer {' and '.join(what) if what else 'these dimensions'}: the dimensions `{lhs}` and `{rhs}` must be equal, "
+            "which more than one choice satisfies",
+            c.site.span,
+            label=f"here `{lhs} = {rhs}`",
+        ).with_note("a function's type cannot carry such an equation; its dimensions must be decided where it is defined")
+        helps = [h.origin.help for h in hs if getattr(h.origin, "help", "")]
+        diag.with_help(helps[0] if helps else "state the shapes in the signature, with shape variables if they vary")
+        saved = self.owner
+        self.owner = c.site.owner if c.site.owner is not None else saved
+        self.error(diag)
+        self.owner = saved
+
     def instantiate(self, f: FuncType, type_args: tuple, call: Call | None, node: Expr) -> FuncType:
         params = f.type_params
         span = call.span if call is not None else None
@@ -155,6 +198,7 @@ class PolymorphismMixin:
                     example = _type_args_example(name, params)
                 origin = self.origin("instance", span, f"type argument `{p.name}` of {name}")
                 origin.help = f"give the type arguments explicitly, e.g. {example} (`{p.name}` is {kind_name(p.kind)})"
+                origin.name = p.name
                 mapping[p] = Hole(p.kind, self.level, origin)
         inst = FuncType(
             tuple(substitute(a, mapping) for a in f.arg_types),

@@ -107,6 +107,10 @@ class Solver:
         self.runs = 0
         # The ADT a name denotes where the program is checked (the file's own, else the Prelude's).
         self.adt_named: Callable[[str], Any] = lambda name: None
+        # Where the unification under way comes from (a span, or a function
+        # giving one, and the definition): a dimension equation it defers is
+        # reported there.
+        self.site: tuple[Any, Any] = (None, None)
 
     # ---- adding and waking -------------------------------------------------
 
@@ -145,7 +149,10 @@ class Solver:
 
     def defer(self, a: Any, b: Any) -> None:
         """A dimension equation that must wait for its unknowns."""
-        c = Constraint(_dim_equation, "DimEq", [a], b, {}, Site(None, None, "a dimension"), self.level)
+        span, owner = self.site
+        if callable(span):
+            span = span()
+        c = Constraint(_dim_equation, "DimEq", [a], b, {}, Site(None, span, "a dimension", owner), self.level)
         self.add(c)
 
     # ---- solving -----------------------------------------------------------
@@ -167,6 +174,8 @@ class Solver:
 
     def _run(self, c: Constraint) -> None:
         self.runs += 1
+        saved = self.site
+        self.site = (c.site.span, c.site.owner)
         try:
             if c.fn(Rel(self, c)):
                 c.done = True
@@ -178,6 +187,8 @@ class Solver:
             c.failed = True
             self.on_error(c, exc)
             self._poison(c)
+        finally:
+            self.site = saved
 
     def _poison(self, c: Constraint) -> None:
         out = find(c.out)
@@ -218,15 +229,39 @@ class Solver:
 
 
 def _dim_equation(r: Rel) -> bool:
-    status, hole, value = dims.solve(r.c.args[0], r.c.out)
-    if status == dims.WAIT:
-        return False
-    if status == dims.FAILED:
-        a, b = resolve(r.c.args[0]), resolve(r.c.out)
-        raise RelationError(codes.SHAPE_MISMATCH, "dimensions cannot be equal", unify_error=UnifyError(a, b, "dim"))
-    if hole is not None:
+    while True:
+        status, hole, value = dims.solve(r.c.args[0], r.c.out)
+        if status == dims.WAIT:
+            return False
+        if status == dims.FAILED:
+            a, b = resolve(r.c.args[0]), resolve(r.c.out)
+            raise RelationError(
+                codes.TYPE_MISMATCH,
+                "mismatched dimensions: `{expected}` and `{found}` cannot be equal",
+                unify_error=UnifyError(a, b, "dim"),
+                expected=a,
+                found=b,
+            )
+        if hole is None:
+            return True
         r.solver.unifier.bind(hole, value)
-    return True
+
+
+def _dim_guess(r: Rel) -> bool:
+    """When solving is stuck: pair the unknowns of two dimensions written
+    alike (`a * b` and `m * n`: a = m, b = n)."""
+    pairs = dims.match_structure(r.c.args[0], r.c.out)
+    for hole, value in pairs:
+        if type(find(hole)) is Hole:
+            r.solver.unifier.bind(find(hole), value)
+    return bool(pairs)
+
+
+_dim_equation.default = _dim_guess  # type: ignore[attr-defined]
+
+
+def is_dim_equation(c: Constraint) -> bool:
+    return c.fn is _dim_equation
 
 
 class Rel:

@@ -11,11 +11,12 @@ the two data types.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.expr import Constructor, GlobalVar, Op, Var
-from ..ir.span import Span
+from ..ir.adt import definition_difference
+from ..ir.span import PRELUDE_SOURCE_NAME, Span
 from ..ir.ty import (
     AnyDim,
     DimBinOp,
@@ -38,6 +39,8 @@ class Explainer:
 
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
+        # The definition of a data type, to explain two types of one name.
+        self.type_data: Callable[[Any], Any] = lambda gtv: None
 
     def ty(self, t: Any, names: dict | None = None) -> str:
         return type_text(resolve(t), self.dialect, names)
@@ -70,7 +73,33 @@ class Explainer:
             diag.with_note(note)
         for note in notes or ():
             diag.with_note(note)
+        if err is not None:
+            self._two_definitions(diag, resolve(err.expected), resolve(err.found))
         return diag
+
+    def _two_definitions(self, diag: Diagnostic, e: Any, f: Any) -> None:
+        """Two data types of one name: point at both definitions; when one is
+        the Prelude's, say how the file's differs and what to do."""
+        if not (isinstance(e, TypeCall) and isinstance(f, TypeCall) and e.func is not f.func and e.func.name == f.func.name):
+            return
+        name = e.func.name
+        prelude = [g for g in (e.func, f.func) if _in_prelude(g)]
+        for g in (f.func, e.func):
+            if g.span is not None:
+                diag.with_label(g.span, f"the Prelude's `{name}` is defined here" if g in prelude else f"this `{name}` is defined here")
+        if len(prelude) != 1:
+            return
+        theirs = prelude[0]
+        mine = f.func if theirs is e.func else e.func
+        mine_data, their_data = self.type_data(mine), self.type_data(theirs)
+        if mine_data is not None and their_data is not None:
+            difference = definition_difference(mine_data, their_data, {mine: theirs}, "in this file", "in the Prelude")
+            if difference:
+                diag.with_note(f"the two definitions differ: {difference}")
+        diag.with_help(
+            f"the Prelude's functions take the Prelude's `{name}`: define `{name}` exactly as the Prelude does "
+            f"(it is then the Prelude's type), or give yours another name"
+        )
 
     def occurs(self, span: Span | None, err: UnifyError) -> Diagnostic:
         hole = err.expected if isinstance(err.expected, IncompleteType) else err.found
@@ -127,7 +156,7 @@ class Explainer:
                     f"`{e.func.name}` and `{f.func.name}` are different data types: data types are told apart "
                     "by name, even when their constructors look alike"
                 )
-            else:
+            elif not (_in_prelude(e.func) or _in_prelude(f.func)):
                 notes.append(f"these are two different data types that are both called `{e.func.name}`")
         elif isinstance(e, TypeVar) or isinstance(f, TypeVar):
             var = e if isinstance(e, TypeVar) else f
@@ -141,6 +170,11 @@ class Explainer:
             if not isinstance(e, (int, str, tuple, AnyDim, DimBinOp)):
                 notes.append(f"in particular, expected `{self.ty(e)}`, found `{self.ty(f)}`")
         return notes
+
+
+def _in_prelude(gtv: Any) -> bool:
+    span = getattr(gtv, "span", None)
+    return span is not None and span.source.name == PRELUDE_SOURCE_NAME
 
 
 def _named_holes(*dims: Any) -> dict:

@@ -120,6 +120,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.type_data.update(prelude.type_data)
             self.prelude_functions = prelude.functions
         self.kinds = KindChecker(self.type_data.get, self.dialect)
+        self.explain.type_data = self.type_data.get
 
     # ---- reporting ---------------------------------------------------------
 
@@ -258,7 +259,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         """The ADT called `name`: the file's own definition, else the Prelude's."""
         own = self.module.type_def(name)
         if own is not None:
-            return own.header
+            return own.same_as or own.header
         for gtv in self.type_data:
             if gtv.name == name:
                 return gtv

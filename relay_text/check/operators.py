@@ -15,7 +15,7 @@ from typing import Any
 from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.expr import Call, Function, Op
 from ..ir.positions import META_ATTRS
-from ..ir.ty import FuncType, TupleType, TypeRelation
+from ..ir.ty import FuncType, TupleType, TypeRelation, canonical_dtype
 from ..ops import registry
 from ..ops import relations as rels
 from ..ops.legacy import UNSUPPORTED, legacy_hint
@@ -186,8 +186,14 @@ class OperatorMixin:
         diag = Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{name}`", span, label="not an operator")
         globals_ = {gv.name for gv in self.module.functions} | set(self.prelude_functions)
         hit = near_miss(name, (KEYWORD, OPERATOR), registry.names())
+        dtype = canonical_dtype(name)
         if hit is not None:
             diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
+        elif dtype is not None and call is not None:
+            # `float32(1)`: a proposal of the text format that was not adopted
+            suffix = dtype.replace("float", "f").replace("uint", "u").replace("int", "i")
+            literal = "`True` or `False`" if dtype == "bool" else f"`1{suffix}`"
+            diag.with_help(f"a {dtype} literal is written {literal}; convert a value with `cast(x, dtype=\"{dtype}\")`")
         elif name in globals_:
             diag.with_help(f"did you mean `@{name}`? Global functions are called with the `@` sigil")
         elif name in self.locals:

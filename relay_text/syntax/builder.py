@@ -619,6 +619,7 @@ class Builder:
         value = _u(raw)
         name = tok.value[1:]
         self.values.bind(name, value)
+        self.positions.graph_names.setdefault(id(value), name)
         self.graph_uses[id(value)] = 0
         self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
         if self.version is not None:

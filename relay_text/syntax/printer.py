@@ -167,6 +167,12 @@ class _Printer(ExprFunctor[Any]):
         self.def_name: str | None = None  # set while the root being printed is a definition
         self.scope_root: Expr | None = None  # set while the root is the file's trailing expression
         self.names = Names(self.tvm)
+        self.written: dict[int, str] = {}  # names the source gave bound nodes (see `keep_names`)
+
+    def keep_names(self, written: dict[int, str]) -> None:
+        """Keep the names the source gave its graph bindings (`%3 = ...`)."""
+        self.written = written
+        self.names.keep_written(written)
 
     # ---- visiting ----------------------------------------------------------
 
@@ -489,7 +495,8 @@ class _Printer(ExprFunctor[Any]):
         return self._type(ty)
 
     def _type(self, ty: Any) -> str:
-        return type_text(ty, TVM if self.tvm else DOCS, limit=None)
+        """A written type: a scalar is its dtype in both dialects (`int32`)."""
+        return type_text(ty, TVM if self.tvm else DOCS, limit=None, short_scalars=True)
 
     def _binder(self, var: Var, group: Any, notes: Attached | None = None, binds: bool = False) -> Doc:
         doc, term = self._binder_piece(var, group, notes, binds)
@@ -561,10 +568,10 @@ class _Printer(ExprFunctor[Any]):
         for g in module.order:
             if g in module.functions:
                 func = module.functions[g]
-                plan = plans[func] = Plan(func, self.tvm, self.comments)
+                plan = plans[func] = Plan(func, self.tvm, self.comments, self.written)
                 names |= plan.var_names
         if module.expr is not None:
-            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments)
+            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments, self.written)
             names |= plan.var_names
         self.names.learn(names)
         self.plans = plans
@@ -644,7 +651,7 @@ class _Printer(ExprFunctor[Any]):
 
     def _def(self, gv: GlobalVar, func: Function) -> Doc:
         _check_name(gv.name, _GLOBAL_NAME, "global", gv.span)
-        self.plan = self.plans.pop(func, None) or Plan(func, self.tvm, self.comments)
+        self.plan = self.plans.pop(func, None) or Plan(func, self.tvm, self.comments, self.written)
         self.memo = {}
         self.def_name = gv.name
         piece = self.visit(func)
@@ -653,7 +660,7 @@ class _Printer(ExprFunctor[Any]):
         return piece[0] if self.tvm else [RESET, piece[0]]
 
     def _root_expr(self, expr: Expr) -> Doc:
-        self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments)
+        self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments, self.written)
         self.memo = {}
         if type(expr) in _LEAVES:  # no statements: just the value
             self.plan.root_scope.stmts = []
@@ -798,7 +805,8 @@ class _Printer(ExprFunctor[Any]):
         if node.type_args:
             if not (is_atom(node.op) or node.op in self.plan.bound) or isinstance(node.op, Constant):  # type: ignore[union-attr]
                 raise PrintError("explicit type arguments need a callee written as a name", node.span)
-            texts = [self._type(t) for t in node.type_args]
+            # (a bare dtype here would be a BaseType argument, not a scalar type)
+            texts = [type_text(t, TVM if self.tvm else DOCS, limit=None) for t in node.type_args]
             if texts[0][:1] in "%@-=0123456789<":
                 raise PrintError(f"the type argument `{texts[0]}` cannot open `<...>` (it reads as a comparison)", node.span)
             callee = [callee, "<" + ", ".join(texts) + ">"]
@@ -1090,8 +1098,11 @@ def render_module(
 ) -> Printed:
     """Print a module; `dialect` None keeps the module's own (TVM if it has a
     version header). Raises `PrintError` for what the dialect cannot write."""
-    dialect = dialect or (TVM if module.version is not None else DOCS)
+    own = TVM if module.version is not None else DOCS
+    dialect = dialect or own
     printer = _Printer(dialect, width, comments, module.source.text if module.source is not None and comments is not None else None)
+    if dialect == own:  # a conversion may inline and renumber; formatting keeps the names
+        printer.keep_names(module.positions.graph_names)
     if printer.text is not None:
         spans = sorted((c.span.start, c.span.end) for c in module.comments)
         printer.comment_spans = ([a for a, _ in spans], [b for _, b in spans])

@@ -539,12 +539,21 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         for p, t in zip(node.params, params):
             self.memo[p] = t
             self._bind_name(p.name)
+        assumed = 0
         if not node.type_params:
             # Without type parameters the relations constrain this very function.
             for tm in templates:
                 site = Site(None, tm.span, f"`{tm.name}`", self.owner)
                 self.solver.add(Constraint(tm.fn, tm.name, list(tm.args), tm.out, {}, site, self.level))
+        else:
+            # Over its type parameters they hold at each call; its body may
+            # rely on them (seed 001: `add : fn<t1, t2, t3>(t1, t2) -> t3 where Broadcast`).
+            for tm in templates:
+                self.solver.assumptions.append((getattr(tm.fn, "relation_name", tm.name), list(tm.args), tm.out))
+                assumed += 1
         yield node.body
+        if assumed:
+            del self.solver.assumptions[-assumed:]
         body_t = self.use_type(node.body)
         origin = (getattr(node.ret_type, "span", None), "expected because of this return type") if node.ret_type is not None else None
         self.expect(body_t, ret, lambda: self.spans.body_result_span(node), origin)

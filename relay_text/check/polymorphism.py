@@ -139,8 +139,8 @@ class PolymorphismMixin:
         """Before generalizing: dimension equations still open over unknowns
         of this definition take the guess of `dims.match_structure` (the
         signature wrote the dimension as the callee did, `a * b` for `n * m`)."""
-        for c in self.solver.blocked():
-            if is_dim_equation(c) and not c.done and any(h.level > self.level for ty in c.types() for h in holes(ty)):
+        for c in self.solver.open_dim_equations():
+            if any(h.level > self.level for ty in c.types() for h in holes(ty)):
                 default = getattr(c.fn, "default", None)
                 if default is not None and default(Rel(self.solver, c)):
                     self.solver.solve()
@@ -157,8 +157,7 @@ class PolymorphismMixin:
                 what.append(text)
         diag = Diagnostic(
             codes.UNRESOLVED_TYPE,
-            f"cannot infer {' and '.join(what) if what else 'these dimensions'}: the dimensions `{lhs}` and `{rhs}` must be equal, "
-            "which more than one choice satisfies",
+            f"cannot infer {' and '.join(what) if what else 'these dimensions'}: nothing decides the dimensions in `{lhs} = {rhs}`",
             c.site.span,
             label=f"here `{lhs} = {rhs}`",
         ).with_note("a function's type cannot carry such an equation; its dimensions must be decided where it is defined")

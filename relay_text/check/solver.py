@@ -111,11 +111,18 @@ class Solver:
         # giving one, and the definition): a dimension equation it defers is
         # reported there.
         self.site: tuple[Any, Any] = (None, None)
+        self.dim_equations: list[Constraint] = []
+        # Relations a `where` clause states of the type parameters of the
+        # function being checked: (name, inputs, result). Inside its body a
+        # relation of that name over the same inputs holds with that result.
+        self.assumptions: list[tuple[str, list, Any]] = []
 
     # ---- adding and waking -------------------------------------------------
 
     def add(self, c: Constraint) -> None:
         """Run a constraint now; if it needs more information, let its unknowns wake it."""
+        if self.assumptions and self._assumed(c):
+            return
         if not self.running:
             self.running = True
             try:
@@ -130,6 +137,29 @@ class Solver:
         self._register(c)
         c.queued = True
         self.queue.append(c)
+
+    def _assumed(self, c: Constraint) -> bool:
+        """`c` is a relation the enclosing signature states (`add(%x, %y)` in
+        `def @f<t1, t2, t3>(%x : t1, %y : t2) -> t3 where Broadcast`): its
+        result is the stated one."""
+        if c.attrs:
+            return False
+        name = getattr(c.fn, "relation_name", c.name)
+        args = [resolve(a) for a in c.args]
+        for rname, rargs, rout in reversed(self.assumptions):
+            if rname != name or len(rargs) != len(args) or not all(a is b or a == b for a, b in zip(args, rargs)):
+                continue
+            c.done = True
+            try:
+                self.unifier.unify(rout, c.out)
+            except UnifyError as exc:
+                c.failed = True
+                message = f"`{c.site.display or c.name}` gives `{{found}}` here, but the `where {name}` of this function says `{{expected}}`"
+                self.on_error(c, RelationError(codes.TYPE_MISMATCH, message, unify_error=exc, expected=resolve(rout), found=resolve(c.out)))
+            if self.queue and not self.running:
+                self.solve()
+            return True
+        return False
 
     def _register(self, c: Constraint) -> None:
         self.constraints.append(c)
@@ -154,6 +184,13 @@ class Solver:
             span = span()
         c = Constraint(_dim_equation, "DimEq", [a], b, {}, Site(None, span, "a dimension", owner), self.level)
         self.add(c)
+        if not c.done:
+            self.dim_equations.append(c)
+
+    def open_dim_equations(self) -> list[Constraint]:
+        """The dimension equations still waiting."""
+        self.dim_equations = [c for c in self.dim_equations if not c.done]
+        return list(self.dim_equations)
 
     # ---- solving -----------------------------------------------------------
 

@@ -167,8 +167,12 @@ def _same_definitions(module: Module, env: Env) -> frozenset[str]:
     counts: dict[str, int] = {}
     for gtv in module.type_defs:
         counts[gtv.name] = counts.get(gtv.name, 0) + 1
+    # The same name: another spelling env accepts (TVM's `Option` for
+    # `Optional`) names a type of the file's own.
     candidates = {
-        gtv: data for gtv, data in module.type_defs.items() if counts[gtv.name] == 1 and gtv.name in env.type_defs
+        gtv: data
+        for gtv, data in module.type_defs.items()
+        if counts[gtv.name] == 1 and gtv.name in env.type_defs and env.type_defs[gtv.name].header.name == gtv.name
     }
     while True:
         pairing = {gtv: env.type_defs[gtv.name].header for gtv in candidates}

@@ -64,7 +64,7 @@ from ..ir.ty import (
     canonical_dtype,
     is_dtype,
 )
-from ..text.suggest import DTYPE, close_names, near_miss, or_list
+from ..text.suggest import DTYPE, KEYWORD, close_names, near_miss, or_list
 from .lexer import Tok, skip_trivia
 from .literals import (
     LiteralError,
@@ -1085,11 +1085,13 @@ class Builder:
         tok = c[0]
         if tok.value == "None" or tok.value == "nullptr":  # TVM reads both as no value
             return _NONE_ATTR
+        hit = near_miss(tok.value, (KEYWORD,))
+        meant = f"`{hit[0]}`" if hit is not None else f'`"{tok.value}"`'
         self.error(
             codes.SYNTAX_ERROR,
             f"`{tok.value}` is not an attribute value",
             self.span(tok.start_pos, tok.end_pos),
-        ).with_help(f'attribute values are numbers, strings, True, False, None or lists; did you mean `"{tok.value}"`?')
+        ).with_help(f"attribute values are numbers, strings, True, False, None or lists; did you mean {meant}?")
         return tok.value
 
     def attr_list(self, c: list) -> Any:

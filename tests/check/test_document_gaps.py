@@ -352,6 +352,10 @@ def test_help_for_an_unknown_type_argument_has_the_right_kind() -> None:
             "did you mean `nn.batch_flatten`? that is Relay's name for this operator",
         ),
         ("def @main() { float32(1) }", 'a float32 literal is written `1f32`; convert a value with `cast(x, dtype="float32")`'),
+        (
+            "def @main(%x : Tensor[(2, 2), float32]) { nn.softmax(%x, axis=true) }",
+            "attribute values are numbers, strings, True, False, None or lists; did you mean `True`?",
+        ),
     ],
 )
 def test_near_misses(text: str, help: str) -> None:

@@ -41,6 +41,7 @@ def prelude_env(module: Module) -> Any:
         globals={gv.name for gv in module.functions},
         constructors=module.constructors(),
         adts={gtv.name: gtv for gtv in module.type_defs},
+        type_defs={gtv.name: data for gtv, data in module.type_defs.items()},
     )
 
 
@@ -141,11 +142,13 @@ def run_source(source: Source, request: Any = None, use_prelude: bool = True, re
         return ran
     std = checked.prelude
     env = std.env() if std is not None else Env()
-    # Names an argument's text may use: the program's and the Prelude's.
+    # Names an argument's text may use: the program's and the Prelude's (a
+    # data type the program defines as the Prelude does is the Prelude's).
+    own = [data for data in module.type_defs.values() if data.same_as is None]
     arg_env = Env(
         env.globals | {gv.name for gv in module.functions},
-        {**env.constructors, **module.constructors()},
-        {**env.adts, **{gtv.name: gtv for gtv in module.type_defs}},
+        {**env.constructors, **{c.name: c for data in own for c in data.constructors}},
+        {**env.adts, **{data.header.name: data.header for data in own}},
     )
     try:
         outcome = run_module(

@@ -41,7 +41,9 @@ class Prelude:
         """Names for the parser of a program that uses the Prelude."""
         from ..syntax.builder import Env
 
-        return Env(set(self.globals), dict(self.constructors), dict(self.adts))
+        defs = {gtv.name: data for gtv, data in self.module.type_defs.items()}
+        type_defs = {name: defs[gtv.name] for name, gtv in self.adts.items() if gtv.name in defs}
+        return Env(set(self.globals), dict(self.constructors), dict(self.adts), type_defs)
 
     def resolve(self, program: Module, name: str) -> tuple[Module, GlobalVar] | None:
         """The definition a program's `@name` refers to: its own, else the Prelude's."""

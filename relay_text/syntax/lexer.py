@@ -64,6 +64,30 @@ _SPACES = re.compile(r"[ \t\r\n\f]*")
 
 # Tokens after which a `<` written without a space opens type arguments.
 _CALLEE_TYPES = frozenset({"LOCAL", "GLOBAL", "IDENT"})
+# What a list of type arguments that starts with a number may hold before its `>`.
+_TYPE_ARG_CHARS = frozenset("0123456789 \t\r\n,*+-?()[]._abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _closes_type_args(text: str, pos: int) -> bool:
+    """Whether `text[pos:]` reads as type arguments: brackets balanced, then
+    `>` and the `(` of a call."""
+    depth = 0
+    n = len(text)
+    while pos < n:
+        ch = text[pos]
+        if ch == ">" and depth == 0:
+            rest = _SPACES.match(text, pos + 1).end()
+            return rest < n and text[rest] == "("
+        if ch not in _TYPE_ARG_CHARS:
+            return False
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth < 0:
+                return False
+        pos += 1
+    return False
 # Groups whose text is the token as it is.
 _VERBATIM = frozenset({"LOCAL", "GLOBAL", "INT", "FLOAT", "PROJ", "STRING"})
 _DEFINING = frozenset({"DEF", "DATA", "TYPE"})
@@ -239,10 +263,16 @@ class Tokens:
         return keyword if keyword is not None else "IDENT"
 
     def _looks_like_operand(self, pos: int) -> bool:
-        """After a `<` glued to a name: does an expression (not a type) follow?"""
+        """After a `<` glued to a name: does an expression (not a type) follow?
+
+        A number is an operand (`%a<3`) unless it opens a list of type
+        arguments closed by `>` right before the call's `(`: `@f<3>(...)`,
+        `@g<3, (2, 2)>(...)` pass shapes and dimensions."""
         text = self.source.text
         pos = _SPACES.match(text, pos).end()
-        return pos >= len(text) or text[pos] in "%@-=0123456789<"
+        if pos < len(text) and text[pos] in "0123456789":
+            return not _closes_type_args(text, pos)
+        return pos >= len(text) or text[pos] in "%@-=<"
 
     def _block_comment_end(self, start: int) -> int:
         """End offset of the (possibly nested) block comment opening at `start`."""

@@ -216,7 +216,7 @@ def test_a_bad_setting_in_pyproject_is_reported(tmp_path: Path) -> None:
     path = write(tmp_path / "m.rly", TIDY)
     result = run([str(path)])
     assert result.exit_code == 2
-    assert result.stderr == f'error: {config}: [tool.relay] dialect must be "keep", "docs" or "tvm", not \'latest\'\n'
+    assert result.stderr == f'error: {config}: [tool.relay] dialect must be "keep", "docs" or "tvm", not "latest"\n'
 
 
 def test_a_failed_safety_check_writes_nothing_and_saves_both_texts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -315,15 +315,18 @@ def test_formatting_imports_neither_numpy_nor_rich(tmp_path: Path) -> None:
     assert out == "0 False False False\n"
 
 
-def test_the_fallback_toml_reader_understands_the_relay_table(tmp_path: Path) -> None:
-    """Python 3.10 has no tomllib; a small reader handles flat `key = value` lines."""
-    from relay_text.config import _read_section, find_pyproject, fmt_settings
+def test_the_relay_table_is_read_with_tomllib(tmp_path: Path) -> None:
+    """Only `[tool.relay]` counts, in any TOML spelling; the nearest
+    pyproject.toml above the files is the one read."""
+    from relay_text.config import find_pyproject, fmt_settings, load
 
-    text = '[project]\nname = "x"\n\n[tool.relay]  # formatting\nline-length = 1_20\ndialect = "tvm"  # convert\n\n[tool.other]\nline-length = 5\n'
+    text = '[project]\nname = "x"\n\n[tool.relay]  # formatting\nline-length = 1_20\ndialect = \'tvm\'  # convert\n\n[tool.other]\nline-length = 5\n'
     config = tmp_path / "pyproject.toml"
     config.write_text(text)
-    assert _read_section(text, config) == {"line-length": 120, "dialect": "tvm"}
-    assert fmt_settings(_read_section(text, config), config) == {"line_length": 120, "dialect": "tvm"}
+    assert load(config) == {"line-length": 120, "dialect": "tvm"}
+    assert fmt_settings(load(config), config) == {"line_length": 120, "dialect": "tvm"}
+    config.write_text("tool = { relay = { line-length = 90 } }\n")
+    assert load(config) == {"line-length": 90}
     nested = tmp_path / "a" / "b"
     nested.mkdir(parents=True)
     assert find_pyproject([str(nested / "m.rly")]) == config
@@ -332,5 +335,5 @@ def test_the_fallback_toml_reader_understands_the_relay_table(tmp_path: Path) ->
 def test_line_length_in_pyproject_must_be_a_positive_integer(tmp_path: Path) -> None:
     from relay_text.config import ConfigError, fmt_settings
 
-    with pytest.raises(ConfigError, match="line-length must be a positive integer, not 'wide'"):
+    with pytest.raises(ConfigError, match='line-length must be a positive integer, not "wide"'):
         fmt_settings({"line-length": "wide"}, tmp_path / "pyproject.toml")

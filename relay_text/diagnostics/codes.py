@@ -134,6 +134,18 @@ RENAMED_OPERATOR = Code(
     WARNING,
 )
 
+INVALID_IGNORE = Code(
+    "invalid-ignore",
+    "a `relay: ignore[...]` comment names a code that does not exist",
+    "A comment `// relay: ignore[code, ...]` (or `#`, or `/* */`) silences "
+    "the warnings with those codes on its line, or on the next line when the "
+    "comment stands alone on its line; `relay: ignore` without a list "
+    "silences every warning there. Errors are never silenced. A name that is "
+    "not a diagnostic code silences nothing and gets this warning.",
+    "let %x = 1;  // relay: ignore[unused-bindng]",
+    WARNING,
+)
+
 # ---------------------------------------------------------------- types
 
 TYPE_MISMATCH = Code(

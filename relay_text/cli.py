@@ -26,6 +26,18 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def emit(text: str, stream: Any = None) -> None:
+    """Write `text` to `stream` (standard output) and flush it, in pieces
+    smaller than the stream's buffer: one large write to a pipe can end
+    part-way without an error (the reader went away, or a signal came), and
+    Python's text layer then drops the rest silently; buffered pieces are
+    flushed until they are all written, or fail loudly (BrokenPipeError)."""
+    stream = sys.stdout if stream is None else stream
+    for start in range(0, len(text), 4096):
+        stream.write(text[start : start + 4096])
+    stream.flush()
+
+
 def _quiet_streams() -> None:
     """After a closed pipe: point standard output (and error) at /dev/null,
     so that the flush at exit neither fails nor prints a traceback."""
@@ -230,18 +242,18 @@ def check(
         totals.add(report)
         if output_format == "json":
             if report.io_error:
-                sys.stderr.write(report.err)
+                emit(report.err, sys.stderr)
             reports.append(report.json)
             continue
-        sys.stderr.write(report.err)
+        emit(report.err, sys.stderr)
         if report.out:
-            sys.stdout.write(report.out)
+            emit(report.out)
     if output_format == "json":
         if single and len(reports) == 1:
             document: Any = {k: v for k, v in reports[0].items() if k != "file"}
         else:
             document = {"files": reports}
-        click.echo(json.dumps(document, indent=2))
+        emit(json.dumps(document, indent=2) + "\n")
     io_failed = bool(totals.io_errors or stdin_failed)
     errors, warnings = totals.errors, totals.warnings
     if errors:
@@ -377,7 +389,7 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
             reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
             return EXIT_ERROR
         return EXIT_OK
-    click.echo(text)
+    emit(text + "\n")
     return EXIT_OK
 
 
@@ -430,9 +442,8 @@ def fmt(
     for report in run_tasks(format_file, tasks, ctx.jobs(jobs, tasks)):
         totals.add(report)
         if report.out:
-            sys.stdout.write(report.out)
-            sys.stdout.flush()
-        sys.stderr.write(report.err)
+            emit(report.out)
+        emit(report.err, sys.stderr)
     changed, unchanged = totals.status["changed"], totals.status["unchanged"]
     failed = totals.status["failed"] + stdin_failed
     verb = "would be " if not write_back else ""

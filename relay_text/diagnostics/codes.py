@@ -32,6 +32,14 @@ class Code(str):
         REGISTRY[name] = code
         return code
 
+    def __reduce__(self) -> tuple:
+        # A code is pickled by name (for worker processes): the registry's object comes back.
+        return (_registered, (str(self),))
+
+
+def _registered(name: str) -> Code:
+    return REGISTRY[name]
+
 
 REGISTRY: dict[str, Code] = {}
 

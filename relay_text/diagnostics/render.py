@@ -215,7 +215,7 @@ def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
     (`label`), the other places it points at (`labels`, each with its own
     file) and its notes."""
     return {
-        "code": diag.code,
+        "code": str(diag.code),
         "severity": diag.severity,
         "message": diag.message,
         **_place_json(diag.span),

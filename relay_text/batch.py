@@ -161,7 +161,7 @@ def check_file(task: Task) -> FileReport:
     result = pipeline.check_source(Source(inp.name, inp.text))
     diagnostics = result.diagnostics
     if options.warnings_as_errors:
-        from .diagnostics.filters import warnings_as_errors
+        from .suppress import warnings_as_errors
 
         diagnostics = warnings_as_errors(diagnostics)
     report = FileReport(inp.name)

@@ -237,13 +237,13 @@ def check(
     )
     tasks, stdin_failed = _tasks(files, options, reporter)
     totals = Totals()
-    reports = []
+    reports: list[dict[str, Any]] = []
     for report in run_tasks(check_file, tasks, ctx.jobs(jobs, tasks)):
         totals.add(report)
         if output_format == "json":
             if report.io_error:
                 emit(report.err, sys.stderr)
-            reports.append(report.json)
+            reports.append(report.json or {})
             continue
         emit(report.err, sys.stderr)
         if report.out:
@@ -370,7 +370,7 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
             return EXIT_ERROR
         try:
             with open(output_path, "wb") as fh:  # type: ignore[arg-type]
-                np.savez(fh, **arrays)
+                np.savez(fh, **arrays)  # type: ignore[arg-type]
         except OSError as exc:
             reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
             return EXIT_ERROR
@@ -482,13 +482,14 @@ def explain(code: str | None, color: str | None) -> int:
     name = code.strip()
     if "[" in name and name.endswith("]"):  # `error[unused-binding]`, as printed
         name = name[name.index("[") + 1 : -1]
-    entry = REGISTRY.get(name)
-    if entry is None:
+    found = REGISTRY.get(name)
+    if found is None:
         err = Reporter(sys.stderr, color=use_color(sys.stderr, color))
         guesses = close_names(name, REGISTRY)
         hint = f"; did you mean {or_list([f'`{g}`' for g in guesses])}?" if guesses else "; `relay explain` lists them"
         err.message(f"error: `{code}` is not a diagnostic code{hint}", "bold red")
         return EXIT_ERROR
+    entry = found
     style = "bold red" if entry.severity == "error" else "bold yellow"
     out.message(f"{entry.severity}[{entry}]: {entry.summary}", style)
     out.message("")

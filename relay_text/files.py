@@ -26,7 +26,7 @@ def collect(paths: list[str]) -> list[str]:
             out.append(path)
             continue
         if os.path.isdir(path):
-            found = []
+            found: list[str] = []
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES))

@@ -106,7 +106,7 @@ def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) 
             global_types[f"@{gv.name}"] = type_text(ty) if ty is not None else None
     diags.sort(key=sort_key)
     if module is not None:
-        from .diagnostics.filters import apply_ignores
+        from .suppress import apply_ignores
 
         diags = apply_ignores(diags, module.comments, source)
     out = Checked(source, module, diags, global_types)
@@ -149,7 +149,7 @@ def run_source(
     request = request if request is not None else RunRequest()
     checked = check_source(source, use_prelude=use_prelude)
     if warnings_as_errors:
-        from .diagnostics.filters import warnings_as_errors as promote
+        from .suppress import warnings_as_errors as promote
 
         checked.diagnostics = promote(checked.diagnostics)
     module = checked.module

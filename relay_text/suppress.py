@@ -21,8 +21,8 @@ import dataclasses
 import re
 from typing import Iterable
 
-from ..ir.span import Source, Span
-from . import ERROR, WARNING, Diagnostic, codes
+from .ir.span import Source, Span
+from .diagnostics import ERROR, WARNING, Diagnostic, codes
 
 _DIRECTIVE = re.compile(r"(?<![\w-])relay:\s*ignore(?![\w-])(?:\[([^\]]*)\])?")
 
@@ -40,7 +40,7 @@ class Directive:
 def directives(comments: Iterable[object], source: Source) -> tuple[dict[int, list[Directive]], list[Diagnostic]]:
     """The lines each `relay: ignore` comment of `source` applies to, and an
     `invalid-ignore` warning for each name that is not a code."""
-    from ..text.suggest import close_names, or_list
+    from .text.suggest import close_names, or_list
 
     by_line: dict[int, list[Directive]] = {}
     problems: list[Diagnostic] = []
@@ -97,7 +97,7 @@ def apply_ignores(diagnostics: list[Diagnostic], comments: Iterable[object], sou
         return diagnostics
     kept = [d for d in diagnostics if not _silenced(d, by_line, source)]
     if problems:
-        from . import sort_key
+        from .diagnostics import sort_key
 
         kept = sorted(kept + [p for p in problems if not _silenced(p, by_line, source)], key=sort_key)
     return kept

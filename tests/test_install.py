@@ -39,6 +39,7 @@ def test_non_editable_install(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
     installed = Path(where.stdout).parent
     assert installed.is_relative_to(env_dir), where.stdout

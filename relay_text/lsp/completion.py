@@ -59,7 +59,7 @@ def _edit(label: str, rng: lsp.Range, new_text: str | None = None) -> lsp.TextEd
 def _type_text(ty: Any) -> str | None:
     if ty is None:
         return None
-    from ..syntax.type_text import type_text
+    from ..text.type_text import type_text
 
     return type_text(ty)
 

@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from ..diagnostics import codes
+
 import os
 from pathlib import Path
 from typing import Any
@@ -26,9 +28,9 @@ from .positions import UTF16, LineIndex
 
 SOURCE = "relay"
 _TAGS = {
-    "unused-binding": [lsp.DiagnosticTag.Unnecessary],
-    "unreachable-clause": [lsp.DiagnosticTag.Unnecessary],
-    "renamed-operator": [lsp.DiagnosticTag.Deprecated],
+    codes.UNUSED_BINDING: [lsp.DiagnosticTag.Unnecessary],
+    codes.UNREACHABLE_CLAUSE: [lsp.DiagnosticTag.Unnecessary],
+    codes.RENAMED_OPERATOR: [lsp.DiagnosticTag.Deprecated],
 }
 _OTHER_LINES: dict[int, tuple[Source, LineIndex]] = {}
 
@@ -123,7 +125,7 @@ def document_diagnostics(analysis: Analysis, encoding: str = UTF16) -> list[lsp.
                 message=f"internal error while checking this file: {analysis.failure}\n"
                 "this is a bug in relay-text; please report it with the file",
                 severity=lsp.DiagnosticSeverity.Error,
-                code="internal-error",
+                code=codes.INTERNAL_ERROR,
                 source=SOURCE,
             )
         )

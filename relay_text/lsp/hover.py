@@ -51,7 +51,7 @@ def hover(analysis: Analysis, offset: int) -> HoverText | None:
 
 
 def _type_text(ty: Any) -> str:
-    from ..syntax.type_text import type_text
+    from ..text.type_text import type_text
 
     return type_text(ty)
 
@@ -139,7 +139,7 @@ def data_text(data: Any) -> str:
 
 
 def _data_text(data: Any) -> str:
-    from ..syntax.type_text import type_params_text
+    from ..text.type_text import type_params_text
 
     name = data.header.name
     params = type_params_text(tuple(data.type_params))

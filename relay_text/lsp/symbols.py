@@ -74,7 +74,7 @@ def document_symbols(analysis: Analysis, encoding: str = UTF16) -> list[lsp.Docu
 def _type_text(ty: Any) -> str | None:
     if ty is None:
         return None
-    from ..syntax.type_text import type_text
+    from ..text.type_text import type_text
 
     return type_text(ty)
 

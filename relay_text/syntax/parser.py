@@ -225,7 +225,8 @@ def _run(driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: 
     except UnexpectedToken as exc:
         prev = _token_before(source, kinds, exc.token)
         expected = driver.acceptable(Tokens(source, kinds), exc.token) or exc.expected
-        return ParseResult(None, diags + [syntax_error(source, exc.token, expected, kinds, prev)])
+        first = syntax_error(source, exc.token, expected, kinds, prev)
+        return ParseResult(None, diags + [first] + _later_syntax_errors(driver, source, kinds, exc))
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -264,6 +265,34 @@ def _check_version(source: Source, version: str | None, diags: list[Diagnostic])
                 label="this header",
             ).with_note(f"this toolchain reads versions {or_list(list(SUPPORTED_VERSIONS))} and the documented syntax (no header)")
         )
+
+
+def _later_syntax_errors(driver: Driver, source: Source, kinds: dict[str, str], exc: UnexpectedToken) -> list[Diagnostic]:
+    """The independent syntax errors after the first one (`Driver.recover`),
+    and a token the lexer cannot read after it."""
+    if exc.token.type == "$END" or not exc.states:
+        return []
+    tokens: list[Tok] = []
+    lex_problem = None
+    try:
+        for tok in Tokens(source, kinds):
+            tokens.append(tok)
+    except LexError as lex:
+        lex_problem = lex
+    index = {tok.start_pos: i for i, tok in enumerate(tokens)}
+    failed = index.get(exc.token.start_pos)
+    if failed is None:
+        return []
+    out = []
+    for tok, expected in driver.recover(tokens, failed, exc.states, len(source.text)):
+        if tok.type == "$END" and lex_problem is not None:
+            continue  # the tokens stopped early, not the text
+        at = index.get(tok.start_pos, len(tokens))
+        prev = tokens[at - 1] if at > 0 else None
+        out.append(syntax_error(source, tok, expected, kinds, prev))
+    if lex_problem is not None:
+        out.append(lex_error(source, lex_problem))
+    return out
 
 
 def _token_before(source: Source, kinds: dict[str, str], tok: Tok) -> Tok | None:

@@ -258,7 +258,7 @@ class _Printer(ExprFunctor[Any]):
         """Whether the source has an empty line before a scope's final
         expression, or before the comments on lines of their own above it."""
         text = self.text
-        if text is None or node.span is None or (self.comments is not None and self.comments.coarse):
+        if text is None or node.span is None or node.span.source.text is not text or (self.comments is not None and self.comments.coarse):
             return False
         starts, ends = self.comment_spans
         first = pos = node.span.start

@@ -18,12 +18,12 @@ from .client import LspClient, ResponseError, position, position_of
 DOC = """\
 // Shapes and their areas. \N{SLIGHTLY SMILING FACE}
 data Shape {
-  Circle : (Tensor[(), float32]) -> Shape
-  Square : (Tensor[(), float32]) -> Shape
+  Circle : (float32) -> Shape
+  Square : (float32) -> Shape
 }
 
 # The area of a shape.
-def @area(%s : Shape) -> Tensor[(), float32] {
+def @area(%s : Shape) -> float32 {
   match (%s) {
     case Circle(%r) { 3.14 * %r * %r }
     case Square(%side) { %side * %side }
@@ -539,7 +539,7 @@ def test_semantic_tokens(client: LspClient) -> None:
         assert tokens[(1, 0)] == (4, "keyword", set())
         assert tokens[(1, 5)] == (5, "type", {"declaration"})
         assert tokens[(2, 2)] == (6, "enumMember", {"declaration"})
-        assert tokens[(2, 12)] == (6, "type", set())  # Tensor
+        assert tokens[(2, 24)] == (5, "type", set())  # Shape
         assert tokens[(7, 4)] == (5, "function", {"declaration"})
         assert tokens[(7, 10)] == (2, "parameter", {"declaration"})
         assert tokens[(9, 16)] == (2, "variable", {"declaration"})

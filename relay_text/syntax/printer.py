@@ -832,7 +832,7 @@ class _Printer(ExprFunctor[Any]):
                 raise PrintError("explicit type arguments need a callee written as a name", node.span)
             # (a bare dtype here would be a BaseType argument, not a scalar type)
             texts = [type_text(t, TVM if self.tvm else DOCS, limit=None) for t in node.type_args]
-            if texts[0][:1] in "%@-=0123456789<":
+            if texts[0][:1] in "%@-=<":  # (a number opens type arguments when `>(` closes them)
                 raise PrintError(f"the type argument `{texts[0]}` cannot open `<...>` (it reads as a comparison)", node.span)
             callee = [callee, "<" + ", ".join(texts) + ">"]
             if callee_notes is not None:

@@ -145,10 +145,10 @@ def _read(task: Task) -> Any:
 
 def check_file(task: Task) -> FileReport:
     """`relay check` of one file."""
+    from . import pipeline
     from .diagnostics.render import diagnostic_json
     from .files import InputError
     from .ir.span import Source
-    from . import pipeline
 
     options: CheckOptions = task.options
     err = io.StringIO()

@@ -21,8 +21,8 @@ import dataclasses
 import re
 from typing import Iterable
 
-from .ir.span import Source, Span
 from .diagnostics import ERROR, WARNING, Diagnostic, codes
+from .ir.span import Source, Span
 
 _DIRECTIVE = re.compile(r"(?<![\w-])relay:\s*ignore(?![\w-])(?:\[([^\]]*)\])?")
 

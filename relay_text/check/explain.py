@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..diagnostics import Diagnostic, codes
-from ..ir.expr import Constructor, GlobalVar, Op, Var
 from ..ir.adt import definition_difference
+from ..ir.expr import Constructor, GlobalVar, Op, Var
 from ..ir.span import PRELUDE_SOURCE_NAME, Span
 from ..ir.ty import (
     AnyDim,

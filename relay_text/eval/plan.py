@@ -24,23 +24,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..ir.expr import (
-    Call,
     Constant,
     Constructor,
     Expr,
     Function,
     GlobalVar,
-    If,
-    Let,
-    Match,
     Op,
-    RefCreate,
-    RefRead,
-    RefWrite,
-    Tuple,
-    TupleGetItem,
     Var,
 )
+from ..ir.schema import region_edges
 from ..ir.visitor import post_order
 
 # Nodes that compute nothing: they are names for values that exist already.
@@ -88,33 +80,6 @@ class Plan:
     # control node -> nodes of its region that its inner regions use
     hoisted: dict[Expr, list[Expr]] = field(default_factory=dict)
     regions: list[Region] = field(default_factory=list)  # parents before children
-
-
-def region_edges(node: Expr) -> tuple[list[Expr], list[Expr]]:
-    """A node's children evaluated in its own region, and the roots of the
-    regions it opens (in order)."""
-    t = type(node)
-    if t is If:
-        return [node.cond], [node.then_branch, node.else_branch]  # type: ignore[attr-defined]
-    if t is Match:
-        return [node.data], [c.body for c in node.clauses]  # type: ignore[attr-defined]
-    if t is Function:
-        return [], [node.body]  # type: ignore[attr-defined]
-    if t is Let:
-        return [node.value, node.body], []  # type: ignore[attr-defined]
-    if t is Call:
-        return [node.op, *node.args], []  # type: ignore[attr-defined]
-    if t is Tuple:
-        return list(node.fields), []  # type: ignore[attr-defined]
-    if t is TupleGetItem:
-        return [node.tuple_value], []  # type: ignore[attr-defined]
-    if t is RefCreate:
-        return [node.value], []  # type: ignore[attr-defined]
-    if t is RefRead:
-        return [node.ref], []  # type: ignore[attr-defined]
-    if t is RefWrite:
-        return [node.ref, node.value], []  # type: ignore[attr-defined]
-    return [], []
 
 
 def plan_function(fn: Function) -> Plan:

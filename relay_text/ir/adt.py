@@ -7,7 +7,17 @@ from typing import Any, Mapping
 
 from .expr import Constructor
 from .span import Span
-from .ty import AnyDim, DimBinOp, FuncType, GlobalTypeVar, IncompleteType, TensorType, TupleType, TypeCall, TypeVar
+from .ty import (
+    AnyDim,
+    DimBinOp,
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    TensorType,
+    TupleType,
+    TypeCall,
+    TypeVar,
+)
 
 
 @dataclass(eq=False, slots=True)

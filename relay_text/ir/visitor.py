@@ -26,15 +26,11 @@ from typing import Any, Callable, ClassVar, Generic, TypeVar
 
 from .expr import (
     Call,
-    Constant,
-    Constructor,
     Expr,
     Function,
-    GlobalVar,
     If,
     Let,
     Match,
-    Op,
     RefCreate,
     RefRead,
     RefWrite,
@@ -42,34 +38,10 @@ from .expr import (
     TupleGetItem,
     Var,
 )
+# a node's children in evaluation order, from the one description of the nodes
+from .schema import CHILDREN, children  # noqa: F401  (re-exported)
 
 R = TypeVar("R")
-
-_NO_CHILDREN: tuple = ()
-
-# How to list a node's children, in evaluation (and text) order.
-CHILDREN: dict[type, Callable[[Any], tuple]] = {
-    Var: lambda e: _NO_CHILDREN,
-    GlobalVar: lambda e: _NO_CHILDREN,
-    Constant: lambda e: _NO_CHILDREN,
-    Op: lambda e: _NO_CHILDREN,
-    Constructor: lambda e: _NO_CHILDREN,
-    Tuple: lambda e: e.fields,
-    TupleGetItem: lambda e: (e.tuple_value,),
-    Let: lambda e: (e.var, e.value, e.body),
-    Function: lambda e: (*e.params, e.body),
-    Call: lambda e: (e.op, *e.args),
-    If: lambda e: (e.cond, e.then_branch, e.else_branch),
-    Match: lambda e: (e.data, *(c.body for c in e.clauses)),
-    RefCreate: lambda e: (e.value,),
-    RefRead: lambda e: (e.ref,),
-    RefWrite: lambda e: (e.ref, e.value),
-}
-
-
-def children(expr: Expr) -> tuple[Expr, ...]:
-    """The direct sub-expressions of a node (binders included)."""
-    return CHILDREN[type(expr)](expr)
 
 
 def _snake(name: str) -> str:

@@ -14,14 +14,13 @@
 
 from __future__ import annotations
 
-from ..diagnostics import codes
-
 import os
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
 
+from ..diagnostics import codes
 from ..ir.span import Source, Span
 from .document import Analysis
 from .positions import UTF16, LineIndex

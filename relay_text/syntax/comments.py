@@ -54,7 +54,6 @@ from ..ir.expr import (
     Expr,
     Function,
     GlobalVar,
-    If,
     Let,
     Match,
     Op,
@@ -67,6 +66,7 @@ from ..ir.expr import (
 )
 from ..ir.module import Comment, Module
 from ..ir.pattern import pattern_vars
+from ..ir.schema import text_order
 from ..ir.span import Span
 from .lexer import skip_trivia
 
@@ -205,33 +205,7 @@ _NAME_BEFORE = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$")
 _LOCAL = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
 
 
-def _call_order(node: Call) -> list:
-    if node.infix is not None and len(node.args) == 2:
-        return [(1, node.args[0]), (0, node.op), (2, node.args[1])]
-    out = [(0, node.op)]
-    out += [(i + 1, a) for i, a in enumerate(node.args)]
-    return out
-
-
-# (child index, child) of a node in the order their text appears; indices
-# are those of `relay_text.ir.visitor.children`.
-_TEXT_ORDER: dict[type, Any] = {
-    Call: _call_order,
-    Tuple: lambda n: list(enumerate(n.fields)),
-    TupleGetItem: lambda n: [(0, n.tuple_value)],
-    Let: lambda n: [(1, n.value), (2, n.body)],
-    Function: lambda n: [(len(n.params), n.body)],
-    If: lambda n: [(0, n.cond), (1, n.then_branch), (2, n.else_branch)],
-    Match: lambda n: [(0, n.data)] + [(i + 1, c.body) for i, c in enumerate(n.clauses)],
-    RefCreate: lambda n: [(0, n.value)],
-    RefRead: lambda n: [(0, n.ref)],
-    RefWrite: lambda n: [(0, n.ref), (1, n.value)],
-}
-
-
-def _text_order(node: Expr) -> list[tuple[int, Any]]:
-    order = _TEXT_ORDER.get(type(node))
-    return order(node) if order is not None else []
+_text_order = text_order  # (child index, child) in the order their text appears
 
 
 _ATOMS = (Var, GlobalVar, Constructor)

@@ -27,8 +27,8 @@ TVM dialect they are numbered module-wide in the order TVM allocated them.
 from __future__ import annotations
 
 import gc
-from bisect import bisect_left
 import re
+from bisect import bisect_left
 from contextlib import contextmanager
 from typing import Any, Iterator
 

@@ -29,33 +29,25 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.expr import (
-    Call,
     Constant,
     Constructor,
     Expr,
-    Function,
     GlobalVar,
-    If,
     Let,
     Match,
     Op,
-    RefCreate,
-    RefRead,
-    RefWrite,
-    Tuple,
-    TupleGetItem,
     Var,
 )
 from ..ir.pattern import pattern_vars
+from ..ir.schema import (  # edge roles, from the one description of the nodes
+    OPERAND,
+    TAIL,
+    edges,
+)
 from ..ir.visitor import ExprVisitor
 from .comments import Comments
 
 MAX_INLINE_DEPTH = 12
-
-# Edge roles.
-OPERAND = 0  # an operand inside an expression
-VALUE = 1  # the value of a `let` (or of `e;`)
-TAIL = 2  # the final expression of a scope, or the body of a `let`
 
 _ATOM_TYPES = (Var, GlobalVar, Op, Constructor)
 
@@ -67,36 +59,6 @@ def is_atom(node: Expr) -> bool:
     if isinstance(node, Constant):
         return node.meta_index is not None or node.shape == ()
     return False
-
-
-def edges(node: Expr) -> list[tuple[Expr, int, str | None, int]]:
-    """(child, role, new scope kind or None, scope index) in text order."""
-    return _EDGES[type(node)](node)
-
-
-def _call_edges(n: Call) -> list:
-    out = [(n.op, OPERAND, None, 0)]
-    out += [(a, OPERAND, None, 0) for a in n.args]
-    return out
-
-
-_EDGES: dict[type, Any] = {
-    Call: _call_edges,
-    Let: lambda n: [(n.value, VALUE, None, 0), (n.body, TAIL, None, 0)],
-    Tuple: lambda n: [(f, OPERAND, None, 0) for f in n.fields],
-    TupleGetItem: lambda n: [(n.tuple_value, OPERAND, None, 0)],
-    Function: lambda n: [(n.body, TAIL, "fn", 0)],
-    If: lambda n: [(n.cond, OPERAND, None, 0), (n.then_branch, TAIL, "then", 0), (n.else_branch, TAIL, "else", 0)],
-    Match: lambda n: [(n.data, OPERAND, None, 0)] + [(c.body, TAIL, "clause", i) for i, c in enumerate(n.clauses)],
-    RefCreate: lambda n: [(n.value, OPERAND, None, 0)],
-    RefRead: lambda n: [(n.ref, OPERAND, None, 0)],
-    RefWrite: lambda n: [(n.ref, OPERAND, None, 0), (n.value, OPERAND, None, 0)],
-    Constant: lambda n: [],
-    Var: lambda n: [],
-    GlobalVar: lambda n: [],
-    Op: lambda n: [],
-    Constructor: lambda n: [],
-}
 
 
 class Scope:

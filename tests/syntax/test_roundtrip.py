@@ -420,7 +420,9 @@ def test_formatting_keeps_comments_in_place(module: Module, data) -> None:
     for i, pos in enumerate(chosen):
         pieces.append(text[last:pos])
         style = data.draw(st.integers(0, 3))
-        if style == 0:
+        if text.startswith("<", pos) and not text[pos - 1 : pos].isspace():
+            pieces.append(f"/* c{i} */")  # a space before a glued `<` would make it less-than
+        elif style == 0:
             pieces.append(f" /* c{i} */")
         elif style == 1:
             pieces.append(f"  // c{i}\n")

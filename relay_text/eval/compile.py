@@ -59,11 +59,11 @@ from ..ir.expr import (
     Var,
 )
 from ..ir.module import Module
-from ..ir.ty import FuncType, TensorType
+from ..ir.ty import FuncType, TensorType, TupleType
 from ..text.type_text import type_params_text, type_text
 from .code import Block, as_tensor_argument, check_shape, match_fail, overflow, render
 from .emit import FunctionEmitter
-from .ops import BoundOperator, NoKernel, Resolver, bind, default_resolver
+from .ops import LOW_PRECISION, BoundOperator, NoKernel, Resolver, bind, default_resolver, keeps_low_precision, widen
 from .plan import plan_function
 from .values import Data, Ref
 
@@ -335,12 +335,26 @@ class Compiler:
             )
             return None
 
+    def low_precision(self, op: Op, call: Call) -> tuple[tuple[bool, ...], Any] | None:
+        """For a call with float16 or bfloat16 inputs (as the checker typed
+        them): which arguments hold them, and the rounding plan of its
+        result (see `ops.widen`); None for other calls, and for the
+        operators that keep such tensors as they are."""
+        if self.type_of is None or keeps_low_precision(op.name):
+            return None
+        flags = tuple(_has_low_precision(self.type_of(a)) for a in call.args)
+        if not any(flags):
+            return None
+        return flags, _rounding_plan(self.type_of(call))
+
     def operator_call(self, op: Op, call: Call) -> tuple[str, str | None] | None:
         """Names of the function a call site calls and of its attributes
         (None: it takes the arguments directly). Call sites of the same
-        operator with the same attributes share them."""
-        all_scalar = self.all_scalar(call)
-        key: tuple | None = (op.name, call.attrs, all_scalar)
+        operator with the same attributes (and the same float16 inputs)
+        share them."""
+        low = self.low_precision(op, call)
+        all_scalar = self.all_scalar(call) and low is None
+        key: tuple | None = (op.name, call.attrs, all_scalar, low)
         try:
             names = self.operator_names.get(key)  # type: ignore[arg-type]
         except TypeError:  # an attribute value that cannot be a key
@@ -350,6 +364,8 @@ class Compiler:
         bound = self.bind_operator(op, dict(call.attrs), all_scalar)
         if bound is None:
             return None
+        if low is not None:
+            bound = widen(bound, *low)
         kname = self.fresh("K")
         if bound.direct is not None:
             self.ns[kname] = bound.direct
@@ -461,6 +477,25 @@ class Compiler:
                 SIGNATURES[code_obj] = sig
         modules = [m for m in (self.program, self.prelude) if m is not None]
         return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules)
+
+
+def _has_low_precision(ty: Any) -> bool:
+    """Whether a value of type `ty` holds float16 or bfloat16 tensors."""
+    if isinstance(ty, TensorType):
+        return ty.dtype in LOW_PRECISION
+    if isinstance(ty, TupleType):
+        return any(_has_low_precision(f) for f in ty.fields)
+    return False
+
+
+def _rounding_plan(ty: Any) -> Any:
+    """The dtype a call's float32 result is rounded to: a dtype name for a
+    float16 or bfloat16 tensor, a tuple of plans for a tuple, else None."""
+    if isinstance(ty, TensorType):
+        return ty.dtype if ty.dtype in LOW_PRECISION else None
+    if isinstance(ty, TupleType) and _has_low_precision(ty):
+        return tuple(_rounding_plan(f) for f in ty.fields)
+    return None
 
 
 def _all_codes(code: Any) -> list[Any]:

@@ -208,7 +208,11 @@ class Compiler:
         if node.value is None:
             if node.meta_index in self.meta_values:
                 name = f"meta{node.meta_index}"
-                self.ns[name] = self.meta_values[node.meta_index]
+                value = self.meta_values[node.meta_index]
+                if isinstance(value, np.ndarray) and value.flags.writeable:
+                    value = value.view()  # the program's constant: read-only
+                    value.flags.writeable = False
+                self.ns[name] = value
                 return name
             self.missing_constants.append(node)
             return "None"

@@ -124,28 +124,36 @@ def widen(bound: BoundOperator, inputs: tuple[bool, ...], result: Any) -> BoundO
     `inputs` tells which arguments hold such tensors (a tuple argument is
     converted field by field); `result` is the declared result as a rounding
     plan: a dtype name, a tuple of plans for a tuple result, or None to
-    leave a part as the kernel returns it. Operators in
+    leave a part as the kernel returns it. A read-only input (a constant of
+    the program, such as a weight) is converted once, on its first use.
+    Operators in
     KEEP_LOW_PRECISION (bit patterns, conversions, data movement) are never
     widened.
     """
     kernel = bound.kernel
     flags = tuple(inputs)
+    # Read-only inputs (the program's constants: weights) are converted once.
+    converted: dict[int, tuple[Any, Any]] = {}
+
+    def to_float32(value: Any) -> Any:
+        if type(value) is tuple:
+            return tuple(to_float32(v) for v in value)
+        dtype = getattr(value, "dtype", None)
+        if dtype is None or dtype.name not in LOW_PRECISION:
+            return value
+        if value.flags.writeable or value.ndim == 0:
+            return value.astype("float32")
+        found = converted.get(id(value))
+        if found is None or found[0] is not value:
+            found = converted[id(value)] = (value, value.astype("float32"))
+        return found[1]
 
     def widened(args: tuple, attrs: dict) -> Any:
-        return _round(kernel(tuple(_to_float32(a) if f else a for a, f in zip(args, flags)), attrs), result)
+        return _round(kernel(tuple(to_float32(a) if f else a for a, f in zip(args, flags)), attrs), result)
 
     widened.__name__ = getattr(kernel, "__name__", "kernel")
     widened.__qualname__ = widened.__name__
     return BoundOperator(bound.name, widened, bound.attrs, None)
-
-
-def _to_float32(value: Any) -> Any:
-    if type(value) is tuple:
-        return tuple(_to_float32(v) for v in value)
-    dtype = getattr(value, "dtype", None)
-    if dtype is not None and dtype.name in LOW_PRECISION:
-        return value.astype("float32")
-    return value
 
 
 def _round(value: Any, plan: Any) -> Any:

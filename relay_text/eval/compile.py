@@ -63,7 +63,21 @@ from ..ir.ty import FuncType, TensorType, TupleType
 from ..text.type_text import type_params_text, type_text
 from .code import Block, as_tensor_argument, check_shape, match_fail, overflow, render
 from .emit import FunctionEmitter
-from .ops import LOW_PRECISION, BoundOperator, NoKernel, Resolver, bind, default_resolver, keeps_low_precision, widen
+from .ops import (
+    LOW_PRECISION,
+    BoundOperator,
+    MissingExtra,
+    NoKernel,
+    Resolver,
+    bfloat16,
+    bind,
+    default_resolver,
+    keeps_low_precision,
+    missing_bfloat16,
+    numpy_dtype,
+    uses_bfloat16,
+    widen,
+)
 from .plan import plan_function
 from .values import Data, Ref
 
@@ -158,6 +172,7 @@ class Compiler:
         self.missing_constants: list[Constant] = []  # meta[relay.Constant][i] without data
         self.meta_values: dict[int, Any] = {}  # values given for meta[relay.Constant][i]
         self.filling_constants = False  # whether values were asked for (--random-consts)
+        self.missing_bfloat16 = False  # reported that ml_dtypes is missing
 
     # ---- names -------------------------------------------------------------
 
@@ -221,7 +236,10 @@ class Compiler:
         name = self.constants.get(key)
         if name is None:
             name = self.fresh("k")
-            dtype = np.dtype(node.dtype.split("x")[0])  # type: ignore[union-attr]
+            base = node.dtype.split("x")[0]  # type: ignore[union-attr]
+            if base == "bfloat16" and not self.require_bfloat16(node):
+                return "None"
+            dtype = numpy_dtype(base)
             if shape:
                 value: Any = np.full(shape, node.value, dtype=dtype)
                 value.flags.writeable = False
@@ -351,12 +369,26 @@ class Compiler:
             return None
         return flags, _rounding_plan(self.type_of(call))
 
+    def require_bfloat16(self, node: Expr) -> bool:
+        """Whether bfloat16 tensors can be made (the `ml_dtypes` package);
+        without it, one diagnostic at the first node that needs them."""
+        try:
+            bfloat16()
+            return True
+        except MissingExtra:
+            if not self.missing_bfloat16:
+                self.missing_bfloat16 = True
+                self.diagnostics.append(missing_bfloat16(getattr(node, "span", None)))
+            return False
+
     def operator_call(self, op: Op, call: Call) -> tuple[str, str | None] | None:
         """Names of the function a call site calls and of its attributes
         (None: it takes the arguments directly). Call sites of the same
         operator with the same attributes (and the same float16 inputs)
         share them."""
         low = self.low_precision(op, call)
+        if self.type_of is not None and any(uses_bfloat16(self.type_of(e)) for e in (call, *call.args)):
+            self.require_bfloat16(call)
         all_scalar = self.all_scalar(call) and low is None
         key: tuple | None = (op.name, call.attrs, all_scalar, low)
         try:

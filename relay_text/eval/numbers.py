@@ -51,10 +51,23 @@ def float_text(x: Any) -> str:
         return '"nan"'
     if math.isinf(f):
         return '"inf"' if f > 0 else '"-inf"'
+    if x.dtype.name == "bfloat16":
+        return bfloat16_text(x)
     text = str(x)  # numpy scalar: shortest text for its own precision
     if not any(c in text for c in ".eE"):
         text += ".0"
     return text
+
+
+def bfloat16_text(x: Any) -> str:
+    """A finite bfloat16 value as the shortest decimal that reads back as
+    it (`ml_dtypes` prints six digits): `0.1`, `3.14`, `65536.0`, `1e+20`."""
+    f = float(x)
+    for digits in range(1, 10):
+        text = f"{f:.{digits}g}"
+        if type(x)(float(text)) == x:
+            break
+    return repr(float(text))
 
 
 def _element_text(kind: str) -> Callable[[Any], str]:

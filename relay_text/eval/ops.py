@@ -164,16 +164,36 @@ def _round(value: Any, plan: Any) -> Any:
             return value
         return tuple(_round(v, p) for v, p in zip(value, plan))
     if getattr(value, "dtype", None) is not None and value.dtype.name != plan:
-        return value.astype(_numpy_dtype(plan))
+        return value.astype(numpy_dtype(plan))
     return value
 
 
-def _numpy_dtype(name: str) -> Any:
+def numpy_dtype(name: str) -> Any:
+    """numpy's dtype for a Relay dtype name (bfloat16 through `ml_dtypes`:
+    MissingExtra without it; TypeError for a dtype numpy cannot hold)."""
     import numpy as np
 
     if name == "bfloat16":
         return bfloat16()
     return np.dtype(name)
+
+
+def uses_bfloat16(ty: Any) -> bool:
+    """Whether a type mentions bfloat16 tensors (in tuples and functions too)."""
+    from ..ir.ty import FuncType, TensorType, TupleType
+
+    stack = [ty]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, TensorType):
+            if t.dtype == "bfloat16":
+                return True
+        elif isinstance(t, TupleType):
+            stack.extend(t.fields)
+        elif isinstance(t, FuncType):
+            stack.extend(t.arg_types)
+            stack.append(t.ret_type)
+    return False
 
 
 class MissingExtra(Exception):
@@ -193,3 +213,14 @@ def bfloat16() -> Any:
 
 
 BFLOAT16_HELP = "bfloat16 tensors need the `ml_dtypes` package: pip install 'relay-text[bfloat16]'"
+
+
+def missing_bfloat16(span: Any, label: str = "a bfloat16 tensor") -> Any:
+    """The diagnostic for a bfloat16 value without `ml_dtypes`, at `span`."""
+    from ..diagnostics import Diagnostic, codes
+
+    return (
+        Diagnostic(codes.RUNTIME_ERROR, "bfloat16 tensors need the `ml_dtypes` package, which is not installed", span, label=label)
+        .with_note("numpy has no bfloat16 of its own; `ml_dtypes` adds it")
+        .with_help("install the optional extra: pip install 'relay-text[bfloat16]'")
+    )

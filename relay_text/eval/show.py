@@ -87,6 +87,10 @@ def _scalar_text(value: Any) -> str:
     name = dtype.name
     if name == "bool":
         return "True" if bool(value) else "False"
+    if name == "bfloat16":
+        # Relay has no bfloat16 literal: the cast of its exact float32 value.
+        exact = _scalar_text(np.float32(value))
+        return f'cast({exact}f, "bfloat16")' if math.isfinite(float(value)) else exact
     if dtype.kind in "iu":
         return f"{int(value)}{_INT_SUFFIX.get(name, '')}"
     if dtype.kind == "f":

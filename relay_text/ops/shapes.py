@@ -24,8 +24,18 @@ from .relations import RelationCall, known_rank, relation
 
 
 def numpy_dtype(op: str, dtype: str) -> Any:
-    """The numpy dtype of `dtype`; a KernelError for the dtypes numpy has no
-    counterpart of (vector lanes such as `int8x4`, `bfloat16`, `uint1`)."""
+    """The numpy dtype of `dtype` (bfloat16 through the optional `ml_dtypes`
+    package); a KernelError for the dtypes numpy has no counterpart of
+    (vector lanes such as `int8x4`, `uint1`, bfloat16 without `ml_dtypes`)."""
+    if dtype == "bfloat16":
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise KernelError(
+                codes.RUNTIME_ERROR,
+                f"`{op}`: bfloat16 tensors need the `ml_dtypes` package: pip install 'relay-text[bfloat16]'",
+            ) from None
+        return np.dtype(ml_dtypes.bfloat16)
     try:
         return np.dtype(dtype)
     except TypeError:

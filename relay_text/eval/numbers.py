@@ -16,20 +16,23 @@ writer in `show` gives (the tests compare them):
   lies strictly inside the value's rounding interval, the last digit
   rounded to the nearest, ties to even), laid out as numpy lays them out
   (positional from 1e-4 up to 1e6, scientific beyond: `1e-05`,
-  `1.5e+20`). The interval test is done in float64, exactly where the
-  scaling by a power of ten is exact, and elsewhere with an error bound:
-  an element whose test falls within the bound of a tie (or whose text
-  would not fit the 16-byte layout) is written by numpy's `str` instead;
+  `1.5e+20`). The test runs on nine-digit windows in float64, exact where
+  the scaling by a power of ten is (values from 1e-3 up); below, with an
+  error bound, and an element whose decision falls within the bound (or a
+  subnormal, or an integer from 1e6 up) is written by numpy's `str`;
 * float64 and anything else: element by element, as before.
 
 `block_text(arr)` is the JSON text of an array (nested lists, no outer
 object); `write_tensor(write, arr)` writes that text in pieces of at most
-CHUNK elements, so that memory stays a small multiple of the tensor.
+CHUNK elements, so that memory stays a small multiple of the tensor. A
+float block is computed in cache-sized pieces, on up to THREADS threads
+(numpy releases the GIL inside its loops), and joined in order.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import sys
 from typing import Any, Callable
 
@@ -105,11 +108,14 @@ def block_text(arr: np.ndarray) -> str:
         return str(arr.tolist()).replace("True", "true").replace("False", "false")
     name = arr.dtype.name
     if name == "float32" and _LITTLE:
+        flat = arr.ravel()
         with np.errstate(all="ignore"):  # signalling NaNs
-            return _matrix_block(arr, _float32_texts(arr.ravel())[0])
+            # A text's third word holds at most 5 bytes (a digit, `e+05`).
+            return _matrix_block(arr, lambda i, j: _float32_texts(flat[i:j])[0], 21)
     if name in ("float16", "bfloat16") and _LITTLE:
         table = _table(arr.dtype)
-        return _matrix_block(arr, table[arr.ravel().view(np.uint16)])
+        bits = arr.ravel().view(np.uint16)
+        return _matrix_block(arr, lambda i, j: table[bits[i:j]], table.shape[1])
     return _slow_block(arr)
 
 
@@ -134,36 +140,67 @@ def write_tensor(write: Callable[[str], Any], arr: np.ndarray, chunk: int = CHUN
     write("]")
 
 
-def _matrix_block(arr: np.ndarray, texts: np.ndarray) -> str:
-    """Join element texts (rows of bytes, unused bytes 0) into the
-    nested-list text of an array of `arr`'s shape."""
-    n = texts.shape[0]
-    shape = arr.shape
+def _matrix_block(arr: np.ndarray, texts: Callable[[int, int], np.ndarray], width: int) -> str:
+    """The nested-list text of `arr` from its elements' texts: `texts(i, j)`
+    gives the rows of bytes for flat elements i..j-1 (the first `width`
+    bytes of a row, unused bytes 0). Done a cache-sized piece at a time."""
+    n = arr.size
+
+    def piece(i: int) -> bytes:
+        return _joined(arr.shape, texts(i, min(i + _PIECE, n)), width, i)
+
+    starts = range(0, n, _PIECE)
+    if len(starts) > 1 and THREADS > 1:
+        # numpy releases the GIL inside its loops: pieces overlap on the cores.
+        pieces = list(_pool().map(piece, starts))
+    else:
+        pieces = [piece(i) for i in starts]
+    return "[" * arr.ndim + b"".join(pieces).decode("ascii")
+
+
+THREADS = min(os.cpu_count() or 1, 4)
+"""Threads that compute the pieces of a block (1: none)."""
+_POOL: list[Any] = []
+
+
+def _pool() -> Any:
+    if not _POOL:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL.append(ThreadPoolExecutor(THREADS, thread_name_prefix="relay-json"))
+    return _POOL[0]
+
+
+def _joined(shape: tuple, texts: np.ndarray, width: int, start: int) -> bytes:
+    """Texts of flat elements start.. of an array of `shape`, each followed by
+    "]" for every axis whose block ends there, ", " and "[" as often again
+    (the last element only by its "]"s)."""
+    rows = texts.shape[0]
     ndim = len(shape)
-    # After element i: "]" for every axis whose block ends there, ", ", and
-    # "[" as often again (after the last element only the "]"s).
-    seps = np.zeros((n, 2 * ndim + 2), dtype=np.uint8)
+    matrix = np.zeros((rows, width + 2 * ndim + 2), dtype=np.uint8)
+    matrix[:, :width] = texts[:, :width]
+    seps = matrix[:, width:]
     seps[:, 0] = ord(",")
     seps[:, 1] = ord(" ")
     if ndim > 1:
-        closes = np.zeros(n, dtype=np.int64)
-        index = np.arange(1, n + 1)
-        block = 1
-        for size in reversed(shape[1:]):
+        inner = shape[-1]
+        ends = np.arange(start + (inner - 1 - start % inner), start + rows, inner)  # last of an innermost row
+        closes = np.ones(len(ends), dtype=np.int64)
+        block = inner
+        for size in reversed(shape[1:-1]):
             block *= size
-            closes += index % block == 0
-        ends = np.flatnonzero(closes)
-        counts = closes[ends]
+            closes += (ends + 1) % block == 0
+        ends -= start
         for c in range(1, ndim):
-            rows = ends[counts == c]
-            seps[rows, :c] = ord("]")
-            seps[rows, c] = ord(",")
-            seps[rows, c + 1] = ord(" ")
-            seps[rows, c + 2 : 2 * c + 2] = ord("[")
-    seps[n - 1, :] = 0
-    seps[n - 1, :ndim] = ord("]")
-    raw = np.concatenate([texts, seps], axis=1).tobytes()
-    return "[" * ndim + raw.translate(None, b"\0").decode("ascii")
+            at = ends[closes == c]
+            seps[at, :c] = ord("]")
+            seps[at, c] = ord(",")
+            seps[at, c + 1] = ord(" ")
+            seps[at, c + 2 : 2 * c + 2] = ord("[")
+    if start + rows == math.prod(shape):
+        seps[rows - 1, :] = 0
+        seps[rows - 1, :ndim] = ord("]")
+    return matrix.tobytes().translate(None, b"\0")
 
 
 # ---------------------------------------------------------------- float16, bfloat16: tables
@@ -188,18 +225,9 @@ def _table(dtype: np.dtype) -> np.ndarray:
 # ---------------------------------------------------------------- float32: shortest digits
 
 _U = np.uint64
-# Powers of ten as float64, 10**-j at index j (exact for j <= 22, and
-# x * 10**j is exact in float64 for a float32 x and j <= _EXACT: 24 + 26 bits).
-_POW10 = np.array([float(10**j) for j in range(0, 80)])
-_EXACT = 11
-_TOLERANCE = 2.0**-44  # relative; the float64 scaling errs by less than 2**-51
 _INT_POW10 = np.array([10**j for j in range(0, 19)], dtype=np.int64)
 # A mask of the lowest n bytes of a word, n = 0..8.
 _BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
-# floor(log10(2**j)) and floor(log10(0.75 * 2**j)) for j = -160..159.
-_LOG_J = np.arange(-160, 160)
-_FLOOR_LOG2 = np.array([math.floor(math.log10(2.0**j)) for j in _LOG_J.tolist()], dtype=np.int64)
-_FLOOR_LOG3 = np.array([math.floor(math.log10(0.75 * 2.0**j)) for j in _LOG_J.tolist()], dtype=np.int64)
 # sign + "0." + zeros for a positional value below 1: index 5 * sign + z.
 _SMALL = np.array(
     [int.from_bytes((("-" if s else "") + "0." + "0" * (z - 1)).encode(), "little") if z else 0 for s in (0, 1) for z in range(5)],
@@ -218,7 +246,7 @@ def _eight_digits(v: np.ndarray) -> np.ndarray:
     return (q | ((x - q * _U(10)) << _U(8))) + _ASCII0
 
 
-_PIECE = 1 << 14  # elements computed at a time: the temporaries stay in the cache
+_PIECE = 1 << 15  # elements computed at a time: the temporaries stay in the cache
 
 
 def _float32_texts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -294,119 +322,125 @@ def _integral(x: np.ndarray, a: np.ndarray, field: np.ndarray, negative: np.ndar
     slow[big] = True
 
 
+# floor(log10(2**(field - 127))) for an exponent field; powers of ten as
+# float64 (correctly rounded), 10**e at index e + 50.
+_FIELD_LOG = np.array([math.floor((f - 127) * math.log10(2)) if f else 0 for f in range(256)], dtype=np.int64)
+_POW10_AT = np.array([float(10**e) if e >= 0 else 1 / 10 ** (-e) for e in range(-50, 60)])
+_P10F = np.array([float(10**m) for m in range(12)])
+
+
 def _fractional(a: np.ndarray, field: np.ndarray, bits: np.ndarray, negative: np.ndarray, out: np.ndarray, length: np.ndarray, slow: np.ndarray) -> None:
-    """The texts of finite non-integral values (all below 2**23)."""
+    """The texts of finite non-integral values (all below 2**23).
+
+    Nine significant digits always identify a float32: with the first digit
+    at 10**E, D9 = floor(a * 10**(8 - E)) and the rounding interval (lo, hi)
+    scaled the same way hold the answer. The shortest text drops the most
+    trailing digits m for which a multiple of 10**m lies strictly inside
+    the scaled interval (the test holds for every m below that one)."""
     count = len(a)
-    # The rounding interval (lo, hi): half-way to the neighbouring float32s;
-    # numpy's Dragon4 takes the margin below a power of two (any exponent
-    # field but 0) as half the one above.
-    f = np.maximum(field, 1).astype(np.int64)
+    f = field.astype(np.int64)
+    # The interval: half-way to the neighbouring float32s; numpy's Dragon4
+    # takes the margin below a power of two (exponent field not 0) as half
+    # the one above. Subnormals (field 0) are left to numpy.
     ulp = ((f + (1023 - 150)) << 52).view(np.float64)
-    unequal = ((bits & np.uint32(0x7FFFFF)) == 0) & (field != 0)
+    unequal = (bits & np.uint32(0x7FFFFF)) == 0
     lo = a - np.where(unequal, ulp * 0.25, ulp * 0.5)
     hi = a + ulp * 0.5
-    # The last digit's position k: the largest k for which a multiple of
-    # 10**k lies strictly inside (lo, hi) (a test that holds for every k
-    # below that one). The power of ten below the interval's width passes;
-    # for these values k < 0.
-    j = f - 150 + 160
-    k = np.where(unequal, _FLOOR_LOG3[j], _FLOOR_LOG2[j])
-    unsure = np.zeros(count, dtype=bool)
-
-    def test(kk: np.ndarray, aa: np.ndarray, ll: np.ndarray, hh: np.ndarray, at: np.ndarray | None) -> tuple:
-        scale = _POW10[np.clip(-kk, 0, 79)]
-        xs = aa * scale
-        ls = ll * scale
-        hs = hh * scale
-        d = np.floor(xs)
-        low_in = d > ls
-        high_in = d + 1.0 < hs
-        far = (kk < -_EXACT) | (kk > 0)
-        if far.any():
-            # Not exact: unsure where a decision is within the error bound.
-            tol = xs * _TOLERANCE
-            near = far & (
-                (np.abs(xs - np.round(xs)) < tol)
-                | (np.abs(xs - d - 0.5) < tol)
-                | (np.abs(ls - np.round(ls)) < tol)
-                | (np.abs(hs - np.round(hs)) < tol)
-            )
-            unsure[near.nonzero()[0] if at is None else at[near]] = True
-        return xs - d, d, low_in, high_in
-
-    frac, d, low_in, high_in = test(k, a, lo, hi, None)
-    # k itself always passes; try k + 1, k + 2, ... where the last one passed.
-    frac1, d1, low1, high1 = test(k + 1, a, lo, hi, None)
-    up = low1 | high1
-    k = k + up
-    frac = np.where(up, frac1, frac)
-    d = np.where(up, d1, d)
-    low_in = np.where(up, low1, low_in)
-    high_in = np.where(up, high1, high_in)
-    active = np.flatnonzero(up)
-    while len(active):
-        fr, dd, li, hi_ = test(k[active] + 1, a[active], lo[active], hi[active], active)
-        passed = li | hi_
-        step = active[passed]
-        k[step] += 1
-        frac[step] = fr[passed]
-        d[step] = dd[passed]
-        low_in[step] = li[passed]
-        high_in[step] = hi_[passed]
-        active = step
-    # The digits: the multiple below (d) or above (d + 1) inside the
-    # interval, the nearer one if both are, the even one on a tie.
-    round_up = high_in & ~(low_in & ((frac < 0.5) | ((frac == 0.5) & (d % 2.0 == 0.0))))
-    digits = (d + round_up).astype(np.int64)
-    nd = np.ones(count, dtype=np.int64)
-    for p in range(1, 10):
-        nd += digits >= _INT_POW10[p]
-    unsure |= (nd > 9) | (digits % 10 == 0)
-    nd = np.minimum(nd, 9)
-    lead = k + nd - 1  # the power of ten of the first digit
-    positional = (a >= 1e-4) & (a < 1e6)
+    e = _FIELD_LOG[f]
+    e = e + (a >= _POW10_AT[e + 51])  # the power of ten of the first digit
+    scale = _POW10_AT[58 - e]  # 10**(8 - e): exact for e >= -3
+    xs = a * scale
+    ls = lo * scale
+    hs = hi * scale
+    d9 = np.floor(xs)
+    frac = xs - d9
+    margin_low = d9 - ls
+    margin_high = hs - d9
+    unsure = field == 0
+    far = np.flatnonzero(e < -3)
+    if len(far):
+        # Inexact scaling: unsure where a decision is within the error bound.
+        fx, fl, fh = xs[far], ls[far], hs[far]
+        tol = fx * 2.0**-46
+        near = (
+            (np.abs(fx - np.round(fx)) < tol)
+            | (np.abs(frac[far] - 0.5) < tol)
+            | (np.abs(fl - np.round(fl)) < tol)
+            | (np.abs(fh - np.round(fh)) < tol)
+        )
+        unsure[far[near]] = True
+    # In float64, exactly: d9 < 1e9, and (d9 + 0.5) / 10**m is at least
+    # 0.5 / 10**m away from an integer.
+    q1 = np.floor((d9 + 0.5) * 0.1)
+    r1 = d9 - q1 * 10.0
+    q2 = np.floor((d9 + 0.5) * 0.01)
+    r2 = d9 - q2 * 100.0
+    q3 = np.floor((d9 + 0.5) * 0.001)
+    r3 = d9 - q3 * 1000.0
+    pass1 = (r1 < margin_low) | (10.0 - r1 < margin_high)
+    pass2 = pass1 & ((r2 < margin_low) | (100.0 - r2 < margin_high))
+    pass3 = pass2 & ((r3 < margin_low) | (1000.0 - r3 < margin_high))
+    m = pass1.astype(np.int64) + pass2 + pass3
+    q = np.where(pass3, q3, np.where(pass2, q2, np.where(pass1, q1, d9)))
+    r = np.where(pass3, r3, np.where(pass2, r2, np.where(pass1, r1, 0.0)))
+    more = np.flatnonzero(pass3)
+    while len(more):  # m >= 4: rare (short decimals such as 0.5)
+        p10 = _P10F[m[more] + 1]
+        qq = np.floor((d9[more] + 0.5) / p10)
+        rr = d9[more] - qq * p10
+        ok = (rr < margin_low[more]) | (p10 - rr < margin_high[more])
+        more = more[ok]
+        m[more] += 1
+        q[more] = qq[ok]
+        r[more] = rr[ok]
+    p10 = _P10F[m]
+    low_in = r < margin_low
+    high_in = p10 - r < margin_high
+    twice = 2.0 * (r + frac)  # against p10: the nearer of the two
+    up = high_in & ~(low_in & (twice < p10))
+    tie = np.flatnonzero(low_in & high_in & (twice == p10))
+    up[tie] = q[tie] % 2 == 1  # to even
+    digits = q + up
+    n9 = digits * p10
+    carry = n9 >= 1e9
+    n9 = np.where(carry, 1e8, n9)  # rounded up to a power of ten: "1"
+    e = e + carry
+    nd = np.where(carry, 1, 9 - m)
+    unsure |= (digits == np.floor((digits + 0.5) * 0.1) * 10.0) & (nd > 1)
 
     # The nine digits (padded with zeros): w1 the first eight, w2 the ninth.
-    n9 = (digits * _INT_POW10[9 - nd]).astype(np.uint64)
-    first = n9 // _U(10**8)
-    eight = _eight_digits(n9 - first * _U(10**8))
-    w1 = (first + _U(48)) | (eight << _U(8))
+    first = np.floor((n9 + 0.5) * 1e-8)
+    eight = _eight_digits((n9 - first * 1e8).astype(np.uint64))
+    w1 = first.astype(np.uint64) + _U(48) | (eight << _U(8))
     w2 = eight >> _U(56)
 
-    # Three parts, each a word: A the sign and what precedes the digits
-    # after the point, B up to eight more digits, C the ninth digit and
-    # the exponent.
-    e_pos = np.maximum(lead, 0)  # positional, lead >= 0: e_pos + 1 digits before the point
-    big = positional & (lead >= 0)
-    small = positional & (lead < 0)
-    nd_u = nd.astype(np.uint64)
-    a_digits = np.where(big, e_pos + 1, 1).astype(np.uint64)  # digits in A
-    dot = big | (~positional & (nd > 1))
-    a_core = (w1 & _BYTES[a_digits]) | (dot.astype(np.uint64) * (_U(ord(".")) << (a_digits * _U(8))))
-    len_a = a_digits + dot
-    a_core = np.where(small, _SMALL[5 * negative + np.minimum(-lead, 4)], a_core)
-    len_a = np.where(small, 1 - lead + negative, len_a)  # "-0." and -lead - 1 zeros
-    b_start = np.where(small, 0, a_digits).astype(np.uint64)
-    frac_digits = np.where(big, np.maximum(nd - e_pos - 1, 1), np.where(small, nd, nd - 1))
-    len_b = np.minimum(frac_digits, 8 - b_start.astype(np.int64))
-    part_b = (w1 >> (b_start * _U(8))) & _BYTES[len_b]
-    ninth = nd == 9
-    e = np.abs(lead).astype(np.uint64)
-    tens = e // _U(10)
+    # Three parts, each a word: A the sign and what comes before the digits
+    # of B, B up to eight digits, C the ninth digit and the exponent.
+    positional = (a >= 1e-4) & (a < 1e6)
+    small = positional & (e < 0)
+    start = np.where(positional, np.maximum(e + 1, 0), 1)  # digits in A
+    start_u = start.astype(np.uint64)
+    dot = (positional | (nd > 1)).astype(np.uint64) * _U(ord("."))
+    part_a = (w1 & _BYTES[start]) | (dot << (start_u * _U(8)))
+    len_a = start + (positional | (nd > 1))
+    sign = negative.astype(np.uint64)
+    part_a = (part_a << (sign * _U(8))) | (sign * _U(ord("-")))
+    part_a = np.where(small, _SMALL[5 * negative + np.minimum(-e, 4)], part_a)
+    len_a = np.where(small, 1 - e, len_a) + negative
+    len_b = np.minimum(nd, 8) - start
+    part_b = (w1 >> (start_u * _U(8))) & _BYTES[len_b]
+    ninth = (nd == 9).astype(np.uint64)
+    ex = np.abs(e).astype(np.uint64)
+    tens = ex // _U(10)
     exponent = (
         _U(ord("e"))
-        | (np.where(lead < 0, _U(ord("-")), _U(ord("+"))) << _U(8))
+        | (np.where(e < 0, _U(ord("-")), _U(ord("+"))) << _U(8))
         | ((tens + _U(48)) << _U(16))
-        | ((e - tens * _U(10) + _U(48)) << _U(24))
+        | ((ex - tens * _U(10) + _U(48)) << _U(24))
     )
-    part_c = (w2 & (ninth.astype(np.uint64) * _U(0xFF))) | np.where(positional, _U(0), exponent << (ninth.astype(np.uint64) * _U(8)))
-    len_c = ninth + np.where(positional, 0, 4)
-    # The sign (a small value's A has it already).
-    sign = (negative & ~small).astype(np.uint64)
-    a_core = (a_core << (sign * _U(8))) | (sign * _U(ord("-")))
-    len_a = len_a + sign
-    out[:, 0] = a_core
+    part_c = (w2 & (ninth * _U(0xFF))) | ((~positional).astype(np.uint64) * (exponent << (ninth * _U(8))))
+    out[:, 0] = part_a
     out[:, 1] = part_b
     out[:, 2] = part_c
-    length[:] = len_a + len_b + len_c
+    length[:] = len_a + len_b + ninth + np.where(positional, 0, 4)
     slow |= unsure | (len_a > 8)

@@ -175,7 +175,14 @@ def numpy_dtype(name: str) -> Any:
 
     if name == "bfloat16":
         return bfloat16()
+    if name not in NUMPY_DTYPES:  # ml_dtypes, once imported, also names uint1, int4, ...
+        raise TypeError(f"data type {name!r} not understood")
     return np.dtype(name)
+
+
+NUMPY_DTYPES = frozenset(
+    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]
+)
 
 
 def uses_bfloat16(ty: Any) -> bool:

@@ -142,10 +142,10 @@ def widen(bound: BoundOperator, inputs: tuple[bool, ...], result: Any) -> BoundO
         if dtype is None or dtype.name not in LOW_PRECISION:
             return value
         if value.flags.writeable or value.ndim == 0:
-            return value.astype("float32")
+            return _float32(value)
         found = converted.get(id(value))
         if found is None or found[0] is not value:
-            found = converted[id(value)] = (value, value.astype("float32"))
+            found = converted[id(value)] = (value, _float32(value))
         return found[1]
 
     def widened(args: tuple, attrs: dict) -> Any:
@@ -154,6 +154,24 @@ def widen(bound: BoundOperator, inputs: tuple[bool, ...], result: Any) -> BoundO
     widened.__name__ = getattr(kernel, "__name__", "kernel")
     widened.__qualname__ = widened.__name__
     return BoundOperator(bound.name, widened, bound.attrs, None)
+
+
+_HALF_TABLE: list[Any] = []
+
+
+def _float32(value: Any) -> Any:
+    """A float16 or bfloat16 array as float32 (exact). float16 goes through
+    a table of the 65,536 values, twice as fast as numpy's own conversion;
+    bfloat16 is the upper half of a float32's bits."""
+    import numpy as np
+
+    if value.ndim == 0:
+        return value.astype(np.float32)
+    if value.dtype.name == "bfloat16":
+        return (value.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
+    if not _HALF_TABLE:
+        _HALF_TABLE.append(np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32))
+    return np.take(_HALF_TABLE[0], value.view(np.uint16))
 
 
 def _round(value: Any, plan: Any) -> Any:

@@ -1,6 +1,7 @@
 """relay-text: a toolchain for the Relay IR text format.
 
-    relay_text.parse(text)   -> Module      (raises RelayError on syntax errors)
+    relay_text.parse(text, prelude=True) -> Module   (raises RelayError on errors)
+    relay_text.check(text) -> Checked                (diagnostics and global types)
     relay_text.format(text, dialect="keep", line_length=100) -> str
     relay_text.run(text, *args, entry="main") -> value (numpy arrays, tuples, Data, ...)
 
@@ -11,24 +12,64 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+# The checker package is also called `check`: import it first, so that the
+# function `check` below is what `relay_text.check` names (the package stays
+# importable as usual: `from relay_text.check import check_module`).
+from . import check as _checker  # noqa: F401
+
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from .diagnostics import RelayError
     from .ir.module import Module
+    from .pipeline import Checked
+
+__all__ = ["Checked", "RelayError", "__version__", "check", "format", "parse", "run"]
 
 
-def parse(text: str, name: str = "<string>") -> "Module":
+def parse(text: str, name: str = "<string>", *, prelude: bool = True) -> Module:
     """Parse Relay text (documented syntax or TVM 0.0.4/0.0.5) into a Module.
 
-    Raises `RelayError` (with `.diagnostics`) if the text has errors.
+    With `prelude` (the default) the names of the Prelude (`List`, `Cons`,
+    `@map`, ...) are known, as they are to `relay check` and `relay run`;
+    the module holds only the text's own definitions. Raises `RelayError`
+    (with `.diagnostics`) if the text has syntax or name errors.
     """
     from .diagnostics import RelayError, has_errors
-    from .syntax.parser import parse as _parse
+    from .ir.span import Source
+    from .syntax.parser import parse_source
 
-    result = _parse(text, name)
+    env = None
+    if prelude:
+        from .std import prelude as load_prelude
+
+        env = load_prelude().env()
+    result = parse_source(Source(name, text), env)
     if result.module is None or has_errors(result.diagnostics):
         raise RelayError(result.diagnostics)
     return result.module
+
+
+def check(text: str, name: str = "<string>", *, prelude: bool = True, warnings_as_errors: bool = False) -> Checked:
+    """Parse and type-check Relay text, as `relay check` does; never raises
+    for errors in the text.
+
+    The result has `.diagnostics` (a list of `Diagnostic`: `.code`,
+    `.severity`, `.message`, `.span`, `.notes`; `relay: ignore` comments
+    honoured), `.ok` (no errors), `.errors` and `.warnings` (counts),
+    `.global_types` (`{"@name": "fn(...) -> ..."}`, each global's most
+    general type as text) and `.module` (None if the text did not parse).
+    With `warnings_as_errors`, warnings are reported as errors.
+    """
+    from .ir.span import Source
+    from .pipeline import check_source
+
+    checked = check_source(Source(name, text), use_prelude=prelude)
+    if warnings_as_errors:
+        from .suppress import warnings_as_errors as promote
+
+        checked.diagnostics = promote(checked.diagnostics)
+    return checked
 
 
 def format(text: str, *, dialect: str = "keep", line_length: int = 100) -> str:  # noqa: A001
@@ -43,14 +84,13 @@ def format(text: str, *, dialect: str = "keep", line_length: int = 100) -> str: 
     return _format(text, dialect=dialect, line_length=line_length)
 
 
-def run(source_or_module: "str | Module", *args: Any, entry: str | None = None, max_depth: int | None = None, prelude: bool = True) -> Any:
+def run(source_or_module: str | Module, *args: Any, entry: str | None = None, max_depth: int | None = None, prelude: bool = True) -> Any:
     """Evaluate a Relay program and return its result.
 
-    `source_or_module` is Relay text or a parsed `Module` (parsed with
-    `relay_text.std.prelude().env()` if it uses the Prelude); either is
-    type-checked before it runs. The entry point is
-    `entry` (a global such as "main" or "@main"); by default the program's
-    trailing expression if it has one, else `@main`. `args` are the entry's
+    `source_or_module` is Relay text or a parsed `Module` (from `parse`);
+    either is type-checked before it runs. The entry point is `entry` (a
+    global such as "main" or "@main"); by default the program's trailing
+    expression if it has one, else `@main`. `args` are the entry's
     arguments: numpy arrays, Python numbers or nested lists (converted to the
     parameter's dtype), tuples, or values returned by an earlier run.
 
@@ -99,4 +139,8 @@ def __getattr__(name: str) -> Any:
         from .diagnostics import RelayError
 
         return RelayError
+    if name == "Checked":
+        from .pipeline import Checked
+
+        return Checked
     raise AttributeError(name)

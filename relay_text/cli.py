@@ -1,7 +1,9 @@
 """The `relay` command: thin wrappers that parse flags and call the library.
 
 Exit codes: 0 success, 1 the input has errors (or would be reformatted),
-2 usage, input/output or internal errors, 130 interrupted.
+2 usage, input/output or internal errors, 130 interrupted. A closed
+standard output (`relay check --types . | head -1`) ends the command
+quietly with status 0, as the reader has all it wanted.
 """
 
 from __future__ import annotations
@@ -24,6 +26,32 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def emit(text: str, stream: Any = None) -> None:
+    """Write `text` to `stream` (standard output) and flush it, in pieces
+    smaller than the stream's buffer: one large write to a pipe can end
+    part-way without an error (the reader went away, or a signal came), and
+    Python's text layer then drops the rest silently; buffered pieces are
+    flushed until they are all written, or fail loudly (BrokenPipeError)."""
+    stream = sys.stdout if stream is None else stream
+    for start in range(0, len(text), 4096):
+        stream.write(text[start : start + 4096])
+    stream.flush()
+
+
+def _quiet_streams() -> None:
+    """After a closed pipe: point standard output (and error) at /dev/null,
+    so that the flush at exit neither fails nor prints a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError, AttributeError):  # no file descriptor (a test's buffer)
+            pass
+
+
 def guarded(command: Callable[..., int]) -> Callable[..., None]:
     """Run a command body; turn its return value into the exit code, and any
     unexpected exception into one line (the traceback only with --debug or
@@ -34,9 +62,14 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
         debug = kwargs.pop("debug", False) or bool(os.environ.get("RELAY_DEBUG"))
         try:
             code = command(*args, **kwargs)
+            sys.stdout.flush()
         except KeyboardInterrupt:
             sys.stderr.write("interrupted\n")
             sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            # The reader closed the pipe (`| head -1`): it has what it wanted.
+            _quiet_streams()
+            sys.exit(EXIT_OK)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - the last line of defence
@@ -50,6 +83,110 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
         sys.exit(code)
 
     return click.option("--debug", is_flag=True, hidden=True, help="Show tracebacks of internal errors.")(wrapper)
+
+
+def color_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--color",
+        "color",
+        type=click.Choice(["auto", "always", "never"]),
+        default=None,
+        help="Colour diagnostics and messages: auto (on a terminal, unless NO_COLOR is set), always or never.  [default: auto]",
+    )(command)
+
+
+def warnings_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    command = click.option(
+        "-W",
+        "warning_policy",
+        type=click.Choice(["error"]),
+        default=None,
+        metavar="error",
+        help="`-W error`: the same as --warnings-as-errors.",
+    )(command)
+    return click.option(
+        "--warnings-as-errors/--no-warnings-as-errors",
+        "warnings_as_errors",
+        default=None,
+        help="Count warnings as errors (in the exit status and the summary).",
+    )(command)
+
+
+def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="Work on N files at once, in N processes.  [default: one per CPU for more than 4 files and 200 kB]",
+    )(command)
+
+
+class Context:
+    """What every command works out first: the `[tool.relay]` settings of
+    the nearest pyproject.toml and whether to colour standard error."""
+
+    def __init__(self, paths: list[str], color: str | None) -> None:
+        from .config import ConfigError, Settings, settings_for
+        from .diagnostics.render import Reporter, use_color
+
+        self.error: str | None = None
+        try:
+            self.settings = settings_for(paths)
+        except ConfigError as exc:
+            self.settings = Settings()
+            self.error = str(exc)
+        self.color = use_color(sys.stderr, color, self.settings.get("color"))
+        self.reporter = Reporter(sys.stderr, color=self.color)
+
+    def start(self) -> bool:
+        """Report configuration problems; False if the command cannot go on."""
+        for warning in self.settings.warnings:
+            self.reporter.message(f"warning: {warning}", "bold yellow")
+        if self.error is not None:
+            self.reporter.message(f"error: {self.error}", "bold red")
+            return False
+        return True
+
+    def warnings_as_errors(self, flag: bool | None, policy: str | None) -> bool:
+        if policy == "error":
+            return True
+        if flag is not None:
+            return flag
+        return bool(self.settings.get("warnings_as_errors", False))
+
+    def jobs(self, flag: int | None, tasks: list[Any]) -> int:
+        from .batch import workers
+
+        setting = self.settings.get("jobs")
+        jobs = flag if flag is not None else (None if setting in (None, "auto") else setting)
+        return workers(jobs, [task.path for task in tasks])
+
+
+def _stdin_task(path: str, options: Any) -> Any:
+    """A task; standard input is read here, as workers cannot read it."""
+    from .batch import Task
+    from .files import STDIN, read
+
+    if path != STDIN:
+        return Task(path, options)
+    inp = read(path)
+    return Task(path, options, inp.text, inp.bom)
+
+
+def _tasks(paths: list[str], options: Any, reporter: Any) -> tuple[list[Any], int]:
+    from .files import InputError
+
+    tasks = []
+    failed = 0
+    for path in paths:
+        try:
+            tasks.append(_stdin_task(path, options))
+        except InputError as exc:
+            reporter.message(f"error: {exc}", "bold red")
+            failed += 1
+    return tasks, failed
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,53 +204,64 @@ def main() -> None:
     show_default=True,
     help="text: diagnostics on stderr; json: one JSON object on stdout.",
 )
-@click.option("--types", "show_types", is_flag=True, help="Print every global with its type.")
+@click.option("--types", "show_types", is_flag=True, help="Print every global with its type (prefixed by its file when there are several).")
+@warnings_options
+@jobs_option
+@color_option
 @guarded
-def check(paths: tuple[str, ...], output_format: str, show_types: bool) -> int:
+def check(
+    paths: tuple[str, ...],
+    output_format: str,
+    show_types: bool,
+    warnings_as_errors: bool | None,
+    warning_policy: str | None,
+    jobs: int | None,
+    color: str | None,
+) -> int:
     """Parse and type-check Relay files (`-` reads stdin; directories are searched for *.rly, *.relay)."""
-    from .diagnostics.render import Reporter, diagnostic_json
-    from .files import InputError, collect, read
-    from .ir.span import Source
-    from .pipeline import check_source
+    from .batch import CheckOptions, Totals, check_file, run_tasks
+    from .files import collect, is_single_file
 
-    reporter = Reporter(sys.stderr)
+    ctx = Context(list(paths), color)
+    if not ctx.start():
+        return EXIT_ERROR
+    reporter = ctx.reporter
     files = collect(list(paths))
-    io_failed = False
-    errors = warnings = 0
-    failed_files = 0
-    all_diags: list = []
-    all_globals: dict[str, Any] = {}
-    for path in files:
-        try:
-            inp = read(path)
-        except InputError as exc:
-            reporter.message(f"error: {exc}", "bold red")
-            io_failed = True
-            continue
-        result = check_source(Source(inp.name, inp.text))
-        errors += result.errors
-        warnings += result.warnings
-        failed_files += 1 if result.errors else 0
+    single = is_single_file(list(paths))
+    options = CheckOptions(
+        color=ctx.color,
+        output_format=output_format,
+        show_types=show_types,
+        prefix_types=not single,
+        warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
+    )
+    tasks, stdin_failed = _tasks(files, options, reporter)
+    totals = Totals()
+    reports: list[dict[str, Any]] = []
+    for report in run_tasks(check_file, tasks, ctx.jobs(jobs, tasks)):
+        totals.add(report)
         if output_format == "json":
-            all_diags.extend(diagnostic_json(d) for d in result.diagnostics)
-            for name, ty in result.global_types.items():
-                all_globals.setdefault(name, ty)
+            if report.io_error:
+                emit(report.err, sys.stderr)
+            reports.append(report.json or {})
             continue
-        for diag in result.diagnostics:
-            reporter.diagnostic(diag)
-        if show_types:
-            for name, ty in result.global_types.items():
-                click.echo(f"{name} : {ty if ty is not None else '?'}")
+        emit(report.err, sys.stderr)
+        if report.out:
+            emit(report.out)
     if output_format == "json":
-        click.echo(json.dumps({"diagnostics": all_diags, "globals": all_globals}, indent=2))
-    checked = len(files) - (1 if io_failed else 0)
+        if single and len(reports) == 1:
+            document: Any = {k: v for k, v in reports[0].items() if k != "file"}
+        else:
+            document = {"files": reports}
+        emit(json.dumps(document, indent=2) + "\n")
+    io_failed = bool(totals.io_errors or stdin_failed)
+    errors, warnings = totals.errors, totals.warnings
     if errors:
         tail = f" and {_plural(warnings, 'warning')}" if warnings else ""
-        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(failed_files, 'file')}", "bold red")
+        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}", "bold red")
     elif not io_failed:
         tail = f" ({_plural(warnings, 'warning')})" if warnings else ""
         reporter.message(f"No errors in {_plural(len(files), 'file')}{tail}", "bold green")
-    del checked
     if io_failed:
         return EXIT_ERROR
     return EXIT_FAIL if errors else EXIT_OK
@@ -138,6 +286,8 @@ def check(paths: tuple[str, ...], output_format: str, show_types: bool) -> int:
 )
 @click.option("--output", "output_path", metavar="FILE", help="Write the result to FILE instead of stdout.")
 @click.option("--full", is_flag=True, help="Print every element of large tensors.")
+@warnings_options
+@color_option
 @guarded
 def run(
     path: str,
@@ -152,16 +302,21 @@ def run(
     output_format: str,
     output_path: str | None,
     full: bool,
+    warnings_as_errors: bool | None,
+    warning_policy: str | None,
+    color: str | None,
 ) -> int:
     """Type-check a Relay file, then evaluate @main (or --entry) and print the result."""
-    from .diagnostics.render import Reporter
     from .eval.entry import RunRequest
     from .eval.runtime import DEFAULT_MAX_DEPTH
     from .files import InputError, read
     from .ir.span import Source
     from .pipeline import run_source
 
-    reporter = Reporter(sys.stderr)
+    ctx = Context([path], color)
+    if not ctx.start():
+        return EXIT_ERROR
+    reporter = ctx.reporter
     if output_format == "npz" and not output_path:
         raise click.UsageError("--output-format npz needs --output FILE")
     pairs = []
@@ -183,9 +338,14 @@ def run(
         random_args=random_args,
         random_consts=random_consts,
         seed=seed,
-        max_depth=max_depth or DEFAULT_MAX_DEPTH,
+        max_depth=max_depth or ctx.settings.get("max_depth") or DEFAULT_MAX_DEPTH,
     )
-    ran = run_source(Source(inp.name, inp.text), request, use_prelude=not no_prelude)
+    ran = run_source(
+        Source(inp.name, inp.text),
+        request,
+        use_prelude=not no_prelude,
+        warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
+    )
     for diag in ran.diagnostics:
         reporter.diagnostic(diag)
     if not ran.ok:
@@ -210,7 +370,7 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
             return EXIT_ERROR
         try:
             with open(output_path, "wb") as fh:  # type: ignore[arg-type]
-                np.savez(fh, **arrays)
+                np.savez(fh, **arrays)  # type: ignore[arg-type]
         except OSError as exc:
             reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
             return EXIT_ERROR
@@ -250,7 +410,7 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
             reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
             return EXIT_ERROR
         return EXIT_OK
-    click.echo(text)
+    emit(text + "\n")
     return EXIT_OK
 
 
@@ -266,89 +426,47 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
     help="keep: each file's own dialect; docs: the documented syntax; tvm: TVM's 0.0.5 format.  [default: keep]",
 )
 @click.option("--fast", is_flag=True, help="Skip the safety checks (re-parse and compare, format twice).")
+@jobs_option
+@color_option
 @guarded
-def fmt(paths: tuple[str, ...], check_only: bool, show_diff: bool, line_length: int | None, dialect: str | None, fast: bool) -> int:
+def fmt(
+    paths: tuple[str, ...],
+    check_only: bool,
+    show_diff: bool,
+    line_length: int | None,
+    dialect: str | None,
+    fast: bool,
+    jobs: int | None,
+    color: str | None,
+) -> int:
     """Format Relay files in place (`-` formats stdin to stdout; directories
     are searched for *.rly, *.relay). Settings come from [tool.relay] in the
     nearest pyproject.toml unless given here."""
-    from .config import ConfigError, find_pyproject, fmt_settings, load
-    from .diagnostics.render import Reporter
-    from .files import InputError, collect, read
-    from .formatter import (
-        UnsafeFormat,
-        format_source,
-        newline_style,
-        save_failure,
-        unified_diff,
-        write_atomic,
-    )
-    from .ir.span import Source
+    from .batch import FmtOptions, Totals, format_file, run_tasks
+    from .files import collect
 
-    reporter = Reporter(sys.stderr)
-    settings: dict[str, Any] = {}
-    pyproject = find_pyproject(list(paths))
-    if pyproject is not None:
-        try:
-            settings = fmt_settings(load(pyproject), pyproject)
-        except ConfigError as exc:
-            reporter.message(f"error: {exc}", "bold red")
-            return EXIT_ERROR
-    if line_length is None:
-        line_length = settings.get("line_length", 100)
-    if dialect is None:
-        dialect = settings.get("dialect", "keep")
+    ctx = Context(list(paths), color)
+    if not ctx.start():
+        return EXIT_ERROR
+    reporter = ctx.reporter
+    options = FmtOptions(
+        color=ctx.color,
+        dialect=dialect or ctx.settings.get("dialect", "keep"),
+        line_length=line_length or ctx.settings.get("line_length", 100),
+        safe=not fast,
+        check_only=check_only,
+        show_diff=show_diff,
+    )
     write_back = not (check_only or show_diff)
-    changed = unchanged = failed = 0
-    for path in collect(list(paths)):
-        try:
-            inp = read(path)
-        except InputError as exc:
-            reporter.message(f"error: {exc}", "bold red")
-            failed += 1
-            continue
-        newline = newline_style(inp.text)
-        text = inp.text.replace("\r\n", "\n") if newline == "\r\n" else inp.text
-        try:
-            result = format_source(Source(inp.name, text), dialect, line_length, safe=not fast)
-        except UnsafeFormat as exc:
-            log = save_failure(inp.name, exc)
-            reporter.message(
-                f"error[internal-error]: {inp.name}: {exc.reason}; nothing was written. "
-                f"Both texts are saved in {log} - please report this.",
-                "bold red",
-            )
-            failed += 1
-            continue
-        if result.text is None:
-            for diag in result.diagnostics:
-                reporter.diagnostic(diag)
-            reporter.message(f"error: cannot format {inp.name}", "bold red")
-            failed += 1
-            continue
-        output = result.text.replace("\n", "\r\n") if newline == "\r\n" else result.text
-        if output == inp.text:
-            unchanged += 1
-            if path == "-" and write_back:
-                click.echo(output, nl=False)
-            continue
-        changed += 1
-        if show_diff:
-            click.echo(unified_diff(inp.name, inp.text, output), nl=False)
-        if check_only:
-            reporter.message(f"would reformat {inp.name}")
-        elif show_diff:
-            pass
-        elif path == "-":
-            click.echo(output, nl=False)
-        else:
-            try:
-                write_atomic(path, output)
-            except OSError as exc:
-                reporter.message(f"error: {path}: cannot write ({exc.strerror})", "bold red")
-                changed -= 1
-                failed += 1
-                continue
-            reporter.message(f"reformatted {inp.name}")
+    tasks, stdin_failed = _tasks(collect(list(paths)), options, reporter)
+    totals = Totals()
+    for report in run_tasks(format_file, tasks, ctx.jobs(jobs, tasks)):
+        totals.add(report)
+        if report.out:
+            emit(report.out)
+        emit(report.err, sys.stderr)
+    changed, unchanged = totals.status["changed"], totals.status["unchanged"]
+    failed = totals.status["failed"] + stdin_failed
     verb = "would be " if not write_back else ""
     parts = []
     if changed:
@@ -361,6 +479,61 @@ def fmt(paths: tuple[str, ...], check_only: bool, show_diff: bool, line_length: 
     if failed:
         return EXIT_ERROR
     return EXIT_FAIL if changed and not write_back else EXIT_OK
+
+
+@main.command()
+@click.option("--stdio", is_flag=True, help="Talk over standard input and output (the default; accepted for clients that pass it).")
+def lsp(stdio: bool) -> None:
+    """Run the language server for editors, over standard input and output."""
+    try:
+        from .lsp.server import main as serve
+    except ImportError as exc:
+        missing = exc.name or str(exc)
+        sys.stderr.write(f"error: relay lsp needs pygls 2 (cannot import {missing}): pip install 'relay-text[lsp]'\n")
+        sys.exit(EXIT_ERROR)
+    serve()
+
+
+@main.command()
+@click.argument("code", required=False)
+@color_option
+@guarded
+def explain(code: str | None, color: str | None) -> int:
+    """Explain a diagnostic code (`relay explain unused-binding`); without
+    one, list every code with its summary."""
+    import textwrap
+
+    from .diagnostics.codes import REGISTRY
+    from .diagnostics.render import Reporter, use_color
+    from .text.suggest import close_names, or_list
+
+    out = Reporter(sys.stdout, color=use_color(sys.stdout, color))
+    if code is None:
+        width = max(len(name) for name in REGISTRY)
+        for name, entry in REGISTRY.items():
+            out.message(f"{name:<{width}}  {entry.severity:<7}  {entry.summary}")
+        return EXIT_OK
+    name = code.strip()
+    if "[" in name and name.endswith("]"):  # `error[unused-binding]`, as printed
+        name = name[name.index("[") + 1 : -1]
+    found = REGISTRY.get(name)
+    if found is None:
+        err = Reporter(sys.stderr, color=use_color(sys.stderr, color))
+        guesses = close_names(name, REGISTRY)
+        hint = f"; did you mean {or_list([f'`{g}`' for g in guesses])}?" if guesses else "; `relay explain` lists them"
+        err.message(f"error: `{code}` is not a diagnostic code{hint}", "bold red")
+        return EXIT_ERROR
+    entry = found
+    style = "bold red" if entry.severity == "error" else "bold yellow"
+    out.message(f"{entry.severity}[{entry}]: {entry.summary}", style)
+    out.message("")
+    out.message(textwrap.fill(entry.explanation, width=79))
+    if entry.example:
+        out.message("")
+        out.message("Example:", "bold")
+        out.message("")
+        out.message(textwrap.indent(entry.example, "    "))
+    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,28 +1,71 @@
 """Settings from `[tool.relay]` in the nearest `pyproject.toml`.
 
     [tool.relay]
-    line-length = 88
-    dialect = "keep"
+    line-length = 88            # relay fmt
+    dialect = "keep"            # relay fmt: keep, docs or tvm
+    warnings-as-errors = true   # relay check, relay run
+    color = "auto"              # every command: auto, always or never
+    max-depth = 100000          # relay run
+    jobs = 4                    # relay check, relay fmt: processes ("auto" by default)
 
 The nearest file is found by walking up from the common directory of the
 paths given on the command line (the current directory for stdin), as black
-does. Command-line options override it. Python 3.11+ reads the file with
-`tomllib`; on 3.10 a small reader understands the flat `key = value` lines
-such a table holds.
+does. Command-line options override it. The file is read with `tomllib`
+(`tomli` on Python 3.10). A key this table does not know gets a warning
+naming the closest known key; a known key with a bad value is an error.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 SECTION = "tool.relay"
 
 
 class ConfigError(Exception):
     """A pyproject.toml that cannot be read, or a bad value in `[tool.relay]`."""
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _choice(*allowed: str) -> Callable[[Any], bool]:
+    return lambda value: value in allowed
+
+
+# key -> (setting name, validator, what a valid value is, the commands it applies to)
+KEYS: dict[str, tuple[str, Callable[[Any], bool], str, str]] = {
+    "line-length": ("line_length", _positive_int, "a positive integer", "fmt"),
+    "dialect": ("dialect", _choice("keep", "docs", "tvm"), '"keep", "docs" or "tvm"', "fmt"),
+    "warnings-as-errors": ("warnings_as_errors", lambda v: isinstance(v, bool), "true or false", "check, run"),
+    "color": ("color", _choice("auto", "always", "never"), '"auto", "always" or "never"', "check, fmt, run"),
+    "max-depth": ("max_depth", _positive_int, "a positive integer", "run"),
+    "jobs": ("jobs", lambda v: v == "auto" or _positive_int(v), 'a positive integer or "auto"', "check, fmt"),
+}
+
+
+@dataclass
+class Settings:
+    """The validated `[tool.relay]` table: `values` maps setting names
+    (`line_length`, ...) to values; `warnings` are messages about keys that
+    were ignored."""
+
+    path: Path | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.values.get(name, default)
 
 
 def find_pyproject(paths: list[str]) -> Path | None:
@@ -50,66 +93,62 @@ def find_pyproject(paths: list[str]) -> Path | None:
 def load(path: Path) -> dict[str, Any]:
     """The `[tool.relay]` table of a pyproject.toml (empty if it has none)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        return _read_section(text, path)
-    try:
-        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML ({exc})") from None
-    table = data.get("tool", {}).get("relay", {})
+    tool = data.get("tool", {})
+    table = tool.get("relay", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.relay] must be a table")
     return table
 
 
-_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-\" ]+?)\s*\]\s*(?:#.*)?$")
-_ENTRY = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=\s*(.+?)\s*(?:#[^\"']*)?$")
+def validate(table: dict[str, Any], path: Path) -> Settings:
+    """Check every key of a `[tool.relay]` table: a known key with a bad value
+    raises ConfigError; an unknown key is left out with a warning naming the
+    closest known key."""
+    from .text.suggest import close_names
 
-
-def _read_section(text: str, path: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    inside = False
-    for number, line in enumerate(text.splitlines(), 1):
-        header = _HEADER.match(line)
-        if header:
-            inside = header.group(1).replace('"', "").replace(" ", "") == SECTION
+    settings = Settings(path)
+    for key, value in table.items():
+        known = KEYS.get(key)
+        if known is None:
+            guesses = close_names(key.replace("_", "-"), KEYS) or close_names(key, KEYS)
+            if key.replace("_", "-") in KEYS:
+                guesses = [key.replace("_", "-")]
+            hint = f"; did you mean `{guesses[0]}`?" if guesses else f"; the known keys are {', '.join(f'`{k}`' for k in KEYS)}"
+            settings.warnings.append(f"{path}: unknown key `{key}` in [tool.relay] (ignored){hint}")
             continue
-        if not inside or not line.strip() or line.lstrip().startswith("#"):
-            continue
-        entry = _ENTRY.match(line)
-        if entry is None:
-            raise ConfigError(f"{path}:{number}: cannot read `{line.strip()}` in [tool.relay]")
-        out[entry.group(1)] = _value(entry.group(2), path, number)
-    return out
+        name, valid, wanted, _ = known
+        if not valid(value):
+            raise ConfigError(f"{path}: [tool.relay] {key} must be {wanted}, not {_toml_text(value)}")
+        settings.values[name] = value
+    return settings
 
 
-def _value(raw: str, path: Path, number: int) -> Any:
-    if raw in ("true", "false"):
-        return raw == "true"
-    if re.fullmatch(r"[+-]?[0-9_]+", raw):
-        return int(raw.replace("_", ""))
-    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
-        return raw[1:-1]
-    raise ConfigError(f"{path}:{number}: unsupported value `{raw}` in [tool.relay]")
+def settings_for(paths: list[str]) -> Settings:
+    """The validated `[tool.relay]` settings of the pyproject.toml nearest to
+    `paths` (empty settings if there is none). Raises ConfigError."""
+    pyproject = find_pyproject(paths)
+    if pyproject is None:
+        return Settings()
+    return validate(load(pyproject), pyproject)
 
 
 def fmt_settings(table: dict[str, Any], path: Path) -> dict[str, Any]:
-    """Validated `relay fmt` settings: `line_length` and `dialect`."""
-    out: dict[str, Any] = {}
-    for key, value in table.items():
-        if key == "line-length":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{path}: [tool.relay] line-length must be a positive integer, not {value!r}")
-            out["line_length"] = value
-        elif key == "dialect":
-            if value not in ("keep", "docs", "tvm"):
-                raise ConfigError(f'{path}: [tool.relay] dialect must be "keep", "docs" or "tvm", not {value!r}')
-            out["dialect"] = value
-    return out
+    """Validated `relay fmt` settings: `line_length` and `dialect` (kept for
+    callers of earlier releases; `validate` covers every command)."""
+    values = validate(table, path).values
+    return {k: v for k, v in values.items() if k in ("line_length", "dialect")}
+
+
+def _toml_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value)

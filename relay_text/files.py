@@ -26,7 +26,7 @@ def collect(paths: list[str]) -> list[str]:
             out.append(path)
             continue
         if os.path.isdir(path):
-            found = []
+            found: list[str] = []
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES))
@@ -40,10 +40,49 @@ def collect(paths: list[str]) -> list[str]:
     return out
 
 
+def is_single_file(paths: list[str]) -> bool:
+    """Whether the command line names one file (or stdin), not a directory:
+    output for one file keeps its one-file form."""
+    return len(paths) == 1 and not os.path.isdir(paths[0])
+
+
 @dataclass
 class Input:
+    """A file's text as the stages see it, and how the file spells it.
+
+    `text` has no byte order mark and keeps the file's line endings;
+    `restore` turns a `\\n`-separated text (what the formatter returns) back
+    into the file's conventions: CRLF line endings, a UTF-8 BOM and the
+    presence or absence of a final newline, as the file had them."""
+
     name: str  # the path as given, or <stdin>
     text: str
+    bom: bool = False
+
+    @property
+    def newline(self) -> str:
+        """`\\r\\n` if the first line ends that way, else `\\n`."""
+        end = self.text.find("\n")
+        return "\r\n" if end > 0 and self.text[end - 1] == "\r" else "\n"
+
+    @property
+    def lf_text(self) -> str:
+        """The text with `\\n` line endings (what the formatter reads)."""
+        return self.text.replace("\r\n", "\n") if self.newline == "\r\n" else self.text
+
+    @property
+    def original(self) -> str:
+        """The file's text exactly as read (with its BOM)."""
+        return ("\ufeff" if self.bom else "") + self.text
+
+    def restore(self, text: str, bom: bool = True) -> str:
+        """`text` (with `\\n` line endings) in the file's conventions; without
+        the BOM if `bom` is False."""
+        if self.text and not self.text.endswith("\n") and text.endswith("\n"):
+            text = text.rstrip("\n")
+        if self.newline == "\r\n":
+            text = text.replace("\n", "\r\n")
+        return ("\ufeff" if self.bom and bom else "") + text
 
 
 def read(path: str) -> Input:
@@ -64,6 +103,37 @@ def read(path: str) -> Input:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: not UTF-8 text (byte {exc.start})") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return Input(name, text)
+    bom = text.startswith("\ufeff")
+    return Input(name, text[1:] if bom else text, bom)
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Replace a file's content in one step: a reader sees the old text or
+    the new one, never a mix, and an error leaves the old file in place.
+
+    A symbolic link stays a link: its target gets the new text. The file's
+    permissions are kept."""
+    import tempfile
+
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target)
+    mode = None
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except OSError:
+        pass
+    fd, tmp = tempfile.mkstemp(prefix=".relay-fmt-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

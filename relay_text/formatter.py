@@ -115,7 +115,23 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
         return Formatted(source, None, [diag])
     formatted = Formatted(source, printed.text, [], printed.comment_order)
     if safe:
-        verify(module, formatted, target, line_length, env)
+        try:
+            verify(module, formatted, target, line_length, env)
+        except UnsafeFormat as exc:
+            if not module.comments:
+                raise
+            # The comments' precise places did not survive: each comment
+            # inside a statement leads that statement instead (in order).
+            for coarse in (True, "definition"):  # then each comment leads its definition
+                printed = render_module(module, target, line_length, attach(module, coarse=coarse), header)
+                formatted = Formatted(source, printed.text, [], printed.comment_order)
+                try:
+                    verify(module, formatted, target, line_length, env)
+                    break
+                except UnsafeFormat:
+                    continue
+            else:
+                raise exc
     return formatted
 
 

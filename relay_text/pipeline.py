@@ -32,6 +32,11 @@ class Checked:
     def warnings(self) -> int:
         return sum(1 for d in self.diagnostics if not d.is_error)
 
+    @property
+    def ok(self) -> bool:
+        """Whether the file has no errors (warnings allowed)."""
+        return self.errors == 0
+
 
 def prelude_env(module: Module) -> Any:
     """The names a prelude module defines (a parser `Env`), for parsing modules that use them."""
@@ -41,6 +46,7 @@ def prelude_env(module: Module) -> Any:
         globals={gv.name for gv in module.functions},
         constructors=module.constructors(),
         adts={gtv.name: gtv for gtv in module.type_defs},
+        type_defs={gtv.name: data for gtv, data in module.type_defs.items()},
     )
 
 
@@ -99,7 +105,12 @@ def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) 
         for gv in module.functions:
             ty = checked.global_types.get(gv)
             global_types[f"@{gv.name}"] = type_text(ty) if ty is not None else None
-    out = Checked(source, module, sorted(diags, key=sort_key), global_types)
+    diags.sort(key=sort_key)
+    if module is not None:
+        from .suppress import apply_ignores
+
+        diags = apply_ignores(diags, module.comments, source)
+    out = Checked(source, module, diags, global_types)
     out.result = checked
     out.prelude = std
     return out
@@ -122,30 +133,39 @@ class Ran:
         return sum(1 for d in self.diagnostics if d.is_error)
 
 
-def run_source(source: Source, request: Any = None, use_prelude: bool = True, resolver: Any = None) -> Ran:
+def run_source(
+    source: Source, request: Any = None, use_prelude: bool = True, resolver: Any = None, warnings_as_errors: bool = False
+) -> Ran:
     """Parse and check (with the Prelude), then evaluate the entry point.
 
     `request` is an `eval.entry.RunRequest` (the default runs `@main` or the
     trailing expression without arguments). Nothing runs if checking finds
-    an error; warnings are kept in the diagnostics. `resolver` maps an
-    operator name to what runs it (default: the operator registry)."""
+    an error; warnings are kept in the diagnostics (with
+    `warnings_as_errors`, they are errors and nothing runs). `resolver` maps
+    an operator name to what runs it (default: the operator registry)."""
     from .eval.entry import RunFailed, RunRequest, run_module
     from .syntax.builder import Env
     from .syntax.parser import parse_source
 
     request = request if request is not None else RunRequest()
     checked = check_source(source, use_prelude=use_prelude)
+    if warnings_as_errors:
+        from .suppress import warnings_as_errors as promote
+
+        checked.diagnostics = promote(checked.diagnostics)
     module = checked.module
     ran = Ran(source, module, list(checked.diagnostics))
     if module is None or checked.errors:
         return ran
     std = checked.prelude
     env = std.env() if std is not None else Env()
-    # Names an argument's text may use: the program's and the Prelude's.
+    # Names an argument's text may use: the program's and the Prelude's (a
+    # data type the program defines as the Prelude does is the Prelude's).
+    own = [data for data in module.type_defs.values() if data.same_as is None]
     arg_env = Env(
         env.globals | {gv.name for gv in module.functions},
-        {**env.constructors, **module.constructors()},
-        {**env.adts, **{gtv.name: gtv for gtv in module.type_defs}},
+        {**env.constructors, **{c.name: c for data in own for c in data.constructors}},
+        {**env.adts, **{data.header.name: data.header for data in own}},
     )
     try:
         outcome = run_module(

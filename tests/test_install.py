@@ -39,11 +39,17 @@ def test_non_editable_install(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
     installed = Path(where.stdout).parent
     assert installed.is_relative_to(env_dir), where.stdout
     assert (installed / "grammar" / "relay.lark").is_file()
     assert (installed / "std" / "prelude.rly").is_file()
+    assert (installed / "py.typed").is_file()
+    assert sorted(p.name for p in (installed / "schemas").iterdir()) == ["check.schema.json", "run.schema.json"]
+    (dist_info,) = installed.parent.glob("relay_text-*.dist-info")
+    assert (dist_info / "licenses" / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
+    assert "License-Expression: Apache-2.0" in (dist_info / "METADATA").read_text()
     # The README's first command: run the tour sample with the installed tool.
     tour = subprocess.run(
         [str(bindir / "relay"), "run", str(SAMPLES / "tour.rly")],

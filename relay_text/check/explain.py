@@ -11,11 +11,12 @@ the two data types.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.expr import Constructor, GlobalVar, Op, Var
-from ..ir.span import Span
+from ..ir.adt import definition_difference
+from ..ir.span import PRELUDE_SOURCE_NAME, Span
 from ..ir.ty import (
     AnyDim,
     DimBinOp,
@@ -27,6 +28,7 @@ from ..ir.ty import (
     TypeCall,
     TypeVar,
 )
+from ..text.suggest import or_list
 from ..text.type_text import dim_text, type_text
 from .types import Hole, resolve, type_vars
 from .unify import UnifyError
@@ -37,6 +39,8 @@ class Explainer:
 
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
+        # The definition of a data type, to explain two types of one name.
+        self.type_data: Callable[[Any], Any] = lambda gtv: None
 
     def ty(self, t: Any, names: dict | None = None) -> str:
         return type_text(resolve(t), self.dialect, names)
@@ -56,7 +60,9 @@ class Explainer:
         expected, found = resolve(expected), resolve(found)
         if err is not None and err.reason == "occurs":
             return self.occurs(span, err)
-        exp, fnd = self.ty(expected), self.ty(found)
+        # A size that cannot fit a call's shape parameter shows that parameter by name.
+        names = _named_holes(err.expected, err.found) if err is not None and err.reason == "dim" else None
+        exp, fnd = self.ty(expected, names), self.ty(found, names)
         if exp == fnd and err is not None:
             exp, fnd = self.ty(err.expected), self.ty(err.found)
         text = message.format(expected=exp, found=fnd) if message else f"mismatched types: expected `{exp}`, found `{fnd}`"
@@ -67,7 +73,33 @@ class Explainer:
             diag.with_note(note)
         for note in notes or ():
             diag.with_note(note)
+        if err is not None:
+            self._two_definitions(diag, resolve(err.expected), resolve(err.found))
         return diag
+
+    def _two_definitions(self, diag: Diagnostic, e: Any, f: Any) -> None:
+        """Two data types of one name: point at both definitions; when one is
+        the Prelude's, say how the file's differs and what to do."""
+        if not (isinstance(e, TypeCall) and isinstance(f, TypeCall) and e.func is not f.func and e.func.name == f.func.name):
+            return
+        name = e.func.name
+        prelude = [g for g in (e.func, f.func) if _in_prelude(g)]
+        for g in (f.func, e.func):
+            if g.span is not None:
+                diag.with_label(g.span, f"the Prelude's `{name}` is defined here" if g in prelude else f"this `{name}` is defined here")
+        if len(prelude) != 1:
+            return
+        theirs = prelude[0]
+        mine = f.func if theirs is e.func else e.func
+        mine_data, their_data = self.type_data(mine), self.type_data(theirs)
+        if mine_data is not None and their_data is not None:
+            difference = definition_difference(mine_data, their_data, {mine: theirs}, "in this file", "in the Prelude")
+            if difference:
+                diag.with_note(f"the two definitions differ: {difference}")
+        diag.with_help(
+            f"the Prelude's functions take the Prelude's `{name}`: define `{name}` exactly as the Prelude does "
+            f"(it is then the Prelude's type), or give yours another name"
+        )
 
     def occurs(self, span: Span | None, err: UnifyError) -> Diagnostic:
         hole = err.expected if isinstance(err.expected, IncompleteType) else err.found
@@ -100,6 +132,13 @@ class Explainer:
             where = f"axis {err.index}" if err.index is not None else "a dimension"
             if isinstance(e, int) and isinstance(f, int):
                 notes.append(f"the shapes differ at {where}: expected size {e}, found size {f}")
+            elif _named_holes(e, f):
+                names = _named_holes(e, f)
+                unknowns = or_list([f"`{n}`" for n in dict.fromkeys(names.values())])
+                notes.append(
+                    f"the shapes differ at {where}: no whole-number size of {unknowns} makes "
+                    f"`{dim_text(e, names)}` equal `{dim_text(f, names)}`"
+                )
             else:
                 notes.append(
                     f"the shapes differ at {where}: `{dim_text(e)}` and `{dim_text(f)}` cannot be shown equal"
@@ -117,7 +156,7 @@ class Explainer:
                     f"`{e.func.name}` and `{f.func.name}` are different data types: data types are told apart "
                     "by name, even when their constructors look alike"
                 )
-            else:
+            elif not (_in_prelude(e.func) or _in_prelude(f.func)):
                 notes.append(f"these are two different data types that are both called `{e.func.name}`")
         elif isinstance(e, TypeVar) or isinstance(f, TypeVar):
             var = e if isinstance(e, TypeVar) else f
@@ -131,6 +170,22 @@ class Explainer:
             if not isinstance(e, (int, str, tuple, AnyDim, DimBinOp)):
                 notes.append(f"in particular, expected `{self.ty(e)}`, found `{self.ty(f)}`")
         return notes
+
+
+def _in_prelude(gtv: Any) -> bool:
+    span = getattr(gtv, "span", None)
+    return span is not None and span.source.name == PRELUDE_SOURCE_NAME
+
+
+def _named_holes(*dims: Any) -> dict:
+    """Unknowns standing for a type parameter of a call, by that parameter's name."""
+    out = {}
+    for d in dims:
+        for h in _holes(d):
+            name = getattr(h.origin, "name", "")
+            if name:
+                out[h] = name
+    return out
 
 
 def _holes(t: Any) -> list:

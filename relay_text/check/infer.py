@@ -120,6 +120,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.type_data.update(prelude.type_data)
             self.prelude_functions = prelude.functions
         self.kinds = KindChecker(self.type_data.get, self.dialect)
+        self.explain.type_data = self.type_data.get
 
     # ---- reporting ---------------------------------------------------------
 
@@ -165,6 +166,8 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         notes: list[str] | None = None,
     ) -> bool:
         """Unify; on failure report found-vs-expected at `span` (a Span or a thunk)."""
+        saved = self.solver.site
+        self.solver.site = (span, self.owner)
         try:
             self.unifier.unify(expected, found)
         except UnifyError as err:
@@ -172,6 +175,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.error(self.explain.mismatch(where, expected, found, err, message, label, origin, notes))
             return False
         finally:
+            self.solver.site = saved
             if self.solver.queue:
                 self.solver.solve()
         return True
@@ -227,7 +231,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.solver.solve()
             self.level = 0
             if isinstance(module.expr, Function):
-                expr_type = self.generalize(expr_type, module.expr.type_params)
+                expr_type = self.generalize(expr_type, module.expr.type_params, expr_type)
             self.owner = None
         self.solver.default_pass()
         self._report_per_operator()
@@ -255,7 +259,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         """The ADT called `name`: the file's own definition, else the Prelude's."""
         own = self.module.type_def(name)
         if own is not None:
-            return own.header
+            return own.same_as or own.header
         for gtv in self.type_data:
             if gtv.name == name:
                 return gtv
@@ -292,7 +296,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.level = 0
             for gv in group:
                 self.owner = gv
-                self.global_types[gv] = self.generalize(self.global_types[gv], functions[gv].type_params)
+                self.global_types[gv] = self.generalize(self.global_types[gv], functions[gv].type_params, self.memo.get(functions[gv]))
             self.owner = None
         for gv, func in functions.items():
             if func in self.signatures:
@@ -330,8 +334,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         elif cls is Constructor:
             t = self.ctor_types.get(node, ERROR)  # type: ignore[arg-type]
         elif cls is Op:
-            self._op_as_value(node)  # type: ignore[arg-type]
-            return ERROR
+            return self._op_value_type(node)  # type: ignore[arg-type]
         else:
             t = self.memo[node]
         if cls is GlobalVar or cls is Var or cls is Constructor or (call is not None and call.op is node):
@@ -494,7 +497,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             if type(value) is Function:
                 self.fn_defs[var] = value
             yield value
-            vt = self.use_type(value)
+            vt = own = self.use_type(value)
             if generalize and isinstance(vt, FuncType) and vt.type_params:
                 # Inside its own body the function is used monomorphically; its
                 # declared parameters come back when it is generalized.
@@ -504,7 +507,7 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             if generalize:
                 self.solver.solve()
                 self.level -= 1
-                self.memo[var] = self.generalize(var_t, value.type_params)  # type: ignore[union-attr]
+                self.memo[var] = self.generalize(var_t, value.type_params, own)  # type: ignore[union-attr]
             self._bind_name(var.name)
             cur = let.body
         yield cur
@@ -536,12 +539,21 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
         for p, t in zip(node.params, params):
             self.memo[p] = t
             self._bind_name(p.name)
+        assumed = 0
         if not node.type_params:
             # Without type parameters the relations constrain this very function.
             for tm in templates:
                 site = Site(None, tm.span, f"`{tm.name}`", self.owner)
                 self.solver.add(Constraint(tm.fn, tm.name, list(tm.args), tm.out, {}, site, self.level))
+        else:
+            # Over its type parameters they hold at each call; its body may
+            # rely on them (seed 001: `add : fn<t1, t2, t3>(t1, t2) -> t3 where Broadcast`).
+            for tm in templates:
+                self.solver.assumptions.append((getattr(tm.fn, "relation_name", tm.name), list(tm.args), tm.out))
+                assumed += 1
         yield node.body
+        if assumed:
+            del self.solver.assumptions[-assumed:]
         body_t = self.use_type(node.body)
         origin = (getattr(node.ret_type, "span", None), "expected because of this return type") if node.ret_type is not None else None
         self.expect(body_t, ret, lambda: self.spans.body_result_span(node), origin)

@@ -15,11 +15,11 @@ from typing import Any
 from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.expr import Call, Function, Op
 from ..ir.positions import META_ATTRS
-from ..ir.ty import TupleType, TypeRelation
+from ..ir.ty import FuncType, TupleType, TypeRelation, canonical_dtype
 from ..ops import registry
 from ..ops import relations as rels
 from ..ops.legacy import UNSUPPORTED, legacy_hint
-from ..text.suggest import close_names, or_list
+from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss, or_list
 from .polymorphism import Template
 from .solver import Constraint, Site
 from .types import ERROR, Hole
@@ -172,8 +172,11 @@ class OperatorMixin:
         if name[:1].isupper():
             diag = Diagnostic(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", span, label="not defined")
             known = [c.name for c in self.ctor_types]
+            hit = near_miss(name, (KEYWORD,))
             suggestions = close_names(name, known)
-            if suggestions:
+            if hit is not None:
+                diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
+            elif suggestions:
                 diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
             return diag
         if name in UNSUPPORTED:
@@ -182,7 +185,16 @@ class OperatorMixin:
             ).with_note(UNSUPPORTED[name])
         diag = Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{name}`", span, label="not an operator")
         globals_ = {gv.name for gv in self.module.functions} | set(self.prelude_functions)
-        if name in globals_:
+        hit = near_miss(name, (KEYWORD, OPERATOR), registry.names())
+        dtype = canonical_dtype(name)
+        if hit is not None:
+            diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
+        elif dtype is not None and call is not None:
+            # `float32(1)`: a proposal of the text format that was not adopted
+            suffix = dtype.replace("float", "f").replace("uint", "u").replace("int", "i")
+            literal = "`True` or `False`" if dtype == "bool" else f"`1{suffix}`"
+            diag.with_help(f"a {dtype} literal is written {literal}; convert a value with `cast(x, dtype=\"{dtype}\")`")
+        elif name in globals_:
             diag.with_help(f"did you mean `@{name}`? Global functions are called with the `@` sigil")
         elif name in self.locals:
             diag.with_help(f"did you mean `%{name}`? Local variables are written with the `%` sigil")
@@ -200,18 +212,40 @@ class OperatorMixin:
                 diag.with_help(f"or the global {or_list([f'`@{s}`' for s in near_globals])}?")
         return diag
 
-    def _op_as_value(self, op: Op) -> None:
-        if registry.get(op.name) is None:
+    def _op_value_type(self, op: Op) -> Any:
+        """An operator used as a value (`@foldl(add, 0, %l)`): a function type
+        from its relation. Its inputs and result are unknowns related by the
+        operator's relation, which runs once the uses of the value tell what
+        the inputs are (seed 002, "Operators": operators have function types)."""
+        opdef = registry.get(op.name)
+        if opdef is None:
             self._note_unknown_operator(op, None)
-            return
-        self.error(
-            Diagnostic(
-                codes.TYPE_MISMATCH,
-                f"operator `{op.name}` is used as a value; operators can only be called",
-                op.span,
-                label="not called",
-            ).with_help(f"wrap it in a function: `fn(%x, %y) {{ {op.name}(%x, %y) }}`")
+            return ERROR
+        if opdef.renamed_to:
+            self.renamed_ops.setdefault(op.name, []).append(Call(op, ()))
+        attrs, problems = opdef.normalize_attrs(())
+        if problems:
+            missing = ", ".join(f"`{p.key}`" if p.key else p.message for p in problems)
+            self.error(
+                Diagnostic(
+                    codes.MISSING_ATTRIBUTE,
+                    f"operator `{op.name}` is used as a value, but it needs attributes ({missing})",
+                    op.span,
+                    label="not called",
+                ).with_help(f"wrap the call in a function that gives them: `fn (...) {{ {opdef.signature()} }}`")
+            )
+            return ERROR
+        origin = self.origin("operator", op.span, f"`{op.name}` used as a value")
+        origin.help = (
+            f"pass `{op.name}` where its argument types are known, or wrap it in a function "
+            f"with annotated parameters: `fn (%x : Tensor[(), float32]) {{ {op.name}(%x, ...) }}`"
         )
+        inputs = [self.fresh(origin=origin) for _ in range(opdef.inputs)]
+        out = self.fresh(origin=self.origin("result", op.span, f"the result of `{op.name}`"))
+        self.op_types[op] = (inputs, out)
+        site = Site(None, op.span, f"`{op.name}`", self.owner, op.name)
+        self.solver.add(Constraint(opdef.relation, op.name, list(inputs), out, attrs, site, self.level))
+        return FuncType(tuple(inputs), out)
 
     def _where_relations(self, node: Function, params: list, ret: Any) -> tuple[tuple, list[Template]]:
         """The relations of a `where` clause, as printed relations and as templates."""

@@ -12,11 +12,13 @@ from ..ir.span import Span
 class Origin:
     """Why a hole exists, for `unresolved-type` messages; higher rank explains better."""
 
-    kind: str  # meta, param, binder, return, instance, result
+    kind: str  # meta, param, binder, return, instance, operator, pattern, result
     span: Span | None
     text: str
     owner: Any
     rank: int
+    help: str = ""  # how to resolve it, when the place knows better than its kind
+    name: str = ""  # the type parameter it instantiates, to show it by name
 
 
-RANK = {"meta": 6, "param": 5, "binder": 4, "return": 3, "instance": 2, "pattern": 4, "result": 1}
+RANK = {"meta": 6, "param": 5, "binder": 4, "return": 3, "instance": 2, "operator": 2, "pattern": 4, "result": 1}

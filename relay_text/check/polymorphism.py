@@ -17,9 +17,10 @@ from typing import Any, Callable, Iterator
 from ..diagnostics import Diagnostic, codes
 from ..ir.expr import Call, Expr
 from ..ir.span import Span
-from ..ir.ty import FuncType, TypeRelation, TypeVar
-from .explain import name_of
-from .solver import Constraint, Site
+from ..ir.ty import FuncType, Kind, TypeRelation, TypeVar
+from ..text.type_text import type_text
+from .explain import kind_name, name_of
+from .solver import Constraint, Rel, Site, is_dim_equation
 from .types import Hole, find, holes, resolve, substitute, walk
 
 
@@ -38,11 +39,17 @@ class Template:
 class PolymorphismMixin:
     """Part of the Checker: generalization and instantiation."""
 
-    def generalize(self, t: Any, declared: tuple = ()) -> Any:
-        """The most general type of a function value whose unknowns above `self.level` are free."""
+    def generalize(self, t: Any, declared: tuple = (), own: Any = None) -> Any:
+        """The most general type of a function value whose unknowns above `self.level` are free.
+
+        `own` is the type the function's definition gave it: the relations
+        its `where` clause names over declared type parameters (which hold
+        at each call, not at the definition) travel with the result."""
         t = resolve(t)
         if not isinstance(t, FuncType):
             return t
+        self._settle_dimensions()
+        t = resolve(t)
         candidates = {h.uid: h for h in holes(t) if h.level > self.level}
         touched: dict[int, Constraint] = {}
         frontier = list(candidates.values())
@@ -88,6 +95,12 @@ class PolymorphismMixin:
         relations = []
         for cid, c in touched.items():
             hs = involved[cid]
+            if hs and all(x.uid in candidates for x in hs) and is_dim_equation(c):
+                # A dimension equation nothing decided would become a condition
+                # on every call that the type cannot show: an error.
+                self._open_dimensions(c)
+                self.solver.detach(c)
+                continue
             if hs and all(x.uid in candidates for x in hs):
                 args = [substitute(resolve(a), mapping) for a in c.args]
                 out = substitute(resolve(c.out), mapping)
@@ -102,6 +115,13 @@ class PolymorphismMixin:
                     # types: keep the operator's, the more specific of the two.
                     templates[same] = template
                 self.solver.detach(c)
+        entry = self.schemes.get(id(own)) if own is not None else None
+        if entry is not None and entry[0] is own:
+            for tm in entry[1]:
+                args = [substitute(resolve(a), mapping) for a in tm.args]
+                out = substitute(resolve(tm.out), mapping)
+                templates.append(Template(tm.fn, tm.name, tm.attrs, args, out, tm.span))
+                relations.append(TypeRelation(getattr(tm.fn, "relation_name", tm.name), tuple(args) + (out,), len(args)))
         for h, tv in mapping.items():
             h.link = tv
         body = resolve(t)
@@ -114,6 +134,39 @@ class PolymorphismMixin:
         if templates:
             self.schemes[id(scheme)] = (scheme, templates, hidden)
         return scheme
+
+    def _settle_dimensions(self) -> None:
+        """Before generalizing: dimension equations still open over unknowns
+        of this definition take the guess of `dims.match_structure` (the
+        signature wrote the dimension as the callee did, `a * b` for `n * m`)."""
+        for c in self.solver.open_dim_equations():
+            if any(h.level > self.level for ty in c.types() for h in holes(ty)):
+                default = getattr(c.fn, "default", None)
+                if default is not None and default(Rel(self.solver, c)):
+                    self.solver.solve()
+
+    def _open_dimensions(self, c: Constraint) -> None:
+        """Report a dimension equation left open where its function is generalized."""
+        hs = _holes_in_order((c.args[0], c.out))
+        names = {h: h.origin.name for h in hs if getattr(h.origin, "name", "")}
+        lhs, rhs = (type_text(resolve(x), self.dialect, names) for x in (c.args[0], c.out))
+        what = []
+        for h in hs:
+            text = getattr(h.origin, "text", "")
+            if text and text not in what:
+                what.append(text)
+        diag = Diagnostic(
+            codes.UNRESOLVED_TYPE,
+            f"cannot infer {' and '.join(what) if what else 'these dimensions'}: nothing decides the dimensions in `{lhs} = {rhs}`",
+            c.site.span,
+            label=f"here `{lhs} = {rhs}`",
+        ).with_note("a function's type cannot carry such an equation; its dimensions must be decided where it is defined")
+        helps = [h.origin.help for h in hs if getattr(h.origin, "help", "")]
+        diag.with_help(helps[0] if helps else "state the shapes in the signature, with shape variables if they vary")
+        saved = self.owner
+        self.owner = c.site.owner if c.site.owner is not None else saved
+        self.error(diag)
+        self.owner = saved
 
     def instantiate(self, f: FuncType, type_args: tuple, call: Call | None, node: Expr) -> FuncType:
         params = f.type_params
@@ -137,9 +190,15 @@ class PolymorphismMixin:
                         self.error(diag)
                     if value is not None:
                         mapping[p] = self._holes_for_blanks(value)
+        example = ""
         for p in params:
             if p not in mapping:
-                mapping[p] = Hole(p.kind, self.level, self.origin("instance", span, f"type argument `{p.name}` of {name}"))
+                if not example:
+                    example = _type_args_example(name, params)
+                origin = self.origin("instance", span, f"type argument `{p.name}` of {name}")
+                origin.help = f"give the type arguments explicitly, e.g. {example} (`{p.name}` is {kind_name(p.kind)})"
+                origin.name = p.name
+                mapping[p] = Hole(p.kind, self.level, origin)
         inst = FuncType(
             tuple(substitute(a, mapping) for a in f.arg_types),
             substitute(f.ret_type, mapping),
@@ -167,6 +226,16 @@ class PolymorphismMixin:
                 label="not polymorphic",
             ).with_note("only a function with type parameters (`fn<a>(...)`, `def @f<a>(...)`) or a constructor of a data type with parameters takes type arguments")
         )
+
+
+# An argument of each kind, for examples of explicit type arguments.
+_EXAMPLE_ARG = {Kind.TYPE: "Tensor[(), int32]", Kind.BASE_TYPE: "float32", Kind.SHAPE: "(10, 10)", Kind.SHAPE_VAR: "3"}
+
+
+def _type_args_example(name: str, params: tuple) -> str:
+    """`@f<Tensor[(), int32], 3>(...)`: a call with an argument of the right kind for each parameter."""
+    callee = name.strip("`") if name.startswith("`") else "@f"
+    return f"`{callee}<{', '.join(_EXAMPLE_ARG[p.kind] for p in params)}>(...)`"
 
 
 def _same_template(tm: Template, shown: str, args: list, out: Any) -> bool:

@@ -107,11 +107,22 @@ class Solver:
         self.runs = 0
         # The ADT a name denotes where the program is checked (the file's own, else the Prelude's).
         self.adt_named: Callable[[str], Any] = lambda name: None
+        # Where the unification under way comes from (a span, or a function
+        # giving one, and the definition): a dimension equation it defers is
+        # reported there.
+        self.site: tuple[Any, Any] = (None, None)
+        self.dim_equations: list[Constraint] = []
+        # Relations a `where` clause states of the type parameters of the
+        # function being checked: (name, inputs, result). Inside its body a
+        # relation of that name over the same inputs holds with that result.
+        self.assumptions: list[tuple[str, list, Any]] = []
 
     # ---- adding and waking -------------------------------------------------
 
     def add(self, c: Constraint) -> None:
         """Run a constraint now; if it needs more information, let its unknowns wake it."""
+        if self.assumptions and self._assumed(c):
+            return
         if not self.running:
             self.running = True
             try:
@@ -126,6 +137,29 @@ class Solver:
         self._register(c)
         c.queued = True
         self.queue.append(c)
+
+    def _assumed(self, c: Constraint) -> bool:
+        """`c` is a relation the enclosing signature states (`add(%x, %y)` in
+        `def @f<t1, t2, t3>(%x : t1, %y : t2) -> t3 where Broadcast`): its
+        result is the stated one."""
+        if c.attrs:
+            return False
+        name = getattr(c.fn, "relation_name", c.name)
+        args = [resolve(a) for a in c.args]
+        for rname, rargs, rout in reversed(self.assumptions):
+            if rname != name or len(rargs) != len(args) or not all(a is b or a == b for a, b in zip(args, rargs)):
+                continue
+            c.done = True
+            try:
+                self.unifier.unify(rout, c.out)
+            except UnifyError as exc:
+                c.failed = True
+                message = f"`{c.site.display or c.name}` gives `{{found}}` here, but the `where {name}` of this function says `{{expected}}`"
+                self.on_error(c, RelationError(codes.TYPE_MISMATCH, message, unify_error=exc, expected=resolve(rout), found=resolve(c.out)))
+            if self.queue and not self.running:
+                self.solve()
+            return True
+        return False
 
     def _register(self, c: Constraint) -> None:
         self.constraints.append(c)
@@ -145,8 +179,18 @@ class Solver:
 
     def defer(self, a: Any, b: Any) -> None:
         """A dimension equation that must wait for its unknowns."""
-        c = Constraint(_dim_equation, "DimEq", [a], b, {}, Site(None, None, "a dimension"), self.level)
+        span, owner = self.site
+        if callable(span):
+            span = span()
+        c = Constraint(_dim_equation, "DimEq", [a], b, {}, Site(None, span, "a dimension", owner), self.level)
         self.add(c)
+        if not c.done:
+            self.dim_equations.append(c)
+
+    def open_dim_equations(self) -> list[Constraint]:
+        """The dimension equations still waiting."""
+        self.dim_equations = [c for c in self.dim_equations if not c.done]
+        return list(self.dim_equations)
 
     # ---- solving -----------------------------------------------------------
 
@@ -167,6 +211,8 @@ class Solver:
 
     def _run(self, c: Constraint) -> None:
         self.runs += 1
+        saved = self.site
+        self.site = (c.site.span, c.site.owner)
         try:
             if c.fn(Rel(self, c)):
                 c.done = True
@@ -178,6 +224,8 @@ class Solver:
             c.failed = True
             self.on_error(c, exc)
             self._poison(c)
+        finally:
+            self.site = saved
 
     def _poison(self, c: Constraint) -> None:
         out = find(c.out)
@@ -218,15 +266,39 @@ class Solver:
 
 
 def _dim_equation(r: Rel) -> bool:
-    status, hole, value = dims.solve(r.c.args[0], r.c.out)
-    if status == dims.WAIT:
-        return False
-    if status == dims.FAILED:
-        a, b = resolve(r.c.args[0]), resolve(r.c.out)
-        raise RelationError(codes.SHAPE_MISMATCH, "dimensions cannot be equal", unify_error=UnifyError(a, b, "dim"))
-    if hole is not None:
+    while True:
+        status, hole, value = dims.solve(r.c.args[0], r.c.out)
+        if status == dims.WAIT:
+            return False
+        if status == dims.FAILED:
+            a, b = resolve(r.c.args[0]), resolve(r.c.out)
+            raise RelationError(
+                codes.TYPE_MISMATCH,
+                "mismatched dimensions: `{expected}` and `{found}` cannot be equal",
+                unify_error=UnifyError(a, b, "dim"),
+                expected=a,
+                found=b,
+            )
+        if hole is None:
+            return True
         r.solver.unifier.bind(hole, value)
-    return True
+
+
+def _dim_guess(r: Rel) -> bool:
+    """When solving is stuck: pair the unknowns of two dimensions written
+    alike (`a * b` and `m * n`: a = m, b = n)."""
+    pairs = dims.match_structure(r.c.args[0], r.c.out)
+    for hole, value in pairs:
+        if type(find(hole)) is Hole:
+            r.solver.unifier.bind(find(hole), value)
+    return bool(pairs)
+
+
+_dim_equation.default = _dim_guess  # type: ignore[attr-defined]
+
+
+def is_dim_equation(c: Constraint) -> bool:
+    return c.fn is _dim_equation
 
 
 class Rel:

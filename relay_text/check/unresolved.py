@@ -117,8 +117,10 @@ class UnresolvedMixin:
             diag.with_note(f"what is known: `{partial}` (`_` marks the unknown parts)")
         if kind in ("param", "binder"):
             diag.with_help("add a type annotation, e.g. `%x : Tensor[(10, 10), float32]`")
+        elif kind == "operator":
+            diag.with_help(origin.help)
         elif kind == "instance":
-            diag.with_help("give the type arguments explicitly, e.g. `@f<Tensor[(), int32]>(...)`")
+            diag.with_help(origin.help if origin is not None and origin.help else "give the type arguments explicitly, e.g. `@f<Tensor[(), int32]>(...)`")
         elif kind == "return":
             diag.with_help("annotate the return type: `fn(...) -> T { ... }`")
         return diag

@@ -32,6 +32,14 @@ class Code(str):
         REGISTRY[name] = code
         return code
 
+    def __reduce__(self) -> tuple:
+        # A code is pickled by name (for worker processes): the registry's object comes back.
+        return (_registered, (str(self),))
+
+
+def _registered(name: str) -> Code:
+    return REGISTRY[name]
+
 
 REGISTRY: dict[str, Code] = {}
 
@@ -131,6 +139,18 @@ RENAMED_OPERATOR = Code(
     "The call is read with its old attributes as the current operator; TVM "
     "0.8 and later know only the new name.",
     'image.resize(%x, size=[8, 8], method="bilinear")   // now image.resize2d',
+    WARNING,
+)
+
+INVALID_IGNORE = Code(
+    "invalid-ignore",
+    "a `relay: ignore[...]` comment names a code that does not exist",
+    "A comment `// relay: ignore[code, ...]` (or `#`, or `/* */`) silences "
+    "the warnings with those codes on its line, or on the next line when the "
+    "comment stands alone on its line; `relay: ignore` without a list "
+    "silences every warning there. Errors are never silenced. A name that is "
+    "not a diagnostic code silences nothing and gets this warning.",
+    "let %x = 1;  // relay: ignore[unused-bindng]",
     WARNING,
 )
 

@@ -143,14 +143,25 @@ def render_text(diag: Diagnostic) -> str:
     return plain_text(diagnostic_lines(diag))
 
 
-def use_color(stream: IO[str]) -> bool:
-    """Colour unless NO_COLOR is set; forced by FORCE_COLOR; else only on a terminal."""
+def use_color(stream: IO[str], choice: str | None = None, default: str | None = None) -> bool:
+    """Whether to colour what goes to `stream`.
+
+    `choice` is the command line's `--color` (auto, always, never), which
+    wins; then NO_COLOR (off) and FORCE_COLOR (on); then `default` (the
+    `color` setting of `[tool.relay]`); then colour only on a terminal."""
+    if choice in ("always", "never"):
+        return choice == "always"
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
+    if default in ("always", "never"):
+        return default == "always"
     isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
 
 
 class Reporter:
@@ -172,7 +183,15 @@ class Reporter:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(file=self.stream, force_terminal=True, highlight=False, soft_wrap=True)
+            # The decision is made: rich neither reads NO_COLOR nor probes the terminal.
+            self._console = Console(
+                file=self.stream,
+                force_terminal=True,
+                no_color=False,
+                color_system="standard",
+                highlight=False,
+                soft_wrap=True,
+            )
         from rich.text import Text
 
         for line in lines:
@@ -196,7 +215,7 @@ def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
     (`label`), the other places it points at (`labels`, each with its own
     file) and its notes."""
     return {
-        "code": diag.code,
+        "code": str(diag.code),
         "severity": diag.severity,
         "message": diag.message,
         **_place_json(diag.span),

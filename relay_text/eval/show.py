@@ -13,9 +13,12 @@ Text:
 A composite value that holds a non-scalar tensor spreads over several
 lines, one field per line. JSON follows `--output-format json`:
 `{"tensor": ..., "dtype": ..., "shape": [...]}`, `{"tuple": [...]}`,
-`{"constructor": "Cons", "fields": [...]}`, `{"closure": "..."}`,
-`{"ref": ...}`. Both walk the value with an explicit stack, so a list of a
-million elements prints without recursion.
+a `List` (`Cons`/`Nil`, the Prelude's, TVM's or a file's own) as a JSON
+array of its elements, other constructor values as
+`{"constructor": "Some", "fields": [...]}`, `{"closure": "..."}`,
+`{"ref": ...}` (relay_text/schemas/run.schema.json). Both walk the value
+with an explicit stack, so a list of a million elements prints without
+recursion (and, in JSON, without nesting).
 """
 
 from __future__ import annotations
@@ -380,6 +383,8 @@ def write_value_json(value: Any, write: Callable[[str], Any], describe: Callable
             continue
         if t is tuple:
             opener, fields, closer = '{"tuple": [', v, "]}"
+        elif t is Data and is_list_node(v) and _list_elements(v) is not None:
+            opener, fields, closer = "[", _list_elements(v), "]"
         elif t is Data:
             opener, fields, closer = f'{{"constructor": {_json_string(v.con.name)}, "fields": [', v.fields, "]}"
         elif t is Ref:
@@ -400,6 +405,20 @@ def write_value_json(value: Any, write: Callable[[str], Any], describe: Callable
             write("".join(parts))
             parts.clear()
     write("".join(parts))
+
+
+def _list_elements(value: Data) -> tuple | None:
+    """The elements of a `Cons`/`Nil` chain, or None if its end is not `Nil`."""
+    out = []
+    node: Any = value
+    while type(node) is Data and is_list_node(node):
+        if node.con.name == "Nil":
+            return tuple(out)
+        if len(node.fields) != 2:
+            return None
+        out.append(node.fields[0])
+        node = node.fields[1]
+    return None
 
 
 def flatten_tensors(value: Any) -> dict[str, np.ndarray]:

@@ -27,7 +27,7 @@ Range = tuple[int, int]
 META_ATTRS = "meta[...]"
 
 class Positions:
-    __slots__ = ("source", "uses", "results", "attr_keys", "heads")
+    __slots__ = ("source", "uses", "results", "attr_keys", "heads", "graph_names")
 
     def __init__(self, source: Source | None = None) -> None:
         self.source = source
@@ -39,6 +39,9 @@ class Positions:
         self.attr_keys: dict[tuple[int, str], Range] = {}
         # id(function) -> from `def`/`fn` to the `)` closing its parameters
         self.heads: dict[int, Range] = {}
+        # id(node) -> the name a graph binding gave it (`%3 = ...`: "3"); the
+        # formatter keeps it
+        self.graph_names: dict[int, str] = {}
 
     def _span(self, at: Range | None) -> Span | None:
         if at is None or self.source is None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
+from ._checks import dim_times
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of, weight_dtype_of, window_taps
 from .registry import Attr, register
@@ -207,11 +208,13 @@ def batch_flatten_rel(r: RelationCall) -> bool:
         return False
     if not x.shape:
         r.fail(codes.SHAPE_MISMATCH, "`nn.batch_flatten` needs a tensor of rank at least 1", arg=0)
+    # The product of the other axes (seed 001, "Type Relation": Flatten), kept
+    # symbolic for shape variables (`n * 4`); `?` if one of them is `?`.
     rest: Any = 1
     for d in x.shape[1:]:
         if is_unknown(d):
             return False
-        rest = rest * d if type(rest) is int and type(d) is int else AnyDim()
+        rest = dim_times(rest, d)
     r.set_result(TensorType((x.shape[0], rest), x.dtype))
     return True
 

@@ -154,6 +154,23 @@ def identity(r: RelationCall) -> bool:
     return True
 
 
+@relation("Identity")
+def same_types(r: RelationCall) -> bool:
+    """Every type it relates (the inputs and the result) is one type, of any
+    kind: tensors, tuples, functions, data types, unknowns. This is the
+    `Identity` a `where` clause names (seed 001, "Type Relation":
+    `Identity(I, I)`; TVM's IdentityRel assigns every type to the first)."""
+    first = r.arg(0) if r.arity else r.result()
+    for i in range(1, r.arity):
+        r.unify(first, r.arg(i), arg=i, message=_SAME_TYPES)
+    if r.arity:
+        r.unify(first, r.result(), message=_SAME_TYPES)
+    return True
+
+
+_SAME_TYPES = "`Identity` relates types that must be one type: expected `{expected}`, found `{found}`"
+
+
 def broadcast_dims(r: RelationCall, a: tuple, b: tuple) -> tuple | None:
     """numpy broadcasting of two shapes; None when a dimension is still unknown."""
     n = max(len(a), len(b))
@@ -288,7 +305,7 @@ def broadcast_logical(r: RelationCall) -> bool:
 
 # Relations a `where` clause may name: they need no attributes.
 NAMED: dict[str, Any] = {
-    "Identity": identity,
+    "Identity": same_types,
     "Broadcast": broadcast,
     "BroadcastComp": broadcast_bool,
 }

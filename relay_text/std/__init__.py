@@ -11,11 +11,16 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..ir.expr import Constructor, Function, GlobalVar
 from ..ir.module import Module
 from ..ir.span import PRELUDE_SOURCE_NAME, Source
 from ..ir.ty import GlobalTypeVar
+
+if TYPE_CHECKING:
+    from ..check.result import CheckResult
+    from ..syntax.builder import Env
 
 PRELUDE_FILE = Path(__file__).with_name("prelude.rly")
 # How diagnostics name the Prelude: stable across installations.
@@ -37,11 +42,13 @@ class Prelude:
     constructors: dict[str, Constructor] = field(default_factory=dict)
     adts: dict[str, GlobalTypeVar] = field(default_factory=dict)
 
-    def env(self):  # -> syntax.builder.Env
+    def env(self) -> Env:
         """Names for the parser of a program that uses the Prelude."""
         from ..syntax.builder import Env
 
-        return Env(set(self.globals), dict(self.constructors), dict(self.adts))
+        defs = {gtv.name: data for gtv, data in self.module.type_defs.items()}
+        type_defs = {name: defs[gtv.name] for name, gtv in self.adts.items() if gtv.name in defs}
+        return Env(set(self.globals), dict(self.constructors), dict(self.adts), type_defs)
 
     def resolve(self, program: Module, name: str) -> tuple[Module, GlobalVar] | None:
         """The definition a program's `@name` refers to: its own, else the Prelude's."""
@@ -51,7 +58,7 @@ class Prelude:
         gv = self.globals.get(name)
         return (self.module, gv) if gv is not None else None
 
-    def checked(self):  # -> check.CheckResult
+    def checked(self) -> CheckResult:
         """The Prelude's types (checked once, then cached)."""
         from ..check import prelude_result
 

@@ -64,7 +64,7 @@ from ..ir.ty import (
     canonical_dtype,
     is_dtype,
 )
-from ..text.suggest import close_names, or_list
+from ..text.suggest import DTYPE, KEYWORD, close_names, near_miss, or_list
 from .lexer import Tok, skip_trivia
 from .literals import (
     LiteralError,
@@ -107,10 +107,14 @@ class Env:
         globals: set[str] | None = None,
         constructors: dict[str, Constructor] | None = None,
         adts: dict[str, GlobalTypeVar] | None = None,
+        type_defs: dict[str, TypeData] | None = None,
     ) -> None:
         self.globals = globals or set()
         self.constructors = constructors or {}
         self.adts = adts or {}
+        # The definitions behind `adts`, by name: a file's identical
+        # definition denotes the same type (see `parser.parse_source`).
+        self.type_defs = type_defs or {}
 
 
 # ---------------------------------------------------------------- raw type syntax
@@ -208,9 +212,20 @@ class Builder:
 
     # ---- per-file state ----------------------------------------------------
 
-    def begin(self, source: Source, env: Env, constructors: dict[str, Constructor], adts: dict[str, GlobalTypeVar], version: str | None) -> None:
+    def begin(
+        self,
+        source: Source,
+        env: Env,
+        constructors: dict[str, Constructor],
+        adts: dict[str, GlobalTypeVar],
+        version: str | None,
+        same_adts: frozenset[str] = frozenset(),
+    ) -> None:
         self.source = source
         self.env = env
+        # Data types the file defines exactly as `env` does: uses of their
+        # names (and constructors) denote `env`'s; the definition keeps its own.
+        self.same_adts = same_adts
         self.diags: list[Diagnostic] = []
         self.values: Scopes[Expr] = Scopes()
         self.types: Scopes[TypeVar] = Scopes()
@@ -234,6 +249,7 @@ class Builder:
         self.meta_constants: list[Constant] = []  # `meta[relay.Constant][i]`, for their `/* ty=... */` comments
         self.meta_values: list[tuple[MetaRef, Span]] = []  # `key=meta[...][i]` attribute values
         self.defining_adt: GlobalTypeVar = GlobalTypeVar("")
+        self.same_headers: dict[GlobalTypeVar, GlobalTypeVar] = {}  # own header -> env's, for `same_adts`
         self.positions = Positions(source)
 
     def end(self) -> None:
@@ -474,6 +490,10 @@ class Builder:
 
     def _adt_header(self, name_tok: Tok) -> GlobalTypeVar:
         name = name_tok.value
+        if name in self.same_adts:
+            gtv = GlobalTypeVar(name, span=self.span(name_tok.start_pos, name_tok.end_pos))
+            self.same_headers[gtv] = self.env.adts[name]
+            return gtv
         gtv = self.adts.get(name)
         if gtv is None or gtv in self.module.type_defs or gtv in self.env.adts.values():
             if gtv is not None and gtv in self.module.type_defs:
@@ -506,14 +526,16 @@ class Builder:
         (gtv, kw), tparams = c
         self.types.pop()
         end = tparams[-1].span.end + 1 if tparams else gtv.span.end  # type: ignore[union-attr]
-        self.module.type_defs[gtv] = TypeData(gtv, tparams or (), (), True, self.span(kw.start_pos, end))
+        self.module.type_defs[gtv] = TypeData(gtv, tparams or (), (), True, self.span(kw.start_pos, end), self.same_headers.get(gtv))
         self.module.order.append(gtv)
 
     def _constructor(self, name_tok: Tok, inputs: tuple, gtv: GlobalTypeVar, tag: int) -> Constructor:
         name = name_tok.value
         span = self.span(name_tok.start_pos, name_tok.end_pos)
         ctor = self.constructors.get(name)
-        if ctor is None or ctor in self.env.constructors.values():
+        if gtv in self.same_headers:
+            ctor = Constructor(name)  # the definition's own; uses denote env's
+        elif ctor is None or ctor in self.env.constructors.values():
             ctor = Constructor(name)
             self.constructors[name] = ctor
         if name in self.defined_ctor_names:
@@ -531,7 +553,9 @@ class Builder:
         close = c[-1]
         ctors = tuple(self._constructor(tok, inputs, gtv, i) for i, (tok, inputs) in enumerate(ctor_items))
         self.types.pop()
-        self.module.type_defs[gtv] = TypeData(gtv, tuple(tparams), ctors, False, self.span(kw.start_pos, close.end_pos))
+        self.module.type_defs[gtv] = TypeData(
+            gtv, tuple(tparams), ctors, False, self.span(kw.start_pos, close.end_pos), self.same_headers.get(gtv)
+        )
         self.module.order.append(gtv)
 
     def ctor_sig(self, c: list) -> tuple:
@@ -595,6 +619,7 @@ class Builder:
         value = _u(raw)
         name = tok.value[1:]
         self.values.bind(name, value)
+        self.positions.graph_names.setdefault(id(value), name)
         self.graph_uses[id(value)] = 0
         self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
         if self.version is not None:
@@ -1060,11 +1085,13 @@ class Builder:
         tok = c[0]
         if tok.value == "None" or tok.value == "nullptr":  # TVM reads both as no value
             return _NONE_ATTR
+        hit = near_miss(tok.value, (KEYWORD,))
+        meant = f"`{hit[0]}`" if hit is not None else f'`"{tok.value}"`'
         self.error(
             codes.SYNTAX_ERROR,
             f"`{tok.value}` is not an attribute value",
             self.span(tok.start_pos, tok.end_pos),
-        ).with_help(f'attribute values are numbers, strings, True, False, None or lists; did you mean `"{tok.value}"`?')
+        ).with_help(f"attribute values are numbers, strings, True, False, None or lists; did you mean {meant}?")
         return tok.value
 
     def attr_list(self, c: list) -> Any:
@@ -1165,6 +1192,10 @@ class Builder:
 
     def _unknown_type(self, name: str, span: Span, what: str = "type") -> None:
         diag = self.error(codes.UNKNOWN_TYPE, f"unknown {what} `{name}`", span)
+        hit = near_miss(name, (DTYPE,)) if what == "type" else None
+        if hit is not None:
+            diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
+            return
         candidates = list(self.types.names()) + list(self.adts) + list(self.env.adts)
         suggestions = close_names(name, candidates)
         if suggestions:

@@ -111,6 +111,7 @@ class Comments:
         self.by_key: dict[Hashable, Attached] = {}
         self.eof: list[Note] = []
         self.head: list[Note] = []  # above the version header
+        self.coarse = False  # comments moved to their statements (see `attach`)
         self.count = 0
         self._commented_starts: list[int] = []  # starts of anchors that carry comments
         self._comment_starts: list[int] = []
@@ -487,18 +488,27 @@ class _Collector:
 # ---------------------------------------------------------------- attaching
 
 
-def attach(module: Module) -> Comments:
-    """Attach the comments of a parsed module to the code they belong to."""
+def attach(module: Module, coarse: bool | str = False) -> Comments:
+    """Attach the comments of a parsed module to the code they belong to.
+
+    With `coarse`, every comment inside a statement (a definition, a `let`,
+    a graph binding) leads that statement, on a line of its own, in source
+    order: the formatter's fallback when the precise placement does not
+    survive its checks (see `formatter`). It always keeps every comment, in
+    order, and formats stably, at the price of moving comments that stood
+    inside an expression to the line above its statement. With
+    `coarse="definition"`, every comment inside a definition leads the
+    definition: the last resort."""
     enabled = gc.isenabled()
     gc.disable()  # many small objects and no cycles: collections only cost time
     try:
-        return _attach(module)
+        return _attach(module, coarse)
     finally:
         if enabled:
             gc.enable()
 
 
-def _attach(module: Module) -> Comments:
+def _attach(module: Module, coarse: bool | str = False) -> Comments:
     source = module.source
     text = source.text if source is not None else ""
     result = Comments(text)
@@ -506,6 +516,7 @@ def _attach(module: Module) -> Comments:
     if not comments:
         return result
     result.count = len(comments)
+    result.coarse = coarse
     anchors = _Anchors(text, comments)
     result._comment_starts = anchors.starts
     result._comment_ends = anchors.ends
@@ -527,10 +538,19 @@ def _attach(module: Module) -> Comments:
     root = (0, len(text) + 1, -1, MODULE)
     gap: tuple = ()  # (previous anchor, next anchor) of the last comment that led the next anchor
     header_start = module.header.start if module.header is not None else -1
+    # (the module's trailing expression is no definition: its bindings print
+    # before it, so at this level its comments go to the end of the file)
+    tops = set(module.functions.values()) | set(module.type_defs.values()) | set(module.free_vars)
+    level = tops if coarse == "definition" else anchors.line_level
+    statements = sorted((t[0], t[1], t[3]) for t in items if t[3] in level) if coarse else []
+    code_end = _code_end(text)
     for note, comment in zip(notes, comments):
         cs, ce = comment.span.start, comment.span.end
         if ce <= header_start:
             result.head.append(note)
+            continue
+        if cs >= code_end and (note.own_line or coarse):  # below all the code
+            result.eof.append(note)
             continue
         while ai < len(ordered) and ordered[ai][0] <= cs:
             item = ordered[ai]
@@ -554,7 +574,16 @@ def _attach(module: Module) -> Comments:
             if n_end <= c_end and n_key is not container[3]:
                 nxt = (starts[j], n_end, n_key)
         here = (prev[2] if prev else None, nxt[2] if nxt else None)
-        if nxt is not None and gap == here:
+        if coarse == "definition" and (not stack or stack[0][3] not in tops):
+            stack = []  # outside every definition
+        placed = _statement(stack, statements, level, cs, ce) if coarse else None
+        if coarse == "definition" and placed is None:
+            result.eof.append(note)
+            continue
+        if placed is not None:
+            target, where = placed
+            note.own_line, note.inline_lead = where == "before", False
+        elif nxt is not None and gap == here:
             target, where = nxt[2], "before"  # keep the order of a run of comments
         else:
             target, where = _decide(note, prev, nxt, anchors)
@@ -574,6 +603,87 @@ def _attach(module: Module) -> Comments:
         getattr(entry, where).append(note)
     result._commented_starts = sorted(key_start[k] for k in result.by_key)
     return result
+
+
+def _code_end(text: str) -> int:
+    """Where the last token of code ends (comments after it belong to the end of the file)."""
+    end = len(text)
+    for marker in ("\n#[metadata]", "\nMETADATA:"):
+        at = text.find(marker)
+        if at >= 0:
+            end = min(end, at)
+    pos = end
+    while pos > 0:
+        stripped = text[:pos].rstrip()
+        pos = len(stripped)
+        if stripped.endswith("*/"):
+            depth, i = 0, pos
+            while i > 0:  # back over a (nested) block comment
+                if text.startswith("*/", i - 2):
+                    depth, i = depth + 1, i - 2
+                elif text.startswith("/*", i - 2):
+                    depth, i = depth - 1, i - 2
+                    if depth == 0:
+                        break
+                else:
+                    i -= 1
+            pos = i
+            continue
+        line_start = stripped.rfind("\n") + 1
+        line = stripped[line_start:]
+        cut = _line_comment_start(line)
+        if cut is not None:
+            pos = line_start + cut
+            continue
+        return pos
+    return 0
+
+
+def _line_comment_start(line: str) -> int | None:
+    """Where a `//` or `#` comment starts on a line of code, if it has one
+    (outside strings)."""
+    quoted = False
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and (line.startswith("//", i) or (ch == "#" and not line.startswith("#[", i))):
+            return i
+        i += 1
+    return None
+
+
+def _statement(
+    stack: list[tuple[int, int, int, Hashable]],
+    statements: list[tuple[int, int, Hashable]],
+    line_level: set[Hashable],
+    cs: int,
+    ce: int,
+) -> tuple[Hashable, str] | None:
+    """Where the coarse placement puts a comment inside a top-level item: it
+    leads the next statement that starts after it in that item, or else
+    trails the last statement before it (so that comments keep their order)."""
+    i = bisect_left(statements, (ce, -1))
+    while i < len(statements) and statements[i][0] < ce:
+        i += 1
+    if not stack:  # between top-level items: it leads the next one (if any)
+        return (statements[i][2], "before") if i < len(statements) else None
+    top_start, top_end, _, top = stack[0]
+    if i < len(statements) and statements[i][0] < top_end and statements[i][2] is not top:
+        return statements[i][2], "before"
+    lines = [item[3] for item in stack[1:] if item[3] in line_level]
+    if lines:  # in the last statement of its item (its tail): after that statement
+        return lines[-1], "after_term"
+    best = None
+    for start, end, key in statements:
+        if start >= cs:
+            break
+        if top_start <= start and end <= cs and key is not top:
+            best = key
+    if best is not None:
+        return best, "after_term"
+    return top, "before"
 
 
 def _note(index: int, comment: Comment, text: str) -> Note:

@@ -166,7 +166,18 @@ def syntax_error(
 
 
 def _add_hints(diag: Diagnostic, tok: Tok, expected: set[str], prev: Tok | None, source: Source) -> None:
-    if tok.type == "COLON" and "ARROW" in expected:
+    """Help lines for the common slips."""
+    if prev is not None and prev.type == "IDENT" and prev.value == "return" or tok.type == "IDENT" and tok.value == "return":
+        diag.with_help("Relay has no `return`: a function's value is the last expression of its body")
+    elif tok.type == "EQUAL" and "EQEQ" in expected:
+        diag.with_help("to compare, write `==`; `=` only binds (`let %x = ...`, `%0 = ...`)")
+    elif tok.type in ("IDENT", "ATTR_KEY") and "LOCAL" in expected and tok.value[:1].islower():
+        diag.with_help(f"local variables start with `%`: `%{tok.value}`")
+    elif tok.type in ("IDENT", "ATTR_KEY") and "GLOBAL" in expected:
+        diag.with_help(f"global functions start with `@`: `@{tok.value}`")
+    elif tok.type in ("LET", "LOCAL") and "SEMICOLON" in expected and prev is not None and _on_earlier_line(source, prev, tok):
+        diag.with_help("is a `;` missing at the end of the line before?")
+    elif tok.type == "COLON" and "ARROW" in expected:
         diag.with_help("a return type is introduced by `->`, not `:`")
     elif tok.type == "ARROW" and "RPAR" in expected:
         diag.with_help("is a `)` missing before `->`?")
@@ -175,6 +186,10 @@ def _add_hints(diag: Diagnostic, tok: Tok, expected: set[str], prev: Tok | None,
             diag.with_help("is a `;` or `,` missing before it?")
     if tok.type == "LT" and "LANGLE" not in expected and prev is not None and prev.type in ("FN",):
         diag.with_help("type parameters follow `fn` directly: `fn<a>(...)`")
+
+
+def _on_earlier_line(source: Source, prev: Tok, tok: Tok) -> bool:
+    return source.line_col(prev.end_pos)[0] < source.line_col(tok.start_pos)[0]
 
 
 def lex_error(source: Source, exc: LexError) -> Diagnostic:

@@ -13,12 +13,26 @@ from typing import Any, Callable, Iterable
 
 
 class UnexpectedToken(Exception):
-    """The parser met a token no rule allows here."""
+    """The parser met a token no rule allows here; `states` is the parser's
+    state stack at that moment (for `Driver.recover`)."""
 
-    def __init__(self, token: Any, expected: set[str]) -> None:
+    def __init__(self, token: Any, expected: set[str], states: list | None = None) -> None:
         super().__init__(f"unexpected {token!r}")
         self.token = token
         self.expected = expected
+        self.states = states or []
+
+
+# Error recovery (see `Driver.recover`): where reading may start again, and
+# what may be pretended to stand in the gap before it.
+STATEMENT_ENDS = {"SEMICOLON", "RBRACE"}
+TOP_LEVEL = {"DEF", "DATA", "TYPE", "EXTERN"}
+_OPENERS = {"LPAR", "LSQB", "LBRACE"}
+_CLOSERS = {"RPAR", "RSQB", "RBRACE"}
+# What a state is entered by when it stands for an open bracket.
+_OPEN_SYMBOLS = {"LPAR", "LSQB", "LBRACE", "lparen", "lbrace"}
+_FILLERS: tuple[tuple[str, ...], ...] = ((), ("INT",), ("LOCAL",), ("IDENT",), ("INT", "RPAR"), ("IDENT", "RSQB"))
+QUIET = 3  # tokens read after a recovery before another error is reported
 
 
 class EndToken:
@@ -50,6 +64,12 @@ class Driver:
                     origin, _, size = rules[action[0]][:3]
                     flat[symbol] = (size, origin, actions[action[0]])
             self.states[state] = flat
+        # The symbol each state is entered by (for error recovery).
+        self.accessing: dict[Any, str] = {}
+        for row in self.states.values():
+            for symbol, action in row.items():
+                if action[0] is None:
+                    self.accessing[action[1]] = symbol
 
     def parse(self, tokens: Iterable[Any], text_length: int) -> Any:
         states = self.states
@@ -62,7 +82,7 @@ class Driver:
             while True:
                 action = states[state_stack[-1]].get(kind)
                 if action is None:
-                    raise UnexpectedToken(tok, self.expected(state_stack[-1]))
+                    raise UnexpectedToken(tok, self.expected(state_stack[-1]), list(state_stack))
                 size = action[0]
                 if size is None:
                     push_state(action[1])
@@ -81,7 +101,7 @@ class Driver:
         while True:
             action = states[state_stack[-1]].get("$END")
             if action is None:
-                raise UnexpectedToken(end, self.expected(state_stack[-1]))
+                raise UnexpectedToken(end, self.expected(state_stack[-1]), list(state_stack))
             size = action[0]
             assert size is not None, "the end marker is never shifted"
             if size:
@@ -113,6 +133,123 @@ class Driver:
             if not self._feed(stack, tok.type):
                 break
         return {t for t in self.expected(stack[-1]) if self._feed(list(stack), t, dry=True)}
+
+    def recover(self, tokens: list[Any], failed: int, stack: list, text_length: int) -> list[tuple[Any, set[str]]]:
+        """The syntax errors after the one at `tokens[failed]`, each as (the
+        token, the terminals that could stand there), found by reading on.
+
+        Panic mode, on the parser's states only (the builder is not called:
+        a file with a syntax error has no module): skip to the next `;` or
+        `}` that closes something opened before the error, or to the next
+        top-level `def`, `data`, `type` or `extern`; drop states until one
+        can go on there, pretending that a filler (an integer, a variable, a
+        name, a closing bracket) stood in the gap; read on. An error within
+        QUIET tokens of a recovery is taken to follow from the last one and
+        is not reported.
+        """
+        errors: list[tuple[Any, set[str]]] = []
+        stack = list(stack)
+        i = failed
+        n = len(tokens)
+        while True:
+            resumed = None
+            j, exits = self._sync_point(tokens, i)
+            while j is not None:
+                resumed = self._resume(stack, tokens[j].type, exits)
+                if resumed is not None:
+                    break
+                closed = 1 if tokens[j].type == "RBRACE" else 0  # a `}` passed over closes a bracket too
+                j, more = self._sync_point(tokens, j + 1)
+                exits += closed + more
+            if resumed is None or j is None:
+                return errors  # nothing after the error could be read on from
+            stack = resumed
+            i = j + 1
+            start = i
+            while i < n and self._can_shift(stack, tokens[i].type):
+                self._feed(stack, tokens[i].type)
+                i += 1
+            if i < n:
+                if i - start >= QUIET:
+                    errors.append((tokens[i], self._acceptable_here(stack)))
+                continue
+            if not self._can_shift(stack, "$END") and i - start >= QUIET:
+                errors.append((EndToken(text_length), self._acceptable_here(stack)))
+            return errors
+
+    def _sync_point(self, tokens: list[Any], start: int) -> tuple[int | None, int]:
+        """The index of the next token from `start` where reading may go on,
+        and how many brackets opened before `start` were closed on the way."""
+        depth = 0
+        exits = 0
+        for k in range(start, len(tokens)):
+            kind = tokens[k].type
+            if kind in TOP_LEVEL:
+                return k, exits
+            if kind in _OPENERS:
+                depth += 1
+            elif kind in _CLOSERS:
+                if depth == 0 and kind == "RBRACE":
+                    return k, exits
+                if depth == 0:
+                    exits += 1
+                depth = max(0, depth - 1)
+            elif kind == "SEMICOLON" and depth == 0:
+                return k, exits
+        return None, exits
+
+    def _resume(self, stack: list, kind: str, exits: int = 0) -> list | None:
+        """The longest prefix of `stack` that, with a filler, can shift `kind`
+        (then shifted), or None. The prefix leaves out the `exits` innermost
+        open brackets: they were closed before the sync point."""
+        fillers = ((),) if kind in TOP_LEVEL else _FILLERS
+        limit = len(stack)
+        for k in range(len(stack) - 1, 0, -1):
+            if exits <= 0:
+                break
+            if self.accessing.get(stack[k]) in _OPEN_SYMBOLS:
+                exits -= 1
+                limit = k
+        for depth in range(limit, 0, -1):
+            for filler in fillers:
+                if self._simulate(stack, depth, (*filler, kind)):
+                    trial = stack[:depth]
+                    for f in (*filler, kind):
+                        self._feed(trial, f)
+                    return trial
+        return None
+
+    def _acceptable_here(self, stack: list) -> set[str]:
+        return {t for t in self.expected(stack[-1]) if self._can_shift(stack, t)}
+
+    def _can_shift(self, stack: list, kind: str) -> bool:
+        return self._simulate(stack, len(stack), (kind,))
+
+    def _simulate(self, stack: list, base: int, kinds: tuple[str, ...]) -> bool:
+        """Whether `kinds` can be shifted one after the other from the state
+        stack `stack[:base]`, without changing `stack` (the reductions and
+        shifts happen on an overlay above `base`)."""
+        states = self.states
+        extra: list[Any] = []
+        for kind in kinds:
+            while True:
+                top = extra[-1] if extra else stack[base - 1]
+                action = states[top].get(kind)
+                if action is None:
+                    return False
+                size = action[0]
+                if size is None:
+                    extra.append(action[1])
+                    break
+                popped = min(size, len(extra))
+                if popped:
+                    del extra[-popped:]
+                base -= size - popped
+                top = extra[-1] if extra else stack[base - 1]
+                extra.append(states[top][action[1]][1])
+                if kind == "$END" and extra[-1] == self.end_state:
+                    break
+        return True
 
     def _feed(self, stack: list, kind: str, dry: bool = False) -> bool:
         states = self.states

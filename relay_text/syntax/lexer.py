@@ -58,12 +58,36 @@ assert _MASTER_TVM.pattern != _MASTER.pattern
 
 _VERSION_HEADER = re.compile(r'\#\[\s*version\s*=\s*"([^"]*)"\s*\]')
 _OLD_VERSION = re.compile(r"v(0\.0\.[0-9]+)(?=\s)")
-_ATTR_EQ = re.compile(r"[ \t]*=(?![=>])")
+_ATTR_EQ = re.compile(r"=(?![=>])")
 _SPECIAL_FLOAT = re.compile(r"(?:inf|nan)f(?:16|32|64)?")
 _SPACES = re.compile(r"[ \t\r\n\f]*")
 
 # Tokens after which a `<` written without a space opens type arguments.
 _CALLEE_TYPES = frozenset({"LOCAL", "GLOBAL", "IDENT"})
+# What a list of type arguments that starts with a number may hold before its `>`.
+_TYPE_ARG_CHARS = frozenset("0123456789 \t\r\n,*+-?()[]._abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _closes_type_args(text: str, pos: int) -> bool:
+    """Whether `text[pos:]` reads as type arguments: brackets balanced, then
+    `>` and the `(` of a call."""
+    depth = 0
+    n = len(text)
+    while pos < n:
+        ch = text[pos]
+        if ch == ">" and depth == 0:
+            rest = _SPACES.match(text, pos + 1).end()
+            return rest < n and text[rest] == "("
+        if ch not in _TYPE_ARG_CHARS:
+            return False
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth < 0:
+                return False
+        pos += 1
+    return False
 # Groups whose text is the token as it is.
 _VERBATIM = frozenset({"LOCAL", "GLOBAL", "INT", "FLOAT", "PROJ", "STRING"})
 _DEFINING = frozenset({"DEF", "DATA", "TYPE"})
@@ -169,7 +193,7 @@ class Tokens:
                 if value == "<":
                     if prev_kind == "FN" or after_def_name:
                         kind = "LANGLE"
-                    elif prev_end == start and prev_kind in _CALLEE_TYPES and not self._looks_like_operand(end):
+                    elif prev_kind in _CALLEE_TYPES and _glued(text, prev_end, start) and not self._looks_like_operand(end):
                         kind = "LANGLE"
                     else:
                         kind = "LT"
@@ -224,24 +248,31 @@ class Tokens:
         keyword = self.literal_kinds.get(value)
         if keyword is None and value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
             return "FLOAT"
-        if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(text, end):
+        # (the lookahead skips comments: a comment between tokens never changes their meaning)
+        if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(text, skip_trivia(text, end)):
             return "ATTR_KEY"
         if value == "where":
-            after = _SPACES.match(text, end).end()
+            after = skip_trivia(text, end)
             return "IDENT" if text.startswith("(", after) else "WHERE"
         if value == "match":
             return "MATCH"
         if value in ("Constant", "meta"):
-            after = _SPACES.match(text, end).end()
+            after = skip_trivia(text, end)
             opener = "(" if value == "Constant" else "["
             return self.literal_kinds[value] if text.startswith(opener, after) else "IDENT"
         return keyword if keyword is not None else "IDENT"
 
     def _looks_like_operand(self, pos: int) -> bool:
-        """After a `<` glued to a name: does an expression (not a type) follow?"""
+        """After a `<` glued to a name: does an expression (not a type) follow?
+
+        A number is an operand (`%a<3`) unless it opens a list of type
+        arguments closed by `>` right before the call's `(`: `@f<3>(...)`,
+        `@g<3, (2, 2)>(...)` pass shapes and dimensions."""
         text = self.source.text
         pos = _SPACES.match(text, pos).end()
-        return pos >= len(text) or text[pos] in "%@-=0123456789<"
+        if pos < len(text) and text[pos] in "0123456789":
+            return not _closes_type_args(text, pos)
+        return pos >= len(text) or text[pos] in "%@-=<"
 
     def _block_comment_end(self, start: int) -> int:
         """End offset of the (possibly nested) block comment opening at `start`."""
@@ -280,6 +311,27 @@ class Tokens:
                 hint="move it to the top of the file, above the first definition",
             )
         raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
+
+
+def _glued(text: str, a: int, b: int) -> bool:
+    """Whether nothing but block comments stands between offsets a and b
+    (`%f<T>` and `%f/* c */<T>` open type arguments; `%f <T>` does not)."""
+    while a < b:
+        if not text.startswith("/*", a):
+            return False
+        depth, i = 0, a
+        while True:
+            open_at, close_at = text.find("/*", i), text.find("*/", i)
+            if close_at < 0:
+                return False
+            if 0 <= open_at < close_at:
+                depth, i = depth + 1, open_at + 2
+            else:
+                depth, i = depth - 1, close_at + 2
+                if depth == 0:
+                    a = i
+                    break
+    return a == b
 
 
 _TRIVIA = re.compile(r"(?:[ \t\r\n\f]+|//[^\n]*|\#(?!\[)[^\n]*)*")

@@ -50,7 +50,8 @@ class Names:
         self.tvm = tvm
         self.renames: dict[Var, str] = {}
         self.taken: set[str] = set()  # every variable name: fresh names avoid them
-        self.reserved: set[int] = set()  # numbers a variable is called (`%0`, `%4.10`)
+        self.reserved: set[int] = set()  # numbers a variable or a written binding is called (`%0`, `%4.10`)
+        self.written: dict[int, str] = {}  # id(node) -> the name the source bound it to
         self.dotted: set[str] = set()  # `t.0`, `t.0.1`: names a projection could be read as
         self.reset()
 
@@ -91,7 +92,8 @@ class Names:
         self.frames: list[list[Var]] = [[]]
         self.groups: list[set[tuple[str, int]]] = [set()]
         self.counter = 0
-        self.numbers: dict[Expr, int] = {}
+        self.numbers: dict[Expr, int | str] = {}
+        self.written_users: dict[str, Expr] = {}  # a written name -> the node that got it
         self.changed = False
         self.pending: list[Expr] = []  # TVM bindings printed before their number was known
         self.comments_seen: list[int] = []
@@ -191,6 +193,7 @@ class Names:
             self.groups.pop()
         elif kind == "reset":
             self.counter = 0
+            self.written_users = {}  # a definition's names are its own
         elif kind == "tmpdone":
             self.number(mark.arg)
 
@@ -223,8 +226,23 @@ class Names:
 
         return _PLACEHOLDER.sub(number, text)
 
-    def number(self, node: Expr) -> int:
+    def keep_written(self, written: dict[int, str]) -> None:
+        """Bindings the source named keep their names (`%3` stays `%3`); fresh
+        numbers for the other temporaries avoid them."""
+        self.written = written
+        for name in written.values():
+            if name.isdigit():
+                self.reserved.add(int(name))
+            else:
+                self.taken.add(name)
+
+    def number(self, node: Expr) -> int | str:
         n = self.numbers.get(node)
+        if n is None and self.written:
+            name = self.written.get(id(node))
+            if name is not None and self.written_users.setdefault(name, node) is node:
+                self.numbers[node] = n = int(name) if name.isdigit() else name
+                return n
         if n is None:
             reserved = self.reserved
             n = self.counter

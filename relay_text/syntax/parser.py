@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import WARNING, Diagnostic, codes, has_errors
+from ..ir.adt import definition_difference
 from ..ir.expr import Constant, Constructor, Function
 from ..ir.module import Module
 from ..ir.span import Source, Span
@@ -62,11 +63,15 @@ class ParseResult:
 _ADT_DEF = re.compile(r"(?<![%@\w.])(?:data|type)\s+[A-Za-z_]")
 
 
-def _prescan(source: Source, kinds: dict[str, str], env: Env) -> tuple[dict[str, Constructor], dict[str, GlobalTypeVar]]:
+def _prescan(
+    source: Source, kinds: dict[str, str], env: Env, same: frozenset[str] = frozenset()
+) -> tuple[dict[str, Constructor], dict[str, GlobalTypeVar]]:
     """Constructor and ADT names defined anywhere in the file.
 
     A constructor may be used before its definition, and `Cons(...)` must
-    become a constructor, not an operator call, when it is parsed.
+    become a constructor, not an operator call, when it is parsed. The
+    names of a data type in `same` (defined as `env` defines it) keep
+    denoting `env`'s type and constructors.
     """
     constructors = dict(env.constructors)
     adts = dict(env.adts)
@@ -84,7 +89,9 @@ def _prescan(source: Source, kinds: dict[str, str], env: Env) -> tuple[dict[str,
     while i < n:
         tok = toks[i]
         if tok.type in ("DATA", "TYPE") and i + 1 < n and toks[i + 1].type == "IDENT":
-            adts[toks[i + 1].value] = GlobalTypeVar(toks[i + 1].value)
+            keep = toks[i + 1].value in same
+            if not keep:
+                adts[toks[i + 1].value] = GlobalTypeVar(toks[i + 1].value)
             j = i + 2
             while j < n and toks[j].type != "LBRACE":
                 j += 1
@@ -103,7 +110,7 @@ def _prescan(source: Source, kinds: dict[str, str], env: Env) -> tuple[dict[str,
                     is_ctor = (tok.type == "DATA" and nxt == "COLON") or (
                         tok.type == "TYPE" and prev in ("LBRACE", "COMMA")
                     )
-                    if is_ctor:
+                    if is_ctor and not keep:
                         constructors[t.value] = Constructor(t.value)
                 prev = t.type
                 j += 1
@@ -118,21 +125,62 @@ def parse(text: str, name: str = "<string>", env: Env | None = None) -> ParseRes
 
 
 def parse_source(source: Source, env: Env | None = None) -> ParseResult:
+    """Parse one file, resolving names against `env` (the Prelude's).
+
+    A `data` definition identical to one of `env`'s (same name, type
+    parameters, constructors and field types) denotes `env`'s type: the
+    file is parsed a second time with the uses of those names bound to
+    `env`'s definitions, so that the Prelude's functions accept its values
+    (seed 000 defines `List` and then uses `@map`, `@foldl`, `@zip`)."""
     env = env or Env()
+    result, meta_constants = _parse_once(source, env, frozenset())
+    if env.type_defs and result.module is not None:
+        same = _same_definitions(result.module, env)
+        if same:
+            result, meta_constants = _parse_once(source, env, same)
+    if meta_constants and result.module is not None and result.module.comments:
+        _read_type_comments(result.module, meta_constants)
+    return result
+
+
+def _parse_once(source: Source, env: Env, same: frozenset[str]) -> tuple[ParseResult, list[Constant]]:
     with _LOCK:
         driver, builder, kinds = _parser()
         tokens = Tokens(source, kinds)
-        constructors, adts = _prescan(source, kinds, env)
+        constructors, adts = _prescan(source, kinds, env, same)
         version = _version_of(source)
-        builder.begin(source, env, constructors, adts, version)
+        builder.begin(source, env, constructors, adts, version, same)
         try:
             result = _run(driver, builder, kinds, source, tokens, env, version)
             meta_constants = builder.meta_constants
         finally:
             builder.end()
-    if meta_constants and result.module is not None and result.module.comments:
-        _read_type_comments(result.module, meta_constants)
-    return result
+    return result, meta_constants
+
+
+def _same_definitions(module: Module, env: Env) -> frozenset[str]:
+    """The names of the data types `module` defines exactly as `env` does.
+
+    Definitions that refer to each other (a `Tree` of `List`s) are the same
+    when they are all the same: candidates are dropped until none refers to
+    a dropped one in a way that differs."""
+    counts: dict[str, int] = {}
+    for gtv in module.type_defs:
+        counts[gtv.name] = counts.get(gtv.name, 0) + 1
+    # The same name: another spelling env accepts (TVM's `Option` for
+    # `Optional`) names a type of the file's own.
+    candidates = {
+        gtv: data
+        for gtv, data in module.type_defs.items()
+        if counts[gtv.name] == 1 and gtv.name in env.type_defs and env.type_defs[gtv.name].header.name == gtv.name
+    }
+    while True:
+        pairing = {gtv: env.type_defs[gtv.name].header for gtv in candidates}
+        dropped = [gtv for gtv, data in candidates.items() if definition_difference(data, env.type_defs[gtv.name], pairing) is not None]
+        if not dropped:
+            return frozenset(gtv.name for gtv in candidates)
+        for gtv in dropped:
+            del candidates[gtv]
 
 
 def parse_type(text: str) -> Any:
@@ -177,7 +225,8 @@ def _run(driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: 
     except UnexpectedToken as exc:
         prev = _token_before(source, kinds, exc.token)
         expected = driver.acceptable(Tokens(source, kinds), exc.token) or exc.expected
-        return ParseResult(None, diags + [syntax_error(source, exc.token, expected, kinds, prev)])
+        first = syntax_error(source, exc.token, expected, kinds, prev)
+        return ParseResult(None, diags + [first] + _later_syntax_errors(driver, source, kinds, exc))
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -216,6 +265,34 @@ def _check_version(source: Source, version: str | None, diags: list[Diagnostic])
                 label="this header",
             ).with_note(f"this toolchain reads versions {or_list(list(SUPPORTED_VERSIONS))} and the documented syntax (no header)")
         )
+
+
+def _later_syntax_errors(driver: Driver, source: Source, kinds: dict[str, str], exc: UnexpectedToken) -> list[Diagnostic]:
+    """The independent syntax errors after the first one (`Driver.recover`),
+    and a token the lexer cannot read after it."""
+    if exc.token.type == "$END" or not exc.states:
+        return []
+    tokens: list[Tok] = []
+    lex_problem = None
+    try:
+        for tok in Tokens(source, kinds):
+            tokens.append(tok)
+    except LexError as lex:
+        lex_problem = lex
+    index = {tok.start_pos: i for i, tok in enumerate(tokens)}
+    failed = index.get(exc.token.start_pos)
+    if failed is None:
+        return []
+    out = []
+    for tok, expected in driver.recover(tokens, failed, exc.states, len(source.text)):
+        if tok.type == "$END" and lex_problem is not None:
+            continue  # the tokens stopped early, not the text
+        at = index.get(tok.start_pos, len(tokens))
+        prev = tokens[at - 1] if at > 0 else None
+        out.append(syntax_error(source, tok, expected, kinds, prev))
+    if lex_problem is not None:
+        out.append(lex_error(source, lex_problem))
+    return out
 
 
 def _token_before(source: Source, kinds: dict[str, str], tok: Tok) -> Tok | None:

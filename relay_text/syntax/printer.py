@@ -27,6 +27,7 @@ TVM dialect they are numbered module-wide in the order TVM allocated them.
 from __future__ import annotations
 
 import gc
+from bisect import bisect_left
 import re
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -129,13 +130,14 @@ _LEAVES = _ATOMS | {Constant}
 class _Block:
     """A printed scope: its statements and its final expression."""
 
-    __slots__ = ("stmts", "tail", "tail_term", "after")
+    __slots__ = ("stmts", "tail", "tail_term", "after", "tail_blank")
 
-    def __init__(self, stmts: list, tail: Doc, tail_term: list | None, after: list) -> None:
+    def __init__(self, stmts: list, tail: Doc, tail_term: list | None, after: list, tail_blank: bool = False) -> None:
         self.stmts = stmts  # (doc, blank line before)
         self.tail = tail
         self.tail_term = tail_term
         self.after = after  # notes printed after the tail
+        self.tail_blank = tail_blank  # an empty line before the tail (and its comments)
 
 
 Piece = tuple  # (doc, precedence, notes to print after the terminator or None)
@@ -167,6 +169,12 @@ class _Printer(ExprFunctor[Any]):
         self.def_name: str | None = None  # set while the root being printed is a definition
         self.scope_root: Expr | None = None  # set while the root is the file's trailing expression
         self.names = Names(self.tvm)
+        self.written: dict[int, str] = {}  # names the source gave bound nodes (see `keep_names`)
+
+    def keep_names(self, written: dict[int, str]) -> None:
+        """Keep the names the source gave its graph bindings (`%3 = ...`)."""
+        self.written = written
+        self.names.keep_written(written)
 
     # ---- visiting ----------------------------------------------------------
 
@@ -245,6 +253,27 @@ class _Printer(ExprFunctor[Any]):
         if bound and type(node) is Let:
             start = statement_start(text, start, *self.comment_spans)
         return blank_line_before(text, start)
+
+    def _tail_blank(self, node: Expr) -> bool:
+        """Whether the source has an empty line before a scope's final
+        expression, or before the comments on lines of their own above it."""
+        text = self.text
+        if text is None or node.span is None or node.span.source.text is not text or (self.comments is not None and self.comments.coarse):
+            return False
+        starts, ends = self.comment_spans
+        first = pos = node.span.start
+        while True:
+            p = pos
+            while p > 0 and text[p - 1] in " \t\r\n":
+                p -= 1
+            i = bisect_left(ends, p)
+            if i >= len(ends) or ends[i] != p:
+                break
+            line_start = text.rfind("\n", 0, starts[i]) + 1
+            if text[line_start : starts[i]].strip():
+                break  # a comment after code on its line: it trails that code
+            first = pos = starts[i]
+        return blank_line_before(text, first)
 
     # ---- comments ------------------------------------------------------------
 
@@ -446,7 +475,7 @@ class _Printer(ExprFunctor[Any]):
             piece = self.occ(piece, *tail_key)
         scope.stmts = outer
         doc, _, term = piece
-        return _Block(stmts, doc, term, after)
+        return _Block(stmts, doc, term, after, bool(stmts) and self._tail_blank(node))
 
     def _render_block(self, block: _Block, open_: str, close: str, force: bool, grouped: bool = True) -> Doc:
         """`{ stmts; tail }`: on one line when short and simple, else one
@@ -465,6 +494,8 @@ class _Printer(ExprFunctor[Any]):
             if i and blank:
                 body.append(HARDLINE)
             body += [stmt, HARDLINE]
+        if block.tail_blank:
+            body.append(HARDLINE)
         body.append(block.tail)
         if block.tail_term:
             body.append(self._trail(block.tail_term))
@@ -489,7 +520,8 @@ class _Printer(ExprFunctor[Any]):
         return self._type(ty)
 
     def _type(self, ty: Any) -> str:
-        return type_text(ty, TVM if self.tvm else DOCS, limit=None)
+        """A written type: a scalar is its dtype in both dialects (`int32`)."""
+        return type_text(ty, TVM if self.tvm else DOCS, limit=None, short_scalars=True)
 
     def _binder(self, var: Var, group: Any, notes: Attached | None = None, binds: bool = False) -> Doc:
         doc, term = self._binder_piece(var, group, notes, binds)
@@ -561,10 +593,10 @@ class _Printer(ExprFunctor[Any]):
         for g in module.order:
             if g in module.functions:
                 func = module.functions[g]
-                plan = plans[func] = Plan(func, self.tvm, self.comments)
+                plan = plans[func] = Plan(func, self.tvm, self.comments, self.written)
                 names |= plan.var_names
         if module.expr is not None:
-            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments)
+            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments, self.written)
             names |= plan.var_names
         self.names.learn(names)
         self.plans = plans
@@ -644,7 +676,7 @@ class _Printer(ExprFunctor[Any]):
 
     def _def(self, gv: GlobalVar, func: Function) -> Doc:
         _check_name(gv.name, _GLOBAL_NAME, "global", gv.span)
-        self.plan = self.plans.pop(func, None) or Plan(func, self.tvm, self.comments)
+        self.plan = self.plans.pop(func, None) or Plan(func, self.tvm, self.comments, self.written)
         self.memo = {}
         self.def_name = gv.name
         piece = self.visit(func)
@@ -653,7 +685,7 @@ class _Printer(ExprFunctor[Any]):
         return piece[0] if self.tvm else [RESET, piece[0]]
 
     def _root_expr(self, expr: Expr) -> Doc:
-        self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments)
+        self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments, self.written)
         self.memo = {}
         if type(expr) in _LEAVES:  # no statements: just the value
             self.plan.root_scope.stmts = []
@@ -798,8 +830,9 @@ class _Printer(ExprFunctor[Any]):
         if node.type_args:
             if not (is_atom(node.op) or node.op in self.plan.bound) or isinstance(node.op, Constant):  # type: ignore[union-attr]
                 raise PrintError("explicit type arguments need a callee written as a name", node.span)
-            texts = [self._type(t) for t in node.type_args]
-            if texts[0][:1] in "%@-=0123456789<":
+            # (a bare dtype here would be a BaseType argument, not a scalar type)
+            texts = [type_text(t, TVM if self.tvm else DOCS, limit=None) for t in node.type_args]
+            if texts[0][:1] in "%@-=<":  # (a number opens type arguments when `>(` closes them)
                 raise PrintError(f"the type argument `{texts[0]}` cannot open `<...>` (it reads as a comparison)", node.span)
             callee = [callee, "<" + ", ".join(texts) + ">"]
             if callee_notes is not None:
@@ -1090,8 +1123,11 @@ def render_module(
 ) -> Printed:
     """Print a module; `dialect` None keeps the module's own (TVM if it has a
     version header). Raises `PrintError` for what the dialect cannot write."""
-    dialect = dialect or (TVM if module.version is not None else DOCS)
+    own = TVM if module.version is not None else DOCS
+    dialect = dialect or own
     printer = _Printer(dialect, width, comments, module.source.text if module.source is not None and comments is not None else None)
+    if dialect == own:  # a conversion may inline and renumber; formatting keeps the names
+        printer.keep_names(module.positions.graph_names)
     if printer.text is not None:
         spans = sorted((c.span.start, c.span.end) for c in module.comments)
         printer.comment_spans = ([a for a, _ in spans], [b for _, b in spans])

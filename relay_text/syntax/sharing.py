@@ -193,9 +193,11 @@ def lca(a: Scope, b: Scope) -> Scope:
 class Plan:
     """The printing decisions for one root (a definition or the module's expression)."""
 
-    def __init__(self, root: Expr, tvm: bool, comments: Comments | None = None) -> None:
+    def __init__(self, root: Expr, tvm: bool, comments: Comments | None = None, written: dict[int, str] | None = None) -> None:
         self.root = root
         self.tvm = tvm
+        # nodes the source bound by name (id -> name): kept bound, with their names
+        self.written = written or {}
         self.bound: set[Expr] = set()
         self.spine: set[Let] = set()  # lets printed as statements of their scope
         self.scope_of: dict[Expr, Scope] = {}  # bound node -> scope of its binding
@@ -237,7 +239,7 @@ class Plan:
         for node in order:  # children before parents
             if node is root:
                 continue
-            if uses[node] > 1:
+            if uses[node] > 1 or id(node) in self.written:
                 bound.add(node)
                 continue
             if comments:

@@ -86,18 +86,30 @@ DAG (a tuple of a tuple of the same tuple, ...) can be exponentially long
 written out; its text is cut here and ends in ` ...`."""
 
 
-def type_text(ty: Any, dialect: str = DOCS, names: Mapping[Any, str] | None = None, limit: int | None = MAX_TYPE_TEXT) -> str:
+def type_text(
+    ty: Any,
+    dialect: str = DOCS,
+    names: Mapping[Any, str] | None = None,
+    limit: int | None = MAX_TYPE_TEXT,
+    short_scalars: bool | None = None,
+) -> str:
     """A type (or a type argument: dtype string, shape tuple, dimension) as text,
     at most `limit` characters (None: all of it, as the formatter needs).
 
+    A scalar tensor type is written as its dtype (`int32`) when
+    `short_scalars` (the default in TVM's dialect, and the formatter's choice
+    in both: a written type reads the same either way), else
+    `Tensor[(), int32]` (messages in the documented dialect).
+
     Written left to right from an explicit stack, so a type nested thousands
     of levels deep prints like any other, and a cut text costs only its length."""
+    short = dialect == TVM if short_scalars is None else short_scalars
     if type(ty) is TensorType:  # the common case: no parts, no stack
-        text = _leaf_text(ty, dialect, names)
+        text = _leaf_text(ty, short, names)
         return text if limit is None or len(text) <= limit else text[:limit] + " ..."
     out: list[str] = []
     size = 0
-    for piece in _pieces(ty, dialect, names):
+    for piece in _pieces(ty, dialect, names, short):
         out.append(piece)
         size += len(piece)
         if limit is not None and size > limit:
@@ -105,7 +117,7 @@ def type_text(ty: Any, dialect: str = DOCS, names: Mapping[Any, str] | None = No
     return "".join(out)
 
 
-def _pieces(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> Iterator[str]:
+def _pieces(ty: Any, dialect: str, names: Mapping[Any, str] | None, short: bool) -> Iterator[str]:
     """The text of `ty` in order, in pieces."""
     work: list[Any] = [ty]
     while work:
@@ -115,7 +127,7 @@ def _pieces(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> Iterator[
             continue
         parts = _layout(item, dialect, names)
         if parts is None:
-            yield _leaf_text(item, dialect, names)
+            yield _leaf_text(item, short, names)
         else:
             work.extend(reversed(parts))
 
@@ -157,10 +169,10 @@ def _commas(items: tuple) -> list:
     return out
 
 
-def _leaf_text(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> str:
+def _leaf_text(ty: Any, short: bool, names: Mapping[Any, str] | None) -> str:
     if isinstance(ty, TensorType):
         dtype = _var_name(ty.dtype, names)
-        if dialect == TVM and ty.shape == () and isinstance(ty.dtype, str):
+        if short and ty.shape == () and isinstance(ty.dtype, str):
             return dtype
         return f"Tensor[{shape_text(ty.shape, names)}, {dtype}]"
     if isinstance(ty, tuple):  # a shape given as a type argument

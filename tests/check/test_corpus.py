@@ -15,7 +15,9 @@ from relay_text.ir.span import Source
 from relay_text.pipeline import check_source
 from relay_text.syntax.parser import parse, parse_type
 from relay_text.text.type_text import type_text
-from tests.conftest import corpus_files
+from tests.conftest import corpus_files, needs_corpus
+
+pytestmark = needs_corpus
 
 FILES = corpus_files()
 

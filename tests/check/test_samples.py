@@ -70,6 +70,10 @@ TYPES = {
         '@concat_fold': 'fn<a>(List[a], List[a]) -> List[a]',
         '@main': 'fn() -> (List[Tensor[(), int32]], List[Tensor[(), int32]])',
     },
+    # seed 000, "Common ADT Uses": the document's own List, used with the Prelude's functions
+    'list_copied_definition.rly': {
+        '@main': 'fn() -> (List[Tensor[(), int32]], Tensor[(), int32], List[(Tensor[(), int32], Tensor[(), int32])])',
+    },
     'list_double.rly': {
         '@map': 'fn<a, b>(fn(a) -> b, List[a]) -> List[b]',
         '@double': 'fn(List[Tensor[(), int32]]) -> List[Tensor[(), int32]]',
@@ -152,6 +156,22 @@ TYPES = {
         '@second_opt': 'fn<a>(Optional[List[a]]) -> Optional[a]',
         '@main': 'fn() -> (Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], Optional[Tensor[(), int32]])',
     },
+    # seed 003: t3 is the second tensor, and the second tuple (t1, t3) both tensors
+    'solver_nested.rly': {
+        '@pass': 'fn<a>(a) -> a where Identity',
+        '@same': 'fn<a, b>(a, b) -> a where Identity',
+        '@solve': 'fn(Tensor[(10, 20), float32], Tensor[(10, 1, 1), float32], Tensor[(10, 1, 1), float32], Tensor[(10, 20), float32], Tensor[(10, 1, 1), float32]) -> (Tensor[(10, 20), float32], Tensor[(10, 1, 1), float32])',
+        '@main': 'fn() -> (Tensor[(2), int32], Tensor[(3), int32])',
+    },
+    'rfc_attributes.rly': {
+        '@main': 'fn() -> (Tensor[(), float32], Tensor[(2), float32])',
+    },
+    'rfc_blocks.rly': {
+        '@main': 'fn() -> (Tensor[(), int32], Tensor[(), int32])',
+    },
+    'rfc_literals.rly': {
+        '@main': 'fn(Tensor[(), float32], Tensor[(), float32]) -> (Tensor[(), float32], Tensor[(), float64], Tensor[(), int64], Tensor[(), bool])',
+    },
     'tour.rly': {
         '@eval': 'fn(Expr) -> Tensor[(), int32]',
         '@main': 'fn() -> (List[Expr], List[Tensor[(), int32]])',
@@ -170,12 +190,26 @@ TYPES = {
     'type_arguments.rly': {
         '@main': 'fn() -> ((Tensor[(), bool], Tensor[(), bool]), ())',
     },
+    # seed 002, "Call": fn<a, b, c>(a, b) -> c, explicit type arguments then inferred ones
+    'type_arguments_three.rly': {
+        '@call_twice': 'fn(fn<a, b, c>(a, b) -> c) -> (Tensor[(), bool], ())',
+        '@main': 'fn() -> fn(fn<a, b, c>(a, b) -> c) -> (Tensor[(), bool], ())',
+    },
     'types_catalogue.rly': {
         '@types': 'fn<n : ShapeVar>(fn(Tensor[(4), int32x4]) -> Tensor[(), int32], Tensor[(), uint32], Tensor[(), bool], Tensor[(n + 1, 2 * n, 4), float32], Tensor[(?, 3), float32], fn(Tensor[(), int32], Tensor[(), int32]) -> Tensor[(), int32]) -> (Tensor[(n + 1, 2 * n, 4), float32], fn(Tensor[(), int32], Tensor[(), int32]) -> Tensor[(), int32])',
         '@main': 'fn() -> Tensor[(), int32]',
     },
     'vm_memory_plan.rly': {
         '@main': 'fn(Tensor[(2, 3), float32], Tensor[(2, 3), float32]) -> Tensor[(3, 2), float32]',
+    },
+    # seed 001, "Type Relation": Flatten(Tensor(sh, bt), O) :- O = Tensor(sh[0], prod(sh[1:]))
+    'where_flatten.rly': {
+        '@flatten_rows': 'fn<n : ShapeVar, m : ShapeVar>(Tensor[(n, m, 4), float32]) -> Tensor[(n, m * 4), float32]',
+        '@main': 'fn() -> (Tensor[(2, 12), float32], Tensor[(2, 12), float32])',
+    },
+    # seed 001, "Type Relation": Identity(I, I), on any type
+    'where_identity.rly': {
+        '@main': 'fn() -> (Tensor[(), int32], (Tensor[(), int32], Tensor[(), bool]), List[Tensor[(), int32]])',
     },
     'where_broadcast.rly': {
         '@main': 'fn(Tensor[(100, 1, 100), float32], Tensor[(100, 100), float32]) -> Tensor[(100, 100, 100), float32]',

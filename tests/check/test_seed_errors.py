@@ -6,6 +6,11 @@ condition compares a 10x10 tensor (seed 002, "Functions"), and globals
 called without their sigil: `inc_scalar(%one)` (seed 000, "Type-Checking
 ADTs and Polymorphism") and `plus<(10, 10)>(...)` (seed 001, "Type
 Parameter"). Each file gives exactly one diagnostic.
+
+Also the programs the documents themselves say are rejected: a second data
+type with the same constructors as `Numbers` (seed 000, "Defining and
+Matching on an ADT"), and the two lists whose elements do not agree (seed
+001, "Example: List ADT").
 """
 
 from __future__ import annotations
@@ -47,6 +52,38 @@ GOLDEN = {
         [],
         [],
         ["did you mean `@inc_scalar`? Global functions are called with the `@` sigil"],
+    ),
+    "adt_same_constructors.rly": (
+        "type-mismatch",
+        24,
+        8,
+        "mismatched types: the first argument of `@sum` must be `Numbers`, found `Numbers2`",
+        [(15, 10, "parameter `%n` is declared here")],
+        [
+            "`Numbers` and `Numbers2` are different data types: data types are told apart by name, "
+            "even when their constructors look alike"
+        ],
+        [],
+    ),
+    "list_mixed_elements.rly": (
+        "type-mismatch",
+        4,
+        11,
+        "mismatched types: the second argument of `Cons` must be `List[Tensor[(), int32]]`, "
+        "found `List[(Tensor[(), int32], Tensor[(), int32])]`",
+        [(12, 3, "`Cons` is defined here")],
+        ["in particular, expected `Tensor[(), int32]`, found `(Tensor[(), int32], Tensor[(), int32])`"],
+        [],
+    ),
+    "list_of_lists_mixed.rly": (
+        "type-mismatch",
+        4,
+        33,
+        "mismatched types: the second argument of `Cons` must be `List[List[Tensor[(), int32]]]`, "
+        "found `List[List[(Tensor[(), int32], Tensor[(), int32])]]`",
+        [(12, 3, "`Cons` is defined here")],
+        ["in particular, expected `Tensor[(), int32]`, found `(Tensor[(), int32], Tensor[(), int32])`"],
+        [],
     ),
     "type_call_missing_sigil.rly": (
         "unknown-operator",

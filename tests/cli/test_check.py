@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from relay_text.cli import main
-from tests.conftest import corpus_files, sample_files
+from tests.conftest import corpus_files, needs_corpus, sample_files
 
 GOOD = "def @main() { 1 }\n"
 BAD = "def @main() { %x }\n"
@@ -237,6 +237,7 @@ def test_every_sample_checks_clean() -> None:
     assert result.stderr.endswith(f"No errors in {len(files)} files ({len(EXPECTED_SAMPLE_WARNINGS)} warnings)\n")
 
 
+@needs_corpus
 def test_every_corpus_file_checks_clean() -> None:
     files = [str(p) for p in corpus_files()]
     result = run(["check", *files])

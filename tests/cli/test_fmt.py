@@ -216,7 +216,7 @@ def test_a_bad_setting_in_pyproject_is_reported(tmp_path: Path) -> None:
     path = write(tmp_path / "m.rly", TIDY)
     result = run([str(path)])
     assert result.exit_code == 2
-    assert result.stderr == f'error: {config}: [tool.relay] dialect must be "keep", "docs" or "tvm", not \'latest\'\n'
+    assert result.stderr == f'error: {config}: [tool.relay] dialect must be "keep", "docs" or "tvm", not "latest"\n'
 
 
 def test_a_failed_safety_check_writes_nothing_and_saves_both_texts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -315,15 +315,18 @@ def test_formatting_imports_neither_numpy_nor_rich(tmp_path: Path) -> None:
     assert out == "0 False False False\n"
 
 
-def test_the_fallback_toml_reader_understands_the_relay_table(tmp_path: Path) -> None:
-    """Python 3.10 has no tomllib; a small reader handles flat `key = value` lines."""
-    from relay_text.config import _read_section, find_pyproject, fmt_settings
+def test_the_relay_table_is_read_with_tomllib(tmp_path: Path) -> None:
+    """Only `[tool.relay]` counts, in any TOML spelling; the nearest
+    pyproject.toml above the files is the one read."""
+    from relay_text.config import find_pyproject, fmt_settings, load
 
-    text = '[project]\nname = "x"\n\n[tool.relay]  # formatting\nline-length = 1_20\ndialect = "tvm"  # convert\n\n[tool.other]\nline-length = 5\n'
+    text = '[project]\nname = "x"\n\n[tool.relay]  # formatting\nline-length = 1_20\ndialect = \'tvm\'  # convert\n\n[tool.other]\nline-length = 5\n'
     config = tmp_path / "pyproject.toml"
     config.write_text(text)
-    assert _read_section(text, config) == {"line-length": 120, "dialect": "tvm"}
-    assert fmt_settings(_read_section(text, config), config) == {"line_length": 120, "dialect": "tvm"}
+    assert load(config) == {"line-length": 120, "dialect": "tvm"}
+    assert fmt_settings(load(config), config) == {"line_length": 120, "dialect": "tvm"}
+    config.write_text("tool = { relay = { line-length = 90 } }\n")
+    assert load(config) == {"line-length": 90}
     nested = tmp_path / "a" / "b"
     nested.mkdir(parents=True)
     assert find_pyproject([str(nested / "m.rly")]) == config
@@ -332,5 +335,60 @@ def test_the_fallback_toml_reader_understands_the_relay_table(tmp_path: Path) ->
 def test_line_length_in_pyproject_must_be_a_positive_integer(tmp_path: Path) -> None:
     from relay_text.config import ConfigError, fmt_settings
 
-    with pytest.raises(ConfigError, match="line-length must be a positive integer, not 'wide'"):
+    with pytest.raises(ConfigError, match='line-length must be a positive integer, not "wide"'):
         fmt_settings({"line-length": "wide"}, tmp_path / "pyproject.toml")
+
+
+def test_a_symbolic_link_stays_a_link_and_its_target_is_formatted(tmp_path: Path) -> None:
+    target = write(tmp_path / "real" / "m.rly", MESSY)
+    link = tmp_path / "link.rly"
+    link.symlink_to(target)
+    result = run([str(link)])
+    assert (result.exit_code, result.stderr) == (0, f"reformatted {link}\n1 file reformatted\n")
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert target.read_text() == TIDY
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["m.rly"]  # no temporary left behind
+
+
+MESSY2 = "def @main(%a,%b){\n%a+%b}\n"  # two lines: the line ending shows without a final newline
+
+
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        (MESSY.encode(), TIDY.encode()),
+        (MESSY.replace("\n", "\r\n").encode(), TIDY.replace("\n", "\r\n").encode()),
+        (b"\xef\xbb\xbf" + MESSY.encode(), b"\xef\xbb\xbf" + TIDY.encode()),
+        (b"\xef\xbb\xbf" + MESSY.replace("\n", "\r\n").encode(), b"\xef\xbb\xbf" + TIDY.replace("\n", "\r\n").encode()),
+        (MESSY.rstrip("\n").encode(), TIDY.rstrip("\n").encode()),
+        (MESSY2.rstrip("\n").replace("\n", "\r\n").encode(), TIDY.rstrip("\n").replace("\n", "\r\n").encode()),
+    ],
+    ids=["lf", "crlf", "bom", "bom-crlf", "no-final-newline", "crlf-no-final-newline"],
+)
+def test_line_endings_bom_and_final_newline_are_kept(tmp_path: Path, before: bytes, after: bytes) -> None:
+    path = tmp_path / "m.rly"
+    path.write_bytes(before)
+    assert run([str(path)]).exit_code == 0
+    assert path.read_bytes() == after
+    again = run(["--check", str(path)])  # and the result is stable
+    assert (again.exit_code, again.stderr) == (0, "1 file would be left unchanged\n")
+    assert path.read_bytes() == after
+
+
+def test_a_formatted_file_with_a_bom_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "m.rly"
+    path.write_bytes(b"\xef\xbb\xbf" + TIDY.replace("\n", "\r\n").encode())
+    result = run([str(path)])
+    assert (result.exit_code, result.stderr) == (0, "1 file left unchanged\n")
+
+
+def test_stdin_keeps_its_conventions_too() -> None:
+    result = CliRunner().invoke(main, ["fmt", "-"], input=MESSY2.rstrip("\n").replace("\n", "\r\n").encode(), env={"NO_COLOR": "1"})
+    assert result.stdout_bytes == TIDY.rstrip("\n").replace("\n", "\r\n").encode()
+
+
+def test_color_flag_wins_over_the_environment(tmp_path: Path) -> None:
+    path = write(tmp_path / "m.rly", MESSY)
+    assert "\x1b[" in run(["--check", "--color", "always", str(path)], env={"NO_COLOR": "1"}).stderr
+    assert "\x1b[" not in run(["--check", "--color", "never", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": ""}).stderr
+    assert "\x1b[" not in run(["--check", "--color", "auto", str(path)], env={"NO_COLOR": "1"}).stderr

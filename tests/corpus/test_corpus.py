@@ -21,11 +21,13 @@ from relay_text.ir.ty import FuncType, IncompleteType, TensorType, TupleType, Ty
 from relay_text.ir.visitor import post_order
 from relay_text.pipeline import check_source, run_source
 from relay_text.text.type_text import type_text
-from tests.conftest import CORPUS, corpus_files
+from tests.conftest import CORPUS, corpus_files, needs_corpus
 from tests.reference import torch_reference
 
 # TVM's standard library files define functions and have no entry point:
 # tests/corpus/test_tvm_std.py runs programs that use them.
+pytestmark = needs_corpus
+
 FILES = [p for p in corpus_files() if not p.stem.startswith("tvm-std-")]
 IDS = [p.stem for p in FILES]
 

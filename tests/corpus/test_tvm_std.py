@@ -17,7 +17,7 @@ from relay_text.eval.values import to_python
 from relay_text.formatter import format_source
 from relay_text.ir.span import Source
 from relay_text.pipeline import check_source, run_source
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, CORPUS_MISSING
 
 STD = ["tvm-std-prelude", "tvm-std-nat", "tvm-std-core", "tvm-std-gradient"]
 
@@ -63,7 +63,7 @@ PROGRAMS = {
 def path_of(stem: str) -> Path:
     path = CORPUS / f"{stem}.rly"
     if not path.is_file():
-        pytest.skip(f"the shared corpus is not at {CORPUS}")
+        pytest.skip(CORPUS_MISSING)
     return path
 
 

@@ -30,6 +30,8 @@ ARGS = {
     "detection_head.rly": [("scores", "@example_scores()"), ("boxes", "@example_boxes()")],
     "graph_bindings.rly": [("a", "1"), ("b", "2")],
     "let_independent.rly": [("a", "1"), ("b", "2"), ("c", "3"), ("d", "4")],
+    # seed 004: the float32 literal suffixes `1.0f` and `1f32`
+    "rfc_literals.rly": [("a", "1.0f"), ("b", "1f32")],
     "vm_memory_plan.rly": [("x", "Constant(1, (2, 3), float32)"), ("y", "Constant(2, (2, 3), float32)")],
     "where_broadcast.rly": [("a", "Constant(1, (100, 1, 100), float32)"), ("b", "Constant(2, (100, 100), float32)")],
 }
@@ -147,3 +149,54 @@ def test_vm_memory_plan() -> None:
     value = run_sample("vm_memory_plan.rly")
     assert isinstance(value, np.ndarray) and value.dtype == np.float32 and value.shape == (3, 2)
     np.testing.assert_allclose(value, np.full((3, 2), np.tanh(np.float32(3)), np.float32), rtol=1e-6)
+
+
+def test_copied_list_definition_uses_the_prelude() -> None:
+    """Seed 000, "Common ADT Uses": the document's own `data List` with the
+    Prelude's @map, @foldl and @zip."""
+    assert text_of("list_copied_definition.rly") == (
+        "(Cons(10, Cons(20, Nil())), 3, Cons((1, 10), Cons((2, 20), Nil())))"
+    )
+
+
+def test_where_identity() -> None:
+    """Seed 001, "Type Relation": Identity(I, I) holds of any one type."""
+    assert text_of("where_identity.rly") == "(1, (1, True), Cons(1, Nil()))"
+
+
+def test_where_flatten() -> None:
+    """Seed 001, "Type Relation": Flatten gives Tensor(sh[0], prod(sh[1:]))."""
+    flat, rows = run_sample("where_flatten.rly")
+    assert flat.shape == rows.shape == (2, 12) and flat.dtype == np.float32 and (flat == 1).all()
+
+
+def test_three_explicit_type_arguments() -> None:
+    """Seed 002, "Call": %f : fn<a, b, c>(a, b) -> c called with three type
+    arguments and then with inferred ones; no value of that type returns, so
+    the program's value is the function that makes the two calls."""
+    assert text_of("type_arguments_three.rly") == "@call_twice(%f : fn<a, b, c>(a, b) -> c) -> (Tensor[(), bool], ())"
+
+
+def test_solver_nested_unknowns() -> None:
+    """Seed 003: the result is the second tuple, (Tensor[(10, 20), float32], Tensor[(10, 1, 1), float32])."""
+    first, second = run_sample("solver_nested.rly")
+    assert first.tolist() == [10, 20] and second.tolist() == [10, 1, 1]
+
+
+def test_rfc_blocks_and_sequencing() -> None:
+    """Seed 004, "Let Expressions and Mutation" and the block syntax:
+    `{ let %x = 1; %x }` is 1; `e; 1` and `let %_ = e; 1` run e for its effect."""
+    assert text_of("rfc_blocks.rly") == "(1, 11)"
+
+
+def test_rfc_attributes() -> None:
+    """Seed 004: `cast(%1, dtype="float32")` and `axis=[1, 2]` attribute lists."""
+    total, rows = run_sample("rfc_attributes.rly")
+    assert total.dtype == np.float32 and float(total) == 6.0 and rows.tolist() == [3.0, 3.0]
+
+
+def test_rfc_literals() -> None:
+    """Seed 004: `1.0f` and `1f32` are float32 (the arguments), `2.5f64` float64, `7i64` int64."""
+    value = run_sample("rfc_literals.rly")
+    assert [v.dtype.name for v in value] == ["float32", "float64", "int64", "bool"]
+    assert text_of("rfc_literals.rly") == "(2.0, 3.0f64, 7i64, True)"

@@ -59,3 +59,10 @@ def test_golden(path: Path) -> None:
 
 def test_every_case_is_collected() -> None:
     assert len(list(CASES.glob("*.golden"))) >= 25
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[2] / "samples").glob("*.rly")), ids=lambda p: p.name)
+def test_every_sample_is_in_the_normal_form(path: Path) -> None:
+    """The project's own programs are what `relay fmt` writes (CI's `relay fmt --check samples/`)."""
+    text = path.read_text(encoding="utf-8")
+    assert format(text) == text

@@ -97,7 +97,17 @@ class Family:
     def assert_complete(self) -> None:
         """Every operator of the family was typed and run by the tests above."""
         assert sorted(self.names - self.typed) == [], "never type-checked"
-        assert sorted(self.names - self.ran) == [], "never run"
+        missing = sorted(self.names - self.ran)
+        if missing:
+            import importlib.util
+
+            if importlib.util.find_spec("torch") is None:  # their reference tests were skipped
+                import pytest
+
+                from tests.reference import SKIP_REASON
+
+                pytest.skip(f"{', '.join(missing)} run only in tests against PyTorch: {SKIP_REASON}")
+        assert missing == [], "never run"
 
 
 def same(x: Any, expected: Any, dtype: str | None = None, rtol: float = 1e-6, atol: float = 1e-6) -> None:

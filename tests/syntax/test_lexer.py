@@ -33,6 +33,17 @@ class TestAngleBrackets:
     def test_glued_comparison_with_number_is_less_than(self) -> None:
         assert types("%a<3") == ["LOCAL", "LT", "INT"]
 
+    def test_number_closed_by_angle_and_call_is_a_type_argument(self) -> None:
+        """seed 002, "Call": explicit type arguments; a dimension is written
+        bare, `@g<3>(...)`, when `>` and the call's `(` close the list."""
+        assert types("@g<3>(%x)")[:4] == ["GLOBAL", "LANGLE", "INT", types("a > b")[1]]
+        assert types("%g<3, (2, 2)>(%x)")[:3] == ["LOCAL", "LANGLE", "INT"]
+
+    def test_number_that_is_not_closed_so_stays_a_comparison(self) -> None:
+        assert types("(%a<3) > (%b)")[:3] == ["LPAR", "LOCAL", "LT"]
+        assert types("%a<3 && %b > (%c)")[:2] == ["LOCAL", "LT"]
+        assert types("%a<3 > %b")[:2] == ["LOCAL", "LT"]
+
     def test_type_arguments_after_global(self) -> None:
         assert types("@f<a>(%x)")[:3] == ["GLOBAL", "LANGLE", "IDENT"]
 

@@ -401,3 +401,9 @@ def test_v004_positional_dtype_sequencing_and_metadata() -> None:
     assert checked(formatted).global_types == {"@main": "fn(Tensor[(), float32]) -> Tensor[(), int16]"}
     diag = only_error('v0.0.4\ndef @main(%x: float32) {\n  add(%x, "int16")\n}\n')
     assert (diag.code, diag.message, diag.span.text) == ("syntax-error", "a string is not a value", '"int16"')
+
+
+def test_a_number_as_a_type_argument_formats() -> None:
+    """`@g<3>(...)` passes a dimension (document 002, "Call"); the formatter writes it back."""
+    text = "def @g<n : ShapeVar>(%x : Tensor[(n), float32]) {\n  %x\n}\n\ndef @main(%y : Tensor[(3), float32]) {\n  @g<3>(%y)\n}\n"
+    assert format_source(Source("t.rly", text)).text == text

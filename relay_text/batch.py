@@ -1,0 +1,260 @@
+"""The per-file work of `relay check` and `relay fmt`, serially or in processes.
+
+Each file is one task whose outcome is a `FileReport`: the text for
+standard output and standard error (diagnostics already rendered, in colour
+if asked), counts and the JSON object. The command prints the reports in
+the order of its files, so the output is the same however many processes
+did the work. With more than `PARALLEL_THRESHOLD` files holding at least
+`PARALLEL_MIN_BYTES` of text, and more than one CPU, tasks go to a pool of
+processes, one per CPU (as black does); `jobs` sets the pool's size (1:
+everything in this process).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+PARALLEL_THRESHOLD = 4  # more files than this may be worth the processes
+# Starting a pool costs about 0.3 s; checking costs about 3 us a byte, so
+# a pool pays for itself from a few hundred kilobytes on (measured: twelve
+# 39 kB files check in 2.0 s serially, 1.45 s in two processes, while the
+# 60 small samples take 0.65 s serially and 0.85 s in two processes).
+PARALLEL_MIN_BYTES = 200_000
+
+
+@dataclass(frozen=True)
+class Task:
+    """One file to work on: its path (`-` for stdin, read by the parent and
+    passed as `text`) and the options of the command."""
+
+    path: str
+    options: Any
+    text: str | None = None
+    bom: bool = False
+
+
+@dataclass
+class FileReport:
+    """What one file's task produced."""
+
+    name: str
+    out: str = ""  # for standard output (types, formatted text, diffs)
+    err: str = ""  # for standard error (diagnostics, messages)
+    errors: int = 0
+    warnings: int = 0
+    io_error: bool = False
+    status: str = ""  # relay fmt: "changed", "unchanged" or "failed"
+    json: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    color: bool = False
+    output_format: str = "text"
+    show_types: bool = False
+    prefix_types: bool = False  # several files: `FILE: @name : type`
+    warnings_as_errors: bool = False
+
+
+@dataclass(frozen=True)
+class FmtOptions:
+    color: bool = False
+    dialect: str = "keep"
+    line_length: int = 100
+    safe: bool = True
+    check_only: bool = False
+    show_diff: bool = False
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+def workers(jobs: int | None, paths: Sequence[str]) -> int:
+    """How many processes to use for `paths`: `jobs` if given, else one per
+    CPU when there are more than PARALLEL_THRESHOLD files of at least
+    PARALLEL_MIN_BYTES in all; never more than there are files."""
+    if jobs is None:
+        cpus = cpu_count()
+        if len(paths) <= PARALLEL_THRESHOLD or cpus < 2 or _total_size(paths) < PARALLEL_MIN_BYTES:
+            return 1
+        jobs = cpus
+    return max(1, min(jobs, len(paths)))
+
+
+def _total_size(paths: Sequence[str]) -> int:
+    total = 0
+    for path in paths:
+        try:
+            total += os.path.getsize(path)
+        except OSError:
+            pass
+    return total
+
+
+def run_tasks(work: Callable[[Task], FileReport], tasks: Sequence[Task], jobs: int) -> Iterator[FileReport]:
+    """The reports of `tasks`, in their order, computed by `jobs` processes."""
+    if jobs <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            yield work(task)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _warm_up()
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    try:
+        yield from pool.map(work, tasks)
+    finally:
+        # A closed pipe or Ctrl-C stops the command: drop the files not yet started.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _warm_up() -> None:
+    """Load the parser tables and the Prelude once, before forking, so that
+    every worker starts with them."""
+    from .std import prelude
+    from .syntax.parser import _parser
+
+    _parser()
+    prelude()
+
+
+def _reporter(buffer: io.StringIO, color: bool) -> Any:
+    from .diagnostics.render import Reporter
+
+    return Reporter(buffer, color=color)
+
+
+def _read(task: Task) -> Any:
+    from .files import STDIN, Input, read
+
+    if task.path == STDIN and task.text is not None:
+        return Input("<stdin>", task.text, task.bom)
+    return read(task.path)
+
+
+def check_file(task: Task) -> FileReport:
+    """`relay check` of one file."""
+    from .diagnostics.render import diagnostic_json
+    from .files import InputError
+    from .ir.span import Source
+    from . import pipeline
+
+    options: CheckOptions = task.options
+    err = io.StringIO()
+    reporter = _reporter(err, options.color)
+    try:
+        inp = _read(task)
+    except InputError as exc:
+        reporter.message(f"error: {exc}", "bold red")
+        return FileReport(task.path, err=err.getvalue(), io_error=True, json={"file": task.path, "error": str(exc), "diagnostics": [], "globals": {}})
+    result = pipeline.check_source(Source(inp.name, inp.text))
+    diagnostics = result.diagnostics
+    if options.warnings_as_errors:
+        from .suppress import warnings_as_errors
+
+        diagnostics = warnings_as_errors(diagnostics)
+    report = FileReport(inp.name)
+    report.errors = sum(1 for d in diagnostics if d.is_error)
+    report.warnings = len(diagnostics) - report.errors
+    if options.output_format == "json":
+        report.json = {
+            "file": inp.name,
+            "diagnostics": [diagnostic_json(d) for d in diagnostics],
+            "globals": dict(result.global_types),
+        }
+        return report
+    for diag in diagnostics:
+        reporter.diagnostic(diag)
+    if options.show_types:
+        prefix = f"{inp.name}: " if options.prefix_types else ""
+        report.out = "".join(f"{prefix}{name} : {ty if ty is not None else '?'}\n" for name, ty in result.global_types.items())
+    report.err = err.getvalue()
+    return report
+
+
+def format_file(task: Task) -> FileReport:
+    """`relay fmt` of one file: formats it and, unless only checking or
+    showing a diff, writes it back (standard input goes to standard output)."""
+    from .files import STDIN, InputError, write_atomic
+    from .formatter import UnsafeFormat, format_source, save_failure, unified_diff
+    from .ir.span import Source
+
+    options: FmtOptions = task.options
+    err = io.StringIO()
+    reporter = _reporter(err, options.color)
+    write_back = not (options.check_only or options.show_diff)
+
+    def done(status: str, name: str, out: str = "") -> FileReport:
+        return FileReport(name, out=out, err=err.getvalue(), status=status)
+
+    try:
+        inp = _read(task)
+    except InputError as exc:
+        reporter.message(f"error: {exc}", "bold red")
+        return done("failed", task.path)
+    try:
+        result = format_source(Source(inp.name, inp.lf_text), options.dialect, options.line_length, safe=options.safe)
+    except UnsafeFormat as exc:
+        log = save_failure(inp.name, exc)
+        reporter.message(
+            f"error[internal-error]: {inp.name}: {exc.reason}; nothing was written. Both texts are saved in {log} - please report this.",
+            "bold red",
+        )
+        return done("failed", inp.name)
+    if result.text is None:
+        for diag in result.diagnostics:
+            reporter.diagnostic(diag)
+        reporter.message(f"error: cannot format {inp.name}", "bold red")
+        return done("failed", inp.name)
+    output = inp.restore(result.text)
+    if output == inp.original:
+        return done("unchanged", inp.name, output if task.path == STDIN and write_back else "")
+    out = ""
+    if options.show_diff:
+        out = unified_diff(inp.name, inp.text, inp.restore(result.text, bom=False))
+    if options.check_only:
+        reporter.message(f"would reformat {inp.name}")
+    elif options.show_diff:
+        pass
+    elif task.path == STDIN:
+        out = output
+    else:
+        try:
+            write_atomic(task.path, output)
+        except OSError as exc:
+            reporter.message(f"error: {task.path}: cannot write ({exc.strerror})", "bold red")
+            return done("failed", inp.name)
+        reporter.message(f"reformatted {inp.name}")
+    return done("changed", inp.name, out)
+
+
+@dataclass
+class Totals:
+    """Counts over the reports of a command."""
+
+    files: int = 0
+    errors: int = 0
+    warnings: int = 0
+    failed_files: int = 0
+    io_errors: int = 0
+    status: dict[str, int] = field(default_factory=lambda: {"changed": 0, "unchanged": 0, "failed": 0})
+
+    def add(self, report: FileReport) -> None:
+        self.files += 1
+        self.errors += report.errors
+        self.warnings += report.warnings
+        self.failed_files += 1 if report.errors else 0
+        self.io_errors += 1 if report.io_error else 0
+        if report.status:
+            self.status[report.status] += 1

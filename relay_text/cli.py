@@ -392,10 +392,8 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
                 reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
                 return EXIT_ERROR
             return EXIT_OK
-        stream = sys.stdout
-        write_value_json(value, stream.write)
-        stream.write("\n")
-        stream.flush()
+        write_value_json(value, emit)  # each piece written whole (see `emit`)
+        emit("\n")
         return EXIT_OK
     try:
         text = value_text(value, full=full)

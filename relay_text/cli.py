@@ -358,7 +358,7 @@ def run(
 
 
 def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any) -> int:
-    from .eval.show import flatten_tensors, value_json, value_text
+    from .eval.show import check_json_size, flatten_tensors, value_text, write_value_json
 
     if output_format == "npz":
         import numpy as np
@@ -376,8 +376,27 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
             return EXIT_ERROR
         reporter.message(f"wrote {', '.join(arrays)} to {output_path}")
         return EXIT_OK
+    if output_format == "json":
+        # Streamed: a large tensor is written a block of elements at a time.
+        try:
+            check_json_size(value)
+        except ValueError as exc:
+            reporter.message(f"error: cannot write the result as JSON: {exc}", "bold red")
+            return EXIT_ERROR
+        if output_path:
+            try:
+                with open(output_path, "w", encoding="utf-8") as fh:
+                    write_value_json(value, fh.write)
+                    fh.write("\n")
+            except OSError as exc:
+                reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
+                return EXIT_ERROR
+            return EXIT_OK
+        write_value_json(value, emit)  # each piece written whole (see `emit`)
+        emit("\n")
+        return EXIT_OK
     try:
-        text = value_json(value) if output_format == "json" else value_text(value, full=full)
+        text = value_text(value, full=full)
     except ValueError as exc:
         reporter.message(f"error: cannot write the result as JSON: {exc}", "bold red")
         return EXIT_ERROR

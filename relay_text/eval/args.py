@@ -27,6 +27,7 @@ from ..ir.ty import (
     TypeVar,
 )
 from ..text.type_text import type_text
+from .ops import numpy_dtype
 from .values import Data, Ref
 
 # Random collections: lists get 0..MAX_RANDOM_LENGTH elements, and ADT
@@ -234,7 +235,7 @@ def from_python(x: Any, ty: Any, defs: TypeDefs) -> Any:
     if isinstance(ty, TensorType) and isinstance(ty.dtype, str) and not isinstance(x, (Data, Ref, tuple)):
         if isinstance(x, (np.ndarray, np.generic)):
             return x
-        arr = np.asarray(x, dtype=np.dtype(ty.dtype.split("x")[0]))
+        arr = np.asarray(x, dtype=numpy_dtype(ty.dtype.split("x")[0]))
         return arr[()] if arr.ndim == 0 else arr
     if isinstance(ty, TupleType) and isinstance(x, (tuple, list)) and len(x) == len(ty.fields):
         return tuple(from_python(f, ft, defs) for f, ft in zip(x, ty.fields))
@@ -350,8 +351,8 @@ def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: dict, nam
             shape.append(RANDOM_UNKNOWN_DIM)
         else:
             raise ArgumentError(f"cannot make up a tensor for `{name}`: dimension `{dim}` is not a number")
-    base = np.dtype(dtype.split("x")[0])
-    if base.kind == "f":
+    base = numpy_dtype(dtype.split("x")[0])
+    if base.kind == "f" or base.name == "bfloat16":
         arr = rng.standard_normal(shape).astype(base)
     elif base.kind == "b":
         arr = rng.random(shape) < 0.5

@@ -59,11 +59,25 @@ from ..ir.expr import (
     Var,
 )
 from ..ir.module import Module
-from ..ir.ty import FuncType, TensorType
+from ..ir.ty import FuncType, TensorType, TupleType
 from ..text.type_text import type_params_text, type_text
 from .code import Block, as_tensor_argument, check_shape, match_fail, overflow, render
 from .emit import FunctionEmitter
-from .ops import BoundOperator, NoKernel, Resolver, bind, default_resolver
+from .ops import (
+    LOW_PRECISION,
+    BoundOperator,
+    MissingExtra,
+    NoKernel,
+    Resolver,
+    bfloat16,
+    bind,
+    default_resolver,
+    keeps_low_precision,
+    missing_bfloat16,
+    numpy_dtype,
+    uses_bfloat16,
+    widen,
+)
 from .plan import plan_function
 from .values import Data, Ref
 
@@ -158,6 +172,7 @@ class Compiler:
         self.missing_constants: list[Constant] = []  # meta[relay.Constant][i] without data
         self.meta_values: dict[int, Any] = {}  # values given for meta[relay.Constant][i]
         self.filling_constants = False  # whether values were asked for (--random-consts)
+        self.missing_bfloat16 = False  # reported that ml_dtypes is missing
 
     # ---- names -------------------------------------------------------------
 
@@ -208,7 +223,11 @@ class Compiler:
         if node.value is None:
             if node.meta_index in self.meta_values:
                 name = f"meta{node.meta_index}"
-                self.ns[name] = self.meta_values[node.meta_index]
+                value = self.meta_values[node.meta_index]
+                if isinstance(value, np.ndarray) and value.flags.writeable:
+                    value = value.view()  # the program's constant: read-only
+                    value.flags.writeable = False
+                self.ns[name] = value
                 return name
             self.missing_constants.append(node)
             return "None"
@@ -217,7 +236,10 @@ class Compiler:
         name = self.constants.get(key)
         if name is None:
             name = self.fresh("k")
-            dtype = np.dtype(node.dtype.split("x")[0])  # type: ignore[union-attr]
+            base = node.dtype.split("x")[0]  # type: ignore[union-attr]
+            if base == "bfloat16" and not self.require_bfloat16(node):
+                return "None"
+            dtype = numpy_dtype(base)
             if shape:
                 value: Any = np.full(shape, node.value, dtype=dtype)
                 value.flags.writeable = False
@@ -335,12 +357,40 @@ class Compiler:
             )
             return None
 
+    def low_precision(self, op: Op, call: Call) -> tuple[tuple[bool, ...], Any] | None:
+        """For a call with float16 or bfloat16 inputs (as the checker typed
+        them): which arguments hold them, and the rounding plan of its
+        result (see `ops.widen`); None for other calls, and for the
+        operators that keep such tensors as they are."""
+        if self.type_of is None or keeps_low_precision(op.name):
+            return None
+        flags = tuple(_has_low_precision(self.type_of(a)) for a in call.args)
+        if not any(flags):
+            return None
+        return flags, _rounding_plan(self.type_of(call))
+
+    def require_bfloat16(self, node: Expr) -> bool:
+        """Whether bfloat16 tensors can be made (the `ml_dtypes` package);
+        without it, one diagnostic at the first node that needs them."""
+        try:
+            bfloat16()
+            return True
+        except MissingExtra:
+            if not self.missing_bfloat16:
+                self.missing_bfloat16 = True
+                self.diagnostics.append(missing_bfloat16(getattr(node, "span", None)))
+            return False
+
     def operator_call(self, op: Op, call: Call) -> tuple[str, str | None] | None:
         """Names of the function a call site calls and of its attributes
         (None: it takes the arguments directly). Call sites of the same
-        operator with the same attributes share them."""
-        all_scalar = self.all_scalar(call)
-        key: tuple | None = (op.name, call.attrs, all_scalar)
+        operator with the same attributes (and the same float16 inputs)
+        share them."""
+        low = self.low_precision(op, call)
+        if self.type_of is not None and any(uses_bfloat16(self.type_of(e)) for e in (call, *call.args)):
+            self.require_bfloat16(call)
+        all_scalar = self.all_scalar(call) and low is None
+        key: tuple | None = (op.name, call.attrs, all_scalar, low)
         try:
             names = self.operator_names.get(key)  # type: ignore[arg-type]
         except TypeError:  # an attribute value that cannot be a key
@@ -350,6 +400,8 @@ class Compiler:
         bound = self.bind_operator(op, dict(call.attrs), all_scalar)
         if bound is None:
             return None
+        if low is not None:
+            bound = widen(bound, *low)
         kname = self.fresh("K")
         if bound.direct is not None:
             self.ns[kname] = bound.direct
@@ -461,6 +513,25 @@ class Compiler:
                 SIGNATURES[code_obj] = sig
         modules = [m for m in (self.program, self.prelude) if m is not None]
         return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules)
+
+
+def _has_low_precision(ty: Any) -> bool:
+    """Whether a value of type `ty` holds float16 or bfloat16 tensors."""
+    if isinstance(ty, TensorType):
+        return ty.dtype in LOW_PRECISION
+    if isinstance(ty, TupleType):
+        return any(_has_low_precision(f) for f in ty.fields)
+    return False
+
+
+def _rounding_plan(ty: Any) -> Any:
+    """The dtype a call's float32 result is rounded to: a dtype name for a
+    float16 or bfloat16 tensor, a tuple of plans for a tuple, else None."""
+    if isinstance(ty, TensorType):
+        return ty.dtype if ty.dtype in LOW_PRECISION else None
+    if isinstance(ty, TupleType) and _has_low_precision(ty):
+        return tuple(_rounding_plan(f) for f in ty.fields)
+    return None
 
 
 def _all_codes(code: Any) -> list[Any]:

@@ -38,7 +38,7 @@ from .args import (
     random_value,
 )
 from .compile import CompileError, compile_program
-from .ops import Resolver
+from .ops import MissingExtra, Resolver, bfloat16, missing_bfloat16, uses_bfloat16
 from .plausible import metadata_values, roles, shape_role
 from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute, relaxed_gc
 
@@ -150,6 +150,7 @@ def _run_module(
             return var.type_annotation
         return type_of(var) if type_of is not None else None
 
+    _require_bfloat16(module, entry, param_type, meta_types)
     by_name = {p.name: p for p in entry.params}
     diags: list[Diagnostic] = []
     arg_exprs: dict[str, tuple[Expr, Source]] = {}
@@ -279,6 +280,30 @@ def _run_module(
     except EvalError as exc:
         raise RunFailed([exc.diagnostic], ran=True) from None
     return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
+
+
+def _require_bfloat16(module: Module, entry: Entry, param_type: Callable[[Var], Any], meta_types: dict[int, Any]) -> None:
+    """RunFailed, located where bfloat16 first appears among the entry's
+    parameters and the metadata constants, when `ml_dtypes` is missing (the
+    compiler reports the uses inside function bodies)."""
+    needs: list[tuple[Span | None, str]] = []
+    for p in entry.params:
+        if uses_bfloat16(param_type(p)):
+            needs.append((p.span, "a bfloat16 parameter"))
+            break
+    if not needs and module.metadata is not None:
+        table, _ = module.metadata.decoded()
+        if table is not None and any(t is not None and t.dtype == "bfloat16" for t in table.constants):
+            needs.append((module.metadata.span, "bfloat16 tensors in this section"))
+    if not needs and any(uses_bfloat16(t) for t in meta_types.values()):
+        needs.append((None, "a bfloat16 constant"))
+    if not needs:
+        return
+    try:
+        bfloat16()
+    except MissingExtra:
+        span, label = needs[0]
+        raise RunFailed([missing_bfloat16(span, label)]) from None
 
 
 def _unknown_parameter(entry: Entry, name: str, what: str) -> Diagnostic:

@@ -66,3 +66,186 @@ def bind(name: str, attrs: dict, resolver: Resolver, all_scalar: bool = False) -
     # The fast path computes the operation with its default attributes.
     direct = getattr(definition, "scalar", None) if all_scalar and not attrs else None
     return BoundOperator(name, kernel, filled, direct if callable(direct) else None)
+
+
+# ---------------------------------------------------------------- float16 and bfloat16
+
+LOW_PRECISION = frozenset({"float16", "bfloat16"})
+"""Float dtypes that numpy has no fast arithmetic for (float16: no BLAS, each
+element converted on the fly) or none at all (bfloat16, through ml_dtypes)."""
+
+KEEP_LOW_PRECISION = frozenset(
+    {
+        # Bit patterns: the result is the input's bits, not its value.
+        "reinterpret",
+        # Conversions already round once, from the input's exact value.
+        "cast",
+        "cast_like",
+        # Pure data movement: each output element is an input element (or a
+        # fill value of the same dtype), so float32 copies would only cost.
+        "reshape", "dyn.reshape", "reshape_like", "contrib_reverse_reshape",
+        "transpose", "squeeze", "dyn.squeeze", "expand_dims", "dyn.expand_dims",
+        "concatenate", "stack", "split", "take", "gather", "gather_nd", "adv_index",
+        "strided_slice", "dyn.strided_slice", "slice_like", "strided_set",
+        "layout_transform", "auto_scheduler_layout_transform", "meta_schedule_layout_transform",
+        "broadcast_to", "dyn.broadcast_to", "broadcast_to_like", "tile", "dyn.tile", "repeat",
+        "reverse", "reverse_sequence", "sliding_window", "nn.batch_flatten",
+        "nn.depth_to_space", "nn.space_to_depth", "nn.batch_to_space_nd", "nn.space_to_batch_nd",
+        "nn.pad", "dyn.nn.pad", "nn.mirror_pad", "where", "trilu", "matrix_set_diag",
+        "sequence_mask", "one_hot", "dyn.one_hot", "zeros_like", "ones_like",
+        "copy", "device_copy", "on_device", "debug", "stop_gradient",
+        # Only the shape or the non-zero positions are read.
+        "shape_of", "ndarray_size", "argwhere", "vm.shape_of",
+        "memory.alloc_storage", "memory.alloc_tensor", "memory.kill", "vm.reshape_tensor",
+    }
+)
+"""Operators that run on float16 and bfloat16 tensors as they are (see `widen`)."""
+
+
+def keeps_low_precision(name: str) -> bool:
+    return name in KEEP_LOW_PRECISION or name.startswith("annotation.")
+
+
+def widen(bound: BoundOperator, inputs: tuple[bool, ...], result: Any) -> BoundOperator:
+    """The operator computing in float32 where its inputs are float16 or bfloat16.
+
+    numpy has no fast float16 arithmetic (no float16 BLAS: a float16 matrix
+    product is 25-75 times slower than a float32 one) and no bfloat16 at all.
+    So at a call site whose inputs include float16 or bfloat16 tensors (as
+    the checker typed them), the kernel runs on float32 copies of those
+    inputs (exact: float32 holds every float16 and bfloat16 value) and each
+    result the call declares float16 or bfloat16 is rounded to that dtype
+    once (round to nearest even), when the kernel returns. That is the
+    semantics: compute in float32, round once per operator. Elementwise operators
+    give the same values either way (float32 holds an exact float16 sum or
+    product before its one rounding); reductions, matrix products and
+    convolutions are more accurate than float16 accumulation.
+
+    `inputs` tells which arguments hold such tensors (a tuple argument is
+    converted field by field); `result` is the declared result as a rounding
+    plan: a dtype name, a tuple of plans for a tuple result, or None to
+    leave a part as the kernel returns it. A read-only input (a constant of
+    the program, such as a weight) is converted once, on its first use.
+    Operators in
+    KEEP_LOW_PRECISION (bit patterns, conversions, data movement) are never
+    widened.
+    """
+    kernel = bound.kernel
+    flags = tuple(inputs)
+    # Read-only inputs (the program's constants: weights) are converted once.
+    converted: dict[int, tuple[Any, Any]] = {}
+
+    def to_float32(value: Any) -> Any:
+        if type(value) is tuple:
+            return tuple(to_float32(v) for v in value)
+        dtype = getattr(value, "dtype", None)
+        if dtype is None or dtype.name not in LOW_PRECISION:
+            return value
+        if value.flags.writeable or value.ndim == 0:
+            return _float32(value)
+        found = converted.get(id(value))
+        if found is None or found[0] is not value:
+            found = converted[id(value)] = (value, _float32(value))
+        return found[1]
+
+    def widened(args: tuple, attrs: dict) -> Any:
+        return _round(kernel(tuple(to_float32(a) if f else a for a, f in zip(args, flags)), attrs), result)
+
+    widened.__name__ = getattr(kernel, "__name__", "kernel")
+    widened.__qualname__ = widened.__name__
+    return BoundOperator(bound.name, widened, bound.attrs, None)
+
+
+_HALF_TABLE: list[Any] = []
+
+
+def _float32(value: Any) -> Any:
+    """A float16 or bfloat16 array as float32 (exact). float16 goes through
+    a table of the 65,536 values, twice as fast as numpy's own conversion;
+    bfloat16 is the upper half of a float32's bits."""
+    import numpy as np
+
+    if value.ndim == 0:
+        return value.astype(np.float32)
+    if value.dtype.name == "bfloat16":
+        return (value.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
+    if not _HALF_TABLE:
+        _HALF_TABLE.append(np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32))
+    return np.take(_HALF_TABLE[0], value.view(np.uint16))
+
+
+def _round(value: Any, plan: Any) -> Any:
+    if plan is None:
+        return value
+    if type(plan) is tuple:
+        if type(value) is not tuple:
+            return value
+        return tuple(_round(v, p) for v, p in zip(value, plan))
+    if getattr(value, "dtype", None) is not None and value.dtype.name != plan:
+        return value.astype(numpy_dtype(plan))
+    return value
+
+
+def numpy_dtype(name: str) -> Any:
+    """numpy's dtype for a Relay dtype name (bfloat16 through `ml_dtypes`:
+    MissingExtra without it; TypeError for a dtype numpy cannot hold)."""
+    import numpy as np
+
+    if name == "bfloat16":
+        return bfloat16()
+    if name not in NUMPY_DTYPES:  # ml_dtypes, once imported, also names uint1, int4, ...
+        raise TypeError(f"data type {name!r} not understood")
+    return np.dtype(name)
+
+
+NUMPY_DTYPES = frozenset(
+    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]
+)
+
+
+def uses_bfloat16(ty: Any) -> bool:
+    """Whether a type mentions bfloat16 tensors (in tuples and functions too)."""
+    from ..ir.ty import FuncType, TensorType, TupleType
+
+    stack = [ty]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, TensorType):
+            if t.dtype == "bfloat16":
+                return True
+        elif isinstance(t, TupleType):
+            stack.extend(t.fields)
+        elif isinstance(t, FuncType):
+            stack.extend(t.arg_types)
+            stack.append(t.ret_type)
+    return False
+
+
+class MissingExtra(Exception):
+    """An optional package the program needs is not installed."""
+
+
+def bfloat16() -> Any:
+    """numpy's dtype for bfloat16, from the `ml_dtypes` package (the optional
+    extra `relay-text[bfloat16]`); MissingExtra without it."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise MissingExtra(BFLOAT16_HELP) from None
+    import numpy as np
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+BFLOAT16_HELP = "bfloat16 tensors need the `ml_dtypes` package: pip install 'relay-text[bfloat16]'"
+
+
+def missing_bfloat16(span: Any, label: str = "a bfloat16 tensor") -> Any:
+    """The diagnostic for a bfloat16 value without `ml_dtypes`, at `span`."""
+    from ..diagnostics import Diagnostic, codes
+
+    return (
+        Diagnostic(codes.RUNTIME_ERROR, "bfloat16 tensors need the `ml_dtypes` package, which is not installed", span, label=label)
+        .with_note("numpy has no bfloat16 of its own; `ml_dtypes` adds it")
+        .with_help("install the optional extra: pip install 'relay-text[bfloat16]'")
+    )

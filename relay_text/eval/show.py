@@ -31,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..text.type_text import shape_text
+from .numbers import float_text, write_tensor
 from .values import Data, Ref
 
 # Code object of a compiled function -> its Relay signature, or a function
@@ -89,6 +90,10 @@ def _scalar_text(value: Any) -> str:
     name = dtype.name
     if name == "bool":
         return "True" if bool(value) else "False"
+    if name == "bfloat16":
+        # Relay has no bfloat16 literal: the cast of its exact float32 value.
+        exact = _scalar_text(np.float32(value))
+        return f'cast({exact}f, "bfloat16")' if math.isfinite(float(value)) else exact
     if dtype.kind in "iu":
         return f"{int(value)}{_INT_SUFFIX.get(name, '')}"
     if dtype.kind == "f":
@@ -252,47 +257,31 @@ def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | 
 # ---------------------------------------------------------------- JSON
 
 
-def _json_float(x: Any) -> str:
-    f = float(x)
-    if math.isnan(f):
-        return '"nan"'
-    if math.isinf(f):
-        return '"inf"' if f > 0 else '"-inf"'
-    text = str(x)  # numpy scalar: shortest text for its own precision
-    if not any(c in text for c in ".eE"):
-        text += ".0"
-    return text
-
-
-def _json_tensor_data(value: Any) -> str:
+def _json_tensor_data(value: Any, write: Callable[[str], Any]) -> None:
+    """Write a tensor's elements as JSON (nested lists; a scalar alone)."""
     arr = np.asarray(value)
-    kind = arr.dtype.kind
-    if kind == "b":
-        fmt: Callable[[Any], str] = lambda x: "true" if x else "false"
-        flat = arr.ravel().tolist()
-    elif kind in "iu":
-        fmt = str
-        flat = arr.ravel().tolist()
-    elif kind == "f":
-        fmt = _json_float
-        flat = list(arr.ravel())
-    else:
-        fmt = lambda x: '"' + str(x) + '"'
-        flat = arr.ravel().tolist()
     if arr.ndim == 0:
-        return fmt(flat[0])
-    if arr.size == 0:
+        write(_scalar_json(arr[()]))
+    elif arr.size == 0:
         # Lists down to the first empty axis: (2, 0) is [[], []].
         first_empty = arr.shape.index(0)
         text = "[]"
         for size in reversed(arr.shape[:first_empty]):
             text = "[" + ", ".join([text] * size) + "]"
-        return text
-    texts = [fmt(x) for x in flat]
-    # Group the innermost axis first, up to the outermost.
-    for size in reversed(arr.shape):
-        texts = ["[" + ", ".join(texts[i : i + size]) + "]" for i in range(0, len(texts), size)]
-    return texts[0]
+        write(text)
+    else:
+        write_tensor(write, arr)
+
+
+def _scalar_json(x: Any) -> str:
+    kind = x.dtype.kind
+    if kind == "b":
+        return "true" if x else "false"
+    if kind in "iu":
+        return str(int(x))
+    if kind == "f" or x.dtype.name == "bfloat16":
+        return float_text(x)
+    return '"' + str(x) + '"'
 
 
 def _json_string(s: str) -> str:
@@ -308,7 +297,7 @@ def _json_scalar(scalar_type: type) -> Callable[[Any], str]:
         return lambda v: ('{"tensor": true' if v else '{"tensor": false') + tail
     if np.dtype(scalar_type).kind in "iu":
         return lambda v: '{"tensor": ' + str(int(v)) + tail
-    return lambda v: '{"tensor": ' + _json_float(v) + tail
+    return lambda v: '{"tensor": ' + float_text(v) + tail
 
 
 _JSON_SCALARS: dict[type, Callable[[Any], str]] = {
@@ -346,11 +335,26 @@ def part_counts(value: Any, cap: int = JSON_PARTS_LIMIT) -> tuple[int, int]:
 def value_json(value: Any, describe: Callable[[Any], str] | None = None) -> str:
     """One JSON value (compact, on one line) describing a Relay value.
     Raises ValueError for a value too large to write out (JSON_PARTS_LIMIT)."""
+    parts: list[str] = []
+    write_value_json(value, parts.append, describe)
+    return "".join(parts)
+
+
+def check_json_size(value: Any) -> None:
+    """ValueError for a value too large to write out as JSON (JSON_PARTS_LIMIT)."""
     if part_counts(value)[1] > JSON_PARTS_LIMIT:
         raise ValueError(
             f"it has more than {JSON_PARTS_LIMIT:,} tuples and constructor values written out "
             "(it uses the same parts many times); the text output (the default) prints it cut short"
         )
+
+
+def write_value_json(value: Any, write: Callable[[str], Any], describe: Callable[[Any], str] | None = None) -> None:
+    """Write `value_json(value)` through `write` in pieces: a tensor's
+    elements go out a block at a time (see `numbers`), so memory stays a
+    small multiple of the largest tensor. Raises ValueError, before writing
+    anything, for a value too large to write out (JSON_PARTS_LIMIT)."""
+    check_json_size(value)
     describe = describe or closure_signature
     parts: list[str] = []
     stack: list[Any] = [(value,)]  # literal text (str) or (value,)
@@ -368,7 +372,14 @@ def value_json(value: Any, describe: Callable[[Any], str] | None = None) -> str:
             continue
         if t is ndarray or isinstance(v, generic):
             shape = ", ".join(str(d) for d in np.shape(v))
-            parts.append(f'{{"tensor": {_json_tensor_data(v)}, "dtype": "{v.dtype.name}", "shape": [{shape}]}}')
+            parts.append('{"tensor": ')
+            if np.ndim(v) and np.size(v) > 64:
+                write("".join(parts))
+                parts.clear()
+                _json_tensor_data(v, write)
+            else:
+                _json_tensor_data(v, parts.append)
+            parts.append(f', "dtype": "{v.dtype.name}", "shape": [{shape}]}}')
             continue
         if t is tuple:
             opener, fields, closer = '{"tuple": [', v, "]}"
@@ -390,7 +401,10 @@ def value_json(value: Any, describe: Callable[[Any], str] | None = None) -> str:
             push((fields[i],))
             if i:
                 push(", ")
-    return "".join(parts)
+        if len(parts) > 4096:
+            write("".join(parts))
+            parts.clear()
+    write("".join(parts))
 
 
 def _list_elements(value: Data) -> tuple | None:

@@ -23,9 +23,26 @@ from .registry import Attr, KernelError, register
 from .relations import RelationCall, known_rank, relation
 
 
+_NUMPY_DTYPES = frozenset(
+    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]
+)
+
+
 def numpy_dtype(op: str, dtype: str) -> Any:
-    """The numpy dtype of `dtype`; a KernelError for the dtypes numpy has no
-    counterpart of (vector lanes such as `int8x4`, `bfloat16`, `uint1`)."""
+    """The numpy dtype of `dtype` (bfloat16 through the optional `ml_dtypes`
+    package); a KernelError for the dtypes numpy has no counterpart of
+    (vector lanes such as `int8x4`, `uint1`, bfloat16 without `ml_dtypes`)."""
+    if dtype == "bfloat16":
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise KernelError(
+                codes.RUNTIME_ERROR,
+                f"`{op}`: bfloat16 tensors need the `ml_dtypes` package: pip install 'relay-text[bfloat16]'",
+            ) from None
+        return np.dtype(ml_dtypes.bfloat16)
+    if dtype not in _NUMPY_DTYPES:  # ml_dtypes, once imported, also names uint1, int4, ...
+        raise KernelError(codes.RUNTIME_ERROR, f'`{op}`: dtype "{dtype}" is not supported by this evaluator')
     try:
         return np.dtype(dtype)
     except TypeError:

@@ -33,7 +33,8 @@ Each blob is a tensor in TVM's binary NDArray layout, little-endian:
     i64  shape[ndim]                  i64  byte size of the data
     the data, row-major
 
-with type codes 0 (int), 1 (uint; 1-bit uint is bool) and 2 (float).
+with type codes 0 (int), 1 (uint; 1-bit uint is bool), 2 (float) and 4
+(bfloat, 16 bits).
 
 Reading the section never executes anything from the file: it is parsed as
 data, every index and size is checked against what is present, and anything
@@ -67,7 +68,7 @@ HEADER = struct.Struct("<QQiiiBBH")  # magic, reserved, device type/id, ndim, dt
 # (type code, bits) -> dtype name, and back
 _CODES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64",
           (1, 1): "bool", (1, 8): "uint8", (1, 16): "uint16", (1, 32): "uint32", (1, 64): "uint64",
-          (2, 16): "float16", (2, 32): "float32", (2, 64): "float64"}
+          (2, 16): "float16", (2, 32): "float32", (2, 64): "float64", (4, 16): "bfloat16"}
 _DTYPE_CODES = {name: code for code, name in _CODES.items()}
 
 # Beyond these, a header is treated as corrupt rather than as a request for
@@ -103,6 +104,12 @@ class MetaTensor:
 
         if self.dtype == "bool":
             out = np.frombuffer(self.data, dtype=np.uint8).reshape(self.shape) != 0
+        elif self.dtype == "bfloat16":
+            # numpy has no bfloat16: the `ml_dtypes` package (the optional
+            # extra `relay-text[bfloat16]`) gives it; ImportError without it.
+            import ml_dtypes
+
+            out = np.frombuffer(self.data, dtype="<u2").reshape(self.shape).astype(np.uint16).view(ml_dtypes.bfloat16)
         else:
             wire = np.dtype(self.dtype).newbyteorder("<")
             out = np.frombuffer(self.data, dtype=wire).reshape(self.shape)
@@ -130,7 +137,7 @@ def decode_ndarray(blob: bytes) -> MetaTensor:
     if dtype is None:
         raise MetadataError(
             f"the tensor's element type (type code {code}, {bits} bits) is not supported",
-            notes=["supported: int8-64, uint8-64, bool, float16/32/64"],
+            notes=["supported: int8-64, uint8-64, bool, float16/32/64, bfloat16"],
         )
     if lanes != 1:
         raise MetadataError(f"the tensor's element type {dtype}x{lanes} has {lanes} lanes; only scalar elements are supported")
@@ -169,7 +176,12 @@ def encode_ndarray(array: Any) -> bytes:
     if name not in _DTYPE_CODES:
         raise ValueError(f"cannot encode dtype {name}")
     code, bits = _DTYPE_CODES[name]
-    data = (a.astype(np.uint8) if name == "bool" else a.astype(a.dtype.newbyteorder("<"))).tobytes(order="C")
+    if name == "bool":
+        data = a.astype(np.uint8).tobytes(order="C")
+    elif name == "bfloat16":
+        data = np.ascontiguousarray(a).view(np.uint16).astype("<u2").tobytes(order="C")
+    else:
+        data = a.astype(a.dtype.newbyteorder("<")).tobytes(order="C")
     head = HEADER.pack(MAGIC, 0, CPU, 0, a.ndim, code, bits, 1)
     return head + struct.pack(f"<{a.ndim}q", *a.shape) + struct.pack("<q", len(data)) + data
 

@@ -37,6 +37,11 @@ TYPES = {
     'cse_graph.rly': {
         '@main': 'fn(Tensor[(4), float32], Tensor[(4), float32], Tensor[(4), float32]) -> Tensor[(4), float32]',
     },
+    'detection_head.rly': {
+        '@main': 'fn(Tensor[(1, 6), float32], Tensor[(1, 6, 4), float32]) -> (Tensor[(1, 3), int32], Tensor[(1, 1), int32], Tensor[(3, 4), float32], Tensor[(1, 3), float32], Tensor[(1, 6, 6), float32], Tensor[(?, 2), int32])',
+        '@example_scores': 'fn() -> Tensor[(1, 6), float32]',
+        '@example_boxes': 'fn() -> Tensor[(1, 6, 4), float32]',
+    },
     'functions.rly': {
         '@main': 'fn() -> (Tensor[(), int32], Tensor[(10, 10), float32])',
     },

@@ -8,6 +8,8 @@ and src/relay/op/dyn/tensor/transform.cc; the examples are TVM's tests
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -63,13 +65,21 @@ def test_shape_of_and_ndarray_size_values() -> None:
 
 
 def test_dtypes_numpy_lacks_are_errors_when_running() -> None:
-    """Vector lanes, bfloat16 and 1-bit integers are valid dtypes, but this
-    evaluator holds no such tensors."""
-    for op, args, dtype in (("shape_of", (np.zeros(2),), "int8x4"), ("ndarray_size", (np.zeros(2),), "bfloat16"),
-                            ("dyn.zeros", (v(2),), "uint1")):
+    """Vector lanes and 1-bit integers are valid dtypes, but this evaluator
+    holds no such tensors (bfloat16 it holds through `ml_dtypes`)."""
+    for op, args, dtype in (("shape_of", (np.zeros(2),), "int8x4"), ("dyn.zeros", (v(2),), "uint1")):
         with pytest.raises(KernelError) as e:
             FAMILY.run(op, *args, dtype=dtype)
         assert (e.value.code, e.value.message) == ("runtime-error", f'`{op}`: dtype "{dtype}" is not supported by this evaluator')
+
+
+def test_bfloat16_results_need_ml_dtypes(monkeypatch) -> None:
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    assert FAMILY.run("ndarray_size", np.zeros((2, 3)), dtype="bfloat16").dtype == np.dtype(ml_dtypes.bfloat16)
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)
+    with pytest.raises(KernelError) as e:
+        FAMILY.run("ndarray_size", np.zeros(2), dtype="bfloat16")
+    assert "bfloat16 tensors need the `ml_dtypes` package" in e.value.message
 
 
 # ---------------------------------------------------------------- dyn.*: relations

@@ -337,7 +337,6 @@ def _fractional(a: np.ndarray, field: np.ndarray, bits: np.ndarray, negative: np
     scaled the same way hold the answer. The shortest text drops the most
     trailing digits m for which a multiple of 10**m lies strictly inside
     the scaled interval (the test holds for every m below that one)."""
-    count = len(a)
     f = field.astype(np.int64)
     # The interval: half-way to the neighbouring float32s; numpy's Dragon4
     # takes the margin below a power of two (exponent field not 0) as half

@@ -84,6 +84,14 @@ UNBOUND_VARIABLE = Code(
     "block (in TVM's format, anywhere later in the file).",
     "def @f() { %y }",
 )
+FREE_VARIABLE_IN_GLOBAL = Code(
+    "free-variable-in-global",
+    "a global function uses a variable declared with `free_var`",
+    "`free_var %x: T;` declares an input of the file's main expression. A "
+    "`def` must not depend on it (TVM refuses to add such a function to a "
+    "module): pass the value as a parameter instead.",
+    "free_var %x: float32;  def @f() { %x }",
+)
 UNKNOWN_GLOBAL = Code(
     "unknown-global",
     "a global function is used but never defined",

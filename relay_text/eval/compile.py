@@ -352,9 +352,7 @@ class Compiler:
         try:
             return bind(op.name, attrs, self.resolver, all_scalar)
         except NoKernel:
-            self.diagnostics.append(
-                Diagnostic(codes.UNKNOWN_OPERATOR, f"operator `{op.name}` has no kernel to run it", op.span, label="cannot be evaluated")
-            )
+            self.diagnostics.append(_no_kernel(op))
             return None
 
     def low_precision(self, op: Op, call: Call) -> tuple[tuple[bool, ...], Any] | None:
@@ -573,3 +571,18 @@ def compile_program(
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _no_kernel(op: Op) -> Diagnostic:
+    """An operator call that cannot run. The text of `--arg` values is not
+    type-checked, so a name that is no operator at all is met here."""
+    from ..ops import registry
+    from ..text.suggest import KEYWORD, OPERATOR, near_miss
+
+    if registry.get(op.name) is not None:
+        return Diagnostic(codes.UNKNOWN_OPERATOR, f"operator `{op.name}` has no kernel to run it", op.span, label="cannot be evaluated")
+    diag = Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{op.name}`", op.span, label="not an operator")
+    hit = near_miss(op.name, (KEYWORD, OPERATOR), registry.names())
+    if hit is not None:
+        diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
+    return diag

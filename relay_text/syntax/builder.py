@@ -230,6 +230,8 @@ class Builder:
         self.version = version
         self.module = Module(source=source, version=version)
         self.free_vars: list[Var] = []
+        self._free_var_ids: set[int] = set()
+        self._in_def: GlobalVar | None = None  # the `def` being read
         self.defined_ctor_names: set[str] = set()
         self._literal_errors: dict[int, Diagnostic] = {}
         self._meta_args: dict[int, tuple[MetaRef, Diagnostic]] = {}
@@ -343,6 +345,7 @@ class Builder:
                     diag.with_label(prev, "first defined here")
                 break
         gv.span = gv.span or self.span(name_tok.start_pos, name_tok.end_pos)
+        self._in_def = gv
         self.values.push()
         self.types.push()
         return gv, kw
@@ -455,6 +458,7 @@ class Builder:
 
     def def_fn(self, c: list) -> None:
         gv, kw = c[0]
+        self._in_def = None
         func = self._function(c, kw.start_pos)
         if gv not in self.module.functions:
             self.module.functions[gv] = func
@@ -577,8 +581,14 @@ class Builder:
     def free_var(self, c: list) -> None:
         tok, ty = c[1], c[2]
         var = Var(tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(tok.start_pos, tok.end_pos))
-        self.values.bind(var.name, var)
+        # As in TVM, a free variable is visible in the rest of the file,
+        # under any binding of the same name that is in scope.
+        self.values.bind_outermost(var.name, var)
         self.free_vars.append(var)
+        self._free_var_ids.add(id(var))
+
+    def free_var_expr(self, c: list) -> Expr:
+        return c[-1]
 
     # ---- blocks ------------------------------------------------------------
 
@@ -794,6 +804,8 @@ class Builder:
             # branch after it: in TVM's format such a name is that node.
             value = self.graph_nodes.get(full)
         if value is not None:
+            if self._in_def is not None and id(value) in self._free_var_ids:
+                self._free_var_in_def(value, tok)
             self._count_graph_use(value)
             return _Use(value, tok.start_pos, tok.end_pos)
         # `%t.0.1`: the longest bound prefix, then projections.
@@ -812,6 +824,18 @@ class Builder:
         span = self.span(tok.start_pos, tok.end_pos)
         self.unbound.append((full, span, close_names(full, self.values.names())))
         return _Use(Var(full, None, span), tok.start_pos, tok.end_pos)
+
+    def _free_var_in_def(self, var: Var, tok: Tok) -> None:
+        assert self._in_def is not None
+        diag = self.error(
+            codes.FREE_VARIABLE_IN_GLOBAL,
+            f"`@{self._in_def.name}` uses the free variable `%{var.name}`; a global function must be closed",
+            self.span(tok.start_pos, tok.end_pos),
+            "used here",
+        )
+        if var.span is not None:
+            diag.with_label(var.span, "declared here")
+        diag.with_note(f"make `%{var.name}` a parameter of `@{self._in_def.name}`, or use it in the file's main expression")
 
     def _count_graph_use(self, value: Expr) -> None:
         key = id(value)

@@ -46,11 +46,18 @@ def describe_terminal(name: str, literal_of: dict[str, str]) -> str:
     return f"`{literal}`" if literal is not None else name.lower()
 
 
+_ATTR_VALUE_START = {"INT", "FLOAT", "STRING", "TRUE", "FALSE", "IDENT"}
+
+
 def describe_expected(expected: set[str], literal_of: dict[str, str]) -> str:
     names = set(expected)
     if "ARROW" in names:
         names.discard("MINUS")  # `- >` is an arrow too, but nobody means it
     words: list[str] = []
+    if names >= _ATTR_VALUE_START and "LOCAL" not in names:
+        # after `key=`: what TVM prints as an attribute's value
+        names -= _ATTR_VALUE_START | {"META", "MINUS", "LPAR", "LSQB"}
+        words.append("an attribute value (a number, a string, `True`, `False`, `None`, a dtype, a `[...]` list or `meta[...]`)")
     if len(names & _EXPR_START) >= 6:
         names -= _EXPR_START | {"REF", "REF_READ", "REF_WRITE", "META", "CONSTANT", "LET"}
         words.append("an expression")

@@ -36,6 +36,12 @@ class Scopes(Generic[T]):
             stack.append(value)
         self._frames[-1].append(name)
 
+    def bind_outermost(self, name: str, value: T) -> None:
+        """Bind `name` in the outermost frame, under every binding of it
+        that is in scope now: those still win until their frames end."""
+        self._table.setdefault(name, []).insert(0, value)
+        self._frames[0].append(name)
+
     def lookup(self, name: str) -> T | None:
         stack = self._table.get(name)
         return stack[-1] if stack else None

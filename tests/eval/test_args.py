@@ -217,3 +217,11 @@ def test_random_consts_are_reproducible_and_independent_of_the_arguments() -> No
     # ... and making it up leaves the random arguments as they were.
     alone = run_request('#[version = "0.0.5"]\ndef @main(%x: Tensor[(2, 3), float32]) { %x }\n', random_args=True, seed=3)
     assert np.array_equal(alone.value, x)
+
+
+def test_an_argument_that_names_no_operator_is_reported_with_a_hint() -> None:
+    """`--arg` text is not type-checked; a bare name is still reported as the checker would."""
+    ran = run_request("def @main(%c: bool) { %c }", arg_texts=[("c", "true")])
+    (diag,) = errors(ran)
+    assert (diag.code, diag.message, diag.span.text) == ("unknown-operator", "unknown operator `true`", "true")
+    assert diag.helps == ["did you mean `True`? Booleans are written `True` and `False`, as in Python"]

@@ -347,7 +347,7 @@ class Builder:
         module.free_vars = free
         for gv in self.globals:
             self.pool = []
-            func = self.function(list(free), self.draw(st.integers(1, 5)))
+            func = self.function([], self.draw(st.integers(1, 5)))  # a global function is closed
             module.functions[gv] = func
             module.order.append(gv)
         if self.chance(0.3):

@@ -10,6 +10,7 @@ import pytest
 from relay_text.formatter import format_source
 from relay_text.ir.span import Source
 from relay_text.pipeline import check_source
+from relay_text.text.type_text import type_text
 
 HEADER = '#[version = "0.0.5"]\n'
 
@@ -407,3 +408,72 @@ def test_a_number_as_a_type_argument_formats() -> None:
     """`@g<3>(...)` passes a dimension (document 002, "Call"); the formatter writes it back."""
     text = "def @g<n : ShapeVar>(%x : Tensor[(n), float32]) {\n  %x\n}\n\ndef @main(%y : Tensor[(3), float32]) {\n  @g<3>(%y)\n}\n"
     assert format_source(Source("t.rly", text)).text == text
+
+
+# ---------------------------------------------------------------- free variables
+
+NESTED_FREE_VARS = """#[version = "0.0.5"]
+free_var %c: bool;
+if (%c) {
+  free_var %z: float32;
+  %0 = add(%z, %z);
+  free_var %y: float32;
+  %1 = add(%y, %y);
+  add(%0, %1)
+} else {
+  3f
+}
+"""
+
+
+def test_a_free_var_declared_inside_a_block() -> None:
+    """parser.cc ParseExpr: `free_var %x: T;` may open any statement of a
+    sequence, and the variable is an input of the file like one declared at
+    the top (BindFreeVar keeps one table per file)."""
+    result = checked(NESTED_FREE_VARS)
+    assert [str(d) for d in result.diagnostics] == []
+    assert [v.name for v in result.module.free_vars] == ["c", "z", "y"]
+    formatted = roundtrips(NESTED_FREE_VARS)
+    assert formatted.startswith('#[version = "0.0.5"]\nfree_var %c: bool;\nfree_var %z: float32;\nfree_var %y: float32;\n')
+
+
+def test_a_free_var_declared_inside_a_block_runs() -> None:
+    from relay_text.eval.entry import RunRequest
+    from relay_text.eval.show import value_text
+    from relay_text.pipeline import run_source
+
+    args = [("c", "True"), ("z", "1f"), ("y", "2f")]
+    ran = run_source(Source("t.rly", NESTED_FREE_VARS), RunRequest(arg_texts=args))
+    assert [str(d) for d in ran.diagnostics] == []
+    assert value_text(ran.value) == "6.0"
+
+
+def test_a_binding_in_scope_hides_a_free_var_of_the_same_name() -> None:
+    """parser.cc LookupLocal: the scopes are searched before the free variables."""
+    text = HEADER + "let %f = fn (%x: int32) { free_var %x: bool; %x };\n%f(1)\n"
+    result = checked(text)
+    assert [str(d) for d in result.diagnostics] == []
+    assert type_text(result.result.expr_type) == "Tensor[(), int32]"
+    assert [v.name for v in result.module.free_vars] == ["x"]
+
+
+def test_a_global_function_that_uses_a_free_var_is_an_error() -> None:
+    """ir/module.cc IRModuleNode::Add: a function added to a module must have no free variables."""
+    text = HEADER + "free_var %x: float32;\ndef @f() {\n  add(%x, 1f)\n}\n@f()\n"
+    diag = only_error(text)
+    assert (diag.code, diag.span.text, diag.location()[1:3]) == ("free-variable-in-global", "%x", (4, 7))
+    assert diag.message == "`@f` uses the free variable `%x`; a global function must be closed"
+    assert [(label.span.text, label.message) for label in diag.labels] == [("%x", "declared here")]
+
+
+def test_a_free_var_declared_inside_a_global_function_is_an_error() -> None:
+    diag = only_error(tvm_main("free_var %x: float32;\n  %x"))
+    assert (diag.code, diag.location()[1:3]) == ("free-variable-in-global", (4, 3))
+
+
+def test_an_attribute_value_that_is_an_expression_is_a_syntax_error() -> None:
+    """parser.cc ParseAttributeValue falls back to an atomic expression; no
+    operator's attributes hold one, so the error names what a value may be."""
+    diag = only_error(tvm_main("sum(%x, axis=%x)", "%x: Tensor[(2), float32]"))
+    assert (diag.code, diag.span.text, diag.location()[1:3]) == ("syntax-error", "%x", (3, 16))
+    assert diag.message.startswith("expected an attribute value (a number, a string, `True`")

@@ -166,8 +166,7 @@ class Names:
         if kind == "var" or kind == "binder":
             return 1 + len(self.name_of(lazy.key))
         if kind == "tmp" or kind == "tmpdef":
-            known = self.numbers.get(lazy.key)
-            return 1 + len(str(known if known is not None else self.counter))
+            return 1 + len(self._expected_name(lazy.key))
         text = self.comment_text(lazy.key)
         if "\n" in text:
             return -1
@@ -208,9 +207,17 @@ class Names:
             digits = chr(_PRIVATE_BASE + rest) + digits
             if not slot:
                 break
-        known = self.numbers.get(node)
-        width = len(str(known if known is not None else self.counter))
+        width = len(self._expected_name(node))
         return "%" + "\x00" * max(0, width - len(digits)) + digits
+
+    def _expected_name(self, node: Expr) -> str:
+        """The name a temporary has, or will most likely get (for widths)."""
+        known = self.numbers.get(node)
+        if known is None and self.written:
+            written = self.written.get(id(node))
+            if written is not None and self.written_users.get(written, node) is node:
+                return written
+        return str(known if known is not None else self.counter)
 
     def patch(self, text: str) -> str:
         """Replace the stand-ins by the numbers settled since."""

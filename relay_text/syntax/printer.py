@@ -55,7 +55,7 @@ from ..ir.module import Module
 from ..ir.positions import Positions
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
-from ..ir.ty import Kind, TupleType
+from ..ir.ty import Kind
 from ..ir.visitor import ExprFunctor
 from ..text.type_text import shape_text, type_params_text, type_text
 from .comments import (
@@ -79,12 +79,14 @@ from .doc import (
     Mark,
     Nest,
     Verbatim,
+    bracket,
     layout,
 )
 from .naming import POP, PUSH, RESET, Names, bind
 from .sharing import Plan, Scope, is_atom
 from .spelling import Unspellable, attr_text, fill_text, literal_text
 from .symbols import BINARY, P_UNARY
+from .type_doc import type_doc
 
 DOCS = "docs"
 TVM = "tvm"
@@ -208,7 +210,7 @@ class _Printer(ExprFunctor[Any]):
         # TVM numbered a binding after the bindings written inside it (its
         # number is settled at its `;`); the documented dialect numbers in
         # the order the names appear.
-        name: Doc = [Lazy("tmpdef", node) if self.tvm else ref, " = "]
+        name: Doc = Lazy("tmpdef", node) if self.tvm else ref
         stmt: list = []
         after_term = list(term or ())
         blank = self._blank(node, bound=True)
@@ -218,7 +220,7 @@ class _Printer(ExprFunctor[Any]):
             inline, rest = _split_after(notes.after)
             doc = [doc, self._trail(inline)]
             after_term = _in_order(after_term, rest, notes.after_term)
-        stmt += [name, doc, ";"]
+        stmt += [name, *_assigned(doc), ";"]
         if self.tvm:
             stmt.append(Mark("tmpdone", node))
         if after_term:
@@ -385,7 +387,11 @@ class _Printer(ExprFunctor[Any]):
                 return (text, P_NEG, None)
             return (text, P_ATOM if dtype == "bool" else P_NUM, None)
         shape = node.shape if isinstance(node.shape, tuple) else ()
-        return (f"Constant({fill_text(node.value, dtype)}, {shape_text(shape)}, {dtype})", P_ATOM, None)
+        parts = [fill_text(node.value, dtype), shape_text(shape), dtype]
+        text = f"Constant({', '.join(parts)})"
+        if len(text) > 30:  # too long to keep whole on a narrow line
+            return (bracket("Constant(", parts, ")"), P_ATOM, None)
+        return (text, P_ATOM, None)
 
     # ---- scopes ------------------------------------------------------------
 
@@ -454,8 +460,8 @@ class _Printer(ExprFunctor[Any]):
             else:
                 binder = self._binder(var, None, self._take(var) if commented else None)
                 binds = bind(var)
-                stmt += ["let ", binder, " = "]
-                stmt += [binds, vdoc, ";"] if recursive else [vdoc, binds, ";"]
+                stmt += ["let ", binder]
+                stmt += [" = ", binds, vdoc, ";"] if recursive else [*_assigned(vdoc), binds, ";"]
             if term:
                 stmt.append(self._trail(term))
             stmts.append((stmt, blank))
@@ -506,13 +512,20 @@ class _Printer(ExprFunctor[Any]):
         except Unspellable as exc:
             raise PrintError(str(exc), node.span) from None
 
+    def _attr_doc(self, key: str, value: Any, node: Expr) -> Doc:
+        """`key=value`; a long list value breaks one element a line."""
+        return [f"{key}=", self._attr_value_doc(value, node, 0)]
+
+    def _attr_value_doc(self, value: Any, node: Expr, depth: int) -> Doc:
+        text = self._attr(value, node)
+        if len(text) > 16 and isinstance(value, (list, tuple)) and value and text[:1] == "[" and depth < 16:
+            if "[" + ", ".join(self._attr(v, node) for v in value) + "]" == text:
+                return bracket("[", [self._attr_value_doc(v, node, depth + 1) for v in value], "]")
+        return text
+
     def _type_doc(self, ty: Any) -> Doc:
-        """A type; a long tuple type breaks one field a line."""
-        if type(ty) is TupleType and len(ty.fields) > 1:
-            fields = [self._type(f) for f in ty.fields]
-            if sum(len(f) + 2 for f in fields) > 40:
-                return self._list("(", [(f, P_ATOM, None) for f in fields], ")")
-        return self._type(ty)
+        """A written type that may break inside its brackets when long."""
+        return type_doc(ty, TVM if self.tvm else DOCS)
 
     def _type(self, ty: Any) -> str:
         """A written type: a scalar is its dtype in both dialects (`int32`)."""
@@ -529,7 +542,8 @@ class _Printer(ExprFunctor[Any]):
         if var.attrs:
             doc += [" {", ", ".join(f"{key}={self._attr(value, var)}" for key, value in var.attrs), "}"]
         if var.type_annotation is not None:
-            doc += [": " if self.tvm else " : ", self._type_doc(var.type_annotation)]
+            # a long annotation moves under its name before it breaks inside
+            doc += [":" if self.tvm else " :", Group(Nest(2, [LINE, self._type_doc(var.type_annotation)]))]
         if notes is None:
             return doc, None
         inline, rest = _split_after(notes.after)
@@ -545,12 +559,21 @@ class _Printer(ExprFunctor[Any]):
             return "[" + ", ".join(p.name if p.kind == Kind.TYPE else f"{p.name} : {p.kind.value}" for p in params) + "]"
         return type_params_text(params, TVM if self.tvm else DOCS)
 
+    def _type_params_doc(self, params: tuple) -> Doc:
+        """`<a, b>` (or TVM's `[A, B]`), one parameter a line when too long."""
+        text = self._type_params(params)
+        if len(text) <= 16:
+            return text
+        parts = text[1:-1].split(", ")  # (names never hold ", ")
+        return bracket(text[0], parts, text[-1])
+
     # ---- lists -------------------------------------------------------------
 
-    def _list(self, open_: str, items: list[Piece], close: str, trailing: str = "", force: bool = False) -> Doc:
-        """`(a, b, c)` or one item a line; comments after a comma stay after it."""
+    def _list(self, open_: str, items: list[Piece], close: str, trailing: str = "", force: bool = False, after: Doc = "") -> Doc:
+        """`(a, b, c)` or one item a line; comments after a comma stay after it.
+        `after` follows the list in its group (it must fit for the list to stay on one line)."""
         if not items:
-            return open_ + close
+            return [open_ + close, after] if after else open_ + close
         body: list = []
         last = len(items) - 1
         if not trailing and not any(item[2] for item in items):
@@ -565,7 +588,7 @@ class _Printer(ExprFunctor[Any]):
                     body.append(LINE)
                 else:
                     body.append(doc)
-            group = Group([open_, Nest(2, [SOFTLINE, body]), SOFTLINE, close])
+            group = Group([open_, Nest(2, [SOFTLINE, body]), SOFTLINE, close, after])
             return [group, BREAK_PARENT] if force else group
         for i, (doc, _, term) in enumerate(items):
             body.append(doc)
@@ -577,7 +600,7 @@ class _Printer(ExprFunctor[Any]):
                 body.append(self._trail(term))
             if i < last:
                 body.append(LINE)
-        group = Group([open_, Nest(2, [SOFTLINE, body]), SOFTLINE, close])
+        group = Group([open_, Nest(2, [SOFTLINE, body]), SOFTLINE, close, after])
         return [group, BREAK_PARENT] if force else group
 
     # ---- module ------------------------------------------------------------
@@ -743,12 +766,13 @@ class _Printer(ExprFunctor[Any]):
     def _function(self, node: Function) -> Iterator:
         tvm = self.tvm
         def_name = self.def_name if self.plan is not None and node is self.plan.root else None
-        tparams = self._type_params(node.type_params)
+        tparams = self._type_params_doc(node.type_params)
+        head: Doc
         if def_name is not None:
-            head = f"def @{def_name}{tparams}"
+            head = [f"def @{def_name}", tparams]
             fnotes = self._take(node)
         else:
-            head = f"fn {tparams}" if tparams else "fn "
+            head = ["fn ", tparams] if tparams else "fn "
             fnotes = None
         params: list[Piece] = []
         for p in node.params:
@@ -758,12 +782,20 @@ class _Printer(ExprFunctor[Any]):
             params.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
         scope = self._scope_of(node, "fn")
         block = yield from self._scope(scope, node.body, (node, len(node.params)))
-        sig: list = [head, PUSH, self._list("(", params, ")")]
+        # The result type is inside the parameters' group: the parameters
+        # break one a line before the result type breaks inside its brackets.
+        ret: list = []
         if node.ret_type is not None:
-            sig += [" -> ", self._type_doc(node.ret_type)]
+            ret += ["-> ", self._type_doc(node.ret_type)]
         if node.relations:
-            sig.append(" where " + ", ".join(r.name for r in node.relations))
-        sig.append(" ")
+            where = "where " + ", ".join(r.name for r in node.relations)
+            ret += [Group(Nest(2, [LINE, where]))] if ret else [where]
+        if not ret:
+            sig: list = [head, PUSH, self._list("(", params, ")"), " "]
+        elif params:
+            sig = [head, PUSH, self._list("(", params, ")", after=[" ", ret]), " "]
+        else:  # `()` cannot break: the result type moves to the next line
+            sig = [head, PUSH, "()", Group(Nest(2, [LINE, ret])), " "]
         body = self._render_block(block, "{", "}", force=tvm or def_name is not None, grouped=False)
         doc: list = [Group([sig, body]), POP]
         if fnotes is not None:
@@ -829,7 +861,7 @@ class _Printer(ExprFunctor[Any]):
             texts = [type_text(t, TVM if self.tvm else DOCS, limit=None) for t in node.type_args]
             if texts[0][:1] in "%@-=<":  # (a number opens type arguments when `>(` closes them)
                 raise PrintError(f"the type argument `{texts[0]}` cannot open `<...>` (it reads as a comparison)", node.span)
-            callee = [callee, "<" + ", ".join(texts) + ">"]
+            callee = [callee, bracket("<", [type_doc(t, TVM if self.tvm else DOCS, short=False) for t in node.type_args], ">")]
             if callee_notes is not None:
                 callee, callee_term = self._around(callee, None, callee_notes)
                 if callee_term:
@@ -839,7 +871,7 @@ class _Printer(ExprFunctor[Any]):
             items.append((attr_text(node.attrs_ref, self.tvm), P_ATOM, None))
         else:
             for key, value in node.attrs:
-                items.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
+                items.append((self._attr_doc(key, value, node), P_ATOM, None))
         if type(callee) is str:
             return (self._list(callee + "(", items, ")"), P_ATOM, None)
         return ([callee, self._list("(", items, ")")], P_ATOM, None)
@@ -902,7 +934,7 @@ class _Printer(ExprFunctor[Any]):
         then = yield from self._scope(self._scope_of(node, "then"), node.then_branch, (node, 1))
         other = yield from self._scope(self._scope_of(node, "else"), node.else_branch, (node, 2))
         then_doc = self._render_block(then, "{", "}", force=tvm, grouped=False)
-        head = ["if (", self._inline_term(cond), ") ", then_doc, " else "]
+        head = ["if ", _condition(self._inline_term(cond)), " ", then_doc, " else "]
         tail = node.else_branch
         if (
             not tvm
@@ -944,10 +976,10 @@ class _Printer(ExprFunctor[Any]):
             if notes is not None:
                 doc.append(self._trail(_in_order(notes.after, notes.after_term)))
             clauses.append(doc)
-        head = ("match" if node.complete else "match?") + " ("
+        head = ["match " if node.complete else "match? ", _condition(self._inline_term(data))]
         if not clauses:
-            return ([head, self._inline_term(data), ") {}"], P_BLOCK, None)
-        doc = [head, self._inline_term(data), ") {", Nest(2, [HARDLINE, clauses]), HARDLINE, "}"]
+            return ([head, " {}"], P_BLOCK, None)
+        doc = [head, " {", Nest(2, [HARDLINE, clauses]), HARDLINE, "}"]
         return (doc, P_BLOCK, None)
 
     def _pattern(self, pattern: Any, clause: Any) -> Doc:
@@ -970,12 +1002,12 @@ class _Printer(ExprFunctor[Any]):
                 _check_name(p.constructor.name, _IDENT, "constructor", p.span)
                 parts = [out.pop(id(q)) for q in p.patterns]
                 if parts:
-                    doc = [p.constructor.name, "(", _comma(parts), ")"]
+                    doc = bracket(p.constructor.name + "(", parts, ")")
                 else:
                     doc = p.constructor.name if tvm else p.constructor.name + "()"
             else:
                 parts = [out.pop(id(q)) for q in p.patterns]
-                doc = ["(", _comma(parts), ",)" if len(parts) == 1 else ")"]
+                doc = bracket("(", parts, ")", trailing="," if len(parts) == 1 else "")
             out[id(p)] = doc
         return out[id(pattern)]
 
@@ -994,6 +1026,20 @@ class _Printer(ExprFunctor[Any]):
 
 
 
+def _condition(doc: Doc) -> Doc:
+    """`(c)` of an `if` or a `match`: `c` goes on a line of its own when too long."""
+    return Group(["(", Nest(2, [SOFTLINE, doc]), SOFTLINE, ")"])
+
+
+def _assigned(value: Doc) -> list:
+    """` = value` of a binding. A value that cannot break (a name, a literal,
+    `Constant(...)`) moves to the next line when the line is too long; one
+    that can breaks inside its own brackets first."""
+    if type(value) is str:
+        return [" =", Group(Nest(2, [LINE, value]))]
+    return [" = ", value]
+
+
 def _in_order(*groups: list[Note]) -> list[Note]:
     """Comments from several places around one element, in source order."""
     out = [n for group in groups for n in group]
@@ -1009,15 +1055,6 @@ def _split_after(notes: list[Note]) -> tuple[list[Note], list[Note]]:
         if note.line or note.own_line:
             return notes[:i], notes[i:]
     return notes, []
-
-
-def _comma(parts: list) -> list:
-    out: list = []
-    for i, part in enumerate(parts):
-        if i:
-            out.append(", ")
-        out.append(part)
-    return out
 
 
 def _check_name(name: str, pattern: re.Pattern, what: str, span: Span | None) -> None:

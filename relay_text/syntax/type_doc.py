@@ -1,0 +1,55 @@
+"""Written types as documents that may break across lines.
+
+`text.type_text` spells a type on one line; the formatter needs more: a
+long type must be able to break inside its brackets, one part a line, so
+that no line exceeds the width unless one name is longer. Flat, a
+document here prints exactly the text `type_text` gives.
+
+Only the brackets of long types become groups: a type whose text is short
+is one string, and a type nested deeper than `MAX_DEPTH` keeps its text
+unbroken below that depth (documents are built recursively; such types are
+machine-made and have no good layout anyway).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.ty import FuncType, TensorType, TupleType, TypeCall
+from ..text.type_text import DOCS, TVM, shape_text, type_params_text, type_text
+from .doc import Doc, bracket
+
+SHORT = 16  # a type of at most this many characters is never broken
+MAX_DEPTH = 32
+
+
+def type_doc(ty: Any, dialect: str, short: bool = True, depth: int = 0) -> Doc:
+    """`ty` as the formatter writes it: with `short`, a scalar as its dtype
+    (not in a type argument, where a bare dtype means another thing)."""
+    text = type_text(ty, dialect, limit=None, short_scalars=short)
+    if len(text) <= SHORT or depth >= MAX_DEPTH:
+        return text
+    inner = depth + 1
+    if type(ty) is TensorType:
+        return bracket("Tensor[", [shape_text(ty.shape), _name(ty.dtype)], "]")
+    if type(ty) is TupleType:
+        fields = [type_doc(f, dialect, short, inner) for f in ty.fields]
+        return bracket("(", fields, ")", trailing="," if len(fields) == 1 else "")
+    if type(ty) is FuncType:
+        params = type_params_text(ty.type_params, dialect)
+        head = f"fn {params}(" if dialect == TVM else f"fn{params}("
+        tail: list = [") -> ", type_doc(ty.ret_type, dialect, short, inner)]
+        if ty.type_constraints and dialect == DOCS:
+            tail.append(" where " + ", ".join(rel.name for rel in ty.type_constraints))
+        args = [type_doc(a, dialect, short, inner) for a in ty.arg_types]
+        if not args:
+            return [head, *tail]
+        return [bracket(head, args, ""), *tail]
+    if type(ty) is TypeCall and ty.args:
+        func = type_text(ty.func, dialect, limit=None)
+        return bracket(func + "[", [type_doc(a, dialect, short, inner) for a in ty.args], "]")
+    return text
+
+
+def _name(x: Any) -> str:
+    return x if isinstance(x, str) else getattr(x, "name", str(x))

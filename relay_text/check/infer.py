@@ -200,7 +200,10 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             self.error(diag)
         if checked is None:
             return ERROR
-        return self._holes_for_blanks(checked)
+        result = self._holes_for_blanks(checked)
+        if type(ty) is FuncType or type(ty) is TupleType or type(ty) is TypeCall:
+            self.annotated_relations(ty, result)
+        return result
 
     def _holes_for_blanks(self, ty: Any) -> Any:
         def leaf(x: Any) -> Any:

@@ -15,14 +15,14 @@ from typing import Any
 from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.expr import Call, Function, Op
 from ..ir.positions import META_ATTRS
-from ..ir.ty import FuncType, TupleType, TypeRelation, canonical_dtype
+from ..ir.ty import FuncType, TupleType, TypeRelation, TypeVar, canonical_dtype
 from ..ops import registry
 from ..ops import relations as rels
 from ..ops.legacy import UNSUPPORTED, legacy_hint
 from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss, or_list
 from .polymorphism import Template
 from .solver import Constraint, Site
-from .types import ERROR, Hole
+from .types import ERROR, Hole, walk
 
 
 def projection(r: Any) -> bool:
@@ -247,31 +247,58 @@ class OperatorMixin:
         self.solver.add(Constraint(opdef.relation, op.name, list(inputs), out, attrs, site, self.level))
         return FuncType(tuple(inputs), out)
 
+    def _relation_named(self, name: str, span: Any, inputs: int, what: str) -> Any:
+        """The relation a `where` names, or None after reporting why it cannot be used."""
+        fn = _named_relation(name)
+        if fn is None:
+            diag = Diagnostic(codes.UNKNOWN_RELATION, f"unknown relation `{name}`", span, label="not a relation")
+            suggestions = close_names(name, _relation_names())
+            if suggestions:
+                diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
+            else:
+                diag.with_note(f"the relations a `where` clause can name are {or_list([f'`{s}`' for s in _relation_names()])}")
+            self.error(diag)
+            return None
+        want = getattr(fn, "inputs", inputs)
+        if want != inputs:
+            self.error(
+                Diagnostic(
+                    codes.ARITY_MISMATCH,
+                    f"`{name}` relates {want} input{'' if want == 1 else 's'} to a result, but {what} has {inputs} parameter{'' if inputs == 1 else 's'}",
+                    span,
+                    label="named here",
+                )
+            )
+            return None
+        return fn
+
+    def annotated_relations(self, written: Any, ty: Any) -> None:
+        """`fn(A, B) -> C where R` in an annotation (`written`, checked as
+        `ty`): the relation must hold of A, B and C. It is checked here when
+        the function type is monomorphic and mentions no type parameter;
+        otherwise it is kept in the type (and shown) but not checked."""
+        seen = self.__dict__.setdefault("_related_annotations", set())
+        if id(written) in seen:
+            return
+        seen.add(id(written))
+        for part in walk(ty):
+            if type(part) is not FuncType or not part.type_constraints:
+                continue
+            generic = bool(part.type_params) or any(type(x) is TypeVar for x in walk(part))
+            for rel in part.type_constraints:
+                fn = self._relation_named(rel.name, rel.span, rel.num_inputs, "this function type")
+                if fn is None or generic:
+                    continue
+                site = Site(None, rel.span, f"`{rel.name}`", self.owner, rel.name)
+                self.solver.add(Constraint(fn, rel.name, list(rel.args[:-1]), rel.args[-1], {}, site, self.level))
+
     def _where_relations(self, node: Function, params: list, ret: Any) -> tuple[tuple, list[Template]]:
         """The relations of a `where` clause, as printed relations and as templates."""
         out = []
         templates = []
         for ref in node.relations:
-            fn = _named_relation(ref.name)
+            fn = self._relation_named(ref.name, ref.span, len(params), "this function")
             if fn is None:
-                diag = Diagnostic(codes.UNKNOWN_RELATION, f"unknown relation `{ref.name}`", ref.span, label="not a relation")
-                suggestions = close_names(ref.name, _relation_names())
-                if suggestions:
-                    diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
-                else:
-                    diag.with_note(f"the relations a `where` clause can name are {or_list([f'`{s}`' for s in _relation_names()])}")
-                self.error(diag)
-                continue
-            want = getattr(fn, "inputs", len(params))
-            if want != len(params):
-                self.error(
-                    Diagnostic(
-                        codes.ARITY_MISMATCH,
-                        f"`{ref.name}` relates {want} input{'' if want == 1 else 's'} to a result, but this function has {len(params)} parameter{'' if len(params) == 1 else 's'}",
-                        ref.span,
-                        label="named here",
-                    )
-                )
                 continue
             out.append(TypeRelation(ref.name, tuple(params) + (ret,), len(params)))
             templates.append(Template(fn, ref.name, {}, list(params), ret, ref.span))

@@ -60,6 +60,7 @@ from ..ir.ty import (
     TensorType,
     TupleType,
     TypeCall,
+    TypeRelation,
     TypeVar,
     canonical_dtype,
     is_dtype,
@@ -406,6 +407,9 @@ class Builder:
 
     def where(self, c: list) -> tuple[RelationRef, ...]:
         return tuple(c[1:])
+
+    def type_where(self, c: list) -> tuple[RelationRef, ...]:
+        return (c[1],)
 
     def relation(self, c: list) -> RelationRef:
         tok = c[0]
@@ -1138,10 +1142,13 @@ class Builder:
 
     def func_type(self, c: list) -> FuncType:
         kw, tparams = c[0], c[1]
-        ret = c[-1]
-        args = [self.as_type(t) for t in c[2:-3] if t is not None]
+        ret, relations = c[-2], c[-1] or ()
+        args = [self.as_type(t) for t in c[2:-4] if t is not None]
         ret_type = self.as_type(ret)
-        result = FuncType(tuple(args), ret_type, tuple(tparams or ()), (), self.span(kw.start_pos, self._end(ret)))
+        end = relations[-1].span.end if relations else self._end(ret)
+        # `where R` relates the argument types and the result, as a function's does
+        constraints = tuple(TypeRelation(r.name, (*args, ret_type), len(args), r.span) for r in relations)
+        result = FuncType(tuple(args), ret_type, tuple(tparams or ()), constraints, self.span(kw.start_pos, end))
         self.types.pop()
         return result
 

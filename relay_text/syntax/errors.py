@@ -7,6 +7,8 @@ opened; a few well-known mistakes get a hint.
 
 from __future__ import annotations
 
+import re
+
 from ..diagnostics import Diagnostic, codes
 from ..ir.span import Source, Span
 from ..text.suggest import or_list
@@ -188,11 +190,16 @@ def _add_hints(diag: Diagnostic, tok: Tok, expected: set[str], prev: Tok | None,
         diag.with_help("a return type is introduced by `->`, not `:`")
     elif tok.type == "ARROW" and "RPAR" in expected:
         diag.with_help("is a `)` missing before `->`?")
+    elif tok.type == "IDENT" and prev is not None and prev.type == "COMMA" and _WHERE_BEFORE.search(source.text, 0, prev.start_pos):
+        diag.with_help("a `where` inside a function type names one relation (a `,` after it ends the type)")
     elif tok.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT") and prev is not None and prev.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT", "RPAR"):
         if "SEMICOLON" in expected or "COMMA" in expected:
             diag.with_help("is a `;` or `,` missing before it?")
     if tok.type == "LT" and "LANGLE" not in expected and prev is not None and prev.type in ("FN",):
         diag.with_help("type parameters follow `fn` directly: `fn<a>(...)`")
+
+
+_WHERE_BEFORE = re.compile(r"\bwhere\s+[A-Za-z_]\w*\s*$")
 
 
 def _on_earlier_line(source: Source, prev: Tok, tok: Tok) -> bool:

@@ -55,7 +55,7 @@ from ..ir.module import Module
 from ..ir.positions import Positions
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
-from ..ir.ty import Kind
+from ..ir.ty import FuncType, Kind
 from ..ir.visitor import ExprFunctor
 from ..text.type_text import shape_text, type_params_text, type_text
 from .comments import (
@@ -787,6 +787,8 @@ class _Printer(ExprFunctor[Any]):
         ret: list = []
         if node.ret_type is not None:
             ret += ["-> ", self._type_doc(node.ret_type)]
+            if node.relations and type(node.ret_type) is FuncType:  # the `where` is the function's
+                ret[1] = ["(", ret[1], ")"]
         if node.relations:
             where = "where " + ", ".join(r.name for r in node.relations)
             ret += [Group(Nest(2, [LINE, where]))] if ret else [where]

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..ir.ty import FuncType, TensorType, TupleType, TypeCall
 from ..text.type_text import DOCS, TVM, shape_text, type_params_text, type_text
-from .doc import Doc, bracket
+from .doc import LINE, SOFTLINE, Doc, Group, Nest, bracket
 
 SHORT = 16  # a type of at most this many characters is never broken
 MAX_DEPTH = 32
@@ -40,11 +40,17 @@ def type_doc(ty: Any, dialect: str, short: bool = True, depth: int = 0) -> Doc:
         head = f"fn {params}(" if dialect == TVM else f"fn{params}("
         tail: list = [") -> ", type_doc(ty.ret_type, dialect, short, inner)]
         if ty.type_constraints and dialect == DOCS:
+            if type(ty.ret_type) is FuncType:  # `where` would go to the result's type
+                tail = [") -> (", tail[1], ")"]
             tail.append(" where " + ", ".join(rel.name for rel in ty.type_constraints))
         args = [type_doc(a, dialect, short, inner) for a in ty.arg_types]
         if not args:
             return [head, *tail]
-        return [bracket(head, args, ""), *tail]
+        # the result stays with `)`: the arguments break before it does
+        body: list = []
+        for i, arg in enumerate(args):
+            body += [",", LINE, arg] if i else [arg]
+        return Group([head, Nest(2, [SOFTLINE, body]), SOFTLINE, *tail])
     if type(ty) is TypeCall and ty.args:
         func = type_text(ty.func, dialect, limit=None)
         return bracket(func + "[", [type_doc(a, dialect, short, inner) for a in ty.args], "]")

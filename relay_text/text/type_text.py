@@ -143,6 +143,8 @@ def _layout(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> list | No
         head = f"fn {params}(" if dialect == TVM else f"fn{params}("
         tail = [_Text(") -> "), ty.ret_type]
         if ty.type_constraints and dialect == DOCS:
+            if isinstance(ty.ret_type, FuncType):  # `where` would go to the result's type
+                tail = [_Text(") -> ("), ty.ret_type, _Text(")")]
             tail.append(_Text(" where " + ", ".join(rel.name for rel in ty.type_constraints)))
         return [_Text(head), *_commas(ty.arg_types), *tail]
     if isinstance(ty, TypeCall):

@@ -133,7 +133,7 @@ TYPES = {
         '@foldl': 'fn<a, b>(fn(b, a) -> b, b, List[a]) -> b',
         '@linear': 'fn<a : Shape, b : BaseType, c : Shape, d : Shape, e : Shape>(Tensor[a, b], Tensor[c, b], Tensor[d, b]) -> Tensor[e, b] where Broadcast, Broadcast',
         '@relu_cell': 'fn<a, b, c : Shape, d : BaseType, e : Shape, f : Shape>(a, b, Tensor[c, d], Tensor[e, d]) -> (Tensor[c, d], Tensor[f, d]) where TupleGetItem, TupleGetItem, Broadcast, Broadcast, Broadcast, Broadcast, TupleGetItem, Broadcast, TupleGetItem',
-        '@trained_cell': 'fn<a, b, c : Shape, d : BaseType, e : Shape, f : Shape>(a, b) -> fn(Tensor[c, d], Tensor[e, d]) -> (Tensor[c, d], Tensor[f, d]) where TupleGetItem, TupleGetItem, Broadcast, Broadcast, Broadcast, Broadcast, TupleGetItem, Broadcast, TupleGetItem',
+        '@trained_cell': 'fn<a, b, c : Shape, d : BaseType, e : Shape, f : Shape>(a, b) -> (fn(Tensor[c, d], Tensor[e, d]) -> (Tensor[c, d], Tensor[f, d])) where TupleGetItem, TupleGetItem, Broadcast, Broadcast, Broadcast, Broadcast, TupleGetItem, Broadcast, TupleGetItem',
         '@encode': 'fn<state_type, in_type, out_type>(fn(state_type, in_type) -> (state_type, out_type), List[in_type], state_type) -> state_type',
         '@main': 'fn() -> Tensor[(2), float32]',
     },

@@ -25,13 +25,110 @@ dilation * (k - 1) + output_padding + 1`.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+import os
+import threading
+from typing import Any, Callable, Iterator
 
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
 from .relations import RelationCall, known_rank, relation, shape_text
+
+# ---------------------------------------------------------------- threads
+
+# numpy releases the GIL inside copies, ufunc loops and BLAS calls, so large
+# serial steps (padding, im2col, depthwise taps, elementwise epilogues) can be
+# split across a small pool of threads, as PyTorch spreads its kernels over
+# its intra-op threads. The pool has as many threads as BLAS may use
+# (OMP_NUM_THREADS / OPENBLAS_NUM_THREADS when set, else the usable cores,
+# at most 4); with one, everything runs on the calling thread.
+
+_POOLS: dict[int, Any] = {}
+_POOL_LOCK = threading.Lock()
+PARALLEL_MIN = 1 << 15  # elements below which splitting costs more than it saves
+
+
+def thread_count() -> int:
+    for var in ("RELAY_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        value = os.environ.get(var, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return min(int(value), 64)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
+
+
+def _pool() -> Any:
+    n = thread_count()
+    if n <= 1:
+        return None
+    pool = _POOLS.get(n)
+    if pool is None:
+        with _POOL_LOCK:
+            pool = _POOLS.get(n)
+            if pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                pool = _POOLS[n] = ThreadPoolExecutor(n - 1, thread_name_prefix="relay-kernel")
+    return pool
+
+
+def run_parts(fn: Callable[..., Any], parts: list[tuple]) -> None:
+    """Call `fn(*part)` for every part, the parts spread over the pool (the
+    calling thread takes the last); exceptions are re-raised."""
+    pool = _pool() if len(parts) > 1 else None
+    if pool is None:
+        for part in parts:
+            fn(*part)
+        return
+    futures = [pool.submit(fn, *part) for part in parts[:-1]]
+    try:
+        fn(*parts[-1])
+    finally:
+        for f in futures:
+            f.result()
+
+
+def split_count(size: int) -> int:
+    """How many pieces a step over `size` elements is split into."""
+    if size < PARALLEL_MIN:
+        return 1
+    return min(thread_count(), max(1, size // PARALLEL_MIN))
+
+
+def split_axis(shape: tuple, pieces: int) -> int | None:
+    """The first axis long enough to cut into `pieces`, or None."""
+    for axis, d in enumerate(shape):
+        if d >= pieces:
+            return axis
+    return None
+
+
+def ranges(n: int, pieces: int) -> list[tuple[int, int]]:
+    step, extra = divmod(n, pieces)
+    out = []
+    start = 0
+    for i in range(pieces):
+        stop = start + step + (1 if i < extra else 0)
+        if stop > start:
+            out.append((start, stop))
+        start = stop
+    return out
+
+
+def parallel_copy(dst: Any, src: Any) -> None:
+    """`dst[...] = src` (same shapes), split across the pool when large."""
+    pieces = split_count(dst.size)
+    axis = split_axis(dst.shape, pieces) if pieces > 1 else None
+    if axis is None:
+        np.copyto(dst, src)
+        return
+    index = (slice(None),) * axis
+    run_parts(np.copyto, [(dst[index + (slice(a, b),)], src[index + (slice(a, b),)]) for a, b in ranges(dst.shape[axis], pieces)])
+
 
 # ---------------------------------------------------------------- kernels
 
@@ -79,7 +176,17 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
 
 
 def _depthwise(xp: Any, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, dtype: Any) -> Any:
-    """One input channel per group (a channel multiplier m = O / C is allowed)."""
+    """One input channel per group (a channel multiplier m = O / C is allowed).
+
+    Each output channel is the sum over the KH * KW taps of its weight times
+    a shifted view of its input channel. The views are made one-dimensional
+    per channel, so that numpy's loops run over long rows: with stride s the
+    padded input is split into its s * s phases (rows and columns taken every
+    s-th), in which every tap is a plain shift; a shift of a row-major image
+    of width Wq is a contiguous slice of its flattened pixels, and the sum
+    is computed on an output grid Wq wide, whose extra columns are dropped
+    at the end. Blocks of channels are summed in cache-sized pieces, spread
+    over the kernel threads."""
     n, c = xp.shape[:2]
     o, _, kh, kw = w.shape
     m = o // c
@@ -88,11 +195,47 @@ def _depthwise(xp: Any, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, 
     dh, dw = dilation
     # output channel g * m + j reads input channel g
     src = xp if m == 1 else np.repeat(xp, m, axis=1)
-    out = np.zeros((n, o, oh, ow), dtype=dtype)
-    taps = w.reshape(o, kh * kw)
-    for k, view in enumerate(window_taps(src, (kh, kw), out_hw, strides, dilation)):
-        out += view * taps[:, k].reshape(1, o, 1, 1)
-    return out
+    hp, wp = src.shape[2:]
+    hq, wq = -(-hp // sh), -(-wp // sw)
+    if sh == 1 and sw == 1:
+        phases = src.reshape(n, o, 1, 1, hp * wp)
+        # one spare row: the shifted slices of the last output row run past
+        # the image by at most one row (into columns that are dropped)
+        spare = np.zeros((n, o, 1, 1, wp), dtype=src.dtype)
+        flat = np.concatenate([phases, spare], axis=4) if kw > 1 else phases
+    else:
+        grid = np.zeros((n, o, hq + 1, sh, wq, sw), dtype=src.dtype)
+        grid.reshape(n, o, (hq + 1) * sh, wq * sw)[:, :, :hp, :wp] = src
+        flat = grid.transpose(0, 1, 3, 5, 2, 4).reshape(n, o, sh, sw, (hq + 1) * wq)
+    taps_w = w.reshape(o, kh * kw).astype(dtype, copy=False)
+    length = oh * wq
+    out = np.empty((n, o, length), dtype=dtype)
+    shifts = []
+    for i in range(kh):
+        for j in range(kw):
+            a, r = divmod(i * dh, sh)[::-1]
+            b, q = divmod(j * dw, sw)[::-1]
+            shifts.append((a, b, r * wq + q))
+    block = max(1, min(o, (1 << 15) // max(1, length)))
+
+    def channels(lo: int, hi: int) -> None:
+        tmp = np.empty((n, min(block, hi - lo), length), dtype=dtype)
+        for c0 in range(lo, hi, block):
+            c1 = min(hi, c0 + block)
+            dst = out[:, c0:c1]
+            t = tmp[:, : c1 - c0]
+            for k, (a, b, off) in enumerate(shifts):
+                view = flat[:, c0:c1, a, b, off : off + length]
+                weight = taps_w[c0:c1, k].reshape(1, c1 - c0, 1)
+                if k == 0:
+                    np.multiply(view, weight, out=dst)
+                else:
+                    np.multiply(view, weight, out=t)
+                    np.add(dst, t, out=dst)
+
+    pieces = min(split_count(n * o * length), o)
+    run_parts(channels, ranges(o, pieces) if pieces > 1 else [(0, o)])
+    return out.reshape(n, o, oh, wq)[:, :, :, :ow]
 
 
 def window_taps(xp: Any, kernel: tuple, out_hw: tuple, strides: tuple, dilation: tuple) -> Iterator[Any]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..ir.expr import (
     Call,
+    Constant,
     Constructor,
     Expr,
     Function,
@@ -59,6 +60,8 @@ class FunctionEmitter:
         self.outlined: set[Region] = set()
         # tensor-valued node -> the nodes of its own region still to read it
         self.readers: dict[Expr, set[Expr]] = {}
+        # tensor-valued node -> every node of its region that reads it
+        self.all_readers: dict[Expr, frozenset[Expr]] = {}
         # the value of an annotated `let` -> (its annotation, the variable's name):
         # its shape is checked right after it is computed (see `check_shape`)
         self.let_checks: dict[Expr, tuple[Any, str]] = {}
@@ -155,6 +158,7 @@ class FunctionEmitter:
             ty = type_of(target)
             if (isinstance(ty, TensorType) and ty.shape != ()) or isinstance(ty, TupleType):
                 self.readers[target] = nodes
+                self.all_readers[target] = frozenset(nodes)
 
     def released_after(self, node: Expr) -> list[str]:
         """Names whose last reader is `node` (just emitted)."""
@@ -299,6 +303,10 @@ class FunctionEmitter:
         joined = ", ".join(args)
         target = ref(node)
         if type(op) is Op:
+            inplace = self.inplace_call(node) if c.optimizer is not None else None
+            if inplace is not None:
+                block.line(f"{target} = {inplace}({joined})", node)
+                return
             names = c.operator_call(op, node)
             if names is None:
                 return
@@ -323,6 +331,70 @@ class FunctionEmitter:
                 for i, (arg, param) in enumerate(zip(node.args, callee.arg_types)):
                     self.check_shape(arg, param, f"argument {i + 1}", node, block)
             block.line(f"{target} = {ref(op)}({joined})", node)
+
+    def inplace_call(self, node: Call) -> str | None:
+        """The name of a function computing `node` into the buffer of an
+        argument it reads last (see `inplace`), or None."""
+        from . import inplace
+
+        name = node.op.name  # type: ignore[attr-defined]
+        if name not in inplace.FRESH or not node.args:
+            return None
+        type_of = self.c.type_of
+        ty = type_of(node)  # type: ignore[misc]
+        if not isinstance(ty, TensorType) or ty.dtype not in inplace.FLOATS:
+            return None
+        candidates = [0, 1] if name in inplace.BINARY_UFUNCS else [0]
+        for i in candidates:
+            if i >= len(node.args) or not self.reusable(node.args[i], node, ty):
+                continue
+            fn: Any = None
+            key: tuple = (name, i)
+            if name in inplace.BINARY_UFUNCS and len(node.args) == 2:
+                other = type_of(node.args[1 - i])  # type: ignore[misc]
+                if not isinstance(other, TensorType) or other.dtype != ty.dtype:
+                    return None
+                fn = inplace.binary(getattr(inplace.np, inplace.BINARY_UFUNCS[name]), i)
+            elif name == "nn.bias_add" and len(node.args) == 2:
+                axis = dict(node.attrs).get("axis", 1)
+                key = (name, axis, len(ty.shape))
+                fn = inplace.bias_add(axis, len(ty.shape))
+            elif name == "power" and len(node.args) == 2:
+                e = node.args[1]
+                if type(e) is Constant and e.value in (2.0, 3.0) and e.shape == () and e.dtype == ty.dtype:  # type: ignore[attr-defined]
+                    key = (name, float(e.value))  # type: ignore[attr-defined]
+                    fn = inplace.power(float(e.value))  # type: ignore[attr-defined]
+            elif len(node.args) == 1 and not node.attrs:
+                step = inplace.unary_step(name)
+                if step is not None:
+                    fn = inplace.unary(step)
+            if fn is None:
+                return None
+            names = self.c.inplace_names
+            ident = names.get(key)
+            if ident is None:
+                ident = names[key] = self.c.fresh("I")
+                self.c.ns[ident] = fn
+            return ident
+        return None
+
+    def reusable(self, arg: Expr, node: Expr, ty: Any) -> bool:
+        """Whether `node` may write its result into the buffer of `arg`: a
+        fresh tensor of the same type that `node` reads last, which no other
+        reader could have made a view of."""
+        from . import inplace
+
+        target = self.resolve(arg)
+        if type(target) is not Call or type(target.op) is not Op or target.op.name not in inplace.FRESH:  # type: ignore[attr-defined]
+            return False
+        pending = self.readers.get(target)
+        if pending is None or pending != {node}:
+            return False
+        for reader in self.all_readers[target]:
+            if type(reader) is not Call or type(reader.op) is not Op or reader.op.name not in inplace.FRESH:  # type: ignore[attr-defined]
+                return False
+        found = self.c.type_of(target)  # type: ignore[misc]
+        return isinstance(found, TensorType) and found == ty and all(type(d) is int for d in ty.shape)
 
     def check_shape(self, value: Expr, declared: Any, what: str, node: Expr, block: Block) -> None:
         """Where a value whose type has `?` dimensions meets a declared type with

@@ -66,6 +66,7 @@ class RunRequest:
     seed: int = 0
     values: tuple = ()  # positional Python values (the Python API)
     max_depth: int = DEFAULT_MAX_DEPTH
+    optimize: bool = True  # False: `relay run --no-opt`, the plan as written
 
 
 @dataclass
@@ -245,6 +246,7 @@ def _run_module(
             type_of=type_of,
             constants=constants,
             filling_constants=request.random_consts,
+            optimize=request.optimize,
         )
     except CompileError as exc:
         raise RunFailed(exc.diagnostics) from None

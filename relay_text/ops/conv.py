@@ -150,6 +150,8 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
     pt, pl, pb, pr = pads
     oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
+    if ipg == 1 and groups == c:
+        return _depthwise(x, pads, w, (oh, ow), strides, dilation, dtype)
     if pt or pl or pb or pr:
         xp = np.zeros((n, c, h + pt + pb, wd + pl + pr), dtype=dtype)
         xp[:, :, pt : pt + h, pl : pl + wd] = x
@@ -159,8 +161,6 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
         view = xp[:, :, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw]
         out = np.matmul(w.reshape(o, c), view.reshape(n, c, oh * ow))
         return out.reshape(n, o, oh, ow)
-    if ipg == 1 and groups == c:
-        return _depthwise(xp, w, (oh, ow), strides, dilation, dtype)
     sn, sc, s_h, s_w = xp.strides
     windows = np.lib.stride_tricks.as_strided(
         xp, shape=(n, c, kh, kw, oh, ow), strides=(sn, sc, s_h * dh, s_w * dw, s_h * sh, s_w * sw), writeable=False
@@ -175,7 +175,7 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
     return out.reshape(n, o, oh, ow)
 
 
-def _depthwise(xp: Any, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, dtype: Any) -> Any:
+def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, dtype: Any) -> Any:
     """One input channel per group (a channel multiplier m = O / C is allowed).
 
     Each output channel is the sum over the KH * KW taps of its weight times
@@ -185,28 +185,29 @@ def _depthwise(xp: Any, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, 
     s-th), in which every tap is a plain shift; a shift of a row-major image
     of width Wq is a contiguous slice of its flattened pixels, and the sum
     is computed on an output grid Wq wide, whose extra columns are dropped
-    at the end. Blocks of channels are summed in cache-sized pieces, spread
-    over the kernel threads."""
-    n, c = xp.shape[:2]
+    at the end. For a block of channels (sized to stay in cache) the taps are
+    copied side by side and each channel's output is one vector product;
+    the blocks are spread over the kernel threads."""
+    n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
     m = o // c
     oh, ow = out_hw
     sh, sw = strides
     dh, dw = dilation
-    # output channel g * m + j reads input channel g
-    src = xp if m == 1 else np.repeat(xp, m, axis=1)
-    hp, wp = src.shape[2:]
+    pt, pl, pb, pr = pads
+    hp, wp = h + pt + pb, wd + pl + pr
     hq, wq = -(-hp // sh), -(-wp // sw)
+    # The padded input, its phases side by side, with one spare row: the
+    # shifted slices of the last output row run past the image by less than
+    # a row (into columns that are dropped).
+    grid = np.zeros((n, c, hq + 1, sh, wq, sw), dtype=dtype)
+    grid.reshape(n, c, (hq + 1) * sh, wq * sw)[:, :, pt : pt + h, pl : pl + wd] = x
     if sh == 1 and sw == 1:
-        phases = src.reshape(n, o, 1, 1, hp * wp)
-        # one spare row: the shifted slices of the last output row run past
-        # the image by at most one row (into columns that are dropped)
-        spare = np.zeros((n, o, 1, 1, wp), dtype=src.dtype)
-        flat = np.concatenate([phases, spare], axis=4) if kw > 1 else phases
+        flat = grid.reshape(n, c, 1, 1, (hq + 1) * wq)
     else:
-        grid = np.zeros((n, o, hq + 1, sh, wq, sw), dtype=src.dtype)
-        grid.reshape(n, o, (hq + 1) * sh, wq * sw)[:, :, :hp, :wp] = src
-        flat = grid.transpose(0, 1, 3, 5, 2, 4).reshape(n, o, sh, sw, (hq + 1) * wq)
+        flat = grid.transpose(0, 1, 3, 5, 2, 4).reshape(n, c, sh, sw, (hq + 1) * wq)
+    if m > 1:  # output channel g * m + j reads input channel g
+        flat = np.repeat(flat, m, axis=1)
     taps_w = w.reshape(o, kh * kw).astype(dtype, copy=False)
     length = oh * wq
     out = np.empty((n, o, length), dtype=dtype)
@@ -216,24 +217,32 @@ def _depthwise(xp: Any, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, 
             a, r = divmod(i * dh, sh)[::-1]
             b, q = divmod(j * dw, sw)[::-1]
             shifts.append((a, b, r * wq + q))
-    block = max(1, min(o, (1 << 15) // max(1, length)))
+    taps = len(shifts)
+    block = max(1, min(o, (1 << 16) // max(1, length * taps)))
+    weights = taps_w.reshape(o, 1, taps)
+    itemsize = flat.itemsize
 
     def channels(lo: int, hi: int) -> None:
-        tmp = np.empty((n, min(block, hi - lo), length), dtype=dtype)
-        for c0 in range(lo, hi, block):
-            c1 = min(hi, c0 + block)
-            dst = out[:, c0:c1]
-            t = tmp[:, : c1 - c0]
-            for k, (a, b, off) in enumerate(shifts):
-                view = flat[:, c0:c1, a, b, off : off + length]
-                weight = taps_w[c0:c1, k].reshape(1, c1 - c0, 1)
-                if k == 0:
-                    np.multiply(view, weight, out=dst)
+        # per block of channels: its taps side by side (a small im2col that
+        # stays in cache), then one vector product per channel
+        cols = np.empty((min(block, hi - lo), taps, length), dtype=dtype)
+        for img in range(n):
+            for c0 in range(lo, hi, block):
+                c1 = min(hi, c0 + block)
+                part = cols[: c1 - c0]
+                if sh == 1 and sw == 1:
+                    src = flat[img, c0:c1, 0, 0]
+                    view = np.lib.stride_tricks.as_strided(
+                        src, shape=(c1 - c0, kh, kw, length),
+                        strides=(src.strides[0], dh * wq * itemsize, dw * itemsize, itemsize), writeable=False,
+                    )
+                    np.copyto(part.reshape(c1 - c0, kh, kw, length), view)
                 else:
-                    np.multiply(view, weight, out=t)
-                    np.add(dst, t, out=dst)
+                    for k, (a, b, off) in enumerate(shifts):
+                        np.copyto(part[:, k], flat[img, c0:c1, a, b, off : off + length])
+                np.matmul(weights[c0:c1], part, out=out[img, c0:c1, None, :])
 
-    pieces = min(split_count(n * o * length), o)
+    pieces = min(split_count(n * o * length * taps), o)
     run_parts(channels, ranges(o, pieces) if pieces > 1 else [(0, o)])
     return out.reshape(n, o, oh, wq)[:, :, :, :ow]
 

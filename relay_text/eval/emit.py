@@ -364,6 +364,12 @@ class FunctionEmitter:
                 if type(e) is Constant and e.value in (2.0, 3.0) and e.shape == () and e.dtype == ty.dtype:  # type: ignore[attr-defined]
                     key = (name, float(e.value))  # type: ignore[attr-defined]
                     fn = inplace.power(float(e.value))  # type: ignore[attr-defined]
+            elif name in ("nn.softmax", "nn.log_softmax"):
+                axis = dict(node.attrs).get("axis", -1)
+                if len(ty.shape) == 0 or axis % len(ty.shape) != len(ty.shape) - 1:
+                    return None
+                key = (name,)
+                fn = inplace.softmax(name == "nn.log_softmax")
             elif len(node.args) == 1 and not node.attrs:
                 step = inplace.unary_step(name)
                 if step is not None:

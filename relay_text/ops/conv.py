@@ -152,26 +152,36 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
     ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
     if ipg == 1 and groups == c:
         return _depthwise(x, pads, w, (oh, ow), strides, dilation, dtype)
+    if groups == 1 and kh == 1 and kw == 1 and not (pt or pl or pb or pr):
+        # a 1x1 window: one matrix product over the pixels, no im2col (a
+        # stride only subsamples the input)
+        if sh == 1 and sw == 1:
+            pixels = x.reshape(n, c, h * wd)
+        else:
+            pixels = np.empty((n, c, oh, ow), dtype=dtype)
+            parallel_copy(pixels, x[:, :, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw])
+            pixels = pixels.reshape(n, c, oh * ow)
+        out = np.matmul(w.reshape(o, c), pixels)
+        return out.reshape(n, o, oh, ow)
     if pt or pl or pb or pr:
-        xp = np.zeros((n, c, h + pt + pb, wd + pl + pr), dtype=dtype)
-        xp[:, :, pt : pt + h, pl : pl + wd] = x
+        xp = np.empty((n, c, h + pt + pb, wd + pl + pr), dtype=dtype)
+        for border in (xp[:, :, :pt], xp[:, :, pt + h :], xp[:, :, pt : pt + h, :pl], xp[:, :, pt : pt + h, pl + wd :]):
+            border.fill(0)
+        parallel_copy(xp[:, :, pt : pt + h, pl : pl + wd], x)
     else:
         xp = x
-    if groups == 1 and kh == 1 and kw == 1:
-        view = xp[:, :, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw]
-        out = np.matmul(w.reshape(o, c), view.reshape(n, c, oh * ow))
-        return out.reshape(n, o, oh, ow)
     sn, sc, s_h, s_w = xp.strides
     windows = np.lib.stride_tricks.as_strided(
         xp, shape=(n, c, kh, kw, oh, ow), strides=(sn, sc, s_h * dh, s_w * dw, s_h * sh, s_w * sw), writeable=False
     )
+    # im2col: the windows side by side, copied by the kernel threads
+    cols = np.empty((n, c, kh, kw, oh, ow), dtype=dtype)
+    parallel_copy(cols, windows)
     if groups == 1:
-        cols = windows.reshape(n, c * kh * kw, oh * ow)
-        out = np.matmul(w.reshape(o, c * kh * kw), cols)
+        out = np.matmul(w.reshape(o, c * kh * kw), cols.reshape(n, c * kh * kw, oh * ow))
         return out.reshape(n, o, oh, ow)
     opg = o // groups
-    cols = windows.reshape(n, groups, ipg * kh * kw, oh * ow)
-    out = np.matmul(w.reshape(groups, opg, ipg * kh * kw), cols)
+    out = np.matmul(w.reshape(groups, opg, ipg * kh * kw), cols.reshape(n, groups, ipg * kh * kw, oh * ow))
     return out.reshape(n, o, oh, ow)
 
 
@@ -185,7 +195,7 @@ def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilat
     s-th), in which every tap is a plain shift; a shift of a row-major image
     of width Wq is a contiguous slice of its flattened pixels, and the sum
     is computed on an output grid Wq wide, whose extra columns are dropped
-    at the end. For a block of channels (sized to stay in cache) the taps are
+    as each block is copied into the (contiguous) result. For a block of channels (sized to stay in cache) the taps are
     copied side by side and each channel's output is one vector product;
     the blocks are spread over the kernel threads."""
     n, c, h, wd = x.shape
@@ -210,7 +220,7 @@ def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilat
         flat = np.repeat(flat, m, axis=1)
     taps_w = w.reshape(o, kh * kw).astype(dtype, copy=False)
     length = oh * wq
-    out = np.empty((n, o, length), dtype=dtype)
+    out = np.empty((n, o, oh, ow), dtype=dtype)
     shifts = []
     for i in range(kh):
         for j in range(kw):
@@ -226,6 +236,7 @@ def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilat
         # per block of channels: its taps side by side (a small im2col that
         # stays in cache), then one vector product per channel
         cols = np.empty((min(block, hi - lo), taps, length), dtype=dtype)
+        sums = np.empty((min(block, hi - lo), 1, length), dtype=dtype)
         for img in range(n):
             for c0 in range(lo, hi, block):
                 c1 = min(hi, c0 + block)
@@ -240,11 +251,14 @@ def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilat
                 else:
                     for k, (a, b, off) in enumerate(shifts):
                         np.copyto(part[:, k], flat[img, c0:c1, a, b, off : off + length])
-                np.matmul(weights[c0:c1], part, out=out[img, c0:c1, None, :])
+                got = sums[: c1 - c0]
+                np.matmul(weights[c0:c1], part, out=got)
+                # the output grid's extra columns dropped, while in cache
+                out[img, c0:c1] = got.reshape(c1 - c0, oh, wq)[:, :, :ow]
 
     pieces = min(split_count(n * o * length * taps), o)
     run_parts(channels, ranges(o, pieces) if pieces > 1 else [(0, o)])
-    return out.reshape(n, o, oh, wq)[:, :, :, :ow]
+    return out
 
 
 def window_taps(xp: Any, kernel: tuple, out_hw: tuple, strides: tuple, dilation: tuple) -> Iterator[Any]:

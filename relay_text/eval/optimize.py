@@ -166,6 +166,10 @@ class Optimizer:
             return None
         channels = head_ty.shape[axis]
         rank = len(head_ty.shape)
+        if not isinstance(head.args[1], Constant) and _size(weight_ty.shape) > _size(head_ty.shape):
+            # a weight that is a parameter is scaled at every call: worth it
+            # only where it is smaller than the activations it saves a pass over
+            return None
         scale: Expr | None = None  # per output channel, shape (C,)
         shift: Expr | None = None
         node: Expr = head
@@ -359,8 +363,6 @@ class Optimizer:
                 values[node] = value
                 if node not in roots:
                     folded[node] = value
-        if not folded:
-            return fn
         outer = self
 
         def constant_for(node: Expr, value: Any) -> Expr:
@@ -378,11 +380,36 @@ class Optimizer:
                 outer.types[const] = ty
             return const
 
+        transposed: dict[int, Expr] = {}
+
+        def dense_weight(call: Call) -> Expr:
+            """`nn.dense` multiplies by its weight transposed: a constant
+            weight is laid out column-major once, so that the product reads
+            it as a row-major matrix (BLAS is faster on that layout)."""
+            weight = call.args[1]
+            if type(weight) is not Constant:
+                return call
+            value = value_of(weight)
+            if not isinstance(value, np.ndarray) or value.ndim != 2 or value.dtype.name not in FLOATS or not value.flags.c_contiguous:
+                return call
+            if value.shape[0] < 2 or value.shape[1] < 2:
+                return call
+            new = transposed.get(id(value))
+            if new is None:
+                new = transposed[id(value)] = constant_for(weight, np.asfortranarray(value))
+            rebuilt = Call(call.op, (call.args[0], new), call.attrs, call.type_args, call.span, call.infix)
+            outer.types[rebuilt] = outer.type_of(call)
+            outer.origins[rebuilt] = outer.origins.get(call, call)
+            return rebuilt
+
         class Fold(ExprMutator):
             def visit_call(self, node: Call) -> Expr:
                 if node in folded:
                     return constant_for(node, folded[node])
-                return super().visit_call(node)
+                new = super().visit_call(node)
+                if type(new.op) is Op and new.op.name == "nn.dense" and len(new.args) == 2:  # type: ignore[attr-defined]
+                    return dense_weight(new)  # type: ignore[arg-type]
+                return new
 
             def visit_tuple_get_item(self, node: TupleGetItem) -> Expr:
                 if node in folded:
@@ -429,6 +456,13 @@ def _plain(value: Any) -> bool:
     if type(value) is tuple:
         return all(_plain(v) for v in value)
     return isinstance(value, (np.ndarray, np.generic))
+
+
+def _size(shape: tuple) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _static(shape: Any) -> bool:

@@ -62,6 +62,8 @@ class FunctionEmitter:
         self.readers: dict[Expr, set[Expr]] = {}
         # tensor-valued node -> every node of its region that reads it
         self.all_readers: dict[Expr, frozenset[Expr]] = {}
+        # the last in-place call emitted: (block, line index, node, keys, parts, argument texts, names)
+        self.last_inplace: tuple | None = None
         # the value of an annotated `let` -> (its annotation, the variable's name):
         # its shape is checked right after it is computed (see `check_shape`)
         self.let_checks: dict[Expr, tuple[Any, str]] = {}
@@ -305,7 +307,11 @@ class FunctionEmitter:
         if type(op) is Op:
             inplace = self.inplace_call(node) if c.optimizer is not None else None
             if inplace is not None:
-                block.line(f"{target} = {inplace}({joined})", node)
+                ident, fn, into, key = inplace
+                if not self.chain(node, fn, into, key, args, target, block):
+                    block.line(f"{target} = {ident}({joined})", node)
+                    if getattr(fn, "fusable", False):
+                        self.last_inplace = (block, len(block.items) - 1, node, [key], [fn], list(args), [target])
                 return
             names = c.operator_call(op, node)
             if names is None:
@@ -332,9 +338,41 @@ class FunctionEmitter:
                     self.check_shape(arg, param, f"argument {i + 1}", node, block)
             block.line(f"{target} = {ref(op)}({joined})", node)
 
-    def inplace_call(self, node: Call) -> str | None:
-        """The name of a function computing `node` into the buffer of an
-        argument it reads last (see `inplace`), or None."""
+    def chain(self, node: Call, fn: Any, into: int, key: tuple, args: list[str], target: str, block: Block) -> bool:
+        """Fuse an in-place call into the in-place call just emitted whose
+        buffer it continues (see `inplace.Chain`): one pass over the buffer,
+        block by block, instead of two. Only `del` lines may stand between."""
+        from .inplace import Chain
+
+        last = self.last_inplace
+        if last is None or not getattr(fn, "fusable", False):
+            return False
+        home, index, prev, keys, parts, texts, names = last
+        if home is not block or self.resolve(node.args[into]) is not prev:
+            return False
+        for item in block.items[index + 1 :]:
+            if not isinstance(item, tuple) or not item[0].startswith("del "):
+                return False
+        others = [a for i, a in enumerate(args) if i != into]
+        if any(a in names for a in others):
+            return False  # reads the buffer twice (`x * x`): not a step of one pass
+        keys = keys + [key]
+        parts = parts + [fn]
+        texts = texts + others
+        ident = self.c.inplace_names.get(("chain", *keys))
+        if ident is None:
+            ident = self.c.inplace_names[("chain", *keys)] = self.c.fresh("I")
+            self.c.ns[ident] = Chain(parts)
+        # every name of the chain stays bound (each is released after its reader)
+        text = f"{target} = {ident}({', '.join(texts)})" + "".join(f"; {n} = {target}" for n in names)
+        block.items[index] = (text, node)
+        self.last_inplace = (block, index, node, keys, parts, texts, names + [target])
+        return True
+
+    def inplace_call(self, node: Call) -> tuple[str, Any, int, tuple] | None:
+        """A function computing `node` into the buffer of an argument it
+        reads last (see `inplace`): (its name, the function, the argument,
+        its key), or None."""
         from . import inplace
 
         name = node.op.name  # type: ignore[attr-defined]
@@ -381,7 +419,7 @@ class FunctionEmitter:
             if ident is None:
                 ident = names[key] = self.c.fresh("I")
                 self.c.ns[ident] = fn
-            return ident
+            return ident, self.c.ns[ident], i, key
         return None
 
     def reusable(self, arg: Expr, node: Expr, ty: Any) -> bool:

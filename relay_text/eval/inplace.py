@@ -46,18 +46,33 @@ def _cut(x: Any, ndim: int, axis: int, a: int, b: int) -> Any:
     return x[(slice(None),) * ax + (slice(a, b),)]
 
 
-def apply(fn: Callable[..., Any], out: Any, *operands: Any) -> Any:
-    """fn(out_piece, *operand_pieces) over `out`, in pieces on the pool when large."""
+BLOCK = 1 << 15  # elements a fused chain works on at a time (stays in cache)
+
+
+def apply(fn: Callable[..., Any], out: Any, *operands: Any, blocked: bool = False) -> Any:
+    """fn(out_piece, *operand_pieces) over `out`, in pieces on the pool when
+    large; `blocked`: each piece further in cache-sized blocks (for a chain
+    of steps, so that each block stays in cache through all of them)."""
     pieces = split_count(out.size)
-    axis = split_axis(out.shape, pieces) if pieces > 1 else None
+    per = max(1, -(-out.size // (pieces * BLOCK))) if blocked else 1
+    axis = split_axis(out.shape, pieces * per) if pieces * per > 1 else None
+    if axis is None and per > 1:
+        per = 1
+        axis = split_axis(out.shape, pieces) if pieces > 1 else None
     if axis is None:
         fn(out, *operands)
         return out
     nd = out.ndim
     parts = []
     for a, b in ranges(out.shape[axis], pieces):
-        parts.append((_cut(out, nd, axis, a, b),) + tuple(_cut(o, nd, axis, a, b) for o in operands))
-    run_parts(fn, parts)
+        blocks = [(lo + a, hi + a) for lo, hi in ranges(b - a, per)]
+        parts.append((blocks,))
+
+    def run(blocks: list[tuple[int, int]]) -> None:
+        for lo, hi in blocks:
+            fn(_cut(out, nd, axis, lo, hi), *(_cut(o, nd, axis, lo, hi) for o in operands))
+
+    run_parts(run, parts)
     return out
 
 
@@ -65,25 +80,82 @@ def _writable(x: Any) -> Any:
     return x if x.flags.writeable else x.copy()
 
 
-def binary(ufunc: Any, into: int) -> Callable[[Any, Any], Any]:
+class InPlace:
+    """An elementwise call computed into the buffer of argument `into`:
+    `step(buffer_piece, *operand_pieces)` over the buffer, where `prepare`
+    makes the operands from the call's other arguments. Steps of a chain
+    of such calls can be fused (`Chain`)."""
+
+    fusable = True
+
+    def __init__(self, step: Callable[..., None], into: int, nargs: int, prepare: Callable[[tuple], tuple] | None = None) -> None:
+        self.step = step
+        self.into = into
+        self.nargs = nargs
+        self.prepare = prepare
+        self.__name__ = getattr(step, "__name__", "inplace")
+
+    def operands(self, others: tuple) -> tuple:
+        """The step's operands from the call's arguments other than the buffer."""
+        return self.prepare(others) if self.prepare is not None else others
+
+    def __call__(self, *args: Any) -> Any:
+        into = self.into
+        others = args[:into] + args[into + 1 :]
+        return apply(self.step, _writable(args[into]), *self.operands(others))
+
+
+class Chain:
+    """Consecutive in-place calls, each writing into the buffer of the one
+    before, as one pass: the arguments are the first call's, then each next
+    call's arguments but the buffer."""
+
+    fusable = True
+    __name__ = "chain"
+
+    def __init__(self, parts: list[InPlace]) -> None:
+        self.parts = parts
+
+    def __call__(self, *args: Any) -> Any:
+        first = self.parts[0]
+        n = first.nargs
+        into = first.into
+        buffer = _writable(args[into])
+        operands = list(first.operands(args[:into] + args[into + 1 : n]))
+        counts = [len(operands)]
+        pos = n
+        for part in self.parts[1:]:
+            k = part.nargs - 1
+            got = part.operands(tuple(args[pos : pos + k]))
+            operands.extend(got)
+            counts.append(len(got))
+            pos += k
+        steps = list(zip([p.step for p in self.parts], counts))
+
+        def fused(o: Any, *ops: Any) -> None:
+            i = 0
+            for step, c in steps:
+                step(o, *ops[i : i + c])
+                i += c
+
+        return apply(fused, buffer, *operands, blocked=True)
+
+
+def binary(ufunc: Any, into: int) -> InPlace:
     """`ufunc(a, b)` written into argument `into` (0 or 1)."""
     if into == 0:
 
         def first(o: Any, other: Any) -> None:
             ufunc(o, other, out=o)
 
-        def run0(a: Any, b: Any) -> Any:
-            return apply(first, _writable(a), b)
-
-        return run0
+        first.__name__ = ufunc.__name__
+        return InPlace(first, 0, 2)
 
     def second(o: Any, other: Any) -> None:
         ufunc(other, o, out=o)
 
-    def run1(a: Any, b: Any) -> Any:
-        return apply(second, _writable(b), a)
-
-    return run1
+    second.__name__ = ufunc.__name__
+    return InPlace(second, 1, 2)
 
 
 def _relu(o: Any) -> None:
@@ -107,17 +179,15 @@ def _cube(o: Any) -> None:
     np.multiply(o, square, out=o)
 
 
-def unary(step: Callable[[Any], None]) -> Callable[[Any], Any]:
-    def run(x: Any) -> Any:
-        return apply(step, _writable(x))
-
-    return run
+def unary(step: Callable[[Any], None]) -> InPlace:
+    return InPlace(step, 0, 1)
 
 
 def _ufunc_step(ufunc: Any) -> Callable[[Any], None]:
     def step(o: Any) -> None:
         ufunc(o, out=o)
 
+    step.__name__ = ufunc.__name__
     return step
 
 
@@ -141,22 +211,26 @@ BINARY_UFUNCS = {
 }
 
 
-def bias_add(axis: int, ndim: int) -> Callable[[Any, Any], Any]:
+def bias_add(axis: int, ndim: int) -> InPlace:
     """`nn.bias_add(x, b)` written into x."""
     axis %= ndim
 
     def step(o: Any, b: Any) -> None:
         np.add(o, b, out=o)
 
-    def run(x: Any, b: Any) -> Any:
+    step.__name__ = "bias_add"
+
+    def prepare(others: tuple) -> tuple:
+        (b,) = others
         shape = [1] * ndim
         shape[axis] = b.shape[0]
-        return apply(step, _writable(x), b.reshape(shape))
+        return (b.reshape(shape),)
 
-    return run
+    return InPlace(step, 0, 2, prepare)
 
 
 def softmax(log: bool) -> Callable[[Any], Any]:
+    # not an InPlace: it works along rows, so it is never cut into a chain
     """`nn.softmax` / `nn.log_softmax` over the last axis, written into x."""
     from ..ops.nn import softmax_rows
 
@@ -176,20 +250,12 @@ def softmax(log: bool) -> Callable[[Any], Any]:
     return run
 
 
-def power(exponent: float) -> Callable[[Any, Any], Any] | None:
+def power(exponent: float) -> InPlace | None:
     """`power(x, 2.0)` and `power(x, 3.0)` written into x."""
     if exponent == 2.0:
-
-        def square(x: Any, e: Any) -> Any:
-            return apply(_square, _writable(x))
-
-        return square
+        return InPlace(_square, 0, 2, lambda others: ())
     if exponent == 3.0:
-
-        def cube(x: Any, e: Any) -> Any:
-            return apply(_cube, _writable(x))
-
-        return cube
+        return InPlace(_cube, 0, 2, lambda others: ())
     return None
 
 

@@ -22,8 +22,10 @@ measurement. Each thread count runs in a subprocess with
 OMP_NUM_THREADS / OPENBLAS_NUM_THREADS / MKL_NUM_THREADS set before numpy
 loads its BLAS (PyTorch gets `torch.set_num_threads`, the kernel pool
 RELAY_NUM_THREADS). `--no-opt` adds the unoptimised plan (`relay run
---no-opt`); `--kernels` adds the time spent inside the kernels and the
-interpretive overhead of the evaluator over them (target <= 5 %).
+--no-opt`); `--kernels` adds the time spent inside the registry's kernels
+and the interpretive overhead of the evaluator over them (target <= 5 %;
+the optimised plan's in-place steps are not registry kernels, so they count
+as overhead there).
 """
 
 from __future__ import annotations

@@ -246,7 +246,10 @@ def _run_module(
             type_of=type_of,
             constants=constants,
             filling_constants=request.random_consts,
-            optimize=request.optimize,
+            # The optimiser rewrites in terms of the registry's own kernels;
+            # another resolver (the PyTorch reference backend) runs every
+            # operator of the program as written.
+            optimize=request.optimize and resolver is None,
         )
     except CompileError as exc:
         raise RunFailed(exc.diagnostics) from None

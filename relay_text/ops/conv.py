@@ -46,7 +46,7 @@ from .relations import RelationCall, known_rank, relation, shape_text
 
 _POOLS: dict[int, Any] = {}
 _POOL_LOCK = threading.Lock()
-PARALLEL_MIN = 1 << 16  # elements below which splitting costs more than it saves (a task costs ~20 us)
+PARALLEL_MIN = 1 << 18  # elements below which splitting costs more than it saves (a task must wait for a core)
 
 
 def thread_count() -> int:

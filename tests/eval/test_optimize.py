@@ -276,7 +276,7 @@ def test_elementwise_chains_run_in_one_buffer() -> None:
 
 def test_large_elementwise_steps_split_across_threads_give_the_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RELAY_NUM_THREADS", "3")
-    text = """def @main(%x: Tensor[(3, 70, 500), float32], %b: Tensor[(70), float32]) {
+    text = """def @main(%x: Tensor[(4, 70, 1000), float32], %b: Tensor[(70), float32]) {
   %0 = nn.bias_add(nn.relu(%x), %b);
   %1 = nn.log_softmax(%0);
   %2 = nn.bias_add(multiply(%1, 0.5f), %b);
@@ -284,7 +284,7 @@ def test_large_elementwise_steps_split_across_threads_give_the_same_values(monke
 }
 """
     rng = np.random.default_rng(5)
-    x = rng.standard_normal((3, 70, 500)).astype(np.float32)
+    x = rng.standard_normal((4, 70, 1000)).astype(np.float32)
     b = rng.standard_normal(70).astype(np.float32)
     from relay_text.eval.runtime import execute
 

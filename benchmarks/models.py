@@ -1,39 +1,57 @@
-"""ResNet-50 from the corpus: `relay run` against PyTorch, and the interpreter's overhead.
+"""The corpus models: `relay run` against the PyTorch backend, at 1 and 2 threads.
 
-    python benchmarks/models.py [--repeat N] [--model FILE]
+    python benchmarks/models.py [--repeat N] [--threads 1,2] [--model NAME]... [--no-opt] [--kernels]
 
-The corpus dump of ResNet-50 (batch 1, 224x224, weights as
-`meta[relay.Constant][i]` without metadata) is checked once and given seeded
-random weights and input (`--random-args --random-consts --seed 0`). Then,
-on those same values, it prints:
+Every model dump of `../shared/corpus/` (ResNet-50, MobileNet, SqueezeNet,
+the LSTM, GPT-2) is checked once and given seeded random weights and inputs
+(`--random-args --random-consts --seed 0`). On those same values, each
+model is evaluated
 
-* the time of one evaluation of `@main` with the toolchain's numpy kernels;
-* the same program evaluated with every operator on PyTorch (the reference
-  backend of tests/reference, float32 as PyTorch eager runs it), and the
-  ratio of the two (target <= 1.0);
-* the kernels alone: the time spent inside the kernels during a run, and
-  the interpretive overhead of the evaluator over them (target <= 5 %);
-* the front end (parse + type check + inventing the values) for reference.
+* with the toolchain's numpy kernels, the program optimised as `relay run`
+  does it (folded constants and batch norms, elementwise steps in place,
+  kernels on the thread pool), and
+* with every operator on PyTorch (the reference backend of
+  tests/reference, float32 as PyTorch eager runs it, the program as written:
+  eager PyTorch folds nothing),
 
-Times are the best of `--repeat` runs (default 5); the two backends are
-timed interleaved, so that both see the same load on a shared machine, and
-the medians are printed too. PyTorch runs with as many threads as numpy's
-BLAS gets (all cores, or `--threads N`).
+the two interleaved (numpy, PyTorch, numpy, ...) so that both see the same
+load on a shared machine. The table gives the best and the median of
+`--repeat` runs (fewer for models that take over a second), the ratio numpy
+/ PyTorch (target <= 1.0, stretch <= 0.8) and the load average around the
+measurement. Each thread count runs in a subprocess with
+OMP_NUM_THREADS / OPENBLAS_NUM_THREADS / MKL_NUM_THREADS set before numpy
+loads its BLAS (PyTorch gets `torch.set_num_threads`, the kernel pool
+RELAY_NUM_THREADS). `--no-opt` adds the unoptimised plan (`relay run
+--no-opt`); `--kernels` adds the time spent inside the registry's kernels
+and the interpretive overhead of the evaluator over them (target <= 5 %;
+the optimised plan's in-place steps are not registry kernels, so they count
+as overhead there).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from _common import ROOT
 
-DEFAULT_MODEL = ROOT.parent / "shared" / "corpus" / "apache-tvm-menangerie-resnet50.rly"
+CORPUS = ROOT.parent / "shared" / "corpus"
+MODELS = {
+    "ResNet-50": "apache-tvm-menangerie-resnet50.rly",
+    "MobileNet": "glenside-mobilenet.rly",
+    "SqueezeNet": "calyx-squeezenet-anf.rly",
+    "LSTM": "glenside-lstm-for-pldi.rly",
+    "GPT-2": "apache-tvm-menangerie-gpt2.rly",
+}
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RELAY_NUM_THREADS")
 
 
 class Timer:
@@ -72,24 +90,21 @@ class Timer:
         return Timed()
 
 
-def best(fn: Any, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def timed(fn: Any) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
-def prepare(path: Path, resolver: Any) -> tuple[Any, str, tuple, float]:
+def prepare(path: Path, resolver: Any, optimize: bool = True) -> tuple[Any, str, tuple, float]:
     """Check the model, invent its values as `relay run --random-args
     --random-consts --seed 0` does, compile it: (program, entry key, args,
     front-end seconds)."""
     import numpy as np
 
+    from relay_text.eval import compile as _compile
     from relay_text.eval.args import TypeDefs, random_value
-    from relay_text.eval.compile import compile_program
     from relay_text.eval.plausible import roles, shape_role
     from relay_text.ir.span import Source
     from relay_text.pipeline import check_source
@@ -110,93 +125,195 @@ def prepare(path: Path, resolver: Any) -> tuple[Any, str, tuple, float]:
     rng = np.random.default_rng(0)
     args = tuple(shape_role(random_value(p.type_annotation, rng, defs, p.name), found.get(p)) for p in params)
     front = time.perf_counter() - start
-    program = compile_program(module, globals_=[gv], resolver=resolver, type_of=result.type_of, constants=consts)
+    program = _compile.compile_program(
+        module, globals_=[gv], resolver=resolver, type_of=result.type_of, constants=consts, optimize=optimize
+    )
     return program, "@main", args, front
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    parser.add_argument("--threads", type=int, default=0, help="BLAS / PyTorch threads (default: all cores)")
-    options = parser.parse_args()
-    if options.threads:
-        # before numpy loads its BLAS
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[var] = str(options.threads)
+def _flat(value: Any) -> list[Any]:
+    if isinstance(value, tuple):
+        return [x for v in value for x in _flat(v)]
+    return [value]
 
+
+def difference(a: Any, b: Any) -> float:
+    """The largest difference between two results, relative to the largest
+    magnitude of the reference."""
     import numpy as np
 
+    worst = 0.0
+    for x, y in zip(_flat(a), _flat(b)):
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        scale = float(np.max(np.abs(y))) if y.size else 0.0
+        if scale:
+            worst = max(worst, float(np.max(np.abs(x - y))) / scale)
+    return worst
+
+
+def measure(name: str, repeat: int, threads: int, no_opt: bool, kernels: bool) -> dict:
+    """One model at the current thread count (set by the parent)."""
     from relay_text.eval.ops import default_resolver
     from relay_text.eval.runtime import DEFAULT_MAX_DEPTH, execute
 
-    try:
-        from tests.reference import torch_ops
-    except ImportError:
-        torch_ops = None
-
-    path = options.model
-    repeat = options.repeat
-    print(f"model: {path.name}")
-
+    path = CORPUS / MODELS[name]
     timer = Timer(default_resolver)
     program, key, args, front = prepare(path, timer)
-    print(f"front end (parse, check, random values): {front:.2f} s")
+    record: dict[str, Any] = {"model": name, "threads": threads, "front": front}
 
     def run_numpy() -> Any:
         return execute(program, key, args, DEFAULT_MAX_DEPTH)
 
     out = run_numpy()  # warm-up
-    t_relay = best(run_numpy, repeat)
-    print(f"relay run, numpy kernels:      {t_relay * 1000:8.1f} ms")
+    first = timed(run_numpy)
+    if first > 1.0:
+        repeat = min(repeat, 3)
+    try:
+        import torch
 
-    # Kernels alone: the time spent inside kernels during timed runs (the
-    # clock reads around each call cost well under a microsecond).
-    timer.on = True
-    shares = []
-    for _ in range(repeat):
-        timer.seconds, timer.calls = 0.0, 0
-        gc.collect()
-        start = time.perf_counter()
-        run_numpy()
-        total = time.perf_counter() - start
-        shares.append((total, timer.seconds))
-    timer.on = False
-    total, t_kernels = min(shares)
-    overhead = (total - t_kernels) / t_kernels
-    print(f"kernels alone ({timer.calls} calls):     {t_kernels * 1000:8.1f} ms  (in the fastest timed run, {total * 1000:.1f} ms)")
-    print(f"interpretive overhead:         {overhead * 100:8.1f} %   (target <= 5 %)")
+        from tests.reference import torch_ops
+    except ImportError:
+        torch = None
+    runners: dict[str, Any] = {"numpy": run_numpy}
+    if torch is not None:
+        torch_ops.PRECISE = False  # float32, as PyTorch eager computes
+        torch.set_num_threads(threads)
+        torch_program, _, _, _ = prepare(path, torch_ops.TorchResolver(), optimize=False)
 
-    if torch_ops is None:
+        def run_torch() -> Any:
+            return execute(torch_program, key, args, DEFAULT_MAX_DEPTH)
+
+        ref = run_torch()
+        runners["torch"] = run_torch
+        record["difference"] = difference(out, ref)
+        record["torch_version"] = torch.__version__
+    if no_opt:
+        plain, _, _, _ = prepare(path, default_resolver, optimize=False)
+
+        def run_plain() -> Any:
+            return execute(plain, key, args, DEFAULT_MAX_DEPTH)
+
+        plain_out = run_plain()
+        runners["no_opt"] = run_plain
+        record["difference_no_opt"] = difference(out, plain_out)
+    load_before = os.getloadavg()[0]
+    times: dict[str, list[float]] = {k: [] for k in runners}
+    for _ in range(repeat):  # interleaved
+        for k, fn in runners.items():
+            times[k].append(timed(fn))
+    record["load"] = (load_before, os.getloadavg()[0])
+    for k, ts in times.items():
+        record[k] = (min(ts), statistics.median(ts))
+    if kernels:
+        timer.on = True
+        shares = []
+        for _ in range(repeat):
+            timer.seconds, timer.calls = 0.0, 0
+            total = timed(run_numpy)
+            shares.append((total, timer.seconds))
+        timer.on = False
+        total, inside = min(shares)
+        record["kernels"] = (inside, total, timer.calls)
+    return record
+
+
+def worker(options: argparse.Namespace) -> None:
+    for name in options.model:
+        record = measure(name, options.repeat, options.worker, options.no_opt, options.kernels)
+        print("RECORD " + json.dumps(record), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
+    parser.add_argument("--model", action="append", choices=sorted(MODELS), help="a model (default: all)")
+    parser.add_argument("--no-opt", action="store_true", help="also time the unoptimised plan")
+    parser.add_argument("--kernels", action="store_true", help="also time the kernels alone (interpretive overhead)")
+    parser.add_argument("--worker", type=int, default=0, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    options.model = options.model or list(MODELS)
+    if options.worker:
+        worker(options)
+        return
+    missing = [m for m in options.model if not (CORPUS / MODELS[m]).exists()]
+    if missing:
+        print(f"the corpus is not at {CORPUS}: {', '.join(missing)} missing")
+        return
+    counts = [int(t) for t in options.threads.split(",") if t.strip()]
+    print(f"corpus: {CORPUS}; {os.cpu_count()} cores; best and median of up to {options.repeat} interleaved runs")
+    records: list[dict] = []
+    for threads in counts:
+        env = dict(os.environ)
+        for var in THREAD_VARS:
+            env[var] = str(threads)
+        cmd = [sys.executable, __file__, "--worker", str(threads), "--repeat", str(options.repeat)]
+        for m in options.model:
+            cmd += ["--model", m]
+        if options.no_opt:
+            cmd.append("--no-opt")
+        if options.kernels:
+            cmd.append("--kernels")
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("RECORD "):
+                record = json.loads(line[len("RECORD ") :])
+                records.append(record)
+                print(row(record), flush=True)
+            else:
+                print(line, end="")
+        if proc.wait() != 0:
+            print(f"the worker for {threads} threads failed (status {proc.returncode})")
+    summary(records)
+
+
+def _ms(pair: Any) -> str:
+    return f"{pair[0] * 1000:8.1f} ({pair[1] * 1000:8.1f})"
+
+
+HEADER = f"{'model':<11} {'thr':>3}  {'numpy ms best (median)':>24}  {'PyTorch ms best (median)':>24}  {'ratio':>12}  {'load':>10}"
+
+
+def row(r: dict) -> str:
+    if not hasattr(row, "printed"):
+        row.printed = True  # type: ignore[attr-defined]
+        print(HEADER)
+    text = f"{r['model']:<11} {r['threads']:>3}  {_ms(r['numpy']):>24}  "
+    if "torch" in r:
+        ratio = r["numpy"][0] / r["torch"][0]
+        med = r["numpy"][1] / r["torch"][1]
+        text += f"{_ms(r['torch']):>24}  {ratio:5.2f} ({med:4.2f})"
+    else:
+        text += f"{'(no PyTorch)':>24}  {'':>12}"
+    text += f"  {r['load'][0]:4.2f}-{r['load'][1]:4.2f}"
+    extras = []
+    if "no_opt" in r:
+        extras.append(f"--no-opt {_ms(r['no_opt'])} ms, optimised/unoptimised {r['numpy'][0] / r['no_opt'][0]:.2f}")
+    if "kernels" in r:
+        inside, total, calls = r["kernels"]
+        extras.append(f"kernels {inside * 1000:.1f} ms of {total * 1000:.1f} ({calls} calls), overhead {(total - inside) / inside * 100:.1f} %")
+    if "difference" in r:
+        extras.append(f"difference from PyTorch {r['difference']:.1e}")
+    if extras:
+        text += "\n" + " " * 16 + "; ".join(extras)
+    return text
+
+
+def summary(records: list[dict]) -> None:
+    compared = [r for r in records if "torch" in r]
+    if not compared:
         print("PyTorch is not installed: pip install -e '.[reference]' for the comparison")
         return
-    import torch
-
-    torch_ops.PRECISE = False  # float32, as PyTorch eager computes
-    if options.threads:
-        torch.set_num_threads(options.threads)
-    print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads")
-    torch_program, _, _, _ = prepare(path, torch_ops.TorchResolver())
-
-    def run_torch() -> Any:
-        return execute(torch_program, key, args, DEFAULT_MAX_DEPTH)
-
-    ref = run_torch()
-    # Interleaved, so that both backends see the same machine load.
-    pairs = []
-    for _ in range(repeat):
-        pairs.append((best(run_numpy, 1), best(run_torch, 1)))
-    t_np = min(p[0] for p in pairs)
-    t_torch = min(p[1] for p in pairs)
-    med_np = statistics.median(p[0] for p in pairs)
-    med_torch = statistics.median(p[1] for p in pairs)
-    print(f"relay run, PyTorch kernels:    {t_torch * 1000:8.1f} ms")
-    print(f"interleaved, best (median):    numpy {t_np * 1000:.1f} ({med_np * 1000:.1f}) ms, PyTorch {t_torch * 1000:.1f} ({med_torch * 1000:.1f}) ms")
-    print(f"ratio numpy / PyTorch:         {t_np / t_torch:8.2f}     (target <= 1.0; medians {med_np / med_torch:.2f})")
-    print(f"load average while measuring:  {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    a, b = np.asarray(out), np.asarray(ref)
-    scale = float(np.max(np.abs(b)))
-    print(f"largest difference:            {float(np.max(np.abs(a - b))) / scale:.1e} of the largest output")
+    print(f"PyTorch {compared[0].get('torch_version', '?')}")
+    ratios = [r["numpy"][0] / r["torch"][0] for r in compared]
+    worst = max(ratios)
+    met = sum(1 for x in ratios if x <= 1.0)
+    stretch = sum(1 for x in ratios if x <= 0.8)
+    print(f"target ratio <= 1.0 (best times): met {met} of {len(ratios)}; stretch <= 0.8: met {stretch} of {len(ratios)}; worst {worst:.2f}")
+    for r, x in zip(compared, ratios):
+        if x > 1.0:
+            print(f"  not met: {r['model']} at {r['threads']} thread(s): {x:.2f}")
 
 
 if __name__ == "__main__":

@@ -277,6 +277,7 @@ def check(
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-args and --random-consts.")
 @click.option("--max-depth", type=click.IntRange(min=1), default=None, metavar="N", help="Most nested calls allowed [default: 2,000,000].")
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude (List, Optional, map, foldl, ...).")
+@click.option("--no-opt", is_flag=True, help="Run the program as written: no constant folding, no folded batch norms, no in-place steps.")
 @click.option(
     "--output-format",
     type=click.Choice(["text", "json", "npz"]),
@@ -299,6 +300,7 @@ def run(
     seed: int,
     max_depth: int | None,
     no_prelude: bool,
+    no_opt: bool,
     output_format: str,
     output_path: str | None,
     full: bool,
@@ -339,6 +341,7 @@ def run(
         random_consts=random_consts,
         seed=seed,
         max_depth=max_depth or ctx.settings.get("max_depth") or DEFAULT_MAX_DEPTH,
+        optimize=not no_opt,
     )
     ran = run_source(
         Source(inp.name, inp.text),

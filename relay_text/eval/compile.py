@@ -78,6 +78,7 @@ from .ops import (
     uses_bfloat16,
     widen,
 )
+from .optimize import Optimizer
 from .plan import plan_function
 from .values import Data, Ref
 
@@ -105,9 +106,11 @@ class CompiledProgram:
     match_sites: list[Match]
     entries: dict[str, str]  # entry key -> Python function name
     modules: list[Module] = field(default_factory=list)  # the program's and the Prelude's
+    origins: dict[Expr, Expr] = field(default_factory=dict)  # rewritten node -> the node it replaces
 
     def written_at(self, parent: Expr, index: int) -> Any:
         """Where child `index` of `parent` is written (see `Module.written_at`)."""
+        parent = self.origins.get(parent, parent)
         span = getattr(parent, "span", None)
         for module in self.modules:
             if span is not None and module.source is span.source:
@@ -137,11 +140,22 @@ class Compiler:
         prelude: Module | None = None,
         resolver: Resolver | None = None,
         type_of: Callable[[Expr], Any] | None = None,
+        optimize: bool = False,
     ) -> None:
         self.program = program
         self.prelude = prelude
         self.resolver = resolver or default_resolver
+        self.checker_type_of = type_of
         self.type_of = type_of
+        # Rewrites before compiling (see `optimize`); the types of the nodes
+        # they make are known to `type_of` too.
+        self.optimizer: Optimizer | None = None
+        if optimize and type_of is not None:
+            self.optimizer = Optimizer(self)
+            self.type_of = self.optimizer.type_of
+            from .inplace import keep_freed_memory
+
+            keep_freed_memory()
         self.diagnostics: list[Diagnostic] = []
         self.ns: dict[str, Any] = {
             "DEPTH": 0,
@@ -169,6 +183,7 @@ class Compiler:
         self.counter = itertools.count(1)
         self.entries: dict[str, str] = {}
         self.operator_names: dict[tuple, tuple[str, str | None]] = {}
+        self.inplace_names: dict[tuple, str] = {}  # in-place kernels (see `inplace`)
         self.missing_constants: list[Constant] = []  # meta[relay.Constant][i] without data
         self.meta_values: dict[int, Any] = {}  # values given for meta[relay.Constant][i]
         self.filling_constants = False  # whether values were asked for (--random-consts)
@@ -463,6 +478,8 @@ class Compiler:
         return text
 
     def function_block(self, name: str, fn: Function) -> Block:
+        if self.optimizer is not None:
+            fn = self.optimizer.run(fn)
         plan = plan_function(fn)
         for node in plan.place:
             if type(node) is Let:
@@ -510,7 +527,8 @@ class Compiler:
             if sig is not None:
                 SIGNATURES[code_obj] = sig
         modules = [m for m in (self.program, self.prelude) if m is not None]
-        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules)
+        origins = self.optimizer.origins if self.optimizer is not None else {}
+        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules, origins)
 
 
 def _has_low_precision(ty: Any) -> bool:
@@ -550,11 +568,15 @@ def compile_program(
     type_of: Callable[[Expr], Any] | None = None,
     constants: Mapping[int, Any] | None = None,
     filling_constants: bool = False,
+    optimize: bool = True,
 ) -> CompiledProgram:
     """Compile the given globals and entry expressions (and everything they
-    use); `constants` gives values for `meta[relay.Constant][i]`. Raises
+    use); `constants` gives values for `meta[relay.Constant][i]`. With
+    `optimize` (and the checker's types), each function is rewritten first
+    (see `optimize`: folded constants, batch norms folded into weights)
+    and the emitted code computes elementwise steps in place. Raises
     CompileError with located diagnostics."""
-    compiler = Compiler(program, prelude, resolver, type_of)
+    compiler = Compiler(program, prelude, resolver, type_of, optimize)
     compiler.meta_values = dict(constants or {})
     compiler.filling_constants = filling_constants
     # Compiling allocates many objects that live until it ends: like the

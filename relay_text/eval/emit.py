@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..ir.expr import (
     Call,
+    Constant,
     Constructor,
     Expr,
     Function,
@@ -59,6 +60,10 @@ class FunctionEmitter:
         self.outlined: set[Region] = set()
         # tensor-valued node -> the nodes of its own region still to read it
         self.readers: dict[Expr, set[Expr]] = {}
+        # tensor-valued node -> every node of its region that reads it
+        self.all_readers: dict[Expr, frozenset[Expr]] = {}
+        # the last in-place call emitted: (block, line index, node, keys, parts, argument texts, names)
+        self.last_inplace: tuple | None = None
         # the value of an annotated `let` -> (its annotation, the variable's name):
         # its shape is checked right after it is computed (see `check_shape`)
         self.let_checks: dict[Expr, tuple[Any, str]] = {}
@@ -155,6 +160,7 @@ class FunctionEmitter:
             ty = type_of(target)
             if (isinstance(ty, TensorType) and ty.shape != ()) or isinstance(ty, TupleType):
                 self.readers[target] = nodes
+                self.all_readers[target] = frozenset(nodes)
 
     def released_after(self, node: Expr) -> list[str]:
         """Names whose last reader is `node` (just emitted)."""
@@ -299,6 +305,14 @@ class FunctionEmitter:
         joined = ", ".join(args)
         target = ref(node)
         if type(op) is Op:
+            inplace = self.inplace_call(node) if c.optimizer is not None else None
+            if inplace is not None:
+                ident, fn, into, key = inplace
+                if not self.chain(node, fn, into, key, args, target, block):
+                    block.line(f"{target} = {ident}({joined})", node)
+                    if getattr(fn, "fusable", False):
+                        self.last_inplace = (block, len(block.items) - 1, node, [key], [fn], list(args), [target])
+                return
             names = c.operator_call(op, node)
             if names is None:
                 return
@@ -323,6 +337,108 @@ class FunctionEmitter:
                 for i, (arg, param) in enumerate(zip(node.args, callee.arg_types)):
                     self.check_shape(arg, param, f"argument {i + 1}", node, block)
             block.line(f"{target} = {ref(op)}({joined})", node)
+
+    def chain(self, node: Call, fn: Any, into: int, key: tuple, args: list[str], target: str, block: Block) -> bool:
+        """Fuse an in-place call into the in-place call just emitted whose
+        buffer it continues (see `inplace.Chain`): one pass over the buffer,
+        block by block, instead of two. Only `del` lines may stand between."""
+        from .inplace import Chain
+
+        last = self.last_inplace
+        if last is None or not getattr(fn, "fusable", False):
+            return False
+        home, index, prev, keys, parts, texts, names = last
+        if home is not block or self.resolve(node.args[into]) is not prev:
+            return False
+        for item in block.items[index + 1 :]:
+            if not isinstance(item, tuple) or not item[0].startswith("del "):
+                return False
+        others = [a for i, a in enumerate(args) if i != into]
+        if any(a in names for a in others):
+            return False  # reads the buffer twice (`x * x`): not a step of one pass
+        keys = keys + [key]
+        parts = parts + [fn]
+        texts = texts + others
+        ident = self.c.inplace_names.get(("chain", *keys))
+        if ident is None:
+            ident = self.c.inplace_names[("chain", *keys)] = self.c.fresh("I")
+            self.c.ns[ident] = Chain(parts)
+        # every name of the chain stays bound (each is released after its reader)
+        text = f"{target} = {ident}({', '.join(texts)})" + "".join(f"; {n} = {target}" for n in names)
+        block.items[index] = (text, node)
+        self.last_inplace = (block, index, node, keys, parts, texts, names + [target])
+        return True
+
+    def inplace_call(self, node: Call) -> tuple[str, Any, int, tuple] | None:
+        """A function computing `node` into the buffer of an argument it
+        reads last (see `inplace`): (its name, the function, the argument,
+        its key), or None."""
+        from . import inplace
+
+        name = node.op.name  # type: ignore[attr-defined]
+        if name not in inplace.FRESH or not node.args:
+            return None
+        type_of = self.c.type_of
+        ty = type_of(node)  # type: ignore[misc]
+        if not isinstance(ty, TensorType) or ty.dtype not in inplace.FLOATS:
+            return None
+        candidates = [0, 1] if name in inplace.BINARY_UFUNCS else [0]
+        for i in candidates:
+            if i >= len(node.args) or not self.reusable(node.args[i], node, ty):
+                continue
+            fn: Any = None
+            key: tuple = (name, i)
+            if name in inplace.BINARY_UFUNCS and len(node.args) == 2:
+                other = type_of(node.args[1 - i])  # type: ignore[misc]
+                if not isinstance(other, TensorType) or other.dtype != ty.dtype:
+                    return None
+                fn = inplace.binary(getattr(inplace.np, inplace.BINARY_UFUNCS[name]), i)
+            elif name == "nn.bias_add" and len(node.args) == 2:
+                axis = dict(node.attrs).get("axis", 1)
+                key = (name, axis, len(ty.shape))
+                fn = inplace.bias_add(axis, len(ty.shape))
+            elif name == "power" and len(node.args) == 2:
+                e = node.args[1]
+                if type(e) is Constant and e.value in (2.0, 3.0) and e.shape == () and e.dtype == ty.dtype:  # type: ignore[attr-defined]
+                    key = (name, float(e.value))  # type: ignore[attr-defined]
+                    fn = inplace.power(float(e.value))  # type: ignore[attr-defined]
+            elif name in ("nn.softmax", "nn.log_softmax"):
+                axis = dict(node.attrs).get("axis", -1)
+                if len(ty.shape) == 0 or axis % len(ty.shape) != len(ty.shape) - 1:
+                    return None
+                key = (name,)
+                fn = inplace.softmax(name == "nn.log_softmax")
+            elif len(node.args) == 1 and not node.attrs:
+                step = inplace.unary_step(name)
+                if step is not None:
+                    fn = inplace.unary(step)
+            if fn is None:
+                return None
+            names = self.c.inplace_names
+            ident = names.get(key)
+            if ident is None:
+                ident = names[key] = self.c.fresh("I")
+                self.c.ns[ident] = fn
+            return ident, self.c.ns[ident], i, key
+        return None
+
+    def reusable(self, arg: Expr, node: Expr, ty: Any) -> bool:
+        """Whether `node` may write its result into the buffer of `arg`: a
+        fresh tensor of the same type that `node` reads last, which no other
+        reader could have made a view of."""
+        from . import inplace
+
+        target = self.resolve(arg)
+        if type(target) is not Call or type(target.op) is not Op or target.op.name not in inplace.FRESH:  # type: ignore[attr-defined]
+            return False
+        pending = self.readers.get(target)
+        if pending is None or pending != {node}:
+            return False
+        for reader in self.all_readers[target]:
+            if type(reader) is not Call or type(reader.op) is not Op or reader.op.name not in inplace.FRESH:  # type: ignore[attr-defined]
+                return False
+        found = self.c.type_of(target)  # type: ignore[misc]
+        return isinstance(found, TensorType) and found == ty and all(type(d) is int for d in ty.shape)
 
     def check_shape(self, value: Expr, declared: Any, what: str, node: Expr, block: Block) -> None:
         """Where a value whose type has `?` dimensions meets a declared type with

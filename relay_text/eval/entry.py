@@ -66,6 +66,7 @@ class RunRequest:
     seed: int = 0
     values: tuple = ()  # positional Python values (the Python API)
     max_depth: int = DEFAULT_MAX_DEPTH
+    optimize: bool = True  # False: `relay run --no-opt`, the plan as written
 
 
 @dataclass
@@ -245,6 +246,10 @@ def _run_module(
             type_of=type_of,
             constants=constants,
             filling_constants=request.random_consts,
+            # The optimiser rewrites in terms of the registry's own kernels;
+            # another resolver (the PyTorch reference backend) runs every
+            # operator of the program as written.
+            optimize=request.optimize and resolver is None,
         )
     except CompileError as exc:
         raise RunFailed(exc.diagnostics) from None

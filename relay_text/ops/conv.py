@@ -25,13 +25,110 @@ dilation * (k - 1) + output_padding + 1`.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+import os
+import threading
+from typing import Any, Callable, Iterator
 
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
 from .relations import RelationCall, known_rank, relation, shape_text
+
+# ---------------------------------------------------------------- threads
+
+# numpy releases the GIL inside copies, ufunc loops and BLAS calls, so large
+# serial steps (padding, im2col, depthwise taps, elementwise epilogues) can be
+# split across a small pool of threads, as PyTorch spreads its kernels over
+# its intra-op threads. The pool has as many threads as BLAS may use
+# (OMP_NUM_THREADS / OPENBLAS_NUM_THREADS when set, else the usable cores,
+# at most 4); with one, everything runs on the calling thread.
+
+_POOLS: dict[int, Any] = {}
+_POOL_LOCK = threading.Lock()
+PARALLEL_MIN = 1 << 18  # elements below which splitting costs more than it saves (a task must wait for a core)
+
+
+def thread_count() -> int:
+    for var in ("RELAY_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        value = os.environ.get(var, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return min(int(value), 64)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
+
+
+def _pool() -> Any:
+    n = thread_count()
+    if n <= 1:
+        return None
+    pool = _POOLS.get(n)
+    if pool is None:
+        with _POOL_LOCK:
+            pool = _POOLS.get(n)
+            if pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                pool = _POOLS[n] = ThreadPoolExecutor(n - 1, thread_name_prefix="relay-kernel")
+    return pool
+
+
+def run_parts(fn: Callable[..., Any], parts: list[tuple]) -> None:
+    """Call `fn(*part)` for every part, the parts spread over the pool (the
+    calling thread takes the last); exceptions are re-raised."""
+    pool = _pool() if len(parts) > 1 else None
+    if pool is None:
+        for part in parts:
+            fn(*part)
+        return
+    futures = [pool.submit(fn, *part) for part in parts[:-1]]
+    try:
+        fn(*parts[-1])
+    finally:
+        for f in futures:
+            f.result()
+
+
+def split_count(size: int) -> int:
+    """How many pieces a step over `size` elements is split into."""
+    if size < PARALLEL_MIN:
+        return 1
+    return min(thread_count(), max(1, size // PARALLEL_MIN))
+
+
+def split_axis(shape: tuple, pieces: int) -> int | None:
+    """The first axis long enough to cut into `pieces`, or None."""
+    for axis, d in enumerate(shape):
+        if d >= pieces:
+            return axis
+    return None
+
+
+def ranges(n: int, pieces: int) -> list[tuple[int, int]]:
+    step, extra = divmod(n, pieces)
+    out = []
+    start = 0
+    for i in range(pieces):
+        stop = start + step + (1 if i < extra else 0)
+        if stop > start:
+            out.append((start, stop))
+        start = stop
+    return out
+
+
+def parallel_copy(dst: Any, src: Any) -> None:
+    """`dst[...] = src` (same shapes), split across the pool when large."""
+    pieces = split_count(dst.size)
+    axis = split_axis(dst.shape, pieces) if pieces > 1 else None
+    if axis is None:
+        np.copyto(dst, src)
+        return
+    index = (slice(None),) * axis
+    run_parts(np.copyto, [(dst[index + (slice(a, b),)], src[index + (slice(a, b),)]) for a, b in ranges(dst.shape[axis], pieces)])
+
 
 # ---------------------------------------------------------------- kernels
 
@@ -53,45 +150,114 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
     pt, pl, pb, pr = pads
     oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
+    if ipg == 1 and groups == c:
+        return _depthwise(x, pads, w, (oh, ow), strides, dilation, dtype)
+    if groups == 1 and kh == 1 and kw == 1 and not (pt or pl or pb or pr):
+        # a 1x1 window: one matrix product over the pixels, no im2col (a
+        # stride only subsamples the input)
+        if sh == 1 and sw == 1:
+            pixels = x.reshape(n, c, h * wd)
+        else:
+            pixels = np.empty((n, c, oh, ow), dtype=dtype)
+            parallel_copy(pixels, x[:, :, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw])
+            pixels = pixels.reshape(n, c, oh * ow)
+        out = np.matmul(w.reshape(o, c), pixels)
+        return out.reshape(n, o, oh, ow)
     if pt or pl or pb or pr:
-        xp = np.zeros((n, c, h + pt + pb, wd + pl + pr), dtype=dtype)
-        xp[:, :, pt : pt + h, pl : pl + wd] = x
+        xp = np.empty((n, c, h + pt + pb, wd + pl + pr), dtype=dtype)
+        for border in (xp[:, :, :pt], xp[:, :, pt + h :], xp[:, :, pt : pt + h, :pl], xp[:, :, pt : pt + h, pl + wd :]):
+            border.fill(0)
+        parallel_copy(xp[:, :, pt : pt + h, pl : pl + wd], x)
     else:
         xp = x
-    if groups == 1 and kh == 1 and kw == 1:
-        view = xp[:, :, : sh * (oh - 1) + 1 : sh, : sw * (ow - 1) + 1 : sw]
-        out = np.matmul(w.reshape(o, c), view.reshape(n, c, oh * ow))
-        return out.reshape(n, o, oh, ow)
-    if ipg == 1 and groups == c:
-        return _depthwise(xp, w, (oh, ow), strides, dilation, dtype)
     sn, sc, s_h, s_w = xp.strides
     windows = np.lib.stride_tricks.as_strided(
         xp, shape=(n, c, kh, kw, oh, ow), strides=(sn, sc, s_h * dh, s_w * dw, s_h * sh, s_w * sw), writeable=False
     )
+    # im2col: the windows side by side, copied by the kernel threads
+    cols = np.empty((n, c, kh, kw, oh, ow), dtype=dtype)
+    parallel_copy(cols, windows)
     if groups == 1:
-        cols = windows.reshape(n, c * kh * kw, oh * ow)
-        out = np.matmul(w.reshape(o, c * kh * kw), cols)
+        out = np.matmul(w.reshape(o, c * kh * kw), cols.reshape(n, c * kh * kw, oh * ow))
         return out.reshape(n, o, oh, ow)
     opg = o // groups
-    cols = windows.reshape(n, groups, ipg * kh * kw, oh * ow)
-    out = np.matmul(w.reshape(groups, opg, ipg * kh * kw), cols)
+    out = np.matmul(w.reshape(groups, opg, ipg * kh * kw), cols.reshape(n, groups, ipg * kh * kw, oh * ow))
     return out.reshape(n, o, oh, ow)
 
 
-def _depthwise(xp: Any, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, dtype: Any) -> Any:
-    """One input channel per group (a channel multiplier m = O / C is allowed)."""
-    n, c = xp.shape[:2]
+def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, dtype: Any) -> Any:
+    """One input channel per group (a channel multiplier m = O / C is allowed).
+
+    Each output channel is the sum over the KH * KW taps of its weight times
+    a shifted view of its input channel. The views are made one-dimensional
+    per channel, so that numpy's loops run over long rows: with stride s the
+    padded input is split into its s * s phases (rows and columns taken every
+    s-th), in which every tap is a plain shift; a shift of a row-major image
+    of width Wq is a contiguous slice of its flattened pixels, and the sum
+    is computed on an output grid Wq wide, whose extra columns are dropped
+    as each block is copied into the (contiguous) result. For a block of channels (sized to stay in cache) the taps are
+    copied side by side and each channel's output is one vector product;
+    the blocks are spread over the kernel threads."""
+    n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
     m = o // c
     oh, ow = out_hw
     sh, sw = strides
     dh, dw = dilation
-    # output channel g * m + j reads input channel g
-    src = xp if m == 1 else np.repeat(xp, m, axis=1)
-    out = np.zeros((n, o, oh, ow), dtype=dtype)
-    taps = w.reshape(o, kh * kw)
-    for k, view in enumerate(window_taps(src, (kh, kw), out_hw, strides, dilation)):
-        out += view * taps[:, k].reshape(1, o, 1, 1)
+    pt, pl, pb, pr = pads
+    hp, wp = h + pt + pb, wd + pl + pr
+    hq, wq = -(-hp // sh), -(-wp // sw)
+    # The padded input, its phases side by side, with one spare row: the
+    # shifted slices of the last output row run past the image by less than
+    # a row (into columns that are dropped).
+    grid = np.zeros((n, c, hq + 1, sh, wq, sw), dtype=dtype)
+    grid.reshape(n, c, (hq + 1) * sh, wq * sw)[:, :, pt : pt + h, pl : pl + wd] = x
+    if sh == 1 and sw == 1:
+        flat = grid.reshape(n, c, 1, 1, (hq + 1) * wq)
+    else:
+        flat = grid.transpose(0, 1, 3, 5, 2, 4).reshape(n, c, sh, sw, (hq + 1) * wq)
+    if m > 1:  # output channel g * m + j reads input channel g
+        flat = np.repeat(flat, m, axis=1)
+    taps_w = w.reshape(o, kh * kw).astype(dtype, copy=False)
+    length = oh * wq
+    out = np.empty((n, o, oh, ow), dtype=dtype)
+    shifts = []
+    for i in range(kh):
+        for j in range(kw):
+            a, r = divmod(i * dh, sh)[::-1]
+            b, q = divmod(j * dw, sw)[::-1]
+            shifts.append((a, b, r * wq + q))
+    taps = len(shifts)
+    block = max(1, min(o, (1 << 16) // max(1, length * taps)))
+    weights = taps_w.reshape(o, 1, taps)
+    itemsize = flat.itemsize
+
+    def channels(lo: int, hi: int) -> None:
+        # per block of channels: its taps side by side (a small im2col that
+        # stays in cache), then one vector product per channel
+        cols = np.empty((min(block, hi - lo), taps, length), dtype=dtype)
+        sums = np.empty((min(block, hi - lo), 1, length), dtype=dtype)
+        for img in range(n):
+            for c0 in range(lo, hi, block):
+                c1 = min(hi, c0 + block)
+                part = cols[: c1 - c0]
+                if sh == 1 and sw == 1:
+                    src = flat[img, c0:c1, 0, 0]
+                    view = np.lib.stride_tricks.as_strided(
+                        src, shape=(c1 - c0, kh, kw, length),
+                        strides=(src.strides[0], dh * wq * itemsize, dw * itemsize, itemsize), writeable=False,
+                    )
+                    np.copyto(part.reshape(c1 - c0, kh, kw, length), view)
+                else:
+                    for k, (a, b, off) in enumerate(shifts):
+                        np.copyto(part[:, k], flat[img, c0:c1, a, b, off : off + length])
+                got = sums[: c1 - c0]
+                np.matmul(weights[c0:c1], part, out=got)
+                # the output grid's extra columns dropped, while in cache
+                out[img, c0:c1] = got.reshape(c1 - c0, oh, wq)[:, :, :ow]
+
+    pieces = min(split_count(n * o * length * taps), o)
+    run_parts(channels, ranges(o, pieces) if pieces > 1 else [(0, o)])
     return out
 
 

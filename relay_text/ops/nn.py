@@ -18,7 +18,7 @@ from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import dim_times
 from ._np import np, wrap
-from .conv import conv2d_nchw, pads_2d, pair_of, weight_dtype_of, window_taps
+from .conv import PARALLEL_MIN, conv2d_nchw, pads_2d, pair_of, ranges, run_parts, split_count, weight_dtype_of, window_taps
 from .registry import Attr, register
 from .relations import (
     OUT,
@@ -60,6 +60,9 @@ def softmax_rel(r: RelationCall) -> bool:
 @register("nn.softmax", inputs=1, relation=softmax_rel, attrs=(Attr("axis", "int", -1),), doc="exp(x) / sum(exp(x)) along axis.")
 def softmax(args: tuple, attrs: dict) -> Any:
     x = args[0]
+    fast = softmax_rows(x, attrs["axis"], None, log=False)
+    if fast is not None:
+        return fast
     shifted = x - np.max(x, axis=attrs["axis"], keepdims=True)
     e = np.exp(shifted)
     return wrap(e / np.sum(e, axis=attrs["axis"], keepdims=True), x.dtype)
@@ -68,8 +71,49 @@ def softmax(args: tuple, attrs: dict) -> Any:
 @register("nn.log_softmax", inputs=1, relation=softmax_rel, attrs=(Attr("axis", "int", -1),), doc="log(softmax(x)) along axis, computed stably.")
 def log_softmax(args: tuple, attrs: dict) -> Any:
     x = args[0]
+    fast = softmax_rows(x, attrs["axis"], None, log=True)
+    if fast is not None:
+        return fast
     shifted = x - np.max(x, axis=attrs["axis"], keepdims=True)
     return wrap(shifted - np.log(np.sum(np.exp(shifted), axis=attrs["axis"], keepdims=True)), x.dtype)
+
+
+def softmax_rows(x: Any, axis: int, out: Any, log: bool) -> Any:
+    """(log) softmax over the last axis of a large float tensor, a few rows
+    at a time (each block stays in cache through its five passes) and the
+    rows spread over the kernel threads; the same arithmetic as the
+    whole-tensor formula. `out` may be None (a new tensor) or `x` itself.
+    None where this does not apply (another axis, a small tensor)."""
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4 or x.ndim == 0 or axis % x.ndim != x.ndim - 1 or x.size < PARALLEL_MIN:
+        return None
+    if not x.flags.c_contiguous or x.shape[-1] == 0:
+        return None
+    width = x.shape[-1]
+    rows = x.reshape(-1, width)
+    if out is None:
+        out = np.empty_like(x)
+    dst = out.reshape(-1, width)
+    block = max(1, (1 << 15) // width)
+
+    def part(lo: int, hi: int) -> None:
+        tmp = np.empty((min(block, hi - lo), width), dtype=x.dtype)
+        for r0 in range(lo, hi, block):
+            r1 = min(hi, r0 + block)
+            src, o, t = rows[r0:r1], dst[r0:r1], tmp[: r1 - r0]
+            top = np.max(src, axis=1, keepdims=True)
+            np.subtract(src, top, out=o)
+            np.exp(o, out=t)
+            total = np.sum(t, axis=1, keepdims=True)
+            if log:
+                np.log(total, out=total)
+                np.subtract(o, total, out=o)
+            else:
+                np.divide(t, total, out=o)
+
+    n = rows.shape[0]
+    pieces = min(split_count(x.size), n)
+    run_parts(part, ranges(n, pieces) if pieces > 1 else [(0, n)])
+    return out
 
 
 def dropout_rel(r: RelationCall) -> bool:

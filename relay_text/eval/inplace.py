@@ -1,0 +1,296 @@
+"""Elementwise operators computed into a buffer that is no longer needed.
+
+Where an elementwise call's argument is a tensor that the call reads last
+(liveness over the compiled plan, see `emit`), that was made fresh by a
+kernel which never returns a view of its inputs (`FRESH`), that nothing else
+views, and that has the call's exact shape and float dtype, the call writes
+its result into that argument's buffer (numpy's `out=`) instead of
+allocating a new tensor. A chain of such calls (`conv -> bias -> relu`,
+`x * y + z`) then runs in one buffer. Large tensors are cut along their
+first long axis and the pieces computed on the kernel thread pool (numpy
+releases the GIL in its loops).
+
+The functions here are called directly with the call's arguments; each
+returns the buffer it wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..ops._np import np
+from ..ops.conv import ranges, run_parts, split_axis, split_count
+
+# Operators whose result is always a new array owning its memory: never a
+# view of (or the same object as) an argument.
+FRESH = frozenset(
+    {
+        "nn.conv2d", "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.relu",
+        "add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
+        "exp", "tanh", "sqrt", "sigmoid", "negative",
+        "nn.softmax", "nn.log_softmax", "concatenate", "nn.max_pool2d", "nn.avg_pool2d",
+    }
+)
+
+FLOATS = frozenset({"float32", "float64"})
+
+
+def _cut(x: Any, ndim: int, axis: int, a: int, b: int) -> Any:
+    """The piece [a, b) along the output's `axis` of an operand broadcast
+    against an output of `ndim` dimensions."""
+    if not isinstance(x, np.ndarray) or x.ndim == 0:
+        return x
+    ax = axis - (ndim - x.ndim)
+    if ax < 0 or x.shape[ax] == 1:
+        return x
+    return x[(slice(None),) * ax + (slice(a, b),)]
+
+
+BLOCK = 1 << 20  # elements a fused chain works on at a time (more blocks cost more calls than the cache saves)
+
+
+def apply(fn: Callable[..., Any], out: Any, *operands: Any, blocked: bool = False) -> Any:
+    """fn(out_piece, *operand_pieces) over `out`, in pieces on the pool when
+    large; `blocked`: each piece further in cache-sized blocks (for a chain
+    of steps, so that each block stays in cache through all of them)."""
+    pieces = split_count(out.size)
+    per = max(1, -(-out.size // (pieces * BLOCK))) if blocked else 1
+    axis = split_axis(out.shape, pieces * per) if pieces * per > 1 else None
+    if axis is None and per > 1:
+        per = 1
+        axis = split_axis(out.shape, pieces) if pieces > 1 else None
+    if axis is None:
+        fn(out, *operands)
+        return out
+    nd = out.ndim
+    parts = []
+    for a, b in ranges(out.shape[axis], pieces):
+        blocks = [(lo + a, hi + a) for lo, hi in ranges(b - a, per)]
+        parts.append((blocks,))
+
+    def run(blocks: list[tuple[int, int]]) -> None:
+        for lo, hi in blocks:
+            fn(_cut(out, nd, axis, lo, hi), *(_cut(o, nd, axis, lo, hi) for o in operands))
+
+    run_parts(run, parts)
+    return out
+
+
+def _writable(x: Any) -> Any:
+    return x if x.flags.writeable else x.copy()
+
+
+class InPlace:
+    """An elementwise call computed into the buffer of argument `into`:
+    `step(buffer_piece, *operand_pieces)` over the buffer, where `prepare`
+    makes the operands from the call's other arguments. Steps of a chain
+    of such calls can be fused (`Chain`)."""
+
+    fusable = True
+
+    def __init__(self, step: Callable[..., None], into: int, nargs: int, prepare: Callable[[tuple], tuple] | None = None) -> None:
+        self.step = step
+        self.into = into
+        self.nargs = nargs
+        self.prepare = prepare
+        self.__name__ = getattr(step, "__name__", "inplace")
+
+    def operands(self, others: tuple) -> tuple:
+        """The step's operands from the call's arguments other than the buffer."""
+        return self.prepare(others) if self.prepare is not None else others
+
+    def __call__(self, *args: Any) -> Any:
+        into = self.into
+        others = args[:into] + args[into + 1 :]
+        return apply(self.step, _writable(args[into]), *self.operands(others))
+
+
+class Chain:
+    """Consecutive in-place calls, each writing into the buffer of the one
+    before, as one pass: the arguments are the first call's, then each next
+    call's arguments but the buffer."""
+
+    fusable = True
+    __name__ = "chain"
+
+    def __init__(self, parts: list[InPlace]) -> None:
+        self.parts = parts
+
+    def __call__(self, *args: Any) -> Any:
+        first = self.parts[0]
+        n = first.nargs
+        into = first.into
+        buffer = _writable(args[into])
+        operands = list(first.operands(args[:into] + args[into + 1 : n]))
+        counts = [len(operands)]
+        pos = n
+        for part in self.parts[1:]:
+            k = part.nargs - 1
+            got = part.operands(tuple(args[pos : pos + k]))
+            operands.extend(got)
+            counts.append(len(got))
+            pos += k
+        steps = list(zip([p.step for p in self.parts], counts))
+
+        def fused(o: Any, *ops: Any) -> None:
+            i = 0
+            for step, c in steps:
+                step(o, *ops[i : i + c])
+                i += c
+
+        return apply(fused, buffer, *operands, blocked=True)
+
+
+def binary(ufunc: Any, into: int) -> InPlace:
+    """`ufunc(a, b)` written into argument `into` (0 or 1)."""
+    if into == 0:
+
+        def first(o: Any, other: Any) -> None:
+            ufunc(o, other, out=o)
+
+        first.__name__ = ufunc.__name__
+        return InPlace(first, 0, 2)
+
+    def second(o: Any, other: Any) -> None:
+        ufunc(other, o, out=o)
+
+    second.__name__ = ufunc.__name__
+    return InPlace(second, 1, 2)
+
+
+def _relu(o: Any) -> None:
+    np.maximum(o, 0, out=o)
+
+
+def _sigmoid(o: Any) -> None:
+    # 1 / (1 + e^-x): e^-x overflows to inf for very negative x, giving 0
+    np.negative(o, out=o)
+    np.exp(o, out=o)
+    np.add(o, 1, out=o)
+    np.reciprocal(o, out=o)
+
+
+def _square(o: Any) -> None:
+    np.multiply(o, o, out=o)
+
+
+def _cube(o: Any) -> None:
+    square = np.multiply(o, o)
+    np.multiply(o, square, out=o)
+
+
+def unary(step: Callable[[Any], None]) -> InPlace:
+    return InPlace(step, 0, 1)
+
+
+def _ufunc_step(ufunc: Any) -> Callable[[Any], None]:
+    def step(o: Any) -> None:
+        ufunc(o, out=o)
+
+    step.__name__ = ufunc.__name__
+    return step
+
+
+def unary_step(name: str) -> Callable[[Any], None] | None:
+    if name == "nn.relu":
+        return _relu
+    if name == "sigmoid":
+        return _sigmoid
+    if name in ("exp", "tanh", "sqrt", "negative"):
+        return _ufunc_step(getattr(np, name))
+    return None
+
+
+BINARY_UFUNCS = {
+    "add": "add",
+    "subtract": "subtract",
+    "multiply": "multiply",
+    "divide": "true_divide",
+    "maximum": "maximum",
+    "minimum": "minimum",
+}
+
+
+def bias_add(axis: int, ndim: int) -> InPlace:
+    """`nn.bias_add(x, b)` written into x."""
+    axis %= ndim
+
+    def step(o: Any, b: Any) -> None:
+        np.add(o, b, out=o)
+
+    step.__name__ = "bias_add"
+
+    def prepare(others: tuple) -> tuple:
+        (b,) = others
+        shape = [1] * ndim
+        shape[axis] = b.shape[0]
+        return (b.reshape(shape),)
+
+    return InPlace(step, 0, 2, prepare)
+
+
+def softmax(log: bool) -> Callable[[Any], Any]:
+    # not an InPlace: it works along rows, so it is never cut into a chain
+    """`nn.softmax` / `nn.log_softmax` over the last axis, written into x."""
+    from ..ops.nn import softmax_rows
+
+    def run(x: Any) -> Any:
+        x = _writable(x)
+        if not x.flags.c_contiguous:
+            x = np.ascontiguousarray(x)
+        done = softmax_rows(x, -1, x, log)
+        if done is not None:
+            return done
+        shifted = x - np.max(x, axis=-1, keepdims=True)
+        if log:
+            return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+        e = np.exp(shifted)
+        return e / np.sum(e, axis=-1, keepdims=True)
+
+    return run
+
+
+def power(exponent: float) -> InPlace | None:
+    """`power(x, 2.0)` and `power(x, 3.0)` written into x."""
+    if exponent == 2.0:
+        return InPlace(_square, 0, 2, lambda others: ())
+    if exponent == 3.0:
+        return InPlace(_cube, 0, 2, lambda others: ())
+    return None
+
+
+_MALLOC_TUNED: list[bool] = []
+
+
+def keep_freed_memory() -> None:
+    """Ask the C allocator (glibc) to keep freed memory for the next tensors.
+
+    By default glibc gives a megabyte-sized block back to the system when it
+    is freed (memory mapped blocks, and a heap top beyond the trim
+    threshold), and the next tensor of that size page-faults all of it in
+    again, zeroed: measured at 2 ms of a 0.4 ms convolution, and at 65 of
+    the 85 ms of a log_softmax over 46 MB. A tensor program frees and
+    allocates tensors of the same sizes over and over, so the optimised
+    evaluator changes this once per process: blocks come from the heap
+    (glibc still maps memory when the heap cannot grow), and up to 512 MB
+    of freed memory at its top is kept for the next tensors. Elsewhere
+    (another C library) nothing changes."""
+    if _MALLOC_TUNED:
+        return
+    _MALLOC_TUNED.append(True)
+    try:
+        import ctypes
+        import ctypes.util
+        import sys
+
+        if not sys.platform.startswith("linux"):
+            return
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = getattr(libc, "mallopt", None)
+        if mallopt is None:
+            return
+        M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4
+        mallopt(M_TRIM_THRESHOLD, 512 << 20)
+        mallopt(M_MMAP_MAX, 0)
+    except (OSError, AttributeError, TypeError):
+        pass

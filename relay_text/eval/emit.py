@@ -359,9 +359,10 @@ class FunctionEmitter:
         keys = keys + [key]
         parts = parts + [fn]
         texts = texts + others
-        ident = self.c.inplace_names.get(("chain", *keys))
+        key = ("chain", *keys)
+        ident = self.c.inplace_names.get(key)
         if ident is None:
-            ident = self.c.inplace_names[("chain", *keys)] = self.c.fresh("I")
+            ident = self.c.inplace_names[key] = self.c.fresh("I")
             self.c.ns[ident] = Chain(parts)
         # every name of the chain stays bound (each is released after its reader)
         text = f"{target} = {ident}({', '.join(texts)})" + "".join(f"; {n} = {target}" for n in names)

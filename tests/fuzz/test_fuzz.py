@@ -82,6 +82,13 @@ def test_the_oracles_see_a_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert (failure.kind, failure.command, failure.detail) == ("refusal", "fmt", "safe mode refused: planted")
 
 
+def test_a_dotted_type_name_is_formatted(tmp_path: Path) -> None:
+    """Found by the grammar mode: `type n.o {}` checks, and fmt refused it
+    (the printer allowed no dot in a type name)."""
+    assert evaluate("type n.o {}\ndef @main(%x: n.o) { %x }\n", workdir=tmp_path, run=False) == []
+    assert evaluate("data n.o { A.b : () -> n.o }\n", workdir=tmp_path, run=False) == []
+
+
 def test_the_minimizer_keeps_the_failure() -> None:
     assert minimize("a\nb\nxXy\nd\n", lambda t: "X" in t) == "X"
     assert minimize("keep all", lambda t: t == "keep all") == "keep all"

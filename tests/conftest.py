@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -16,6 +17,37 @@ CORPUS_MISSING = (
     f"the shared corpus is not at {CORPUS}: it sits beside the repository (../shared/corpus) "
     "in the project's workspace and is not part of a plain clone"
 )
+
+
+# Hypothesis profiles. "ci" (the default) is derandomized: every run sees
+# the same examples, so CI is reproducible. "nightly" draws fresh random
+# examples, ten times as many, and keeps failures in .hypothesis/ to replay:
+#     HYPOTHESIS_PROFILE=nightly python -m pytest tests/syntax tests/eval
+# A property test asks for its CI count through `examples(n)`, which the
+# profile scales.
+BASE_EXAMPLES = 100
+settings.register_profile(
+    "ci",
+    max_examples=BASE_EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+settings.register_profile(
+    "nightly",
+    max_examples=10 * BASE_EXAMPLES,
+    derandomize=False,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def examples(n: int) -> int:
+    """`n` examples under the "ci" profile, scaled to the loaded one."""
+    return max(1, n * settings.default.max_examples // BASE_EXAMPLES)
 
 
 def corpus_present() -> bool:

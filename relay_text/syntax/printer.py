@@ -725,7 +725,7 @@ class _Printer(ExprFunctor[Any]):
     # ---- ADT definitions -----------------------------------------------------
 
     def _type_data(self, data: TypeData) -> Doc:
-        _check_name(data.header.name, _GLOBAL_NAME, "type", data.header.span)
+        _check_name(data.header.name, _IDENT, "type", data.header.span)
         notes = self._take(data)
         doc: list = []
         if notes is not None:

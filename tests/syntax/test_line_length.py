@@ -18,9 +18,9 @@ from relay_text.formatter import format_source
 from relay_text.ir.module import Module
 from relay_text.ir.span import Source
 from relay_text.syntax.printer import print_module
-from tests.conftest import SAMPLES, corpus_files, needs_corpus
+from tests.conftest import SAMPLES, corpus_files, examples, needs_corpus
 
-from .test_roundtrip import modules
+from fuzz.programs import modules
 
 WIDTHS = (40, 60, 100)
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
@@ -76,7 +76,7 @@ def test_the_check_sees_an_overlong_line() -> None:
     assert overlong("  %x  // a long comment after a short line of code", 20) == []
 
 
-@settings(max_examples=150, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(modules())
 def test_generated_programs_fit_the_line_length(module: Module) -> None:
     text = print_module(module, "docs")

@@ -1,0 +1,130 @@
+"""A worker process that runs the oracles on one case at a time, under a time limit.
+
+The parent sends a case; the worker reports the stage it is in (check, fmt,
+run) and then its failures. A case that takes longer than the time limit
+is a hang: the worker is killed and a new one forked (the parent has
+already imported relay_text and read the Prelude, so that is quick). A
+worker that dies (a crash, or the memory limit's kill) is a `crash`.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .oracles import Failure, evaluate, innermost
+
+Target = Callable[..., list[Failure]]
+
+
+def _limit_memory(limit: int | None) -> None:
+    if not limit:
+        return
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def _serve(conn: Any, target: Target, memory_limit: int | None) -> None:
+    os.environ["RELAY_DEBUG"] = "1"  # tracebacks of internal errors place them
+    os.environ["NO_COLOR"] = "1"
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    _limit_memory(memory_limit)
+    workdir = Path(tempfile.mkdtemp(prefix="relay-fuzz-"))
+    os.chdir(workdir)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        text, reference, run = message
+        try:
+            failures = target(text, reference, workdir, lambda name: conn.send(("stage", name)), run)
+        except BaseException as exc:  # noqa: BLE001 - the harness itself must not stop
+            trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            failures = [Failure("internal", "api", f"{type(exc).__name__}: {str(exc)[:200]}", innermost(trace))]
+        conn.send(("done", failures))
+
+
+class Worker:
+    def __init__(self, target: Target = evaluate, case_timeout: float = 10.0, memory_limit: int | None = 3 << 30) -> None:
+        self.target = target
+        self.case_timeout = case_timeout
+        self.memory_limit = memory_limit
+        self.context = multiprocessing.get_context("fork")
+        self.process: Any = None
+        self.conn: Any = None
+        self.restarts = 0
+
+    def _start(self) -> None:
+        parent, child = self.context.Pipe()
+        self.process = self.context.Process(target=_serve, args=(child, self.target, self.memory_limit), daemon=True)
+        self.process.start()
+        child.close()
+        self.conn = parent
+
+    def _kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.join(5)
+            self.conn.close()
+        self.process = None
+        self.restarts += 1
+
+    def close(self) -> None:
+        if self.process is not None:
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+            self.process.join(2)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join(2)
+            self.conn.close()
+            self.process = None
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def evaluate(
+        self, text: str, reference: str | None = None, timeout: float | None = None, run: bool = True
+    ) -> tuple[list[Failure], float]:
+        """The failures of one case and the seconds it took."""
+        if self.process is None or not self.process.is_alive():
+            self._start()
+        limit = self.case_timeout if timeout is None else timeout
+        start = time.monotonic()
+        stage = "start"
+        try:
+            self.conn.send((text, reference, run))
+            while True:
+                left = limit - (time.monotonic() - start)
+                if left <= 0 or not self.conn.poll(left):
+                    self._kill()
+                    return [Failure("hang", stage, f"still running after {limit:g} s")], time.monotonic() - start
+                kind, value = self.conn.recv()
+                if kind == "stage":
+                    stage = value
+                else:
+                    return value, time.monotonic() - start
+        except (EOFError, OSError, BrokenPipeError):
+            code = self.process.exitcode if self.process is not None else None
+            self._kill()
+            return [Failure("crash", stage, f"the worker died (exit {code})")], time.monotonic() - start

@@ -1,0 +1,108 @@
+"""The fuzzer (fuzz/): a short seeded run of every mode finds nothing, and the
+harness does find, save and minimize a failure that is planted in it.
+
+`python -m fuzz --minutes 30` is the long run (README, Development).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from fuzz.harness import MODES, Campaign, Case
+from fuzz.minimize import minimize
+from fuzz.oracles import Failure, evaluate
+
+# Cases per mode: about ten seconds each on the project's machine.
+CASES = {"mutate": 60, "grammar": 60, "typed": 150, "comments": 30, "metadata": 150}
+SECONDS = 12.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_seeded_run_finds_nothing(mode: str, tmp_path: Path) -> None:
+    with Campaign(seed=0, case_timeout=10.0, findings_dir=tmp_path, minimize_seconds=20.0, log=lambda _: None) as campaign:
+        counts = campaign.run_mode(mode, SECONDS, CASES[mode])
+    assert counts.cases > 0
+    found = {sig: f"{f.failure.line()} ({f.case.origin})\n--- minimized:\n{f.minimized}" for sig, f in campaign.findings.items()}
+    assert found == {}
+
+
+def _planted_error(text: str, reference: str | None, workdir: Path, stage, run: bool = True) -> list[Failure]:
+    if "@main" in text:
+        raise ZeroDivisionError("planted")
+    return []
+
+
+def _planted_hang(text: str, reference: str | None, workdir: Path, stage, run: bool = True) -> list[Failure]:
+    stage("run")
+    if "@main" in text:
+        time.sleep(60)
+    return []
+
+
+def test_a_planted_internal_error_is_found_saved_and_minimized(tmp_path: Path) -> None:
+    with Campaign(seed=0, findings_dir=tmp_path, target=_planted_error, minimize_seconds=30.0, log=lambda _: None) as campaign:
+        campaign.run_case("mutate", Case("def @f() { 1 }\n\ndef @main() {\n  @f()\n}\n", "planted"))
+        campaign.run_case("mutate", Case("def @f() { 1 }\n", "planted"))
+    assert campaign.counts["mutate"].cases == 2
+    assert campaign.counts["mutate"].get("internal") == 1
+    (finding,) = campaign.findings.values()
+    assert finding.failure.kind == "internal" and finding.failure.command == "api"
+    assert finding.failure.detail == "ZeroDivisionError: planted"
+    assert finding.minimized == "@main"
+    (folder,) = tmp_path.iterdir()
+    assert (folder / "minimized.rly").read_text() == "@main"
+    assert "python -m fuzz --replay" in (folder / "README.txt").read_text()
+
+
+def test_a_planted_hang_is_found_and_the_worker_restarted(tmp_path: Path) -> None:
+    with Campaign(seed=0, case_timeout=1.0, findings_dir=tmp_path, target=_planted_hang, minimize_seconds=0, log=lambda _: None) as campaign:
+        hung = campaign.run_case("typed", Case("def @main() { 0 }", "planted"))
+        after = campaign.run_case("typed", Case("def @f() { 0 }", "planted"))
+    assert [(f.kind, f.command) for f in hung] == [("hang", "run")]
+    assert after == []
+    assert campaign.worker.restarts == 1
+
+
+def test_the_oracles_hold_for_a_program_that_runs(tmp_path: Path) -> None:
+    assert evaluate("def @main() { 1 + 2 }\n", workdir=tmp_path) == []
+
+
+def test_the_oracles_see_a_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from relay_text import formatter
+    from relay_text.formatter import UnsafeFormat
+
+    def refuse(*args, **kwargs):
+        raise UnsafeFormat("planted", "", "")
+
+    monkeypatch.setattr(formatter, "format_source", refuse)
+    (failure,) = evaluate("def @main() { 1 + 2 }\n", workdir=tmp_path)
+    assert (failure.kind, failure.command, failure.detail) == ("refusal", "fmt", "safe mode refused: planted")
+
+
+def test_a_dotted_type_name_is_formatted(tmp_path: Path) -> None:
+    """Found by the grammar mode: `type n.o {}` checks, and fmt refused it
+    (the printer allowed no dot in a type name)."""
+    assert evaluate("type n.o {}\ndef @main(%x: n.o) { %x }\n", workdir=tmp_path, run=False) == []
+    assert evaluate("data n.o { A.b : () -> n.o }\n", workdir=tmp_path, run=False) == []
+
+
+def test_the_minimizer_keeps_the_failure() -> None:
+    assert minimize("a\nb\nxXy\nd\n", lambda t: "X" in t) == "X"
+    assert minimize("keep all", lambda t: t == "keep all") == "keep all"
+
+
+def test_the_fuzzer_is_not_in_the_wheel_but_in_the_sdist() -> None:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    from tests.conftest import ROOT
+
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]
+    assert build["wheel"]["packages"] == ["relay_text"]
+    assert "fuzz" in build["sdist"]["include"]
+    assert "fuzz/findings/" in (ROOT / ".gitignore").read_text().splitlines()

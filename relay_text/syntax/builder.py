@@ -1086,10 +1086,17 @@ class Builder:
     # ---- attribute values --------------------------------------------------
 
     def attr_number(self, c: list) -> Any:
-        return _number_value(c[0].value)
+        return self._attr_number(c[0])
 
     def attr_neg(self, c: list) -> Any:
-        return -_number_value(c[1].value)
+        return -self._attr_number(c[1])
+
+    def _attr_number(self, tok: Tok) -> Any:
+        try:
+            return _number_value(tok.value)
+        except LiteralError as exc:  # `s=70000f16`
+            self.error(codes.INVALID_LITERAL, str(exc), self.span(tok.start_pos, tok.end_pos))
+            return 0
 
     def attr_string(self, c: list) -> str:
         return _unquote(c[0].value)

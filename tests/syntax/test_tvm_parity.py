@@ -477,3 +477,9 @@ def test_an_attribute_value_that_is_an_expression_is_a_syntax_error() -> None:
     diag = only_error(tvm_main("sum(%x, axis=%x)", "%x: Tensor[(2), float32]"))
     assert (diag.code, diag.span.text, diag.location()[1:3]) == ("syntax-error", "%x", (3, 16))
     assert diag.message.startswith("expected an attribute value (a number, a string, `True`")
+
+
+def test_an_attribute_number_out_of_its_range_is_an_invalid_literal() -> None:
+    """tokenizer.h: a float16 literal beyond 65504 is an error, in an attribute value too."""
+    diags = checked(tvm_main("nn.leaky_relu(%x, alpha=70000f16)", "%x: float32")).diagnostics
+    assert [(d.code, d.span.text, d.location()[1:3]) for d in diags] == [("invalid-literal", "70000f16", (3, 26))]

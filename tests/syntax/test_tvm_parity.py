@@ -482,4 +482,4 @@ def test_an_attribute_value_that_is_an_expression_is_a_syntax_error() -> None:
 def test_an_attribute_number_out_of_its_range_is_an_invalid_literal() -> None:
     """tokenizer.h: a float16 literal beyond 65504 is an error, in an attribute value too."""
     diags = checked(tvm_main("nn.leaky_relu(%x, alpha=70000f16)", "%x: float32")).diagnostics
-    assert [(d.code, d.span.text, d.location()[1:3]) for d in diags] == [("invalid-literal", "70000f16", (3, 26))]
+    assert [(d.code, d.span.text, d.location()[1:3]) for d in diags] == [("invalid-literal", "70000f16", (3, 27))]

@@ -56,10 +56,23 @@ def float_text(x: Any) -> str:
         return '"inf"' if f > 0 else '"-inf"'
     if x.dtype.name == "bfloat16":
         return bfloat16_text(x)
-    text = str(x)  # numpy scalar: shortest text for its own precision
+    upper = _POSITIONAL_BELOW.get(x.dtype.itemsize)
+    if upper is None:
+        text = str(x)
+    elif f == 0 or 1e-4 <= abs(f) < upper:
+        text = np.format_float_positional(x, unique=True, trim="0")
+    else:
+        text = np.format_float_scientific(x, unique=True, trim="-")
     if not any(c in text for c in ".eE"):
         text += ".0"
     return text
+
+
+# The shortest digits that read back as the value, for its own precision;
+# positional from 1e-4 up to these bounds, else scientific: numpy 2.3's
+# choice for `str` of a scalar, spelled out so that the text does not change
+# with the installed numpy (2.2 wrote float32 positional up to 1e16).
+_POSITIONAL_BELOW = {2: 1e3, 4: 1e6, 8: 1e16}
 
 
 def bfloat16_text(x: Any) -> str:

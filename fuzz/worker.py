@@ -24,12 +24,19 @@ Target = Callable[..., list[Failure]]
 
 
 def _limit_memory(limit: int | None) -> None:
+    """At most `limit` more bytes of address space than the worker has when
+    it starts (a parent that loaded PyTorch has gigabytes mapped already)."""
     if not limit:
         return
     try:
         import resource
 
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        try:
+            with open("/proc/self/statm") as statm:
+                mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            mapped = 0
+        resource.setrlimit(resource.RLIMIT_AS, (mapped + limit, mapped + limit))
     except (ImportError, ValueError, OSError):
         pass
 

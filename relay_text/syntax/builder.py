@@ -65,9 +65,11 @@ from ..ir.ty import (
     is_dtype,
 )
 from ..text.suggest import DTYPE, KEYWORD, close_names, near_miss, or_list
+from ..limits import MAX_LITERAL_DIGITS
 from .lexer import Tok, skip_trivia
 from .literals import (
     LiteralError,
+    check_digits,
     int_range,
     is_float_dtype,
     is_int_text,
@@ -269,6 +271,19 @@ class Builder:
         diag = Diagnostic(code, message, span, label=label)
         self.diags.append(diag)
         return diag
+
+    def _int_tok(self, tok: Any) -> int:
+        """The value of an integer token (a dimension, an index); 0 after a
+        `resource-limit` error when it has too many digits."""
+        return self._int_checked(tok.value, self.span(tok.start_pos, tok.end_pos))
+
+    def _int_checked(self, text: str, span: Span) -> int:
+        try:
+            check_digits(text)
+        except LiteralError as exc:
+            self.error(codes.RESOURCE_LIMIT, str(exc), span, "too long")
+            return 0
+        return _int_value(text)
 
     def warn(self, code: str, message: str, span: Span | None, label: str = "") -> Diagnostic:
         diag = Diagnostic(code, message, span, severity=WARNING, label=label)
@@ -780,7 +795,8 @@ class Builder:
 
     def proj(self, c: list) -> TupleGetItem:
         value, tok = c
-        node = TupleGetItem(_u(value), int(tok.value[1:]), self.span(self._span(value).start, tok.end_pos))
+        index = self._int_checked(tok.value[1:], self.span(tok.start_pos, tok.end_pos))
+        node = TupleGetItem(_u(value), index, self.span(self._span(value).start, tok.end_pos))
         self._note(node, (value,))
         return node
 
@@ -807,7 +823,8 @@ class Builder:
                 pos = tok.start_pos + 1 + len(".".join(parts[:cut]))
                 for index in parts[cut:]:
                     pos += 1 + len(index)
-                    value = TupleGetItem(value, int(index), self.span(tok.start_pos, pos))
+                    number = self._int_checked(index, self.span(pos - len(index), pos))
+                    value = TupleGetItem(value, number, self.span(tok.start_pos, pos))
                 return value
         span = self.span(tok.start_pos, tok.end_pos)
         self.unbound.append((full, span, close_names(full, self.values.names())))
@@ -841,7 +858,8 @@ class Builder:
         except LiteralError as exc:
             const = Constant(0.0 if _is_float_literal(text) else 0, "float32" if _is_float_literal(text) else "int32", (), None, span)
             # Kept aside: `-128i8` is fine although `128i8` alone is not.
-            self._literal_errors[id(const)] = self.error(codes.INVALID_LITERAL, str(exc), span)
+            code = codes.RESOURCE_LIMIT if exc.limit else codes.INVALID_LITERAL
+            self._literal_errors[id(const)] = self.error(code, str(exc), span, "too long" if exc.limit else "")
             return const
 
     def int_lit(self, c: list) -> Constant:
@@ -951,7 +969,7 @@ class Builder:
     def meta_ref(self, c: list) -> Expr:
         kw, kind_tok, index_tok, close = c
         span = self.span(kw.start_pos, close.end_pos)
-        index = _int_value(index_tok.value)
+        index = self._int_tok(index_tok)
         if kind_tok.value != "relay.Constant":
             # No value: it may end an operator call's arguments (`call`
             # takes it as the call's attributes); anywhere else it is an error.
@@ -992,7 +1010,7 @@ class Builder:
             else:
                 value = parse_int(text, negate)[0]
         except LiteralError as exc:
-            self.error(codes.INVALID_LITERAL, str(exc), span)
+            self.error(codes.RESOURCE_LIMIT if exc.limit else codes.INVALID_LITERAL, str(exc), span)
             return 0
         if dtype == "bool":
             if value not in (0, 1):
@@ -1017,7 +1035,7 @@ class Builder:
         return True, c[1]
 
     def const_shape(self, c: list) -> tuple[int, ...]:
-        return tuple(_int_value(t.value) for t in c if t is not None)
+        return tuple(self._int_tok(t) for t in c if t is not None)
 
     # ---- patterns ----------------------------------------------------------
 
@@ -1058,10 +1076,18 @@ class Builder:
     # ---- attribute values --------------------------------------------------
 
     def attr_number(self, c: list) -> Any:
-        return _number_value(c[0].value)
+        return self._attr_number(c[0])
 
     def attr_neg(self, c: list) -> Any:
-        return -_number_value(c[1].value)
+        return -self._attr_number(c[1])
+
+    def _attr_number(self, tok: Any) -> Any:
+        try:
+            check_digits(tok.value)
+        except LiteralError as exc:
+            self.error(codes.RESOURCE_LIMIT, str(exc), self.span(tok.start_pos, tok.end_pos), "too long")
+            return 0
+        return _number_value(tok.value)
 
     def attr_string(self, c: list) -> str:
         return _unquote(c[0].value)
@@ -1092,7 +1118,7 @@ class Builder:
         return items
 
     def attr_meta(self, c: list) -> MetaRef:
-        ref = MetaRef(c[1].value, _int_value(c[2].value))
+        ref = MetaRef(c[1].value, self._int_tok(c[2]))
         self.meta_values.append((ref, self.span(c[0].start_pos, c[-1].end_pos)))
         return ref
 
@@ -1143,7 +1169,7 @@ class Builder:
 
     def dim_int(self, c: list) -> _IntDim:
         tok = c[0]
-        return _IntDim(_int_value(tok.value), self.span(tok.start_pos, tok.end_pos))
+        return _IntDim(self._int_tok(tok), self.span(tok.start_pos, tok.end_pos))
 
     def dim_any(self, c: list) -> AnyDim:
         tok = c[0]
@@ -1317,7 +1343,9 @@ def _is_float_literal(text: str) -> bool:
 
 def _int_value(text: str) -> int:
     m = _DIGITS.match(text)
-    return int(m.group(0)) if m else 0
+    if m is None or len(m.group(0)) > MAX_LITERAL_DIGITS:
+        return 0  # (too long: reported by `_int_checked` or `parse_int`)
+    return int(m.group(0))
 
 
 def _number_value(text: str) -> Any:

@@ -220,6 +220,9 @@ class Builder:
         self.values: Scopes[Expr] = Scopes()
         self.types: Scopes[TypeVar] = Scopes()
         self.pending_lets: list[tuple[Var, int]] = []  # (var, end of its `=`)
+        # `let %f = fn ...`: the uses of %f inside its own value, by id(var),
+        # and where the `fn` starts (the value must be that function).
+        self.self_uses: dict[int, tuple[int, list[Span]]] = {}
         self.fn_binds_let: list[bool] = []
         self.graph_uses: dict[int, int] = {}  # id(node) -> number of uses by name
         self.graph_defs: dict[str, Span] = {}
@@ -484,6 +487,7 @@ class Builder:
             var, eq_end = self.pending_lets[-1]
             if skip_trivia(self.source.text, eq_end) == tok.start_pos:
                 self.values.bind(var.name, var)
+                self.self_uses.setdefault(id(var), (tok.start_pos, []))
         return tok
 
     def fn_expr(self, c: list) -> Function:
@@ -606,9 +610,27 @@ class Builder:
     def let_head(self, c: list) -> tuple:
         (var, kw), value = c
         self.pending_lets.pop()
+        self._check_self_uses(var, _u(value))
         self.values.push()
         self.values.bind(var.name, var)
         return var, value, kw
+
+    def _check_self_uses(self, var: Var, value: Expr) -> None:
+        """`let %f = fn (...) { %f(...) }(1)`: the value is not the function
+        but a call of it, so %f has no value yet where the function uses it."""
+        entry = self.self_uses.pop(id(var), None)
+        if entry is None:
+            return
+        start, uses = entry
+        if type(value) is Function and value.span is not None and value.span.start == start:
+            return
+        for span in uses:
+            self.error(
+                codes.UNBOUND_VARIABLE, f"`%{var.name}` is used in its own value, before it is bound", span, "not bound yet"
+            ).with_note(
+                f"only a `let` whose value is a function (`let %{var.name} = fn ...`) may refer to itself; "
+                f"this value is computed from the function, so `%{var.name}` has no value while it runs"
+            )
 
     def let_expr(self, c: list) -> Let:
         (var, value, kw), body = c
@@ -811,6 +833,8 @@ class Builder:
             value = self.graph_nodes.get(full)
         if value is not None:
             self._count_graph_use(value)
+            if self.self_uses and id(value) in self.self_uses:
+                self.self_uses[id(value)][1].append(self.span(tok.start_pos, tok.end_pos))
             return _Use(value, tok.start_pos, tok.end_pos)
         # `%t.0.1`: the longest bound prefix, then projections.
         parts = full.split(".")

@@ -82,3 +82,59 @@ def elements(shape: tuple) -> int:
     for d in shape:
         n *= int(d)
     return n
+
+
+# ---------------------------------------------------------------- while running
+
+GUARD_BYTES = 1 << 20
+"""An operator call whose result the checker sized at this many bytes or
+more is checked against `--max-memory` before its kernel runs; smaller ones
+are not counted."""
+
+
+class LimitExceeded(Exception):
+    """A run asked for more than a limit allows (reported as `resource-limit`
+    at the expression being evaluated)."""
+
+    def __init__(self, message: str, label: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.label = label
+
+
+class RunTimeout(BaseException):
+    """`relay run --timeout` expired (a BaseException, so that no handler
+    meant for a program's errors swallows it)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the run took longer than the limit of {seconds:g} s (--timeout)")
+        self.seconds = seconds
+
+
+_max_memory: list[int | None] = [None]
+
+
+def max_memory() -> int:
+    """The memory limit of the current run (`--max-memory`), in bytes."""
+    if _max_memory[0] is None:
+        _max_memory[0] = default_max_memory()
+    return _max_memory[0]  # type: ignore[return-value]
+
+
+def set_max_memory(n: int | None) -> int | None:
+    """Set the memory limit for runs (None: the default); returns the old one."""
+    old = _max_memory[0]
+    _max_memory[0] = n
+    return old
+
+
+def check_allocation(count: int, itemsize: int, what: str) -> None:
+    """Raise LimitExceeded if `count` elements of `itemsize` bytes exceed the
+    memory limit of the run."""
+    need = count * itemsize
+    limit = max_memory()
+    if need > limit:
+        raise LimitExceeded(
+            f"{what} needs {byte_text(need)} ({count:,} elements), more than the memory limit of {byte_text(limit)} (--max-memory)",
+            "too large",
+        )

@@ -37,6 +37,7 @@ from .args import (
     load_npz,
     random_value,
 )
+from .. import limits
 from .compile import CompileError, compile_program
 from .ops import MissingExtra, Resolver, bfloat16, missing_bfloat16, uses_bfloat16
 from .plausible import metadata_values, roles, shape_role
@@ -66,6 +67,7 @@ class RunRequest:
     seed: int = 0
     values: tuple = ()  # positional Python values (the Python API)
     max_depth: int = DEFAULT_MAX_DEPTH
+    max_memory: int | None = None  # bytes; None: a fraction of the machine's memory (relay_text.limits)
 
 
 @dataclass
@@ -129,8 +131,12 @@ def run_module(
     `.module` and `.diagnostics`), with the names of the program and the
     Prelude in scope; `meta_types` (from the checker) gives the types of
     metadata constants, for `request.random_consts`."""
-    with relaxed_gc():
-        return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {})
+    old = limits.set_max_memory(request.max_memory)
+    try:
+        with relaxed_gc():
+            return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {})
+    finally:
+        limits.set_max_memory(old)
 
 
 def _run_module(

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..diagnostics import Diagnostic, codes
+from ..limits import LimitExceeded, RunTimeout
 from ..ir.expr import Call, Expr, Match
 from ..ir.span import PRELUDE_SOURCE_NAME, Span
 from .code import DepthExceeded, MatchFailure
@@ -195,6 +196,12 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
     innermost_node = program.node_at(frames[-1][1])
     if isinstance(exc, DepthExceeded) or isinstance(exc, RecursionError):
         return _depth_diagnostic(program, frames, max_depth)
+    if isinstance(exc, (LimitExceeded, RunTimeout)):
+        span = getattr(innermost_node, "span", None)
+        label = exc.label if isinstance(exc, LimitExceeded) else "running here when the time ran out"
+        diag = Diagnostic(codes.RESOURCE_LIMIT, str(exc), span, label=label)
+        _add_backtrace(diag, program, frames)
+        return diag
     if isinstance(exc, MatchFailure):
         match = program.match_sites[exc.site]
         diag = _match_diagnostic(match, exc.value)

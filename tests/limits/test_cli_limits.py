@@ -57,7 +57,7 @@ def test_timeout_stops_a_runaway_program(tmp_path: Path) -> None:
     assert result.returncode == 1
     lines = result.stderr.splitlines()
     assert lines[0] == "error[resource-limit]: the run took longer than the limit of 0.5 s (--timeout)"
-    assert lines[1].startswith(f" --> {prog}:2:")
+    assert lines[1].startswith(f" --> {prog}:")  # wherever it was running
     assert "running here when the time ran out" in result.stderr
     assert lines[-1] == "The program stopped with an error"
     assert "internal error" not in result.stderr

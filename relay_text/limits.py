@@ -71,7 +71,7 @@ def parse_bytes(text: str) -> int:
     if unit not in _UNITS or not number or len(number) > 30:
         raise ValueError(f"`{text}` is not a size (such as 512M, 2G or 1000000)")
     value = float(number) * _UNITS[unit]
-    if not value >= 1 or value != value or value == float("inf"):
+    if not 1 <= value < float("inf"):  # (also refuses nan)
         raise ValueError(f"`{text}` is not a positive size")
     return int(value)
 

@@ -4,10 +4,6 @@ and in `run` where it is not; never an internal error."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-
 import pytest
 
 from relay_text import check, limits

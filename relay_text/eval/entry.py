@@ -208,6 +208,9 @@ def _run_module(
             except ArgumentError as exc:
                 diags.append(_bad(str(exc), p.span, "cannot be filled at random"))
                 continue
+            except limits.LimitExceeded as exc:
+                diags.append(Diagnostic(codes.RESOURCE_LIMIT, exc.message, p.span, label=exc.label))
+                continue
             if p.name not in values and p.name not in arg_exprs:
                 values[p.name] = (value, "--random-args", None)
         if has_errors(diags):
@@ -235,6 +238,8 @@ def _run_module(
                 constants[index] = shape_role(value, found.get(("meta", index)))
             except ArgumentError:
                 pass  # its type is not known: reported as a constant without a value
+            except limits.LimitExceeded as exc:
+                raise RunFailed([Diagnostic(codes.RESOURCE_LIMIT, exc.message, None, label=exc.label)]) from None
 
     entries: dict[str, tuple[Expr, tuple[Var, ...]]] = {}
     if entry.gv is None:

@@ -204,3 +204,15 @@ def test_a_recursive_let_bound_function_still_runs() -> None:
     text = "def @main() { let %f = /* c */ fn (%x: int32) -> int32 { if (%x > 0) { %f(%x - 1) + 1 } else { 0 } }; %f(5) }"
     ran = run(text)
     assert ran.ok and int(ran.value) == 5
+
+
+def test_a_random_argument_larger_than_max_memory_is_refused() -> None:
+    text = "def @main(%x: Tensor[(100000, 100000, 100), float32]) { %x }"
+    ran = run(text, random_args=True, max_memory=2**30)
+    assert not ran.ok and not ran.started
+    d = only_error(ran.diagnostics)
+    assert d.code == "resource-limit"
+    assert d.message == (
+        "a random value for `x` needs 7.28 TiB (1,000,000,000,000 elements), more than the memory limit of 1 GiB (--max-memory)"
+    )
+    assert where(d) == (1, 11, 1, 13)

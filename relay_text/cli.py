@@ -8,16 +8,19 @@ quietly with status 0, as the reader has all it wanted.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
+import signal
 import sys
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
 from . import __version__
+from .limits import RunTimeout
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -276,6 +279,13 @@ def check(
 @click.option("--random-consts", is_flag=True, help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-args and --random-consts.")
 @click.option("--max-depth", type=click.IntRange(min=1), default=None, metavar="N", help="Most nested calls allowed [default: 2,000,000].")
+@click.option(
+    "--max-memory",
+    metavar="SIZE",
+    default=None,
+    help="Largest tensor (or operator result) the program may allocate, such as 512M or 2G [default: half the machine's memory].",
+)
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Stop a run that takes longer.")
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude (List, Optional, map, foldl, ...).")
 @click.option("--no-opt", is_flag=True, help="Run the program as written: no constant folding, no folded batch norms, no in-place steps.")
 @click.option(
@@ -299,6 +309,8 @@ def run(
     random_consts: bool,
     seed: int,
     max_depth: int | None,
+    max_memory: str | None,
+    timeout: float | None,
     no_prelude: bool,
     no_opt: bool,
     output_format: str,
@@ -333,6 +345,14 @@ def run(
     except InputError as exc:
         reporter.message(f"error: {exc}", "bold red")
         return EXIT_ERROR
+    memory = None
+    if max_memory is not None:
+        from .limits import parse_bytes
+
+        try:
+            memory = parse_bytes(max_memory)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--max-memory") from None
     request = RunRequest(
         entry=entry,
         arg_texts=pairs,
@@ -342,13 +362,23 @@ def run(
         seed=seed,
         max_depth=max_depth or ctx.settings.get("max_depth") or DEFAULT_MAX_DEPTH,
         optimize=not no_opt,
+        max_memory=memory,
     )
-    ran = run_source(
-        Source(inp.name, inp.text),
-        request,
-        use_prelude=not no_prelude,
-        warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
-    )
+    try:
+        with _time_limit(timeout):
+            ran = run_source(
+                Source(inp.name, inp.text),
+                request,
+                use_prelude=not no_prelude,
+                warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
+            )
+    except RunTimeout as exc:
+        # Outside the program (reading, checking, compiling): no place to point at.
+        from .diagnostics import Diagnostic, codes
+
+        reporter.diagnostic(Diagnostic(codes.RESOURCE_LIMIT, f"{exc} while reading and checking {inp.name}", None))
+        reporter.message("Stopped: out of time", "bold red")
+        return EXIT_FAIL
     for diag in ran.diagnostics:
         reporter.diagnostic(diag)
     if not ran.ok:
@@ -358,6 +388,25 @@ def run(
             reporter.message(f"Found {_plural(ran.errors, 'error')}; nothing was run", "bold red")
         return EXIT_FAIL
     return _write_result(ran.value, output_format, output_path, full, reporter)
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise RunTimeout in the main thread once `seconds` have passed."""
+    if seconds is None or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum: int, frame: Any) -> None:
+        raise RunTimeout(seconds)
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any) -> int:

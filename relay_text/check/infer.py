@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from .. import limits
 from ..diagnostics import Diagnostic, codes
 from ..ir.adt import TypeData
 from ..ir.expr import (
@@ -391,7 +392,22 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             return self._meta_type(c)
         if c.dtype is None:
             return ERROR
-        return TensorType(c.shape if c.shape is not None else (), c.dtype)
+        shape = c.shape if c.shape is not None else ()
+        if shape and not self._constant_fits(c, shape):
+            return ERROR
+        return TensorType(shape, c.dtype)
+
+    def _constant_fits(self, c: Constant, shape: tuple) -> bool:
+        """A constant's shape against the static limits (relay_text.limits)."""
+        if len(shape) > limits.MAX_RANK:
+            message = f"a constant of {len(shape)} dimensions has more than the limit of {limits.MAX_RANK}"
+        else:
+            count = limits.elements(shape)
+            if count <= limits.MAX_STATIC_ELEMENTS:
+                return True
+            message = f"a constant of {count:,} elements has more than the limit of {limits.MAX_STATIC_ELEMENTS:,} (2^40)"
+        self.error(Diagnostic(codes.RESOURCE_LIMIT, message, c.span, label="too large"))
+        return False
 
     def _meta_type(self, c: Constant) -> Any:
         index = c.meta_index

@@ -284,6 +284,16 @@ RUNTIME_ERROR = Code(
     "take(%x, 7, mode=\"fast\")   // %x has 3 elements",
 )
 
+RESOURCE_LIMIT = Code(
+    "resource-limit",
+    "the program asks for more than a documented limit allows",
+    "A tensor with more elements or dimensions than the limits allow, a number "
+    "literal with too many digits, an allocation larger than `relay run "
+    "--max-memory`, or a run longer than `--timeout`. README.md (\"Limits\") "
+    "lists each limit, its default and how to change it.",
+    "Constant(0, (65536, 65536, 65536), float32)",
+)
+
 # ---------------------------------------------------------------- formatter and the toolchain
 
 UNFORMATTABLE = Code(

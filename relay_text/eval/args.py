@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import limits
+
 from ..ir.adt import TypeData
 from ..ir.ty import (
     AnyDim,
@@ -352,6 +354,8 @@ def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: dict, nam
         else:
             raise ArgumentError(f"cannot make up a tensor for `{name}`: dimension `{dim}` is not a number")
     base = numpy_dtype(dtype.split("x")[0])
+    # (drawn as float64 or int64, then converted)
+    limits.check_allocation(limits.elements(tuple(shape)), max(base.itemsize, 8), f"a random value for `{name}`")
     if base.kind == "f" or base.name == "bfloat16":
         arr = rng.standard_normal(shape).astype(base)
     elif base.kind == "b":

@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
+from .. import limits
 from ..diagnostics import Diagnostic, codes
 from ..ir.expr import (
     Call,
@@ -256,6 +257,11 @@ class Compiler:
                 return "None"
             dtype = numpy_dtype(base)
             if shape:
+                try:
+                    limits.check_allocation(limits.elements(shape), dtype.itemsize, "this constant")
+                except limits.LimitExceeded as exc:
+                    self.diagnostics.append(Diagnostic(codes.RESOURCE_LIMIT, exc.message, node.span, label=exc.label))
+                    return "None"
                 value: Any = np.full(shape, node.value, dtype=dtype)
                 value.flags.writeable = False
             else:
@@ -403,7 +409,10 @@ class Compiler:
         if self.type_of is not None and any(uses_bfloat16(self.type_of(e)) for e in (call, *call.args)):
             self.require_bfloat16(call)
         all_scalar = self.all_scalar(call) and low is None
-        key: tuple | None = (op.name, call.attrs, all_scalar, low)
+        size = _static_size(self.type_of(call)) if self.type_of is not None and not all_scalar else None
+        if size is not None and size[1] < limits.GUARD_BYTES:
+            size = None
+        key: tuple | None = (op.name, call.attrs, all_scalar, low, size)
         try:
             names = self.operator_names.get(key)  # type: ignore[arg-type]
         except TypeError:  # an attribute value that cannot be a key
@@ -415,6 +424,8 @@ class Compiler:
             return None
         if low is not None:
             bound = widen(bound, *low)
+        if size is not None:
+            bound = _guarded(bound, *size)
         kname = self.fresh("K")
         if bound.direct is not None:
             self.ns[kname] = bound.direct
@@ -529,6 +540,44 @@ class Compiler:
         modules = [m for m in (self.program, self.prelude) if m is not None]
         origins = self.optimizer.origins if self.optimizer is not None else {}
         return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules, origins)
+
+
+def _static_size(ty: Any) -> tuple[int, int] | None:
+    """(elements, bytes) of a value of type `ty` when its shapes are all
+    known (None otherwise)."""
+    if isinstance(ty, TensorType):
+        if not isinstance(ty.dtype, str) or not isinstance(ty.shape, tuple) or not all(type(d) is int for d in ty.shape):
+            return None
+        try:
+            itemsize = numpy_dtype(ty.dtype.split("x")[0]).itemsize
+        except Exception:  # noqa: BLE001 - a dtype numpy cannot hold: the kernel reports it
+            return None
+        n = limits.elements(ty.shape)
+        return n, n * itemsize
+    if isinstance(ty, TupleType):
+        total = [0, 0]
+        for f in ty.fields:
+            part = _static_size(f)
+            if part is None:
+                return None
+            total[0] += part[0]
+            total[1] += part[1]
+        return total[0], total[1]
+    return None
+
+
+def _guarded(bound: BoundOperator, count: int, nbytes: int) -> BoundOperator:
+    """The operator, checking its result's size against `--max-memory`
+    before its kernel runs."""
+    kernel = bound.kernel
+    what = f"the result of `{bound.name}`"
+
+    def guarded_kernel(args: tuple, attrs: dict) -> Any:
+        if nbytes > limits.max_memory():
+            limits.check_allocation(count, nbytes // max(count, 1), what)
+        return kernel(args, attrs)
+
+    return BoundOperator(bound.name, guarded_kernel, bound.attrs, None)
 
 
 def _has_low_precision(ty: Any) -> bool:

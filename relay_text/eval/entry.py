@@ -37,6 +37,7 @@ from .args import (
     load_npz,
     random_value,
 )
+from .. import limits
 from .compile import CompileError, compile_program
 from .ops import MissingExtra, Resolver, bfloat16, missing_bfloat16, uses_bfloat16
 from .plausible import metadata_values, roles, shape_role
@@ -67,6 +68,7 @@ class RunRequest:
     values: tuple = ()  # positional Python values (the Python API)
     max_depth: int = DEFAULT_MAX_DEPTH
     optimize: bool = True  # False: `relay run --no-opt`, the plan as written
+    max_memory: int | None = None  # bytes; None: a fraction of the machine's memory (relay_text.limits)
 
 
 @dataclass
@@ -130,8 +132,12 @@ def run_module(
     `.module` and `.diagnostics`), with the names of the program and the
     Prelude in scope; `meta_types` (from the checker) gives the types of
     metadata constants, for `request.random_consts`."""
-    with relaxed_gc():
-        return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {})
+    old = limits.set_max_memory(request.max_memory)
+    try:
+        with relaxed_gc():
+            return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {})
+    finally:
+        limits.set_max_memory(old)
 
 
 def _run_module(
@@ -203,6 +209,9 @@ def _run_module(
             except ArgumentError as exc:
                 diags.append(_bad(str(exc), p.span, "cannot be filled at random"))
                 continue
+            except limits.LimitExceeded as exc:
+                diags.append(Diagnostic(codes.RESOURCE_LIMIT, exc.message, p.span, label=exc.label))
+                continue
             if p.name not in values and p.name not in arg_exprs:
                 values[p.name] = (value, "--random-args", None)
         if has_errors(diags):
@@ -230,6 +239,8 @@ def _run_module(
                 constants[index] = shape_role(value, found.get(("meta", index)))
             except ArgumentError:
                 pass  # its type is not known: reported as a constant without a value
+            except limits.LimitExceeded as exc:
+                raise RunFailed([Diagnostic(codes.RESOURCE_LIMIT, exc.message, None, label=exc.label)]) from None
 
     entries: dict[str, tuple[Expr, tuple[Var, ...]]] = {}
     if entry.gv is None:

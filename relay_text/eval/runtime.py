@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..diagnostics import Diagnostic, codes
+from ..limits import LimitExceeded, RunTimeout
 from ..ir.expr import Call, Expr, Match
 from ..ir.span import PRELUDE_SOURCE_NAME, Span
 from .code import DepthExceeded, MatchFailure
@@ -195,6 +196,12 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
     innermost_node = program.node_at(frames[-1][1])
     if isinstance(exc, DepthExceeded) or isinstance(exc, RecursionError):
         return _depth_diagnostic(program, frames, max_depth)
+    if isinstance(exc, (LimitExceeded, RunTimeout)):
+        span = getattr(innermost_node, "span", None)
+        label = exc.label if isinstance(exc, LimitExceeded) else "running here when the time ran out"
+        diag = Diagnostic(codes.RESOURCE_LIMIT, str(exc), span, label=label)
+        _add_backtrace(diag, program, frames)
+        return diag
     if isinstance(exc, MatchFailure):
         match = program.match_sites[exc.site]
         diag = _match_diagnostic(match, exc.value)
@@ -319,6 +326,7 @@ def _add_backtrace(diag: Diagnostic, program: CompiledProgram, frames: list[tupl
     relay_frames = [(names.get(name, name), line) for name, line in frames]
     calls: list[str] = []
     previous = None
+    previous_key: tuple | None = None
     repeats = 0
     callee_index = len(relay_frames) - 1
     while callee_index > 0 and len(calls) < limit:
@@ -326,11 +334,19 @@ def _add_backtrace(diag: Diagnostic, program: CompiledProgram, frames: list[tupl
         caller_index = callee_index - 1
         while caller_index > 0 and relay_frames[caller_index][0] == "region":
             caller_index -= 1
-        node = program.node_at(relay_frames[callee_index - 1][1])
         caller = relay_frames[caller_index][0]
+        # The same frames as the last counted call: the same note (compared
+        # first: a deep recursion repeats one call millions of times).
+        key = (callee, relay_frames[callee_index - 1][1], caller)
+        if key == previous_key:
+            callee_index = caller_index
+            repeats += 1
+            continue
+        node = program.node_at(relay_frames[callee_index - 1][1])
         callee_index = caller_index
         if callee == "region" or not isinstance(node, Call) or node.span is None:
             continue
+        previous_key = key
         who = "a closure" if callee == "fn" else f"`{callee}`"
         where = "a closure" if caller == "fn" else f"`{caller}`"
         text = f"{who} was called at {node.span}, in {where}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import limits
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
@@ -42,6 +43,7 @@ def arange(args: tuple, attrs: dict) -> Any:
         raise KernelError(codes.RUNTIME_ERROR, "`arange` with a step of 0 never reaches its stop")
     n = max(0, math.ceil((stop - start) / step))
     dtype = np.dtype(attrs["dtype"])
+    limits.check_allocation(n, max(dtype.itemsize, 8), "the result of `arange`")
     if dtype.kind in "iu":
         return (np.arange(n, dtype=np.int64) * int(step) + int(start)).astype(dtype)
     return (start + np.arange(n, dtype=np.float64) * step).astype(dtype)

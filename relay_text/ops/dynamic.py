@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import limits
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
@@ -192,10 +193,14 @@ def _values(v: Any) -> list[int]:
     return [int(a) for a in flat.tolist()]
 
 
-def _sizes(name: str, v: Any) -> tuple[int, ...]:
+def _sizes(name: str, v: Any, itemsize: int | None = None) -> tuple[int, ...]:
+    """A shape given as a tensor; with `itemsize`, the shape of a tensor
+    about to be allocated, checked against the run's memory limit."""
     shape = tuple(_values(v))
     if any(d < 0 for d in shape):
         raise KernelError(codes.RUNTIME_ERROR, f"`{name}`: a shape cannot have negative sizes, found {list(shape)}")
+    if itemsize is not None:
+        limits.check_allocation(math.prod(shape), itemsize, f"the result of `{name}` (shape {list(shape)})")
     if math.prod(shape) > MAX_ELEMENTS:
         raise KernelError(codes.RUNTIME_ERROR, f"`{name}`: shape {list(shape)} has more than {MAX_ELEMENTS} elements")
     return shape
@@ -229,7 +234,7 @@ def dyn_reshape(args: tuple, attrs: dict) -> Any:
 )
 def dyn_broadcast_to(args: tuple, attrs: dict) -> Any:
     x, shape = args
-    target = _sizes("dyn.broadcast_to", shape)
+    target = _sizes("dyn.broadcast_to", shape, x.dtype.itemsize)
     try:
         return np.array(np.broadcast_to(x, target))
     except ValueError:
@@ -242,6 +247,7 @@ def dyn_tile(args: tuple, attrs: dict) -> Any:
     values = tuple(_values(reps))
     if any(v < 1 for v in values):
         raise KernelError(codes.RUNTIME_ERROR, f"`dyn.tile`: reps must be positive, found {list(values)}")
+    limits.check_allocation(x.size * math.prod(values), x.dtype.itemsize, "the result of `dyn.tile`")
     if x.size * math.prod(values) > MAX_ELEMENTS:
         raise KernelError(codes.RUNTIME_ERROR, f"`dyn.tile`: the result would have more than {MAX_ELEMENTS} elements")
     return tile((x,), {"reps": values})
@@ -252,12 +258,14 @@ _INIT_ATTRS = _SHAPE_ATTRS + (Attr("dtype", "dtype", "float32"),)
 
 @register("dyn.zeros", inputs=1, relation=init_rel, attrs=_INIT_ATTRS, doc="zeros with the shape given as a tensor.")
 def dyn_zeros(args: tuple, attrs: dict) -> Any:
-    return np.zeros(_sizes("dyn.zeros", args[0]), dtype=numpy_dtype("dyn.zeros", attrs["dtype"]))
+    dtype = numpy_dtype("dyn.zeros", attrs["dtype"])
+    return np.zeros(_sizes("dyn.zeros", args[0], np.dtype(dtype).itemsize), dtype=dtype)
 
 
 @register("dyn.ones", inputs=1, relation=init_rel, attrs=_INIT_ATTRS, doc="ones with the shape given as a tensor.")
 def dyn_ones(args: tuple, attrs: dict) -> Any:
-    return np.ones(_sizes("dyn.ones", args[0]), dtype=numpy_dtype("dyn.ones", attrs["dtype"]))
+    dtype = numpy_dtype("dyn.ones", attrs["dtype"])
+    return np.ones(_sizes("dyn.ones", args[0], np.dtype(dtype).itemsize), dtype=dtype)
 
 
 @register(
@@ -269,9 +277,10 @@ def dyn_ones(args: tuple, attrs: dict) -> Any:
 )
 def dyn_full(args: tuple, attrs: dict) -> Any:
     fill, shape = args
+    itemsize = fill.dtype.itemsize
     if attrs["dtype"]:
-        numpy_dtype("dyn.full", attrs["dtype"])
-    return full((fill,), {"shape": _sizes("dyn.full", shape), "dtype": attrs["dtype"]})
+        itemsize = np.dtype(numpy_dtype("dyn.full", attrs["dtype"])).itemsize
+    return full((fill,), {"shape": _sizes("dyn.full", shape, itemsize), "dtype": attrs["dtype"]})
 
 
 @register(

@@ -66,9 +66,11 @@ from ..ir.ty import (
     is_dtype,
 )
 from ..text.suggest import DTYPE, KEYWORD, close_names, near_miss, or_list
+from ..limits import MAX_LITERAL_DIGITS
 from .lexer import Tok, skip_trivia
 from .literals import (
     LiteralError,
+    check_digits,
     int_range,
     is_float_dtype,
     is_int_text,
@@ -219,6 +221,9 @@ class Builder:
         self.values: Scopes[Expr] = Scopes()
         self.types: Scopes[TypeVar] = Scopes()
         self.pending_lets: list[tuple[Var, int]] = []  # (var, end of its `=`)
+        # `let %f = fn ...`: the uses of %f inside its own value, by id(var),
+        # and where the `fn` starts (the value must be that function).
+        self.self_uses: dict[int, tuple[int, list[Span]]] = {}
         self.fn_binds_let: list[bool] = []
         self.graph_uses: dict[int, int] = {}  # id(node) -> number of uses by name
         self.graph_defs: dict[str, Span] = {}
@@ -272,6 +277,19 @@ class Builder:
         diag = Diagnostic(code, message, span, label=label)
         self.diags.append(diag)
         return diag
+
+    def _int_tok(self, tok: Any) -> int:
+        """The value of an integer token (a dimension, an index); 0 after a
+        `resource-limit` error when it has too many digits."""
+        return self._int_checked(tok.value, self.span(tok.start_pos, tok.end_pos))
+
+    def _int_checked(self, text: str, span: Span) -> int:
+        try:
+            check_digits(text)
+        except LiteralError as exc:
+            self.error(codes.RESOURCE_LIMIT, str(exc), span, "too long")
+            return 0
+        return _int_value(text)
 
     def warn(self, code: str, message: str, span: Span | None, label: str = "") -> Diagnostic:
         diag = Diagnostic(code, message, span, severity=WARNING, label=label)
@@ -477,6 +495,7 @@ class Builder:
             var, eq_end = self.pending_lets[-1]
             if skip_trivia(self.source.text, eq_end) == tok.start_pos:
                 self.values.bind(var.name, var)
+                self.self_uses.setdefault(id(var), (tok.start_pos, []))
         return tok
 
     def fn_expr(self, c: list) -> Function:
@@ -605,9 +624,27 @@ class Builder:
     def let_head(self, c: list) -> tuple:
         (var, kw), value = c
         self.pending_lets.pop()
+        self._check_self_uses(var, _u(value))
         self.values.push()
         self.values.bind(var.name, var)
         return var, value, kw
+
+    def _check_self_uses(self, var: Var, value: Expr) -> None:
+        """`let %f = fn (...) { %f(...) }(1)`: the value is not the function
+        but a call of it, so %f has no value yet where the function uses it."""
+        entry = self.self_uses.pop(id(var), None)
+        if entry is None:
+            return
+        start, uses = entry
+        if type(value) is Function and value.span is not None and value.span.start == start:
+            return
+        for span in uses:
+            self.error(
+                codes.UNBOUND_VARIABLE, f"`%{var.name}` is used in its own value, before it is bound", span, "not bound yet"
+            ).with_note(
+                f"only a `let` whose value is a function (`let %{var.name} = fn ...`) may refer to itself; "
+                f"this value is computed from the function, so `%{var.name}` has no value while it runs"
+            )
 
     def let_expr(self, c: list) -> Let:
         (var, value, kw), body = c
@@ -794,7 +831,8 @@ class Builder:
 
     def proj(self, c: list) -> TupleGetItem:
         value, tok = c
-        node = TupleGetItem(_u(value), int(tok.value[1:]), self.span(self._span(value).start, tok.end_pos))
+        index = self._int_checked(tok.value[1:], self.span(tok.start_pos, tok.end_pos))
+        node = TupleGetItem(_u(value), index, self.span(self._span(value).start, tok.end_pos))
         self._note(node, (value,))
         return node
 
@@ -811,6 +849,8 @@ class Builder:
             if self._in_def is not None and id(value) in self._free_var_ids:
                 self._free_var_in_def(value, tok)
             self._count_graph_use(value)
+            if self.self_uses and id(value) in self.self_uses:
+                self.self_uses[id(value)][1].append(self.span(tok.start_pos, tok.end_pos))
             return _Use(value, tok.start_pos, tok.end_pos)
         # `%t.0.1`: the longest bound prefix, then projections.
         parts = full.split(".")
@@ -823,7 +863,8 @@ class Builder:
                 pos = tok.start_pos + 1 + len(".".join(parts[:cut]))
                 for index in parts[cut:]:
                     pos += 1 + len(index)
-                    value = TupleGetItem(value, int(index), self.span(tok.start_pos, pos))
+                    number = self._int_checked(index, self.span(pos - len(index), pos))
+                    value = TupleGetItem(value, number, self.span(tok.start_pos, pos))
                 return value
         span = self.span(tok.start_pos, tok.end_pos)
         self.unbound.append((full, span, close_names(full, self.values.names())))
@@ -869,7 +910,8 @@ class Builder:
         except LiteralError as exc:
             const = Constant(0.0 if _is_float_literal(text) else 0, "float32" if _is_float_literal(text) else "int32", (), None, span)
             # Kept aside: `-128i8` is fine although `128i8` alone is not.
-            self._literal_errors[id(const)] = self.error(codes.INVALID_LITERAL, str(exc), span)
+            code = codes.RESOURCE_LIMIT if exc.limit else codes.INVALID_LITERAL
+            self._literal_errors[id(const)] = self.error(code, str(exc), span, "too long" if exc.limit else "")
             return const
 
     def int_lit(self, c: list) -> Constant:
@@ -979,7 +1021,7 @@ class Builder:
     def meta_ref(self, c: list) -> Expr:
         kw, kind_tok, index_tok, close = c
         span = self.span(kw.start_pos, close.end_pos)
-        index = _int_value(index_tok.value)
+        index = self._int_tok(index_tok)
         if kind_tok.value != "relay.Constant":
             # No value: it may end an operator call's arguments (`call`
             # takes it as the call's attributes); anywhere else it is an error.
@@ -1020,7 +1062,7 @@ class Builder:
             else:
                 value = parse_int(text, negate)[0]
         except LiteralError as exc:
-            self.error(codes.INVALID_LITERAL, str(exc), span)
+            self.error(codes.RESOURCE_LIMIT if exc.limit else codes.INVALID_LITERAL, str(exc), span)
             return 0
         if dtype == "bool":
             if value not in (0, 1):
@@ -1045,7 +1087,7 @@ class Builder:
         return True, c[1]
 
     def const_shape(self, c: list) -> tuple[int, ...]:
-        return tuple(_int_value(t.value) for t in c if t is not None)
+        return tuple(self._int_tok(t) for t in c if t is not None)
 
     # ---- patterns ----------------------------------------------------------
 
@@ -1093,6 +1135,11 @@ class Builder:
 
     def _attr_number(self, tok: Tok) -> Any:
         try:
+            check_digits(tok.value)
+        except LiteralError as exc:
+            self.error(codes.RESOURCE_LIMIT, str(exc), self.span(tok.start_pos, tok.end_pos), "too long")
+            return 0
+        try:
             return _number_value(tok.value)
         except LiteralError as exc:  # `s=70000f16`
             self.error(codes.INVALID_LITERAL, str(exc), self.span(tok.start_pos, tok.end_pos))
@@ -1127,7 +1174,7 @@ class Builder:
         return items
 
     def attr_meta(self, c: list) -> MetaRef:
-        ref = MetaRef(c[1].value, _int_value(c[2].value))
+        ref = MetaRef(c[1].value, self._int_tok(c[2]))
         self.meta_values.append((ref, self.span(c[0].start_pos, c[-1].end_pos)))
         return ref
 
@@ -1181,7 +1228,7 @@ class Builder:
 
     def dim_int(self, c: list) -> _IntDim:
         tok = c[0]
-        return _IntDim(_int_value(tok.value), self.span(tok.start_pos, tok.end_pos))
+        return _IntDim(self._int_tok(tok), self.span(tok.start_pos, tok.end_pos))
 
     def dim_any(self, c: list) -> AnyDim:
         tok = c[0]
@@ -1355,7 +1402,9 @@ def _is_float_literal(text: str) -> bool:
 
 def _int_value(text: str) -> int:
     m = _DIGITS.match(text)
-    return int(m.group(0)) if m else 0
+    if m is None or len(m.group(0)) > MAX_LITERAL_DIGITS:
+        return 0  # (too long: reported by `_int_checked` or `parse_int`)
+    return int(m.group(0))
 
 
 def _number_value(text: str) -> Any:

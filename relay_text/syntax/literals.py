@@ -13,6 +13,8 @@ import math
 import re
 import struct
 
+from ..limits import MAX_LITERAL_DIGITS
+
 _INT_RANGES = {
     "int8": (-(2**7), 2**7 - 1),
     "int16": (-(2**15), 2**15 - 1),
@@ -34,7 +36,32 @@ _FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
 
 
 class LiteralError(ValueError):
-    """A literal whose value does not fit its dtype, or is malformed."""
+    """A literal whose value does not fit its dtype, or is malformed.
+
+    `limit` is True when the literal has more digits than the documented
+    limit (a `resource-limit`, not an `invalid-literal`)."""
+
+    def __init__(self, message: str, limit: bool = False) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+_SUFFIX = re.compile(r"[iuf](?:8|16|32|64)?$")
+
+
+def digit_count(text: str) -> int:
+    """The digits of a number's text, its dtype suffix aside."""
+    return sum(c.isdigit() for c in _SUFFIX.sub("", text))
+
+
+def check_digits(text: str) -> None:
+    """Raise a limit LiteralError if `text` has more digits than allowed."""
+    if len(text) > MAX_LITERAL_DIGITS and digit_count(text) > MAX_LITERAL_DIGITS:
+        raise LiteralError(too_many_digits(text), limit=True)
+
+
+def too_many_digits(text: str) -> str:
+    return f"a number literal of {digit_count(text):,} digits is longer than the limit of {MAX_LITERAL_DIGITS:,} digits"
 
 
 def is_int_text(text: str) -> bool:
@@ -56,6 +83,7 @@ def is_int_dtype(dtype: str) -> bool:
 
 def parse_int(text: str, negate: bool = False) -> tuple[int, str]:
     """`42` -> (42, "int32"); `7i64` -> (7, "int64"); range-checked."""
+    check_digits(text)
     m = _INT_TEXT.match(text)
     if m is None:
         raise LiteralError(f"invalid integer literal `{text}`")
@@ -78,6 +106,7 @@ def parse_int(text: str, negate: bool = False) -> tuple[int, str]:
 
 def parse_float(text: str, negate: bool = False, default: str = "float32") -> tuple[float, str]:
     """`1.5` -> (1.5, "float32"); `2f64` -> (2.0, "float64"); `inff` -> inf."""
+    check_digits(text)
     m = _FLOAT_TEXT.match(text)
     assert m is not None
     num, suffix = m.group("num"), m.group("suffix")

@@ -1,0 +1,140 @@
+"""The documented limits on what a program may ask for, in one place.
+
+Every size a program can request is checked against one of these before it
+is used; exceeding it is a `resource-limit` diagnostic at the place that
+asked. README.md ("Limits") lists them with their defaults and how to
+change them.
+
+This module imports nothing of relay-text, so every stage may use it.
+"""
+
+from __future__ import annotations
+
+import os
+
+MAX_LITERAL_DIGITS = 1000
+"""Digits in one number literal (`123...`, `1.5e...`, a dimension, `.15`)."""
+
+MAX_RANK = 32
+"""Dimensions of one tensor type or constant."""
+
+MAX_STATIC_ELEMENTS = 2**40
+"""Elements of one tensor whose shape is known before running (a
+`Constant(...)`, a metadata tensor): more is reported by `relay check`."""
+
+DEFAULT_MEMORY_FRACTION = 0.5
+"""`relay run --max-memory` defaults to this fraction of the machine's memory."""
+
+FALLBACK_MEMORY = 4 * 2**30
+"""The machine's memory when neither /proc/meminfo nor sysconf tells it."""
+
+
+def machine_memory() -> int:
+    """The machine's physical memory in bytes."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return FALLBACK_MEMORY
+
+
+def default_max_memory() -> int:
+    """The default of `relay run --max-memory`, in bytes."""
+    return int(machine_memory() * DEFAULT_MEMORY_FRACTION)
+
+
+def byte_text(n: int) -> str:
+    """`1.5 GiB`, `512 MiB`, `100 bytes`."""
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
+
+
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 10**3, "kib": 2**10, "m": 2**20, "mb": 10**6, "mib": 2**20,
+          "g": 2**30, "gb": 10**9, "gib": 2**30, "t": 2**40, "tb": 10**12, "tib": 2**40}
+
+
+def parse_bytes(text: str) -> int:
+    """`512M`, `2GiB`, `1.5g`, `1000000` -> bytes; ValueError if malformed."""
+    s = text.strip().lower().replace("_", "")
+    i = len(s)
+    while i > 0 and s[i - 1].isalpha():
+        i -= 1
+    number, unit = s[:i].strip(), s[i:]
+    if unit not in _UNITS or not number or len(number) > 30:
+        raise ValueError(f"`{text}` is not a size (such as 512M, 2G or 1000000)")
+    value = float(number) * _UNITS[unit]
+    if not 1 <= value < float("inf"):  # (also refuses nan)
+        raise ValueError(f"`{text}` is not a positive size")
+    return int(value)
+
+
+def elements(shape: tuple) -> int:
+    """The number of elements of a concrete shape (Python ints: no overflow)."""
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+# ---------------------------------------------------------------- while running
+
+GUARD_BYTES = 1 << 20
+"""An operator call whose result the checker sized at this many bytes or
+more is checked against `--max-memory` before its kernel runs; smaller ones
+are not counted."""
+
+
+class LimitExceeded(Exception):
+    """A run asked for more than a limit allows (reported as `resource-limit`
+    at the expression being evaluated)."""
+
+    def __init__(self, message: str, label: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.label = label
+
+
+class RunTimeout(BaseException):
+    """`relay run --timeout` expired (a BaseException, so that no handler
+    meant for a program's errors swallows it)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the run took longer than the limit of {seconds:g} s (--timeout)")
+        self.seconds = seconds
+
+
+_max_memory: list[int | None] = [None]
+
+
+def max_memory() -> int:
+    """The memory limit of the current run (`--max-memory`), in bytes."""
+    if _max_memory[0] is None:
+        _max_memory[0] = default_max_memory()
+    return _max_memory[0]  # type: ignore[return-value]
+
+
+def set_max_memory(n: int | None) -> int | None:
+    """Set the memory limit for runs (None: the default); returns the old one."""
+    old = _max_memory[0]
+    _max_memory[0] = n
+    return old
+
+
+def check_allocation(count: int, itemsize: int, what: str) -> None:
+    """Raise LimitExceeded if `count` elements of `itemsize` bytes exceed the
+    memory limit of the run."""
+    need = count * itemsize
+    limit = max_memory()
+    if need > limit:
+        raise LimitExceeded(
+            f"{what} needs {byte_text(need)} ({count:,} elements), more than the memory limit of {byte_text(limit)} (--max-memory)",
+            "too large",
+        )

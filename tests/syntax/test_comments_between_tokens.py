@@ -32,8 +32,9 @@ def @f(%x: int32) -> int32 {
   if (True) { %0(%1) } else { ref_read(%y) }
 }
 def @main() {
-  (meta[relay.Constant][0], Constant(2, (2, 2), float32), @f(1), %z)
+  (meta[relay.Constant][0], Constant(2, (2, 2), float32), @f(1))
 }
+add(%z, 1)
 #[metadata]
 {"root": 1, "nodes": [{"type_key": ""}, {"type_key": "Map", "keys": ["relay.Constant"], "data": [2]},
  {"type_key": "Array", "data": [3]},

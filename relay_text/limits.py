@@ -112,6 +112,10 @@ class RunTimeout(BaseException):
 
 
 _max_memory: list[int | None] = [None]
+try:
+    _PAGE = os.sysconf("SC_PAGE_SIZE")
+except (AttributeError, ValueError, OSError):
+    _PAGE = 4096
 
 
 def max_memory() -> int:
@@ -128,9 +132,18 @@ def set_max_memory(n: int | None) -> int | None:
     return old
 
 
+def resident() -> int:
+    """Bytes of memory the process holds now (0 where the system does not say)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def check_allocation(count: int, itemsize: int, what: str) -> None:
-    """Raise LimitExceeded if `count` elements of `itemsize` bytes exceed the
-    memory limit of the run."""
+    """Raise LimitExceeded if `count` elements of `itemsize` bytes, with the
+    memory the process already holds, exceed the memory limit of the run."""
     need = count * itemsize
     limit = max_memory()
     if need > limit:
@@ -138,3 +151,11 @@ def check_allocation(count: int, itemsize: int, what: str) -> None:
             f"{what} needs {byte_text(need)} ({count:,} elements), more than the memory limit of {byte_text(limit)} (--max-memory)",
             "too large",
         )
+    if need >= GUARD_BYTES:
+        held = resident()
+        if need + held > limit:
+            raise LimitExceeded(
+                f"{what} needs {byte_text(need)} ({count:,} elements); with the {byte_text(held)} the run already holds, "
+                f"that is more than the memory limit of {byte_text(limit)} (--max-memory)",
+                "too large",
+            )

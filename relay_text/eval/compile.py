@@ -573,8 +573,7 @@ def _guarded(bound: BoundOperator, count: int, nbytes: int) -> BoundOperator:
     what = f"the result of `{bound.name}`"
 
     def guarded_kernel(args: tuple, attrs: dict) -> Any:
-        if nbytes > limits.max_memory():
-            limits.check_allocation(count, nbytes // max(count, 1), what)
+        limits.check_allocation(count, nbytes // max(count, 1), what)
         return kernel(args, attrs)
 
     return BoundOperator(bound.name, guarded_kernel, bound.attrs, None)

@@ -115,7 +115,25 @@ def test_a_constant_larger_than_max_memory_is_refused_before_running() -> None:
     assert d.code == "resource-limit"
     assert d.message == "this constant needs 4 MiB (1,048,576 elements), more than the memory limit of 1 MiB (--max-memory)"
     assert where(d) == (1, 15, 1, 49)
-    assert run(text, max_memory=2**23).ok
+    assert run(text, max_memory=2**32).ok
+
+
+def test_the_memory_limit_counts_what_the_run_already_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each tensor may fit the limit while all of them do not: the memory the
+    process holds counts too (a 10 GiB constant, then its 10 GiB cast, would
+    otherwise exhaust a 24 GiB machine)."""
+    monkeypatch.setattr(limits, "resident", lambda: 6 * 2**20)
+    text = 'def @main() {\n  zeros(shape=[1000, 1000], dtype="float32")\n}'
+    ran = run(text, max_memory=8 * 2**20)
+    d = only_error(ran.diagnostics)
+    assert d.code == "resource-limit"
+    assert d.message == (
+        "the result of `zeros` needs 3.81 MiB (1,000,000 elements); with the 6 MiB the run already holds, "
+        "that is more than the memory limit of 8 MiB (--max-memory)"
+    )
+    assert where(d) == (2, 3, 2, 45)
+    monkeypatch.setattr(limits, "resident", lambda: 2 * 2**20)
+    assert run(text, max_memory=8 * 2**20).ok
 
 
 def test_an_operator_result_of_static_shape_is_checked_before_its_kernel_runs() -> None:

@@ -358,7 +358,12 @@ def run(
 
 
 def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any) -> int:
-    from .eval.show import check_json_size, flatten_tensors, value_text, write_value_json
+    from .eval.show import (
+        check_json_size,
+        flatten_tensors,
+        value_text,
+        write_value_json,
+    )
 
     if output_format == "npz":
         import numpy as np

@@ -38,6 +38,7 @@ from .expr import (
     TupleGetItem,
     Var,
 )
+
 # a node's children in evaluation order, from the one description of the nodes
 from .schema import CHILDREN, children  # noqa: F401  (re-exported)
 

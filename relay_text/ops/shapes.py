@@ -22,7 +22,6 @@ from ._np import np
 from .registry import Attr, KernelError, register
 from .relations import RelationCall, known_rank, relation
 
-
 _NUMPY_DTYPES = frozenset(
     ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]
 )

@@ -76,21 +76,9 @@ from .literals import (
     round_float,
 )
 from .scopes import Scopes
+from .symbols import BINARY
 
-BINARY_OPS: dict[str, tuple[int, str]] = {
-    "||": (1, "logical_or"),
-    "&&": (2, "logical_and"),
-    "==": (3, "equal"),
-    "!=": (3, "not_equal"),
-    "<": (4, "less"),
-    ">": (4, "greater"),
-    "<=": (4, "less_equal"),
-    ">=": (4, "greater_equal"),
-    "+": (5, "add"),
-    "-": (5, "subtract"),
-    "*": (6, "multiply"),
-    "/": (6, "divide"),
-}
+BINARY_OPS = BINARY  # symbol -> (precedence, operator), shared with the printer
 
 KINDS = {k.value: k for k in Kind}
 SUPPORTED_VERSIONS = ("0.0.5", "0.0.4")

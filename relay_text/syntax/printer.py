@@ -83,31 +83,17 @@ from .doc import (
 from .naming import POP, PUSH, RESET, Names, bind
 from .sharing import Plan, Scope, is_atom
 from .spelling import Unspellable, attr_text, fill_text, literal_text
+from .symbols import BINARY, P_UNARY
 
 DOCS = "docs"
 TVM = "tvm"
 
-# Precedence of printed expressions (higher binds tighter).
-P_OR, P_AND, P_EQ, P_CMP, P_ADD, P_MUL, P_UNARY = 1, 2, 3, 4, 5, 6, 7
+# Precedence of printed expressions (higher binds tighter): the operators'
+# levels (`symbols`), then what is not an operator.
 P_NEG = 8  # a negative literal: fine as an operand, not before `.0` or `(`
 P_BLOCK = 9  # if / match / fn / { ... }: parenthesised as operands, for clarity
 P_NUM = 10  # a number: `1.0` followed by `.0` would read as one float
 P_ATOM = 11
-
-BINARY = {
-    "||": (P_OR, "logical_or"),
-    "&&": (P_AND, "logical_and"),
-    "==": (P_EQ, "equal"),
-    "!=": (P_EQ, "not_equal"),
-    "<": (P_CMP, "less"),
-    ">": (P_CMP, "greater"),
-    "<=": (P_CMP, "less_equal"),
-    ">=": (P_CMP, "greater_equal"),
-    "+": (P_ADD, "add"),
-    "-": (P_ADD, "subtract"),
-    "*": (P_MUL, "multiply"),
-    "/": (P_MUL, "divide"),
-}
 
 _GLOBAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")

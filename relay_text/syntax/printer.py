@@ -52,6 +52,7 @@ from ..ir.expr import (
     Var,
 )
 from ..ir.module import Module
+from ..ir.positions import Positions
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
 from ..ir.ty import Kind, TupleType
@@ -156,6 +157,7 @@ class _Printer(ExprFunctor[Any]):
         self.scope_root: Expr | None = None  # set while the root is the file's trailing expression
         self.names = Names(self.tvm)
         self.written: dict[int, str] = {}  # names the source gave bound nodes (see `keep_names`)
+        self.positions: Positions | None = None  # where shared children are written (with `text`)
 
     def keep_names(self, written: dict[int, str]) -> None:
         """Keep the names the source gave its graph bindings (`%3 = ...`)."""
@@ -240,14 +242,21 @@ class _Printer(ExprFunctor[Any]):
             start = statement_start(text, start, *self.comment_spans)
         return blank_line_before(text, start)
 
-    def _tail_blank(self, node: Expr) -> bool:
+    def _tail_blank(self, node: Expr, tail_key: tuple | None) -> bool:
         """Whether the source has an empty line before a scope's final
-        expression, or before the comments on lines of their own above it."""
+        expression (written as child `tail_key` of its parent), or before
+        the comments on lines of their own above it."""
         text = self.text
-        if text is None or node.span is None or node.span.source.text is not text or (self.comments is not None and self.comments.coarse):
+        if text is None or (self.comments is not None and self.comments.coarse):
+            return False
+        # a shared node's span is its binding site: where it is used as the
+        # tail is recorded apart
+        span = self.positions.use(*tail_key) if tail_key is not None and self.positions is not None else None
+        span = span or node.span
+        if span is None or span.source.text is not text:
             return False
         starts, ends = self.comment_spans
-        first = pos = node.span.start
+        first = pos = span.start
         while True:
             p = pos
             while p > 0 and text[p - 1] in " \t\r\n":
@@ -461,7 +470,7 @@ class _Printer(ExprFunctor[Any]):
             piece = self.occ(piece, *tail_key)
         scope.stmts = outer
         doc, _, term = piece
-        return _Block(stmts, doc, term, after, bool(stmts) and self._tail_blank(node))
+        return _Block(stmts, doc, term, after, bool(stmts) and self._tail_blank(node, tail_key))
 
     def _render_block(self, block: _Block, open_: str, close: str, force: bool, grouped: bool = True) -> Doc:
         """`{ stmts; tail }`: on one line when short and simple, else one
@@ -1117,6 +1126,7 @@ def render_module(
     if printer.text is not None:
         spans = sorted((c.span.start, c.span.end) for c in module.comments)
         printer.comment_spans = ([a for a, _ in spans], [b for _, b in spans])
+        printer.positions = module.positions
     if header == "auto":
         header = header_for(module, dialect)
     with no_gc():

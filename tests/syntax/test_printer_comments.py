@@ -144,3 +144,19 @@ def test_a_comment_after_a_parenthesised_block_operand_is_stable(closing: str) -
     expected = "def @f(%x) {\n  ({\n    %x;\n    -1\n  } /* c0 */) +\n    %x\n}\n"
     assert fmt(text) == expected
     assert fmt(expected) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the tail `%0` names the binding `%0 = -%x`, written far above it
+        ('#[version = "0.0.5"]\nfree_var %x;\n%0\n =\n -%x;\n%0\n;\n\n%0\n', '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = negative(%x);\n%0;\n\n%0\n'),
+        ('#[version = "0.0.5"]\nfree_var %x;\n%0 = -%x;\n%0;\n%0\n', '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = negative(%x);\n%0;\n%0\n'),
+    ],
+    ids=["empty-line-kept", "no-empty-line"],
+)
+def test_the_empty_line_before_a_shared_tail_is_where_the_tail_is_written(text: str, expected: str) -> None:
+    """Whether an empty line goes before a scope's final expression depends
+    on the place that expression is written, not on its binding site (for a
+    graph-bound node they differ), so a second pass changes nothing."""
+    assert fmt(text) == expected

@@ -298,9 +298,18 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
 
         return pick
 
+    # A left-recursive repetition (`x ("," x)*` makes `__star: "," x | __star
+    # "," x`) splices the list built so far into a new one at each step:
+    # quadratic. The spliced list of an inline rule is a fresh list that only
+    # the value stack holds, so it is extended in place instead, and an
+    # inline rule's list is its value (not copied).
+    grow = bool(keep) and keep[0][0] == 0 and keep[0][1] and not keep[0][2]
+    rest = keep[1:] if grow else keep
+    make: Callable[[list], Any] = (lambda out: out) if inline else node
+
     def general(children: list) -> Any:
-        out: list = []
-        for pos, splice, nones in keep:
+        out: list = children[0] if grow else []
+        for pos, splice, nones in rest:
             if nones:
                 out.extend([None] * nones)
             if splice:
@@ -311,6 +320,6 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
             out.extend([None] * append_none)
         if expand1 and len(out) == 1:
             return out[0]
-        return node(out)
+        return make(out)
 
     return general

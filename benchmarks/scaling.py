@@ -19,6 +19,7 @@ is shared.
     calls          n nested calls of a global `@f(@f(@f(...)))`
     operator-chain `1 + 1 + ... + 1`: n operands
     curried-apps   `@id(@id)(@id)...(1)`: n applications of a call's result
+    curried-calls  a function of n curried parameters applied n times `%f(0)(1)...`
     wide-data      one data type of n constructors
     else-if-chain  `if (...) {..} else if (...) {..} ...`: n branches
     wide-tuple     a tuple of n fields
@@ -103,6 +104,12 @@ def curried_applications(n: int) -> str:
     return "def @id<a>(%x: a) -> a { %x }\n" + "@id" + "(@id)" * (n - 1) + "(1)\n"
 
 
+def curried_calls(n: int) -> str:
+    """A function of n curried parameters (n nested `fn`s) applied to n arguments."""
+    head = "".join(f"fn (%a{i}: int32) {{ " for i in range(n))
+    return f"let %f = {head}%a{n - 1}{' }' * n};\n%f" + "".join(f"({i})" for i in range(n)) + "\n"
+
+
 def wide_data(n: int) -> str:
     constructors = ", ".join(f"C{i}" for i in range(n))
     return f"type T {{ {constructors} }}\nC{n - 1}\n"
@@ -134,6 +141,7 @@ CONSTRUCTS: dict[str, Callable[[int], str]] = {
     "calls": calls,
     "operator-chain": operator_chain,
     "curried-apps": curried_applications,
+    "curried-calls": curried_calls,
     "wide-data": wide_data,
     "else-if-chain": else_if_chain,
     "wide-tuple": wide_tuple,

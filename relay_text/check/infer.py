@@ -25,6 +25,7 @@ The Checker is assembled from parts, one per concern: operator calls
 
 from __future__ import annotations
 
+import os
 from typing import Any, Iterator
 
 from .. import limits
@@ -575,7 +576,14 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             del self.solver.assumptions[-assumed:]
         body_t = self.use_type(node.body)
         origin = (getattr(node.ret_type, "span", None), "expected because of this return type") if node.ret_type is not None else None
-        self.expect(body_t, ret, lambda: self.spans.body_result_span(node), origin)
+        solved = _unseen_result(ret, body_t) if sig is None and node.ret_type is None and not templates else None
+        if solved is not None:
+            # Nothing has seen the result's own unknown: the result is the
+            # body's type as it stands, with no unification (which would walk
+            # the whole type, again at each of n nested `fn`s: quadratic).
+            ret = solved
+        else:
+            self.expect(body_t, ret, lambda: self.spans.body_result_span(node), origin)
         for p in node.params:
             self._unbind_name(p.name)
         ft = FuncType(tuple(params), ret, node.type_params, relations)
@@ -802,3 +810,36 @@ class Checker(OperatorMixin, MatchMixin, PolymorphismMixin, UnresolvedMixin, Exp
             functions={gv.name: f for gv, f in self.module.functions.items()},
         )
         return result
+
+
+_COMPOUND_RESULTS = (FuncType, TupleType, TypeCall, RefType)
+# RELAY_VERIFY_LEVELS=1 checks the premise of `_unseen_result` on every use.
+_VERIFY_LEVELS = bool(os.environ.get("RELAY_VERIFY_LEVELS"))
+
+
+def _unseen_result(ret: Any, body_t: Any) -> Any:
+    """The type a function's result can take directly, without unifying its
+    fresh unknown `ret` with the body's type `body_t`, or None.
+
+    This is the delayed level adjustment of ML checkers, for the case that
+    makes nested `fn`s quadratic: `ret` was made before the body was checked
+    and nothing refers to it (no signature, annotation or `where` relation
+    mentions it, so it has no relations waiting on it and cannot occur in the
+    body's type), so binding it to the body's type would only walk that type
+    to lower levels that are already low enough: every unknown of the body's
+    type was created at this function's level or reached it through a
+    unification, which lowers levels as it goes. The result of an `fn` whose
+    body is an `fn` then costs O(1) instead of the size of the inner type."""
+    if type(ret) is not Hole or ret.link is not None or ret.triggers:
+        return None
+    t = find(body_t) if type(body_t) is Hole else body_t
+    if type(t) not in _COMPOUND_RESULTS:
+        return None
+    if _VERIFY_LEVELS:
+        from .types import walk
+
+        for x in walk(t):
+            if type(x) is Hole:
+                assert x is not ret and x.level <= ret.level, (x, x.level, ret.level)
+    return t
+

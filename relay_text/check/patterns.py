@@ -18,6 +18,7 @@ constructors here, so only a wildcard covers them.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -77,17 +78,43 @@ def _specialize(rows: list[list[Pat]], head: Any) -> list[list[Pat]]:
     return out
 
 
+def _split(rows: list[list[Pat]]) -> tuple[dict, list[list[Pat]]]:
+    """The rows by their first head (head -> rows, in order) and the rows
+    whose first pattern is a wildcard: one pass, so that specializing by
+    every head costs the rows once, not once per head. (A head is an int or
+    a Constructor, which compares by identity: either is its own key.)"""
+    groups: dict = {}
+    wild: list[list[Pat]] = []
+    for row in rows:
+        first = row[0]
+        if first is None:
+            wild.append(row)
+        else:
+            group = groups.get(first[0])
+            if group is None:
+                groups[first[0]] = [row]
+            else:
+                group.append(row)
+    return groups, wild
+
+
+def _specialized(groups: dict, wild: list[list[Pat]], head: Any) -> list[list[Pat]]:
+    """`_specialize(rows, head)` from `_split(rows)`. Row order does not
+    change usefulness or the witness found, so the head's own rows come
+    before the wildcard rows."""
+    n = _arity(head)
+    out = [list(row[0][1]) + row[1:] for row in groups.get(head, ())]
+    out.extend([None] * n + row[1:] for row in wild)
+    return out
+
+
 def _default(rows: list[list[Pat]]) -> list[list[Pat]]:
     return [row[1:] for row in rows if row[0] is None]
 
 
 def _heads(rows: list[list[Pat]]) -> list:
-    seen: list = []
-    for row in rows:
-        first = row[0]
-        if first is not None and not any(_same(first[0], h) for h in seen):
-            seen.append(first[0])
-    return seen
+    # dict keys: the heads in order of first appearance, each once.
+    return list(dict.fromkeys(row[0][0] for row in rows if row[0] is not None))
 
 
 def _complete(heads: list, sigs: Signatures) -> list | None:
@@ -97,7 +124,8 @@ def _complete(heads: list, sigs: Signatures) -> list | None:
     every = sigs.all_heads(heads[0])
     if every is None:
         return None
-    if all(any(_same(h, x) for x in heads) for h in every):
+    present = set(heads)
+    if all(h in present for h in every):
         return every
     return None
 
@@ -113,7 +141,8 @@ def useful(rows: list[list[Pat]], q: list[Pat], sigs: Signatures) -> bool:
     heads = _heads(rows)
     every = _complete(heads, sigs)
     if every is not None:
-        return any(useful(_specialize(rows, h), [None] * _arity(h) + q[1:], sigs) for h in every)
+        groups, wild = _split(rows)
+        return any(useful(_specialized(groups, wild, h), [None] * _arity(h) + q[1:], sigs) for h in every)
     return useful(_default(rows), q[1:], sigs)
 
 
@@ -124,9 +153,10 @@ def missing(rows: list[list[Pat]], n: int, sigs: Signatures) -> list[Pat] | None
     heads = _heads(rows)
     every = _complete(heads, sigs)
     if every is not None:
+        groups, wild = _split(rows)
         for h in every:
             k = _arity(h)
-            sub = missing(_specialize(rows, h), k + n - 1, sigs)
+            sub = missing(_specialized(groups, wild, h), k + n - 1, sigs)
             if sub is not None:
                 return [(h, tuple(sub[:k]))] + sub[k:]
         return None
@@ -136,8 +166,9 @@ def missing(rows: list[list[Pat]], n: int, sigs: Signatures) -> list[Pat] | None
     if not heads:
         return [None] + sub
     every_known = sigs.all_heads(heads[0])
+    present = set(heads)
     for h in every_known or ():
-        if not any(_same(h, x) for x in heads):
+        if h not in present:
             return [(h, (None,) * _arity(h))] + sub
     return [None] + sub
 
@@ -161,19 +192,54 @@ class MatchReport:
     unreachable: list[tuple[int, int | None]]  # (clause index, index of a clause that covers it alone)
 
 
+_UNSEARCHED = object()
+
+
+def _first_cover(rows: list[list[Pat]], candidates: Any, row: list[Pat], sigs: Signatures) -> int | None:
+    """The first of the candidate rows (indices, in order) that covers `row` alone."""
+    for j in candidates:
+        if not useful([rows[j]], row, sigs):
+            return j
+    return None
+
+
 def analyse(patterns: list[Any], sigs: Signatures, dialect: str = "docs") -> MatchReport:
-    """Exhaustiveness and redundancy of a match with these clause patterns."""
+    """Exhaustiveness and redundancy of a match with these clause patterns.
+
+    A clause is tested against the clauses above it that can match the same
+    values: those with its head or a wildcard (all of them for a wildcard
+    clause), found through an index by head, so that a match of n clauses
+    over n constructors costs n steps, not n^2."""
     rows: list[list[Pat]] = []
+    by_head: dict = {}  # head -> indices of the rows with that head
+    wild: list[int] = []  # indices of the rows that are a wildcard
     unreachable = []
+    wildcard_cover: Any = _UNSEARCHED
     for i, p in enumerate(patterns):
-        row = [simplify(p)]
-        if not useful(rows, row, sigs):
-            cover = None
-            for j, earlier in enumerate(rows):
-                if not useful([earlier], row, sigs):
-                    cover = j
-                    break
+        first = simplify(p)
+        row = [first]
+        if wild:
+            # A one-column wildcard row above covers everything.
+            reachable = False
+        elif first is None:
+            reachable = useful(rows, row, sigs)
+        else:
+            above = [rows[j] for j in by_head.get(first[0], ())]
+            reachable = useful(above, row, sigs)
+        if not reachable:
+            if first is None:
+                # The first wildcard clause covers every later one; a clause
+                # above it that does is found once.
+                if wildcard_cover is _UNSEARCHED:
+                    wildcard_cover = _first_cover(rows, range(wild[0] if wild else len(rows)), row, sigs)
+                cover = wildcard_cover if wildcard_cover is not None or not wild else wild[0]
+            else:
+                cover = _first_cover(rows, heapq.merge(wild, by_head.get(first[0], ())), row, sigs)
             unreachable.append((i, cover))
+        if first is None:
+            wild.append(i)
+        else:
+            by_head.setdefault(first[0], []).append(i)
         rows.append(row)
     witness = missing(rows, 1, sigs)
     return MatchReport(pattern_text(witness[0], dialect) if witness is not None else None, unreachable)

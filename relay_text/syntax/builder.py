@@ -351,18 +351,18 @@ class Builder:
         kw, name_tok = c
         name = name_tok.value[1:]
         gv = self.global_var(name)
-        for existing in self.module.functions:
-            if existing is gv:
-                prev = gv.span
-                diag = self.error(
-                    codes.DUPLICATE_DEFINITION,
-                    f"`@{name}` is defined more than once",
-                    self.span(name_tok.start_pos, name_tok.end_pos),
-                    "defined again here",
-                )
-                if prev is not None:
-                    diag.with_label(prev, "first defined here")
-                break
+        # `functions` is keyed by the (identity-hashed) GlobalVar, one per
+        # name: a dictionary look-up, not a scan of every earlier definition.
+        if gv in self.module.functions:
+            prev = gv.span
+            diag = self.error(
+                codes.DUPLICATE_DEFINITION,
+                f"`@{name}` is defined more than once",
+                self.span(name_tok.start_pos, name_tok.end_pos),
+                "defined again here",
+            )
+            if prev is not None:
+                diag.with_label(prev, "first defined here")
         gv.span = gv.span or self.span(name_tok.start_pos, name_tok.end_pos)
         self._in_def = gv
         self.values.push()
@@ -409,11 +409,13 @@ class Builder:
 
     def param_attrs(self, c: list) -> tuple:
         pairs: list[tuple[str, Any]] = []
+        keys: set[str] = set()
         for kw in c[1:-1]:
             if isinstance(kw, _Kw):
-                if any(key == kw.key for key, _ in pairs):
+                if kw.key in keys:
                     self.error(codes.DUPLICATE_DEFINITION, f"attribute `{kw.key}` is given twice", kw.span, "given again here")
                     continue
+                keys.add(kw.key)
                 pairs.append((kw.key, kw.value))
         return tuple(pairs)
 

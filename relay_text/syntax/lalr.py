@@ -50,26 +50,24 @@ class Driver:
     """Runs the compiled tables (see `tables`), calling `builder.<rule>` on reductions."""
 
     def __init__(self, tables: dict[str, Any], builder: Any) -> None:
-        rules = tables["rules"]
-        actions = [_rule_action(rule, builder) for rule in rules]
         self.start_state = tables["start"]
         self.end_state = tables["end"]
-        self.states: dict[Any, dict[str, tuple]] = {}
-        for state, row in tables["states"].items():
-            flat: dict[str, tuple] = {}
-            for symbol, action in row.items():
-                if action[0] is None:
-                    flat[symbol] = action
-                else:
-                    origin, _, size = rules[action[0]][:3]
-                    flat[symbol] = (size, origin, actions[action[0]])
-            self.states[state] = flat
-        # The symbol each state is entered by (for error recovery).
-        self.accessing: dict[Any, str] = {}
-        for row in self.states.values():
-            for symbol, action in row.items():
-                if action[0] is None:
-                    self.accessing[action[1]] = symbol
+        # Each state's row is made ready for the loop below (a reduction as
+        # (size, origin, action)) on first use: a small file visits a few
+        # hundred of the states, and a command starts faster.
+        self.states: dict[Any, dict[str, tuple]] = _States(tables["states"], tables["rules"], builder)
+        self._accessing: dict[Any, str] | None = None
+
+    @property
+    def accessing(self) -> dict[Any, str]:
+        """The symbol each state is entered by (for error recovery)."""
+        if self._accessing is None:
+            self._accessing = {}
+            for row in self.states.raw.values():  # type: ignore[attr-defined]
+                for symbol, action in row.items():
+                    if action[0] is None:
+                        self._accessing[action[1]] = symbol
+        return self._accessing
 
     def parse(self, tokens: Iterable[Any], text_length: int) -> Any:
         states = self.states
@@ -269,6 +267,35 @@ class Driver:
                 return True
 
 
+class _States(dict):
+    """state -> {symbol: (None, next state) | (size, origin, action)}, each
+    row built from the compiled tables when first looked up."""
+
+    def __init__(self, raw: dict[Any, dict[str, tuple]], rules: list, builder: Any) -> None:
+        super().__init__()
+        self.raw = raw
+        self.rules = rules
+        self.builder = builder
+        self.actions: dict[int, Callable[[list], Any]] = {}
+
+    def __missing__(self, state: Any) -> dict[str, tuple]:
+        row = self.raw[state]  # KeyError for a state that does not exist
+        rules, actions = self.rules, self.actions
+        flat: dict[str, tuple] = {}
+        for symbol, action in row.items():
+            if action[0] is None:
+                flat[symbol] = action
+            else:
+                index = action[0]
+                act = actions.get(index)
+                if act is None:
+                    act = actions[index] = _rule_action(rules[index], self.builder)
+                origin, _, size = rules[index][:3]
+                flat[symbol] = (size, origin, act)
+        self[state] = flat
+        return flat
+
+
 def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
     origin, alias, size, expand1, keep, append_none = rule
     inline = origin.startswith("_")
@@ -298,9 +325,18 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
 
         return pick
 
+    # A left-recursive repetition (`x ("," x)*` makes `__star: "," x | __star
+    # "," x`) splices the list built so far into a new one at each step:
+    # quadratic. The spliced list of an inline rule is a fresh list that only
+    # the value stack holds, so it is extended in place instead, and an
+    # inline rule's list is its value (not copied).
+    grow = bool(keep) and keep[0][0] == 0 and keep[0][1] and not keep[0][2]
+    rest = keep[1:] if grow else keep
+    make: Callable[[list], Any] = (lambda out: out) if inline else node
+
     def general(children: list) -> Any:
-        out: list = []
-        for pos, splice, nones in keep:
+        out: list = children[0] if grow else []
+        for pos, splice, nones in rest:
             if nones:
                 out.extend([None] * nones)
             if splice:
@@ -311,6 +347,6 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
             out.extend([None] * append_none)
         if expand1 and len(out) == 1:
             return out[0]
-        return node(out)
+        return make(out)
 
     return general

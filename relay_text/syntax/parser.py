@@ -64,14 +64,18 @@ _ADT_DEF = re.compile(r"(?<![%@\w.])(?:data|type)\s+[A-Za-z_]")
 
 
 def _prescan(
-    source: Source, kinds: dict[str, str], env: Env, same: frozenset[str] = frozenset()
-) -> tuple[dict[str, Constructor], dict[str, GlobalTypeVar]]:
-    """Constructor and ADT names defined anywhere in the file.
+    source: Source, kinds: dict[str, str], env: Env, same: frozenset[str] = frozenset(), tokens: Tokens | None = None
+) -> tuple[dict[str, Constructor], dict[str, GlobalTypeVar], list | None]:
+    """Constructor and ADT names defined anywhere in the file, and the
+    file's tokens if they had to be read for that (None otherwise, or when
+    the file does not lex).
 
     A constructor may be used before its definition, and `Cons(...)` must
     become a constructor, not an operator call, when it is parsed. The
     names of a data type in `same` (defined as `env` defines it) keep
-    denoting `env`'s type and constructors.
+    denoting `env`'s type and constructors. `tokens` reads the file (and
+    records its comments); the parse then reuses the list instead of
+    reading the file a second time.
     """
     constructors = dict(env.constructors)
     adts = dict(env.adts)
@@ -79,11 +83,11 @@ def _prescan(
     # hundreds of megabytes of base64: do not search it.
     end = source.text.find("#[metadata]")
     if not _ADT_DEF.search(source.text, 0, end if end >= 0 else len(source.text)):
-        return constructors, adts
+        return constructors, adts, None
     try:
-        toks = list(Tokens(source, kinds))
+        toks = list(tokens if tokens is not None else Tokens(source, kinds))
     except LexError:
-        return constructors, adts
+        return constructors, adts, None
     i = 0
     n = len(toks)
     while i < n:
@@ -116,7 +120,7 @@ def _prescan(
                 j += 1
             i = j
         i += 1
-    return constructors, adts
+    return constructors, adts, toks
 
 
 def parse(text: str, name: str = "<string>", env: Env | None = None) -> ParseResult:
@@ -147,11 +151,13 @@ def _parse_once(source: Source, env: Env, same: frozenset[str]) -> tuple[ParseRe
     with _LOCK:
         driver, builder, kinds = _parser()
         tokens = Tokens(source, kinds)
-        constructors, adts = _prescan(source, kinds, env, same)
+        constructors, adts, read = _prescan(source, kinds, env, same, tokens)
+        if read is None:
+            tokens = Tokens(source, kinds)  # unread (or a lexing error half way: read again)
         version = _version_of(source)
         builder.begin(source, env, constructors, adts, version, same)
         try:
-            result = _run(driver, builder, kinds, source, tokens, env, version)
+            result = _run(driver, builder, kinds, source, tokens, env, version, read)
             meta_constants = builder.meta_constants
         finally:
             builder.end()
@@ -211,7 +217,9 @@ def _read_type_comments(module: Module, constants: list[Constant]) -> None:
             const.type_annotation = parse_type(body[3:].strip())
 
 
-def _run(driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: Tokens, env: Env, version: str | None) -> ParseResult:
+def _run(
+    driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: Tokens, env: Env, version: str | None, read: list | None = None
+) -> ParseResult:
     diags: list[Diagnostic] = []
     _check_version(source, version, diags)
     # Parsing allocates many objects and creates no cycles: pausing the
@@ -219,7 +227,7 @@ def _run(driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: 
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        module: Module = driver.parse(tokens, len(source.text))
+        module: Module = driver.parse(read if read is not None else tokens, len(source.text))
     except LexError as exc:
         return ParseResult(None, diags + [lex_error(source, exc)])
     except UnexpectedToken as exc:

@@ -20,12 +20,11 @@ Lark applies before calling a transformer.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
-import tempfile
+import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 FORMAT = 1  # bump when the layout of the cached data changes
 
@@ -102,18 +101,30 @@ def _build(grammar: str) -> dict[str, Any]:
     }
 
 
+def _folders() -> Iterator[Path]:
+    """The user's cache directory, then one in the temporary directory
+    (tempfile is imported only when the first will not do)."""
+    yield _cache_dir()
+    import tempfile
+
+    yield Path(tempfile.gettempdir()) / "relay-text"
+
+
 def load(grammar: str) -> dict[str, Any]:
     """The compiled tables for `grammar`, from the cache if possible."""
-    digest = hashlib.sha256(f"{FORMAT}\0{grammar}".encode()).hexdigest()[:20]
+    # Two checksums and the length name the grammar (zlib is already loaded
+    # by the interpreter; hashlib costs a command milliseconds to import).
+    data_bytes = f"{FORMAT}\0{grammar}".encode()
+    digest = f"{zlib.crc32(data_bytes):08x}{zlib.adler32(data_bytes):08x}{len(data_bytes):x}"
     name = f"tables-{digest}.marshal"
-    for folder in (_cache_dir(), Path(tempfile.gettempdir()) / "relay-text"):
+    for folder in _folders():
         try:
             return marshal.loads((folder / name).read_bytes())
         except (OSError, ValueError, EOFError, TypeError):
             continue
     data = _build(grammar)
     blob = marshal.dumps(data)
-    for folder in (_cache_dir(), Path(tempfile.gettempdir()) / "relay-text"):
+    for folder in _folders():
         try:
             folder.mkdir(parents=True, exist_ok=True)
             tmp = folder / f".{name}.{os.getpid()}"

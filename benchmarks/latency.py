@@ -1,0 +1,198 @@
+"""Small-file latency of `relay check` and `relay fmt --check`, and `relay fmt` throughput.
+
+    python benchmarks/latency.py [--repeat N]
+
+Latency: wall time of `relay check` and `relay fmt --check` on a 20-line
+file (best and median of N runs, after a warm-up run that writes the
+bytecode caches), the CPU time of the same runs, and what the command
+imports (`python -X importtime`: the module count and the largest
+imports). Target: <= 60 ms wall.
+
+Throughput: `relay fmt` with the safety checks on (parse, print, parse the
+output again, compare, print again), in-process, in MB of input per
+second, over comment-dense documented files: every sample program of
+`samples/` and every code block of `../shared/seeds/` that formats, each
+timed alone (best of N) and summed. Target: >= 1 MB/s.
+
+Every figure is printed with the load average, since this machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import ROOT, TWENTY_LINES
+
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+def _env() -> dict[str, str]:
+    # Bytecode caches allowed (some sandboxes turn them off, which would
+    # make every run compile the package again).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def command_times(args: list[str], repeat: int) -> tuple[float, float, float]:
+    """(best wall, median wall, best CPU) seconds of `python -m relay_text ARGS`."""
+    cmd = [sys.executable, "-m", "relay_text", *args]
+    env = _env()
+    subprocess.run(cmd, capture_output=True, env=env, check=False)
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = os.times()
+        start = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, env=env, check=False)
+        walls.append(time.perf_counter() - start)
+        after = os.times()
+        cpus.append((after.children_user - before.children_user) + (after.children_system - before.children_system))
+    return min(walls), statistics.median(walls), min(cpus)
+
+
+def imports(args: list[str]) -> tuple[int, float, list[tuple[float, str]]]:
+    """(modules imported, total import seconds, the largest top-level imports)."""
+    cmd = [sys.executable, "-X", "importtime", "-m", "relay_text", *args]
+    err = subprocess.run(cmd, capture_output=True, text=True, env=_env(), check=False).stderr
+    rows = []
+    for line in err.splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if m:
+            rows.append((int(m.group(2)) / 1e6, len(m.group(3)), m.group(4)))
+    top = [(t, name) for t, depth, name in rows if depth <= 3]
+    total = sum(t for t, depth, _ in rows if depth <= 1)
+    return len(rows), total, sorted(top, reverse=True)[:6]
+
+
+_CODE = re.compile(
+    r"\s*($|[#/%@{}()\[\]]|def |data |type |extern |fn\b|let |match|case |if\b|else|free_var|[0-9-]"
+    r"|[A-Za-z_][\w.]*\s*(<[^>]*>)?\s*[:(\[={]|[A-Za-z_]\w*\s*$)"
+)
+
+
+def seed_blocks() -> list[str]:
+    """The code blocks of ../shared/seeds (reStructuredText `.. code-block::`
+    whose indentation the seeds lost: a block runs to the first line of prose)."""
+    blocks: list[str] = []
+    if not SEEDS.is_dir():
+        return blocks
+    for path in sorted(SEEDS.glob("*.txt")):
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        i = 0
+        while i < len(lines):
+            if not lines[i].startswith(".. code-block::") or lines[i].split("::", 1)[1].strip() not in ("", "relay"):
+                i += 1
+                continue
+            i += 1
+            body = []
+            while i < len(lines) and _CODE.match(lines[i]) and not re.match(r"[A-Z][a-z]+ [a-z]", lines[i]):
+                body.append(lines[i])
+                i += 1
+            if body:
+                blocks.append("\n".join(body) + "\n")
+    return blocks
+
+
+def _renamed(text: str, module: object, k: int) -> str:
+    """`text` with the globals, types and constructors it defines renamed
+    apart (`@f` -> `@f_k`), so that programs can be concatenated."""
+    names = [gv.name for gv in module.functions]  # type: ignore[attr-defined]
+    words = []
+    for gtv, data in module.type_defs.items():  # type: ignore[attr-defined]
+        words.append(gtv.name)
+        words += [c.name for c in data.constructors]
+    for name in names:
+        text = re.sub(rf"@{re.escape(name)}\b", f"@{name}_{k}", text)
+    for word in words:
+        text = re.sub(rf"(?<![%@\w.]){re.escape(word)}\b", f"{word}_{k}", text)
+    return text
+
+
+def corpus() -> str:
+    """The comment-dense documented programs, concatenated: every sample of
+    `samples/` and every code block of ../shared/seeds that formats alone, in
+    the documented dialect (a TVM dump's header must come first), with the
+    names each defines renamed apart."""
+    from relay_text.formatter import UnsafeFormat, format_source
+    from relay_text.ir.span import Source
+    from relay_text.syntax.parser import parse_source
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "samples").glob("*.rly"))]
+    texts += seed_blocks()
+    kept: list[str] = []
+    for k, text in enumerate(texts):
+        if "#[" in text or not text.lstrip().startswith(("def", "data", "type", "extern", "/", "#")):
+            continue  # a TVM dump, or a bare expression (only one may end a file)
+        try:
+            if format_source(Source("<bench>", text), safe=True).text is None:
+                continue  # not a program (a grammar sketch, an error on purpose)
+            module = parse_source(Source("<bench>", text)).module
+            renamed = _renamed(text, module, k)
+            joined = "\n".join([*kept, renamed])
+            if format_source(Source("<bench>", joined), safe=True).text is not None:
+                kept.append(renamed)
+        except (UnsafeFormat, RecursionError):
+            continue
+    return "\n".join(kept)
+
+
+def throughput(repeat: int) -> tuple[int, float, float]:
+    """(bytes, seconds, share of bytes in comments) of `relay fmt` (safe) on the corpus."""
+    from relay_text.formatter import format_source
+    from relay_text.ir.span import Source
+
+    text = corpus()
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        result = format_source(Source("<bench>", text), safe=True)
+        best = min(best, time.process_time() - start)
+    assert result.text is not None
+    comments = sum(len(m.group(0)) for m in re.finditer(r"//[^\n]*|/\*.*?\*/", text, re.S))
+    return len(text.encode()), best, comments / max(len(text), 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=15)
+    options = ap.parse_args(argv)
+    met = True
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "twenty.rly"
+        path.write_text(TWENTY_LINES)
+        lines = len(TWENTY_LINES.splitlines())
+        print(f"small-file latency ({lines}-line file; best / median wall of {options.repeat}, best CPU; target <= 60 ms wall)")
+        for args in (["check", str(path)], ["fmt", "--check", str(path)]):
+            best, median, cpu = command_times(args, options.repeat)
+            count, total, top = imports(args)
+            ok = best <= 0.060
+            met &= ok
+            shown = "relay " + " ".join(a if a != str(path) else "FILE" for a in args)
+            print(
+                f"  {shown:22} best {best * 1000:5.0f} ms  median {median * 1000:5.0f} ms  CPU {cpu * 1000:4.0f} ms"
+                f"  {'met' if ok else 'MISSED'}  (load {os.getloadavg()[0]:.2f})"
+            )
+            print(f"  {'':22} imports {count} modules, {total * 1000:.0f} ms: " + ", ".join(f"{n} {t * 1000:.0f}" for t, n in top))
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    size, seconds, comments = throughput(max(3, options.repeat // 3))
+    rate = size / 1e6 / seconds if seconds else float("inf")
+    ok = rate >= 1.0
+    met &= ok
+    print(
+        f"relay fmt throughput (safety checks on; samples/ and ../shared/seeds code blocks concatenated, "
+        f"{size / 1e3:.0f} kB, {comments:.0%} comments): {rate:.2f} MB/s (CPU, best)  "
+        f"target >= 1 MB/s: {'met' if ok else 'MISSED'}  (load {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)"
+    )
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, Callable, Iterable
 
 from ..ir.ty import canonical_dtype
@@ -330,7 +331,7 @@ def _registering_family() -> str:
     innermost frame running a module of this package that is a family (not
     `registry` or a `_helper` module that registers on a family's behalf)."""
     prefix = f"{__package__}."
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
         if module.startswith(prefix):

@@ -262,7 +262,13 @@ class Compiler:
                 except limits.LimitExceeded as exc:
                     self.diagnostics.append(Diagnostic(codes.RESOURCE_LIMIT, exc.message, node.span, label=exc.label))
                     return "None"
-                value: Any = np.full(shape, node.value, dtype=dtype)
+                try:
+                    value: Any = np.full(shape, node.value, dtype=dtype)
+                except MemoryError:  # the system refused what the limit allowed
+                    need = limits.byte_text(limits.elements(shape) * dtype.itemsize)
+                    message = f"this constant needs {need}, more memory than the system gives the run"
+                    self.diagnostics.append(Diagnostic(codes.RESOURCE_LIMIT, message, node.span, label="too large"))
+                    return "None"
                 value.flags.writeable = False
             else:
                 value = dtype.type(node.value)

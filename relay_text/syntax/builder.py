@@ -1077,8 +1077,9 @@ class Builder:
                 self.error(codes.INVALID_LITERAL, str(exc), span)
                 return 0.0
         if isinstance(value, float):
-            if not value.is_integer():
+            if not value.is_integer():  # (nan and inf are not)
                 self.error(codes.INVALID_LITERAL, f"`{text}` is not an integer, as dtype {dtype} requires", span)
+                return 0
             value = int(value)
         bounds = int_range(dtype.split("x")[0])
         if bounds is not None and not bounds[0] <= value <= bounds[1]:

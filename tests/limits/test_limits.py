@@ -234,3 +234,23 @@ def test_a_random_argument_larger_than_max_memory_is_refused() -> None:
         "a random value for `x` needs 7.28 TiB (1,000,000,000,000 elements), more than the memory limit of 1 GiB (--max-memory)"
     )
     assert where(d) == (1, 11, 1, 13)
+
+
+def test_a_constant_the_system_cannot_allocate_is_a_resource_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within `--max-memory`, the system may still refuse (a container's own
+    limit): the constant is reported, not an internal error."""
+    import numpy as np
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(np, "full", refuse)
+    ran = run("def @main() { Constant(1, (1024, 1024), float32) }", max_memory=2**40)
+    d = only_error(ran.diagnostics)
+    assert (d.code, d.message) == ("resource-limit", "this constant needs 4 MiB, more memory than the system gives the run")
+    assert where(d) == (1, 15, 1, 49)
+
+
+def test_a_nan_fill_value_for_an_integer_constant_is_an_invalid_literal() -> None:
+    d = only_error(check("def @main() { Constant(nanf, (2), int32) }").diagnostics)
+    assert (d.code, d.message) == ("invalid-literal", "`nanf` is not an integer, as dtype int32 requires")

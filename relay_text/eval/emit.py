@@ -381,8 +381,8 @@ class FunctionEmitter:
             return None
         type_of = self.c.type_of
         ty = type_of(node)  # type: ignore[misc]
-        if not isinstance(ty, TensorType) or ty.dtype not in inplace.FLOATS:
-            return None
+        if not isinstance(ty, TensorType) or ty.dtype not in inplace.FLOATS or type(ty.shape) is not tuple:
+            return None  # (a shape may still be a variable where a generic function is applied)
         candidates = [0, 1] if name in inplace.BINARY_UFUNCS else [0]
         for i in candidates:
             if i >= len(node.args) or not self.reusable(node.args[i], node, ty):

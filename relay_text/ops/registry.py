@@ -170,7 +170,7 @@ class Attr:
                 return int(value)
         elif kind == "float":
             if _is_number(value):
-                return float(value)
+                return self._float(value)
         elif kind == "bool":
             if isinstance(value, bool):
                 return value
@@ -199,15 +199,23 @@ class Attr:
                 return value
         elif kind == "floats":
             if _is_number(value):
-                return (float(value),)
+                return (self._float(value),)
             if isinstance(value, tuple) and all(_is_number(v) for v in value):
-                return tuple(float(v) for v in value)
+                return tuple(self._float(v) for v in value)
         elif kind == "int_pairs":
             if isinstance(value, tuple) and all(
                 isinstance(p, (tuple, list)) and len(p) == 2 and all(_is_int(v) for v in p) for p in value
             ):
                 return tuple((int(p[0]), int(p[1])) for p in value)
         raise AttrError(self.name, f"attribute `{self.name}` takes {ATTR_KINDS[self.kind]}", ATTR_KINDS[self.kind])
+
+    def _float(self, value: int | float) -> float:
+        try:
+            return float(value)
+        except OverflowError:  # an integer beyond the largest float64
+            raise AttrError(
+                self.name, f"attribute `{self.name}` is too large for a float", ATTR_KINDS[self.kind]
+            ) from None
 
 
 def _is_int(value: Any) -> bool:

@@ -303,3 +303,19 @@ def test_run_no_opt_on_the_command_line(tmp_path: Path) -> None:
     plain = runner.invoke(main, ["run", "--no-opt", str(prog)])
     assert fast.exit_code == plain.exit_code == 0
     assert fast.output == plain.output == "Tensor[(2), float32]\n[7. 7.]\n"
+
+
+def test_a_generic_closure_over_a_constant_runs_optimised() -> None:
+    """A function whose parameter has no annotation is applied at a tensor
+    type only when it is called: the optimiser leaves its steps as they are
+    (they used to fail to compile)."""
+    text = """def @main() {
+  let %g = fn () { %x = Constant(0, (1, 1), float32); fn (%y) { %y * %y * %y * %x } };
+  let %f = %g();
+  %f(ones(shape=[10, 10], dtype="float32"))
+}
+"""
+    fast, slow = run_both("generic.rly", text)
+    assert fast.diagnostics == [] and slow.diagnostics == []
+    np.testing.assert_array_equal(fast.value, np.zeros((10, 10), np.float32))
+    assert_close(fast.value, slow.value)

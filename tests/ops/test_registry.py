@@ -70,13 +70,19 @@ def test_problems_are_reported_per_key() -> None:
     assert [(p.key, p.message) for p in problems] == [("", "`reshape` needs the attribute `newshape`")]
     _, problems = get("cast").normalize_attrs([("dtype", "flaot32")])
     assert [p.message for p in problems] == ['`"flaot32"` is not a dtype']
+    # an integer beyond the largest float64 where a float is expected
+    _, problems = get("nn.dropout").normalize_attrs([("rate", 10**400)])
+    assert [(p.key, p.message) for p in problems] == [("rate", "attribute `rate` is too large for a float")]
+    _, problems = get("image.resize2d").normalize_attrs([("size", (2, 2)), ("roi", (0, 10**400))])
+    assert [(p.key, p.message) for p in problems] == [("roi", "attribute `roi` is too large for a float")]
 
 
 @pytest.mark.parametrize(
     "kind, good, bad",
     [
         ("int", [3, -1], [True, 1.5, "3", None]),
-        ("float", [1, 2.5], [True, "x"]),
+        ("float", [1, 2.5], [True, "x", 10**400]),
+        ("floats", [(1, 2.5), 3], [(10**400,), "x"]),
         ("bool", [True, False, 0, 1], [2, "True"]),
         ("str", ["NCHW"], [1]),
         ("dtype", ["float32", "int8x4"], ["flaot32", "float8", 3]),

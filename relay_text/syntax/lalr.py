@@ -33,6 +33,11 @@ _CLOSERS = {"RPAR", "RSQB", "RBRACE"}
 _OPEN_SYMBOLS = {"LPAR", "LSQB", "LBRACE", "lparen", "lbrace"}
 _FILLERS: tuple[tuple[str, ...], ...] = ((), ("INT",), ("LOCAL",), ("IDENT",), ("INT", "RPAR"), ("IDENT", "RSQB"))
 QUIET = 3  # tokens read after a recovery before another error is reported
+# Trying resume points costs parser steps; recovery stops (reporting the
+# errors found so far) after this many per token of the file, so that a file
+# with an error deep inside a long block still fails in linear time.
+RECOVERY_STEPS_PER_TOKEN = 40
+RECOVERY_MIN_STEPS = 200_000
 
 
 class EndToken:
@@ -57,6 +62,7 @@ class Driver:
         # hundred of the states, and a command starts faster.
         self.states: dict[Any, dict[str, tuple]] = _States(tables["states"], tables["rules"], builder)
         self._accessing: dict[Any, str] | None = None
+        self._steps = RECOVERY_MIN_STEPS  # what error recovery may still spend (see `recover`)
 
     @property
     def accessing(self) -> dict[Any, str]:
@@ -149,6 +155,9 @@ class Driver:
         stack = list(stack)
         i = failed
         n = len(tokens)
+        self._steps = max(RECOVERY_MIN_STEPS, RECOVERY_STEPS_PER_TOKEN * n)
+        if _unmatched_closer(tokens, failed):
+            i += 1  # a stray `)`, `]` or `}` closes nothing: reading goes on after it
         while True:
             resumed = None
             j, exits = self._sync_point(tokens, i)
@@ -159,8 +168,8 @@ class Driver:
                 closed = 1 if tokens[j].type == "RBRACE" else 0  # a `}` passed over closes a bracket too
                 j, more = self._sync_point(tokens, j + 1)
                 exits += closed + more
-            if resumed is None or j is None:
-                return errors  # nothing after the error could be read on from
+            if resumed is None or j is None or self._steps <= 0:
+                return errors  # nothing after the error could be read on from (or no time left to look)
             stack = resumed
             i = j + 1
             start = i
@@ -209,6 +218,8 @@ class Driver:
                 exits -= 1
                 limit = k
         for depth in range(limit, 0, -1):
+            if self._steps <= 0:
+                return None
             for filler in fillers:
                 if self._simulate(stack, depth, (*filler, kind)):
                     trial = stack[:depth]
@@ -229,11 +240,14 @@ class Driver:
         shifts happen on an overlay above `base`)."""
         states = self.states
         extra: list[Any] = []
+        steps = 0
         for kind in kinds:
             while True:
+                steps += 1
                 top = extra[-1] if extra else stack[base - 1]
                 action = states[top].get(kind)
                 if action is None:
+                    self._steps -= steps
                     return False
                 size = action[0]
                 if size is None:
@@ -247,6 +261,7 @@ class Driver:
                 extra.append(states[top][action[1]][1])
                 if kind == "$END" and extra[-1] == self.end_state:
                     break
+        self._steps -= steps
         return True
 
     def _feed(self, stack: list, kind: str, dry: bool = False) -> bool:
@@ -265,6 +280,25 @@ class Driver:
             stack.append(states[stack[-1]][action[1]][1])
             if kind == "$END" and stack[-1] == self.end_state:
                 return True
+
+
+def _unmatched_closer(tokens: list[Any], index: int) -> bool:
+    """Whether `tokens[index]` is a closing bracket with no opening one of
+    its kind left open before it."""
+    kind = tokens[index].type
+    if kind not in _CLOSERS:
+        return False
+    opener = _PAIRS[kind]
+    depth = 0
+    for tok in tokens[:index]:
+        if tok.type == opener:
+            depth += 1
+        elif tok.type == kind:
+            depth -= 1
+    return depth <= 0
+
+
+_PAIRS = {"RPAR": "LPAR", "RSQB": "LSQB", "RBRACE": "LBRACE"}
 
 
 class _States(dict):

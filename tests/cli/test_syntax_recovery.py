@@ -107,3 +107,52 @@ def test_errors_in_many_definitions_are_all_found(tmp_path: Path) -> None:
     result = check(path)
     assert result.stderr.count("error[syntax-error]: expected an expression, found `;`") == 50
     assert result.stderr.endswith("Found 50 errors in 1 file\n")
+
+
+def _long_block(bindings: int) -> str:
+    """A TVM-format function of many graph bindings, the second with a stray `)`."""
+    body = "".join(f"  %{i} = add(%{i - 1}, 1f);\n" for i in range(2, bindings))
+    return (
+        '#[version = "0.0.5"]\n'
+        "def @main(%x: Tensor[(2), float32]) {\n"
+        "  %0 = negative(%x);\n"
+        "  %1 = add(%0, %x));\n"
+        f"{body}  %{bindings - 1}\n}}\n"
+    )
+
+
+def test_a_stray_closing_bracket_is_one_error_not_a_cascade(tmp_path: Path) -> None:
+    """The `)` closes nothing, so reading goes on after it inside the same
+    block: the `}` that ends the function is not reported as well."""
+    path = tmp_path / "stray.rly"
+    path.write_text(_long_block(50))
+    result = check(path)
+    assert result.exit_code == 1
+    assert result.stderr.count("error[syntax-error]") == 1
+    assert "error[syntax-error]: unmatched closing delimiter `)`\n" f" --> {path}:4:19\n" in result.stderr
+
+
+def test_recovery_work_grows_linearly_with_the_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Looking for a place to read on from tries the parser's states one by
+    one; in a block of n bindings that used to cost about n^2 parser steps.
+    The steps recovery spends are bounded by a budget per token."""
+    from relay_text.ir.span import Source
+    from relay_text.syntax import lalr
+    from relay_text.syntax.parser import parse_source
+
+    spent: list[int] = []
+    recover = lalr.Driver.recover
+
+    def measured(self, tokens, failed, stack, text_length):  # type: ignore[no-untyped-def]
+        errors = recover(self, tokens, failed, stack, text_length)
+        spent.append(max(lalr.RECOVERY_MIN_STEPS, lalr.RECOVERY_STEPS_PER_TOKEN * len(tokens)) - self._steps)
+        return errors
+
+    monkeypatch.setattr(lalr.Driver, "recover", measured)
+    # without the stray bracket's special case: a resume point is searched
+    # through every state of the block's stack
+    monkeypatch.setattr(lalr, "_unmatched_closer", lambda tokens, index: False)
+    for n in (1000, 4000):
+        parse_source(Source("long.rly", _long_block(n)))
+    assert len(spent) == 2 and spent[0] > 0
+    assert spent[1] / spent[0] <= 4.5  # four times the block, at most about four times the work

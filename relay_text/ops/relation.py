@@ -46,7 +46,7 @@ still called as `rel(r)`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, Protocol, Union
 
 from ..ir.ty import AnyDim, DimBinOp, IncompleteType, TensorType, Type, TypeCall
@@ -129,7 +129,7 @@ class FixedArityRelation(NamedRelation):
     has no `inputs` at all: whatever number a `where` clause gives it is
     taken.)"""
 
-    inputs: int = 0
+    inputs: int = field(kw_only=True)
 
 
 def relation(name: str, inputs: int | None = None, default: RelationFn | None = None) -> Callable[[RelationFn], NamedRelation]:
@@ -141,7 +141,7 @@ def relation(name: str, inputs: int | None = None, default: RelationFn | None = 
     def decorate(fn: RelationFn) -> NamedRelation:
         if inputs is None:
             return NamedRelation(fn, name, default)
-        return FixedArityRelation(fn, name, default, inputs)
+        return FixedArityRelation(fn, name, default, inputs=inputs)
 
     return decorate
 

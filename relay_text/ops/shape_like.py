@@ -75,7 +75,7 @@ def slice_like_shape(r: CanFail, dshape: tuple, tshape: tuple, axes: tuple | Non
 
 
 class _Raise:
-    """Stands for a Relation in kernels: a failure is a KernelError."""
+    """A relation's `fail` for the shape helpers a kernel shares: a failure is a KernelError."""
 
     def __init__(self, op: str) -> None:
         self.op = op

@@ -78,9 +78,6 @@ class _Translated:
     def fresh_dtype(self) -> IncompleteType:
         return self._r.fresh_dtype()
 
-    def fresh(self) -> IncompleteType:
-        return self._r.fresh()
-
     def adt(self, name: str) -> TypeCall:
         return self._r.adt(name)
 

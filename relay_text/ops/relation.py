@@ -24,7 +24,7 @@ returns True. `r` describes one call of the operator:
     r.set_result(t) make the result equal to t
     r.fail(code, message, arg=None, notes=(), label="")
                     report that the relation cannot hold (raises)
-    r.fresh_shape(), r.fresh_dim(), r.fresh_dtype(), r.fresh()
+    r.fresh_shape(), r.fresh_dim(), r.fresh_dtype()
                     new unknowns
     r.adt(name)     the data type `name` as the program sees it (its own
                     definition, else the Prelude's), e.g. `Storage`
@@ -95,7 +95,6 @@ class Relation(CanFail, Protocol):
     def fresh_shape(self) -> IncompleteType: ...
     def fresh_dim(self, like: object = None) -> IncompleteType: ...
     def fresh_dtype(self) -> IncompleteType: ...
-    def fresh(self) -> IncompleteType: ...
     def adt(self, name: str) -> TypeCall: ...
 
 

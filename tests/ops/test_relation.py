@@ -28,7 +28,7 @@ def _shape(fn: object) -> list[tuple[str, object, object]]:
 
 def test_the_interface_lists_what_relations_use() -> None:
     assert _methods() == [
-        "adt", "arg", "fail", "fresh", "fresh_dim", "fresh_dtype", "fresh_shape", "from_metadata",
+        "adt", "arg", "fail", "fresh_dim", "fresh_dtype", "fresh_shape", "from_metadata",
         "refine", "result", "set_result", "tensor", "tensor_of", "unify", "unify_dtypes",
     ]
     assert all(isinstance(vars(Relation)[name], property) for name in PROPERTIES)

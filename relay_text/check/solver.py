@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from ..diagnostics import codes
 from ..ir.ty import Kind, TensorType, TypeCall
@@ -428,7 +428,7 @@ class Rel:
         hs = holes(self.c.args[i] if i != OUT else self.c.out)
         return bool(hs) and all(getattr(h.origin, "kind", None) == "meta" for h in hs)
 
-    def fail(self, code: str, message: str, arg: int | None = None, notes: tuple | list = (), label: str = "") -> None:
+    def fail(self, code: str, message: str, arg: int | None = None, notes: tuple | list = (), label: str = "") -> NoReturn:
         raise RelationError(code, message, arg=arg, notes=notes, label=label)
 
     def adt(self, name: str) -> TypeCall:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import codes
-from ..ir.ty import AnyDim, DimBinOp, TensorType
-from .relations import RelationCall, is_unknown, known_rank, shape_text
+from ..ir.ty import AnyDim, DimBinOp
+from .relations import RankedTensor, Relation, has_rank, is_unknown, shape_text
 
 INT_PREFIXES = ("int", "uint")
 
@@ -21,14 +21,14 @@ def is_float_dtype(d: Any) -> bool:
     return type(d) is str and d.startswith(("float", "bfloat"))
 
 
-def require_int(r: RelationCall, i: int, what: str) -> None:
+def require_int(r: Relation, i: int, what: str) -> None:
     """Input i (described as `what`) holds integers, once its dtype is known."""
     d = r.tensor(i).dtype
     if type(d) is str and not is_int_dtype(d):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: {what} must have an integer dtype, found `{d}`", arg=i, label=f"this is `{d}`")
 
 
-def require_float(r: RelationCall, i: int, what: str) -> None:
+def require_float(r: Relation, i: int, what: str) -> None:
     """Input i holds floating-point numbers, once its dtype is known."""
     d = r.tensor(i).dtype
     if type(d) is str and not is_float_dtype(d):
@@ -41,17 +41,17 @@ def require_float(r: RelationCall, i: int, what: str) -> None:
         )
 
 
-def require_number(r: RelationCall, i: int, what: str) -> None:
+def require_number(r: Relation, i: int, what: str) -> None:
     """Input i holds numbers (not bool), once its dtype is known."""
     d = r.tensor(i).dtype
     if d == "bool":
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: {what} must hold numbers, found `bool`", arg=i, label="this is `bool`")
 
 
-def ranked(r: RelationCall, i: int, ranks: tuple[int, ...], what: str) -> TensorType | None:
+def ranked(r: Relation, i: int, ranks: tuple[int, ...], what: str) -> RankedTensor | None:
     """Input i as a tensor whose rank is one of `ranks`; None while its rank is unknown."""
     t = r.tensor(i)
-    if not known_rank(t.shape):
+    if not has_rank(t):
         return None
     if len(t.shape) not in ranks:
         want = " or ".join(str(k) for k in ranks)
@@ -90,13 +90,13 @@ def dim_times(a: Any, b: Any) -> Any:
     return DimBinOp("*", a, b)
 
 
-def same_size(r: RelationCall, a: Any, b: Any, message: str, arg: int) -> None:
+def same_size(r: Relation, a: Any, b: Any, message: str, arg: int) -> None:
     """Two dimensions that must be equal, checked once both are ints."""
     if type(a) is int and type(b) is int and a != b:
         r.fail(codes.SHAPE_MISMATCH, message, arg=arg)
 
 
-def check_index_dtype(r: RelationCall, key: str) -> str:
+def check_index_dtype(r: Relation, key: str) -> str:
     """The attribute `key` names the dtype of indices: an integer or float type
     (TVM's unset `""` stands for int32)."""
     d = r.attrs[key] or "int32"

@@ -32,7 +32,7 @@ from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from .conv import conv2d_nchw
 from .layout import LayoutError, layout_shapes, layout_transform, parse_layout
-from .relations import RelationCall, known_rank, shape_text
+from .relations import Relation, known_rank, shape_text
 
 # ---------------------------------------------------------------- kernels
 
@@ -97,9 +97,11 @@ def conv_transpose_nd(
     out = np.zeros((n, groups * opg, *full), dtype=dtype)
     for tap in product(*(range(kk) for kk in window)):
         where = tuple(slice(t * d, t * d + st * (s - 1) + 1, st) for t, d, st, s in zip(tap, dilation, strides, sizes))
-        out[(slice(None), slice(None), *where)] += cols[(slice(None), slice(None), *tap)]
+        into, taken = (slice(None), slice(None), *where), (slice(None), slice(None), *tap)
+        out[into] += cols[taken]
     crop = tuple(slice(b, f - a) for b, a, f in zip(before, after, full))
-    return out[(slice(None), slice(None), *crop)]
+    kept = (slice(None), slice(None), *crop)
+    return out[kept]
 
 
 def to_layout(x: Any, src: str, dst: str) -> Any:
@@ -112,7 +114,7 @@ def to_layout(x: Any, src: str, dst: str) -> Any:
 # ---------------------------------------------------------------- relation helpers
 
 
-def int_values(r: RelationCall, name: str, count: int, *, positive: bool = True) -> tuple:
+def int_values(r: Relation, name: str, count: int, *, positive: bool = True) -> tuple:
     """An attribute of `count` integers; one value stands for all."""
     v = tuple(r.attrs[name])
     if len(v) == 1 and count > 1:
@@ -124,7 +126,7 @@ def int_values(r: RelationCall, name: str, count: int, *, positive: bool = True)
     return v
 
 
-def pads(r: RelationCall, count: int, name: str = "padding") -> tuple[tuple, tuple]:
+def pads(r: Relation, count: int, name: str = "padding") -> tuple[tuple, tuple]:
     """(before, after) per spatial axis from TVM's padding: one value for all
     sides, `count` values (each on both sides of its axis) or 2 * `count`
     values (all befores, then all afters)."""
@@ -151,7 +153,7 @@ def kernel_pads(pad: tuple, count: int) -> tuple[tuple, tuple]:
     return tuple(pad[:count]), tuple(pad[count:])
 
 
-def layout_attr(r: RelationCall, name: str, plain: str, default: str = "") -> str:
+def layout_attr(r: Relation, name: str, plain: str, default: str = "") -> str:
     """A layout attribute naming the axes of `plain` (blocks such as `8c` allowed)."""
     layout = r.attrs[name] or default
     try:
@@ -167,7 +169,7 @@ def layout_attr(r: RelationCall, name: str, plain: str, default: str = "") -> st
     return layout
 
 
-def to_plain(r: RelationCall, shape: tuple, layout: str, plain: str, arg: int, what: str) -> tuple:
+def to_plain(r: Relation, shape: tuple, layout: str, plain: str, arg: int, what: str) -> tuple:
     """A shape in `layout` as the shape in `plain` (blocks folded back)."""
     if len(shape) != len(parse_layout(layout)):
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a {len(parse_layout(layout))}-D {what} ({layout}), found {shape_text(shape)}", arg=arg)
@@ -178,7 +180,7 @@ def to_plain(r: RelationCall, shape: tuple, layout: str, plain: str, arg: int, w
         raise AssertionError from None
 
 
-def from_plain(r: RelationCall, shape: tuple, plain: str, layout: str, arg: int | None, what: str) -> tuple:
+def from_plain(r: Relation, shape: tuple, plain: str, layout: str, arg: int | None, what: str) -> tuple:
     """A shape in `plain` laid out in `layout` (blocks split off)."""
     try:
         return layout_shapes(plain, layout, shape)
@@ -187,7 +189,7 @@ def from_plain(r: RelationCall, shape: tuple, plain: str, layout: str, arg: int 
         raise AssertionError from None
 
 
-def window_sizes(r: RelationCall, sizes: tuple, window: tuple, strides: tuple, dilation: tuple, before: tuple, after: tuple, arg: int = 0) -> tuple:
+def window_sizes(r: Relation, sizes: tuple, window: tuple, strides: tuple, dilation: tuple, before: tuple, after: tuple, arg: int = 0) -> tuple:
     """Output sizes of a sliding window; `?` where an input size or window is unknown."""
     out: list[Any] = []
     for i, (s, k) in enumerate(zip(sizes, window)):
@@ -206,7 +208,7 @@ def window_sizes(r: RelationCall, sizes: tuple, window: tuple, strides: tuple, d
     return tuple(out)
 
 
-def weight_dtype(r: RelationCall, i: int, dtype: Any) -> None:
+def weight_dtype(r: Relation, i: int, dtype: Any) -> None:
     """Input i (a weight) takes `dtype` when its own dtype is still unknown; a
     known dtype may differ from the data's (TVM convolutions allow mixed dtypes)."""
     w = r.tensor(i)
@@ -214,7 +216,7 @@ def weight_dtype(r: RelationCall, i: int, dtype: Any) -> None:
         r.refine(i, TensorType(w.shape, dtype))
 
 
-def channel_checks(r: RelationCall, c: Any, i: Any, o: Any, groups: int, weight_shape: tuple, kl: str) -> None:
+def channel_checks(r: Relation, c: Any, i: Any, o: Any, groups: int, weight_shape: tuple, kl: str) -> None:
     """The data's channels against the weight's input channels, and groups."""
     if type(c) is int and type(i) is int and c != i * groups:
         r.fail(
@@ -227,14 +229,14 @@ def channel_checks(r: RelationCall, c: Any, i: Any, o: Any, groups: int, weight_
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {o} output channels cannot be divided into groups={groups}", arg=1)
 
 
-def groups_attr(r: RelationCall) -> int:
+def groups_attr(r: Relation) -> int:
     groups = r.attrs["groups"]
     if groups < 1:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` groups must be positive, found {groups}")
     return groups
 
 
-def conv_rel(r: RelationCall, spatial: str, *, weight_free: bool = False, require_attrs: bool = False) -> bool:
+def conv_rel(r: Relation, spatial: str, *, weight_free: bool = False, require_attrs: bool = False) -> bool:
     """The relation of a forward convolution over the axes `spatial` ("DHW"):
     data in `data_layout` (any order of N, C and the spatial letters, blocks
     allowed), weight in `kernel_layout` (O, I and the spatial letters), the
@@ -289,7 +291,7 @@ def conv_rel(r: RelationCall, spatial: str, *, weight_free: bool = False, requir
     return True
 
 
-def conv_transpose_rel(r: RelationCall, spatial: str) -> bool:
+def conv_transpose_rel(r: Relation, spatial: str) -> bool:
     """The relation of a transposed convolution over `spatial`: data (N, C,
     *S), weight (C, O / groups, *K) in `kernel_layout` (I, O and the spatial
     letters), result (N, O, *OS) with OS = (S - 1) * stride - pads +

@@ -13,7 +13,8 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np
 from .registry import KernelError
-from .relations import RelationCall, is_unknown, known_rank, shape_text
+from .relation import Notes
+from .relations import Relation, is_unknown, known_rank, shape_text
 
 
 def is_int_dtype(dtype: Any, unsigned: bool = True) -> bool:
@@ -23,7 +24,7 @@ def is_int_dtype(dtype: Any, unsigned: bool = True) -> bool:
     return dtype.startswith("int") or (unsigned and dtype.startswith("uint"))
 
 
-def require_int(r: RelationCall, i: int, what: str, unsigned: bool = True) -> None:
+def require_int(r: Relation, i: int, what: str, unsigned: bool = True) -> None:
     """Input i, once its dtype is known, is an integer tensor."""
     dtype = r.tensor(i).dtype
     if type(dtype) is str and not is_int_dtype(dtype, unsigned):
@@ -31,7 +32,7 @@ def require_int(r: RelationCall, i: int, what: str, unsigned: bool = True) -> No
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what} of {kind}, found `{dtype}`", arg=i, label=f"this is `{dtype}`")
 
 
-def require_rank(r: RelationCall, i: int, ranks: Sequence[int], what: str) -> None:
+def require_rank(r: Relation, i: int, ranks: Sequence[int], what: str) -> None:
     """Input i, once its rank is known, has one of `ranks`."""
     t = r.tensor(i)
     if known_rank(t.shape) and len(t.shape) not in ranks:
@@ -39,7 +40,7 @@ def require_rank(r: RelationCall, i: int, ranks: Sequence[int], what: str) -> No
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as {want}, found a tensor of shape {shape_text(t.shape)}", arg=i)
 
 
-def assume(r: RelationCall, i: int, t: TensorType) -> bool:
+def assume(r: Relation, i: int, t: TensorType) -> bool:
     """For a relation's `default`: input i, when what is unknown of it comes
     from a constant without metadata, takes type `t` (the type TVM's Python
     API gives such a constant). Returns whether it did."""
@@ -49,7 +50,7 @@ def assume(r: RelationCall, i: int, t: TensorType) -> bool:
     return True
 
 
-def settled(r: RelationCall, *inputs: int) -> bool:
+def settled(r: Relation, *inputs: int) -> bool:
     """Whether the rank and dtype of each of these inputs are known: a relation
     whose result is already set returns this, so that its `default` still runs
     for inputs that are unknown constants."""
@@ -64,7 +65,7 @@ def _rank_name(k: int) -> str:
     return {0: "a scalar", 1: "a vector"}.get(k, f"a tensor of rank {k}")
 
 
-def same_dim(r: RelationCall, a: Any, b: Any, arg: int, message: str, notes: Sequence[str] = ()) -> None:
+def same_dim(r: Relation, a: Any, b: Any, arg: int, message: str, notes: Notes = ()) -> None:
     """Dimensions `a` and `b` must agree: two different sizes fail with
     `message`; an unknown one is made equal to the other."""
     if type(a) is int and type(b) is int:
@@ -74,7 +75,7 @@ def same_dim(r: RelationCall, a: Any, b: Any, arg: int, message: str, notes: Seq
         r.unify(a, b, arg=arg, message=message)
 
 
-def expect_shape(r: RelationCall, i: int, expected: tuple, what: str) -> bool:
+def expect_shape(r: Relation, i: int, expected: tuple, what: str) -> bool:
     """Input i must have shape `expected` (dimensions that are not ints are
     not compared). An input of unknown rank is refined to it. Returns False
     while the input's rank is unknown and cannot be refined."""

@@ -49,7 +49,7 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np
 from .registry import KernelError
-from .relations import RelationCall, is_unknown, known_rank, shape_text, static
+from .relations import RankedTensor, Relation, has_rank, is_unknown, known_rank, shape_text, static
 
 # ---------------------------------------------------------------- dtypes
 
@@ -285,17 +285,17 @@ def dequantize(q: Any, scale: Any, zero_point: Any, axis: int, out_dtype: str = 
 ROLE_DTYPE = {"scale": "float32", "zero point": "int32"}
 
 
-def known_tensor(r: RelationCall, i: int) -> TensorType | None:
+def known_tensor(r: Relation, i: int) -> RankedTensor | None:
     """Input i as a tensor once its rank and dtype are known; None before."""
     if is_unknown(r.arg(i)):
         return None
     t = r.tensor(i)
-    if not known_rank(t.shape) or not isinstance(t.dtype, str):
+    if not has_rank(t) or not isinstance(t.dtype, str):
         return None
     return t
 
 
-def require_dtype(r: RelationCall, i: int, t: TensorType, allowed: tuple[str, ...], what: str) -> None:
+def require_dtype(r: Relation, i: int, t: TensorType, allowed: tuple[str, ...], what: str) -> None:
     """Input i (`what`, e.g. "data") must have one of the `allowed` dtypes."""
     if t.dtype not in allowed:
         r.fail(
@@ -306,7 +306,7 @@ def require_dtype(r: RelationCall, i: int, t: TensorType, allowed: tuple[str, ..
         )
 
 
-def _param_dtype(r: RelationCall, i: int, t: TensorType, what: str) -> None:
+def _param_dtype(r: Relation, i: int, t: TensorType, what: str) -> None:
     dtype = ROLE_DTYPE["zero point" if "zero point" in what else "scale"]
     if t.dtype != dtype:
         r.fail(
@@ -318,7 +318,7 @@ def _param_dtype(r: RelationCall, i: int, t: TensorType, what: str) -> None:
         )
 
 
-def scalar_param(r: RelationCall, i: int, what: str) -> bool:
+def scalar_param(r: Relation, i: int, what: str) -> bool:
     """Input i is a scalar scale (float32) or zero point (int32); False while unknown.
 
     `what` names it, e.g. "output scale", "input zero point"."""
@@ -331,7 +331,7 @@ def scalar_param(r: RelationCall, i: int, what: str) -> bool:
     return True
 
 
-def channel_param(r: RelationCall, i: int, what: str, size: Any, channels: str) -> bool:
+def channel_param(r: Relation, i: int, what: str, size: Any, channels: str) -> bool:
     """Input i is a scalar, or a vector of `size` values (one per channel: `channels`
     says which, e.g. "axis 1 of the data"); False while unknown. TVM's AssignType."""
     t = known_tensor(r, i)
@@ -358,7 +358,7 @@ def channel_param(r: RelationCall, i: int, what: str, size: Any, channels: str) 
     return True
 
 
-def check_axis(r: RelationCall, name: str, axis: int, rank: int, arg: int = 0) -> int:
+def check_axis(r: Relation, name: str, axis: int, rank: int, arg: int = 0) -> int:
     """`axis` (an attribute called `name`) normalised against `rank` (a scalar counts as rank 1)."""
     n = max(rank, 1)
     if not -n <= axis < n:
@@ -376,7 +376,7 @@ def params_default(spec: dict[int, str]) -> Any:
     without metadata become scalars of that dtype (per-tensor parameters,
     always a valid reading)."""
 
-    def default(r: RelationCall) -> bool:
+    def default(r: Relation) -> bool:
         done = False
         for i, dtype in spec.items():
             t = r.arg(i)

@@ -8,17 +8,17 @@ from typing import Any
 
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, DimBinOp
-from .relations import RelationCall, is_unknown, known_rank, shape_text, static
+from .relations import Relation, is_unknown, known_rank, shape_text, static
 
 
-def dtype_kind(r: RelationCall, i: int, what: str, kinds: tuple[str, ...], noun: str) -> None:
+def dtype_kind(r: Relation, i: int, what: str, kinds: tuple[str, ...], noun: str) -> None:
     """Input i has a dtype starting with one of `kinds` (when its dtype is known)."""
     dtype = r.tensor(i).dtype
     if isinstance(dtype, str) and not dtype.startswith(kinds):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what} as {noun}, not `{dtype}`", arg=i, label=f"this is `{dtype}`")
 
 
-def scalar_input(r: RelationCall, i: int, what: str, kinds: tuple[str, ...], noun: str) -> None:
+def scalar_input(r: Relation, i: int, what: str, kinds: tuple[str, ...], noun: str) -> None:
     """Input i holds one number: a scalar, or a tensor of one element."""
     dtype_kind(r, i, what, kinds, noun)
     shape = r.tensor(i).shape
@@ -26,7 +26,7 @@ def scalar_input(r: RelationCall, i: int, what: str, kinds: tuple[str, ...], nou
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as a single value, found a tensor of shape {shape_text(shape)}", arg=i)
 
 
-def rank_of(r: RelationCall, i: int, rank: int, what: str) -> tuple | None:
+def rank_of(r: Relation, i: int, rank: int, what: str) -> tuple | None:
     """The shape of input i, which must have `rank` axes; None while unknown."""
     shape = r.tensor(i).shape
     if not known_rank(shape):
@@ -36,7 +36,7 @@ def rank_of(r: RelationCall, i: int, rank: int, what: str) -> tuple | None:
     return shape
 
 
-def same_dim(r: RelationCall, a: Any, b: Any, arg: int, message: str) -> None:
+def same_dim(r: Relation, a: Any, b: Any, arg: int, message: str) -> None:
     """Two dimensions that must be equal when both are known."""
     x, y = static(a), static(b)
     if x is not None and y is not None and x != y:

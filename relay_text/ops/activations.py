@@ -22,7 +22,7 @@ from ._np import np, wrap
 from .nn import softmax_rel
 from .registry import Attr, register
 from .relations import (
-    RelationCall,
+    Relation,
     known_rank,
     normalize_axis,
     relation,
@@ -31,7 +31,7 @@ from .relations import (
 
 
 @relation("PRelu")
-def prelu_rel(r: RelationCall) -> bool:
+def prelu_rel(r: Relation) -> bool:
     """(data, alpha) -> data's type; alpha is (C,), C the size of the channel axis."""
     require_numeric(r, 0)
     data = r.tensor(0)

@@ -21,13 +21,13 @@ from __future__ import annotations
 from typing import Any
 
 from .registry import Attr, attr_kind, register
-from .relations import RelationCall, relation
+from .relations import Relation, relation
 
 ANY = attr_kind("any", "any value (a number, string, list or `meta[...]` reference)", lambda value: value)
 
 
 @relation("Identity", inputs=1)
-def same_type(r: RelationCall) -> bool:
+def same_type(r: Relation) -> bool:
     """The result has the type of the one input, whatever it is."""
     r.set_result(r.arg(0))
     return True

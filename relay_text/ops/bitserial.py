@@ -37,25 +37,25 @@ from ._conv_nd import int_values, pads, window_sizes
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 _WORDS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
 
 
-def _integer(r: RelationCall, i: int, what: str) -> None:
+def _integer(r: Relation, i: int, what: str) -> None:
     t = r.tensor(i)
     if type(t.dtype) is str and not t.dtype.startswith(("int", "uint")):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` packs the bits of integers, but the {what} is `{t.dtype}`", arg=i)
 
 
-def _bits(r: RelationCall, name: str) -> int:
+def _bits(r: Relation, name: str) -> int:
     b = r.attrs[name]
     if not 1 <= b <= 8:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} must be 1 to 8, found {b}")
     return b
 
 
-def _pack_type(r: RelationCall, name: str, optional: bool = False) -> str:
+def _pack_type(r: Relation, name: str, optional: bool = False) -> str:
     t = r.attrs[name]
     if t not in _WORDS and not (optional and t == ""):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name} must be "uint8", "uint16", "uint32" or "uint64", found "{t}"')
@@ -63,7 +63,7 @@ def _pack_type(r: RelationCall, name: str, optional: bool = False) -> str:
 
 
 @relation("BitPack")
-def bitpack_rel(r: RelationCall) -> bool:
+def bitpack_rel(r: Relation) -> bool:
     """pack_axis divided by the word width, a `bits` axis inserted at bit_axis, dtype pack_type."""
     bits = _bits(r, "bits")
     word = _WORDS[_pack_type(r, "pack_type")]
@@ -137,7 +137,7 @@ _CONV_LAYOUTS = {"NCHW": "OIHW", "NHWC": "HWIO"}
 
 
 @relation("BinaryConv2D")
-def bitserial_conv2d_rel(r: RelationCall) -> bool:
+def bitserial_conv2d_rel(r: Relation) -> bool:
     """data (N, C, H, W) (or NHWC), weight OIHW (or HWIO) -> (N, channels, OH, OW) in out_dtype."""
     dl, kl = r.attrs["data_layout"], r.attrs["kernel_layout"]
     if dl not in _CONV_LAYOUTS or _CONV_LAYOUTS[dl] != kl:
@@ -219,7 +219,7 @@ def bitserial_conv2d(args: tuple, attrs: dict) -> Any:
 
 
 @relation("BinaryDense")
-def bitserial_dense_rel(r: RelationCall) -> bool:
+def bitserial_dense_rel(r: Relation) -> bool:
     """data (..., K), weight (units, K) -> (..., units) in out_dtype (default: the data's)."""
     if r.attrs["units"] is None:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs the attribute units")

@@ -29,11 +29,11 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType, split_lanes
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, broadcast, identity, relation
+from .relations import Relation, broadcast, identity, relation
 from .shapes import numpy_dtype
 
 
-def _require_integer(r: RelationCall, i: int) -> None:
+def _require_integer(r: Relation, i: int) -> None:
     d = r.tensor(i).dtype
     if isinstance(d, str) and not (d == "bool" or d.startswith(("int", "uint"))):
         r.fail(
@@ -46,7 +46,7 @@ def _require_integer(r: RelationCall, i: int) -> None:
 
 
 @relation("Broadcast", inputs=2)
-def integer_broadcast(r: RelationCall) -> bool:
+def integer_broadcast(r: Relation) -> bool:
     """`Broadcast` for bitwise operators: two integer (or bool) tensors of one dtype."""
     _require_integer(r, 0)
     _require_integer(r, 1)
@@ -54,7 +54,7 @@ def integer_broadcast(r: RelationCall) -> bool:
 
 
 @relation("Identity", inputs=1)
-def integer_identity(r: RelationCall) -> bool:
+def integer_identity(r: Relation) -> bool:
     """An integer (or bool) tensor; the result has its type."""
     _require_integer(r, 0)
     return identity(r)
@@ -118,11 +118,13 @@ def _bits(dtype: str) -> int:
     base, lanes = split_lanes(dtype)
     if base == "bool":
         return lanes
-    return int(re.search(r"[0-9]+$", base).group()) * lanes  # type: ignore[union-attr]
+    width = re.search(r"[0-9]+$", base)
+    assert width is not None, dtype  # every dtype name but bool ends in its width
+    return int(width.group()) * lanes
 
 
 @relation("Reinterpret")
-def reinterpret_rel(r: RelationCall) -> bool:
+def reinterpret_rel(r: Relation) -> bool:
     x = r.tensor(0)
     dtype = r.attrs["dtype"]
     if isinstance(x.dtype, str) and _bits(x.dtype) != _bits(dtype):

@@ -45,13 +45,13 @@ from ._np import np
 from ._vision import dtype_kind, rank_of, same_dim, scalar_input, times
 from .nms import corners, descending, one_value, overlap
 from .registry import Attr, register
-from .relations import RelationCall, relation, static
+from .relations import Relation, relation, static
 
 FORMATS = ("onnx", "tensorflow")
 
 
 @relation("AllClassNMS")
-def all_class_nms_rel(r: RelationCall) -> bool:
+def all_class_nms_rel(r: Relation) -> bool:
     fmt = r.attrs["output_format"]
     if fmt not in FORMATS:
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}` output_format "{fmt}" is not supported', notes=['use "onnx" or "tensorflow"'])
@@ -88,7 +88,7 @@ def _select(boxes: Any, scores: Any, limit: int, iou: Any, threshold: Any) -> tu
     limit = limit if limit > 0 else count
     box = corners(boxes[order[:count]], 0)
     current = current[:count].copy()
-    chosen = []
+    chosen: list[int] = []
     for j in range(count):
         if len(chosen) >= limit:
             break
@@ -143,7 +143,7 @@ def all_class_non_max_suppression(args: tuple, attrs: dict) -> Any:
 
 
 @relation("RegularNMS")
-def regular_nms_rel(r: RelationCall) -> bool:
+def regular_nms_rel(r: Relation) -> bool:
     for name in ("max_detections_per_class", "max_detections", "num_classes"):
         if r.attrs[name] is not None and r.attrs[name] < 0:
             r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} cannot be negative, found {r.attrs[name]}")

@@ -14,11 +14,11 @@ from typing import Any
 from ..ir.ty import TensorType
 from ._np import is_float, np, wrap
 from .registry import register
-from .relations import RelationCall, relation
+from .relations import Relation, relation
 
 
 @relation("IdentityCompRel", inputs=1)
-def identity_comp(r: RelationCall) -> bool:
+def identity_comp(r: Relation) -> bool:
     """A tensor of any dtype; the result has its shape and dtype bool."""
     x = r.tensor(0)
     r.set_result(TensorType(x.shape, "bool"))

@@ -33,7 +33,7 @@ from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 # ---------------------------------------------------------------- threads
 
@@ -319,13 +319,13 @@ def pair_of(values: tuple) -> tuple:
 def pads_2d(pad: tuple) -> tuple[int, int, int, int]:
     """(top, left, bottom, right) from TVM's 1, 2 or 4 padding values."""
     if len(pad) == 1:
-        return (pad[0],) * 4  # type: ignore[return-value]
+        return (pad[0],) * 4
     if len(pad) == 2:
         return (pad[0], pad[1], pad[0], pad[1])
-    return tuple(pad)  # type: ignore[return-value]
+    return tuple(pad)
 
 
-def _values(r: RelationCall, name: str, count: int, allowed: tuple[int, ...] = (1,)) -> tuple:
+def _values(r: Relation, name: str, count: int, allowed: tuple[int, ...] = (1,)) -> tuple:
     """An attribute of `count` values (one value given stands for all)."""
     v = r.attrs[name]
     if len(v) == count:
@@ -336,7 +336,7 @@ def _values(r: RelationCall, name: str, count: int, allowed: tuple[int, ...] = (
     raise AssertionError
 
 
-def weight_dtype_of(r: RelationCall, data_dtype: Any) -> None:
+def weight_dtype_of(r: Relation, data_dtype: Any) -> None:
     """TVM's convolutions let the weight's dtype differ from the data's (an
     int8 weight on uint8 data, `out_dtype="int32"`: src/relay/op/nn/
     convolution.cc keeps the weight's own dtype); a weight whose dtype is
@@ -346,7 +346,7 @@ def weight_dtype_of(r: RelationCall, data_dtype: Any) -> None:
         r.refine(1, TensorType(w.shape, data_dtype))
 
 
-def _layout(r: RelationCall, name: str, letters: str) -> str:
+def _layout(r: Relation, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(
@@ -357,7 +357,7 @@ def _layout(r: RelationCall, name: str, letters: str) -> str:
     return layout
 
 
-def _positive(r: RelationCall, name: str, values: tuple) -> None:
+def _positive(r: Relation, name: str, values: tuple) -> None:
     if any(v <= 0 for v in values):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} must be positive, found {list(values)}")
 
@@ -366,7 +366,7 @@ def _positive(r: RelationCall, name: str, values: tuple) -> None:
 
 
 @relation("Conv1D")
-def conv1d_rel(r: RelationCall) -> bool:
+def conv1d_rel(r: Relation) -> bool:
     """data (N, C, W), weight (O, C / groups, K) -> (N, O, OW); the weight can come from channels/kernel_size."""
     data = r.tensor(0)
     dl = _layout(r, "data_layout", "NCW")
@@ -455,7 +455,7 @@ def conv1d(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Conv2DTranspose")
-def conv2d_transpose_rel(r: RelationCall) -> bool:
+def conv2d_transpose_rel(r: Relation) -> bool:
     """data (N, C, H, W), weight (C, O / groups, KH, KW) -> (N, O, OH, OW)."""
     data = r.tensor(0)
     dl = _layout(r, "data_layout", "NCHW")

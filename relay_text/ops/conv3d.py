@@ -18,7 +18,7 @@ from typing import Any
 from ._conv_nd import conv_nd, conv_rel, kernel_pads, to_layout
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import RelationCall, relation
+from .relations import Relation, relation
 
 CONV3D_ATTRS = (
     Attr("strides", "ints", (1, 1, 1)),
@@ -35,7 +35,7 @@ CONV3D_ATTRS = (
 
 
 @relation("Conv3D")
-def conv3d_rel(r: RelationCall) -> bool:
+def conv3d_rel(r: Relation) -> bool:
     """data (N, C, D, H, W), weight (O, C / groups, KD, KH, KW) -> (N, O, OD, OH, OW)."""
     return conv_rel(r, "DHW")
 

@@ -36,11 +36,11 @@ from ._conv_nd import (
 from ._np import np, wrap
 from .nn import _CONV_ATTRS
 from .registry import register
-from .relations import RelationCall, known_rank, relation
+from .relations import Relation, known_rank, relation
 
 
 @relation("Conv2DBackwardWeight")
-def conv2d_backward_weight_rel(r: RelationCall) -> bool:
+def conv2d_backward_weight_rel(r: Relation) -> bool:
     """grad (N, O, OH, OW), data (N, C, H, W) -> weight (O, C / groups, KH, KW)."""
     gl = layout_attr(r, "data_layout", "NCHW")
     dl = r.attrs["kernel_layout"]

@@ -43,7 +43,7 @@ from ._conv_nd import (
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 
 def _int8(dtype: Any) -> bool:
@@ -61,7 +61,7 @@ def gemm_packed_shape(k: Any, n: Any, tile_n: int, tile_k: int, int8: bool) -> t
 
 
 @relation("Conv2DGemmWeightTransform")
-def gemm_weight_transform_rel(r: RelationCall) -> bool:
+def gemm_weight_transform_rel(r: Relation) -> bool:
     """(KH, KW, I, O) -> (N' / tile_N, K' / tile_K, tile_K, tile_N) (inner axes swapped for 8-bit ints)."""
     tn, tk = r.attrs["tile_N"], r.attrs["tile_K"]
     if tn <= 0 or tk <= 0:
@@ -105,7 +105,7 @@ def gemm_unpack(u: Any, k: int, n: int) -> Any:
 
 
 @relation("Conv2DGemm")
-def gemm_conv2d_rel(r: RelationCall) -> bool:
+def gemm_conv2d_rel(r: Relation) -> bool:
     """data (N, H, W, C), a GEMM-packed weight -> (N, OH, OW, channels)."""
     dl = layout_attr(r, "data_layout", "NHWC")
     layout_attr(r, "kernel_layout", "HWIO")
@@ -184,7 +184,7 @@ def gemm_conv2d(args: tuple, attrs: dict) -> Any:
 
 
 @relation("DensePack")
-def dense_pack_rel(r: RelationCall) -> bool:
+def dense_pack_rel(r: Relation) -> bool:
     """data (B, K), weight (N / t, K, t) or (N / t, K / u, t, u) -> (B, N)."""
     data, weight = r.tensor(0), r.tensor(1)
     if not known_rank(data.shape) or not known_rank(weight.shape):

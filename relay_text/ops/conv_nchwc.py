@@ -23,7 +23,7 @@ from ._conv_nd import conv_rel, to_layout
 from ._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from .registry import Attr, register
-from .relations import RelationCall, relation
+from .relations import Relation, relation
 
 NCHWC_ATTRS = (
     Attr("strides", "ints", (1, 1)),
@@ -52,7 +52,7 @@ def blocked_conv2d(x: Any, w: Any, attrs: dict) -> Any:
 
 
 @relation("Conv2DNCHWc")
-def conv2d_nchwc_rel(r: RelationCall) -> bool:
+def conv2d_nchwc_rel(r: Relation) -> bool:
     """data (N, C / x, H, W, x), weight (O / o, C / i, KH, KW, i, o) -> (N, O / y, OH, OW, y)."""
     return conv_rel(r, "HW", require_attrs=True)
 
@@ -69,7 +69,7 @@ def conv2d_nchwc(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Conv2D")
-def depthwise_conv2d_nchwc_rel(r: RelationCall) -> bool:
+def depthwise_conv2d_nchwc_rel(r: Relation) -> bool:
     """Like nn.conv2d, on blocked layouts; the weight can come from channels/kernel_size."""
     return conv_rel(r, "HW")
 

@@ -25,7 +25,7 @@ from typing import Any
 from ._conv_nd import conv_transpose_nd, conv_transpose_rel, kernel_pads, to_layout
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import RelationCall, relation
+from .relations import Relation, relation
 
 
 def _attrs(k: int, data: str, kernel: str) -> tuple:
@@ -63,7 +63,7 @@ def _run(args: tuple, attrs: dict, spatial: str) -> Any:
 
 
 @relation("Conv1DTranspose")
-def conv1d_transpose_rel(r: RelationCall) -> bool:
+def conv1d_transpose_rel(r: Relation) -> bool:
     """data (N, C, W), weight (C, O / groups, K) -> (N, O, OW)."""
     return conv_transpose_rel(r, "W")
 
@@ -80,7 +80,7 @@ def conv1d_transpose(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Conv3DTranspose")
-def conv3d_transpose_rel(r: RelationCall) -> bool:
+def conv3d_transpose_rel(r: Relation) -> bool:
     """data (N, C, D, H, W), weight (C, O / groups, KD, KH, KW) -> (N, O, OD, OH, OW)."""
     return conv_transpose_rel(r, "DHW")
 

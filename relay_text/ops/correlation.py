@@ -27,7 +27,7 @@ from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .conv import pads_2d, window_taps
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 
 def _geometry(attrs: dict) -> tuple[int, int, int]:
@@ -37,7 +37,7 @@ def _geometry(attrs: dict) -> tuple[int, int, int]:
 
 
 @relation("Correlation")
-def correlation_rel(r: RelationCall) -> bool:
+def correlation_rel(r: Relation) -> bool:
     """data1, data2 (N, C, H, W) of one shape -> (N, D * D, OH, OW)."""
     a = r.attrs
     if a["layout"] != "NCHW":
@@ -55,9 +55,9 @@ def correlation_rel(r: RelationCall) -> bool:
     x, y = r.tensor(0), r.tensor(1)
     if not known_rank(x.shape) or not known_rank(y.shape):
         return False
-    for i, t in ((0, x), (1, y)):
-        if len(t.shape) != 4:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data (NCHW), found {shape_text(t.shape)}", arg=i)
+    for i, shape in ((0, x.shape), (1, y.shape)):
+        if len(shape) != 4:
+            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data (NCHW), found {shape_text(shape)}", arg=i)
     for axis, (p, q) in enumerate(zip(x.shape, y.shape)):
         if type(p) is int and type(q) is int and p != q:
             r.fail(
@@ -136,7 +136,7 @@ def correlation(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Dilate")
-def dilate_rel(r: RelationCall) -> bool:
+def dilate_rel(r: Relation) -> bool:
     """Each axis n -> (n - 1) * stride + 1, one stride per axis."""
     strides = r.attrs["strides"]
     if any(s <= 0 for s in strides):

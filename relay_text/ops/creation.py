@@ -17,11 +17,11 @@ from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 
 @relation("Arange")
-def arange_rel(r: RelationCall) -> bool:
+def arange_rel(r: Relation) -> bool:
     for i, name in enumerate(("start", "stop", "step")):
         t = r.tensor(i)
         if known_rank(t.shape) and t.shape != ():

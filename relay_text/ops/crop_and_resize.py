@@ -28,13 +28,13 @@ from ..ir.ty import TensorType
 from ._np import np, wrap
 from ._vision import dtype_kind
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, shape_text, static
+from .relations import Relation, known_rank, relation, shape_text, static
 
 METHODS = ("bilinear", "nearest_neighbor")
 
 
 @relation("CropAndResize")
-def crop_and_resize_rel(r: RelationCall) -> bool:
+def crop_and_resize_rel(r: Relation) -> bool:
     layout = r.attrs["layout"]
     if sorted(layout) != sorted("NCHW"):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use an order of the letters NCHW, e.g. "NHWC"'])

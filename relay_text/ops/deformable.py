@@ -38,11 +38,11 @@ from ._conv_nd import (
 )
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 
 @relation("DeformableConv2D")
-def deformable_conv2d_rel(r: RelationCall) -> bool:
+def deformable_conv2d_rel(r: Relation) -> bool:
     """data (N, C, H, W), offset (N, 2 KH KW dg, OH, OW), weight (O, C / groups, KH, KW) -> (N, O, OH, OW)."""
     dl = layout_attr(r, "data_layout", "NCHW")
     kl = layout_attr(r, "kernel_layout", "OIHW")

@@ -26,10 +26,10 @@ from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .conv import pads_2d, window_taps
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text, static
+from .relations import Relation, known_rank, relation, shape_text, static
 
 
-def _two(r: RelationCall, name: str) -> tuple[int, int]:
+def _two(r: Relation, name: str) -> tuple[int, int]:
     """(height, width) of strides or dilations: TVM's relation reads the first
     two values of the list, so longer lists pass (its own tests give four)."""
     v = r.attrs[name]
@@ -38,7 +38,7 @@ def _two(r: RelationCall, name: str) -> tuple[int, int]:
     return v[0], v[1]
 
 
-def _layout(r: RelationCall, name: str, letters: str) -> str:
+def _layout(r: Relation, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{letters}"'])
@@ -46,7 +46,7 @@ def _layout(r: RelationCall, name: str, letters: str) -> str:
 
 
 @relation("Dilation2D")
-def dilation2d_rel(r: RelationCall) -> bool:
+def dilation2d_rel(r: Relation) -> bool:
     layout = _layout(r, "data_layout", "NCHW")
     klayout = _layout(r, "kernel_layout", "IHW")
     sh, sw = _two(r, "strides")
@@ -67,9 +67,9 @@ def dilation2d_rel(r: RelationCall) -> bool:
         return False
     d = dict(zip(layout, data.shape))
     k = dict(zip(klayout, weight.shape))
-    c, i = static(d["C"]), static(k["I"])
-    if c is not None and i is not None and c != i:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the data has {c} channels but the weight {i}", arg=1)
+    c, ci = static(d["C"]), static(k["I"])
+    if c is not None and ci is not None and c != ci:
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the data has {c} channels but the weight {ci}", arg=1)
     out = {"N": d["N"], "C": k["I"]}
     for axis, size, kk, stride, dil, extra in (("H", d["H"], k["H"], sh, dh, top + bottom), ("W", d["W"], k["W"], sw, dw, left + right)):
         n, kn = static(size), static(kk)

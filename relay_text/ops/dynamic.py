@@ -44,7 +44,7 @@ from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from .layout import tile
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
+from .relations import Relation, is_unknown, known_rank, relation, shape_text
 from .shapes import numpy_dtype
 from .slicing import slice_plan, strided_slice
 from .transform import expand_dims, full, reshape, squeeze
@@ -54,7 +54,7 @@ MAX_ELEMENTS = 2**31
 # ---------------------------------------------------------------- relations
 
 
-def vector_length(r: RelationCall, i: int, what: str) -> int | None:
+def vector_length(r: Relation, i: int, what: str) -> int | None:
     """The length of input i, a vector; None while it is unknown."""
     t = r.tensor(i)
     if not known_rank(t.shape):
@@ -71,7 +71,7 @@ def vector_length(r: RelationCall, i: int, what: str) -> int | None:
             arg=i,
             notes=["it gives the rank of the result, which TVM requires to be known"],
         )
-    return n  # type: ignore[return-value]
+    return n
 
 
 def _count(n: int) -> str:
@@ -83,7 +83,7 @@ def _unknown(n: int) -> tuple:
 
 
 @relation("DynamicReshape", inputs=2)
-def reshape_rel(r: RelationCall) -> bool:
+def reshape_rel(r: Relation) -> bool:
     x = r.tensor(0)
     n = vector_length(r, 1, "the new shape")
     if n is None:
@@ -93,7 +93,7 @@ def reshape_rel(r: RelationCall) -> bool:
 
 
 @relation("DynamicBroadCastTo", inputs=2)
-def broadcast_to_rel(r: RelationCall) -> bool:
+def broadcast_to_rel(r: Relation) -> bool:
     x = r.tensor(0)
     n = vector_length(r, 1, "the shape")
     if n is None:
@@ -105,7 +105,7 @@ def broadcast_to_rel(r: RelationCall) -> bool:
 
 
 @relation("DynamicTile", inputs=2)
-def tile_rel(r: RelationCall) -> bool:
+def tile_rel(r: Relation) -> bool:
     x = r.tensor(0)
     n = vector_length(r, 1, "reps")
     if n is None or not known_rank(x.shape):
@@ -115,7 +115,7 @@ def tile_rel(r: RelationCall) -> bool:
 
 
 @relation("DynamicInitOp", inputs=1)
-def init_rel(r: RelationCall) -> bool:
+def init_rel(r: Relation) -> bool:
     n = vector_length(r, 0, "the shape")
     if n is None:
         return False
@@ -124,7 +124,7 @@ def init_rel(r: RelationCall) -> bool:
 
 
 @relation("DynamicFull", inputs=2)
-def full_rel(r: RelationCall) -> bool:
+def full_rel(r: Relation) -> bool:
     fill = r.tensor(0)
     if known_rank(fill.shape) and fill.shape != ():
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=0)
@@ -136,7 +136,7 @@ def full_rel(r: RelationCall) -> bool:
 
 
 @relation("DynamicExpandDims", inputs=2)
-def expand_dims_rel(r: RelationCall) -> bool:
+def expand_dims_rel(r: Relation) -> bool:
     x = r.tensor(0)
     axis = r.tensor(1)
     if known_rank(axis.shape) and axis.shape != ():
@@ -151,7 +151,7 @@ def expand_dims_rel(r: RelationCall) -> bool:
 
 
 @relation("DynSqueeze", inputs=2)
-def squeeze_rel(r: RelationCall) -> bool:
+def squeeze_rel(r: Relation) -> bool:
     x = r.tensor(0)
     n = vector_length(r, 1, "the axes")
     if n is None or not known_rank(x.shape):
@@ -163,7 +163,7 @@ def squeeze_rel(r: RelationCall) -> bool:
 
 
 @relation("DynStridedSlice", inputs=4)
-def strided_slice_rel(r: RelationCall) -> bool:
+def strided_slice_rel(r: Relation) -> bool:
     x = r.tensor(0)
     mode = r.attrs["slice_mode"]
     if mode not in ("end", "size"):

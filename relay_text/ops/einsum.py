@@ -26,7 +26,7 @@ from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
+from .relations import Relation, is_unknown, known_rank, relation, shape_text
 
 ELLIPSIS = "\0"  # the label of `...`; sorts before every letter, as in TVM
 
@@ -158,7 +158,7 @@ def einsum_shapes(shapes: list[tuple], inputs: list[list[str]], output: list[str
 
 
 @relation("Einsum", inputs=1)
-def einsum_rel(r: RelationCall) -> bool:
+def einsum_rel(r: Relation) -> bool:
     equation = r.attrs["equation"]
     try:
         inputs, output, _ = parse_equation(equation)
@@ -175,10 +175,11 @@ def einsum_rel(r: RelationCall) -> bool:
     for i in range(1, len(fields)):
         r.unify(fields[0].dtype, fields[i].dtype, arg=0, message=f"`einsum` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`")
     fields = [r.tensor_of(f, 0) for f in t.fields]
-    if not all(known_rank(f.shape) for f in fields) or any(is_unknown(d) for f in fields for d in f.shape):
+    shapes = [f.shape for f in fields if known_rank(f.shape)]
+    if len(shapes) < len(fields) or any(is_unknown(d) for s in shapes for d in s):
         return False
     try:
-        _, _, shape = einsum_shapes([f.shape for f in fields], inputs, output)
+        _, _, shape = einsum_shapes(shapes, inputs, output)
     except EquationError as exc:
         r.fail(codes.SHAPE_MISMATCH, f'`einsum` "{equation}": {exc}', arg=0, notes=["the operands are " + ", ".join(shape_text(f.shape) for f in fields)])
     r.set_result(TensorType(shape, fields[0].dtype))
@@ -202,7 +203,8 @@ def einsum(args: tuple, attrs: dict) -> Any:
     names = spare[: len(common)]
 
     def spelled(sub: list[str], width: int) -> tuple[str, list[Any]]:
-        letters, target = "", []
+        letters = ""
+        target: list[Any] = []
         for label in sub:
             if label == ELLIPSIS:
                 letters += "".join(names[len(names) - width :])

@@ -28,7 +28,7 @@ from ._np import is_float, is_int, np, wrap
 from .registry import Attr, KernelError, register
 from .relations import (
     OUT,
-    RelationCall,
+    Relation,
     arithmetic,
     broadcast,
     broadcast_bool,
@@ -43,7 +43,7 @@ from .relations import (
 # ---------------------------------------------------------------- relations
 
 
-def _float_dtype(r: RelationCall, i: int) -> None:
+def _float_dtype(r: Relation, i: int) -> None:
     t = r.tensor(i)
     d = t.dtype
     if isinstance(d, str) and not d.startswith(("float", "bfloat")):
@@ -57,21 +57,21 @@ def _float_dtype(r: RelationCall, i: int) -> None:
 
 
 @relation("Identity", inputs=1)
-def float_identity(r: RelationCall) -> bool:
+def float_identity(r: Relation) -> bool:
     """A floating-point tensor; the result has its type."""
     _float_dtype(r, 0)
     return identity(r)
 
 
 @relation("Identity")
-def bool_identity(r: RelationCall) -> bool:
+def bool_identity(r: Relation) -> bool:
     """A bool tensor; the result has its type."""
     x = r.tensor(0)
     r.refine(0, TensorType(x.shape, "bool"))
     return identity(r)
 
 
-def where_rel(r: RelationCall) -> bool:
+def where_rel(r: Relation) -> bool:
     """`where(cond, x, y)`: cond is bool; x and y share a dtype; shapes broadcast together."""
     c = r.tensor(0)
     r.refine(0, TensorType(c.shape, "bool"))
@@ -91,20 +91,20 @@ def where_rel(r: RelationCall) -> bool:
     return True
 
 
-def cast_rel(r: RelationCall) -> bool:
+def cast_rel(r: Relation) -> bool:
     x = r.tensor(0)
     r.set_result(TensorType(x.shape, r.attrs["dtype"]))
     return True
 
 
-def cast_like_rel(r: RelationCall) -> bool:
+def cast_like_rel(r: Relation) -> bool:
     x = r.tensor(0)
     like = r.tensor(1)
     r.set_result(TensorType(x.shape, like.dtype))
     return True
 
 
-def clip_rel(r: RelationCall) -> bool:
+def clip_rel(r: Relation) -> bool:
     if r.attrs["a_min"] > r.attrs["a_max"]:
         r.fail(codes.TYPE_MISMATCH, f"`clip` needs a_min <= a_max, found {r.attrs['a_min']} > {r.attrs['a_max']}")
     return identity(r)

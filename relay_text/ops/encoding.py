@@ -33,12 +33,12 @@ from ..ir.ty import AnyDim, TensorType
 from ._indexing import assume, require_int, require_rank, settled
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation
+from .relations import Relation, known_rank, relation
 
 # ---------------------------------------------------------------- one_hot
 
 
-def _one_hot_type(r: RelationCall, depth: Any) -> bool:
+def _one_hot_type(r: Relation, depth: Any) -> bool:
     require_rank(r, 1, (0,), "on_value")
     require_rank(r, 2, (0,), "off_value")
     for i in (1, 2):
@@ -64,7 +64,7 @@ def _one_hot_type(r: RelationCall, depth: Any) -> bool:
     return settled(r, *range(1, r.arity))
 
 
-def _one_hot_default(r: RelationCall) -> bool:
+def _one_hot_default(r: Relation) -> bool:
     """On and off values from constants without metadata take the dtype attribute."""
     dtype = r.attrs["dtype"]
     done = False
@@ -74,14 +74,14 @@ def _one_hot_default(r: RelationCall) -> bool:
     return done
 
 
-def _dyn_one_hot_default(r: RelationCall) -> bool:
+def _dyn_one_hot_default(r: Relation) -> bool:
     """As `one_hot`'s, and a depth from a constant without metadata is an int32 scalar."""
     done = _one_hot_default(r)
     return assume(r, 3, TensorType((), "int32")) or done
 
 
 @relation("OneHot", inputs=3, default=_one_hot_default)
-def one_hot_rel(r: RelationCall) -> bool:
+def one_hot_rel(r: Relation) -> bool:
     depth = r.attrs["depth"]
     if depth <= 0:
         r.fail(codes.TYPE_MISMATCH, f"`one_hot` depth must be positive, found {depth}")
@@ -89,7 +89,7 @@ def one_hot_rel(r: RelationCall) -> bool:
 
 
 @relation("DynOneHot", inputs=4, default=_dyn_one_hot_default)
-def dyn_one_hot_rel(r: RelationCall) -> bool:
+def dyn_one_hot_rel(r: Relation) -> bool:
     require_rank(r, 3, (0,), "depth")
     require_int(r, 3, "depth")
     return _one_hot_type(r, AnyDim())
@@ -137,7 +137,7 @@ def dyn_one_hot(args: tuple, attrs: dict) -> Any:
 
 
 @relation("UnRavelIndexRel", inputs=2)
-def unravel_index_rel(r: RelationCall) -> bool:
+def unravel_index_rel(r: Relation) -> bool:
     require_int(r, 0, "indices")
     require_int(r, 1, "a shape")
     require_rank(r, 0, (0, 1), "indices")
@@ -172,7 +172,7 @@ def unravel_index(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Identity", inputs=1)
-def invert_permutation_rel(r: RelationCall) -> bool:
+def invert_permutation_rel(r: Relation) -> bool:
     require_int(r, 0, "a permutation")
     require_rank(r, 0, (1,), "a permutation")
     r.set_result(r.tensor(0))

@@ -16,11 +16,11 @@ from typing import Any
 from ..diagnostics import codes
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, normalize_axis, relation, shape_text
+from .relations import Relation, known_rank, normalize_axis, relation, shape_text
 
 
 @relation("FIFOBuffer")
-def fifo_buffer_rel(r: RelationCall) -> bool:
+def fifo_buffer_rel(r: Relation) -> bool:
     """(data, buffer) -> buffer's type."""
     r.unify_dtypes(0, 1)
     data, buffer = r.tensor(0), r.tensor(1)

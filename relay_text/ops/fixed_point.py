@@ -34,12 +34,12 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, identity, relation, shape_text
+from .relations import Relation, identity, relation, shape_text
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
-def _require_int32(r: RelationCall, i: int, what: str) -> TensorType:
+def _require_int32(r: Relation, i: int, what: str) -> TensorType:
     t = r.tensor(i)
     if isinstance(t.dtype, str) and t.dtype != "int32":
         r.fail(
@@ -53,7 +53,7 @@ def _require_int32(r: RelationCall, i: int, what: str) -> TensorType:
 
 
 @relation("Identity", inputs=1)
-def fixed_point_rel(r: RelationCall) -> bool:
+def fixed_point_rel(r: Relation) -> bool:
     _require_int32(r, 0, "data")
     for key in ("multiplier", "shift"):
         v = r.attrs[key]
@@ -103,7 +103,7 @@ def fixed_point_multiply(args: tuple, attrs: dict) -> Any:
 
 
 @relation("FixedPointMultiplyPerAxis", inputs=4)
-def per_axis_rel(r: RelationCall) -> bool:
+def per_axis_rel(r: Relation) -> bool:
     x = _require_int32(r, 0, "data")
     for i, what in ((1, "multipliers"), (2, "left shifts"), (3, "right shifts")):
         _require_int32(r, i, what)

@@ -28,13 +28,13 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import dim_plus, ranked, require_float, require_number
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 # ---------------------------------------------------------------- dft
 
 
 @relation("DFT")
-def dft_rel(r: RelationCall) -> bool:
+def dft_rel(r: Relation) -> bool:
     """Two float tensors of one shape and dtype; the result is the pair of their types."""
     r.unify_dtypes(0, 1)
     require_float(r, 0, "the real part")
@@ -65,7 +65,7 @@ def dft(args: tuple, attrs: dict) -> Any:
 
 
 @relation("stft")
-def stft_rel(r: RelationCall) -> bool:
+def stft_rel(r: Relation) -> bool:
     """(batch, frequencies, frames, 2), without batch for a vector signal."""
     n_fft, hop, win = r.attrs["n_fft"], r.attrs["hop_length"], r.attrs["win_length"]
     for key, value in (("n_fft", n_fft), ("hop_length", hop), ("win_length", win)):

@@ -35,7 +35,8 @@ from ._indexing import check_bounds, is_int_dtype, require_int, same_dim
 from ._np import np
 from .registry import Attr, register
 from .relations import (
-    RelationCall,
+    Relation,
+    has_rank,
     is_unknown,
     known_rank,
     normalize_axis,
@@ -47,7 +48,7 @@ from .relations import (
 
 
 @relation("Gather", inputs=2)
-def gather_rel(r: RelationCall) -> bool:
+def gather_rel(r: Relation) -> bool:
     axis = r.attrs["axis"]
     if axis is None:
         r.fail(codes.TYPE_MISMATCH, "`gather` needs the attribute `axis`, e.g. `gather(%data, %indices, axis=0)`")
@@ -97,7 +98,7 @@ def gather(args: tuple, attrs: dict) -> Any:
 
 
 @relation("GatherND", inputs=2)
-def gather_nd_rel(r: RelationCall) -> bool:
+def gather_nd_rel(r: Relation) -> bool:
     data, idx = r.tensor(0), r.tensor(1)
     batch = r.attrs["batch_dims"]
     if batch < 0:
@@ -158,7 +159,7 @@ def gather_nd(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- adv_index
 
 
-def _broadcast_index_shapes(r: RelationCall, shapes: list[tuple]) -> tuple | None:
+def _broadcast_index_shapes(r: Relation, shapes: list[tuple]) -> tuple | None:
     """numpy broadcasting of the index shapes; None while a size is unknown."""
     n = max(len(s) for s in shapes)
     out: list[Any] = []
@@ -191,7 +192,7 @@ def _broadcast_index_shapes(r: RelationCall, shapes: list[tuple]) -> tuple | Non
 
 
 @relation("AdvIndex", inputs=1)
-def adv_index_rel(r: RelationCall) -> bool:
+def adv_index_rel(r: Relation) -> bool:
     t = r.arg(0)
     if is_unknown(t):
         return False
@@ -204,14 +205,15 @@ def adv_index_rel(r: RelationCall) -> bool:
     for i, f in enumerate(fields[1:], 1):
         if type(f.dtype) is str and not is_int_dtype(f.dtype):
             r.fail(codes.TYPE_MISMATCH, f"`adv_index` takes integer index tensors, but field {i} of its tuple is `{f.dtype}`", arg=0)
-    if not all(known_rank(f.shape) for f in fields):
+    ranked = [f for f in fields if has_rank(f)]
+    if len(ranked) < len(fields):
         return False
-    data = fields[0]
-    k = len(fields) - 1
+    data = ranked[0]
+    k = len(ranked) - 1
     if k > len(data.shape):
         r.fail(codes.SHAPE_MISMATCH, f"`adv_index`: {k} index tensors for data of rank {len(data.shape)}", arg=0,
                notes=["each index tensor indexes one leading axis of the data"])
-    shape = _broadcast_index_shapes(r, [f.shape for f in fields[1:]])
+    shape = _broadcast_index_shapes(r, [f.shape for f in ranked[1:]])
     if shape is None:
         return False
     r.set_result(TensorType(shape + tuple(data.shape[k:]), data.dtype))

@@ -33,7 +33,7 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text, static
+from .relations import Relation, known_rank, relation, shape_text, static
 
 A = -0.75  # the bicubic kernel's coefficient, as in PyTorch
 
@@ -42,7 +42,7 @@ A = -0.75  # the bicubic kernel's coefficient, as in PyTorch
 
 
 @relation("AffineGrid")
-def affine_grid_rel(r: RelationCall) -> bool:
+def affine_grid_rel(r: Relation) -> bool:
     target = r.attrs["target_shape"]
     if len(target) != 2 or min(target) <= 1:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` target_shape takes 2 sizes greater than 1 (height, width), found {list(target)}")
@@ -83,7 +83,7 @@ PADDING = ("zeros", "border", "reflection")
 
 
 @relation("GridSample")
-def grid_sample_rel(r: RelationCall) -> bool:
+def grid_sample_rel(r: Relation) -> bool:
     if r.attrs["padding_mode"] not in PADDING:
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}` padding_mode "{r.attrs["padding_mode"]}" is not supported', notes=['use one of "zeros", "border", "reflection"'])
     data, grid = r.tensor(0), r.tensor(1)
@@ -154,7 +154,8 @@ def _pick(data: Any, coords: list) -> Any:
         valid &= (c >= 0) & (c < size)
         clipped.append(np.clip(c, 0, size - 1))
     n = np.arange(data.shape[0]).reshape((-1,) + (1,) * (coords[0].ndim - 1))
-    values = np.moveaxis(data[(n, slice(None), *clipped)], -1, 1)
+    index = (n, slice(None), *clipped)
+    values = np.moveaxis(data[index], -1, 1)
     return np.where(valid[:, None], values, np.zeros((), data.dtype))
 
 

@@ -23,13 +23,13 @@ from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ._np import np
 from .registry import Attr, register
-from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
+from .relations import Relation, is_unknown, known_rank, relation, shape_text
 
 # ---------------------------------------------------------------- meshgrid
 
 
 @relation("Meshgrid", inputs=1)
-def meshgrid_rel(r: RelationCall) -> bool:
+def meshgrid_rel(r: Relation) -> bool:
     indexing = r.attrs["indexing"]
     if indexing not in ("ij", "xy"):
         r.fail(codes.TYPE_MISMATCH, f'`meshgrid` indexing must be "ij" or "xy", found "{indexing}"')
@@ -74,7 +74,7 @@ def meshgrid(args: tuple, attrs: dict) -> Any:
 
 
 @relation("SlidingWindow", inputs=1)
-def sliding_window_rel(r: RelationCall) -> bool:
+def sliding_window_rel(r: Relation) -> bool:
     axis, window, strides = r.attrs["axis"], tuple(r.attrs["window_shape"]), tuple(r.attrs["strides"])
     if axis < 0:
         r.fail(codes.TYPE_MISMATCH, f"`sliding_window` needs an axis of 0 or more, found {axis}")

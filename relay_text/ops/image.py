@@ -35,7 +35,7 @@ from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")
 METHODS = ("nearest_neighbor", "linear", "cubic")
@@ -150,14 +150,14 @@ def resize_nchw(x: Any, out_h: int, out_w: int, method: str, mode: str, rounding
 # ---------------------------------------------------------------- relations
 
 
-def _check_layout(r: RelationCall, name: str = "layout") -> str:
+def _check_layout(r: Relation, name: str = "layout") -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted("NCHW"):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported', notes=["use an order of the letters NCHW, e.g. \"NHWC\""])
     return layout
 
 
-def _choice(r: RelationCall, name: str, allowed: tuple) -> str:
+def _choice(r: Relation, name: str, allowed: tuple) -> str:
     value = r.attrs[name]
     if value not in allowed:
         shown = ", ".join(f'"{a}"' for a in allowed if a)
@@ -166,7 +166,7 @@ def _choice(r: RelationCall, name: str, allowed: tuple) -> str:
 
 
 @relation("Resize2D")
-def resize2d_rel(r: RelationCall) -> bool:
+def resize2d_rel(r: Relation) -> bool:
     layout = _check_layout(r)
     _choice(r, "method", METHODS)
     _choice(r, "coordinate_transformation_mode", MODES)
@@ -227,7 +227,7 @@ def _scaled(d: Any, scale: float) -> Any:
 
 
 @relation("UpSampling")
-def upsampling_rel(r: RelationCall) -> bool:
+def upsampling_rel(r: Relation) -> bool:
     layout = _check_layout(r)
     _choice(r, "method", tuple(UPSAMPLING_METHODS))
     for name in ("scale_h", "scale_w"):

@@ -26,7 +26,7 @@ from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, register
 from .relations import (
-    RelationCall,
+    Relation,
     broadcast_dims,
     known_rank,
     normalize_axis,
@@ -104,7 +104,7 @@ def layout_shapes(src: str, dst: str, shape: tuple) -> tuple:
 
 
 @relation("LayoutTransform")
-def layout_transform_rel(r: RelationCall) -> bool:
+def layout_transform_rel(r: Relation) -> bool:
     src, dst = r.attrs["src_layout"], r.attrs["dst_layout"]
     try:
         parse_layout(src)
@@ -164,7 +164,7 @@ def layout_transform(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Tile")
-def tile_rel(r: RelationCall) -> bool:
+def tile_rel(r: Relation) -> bool:
     reps = tuple(r.attrs["reps"])
     if any(v <= 0 for v in reps):
         r.fail(codes.TYPE_MISMATCH, f"`tile` reps must be positive, found {list(reps)}")
@@ -186,7 +186,7 @@ def tile(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Repeat")
-def repeat_rel(r: RelationCall) -> bool:
+def repeat_rel(r: Relation) -> bool:
     repeats = r.attrs["repeats"]
     if repeats < 1:
         r.fail(codes.TYPE_MISMATCH, f"`repeat` repeats must be at least 1, found {repeats}")
@@ -216,7 +216,7 @@ def repeat(args: tuple, attrs: dict) -> Any:
 
 
 @relation("BroadCastToLike")
-def broadcast_to_like_rel(r: RelationCall) -> bool:
+def broadcast_to_like_rel(r: Relation) -> bool:
     x = r.tensor(0)
     like = r.tensor(1)
     if not known_rank(like.shape):

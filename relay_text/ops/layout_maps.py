@@ -39,7 +39,7 @@ from ..ir.expr import MetaRef
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from .registry import Attr, KernelError, attr_kind, register
-from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
+from .relations import Relation, is_unknown, known_rank, relation, shape_text
 
 # ---------------------------------------------------------------- auto_scheduler_layout_transform
 
@@ -65,7 +65,7 @@ def parse_tuner_layout(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
 
 
 @relation("auto_scheduler_layout_transform", inputs=1)
-def auto_scheduler_layout_transform_rel(r: RelationCall) -> bool:
+def auto_scheduler_layout_transform_rel(r: Relation) -> bool:
     try:
         _, src = parse_tuner_layout(r.attrs["src_layout"])
         dst_sizes, dst = parse_tuner_layout(r.attrs["dst_layout"])
@@ -250,7 +250,7 @@ def evaluate(expr: tuple, coords: list[Any]) -> Any:
 
 
 @relation("meta_schedule_layout_transform", inputs=1)
-def meta_schedule_layout_transform_rel(r: RelationCall) -> bool:
+def meta_schedule_layout_transform_rel(r: Relation) -> bool:
     imap = r.attrs["index_map"]
     x = r.tensor(0)
     if isinstance(imap, MetaRef):

@@ -15,24 +15,71 @@ pad value became the second argument in TVM 0.8).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
+from ..ir.ty import IncompleteType, TensorType, Type, TypeCall
 from .registry import Attr, get, register
-from .relations import RelationCall
+from .relation import AttrValue, Notes, Relation, Unifiable, relation
 
 Translate = Callable[[dict], dict]
 
 
 class _Translated:
-    """A relation call seen with the current operator's name and attributes."""
+    """A relation call seen with the current operator's name and attributes;
+    everything else is the call's own."""
 
-    def __init__(self, r: RelationCall, op: str, attrs: dict) -> None:
+    __slots__ = ("_r", "op", "attrs")
+
+    def __init__(self, r: Relation, op: str, attrs: dict[str, AttrValue]) -> None:
         self._r = r
         self.op = op
         self.attrs = attrs
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._r, name)
+    @property
+    def arity(self) -> int:
+        return self._r.arity
+
+    def arg(self, i: int) -> Type:
+        return self._r.arg(i)
+
+    def result(self) -> Type:
+        return self._r.result()
+
+    def tensor(self, i: int) -> TensorType:
+        return self._r.tensor(i)
+
+    def tensor_of(self, t: Type, arg: int | None = None, what: str = "this value") -> TensorType:
+        return self._r.tensor_of(t, arg, what)
+
+    def unify(self, a: Unifiable, b: Unifiable, arg: int | None = None, message: str = "") -> None:
+        self._r.unify(a, b, arg, message)
+
+    def refine(self, i: int, t: Type) -> None:
+        self._r.refine(i, t)
+
+    def set_result(self, t: Type) -> None:
+        self._r.set_result(t)
+
+    def unify_dtypes(self, i: int, j: int) -> None:
+        self._r.unify_dtypes(i, j)
+
+    def from_metadata(self, i: int) -> bool:
+        return self._r.from_metadata(i)
+
+    def fail(self, code: str, message: str, arg: int | None = None, notes: Notes = (), label: str = "") -> NoReturn:
+        self._r.fail(code, message, arg, notes, label)
+
+    def fresh_shape(self) -> IncompleteType:
+        return self._r.fresh_shape()
+
+    def fresh_dim(self, like: object = None) -> IncompleteType:
+        return self._r.fresh_dim(like)
+
+    def fresh_dtype(self) -> IncompleteType:
+        return self._r.fresh_dtype()
+
+    def adt(self, name: str) -> TypeCall:
+        return self._r.adt(name)
 
 
 def _current(new: str, translate: Translate, attrs: dict) -> dict:
@@ -46,12 +93,11 @@ def _current(new: str, translate: Translate, attrs: dict) -> dict:
 def renamed(old: str, new: str, inputs: int, attrs: tuple[Attr, ...], translate: Translate) -> None:
     """Register `old` as TVM's former name of `new`."""
 
-    def rel(r: RelationCall) -> bool:
+    @relation(f"{old} (now {new})")
+    def rel(r: Relation) -> bool:
         unit = get(new)
         assert unit is not None
-        return unit.relation(_Translated(r, old, _current(new, translate, r.attrs)))  # type: ignore[arg-type]  # a RelationCall by delegation
-
-    rel.relation_name = f"{old} (now {new})"  # type: ignore[attr-defined]  # the relation's display name
+        return unit.relation(_Translated(r, old, _current(new, translate, r.attrs)))
 
     def kernel(args: tuple, given: dict) -> Any:
         unit = get(new)

@@ -16,11 +16,11 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 
 @relation("Matmul")
-def matmul_rel(r: RelationCall) -> bool:
+def matmul_rel(r: Relation) -> bool:
     a = r.tensor(0)
     if not known_rank(a.shape):
         return False

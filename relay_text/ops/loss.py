@@ -28,21 +28,21 @@ from ..ir.ty import TensorType
 from ._np import np, wrap
 from .pool import trunc_divide
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, require_numeric, shape_text
+from .relations import Relation, known_rank, relation, require_numeric, shape_text
 
 
 def _is_float(dtype: Any) -> bool:
     return isinstance(dtype, str) and dtype.startswith(("float", "bfloat"))
 
 
-def _require_float(r: RelationCall, i: int, what: str = "a floating-point tensor") -> None:
+def _require_float(r: Relation, i: int, what: str = "a floating-point tensor") -> None:
     d = r.tensor(i).dtype
     if isinstance(d, str) and not _is_float(d):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what}, found `{d}`", arg=i, label=f"this is `{d}`")
 
 
 @relation("CrossEntropy")
-def cross_entropy_rel(r: RelationCall) -> bool:
+def cross_entropy_rel(r: Relation) -> bool:
     """x (batch, classes), y of the same type -> a scalar of their dtype."""
     if r.op == "nn.cross_entropy":
         _require_float(r, 0)
@@ -98,7 +98,7 @@ def cross_entropy_with_logits(args: tuple, attrs: dict) -> Any:
 
 
 @relation("NLLLoss")
-def nll_loss_rel(r: RelationCall) -> bool:
+def nll_loss_rel(r: Relation) -> bool:
     """predictions (N, C, d...), targets (N, d...), weights (C,) -> targets' shape or a scalar."""
     reduction = r.attrs["reduction"]
     if reduction not in ("none", "mean", "sum"):

@@ -30,12 +30,12 @@ from ..ir.ty import AnyDim, TensorType
 from ._indexing import assume, expect_shape, require_rank, settled
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 
 # ---------------------------------------------------------------- trilu
 
 
-def _matrices(r: RelationCall, i: int = 0) -> tuple | None:
+def _matrices(r: Relation, i: int = 0) -> tuple | None:
     x = r.tensor(i)
     if not known_rank(x.shape):
         return None
@@ -44,13 +44,13 @@ def _matrices(r: RelationCall, i: int = 0) -> tuple | None:
     return x.shape
 
 
-def _trilu_default(r: RelationCall) -> bool:
+def _trilu_default(r: Relation) -> bool:
     """k from a constant without metadata: an int32 scalar (relay.trilu's own constant)."""
     return assume(r, 1, TensorType((), "int32"))
 
 
 @relation("trilu", inputs=2, default=_trilu_default)
-def trilu_rel(r: RelationCall) -> bool:
+def trilu_rel(r: Relation) -> bool:
     require_rank(r, 1, (0,), "k")
     if _matrices(r) is None:
         return False
@@ -78,7 +78,7 @@ def trilu(args: tuple, attrs: dict) -> Any:
 
 
 @relation("MatrixSetDiag", inputs=2)
-def matrix_set_diag_rel(r: RelationCall) -> bool:
+def matrix_set_diag_rel(r: Relation) -> bool:
     k1, k2 = r.attrs["k1"], r.attrs["k2"]
     if k1 > k2:
         r.fail(codes.TYPE_MISMATCH, f"`matrix_set_diag` needs k1 <= k2, found k1={k1} and k2={k2}")

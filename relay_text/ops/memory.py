@@ -40,7 +40,7 @@ from ..ir.ty import AnyDim, FuncType, TensorType, TupleType
 from ._np import np
 from .annotation import ANY
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, relation, static
+from .relations import Relation, relation, static
 from .shapes import numpy_dtype, shape_of_rel
 
 UNIT = TupleType(())
@@ -59,13 +59,13 @@ class Storage:
         return f"Storage({self.nbytes} bytes, {self.dtype})"
 
 
-def _scalar_int(r: RelationCall, i: int, what: str) -> None:
+def _scalar_int(r: Relation, i: int, what: str) -> None:
     t = r.tensor(i)
     if t.shape != () and type(t.shape) is tuple:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as a scalar, found a tensor of rank {len(t.shape)}", arg=i)
 
 
-def _shape_vector_rank(r: RelationCall, i: int) -> int | None:
+def _shape_vector_rank(r: Relation, i: int) -> int | None:
     """The length of the 1-d shape vector input i (None while unknown; 0 for a scalar)."""
     t = r.tensor(i)
     if type(t.shape) is not tuple:
@@ -80,7 +80,7 @@ def _shape_vector_rank(r: RelationCall, i: int) -> int | None:
 # ---------------------------------------------------------------- storage and tensors
 
 
-def _shape_vector(r: RelationCall, i: int, length: Any) -> None:
+def _shape_vector(r: Relation, i: int, length: Any) -> None:
     """A shape vector still untyped that comes from a constant without
     metadata is taken to be int64 of the given length (TVM's shape dtype)."""
     t = r.tensor(i)
@@ -89,7 +89,7 @@ def _shape_vector(r: RelationCall, i: int, length: Any) -> None:
 
 
 @relation("AllocStorage")
-def alloc_storage_rel(r: RelationCall) -> bool:
+def alloc_storage_rel(r: Relation) -> bool:
     _scalar_int(r, 0, "the size")
     _shape_vector(r, 1, AnyDim())
     _scalar_int(r, 2, "the alignment")
@@ -109,7 +109,7 @@ def alloc_storage(args: tuple, attrs: dict) -> Any:
 
 
 @relation("AllocTensor")
-def alloc_tensor_rel(r: RelationCall) -> bool:
+def alloc_tensor_rel(r: Relation) -> bool:
     r.refine(0, r.adt("Storage"))
     _scalar_int(r, 1, "the offset")
     written = r.attrs["assert_shape"]
@@ -143,7 +143,7 @@ def alloc_tensor(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Kill", inputs=1)
-def kill_rel(r: RelationCall) -> bool:
+def kill_rel(r: Relation) -> bool:
     r.arg(0)
     r.set_result(UNIT)
     return True
@@ -157,7 +157,7 @@ def kill(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- the VM's calls
 
 
-def _function_type(r: RelationCall, i: int) -> FuncType | None:
+def _function_type(r: Relation, i: int) -> FuncType | None:
     f = r.arg(i)
     if isinstance(f, FuncType):
         return f
@@ -167,7 +167,7 @@ def _function_type(r: RelationCall, i: int) -> FuncType | None:
 
 
 @relation("InvokeTVMOp")
-def invoke_tvm_op_rel(r: RelationCall) -> bool:
+def invoke_tvm_op_rel(r: Relation) -> bool:
     f = _function_type(r, 0)
     if f is None:
         return False
@@ -209,7 +209,7 @@ def invoke_tvm_op(args: tuple, attrs: dict) -> Any:
 
 
 @relation("CallLowered")
-def call_lowered_rel(r: RelationCall) -> bool:
+def call_lowered_rel(r: Relation) -> bool:
     f = _function_type(r, 0)
     if f is None:
         return False
@@ -243,7 +243,7 @@ def vm_shape_of(args: tuple, attrs: dict) -> Any:
 
 
 @relation("ReshapeTensor")
-def reshape_tensor_rel(r: RelationCall) -> bool:
+def reshape_tensor_rel(r: Relation) -> bool:
     x = r.tensor(0)
     rank = _shape_vector_rank(r, 1)
     newshape = r.attrs["newshape"]

@@ -38,11 +38,11 @@ from ..ir.ty import TensorType, TupleType
 from ._np import np, wrap
 from ._vision import dtype_kind, rank_of, same_dim, times
 from .registry import Attr, register
-from .relations import RelationCall, relation, static
+from .relations import Relation, relation, static
 
 
 @relation("MultiBoxPrior")
-def multibox_prior_rel(r: RelationCall) -> bool:
+def multibox_prior_rel(r: Relation) -> bool:
     for name, count in (("sizes", 0), ("ratios", 0), ("steps", 2), ("offsets", 2)):
         n = len(r.attrs[name])
         if (count and n != count) or n == 0:
@@ -92,7 +92,7 @@ def multibox_prior(args: tuple, attrs: dict) -> Any:
 
 
 @relation("MultiBoxTransformLoc")
-def multibox_transform_loc_rel(r: RelationCall) -> bool:
+def multibox_transform_loc_rel(r: Relation) -> bool:
     if len(r.attrs["variances"]) != 4:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` variances takes 4 values, found {len(r.attrs['variances'])}")
     dtype_kind(r, 0, "class probabilities", ("float",), "floats")

@@ -43,12 +43,12 @@ from ..ir.ty import TensorType, TupleType
 from ._np import np
 from ._vision import dtype_kind, rank_of, same_dim, scalar_input
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, static
+from .relations import Relation, known_rank, relation, static
 
 # ---------------------------------------------------------------- shared by the NMS operators
 
 
-def field_index(r: RelationCall, name: str, width: Any, span: int = 1, optional: bool = False) -> None:
+def field_index(r: Relation, name: str, width: Any, span: int = 1, optional: bool = False) -> None:
     """Attribute `name` indexes `span` consecutive columns of rows `width` wide."""
     index, w = r.attrs[name], static(width)
     if optional and index < 0:
@@ -94,7 +94,7 @@ def descending(scores: Any) -> Any:
 
 
 @relation("GetValidCount")
-def get_valid_counts_rel(r: RelationCall) -> bool:
+def get_valid_counts_rel(r: Relation) -> bool:
     data = r.tensor(0)
     if data.dtype == "bool":
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes boxes of numbers, not bool", arg=0, label="this is `bool`")
@@ -137,7 +137,7 @@ def get_valid_counts(args: tuple, attrs: dict) -> Any:
 
 
 @relation("NMS")
-def nms_rel(r: RelationCall) -> bool:
+def nms_rel(r: Relation) -> bool:
     dtype_kind(r, 0, "boxes", ("float",), "floats")
     dtype_kind(r, 1, "the valid counts", ("int", "uint"), "integers")
     scalar_input(r, 3, "max_output_size", ("int", "uint"), "an integer")

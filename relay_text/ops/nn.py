@@ -22,7 +22,7 @@ from .conv import PARALLEL_MIN, conv2d_nchw, pads_2d, pair_of, ranges, run_parts
 from .registry import Attr, register
 from .relations import (
     OUT,
-    RelationCall,
+    Relation,
     is_unknown,
     known_rank,
     normalize_axis,
@@ -47,7 +47,7 @@ def leaky_relu(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Identity")
-def softmax_rel(r: RelationCall) -> bool:
+def softmax_rel(r: Relation) -> bool:
     x = r.tensor(0)
     if isinstance(x.dtype, str) and not x.dtype.startswith(("float", "bfloat")):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes a floating-point tensor, found `{x.dtype}`", arg=0, label=f"this is `{x.dtype}`")
@@ -116,7 +116,7 @@ def softmax_rows(x: Any, axis: int, out: Any, log: bool) -> Any:
     return out
 
 
-def dropout_rel(r: RelationCall) -> bool:
+def dropout_rel(r: Relation) -> bool:
     x = r.tensor(0)
     rate = r.attrs["rate"]
     if not 0 <= rate < 1:
@@ -135,7 +135,7 @@ def dropout(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Dense")
-def dense_rel(r: RelationCall) -> bool:
+def dense_rel(r: Relation) -> bool:
     """data (..., K), weight (units, K) -> (..., units); the weight can be inferred from units."""
     data = r.tensor(0)
     units = r.attrs["units"]
@@ -183,14 +183,14 @@ def dense(args: tuple, attrs: dict) -> Any:
     return wrap(np.matmul(x, w.T), dtype)
 
 
-def batch_matmul_rel(r: RelationCall) -> bool:
+def batch_matmul_rel(r: Relation) -> bool:
     x = r.tensor(0)
     y = r.tensor(1)
     if not (known_rank(x.shape) and known_rank(y.shape)):
         return False
-    for i, t in ((0, x), (1, y)):
-        if len(t.shape) != 3:
-            r.fail(codes.SHAPE_MISMATCH, f"`nn.batch_matmul` needs tensors of rank 3 (batch, rows, columns), found {shape_text(t.shape)}", arg=i)
+    for i, shape in ((0, x.shape), (1, y.shape)):
+        if len(shape) != 3:
+            r.fail(codes.SHAPE_MISMATCH, f"`nn.batch_matmul` needs tensors of rank 3 (batch, rows, columns), found {shape_text(shape)}", arg=i)
     bx, m, kx = x.shape if not r.attrs["transpose_a"] else (x.shape[0], x.shape[2], x.shape[1])
     by, ky, n = y.shape if not r.attrs["transpose_b"] else (y.shape[0], y.shape[2], y.shape[1])
     if type(kx) is int and type(ky) is int and kx != ky:
@@ -226,7 +226,7 @@ def batch_matmul(args: tuple, attrs: dict) -> Any:
     return wrap(np.matmul(x, y), attrs["out_dtype"] or x.dtype)
 
 
-def bias_add_rel(r: RelationCall) -> bool:
+def bias_add_rel(r: Relation) -> bool:
     data = r.tensor(0)
     if not known_rank(data.shape):
         return False
@@ -246,7 +246,7 @@ def bias_add(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Flatten", inputs=1)
-def batch_flatten_rel(r: RelationCall) -> bool:
+def batch_flatten_rel(r: Relation) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -272,21 +272,21 @@ def batch_flatten(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- convolution
 
 
-def padding4(r: RelationCall, pad: tuple) -> tuple[int, int, int, int]:
+def padding4(r: Relation, pad: tuple) -> tuple[int, int, int, int]:
     """(top, left, bottom, right) from 1, 2 or 4 values."""
     if any(p < 0 for p in pad):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding cannot be negative, found {list(pad)}")
     if len(pad) == 1:
-        return (pad[0],) * 4  # type: ignore[return-value]
+        return (pad[0],) * 4
     if len(pad) == 2:
         return (pad[0], pad[1], pad[0], pad[1])
     if len(pad) == 4:
-        return tuple(pad)  # type: ignore[return-value]
+        return tuple(pad)
     r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding takes 1, 2 or 4 values, found {len(pad)}")
     raise AssertionError
 
 
-def pair(r: RelationCall, name: str) -> tuple[int, int]:
+def pair(r: Relation, name: str) -> tuple[int, int]:
     """A (height, width) attribute of positive sizes; one value stands for both."""
     v = r.attrs[name]
     if len(v) == 1:
@@ -298,7 +298,7 @@ def pair(r: RelationCall, name: str) -> tuple[int, int]:
     return (v[0], v[1])
 
 
-def _layout(r: RelationCall, name: str, letters: str) -> str:
+def _layout(r: Relation, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: {name} \"{layout}\" is not supported; use an order of the letters {letters}")
@@ -317,7 +317,7 @@ def window_out(size: Any, k: int, stride: int, dilation: int, pad: int, ceil: bo
 
 
 @relation("Conv2D")
-def conv2d_rel(r: RelationCall) -> bool:
+def conv2d_rel(r: Relation) -> bool:
     data = r.tensor(0)
     dl = _layout(r, "data_layout", "NCHW")
     kl = _layout(r, "kernel_layout", "OIHW")
@@ -416,7 +416,7 @@ def conv2d(args: tuple, attrs: dict) -> Any:
 
 
 @relation("BatchNorm")
-def batch_norm_rel(r: RelationCall) -> bool:
+def batch_norm_rel(r: Relation) -> bool:
     """(data, gamma, beta, mean, var) -> (data's type, (C,), (C,)); the vectors follow the channel axis."""
     data = r.tensor(0)
     if not known_rank(data.shape):
@@ -454,7 +454,7 @@ def batch_norm(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Pool2D")
-def pool2d_rel(r: RelationCall) -> bool:
+def pool2d_rel(r: Relation) -> bool:
     data = r.tensor(0)
     layout = _layout(r, "layout", "NCHW")
     out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout
@@ -544,7 +544,7 @@ def avg_pool2d(args: tuple, attrs: dict) -> Any:
     return _pool(args[0], attrs, "avg")
 
 
-def global_pool_rel(r: RelationCall) -> bool:
+def global_pool_rel(r: Relation) -> bool:
     data = r.tensor(0)
     layout = _layout(r, "layout", "NCHW")
     out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout

@@ -40,7 +40,7 @@ from ._np import np, wrap
 from .reduce import REDUCE_ATTRS, axes_of, reduced_axes
 from .registry import Attr, register
 from .relations import (
-    RelationCall,
+    Relation,
     broadcast_dims,
     known_rank,
     normalize_axis,
@@ -49,7 +49,7 @@ from .relations import (
 )
 
 
-def _float_data(r: RelationCall) -> Any:
+def _float_data(r: Relation) -> Any:
     x = r.tensor(0)
     d = x.dtype
     if isinstance(d, str) and not d.startswith(("float", "bfloat")):
@@ -61,7 +61,7 @@ def _float_data(r: RelationCall) -> Any:
 
 
 @relation("LayerNorm")
-def layer_norm_rel(r: RelationCall) -> bool:
+def layer_norm_rel(r: Relation) -> bool:
     """(data, gamma, beta) -> data's type; gamma and beta are (data.shape[axis],)."""
     data = _float_data(r)
     if not known_rank(data.shape):
@@ -101,7 +101,7 @@ def layer_norm(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Identity")
-def lrn_rel(r: RelationCall) -> bool:
+def lrn_rel(r: Relation) -> bool:
     x = _float_data(r)
     if r.attrs["size"] <= 0:
         r.fail(codes.TYPE_MISMATCH, f"`nn.lrn` size must be positive, found {r.attrs['size']}")
@@ -145,7 +145,7 @@ def lrn(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Variance")
-def variance_rel(r: RelationCall) -> bool:
+def variance_rel(r: Relation) -> bool:
     """(data, mean) -> data reduced over the axes; the mean broadcasts against the data."""
     data = r.tensor(0)
     r.unify_dtypes(0, 1)
@@ -200,7 +200,7 @@ def variance(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- instance and group norm
 
 
-def _channel_vectors(r: RelationCall, data: Any) -> int:
+def _channel_vectors(r: Relation, data: Any) -> int:
     axis = normalize_axis(r, r.attrs["axis"], len(data.shape))
     vec = TensorType((data.shape[axis],), data.dtype)
     r.refine(1, vec)
@@ -209,7 +209,7 @@ def _channel_vectors(r: RelationCall, data: Any) -> int:
 
 
 @relation("InstanceNorm")
-def instance_norm_rel(r: RelationCall) -> bool:
+def instance_norm_rel(r: Relation) -> bool:
     """(data, gamma, beta) -> data's type; gamma and beta are (C,), C the channel axis' size."""
     data = _float_data(r)
     if not known_rank(data.shape):
@@ -222,7 +222,7 @@ def instance_norm_rel(r: RelationCall) -> bool:
 
 
 @relation("GroupNorm")
-def group_norm_rel(r: RelationCall) -> bool:
+def group_norm_rel(r: Relation) -> bool:
     """(data, gamma, beta) -> data's type; the channel count is a multiple of num_groups."""
     data = _float_data(r)
     groups = r.attrs["num_groups"]
@@ -300,7 +300,7 @@ def group_norm(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Identity")
-def l2_normalize_rel(r: RelationCall) -> bool:
+def l2_normalize_rel(r: Relation) -> bool:
     x = _float_data(r)
     if known_rank(x.shape):
         seen: list[int] = []

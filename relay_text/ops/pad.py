@@ -34,14 +34,14 @@ from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, shape_text
+from .relations import Relation, known_rank, relation, shape_text
 from .space import plus
 
 MODES = ("constant", "edge", "reflect")
 
 
 @relation("Pad")
-def pad_rel(r: RelationCall) -> bool:
+def pad_rel(r: Relation) -> bool:
     mode = r.attrs["pad_mode"]
     if mode not in MODES:
         r.fail(codes.TYPE_MISMATCH, f'`nn.pad` pad_mode must be "constant", "edge" or "reflect", found "{mode}"')
@@ -120,7 +120,7 @@ def pad(args: tuple, attrs: dict) -> Any:
 
 
 @relation("DynamicPad")
-def dyn_pad_rel(r: RelationCall) -> bool:
+def dyn_pad_rel(r: Relation) -> bool:
     """(data, pad_width (rank, 2) integers, scalar pad_value) -> data's rank, every size `?`."""
     mode = r.attrs["pad_mode"]
     if mode not in MODES:
@@ -172,7 +172,7 @@ def dyn_pad(args: tuple, attrs: dict) -> Any:
 
 
 @relation("MirrorPad")
-def mirror_pad_rel(r: RelationCall) -> bool:
+def mirror_pad_rel(r: Relation) -> bool:
     """data -> data with each axis grown by its [before, after] widths."""
     mode = r.attrs["mode"]
     if mode not in ("SYMMETRIC", "REFLECT"):

@@ -25,12 +25,12 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np, wrap
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, require_numeric, shape_text
+from .relations import Relation, known_rank, relation, require_numeric, shape_text
 
 _AXIS_NAMES = {"D": "depth", "H": "height", "W": "width"}
 
 
-def _layout(r: RelationCall, letters: str) -> str:
+def _layout(r: Relation, letters: str) -> str:
     layout = r.attrs["layout"]
     if sorted(layout) != sorted(letters):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{_channels_last(letters)}"'])
@@ -59,7 +59,7 @@ def _adaptive_relation(name: str, spatial: str) -> Any:
     names = ", ".join(_AXIS_NAMES[a] for a in spatial)
 
     @relation(name)
-    def adaptive_rel(r: RelationCall) -> bool:
+    def adaptive_rel(r: Relation) -> bool:
         """(N, C, *spatial) -> (N, C, *output_size), in the layout's order."""
         layout = _layout(r, letters)
         if "avg" in r.op:

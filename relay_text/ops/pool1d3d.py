@@ -35,7 +35,7 @@ from ._np import np, wrap
 from .nn import _layout, window_out
 from .pool import trunc_divide
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, require_numeric, shape_text
+from .relations import Relation, known_rank, relation, require_numeric, shape_text
 
 AXIS_NAMES = {"D": "depth", "H": "height", "W": "width"}
 _SIDES = {"D": ("front", "back"), "H": ("top", "bottom"), "W": ("left", "right")}
@@ -44,7 +44,7 @@ _SIDES = {"D": ("front", "back"), "H": ("top", "bottom"), "W": ("left", "right")
 # ---------------------------------------------------------------- attributes
 
 
-def per_axis(r: RelationCall, name: str, spatial: str) -> tuple[int, ...]:
+def per_axis(r: Relation, name: str, spatial: str) -> tuple[int, ...]:
     """A positive size per spatial axis; one value stands for all of them."""
     v = r.attrs[name]
     n = len(spatial)
@@ -70,7 +70,7 @@ def padding_of(pad: tuple, n: int) -> tuple[tuple[int, ...], tuple[int, ...]] | 
     return None
 
 
-def paddings(r: RelationCall, spatial: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def paddings(r: Relation, spatial: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     pad = r.attrs["padding"]
     n = len(spatial)
     both = padding_of(pad, n)
@@ -91,7 +91,7 @@ def _pool_relation(name: str, spatial: str) -> Any:
     letters = "NC" + spatial
 
     @relation(name)
-    def pool_rel(r: RelationCall) -> bool:
+    def pool_rel(r: Relation) -> bool:
         """Data in the layout's order; each spatial axis shrinks to the number of windows."""
         layout = _layout(r, "layout", letters)
         out_layout = _layout(r, "out_layout", letters) if r.attrs["out_layout"] else layout

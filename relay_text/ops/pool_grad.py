@@ -34,11 +34,11 @@ from .nn import _POOL_ATTRS, _layout, padding4, pair, window_out
 from .pool import trunc_divide
 from .pool1d3d import lowest
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation, require_numeric, shape_text
+from .relations import Relation, known_rank, relation, require_numeric, shape_text
 
 
 @relation("MaxPool2DGrad")
-def pool2d_grad_rel(r: RelationCall) -> bool:
+def pool2d_grad_rel(r: Relation) -> bool:
     """(out_grad, data) -> data's type; out_grad has one cell per pooling window."""
     layout = _layout(r, "layout", "NCHW")
     require_numeric(r, 0)
@@ -110,7 +110,8 @@ def _grad(args: tuple, attrs: dict, kind: str) -> Any:
         cells.sort(key=lambda ij: (ij[1], ij[0]))
     if kind == "max":
         xp = np.pad(xt, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=lowest(x.dtype))
-        best = best_cell = None
+        best: Any = None
+        best_cell: Any = None
         for k, (i, j) in enumerate(cells):
             v = xp[_window_view(xp, i, j, strides, out)]
             if best is None:

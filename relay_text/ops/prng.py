@@ -54,7 +54,7 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType, TupleType
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, shape_text, static_shape
+from .relations import Relation, known_rank, relation, shape_text, static_shape
 
 KEY = TensorType((10,), "uint64")
 MASK = 2**64 - 1
@@ -146,7 +146,7 @@ def uniform_bits(bits: Any, dtype: str) -> Any:
 # ---------------------------------------------------------------- relations
 
 
-def _key(r: RelationCall, i: int) -> None:
+def _key(r: Relation, i: int) -> None:
     t = r.tensor(i)
     shape = static_shape(t.shape)
     if (shape is not None and shape != (10,)) or (isinstance(t.dtype, str) and t.dtype != "uint64"):
@@ -159,7 +159,7 @@ def _key(r: RelationCall, i: int) -> None:
     r.refine(i, KEY)
 
 
-def _out_shape(r: RelationCall) -> tuple[int, ...]:
+def _out_shape(r: Relation) -> tuple[int, ...]:
     shape = tuple(r.attrs["out_shape"])
     if any(d < 0 for d in shape):
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: out_shape cannot have negative sizes, found {list(shape)}")
@@ -167,21 +167,21 @@ def _out_shape(r: RelationCall) -> tuple[int, ...]:
 
 
 @relation("ThreefryGenerate", inputs=1)
-def generate_rel(r: RelationCall) -> bool:
+def generate_rel(r: Relation) -> bool:
     _key(r, 0)
     r.set_result(TupleType((KEY, TensorType(_out_shape(r), "uint64"))))
     return True
 
 
 @relation("ThreefrySplit", inputs=1)
-def split_rel(r: RelationCall) -> bool:
+def split_rel(r: Relation) -> bool:
     _key(r, 0)
     r.set_result(TupleType((KEY, KEY)))
     return True
 
 
 @relation("Uniform", inputs=3)
-def distribution_rel(r: RelationCall) -> bool:
+def distribution_rel(r: Relation) -> bool:
     dtype = r.attrs["out_dtype"]
     if dtype not in ("float32", "float64"):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` generates float32 or float64 values, not {dtype}", notes=["TVM supports only these two out_dtypes"])
@@ -194,12 +194,12 @@ def distribution_rel(r: RelationCall) -> bool:
 
 
 @relation("Normal", inputs=3)
-def normal_rel(r: RelationCall) -> bool:
+def normal_rel(r: Relation) -> bool:
     return distribution_rel(r)
 
 
 @relation("Multinomial", inputs=2)
-def multinomial_rel(r: RelationCall) -> bool:
+def multinomial_rel(r: Relation) -> bool:
     _key(r, 0)
     k = r.attrs["num_samples"]
     if k < 0:

@@ -39,11 +39,11 @@ from ..ir.ty import TensorType
 from ._np import np, wrap
 from ._vision import dtype_kind, rank_of, same_dim, times
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, relation
+from .relations import Relation, relation
 
 
 @relation("Proposal")
-def proposal_rel(r: RelationCall) -> bool:
+def proposal_rel(r: Relation) -> bool:
     a = r.attrs
     if not a["scales"] or not a["ratios"]:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs at least one scale and one ratio")

@@ -51,7 +51,7 @@ from ._qnn import (
 )
 from .registry import Attr, KernelError, register
 from .relations import (
-    RelationCall,
+    Relation,
     broadcast_dims,
     is_unknown,
     known_rank,
@@ -66,7 +66,7 @@ _BINARY_PARAMS = {2: "float32", 3: "int32", 4: "float32", 5: "int32", 6: "float3
 
 
 @relation("QnnBroadcast", default=params_default(_BINARY_PARAMS))
-def qnn_broadcast_rel(r: RelationCall) -> bool:
+def qnn_broadcast_rel(r: Relation) -> bool:
     """Two integer operands of one dtype; per-tensor or per-channel operand
     parameters; scalar output parameters; the result broadcasts the operands."""
     lhs, rhs = known_tensor(r, 0), known_tensor(r, 1)
@@ -180,7 +180,7 @@ def qnn_mul(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- concatenate
 
 
-def _param_tuple(r: RelationCall, i: int, count: int, what: str) -> bool:
+def _param_tuple(r: Relation, i: int, count: int, what: str) -> bool:
     """Input i is a tuple of `count` scalar parameters; False while unknown."""
     t = r.arg(i)
     if is_unknown(t):
@@ -206,7 +206,7 @@ def _param_tuple(r: RelationCall, i: int, count: int, what: str) -> bool:
 _OUTPUT_DEFAULT = params_default({3: "float32", 4: "int32"})
 
 
-def _concatenate_default(r: RelationCall) -> bool:
+def _concatenate_default(r: Relation) -> bool:
     """Constants without metadata in the parameter tuples (and the output
     parameters) are taken to be scalars."""
     done = _OUTPUT_DEFAULT(r)
@@ -221,7 +221,7 @@ def _concatenate_default(r: RelationCall) -> bool:
 
 
 @relation("QnnConcatenate", default=_concatenate_default)
-def qnn_concatenate_rel(r: RelationCall) -> bool:
+def qnn_concatenate_rel(r: Relation) -> bool:
     """`concatenate`'s rule for the tensors; one scalar scale and zero point per tensor."""
     data = r.arg(0)
     if is_unknown(data):

@@ -43,19 +43,19 @@ from ._qnn import (
 from .conv import conv2d_nchw, conv2d_transpose_nchw, pads_2d, pair_of
 from .nn import padding4, pair, window_out
 from .registry import Attr, register
-from .relations import RelationCall, is_unknown, relation, shape_text, static
+from .relations import RankedTensor, Relation, is_unknown, relation, shape_text, static
 
 OUT_DTYPES = ("int16", "int32", "int64")
 
 
-def _layout(r: RelationCall, name: str, letters: str) -> str:
+def _layout(r: Relation, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported; use an order of the letters {letters}')
     return layout
 
 
-def _out_dtype(r: RelationCall) -> str:
+def _out_dtype(r: Relation) -> str:
     out = r.attrs["out_dtype"]
     if out not in OUT_DTYPES:
         shown = f"`{out}`" if out else "no out_dtype"
@@ -63,7 +63,7 @@ def _out_dtype(r: RelationCall) -> str:
     return out
 
 
-def _operands(r: RelationCall, data_types: tuple[str, ...], weight_types: tuple[str, ...]) -> tuple[TensorType, TensorType] | None:
+def _operands(r: Relation, data_types: tuple[str, ...], weight_types: tuple[str, ...]) -> tuple[RankedTensor, RankedTensor] | None:
     data, weight = known_tensor(r, 0), known_tensor(r, 1)
     if data is None or weight is None:
         return None
@@ -75,7 +75,7 @@ def _operands(r: RelationCall, data_types: tuple[str, ...], weight_types: tuple[
     return data, weight
 
 
-def _weight_zero_point(r: RelationCall, i: int, size: Any, where: str) -> bool:
+def _weight_zero_point(r: Relation, i: int, size: Any, where: str) -> bool:
     """A scalar, or a vector of `size` values (one per output channel)."""
     return channel_param(r, i, "weight zero point", size, where)
 
@@ -91,7 +91,7 @@ def _weight_default() -> Any:
     constant without metadata takes the shape Conv2DRel / Conv2DTransposeRel
     derive from channels and kernel_size (groups 1), in the data's dtype."""
 
-    def default(r: RelationCall) -> bool:
+    def default(r: Relation) -> bool:
         done = _PARAMS(r)
         data = known_tensor(r, 0)
         channels, kernel_size = r.attrs["channels"], r.attrs["kernel_size"]
@@ -113,7 +113,7 @@ def _weight_default() -> Any:
 
 
 @relation("QnnConv2D", default=_weight_default())
-def qnn_conv2d_rel(r: RelationCall) -> bool:
+def qnn_conv2d_rel(r: Relation) -> bool:
     """Quantized data and weight, Conv2D's shape rule, scalar input parameters."""
     operands = _operands(r, ("int8", "uint8", "int16"), ("int8", "uint8", "int16"))
     if operands is None:
@@ -237,7 +237,7 @@ def qnn_conv2d(args: tuple, attrs: dict) -> Any:
 
 
 @relation("QnnConv2DTranspose", default=_weight_default())
-def qnn_conv2d_transpose_rel(r: RelationCall) -> bool:
+def qnn_conv2d_transpose_rel(r: Relation) -> bool:
     """Quantized data and weight, Conv2DTranspose's shape rule, one-value input parameters."""
     operands = _operands(r, ("int8", "uint8", "int16", "uint16"), ("int8", "uint8"))
     if operands is None:

@@ -44,12 +44,12 @@ from ._qnn import (
     scalar_param,
 )
 from .registry import Attr, register
-from .relations import RelationCall, is_unknown, relation, shape_text, static
+from .relations import RankedTensor, Relation, is_unknown, relation, shape_text, static
 
 _PARAMS = params_default({2: "int32", 3: "int32", 4: "float32", 5: "float32"})
 
 
-def _out_dtype(r: RelationCall, allowed: tuple[str, ...]) -> str:
+def _out_dtype(r: Relation, allowed: tuple[str, ...]) -> str:
     out = r.attrs["out_dtype"]
     if out not in allowed:
         shown = f"`{out}`" if out else "no out_dtype"
@@ -57,7 +57,7 @@ def _out_dtype(r: RelationCall, allowed: tuple[str, ...]) -> str:
     return out
 
 
-def _rank(r: RelationCall, i: int, t: TensorType, rank: int, what: str) -> None:
+def _rank(r: Relation, i: int, t: RankedTensor, rank: int, what: str) -> None:
     if len(t.shape) != rank:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {what} of rank {rank}, found {shape_text(t.shape)}", arg=i)
 
@@ -69,7 +69,7 @@ def _exact_product(x: Any, zx: Any, w: Any, zw: Any) -> tuple[Any, Any]:
 # ---------------------------------------------------------------- dense
 
 
-def _dense_default(r: RelationCall) -> bool:
+def _dense_default(r: Relation) -> bool:
     """The parameters' constants become scalars; a weight constant without metadata
     takes MatmulRel's shape (units, K) in the data's dtype."""
     done = _PARAMS(r)
@@ -81,7 +81,7 @@ def _dense_default(r: RelationCall) -> bool:
 
 
 @relation("QDense", default=_dense_default)
-def qnn_dense_rel(r: RelationCall) -> bool:
+def qnn_dense_rel(r: Relation) -> bool:
     """data (..., K), weight (units, K) -> (..., units) in out_dtype."""
     data, weight = known_tensor(r, 0), known_tensor(r, 1)
     if data is None or weight is None:
@@ -133,7 +133,7 @@ def qnn_dense(args: tuple, attrs: dict) -> Any:
 
 
 @relation("QnnDensePack", default=_PARAMS)
-def qnn_dense_pack_rel(r: RelationCall) -> bool:
+def qnn_dense_pack_rel(r: Relation) -> bool:
     """data (M, K), packed weight (N_O, K_O, N_I, K_I) -> (M, N_O * N_I) in out_dtype."""
     data, weight = known_tensor(r, 0), known_tensor(r, 1)
     if data is None or weight is None:
@@ -186,7 +186,7 @@ def qnn_contrib_dense_pack(args: tuple, attrs: dict) -> Any:
 
 
 @relation("QBatchMatmul", default=_PARAMS)
-def qnn_batch_matmul_rel(r: RelationCall) -> bool:
+def qnn_batch_matmul_rel(r: Relation) -> bool:
     """x (B, M, K), y (B, K, N) or (B, N, K) with transpose_b -> (B, M, N) int32."""
     x, y = known_tensor(r, 0), known_tensor(r, 1)
     if x is None or y is None:

@@ -41,7 +41,7 @@ from ._qnn import (
 from .conv import pads_2d, pair_of, window_taps
 from .nn import padding4, pair, window_out
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, relation, shape_text
+from .relations import Relation, relation, shape_text
 
 _AXIS = re.compile(r"\d*[A-Za-z]")
 
@@ -55,7 +55,7 @@ def layout_axes(layout: str) -> list[str] | None:
 
 
 @relation("QnnAvgPool2D", default=params_default({1: "float32", 2: "int32", 3: "float32", 4: "int32"}))
-def qnn_avg_pool2d_rel(r: RelationCall) -> bool:
+def qnn_avg_pool2d_rel(r: Relation) -> bool:
     """int8/uint8 data with H and W axes, four scalar parameters; H and W pooled."""
     data = known_tensor(r, 0)
     if data is None:
@@ -121,7 +121,8 @@ def _counts(size: int, out: int, k: int, s: int, d: int, head: int, tail: int, i
 def qnn_avg_pool2d(args: tuple, attrs: dict) -> Any:
     data, s_in, z_in, s_out, z_out = args
     axes = layout_axes(attrs["layout"])
-    hx, wx = axes.index("H"), axes.index("W")  # type: ignore[union-attr]
+    assert axes is not None, attrs["layout"]  # the type checker rejected a layout it cannot read
+    hx, wx = axes.index("H"), axes.index("W")
     q = requantize(data, s_in, z_in, s_out, z_out, "int32")
     moved = np.moveaxis(q, (hx, wx), (-2, -1))
     lead = moved.shape[:-2]

@@ -65,14 +65,14 @@ from ._qnn import (
     select_clip,
 )
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, is_unknown, relation, static
+from .relations import RankedTensor, Relation, is_unknown, relation, static
 
 FLOATS = ("float16", "float32", "float64")
 
 # ---------------------------------------------------------------- quantize and dequantize
 
 
-def _channel_params(r: RelationCall, data: TensorType, axis: int, first: int, role: str, force_axis: bool) -> bool:
+def _channel_params(r: Relation, data: RankedTensor, axis: int, first: int, role: str, force_axis: bool) -> bool:
     """Inputs `first` (scale) and `first + 1` (zero point), scalars or vectors along `axis`.
 
     With `force_axis`, the axis is checked even when both are scalars."""
@@ -92,7 +92,7 @@ def _channel_params(r: RelationCall, data: TensorType, axis: int, first: int, ro
 
 
 @relation("Quantize", default=params_default({1: "float32", 2: "int32"}))
-def quantize_rel(r: RelationCall) -> bool:
+def quantize_rel(r: Relation) -> bool:
     """float32 data; scale and zero point per tensor or along `axis`; the result has the data's shape."""
     data = known_tensor(r, 0)
     if data is None:
@@ -120,13 +120,13 @@ def qnn_quantize(args: tuple, attrs: dict) -> Any:
     return quantize(x, scale, zp, attrs["axis"], attrs["out_dtype"])
 
 
-def _is_scalar_like(t: TensorType) -> bool:
+def _is_scalar_like(t: RankedTensor) -> bool:
     """A scalar, or a tensor of one element (TVM's dequantize treats both as per-tensor)."""
     return all(static(d) == 1 for d in t.shape)
 
 
 @relation("Dequantize", default=params_default({1: "float32", 2: "int32"}))
-def dequantize_rel(r: RelationCall) -> bool:
+def dequantize_rel(r: Relation) -> bool:
     """Integer data; scale and zero point per tensor (one element) or along `axis`; float32 or float16 result."""
     data = known_tensor(r, 0)
     if data is None:
@@ -171,7 +171,7 @@ def qnn_dequantize(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Requantize", default=params_default({1: "float32", 2: "int32", 3: "float32", 4: "int32"}))
-def requantize_rel(r: RelationCall) -> bool:
+def requantize_rel(r: Relation) -> bool:
     """Integer data; input parameters per tensor or along `axis`, output parameters scalars."""
     data = known_tensor(r, 0)
     if data is None:
@@ -223,7 +223,7 @@ def qnn_requantize(args: tuple, attrs: dict) -> Any:
 SIM_CODES = {1: "int8", 2: "uint8", 3: "int32"}
 
 
-def _simulated_rel(r: RelationCall) -> bool:
+def _simulated_rel(r: Relation) -> bool:
     """Floating-point data and a dtype-code tensor; the result has the data's type."""
     data = known_tensor(r, 0)
     if data is None:
@@ -243,12 +243,12 @@ _SIM_PARAMS = params_default({1: "int32", 2: "float32", 3: "int32"})
 
 
 @relation("QNNSimulatedQuantize", default=_SIM_PARAMS)
-def simulated_quantize_rel(r: RelationCall) -> bool:
+def simulated_quantize_rel(r: Relation) -> bool:
     return _simulated_rel(r)
 
 
 @relation("QNNSimulatedDequantize", default=_SIM_PARAMS)
-def simulated_dequantize_rel(r: RelationCall) -> bool:
+def simulated_dequantize_rel(r: Relation) -> bool:
     return _simulated_rel(r)
 
 
@@ -311,7 +311,7 @@ def simulated_dequantize(args: tuple, attrs: dict) -> Any:
 
 
 @relation("SimulatedQuantize", default=params_default({1: "float32", 2: "float32", 3: "float32"}))
-def annotation_simulated_quantize_rel(r: RelationCall) -> bool:
+def annotation_simulated_quantize_rel(r: Relation) -> bool:
     """Floating-point data of rank at least 1; dom_scale, clip_min and clip_max are float32 scalars."""
     data = known_tensor(r, 0)
     if data is None:

@@ -51,14 +51,14 @@ from ._qnn import (
     trunc_div,
 )
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, normalize_axis, relation
+from .relations import Relation, normalize_axis, relation
 from .special import erf_approx
 
 _UNARY_PARAMS = {1: "float32", 2: "int32", 3: "float32", 4: "int32"}
 _ROLES = ("input scale", "input zero point", "output scale", "output zero point")
 
 
-def _unary_rel(r: RelationCall, allowed: tuple[str, ...]) -> bool:
+def _unary_rel(r: Relation, allowed: tuple[str, ...]) -> bool:
     data = known_tensor(r, 0)
     if data is None:
         return False
@@ -73,7 +73,7 @@ def _unary_rel(r: RelationCall, allowed: tuple[str, ...]) -> bool:
 
 
 @relation("QnnElementwiseUnary", default=params_default(_UNARY_PARAMS))
-def qnn_unary_rel(r: RelationCall) -> bool:
+def qnn_unary_rel(r: Relation) -> bool:
     """int8 or uint8 data and four scalar parameters; the result has the data's type."""
     return _unary_rel(r, ("int8", "uint8"))
 
@@ -115,7 +115,6 @@ for _name, (_fn, _what) in _FUNCTIONS.items():
         f"qnn.{_name}",
         inputs=5,
         relation=qnn_unary_rel,
-        relation_name=f"qnn.{_name}",
         doc=f"{_what} of a quantized tensor, elementwise, requantized to the output parameters.",
     )(_unary_kernel(_fn))
 
@@ -124,7 +123,7 @@ for _name, (_fn, _what) in _FUNCTIONS.items():
 
 
 @relation("QLeakyRelu", default=params_default(_UNARY_PARAMS))
-def qnn_leaky_relu_rel(r: RelationCall) -> bool:
+def qnn_leaky_relu_rel(r: Relation) -> bool:
     """int8 or uint8 data, four scalar parameters, alpha at least 0."""
     if r.attrs["alpha"] < 0:
         r.fail(codes.TYPE_MISMATCH, f"`qnn.leaky_relu` alpha must be at least 0, found {r.attrs['alpha']}")
@@ -154,7 +153,7 @@ def qnn_leaky_relu(args: tuple, attrs: dict) -> Any:
 
 
 @relation("QSoftmax", default=params_default(_UNARY_PARAMS))
-def qnn_softmax_rel(r: RelationCall) -> bool:
+def qnn_softmax_rel(r: Relation) -> bool:
     """int8 data, four scalar parameters; the result has the data's type."""
     if not _unary_rel(r, ("int8",)):
         return False

@@ -13,13 +13,13 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import is_int, np, wrap
 from .registry import Attr, register
-from .relations import OUT, RelationCall, known_rank, normalize_axis, relation
+from .relations import OUT, Relation, known_rank, normalize_axis, relation
 
 REDUCE_ATTRS = (Attr("axis", "opt_ints", None), Attr("keepdims", "bool", False), Attr("exclude", "bool", False))
 ARG_ATTRS = REDUCE_ATTRS + (Attr("select_last_index", "bool", False),)
 
 
-def reduced_axes(r: RelationCall, rank: int) -> list[int]:
+def reduced_axes(r: Relation, rank: int) -> list[int]:
     """The axes a reduction call reduces, validated."""
     axis = r.attrs["axis"]
     if axis is None:
@@ -36,7 +36,7 @@ def reduced_axes(r: RelationCall, rank: int) -> list[int]:
     return sorted(axes)
 
 
-def _reduce(r: RelationCall, dtype: Any = None) -> bool:
+def _reduce(r: Relation, dtype: Any = None) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -48,26 +48,26 @@ def _reduce(r: RelationCall, dtype: Any = None) -> bool:
 
 
 @relation("Reduce")
-def reduce_rel(r: RelationCall) -> bool:
+def reduce_rel(r: Relation) -> bool:
     """The result drops (or, with keepdims, keeps as 1) the reduced axes."""
     return _reduce(r)
 
 
 @relation("Reduce")
-def bool_reduce_rel(r: RelationCall) -> bool:
+def bool_reduce_rel(r: Relation) -> bool:
     x = r.tensor(0)
     r.refine(0, TensorType(x.shape, "bool"))
     return _reduce(r, "bool")
 
 
 @relation("ArgReduce")
-def arg_reduce_rel(r: RelationCall) -> bool:
+def arg_reduce_rel(r: Relation) -> bool:
     """Like a reduction, but the result holds int32 indices."""
     return _reduce(r, "int32")
 
 
-def axes_of(x: Any, attrs: dict) -> tuple | None:
-    """The reduced axes for numpy (None: all)."""
+def axes_of(x: Any, attrs: dict) -> tuple[int, ...]:
+    """The reduced axes for numpy."""
     rank = x.ndim
     axis = attrs["axis"]
     if axis is None:

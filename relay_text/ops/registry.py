@@ -1,8 +1,8 @@
 """The operator registry: one unit per operator, shared by every stage.
 
 An operator is registered once, in the module of its family
-(any module of this package but `registry` and `relations`: they are
-found, not listed), by decorating its numpy kernel:
+(any module of this package but `registry`, `relation` and `relations`:
+they are found, not listed), by decorating its numpy kernel:
 
     @register("add", inputs=2, relation=broadcast, doc="Elementwise sum, numpy broadcasting.")
     def add(args, attrs):
@@ -14,10 +14,12 @@ The unit holds everything the toolchain knows about the operator:
 * `inputs` - how many positional arguments it takes;
 * `attrs` - the attribute schema: TVM's attribute names, the kind of value
   each takes and its default (`REQUIRED` when a call must give it);
-* `relation` - its type relation (see `relay_text.ops.relations` for the
+* `relation` - its type relation (see `relay_text.ops.relation` for the
   interface a relation is given), which computes the result type from the
   argument types and may also refine arguments from the result or from
   attributes (`nn.dense`'s weight from `units`);
+* `relation_name` - the name its `@relation` decorator gives the relation
+  (`Broadcast`), else the operator's own;
 * `kernel` - the implementation over numpy;
 * `scalar` - optionally, the same operation on numpy scalars, called with
   positional arguments: the evaluator's fast path for scalar code, used
@@ -67,7 +69,7 @@ from types import FrameType
 from typing import Any, Callable, Iterable
 
 from ..ir.ty import canonical_dtype
-from .relations import RelationFn
+from .relation import RelationFn, relation_name
 
 
 class KernelError(Exception):
@@ -226,7 +228,6 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-Relation = RelationFn
 Kernel = Callable[[tuple, dict], Any]
 
 
@@ -237,7 +238,7 @@ class OpDef:
     name: str
     inputs: int
     attrs: tuple[Attr, ...]
-    relation: Relation
+    relation: RelationFn
     kernel: Kernel
     doc: str
     relation_name: str = ""
@@ -287,7 +288,7 @@ _MODULES: dict[str, str] = {}  # operator name -> the family module that registe
 _INDEX: dict[str, str] | None = None
 _LOADED = False
 # Modules of this package that define no operators; every other module is a family.
-_NOT_FAMILIES = frozenset({"registry", "relations"})
+_NOT_FAMILIES = frozenset({"registry", "relation", "relations"})
 
 
 def families() -> list[str]:
@@ -303,10 +304,9 @@ def register(
     name: str,
     *,
     inputs: int,
-    relation: Relation,
+    relation: RelationFn,
     doc: str,
     attrs: Iterable[Attr] = (),
-    relation_name: str = "",
     scalar: Callable[..., Any] | None = None,
     renamed_to: str = "",
 ) -> Callable[[Kernel], Kernel]:
@@ -324,7 +324,7 @@ def register(
             relation,
             kernel,
             doc,
-            relation_name or getattr(relation, "relation_name", "") or name,
+            relation_name(relation) or name,
             {a.name: a for a in attr_tuple},
             scalar,
             renamed_to,

@@ -1,107 +1,25 @@
-"""Type relations: what an operator's `relation` is given, and shared ones.
+"""Relations shared by many operators, and helpers for writing relations.
 
-A relation is a function `relation(r) -> bool`. The type checker calls it
-whenever something it depends on may have become known, until it returns
-True. `r` describes one call of the operator:
-
-    r.op            the operator's name
-    r.attrs         the call's attributes, validated, defaults filled in
-    r.arity         the number of positional inputs
-    r.arg(i)        the type of input i, with everything known substituted
-    r.result()      the type of the call's result, likewise
-    r.tensor(i)     input i as a TensorType; an input whose type is still
-                    unknown becomes `Tensor[_, _]` (a tensor of unknown shape
-                    and dtype), anything else is a type error.
-                    `r.tensor(OUT)` does the same for the result.
-    r.tensor_of(t, arg, what)
-                    the same for a type nested in input `arg` (a tuple field)
-    r.unify_dtypes(i, j)
-                    inputs i and j must have one dtype
-    r.unify(a, b)   make two types (or shapes, dims, dtypes) equal
-    r.refine(i, t)  make input i equal to t (errors point at that input);
-                    this is how a relation infers an input from attributes
-                    or from the result (backward inference)
-    r.set_result(t) make the result equal to t
-    r.fail(code, message, arg=None, notes=())
-                    report that the relation cannot hold (raises)
-    r.fresh_shape(), r.fresh_dim(), r.fresh_dtype()
-                    new unknowns
-    r.adt(name)     the data type `name` as the program sees it (its own
-                    definition, else the Prelude's), e.g. `Storage`
-    r.from_metadata(i)
-                    whether the unknown parts of input i all come from
-                    `meta[relay.Constant][...]` without a metadata table
-
-A relation may also carry a `default(r)` attribute: a function run only
-when solving is otherwise stuck, which may commit to a likely type for
-unknowns nothing else determines (and returns True if it did).
-
-A relation returns True once it has said everything it can (normally: when
-it has set the result), and False when it needs more information (an input
-whose shape is still unknown); it is then run again when any unknown inside
-its inputs or result is refined. Relations never see a type they cannot
-handle silently: they `fail` with a diagnostic code (`type-mismatch`,
-`shape-mismatch`) and a message naming the axis and the sizes involved.
+What a relation is given and how it is named: `relay_text.ops.relation`
+(re-exported here, where the family modules import it from).
 
 Shapes are tuples of dimensions: an int, `?` (AnyDim), a shape variable or
 arithmetic on them, or an unknown dimension. `static(dim)` gives the int of
-a dimension when it is one.
+a dimension when it is one; `known_rank(shape)` tells a tuple of dimensions
+from a shape still unknown (and lets the type checker see it as a tuple).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..diagnostics import codes
-from ..ir.ty import AnyDim, IncompleteType, TensorType, Type
-
-OUT = -1
-
-
-class RelationCall(Protocol):
-    """What a relation is given: one call of its operator (see above)."""
-
-    op: str
-    attrs: dict[str, Any]
-    arity: int
-
-    def arg(self, i: int) -> Any: ...
-    def result(self) -> Any: ...
-    def tensor(self, i: int) -> TensorType: ...
-    def tensor_of(self, t: Any, arg: int | None = None, what: str = "this value") -> TensorType: ...
-    def unify(self, a: Any, b: Any, arg: int | None = None, message: str = "") -> None: ...
-    def refine(self, i: int, t: Any) -> None: ...
-    def set_result(self, t: Any) -> None: ...
-    def unify_dtypes(self, i: int, j: int) -> None: ...
-    def from_metadata(self, i: int) -> bool: ...
-    def fail(self, code: str, message: str, arg: int | None = None, notes: Sequence[str] = (), label: str = "") -> None: ...
-    def fresh_shape(self) -> Any: ...
-    def fresh_dim(self, like: Any = None) -> Any: ...
-    def fresh_dtype(self) -> Any: ...
-    def fresh(self) -> Type: ...
-    def adt(self, name: str) -> Type: ...
-
-
-RelationFn = Callable[[RelationCall], bool]
-
-
-def relation(
-    name: str, inputs: int | None = None, default: RelationFn | None = None
-) -> Callable[[RelationFn], RelationFn]:
-    """Decorator giving a relation function its metadata: the `name` shown in
-    types and `where` clauses (`Broadcast`), the number of inputs it relates
-    when a `where` clause may name it, and a `default` run only when solving
-    is otherwise stuck (see above)."""
-
-    def decorate(fn: RelationFn) -> RelationFn:
-        fn.relation_name = name  # type: ignore[attr-defined]  # read back by the registry and the checker
-        if inputs is not None:
-            fn.inputs = inputs  # type: ignore[attr-defined]
-        if default is not None:
-            fn.default = default  # type: ignore[attr-defined]
-        return fn
-
-    return decorate
+from ..ir.ty import AnyDim, IncompleteType, Shape, TensorType
+from .relation import OUT as OUT
+from .relation import NamedRelation as NamedRelation
+from .relation import Relation as Relation
+from .relation import RelationFn as RelationFn
+from .relation import relation as relation
 
 
 def static(dim: Any) -> int | None:
@@ -119,8 +37,27 @@ def static_shape(shape: Any) -> tuple[int, ...] | None:
     return shape
 
 
-def known_rank(shape: Any) -> bool:
+def known_rank(shape: object) -> TypeGuard[tuple]:
+    """True for a tuple of dimensions, False for a shape variable or unknown."""
     return type(shape) is tuple
+
+
+if TYPE_CHECKING:
+
+    class RankedTensor(TensorType):
+        """A TensorType whose shape is a tuple of dimensions (its rank is
+        known): what `has_rank` tells, and what helpers that wait for a
+        rank return. It exists for the type checker only."""
+
+        shape: tuple
+
+else:
+    RankedTensor = TensorType
+
+
+def has_rank(t: TensorType) -> TypeGuard[RankedTensor]:
+    """True when the tensor type's shape is a tuple of dimensions."""
+    return type(t.shape) is tuple
 
 
 def is_unknown(x: Any) -> bool:
@@ -134,20 +71,19 @@ def shape_text(shape: Any) -> str:
     return text(shape)
 
 
-def normalize_axis(r: RelationCall, axis: int, rank: int, what: str = "axis") -> int:
+def normalize_axis(r: Relation, axis: int, rank: int, what: str = "axis") -> int:
     """`axis` in [0, rank), counting negative values from the end; fails otherwise."""
     if -rank <= axis < rank:
         return axis % rank if rank else 0
     r.fail(codes.SHAPE_MISMATCH, f"{what} {axis} is out of range for a tensor of rank {rank}", arg=0,
            notes=(f"valid values are {-rank} to {rank - 1}" if rank else "a scalar has no axes",))
-    raise AssertionError  # fail raises
 
 
 # ---------------------------------------------------------------- shared relations
 
 
 @relation("Identity", inputs=1)
-def identity(r: RelationCall) -> bool:
+def identity(r: Relation) -> bool:
     """The result has the type of the one input, which is a tensor."""
     x = r.tensor(0)
     r.set_result(x)
@@ -155,7 +91,7 @@ def identity(r: RelationCall) -> bool:
 
 
 @relation("Identity")
-def same_types(r: RelationCall) -> bool:
+def same_types(r: Relation) -> bool:
     """Every type it relates (the inputs and the result) is one type, of any
     kind: tensors, tuples, functions, data types, unknowns. This is the
     `Identity` a `where` clause names (seed 001, "Type Relation":
@@ -171,7 +107,7 @@ def same_types(r: RelationCall) -> bool:
 _SAME_TYPES = "`Identity` relates types that must be one type: expected `{expected}`, found `{found}`"
 
 
-def broadcast_dims(r: RelationCall, a: tuple, b: tuple) -> tuple | None:
+def broadcast_dims(r: Relation, a: tuple, b: tuple) -> tuple | None:
     """numpy broadcasting of two shapes; None when a dimension is still unknown."""
     n = max(len(a), len(b))
     pa = (1,) * (n - len(a)) + a
@@ -219,14 +155,14 @@ def _dim(d: Any) -> str:
     return dim_text(d)
 
 
-def _broadcast(r: RelationCall, result_dtype: str | None) -> bool:
+def _broadcast(r: Relation, result_dtype: str | None) -> bool:
     a = r.tensor(0)
     b = r.tensor(1)
     if a.dtype != b.dtype or type(a.dtype) is not str:
         r.unify_dtypes(0, 1)
         a, b = r.tensor(0), r.tensor(1)
     dtype = result_dtype if result_dtype is not None else a.dtype
-    shape = None
+    shape: Shape | None = None
     if known_rank(a.shape) and known_rank(b.shape):
         shape = broadcast_dims(r, a.shape, b.shape)
     elif b.shape == () or a.shape is b.shape:
@@ -241,7 +177,7 @@ def _broadcast(r: RelationCall, result_dtype: str | None) -> bool:
     return True
 
 
-def _broadcast_default(r: RelationCall) -> bool:
+def _broadcast_default(r: Relation) -> bool:
     """A constant without metadata, combined with a known tensor, is taken to be
     a vector along that tensor's last axis (a bias, a per-feature scale: the
     common case, and always a valid choice since it broadcasts to the other
@@ -255,12 +191,12 @@ def _broadcast_default(r: RelationCall) -> bool:
 
 
 @relation("Broadcast", inputs=2, default=_broadcast_default)
-def broadcast(r: RelationCall) -> bool:
+def broadcast(r: Relation) -> bool:
     """Two tensors of one dtype; the result has their broadcast shape and that dtype."""
     return _broadcast(r, None)
 
 
-def require_numeric(r: RelationCall, i: int) -> None:
+def require_numeric(r: Relation, i: int) -> None:
     """Input i is a number tensor (not bool)."""
     t = r.tensor(i)
     if t.dtype == "bool":
@@ -274,7 +210,7 @@ def require_numeric(r: RelationCall, i: int) -> None:
 
 
 @relation("Broadcast", inputs=2, default=_broadcast_default)
-def arithmetic(r: RelationCall) -> bool:
+def arithmetic(r: Relation) -> bool:
     """`Broadcast` for arithmetic: two number tensors of one dtype."""
     require_numeric(r, 0)
     require_numeric(r, 1)
@@ -282,20 +218,20 @@ def arithmetic(r: RelationCall) -> bool:
 
 
 @relation("Identity", inputs=1)
-def numeric_identity(r: RelationCall) -> bool:
+def numeric_identity(r: Relation) -> bool:
     """A number tensor; the result has its type."""
     require_numeric(r, 0)
     return identity(r)
 
 
 @relation("BroadcastComp", inputs=2)
-def broadcast_bool(r: RelationCall) -> bool:
+def broadcast_bool(r: Relation) -> bool:
     """Like `broadcast`, but the result is bool (comparisons)."""
     return _broadcast(r, "bool")
 
 
 @relation("Broadcast", inputs=2)
-def broadcast_logical(r: RelationCall) -> bool:
+def broadcast_logical(r: Relation) -> bool:
     """Two bool tensors; the result is their broadcast, bool."""
     for i in (0, 1):
         t = r.tensor(i)
@@ -304,7 +240,7 @@ def broadcast_logical(r: RelationCall) -> bool:
 
 
 # Relations a `where` clause may name: they need no attributes.
-NAMED: dict[str, Any] = {
+NAMED: dict[str, RelationFn] = {
     "Identity": same_types,
     "Broadcast": broadcast,
     "BroadcastComp": broadcast_bool,

@@ -37,7 +37,7 @@ from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
 from .image import METHODS, MODES, ROUNDING, resize_spatial
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, shape_text, static
+from .relations import RankedTensor, Relation, has_rank, known_rank, relation, shape_text, static
 
 ALL_MODES = MODES + ("tf_crop_and_resize",)
 
@@ -59,7 +59,7 @@ def _attrs(layout: str, roi: int | None) -> tuple[Attr, ...]:
     )
 
 
-def check_options(r: RelationCall, letters: str) -> str:
+def check_options(r: Relation, letters: str) -> str:
     """The layout (an order of `letters`) after checking the choice attributes."""
     layout = r.attrs["layout"]
     if sorted(layout) != sorted(letters):
@@ -72,16 +72,16 @@ def check_options(r: RelationCall, letters: str) -> str:
     return layout
 
 
-def _data(r: RelationCall, letters: str) -> TensorType | None:
+def _data(r: Relation, letters: str) -> RankedTensor | None:
     data = r.tensor(0)
-    if not known_rank(data.shape):
+    if not has_rank(data):
         return None
     if len(data.shape) != len(letters):
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {len(letters)}-D data ({r.attrs['layout']}), found {shape_text(data.shape)}", arg=0)
     return data
 
 
-def _static_resize_rel(r: RelationCall, letters: str) -> bool:
+def _static_resize_rel(r: Relation, letters: str) -> bool:
     layout = check_options(r, letters)
     spatial = letters[2:]
     size, roi = r.attrs["size"], r.attrs["roi"]
@@ -100,16 +100,16 @@ def _static_resize_rel(r: RelationCall, letters: str) -> bool:
 
 
 @relation("Resize1D")
-def resize1d_rel(r: RelationCall) -> bool:
+def resize1d_rel(r: Relation) -> bool:
     return _static_resize_rel(r, "NCW")
 
 
 @relation("Resize3d")
-def resize3d_rel(r: RelationCall) -> bool:
+def resize3d_rel(r: Relation) -> bool:
     return _static_resize_rel(r, "NCDHW")
 
 
-def _vector(r: RelationCall, i: int, length: int, what: str, kinds: str) -> None:
+def _vector(r: Relation, i: int, length: int, what: str, kinds: str) -> None:
     t = r.tensor(i)
     if known_rank(t.shape):
         n = static(t.shape[0]) if len(t.shape) == 1 else None
@@ -120,7 +120,7 @@ def _vector(r: RelationCall, i: int, length: int, what: str, kinds: str) -> None
 
 
 @relation("DynResize2D")
-def dyn_resize2d_rel(r: RelationCall) -> bool:
+def dyn_resize2d_rel(r: Relation) -> bool:
     layout = check_options(r, "NCHW")
     _vector(r, 1, 2, "the size (height, width)", "int uint")
     _vector(r, 2, 4, "the roi", "float")

@@ -36,12 +36,12 @@ from ..ir.ty import TensorType
 from ._np import np, wrap
 from ._vision import dtype_kind, rank_of
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, relation, static
+from .relations import Relation, relation, static
 
 LAYOUTS = ("NCHW", "NHWC")
 
 
-def _roi_rel(r: RelationCall, float_data: bool) -> bool:
+def _roi_rel(r: Relation, float_data: bool) -> bool:
     layout = r.attrs["layout"]
     if layout not in LAYOUTS:
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use "NCHW" or "NHWC"'])
@@ -70,12 +70,12 @@ def _roi_rel(r: RelationCall, float_data: bool) -> bool:
 
 
 @relation("ROIAlign")
-def roi_align_rel(r: RelationCall) -> bool:
+def roi_align_rel(r: Relation) -> bool:
     return _roi_rel(r, True)
 
 
 @relation("ROIPool")
-def roi_pool_rel(r: RelationCall) -> bool:
+def roi_pool_rel(r: Relation) -> bool:
     return _roi_rel(r, False)
 
 

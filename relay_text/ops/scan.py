@@ -21,12 +21,12 @@ from ..ir.ty import TensorType
 from ._checks import dim_times
 from ._np import np
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, normalize_axis, relation
+from .relations import Relation, known_rank, normalize_axis, relation
 
 SCAN_ATTRS = (Attr("axis", "opt_int", None), Attr("dtype", "opt_dtype", ""), Attr("exclusive", "bool", False))
 
 
-def _scan(r: RelationCall) -> bool:
+def _scan(r: Relation) -> bool:
     x = r.tensor(0)
     dtype = r.attrs["dtype"] or x.dtype
     axis = r.attrs["axis"]
@@ -48,13 +48,13 @@ def _scan(r: RelationCall) -> bool:
 
 
 @relation("Cumsum")
-def cumsum_rel(r: RelationCall) -> bool:
+def cumsum_rel(r: Relation) -> bool:
     """The input's shape (a vector of all its elements without an axis), in `dtype`."""
     return _scan(r)
 
 
 @relation("Cumprod")
-def cumprod_rel(r: RelationCall) -> bool:
+def cumprod_rel(r: Relation) -> bool:
     """As `Cumsum`."""
     return _scan(r)
 

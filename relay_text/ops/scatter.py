@@ -51,7 +51,7 @@ from ._indexing import (
 from ._np import np
 from .registry import Attr, KernelError, register
 from .relations import (
-    RelationCall,
+    Relation,
     is_unknown,
     known_rank,
     normalize_axis,
@@ -63,7 +63,7 @@ _ELEMENT_REDUCTIONS = ("update", "add", "mul", "mean", "min", "max")
 _ND_MODES = ("update", "add", "mul", "min", "max")
 
 
-def _check_combine(r: RelationCall, name: str, value: str, allowed: tuple) -> None:
+def _check_combine(r: Relation, name: str, value: str, allowed: tuple) -> None:
     """The combining mode is known, and fits the data's dtype."""
     if value not in allowed:
         choices = ", ".join(f'"{m}"' for m in allowed[:-1]) + f' or "{allowed[-1]}"'
@@ -79,7 +79,7 @@ def _check_combine(r: RelationCall, name: str, value: str, allowed: tuple) -> No
                notes=["TVM's mean divides with `/`, which it does not define for integers"])
 
 
-def _same_dtype(r: RelationCall, i: int, what: str) -> None:
+def _same_dtype(r: Relation, i: int, what: str) -> None:
     a, b = r.tensor(0), r.tensor(i)
     r.unify(a.dtype, b.dtype, arg=i, message=f"`{r.op}` needs {what} of the data's dtype: the data is `{{expected}}`, {what} `{{found}}`")
 
@@ -88,7 +88,7 @@ def _same_dtype(r: RelationCall, i: int, what: str) -> None:
 
 
 @relation("ScatterElements", inputs=3)
-def scatter_elements_rel(r: RelationCall) -> bool:
+def scatter_elements_rel(r: Relation) -> bool:
     require_int(r, 1, "indices")
     _same_dtype(r, 2, "updates")
     _check_combine(r, "reduction", r.attrs["reduction"], _ELEMENT_REDUCTIONS)
@@ -159,7 +159,7 @@ def scatter_elements(args: tuple, attrs: dict) -> Any:
 
 
 @relation("ScatterND", inputs=3)
-def scatter_nd_rel(r: RelationCall) -> bool:
+def scatter_nd_rel(r: Relation) -> bool:
     require_int(r, 1, "indices")
     _same_dtype(r, 2, "updates")
     _check_combine(r, "mode", r.attrs["mode"], _ND_MODES)
@@ -215,7 +215,7 @@ def scatter_nd(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- strided_set
 
 
-def _strided_set_default(r: RelationCall) -> bool:
+def _strided_set_default(r: Relation) -> bool:
     """begin, end and strides from constants without metadata: int32 vectors."""
     done = False
     for i in (2, 3, 4):
@@ -224,7 +224,7 @@ def _strided_set_default(r: RelationCall) -> bool:
 
 
 @relation("StridedSet", inputs=5, default=_strided_set_default)
-def strided_set_rel(r: RelationCall) -> bool:
+def strided_set_rel(r: Relation) -> bool:
     _same_dtype(r, 1, "the values")
     for i, what in ((2, "begin"), (3, "end"), (4, "strides")):
         t = r.tensor(i)

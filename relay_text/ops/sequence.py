@@ -30,13 +30,13 @@ from ..ir.ty import TensorType
 from ._indexing import assume, require_int, require_rank, same_dim, settled
 from ._np import np
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, normalize_axis, relation, shape_text
+from .relations import Relation, known_rank, normalize_axis, relation, shape_text
 
 # ---------------------------------------------------------------- reverse
 
 
 @relation("Reverse", inputs=1)
-def reverse_rel(r: RelationCall) -> bool:
+def reverse_rel(r: Relation) -> bool:
     axis = r.attrs["axis"]
     if axis is None:
         r.fail(codes.TYPE_MISMATCH, "`reverse` needs the attribute `axis`, e.g. `reverse(%x, axis=0)`")
@@ -63,14 +63,14 @@ def reverse(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- reverse_sequence
 
 
-def _lengths_default(r: RelationCall) -> bool:
+def _lengths_default(r: Relation) -> bool:
     """Lengths from a constant without metadata, whose shape is known: int32."""
     lengths = r.tensor(1)
     return known_rank(lengths.shape) and assume(r, 1, TensorType(lengths.shape, "int32"))
 
 
 @relation("ReverseSequence", inputs=2, default=_lengths_default)
-def reverse_sequence_rel(r: RelationCall) -> bool:
+def reverse_sequence_rel(r: Relation) -> bool:
     require_int(r, 1, "seq_lengths", unsigned=False)
     require_rank(r, 1, (1,), "seq_lengths")
     x = r.tensor(0)
@@ -117,7 +117,7 @@ def reverse_sequence(args: tuple, attrs: dict) -> Any:
 
 
 @relation("SequenceMask", inputs=2, default=_lengths_default)
-def sequence_mask_rel(r: RelationCall) -> bool:
+def sequence_mask_rel(r: Relation) -> bool:
     axis = r.attrs["axis"]
     if axis not in (0, 1):
         r.fail(codes.TYPE_MISMATCH, f"`sequence_mask` axis must be 0 or 1, found {axis}",

@@ -31,20 +31,21 @@ newshape `[-1, 0]` gives `(50, 4)` where `reshape` gives `(40, 5)`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._indexing import assume, require_int, require_rank
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
+from .relation import CanFail, Notes
+from .relations import Relation, is_unknown, known_rank, relation, shape_text
 from .transform import reshape_dims
 
 # ---------------------------------------------------------------- slice_like
 
 
-def slice_like_shape(r: Any, dshape: tuple, tshape: tuple, axes: tuple | None) -> tuple:
+def slice_like_shape(r: CanFail, dshape: tuple, tshape: tuple, axes: tuple | None) -> tuple:
     """The result shape of `slice_like`; `r.fail` on bad axes or sizes."""
     out = list(dshape)
     if axes is None:
@@ -74,17 +75,17 @@ def slice_like_shape(r: Any, dshape: tuple, tshape: tuple, axes: tuple | None) -
 
 
 class _Raise:
-    """Stands for a RelationCall in kernels: a failure is a KernelError."""
+    """A relation's `fail` for the shape helpers a kernel shares: a failure is a KernelError."""
 
     def __init__(self, op: str) -> None:
         self.op = op
 
-    def fail(self, code: str, message: str, notes: Any = (), **_: Any) -> None:
+    def fail(self, code: str, message: str, arg: int | None = None, notes: Notes = (), label: str = "") -> NoReturn:
         raise KernelError(codes.RUNTIME_ERROR, "; ".join([f"{self.op}: {message}", *notes]))
 
 
 @relation("SliceLike", inputs=2)
-def slice_like_rel(r: RelationCall) -> bool:
+def slice_like_rel(r: Relation) -> bool:
     x, like = r.tensor(0), r.tensor(1)
     if not (known_rank(x.shape) and known_rank(like.shape)):
         return False
@@ -108,7 +109,7 @@ def slice_like(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- reshape_like
 
 
-def _span(r: Any, begin: int, end: int | None, rank: int, names: tuple[str, str], arg: int) -> tuple[int, int]:
+def _span(r: CanFail, begin: int, end: int | None, rank: int, names: tuple[str, str], arg: int) -> tuple[int, int]:
     b = begin + rank if begin < 0 else begin
     e = rank if end is None else (end + rank if end < 0 else end)
     if not 0 <= b <= e <= rank:
@@ -120,7 +121,7 @@ def _span(r: Any, begin: int, end: int | None, rank: int, names: tuple[str, str]
     return b, e
 
 
-def reshape_like_shape(r: Any, dshape: tuple, tshape: tuple, attrs: dict) -> tuple:
+def reshape_like_shape(r: CanFail, dshape: tuple, tshape: tuple, attrs: dict) -> tuple:
     lb, le = _span(r, attrs["lhs_begin"], attrs["lhs_end"], len(dshape), ("lhs_begin", "lhs_end"), 0)
     rb, re = _span(r, attrs["rhs_begin"], attrs["rhs_end"], len(tshape), ("rhs_begin", "rhs_end"), 1)
     return tuple(dshape[:lb]) + tuple(tshape[rb:re]) + tuple(dshape[le:])
@@ -136,7 +137,7 @@ def _count(shape: tuple) -> int | None:
 
 
 @relation("ReshapeLike", inputs=2)
-def reshape_like_rel(r: RelationCall) -> bool:
+def reshape_like_rel(r: Relation) -> bool:
     x, like = r.tensor(0), r.tensor(1)
     if not (known_rank(x.shape) and known_rank(like.shape)):
         return False
@@ -171,7 +172,7 @@ def reshape_like(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- collapse_sum
 
 
-def check_collapse(r: RelationCall, dshape: tuple, tshape: tuple, arg: int) -> None:
+def check_collapse(r: Relation, dshape: tuple, tshape: tuple, arg: int) -> None:
     """`tshape` broadcasts to `dshape` (TVM: Broadcast(data, target) = data)."""
     if len(tshape) > len(dshape):
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` cannot collapse {shape_text(dshape)} to {shape_text(tshape)}, which has more axes", arg=arg)
@@ -188,7 +189,7 @@ def check_collapse(r: RelationCall, dshape: tuple, tshape: tuple, arg: int) -> N
 
 
 @relation("CollapseSumLike", inputs=2)
-def collapse_sum_like_rel(r: RelationCall) -> bool:
+def collapse_sum_like_rel(r: Relation) -> bool:
     x, like = r.tensor(0), r.tensor(1)
     r.unify(x.dtype, like.dtype, arg=1, message="`collapse_sum_like` needs tensors of one dtype: the data is `{expected}`, the target `{found}`")
     r.set_result(r.tensor(1))
@@ -231,7 +232,7 @@ def collapse_sum_like(args: tuple, attrs: dict) -> Any:
     return collapse_sum(x, like.shape)
 
 
-def _collapse_sum_to_default(r: RelationCall) -> bool:
+def _collapse_sum_to_default(r: Relation) -> bool:
     """The target shape from a constant without metadata, with the shape attribute
     TVM sets from it: an int32 vector of that length (relay.collapse_sum_to's constant)."""
     shape = r.attrs["shape"]
@@ -239,7 +240,7 @@ def _collapse_sum_to_default(r: RelationCall) -> bool:
 
 
 @relation("CollapseSumTo", inputs=2, default=_collapse_sum_to_default)
-def collapse_sum_to_rel(r: RelationCall) -> bool:
+def collapse_sum_to_rel(r: Relation) -> bool:
     require_int(r, 1, "the target shape")
     require_rank(r, 1, (1,), "the target shape")
     x, target = r.tensor(0), r.tensor(1)
@@ -280,13 +281,13 @@ def collapse_sum_to(args: tuple, attrs: dict) -> Any:
 
 
 class _FromTheRight:
-    """A RelationCall for `reshape_dims` run on reversed shapes: its failures
+    """A Relation for `reshape_dims` run on reversed shapes: its failures
     are reported on the shapes as written."""
 
-    def __init__(self, r: Any, ishape: tuple, newshape: tuple) -> None:
+    def __init__(self, r: CanFail, ishape: tuple, newshape: tuple) -> None:
         self.r, self.ishape, self.newshape = r, ishape, newshape
 
-    def fail(self, code: str, message: str, arg: int | None = None, notes: Any = (), label: str = "") -> None:
+    def fail(self, code: str, message: str, arg: int | None = None, notes: Notes = (), label: str = "") -> NoReturn:
         self.r.fail(
             codes.SHAPE_MISMATCH,
             f"`contrib_reverse_reshape` cannot reshape {shape_text(self.ishape)} with newshape {list(self.newshape)}",
@@ -295,13 +296,13 @@ class _FromTheRight:
         )
 
 
-def reverse_reshape_dims(r: Any, ishape: tuple, newshape: tuple, allowzero: bool) -> tuple:
-    out = reshape_dims(_FromTheRight(r, ishape, newshape), tuple(ishape)[::-1], tuple(newshape)[::-1], allowzero)  # type: ignore[arg-type]
-    return tuple(out)[::-1]  # type: ignore[arg-type]
+def reverse_reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) -> tuple:
+    out = reshape_dims(_FromTheRight(r, ishape, newshape), tuple(ishape)[::-1], tuple(newshape)[::-1], allowzero)
+    return tuple(out)[::-1]
 
 
 @relation("ReverseReshape", inputs=1)
-def reverse_reshape_rel(r: RelationCall) -> bool:
+def reverse_reshape_rel(r: Relation) -> bool:
     x = r.tensor(0)
     newshape = tuple(r.attrs["newshape"])
     if not known_rank(x.shape) or any(is_unknown(d) for d in x.shape):

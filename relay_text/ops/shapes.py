@@ -20,7 +20,7 @@ from ..diagnostics import codes
 from ..ir.ty import TensorType
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation
+from .relations import Relation, known_rank, relation
 
 _NUMPY_DTYPES = frozenset(
     ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]
@@ -49,7 +49,7 @@ def numpy_dtype(op: str, dtype: str) -> Any:
 
 
 @relation("ShapeOf", inputs=1)
-def shape_of_rel(r: RelationCall) -> bool:
+def shape_of_rel(r: Relation) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -72,7 +72,7 @@ def shape_of(args: tuple, attrs: dict) -> Any:
 
 
 @relation("NdarraySize", inputs=1)
-def ndarray_size_rel(r: RelationCall) -> bool:
+def ndarray_size_rel(r: Relation) -> bool:
     r.tensor(0)
     r.set_result(TensorType((), r.attrs["dtype"]))
     return True

@@ -24,7 +24,7 @@ from typing import Any
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, normalize_axis, relation
+from .relations import Relation, known_rank, normalize_axis, relation
 
 BIG = 2**63 - 1
 
@@ -81,7 +81,7 @@ def _length(begin: int, end: int, stride: int) -> int:
 
 
 @relation("StridedSlice")
-def strided_slice_rel(r: RelationCall) -> bool:
+def strided_slice_rel(r: Relation) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -89,7 +89,7 @@ def strided_slice_rel(r: RelationCall) -> bool:
     if isinstance(plan, str):
         r.fail(codes.SHAPE_MISMATCH, f"`strided_slice`: {plan}", arg=0)
     shape = list(x.shape)
-    for axis, b, e, s in plan:  # type: ignore[union-attr]
+    for axis, b, e, s in plan:
         extent = x.shape[axis]
         if type(extent) is not int:
             shape[axis] = AnyDim()
@@ -115,8 +115,9 @@ def strided_slice_rel(r: RelationCall) -> bool:
 def strided_slice(args: tuple, attrs: dict) -> Any:
     x = args[0]
     plan = slice_plan(x.shape, attrs)
+    assert not isinstance(plan, str), plan  # the type checker reported it before anything ran
     index: list[Any] = [slice(None)] * x.ndim
-    for axis, b, e, s in plan:  # type: ignore[union-attr]
+    for axis, b, e, s in plan:
         extent = x.shape[axis]
         cb, ce = _canonical(b, extent, s), _canonical(e, extent, s)
         index[axis] = slice(cb, ce if ce >= 0 else None, s)

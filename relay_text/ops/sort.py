@@ -29,7 +29,7 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import check_index_dtype, is_int_dtype, ranked, require_int
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, normalize_axis, relation, shape_text
+from .relations import RankedTensor, Relation, has_rank, known_rank, normalize_axis, relation, shape_text
 
 # ---------------------------------------------------------------- kernels' helpers
 
@@ -59,16 +59,16 @@ def index_dtype(attrs: dict) -> str:
     return attrs["dtype"] or "int32"
 
 
-def _sorted_shape(r: RelationCall) -> TensorType | None:
+def _sorted_shape(r: Relation) -> RankedTensor | None:
     x = r.tensor(0)
-    if not known_rank(x.shape):
+    if not has_rank(x):
         return None
     normalize_axis(r, r.attrs["axis"], len(x.shape))
     return x
 
 
 @relation("Sort")
-def sort_rel(r: RelationCall) -> bool:
+def sort_rel(r: Relation) -> bool:
     """The result has the input's type."""
     x = _sorted_shape(r)
     if x is None:
@@ -85,7 +85,7 @@ def sort(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Argsort")
-def argsort_rel(r: RelationCall) -> bool:
+def argsort_rel(r: Relation) -> bool:
     """The input's shape, in the index dtype `dtype`."""
     dtype = check_index_dtype(r, "dtype")
     x = _sorted_shape(r)
@@ -106,7 +106,7 @@ def argsort(args: tuple, attrs: dict) -> Any:
 RET_TYPES = ("both", "values", "indices")
 
 
-def _topk_result(r: RelationCall, x: TensorType, axis: int, size: Any) -> None:
+def _topk_result(r: Relation, x: RankedTensor, axis: int, size: Any) -> None:
     shape = x.shape[:axis] + (size,) + x.shape[axis + 1 :]
     values = TensorType(shape, x.dtype)
     indices = TensorType(shape, index_dtype(r.attrs))
@@ -114,7 +114,7 @@ def _topk_result(r: RelationCall, x: TensorType, axis: int, size: Any) -> None:
     r.set_result(TupleType((values, indices)) if kind == "both" else values if kind == "values" else indices)
 
 
-def _topk_checks(r: RelationCall) -> None:
+def _topk_checks(r: Relation) -> None:
     check_index_dtype(r, "dtype")
     kind = r.attrs["ret_type"]
     if kind not in RET_TYPES:
@@ -122,11 +122,11 @@ def _topk_checks(r: RelationCall) -> None:
 
 
 @relation("TopK")
-def topk_rel(r: RelationCall) -> bool:
+def topk_rel(r: Relation) -> bool:
     """The axis keeps k entries (all of them when k < 1)."""
     _topk_checks(r)
     x = r.tensor(0)
-    if not known_rank(x.shape):
+    if not has_rank(x):
         return False
     axis = normalize_axis(r, r.attrs["axis"], len(x.shape))
     k = r.attrs["k"]
@@ -173,7 +173,7 @@ def topk(args: tuple, attrs: dict) -> Any:
 
 
 @relation("DynTopK")
-def dyn_topk_rel(r: RelationCall) -> bool:
+def dyn_topk_rel(r: Relation) -> bool:
     """Like `TopK`, with `k` a run-time integer: the axis becomes `?`."""
     _topk_checks(r)
     require_int(r, 1, "k")
@@ -181,7 +181,7 @@ def dyn_topk_rel(r: RelationCall) -> bool:
     if k is not None and len(k.shape) == 1 and type(k.shape[0]) is int and k.shape[0] != 1:
         r.fail(codes.SHAPE_MISMATCH, f"`dyn.topk` takes k as a scalar or a vector of one element, found shape {shape_text(k.shape)}", arg=1)
     x = r.tensor(0)
-    if not known_rank(x.shape):
+    if not has_rank(x):
         return False
     axis = normalize_axis(r, r.attrs["axis"], len(x.shape))
     _topk_result(r, x, axis, AnyDim())
@@ -212,7 +212,7 @@ def dyn_topk(args: tuple, attrs: dict) -> Any:
 
 
 @relation("SearchSorted")
-def searchsorted_rel(r: RelationCall) -> bool:
+def searchsorted_rel(r: Relation) -> bool:
     """The shape of `values`, in the integer dtype `dtype`."""
     dtype = r.attrs["dtype"]
     if not is_int_dtype(dtype):

@@ -39,12 +39,12 @@ from ..ir.ty import AnyDim, DimBinOp, TensorType
 from ._np import np, wrap
 from ._vision import times
 from .registry import Attr, register
-from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
+from .relations import Relation, is_unknown, known_rank, relation, shape_text
 
 # ---------------------------------------------------------------- depth <-> space
 
 
-def _sub_pixel_checks(r: RelationCall) -> tuple[str, int]:
+def _sub_pixel_checks(r: Relation) -> tuple[str, int]:
     layout = r.attrs["layout"]
     if layout not in ("NCHW", "NHWC"):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use "NCHW" or "NHWC"'])
@@ -73,7 +73,7 @@ def plus(d: Any, k: int) -> Any:
 
 
 @relation("DepthToSpace")
-def depth_to_space_rel(r: RelationCall) -> bool:
+def depth_to_space_rel(r: Relation) -> bool:
     """(N, C, H, W) -> (N, C / b**2, H * b, W * b), in the layout's order."""
     layout, b = _sub_pixel_checks(r)
     if r.attrs["mode"] not in ("DCR", "CDR"):
@@ -82,13 +82,13 @@ def depth_to_space_rel(r: RelationCall) -> bool:
 
 
 @relation("SpaceToDepth")
-def space_to_depth_rel(r: RelationCall) -> bool:
+def space_to_depth_rel(r: Relation) -> bool:
     """(N, C, H, W) -> (N, C * b**2, H / b, W / b), in the layout's order."""
     layout, b = _sub_pixel_checks(r)
     return _sub_pixel_result(r, layout, b, up=False)
 
 
-def _sub_pixel_result(r: RelationCall, layout: str, b: int, up: bool) -> bool:
+def _sub_pixel_result(r: Relation, layout: str, b: int, up: bool) -> bool:
     data = r.tensor(0)
     if not known_rank(data.shape):
         return False
@@ -152,7 +152,7 @@ def space_to_depth(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- space <-> batch
 
 
-def _blocks(r: RelationCall, pairs_name: str) -> tuple[tuple[int, ...], tuple]:
+def _blocks(r: Relation, pairs_name: str) -> tuple[tuple[int, ...], tuple]:
     block = r.attrs["block_shape"]
     pairs = r.attrs[pairs_name]
     if any(b < 1 for b in block):
@@ -167,7 +167,7 @@ def _blocks(r: RelationCall, pairs_name: str) -> tuple[tuple[int, ...], tuple]:
     return block, pairs
 
 
-def _data(r: RelationCall, m: int) -> Any:
+def _data(r: Relation, m: int) -> Any:
     data = r.tensor(0)
     if not known_rank(data.shape):
         return None
@@ -181,7 +181,7 @@ def _data(r: RelationCall, m: int) -> Any:
 
 
 @relation("SpaceToBatchND")
-def space_to_batch_nd_rel(r: RelationCall) -> bool:
+def space_to_batch_nd_rel(r: Relation) -> bool:
     """(B, P1, ..., PM, rest) -> (B * prod(block), P1 / b1, ..., PM / bM, rest), P padded."""
     block, pads = _blocks(r, "paddings")
     data = _data(r, len(block))
@@ -233,7 +233,7 @@ def space_to_batch_nd(args: tuple, attrs: dict) -> Any:
 
 
 @relation("BatchToSpaceND")
-def batch_to_space_nd_rel(r: RelationCall) -> bool:
+def batch_to_space_nd_rel(r: Relation) -> bool:
     """(B, D1, ..., DM, rest) -> (B / prod(block), D1 * b1 - crops, ..., rest)."""
     block, crops = _blocks(r, "crops")
     data = _data(r, len(block))

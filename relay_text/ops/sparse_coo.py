@@ -36,12 +36,12 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import ranked, require_int, same_size
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, is_unknown, relation, shape_text
+from .relations import Relation, is_unknown, relation, shape_text
 
 # ---------------------------------------------------------------- sparse_to_dense
 
 
-def _sparse_to_dense_inputs(r: RelationCall) -> int | None:
+def _sparse_to_dense_inputs(r: Relation) -> int | None:
     """Checks indices, values and default_value; the number of axes a
     coordinate row names (None while that is unknown)."""
     require_int(r, 0, "indices")
@@ -67,7 +67,7 @@ def _sparse_to_dense_inputs(r: RelationCall) -> int | None:
 
 
 @relation("SparseToDense")
-def sparse_to_dense_rel(r: RelationCall) -> bool:
+def sparse_to_dense_rel(r: Relation) -> bool:
     """The shape `output_shape`, in the dtype of the values."""
     width = _sparse_to_dense_inputs(r)
     shape = r.attrs["output_shape"]
@@ -118,7 +118,7 @@ def sparse_to_dense(args: tuple, attrs: dict) -> Any:
 
 
 @relation("DynSparseToDense")
-def dyn_sparse_to_dense_rel(r: RelationCall) -> bool:
+def dyn_sparse_to_dense_rel(r: Relation) -> bool:
     """A tensor of rank len(output_shape), every size `?`, in the dtype of the values."""
     width = _sparse_to_dense_inputs(r)
     require_int(r, 3, "output_shape")
@@ -154,7 +154,7 @@ def dyn_sparse_to_dense(args: tuple, attrs: dict) -> Any:
 
 
 @relation("sparse_reshape")
-def sparse_reshape_rel(r: RelationCall) -> bool:
+def sparse_reshape_rel(r: Relation) -> bool:
     """Coordinates (N, len(new_shape)) in the indices' dtype, and the completed shape."""
     for i, what in enumerate(("indices", "prev_shape", "new_shape")):
         require_int(r, i, what)
@@ -222,7 +222,7 @@ def sparse_reshape(args: tuple, attrs: dict) -> Any:
 
 
 @relation("sparse_fill_empty_rows")
-def sparse_fill_empty_rows_rel(r: RelationCall) -> bool:
+def sparse_fill_empty_rows_rel(r: Relation) -> bool:
     """New coordinates (?, ndims), new values (?) and the empty-row marks (?), all int64."""
     require_int(r, 0, "indices")
     require_int(r, 2, "dense_shape")

@@ -41,7 +41,7 @@ from ..ir.ty import TensorType, TupleType
 from ._checks import dim_plus, dim_times, ranked, require_int, require_number, same_size
 from ._np import np
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, relation, shape_text
+from .relations import Relation, relation, shape_text
 
 # ---------------------------------------------------------------- reading compressed matrices
 
@@ -100,7 +100,7 @@ def _matmul_t(a: Any, b: Any, dtype: Any) -> Any:
 # ---------------------------------------------------------------- relations' checks
 
 
-def _sparse_parts(r: RelationCall, first: int, data_ranks: tuple[int, ...]) -> tuple[Any, Any] | None:
+def _sparse_parts(r: Relation, first: int, data_ranks: tuple[int, ...]) -> tuple[Any, Any] | None:
     """Checks the (data, indices, indptr) inputs from `first` on; the data's
     type and the number of rows of the sparse matrix (None while unknown)."""
     require_number(r, first, "the sparse data")
@@ -129,7 +129,7 @@ def _sparse_parts(r: RelationCall, first: int, data_ranks: tuple[int, ...]) -> t
 # ---------------------------------------------------------------- sparse_dense
 
 
-def _sparse_dense(r: RelationCall, padded: bool) -> bool:
+def _sparse_dense(r: Relation, padded: bool) -> bool:
     lhs = r.attrs["sparse_lhs"]
     if padded and lhs:
         r.fail(codes.TYPE_MISMATCH, "`nn.internal.sparse_dense_padded` supports only a sparse right-hand side (sparse_lhs=False)")
@@ -145,13 +145,13 @@ def _sparse_dense(r: RelationCall, padded: bool) -> bool:
 
 
 @relation("SparseDense")
-def sparse_dense_rel(r: RelationCall) -> bool:
+def sparse_dense_rel(r: Relation) -> bool:
     """(M, rows of W) for x times W's transpose; (rows of S, N) with sparse_lhs."""
     return _sparse_dense(r, padded=False)
 
 
 @relation("SparseDense")
-def sparse_dense_padded_rel(r: RelationCall) -> bool:
+def sparse_dense_padded_rel(r: Relation) -> bool:
     """As `SparseDense`, with the sparse matrix on the right only."""
     return _sparse_dense(r, padded=True)
 
@@ -188,7 +188,7 @@ def sparse_dense_padded(args: tuple, attrs: dict) -> Any:
 
 
 @relation("SparseAdd")
-def sparse_add_rel(r: RelationCall) -> bool:
+def sparse_add_rel(r: Relation) -> bool:
     """The dense matrix's type."""
     r.unify_dtypes(0, 1)
     dense = ranked(r, 0, (2,), "a dense matrix")
@@ -221,7 +221,7 @@ def sparse_add(args: tuple, attrs: dict) -> Any:
 
 
 @relation("SparseTranspose")
-def sparse_transpose_rel(r: RelationCall) -> bool:
+def sparse_transpose_rel(r: Relation) -> bool:
     """The three inputs' types, as a tuple."""
     parts = _sparse_parts(r, 0, (1,))
     if parts is None:
@@ -251,7 +251,7 @@ def sparse_transpose(args: tuple, attrs: dict) -> Any:
 
 
 @relation("SparseConv2d")
-def sparse_conv2d_rel(r: RelationCall) -> bool:
+def sparse_conv2d_rel(r: Relation) -> bool:
     """(N, H, W, C_out) or (N, C_out, H, W), C_out the sparse weight's rows."""
     layout = r.attrs["layout"]
     if layout not in ("NHWC", "NCHW"):

@@ -14,14 +14,15 @@ follow TVM; `reshape`'s special values are TVM's:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from ..diagnostics import codes
-from ..ir.ty import AnyDim, TensorType, TupleType
+from ..ir.ty import AnyDim, Dim, TensorType, TupleType
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
+from .relation import CanFail, Notes
 from .relations import (
-    RelationCall,
+    Relation,
     is_unknown,
     known_rank,
     normalize_axis,
@@ -43,8 +44,9 @@ def _count(shape: tuple) -> int | None:
     return n
 
 
-def reshape_dims(r: RelationCall, ishape: tuple, newshape: tuple, allowzero: bool) -> tuple | None:
-    """The result shape of `reshape` (see the module docstring); None to wait."""
+def reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) -> tuple:
+    """The result shape of `reshape` (see the module docstring); a
+    dimension it cannot compute yet is `?`."""
     out: list[Any] = []
     infer_at = None
     src = 0
@@ -90,7 +92,7 @@ def reshape_dims(r: RelationCall, ishape: tuple, newshape: tuple, allowzero: boo
                     d1 = d0 // d2
                 elif d2 == -1 and d1 > 0:
                     d2 = d0 // d1
-                if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:  # type: ignore[operator]
+                if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:
                     r.fail(codes.SHAPE_MISMATCH, f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and {newshape[i + 2]}")
             out.extend([d1, d2])
             src += 1
@@ -122,7 +124,7 @@ def reshape_dims(r: RelationCall, ishape: tuple, newshape: tuple, allowzero: boo
     return result
 
 
-def _reshape_default(r: RelationCall) -> bool:
+def _reshape_default(r: Relation) -> bool:
     """When the input has unknown dimensions that nothing else determines
     (constants without metadata upstream), assume the common pattern of
     merging or splitting leading axes: the input's trailing unknown
@@ -143,7 +145,7 @@ def _reshape_default(r: RelationCall) -> bool:
 
 
 @relation("Reshape", default=_reshape_default)
-def reshape_rel(r: RelationCall) -> bool:
+def reshape_rel(r: Relation) -> bool:
     x = r.tensor(0)
     newshape = r.attrs["newshape"]
     if not known_rank(x.shape) or any(is_unknown(d) for d in x.shape):
@@ -153,18 +155,19 @@ def reshape_rel(r: RelationCall) -> bool:
             del out
         return False
     shape = reshape_dims(r, x.shape, newshape, r.attrs["allowzero"])
-    if shape is None:
-        return False
     r.set_result(TensorType(shape, x.dtype))
     return True
 
 
-def _reshape_kernel_shape(shape: tuple, newshape: tuple, allowzero: bool) -> tuple:
-    class _R:
-        def fail(self, code: str, message: str, **_: Any) -> None:
-            raise KernelError(codes.RUNTIME_ERROR, message)
+class _KernelFailure:
+    """`reshape_dims` in a kernel: a failure is a KernelError."""
 
-    return reshape_dims(_R(), tuple(shape), tuple(newshape), allowzero)  # type: ignore[return-value]
+    def fail(self, code: str, message: str, arg: int | None = None, notes: Notes = (), label: str = "") -> NoReturn:
+        raise KernelError(codes.RUNTIME_ERROR, message)
+
+
+def _reshape_kernel_shape(shape: tuple, newshape: tuple, allowzero: bool) -> tuple:
+    return reshape_dims(_KernelFailure(), tuple(shape), tuple(newshape), allowzero)
 
 
 @register(
@@ -182,7 +185,7 @@ def reshape(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- axes
 
 
-def transpose_rel(r: RelationCall) -> bool:
+def transpose_rel(r: Relation) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -207,7 +210,7 @@ def transpose(args: tuple, attrs: dict) -> Any:
     return np.transpose(x, None if axes is None else [a % x.ndim for a in axes])
 
 
-def squeeze_rel(r: RelationCall) -> bool:
+def squeeze_rel(r: Relation) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -243,7 +246,7 @@ def squeeze(args: tuple, attrs: dict) -> Any:
     return np.squeeze(x, axis=tuple(a % x.ndim for a in axis))
 
 
-def expand_dims_rel(r: RelationCall) -> bool:
+def expand_dims_rel(r: Relation) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -277,7 +280,7 @@ def expand_dims(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- joining and splitting
 
 
-def _tuple_fields(r: RelationCall) -> list | None:
+def _tuple_fields(r: Relation) -> list | None:
     t = r.arg(0)
     if is_unknown(t):
         return None
@@ -291,7 +294,7 @@ def _tuple_fields(r: RelationCall) -> list | None:
     return [r.tensor_of(f, 0) for f in t.fields]
 
 
-def concatenate_rel(r: RelationCall) -> bool:
+def concatenate_rel(r: Relation) -> bool:
     fields = _tuple_fields(r)
     if fields is None:
         return False
@@ -333,7 +336,7 @@ def concatenate(args: tuple, attrs: dict) -> Any:
     return np.concatenate(parts, axis=attrs["axis"])
 
 
-def stack_rel(r: RelationCall) -> bool:
+def stack_rel(r: Relation) -> bool:
     fields = _tuple_fields(r)
     if fields is None:
         return False
@@ -362,7 +365,7 @@ def stack(args: tuple, attrs: dict) -> Any:
     return np.stack(args[0], axis=attrs["axis"])
 
 
-def split_sizes(r: RelationCall, dim: int, spec: Any) -> list[int]:
+def split_sizes(r: Relation, dim: int, spec: Any) -> list[int]:
     if isinstance(spec, int):
         if spec <= 0:
             r.fail(codes.SHAPE_MISMATCH, f"`split` into {spec} sections: the number of sections must be positive")
@@ -378,7 +381,7 @@ def split_sizes(r: RelationCall, dim: int, spec: Any) -> list[int]:
     return sizes
 
 
-def split_rel(r: RelationCall) -> bool:
+def split_rel(r: Relation) -> bool:
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
@@ -413,7 +416,7 @@ def split(args: tuple, attrs: dict) -> Any:
     return tuple(np.split(x, spec if isinstance(spec, int) else list(spec), axis=attrs["axis"]))
 
 
-def _take_default(r: RelationCall) -> bool:
+def _take_default(r: Relation) -> bool:
     """A gather table that is a constant without metadata, whose type nothing
     else determines: a table of rank 2 (an embedding), whose gathered axis
     has an unknown size (`?`) and whose other axis is found from the uses."""
@@ -426,14 +429,14 @@ def _take_default(r: RelationCall) -> bool:
         return True
     if axis not in (0, 1, -1, -2):
         return False
-    shape = [r.fresh_dim(like=a.shape), r.fresh_dim(like=a.shape)]
+    shape: list[Dim] = [r.fresh_dim(like=a.shape), r.fresh_dim(like=a.shape)]
     shape[axis % 2] = AnyDim()
     r.refine(0, TensorType(tuple(shape), a.dtype))
     return True
 
 
 @relation("Take", default=_take_default)
-def take_rel(r: RelationCall) -> bool:
+def take_rel(r: Relation) -> bool:
     a = r.tensor(0)
     idx = r.tensor(1)
     if isinstance(idx.dtype, str) and not idx.dtype.startswith(("int", "uint")):
@@ -475,7 +478,7 @@ def take(args: tuple, attrs: dict) -> Any:
         raise KernelError(codes.RUNTIME_ERROR, f"take: index out of range ({exc})") from None
 
 
-def broadcast_to_rel(r: RelationCall) -> bool:
+def broadcast_to_rel(r: Relation) -> bool:
     x = r.tensor(0)
     target = tuple(r.attrs["shape"])
     if any(d < 0 for d in target):
@@ -502,7 +505,7 @@ def broadcast_to(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- creation
 
 
-def init_rel(r: RelationCall) -> bool:
+def init_rel(r: Relation) -> bool:
     shape = tuple(r.attrs["shape"])
     if any(d < 0 for d in shape):
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: a shape cannot have negative sizes, found {list(shape)}")
@@ -523,7 +526,7 @@ def ones(args: tuple, attrs: dict) -> Any:
     return np.ones(tuple(attrs["shape"]), dtype=attrs["dtype"])
 
 
-def full_rel(r: RelationCall) -> bool:
+def full_rel(r: Relation) -> bool:
     fill = r.tensor(0)
     if any(d < 0 for d in r.attrs["shape"]):
         r.fail(codes.SHAPE_MISMATCH, f"`full`: a shape cannot have negative sizes, found {list(r.attrs['shape'])}")
@@ -548,7 +551,7 @@ def full(args: tuple, attrs: dict) -> Any:
     return np.full(tuple(attrs["shape"]), fill, dtype=dtype)
 
 
-def full_like_rel(r: RelationCall) -> bool:
+def full_like_rel(r: Relation) -> bool:
     x = r.tensor(0)
     fill = r.tensor(1)
     if known_rank(fill.shape) and fill.shape != ():

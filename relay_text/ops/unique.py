@@ -27,11 +27,11 @@ from ..ir.ty import AnyDim, TensorType, TupleType
 from ._checks import ranked
 from ._np import np
 from .registry import Attr, register
-from .relations import RelationCall, known_rank, relation
+from .relations import Relation, known_rank, relation
 
 
 @relation("unique")
-def unique_rel(r: RelationCall) -> bool:
+def unique_rel(r: Relation) -> bool:
     """A vector in; vectors of its length out (and the count, of shape (1))."""
     x = ranked(r, 0, (1,), "a vector")
     if x is None:
@@ -81,7 +81,7 @@ def unique(args: tuple, attrs: dict) -> Any:
         rank[by_appearance] = np.arange(by_appearance.shape[0])
     inverse = np.empty(n, dtype=np.int32)
     inverse[order] = rank[group]
-    out = (
+    out: tuple[Any, ...] = (
         _padded(values, n, 0, x.dtype),
         _padded(first, n, n, np.int32),
         inverse,
@@ -93,7 +93,7 @@ def unique(args: tuple, attrs: dict) -> Any:
 
 
 @relation("ArgWhere")
-def argwhere_rel(r: RelationCall) -> bool:
+def argwhere_rel(r: Relation) -> bool:
     """Any tensor in; an int32 matrix of shape (?, rank) out."""
     x = r.tensor(0)
     if not known_rank(x.shape):

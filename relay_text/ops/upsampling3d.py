@@ -38,13 +38,13 @@ from .image import (
     upsampling,
 )
 from .registry import Attr, KernelError, register
-from .relations import RelationCall, known_rank, relation, require_numeric, shape_text
+from .relations import Relation, known_rank, relation, require_numeric, shape_text
 
 METHODS_3D = {"nearest_neighbor": "nearest_neighbor", "trilinear": "linear"}
 SPATIAL = "DHW"
 
 
-def _layout_3d(r: RelationCall) -> str:
+def _layout_3d(r: Relation) -> str:
     layout = r.attrs["layout"]
     if sorted(layout) != sorted("NCDHW"):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use an order of the letters NCDHW, e.g. "NDHWC"'])
@@ -53,7 +53,7 @@ def _layout_3d(r: RelationCall) -> str:
     return layout
 
 
-def _data(r: RelationCall, layout: str) -> Any:
+def _data(r: Relation, layout: str) -> Any:
     data = r.tensor(0)
     if not known_rank(data.shape):
         return None
@@ -63,7 +63,7 @@ def _data(r: RelationCall, layout: str) -> Any:
 
 
 @relation("UpSampling3D")
-def upsampling3d_rel(r: RelationCall) -> bool:
+def upsampling3d_rel(r: Relation) -> bool:
     """(N, C, D, H, W) -> (N, C, round(D * scale_d), round(H * scale_h), round(W * scale_w))."""
     layout = _layout_3d(r)
     for name in ("scale_d", "scale_h", "scale_w"):
@@ -113,7 +113,7 @@ def upsampling3d(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- scales as tensors
 
 
-def _scalar_scales(r: RelationCall, count: int) -> bool:
+def _scalar_scales(r: Relation, count: int) -> bool:
     """Inputs 1..count are scalar numbers; True once all their shapes are known."""
     known = True
     for i in range(1, count + 1):
@@ -127,7 +127,7 @@ def _scalar_scales(r: RelationCall, count: int) -> bool:
 
 
 @relation("DynamicUpSampling")
-def dyn_upsampling_rel(r: RelationCall) -> bool:
+def dyn_upsampling_rel(r: Relation) -> bool:
     """(N, C, H, W), scale_h, scale_w -> (N, C, ?, ?)."""
     layout = _check_layout(r)
     _choice(r, "method", tuple(UPSAMPLING_METHODS))
@@ -140,7 +140,7 @@ def dyn_upsampling_rel(r: RelationCall) -> bool:
 
 
 @relation("DynamicUpSampling3D")
-def dyn_upsampling3d_rel(r: RelationCall) -> bool:
+def dyn_upsampling3d_rel(r: Relation) -> bool:
     """(N, C, D, H, W), scale_d, scale_h, scale_w -> (N, C, ?, ?, ?)."""
     layout = _layout_3d(r)
     scales = _scalar_scales(r, 3)

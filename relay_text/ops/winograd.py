@@ -46,7 +46,7 @@ from ._np import np, wrap
 from .conv3d import run_conv3d
 from .conv_nchwc import blocked_conv2d
 from .registry import Attr, register
-from .relations import RelationCall, is_unknown, known_rank, relation, shape_text
+from .relations import Relation, is_unknown, known_rank, relation, shape_text
 
 # Interpolation points by m + r - 2 (the number of finite points is m + r - 2).
 _POINTS = {
@@ -78,14 +78,14 @@ def winograd_g(tile: int, k: int) -> Any:
     return g
 
 
-def _check_sizes(r: RelationCall, tile: int, k: Any, arg: int | None = 0) -> None:
+def _check_sizes(r: Relation, tile: int, k: Any, arg: int | None = 0) -> None:
     if not 1 < tile < 9:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` tile_size must be 2 to 8, found {tile}")
     if type(k) is int and not 2 < k < 8:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: winograd needs a window of 3 to 7, found {k}", arg=arg)
 
 
-def _square(r: RelationCall, dims: tuple, shape: tuple, what: str) -> None:
+def _square(r: Relation, dims: tuple, shape: tuple, what: str) -> None:
     if all(type(d) is int for d in dims) and len(set(dims)) > 1:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a {what} window, found {shape_text(shape)}", arg=0)
 
@@ -98,7 +98,7 @@ def _plus(tile: int, d: Any) -> Any:
 
 
 @relation("Conv2DWinogradWeightTransform")
-def winograd_weight_transform_rel(r: RelationCall) -> bool:
+def winograd_weight_transform_rel(r: Relation) -> bool:
     """(O, I, K, K) -> (tile + K - 1, tile + K - 1, O, I)."""
     tile = r.attrs["tile_size"]
     _check_sizes(r, tile, None)
@@ -144,7 +144,7 @@ def _depth_transformed(kd: Any) -> bool:
 
 
 @relation("Conv3DWinogradWeightTransform")
-def winograd3d_weight_transform_rel(r: RelationCall) -> bool:
+def winograd3d_weight_transform_rel(r: Relation) -> bool:
     """(O, I, KD, K, K) -> (a, a, a, O, I) when 2 < KD < 8, else (a, a, KD, O, I); a = tile + K - 1."""
     tile = r.attrs["tile_size"]
     _check_sizes(r, tile, None)
@@ -183,7 +183,7 @@ def winograd3d_weight_transform(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Conv2DWinogradNNPACKWeightTransform")
-def nnpack_weight_transform_rel(r: RelationCall) -> bool:
+def nnpack_weight_transform_rel(r: Relation) -> bool:
     """(O, I, 3, 3) -> (O, I, 8, 8) in out_dtype (default: the weight's)."""
     w = r.tensor(0)
     if not known_rank(w.shape):
@@ -228,7 +228,7 @@ WINOGRAD_ATTRS = (
 )
 
 
-def _transformed_weight(r: RelationCall, expected: tuple) -> None:
+def _transformed_weight(r: Relation, expected: tuple) -> None:
     """The pre-transformed weight (input 1) has the shape a transform gives."""
     w = r.tensor(1)
     if type(w.dtype) is str and not w.dtype.startswith(("float", "bfloat")):
@@ -251,7 +251,7 @@ def _transformed_weight(r: RelationCall, expected: tuple) -> None:
         )
 
 
-def _winograd_rel(r: RelationCall, spatial: str) -> bool:
+def _winograd_rel(r: Relation, spatial: str) -> bool:
     tile = r.attrs["tile_size"]
     _check_sizes(r, tile, None)
     if not conv_rel(r, spatial, weight_free=True):
@@ -282,7 +282,7 @@ def _winograd_rel(r: RelationCall, spatial: str) -> bool:
 
 
 @relation("Conv2DWinograd")
-def winograd_conv2d_rel(r: RelationCall) -> bool:
+def winograd_conv2d_rel(r: Relation) -> bool:
     """data (N, C, H, W), a transformed weight -> (N, channels, OH, OW) from kernel_size."""
     return _winograd_rel(r, "HW")
 
@@ -317,7 +317,7 @@ def winograd_conv2d(args: tuple, attrs: dict) -> Any:
 
 
 @relation("Conv3DWinograd")
-def winograd_conv3d_rel(r: RelationCall) -> bool:
+def winograd_conv3d_rel(r: Relation) -> bool:
     """data (N, C, D, H, W), a transformed weight -> (N, channels, OD, OH, OW) from kernel_size."""
     return _winograd_rel(r, "DHW")
 

@@ -22,11 +22,11 @@ from ..ir.ty import AnyDim, TensorType
 from ._np import np
 from ._vision import rank_of, times
 from .registry import Attr, register
-from .relations import RelationCall, relation, static
+from .relations import Relation, relation, static
 
 
 @relation("YoloReorg")
-def yolo_reorg_rel(r: RelationCall) -> bool:
+def yolo_reorg_rel(r: Relation) -> bool:
     s = r.attrs["stride"]
     if s < 1:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` stride must be positive, found {s}")

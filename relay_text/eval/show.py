@@ -34,9 +34,37 @@ from ..text.type_text import shape_text
 from .numbers import float_text, write_tensor
 from .values import Data, Ref
 
+class _ByIdentity:
+    """A map from live objects, by identity, that forgets an object when it
+    dies. (A `WeakKeyDictionary` keys by equality, and two code objects
+    compiled from the same text are equal: when the first died, its entry's
+    removal took the second's with it.)"""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[weakref.ref, Any]] = {}
+
+    def get(self, key: Any) -> Any:
+        entry = self._entries.get(id(key))
+        return entry[1] if entry is not None and entry[0]() is key else None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        entries = self._entries
+        ident = id(key)
+
+        def forget(ref: weakref.ref) -> None:
+            entry = entries.get(ident)
+            if entry is not None and entry[0] is ref:
+                del entries[ident]
+
+        entries[ident] = (weakref.ref(key, forget), value)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 # Code object of a compiled function -> its Relay signature, or a function
 # that computes it when first needed (set by compile).
-SIGNATURES: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+SIGNATURES = _ByIdentity()
 
 SUMMARY_THRESHOLD = 1000
 

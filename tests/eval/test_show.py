@@ -129,3 +129,21 @@ def test_to_python() -> None:
     value = (np.int32(3), lst(np.float32(0.5), np.float32(1.5)), np.arange(3, dtype=np.int8), Data(SOME, (np.bool_(True),)))
     assert to_python(value) == (3, [0.5, 1.5], [0, 1, 2], ("Some", [True]))
     assert len(to_python(lst(*([np.int32(0)] * 1_000_000)))) == 1_000_000
+
+
+def test_a_closure_keeps_its_signature_when_an_equal_program_is_collected() -> None:
+    """Two runs of the same text compile to equal code objects; when the
+    first run's code is collected, the second's closures still print with
+    their Relay signature (they printed as `fn g1_f` once the first was gone)."""
+    import gc
+
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import run_source
+
+    text = "def @f(%x: int32) -> int32 { %x }\ndef @main() { @f }\n"
+    first = run_source(Source("a.rly", text))
+    assert value_text(first.value) == "@f(%x : Tensor[(), int32]) -> Tensor[(), int32]"
+    second = run_source(Source("a.rly", text))
+    del first
+    gc.collect()
+    assert value_text(second.value) == "@f(%x : Tensor[(), int32]) -> Tensor[(), int32]"

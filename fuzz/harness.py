@@ -221,7 +221,9 @@ class Campaign:
 
         def handle(case: Case) -> bool:
             nonlocal made
-            if time.monotonic() >= deadline or (max_cases is not None and made >= max_cases):
+            # (the first case always runs: making the generator may take a
+            # mode's whole time on a busy machine)
+            if (made and time.monotonic() >= deadline) or (max_cases is not None and made >= max_cases):
                 return False
             made += 1
             self.run_case(mode, case)

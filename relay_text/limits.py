@@ -84,6 +84,19 @@ def elements(shape: tuple) -> int:
     return n
 
 
+def written_shape_problem(shape: tuple) -> str | None:
+    """Why a shape written in a tensor type passes a static limit (too many
+    dimensions, or, when every dimension is a number, too many elements), or
+    None. Dimensions that are not numbers (`?`, `n`) count as dimensions only."""
+    if len(shape) > MAX_RANK:
+        return f"a tensor type of {len(shape)} dimensions has more than the limit of {MAX_RANK}"
+    if all(type(d) is int for d in shape):
+        count = elements(shape)
+        if count > MAX_STATIC_ELEMENTS:
+            return f"a tensor type of {count:,} elements has more than the limit of {MAX_STATIC_ELEMENTS:,} (2^40)"
+    return None
+
+
 # ---------------------------------------------------------------- while running
 
 GUARD_BYTES = 1 << 20

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import queue
 import sys
 import threading
@@ -182,8 +183,18 @@ delivered to the evaluator thread, before abandoning it."""
 _WORKERS: list[_BigStackWorker] = []
 
 
+def _forget_workers() -> None:
+    """A forked process has only the thread that forked: the parent's
+    evaluator thread is not there to take jobs."""
+    _WORKERS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)
+
+
 def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
-    worker = _WORKERS[0] if _WORKERS and _WORKERS[0].stack >= stack else None
+    worker = _WORKERS[0] if _WORKERS and _WORKERS[0].stack >= stack and _WORKERS[0].thread.is_alive() else None
     if worker is None:
         worker = _BigStackWorker(stack)
         _WORKERS[:] = [worker]

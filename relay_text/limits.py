@@ -28,6 +28,10 @@ DEFAULT_MEMORY_FRACTION = 0.5
 FALLBACK_MEMORY = 4 * 2**30
 """The machine's memory when neither /proc/meminfo nor sysconf tells it."""
 
+DEFAULT_MAX_OUTPUT = 64 * 2**20
+"""`relay run --max-output`: the most text (or JSON) a result may print,
+estimated before printing (relay_text/eval/output_size.py)."""
+
 
 def machine_memory() -> int:
     """The machine's physical memory in bytes."""

@@ -286,6 +286,7 @@ def check(
     help="Largest tensor (or operator result) the program may allocate, such as 512M or 2G [default: half the machine's memory].",
 )
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Stop a run that takes longer.")
+@click.option("--max-output", metavar="SIZE", default=None, help="Most text (or JSON) the result may print, such as 64M or 1G [default: 64M].")
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude (List, Optional, map, foldl, ...).")
 @click.option("--no-opt", is_flag=True, help="Run the program as written: no constant folding, no folded batch norms, no in-place steps.")
 @click.option(
@@ -311,6 +312,7 @@ def run(
     max_depth: int | None,
     max_memory: str | None,
     timeout: float | None,
+    max_output: str | None,
     no_prelude: bool,
     no_opt: bool,
     output_format: str,
@@ -345,14 +347,10 @@ def run(
     except InputError as exc:
         reporter.message(f"error: {exc}", "bold red")
         return EXIT_ERROR
-    memory = None
-    if max_memory is not None:
-        from .limits import parse_bytes
-
-        try:
-            memory = parse_bytes(max_memory)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--max-memory") from None
+    memory = _size_setting(max_memory, "--max-memory", ctx.settings.get("max_memory"))
+    output_limit = _size_setting(max_output, "--max-output", ctx.settings.get("max_output"))
+    if timeout is None:
+        timeout = ctx.settings.get("timeout")
     request = RunRequest(
         entry=entry,
         arg_texts=pairs,
@@ -387,7 +385,30 @@ def run(
         else:
             reporter.message(f"Found {_plural(ran.errors, 'error')}; nothing was run", "bold red")
         return EXIT_FAIL
+    from .eval.entry import find_entry
+    from .eval.output_size import output_limit_diagnostic
+    from .limits import DEFAULT_MAX_OUTPUT
+
+    span = find_entry(ran.module, entry).span if ran.module is not None else None
+    too_large = output_limit_diagnostic(ran.value, output_format, full, output_limit or DEFAULT_MAX_OUTPUT, span)
+    if too_large is not None:
+        reporter.diagnostic(too_large)
+        reporter.message("The result was not printed", "bold red")
+        return EXIT_FAIL
     return _write_result(ran.value, output_format, output_path, full, reporter)
+
+
+def _size_setting(flag: str | None, hint: str, setting: Any) -> int | None:
+    """Bytes of a size option (`512M`), else of its `[tool.relay]` setting."""
+    from .config import size_value
+    from .limits import parse_bytes
+
+    if flag is None:
+        return None if setting is None else size_value(setting)
+    try:
+        return parse_bytes(flag)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
 @contextlib.contextmanager

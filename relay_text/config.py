@@ -6,6 +6,9 @@
     warnings-as-errors = true   # relay check, relay run
     color = "auto"              # every command: auto, always or never
     max-depth = 100000          # relay run
+    max-memory = "2G"           # relay run (a size, or a number of bytes)
+    max-output = "64M"          # relay run
+    timeout = 60                # relay run: seconds
     jobs = 4                    # relay check, relay fmt: processes ("auto" by default)
 
 The nearest file is found by walking up from the common directory of the
@@ -39,6 +42,30 @@ def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
+def _size(value: Any) -> bool:
+    """`"512M"`, `"2G"`, or a number of bytes."""
+    from .limits import parse_bytes
+
+    if isinstance(value, str):
+        try:
+            parse_bytes(value)
+        except ValueError:
+            return False
+        return True
+    return _positive_int(value)
+
+
+def size_value(value: Any) -> int:
+    """Bytes of a validated size setting."""
+    from .limits import parse_bytes
+
+    return value if isinstance(value, int) else parse_bytes(value)
+
+
+def _seconds(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < float("inf")
+
+
 def _choice(*allowed: str) -> Callable[[Any], bool]:
     return lambda value: value in allowed
 
@@ -50,6 +77,9 @@ KEYS: dict[str, tuple[str, Callable[[Any], bool], str, str]] = {
     "warnings-as-errors": ("warnings_as_errors", lambda v: isinstance(v, bool), "true or false", "check, run"),
     "color": ("color", _choice("auto", "always", "never"), '"auto", "always" or "never"', "check, fmt, run"),
     "max-depth": ("max_depth", _positive_int, "a positive integer", "run"),
+    "max-memory": ("max_memory", _size, 'a size such as "512M" or "2G", or a positive number of bytes', "run"),
+    "max-output": ("max_output", _size, 'a size such as "64M" or "1G", or a positive number of bytes', "run"),
+    "timeout": ("timeout", _seconds, "a positive number of seconds", "run"),
     "jobs": ("jobs", lambda v: v == "auto" or _positive_int(v), 'a positive integer or "auto"', "check, fmt"),
 }
 

@@ -28,6 +28,10 @@ DEFAULT_MEMORY_FRACTION = 0.5
 FALLBACK_MEMORY = 4 * 2**30
 """The machine's memory when neither /proc/meminfo nor sysconf tells it."""
 
+DEFAULT_MAX_OUTPUT = 64 * 2**20
+"""`relay run --max-output`: the most text (or JSON) a result may print,
+estimated before printing (relay_text/eval/output_size.py)."""
+
 
 def machine_memory() -> int:
     """The machine's physical memory in bytes."""
@@ -82,6 +86,19 @@ def elements(shape: tuple) -> int:
     for d in shape:
         n *= int(d)
     return n
+
+
+def written_shape_problem(shape: tuple) -> str | None:
+    """Why a shape written in a tensor type passes a static limit (too many
+    dimensions, or, when every dimension is a number, too many elements), or
+    None. Dimensions that are not numbers (`?`, `n`) count as dimensions only."""
+    if len(shape) > MAX_RANK:
+        return f"a tensor type of {len(shape)} dimensions has more than the limit of {MAX_RANK}"
+    if all(type(d) is int for d in shape):
+        count = elements(shape)
+        if count > MAX_STATIC_ELEMENTS:
+            return f"a tensor type of {count:,} elements has more than the limit of {MAX_STATIC_ELEMENTS:,} (2^40)"
+    return None
 
 
 # ---------------------------------------------------------------- while running

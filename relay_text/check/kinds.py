@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .. import limits
 from ..diagnostics import Diagnostic, codes
 from ..ir.adt import TypeData
 from ..ir.span import Span
@@ -135,6 +136,9 @@ class KindChecker:
         if isinstance(t, TensorType):
             shape = self._shape(t.shape, here, errors)
             dtype = self._dtype(t.dtype, here, errors)
+            too_large = limits.written_shape_problem(shape) if isinstance(shape, tuple) else None
+            if too_large is not None:
+                errors.append(Diagnostic(codes.RESOURCE_LIMIT, too_large, _shape_span(here), label="too large"))
             if shape is t.shape and dtype is t.dtype:
                 return t
             return TensorType(shape, dtype, t.span)
@@ -279,3 +283,21 @@ def _parts(t: Any) -> tuple | None:
     if isinstance(t, RefType):
         return (t.value,)
     return None
+
+
+def _shape_span(span: Span | None) -> Span | None:
+    """The parenthesized shape inside a written `Tensor[(...), dtype]`, or
+    the whole type where it cannot be told."""
+    if span is None:
+        return None
+    text = span.source.text
+    start = text.find("(", span.start, span.end)
+    depth = 0
+    for i in range(max(start, 0), span.end):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return Span(span.source, start, i + 1)
+    return span

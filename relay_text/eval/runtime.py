@@ -6,7 +6,9 @@ recursion limit for the run (above `max_depth`, so that the compiled
 program's own counter stops a runaway recursion first, with a
 `recursion-limit` diagnostic at the call that went too deep). CPython 3.11
 and later need nothing more; on 3.10, which uses about 700 bytes of C stack
-per Python call, the run gets a thread with a stack large enough.
+per Python call, the run gets a thread with a stack large enough; the
+timeout's signal, which only the main thread receives, is passed on to that
+thread, so that the run stops where it is on every version.
 
 Errors become diagnostics located in the program: the traceback's frames
 that belong to the compiled program name the lines being executed, and
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import queue
 import sys
 import threading
@@ -139,19 +142,59 @@ class _BigStackWorker:
 
     def loop(self) -> None:
         while True:
-            body, outcome, done = self.jobs.get()
+            try:
+                body, outcome, done = self.jobs.get()
+            except RunTimeout:  # a timeout delivered just after the last job ended
+                continue
             try:
                 outcome["value"] = body()
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
                 outcome["error"] = exc
-            done.set()
+            finally:
+                done.set()
+
+    def interrupt(self, seconds: float) -> bool:
+        """Raise RunTimeout inside the job this thread is running, at its
+        next Python instruction (a numpy kernel in progress finishes first)."""
+        import ctypes
+
+        _DeliveredTimeout.seconds = seconds
+        ident = self.thread.ident
+        if ident is None:
+            return False
+        return ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_DeliveredTimeout)) == 1
+
+
+class _DeliveredTimeout(RunTimeout):
+    """The timeout raised inside the evaluator thread (an exception raised
+    in another thread is created without arguments: the limit is kept here)."""
+
+    seconds = 0.0
+
+    def __init__(self) -> None:
+        super().__init__(type(self).seconds)
+
+
+_DELIVERY_GRACE = 10.0
+"""Seconds the calling thread waits for a run to stop after its timeout was
+delivered to the evaluator thread, before abandoning it."""
 
 
 _WORKERS: list[_BigStackWorker] = []
 
 
+def _forget_workers() -> None:
+    """A forked process has only the thread that forked: the parent's
+    evaluator thread is not there to take jobs."""
+    _WORKERS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)
+
+
 def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
-    worker = _WORKERS[0] if _WORKERS and _WORKERS[0].stack >= stack else None
+    worker = _WORKERS[0] if _WORKERS and _WORKERS[0].stack >= stack and _WORKERS[0].thread.is_alive() else None
     if worker is None:
         worker = _BigStackWorker(stack)
         _WORKERS[:] = [worker]
@@ -159,10 +202,16 @@ def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
     done = threading.Event()
     worker.jobs.put((body, outcome, done))
     try:
-        while not done.wait(0.05):  # wakes up for Ctrl-C
-            pass
+        try:
+            while not done.wait(0.05):  # wakes up for Ctrl-C and the timeout's signal
+                pass
+        except RunTimeout as exc:
+            # The signal reached this thread: the program runs in the other
+            # one, where the timeout must stop it to be reported at its place.
+            if not done.is_set() and not (worker.interrupt(exc.seconds) and done.wait(_DELIVERY_GRACE)):
+                raise
     except BaseException:
-        _WORKERS.clear()  # the worker is still busy with the abandoned run
+        _WORKERS.clear()  # the worker may still be busy with the abandoned run
         raise
     if "error" in outcome:
         raise outcome.pop("error")

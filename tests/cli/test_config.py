@@ -37,7 +37,7 @@ def test_a_misspelt_key_gets_a_warning_naming_the_closest_key(tmp_path: Path, co
         f"warning: {config}: unknown key `warnings-as-error` in [tool.relay] (ignored); did you mean `warnings-as-errors`?\n"
         f"warning: {config}: unknown key `colour` in [tool.relay] (ignored); did you mean `color`?\n"
         f"warning: {config}: unknown key `frobnicate` in [tool.relay] (ignored); the known keys are "
-        "`line-length`, `dialect`, `warnings-as-errors`, `color`, `max-depth`, `jobs`\n"
+        "`line-length`, `dialect`, `warnings-as-errors`, `color`, `max-depth`, `max-memory`, `max-output`, `timeout`, `jobs`\n"
     )
 
 
@@ -49,6 +49,13 @@ def test_a_misspelt_key_gets_a_warning_naming_the_closest_key(tmp_path: Path, co
         ("warnings-as-errors = 'yes'", '[tool.relay] warnings-as-errors must be true or false, not "yes"'),
         ("jobs = true", '[tool.relay] jobs must be a positive integer or "auto", not true'),
         ("line-length = 8.5", "[tool.relay] line-length must be a positive integer, not 8.5"),
+        ("max-memory = '12Q'", '[tool.relay] max-memory must be a size such as "512M" or "2G", or a positive number of bytes, not "12Q"'),
+        ("max-memory = 0", '[tool.relay] max-memory must be a size such as "512M" or "2G", or a positive number of bytes, not 0'),
+        ("max-output = -1", '[tool.relay] max-output must be a size such as "64M" or "1G", or a positive number of bytes, not -1'),
+        ("max-output = true", '[tool.relay] max-output must be a size such as "64M" or "1G", or a positive number of bytes, not true'),
+        ("timeout = 0", "[tool.relay] timeout must be a positive number of seconds, not 0"),
+        ("timeout = '10s'", '[tool.relay] timeout must be a positive number of seconds, not "10s"'),
+        ("timeout = inf", "[tool.relay] timeout must be a positive number of seconds, not inf"),
     ],
 )
 def test_a_bad_value_is_an_error_for_every_command(tmp_path: Path, table: str, message: str) -> None:
@@ -73,6 +80,49 @@ def test_max_depth_for_run(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stderr.startswith("error[recursion-limit]: evaluation went deeper than 50 nested calls\n")
     assert invoke(["run", "--max-depth", "1000", str(path)]).stdout == "100\n"
+
+
+def test_max_memory_for_run_and_the_flag_wins(tmp_path: Path) -> None:
+    path = project(tmp_path, "max-memory = '1M'", text='def @main() {\n  zeros(shape=[1000, 1000], dtype="float32")\n}\n')
+    result = invoke(["run", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "error[resource-limit]: the result of `zeros` needs 3.81 MiB (1,000,000 elements), more than the memory limit of 1 MiB (--max-memory)\n"
+    )
+    assert invoke(["run", "--max-memory", "1T", str(path)]).exit_code == 0  # (what the test process holds counts too)
+    project(tmp_path, "max-memory = 1048576", text=path.read_text())  # a number of bytes
+    assert "more than the memory limit of 1 MiB" in invoke(["run", str(path)]).stderr
+
+
+def test_max_output_for_run_and_the_flag_wins(tmp_path: Path) -> None:
+    path = project(tmp_path, "max-output = '1K'", text='def @main() {\n  zeros(shape=[100, 100], dtype="int32")\n}\n')
+    result = invoke(["run", "--full", str(path)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith("error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit of 1 KiB (--max-output)\n")
+    assert invoke(["run", "--full", "--max-output", "1M", str(path)]).exit_code == 0
+
+
+def test_timeout_for_run_and_the_flag_wins(tmp_path: Path) -> None:
+    from tests.limits.test_cli_limits import RUNAWAY
+
+    path = project(tmp_path, "timeout = 0.5", text=RUNAWAY)
+    result = invoke(["run", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error[resource-limit]: the run took longer than the limit of 0.5 s (--timeout)\n")
+    one = project(tmp_path, "timeout = 0.5", "one.rly", "def @main() { 1 + 1 }\n")
+    assert invoke(["run", "--timeout", "30", str(one)]).stdout == "2\n"
+    short = invoke(["run", "--timeout", "1", str(path)])  # the flag, not the file's 0.5 s
+    assert short.stderr.startswith("error[resource-limit]: the run took longer than the limit of 1 s (--timeout)\n")
+
+
+def test_misspelt_limit_keys_get_a_warning(tmp_path: Path) -> None:
+    settings = validate({"max_memory": "1G", "max-ouput": "1M", "timout": 3}, tmp_path / "pyproject.toml")
+    assert settings.values == {}
+    assert [w.rsplit("; ", 1)[1] for w in settings.warnings] == [
+        "did you mean `max-memory`?",
+        "did you mean `max-output`?",
+        "did you mean `timeout`?",
+    ]
 
 
 def test_color_setting_the_environment_and_the_flag(tmp_path: Path) -> None:

@@ -6,8 +6,6 @@ harness does find, save and minimize a failure that is planted in it.
 
 from __future__ import annotations
 
-import sys
-
 import time
 from pathlib import Path
 
@@ -22,7 +20,6 @@ CASES = {"mutate": 60, "grammar": 60, "typed": 150, "comments": 30, "metadata": 
 SECONDS = 12.0
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="on Python 3.10 two generated programs run past the case limit in the fuzz worker (open)")
 @pytest.mark.parametrize("mode", MODES)
 def test_a_seeded_run_finds_nothing(mode: str, tmp_path: Path) -> None:
     with Campaign(seed=0, case_timeout=10.0, findings_dir=tmp_path, minimize_seconds=20.0, log=lambda _: None) as campaign:

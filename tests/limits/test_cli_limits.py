@@ -3,8 +3,6 @@ and exit status 1, never a hang or a swapping machine."""
 
 from __future__ import annotations
 
-import pytest
-
 import os
 import subprocess
 import sys
@@ -51,7 +49,6 @@ def test_a_malformed_max_memory_is_a_usage_error(tmp_path: Path) -> None:
     assert "Invalid value for --max-memory: `12Q` is not a size (such as 512M, 2G or 1000000)" in result.stderr
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="on Python 3.10 the timeout reaches the run after it leaves the evaluator thread and is reported without its place (open)")
 def test_timeout_stops_a_runaway_program(tmp_path: Path) -> None:
     prog = tmp_path / "loop.rly"
     prog.write_text(RUNAWAY)
@@ -66,6 +63,23 @@ def test_timeout_stops_a_runaway_program(tmp_path: Path) -> None:
     assert lines[-1] == "The program stopped with an error"
     assert "internal error" not in result.stderr
     assert elapsed < 30
+
+
+def test_a_timeout_stops_the_run_where_it_is_and_the_next_run_works(tmp_path: Path) -> None:
+    """In one process: the run is stopped inside the evaluator (on Python
+    3.10 a thread of its own), located, and the evaluator is free again."""
+    prog = tmp_path / "loop.rly"
+    prog.write_text(RUNAWAY)
+    start = time.monotonic()
+    stopped = CliRunner().invoke(main, ["run", "--timeout", "1", str(prog)], env={"NO_COLOR": "1"})
+    assert time.monotonic() - start < 15
+    assert stopped.exit_code == 1
+    assert stopped.stderr.splitlines()[0] == "error[resource-limit]: the run took longer than the limit of 1 s (--timeout)"
+    assert stopped.stderr.splitlines()[1].startswith(f" --> {prog}:")
+    one = tmp_path / "one.rly"
+    one.write_text("def @main() { 1 + 1 }\n")
+    again = CliRunner().invoke(main, ["run", "--timeout", "30", str(one)])
+    assert again.exit_code == 0 and again.stdout == "2\n"
 
 
 def test_a_program_within_its_timeout_runs(tmp_path: Path) -> None:

@@ -66,6 +66,22 @@ def _serve(conn: Any, target: Target, memory_limit: int | None) -> None:
         conn.send(("done", failures))
 
 
+# How many times the time limit a case may take in wall time while it has
+# not used the limit in CPU time (the machine is busy), before it is a hang.
+WALL_FACTOR = 6
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user + system, all threads) a process has used, or None
+    where /proc is not available."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class Worker:
     def __init__(self, target: Target = evaluate, case_timeout: float = 10.0, memory_limit: int | None = 3 << 30) -> None:
         self.target = target
@@ -118,14 +134,25 @@ class Worker:
             self._start()
         limit = self.case_timeout if timeout is None else timeout
         start = time.monotonic()
+        cpu_start = _cpu_seconds(self.process.pid)
         stage = "start"
         try:
             self.conn.send((text, reference, run))
             while True:
                 left = limit - (time.monotonic() - start)
-                if left <= 0 or not self.conn.poll(left):
-                    self._kill()
-                    return [Failure("hang", stage, f"still running after {limit:g} s")], time.monotonic() - start
+                if left <= 0 and not self.conn.poll(0):
+                    # Past the limit in wall time. On a busy machine the case
+                    # may have had little of a core: it is a hang once it has
+                    # used the limit in CPU time (or waited WALL_FACTOR times it).
+                    cpu = _cpu_seconds(self.process.pid)
+                    waited = time.monotonic() - start
+                    if cpu is None or cpu_start is None or cpu - cpu_start >= limit or waited >= WALL_FACTOR * limit:
+                        self._kill()
+                        return [Failure("hang", stage, f"still running after {limit:g} s")], waited
+                    self.conn.poll(min(1.0, limit))
+                    continue
+                if left > 0 and not self.conn.poll(left):
+                    continue
                 kind, value = self.conn.recv()
                 if kind == "stage":
                     stage = value

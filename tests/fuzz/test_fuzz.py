@@ -66,6 +66,29 @@ def test_a_planted_hang_is_found_and_the_worker_restarted(tmp_path: Path) -> Non
     assert campaign.worker.restarts == 1
 
 
+def _planted_spin(text: str, reference: str | None, workdir: Path, stage, run: bool = True) -> list[Failure]:
+    stage("check")
+    while "@main" in text:
+        pass
+    return []
+
+
+def test_a_hang_is_a_case_that_used_the_limit_in_cpu_time(tmp_path: Path) -> None:
+    """A case that keeps a core busy is a hang once it has used the limit in
+    CPU time; one that waits (as a case does on a busy machine) is given up to
+    WALL_FACTOR times the limit in wall time."""
+    from fuzz.worker import WALL_FACTOR, Worker
+
+    with Worker(_planted_spin, case_timeout=1.0) as worker:
+        failures, seconds = worker.evaluate("def @main() { 0 }")
+    assert [(f.kind, f.command) for f in failures] == [("hang", "check")]
+    assert seconds >= 1.0
+    with Worker(_planted_hang, case_timeout=1.0) as worker:
+        failures, seconds = worker.evaluate("def @main() { 0 }")
+    assert [(f.kind, f.command) for f in failures] == [("hang", "run")]
+    assert seconds >= WALL_FACTOR
+
+
 def test_the_oracles_hold_for_a_program_that_runs(tmp_path: Path) -> None:
     assert evaluate("def @main() { 1 + 2 }\n", workdir=tmp_path) == []
 

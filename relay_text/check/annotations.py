@@ -79,7 +79,7 @@ class Annotations:
                 continue
             generic = bool(part.type_params) or any(type(x) is TypeVar for x in walk(part))
             for rel in part.type_constraints:
-                fn = self.relation_named(rel.name, rel.span, rel.num_inputs, "this function type")
+                fn = self.relation_named(rel.name, rel.span, rel.num_inputs, messages.THIS_FUNCTION_TYPE)
                 if fn is None or generic:
                     continue
                 site = Site(None, rel.span, messages.quoted(rel.name), st.owner, rel.name)
@@ -90,7 +90,7 @@ class Annotations:
         out = []
         templates = []
         for ref in node.relations:
-            fn = self.relation_named(ref.name, ref.span, len(params), "this function")
+            fn = self.relation_named(ref.name, ref.span, len(params), messages.THIS_FUNCTION)
             if fn is None:
                 continue
             out.append(TypeRelation(ref.name, tuple(params) + (ret,), len(params)))

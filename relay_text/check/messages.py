@@ -13,9 +13,9 @@ from typing import Any
 
 from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.span import Span
+from ..ir.ty import Kind
 from ..text.suggest import or_list
-from .explain import Explainer, kind_name, name_of, ordinal
-from .solver import RelationError
+from .explain import kind_name, name_of, ordinal
 
 
 def _s(n: int) -> str:
@@ -31,7 +31,7 @@ def _first_of(n: int) -> str:
     return f" ({n} uses; this is the first)" if n > 1 else ""
 
 
-def _did_you_mean(names: list[str], sigil: str = "") -> str:
+def did_you_mean(names: list[str], sigil: str = "") -> str:
     return f"did you mean {or_list([f'`{sigil}{s}`' for s in names])}?"
 
 
@@ -40,6 +40,8 @@ def _did_you_mean(names: list[str], sigil: str = "") -> str:
 EXPECTED_BY_ANNOTATION = "expected because of this annotation"
 EXPECTED_BY_RETURN_TYPE = "expected because of this return type"
 THIS_EXPRESSION = "this expression"
+THIS_FUNCTION = "this function"
+THIS_FUNCTION_TYPE = "this function type"
 BLANK_TEXT = "this `_`"
 FUNCTION_RESULT_TEXT = "the result of this function"
 CALL_RESULT_TEXT = "the result of this call"
@@ -82,19 +84,15 @@ def result_of(what: str) -> str:
 def unknown_relation(name: str, span: Span | None, suggestions: list[str], known: list[str]) -> Diagnostic:
     diag = Diagnostic(codes.UNKNOWN_RELATION, f"unknown relation `{name}`", span, label="not a relation")
     if suggestions:
-        diag.with_help(_did_you_mean(suggestions))
+        diag.with_help(did_you_mean(suggestions))
     else:
         diag.with_note(f"the relations a `where` clause can name are {or_list([f'`{s}`' for s in known])}")
     return diag
 
 
 def relation_arity(name: str, want: int, inputs: int, what: str, span: Span | None) -> Diagnostic:
-    return Diagnostic(
-        codes.ARITY_MISMATCH,
-        f"`{name}` relates {want} input{_s(want)} to a result, but {what} has {inputs} parameter{_s(inputs)}",
-        span,
-        label="named here",
-    )
+    message = f"`{name}` relates {want} input{_s(want)} to a result, but {what} has {inputs} parameter{_s(inputs)}"
+    return Diagnostic(codes.ARITY_MISMATCH, message, span, label="named here")
 
 
 # ---- calls -------------------------------------------------------------------
@@ -118,12 +116,8 @@ def not_a_function(callee: Any, type_text: str, span: Span | None) -> Diagnostic
 
 
 def call_arity(callee: Any, want: int, got: int, span: Span | None) -> Diagnostic:
-    return Diagnostic(
-        codes.ARITY_MISMATCH,
-        f"{name_of(callee)} takes {want} argument{_s(want)}, but {got} {_was(got)} given",
-        span,
-        label=f"expected {want} argument{_s(want)}",
-    )
+    message = f"{name_of(callee)} takes {want} argument{_s(want)}, but {got} {_was(got)} given"
+    return Diagnostic(codes.ARITY_MISMATCH, message, span, label=f"expected {want} argument{_s(want)}")
 
 
 DEFINED_HERE = "defined here"
@@ -182,9 +176,8 @@ def no_such_field(fields: int, index: int, tuple_text: str, span: Span | None) -
 
 
 def not_a_tuple(index: int, type_text: str, span: Span | None) -> Diagnostic:
-    return Diagnostic(
-        codes.TYPE_MISMATCH, f"only a tuple can be projected with `.{index}`, but this has type `{type_text}`", span, label="not a tuple"
-    )
+    message = f"only a tuple can be projected with `.{index}`, but this has type `{type_text}`"
+    return Diagnostic(codes.TYPE_MISMATCH, message, span, label="not a tuple")
 
 
 def projection_of_non_tuple(index: int) -> str:
@@ -232,12 +225,9 @@ def operator_type_arguments(name: str, span: Span | None) -> Diagnostic:
 
 def operator_arity(opdef: Any, got: int, span: Span | None, hint: str | None) -> Diagnostic:
     want = opdef.inputs
-    diag = Diagnostic(
-        codes.ARITY_MISMATCH,
-        f"`{opdef.name}` takes {want} argument{_s(want)}, but {got} {_was(got)} given",
-        span,
-        label=f"expected {want} argument{_s(want)}",
-    ).with_note(f"`{opdef.signature()}`: {opdef.doc}")
+    message = f"`{opdef.name}` takes {want} argument{_s(want)}, but {got} {_was(got)} given"
+    diag = Diagnostic(codes.ARITY_MISMATCH, message, span, label=f"expected {want} argument{_s(want)}")
+    diag.with_note(f"`{opdef.signature()}`: {opdef.doc}")
     if hint is not None:
         diag.with_help(hint)
     return diag
@@ -248,13 +238,8 @@ def first_of_uses(label: str, count: int) -> str:
 
 
 def renamed_operator(name: str, new_name: str, uses: int, span: Span | None) -> Diagnostic:
-    return Diagnostic(
-        codes.RENAMED_OPERATOR,
-        f"`{name}` is the name an earlier TVM release gave `{new_name}`",
-        span,
-        severity=WARNING,
-        label="old name" + _first_of(uses),
-    ).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
+    message = f"`{name}` is the name an earlier TVM release gave `{new_name}`"
+    return Diagnostic(codes.RENAMED_OPERATOR, message, span, severity=WARNING, label="old name" + _first_of(uses)).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
 
 
 def attributes_without_metadata(name: str, calls: int, ref: Any, span: Span | None) -> Diagnostic:
@@ -280,7 +265,7 @@ def missing_attribute(problem: Any, opdef: Any, span: Span | None) -> Diagnostic
 def unknown_attribute(problem: Any, opdef: Any, suggestions: list[str], span: Span | None) -> Diagnostic:
     diag = Diagnostic(codes.UNKNOWN_ATTRIBUTE, problem.message, span, label="unknown attribute")
     if suggestions:
-        diag.with_help(_did_you_mean(suggestions))
+        diag.with_help(did_you_mean(suggestions))
     elif opdef.attrs:
         diag.with_note(f"`{opdef.name}` takes {or_list([f'`{a.name}`' for a in opdef.attrs])}")
     else:
@@ -311,14 +296,13 @@ def unknown_constructor(name: str, span: Span | None, keyword: tuple[str, str] |
     if keyword is not None:
         diag.with_help(f"did you mean `{keyword[0]}`? {keyword[1]}")
     elif suggestions:
-        diag.with_help(_did_you_mean(suggestions))
+        diag.with_help(did_you_mean(suggestions))
     return diag
 
 
 def unsupported_operator(name: str, reason: str, span: Span | None) -> Diagnostic:
-    return Diagnostic(
-        codes.UNKNOWN_OPERATOR, f"`{name}` is a TVM operator that cannot be checked or run here", span, label="not supported"
-    ).with_note(reason)
+    message = f"`{name}` is a TVM operator that cannot be checked or run here"
+    return Diagnostic(codes.UNKNOWN_OPERATOR, message, span, label="not supported").with_note(reason)
 
 
 def unknown_operator(name: str, span: Span | None) -> Diagnostic:
@@ -344,21 +328,14 @@ def local_sigil_help(name: str) -> str:
     return f"did you mean `%{name}`? Local variables are written with the `%` sigil"
 
 
-def operator_suggestions(names: list[str]) -> str:
-    return _did_you_mean(names)
-
-
 def global_suggestions(names: list[str]) -> str:
     return f"or the global {or_list([f'`@{s}`' for s in names])}?"
 
 
-def operator_value_needs_attributes(name: str, missing: str, signature: str, span: Span | None) -> Diagnostic:
-    return Diagnostic(
-        codes.MISSING_ATTRIBUTE,
-        f"operator `{name}` is used as a value, but it needs attributes ({missing})",
-        span,
-        label="not called",
-    ).with_help(f"wrap the call in a function that gives them: `fn (...) {{ {signature} }}`")
+def operator_value_needs_attributes(name: str, problems: list[Any], signature: str, span: Span | None) -> Diagnostic:
+    missing = ", ".join(f"`{p.key}`" if p.key else p.message for p in problems)
+    message = f"operator `{name}` is used as a value, but it needs attributes ({missing})"
+    return Diagnostic(codes.MISSING_ATTRIBUTE, message, span, label="not called").with_help(f"wrap the call in a function that gives them: `fn (...) {{ {signature} }}`")
 
 
 def operator_value_text(name: str) -> str:
@@ -386,12 +363,8 @@ def constructor_builds(name: str) -> str:
 
 
 def constructor_arity(name: str, want: int, got: int, span: Span | None, defined: Span | None) -> Diagnostic:
-    diag = Diagnostic(
-        codes.CONSTRUCTOR_ARITY,
-        f"`{name}` has {want} field{_s(want)}, but this pattern gives {got}",
-        span,
-        label=f"expected {want} pattern{_s(want)} inside",
-    )
+    message = f"`{name}` has {want} field{_s(want)}, but this pattern gives {got}"
+    diag = Diagnostic(codes.CONSTRUCTOR_ARITY, message, span, label=f"expected {want} pattern{_s(want)} inside")
     if defined is not None:
         diag.with_label(defined, defined_here(name))
     return diag
@@ -399,13 +372,8 @@ def constructor_arity(name: str, want: int, got: int, span: Span | None, defined
 
 def unreachable_clause(span: Span | None, covering: Span | None = None, covered: bool = False) -> Diagnostic:
     """`covering`: the clause above that matches all it matches, when `covered`."""
-    diag = Diagnostic(
-        codes.UNREACHABLE_CLAUSE,
-        "this clause can never be chosen: the clauses above it match every value it matches",
-        span,
-        severity=WARNING,
-        label="unreachable",
-    )
+    message = "this clause can never be chosen: the clauses above it match every value it matches"
+    diag = Diagnostic(codes.UNREACHABLE_CLAUSE, message, span, severity=WARNING, label="unreachable")
     if covered:
         diag.with_label(covering, "this clause matches them all")  # type: ignore[arg-type]
     return diag.with_note("clauses are tried in order and the first that matches is chosen")
@@ -434,29 +402,32 @@ def open_dimensions(what: list[str], lhs: str, rhs: str, helps: list[str], span:
 
 def type_argument_arity(callee: str, params: tuple, given: int, span: Span | None) -> Diagnostic:
     want = len(params)
-    return Diagnostic(
-        codes.ARITY_MISMATCH,
-        f"{callee} takes {want} type argument{_s(want)}, but {given} {_was(given)} given",
-        span,
-        label=f"expected <{', '.join(p.name for p in params)}>",
-    )
+    message = f"{callee} takes {want} type argument{_s(want)}, but {given} {_was(given)} given"
+    return Diagnostic(codes.ARITY_MISMATCH, message, span, label=f"expected <{', '.join(p.name for p in params)}>")
 
 
 def type_argument_text(param: str, callee: str) -> str:
     return f"type argument `{param}` of {callee}"
 
 
-def type_arguments_help(example: str, param: Any) -> str:
-    return f"give the type arguments explicitly, e.g. {example} (`{param.name}` is {kind_name(param.kind)})"
+def type_arguments_help(callee: str, params: tuple[Any, ...], param: Any) -> str:
+    """How to give the type arguments of `callee` (over `params`), for the unknown `param`."""
+    return f"give the type arguments explicitly, e.g. {_type_args_example(callee, params)} (`{param.name}` is {kind_name(param.kind)})"
+
+
+# An argument of each kind, for examples of explicit type arguments.
+_EXAMPLE_ARG = {Kind.TYPE: "Tensor[(), int32]", Kind.BASE_TYPE: "float32", Kind.SHAPE: "(10, 10)", Kind.SHAPE_VAR: "3"}
+
+
+def _type_args_example(name: str, params: tuple[Any, ...]) -> str:
+    """`@f<Tensor[(), int32], 3>(...)`: a call with an argument of the right kind for each parameter."""
+    callee = name.strip("`") if name.startswith("`") else "@f"
+    return f"`{callee}<{', '.join(_EXAMPLE_ARG[p.kind] for p in params)}>(...)`"
 
 
 def no_type_parameters(callee: Any, given: int, span: Span | None) -> Diagnostic:
-    return Diagnostic(
-        codes.ARITY_MISMATCH,
-        f"{name_of(callee)} takes no type arguments, but {given} {_was(given)} given",
-        span,
-        label="not polymorphic",
-    ).with_note(
+    message = f"{name_of(callee)} takes no type arguments, but {given} {_was(given)} given"
+    return Diagnostic(codes.ARITY_MISMATCH, message, span, label="not polymorphic").with_note(
         "only a function with type parameters (`fn<a>(...)`, `def @f<a>(...)`) or a constructor of a data type with parameters takes type arguments"
     )
 
@@ -464,19 +435,33 @@ def no_type_parameters(callee: Any, given: int, span: Span | None) -> Diagnostic
 # ---- what stayed unknown -------------------------------------------------------
 
 
-def unresolved_constants(indices: list[int], ranges: str, span: Span | None) -> Diagnostic:
+def unresolved_constants(indices: list[int], span: Span | None) -> Diagnostic:
     if len(indices) == 1:
         message = f"cannot infer the type of `meta[relay.Constant][{indices[0]}]`"
     else:
         message = f"cannot infer the types of {len(indices)} constants (`meta[relay.Constant][{indices[0]}]` and others)"
     diag = Diagnostic(codes.UNRESOLVED_TYPE, message, span, severity=WARNING, label="type unknown")
     if len(indices) > 1:
-        diag.with_note(f"the constants are meta[relay.Constant][...] with indices {ranges}")
+        diag.with_note(f"the constants are meta[relay.Constant][...] with indices {_ranges(indices)}")
     diag.with_note(
         "the file has no metadata for them, and how they are used does not determine their shapes; "
         "expressions computed from them have unknown types too"
     )
     return diag.with_help("write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`")
+
+
+def _ranges(values: list[int]) -> str:
+    """`0-5, 7, 9-10`."""
+    out = []
+    start = prev = values[0]
+    for v in [*values[1:], None]:
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if v is not None:
+            start = prev = v
+    return ", ".join(out)
 
 
 def unresolved_constant(text: str, span: Span | None) -> Diagnostic:
@@ -519,26 +504,3 @@ def describe_node(node: Any) -> str:
         return result_of(name_of(node.op))
     return THIS_EXPRESSION
 
-
-# ---- relations that cannot hold ---------------------------------------------------
-
-
-def relation_failure(explain: Explainer, span: Span | None, exc: RelationError) -> Diagnostic:
-    """A `RelationError` raised by a relation, as a diagnostic at `span`."""
-    err = exc.unify_error
-    code = codes.REGISTRY[exc.code]
-    if err is not None and err.reason == "occurs":
-        return explain.occurs(span, err)
-    if exc.expected is not None or exc.found is not None or (err is not None and not exc.message):
-        expected = exc.expected if exc.expected is not None or err is None else err.expected
-        found = exc.found if exc.found is not None or err is None else err.found
-        diag = explain.mismatch(span, expected, found, err, exc.message, exc.label, notes=exc.notes)
-        diag.code = code
-        return diag
-    diag = Diagnostic(code, exc.message, span, label=exc.label)
-    if err is not None:
-        for note in explain.details(err.expected, err.found, err):
-            diag.with_note(note)
-    for note in exc.notes:
-        diag.with_note(note)
-    return diag

@@ -155,7 +155,7 @@ class Operators:
                 close = [n for n in close if n.startswith(family)] or close
             suggestions += [n for n in close if n not in suggestions]
             if suggestions:
-                diag.with_help(messages.operator_suggestions(suggestions))
+                diag.with_help(messages.did_you_mean(suggestions))
             near_globals = close_names(name, globals_)
             if near_globals:
                 diag.with_help(messages.global_suggestions(near_globals))
@@ -175,8 +175,7 @@ class Operators:
             self.renamed_ops.setdefault(op.name, []).append(Call(op, ()))
         attrs, problems = opdef.normalize_attrs(())
         if problems:
-            missing = ", ".join(f"`{p.key}`" if p.key else p.message for p in problems)
-            st.error(messages.operator_value_needs_attributes(op.name, missing, opdef.signature(), op.span))
+            st.error(messages.operator_value_needs_attributes(op.name, problems, opdef.signature(), op.span))
             return ERROR
         origin = st.origin("operator", op.span, messages.operator_value_text(op.name))
         origin.help = messages.operator_value_help(op.name)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from ..ir.expr import Call, Expr
 from ..ir.span import Span
-from ..ir.ty import FuncType, Kind, TypeRelation, TypeVar
+from ..ir.ty import FuncType, TypeRelation, TypeVar
 from ..text.type_text import type_text
 from . import messages
 from .explain import name_of
@@ -192,13 +192,10 @@ class Polymorphism:
                         st.error(diag)
                     if value is not None:
                         mapping[p] = self.annotations.holes_for_blanks(value)
-        example = ""
         for p in params:
             if p not in mapping:
-                if not example:
-                    example = _type_args_example(name, params)
                 origin = st.origin("instance", span, messages.type_argument_text(p.name, name))
-                origin.help = messages.type_arguments_help(example, p)
+                origin.help = messages.type_arguments_help(name, params, p)
                 origin.name = p.name
                 mapping[p] = Hole(p.kind, st.level, origin)
         inst = FuncType(
@@ -221,16 +218,6 @@ class Polymorphism:
 
     def no_type_params(self, node: Expr, call: Call | None, type_args: tuple[Any, ...]) -> None:
         self.state.error(messages.no_type_parameters(node, len(type_args), call.span if call is not None else None))
-
-
-# An argument of each kind, for examples of explicit type arguments.
-_EXAMPLE_ARG = {Kind.TYPE: "Tensor[(), int32]", Kind.BASE_TYPE: "float32", Kind.SHAPE: "(10, 10)", Kind.SHAPE_VAR: "3"}
-
-
-def _type_args_example(name: str, params: tuple) -> str:
-    """`@f<Tensor[(), int32], 3>(...)`: a call with an argument of the right kind for each parameter."""
-    callee = name.strip("`") if name.startswith("`") else "@f"
-    return f"`{callee}<{', '.join(_EXAMPLE_ARG[p.kind] for p in params)}>(...)`"
 
 
 def _same_template(tm: Template, shown: str, args: list, out: Any) -> bool:

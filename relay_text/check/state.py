@@ -94,7 +94,7 @@ class CheckState:
         span = site.span
         if exc.arg is not None and isinstance(site.call, Call) and exc.arg < len(site.call.args):
             span = self.spans.arg_span(site.call, exc.arg)
-        diag = messages.relation_failure(self.explain, span, exc)
+        diag = self.explain.relation_failure(span, exc)
         if exc.arg is not None and site.span is not None and span is not site.span and site.what:
             diag.with_label(site.span, messages.in_this_call_of(site.what))
         self.error_in(site.owner, diag)

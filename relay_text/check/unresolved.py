@@ -79,7 +79,7 @@ class Unresolved:
         """
         indices = sorted({i for i, t in self.meta_types.items() for h in hs if any(x is h for x in holes(t))})
         origins = sorted((h.origin for h in hs), key=lambda o: o.span.start if o.span is not None else -1)
-        return messages.unresolved_constants(indices, _ranges(indices) if len(indices) > 1 else "", origins[0].span)
+        return messages.unresolved_constants(indices, origins[0].span)
 
     def _unresolved(self, h: Hole, node: Expr | None, blocked_by: Constraint | None) -> Diagnostic:
         st = self.state
@@ -97,20 +97,6 @@ class Unresolved:
         known = st.memo.get(node) if node is not None else None
         partial = st.ty(known) if known is not None else ""
         return messages.unresolved(text, partial, kind, origin.help if origin is not None else "", span)
-
-
-def _ranges(values: list[int]) -> str:
-    """`0-5, 7, 9-10`."""
-    out = []
-    start = prev = values[0]
-    for v in values[1:] + [None]:  # type: ignore[list-item]
-        if v is not None and v == prev + 1:
-            prev = v
-            continue
-        out.append(str(start) if start == prev else f"{start}-{prev}")
-        if v is not None:
-            start = prev = v
-    return ", ".join(out)
 
 
 def _node_span(node: Any) -> Span | None:

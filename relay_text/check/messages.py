@@ -26,13 +26,8 @@ def _was(n: int) -> str:
     return "was" if n == 1 else "were"
 
 
-def _first_of(n: int) -> str:
-    """The label suffix of a problem reported once for `n` uses."""
-    return f" ({n} uses; this is the first)" if n > 1 else ""
-
-
-def did_you_mean(names: list[str], sigil: str = "") -> str:
-    return f"did you mean {or_list([f'`{sigil}{s}`' for s in names])}?"
+def did_you_mean(names: list[str]) -> str:
+    return f"did you mean {or_list([f'`{s}`' for s in names])}?"
 
 
 # ---- origins: what an unknown stands for, and where an expectation came from
@@ -99,16 +94,9 @@ def relation_arity(name: str, want: int, inputs: int, what: str, span: Span | No
 
 
 def attributes_on_function_call(callee: Any, key: str, span: Span | None) -> Diagnostic:
-    return (
-        Diagnostic(
-            codes.UNKNOWN_ATTRIBUTE,
-            f"{name_of(callee)} is not an operator and takes no attributes",
-            span,
-            label=f"`{key}=` is an attribute",
-        )
-        .with_note("only operators (`nn.conv2d(..., padding=[1, 1])`) take `key=value` attributes")
-        .with_note('TVM also reads them on other calls when they include `attrs_type_key="..."`')
-    )
+    diag = Diagnostic(codes.UNKNOWN_ATTRIBUTE, f"{name_of(callee)} is not an operator and takes no attributes", span, label=f"`{key}=` is an attribute")
+    diag.with_note("only operators (`nn.conv2d(..., padding=[1, 1])`) take `key=value` attributes")
+    return diag.with_note('TVM also reads them on other calls when they include `attrs_type_key="..."`')
 
 
 def not_a_function(callee: Any, type_text: str, span: Span | None) -> Diagnostic:
@@ -234,23 +222,19 @@ def operator_arity(opdef: Any, got: int, span: Span | None, hint: str | None) ->
 
 
 def first_of_uses(label: str, count: int) -> str:
-    return f"{label}{_first_of(count)}"
+    """The label of a problem reported once for `count` uses, at the first."""
+    return f"{label} ({count} uses; this is the first)" if count > 1 else label
 
 
 def renamed_operator(name: str, new_name: str, uses: int, span: Span | None) -> Diagnostic:
     message = f"`{name}` is the name an earlier TVM release gave `{new_name}`"
-    return Diagnostic(codes.RENAMED_OPERATOR, message, span, severity=WARNING, label="old name" + _first_of(uses)).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
+    return Diagnostic(codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old name", uses)).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
 
 
 def attributes_without_metadata(name: str, calls: int, ref: Any, span: Span | None) -> Diagnostic:
+    message = f"the attributes of {'this call' if calls == 1 else f'{calls} calls'} of `{name}` are in a `#[metadata]` section this file does not have"
     return (
-        Diagnostic(
-            codes.BAD_METADATA,
-            f"the attributes of {'this call' if calls == 1 else f'{calls} calls'} of `{name}` are in a `#[metadata]` section this file does not have",
-            span,
-            severity=WARNING,
-            label=f"`meta[{ref.kind}][{ref.index}]`",
-        )
+        Diagnostic(codes.BAD_METADATA, message, span, severity=WARNING, label=f"`meta[{ref.kind}][{ref.index}]`")
         .with_note(f"checked and run with the defaults of `{name}`'s attributes")
         .with_help("print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`")
     )
@@ -294,7 +278,7 @@ def _attr_value_text(value: Any) -> str:
 def unknown_constructor(name: str, span: Span | None, keyword: tuple[str, str] | None, suggestions: list[str]) -> Diagnostic:
     diag = Diagnostic(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", span, label="not defined")
     if keyword is not None:
-        diag.with_help(f"did you mean `{keyword[0]}`? {keyword[1]}")
+        diag.with_help(near_miss_help(keyword))
     elif suggestions:
         diag.with_help(did_you_mean(suggestions))
     return diag

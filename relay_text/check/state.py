@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 # A place to report at: a span, or a function that finds it (only when needed).
 Where = Any
+# The type of one use of an expression (`Checker.use_type`), which parts call back.
+TypeOf = Callable[[Expr], Any]
 # A signature written in full: parameter types, result, `where` relations (printed and as templates).
 Signature = tuple[list[Any], Any, tuple[Any, ...], list["Template"]]
 
@@ -150,5 +152,3 @@ class CheckState:
         else:
             self.locals.pop(name, None)
 
-
-TypeOf = Callable[[Expr], Any]

@@ -214,7 +214,7 @@ def _solve_polynomial(a: Any, b: Any) -> tuple[str, Hole | None, Any]:
             return FAILED, None, None
         return (SOLVED, hole, roots[0]) if len(roots) == 1 else (WAIT, None, None)
     # Coefficients in shape variables: try the parts of the equation as roots.
-    found = []
+    found: list[Any] = []
     for cand in _parts(a) + _parts(b):
         if _has_hole(cand) or any(cand == f for f in found):
             continue

@@ -11,7 +11,7 @@ the two data types.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.adt import definition_difference
@@ -32,6 +32,9 @@ from ..text.suggest import or_list
 from ..text.type_text import dim_text, type_text
 from .types import Hole, resolve, type_vars
 from .unify import UnifyError
+
+if TYPE_CHECKING:
+    from .solver import RelationError
 
 
 class Explainer:
@@ -115,6 +118,26 @@ class Explainer:
             label="here",
         )
         diag.with_note("no finite type satisfies this; a value cannot be passed to itself or stored inside itself")
+        return diag
+
+    def relation_failure(self, span: Span | None, exc: RelationError) -> Diagnostic:
+        """A relation that cannot hold (the `RelationError` it raised), as a diagnostic at `span`."""
+        err = exc.unify_error
+        code = codes.REGISTRY[exc.code]
+        if err is not None and err.reason == "occurs":
+            return self.occurs(span, err)
+        if exc.expected is not None or exc.found is not None or (err is not None and not exc.message):
+            expected = exc.expected if exc.expected is not None or err is None else err.expected
+            found = exc.found if exc.found is not None or err is None else err.found
+            diag = self.mismatch(span, expected, found, err, exc.message, exc.label, notes=exc.notes)
+            diag.code = code
+            return diag
+        diag = Diagnostic(code, exc.message, span, label=exc.label)
+        if err is not None:
+            for note in self.details(err.expected, err.found, err):
+                diag.with_note(note)
+        for note in exc.notes:
+            diag.with_note(note)
         return diag
 
     def details(self, expected: Any, found: Any, err: UnifyError | None) -> list[str]:

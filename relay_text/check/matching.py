@@ -10,51 +10,62 @@ before the clause body is visited. Coverage is decided by
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Generator
 
-from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.expr import Clause, Constructor, Expr, GlobalVar, Let, Match, Var
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
 from ..ir.ty import TupleType
+from . import messages, spans
 from . import patterns as pat
-from . import spans
+from .annotations import Annotations
+from .polymorphism import Polymorphism
+from .state import CheckState, TypeOf
 from .types import ERROR, find
 
 
-class MatchMixin:
-    """Part of the Checker: match expressions."""
+class Matcher:
+    """Types `match` expressions: their patterns, clauses and coverage."""
 
-    def visit_match(self, node: Match) -> Iterator[Expr]:
+    def __init__(self, state: CheckState, annotations: Annotations, polymorphism: Polymorphism, type_of: TypeOf) -> None:
+        self.state = state
+        self.annotations = annotations
+        self.polymorphism = polymorphism
+        self.type_of = type_of  # the type of one use of an expression
+
+    def visit_match(self, node: Match) -> Generator[Expr, Any, Any]:
+        """The traversal's method for `match`: yields the matched value, then each clause body."""
+        st = self.state
         yield node.data
-        data_t = self.use_type(node.data)
+        data_t = self.type_of(node.data)
         result = None
         first: Clause | None = None
         for clause in node.clauses:
             bound = self._type_pattern(clause.pattern, data_t)
             for name in bound:
-                self._bind_name(name)
+                st.bind_name(name)
             yield clause.body
-            body_t = self.use_type(clause.body)
+            body_t = self.type_of(clause.body)
             for name in bound:
-                self._unbind_name(name)
-                self.typo_names.discard(name)
-            if result is None:
+                st.unbind_name(name)
+                st.typo_names.discard(name)
+            if result is None or first is None:
                 result, first = body_t, clause
             else:
-                self.expect(
+                st.expect(
                     body_t,
                     result,
                     _clause_body_span(clause),
-                    (_clause_body_span(first), "the first clause has type `{expected}`"),  # type: ignore[arg-type]
-                    message="the clauses of this `match` have different types: expected `{expected}`, found `{found}`",
+                    (_clause_body_span(first), messages.FIRST_CLAUSE_TYPE),
+                    message=messages.CLAUSES_DIFFER,
                 )
         self._check_coverage(node)
         if result is None:
-            return self.fresh(origin=self.origin("result", node.span, "this empty match"))
+            return st.fresh(origin=st.origin("result", node.span, messages.EMPTY_MATCH_TEXT))
         return result
 
     def _type_pattern(self, pattern: Any, ty: Any) -> list[str]:
+        st = self.state
         names: list[str] = []
         stack = [(pattern, ty)]
         while stack:
@@ -64,42 +75,34 @@ class MatchMixin:
             if isinstance(p, PatternVar):
                 var = p.var
                 if var.type_annotation is not None:
-                    annot = self.annotation(var.type_annotation, var.span)
-                    self.expect(t, annot, p.span, (spans.annotation_span(var), "expected because of this annotation"))
-                    self.memo[var] = annot
+                    annot = self.annotations.annotation(var.type_annotation, var.span)
+                    st.expect(t, annot, p.span, (spans.annotation_span(var), messages.EXPECTED_BY_ANNOTATION))
+                    st.memo[var] = annot
                 else:
-                    self.memo[var] = t
+                    st.memo[var] = t
                 names.append(var.name)
                 continue
             if isinstance(p, PatternConstructor):
                 ctor = p.constructor
-                scheme = self.ctor_types.get(ctor)
+                scheme = st.ctor_types.get(ctor)
                 if scheme is None:  # unknown constructor, reported already
                     if not p.patterns and ctor.name[:1].islower():
                         names.append(ctor.name)  # meant as a variable: `x` for `%x`
-                        self.typo_names.add(ctor.name)
+                        st.typo_names.add(ctor.name)
                     for sub in p.patterns:
                         stack.append((sub, ERROR))
                     continue
-                inst = self.instantiate(scheme, (), None, ctor)
-                self.expect(
+                inst = self.polymorphism.instantiate(scheme, (), None, ctor)
+                st.expect(
                     inst.ret_type,
                     t,
                     p.span,
-                    message="this pattern matches values of type `{found}`, but the value matched has type `{expected}`",
-                    label=f"`{ctor.name}` builds `{{found}}`",
+                    message=messages.CONSTRUCTOR_PATTERN_MISMATCH,
+                    label=messages.constructor_builds(ctor.name),
                 )
                 want, got = len(inst.arg_types), len(p.patterns)
                 if want != got:
-                    diag = Diagnostic(
-                        codes.CONSTRUCTOR_ARITY,
-                        f"`{ctor.name}` has {want} field{'' if want == 1 else 's'}, but this pattern gives {got}",
-                        p.span,
-                        label=f"expected {want} pattern{'' if want == 1 else 's'} inside",
-                    )
-                    if ctor.span is not None:
-                        diag.with_label(ctor.span, f"`{ctor.name}` is defined here")
-                    self.error(diag)
+                    st.error(messages.constructor_arity(ctor.name, want, got, p.span, ctor.span))
                 for i, sub in enumerate(p.patterns):
                     stack.append((sub, inst.arg_types[i] if i < want else ERROR))
                 continue
@@ -108,53 +111,35 @@ class MatchMixin:
                 if type(f) is TupleType and len(f.fields) == len(p.patterns):
                     fields = f.fields
                 else:
-                    fields = tuple(self.fresh() for _ in p.patterns)
-                    self.expect(
-                        TupleType(fields),
-                        t,
-                        p.span,
-                        message="this pattern matches a tuple `{found}`, but the value matched has type `{expected}`",
-                    )
+                    fields = tuple(st.fresh() for _ in p.patterns)
+                    st.expect(TupleType(fields), t, p.span, message=messages.TUPLE_PATTERN_MISMATCH)
                 for sub, ft in zip(p.patterns, fields):
                     stack.append((sub, ft))
         return names
 
     def _check_coverage(self, node: Match) -> None:
+        st = self.state
         sigs = pat.Signatures(self._siblings)
-        report = pat.analyse([c.pattern for c in node.clauses], sigs, self.dialect)
+        report = pat.analyse([c.pattern for c in node.clauses], sigs, st.dialect)
         for index, cover in report.unreachable:
             clause = node.clauses[index]
-            diag = Diagnostic(
-                codes.UNREACHABLE_CLAUSE,
-                "this clause can never be chosen: the clauses above it match every value it matches",
-                getattr(clause.pattern, "span", None) or clause.span,
-                severity=WARNING,
-                label="unreachable",
-            )
-            if cover is not None:
+            span = getattr(clause.pattern, "span", None) or clause.span
+            if cover is None:
+                st.error(messages.unreachable_clause(span))
+            else:
                 covering = node.clauses[cover]
-                diag.with_label(getattr(covering.pattern, "span", None) or covering.span, "this clause matches them all")
-            diag.with_note("clauses are tried in order and the first that matches is chosen")
-            self.error(diag)
+                st.error(messages.unreachable_clause(span, getattr(covering.pattern, "span", None) or covering.span, covered=True))
         if report.missing is not None and node.complete:
-            head_end = self.spans.match_data_span(node)
+            head_end = st.spans.match_data_span(node)
             span = node.span
             if span is not None and head_end is not None:
                 span = Span(span.source, span.start, head_end.end + (1 if span.source.text[head_end.end : head_end.end + 1] == ")" else 0))
-            diag = Diagnostic(
-                codes.NON_EXHAUSTIVE_MATCH,
-                f"this `match` does not cover every value: `{report.missing}` is not matched",
-                span,
-                label=f"`{report.missing}` not covered",
-            )
-            diag.with_help(f"add a clause for `{report.missing}`, or a final `_` clause")
-            diag.with_note("write `match?` for a match that is allowed to fail at run time")
-            self.error(diag)
+            st.error(messages.non_exhaustive_match(report.missing, span))
 
     def _siblings(self, ctor: Constructor) -> list[Constructor] | None:
         if ctor.belong_to is None:
             return None
-        data = self.type_data.get(ctor.belong_to)
+        data = self.state.type_data.get(ctor.belong_to)
         return list(data.constructors) if data is not None else None
 
 

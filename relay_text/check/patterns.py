@@ -66,13 +66,18 @@ class Signatures:
         return self.siblings(head)
 
 
+def _wildcards(n: int) -> list[Pat]:
+    """`n` patterns that match anything."""
+    return [None] * n
+
+
 def _specialize(rows: list[list[Pat]], head: Any) -> list[list[Pat]]:
     n = _arity(head)
     out = []
     for row in rows:
         first = row[0]
         if first is None:
-            out.append([None] * n + row[1:])
+            out.append(_wildcards(n) + row[1:])
         elif _same(first[0], head):
             out.append(list(first[1]) + row[1:])
     return out
@@ -142,7 +147,7 @@ def useful(rows: list[list[Pat]], q: list[Pat], sigs: Signatures) -> bool:
     every = _complete(heads, sigs)
     if every is not None:
         groups, wild = _split(rows)
-        return any(useful(_specialized(groups, wild, h), [None] * _arity(h) + q[1:], sigs) for h in every)
+        return any(useful(_specialized(groups, wild, h), _wildcards(_arity(h)) + q[1:], sigs) for h in every)
     return useful(_default(rows), q[1:], sigs)
 
 

@@ -12,16 +12,20 @@ and re-creates its relations at the call site.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from ..diagnostics import Diagnostic, codes
 from ..ir.expr import Call, Expr
 from ..ir.span import Span
-from ..ir.ty import FuncType, Kind, TypeRelation, TypeVar
+from ..ir.ty import FuncType, TypeRelation, TypeVar
 from ..text.type_text import type_text
-from .explain import kind_name, name_of
+from . import messages
+from .explain import name_of
 from .solver import Constraint, Rel, Site, is_dim_equation
 from .types import Hole, find, holes, resolve, substitute, walk
+
+if TYPE_CHECKING:
+    from .annotations import Annotations
+    from .state import CheckState
 
 
 @dataclass(slots=True)
@@ -36,11 +40,15 @@ class Template:
     span: Span | None = None
 
 
-class PolymorphismMixin:
-    """Part of the Checker: generalization and instantiation."""
+class Polymorphism:
+    """Generalizes the types of function values and instantiates them at each use."""
 
-    def generalize(self, t: Any, declared: tuple = (), own: Any = None) -> Any:
-        """The most general type of a function value whose unknowns above `self.level` are free.
+    def __init__(self, state: CheckState, annotations: Annotations) -> None:
+        self.state = state
+        self.annotations = annotations
+
+    def generalize(self, t: Any, declared: tuple[Any, ...] = (), own: Any = None) -> Any:
+        """The most general type of a function value whose unknowns above the current level are free.
 
         `own` is the type the function's definition gave it: the relations
         its `where` clause names over declared type parameters (which hold
@@ -48,9 +56,11 @@ class PolymorphismMixin:
         t = resolve(t)
         if not isinstance(t, FuncType):
             return t
+        st = self.state
+        level = st.level
         self._settle_dimensions()
         t = resolve(t)
-        candidates = {h.uid: h for h in holes(t) if h.level > self.level}
+        candidates = {h.uid: h for h in holes(t) if h.level > level}
         touched: dict[int, Constraint] = {}
         frontier = list(candidates.values())
         visited = set(candidates)
@@ -61,7 +71,7 @@ class PolymorphismMixin:
                     touched[id(c)] = c
                     for ty in c.types():
                         for x in holes(ty):
-                            if x.level > self.level and x.uid not in visited:
+                            if x.level > level and x.uid not in visited:
                                 visited.add(x.uid)
                                 frontier.append(x)
         # A constraint that also involves outside unknowns pins its unknowns here.
@@ -70,28 +80,28 @@ class PolymorphismMixin:
         while changed:
             changed = False
             for cid, hs in involved.items():
-                if any(x.uid in candidates for x in hs) and not all(x.uid in candidates or x.level > self.level for x in hs):
+                if any(x.uid in candidates for x in hs) and not all(x.uid in candidates or x.level > level for x in hs):
                     for x in hs:
                         if x.uid in candidates:
                             del candidates[x.uid]
                             changed = True
-                        x.level = min(x.level, self.level)
+                        x.level = min(x.level, level)
         # Unknowns created inside but not in the type itself still generalize
         # when a travelling constraint mentions them (e.g. an intermediate shape).
         for cid, hs in involved.items():
-            if hs and all(x.uid in candidates or x.level > self.level for x in hs):
+            if hs and all(x.uid in candidates or x.level > level for x in hs):
                 for x in hs:
                     candidates.setdefault(x.uid, x)
         taken = {p.name for p in declared}
         names = _fresh_names(taken)
         new_params = []
-        mapping = {}
+        mapping: dict[Any, Any] = {}
         order = {h.uid: i for i, h in enumerate(_holes_in_order(t))}
         for h in sorted(candidates.values(), key=lambda h: (order.get(h.uid, len(order)), h.uid)):
             tv = TypeVar(next(names), h.kind)
             mapping[h] = tv
             new_params.append(tv)
-        templates = []
+        templates: list[Template] = []
         relations = []
         for cid, c in touched.items():
             hs = involved[cid]
@@ -99,7 +109,7 @@ class PolymorphismMixin:
                 # A dimension equation nothing decided would become a condition
                 # on every call that the type cannot show: an error.
                 self._open_dimensions(c)
-                self.solver.detach(c)
+                st.solver.detach(c)
                 continue
             if hs and all(x.uid in candidates for x in hs):
                 args = [substitute(resolve(a), mapping) for a in c.args]
@@ -114,8 +124,8 @@ class PolymorphismMixin:
                     # A `where` relation and an operator's relation over the same
                     # types: keep the operator's, the more specific of the two.
                     templates[same] = template
-                self.solver.detach(c)
-        entry = self.schemes.get(id(own)) if own is not None else None
+                st.solver.detach(c)
+        entry = st.schemes.get(id(own)) if own is not None else None
         if entry is not None and entry[0] is own:
             for tm in entry[1]:
                 args = [substitute(resolve(a), mapping) for a in tm.args]
@@ -132,110 +142,82 @@ class PolymorphismMixin:
         hidden = tuple(p for p in new_params if p not in visible)
         scheme = FuncType(body.arg_types, body.ret_type, tuple(declared) + visible, tuple(relations))
         if templates:
-            self.schemes[id(scheme)] = (scheme, templates, hidden)
+            st.schemes[id(scheme)] = (scheme, templates, hidden)
         return scheme
 
     def _settle_dimensions(self) -> None:
         """Before generalizing: dimension equations still open over unknowns
         of this definition take the guess of `dims.match_structure` (the
         signature wrote the dimension as the callee did, `a * b` for `n * m`)."""
-        for c in self.solver.open_dim_equations():
-            if any(h.level > self.level for ty in c.types() for h in holes(ty)):
+        solver, level = self.state.solver, self.state.level
+        for c in solver.open_dim_equations():
+            if any(h.level > level for ty in c.types() for h in holes(ty)):
                 default = getattr(c.fn, "default", None)
-                if default is not None and default(Rel(self.solver, c)):
-                    self.solver.solve()
+                if default is not None and default(Rel(solver, c)):
+                    solver.solve()
 
     def _open_dimensions(self, c: Constraint) -> None:
         """Report a dimension equation left open where its function is generalized."""
+        st = self.state
         hs = _holes_in_order((c.args[0], c.out))
         names = {h: h.origin.name for h in hs if getattr(h.origin, "name", "")}
-        lhs, rhs = (type_text(resolve(x), self.dialect, names) for x in (c.args[0], c.out))
-        what = []
+        lhs, rhs = (type_text(resolve(x), st.dialect, names) for x in (c.args[0], c.out))
+        what: list[str] = []
         for h in hs:
             text = getattr(h.origin, "text", "")
             if text and text not in what:
                 what.append(text)
-        diag = Diagnostic(
-            codes.UNRESOLVED_TYPE,
-            f"cannot infer {' and '.join(what) if what else 'these dimensions'}: nothing decides the dimensions in `{lhs} = {rhs}`",
-            c.site.span,
-            label=f"here `{lhs} = {rhs}`",
-        ).with_note("a function's type cannot carry such an equation; its dimensions must be decided where it is defined")
         helps = [h.origin.help for h in hs if getattr(h.origin, "help", "")]
-        diag.with_help(helps[0] if helps else "state the shapes in the signature, with shape variables if they vary")
-        saved = self.owner
-        self.owner = c.site.owner if c.site.owner is not None else saved
-        self.error(diag)
-        self.owner = saved
+        diag = messages.open_dimensions(what, lhs, rhs, helps, c.site.span)
+        st.error_in(c.site.owner if c.site.owner is not None else st.owner, diag)
 
-    def instantiate(self, f: FuncType, type_args: tuple, call: Call | None, node: Expr) -> FuncType:
+    def instance(self, f: FuncType) -> FuncType:
+        """A polymorphic function value used where a monomorphic function is
+        expected (`@apply(fn [A](%x: A) { %x }, 1)`): a fresh instance."""
+        return self.instantiate(f, (), None, f)
+
+    def instantiate(self, f: FuncType, type_args: tuple[Any, ...], call: Call | None, node: Any) -> FuncType:
+        st = self.state
         params = f.type_params
         span = call.span if call is not None else None
         name = name_of(node)
-        mapping: dict = {}
+        mapping: dict[Any, Any] = {}
         if type_args:
             if len(type_args) != len(params):
-                self.error(
-                    Diagnostic(
-                        codes.ARITY_MISMATCH,
-                        f"{name} takes {len(params)} type argument{'' if len(params) == 1 else 's'}, but {len(type_args)} {'was' if len(type_args) == 1 else 'were'} given",
-                        span,
-                        label=f"expected <{', '.join(p.name for p in params)}>",
-                    )
-                )
+                st.error(messages.type_argument_arity(name, params, len(type_args), span))
             else:
                 for p, a in zip(params, type_args):
-                    value, errors = self.kinds.convert_type_arg(a, p, span)
+                    value, errors = st.kinds.convert_type_arg(a, p, span)
                     for diag in errors:
-                        self.error(diag)
+                        st.error(diag)
                     if value is not None:
-                        mapping[p] = self._holes_for_blanks(value)
-        example = ""
+                        mapping[p] = self.annotations.holes_for_blanks(value)
         for p in params:
             if p not in mapping:
-                if not example:
-                    example = _type_args_example(name, params)
-                origin = self.origin("instance", span, f"type argument `{p.name}` of {name}")
-                origin.help = f"give the type arguments explicitly, e.g. {example} (`{p.name}` is {kind_name(p.kind)})"
+                origin = st.origin("instance", span, messages.type_argument_text(p.name, name))
+                origin.help = messages.type_arguments_help(name, params, p)
                 origin.name = p.name
-                mapping[p] = Hole(p.kind, self.level, origin)
+                mapping[p] = Hole(p.kind, st.level, origin)
         inst = FuncType(
             tuple(substitute(a, mapping) for a in f.arg_types),
             substitute(f.ret_type, mapping),
         )
-        scheme = self.schemes.get(id(f))
+        scheme = st.schemes.get(id(f))
         if scheme is not None and scheme[0] is f:
             for p in scheme[2]:
-                mapping[p] = self.fresh(p.kind)
-            site = Site(call, span, name, self.owner)
+                mapping[p] = st.fresh(p.kind)
+            site = Site(call, span, name, st.owner)
             for tm in scheme[1]:
                 c = Constraint(
-                    tm.fn, tm.name, [substitute(a, mapping) for a in tm.args], substitute(tm.out, mapping), tm.attrs, site, self.level
+                    tm.fn, tm.name, [substitute(a, mapping) for a in tm.args], substitute(tm.out, mapping), tm.attrs, site, st.level
                 )
-                self.solver.add(c)
+                st.solver.add(c)
         if call is not None:
-            self.type_args[call] = tuple(mapping[p] for p in params)
+            st.type_args[call] = tuple(mapping[p] for p in params)
         return inst
 
-    def _no_type_params(self, node: Expr, call: Call | None, type_args: tuple) -> None:
-        self.error(
-            Diagnostic(
-                codes.ARITY_MISMATCH,
-                f"{name_of(node)} takes no type arguments, but {len(type_args)} {'was' if len(type_args) == 1 else 'were'} given",
-                call.span if call is not None else None,
-                label="not polymorphic",
-            ).with_note("only a function with type parameters (`fn<a>(...)`, `def @f<a>(...)`) or a constructor of a data type with parameters takes type arguments")
-        )
-
-
-# An argument of each kind, for examples of explicit type arguments.
-_EXAMPLE_ARG = {Kind.TYPE: "Tensor[(), int32]", Kind.BASE_TYPE: "float32", Kind.SHAPE: "(10, 10)", Kind.SHAPE_VAR: "3"}
-
-
-def _type_args_example(name: str, params: tuple) -> str:
-    """`@f<Tensor[(), int32], 3>(...)`: a call with an argument of the right kind for each parameter."""
-    callee = name.strip("`") if name.startswith("`") else "@f"
-    return f"`{callee}<{', '.join(_EXAMPLE_ARG[p.kind] for p in params)}>(...)`"
+    def no_type_params(self, node: Expr, call: Call | None, type_args: tuple[Any, ...]) -> None:
+        self.state.error(messages.no_type_parameters(node, len(type_args), call.span if call is not None else None))
 
 
 def _same_template(tm: Template, shown: str, args: list, out: Any) -> bool:

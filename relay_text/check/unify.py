@@ -103,7 +103,7 @@ class Unifier:
     # ---- unification -------------------------------------------------------
 
     def unify(self, expected: Any, found: Any) -> None:
-        work = [(expected, found, None)]
+        work: list[tuple[Any, Any, int | None]] = [(expected, found, None)]
         # Compound pairs already taken apart: types that share parts (a tuple
         # of the same tuple, forty deep) unify in time linear in their parts.
         done: set[tuple[int, int]] = set()

@@ -1,0 +1,490 @@
+"""The checker's diagnostic texts, one named function per kind of problem.
+
+The parts of the checker decide *that* something is wrong and where; the
+functions here say it. A function returns either a whole `Diagnostic` or
+the text of one (a message, label, note or help, or a template with
+`{expected}`/`{found}` that `Explainer.mismatch` fills in), so that the
+wording of every message can be read, and kept consistent, in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import WARNING, Diagnostic, codes
+from ..ir.span import Span
+from ..ir.ty import Kind
+from ..text.suggest import or_list
+from .explain import kind_name, name_of, ordinal
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def _was(n: int) -> str:
+    return "was" if n == 1 else "were"
+
+
+def did_you_mean(names: list[str]) -> str:
+    return f"did you mean {or_list([f'`{s}`' for s in names])}?"
+
+
+# ---- origins: what an unknown stands for, and where an expectation came from
+
+EXPECTED_BY_ANNOTATION = "expected because of this annotation"
+EXPECTED_BY_RETURN_TYPE = "expected because of this return type"
+THIS_EXPRESSION = "this expression"
+THIS_FUNCTION = "this function"
+THIS_FUNCTION_TYPE = "this function type"
+BLANK_TEXT = "this `_`"
+FUNCTION_RESULT_TEXT = "the result of this function"
+CALL_RESULT_TEXT = "the result of this call"
+PROJECTION_RESULT_TEXT = "this projection"
+
+
+def quoted(name: str) -> str:
+    """A name as messages show it: `add`."""
+    return f"`{name}`"
+
+
+def var_text(name: str) -> str:
+    return f"`%{name}`"
+
+
+def global_text(name: str) -> str:
+    return f"`@{name}`"
+
+
+def parameter_text(name: str) -> str:
+    return f"parameter `%{name}`"
+
+
+def parameter_declared_here(name: str) -> str:
+    return f"parameter `%{name}` is declared here"
+
+
+def defined_here(name: str) -> str:
+    return f"`{name}` is defined here"
+
+
+def result_of(what: str) -> str:
+    """`what` is already quoted: "the result of `add`"."""
+    return f"the result of {what}"
+
+
+# ---- annotations and `where` relations --------------------------------------
+
+
+def unknown_relation(name: str, span: Span | None, suggestions: list[str], known: list[str]) -> Diagnostic:
+    diag = Diagnostic(codes.UNKNOWN_RELATION, f"unknown relation `{name}`", span, label="not a relation")
+    if suggestions:
+        diag.with_help(did_you_mean(suggestions))
+    else:
+        diag.with_note(f"the relations a `where` clause can name are {or_list([f'`{s}`' for s in known])}")
+    return diag
+
+
+def relation_arity(name: str, want: int, inputs: int, what: str, span: Span | None) -> Diagnostic:
+    message = f"`{name}` relates {want} input{_s(want)} to a result, but {what} has {inputs} parameter{_s(inputs)}"
+    return Diagnostic(codes.ARITY_MISMATCH, message, span, label="named here")
+
+
+# ---- calls -------------------------------------------------------------------
+
+
+def attributes_on_function_call(callee: Any, key: str, span: Span | None) -> Diagnostic:
+    diag = Diagnostic(codes.UNKNOWN_ATTRIBUTE, f"{name_of(callee)} is not an operator and takes no attributes", span, label=f"`{key}=` is an attribute")
+    diag.with_note("only operators (`nn.conv2d(..., padding=[1, 1])`) take `key=value` attributes")
+    return diag.with_note('TVM also reads them on other calls when they include `attrs_type_key="..."`')
+
+
+def not_a_function(callee: Any, type_text: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.TYPE_MISMATCH, f"{name_of(callee)} is not a function; its type is `{type_text}`", span, label="called here")
+
+
+def call_arity(callee: Any, want: int, got: int, span: Span | None) -> Diagnostic:
+    message = f"{name_of(callee)} takes {want} argument{_s(want)}, but {got} {_was(got)} given"
+    return Diagnostic(codes.ARITY_MISMATCH, message, span, label=f"expected {want} argument{_s(want)}")
+
+
+DEFINED_HERE = "defined here"
+
+
+def argument_mismatch(index: int, callee: Any) -> str:
+    """A template: the `index`-th argument (from 0) has the wrong type."""
+    return f"mismatched types: the {ordinal(index + 1)} argument of {name_of(callee)} must be `{{expected}}`, found `{{found}}`"
+
+
+def literal_spelling(value: Any, dtype: str, dialect: str) -> str | None:
+    """How to write `value` as a scalar literal of `dtype`, when it was written with another."""
+    if dtype.startswith("float"):
+        number = repr(float(value))  # `1.0`, `2.5`
+        if dtype != "float32":
+            spelled = number + dtype.replace("float", "f")  # `2.5f64`
+        elif dialect == "tvm":
+            spelled = number + "f"
+        else:
+            spelled = number
+        return f"write `{spelled}` for a {dtype} literal"
+    if dtype.startswith(("int", "uint")) and float(value).is_integer():
+        suffix = "" if dtype == "int32" else dtype.replace("uint", "u").replace("int", "i")
+        return f"write `{int(value)}{suffix}` for an {dtype} literal"
+    return None
+
+
+def in_this_call_of(what: str) -> str:
+    return f"in this call of {what}"
+
+
+# ---- `if`, references, tuples, constants ------------------------------------
+
+IF_BRANCHES_DIFFER = "`if` and `else` have different types: expected `{expected}`, found `{found}`"
+THEN_BRANCH_TYPE = "the `then` branch has type `{expected}`"
+HAS_TYPE_FOUND = "this has type `{found}`"
+IF_CONDITION_NOT_BOOL = "the condition of `if` must be a single bool `{expected}`, found `{found}`"
+REDUCE_CONDITION = "reduce it to one value first, e.g. `all(...)` or `any(...)`"
+REF_READ_NEEDS_REF = "`ref_read` needs a reference, found `{found}`"
+REF_WRITE_NEEDS_REF = "`ref_write` needs a reference, found `{found}`"
+REF_WRITE_STORES = "`ref_write` stores `{found}` into a reference holding `{expected}`"
+
+
+def elementwise_condition(shown: str) -> str:
+    return f"`{shown}` compares tensors element by element, giving one bool per element"
+
+
+def tuple_field_missing(fields: int, index: int) -> str:
+    return f"this tuple has {fields} field{_s(fields)}, so `.{index}` does not exist"
+
+
+def no_such_field(fields: int, index: int, tuple_text: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.TYPE_MISMATCH, tuple_field_missing(fields, index), span, label=f"the tuple is `{tuple_text}`").with_note(
+        f"fields are numbered from 0 to {fields - 1}" if fields else "the empty tuple `()` has no fields"
+    )
+
+
+def not_a_tuple(index: int, type_text: str, span: Span | None) -> Diagnostic:
+    message = f"only a tuple can be projected with `.{index}`, but this has type `{type_text}`"
+    return Diagnostic(codes.TYPE_MISMATCH, message, span, label="not a tuple")
+
+
+def projection_of_non_tuple(index: int) -> str:
+    return "only a tuple can be projected with `.{}`".format(index)
+
+
+THIS_IS_NOT_A_TUPLE = "this is not a tuple"
+
+
+def projection_text(index: int) -> str:
+    return f"`.{index}`"
+
+
+def constant_too_large(message: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.RESOURCE_LIMIT, message, span, label="too large")
+
+
+def constant_rank_over_limit(rank: int, limit: int) -> str:
+    return f"a constant of {rank} dimensions has more than the limit of {limit}"
+
+
+def constant_elements_over_limit(count: int, limit: int) -> str:
+    return f"a constant of {count:,} elements has more than the limit of {limit:,} (2^40)"
+
+
+THIS_CONSTANT = "this constant"
+
+
+def meta_constant_text(index: int) -> str:
+    return f"`meta[relay.Constant][{index}]`"
+
+
+def meta_index_missing(index: Any, count: int, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.BAD_METADATA, f"`meta[relay.Constant][{index}]` is not in the metadata section", span, label="no such constant").with_note(
+        f"the section has {count} constant{'s' if count != 1 else ''}" + (f": indices 0 to {count - 1}" if count else "")
+    )
+
+
+# ---- operators ---------------------------------------------------------------
+
+
+def operator_type_arguments(name: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.ARITY_MISMATCH, f"operator `{name}` takes no type arguments", span, label="not polymorphic")
+
+
+def operator_arity(opdef: Any, got: int, span: Span | None, hint: str | None) -> Diagnostic:
+    want = opdef.inputs
+    message = f"`{opdef.name}` takes {want} argument{_s(want)}, but {got} {_was(got)} given"
+    diag = Diagnostic(codes.ARITY_MISMATCH, message, span, label=f"expected {want} argument{_s(want)}")
+    diag.with_note(f"`{opdef.signature()}`: {opdef.doc}")
+    if hint is not None:
+        diag.with_help(hint)
+    return diag
+
+
+def first_of_uses(label: str, count: int) -> str:
+    """The label of a problem reported once for `count` uses, at the first."""
+    return f"{label} ({count} uses; this is the first)" if count > 1 else label
+
+
+def renamed_operator(name: str, new_name: str, uses: int, span: Span | None) -> Diagnostic:
+    message = f"`{name}` is the name an earlier TVM release gave `{new_name}`"
+    return Diagnostic(codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old name", uses)).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
+
+
+def attributes_without_metadata(name: str, calls: int, ref: Any, span: Span | None) -> Diagnostic:
+    message = f"the attributes of {'this call' if calls == 1 else f'{calls} calls'} of `{name}` are in a `#[metadata]` section this file does not have"
+    return (
+        Diagnostic(codes.BAD_METADATA, message, span, severity=WARNING, label=f"`meta[{ref.kind}][{ref.index}]`")
+        .with_note(f"checked and run with the defaults of `{name}`'s attributes")
+        .with_help("print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`")
+    )
+
+
+def missing_attribute(problem: Any, opdef: Any, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.MISSING_ATTRIBUTE, problem.message, span, label="in this call").with_help(
+        f"the attribute takes {problem.expected}; the call looks like `{opdef.signature()}`"
+    )
+
+
+def unknown_attribute(problem: Any, opdef: Any, suggestions: list[str], span: Span | None) -> Diagnostic:
+    diag = Diagnostic(codes.UNKNOWN_ATTRIBUTE, problem.message, span, label="unknown attribute")
+    if suggestions:
+        diag.with_help(did_you_mean(suggestions))
+    elif opdef.attrs:
+        diag.with_note(f"`{opdef.name}` takes {or_list([f'`{a.name}`' for a in opdef.attrs])}")
+    else:
+        diag.with_note(f"`{opdef.name}` takes no attributes")
+    return diag
+
+
+def attribute_type(problem: Any, opdef: Any, value: Any, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.TYPE_MISMATCH, problem.message, span, label=f"found {_attr_value_text(value)}").with_note(
+        f"`{opdef.name}` takes `{problem.key}` as {problem.expected}"
+    )
+
+
+def _attr_value_text(value: Any) -> str:
+    if value is None:
+        return "`None`"
+    if isinstance(value, str):
+        return f'`"{value}"`'
+    if isinstance(value, bool):
+        return f"`{value}`"
+    if isinstance(value, tuple):
+        return "`[" + ", ".join(str(v) for v in value) + "]`"
+    return f"`{value}`"
+
+
+def unknown_constructor(name: str, span: Span | None, keyword: tuple[str, str] | None, suggestions: list[str]) -> Diagnostic:
+    diag = Diagnostic(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", span, label="not defined")
+    if keyword is not None:
+        diag.with_help(near_miss_help(keyword))
+    elif suggestions:
+        diag.with_help(did_you_mean(suggestions))
+    return diag
+
+
+def unsupported_operator(name: str, reason: str, span: Span | None) -> Diagnostic:
+    message = f"`{name}` is a TVM operator that cannot be checked or run here"
+    return Diagnostic(codes.UNKNOWN_OPERATOR, message, span, label="not supported").with_note(reason)
+
+
+def unknown_operator(name: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{name}`", span, label="not an operator")
+
+
+def near_miss_help(hit: tuple[str, str]) -> str:
+    return f"did you mean `{hit[0]}`? {hit[1]}"
+
+
+def dtype_call_help(dtype: str) -> str:
+    """`float32(1)`: a proposal of the text format that was not adopted."""
+    suffix = dtype.replace("float", "f").replace("uint", "u").replace("int", "i")
+    literal = "`True` or `False`" if dtype == "bool" else f"`1{suffix}`"
+    return f"a {dtype} literal is written {literal}; convert a value with `cast(x, dtype=\"{dtype}\")`"
+
+
+def global_sigil_help(name: str) -> str:
+    return f"did you mean `@{name}`? Global functions are called with the `@` sigil"
+
+
+def local_sigil_help(name: str) -> str:
+    return f"did you mean `%{name}`? Local variables are written with the `%` sigil"
+
+
+def global_suggestions(names: list[str]) -> str:
+    return f"or the global {or_list([f'`@{s}`' for s in names])}?"
+
+
+def operator_value_needs_attributes(name: str, problems: list[Any], signature: str, span: Span | None) -> Diagnostic:
+    missing = ", ".join(f"`{p.key}`" if p.key else p.message for p in problems)
+    message = f"operator `{name}` is used as a value, but it needs attributes ({missing})"
+    return Diagnostic(codes.MISSING_ATTRIBUTE, message, span, label="not called").with_help(f"wrap the call in a function that gives them: `fn (...) {{ {signature} }}`")
+
+
+def operator_value_text(name: str) -> str:
+    return f"`{name}` used as a value"
+
+
+def operator_value_help(name: str) -> str:
+    return (
+        f"pass `{name}` where its argument types are known, or wrap it in a function "
+        f"with annotated parameters: `fn (%x : Tensor[(), float32]) {{ {name}(%x, ...) }}`"
+    )
+
+
+# ---- `match` -----------------------------------------------------------------
+
+EMPTY_MATCH_TEXT = "this empty match"
+FIRST_CLAUSE_TYPE = "the first clause has type `{expected}`"
+CLAUSES_DIFFER = "the clauses of this `match` have different types: expected `{expected}`, found `{found}`"
+CONSTRUCTOR_PATTERN_MISMATCH = "this pattern matches values of type `{found}`, but the value matched has type `{expected}`"
+TUPLE_PATTERN_MISMATCH = "this pattern matches a tuple `{found}`, but the value matched has type `{expected}`"
+
+
+def constructor_builds(name: str) -> str:
+    return f"`{name}` builds `{{found}}`"
+
+
+def constructor_arity(name: str, want: int, got: int, span: Span | None, defined: Span | None) -> Diagnostic:
+    message = f"`{name}` has {want} field{_s(want)}, but this pattern gives {got}"
+    diag = Diagnostic(codes.CONSTRUCTOR_ARITY, message, span, label=f"expected {want} pattern{_s(want)} inside")
+    if defined is not None:
+        diag.with_label(defined, defined_here(name))
+    return diag
+
+
+def unreachable_clause(span: Span | None, covering: Span | None = None, covered: bool = False) -> Diagnostic:
+    """`covering`: the clause above that matches all it matches, when `covered`."""
+    message = "this clause can never be chosen: the clauses above it match every value it matches"
+    diag = Diagnostic(codes.UNREACHABLE_CLAUSE, message, span, severity=WARNING, label="unreachable")
+    if covered:
+        diag.with_label(covering, "this clause matches them all")  # type: ignore[arg-type]
+    return diag.with_note("clauses are tried in order and the first that matches is chosen")
+
+
+def non_exhaustive_match(missing: str, span: Span | None) -> Diagnostic:
+    return (
+        Diagnostic(codes.NON_EXHAUSTIVE_MATCH, f"this `match` does not cover every value: `{missing}` is not matched", span, label=f"`{missing}` not covered")
+        .with_help(f"add a clause for `{missing}`, or a final `_` clause")
+        .with_note("write `match?` for a match that is allowed to fail at run time")
+    )
+
+
+# ---- polymorphism --------------------------------------------------------------
+
+
+def open_dimensions(what: list[str], lhs: str, rhs: str, helps: list[str], span: Span | None) -> Diagnostic:
+    diag = Diagnostic(
+        codes.UNRESOLVED_TYPE,
+        f"cannot infer {' and '.join(what) if what else 'these dimensions'}: nothing decides the dimensions in `{lhs} = {rhs}`",
+        span,
+        label=f"here `{lhs} = {rhs}`",
+    ).with_note("a function's type cannot carry such an equation; its dimensions must be decided where it is defined")
+    return diag.with_help(helps[0] if helps else "state the shapes in the signature, with shape variables if they vary")
+
+
+def type_argument_arity(callee: str, params: tuple, given: int, span: Span | None) -> Diagnostic:
+    want = len(params)
+    message = f"{callee} takes {want} type argument{_s(want)}, but {given} {_was(given)} given"
+    return Diagnostic(codes.ARITY_MISMATCH, message, span, label=f"expected <{', '.join(p.name for p in params)}>")
+
+
+def type_argument_text(param: str, callee: str) -> str:
+    return f"type argument `{param}` of {callee}"
+
+
+def type_arguments_help(callee: str, params: tuple[Any, ...], param: Any) -> str:
+    """How to give the type arguments of `callee` (over `params`), for the unknown `param`."""
+    return f"give the type arguments explicitly, e.g. {_type_args_example(callee, params)} (`{param.name}` is {kind_name(param.kind)})"
+
+
+# An argument of each kind, for examples of explicit type arguments.
+_EXAMPLE_ARG = {Kind.TYPE: "Tensor[(), int32]", Kind.BASE_TYPE: "float32", Kind.SHAPE: "(10, 10)", Kind.SHAPE_VAR: "3"}
+
+
+def _type_args_example(name: str, params: tuple[Any, ...]) -> str:
+    """`@f<Tensor[(), int32], 3>(...)`: a call with an argument of the right kind for each parameter."""
+    callee = name.strip("`") if name.startswith("`") else "@f"
+    return f"`{callee}<{', '.join(_EXAMPLE_ARG[p.kind] for p in params)}>(...)`"
+
+
+def no_type_parameters(callee: Any, given: int, span: Span | None) -> Diagnostic:
+    message = f"{name_of(callee)} takes no type arguments, but {given} {_was(given)} given"
+    return Diagnostic(codes.ARITY_MISMATCH, message, span, label="not polymorphic").with_note(
+        "only a function with type parameters (`fn<a>(...)`, `def @f<a>(...)`) or a constructor of a data type with parameters takes type arguments"
+    )
+
+
+# ---- what stayed unknown -------------------------------------------------------
+
+
+def unresolved_constants(indices: list[int], span: Span | None) -> Diagnostic:
+    if len(indices) == 1:
+        message = f"cannot infer the type of `meta[relay.Constant][{indices[0]}]`"
+    else:
+        message = f"cannot infer the types of {len(indices)} constants (`meta[relay.Constant][{indices[0]}]` and others)"
+    diag = Diagnostic(codes.UNRESOLVED_TYPE, message, span, severity=WARNING, label="type unknown")
+    if len(indices) > 1:
+        diag.with_note(f"the constants are meta[relay.Constant][...] with indices {_ranges(indices)}")
+    diag.with_note(
+        "the file has no metadata for them, and how they are used does not determine their shapes; "
+        "expressions computed from them have unknown types too"
+    )
+    return diag.with_help("write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`")
+
+
+def _ranges(values: list[int]) -> str:
+    """`0-5, 7, 9-10`."""
+    out = []
+    start = prev = values[0]
+    for v in [*values[1:], None]:
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if v is not None:
+            start = prev = v
+    return ", ".join(out)
+
+
+def unresolved_constant(text: str, span: Span | None) -> Diagnostic:
+    diag = Diagnostic(codes.UNRESOLVED_TYPE, f"cannot infer the type of {text}", span, label="type unknown")
+    diag.with_note("the file has no `#[metadata]` section, and how the constant is used does not determine its type")
+    return diag.with_help("write its type in a comment right after it, e.g. `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`")
+
+
+def unresolved_result(what: str, inputs: list[str], span: Span | None) -> Diagnostic:
+    """`inputs`: the relation's input types, written out."""
+    diag = Diagnostic(codes.UNRESOLVED_TYPE, f"cannot infer the type of the result of {what}", span, label="type unknown")
+    if inputs:
+        diag.with_note(f"its inputs are {', '.join(f'`{t}`' for t in inputs)}; more of them must be known")
+    return diag
+
+
+def unresolved(text: str, partial: str, kind: str, origin_help: str, span: Span | None) -> Diagnostic:
+    """`kind` is the origin's kind (`param`, `binder`, ...); `origin_help` its own advice, if any."""
+    diag = Diagnostic(codes.UNRESOLVED_TYPE, f"cannot infer the type of {text}", span, label="type unknown")
+    if partial and partial != "_":
+        diag.with_note(f"what is known: `{partial}` (`_` marks the unknown parts)")
+    if kind in ("param", "binder"):
+        diag.with_help("add a type annotation, e.g. `%x : Tensor[(10, 10), float32]`")
+    elif kind == "operator":
+        diag.with_help(origin_help)
+    elif kind == "instance":
+        diag.with_help(origin_help or "give the type arguments explicitly, e.g. `@f<Tensor[(), int32]>(...)`")
+    elif kind == "return":
+        diag.with_help("annotate the return type: `fn(...) -> T { ... }`")
+    return diag
+
+
+def describe_node(node: Any) -> str:
+    """What an expression is, for an unknown without an origin."""
+    from ..ir.expr import Call, Var
+
+    if isinstance(node, Var):
+        return var_text(node.name)
+    if isinstance(node, Call):
+        return result_of(name_of(node.op))
+    return THIS_EXPRESSION
+

@@ -179,6 +179,14 @@ def projection_text(index: int) -> str:
     return f"`.{index}`"
 
 
+def result_rank_over_limit(op: str, rank: int, limit: int) -> str:
+    return f"`{op}` would produce a tensor of {rank} dimensions, more than the limit of {limit}"
+
+
+def result_elements_over_limit(op: str, count: int, limit: int) -> str:
+    return f"`{op}` would produce a tensor of {count:,} elements, more than the limit of {limit:,} (2^40)"
+
+
 def constant_too_large(message: str, span: Span | None) -> Diagnostic:
     return Diagnostic(codes.RESOURCE_LIMIT, message, span, label="too large")
 

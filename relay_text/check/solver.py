@@ -22,10 +22,11 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
 
+from .. import limits
 from ..diagnostics import codes
 from ..ir.ty import Kind, TensorType, TypeCall
 from ..ops.relations import OUT
-from . import dims
+from . import dims, messages
 from .types import ERROR, Hole, find, holes, resolve
 from .unify import Unifier, UnifyError
 
@@ -397,6 +398,13 @@ class Rel:
             ) from None
 
     def set_result(self, t: Any) -> None:
+        if type(t) is TensorType and type(t.shape) is tuple and limits.written_shape_problem(t.shape) is not None:
+            # (an operator asked for 100 new axes, or a 2^50-element `zeros`)
+            if len(t.shape) > limits.MAX_RANK:
+                message = messages.result_rank_over_limit(self.op, len(t.shape), limits.MAX_RANK)
+            else:
+                message = messages.result_elements_over_limit(self.op, limits.elements(t.shape), limits.MAX_STATIC_ELEMENTS)
+            self.fail(codes.RESOURCE_LIMIT, message, label="too large")
         try:
             self.solver.unifier.unify(self.c.out, t)
         except UnifyError as exc:

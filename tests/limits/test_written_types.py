@@ -92,3 +92,31 @@ def test_relay_run_stops_before_running_a_program_with_such_a_type(tmp_path: Pat
     assert result.exit_code == 1
     assert result.stderr.splitlines()[:2] == [f"error[resource-limit]: {TOO_MANY_DIMS}", f" --> {prog}:1:22"]
     assert result.stderr.splitlines()[-1] == "Found 1 error; nothing was run"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            "expand_dims(%x, axis=0, num_newaxis=40)",
+            "`expand_dims` would produce a tensor of 42 dimensions, more than the limit of 32",
+        ),
+        (
+            'zeros(shape=[1048576, 1048576, 4], dtype="float32")',
+            "`zeros` would produce a tensor of 4,398,046,511,104 elements, more than the limit of 1,099,511,627,776 (2^40)",
+        ),
+    ],
+    ids=["rank", "elements"],
+)
+def test_an_operator_result_beyond_the_limits_is_reported_at_the_call(tmp_path: Path, call: str, message: str) -> None:
+    """The result type of an operator is held to the same limits as a written
+    type: `check` reports the call, and `run` does not start."""
+    text = f"def @main(%x: Tensor[(2, 3), float32]) {{\n  {call}\n}}\n"
+    status, diags = check_json(tmp_path, text)
+    assert status == 1
+    assert [(d["code"], d["message"], where(d)) for d in diags] == [
+        ("resource-limit", message, (2, 3, 2, 3 + len(call)))
+    ]
+    prog = tmp_path / "prog.rly"
+    result = CliRunner().invoke(main, ["run", str(prog)], env={"NO_COLOR": "1"})
+    assert result.exit_code == 1 and "nothing was run" in result.stderr

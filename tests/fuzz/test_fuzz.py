@@ -14,6 +14,7 @@ import pytest
 from fuzz.harness import MODES, Campaign, Case
 from fuzz.minimize import minimize
 from fuzz.oracles import Failure, evaluate
+from fuzz.worker import Worker
 
 # Cases per mode: about ten seconds each on the project's machine.
 CASES = {"mutate": 60, "grammar": 60, "typed": 150, "comments": 30, "metadata": 150}
@@ -77,7 +78,7 @@ def test_a_hang_is_a_case_that_used_the_limit_in_cpu_time(tmp_path: Path) -> Non
     """A case that keeps a core busy is a hang once it has used the limit in
     CPU time; one that waits (as a case does on a busy machine) is given up to
     WALL_FACTOR times the limit in wall time."""
-    from fuzz.worker import WALL_FACTOR, Worker
+    from fuzz.worker import WALL_FACTOR
 
     with Worker(_planted_spin, case_timeout=1.0) as worker:
         failures, seconds = worker.evaluate("def @main() { 0 }")
@@ -129,3 +130,20 @@ def test_the_fuzzer_is_not_in_the_wheel_but_in_the_sdist() -> None:
     assert build["wheel"]["packages"] == ["relay_text"]
     assert "fuzz" in build["sdist"]["include"]
     assert "fuzz/findings/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_a_program_that_rightly_runs_long_is_stopped_by_its_own_timeout(tmp_path: Path) -> None:
+    """`@ackermann(2, 65536)` makes billions of calls: the run's timeout stops
+    it with a located `resource-limit` error, which is no failure."""
+    from fuzz.oracles import RUN_TIMEOUT
+
+    text = (
+        "def @ack(%m: int32, %n: int32) -> int32 {\n"
+        "  if (%m == 0) { %n + 1 } else if (%n == 0) { @ack(%m - 1, 1) } else { @ack(%m - 1, @ack(%m, %n - 1)) }\n"
+        "}\n"
+        "def @main() -> int32 { @ack(2, 65536) }\n"
+    )
+    with Worker(evaluate, case_timeout=3 * float(RUN_TIMEOUT)) as worker:
+        failures, seconds = worker.evaluate(text)
+    assert failures == []
+    assert seconds >= float(RUN_TIMEOUT)

@@ -26,8 +26,30 @@ Range = tuple[int, int]
 # `meta[relay.attrs...]` argument is written.
 META_ATTRS = "meta[...]"
 
+class Trivia:
+    """What stands around one comment, as the lexer saw it: the tokens on
+    either side and the line breaks between.
+
+    `before` is the token just before the comment (start, end, text) and
+    `before2_end` the end of the token before that (-1 if none); `after`
+    holds up to three tokens of code that follow it (start, text), none if
+    only the end of the file or a metadata section follows.
+    """
+
+    __slots__ = ("own_line", "blank_before", "ends_line", "blank_after", "before", "before2_end", "after")
+
+    def __init__(self, own_line: bool, blank_before: bool, before: tuple[int, int, str] | None, before2_end: int) -> None:
+        self.own_line = own_line  # nothing but blanks before it on its line
+        self.blank_before = blank_before  # on its own line, below an empty line
+        self.ends_line = True  # nothing but blanks after it on its line
+        self.blank_after = False  # an empty line between it and the next code (comments skipped)
+        self.before = before
+        self.before2_end = before2_end
+        self.after: list[tuple[int, str]] = []
+
+
 class Positions:
-    __slots__ = ("source", "uses", "results", "attr_keys", "heads", "graph_names")
+    __slots__ = ("source", "uses", "results", "attr_keys", "heads", "graph_names", "names", "binders", "brackets", "trivia")
 
     def __init__(self, source: Source | None = None) -> None:
         self.source = source
@@ -42,6 +64,17 @@ class Positions:
         # id(node) -> the name a graph binding gave it (`%3 = ...`: "3"); the
         # formatter keeps it
         self.graph_names: dict[int, str] = {}
+        # (id(parent), child index) -> the name of a shared child at that use
+        # (`%x` in `(%x)` or `{ %x }`): where its comments attach
+        self.names: dict[tuple[int, int], Range] = {}
+        # id(var or constructor) -> a declaration with its annotation or
+        # signature: `%x: int32`, `free_var %z: int32`, `B(int32)`
+        self.binders: dict[int, Range] = {}
+        # (id(parent), child index) -> the inner pair of `( { ... } )` or
+        # `((a + b))` where a bracketed operand is written in two pairs
+        self.brackets: dict[tuple[int, int], Range] = {}
+        # comment start -> its trivia (see `Trivia`)
+        self.trivia: dict[int, Trivia] = {}
 
     def _span(self, at: Range | None) -> Span | None:
         if at is None or self.source is None:

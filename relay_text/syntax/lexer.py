@@ -5,7 +5,8 @@ decides the tokens a regular expression cannot (see the grammar's header):
 nested `/* */` comments, `<` opening type arguments versus less-than,
 `where` as keyword versus operator, attribute keys, version headers and the
 trailing `#[metadata]` section. Comments are collected, not discarded, so
-that the formatter can keep them.
+that the formatter can keep them, each with its trivia: the tokens on
+either side of it and the line breaks around it (`ir.positions.Trivia`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Iterator
 
 from ..diagnostics import codes
 from ..ir.module import Comment
+from ..ir.positions import Trivia
 from ..ir.span import Source, Span
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
@@ -137,9 +139,18 @@ class Tokens:
         self.source = source
         self.literal_kinds = literal_kinds
         self.comments: list[Comment] = []
+        self.trivia: list[Trivia] = []  # one per comment
         self.version: tuple[str, int, int] | None = None  # (version, start, end)
 
     def __iter__(self) -> Iterator[Tok]:
+        around = _Around(self.source.text, self.trivia)
+        for tok in self._tokens(around):
+            if around.busy:
+                around.code(tok)
+            yield tok
+        around.finish()
+
+    def _tokens(self, around: "_Around") -> Iterator[Tok]:
         text = self.source.text
         match = _MASTER.match
         kinds = self.literal_kinds
@@ -149,6 +160,7 @@ class Tokens:
         pos = 0
         prev_kind = ""
         prev_end = -1
+        prev_start = prev2_end = -1  # (for the trivia of comments)
         # After `def`, `data` or `type`, the name being defined takes `<` even with a space.
         defining = False
         after_def_name = False
@@ -163,6 +175,7 @@ class Tokens:
             if header is not None and _SPACES.match(text, pos).end() == header.start():
                 self.version = (header.group(1), header.start(), header.end())
                 yield Tok("VERSION", header.group(1), header.start(), header.end())
+                prev2_end, prev_start = prev_end, header.start()
                 prev_kind, prev_end, pos = "VERSION", header.end(), header.end()
                 header = None
                 match = _MASTER_TVM.match
@@ -206,12 +219,14 @@ class Tokens:
             elif kind == "line_comment":
                 start = m.start(kind)
                 comments.append(Comment(text[start:end].rstrip("\r"), Span(source, start, end)))
+                around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
             elif kind == "block_comment":
                 start = m.start(kind)
                 end = self._block_comment_end(start)
                 comments.append(Comment(text[start:end], Span(source, start, end)))
+                around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
             elif kind == "hash":
@@ -219,11 +234,13 @@ class Tokens:
                 if text.startswith("#[", start):
                     tok = self._hash_attribute(start)
                     yield tok
+                    prev2_end, prev_start = prev_end, start
                     prev_kind, prev_end, pos = tok.type, tok.end_pos, tok.end_pos
                     continue
                 end = text.find("\n", start)
                 end = len(text) if end < 0 else end
                 comments.append(Comment(text[start:end].rstrip("\r"), Span(source, start, end)))
+                around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
             else:  # badnum
@@ -238,6 +255,7 @@ class Tokens:
             after_def_name = defining and (kind == "GLOBAL" or kind == "IDENT")
             defining = kind == "DEF" or kind == "DATA" or kind == "TYPE"
             yield Tok(kind, value, start, end)
+            prev2_end, prev_start = prev_end, start
             prev_kind = kind
             prev_end = pos = end
 
@@ -311,6 +329,66 @@ class Tokens:
                 hint="move it to the top of the file, above the first definition",
             )
         raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
+
+
+class _Around:
+    """Records the trivia of each comment as the tokens go by."""
+
+    __slots__ = ("text", "trivia", "busy", "waiting", "chain", "open", "open_end")
+
+    def __init__(self, text: str, trivia: list[Trivia]) -> None:
+        self.text = text
+        self.trivia = trivia
+        self.busy = False  # some comment still waits for what follows it
+        self.waiting: list[Trivia] = []  # comments that want more tokens after them
+        self.chain: list[Trivia] = []  # the comments since the last token
+        self.open: Trivia | None = None  # the last comment, until the next thing starts
+        self.open_end = 0
+
+    def comment(self, pos: int, start: int, end: int, tok_start: int, tok_end: int, tok2_end: int) -> None:
+        """A comment at [start, end): the previous token or comment ended at
+        `pos`; the previous token is [tok_start, tok_end) (-1: none), the
+        one before it ended at `tok2_end`."""
+        text = self.text
+        gap = text.count("\n", pos, start)
+        self._close(start)
+        first = pos == 0
+        own_line = gap > 0 or first
+        blank = own_line and (gap >= 2 or (first and gap >= 1))
+        before = (tok_start, tok_end, text[tok_start:tok_end]) if tok_start >= 0 else None
+        trivia = Trivia(own_line, blank, before, tok2_end)
+        self.trivia.append(trivia)
+        self.waiting.append(trivia)
+        self.chain.append(trivia)
+        self.open, self.open_end = trivia, end
+        self.busy = True
+
+    def _close(self, start: int) -> None:
+        """The next thing (token, comment or the end) starts at `start`."""
+        if self.open is None:
+            return
+        newlines = self.text.count("\n", self.open_end, start)
+        self.open.ends_line = newlines > 0 or start >= len(self.text)
+        if newlines >= 2:
+            for trivia in self.chain:
+                trivia.blank_after = True
+        self.open = None
+
+    def code(self, tok: Tok) -> None:
+        start, end = tok.start_pos, tok.end_pos
+        self._close(start)
+        self.chain = []
+        if tok.type == "METADATA":  # the end of the code
+            self.waiting = []
+        else:
+            piece = (start, self.text[start:end])
+            for trivia in self.waiting:
+                trivia.after.append(piece)
+            self.waiting = [t for t in self.waiting if len(t.after) < 3]
+        self.busy = bool(self.waiting)
+
+    def finish(self) -> None:
+        self._close(len(self.text))
 
 
 def _glued(text: str, a: int, b: int) -> bool:

@@ -239,6 +239,8 @@ def _run(
         if gc_was_enabled:
             gc.enable()
     module.comments = tokens.comments
+    if module.positions is not None:
+        module.positions.trivia = {c.span.start: t for c, t in zip(tokens.comments, tokens.trivia)}
     if tokens.version is not None:
         module.header = Span(source, tokens.version[1], tokens.version[2])
     unbound_names = {f"%{name}" for name, _, _ in builder.unbound}

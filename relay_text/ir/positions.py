@@ -26,6 +26,7 @@ Range = tuple[int, int]
 # `meta[relay.attrs...]` argument is written.
 META_ATTRS = "meta[...]"
 
+
 class Trivia:
     """What stands around one comment, as the lexer saw it: the tokens on
     either side and the line breaks between.
@@ -49,7 +50,10 @@ class Trivia:
 
 
 class Positions:
-    __slots__ = ("source", "uses", "results", "attr_keys", "heads", "graph_names", "names", "binders", "brackets", "trivia")
+    __slots__ = (
+        "source", "uses", "results", "attr_keys", "heads", "graph_names",
+        "names", "binders", "brackets", "trivia", "blank_lines", "blank_after_header", "graph_heads", "graph_inner",
+    )
 
     def __init__(self, source: Source | None = None) -> None:
         self.source = source
@@ -75,6 +79,27 @@ class Positions:
         self.brackets: dict[tuple[int, int], Range] = {}
         # comment start -> its trivia (see `Trivia`)
         self.trivia: dict[int, Trivia] = {}
+        # starts of the tokens and comments that begin a line below an empty line
+        self.blank_lines: set[int] = set()
+        self.blank_after_header = False
+        # where the value of a graph binding `%n = value` is written -> where
+        # its `%n` is; `graph_inner` holds the same for the first token inside
+        # a bracketed value (`%n = { let ... }`, `%n = (...)`)
+        self.graph_heads: dict[int, int] = {}
+        self.graph_inner: dict[int, int] = {}
+
+    def blank_before(self, pos: int) -> bool:
+        """Whether the token or comment at `pos` (or the `%n = ` it is the
+        value of) begins a line below an empty line."""
+        if pos in self.blank_lines:
+            return True
+        head = self.graph_heads.get(pos)
+        return head is not None and head in self.blank_lines
+
+    def statement_start(self, pos: int) -> int:
+        """Where the statement whose value starts at `pos` begins: at `%n`
+        when the value is bracketed and bound to it (`%n = { let ... }`)."""
+        return self.graph_inner.get(pos, pos)
 
     def _span(self, at: Range | None) -> Span | None:
         if at is None or self.source is None:

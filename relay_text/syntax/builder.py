@@ -157,7 +157,7 @@ class _Use:
     built from them, and `_u` unwraps.
     """
 
-    __slots__ = ("node", "start", "end", "inner", "name", "bracketed", "pair")
+    __slots__ = ("node", "start", "end", "inner", "name", "bracketed", "pair", "content")
 
     def __init__(
         self,
@@ -168,12 +168,14 @@ class _Use:
         name: tuple[int, int] | None = None,
         bracketed: bool = False,
         pair: tuple[int, int] | None = None,
+        content: int = -1,
     ) -> None:
         self.node, self.start, self.end = node, start, end
         self.inner = inner  # for a `{ ... }` block: where its result expression is written
         self.name = name  # the name token of a shared node, inside any brackets
         self.bracketed = bracketed  # written as `( ... )` or `{ ... }`
         self.pair = pair  # `( { ... } )`, `((...))`: the inner pair of brackets
+        self.content = content  # in brackets: where the first token inside them is
 
 
 def _u(x: Any) -> Any:
@@ -689,6 +691,10 @@ class Builder:
         self.positions.graph_names.setdefault(id(value), name)
         self.graph_uses[id(value)] = 0
         self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
+        written = self._span(raw).start
+        self.positions.graph_heads.setdefault(written, tok.start_pos)
+        if type(raw) is _Use and raw.bracketed:
+            self.positions.graph_inner.setdefault(raw.content, tok.start_pos)
         if self.version is not None:
             self.graph_nodes.setdefault(name, value)
         return tok, raw
@@ -725,7 +731,7 @@ class Builder:
             span = self._span(raw)
             inner = (span.start, span.end)
         name = raw.name if type(raw) is _Use else None
-        return _Use(_u(raw), c[0].start_pos, c[2].end_pos, inner, name, True)
+        return _Use(_u(raw), c[0].start_pos, c[2].end_pos, inner, name, True, None, self._span(raw).start)
 
     def lbrace(self, c: list) -> Tok:
         self.values.push()
@@ -972,8 +978,8 @@ class Builder:
         raw = c[1]
         if type(raw) is _Use:
             pair = (raw.start, raw.end) if raw.bracketed else None
-            return _Use(raw.node, c[0].start_pos, c[2].end_pos, None, raw.name, True, pair)
-        return _Use(raw, c[0].start_pos, c[2].end_pos, None, None, True)
+            return _Use(raw.node, c[0].start_pos, c[2].end_pos, None, raw.name, True, pair, raw.start)
+        return _Use(raw, c[0].start_pos, c[2].end_pos, None, None, True, None, self._span(raw).start)
 
     def tuple(self, c: list) -> Tuple:
         self.values.pop()

@@ -39,8 +39,9 @@ the nearest anchors inside the container before and after it decide:
 Every rule is chosen so that the printed text attaches the same way when it
 is read again: formatting is stable.
 
-`blank_line_before` tells the printer where the source separates
-statements or comments by an empty line, so that paragraphs are kept.
+Where the source separates statements or comments by an empty line, so
+that paragraphs are kept, is recorded by the lexer too
+(`Positions.blank_lines`, `Note.blank_before`).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ from ..ir.expr import (
 )
 from ..ir.module import Comment, Module
 from ..ir.pattern import pattern_vars
-from ..ir.positions import Trivia
+from ..ir.positions import Positions, Trivia
 from ..ir.schema import text_order
 
 MODULE = "<module>"
@@ -110,8 +111,7 @@ def occurrence(parent: Any, index: int) -> tuple[Any, int]:
 class Comments:
     """The comments of one module, attached to anchors."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self) -> None:
         self.by_key: dict[Hashable, Attached] = {}
         self.eof: list[Note] = []
         self.head: list[Note] = []  # above the version header
@@ -119,7 +119,8 @@ class Comments:
         self.count = 0
         self._commented_starts: list[int] = []  # starts of anchors that carry comments
         self._comment_starts: list[int] = []
-        self._comment_ends: list[int] = []
+        self.trivia: list[Trivia] = []  # of each comment, in order
+        self.positions: Positions | None = None
 
     def __bool__(self) -> bool:
         return self.count > 0
@@ -134,22 +135,23 @@ class Comments:
     def written_as_binding(self, start: int) -> bool:
         """Whether the expression at `start` is the value of a graph binding
         (`%n = <here>`) in the source, rather than written where it is used."""
-        text = self.text
-        pos = self._back(start)
-        if pos > 0 and text[pos - 1] in "({":  # `%n = { let ... }`
-            pos = self._back(pos - 1)
-        if pos == 0 or text[pos - 1] != "=":
-            return False
-        pos = self._back(pos - 1)
-        m = _NAME_BEFORE.search(text, max(0, pos - 256), pos)
-        if m is None:
-            return False
-        before = self._back(m.start())
-        return not (text[max(0, before - 3) : before] == "let" and (before < 4 or not text[before - 4].isalnum()))
+        positions = self.positions
+        return positions is not None and (start in positions.graph_heads or start in positions.graph_inner)
 
-    def _back(self, pos: int) -> int:
-        """Move back over blanks and comments."""
-        return skip_back(self.text, pos, self._comment_starts, self._comment_ends)
+    def leading_run(self, pos: int) -> Trivia | None:
+        """Of the comments right above the token at `pos` (nothing but
+        blanks between), the first of those that stand on lines of their
+        own, up to it; None if the last one ends a line of code."""
+        starts, trivia = self._comment_starts, self.trivia
+        i = bisect_left(starts, pos) - 1
+        first = None
+        while i >= 0:
+            around = trivia[i]
+            if not around.after or around.after[0][0] != pos or not around.own_line:
+                break
+            first = around
+            i -= 1
+        return first
 
     def any_within(self, start: int, end: int) -> bool:
         """Whether a commented anchor starts inside `[start, end)`."""
@@ -162,10 +164,8 @@ class Comments:
 
 
 class _Anchors:
-    def __init__(self, text: str, comments: list[Comment], trivia: list[Trivia]) -> None:
-        self.text = text
+    def __init__(self, comments: list[Comment], trivia: list[Trivia]) -> None:
         self.starts: list[int] = [c.span.start for c in comments]
-        self.ends: list[int] = [c.span.end for c in comments]
         self.trivia = trivia  # of each comment
         self.items: list[tuple[int, int, int, Hashable]] = []  # (start, end, seq, key)
         # Anchors printed at the start of a line, with the empty lines before
@@ -183,9 +183,6 @@ class _Anchors:
     def comments_within(self, start: int, end: int) -> range:
         """The indices of the comments that start in `[start, end)`."""
         return range(bisect_left(self.starts, start), bisect_left(self.starts, end))
-
-
-_NAME_BEFORE = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$")
 
 
 _text_order = text_order  # (child index, child) in the order their text appears
@@ -371,17 +368,18 @@ def attach(module: Module, coarse: bool | str = False) -> Comments:
 def _attach(module: Module, coarse: bool | str = False) -> Comments:
     source = module.source
     text = source.text if source is not None else ""
-    result = Comments(text)
+    result = Comments()
     comments = sorted(module.comments, key=lambda c: c.span.start)
     if not comments:
         return result
     result.count = len(comments)
+    result.positions = module.positions
     result.coarse = coarse
     known = module.positions.trivia
     trivia = [known[c.span.start] for c in comments]
-    anchors = _Anchors(text, comments, trivia)
+    anchors = _Anchors(comments, trivia)
     result._comment_starts = anchors.starts
-    result._comment_ends = anchors.ends
+    result.trivia = trivia
     _Collector(module, anchors).run()
     items = anchors.items
     # By start: outermost (longest) first; by end: outermost (earliest start)
@@ -502,53 +500,6 @@ def _note(index: int, comment: Comment, trivia: Trivia) -> Note:
     is_line = not comment.text.startswith("/*")
     inline = not is_line and not trivia.ends_line
     return Note(index, comment.text, trivia.own_line, is_line, trivia.blank_before, inline)
-
-
-def skip_back(text: str, pos: int, starts: list[int], ends: list[int], blanks: str = " \t\r\n") -> int:
-    """Move back from `pos` over `blanks` and over the comments that end
-    where it stands (`starts`/`ends`: the comments' offsets, sorted)."""
-    while pos > 0:
-        if text[pos - 1] in blanks:
-            pos -= 1
-            continue
-        i = bisect_left(ends, pos)
-        if i < len(ends) and ends[i] == pos:
-            pos = starts[i]
-            continue
-        break
-    return pos
-
-
-def statement_start(text: str, pos: int, starts: list[int], ends: list[int]) -> int:
-    """Where the statement whose value starts at `pos` begins: before
-    `%n = (` when the value is a bracketed block bound to a temporary."""
-
-    def back(p: int) -> int:
-        return skip_back(text, p, starts, ends)
-
-    p = back(pos)
-    if p > 0 and text[p - 1] in "({":
-        p = back(p - 1)
-        if p > 0 and text[p - 1] == "=":
-            m = _NAME_BEFORE.search(text, max(0, p - 257), back(p - 1))
-            if m is not None:
-                return m.start()
-    return pos
-
-
-_STATEMENT_PREFIX = re.compile(r"\s*(?:%[A-Za-z0-9_.]+\s*=\s*)?$")
-
-
-def blank_line_before(text: str, pos: int) -> bool:
-    """Whether the code at `pos` starts its line (after an optional `%n =`)
-    and an empty line comes right before that line."""
-    line_start = text.rfind("\n", 0, pos) + 1
-    if not _STATEMENT_PREFIX.match(text[line_start:pos]):
-        return False
-    if line_start == 0:
-        return False
-    prev_start = text.rfind("\n", 0, line_start - 1) + 1
-    return text[prev_start : line_start - 1].strip() == ""
 
 
 def _between(trivia: Trivia, end: int) -> str:

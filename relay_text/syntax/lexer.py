@@ -140,15 +140,19 @@ class Tokens:
         self.literal_kinds = literal_kinds
         self.comments: list[Comment] = []
         self.trivia: list[Trivia] = []  # one per comment
+        # Starts of the tokens and comments that begin a line below an empty line
+        self.blank_lines: set[int] = set()
+        self.blank_after_header = False  # an empty line below the version header
         self.version: tuple[str, int, int] | None = None  # (version, start, end)
 
     def __iter__(self) -> Iterator[Tok]:
-        around = _Around(self.source.text, self.trivia)
+        around = _Around(self.source.text, self.trivia, self.blank_lines)
         for tok in self._tokens(around):
             if around.busy:
                 around.code(tok)
             yield tok
         around.finish()
+        self.blank_after_header = around.blank_after_header
 
     def _tokens(self, around: "_Around") -> Iterator[Tok]:
         text = self.source.text
@@ -161,6 +165,7 @@ class Tokens:
         prev_kind = ""
         prev_end = -1
         prev_start = prev2_end = -1  # (for the trivia of comments)
+        blank_lines = self.blank_lines
         # After `def`, `data` or `type`, the name being defined takes `<` even with a space.
         defining = False
         after_def_name = False
@@ -174,7 +179,10 @@ class Tokens:
         while True:
             if header is not None and _SPACES.match(text, pos).end() == header.start():
                 self.version = (header.group(1), header.start(), header.end())
+                if _starts_paragraph(text, pos, header.start()):
+                    blank_lines.add(header.start())
                 yield Tok("VERSION", header.group(1), header.start(), header.end())
+                around.header_end, around.busy = header.end(), True
                 prev2_end, prev_start = prev_end, header.start()
                 prev_kind, prev_end, pos = "VERSION", header.end(), header.end()
                 header = None
@@ -254,6 +262,8 @@ class Tokens:
                 )
             after_def_name = defining and (kind == "GLOBAL" or kind == "IDENT")
             defining = kind == "DEF" or kind == "DATA" or kind == "TYPE"
+            if (start - pos > 1 or pos == 0) and _starts_paragraph(text, pos, start):
+                blank_lines.add(start)
             yield Tok(kind, value, start, end)
             prev2_end, prev_start = prev_end, start
             prev_kind = kind
@@ -331,19 +341,28 @@ class Tokens:
         raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
 
 
+def _starts_paragraph(text: str, pos: int, start: int) -> bool:
+    """Whether the token or comment at `start`, after blanks from `pos`
+    (where the previous one ended, 0 for none), begins a line below an empty line."""
+    return text.count("\n", pos, start) >= (1 if pos == 0 else 2)
+
+
 class _Around:
     """Records the trivia of each comment as the tokens go by."""
 
-    __slots__ = ("text", "trivia", "busy", "waiting", "chain", "open", "open_end")
+    __slots__ = ("text", "trivia", "blank_lines", "busy", "waiting", "chain", "open", "open_end", "header_end", "blank_after_header")
 
-    def __init__(self, text: str, trivia: list[Trivia]) -> None:
+    def __init__(self, text: str, trivia: list[Trivia], blank_lines: set[int]) -> None:
         self.text = text
         self.trivia = trivia
+        self.blank_lines = blank_lines
         self.busy = False  # some comment still waits for what follows it
         self.waiting: list[Trivia] = []  # comments that want more tokens after them
         self.chain: list[Trivia] = []  # the comments since the last token
         self.open: Trivia | None = None  # the last comment, until the next thing starts
         self.open_end = 0
+        self.header_end = -1  # the end of the version header, until the next thing starts
+        self.blank_after_header = False
 
     def comment(self, pos: int, start: int, end: int, tok_start: int, tok_end: int, tok2_end: int) -> None:
         """A comment at [start, end): the previous token or comment ended at
@@ -355,6 +374,8 @@ class _Around:
         first = pos == 0
         own_line = gap > 0 or first
         blank = own_line and (gap >= 2 or (first and gap >= 1))
+        if blank:
+            self.blank_lines.add(start)
         before = (tok_start, tok_end, text[tok_start:tok_end]) if tok_start >= 0 else None
         trivia = Trivia(own_line, blank, before, tok2_end)
         self.trivia.append(trivia)
@@ -365,6 +386,10 @@ class _Around:
 
     def _close(self, start: int) -> None:
         """The next thing (token, comment or the end) starts at `start`."""
+        if self.header_end >= 0:
+            self.blank_after_header = self.text.count("\n", self.header_end, start) >= 2
+            self.header_end = -1
+            self.busy = bool(self.waiting)
         if self.open is None:
             return
         newlines = self.text.count("\n", self.open_end, start)

@@ -241,6 +241,8 @@ def _run(
     module.comments = tokens.comments
     if module.positions is not None:
         module.positions.trivia = {c.span.start: t for c, t in zip(tokens.comments, tokens.trivia)}
+        module.positions.blank_lines = tokens.blank_lines
+        module.positions.blank_after_header = tokens.blank_after_header
     if tokens.version is not None:
         module.header = Span(source, tokens.version[1], tokens.version[2])
     unbound_names = {f"%{name}" for name, _, _ in builder.unbound}

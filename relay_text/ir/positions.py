@@ -33,8 +33,9 @@ class Trivia:
 
     `before` is the token just before the comment (start, end, text) and
     `before2_end` the end of the token before that (-1 if none); `after`
-    holds up to three tokens of code that follow it (start, text), none if
-    only the end of the file or a metadata section follows.
+    holds the first tokens of code that follow it (start, end, text), as
+    many as placing it needs (three at most), none if only the end of the
+    file or a metadata section follows.
     """
 
     __slots__ = ("own_line", "blank_before", "ends_line", "blank_after", "before", "before2_end", "after")
@@ -46,7 +47,7 @@ class Trivia:
         self.blank_after = False  # an empty line between it and the next code (comments skipped)
         self.before = before
         self.before2_end = before2_end
-        self.after: list[tuple[int, str]] = []
+        self.after: list[tuple[int, int, str]] = []
 
 
 class Positions:

@@ -259,11 +259,11 @@ class _Collector:
             before = trivia.before
             if before is not None and before[1] > end:
                 end = max(end, trivia.before2_end if before[2] == "," else before[1])
-            for start, text in trivia.after:
+            for start, token_end, text in trivia.after:
                 if start >= following:
                     break
                 if text != ",":
-                    end = max(end, start + len(text))
+                    end = max(end, token_end)
         return end
 
     def walk(self, root: Expr) -> None:
@@ -517,9 +517,9 @@ def _only_graph_head(trivia: Trivia, start: int) -> bool:
     after = trivia.after
     if not after or after[0][0] >= start:
         return True
-    if len(after) < 3 or after[2][0] < start or after[1][1] != "=":
+    if len(after) < 3 or after[2][0] < start or after[1][2] != "=":
         return False
-    return _GRAPH_NAME.fullmatch(after[0][1]) is not None
+    return _GRAPH_NAME.fullmatch(after[0][2]) is not None
 
 
 _GRAPH_NAME = re.compile(r"%[A-Za-z0-9_.]+")

@@ -146,15 +146,9 @@ class Tokens:
         self.version: tuple[str, int, int] | None = None  # (version, start, end)
 
     def __iter__(self) -> Iterator[Tok]:
+        """The tokens; each one that follows a comment is shown to `around`
+        (which records the comments' trivia) before it is handed on."""
         around = _Around(self.source.text, self.trivia, self.blank_lines)
-        for tok in self._tokens(around):
-            if around.busy:
-                around.code(tok)
-            yield tok
-        around.finish()
-        self.blank_after_header = around.blank_after_header
-
-    def _tokens(self, around: "_Around") -> Iterator[Tok]:
         text = self.source.text
         match = _MASTER.match
         kinds = self.literal_kinds
@@ -181,7 +175,10 @@ class Tokens:
                 self.version = (header.group(1), header.start(), header.end())
                 if _starts_paragraph(text, pos, header.start()):
                     blank_lines.add(header.start())
-                yield Tok("VERSION", header.group(1), header.start(), header.end())
+                tok = Tok("VERSION", header.group(1), header.start(), header.end())
+                if around.busy:
+                    around.code(tok)
+                yield tok
                 around.header_end, around.busy = header.end(), True
                 prev2_end, prev_start = prev_end, header.start()
                 prev_kind, prev_end, pos = "VERSION", header.end(), header.end()
@@ -202,7 +199,11 @@ class Tokens:
                 start = end - len(value)
                 if value == "METADATA" and text.startswith(":", end) and self.version is not None and self.version[0] == "0.0.4":
                     # v0.0.4 ended a module with `METADATA:` and the JSON table
-                    yield Tok("METADATA", text[end + 1 :], start, len(text))
+                    tok = Tok("METADATA", text[end + 1 :], start, len(text))
+                    if around.busy:
+                        around.code(tok)
+                    yield tok
+                    self._finish(around)
                     return
                 kind = ident_kind(value, end, prev_kind)
                 if kind == "MATCH" and text.startswith("?", end):
@@ -223,6 +224,7 @@ class Tokens:
                 else:
                     kind = kinds[value]
             elif kind == "eof":
+                self._finish(around)
                 return
             elif kind == "line_comment":
                 start = m.start(kind)
@@ -241,6 +243,8 @@ class Tokens:
                 start = m.start(kind)
                 if text.startswith("#[", start):
                     tok = self._hash_attribute(start)
+                    if around.busy:
+                        around.code(tok)
                     yield tok
                     prev2_end, prev_start = prev_end, start
                     prev_kind, prev_end, pos = tok.type, tok.end_pos, tok.end_pos
@@ -264,12 +268,19 @@ class Tokens:
             defining = kind == "DEF" or kind == "DATA" or kind == "TYPE"
             if (start - pos > 1 or pos == 0) and _starts_paragraph(text, pos, start):
                 blank_lines.add(start)
-            yield Tok(kind, value, start, end)
+            tok = Tok(kind, value, start, end)
+            if around.busy:
+                around.code(tok)
+            yield tok
             prev2_end, prev_start = prev_end, start
             prev_kind = kind
             prev_end = pos = end
 
     # ---- pieces ------------------------------------------------------------
+
+    def _finish(self, around: _Around) -> None:
+        around.finish()
+        self.blank_after_header = around.blank_after_header
 
     def _ident_kind(self, value: str, end: int, prev_kind: str) -> str:
         text = self.source.text
@@ -400,20 +411,37 @@ class _Around:
         self.open = None
 
     def code(self, tok: Tok) -> None:
-        start, end = tok.start_pos, tok.end_pos
-        self._close(start)
+        """The next token, shown only while `busy`."""
+        start = tok.start_pos
+        if self.open is not None or self.header_end >= 0:
+            self._close(start)
         self.chain = []
+        waiting = self.waiting
         if tok.type == "METADATA":  # the end of the code
-            self.waiting = []
+            waiting.clear()
         else:
-            piece = (start, self.text[start:end])
-            for trivia in self.waiting:
+            piece = (start, tok.end_pos, tok.value)
+            for trivia in waiting:
                 trivia.after.append(piece)
-            self.waiting = [t for t in self.waiting if len(t.after) < 3]
-        self.busy = bool(self.waiting)
+            if len(waiting) == 1:
+                if not _wants_more(waiting[0].after):
+                    waiting.clear()
+            else:
+                self.waiting = waiting = [t for t in waiting if _wants_more(t.after)]
+        self.busy = bool(waiting)
 
     def finish(self) -> None:
         self._close(len(self.text))
+
+
+def _wants_more(after: list[tuple[int, int, str]]) -> bool:
+    """Whether the tokens after a comment so far leave a question open: a
+    `,` (what follows it) or a name that may start a graph binding (`%n =`
+    and the token after it). Placing the comment asks no more than that."""
+    first = after[0][2]
+    if len(after) == 1:
+        return first == "," or first[0] == "%"
+    return len(after) == 2 and first[0] == "%" and after[1][2] == "="
 
 
 def _glued(text: str, a: int, b: int) -> bool:

@@ -25,7 +25,7 @@ def test_the_tokens_on_either_side_of_a_comment() -> None:
     comma = text.index(",", text.index("add"))
     assert trivia.before == (comma, comma + 1, ",")
     assert trivia.before2_end == text.index("%x,") + 2
-    assert trivia.after == [(at + 8, "%x"), (at + 10, ")"), (text.index("}"), "}")]
+    assert trivia.after == [(at + 8, at + 10, "%x"), (at + 10, at + 11, ")")]  # (no `%x =` follows)
     assert (trivia.own_line, trivia.blank_before, trivia.ends_line, trivia.blank_after) == (False, False, False, False)
 
 
@@ -37,7 +37,8 @@ def test_line_breaks_and_empty_lines_around_comments() -> None:
     assert (c.own_line, c.blank_before, c.ends_line, c.blank_after) == (True, True, False, False)
     assert (d.own_line, d.ends_line, d.blank_after, d.after) == (False, True, True, [])
     assert a.before == b.before == (text.index("1"), text.index("1") + 1, "1")
-    assert a.after[0] == b.after[0] == c.after[0] == (text.index("2"), "2")
+    two = text.index("2")
+    assert a.after == b.after == c.after == [(two, two + 1, "2")]
 
 
 def test_a_comment_before_the_metadata_section_has_no_code_after_it() -> None:
@@ -47,6 +48,13 @@ def test_a_comment_before_the_metadata_section_has_no_code_after_it() -> None:
     assert trivia.after == [] and trivia.own_line
     assert tokens.blank_after_header
     assert text.index("def") in tokens.blank_lines
+
+
+def test_the_tokens_after_a_comment_that_may_precede_a_graph_binding() -> None:
+    text = '#[version = "0.0.5"]\ndef @f(%x: int32) {\n  // a\n  %0 = add(%x, 1);\n  %0\n}\n'
+    (trivia,) = lexed(text).trivia
+    at = text.index("%0 =")
+    assert trivia.after == [(at, at + 2, "%0"), (at + 3, at + 4, "="), (at + 5, at + 8, "add")]
 
 
 def test_the_first_comment_of_a_file() -> None:

@@ -108,3 +108,18 @@ def test_comments_in_and_after_a_constructors_brackets_trail_it() -> None:
         '#[version = "0.0.5"]\ntype T {\n  A,\n  B(int32), /* b */\n  C(int32),  // in C\n}\n\n'
         "def @f(%t: T[]) {\n  %t\n}\n"
     )
+
+
+def test_a_comment_beside_a_binding_that_names_a_variable_stays_at_that_use() -> None:
+    text = '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = %x;\n  %1 = add(\n    %0,  // the alias\n    1);\n  %1\n}\n'
+    assert format(text) == '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %1 = add(\n    %x,  // the alias\n    1\n  );\n  %1\n}\n'
+
+
+def test_a_comment_inside_an_annotation_with_commas_stays_with_its_parameter() -> None:
+    text = "def @f(%g: fn<a, /* two */ b>(a) -> b, %y: int32) {\n  %y\n}\n"
+    assert format(text) == "def @f(%g : fn<a, b>(a) -> b /* two */, %y : int32) {\n  %y\n}\n"
+
+
+def test_a_comment_before_the_colon_of_an_annotation_stays_with_its_parameter() -> None:
+    text = "def @f(%x\n  // the input\n  : int32) {\n  %x\n}\n"
+    assert format(text) == "def @f(\n  %x : int32  // the input\n) {\n  %x\n}\n"

@@ -21,6 +21,12 @@ from .span import Source, Span
 
 Range = tuple[int, int]
 
+# Where the lexer met a comment: (end of the token or comment before it,
+# start, end, start and end of the token before it (-1: none), end of the
+# token before that, the first tokens after it (lexer tokens: `type`,
+# `value`, `start_pos`, `end_pos`)).
+CommentSite = tuple[int, int, int, int, int, int, list[Any]]
+
 
 # The key under which `Positions.attr_keys` records where a call's
 # `meta[relay.attrs...]` argument is written.
@@ -53,7 +59,7 @@ class Trivia:
 class Positions:
     __slots__ = (
         "source", "uses", "results", "attr_keys", "heads", "graph_names",
-        "names", "binders", "brackets", "trivia", "blank_lines", "blank_after_header", "graph_heads", "graph_inner",
+        "names", "binders", "brackets", "comment_sites", "trivia", "blank_lines", "blank_after_header", "graph_heads", "graph_inner",
     )
 
     def __init__(self, source: Source | None = None) -> None:
@@ -78,9 +84,11 @@ class Positions:
         # (id(parent), child index) -> the inner pair of `( { ... } )` or
         # `((a + b))` where a bracketed operand is written in two pairs
         self.brackets: dict[tuple[int, int], Range] = {}
-        # comment start -> its trivia (see `Trivia`)
-        self.trivia: dict[int, Trivia] = {}
-        # starts of the tokens and comments that begin a line below an empty line
+        # what the lexer saw around each comment, in order; read into
+        # `Trivia` (comment start -> trivia) when first asked for
+        self.comment_sites: list[CommentSite] = []
+        self.trivia: dict[int, Trivia] | None = None
+        # starts of the tokens that begin a line below an empty line
         self.blank_lines: set[int] = set()
         self.blank_after_header = False
         # where the value of a graph binding `%n = value` is written -> where
@@ -89,9 +97,16 @@ class Positions:
         self.graph_heads: dict[int, int] = {}
         self.graph_inner: dict[int, int] = {}
 
+    def comment_trivia(self) -> dict[int, Trivia]:
+        """The trivia of each comment, by the comment's start."""
+        if self.trivia is None:
+            text = self.source.text if self.source is not None else ""
+            self.trivia = {site[1]: trivia for site, trivia in zip(self.comment_sites, read_trivia(text, self.comment_sites))}
+        return self.trivia
+
     def blank_before(self, pos: int) -> bool:
-        """Whether the token or comment at `pos` (or the `%n = ` it is the
-        value of) begins a line below an empty line."""
+        """Whether the token at `pos` (or the `%n = ` it is the value of)
+        begins a line below an empty line."""
         if pos in self.blank_lines:
             return True
         head = self.graph_heads.get(pos)
@@ -120,3 +135,30 @@ class Positions:
 
     def head(self, func: Any) -> Span | None:
         return self._span(self.heads.get(id(func)))
+
+
+def read_trivia(text: str, sites: list[CommentSite]) -> list[Trivia]:
+    """The trivia of comments from where the lexer met them (in order)."""
+    out: list[Trivia] = []
+    n = len(text)
+    for pos, start, _, tok_start, tok_end, tok2_end, _ in sites:
+        gap = text.count("\n", pos, start)
+        first = pos == 0
+        own_line = gap > 0 or first
+        blank = own_line and (gap >= 2 or (first and gap >= 1))
+        before = (tok_start, tok_end, text[tok_start:tok_end]) if tok_start >= 0 else None
+        out.append(Trivia(own_line, blank, before, tok2_end))
+    blank_after = False  # for the comment after this one, when no token comes between
+    for i in range(len(sites) - 1, -1, -1):
+        _, start, end, _, _, _, after = sites[i]
+        trivia = out[i]
+        code = after[0].start_pos if after else n  # the next token (or the metadata section)
+        following = sites[i + 1][1] if i + 1 < len(sites) else n
+        next_comment = following < code
+        nxt = following if next_comment else code
+        newlines = text.count("\n", end, nxt)
+        trivia.ends_line = newlines > 0 or nxt >= n
+        blank_after = newlines >= 2 or (next_comment and blank_after)
+        trivia.blank_after = blank_after
+        trivia.after = [(t.start_pos, t.end_pos, t.value) for t in after if t.type != "METADATA"]
+    return out

@@ -691,10 +691,12 @@ class Builder:
         self.positions.graph_names.setdefault(id(value), name)
         self.graph_uses[id(value)] = 0
         self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
-        written = self._span(raw).start
-        self.positions.graph_heads.setdefault(written, tok.start_pos)
-        if type(raw) is _Use and raw.bracketed:
-            self.positions.graph_inner.setdefault(raw.content, tok.start_pos)
+        if type(raw) is _Use:
+            self.positions.graph_heads.setdefault(raw.start, tok.start_pos)
+            if raw.bracketed:
+                self.positions.graph_inner.setdefault(raw.content, tok.start_pos)
+        elif raw.span is not None:
+            self.positions.graph_heads.setdefault(raw.span.start, tok.start_pos)
         if self.version is not None:
             self.graph_nodes.setdefault(name, value)
         return tok, raw

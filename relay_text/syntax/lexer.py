@@ -5,18 +5,18 @@ decides the tokens a regular expression cannot (see the grammar's header):
 nested `/* */` comments, `<` opening type arguments versus less-than,
 `where` as keyword versus operator, attribute keys, version headers and the
 trailing `#[metadata]` section. Comments are collected, not discarded, so
-that the formatter can keep them, each with its trivia: the tokens on
-either side of it and the line breaks around it (`ir.positions.Trivia`).
+that the formatter can keep them, each with the tokens on either side of
+it, from which its trivia is read when it is needed (`ir.positions.Trivia`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..diagnostics import codes
 from ..ir.module import Comment
-from ..ir.positions import Trivia
+from ..ir.positions import CommentSite
 from ..ir.span import Source, Span
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
@@ -139,8 +139,11 @@ class Tokens:
         self.source = source
         self.literal_kinds = literal_kinds
         self.comments: list[Comment] = []
-        self.trivia: list[Trivia] = []  # one per comment
-        # Starts of the tokens and comments that begin a line below an empty line
+        # one per comment: where the token or comment before it ended, its
+        # start and end, the token before it (start, end; -1: none), the end
+        # of the token before that, and the first tokens after it
+        self.sites: list[CommentSite] = []
+        # Starts of the tokens that begin a line below an empty line
         self.blank_lines: set[int] = set()
         self.blank_after_header = False  # an empty line below the version header
         self.version: tuple[str, int, int] | None = None  # (version, start, end)
@@ -148,7 +151,7 @@ class Tokens:
     def __iter__(self) -> Iterator[Tok]:
         """The tokens; each one that follows a comment is shown to `around`
         (which records the comments' trivia) before it is handed on."""
-        around = _Around(self.source.text, self.trivia, self.blank_lines)
+        around = _Around(self.source.text, self.sites)
         text = self.source.text
         match = _MASTER.match
         kinds = self.literal_kinds
@@ -353,25 +356,22 @@ class Tokens:
 
 
 def _starts_paragraph(text: str, pos: int, start: int) -> bool:
-    """Whether the token or comment at `start`, after blanks from `pos`
+    """Whether the token at `start`, after blanks from `pos`
     (where the previous one ended, 0 for none), begins a line below an empty line."""
     return text.count("\n", pos, start) >= (1 if pos == 0 else 2)
 
 
 class _Around:
-    """Records the trivia of each comment as the tokens go by."""
+    """Records where each comment stands as the tokens go by: the tokens on
+    either side of it (`ir.positions.Trivia` is read from these)."""
 
-    __slots__ = ("text", "trivia", "blank_lines", "busy", "waiting", "chain", "open", "open_end", "header_end", "blank_after_header")
+    __slots__ = ("text", "sites", "busy", "waiting", "header_end", "blank_after_header")
 
-    def __init__(self, text: str, trivia: list[Trivia], blank_lines: set[int]) -> None:
+    def __init__(self, text: str, sites: list[CommentSite]) -> None:
         self.text = text
-        self.trivia = trivia
-        self.blank_lines = blank_lines
-        self.busy = False  # some comment still waits for what follows it
-        self.waiting: list[Trivia] = []  # comments that want more tokens after them
-        self.chain: list[Trivia] = []  # the comments since the last token
-        self.open: Trivia | None = None  # the last comment, until the next thing starts
-        self.open_end = 0
+        self.sites = sites
+        self.busy = False  # some comment still waits for the tokens after it
+        self.waiting: list[list[Any]] = []  # the token lists of those comments
         self.header_end = -1  # the end of the version header, until the next thing starts
         self.blank_after_header = False
 
@@ -379,69 +379,48 @@ class _Around:
         """A comment at [start, end): the previous token or comment ended at
         `pos`; the previous token is [tok_start, tok_end) (-1: none), the
         one before it ended at `tok2_end`."""
-        text = self.text
-        gap = text.count("\n", pos, start)
-        self._close(start)
-        first = pos == 0
-        own_line = gap > 0 or first
-        blank = own_line and (gap >= 2 or (first and gap >= 1))
-        if blank:
-            self.blank_lines.add(start)
-        before = (tok_start, tok_end, text[tok_start:tok_end]) if tok_start >= 0 else None
-        trivia = Trivia(own_line, blank, before, tok2_end)
-        self.trivia.append(trivia)
-        self.waiting.append(trivia)
-        self.chain.append(trivia)
-        self.open, self.open_end = trivia, end
+        if self.header_end >= 0:
+            self._header(start)
+        after: list[Any] = []
+        self.sites.append((pos, start, end, tok_start, tok_end, tok2_end, after))
+        self.waiting.append(after)
         self.busy = True
 
-    def _close(self, start: int) -> None:
-        """The next thing (token, comment or the end) starts at `start`."""
-        if self.header_end >= 0:
-            self.blank_after_header = self.text.count("\n", self.header_end, start) >= 2
-            self.header_end = -1
-            self.busy = bool(self.waiting)
-        if self.open is None:
-            return
-        newlines = self.text.count("\n", self.open_end, start)
-        self.open.ends_line = newlines > 0 or start >= len(self.text)
-        if newlines >= 2:
-            for trivia in self.chain:
-                trivia.blank_after = True
-        self.open = None
+    def _header(self, start: int) -> None:
+        """The first thing after the version header starts at `start`."""
+        self.blank_after_header = self.text.count("\n", self.header_end, start) >= 2
+        self.header_end = -1
+        self.busy = bool(self.waiting)
 
     def code(self, tok: Tok) -> None:
         """The next token, shown only while `busy`."""
-        start = tok.start_pos
-        if self.open is not None or self.header_end >= 0:
-            self._close(start)
-        self.chain = []
+        if self.header_end >= 0:
+            self._header(tok.start_pos)
         waiting = self.waiting
+        for after in waiting:
+            after.append(tok)
         if tok.type == "METADATA":  # the end of the code
             waiting.clear()
+        elif len(waiting) == 1:
+            if not _wants_more(waiting[0]):
+                waiting.clear()
         else:
-            piece = (start, tok.end_pos, tok.value)
-            for trivia in waiting:
-                trivia.after.append(piece)
-            if len(waiting) == 1:
-                if not _wants_more(waiting[0].after):
-                    waiting.clear()
-            else:
-                self.waiting = waiting = [t for t in waiting if _wants_more(t.after)]
+            self.waiting = waiting = [after for after in waiting if _wants_more(after)]
         self.busy = bool(waiting)
 
     def finish(self) -> None:
-        self._close(len(self.text))
+        if self.header_end >= 0:
+            self._header(len(self.text))
 
 
-def _wants_more(after: list[tuple[int, int, str]]) -> bool:
+def _wants_more(after: list[Any]) -> bool:
     """Whether the tokens after a comment so far leave a question open: a
     `,` (what follows it) or a name that may start a graph binding (`%n =`
     and the token after it). Placing the comment asks no more than that."""
-    first = after[0][2]
+    first = after[0].value
     if len(after) == 1:
-        return first == "," or first[0] == "%"
-    return len(after) == 2 and first[0] == "%" and after[1][2] == "="
+        return first == "," or first[:1] == "%"
+    return len(after) == 2 and first[:1] == "%" and after[1].value == "="
 
 
 def _glued(text: str, a: int, b: int) -> bool:

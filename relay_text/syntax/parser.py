@@ -240,7 +240,7 @@ def _run(
             gc.enable()
     module.comments = tokens.comments
     if module.positions is not None:
-        module.positions.trivia = {c.span.start: t for c, t in zip(tokens.comments, tokens.trivia)}
+        module.positions.comment_sites = tokens.sites
         module.positions.blank_lines = tokens.blank_lines
         module.positions.blank_after_header = tokens.blank_after_header
     if tokens.version is not None:

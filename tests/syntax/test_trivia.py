@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from relay_text.formatter import format
 from relay_text.ir.expr import Call
+from relay_text.ir.positions import Trivia, read_trivia
 from relay_text.ir.span import Source
 from relay_text.syntax.lexer import Tokens
 from relay_text.syntax.parser import _parser
@@ -18,9 +19,13 @@ def lexed(text: str) -> Tokens:
     return tokens
 
 
+def trivia_of(text: str) -> list[Trivia]:
+    return read_trivia(text, lexed(text).sites)
+
+
 def test_the_tokens_on_either_side_of_a_comment() -> None:
     text = "def @f(%x) {\n  add(%x, /* a */ %x)\n}\n"
-    (trivia,) = lexed(text).trivia
+    (trivia,) = trivia_of(text)
     at = text.index("/* a */")
     comma = text.index(",", text.index("add"))
     assert trivia.before == (comma, comma + 1, ",")
@@ -31,7 +36,7 @@ def test_the_tokens_on_either_side_of_a_comment() -> None:
 
 def test_line_breaks_and_empty_lines_around_comments() -> None:
     text = "def @f() {\n  1\n\n  // a\n  // b\n\n  /* c */ 2\n}  # d\n\n"
-    a, b, c, d = lexed(text).trivia
+    a, b, c, d = trivia_of(text)
     assert (a.own_line, a.blank_before, a.ends_line, a.blank_after) == (True, True, True, True)
     assert (b.own_line, b.blank_before, b.ends_line, b.blank_after) == (True, False, True, True)
     assert (c.own_line, c.blank_before, c.ends_line, c.blank_after) == (True, True, False, False)
@@ -44,7 +49,7 @@ def test_line_breaks_and_empty_lines_around_comments() -> None:
 def test_a_comment_before_the_metadata_section_has_no_code_after_it() -> None:
     text = '#[version = "0.0.5"]\n\ndef @main() { 1 }\n// last\n#[metadata]\n{}\n'
     tokens = lexed(text)
-    (trivia,) = tokens.trivia
+    (trivia,) = read_trivia(text, tokens.sites)
     assert trivia.after == [] and trivia.own_line
     assert tokens.blank_after_header
     assert text.index("def") in tokens.blank_lines
@@ -52,13 +57,13 @@ def test_a_comment_before_the_metadata_section_has_no_code_after_it() -> None:
 
 def test_the_tokens_after_a_comment_that_may_precede_a_graph_binding() -> None:
     text = '#[version = "0.0.5"]\ndef @f(%x: int32) {\n  // a\n  %0 = add(%x, 1);\n  %0\n}\n'
-    (trivia,) = lexed(text).trivia
+    (trivia,) = trivia_of(text)
     at = text.index("%0 =")
     assert trivia.after == [(at, at + 2, "%0"), (at + 3, at + 4, "="), (at + 5, at + 8, "add")]
 
 
 def test_the_first_comment_of_a_file() -> None:
-    (first,) = lexed("\n// top\ndef @f() { 1 }").trivia
+    (first,) = trivia_of("\n// top\ndef @f() { 1 }")
     assert (first.own_line, first.blank_before, first.before, first.before2_end) == (True, True, None, -1)
 
 

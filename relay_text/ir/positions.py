@@ -21,13 +21,46 @@ from .span import Source, Span
 
 Range = tuple[int, int]
 
+# Where the lexer met a comment: (end of the token or comment before it,
+# start, end, start and end of the token before it (-1: none), end of the
+# token before that, the first tokens after it (lexer tokens: `type`,
+# `value`, `start_pos`, `end_pos`)).
+CommentSite = tuple[int, int, int, int, int, int, list[Any]]
+
 
 # The key under which `Positions.attr_keys` records where a call's
 # `meta[relay.attrs...]` argument is written.
 META_ATTRS = "meta[...]"
 
+
+class Trivia:
+    """What stands around one comment, as the lexer saw it: the tokens on
+    either side and the line breaks between.
+
+    `before` is the token just before the comment (start, end, text) and
+    `before2_end` the end of the token before that (-1 if none); `after`
+    holds the first tokens of code that follow it (start, end, text), as
+    many as placing it needs (three at most), none if only the end of the
+    file or a metadata section follows.
+    """
+
+    __slots__ = ("own_line", "blank_before", "ends_line", "blank_after", "before", "before2_end", "after")
+
+    def __init__(self, own_line: bool, blank_before: bool, before: tuple[int, int, str] | None, before2_end: int) -> None:
+        self.own_line = own_line  # nothing but blanks before it on its line
+        self.blank_before = blank_before  # on its own line, below an empty line
+        self.ends_line = True  # nothing but blanks after it on its line
+        self.blank_after = False  # an empty line between it and the next code (comments skipped)
+        self.before = before
+        self.before2_end = before2_end
+        self.after: list[tuple[int, int, str]] = []
+
+
 class Positions:
-    __slots__ = ("source", "uses", "results", "attr_keys", "heads", "graph_names")
+    __slots__ = (
+        "source", "uses", "results", "attr_keys", "heads", "graph_names",
+        "names", "binders", "brackets", "comment_sites", "trivia", "blank_lines", "blank_after_header", "graph_heads", "graph_inner",
+    )
 
     def __init__(self, source: Source | None = None) -> None:
         self.source = source
@@ -42,6 +75,47 @@ class Positions:
         # id(node) -> the name a graph binding gave it (`%3 = ...`: "3"); the
         # formatter keeps it
         self.graph_names: dict[int, str] = {}
+        # (id(parent), child index) -> the name of a shared child at that use
+        # (`%x` in `(%x)` or `{ %x }`): where its comments attach
+        self.names: dict[tuple[int, int], Range] = {}
+        # id(var or constructor) -> a declaration with its annotation or
+        # signature: `%x: int32`, `free_var %z: int32`, `B(int32)`
+        self.binders: dict[int, Range] = {}
+        # (id(parent), child index) -> the inner pair of `( { ... } )` or
+        # `((a + b))` where a bracketed operand is written in two pairs
+        self.brackets: dict[tuple[int, int], Range] = {}
+        # what the lexer saw around each comment, in order; read into
+        # `Trivia` (comment start -> trivia) when first asked for
+        self.comment_sites: list[CommentSite] = []
+        self.trivia: dict[int, Trivia] | None = None
+        # starts of the tokens that begin a line below an empty line
+        self.blank_lines: set[int] = set()
+        self.blank_after_header = False
+        # where the value of a graph binding `%n = value` is written -> where
+        # its `%n` is; `graph_inner` holds the same for the first token inside
+        # a bracketed value (`%n = { let ... }`, `%n = (...)`)
+        self.graph_heads: dict[int, int] = {}
+        self.graph_inner: dict[int, int] = {}
+
+    def comment_trivia(self) -> dict[int, Trivia]:
+        """The trivia of each comment, by the comment's start."""
+        if self.trivia is None:
+            text = self.source.text if self.source is not None else ""
+            self.trivia = {site[1]: trivia for site, trivia in zip(self.comment_sites, read_trivia(text, self.comment_sites))}
+        return self.trivia
+
+    def blank_before(self, pos: int) -> bool:
+        """Whether the token at `pos` (or the `%n = ` it is the value of)
+        begins a line below an empty line."""
+        if pos in self.blank_lines:
+            return True
+        head = self.graph_heads.get(pos)
+        return head is not None and head in self.blank_lines
+
+    def statement_start(self, pos: int) -> int:
+        """Where the statement whose value starts at `pos` begins: at `%n`
+        when the value is bracketed and bound to it (`%n = { let ... }`)."""
+        return self.graph_inner.get(pos, pos)
 
     def _span(self, at: Range | None) -> Span | None:
         if at is None or self.source is None:
@@ -61,3 +135,30 @@ class Positions:
 
     def head(self, func: Any) -> Span | None:
         return self._span(self.heads.get(id(func)))
+
+
+def read_trivia(text: str, sites: list[CommentSite]) -> list[Trivia]:
+    """The trivia of comments from where the lexer met them (in order)."""
+    out: list[Trivia] = []
+    n = len(text)
+    for pos, start, _, tok_start, tok_end, tok2_end, _ in sites:
+        gap = text.count("\n", pos, start)
+        first = pos == 0
+        own_line = gap > 0 or first
+        blank = own_line and (gap >= 2 or (first and gap >= 1))
+        before = (tok_start, tok_end, text[tok_start:tok_end]) if tok_start >= 0 else None
+        out.append(Trivia(own_line, blank, before, tok2_end))
+    blank_after = False  # for the comment after this one, when no token comes between
+    for i in range(len(sites) - 1, -1, -1):
+        _, start, end, _, _, _, after = sites[i]
+        trivia = out[i]
+        code = after[0].start_pos if after else n  # the next token (or the metadata section)
+        following = sites[i + 1][1] if i + 1 < len(sites) else n
+        next_comment = following < code
+        nxt = following if next_comment else code
+        newlines = text.count("\n", end, nxt)
+        trivia.ends_line = newlines > 0 or nxt >= n
+        blank_after = newlines >= 2 or (next_comment and blank_after)
+        trivia.blank_after = blank_after
+        trivia.after = [(t.start_pos, t.end_pos, t.value) for t in after if t.type != "METADATA"]
+    return out

@@ -157,11 +157,25 @@ class _Use:
     built from them, and `_u` unwraps.
     """
 
-    __slots__ = ("node", "start", "end", "inner")
+    __slots__ = ("node", "start", "end", "inner", "name", "bracketed", "pair", "content")
 
-    def __init__(self, node: Expr, start: int, end: int, inner: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self,
+        node: Expr,
+        start: int,
+        end: int,
+        inner: tuple[int, int] | None = None,
+        name: tuple[int, int] | None = None,
+        bracketed: bool = False,
+        pair: tuple[int, int] | None = None,
+        content: int = -1,
+    ) -> None:
         self.node, self.start, self.end = node, start, end
         self.inner = inner  # for a `{ ... }` block: where its result expression is written
+        self.name = name  # the name token of a shared node, inside any brackets
+        self.bracketed = bracketed  # written as `( ... )` or `{ ... }`
+        self.pair = pair  # `( { ... } )`, `((...))`: the inner pair of brackets
+        self.content = content  # in brackets: where the first token inside them is
 
 
 def _u(x: Any) -> Any:
@@ -266,12 +280,23 @@ class Builder:
         index `first`; uses (`_Use`) of shared nodes and blocks are recorded
         in `positions`, other children carry their own span.
         """
-        uses = self.positions.uses
+        positions = self.positions
+        uses = positions.uses
         for i, raw in enumerate(raws, first):
             if type(raw) is _Use:
-                uses[(id(parent), i)] = (raw.start, raw.end)
+                key = (id(parent), i)
+                uses[key] = (raw.start, raw.end)
                 if raw.inner is not None:
-                    self.positions.results[(id(parent), i)] = raw.inner
+                    positions.results[key] = raw.inner
+                if raw.name is not None:
+                    positions.names[key] = raw.name
+                if raw.pair is not None:
+                    positions.brackets[key] = raw.pair
+
+    def _binder(self, var: Any, start: int, name_end: int, ty: Any) -> None:
+        """Remember where a declaration is written with its annotation."""
+        end = self._span(ty).end if ty is not None else name_end
+        self.positions.binders[id(var)] = (start, max(end, name_end))
 
     def error(self, code: str, message: str, span: Span | None, label: str = "") -> Diagnostic:
         diag = Diagnostic(code, message, span, label=label)
@@ -396,6 +421,7 @@ class Builder:
     def param(self, c: list) -> Var:
         tok, attrs, ty = c
         var = Var(tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(tok.start_pos, tok.end_pos))
+        self._binder(var, tok.start_pos, tok.end_pos, None if attrs else ty)
         if attrs:
             var.attrs = attrs
         self.values.bind(var.name, var)
@@ -606,6 +632,7 @@ class Builder:
     def free_var(self, c: list) -> None:
         tok, ty = c[1], c[2]
         var = Var(tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(tok.start_pos, tok.end_pos))
+        self._binder(var, c[0].start_pos, tok.end_pos, ty)
         # As in TVM, a free variable is visible in the rest of the file,
         # under any binding of the same name that is in scope.
         self.values.bind_outermost(var.name, var)
@@ -620,6 +647,7 @@ class Builder:
     def let_start(self, c: list) -> tuple:
         kw, name_tok, ty, eq = c
         var = Var(name_tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(name_tok.start_pos, name_tok.end_pos))
+        self._binder(var, name_tok.start_pos, name_tok.end_pos, ty)
         self.pending_lets.append((var, eq.end_pos))
         return var, kw
 
@@ -663,6 +691,12 @@ class Builder:
         self.positions.graph_names.setdefault(id(value), name)
         self.graph_uses[id(value)] = 0
         self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
+        if type(raw) is _Use:
+            self.positions.graph_heads.setdefault(raw.start, tok.start_pos)
+            if raw.bracketed:
+                self.positions.graph_inner.setdefault(raw.content, tok.start_pos)
+        elif raw.span is not None:
+            self.positions.graph_heads.setdefault(raw.span.start, tok.start_pos)
         if self.version is not None:
             self.graph_nodes.setdefault(name, value)
         return tok, raw
@@ -698,7 +732,8 @@ class Builder:
         else:
             span = self._span(raw)
             inner = (span.start, span.end)
-        return _Use(_u(raw), c[0].start_pos, c[2].end_pos, inner)
+        name = raw.name if type(raw) is _Use else None
+        return _Use(_u(raw), c[0].start_pos, c[2].end_pos, inner, name, True, None, self._span(raw).start)
 
     def lbrace(self, c: list) -> Tok:
         self.values.push()
@@ -853,7 +888,7 @@ class Builder:
             self._count_graph_use(value)
             if self.self_uses and id(value) in self.self_uses:
                 self.self_uses[id(value)][1].append(self.span(tok.start_pos, tok.end_pos))
-            return _Use(value, tok.start_pos, tok.end_pos)
+            return _Use(value, tok.start_pos, tok.end_pos, None, (tok.start_pos, tok.end_pos))
         # `%t.0.1`: the longest bound prefix, then projections.
         parts = full.split(".")
         for cut in range(len(parts) - 1, 0, -1):
@@ -870,7 +905,7 @@ class Builder:
                 return value
         span = self.span(tok.start_pos, tok.end_pos)
         self.unbound.append((full, span, close_names(full, self.values.names())))
-        return _Use(Var(full, None, span), tok.start_pos, tok.end_pos)
+        return _Use(Var(full, None, span), tok.start_pos, tok.end_pos, None, (tok.start_pos, tok.end_pos))
 
     def _free_var_in_def(self, var: Var, tok: Tok) -> None:
         assert self._in_def is not None
@@ -893,13 +928,13 @@ class Builder:
         tok = c[0]
         name = tok.value[1:]
         self.global_refs.append((name, self.span(tok.start_pos, tok.end_pos)))
-        return _Use(self.global_var(name), tok.start_pos, tok.end_pos)
+        return _Use(self.global_var(name), tok.start_pos, tok.end_pos, None, (tok.start_pos, tok.end_pos))
 
     def ident(self, c: list) -> Expr:
         tok = c[0]
         ctor = self.constructors.get(tok.value)
         if ctor is not None:
-            return _Use(ctor, tok.start_pos, tok.end_pos)
+            return _Use(ctor, tok.start_pos, tok.end_pos, None, (tok.start_pos, tok.end_pos))
         return Op(tok.value, self.span(tok.start_pos, tok.end_pos))
 
     def _literal(self, text: str, span: Span, negate: bool = False) -> Constant:
@@ -942,7 +977,11 @@ class Builder:
 
     def paren(self, c: list) -> _Use:
         self.values.pop()
-        return _Use(_u(c[1]), c[0].start_pos, c[2].end_pos)
+        raw = c[1]
+        if type(raw) is _Use:
+            pair = (raw.start, raw.end) if raw.bracketed else None
+            return _Use(raw.node, c[0].start_pos, c[2].end_pos, None, raw.name, True, pair, raw.start)
+        return _Use(raw, c[0].start_pos, c[2].end_pos, None, None, True, None, self._span(raw).start)
 
     def tuple(self, c: list) -> Tuple:
         self.values.pop()
@@ -962,7 +1001,7 @@ class Builder:
         clauses = tuple(x for x in c[2:-1] if isinstance(x, Clause))
         node = Match(_u(data), clauses, kw.value == "match", self.span(kw.start_pos, c[-1].end_pos))
         self._note(node, (data,))
-        for table in (self.positions.uses, self.positions.results):
+        for table in (self.positions.uses, self.positions.results, self.positions.names, self.positions.brackets):
             for i, clause in enumerate(clauses, 1):
                 at = table.pop((id(clause), 0), None)
                 if at is not None:
@@ -1101,7 +1140,9 @@ class Builder:
     def pat_var(self, c: list) -> PatternVar:
         tok, ty = c
         span = self.span(tok.start_pos, tok.end_pos)
-        return PatternVar(Var(tok.value[1:], self.as_type(ty) if ty is not None else None, span), span)
+        var = Var(tok.value[1:], self.as_type(ty) if ty is not None else None, span)
+        self._binder(var, tok.start_pos, tok.end_pos, ty)
+        return PatternVar(var, span)
 
     def pat_ctor(self, c: list) -> Any:
         tok, fields = c

@@ -11,8 +11,13 @@ tied to something the printer prints. Here each comment is attached to an
   with its type annotation;
 - an *occurrence*: the place where a parent mentions a variable, a global,
   a constructor or a shared node by name (`%x`, `@f`, `Cons`, `%3`). Those
-  nodes have no span of their own at the use, so the occurrence is found in
-  the text of the parent, between the spans of its other children.
+  nodes have no span of their own at the use; the parser records where each
+  use is written (`Positions.names`).
+
+The lexer gives each comment its trivia (`ir.positions.Trivia`): the tokens
+on either side of it and the line breaks around it. Every decision below is
+made from those and from the positions the parser records; the text is not
+searched again.
 
 For each comment, the innermost anchor containing it is its container, and
 the nearest anchors inside the container before and after it decide:
@@ -34,8 +39,9 @@ the nearest anchors inside the container before and after it decide:
 Every rule is chosen so that the printed text attaches the same way when it
 is read again: formatting is stable.
 
-`blank_line_before` tells the printer where the source separates
-statements or comments by an empty line, so that paragraphs are kept.
+Where the source separates statements or comments by an empty line, so
+that paragraphs are kept, is recorded by the lexer too
+(`Positions.blank_lines`, `Note.blank_before`).
 """
 
 from __future__ import annotations
@@ -66,9 +72,8 @@ from ..ir.expr import (
 )
 from ..ir.module import Comment, Module
 from ..ir.pattern import pattern_vars
+from ..ir.positions import Positions, Trivia
 from ..ir.schema import text_order
-from ..ir.span import Span
-from .lexer import skip_trivia
 
 MODULE = "<module>"
 
@@ -106,8 +111,7 @@ def occurrence(parent: Any, index: int) -> tuple[Any, int]:
 class Comments:
     """The comments of one module, attached to anchors."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self) -> None:
         self.by_key: dict[Hashable, Attached] = {}
         self.eof: list[Note] = []
         self.head: list[Note] = []  # above the version header
@@ -115,7 +119,8 @@ class Comments:
         self.count = 0
         self._commented_starts: list[int] = []  # starts of anchors that carry comments
         self._comment_starts: list[int] = []
-        self._comment_ends: list[int] = []
+        self.trivia: list[Trivia] = []  # of each comment, in order
+        self.positions: Positions | None = None
 
     def __bool__(self) -> bool:
         return self.count > 0
@@ -130,22 +135,23 @@ class Comments:
     def written_as_binding(self, start: int) -> bool:
         """Whether the expression at `start` is the value of a graph binding
         (`%n = <here>`) in the source, rather than written where it is used."""
-        text = self.text
-        pos = self._back(start)
-        if pos > 0 and text[pos - 1] in "({":  # `%n = { let ... }`
-            pos = self._back(pos - 1)
-        if pos == 0 or text[pos - 1] != "=":
-            return False
-        pos = self._back(pos - 1)
-        m = _NAME_BEFORE.search(text, max(0, pos - 256), pos)
-        if m is None:
-            return False
-        before = self._back(m.start())
-        return not (text[max(0, before - 3) : before] == "let" and (before < 4 or not text[before - 4].isalnum()))
+        positions = self.positions
+        return positions is not None and (start in positions.graph_heads or start in positions.graph_inner)
 
-    def _back(self, pos: int) -> int:
-        """Move back over blanks and comments."""
-        return skip_back(self.text, pos, self._comment_starts, self._comment_ends)
+    def leading_run(self, pos: int) -> Trivia | None:
+        """Of the comments right above the token at `pos` (nothing but
+        blanks between), the first of those that stand on lines of their
+        own, up to it; None if the last one ends a line of code."""
+        starts, trivia = self._comment_starts, self.trivia
+        i = bisect_left(starts, pos) - 1
+        first = None
+        while i >= 0:
+            around = trivia[i]
+            if not around.after or around.after[0][0] != pos or not around.own_line:
+                break
+            first = around
+            i -= 1
+        return first
 
     def any_within(self, start: int, end: int) -> bool:
         """Whether a commented anchor starts inside `[start, end)`."""
@@ -158,10 +164,9 @@ class Comments:
 
 
 class _Anchors:
-    def __init__(self, text: str, comments: list[Comment]) -> None:
-        self.text = text
+    def __init__(self, comments: list[Comment], trivia: list[Trivia]) -> None:
         self.starts: list[int] = [c.span.start for c in comments]
-        self.ends: list[int] = [c.span.end for c in comments]
+        self.trivia = trivia  # of each comment
         self.items: list[tuple[int, int, int, Hashable]] = []  # (start, end, seq, key)
         # Anchors printed at the start of a line, with the empty lines before
         # them kept: definitions, `let` statements, graph bindings.
@@ -171,38 +176,13 @@ class _Anchors:
         if end > start:
             self.items.append((start, end, len(self.items), key))
 
-    def in_comment(self, pos: int) -> bool:
-        i = bisect_right(self.starts, pos) - 1
-        return i >= 0 and pos < self.ends[i]
-
     def comment_inside(self, start: int, end: int) -> bool:
         i = bisect_left(self.starts, start)
         return i < len(self.starts) and self.starts[i] < end
 
-    def skip_comments_back(self, pos: int) -> int:
-        """Move back over blanks, commas and comments from `pos`."""
-        return skip_back(self.text, pos, self.starts, self.ends, " \t\r\n,")
-
-    def code_between(self, start: int, end: int) -> str:
-        """The text in `[start, end)` without comments and blanks."""
-        text = self.text
-        out = []
-        pos = start
-        i = bisect_left(self.starts, start)
-        while pos < end:
-            if i < len(self.starts) and self.starts[i] < end:
-                out.append(text[pos : self.starts[i]])
-                pos = self.ends[i]
-                i += 1
-            else:
-                out.append(text[pos:end])
-                break
-        return "".join("".join(out).split())
-
-
-_NAME_CHAR = re.compile(r"[A-Za-z0-9_]")
-_NAME_BEFORE = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$")
-_LOCAL = re.compile(r"%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
+    def comments_within(self, start: int, end: int) -> range:
+        """The indices of the comments that start in `[start, end)`."""
+        return range(bisect_left(self.starts, start), bisect_left(self.starts, end))
 
 
 _text_order = text_order  # (child index, child) in the order their text appears
@@ -233,17 +213,16 @@ class _Collector:
     def __init__(self, module: Module, anchors: _Anchors) -> None:
         self.module = module
         self.a = anchors
-        self.text = anchors.text
         self.seen: set[int] = set()
-        self.binder_ends: dict[Var, int] = {}
+        self.binders = module.positions.binders
 
     def run(self) -> None:
         module = self.module
         a = self.a
         for var in module.free_vars:
-            if var.span is not None:
-                start = self.text.rfind("free_var", 0, var.span.start)
-                a.add(start if start >= 0 else var.span.start, self._binder_end(var), var)
+            at = self.binders.get(id(var))
+            if at is not None:
+                a.add(at[0], at[1], var)  # from `free_var` to its annotation
                 a.line_level.add(var)
         a.line_level.update(module.functions.values())
         a.line_level.update(module.type_defs.values())
@@ -264,55 +243,34 @@ class _Collector:
         close = data.span.end - 1  # the closing brace
         for i, ctor in enumerate(ctors):
             following = ctors[i + 1].span.start if i + 1 < len(ctors) else close  # type: ignore[union-attr]
-            end = a.skip_comments_back(following)
-            a.add(ctor.span.start, max(end, ctor.span.end), ctor)  # type: ignore[union-attr]
+            a.add(ctor.span.start, self._declaration_end(ctor, following), ctor)  # type: ignore[union-attr]
 
-    def _binder_end(self, var: Var) -> int:
-        """End of a binder with its annotation: `%x: Tensor[(1, 2), float32]`."""
-        known = self.binder_ends.get(var)
-        if known is not None:
-            return known
-        assert var.span is not None
-        text = self.text
-        end = var.span.end
-        pos = end
-        n = len(text)
-        while pos < n and text[pos] in " \t":
-            pos += 1
-        if pos >= n or text[pos] != ":":
-            self.binder_ends[var] = end
-            return end
-        starts, ends = self.a.starts, self.a.ends
-        ci = bisect_left(starts, pos)
-        next_comment = starts[ci] if ci < len(starts) else n
-        depth = 0
-        pos += 1
-        last = pos
-        while pos < n:
-            if pos >= next_comment:  # jump over a comment
-                pos = ends[ci]
-                ci += 1
-                next_comment = starts[ci] if ci < len(starts) else n
-                continue
-            ch = text[pos]
-            if ch in "([":
-                depth += 1
-            elif ch in ")]":
-                if depth == 0:
+    def _declaration_end(self, ctor: Constructor, following: int) -> int:
+        """Where a constructor's declaration (`B(int32)`, `E : (a) -> D[a]`)
+        ends: at its last token before the next one's name, its `,` aside.
+        Only the comments in between can tell that place from another, so
+        it is read from their trivia: the tokens on either side of each."""
+        a = self.a
+        assert ctor.span is not None
+        at = self.binders.get(id(ctor))
+        end = at[1] if at is not None else ctor.span.end
+        for i in a.comments_within(end, following):
+            trivia = a.trivia[i]
+            before = trivia.before
+            if before is not None and before[1] > end:
+                end = max(end, trivia.before2_end if before[2] == "," else before[1])
+            for start, token_end, text in trivia.after:
+                if start >= following:
                     break
-                depth -= 1
-            elif depth == 0 and ch in ",=;{}":
-                break
-            if ch not in " \t\r\n":
-                last = pos + 1
-            pos += 1
-        self.binder_ends[var] = last
-        return last
+                if text != ",":
+                    end = max(end, token_end)
+        return end
 
     def walk(self, root: Expr) -> None:
         a = self.a
         add = a.add
-        uses = self.module.positions.uses if self.module.positions is not None else {}
+        positions = self.module.positions
+        uses, names, brackets, binder_at = positions.uses, positions.names, positions.brackets, self.binders
         seen = self.seen
         atoms = _ATOM_TYPES
         leaves = _LEAVES
@@ -329,8 +287,9 @@ class _Collector:
             if t is Let:
                 a.line_level.add(node)
             for var in _binders(node):
-                if var.span is not None:
-                    add(var.span.start, self._binder_end(var), var)
+                at = binder_at.get(id(var))
+                if at is not None:
+                    add(at[0], at[1], var)
             if t is Match:
                 for clause in node.clauses:
                     if clause.span is not None:
@@ -338,14 +297,9 @@ class _Collector:
             children = _text_order(node)
             if not children:
                 continue
-            # Only look for occurrences in text that holds a comment.
+            # Only occurrences in a node that holds a comment can matter.
             scan = span is not None and a.comment_inside(span.start, span.end)
             cursor = span.start if span is not None else 0
-            end = span.end if span is not None else 0
-            if t is TupleGetItem and scan:
-                scan = not self.text.startswith("%", span.start)
-            if scan:
-                cursor = max(cursor, self._after_binders(node, cursor))
             for index, child in children:
                 if scan and t is Match and index >= 1:
                     pspan = node.clauses[index - 1].pattern.span
@@ -372,91 +326,20 @@ class _Collector:
                         if at is not None and at[1] > cspan.end:
                             add(at[0], at[1], occurrence(node, index))
                             cursor = at[1]
-                            inner = self._inner_brackets(at, cspan)
-                            if inner is not None:  # `({ ... } /* c */)`: the same place
+                            inner = brackets.get((id(node), index))
+                            if inner is not None and inner[0] < cspan.start and cspan.end < inner[1]:
+                                # `({ ... } /* c */)`: the same place
                                 add(inner[0], inner[1], occurrence(node, index))
                 else:
                     if cspan is not None and ct not in leaves:
                         a.line_level.add(child)  # written as a graph binding
                     if scan:
-                        found = self.find_occurrence(child, cursor, end)
+                        found = names.get((id(node), index))
                         if found is not None:
                             add(found[0], found[1], occurrence(node, index))
-                            cursor = found[1]
+                            cursor = max(cursor, found[1])
                 if ct not in leaves:
                     stack.append(child)
-
-    def _inner_brackets(self, at: tuple[int, int], child: Span) -> tuple[int, int] | None:
-        """For `( { ... } )` (a block in parentheses), the extent of the
-        inner brackets, so that a comment after either closing bracket
-        anchors to the same operand. The inner brackets are the child's
-        own only if its span lies strictly inside them (`(%a) + (%b)` starts
-        and ends with brackets that are not one pair)."""
-        text = self.text
-        start, end = at
-        if text[start] != "(" or text[end - 1] != ")":
-            return None
-        inner_start = skip_trivia(text, start + 1)
-        inner_end = self.a.skip_comments_back(end - 1)
-        if text[inner_start : inner_start + 1] not in ("(", "{") or text[inner_end - 1 : inner_end] not in (")", "}"):
-            return None
-        if not (inner_start < child.start and child.end < inner_end):
-            return None
-        return inner_start, inner_end
-
-    def _after_binders(self, node: Expr, cursor: int) -> int:
-        """Where the text after a node's binders starts (a use of `%x` in a
-        body must not be found in the parameter list)."""
-        if isinstance(node, Let) and node.var.name and node.var.span is not None:
-            return self._binder_end(node.var)  # (`e;` has no binder to skip)
-        if isinstance(node, Function):
-            # The body starts at the first `{` after the parameters (the
-            # header may name the function itself: `def @f() { @f }`).
-            ends = [self._binder_end(p) for p in node.params if p.span is not None]
-            pos = max(ends) if ends else cursor
-            end = node.span.end if node.span is not None else len(self.text)
-            while True:
-                brace = self.text.find("{", pos, end)
-                if brace < 0:
-                    return pos
-                if not self.a.in_comment(brace):
-                    return brace + 1
-                pos = brace + 1
-        return cursor
-
-    def find_occurrence(self, child: Any, start: int, end: int) -> tuple[int, int] | None:
-        text = self.text
-        a = self.a
-        if isinstance(child, Var):
-            spelling = "%" + child.name
-        elif isinstance(child, GlobalVar):
-            spelling = "@" + child.name
-        elif isinstance(child, Constructor):
-            spelling = child.name
-        elif isinstance(child, Constant):
-            return None
-        else:  # a shared node, named by its graph binding
-            pos = start
-            while True:
-                m = _LOCAL.search(text, pos, end)
-                if m is None:
-                    return None
-                if not a.in_comment(m.start()):
-                    return m.start(), m.end()
-                pos = m.end()
-        pos = start
-        while True:
-            i = text.find(spelling, pos, end)
-            if i < 0:
-                return None
-            j = i + len(spelling)
-            before_ok = isinstance(child, (Var, GlobalVar)) or i == 0 or not (
-                _NAME_CHAR.match(text, i - 1) or text[i - 1] in ".%@"
-            )
-            after_ok = j >= len(text) or not _NAME_CHAR.match(text, j)
-            if before_ok and after_ok and not a.in_comment(i):
-                return i, j
-            pos = j
 
 
 # ---------------------------------------------------------------- attaching
@@ -485,15 +368,18 @@ def attach(module: Module, coarse: bool | str = False) -> Comments:
 def _attach(module: Module, coarse: bool | str = False) -> Comments:
     source = module.source
     text = source.text if source is not None else ""
-    result = Comments(text)
+    result = Comments()
     comments = sorted(module.comments, key=lambda c: c.span.start)
     if not comments:
         return result
     result.count = len(comments)
+    result.positions = module.positions
     result.coarse = coarse
-    anchors = _Anchors(text, comments)
+    known = module.positions.comment_trivia()
+    trivia = [known[c.span.start] for c in comments]
+    anchors = _Anchors(comments, trivia)
     result._comment_starts = anchors.starts
-    result._comment_ends = anchors.ends
+    result.trivia = trivia
     _Collector(module, anchors).run()
     items = anchors.items
     # By start: outermost (longest) first; by end: outermost (earliest start)
@@ -503,7 +389,7 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
     by_end = {t[1]: (t[0], t[2], t[3]) for t in sorted(items, key=lambda t: (-t[1], -t[0], -t[2]))}
     starts = sorted(by_start)
     ends = sorted(by_end)
-    notes = [_note(i, c, text) for i, c in enumerate(comments)]
+    notes = [_note(i, c, t) for i, (c, t) in enumerate(zip(comments, trivia))]
     key_start: dict[Hashable, int] = {}
     for start, _, _, key in items:
         key_start.setdefault(key, start)
@@ -517,13 +403,12 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
     tops = set(module.functions.values()) | set(module.type_defs.values()) | set(module.free_vars)
     level = tops if coarse == "definition" else anchors.line_level
     statements = sorted((t[0], t[1], t[3]) for t in items if t[3] in level) if coarse else []
-    code_end = _code_end(text)
-    for note, comment in zip(notes, comments):
+    for note, comment, around in zip(notes, comments, trivia):
         cs, ce = comment.span.start, comment.span.end
         if ce <= header_start:
             result.head.append(note)
             continue
-        if cs >= code_end and (note.own_line or coarse):  # below all the code
+        if not around.after and (note.own_line or coarse):  # below all the code
             result.eof.append(note)
             continue
         while ai < len(ordered) and ordered[ai][0] <= cs:
@@ -560,7 +445,7 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
         elif nxt is not None and gap == here:
             target, where = nxt[2], "before"  # keep the order of a run of comments
         else:
-            target, where = _decide(note, prev, nxt, anchors)
+            target, where = _decide(note, around, prev, nxt, anchors)
         if where == "before":
             gap = here
         if target is None:
@@ -577,55 +462,6 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
         getattr(entry, where).append(note)
     result._commented_starts = sorted(key_start[k] for k in result.by_key)
     return result
-
-
-def _code_end(text: str) -> int:
-    """Where the last token of code ends (comments after it belong to the end of the file)."""
-    end = len(text)
-    for marker in ("\n#[metadata]", "\nMETADATA:"):
-        at = text.find(marker)
-        if at >= 0:
-            end = min(end, at)
-    pos = end
-    while pos > 0:
-        stripped = text[:pos].rstrip()
-        pos = len(stripped)
-        if stripped.endswith("*/"):
-            depth, i = 0, pos
-            while i > 0:  # back over a (nested) block comment
-                if text.startswith("*/", i - 2):
-                    depth, i = depth + 1, i - 2
-                elif text.startswith("/*", i - 2):
-                    depth, i = depth - 1, i - 2
-                    if depth == 0:
-                        break
-                else:
-                    i -= 1
-            pos = i
-            continue
-        line_start = stripped.rfind("\n") + 1
-        line = stripped[line_start:]
-        cut = _line_comment_start(line)
-        if cut is not None:
-            pos = line_start + cut
-            continue
-        return pos
-    return 0
-
-
-def _line_comment_start(line: str) -> int | None:
-    """Where a `//` or `#` comment starts on a line of code, if it has one
-    (outside strings)."""
-    quoted = False
-    i = 0
-    while i < len(line):
-        ch = line[i]
-        if ch == '"':
-            quoted = not quoted
-        elif not quoted and (line.startswith("//", i) or (ch == "#" and not line.startswith("#[", i))):
-            return i
-        i += 1
-    return None
 
 
 def _statement(
@@ -660,69 +496,37 @@ def _statement(
     return top, "before"
 
 
-def _note(index: int, comment: Comment, text: str) -> Note:
-    start = comment.span.start
-    line_start = text.rfind("\n", 0, start) + 1
-    own_line = text[line_start:start].strip() == ""
+def _note(index: int, comment: Comment, trivia: Trivia) -> Note:
     is_line = not comment.text.startswith("/*")
-    blank = own_line and blank_line_before(text, start)
-    end = comment.span.end
-    line_end = text.find("\n", end)
-    rest = text[end : line_end if line_end >= 0 else len(text)]
-    inline = not is_line and rest.strip() != ""
-    return Note(index, comment.text, own_line, is_line, blank, inline)
+    inline = not is_line and not trivia.ends_line
+    return Note(index, comment.text, trivia.own_line, is_line, trivia.blank_before, inline)
 
 
-def skip_back(text: str, pos: int, starts: list[int], ends: list[int], blanks: str = " \t\r\n") -> int:
-    """Move back from `pos` over `blanks` and over the comments that end
-    where it stands (`starts`/`ends`: the comments' offsets, sorted)."""
-    while pos > 0:
-        if text[pos - 1] in blanks:
-            pos -= 1
-            continue
-        i = bisect_left(ends, pos)
-        if i < len(ends) and ends[i] == pos:
-            pos = starts[i]
-            continue
-        break
-    return pos
+def _between(trivia: Trivia, end: int) -> str:
+    """The code between an anchor that ends at `end` and the comment: "",
+    the one token (`,`, `;`) or, for more, something that ends as they do."""
+    before = trivia.before
+    if before is None or before[1] <= end:
+        return ""
+    return before[2] if trivia.before2_end <= end else "..." + before[2]
 
 
-def statement_start(text: str, pos: int, starts: list[int], ends: list[int]) -> int:
-    """Where the statement whose value starts at `pos` begins: before
-    `%n = (` when the value is a bracketed block bound to a temporary."""
-
-    def back(p: int) -> int:
-        return skip_back(text, p, starts, ends)
-
-    p = back(pos)
-    if p > 0 and text[p - 1] in "({":
-        p = back(p - 1)
-        if p > 0 and text[p - 1] == "=":
-            m = _NAME_BEFORE.search(text, max(0, p - 257), back(p - 1))
-            if m is not None:
-                return m.start()
-    return pos
-
-
-_GRAPH_HEAD = re.compile(r"(?:%[A-Za-z0-9_.]+=)?")
-_STATEMENT_PREFIX = re.compile(r"\s*(?:%[A-Za-z0-9_.]+\s*=\s*)?$")
-
-
-def blank_line_before(text: str, pos: int) -> bool:
-    """Whether the code at `pos` starts its line (after an optional `%n =`)
-    and an empty line comes right before that line."""
-    line_start = text.rfind("\n", 0, pos) + 1
-    if not _STATEMENT_PREFIX.match(text[line_start:pos]):
+def _only_graph_head(trivia: Trivia, start: int) -> bool:
+    """Whether the code between the comment and an anchor starting at
+    `start` is nothing or the head of a graph binding (`%n =`)."""
+    after = trivia.after
+    if not after or after[0][0] >= start:
+        return True
+    if len(after) < 3 or after[2][0] < start or after[1][2] != "=":
         return False
-    if line_start == 0:
-        return False
-    prev_start = text.rfind("\n", 0, line_start - 1) + 1
-    return text[prev_start : line_start - 1].strip() == ""
+    return _GRAPH_NAME.fullmatch(after[0][2]) is not None
 
 
-def _decide(note: Note, prev: tuple | None, nxt: tuple | None, anchors: _Anchors) -> tuple[Any, str]:
-    between = anchors.code_between(prev[1], _start_of(note, anchors)) if prev is not None else None
+_GRAPH_NAME = re.compile(r"%[A-Za-z0-9_.]+")
+
+
+def _decide(note: Note, trivia: Trivia, prev: tuple | None, nxt: tuple | None, anchors: _Anchors) -> tuple[Any, str]:
+    between = _between(trivia, prev[1]) if prev is not None else None
     if not note.own_line:
         if prev is not None and between in ("", ",", ";"):
             return prev[2], ("after_term" if between else "after")
@@ -732,43 +536,12 @@ def _decide(note: Note, prev: tuple | None, nxt: tuple | None, anchors: _Anchors
             return prev[2], ("after_term" if between and between[-1] in ",;" else "after")
         return None, ""
     if nxt is not None:
-        end = anchors.ends[note.index]
         if prev is not None:
-            if (
-                nxt[2] in anchors.line_level
-                and not note.blank_before
-                and between in ("", ",", ";")
-                and _blank_line_after(anchors, end)
-            ):
+            if nxt[2] in anchors.line_level and not note.blank_before and between in ("", ",", ";") and trivia.blank_after:
                 return prev[2], "after"  # hugs the code above, an empty line below
-            if not _GRAPH_HEAD.fullmatch(anchors.code_between(end, nxt[0])):
+            if not _only_graph_head(trivia, nxt[0]):
                 return prev[2], "after"  # the last thing before a `)`, `}`, `else`, ...
         return nxt[2], "before"
     if prev is not None:
         return prev[2], "after"
     return None, ""
-
-
-def _blank_line_after(anchors: _Anchors, pos: int) -> bool:
-    """Whether an empty line comes between `pos` and the next code (other
-    comments in between are skipped)."""
-    text = anchors.text
-    n = len(text)
-    while pos < n:
-        newlines = 0
-        while pos < n and text[pos] in " \t\r\n":
-            if text[pos] == "\n":
-                newlines += 1
-                if newlines >= 2:
-                    return True
-            pos += 1
-        i = bisect_left(anchors.starts, pos)
-        if i < len(anchors.starts) and anchors.starts[i] == pos:
-            pos = anchors.ends[i]
-            continue
-        return False
-    return False
-
-
-def _start_of(note: Note, anchors: _Anchors) -> int:
-    return anchors.starts[note.index]

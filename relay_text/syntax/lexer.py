@@ -5,16 +5,18 @@ decides the tokens a regular expression cannot (see the grammar's header):
 nested `/* */` comments, `<` opening type arguments versus less-than,
 `where` as keyword versus operator, attribute keys, version headers and the
 trailing `#[metadata]` section. Comments are collected, not discarded, so
-that the formatter can keep them.
+that the formatter can keep them, each with the tokens on either side of
+it, from which its trivia is read when it is needed (`ir.positions.Trivia`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..diagnostics import codes
 from ..ir.module import Comment
+from ..ir.positions import CommentSite
 from ..ir.span import Source, Span
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
@@ -137,9 +139,19 @@ class Tokens:
         self.source = source
         self.literal_kinds = literal_kinds
         self.comments: list[Comment] = []
+        # one per comment: where the token or comment before it ended, its
+        # start and end, the token before it (start, end; -1: none), the end
+        # of the token before that, and the first tokens after it
+        self.sites: list[CommentSite] = []
+        # Starts of the tokens that begin a line below an empty line
+        self.blank_lines: set[int] = set()
+        self.blank_after_header = False  # an empty line below the version header
         self.version: tuple[str, int, int] | None = None  # (version, start, end)
 
     def __iter__(self) -> Iterator[Tok]:
+        """The tokens; each one that follows a comment is shown to `around`
+        (which records the comments' trivia) before it is handed on."""
+        around = _Around(self.source.text, self.sites)
         text = self.source.text
         match = _MASTER.match
         kinds = self.literal_kinds
@@ -149,6 +161,8 @@ class Tokens:
         pos = 0
         prev_kind = ""
         prev_end = -1
+        prev_start = prev2_end = -1  # (for the trivia of comments)
+        blank_lines = self.blank_lines
         # After `def`, `data` or `type`, the name being defined takes `<` even with a space.
         defining = False
         after_def_name = False
@@ -162,7 +176,14 @@ class Tokens:
         while True:
             if header is not None and _SPACES.match(text, pos).end() == header.start():
                 self.version = (header.group(1), header.start(), header.end())
-                yield Tok("VERSION", header.group(1), header.start(), header.end())
+                if _starts_paragraph(text, pos, header.start()):
+                    blank_lines.add(header.start())
+                tok = Tok("VERSION", header.group(1), header.start(), header.end())
+                if around.busy:
+                    around.code(tok)
+                yield tok
+                around.header_end, around.busy = header.end(), True
+                prev2_end, prev_start = prev_end, header.start()
                 prev_kind, prev_end, pos = "VERSION", header.end(), header.end()
                 header = None
                 match = _MASTER_TVM.match
@@ -181,7 +202,11 @@ class Tokens:
                 start = end - len(value)
                 if value == "METADATA" and text.startswith(":", end) and self.version is not None and self.version[0] == "0.0.4":
                     # v0.0.4 ended a module with `METADATA:` and the JSON table
-                    yield Tok("METADATA", text[end + 1 :], start, len(text))
+                    tok = Tok("METADATA", text[end + 1 :], start, len(text))
+                    if around.busy:
+                        around.code(tok)
+                    yield tok
+                    self._finish(around)
                     return
                 kind = ident_kind(value, end, prev_kind)
                 if kind == "MATCH" and text.startswith("?", end):
@@ -202,28 +227,35 @@ class Tokens:
                 else:
                     kind = kinds[value]
             elif kind == "eof":
+                self._finish(around)
                 return
             elif kind == "line_comment":
                 start = m.start(kind)
                 comments.append(Comment(text[start:end].rstrip("\r"), Span(source, start, end)))
+                around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
             elif kind == "block_comment":
                 start = m.start(kind)
                 end = self._block_comment_end(start)
                 comments.append(Comment(text[start:end], Span(source, start, end)))
+                around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
             elif kind == "hash":
                 start = m.start(kind)
                 if text.startswith("#[", start):
                     tok = self._hash_attribute(start)
+                    if around.busy:
+                        around.code(tok)
                     yield tok
+                    prev2_end, prev_start = prev_end, start
                     prev_kind, prev_end, pos = tok.type, tok.end_pos, tok.end_pos
                     continue
                 end = text.find("\n", start)
                 end = len(text) if end < 0 else end
                 comments.append(Comment(text[start:end].rstrip("\r"), Span(source, start, end)))
+                around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
             else:  # badnum
@@ -237,11 +269,21 @@ class Tokens:
                 )
             after_def_name = defining and (kind == "GLOBAL" or kind == "IDENT")
             defining = kind == "DEF" or kind == "DATA" or kind == "TYPE"
-            yield Tok(kind, value, start, end)
+            if (start - pos > 1 or pos == 0) and _starts_paragraph(text, pos, start):
+                blank_lines.add(start)
+            tok = Tok(kind, value, start, end)
+            if around.busy:
+                around.code(tok)
+            yield tok
+            prev2_end, prev_start = prev_end, start
             prev_kind = kind
             prev_end = pos = end
 
     # ---- pieces ------------------------------------------------------------
+
+    def _finish(self, around: _Around) -> None:
+        around.finish()
+        self.blank_after_header = around.blank_after_header
 
     def _ident_kind(self, value: str, end: int, prev_kind: str) -> str:
         text = self.source.text
@@ -311,6 +353,74 @@ class Tokens:
                 hint="move it to the top of the file, above the first definition",
             )
         raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
+
+
+def _starts_paragraph(text: str, pos: int, start: int) -> bool:
+    """Whether the token at `start`, after blanks from `pos`
+    (where the previous one ended, 0 for none), begins a line below an empty line."""
+    return text.count("\n", pos, start) >= (1 if pos == 0 else 2)
+
+
+class _Around:
+    """Records where each comment stands as the tokens go by: the tokens on
+    either side of it (`ir.positions.Trivia` is read from these)."""
+
+    __slots__ = ("text", "sites", "busy", "waiting", "header_end", "blank_after_header")
+
+    def __init__(self, text: str, sites: list[CommentSite]) -> None:
+        self.text = text
+        self.sites = sites
+        self.busy = False  # some comment still waits for the tokens after it
+        self.waiting: list[list[Any]] = []  # the token lists of those comments
+        self.header_end = -1  # the end of the version header, until the next thing starts
+        self.blank_after_header = False
+
+    def comment(self, pos: int, start: int, end: int, tok_start: int, tok_end: int, tok2_end: int) -> None:
+        """A comment at [start, end): the previous token or comment ended at
+        `pos`; the previous token is [tok_start, tok_end) (-1: none), the
+        one before it ended at `tok2_end`."""
+        if self.header_end >= 0:
+            self._header(start)
+        after: list[Any] = []
+        self.sites.append((pos, start, end, tok_start, tok_end, tok2_end, after))
+        self.waiting.append(after)
+        self.busy = True
+
+    def _header(self, start: int) -> None:
+        """The first thing after the version header starts at `start`."""
+        self.blank_after_header = self.text.count("\n", self.header_end, start) >= 2
+        self.header_end = -1
+        self.busy = bool(self.waiting)
+
+    def code(self, tok: Tok) -> None:
+        """The next token, shown only while `busy`."""
+        if self.header_end >= 0:
+            self._header(tok.start_pos)
+        waiting = self.waiting
+        for after in waiting:
+            after.append(tok)
+        if tok.type == "METADATA":  # the end of the code
+            waiting.clear()
+        elif len(waiting) == 1:
+            if not _wants_more(waiting[0]):
+                waiting.clear()
+        else:
+            self.waiting = waiting = [after for after in waiting if _wants_more(after)]
+        self.busy = bool(waiting)
+
+    def finish(self) -> None:
+        if self.header_end >= 0:
+            self._header(len(self.text))
+
+
+def _wants_more(after: list[Any]) -> bool:
+    """Whether the tokens after a comment so far leave a question open: a
+    `,` (what follows it) or a name that may start a graph binding (`%n =`
+    and the token after it). Placing the comment asks no more than that."""
+    first = after[0].value
+    if len(after) == 1:
+        return first == "," or first[:1] == "%"
+    return len(after) == 2 and first[:1] == "%" and after[1].value == "="
 
 
 def _glued(text: str, a: int, b: int) -> bool:

@@ -239,6 +239,10 @@ def _run(
         if gc_was_enabled:
             gc.enable()
     module.comments = tokens.comments
+    if module.positions is not None:
+        module.positions.comment_sites = tokens.sites
+        module.positions.blank_lines = tokens.blank_lines
+        module.positions.blank_after_header = tokens.blank_after_header
     if tokens.version is not None:
         module.header = Span(source, tokens.version[1], tokens.version[2])
     unbound_names = {f"%{name}" for name, _, _ in builder.unbound}

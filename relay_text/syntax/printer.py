@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import gc
 import re
-from bisect import bisect_left
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -58,14 +57,7 @@ from ..ir.span import Span
 from ..ir.ty import FuncType, Kind
 from ..ir.visitor import ExprFunctor
 from ..text.type_text import shape_text, type_params_text, type_text
-from .comments import (
-    Attached,
-    Comments,
-    Note,
-    blank_line_before,
-    occurrence,
-    statement_start,
-)
+from .comments import Attached, Comments, Note, occurrence
 from .doc import (
     BOL,
     BREAK_PARENT,
@@ -152,7 +144,6 @@ class _Printer(ExprFunctor[Any]):
         self.width = width
         self.comments = comments if comments else None
         self.text = source_text
-        self.comment_spans: tuple[list[int], list[int]] = ([], [])
         self.plan: Plan | None = None
         self.plans: dict[Expr, Plan] = {}
         self.def_name: str | None = None  # set while the root being printed is a definition
@@ -233,16 +224,16 @@ class _Printer(ExprFunctor[Any]):
         """Whether the source has an empty line before this statement. With
         `bound`, the statement binds `node` to a temporary: for a block value
         (`%n = { let ...`) it starts at `%n`, not inside the block."""
-        text = self.text
-        if text is None:
+        positions = self.positions
+        if self.text is None or positions is None:
             return False
         span = node.span
         if span is None:
             return False
         start = span.start
         if bound and type(node) is Let:
-            start = statement_start(text, start, *self.comment_spans)
-        return blank_line_before(text, start)
+            start = positions.statement_start(start)
+        return positions.blank_before(start)
 
     def _tail_blank(self, node: Expr, tail_key: tuple | None) -> bool:
         """Whether the source has an empty line before a scope's final
@@ -257,20 +248,14 @@ class _Printer(ExprFunctor[Any]):
         span = span or node.span
         if span is None or span.source.text is not text:
             return False
-        starts, ends = self.comment_spans
-        first = pos = span.start
-        while True:
-            p = pos
-            while p > 0 and text[p - 1] in " \t\r\n":
-                p -= 1
-            i = bisect_left(ends, p)
-            if i >= len(ends) or ends[i] != p:
-                break
-            line_start = text.rfind("\n", 0, starts[i]) + 1
-            if text[line_start : starts[i]].strip():
-                break  # a comment after code on its line: it trails that code
-            first = pos = starts[i]
-        return blank_line_before(text, first)
+        assert self.positions is not None
+        comments = self.comments
+        if comments is not None:
+            # the comments on lines of their own right above it lead it
+            first = comments.leading_run(span.start)
+            if first is not None:
+                return first.blank_before
+        return self.positions.blank_before(span.start)
 
     # ---- comments ------------------------------------------------------------
 
@@ -636,11 +621,11 @@ class _Printer(ExprFunctor[Any]):
                     parts.append(HARDLINE)
                 parts += [Lazy("comment", note), HARDLINE]
             if self.comments.head and header is not None and module.header is not None:
-                if blank_line_before(self.comments.text, module.header.start):
+                if module.positions.blank_before(module.header.start):
                     parts.append(HARDLINE)
         if header is not None:
             parts += [header, HARDLINE]
-            if module.header is not None and self.comments is not None and _blank_line_after(self.comments.text, module.header.end):
+            if module.header is not None and self.comments is not None and module.positions.blank_after_header:
                 parts.append(HARDLINE)
         elif self.comments is not None and self.comments.head:
             parts.append(HARDLINE)  # the header's place: keep the opening comments apart
@@ -1122,12 +1107,6 @@ def _layout(printer: _Printer, doc: Doc) -> str:
     return names.patch(text)  # names of TVM bindings, numbered once their statement ended
 
 
-def _blank_line_after(text: str, pos: int) -> bool:
-    """Whether an empty line follows `pos` before the next non-blank text."""
-    end = len(text) - len(text[pos:].lstrip())
-    return text.count("\n", pos, end) >= 2
-
-
 def header_for(module: Module, dialect: str, keep: bool = True) -> str | None:
     """The first line of a file: none in the documented dialect; the TVM
     file's own header when kept (`v0.0.4` stays), else `#[version = "0.0.5"]`."""
@@ -1163,8 +1142,6 @@ def render_module(
     if dialect == own:  # a conversion may inline and renumber; formatting keeps the names
         printer.keep_names(module.positions.graph_names)
     if printer.text is not None:
-        spans = sorted((c.span.start, c.span.end) for c in module.comments)
-        printer.comment_spans = ([a for a, _ in spans], [b for _, b in spans])
         printer.positions = module.positions
     if header == "auto":
         header = header_for(module, dialect)

@@ -356,14 +356,18 @@ def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: dict, nam
     base = numpy_dtype(dtype.split("x")[0])
     # (drawn as float64 or int64, then converted)
     limits.check_allocation(limits.elements(tuple(shape)), max(base.itemsize, 8), f"a random value for `{name}`")
-    if base.kind == "f" or base.name == "bfloat16":
-        arr = rng.standard_normal(shape).astype(base)
-    elif base.kind == "b":
-        arr = rng.random(shape) < 0.5
-    elif base.kind == "u":
-        arr = rng.integers(0, 10, size=shape).astype(base)
-    else:
-        arr = rng.integers(-10, 10, size=shape).astype(base)
+    try:
+        if base.kind == "f" or base.name == "bfloat16":
+            arr = rng.standard_normal(shape).astype(base)
+        elif base.kind == "b":
+            arr = rng.random(shape) < 0.5
+        elif base.kind == "u":
+            arr = rng.integers(0, 10, size=shape).astype(base)
+        else:
+            arr = rng.integers(-10, 10, size=shape).astype(base)
+    except MemoryError:  # the system refused what the limit allowed
+        need = limits.byte_text(limits.elements(tuple(shape)) * max(base.itemsize, 8))
+        raise limits.LimitExceeded(f"a random value for `{name}` needs {need}, more memory than the system gives the run", "too large") from None
     return arr[()] if arr.ndim == 0 else arr
 
 

@@ -270,7 +270,8 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
         diag = Diagnostic(codes.DIVISION_BY_ZERO, "integer division by zero", span, label="failed here")
         _label_divisor(diag, program, node)
     elif isinstance(exc, MemoryError):
-        diag = Diagnostic(codes.RUNTIME_ERROR, "out of memory", span, label="while evaluating this")
+        # (the system refused an allocation that --max-memory allowed)
+        diag = Diagnostic(codes.RESOURCE_LIMIT, "this needs more memory than the system gives the run", span, label="while evaluating this")
     else:
         what = _describe_node(node)
         message = str(exc) or type(exc).__name__

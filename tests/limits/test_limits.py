@@ -254,3 +254,43 @@ def test_a_constant_the_system_cannot_allocate_is_a_resource_limit(monkeypatch: 
 def test_a_nan_fill_value_for_an_integer_constant_is_an_invalid_literal() -> None:
     d = only_error(check("def @main() { Constant(nanf, (2), int32) }").diagnostics)
     assert (d.code, d.message) == ("invalid-literal", "`nanf` is not an integer, as dtype int32 requires")
+
+
+# ---------------------------------------------------------------- the system refuses memory
+
+
+def test_random_arguments_the_system_cannot_allocate_are_a_resource_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within --max-memory, the system may still refuse (an address-space
+    limit, a fragmented heap): that is a located `resource-limit` error."""
+    import numpy as np
+
+    class Refusing:
+        def standard_normal(self, shape):  # type: ignore[no-untyped-def]
+            raise MemoryError("Unable to allocate 8.00 MiB")
+
+    monkeypatch.setattr(np.random, "default_rng", lambda seed=None: Refusing())
+    ran = run("def @main(%x: Tensor[(1024, 1024), float32]) { %x }", random_args=True)
+    d = only_error(ran.diagnostics)
+    assert (d.code, d.message, d.label) == (
+        "resource-limit",
+        "a random value for `x` needs 8 MiB, more memory than the system gives the run",
+        "too large",
+    )
+    assert where(d)[:2] == (1, 11)
+
+
+def test_an_operator_the_system_cannot_give_memory_is_a_resource_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from relay_text.ops import registry
+
+    def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise MemoryError
+
+    op = registry.get("negative")
+    assert op is not None
+    monkeypatch.setitem(registry._OPS, "negative", dataclasses.replace(op, kernel=refuse))
+    ran = run("def @main(%x: Tensor[(2), float32]) {\n  negative(%x)\n}", random_args=True, optimize=False)
+    d = only_error(ran.diagnostics)
+    assert (d.code, d.message) == ("resource-limit", "this needs more memory than the system gives the run")
+    assert where(d) == (2, 3, 2, 15)

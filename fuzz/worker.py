@@ -66,6 +66,11 @@ def _serve(conn: Any, target: Target, memory_limit: int | None) -> None:
         conn.send(("done", failures))
 
 
+# Cases one worker process runs before it is replaced: what a long series
+# of cases leaves behind (caches, a fragmented heap) would otherwise count
+# against the memory limit of later ones.
+CASES_PER_PROCESS = 200
+
 # How many times the time limit a case may take in wall time while it has
 # not used the limit in CPU time (the machine is busy), before it is a hang.
 WALL_FACTOR = 6
@@ -91,6 +96,7 @@ class Worker:
         self.process: Any = None
         self.conn: Any = None
         self.restarts = 0
+        self.served = 0  # cases the current worker process has run
 
     def _start(self) -> None:
         parent, child = self.context.Pipe()
@@ -98,6 +104,7 @@ class Worker:
         self.process.start()
         child.close()
         self.conn = parent
+        self.served = 0
 
     def _kill(self) -> None:
         if self.process is not None:
@@ -130,8 +137,11 @@ class Worker:
         self, text: str, reference: str | None = None, timeout: float | None = None, run: bool = True
     ) -> tuple[list[Failure], float]:
         """The failures of one case and the seconds it took."""
+        if self.process is not None and self.served >= CASES_PER_PROCESS:
+            self.close()  # a fresh process, as each `relay` command is
         if self.process is None or not self.process.is_alive():
             self._start()
+        self.served += 1
         limit = self.case_timeout if timeout is None else timeout
         start = time.monotonic()
         cpu_start = _cpu_seconds(self.process.pid)

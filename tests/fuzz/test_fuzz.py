@@ -147,3 +147,19 @@ def test_a_program_that_rightly_runs_long_is_stopped_by_its_own_timeout(tmp_path
         failures, seconds = worker.evaluate(text)
     assert failures == []
     assert seconds >= float(RUN_TIMEOUT)
+
+
+def _report_pid(text: str, reference: str | None, workdir: Path, stage, run: bool = True) -> list[Failure]:
+    import os
+
+    return [Failure("exit", "api", str(os.getpid()))]
+
+
+def test_a_worker_process_is_replaced_after_a_series_of_cases(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fuzz import worker as worker_module
+
+    monkeypatch.setattr(worker_module, "CASES_PER_PROCESS", 2)
+    with Worker(_report_pid, case_timeout=10.0) as worker:
+        pids = [worker.evaluate("def @main() { 0 }")[0][0].detail for _ in range(3)]
+    assert pids[0] == pids[1] != pids[2]
+    assert worker.restarts == 0  # replaced, not killed

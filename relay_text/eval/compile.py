@@ -199,13 +199,12 @@ class Compiler:
         """The Python expression that denotes a node's value."""
         start = node
         while True:
-            t = type(node)
-            if t is Var and node in self.let_alias:
+            if type(node) is Var and node in self.let_alias:
                 node = self.let_alias[node]
-            elif t is Let:
-                node = node.body  # type: ignore[attr-defined]  # node is a Let: `t is Let` above
-            elif t is Call and type(node.op) is Constructor and not node.args:  # type: ignore[attr-defined]  # node is a Call: `t is Call`
-                node = node.op  # type: ignore[attr-defined]  # node is a Call: `t is Call` above
+            elif type(node) is Let:
+                node = node.body
+            elif type(node) is Call and type(node.op) is Constructor and not node.args:
+                node = node.op
             else:
                 break
         name = self.names.get(node)

@@ -117,11 +117,10 @@ class FunctionEmitter:
         """The compound node whose value `node` denotes, if any."""
         let_alias = self.c.let_alias
         while True:
-            t = type(node)
-            if t is Var and node in let_alias:
+            if type(node) is Var and node in let_alias:
                 node = let_alias[node]
-            elif t is Let:
-                node = node.body  # type: ignore[attr-defined]  # node is a Let: `t is Let` above
+            elif type(node) is Let:
+                node = node.body
             else:
                 break
         if isinstance(node, LEAVES) or (type(node) is Call and type(node.op) is Constructor and not node.args):
@@ -170,12 +169,14 @@ class FunctionEmitter:
         inline, _ = region_edges(node)
         for child in inline:
             target = self.resolve(child)
-            pending = self.readers.get(target) if target is not None else None
+            if target is None:
+                continue
+            pending = self.readers.get(target)
             if pending is None or node not in pending:
                 continue
             pending.discard(node)
             if not pending:
-                name = self.c.ref(target)  # type: ignore[arg-type]  # target is not None: it has pending readers
+                name = self.c.ref(target)
                 if name not in out:
                     out.append(name)
         return out

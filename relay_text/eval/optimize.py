@@ -498,10 +498,9 @@ def _small_enough(ty: Any) -> bool:
 
 def _resolve(node: Expr, alias: dict[Var, Expr]) -> Expr:
     while True:
-        t = type(node)
-        if t is Var and node in alias:
+        if type(node) is Var and node in alias:
             node = alias[node]
-        elif t is Let:
-            node = node.body  # type: ignore[attr-defined]  # node is a Let: `t is Let` above
+        elif type(node) is Let:
+            node = node.body
         else:
             return node

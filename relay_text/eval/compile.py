@@ -199,12 +199,13 @@ class Compiler:
         """The Python expression that denotes a node's value."""
         start = node
         while True:
-            if type(node) is Var and node in self.let_alias:
+            t = type(node)
+            if t is Var and node in self.let_alias:
                 node = self.let_alias[node]
-            elif type(node) is Let:
-                node = node.body
-            elif type(node) is Call and type(node.op) is Constructor and not node.args:
-                node = node.op
+            elif t is Let:
+                node = node.body  # type: ignore[attr-defined]  # t is type(node), kept in a local for speed
+            elif t is Call and type(node.op) is Constructor and not node.args:  # type: ignore[attr-defined]  # (as above)
+                node = node.op  # type: ignore[attr-defined]  # (as above)
             else:
                 break
         name = self.names.get(node)

@@ -117,10 +117,11 @@ class FunctionEmitter:
         """The compound node whose value `node` denotes, if any."""
         let_alias = self.c.let_alias
         while True:
-            if type(node) is Var and node in let_alias:
+            t = type(node)
+            if t is Var and node in let_alias:
                 node = let_alias[node]
-            elif type(node) is Let:
-                node = node.body
+            elif t is Let:
+                node = node.body  # type: ignore[attr-defined]  # t is type(node), kept in a local for speed
             else:
                 break
         if isinstance(node, LEAVES) or (type(node) is Call and type(node.op) is Constructor and not node.args):

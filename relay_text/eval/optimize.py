@@ -498,9 +498,10 @@ def _small_enough(ty: Any) -> bool:
 
 def _resolve(node: Expr, alias: dict[Var, Expr]) -> Expr:
     while True:
-        if type(node) is Var and node in alias:
+        t = type(node)
+        if t is Var and node in alias:
             node = alias[node]
-        elif type(node) is Let:
-            node = node.body
+        elif t is Let:
+            node = node.body  # type: ignore[attr-defined]  # t is type(node), kept in a local for speed
         else:
             return node

@@ -447,8 +447,8 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
             reporter.message(f"error: cannot write the result as .npz: {exc}", "bold red")
             return EXIT_ERROR
         try:
-            with open(output_path, "wb") as fh:  # type: ignore[arg-type]
-                np.savez(fh, **arrays)  # type: ignore[arg-type]
+            with open(output_path, "wb") as fh:  # type: ignore[arg-type]  # set: `run` rejects npz without --output
+                np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy's stubs match **arrays against `allow_pickle`; the keys are outN
         except OSError as exc:
             reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
             return EXIT_ERROR

@@ -29,7 +29,7 @@ from typing import Any, Callable
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found]  # a dependency on Python 3.10 only
 
 SECTION = "tool.relay"
 

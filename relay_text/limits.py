@@ -137,9 +137,10 @@ except (AttributeError, ValueError, OSError):
 
 def max_memory() -> int:
     """The memory limit of the current run (`--max-memory`), in bytes."""
-    if _max_memory[0] is None:
-        _max_memory[0] = default_max_memory()
-    return _max_memory[0]  # type: ignore[return-value]
+    limit = _max_memory[0]
+    if limit is None:
+        limit = _max_memory[0] = default_max_memory()
+    return limit
 
 
 def set_max_memory(n: int | None) -> int | None:

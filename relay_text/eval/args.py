@@ -82,7 +82,7 @@ class TypeDefs:
         cached = self._fields.get(key)
         if cached is not None and cached[0] is call:
             return cached[1]
-        data = self.defs.get(call.func)  # type: ignore[arg-type]
+        data = self.defs.get(call.func) if isinstance(call.func, GlobalTypeVar) else None  # a type variable has no definition
         if data is None:
             result: tuple = tuple(None for _ in con.inputs)
         else:
@@ -288,7 +288,7 @@ def _random(ty: Any, rng: np.random.Generator, defs: TypeDefs, bindings: dict, d
 def _random_data(ty: TypeCall, rng: np.random.Generator, defs: TypeDefs, depth: int, name: str) -> tuple[list, Callable[[list], Any]]:
     """Choose a constructor (or, for a List, a length): the types of the
     fields still to fill, and how to build the value from them."""
-    data = defs.defs.get(ty.func)
+    data = defs.defs.get(ty.func) if isinstance(ty.func, GlobalTypeVar) else None  # a type variable has no definition
     if data is None or not data.constructors:
         raise ArgumentError(f"cannot make up a value of {type_text(ty)} for `{name}`: its type has no constructors")
     if ty.func.name == "List":

@@ -125,8 +125,8 @@ def free_names(block: Block) -> set[str]:
             used.update(_LOCAL.findall(text))
             for m in _ASSIGNED.finditer(text):
                 bound.add(m.group(1) or m.group(2))
-            m = _DEF.match(text)
-            if m:
-                bound.add(m.group(1))
-                bound.update(_LOCAL.findall(m.group(2)))
+            head = _DEF.match(text)
+            if head:
+                bound.add(head.group(1))
+                bound.update(_LOCAL.findall(head.group(2)))
     return used - bound

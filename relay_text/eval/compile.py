@@ -201,26 +201,26 @@ class Compiler:
         while True:
             t = type(node)
             if t is Var and node in self.let_alias:
-                node = self.let_alias[node]  # type: ignore[index]
+                node = self.let_alias[node]
             elif t is Let:
-                node = node.body  # type: ignore[attr-defined]
-            elif t is Call and type(node.op) is Constructor and not node.args:  # type: ignore[attr-defined]
-                node = node.op  # type: ignore[attr-defined]
+                node = node.body  # type: ignore[attr-defined]  # t is type(node), kept in a local for speed
+            elif t is Call and type(node.op) is Constructor and not node.args:  # type: ignore[attr-defined]  # (as above)
+                node = node.op  # type: ignore[attr-defined]  # (as above)
             else:
                 break
         name = self.names.get(node)
         if name is None:
-            if t is Constant:
-                name = self.constant(node)  # type: ignore[arg-type]
-            elif t is GlobalVar:
-                name = self.global_ref(node)  # type: ignore[arg-type]
-            elif t is Constructor:
-                name = self.constructor_value(node)  # type: ignore[arg-type]
-            elif t is Op:
-                name = self.operator_value(node)  # type: ignore[arg-type]
-            elif t is Var:
-                name = self.unbound(node)  # type: ignore[arg-type]
-            elif t is Tuple and not node.fields:  # type: ignore[attr-defined]
+            if type(node) is Constant:
+                name = self.constant(node)
+            elif type(node) is GlobalVar:
+                name = self.global_ref(node)
+            elif type(node) is Constructor:
+                name = self.constructor_value(node)
+            elif type(node) is Op:
+                name = self.operator_value(node)
+            elif type(node) is Var:
+                name = self.unbound(node)
+            elif type(node) is Tuple and not node.fields:
                 name = "()"
             else:
                 name = self.fresh("t")
@@ -238,13 +238,13 @@ class Compiler:
     def constant(self, node: Constant) -> str:
         if node.value is None:
             if node.meta_index in self.meta_values:
-                name = f"meta{node.meta_index}"
-                value = self.meta_values[node.meta_index]
-                if isinstance(value, np.ndarray) and value.flags.writeable:
-                    value = value.view()  # the program's constant: read-only
-                    value.flags.writeable = False
-                self.ns[name] = value
-                return name
+                meta_name = f"meta{node.meta_index}"
+                meta_value = self.meta_values[node.meta_index]
+                if isinstance(meta_value, np.ndarray) and meta_value.flags.writeable:
+                    meta_value = meta_value.view()  # the program's constant: read-only
+                    meta_value.flags.writeable = False
+                self.ns[meta_name] = meta_value
+                return meta_name
             self.missing_constants.append(node)
             return "None"
         shape = tuple(node.shape or ())
@@ -252,7 +252,7 @@ class Compiler:
         name = self.constants.get(key)
         if name is None:
             name = self.fresh("k")
-            base = node.dtype.split("x")[0]  # type: ignore[union-attr]
+            base = node.dtype.split("x")[0]  # type: ignore[union-attr]  # a literal (its value is set) has a dtype
             if base == "bfloat16" and not self.require_bfloat16(node):
                 return "None"
             dtype = numpy_dtype(base)
@@ -418,9 +418,10 @@ class Compiler:
         size = _static_size(self.type_of(call)) if self.type_of is not None and not all_scalar else None
         if size is not None and size[1] < limits.GUARD_BYTES:
             size = None
-        key: tuple | None = (op.name, call.attrs, all_scalar, low, size)
+        site = (op.name, call.attrs, all_scalar, low, size)
+        key: tuple | None = site
         try:
-            names = self.operator_names.get(key)  # type: ignore[arg-type]
+            names = self.operator_names.get(site)
         except TypeError:  # an attribute value that cannot be a key
             names, key = None, None
         if names is not None:
@@ -500,7 +501,7 @@ class Compiler:
         plan = plan_function(fn)
         for node in plan.place:
             if type(node) is Let:
-                self.let_alias[node.var] = node.value  # type: ignore[attr-defined]
+                self.let_alias[node.var] = node.value
         emitter = FunctionEmitter(self, plan)
         return emitter.function_def(name, fn, plan.top)
 

@@ -31,6 +31,7 @@ from ..ir.expr import (
     Tuple,
     TupleGetItem,
     Var,
+    int_attr,
 )
 from ..ir.pattern import (
     PatternConstructor,
@@ -68,10 +69,10 @@ class FunctionEmitter:
         # its shape is checked right after it is computed (see `check_shape`)
         self.let_checks: dict[Expr, tuple[Any, str]] = {}
         for node in plan.place:
-            if type(node) is Let and node.var.type_annotation is not None:  # type: ignore[attr-defined]
-                self.let_checks.setdefault(node.value, (node.var.type_annotation, f"`%{node.var.name}`"))  # type: ignore[attr-defined]
+            if type(node) is Let and node.var.type_annotation is not None:
+                self.let_checks.setdefault(node.value, (node.var.type_annotation, f"`%{node.var.name}`"))
             elif type(node) is Function:
-                self.check_result(node)  # type: ignore[arg-type]
+                self.check_result(node)
 
     def check_result(self, fn: Function) -> None:
         """A function's result is checked against its declared return type."""
@@ -79,7 +80,7 @@ class FunctionEmitter:
             return
         body = fn.body
         while type(body) is Let:
-            body = body.body  # type: ignore[attr-defined]
+            body = body.body
         if not isinstance(body, LEAVES):
             self.let_checks.setdefault(body, (fn.ret_type, "the result"))
 
@@ -104,12 +105,11 @@ class FunctionEmitter:
         for p in fn.params:
             c.names[p] = c.fresh("v")
         for node in self.plan.place:
-            t = type(node)
-            if t is Function:
-                for p in node.params:  # type: ignore[attr-defined]
+            if type(node) is Function:
+                for p in node.params:
                     c.names[p] = c.fresh("v")
-            elif t is Match:
-                for clause in node.clauses:  # type: ignore[attr-defined]
+            elif type(node) is Match:
+                for clause in node.clauses:
                     for var in pattern_vars(clause.pattern):
                         c.names[var] = c.fresh("v")
 
@@ -119,12 +119,12 @@ class FunctionEmitter:
         while True:
             t = type(node)
             if t is Var and node in let_alias:
-                node = let_alias[node]  # type: ignore[index]
+                node = let_alias[node]
             elif t is Let:
-                node = node.body  # type: ignore[attr-defined]
+                node = node.body  # type: ignore[attr-defined]  # t is type(node), kept in a local for speed
             else:
                 break
-        if isinstance(node, LEAVES) or (t is Call and type(node.op) is Constructor and not node.args):  # type: ignore[attr-defined]
+        if isinstance(node, LEAVES) or (type(node) is Call and type(node.op) is Constructor and not node.args):
             return None
         return node
 
@@ -170,12 +170,14 @@ class FunctionEmitter:
         inline, _ = region_edges(node)
         for child in inline:
             target = self.resolve(child)
-            pending = self.readers.get(target) if target is not None else None
+            if target is None:
+                continue
+            pending = self.readers.get(target)
             if pending is None or node not in pending:
                 continue
             pending.discard(node)
             if not pending:
-                name = self.c.ref(target)  # type: ignore[arg-type]
+                name = self.c.ref(target)
                 if name not in out:
                     out.append(name)
         return out
@@ -183,7 +185,7 @@ class FunctionEmitter:
     def assign_levels(self, top: Region) -> None:
         self.level[top] = 1
         for region in self.plan.regions[1:]:
-            level = self.level[region.parent] + 1  # type: ignore[index]
+            level = self.level[region.parent] + 1  # type: ignore[index]  # only the first region has no parent
             if level > MAX_NESTING:
                 self.outlined.add(region)
                 level = 1
@@ -259,10 +261,9 @@ class FunctionEmitter:
         return block
 
     def emit(self, node: Expr, block: Block) -> None:
-        t = type(node)
-        if t is Let:
-            if isinstance(node.value, LEAVES) and node.value in self.let_checks:  # type: ignore[attr-defined]
-                self.check_shape(node.value, *self.let_checks.pop(node.value), node, block)  # type: ignore[attr-defined]
+        if type(node) is Let:
+            if isinstance(node.value, LEAVES) and node.value in self.let_checks:
+                self.check_shape(node.value, *self.let_checks.pop(node.value), node, block)
             return
         self.emit_value(node, block)
         check = self.let_checks.pop(node, None)
@@ -272,30 +273,29 @@ class FunctionEmitter:
     def emit_value(self, node: Expr, block: Block) -> None:
         c = self.c
         ref = c.ref
-        t = type(node)
-        if t is Call:
-            self.emit_call(node, block)  # type: ignore[arg-type]
-        elif t is Tuple:
-            fields = [ref(f) for f in node.fields]  # type: ignore[attr-defined]
+        if type(node) is Call:
+            self.emit_call(node, block)
+        elif type(node) is Tuple:
+            fields = [ref(f) for f in node.fields]
             if fields:
                 text = "(" + ", ".join(fields) + ("," if len(fields) == 1 else "") + ")"
                 block.line(f"{ref(node)} = {text}", node)
-        elif t is TupleGetItem:
-            block.line(f"{ref(node)} = {ref(node.tuple_value)}[{node.index}]", node)  # type: ignore[attr-defined]
-        elif t is If:
-            self.emit_if(node, block)  # type: ignore[arg-type]
-        elif t is Match:
-            self.emit_match(node, block)  # type: ignore[arg-type]
-        elif t is Function:
-            self.emit_function(node, block)  # type: ignore[arg-type]
-        elif t is RefCreate:
-            block.line(f"{ref(node)} = REF({ref(node.value)})", node)  # type: ignore[attr-defined]
-        elif t is RefRead:
-            block.line(f"{ref(node)} = {ref(node.ref)}.value", node)  # type: ignore[attr-defined]
-        elif t is RefWrite:
-            block.line(f"{ref(node.ref)}.value = {ref(node.value)}; {ref(node)} = ()", node)  # type: ignore[attr-defined]
+        elif type(node) is TupleGetItem:
+            block.line(f"{ref(node)} = {ref(node.tuple_value)}[{node.index}]", node)
+        elif type(node) is If:
+            self.emit_if(node, block)
+        elif type(node) is Match:
+            self.emit_match(node, block)
+        elif type(node) is Function:
+            self.emit_function(node, block)
+        elif type(node) is RefCreate:
+            block.line(f"{ref(node)} = REF({ref(node.value)})", node)
+        elif type(node) is RefRead:
+            block.line(f"{ref(node)} = {ref(node.ref)}.value", node)
+        elif type(node) is RefWrite:
+            block.line(f"{ref(node.ref)}.value = {ref(node.value)}; {ref(node)} = ()", node)
         else:  # pragma: no cover - every compound node class is handled above
-            raise NotImplementedError(f"cannot compile {t.__name__}")
+            raise NotImplementedError(f"cannot compile {type(node).__name__}")
 
     def emit_call(self, node: Call, block: Block) -> None:
         c = self.c
@@ -328,7 +328,7 @@ class FunctionEmitter:
         elif type(op) is Constructor:
             if not args:
                 return  # a nullary constructor's value is shared (see `ref`)
-            cname = c.constructor_name(op)  # type: ignore[arg-type]
+            cname = c.constructor_name(op)
             fields = "(" + joined + ("," if len(args) == 1 else "") + ")"
             block.line(f"{target} = DNEW(DATA); {target}.con = {cname}; {target}.fields = {fields}", node)
         else:
@@ -376,11 +376,13 @@ class FunctionEmitter:
         its key), or None."""
         from . import inplace
 
-        name = node.op.name  # type: ignore[attr-defined]
+        type_of = self.c.type_of
+        if type(node.op) is not Op or type_of is None:
+            return None
+        name = node.op.name
         if name not in inplace.FRESH or not node.args:
             return None
-        type_of = self.c.type_of
-        ty = type_of(node)  # type: ignore[misc]
+        ty = type_of(node)
         if not isinstance(ty, TensorType) or ty.dtype not in inplace.FLOATS or type(ty.shape) is not tuple:
             return None  # (a shape may still be a variable where a generic function is applied)
         candidates = [0, 1] if name in inplace.BINARY_UFUNCS else [0]
@@ -390,22 +392,24 @@ class FunctionEmitter:
             fn: Any = None
             key: tuple = (name, i)
             if name in inplace.BINARY_UFUNCS and len(node.args) == 2:
-                other = type_of(node.args[1 - i])  # type: ignore[misc]
+                other = type_of(node.args[1 - i])
                 if not isinstance(other, TensorType) or other.dtype != ty.dtype:
                     return None
                 fn = inplace.binary(getattr(inplace.np, inplace.BINARY_UFUNCS[name]), i)
             elif name == "nn.bias_add" and len(node.args) == 2:
-                axis = dict(node.attrs).get("axis", 1)
+                axis = int_attr(dict(node.attrs), "axis", 1)
+                if axis is None:
+                    return None
                 key = (name, axis, len(ty.shape))
                 fn = inplace.bias_add(axis, len(ty.shape))
             elif name == "power" and len(node.args) == 2:
                 e = node.args[1]
-                if type(e) is Constant and e.value in (2.0, 3.0) and e.shape == () and e.dtype == ty.dtype:  # type: ignore[attr-defined]
-                    key = (name, float(e.value))  # type: ignore[attr-defined]
-                    fn = inplace.power(float(e.value))  # type: ignore[attr-defined]
+                if type(e) is Constant and e.value in (2.0, 3.0) and e.shape == () and e.dtype == ty.dtype:
+                    key = (name, float(e.value))
+                    fn = inplace.power(float(e.value))
             elif name in ("nn.softmax", "nn.log_softmax"):
-                axis = dict(node.attrs).get("axis", -1)
-                if len(ty.shape) == 0 or axis % len(ty.shape) != len(ty.shape) - 1:
+                axis = int_attr(dict(node.attrs), "axis", -1)
+                if axis is None or len(ty.shape) == 0 or axis % len(ty.shape) != len(ty.shape) - 1:
                     return None
                 key = (name,)
                 fn = inplace.softmax(name == "nn.log_softmax")
@@ -430,15 +434,18 @@ class FunctionEmitter:
         from . import inplace
 
         target = self.resolve(arg)
-        if type(target) is not Call or type(target.op) is not Op or target.op.name not in inplace.FRESH:  # type: ignore[attr-defined]
+        if type(target) is not Call or type(target.op) is not Op or target.op.name not in inplace.FRESH:
             return False
         pending = self.readers.get(target)
         if pending is None or pending != {node}:
             return False
         for reader in self.all_readers[target]:
-            if type(reader) is not Call or type(reader.op) is not Op or reader.op.name not in inplace.FRESH:  # type: ignore[attr-defined]
+            if type(reader) is not Call or type(reader.op) is not Op or reader.op.name not in inplace.FRESH:
                 return False
-        found = self.c.type_of(target)  # type: ignore[misc]
+        type_of = self.c.type_of
+        if type_of is None:
+            return False
+        found = type_of(target)
         return isinstance(found, TensorType) and found == ty and all(type(d) is int for d in ty.shape)
 
     def check_shape(self, value: Expr, declared: Any, what: str, node: Expr, block: Block) -> None:

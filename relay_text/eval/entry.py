@@ -190,10 +190,10 @@ def _run_module(
             except ArgumentError as exc:
                 diags.append(_bad(f"argument `{name}`: {exc}"))
             continue
-        expr, source, parse_diags = _parse_value(name, text, parse)
+        expr, text_source, parse_diags = _parse_value(name, text, parse)
         diags.extend(parse_diags)
         if expr is not None:
-            arg_exprs[name] = (expr, source)
+            arg_exprs[name] = (expr, text_source)
 
     if has_errors(diags):
         raise RunFailed(diags)
@@ -244,7 +244,7 @@ def _run_module(
 
     entries: dict[str, tuple[Expr, tuple[Var, ...]]] = {}
     if entry.gv is None:
-        entries[entry.key] = (entry.body, entry.params)  # type: ignore[assignment]
+        entries[entry.key] = (entry.body, entry.params)  # type: ignore[assignment]  # an entry without a global is a trailing expression: body is set
     for name, (expr, _) in arg_exprs.items():
         entries[f"--arg {name}"] = (expr, ())
     try:
@@ -265,12 +265,12 @@ def _run_module(
     except CompileError as exc:
         raise RunFailed(exc.diagnostics) from None
 
-    for name, (expr, source) in arg_exprs.items():
+    for name, (expr, arg_source) in arg_exprs.items():
         try:
             value = execute(program, f"--arg {name}", (), request.max_depth)
         except EvalError as exc:
             raise RunFailed([exc.diagnostic]) from None
-        values[name] = (value, "text", source)
+        values[name] = (value, "text", arg_source)
 
     bindings: dict = {}
     for p in entry.params:

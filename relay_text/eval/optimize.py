@@ -26,9 +26,9 @@ reported there) and the type the checker gave it (`types`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-from ..ir.expr import Call, Constant, Expr, Function, Let, Op, Tuple, TupleGetItem, Var
+from ..ir.expr import Call, Constant, Expr, Function, Let, Op, Tuple, TupleGetItem, Var, int_attr
 from ..ir.schema import region_edges
 from ..ir.ty import TensorType
 from ..ir.visitor import ExprMutator, post_order
@@ -114,9 +114,9 @@ class Optimizer:
                     replace[tail] = new
         for node in order:
             if type(node) is TupleGetItem and node not in replace:
-                found = self._batch_norm_alone(node, parents)  # type: ignore[arg-type]
-                if found is not None:
-                    replace[node] = found
+                alone = self._batch_norm_alone(node, parents)
+                if alone is not None:
+                    replace[node] = alone
         if not replace:
             return fn
         outer = self
@@ -141,7 +141,8 @@ class Optimizer:
             rewrite.visit(target)
         new = rewrite.visit(fn)
         outer._adopt(rewrite)
-        return new  # type: ignore[return-value]
+        assert type(new) is Function  # a rebuilt function is a function
+        return new
 
     def _affine_chain(self, head: Call, parents: dict[Expr, list[Expr]]) -> tuple[Expr, Expr] | None:
         """The affine steps after a conv/dense `head` (each the only user of
@@ -151,7 +152,7 @@ class Optimizer:
             return None
         attrs = dict(head.attrs)
         dtype = head_ty.dtype
-        if head.op.name == "nn.conv2d":  # type: ignore[attr-defined]
+        if type(head.op) is Op and head.op.name == "nn.conv2d":
             if attrs.get("data_layout", "NCHW") != "NCHW" or attrs.get("kernel_layout", "OIHW") != "OIHW":
                 return None
             if attrs.get("out_layout", "") not in ("", "NCHW") or attrs.get("out_dtype", "") not in ("", None, dtype):
@@ -220,7 +221,10 @@ class Optimizer:
         if not isinstance(ty, TensorType) or ty.dtype not in FLOATS or not _static(ty.shape) or self.type_of(bn.args[0]) != ty:
             return None
         rank = len(ty.shape)
-        axis = dict(bn.attrs).get("axis", 1) % rank
+        axis = int_attr(dict(bn.attrs), "axis", 1)
+        if axis is None:
+            return None
+        axis %= rank
         step = self._affine_step(bn, bn.args[0], axis, rank, ty.shape[axis], ty.dtype, parents)
         if step is None:
             return None
@@ -243,7 +247,8 @@ class Optimizer:
         vec_ty = TensorType((channels,), dtype)
         if name == "nn.batch_norm" and parent.args[0] is node:
             a = dict(parent.attrs)
-            if a.get("axis", 1) % rank != axis:
+            bn_axis = int_attr(a, "axis", 1)
+            if bn_axis is None or bn_axis % rank != axis:
                 return None
             # every use of the batch norm is its first field
             items = parents.get(parent, [])
@@ -254,7 +259,10 @@ class Optimizer:
                     return None
             gamma, beta, mean, var = parent.args[1:]
             span = parent.span
-            eps = self._scalar(a.get("epsilon", 1e-5), dtype, span)
+            epsilon = a.get("epsilon", 1e-5)
+            if not isinstance(epsilon, (int, float)):
+                return None
+            eps = self._scalar(epsilon, dtype, span)
             root = self._call("sqrt", (self._call("add", (var, eps), (), vec_ty, span),), (), vec_ty, span)
             if a.get("scale", True):
                 s = self._call("divide", (gamma, root), (), vec_ty, span)
@@ -267,7 +275,8 @@ class Optimizer:
                 b = self._call("negative", (mean_s,), (), vec_ty, span)
             return items[0], s, b
         if name == "nn.bias_add" and parent.args[0] is node:
-            if dict(parent.attrs).get("axis", 1) % rank != axis or self.type_of(parent.args[1]) != vec_ty:
+            bias_axis = int_attr(dict(parent.attrs), "axis", 1)
+            if bias_axis is None or bias_axis % rank != axis or self.type_of(parent.args[1]) != vec_ty:
                 return None
             return parent, None, parent.args[1]
         if name in ("add", "multiply") and len(parent.args) == 2 and node in parent.args:
@@ -313,10 +322,10 @@ class Optimizer:
         roots: set[Expr] = set()
         for node in order:
             if type(node) is Let:
-                alias[node.var] = node.value  # type: ignore[attr-defined]
+                alias[node.var] = node.value
         for node in order:
             if type(node) is Function:
-                roots.add(_resolve(node.body, alias))  # type: ignore[attr-defined]
+                roots.add(_resolve(node.body, alias))
         values: dict[Expr, Any] = {}
         folded: dict[Expr, Any] = {}
 
@@ -337,27 +346,26 @@ class Optimizer:
 
         with np.errstate(all="ignore"):
             for node in order:
-                t = type(node)
-                if t is Tuple:
-                    fields = [value_of(f) for f in node.fields]  # type: ignore[attr-defined]
+                if type(node) is Tuple:
+                    fields = [value_of(f) for f in node.fields]
                     if fields and all(f is not _MISSING for f in fields):
                         values[node] = tuple(fields)
                     continue
-                if t is TupleGetItem:
-                    value = value_of(node.tuple_value)  # type: ignore[attr-defined]
-                    if type(value) is tuple and node.index < len(value):  # type: ignore[attr-defined]
-                        values[node] = value[node.index]  # type: ignore[attr-defined]
+                if type(node) is TupleGetItem:
+                    value = value_of(node.tuple_value)
+                    if type(value) is tuple and node.index < len(value):
+                        values[node] = value[node.index]
                         if node not in roots:
-                            folded[node] = value[node.index]  # type: ignore[attr-defined]
+                            folded[node] = value[node.index]
                     continue
-                if t is not Call or type(node.op) is not Op or not is_pure(node.op.name):  # type: ignore[attr-defined]
+                if type(node) is not Call or type(node.op) is not Op or not is_pure(node.op.name):
                     continue
-                args = [value_of(a) for a in node.args]  # type: ignore[attr-defined]
+                args = [value_of(a) for a in node.args]
                 if any(a is _MISSING for a in args):
                     continue
                 if not _small_enough(self.type_of(node)):
                     continue
-                value = self._evaluate(node, args)  # type: ignore[arg-type]
+                value = self._evaluate(node, args)
                 if value is _MISSING:
                     continue
                 values[node] = value
@@ -407,8 +415,8 @@ class Optimizer:
                 if node in folded:
                     return constant_for(node, folded[node])
                 new = super().visit_call(node)
-                if type(new.op) is Op and new.op.name == "nn.dense" and len(new.args) == 2:  # type: ignore[attr-defined]
-                    return dense_weight(new)  # type: ignore[arg-type]
+                if type(new) is Call and type(new.op) is Op and new.op.name == "nn.dense" and len(new.args) == 2:
+                    return dense_weight(new)
                 return new
 
             def visit_tuple_get_item(self, node: TupleGetItem) -> Expr:
@@ -419,15 +427,18 @@ class Optimizer:
         fold = Fold()
         new = fold.visit(fn)
         self._adopt(fold)
-        return new  # type: ignore[return-value]
+        assert type(new) is Function  # a rebuilt function is a function
+        return new
 
     def _evaluate(self, call: Call, args: list) -> Any:
         """The call's value with the kernel its call site binds, or _MISSING."""
         import numpy as np
 
         c = self.c
+        if type(call.op) is not Op:
+            return _MISSING
         try:
-            names = c.operator_call(call.op, call)  # type: ignore[arg-type]
+            names = c.operator_call(call.op, call)
         except Exception:  # noqa: BLE001 - an operator that cannot be bound is left to the compiler
             return _MISSING
         if names is None:
@@ -465,7 +476,7 @@ def _size(shape: tuple) -> int:
     return n
 
 
-def _static(shape: Any) -> bool:
+def _static(shape: object) -> TypeGuard[tuple[int, ...]]:
     return type(shape) is tuple and all(type(d) is int for d in shape)
 
 
@@ -489,8 +500,8 @@ def _resolve(node: Expr, alias: dict[Var, Expr]) -> Expr:
     while True:
         t = type(node)
         if t is Var and node in alias:
-            node = alias[node]  # type: ignore[index]
+            node = alias[node]
         elif t is Let:
-            node = node.body  # type: ignore[attr-defined]
+            node = node.body  # type: ignore[attr-defined]  # t is type(node), kept in a local for speed
         else:
             return node

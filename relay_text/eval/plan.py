@@ -46,7 +46,7 @@ class Region:
 
     def __init__(self, parent: Region | None, owner: Expr, root: Expr, index: int = 0) -> None:
         self.parent = parent
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self.owner = owner  # the Function, If or Match that opens it
         self.root = root  # the expression whose value the region computes
         self.index = index  # which branch / clause of the owner
@@ -61,11 +61,11 @@ class Region:
 def common_region(a: Region, b: Region) -> Region:
     """The innermost region enclosing both."""
     while a.depth > b.depth:
-        a = a.parent  # type: ignore[assignment]
+        a = a.parent  # type: ignore[assignment]  # a is deeper than b, so not the root
     while b.depth > a.depth:
-        b = b.parent  # type: ignore[assignment]
+        b = b.parent  # type: ignore[assignment]  # b is deeper than a, so not the root
     while a is not b:
-        a, b = a.parent, b.parent  # type: ignore[assignment]
+        a, b = a.parent, b.parent  # type: ignore[assignment]  # distinct regions of one depth are not the root
     return a
 
 
@@ -126,7 +126,7 @@ def plan_function(fn: Function) -> Plan:
             continue
         inner = region
         while inner.parent is not home:
-            inner = inner.parent  # type: ignore[assignment]
+            inner = inner.parent  # type: ignore[assignment]  # region lies inside home, so a parent is found first
         anchor = inner.owner
         key = (id(anchor), id(child))
         if key not in seen:

@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ir.expr import Call, Constant, Expr, Op, Tuple, TupleGetItem, Var
+from ..ir.expr import Call, Constant, Expr, Op, Tuple, TupleGetItem, Var, str_attr
 from ..ir.module import Module
 from ..ir.visitor import post_order
 
@@ -62,16 +62,16 @@ def _fan_in(shape: tuple[int, ...], layout: str, exclude: str = "O") -> int:
 
 def _weight_role(call: Call, weight_type: Any) -> Role | None:
     shape = _static(getattr(weight_type, "shape", None))
-    if shape is None:
+    if shape is None or type(call.op) is not Op:
         return None
     attrs = dict(call.attrs)
-    name = call.op.name  # type: ignore[union-attr]
+    name = call.op.name
     if name in ("nn.conv2d", "nn.conv1d"):
-        layout = attrs.get("kernel_layout", "OIHW" if name == "nn.conv2d" else "OIW")
-        return Role("weight", _fan_in(shape, layout)) if len(layout) == len(shape) else None
+        layout = str_attr(attrs, "kernel_layout", "OIHW" if name == "nn.conv2d" else "OIW")
+        return Role("weight", _fan_in(shape, layout)) if layout is not None and len(layout) == len(shape) else None
     if name == "nn.conv2d_transpose":
-        layout = attrs.get("kernel_layout", "IOHW")
-        if len(layout) != len(shape):
+        layout = str_attr(attrs, "kernel_layout", "IOHW")
+        if layout is None or len(layout) != len(shape):
             return None
         strides = attrs.get("strides", (1, 1))
         per = max(1, math.prod(strides) if isinstance(strides, tuple) else 1)
@@ -99,9 +99,9 @@ def roles(module: Module, type_of: Callable[[Expr], Any]) -> dict[Any, Role]:
     """The role of every parameter (`Var`) and metadata constant (its index)
     that an operator call uses directly."""
     found: dict[Any, Role] = {}
-    roots = list(module.functions.values())
+    roots: list[Expr] = list(module.functions.values())
     if module.expr is not None:
-        roots.append(module.expr)  # type: ignore[arg-type]
+        roots.append(module.expr)
     for root in roots:
         for node in post_order(root):
             if type(node) is not Call or type(node.op) is not Op:
@@ -116,7 +116,7 @@ def roles(module: Module, type_of: Callable[[Expr], Any]) -> dict[Any, Role]:
                 elif name == "take" and i == 1:
                     table = _static(getattr(type_of(node.args[0]), "shape", None))
                     axis = dict(node.attrs).get("axis")
-                    if table is not None:
+                    if table is not None and (axis is None or isinstance(axis, int)):
                         size = math.prod(table) if axis is None else table[axis % len(table)] if table else 0
                         if size > 0:
                             role = Role("index", size)

@@ -261,7 +261,7 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
     node = innermost_node
     span = getattr(node, "span", None)
     code = getattr(exc, "code", None)
-    if type(exc).__name__ == "KernelError" and isinstance(code, str):
+    if type(exc).__name__ == "KernelError" and isinstance(code, codes.Code):
         # A value-dependent failure the operator itself describes.
         diag = Diagnostic(code, str(exc), span, label="failed here")
         if code == codes.DIVISION_BY_ZERO:

@@ -437,7 +437,7 @@ def write_value_json(value: Any, write: Callable[[str], Any], describe: Callable
 
 def _list_elements(value: Data) -> tuple | None:
     """The elements of a `Cons`/`Nil` chain, or None if its end is not `Nil`."""
-    out = []
+    out: list[Any] = []
     node: Any = value
     while type(node) is Data and is_list_node(node):
         if node.con.name == "Nil":

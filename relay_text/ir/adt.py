@@ -50,9 +50,9 @@ def definition_difference(
         return f"`{name}` is {'an `extern type`' if mine.extern else 'a `data` definition'} {here} and {'an `extern type`' if other.extern else 'a `data` definition'} {there}"
     if len(mine.type_params) != len(other.type_params):
         return f"`{name}` takes {len(mine.type_params)} type parameter(s) {here} and {len(other.type_params)} {there}"
-    for a, b in zip(mine.type_params, other.type_params):
-        if a.kind != b.kind:
-            return f"the type parameter `{a.name}` has kind {a.kind} {here} and {b.kind} {there}"
+    for pa, pb in zip(mine.type_params, other.type_params):
+        if pa.kind != pb.kind:
+            return f"the type parameter `{pa.name}` has kind {pa.kind} {here} and {pb.kind} {there}"
     theirs = {c.name: c for c in other.constructors}
     ours = {c.name: c for c in mine.constructors}
     if set(ours) != set(theirs):

@@ -15,7 +15,7 @@ excluded from comparison and may be None for nodes built by passes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Mapping, Union
 
 from .span import Span
 from .ty import GlobalTypeVar, Type, TypeVar
@@ -117,6 +117,20 @@ class MetaRef:
 
     kind: str
     index: int
+
+
+def int_attr(attrs: Mapping[str, AttrValue], key: str, default: int) -> int | None:
+    """The integer attribute `key` (`default` where it is absent), or None
+    where it holds something else."""
+    value = attrs.get(key, default)
+    return value if isinstance(value, int) else None
+
+
+def str_attr(attrs: Mapping[str, AttrValue], key: str, default: str) -> str | None:
+    """The string attribute `key` (`default` where it is absent), or None
+    where it holds something else."""
+    value = attrs.get(key, default)
+    return value if isinstance(value, str) else None
 
 
 @dataclass(eq=False, slots=True)

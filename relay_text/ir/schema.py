@@ -151,8 +151,8 @@ def edges(node: Expr) -> list[Edge]:
 def text_order(node: Expr) -> list[tuple[int, Expr]]:
     """(index in `children`, child) of the non-binder children, in the order
     their text appears: `a + b` writes its operator between its operands."""
-    if type(node) is Call and node.infix is not None and len(node.args) == 2:  # type: ignore[attr-defined]
-        return [(1, node.args[0]), (0, node.op), (2, node.args[1])]  # type: ignore[attr-defined]
+    if type(node) is Call and node.infix is not None and len(node.args) == 2:
+        return [(1, node.args[0]), (0, node.op), (2, node.args[1])]
     return [(i, child) for i, (child, f, _) in enumerate(_ITEMS[type(node)](node)) if f.role != BINDER]
 
 
@@ -170,4 +170,4 @@ def region_edges(node: Expr) -> tuple[list[Expr], list[Expr]]:
 
 def binders(node: Expr) -> list[Var]:
     """The variables a node binds directly (pattern variables aside)."""
-    return [child for child, f, _ in _ITEMS[type(node)](node) if f.role == BINDER]  # type: ignore[misc]
+    return [child for child, f, _ in _ITEMS[type(node)](node) if f.role == BINDER]  # type: ignore[misc]  # a binder field always holds a Var

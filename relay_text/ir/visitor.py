@@ -167,7 +167,7 @@ class ExprMutator(ExprFunctor[Expr]):
         body = self.memo[node.body]
         if body is node.body and _same(node.params, params):
             return node
-        return Function(params, body, node.ret_type, node.type_params, node.relations, node.attrs, node.span)  # type: ignore[arg-type]
+        return Function(params, body, node.ret_type, node.type_params, node.relations, node.attrs, node.span)  # type: ignore[arg-type]  # visit_var maps a parameter to a Var
 
     def visit_call(self, node: Call) -> Expr:
         op = self.memo[node.op]

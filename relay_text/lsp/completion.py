@@ -33,7 +33,7 @@ def complete(analysis: Analysis, offset: int, encoding: str = UTF16) -> list[lsp
     offset = max(0, min(offset, len(text)))
     tok = tk.token_at(analysis.tokens, offset)
     inside = tok is not None and tok.kind in (tk.COMMENT, tk.STRING, tk.METADATA) and tok.start < offset
-    after_string = inside and tok.kind == tk.STRING and offset == tok.end and tok.text.endswith('"') and len(tok.text) > 1  # type: ignore[union-attr]
+    after_string = inside and tok is not None and tok.kind == tk.STRING and offset == tok.end and tok.text.endswith('"') and len(tok.text) > 1
     if inside and not after_string:
         return []
     start = offset

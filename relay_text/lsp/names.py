@@ -220,7 +220,7 @@ class NameIndex:
                 span = node.span
                 if span is not None and span.source is source:
                     prev = tgis.get(span.start)
-                    if prev is None or span.end > prev.span.end:  # type: ignore[union-attr]
+                    if prev is None or span.end > prev.span.end:  # type: ignore[union-attr]  # only nodes with a span are stored
                         tgis[span.start] = node
             if t not in (Var, GlobalVar, Constructor) and getattr(node, "span", None) is not None:
                 span = node.span
@@ -341,7 +341,7 @@ class NameIndex:
                 if t.definition is not None and t.definition.start > tok.start:
                     continue
                 if best is None or (t.scope[0], t.definition.start if t.definition else 0) >= (
-                    best.scope[0],  # type: ignore[index]
+                    best.scope[0],  # type: ignore[index]  # best is one of the binders with a scope
                     best.definition.start if best.definition else 0,
                 ):
                     best = t

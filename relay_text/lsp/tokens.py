@@ -125,7 +125,9 @@ def scan(text: str) -> list[Token]:
             out.append(Token(STRING, m.group(), pos, end))
         elif kind == "local":
             if tvm:
-                end = _LOCAL_TVM.match(text, pos).end()  # type: ignore[union-attr]
+                local = _LOCAL_TVM.match(text, pos)
+                assert local is not None  # a local token starts with `%` and a name character
+                end = local.end()
             out.append(Token(LOCAL, text[pos:end], pos, end))
         elif kind == "global":
             out.append(Token(GLOBAL, m.group(), pos, end))
@@ -153,7 +155,9 @@ def _ident_kind(text: str, word: str, end: int, prev: str, prev_kind: str) -> st
         return ATTR_KEY
     if word in KEYWORDS:
         if word in _CONTEXTUAL:
-            after = _BLANKS.match(text, end).end()  # type: ignore[union-attr]
+            blanks = _BLANKS.match(text, end)
+            assert blanks is not None  # `[...]*` matches everywhere, if only the empty string
+            after = blanks.end()
             follow = _CONTEXTUAL[word]
             if follow is None:  # `where(...)` is the operator, `where Rel` the keyword
                 return IDENT if text.startswith("(", after) else KEYWORD

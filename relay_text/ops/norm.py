@@ -157,7 +157,7 @@ def variance_rel(r: Relation) -> bool:
         keep = tuple(1 if i in axes else d for i, d in enumerate(data.shape))
         r.refine(1, TensorType(keep, data.dtype))
         mean = r.tensor(1)
-    both = broadcast_dims(r, data.shape, mean.shape)
+    both = broadcast_dims(r, data.shape, mean.shape)  # type: ignore[arg-type]  # the mean's rank is known or was just refined
     if both is not None and len(both) != len(data.shape):
         r.fail(
             codes.SHAPE_MISMATCH,

@@ -157,7 +157,7 @@ def qnn_softmax_rel(r: Relation) -> bool:
     """int8 data, four scalar parameters; the result has the data's type."""
     if not _unary_rel(r, ("int8",)):
         return False
-    normalize_axis(r, r.attrs["axis"], len(r.tensor(0).shape))
+    normalize_axis(r, r.attrs["axis"], len(r.tensor(0).shape))  # type: ignore[arg-type]  # _unary_rel succeeded: the data has a known rank
     return True
 
 

@@ -66,16 +66,19 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..ir.ty import canonical_dtype
 from .relation import RelationFn, relation_name
+
+if TYPE_CHECKING:
+    from ..diagnostics.codes import Code
 
 
 class KernelError(Exception):
     """A value-dependent failure of a kernel, carrying a diagnostic code."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: Code, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

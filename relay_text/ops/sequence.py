@@ -83,9 +83,9 @@ def reverse_sequence_rel(r: Relation) -> bool:
         r.refine(1, TensorType((x.shape[batch],), r.tensor(1).dtype))
     lengths = r.tensor(1)
     same_dim(
-        r, x.shape[batch], lengths.shape[0], 1,
+        r, x.shape[batch], lengths.shape[0], 1,  # type: ignore[index]  # seq_lengths has rank 1: required or refined above
         f"`reverse_sequence` needs one length per batch position: the batch axis {batch} has size {x.shape[batch]}, "
-        f"seq_lengths has {lengths.shape[0]}",
+        f"seq_lengths has {lengths.shape[0]}",  # type: ignore[index]  # (as above)
     )
     r.set_result(x)
     return settled(r, 1)

@@ -259,7 +259,7 @@ def _winograd_rel(r: Relation, spatial: str) -> bool:
     data = r.tensor(0)
     from .layout import layout_shapes
 
-    c = layout_shapes(r.attrs["data_layout"], "NC" + spatial, data.shape)[1]
+    c = layout_shapes(r.attrs["data_layout"], "NC" + spatial, data.shape)[1]  # type: ignore[arg-type]  # conv_rel succeeded: the data has a known rank
     groups = r.attrs["groups"]
     ks = r.attrs["kernel_size"]
     ks = tuple(ks) * len(spatial) if len(ks) == 1 else tuple(ks)

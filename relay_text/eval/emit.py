@@ -50,6 +50,11 @@ if TYPE_CHECKING:
 MAX_NESTING = 40  # Python block levels before a region gets its own function
 
 
+
+# Steps fused into one pass over a buffer at most (see `chain`): past a few,
+# fusing saves little, and a longer chain would be rebuilt at every step.
+CHAIN_STEPS = 16
+
 class FunctionEmitter:
     """Emits the regions of one top-level function, innermost first."""
 
@@ -350,6 +355,8 @@ class FunctionEmitter:
         home, index, prev, keys, parts, texts, names = last
         if home is not block or self.resolve(node.args[into]) is not prev:
             return False
+        if len(keys) >= CHAIN_STEPS:
+            return False  # a new pass starts: each step's cost stays bounded, a long chain compiles in linear time
         for item in block.items[index + 1 :]:
             if not isinstance(item, tuple) or not item[0].startswith("del "):
                 return False

@@ -319,3 +319,19 @@ def test_a_generic_closure_over_a_constant_runs_optimised() -> None:
     assert fast.diagnostics == [] and slow.diagnostics == []
     np.testing.assert_array_equal(fast.value, np.zeros((10, 10), np.float32))
     assert_close(fast.value, slow.value)
+
+
+def test_a_long_elementwise_chain_is_fused_in_passes_of_bounded_length() -> None:
+    """40 steps in one buffer run as three passes (16, 16 and 8 steps): each
+    step's fusing costs the same however long the chain, so a chain of
+    thousands of `let`s compiles in linear time (it was quadratic)."""
+    from relay_text.eval.emit import CHAIN_STEPS
+    from relay_text.eval.runtime import execute
+
+    assert CHAIN_STEPS == 16
+    body = "".join(f"  let %x{i} = add(%x{i - 1}, 1f);\n" for i in range(2, 42))
+    text = f"def @main(%x0: Tensor[(64), float32]) {{\n  let %x1 = negative(%x0);\n{body}  %x41\n}}\n"
+    fast = compiled(text)
+    assert kernel_calls(fast) == ["negative", "chain", "chain", "chain"]
+    x = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(execute(fast, "@main", (x,)), -x + 40)

@@ -241,7 +241,8 @@ class Builder:
         self.fn_binds_let: list[bool] = []
         self.graph_uses: dict[int, int] = {}  # id(node) -> number of uses by name
         self.graph_defs: dict[str, Span] = {}
-        self.graph_nodes: dict[str, Expr] = {}  # TVM's format: every `%n` of the file, first binding first
+        # TVM's format: every `%n` of each definition (None: the main expression), first binding first
+        self.graph_nodes: dict[tuple[GlobalVar | None, str], Expr] = {}
         self.unbound: list[tuple[str, Span, list[str]]] = []
         self.globals: dict[str, GlobalVar] = {}
         self.global_refs: list[tuple[str, Span]] = []
@@ -698,7 +699,7 @@ class Builder:
         elif raw.span is not None:
             self.positions.graph_heads.setdefault(raw.span.start, tok.start_pos)
         if self.version is not None:
-            self.graph_nodes.setdefault(name, value)
+            self.graph_nodes.setdefault((self._in_def, name), value)
         return tok, raw
 
     def graph_expr(self, c: list) -> Expr:
@@ -878,10 +879,12 @@ class Builder:
         full = tok.value[1:]
         value = self.values.lookup(full)
         if value is None and self.version is not None:
-            # TVM keeps one table of `%n` per file (the first binding of a
-            # number wins) and its printer used a `%n` bound inside an `if`
-            # branch after it: in TVM's format such a name is that node.
-            value = self.graph_nodes.get(full)
+            # TVM keeps one table of `%n` (the first binding of a number
+            # wins) and its printer used a `%n` bound inside an `if` branch
+            # after it: in TVM's format such a name is that node, within the
+            # same definition (another `def`'s node would bring that
+            # definition's variables along).
+            value = self.graph_nodes.get((self._in_def, full))
         if value is not None:
             if self._in_def is not None and id(value) in self._free_var_ids:
                 self._free_var_in_def(value, tok)

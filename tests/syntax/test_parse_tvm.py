@@ -187,3 +187,24 @@ def test_let_chain_anf_style() -> None:
     f = body("fn (%x: int32) {\n  let %a: int32 = add(%x, 1) /* ty=int32 */;\n  let %b: int32 = %a;\n  %b\n}")
     assert isinstance(f.body, Let) and isinstance(f.body.body, Let)
     assert isinstance(f.body.body.body, Var)
+
+
+def test_a_graph_binding_of_another_definition_is_not_in_scope() -> None:
+    """In TVM's format a `%n` bound earlier in the same definition may be
+    used where it is out of scope (TVM's printer did so after an `if`); a
+    `%n` of another definition is an unbound variable (its node would bring
+    that definition's parameters into this one)."""
+    from tests.helpers import only_diagnostic, where
+
+    d = only_diagnostic(
+        '#[version = "0.0.5"]\n'
+        "def @main(%x: Tensor[(2), float32]) {\n"
+        "  %0 = negative(%x);\n"
+        "  %0\n"
+        "}\n"
+        "def @g() {\n"
+        "  (%0,)\n"
+        "}\n"
+    )
+    assert (d.code, d.message) == ("unbound-variable", "unbound variable `%0`")
+    assert where(d) == ("unbound-variable", 7, 4)

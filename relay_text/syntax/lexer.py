@@ -294,8 +294,12 @@ class Tokens:
         if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(text, skip_trivia(text, end)):
             return "ATTR_KEY"
         if value == "where":
+            # the keyword is followed by a relation's name; otherwise `where`
+            # is a name (`where(...)` the operator, `where : ...` or
+            # `where,` a constructor so named)
             after = skip_trivia(text, end)
-            return "IDENT" if text.startswith("(", after) else "WHERE"
+            nxt = text[after : after + 1]
+            return "WHERE" if nxt.isalpha() or nxt == "_" else "IDENT"
         if value == "match":
             return "MATCH"
         if value in ("Constant", "meta"):

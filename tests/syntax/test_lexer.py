@@ -83,6 +83,12 @@ class TestNames:
     def test_where_keyword_versus_operator(self) -> None:
         assert types("where Broadcast")[0] == "WHERE"
         assert types("where(%c, %a, %b)")[0] == "IDENT"
+        assert types("where /* c */ Broadcast")[0] == "WHERE"
+        # a constructor named `where` (TVM's `type a { where() }` printed in
+        # the documented form): a name, not the keyword
+        assert types("where : () -> a")[0] == "IDENT"
+        assert types("where, B")[0] == "IDENT"
+        assert types("where }")[0] == "IDENT"
 
     def test_partial_match(self) -> None:
         assert lex("match? (%x)")[0] == ("MATCH", "match?")

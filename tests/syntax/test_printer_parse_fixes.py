@@ -44,3 +44,14 @@ def test_float_text_of_the_largest_float32() -> None:
     text = float_text(largest, "float32")
     assert text == "3.4028235e+38"
     assert parse_float(text)[0] == largest
+
+
+def test_a_constructor_named_where_formats_into_the_documented_form() -> None:
+    """TVM's `type a { where() }` prints as `data a { where : () -> a }`,
+    which reads back as the same type (the keyword `where` is only the one
+    followed by a relation's name)."""
+    from relay_text.formatter import format_source
+    from relay_text.ir.span import Source
+
+    result = format_source(Source("w.rly", "type a{where ( ) }"), "keep", 100)
+    assert result.text == "data a {\n  where : () -> a\n}\n"

@@ -159,6 +159,13 @@ def resident() -> int:
         return 0
 
 
+def refused_by_system(what: str, need: int | None = None) -> str:
+    """The message for an allocation the system refused although the memory
+    limit allowed it (a MemoryError: an address-space limit, a fragmented heap)."""
+    needs = f"needs {byte_text(need)}," if need is not None else "needs"
+    return f"{what} {needs} more memory than the system gives the run"
+
+
 def check_allocation(count: int, itemsize: int, what: str) -> None:
     """Raise LimitExceeded if `count` elements of `itemsize` bytes, with the
     memory the process already holds, exceed the memory limit of the run."""

@@ -366,8 +366,8 @@ def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: dict, nam
         else:
             arr = rng.integers(-10, 10, size=shape).astype(base)
     except MemoryError:  # the system refused what the limit allowed
-        need = limits.byte_text(limits.elements(tuple(shape)) * max(base.itemsize, 8))
-        raise limits.LimitExceeded(f"a random value for `{name}` needs {need}, more memory than the system gives the run", "too large") from None
+        need = limits.elements(tuple(shape)) * max(base.itemsize, 8)
+        raise limits.LimitExceeded(limits.refused_by_system(f"a random value for `{name}`", need), "too large") from None
     return arr[()] if arr.ndim == 0 else arr
 
 

@@ -265,8 +265,7 @@ class Compiler:
                 try:
                     value: Any = np.full(shape, node.value, dtype=dtype)
                 except MemoryError:  # the system refused what the limit allowed
-                    need = limits.byte_text(limits.elements(shape) * dtype.itemsize)
-                    message = f"this constant needs {need}, more memory than the system gives the run"
+                    message = limits.refused_by_system("this constant", limits.elements(shape) * dtype.itemsize)
                     self.diagnostics.append(Diagnostic(codes.RESOURCE_LIMIT, message, node.span, label="too large"))
                     return "None"
                 value.flags.writeable = False

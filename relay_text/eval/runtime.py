@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..diagnostics import Diagnostic, codes
-from ..limits import LimitExceeded, RunTimeout
+from ..limits import LimitExceeded, RunTimeout, refused_by_system
 from ..ir.expr import Call, Expr, Match
 from ..ir.span import PRELUDE_SOURCE_NAME, Span
 from .code import DepthExceeded, MatchFailure
@@ -271,7 +271,7 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
         _label_divisor(diag, program, node)
     elif isinstance(exc, MemoryError):
         # (the system refused an allocation that --max-memory allowed)
-        diag = Diagnostic(codes.RESOURCE_LIMIT, "this needs more memory than the system gives the run", span, label="while evaluating this")
+        diag = Diagnostic(codes.RESOURCE_LIMIT, refused_by_system("this"), span, label="while evaluating this")
     else:
         what = _describe_node(node)
         message = str(exc) or type(exc).__name__

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import signal
 import sys
-import traceback
 from typing import Any, Callable, Iterator
 
 import click
@@ -77,6 +75,8 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
             raise
         except BaseException as exc:  # noqa: BLE001 - the last line of defence
             if debug:
+                import traceback
+
                 traceback.print_exc()
             sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
             sys.stderr.write("this is a bug in relay-text; please report it with the input that caused it\n")
@@ -256,6 +256,8 @@ def check(
             document: Any = {k: v for k, v in reports[0].items() if k != "file"}
         else:
             document = {"files": reports}
+        import json
+
         emit(json.dumps(document, indent=2) + "\n")
     io_failed = bool(totals.io_errors or stdin_failed)
     errors, warnings = totals.errors, totals.warnings

@@ -26,11 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[import-not-found]  # a dependency on Python 3.10 only
-
 SECTION = "tool.relay"
 
 
@@ -122,6 +117,11 @@ def find_pyproject(paths: list[str]) -> Path | None:
 
 def load(path: Path) -> dict[str, Any]:
     """The `[tool.relay]` table of a pyproject.toml (empty if it has none)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[import-not-found]  # a dependency on Python 3.10 only
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

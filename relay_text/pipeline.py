@@ -70,26 +70,32 @@ def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) 
 
     `prelude` is an optional module whose definitions the file may use
     (user definitions of the same name win); by default (`use_prelude`)
-    that is the standard Prelude (`relay_text/std/prelude.rly`).
-    `global_types` maps `@name` to
-    the global's type in the documented syntax (None when the file did not
-    parse).
+    that is the standard Prelude (`relay_text/std/prelude.rly`), loaded only
+    for a file that may name it (`std.may_use`) or has errors without it.
+    `global_types` maps `@name` to the global's type in the documented
+    syntax (None when the file did not parse).
     """
+    if prelude is not None or not use_prelude:
+        return _check_source(source, prelude, prelude_env(prelude) if prelude is not None else None, None)
+    from .std import may_use
+    from .std import prelude as load_prelude
+
+    if not may_use(source.text):
+        # Same outcome as with the Prelude (tests/std/test_names.py), but an
+        # error message may suggest one of its names: check again with it.
+        checked = _check_source(source, None, None, None)
+        if checked.ok:
+            return checked
+    std = load_prelude()
+    return _check_source(source, std.module, std.env(), std)  # the env also knows TVM's names
+
+
+def _check_source(source: Source, prelude: Module | None, env: Any, std: Any) -> Checked:
     from .check import check_module
     from .diagnostics import has_errors
     from .syntax.parser import parse_source
     from .text.type_text import type_text
 
-    std = None
-    env = None
-    if prelude is None and use_prelude:
-        from .std import prelude as load_prelude
-
-        std = load_prelude()
-        prelude = std.module
-        env = std.env()  # also knows TVM's names for Prelude types
-    elif prelude is not None:
-        env = prelude_env(prelude)
     result = parse_source(source, env)
     diags = list(result.diagnostics)
     module = result.module
@@ -148,7 +154,14 @@ def run_source(
     from .syntax.parser import parse_source
 
     request = request if request is not None else RunRequest()
-    checked = check_source(source, use_prelude=use_prelude)
+    if use_prelude:
+        from .std import prelude as load_prelude
+
+        # Always with the Prelude: the arguments' text may name it.
+        std = load_prelude()
+        checked = _check_source(source, std.module, std.env(), std)
+    else:
+        checked = check_source(source, use_prelude=False)
     if warnings_as_errors:
         from .suppress import warnings_as_errors as promote
 

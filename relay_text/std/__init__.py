@@ -8,6 +8,7 @@ that defines a name itself shadows the Prelude's (see `Prelude.resolve`).
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,29 @@ SOURCE_NAME = PRELUDE_SOURCE_NAME
 
 # Other spellings of Prelude types, as TVM's own prelude named them.
 TYPE_ALIASES = {"Option": "Optional"}
+
+# What the Prelude defines, by name: its globals (written `@name` where
+# they are used), and its data types, with their aliases, and constructors.
+# `tests/std/test_names.py` keeps these equal to what `prelude.rly` defines.
+GLOBALS = frozenset(
+    "compose concat filter flip foldl foldr foldr1 hd id iterate length map map_accuml map_accumr"
+    " nth rev size sum tl tmap unfoldl unfoldr update zip".split()
+)
+TYPES_AND_CONSTRUCTORS = frozenset("List Option Optional Storage Tree Cons Nil None Rose Some".split())
+
+_USE = re.compile(
+    r"@(?:%s)\b|\b(?:%s)\b"
+    % ("|".join(sorted(GLOBALS, key=len, reverse=True)), "|".join(sorted(TYPES_AND_CONSTRUCTORS, key=len, reverse=True)))
+)
+
+
+def may_use(text: str) -> bool:
+    """Whether a program may refer to the Prelude: whether its text names
+    one of its globals, types or constructors anywhere, comments included.
+    A text that does not is read and checked alike without the Prelude, so
+    commands skip loading it (erring towards loading it is always safe)."""
+    return _USE.search(text) is not None
+
 
 _LOCK = threading.Lock()
 _CACHE: list[Prelude] = []
@@ -98,4 +122,4 @@ def _load() -> Prelude:
     )
 
 
-__all__ = ["PRELUDE_FILE", "Prelude", "TYPE_ALIASES", "prelude"]
+__all__ = ["GLOBALS", "PRELUDE_FILE", "TYPES_AND_CONSTRUCTORS", "Prelude", "TYPE_ALIASES", "may_use", "prelude"]

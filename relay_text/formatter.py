@@ -120,7 +120,9 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
             diag.with_note(exc.note)
         return Formatted(source, None, [diag])
     formatted = Formatted(source, printed.text, [], printed.comment_order)
-    if safe:
+    # Text that comes back unchanged is the same program with the same
+    # comments, and printing it again gives it again: nothing to verify.
+    if safe and formatted.changed:
         try:
             verify(module, formatted, target, line_length, env)
         except UnsafeFormat as exc:

@@ -31,26 +31,39 @@ SOURCE_NAME = PRELUDE_SOURCE_NAME
 TYPE_ALIASES = {"Option": "Optional"}
 
 # What the Prelude defines, by name: its globals (written `@name` where
-# they are used), and its data types, with their aliases, and constructors.
-# `tests/std/test_names.py` keeps these equal to what `prelude.rly` defines.
+# they are used), and its types (with TVM's spellings) and their
+# constructors. `tests/std/test_names.py` keeps these equal to what
+# `prelude.rly` defines.
 GLOBALS = frozenset(
     "compose concat filter flip foldl foldr foldr1 hd id iterate length map map_accuml map_accumr"
     " nth rev size sum tl tmap unfoldl unfoldr update zip".split()
 )
-TYPES_AND_CONSTRUCTORS = frozenset("List Option Optional Storage Tree Cons Nil None Rose Some".split())
+TYPES = {"List": ("Nil", "Cons"), "Optional": ("None", "Some"), "Option": ("None", "Some"), "Tree": ("Rose",), "Storage": ()}
+TYPES_AND_CONSTRUCTORS = frozenset(TYPES) | {c for constructors in TYPES.values() for c in constructors}
 
-_USE = re.compile(
-    r"@(?:%s)\b|\b(?:%s)\b"
-    % ("|".join(sorted(GLOBALS, key=len, reverse=True)), "|".join(sorted(TYPES_AND_CONSTRUCTORS, key=len, reverse=True)))
-)
+_WORDS = "|".join(sorted(TYPES_AND_CONSTRUCTORS, key=len, reverse=True))
+_USE = re.compile(r"@(%s)\b|\b(%s)\b" % ("|".join(sorted(GLOBALS, key=len, reverse=True)), _WORDS))
+_DEFINE = re.compile(r"\bdef\s+@(\w+)|\b(?:data|type)\s+(%s)\b" % _WORDS)
 
 
 def may_use(text: str) -> bool:
     """Whether a program may refer to the Prelude: whether its text names
-    one of its globals, types or constructors anywhere, comments included.
-    A text that does not is read and checked alike without the Prelude, so
-    commands skip loading it (erring towards loading it is always safe)."""
-    return _USE.search(text) is not None
+    one of its globals, types or constructors (comments included) without
+    defining it, as far as a look at the words can tell (a type's
+    constructors count as defined with the type).
+
+    A program that does not refer to it is read and checked alike without
+    the Prelude, so the commands skip loading it. This look only saves
+    work: they try without the Prelude first and fall back to it on any
+    error, since a Prelude name used but not defined is one."""
+    named = {g or w for g, w in _USE.findall(text)}
+    if not named:
+        return False
+    for name, data_type in _DEFINE.findall(text):
+        named.discard(name)
+        named.discard(data_type)
+        named.difference_update(TYPES.get(data_type, ()))
+    return bool(named)
 
 
 _LOCK = threading.Lock()
@@ -122,4 +135,4 @@ def _load() -> Prelude:
     )
 
 
-__all__ = ["GLOBALS", "PRELUDE_FILE", "TYPES_AND_CONSTRUCTORS", "Prelude", "TYPE_ALIASES", "may_use", "prelude"]
+__all__ = ["GLOBALS", "PRELUDE_FILE", "TYPES", "TYPES_AND_CONSTRUCTORS", "Prelude", "TYPE_ALIASES", "may_use", "prelude"]

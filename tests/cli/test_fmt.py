@@ -259,6 +259,20 @@ def test_fast_skips_the_safety_checks(tmp_path: Path, monkeypatch: pytest.Monkey
     assert path.read_text() == TIDY
 
 
+def test_a_file_already_in_normal_form_needs_no_verifying(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unchanged text is the same program with the same comments, and a
+    fixed point: the safety checks have nothing to find (black does the same)."""
+    calls = []
+    real = formatter.verify
+    monkeypatch.setattr(formatter, "verify", lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    tidy = write(tmp_path / "tidy.rly", TIDY)
+    assert run(["--check", str(tidy)]).exit_code == 0
+    assert calls == []
+    messy = write(tmp_path / "messy.rly", MESSY)
+    assert run([str(messy)]).exit_code == 0
+    assert calls == [1] and messy.read_text() == TIDY
+
+
 def test_windows_line_endings_are_kept(tmp_path: Path) -> None:
     path = tmp_path / "m.rly"
     path.write_bytes(MESSY.replace("\n", "\r\n").encode())

@@ -13,11 +13,46 @@ from tests.conftest import ROOT, corpus_files, sample_files
 FILES = sample_files() + sorted((ROOT / "samples" / "errors").glob("*.rly")) + sorted((ROOT / "tests" / "check" / "data").glob("*.rly")) + corpus_files()
 
 
+OWN_DEFINITIONS = {
+    "own_list": """data List<a> {
+  Nil : () -> List
+  Cons : (a, List[a]) -> List
+}
+
+def @foldl<a, b>(%f : fn(b, a) -> b, %z : b, %l : List[a]) -> b {
+  match (%l) {
+    case Nil() { %z }
+    case Cons(%h, %t) { @foldl(%f, %f(%z, %h), %t) }
+  }
+}
+
+def @main() -> Tensor[(), int32] {
+  @foldl(fn (%acc : Tensor[(), int32], %x : Tensor[(), int32]) { %acc + %x }, 0, Cons(1, Cons(2, Nil())))
+}
+""",
+    "own_different_option": """data Optional<a> { None : () -> Optional  Some : (a, a) -> Optional }
+def @main() { Some(1, 2) }
+""",
+    "own_map_of_another_type": "def @map(%x: int32) -> int32 { %x }\ndef @main() { @map(2) }\n",
+    "own_list_prelude_map": """data List<a> {
+  Nil : () -> List
+  Cons : (a, List[a]) -> List
+}
+def @main() { @map(fn (%x: int32) { %x }, Cons(1, Nil)) }
+""",
+    "own_tree_prelude_list": "data Tree<a> { Rose : (a, List[Tree[a]]) -> Tree }\ndef @main() { Rose(1, Nil) }\n",
+    "unused_unknown_type": "def @main(%x: Lst[int32]) { %x }\n",
+}
+
+
 def test_the_names_are_what_the_prelude_defines() -> None:
     loaded = std.prelude()
     assert std.GLOBALS == set(loaded.globals)
-    assert std.TYPES_AND_CONSTRUCTORS == set(loaded.adts) | set(loaded.constructors)
-    assert set(std.TYPE_ALIASES) <= std.TYPES_AND_CONSTRUCTORS
+    assert set(std.TYPES) == set(loaded.adts)
+    for name, constructors in std.TYPES.items():
+        data = loaded.module.type_defs[loaded.adts[name]]
+        assert constructors == tuple(c.name for c in data.constructors), name
+    assert set(std.TYPE_ALIASES) <= set(std.TYPES)
 
 
 @pytest.mark.parametrize(
@@ -30,6 +65,9 @@ def test_the_names_are_what_the_prelude_defines() -> None:
         ("def @main(%map: int32) { %map }", False),
         ("def @main() { @mapping() }", False),
         ("def @main() { 1 } // uses a List", True),  # comments count: loading is always safe
+        (OWN_DEFINITIONS["own_list"], False),  # defines all it names (a type's constructors with it)
+        (OWN_DEFINITIONS["own_list_prelude_map"], True),
+        (OWN_DEFINITIONS["own_tree_prelude_list"], True),
     ],
 )
 def test_may_use(text: str, named: bool) -> None:
@@ -40,9 +78,12 @@ def _outcome(checked: pipeline.Checked) -> list:
     return [(d.code, d.severity, d.message, d.span, d.notes, d.labels) for d in checked.diagnostics] + [checked.global_types]
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES + sorted(OWN_DEFINITIONS), ids=lambda p: getattr(p, "name", p))
 def test_same_outcome_with_and_without_loading_the_prelude(path) -> None:
-    source = Source(path.name, path.read_text(encoding="utf-8"))
+    if isinstance(path, str):
+        source = Source(f"{path}.rly", OWN_DEFINITIONS[path])
+    else:
+        source = Source(path.name, path.read_text(encoding="utf-8"))
     loaded = std.prelude()
     eager = pipeline._check_source(source, loaded.module, loaded.env(), loaded)
     assert _outcome(pipeline.check_source(source)) == _outcome(eager)

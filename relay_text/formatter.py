@@ -288,6 +288,12 @@ def _check_type(ty: Any, span: Span | None, problem: Any) -> None:
     for t in _types(ty):
         if isinstance(t, FuncType):
             _kinded(t.type_params, t.span or span, problem)
+            if t.type_constraints:
+                problem(
+                    "a `where` clause cannot be written in TVM's format",
+                    t.type_constraints[0].span or t.span or span,
+                    "TVM 0.0.5 function types take no relations; remove the `where` clause or keep the documented syntax",
+                )
 
 
 # ---------------------------------------------------------------- files

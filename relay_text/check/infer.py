@@ -98,14 +98,18 @@ class Checker(ExprFunctor[Any]):
             st.fn_defs[func] = func
         self.declarations.check_globals()
         expr_type = None
+        # Free variables are checked even when no expression uses them: a
+        # written type is checked wherever it is written.
+        st.owner = module.expr
+        for var in module.free_vars:
+            self.memo[var] = (
+                self.annotations.annotation(var.type_annotation)
+                if var.type_annotation is not None
+                else st.fresh(origin=st.origin("param", var.span, messages.var_text(var.name)))
+            )
+        st.owner = None
         if module.expr is not None:
             st.owner = module.expr
-            for var in module.free_vars:
-                self.memo[var] = (
-                    self.annotations.annotation(var.type_annotation)
-                    if var.type_annotation is not None
-                    else st.fresh(origin=st.origin("param", var.span, messages.var_text(var.name)))
-                )
             st.level = 1
             self.visit(module.expr)
             expr_type = self.use_type(module.expr)

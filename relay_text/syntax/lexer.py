@@ -61,6 +61,8 @@ assert _MASTER_TVM.pattern != _MASTER.pattern
 _VERSION_HEADER = re.compile(r'\#\[\s*version\s*=\s*"([^"]*)"\s*\]')
 _OLD_VERSION = re.compile(r"v(0\.0\.[0-9]+)(?=\s)")
 _ATTR_EQ = re.compile(r"=(?![=>])")
+# Tokens after which a name or a type begins, never the `where` of a relation.
+_BEFORE_A_NAME = frozenset({"ARROW", "COLON", "LPAR", "COMMA", "LSQB", "LANGLE", "LT", "DATA", "TYPE", "EQUAL", "CASE", "LBRACE"})
 _SPECIAL_FLOAT = re.compile(r"(?:inf|nan)f(?:16|32|64)?")
 _SPACES = re.compile(r"[ \t\r\n\f]*")
 
@@ -294,9 +296,12 @@ class Tokens:
         if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(text, skip_trivia(text, end)):
             return "ATTR_KEY"
         if value == "where":
-            # the keyword is followed by a relation's name; otherwise `where`
-            # is a name (`where(...)` the operator, `where : ...` or
-            # `where,` a constructor so named)
+            # the keyword follows a type and is followed by a relation's
+            # name; otherwise `where` is a name (`where(...)` the operator,
+            # `where : ...` or `where,` a constructor so named, `-> where`
+            # or `data where` a type so named)
+            if prev_kind in _BEFORE_A_NAME:
+                return "IDENT"
             after = skip_trivia(text, end)
             nxt = text[after : after + 1]
             return "WHERE" if nxt.isalpha() or nxt == "_" else "IDENT"

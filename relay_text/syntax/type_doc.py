@@ -39,7 +39,7 @@ def type_doc(ty: Any, dialect: str, short: bool = True, depth: int = 0) -> Doc:
         params = type_params_text(ty.type_params, dialect)
         head = f"fn {params}(" if dialect == TVM else f"fn{params}("
         tail: list = [") -> ", type_doc(ty.ret_type, dialect, short, inner)]
-        if ty.type_constraints and dialect == DOCS:
+        if ty.type_constraints:  # both dialects read it (converting to TVM refuses it)
             if type(ty.ret_type) is FuncType:  # `where` would go to the result's type
                 tail = [") -> (", tail[1], ")"]
             tail.append(" where " + ", ".join(rel.name for rel in ty.type_constraints))

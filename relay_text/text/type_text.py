@@ -142,7 +142,7 @@ def _layout(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> list | No
         params = type_params_text(ty.type_params, dialect, names)
         head = f"fn {params}(" if dialect == TVM else f"fn{params}("
         tail = [_Text(") -> "), ty.ret_type]
-        if ty.type_constraints and dialect == DOCS:
+        if ty.type_constraints:  # both dialects read it (converting to TVM refuses it)
             if isinstance(ty.ret_type, FuncType):  # `where` would go to the result's type
                 tail = [_Text(") -> ("), ty.ret_type, _Text(")")]
             tail.append(_Text(" where " + ", ".join(rel.name for rel in ty.type_constraints)))

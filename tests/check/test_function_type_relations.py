@@ -53,6 +53,16 @@ def test_an_unknown_relation_in_a_type() -> None:
     assert (diag.code, diag.span.text, diag.helps) == ("unknown-relation", "Broadcats", ["did you mean `Broadcast`?"])
 
 
+def test_a_free_variable_type_is_checked_without_an_expression() -> None:
+    """A module of declarations only: each written type is still checked
+    (an unknown relation there went unreported; a fuzzer finding)."""
+    (diag,) = diagnostics("free_var %g : fn(int32) -> _ where Broadcats;\nfree_var %h;\n")
+    assert (diag.code, diag.span.text, diag.helps) == ("unknown-relation", "Broadcats", ["did you mean `Broadcast`?"])
+    (diag,) = diagnostics("free_var %g : fn(int32, float32) -> int32 where Broadcast;\n")
+    assert (diag.code, diag.span.text) == ("type-mismatch", "Broadcast")
+    assert diagnostics("free_var %g : fn(int32, int32) -> int32 where Broadcast;\n") == []
+
+
 def test_a_relation_of_the_wrong_arity_in_a_type() -> None:
     (diag,) = diagnostics("def @f(%g : fn(int32) -> int32 where Broadcast) { %g }\n")
     assert (diag.code, diag.span.text) == ("arity-mismatch", "Broadcast")

@@ -89,6 +89,11 @@ class TestNames:
         assert types("where : () -> a")[0] == "IDENT"
         assert types("where, B")[0] == "IDENT"
         assert types("where }")[0] == "IDENT"
+        # a type named `where` where a type begins, whatever follows it
+        assert types("-> where\n  n")[1] == "IDENT"
+        assert types("data where {")[1] == "IDENT"
+        assert types("(%x : where, %y : where)")[3] == "IDENT"
+        assert types("-> where where Broadcast")[1:3] == ["IDENT", "WHERE"]
 
     def test_partial_match(self) -> None:
         assert lex("match? (%x)")[0] == ("MATCH", "match?")

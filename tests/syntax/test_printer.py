@@ -319,6 +319,7 @@ def test_graph_bindings_keep_their_names_and_tvm_conversion_numbers_across_the_f
     ("text", "message", "line", "column"),
     [
         ("def @f(%a, %b) where Broadcast { %a }", "a `where` clause cannot be written in TVM's format", 1, 22),
+        ("def @f(%g : fn (int32, int32) -> int32 where Broadcast) { %g }", "a `where` clause cannot be written in TVM's format", 1, 46),
         ("def @f<s : Shape>(%a : Tensor[s, float32]) { %a }", "the type parameter `s : Shape` cannot be written", 1, 8),
         ("def @f<a>(%x : a) { %x }\ndef @main() { @f<int32>(1) }", "explicit type arguments cannot be written", 2, 15),
         ("def @main() { Constant(1, (2, 2), float32) }", "the constant `Constant(..., float32)` cannot be written", 1, 15),
@@ -332,6 +333,19 @@ def test_what_tvm_cannot_express_is_a_located_error(text: str, message: str, lin
     assert message in diag.message
     _, l, c, _, _ = diag.location()
     assert (l, c) == (line, column)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '#[version = "0.0.5"]\nfree_var %s: fn (int32, int32) -> int32 where Broadcast;\n\n%s\n',
+        '#[version = "0.0.5"]\ndef @f(%g: fn (int32, int32) -> int32 where Broadcast) {\n  %g\n}\n',
+    ],
+)
+def test_a_function_type_keeps_its_where_clause_in_a_tvm_file(text: str) -> None:
+    """The reader takes `where` in either dialect, so keeping a TVM file
+    keeps it (it was dropped: a different program, refused; a fuzzer finding)."""
+    assert format(text) == text
 
 
 def test_explicit_type_arguments_need_a_named_callee() -> None:

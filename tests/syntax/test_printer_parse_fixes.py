@@ -55,3 +55,14 @@ def test_a_constructor_named_where_formats_into_the_documented_form() -> None:
 
     result = format_source(Source("w.rly", "type a{where ( ) }"), "keep", 100)
     assert result.text == "data a {\n  where : () -> a\n}\n"
+
+
+def test_a_data_type_named_where_formats_into_the_documented_form() -> None:
+    """`type where {m, n}` prints its constructors as `m : () -> where`,
+    followed by a name on the next line: still the type, not the keyword
+    (a fuzzer finding: the output did not parse)."""
+    from relay_text.formatter import format_source
+    from relay_text.ir.span import Source
+
+    result = format_source(Source("w.rly", "type where{m,n}"), "keep", 100)
+    assert result.text == "data where {\n  m : () -> where\n  n : () -> where\n}\n"

@@ -323,24 +323,30 @@ def _check_globals(builder: Builder, env: Env, diags: list[Diagnostic]) -> None:
     defined = {gv.name for gv in builder.module.functions}
     known = defined | env.globals
     used = {name for name, _ in builder.global_refs}
+    unused = defined - used
+    # Suggestions once per name: a file may use one name thousands of times.
+    near: dict[str, list[str]] = {}
     for name, span in builder.global_refs:
         if name in defined:
             continue
         if name in known:
-            _near_miss(name, span, defined - used, diags)
+            if name not in near:
+                near[name] = close_names(name, unused)
+            _near_miss(name, span, near[name], diags)
             continue
         diag = Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown global `@{name}`", span, label="not defined")
-        suggestions = close_names(name, known)
+        if name not in near:
+            near[name] = close_names(name, known)
+        suggestions = near[name]
         if suggestions:
             diag.with_help(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?")
         diags.append(diag)
 
 
-def _near_miss(name: str, span: Span, unused: set[str], diags: list[Diagnostic]) -> None:
+def _near_miss(name: str, span: Span, suggestions: list[str], diags: list[Diagnostic]) -> None:
     """A use of a name from outside the file (the Prelude) while the file
-    defines, and never uses, a global with a name a typo away: the shape of
-    a misspelling."""
-    suggestions = close_names(name, unused)
+    defines, and never uses, a global with a name a typo away (`suggestions`):
+    the shape of a misspelling."""
     if suggestions:
         diags.append(
             Diagnostic(

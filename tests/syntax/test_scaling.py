@@ -12,16 +12,18 @@ import pytest
 
 from relay_text.ir.expr import Call, Tuple
 from relay_text.ir.span import Source
+from relay_text.std import prelude
+from relay_text.syntax.builder import Env
 from relay_text.syntax.parser import parse_source
 
 BOUND = 24.0
 
 
-def _parse_time(text: str) -> float:
+def _parse_time(text: str, env: Env | None = None) -> float:
     best = float("inf")
     for _ in range(2):
         start = time.process_time()
-        result = parse_source(Source("<scaling>", text))
+        result = parse_source(Source("<scaling>", text), env)
         best = min(best, time.process_time() - start)
     assert result.module is not None and not [d for d in result.diagnostics if d.is_error], result.diagnostics[:1]
     return best
@@ -46,6 +48,20 @@ def test_parsing_grows_linearly(make: Callable[[int], str], n: int) -> None:
     _parse_time(make(100))  # warm-up: the tables
     small = _parse_time(make(n))
     large = _parse_time(make(8 * n))
+    assert large / max(small, 1e-3) < BOUND, (small, large)
+
+
+def prelude_uses(n: int) -> str:
+    """n unused definitions, each using the Prelude's `@map`: every use is
+    compared with the unused definitions' names (a misspelling's shape)."""
+    return "".join(f"def @f{i}(%l: List[int32]) {{ @map(fn (%x: int32) {{ %x }}, %l) }}\n" for i in range(n))
+
+
+def test_uses_of_prelude_names_grow_linearly() -> None:
+    env = prelude().env()
+    _parse_time(prelude_uses(10), env)
+    small = _parse_time(prelude_uses(250), env)
+    large = _parse_time(prelude_uses(2000), env)
     assert large / max(small, 1e-3) < BOUND, (small, large)
 
 

@@ -24,6 +24,7 @@ is shared.
     else-if-chain  `if (...) {..} else if (...) {..} ...`: n branches
     wide-tuple     a tuple of n fields
     wide-match     a match of n clauses
+    prelude-uses   n definitions, each calling the Prelude's `@map`
 
 Stages: parse; check (without the parse); print (IR to text, comments
 attached); fmt (parse + print + the safety checks, as `relay fmt` runs);
@@ -131,6 +132,13 @@ def wide_match(n: int) -> str:
     return f"type T {{ {constructors} }}\ndef @f(%c: T) -> int32 {{ match (%c) {{ {clauses} }} }}\n@f(C{n - 1})\n"
 
 
+def prelude_uses(n: int) -> str:
+    """n definitions, each using the Prelude's `@map` (the near-miss check
+    compares uses with the names of definitions never used)."""
+    defs = "".join(f"def @f{i}(%l: List[int32]) -> List[int32] {{ @map(fn (%x: int32) {{ %x }}, %l) }}\n" for i in range(n))
+    return defs + f"def @main() -> List[int32] {{ @f{n - 1}(Cons(1, Nil)) }}\n"
+
+
 CONSTRUCTS: dict[str, Callable[[int], str]] = {
     "defs": defs,
     "lets": lets,
@@ -146,6 +154,7 @@ CONSTRUCTS: dict[str, Callable[[int], str]] = {
     "else-if-chain": else_if_chain,
     "wide-tuple": wide_tuple,
     "wide-match": wide_match,
+    "prelude-uses": prelude_uses,
 }
 
 # ---------------------------------------------------------------- stages

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.ty import FuncType, TensorType, TupleType, TypeCall
-from ..text.type_text import DOCS, TVM, shape_text, type_params_text, type_text
+from ..text.type_text import TVM, shape_text, type_params_text, type_text
 from .doc import LINE, SOFTLINE, Doc, Group, Nest, bracket
 
 SHORT = 16  # a type of at most this many characters is never broken

@@ -15,7 +15,7 @@ dtype or a type argument is meant.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Iterable
 
 from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.adt import TypeData
@@ -88,6 +88,10 @@ SUPPORTED_VERSIONS = ("0.0.5", "0.0.4")
 _DIGITS = re.compile(r"[0-9]+")
 _NUMBER = re.compile(r"[0-9][0-9A-Za-z.+-]*|(?:inf|nan)f[0-9]*")
 _SIGNED_NUMBER = re.compile(r"(-*)(" + _NUMBER.pattern + ")")
+
+
+# How many name errors of a file get a "did you mean" (see `Builder.suggest`).
+SUGGESTED_SITES = 100
 
 
 class Env:
@@ -262,6 +266,17 @@ class Builder:
         self.defining_adt: GlobalTypeVar = GlobalTypeVar("")
         self.same_headers: dict[GlobalTypeVar, GlobalTypeVar] = {}  # own header -> env's, for `same_adts`
         self.positions = Positions(source)
+        self._suggested = 0
+
+    def suggest(self, name: str, candidates: Iterable[str]) -> list[str]:
+        """The names close to `name`, for an error's "did you mean". Each
+        look goes through all the candidates (every name in scope): only the
+        first SUGGESTED_SITES errors of a file get one, so that a file with
+        thousands of them is still read in linear time."""
+        if self._suggested >= SUGGESTED_SITES:
+            return []
+        self._suggested += 1
+        return close_names(name, candidates)
 
     def end(self) -> None:
         """Drop per-file state, so the builder keeps nothing of the file alive."""
@@ -907,7 +922,7 @@ class Builder:
                     value = TupleGetItem(value, number, self.span(tok.start_pos, pos))
                 return value
         span = self.span(tok.start_pos, tok.end_pos)
-        self.unbound.append((full, span, close_names(full, self.values.names())))
+        self.unbound.append((full, span, self.suggest(full, self.values.names())))
         return _Use(Var(full, None, span), tok.start_pos, tok.end_pos, None, (tok.start_pos, tok.end_pos))
 
     def _free_var_in_def(self, var: Var, tok: Tok) -> None:
@@ -1158,7 +1173,7 @@ class Builder:
             if name[:1].islower() and fields is None:
                 diag.with_help(f"to bind a variable, write `%{name}`")
             else:
-                suggestions = close_names(name, self.constructors)
+                suggestions = self.suggest(name, self.constructors)
                 if suggestions:
                     diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
             ctor = Constructor(name)
@@ -1317,7 +1332,7 @@ class Builder:
             diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
             return
         candidates = list(self.types.names()) + list(self.adts) + list(self.env.adts)
-        suggestions = close_names(name, candidates)
+        suggestions = self.suggest(name, candidates)
         if suggestions:
             diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
         elif what == "type":

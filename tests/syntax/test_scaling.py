@@ -65,6 +65,39 @@ def test_uses_of_prelude_names_grow_linearly() -> None:
     assert large / max(small, 1e-3) < BOUND, (small, large)
 
 
+def unbound_uses(n: int) -> str:
+    body = "".join(f"  let %x{i + 1} = add(%x{i}, %y);\n" for i in range(n))
+    return f"def @main() -> int32 {{\n  let %x0 = 1;\n{body}  %x{n}\n}}\n"
+
+
+def _errors_time(text: str) -> float:
+    start = time.process_time()
+    result = parse_source(Source("<scaling>", text))
+    spent = time.process_time() - start
+    assert result.diagnostics and all(d.code == "unbound-variable" for d in result.diagnostics)
+    return spent
+
+
+def test_many_name_errors_grow_linearly() -> None:
+    """Each unbound variable's "did you mean" looks at every name in scope:
+    only the first errors of a file get one."""
+    _errors_time(unbound_uses(10))
+    small = min(_errors_time(unbound_uses(500)) for _ in range(2))
+    large = min(_errors_time(unbound_uses(4000)) for _ in range(2))
+    assert large / max(small, 1e-3) < BOUND, (small, large)
+
+
+def test_the_first_name_errors_get_suggestions() -> None:
+    from relay_text.syntax.builder import SUGGESTED_SITES
+
+    body = "".join(f"  let %value{i + 1} = add(%value{i}, %valeu{i});\n" for i in range(SUGGESTED_SITES + 1))
+    text = f"def @main() -> int32 {{\n  let %value0 = 1;\n{body}  %value{SUGGESTED_SITES + 1}\n}}\n"
+    diags = parse_source(Source("<t>", text)).diagnostics
+    assert len(diags) == SUGGESTED_SITES + 1
+    assert diags[0].helps == ["did you mean `%value0`?"]
+    assert all(d.helps for d in diags[:SUGGESTED_SITES]) and diags[-1].helps == []
+
+
 def test_long_lists_keep_every_element_in_order() -> None:
     n = 3000
     fields = ", ".join(str(i) for i in range(n))

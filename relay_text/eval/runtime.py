@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..diagnostics import Diagnostic, codes
-from ..limits import LimitExceeded, RunTimeout, refused_by_system
+from ..limits import LimitExceeded, RunTimeout, refused_by_system, resident
 from ..ir.expr import Call, Expr, Match
 from ..ir.span import PRELUDE_SOURCE_NAME, Span
 from .code import DepthExceeded, MatchFailure
@@ -146,6 +146,8 @@ class _BigStackWorker:
                 body, outcome, done = self.jobs.get()
             except RunTimeout:  # a timeout delivered just after the last job ended
                 continue
+            if body is None:
+                return  # retired (see `_on_big_stack`)
             try:
                 outcome["value"] = body()
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
@@ -182,6 +184,10 @@ delivered to the evaluator thread, before abandoning it."""
 
 _WORKERS: list[_BigStackWorker] = []
 
+_RETIRE_AFTER_GROWTH = 256 * 1024 * 1024
+"""Bytes the process may grow by during one run on the evaluator thread
+before the thread is retired after it."""
+
 
 def _forget_workers() -> None:
     """A forked process has only the thread that forked: the parent's
@@ -200,6 +206,7 @@ def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
         _WORKERS[:] = [worker]
     outcome: dict[str, Any] = {}
     done = threading.Event()
+    held = resident()
     worker.jobs.put((body, outcome, done))
     try:
         try:
@@ -213,6 +220,12 @@ def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
     except BaseException:
         _WORKERS.clear()  # the worker may still be busy with the abandoned run
         raise
+    if resident() - held > _RETIRE_AFTER_GROWTH:
+        # A deep run touched much of the stack, and those pages stay with
+        # the thread (they would count against --max-memory of later runs):
+        # end it, and its stack goes back to the system.
+        worker.jobs.put((None, None, None))
+        _WORKERS.clear()
     if "error" in outcome:
         raise outcome.pop("error")
     return outcome["value"]

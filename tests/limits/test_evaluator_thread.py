@@ -67,3 +67,32 @@ def test_a_forked_process_starts_its_own_evaluator_thread() -> None:
     finally:
         process.kill()
         process.join(5)
+
+
+HELD: list = []
+
+
+def _grow(n: int) -> str:
+    HELD.append(b"x" * n)  # written, so resident
+    return "grown"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+def test_a_run_that_grew_the_process_retires_the_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages a deep run touched stay with the thread's stack and would
+    count against --max-memory of later runs: such a thread is ended after
+    its run (and a new one takes the next job)."""
+    monkeypatch.setattr(runtime, "_RETIRE_AFTER_GROWTH", 16 * 1024 * 1024)
+    assert runtime._on_big_stack(lambda: "small", STACK) == "small"
+    (kept,) = runtime._WORKERS
+    assert runtime._on_big_stack(lambda: "small again", STACK) == "small again"
+    assert runtime._WORKERS == [kept]
+    try:
+        assert runtime._on_big_stack(lambda: _grow(64 * 1024 * 1024), STACK) == "grown"
+    finally:
+        HELD.clear()
+    assert runtime._WORKERS == []
+    kept.thread.join(5)
+    assert not kept.thread.is_alive()
+    assert runtime._on_big_stack(lambda: 42, STACK) == 42
+    assert runtime._WORKERS and runtime._WORKERS[0] is not kept

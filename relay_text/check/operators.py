@@ -19,7 +19,7 @@ from ..ir.ty import FuncType, TupleType, canonical_dtype
 from ..ops import registry
 from ..ops.legacy import UNSUPPORTED, legacy_hint
 from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss
-from . import messages
+from . import messages, operator_messages
 from .solver import Constraint, Site
 from .state import CheckState, TypeOf
 from .types import ERROR, Hole
@@ -65,10 +65,10 @@ class Operators:
         if node.attrs_ref is not None and st.module.metadata is None:
             self.attrs_not_found.setdefault(op.name, []).append(node)
         if node.type_args:
-            st.error(messages.operator_type_arguments(op.name, node.span))
+            st.error(operator_messages.operator_type_arguments(op.name, node.span))
         if len(arg_types) != opdef.inputs:
             got = len(arg_types)
-            st.error(messages.operator_arity(opdef, got, node.span, legacy_hint(op.name, got, {key for key, _ in node.attrs})))
+            st.error(operator_messages.operator_arity(opdef, got, node.span, legacy_hint(op.name, got, {key for key, _ in node.attrs})))
             return ERROR
         if opdef.renamed_to:
             self.renamed_ops.setdefault(op.name, []).append(node)
@@ -93,26 +93,26 @@ class Operators:
             if diag is None:
                 continue
             if count > 1:
-                diag.label = messages.first_of_uses(diag.label, count)
+                diag.label = operator_messages.first_of_uses(diag.label, count)
             st.error_in(owner, diag)
         for name, calls in self.renamed_ops.items():
             opdef = registry.get(name)
             assert opdef is not None
-            st.error(messages.renamed_operator(name, opdef.renamed_to, len(calls), getattr(calls[0].op, "span", None)))
+            st.error(operator_messages.renamed_operator(name, opdef.renamed_to, len(calls), getattr(calls[0].op, "span", None)))
         for name, calls in self.attrs_not_found.items():
             first = calls[0]
-            st.error(messages.attributes_without_metadata(name, len(calls), first.attrs_ref, st.spans.attr_span(first, META_ATTRS)))
+            st.error(operator_messages.attributes_without_metadata(name, len(calls), first.attrs_ref, st.spans.attr_span(first, META_ATTRS)))
 
     def _attribute_error(self, node: Call, opdef: Any, problem: Any) -> None:
         st = self.state
         if not problem.key:
-            st.error(messages.missing_attribute(problem, opdef, node.span))
+            st.error(operator_messages.missing_attribute(problem, opdef, node.span))
             return
         span = st.spans.attr_span(node, problem.key)
         if problem.key not in opdef.schema:
-            st.error(messages.unknown_attribute(problem, opdef, close_names(problem.key, opdef.schema), span))
+            st.error(operator_messages.unknown_attribute(problem, opdef, close_names(problem.key, opdef.schema), span))
             return
-        st.error(messages.attribute_type(problem, opdef, dict(node.attrs).get(problem.key), span))
+        st.error(operator_messages.attribute_type(problem, opdef, dict(node.attrs).get(problem.key), span))
 
     def _note_unknown_operator(self, op: Op, call: Call | None) -> None:
         """Count a use of a name that is no operator; the first use's
@@ -132,21 +132,21 @@ class Operators:
             return None  # the pattern that meant to bind it is reported, with the fix
         if name[:1].isupper():
             known = [c.name for c in st.ctor_types]
-            return messages.unknown_constructor(name, span, near_miss(name, (KEYWORD,)), close_names(name, known))
+            return operator_messages.unknown_constructor(name, span, near_miss(name, (KEYWORD,)), close_names(name, known))
         if name in UNSUPPORTED:
-            return messages.unsupported_operator(name, UNSUPPORTED[name], span)
-        diag = messages.unknown_operator(name, span)
+            return operator_messages.unsupported_operator(name, UNSUPPORTED[name], span)
+        diag = operator_messages.unknown_operator(name, span)
         globals_ = {gv.name for gv in st.module.functions} | set(st.prelude_functions)
         hit = near_miss(name, (KEYWORD, OPERATOR), registry.names())
         dtype = canonical_dtype(name)
         if hit is not None:
-            diag.with_help(messages.near_miss_help(hit))
+            diag.with_help(operator_messages.near_miss_help(hit))
         elif dtype is not None and call is not None:
-            diag.with_help(messages.dtype_call_help(dtype))
+            diag.with_help(operator_messages.dtype_call_help(dtype))
         elif name in globals_:
-            diag.with_help(messages.global_sigil_help(name))
+            diag.with_help(operator_messages.global_sigil_help(name))
         elif name in st.locals:
-            diag.with_help(messages.local_sigil_help(name))
+            diag.with_help(operator_messages.local_sigil_help(name))
         else:
             suggestions = [n for n in registry.names() if n.rsplit(".", 1)[-1] == name and n != name]
             close = close_names(name, registry.names())
@@ -158,7 +158,7 @@ class Operators:
                 diag.with_help(messages.did_you_mean(suggestions))
             near_globals = close_names(name, globals_)
             if near_globals:
-                diag.with_help(messages.global_suggestions(near_globals))
+                diag.with_help(operator_messages.global_suggestions(near_globals))
         return diag
 
     def value_type(self, op: Op) -> Any:
@@ -175,10 +175,10 @@ class Operators:
             self.renamed_ops.setdefault(op.name, []).append(Call(op, ()))
         attrs, problems = opdef.normalize_attrs(())
         if problems:
-            st.error(messages.operator_value_needs_attributes(op.name, problems, opdef.signature(), op.span))
+            st.error(operator_messages.operator_value_needs_attributes(op.name, problems, opdef.signature(), op.span))
             return ERROR
-        origin = st.origin("operator", op.span, messages.operator_value_text(op.name))
-        origin.help = messages.operator_value_help(op.name)
+        origin = st.origin("operator", op.span, operator_messages.operator_value_text(op.name))
+        origin.help = operator_messages.operator_value_help(op.name)
         inputs = [st.fresh(origin=origin) for _ in range(opdef.inputs)]
         out = st.fresh(origin=st.origin("result", op.span, messages.result_of(messages.quoted(op.name))))
         self.op_types[op] = (inputs, out)

@@ -24,9 +24,9 @@ from typing import Any, Callable, NoReturn
 
 from .. import limits
 from ..diagnostics import codes
-from ..ir.ty import Kind, TensorType, TypeCall
+from ..ir.ty import Kind, TensorType, TupleType, TypeCall
 from ..ops.relations import OUT
-from . import dims, messages
+from . import dims, operator_messages
 from .types import ERROR, Hole, find, holes, resolve
 from .unify import Unifier, UnifyError
 
@@ -384,6 +384,8 @@ class Rel:
 
     def refine(self, i: int, t: Any) -> None:
         """Make input i equal to `t` (backward inference from attributes or the result)."""
+        if _negative_dimension(t):
+            self.fail(codes.SHAPE_MISMATCH, operator_messages.negative_input_dimension(self.op, _dt(t)), arg=i, notes=[operator_messages.CHECK_THE_ATTRIBUTES])
         try:
             self.solver.unifier.unify(t, self.c.args[i])
         except UnifyError as exc:
@@ -401,10 +403,12 @@ class Rel:
         if type(t) is TensorType and type(t.shape) is tuple and limits.written_shape_problem(t.shape) is not None:
             # (an operator asked for 100 new axes, or a 2^50-element `zeros`)
             if len(t.shape) > limits.MAX_RANK:
-                message = messages.result_rank_over_limit(self.op, len(t.shape), limits.MAX_RANK)
+                message = operator_messages.result_rank_over_limit(self.op, len(t.shape), limits.MAX_RANK)
             else:
-                message = messages.result_elements_over_limit(self.op, limits.elements(t.shape), limits.MAX_STATIC_ELEMENTS)
+                message = operator_messages.result_elements_over_limit(self.op, limits.elements(t.shape), limits.MAX_STATIC_ELEMENTS)
             self.fail(codes.RESOURCE_LIMIT, message, label="too large")
+        if _negative_dimension(t):
+            self.fail(codes.SHAPE_MISMATCH, operator_messages.negative_result_dimension(self.op, _dt(t)), notes=[operator_messages.CHECK_THE_ATTRIBUTES])
         try:
             self.solver.unifier.unify(self.c.out, t)
         except UnifyError as exc:
@@ -472,6 +476,13 @@ def _dt(d: Any) -> str:
     from ..text.type_text import type_text
 
     return type_text(d)
+
+
+def _negative_dimension(t: Any) -> bool:
+    """Whether a type a relation computed has a tensor with a dimension below 0."""
+    if type(t) is TensorType:
+        return type(t.shape) is tuple and any(type(d) is int and d < 0 for d in t.shape)
+    return type(t) is TupleType and any(_negative_dimension(f) for f in t.fields)
 
 
 def _describe(t: Any) -> str:

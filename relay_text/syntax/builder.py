@@ -1190,21 +1190,27 @@ class Builder:
     # ---- attribute values --------------------------------------------------
 
     def attr_number(self, c: list) -> Any:
-        return self._attr_number(c[0])
+        return self._attr_number(c[0], False, c[0].start_pos)
 
     def attr_neg(self, c: list) -> Any:
-        return -self._attr_number(c[1])
+        return self._attr_number(c[1], True, c[0].start_pos)
 
-    def _attr_number(self, tok: Tok) -> Any:
+    def _attr_number(self, tok: Tok, negate: bool, start: int) -> Any:
+        span = self.span(start, tok.end_pos)
         try:
             check_digits(tok.value)
         except LiteralError as exc:
-            self.error(codes.RESOURCE_LIMIT, str(exc), self.span(tok.start_pos, tok.end_pos), "too long")
+            self.error(codes.RESOURCE_LIMIT, str(exc), span, "too long")
             return 0
         try:
-            return _number_value(tok.value)
+            if _is_float_literal(tok.value):
+                return parse_float(tok.value, negate, "float64")[0]
+            if _INT_SUFFIX.search(tok.value):
+                return parse_int(tok.value, negate)[0]  # `channels=-1u8`: the suffix's range holds
+            value = _int_value(tok.value)
+            return -value if negate else value
         except LiteralError as exc:  # `s=70000f16`
-            self.error(codes.INVALID_LITERAL, str(exc), self.span(tok.start_pos, tok.end_pos))
+            self.error(codes.INVALID_LITERAL, str(exc), span)
             return 0
 
     def attr_string(self, c: list) -> str:
@@ -1462,17 +1468,14 @@ def _is_float_literal(text: str) -> bool:
     return not is_int_text(text)
 
 
+_INT_SUFFIX = re.compile(r"[iu]\d*$")
+
+
 def _int_value(text: str) -> int:
     m = _DIGITS.match(text)
     if m is None or len(m.group(0)) > MAX_LITERAL_DIGITS:
         return 0  # (too long: reported by `_int_checked` or `parse_int`)
     return int(m.group(0))
-
-
-def _number_value(text: str) -> Any:
-    if _is_float_literal(text):
-        return parse_float(text, False, "float64")[0]
-    return _int_value(text)
 
 
 def _comma_before(text: str, pos: int) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from relay_text.check import messages
+from relay_text.check import messages, operator_messages
 from relay_text.check.explain import Explainer
 from relay_text.check.infer import Checker
 from relay_text.check.solver import RelationError
@@ -64,10 +64,10 @@ def test_a_diagnostic_counts_against_the_definition_being_checked() -> None:
     assert st.expect(TensorType((), "int32"), TensorType((), "float32"), None) is False
     (diag,) = st.diags
     assert (diag.code, diag.message) == (codes.TYPE_MISMATCH, "mismatched types: expected `Tensor[(), float32]`, found `Tensor[(), int32]`")
-    st.error_in(other, messages.unknown_operator("nope", None))
+    st.error_in(other, operator_messages.unknown_operator("nope", None))
     assert st.owner is owner
     assert st.error_owners == {id(owner), id(other)}
-    st.error(messages.renamed_operator("old", "new", 1, None))  # a warning: no owner is marked
+    st.error(operator_messages.renamed_operator("old", "new", 1, None))  # a warning: no owner is marked
     assert st.error_owners == {id(owner), id(other)}
 
 

@@ -483,3 +483,11 @@ def test_an_attribute_number_out_of_its_range_is_an_invalid_literal() -> None:
     """tokenizer.h: a float16 literal beyond 65504 is an error, in an attribute value too."""
     diags = checked(tvm_main("nn.leaky_relu(%x, alpha=70000f16)", "%x: float32")).diagnostics
     assert [(d.code, d.span.text, d.location()[1:3]) for d in diags] == [("invalid-literal", "70000f16", (3, 27))]
+
+
+def test_a_negative_attribute_number_is_checked_with_its_sign() -> None:
+    """A suffixed integer in an attribute holds its dtype's range, sign
+    included (`channels=-1u8` was read as -1; a fuzzer finding)."""
+    diags = checked(tvm_main("nn.leaky_relu(%x, alpha=-1u8)", "%x: float32")).diagnostics
+    assert [(d.code, d.span.text, d.message) for d in diags] == [("invalid-literal", "-1u8", "`-1u8` does not fit in uint8 (0 to 255)")]
+    assert checked(tvm_main("nn.leaky_relu(%x, alpha=-1i8)", "%x: float32")).diagnostics == []

@@ -29,6 +29,7 @@ from ..ir.expr import (
     Expr,
     Function,
     GlobalVar,
+    Match,
     Op,
     Var,
 )
@@ -109,7 +110,7 @@ def plan_function(fn: Function) -> Plan:
         inline, opened = region_edges(node)
         for child in inline:
             use(child, region)
-        if opened:
+        if opened or type(node) is Match:  # (a match without clauses opens none: it fails when run)
             subs = [Region(region, node, root, i) for i, root in enumerate(opened)]
             plan.opens[node] = subs
             plan.regions.extend(subs)

@@ -6,6 +6,14 @@ from __future__ import annotations
 from .helpers import failure, located
 
 
+def test_a_match_without_clauses_fails_where_it_is() -> None:
+    """`match? (e) {}` matches nothing (it was an internal error of the
+    evaluator's plan, which had no regions for it; a fuzzer finding)."""
+    d = failure("def @main() { match? (()) {} }\n")
+    assert located(d) == ("match-failure", 1, 15, 1, 25)
+    assert d.message == "no clause matches the value `()`"
+
+
 def test_match_failure_in_a_program() -> None:
     """Seed 000: a `match` checks its clauses in order; under `match?` a value
     may match none, which is a located runtime error."""

@@ -1200,7 +1200,7 @@ class Builder:
         try:
             check_digits(tok.value)
         except LiteralError as exc:
-            self.error(codes.RESOURCE_LIMIT, str(exc), span, "too long")
+            self.error(codes.RESOURCE_LIMIT, str(exc), self.span(tok.start_pos, tok.end_pos), "too long")
             return 0
         try:
             if _is_float_literal(tok.value):

@@ -76,22 +76,20 @@ def format_source(
     come back as diagnostics with `text` None; a failed safety check raises
     `UnsafeFormat`. As for `relay check`, the names of the Prelude (`List`,
     `Cons`, `@map`, ...) are known unless `use_prelude` is False (the Prelude
-    is loaded only for a text that may name it, as `std.may_use` tells)."""
+    is loaded only for a text that may name it: `std.with_prelude_if_needed`)."""
     from .syntax.printer import no_gc
 
     if line_length < 1:
         raise ValueError("the line length must be positive")
     with no_gc():  # many small objects, no cycles: collection passes only cost time
         if use_prelude:
-            from .std import may_use, prelude
+            from .std import with_prelude_if_needed
 
-            if not may_use(source.text):
-                # Read alike without the Prelude (tests/std/test_names.py);
-                # an error message may suggest one of its names, though.
-                formatted = _format_source(source, dialect, line_length, safe, None)
-                if formatted.text is not None:
-                    return formatted
-            return _format_source(source, dialect, line_length, safe, prelude().env())
+            return with_prelude_if_needed(
+                source.text,
+                lambda std: _format_source(source, dialect, line_length, safe, std.env() if std is not None else None),
+                lambda formatted: formatted.text is not None,
+            )
         return _format_source(source, dialect, line_length, safe, None)
 
 
@@ -223,9 +221,7 @@ def tvm_problems(module: Module) -> list[Diagnostic]:
                 continue
             seen.add(id(node))
             if isinstance(node, Function):
-                if node.relations:
-                    span = node.relations[0].span or node.span
-                    problem("a `where` clause cannot be written in TVM's format", span, "TVM 0.0.5 functions take no relations; remove the `where` clause or keep the documented syntax")
+                _related(node.relations, node.span, "functions", problem)
                 _kinded(node.type_params, node.span, problem)
                 if node.ret_type is not None:
                     _check_type(node.ret_type, node.span, problem)
@@ -268,6 +264,15 @@ def _kinded(params: tuple, span: Span | None, problem: Any) -> None:
             )
 
 
+def _related(relations: tuple, span: Span | None, what: str, problem: Any) -> None:
+    if relations:
+        problem(
+            "a `where` clause cannot be written in TVM's format",
+            relations[0].span or span,
+            f"TVM 0.0.5 {what} take no relations; remove the `where` clause or keep the documented syntax",
+        )
+
+
 def _types(ty: Any) -> Iterator[Any]:
     stack = [ty]
     while stack:
@@ -288,12 +293,7 @@ def _check_type(ty: Any, span: Span | None, problem: Any) -> None:
     for t in _types(ty):
         if isinstance(t, FuncType):
             _kinded(t.type_params, t.span or span, problem)
-            if t.type_constraints:
-                problem(
-                    "a `where` clause cannot be written in TVM's format",
-                    t.type_constraints[0].span or t.span or span,
-                    "TVM 0.0.5 function types take no relations; remove the `where` clause or keep the documented syntax",
-                )
+            _related(t.type_constraints, t.span or span, "function types", problem)
 
 
 # ---------------------------------------------------------------- files

@@ -77,16 +77,15 @@ def check_source(source: Source, prelude: Any = None, use_prelude: bool = True) 
     """
     if prelude is not None or not use_prelude:
         return _check_source(source, prelude, prelude_env(prelude) if prelude is not None else None, None)
-    from .std import may_use
-    from .std import prelude as load_prelude
+    from .std import with_prelude_if_needed
 
-    if not may_use(source.text):
-        # Same outcome as with the Prelude (tests/std/test_names.py), but an
-        # error message may suggest one of its names: check again with it.
-        checked = _check_source(source, None, None, None)
-        if checked.ok:
-            return checked
-    std = load_prelude()
+    # (the same outcome as with the Prelude: tests/std/test_names.py)
+    return with_prelude_if_needed(source.text, lambda std: _with_std(source, std), lambda checked: checked.ok)
+
+
+def _with_std(source: Source, std: Any) -> Checked:
+    if std is None:
+        return _check_source(source, None, None, None)
     return _check_source(source, std.module, std.env(), std)  # the env also knows TVM's names
 
 
@@ -154,14 +153,10 @@ def run_source(
     from .syntax.parser import parse_source
 
     request = request if request is not None else RunRequest()
-    if use_prelude:
-        from .std import prelude as load_prelude
+    from .std import prelude as load_prelude
 
-        # Always with the Prelude: the arguments' text may name it.
-        std = load_prelude()
-        checked = _check_source(source, std.module, std.env(), std)
-    else:
-        checked = check_source(source, use_prelude=False)
+    # With the Prelude whenever asked for: the arguments' text may name it.
+    checked = _with_std(source, load_prelude() if use_prelude else None)
     if warnings_as_errors:
         from .suppress import warnings_as_errors as promote
 

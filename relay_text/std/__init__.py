@@ -12,7 +12,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from ..ir.expr import Constructor, Function, GlobalVar
 from ..ir.module import Module
@@ -30,6 +30,8 @@ SOURCE_NAME = PRELUDE_SOURCE_NAME
 # Other spellings of Prelude types, as TVM's own prelude named them.
 TYPE_ALIASES = {"Option": "Optional"}
 
+_T = TypeVar("_T")
+
 # What the Prelude defines, by name: its globals (written `@name` where
 # they are used), and its types (with TVM's spellings) and their
 # constructors. `tests/std/test_names.py` keeps these equal to what
@@ -38,7 +40,8 @@ GLOBALS = frozenset(
     "compose concat filter flip foldl foldr foldr1 hd id iterate length map map_accuml map_accumr"
     " nth rev size sum tl tmap unfoldl unfoldr update zip".split()
 )
-TYPES = {"List": ("Nil", "Cons"), "Optional": ("None", "Some"), "Option": ("None", "Some"), "Tree": ("Rose",), "Storage": ()}
+TYPES = {"List": ("Nil", "Cons"), "Optional": ("None", "Some"), "Tree": ("Rose",), "Storage": ()}
+TYPES.update({alias: TYPES[name] for alias, name in TYPE_ALIASES.items()})
 TYPES_AND_CONSTRUCTORS = frozenset(TYPES) | {c for constructors in TYPES.values() for c in constructors}
 
 _WORDS = "|".join(sorted(TYPES_AND_CONSTRUCTORS, key=len, reverse=True))
@@ -64,6 +67,17 @@ def may_use(text: str) -> bool:
         named.discard(data_type)
         named.difference_update(TYPES.get(data_type, ()))
     return bool(named)
+
+
+def with_prelude_if_needed(text: str, attempt: Callable[[Prelude | None], _T], succeeded: Callable[[_T], bool]) -> _T:
+    """`attempt(None)` for a text that does not name the Prelude
+    (`may_use`), if that succeeds; otherwise `attempt` with the Prelude
+    (errors without it may be suggestions of its names to make)."""
+    if not may_use(text):
+        outcome = attempt(None)
+        if succeeded(outcome):
+            return outcome
+    return attempt(prelude())
 
 
 _LOCK = threading.Lock()
@@ -135,4 +149,4 @@ def _load() -> Prelude:
     )
 
 
-__all__ = ["GLOBALS", "PRELUDE_FILE", "TYPES", "TYPES_AND_CONSTRUCTORS", "Prelude", "TYPE_ALIASES", "may_use", "prelude"]
+__all__ = ["GLOBALS", "PRELUDE_FILE", "TYPES", "TYPES_AND_CONSTRUCTORS", "Prelude", "TYPE_ALIASES", "may_use", "prelude", "with_prelude_if_needed"]

@@ -85,7 +85,7 @@ def test_same_outcome_with_and_without_loading_the_prelude(path) -> None:
     else:
         source = Source(path.name, path.read_text(encoding="utf-8"))
     loaded = std.prelude()
-    eager = pipeline._check_source(source, loaded.module, loaded.env(), loaded)
+    eager = pipeline._with_std(source, loaded)
     assert _outcome(pipeline.check_source(source)) == _outcome(eager)
     assert format_source(source).text == _format_source(source, "keep", 100, True, loaded.env()).text
 

@@ -535,7 +535,10 @@ class Compiler:
         lines, nodes = render(self.blocks)
         source = "\n".join(lines) + "\n"
         filename = f"<relay-program-{next(_COUNTER)}>"
-        code = compile(source, filename, "exec")
+        try:
+            code = compile(source, filename, "exec")
+        except (MemoryError, RecursionError):
+            raise CompileError([self.too_complex()]) from None
         exec(code, self.ns)
         from .show import SIGNATURES
 
@@ -546,6 +549,24 @@ class Compiler:
         modules = [m for m in (self.program, self.prelude) if m is not None]
         origins = self.optimizer.origins if self.optimizer is not None else {}
         return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules, origins)
+
+    def too_complex(self) -> Diagnostic:
+        """The error for code Python's compiler gives up on: at the first
+        function whose code alone is too much for it."""
+        span = None
+        for block in self.blocks:
+            lines, nodes = render([block])
+            try:
+                compile("\n".join(lines) + "\n", "<relay-function>", "exec")
+            except (MemoryError, RecursionError):
+                span = next((s for s in (getattr(n, "span", None) for n in nodes) if s is not None), None)
+                break
+        return Diagnostic(
+            codes.RESOURCE_LIMIT,
+            "this function is too large or too deeply nested for Python to compile",
+            span,
+            label="too complex to run",
+        ).with_help("split it into smaller functions")
 
 
 def _static_size(ty: Any) -> tuple[int, int] | None:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from .compile import Compiler
 
 MAX_NESTING = 40  # Python block levels before a region gets its own function
+ELIF_CLAUSES = 16  # clauses of a match written as one `if`/`elif` chain at most
 
 
 
@@ -492,6 +493,9 @@ class FunctionEmitter:
         data = c.ref(node.data)
         site = len(c.match_sites)
         c.match_sites.append(node)
+        if len(node.clauses) > ELIF_CLAUSES:
+            self.emit_wide_match(node, block, site)
+            return
         first = True
         for clause, region in zip(node.clauses, regions):
             conds, binds = _pattern_code(clause.pattern, data, c)
@@ -518,6 +522,28 @@ class FunctionEmitter:
         fail = Block()
         fail.line(f"MATCHFAIL({site}, {data})", node)
         block.nest(fail)
+
+    def emit_wide_match(self, node: Match, block: Block, site: int) -> None:
+        """A match with many clauses as a flat run of `if`s guarded by a
+        flag: Python nests an `elif` chain, and its compiler gives up a few
+        thousand clauses deep."""
+        c = self.c
+        target = c.ref(node)
+        data = c.ref(node.data)
+        open_ = c.fresh("t")  # a flag: no clause has matched yet
+        block.line(f"{open_} = True", node)
+        for clause, region in zip(node.clauses, self.plan.opens[node]):
+            conds, binds = _pattern_code(clause.pattern, data, c)
+            block.line(f"if {' and '.join([open_, *conds])}:", node)
+            body = Block()
+            for name, access in binds:
+                body.line(f"{name} = {access}", node)
+            self.embed(body, region, target)
+            body.line(f"{open_} = False", node)
+            block.nest(body)
+            if not conds:
+                return
+        block.line(f"if {open_}: MATCHFAIL({site}, {data})", node)
 
     def emit_function(self, node: Function, block: Block) -> None:
         c = self.c

@@ -147,3 +147,52 @@ def test_deeply_nested_closures_and_matches_capture_correctly() -> None:
         src += f"    }} case None() {{ 0 }} }}\n  }};\n  %f{i}({i})\n"
     src += "}\n"
     assert int(run(src, 1000)) == 1000 + n * (n + 1) // 2
+
+
+def _wide_match(n: int, pick: int, catch_all: bool = False) -> str:
+    constructors = ", ".join(f"C{i}" for i in range(n))
+    clauses = " ".join(f"case C{i} {{ {i} }}" for i in range(n - 1 if catch_all else n))
+    if catch_all:
+        clauses += " case _ { -1 }"
+    return f"type T {{ {constructors} }}\ndef @f(%c: T) -> int32 {{ match (%c) {{ {clauses} }} }}\ndef @main() {{ @f(C{pick}) }}\n"
+
+
+def test_a_match_with_a_hundred_thousand_clauses_runs() -> None:
+    """Python's compiler nests an `elif` chain and gives up a few thousand
+    clauses deep; a wide match is a flat run of guarded `if`s instead."""
+    n = 100_000
+    assert int(run(_wide_match(n, n - 1))) == n - 1
+    assert int(run(_wide_match(n, 0))) == 0
+
+
+def test_wide_matches_pick_the_first_clause_that_matches() -> None:
+    """The flat form keeps the order of the clauses: the first clause that
+    matches is taken, a catch-all only when none before it does, and no
+    clause matching is the located `match-failure`."""
+    assert int(run(_wide_match(40, 38, catch_all=True))) == 38
+    assert int(run(_wide_match(40, 39, catch_all=True))) == -1
+    src = _wide_match(40, 39).replace(" case C39 { 39 }", "").replace("match (", "match? (")
+    d = failure(src)
+    line = src.splitlines()[1]
+    column = line.index("match? (%c)") + 1
+    assert located(d) == ("match-failure", 2, column, 2, column + len("match? (%c)") - 1)
+
+
+def test_code_too_large_for_python_is_a_located_resource_limit(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Should Python's compiler still give up on a function's code, the run
+    stops with a `resource-limit` error at that function, not an internal
+    error."""
+    import relay_text.eval.compile as compile_module
+
+    real = compile
+
+    def fragile(source: str, filename: str, mode: str):  # type: ignore[no-untyped-def]
+        if "MATCHFAIL" in source:  # only @big has a match
+            raise MemoryError
+        return real(source, filename, mode)
+
+    monkeypatch.setattr(compile_module, "compile", fragile, raising=False)
+    src = "def @small() -> int32 { 1 }\ndef @big(%o: Option[int32]) -> int32 {\n  match? (%o) { case Some(%x) { %x } }\n}\ndef @main() { @big(Some(@small())) }\n"
+    d = failure(src)
+    assert located(d) == ("resource-limit", 2, 1, 4, 1)
+    assert d.message == "this function is too large or too deeply nested for Python to compile"

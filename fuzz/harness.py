@@ -14,7 +14,7 @@ from .minimize import minimize
 from .oracles import RUN_ARGS, Failure
 from .worker import Target, Worker
 
-MODES = ("mutate", "grammar", "typed", "comments", "metadata")
+MODES = ("mutate", "grammar", "typed", "comments", "metadata", "operators")
 FINDINGS = Path(__file__).resolve().parent / "findings"
 
 
@@ -97,10 +97,18 @@ def _cases_metadata(rng: random.Random) -> Iterator[Case]:
         yield Case(mutated, f"{name}: metadata {'+'.join(how)}", seed=text)
 
 
+def _cases_operators(rng: random.Random) -> Iterator[Case]:
+    from .operators import operator_cases
+
+    for text, origin in operator_cases(rng):
+        yield Case(text, origin)
+
+
 RNG_MODES: dict[str, Callable[[random.Random], Iterator[Case]]] = {
     "mutate": _cases_mutate,
     "comments": _cases_comments,
     "metadata": _cases_metadata,
+    "operators": _cases_operators,
 }
 
 

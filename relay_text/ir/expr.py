@@ -108,7 +108,33 @@ class Let(Expr):
     span: Span | None = field(default=None, repr=False)
 
 
-AttrValue = Union[None, bool, int, float, str, tuple, "MetaRef"]
+AttrValue = Union[None, bool, int, float, str, tuple, "MetaRef", "InvalidAttr"]
+
+
+class InvalidAttr:
+    """An attribute value the reader could not take (`axis=foo`, an integer
+    out of range). Its error is already reported, so the call's own checks
+    are skipped rather than reporting the same mistake again."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "INVALID_ATTR"
+
+
+INVALID_ATTR = InvalidAttr()
+
+
+def has_invalid_attr(value: object) -> bool:
+    """Whether an attribute value is, or holds, INVALID_ATTR."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if v is INVALID_ATTR:
+            return True
+        if type(v) is tuple:
+            stack.extend(v)
+    return False
 
 
 @dataclass(frozen=True, slots=True)

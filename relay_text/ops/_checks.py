@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import codes
+from ..limits import MAX_RANK
 from ..ir.ty import AnyDim, DimBinOp
 from .relations import RankedTensor, Relation, has_rank, is_unknown, shape_text
 
@@ -19,6 +20,13 @@ def is_int_dtype(d: Any) -> bool:
 
 def is_float_dtype(d: Any) -> bool:
     return type(d) is str and d.startswith(("float", "bfloat"))
+
+
+def result_rank_within_limit(r: Relation, rank: int) -> None:
+    """Fails before a result of `rank` dimensions is built, when the rank
+    comes from an attribute (`num_newaxis=2147483647`) and passes the limit."""
+    if rank > MAX_RANK:
+        r.fail(codes.RESOURCE_LIMIT, f"`{r.op}` would produce a tensor of {rank:,} dimensions, more than the limit of {MAX_RANK}", label="too large")
 
 
 def require_int(r: Relation, i: int, what: str) -> None:

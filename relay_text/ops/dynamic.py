@@ -41,6 +41,7 @@ from typing import Any
 from .. import limits
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
+from ._checks import result_rank_within_limit
 from ._np import np
 from .layout import tile
 from .registry import Attr, KernelError, register
@@ -146,6 +147,7 @@ def expand_dims_rel(r: Relation) -> bool:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: num_newaxis must not be negative, found {k}")
     if not known_rank(x.shape):
         return False
+    result_rank_within_limit(r, len(x.shape) + k)
     r.set_result(TensorType(_unknown(len(x.shape) + k), x.dtype))
     return True
 

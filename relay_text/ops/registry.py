@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from ..ir.expr import has_invalid_attr
 from ..ir.ty import canonical_dtype
 from .relation import RelationFn, relation_name
 
@@ -150,7 +151,10 @@ class Attr:
             raise ValueError(f"unknown attribute kind {self.kind!r}")
 
     def convert(self, value: Any) -> Any:
-        """The value in normal form, or AttrError."""
+        """The value in normal form, or AttrError. A value the reader could
+        not take (its error reported already) passes as it is."""
+        if has_invalid_attr(value):
+            return value
         kind = self.kind
         custom = _CONVERTERS.get(kind)
         if custom is not None:

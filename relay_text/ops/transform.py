@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, Dim, TensorType, TupleType
+from ._checks import result_rank_within_limit
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
 from .relation import CanFail, Notes
@@ -257,6 +258,7 @@ def expand_dims_rel(r: Relation) -> bool:
         r.fail(codes.SHAPE_MISMATCH, f"`expand_dims`: num_newaxis must not be negative, found {k}")
     if not -rank - 1 <= axis <= rank:
         r.fail(codes.SHAPE_MISMATCH, f"`expand_dims`: axis {axis} is out of range for a tensor of rank {rank}", notes=[f"valid values are {-rank - 1} to {rank}"])
+    result_rank_within_limit(r, rank + k)
     pos = axis if axis >= 0 else rank + 1 + axis
     shape = x.shape[:pos] + (1,) * k + x.shape[pos:]
     r.set_result(TensorType(shape, x.dtype))

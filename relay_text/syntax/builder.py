@@ -27,6 +27,7 @@ from ..ir.expr import (
     Expr,
     Function,
     GlobalVar,
+    INVALID_ATTR,
     If,
     Let,
     Match,
@@ -1201,17 +1202,15 @@ class Builder:
             check_digits(tok.value)
         except LiteralError as exc:
             self.error(codes.RESOURCE_LIMIT, str(exc), self.span(tok.start_pos, tok.end_pos), "too long")
-            return 0
+            return INVALID_ATTR
         try:
             if _is_float_literal(tok.value):
                 return parse_float(tok.value, negate, "float64")[0]
-            if _INT_SUFFIX.search(tok.value):
-                return parse_int(tok.value, negate)[0]  # `channels=-1u8`: the suffix's range holds
-            value = _int_value(tok.value)
-            return -value if negate else value
+            # range-checked: the suffix's range (`channels=-1u8`), int64 without one
+            return parse_int(tok.value, negate)[0]
         except LiteralError as exc:  # `s=70000f16`
             self.error(codes.INVALID_LITERAL, str(exc), span)
-            return 0
+            return INVALID_ATTR
 
     def attr_string(self, c: list) -> str:
         return _unquote(c[0].value)
@@ -1230,7 +1229,7 @@ class Builder:
             f"`{tok.value}` is not an attribute value",
             self.span(tok.start_pos, tok.end_pos),
         ).with_help(f"attribute values are numbers, strings, True, False, None or lists; did you mean {meant}?")
-        return tok.value
+        return INVALID_ATTR
 
     def attr_list(self, c: list) -> Any:
         # A None in `c` is the placeholder of an empty list; `None` written
@@ -1468,7 +1467,6 @@ def _is_float_literal(text: str) -> bool:
     return not is_int_text(text)
 
 
-_INT_SUFFIX = re.compile(r"[iu]\d*$")
 
 
 def _int_value(text: str) -> int:

@@ -17,7 +17,7 @@ from fuzz.oracles import Failure, evaluate
 from fuzz.worker import Worker
 
 # Cases per mode: about ten seconds each on the project's machine.
-CASES = {"mutate": 60, "grammar": 60, "typed": 150, "comments": 30, "metadata": 150}
+CASES = {"mutate": 60, "grammar": 60, "typed": 150, "comments": 30, "metadata": 150, "operators": 400}
 SECONDS = 12.0
 
 
@@ -163,3 +163,23 @@ def test_a_worker_process_is_replaced_after_a_series_of_cases(monkeypatch: pytes
         pids = [worker.evaluate("def @main() { 0 }")[0][0].detail for _ in range(3)]
     assert pids[0] == pids[1] != pids[2]
     assert worker.restarts == 0  # replaced, not killed
+
+
+def test_operator_calls_cover_every_operator_and_the_extremes() -> None:
+    """The `operators` mode calls each registered operator in time, with
+    extreme attribute values among the ordinary ones, and a good share of
+    its programs check (so that they are run, not only rejected)."""
+    import random
+
+    from fuzz.operators import EXTREME_INTS, operator_cases
+    from relay_text.ops import registry
+    from relay_text.pipeline import check_source
+    from relay_text.ir.span import Source
+
+    cases = operator_cases(random.Random(0))
+    drawn = [next(cases) for _ in range(6000)]
+    names = {origin.removeprefix("operators: ") for _, origin in drawn}
+    assert names == {op.name for op in registry.all_ops() if op.inputs >= 0}
+    assert any(f"={EXTREME_INTS[-1]}" in text or f", {EXTREME_INTS[-1]}" in text for text, _ in drawn)
+    checking = sum(check_source(Source("case.rly", text)).ok for text, _ in drawn[:300])
+    assert checking >= 50

@@ -491,3 +491,29 @@ def test_a_negative_attribute_number_is_checked_with_its_sign() -> None:
     diags = checked(tvm_main("nn.leaky_relu(%x, alpha=-1u8)", "%x: float32")).diagnostics
     assert [(d.code, d.span.text, d.message) for d in diags] == [("invalid-literal", "-1u8", "`-1u8` does not fit in uint8 (0 to 255)")]
     assert checked(tvm_main("nn.leaky_relu(%x, alpha=-1i8)", "%x: float32")).diagnostics == []
+
+
+def test_an_attribute_integer_beyond_int64_is_an_invalid_literal_and_nothing_more() -> None:
+    """An unsuffixed attribute integer is held to int64 as well (it reached
+    the kernel before, where numpy could not take it), and the call's own
+    checks do not report the placeholder left in its place
+    (`strides must be positive, found [0, 1]`)."""
+    x = "%x: Tensor[(1, 1, 4, 4), float32]"
+    diags = checked(tvm_main("nn.max_pool2d(%x, pool_size=[1, 1], strides=[99999999999999999999, 1])", x)).diagnostics
+    assert [(d.code, d.span.text, d.message) for d in diags] == [
+        ("invalid-literal", "99999999999999999999", "`99999999999999999999` does not fit in int64 (-9223372036854775808 to 9223372036854775807)")
+    ]
+    assert checked(tvm_main("nn.max_pool2d(%x, pool_size=[1, 1], strides=[9223372036854775807, 1])", x)).diagnostics == []
+    # the call's other attributes are still checked
+    diags = checked(tvm_main("nn.max_pool2d(%x, strides=[99999999999999999999, 1])", x)).diagnostics
+    assert [(d.code, d.message) for d in diags] == [
+        ("missing-attribute", "`nn.max_pool2d` needs the attribute `pool_size`"),
+        ("invalid-literal", "`99999999999999999999` does not fit in int64 (-9223372036854775808 to 9223372036854775807)"),
+    ]
+
+
+def test_a_name_as_an_attribute_value_is_one_syntax_error() -> None:
+    """`axis=foo` is reported where it is written, once: the attribute's
+    kind is not then checked against the string it is not."""
+    diags = checked(tvm_main("sum(%x, axis=foo)", "%x: Tensor[(2), float32]")).diagnostics
+    assert [(d.code, d.span.text, d.message) for d in diags] == [("syntax-error", "foo", "`foo` is not an attribute value")]

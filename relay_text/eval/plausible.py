@@ -167,7 +167,9 @@ def shape_role(value: Any, role: Role | None) -> Any:
     kind = arr.dtype.kind
     if role.kind == "index":
         if kind in "iu":
-            return np.mod(arr, role.size).astype(arr.dtype)
+            # (an index type narrower than the axis holds fewer values: int8 for 248)
+            size = min(role.size, int(np.iinfo(arr.dtype).max) + 1)
+            return np.mod(arr.astype(np.int64), size).astype(arr.dtype)
         return value
     if kind != "f":
         return value

@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, Dim, TensorType, TupleType
 from ._checks import result_rank_within_limit
+from ._indexing import same_dim
 from ._np import np, wrap
 from .registry import Attr, KernelError, register
 from .relation import CanFail, Notes
@@ -456,6 +457,14 @@ def take_rel(r: Relation) -> bool:
         ax = normalize_axis(r, axis, len(a.shape))
         if batch < 0:
             batch += len(idx.shape)
+        if not 0 <= batch <= min(len(idx.shape), ax):
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`take`: batch_dims={r.attrs['batch_dims']} is out of range for indices of rank {len(idx.shape)} and axis {ax}",
+                notes=["batch_dims counts leading axes shared by the data and the indices: at most the indices' rank, and at most the axis"],
+            )
+        for i in range(batch):
+            same_dim(r, a.shape[i], idx.shape[i], 1, f"`take`: batch axis {i} is {a.shape[i]} in the data but {idx.shape[i]} in the indices")
         shape = a.shape[:ax] + idx.shape[batch:] + a.shape[ax + 1 :]
     r.set_result(TensorType(tuple(shape), a.dtype))
     return True
@@ -472,12 +481,31 @@ def take(args: tuple, attrs: dict) -> Any:
     a, idx = args
     mode = attrs["mode"]
     axis = attrs["axis"]
-    if attrs["batch_dims"]:
-        raise KernelError(codes.RUNTIME_ERROR, "take with batch_dims is not supported by this evaluator")
+    how = "raise" if mode == "fast" else mode
+    batch = attrs["batch_dims"]
     try:
-        return wrap(np.take(a, idx, axis=axis, mode="raise" if mode == "fast" else mode), a.dtype)
+        if axis is not None and batch:
+            return wrap(_batched_take(a, np.asarray(idx), axis, batch, how), a.dtype)
+        return wrap(np.take(a, idx, axis=axis, mode=how), a.dtype)
     except IndexError as exc:
         raise KernelError(codes.RUNTIME_ERROR, f"take: index out of range ({exc})") from None
+
+
+def _batched_take(a: Any, idx: Any, axis: int, batch: int, mode: str) -> Any:
+    """`take` whose first `batch` axes pair the data with the indices: each
+    batch element takes from its own slice."""
+    if batch < 0:
+        batch += idx.ndim
+    axis %= a.ndim
+    lead = a.shape[:batch]
+    shape = lead + a.shape[batch:axis] + idx.shape[batch:] + a.shape[axis + 1 :]
+    count = int(np.prod(lead, dtype=np.int64))
+    data = a.reshape((count,) + a.shape[batch:])
+    index = idx.reshape((count,) + idx.shape[batch:])
+    out = np.empty(shape, dtype=a.dtype).reshape((count,) + shape[batch:])
+    for b in range(count):
+        out[b] = np.take(data[b], index[b], axis=axis - batch, mode=mode)
+    return out.reshape(shape)
 
 
 def broadcast_to_rel(r: Relation) -> bool:

@@ -272,6 +272,21 @@ def test_take_modes() -> None:
         run("take", x, a([9], "int32"), axis=0, mode="fast")
 
 
+def test_take_with_batch_dims_pairs_leading_axes() -> None:
+    """topi take: with batch_dims=b each of the first b axes of the data
+    goes with the same axis of the indices, and out[i, ...] takes from
+    data[i] at indices[i]."""
+    data = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    idx = a([[2, 0], [1, 1]], "int32")
+    got = run("take", data, idx, axis=2, batch_dims=1)
+    same(got, np.stack([np.take(data[0], idx[0], axis=1), np.take(data[1], idx[1], axis=1)]))
+    assert got.shape == (2, 3, 2)
+    same(run("take", data, idx, axis=1, batch_dims=-1), np.stack([np.take(data[i], idx[i], axis=0) for i in range(2)]))
+    same(run("take", data, a([[5], [-1]], "int32"), axis=2, batch_dims=1), a([[[3], [7], [11]], [[12], [16], [20]]]))  # clip
+    empty = run("take", np.zeros((0, 3), "float32"), np.zeros((0, 2), "int32"), axis=1, batch_dims=1)
+    assert empty.shape == (0, 2) and empty.dtype == np.float32
+
+
 @covers("broadcast_to", "zeros", "ones", "full", "full_like")
 def test_creation() -> None:
     same(run("broadcast_to", a([1, 2]), shape=[2, 2]), a([[1, 2], [1, 2]]))

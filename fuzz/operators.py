@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from relay_text.ops.registry import OpDef
 
 SMALL_INTS = (0, 1, 1, 2, 2, 3, -1, -2, 4)
 EXTREME_INTS = (7, 16, 255, 65536, 10**6, 2**31 - 1, -(2**31), 2**63 - 1, -(2**63))
@@ -65,18 +69,18 @@ def tensor_type(rng: random.Random) -> str:
     return f"Tensor[({dims}{',' if rank == 1 else ''}), {rng.choice(DTYPES)}]"
 
 
-def operator_call(op: object, rng: random.Random) -> str:
-    """A program whose `@main` calls `op` (an `OpDef`) once."""
+def operator_call(op: OpDef, rng: random.Random) -> str:
+    """A program whose `@main` calls `op` once."""
     from relay_text.ops.registry import REQUIRED
 
-    params = [f"%a{i}: {tensor_type(rng)}" for i in range(op.inputs)]  # type: ignore[attr-defined]
+    params = [f"%a{i}: {tensor_type(rng)}" for i in range(op.inputs)]
     attrs = []
-    for attr in op.attrs:  # type: ignore[attr-defined]
+    for attr in op.attrs:
         keep = 0.95 if attr.default is REQUIRED else 0.5
         if rng.random() < keep:
             attrs.append(f"{attr.name}={attribute_value(attr.kind, rng)}")
-    args = ", ".join([*(f"%a{i}" for i in range(op.inputs)), *attrs])  # type: ignore[attr-defined]
-    return f"def @main({', '.join(params)}) {{\n  {op.name}({args})\n}}\n"  # type: ignore[attr-defined]
+    args = ", ".join([*(f"%a{i}" for i in range(op.inputs)), *attrs])
+    return f"def @main({', '.join(params)}) {{\n  {op.name}({args})\n}}\n"
 
 
 def operator_cases(rng: random.Random) -> Iterator[tuple[str, str]]:

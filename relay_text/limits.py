@@ -88,6 +88,13 @@ def elements(shape: tuple) -> int:
     return n
 
 
+def result_rank_problem(op: str, rank: int) -> str | None:
+    """Why an operator's result of `rank` dimensions passes the limit, or None."""
+    if rank > MAX_RANK:
+        return f"`{op}` would produce a tensor of {rank:,} dimensions, more than the limit of {MAX_RANK}"
+    return None
+
+
 def written_shape_problem(shape: tuple) -> str | None:
     """Why a shape written in a tensor type passes a static limit (too many
     dimensions, or, when every dimension is a number, too many elements), or

@@ -13,10 +13,6 @@ from ..text.suggest import or_list
 from .messages import did_you_mean, plural_s, was_or_were
 
 
-def result_rank_over_limit(op: str, rank: int, limit: int) -> str:
-    return f"`{op}` would produce a tensor of {rank:,} dimensions, more than the limit of {limit}"
-
-
 def result_elements_over_limit(op: str, count: int, limit: int) -> str:
     return f"`{op}` would produce a tensor of {count:,} elements, more than the limit of {limit:,} (2^40)"
 

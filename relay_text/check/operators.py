@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import Diagnostic, codes
-from ..ir.expr import Call, Op, has_invalid_attr
+from ..ir.expr import Call, Op
 from ..ir.positions import META_ATTRS
 from ..ir.ty import FuncType, TupleType, canonical_dtype
 from ..ops import registry
@@ -75,8 +75,8 @@ class Operators:
         attrs, problems = opdef.normalize_attrs(node.attrs)
         for problem in problems:
             self._attribute_error(node, opdef, problem)
-        if problems or any(has_invalid_attr(value) for _, value in node.attrs):
-            return ERROR  # (a value the reader could not take is reported already)
+        if problems:
+            return ERROR
         out = st.fresh(origin=st.origin("result", node.span, messages.result_of(messages.quoted(op.name))))
         self.op_types[op] = (arg_types, out)
         shown = node.infix or op.name
@@ -105,6 +105,8 @@ class Operators:
 
     def _attribute_error(self, node: Call, opdef: Any, problem: Any) -> None:
         st = self.state
+        if problem.reported:
+            return
         if not problem.key:
             st.error(operator_messages.missing_attribute(problem, opdef, node.span))
             return

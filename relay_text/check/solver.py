@@ -402,10 +402,9 @@ class Rel:
     def set_result(self, t: Any) -> None:
         if type(t) is TensorType and type(t.shape) is tuple and limits.written_shape_problem(t.shape) is not None:
             # (an operator asked for 100 new axes, or a 2^50-element `zeros`)
-            if len(t.shape) > limits.MAX_RANK:
-                message = operator_messages.result_rank_over_limit(self.op, len(t.shape), limits.MAX_RANK)
-            else:
-                message = operator_messages.result_elements_over_limit(self.op, limits.elements(t.shape), limits.MAX_STATIC_ELEMENTS)
+            message = limits.result_rank_problem(self.op, len(t.shape)) or operator_messages.result_elements_over_limit(
+                self.op, limits.elements(t.shape), limits.MAX_STATIC_ELEMENTS
+            )
             self.fail(codes.RESOURCE_LIMIT, message, label="too large")
         if _negative_dimension(t):
             self.fail(codes.SHAPE_MISMATCH, operator_messages.negative_result_dimension(self.op, _dt(t)), notes=[operator_messages.CHECK_THE_ATTRIBUTES])

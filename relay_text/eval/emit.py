@@ -494,7 +494,7 @@ class FunctionEmitter:
         site = len(c.match_sites)
         c.match_sites.append(node)
         if len(node.clauses) > ELIF_CLAUSES:
-            self.emit_wide_match(node, block, site)
+            self.emit_wide_match(node, block, target, data, site)
             return
         first = True
         for clause, region in zip(node.clauses, regions):
@@ -523,13 +523,11 @@ class FunctionEmitter:
         fail.line(f"MATCHFAIL({site}, {data})", node)
         block.nest(fail)
 
-    def emit_wide_match(self, node: Match, block: Block, site: int) -> None:
+    def emit_wide_match(self, node: Match, block: Block, target: str, data: str, site: int) -> None:
         """A match with many clauses as a flat run of `if`s guarded by a
         flag: Python nests an `elif` chain, and its compiler gives up a few
         thousand clauses deep."""
         c = self.c
-        target = c.ref(node)
-        data = c.ref(node.data)
         open_ = c.fresh("t")  # a flag: no clause has matched yet
         block.line(f"{open_} = True", node)
         for clause, region in zip(node.clauses, self.plan.opens[node]):

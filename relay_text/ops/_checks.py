@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import codes
-from ..limits import MAX_RANK
+from ..limits import result_rank_problem
 from ..ir.ty import AnyDim, DimBinOp
 from .relations import RankedTensor, Relation, has_rank, is_unknown, shape_text
 
@@ -25,8 +25,9 @@ def is_float_dtype(d: Any) -> bool:
 def result_rank_within_limit(r: Relation, rank: int) -> None:
     """Fails before a result of `rank` dimensions is built, when the rank
     comes from an attribute (`num_newaxis=2147483647`) and passes the limit."""
-    if rank > MAX_RANK:
-        r.fail(codes.RESOURCE_LIMIT, f"`{r.op}` would produce a tensor of {rank:,} dimensions, more than the limit of {MAX_RANK}", label="too large")
+    problem = result_rank_problem(r.op, rank)
+    if problem is not None:
+        r.fail(codes.RESOURCE_LIMIT, problem, label="too large")
 
 
 def require_int(r: Relation, i: int, what: str) -> None:

@@ -131,11 +131,12 @@ def attr_kind(name: str, description: str, convert: Callable[[Any], Any]) -> str
 class AttrError(Exception):
     """An attribute value that does not fit the schema."""
 
-    def __init__(self, key: str, message: str, expected: str = "") -> None:
+    def __init__(self, key: str, message: str, expected: str = "", reported: bool = False) -> None:
         super().__init__(message)
         self.key = key
         self.message = message
         self.expected = expected
+        self.reported = reported  # the reader has reported the value already
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +152,10 @@ class Attr:
             raise ValueError(f"unknown attribute kind {self.kind!r}")
 
     def convert(self, value: Any) -> Any:
-        """The value in normal form, or AttrError. A value the reader could
-        not take (its error reported already) passes as it is."""
+        """The value in normal form, or AttrError (already `reported` for
+        a value the reader could not take)."""
         if has_invalid_attr(value):
-            return value
+            raise AttrError(self.name, "", reported=True)
         kind = self.kind
         custom = _CONVERTERS.get(kind)
         if custom is not None:

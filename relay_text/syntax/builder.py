@@ -1467,8 +1467,6 @@ def _is_float_literal(text: str) -> bool:
     return not is_int_text(text)
 
 
-
-
 def _int_value(text: str) -> int:
     m = _DIGITS.match(text)
     if m is None or len(m.group(0)) > MAX_LITERAL_DIGITS:

@@ -192,7 +192,32 @@ def _tasks(paths: list[str], options: Any, reporter: Any) -> tuple[list[Any], in
     return tasks, failed
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group: the commands of this module, plus those that live
+    in the package of their stage (`relay import` in `frontends/`, ...),
+    named in `STAGE_COMMANDS` and imported only when they are used or
+    listed, so that `relay check` does not pay for importing them."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *STAGE_COMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = STAGE_COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        import importlib
+
+        module, _, attr = target.partition(":")
+        command = getattr(importlib.import_module(module), attr)
+        assert isinstance(command, click.Command), target
+        return command
+
+
+# Command name -> "module:attribute" of a click command defined elsewhere.
+STAGE_COMMANDS: dict[str, str] = {}
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="relay")
 def main() -> None:
     """Tools for the Relay IR text format: check, format and run programs."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -65,6 +66,15 @@ def corpus_files() -> list[Path]:
     return sorted(CORPUS.glob("*.rly"))
 
 
+# Models whose runs take more than a few seconds and a gigabyte or more.
+SLOW_MODELS = frozenset({"apache-tvm-menangerie-gpt2"})
+
+
+def model_params(paths: list[Path]) -> list[Any]:
+    """`paths` as parameters, the slow models marked slow (for tests that run them)."""
+    return [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_MODELS else p for p in paths]
+
+
 def sample_files() -> list[Path]:
     return sorted(SAMPLES.glob("*.rly"))
 
@@ -76,3 +86,41 @@ def _no_color(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     if "RELAY_DEBUG" in os.environ:
         monkeypatch.delenv("RELAY_DEBUG")
+
+
+# Slow tests (each more than about five seconds, or more than a gigabyte of
+# memory) are marked `@pytest.mark.slow`. The default run leaves them out so
+# that `python -m pytest` stays quick on a small machine; `--slow` runs them
+# too, and CI runs them all. A slow test named on the command line
+# (`pytest tests/eval/test_depth.py::test_long_let_chain_compiles_and_runs`)
+# runs without `--slow`.
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", help="also run the tests marked slow (CI does)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: takes more than a few seconds or a lot of memory; runs with --slow")
+
+
+def _named_explicitly(item: pytest.Item, args: list[str]) -> bool:
+    return any("::" in arg and item.nodeid.startswith(arg.split("[")[0].replace(str(ROOT) + os.sep, "")) for arg in args)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--slow"):
+        return
+    args = [str(a) for a in config.args]
+    keep, slow = [], []
+    for item in items:
+        if item.get_closest_marker("slow") and not _named_explicitly(item, args):
+            slow.append(item)
+        else:
+            keep.append(item)
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = keep
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if not config.getoption("--slow"):
+        terminalreporter.write_line("tests marked slow were left out: `python -m pytest --slow` runs them too (CI does)")

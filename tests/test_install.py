@@ -11,9 +11,12 @@ import subprocess
 import venv
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT, SAMPLES
 
 
+@pytest.mark.slow
 def test_non_editable_install(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)

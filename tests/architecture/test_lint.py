@@ -57,6 +57,7 @@ def versions() -> dict[str, str]:
     return {"mypy": mypy.version.__version__, "numpy": numpy.__version__}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _installed("mypy"), reason="mypy is not installed (pip install -e '.[test]')")
 def test_mypy_reports_no_error_beyond_the_baseline() -> None:
     baseline = json.loads(BASELINE.read_text(encoding="utf-8"))

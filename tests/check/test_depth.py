@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from relay_text.check import check_module
 from relay_text.syntax.parser import parse
 from relay_text.text.type_text import type_text
@@ -17,12 +19,14 @@ def _check(text: str):
     return result
 
 
+@pytest.mark.slow
 def test_100000_nested_lets() -> None:
     lets = "".join(f"  let %v{i + 1} = add(%v{i}, 1f);\n" for i in range(N))
     result = _check(f"def @main(%v0: Tensor[(2), float32]) {{\n{lets}  %v{N}\n}}\n")
     assert type_text(result.global_type("main")) == "fn(Tensor[(2), float32]) -> Tensor[(2), float32]"
 
 
+@pytest.mark.slow
 def test_100000_chained_graph_bindings() -> None:
     body = "".join(f"  %{i + 1} = multiply(%{i}, %x);\n" for i in range(1, N))
     result = _check(f"def @main(%x: Tensor[(3), float32]) {{\n  %1 = nn.relu(%x);\n{body}  %{N}\n}}\n")

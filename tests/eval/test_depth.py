@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import relay_text
 from relay_text.eval.values import Data, to_python
 from relay_text.std import prelude
@@ -13,6 +15,7 @@ from .helpers import failure, located, run
 MILLION = 1_000_000
 
 
+@pytest.mark.slow
 def test_a_million_nested_calls_complete() -> None:
     """Converting a Nat of depth 10^6 to a list recurses 10^6 calls deep."""
     src = """
@@ -100,6 +103,7 @@ def test_runaway_recursion_through_a_closure() -> None:
     assert "a closure" not in d.message and "`fn` (499 calls)" in d.notes[0]
 
 
+@pytest.mark.slow
 def test_long_let_chain_compiles_and_runs() -> None:
     n = 100_000
     lines = ["def @main() {", "  let %x0 = Nil(); "]
@@ -109,6 +113,7 @@ def test_long_let_chain_compiles_and_runs() -> None:
     assert value == list(range(n - 1, 0, -1))
 
 
+@pytest.mark.slow
 def test_long_chain_of_graph_bindings_compiles_and_runs() -> None:
     n = 100_000
     lines = ['#[version = "0.0.5"]', "def @main() {", "  %0 = Cons(0, Nil);"]
@@ -157,6 +162,7 @@ def _wide_match(n: int, pick: int, catch_all: bool = False) -> str:
     return f"type T {{ {constructors} }}\ndef @f(%c: T) -> int32 {{ match (%c) {{ {clauses} }} }}\ndef @main() {{ @f(C{pick}) }}\n"
 
 
+@pytest.mark.slow
 def test_a_match_with_a_hundred_thousand_clauses_runs() -> None:
     """Python's compiler nests an `elif` chain and gives up a few thousand
     clauses deep; a wide match is a flat run of guarded `if`s instead."""

@@ -16,7 +16,7 @@ from relay_text.eval.entry import RunRequest
 from relay_text.eval.values import Data
 from relay_text.ir.span import Source
 from relay_text.pipeline import check_source, run_source
-from tests.conftest import corpus_files, needs_corpus, sample_files
+from tests.conftest import corpus_files, model_params, needs_corpus, sample_files
 
 from .test_samples import ARGS
 
@@ -75,7 +75,7 @@ def assert_same_outcome(optimised: Any, plain: Any) -> None:
 
 
 @needs_corpus
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", model_params(corpus_files()), ids=lambda p: p.name)
 def test_corpus_model_optimised_and_as_written_agree(path: Path) -> None:
     optimised, plain = run_both(path.name, path.read_text(), random_args=True, random_consts=True, seed=0)
     assert_same_outcome(optimised, plain)

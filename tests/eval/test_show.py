@@ -86,6 +86,7 @@ def test_composite_holding_a_tensor_spreads_over_lines() -> None:
     )
 
 
+@pytest.mark.slow
 def test_printing_a_million_element_list_needs_no_recursion() -> None:
     value = lst(*([np.int32(1)] * 1_000_000))
     text = value_text(value)

@@ -21,6 +21,7 @@ CASES = {"mutate": 60, "grammar": 60, "typed": 150, "comments": 30, "metadata": 
 SECONDS = 12.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_a_seeded_run_finds_nothing(mode: str, tmp_path: Path) -> None:
     with Campaign(seed=0, case_timeout=10.0, findings_dir=tmp_path, minimize_seconds=20.0, log=lambda _: None) as campaign:
@@ -58,6 +59,7 @@ def test_a_planted_internal_error_is_found_saved_and_minimized(tmp_path: Path) -
     assert "python -m fuzz --replay" in (folder / "README.txt").read_text()
 
 
+@pytest.mark.slow
 def test_a_planted_hang_is_found_and_the_worker_restarted(tmp_path: Path) -> None:
     with Campaign(seed=0, case_timeout=1.0, findings_dir=tmp_path, target=_planted_hang, minimize_seconds=0, log=lambda _: None) as campaign:
         hung = campaign.run_case("typed", Case("def @main() { 0 }", "planted"))
@@ -74,6 +76,7 @@ def _planted_spin(text: str, reference: str | None, workdir: Path, stage, run: b
     return []
 
 
+@pytest.mark.slow
 def test_a_hang_is_a_case_that_used_the_limit_in_cpu_time(tmp_path: Path) -> None:
     """A case that keeps a core busy is a hang once it has used the limit in
     CPU time; one that waits (as a case does on a busy machine) is given up to

@@ -81,6 +81,7 @@ def _comment_slots(text: str) -> list[int]:
     return [tok.end_pos for tok in tokens if tok.type not in ("METADATA", "VERSION")]
 
 
+@pytest.mark.slow
 @PROFILE
 @given(modules(), st.data())
 def test_formatting_keeps_comments_in_place(module: Module, data) -> None:
@@ -117,6 +118,7 @@ def test_formatting_keeps_comments_in_place(module: Module, data) -> None:
     assert [c for c in result.text.split() if c.startswith("c") and c[1:].isdigit()] == [f"c{i}" for i in range(len(chosen))]
 
 
+@pytest.mark.slow
 @PROFILE
 @given(modules(), st.data())
 def test_a_comment_between_every_pair_of_tokens_is_kept(module: Module, data) -> None:

@@ -70,8 +70,9 @@ class RunRequest:
     optimize: bool = True  # False: `relay run --no-opt`, the plan as written
     max_memory: int | None = None  # bytes; None: a fraction of the machine's memory (relay_text.limits)
     # Another engine for the entry point: called as engine(module, entry,
-    # args, constants, type_of) once the arguments are known and checked,
-    # instead of the compiled program; it returns the value or raises RunFailed.
+    # args, constants, check_result) once the arguments are known and
+    # checked, instead of the compiled program; it returns the value or
+    # raises RunFailed.
     engine: Callable[..., Any] | None = None
 
 
@@ -129,17 +130,19 @@ def run_module(
     resolver: Resolver | None = None,
     type_of: Callable[[Expr], Any] | None = None,
     meta_types: dict[int, Any] | None = None,
+    check_result: Any = None,
 ) -> Outcome:
     """Compile and evaluate a parsed (and checked) module; raises RunFailed.
 
     `parse` reads the text of an `--arg` value (a `ParseResult` with
     `.module` and `.diagnostics`), with the names of the program and the
     Prelude in scope; `meta_types` (from the checker) gives the types of
-    metadata constants, for `request.random_consts`."""
+    metadata constants, for `request.random_consts`; `check_result` (the
+    checker's CheckResult) is handed to `request.engine`."""
     old = limits.set_max_memory(request.max_memory)
     try:
         with relaxed_gc():
-            return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {})
+            return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {}, check_result)
     finally:
         limits.set_max_memory(old)
 
@@ -152,6 +155,7 @@ def _run_module(
     resolver: Resolver | None,
     type_of: Callable[[Expr], Any] | None,
     meta_types: dict[int, Any],
+    check_result: Any = None,
 ) -> Outcome:
     entry = find_entry(module, request.entry)
     defs = TypeDefs(module, prelude)
@@ -285,7 +289,7 @@ def _run_module(
 
     args = tuple(values[p.name][0] for p in entry.params)
     if request.engine is not None:
-        result = request.engine(module, entry, args, constants, type_of)
+        result = request.engine(module, entry, args, constants, check_result)
         return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
     try:
         result = execute(program, entry.key, args, request.max_depth)

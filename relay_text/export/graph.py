@@ -132,7 +132,7 @@ class Graph:
         if array.dtype.name == "bfloat16":
             tensor = self.helper.make_tensor(name, ONNX_DTYPES["bfloat16"], array.shape, array.view(np.uint16).tobytes(), raw=True)
         else:
-            tensor = numpy_helper.from_array(np.ascontiguousarray(array), name)
+            tensor = numpy_helper.from_array(np.array(array, order="C"), name)
         root.initializers.append(tensor)
         if key is not None:
             root._constants[key] = name

@@ -52,7 +52,7 @@ def onnx_dtype(dtype: str) -> int:
 
 def static_shape(ty: Any) -> tuple[int, ...] | None:
     """The shape of a tensor type whose dimensions are all numbers, else None."""
-    if not isinstance(ty, TensorType):
+    if not isinstance(ty, TensorType) or not isinstance(ty.shape, tuple):
         return None
     dims = []
     for d in ty.shape:
@@ -64,7 +64,12 @@ def static_shape(ty: Any) -> tuple[int, ...] | None:
 
 def concrete(ty: Any) -> bool:
     """Whether a tensor type has a known dtype (dimensions may be `?`)."""
-    return isinstance(ty, TensorType) and isinstance(ty.dtype, str) and not isinstance(ty.dtype, TypeVar)
+    return (
+        isinstance(ty, TensorType)
+        and isinstance(ty.dtype, str)
+        and isinstance(ty.shape, tuple)
+        and not any(isinstance(d, TypeVar) for d in ty.shape)
+    )
 
 
 class Graph:

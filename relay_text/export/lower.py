@@ -40,7 +40,7 @@ from ..ir.expr import (
 from ..ir.span import Span
 from ..ir.ty import FuncType, TensorType, TupleType, TypeVar
 from ..ir.visitor import ExprFunctor, ExprVisitor
-from .graph import Graph, Unsupported, concrete
+from .graph import Graph, Unsupported, concrete, static_shape
 from .values import Closure, GlobalRef, OpRef, Tensor, flatten, rebuild
 
 
@@ -67,7 +67,13 @@ def substitute(ty: Any, subst: dict) -> Any:
         return subst.get(ty, ty)
     if isinstance(ty, TensorType):
         dtype = subst.get(ty.dtype, ty.dtype) if isinstance(ty.dtype, TypeVar) else ty.dtype
-        return TensorType(ty.shape, dtype) if dtype is not ty.dtype else ty
+        shape = ty.shape
+        if isinstance(shape, TypeVar):
+            given = subst.get(shape, shape)
+            shape = given.shape if isinstance(given, TensorType) else given
+        elif isinstance(shape, tuple):
+            shape = tuple(subst.get(d, d) if isinstance(d, TypeVar) else d for d in shape)
+        return TensorType(shape, dtype)
     if isinstance(ty, TupleType):
         return TupleType(tuple(substitute(f, subst) for f in ty.fields))
     if isinstance(ty, FuncType):
@@ -162,7 +168,10 @@ class Lowerer(ExprFunctor[Any]):
             name = self.graph.constant(value, hint=f"meta{node.meta_index}")
         else:
             dtype = numpy_dtype(str(node.dtype).split("x")[0])
-            name = self.graph.constant(np.full(tuple(node.shape or ()), node.value, dtype=dtype))
+            value = np.full(tuple(node.shape or ()), node.value, dtype=dtype)
+            name = self.graph.constant(value)
+        if value is not None and (not concrete(ty) or static_shape(ty) is None):
+            ty = TensorType(tuple(value.shape), str(value.dtype))
         if not concrete(ty):
             ty = None
         return Tensor(name, ty)
@@ -262,7 +271,7 @@ class Lowerer(ExprFunctor[Any]):
             for t in flatten(a):
                 if not isinstance(t, Tensor):
                     raise unsupported(f"`{name}` is given a function: ONNX operators take tensors", node.span, "a function argument")
-        in_types = [self.ex.type_of(a, self.subst) for a in node.args]
+        in_types = [_better(self.ex.type_of(a, self.subst), v) for a, v in zip(node.args, args)]
         out_type = self.ex.type_of(node, self.subst)
         cx = OpContext(self.graph, name, node, dict(_attrs(node)), in_types, out_type)
         names = [tuple(t.name for t in a) if isinstance(a, tuple) else a.name for a in args]
@@ -316,6 +325,14 @@ class Lowerer(ExprFunctor[Any]):
         return rebuild(shape, results)
 
 
+def _better(ty: Any, value: Any) -> Any:
+    """The checker's type of an argument, or the value's own where that is
+    more static (a metadata constant whose inferred type has `?` dimensions)."""
+    if isinstance(value, Tensor) and static_shape(value.ty) is not None and static_shape(ty) is None:
+        return value.ty
+    return ty
+
+
 def flatten_type(ty: Any, count: int) -> list[Any]:
     """The tensor types of a (tuple) type, depth first; Nones if unknown."""
     out: list[Any] = []
@@ -340,8 +357,12 @@ def _attrs(node: Call) -> dict:
 
 
 def unsupported_operator(name: str, span: Span | None) -> ExportError:
-    from .unsupported import NO_ONNX_EQUIVALENT
+    from .unsupported import NO_ONNX_EQUIVALENT, NOT_CONVERTED
 
-    reason = NO_ONNX_EQUIVALENT.get(name)
-    message = f"`{name}` has no ONNX equivalent" + (f": {reason}" if reason else "")
+    if name in NO_ONNX_EQUIVALENT:
+        message = f"`{name}` has no ONNX equivalent: {NO_ONNX_EQUIVALENT[name]}"
+    elif name in NOT_CONVERTED:
+        message = f"`{name}` cannot be exported: {NOT_CONVERTED[name]}"
+    else:
+        message = f"`{name}` cannot be exported: the exporter has no converter for it"
     return unsupported(message, span, "cannot be exported")

@@ -109,7 +109,17 @@ NO_ONNX_EQUIVALENT: dict[str, str] = {
     "matrix_set_diag": "ONNX has no operator that writes a band of diagonals",
 }
 
+_DYNAMIC = "not converted yet: the shape (or axes) is given as a tensor, and the converter needs the checker to know the result's shape"
+
 NOT_CONVERTED: dict[str, str] = {
+    "dyn.broadcast_to": _DYNAMIC,
+    "dyn.expand_dims": _DYNAMIC,
+    "dyn.squeeze": _DYNAMIC,
+    "dyn.full": _DYNAMIC,
+    "dyn.zeros": _DYNAMIC,
+    "dyn.ones": _DYNAMIC,
+    "dyn.tile": _DYNAMIC,
+    "dyn.image.resize2d": _DYNAMIC,
     "adv_index": "not converted yet: numpy-style advanced indexing would need a GatherND per index pattern",
     "debug": "not converted yet: a debugging hook that calls back into Python",
     "dyn.nn.pad": "not converted yet: pad widths given as a tensor",

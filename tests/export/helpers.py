@@ -23,7 +23,8 @@ def export(text: str, name: str = "t.rly", **options: Any) -> Any:
     """The checked ONNX model of a program (full check); fails on any diagnostic."""
     exported = export_source(Source(name, text), ExportRequest(**options))
     errors = [str(d) for d in exported.diagnostics if d.is_error]
-    assert errors == [] and exported.model is not None
+    assert errors == [], errors
+    assert exported.model is not None
     onnx.checker.check_model(exported.model, full_check=True)
     return exported.model
 

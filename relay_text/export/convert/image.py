@@ -34,7 +34,7 @@ def _resize(cx: OpContext, x: str, method: str, mode: str, rounding: str, alpha:
     return cx.node("Resize", [x, "", "", sizes], mode=onnx_method, coordinate_transformation_mode=mode, **extra)
 
 
-@converter("image.resize1d", "image.resize2d", "image.resize3d", "dyn.image.resize2d")
+@converter("image.resize1d", "image.resize2d", "image.resize3d")
 def resize(cx: OpContext, x: str, *rest: str) -> str:
     a = cx.attrs
     if any(float(r) != 0.0 for r in a.get("roi", ())):

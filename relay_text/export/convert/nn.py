@@ -202,7 +202,10 @@ def _reversed_slice(cx: OpContext, x: str, axis: int, start: int, stop: int) -> 
 @converter("nn.depth_to_space")
 def depth_to_space(cx: OpContext, x: str) -> str:
     x = to_layout(cx, x, cx.attrs["layout"], "NCHW")
-    y = cx.node("DepthToSpace", [x], blocksize=int(cx.attrs["block_size"]), mode=cx.attrs["mode"])
+    mode = {"DCR": "DCR", "CDR": "CRD"}.get(cx.attrs["mode"])  # TVM calls ONNX's CRD order CDR
+    if mode is None:
+        raise Unsupported(f"mode {cx.attrs['mode']!r}")
+    y = cx.node("DepthToSpace", [x], blocksize=int(cx.attrs["block_size"]), mode=mode)
     return to_layout(cx, y, "NCHW", cx.attrs["layout"])
 
 

@@ -17,7 +17,7 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 
-@converter("reshape", "reshape_like", "contrib_reverse_reshape", "squeeze", "expand_dims", "dyn.squeeze", "dyn.expand_dims")
+@converter("reshape", "reshape_like", "contrib_reverse_reshape", "squeeze", "expand_dims")
 def reshape(cx: OpContext, x: str, *rest: str) -> str:
     return cx.to_out_shape(x)
 
@@ -126,7 +126,7 @@ def slice_like(cx: OpContext, x: str, like: str) -> str:
     return cx.node("Slice", [x, cx.ints([0] * len(out)), cx.ints(out), cx.ints(axes)])
 
 
-@converter("broadcast_to", "broadcast_to_like", "dyn.broadcast_to", "collapse_sum_like", "collapse_sum_to")
+@converter("broadcast_to", "broadcast_to_like", "collapse_sum_like", "collapse_sum_to")
 def broadcast_to(cx: OpContext, x: str, *rest: str) -> str:
     if cx.name.startswith("collapse_sum"):
         return _collapse_sum(cx, x)
@@ -141,12 +141,12 @@ def _collapse_sum(cx: OpContext, x: str) -> str:
     return cx.reshape(y, out)
 
 
-@converter("full", "dyn.full")
+@converter("full")
 def full(cx: OpContext, value: str, *rest: str) -> str:
     return cx.node("Expand", [cx.cast(value, cx.out_dtype), cx.ints(cx.out_shape)])
 
 
-@converter("zeros", "ones", "dyn.zeros", "dyn.ones")
+@converter("zeros", "ones")
 def zeros(cx: OpContext, *rest: str) -> str:
     value = cx.scalar(0 if "zeros" in cx.name else 1, _np(cx.out_dtype))
     return cx.node("Expand", [value, cx.ints(cx.out_shape)])
@@ -157,7 +157,7 @@ def full_like(cx: OpContext, x: str, value: str) -> str:
     return cx.node("Expand", [cx.cast(value, cx.out_dtype), cx.node("Shape", [x])])
 
 
-@converter("tile", "dyn.tile")
+@converter("tile")
 def tile(cx: OpContext, x: str, *rest: str) -> str:
     shape, out = cx.shape(0), cx.out_shape
     rank = len(out)

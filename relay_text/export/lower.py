@@ -41,7 +41,7 @@ from ..ir.span import Span
 from ..ir.ty import FuncType, TensorType, TupleType, TypeVar
 from ..ir.visitor import ExprFunctor, ExprVisitor
 from .graph import Graph, Unsupported, concrete, static_shape
-from .values import Closure, GlobalRef, OpRef, Tensor, flatten, rebuild
+from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
 
 
 class ExportError(Exception):
@@ -122,7 +122,7 @@ class _Finder(ExprVisitor):
 class Lowerer(ExprFunctor[Any]):
     """Exports expressions into `graph`; see the module's docstring."""
 
-    pre_order = frozenset({Let, If, Function, Match, Constructor, RefCreate, RefRead, RefWrite})
+    pre_order = frozenset({Let, If, Function, Match, RefCreate, RefRead, RefWrite})
 
     def __init__(self, ex: Exporter, graph: Graph, scope: Lowerer | None = None, subst: dict | None = None) -> None:
         super().__init__()
@@ -203,7 +203,7 @@ class Lowerer(ExprFunctor[Any]):
         raise unsupported("ONNX has no pattern matching: a `match` over a data type cannot be exported", node.span, "`match`")
 
     def visit_constructor(self, node: Constructor) -> Any:
-        raise unsupported(f"ONNX has no algebraic data types: the constructor `{node.name}` cannot be exported", node.span, "a data type")
+        return ConstructorRef(node)
 
     def visit_ref_create(self, node: RefCreate) -> Any:
         raise unsupported("ONNX has no mutable references: `ref(...)` cannot be exported", node.span, "a reference")
@@ -214,6 +214,8 @@ class Lowerer(ExprFunctor[Any]):
 
     def visit_call(self, node: Call) -> Any:
         callee = self.memo[node.op]
+        if isinstance(callee, ConstructorRef):
+            raise constructor_error(callee.constructor, node.span)
         args = [self.memo[a] for a in node.args]
         if isinstance(callee, OpRef):
             return self.operator(node, callee.name, args)
@@ -354,6 +356,10 @@ def _attrs(node: Call) -> dict:
         return dict(node.attrs)
     filled, _ = definition.normalize_attrs(node.attrs)
     return filled
+
+
+def constructor_error(constructor: Constructor, span: Span | None) -> ExportError:
+    return unsupported(f"ONNX has no algebraic data types: the constructor `{constructor.name}` cannot be exported", span, "a data type")
 
 
 def unsupported_operator(name: str, span: Span | None) -> ExportError:

@@ -20,8 +20,8 @@ from ..ir.expr import Call, Expr, GlobalVar, Op
 from ..ir.ty import FuncType, TensorType, TupleType
 from ..ir.visitor import ExprVisitor
 from .graph import Graph, Unsupported, concrete
-from .lower import Exporter, ExportError, Lowerer, unsupported, unsupported_operator
-from .values import Closure, GlobalRef, OpRef, Tensor, flatten
+from .lower import Exporter, ExportError, Lowerer, constructor_error, unsupported, unsupported_operator
+from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten
 
 DEFAULT_OPSET = 18
 MIN_OPSET = 13
@@ -171,6 +171,8 @@ def _outputs(graph: Graph, value: Any, ty: Any, entry: Any) -> None:
             fields = t.fields if isinstance(t, TupleType) else (None,) * len(v)
             stack.extend((f"{key}_{i}", f, ft) for i, (f, ft) in reversed(list(enumerate(zip(v, _pad(fields, len(v)))))))
             continue
+        if isinstance(v, ConstructorRef):
+            raise constructor_error(v.constructor, entry.span)
         if isinstance(v, (Closure, GlobalRef, OpRef)):
             raise unsupported("the result is a function: an ONNX graph's outputs are tensors", entry.span, "a closure escapes")
         out = graph.node("Identity", [v.name], [graph.reserve(key)])

@@ -34,6 +34,11 @@ class GlobalRef:
 
 
 @dataclass(frozen=True)
+class ConstructorRef:
+    constructor: Any  # a Constructor node, as a value (reported where it is called or used)
+
+
+@dataclass(frozen=True)
 class OpRef:
     name: str
 

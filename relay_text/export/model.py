@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import Diagnostic, codes
+from ..diagnostics import Diagnostic
 from ..ir.expr import Call, Expr, GlobalVar, Op
 from ..ir.ty import FuncType, TensorType, TupleType
 from ..ir.visitor import ExprVisitor

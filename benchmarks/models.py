@@ -1,4 +1,4 @@
-"""The corpus models: `relay run` against the PyTorch backend, at 1 and 2 threads.
+"""The corpus models: `relay run` (numpy and onnxruntime engines) against the PyTorch backend, at 1 and 2 threads.
 
     python benchmarks/models.py [--repeat N] [--threads 1,2] [--model NAME]... [--no-opt] [--kernels]
 
@@ -10,11 +10,14 @@ model is evaluated
 * with the toolchain's numpy kernels, the program optimised as `relay run`
   does it (folded constants and batch norms, elementwise steps in place,
   kernels on the thread pool), and
+* exported to ONNX (`relay export`, as `relay run --engine onnxruntime`
+  does it in memory) and run in an onnxruntime session with as many
+  intra-op threads (the export itself is not timed),
 * with every operator on PyTorch (the reference backend of
   tests/reference, float32 as PyTorch eager runs it, the program as written:
   eager PyTorch folds nothing),
 
-the two interleaved (numpy, PyTorch, numpy, ...) so that both see the same
+the three interleaved (numpy, onnxruntime, PyTorch, numpy, ...) so that all see the same
 load on a shared machine. The table gives the best and the median of
 `--repeat` runs (fewer for models that take over a second), the ratio numpy
 / PyTorch (target <= 1.0, stretch <= 0.8) and the load average around the
@@ -97,7 +100,7 @@ def timed(fn: Any) -> float:
     return time.perf_counter() - start
 
 
-def prepare(path: Path, resolver: Any, optimize: bool = True) -> tuple[Any, str, tuple, float]:
+def prepare(path: Path, resolver: Any, optimize: bool = True, keep: dict | None = None) -> tuple[Any, str, tuple, float]:
     """Check the model, invent its values as `relay run --random-args
     --random-consts --seed 0` does, compile it: (program, entry key, args,
     front-end seconds)."""
@@ -125,6 +128,8 @@ def prepare(path: Path, resolver: Any, optimize: bool = True) -> tuple[Any, str,
     rng = np.random.default_rng(0)
     args = tuple(shape_role(random_value(p.type_annotation, rng, defs, p.name), found.get(p)) for p in params)
     front = time.perf_counter() - start
+    if keep is not None:
+        keep.update(module=module, result=result, constants=consts)
     program = _compile.compile_program(
         module, globals_=[gv], resolver=resolver, type_of=result.type_of, constants=consts, optimize=optimize
     )
@@ -158,7 +163,8 @@ def measure(name: str, repeat: int, threads: int, no_opt: bool, kernels: bool) -
 
     path = CORPUS / MODELS[name]
     timer = Timer(default_resolver)
-    program, key, args, front = prepare(path, timer)
+    kept: dict[str, Any] = {}
+    program, key, args, front = prepare(path, timer, keep=kept)
     record: dict[str, Any] = {"model": name, "threads": threads, "front": front}
 
     def run_numpy() -> Any:
@@ -187,6 +193,18 @@ def measure(name: str, repeat: int, threads: int, no_opt: bool, kernels: bool) -
         runners["torch"] = run_torch
         record["difference"] = difference(out, ref)
         record["torch_version"] = torch.__version__
+    session = onnxruntime_session(kept, threads)
+    if session is not None:
+        from relay_text.export.engine import flat_inputs
+
+        feeds = {i.name: v for i, v in zip(session.get_inputs(), flat_inputs(args))}
+
+        def run_ort() -> Any:
+            return tuple(session.run(None, feeds))
+
+        ort_out = run_ort()
+        runners["onnxruntime"] = run_ort
+        record["difference_ort"] = difference(out, ort_out if len(ort_out) > 1 else ort_out[0])
     if no_opt:
         plain, _, _, _ = prepare(path, default_resolver, optimize=False)
 
@@ -215,6 +233,24 @@ def measure(name: str, repeat: int, threads: int, no_opt: bool, kernels: bool) -
         total, inside = min(shares)
         record["kernels"] = (inside, total, timer.calls)
     return record
+
+
+def onnxruntime_session(kept: dict, threads: int) -> Any:
+    """The model exported to ONNX (`relay export`) in an onnxruntime session
+    with `threads` intra-op threads, or None without the onnxruntime extra."""
+    try:
+        import onnxruntime as ort
+
+        from relay_text.eval.entry import find_entry
+        from relay_text.export.model import build_model
+    except ImportError:
+        return None
+    module = kept["module"]
+    model, _, _ = build_model(module, kept["result"], find_entry(module, "@main"), kept["constants"])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
 def worker(options: argparse.Namespace) -> None:
@@ -272,7 +308,10 @@ def _ms(pair: Any) -> str:
     return f"{pair[0] * 1000:8.1f} ({pair[1] * 1000:8.1f})"
 
 
-HEADER = f"{'model':<11} {'thr':>3}  {'numpy ms best (median)':>24}  {'PyTorch ms best (median)':>24}  {'ratio':>12}  {'load':>10}"
+HEADER = (
+    f"{'model':<11} {'thr':>3}  {'numpy ms best (median)':>24}  {'onnxruntime ms best (median)':>28}  "
+    f"{'PyTorch ms best (median)':>24}  {'ratio':>12}  {'load':>10}"
+)
 
 
 def row(r: dict) -> str:
@@ -280,6 +319,7 @@ def row(r: dict) -> str:
         row.printed = True  # type: ignore[attr-defined]
         print(HEADER)
     text = f"{r['model']:<11} {r['threads']:>3}  {_ms(r['numpy']):>24}  "
+    text += f"{_ms(r['onnxruntime']) if 'onnxruntime' in r else '(no onnxruntime)':>28}  "
     if "torch" in r:
         ratio = r["numpy"][0] / r["torch"][0]
         med = r["numpy"][1] / r["torch"][1]
@@ -295,6 +335,8 @@ def row(r: dict) -> str:
         extras.append(f"kernels {inside * 1000:.1f} ms of {total * 1000:.1f} ({calls} calls), overhead {(total - inside) / inside * 100:.1f} %")
     if "difference" in r:
         extras.append(f"difference from PyTorch {r['difference']:.1e}")
+    if "difference_ort" in r:
+        extras.append(f"onnxruntime/numpy {r['numpy'][0] / r['onnxruntime'][0]:.2f}x faster, difference {r['difference_ort']:.1e}")
     if extras:
         text += "\n" + " " * 16 + "; ".join(extras)
     return text

@@ -214,7 +214,9 @@ class _Commands(click.Group):
 
 
 # Command name -> "module:attribute" of a click command defined elsewhere.
-STAGE_COMMANDS: dict[str, str] = {}
+STAGE_COMMANDS: dict[str, str] = {
+    "export": "relay_text.export.command:export",
+}
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -325,6 +327,13 @@ def check(
 )
 @click.option("--output", "output_path", metavar="FILE", help="Write the result to FILE instead of stdout.")
 @click.option("--full", is_flag=True, help="Print every element of large tensors.")
+@click.option(
+    "--engine",
+    type=click.Choice(["numpy", "onnxruntime"]),
+    default="numpy",
+    show_default=True,
+    help="numpy: the evaluator; onnxruntime: the entry point exported to ONNX and run there (extra `onnxruntime`).",
+)
 @warnings_options
 @color_option
 @guarded
@@ -345,6 +354,7 @@ def run(
     output_format: str,
     output_path: str | None,
     full: bool,
+    engine: str,
     warnings_as_errors: bool | None,
     warning_policy: str | None,
     color: str | None,
@@ -389,6 +399,15 @@ def run(
         optimize=not no_opt,
         max_memory=memory,
     )
+    if engine == "onnxruntime":
+        from .export.engine import MissingOnnxruntime, onnxruntime_engine, require_onnxruntime
+
+        try:
+            require_onnxruntime()
+        except MissingOnnxruntime as exc:
+            reporter.message(f"error: {exc}", "bold red")
+            return EXIT_ERROR
+        request.engine = onnxruntime_engine(timeout=timeout)
     try:
         with _time_limit(timeout):
             ran = run_source(

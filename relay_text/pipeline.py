@@ -184,6 +184,7 @@ def run_source(
             type_of=_type_lookup(checked.result, std.checked() if std is not None else None),
             meta_types=checked.result.meta_types if checked.result is not None else None,
             resolver=resolver,
+            check_result=checked.result,
         )
     except RunFailed as exc:
         ran.diagnostics.extend(exc.diagnostics)

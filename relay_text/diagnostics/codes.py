@@ -294,6 +294,21 @@ RESOURCE_LIMIT = Code(
     "Constant(0, (65536, 65536, 65536), float32)",
 )
 
+# ---------------------------------------------------------------- export
+
+EXPORT_UNSUPPORTED = Code(
+    "export-unsupported",
+    "the program uses something ONNX cannot express",
+    "`relay export` (and `relay run --engine onnxruntime`) turn the dataflow of "
+    "a program into an ONNX graph. Data types and pattern matching, references, "
+    "recursion that is not a loop, closures that escape (returned, stored in a "
+    "tuple, passed to an operator), dtypes ONNX lacks and operators that have no "
+    "ONNX equivalent (README, \"relay export\") cannot be exported; the "
+    "diagnostic points at the construct. A recursive function whose body is "
+    "`if (cond) { ...; f(next) } else { result }` is exported as an ONNX `Loop`.",
+    "def @main(%x: Tensor[(2), float32]) { ref(%x) }   // references",
+)
+
 # ---------------------------------------------------------------- formatter and the toolchain
 
 UNFORMATTABLE = Code(

@@ -69,6 +69,11 @@ class RunRequest:
     max_depth: int = DEFAULT_MAX_DEPTH
     optimize: bool = True  # False: `relay run --no-opt`, the plan as written
     max_memory: int | None = None  # bytes; None: a fraction of the machine's memory (relay_text.limits)
+    # Another engine for the entry point: called as engine(module, entry,
+    # args, constants, check_result) once the arguments are known and
+    # checked, instead of the compiled program; it returns the value or
+    # raises RunFailed.
+    engine: Callable[..., Any] | None = None
 
 
 @dataclass
@@ -125,17 +130,19 @@ def run_module(
     resolver: Resolver | None = None,
     type_of: Callable[[Expr], Any] | None = None,
     meta_types: dict[int, Any] | None = None,
+    check_result: Any = None,
 ) -> Outcome:
     """Compile and evaluate a parsed (and checked) module; raises RunFailed.
 
     `parse` reads the text of an `--arg` value (a `ParseResult` with
     `.module` and `.diagnostics`), with the names of the program and the
     Prelude in scope; `meta_types` (from the checker) gives the types of
-    metadata constants, for `request.random_consts`."""
+    metadata constants, for `request.random_consts`; `check_result` (the
+    checker's CheckResult) is handed to `request.engine`."""
     old = limits.set_max_memory(request.max_memory)
     try:
         with relaxed_gc():
-            return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {})
+            return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {}, check_result)
     finally:
         limits.set_max_memory(old)
 
@@ -148,6 +155,7 @@ def _run_module(
     resolver: Resolver | None,
     type_of: Callable[[Expr], Any] | None,
     meta_types: dict[int, Any],
+    check_result: Any = None,
 ) -> Outcome:
     entry = find_entry(module, request.entry)
     defs = TypeDefs(module, prelude)
@@ -229,21 +237,10 @@ def _run_module(
     if diags:
         raise RunFailed(diags)
 
-    constants: dict[int, Any] = metadata_values(module)
-    if request.random_consts and not constants:
-        # A stream of its own, so that constants do not shift the arguments.
-        rng = np.random.default_rng([request.seed, 1])
-        for index in sorted(meta_types):
-            try:
-                value = random_value(meta_types[index], rng, defs, f"meta[relay.Constant][{index}]")
-                constants[index] = shape_role(value, found.get(("meta", index)))
-            except ArgumentError:
-                pass  # its type is not known: reported as a constant without a value
-            except limits.LimitExceeded as exc:
-                raise RunFailed([Diagnostic(codes.RESOURCE_LIMIT, exc.message, None, label=exc.label)]) from None
+    constants = constant_values(module, meta_types, defs, found, request.random_consts, request.seed)
 
     entries: dict[str, tuple[Expr, tuple[Var, ...]]] = {}
-    if entry.gv is None:
+    if entry.gv is None and request.engine is None:
         entries[entry.key] = (entry.body, entry.params)  # type: ignore[assignment]  # an entry without a global is a trailing expression: body is set
     for name, (expr, _) in arg_exprs.items():
         entries[f"--arg {name}"] = (expr, ())
@@ -251,7 +248,7 @@ def _run_module(
         program = compile_program(
             module,
             entries=entries,
-            globals_=[entry.gv] if entry.gv is not None else [],
+            globals_=[entry.gv] if entry.gv is not None and request.engine is None else [],
             prelude=prelude,
             resolver=resolver,
             type_of=type_of,
@@ -291,11 +288,37 @@ def _run_module(
         raise RunFailed(diags)
 
     args = tuple(values[p.name][0] for p in entry.params)
+    if request.engine is not None:
+        result = request.engine(module, entry, args, constants, check_result)
+        return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
     try:
         result = execute(program, entry.key, args, request.max_depth)
     except EvalError as exc:
         raise RunFailed([exc.diagnostic], ran=True) from None
     return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
+
+
+def constant_values(
+    module: Module, meta_types: dict[int, Any], defs: TypeDefs, found: dict[Any, Any], random_consts: bool, seed: int
+) -> dict[int, Any]:
+    """Values of `meta[relay.Constant][i]`: the file's `#[metadata]` tensors,
+    else (with `random_consts`) seeded random values of the types the checker
+    inferred, shaped by their roles (`found`, from `plausible.roles`); a
+    constant whose type is unknown is left out. Raises RunFailed when one
+    passes the memory limit."""
+    constants: dict[int, Any] = metadata_values(module)
+    if random_consts and not constants:
+        # A stream of its own, so that constants do not shift the arguments.
+        rng = np.random.default_rng([seed, 1])
+        for index in sorted(meta_types):
+            try:
+                value = random_value(meta_types[index], rng, defs, f"meta[relay.Constant][{index}]")
+                constants[index] = shape_role(value, found.get(("meta", index)))
+            except ArgumentError:
+                pass  # its type is not known: reported as a constant without a value
+            except limits.LimitExceeded as exc:
+                raise RunFailed([Diagnostic(codes.RESOURCE_LIMIT, exc.message, None, label=exc.label)]) from None
+    return constants
 
 
 def _require_bfloat16(module: Module, entry: Entry, param_type: Callable[[Var], Any], meta_types: dict[int, Any]) -> None:

@@ -23,6 +23,7 @@ ALLOWED = {
     "check": {"ir", "text", "diagnostics", "ops"},
     "eval": {"ir", "text", "diagnostics", "ops"},
     "syntax": {"ir", "text", "diagnostics"},
+    "export": {"ir", "text", "diagnostics", "ops", "eval"},
 }
 # `ir` nodes print themselves with the printer, imported when `str()` is called.
 LAZY_EXCEPTIONS = {("ir", "syntax")}

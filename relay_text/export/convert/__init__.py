@@ -1,0 +1,180 @@
+"""Operator converters: one function per operator of ours, grouped by family.
+
+A converter is registered under our operator's name(s):
+
+    @converter("exp", "log")
+    def unary(cx, x):
+        return cx.node(UNARY[cx.name], [x])
+
+It is called with an `OpContext` and the ONNX value names of the call's
+arguments (a tuple of names for a tuple argument, as `concatenate` takes)
+and returns the name of its result (a tuple of names for a tuple result).
+`cx` gives the call's attributes (normalised, defaults filled in), the
+checker's types of the arguments and of the result, and adds nodes and
+constants to the graph. A converter that cannot express a call (a shape
+that is not static, an attribute value ONNX lacks) raises `Unsupported`.
+
+The modules of this package are found, not listed; the table is
+`CONVERTERS` (name -> function).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any, Callable
+
+import numpy as np
+
+from ...ir.ty import TensorType, TupleType
+from ..graph import Graph, Unsupported, onnx_dtype, static_shape
+
+Converter = Callable[..., Any]
+_TABLE: dict[str, Converter] = {}
+_LOADED = False
+
+
+def converter(*names: str) -> Callable[[Converter], Converter]:
+    def register(fn: Converter) -> Converter:
+        for name in names:
+            assert name not in _TABLE, f"two converters for {name}"
+            _TABLE[name] = fn
+        return fn
+
+    return register
+
+
+def converters() -> dict[str, Converter]:
+    """The table of converters, every family module loaded."""
+    global _LOADED
+    if not _LOADED:
+        for info in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{info.name}")
+        _LOADED = True
+    return _TABLE
+
+
+class OpContext:
+    """One operator call being converted."""
+
+    def __init__(self, graph: Graph, name: str, node: Any, attrs: dict, in_types: list[Any], out_type: Any) -> None:
+        self.graph = graph
+        self.name = name
+        self.call = node
+        self.attrs = attrs
+        self.in_types = in_types
+        self.out_type = out_type
+
+    @property
+    def opset(self) -> int:
+        return self.graph.opset
+
+    def node(self, op_type: str, inputs: list[str], outputs: int = 1, **attrs: Any) -> Any:
+        return self.graph.node(op_type, inputs, outputs, **attrs)
+
+    def const(self, value: Any, dtype: str | None = None) -> str:
+        return self.graph.constant(value, dtype)
+
+    def ints(self, values: Any) -> str:
+        return self.graph.ints(values)
+
+    def scalar(self, value: Any, dtype: str) -> str:
+        return self.graph.scalar(value, dtype)
+
+    # ---- types -----------------------------------------------------------------
+
+    def type(self, i: int) -> Any:
+        return self.in_types[i]
+
+    def shape(self, i: int) -> tuple[int, ...]:
+        shape = static_shape(self._tensor(self.in_types[i], f"argument {i + 1}"))
+        if shape is None:
+            raise Unsupported(f"the shape of argument {i + 1} is not static ({self.in_types[i]})")
+        return shape
+
+    def rank(self, i: int) -> int:
+        return len(self._tensor(self.in_types[i], f"argument {i + 1}").shape)
+
+    def dtype(self, i: int) -> str:
+        return str(self._tensor(self.in_types[i], f"argument {i + 1}").dtype)
+
+    def field_types(self, i: int) -> list[TensorType]:
+        ty = self.in_types[i]
+        if not isinstance(ty, TupleType):
+            raise Unsupported(f"argument {i + 1} is not a tuple of known type")
+        return [self._tensor(f, "a field") for f in ty.fields]
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        shape = static_shape(self._tensor(self.out_type, "the result"))
+        if shape is None:
+            raise Unsupported(f"the shape of the result is not static ({self.out_type})")
+        return shape
+
+    @property
+    def out_dtype(self) -> str:
+        return str(self._tensor(self.out_type, "the result").dtype)
+
+    def out_field(self, i: int) -> TensorType:
+        if not isinstance(self.out_type, TupleType):
+            raise Unsupported("the result is not a tuple of known type")
+        return self._tensor(self.out_type.fields[i], "a field of the result")
+
+    @staticmethod
+    def _tensor(ty: Any, what: str) -> TensorType:
+        if not isinstance(ty, TensorType):
+            raise Unsupported(f"the type of {what} is not known here")
+        return ty
+
+    # ---- helpers ---------------------------------------------------------------
+
+    def cast(self, x: str, dtype: str) -> str:
+        return self.node("Cast", [x], to=onnx_dtype(dtype))
+
+    def reshape(self, x: str, shape: Any) -> str:
+        return self.node("Reshape", [x, self.ints(shape)])
+
+    def to_out_shape(self, x: str) -> str:
+        """`x` reshaped to the result's (static) shape."""
+        return self.reshape(x, self.out_shape)
+
+    def squeeze(self, x: str, axes: Any) -> str:
+        axes = list(axes)
+        return self.node("Squeeze", [x, self.ints(axes)]) if axes else x
+
+    def unsqueeze(self, x: str, axes: Any) -> str:
+        axes = list(axes)
+        return self.node("Unsqueeze", [x, self.ints(axes)]) if axes else x
+
+    def reduce(self, op: str, x: str, axes: Any, keepdims: bool) -> str:
+        """A reduction over `axes` (None: all), whichever way the opset takes axes."""
+        keep = int(bool(keepdims))
+        if axes is None:
+            return self.node(op, [x], keepdims=keep)
+        axes = list(axes)
+        if not axes:
+            return self.node(op, [x], keepdims=keep, noop_with_empty_axes=1)
+        if self.opset >= 18 or op == "ReduceSum":
+            return self.node(op, [x, self.ints(axes)], keepdims=keep)
+        return self.node(op, [x], keepdims=keep, axes=axes)
+
+    def like(self, value: Any, i: int = 0) -> str:
+        """A scalar constant of argument `i`'s dtype."""
+        return self.scalar(value, np_dtype(self.dtype(i)))
+
+
+def np_dtype(dtype: str) -> Any:
+    from ...eval.ops import numpy_dtype
+
+    return numpy_dtype(dtype)
+
+
+def norm_axis(axis: int, rank: int) -> int:
+    return axis + rank if axis < 0 else axis
+
+
+def float_like(dtype: str) -> bool:
+    return dtype.startswith("float") or dtype == "bfloat16"
+
+
+__all__ = ["OpContext", "converter", "converters", "Unsupported", "np", "norm_axis", "float_like", "np_dtype"]

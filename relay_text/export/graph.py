@@ -1,0 +1,195 @@
+"""An ONNX graph under construction: nodes, initializers, names and types.
+
+A `Graph` hands out unique value names, records nodes and initializers, and
+keeps the type of every value whose type the checker knows (those become
+the graph's `value_info`). A subgraph (a branch of `If`, the body of `Loop`)
+is a `Graph` whose `parent` is the graph that holds the node: its names stay
+unique across the whole model, and it may read its ancestors' values.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+
+from ..ir.ty import AnyDim, TensorType, TypeVar
+
+# Our dtype names -> ONNX TensorProto element types (onnx.TensorProto values).
+ONNX_DTYPES = {
+    "float32": 1,
+    "uint8": 2,
+    "int8": 3,
+    "uint16": 4,
+    "int16": 5,
+    "int32": 6,
+    "int64": 7,
+    "bool": 9,
+    "float16": 10,
+    "float64": 11,
+    "uint32": 12,
+    "uint64": 13,
+    "bfloat16": 16,
+}
+
+
+class Unsupported(Exception):
+    """Something the exporter cannot express in ONNX (reported at the node being exported)."""
+
+    def __init__(self, message: str, help: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.help = help
+
+
+def onnx_dtype(dtype: str) -> int:
+    code = ONNX_DTYPES.get(dtype)
+    if code is None:
+        raise Unsupported(f"ONNX has no tensor element type for `{dtype}`")
+    return code
+
+
+def static_shape(ty: Any) -> tuple[int, ...] | None:
+    """The shape of a tensor type whose dimensions are all numbers, else None."""
+    if not isinstance(ty, TensorType) or not isinstance(ty.shape, tuple):
+        return None
+    dims = []
+    for d in ty.shape:
+        if not isinstance(d, int):
+            return None
+        dims.append(d)
+    return tuple(dims)
+
+
+def concrete(ty: Any) -> bool:
+    """Whether a tensor type has a known dtype (dimensions may be `?`)."""
+    return (
+        isinstance(ty, TensorType)
+        and isinstance(ty.dtype, str)
+        and isinstance(ty.shape, tuple)
+        and not any(isinstance(d, TypeVar) for d in ty.shape)
+    )
+
+
+class Graph:
+    """Nodes and initializers of one ONNX graph (or subgraph)."""
+
+    def __init__(self, name: str, parent: Graph | None = None, opset: int = 18) -> None:
+        from onnx import helper
+
+        self.helper = helper
+        self.name = name
+        self.parent = parent
+        self.root: Graph = parent.root if parent is not None else self
+        self.opset = opset if parent is None else parent.opset
+        self.nodes: list[Any] = []
+        self.initializers: list[Any] = []
+        self.inputs: list[Any] = []
+        self.outputs: list[Any] = []
+        self.types: dict[str, TensorType] = {}  # value name -> its type, where known
+        if parent is None:
+            self._counter = itertools.count()
+            self._used: set[str] = set()
+            self._constants: dict[Any, str] = {}
+            self.spans: dict[str, Any] = {}  # value name -> the span of the call that computes it
+
+    # ---- names -----------------------------------------------------------------
+
+    def fresh(self, hint: str = "t") -> str:
+        root = self.root
+        base = "".join(ch if ch.isalnum() or ch in "_." else "_" for ch in hint) or "t"
+        name = base
+        while name in root._used:
+            name = f"{base}_{next(root._counter)}"
+        root._used.add(name)
+        return name
+
+    def reserve(self, name: str) -> str:
+        """`name` itself if still free (graph inputs keep their parameters' names)."""
+        return self.fresh(name)
+
+    # ---- content ---------------------------------------------------------------
+
+    def node(self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, domain: str = "", **attrs: Any) -> Any:
+        """Add a node; returns its output name (or the list of names, for several)."""
+        if isinstance(outputs, int):
+            names = [self.fresh(op_type.lower()) for _ in range(outputs)]
+        else:
+            names = outputs
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        self.nodes.append(self.helper.make_node(op_type, inputs, names, domain=domain or None, **attrs))
+        return names[0] if len(names) == 1 else names
+
+    def constant(self, value: Any, dtype: str | None = None, hint: str = "c") -> str:
+        """A constant tensor: an initializer of the root graph, shared by equal small values."""
+        from onnx import numpy_helper
+
+        array = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
+        root = self.root
+        key = None
+        if array.size <= 16:
+            key = (array.dtype.str, array.shape, array.tobytes())
+            found = root._constants.get(key)
+            if found is not None:
+                return found
+        name = root.fresh(hint)
+        if array.dtype.name == "bfloat16":
+            tensor = self.helper.make_tensor(name, ONNX_DTYPES["bfloat16"], array.shape, array.view(np.uint16).tobytes(), raw=True)
+        else:
+            tensor = numpy_helper.from_array(np.array(array, order="C"), name)
+        root.initializers.append(tensor)
+        if key is not None:
+            root._constants[key] = name
+        return name
+
+    def ints(self, values: Any) -> str:
+        """A constant int64 vector (shapes, axes, pads given as inputs)."""
+        return self.constant(np.asarray(list(values), dtype=np.int64).reshape(-1), hint="i")
+
+    def scalar(self, value: Any, dtype: str) -> str:
+        return self.constant(np.asarray(value, dtype=dtype), hint="s")
+
+    def set_type(self, name: str, ty: Any) -> None:
+        if concrete(ty):
+            self.types[name] = ty
+
+    def type_of(self, name: str) -> TensorType | None:
+        g: Graph | None = self
+        while g is not None:
+            ty = g.types.get(name)
+            if ty is not None:
+                return ty
+            g = g.parent
+        return None
+
+    # ---- assembly --------------------------------------------------------------
+
+    def value_info(self, name: str, ty: TensorType) -> Any:
+        dims: list[Any] = []
+        for i, d in enumerate(ty.shape):
+            if isinstance(d, int):
+                dims.append(d)
+            elif isinstance(d, AnyDim):
+                dims.append(None)
+            else:
+                dims.append(str(d).replace(" ", ""))
+        return self.helper.make_tensor_value_info(name, onnx_dtype(str(ty.dtype)), dims)
+
+    def add_input(self, name: str, ty: TensorType) -> None:
+        self.types[name] = ty
+        self.inputs.append(self.value_info(name, ty))
+
+    def add_output(self, name: str, ty: TensorType | None) -> None:
+        if ty is None:
+            self.outputs.append(self.helper.make_empty_tensor_value_info(name))
+        else:
+            self.outputs.append(self.value_info(name, ty))
+
+    def build(self) -> Any:
+        """The GraphProto (value_info for every intermediate value of known type)."""
+        declared = {v.name for v in self.inputs} | {v.name for v in self.outputs}
+        declared |= {t.name for t in self.initializers}
+        produced = {out for node in self.nodes for out in node.output}
+        infos = [self.value_info(name, ty) for name, ty in self.types.items() if name in produced and name not in declared]
+        return self.helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.initializers, value_info=infos)

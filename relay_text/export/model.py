@@ -1,0 +1,189 @@
+"""A checked module's entry point as an ONNX model.
+
+`export_model` takes what `relay check` produced (the module and the
+checker's types), the values of the metadata constants and of any
+parameters given values (`--args`), and returns an `onnx.ModelProto`:
+the entry's parameters are the graph's inputs (those given values become
+initializers, as the constants do), its result the graph's outputs
+(`out0`, `out1`, ...; `out1_0` inside a nested tuple, as `relay run
+--output-format npz` names them), every value whose type the checker
+inferred carries it as `value_info`. Raises `ExportError` with located
+diagnostics for what cannot be exported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..ir.expr import Call, Expr, GlobalVar, Op
+from ..ir.ty import FuncType, TensorType, TupleType
+from ..ir.visitor import ExprVisitor
+from .graph import Graph, Unsupported, concrete
+from .lower import Exporter, ExportError, Lowerer, constructor_error, unsupported, unsupported_operator
+from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten
+
+DEFAULT_OPSET = 18
+MIN_OPSET = 13
+PRODUCER = "relay-text"
+
+
+def max_opset() -> int:
+    import onnx.defs
+
+    return int(onnx.defs.onnx_opset_version())
+
+
+class _Uses(ExprVisitor):
+    """Operator calls and globals reachable from an expression."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[Call] = []
+        self.globals: list[GlobalVar] = []
+
+    def visit_call(self, node: Call) -> None:
+        if isinstance(node.op, Op):
+            self.calls.append(node)
+
+    def visit_global_var(self, node: GlobalVar) -> None:
+        self.globals.append(node)
+
+
+def unknown_operators(module: Any, body: Expr, table: dict) -> list[Diagnostic]:
+    """One diagnostic per operator without a converter, at its first use
+    (in the entry and every global it reaches)."""
+    seen: set[Any] = set()
+    todo = [body]
+    first: dict[str, list[Call]] = {}
+    while todo:
+        uses = _Uses()
+        uses.visit(todo.pop())
+        for call in uses.calls:
+            name = call.op.name  # type: ignore[attr-defined]  # an Op
+            if name not in table:
+                first.setdefault(name, []).append(call)
+        for gv in uses.globals:
+            fn = module.functions.get(gv)
+            if gv not in seen and fn is not None:
+                seen.add(gv)
+                todo.append(fn.body)
+    diags = []
+    for name, calls in first.items():
+        calls.sort(key=lambda c: c.span.start if c.span is not None else 0)
+        diag = unsupported_operator(name, calls[0].span).diagnostics[0]
+        if len(calls) > 1:
+            diag.with_note(f"`{name}` is called {len(calls)} times in the exported program")
+        diags.append(diag)
+    diags.sort(key=lambda d: d.span.start if d.span is not None else 0)
+    return diags
+
+
+def export_model(
+    module: Any,
+    result: Any,
+    entry: Any,
+    constants: dict[int, Any],
+    bound: dict[str, Any] | None = None,
+    opset: int = DEFAULT_OPSET,
+    graph_name: str = "main",
+) -> Any:
+    """The ONNX model of `entry` (an `eval.entry.Entry`); see the module docstring."""
+    return build_model(module, result, entry, constants, bound, opset, graph_name)[0]
+
+
+def build_model(
+    module: Any,
+    result: Any,
+    entry: Any,
+    constants: dict[int, Any],
+    bound: dict[str, Any] | None = None,
+    opset: int = DEFAULT_OPSET,
+    graph_name: str = "main",
+) -> tuple[Any, Any, Graph]:
+    """`export_model`'s model, the structure of the result (a tensor, or
+    nested tuples of them, as the outputs flatten), and the root graph."""
+    import onnx
+
+    from .convert import converters
+
+    table = converters()
+    bound = bound or {}
+    body = entry.body if entry.gv is None else module.functions[entry.gv].body
+    diags = unknown_operators(module, body, table)
+    if diags:
+        raise ExportError(diags)
+    graph = Graph(graph_name, opset=opset)
+    ex = Exporter(module, result, constants, table)
+    root = Lowerer(ex, graph)
+    for p in entry.params:
+        ty = p.type_annotation if p.type_annotation is not None else result.types.get(p)
+        root.bind(p, _parameter(graph, p, ty, bound.get(p.name)))
+    try:
+        value = root.visit(body)
+    except RecursionError:
+        raise unsupported("the program nests too deeply to export", entry.span) from None
+    ret = result.types.get(body)
+    _outputs(graph, value, ret, entry)
+    model = onnx.helper.make_model(
+        graph.build(),
+        producer_name=PRODUCER,
+        opset_imports=[onnx.helper.make_opsetid("", opset)],
+        ir_version=min(onnx.IR_VERSION, 10),
+    )
+    return model, value, graph
+
+
+def _parameter(graph: Graph, p: Any, ty: Any, value: Any) -> Any:
+    """A parameter's value: graph inputs (initializers for a given value), a tuple of them for a tuple."""
+    if isinstance(ty, FuncType):
+        raise unsupported(f"the parameter `%{p.name}` is a function: ONNX graphs take tensors", p.span, "a function parameter")
+    if isinstance(ty, TupleType):
+        parts = value if isinstance(value, tuple) else (None,) * len(ty.fields)
+        return tuple(_tensor_input(graph, f"{p.name}_{i}", f, v, p) for i, (f, v) in enumerate(zip(ty.fields, parts)))
+    return _tensor_input(graph, p.name, ty, value, p)
+
+
+def _tensor_input(graph: Graph, name: str, ty: Any, value: Any, p: Any) -> Any:
+    if isinstance(ty, TupleType):
+        parts = value if isinstance(value, tuple) else (None,) * len(ty.fields)
+        return tuple(_tensor_input(graph, f"{name}_{i}", f, v, p) for i, (f, v) in enumerate(zip(ty.fields, parts)))
+    if not concrete(ty):
+        raise unsupported(f"the parameter `%{p.name}` is not a tensor of known dtype: ONNX graphs take tensors", p.span, "not a tensor")
+    if value is not None:
+        import numpy as np
+
+        return Tensor(graph.constant(np.asarray(value), hint=name), ty)
+    try:
+        graph.add_input(graph.reserve(name), ty)
+    except Unsupported as exc:
+        raise unsupported(f"the parameter `%{p.name}`: {exc.message}", p.span) from None
+    return Tensor(graph.inputs[-1].name, ty)
+
+
+def _outputs(graph: Graph, value: Any, ty: Any, entry: Any) -> None:
+    items = value if isinstance(value, tuple) else (value,)
+    types = ty.fields if isinstance(ty, TupleType) and isinstance(value, tuple) else (ty,)
+    stack = [(f"out{i}", v, t) for i, (v, t) in reversed(list(enumerate(zip(items, _pad(types, len(items))))))]
+    while stack:
+        key, v, t = stack.pop()
+        if isinstance(v, tuple):
+            fields = t.fields if isinstance(t, TupleType) else (None,) * len(v)
+            stack.extend((f"{key}_{i}", f, ft) for i, (f, ft) in reversed(list(enumerate(zip(v, _pad(fields, len(v)))))))
+            continue
+        if isinstance(v, ConstructorRef):
+            raise constructor_error(v.constructor, entry.span)
+        if isinstance(v, (Closure, GlobalRef, OpRef)):
+            raise unsupported("the result is a function: an ONNX graph's outputs are tensors", entry.span, "a closure escapes")
+        out = graph.node("Identity", [v.name], [graph.reserve(key)])
+        out_ty = t if isinstance(t, TensorType) and concrete(t) else v.ty
+        graph.add_output(out, out_ty)
+
+
+def _pad(types: Any, n: int) -> tuple:
+    types = tuple(types)
+    return types if len(types) == n else (None,) * n
+
+
+
+__all__ = ["export_model", "ExportError", "DEFAULT_OPSET", "flatten"]

@@ -50,6 +50,7 @@ from ..ir.pattern import (
     pattern_vars,
 )
 from ..ir.positions import META_ATTRS, Positions
+from ..ir.schema import edges
 from ..ir.span import Source, Span
 from ..ir.ty import (
     AnyDim,
@@ -246,8 +247,10 @@ class Builder:
         self.fn_binds_let: list[bool] = []
         self.graph_uses: dict[int, int] = {}  # id(node) -> number of uses by name
         self.graph_defs: dict[str, Span] = {}
-        # TVM's format: every `%n` of each definition (None: the main expression), first binding first
-        self.graph_nodes: dict[tuple[GlobalVar | None, str], Expr] = {}
+        # Every `%n` of the file, first binding first: a graph binding is not
+        # scoped (one table per file, in both dialects, as TVM's parser keeps)
+        self.graph_nodes: dict[str, Expr] = {}
+        self._placeholders: set[int] = set()  # ids of the variables made for unbound names
         self.unbound: list[tuple[str, Span, list[str]]] = []
         self.globals: dict[str, GlobalVar] = {}
         self.global_refs: list[tuple[str, Span]] = []
@@ -714,8 +717,7 @@ class Builder:
                 self.positions.graph_inner.setdefault(raw.content, tok.start_pos)
         elif raw.span is not None:
             self.positions.graph_heads.setdefault(raw.span.start, tok.start_pos)
-        if self.version is not None:
-            self.graph_nodes.setdefault((self._in_def, name), value)
+        self.graph_nodes.setdefault(name, value)
         return tok, raw
 
     def graph_expr(self, c: list) -> Expr:
@@ -894,13 +896,14 @@ class Builder:
         tok = c[0]
         full = tok.value[1:]
         value = self.values.lookup(full)
-        if value is None and self.version is not None:
-            # TVM keeps one table of `%n` (the first binding of a number
-            # wins) and its printer used a `%n` bound inside an `if` branch
-            # after it: in TVM's format such a name is that node, within the
-            # same definition (another `def`'s node would bring that
-            # definition's variables along).
-            value = self.graph_nodes.get((self._in_def, full))
+        if value is None:
+            # A graph binding is not scoped: a `%n` bound anywhere earlier in
+            # the file (inside an `if` branch, another block, another
+            # definition) is that node, provided the variables its value
+            # refers to are in scope here.
+            value = self.graph_nodes.get(full)
+            if value is not None:
+                self._check_graph_scope(value, full, tok)
         if value is not None:
             if self._in_def is not None and id(value) in self._free_var_ids:
                 self._free_var_in_def(value, tok)
@@ -924,7 +927,62 @@ class Builder:
                 return value
         span = self.span(tok.start_pos, tok.end_pos)
         self.unbound.append((full, span, self.suggest(full, self.values.names())))
-        return _Use(Var(full, None, span), tok.start_pos, tok.end_pos, None, (tok.start_pos, tok.end_pos))
+        placeholder = Var(full, None, span)
+        self._placeholders.add(id(placeholder))
+        return _Use(placeholder, tok.start_pos, tok.end_pos, None, (tok.start_pos, tok.end_pos))
+
+    def _check_graph_scope(self, node: Expr, name: str, tok: Tok) -> None:
+        """A use of the graph binding `%name` outside the block that bound it:
+        every variable its value refers to must be in scope here. The walk
+        stops at graph bindings still in scope (their variables are)."""
+        lookup = self.values.lookup
+        names = self.positions.graph_names
+        seen: set[tuple[int, frozenset[int]]] = set()
+        stack: list[tuple[Expr, frozenset[int]]] = [(node, frozenset())]
+        missing: list[Var] = []
+        while stack:
+            expr, inner = stack.pop()
+            key = (id(expr), inner)
+            if key in seen:
+                continue
+            seen.add(key)
+            t = type(expr)
+            if t is Var:
+                if id(expr) not in inner and id(expr) not in self._placeholders and lookup(expr.name) is not expr:
+                    if expr not in missing:
+                        missing.append(expr)
+                continue
+            if expr is not node and not inner:
+                bound_as = names.get(id(expr))
+                if bound_as is not None and lookup(bound_as) is expr:
+                    continue
+            binders: list[Var] = []
+            if t is Let:
+                binders.append(expr.var)
+            elif t is Function:
+                binders.extend(expr.params)
+            elif t is Match:
+                for clause in expr.clauses:
+                    binders.extend(pattern_vars(clause.pattern))
+            scope = inner | {id(v) for v in binders} if binders else inner
+            for edge in edges(expr):
+                stack.append((edge[0], scope))
+        for var in missing:
+            diag = self.error(
+                codes.UNBOUND_VARIABLE,
+                f"`%{name}` refers to `%{var.name}`, which is not in scope here",
+                self.span(tok.start_pos, tok.end_pos),
+                f"`%{var.name}` is out of scope here",
+            )
+            if var.span is not None:
+                diag.with_label(var.span, f"`%{var.name}` is bound here")
+            defined = self.graph_defs.get(name)
+            if defined is not None:
+                diag.with_label(defined, f"`%{name}` is bound here")
+            diag.with_note(
+                "a graph binding may be used anywhere after it in the file, "
+                "but only where the variables its value refers to are in scope"
+            )
 
     def _free_var_in_def(self, var: Var, tok: Tok) -> None:
         assert self._in_def is not None

@@ -367,10 +367,7 @@ def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
         later = builder.graph_defs.get(name)
         if later is not None and later.start > span.start:
             diag.with_label(later, "bound here, after its use")
-            diag.with_note("a graph binding is visible only after its definition, in its own block")
-        elif later is not None:
-            diag.with_label(later, "bound here, in another block")
-            diag.with_note("a graph binding is visible only inside the block that contains it")
+            diag.with_note("a graph binding is visible only after its definition")
         elif suggestions:
             diag.with_help(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?")
         diags.append(diag)

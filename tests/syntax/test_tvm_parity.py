@@ -251,10 +251,37 @@ def test_a_graph_binding_used_after_the_branch_that_bound_it() -> None:
     roundtrips(IF_SCOPE)
 
 
-def test_the_documented_dialect_keeps_block_scoping() -> None:
+def test_the_documented_dialect_does_not_scope_graph_bindings_either() -> None:
+    """parser.cc:307 (one `graph_ctx` per file), document 002 (a graph
+    binding's temporary variable is not scoped): the same in a file without
+    a version header."""
     text = IF_SCOPE.replace('#[version = "0.0.5"]\n', "").replace("1f", "1.0").replace("2f", "2.0")
+    assert main_type(text) == "fn(Tensor[(2), float32], Tensor[(), bool]) -> Tensor[(2), float32]"
+    roundtrips(text)
+
+
+@pytest.mark.parametrize("header", [HEADER, ""])
+def test_a_graph_binding_whose_parameter_is_out_of_scope_is_a_located_error(header: str) -> None:
+    """parser.cc:445 (LookupGraphBinding finds `%0` anywhere in the file);
+    its value refers to the closure's `%y`, which does not exist after it."""
+    text = header + (
+        "def @main(%x: Tensor[(2), float32]) {\n"
+        "  %1 = fn (%y: Tensor[(2), float32]) {\n"
+        "    %0 = add(%y, %x);\n"
+        "    %0\n"
+        "  };\n"
+        "  add(%1(%x), %0)\n"
+        "}\n"
+    )
     diag = only_error(text)
-    assert (diag.code, diag.span.text, diag.location()[1:3]) == ("unbound-variable", "%0", (8, 11))
+    line = 7 if header else 6
+    assert (diag.code, diag.message, diag.span.text, diag.location()[1:3]) == (
+        "unbound-variable",
+        "`%0` refers to `%y`, which is not in scope here",
+        "%0",
+        (line, 15),
+    )
+    assert [lab.message for lab in diag.labels] == ["`%y` is bound here", "`%0` is bound here"]
 
 
 def test_an_unknown_operator_is_reported_once_per_name() -> None:

@@ -70,7 +70,12 @@ def target_dialect(module: Module, dialect: str) -> str:
 
 
 def format_source(
-    source: Source, dialect: str = KEEP, line_length: int = 100, safe: bool = True, use_prelude: bool = True
+    source: Source,
+    dialect: str = KEEP,
+    line_length: int = 100,
+    safe: bool = True,
+    use_prelude: bool = True,
+    bind_operands: bool = False,
 ) -> Formatted:
     """Format one input. Errors (syntax, or what the dialect cannot express)
     come back as diagnostics with `text` None; a failed safety check raises
@@ -87,13 +92,13 @@ def format_source(
 
             return with_prelude_if_needed(
                 source.text,
-                lambda std: _format_source(source, dialect, line_length, safe, std.env() if std is not None else None),
+                lambda std: _format_source(source, dialect, line_length, safe, std.env() if std is not None else None, bind_operands),
                 lambda formatted: formatted.text is not None,
             )
-        return _format_source(source, dialect, line_length, safe, None)
+        return _format_source(source, dialect, line_length, safe, None, bind_operands)
 
 
-def _format_source(source: Source, dialect: str, line_length: int, safe: bool, env: Any) -> Formatted:
+def _format_source(source: Source, dialect: str, line_length: int, safe: bool, env: Any, bind_operands: bool = False) -> Formatted:
     from .syntax.comments import attach
     from .syntax.parser import parse_source
     from .syntax.printer import PrintError, header_for, render_module
@@ -111,7 +116,7 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
             return Formatted(source, None, problems)
     try:
         header = header_for(module, target, keep=dialect == KEEP)
-        printed = render_module(module, target, line_length, attach(module), header)
+        printed = render_module(module, target, line_length, attach(module), header, bind_operands)
     except PrintError as exc:
         diag = Diagnostic(codes.UNFORMATTABLE, exc.message, exc.span, label="cannot be written")
         if exc.note:
@@ -122,17 +127,17 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
     # comments, and printing it again gives it again: nothing to verify.
     if safe and formatted.changed:
         try:
-            verify(module, formatted, target, line_length, env)
+            verify(module, formatted, target, line_length, env, bind_operands)
         except UnsafeFormat as exc:
             if not module.comments:
                 raise
             # The comments' precise places did not survive: each comment
             # inside a statement leads that statement instead (in order).
             for coarse in (True, "definition"):  # then each comment leads its definition
-                printed = render_module(module, target, line_length, attach(module, coarse=coarse), header)
+                printed = render_module(module, target, line_length, attach(module, coarse=coarse), header, bind_operands)
                 formatted = Formatted(source, printed.text, [], printed.comment_order)
                 try:
-                    verify(module, formatted, target, line_length, env)
+                    verify(module, formatted, target, line_length, env, bind_operands)
                     break
                 except UnsafeFormat:
                     continue
@@ -141,7 +146,7 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
     return formatted
 
 
-def verify(module: Module, formatted: Formatted, target: str, line_length: int, env: Any = None) -> None:
+def verify(module: Module, formatted: Formatted, target: str, line_length: int, env: Any = None, bind_operands: bool = False) -> None:
     """Black's safe mode: same program, same comments, and a fixed point."""
     from .ir.alpha import alpha_equal_module
     from .syntax.comments import attach
@@ -166,7 +171,7 @@ def verify(module: Module, formatted: Formatted, target: str, line_length: int, 
     if [c.text for c in again.module.comments] != expected:
         raise UnsafeFormat("the comments of the formatted text differ", original, text)
     try:
-        second = render_module(again.module, target, line_length, attach(again.module)).text
+        second = render_module(again.module, target, line_length, attach(again.module), bind_operands=bind_operands).text
     except PrintError as exc:
         raise UnsafeFormat(f"the formatted text cannot be formatted again ({exc.message})", original, text) from None
     if second != text:

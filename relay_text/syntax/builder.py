@@ -81,6 +81,7 @@ from .literals import (
     round_float,
 )
 from .scopes import Scopes
+from .spelling import attr_text
 from .symbols import BINARY
 
 BINARY_OPS = BINARY  # symbol -> (precedence, operator), shared with the printer
@@ -209,10 +210,11 @@ _POSITIONAL_STRING_ATTRS = {"cast": "dtype"}
 class _Kw:
     """A keyword argument `key=value` in a call or parameter list."""
 
-    __slots__ = ("key", "value", "span")
+    __slots__ = ("key", "value", "span", "spellings")
 
-    def __init__(self, key: str, value: Any, span: Span) -> None:
+    def __init__(self, key: str, value: Any, span: Span, spellings: list | None = None) -> None:
         self.key, self.value, self.span = key, value, span
+        self.spellings = spellings  # the numbers of the value as written, if one differs from its printed form
 
 
 # ---------------------------------------------------------------- the builder
@@ -271,6 +273,7 @@ class Builder:
         self.same_headers: dict[GlobalTypeVar, GlobalTypeVar] = {}  # own header -> env's, for `same_adts`
         self.positions = Positions(source)
         self._suggested = 0
+        self._numbers: list[tuple[str, Any]] = []  # the numbers of the attribute value being read
 
     def suggest(self, name: str, candidates: Iterable[str]) -> list[str]:
         """The names close to `name`, for an error's "did you mean". Each
@@ -449,6 +452,7 @@ class Builder:
 
     def fn_attr(self, c: list) -> _Kw:
         key, value = c
+        self._numbers = []
         return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
 
     param_attr = fn_attr
@@ -861,6 +865,9 @@ class Builder:
         keys = self.positions.attr_keys
         for key, span in seen.items():
             keys[(id(call), key)] = (span.start, span.end)
+        for item in args or ():
+            if isinstance(item, _Kw) and item.spellings:
+                self.positions.attr_spellings[(id(call), item.key)] = item.spellings
         return call
 
     def args(self, c: list) -> list:
@@ -883,7 +890,9 @@ class Builder:
 
     def kwarg(self, c: list) -> _Kw:
         key, value = c
-        return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
+        numbers, self._numbers = self._numbers, []
+        spellings = numbers if any(text != attr_text(v, self.version is not None) for text, v in numbers) else None
+        return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos), spellings)
 
     def proj(self, c: list) -> TupleGetItem:
         value, tok = c
@@ -1255,6 +1264,12 @@ class Builder:
         return self._attr_number(c[1], True, c[0].start_pos)
 
     def _attr_number(self, tok: Tok, negate: bool, start: int) -> Any:
+        value = self._attr_number_value(tok, negate, start)
+        if value is not INVALID_ATTR:
+            self._numbers.append((("-" if negate else "") + tok.value, value))
+        return value
+
+    def _attr_number_value(self, tok: Tok, negate: bool, start: int) -> Any:
         span = self.span(start, tok.end_pos)
         try:
             check_digits(tok.value)

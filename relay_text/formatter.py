@@ -36,6 +36,17 @@ from .ir.ty import FuncType, Kind, TensorType, TupleType, TypeCall, TypeVar
 KEEP, DOCS, TVM = "keep", "docs", "tvm"
 DIALECTS = (KEEP, DOCS, TVM)
 
+# Errors of names that do not resolve: formatting needs syntax, not names,
+# so a file with these is formatted (a fragment, a file that relies on
+# another, a file being written); `relay check` reports them.
+UNRESOLVED = frozenset(
+    {codes.UNBOUND_VARIABLE, codes.UNKNOWN_GLOBAL, codes.UNKNOWN_TYPE, codes.UNKNOWN_CONSTRUCTOR, codes.FREE_VARIABLE_IN_GLOBAL}
+)
+
+
+def _name_error(diag: Diagnostic) -> tuple[str, str]:
+    return (str(diag.code), diag.message)
+
 
 class UnsafeFormat(Exception):
     """The printed text failed a safety check; both texts are kept."""
@@ -55,6 +66,9 @@ class Formatted:
     text: str | None  # None when the input cannot be formatted
     diagnostics: list[Diagnostic] = field(default_factory=list)
     comment_order: list[int] = field(default_factory=list)
+    # errors of names that do not resolve (`relay check` reports them; a
+    # formatted text has the same ones)
+    unresolved: list[Diagnostic] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -93,7 +107,7 @@ def format_source(
             return with_prelude_if_needed(
                 source.text,
                 lambda std: _format_source(source, dialect, line_length, safe, std.env() if std is not None else None, bind_operands),
-                lambda formatted: formatted.text is not None,
+                lambda formatted: formatted.text is not None and not formatted.unresolved,
             )
         return _format_source(source, dialect, line_length, safe, None, bind_operands)
 
@@ -105,7 +119,7 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
 
     result = parse_source(source, env)
     errors = [d for d in result.diagnostics if d.is_error]
-    if result.module is None or errors:
+    if result.module is None or any(d.code not in UNRESOLVED for d in errors) or (errors and result.module.positions.lossy):
         return Formatted(source, None, errors)
     module = result.module
     target = target_dialect(module, dialect)
@@ -122,7 +136,7 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
         if exc.note:
             diag.with_note(exc.note)
         return Formatted(source, None, [diag])
-    formatted = Formatted(source, printed.text, [], printed.comment_order)
+    formatted = Formatted(source, printed.text, [], printed.comment_order, errors)
     # Text that comes back unchanged is the same program with the same
     # comments, and printing it again gives it again: nothing to verify.
     if safe and formatted.changed:
@@ -135,7 +149,7 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
             # inside a statement leads that statement instead (in order).
             for coarse in (True, "definition"):  # then each comment leads its definition
                 printed = render_module(module, target, line_length, attach(module, coarse=coarse), header, bind_operands)
-                formatted = Formatted(source, printed.text, [], printed.comment_order)
+                formatted = Formatted(source, printed.text, [], printed.comment_order, errors)
                 try:
                     verify(module, formatted, target, line_length, env, bind_operands)
                     break
@@ -157,9 +171,13 @@ def verify(module: Module, formatted: Formatted, target: str, line_length: int, 
     text = formatted.text
     assert text is not None
     again = parse_source(Source(formatted.source.name, text), env)
-    if again.module is None or has_errors(again.diagnostics):
+    if again.module is None or any(d.code not in UNRESOLVED for d in again.diagnostics if d.is_error):
         first = next((d for d in again.diagnostics if d.is_error), None)
         raise UnsafeFormat(f"the formatted text does not parse ({first})", original, text)
+    # Names that did not resolve are still the same names, used as often
+    unresolved = sorted(_name_error(d) for d in again.diagnostics if d.is_error)
+    if unresolved != sorted(_name_error(d) for d in formatted.unresolved):
+        raise UnsafeFormat("the names that do not resolve changed", original, text)
     if not alpha_equal_module(module, again.module):
         raise UnsafeFormat("the formatted text is a different program", original, text)
     before = module.comments
@@ -182,14 +200,18 @@ def _comment_for(text: str, target: str) -> str:
     return "//" + text[1:] if target == TVM and text.startswith("#") else text
 
 
-def format(text: str, *, dialect: str = KEEP, line_length: int = 100, name: str = "<string>", safe: bool = True) -> str:  # noqa: A001
+def format(  # noqa: A001
+    text: str, *, dialect: str = KEEP, line_length: int = 100, name: str = "<string>", safe: bool = True, bind_operands: bool = False
+) -> str:
     """Format Relay text and return the result.
 
+    `bind_operands` binds every non-atomic operand to a `%n` temporary
+    first, as TVM's printer did; otherwise what is nested stays nested.
     Raises `RelayError` (with `.diagnostics`) if the text has errors or uses
     something the target dialect cannot express, and `UnsafeFormat` if the
     result fails a safety check.
     """
-    formatted = format_source(Source(name, text), dialect, line_length, safe)
+    formatted = format_source(Source(name, text), dialect, line_length, safe, bind_operands=bind_operands)
     if formatted.text is None:
         raise RelayError(formatted.diagnostics)
     return formatted.text

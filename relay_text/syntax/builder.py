@@ -509,6 +509,7 @@ class Builder:
                     self.span(kind_tok.start_pos, kind_tok.end_pos),
                 ).with_note("the kinds are Type, BaseType, Shape and ShapeVar")
                 kind = Kind.TYPE
+                self.positions.lossy = True
         return TypeVar(name_tok.value, kind, self.span(name_tok.start_pos, (kind_tok or name_tok).end_pos))
 
     def _function(self, c: list, start: int) -> Function:
@@ -1172,6 +1173,7 @@ class Builder:
             self.error(codes.UNKNOWN_TYPE, f"`{dtype}` is not a dtype", self.span(dtype_tok.start_pos, dtype_tok.end_pos)).with_help(
                 "dtypes look like float32, int64, bool or int32x4"
             )
+            self.positions.lossy = True
             return Constant(0, "int32", shape, None, span)
         negate, text = value_tok if isinstance(value_tok, tuple) else (False, value_tok)
         value = self._fill_value(text, negate, dtype, span)
@@ -1405,6 +1407,9 @@ class Builder:
 
     def _unknown_type(self, name: str, span: Span, what: str = "type") -> None:
         diag = self.error(codes.UNKNOWN_TYPE, f"unknown {what} `{name}`", span)
+        written = self.source.text[span.start : span.end]
+        if what != "type" or "/" in written or "#" in written:
+            self.positions.lossy = True  # its text is not kept (a dimension becomes `?`) or holds a comment
         hit = near_miss(name, (DTYPE,)) if what == "type" else None
         if hit is not None:
             diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
@@ -1505,7 +1510,7 @@ class Builder:
                 return dtype
             diag = self.error(codes.UNKNOWN_TYPE, f"unknown dtype `{raw.name}`", raw.span)
             diag.with_note("dtypes are bool, int8/16/32/64 (int is int32), uint8/16/32/64, float16/32/64 (float is float32), bfloat16, optionally with lanes (int32x4)")
-            return "float32"
+            return IncompleteType(Kind.BASE_TYPE, raw.span)  # a hole: no errors it would cause, and `relay fmt` keeps the name
         if isinstance(raw, IncompleteType):
             return IncompleteType(Kind.BASE_TYPE, raw.span)
         self.error(codes.SYNTAX_ERROR, "expected a dtype such as `float32`", getattr(raw, "span", None))

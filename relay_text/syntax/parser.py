@@ -50,6 +50,17 @@ def _parser() -> tuple:
     return _PARSER
 
 
+def code_tokens(source: Source) -> list[str]:
+    """The text of every token of a source, comments and blanks left out
+    (what `relay fmt` must leave as it is: its layout may change, its tokens
+    not). Raises `LexError` where the text has no token."""
+    from .lexer import Tokens
+
+    with _LOCK:
+        kinds = _parser()[2]
+    return [tok.value for tok in Tokens(source, kinds) if tok.type != "$END"]
+
+
 @dataclass
 class ParseResult:
     module: Module | None

@@ -54,7 +54,7 @@ from ..ir.module import Module
 from ..ir.positions import Positions
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
-from ..ir.ty import FuncType, Kind, TensorType
+from ..ir.ty import FuncType, IncompleteType, Kind, TensorType
 from ..ir.visitor import ExprFunctor
 from ..text.type_text import shape_text, type_params_text, type_text
 from .comments import Attached, Comments, Note, occurrence
@@ -629,7 +629,7 @@ class _Printer(ExprFunctor[Any]):
         unless the source spelled it `Tensor[(), int32]`."""
         return type_text(ty, TVM if self.tvm else DOCS, limit=None, short_scalars=True, as_written=self._as_written)
 
-    def _written_long(self, ty: Any) -> bool | None:
+    def _written_long(self, ty: Any) -> bool | str | None:
         """Whether the source spelled a scalar tensor type `Tensor[(), t]`
         (not `t`), or a data type without arguments `Nat[]` (not `Nat`);
         None for a type without source text."""
@@ -639,6 +639,8 @@ class _Printer(ExprFunctor[Any]):
         text = span.source.text
         if type(ty) is TensorType:
             return text.startswith("Tensor", span.start)
+        if type(ty) is IncompleteType:  # `_`, or a name that did not resolve: as written
+            return " ".join(text[span.start : span.end].split())
         return text[span.end - 1 : span.end] == "]"
 
     def _binder(self, var: Var, group: Any, notes: Attached | None = None, binds: bool = False) -> Doc:
@@ -1137,8 +1139,10 @@ class _Printer(ExprFunctor[Any]):
                 parts = [out.pop(id(q)) for q in p.patterns]
                 if parts:
                     doc = bracket(p.constructor.name + "(", parts, ")")
+                elif tvm or (self._own(p.span) and not p.span.source.text.endswith(")", 0, p.span.end)):
+                    doc = p.constructor.name  # `Nil`, as TVM writes it (and the documents may)
                 else:
-                    doc = p.constructor.name if tvm else p.constructor.name + "()"
+                    doc = p.constructor.name + "()"
             else:
                 parts = [out.pop(id(q)) for q in p.patterns]
                 doc = bracket("(", parts, ")", trailing="," if len(parts) == 1 else "")

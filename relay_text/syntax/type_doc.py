@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.ty import FuncType, TensorType, TupleType, TypeCall
+from ..ir.ty import FuncType, IncompleteType, TensorType, TupleType, TypeCall
 from ..text.type_text import TVM, shape_text, type_params_text, type_text
 from .doc import LINE, SOFTLINE, Doc, Group, Nest, bracket
 
@@ -32,7 +32,8 @@ def type_doc(ty: Any, dialect: str, short: bool = True, depth: int = 0, as_writt
         return text
     inner = depth + 1
     if type(ty) is TensorType:
-        return bracket("Tensor[", [shape_text(ty.shape), _name(ty.dtype)], "]")
+        dtype = as_written(ty.dtype) if as_written is not None and type(ty.dtype) is IncompleteType else None
+        return bracket("Tensor[", [shape_text(ty.shape), dtype if isinstance(dtype, str) else _name(ty.dtype)], "]")
     if type(ty) is TupleType:
         fields = [type_doc(f, dialect, short, inner, as_written) for f in ty.fields]
         return bracket("(", fields, ")", trailing="," if len(fields) == 1 else "")

@@ -104,7 +104,8 @@ def type_text(
 
     `as_written(ty)`, for a scalar tensor type or a data type without
     arguments, says whether the source spelled it long (`Tensor[(), int32]`,
-    `Nat[]`); None leaves the choice to the rules above.
+    `Nat[]`); None leaves the choice to the rules above. For a hole (an
+    unknown type or dtype) it may give the text the source wrote there.
 
     Written left to right from an explicit stack, so a type nested thousands
     of levels deep prints like any other, and a cut text costs only its length."""
@@ -179,8 +180,15 @@ def _commas(items: tuple) -> list:
 
 
 def _leaf_text(ty: Any, short: bool, names: Mapping[Any, str] | None, as_written: Any = None) -> str:
+    if as_written is not None and isinstance(ty, IncompleteType):
+        written = as_written(ty)  # a name that did not resolve, as written
+        if isinstance(written, str):
+            return written
     if isinstance(ty, TensorType):
         dtype = _var_name(ty.dtype, names)
+        if as_written is not None and isinstance(ty.dtype, IncompleteType):
+            written = as_written(ty.dtype)
+            dtype = written if isinstance(written, str) else dtype
         if ty.shape == () and isinstance(ty.dtype, str):
             long = as_written(ty) if as_written is not None else None
             if long is False or (long is None and short):

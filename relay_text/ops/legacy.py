@@ -2,7 +2,8 @@
 
 Dumps printed by earlier TVM releases call operators that were renamed
 since: `image.resize` is `image.resize2d` (TVM 0.8 renamed it and its
-`bilinear`/`bicubic` methods to `linear`/`cubic`), `scatter` and
+`bilinear`/`bicubic` methods to `linear`/`cubic`), `dyn.image.resize` is
+`dyn.image.resize2d` with a zero roi (it had no roi input), `scatter` and
 `scatter_add` are `scatter_elements` with the `update` and `add`
 reductions. Each old name is a unit of its own, with the attributes it had,
 whose relation and kernel are those of the current operator given the
@@ -118,22 +119,63 @@ def _resize(a: dict) -> dict:
     return out
 
 
-renamed(
-    "image.resize",
-    "image.resize2d",
-    1,
-    (
-        Attr("size", "ints"),
-        Attr("layout", "str", "NCHW"),
-        Attr("method", "str", "bilinear"),
-        Attr("coordinate_transformation_mode", "str", "half_pixel"),
-        Attr("rounding_method", "str", ""),
-        Attr("bicubic_alpha", "float", -0.5),
-        Attr("bicubic_exclude", "int", 0),
-        Attr("out_dtype", "opt_dtype", ""),
-    ),
-    _resize,
+_RESIZE_ATTRS = (  # ResizeAttrs before TVM 0.8
+    Attr("layout", "str", "NCHW"),
+    Attr("method", "str", "bilinear"),
+    Attr("coordinate_transformation_mode", "str", "half_pixel"),
+    Attr("rounding_method", "str", ""),
+    Attr("bicubic_alpha", "float", -0.5),
+    Attr("bicubic_exclude", "int", 0),
+    Attr("out_dtype", "opt_dtype", ""),
 )
+renamed("image.resize", "image.resize2d", 1, (Attr("size", "ints"), *_RESIZE_ATTRS), _resize)
+# `dyn.image.resize(data, size)` (TVM 0.7): `dyn.image.resize2d(data, size,
+# roi)` with the roi [0, 0, 0, 0] it could not be given.
+_ROI = TensorType((4,), "float32")
+
+
+class _NoRoi(_Translated):
+    """The relation call of the two-input operator seen as the three-input one."""
+
+    @property
+    def arity(self) -> int:
+        return 3
+
+    def arg(self, i: int) -> Type:
+        return _ROI if i == 2 else self._r.arg(i)
+
+    def tensor(self, i: int) -> TensorType:
+        return _ROI if i == 2 else self._r.tensor(i)
+
+    def refine(self, i: int, t: Type) -> None:
+        if i != 2:
+            self._r.refine(i, t)
+
+
+@relation("dyn.image.resize (now dyn.image.resize2d)")
+def _dyn_resize_rel(r: Relation) -> bool:
+    unit = get("dyn.image.resize2d")
+    assert unit is not None
+    return unit.relation(_NoRoi(r, "dyn.image.resize", _current("dyn.image.resize2d", _resize, r.attrs)))
+
+
+def _dyn_resize(args: tuple, given: dict) -> Any:
+    import numpy as np
+
+    unit = get("dyn.image.resize2d")
+    assert unit is not None
+    return unit.kernel((args[0], args[1], np.zeros(4, dtype=np.float32)), _current("dyn.image.resize2d", _resize, given))
+
+
+register(
+    "dyn.image.resize",
+    inputs=2,
+    relation=_dyn_resize_rel,
+    attrs=_RESIZE_ATTRS,
+    doc="TVM's former name of `dyn.image.resize2d` (without a roi).",
+    renamed_to="dyn.image.resize2d",
+)(_dyn_resize)
+
 renamed("scatter", "scatter_elements", 3, (Attr("axis", "int", 0),), lambda a: {"axis": a["axis"], "reduction": "update"})
 renamed("scatter_add", "scatter_elements", 3, (Attr("axis", "int", 0),), lambda a: {"axis": a["axis"], "reduction": "add"})
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .diagnostics import Diagnostic, RelayError, codes, has_errors
+from .diagnostics import Diagnostic, RelayError, codes
 from .ir.expr import Call, Constant, Expr, Function, Let, Match, Var
 from .ir.module import Module
 from .ir.span import Source, Span

@@ -17,7 +17,7 @@ from ..ir.expr import Call, Op
 from ..ir.positions import META_ATTRS
 from ..ir.ty import FuncType, TupleType, canonical_dtype
 from ..ops import registry
-from ..ops.legacy import UNSUPPORTED, legacy_hint
+from ..ops.legacy import UNSUPPORTED, legacy_form, legacy_hint
 from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss
 from . import messages, operator_messages
 from .solver import Constraint, Site
@@ -54,6 +54,7 @@ class Operators:
         self.unknown_ops: dict[str, list[Any]] = {}  # name -> [diagnostic of its first use, owner, uses]
         self.attrs_not_found: dict[str, list[Call]] = {}  # op name -> calls whose metadata attributes are absent
         self.renamed_ops: dict[str, list[Call]] = {}  # old operator names used: one warning each
+        self.old_forms: dict[str, list[Call]] = {}  # calls in an older form of a current name: one warning each
 
     def call(self, node: Call, op: Op) -> Any:
         st = self.state
@@ -62,6 +63,11 @@ class Operators:
         if opdef is None:
             self._note_unknown_operator(op, node)
             return ERROR
+        form = legacy_form(op.name, len(arg_types), (key for key, _ in node.attrs), st.module.version)
+        if form is not None:  # an older TVM form of the name (`nn.pad` with a pad_value attribute)
+            opdef, warn = form
+            if warn:
+                self.old_forms.setdefault(op.name, []).append(node)
         if node.attrs_ref is not None and st.module.metadata is None:
             self.attrs_not_found.setdefault(op.name, []).append(node)
         if node.type_args:
@@ -99,6 +105,8 @@ class Operators:
             opdef = registry.get(name)
             assert opdef is not None
             st.error(operator_messages.renamed_operator(name, opdef.renamed_to, len(calls), getattr(calls[0].op, "span", None)))
+        for name, calls in self.old_forms.items():
+            st.error(operator_messages.old_operator_form(name, len(calls), getattr(calls[0].op, "span", None)))
         for name, calls in self.attrs_not_found.items():
             first = calls[0]
             st.error(operator_messages.attributes_without_metadata(name, len(calls), first.attrs_ref, st.spans.attr_span(first, META_ATTRS)))

@@ -374,9 +374,10 @@ class Compiler:
                 return False
         return True
 
-    def bind_operator(self, op: Op, attrs: dict, all_scalar: bool) -> BoundOperator | None:
+    def bind_operator(self, op: Op, attrs: dict, all_scalar: bool, definition: Any = None) -> BoundOperator | None:
+        """`definition`: an older TVM form of the operator (`ops.legacy.legacy_form`)."""
         try:
-            return bind(op.name, attrs, self.resolver, all_scalar)
+            return bind(op.name, attrs, self.resolver if definition is None else (lambda _name: definition), all_scalar)
         except NoKernel:
             self.diagnostics.append(_no_kernel(op))
             return None
@@ -417,7 +418,7 @@ class Compiler:
         size = _static_size(self.type_of(call)) if self.type_of is not None and not all_scalar else None
         if size is not None and size[1] < limits.GUARD_BYTES:
             size = None
-        site = (op.name, call.attrs, all_scalar, low, size)
+        site = (op.name, len(call.args), call.attrs, all_scalar, low, size)
         key: tuple | None = site
         try:
             names = self.operator_names.get(site)
@@ -425,7 +426,10 @@ class Compiler:
             names, key = None, None
         if names is not None:
             return names
-        bound = self.bind_operator(op, dict(call.attrs), all_scalar)
+        from ..ops.legacy import legacy_form
+
+        form = legacy_form(op.name, len(call.args), (k for k, _ in call.attrs), getattr(self.program, "version", None))
+        bound = self.bind_operator(op, dict(call.attrs), all_scalar, form[0] if form is not None else None)
         if bound is None:
             return None
         if low is not None:

@@ -51,11 +51,14 @@ def old_operator_form(name: str, uses: int, span: Span | None) -> Diagnostic:
     )
 
 
-def attributes_without_metadata(name: str, calls: int, ref: Any, span: Span | None) -> Diagnostic:
-    message = f"the attributes of {'this call' if calls == 1 else f'{calls} calls'} of `{name}` are in a `#[metadata]` section this file does not have"
+def attributes_without_metadata(names: list[str], calls: int, ref: Any, span: Span | None) -> Diagnostic:
+    """Calls whose attributes are in the `#[metadata]` section a file lacks: said once."""
+    ops = or_list([f"`{n}`" for n in names]).replace(" or ", " and ")
+    what = "this call" if calls == 1 else f"{calls} calls"
+    message = f"the attributes of {what} of {ops} are in a `#[metadata]` section this file does not have"
     return (
         Diagnostic(codes.BAD_METADATA, message, span, severity=WARNING, label=f"`meta[{ref.kind}][{ref.index}]`")
-        .with_note(f"checked and run with the defaults of `{name}`'s attributes")
+        .with_note("their attributes are unknown: the results of those calls are not checked (their types are what their uses make them), and the file cannot be run")
         .with_help("print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`")
     )
 

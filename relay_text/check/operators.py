@@ -68,7 +68,8 @@ class Operators:
             opdef, warn = form
             if warn:
                 self.old_forms.setdefault(op.name, []).append(node)
-        if node.attrs_ref is not None and st.module.metadata is None:
+        unknown_attrs = node.attrs_ref is not None and st.module.metadata is None
+        if unknown_attrs:
             self.attrs_not_found.setdefault(op.name, []).append(node)
         if node.type_args:
             st.error(operator_messages.operator_type_arguments(op.name, node.span))
@@ -78,6 +79,13 @@ class Operators:
             return ERROR
         if opdef.renamed_to:
             self.renamed_ops.setdefault(op.name, []).append(node)
+        if unknown_attrs:
+            # Its attributes are in a metadata section the file lacks: no
+            # guess (the defaults would give wrong shapes and errors of their
+            # own); the result is whatever its uses make it.
+            out = st.fresh(origin=st.origin("meta_attrs", node.span, messages.result_of(messages.quoted(op.name))))
+            self.op_types[op] = (arg_types, out)
+            return out
         attrs, problems = opdef.normalize_attrs(node.attrs)
         for problem in problems:
             self._attribute_error(node, opdef, problem)
@@ -107,9 +115,14 @@ class Operators:
             st.error(operator_messages.renamed_operator(name, opdef.renamed_to, len(calls), getattr(calls[0].op, "span", None)))
         for name, calls in self.old_forms.items():
             st.error(operator_messages.old_operator_form(name, len(calls), getattr(calls[0].op, "span", None)))
-        for name, calls in self.attrs_not_found.items():
-            first = calls[0]
-            st.error(operator_messages.attributes_without_metadata(name, len(calls), first.attrs_ref, st.spans.attr_span(first, META_ATTRS)))
+        if self.attrs_not_found:  # said once for the file
+            calls = [c for group in self.attrs_not_found.values() for c in group]
+            first = min(calls, key=lambda c: c.span.start if c.span is not None else -1)
+            st.error(
+                operator_messages.attributes_without_metadata(
+                    list(self.attrs_not_found), len(calls), first.attrs_ref, st.spans.attr_span(first, META_ATTRS)
+                )
+            )
 
     def _attribute_error(self, node: Call, opdef: Any, problem: Any) -> None:
         st = self.state

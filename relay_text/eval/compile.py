@@ -411,6 +411,9 @@ class Compiler:
         (None: it takes the arguments directly). Call sites of the same
         operator with the same attributes (and the same float16 inputs)
         share them."""
+        if call.attrs_ref is not None and self.program is not None and self.program.metadata is None:
+            self.diagnostics.append(_unknown_attributes(op, call))
+            return None
         low = self.low_precision(op, call)
         if self.type_of is not None and any(uses_bfloat16(self.type_of(e)) for e in (call, *call.args)):
             self.require_bfloat16(call)
@@ -672,6 +675,18 @@ def compile_program(
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _unknown_attributes(op: Op, call: Call) -> Diagnostic:
+    """A call whose attributes are in the `#[metadata]` section the file lacks:
+    running it with guessed attributes would give wrong values."""
+    ref = call.attrs_ref
+    return Diagnostic(
+        codes.BAD_METADATA,
+        f"cannot run `{op.name}`: its attributes are in a `#[metadata]` section this file does not have",
+        call.span,
+        label=f"attributes `meta[{ref.kind}][{ref.index}]` unknown",
+    ).with_help("print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`")
 
 
 def _no_kernel(op: Op) -> Diagnostic:

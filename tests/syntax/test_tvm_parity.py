@@ -196,21 +196,48 @@ def test_a_metadata_reference_that_the_section_lacks() -> None:
     assert (diag.code, diag.span.text) == ("bad-metadata", "meta[VirtualDevice][3]")
 
 
-def test_attributes_in_a_missing_metadata_section_are_one_warning_per_operator() -> None:
-    """TVM prints without the section by default (`show_meta_data=False`)."""
+def test_attributes_in_a_missing_metadata_section_are_unknown_and_said_once() -> None:
+    """parser.cc:628 (ParseMetaRef: no entry in the meta table is an error in
+    TVM; a dump printed with `show_meta_data=False` has none). The
+    attributes are unknown: nothing is guessed (defaults would give wrong
+    shapes and errors of their own, as a YOLO dump's `coord_start` did);
+    the rest is checked, and one warning says so for the whole file."""
     call = "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])"
-    text = tvm_main(f"%0 = {call};\n  %1 = {call};\n  add(%0, %1)", "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 4, 5), float32]")
+    nms = "vision.non_max_suppression(%c, %d, %e, -1, 0.5f, meta[relay.attrs.NonMaximumSuppressionAttrs][0])"
+    params = "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32], %c: Tensor[(1, 4, 6), float32], %d: Tensor[(1), int32], %e: Tensor[(1, 4), int32]"
+    text = tvm_main(f"%0 = {call};\n  %1 = {call};\n  %2 = {nms};\n  (add(%0, %1), %2)", params)
     result = checked(text)
     assert [(d.code, d.severity, d.message, d.span.text) for d in result.diagnostics] == [
         (
             "bad-metadata",
             "warning",
-            "the attributes of 2 calls of `nn.batch_matmul` are in a `#[metadata]` section this file does not have",
+            "the attributes of 3 calls of `nn.batch_matmul` and `vision.non_max_suppression` are in a `#[metadata]` section this file does not have",
             "meta[relay.attrs.BatchMatmulAttrs][0]",
         )
     ]
-    # the defaults: include/tvm/relay/attrs/nn.h BatchMatmulAttrs, transpose_b=false
-    assert result.global_types["@main"].endswith("-> Tensor[(2, 3, 5), float32]")
+    assert result.diagnostics[0].notes == [
+        "their attributes are unknown: the results of those calls are not checked "
+        "(their types are what their uses make them), and the file cannot be run"
+    ]
+    # what does not depend on the attributes is still checked: the arguments
+    bad = tvm_main(
+        "nn.batch_matmul(add(%a, %x), %b, meta[relay.attrs.BatchMatmulAttrs][0])",
+        "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32], %x: Tensor[(2, 3, 4), int32]",
+    )
+    assert [(d.code, d.span.text) for d in checked(bad).diagnostics] == [
+        ("type-mismatch", "%x"),
+        ("bad-metadata", "meta[relay.attrs.BatchMatmulAttrs][0]"),
+    ]
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import run_source
+    from relay_text.eval.entry import RunRequest
+
+    ran = run_source(Source("t.rly", text), RunRequest(random_args=True))
+    errors = [d for d in ran.diagnostics if d.is_error]
+    assert (errors[0].code, errors[0].message) == (
+        "bad-metadata",
+        "cannot run `nn.batch_matmul`: its attributes are in a `#[metadata]` section this file does not have",
+    )
 
 
 def test_a_metadata_entry_used_as_a_value() -> None:

@@ -529,6 +529,9 @@ class Builder:
         )
         self._note(func, (body_tok,), len(params))
         self.positions.heads[id(func)] = (start, head_end)
+        if attrs:
+            starts = [kw.span.start for kw in attrs] + [head_end - 1]
+            self.positions.fn_attrs[id(func)] = [(kw.key, starts[i], starts[i + 1]) for i, kw in enumerate(attrs)]
         return func
 
     def def_fn(self, c: list) -> None:

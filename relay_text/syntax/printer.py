@@ -57,7 +57,7 @@ from ..ir.span import Span
 from ..ir.ty import FuncType, IncompleteType, Kind, TensorType
 from ..ir.visitor import ExprFunctor
 from ..text.type_text import shape_text, type_params_text, type_text
-from .comments import Attached, Comments, Note, occurrence
+from .comments import Attached, Comments, Note, fn_attr, occurrence
 from .doc import (
     BOL,
     BREAK_PARENT,
@@ -894,7 +894,12 @@ class _Printer(ExprFunctor[Any]):
             doc, term = self._binder_piece(p, node, self._take(p), binds=True)
             params.append((doc, P_ATOM, term))
         for key, value in node.attrs:
-            params.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
+            piece: Piece = (f"{key}={self._attr(value, node)}", P_ATOM, None)
+            notes = self._take(fn_attr(node, key)) if self.comments is not None else None
+            if notes is not None:
+                doc, term = self._around(piece[0], None, notes)
+                piece = (doc, P_ATOM, term)
+            params.append(piece)
         scope = self._scope_of(node, "fn")
         block = yield from self._scope(scope, node.body, (node, len(node.params)))
         # The result type is inside the parameters' group: the parameters

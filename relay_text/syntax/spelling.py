@@ -82,7 +82,9 @@ def attr_text(value: Any, tvm: bool, spelled: list[tuple[str, Any]] | None = Non
 def _attr_float(value: float, tvm: bool) -> str:
     wide = float_text(value, "float64")
     if wide in ("inf", "-inf", "nan"):
-        return wide + "f64"
+        # `inff` is the only infinity TVM's tokenizer reads (tokenizer.h:423);
+        # an attribute holds it whatever the width
+        return wide + "f"
     narrow = None
     try:
         if round_float(value, "float32") == value:

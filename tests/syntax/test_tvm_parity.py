@@ -574,3 +574,39 @@ def test_a_name_as_an_attribute_value_is_one_syntax_error() -> None:
     kind is not then checked against the string it is not."""
     diags = checked(tvm_main("sum(%x, axis=foo)", "%x: Tensor[(2), float32]")).diagnostics
     assert [(d.code, d.span.text, d.message) for d in diags] == [("syntax-error", "foo", "`foo` is not an attribute value")]
+
+
+# ---------------------------------------------------------------- printing what TVM reads
+
+
+def test_an_infinite_attribute_is_written_inff() -> None:
+    """tokenizer.h:423: `inff` is the only infinity TVM's tokenizer reads
+    (`inff64` is no token); an attribute holds infinity at any width. A
+    written `-inff` is kept; one without source text (a conversion) is
+    written `inff` too."""
+    text = tvm_main("clip(%x, a_min=-inff, a_max=inff)", "%x: Tensor[(2), float32]")
+    assert roundtrips(text) == text
+    docs = format_source(Source("t.rly", text), dialect="docs").text
+    assert docs is not None and "clip(%x, a_min=-inff, a_max=inff)" in docs
+    from relay_text.syntax.spelling import attr_text
+
+    assert [attr_text(v, tvm) for v in (float("inf"), float("-inf")) for tvm in (True, False)] == ["inff", "inff", "-inff", "-inff"]
+
+
+def test_a_comment_after_a_function_attribute_stays_there() -> None:
+    """parser.cc:1112: function attributes follow the parameters
+    (ParseAttrs); a comment written after one belongs to it, not to the body."""
+    text = HEADER + 'def @f(%x: int32, Primitive=1 /* fused */, Compiler="c") -> int32 {\n  %x\n}\n'
+    assert roundtrips(text) == text
+    broken = HEADER + 'def @f(\n  %x: int32,\n  Primitive=1,  // the first\n  Compiler="c" /* second */\n) {\n  %x\n}\n'
+    assert roundtrips(broken) == broken
+
+
+@pytest.mark.parametrize("spelling", ["Nat", "Nat[]"])
+def test_a_data_type_without_arguments_keeps_its_spelling(spelling: str) -> None:
+    """parser.cc:1771: a type name may be followed by `[...]` or not; both
+    mean the same type, and `relay fmt` keeps what was written (the
+    documents write `Nat[]`)."""
+    text = f"data Nat {{\n  Z : () -> Nat\n  S : (Nat) -> Nat\n}}\n\ndef @pred(%n : {spelling}) -> {spelling} {{\n  match (%n) {{\n    case Z() {{ Z() }}\n    case S(%m) {{ %m }}\n  }}\n}}\n"
+    formatted = format_source(Source("t.rly", text)).text
+    assert formatted == text

@@ -17,7 +17,7 @@ from ..ir.expr import Call, Op
 from ..ir.positions import META_ATTRS
 from ..ir.ty import FuncType, TupleType, canonical_dtype
 from ..ops import registry
-from ..ops.legacy import UNSUPPORTED, legacy_form, legacy_hint
+from ..ops.legacy import UNSUPPORTED, legacy_form
 from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss
 from . import messages, operator_messages
 from .solver import Constraint, Site
@@ -75,7 +75,7 @@ class Operators:
             st.error(operator_messages.operator_type_arguments(op.name, node.span))
         if len(arg_types) != opdef.inputs:
             got = len(arg_types)
-            st.error(operator_messages.operator_arity(opdef, got, node.span, legacy_hint(op.name, got, {key for key, _ in node.attrs})))
+            st.error(operator_messages.operator_arity(opdef, got, node.span, None))
             return ERROR
         if opdef.renamed_to:
             self.renamed_ops.setdefault(op.name, []).append(node)

@@ -308,11 +308,6 @@ def legacy_form(name: str, arity: int, keys: Iterable[str], version: str | None)
     return None
 
 
-def legacy_hint(op: str, positional: int, keys: set[str]) -> str | None:
-    """How to write a call in an older TVM spelling today, if it is one."""
-    return None
-
-
 # Names TVM registers that no program text can use here, and why.
 UNSUPPORTED = {
     "parser.MetaRef": "TVM's parser uses it internally for a `meta[...]` reference; write the reference itself",

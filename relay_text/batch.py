@@ -68,6 +68,7 @@ class FmtOptions:
     safe: bool = True
     check_only: bool = False
     show_diff: bool = False
+    bind_operands: bool = False  # TVM's printer form: every non-atomic operand bound first
 
 
 def cpu_count() -> int:
@@ -204,7 +205,9 @@ def format_file(task: Task) -> FileReport:
         reporter.message(f"error: {exc}", "bold red")
         return done("failed", task.path)
     try:
-        result = format_source(Source(inp.name, inp.lf_text), options.dialect, options.line_length, safe=options.safe)
+        result = format_source(
+            Source(inp.name, inp.lf_text), options.dialect, options.line_length, safe=options.safe, bind_operands=options.bind_operands
+        )
     except UnsafeFormat as exc:
         log = save_failure(inp.name, exc)
         reporter.message(

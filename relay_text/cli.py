@@ -315,7 +315,12 @@ def check(
     help="Largest tensor (or operator result) the program may allocate, such as 512M or 2G [default: half the machine's memory].",
 )
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Stop a run that takes longer.")
-@click.option("--max-output", metavar="SIZE", default=None, help="Most text (or JSON) the result may print, such as 64M or 1G [default: 64M].")
+@click.option(
+    "--max-output",
+    metavar="SIZE",
+    default=None,
+    help="Most text (or JSON) the result may print, such as 64M or 1G [default: 64M on a terminal; to a file, its disk's free space; to a pipe, none].",
+)
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude (List, Optional, map, foldl, ...).")
 @click.option("--no-opt", is_flag=True, help="Run the program as written: no constant folding, no folded batch norms, no in-place steps.")
 @click.option(
@@ -436,12 +441,47 @@ def run(
     from .limits import DEFAULT_MAX_OUTPUT
 
     span = find_entry(ran.module, entry).span if ran.module is not None else None
-    too_large = output_limit_diagnostic(ran.value, output_format, full, output_limit or DEFAULT_MAX_OUTPUT, span)
+    disk = False
+    if output_limit is None and output_format != "npz":
+        output_limit, disk = default_output_limit(output_path, sys.stdout, DEFAULT_MAX_OUTPUT)
+    too_large = None
+    if output_limit is not None:
+        too_large = output_limit_diagnostic(ran.value, output_format, full, output_limit, span)
+    if too_large is not None and disk:
+        from .limits import byte_text
+
+        head, _, _ = too_large.message.rpartition(", more than")
+        too_large.message = f"{head}, more than the {byte_text(output_limit)} free where it is written"
+        too_large.helps[0] = "free some space, or write it elsewhere (`--max-output SIZE` sets a limit of your own)"
     if too_large is not None:
         reporter.diagnostic(too_large)
         reporter.message("The result was not printed", "bold red")
         return EXIT_FAIL
     return _write_result(ran.value, output_format, output_path, full, reporter)
+
+
+def default_output_limit(output_path: str | None, stream: Any, terminal_limit: int) -> tuple[int | None, bool]:
+    """The output limit when none is set, and whether it is a disk's free
+    space: `terminal_limit` for a terminal, which a person reads; for a file
+    (`--output`, or standard output redirected to one) the free space of its
+    file system, since more cannot be written; none for a pipe, whose reader
+    decides when to stop."""
+    import stat
+
+    try:
+        if output_path is not None:
+            vfs = os.statvfs(os.path.dirname(os.path.abspath(output_path)))
+            return vfs.f_bavail * vfs.f_frsize, True
+        isatty = getattr(stream, "isatty", None)
+        if isatty is not None and isatty():
+            return terminal_limit, False
+        fd = stream.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, False
+        vfs = os.fstatvfs(fd)
+        return vfs.f_bavail * vfs.f_frsize, True
+    except (AttributeError, OSError, ValueError):  # no file descriptor (a StringIO), or no file system to ask
+        return None, False
 
 
 def _size_setting(flag: str | None, hint: str, setting: Any) -> int | None:
@@ -548,6 +588,11 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
     help="keep: each file's own dialect; docs: the documented syntax; tvm: TVM's 0.0.5 format.  [default: keep]",
 )
 @click.option("--fast", is_flag=True, help="Skip the safety checks (re-parse and compare, format twice).")
+@click.option(
+    "--bind-operands",
+    is_flag=True,
+    help="Bind every nested call, tuple or projection to a %n temporary first, as TVM's printer did (the author's nesting is kept otherwise).",
+)
 @jobs_option
 @color_option
 @guarded
@@ -558,6 +603,7 @@ def fmt(
     line_length: int | None,
     dialect: str | None,
     fast: bool,
+    bind_operands: bool,
     jobs: int | None,
     color: str | None,
 ) -> int:
@@ -578,6 +624,7 @@ def fmt(
         safe=not fast,
         check_only=check_only,
         show_diff=show_diff,
+        bind_operands=bind_operands,
     )
     write_back = not (check_only or show_diff)
     tasks, stdin_failed = _tasks(collect(list(paths)), options, reporter)

@@ -7,7 +7,7 @@
     color = "auto"              # every command: auto, always or never
     max-depth = 100000          # relay run
     max-memory = "2G"           # relay run (a size, or a number of bytes)
-    max-output = "64M"          # relay run
+    max-output = "64M"          # relay run (default: 64M on a terminal only)
     timeout = 60                # relay run: seconds
     jobs = 4                    # relay check, relay fmt: processes ("auto" by default)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .diagnostics import Diagnostic, RelayError, codes, has_errors
+from .diagnostics import Diagnostic, RelayError, codes
 from .ir.expr import Call, Constant, Expr, Function, Let, Match, Var
 from .ir.module import Module
 from .ir.span import Source, Span
@@ -35,6 +35,17 @@ from .ir.ty import FuncType, Kind, TensorType, TupleType, TypeCall, TypeVar
 
 KEEP, DOCS, TVM = "keep", "docs", "tvm"
 DIALECTS = (KEEP, DOCS, TVM)
+
+# Errors of names that do not resolve: formatting needs syntax, not names,
+# so a file with these is formatted (a fragment, a file that relies on
+# another, a file being written); `relay check` reports them.
+UNRESOLVED = frozenset(
+    {codes.UNBOUND_VARIABLE, codes.UNKNOWN_GLOBAL, codes.UNKNOWN_TYPE, codes.UNKNOWN_CONSTRUCTOR, codes.FREE_VARIABLE_IN_GLOBAL}
+)
+
+
+def _name_error(diag: Diagnostic) -> tuple[str, str]:
+    return (str(diag.code), diag.message)
 
 
 class UnsafeFormat(Exception):
@@ -55,6 +66,9 @@ class Formatted:
     text: str | None  # None when the input cannot be formatted
     diagnostics: list[Diagnostic] = field(default_factory=list)
     comment_order: list[int] = field(default_factory=list)
+    # errors of names that do not resolve (`relay check` reports them; a
+    # formatted text has the same ones)
+    unresolved: list[Diagnostic] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -70,7 +84,12 @@ def target_dialect(module: Module, dialect: str) -> str:
 
 
 def format_source(
-    source: Source, dialect: str = KEEP, line_length: int = 100, safe: bool = True, use_prelude: bool = True
+    source: Source,
+    dialect: str = KEEP,
+    line_length: int = 100,
+    safe: bool = True,
+    use_prelude: bool = True,
+    bind_operands: bool = False,
 ) -> Formatted:
     """Format one input. Errors (syntax, or what the dialect cannot express)
     come back as diagnostics with `text` None; a failed safety check raises
@@ -87,20 +106,20 @@ def format_source(
 
             return with_prelude_if_needed(
                 source.text,
-                lambda std: _format_source(source, dialect, line_length, safe, std.env() if std is not None else None),
-                lambda formatted: formatted.text is not None,
+                lambda std: _format_source(source, dialect, line_length, safe, std.env() if std is not None else None, bind_operands),
+                lambda formatted: formatted.text is not None and not formatted.unresolved,
             )
-        return _format_source(source, dialect, line_length, safe, None)
+        return _format_source(source, dialect, line_length, safe, None, bind_operands)
 
 
-def _format_source(source: Source, dialect: str, line_length: int, safe: bool, env: Any) -> Formatted:
+def _format_source(source: Source, dialect: str, line_length: int, safe: bool, env: Any, bind_operands: bool = False) -> Formatted:
     from .syntax.comments import attach
     from .syntax.parser import parse_source
     from .syntax.printer import PrintError, header_for, render_module
 
     result = parse_source(source, env)
     errors = [d for d in result.diagnostics if d.is_error]
-    if result.module is None or errors:
+    if result.module is None or any(d.code not in UNRESOLVED for d in errors) or (errors and result.module.positions.lossy):
         return Formatted(source, None, errors)
     module = result.module
     target = target_dialect(module, dialect)
@@ -111,28 +130,28 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
             return Formatted(source, None, problems)
     try:
         header = header_for(module, target, keep=dialect == KEEP)
-        printed = render_module(module, target, line_length, attach(module), header)
+        printed = render_module(module, target, line_length, attach(module), header, bind_operands)
     except PrintError as exc:
         diag = Diagnostic(codes.UNFORMATTABLE, exc.message, exc.span, label="cannot be written")
         if exc.note:
             diag.with_note(exc.note)
         return Formatted(source, None, [diag])
-    formatted = Formatted(source, printed.text, [], printed.comment_order)
+    formatted = Formatted(source, printed.text, [], printed.comment_order, errors)
     # Text that comes back unchanged is the same program with the same
     # comments, and printing it again gives it again: nothing to verify.
     if safe and formatted.changed:
         try:
-            verify(module, formatted, target, line_length, env)
+            verify(module, formatted, target, line_length, env, bind_operands)
         except UnsafeFormat as exc:
             if not module.comments:
                 raise
             # The comments' precise places did not survive: each comment
             # inside a statement leads that statement instead (in order).
             for coarse in (True, "definition"):  # then each comment leads its definition
-                printed = render_module(module, target, line_length, attach(module, coarse=coarse), header)
-                formatted = Formatted(source, printed.text, [], printed.comment_order)
+                printed = render_module(module, target, line_length, attach(module, coarse=coarse), header, bind_operands)
+                formatted = Formatted(source, printed.text, [], printed.comment_order, errors)
                 try:
-                    verify(module, formatted, target, line_length, env)
+                    verify(module, formatted, target, line_length, env, bind_operands)
                     break
                 except UnsafeFormat:
                     continue
@@ -141,7 +160,7 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
     return formatted
 
 
-def verify(module: Module, formatted: Formatted, target: str, line_length: int, env: Any = None) -> None:
+def verify(module: Module, formatted: Formatted, target: str, line_length: int, env: Any = None, bind_operands: bool = False) -> None:
     """Black's safe mode: same program, same comments, and a fixed point."""
     from .ir.alpha import alpha_equal_module
     from .syntax.comments import attach
@@ -152,9 +171,13 @@ def verify(module: Module, formatted: Formatted, target: str, line_length: int, 
     text = formatted.text
     assert text is not None
     again = parse_source(Source(formatted.source.name, text), env)
-    if again.module is None or has_errors(again.diagnostics):
+    if again.module is None or any(d.code not in UNRESOLVED for d in again.diagnostics if d.is_error):
         first = next((d for d in again.diagnostics if d.is_error), None)
         raise UnsafeFormat(f"the formatted text does not parse ({first})", original, text)
+    # Names that did not resolve are still the same names, used as often
+    unresolved = sorted(_name_error(d) for d in again.diagnostics if d.is_error)
+    if unresolved != sorted(_name_error(d) for d in formatted.unresolved):
+        raise UnsafeFormat("the names that do not resolve changed", original, text)
     if not alpha_equal_module(module, again.module):
         raise UnsafeFormat("the formatted text is a different program", original, text)
     before = module.comments
@@ -166,7 +189,7 @@ def verify(module: Module, formatted: Formatted, target: str, line_length: int, 
     if [c.text for c in again.module.comments] != expected:
         raise UnsafeFormat("the comments of the formatted text differ", original, text)
     try:
-        second = render_module(again.module, target, line_length, attach(again.module)).text
+        second = render_module(again.module, target, line_length, attach(again.module), bind_operands=bind_operands).text
     except PrintError as exc:
         raise UnsafeFormat(f"the formatted text cannot be formatted again ({exc.message})", original, text) from None
     if second != text:
@@ -177,14 +200,18 @@ def _comment_for(text: str, target: str) -> str:
     return "//" + text[1:] if target == TVM and text.startswith("#") else text
 
 
-def format(text: str, *, dialect: str = KEEP, line_length: int = 100, name: str = "<string>", safe: bool = True) -> str:  # noqa: A001
+def format(  # noqa: A001
+    text: str, *, dialect: str = KEEP, line_length: int = 100, name: str = "<string>", safe: bool = True, bind_operands: bool = False
+) -> str:
     """Format Relay text and return the result.
 
+    `bind_operands` binds every non-atomic operand to a `%n` temporary
+    first, as TVM's printer did; otherwise what is nested stays nested.
     Raises `RelayError` (with `.diagnostics`) if the text has errors or uses
     something the target dialect cannot express, and `UnsafeFormat` if the
     result fails a safety check.
     """
-    formatted = format_source(Source(name, text), dialect, line_length, safe)
+    formatted = format_source(Source(name, text), dialect, line_length, safe, bind_operands=bind_operands)
     if formatted.text is None:
         raise RelayError(formatted.diagnostics)
     return formatted.text

@@ -41,11 +41,24 @@ def renamed_operator(name: str, new_name: str, uses: int, span: Span | None) -> 
     return Diagnostic(codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old name", uses)).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
 
 
-def attributes_without_metadata(name: str, calls: int, ref: Any, span: Span | None) -> Diagnostic:
-    message = f"the attributes of {'this call' if calls == 1 else f'{calls} calls'} of `{name}` are in a `#[metadata]` section this file does not have"
+def old_operator_form(name: str, uses: int, span: Span | None) -> Diagnostic:
+    """`nn.pad(%x, pad_width=..., pad_value=0f)`: the form TVM 0.7 and before had."""
+    message = f"`{name}` with its pad value as an attribute is the form of TVM releases before 0.8"
+    return (
+        Diagnostic(codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old form", uses))
+        .with_note("read with its old attributes: the `pad_value` attribute (0 when omitted) is the value padded with")
+        .with_help(f"TVM 0.8 and later take the value as the second argument: `{name}(%x, 0f, pad_width=[...])`")
+    )
+
+
+def attributes_without_metadata(names: list[str], calls: int, ref: Any, span: Span | None) -> Diagnostic:
+    """Calls whose attributes are in the `#[metadata]` section a file lacks: said once."""
+    ops = or_list([f"`{n}`" for n in names]).replace(" or ", " and ")
+    what = "this call" if calls == 1 else f"{calls} calls"
+    message = f"the attributes of {what} of {ops} are in a `#[metadata]` section this file does not have"
     return (
         Diagnostic(codes.BAD_METADATA, message, span, severity=WARNING, label=f"`meta[{ref.kind}][{ref.index}]`")
-        .with_note(f"checked and run with the defaults of `{name}`'s attributes")
+        .with_note("their attributes are unknown: the results of those calls are not checked (their types are what their uses make them), and the file cannot be run")
         .with_help("print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`")
     )
 

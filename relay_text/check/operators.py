@@ -17,7 +17,7 @@ from ..ir.expr import Call, Op
 from ..ir.positions import META_ATTRS
 from ..ir.ty import FuncType, TupleType, canonical_dtype
 from ..ops import registry
-from ..ops.legacy import UNSUPPORTED, legacy_hint
+from ..ops.legacy import UNSUPPORTED, legacy_form
 from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss
 from . import messages, operator_messages
 from .solver import Constraint, Site
@@ -54,6 +54,7 @@ class Operators:
         self.unknown_ops: dict[str, list[Any]] = {}  # name -> [diagnostic of its first use, owner, uses]
         self.attrs_not_found: dict[str, list[Call]] = {}  # op name -> calls whose metadata attributes are absent
         self.renamed_ops: dict[str, list[Call]] = {}  # old operator names used: one warning each
+        self.old_forms: dict[str, list[Call]] = {}  # calls in an older form of a current name: one warning each
 
     def call(self, node: Call, op: Op) -> Any:
         st = self.state
@@ -62,16 +63,29 @@ class Operators:
         if opdef is None:
             self._note_unknown_operator(op, node)
             return ERROR
-        if node.attrs_ref is not None and st.module.metadata is None:
+        form = legacy_form(op.name, len(arg_types), (key for key, _ in node.attrs), st.module.version)
+        if form is not None:  # an older TVM form of the name (`nn.pad` with a pad_value attribute)
+            opdef, warn = form
+            if warn:
+                self.old_forms.setdefault(op.name, []).append(node)
+        unknown_attrs = node.attrs_ref is not None and st.module.metadata is None
+        if unknown_attrs:
             self.attrs_not_found.setdefault(op.name, []).append(node)
         if node.type_args:
             st.error(operator_messages.operator_type_arguments(op.name, node.span))
         if len(arg_types) != opdef.inputs:
             got = len(arg_types)
-            st.error(operator_messages.operator_arity(opdef, got, node.span, legacy_hint(op.name, got, {key for key, _ in node.attrs})))
+            st.error(operator_messages.operator_arity(opdef, got, node.span, None))
             return ERROR
         if opdef.renamed_to:
             self.renamed_ops.setdefault(op.name, []).append(node)
+        if unknown_attrs:
+            # Its attributes are in a metadata section the file lacks: no
+            # guess (the defaults would give wrong shapes and errors of their
+            # own); the result is whatever its uses make it.
+            out = st.fresh(origin=st.origin("meta_attrs", node.span, messages.result_of(messages.quoted(op.name))))
+            self.op_types[op] = (arg_types, out)
+            return out
         attrs, problems = opdef.normalize_attrs(node.attrs)
         for problem in problems:
             self._attribute_error(node, opdef, problem)
@@ -99,9 +113,16 @@ class Operators:
             opdef = registry.get(name)
             assert opdef is not None
             st.error(operator_messages.renamed_operator(name, opdef.renamed_to, len(calls), getattr(calls[0].op, "span", None)))
-        for name, calls in self.attrs_not_found.items():
-            first = calls[0]
-            st.error(operator_messages.attributes_without_metadata(name, len(calls), first.attrs_ref, st.spans.attr_span(first, META_ATTRS)))
+        for name, calls in self.old_forms.items():
+            st.error(operator_messages.old_operator_form(name, len(calls), getattr(calls[0].op, "span", None)))
+        if self.attrs_not_found:  # said once for the file
+            calls = [c for group in self.attrs_not_found.values() for c in group]
+            first = min(calls, key=lambda c: c.span.start if c.span is not None else -1)
+            st.error(
+                operator_messages.attributes_without_metadata(
+                    list(self.attrs_not_found), len(calls), first.attrs_ref, st.spans.attr_span(first, META_ATTRS)
+                )
+            )
 
     def _attribute_error(self, node: Call, opdef: Any, problem: Any) -> None:
         st = self.state

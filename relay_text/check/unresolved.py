@@ -54,6 +54,12 @@ class Unresolved:
                 continue
             by_owner.setdefault(id(owner), []).append((h, seen_at, uid in derived))
         for entries in by_owner.values():
+            # results of calls whose attributes are unknown (no `#[metadata]`):
+            # already said, once, with what follows from them
+            if any(getattr(e[0].origin, "kind", None) == "meta_attrs" for e in entries):
+                entries = [e for e in entries if getattr(e[0].origin, "kind", None) != "meta_attrs"]
+                if all(e[2] for e in entries):
+                    continue
             primary = [e for e in entries if not e[2]]
             metas = [e for e in primary if getattr(e[0].origin, "kind", None) == "meta"]
             if metas:

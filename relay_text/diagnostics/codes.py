@@ -143,8 +143,10 @@ UNUSED_BINDING = Code(
 )
 RENAMED_OPERATOR = Code(
     "renamed-operator",
-    "an operator is called by the name an earlier TVM release gave it",
-    "The call is read with its old attributes as the current operator; TVM "
+    "an operator is called by the name (or in the form) an earlier TVM release gave it",
+    "The call is read with its old attributes as the current operator (an "
+    "`nn.pad` whose pad value is an attribute, as before TVM 0.8, pads with "
+    "that value); TVM "
     "0.8 and later know only the new name.",
     'image.resize(%x, size=[8, 8], method="bilinear")   // now image.resize2d',
     WARNING,

@@ -374,9 +374,10 @@ class Compiler:
                 return False
         return True
 
-    def bind_operator(self, op: Op, attrs: dict, all_scalar: bool) -> BoundOperator | None:
+    def bind_operator(self, op: Op, attrs: dict, all_scalar: bool, definition: Any = None) -> BoundOperator | None:
+        """`definition`: an older TVM form of the operator (`ops.legacy.legacy_form`)."""
         try:
-            return bind(op.name, attrs, self.resolver, all_scalar)
+            return bind(op.name, attrs, self.resolver if definition is None else (lambda _name: definition), all_scalar)
         except NoKernel:
             self.diagnostics.append(_no_kernel(op))
             return None
@@ -410,6 +411,9 @@ class Compiler:
         (None: it takes the arguments directly). Call sites of the same
         operator with the same attributes (and the same float16 inputs)
         share them."""
+        if call.attrs_ref is not None and self.program is not None and self.program.metadata is None:
+            self.diagnostics.append(_unknown_attributes(op, call))
+            return None
         low = self.low_precision(op, call)
         if self.type_of is not None and any(uses_bfloat16(self.type_of(e)) for e in (call, *call.args)):
             self.require_bfloat16(call)
@@ -417,7 +421,7 @@ class Compiler:
         size = _static_size(self.type_of(call)) if self.type_of is not None and not all_scalar else None
         if size is not None and size[1] < limits.GUARD_BYTES:
             size = None
-        site = (op.name, call.attrs, all_scalar, low, size)
+        site = (op.name, len(call.args), call.attrs, all_scalar, low, size)
         key: tuple | None = site
         try:
             names = self.operator_names.get(site)
@@ -425,7 +429,10 @@ class Compiler:
             names, key = None, None
         if names is not None:
             return names
-        bound = self.bind_operator(op, dict(call.attrs), all_scalar)
+        from ..ops.legacy import legacy_form
+
+        form = legacy_form(op.name, len(call.args), (k for k, _ in call.attrs), getattr(self.program, "version", None))
+        bound = self.bind_operator(op, dict(call.attrs), all_scalar, form[0] if form is not None else None)
         if bound is None:
             return None
         if low is not None:
@@ -668,6 +675,18 @@ def compile_program(
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _unknown_attributes(op: Op, call: Call) -> Diagnostic:
+    """A call whose attributes are in the `#[metadata]` section the file lacks:
+    running it with guessed attributes would give wrong values."""
+    ref = call.attrs_ref
+    return Diagnostic(
+        codes.BAD_METADATA,
+        f"cannot run `{op.name}`: its attributes are in a `#[metadata]` section this file does not have",
+        call.span,
+        label=f"attributes `meta[{ref.kind}][{ref.index}]` unknown",
+    ).with_help("print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`")
 
 
 def _no_kernel(op: Op) -> Diagnostic:

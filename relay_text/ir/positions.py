@@ -60,6 +60,7 @@ class Positions:
     __slots__ = (
         "source", "uses", "results", "attr_keys", "heads", "graph_names",
         "names", "binders", "brackets", "comment_sites", "trivia", "blank_lines", "blank_after_header", "graph_heads", "graph_inner",
+        "attr_spellings", "lossy", "fn_attrs",
     )
 
     def __init__(self, source: Source | None = None) -> None:
@@ -70,6 +71,15 @@ class Positions:
         self.results: dict[tuple[int, int], Range] = {}
         # (id(call), attribute name) -> the attribute's key
         self.attr_keys: dict[tuple[int, str], Range] = {}
+        # (id(call), attribute name) -> the numbers of its value as written
+        # (text, value), in order, when one is not written as printed (`2i64`)
+        self.attr_spellings: dict[tuple[int, str], list[tuple[str, Any]]] = {}
+        # an error's placeholder lost text the source wrote (an unknown kind
+        # or dimension variable): printing would not give the source back
+        self.lossy = False
+        # id(function) -> (key, start, end) of each of its attributes, the end
+        # where the next attribute (or the closing `)`) starts: their comments
+        self.fn_attrs: dict[int, list[tuple[str, int, int]]] = {}
         # id(function) -> from `def`/`fn` to the `)` closing its parameters
         self.heads: dict[int, Range] = {}
         # id(node) -> the name a graph binding gave it (`%3 = ...`: "3"); the

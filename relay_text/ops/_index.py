@@ -55,6 +55,7 @@ INDEX = {
     'dyn.broadcast_to': 'dynamic',
     'dyn.expand_dims': 'dynamic',
     'dyn.full': 'dynamic',
+    'dyn.image.resize': 'legacy',
     'dyn.image.resize2d': 'resize',
     'dyn.nn.pad': 'pad',
     'dyn.nn.upsampling': 'upsampling3d',

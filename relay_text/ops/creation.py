@@ -5,6 +5,11 @@ inputs (TVM passes them as expressions), so the length is known only when
 the program runs and the result type is `Tensor[(?), dtype]`. The length
 is `ceil((stop - start) / step)` (0 when that is negative); element `i` is
 `start + i * step`. A zero step is an error when the program runs.
+
+TVM's `ArangeAttrs` also hold the bounds (`start=0f, stop=10f, step=1f`,
+as TVM printed them, or `meta[relay.Constant][i]`): when all three are
+numbers the length is known, `ceil((stop - start) / step)` as an int32,
+and must be positive, as TVM's relation requires.
 """
 
 from __future__ import annotations
@@ -16,8 +21,22 @@ from .. import limits
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
-from .registry import Attr, KernelError, register
+from ..ir.expr import MetaRef
+from .registry import Attr, KernelError, attr_kind, register
 from .relations import Relation, known_rank, relation, shape_text
+
+
+def _bound(value: Any) -> Any:
+    """A bound held in the attributes: a number, None, or a reference to a
+    constant of the metadata section (kept as it is)."""
+    if value is None or isinstance(value, MetaRef):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("not a bound")
+    return value
+
+
+BOUND = attr_kind("arange_bound", "a number, a `meta[relay.Constant][i]` reference or None", _bound)
 
 
 @relation("Arange")
@@ -26,6 +45,17 @@ def arange_rel(r: Relation) -> bool:
         t = r.tensor(i)
         if known_rank(t.shape) and t.shape != ():
             r.fail(codes.SHAPE_MISMATCH, f"`arange` takes a scalar {name}, found a tensor of shape {shape_text(t.shape)}", arg=i)
+    bounds = [r.attrs[name] for name in ("start", "stop", "step")]
+    if all(isinstance(b, (int, float)) for b in bounds):
+        start, stop, step = bounds
+        n = math.ceil((stop - start) / step) if step else 0
+        if n <= 0:
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`arange` with start={start}, stop={stop}, step={step} has no elements (TVM requires at least one)",
+            )
+        r.set_result(TensorType((n,), r.attrs["dtype"]))
+        return True
     r.set_result(TensorType((AnyDim(),), r.attrs["dtype"]))
     return True
 
@@ -34,7 +64,7 @@ def arange_rel(r: Relation) -> bool:
     "arange",
     inputs=3,
     relation=arange_rel,
-    attrs=(Attr("dtype", "dtype", "float32"),),
+    attrs=(Attr("start", BOUND, None), Attr("stop", BOUND, None), Attr("step", BOUND, None), Attr("dtype", "dtype", "float32")),
     doc="Values from start (inclusive) to stop (exclusive) in steps of step.",
 )
 def arange(args: tuple, attrs: dict) -> Any:

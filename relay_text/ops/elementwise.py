@@ -72,9 +72,9 @@ def bool_identity(r: Relation) -> bool:
 
 
 def where_rel(r: Relation) -> bool:
-    """`where(cond, x, y)`: cond is bool; x and y share a dtype; shapes broadcast together."""
-    c = r.tensor(0)
-    r.refine(0, TensorType(c.shape, "bool"))
+    """`where(cond, x, y)`: x and y share a dtype; shapes broadcast together.
+    The condition may have any dtype (TVM's WhereRel does not check it): a
+    non-zero element chooses x."""
     r.unify_dtypes(1, 2)
     cond, x, y = r.tensor(0), r.tensor(1), r.tensor(2)
     if not (known_rank(cond.shape) and known_rank(x.shape) and known_rank(y.shape)):

@@ -19,7 +19,9 @@ shapes and is accepted and ignored here.
 `adv_index((data, i_0, ..., i_{k-1}))` is numpy's advanced indexing
 `data[i_0, ..., i_{k-1}]`: the integer index tensors broadcast against each
 other to a shape S and the result has shape S followed by the axes of
-`data` past the k-th. Indices are not counted from the end either.
+`data` past the k-th. Indices are not counted from the end either. A bool
+index tensor is read as positions 0 and 1, as TVM's compute reads it (not
+as a mask, as numpy would).
 
 Out-of-range indices, which TVM does not check, stop the evaluator with a
 `runtime-error`.
@@ -203,8 +205,10 @@ def adv_index_rel(r: Relation) -> bool:
         r.fail(codes.TYPE_MISMATCH, "`adv_index` needs the data and at least one index tensor in its tuple", arg=0)
     fields = [r.tensor_of(f, 0, f"field {i} of its tuple") for i, f in enumerate(t.fields)]
     for i, f in enumerate(fields[1:], 1):
-        if type(f.dtype) is str and not is_int_dtype(f.dtype):
-            r.fail(codes.TYPE_MISMATCH, f"`adv_index` takes integer index tensors, but field {i} of its tuple is `{f.dtype}`", arg=0)
+        # TVM's AdvIndexRel takes an index of any dtype and its compute reads
+        # the values as positions: a bool index is 0 or 1 (not a mask)
+        if type(f.dtype) is str and not is_int_dtype(f.dtype) and f.dtype != "bool":
+            r.fail(codes.TYPE_MISMATCH, f"`adv_index` takes integer (or bool) index tensors, but field {i} of its tuple is `{f.dtype}`", arg=0)
     ranked = [f for f in fields if has_rank(f)]
     if len(ranked) < len(fields):
         return False

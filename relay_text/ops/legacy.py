@@ -2,23 +2,27 @@
 
 Dumps printed by earlier TVM releases call operators that were renamed
 since: `image.resize` is `image.resize2d` (TVM 0.8 renamed it and its
-`bilinear`/`bicubic` methods to `linear`/`cubic`), `scatter` and
+`bilinear`/`bicubic` methods to `linear`/`cubic`), `dyn.image.resize` is
+`dyn.image.resize2d` with a zero roi (it had no roi input), `scatter` and
 `scatter_add` are `scatter_elements` with the `update` and `add`
 reductions. Each old name is a unit of its own, with the attributes it had,
 whose relation and kernel are those of the current operator given the
 translated attributes; the checker says which name to use now.
 
-Old spellings whose meaning cannot be carried over by renaming get a hint
-instead (`legacy_hint`): `nn.pad(%x, pad_width=..., pad_value=0f)` (the
-pad value became the second argument in TVM 0.8).
+Old forms of a current name are read too (`legacy_form`): `nn.pad(%x,
+pad_width=..., pad_value=0f)` (the pad value became the second argument in
+TVM 0.8), and in `v0.0.4` text the attribute defaults of TVM 0.6 where 0.8
+changed them (`nn.batch_matmul` without attributes transposed its second
+argument).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, NoReturn
+import dataclasses
+from typing import Any, Callable, Iterable, NoReturn
 
 from ..ir.ty import IncompleteType, TensorType, Type, TypeCall
-from .registry import Attr, get, register
+from .registry import Attr, Kernel, OpDef, get, register, relation_name
 from .relation import AttrValue, Notes, Relation, Unifiable, relation
 
 Translate = Callable[[dict], dict]
@@ -90,10 +94,10 @@ def _current(new: str, translate: Translate, attrs: dict) -> dict:
     return full
 
 
-def renamed(old: str, new: str, inputs: int, attrs: tuple[Attr, ...], translate: Translate) -> None:
-    """Register `old` as TVM's former name of `new`."""
+def _translating(old: str, new: str, translate: Translate, label: str = "") -> tuple[Any, Kernel]:
+    """The relation and kernel of `old`: those of `new` given the translated attributes."""
 
-    @relation(f"{old} (now {new})")
+    @relation(f"{old} (now {new}{label})")
     def rel(r: Relation) -> bool:
         unit = get(new)
         assert unit is not None
@@ -104,6 +108,12 @@ def renamed(old: str, new: str, inputs: int, attrs: tuple[Attr, ...], translate:
         assert unit is not None
         return unit.kernel(args, _current(new, translate, given))
 
+    return rel, kernel
+
+
+def renamed(old: str, new: str, inputs: int, attrs: tuple[Attr, ...], translate: Translate) -> None:
+    """Register `old` as TVM's former name of `new`."""
+    rel, kernel = _translating(old, new, translate)
     register(old, inputs=inputs, relation=rel, attrs=attrs, doc=f"TVM's former name of `{new}`.", renamed_to=new)(kernel)
 
 
@@ -118,30 +128,183 @@ def _resize(a: dict) -> dict:
     return out
 
 
-renamed(
-    "image.resize",
-    "image.resize2d",
-    1,
-    (
-        Attr("size", "ints"),
-        Attr("layout", "str", "NCHW"),
-        Attr("method", "str", "bilinear"),
-        Attr("coordinate_transformation_mode", "str", "half_pixel"),
-        Attr("rounding_method", "str", ""),
-        Attr("bicubic_alpha", "float", -0.5),
-        Attr("bicubic_exclude", "int", 0),
-        Attr("out_dtype", "opt_dtype", ""),
-    ),
-    _resize,
+_RESIZE_ATTRS = (  # ResizeAttrs before TVM 0.8
+    Attr("layout", "str", "NCHW"),
+    Attr("method", "str", "bilinear"),
+    Attr("coordinate_transformation_mode", "str", "half_pixel"),
+    Attr("rounding_method", "str", ""),
+    Attr("bicubic_alpha", "float", -0.5),
+    Attr("bicubic_exclude", "int", 0),
+    Attr("out_dtype", "opt_dtype", ""),
 )
+renamed("image.resize", "image.resize2d", 1, (Attr("size", "ints"), *_RESIZE_ATTRS), _resize)
+# `dyn.image.resize(data, size)` (TVM 0.7): `dyn.image.resize2d(data, size,
+# roi)` with the roi [0, 0, 0, 0] it could not be given.
+_ROI = TensorType((4,), "float32")
+
+
+class _NoRoi(_Translated):
+    """The relation call of the two-input operator seen as the three-input one."""
+
+    @property
+    def arity(self) -> int:
+        return 3
+
+    def arg(self, i: int) -> Type:
+        return _ROI if i == 2 else self._r.arg(i)
+
+    def tensor(self, i: int) -> TensorType:
+        return _ROI if i == 2 else self._r.tensor(i)
+
+    def refine(self, i: int, t: Type) -> None:
+        if i != 2:
+            self._r.refine(i, t)
+
+
+@relation("dyn.image.resize (now dyn.image.resize2d)")
+def _dyn_resize_rel(r: Relation) -> bool:
+    unit = get("dyn.image.resize2d")
+    assert unit is not None
+    return unit.relation(_NoRoi(r, "dyn.image.resize", _current("dyn.image.resize2d", _resize, r.attrs)))
+
+
+def _dyn_resize(args: tuple, given: dict) -> Any:
+    import numpy as np
+
+    unit = get("dyn.image.resize2d")
+    assert unit is not None
+    return unit.kernel((args[0], args[1], np.zeros(4, dtype=np.float32)), _current("dyn.image.resize2d", _resize, given))
+
+
+register(
+    "dyn.image.resize",
+    inputs=2,
+    relation=_dyn_resize_rel,
+    attrs=_RESIZE_ATTRS,
+    doc="TVM's former name of `dyn.image.resize2d` (without a roi).",
+    renamed_to="dyn.image.resize2d",
+)(_dyn_resize)
+
 renamed("scatter", "scatter_elements", 3, (Attr("axis", "int", 0),), lambda a: {"axis": a["axis"], "reduction": "update"})
 renamed("scatter_add", "scatter_elements", 3, (Attr("axis", "int", 0),), lambda a: {"axis": a["axis"], "reduction": "add"})
 
 
-def legacy_hint(op: str, positional: int, keys: set[str]) -> str | None:
-    """How to write a call in an older TVM spelling today, if it is one."""
-    if op == "nn.pad" and positional == 1 and "pad_value" in keys:
-        return "since TVM 0.8 the pad value is the second argument of `nn.pad`: `nn.pad(%x, 0f, pad_width=[...])`"
+# ---------------------------------------------------------------- older forms of current names
+
+
+class _PadValue(_Translated):
+    """`nn.pad(%x, pad_width=..., pad_value=v)` seen as `nn.pad(%x, v, ...)`:
+    the value is a scalar of the data's dtype."""
+
+    @property
+    def arity(self) -> int:
+        return 2
+
+    def _value(self) -> TensorType:
+        return TensorType((), self._r.tensor(0).dtype)
+
+    def arg(self, i: int) -> Type:
+        return self._value() if i == 1 else self._r.arg(i)
+
+    def tensor(self, i: int) -> TensorType:
+        return self._value() if i == 1 else self._r.tensor(i)
+
+    def refine(self, i: int, t: Type) -> None:
+        if i != 1:
+            self._r.refine(i, t)
+
+
+_OLD_PAD_ATTRS = (Attr("pad_width", "int_pairs"), Attr("pad_value", "float", 0.0), Attr("pad_mode", "str", "constant"))
+
+
+def _old_pad_attrs(a: dict) -> dict:
+    return {"pad_width": a["pad_width"], "pad_mode": a["pad_mode"]}
+
+
+@relation("nn.pad (TVM 0.7 and before: the pad value an attribute)")
+def _old_pad_rel(r: Relation) -> bool:
+    unit = get("nn.pad")
+    assert unit is not None
+    return unit.relation(_PadValue(r, "nn.pad", _current("nn.pad", _old_pad_attrs, r.attrs)))
+
+
+def _old_pad(args: tuple, given: dict) -> Any:
+    import numpy as np
+
+    unit = get("nn.pad")
+    assert unit is not None
+    x = args[0]
+    return unit.kernel((x, np.asarray(given["pad_value"]).astype(x.dtype)), _current("nn.pad", _old_pad_attrs, given))
+
+
+def _with_defaults(name: str, defaults: dict[str, Any]) -> OpDef:
+    """The operator `name` with other defaults for some attributes."""
+    unit = get(name)
+    assert unit is not None
+    attrs = tuple(dataclasses.replace(a, default=defaults[a.name]) if a.name in defaults else a for a in unit.attrs)
+    return dataclasses.replace(unit, attrs=attrs, schema={a.name: a for a in attrs})
+
+
+# TVM 0.6 (`v0.0.4` text) defaults that TVM 0.8 changed (docs/tvm-format.md
+# lists them): text that omits the attribute meant the old value.
+V004_DEFAULTS: dict[str, dict[str, Any]] = {
+    "nn.batch_matmul": {"transpose_b": True},  # 0.6 had no attributes: y is (batch, N, K)
+    "topk": {"k": 1},
+}
+_FORMS: dict[tuple[str, str], OpDef] = {}
+
+# `image.resize` of TVM 0.6: `align_corners` (true by default) where 0.7 had
+# `coordinate_transformation_mode`; without it the corners are aligned.
+_V004_RESIZE_ATTRS = (
+    Attr("size", "ints"),
+    Attr("layout", "str", "NCHW"),
+    Attr("method", "str", "bilinear"),
+    Attr("align_corners", "bool", True),
+    Attr("out_dtype", "opt_dtype", ""),
+)
+
+
+def _v004_resize(a: dict) -> dict:
+    return {
+        "size": a["size"],
+        "layout": a["layout"],
+        "method": _METHODS.get(a["method"], a["method"]),
+        "coordinate_transformation_mode": "align_corners" if a["align_corners"] else "asymmetric",
+        "rounding_method": "",
+        "out_dtype": a["out_dtype"],
+    }
+
+
+def _v004_resize_form() -> OpDef:
+    rel, kernel = _translating("image.resize", "image.resize2d", _v004_resize, ", TVM 0.6 attributes")
+    attrs = _V004_RESIZE_ATTRS
+    return OpDef("image.resize", 1, attrs, rel, kernel, "`image.resize` of TVM 0.6.", relation_name(rel), {a.name: a for a in attrs}, None, "image.resize2d")
+
+
+def legacy_form(name: str, arity: int, keys: Iterable[str], version: str | None) -> tuple[OpDef, str] | None:
+    """The definition that reads a call of a current operator name written
+    in an older TVM form, and a warning to give ("" for none): `nn.pad` with
+    its pad value as an attribute (before 0.8); in `v0.0.4` text (TVM 0.6),
+    the attribute defaults of that release (`V004_DEFAULTS`)."""
+    if name == "nn.pad" and arity == 1:
+        found = _FORMS.get(("nn.pad", "attr"))
+        if found is None:
+            found = _FORMS[("nn.pad", "attr")] = OpDef(
+                "nn.pad", 1, _OLD_PAD_ATTRS, _old_pad_rel, _old_pad,
+                "`nn.pad` of TVM 0.7 and before, its pad value an attribute.", relation_name(_old_pad_rel),
+                {a.name: a for a in _OLD_PAD_ATTRS},
+            )
+        return found, "pad_value"
+    if version == "0.0.4" and name == "image.resize":
+        found = _FORMS.get((name, version))
+        if found is None:
+            found = _FORMS[(name, version)] = _v004_resize_form()
+        return found, ""
+    if version == "0.0.4" and name in V004_DEFAULTS:
+        found = _FORMS.get((name, version))
+        if found is None:
+            found = _FORMS[(name, version)] = _with_defaults(name, V004_DEFAULTS[name])
+        return found, ""
     return None
 
 

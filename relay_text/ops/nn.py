@@ -145,7 +145,8 @@ def dense_rel(r: Relation) -> bool:
         k = data.shape[-1]
         weight = r.tensor(1)
         if not known_rank(weight.shape) and units is not None:
-            r.refine(1, TensorType((units, k), data.dtype))
+            # the weight's own dtype when it has one (TVM's MatmulRel)
+            r.refine(1, TensorType((units, k), weight.dtype if isinstance(weight.dtype, str) else data.dtype))
         weight = r.tensor(1)
         if not known_rank(weight.shape):
             return False
@@ -163,7 +164,8 @@ def dense_rel(r: Relation) -> bool:
         n = weight.shape[0]
         if units is not None and type(n) is int and n != units:
             r.fail(codes.SHAPE_MISMATCH, f"`nn.dense` has units={units}, but the weight has {n} rows", arg=1)
-        r.unify_dtypes(0, 1)
+        # the data and the weight may differ in dtype (int8 data, uint8
+        # weight): out_dtype decides the result, else the data's dtype
         dtype = r.attrs["out_dtype"] or data.dtype
         r.set_result(TensorType(data.shape[:-1] + (units if units is not None else n,), dtype))
         return True
@@ -180,6 +182,8 @@ def dense_rel(r: Relation) -> bool:
 def dense(args: tuple, attrs: dict) -> Any:
     x, w = args
     dtype = attrs["out_dtype"] or x.dtype
+    if x.dtype != w.dtype or x.dtype != np.dtype(dtype):  # both read in the result's dtype first, as TVM computes
+        x, w = x.astype(dtype, copy=False), w.astype(dtype, copy=False)
     return wrap(np.matmul(x, w.T), dtype)
 
 

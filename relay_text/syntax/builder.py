@@ -50,6 +50,7 @@ from ..ir.pattern import (
     pattern_vars,
 )
 from ..ir.positions import META_ATTRS, Positions
+from ..ir.schema import edges
 from ..ir.span import Source, Span
 from ..ir.ty import (
     AnyDim,
@@ -80,6 +81,7 @@ from .literals import (
     round_float,
 )
 from .scopes import Scopes
+from .spelling import attr_text
 from .symbols import BINARY
 
 BINARY_OPS = BINARY  # symbol -> (precedence, operator), shared with the printer
@@ -208,10 +210,11 @@ _POSITIONAL_STRING_ATTRS = {"cast": "dtype"}
 class _Kw:
     """A keyword argument `key=value` in a call or parameter list."""
 
-    __slots__ = ("key", "value", "span")
+    __slots__ = ("key", "value", "span", "spellings")
 
-    def __init__(self, key: str, value: Any, span: Span) -> None:
+    def __init__(self, key: str, value: Any, span: Span, spellings: list | None = None) -> None:
         self.key, self.value, self.span = key, value, span
+        self.spellings = spellings  # the numbers of the value as written, if one differs from its printed form
 
 
 # ---------------------------------------------------------------- the builder
@@ -246,8 +249,10 @@ class Builder:
         self.fn_binds_let: list[bool] = []
         self.graph_uses: dict[int, int] = {}  # id(node) -> number of uses by name
         self.graph_defs: dict[str, Span] = {}
-        # TVM's format: every `%n` of each definition (None: the main expression), first binding first
-        self.graph_nodes: dict[tuple[GlobalVar | None, str], Expr] = {}
+        # Every `%n` of the file, first binding first: a graph binding is not
+        # scoped (one table per file, in both dialects, as TVM's parser keeps)
+        self.graph_nodes: dict[str, Expr] = {}
+        self._placeholders: set[int] = set()  # ids of the variables made for unbound names
         self.unbound: list[tuple[str, Span, list[str]]] = []
         self.globals: dict[str, GlobalVar] = {}
         self.global_refs: list[tuple[str, Span]] = []
@@ -268,6 +273,7 @@ class Builder:
         self.same_headers: dict[GlobalTypeVar, GlobalTypeVar] = {}  # own header -> env's, for `same_adts`
         self.positions = Positions(source)
         self._suggested = 0
+        self._numbers: list[tuple[str, Any]] = []  # the numbers of the attribute value being read
 
     def suggest(self, name: str, candidates: Iterable[str]) -> list[str]:
         """The names close to `name`, for an error's "did you mean". Each
@@ -446,6 +452,7 @@ class Builder:
 
     def fn_attr(self, c: list) -> _Kw:
         key, value = c
+        self._numbers = []
         return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
 
     param_attr = fn_attr
@@ -502,6 +509,7 @@ class Builder:
                     self.span(kind_tok.start_pos, kind_tok.end_pos),
                 ).with_note("the kinds are Type, BaseType, Shape and ShapeVar")
                 kind = Kind.TYPE
+                self.positions.lossy = True
         return TypeVar(name_tok.value, kind, self.span(name_tok.start_pos, (kind_tok or name_tok).end_pos))
 
     def _function(self, c: list, start: int) -> Function:
@@ -521,6 +529,9 @@ class Builder:
         )
         self._note(func, (body_tok,), len(params))
         self.positions.heads[id(func)] = (start, head_end)
+        if attrs:
+            starts = [kw.span.start for kw in attrs] + [head_end - 1]
+            self.positions.fn_attrs[id(func)] = [(kw.key, starts[i], starts[i + 1]) for i, kw in enumerate(attrs)]
         return func
 
     def def_fn(self, c: list) -> None:
@@ -714,8 +725,7 @@ class Builder:
                 self.positions.graph_inner.setdefault(raw.content, tok.start_pos)
         elif raw.span is not None:
             self.positions.graph_heads.setdefault(raw.span.start, tok.start_pos)
-        if self.version is not None:
-            self.graph_nodes.setdefault((self._in_def, name), value)
+        self.graph_nodes.setdefault(name, value)
         return tok, raw
 
     def graph_expr(self, c: list) -> Expr:
@@ -859,6 +869,9 @@ class Builder:
         keys = self.positions.attr_keys
         for key, span in seen.items():
             keys[(id(call), key)] = (span.start, span.end)
+        for item in args or ():
+            if isinstance(item, _Kw) and item.spellings:
+                self.positions.attr_spellings[(id(call), item.key)] = item.spellings
         return call
 
     def args(self, c: list) -> list:
@@ -881,7 +894,9 @@ class Builder:
 
     def kwarg(self, c: list) -> _Kw:
         key, value = c
-        return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos))
+        numbers, self._numbers = self._numbers, []
+        spellings = numbers if any(text != attr_text(v, self.version is not None) for text, v in numbers) else None
+        return _Kw(key.value, None if value is _NONE_ATTR else value, self.span(key.start_pos, key.end_pos), spellings)
 
     def proj(self, c: list) -> TupleGetItem:
         value, tok = c
@@ -894,13 +909,14 @@ class Builder:
         tok = c[0]
         full = tok.value[1:]
         value = self.values.lookup(full)
-        if value is None and self.version is not None:
-            # TVM keeps one table of `%n` (the first binding of a number
-            # wins) and its printer used a `%n` bound inside an `if` branch
-            # after it: in TVM's format such a name is that node, within the
-            # same definition (another `def`'s node would bring that
-            # definition's variables along).
-            value = self.graph_nodes.get((self._in_def, full))
+        if value is None:
+            # A graph binding is not scoped: a `%n` bound anywhere earlier in
+            # the file (inside an `if` branch, another block, another
+            # definition) is that node, provided the variables its value
+            # refers to are in scope here.
+            value = self.graph_nodes.get(full)
+            if value is not None:
+                self._check_graph_scope(value, full, tok)
         if value is not None:
             if self._in_def is not None and id(value) in self._free_var_ids:
                 self._free_var_in_def(value, tok)
@@ -924,7 +940,62 @@ class Builder:
                 return value
         span = self.span(tok.start_pos, tok.end_pos)
         self.unbound.append((full, span, self.suggest(full, self.values.names())))
-        return _Use(Var(full, None, span), tok.start_pos, tok.end_pos, None, (tok.start_pos, tok.end_pos))
+        placeholder = Var(full, None, span)
+        self._placeholders.add(id(placeholder))
+        return _Use(placeholder, tok.start_pos, tok.end_pos, None, (tok.start_pos, tok.end_pos))
+
+    def _check_graph_scope(self, node: Expr, name: str, tok: Tok) -> None:
+        """A use of the graph binding `%name` outside the block that bound it:
+        every variable its value refers to must be in scope here. The walk
+        stops at graph bindings still in scope (their variables are)."""
+        lookup = self.values.lookup
+        names = self.positions.graph_names
+        seen: set[tuple[int, frozenset[int]]] = set()
+        stack: list[tuple[Expr, frozenset[int]]] = [(node, frozenset())]
+        missing: list[Var] = []
+        while stack:
+            expr, inner = stack.pop()
+            key = (id(expr), inner)
+            if key in seen:
+                continue
+            seen.add(key)
+            t = type(expr)
+            if t is Var:
+                if id(expr) not in inner and id(expr) not in self._placeholders and lookup(expr.name) is not expr:
+                    if expr not in missing:
+                        missing.append(expr)
+                continue
+            if expr is not node and not inner:
+                bound_as = names.get(id(expr))
+                if bound_as is not None and lookup(bound_as) is expr:
+                    continue
+            binders: list[Var] = []
+            if t is Let:
+                binders.append(expr.var)
+            elif t is Function:
+                binders.extend(expr.params)
+            elif t is Match:
+                for clause in expr.clauses:
+                    binders.extend(pattern_vars(clause.pattern))
+            scope = inner | {id(v) for v in binders} if binders else inner
+            for edge in edges(expr):
+                stack.append((edge[0], scope))
+        for var in missing:
+            diag = self.error(
+                codes.UNBOUND_VARIABLE,
+                f"`%{name}` refers to `%{var.name}`, which is not in scope here",
+                self.span(tok.start_pos, tok.end_pos),
+                f"`%{var.name}` is out of scope here",
+            )
+            if var.span is not None:
+                diag.with_label(var.span, f"`%{var.name}` is bound here")
+            defined = self.graph_defs.get(name)
+            if defined is not None:
+                diag.with_label(defined, f"`%{name}` is bound here")
+            diag.with_note(
+                "a graph binding may be used anywhere after it in the file, "
+                "but only where the variables its value refers to are in scope"
+            )
 
     def _free_var_in_def(self, var: Var, tok: Tok) -> None:
         assert self._in_def is not None
@@ -1105,6 +1176,7 @@ class Builder:
             self.error(codes.UNKNOWN_TYPE, f"`{dtype}` is not a dtype", self.span(dtype_tok.start_pos, dtype_tok.end_pos)).with_help(
                 "dtypes look like float32, int64, bool or int32x4"
             )
+            self.positions.lossy = True
             return Constant(0, "int32", shape, None, span)
         negate, text = value_tok if isinstance(value_tok, tuple) else (False, value_tok)
         value = self._fill_value(text, negate, dtype, span)
@@ -1197,6 +1269,12 @@ class Builder:
         return self._attr_number(c[1], True, c[0].start_pos)
 
     def _attr_number(self, tok: Tok, negate: bool, start: int) -> Any:
+        value = self._attr_number_value(tok, negate, start)
+        if value is not INVALID_ATTR:
+            self._numbers.append((("-" if negate else "") + tok.value, value))
+        return value
+
+    def _attr_number_value(self, tok: Tok, negate: bool, start: int) -> Any:
         span = self.span(start, tok.end_pos)
         try:
             check_digits(tok.value)
@@ -1332,6 +1410,9 @@ class Builder:
 
     def _unknown_type(self, name: str, span: Span, what: str = "type") -> None:
         diag = self.error(codes.UNKNOWN_TYPE, f"unknown {what} `{name}`", span)
+        written = self.source.text[span.start : span.end]
+        if what != "type" or "/" in written or "#" in written:
+            self.positions.lossy = True  # its text is not kept (a dimension becomes `?`) or holds a comment
         hit = near_miss(name, (DTYPE,)) if what == "type" else None
         if hit is not None:
             diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
@@ -1432,7 +1513,7 @@ class Builder:
                 return dtype
             diag = self.error(codes.UNKNOWN_TYPE, f"unknown dtype `{raw.name}`", raw.span)
             diag.with_note("dtypes are bool, int8/16/32/64 (int is int32), uint8/16/32/64, float16/32/64 (float is float32), bfloat16, optionally with lanes (int32x4)")
-            return "float32"
+            return IncompleteType(Kind.BASE_TYPE, raw.span)  # a hole: no errors it would cause, and `relay fmt` keeps the name
         if isinstance(raw, IncompleteType):
             return IncompleteType(Kind.BASE_TYPE, raw.span)
         self.error(codes.SYNTAX_ERROR, "expected a dtype such as `float32`", getattr(raw, "span", None))

@@ -102,6 +102,11 @@ class Attached:
         return [*self.before, *self.after, *self.after_term]
 
 
+def fn_attr(func: Any, key: str) -> tuple[str, int, str]:
+    """The anchor of a function's attribute `key=value` (`Primitive=1`)."""
+    return ("fn_attr", id(func), key)
+
+
 def occurrence(parent: Any, index: int) -> tuple[Any, int]:
     """The key of the place where `parent` names its child number `index`
     (numbered as `relay_text.ir.visitor.children` lists them)."""
@@ -294,6 +299,9 @@ class _Collector:
                 for clause in node.clauses:
                     if clause.span is not None:
                         add(clause.span.start, clause.span.end, clause)
+            elif t is Function and node.attrs:
+                for key, start, end in positions.fn_attrs.get(id(node), ()):
+                    add(start, end, fn_attr(node, key))
             children = _text_order(node)
             if not children:
                 continue

@@ -50,6 +50,17 @@ def _parser() -> tuple:
     return _PARSER
 
 
+def code_tokens(source: Source) -> list[str]:
+    """The text of every token of a source, comments and blanks left out
+    (what `relay fmt` must leave as it is: its layout may change, its tokens
+    not). Raises `LexError` where the text has no token."""
+    from .lexer import Tokens
+
+    with _LOCK:
+        kinds = _parser()[2]
+    return [tok.value for tok in Tokens(source, kinds) if tok.type != "$END"]
+
+
 @dataclass
 class ParseResult:
     module: Module | None
@@ -367,10 +378,7 @@ def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
         later = builder.graph_defs.get(name)
         if later is not None and later.start > span.start:
             diag.with_label(later, "bound here, after its use")
-            diag.with_note("a graph binding is visible only after its definition, in its own block")
-        elif later is not None:
-            diag.with_label(later, "bound here, in another block")
-            diag.with_note("a graph binding is visible only inside the block that contains it")
+            diag.with_note("a graph binding is visible only after its definition")
         elif suggestions:
             diag.with_help(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?")
         diags.append(diag)

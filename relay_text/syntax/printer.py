@@ -54,10 +54,10 @@ from ..ir.module import Module
 from ..ir.positions import Positions
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.span import Span
-from ..ir.ty import FuncType, Kind
+from ..ir.ty import FuncType, IncompleteType, Kind, TensorType
 from ..ir.visitor import ExprFunctor
 from ..text.type_text import shape_text, type_params_text, type_text
-from .comments import Attached, Comments, Note, occurrence
+from .comments import Attached, Comments, Note, fn_attr, occurrence
 from .doc import (
     BOL,
     BREAK_PARENT,
@@ -74,7 +74,8 @@ from .doc import (
     bracket,
     layout,
 )
-from .naming import POP, PUSH, RESET, Names, bind
+from .lexer import skip_trivia
+from .naming import POP, PUSH, RESET, TVM_LOCAL_NAME, Names, bind
 from .sharing import Plan, Scope, is_atom
 from .spelling import Unspellable, attr_text, fill_text, literal_text
 from .symbols import BINARY, P_UNARY
@@ -90,6 +91,7 @@ P_BLOCK = 9  # if / match / fn / { ... }: parenthesised as operands, for clarity
 P_NUM = 10  # a number: `1.0` followed by `.0` would read as one float
 P_ATOM = 11
 
+_NUMBER = re.compile(r"-*[0-9a-z][0-9A-Za-z_.]*(?:[eE][+-]?[0-9]+[a-z0-9]*)?")
 _GLOBAL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
@@ -136,11 +138,21 @@ class _Printer(ExprFunctor[Any]):
     # they need (see ExprFunctor): one rule per IR class, no recursion.
     pre_order = frozenset({Function, Let, Call, Tuple, TupleGetItem, If, Match, RefCreate, RefRead, RefWrite})
 
-    def __init__(self, dialect: str, width: int, comments: Comments | None, source_text: str | None) -> None:
+    def __init__(self, dialect: str, width: int, comments: Comments | None, source_text: str | None, keep_form: bool = False) -> None:
         super().__init__()
         if dialect not in (DOCS, TVM):
             raise ValueError(f"unknown dialect {dialect!r}")
         self.tvm = dialect == TVM
+        # What the source wrote keeps its form (nesting, infix operators,
+        # type and number spellings); the rest gets the dialect's.
+        self.keep_form = keep_form
+        # With `keep_form`: atoms the source used through a graph binding of
+        # them (`%76 = %hidden0;` then `%76`), see `_alias`
+        self.aliases = False
+        self.aliases_done: set[str] = set()
+        self.open_scopes: list[Scope] = []
+        self.own_source: Any = None  # the source whose spellings are kept (with `keep_form`)
+        self._as_written = None if not keep_form else self._written_long
         self.width = width
         self.comments = comments if comments else None
         self.text = source_text
@@ -322,6 +334,8 @@ class _Printer(ExprFunctor[Any]):
         piece = self.ready(child)
         if piece is None:
             piece = yield child
+        if self.aliases:
+            piece = self._alias(piece, parent, index, child)
         return self.occ(piece, parent, index)
 
     def _around(self, doc: Doc, term: list | None, notes: Attached) -> tuple[Doc, list | None]:
@@ -367,6 +381,10 @@ class _Printer(ExprFunctor[Any]):
             return (f"meta[relay.Constant][{node.meta_index}]", P_ATOM, None)
         dtype = node.dtype or "float32"
         text = literal_text(node.value, dtype, self.tvm) if node.shape == () else None
+        if text is not None and self._own(node.span) and dtype != "bool":
+            written = node.span.source.text[node.span.start : node.span.end]  # type: ignore[union-attr]
+            if _NUMBER.fullmatch(written):  # the author's spelling: `1e-05f`, `--10`, `7i`
+                text = written
         if text is not None:
             if text.startswith("-"):
                 return (text, P_NEG, None)
@@ -377,6 +395,86 @@ class _Printer(ExprFunctor[Any]):
         if len(text) > 30:  # too long to keep whole on a narrow line
             return (bracket("Constant(", parts, ")"), P_ATOM, None)
         return (text, P_ATOM, None)
+
+    # ---- the author's form ---------------------------------------------------
+
+    def _own(self, span: Span | None) -> bool:
+        return self.keep_form and span is not None and span.source is self.own_source
+
+    def _broken(self, node: Any) -> bool:
+        """Whether a function, `if` or braced clause body (a node or a
+        span) is to be broken over lines whatever its length: TVM printed
+        them so; a kept one stays on one line only when the source wrote it
+        on one."""
+        span = node if type(node) is Span else node.span
+        if not self._own(span):
+            return True
+        return "\n" in span.source.text[span.start : span.end]  # type: ignore[union-attr]
+
+    def _braced(self, node: Expr, index: int) -> Span | None:
+        """The source's `{ ... }` around child `index` of `node` (a match
+        clause's body), when the form is kept and the source wrote braces."""
+        if not self.keep_form or self.positions is None:
+            return None
+        span = self.positions.use(node, index)
+        if span is None or not self._own(span) or not span.source.text.startswith("{", span.start):
+            return None
+        return span
+
+    def _comma_after(self, span: Span | None, fields: bool = False) -> bool:
+        """Whether the last constructor (`span` its name, then its `fields`)
+        or match arm is followed by a comma: TVM printed one; a kept one as
+        the source wrote it."""
+        if not self._own(span):
+            return True
+        text = span.source.text  # type: ignore[union-attr]
+        at = skip_trivia(text, span.end)  # type: ignore[union-attr]
+        if fields and text.startswith("(", at):
+            depth = 0
+            while at < len(text):
+                ch = text[at]
+                depth += ch == "("
+                depth -= ch == ")"
+                at += 1
+                if depth == 0:
+                    break
+            at = skip_trivia(text, at)
+        return text.startswith(",", at)
+
+    def _alias(self, piece: Piece, parent: Any, index: int, child: Expr) -> Piece:
+        """An atom that the source wrote, at this use, through a graph binding
+        of it (`%76` after `%76 = %hidden0;`): kept so, its binding printed as
+        a statement before its first use."""
+        if not is_atom(child) or not self.open_scopes:
+            return piece
+        at = self.positions.uses.get((id(parent), index))  # type: ignore[union-attr]
+        if at is None:
+            return piece
+        written = self.own_source.text[at[0] : at[1]]
+        if written[:1] != "%" or (type(child) is Var and written[1:] == child.name):
+            return piece
+        name = written[1:]
+        if not TVM_LOCAL_NAME.fullmatch(name):
+            return piece
+        if name not in self.aliases_done:
+            self.aliases_done.add(name)
+            scope = self.open_scopes[-1]
+            assert scope.stmts is not None
+            scope.stmts.append((["%" + name, *_assigned(piece[0]), ";"], False))
+        return ("%" + name, P_ATOM, piece[2])
+
+    def _bare_subject(self, node: Match, keyword: str) -> bool:
+        """Whether the source wrote the subject of a `match` without
+        parentheses of its own (`match %x {`, or a tuple: `match (%a, %b) {`)."""
+        if not self._own(node.span):
+            return False
+        text = node.span.source.text  # type: ignore[union-attr]
+        at = skip_trivia(text, node.span.start + len(keyword))  # type: ignore[union-attr]
+        if not text.startswith("(", at):
+            data = node.data
+            return is_atom(data) or data in self.plan.bound or type(data) in (Call, Tuple, TupleGetItem)  # type: ignore[union-attr]
+        data = node.data
+        return type(data) is Tuple and data not in self.plan.bound and data.span is not None and data.span.start == at  # type: ignore[union-attr]
 
     # ---- scopes ------------------------------------------------------------
 
@@ -415,6 +513,7 @@ class _Printer(ExprFunctor[Any]):
         outer = scope.stmts
         stmts: list = []
         scope.stmts = stmts
+        self.open_scopes.append(scope)
         spine = plan.spine
         node = root
         after: list[Note] = []
@@ -431,6 +530,8 @@ class _Printer(ExprFunctor[Any]):
             piece = ready(value)
             if piece is None:
                 piece = yield value
+            if self.aliases:
+                piece = self._alias(piece, node, 1, value)
             if commented:
                 piece = self.occ(piece, node, 1)
             vdoc, _, term = piece
@@ -458,8 +559,11 @@ class _Printer(ExprFunctor[Any]):
         if piece is None:
             piece = yield node
         if tail_key is not None:
+            if self.aliases:
+                piece = self._alias(piece, *tail_key, node)
             piece = self.occ(piece, *tail_key)
         scope.stmts = outer
+        self.open_scopes.pop()
         doc, _, term = piece
         return _Block(stmts, doc, term, after, bool(stmts) and self._tail_blank(node, tail_key))
 
@@ -491,30 +595,53 @@ class _Printer(ExprFunctor[Any]):
 
     # ---- binders and types -------------------------------------------------
 
-    def _attr(self, value: Any, node: Expr) -> str:
+    def _attr(self, value: Any, node: Expr, spelled: list | None = None) -> str:
         try:
-            return attr_text(value, self.tvm)
+            return attr_text(value, self.tvm, spelled)
         except Unspellable as exc:
             raise PrintError(str(exc), node.span) from None
 
     def _attr_doc(self, key: str, value: Any, node: Expr) -> Doc:
-        """`key=value`; a long list value breaks one element a line."""
-        return [f"{key}=", self._attr_value_doc(value, node, 0)]
+        """`key=value`; a long list value breaks one element a line. Kept
+        numbers are written as the source wrote them (`2i64`)."""
+        spelled = None
+        if self.keep_form and self.positions is not None and self._own(node.span):
+            found = self.positions.attr_spellings.get((id(node), key))
+            spelled = list(found) if found else None
+        return [f"{key}=", self._attr_value_doc(value, node, 0, spelled)]
 
-    def _attr_value_doc(self, value: Any, node: Expr, depth: int) -> Doc:
-        text = self._attr(value, node)
+    def _attr_value_doc(self, value: Any, node: Expr, depth: int, spelled: list | None = None) -> Doc:
+        start = list(spelled) if spelled else None
+        text = self._attr(value, node, spelled)
         if len(text) > 16 and isinstance(value, (list, tuple)) and value and text[:1] == "[" and depth < 16:
-            if "[" + ", ".join(self._attr(v, node) for v in value) + "]" == text:
-                return bracket("[", [self._attr_value_doc(v, node, depth + 1) for v in value], "]")
+            check = list(start) if start else None
+            if "[" + ", ".join(self._attr(v, node, check) for v in value) + "]" == text:
+                again = list(start) if start else None
+                return bracket("[", [self._attr_value_doc(v, node, depth + 1, again) for v in value], "]")
         return text
 
     def _type_doc(self, ty: Any) -> Doc:
         """A written type that may break inside its brackets when long."""
-        return type_doc(ty, TVM if self.tvm else DOCS)
+        return type_doc(ty, TVM if self.tvm else DOCS, as_written=self._as_written)
 
     def _type(self, ty: Any) -> str:
-        """A written type: a scalar is its dtype in both dialects (`int32`)."""
-        return type_text(ty, TVM if self.tvm else DOCS, limit=None, short_scalars=True)
+        """A written type: a scalar is its dtype in both dialects (`int32`),
+        unless the source spelled it `Tensor[(), int32]`."""
+        return type_text(ty, TVM if self.tvm else DOCS, limit=None, short_scalars=True, as_written=self._as_written)
+
+    def _written_long(self, ty: Any) -> bool | str | None:
+        """Whether the source spelled a scalar tensor type `Tensor[(), t]`
+        (not `t`), or a data type without arguments `Nat[]` (not `Nat`);
+        None for a type without source text."""
+        span = ty.span
+        if span is None or span.source is not self.own_source:
+            return None
+        text = span.source.text
+        if type(ty) is TensorType:
+            return text.startswith("Tensor", span.start)
+        if type(ty) is IncompleteType:  # `_`, or a name that did not resolve: as written
+            return " ".join(text[span.start : span.end].split())
+        return text[span.end - 1 : span.end] == "]"
 
     def _binder(self, var: Var, group: Any, notes: Attached | None = None, binds: bool = False) -> Doc:
         doc, term = self._binder_piece(var, group, notes, binds)
@@ -596,10 +723,10 @@ class _Printer(ExprFunctor[Any]):
         for g in module.order:
             if g in module.functions:
                 func = module.functions[g]
-                plan = plans[func] = Plan(func, self.tvm, self.comments, self.written)
+                plan = plans[func] = Plan(func, self.tvm, self.comments, self.written, self.keep_form)
                 names |= plan.var_names
         if module.expr is not None:
-            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments, self.written)
+            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments, self.written, self.keep_form)
             names |= plan.var_names
         self.names.learn(names)
         self.plans = plans
@@ -679,8 +806,9 @@ class _Printer(ExprFunctor[Any]):
 
     def _def(self, gv: GlobalVar, func: Function) -> Doc:
         _check_name(gv.name, _GLOBAL_NAME, "global", gv.span)
-        self.plan = self.plans.pop(func, None) or Plan(func, self.tvm, self.comments, self.written)
+        self.plan = self.plans.pop(func, None) or Plan(func, self.tvm, self.comments, self.written, self.keep_form)
         self.memo = {}
+        self.aliases_done = set()
         self.def_name = gv.name
         piece = self.visit(func)
         self.def_name = None
@@ -688,8 +816,9 @@ class _Printer(ExprFunctor[Any]):
         return piece[0] if self.tvm else [RESET, piece[0]]
 
     def _root_expr(self, expr: Expr) -> Doc:
-        self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments, self.written)
+        self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments, self.written, self.keep_form)
         self.memo = {}
+        self.aliases_done = set()
         if type(expr) in _LEAVES:  # no statements: just the value
             self.plan.root_scope.stmts = []
             doc, _, term = self._leaf(expr)
@@ -735,7 +864,8 @@ class _Printer(ExprFunctor[Any]):
                     lines.append(self._lead(cnotes.before, inline=False))
                 inputs = [self._type(t) for t in ctor.inputs]
                 if self.tvm:
-                    text = ctor.name + ("(" + ", ".join(inputs) + ")" if inputs else "") + ","
+                    comma = "," if i + 1 < len(data.constructors) or self._comma_after(ctor.span, fields=True) else ""
+                    text = ctor.name + ("(" + ", ".join(inputs) + ")" if inputs else "") + comma
                 else:
                     text = f"{ctor.name} : ({', '.join(inputs)}) -> {data.header.name}"
                 lines.append(text)
@@ -764,7 +894,12 @@ class _Printer(ExprFunctor[Any]):
             doc, term = self._binder_piece(p, node, self._take(p), binds=True)
             params.append((doc, P_ATOM, term))
         for key, value in node.attrs:
-            params.append((f"{key}={self._attr(value, node)}", P_ATOM, None))
+            piece: Piece = (f"{key}={self._attr(value, node)}", P_ATOM, None)
+            notes = self._take(fn_attr(node, key)) if self.comments is not None else None
+            if notes is not None:
+                doc, term = self._around(piece[0], None, notes)
+                piece = (doc, P_ATOM, term)
+            params.append(piece)
         scope = self._scope_of(node, "fn")
         block = yield from self._scope(scope, node.body, (node, len(node.params)))
         # The result type is inside the parameters' group: the parameters
@@ -783,7 +918,8 @@ class _Printer(ExprFunctor[Any]):
             sig = [head, PUSH, self._list("(", params, ")", after=[" ", ret]), " "]
         else:  # `()` cannot break: the result type moves to the next line
             sig = [head, PUSH, "()", Group(Nest(2, [LINE, ret])), " "]
-        body = self._render_block(block, "{", "}", force=tvm or def_name is not None, grouped=False)
+        force = def_name is not None or (tvm and self._broken(node))
+        body = self._render_block(block, "{", "}", force=force, grouped=False)
         doc: list = [Group([sig, body]), POP]
         if fnotes is not None:
             lead = self._lead(fnotes.before, inline=False, blank_after=self._blank(node))
@@ -802,7 +938,7 @@ class _Printer(ExprFunctor[Any]):
 
     def _call(self, node: Call) -> Iterator:
         tvm = self.tvm
-        infix = None if tvm else _infix(node)
+        infix = None if tvm and not self.keep_form else _infix(node)
         ready = self.ready
         commented = self.comments is not None
         args = []
@@ -813,6 +949,8 @@ class _Printer(ExprFunctor[Any]):
             op = ready(node.op)
             if op is None:
                 op = yield node.op
+            if self.aliases:
+                op = self._alias(op, node, 0, node.op)
             if commented:
                 if node.type_args:  # comments go around `@f<...>`, never inside it
                     callee_notes = self._take(occurrence(node, 0))
@@ -822,11 +960,15 @@ class _Printer(ExprFunctor[Any]):
             piece = ready(a)
             if piece is None:
                 piece = yield a
+            if self.aliases:
+                piece = self._alias(piece, node, i + 1, a)
             args.append(self.occ(piece, node, i + 1) if commented else piece)
-        if tvm:  # TVM printed the arguments before a call's operator
+        if tvm and infix is None:  # TVM printed the arguments before a call's operator
             op = ready(node.op)
             if op is None:
                 op = yield node.op
+            if self.aliases:
+                op = self._alias(op, node, 0, node.op)
             if commented:
                 op = self.occ(op, node, 0)
         if infix is not None:
@@ -893,7 +1035,11 @@ class _Printer(ExprFunctor[Any]):
         ready = self.ready
         for i, f in enumerate(node.fields):
             piece = ready(f)
-            fields.append(self.occ(piece if piece is not None else (yield f), node, i))
+            if piece is None:
+                piece = yield f
+            if self.aliases:
+                piece = self._alias(piece, node, i, f)
+            fields.append(self.occ(piece, node, i))
         trailing = "," if len(fields) == 1 else ""
         return (self._list("(", fields, ")", trailing), P_ATOM, None)
 
@@ -920,7 +1066,8 @@ class _Printer(ExprFunctor[Any]):
         cond = yield from self.operand(node, 0, node.cond)
         then = yield from self._scope(self._scope_of(node, "then"), node.then_branch, (node, 1))
         other = yield from self._scope(self._scope_of(node, "else"), node.else_branch, (node, 2))
-        then_doc = self._render_block(then, "{", "}", force=tvm, grouped=False)
+        force = tvm and self._broken(node)
+        then_doc = self._render_block(then, "{", "}", force=force, grouped=False)
         head = ["if ", _condition(self._inline_term(cond)), " ", then_doc, " else "]
         tail = node.else_branch
         if (
@@ -934,7 +1081,7 @@ class _Printer(ExprFunctor[Any]):
         ):
             # `else if`: the whole chain breaks as one.
             return (Group([head, other.tail.doc]), P_BLOCK, None)
-        return (Group([head, self._render_block(other, "{", "}", force=tvm, grouped=False)]), P_BLOCK, None)
+        return (Group([head, self._render_block(other, "{", "}", force=force, grouped=False)]), P_BLOCK, None)
 
     def _match(self, node: Match) -> Iterator:
         tvm = self.tvm
@@ -950,11 +1097,13 @@ class _Printer(ExprFunctor[Any]):
             if notes is not None:
                 doc.append(self._lead(notes.before, inline=False))
             if tvm:
-                if block.stmts or block.after:
-                    body = self._render_block(block, "{", "}", force=True)
-                    doc += [PUSH, pattern, " => ", body, ",", POP]
+                braces = self._braced(node, i + 1)
+                comma = "," if i + 1 < len(node.clauses) or self._comma_after(clause.span) else ""
+                if block.stmts or block.after or braces:
+                    body = self._render_block(block, "{", "}", force=not braces or self._broken(braces))
+                    doc += [PUSH, pattern, " => ", body, comma, POP]
                 else:
-                    doc += [PUSH, pattern, " => ", block.tail, ",", POP]
+                    doc += [PUSH, pattern, " => ", block.tail, comma, POP]
                     if block.tail_term:
                         doc.append(self._trail(block.tail_term))
             else:
@@ -963,7 +1112,12 @@ class _Printer(ExprFunctor[Any]):
             if notes is not None:
                 doc.append(self._trail(_in_order(notes.after, notes.after_term)))
             clauses.append(doc)
-        head = ["match " if node.complete else "match? ", _condition(self._inline_term(data))]
+        subject = self._inline_term(data)
+        keyword = "match" if node.complete else "match?"
+        if self._bare_subject(node, keyword):
+            head = [keyword, " ", subject]
+        else:
+            head = [keyword, " ", _condition(subject)]
         if not clauses:
             return ([head, " {}"], P_BLOCK, None)
         doc = [head, " {", Nest(2, [HARDLINE, clauses]), HARDLINE, "}"]
@@ -990,8 +1144,10 @@ class _Printer(ExprFunctor[Any]):
                 parts = [out.pop(id(q)) for q in p.patterns]
                 if parts:
                     doc = bracket(p.constructor.name + "(", parts, ")")
+                elif tvm or (self._own(p.span) and not p.span.source.text.endswith(")", 0, p.span.end)):
+                    doc = p.constructor.name  # `Nil`, as TVM writes it (and the documents may)
                 else:
-                    doc = p.constructor.name if tvm else p.constructor.name + "()"
+                    doc = p.constructor.name + "()"
             else:
                 parts = [out.pop(id(q)) for q in p.patterns]
                 doc = bracket("(", parts, ")", trailing="," if len(parts) == 1 else "")
@@ -1133,12 +1289,28 @@ def render_module(
     width: int = 100,
     comments: Comments | None = None,
     header: str | None = "auto",
+    bind_operands: bool = False,
 ) -> Printed:
     """Print a module; `dialect` None keeps the module's own (TVM if it has a
-    version header). Raises `PrintError` for what the dialect cannot write."""
+    version header). Raises `PrintError` for what the dialect cannot write.
+
+    In its own dialect, what the source wrote keeps its form: a node used
+    once stays nested or bound as written. `bind_operands` (and converting
+    to TVM's dialect) binds every non-atomic operand first, as TVM's printer
+    did; converting to the documented dialect inlines single-use bindings."""
     own = TVM if module.version is not None else DOCS
     dialect = dialect or own
-    printer = _Printer(dialect, width, comments, module.source.text if module.source is not None and comments is not None else None)
+    keep_form = dialect == own and not bind_operands
+    printer = _Printer(
+        dialect,
+        width,
+        comments,
+        module.source.text if module.source is not None and comments is not None else None,
+        keep_form,
+    )
+    if keep_form:
+        printer.own_source = module.source
+        printer.aliases = printer.text is not None and module.source is not None
     if dialect == own:  # a conversion may inline and renumber; formatting keeps the names
         printer.keep_names(module.positions.graph_names)
     if printer.text is not None:

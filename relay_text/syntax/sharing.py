@@ -11,6 +11,12 @@ a chain of diamonds), so the printer binds it once to a temporary:
   subject or reference operation (TVM printed that way); in the documented
   dialect, an expression nested more than `MAX_INLINE_DEPTH` operands deep
   is bound too, so that lines stay readable and output stays linear;
+- when the formatter keeps the author's form (`keep`), a node read from
+  the source and used once stays as the source wrote it: nested where it
+  was written nested, bound where it was bound, in both dialects (TVM's
+  hoisting applies to nodes without source text only); only a node nested
+  more than `MAX_KEPT_DEPTH` operands deep is bound, so that the output
+  stays linear in the input;
 - a node whose source text carries a comment stays as the source wrote it:
   bound if it was a graph binding, inline if it was written inline, so that
   its comments keep their place and their order.
@@ -48,6 +54,7 @@ from ..ir.visitor import ExprVisitor
 from .comments import Comments
 
 MAX_INLINE_DEPTH = 12
+MAX_KEPT_DEPTH = 200  # written nesting kept up to this depth
 
 _ATOM_TYPES = (Var, GlobalVar, Op, Constructor)
 
@@ -155,9 +162,17 @@ def lca(a: Scope, b: Scope) -> Scope:
 class Plan:
     """The printing decisions for one root (a definition or the module's expression)."""
 
-    def __init__(self, root: Expr, tvm: bool, comments: Comments | None = None, written: dict[int, str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Expr,
+        tvm: bool,
+        comments: Comments | None = None,
+        written: dict[int, str] | None = None,
+        keep: bool = False,
+    ) -> None:
         self.root = root
         self.tvm = tvm
+        self.keep = keep  # nodes read from the source keep their written form
         # nodes the source bound by name (id -> name): kept bound, with their names
         self.written = written or {}
         self.bound: set[Expr] = set()
@@ -197,6 +212,7 @@ class Plan:
     ) -> None:
         bound = self.bound
         root = self.root
+        keep = self.keep
         height: dict[Expr, int] = {}
         for node in order:  # children before parents
             if node is root:
@@ -210,20 +226,20 @@ class Plan:
                     if written:
                         bound.add(node)
                     continue
-            if self.tvm and node in hoist:
+            written_here = keep and node.span is not None
+            if self.tvm and node in hoist and not written_here:
                 bound.add(node)
                 continue
-            if not self.tvm:
-                h = 0
-                for child, role, kind, _ in self.kids[node]:
-                    if role == OPERAND and kind is None and child in height and child not in bound:
-                        ch = height[child] + 1
-                        if ch > h:
-                            h = ch
-                if h > MAX_INLINE_DEPTH:
-                    bound.add(node)
-                else:
-                    height[node] = h
+            h = 0
+            for child, role, kind, _ in self.kids[node]:
+                if role == OPERAND and kind is None and child in height and child not in bound:
+                    ch = height[child] + 1
+                    if ch > h:
+                        h = ch
+            if h > (MAX_KEPT_DEPTH if written_here else MAX_INLINE_DEPTH):
+                bound.add(node)
+            else:
+                height[node] = h
         # Lets that continue a statement sequence.
         spine = self.spine
         for node in order:

@@ -56,29 +56,35 @@ def literal_text(value: Any, dtype: str, tvm: bool) -> str | None:
     return text if dtype == "float32" else text + suffix
 
 
-def attr_text(value: Any, tvm: bool) -> str:
-    """An attribute value: `None`, `True`, `3`, `0.5f`, `"NCHW"`, `[1, 1]`."""
+def attr_text(value: Any, tvm: bool, spelled: list[tuple[str, Any]] | None = None) -> str:
+    """An attribute value: `None`, `True`, `3`, `0.5f`, `"NCHW"`, `[1, 1]`.
+
+    `spelled` lists the numbers of the value as the source wrote them
+    (text, value), in order: each number that matches the next one is
+    written so (`2i64`, `1e-05f`), and taken from the list."""
     if value is None:
         return "None"
     if isinstance(value, bool):
         return "True" if value else "False"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _attr_float(value, tvm)
+    if isinstance(value, (int, float)):
+        if spelled and type(spelled[0][1]) is type(value) and spelled[0][1] == value:
+            return spelled.pop(0)[0]
+        return str(value) if isinstance(value, int) else _attr_float(value, tvm)
     if isinstance(value, str):
         return quote(value)
     if isinstance(value, MetaRef):
         return f"meta[{value.kind}][{value.index}]"
     if isinstance(value, tuple):
-        return "[" + ", ".join(attr_text(v, tvm) for v in value) + "]"
+        return "[" + ", ".join(attr_text(v, tvm, spelled) for v in value) + "]"
     raise Unspellable(f"cannot write the attribute value {value!r}")
 
 
 def _attr_float(value: float, tvm: bool) -> str:
     wide = float_text(value, "float64")
     if wide in ("inf", "-inf", "nan"):
-        return wide + "f64"
+        # `inff` is the only infinity TVM's tokenizer reads (tokenizer.h:423);
+        # an attribute holds it whatever the width
+        return wide + "f"
     narrow = None
     try:
         if round_float(value, "float32") == value:

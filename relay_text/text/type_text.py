@@ -10,7 +10,7 @@ variables `a`, `b`, ... so that messages are stable).
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from ..ir.ty import (
     AnyDim,
@@ -92,6 +92,7 @@ def type_text(
     names: Mapping[Any, str] | None = None,
     limit: int | None = MAX_TYPE_TEXT,
     short_scalars: bool | None = None,
+    as_written: Callable[[Any], bool | None] | None = None,
 ) -> str:
     """A type (or a type argument: dtype string, shape tuple, dimension) as text,
     at most `limit` characters (None: all of it, as the formatter needs).
@@ -101,15 +102,20 @@ def type_text(
     in both: a written type reads the same either way), else
     `Tensor[(), int32]` (messages in the documented dialect).
 
+    `as_written(ty)`, for a scalar tensor type or a data type without
+    arguments, says whether the source spelled it long (`Tensor[(), int32]`,
+    `Nat[]`); None leaves the choice to the rules above. For a hole (an
+    unknown type or dtype) it may give the text the source wrote there.
+
     Written left to right from an explicit stack, so a type nested thousands
     of levels deep prints like any other, and a cut text costs only its length."""
     short = dialect == TVM if short_scalars is None else short_scalars
     if type(ty) is TensorType:  # the common case: no parts, no stack
-        text = _leaf_text(ty, short, names)
+        text = _leaf_text(ty, short, names, as_written)
         return text if limit is None or len(text) <= limit else text[:limit] + " ..."
     out: list[str] = []
     size = 0
-    for piece in _pieces(ty, dialect, names, short):
+    for piece in _pieces(ty, dialect, names, short, as_written):
         out.append(piece)
         size += len(piece)
         if limit is not None and size > limit:
@@ -117,7 +123,7 @@ def type_text(
     return "".join(out)
 
 
-def _pieces(ty: Any, dialect: str, names: Mapping[Any, str] | None, short: bool) -> Iterator[str]:
+def _pieces(ty: Any, dialect: str, names: Mapping[Any, str] | None, short: bool, as_written: Any = None) -> Iterator[str]:
     """The text of `ty` in order, in pieces."""
     work: list[Any] = [ty]
     while work:
@@ -125,14 +131,14 @@ def _pieces(ty: Any, dialect: str, names: Mapping[Any, str] | None, short: bool)
         if type(item) is _Text:
             yield item
             continue
-        parts = _layout(item, dialect, names)
+        parts = _layout(item, dialect, names, as_written)
         if parts is None:
-            yield _leaf_text(item, short, names)
+            yield _leaf_text(item, short, names, as_written)
         else:
             work.extend(reversed(parts))
 
 
-def _layout(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> list | None:
+def _layout(ty: Any, dialect: str, names: Mapping[Any, str] | None, as_written: Any = None) -> list | None:
     """A compound type as a list of literal text (str) and types; None for a leaf."""
     if isinstance(ty, TupleType):
         if len(ty.fields) == 1:
@@ -149,8 +155,10 @@ def _layout(ty: Any, dialect: str, names: Mapping[Any, str] | None) -> list | No
         return [_Text(head), *_commas(ty.arg_types), *tail]
     if isinstance(ty, TypeCall):
         func = _var_name(ty.func, names)
-        if not ty.args and dialect == DOCS:
-            return [_Text(func)]  # `Nat`, as a constructor's result is written
+        if not ty.args:
+            long = as_written(ty) if as_written is not None else None
+            if long is False or (long is None and dialect == DOCS):
+                return [_Text(func)]  # `Nat`, as a constructor's result is written
         return [_Text(func + "["), *_commas(ty.args), _Text("]")]
     return None
 
@@ -171,11 +179,20 @@ def _commas(items: tuple) -> list:
     return out
 
 
-def _leaf_text(ty: Any, short: bool, names: Mapping[Any, str] | None) -> str:
+def _leaf_text(ty: Any, short: bool, names: Mapping[Any, str] | None, as_written: Any = None) -> str:
+    if as_written is not None and isinstance(ty, IncompleteType):
+        written = as_written(ty)  # a name that did not resolve, as written
+        if isinstance(written, str):
+            return written
     if isinstance(ty, TensorType):
         dtype = _var_name(ty.dtype, names)
-        if short and ty.shape == () and isinstance(ty.dtype, str):
-            return dtype
+        if as_written is not None and isinstance(ty.dtype, IncompleteType):
+            written = as_written(ty.dtype)
+            dtype = written if isinstance(written, str) else dtype
+        if ty.shape == () and isinstance(ty.dtype, str):
+            long = as_written(ty) if as_written is not None else None
+            if long is False or (long is None and short):
+                return dtype
         return f"Tensor[{shape_text(ty.shape, names)}, {dtype}]"
     if isinstance(ty, tuple):  # a shape given as a type argument
         return shape_text(ty, names)

@@ -17,7 +17,7 @@ from tests.conftest import corpus_files, sample_files
 
 MESSY = "def @main(%a,%b){%a+%b}\n"
 TIDY = "def @main(%a, %b) {\n  %a + %b\n}\n"
-BROKEN = "def @main() { %x }\n"
+BROKEN = "def @main() { %x + }\n"
 
 
 def run(args: list[str], input: str | None = None, env: dict | None = None):
@@ -124,11 +124,11 @@ def test_a_file_that_does_not_parse_is_reported_and_the_rest_formatted(tmp_path:
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr == (
-        "error[unbound-variable]: unbound variable `%x`\n"
-        f" --> {bad}:1:15\n"
+        "error[syntax-error]: expected an expression, found `}`\n"
+        f" --> {bad}:1:20\n"
         "  |\n"
-        "1 | def @main() { %x }\n"
-        "  |               ^^ not in scope\n"
+        "1 | def @main() { %x + }\n"
+        "  |                    ^ unexpected token\n"
         "\n"
         f"error: cannot format {bad}\n"
         f"reformatted {good}\n"
@@ -406,3 +406,44 @@ def test_color_flag_wins_over_the_environment(tmp_path: Path) -> None:
     assert "\x1b[" in run(["--check", "--color", "always", str(path)], env={"NO_COLOR": "1"}).stderr
     assert "\x1b[" not in run(["--check", "--color", "never", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": ""}).stderr
     assert "\x1b[" not in run(["--check", "--color", "auto", str(path)], env={"NO_COLOR": "1"}).stderr
+
+
+UNRESOLVED = """#[version = "0.0.5"]
+def @main(%x: Tensor[(2), flaot32], %l: MyList[int32]) -> Foo {
+  %0 = @helper(%x,   %z);
+  match (%l) { MyNil => %0, MyCons(%h, _) => %h+%w }
+}
+"""
+
+
+def test_a_file_whose_names_do_not_resolve_is_formatted(tmp_path: Path) -> None:
+    """Formatting needs syntax, not names: an unknown global, type, dtype or
+    constructor and unbound variables are `relay check`'s business. The
+    names are written as the source wrote them (a type that did not
+    resolve is not a hole `_`)."""
+    path = write(tmp_path / "fragment.rly", UNRESOLVED)
+    result = run([str(path)])
+    assert (result.exit_code, result.stderr) == (0, f"reformatted {path}\n1 file reformatted\n")
+    assert path.read_text() == (
+        '#[version = "0.0.5"]\n'
+        "def @main(%x: Tensor[(2), flaot32], %l: MyList[int32]) -> Foo {\n"
+        "  %0 = @helper(%x, %z);\n"
+        "  match (%l) {\n"
+        "    MyNil => %0,\n"
+        "    MyCons(%h, _) => %h + %w\n"
+        "  }\n"
+        "}\n"
+    )
+    assert run([str(path)]).stderr == "1 file left unchanged\n"
+
+
+def test_a_file_whose_unresolved_name_cannot_be_written_back_is_not_formatted(tmp_path: Path) -> None:
+    """An unknown dimension variable is read as `?`: printing would lose the
+    name, so the file is reported, not changed."""
+    text = "def @main(%x : Tensor[(n, 2), float32]) { %x }\n"
+    path = write(tmp_path / "dims.rly", text)
+    result = run([str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == "error[unknown-type]: unknown dimension variable `n`"
+    assert result.stderr.endswith(f"error: cannot format {path}\n1 file failed to reformat\n")
+    assert path.read_text() == text

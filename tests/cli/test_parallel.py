@@ -53,13 +53,14 @@ def test_twenty_files_in_processes_give_what_one_process_gives(twenty: Path, com
     parallel = relay([*command, "--jobs", "3", "src"], twenty.parent)
     assert serial.returncode in (1, 2), serial.stderr
     assert (parallel.returncode, parallel.stdout, parallel.stderr) == (serial.returncode, serial.stdout, serial.stderr)
-    assert serial.stderr.count("error[") + serial.stdout.count('"severity": "error"') >= 8
+    # (the unbound `%y` is `relay check`'s: `relay fmt` formats those files)
+    assert serial.stderr.count("error[") + serial.stdout.count('"severity": "error"') >= (4 if command[0] == "fmt" else 8)
 
 
 def test_formatting_in_processes_writes_every_file(twenty: Path) -> None:
     result = relay(["fmt", "--jobs", "2", "src"], twenty.parent)
-    assert result.returncode == 2  # the eight files that do not parse
-    assert result.stderr.endswith("12 files reformatted, 8 files failed to reformat\n")
+    assert result.returncode == 2  # the four files that do not parse
+    assert result.stderr.endswith("16 files reformatted, 4 files failed to reformat\n")
     assert (twenty / "m03.rly").read_text() == "def @h3(%x : float32, %y : float32) {\n  %x * %y\n}\n"
     again = relay(["fmt", "--check", "--jobs", "2", "src"], twenty.parent)
     assert "would reformat" not in again.stderr

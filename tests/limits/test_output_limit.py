@@ -93,7 +93,7 @@ def test_a_shared_value_with_full_is_refused_instead_of_printed_for_ever(tmp_pat
     from tests.cli.test_check import doubling_tuples
 
     prog = write(tmp_path, doubling_tuples(40))
-    result = run("--full", "--arg", "x=1", str(prog))
+    result = run("--full", "--max-output", "64M", "--arg", "x=1", str(prog))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[:2] == [
         "error[resource-limit]: the result would print about 7 TiB of text, more than the output limit of 64 MiB (--max-output)",
@@ -130,3 +130,70 @@ def test_the_estimate_is_near_the_printed_size(value: object, output_format: str
     printed = len(value_json(value)) if output_format == "json" else len(value_text(value, full=True))
     guess = estimate(value, output_format, True, limits.DEFAULT_MAX_OUTPUT)[0]
     assert printed <= guess <= 2 * printed + 1024, (printed, guess)
+
+
+class _Terminal:
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_default_limit_guards_a_terminal_only(tmp_path: Path) -> None:
+    """Without `--max-output`: 64 MiB on a terminal, the free space of the
+    file system for a file (`--output`, or standard output redirected to a
+    file), and nothing for a pipe."""
+    import os
+
+    from relay_text.cli import default_output_limit
+
+    assert default_output_limit(None, _Terminal(), 64 * 2**20) == (64 * 2**20, False)
+    vfs = os.statvfs(tmp_path)
+    free, disk = default_output_limit(str(tmp_path / "out.txt"), _Terminal(), 64 * 2**20)
+    assert disk and abs(free - vfs.f_bavail * vfs.f_frsize) < 2**30  # (other writers move it a little)
+    with open(tmp_path / "redirected.txt", "w") as stream:
+        free, disk = default_output_limit(None, stream, 64 * 2**20)
+        assert disk and free > 0
+    read, write_end = os.pipe()
+    try:
+        with os.fdopen(write_end, "w") as pipe:
+            assert default_output_limit(None, pipe, 64 * 2**20) == (None, False)
+    finally:
+        os.close(read)
+
+
+def test_a_large_result_goes_to_a_pipe_or_a_file_without_a_limit(tmp_path: Path) -> None:
+    """Above 64 MiB... scaled down: with the terminal limit at 1 KiB, a result
+    of 29.8 KiB is refused on a terminal, printed whole to a pipe (a
+    CliRunner's output has no file descriptor) and written whole to a file."""
+    from unittest import mock
+
+    import relay_text.cli as cli
+
+    prog = write(tmp_path, INTS)
+    real = cli.default_output_limit
+    with mock.patch.object(cli, "default_output_limit", lambda path, stream, limit: real(path, _Terminal(), 1024)):
+        refused = run("--full", str(prog))
+    assert refused.exit_code == 1
+    assert refused.stderr.splitlines()[0] == (
+        "error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit of 1 KiB (--max-output)"
+    )
+    with mock.patch("relay_text.limits.DEFAULT_MAX_OUTPUT", 1024):  # what a terminal would get
+        piped = run("--full", str(prog))
+    assert piped.exit_code == 0 and piped.stdout.startswith("Tensor[(100, 100), int32]") and len(piped.stdout) > 20_000
+    out = tmp_path / "out.txt"
+    assert run("--full", "--output", str(out), str(prog)).exit_code == 0
+    assert out.read_text() == piped.stdout
+
+
+def test_a_file_larger_than_the_free_space_is_refused_before_writing(tmp_path: Path) -> None:
+    from collections import namedtuple
+    from unittest import mock
+
+    prog = write(tmp_path, INTS)
+    out = tmp_path / "out.txt"
+    vfs = namedtuple("vfs", "f_bavail f_frsize")(1, 1024)
+    with mock.patch("os.statvfs", lambda path: vfs):
+        result = run("--full", "--output", str(out), str(prog))
+    assert result.exit_code == 1 and not out.exists()
+    lines = result.stderr.splitlines()
+    assert lines[0] == "error[resource-limit]: the result would print about 29.8 KiB of text, more than the 1 KiB free where it is written"
+    assert "  = help: free some space, or write it elsewhere (`--max-output SIZE` sets a limit of your own)" in lines

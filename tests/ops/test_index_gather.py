@@ -217,7 +217,7 @@ def test_adv_index_type(types: list[str], expected: str) -> None:
         ),
         ("adv_index((%a, %b, %b))", [T("(10)"), T("(3)", I32)], "shape-mismatch", "`adv_index`: 2 index tensors for data of rank 1", "(%a, %b, %b)"),
         ("adv_index((%a, %b))", [T("(10)"), T("(3)")], "type-mismatch",
-         "`adv_index` takes integer index tensors, but field 1 of its tuple is `float32`", "(%a, %b)"),
+         "`adv_index` takes integer (or bool) index tensors, but field 1 of its tuple is `float32`", "(%a, %b)"),
         ("adv_index(%a)", [T("(10)")], "type-mismatch",
          "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, %j))`", "%a"),
     ],

@@ -9,7 +9,7 @@ import numpy as np
 from relay_text.text.type_text import type_text
 from tests.ops.family import Family, T, same
 
-FAMILY = Family("image.resize", "scatter", "scatter_add")
+FAMILY = Family("image.resize", "dyn.image.resize", "scatter", "scatter_add")
 
 
 def result_type(call: str, types: list[str]) -> str:
@@ -57,11 +57,58 @@ def test_scatter_and_scatter_add_are_scatter_elements() -> None:
     same(FAMILY.run("scatter_add", data, idx, upd, axis=1), np.array([[5, 0, 6], [0, 15, 0]], np.int32))
 
 
-def test_an_old_spelling_that_is_not_a_rename_gets_a_hint() -> None:
-    diag = FAMILY.only_error("nn.pad(%a, pad_width=[[1, 1]], pad_value=0f)", [T("(3)")])
-    assert (diag.code, diag.helps) == (
-        "arity-mismatch", ["since TVM 0.8 the pad value is the second argument of `nn.pad`: `nn.pad(%x, 0f, pad_width=[...])`"],
+V004 = "v0.0.4\n"
+HEADER = '#[version = "0.0.5"]\n'
+
+
+def checked_text(text: str):
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+
+    return check_source(Source("t.rly", text))
+
+
+def run_text(text: str, *args: np.ndarray):
+    import relay_text
+
+    return relay_text.run(text, *args)
+
+
+def test_nn_pad_with_its_pad_value_as_an_attribute_is_read_as_before_tvm_0_8() -> None:
+    """TVM 0.6/0.7 include/tvm/relay/attrs/nn.h `PadAttrs::pad_value` (default
+    0); at 21095b98 src/relay/op/nn/pad.cc:201 (`nn.pad` takes data and
+    pad_value): the attribute is the value padded with, one warning per name."""
+    text = HEADER + (
+        "def @main(%x: Tensor[(2, 3), float32]) {\n"
+        "  (nn.pad(%x, pad_width=[[1, 1], [0, 2]], pad_value=7f), nn.pad(%x, pad_width=[[0, 0], [1, 0]]))\n"
+        "}\n"
     )
+    result = checked_text(text)
+    [warning] = result.diagnostics
+    assert (warning.code, warning.severity, warning.message, warning.label, warning.location()[1:3]) == (
+        "renamed-operator",
+        "warning",
+        "`nn.pad` with its pad value as an attribute is the form of TVM releases before 0.8",
+        "old form (2 uses; this is the first)",
+        (3, 4),
+    )
+    assert warning.helps == ["TVM 0.8 and later take the value as the second argument: `nn.pad(%x, 0f, pad_width=[...])`"]
+    assert result.global_types["@main"] == "fn(Tensor[(2, 3), float32]) -> (Tensor[(4, 5), float32], Tensor[(2, 4), float32])"
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    padded, zeros = run_text(text, x)
+    same(padded, np.pad(x, [(1, 1), (0, 2)], constant_values=7))
+    same(zeros, np.pad(x, [(0, 0), (1, 0)]))
+
+
+def test_dyn_image_resize_is_dyn_resize2d_without_a_roi() -> None:
+    """At TVM 0.7, src/relay/op/dyn/image/resize.cc: `dyn.image.resize` takes
+    (data, size) and ResizeAttrs; at 21095b98 src/relay/op/dyn/image/resize.cc:87
+    registers only `dyn.image.resize2d` (data, size, roi)."""
+    call = 'dyn.image.resize(%a, %b, method="nearest_neighbor")'
+    assert result_type(call, [T("(1, 1, 2, 2)"), T("(2)", "int64")]) == "Tensor[(1, 1, ?, ?), float32]"
+    x = np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)
+    out = FAMILY.run("dyn.image.resize", x, np.array([4, 4], np.int64), method="nearest_neighbor", coordinate_transformation_mode="asymmetric")
+    same(out[0, 0], np.repeat(np.repeat(x[0, 0], 2, axis=0), 2, axis=1))
 
 
 def test_every_operator_of_the_family_was_tested() -> None:

@@ -161,7 +161,6 @@ ERRORS = [
     ("logical_and(%a, %b)", [T("(2)", "int32"), T("(2)", "bool")], "type-mismatch"),
     ("logical_not(%a)", [T("(2)")], "type-mismatch"),
     ("exp(%a)", ["(Tensor[(2), float32], Tensor[(2), float32])"], "type-mismatch"),
-    ("where(%a, %b, %c)", [T("(2)"), T("(2)"), T("(2)")], "type-mismatch"),
     ("where(%a, %b, %c)", [T("(2)", "bool"), T("(2)"), T("(2)", "int32")], "type-mismatch"),
     ("where(%a, %b, %c)", [T("(2)", "bool"), T("(3)"), T("(3)")], "shape-mismatch"),
     ("clip(%a, a_min=5, a_max=1)", [T("(2)")], "type-mismatch"),

@@ -21,9 +21,24 @@ def test_graph_binding_used_before_its_definition() -> None:
 
 
 def test_graph_binding_used_outside_its_block() -> None:
-    d = only_diagnostic("fn (%a) {\n  let %f = fn () { %1 = %a; %1 };\n  %1\n}")
+    """Document 002: a graph binding binds a temporary variable which is not
+    scoped. Used after the block that bound it, it is that node."""
+    module = parse_ok("fn (%a) {\n  let %f = fn () { %1 = add(%a, 1); %1 };\n  %1\n}")
+    fn = module.expr
+    assert fn.body.body is fn.body.value.body  # the same node, not a copy
+
+
+def test_graph_binding_whose_variable_is_out_of_scope() -> None:
+    d = only_diagnostic("fn (%a) {\n  let %f = fn (%b) { %1 = add(%a, %b); %1 };\n  %1\n}")
     assert where(d) == ("unbound-variable", 3, 3)
-    assert d.labels[0].message == "bound here, in another block"
+    assert d.message == "`%1` refers to `%b`, which is not in scope here"
+    assert [(lab.message, lab.span.start_line_col) for lab in d.labels] == [
+        ("`%b` is bound here", (2, 16)),
+        ("`%1` is bound here", (2, 22)),
+    ]
+    assert d.notes == [
+        "a graph binding may be used anywhere after it in the file, but only where the variables its value refers to are in scope"
+    ]
 
 
 def test_graph_binding_inside_parentheses_is_local_to_them() -> None:

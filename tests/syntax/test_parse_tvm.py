@@ -189,11 +189,11 @@ def test_let_chain_anf_style() -> None:
     assert isinstance(f.body.body.body, Var)
 
 
-def test_a_graph_binding_of_another_definition_is_not_in_scope() -> None:
-    """In TVM's format a `%n` bound earlier in the same definition may be
-    used where it is out of scope (TVM's printer did so after an `if`); a
-    `%n` of another definition is an unbound variable (its node would bring
-    that definition's parameters into this one)."""
+def test_a_graph_binding_of_another_definition_brings_its_variables_out_of_scope() -> None:
+    """parser.cc:307 (`graph_ctx`, one map for the whole file) and
+    parser.cc:445 (LookupGraphBinding): a `%n` of another definition is that
+    node; one whose value refers to that definition's parameter is an error
+    naming the parameter, at the use."""
     from tests.helpers import only_diagnostic, where
 
     d = only_diagnostic(
@@ -206,5 +206,15 @@ def test_a_graph_binding_of_another_definition_is_not_in_scope() -> None:
         "  (%0,)\n"
         "}\n"
     )
-    assert (d.code, d.message) == ("unbound-variable", "unbound variable `%0`")
+    assert (d.code, d.message, d.label) == ("unbound-variable", "`%0` refers to `%x`, which is not in scope here", "`%x` is out of scope here")
     assert where(d) == ("unbound-variable", 7, 4)
+    assert [(lab.message, lab.span.start_line_col) for lab in d.labels] == [("`%x` is bound here", (2, 11)), ("`%0` is bound here", (3, 3))]
+
+
+def test_a_graph_binding_of_another_definition_without_variables_is_that_node() -> None:
+    """parser.cc:307, parser.cc:445: the table of `%n` is the file's, not a definition's."""
+    from tests.helpers import func, parse_ok
+
+    module = parse_ok('#[version = "0.0.5"]\ndef @f() {\n  %0 = add(1, 2);\n  %0\n}\ndef @g() {\n  (%0, %0)\n}\n')
+    shared = func(module, "f").body
+    assert func(module, "g").body.fields == (shared, shared)

@@ -150,8 +150,8 @@ def test_a_comment_after_a_parenthesised_block_operand_is_stable(closing: str) -
     ("text", "expected"),
     [
         # the tail `%0` names the binding `%0 = -%x`, written far above it
-        ('#[version = "0.0.5"]\nfree_var %x;\n%0\n =\n -%x;\n%0\n;\n\n%0\n', '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = negative(%x);\n%0;\n\n%0\n'),
-        ('#[version = "0.0.5"]\nfree_var %x;\n%0 = -%x;\n%0;\n%0\n', '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = negative(%x);\n%0;\n%0\n'),
+        ('#[version = "0.0.5"]\nfree_var %x;\n%0\n =\n -%x;\n%0\n;\n\n%0\n', '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = -%x;\n%0;\n\n%0\n'),
+        ('#[version = "0.0.5"]\nfree_var %x;\n%0 = -%x;\n%0;\n%0\n', '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = -%x;\n%0;\n%0\n'),
     ],
     ids=["empty-line-kept", "no-empty-line"],
 )

@@ -71,8 +71,11 @@ def test_number_spellings(literal: str, value_type: str) -> None:
 def test_a_run_of_minus_signs_folds_into_the_literal() -> None:
     """`--10` is the literal 10 (TVM's tokenizer counts the signs), `---3` is -3;
     with a space between the signs the first is the operator `negative`."""
-    text = roundtrips(tvm_main("(--10, ---3, - -2)"))
-    assert "(10, -3, %0)" in text and "%0 = negative(-2);" in text
+    source = tvm_main("(--10, ---3, - -2)")
+    text = roundtrips(source)
+    assert "(--10, ---3, - -2)" in text  # `relay fmt` keeps the author's spelling
+    bound = format_source(Source("t.rly", source), bind_operands=True).text
+    assert bound is not None and "(10, -3, %0)" in bound and "%0 = negative(-2);" in bound
 
 
 @pytest.mark.parametrize(
@@ -193,21 +196,48 @@ def test_a_metadata_reference_that_the_section_lacks() -> None:
     assert (diag.code, diag.span.text) == ("bad-metadata", "meta[VirtualDevice][3]")
 
 
-def test_attributes_in_a_missing_metadata_section_are_one_warning_per_operator() -> None:
-    """TVM prints without the section by default (`show_meta_data=False`)."""
+def test_attributes_in_a_missing_metadata_section_are_unknown_and_said_once() -> None:
+    """parser.cc:628 (ParseMetaRef: no entry in the meta table is an error in
+    TVM; a dump printed with `show_meta_data=False` has none). The
+    attributes are unknown: nothing is guessed (defaults would give wrong
+    shapes and errors of their own, as a YOLO dump's `coord_start` did);
+    the rest is checked, and one warning says so for the whole file."""
     call = "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])"
-    text = tvm_main(f"%0 = {call};\n  %1 = {call};\n  add(%0, %1)", "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 4, 5), float32]")
+    nms = "vision.non_max_suppression(%c, %d, %e, -1, 0.5f, meta[relay.attrs.NonMaximumSuppressionAttrs][0])"
+    params = "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32], %c: Tensor[(1, 4, 6), float32], %d: Tensor[(1), int32], %e: Tensor[(1, 4), int32]"
+    text = tvm_main(f"%0 = {call};\n  %1 = {call};\n  %2 = {nms};\n  (add(%0, %1), %2)", params)
     result = checked(text)
     assert [(d.code, d.severity, d.message, d.span.text) for d in result.diagnostics] == [
         (
             "bad-metadata",
             "warning",
-            "the attributes of 2 calls of `nn.batch_matmul` are in a `#[metadata]` section this file does not have",
+            "the attributes of 3 calls of `nn.batch_matmul` and `vision.non_max_suppression` are in a `#[metadata]` section this file does not have",
             "meta[relay.attrs.BatchMatmulAttrs][0]",
         )
     ]
-    # the defaults: include/tvm/relay/attrs/nn.h BatchMatmulAttrs, transpose_b=false
-    assert result.global_types["@main"].endswith("-> Tensor[(2, 3, 5), float32]")
+    assert result.diagnostics[0].notes == [
+        "their attributes are unknown: the results of those calls are not checked "
+        "(their types are what their uses make them), and the file cannot be run"
+    ]
+    # what does not depend on the attributes is still checked: the arguments
+    bad = tvm_main(
+        "nn.batch_matmul(add(%a, %x), %b, meta[relay.attrs.BatchMatmulAttrs][0])",
+        "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32], %x: Tensor[(2, 3, 4), int32]",
+    )
+    assert [(d.code, d.span.text) for d in checked(bad).diagnostics] == [
+        ("type-mismatch", "%x"),
+        ("bad-metadata", "meta[relay.attrs.BatchMatmulAttrs][0]"),
+    ]
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import run_source
+    from relay_text.eval.entry import RunRequest
+
+    ran = run_source(Source("t.rly", text), RunRequest(random_args=True))
+    errors = [d for d in ran.diagnostics if d.is_error]
+    assert (errors[0].code, errors[0].message) == (
+        "bad-metadata",
+        "cannot run `nn.batch_matmul`: its attributes are in a `#[metadata]` section this file does not have",
+    )
 
 
 def test_a_metadata_entry_used_as_a_value() -> None:
@@ -251,10 +281,37 @@ def test_a_graph_binding_used_after_the_branch_that_bound_it() -> None:
     roundtrips(IF_SCOPE)
 
 
-def test_the_documented_dialect_keeps_block_scoping() -> None:
+def test_the_documented_dialect_does_not_scope_graph_bindings_either() -> None:
+    """parser.cc:307 (one `graph_ctx` per file), document 002 (a graph
+    binding's temporary variable is not scoped): the same in a file without
+    a version header."""
     text = IF_SCOPE.replace('#[version = "0.0.5"]\n', "").replace("1f", "1.0").replace("2f", "2.0")
+    assert main_type(text) == "fn(Tensor[(2), float32], Tensor[(), bool]) -> Tensor[(2), float32]"
+    roundtrips(text)
+
+
+@pytest.mark.parametrize("header", [HEADER, ""])
+def test_a_graph_binding_whose_parameter_is_out_of_scope_is_a_located_error(header: str) -> None:
+    """parser.cc:445 (LookupGraphBinding finds `%0` anywhere in the file);
+    its value refers to the closure's `%y`, which does not exist after it."""
+    text = header + (
+        "def @main(%x: Tensor[(2), float32]) {\n"
+        "  %1 = fn (%y: Tensor[(2), float32]) {\n"
+        "    %0 = add(%y, %x);\n"
+        "    %0\n"
+        "  };\n"
+        "  add(%1(%x), %0)\n"
+        "}\n"
+    )
     diag = only_error(text)
-    assert (diag.code, diag.span.text, diag.location()[1:3]) == ("unbound-variable", "%0", (8, 11))
+    line = 7 if header else 6
+    assert (diag.code, diag.message, diag.span.text, diag.location()[1:3]) == (
+        "unbound-variable",
+        "`%0` refers to `%y`, which is not in scope here",
+        "%0",
+        (line, 15),
+    )
+    assert [lab.message for lab in diag.labels] == ["`%y` is bound here", "`%0` is bound here"]
 
 
 def test_an_unknown_operator_is_reported_once_per_name() -> None:
@@ -517,3 +574,39 @@ def test_a_name_as_an_attribute_value_is_one_syntax_error() -> None:
     kind is not then checked against the string it is not."""
     diags = checked(tvm_main("sum(%x, axis=foo)", "%x: Tensor[(2), float32]")).diagnostics
     assert [(d.code, d.span.text, d.message) for d in diags] == [("syntax-error", "foo", "`foo` is not an attribute value")]
+
+
+# ---------------------------------------------------------------- printing what TVM reads
+
+
+def test_an_infinite_attribute_is_written_inff() -> None:
+    """tokenizer.h:423: `inff` is the only infinity TVM's tokenizer reads
+    (`inff64` is no token); an attribute holds infinity at any width. A
+    written `-inff` is kept; one without source text (a conversion) is
+    written `inff` too."""
+    text = tvm_main("clip(%x, a_min=-inff, a_max=inff)", "%x: Tensor[(2), float32]")
+    assert roundtrips(text) == text
+    docs = format_source(Source("t.rly", text), dialect="docs").text
+    assert docs is not None and "clip(%x, a_min=-inff, a_max=inff)" in docs
+    from relay_text.syntax.spelling import attr_text
+
+    assert [attr_text(v, tvm) for v in (float("inf"), float("-inf")) for tvm in (True, False)] == ["inff", "inff", "-inff", "-inff"]
+
+
+def test_a_comment_after_a_function_attribute_stays_there() -> None:
+    """parser.cc:1112: function attributes follow the parameters
+    (ParseAttrs); a comment written after one belongs to it, not to the body."""
+    text = HEADER + 'def @f(%x: int32, Primitive=1 /* fused */, Compiler="c") -> int32 {\n  %x\n}\n'
+    assert roundtrips(text) == text
+    broken = HEADER + 'def @f(\n  %x: int32,\n  Primitive=1,  // the first\n  Compiler="c" /* second */\n) {\n  %x\n}\n'
+    assert roundtrips(broken) == broken
+
+
+@pytest.mark.parametrize("spelling", ["Nat", "Nat[]"])
+def test_a_data_type_without_arguments_keeps_its_spelling(spelling: str) -> None:
+    """parser.cc:1771: a type name may be followed by `[...]` or not; both
+    mean the same type, and `relay fmt` keeps what was written (the
+    documents write `Nat[]`)."""
+    text = f"data Nat {{\n  Z : () -> Nat\n  S : (Nat) -> Nat\n}}\n\ndef @pred(%n : {spelling}) -> {spelling} {{\n  match (%n) {{\n    case Z() {{ Z() }}\n    case S(%m) {{ %m }}\n  }}\n}}\n"
+    formatted = format_source(Source("t.rly", text)).text
+    assert formatted == text

@@ -128,6 +128,7 @@ NOT_CONVERTED: dict[str, str] = {
     "dyn.one_hot": "not converted yet: depth given as a tensor",
     "dyn.strided_slice": "not converted yet: TVM clamps dynamic bounds differently from ONNX's Slice",
     "dyn.topk": "not converted yet: k given as a tensor",
+    "dyn.image.resize": "not converted yet: TVM 0.7's name of dyn.image.resize2d",
     "image.affine_grid": "not converted yet: ONNX's AffineGrid needs opset 20 and another grid layout",
     "image.crop_and_resize": "not converted yet: TensorFlow's crop-and-resize has no single ONNX operator",
     "image.resize": "not converted yet: TVM's older resize (use image.resize2d)",

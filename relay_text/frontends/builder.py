@@ -111,7 +111,8 @@ class Builder:
             return node
         node = Constant(None, name, tuple(array.shape), meta_index=self._next_meta, type_annotation=TensorType(tuple(array.shape), name))
         self._next_meta += 1
-        array = np.ascontiguousarray(array)
+        if not array.flags.c_contiguous or array.flags.writeable:
+            array = array.copy(order="C")  # (ascontiguousarray would make a scalar a vector)
         array.setflags(write=False)
         self.arrays[node] = array
         self.types[node] = TensorType(tuple(array.shape), name)

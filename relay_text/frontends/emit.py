@@ -155,8 +155,11 @@ def inline_constant(array: np.ndarray) -> Expr | None:
     from ..ir.expr import Op, Tuple
 
     dtype = _dtype(array)
-    if array.size > INLINE_MAX or dtype == "bfloat16":
+    if array.size > INLINE_MAX:
         return None
+    if dtype == "bfloat16":  # no bfloat16 literals: float32 ones, cast (exactly)
+        inner = inline_constant(array.astype(np.float32))
+        return None if inner is None else Call(Op("cast"), (inner,), (("dtype", "bfloat16"),))
     shape = tuple(int(d) for d in array.shape)
     flat = array.reshape(-1)
     rows = flat.view(np.uint8).reshape(flat.size, -1) if flat.size else flat

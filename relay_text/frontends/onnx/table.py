@@ -68,6 +68,7 @@ def refuse(op_type: str, reason: str, domain: str = DEFAULT_DOMAIN) -> None:
 def _load() -> None:
     from . import (  # noqa: F401 - the families register their converters
         ops_activation,
+        ops_attention,
         ops_control,
         ops_elementwise,
         ops_image,

@@ -106,13 +106,14 @@ class RelayRep(BackendRep):
         key = []
         for vi, value in zip(self.input_infos, values):
             kind = vi.type.WhichOneof("value")
-            if kind == "sequence_type" or isinstance(value, list):
+            if kind == "optional_type":
+                opts.optional_present[vi.name] = value is not None
+            if isinstance(value, list) or (kind == "sequence_type" and value is not None):
                 arrays = [np.asarray(v) for v in value]
                 opts.sequence_types[vi.name] = [TensorType(tuple(a.shape), dtype_name(a.dtype)) for a in arrays]
                 key.append(("seq", tuple((a.shape, a.dtype.str) for a in arrays)))
             elif kind == "optional_type":
                 present = value is not None
-                opts.optional_present[vi.name] = present
                 if present:
                     opts.input_shapes[vi.name] = tuple(np.asarray(value).shape)
                 key.append(("opt", present, np.asarray(value).shape if present else None))

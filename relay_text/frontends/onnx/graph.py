@@ -224,6 +224,11 @@ class Importer:
             if not self.options.optional_present[vi.name]:
                 return OptionalNone(vi.type.optional_type.elem_type)
             inner = vi.type.optional_type.elem_type
+            if inner.WhichOneof("value") == "sequence_type" and vi.name in self.options.sequence_types:
+                v = b.var(self.names.fresh(vi.name), TupleType(tuple(self.options.sequence_types[vi.name])))
+                self.inputs.append(v)
+                self.input_names[v] = vi.name
+                return v
             if inner.WhichOneof("value") == "tensor_type":
                 v = b.var(self.names.fresh(vi.name), self._tensor_type(vi.name, inner.tensor_type))
                 self.inputs.append(v)

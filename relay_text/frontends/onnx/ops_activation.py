@@ -188,6 +188,10 @@ def shrink(cx, n):
     return b.call("add", low, high)
 
 
+def _broadcasts(small, big):
+    return all(a == 1 or a == c for a, c in zip(reversed(small), reversed(big))) and len(small) <= len(big)
+
+
 @converter("PRelu")
 def prelu(cx, n):
     """`nn.prelu` when the slope is one value per channel (axis 1), else
@@ -196,6 +200,9 @@ def prelu(cx, n):
     b = cx.b
     x, slope = n.input(0), n.input(1)
     xs, ss = b.shape(x), b.shape(slope)
+    if len(xs) >= 2 and xs[1] is not None and len(ss) == 1 and ss[0] == xs[1] and not _broadcasts(ss, xs):
+        # a vector of one slope per channel, before opset 7's numpy broadcasting
+        return b.call("nn.prelu", x, slope, axis=1)
     if len(xs) >= 2 and xs[1] is not None:
         channels = xs[1]
         trailing = len(xs) - 2

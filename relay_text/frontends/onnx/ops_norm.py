@@ -137,7 +137,9 @@ def dropout(cx, n):
     x = n.input(0)
     if n.opset >= 12 and n.has(2):
         training = b.value(n.input(2))
-        if training is None or bool(np.asarray(training).reshape(-1)[0]):
+        ratio = b.value(n.input(1)) if n.has(1) else np.array(0.5)
+        drops = ratio is None or float(np.asarray(ratio).reshape(-1)[0]) != 0.0
+        if training is None or (bool(np.asarray(training).reshape(-1)[0]) and drops):
             raise Unsupported("`Dropout` in training mode (random) is not supported", attr=None)
     outs = [x]
     if n.wants(1):

@@ -31,10 +31,11 @@ def _position(b, n, i, length, insert=False):
     if v is None:
         raise Unsupported("the position in a sequence must be known when the model is imported")
     p = int(np.asarray(v).reshape(-1)[0])
-    limit = length + 1 if insert else length
-    if not -limit <= p < limit:
+    # an insertion may also be at the end (position `length`); a negative
+    # position counts from the end: -1 is before the last tensor
+    if not -length <= p < (length + 1 if insert else length):
         raise Unsupported(f"position {p} is outside a sequence of {length} tensors")
-    return p + limit if p < 0 else p
+    return p + length if p < 0 else p
 
 
 @converter("SequenceConstruct", since=11)

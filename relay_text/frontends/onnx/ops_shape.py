@@ -384,8 +384,17 @@ def depth_to_space(cx, n):
 
 @converter("SpaceToDepth")
 def space_to_depth(cx, n):
+    b = cx.b
     mode = n.attr("mode", "DCR", allowed=("DCR", "CRD"))
-    return cx.b.call("nn.space_to_depth", n.input(0), block_size=int(n.require("blocksize")), mode="CDR" if mode == "CRD" else mode)
+    block = int(n.require("blocksize"))
+    x = n.input(0)
+    if mode == "DCR":
+        return b.call("nn.space_to_depth", x, block_size=block)
+    # CRD: output channel c * b * b + i * b + j, by reshapes around a transpose
+    batch, channels, height, width = b.static_shape(x)
+    blocks = b.call("reshape", x, newshape=[batch, channels, height // block, block, width // block, block])
+    moved = b.call("transpose", blocks, axes=[0, 1, 3, 5, 2, 4])
+    return b.call("reshape", moved, newshape=[batch, channels * block * block, height // block, width // block])
 
 
 @converter("OneHot", since=9)

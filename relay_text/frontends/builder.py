@@ -172,6 +172,8 @@ class Builder:
         normal, problems = opdef.normalize_attrs(pairs)
         if problems:
             raise Unsupported(f"`{name}`: {problems[0].message}")
+        # an attribute at its default is left out, as a person would write the call
+        pairs = tuple((k, v) for k, v in pairs if not _is_default(opdef, k, normal[k]))
         node = Call(self.op(name), tuple(args), pairs)
         ty = self._infer(name, node)
         self.types[node] = ty
@@ -311,6 +313,17 @@ def _value_children(node: Expr, b: Builder) -> list[Expr] | None:
             return []
         return list(node.args)
     return None
+
+
+def _is_default(opdef: Any, key: str, value: Any) -> bool:
+    attr = opdef.schema[key]
+    if attr.default is registry.REQUIRED:
+        return False
+    try:
+        default = attr.convert(attr.default)
+    except Exception:  # noqa: BLE001 - a default the kind does not take (e.g. None for "int")
+        return False
+    return type(default) is type(value) and default == value
 
 
 def _attr_value(value: Any) -> Any:

@@ -120,7 +120,12 @@ def import_command(
         if out == "-":
             emit(text)
         else:
+            new = not os.path.exists(out)
             write_atomic(out, text)
+            if new:  # a new file gets the permissions the umask gives, as `open` would
+                mask = os.umask(0)
+                os.umask(mask)
+                os.chmod(out, 0o666 & ~mask)
     except OSError as exc:
         reporter.message(f"error: {exc}", "bold red")
         return EXIT_ERROR

@@ -118,7 +118,7 @@ class Imported:
             from ..syntax.metadata import encode_metadata
 
             text = encode_metadata(meta)
-            module.metadata = Metadata(text, Span(Source("<import>", ""), 0, 0))
+            module.metadata = Metadata("\n" + text, Span(Source("<import>", ""), 0, 0))
         self._built[embed] = (module, weights, notes)
         return self._built[embed]
 

@@ -23,6 +23,7 @@ ALLOWED = {
     "check": {"ir", "text", "diagnostics", "ops"},
     "eval": {"ir", "text", "diagnostics", "ops"},
     "syntax": {"ir", "text", "diagnostics"},
+    "frontends": {"ir", "text", "diagnostics", "ops", "check", "syntax"},
 }
 # `ir` nodes print themselves with the printer, imported when `str()` is called.
 LAZY_EXCEPTIONS = {("ir", "syntax")}

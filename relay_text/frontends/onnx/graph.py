@@ -119,21 +119,12 @@ class Importer:
         self.inputs: list[Var] = []
         self.input_names: dict[Var, str] = {}  # Relay parameter -> ONNX name
         self.params: list[Var] = []  # initializers, in the model's order
-        self.auto_names: dict[int, str] = {}
-        self._counts: dict[str, int] = {}
 
     # ---------------------------------------------------------------- names
 
     def node_name(self, node: Any) -> str:
-        """The node's name, or `OpType_k` for a node without one (as TVM named them)."""
-        if node.name:
-            return node.name
-        got = self.auto_names.get(id(node))
-        if got is None:
-            k = self._counts.get(node.op_type, -1) + 1
-            self._counts[node.op_type] = k
-            got = self.auto_names[id(node)] = f"{node.op_type}_{k}"
-        return got
+        """The node's name, or `OpType_k` for a node without one (see `listing`)."""
+        return self.listing.name_of(node)
 
     # ---------------------------------------------------------------- diagnostics
 
@@ -149,6 +140,8 @@ class Importer:
         diag = Diagnostic(codes.IMPORT_UNSUPPORTED, f"{message}", span, label=where)
         for n in notes:
             diag.with_note(n)
+        if span is not None:
+            diag.with_note(f"the line is in the model's node listing: `relay import --list-nodes {span.source.name}`")
         return diag
 
     def _opset_of(self, node: Any) -> int:
@@ -286,14 +279,9 @@ class Importer:
         handled = table.ranges(node.op_type, node.domain)
         if handled:
             msg = f"the ONNX operator `{node.op_type}`{domain} is not supported at opset {opset}"
-            diag = self.unsupported(node, msg)
-            diag.with_note(f"`{node.op_type}` is supported at opsets {table.range_text(handled)}")
-        else:
-            msg = f"the ONNX operator `{node.op_type}`{domain} is not supported"
-            diag = self.unsupported(node, msg)
-            if reason:
-                diag.with_note(reason)
-        return diag
+            return self.unsupported(node, msg, notes=[f"`{node.op_type}` is supported at opsets {table.range_text(handled)}"])
+        msg = f"the ONNX operator `{node.op_type}`{domain} is not supported"
+        return self.unsupported(node, msg, notes=[reason] if reason else [])
 
     def _nodes(self, graph: Any, scope: dict[str, Any]) -> None:
         for node in graph.node:

@@ -5,9 +5,13 @@ listing instead, one line per node in ONNX's own textual syntax
 (`onnx.printer`), with the node's index and name in front and the nodes of
 subgraphs (`If`, `Loop`, `Scan` bodies) indented under theirs:
 
-    graph "torch_jit" (opset 13, inputs: input.1)
-    [0] "Conv_0": 3 = Conv <dilations: ints = [1, 1], ...> (input.1, conv.weight, conv.bias)
-    [1] "Relu_1": 4 = Relu (3)
+    graph "torch_jit" (opset 13, inputs: input.1, 2 initializers)
+    [0] "conv1": 3 = Conv <dilations: ints = [1, 1], ...> (input.1, conv.weight, conv.bias)
+    [1] Relu_0: 4 = Relu (3)
+
+(a node without a name is called `OpType_k`, the k-th such node of its
+type, as TVM named them; the comments of the imported text use the same
+names)
 
 `relay import --list-nodes MODEL.onnx` prints it, so that a line number in
 a diagnostic can be looked up. Initializer data is never printed.
@@ -43,12 +47,15 @@ class Listing:
         # The node objects, kept alive: protobuf hands out one Python object
         # per node only while one is referenced, and spots are keyed by id()
         self.nodes: list[Any] = []
+        # each node's name: its own, or `OpType_k` (the k-th unnamed node of
+        # that type, in listing order) for a node without one, as TVM named them
+        self.names: dict[int, str] = {}
+        self._counts: dict[str, int] = {}
         self._offset = 0
         self._pending: list[tuple[str, Any, str]] = []
         opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
         self._graph(model.graph, opset, 0)
         self.source = Source(name, "".join(line + "\n" for line in self.lines))
-        self._names: dict[int, str] = {}
 
     def _add(self, text: str) -> int:
         start = self._offset
@@ -58,15 +65,23 @@ class Listing:
 
     def _graph(self, graph: Any, opset: int | None, depth: int) -> None:
         indent = "    " * depth
-        inputs = ", ".join(i.name for i in graph.input)
-        head = f'graph "{graph.name}"' + (f" (opset {opset}, inputs: {inputs})" if depth == 0 else f" (inputs: {inputs})")
+        weights = {t.name for t in graph.initializer}
+        inputs = ", ".join(i.name for i in graph.input if i.name not in weights) or "none"
+        tail = f", {len(graph.initializer)} initializers" if graph.initializer else ""
+        head = f'graph "{graph.name}"' + (f" (opset {opset}, inputs: {inputs}{tail})" if depth == 0 else f" (inputs: {inputs}{tail})")
         self._add(indent + head)
         for index, node in enumerate(graph.node):
             self._node(node, index, depth)
 
     def _node(self, node: Any, index: int, depth: int) -> None:
         indent = "    " * depth
-        prefix = f'{indent}[{index}] "{node.name}": ' if node.name else f"{indent}[{index}]: "
+        name = node.name
+        if not name:
+            k = self._counts.get(node.op_type, -1) + 1
+            self._counts[node.op_type] = k
+            name = f"{node.op_type}_{k}"
+        self.names[id(node)] = name
+        prefix = f'{indent}[{index}] "{name}": ' if node.name else f"{indent}[{index}] {name}: "
         body = _node_text(node)
         if len(body) > MAX_LINE:
             body = body[: MAX_LINE - 3] + "..."
@@ -90,6 +105,9 @@ class Listing:
             for g in graphs:
                 self._add(f"{indent}    {a.name}:")
                 self._graph(g, None, depth + 2)
+
+    def name_of(self, node: Any) -> str:
+        return self.names.get(id(node)) or node.name or node.op_type
 
     def node_span(self, node: Any) -> Span | None:
         spot = self.spots.get(id(node))
@@ -133,6 +151,7 @@ def _node_text(node: Any) -> str:
 
     copy = onnx.NodeProto()
     copy.CopyFrom(node)
+    copy.ClearField("name")  # the listing writes the name in front
     kept = []
     for a in copy.attribute:
         if a.HasField("g") or len(a.graphs):

@@ -50,7 +50,7 @@ def _method(mode):
     return {"nearest": "nearest_neighbor", "linear": "linear", "cubic": "cubic"}[mode]
 
 
-def _out_sizes(b, x, scales, what="scales"):
+def _out_sizes(b, x, scales, what="scales", exact_only=True):
     shape = b.static_shape(x)
     if len(scales) != len(shape):
         raise Unsupported(f"{what} has {len(scales)} values for a tensor of {len(shape)} dimensions")
@@ -60,12 +60,58 @@ def _out_sizes(b, x, scales, what="scales"):
     for size, s in zip(shape[2:], scales[2:]):
         exact = size * s
         out = int(np.floor(exact + 1e-9))
-        if abs(exact - round(exact)) > 1e-6:
+        if exact_only and not _whole(size, s):
             raise Unsupported(
                 f"a scale of {s} makes {size} * {s} = {exact:g}, not a whole number of pixels: ONNX then maps coordinates by the scale, which Relay's resize does not"
             )
         sizes.append(out)
     return sizes
+
+
+def _whole(size, scale):
+    exact = size * scale
+    return abs(exact - round(exact)) <= 1e-6
+
+
+# Edge pixels added on each side when a resize is emulated (enough for cubic's taps)
+_EMULATION_PAD = 2
+
+
+def _by_scale(b, x, sizes, scales, method, coord, alpha, roi=None, extrapolation=0.0):
+    """A resize whose coordinates follow the scale (ONNX, for a scale that
+    does not give a whole number of pixels): the input padded with copies of
+    its edge pixels, resized by "tf_crop_and_resize" over the region of
+    interest that maps output index o to ONNX's source coordinate, exactly
+    (every source coordinate then falls inside the padded image, where the
+    copies stand in for the clamping at the border)."""
+    shape = b.static_shape(x)
+    pad = 0 if coord == "tf_crop_and_resize" else _EMULATION_PAD  # its own extrapolation stays
+    starts, ends = [], []
+    for k, (length, size, s) in enumerate(zip(shape[2:], sizes, scales[2:])):
+        c = 1.0 / s
+        wide = length * s  # ONNX's (fractional) output length
+        if coord == "align_corners":
+            a, c = 0.0, (0.0 if wide == 1 else (length - 1) / (wide - 1))
+        elif coord == "tf_crop_and_resize":
+            r0, r1 = roi[k], roi[len(sizes) + k]
+            a = r0 * (length - 1)
+            c = 0.0 if wide == 1 else (r1 - r0) * (length - 1) / (wide - 1)
+        elif coord == "asymmetric":
+            a = 0.0
+        elif coord == "half_pixel_symmetric":
+            a = (length / 2) * (1 - size / (length * s)) + 0.5 * c - 0.5
+        elif coord == "pytorch_half_pixel" and size == 1:
+            a, c = 0.0, 0.0
+        else:  # half_pixel, pytorch_half_pixel
+            a = 0.5 * c - 0.5
+        span = length + 2 * pad - 1
+        start = (a + pad) / span
+        starts.append(start)
+        ends.append(start + c * (size - 1) / span if size > 1 else start)
+    if pad:
+        widths = [[0, 0], [0, 0]] + [[pad, pad]] * (len(shape) - 2)
+        x = b.call("nn.pad", x, scalar(b, 0, b.dtype(x)), pad_width=widths, pad_mode="edge")
+    return _resize(b, x, sizes, method, "tf_crop_and_resize", "", alpha, 0, extrapolation, starts + ends)
 
 
 @converter("Resize", since=10)
@@ -125,7 +171,18 @@ def resize(cx, n):
         full_s = [1.0] * rank
         for i, a in enumerate(axes):
             full_s[a] = given_s[i]
-        sizes = [shape[0], shape[1]] + _out_sizes(b, x, full_s)
+        whole = all(_whole(d, s) for d, s in zip(shape, full_s))
+        sizes = [shape[0], shape[1]] + _out_sizes(b, x, full_s, exact_only=mode == "nearest")
+        if not whole:
+            if mode == "cubic" and exclude:
+                raise Unsupported("`exclude_outside` with a scale that does not give a whole number of pixels is not supported", attr="exclude_outside")
+            if coord == "tf_half_pixel_for_nn":
+                raise Unsupported("`tf_half_pixel_for_nn` with a scale that does not give a whole number of pixels is not supported")
+            roi = None
+            if coord == "tf_crop_and_resize":
+                r = [float(v) for v in np.asarray(_need(b, n.input(1), "the region of interest")).reshape(-1)]
+                roi = r[2:rank] + r[rank + 2 :]
+            return _by_scale(b, x, sizes[2:], full_s, _method(mode), coord, alpha, roi, extrapolation)
     else:
         raise Unsupported("`Resize` needs scales or sizes")
     if sizes[0] != shape[0] or sizes[1] != shape[1]:

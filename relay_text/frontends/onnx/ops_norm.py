@@ -15,19 +15,36 @@ MICROSOFT = "com.microsoft"
 
 @converter("BatchNormalization")
 def batch_norm(cx, n):
-    """Inference mode: the running statistics normalise. The extra outputs of
-    training mode are not computed (`training_mode` = 1 is refused)."""
+    """Inference mode: the running statistics normalise (`nn.batch_norm`).
+    Training mode (`training_mode` = 1, opset 14): the batch's own mean and
+    variance normalise, and the running statistics move towards them by
+    `momentum` (outputs 1 and 2)."""
     b = cx.b
-    n.ignore("is_test", "consumed_inputs", "momentum")
+    n.ignore("is_test", "consumed_inputs")
     if n.attr("spatial", 1) != 1:
         raise Unsupported("`spatial` = 0 (statistics per activation) is not supported", attr="spatial")
-    if n.attr("training_mode", 0):
-        raise Unsupported("`training_mode` = 1 (statistics of the batch) is not supported", attr="training_mode")
-    if any(n.wants(i) for i in range(1, 5)):
-        raise Unsupported("only the first output of `BatchNormalization` (inference mode) is supported")
     x, scale, bias, mean, var = (n.input(i) for i in range(5))
-    out = b.call("nn.batch_norm", x, scale, bias, mean, var, axis=1, epsilon=float(n.attr("epsilon", 1e-5)))
+    eps = float(n.attr("epsilon", 1e-5))
+    momentum = float(n.attr("momentum", 0.9))
+    if n.attr("training_mode", 0):
+        return _batch_norm_training(b, x, scale, bias, mean, var, eps, momentum)
+    if any(n.wants(i) for i in range(1, 5)):
+        raise Unsupported("the statistics outputs of `BatchNormalization` exist in training mode only")
+    out = b.call("nn.batch_norm", x, scale, bias, mean, var, axis=1, epsilon=eps)
     return b.item(out, 0)
+
+
+def _batch_norm_training(b, x, scale, bias, mean, var, eps, momentum):
+    dt = b.dtype(x)
+    rank = b.rank(x)
+    axes = [0] + list(range(2, rank))
+    batch_mean = b.call("mean", x, axis=axes)
+    batch_var = b.call("variance", x, b.call("mean", x, axis=axes, keepdims=True), axis=axes)
+    out = b.call("nn.batch_norm", x, scale, bias, batch_mean, batch_var, axis=1, epsilon=eps)
+    keep, take = scalar(b, momentum, dt), scalar(b, 1 - momentum, dt)
+    running_mean = b.call("add", b.call("multiply", mean, keep), b.call("multiply", batch_mean, take))
+    running_var = b.call("add", b.call("multiply", var, keep), b.call("multiply", batch_var, take))
+    return [b.item(out, 0), running_mean, running_var]
 
 
 converter("SpatialBN", domain=MICROSOFT)(batch_norm)

@@ -40,35 +40,41 @@ def round_half_even(b, x):
     return b.call("where", take_up, up, f)
 
 
-def _per_axis(b, t, rank, axis):
-    """A scale or zero point: a scalar, or a vector along `axis` reshaped to broadcast."""
+def _per_axis(b, t, rank, axis, block=0):
+    """A scale or zero point: a scalar, a vector along `axis` reshaped to
+    broadcast, or (blocked quantization) a tensor of the data's rank whose
+    `axis` holds one value per `block` elements, repeated to full length."""
     shape = b.shape(t)
+    if block:
+        if len(shape) != rank:
+            raise Unsupported(f"a blocked scale needs {rank} dimensions, found {len(shape)}")
+        return b.call("repeat", t, repeats=block, axis=axis)
     if len(shape) == 0 or (len(shape) == 1 and shape[0] == 1):
         return b.call("reshape", t, newshape=[]) if shape else t
     if len(shape) != 1:
-        raise Unsupported("blocked quantization (a scale of more than one dimension) is not supported")
+        raise Unsupported("a scale of more than one dimension needs `block_size`")
     target = [1] * rank
     target[axis] = -1
     return b.call("reshape", t, newshape=target)
 
 
-def quantize_values(b, x, scale, zp, out_dtype, rank, axis):
+def quantize_values(b, x, scale, zp, out_dtype, rank, axis, block=0):
     """saturate(round_half_even(x / scale) + zp), in float32."""
     lo, hi = _RANGES[out_dtype]
     xf = cast(b, x, "float32")
-    s = cast(b, _per_axis(b, scale, rank, axis), "float32")
+    s = cast(b, _per_axis(b, scale, rank, axis, block), "float32")
     q = round_half_even(b, b.call("divide", xf, s))
     if zp is not None:
-        q = b.call("add", q, cast(b, _per_axis(b, zp, rank, axis), "float32"))
+        q = b.call("add", q, cast(b, _per_axis(b, zp, rank, axis, block), "float32"))
     q = b.call("clip", q, a_min=float(lo), a_max=float(hi))
     return b.call("cast", q, dtype=out_dtype)
 
 
-def _axis(b, n, scale, rank):
-    """The axis of a per-axis scale (the attribute matters only then)."""
+def _axis(b, n, scale, rank, block=0):
+    """The axis of a per-axis or blocked scale (the attribute matters only then)."""
     axis = n.attr("axis", 1)
     shape = b.shape(scale)
-    if n.opset < 13 or len(shape) == 0 or shape == (1,):
+    if n.opset < 13 or ((len(shape) == 0 or shape == (1,)) and not block):
         return 0
     return norm_axis(axis, rank)
 
@@ -87,31 +93,31 @@ def _target_dtype(b, n, zp):
 
 
 def _block(n):
-    if n.opset >= 21 and n.attr("block_size", 0):
-        raise Unsupported("blocked quantization (`block_size`) is not supported", attr="block_size")
+    """The block size of blocked quantization (opset 21), 0 for none."""
+    return int(n.attr("block_size", 0)) if n.opset >= 21 else 0
 
 
 @converter("QuantizeLinear", since=10)
 def quantize_linear(cx, n):
     b = cx.b
     x, scale, zp = n.input(0), n.input(1), n.input(2)
-    _block(n)
+    block = _block(n)
     if n.opset >= 19:
         n.attr("saturate", 1)  # only float8 targets saturate differently
     if n.opset >= 23:
         n.ignore("precision")
     rank = b.rank(x)
-    axis = _axis(b, n, scale, rank)
-    return quantize_values(b, x, scale, zp, _target_dtype(b, n, zp), rank, axis)
+    axis = _axis(b, n, scale, rank, block)
+    return quantize_values(b, x, scale, zp, _target_dtype(b, n, zp), rank, axis, block)
 
 
 @converter("DequantizeLinear", since=10)
 def dequantize_linear(cx, n):
     b = cx.b
     x, scale, zp = n.input(0), n.input(1), n.input(2)
-    _block(n)
+    block = _block(n)
     rank = b.rank(x)
-    axis = _axis(b, n, scale, rank)
+    axis = _axis(b, n, scale, rank, block)
     out = b.dtype(scale)
     if n.opset >= 23 and n.attr("output_dtype", 0):
         from .ops_elementwise import onnx_to_dtype
@@ -119,8 +125,8 @@ def dequantize_linear(cx, n):
         out = onnx_to_dtype(n.attr("output_dtype"), n.opset)
     xi = cast(b, x, "int32") if b.dtype(x) != "int32" else x
     if zp is not None:
-        xi = b.call("subtract", xi, cast(b, _per_axis(b, zp, rank, axis), "int32"))
-    s = _per_axis(b, scale, rank, axis)
+        xi = b.call("subtract", xi, cast(b, _per_axis(b, zp, rank, axis, block), "int32"))
+    s = _per_axis(b, scale, rank, axis, block)
     return cast(b, b.call("multiply", cast(b, xi, "float32"), cast(b, s, "float32")), out)
 
 

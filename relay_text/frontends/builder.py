@@ -278,11 +278,11 @@ class Builder:
             if name == "shape_of":
                 shape = self.shape(node.args[0])
                 if all(d is not None for d in shape):
-                    return np.array(shape, dtype=dict(node.attrs).get("dtype", "int32"))
+                    return np.array([int(d) for d in shape if d is not None], dtype=str(dict(node.attrs).get("dtype", "int32")))
             args = [memo[a] for a in node.args]
-            if any(a is None for a in args) or name in _NOT_FOLDED:
-                return None
             opdef = registry.get(name)
+            if opdef is None or any(a is None for a in args) or name in _NOT_FOLDED:
+                return None
             attrs, _ = opdef.normalize_attrs(node.attrs)
             try:
                 return opdef.kernel(tuple(args), attrs)

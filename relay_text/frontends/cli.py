@@ -84,7 +84,7 @@ def import_command(
         else:
             if list_nodes:
                 raise click.UsageError("--list-nodes lists the nodes of an ONNX model")
-            from .torch import from_pt2
+            from .torch import from_pt2  # type: ignore[import-untyped]
 
             imported = from_pt2(model, shapes)
     except Exception as exc:  # noqa: BLE001 - ImportFailure of either frontend

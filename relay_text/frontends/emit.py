@@ -187,10 +187,10 @@ class _Replace(ExprMutator):
         super().__init__()
         self.replace = replace
 
-    def visit_constant(self, node: Constant) -> Expr:
+    def visit_constant(self, node: Expr) -> Expr:
         return self.replace.get(node, node)
 
-    def visit_var(self, node: Var) -> Expr:
+    def visit_var(self, node: Expr) -> Expr:
         return self.replace.get(node, node)
 
 

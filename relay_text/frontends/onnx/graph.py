@@ -73,7 +73,7 @@ def sanitize(name: str) -> str:
     """An ONNX name as a Relay variable name: letters, digits, `_` and `.`
     between parts that start with a letter; a leading digit gets a `v`."""
     parts = name.split(".")
-    out = []
+    out: list[str] = []
     for i, part in enumerate(parts):
         clean = _IDENT_BAD.sub("_", part)
         if i and (not clean or not (clean[0].isalpha() or clean[0] == "_")):
@@ -197,7 +197,7 @@ class Importer:
             raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"the graph output `{name}` is computed by no node", None)])
         return scope[name]
 
-    def _input(self, vi: Any) -> Expr:
+    def _input(self, vi: Any) -> Any:
         b = self.b
         t = vi.type
         which = t.WhichOneof("value")
@@ -293,7 +293,7 @@ class Importer:
         entry = table.lookup(proto.op_type, proto.domain, opset)
         if entry is None:
             raise ImportFailure([self._no_converter(proto, opset)])
-        inputs = []
+        inputs: list[Any] = []
         for i, name in enumerate(proto.input):
             if not name:
                 inputs.append(None)

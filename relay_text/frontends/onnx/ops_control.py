@@ -107,7 +107,6 @@ def loop(cx, n):
     names = [vi.name for vi in body.input]
     if len(names) != 2 + carried:
         raise Unsupported(f"the loop body takes {len(names)} inputs, {2 + carried} expected")
-    scans = len(body.output) - 1 - carried
     if any(isinstance(v, Tuple) and not v.fields for v in inits):
         raise Unsupported("an empty sequence carried through a loop is not supported")
     types = [b.type_of(v) for v in inits]
@@ -175,7 +174,6 @@ def loop(cx, n):
 
 @converter("Scan", since=9)
 def scan(cx, n):
-    b = cx.b
     return _scan(cx, n, list(n.inputs))
 
 

@@ -82,10 +82,11 @@ def import_command(
                 return EXIT_OK
             imported = from_onnx(proto, shapes, name=model)
         else:
-            if list_nodes:
-                raise click.UsageError("--list-nodes lists the nodes of an ONNX model")
-            from .torch import from_pt2  # type: ignore[import-untyped]
+            from .torch import from_pt2, listing_of
 
+            if list_nodes:
+                emit(listing_of(model))
+                return EXIT_OK
             imported = from_pt2(model, shapes)
     except Exception as exc:  # noqa: BLE001 - ImportFailure of either frontend
         diags = getattr(exc, "diagnostics", None)

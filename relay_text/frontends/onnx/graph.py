@@ -26,19 +26,12 @@ from ...diagnostics import Diagnostic, codes
 from ...ir.expr import Call, Expr, Var
 from ...ir.ty import TensorType, TupleType, Type
 from ..builder import Builder, Unsupported, any_dim
+from ..errors import ImportFailure
 from . import table
 from .listing import Listing
 from .node import Node, dtype_of, tensor_array
 
 _IDENT_BAD = re.compile(r"[^A-Za-z0-9_]")
-
-
-class ImportFailure(Exception):
-    """The model cannot be imported; `diagnostics` say why and where."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        super().__init__(diagnostics[0].message if diagnostics else "import failed")
-        self.diagnostics = diagnostics
 
 
 @dataclass

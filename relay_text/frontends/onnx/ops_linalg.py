@@ -38,6 +38,14 @@ def matmul(b, x, y, out_dtype: str = ""):
         if sum(d is None for d in batch) > 1:
             raise Unsupported("a product with more than one dimension of unknown size is not supported")
         out = b.call("reshape", prod, newshape=[-1 if d is None else d for d in batch] + [ys[1]])
+    elif _same_batch(xs[:-2], ys[:-2]):
+        # batch dimensions that match, one of them known at run time only
+        batch = list(xs[:-2])
+        x3 = b.call("reshape", x, newshape=[-1] + [d if d is not None else -1 for d in xs[-2:]])
+        y3 = b.call("reshape", y, newshape=[-1] + [d if d is not None else -1 for d in ys[-2:]])
+        prod = b.call("nn.batch_matmul", x3, y3, transpose_a=False, transpose_b=False, **extra)
+        out_shape = b.shape(prod)
+        out = b.call("reshape", prod, newshape=[-1 if d is None else d for d in batch] + [-1 if d is None else d for d in out_shape[1:]])
     else:
         batch_x, batch_y = xs[:-2], ys[:-2]
         if any(d is None for d in batch_x + batch_y):
@@ -57,6 +65,12 @@ def matmul(b, x, y, out_dtype: str = ""):
         rank = b.rank(out)
         out = b.call("squeeze", out, axis=sorted(rank + a for a in squeeze))
     return out
+
+
+def _same_batch(bx, by) -> bool:
+    """Equal batch dimensions with exactly one unknown, in the same place (a dynamic batch)."""
+    unknown = [i for i, d in enumerate(bx) if d is None]
+    return len(bx) == len(by) and len(unknown) == 1 and all((d is None) == (e is None) and (d is None or d == e) for d, e in zip(bx, by))
 
 
 @converter("MatMul")

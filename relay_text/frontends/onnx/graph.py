@@ -274,7 +274,9 @@ class Importer:
             msg = f"the ONNX operator `{node.op_type}`{domain} is not supported at opset {opset}"
             return self.unsupported(node, msg, notes=[f"`{node.op_type}` is supported at opsets {table.range_text(handled)}"])
         msg = f"the ONNX operator `{node.op_type}`{domain} is not supported"
-        return self.unsupported(node, msg, notes=[reason] if reason else [])
+        if not reason:
+            reason = "relay-text converts the operators TVM's ONNX importer converted, and this is not one of them"
+        return self.unsupported(node, msg, notes=[reason])
 
     def _nodes(self, graph: Any, scope: dict[str, Any]) -> None:
         for node in graph.node:

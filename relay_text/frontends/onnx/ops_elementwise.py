@@ -292,6 +292,17 @@ def cast_like(cx, n):
     return _cast_exact(b, n.input(0), b.dtype(n.input(1)))
 
 
+@converter("BitCast", since=26)
+def bitcast(cx, n):
+    """The same bits read as another dtype of the same width (`reinterpret`)."""
+    b = cx.b
+    dtype = onnx_to_dtype(n.require("to"), n.opset)
+    x = n.input(0)
+    if np.dtype(dtype).itemsize != np.dtype(b.dtype(x)).itemsize:
+        raise Unsupported(f"`BitCast` between dtypes of different widths ({b.dtype(x)} to {dtype})", attr="to")
+    return b.call("reinterpret", x, dtype=dtype)
+
+
 def _cast_exact(b, x, dtype):
     src = b.dtype(x)
     if src == dtype:

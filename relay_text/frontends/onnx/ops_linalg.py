@@ -104,6 +104,7 @@ def gemm(cx, n):
     return out
 
 
+@converter("FC")
 @converter("FC", domain=MICROSOFT)
 def fully_connected(cx, n):
     b = cx.b

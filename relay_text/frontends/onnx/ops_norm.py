@@ -48,6 +48,7 @@ def _batch_norm_training(b, x, scale, bias, mean, var, eps, momentum):
 
 
 converter("SpatialBN", domain=MICROSOFT)(batch_norm)
+converter("SpatialBN")(batch_norm)  # Caffe2's name, in models converted from it
 
 
 @converter("InstanceNormalization")
@@ -76,6 +77,7 @@ def _layer_norm(b, x, gamma, beta, axis, eps, stash):
     return y, mean, inv
 
 
+@converter("LayerNormalization", domain=MICROSOFT)
 @converter("LayerNormalization", since=17)
 def layer_norm(cx, n):
     b = cx.b

@@ -235,6 +235,15 @@ def _row_zp(b, zp, a):
     return b.call("expand_dims", zp, axis=b.rank(zp))
 
 
+@converter("MatMulInteger16", domain=MICROSOFT)
+def matmul_integer16(cx, n):
+    """16-bit integer products summed in 32 bits (unsigned when both are)."""
+    b = cx.b
+    a, c = n.input(0), n.input(1)
+    out = "uint32" if b.dtype(a) == b.dtype(c) == "uint16" else "int32"
+    return matmul(b, cast(b, a, out), cast(b, c, out))
+
+
 @converter("QLinearMatMul", since=10)
 def qlinear_matmul(cx, n):
     b = cx.b

@@ -71,6 +71,7 @@ def _load() -> None:
         ops_attention,
         ops_control,
         ops_elementwise,
+        ops_extra,
         ops_image,
         ops_index,
         ops_linalg,
@@ -82,6 +83,7 @@ def _load() -> None:
         ops_rnn,
         ops_sequence,
         ops_shape,
+        refused,
     )
 
 

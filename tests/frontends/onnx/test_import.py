@@ -186,6 +186,7 @@ def test_every_unsupported_operator_is_reported_at_its_node(tmp_path: Path) -> N
         '3 | [1] "stft_0": b = STFT (a, step)\n'
         "  |                   ^^^^ node `stft_0` (STFT, opset 17)\n"
         "  |\n"
+        "  = note: relay-text converts the operators TVM's ONNX importer converted, and this is not one of them\n"
         f"  = note: the line is in the model's node listing: `relay import --list-nodes {src}`\n"
         "\n"
         "error[import-unsupported]: the ONNX operator `Det` is not supported\n"
@@ -194,6 +195,7 @@ def test_every_unsupported_operator_is_reported_at_its_node(tmp_path: Path) -> N
         "4 | [2] Det_0: c = Det (a)\n"
         "  |                ^^^ node `Det_0` (Det, opset 17)\n"
         "  |\n"
+        "  = note: relay-text converts the operators TVM's ONNX importer converted, and this is not one of them\n"
         f"  = note: the line is in the model's node listing: `relay import --list-nodes {src}`\n"
         "\n"
         f"Could not import {src}: 2 unsupported nodes\n"

@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, color_option, emit, guarded
+from .errors import ImportFailure
 
 
 def _shape_option(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
@@ -28,10 +29,11 @@ def _shape_option(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
         name, sep, dims = text.rpartition("=")
         if not sep or not name:
             raise click.BadParameter(f"expected NAME=D1,D2,... (such as data=1,3,224,224), got {text!r}", param_hint="--input-shape")
+        parts = dims.split(",") if dims.strip() else []
         try:
-            shape = tuple(int(d) for d in dims.replace("x", ",").split(",") if d.strip() != "") if dims.strip() else ()
+            shape = tuple(int(d) for d in parts)
         except ValueError:
-            raise click.BadParameter(f"the dimensions of {name!r} must be whole numbers, got {dims!r}", param_hint="--input-shape") from None
+            raise click.BadParameter(f"the dimensions of {name!r} must be whole numbers separated by commas, got {dims!r}", param_hint="--input-shape") from None
         if any(d < 0 for d in shape):
             raise click.BadParameter(f"the dimensions of {name!r} must not be negative, got {dims!r}", param_hint="--input-shape")
         shapes[name] = shape
@@ -88,15 +90,13 @@ def import_command(
                 emit(listing_of(model))
                 return EXIT_OK
             imported = from_pt2(model, shapes)
-    except Exception as exc:  # noqa: BLE001 - ImportFailure of either frontend
-        diags = getattr(exc, "diagnostics", None)
-        if diags is None:
-            raise
-        for d in diags:
+    except ImportFailure as exc:
+        for d in exc.diagnostics:
             reporter.diagnostic(d)
-        invalid = all(d.code == "import-invalid" for d in diags) and diags
-        noun = "problem" if invalid else "unsupported node"
-        reporter.message(f"Could not import {model}: {len(diags)} {noun}{'s' if len(diags) != 1 else ''}", "bold red")
+        if exc.usage:
+            return EXIT_ERROR
+        count = len(exc.diagnostics)
+        reporter.message(f"Could not import {model}: {count} problem{'s' if count != 1 else ''}", "bold red")
         return EXIT_FAIL
     text = imported.text(dialect, embed=embed_weights, width=line_length)
     weights = imported.weights(embed_weights)

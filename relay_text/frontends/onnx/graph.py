@@ -176,7 +176,7 @@ class Importer:
         for name in self.options.input_shapes:
             if name not in known or name in initializer_names:
                 real = [i.name for i in graph.input if i.name not in initializer_names]
-                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {name}=...`: the model has no input `{name}`", None).with_note(f"its inputs are: {', '.join(real) or 'none'}")])
+                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {name}=...`: the model has no input `{name}`", None).with_note(f"its inputs are: {', '.join(real) or 'none'}")], usage=True)
         for vi in graph.input:
             if vi.name in initializer_names:
                 continue
@@ -238,10 +238,10 @@ class Importer:
             dims.append(d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (0 if d.HasField("dim_value") else None))
         if given is not None:
             if len(given) != len(dims):
-                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {name}`: the input has {len(dims)} dimensions, {len(given)} were given", None)])
+                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {name}`: the input has {len(dims)} dimensions, {len(given)} were given", None)], usage=True)
             for i, (g, d) in enumerate(zip(given, dims)):
                 if d is not None and d != g:
-                    raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {name}`: dimension {i} of the input is {d}, not {g}", None)])
+                    raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {name}`: dimension {i} of the input is {d}, not {g}", None)], usage=True)
             dims = list(given)
         return TensorType(any_dim(dims), dtype)
 

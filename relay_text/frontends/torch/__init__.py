@@ -52,13 +52,20 @@ def from_torch(module: Any, example_inputs: tuple, input_shapes: dict[str, tuple
 
 
 def _load(path: str) -> Any:
+    import logging
+
     torch = _torch()
+    quiet = logging.getLogger("torch.export")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # torch logs a traceback before raising; the diagnostic says it
     try:
         program = torch.export.load(path)
     except FileNotFoundError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: no such file", None)]) from None
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: several kinds
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: not a torch.export program ({type(exc).__name__}: {exc})", None)]) from None
+    finally:
+        quiet.setLevel(level)
     return program
 
 

@@ -173,7 +173,7 @@ class Importer:
         dims = [int(d) if _static(d) else None for d in val.shape]
         if given is not None:
             if len(given) != len(dims):
-                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {node.name}`: the input has {len(dims)} dimensions, {len(given)} were given", None)])
+                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {node.name}`: the input has {len(dims)} dimensions, {len(given)} were given", None)], usage=True)
             dims = list(given)
         v = self.b.var(self.names.fresh(node.name), TensorType(tuple(AnyDim() if d is None else d for d in dims), dtype))
         self.inputs.append(v)

@@ -198,7 +198,7 @@ def test_every_unsupported_operator_is_reported_at_its_node(tmp_path: Path) -> N
         "  = note: relay-text converts the operators TVM's ONNX importer converted, and this is not one of them\n"
         f"  = note: the line is in the model's node listing: `relay import --list-nodes {src}`\n"
         "\n"
-        f"Could not import {src}: 2 unsupported nodes\n"
+        f"Could not import {src}: 2 problems\n"
     )
     assert not (tmp_path / "m.rly").exists()
     listing = cli([src, "--list-nodes"], cwd=tmp_path)
@@ -252,7 +252,10 @@ def test_a_file_that_is_no_model(tmp_path: Path) -> None:
 def test_input_shape_syntax_is_checked(tmp_path: Path) -> None:
     src = save(small_cnn(), tmp_path / "cnn.onnx")
     result = cli([src, "--input-shape", "x=1,a"])
-    assert result.exit_code == 2 and "the dimensions of 'x' must be whole numbers" in result.output
+    assert result.exit_code == 2 and "the dimensions of 'x' must be whole numbers separated by commas" in result.output
+    result = cli([src, "--input-shape", "x=1,2"])
+    assert result.exit_code == 2
+    assert result.stderr == "error[import-unsupported]: `--input-shape x`: the input has 4 dimensions, 2 were given\n\n"
 
 
 def test_names_become_relay_names() -> None:

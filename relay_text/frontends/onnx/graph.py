@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...diagnostics import Diagnostic, codes
-from ...ir.expr import Call, Expr, Var
+from ...ir.expr import Call, Expr, TupleGetItem, Var
 from ...ir.ty import TensorType, TupleType, Type
 from ..builder import Builder, Unsupported, any_dim
 from ..errors import ImportFailure
@@ -320,6 +320,8 @@ class Importer:
                 raise ImportFailure([self.unsupported(proto, f"output {i} (`{out_name}`) of `{proto.op_type}` is not supported")])
             scope[out_name] = outs[i]
         first = outs[0] if outs else None
+        if isinstance(first, TupleGetItem) and isinstance(first.tuple_value, Call):
+            first = first.tuple_value  # (the call whose result the node takes a field of)
         if isinstance(first, Call) and first not in self.notes:
             self.notes[first] = f"{name}: {proto.op_type}"
 

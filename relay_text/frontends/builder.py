@@ -119,9 +119,6 @@ class Builder:
         self._values[node] = array
         return node
 
-    def is_constant(self, expr: Expr) -> bool:
-        return isinstance(expr, Constant)
-
     # ---------------------------------------------------------------- types
 
     def type_of(self, expr: Expr) -> Type:

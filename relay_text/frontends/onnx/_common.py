@@ -52,36 +52,5 @@ def legacy_broadcast(b: Builder, node: Any, x: Expr, y: Expr) -> tuple[Expr, Exp
     return x, y
 
 
-def binary(b: Builder, op: str, x: Expr, y: Expr) -> Expr:
-    return b.call(op, x, y)
-
-
 def is_float(dtype: str) -> bool:
     return dtype in FLOAT_DTYPES
-
-
-def reshape(b: Builder, x: Expr, shape: Sequence[int]) -> Expr:
-    return b.call("reshape", x, newshape=[int(d) for d in shape])
-
-
-def squeeze_scalar(b: Builder, x: Expr, what: str) -> Expr:
-    """A tensor holding one value, as a scalar."""
-    shape = b.shape(x)
-    if len(shape) == 0:
-        return x
-    if any(d not in (1, None) for d in shape):
-        raise Unsupported(f"{what} must hold one value, found shape {tuple(shape)}")
-    return b.call("reshape", x, newshape=[])
-
-
-def known_scalar(b: Builder, x: Expr | None, what: str) -> Any:
-    """The value of a one-element input known at import time, as a Python number."""
-    if x is None:
-        return None
-    v = b.value(x)
-    if v is None:
-        raise Unsupported(f"{what} must be known when the model is imported (a constant or an initializer)")
-    v = np.asarray(v)
-    if v.size != 1:
-        raise Unsupported(f"{what} must hold one value, found shape {v.shape}")
-    return v.reshape(()).item()

@@ -38,7 +38,6 @@ _IDENT_BAD = re.compile(r"[^A-Za-z0-9_]")
 class Options:
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     freeze: bool = False  # initializers as constants rather than parameters
-    sequence_lengths: dict[str, int] = field(default_factory=dict)  # sequence inputs: how many tensors
     sequence_types: dict[str, list[Type]] = field(default_factory=dict)
     optional_present: dict[str, bool] = field(default_factory=dict)
     # inputs whose values the conversion may rely on (they stay parameters;

@@ -14,7 +14,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...ir.expr import Expr
 from ..builder import Unsupported
 
 # ONNX TensorProto element types -> dtypes
@@ -179,7 +178,3 @@ def _sparse(s: Any) -> np.ndarray:
     else:
         dense[tuple(indices.T)] = values
     return dense
-
-
-def as_expr_list(values: Any) -> list[Expr]:
-    return list(values) if isinstance(values, (list, tuple)) else [values]

@@ -229,7 +229,3 @@ def _scan(cx, n, inputs, v8=False):
         rank = b.rank(items[0]) + 1
         results.append(b.call("stack", b.tuple(items), axis=norm_axis(out_axes[k], rank)))
     return results
-
-
-def is_loop(expr) -> bool:
-    return isinstance(expr, Let)

@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 
 from ..builder import Unsupported
-from ._common import cast, norm_axis, scalar
+from ._common import cast, scalar
 from .ops_elementwise import onnx_to_dtype
 from .table import converter
 
@@ -287,7 +287,3 @@ def _aten(cx, n):
 
 converter("ATen")(_aten)
 converter("ATen", domain="org.pytorch.aten")(_aten)
-
-
-def axis_of(b, x, axis):
-    return norm_axis(axis, b.rank(x))

@@ -15,9 +15,8 @@ imported them).
 
 from __future__ import annotations
 
-import numpy as np
 
-from ..builder import Unsupported, numpy_dtype
+from ..builder import Unsupported
 from ._common import cast, norm_axis, scalar
 from .ops_linalg import matmul
 from .ops_nn import _LAYOUT, window_attrs
@@ -359,8 +358,3 @@ def qgemm(cx, n):
     if y_s is None:
         return b.call("multiply", cast(b, acc, "float32"), scale)
     return _requantize(b, acc, scale, _flat(b, y_s), _flat(b, y_z) if y_z is not None else None, b.dtype(y_z) if y_z is not None else b.dtype(a), 2, 1)
-
-
-def range_of(dtype):
-    info = np.iinfo(numpy_dtype(dtype))
-    return int(info.min), int(info.max)

@@ -13,7 +13,6 @@ import numpy as np
 
 from ..builder import Unsupported, numpy_dtype
 from ._common import norm_axes, norm_axis, scalar
-from .node import tensor_array
 from .table import converter
 
 
@@ -455,7 +454,3 @@ def compress(cx, n):
     if axis is None:
         return b.call("take", b.call("reshape", x, newshape=[-1]), picked, axis=0)
     return b.call("take", x, picked, axis=norm_axis(axis, b.rank(x)))
-
-
-def const_tensor_attr(value):
-    return tensor_array(value) if not isinstance(value, np.ndarray) else value

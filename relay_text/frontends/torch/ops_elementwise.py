@@ -7,7 +7,6 @@ literal of that dtype, a tensor of another dtype is cast.
 
 from __future__ import annotations
 
-import math
 
 from ...ir.expr import Expr
 from ..builder import Unsupported
@@ -319,7 +318,3 @@ def to_dtype(cx, a):
 @aten("detach.default", "alias.default", "clone.default", "contiguous.default", "lift_fresh_copy.default", "dropout.default", "dropout_.default")
 def identity(cx, a):
     return a.get("self", a.get("input"))
-
-
-def erf_const(x: float) -> float:
-    return math.erf(x)

@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 
-from ...ir.expr import Expr
 from ..builder import Unsupported, numpy_dtype
 from ..onnx._common import cast, norm_axis, scalar
 from ..onnx.ops_linalg import matmul
@@ -322,7 +321,3 @@ def sdpa(cx, a):
         scores = b.call("add", scores, b.const(causal))
     probs = b.call("nn.softmax", scores, axis=norm_axis(-1, b.rank(scores)))
     return matmul(b, probs, v)
-
-
-def _is_expr(v) -> bool:
-    return isinstance(v, Expr)

@@ -315,6 +315,14 @@ def to_dtype(cx, a):
     return cast(cx.b, a["self"], cx.out_dtype())
 
 
-@aten("detach.default", "alias.default", "clone.default", "contiguous.default", "lift_fresh_copy.default", "dropout.default", "dropout_.default")
+@aten("detach.default", "alias.default", "clone.default", "contiguous.default", "lift_fresh_copy.default")
 def identity(cx, a):
     return a.get("self", a.get("input"))
+
+
+@aten("dropout.default", "dropout_.default")
+def dropout(cx, a):
+    """Inference (`train` False, or nothing dropped): the input unchanged."""
+    if a.get("train") and a.get("p"):
+        raise Unsupported("dropout in training mode (random) is not supported (export the model in eval mode)")
+    return a["input"]

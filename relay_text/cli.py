@@ -216,6 +216,7 @@ class _Commands(click.Group):
 # Command name -> "module:attribute" of a click command defined elsewhere.
 STAGE_COMMANDS: dict[str, str] = {
     "export": "relay_text.export.command:export",
+    "import": "relay_text.frontends.cli:import_command",
 }
 
 

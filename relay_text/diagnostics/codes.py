@@ -311,6 +311,28 @@ EXPORT_UNSUPPORTED = Code(
     "def @main(%x: Tensor[(2), float32]) { ref(%x) }   // references",
 )
 
+# ---------------------------------------------------------------- models in (`relay import`)
+
+IMPORT_UNSUPPORTED = Code(
+    "import-unsupported",
+    "a model uses an operator, attribute or value that cannot be imported",
+    "`relay import` converts each node of a model into calls of Relay's "
+    "operators. A node whose operator has no converter at the model's opset, "
+    "an attribute value the converter cannot express, or an input that must be "
+    "known when the model is imported but is computed at run time, stops the "
+    "import. The diagnostic names the node, its operator and the opset, and "
+    "points at the node in the model's listing (`relay import --list-nodes "
+    "MODEL.onnx`).",
+    "relay import model.onnx   // node `stft_0` uses STFT, which has no converter",
+)
+IMPORT_INVALID = Code(
+    "import-invalid",
+    "a model file cannot be read, or is not a valid model",
+    "The file is not an ONNX model (or a `torch.export` program), is damaged, "
+    "or refers to values no node computes.",
+    "relay import notes.txt",
+)
+
 # ---------------------------------------------------------------- formatter and the toolchain
 
 UNFORMATTABLE = Code(

@@ -24,6 +24,7 @@ ALLOWED = {
     "eval": {"ir", "text", "diagnostics", "ops"},
     "syntax": {"ir", "text", "diagnostics"},
     "export": {"ir", "text", "diagnostics", "ops", "eval"},
+    "frontends": {"ir", "text", "diagnostics", "ops", "check", "syntax"},
 }
 # `ir` nodes print themselves with the printer, imported when `str()` is called.
 LAZY_EXCEPTIONS = {("ir", "syntax")}

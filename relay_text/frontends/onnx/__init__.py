@@ -1,0 +1,68 @@
+"""ONNX models in, as Relay.
+
+    from relay_text.frontends.onnx import from_onnx
+    imported = from_onnx("model.onnx", input_shapes={"data": (1, 3, 224, 224)})
+    text = imported.text()             # TVM 0.0.5 text, node names as comments
+    weights = imported.weights()       # {parameter name: array}
+
+Every operator TVM's ONNX importer converted is converted here, for the
+opsets it handled, onto the registered operators (`relay_text.ops`) with
+TVM's mapping and ONNX's semantics (`table.py` holds the converters by
+operator and opset; one module per family: `ops_elementwise`, `ops_nn`,
+...). Failures raise `ImportFailure` with located diagnostics.
+
+Needs the `onnx` package (`pip install 'relay-text[onnx]'`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...diagnostics import Diagnostic, codes
+from ..emit import Imported
+from .graph import ImportFailure, Importer, Options
+
+__all__ = ["ImportFailure", "Imported", "Options", "from_onnx", "load_model"]
+
+
+def load_model(path: str) -> Any:
+    """Read an ONNX model file; ImportFailure if it cannot be read."""
+    try:
+        import onnx
+    except ImportError:
+        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, "reading ONNX models needs the `onnx` package", None).with_help("pip install 'relay-text[onnx]'")]) from None
+    try:
+        return onnx.load(path)
+    except FileNotFoundError:
+        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: no such file", None)]) from None
+    except IsADirectoryError:
+        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: is a directory", None)]) from None
+    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: protobuf raises several kinds
+        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: not an ONNX model ({type(exc).__name__}: {exc})", None)]) from None
+
+
+def from_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None, *, freeze: bool = False, name: str | None = None, options: Options | None = None) -> Imported:
+    """Convert an ONNX model (a ModelProto, or the path of a file).
+
+    `input_shapes` fixes the dimensions of inputs (by ONNX name) that the
+    model leaves open; `freeze` makes initializers constants of the program
+    instead of parameters."""
+    if isinstance(model, str):
+        name = name or model
+        model = load_model(model)
+    opts = options or Options()
+    if input_shapes:
+        opts.input_shapes = {k: tuple(int(d) for d in v) for k, v in input_shapes.items()}
+    opts.freeze = freeze or opts.freeze
+    importer = Importer(model, name or "<model>", opts)
+    body = importer.run()
+    return Imported(
+        importer.b,
+        importer.inputs,
+        importer.params,
+        body,
+        importer.notes,
+        importer.names,
+        importer.b.origins,
+        importer.input_names,
+    )

@@ -214,7 +214,10 @@ class _Commands(click.Group):
 
 
 # Command name -> "module:attribute" of a click command defined elsewhere.
-STAGE_COMMANDS: dict[str, str] = {}
+STAGE_COMMANDS: dict[str, str] = {
+    "summary": "relay_text.summary.cli:summary",
+    "viz": "relay_text.viz.cli:viz",
+}
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

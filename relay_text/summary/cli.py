@@ -75,7 +75,8 @@ def summary(path: str, entry: str | None, group: bool, inputs: str | None, outpu
     if checked is None:
         return status
     try:
-        summaries = module_summary(checked.module, checked.result.types.get, entry, _names(inputs))
+        result = checked.result
+        summaries = module_summary(checked.module, result.types.get, entry, _names(inputs), result.global_types)
     except KeyError:
         from ..text.suggest import close_names, or_list
 

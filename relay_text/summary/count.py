@@ -24,7 +24,7 @@ row of the first operator that reads it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from ..ir.expr import Call, Constant, Constructor, Expr, Function, GlobalVar, Let, Op, Tuple, TupleGetItem, Var
 from ..ir.module import Module
@@ -348,9 +348,16 @@ def _names(order: list[Expr], graph_names: dict[int, str]) -> dict[Expr, str]:
     return out
 
 
-def module_summary(module: Module, types: Callable[[Expr], Any], entry: str | None = None, inputs: Iterable[str] | None = None) -> list[FunctionSummary]:
+def module_summary(
+    module: Module,
+    types: Callable[[Expr], Any],
+    entry: str | None = None,
+    inputs: Iterable[str] | None = None,
+    global_types: Mapping[GlobalVar, Any] | None = None,
+) -> list[FunctionSummary]:
     """A summary per global function (source order) and for the trailing
-    expression; only `entry` (`@f`) when given. Unknown entries: KeyError."""
+    expression; only `entry` (`@f`) when given. Unknown entries: KeyError.
+    `types` gives each node's type, `global_types` each global's."""
     out = []
     graph_names = module.positions.graph_names
     for gv in module.order:
@@ -361,7 +368,8 @@ def module_summary(module: Module, types: Callable[[Expr], Any], entry: str | No
             continue
         if entry is not None and gv.name != entry.lstrip("@"):
             continue
-        out.append(function_summary("@" + gv.name, func, types, types(gv), inputs, graph_names))
+        ty = global_types.get(gv) if global_types is not None else types(gv)
+        out.append(function_summary("@" + gv.name, func, types, ty, inputs, graph_names))
     if module.expr is not None and entry is None:
         out.append(function_summary("expression", module.expr, types, types(module.expr), inputs, graph_names))
     if entry is not None and not out:

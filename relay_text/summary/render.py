@@ -47,11 +47,20 @@ def totals(summary: FunctionSummary) -> dict[str, Any]:
 
 
 def totals_line(t: dict[str, Any]) -> str:
-    at_least = "" if t["weights_complete"] else "at least "
-    weights = f"{at_least}{t['weights']:,} weights ({human(t['weights'])}, {human_bytes(t['weight_bytes'])}) in {t['weight_tensors']} tensors"
-    macs_prefix = "" if t["macs_complete"] else "at least "
-    macs = f"{macs_prefix}{t['macs']:,} MACs ({human(t['macs'])})"
-    return f"{t['operators']} calls · {weights} · {macs}"
+    """`175 calls · 25,595,060 weights (25.6 M, 97.6 MiB) in 259 tensors · 4,089,184,256 MACs (4.09 G)`."""
+
+    def count(n: int, unit: str) -> str:
+        return f"{n:,} {unit}" + (f" ({human(n)})" if n >= 1000 else "")
+
+    if t["weight_tensors"]:
+        at_least = "" if t["weights_complete"] else "at least "
+        big = f" ({human(t['weights'])}, {human_bytes(t['weight_bytes'])})" if t["weights"] >= 1000 else f" ({human_bytes(t['weight_bytes'])})"
+        weights = f"{at_least}{t['weights']:,} weights{big} in {t['weight_tensors']} tensor{'s' if t['weight_tensors'] != 1 else ''}"
+    else:
+        weights = "no weights"
+    macs = ("" if t["macs_complete"] else "at least ") + count(t["macs"], "MACs")
+    calls = f"{t['operators']} call{'s' if t['operators'] != 1 else ''}"
+    return f"{calls} · {weights} · {macs}"
 
 
 def print_text(console: Any, summaries: list[FunctionSummary], group: bool) -> None:

@@ -29,7 +29,7 @@ def graph_of(module: Module, result: Any) -> Graph:
     from .extract import module_graph
 
     types = result.types.get if result is not None else (lambda node: None)
-    graph = module_graph(module, types)
+    graph = module_graph(module, types, result.global_types if result is not None else None)
     graph.entry = default_entry(graph)
     return graph
 

@@ -337,9 +337,10 @@ class _Nodes(ExprFunctor[None]):
 class GraphBuilder:
     """Builds the graph of a module, one function at a time."""
 
-    def __init__(self, module: Module, types: Callable[[Expr], Any]) -> None:
+    def __init__(self, module: Module, types: Callable[[Expr], Any], global_types: Any = None) -> None:
         self.module = module
         self.types = types
+        self.global_types = global_types if global_types is not None else {}
         self.graph = m.Graph(source_name=module.source.name if module.source is not None else "")
         self.names = module.positions.graph_names
         self.let_names: dict[int, str] = {}
@@ -354,7 +355,7 @@ class GraphBuilder:
                 continue
             func = module.functions.get(gv)
             if func is not None:
-                self.function(func, "@" + gv.name, self.types(gv))
+                self.function(func, "@" + gv.name, self.global_types.get(gv) or self.types(gv))
         if module.expr is not None:
             gid = self.function(module.expr, "", self.types(module.expr))
             self.graph.groups[gid].label = "fn" if isinstance(module.expr, Function) else "expression"
@@ -519,7 +520,8 @@ def _pattern_text(pattern: Any) -> str:
     return "".join(out)
 
 
-def module_graph(module: Module, types: Callable[[Expr], Any]) -> m.Graph:
+def module_graph(module: Module, types: Callable[[Expr], Any], global_types: Any = None) -> m.Graph:
     """The dataflow graph of every function of `module` (and its trailing
-    expression); `types` gives a node's inferred type (None if unknown)."""
-    return GraphBuilder(module, types).build()
+    expression); `types` gives a node's inferred type (None if unknown),
+    `global_types` (a mapping) each global's."""
+    return GraphBuilder(module, types, global_types).build()

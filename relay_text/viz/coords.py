@@ -39,7 +39,7 @@ RANK_GAP = 26.0
 TOP_GAP = 40.0
 COORD_SWEEPS = 4
 LONELY = 0.25  # the weight of a box's own position when it has no neighbours
-ATTACHED = 0.001  # the weight of an input that feeds one box only (a weight)
+ATTACHED = 1e-6  # the weight of an input that feeds one box only (a weight): next to nothing
 
 
 def clip(text: str, most: int) -> str:

@@ -151,7 +151,7 @@ class _Scopes:
                 gid = self.new_group(m.MATCH, "match" if node.complete else "match?", here, node)
                 clauses = []
                 for clause in node.clauses:
-                    cid = self.new_group(m.CLAUSE, pattern_text(clause.pattern), gid, clause)
+                    cid = self.new_group(m.CLAUSE, "case " + pattern_text(clause.pattern), gid, clause)
                     clauses.append(cid)
                     for var in pattern_vars(clause.pattern):
                         self.patterns[var] = cid
@@ -378,6 +378,9 @@ class GraphBuilder:
         for var, let in scopes.let_of.items():
             self.let_names[id(let.value)] = "%" + var.name
         nodes = _Nodes(self, scopes, root)
+        if root is self.module.expr:  # its `free_var`s first, as parameters
+            for var in self.module.free_vars:
+                nodes.vis[var] = self.var_node(var, m.PARAM, gid)
         nodes.visit(root)
         if not isinstance(root, Function):
             nodes.edge(root, m.group_ref(gid), 0, m.RESULT, gid)
@@ -454,8 +457,10 @@ class GraphBuilder:
             nid = self.node(call, m.CONSTRUCTOR, op.name, group)
             self.graph.nodes[nid].op = op.name
             return nid
-        label = "%" + op.name if isinstance(op, Var) else "call"
-        return self.node(call, m.CALL, label, group)
+        label = f"%{op.name}(…)" if isinstance(op, Var) else "call"
+        nid = self.node(call, m.CALL, label, group)
+        self.graph.nodes[nid].op = "%" + op.name if isinstance(op, Var) else ""
+        return nid
 
     def leaf(self, expr: Expr, group: int) -> int:
         """A node for one use of a global, constructor or operator as a value."""

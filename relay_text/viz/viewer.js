@@ -974,7 +974,22 @@
   build();
   timings.built = performance.now();
   var entry = data.entry >= 0 ? data.entry : (nGroups ? 0 : -1);
-  if (entry >= 0) showGroup(entry); else updateView();
+  // The first view needs the stage's size: a page shown in a hidden frame
+  // (a folded notebook output) has none until it is shown.
+  var firstView = function () { if (entry >= 0) showGroup(entry); else updateView(); };
+  function sized() { return stage.clientWidth > 0 && stage.clientHeight > 0; }
+  if (sized()) firstView();
+  else {
+    updateView();
+    if (window.ResizeObserver) {
+      var watch = new ResizeObserver(function () {
+        if (!sized()) return;
+        watch.disconnect();
+        firstView();
+      });
+      watch.observe(stage);
+    }
+  }
 
   // For tests and scripts: read-only views of the state, and the actions.
   window.relayViz = {

@@ -23,9 +23,12 @@ ALLOWED = {
     "check": {"ir", "text", "diagnostics", "ops"},
     "eval": {"ir", "text", "diagnostics", "ops"},
     "syntax": {"ir", "text", "diagnostics"},
+    "summary": {"ir", "text", "diagnostics", "ops"},
+    "viz": {"ir", "text", "diagnostics", "ops", "check", "std", "summary"},
 }
-# `ir` nodes print themselves with the printer, imported when `str()` is called.
-LAZY_EXCEPTIONS = {("ir", "syntax")}
+# `ir` nodes print themselves with the printer, imported when `str()` is called;
+# a module draws itself in a notebook (`_repr_html_`) with `viz`.
+LAZY_EXCEPTIONS = {("ir", "syntax"), ("ir", "viz")}
 
 
 def imports_of(path: Path) -> set[tuple[str, bool]]:

@@ -224,3 +224,19 @@ def test_a_graph_of_25000_nodes(opened: Opened, tmp_path: Path) -> None:
     assert page.locator("#info h2").inner_text() == "sigmoid"
     assert 0 < page.locator("#ln .node").count() < 500
     assert opened.errors == []
+
+
+def test_the_notebook_view_in_a_page(opened: Opened, tmp_path: Path) -> None:
+    """`Module._repr_html_` as a notebook puts it in its output: the viewer
+    runs inside its iframe."""
+    import relay_text
+
+    host = tmp_path / "notebook.html"
+    host.write_text(f"<!DOCTYPE html><html><body><p>Out[1]:</p>{relay_text.parse(PROGRAM)._repr_html_()}</body></html>")
+    opened.goto(host, complete=False)
+    frame = opened.page.frame_locator("iframe")
+    frame.locator("body[data-state=complete]").wait_for()
+    assert frame.locator("#ln .node").count() > 0
+    frame.locator("#search").fill("@f")
+    assert frame.locator("#hits").inner_text() == "1 match"
+    assert opened.errors == []

@@ -366,17 +366,24 @@
       t.nodes.push(i);
       grow(t, x, y, x + w, y + h);
     }
+    // A route is cut into pieces no larger than a tile, each drawn with
+    // the tile it lies in: a long edge is then drawn only where it is seen.
     for (i = 0; i < placed.routes.length; i++) {
-      var pts = placed.routes[i][1], x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-      for (var k = 0; k < pts.length; k += 2) {
-        if (pts[k] < x0) x0 = pts[k];
-        if (pts[k] > x1) x1 = pts[k];
-        if (pts[k + 1] < y0) y0 = pts[k + 1];
-        if (pts[k + 1] > y1) y1 = pts[k + 1];
+      var pts = placed.routes[i][1], first = 0;
+      while (first < pts.length - 2) {
+        var x0 = pts[first], y0 = pts[first + 1], x1 = x0, y1 = y0, end = first + 2;
+        while (end < pts.length) {
+          var px = pts[end], py = pts[end + 1];
+          var nx0 = Math.min(x0, px), ny0 = Math.min(y0, py), nx1 = Math.max(x1, px), ny1 = Math.max(y1, py);
+          if (end > first + 2 && (nx1 - nx0 > TILE || ny1 - ny0 > TILE)) break;
+          x0 = nx0; y0 = ny0; x1 = nx1; y1 = ny1;
+          end += 2;
+        }
+        var te = tileAt((x0 + x1) / 2, (y0 + y1) / 2);
+        te.routes.push([i, first, end, end >= pts.length]);  // route, its points [first, end), the last piece?
+        grow(te, x0, y0, x1, y1);
+        first = end - 2;
       }
-      var te = tileAt((x0 + x1) / 2, (y0 + y1) / 2);
-      te.routes.push(i);
-      grow(te, x0, y0, x1, y1);
     }
     layerEdges.textContent = "";
     layerNodes.textContent = "";
@@ -404,10 +411,10 @@
     t.edgeEl = document.createElementNS(SVGNS, "g");
     t.nodeEl = document.createElementNS(SVGNS, "g");
     for (i = 0; i < t.routes.length; i++) {
-      var route = placed.routes[t.routes[i]], edge = route[0], pts = route[1];
-      var d = "M" + num(pts[0]) + "," + num(pts[1]);
-      for (var k = 2; k < pts.length; k += 2) d += " L" + num(pts[k]) + "," + num(pts[k + 1]);
-      parts.push('<path class="edge e-' + data.roles[E.role[edge]] + '" data-e="' + edge + '" d="' + d + '"' + (route[2] ? ' marker-end="url(#arrow)"' : "") + "></path>");
+      var piece = t.routes[i], route = placed.routes[piece[0]], edge = route[0], pts = route[1];
+      var d = "M" + num(pts[piece[1]]) + "," + num(pts[piece[1] + 1]);
+      for (var k = piece[1] + 2; k < piece[2]; k += 2) d += " L" + num(pts[k]) + "," + num(pts[k + 1]);
+      parts.push('<path class="edge e-' + data.roles[E.role[edge]] + '" data-e="' + edge + '" d="' + d + '"' + (route[2] && piece[3] ? ' marker-end="url(#arrow)"' : "") + "></path>");
     }
     t.edgeEl.innerHTML = parts.join("");
     parts = [];
@@ -437,7 +444,7 @@
       el.classList.toggle("hit", state.hitSet.has(n));
     }
     kids = t.edgeEl.children;
-    for (i = 0; i < t.routes.length; i++) kids[i].classList.toggle("hl", state.hlEdges.has(state.placed.routes[t.routes[i]][0]));
+    for (i = 0; i < t.routes.length; i++) kids[i].classList.toggle("hl", state.hlEdges.has(state.placed.routes[t.routes[i][0]][0]));
   }
 
   function marksChanged() {
@@ -477,6 +484,7 @@
     }
     var far = visible > FAR_NODES && state.scale < FAR_SCALE;
     state.far = far;
+    svg.classList.toggle("far-out", state.scale < 0.6);
     viewport.style.display = far ? "none" : "";
     for (i = 0; i < state.tiles.length; i++) {
       t = state.tiles[i];
@@ -530,9 +538,9 @@
     ctx.beginPath();
     shown.forEach(function (t) {
       for (i = 0; i < t.routes.length; i++) {
-        var pts = placed.routes[t.routes[i]][1];
-        ctx.moveTo(pts[0], pts[1]);
-        for (k = 2; k < pts.length; k += 2) ctx.lineTo(pts[k], pts[k + 1]);
+        var piece = t.routes[i], pts = placed.routes[piece[0]][1];
+        ctx.moveTo(pts[piece[1]], pts[piece[1] + 1]);
+        for (k = piece[1] + 2; k < piece[2]; k += 2) ctx.lineTo(pts[k], pts[k + 1]);
       }
     });
     ctx.stroke();
@@ -658,6 +666,9 @@
   }
 
   function goToGroup(g) {
+    var top = g;
+    while (GR.parent[top] >= 0) top = GR.parent[top];
+    functions.value = String(top);
     expandAncestors(GR.parent[g]);
     if (state.collapsed.has(g)) { state.collapsed.delete(g); relayout(); }
     showGroup(g);
@@ -976,6 +987,7 @@
   var entry = data.entry >= 0 ? data.entry : (nGroups ? 0 : -1);
   // The first view needs the stage's size: a page shown in a hidden frame
   // (a folded notebook output) has none until it is shown.
+  if (entry >= 0) functions.value = String(entry);
   var firstView = function () { if (entry >= 0) showGroup(entry); else updateView(); };
   function sized() { return stage.clientWidth > 0 && stage.clientHeight > 0; }
   if (sized()) firstView();
@@ -1000,6 +1012,11 @@
     placed: function () {  // as JSON text: one string crosses to a test driver much faster than nested arrays
       var p = state.placed;
       return JSON.stringify({ nodes: Array.from(p.nodes), groups: Array.from(p.groups), shownNodes: Array.from(p.shownNodes), routes: p.routes, width: p.width, height: p.height });
+    },
+    find: function (name) {  // the first node of that name (`%2`), else of that label (`nn.conv2d`); -1: none
+      for (var n = 0; n < nNodes; n++) if (N.name[n] === name) return n;
+      for (n = 0; n < nNodes; n++) if (N.label[n] === name) return n;
+      return -1;
     },
     select: select, search: search, next: nextHit, goToNode: goToNode, goToGroup: goToGroup, toggle: toggle, fit: fit,
     view: function () { return { scale: state.scale, tx: state.tx, ty: state.ty, far: state.far }; },

@@ -125,10 +125,12 @@ class _Scopes:
         groups.append(m.Group(gid, kind, label, parent, where=_where(getattr(node, "span", None)), depth=depth))
         return gid
 
-    def run(self, root: Expr, pattern_text: Callable[[Any], str]) -> None:
+    def run(self, root: Expr, pattern_text: Callable[[Any], str]) -> list[Expr]:
+        """Place every node; the nodes in post-order (children first), for pass 2."""
         scope = self.scope
         scope[root] = self.root_group
-        for node in reversed(post_order(root)):
+        order = post_order(root)
+        for node in reversed(order):
             here = scope.get(node)
             if here is None:  # unreachable: every node but the root has a parent
                 here = scope[node] = self.root_group
@@ -167,6 +169,7 @@ class _Scopes:
             else:
                 for child in _operands(node):
                     self._use(child, here)
+        return order
 
     def fn_label(self, func: Function) -> str:
         params = ", ".join("%" + p.name for p in func.params)
@@ -215,6 +218,13 @@ class _Nodes(ExprFunctor[None]):
         self.root = root
         self.vis: dict[Expr, int] = {}
         self.let_vis: dict[Var, int] = {}
+
+    def walk(self, order: list[Expr]) -> None:
+        """Visit the nodes of pass 1's post-order, each once, children first:
+        what `visit(root)` does, without walking the function a second time."""
+        methods = self._methods
+        for node in order:
+            methods[type(node)](self, node)
 
     # references --------------------------------------------------------
 
@@ -374,14 +384,14 @@ class GraphBuilder:
             )
         )
         scopes = _Scopes(self.graph, gid)
-        scopes.run(root, _pattern_text)
+        order = scopes.run(root, _pattern_text)
         for var, let in scopes.let_of.items():
             self.let_names[id(let.value)] = "%" + var.name
         nodes = _Nodes(self, scopes, root)
         if root is self.module.expr:  # its `free_var`s first, as parameters
             for var in self.module.free_vars:
                 nodes.vis[var] = self.var_node(var, m.PARAM, gid)
-        nodes.visit(root)
+        nodes.walk(order)
         if not isinstance(root, Function):
             nodes.edge(root, m.group_ref(gid), 0, m.RESULT, gid)
         return gid

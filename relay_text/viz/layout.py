@@ -118,6 +118,9 @@ def _route(graph: m.Graph, blocks: list[Block], item_of_node: list[int], item_of
     else:
         bottom = graph.nodes[dst].group
         dst_item = item_of_node[dst]
+    if bottom == top:  # the common case: both in one group
+        blocks[top].paths.append(Path(index, [src_item, dst_item]))
+        return
     chain = [bottom]  # the blocks from the target's up to the source's
     while chain[-1] != top:
         parent = groups[chain[-1]].parent
@@ -224,20 +227,29 @@ def _order(block: Block) -> None:
     for layer in layers:
         for i, v in enumerate(layer):
             pos[v] = i
+    busy = [r for r in range(depth) if len(layers[r]) > 1]  # a layer of one has one order
+    down = [r for r in busy if r > 0]
+    up = [r for r in reversed(busy) if r < depth - 1]
     for _ in range(SWEEPS):
-        for r in range(1, depth):
+        for r in down:
             _sort(layers[r], preds, pos)
-        for r in range(depth - 2, -1, -1):
+        for r in up:
             _sort(layers[r], succs, pos)
     block.layers = layers
 
 
 def _sort(layer: list[int], neighbours: list[list[int]], pos: list[int]) -> None:
+    """Sort a layer by the mean position of each item's neighbours (its own if it has none)."""
     keys = {}
     for v in layer:
         near = neighbours[v]
-        if near:
-            keys[v] = sum(pos[u] for u in near) / len(near)
+        if len(near) == 1:
+            keys[v] = pos[near[0]]
+        elif near:
+            total = 0
+            for u in near:
+                total += pos[u]
+            keys[v] = total / len(near)
         else:
             keys[v] = pos[v]
     layer.sort(key=keys.__getitem__)

@@ -240,7 +240,7 @@ def _order(block: Block) -> None:
 
 def _sort(layer: list[int], neighbours: list[list[int]], pos: list[int]) -> None:
     """Sort a layer by the mean position of each item's neighbours (its own if it has none)."""
-    keys = {}
+    keys: dict[int, float] = {}
     for v in layer:
         near = neighbours[v]
         if len(near) == 1:

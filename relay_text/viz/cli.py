@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
@@ -61,6 +60,8 @@ def viz(
             if guessed is None:
                 raise click.BadParameter(f"cannot tell the format of `{output}` from its extension: use .html, .svg or .dot, or --format", param_hint="-o")
             fmt = guessed
+        elif guessed is not None and guessed != fmt:
+            raise click.BadParameter(f"`{output}` is named as {guessed}, but --format says {fmt}", param_hint="-o")
     fmt = fmt or "html"
     ctx, checked, status = checked_file(path, color, not no_prelude, "nothing was drawn")
     if checked is None:
@@ -115,4 +116,4 @@ def _top(graph: object, gid: int) -> int:
     return gid
 
 
-__all__ = ["viz", "sys"]
+__all__ = ["viz"]

@@ -71,6 +71,12 @@ def test_an_unknown_extension(tmp_path: Path) -> None:
     assert "cannot tell the format of" in result.stderr and "use .html, .svg or .dot, or --format" in result.stderr
 
 
+def test_a_format_that_contradicts_the_extension(tmp_path: Path) -> None:
+    result = viz([write(tmp_path), "-o", str(tmp_path / "g.svg"), "--format", "dot"])
+    assert result.exit_code == 2 and "is named as svg, but --format says dot" in result.stderr
+    assert not (tmp_path / "g.svg").exists()
+
+
 def test_collapse_kinds(tmp_path: Path) -> None:
     svg = tmp_path / "g.svg"
     assert viz([write(tmp_path), "-o", str(svg), "--collapse", "if,match"]).exit_code == 0

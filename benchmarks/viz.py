@@ -49,18 +49,25 @@ def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 def measure(name: str, text: str, page: Any, repeat: int, workdir: Path) -> dict[str, Any]:
     from relay_text.ir.span import Source
     from relay_text.pipeline import check_source
-    from relay_text.viz import graph_of
+    from relay_text.viz import graph_of, quiet_gc
     from relay_text.viz.coords import place
     from relay_text.viz.html import write_html
     from relay_text.viz.layout import layered
     from relay_text.viz.svg import write_svg
 
+    def quiet(fn: Callable[[], Any]) -> Callable[[], Any]:  # as the commands run them
+        def run() -> Any:
+            with quiet_gc():
+                return fn()
+
+        return run
+
     t_check, checked = best(lambda: check_source(Source(name, text)), repeat)
     t_graph, graph = best(lambda: graph_of(checked.module, checked.result), repeat)
-    t_layers, layout = best(lambda: layered(graph), repeat)
-    t_page, html = best(lambda: write_html(layout), repeat)
-    t_place, placed = best(lambda: place(layout), repeat)
-    t_svg, _ = best(lambda: write_svg(graph, placed), repeat)
+    t_layers, layout = best(quiet(lambda: layered(graph)), repeat)
+    t_page, html = best(quiet(lambda: write_html(layout)), repeat)
+    t_place, placed = best(quiet(lambda: place(layout)), repeat)
+    t_svg, _ = best(quiet(lambda: write_svg(graph, placed)), repeat)
     path = workdir / (Path(name).stem + ".html")
     path.write_text(html, encoding="utf-8")
     opens = []

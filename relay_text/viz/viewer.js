@@ -484,7 +484,12 @@
     }
     var far = visible > FAR_NODES && state.scale < FAR_SCALE;
     state.far = far;
-    svg.classList.toggle("far-out", state.scale < 0.6);
+    var farOut = state.scale < 0.35;
+    if (farOut && state.lineScale !== state.scale) {
+      svg.style.setProperty("--line", (1 / state.scale).toFixed(3) + "px");
+      state.lineScale = state.scale;
+    }
+    svg.classList.toggle("far-out", farOut);
     viewport.style.display = far ? "none" : "";
     for (i = 0; i < state.tiles.length; i++) {
       t = state.tiles[i];

@@ -476,11 +476,11 @@
 
   function render() {
     viewport.setAttribute("transform", "translate(" + state.tx + "," + state.ty + ") scale(" + state.scale + ")");
-    var r = viewRect(), visible = 0, shown = [], i, t;
+    var r = viewRect(), visible = 0, i, t;
     for (i = 0; i < state.tiles.length; i++) {
       t = state.tiles[i];
       t.in = t.x1 >= r[0] && t.x0 <= r[2] && t.y1 >= r[1] && t.y0 <= r[3];
-      if (t.in) { visible += t.nodes.length; shown.push(t); }
+      if (t.in) visible += t.nodes.length;
     }
     var far = visible > FAR_NODES && state.scale < FAR_SCALE;
     state.far = far;
@@ -505,7 +505,7 @@
       t.on = on;
       if (on && t.marks !== state.marks) refreshMarks(t);
     }
-    drawFar(far, shown);
+    drawFar(far);
     drawMinimap();
     if (!state.complete) {
       state.complete = true;
@@ -521,7 +521,12 @@
     param: "#b9e3c4", "const": "#e2e2e2", pattern: "#c3e8e8", global: "#f6ddb0", ref: "#f3cccc"
   };
 
-  function drawFar(far, shown) {
+  // From afar the picture is drawn once for a region twice the window's
+  // size, then moved while the view pans inside it; it is drawn again
+  // when the zoom, the marks or the layout change, or the view leaves it.
+  var farCache = null;
+
+  function drawFar(far) {
     var ctx = farCanvas.getContext("2d"), s = stageSize(), ratio = window.devicePixelRatio || 1;
     if (farCanvas.width !== Math.round(s[0] * ratio) || farCanvas.height !== Math.round(s[1] * ratio)) {
       farCanvas.width = Math.round(s[0] * ratio);
@@ -529,10 +534,26 @@
     }
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, farCanvas.width, farCanvas.height);
-    if (!far) return;
-    var placed = state.placed, b = placed.nodes, i, k, n;
-    ctx.setTransform(ratio * state.scale, 0, 0, ratio * state.scale, ratio * state.tx, ratio * state.ty);
-    ctx.lineWidth = 1 / state.scale;
+    if (!far) { farCache = null; return; }
+    var r = viewRect();
+    var c = farCache;
+    if (!c || c.scale !== state.scale || c.marks !== state.marks || c.placed !== state.placed ||
+        r[0] < c.x0 || r[1] < c.y0 || r[2] > c.x1 || r[3] > c.y1) {
+      var w = r[2] - r[0], h = r[3] - r[1];
+      c = farCache = { scale: state.scale, marks: state.marks, placed: state.placed, x0: r[0] - w / 2, y0: r[1] - h / 2, x1: r[2] + w / 2, y1: r[3] + h / 2 };
+      c.canvas = document.createElement("canvas");
+      c.canvas.width = Math.round(2 * s[0] * ratio);
+      c.canvas.height = Math.round(2 * s[1] * ratio);
+      paintFar(c.canvas.getContext("2d"), c, ratio);
+    }
+    ctx.drawImage(c.canvas, Math.round((c.x0 - r[0]) * state.scale * ratio), Math.round((c.y0 - r[1]) * state.scale * ratio));
+  }
+
+  function paintFar(ctx, c, ratio) {
+    var placed = state.placed, b = placed.nodes, i, k, n, scale = c.scale;
+    var shown = state.tiles.filter(function (t) { return t.x1 >= c.x0 && t.x0 <= c.x1 && t.y1 >= c.y0 && t.y0 <= c.y1; });
+    ctx.setTransform(ratio * scale, 0, 0, ratio * scale, -ratio * scale * c.x0, -ratio * scale * c.y0);
+    ctx.lineWidth = 1 / scale;
     ctx.strokeStyle = "#b8c4cf";
     ctx.beginPath();
     for (var g = 0; g < nGroups; g++) {
@@ -550,7 +571,7 @@
     });
     ctx.stroke();
     // boxes, one colour at a time; at least a pixel, so that each shows
-    var least = 1 / state.scale, byKind = data.nodeKinds.map(function () { return []; }), marked = [];
+    var least = 1 / scale, byKind = data.nodeKinds.map(function () { return []; }), marked = [];
     shown.forEach(function (t) {
       for (i = 0; i < t.nodes.length; i++) {
         n = t.nodes[i];

@@ -125,6 +125,7 @@ def test_corpus_model_in_the_browser(opened: Opened, tmp_path: Path, path: Path)
     assert page.locator("#ln .node.hit").count() == len(found)
     page.locator("#search").press("Enter")
     assert page.locator("#hits").inner_text() == f"1 of {len(found)}"
+    opened.frames()  # the view moved to the match: drawn in the next frame
     first = int(page.evaluate("document.querySelector('#ln .node.sel').dataset.id"))
     assert first in found and g.nodes[first].label.lower().find(query.lower()) >= 0 or query.lower() in g.nodes[first].name.lower()
     assert opened.errors == []

@@ -1,9 +1,9 @@
 """Coordinates and edge routes from a layered layout.
 
-The HTML viewer runs the same steps in JavaScript (`viewer.js`,
-`placeBlock` and after) whenever a group is collapsed or expanded; the two
-are kept equal by a test that compares them in a browser. Every number is
-computed in the same order in both, so the results are the same floats.
+The HTML viewer runs the same steps in JavaScript (`place.js`) whenever a
+group is collapsed or expanded; the two are kept equal by a test that
+compares them in a browser. Every number is computed in the same order in
+both, so the results are the same floats.
 
 Per block, children first (a group's box is as large as its contents):
 layers stack from the top, each as tall as its tallest box; in each layer,

@@ -1,9 +1,10 @@
 """The interactive viewer: one self-contained HTML file.
 
 The page carries the graph and its layers as JSON, and the viewer's script
-and style inline (`viewer.js`, `viewer.css` beside this module): it needs
-no network and no other file. The script places the boxes itself (the
-steps of `coords`), so that collapsing a group re-flows what is around it.
+and style inline (`place.js`, `viewer.js`, `viewer.css`, `viewer.html`
+beside this module): it needs no network and no other file. The script
+places the boxes itself (`place.js`: the steps of `coords`), so that
+collapsing a group re-flows what is around it.
 """
 
 from __future__ import annotations
@@ -144,5 +145,5 @@ def write_html(layout: Layout, collapsed: set[int] | None = None, orthogonal: bo
         f"<title>{escape(name)} - relay viz</title>\n"
         f"<style>\n{_asset('viewer.css')}</style>\n</head>\n<body>\n{_asset('viewer.html')}"
         f"<script type=\"application/json\" id=\"relay-graph\">{data}</script>\n"
-        f"<script>\n{_asset('viewer.js')}</script>\n</body>\n</html>\n"
+        f"<script>\n{_asset('place.js')}{_asset('viewer.js')}</script>\n</body>\n</html>\n"
     )

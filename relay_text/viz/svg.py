@@ -12,7 +12,7 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from . import model as m
-from .coords import CHAR_W, HEADER, MAX_CAPTION, MAX_LABEL, PAD_X, Placed, clip
+from .coords import HEADER, MAX_CAPTION, MAX_LABEL, PAD_X, Placed, clip
 
 MARGIN = 20.0
 
@@ -40,13 +40,12 @@ def _anchor(group: m.Group) -> str:
     return "fn-" + (group.name.lstrip("@") or f"g{group.id}")
 
 
-def write_svg(graph: m.Graph, placed: Placed, functions: set[int] | None = None) -> str:
-    """The SVG text of `placed` (of `graph`); `functions`: the top-level groups to draw (default all)."""
-    keep = _kept_groups(graph, functions)
+def write_svg(graph: m.Graph, placed: Placed) -> str:
+    """The SVG text of `placed`, the layout of `graph` (`viz.only` keeps one function)."""
     left = top = float("inf")
     right = bottom = float("-inf")
     for g in graph.groups:
-        if g.parent < 0 and g.id in keep:
+        if g.parent < 0:
             x, y, w, h = placed.groups[g.id]
             left, top = min(left, x), min(top, y)
             right, bottom = max(right, x + w), max(bottom, y + h)
@@ -65,7 +64,7 @@ def write_svg(graph: m.Graph, placed: Placed, functions: set[int] | None = None)
         f'<rect width="100%" height="100%" fill="#ffffff"/>\n<g transform="translate({_fmt(dx)},{_fmt(dy)})">\n',
     ]
     for g in sorted(graph.groups, key=lambda g: g.depth):
-        if g.id not in keep or not placed.shown_groups[g.id]:
+        if not placed.shown_groups[g.id]:
             continue
         x, y, w, h = placed.groups[g.id]
         anchor = f' id="{_anchor(g)}"' if g.parent < 0 else ""
@@ -76,14 +75,12 @@ def write_svg(graph: m.Graph, placed: Placed, functions: set[int] | None = None)
         )
     for edge_index, pts, arrow in placed.routes:
         edge = graph.edges[edge_index]
-        if _top(graph, edge) not in keep:
-            continue
-        d = "M" + " L".join(f"{_fmt(x + 0)},{_fmt(y)}" for x, y in pts)
+        d = "M" + " L".join(f"{_fmt(x)},{_fmt(y)}" for x, y in pts)
         marker = ' marker-end="url(#arrow)"' if arrow else ""
         out.append(f'<path class="edge e-{edge.role}" d="{d}"{marker}/>\n')
     functions_by_name = {g.name: g for g in graph.groups if g.parent < 0 and g.name}
     for node in graph.nodes:
-        if not placed.shown_nodes[node.id] or _top_of_group(graph, node.group) not in keep:
+        if not placed.shown_nodes[node.id]:
             continue
         x, y, w, h = placed.nodes[node.id]
         label, caption = clip(node.label, MAX_LABEL), clip(node.caption, MAX_CAPTION)
@@ -100,30 +97,8 @@ def write_svg(graph: m.Graph, placed: Placed, functions: set[int] | None = None)
         parts.append("</g>")
         text = "".join(parts)
         target = functions_by_name.get(node.link)
-        if target is not None and target.id in keep:
+        if target is not None:
             text = f"<a href={quoteattr('#' + _anchor(target))}>{text}</a>"
         out.append(text + "\n")
     out.append("</g>\n</svg>\n")
     return "".join(out)
-
-
-def _kept_groups(graph: m.Graph, functions: set[int] | None) -> set[int]:
-    if functions is None:
-        return {g.id for g in graph.groups}
-    return {g.id for g in graph.groups if _top_of_group(graph, g.id) in functions}
-
-
-def _top_of_group(graph: m.Graph, gid: int) -> int:
-    groups = graph.groups
-    while groups[gid].parent >= 0:
-        gid = groups[gid].parent
-    return gid
-
-
-def _top(graph: m.Graph, edge: m.Edge) -> int:
-    ref = edge.dst
-    gid = m.group_id(ref) if m.is_group(ref) else graph.nodes[ref].group
-    return _top_of_group(graph, gid)
-
-
-__all__ = ["write_svg", "CHAR_W"]

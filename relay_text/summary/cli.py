@@ -91,19 +91,27 @@ def summary(path: str, entry: str | None, group: bool, inputs: str | None, outpu
 
         emit(json.dumps(summary_json(checked.source.name, summaries), indent=2) + "\n")
         return EXIT_OK
+    if not summaries:
+        emit("This file defines no functions: there is nothing to count.\n")
+        return EXIT_OK
+    import io
+
     from rich.console import Console
 
     from ..diagnostics.render import use_color
 
+    # Rendered into a buffer, then written with `emit`: a reader that stops
+    # early (`| head`) ends the command quietly, as for every command.
     colored = use_color(sys.stdout, color, ctx.settings.get("color"))
-    console = Console(file=sys.stdout, highlight=False, force_terminal=colored, no_color=not colored, width=_width())
-    if not summaries:
-        console.print("This file defines no functions: there is nothing to count.", markup=False)
-        return EXIT_OK
+    buffer = io.StringIO()
+    console = Console(file=buffer, highlight=False, force_terminal=colored, no_color=not colored, width=_width())
     print_text(console, summaries, group)
+    emit(buffer.getvalue())
     return EXIT_OK
 
 
-def _width() -> int | None:
+def _width() -> int:
     """The terminal's width, or wide enough for the table when writing to a file or pipe."""
-    return None if sys.stdout.isatty() else 160
+    import shutil
+
+    return shutil.get_terminal_size((160, 24)).columns if sys.stdout.isatty() else 160

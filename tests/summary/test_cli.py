@@ -131,3 +131,14 @@ def test_a_missing_file(tmp_path: Path) -> None:
 def test_no_functions(tmp_path: Path) -> None:
     result = summary([write(tmp_path, "type T { A }\n")])
     assert (result.exit_code, result.stdout) == (0, "This file defines no functions: there is nothing to count.\n")
+
+
+@needs_corpus
+def test_a_reader_that_stops_early_ends_the_command_quietly() -> None:
+    import subprocess
+    import sys
+
+    shell = f"{sys.executable} -m relay_text.cli summary {CORPUS / 'apache-tvm-menangerie-gpt2.rly'} | head -1"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("@main  fn(Tensor[(1, 50, 32), int64])")

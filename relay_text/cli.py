@@ -217,6 +217,8 @@ class _Commands(click.Group):
 STAGE_COMMANDS: dict[str, str] = {
     "export": "relay_text.export.command:export",
     "import": "relay_text.frontends.cli:import_command",
+    "summary": "relay_text.summary.cli:summary",
+    "viz": "relay_text.viz.cli:viz",
 }
 
 

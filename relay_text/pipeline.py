@@ -37,6 +37,25 @@ class Checked:
         """Whether the file has no errors (warnings allowed)."""
         return self.errors == 0
 
+    def _repr_html_(self) -> str:
+        """The file's dataflow graph in the `relay viz` viewer (notebooks);
+        its diagnostics when it did not parse."""
+        from . import viz
+
+        if self.module is None:
+            from html import escape
+
+            return "<pre>" + escape("\n".join(str(d) for d in self.diagnostics)) + "</pre>"
+        return viz.iframe(viz.to_html(viz.graph_of(self.module, self.result)))
+
+    def _repr_svg_(self) -> str | None:
+        """The file's dataflow graph as SVG (None when it did not parse)."""
+        from . import viz
+
+        if self.module is None:
+            return None
+        return viz.to_svg(viz.graph_of(self.module, self.result))
+
 
 def prelude_env(module: Module) -> Any:
     """The names a prelude module defines (a parser `Env`), for parsing modules that use them."""

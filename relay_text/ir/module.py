@@ -101,5 +101,19 @@ class Module:
 
         return print_module(self)
 
+    def _repr_html_(self) -> str:
+        """The module's dataflow graph in the `relay viz` viewer, for notebooks
+        (Jupyter, VS Code): checked against the Prelude, drawn even where
+        checking finds errors (types are then missing where unknown)."""
+        from ..viz import module_html
+
+        return module_html(self)
+
+    def _repr_svg_(self) -> str:
+        """The module's dataflow graph as a static SVG picture."""
+        from ..viz import module_svg
+
+        return module_svg(self)
+
     def constructors(self) -> dict[str, Constructor]:
         return {c.name: c for data in self.type_defs.values() for c in data.constructors}

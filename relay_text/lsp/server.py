@@ -168,6 +168,10 @@ class RelayLanguageServer(LanguageServer):
 
 server = RelayLanguageServer()
 
+from .graph import register as register_graph  # noqa: E402 - "show graph", in its own module
+
+register_graph(server)
+
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: RelayLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:

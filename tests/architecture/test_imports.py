@@ -25,9 +25,12 @@ ALLOWED = {
     "syntax": {"ir", "text", "diagnostics"},
     "export": {"ir", "text", "diagnostics", "ops", "eval"},
     "frontends": {"ir", "text", "diagnostics", "ops", "check", "syntax"},
+    "summary": {"ir", "text", "diagnostics", "ops"},
+    "viz": {"ir", "text", "diagnostics", "ops", "check", "std", "summary"},
 }
-# `ir` nodes print themselves with the printer, imported when `str()` is called.
-LAZY_EXCEPTIONS = {("ir", "syntax")}
+# `ir` nodes print themselves with the printer, imported when `str()` is called;
+# a module draws itself in a notebook (`_repr_html_`) with `viz`.
+LAZY_EXCEPTIONS = {("ir", "syntax"), ("ir", "viz")}
 
 
 def imports_of(path: Path) -> set[tuple[str, bool]]:

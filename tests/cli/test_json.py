@@ -148,4 +148,4 @@ def test_every_sample_result_validates() -> None:
 
 def test_the_schemas_ship_in_the_package() -> None:
     names = sorted(p.name for p in resources.files("relay_text").joinpath("schemas").iterdir() if p.name.endswith(".json"))
-    assert names == ["check.schema.json", "run.schema.json"]
+    assert names == ["check.schema.json", "run.schema.json", "summary.schema.json"]

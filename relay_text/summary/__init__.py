@@ -1,0 +1,1 @@
+"""`relay summary`: the operators, shapes, weights and multiply-accumulates of a model."""

@@ -18,7 +18,9 @@ pytest.importorskip("onnx", reason="the onnx package is not installed (pip insta
 
 @pytest.fixture(scope="module", autouse=True)
 def _cached_cases(request: pytest.FixtureRequest) -> None:
-    C.use_cache(request.config.cache.mkdir("onnx-node-cases"))
+    cache = getattr(request.config, "cache", None)  # absent under `-p no:cacheprovider`
+    if cache is not None:
+        C.use_cache(cache.mkdir("onnx-node-cases"))
 
 
 def _cases_of(op: str) -> list[str]:

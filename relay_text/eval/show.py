@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import sys
-import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -34,37 +33,11 @@ from ..text.type_text import shape_text
 from .numbers import float_text, write_tensor
 from .values import Data, Ref
 
-class _ByIdentity:
-    """A map from live objects, by identity, that forgets an object when it
-    dies. (A `WeakKeyDictionary` keys by equality, and two code objects
-    compiled from the same text are equal: when the first died, its entry's
-    removal took the second's with it.)"""
-
-    def __init__(self) -> None:
-        self._entries: dict[int, tuple[weakref.ref, Any]] = {}
-
-    def get(self, key: Any) -> Any:
-        entry = self._entries.get(id(key))
-        return entry[1] if entry is not None and entry[0]() is key else None
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        entries = self._entries
-        ident = id(key)
-
-        def forget(ref: weakref.ref) -> None:
-            entry = entries.get(ident)
-            if entry is not None and entry[0] is ref:
-                del entries[ident]
-
-        entries[ident] = (weakref.ref(key, forget), value)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-# Code object of a compiled function -> its Relay signature, or a function
-# that computes it when first needed (set by compile).
-SIGNATURES = _ByIdentity()
+# The name, in a compiled program's namespace, of its table from the id of
+# each compiled function's code object to its Relay signature, or a function
+# that computes it when first needed (set by compile). The table lives and
+# dies with the program; its code objects live as long as the namespace.
+SIGNATURES_NAME = "__relay_signatures__"
 
 SUMMARY_THRESHOLD = 1000
 
@@ -80,10 +53,11 @@ def is_list_node(value: Data) -> bool:
 
 def closure_signature(fn: Any) -> str:
     code = getattr(fn, "__code__", None)
-    if code is not None:
-        sig = SIGNATURES.get(code)
+    table = getattr(fn, "__globals__", {}).get(SIGNATURES_NAME)
+    if code is not None and table is not None:
+        sig = table.get(id(code))
         if callable(sig):
-            sig = SIGNATURES[code] = sig()
+            sig = table[id(code)] = sig()
         if sig is not None:
             return sig
     return f"fn {getattr(fn, '__name__', '?')}"

@@ -148,3 +148,27 @@ def test_a_closure_keeps_its_signature_when_an_equal_program_is_collected() -> N
     del first
     gc.collect()
     assert value_text(second.value) == "@f(%x : Tensor[(), int32]) -> Tensor[(), int32]"
+
+
+def test_a_compiled_program_is_collected_once_nothing_uses_it() -> None:
+    """The signatures of a program's closures live in the program's own
+    namespace: a table beside it (keyed by code object, holding the
+    compiler that computes a signature) kept every compiled program, with
+    its folded constants, alive for the life of the process."""
+    import gc
+    import weakref
+
+    from relay_text.eval.compile import compile_program
+    from relay_text.eval.runtime import execute
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+
+    checked = check_source(Source("a.rly", "def @f(%x: int32) -> int32 { %x }\ndef @main() { @f }\n"), use_prelude=False)
+    module = checked.module
+    program = compile_program(module, globals_=[module.global_var("main")], type_of=checked.result.type_of)
+    closure = execute(program, "@main")
+    assert value_text(closure) == "@f(%x : Tensor[(), int32]) -> Tensor[(), int32]"
+    main = weakref.ref(program.function("@main"))
+    del program, closure
+    gc.collect()
+    assert main() is None

@@ -39,6 +39,7 @@ from .args import (
 )
 from .. import limits
 from .compile import CompileError, compile_program
+from .inplace import release_memory
 from .ops import MissingExtra, Resolver, bfloat16, missing_bfloat16, uses_bfloat16
 from .plausible import metadata_values, roles, shape_role
 from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute, relaxed_gc
@@ -133,11 +134,13 @@ def run_module(
     Prelude in scope; `meta_types` (from the checker) gives the types of
     metadata constants, for `request.random_consts`."""
     old = limits.set_max_memory(request.max_memory)
+    before = limits.resident()
     try:
         with relaxed_gc():
             return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {})
     finally:
         limits.set_max_memory(old)
+        release_memory(before)
 
 
 def _run_module(

@@ -324,7 +324,12 @@ def check(
     help="text: Relay-style value; json: one JSON value; npz: the result's tensors (needs --output).",
 )
 @click.option("--output", "output_path", metavar="FILE", help="Write the result to FILE instead of stdout.")
-@click.option("--full", is_flag=True, help="Print every element of large tensors.")
+@click.option("--full", is_flag=True, help="Print every element of large tensors and long lists, and every level of deep data.")
+@click.option(
+    "--summary/--no-summary",
+    default=None,
+    help="Print each tensor as its shape, dtype, min, max, mean, std and NaN/inf counts.  [default: for tensors over 1,000 elements on a terminal]",
+)
 @warnings_options
 @color_option
 @guarded
@@ -345,6 +350,7 @@ def run(
     output_format: str,
     output_path: str | None,
     full: bool,
+    summary: bool | None,
     warnings_as_errors: bool | None,
     warning_policy: str | None,
     color: str | None,
@@ -362,6 +368,8 @@ def run(
     reporter = ctx.reporter
     if output_format == "npz" and not output_path:
         raise click.UsageError("--output-format npz needs --output FILE")
+    if summary and output_format != "text":
+        raise click.UsageError(f"--summary is for the text output, not --output-format {output_format}")
     pairs = []
     for text in arg_texts:
         name, sep, value = text.partition("=")
@@ -389,8 +397,10 @@ def run(
         optimize=not no_opt,
         max_memory=memory,
     )
+    from .eval.progress import terminal_progress
+
     try:
-        with _time_limit(timeout):
+        with _time_limit(timeout), terminal_progress(sys.stderr, ctx.color):
             ran = run_source(
                 Source(inp.name, inp.text),
                 request,
@@ -422,7 +432,7 @@ def run(
         reporter.diagnostic(too_large)
         reporter.message("The result was not printed", "bold red")
         return EXIT_FAIL
-    return _write_result(ran.value, output_format, output_path, full, reporter)
+    return _write_result(ran.value, output_format, output_path, full, reporter, summary)
 
 
 def _size_setting(flag: str | None, hint: str, setting: Any) -> int | None:
@@ -457,11 +467,10 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any) -> int:
+def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any, summary: bool | None = None) -> int:
     from .eval.show import (
         check_json_size,
         flatten_tensors,
-        value_text,
         write_value_json,
     )
 
@@ -500,8 +509,10 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
         write_value_json(value, emit)  # each piece written whole (see `emit`)
         emit("\n")
         return EXIT_OK
+    from .eval.display import result_text
+
     try:
-        text = value_text(value, full=full)
+        text, summarised = result_text(value, full, summary, terminal=not output_path and sys.stdout.isatty())
     except ValueError as exc:
         reporter.message(f"error: cannot write the result as JSON: {exc}", "bold red")
         return EXIT_ERROR
@@ -514,6 +525,8 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
             return EXIT_ERROR
         return EXIT_OK
     emit(text + "\n")
+    if summarised:
+        reporter.message(f"({_plural(summarised, 'large tensor')} summarised; --full prints every element, --no-summary numpy's layout)", "dim")
     return EXIT_OK
 
 

@@ -155,6 +155,9 @@ def run_source(
     request = request if request is not None else RunRequest()
     from .std import prelude as load_prelude
 
+    from .eval import progress
+
+    progress.stage("checking")
     # With the Prelude whenever asked for: the arguments' text may name it.
     checked = _with_std(source, load_prelude() if use_prelude else None)
     if warnings_as_errors:

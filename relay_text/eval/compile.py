@@ -432,7 +432,9 @@ class Compiler:
             bound = widen(bound, *low)
         if size is not None:
             bound = _guarded(bound, *size)
-        kname = self.fresh("K")
+        # K: a kernel called with the arguments and attributes; S: the
+        # scalar fast path (progress.py counts the calls of the first only).
+        kname = self.fresh("S" if bound.direct is not None else "K")
         if bound.direct is not None:
             self.ns[kname] = bound.direct
             names = (kname, None)

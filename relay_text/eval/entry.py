@@ -38,6 +38,7 @@ from .args import (
     random_value,
 )
 from .. import limits
+from . import progress
 from .compile import CompileError, compile_program
 from .inplace import release_memory
 from .ops import MissingExtra, Resolver, bfloat16, missing_bfloat16, uses_bfloat16
@@ -154,6 +155,7 @@ def _run_module(
 ) -> Outcome:
     entry = find_entry(module, request.entry)
     defs = TypeDefs(module, prelude)
+    progress.stage("preparing the arguments")
 
     def param_type(var: Var) -> Any:
         if var.type_annotation is not None:
@@ -250,6 +252,7 @@ def _run_module(
         entries[entry.key] = (entry.body, entry.params)  # type: ignore[assignment]  # an entry without a global is a trailing expression: body is set
     for name, (expr, _) in arg_exprs.items():
         entries[f"--arg {name}"] = (expr, ())
+    progress.stage("compiling")
     try:
         program = compile_program(
             module,
@@ -295,7 +298,8 @@ def _run_module(
 
     args = tuple(values[p.name][0] for p in entry.params)
     try:
-        result = execute(program, entry.key, args, request.max_depth)
+        with progress.running(program.namespace, entry.key, request.max_depth):
+            result = execute(program, entry.key, args, request.max_depth)
     except EvalError as exc:
         raise RunFailed([exc.diagnostic], ran=True) from None
     return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})

@@ -122,6 +122,13 @@ def tensor_body(value: np.ndarray, full: bool = False) -> str:
     return np.array2string(np.asarray(value), threshold=threshold, max_line_width=100)
 
 
+def tensor_layout(value: np.ndarray, full: bool = False, pad: str = "") -> str:
+    """A tensor's header, then its elements as numpy prints them, each line
+    after the first indented by `pad`."""
+    body = tensor_body(value, full).replace("\n", "\n" + pad)
+    return f"{tensor_header(value)}\n{pad}{body}"
+
+
 def _is_scalar(value: Any) -> bool:
     return isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0)
 
@@ -196,18 +203,52 @@ value with many parts (64 characters a part). Only a value that shares its
 parts (a tuple holding the same tuple twice, forty levels deep: small in
 memory, exponentially long written out) reaches it."""
 
+LIST_LIMIT = 100
+"""Elements of the longest `List` printed whole unless `--full`; a longer
+one shows its first LIST_SHOWN elements, then how many more it has."""
+LIST_SHOWN = 10
+NESTING_LIMIT = 64
+"""Levels of tuples, constructor values and references printed unless
+`--full`; what lies deeper prints as `...` (a `List`'s cells count as one
+level: its elements are one level below the list)."""
 
-def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | None = None, limit: int | None = None) -> str:
-    """The text `relay run` prints for a value (without a trailing newline);
-    unless `full`, cut after `limit` characters (by default TEXT_LIMIT or
-    64 a part of the value) with a line that says so."""
+
+def list_length(value: Data, stop: int | None = None) -> int:
+    """Cells of the `Cons`/`Nil` chain starting at `value` (its elements;
+    counting stops past `stop`)."""
+    n = 0
+    node: Any = value
+    while type(node) is Data and is_list_node(node) and node.con.name == "Cons" and len(node.fields) == 2:
+        n += 1
+        if stop is not None and n > stop:
+            break
+        node = node.fields[1]
+    return n
+
+
+def value_text(
+    value: Any,
+    full: bool = False,
+    describe: Callable[[Any], str] | None = None,
+    limit: int | None = None,
+    tensor_text: Callable[[np.ndarray, str], str] | None = None,
+) -> str:
+    """The text `relay run` prints for a value (without a trailing newline).
+
+    Unless `full`: a `List` of more than LIST_LIMIT elements shows its first
+    LIST_SHOWN, then `...N more elements`; parts nested more than
+    NESTING_LIMIT levels deep print as `...`; and the text is cut after
+    `limit` characters (by default TEXT_LIMIT or 64 a part of the value)
+    with a line that says so. `tensor_text(array, indentation)` replaces
+    the header and numpy layout of a tensor that is not a scalar."""
     describe = describe or closure_signature
-    if limit is None:
-        limit = max(TEXT_LIMIT, 64 * part_counts(value)[0]) if not full else 0
+    nesting = sys.maxsize if full else NESTING_LIMIT
+    long_list = sys.maxsize if full else LIST_LIMIT
     multi = _multiline(value)
     parts: list[str] = []
-    # Work items: literal text (str), or (value, indentation).
-    stack: list[Any] = [(value, 0)]
+    # Work items: literal text (str), or (value, indentation, depth, spine):
+    # `spine` is (position, length) for the cells of a List after its first.
+    stack: list[Any] = [(value, 0, 0, None)]
     pop, push = stack.pop, stack.append
     generic, ndarray = np.generic, np.ndarray
     checked = 0  # parts already counted towards the limit
@@ -216,28 +257,40 @@ def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | 
         if not full and len(parts) - checked > 4096:
             size += sum(map(len, parts[checked:]))
             checked = len(parts)
-            if size > limit:
+            if limit is None and size > TEXT_LIMIT:
+                limit = max(TEXT_LIMIT, 64 * part_counts(value)[0])  # counted only when needed
+            if limit is not None and size > limit:
                 text = "".join(parts)[:limit]
                 return f"{text} ...\n... (cut after {limit:,} characters; --full prints the whole value)"
         item = pop()
         if type(item) is str:
             parts.append(item)
             continue
-        v, indent = item
+        v, indent, depth, spine = item
         t = type(v)
         if t is ndarray and v.ndim > 0:
             pad = " " * indent
-            body = tensor_body(v, full).replace("\n", "\n" + pad)
-            parts.append(f"{tensor_header(v)}\n{pad}{body}")
+            parts.append(tensor_text(v, pad) if tensor_text is not None else tensor_layout(v, full, pad))
         elif isinstance(v, generic) or t is ndarray:
             parts.append(scalar_text(v))
         elif t is tuple or t is Data or t is Ref:
+            if depth >= nesting and spine is None:  # (a List's next cell is no deeper)
+                parts.append("...")
+                continue
+            tail = None  # how the fields of a List cell continue
+            if t is Data and v.con.name == "Cons" and is_list_node(v) and len(v.fields) == 2:
+                position, length = spine if spine is not None else (0, list_length(v, None if not full else 0))
+                if length > long_list and position == LIST_SHOWN:
+                    parts.append(f"...{length - position:,} more elements")
+                    continue
+                tail = (position + 1, length)
             opener, fields, closer = _composite(v)
+            inner_depth = depth + 1
             if not multi.get(id(v), False):
                 parts.append(opener)
                 push(closer)
                 for i in range(len(fields) - 1, -1, -1):
-                    push((fields[i], indent))
+                    push((fields[i], indent, depth, tail) if tail is not None and i == 1 else (fields[i], indent, inner_depth, None))
                     if i:
                         push(", ")
             else:
@@ -245,9 +298,9 @@ def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | 
                 pad = " " * inner
                 parts.append(opener + "\n")
                 push(" " * indent + closer.lstrip(","))
-                for f in reversed(fields):
+                for i in range(len(fields) - 1, -1, -1):
                     push(",\n")
-                    push((f, inner))
+                    push((fields[i], inner, depth, tail) if tail is not None and i == 1 else (fields[i], inner, inner_depth, None))
                     push(pad)
         elif callable(v):
             parts.append(describe(v))

@@ -233,6 +233,9 @@ def main() -> None:
     help="text: diagnostics on stderr; json: one JSON object on stdout.",
 )
 @click.option("--types", "show_types", is_flag=True, help="Print every global with its type (prefixed by its file when there are several).")
+@click.option("--fix", is_flag=True, help="Apply the safe fixes that help lines name, re-checking after each round; report what remains.")
+@click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print the fixes --fix would apply as a unified diff (exit 1 if there are any).")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply the fixes that guess among close names.")
 @warnings_options
 @jobs_option
 @color_option
@@ -241,6 +244,9 @@ def check(
     paths: tuple[str, ...],
     output_format: str,
     show_types: bool,
+    fix: bool,
+    show_diff: bool,
+    unsafe_fixes: bool,
     warnings_as_errors: bool | None,
     warning_policy: str | None,
     jobs: int | None,
@@ -262,6 +268,8 @@ def check(
         show_types=show_types,
         prefix_types=not single,
         warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
+        fix="diff" if show_diff else "fix" if fix else "",
+        unsafe_fixes=unsafe_fixes,
     )
     tasks, stdin_failed = _tasks(files, options, reporter)
     totals = Totals()
@@ -286,15 +294,35 @@ def check(
         emit(json.dumps(document, indent=2) + "\n")
     io_failed = bool(totals.io_errors or stdin_failed)
     errors, warnings = totals.errors, totals.warnings
+    if show_diff:
+        return _diff_summary(totals, reporter, io_failed)
     if errors:
         tail = f" and {_plural(warnings, 'warning')}" if warnings else ""
-        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}", "bold red")
+        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}{_fix_note(totals, fix)}", "bold red")
     elif not io_failed:
         tail = f" ({_plural(warnings, 'warning')})" if warnings else ""
-        reporter.message(f"No errors in {_plural(len(files), 'file')}{tail}", "bold green")
+        reporter.message(f"No errors in {_plural(len(files), 'file')}{tail}{_fix_note(totals, fix)}", "bold green")
     if io_failed:
         return EXIT_ERROR
     return EXIT_FAIL if errors else EXIT_OK
+
+
+def _fix_note(totals: Any, fixing: bool) -> str:
+    """What `relay check` adds to its summary about fixes."""
+    if fixing:
+        return f"; fixed {_plural(totals.fixed, 'problem')}" if totals.fixed else ""
+    return f" ({totals.fixable} fixable with `relay check --fix`)" if totals.fixable else ""
+
+
+def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:
+    """`relay check --diff`: how many fixes the diff shows; 1 if any."""
+    if totals.fixed:
+        reporter.message(f"Would fix {_plural(totals.fixed, 'problem')} in {_plural(totals.fixed_files, 'file')}", "bold")
+    elif not io_failed:
+        reporter.message("No fixes to apply", "bold green")
+    if io_failed:
+        return EXIT_ERROR
+    return EXIT_FAIL if totals.fixed else EXIT_OK
 
 
 @main.command()

@@ -71,7 +71,7 @@ def directives(comments: Iterable[object], source: Source) -> tuple[dict[int, li
                 )
                 guesses = close_names(name, codes.REGISTRY)
                 if guesses:
-                    diag.with_help(f"did you mean {or_list([f'`{g}`' for g in guesses])}?")
+                    diag.with_choices(f"did you mean {or_list([f'`{g}`' for g in guesses])}?", where if at >= 0 else None, guesses)
                 else:
                     diag.with_help("`relay explain` lists the codes")
                 problems.append(diag)

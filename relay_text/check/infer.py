@@ -292,9 +292,11 @@ class Checker(ExprFunctor[Any]):
         dtype = want.dtype
         if not isinstance(dtype, str) or arg.dtype == dtype or arg.value is None or isinstance(arg.value, bool):
             return
-        text = messages.literal_spelling(arg.value, dtype, self.state.dialect)
-        if text is not None:
-            diag.with_help(text)
+        spelling = messages.literal_spelling(arg.value, dtype, self.state.dialect)
+        if spelling is not None:
+            span = getattr(arg, "span", None)
+            # The literal as written (not a constant folded from elsewhere).
+            diag.with_fix(spelling[0], span if span is not None and _is_number_text(span.text) else None, spelling[1])
 
     def visit_if(self, node: If) -> Any:
         st = self.state
@@ -397,3 +399,10 @@ class Checker(ExprFunctor[Any]):
             type_data=st.type_data,
             functions={gv.name: f for gv, f in st.module.functions.items()},
         )
+
+
+def _is_number_text(text: str) -> bool:
+    """Whether `text` is one number literal (`2`, `-1.5f64`, `3i64`)."""
+    import re
+
+    return re.fullmatch(r"-?\d+(\.\d*)?([eE][+-]?\d+)?([fiu]\d*)?", text.strip()) is not None

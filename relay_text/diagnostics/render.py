@@ -222,7 +222,27 @@ def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
         "label": diag.label,
         "labels": [{**_place_json(lab.span), "message": lab.message} for lab in diag.labels if lab.span is not None],
         "notes": [*diag.notes, *(f"help: {h}" for h in diag.helps)],
+        "fixes": [fix_json(fix) for fix in diag.fixes],
     }
+
+
+def fix_json(fix: Any) -> dict[str, Any]:
+    """A machine-applicable fix: the help line it goes with, whether
+    `relay check --fix` applies it (`safe`) or only `--unsafe-fixes` does,
+    and its edits (each replaces the text from `line`:`column` up to
+    `end_line`:`end_column`, which is one past its end, with `text`)."""
+    return {
+        "message": fix.message,
+        "applicability": fix.applicability,
+        "edits": [_edit_json(edit) for edit in fix.edits],
+    }
+
+
+def _edit_json(edit: Any) -> dict[str, Any]:
+    span = edit.span
+    line, col = span.source.line_col(span.start)
+    end_line, end_col = span.source.line_col(span.end)  # (an insertion: the same place)
+    return {"file": span.source.name, "line": line, "column": col, "end_line": end_line, "end_column": end_col, "text": edit.text}
 
 
 def _place_json(span: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..diagnostics import Diagnostic, codes
+from ..diagnostics import UNSAFE, Diagnostic, Edit, Fix, codes
 from ..ir.span import Source, Span
 from ..text.suggest import or_list
 from .lexer import LexError, Tok, Tokens
@@ -139,7 +139,7 @@ def syntax_error(
             )
             diag.with_label(Span(source, innermost.start_pos, innermost.end_pos), f"unclosed `{innermost.value}`")
             if not has_match:
-                diag.with_help(f"close the `{innermost.value}` with `{want}`")
+                diag.with_fix(f"close the `{innermost.value}` with `{want}`", span, want, safe=False)
             return diag
         if not has_match:
             return Diagnostic(
@@ -147,7 +147,7 @@ def syntax_error(
                 f"unmatched closing delimiter `{tok.value}`",
                 span,
                 label="no `" + opener_char + "` to close",
-            ).with_help("remove it, or add the missing `" + opener_char + "` earlier")
+            ).with_fix("remove it, or add the missing `" + opener_char + "` earlier", span, "", safe=False)
 
     if at_end and innermost is not None:
         want_close = OPENERS[innermost.type]
@@ -175,28 +175,41 @@ def syntax_error(
 
 
 def _add_hints(diag: Diagnostic, tok: Tok, expected: set[str], prev: Tok | None, source: Source) -> None:
-    """Help lines for the common slips."""
+    """Help lines for the common slips, with the edit each names (see
+    `Diagnostic.with_fix`): safe where the text can mean only that."""
+
+    def at(start: int, end: int | None = None) -> Span:
+        return Span(source, start, start if end is None else end)
+
     if prev is not None and prev.type == "IDENT" and prev.value == "return" or tok.type == "IDENT" and tok.value == "return":
-        diag.with_help("Relay has no `return`: a function's value is the last expression of its body")
+        word = prev if prev is not None and prev.value == "return" else tok
+        end = word.end_pos
+        while end < len(source.text) and source.text[end] in " \t":
+            end += 1
+        diag.with_fix("Relay has no `return`: a function's value is the last expression of its body", at(word.start_pos, end), "")
     elif tok.type == "EQUAL" and "EQEQ" in expected:
-        diag.with_help("to compare, write `==`; `=` only binds (`let %x = ...`, `%0 = ...`)")
+        diag.with_fix("to compare, write `==`; `=` only binds (`let %x = ...`, `%0 = ...`)", at(tok.start_pos, tok.end_pos), "==")
     elif tok.type in ("IDENT", "ATTR_KEY") and "LOCAL" in expected and tok.value[:1].islower():
-        diag.with_help(f"local variables start with `%`: `%{tok.value}`")
+        diag.with_fix(f"local variables start with `%`: `%{tok.value}`", at(tok.start_pos), "%")
     elif tok.type in ("IDENT", "ATTR_KEY") and "GLOBAL" in expected:
-        diag.with_help(f"global functions start with `@`: `@{tok.value}`")
+        diag.with_fix(f"global functions start with `@`: `@{tok.value}`", at(tok.start_pos), "@")
     elif tok.type in ("LET", "LOCAL") and "SEMICOLON" in expected and prev is not None and _on_earlier_line(source, prev, tok):
-        diag.with_help("is a `;` missing at the end of the line before?")
+        diag.with_fix("is a `;` missing at the end of the line before?", at(prev.end_pos), ";")
     elif tok.type == "COLON" and "ARROW" in expected:
-        diag.with_help("a return type is introduced by `->`, not `:`")
-    elif tok.type == "ARROW" and "RPAR" in expected:
-        diag.with_help("is a `)` missing before `->`?")
+        diag.with_fix("a return type is introduced by `->`, not `:`", at(tok.start_pos, tok.end_pos), "->")
+    elif tok.type == "ARROW" and "RPAR" in expected and prev is not None:
+        diag.with_fix("is a `)` missing before `->`?", at(prev.end_pos), ")", safe=False)
     elif tok.type == "IDENT" and prev is not None and prev.type == "COMMA" and _WHERE_BEFORE.search(source.text, 0, prev.start_pos):
         diag.with_help("a `where` inside a function type names one relation (a `,` after it ends the type)")
     elif tok.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT") and prev is not None and prev.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT", "RPAR"):
         if "SEMICOLON" in expected or "COMMA" in expected:
             diag.with_help("is a `;` or `,` missing before it?")
+            diag.fixes.extend(Fix(f"insert `{mark}`", [Edit(at(prev.end_pos), mark)], UNSAFE) for mark in (";", ",") if _KIND[mark] in expected)
     if tok.type == "LT" and "LANGLE" not in expected and prev is not None and prev.type in ("FN",):
-        diag.with_help("type parameters follow `fn` directly: `fn<a>(...)`")
+        diag.with_fix("type parameters follow `fn` directly: `fn<a>(...)`", at(prev.end_pos, tok.start_pos), "")
+
+
+_KIND = {";": "SEMICOLON", ",": "COMMA"}
 
 
 _WHERE_BEFORE = re.compile(r"\bwhere\s+[A-Za-z_]\w*\s*$")

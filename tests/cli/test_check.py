@@ -160,6 +160,7 @@ def test_json_output(files) -> None:
             "label": "not in scope",
             "labels": [],
             "notes": [],
+            "fixes": [],
         }
     ]
     assert list(data["globals"]) == ["@main"]

@@ -61,7 +61,7 @@ def test_three_independent_errors_get_three_located_diagnostics(tmp_path: Path) 
         "   |\n"
         "   = help: global functions start with `@`: `@h`\n"
         "\n"
-        "Found 3 errors in 1 file\n"
+        "Found 3 errors in 1 file (3 fixable with `relay check --fix`)\n"
     )
     data = json.loads(check(path, "--output-format", "json").stdout)
     assert [(d["code"], d["line"], d["column"]) for d in data["diagnostics"]] == [

@@ -62,6 +62,7 @@ class CheckOptions:
     warnings_as_errors: bool = False
     fix: str = ""  # "fix": apply the fixes; "diff": print them as a diff
     unsafe_fixes: bool = False
+    ignore: frozenset[str] = frozenset()  # warnings silenced by the `ignore` setting
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,6 @@ def _read(task: Task) -> Any:
 
 def check_file(task: Task) -> FileReport:
     """`relay check` of one file."""
-    from . import pipeline
     from .diagnostics.render import diagnostic_json
     from .files import InputError
     from .ir.span import Source
@@ -169,7 +169,7 @@ def check_file(task: Task) -> FileReport:
             report.err = err.getvalue()
             return report
     else:
-        result = pipeline.check_source(Source(inp.name, inp.text))
+        result = _check(Source(inp.name, inp.text), options)
     diagnostics = result.diagnostics
     if options.warnings_as_errors:
         from .suppress import warnings_as_errors
@@ -197,18 +197,27 @@ def check_file(task: Task) -> FileReport:
     return report
 
 
+def _check(source: Any, options: CheckOptions) -> Any:
+    """`pipeline.check_source`, without the warnings the `ignore` setting silences."""
+    from . import pipeline
+    from .suppress import without_ignored
+
+    result = pipeline.check_source(source)
+    result.diagnostics = without_ignored(result.diagnostics, options.ignore)
+    return result
+
+
 def _fix_file(task: Task, inp: Any, options: CheckOptions, report: FileReport, reporter: Any) -> Any:
     """`relay check --fix` (write the fixed file; standard input's goes to
     standard output) or `--diff` (the diff of the fixes on standard output)
     of one file: the check of the fixed text, or None if it could not be
     written."""
-    from . import pipeline
     from .files import STDIN, write_atomic
     from .fixes import fix_source
     from .formatter import unified_diff
     from .ir.span import Source
 
-    outcome = fix_source(Source(inp.name, inp.text), pipeline.check_source, options.unsafe_fixes)
+    outcome = fix_source(Source(inp.name, inp.text), lambda source: _check(source, options), options.unsafe_fixes)
     report.fixed = len(outcome.applied)
     if outcome.undone:
         reporter.message(f"warning: {inp.name}: a fix would have made a syntax error; the fixes from there on were not applied", "bold yellow")

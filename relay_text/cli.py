@@ -115,6 +115,25 @@ def warnings_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def exclude_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Which files a directory search leaves out (see `discovery`)."""
+    command = click.option(
+        "--force-exclude", is_flag=True, help="Apply the exclusions to files named on the command line too (for pre-commit)."
+    )(command)
+    command = click.option(
+        "--extend-exclude",
+        multiple=True,
+        metavar="PATTERN",
+        help="Leave out paths matching this gitignore-style pattern, besides the `exclude` ones.",
+    )(command)
+    return click.option(
+        "--exclude",
+        multiple=True,
+        metavar="PATTERN",
+        help="Leave out paths matching this gitignore-style pattern, instead of the `exclude` setting.  [default: node_modules, __pycache__, build, dist, site-packages, venv]",
+    )(command)
+
+
 def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--jobs",
@@ -142,11 +161,16 @@ class Context:
             self.error = str(exc)
         self.color = use_color(sys.stderr, color, self.settings.get("color"))
         self.reporter = Reporter(sys.stderr, color=self.color)
+        from .suppress import ignored_codes
+
+        self.ignored, self.ignore_problems = ignored_codes(self.settings.get("ignore", ()))
 
     def start(self) -> bool:
         """Report configuration problems; False if the command cannot go on."""
         for warning in self.settings.warnings:
             self.reporter.message(f"warning: {warning}", "bold yellow")
+        for problem in self.ignore_problems:
+            self.reporter.message(f"warning: {self.settings.path}: {problem}", "bold yellow")
         if self.error is not None:
             self.reporter.message(f"error: {self.error}", "bold red")
             return False
@@ -158,6 +182,18 @@ class Context:
         if flag is not None:
             return flag
         return bool(self.settings.get("warnings_as_errors", False))
+
+    def files(self, paths: list[str], exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: bool) -> list[str]:
+        """The files the command line names (directories searched, see
+        `discovery`); warns when there are none."""
+        from .discovery import Rules, discover, no_files_warning
+
+        found = discover(paths, Rules(self.settings, exclude, extend_exclude), force_exclude)
+        for warning in found.warnings:
+            self.reporter.message(f"warning: {warning}", "bold yellow")
+        if not found.files:
+            self.reporter.message(no_files_warning(paths, found), "bold yellow")
+        return found.files
 
     def jobs(self, flag: int | None, tasks: list[Any]) -> int:
         from .batch import workers
@@ -237,6 +273,7 @@ def main() -> None:
 @click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print the fixes --fix would apply as a unified diff (exit 1 if there are any).")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply the fixes that guess among close names.")
 @warnings_options
+@exclude_options
 @jobs_option
 @color_option
 @guarded
@@ -249,18 +286,23 @@ def check(
     unsafe_fixes: bool,
     warnings_as_errors: bool | None,
     warning_policy: str | None,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    force_exclude: bool,
     jobs: int | None,
     color: str | None,
 ) -> int:
     """Parse and type-check Relay files (`-` reads stdin; directories are searched for *.rly, *.relay)."""
     from .batch import CheckOptions, Totals, check_file, run_tasks
-    from .files import collect, is_single_file
+    from .files import is_single_file
 
     ctx = Context(list(paths), color)
     if not ctx.start():
         return EXIT_ERROR
     reporter = ctx.reporter
-    files = collect(list(paths))
+    files = ctx.files(list(paths), exclude, extend_exclude, force_exclude)
+    if not files:
+        return EXIT_OK
     single = is_single_file(list(paths))
     options = CheckOptions(
         color=ctx.color,
@@ -270,6 +312,7 @@ def check(
         warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
         fix="diff" if show_diff else "fix" if fix else "",
         unsafe_fixes=unsafe_fixes,
+        ignore=ctx.ignored,
     )
     tasks, stdin_failed = _tasks(files, options, reporter)
     totals = Totals()
@@ -298,7 +341,8 @@ def check(
         return _diff_summary(totals, reporter, io_failed)
     if errors:
         tail = f" and {_plural(warnings, 'warning')}" if warnings else ""
-        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}{_fix_note(totals, fix)}", "bold red")
+        checked = f" ({_plural(len(files), 'file')} checked)" if len(files) > 1 else ""
+        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}{checked}{_fix_note(totals, fix)}", "bold red")
     elif not io_failed:
         tail = f" ({_plural(warnings, 'warning')})" if warnings else ""
         reporter.message(f"No errors in {_plural(len(files), 'file')}{tail}{_fix_note(totals, fix)}", "bold green")
@@ -442,7 +486,9 @@ def run(
         reporter.diagnostic(Diagnostic(codes.RESOURCE_LIMIT, f"{exc} while reading and checking {inp.name}", None))
         reporter.message("Stopped: out of time", "bold red")
         return EXIT_FAIL
-    for diag in ran.diagnostics:
+    from .suppress import without_ignored
+
+    for diag in without_ignored(ran.diagnostics, ctx.ignored):
         reporter.diagnostic(diag)
     if not ran.ok:
         if ran.started:
@@ -570,6 +616,7 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
     help="keep: each file's own dialect; docs: the documented syntax; tvm: TVM's 0.0.5 format.  [default: keep]",
 )
 @click.option("--fast", is_flag=True, help="Skip the safety checks (re-parse and compare, format twice).")
+@exclude_options
 @jobs_option
 @color_option
 @guarded
@@ -580,6 +627,9 @@ def fmt(
     line_length: int | None,
     dialect: str | None,
     fast: bool,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    force_exclude: bool,
     jobs: int | None,
     color: str | None,
 ) -> int:
@@ -587,7 +637,6 @@ def fmt(
     are searched for *.rly, *.relay). Settings come from [tool.relay] in the
     nearest pyproject.toml unless given here."""
     from .batch import FmtOptions, Totals, format_file, run_tasks
-    from .files import collect
 
     ctx = Context(list(paths), color)
     if not ctx.start():
@@ -602,7 +651,10 @@ def fmt(
         show_diff=show_diff,
     )
     write_back = not (check_only or show_diff)
-    tasks, stdin_failed = _tasks(collect(list(paths)), options, reporter)
+    files = ctx.files(list(paths), exclude, extend_exclude, force_exclude)
+    if not files:
+        return EXIT_OK
+    tasks, stdin_failed = _tasks(files, options, reporter)
     totals = Totals()
     for report in run_tasks(format_file, tasks, ctx.jobs(jobs, tasks)):
         totals.add(report)

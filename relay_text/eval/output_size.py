@@ -83,7 +83,7 @@ def _tensor_text(value: Any, full: bool, json: bool) -> int:
 
 
 def _first_elements(value: Data, count: int) -> tuple:
-    out = []
+    out: list[Any] = []
     node: Any = value
     while len(out) < count:
         out.append(node.fields[0])

@@ -178,7 +178,8 @@ class _Display:
             def render() -> Any:
                 # One line, cut to the terminal's width.
                 line = Text(no_wrap=True, overflow="ellipsis")
-                line.append_text(spinner.render(time.monotonic()))
+                frame = spinner.render(time.monotonic())
+                line.append_text(frame if isinstance(frame, Text) else Text(str(frame)))
                 line.append(" " + self.tracker.line())
                 return line
 

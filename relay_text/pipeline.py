@@ -61,7 +61,8 @@ def check_text(text: str, name: str = "<string>", prelude: Module | None = None)
     if parsed.module is None:
         return CheckResult(Module(), diagnostics=list(parsed.diagnostics))
     result = check_module(parsed.module, prelude)
-    result.diagnostics = list(parsed.diagnostics) + result.diagnostics
+    unknown = {d.message for d in parsed.diagnostics if d.code == codes.UNKNOWN_GLOBAL}
+    result.diagnostics = list(parsed.diagnostics) + [d for d in result.diagnostics if not (d.code == codes.UNKNOWN_GLOBAL and d.message in unknown)]
     return result
 
 
@@ -104,8 +105,10 @@ def _check_source(source: Source, prelude: Module | None, env: Any, std: Any) ->
         checked = check_module(module, prelude)
         type_diags = checked.diagnostics
         if has_errors(diags):
-            # Unknown names already explain what follows from them.
-            type_diags = [d for d in type_diags if d.code != codes.UNRESOLVED_TYPE]
+            # Unknown names already explain what follows from them (and the
+            # checker's report of a global parsing found unknown repeats it).
+            unknown = {d.message for d in diags if d.code == codes.UNKNOWN_GLOBAL}
+            type_diags = [d for d in type_diags if d.code != codes.UNRESOLVED_TYPE and not (d.code == codes.UNKNOWN_GLOBAL and d.message in unknown)]
         diags.extend(type_diags)
         for gv in module.functions:
             ty = checked.global_types.get(gv)

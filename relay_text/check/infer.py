@@ -138,9 +138,15 @@ class Checker(ExprFunctor[Any]):
     def _use_type(self, node: Expr, type_args: tuple[Any, ...], call: Call | None) -> Any:
         cls = type(node)
         if cls is GlobalVar:
-            t = self.declarations.global_type(node)  # type: ignore[arg-type]
+            t = self.declarations.global_type(node, self._use_span(node, call))  # type: ignore[arg-type]
         elif cls is Constructor:
-            t = self.state.ctor_types.get(node, ERROR)  # type: ignore[call-overload]
+            t = self.state.ctor_types.get(node)  # type: ignore[call-overload]
+            if t is None:
+                t = ERROR
+                name = node.name  # type: ignore[attr-defined]
+                if name not in self.state.unknown_names:
+                    self.state.unknown_names.add(name)
+                    self.state.error(messages.unknown_constructor_value(name, self._use_span(node, call)))
         elif cls is Op:
             return self.operators.value_type(node)  # type: ignore[arg-type]
         else:
@@ -154,6 +160,12 @@ class Checker(ExprFunctor[Any]):
             if type_args and f is not ERROR:
                 self.polymorphism.no_type_params(node, call, type_args)
         return t
+
+    def _use_span(self, node: Expr, call: Call | None) -> Any:
+        """Where a global or constructor is used, when the use is a call's callee."""
+        if call is not None and call.op is node:
+            return self.state.spans.callee_span(call)
+        return None
 
     def _argument_types(self, node: Call, callee_t: Any) -> list[Any]:
         """The types of a call's arguments; an argument given for a parameter

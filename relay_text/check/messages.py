@@ -76,6 +76,18 @@ def result_of(what: str) -> str:
 # ---- annotations and `where` relations --------------------------------------
 
 
+def unknown_global(name: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown global `@{name}`", span, label="not defined").with_note(
+        "the module neither defines it nor has it from the prelude it was checked with"
+    )
+
+
+def unknown_constructor_value(name: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", span, label="not defined").with_note(
+        "the module neither defines its data type nor has it from the prelude it was checked with"
+    )
+
+
 def unknown_relation(name: str, span: Span | None, suggestions: list[str], known: list[str]) -> Diagnostic:
     diag = Diagnostic(codes.UNKNOWN_RELATION, f"unknown relation `{name}`", span, label="not a relation")
     if suggestions:

@@ -65,6 +65,7 @@ class CheckState:
         self.type_data: dict[GlobalTypeVar, TypeData] = {}
         self.prelude_functions: dict[str, Any] = {}
         self.prelude_globals: dict[str, Any] = {}
+        self.unknown_names: set[str] = set()  # globals and constructors reported unknown
         if prelude is not None:
             self.prelude_globals = {gv.name: t for gv, t in prelude.global_types.items()}
             self.schemes.update(prelude.schemes)

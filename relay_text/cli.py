@@ -145,6 +145,20 @@ def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+# Paths, completed as file names by the shell (`_RELAY_COMPLETE=bash_source
+# relay`, see the README); nothing is checked here: reading reports problems.
+FILES = click.Path()
+
+
+def _complete_code(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """`relay explain <TAB>`: the diagnostic codes, with their summaries."""
+    from click.shell_completion import CompletionItem
+
+    from .diagnostics.codes import REGISTRY
+
+    return [CompletionItem(name, help=entry.summary) for name, entry in REGISTRY.items() if name.startswith(incomplete)]
+
+
 class Context:
     """What every command works out first: the `[tool.relay]` settings of
     the nearest pyproject.toml and whether to colour standard error."""
@@ -260,7 +274,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1, required=True, type=FILES)
 @click.option(
     "--output-format",
     type=click.Choice(["text", "json"]),
@@ -370,10 +384,10 @@ def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:
 
 
 @main.command()
-@click.argument("path")
+@click.argument("path", type=FILES)
 @click.option("--entry", metavar="@NAME", help="Function to run (default: the file's trailing expression, else @main).")
 @click.option("--arg", "arg_texts", multiple=True, metavar="NAME=VALUE", help="An argument: Relay text such as 3, (1, 2), Cons(1, Nil()), or @file.npy.")
-@click.option("--args", "args_file", metavar="FILE.npz", help="Arguments from an .npz file whose keys are parameter names.")
+@click.option("--args", "args_file", type=FILES, metavar="FILE.npz", help="Arguments from an .npz file whose keys are parameter names.")
 @click.option("--random-args", is_flag=True, help="Fill every parameter without a value with random data of its type.")
 @click.option("--random-consts", is_flag=True, help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-args and --random-consts.")
@@ -395,7 +409,7 @@ def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:
     show_default=True,
     help="text: Relay-style value; json: one JSON value; npz: the result's tensors (needs --output).",
 )
-@click.option("--output", "output_path", metavar="FILE", help="Write the result to FILE instead of stdout.")
+@click.option("--output", "output_path", type=FILES, metavar="FILE", help="Write the result to FILE instead of stdout.")
 @click.option("--full", is_flag=True, help="Print every element of large tensors and long lists, and every level of deep data.")
 @click.option(
     "--summary/--no-summary",
@@ -605,7 +619,7 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1, required=True, type=FILES)
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list files that would change and exit 1 if any.")
 @click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print a unified diff of the changes and exit 1 if any.")
 @click.option("--line-length", type=click.IntRange(min=1), default=None, help="Columns to fit code in.  [default: 100]")
@@ -691,7 +705,7 @@ def lsp(stdio: bool) -> None:
 
 
 @main.command()
-@click.argument("code", required=False)
+@click.argument("code", required=False, shell_complete=_complete_code)
 @color_option
 @guarded
 def explain(code: str | None, color: str | None) -> int:

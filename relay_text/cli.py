@@ -355,21 +355,25 @@ def check(
         return _diff_summary(totals, reporter, io_failed)
     if errors:
         tail = f" and {_plural(warnings, 'warning')}" if warnings else ""
-        checked = f" ({_plural(len(files), 'file')} checked)" if len(files) > 1 else ""
-        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}{checked}{_fix_note(totals, fix)}", "bold red")
+        notes = [f"{_plural(len(files), 'file')} checked"] if len(files) > 1 else []
+        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}{_notes(notes, totals, fix)}", "bold red")
     elif not io_failed:
-        tail = f" ({_plural(warnings, 'warning')})" if warnings else ""
-        reporter.message(f"No errors in {_plural(len(files), 'file')}{tail}{_fix_note(totals, fix)}", "bold green")
+        notes = [_plural(warnings, "warning")] if warnings else []
+        reporter.message(f"No errors in {_plural(len(files), 'file')}{_notes(notes, totals, fix)}", "bold green")
     if io_failed:
         return EXIT_ERROR
     return EXIT_FAIL if errors else EXIT_OK
 
 
-def _fix_note(totals: Any, fixing: bool) -> str:
-    """What `relay check` adds to its summary about fixes."""
-    if fixing:
-        return f"; fixed {_plural(totals.fixed, 'problem')}" if totals.fixed else ""
-    return f" ({totals.fixable} fixable with `relay check --fix`)" if totals.fixable else ""
+def _notes(notes: list[str], totals: Any, fixing: bool) -> str:
+    """The end of `relay check`'s summary: `notes` in parentheses, with how
+    many problems `--fix` could fix, or fixed."""
+    if not fixing and totals.fixable:
+        notes = [*notes, f"{totals.fixable} fixable with `relay check --fix`"]
+    text = f" ({'; '.join(notes)})" if notes else ""
+    if fixing and totals.fixed:
+        text += f"; fixed {_plural(totals.fixed, 'problem')}"
+    return text
 
 
 def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:

@@ -139,7 +139,12 @@ def syntax_error(
             )
             diag.with_label(Span(source, innermost.start_pos, innermost.end_pos), f"unclosed `{innermost.value}`")
             if not has_match:
-                diag.with_fix(f"close the `{innermost.value}` with `{want}`", span, want, safe=False)
+                after = _skip_space(text, tok.end_pos)
+                if text.startswith(want, after):
+                    # `Tensor[(), bool)]`: the wanted closer follows; this one is extra.
+                    diag.with_fix(f"remove this `{tok.value}`: the `{innermost.value}` is closed by the `{want}` after it", span, "")
+                else:
+                    diag.with_fix(f"close the `{innermost.value}` with `{want}`", span, want, safe=False)
             return diag
         if not has_match:
             return Diagnostic(

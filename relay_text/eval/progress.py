@@ -8,7 +8,8 @@ deeply, and the time elapsed. It is redrawn a few times a second on
 standard error by rich's live display, and erased when the run ends; a
 one-line account stays. Nothing is shown when standard error is not a
 terminal (a pipe, a file, CI), on a `TERM=dumb` terminal, or for a run
-that ends within the first second.
+that ends within the first second (`RELAY_PROGRESS_DELAY=SECONDS` sets
+how long to wait).
 
 The stages report through `stage` and `running`, which do nothing unless
 a display is active (`terminal_progress`), so that the Python API and
@@ -27,7 +28,7 @@ import threading
 import time
 from typing import IO, Any, Callable, Iterator
 
-DELAY = 1.0  # seconds before the display appears
+DELAY = 1.0  # seconds before the display appears (RELAY_PROGRESS_DELAY sets it)
 REFRESH = 8  # redraws a second
 DEEP = 1_000  # nested calls from which the depth is shown
 
@@ -118,6 +119,13 @@ def _counted(fn: Callable[..., Any], cell: list[int], steps: int) -> Callable[..
     return counted
 
 
+def _delay() -> float:
+    try:
+        return max(0.0, float(os.environ.get("RELAY_PROGRESS_DELAY", DELAY)))
+    except ValueError:
+        return DELAY
+
+
 def wanted(stream: IO[str]) -> bool:
     """Whether to show progress on `stream`: a terminal that is not dumb."""
     if os.environ.get("TERM") == "dumb":
@@ -140,7 +148,7 @@ def terminal_progress(stream: IO[str], color: bool = True, enabled: bool | None 
     tracker = Tracker()
     display = _Display(stream, tracker, color)
     _ACTIVE.append(tracker)
-    timer = threading.Timer(DELAY, display.start)
+    timer = threading.Timer(_delay(), display.start)
     timer.daemon = True
     timer.start()
     try:

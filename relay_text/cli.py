@@ -316,6 +316,8 @@ def check(
     reporter = ctx.reporter
     files = ctx.files(list(paths), exclude, extend_exclude, force_exclude)
     if not files:
+        if output_format == "json":
+            emit('{"files": []}\n')
         return EXIT_OK
     single = is_single_file(list(paths))
     options = CheckOptions(

@@ -343,7 +343,17 @@ class Checker(ExprFunctor[Any]):
             notes=notes,
         )
         if not ok and notes and len(st.diags) > diag_count:
-            st.diags[-1].with_help(messages.REDUCE_CONDITION)
+            diag = st.diags[-1]
+            diag.with_help(messages.REDUCE_CONDITION)
+            span = st.spans.if_cond_span(node)
+            if span is not None and diag.span is span:
+                # Which reduction is meant is the writer's choice: both, unsafe.
+                from ..diagnostics import UNSAFE, Edit, Fix
+                from ..ir.span import Span
+
+                for reduce in ("all", "any"):
+                    edits = [Edit(Span(span.source, span.start, span.start), f"{reduce}("), Edit(Span(span.source, span.end, span.end), ")")]
+                    diag.fixes.append(Fix(f"write `{reduce}({span.text})`", edits, UNSAFE))
 
     def visit_ref_create(self, node: RefCreate) -> Any:
         return RefType(self.use_type(node.value))

@@ -212,3 +212,19 @@ def test_a_round_that_makes_a_syntax_error_is_undone() -> None:
     assert (outcome.text, outcome.applied, outcome.undone) == ("good", [], True)
     real = fix_source(Source("t.rly", "def @f() : int32 { 1 }"), check_source)
     assert (real.text, len(real.applied), real.undone) == ("def @f() -> int32 { 1 }", 1, False)
+
+
+def test_kind_and_condition_helps_carry_their_edits() -> None:
+    """A type parameter declared with the wrong kind is redeclared (safe); a
+    tensor condition is reduced with `all` or `any`, the writer's choice
+    (two unsafe fixes)."""
+    kinds = "def @f<n>(%x : Tensor[(n), float32]) { %x }\ndef @g<m : Shape>(%x : Tensor[(m), float32]) { %x }\n"
+    assert fixes_of(kinds) == [
+        ("kind-error", SAFE, [(1, 8, 1, 9, "n : ShapeVar")]),
+        ("kind-error", SAFE, [(2, 8, 2, 17, "m : ShapeVar")]),
+    ]
+    condition = "def @f(%x : Tensor[(2), float32]) { if (%x == 0f) { 1 } else { 2 } }\n"
+    assert fixes_of(condition) == [
+        ("type-mismatch", UNSAFE, [(1, 41, 1, 41, "all("), (1, 49, 1, 49, ")")]),
+        ("type-mismatch", UNSAFE, [(1, 41, 1, 41, "any("), (1, 49, 1, 49, ")")]),
+    ]

@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING, Any
 # importable as usual: `from relay_text.check import check_module`).
 from . import check as _checker  # noqa: F401
 
+# The standard library registers the Prelude with the checker, so that
+# `check_module` of a module using its names checks it against it.
+from . import std as _std  # noqa: F401,E402
+
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:

@@ -49,6 +49,8 @@ class FileReport:
     io_error: bool = False
     status: str = ""  # relay fmt: "changed", "unchanged" or "failed"
     json: dict[str, Any] | None = None
+    fixed: int = 0  # relay check --fix / --diff: fixes applied (or that would be)
+    fixable: int = 0  # diagnostics left with a safe fix
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,9 @@ class CheckOptions:
     show_types: bool = False
     prefix_types: bool = False  # several files: `FILE: @name : type`
     warnings_as_errors: bool = False
+    fix: str = ""  # "fix": apply the fixes; "diff": print them as a diff
+    unsafe_fixes: bool = False
+    ignore: frozenset[str] = frozenset()  # warnings silenced by the `ignore` setting
 
 
 @dataclass(frozen=True)
@@ -146,7 +151,6 @@ def _read(task: Task) -> Any:
 
 def check_file(task: Task) -> FileReport:
     """`relay check` of one file."""
-    from . import pipeline
     from .diagnostics.render import diagnostic_json
     from .files import InputError
     from .ir.span import Source
@@ -159,15 +163,25 @@ def check_file(task: Task) -> FileReport:
     except InputError as exc:
         reporter.message(f"error: {exc}", "bold red")
         return FileReport(task.path, err=err.getvalue(), io_error=True, json={"file": task.path, "error": str(exc), "diagnostics": [], "globals": {}})
-    result = pipeline.check_source(Source(inp.name, inp.text))
+    report = FileReport(inp.name)
+    if options.fix:
+        result = _fix_file(task, inp, options, report, reporter)
+        if result is None:
+            report.err = err.getvalue()
+            return report
+    else:
+        result = _check(Source(inp.name, inp.text), options)
     diagnostics = result.diagnostics
     if options.warnings_as_errors:
         from .suppress import warnings_as_errors
 
         diagnostics = warnings_as_errors(diagnostics)
-    report = FileReport(inp.name)
     report.errors = sum(1 for d in diagnostics if d.is_error)
     report.warnings = len(diagnostics) - report.errors
+    report.fixable = sum(1 for d in diagnostics if any(f.safe for f in d.fixes))
+    if options.fix == "diff":  # only the diff, and the summary
+        report.err = err.getvalue()
+        return report
     if options.output_format == "json":
         report.json = {
             "file": inp.name,
@@ -177,11 +191,54 @@ def check_file(task: Task) -> FileReport:
         return report
     for diag in diagnostics:
         reporter.diagnostic(diag)
-    if options.show_types:
+    if options.show_types and not report.out:
         prefix = f"{inp.name}: " if options.prefix_types else ""
         report.out = "".join(f"{prefix}{name} : {ty if ty is not None else '?'}\n" for name, ty in result.global_types.items())
     report.err = err.getvalue()
     return report
+
+
+def _check(source: Any, options: CheckOptions) -> Any:
+    """`pipeline.check_source`, without the warnings the `ignore` setting silences."""
+    from . import pipeline
+    from .suppress import without_ignored
+
+    result = pipeline.check_source(source)
+    result.diagnostics = without_ignored(result.diagnostics, options.ignore)
+    return result
+
+
+def _fix_file(task: Task, inp: Any, options: CheckOptions, report: FileReport, reporter: Any) -> Any:
+    """`relay check --fix` (write the fixed file; standard input's goes to
+    standard output) or `--diff` (the diff of the fixes on standard output)
+    of one file: the check of the fixed text, or None if it could not be
+    written."""
+    from .files import STDIN, write_atomic
+    from .fixes import fix_source
+    from .formatter import unified_diff
+    from .ir.span import Source
+
+    outcome = fix_source(Source(inp.name, inp.text), lambda source: _check(source, options), options.unsafe_fixes)
+    report.fixed = len(outcome.applied)
+    if outcome.undone:
+        reporter.message(f"warning: {inp.name}: a fix would have made a syntax error; the fixes from there on were not applied", "bold yellow")
+    if options.fix == "diff":
+        if outcome.applied:
+            report.out = unified_diff(inp.name, inp.text, outcome.text).replace(f"+++ {inp.name} (formatted)", f"+++ {inp.name} (fixed)", 1)
+        return outcome.checked
+    if task.path == STDIN:
+        report.out = outcome.text
+        return outcome.checked
+    if outcome.applied:
+        try:
+            write_atomic(task.path, ("\ufeff" if inp.bom else "") + outcome.text)
+        except OSError as exc:
+            reporter.message(f"error: {task.path}: cannot write ({exc.strerror})", "bold red")
+            report.io_error = True
+            return None
+        n = len(outcome.applied)
+        reporter.message(f"fixed {n} problem{'' if n == 1 else 's'} in {inp.name}")
+    return outcome.checked
 
 
 def format_file(task: Task) -> FileReport:
@@ -251,6 +308,9 @@ class Totals:
     warnings: int = 0
     failed_files: int = 0
     io_errors: int = 0
+    fixed: int = 0
+    fixed_files: int = 0
+    fixable: int = 0
     status: dict[str, int] = field(default_factory=lambda: {"changed": 0, "unchanged": 0, "failed": 0})
 
     def add(self, report: FileReport) -> None:
@@ -259,5 +319,8 @@ class Totals:
         self.warnings += report.warnings
         self.failed_files += 1 if report.errors else 0
         self.io_errors += 1 if report.io_error else 0
+        self.fixed += report.fixed
+        self.fixed_files += 1 if report.fixed else 0
+        self.fixable += report.fixable
         if report.status:
             self.status[report.status] += 1

@@ -115,6 +115,25 @@ def warnings_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def exclude_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Which files a directory search leaves out (see `discovery`)."""
+    command = click.option(
+        "--force-exclude", is_flag=True, help="Apply the exclusions to files named on the command line too (for pre-commit)."
+    )(command)
+    command = click.option(
+        "--extend-exclude",
+        multiple=True,
+        metavar="PATTERN",
+        help="Leave out paths matching this gitignore-style pattern, besides the `exclude` ones.",
+    )(command)
+    return click.option(
+        "--exclude",
+        multiple=True,
+        metavar="PATTERN",
+        help="Leave out paths matching this gitignore-style pattern, instead of the `exclude` setting.  [default: node_modules, __pycache__, build, dist, site-packages, venv]",
+    )(command)
+
+
 def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--jobs",
@@ -124,6 +143,20 @@ def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
         metavar="N",
         help="Work on N files at once, in N processes.  [default: one per CPU for more than 4 files and 200 kB]",
     )(command)
+
+
+# Paths, completed as file names by the shell (`_RELAY_COMPLETE=bash_source
+# relay`, see the README); nothing is checked here: reading reports problems.
+FILES = click.Path()
+
+
+def _complete_code(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """`relay explain <TAB>`: the diagnostic codes, with their summaries."""
+    from click.shell_completion import CompletionItem
+
+    from .diagnostics.codes import REGISTRY
+
+    return [CompletionItem(name, help=entry.summary) for name, entry in REGISTRY.items() if name.startswith(incomplete)]
 
 
 class Context:
@@ -142,11 +175,16 @@ class Context:
             self.error = str(exc)
         self.color = use_color(sys.stderr, color, self.settings.get("color"))
         self.reporter = Reporter(sys.stderr, color=self.color)
+        from .suppress import ignored_codes
+
+        self.ignored, self.ignore_problems = ignored_codes(self.settings.get("ignore", ()))
 
     def start(self) -> bool:
         """Report configuration problems; False if the command cannot go on."""
         for warning in self.settings.warnings:
             self.reporter.message(f"warning: {warning}", "bold yellow")
+        for problem in self.ignore_problems:
+            self.reporter.message(f"warning: {self.settings.path}: {problem}", "bold yellow")
         if self.error is not None:
             self.reporter.message(f"error: {self.error}", "bold red")
             return False
@@ -158,6 +196,18 @@ class Context:
         if flag is not None:
             return flag
         return bool(self.settings.get("warnings_as_errors", False))
+
+    def files(self, paths: list[str], exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: bool) -> list[str]:
+        """The files the command line names (directories searched, see
+        `discovery`); warns when there are none."""
+        from .discovery import Rules, discover, no_files_warning
+
+        found = discover(paths, Rules(self.settings, exclude, extend_exclude), force_exclude)
+        for warning in found.warnings:
+            self.reporter.message(f"warning: {warning}", "bold yellow")
+        if not found.files:
+            self.reporter.message(no_files_warning(paths, found), "bold yellow")
+        return found.files
 
     def jobs(self, flag: int | None, tasks: list[Any]) -> int:
         from .batch import workers
@@ -229,7 +279,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1, required=True, type=FILES)
 @click.option(
     "--output-format",
     type=click.Choice(["text", "json"]),
@@ -238,7 +288,11 @@ def main() -> None:
     help="text: diagnostics on stderr; json: one JSON object on stdout.",
 )
 @click.option("--types", "show_types", is_flag=True, help="Print every global with its type (prefixed by its file when there are several).")
+@click.option("--fix", is_flag=True, help="Apply the safe fixes that help lines name, re-checking after each round; report what remains.")
+@click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print the fixes --fix would apply as a unified diff (exit 1 if there are any).")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply the fixes that guess among close names.")
 @warnings_options
+@exclude_options
 @jobs_option
 @color_option
 @guarded
@@ -246,20 +300,30 @@ def check(
     paths: tuple[str, ...],
     output_format: str,
     show_types: bool,
+    fix: bool,
+    show_diff: bool,
+    unsafe_fixes: bool,
     warnings_as_errors: bool | None,
     warning_policy: str | None,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    force_exclude: bool,
     jobs: int | None,
     color: str | None,
 ) -> int:
     """Parse and type-check Relay files (`-` reads stdin; directories are searched for *.rly, *.relay)."""
     from .batch import CheckOptions, Totals, check_file, run_tasks
-    from .files import collect, is_single_file
+    from .files import is_single_file
 
     ctx = Context(list(paths), color)
     if not ctx.start():
         return EXIT_ERROR
     reporter = ctx.reporter
-    files = collect(list(paths))
+    files = ctx.files(list(paths), exclude, extend_exclude, force_exclude)
+    if not files:
+        if output_format == "json":
+            emit('{"files": []}\n')
+        return EXIT_OK
     single = is_single_file(list(paths))
     options = CheckOptions(
         color=ctx.color,
@@ -267,6 +331,9 @@ def check(
         show_types=show_types,
         prefix_types=not single,
         warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
+        fix="diff" if show_diff else "fix" if fix else "",
+        unsafe_fixes=unsafe_fixes,
+        ignore=ctx.ignored,
     )
     tasks, stdin_failed = _tasks(files, options, reporter)
     totals = Totals()
@@ -291,22 +358,47 @@ def check(
         emit(json.dumps(document, indent=2) + "\n")
     io_failed = bool(totals.io_errors or stdin_failed)
     errors, warnings = totals.errors, totals.warnings
+    if show_diff:
+        return _diff_summary(totals, reporter, io_failed)
     if errors:
         tail = f" and {_plural(warnings, 'warning')}" if warnings else ""
-        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}", "bold red")
+        notes = [f"{_plural(len(files), 'file')} checked"] if len(files) > 1 else []
+        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}{_notes(notes, totals, fix)}", "bold red")
     elif not io_failed:
-        tail = f" ({_plural(warnings, 'warning')})" if warnings else ""
-        reporter.message(f"No errors in {_plural(len(files), 'file')}{tail}", "bold green")
+        notes = [_plural(warnings, "warning")] if warnings else []
+        reporter.message(f"No errors in {_plural(len(files), 'file')}{_notes(notes, totals, fix)}", "bold green")
     if io_failed:
         return EXIT_ERROR
     return EXIT_FAIL if errors else EXIT_OK
 
 
+def _notes(notes: list[str], totals: Any, fixing: bool) -> str:
+    """The end of `relay check`'s summary: `notes` in parentheses, with how
+    many problems `--fix` could fix, or fixed."""
+    if not fixing and totals.fixable:
+        notes = [*notes, f"{totals.fixable} fixable with `relay check --fix`"]
+    text = f" ({'; '.join(notes)})" if notes else ""
+    if fixing and totals.fixed:
+        text += f"; fixed {_plural(totals.fixed, 'problem')}"
+    return text
+
+
+def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:
+    """`relay check --diff`: how many fixes the diff shows; 1 if any."""
+    if totals.fixed:
+        reporter.message(f"Would fix {_plural(totals.fixed, 'problem')} in {_plural(totals.fixed_files, 'file')}", "bold")
+    elif not io_failed:
+        reporter.message("No fixes to apply", "bold green")
+    if io_failed:
+        return EXIT_ERROR
+    return EXIT_FAIL if totals.fixed else EXIT_OK
+
+
 @main.command()
-@click.argument("path")
+@click.argument("path", type=FILES)
 @click.option("--entry", metavar="@NAME", help="Function to run (default: the file's trailing expression, else @main).")
 @click.option("--arg", "arg_texts", multiple=True, metavar="NAME=VALUE", help="An argument: Relay text such as 3, (1, 2), Cons(1, Nil()), or @file.npy.")
-@click.option("--args", "args_file", metavar="FILE.npz", help="Arguments from an .npz file whose keys are parameter names.")
+@click.option("--args", "args_file", type=FILES, metavar="FILE.npz", help="Arguments from an .npz file whose keys are parameter names.")
 @click.option("--random-args", is_flag=True, help="Fill every parameter without a value with random data of its type.")
 @click.option("--random-consts", is_flag=True, help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-args and --random-consts.")
@@ -333,8 +425,13 @@ def check(
     show_default=True,
     help="text: Relay-style value; json: one JSON value; npz: the result's tensors (needs --output).",
 )
-@click.option("--output", "output_path", metavar="FILE", help="Write the result to FILE instead of stdout.")
-@click.option("--full", is_flag=True, help="Print every element of large tensors.")
+@click.option("--output", "output_path", type=FILES, metavar="FILE", help="Write the result to FILE instead of stdout.")
+@click.option("--full", is_flag=True, help="Print every element of large tensors and long lists, and every level of deep data.")
+@click.option(
+    "--summary/--no-summary",
+    default=None,
+    help="Print each tensor as its shape, dtype, min, max, mean, std and NaN/inf counts.  [default: for tensors over 1,000 elements on a terminal]",
+)
 @click.option(
     "--engine",
     type=click.Choice(["numpy", "onnxruntime"]),
@@ -363,6 +460,7 @@ def run(
     output_path: str | None,
     full: bool,
     engine: str,
+    summary: bool | None,
     warnings_as_errors: bool | None,
     warning_policy: str | None,
     color: str | None,
@@ -380,6 +478,8 @@ def run(
     reporter = ctx.reporter
     if output_format == "npz" and not output_path:
         raise click.UsageError("--output-format npz needs --output FILE")
+    if summary and output_format != "text":
+        raise click.UsageError(f"--summary is for the text output, not --output-format {output_format}")
     pairs = []
     for text in arg_texts:
         name, sep, value = text.partition("=")
@@ -416,8 +516,11 @@ def run(
             reporter.message(f"error: {exc}", "bold red")
             return EXIT_ERROR
         request.engine = onnxruntime_engine(timeout=timeout)
+
+    from .eval.progress import terminal_progress
+
     try:
-        with _time_limit(timeout):
+        with _time_limit(timeout), terminal_progress(sys.stderr, ctx.color):
             ran = run_source(
                 Source(inp.name, inp.text),
                 request,
@@ -431,7 +534,9 @@ def run(
         reporter.diagnostic(Diagnostic(codes.RESOURCE_LIMIT, f"{exc} while reading and checking {inp.name}", None))
         reporter.message("Stopped: out of time", "bold red")
         return EXIT_FAIL
-    for diag in ran.diagnostics:
+    from .suppress import without_ignored
+
+    for diag in without_ignored(ran.diagnostics, ctx.ignored):
         reporter.diagnostic(diag)
     if not ran.ok:
         if ran.started:
@@ -460,7 +565,7 @@ def run(
         reporter.diagnostic(too_large)
         reporter.message("The result was not printed", "bold red")
         return EXIT_FAIL
-    return _write_result(ran.value, output_format, output_path, full, reporter)
+    return _write_result(ran.value, output_format, output_path, full, reporter, summary)
 
 
 def default_output_limit(output_path: str | None, stream: Any, terminal_limit: int) -> tuple[int | None, bool]:
@@ -519,11 +624,10 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any) -> int:
+def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any, summary: bool | None = None) -> int:
     from .eval.show import (
         check_json_size,
         flatten_tensors,
-        value_text,
         write_value_json,
     )
 
@@ -562,8 +666,10 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
         write_value_json(value, emit)  # each piece written whole (see `emit`)
         emit("\n")
         return EXIT_OK
+    from .eval.display import result_text
+
     try:
-        text = value_text(value, full=full)
+        text, summarised = result_text(value, full, summary, terminal=not output_path and sys.stdout.isatty())
     except ValueError as exc:
         reporter.message(f"error: cannot write the result as JSON: {exc}", "bold red")
         return EXIT_ERROR
@@ -576,11 +682,13 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
             return EXIT_ERROR
         return EXIT_OK
     emit(text + "\n")
+    if summarised:
+        reporter.message(f"({_plural(summarised, 'large tensor')} summarised; --full prints every element, --no-summary numpy's layout)", "dim")
     return EXIT_OK
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1, required=True, type=FILES)
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list files that would change and exit 1 if any.")
 @click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print a unified diff of the changes and exit 1 if any.")
 @click.option("--line-length", type=click.IntRange(min=1), default=None, help="Columns to fit code in.  [default: 100]")
@@ -596,6 +704,7 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
     is_flag=True,
     help="Bind every nested call, tuple or projection to a %n temporary first, as TVM's printer did (the author's nesting is kept otherwise).",
 )
+@exclude_options
 @jobs_option
 @color_option
 @guarded
@@ -607,6 +716,9 @@ def fmt(
     dialect: str | None,
     fast: bool,
     bind_operands: bool,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    force_exclude: bool,
     jobs: int | None,
     color: str | None,
 ) -> int:
@@ -614,7 +726,6 @@ def fmt(
     are searched for *.rly, *.relay). Settings come from [tool.relay] in the
     nearest pyproject.toml unless given here."""
     from .batch import FmtOptions, Totals, format_file, run_tasks
-    from .files import collect
 
     ctx = Context(list(paths), color)
     if not ctx.start():
@@ -630,7 +741,10 @@ def fmt(
         bind_operands=bind_operands,
     )
     write_back = not (check_only or show_diff)
-    tasks, stdin_failed = _tasks(collect(list(paths)), options, reporter)
+    files = ctx.files(list(paths), exclude, extend_exclude, force_exclude)
+    if not files:
+        return EXIT_OK
+    tasks, stdin_failed = _tasks(files, options, reporter)
     totals = Totals()
     for report in run_tasks(format_file, tasks, ctx.jobs(jobs, tasks)):
         totals.add(report)
@@ -667,7 +781,7 @@ def lsp(stdio: bool) -> None:
 
 
 @main.command()
-@click.argument("code", required=False)
+@click.argument("code", required=False, shell_complete=_complete_code)
 @color_option
 @guarded
 def explain(code: str | None, color: str | None) -> int:

@@ -10,6 +10,10 @@
     max-output = "64M"          # relay run (default: 64M on a terminal only)
     timeout = 60                # relay run: seconds
     jobs = 4                    # relay check, relay fmt: processes ("auto" by default)
+    exclude = ["build"]         # relay check, relay fmt: patterns left out of searches (discovery.py)
+    extend-exclude = ["tests/fixtures/"]  # ... in addition to `exclude`
+    respect-gitignore = true    # relay check, relay fmt: leave out what .gitignore files ignore
+    ignore = ["unused-binding"] # warnings no command reports
 
 The nearest file is found by walking up from the common directory of the
 paths given on the command line (the current directory for stdin), as black
@@ -61,6 +65,10 @@ def _seconds(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < float("inf")
 
 
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
 def _choice(*allowed: str) -> Callable[[Any], bool]:
     return lambda value: value in allowed
 
@@ -76,6 +84,10 @@ KEYS: dict[str, tuple[str, Callable[[Any], bool], str, str]] = {
     "max-output": ("max_output", _size, 'a size such as "64M" or "1G", or a positive number of bytes', "run"),
     "timeout": ("timeout", _seconds, "a positive number of seconds", "run"),
     "jobs": ("jobs", lambda v: v == "auto" or _positive_int(v), 'a positive integer or "auto"', "check, fmt"),
+    "exclude": ("exclude", _strings, "a list of patterns (strings)", "check, fmt"),
+    "extend-exclude": ("extend_exclude", _strings, "a list of patterns (strings)", "check, fmt"),
+    "respect-gitignore": ("respect_gitignore", lambda v: isinstance(v, bool), "true or false", "check, fmt"),
+    "ignore": ("ignore", _strings, "a list of diagnostic codes (strings)", "check, run"),
 }
 
 

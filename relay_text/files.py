@@ -6,6 +6,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 SUFFIXES = (".rly", ".relay")
 STDIN = "-"
@@ -15,10 +16,12 @@ class InputError(Exception):
     """A path that cannot be read as Relay text (missing, unreadable, not UTF-8)."""
 
 
-def collect(paths: list[str]) -> list[str]:
+def collect(paths: list[str], keep: Callable[[str, bool], bool] | None = None) -> list[str]:
     """Files named on the command line; directories expand to their `*.rly`
     and `*.relay` files, recursively, skipping hidden directories. Order is
-    stable (as given; sorted within a directory)."""
+    stable (as given; sorted within a directory). `keep(path, is_directory)`,
+    if given, decides about each directory and file a search meets
+    (`discovery`: .gitignore and exclude patterns)."""
     out: list[str] = []
     seen: set[str] = set()
     for path in paths:
@@ -29,6 +32,9 @@ def collect(paths: list[str]) -> list[str]:
             found: list[str] = []
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                if keep is not None:
+                    dirs[:] = [d for d in dirs if keep(os.path.join(root, d), True)]
+                    files = [f for f in files if not f.endswith(SUFFIXES) or keep(os.path.join(root, f), False)]
                 found.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES))
             for f in sorted(found):
                 if f not in seen:

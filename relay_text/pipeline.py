@@ -80,7 +80,8 @@ def check_text(text: str, name: str = "<string>", prelude: Module | None = None)
     if parsed.module is None:
         return CheckResult(Module(), diagnostics=list(parsed.diagnostics))
     result = check_module(parsed.module, prelude)
-    result.diagnostics = list(parsed.diagnostics) + result.diagnostics
+    unknown = {d.message for d in parsed.diagnostics if d.code == codes.UNKNOWN_GLOBAL}
+    result.diagnostics = list(parsed.diagnostics) + [d for d in result.diagnostics if not (d.code == codes.UNKNOWN_GLOBAL and d.message in unknown)]
     return result
 
 
@@ -123,8 +124,10 @@ def _check_source(source: Source, prelude: Module | None, env: Any, std: Any) ->
         checked = check_module(module, prelude)
         type_diags = checked.diagnostics
         if has_errors(diags):
-            # Unknown names already explain what follows from them.
-            type_diags = [d for d in type_diags if d.code != codes.UNRESOLVED_TYPE]
+            # Unknown names already explain what follows from them (and the
+            # checker's report of a global parsing found unknown repeats it).
+            unknown = {d.message for d in diags if d.code == codes.UNKNOWN_GLOBAL}
+            type_diags = [d for d in type_diags if d.code != codes.UNRESOLVED_TYPE and not (d.code == codes.UNKNOWN_GLOBAL and d.message in unknown)]
         diags.extend(type_diags)
         for gv in module.functions:
             ty = checked.global_types.get(gv)
@@ -174,6 +177,9 @@ def run_source(
     request = request if request is not None else RunRequest()
     from .std import prelude as load_prelude
 
+    from .eval import progress
+
+    progress.stage("checking")
     # With the Prelude whenever asked for: the arguments' text may name it.
     checked = _with_std(source, load_prelude() if use_prelude else None)
     if warnings_as_errors:

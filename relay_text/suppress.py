@@ -71,7 +71,7 @@ def directives(comments: Iterable[object], source: Source) -> tuple[dict[int, li
                 )
                 guesses = close_names(name, codes.REGISTRY)
                 if guesses:
-                    diag.with_help(f"did you mean {or_list([f'`{g}`' for g in guesses])}?")
+                    diag.with_choices(f"did you mean {or_list([f'`{g}`' for g in guesses])}?", where if at >= 0 else None, guesses)
                 else:
                     diag.with_help("`relay explain` lists the codes")
                 problems.append(diag)
@@ -118,3 +118,31 @@ def warnings_as_errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         d if d.severity == ERROR else dataclasses.replace(d, severity=ERROR, notes=[*d.notes, PROMOTED_NOTE])
         for d in diagnostics
     ]
+
+
+def ignored_codes(names: Iterable[str]) -> tuple[frozenset[str], list[str]]:
+    """The codes of the `ignore` setting that silence something, and a
+    warning for each name that is not a warning's code (an error's code
+    cannot be ignored, as with `relay: ignore`)."""
+    from .text.suggest import close_names, or_list
+
+    kept: set[str] = set()
+    problems: list[str] = []
+    for name in names:
+        code = codes.REGISTRY.get(name)
+        if code is None:
+            guesses = close_names(name, codes.REGISTRY)
+            hint = f"; did you mean {or_list([f'`{g}`' for g in guesses])}?" if guesses else "; `relay explain` lists the codes"
+            problems.append(f"`{name}` in `ignore` is not a diagnostic code{hint}")
+        elif code.severity == ERROR:
+            problems.append(f"`{name}` in `ignore` is an error, and errors cannot be ignored")
+        else:
+            kept.add(name)
+    return frozenset(kept), problems
+
+
+def without_ignored(diagnostics: list[Diagnostic], ignored: frozenset[str]) -> list[Diagnostic]:
+    """`diagnostics` without the warnings whose codes the `ignore` setting lists."""
+    if not ignored:
+        return diagnostics
+    return [d for d in diagnostics if d.severity == ERROR or str(d.code) not in ignored]

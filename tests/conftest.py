@@ -124,3 +124,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     if not config.getoption("--slow"):
         terminalreporter.write_line("tests marked slow were left out: `python -m pytest --slow` runs them too (CI does)")
+
+
+# A test process runs many heavy tests one after another (model runs,
+# million-element lists, deep chains); freed memory stays with the process
+# unless it is given back, and each heavy test would start from the last
+# one's high-water mark. After a test that left the process holding 64 MiB
+# more than after the last give-back, collect and return free memory to the
+# system (reading the size is cheap; the collection runs rarely).
+_HELD = [0]
+
+
+@pytest.fixture(autouse=True)
+def _give_back_memory() -> Any:
+    yield
+    from relay_text.eval.inplace import RELEASE_AFTER, give_back_memory
+    from relay_text.limits import resident
+
+    if resident() - _HELD[0] >= RELEASE_AFTER:
+        give_back_memory()
+        _HELD[0] = resident()

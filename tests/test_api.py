@@ -85,3 +85,52 @@ def test_a_program_using_the_api_type_checks(tmp_path: Path) -> None:
         cwd=ROOT,
     )
     assert out.returncode == 0, out.stdout
+
+
+def test_the_readme_example_runs_and_prints_what_the_readme_says(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's Python API example, run as written: its output is the
+    block that follows it there."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Python API") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    code = code[: code.index("```\n")]
+    rest = section[section.index("prints\n\n```\n") + len("prints\n\n```\n") :]
+    expected = rest[: rest.index("```\n")]
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme_example"})
+    assert capsys.readouterr().out == expected
+
+
+def test_check_module_uses_the_prelude_or_reports_unknown_names() -> None:
+    """A module that uses the Prelude's names is checked against it; checked
+    alone, each name it does not define is an error, not a silent `_`."""
+    from relay_text.check import check_module
+
+    module = relay_text.parse((SAMPLES / "tour.rly").read_text())
+    checked = check_module(module)
+    assert checked.ok and checked.signature("main") == "fn() -> (List[Expr], List[Tensor[(), int32]])"
+    alone = check_module(module, None)
+    assert not alone.ok
+    assert sorted((d.code, d.message, d.location()[1:3]) for d in alone.diagnostics) == [
+        ("unknown-constructor", "unknown constructor `Cons`", (24, 57)),
+        ("unknown-constructor", "unknown constructor `Nil`", (24, 79)),
+        ("unknown-global", "unknown global `@map`", (24, 16)),
+    ]
+
+
+def test_global_type_takes_a_name_with_or_without_its_sigil() -> None:
+    from relay_text.check import check_module
+
+    checked = check_module(relay_text.parse("def @id(%x) { %x }"))
+    assert str(checked.global_type("@id")) == str(checked.global_type("id")) == "fn<a>(a) -> a"
+    assert checked.signature("@id") == "fn<a>(a) -> a"
+    assert checked.global_type("@missing") is None
+
+
+def test_python_lists_convert_for_list_parameters() -> None:
+    from relay_text.eval.values import to_python
+
+    text = "def @main(%l : List[(float32, List[int32])]) { @map(fn (%p : (float32, List[int32])) { %p.0 }, %l) }"
+    value = relay_text.run(text, [(1, [2]), (2.5, [])])
+    assert to_python(value) == [1.0, 2.5]
+    assert int(relay_text.run("def @main(%l : List[int32]) { @sum(%l) }", [1, 2, 3])) == 6
+    assert int(relay_text.run("def @main(%l : List[int32]) { @length(%l) }", list(range(100_000)))) == 100_000

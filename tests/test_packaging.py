@@ -22,8 +22,8 @@ def test_pre_commit_hooks() -> None:
         fields = dict(re.findall(r"^\s*(\w+): (.*)$", "id: " + block.split("\n", 1)[0].split(": ", 1)[1] + "\n" + block, re.M))
         hooks[fields["id"]] = fields
     assert sorted(hooks) == ["relay-check", "relay-fmt"]
-    assert hooks["relay-fmt"]["entry"] == "relay fmt"
-    assert hooks["relay-check"]["entry"] == "relay check"
+    assert hooks["relay-fmt"]["entry"] == "relay fmt --force-exclude"  # the project's exclude patterns hold for the files pre-commit names
+    assert hooks["relay-check"]["entry"] == "relay check --force-exclude"
     for hook in hooks.values():
         assert hook["language"] == "python"
         files = re.compile(hook["files"])

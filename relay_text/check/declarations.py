@@ -102,7 +102,8 @@ class Declarations:
                 st.solver.solve()
         st.owner = None
 
-    def global_type(self, gv: GlobalVar) -> Any:
+    def global_type(self, gv: GlobalVar, use: Any = None) -> Any:
+        """The type of a global (`use`: where it is used, for an error)."""
         st = self.state
         t = st.global_types.get(gv)
         if t is not None:
@@ -110,7 +111,19 @@ class Declarations:
         pt = st.prelude_globals.get(gv.name)
         if pt is not None:
             return pt
-        return ERROR  # reported as unknown-global by name resolution
+        self.unknown_global(gv, use)
+        return ERROR
+
+    def unknown_global(self, gv: GlobalVar, use: Any = None) -> None:
+        """A global neither the module nor its prelude defines, once a name.
+        (Parsing reports the names the text does not know; this is a module
+        parsed knowing names that were not given to the checker, such as
+        the Prelude's.)"""
+        st = self.state
+        if gv.name in st.unknown_names:
+            return
+        st.unknown_names.add(gv.name)
+        st.error(messages.unknown_global(gv.name, use or gv.span))
 
     def definition(self, callee: Expr) -> Function | None:
         """The function a call calls, when it is written: a global's, a let-bound one, or a literal `fn`."""

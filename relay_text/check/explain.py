@@ -38,15 +38,18 @@ if TYPE_CHECKING:
 
 
 class Explainer:
-    """Prints types in the dialect of the file being checked."""
+    """Prints types in the dialect of the file being checked, a scalar type
+    as the file writes scalar types (`short_scalars`: `int32`, else
+    `Tensor[(), int32]`; None: as the dialect does)."""
 
-    def __init__(self, dialect: str) -> None:
+    def __init__(self, dialect: str, short_scalars: bool | None = None) -> None:
         self.dialect = dialect
+        self.short_scalars = short_scalars
         # The definition of a data type, to explain two types of one name.
         self.type_data: Callable[[Any], Any] = lambda gtv: None
 
     def ty(self, t: Any, names: dict | None = None) -> str:
-        return type_text(resolve(t), self.dialect, names)
+        return type_text(resolve(t), self.dialect, names, short_scalars=self.short_scalars)
 
     def mismatch(
         self,
@@ -110,7 +113,7 @@ class Explainer:
         names = {hole: "t"}
         for i, h in enumerate(h for h in _holes(other) if h is not hole):
             names[h] = f"t{i + 1}"
-        inner = type_text(resolve(other), self.dialect, names)
+        inner = type_text(resolve(other), self.dialect, names, short_scalars=self.short_scalars)
         diag = Diagnostic(
             codes.OCCURS_CHECK,
             f"this expression's type would have to contain itself: `t = {inner}`",

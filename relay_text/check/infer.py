@@ -138,9 +138,15 @@ class Checker(ExprFunctor[Any]):
     def _use_type(self, node: Expr, type_args: tuple[Any, ...], call: Call | None) -> Any:
         cls = type(node)
         if cls is GlobalVar:
-            t = self.declarations.global_type(node)  # type: ignore[arg-type]
+            t = self.declarations.global_type(node, self._use_span(node, call))  # type: ignore[arg-type]
         elif cls is Constructor:
-            t = self.state.ctor_types.get(node, ERROR)  # type: ignore[call-overload]
+            t = self.state.ctor_types.get(node)  # type: ignore[call-overload]
+            if t is None:
+                t = ERROR
+                name = node.name  # type: ignore[attr-defined]
+                if name not in self.state.unknown_names:
+                    self.state.unknown_names.add(name)
+                    self.state.error(messages.unknown_constructor_value(name, self._use_span(node, call)))
         elif cls is Op:
             return self.operators.value_type(node)  # type: ignore[arg-type]
         else:
@@ -154,6 +160,12 @@ class Checker(ExprFunctor[Any]):
             if type_args and f is not ERROR:
                 self.polymorphism.no_type_params(node, call, type_args)
         return t
+
+    def _use_span(self, node: Expr, call: Call | None) -> Any:
+        """Where a global or constructor is used, when the use is a call's callee."""
+        if call is not None and call.op is node:
+            return self.state.spans.callee_span(call)
+        return None
 
     def _argument_types(self, node: Call, callee_t: Any) -> list[Any]:
         """The types of a call's arguments; an argument given for a parameter
@@ -292,9 +304,11 @@ class Checker(ExprFunctor[Any]):
         dtype = want.dtype
         if not isinstance(dtype, str) or arg.dtype == dtype or arg.value is None or isinstance(arg.value, bool):
             return
-        text = messages.literal_spelling(arg.value, dtype, self.state.dialect)
-        if text is not None:
-            diag.with_help(text)
+        spelling = messages.literal_spelling(arg.value, dtype, self.state.dialect)
+        if spelling is not None:
+            span = getattr(arg, "span", None)
+            # The literal as written (not a constant folded from elsewhere).
+            diag.with_fix(spelling[0], span if span is not None and _is_number_text(span.text) else None, spelling[1])
 
     def visit_if(self, node: If) -> Any:
         st = self.state
@@ -329,7 +343,17 @@ class Checker(ExprFunctor[Any]):
             notes=notes,
         )
         if not ok and notes and len(st.diags) > diag_count:
-            st.diags[-1].with_help(messages.REDUCE_CONDITION)
+            diag = st.diags[-1]
+            diag.with_help(messages.REDUCE_CONDITION)
+            span = st.spans.if_cond_span(node)
+            if span is not None and diag.span is span:
+                # Which reduction is meant is the writer's choice: both, unsafe.
+                from ..diagnostics import UNSAFE, Edit, Fix
+                from ..ir.span import Span
+
+                for reduce in ("all", "any"):
+                    edits = [Edit(Span(span.source, span.start, span.start), f"{reduce}("), Edit(Span(span.source, span.end, span.end), ")")]
+                    diag.fixes.append(Fix(f"write `{reduce}({span.text})`", edits, UNSAFE))
 
     def visit_ref_create(self, node: RefCreate) -> Any:
         return RefType(self.use_type(node.value))
@@ -397,3 +421,10 @@ class Checker(ExprFunctor[Any]):
             type_data=st.type_data,
             functions={gv.name: f for gv, f in st.module.functions.items()},
         )
+
+
+def _is_number_text(text: str) -> bool:
+    """Whether `text` is one number literal (`2`, `-1.5f64`, `3i64`)."""
+    import re
+
+    return re.fullmatch(r"-?\d+(\.\d*)?([eE][+-]?\d+)?([fiu]\d*)?", text.strip()) is not None

@@ -81,7 +81,13 @@ class KindChecker:
         )
         if var.span is not None:
             diag.with_label(var.span, f"`{var.name}` is declared here")
-        diag.with_help(f"declare it as `{var.name} : {wanted.value}`" if wanted != Kind.TYPE else f"declare it as `{var.name} : Type` (or just `{var.name}`)")
+        help_text = f"declare it as `{var.name} : {wanted.value}`" if wanted != Kind.TYPE else f"declare it as `{var.name} : Type` (or just `{var.name}`)"
+        declared = var.span.text if var.span is not None else ""
+        # The declaration as written (`n` or `n : Type`) becomes `n : Kind`.
+        if declared == var.name or declared.startswith(var.name) and declared[len(var.name) :].lstrip().startswith(":"):
+            diag.with_fix(help_text, var.span, f"{var.name} : {wanted.value}")
+        else:
+            diag.with_help(help_text)
         diag.with_note(f"a {var.kind.value} parameter stands for {kind_name(var.kind)}")
         errors.append(diag)
 

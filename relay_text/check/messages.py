@@ -76,10 +76,22 @@ def result_of(what: str) -> str:
 # ---- annotations and `where` relations --------------------------------------
 
 
+def unknown_global(name: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown global `@{name}`", span, label="not defined").with_note(
+        "the module neither defines it nor has it from the prelude it was checked with"
+    )
+
+
+def unknown_constructor_value(name: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", span, label="not defined").with_note(
+        "the module neither defines its data type nor has it from the prelude it was checked with"
+    )
+
+
 def unknown_relation(name: str, span: Span | None, suggestions: list[str], known: list[str]) -> Diagnostic:
     diag = Diagnostic(codes.UNKNOWN_RELATION, f"unknown relation `{name}`", span, label="not a relation")
     if suggestions:
-        diag.with_help(did_you_mean(suggestions))
+        diag.with_choices(did_you_mean(suggestions), span if span is not None and span.text == name else None, suggestions)
     else:
         diag.with_note(f"the relations a `where` clause can name are {or_list([f'`{s}`' for s in known])}")
     return diag
@@ -116,8 +128,9 @@ def argument_mismatch(index: int, callee: Any) -> str:
     return f"mismatched types: the {ordinal(index + 1)} argument of {name_of(callee)} must be `{{expected}}`, found `{{found}}`"
 
 
-def literal_spelling(value: Any, dtype: str, dialect: str) -> str | None:
-    """How to write `value` as a scalar literal of `dtype`, when it was written with another."""
+def literal_spelling(value: Any, dtype: str, dialect: str) -> tuple[str, str] | None:
+    """How to write `value` as a scalar literal of `dtype`, when it was
+    written with another: the help line and the literal."""
     if dtype.startswith("float"):
         number = repr(float(value))  # `1.0`, `2.5`
         if dtype != "float32":
@@ -126,10 +139,11 @@ def literal_spelling(value: Any, dtype: str, dialect: str) -> str | None:
             spelled = number + "f"
         else:
             spelled = number
-        return f"write `{spelled}` for a {dtype} literal"
+        return f"write `{spelled}` for a {dtype} literal", spelled
     if dtype.startswith(("int", "uint")) and float(value).is_integer():
         suffix = "" if dtype == "int32" else dtype.replace("uint", "u").replace("int", "i")
-        return f"write `{int(value)}{suffix}` for an {dtype} literal"
+        spelled = f"{int(value)}{suffix}"
+        return f"write `{spelled}` for an {dtype} literal", spelled
     return None
 
 

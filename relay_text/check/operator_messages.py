@@ -70,9 +70,10 @@ def missing_attribute(problem: Any, opdef: Any, span: Span | None) -> Diagnostic
 
 
 def unknown_attribute(problem: Any, opdef: Any, suggestions: list[str], span: Span | None) -> Diagnostic:
+    """`span` is the attribute's key when it is known (else the call)."""
     diag = Diagnostic(codes.UNKNOWN_ATTRIBUTE, problem.message, span, label="unknown attribute")
     if suggestions:
-        diag.with_help(did_you_mean(suggestions))
+        diag.with_choices(did_you_mean(suggestions), span if span is not None and span.text == problem.key else None, suggestions)
     elif opdef.attrs:
         diag.with_note(f"`{opdef.name}` takes {or_list([f'`{a.name}`' for a in opdef.attrs])}")
     else:
@@ -100,10 +101,11 @@ def _attr_value_text(value: Any) -> str:
 
 def unknown_constructor(name: str, span: Span | None, keyword: tuple[str, str] | None, suggestions: list[str]) -> Diagnostic:
     diag = Diagnostic(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", span, label="not defined")
+    named = span if span is not None and span.text == name else None
     if keyword is not None:
-        diag.with_help(near_miss_help(keyword))
+        diag.with_fix(near_miss_help(keyword), named, keyword[0])
     elif suggestions:
-        diag.with_help(did_you_mean(suggestions))
+        diag.with_choices(did_you_mean(suggestions), named, suggestions)
     return diag
 
 

@@ -162,14 +162,15 @@ class Operators:
         globals_ = {gv.name for gv in st.module.functions} | set(st.prelude_functions)
         hit = near_miss(name, (KEYWORD, OPERATOR), registry.names())
         dtype = canonical_dtype(name)
+        named = span if span is not None and span.text == name else None  # where an edit goes
         if hit is not None:
-            diag.with_help(operator_messages.near_miss_help(hit))
+            diag.with_fix(operator_messages.near_miss_help(hit), named, hit[0])
         elif dtype is not None and call is not None:
             diag.with_help(operator_messages.dtype_call_help(dtype))
         elif name in globals_:
-            diag.with_help(operator_messages.global_sigil_help(name))
+            diag.with_fix(operator_messages.global_sigil_help(name), named, f"@{name}")
         elif name in st.locals:
-            diag.with_help(operator_messages.local_sigil_help(name))
+            diag.with_fix(operator_messages.local_sigil_help(name), named, f"%{name}")
         else:
             suggestions = [n for n in registry.names() if n.rsplit(".", 1)[-1] == name and n != name]
             close = close_names(name, registry.names())
@@ -178,10 +179,10 @@ class Operators:
                 close = [n for n in close if n.startswith(family)] or close
             suggestions += [n for n in close if n not in suggestions]
             if suggestions:
-                diag.with_help(messages.did_you_mean(suggestions))
+                diag.with_choices(messages.did_you_mean(suggestions), named, suggestions)
             near_globals = close_names(name, globals_)
             if near_globals:
-                diag.with_help(operator_messages.global_suggestions(near_globals))
+                diag.with_choices(operator_messages.global_suggestions(near_globals), named, [f"@{g}" for g in near_globals])
         return diag
 
     def value_type(self, op: Op) -> Any:

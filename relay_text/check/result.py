@@ -52,7 +52,8 @@ class CheckResult:
         return not any(d.is_error for d in self.diagnostics)
 
     def global_type(self, name: str) -> Any:
-        """The type of the global called `name` (without `@`), or None."""
+        """The type of the global called `name` (`"main"` or `"@main"`), or None."""
+        name = name[1:] if name.startswith("@") else name
         for gv, ty in self.global_types.items():
             if gv.name == name:
                 return ty
@@ -62,7 +63,8 @@ class CheckResult:
         return self.types.get(node)
 
     def signature(self, name: str, dialect: str = "docs") -> str | None:
-        """A global's type as text, e.g. `fn(Tensor[(), int32]) -> Tensor[(), int32]`."""
+        """A global's type as text, e.g. `fn(Tensor[(), int32]) -> Tensor[(), int32]`
+        (`name` is `"f"` or `"@f"`)."""
         from ..text.type_text import type_text
 
         ty = self.global_type(name)

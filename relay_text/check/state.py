@@ -11,6 +11,8 @@ reported again as unresolved.
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..diagnostics import Diagnostic
@@ -45,7 +47,7 @@ class CheckState:
     def __init__(self, module: Module, prelude: CheckResult | None, memo: dict[Expr, Any]) -> None:
         self.module = module
         self.dialect = "tvm" if module.version else "docs"
-        self.explain = Explainer(self.dialect)
+        self.explain = Explainer(self.dialect, scalar_style(module.source.text if module.source is not None else ""))
         self.spans = spans.Locator(module.positions)
         self.memo = memo  # the type of each node visited, shared with the traversal
         self.diags: list[Diagnostic] = []
@@ -65,6 +67,7 @@ class CheckState:
         self.type_data: dict[GlobalTypeVar, TypeData] = {}
         self.prelude_functions: dict[str, Any] = {}
         self.prelude_globals: dict[str, Any] = {}
+        self.unknown_names: set[str] = set()  # globals and constructors reported unknown
         if prelude is not None:
             self.prelude_globals = {gv.name: t for gv, t in prelude.global_types.items()}
             self.schemes.update(prelude.schemes)
@@ -152,3 +155,20 @@ class CheckState:
         else:
             self.locals.pop(name, None)
 
+
+_DTYPE = r"(?:(?:u?int|float|bfloat)(?:8|16|32|64)|bool)\b"
+_LONG_SCALAR = re.compile(r"Tensor\s*\[\s*\(\s*\)\s*,")
+# A bare dtype written as a type: `%x : int32`, `-> float32`, `: (int32, ...`,
+# `List[int32]` (not Tensor's dtype, not an attribute's string).
+_SHORT_SCALAR = re.compile(r"(?:(?::|->)\s*\(?\s*|\b(?!Tensor\b)[A-Z]\w*\[\s*)" + _DTYPE)
+
+
+def scalar_style(text: str) -> bool | None:
+    """How a file writes scalar types, for its messages to write them alike:
+    True if only as a dtype (`%x : int32`), False if only as
+    `Tensor[(), int32]`, None if both or neither (the dialect decides)."""
+    long = _LONG_SCALAR.search(text) is not None
+    short = _SHORT_SCALAR.search(text) is not None
+    if long == short:
+        return None
+    return short

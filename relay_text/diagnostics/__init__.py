@@ -21,6 +21,37 @@ class Label:
 
 
 @dataclass(slots=True)
+class Edit:
+    """Replace the text of `span` with `text` (insert it, for an empty span)."""
+
+    span: Span
+    text: str
+
+
+SAFE, UNSAFE = "safe", "unsafe"
+
+
+@dataclass(slots=True)
+class Fix:
+    """The change a help line names, as edits a tool can apply.
+
+    `message` is the help line itself. A `safe` fix is what the text can
+    only have meant (a sigil left out, `=` for `==`, a `;` missing):
+    `relay check --fix` applies it. An `unsafe` one is a guess among close
+    names (`did you mean `%x`?`): shown and offered to editors, applied only
+    with `--unsafe-fixes`. A help naming several candidates has one unsafe
+    fix for each."""
+
+    message: str
+    edits: list[Edit]
+    applicability: str = SAFE
+
+    @property
+    def safe(self) -> bool:
+        return self.applicability == SAFE
+
+
+@dataclass(slots=True)
 class Diagnostic:
     code: Code  # a registered code (`relay_text.diagnostics.codes`)
     message: str
@@ -30,6 +61,7 @@ class Diagnostic:
     labels: list[Label] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     helps: list[str] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)  # machine-applicable forms of helps
 
     def __post_init__(self) -> None:
         code = REGISTRY.get(self.code)
@@ -47,6 +79,22 @@ class Diagnostic:
 
     def with_help(self, text: str) -> Diagnostic:
         self.helps.append(text)
+        return self
+
+    def with_fix(self, text: str, span: Span | None, replacement: str, safe: bool = True) -> Diagnostic:
+        """A help line that names a replacement, with its edit: the text of
+        `span` becomes `replacement` (no edit without a span)."""
+        self.helps.append(text)
+        if span is not None:
+            self.fixes.append(Fix(text, [Edit(span, replacement)], SAFE if safe else UNSAFE))
+        return self
+
+    def with_choices(self, text: str, span: Span | None, replacements: list[str]) -> Diagnostic:
+        """A "did you mean ...?" help naming close candidates: one unsafe fix
+        for each (the help line is given once)."""
+        self.helps.append(text)
+        if span is not None:
+            self.fixes.extend(Fix(f"replace with `{r}`", [Edit(span, r)], UNSAFE) for r in replacements)
         return self
 
     def with_label(self, span: Span, message: str = "") -> Diagnostic:
@@ -85,4 +133,4 @@ def sort_key(d: Diagnostic) -> tuple:
     return (d.span.source.name, d.span.start)
 
 
-__all__ = ["CODES", "Diagnostic", "ERROR", "Label", "RelayError", "WARNING", "has_errors", "sort_key"]
+__all__ = ["CODES", "Diagnostic", "ERROR", "Edit", "Fix", "Label", "RelayError", "SAFE", "UNSAFE", "WARNING", "has_errors", "sort_key"]

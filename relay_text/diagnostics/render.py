@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 from typing import IO, Any, Iterable
 
 from . import Diagnostic
@@ -28,10 +29,24 @@ _SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow"}
 _GUTTER = "bold blue"
 
 
+def _char_width(ch: str) -> int:
+    """Terminal columns a character takes: 2 for wide (CJK) characters, 0
+    for combining marks and zero-width ones, else 1."""
+    if ch.isascii():
+        return 1
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
 def _caret_row(line_text: str, start_col: int, end_col: int, mark: str) -> str:
-    """Spaces up to `start_col` (tabs kept, so carets line up), then marks."""
-    prefix = "".join(ch if ch == "\t" else " " for ch in line_text[: start_col - 1])
-    return prefix + mark * max(1, end_col - start_col + 1)
+    """Spaces up to `start_col` (tabs kept, so carets line up), then marks,
+    as many columns as the characters take on a terminal (two under a wide
+    character)."""
+    prefix = "".join(ch if ch == "\t" else " " * _char_width(ch) for ch in line_text[: start_col - 1])
+    marked = line_text[start_col - 1 : end_col]
+    width = sum(_char_width(ch) for ch in marked) if not marked.isascii() else len(marked)
+    return prefix + mark * max(1, width, end_col - start_col + 1 - len(marked) + width)
 
 
 MAX_SOURCE_WIDTH = 120  # longer source lines are shown as a window around their labels
@@ -148,7 +163,8 @@ def use_color(stream: IO[str], choice: str | None = None, default: str | None = 
 
     `choice` is the command line's `--color` (auto, always, never), which
     wins; then NO_COLOR (off) and FORCE_COLOR (on); then `default` (the
-    `color` setting of `[tool.relay]`); then colour only on a terminal."""
+    `color` setting of `[tool.relay]`); then colour only on a terminal that
+    is not `TERM=dumb` (a terminal that cannot show it)."""
     if choice in ("always", "never"):
         return choice == "always"
     if os.environ.get("NO_COLOR"):
@@ -157,6 +173,8 @@ def use_color(stream: IO[str], choice: str | None = None, default: str | None = 
         return True
     if default in ("always", "never"):
         return default == "always"
+    if os.environ.get("TERM") == "dumb":
+        return False
     isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty and isatty())
@@ -222,7 +240,27 @@ def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
         "label": diag.label,
         "labels": [{**_place_json(lab.span), "message": lab.message} for lab in diag.labels if lab.span is not None],
         "notes": [*diag.notes, *(f"help: {h}" for h in diag.helps)],
+        "fixes": [fix_json(fix) for fix in diag.fixes],
     }
+
+
+def fix_json(fix: Any) -> dict[str, Any]:
+    """A machine-applicable fix: the help line it goes with, whether
+    `relay check --fix` applies it (`safe`) or only `--unsafe-fixes` does,
+    and its edits (each replaces the text from `line`:`column` up to
+    `end_line`:`end_column`, which is one past its end, with `text`)."""
+    return {
+        "message": fix.message,
+        "applicability": fix.applicability,
+        "edits": [_edit_json(edit) for edit in fix.edits],
+    }
+
+
+def _edit_json(edit: Any) -> dict[str, Any]:
+    span = edit.span
+    line, col = span.source.line_col(span.start)
+    end_line, end_col = span.source.line_col(span.end)  # (an insertion: the same place)
+    return {"file": span.source.name, "line": line, "column": col, "end_line": end_line, "end_column": end_col, "text": edit.text}
 
 
 def _place_json(span: Any) -> dict[str, Any]:

@@ -233,7 +233,10 @@ def _dims_text(shape: tuple) -> str:
 
 def from_python(x: Any, ty: Any, defs: TypeDefs) -> Any:
     """A Python or numpy value as the value a parameter of type `ty` takes:
-    numbers and nested lists become tensors of the parameter's dtype."""
+    numbers and nested lists become tensors of the parameter's dtype, a
+    Python list (or tuple) given for a `List[T]` becomes `Cons`/`Nil` cells
+    of its elements converted for `T`, and a tuple's fields are converted
+    for the tuple type's."""
     if isinstance(ty, TensorType) and isinstance(ty.dtype, str) and not isinstance(x, (Data, Ref, tuple)):
         if isinstance(x, (np.ndarray, np.generic)):
             return x
@@ -241,9 +244,30 @@ def from_python(x: Any, ty: Any, defs: TypeDefs) -> Any:
         return arr[()] if arr.ndim == 0 else arr
     if isinstance(ty, TupleType) and isinstance(x, (tuple, list)) and len(x) == len(ty.fields):
         return tuple(from_python(f, ft, defs) for f, ft in zip(x, ty.fields))
+    if isinstance(ty, TypeCall) and isinstance(x, (list, tuple)):
+        cells = _list_constructors(ty, defs)
+        if cells is not None:
+            nil, cons = cells
+            element = defs.field_types(ty, cons)[0]
+            value: Any = Data(nil, ())
+            for item in reversed(x):
+                value = Data(cons, (from_python(item, element, defs), value))
+            return value
     if isinstance(x, (bool, int, float)) and not isinstance(ty, TensorType):
         return np.asarray(x)[()]
     return x
+
+
+def _list_constructors(ty: TypeCall, defs: TypeDefs) -> tuple[Any, Any] | None:
+    """`Nil` and `Cons` of a `List` type (the Prelude's, TVM's or a file's own)."""
+    data = defs.defs.get(ty.func) if isinstance(ty.func, GlobalTypeVar) else None
+    if data is None or ty.func.name != "List":
+        return None
+    by_name = {c.name: c for c in data.constructors}
+    nil, cons = by_name.get("Nil"), by_name.get("Cons")
+    if nil is None or cons is None or len(cons.inputs) != 2 or nil.inputs:
+        return None
+    return nil, cons
 
 
 # ---------------------------------------------------------------- random values

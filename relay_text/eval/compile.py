@@ -439,7 +439,9 @@ class Compiler:
             bound = widen(bound, *low)
         if size is not None:
             bound = _guarded(bound, *size)
-        kname = self.fresh("K")
+        # K: a kernel called with the arguments and attributes; S: the
+        # scalar fast path (progress.py counts the calls of the first only).
+        kname = self.fresh("S" if bound.direct is not None else "K")
         if bound.direct is not None:
             self.ns[kname] = bound.direct
             names = (kname, None)
@@ -547,12 +549,13 @@ class Compiler:
         except (MemoryError, RecursionError):
             raise CompileError([self.too_complex()]) from None
         exec(code, self.ns)
-        from .show import SIGNATURES
+        from .show import SIGNATURES_NAME
 
-        for code_obj in _all_codes(code):
-            sig = self.signatures.get(code_obj.co_name)
-            if sig is not None:
-                SIGNATURES[code_obj] = sig
+        # In the program's own namespace (see `show.closure_signature`): a
+        # table outside it would keep every compiled program alive.
+        self.ns[SIGNATURES_NAME] = {
+            id(code_obj): sig for code_obj in _all_codes(code) if (sig := self.signatures.get(code_obj.co_name)) is not None
+        }
         modules = [m for m in (self.program, self.prelude) if m is not None]
         origins = self.optimizer.origins if self.optimizer is not None else {}
         return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules, origins)

@@ -38,7 +38,9 @@ from .args import (
     random_value,
 )
 from .. import limits
+from . import progress
 from .compile import CompileError, compile_program
+from .inplace import release_memory
 from .ops import MissingExtra, Resolver, bfloat16, missing_bfloat16, uses_bfloat16
 from .plausible import metadata_values, roles, shape_role
 from .runtime import DEFAULT_MAX_DEPTH, EvalError, execute, relaxed_gc
@@ -140,11 +142,13 @@ def run_module(
     metadata constants, for `request.random_consts`; `check_result` (the
     checker's CheckResult) is handed to `request.engine`."""
     old = limits.set_max_memory(request.max_memory)
+    before = limits.resident()
     try:
         with relaxed_gc():
             return _run_module(module, request, prelude, parse, resolver, type_of, meta_types or {}, check_result)
     finally:
         limits.set_max_memory(old)
+        release_memory(before)
 
 
 def _run_module(
@@ -159,6 +163,7 @@ def _run_module(
 ) -> Outcome:
     entry = find_entry(module, request.entry)
     defs = TypeDefs(module, prelude)
+    progress.stage("preparing the arguments")
 
     def param_type(var: Var) -> Any:
         if var.type_annotation is not None:
@@ -244,6 +249,7 @@ def _run_module(
         entries[entry.key] = (entry.body, entry.params)  # type: ignore[assignment]  # an entry without a global is a trailing expression: body is set
     for name, (expr, _) in arg_exprs.items():
         entries[f"--arg {name}"] = (expr, ())
+    progress.stage("compiling")
     try:
         program = compile_program(
             module,
@@ -292,7 +298,8 @@ def _run_module(
         result = request.engine(module, entry, args, constants, check_result)
         return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
     try:
-        result = execute(program, entry.key, args, request.max_depth)
+        with progress.running(program.namespace, entry.key, request.max_depth):
+            result = execute(program, entry.key, args, request.max_depth)
     except EvalError as exc:
         raise RunFailed([exc.diagnostic], ran=True) from None
     return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})

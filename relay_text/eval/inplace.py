@@ -260,6 +260,7 @@ def power(exponent: float) -> InPlace | None:
 
 
 _MALLOC_TUNED: list[bool] = []
+_LIBC: list = []  # the C library, once `keep_freed_memory` has loaded it
 
 
 def keep_freed_memory() -> None:
@@ -292,5 +293,52 @@ def keep_freed_memory() -> None:
         M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4
         mallopt(M_TRIM_THRESHOLD, 512 << 20)
         mallopt(M_MMAP_MAX, 0)
+        _LIBC.append(libc)
     except (OSError, AttributeError, TypeError):
         pass
+
+
+RELEASE_AFTER = 64 << 20
+"""Growth of the process over a run (bytes) past which `release_memory`
+collects the run's garbage and gives freed memory back."""
+
+
+def release_memory(before: int) -> None:
+    """Once a run is over: if the process holds `RELEASE_AFTER` more than
+    the `before` it held when the run began, give memory back (see
+    `give_back_memory`). Without this a process that runs several programs
+    (the Python API, a test session) keeps the largest run's worth of
+    memory for ever; small runs skip it, as the collection takes some tens
+    of milliseconds in a large process."""
+    from ..limits import resident
+
+    if resident() - before >= RELEASE_AFTER:
+        give_back_memory()
+
+
+def give_back_memory() -> None:
+    """Collect cyclic garbage (a compiled program refers to itself, so its
+    folded constants wait for the cyclic collector) and give the free
+    memory of the C allocator back to the system: glibc's `malloc_trim(0)`
+    returns every free page of its heaps, not only the top, including what
+    `keep_freed_memory` kept. Elsewhere only the collection happens."""
+    import gc
+
+    gc.collect()
+    if not _LIBC:
+        try:
+            import ctypes
+            import ctypes.util
+            import sys
+
+            if not sys.platform.startswith("linux"):
+                return
+            _LIBC.append(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"))
+        except OSError:
+            return
+    trim = getattr(_LIBC[0], "malloc_trim", None)
+    if trim is not None:
+        try:
+            trim(0)
+        except (OSError, TypeError):  # pragma: no cover - a libc without it
+            pass

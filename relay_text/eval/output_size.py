@@ -19,7 +19,7 @@ import numpy as np
 from ..diagnostics import Diagnostic, codes
 from ..limits import byte_text
 from .numbers import float_text
-from .show import JSON_PARTS_LIMIT, SUMMARY_THRESHOLD, TEXT_LIMIT, _children, scalar_text
+from .show import JSON_PARTS_LIMIT, LIST_LIMIT, LIST_SHOWN, SUMMARY_THRESHOLD, TEXT_LIMIT, _children, is_list_node, list_length, scalar_text
 from .values import Data, Ref
 
 EDGE_ITEMS = 3  # numpy's default: elements shown at each end of a summarized axis
@@ -82,6 +82,15 @@ def _tensor_text(value: Any, full: bool, json: bool) -> int:
     return 64 + shown * element_width(arr, json) + (arr.ndim + 2) * rows
 
 
+def _first_elements(value: Data, count: int) -> tuple:
+    out: list[Any] = []
+    node: Any = value
+    while len(out) < count:
+        out.append(node.fields[0])
+        node = node.fields[1]
+    return tuple(out)
+
+
 def estimate(value: Any, output_format: str, full: bool, cap: int) -> tuple[int, int]:
     """About how many characters `relay run` prints for `value` in
     `output_format` ("text" or "json"), counting stopping past `cap`; and
@@ -93,11 +102,22 @@ def estimate(value: Any, output_format: str, full: bool, cap: int) -> tuple[int,
     largest_tensor = 0
     stack: list[tuple[Any, bool]] = [(value, False)]
     pop, push = stack.pop, stack.append
+    elide = not json and not full
+
+    def children(v: Any) -> tuple:
+        """The parts of `v` the output shows: the text without `--full`
+        shows only the first elements of a long List (value_text)."""
+        if elide and type(v) is Data and is_list_node(v) and v.con.name == "Cons" and list_length(v, LIST_LIMIT) > LIST_LIMIT:
+            return _first_elements(v, LIST_SHOWN)
+        return _children(v)
+
     while stack:
         v, ready = pop()
         if ready:
-            kids = _children(v)
+            kids = children(v)
             size = _part_text(v, json) + 2 * len(kids)
+            if type(v) is Data and len(kids) != len(v.fields):  # a long List cut short
+                size = LIST_SHOWN * size + 40
             parts = 1
             for k in kids:
                 size += sizes[id(k)]
@@ -112,7 +132,7 @@ def estimate(value: Any, output_format: str, full: bool, cap: int) -> tuple[int,
         if t is tuple or t is Data or t is Ref:
             sizes[key] = 0  # being counted
             push((v, True))
-            for k in _children(v):
+            for k in children(v):
                 if id(k) not in sizes:
                     push((k, False))
         elif isinstance(v, np.generic) or (t is np.ndarray and v.ndim == 0):

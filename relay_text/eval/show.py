@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import sys
-import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -34,37 +33,11 @@ from ..text.type_text import shape_text
 from .numbers import float_text, write_tensor
 from .values import Data, Ref
 
-class _ByIdentity:
-    """A map from live objects, by identity, that forgets an object when it
-    dies. (A `WeakKeyDictionary` keys by equality, and two code objects
-    compiled from the same text are equal: when the first died, its entry's
-    removal took the second's with it.)"""
-
-    def __init__(self) -> None:
-        self._entries: dict[int, tuple[weakref.ref, Any]] = {}
-
-    def get(self, key: Any) -> Any:
-        entry = self._entries.get(id(key))
-        return entry[1] if entry is not None and entry[0]() is key else None
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        entries = self._entries
-        ident = id(key)
-
-        def forget(ref: weakref.ref) -> None:
-            entry = entries.get(ident)
-            if entry is not None and entry[0] is ref:
-                del entries[ident]
-
-        entries[ident] = (weakref.ref(key, forget), value)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-# Code object of a compiled function -> its Relay signature, or a function
-# that computes it when first needed (set by compile).
-SIGNATURES = _ByIdentity()
+# The name, in a compiled program's namespace, of its table from the id of
+# each compiled function's code object to its Relay signature, or a function
+# that computes it when first needed (set by compile). The table lives and
+# dies with the program; its code objects live as long as the namespace.
+SIGNATURES_NAME = "__relay_signatures__"
 
 SUMMARY_THRESHOLD = 1000
 
@@ -80,10 +53,11 @@ def is_list_node(value: Data) -> bool:
 
 def closure_signature(fn: Any) -> str:
     code = getattr(fn, "__code__", None)
-    if code is not None:
-        sig = SIGNATURES.get(code)
+    table = getattr(fn, "__globals__", {}).get(SIGNATURES_NAME)
+    if code is not None and table is not None:
+        sig = table.get(id(code))
         if callable(sig):
-            sig = SIGNATURES[code] = sig()
+            sig = table[id(code)] = sig()
         if sig is not None:
             return sig
     return f"fn {getattr(fn, '__name__', '?')}"
@@ -146,6 +120,13 @@ def tensor_header(value: Any) -> str:
 def tensor_body(value: np.ndarray, full: bool = False) -> str:
     threshold = sys.maxsize if full else SUMMARY_THRESHOLD
     return np.array2string(np.asarray(value), threshold=threshold, max_line_width=100)
+
+
+def tensor_layout(value: np.ndarray, full: bool = False, pad: str = "") -> str:
+    """A tensor's header, then its elements as numpy prints them, each line
+    after the first indented by `pad`."""
+    body = tensor_body(value, full).replace("\n", "\n" + pad)
+    return f"{tensor_header(value)}\n{pad}{body}"
 
 
 def _is_scalar(value: Any) -> bool:
@@ -222,18 +203,52 @@ value with many parts (64 characters a part). Only a value that shares its
 parts (a tuple holding the same tuple twice, forty levels deep: small in
 memory, exponentially long written out) reaches it."""
 
+LIST_LIMIT = 100
+"""Elements of the longest `List` printed whole unless `--full`; a longer
+one shows its first LIST_SHOWN elements, then how many more it has."""
+LIST_SHOWN = 10
+NESTING_LIMIT = 64
+"""Levels of tuples, constructor values and references printed unless
+`--full`; what lies deeper prints as `...` (a `List`'s cells count as one
+level: its elements are one level below the list)."""
 
-def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | None = None, limit: int | None = None) -> str:
-    """The text `relay run` prints for a value (without a trailing newline);
-    unless `full`, cut after `limit` characters (by default TEXT_LIMIT or
-    64 a part of the value) with a line that says so."""
+
+def list_length(value: Data, stop: int | None = None) -> int:
+    """Cells of the `Cons`/`Nil` chain starting at `value` (its elements;
+    counting stops past `stop`)."""
+    n = 0
+    node: Any = value
+    while type(node) is Data and is_list_node(node) and node.con.name == "Cons" and len(node.fields) == 2:
+        n += 1
+        if stop is not None and n > stop:
+            break
+        node = node.fields[1]
+    return n
+
+
+def value_text(
+    value: Any,
+    full: bool = False,
+    describe: Callable[[Any], str] | None = None,
+    limit: int | None = None,
+    tensor_text: Callable[[np.ndarray, str], str] | None = None,
+) -> str:
+    """The text `relay run` prints for a value (without a trailing newline).
+
+    Unless `full`: a `List` of more than LIST_LIMIT elements shows its first
+    LIST_SHOWN, then `...N more elements`; parts nested more than
+    NESTING_LIMIT levels deep print as `...`; and the text is cut after
+    `limit` characters (by default TEXT_LIMIT or 64 a part of the value)
+    with a line that says so. `tensor_text(array, indentation)` replaces
+    the header and numpy layout of a tensor that is not a scalar."""
     describe = describe or closure_signature
-    if limit is None:
-        limit = max(TEXT_LIMIT, 64 * part_counts(value)[0]) if not full else 0
+    nesting = sys.maxsize if full else NESTING_LIMIT
+    long_list = sys.maxsize if full else LIST_LIMIT
     multi = _multiline(value)
     parts: list[str] = []
-    # Work items: literal text (str), or (value, indentation).
-    stack: list[Any] = [(value, 0)]
+    # Work items: literal text (str), or (value, indentation, depth, spine):
+    # `spine` is (position, length) for the cells of a List after its first.
+    stack: list[Any] = [(value, 0, 0, None)]
     pop, push = stack.pop, stack.append
     generic, ndarray = np.generic, np.ndarray
     checked = 0  # parts already counted towards the limit
@@ -242,28 +257,40 @@ def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | 
         if not full and len(parts) - checked > 4096:
             size += sum(map(len, parts[checked:]))
             checked = len(parts)
-            if size > limit:
+            if limit is None and size > TEXT_LIMIT:
+                limit = max(TEXT_LIMIT, 64 * part_counts(value)[0])  # counted only when needed
+            if limit is not None and size > limit:
                 text = "".join(parts)[:limit]
                 return f"{text} ...\n... (cut after {limit:,} characters; --full prints the whole value)"
         item = pop()
         if type(item) is str:
             parts.append(item)
             continue
-        v, indent = item
+        v, indent, depth, spine = item
         t = type(v)
         if t is ndarray and v.ndim > 0:
             pad = " " * indent
-            body = tensor_body(v, full).replace("\n", "\n" + pad)
-            parts.append(f"{tensor_header(v)}\n{pad}{body}")
+            parts.append(tensor_text(v, pad) if tensor_text is not None else tensor_layout(v, full, pad))
         elif isinstance(v, generic) or t is ndarray:
             parts.append(scalar_text(v))
         elif t is tuple or t is Data or t is Ref:
+            if depth >= nesting and spine is None:  # (a List's next cell is no deeper)
+                parts.append("...")
+                continue
+            tail = None  # how the fields of a List cell continue
+            if t is Data and v.con.name == "Cons" and is_list_node(v) and len(v.fields) == 2:
+                position, length = spine if spine is not None else (0, list_length(v, None if not full else 0))
+                if length > long_list and position == LIST_SHOWN:
+                    parts.append(f"...{length - position:,} more elements")
+                    continue
+                tail = (position + 1, length)
             opener, fields, closer = _composite(v)
+            inner_depth = depth + 1
             if not multi.get(id(v), False):
                 parts.append(opener)
                 push(closer)
                 for i in range(len(fields) - 1, -1, -1):
-                    push((fields[i], indent))
+                    push((fields[i], indent, depth, tail) if tail is not None and i == 1 else (fields[i], indent, inner_depth, None))
                     if i:
                         push(", ")
             else:
@@ -271,9 +298,9 @@ def value_text(value: Any, full: bool = False, describe: Callable[[Any], str] | 
                 pad = " " * inner
                 parts.append(opener + "\n")
                 push(" " * indent + closer.lstrip(","))
-                for f in reversed(fields):
+                for i in range(len(fields) - 1, -1, -1):
                     push(",\n")
-                    push((f, inner))
+                    push((fields[i], inner, depth, tail) if tail is not None and i == 1 else (fields[i], inner, inner_depth, None))
                     push(pad)
         elif callable(v):
             parts.append(describe(v))

@@ -119,6 +119,18 @@ class Prelude:
         return self.module.functions[self.globals[name]]
 
 
+def _standard_module() -> Module:
+    return prelude().module
+
+
+# `check_module` (which may not import this package) checks a module that
+# uses the Prelude's names against it.
+from ..check import PRELUDE_PROVIDER  # noqa: E402
+
+if not PRELUDE_PROVIDER:
+    PRELUDE_PROVIDER.append(_standard_module)
+
+
 def prelude() -> Prelude:
     """The Prelude, parsed on first use (thread-safe)."""
     with _LOCK:

@@ -1054,7 +1054,7 @@ class Builder:
                 f"TVM {self.version} reads `{tok.value}` as a malformed integer",
                 span,
                 "no `f` suffix",
-            ).with_help(f"write `{tok.value}f` for a float32 literal in a TVM-format file")
+            ).with_fix(f"write `{tok.value}f` for a float32 literal in a TVM-format file", span, f"{tok.value}f")
         return self._literal(tok.value, span)
 
     def bool_lit(self, c: list) -> Constant:
@@ -1244,11 +1244,11 @@ class Builder:
         if ctor is None:
             diag = self.error(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", self.span(tok.start_pos, tok.end_pos), "not a constructor")
             if name[:1].islower() and fields is None:
-                diag.with_help(f"to bind a variable, write `%{name}`")
+                diag.with_fix(f"to bind a variable, write `%{name}`", diag.span, f"%{name}")
             else:
                 suggestions = self.suggest(name, self.constructors)
                 if suggestions:
-                    diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
+                    diag.with_choices(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?", diag.span, suggestions)
             ctor = Constructor(name)
         return PatternConstructor(ctor, tuple(fields[0]) if fields is not None else (), span)
 
@@ -1301,12 +1301,11 @@ class Builder:
         if tok.value == "None" or tok.value == "nullptr":  # TVM reads both as no value
             return _NONE_ATTR
         hit = near_miss(tok.value, (KEYWORD,))
-        meant = f"`{hit[0]}`" if hit is not None else f'`"{tok.value}"`'
-        self.error(
-            codes.SYNTAX_ERROR,
-            f"`{tok.value}` is not an attribute value",
-            self.span(tok.start_pos, tok.end_pos),
-        ).with_help(f"attribute values are numbers, strings, True, False, None or lists; did you mean {meant}?")
+        meant = hit[0] if hit is not None else f'"{tok.value}"'
+        span = self.span(tok.start_pos, tok.end_pos)
+        self.error(codes.SYNTAX_ERROR, f"`{tok.value}` is not an attribute value", span).with_fix(
+            f"attribute values are numbers, strings, True, False, None or lists; did you mean `{meant}`?", span, meant
+        )
         return INVALID_ATTR
 
     def attr_list(self, c: list) -> Any:
@@ -1414,13 +1413,15 @@ class Builder:
         if what != "type" or "/" in written or "#" in written:
             self.positions.lossy = True  # its text is not kept (a dimension becomes `?`) or holds a comment
         hit = near_miss(name, (DTYPE,)) if what == "type" else None
+        # The name itself (the span of `Name[args]` starts with it).
+        named = Span(span.source, span.start, span.start + len(name)) if span.text.startswith(name) else None
         if hit is not None:
-            diag.with_help(f"did you mean `{hit[0]}`? {hit[1]}")
+            diag.with_fix(f"did you mean `{hit[0]}`? {hit[1]}", named, hit[0])
             return
         candidates = list(self.types.names()) + list(self.adts) + list(self.env.adts)
         suggestions = self.suggest(name, candidates)
         if suggestions:
-            diag.with_help(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?")
+            diag.with_choices(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?", named, suggestions)
         elif what == "type":
             diag.with_note("a type is a dtype (float32), Tensor[...], a tuple, fn(...) -> T, an ADT or a type parameter")
 

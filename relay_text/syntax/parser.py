@@ -350,7 +350,7 @@ def _check_globals(builder: Builder, env: Env, diags: list[Diagnostic]) -> None:
             near[name] = close_names(name, known)
         suggestions = near[name]
         if suggestions:
-            diag.with_help(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?")
+            diag.with_choices(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?", span, [f"@{s}" for s in suggestions])
         diags.append(diag)
 
 
@@ -368,7 +368,7 @@ def _near_miss(name: str, span: Span, suggestions: list[str], diags: list[Diagno
                 label="defined in the Prelude",
             )
             .with_note(f"this file defines {or_list([f'`@{s}`' for s in suggestions])} but never uses it")
-            .with_help(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?")
+            .with_choices(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?", span, [f"@{s}" for s in suggestions])
         )
 
 
@@ -380,5 +380,5 @@ def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
             diag.with_label(later, "bound here, after its use")
             diag.with_note("a graph binding is visible only after its definition")
         elif suggestions:
-            diag.with_help(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?")
+            diag.with_choices(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?", span, [f"%{s}" for s in suggestions])
         diags.append(diag)

@@ -383,8 +383,8 @@ def test_identity_on_a_function_without_type_parameters_constrains_it_at_once() 
     d = only("def @main() {\n  let %f = fn (%x : int32, %y : (int32, int32)) where Identity { %x };\n  %f\n}\n")
     assert (d.code, *d.location()[1:3]) == ("type-mismatch", 2, 55)
     assert d.message == (
-        "`Identity` relates types that must be one type: expected `Tensor[(), int32]`, "
-        "found `(Tensor[(), int32], Tensor[(), int32])`"
+        "`Identity` relates types that must be one type: expected `int32`, "
+        "found `(int32, int32)`"
     )
 
 

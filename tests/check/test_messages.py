@@ -107,3 +107,27 @@ def test_type_parameter_is_rigid_and_says_so() -> None:
 def test_errors_in_independent_definitions_are_all_reported() -> None:
     ds = diagnostics("def @a() { 1 + True }\ndef @b(%x : Tensor[(2), float32]) { sum(%x, axis=[3]) }\ndef @c() { @a(1) }")
     assert [(d.code, d.location()[1]) for d in ds] == [("type-mismatch", 1), ("shape-mismatch", 2), ("arity-mismatch", 3)]
+
+
+def test_scalar_types_are_written_as_the_file_writes_them() -> None:
+    """A file that writes scalar types as dtypes (`%x : int32`) reads them
+    so in its messages; one that writes `Tensor[(), int32]` reads that."""
+    short = only("def @f(%x : int32) -> int32 { %x }\ndef @main() { @f(1.5f) }")
+    assert short.message == "mismatched types: the first argument of `@f` must be `int32`, found `float32`"
+    assert short.label == "this has type `float32`"
+    long = only("def @f(%x : Tensor[(), int32]) -> Tensor[(), int32] { %x }\ndef @main() { @f(1.5f) }")
+    assert long.message == "mismatched types: the first argument of `@f` must be `Tensor[(), int32]`, found `Tensor[(), float32]`"
+    tuple_type = only("def @f(%x : float32) -> (int32, float32) { (%x, %x) }")
+    assert tuple_type.message == "mismatched types: expected `(int32, float32)`, found `(float32, float32)`"
+
+
+def test_scalar_style() -> None:
+    from relay_text.check.state import scalar_style
+
+    assert scalar_style("def @f(%x : int32) -> float32 { ... }") is True
+    assert scalar_style("def @f(%l : List[int32]) { ... }") is True
+    assert scalar_style("def @f(%x : Tensor[(), int32]) { ... }") is False
+    # Both, or neither: the dialect decides. Tensor's own dtype and
+    # attribute strings do not count.
+    assert scalar_style("def @f(%x : Tensor[(), int32], %y : bool) { ... }") is None
+    assert scalar_style('def @f(%x : Tensor[(2), float32]) { cast(%x, dtype="int32") }') is None

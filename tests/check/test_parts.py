@@ -82,11 +82,11 @@ def test_local_names_are_counted_per_binder() -> None:
 
 
 def test_literal_spelling() -> None:
-    assert messages.literal_spelling(1, "float32", "docs") == "write `1.0` for a float32 literal"
-    assert messages.literal_spelling(1, "float32", "tvm") == "write `1.0f` for a float32 literal"
-    assert messages.literal_spelling(2.5, "float64", "docs") == "write `2.5f64` for a float64 literal"
-    assert messages.literal_spelling(3.0, "int64", "docs") == "write `3i64` for an int64 literal"
-    assert messages.literal_spelling(3, "uint8", "tvm") == "write `3u8` for an uint8 literal"
+    assert messages.literal_spelling(1, "float32", "docs") == ("write `1.0` for a float32 literal", "1.0")
+    assert messages.literal_spelling(1, "float32", "tvm") == ("write `1.0f` for a float32 literal", "1.0f")
+    assert messages.literal_spelling(2.5, "float64", "docs") == ("write `2.5f64` for a float64 literal", "2.5f64")
+    assert messages.literal_spelling(3.0, "int64", "docs") == ("write `3i64` for an int64 literal", "3i64")
+    assert messages.literal_spelling(3, "uint8", "tvm") == ("write `3u8` for an uint8 literal", "3u8")
     assert messages.literal_spelling(2.5, "int32", "docs") is None
 
 

@@ -101,7 +101,7 @@ def test_summary_counts_files_with_errors(files, tmp_path: Path) -> None:
     other.write_text("def @f() { %y + %z }\n")
     result = run(["check", str(files["good.rly"]), str(files["bad.rly"]), str(other)])
     assert result.exit_code == 1
-    assert result.stderr.endswith("Found 3 errors in 2 files\n")
+    assert result.stderr.endswith("Found 3 errors in 2 files (3 files checked)\n")
 
 
 def test_missing_file_is_an_io_error(files, tmp_path: Path) -> None:
@@ -160,6 +160,7 @@ def test_json_output(files) -> None:
             "label": "not in scope",
             "labels": [],
             "notes": [],
+            "fixes": [],
         }
     ]
     assert list(data["globals"]) == ["@main"]

@@ -37,7 +37,8 @@ def test_a_misspelt_key_gets_a_warning_naming_the_closest_key(tmp_path: Path, co
         f"warning: {config}: unknown key `warnings-as-error` in [tool.relay] (ignored); did you mean `warnings-as-errors`?\n"
         f"warning: {config}: unknown key `colour` in [tool.relay] (ignored); did you mean `color`?\n"
         f"warning: {config}: unknown key `frobnicate` in [tool.relay] (ignored); the known keys are "
-        "`line-length`, `dialect`, `warnings-as-errors`, `color`, `max-depth`, `max-memory`, `max-output`, `timeout`, `jobs`\n"
+        "`line-length`, `dialect`, `warnings-as-errors`, `color`, `max-depth`, `max-memory`, `max-output`, `timeout`, `jobs`, "
+        "`exclude`, `extend-exclude`, `respect-gitignore`, `ignore`\n"
     )
 
 

@@ -64,7 +64,7 @@ def test_several_files_get_one_object_each_in_order(tmp_path: Path) -> None:
     assert first == {"file": str(good), "diagnostics": [], "globals": {"@main": "fn() -> Tensor[(), int32]"}}
     assert [(d["code"], d["file"], d["line"]) for d in second["diagnostics"]] == [("unbound-variable", str(bad), 1)]
     assert third == {"file": str(missing), "error": f"{missing}: no such file", "diagnostics": [], "globals": {}}
-    assert result.stderr == f"error: {missing}: no such file\nFound 1 error in 1 file\n"
+    assert result.stderr == f"error: {missing}: no such file\nFound 1 error in 1 file (3 files checked)\n"
 
 
 def test_a_directory_gets_the_several_files_form_even_for_one_file(tmp_path: Path) -> None:

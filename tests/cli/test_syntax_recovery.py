@@ -41,7 +41,6 @@ def test_three_independent_errors_get_three_located_diagnostics(tmp_path: Path) 
         "  |\n"
         "2 |   if (%x = 1) { 2 } else { 3 }\n"
         "  |          ^ unexpected token\n"
-        "  |      - unclosed `(`\n"
         "  |\n"
         "  = help: to compare, write `==`; `=` only binds (`let %x = ...`, `%0 = ...`)\n"
         "\n"
@@ -61,7 +60,7 @@ def test_three_independent_errors_get_three_located_diagnostics(tmp_path: Path) 
         "   |\n"
         "   = help: global functions start with `@`: `@h`\n"
         "\n"
-        "Found 3 errors in 1 file\n"
+        "Found 3 errors in 1 file (3 fixable with `relay check --fix`)\n"
     )
     data = json.loads(check(path, "--output-format", "json").stdout)
     assert [(d["code"], d["line"], d["column"]) for d in data["diagnostics"]] == [
@@ -74,8 +73,9 @@ def test_three_independent_errors_get_three_located_diagnostics(tmp_path: Path) 
 @pytest.mark.parametrize(
     "text, where, help_line",
     [
-        ("def @main() {\n  let %x = 1\n  let %y = 2;\n  %y\n}\n", "3:3", "is a `;` missing at the end of the line before?"),
-        ("def @main() {\n  let %x = 1\n  %x\n}\n", "3:3", "is a `;` missing at the end of the line before?"),
+        # (the caret is where the `;` is missing, at the end of the line)
+        ("def @main() {\n  let %x = 1\n  let %y = 2;\n  %y\n}\n", "2:13", "add the missing `;`"),
+        ("def @main() {\n  let %x = 1\n  %x\n}\n", "2:13", "add the missing `;`"),
         ("def @main(%x : int32) {\n  return %x;\n}\n", "2:10", "Relay has no `return`: a function's value is the last expression of its body"),
         ("def @main(x : int32) { 1 }\n", "1:11", "local variables start with `%`: `%x`"),
         ("def @main(%x : int32) {\n  %x = 1\n}\n", "3:1", None),  # a graph binding needs a body after it

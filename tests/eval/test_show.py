@@ -89,8 +89,9 @@ def test_composite_holding_a_tensor_spreads_over_lines() -> None:
 @pytest.mark.slow
 def test_printing_a_million_element_list_needs_no_recursion() -> None:
     value = lst(*([np.int32(1)] * 1_000_000))
-    text = value_text(value)
+    text = value_text(value, full=True)
     assert text.startswith("Cons(1, Cons(1, ") and text.endswith("Nil()" + ")" * 1_000_000)
+    assert value_text(value) == "Cons(1, " * 10 + "...999,990 more elements" + ")" * 10  # without --full
     text = value_json(value)
     assert text == "[" + ", ".join(['{"tensor": 1, "dtype": "int32", "shape": []}'] * 1_000_000) + "]"
     assert len(json.loads(text)) == 1_000_000  # a flat array: no nesting for the reader either
@@ -148,3 +149,27 @@ def test_a_closure_keeps_its_signature_when_an_equal_program_is_collected() -> N
     del first
     gc.collect()
     assert value_text(second.value) == "@f(%x : Tensor[(), int32]) -> Tensor[(), int32]"
+
+
+def test_a_compiled_program_is_collected_once_nothing_uses_it() -> None:
+    """The signatures of a program's closures live in the program's own
+    namespace: a table beside it (keyed by code object, holding the
+    compiler that computes a signature) kept every compiled program, with
+    its folded constants, alive for the life of the process."""
+    import gc
+    import weakref
+
+    from relay_text.eval.compile import compile_program
+    from relay_text.eval.runtime import execute
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import check_source
+
+    checked = check_source(Source("a.rly", "def @f(%x: int32) -> int32 { %x }\ndef @main() { @f }\n"), use_prelude=False)
+    module = checked.module
+    program = compile_program(module, globals_=[module.global_var("main")], type_of=checked.result.type_of)
+    closure = execute(program, "@main")
+    assert value_text(closure) == "@f(%x : Tensor[(), int32]) -> Tensor[(), int32]"
+    main = weakref.ref(program.function("@main"))
+    del program, closure
+    gc.collect()
+    assert main() is None

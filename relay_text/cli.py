@@ -1,7 +1,8 @@
 """The `relay` command: thin wrappers that parse flags and call the library.
 
 Exit codes: 0 success, 1 the input has errors (or would be reformatted),
-2 usage, input/output or internal errors, 130 interrupted. A closed
+2 usage, input/output or internal errors, 130 interrupted (Ctrl-C), 143
+and 129 terminated by SIGTERM and SIGHUP (after the same cleanup). A closed
 standard output (`relay check --types . | head -1`) ends the command
 quietly with status 0, as the reader has all it wanted.
 """
@@ -60,13 +61,22 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> None:
+        from .interrupts import Interrupted, install
+
         debug = kwargs.pop("debug", False) or bool(os.environ.get("RELAY_DEBUG"))
+        install()  # SIGTERM and SIGHUP end a command as Ctrl-C does
         try:
             code = command(*args, **kwargs)
             sys.stdout.flush()
-        except KeyboardInterrupt:
-            sys.stderr.write("interrupted\n")
-            sys.exit(EXIT_INTERRUPTED)
+        except KeyboardInterrupt as exc:
+            signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+            stopped = Interrupted(signum)
+            try:
+                sys.stderr.write(stopped.message + "\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            sys.exit(stopped.exit_code)
         except BrokenPipeError:
             # The reader closed the pipe (`| head -1`): it has what it wanted.
             _quiet_streams()
@@ -529,6 +539,7 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
     help="keep: each file's own dialect; docs: the documented syntax; tvm: TVM's 0.0.5 format.  [default: keep]",
 )
 @click.option("--fast", is_flag=True, help="Skip the safety checks (re-parse and compare, format twice).")
+@click.option("--force", is_flag=True, help="Also rewrite read-only files.")
 @jobs_option
 @color_option
 @guarded
@@ -539,6 +550,7 @@ def fmt(
     line_length: int | None,
     dialect: str | None,
     fast: bool,
+    force: bool,
     jobs: int | None,
     color: str | None,
 ) -> int:
@@ -559,6 +571,7 @@ def fmt(
         safe=not fast,
         check_only=check_only,
         show_diff=show_diff,
+        force=force,
     )
     write_back = not (check_only or show_diff)
     tasks, stdin_failed = _tasks(collect(list(paths)), options, reporter)
@@ -566,7 +579,15 @@ def fmt(
     for report in run_tasks(format_file, tasks, ctx.jobs(jobs, tasks)):
         totals.add(report)
         if report.out:
-            emit(report.out)
+            try:
+                emit(report.out)
+            except BrokenPipeError:
+                if not show_diff:
+                    raise
+                # `relay fmt --diff | head`: the reader has seen enough, and
+                # a diff means a file would change.
+                _quiet_streams()
+                return EXIT_FAIL
         emit(report.err, sys.stderr)
     changed, unchanged = totals.status["changed"], totals.status["unchanged"]
     failed = totals.status["failed"] + stdin_failed

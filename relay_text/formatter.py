@@ -329,7 +329,10 @@ def unified_diff(name: str, before: str, after: str) -> str:
     )
     out = []
     for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        if line.endswith("\r"):  # a line ended by a lone `\\r`
+            out.append(line + "\n")
+        else:
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
 

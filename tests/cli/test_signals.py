@@ -19,7 +19,7 @@ from tests.conftest import ROOT
 
 MESSY = "def @main(%a,%b){{%a+%b}}\n// file {i}\ndef @f{i}(%x: int32) {{ let %y = %x * 2; %y+ 1 }}\n"
 # Enough work that a command is still busy when it is signalled.
-SLOW = "".join(f"def @g{j}(%x: int32) {{ let %y = %x * {j}; %y+ 1 }}\n" for j in range(150))
+SLOW = "".join(f"def @g{j}(%x: int32) {{ let %y = %x * {j}; %y+ 1 }}\n" for j in range(600))
 
 
 def start(args: list[str]) -> subprocess.Popen:
@@ -31,6 +31,8 @@ def start(args: list[str]) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         env=env,
         start_new_session=True,
+        # (a command started under nohup keeps SIGHUP ignored; these tests want it heard)
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
 
 

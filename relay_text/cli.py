@@ -208,6 +208,12 @@ class _Commands(click.Group):
     named in `STAGE_COMMANDS` and imported only when they are used or
     listed, so that `relay check` does not pay for importing them."""
 
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        # Called without arguments, the group reads sys.argv: it is the
+        # `relay` command, owning its process (CliRunner passes arguments).
+        _OWNS_PROCESS[0] = args is None
+        return super().main(args, *rest, **kwargs)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *STAGE_COMMANDS])
 
@@ -222,6 +228,8 @@ class _Commands(click.Group):
         assert isinstance(command, click.Command), target
         return command
 
+
+_OWNS_PROCESS = [False]
 
 # Command name -> "module:attribute" of a click command defined elsewhere.
 STAGE_COMMANDS: dict[str, str] = {}
@@ -399,19 +407,21 @@ def run(
         optimize=not no_opt,
         max_memory=memory,
     )
+    deadline = _deadline(timeout, reporter, inp.name)
     try:
-        with _time_limit(timeout):
+        with deadline:
             ran = run_source(
                 Source(inp.name, inp.text),
                 request,
                 use_prelude=not no_prelude,
                 warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
             )
-    except RunTimeout as exc:
-        # Outside the program (reading, checking, compiling): no place to point at.
+    except RunTimeout:
+        # Outside the program (parsing, checking, compiling): no place to point at.
         from .diagnostics import Diagnostic, codes
 
-        reporter.diagnostic(Diagnostic(codes.RESOURCE_LIMIT, f"{exc} while reading and checking {inp.name}", None))
+        message = deadline.stage_message() if hasattr(deadline, "stage_message") else "the run took longer than its limit (--timeout)"
+        reporter.diagnostic(Diagnostic(codes.RESOURCE_LIMIT, message, None))
         reporter.message("Stopped: out of time", "bold red")
         return EXIT_FAIL
     for diag in ran.diagnostics:
@@ -448,23 +458,20 @@ def _size_setting(flag: str | None, hint: str, setting: Any) -> int | None:
         raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
-@contextlib.contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise RunTimeout in the main thread once `seconds` have passed."""
-    if seconds is None or not hasattr(signal, "setitimer"):
-        yield
-        return
+def _deadline(seconds: float | None, reporter: Any, name: str) -> Any:
+    """The `--timeout` of a run (`eval.deadline`), or a context that does nothing."""
+    if seconds is None:
+        return contextlib.nullcontext()
+    from .eval.deadline import Deadline
 
-    def expired(signum: int, frame: Any) -> None:
-        raise RunTimeout(seconds)
+    def report(diag: Any) -> None:
+        reporter.diagnostic(diag)
+        # (as when the run stops by itself: in the program, or before it)
+        reporter.message("The program stopped with an error" if diag.span is not None else "Stopped: out of time", "bold red")
 
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    # Ending the process to keep the deadline is for the command that owns it
+    # (not a caller running it in-process, such as a test or the fuzzer).
+    return Deadline(seconds, report, name, hard=_OWNS_PROCESS[0])
 
 
 def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any) -> int:

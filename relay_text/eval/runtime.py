@@ -43,6 +43,15 @@ _RUN_LOCK = threading.Lock()
 GC_THRESHOLD = 20_000
 
 
+_RUNNING: list[tuple[CompiledProgram, int]] = []  # the program being run, and its thread
+
+
+def running() -> tuple[CompiledProgram, int] | None:
+    """The program being run now and the thread that runs it (for the
+    deadline's watchdog, `eval.deadline`), or None."""
+    return _RUNNING[-1] if _RUNNING else None
+
+
 class EvalError(Exception):
     """Evaluation failed; carries the located diagnostic."""
 
@@ -64,6 +73,7 @@ def execute(program: CompiledProgram, entry: str, args: tuple = (), max_depth: i
         ns["DEPTH"] = 0
         ns["MAXD"] = max_depth
         with np.errstate(all="ignore"):
+            _RUNNING.append((program, threading.get_ident()))
             try:
                 return function(*args)
             except BaseException as exc:  # noqa: BLE001 - every error is reported as a diagnostic
@@ -71,6 +81,8 @@ def execute(program: CompiledProgram, entry: str, args: tuple = (), max_depth: i
                 if diag is None:
                     raise
                 raise EvalError(diag) from None
+            finally:
+                _RUNNING.pop()
 
     with _RUN_LOCK, relaxed_gc():
         return run_deep(run, max_depth)

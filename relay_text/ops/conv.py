@@ -85,12 +85,21 @@ def run_parts(fn: Callable[..., Any], parts: list[tuple]) -> None:
         for part in parts:
             fn(*part)
         return
-    futures = [pool.submit(fn, *part) for part in parts[:-1]]
+    # numpy's floating-point error handling is per thread: the pool's
+    # threads take the caller's (a run ignores overflow in `exp`; a warning
+    # from another thread would reach the user with numpy's file and line)
+    state = np.geterr()
+    futures = [pool.submit(_with_errstate, state, fn, part) for part in parts[:-1]]
     try:
         fn(*parts[-1])
     finally:
         for f in futures:
             f.result()
+
+
+def _with_errstate(state: dict, fn: Callable[..., Any], part: tuple) -> Any:
+    with np.errstate(**state):
+        return fn(*part)
 
 
 def split_count(size: int) -> int:

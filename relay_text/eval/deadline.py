@@ -71,8 +71,12 @@ class Deadline:
         self.finished = False
         self.where: Diagnostic | None = None  # what the watchdog read at the deadline
         self.thread: threading.Thread | None = None
+        self.started = 0.0
 
     def __enter__(self) -> Deadline:
+        import time
+
+        self.started = time.time()
         self.thread = threading.Thread(target=self._watch, name="relay-deadline", daemon=True)
         self.thread.start()
         if self.hard:
@@ -111,6 +115,7 @@ class Deadline:
             target = running[1] if running is not None else self.target
             frame = sys._current_frames().get(target)  # noqa: SLF001 - the documented way to see another thread
             self.where = self._diagnostic(frame, running[0] if running is not None else None)
+            _log(self.started)
             if not self.hard:
                 _raise_in(target, self.seconds)
                 return
@@ -137,6 +142,20 @@ class Deadline:
         if not counted:
             diag.with_note(f"the run was more than {MAX_FRAMES:,} frames deep: the calls further out are not counted")
         return diag
+
+
+def _log(started: float) -> None:
+    """`RELAY_DEADLINE_LOG=FILE`: note when the deadline began and when the
+    watchdog acted (benchmarks/deadline.py measures the latency with it)."""
+    path = os.environ.get("RELAY_DEADLINE_LOG")
+    if path:
+        import time
+
+        try:
+            with open(path, "w", encoding="ascii") as log:
+                log.write(f"{started} {time.time()}\n")
+        except OSError:
+            pass
 
 
 def _frames(frame: FrameType | None, filename: str | None) -> tuple[list[tuple[str, int]], str | None, str, bool]:

@@ -113,7 +113,7 @@ def run_deep(body: Callable[[], Any], max_depth: int) -> Any:
     calling thread (Ctrl-C reaches it directly). CPython 3.10 recurses in C
     for every call: there `body` runs on a thread with a stack sized for
     `max_depth` calls."""
-    needed = max_depth * _PYTHON_FRAMES_PER_CALL + 10_000
+    needed = min(max_depth * _PYTHON_FRAMES_PER_CALL + 10_000, 2**31 - 1)  # (the interpreter's limit is a C int)
     old_limit = sys.getrecursionlimit()
     if needed > old_limit:
         sys.setrecursionlimit(needed)

@@ -84,3 +84,11 @@ def test_the_stage_before_the_run_is_named(tmp_path: Path) -> None:
         f"error[resource-limit]: the run took longer than the limit of 0.3 s (--timeout) while checking {prog}",
     )
     assert result.stderr.splitlines()[-1] == "Stopped: out of time"
+
+
+def test_a_max_depth_beyond_the_interpreters_limit_runs(tmp_path: Path) -> None:
+    """(An internal error: the recursion limit is a C int.)"""
+    prog = tmp_path / "p.rly"
+    prog.write_text("def @main() { 1 }\n")
+    result = CliRunner().invoke(main, ["run", "--max-depth", "3000000000", str(prog)])
+    assert (result.exit_code, result.stdout) == (0, "1\n")

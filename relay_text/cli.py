@@ -14,7 +14,7 @@ import functools
 import os
 import signal
 import sys
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import click
 

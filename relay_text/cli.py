@@ -64,7 +64,8 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
         from .interrupts import Interrupted, install
 
         debug = kwargs.pop("debug", False) or bool(os.environ.get("RELAY_DEBUG"))
-        install()  # SIGTERM and SIGHUP end a command as Ctrl-C does
+        if _OWNS_PROCESS[0]:  # (not in a caller's process: its signals are its own)
+            install()  # SIGTERM and SIGHUP end a command as Ctrl-C does
         try:
             code = command(*args, **kwargs)
             sys.stdout.flush()

@@ -210,8 +210,9 @@ def _fill(fd: int, data: bytes, st: os.stat_result) -> None:
     """Write `data` to a temporary file and give it the mode, owner and
     group of the file it replaces."""
     _write_all(fd, data)
-    os.fchmod(fd, stat.S_IMODE(st.st_mode))
-    if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, stat.S_IMODE(st.st_mode))
+    if hasattr(os, "fchown") and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):  # (no owners on Windows)
         try:
             os.fchown(fd, st.st_uid, st.st_gid)
         except PermissionError:

@@ -64,9 +64,24 @@ def _finish(proc: subprocess.Popen, failures: list[Failure], what: str) -> str:
     if _at_startup(text):
         return text
     if "Traceback" in text or "internal error" in text:
-        line = next((ln for ln in text.splitlines() if "Error" in ln or "internal error" in ln), text.strip()[-200:])
-        failures.append(Failure("internal", "fmt", f"{what}: {line[:200]}"))
+        failures.append(Failure("internal", "fmt", f"{what}: {_exception_line(text)[:200]}"))
     return text
+
+
+def _exception_line(stderr: str) -> str:
+    """The line that names the exception of a traceback (or the internal error)."""
+    lines = stderr.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("internal error"):
+            return line
+    in_trace = False
+    found = ""
+    for line in lines:
+        if line.startswith("Traceback") or line.startswith("Exception ignored"):
+            in_trace = True
+        elif in_trace and line and not line.startswith(" "):
+            found, in_trace = line, False
+    return found or stderr.strip()[-200:]
 
 
 def _at_startup(stderr: str) -> bool:

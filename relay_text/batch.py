@@ -114,7 +114,7 @@ def run_tasks(work: Callable[[Task], FileReport], tasks: Sequence[Task], jobs: i
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from .interrupts import worker_started
+    from .interrupts import check, deferred, worker_started
 
     _warm_up()
     methods = multiprocessing.get_all_start_methods()
@@ -122,7 +122,12 @@ def run_tasks(work: Callable[[Task], FileReport], tasks: Sequence[Task], jobs: i
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=worker_started, initargs=(os.getpid(),))
     finished = False
     try:
-        yield from pool.map(work, tasks)
+        with deferred():  # (the workers are forked here)
+            reports = pool.map(work, tasks)
+        check()
+        for report in reports:
+            yield report
+            check()
         finished = True
     finally:
         if finished:

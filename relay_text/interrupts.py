@@ -71,11 +71,40 @@ def critical() -> Iterator[None]:
                 handler(signum, None)
 
 
+_received: list[int] = []  # signals that raised Interrupted
+
+
 def _raise(signum: int, frame: Any) -> None:
     if _depth:
         _pending.append(signum)
         return
+    _received.append(signum)
     raise Interrupted(signum)
+
+
+def check() -> None:
+    """Raise Interrupted again for a signal whose exception was swallowed
+    (raised inside a callback whose errors Python only prints, such as one
+    run at fork)."""
+    if _received:
+        raise Interrupted(_received[0])
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Hold SIGNALS back (in the operating system) while the section runs,
+    such as while worker processes are forked: a signal then could land in
+    a fork callback, where its exception is printed and dropped. Children
+    forked meanwhile start with them held: `worker_started` lets them in."""
+    block = getattr(signal, "pthread_sigmask", None)
+    if block is None:
+        yield
+        return
+    old = block(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        block(signal.SIG_SETMASK, old)
 
 
 def install() -> None:
@@ -140,6 +169,8 @@ def worker_started(parent: int) -> None:
     for signum in SIGNALS:
         if signum != signal.SIGINT:
             signal.signal(signum, _exit_now)
+    if hasattr(signal, "pthread_sigmask"):  # (forked while the parent held them back)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
     _death_signal(signal.SIGTERM)
     # The parent may have died before the death signal was asked for; and
     # where there is no death signal, a thread watches.

@@ -86,10 +86,15 @@ def _exception_line(stderr: str) -> str:
 
 def _at_startup(stderr: str) -> bool:
     """Whether a Ctrl-C reached Python itself, before the command began
-    (while the interpreter imported its site packages): Python's own
-    traceback, and no file was touched yet."""
+    (while the interpreter imported its site packages or relay_text's
+    modules, before the command installs its handlers): Python's own
+    traceback and exit, and no file was touched yet (the oracle on the files
+    still holds)."""
     lines = stderr.strip().splitlines()
-    return bool(lines) and lines[-1] == "KeyboardInterrupt" and "relay_text" not in stderr
+    if not lines or lines[-1] != "KeyboardInterrupt":
+        return False
+    # (site packages, or relay_text's own modules, still being imported)
+    return "relay_text" not in stderr or "<frozen importlib._bootstrap>" in stderr
 
 
 def _left_processes(pgid: int, seconds: float = 5.0) -> list[int]:
@@ -158,8 +163,8 @@ def interrupt(rng: random.Random, seeds: list[tuple[str, str]], scratch: Path) -
     err = _finish(proc, failures, origin)
     expected = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGKILL: -9}[signum]
     # (a signal before the command installed its handlers ends Python itself)
-    early = -signum if signum != signal.SIGINT else (1 if _at_startup(err) else expected)
-    if proc.returncode not in (0, expected, 2, early):
+    startup = (1, -signal.SIGINT) if signum == signal.SIGINT and _at_startup(err) else ()
+    if proc.returncode not in (0, expected, 2, -signum, *startup):
         failures.append(Failure("exit", "fmt", f"{origin}: exit status {proc.returncode}"))
     left = _left_processes(proc.pid)
     if left:

@@ -93,8 +93,12 @@ def _at_startup(stderr: str) -> bool:
     lines = stderr.strip().splitlines()
     if not lines or lines[-1] != "KeyboardInterrupt":
         return False
-    # (site packages, or relay_text's own modules, still being imported)
-    return "relay_text" not in stderr or "<frozen importlib._bootstrap>" in stderr
+    # (site packages, or relay_text's own modules, still being imported: its
+    # frames in the traceback are all module bodies)
+    import re
+
+    frames = re.findall(r'File "([^"]*)", line \d+, in (\S+)', stderr)
+    return all(name == "<module>" for path, name in frames if "relay_text" in path)
 
 
 def _left_processes(pgid: int, seconds: float = 5.0) -> list[int]:

@@ -218,6 +218,7 @@ def test_the_environment_mode_sees_a_lost_file_and_a_temporary_one(tmp_path: Pat
     (tmp_path / ".relay-fmt-1234.tmp").write_text("x")
     assert environment._temporaries(tmp_path) == [".relay-fmt-1234.tmp"]
     assert environment._at_startup('Traceback (most recent call last):\n  File "<frozen site>", line 1\nKeyboardInterrupt\n')
-    assert not environment._at_startup("Traceback ...\n  File \"relay_text/cli.py\"\nKeyboardInterrupt\n")
+    assert not environment._at_startup('Traceback ...\n  File "relay_text/batch.py", line 3, in run_tasks\nKeyboardInterrupt\n')
+    assert environment._at_startup('Traceback ...\n  File "relay_text/__init__.py", line 13, in <module>\n  File "typing.py", line 9, in <genexpr>\nKeyboardInterrupt\n')
     origin, failures = environment.run_scenario(random.Random(5), [("t.rly", "def @main(%a,%b){%a+%b}\n")])
     assert failures == [], origin

@@ -285,16 +285,19 @@ def check(
     tasks, stdin_failed = _tasks(files, options, reporter)
     totals = Totals()
     reports: list[dict[str, Any]] = []
-    for report in run_tasks(check_file, tasks, ctx.jobs(jobs, tasks)):
-        totals.add(report)
-        if output_format == "json":
-            if report.io_error:
-                emit(report.err, sys.stderr)
-            reports.append(report.json or {})
-            continue
-        emit(report.err, sys.stderr)
-        if report.out:
-            emit(report.out)
+    # (closed at once when the command stops early: a closed pipe, a signal;
+    # the worker processes then end, instead of finishing every file first)
+    with contextlib.closing(run_tasks(check_file, tasks, ctx.jobs(jobs, tasks))) as done:
+        for report in done:
+            totals.add(report)
+            if output_format == "json":
+                if report.io_error:
+                    emit(report.err, sys.stderr)
+                reports.append(report.json or {})
+                continue
+            emit(report.err, sys.stderr)
+            if report.out:
+                emit(report.out)
     if output_format == "json":
         if single and len(reports) == 1:
             document: Any = {k: v for k, v in reports[0].items() if k != "file"}
@@ -584,19 +587,20 @@ def fmt(
     write_back = not (check_only or show_diff)
     tasks, stdin_failed = _tasks(collect(list(paths)), options, reporter)
     totals = Totals()
-    for report in run_tasks(format_file, tasks, ctx.jobs(jobs, tasks)):
-        totals.add(report)
-        if report.out:
-            try:
-                emit(report.out)
-            except BrokenPipeError:
-                if not show_diff:
-                    raise
-                # `relay fmt --diff | head`: the reader has seen enough, and
-                # a diff means a file would change.
-                _quiet_streams()
-                return EXIT_FAIL
-        emit(report.err, sys.stderr)
+    with contextlib.closing(run_tasks(format_file, tasks, ctx.jobs(jobs, tasks))) as done:  # (see `check`)
+        for report in done:
+            totals.add(report)
+            if report.out:
+                try:
+                    emit(report.out)
+                except BrokenPipeError:
+                    if not show_diff:
+                        raise
+                    # `relay fmt --diff | head`: the reader has seen enough, and
+                    # a diff means a file would change.
+                    _quiet_streams()
+                    return EXIT_FAIL
+            emit(report.err, sys.stderr)
     changed, unchanged = totals.status["changed"], totals.status["unchanged"]
     failed = totals.status["failed"] + stdin_failed
     verb = "would be " if not write_back else ""

@@ -97,14 +97,15 @@ def deferred() -> Iterator[None]:
     a fork callback, where its exception is printed and dropped. Children
     forked meanwhile start with them held: `worker_started` lets them in."""
     block = getattr(signal, "pthread_sigmask", None)
-    if block is None:
-        yield
-        return
-    old = block(signal.SIG_BLOCK, SIGNALS)
-    try:
-        yield
-    finally:
-        block(signal.SIG_SETMASK, old)
+    with critical():  # (a signal another thread takes waits as well)
+        if block is None:
+            yield
+            return
+        old = block(signal.SIG_BLOCK, SIGNALS)
+        try:
+            yield
+        finally:
+            block(signal.SIG_SETMASK, old)
 
 
 def install() -> None:
@@ -165,6 +166,10 @@ def worker_started(parent: int) -> None:
     """In a worker process: end on SIGTERM or SIGHUP (after a critical
     section), ignore SIGINT (the parent decides, and stops its workers), and
     die with the parent `parent`."""
+    global _depth
+    _depth = 0  # (forked inside the parent's `deferred` section)
+    _pending.clear()
+    _received.clear()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for signum in SIGNALS:
         if signum != signal.SIGINT:

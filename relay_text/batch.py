@@ -139,7 +139,9 @@ def run_tasks(work: Callable[[Task], FileReport], tasks: Sequence[Task], jobs: i
 def _stop(pool: Any) -> None:
     """End a pool's workers now (SIGTERM: each exits once it has finished
     replacing a file it is writing) and drop the files not yet started."""
-    processes = list(getattr(pool, "_processes", {}).values())
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         try:
@@ -154,6 +156,21 @@ def _stop(pool: Any) -> None:
                 process.join(1)
         except (OSError, ValueError, AttributeError, AssertionError):
             pass
+    # A worker ended while sending a result leaves half a message, which
+    # the pool's manager thread would wait for for ever (this process holds
+    # the pipe's other end), and the interpreter joins that thread at exit:
+    # closing this end lets it see the end of the pipe instead.
+    try:
+        if results is not None:
+            results._writer.close()
+    except (OSError, AttributeError):
+        pass
+    if manager is not None:
+        manager.join(5)
+        if manager.is_alive():  # (never joined at exit: the command must end)
+            from concurrent.futures import process as futures_process
+
+            getattr(futures_process, "_threads_wakeups", {}).pop(manager, None)
 
 
 def _warm_up() -> None:

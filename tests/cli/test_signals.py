@@ -191,3 +191,31 @@ def test_signals_wait_while_workers_are_forked(handlers) -> None:
         for _ in range(100):  # delivered once the section ends
             time.sleep(0.001)
     assert reached_the_end
+
+
+def _sleep(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_stopping_a_pool_ends_its_manager_thread_even_after_half_a_result() -> None:
+    """A worker ended while sending its result leaves half a message: the
+    pool's manager thread waited for the rest for ever, and the command hung
+    at exit (`relay check --jobs 2 DIR | head -1`). Stopping the pool closes
+    this process's end of the pipe, so that the thread sees its end."""
+    import multiprocessing
+    import struct
+    from concurrent.futures import ProcessPoolExecutor
+
+    from relay_text.batch import _stop
+
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    pool.submit(_sleep, 60)
+    time.sleep(0.5)
+    manager = pool._executor_manager_thread
+    header_only = struct.pack("!i", 1000)
+    os.write(pool._result_queue._writer.fileno(), header_only)  # a length, and not the bytes it promises
+    time.sleep(0.5)
+    _stop(pool)
+    manager.join(10)
+    assert not manager.is_alive()

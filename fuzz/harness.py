@@ -14,7 +14,10 @@ from .minimize import minimize
 from .oracles import RUN_ARGS, Failure
 from .worker import Target, Worker
 
-MODES = ("mutate", "grammar", "typed", "comments", "metadata", "operators")
+MODES = ("mutate", "grammar", "typed", "comments", "metadata", "operators", "environment", "lsp")
+# Modes whose cases are sessions with processes of their own (fuzz/environment.py,
+# fuzz/lsp.py), not texts for the worker's oracles.
+SCENARIO_MODES = ("environment", "lsp")
 FINDINGS = Path(__file__).resolve().parent / "findings"
 
 
@@ -162,6 +165,28 @@ class Campaign:
 
     # ---- one case
 
+    def run_scenario(self, mode: str, rng: random.Random, seeds: list[tuple[str, str]]) -> list[Failure]:
+        """One case of an environment or lsp mode: a scenario with its own processes."""
+        start = time.monotonic()
+        if mode == "environment":
+            from .environment import run_scenario
+
+            origin, failures = run_scenario(rng, seeds)
+        else:
+            from .lsp import run_session
+
+            origin, failures = run_session(rng, seeds)
+        counts = self.counts.setdefault(mode, Counts())
+        counts.add(failures, time.monotonic() - start)
+        for failure in failures:
+            if failure.signature not in self.findings:
+                self.log(f"  new finding [{mode}] {failure.line()}  ({origin})")
+                finding = Finding(failure.signature, failure, mode, Case("", origin), "")
+                self.findings[failure.signature] = finding
+                if self.findings_dir is not None:
+                    finding.path = self._save(finding)
+        return failures
+
     def run_case(self, mode: str, case: Case) -> list[Failure]:
         run = self.runs(case)
         failures, seconds = self.worker.evaluate(case.text, case.reference, run=run)
@@ -211,7 +236,9 @@ class Campaign:
             "reproduce:",
             f"    python -m fuzz --replay {shlex.quote(str(minimized))}",
         ]
-        if command:
+        if finding.mode in SCENARIO_MODES:
+            lines[5:] = [f"    python -m fuzz --mode {finding.mode} --seed {self.seed}  # (a scenario: run the mode again)"]
+        elif command:
             lines.append(f"    RELAY_DEBUG=1 {command}")
         if finding.case.reference is not None:
             lines.append(f"    relay check {shlex.quote(str(folder / 'reference.rly'))}  # the same text without the comments")
@@ -238,7 +265,15 @@ class Campaign:
             return True
 
         seed = self.seed * 1000 + MODES.index(mode)
-        if mode in RNG_MODES:
+        if mode in SCENARIO_MODES:
+            from .environment import environment_seeds
+
+            rng = random.Random(seed)
+            seeds = environment_seeds()
+            while (not made or time.monotonic() < deadline) and (max_cases is None or made < max_cases):
+                made += 1
+                self.run_scenario(mode, rng, seeds)
+        elif mode in RNG_MODES:
             rng = random.Random(seed)
             for case in RNG_MODES[mode](rng):
                 if not handle(case):

@@ -74,6 +74,7 @@ class FmtOptions:
     check_only: bool = False
     show_diff: bool = False
     bind_operands: bool = False  # TVM's printer form: every non-atomic operand bound first
+    force: bool = False  # write read-only files too
 
 
 def cpu_count() -> int:
@@ -106,7 +107,12 @@ def _total_size(paths: Sequence[str]) -> int:
 
 
 def run_tasks(work: Callable[[Task], FileReport], tasks: Sequence[Task], jobs: int) -> Iterator[FileReport]:
-    """The reports of `tasks`, in their order, computed by `jobs` processes."""
+    """The reports of `tasks`, in their order, computed by `jobs` processes.
+
+    The workers die with this process (`interrupts.worker_started`), and
+    when the command stops early (Ctrl-C, SIGTERM, a closed pipe) they are
+    ended at once: a worker busy with a file finishes replacing it first,
+    so that every file is either as it was or fully formatted."""
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield work(task)
@@ -114,15 +120,63 @@ def run_tasks(work: Callable[[Task], FileReport], tasks: Sequence[Task], jobs: i
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    from .interrupts import check, deferred, worker_started
+
     _warm_up()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=worker_started, initargs=(os.getpid(),))
+    finished = False
     try:
-        yield from pool.map(work, tasks)
+        with deferred():  # (the workers are forked here)
+            reports = pool.map(work, tasks)
+        check()
+        for report in reports:
+            yield report
+            check()
+        finished = True
     finally:
-        # A closed pipe or Ctrl-C stops the command: drop the files not yet started.
-        pool.shutdown(wait=True, cancel_futures=True)
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            _stop(pool)
+
+
+def _stop(pool: Any) -> None:
+    """End a pool's workers now (SIGTERM: each exits once it has finished
+    replacing a file it is writing) and drop the files not yet started."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+    for process in processes:
+        try:
+            process.join(10)
+            if process.is_alive():
+                process.kill()
+                process.join(1)
+        except (OSError, ValueError, AttributeError, AssertionError):
+            pass
+    # A worker ended while sending a result leaves half a message, which
+    # the pool's manager thread would wait for for ever (this process holds
+    # the pipe's other end), and the interpreter joins that thread at exit:
+    # closing this end lets it see the end of the pipe instead.
+    try:
+        if results is not None:
+            results._writer.close()
+    except (OSError, AttributeError):
+        pass
+    if manager is not None:
+        manager.join(5)
+        if manager.is_alive():  # (never joined at exit: the command must end)
+            from concurrent.futures import process as futures_process
+
+            getattr(futures_process, "_threads_wakeups", {}).pop(manager, None)
 
 
 def _warm_up() -> None:
@@ -247,6 +301,7 @@ def format_file(task: Task) -> FileReport:
     from .files import STDIN, InputError, write_atomic
     from .formatter import UnsafeFormat, format_source, save_failure, unified_diff
     from .ir.span import Source
+    from .writing import WriteRefused, write_problem
 
     options: FmtOptions = task.options
     err = io.StringIO()
@@ -256,6 +311,11 @@ def format_file(task: Task) -> FileReport:
     def done(status: str, name: str, out: str = "") -> FileReport:
         return FileReport(name, out=out, err=err.getvalue(), status=status)
 
+    if write_back and task.path != STDIN:
+        problem = write_problem(task.path)
+        if problem is not None:
+            reporter.message(f"error: {problem}", "bold red")
+            return done("failed", task.path)
     try:
         inp = _read(task)
     except InputError as exc:
@@ -291,7 +351,10 @@ def format_file(task: Task) -> FileReport:
         out = output
     else:
         try:
-            write_atomic(task.path, output)
+            write_atomic(task.path, output, inp, options.force)
+        except WriteRefused as exc:
+            reporter.message(f"error: {exc}", "bold red")
+            return done("failed", inp.name)
         except OSError as exc:
             reporter.message(f"error: {task.path}: cannot write ({exc.strerror})", "bold red")
             return done("failed", inp.name)

@@ -1,7 +1,8 @@
 """The `relay` command: thin wrappers that parse flags and call the library.
 
 Exit codes: 0 success, 1 the input has errors (or would be reformatted),
-2 usage, input/output or internal errors, 130 interrupted. A closed
+2 usage, input/output or internal errors, 130 interrupted (Ctrl-C), 143
+and 129 terminated by SIGTERM and SIGHUP (after the same cleanup). A closed
 standard output (`relay check --types . | head -1`) ends the command
 quietly with status 0, as the reader has all it wanted.
 """
@@ -13,7 +14,7 @@ import functools
 import os
 import signal
 import sys
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import click
 
@@ -60,13 +61,23 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> None:
+        from .interrupts import Interrupted, install
+
         debug = kwargs.pop("debug", False) or bool(os.environ.get("RELAY_DEBUG"))
+        if _OWNS_PROCESS[0]:  # (not in a caller's process: its signals are its own)
+            install()  # SIGTERM and SIGHUP end a command as Ctrl-C does
         try:
             code = command(*args, **kwargs)
             sys.stdout.flush()
-        except KeyboardInterrupt:
-            sys.stderr.write("interrupted\n")
-            sys.exit(EXIT_INTERRUPTED)
+        except KeyboardInterrupt as exc:
+            signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+            stopped = Interrupted(signum)
+            try:
+                sys.stderr.write(stopped.message + "\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            sys.exit(stopped.exit_code)
         except BrokenPipeError:
             # The reader closed the pipe (`| head -1`): it has what it wanted.
             _quiet_streams()
@@ -248,6 +259,12 @@ class _Commands(click.Group):
     named in `STAGE_COMMANDS` and imported only when they are used or
     listed, so that `relay check` does not pay for importing them."""
 
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        # Called without arguments, the group reads sys.argv: it is the
+        # `relay` command, owning its process (CliRunner passes arguments).
+        _OWNS_PROCESS[0] = args is None
+        return super().main(args, *rest, **kwargs)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *STAGE_COMMANDS])
 
@@ -262,6 +279,8 @@ class _Commands(click.Group):
         assert isinstance(command, click.Command), target
         return command
 
+
+_OWNS_PROCESS = [False]
 
 # Command name -> "module:attribute" of a click command defined elsewhere.
 STAGE_COMMANDS: dict[str, str] = {
@@ -338,16 +357,19 @@ def check(
     tasks, stdin_failed = _tasks(files, options, reporter)
     totals = Totals()
     reports: list[dict[str, Any]] = []
-    for report in run_tasks(check_file, tasks, ctx.jobs(jobs, tasks)):
-        totals.add(report)
-        if output_format == "json":
-            if report.io_error:
-                emit(report.err, sys.stderr)
-            reports.append(report.json or {})
-            continue
-        emit(report.err, sys.stderr)
-        if report.out:
-            emit(report.out)
+    # (closed at once when the command stops early: a closed pipe, a signal;
+    # the worker processes then end, instead of finishing every file first)
+    with contextlib.closing(run_tasks(check_file, tasks, ctx.jobs(jobs, tasks))) as done:
+        for report in done:
+            totals.add(report)
+            if output_format == "json":
+                if report.io_error:
+                    emit(report.err, sys.stderr)
+                reports.append(report.json or {})
+                continue
+            emit(report.err, sys.stderr)
+            if report.out:
+                emit(report.out)
     if output_format == "json":
         if single and len(reports) == 1:
             document: Any = {k: v for k, v in reports[0].items() if k != "file"}
@@ -519,19 +541,21 @@ def run(
 
     from .eval.progress import terminal_progress
 
+    deadline = _deadline(timeout, reporter, inp.name)
     try:
-        with _time_limit(timeout), terminal_progress(sys.stderr, ctx.color):
+        with deadline, terminal_progress(sys.stderr, ctx.color):
             ran = run_source(
                 Source(inp.name, inp.text),
                 request,
                 use_prelude=not no_prelude,
                 warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
             )
-    except RunTimeout as exc:
-        # Outside the program (reading, checking, compiling): no place to point at.
+    except RunTimeout:
+        # Outside the program (parsing, checking, compiling): no place to point at.
         from .diagnostics import Diagnostic, codes
 
-        reporter.diagnostic(Diagnostic(codes.RESOURCE_LIMIT, f"{exc} while reading and checking {inp.name}", None))
+        message = deadline.stage_message() if hasattr(deadline, "stage_message") else "the run took longer than its limit (--timeout)"
+        reporter.diagnostic(Diagnostic(codes.RESOURCE_LIMIT, message, None))
         reporter.message("Stopped: out of time", "bold red")
         return EXIT_FAIL
     from .suppress import without_ignored
@@ -605,23 +629,20 @@ def _size_setting(flag: str | None, hint: str, setting: Any) -> int | None:
         raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
-@contextlib.contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise RunTimeout in the main thread once `seconds` have passed."""
-    if seconds is None or not hasattr(signal, "setitimer"):
-        yield
-        return
+def _deadline(seconds: float | None, reporter: Any, name: str) -> Any:
+    """The `--timeout` of a run (`eval.deadline`), or a context that does nothing."""
+    if seconds is None:
+        return contextlib.nullcontext()
+    from .eval.deadline import Deadline
 
-    def expired(signum: int, frame: Any) -> None:
-        raise RunTimeout(seconds)
+    def report(diag: Any) -> None:
+        reporter.diagnostic(diag)
+        # (as when the run stops by itself: in the program, or before it)
+        reporter.message("The program stopped with an error" if diag.span is not None else "Stopped: out of time", "bold red")
 
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    # Ending the process to keep the deadline is for the command that owns it
+    # (not a caller running it in-process, such as a test or the fuzzer).
+    return Deadline(seconds, report, name, hard=_OWNS_PROCESS[0])
 
 
 def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any, summary: bool | None = None) -> int:
@@ -705,6 +726,7 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
     help="Bind every nested call, tuple or projection to a %n temporary first, as TVM's printer did (the author's nesting is kept otherwise).",
 )
 @exclude_options
+@click.option("--force", is_flag=True, help="Also rewrite read-only files.")
 @jobs_option
 @color_option
 @guarded
@@ -719,6 +741,7 @@ def fmt(
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
     force_exclude: bool,
+    force: bool,
     jobs: int | None,
     color: str | None,
 ) -> int:
@@ -739,6 +762,7 @@ def fmt(
         check_only=check_only,
         show_diff=show_diff,
         bind_operands=bind_operands,
+        force=force,
     )
     write_back = not (check_only or show_diff)
     files = ctx.files(list(paths), exclude, extend_exclude, force_exclude)
@@ -746,11 +770,20 @@ def fmt(
         return EXIT_OK
     tasks, stdin_failed = _tasks(files, options, reporter)
     totals = Totals()
-    for report in run_tasks(format_file, tasks, ctx.jobs(jobs, tasks)):
-        totals.add(report)
-        if report.out:
-            emit(report.out)
-        emit(report.err, sys.stderr)
+    with contextlib.closing(run_tasks(format_file, tasks, ctx.jobs(jobs, tasks))) as done:  # (see `check`)
+        for report in done:
+            totals.add(report)
+            if report.out:
+                try:
+                    emit(report.out)
+                except BrokenPipeError:
+                    if not show_diff:
+                        raise
+                    # `relay fmt --diff | head`: the reader has seen enough, and
+                    # a diff means a file would change.
+                    _quiet_streams()
+                    return EXIT_FAIL
+            emit(report.err, sys.stderr)
     changed, unchanged = totals.status["changed"], totals.status["unchanged"]
     failed = totals.status["failed"] + stdin_failed
     verb = "would be " if not write_back else ""

@@ -107,23 +107,37 @@ class Settings:
 
 def find_pyproject(paths: list[str]) -> Path | None:
     """The pyproject.toml nearest to the common directory of `paths`."""
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the current directory was removed, or cannot be read
+        cwd = None
     dirs = []
     for p in paths:
         if p == "-":
-            dirs.append(os.getcwd())
+            if cwd is not None:
+                dirs.append(cwd)
+            continue
+        if cwd is None and not os.path.isabs(p):
             continue
         absolute = os.path.abspath(p)
         dirs.append(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
     if not dirs:
-        dirs = [os.getcwd()]
+        if cwd is None:
+            return None
+        dirs = [cwd]
     try:
         base = Path(os.path.commonpath(dirs))
     except ValueError:  # paths on different drives
-        base = Path(os.getcwd())
+        if cwd is None:
+            return None
+        base = Path(cwd)
     for directory in (base, *base.parents):
         candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:  # a directory the user may not search: as if it had none
+            continue
     return None
 
 

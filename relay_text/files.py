@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+from typing import Any
 
 SUFFIXES = (".rly", ".relay")
 STDIN = "-"
@@ -35,7 +37,7 @@ def collect(paths: list[str], keep: Callable[[str, bool], bool] | None = None) -
                 if keep is not None:
                     dirs[:] = [d for d in dirs if keep(os.path.join(root, d), True)]
                     files = [f for f in files if not f.endswith(SUFFIXES) or keep(os.path.join(root, f), False)]
-                found.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES))
+                found.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES) and _regular(os.path.join(root, f)))
             for f in sorted(found):
                 if f not in seen:
                     seen.add(f)
@@ -44,6 +46,16 @@ def collect(paths: list[str], keep: Callable[[str, bool], bool] | None = None) -
             seen.add(path)
             out.append(path)
     return out
+
+
+def _regular(path: str) -> bool:
+    """Whether `path` is a regular file (a link to one counts), found
+    without opening it: a FIFO named `x.rly` in a directory is skipped, as
+    opening it would wait for a writer."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # reading it reports the problem
 
 
 def is_single_file(paths: list[str]) -> bool:
@@ -64,17 +76,25 @@ class Input:
     name: str  # the path as given, or <stdin>
     text: str
     bom: bool = False
+    identity: Any = None  # writing.Identity of the file as it was read
+    data: bytes | None = None  # the bytes read
 
     @property
     def newline(self) -> str:
-        """`\\r\\n` if the first line ends that way, else `\\n`."""
-        end = self.text.find("\n")
-        return "\r\n" if end > 0 and self.text[end - 1] == "\r" else "\n"
+        """How the first line ends: `\\r\\n`, a lone `\\r`, or `\\n` (also
+        when there is one line)."""
+        text = self.text
+        cr, lf = text.find("\r"), text.find("\n")
+        if cr < 0 or (0 <= lf < cr):
+            return "\n"
+        return "\r\n" if lf == cr + 1 else "\r"
 
     @property
     def lf_text(self) -> str:
-        """The text with `\\n` line endings (what the formatter reads)."""
-        return self.text.replace("\r\n", "\n") if self.newline == "\r\n" else self.text
+        """The text with `\\n` line endings (what the formatter reads): a
+        lone `\\r` ends a line, as `\\r\\n` and `\\n` do."""
+        text = self.text
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
     @property
     def original(self) -> str:
@@ -84,62 +104,48 @@ class Input:
     def restore(self, text: str, bom: bool = True) -> str:
         """`text` (with `\\n` line endings) in the file's conventions; without
         the BOM if `bom` is False."""
-        if self.text and not self.text.endswith("\n") and text.endswith("\n"):
+        if self.text and not self.text.endswith(("\n", "\r")) and text.endswith("\n"):
             text = text.rstrip("\n")
-        if self.newline == "\r\n":
-            text = text.replace("\n", "\r\n")
+        if self.newline != "\n":
+            text = text.replace("\n", self.newline)
         return ("\ufeff" if self.bom and bom else "") + text
 
 
 def read(path: str) -> Input:
+    identity = None
     if path == STDIN:
         data = sys.stdin.buffer.read()
         name = "<stdin>"
     else:
+        from .writing import Identity
+
         try:
-            data = Path(path).read_bytes()
+            with open(path, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                data = handle.read()
         except FileNotFoundError:
             raise InputError(f"{path}: no such file") from None
         except IsADirectoryError:
             raise InputError(f"{path}: is a directory") from None
         except OSError as exc:
             raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        if stat.S_ISREG(st.st_mode):
+            identity = Identity.of(st)
         name = path
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: not UTF-8 text (byte {exc.start})") from None
     bom = text.startswith("\ufeff")
-    return Input(name, text[1:] if bom else text, bom)
+    return Input(name, text[1:] if bom else text, bom, identity, data)
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Replace a file's content in one step: a reader sees the old text or
-    the new one, never a mix, and an error leaves the old file in place.
+def write_atomic(path: str, text: str, inp: Input | None = None, force: bool = False) -> None:
+    """Replace a file's content (`writing.replace`): a reader sees the old
+    text or the new one, never a mix; an error or a signal leaves the old
+    file in place and no temporary file. A symbolic link stays a link (its
+    target gets the new text); mode, owner, group and hard links are kept.
+    With `inp` (the file as it was read), a file changed since is refused."""
+    from .writing import replace
 
-    A symbolic link stays a link: its target gets the new text. The file's
-    permissions are kept."""
-    import tempfile
-
-    target = os.path.realpath(path)
-    directory = os.path.dirname(target)
-    mode = None
-    try:
-        mode = os.stat(target).st_mode & 0o7777
-    except OSError:
-        pass
-    fd, tmp = tempfile.mkstemp(prefix=".relay-fmt-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace(path, text.encode("utf-8"), inp.identity if inp is not None else None, inp.data if inp is not None else None, force)

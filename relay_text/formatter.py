@@ -327,32 +327,11 @@ def _check_type(ty: Any, span: Span | None, problem: Any) -> None:
 
 
 def write_atomic(path: str, text: str) -> None:
-    """Replace a file's content in one step: a reader sees the old text or
-    the new one, never a mix, and an error leaves the old file in place."""
-    import os
-    import tempfile
+    """Replace a file's content in one step (`relay_text.writing.replace`:
+    mode, owner, group and hard links kept, no temporary file left)."""
+    from .files import write_atomic as write
 
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = None
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except OSError:
-        pass
-    fd, tmp = tempfile.mkstemp(prefix=".relay-fmt-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write(path, text)
 
 
 def save_failure(name: str, error: UnsafeFormat) -> str:
@@ -377,7 +356,10 @@ def unified_diff(name: str, before: str, after: str) -> str:
     )
     out = []
     for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        if line.endswith("\r"):  # a line ended by a lone `\\r`
+            out.append(line + "\n")
+        else:
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
 

@@ -191,3 +191,26 @@ def check_allocation(count: int, itemsize: int, what: str) -> None:
                 f"that is more than the memory limit of {byte_text(limit)} (--max-memory)",
                 "too large",
             )
+
+
+SCRATCH_BYTES = 32 << 20
+"""The most a kernel's working buffer (a convolution's im2col matrix) holds
+at once: a kernel whose temporaries would be larger works in blocks of
+output rows, each of at most this size (and of what the memory limit
+leaves). 32 MiB keeps the matrix products large enough to run at full
+speed (benchmarks/memory.py)."""
+
+
+def scratch_rows(rows: int, row_bytes: int, what: str) -> int:
+    """How many of `rows` rows of `row_bytes` bytes a kernel's temporary may
+    hold at once: at most SCRATCH_BYTES, and what the memory limit leaves
+    beside the memory the run holds (so that every temporary counts against
+    `--max-memory`). Raises LimitExceeded if not even one row fits."""
+    room = max_memory() - resident()
+    if row_bytes > room:
+        raise LimitExceeded(
+            f"{what} need {byte_text(row_bytes)} at least, more than the memory limit of {byte_text(max_memory())} "
+            f"leaves beside the {byte_text(resident())} the run holds (--max-memory)",
+            "too large",
+        )
+    return max(1, min(rows, min(SCRATCH_BYTES, room) // max(row_bytes, 1)))

@@ -51,13 +51,20 @@ class CheckResult:
     def ok(self) -> bool:
         return not any(d.is_error for d in self.diagnostics)
 
+    # name -> the first global of that name, and how many globals it was made from
+    _by_name: dict[str, GlobalVar] | None = field(default=None, init=False, repr=False, compare=False)
+    _indexed: int = field(default=-1, init=False, repr=False, compare=False)
+
     def global_type(self, name: str) -> Any:
-        """The type of the global called `name` (`"main"` or `"@main"`), or None."""
-        name = name[1:] if name.startswith("@") else name
-        for gv, ty in self.global_types.items():
-            if gv.name == name:
-                return ty
-        return None
+        """The type of the global called `name` (`"main"` or `"@main"`), or None (a
+        dictionary look-up: an outline of 80,000 globals asks for each)."""
+        if self._by_name is None or self._indexed != len(self.global_types):
+            index: dict[str, GlobalVar] = {}
+            for gv in self.global_types:
+                index.setdefault(gv.name, gv)
+            self._by_name, self._indexed = index, len(self.global_types)
+        gv = self._by_name.get(name[1:] if name.startswith("@") else name)
+        return None if gv is None else self.global_types.get(gv)
 
     def type_of(self, node: Expr) -> Any:
         return self.types.get(node)

@@ -164,6 +164,18 @@ INVALID_IGNORE = Code(
     WARNING,
 )
 
+BIDI_CONTROL_CHARACTER = Code(
+    "bidi-control-character",
+    "a comment or string holds an invisible character that reorders the text around it",
+    "Bidirectional-text controls (U+202A to U+202E, U+2066 to U+2069) make "
+    "an editor show the characters around them in another order than they "
+    "are read, so a comment or string holding one can hide code, or show "
+    "code that is not there. Diagnostics show such a character as U+FFFD "
+    "and name it. Remove it unless the text really needs it.",
+    "// check access<U+202E> } if (%admin) {    (<U+202E> standing for the raw character)",
+    WARNING,
+)
+
 # ---------------------------------------------------------------- types
 
 TYPE_MISMATCH = Code(

@@ -15,6 +15,8 @@ source text is never interpreted as rich markup.
 
 from __future__ import annotations
 
+import re
+
 import os
 import sys
 import unicodedata
@@ -37,6 +39,17 @@ def _char_width(ch: str) -> int:
     if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return 0
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+# Characters a terminal would not show as one column of their own (controls,
+# bidirectional-text overrides that reorder the line, zero-width ones): shown
+# as U+FFFD, one column each, so that the line reads as it is and the carets
+# stay under it (the message names the character).
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def _visible(text: str) -> str:
+    return _INVISIBLE.sub("\ufffd", text) if not text.isascii() or _INVISIBLE.search(text) else text
 
 
 def _caret_row(line_text: str, start_col: int, end_col: int, mark: str) -> str:
@@ -140,10 +153,10 @@ def _snippet(source: Any, rows: list[LabelRow], pad: str, sev_style: str) -> lis
         if previous is not None and lnum > previous + 1:
             lines.append([("...", _GUTTER)])
         if lnum != previous:
-            lines.append([(f"{lnum:>{width}} | ", _GUTTER), (text, "")])
+            lines.append([(f"{lnum:>{width}} | ", _GUTTER), (_visible(text), "")])
         mark = "^" if primary else "-"
         style = sev_style if primary else _GUTTER
-        row = _caret_row(text, start - cut, min(end, last) - cut, mark)
+        row = _caret_row(_visible(text), start - cut, min(end, last) - cut, mark)
         lines.append([(f"{pad} | ", _GUTTER), (row + (f" {message}" if message else ""), style)])
         previous = lnum
     return lines

@@ -43,6 +43,15 @@ _RUN_LOCK = threading.Lock()
 GC_THRESHOLD = 20_000
 
 
+_RUNNING: list[tuple[CompiledProgram, int]] = []  # the program being run, and its thread
+
+
+def running() -> tuple[CompiledProgram, int] | None:
+    """The program being run now and the thread that runs it (for the
+    deadline's watchdog, `eval.deadline`), or None."""
+    return _RUNNING[-1] if _RUNNING else None
+
+
 class EvalError(Exception):
     """Evaluation failed; carries the located diagnostic."""
 
@@ -64,6 +73,7 @@ def execute(program: CompiledProgram, entry: str, args: tuple = (), max_depth: i
         ns["DEPTH"] = 0
         ns["MAXD"] = max_depth
         with np.errstate(all="ignore"):
+            _RUNNING.append((program, threading.get_ident()))
             try:
                 return function(*args)
             except BaseException as exc:  # noqa: BLE001 - every error is reported as a diagnostic
@@ -71,6 +81,8 @@ def execute(program: CompiledProgram, entry: str, args: tuple = (), max_depth: i
                 if diag is None:
                     raise
                 raise EvalError(diag) from None
+            finally:
+                _RUNNING.pop()
 
     with _RUN_LOCK, relaxed_gc():
         return run_deep(run, max_depth)
@@ -101,7 +113,7 @@ def run_deep(body: Callable[[], Any], max_depth: int) -> Any:
     calling thread (Ctrl-C reaches it directly). CPython 3.10 recurses in C
     for every call: there `body` runs on a thread with a stack sized for
     `max_depth` calls."""
-    needed = max_depth * _PYTHON_FRAMES_PER_CALL + 10_000
+    needed = min(max_depth * _PYTHON_FRAMES_PER_CALL + 10_000, 2**31 - 1)  # (the interpreter's limit is a C int)
     old_limit = sys.getrecursionlimit()
     if needed > old_limit:
         sys.setrecursionlimit(needed)

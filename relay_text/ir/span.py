@@ -7,7 +7,10 @@ spans while parsing costs two integers.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
+
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 # The name under which the Prelude's source is known (`relay_text.std`), so that
 # any stage can tell the Prelude's spans from a program's.
@@ -31,11 +34,16 @@ class Source:
         starts = self._line_starts
         if starts is None:
             starts = [0]
-            find = self.text.find
-            pos = find("\n")
-            while pos >= 0:
-                starts.append(pos + 1)
-                pos = find("\n", pos + 1)
+            text = self.text
+            if "\r" in text:
+                # A line ends at `\n`, `\r\n` or a lone `\r` (as editors show it).
+                starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
+            else:
+                find = text.find
+                pos = find("\n")
+                while pos >= 0:
+                    starts.append(pos + 1)
+                    pos = find("\n", pos + 1)
             self._line_starts = starts
         return starts
 
@@ -50,7 +58,8 @@ class Source:
         starts = self.line_starts
         begin = starts[line - 1]
         end = starts[line] - 1 if line < len(starts) else len(self.text)
-        return self.text[begin:end].rstrip("\r")
+        line_text = self.text[begin:end]
+        return line_text[:-1] if line_text.endswith("\r") else line_text
 
     @property
     def line_count(self) -> int:

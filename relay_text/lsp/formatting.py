@@ -43,9 +43,11 @@ def formatted_text(analysis: Analysis) -> str:
     """The document's text formatted, or FormatError."""
     from ..formatter import UnsafeFormat, format_source
 
-    text = analysis.text
-    crlf = "\r\n" in text
-    plain = text.replace("\r\n", "\n") if crlf else text
+    from ..files import Input
+
+    document = Input(analysis.source.name, analysis.text)
+    newline = document.newline  # (`\\r\\n`, a lone `\\r` or `\\n`, as the first line ends)
+    plain = document.lf_text
     settings = settings_for(analysis.source.name)
     try:
         result = format_source(
@@ -64,7 +66,7 @@ def formatted_text(analysis: Analysis) -> str:
         tail = f" (and {more} more)" if more > 0 else ""
         raise FormatError(f"cannot format this file: {line}:{col}: {first.severity}[{first.code}]: {first.message}{tail}")
     out = result.text
-    return out.replace("\n", "\r\n") if crlf else out
+    return out.replace("\n", newline) if newline != "\n" else out
 
 
 def format_edits(analysis: Analysis, encoding: str = UTF16) -> list[lsp.TextEdit]:

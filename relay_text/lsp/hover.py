@@ -24,6 +24,7 @@ from ..ir.span import Source
 from . import names as nm
 from . import tokens as tk
 from .document import Analysis
+from .positions import line_start
 
 
 @dataclass
@@ -164,13 +165,13 @@ def _doc_comment(target: nm.Target, analysis: Analysis) -> str:
 
 def doc_comment(source: Source, start: int) -> str:
     text = source.text
-    line = text.rfind("\n", 0, start) + 1  # start of the definition's line
+    line = line_start(text, start)  # start of the definition's line
     if text[line:start].strip():
         return ""
     out: list[str] = []
     while line > 0:
-        prev = text.rfind("\n", 0, line - 1) + 1
-        content = text[prev : line - 1].strip()
+        prev = line_start(text, line - (2 if text[max(line - 2, 0) : line] == "\r\n" else 1))
+        content = text[prev:line].strip()
         if content.startswith("//"):
             out.append(content[2:].strip())
         elif content.startswith("#") and not content.startswith("#["):

@@ -89,3 +89,17 @@ class LineIndex:
 
     def end_position(self) -> tuple[int, int]:
         return self.position(len(self.text))
+
+
+def line_start(text: str, offset: int) -> int:
+    """The offset where the line holding `offset` starts (after `\\n`, `\\r\\n`
+    or a lone `\\r`)."""
+    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+
+
+def next_break(text: str, start: int, end: int) -> int:
+    """The offset of the first line break (`\\n` or `\\r`) in
+    `text[start:end]`, or -1."""
+    nl = text.find("\n", start, end)
+    cr = text.find("\r", start, nl if nl >= 0 else end)
+    return cr if cr >= 0 else nl

@@ -19,7 +19,7 @@ from lsprotocol import types as lsp
 from . import names as nm
 from . import tokens as tk
 from .document import Analysis
-from .positions import UTF16
+from .positions import UTF16, next_break
 
 TOKEN_TYPES = [
     "keyword",  # 0
@@ -100,10 +100,8 @@ def encode(analysis: Analysis, encoding: str = UTF16) -> list[int]:
         # one token per line of a multi-line token
         pos = start
         while pos < end:
-            nl = text.find("\n", pos, end)
+            nl = next_break(text, pos, end)
             piece_end = end if nl < 0 else nl
-            if piece_end > pos and text[piece_end - 1] == "\r":
-                piece_end -= 1
             if piece_end > pos:
                 line, col = lines.position(pos)
                 _, end_col = lines.position(piece_end)
@@ -113,5 +111,5 @@ def encode(analysis: Analysis, encoding: str = UTF16) -> list[int]:
                 prev_line, prev_col = line, col
             if nl < 0:
                 break
-            pos = nl + 1
+            pos = nl + 2 if text.startswith("\r\n", nl) else nl + 1
     return data

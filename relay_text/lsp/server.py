@@ -22,6 +22,7 @@ import asyncio
 import gc
 import logging
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -70,7 +71,11 @@ class RelayLanguageServer(LanguageServer):
     async def analysis(self, uri: str) -> Analysis:
         """The analysis of the document's current text (computed if needed)."""
         doc = self.workspace.get_text_document(uri)
-        text, version = doc.source, doc.version
+        try:
+            text, version = doc.source, doc.version  # (a document not open is read from its file)
+        except (OSError, ValueError) as exc:
+            why = getattr(exc, "strerror", None) or str(exc)
+            raise JsonRpcException(f"{uri} is not open, and cannot be read ({why})", code=REQUEST_FAILED) from None
         cached = self.analyses.get(uri)
         if cached is not None and cached.version == version and cached.text == text:
             return cached
@@ -292,7 +297,11 @@ def main() -> None:
     # A request that fails on purpose (formatting a file with errors) is
     # answered with its error; pygls would also log it with a traceback.
     logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.CRITICAL)
-    server.start_io()
+    from .stream import serve
+
+    status = serve(server)
+    if status:
+        sys.exit(status)
 
 
 if __name__ == "__main__":  # pragma: no cover

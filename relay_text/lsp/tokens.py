@@ -50,12 +50,12 @@ _NUMBER = (
 _TOKEN = re.compile(
     r"""
     (?P<ws>[ \t\r\n\f]+)
-  | (?P<line_comment>//[^\n]*)
+  | (?P<line_comment>//[^\r\n]*)
   | (?P<block_comment>/\*)
   | (?P<header>\#\[[ \t]*version[ \t]*=[ \t]*"[^"\n]*"[ \t]*\])
   | (?P<metadata>\#\[[ \t]*metadata[ \t]*\])
-  | (?P<hash_comment>\#(?!\[)[^\n]*)
-  | (?P<string>"(?:[^"\\\n]|\\.)*"?)
+  | (?P<hash_comment>\#(?!\[)[^\r\n]*)
+  | (?P<string>"(?:[^"\\\r\n]|\\.)*"?)
   | (?P<local>%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)
   | (?P<global>@[A-Za-z_][A-Za-z0-9_]*)
   | (?P<number>(?:inf|nan)f(?:16|32|64)?(?![A-Za-z0-9_])|""" + _NUMBER + r""")
@@ -168,22 +168,11 @@ def _ident_kind(text: str, word: str, end: int, prev: str, prev_kind: str) -> st
 
 def block_comment_end(text: str, start: int) -> int:
     """The end of the (nested) block comment opening at `start`; the end of
-    the text when it is not closed."""
-    depth = 0
-    pos = start
-    while True:
-        open_at = text.find("/*", pos)
-        close_at = text.find("*/", pos)
-        if close_at < 0:
-            return len(text)
-        if 0 <= open_at < close_at:
-            depth += 1
-            pos = open_at + 2
-        else:
-            depth -= 1
-            pos = close_at + 2
-            if depth == 0:
-                return pos
+    the text when it is not closed (linear: `syntax.lexer.block_comment_end`)."""
+    from ..syntax.lexer import block_comment_end as end_of
+
+    end = end_of(text, start)
+    return len(text) if end < 0 else end
 
 
 def token_at(tokens: list[Token], offset: int) -> Token | None:

@@ -27,6 +27,7 @@ import math
 from itertools import product
 from typing import Any
 
+from .. import limits
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np
@@ -49,6 +50,9 @@ def conv_nd(x: Any, w: Any, strides: tuple, before: tuple, after: tuple, dilatio
         return conv2d_nchw(x, w, tuple(strides), (before[0], before[1], after[0], after[1]), tuple(dilation), groups, dtype)
     x = x.astype(dtype, copy=False)
     w = w.astype(dtype, copy=False)
+    if any(before) or any(after):
+        padded = math.prod(s + b + a for s, b, a in zip(x.shape[2:], before, after))
+        limits.check_allocation(x.shape[0] * x.shape[1] * padded, x.dtype.itemsize, "the padded input of a convolution")
     xp = pad_spatial(x, before, after)
     n, c = x.shape[:2]
     o, ipg = w.shape[:2]
@@ -64,9 +68,20 @@ def conv_nd(x: Any, w: Any, strides: tuple, before: tuple, after: tuple, dilatio
         writeable=False,
     )
     taps = math.prod(window)
-    cols = view.reshape(n, groups, ipg * taps, math.prod(out_sizes))
-    out = np.matmul(w.reshape(groups, o // groups, ipg * taps), cols)
-    return out.reshape(n, o, *out_sizes)
+    # The windows of a block of the first output axis at a time (the
+    # im2col copy of them all can be many times the result).
+    out = np.empty((n, o, *out_sizes), dtype=x.dtype)
+    rest = math.prod(out_sizes[1:])
+    block = limits.scratch_rows(out_sizes[0], c * taps * rest * x.dtype.itemsize, "the temporaries of a convolution")
+    wm = w.reshape(groups, o // groups, ipg * taps)
+    for image in range(n):
+        for top in range(0, out_sizes[0], block):
+            rows = min(block, out_sizes[0] - top)
+            part = view[(image, Ellipsis, slice(top, top + rows)) + (slice(None),) * (k - 1)]
+            cols = part.reshape(groups, ipg * taps, rows * rest)
+            out[image, :, top : top + rows] = np.matmul(wm, cols).reshape(o, rows, *out_sizes[1:])
+            del cols
+    return out
 
 
 def pad_spatial(x: Any, before: tuple, after: tuple, value: Any = 0) -> Any:
@@ -90,15 +105,23 @@ def conv_transpose_nd(
     ipg = c // groups
     taps = math.prod(window)
     full = tuple((s - 1) * st + d * (kk - 1) + 1 + op for s, st, d, kk, op in zip(sizes, strides, dilation, window, output_padding))
-    # (groups, opg * taps, ipg) @ (n, groups, ipg, positions): every position's weighted window
+    # (groups, opg * taps, ipg) @ (groups, ipg, positions): every position's
+    # weighted window, for a block of rows of the first spatial axis of one
+    # image at a time (all of them at once can be many times the result)
     wg = w.reshape(groups, ipg, opg * taps).transpose(0, 2, 1)
-    cols = np.matmul(wg, x.reshape(n, groups, ipg, math.prod(sizes)))
-    cols = cols.reshape(n, groups * opg, *window, *sizes)
     out = np.zeros((n, groups * opg, *full), dtype=dtype)
-    for tap in product(*(range(kk) for kk in window)):
-        where = tuple(slice(t * d, t * d + st * (s - 1) + 1, st) for t, d, st, s in zip(tap, dilation, strides, sizes))
-        into, taken = (slice(None), slice(None), *where), (slice(None), slice(None), *tap)
-        out[into] += cols[taken]
+    rest = math.prod(sizes[1:])
+    block = limits.scratch_rows(sizes[0], groups * opg * taps * rest * out.dtype.itemsize, "the temporaries of a transposed convolution")
+    for image in range(n):
+        for top in range(0, sizes[0], block):
+            rows = min(block, sizes[0] - top)
+            part = x[image, :, top : top + rows].reshape(groups, ipg, rows * rest)
+            cols = np.matmul(wg, part).reshape(groups * opg, *window, rows, *sizes[1:])
+            for tap in product(*(range(kk) for kk in window)):
+                first = slice(tap[0] * dilation[0] + strides[0] * top, tap[0] * dilation[0] + strides[0] * (top + rows - 1) + 1, strides[0])
+                where = tuple(slice(t * d, t * d + st * (s - 1) + 1, st) for t, d, st, s in zip(tap[1:], dilation[1:], strides[1:], sizes[1:]))
+                out[(image, slice(None), first, *where)] += cols[(slice(None), *tap)]
+            del cols
     crop = tuple(slice(b, f - a) for b, a, f in zip(before, after, full))
     kept = (slice(None), slice(None), *crop)
     return out[kept]

@@ -29,6 +29,7 @@ import os
 import threading
 from typing import Any, Callable, Iterator
 
+from .. import limits
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, TensorType
 from ._np import np, wrap
@@ -84,12 +85,21 @@ def run_parts(fn: Callable[..., Any], parts: list[tuple]) -> None:
         for part in parts:
             fn(*part)
         return
-    futures = [pool.submit(fn, *part) for part in parts[:-1]]
+    # numpy's floating-point error handling is per thread: the pool's
+    # threads take the caller's (a run ignores overflow in `exp`; a warning
+    # from another thread would reach the user with numpy's file and line)
+    state = np.geterr()
+    futures = [pool.submit(_with_errstate, state, fn, part) for part in parts[:-1]]
     try:
         fn(*parts[-1])
     finally:
         for f in futures:
             f.result()
+
+
+def _with_errstate(state: dict, fn: Callable[..., Any], part: tuple) -> Any:
+    with np.errstate(**state):
+        return fn(*part)
 
 
 def split_count(size: int) -> int:
@@ -164,6 +174,7 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
         out = np.matmul(w.reshape(o, c), pixels)
         return out.reshape(n, o, oh, ow)
     if pt or pl or pb or pr:
+        limits.check_allocation(n * c * (h + pt + pb) * (wd + pl + pr), np.dtype(dtype).itemsize, "the padded input of a convolution")
         xp = np.empty((n, c, h + pt + pb, wd + pl + pr), dtype=dtype)
         for border in (xp[:, :, :pt], xp[:, :, pt + h :], xp[:, :, pt : pt + h, :pl], xp[:, :, pt : pt + h, pl + wd :]):
             border.fill(0)
@@ -174,15 +185,24 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
     windows = np.lib.stride_tricks.as_strided(
         xp, shape=(n, c, kh, kw, oh, ow), strides=(sn, sc, s_h * dh, s_w * dw, s_h * sh, s_w * sw), writeable=False
     )
-    # im2col: the windows side by side, copied by the kernel threads
-    cols = np.empty((n, c, kh, kw, oh, ow), dtype=dtype)
-    parallel_copy(cols, windows)
-    if groups == 1:
-        out = np.matmul(w.reshape(o, c * kh * kw), cols.reshape(n, c * kh * kw, oh * ow))
-        return out.reshape(n, o, oh, ow)
+    out = np.empty((n, o, oh, ow), dtype=dtype)
+    # im2col: the windows of a block of output rows side by side, copied by
+    # the kernel threads; blocks keep the copy within the memory limit
+    block = limits.scratch_rows(oh, c * kh * kw * ow * np.dtype(dtype).itemsize, "the temporaries of a convolution")
     opg = o // groups
-    out = np.matmul(w.reshape(groups, opg, ipg * kh * kw), cols.reshape(n, groups, ipg * kh * kw, oh * ow))
-    return out.reshape(n, o, oh, ow)
+    wm = w.reshape(o, c * kh * kw) if groups == 1 else w.reshape(groups, opg, ipg * kh * kw)
+    for image in range(n):
+        for top in range(0, oh, block):
+            rows = min(block, oh - top)
+            cols = np.empty((c, kh, kw, rows, ow), dtype=dtype)
+            parallel_copy(cols, windows[image, :, :, :, top : top + rows])
+            if groups == 1:
+                part = np.matmul(wm, cols.reshape(c * kh * kw, rows * ow))
+            else:
+                part = np.matmul(wm, cols.reshape(groups, ipg * kh * kw, rows * ow))
+            out[image, :, top : top + rows] = part.reshape(o, rows, ow)
+            del cols, part
+    return out
 
 
 def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, dtype: Any) -> Any:
@@ -279,33 +299,13 @@ def window_taps(xp: Any, kernel: tuple, out_hw: tuple, strides: tuple, dilation:
 def conv2d_transpose_nchw(
     x: Any, w: Any, strides: tuple, pads: tuple, output_padding: tuple, dilation: tuple, groups: int, dtype: Any
 ) -> Any:
-    """Transposed 2-D convolution of NCHW data with an IOHW weight.
+    """Transposed 2-D convolution of NCHW data with an IOHW weight
+    (`_conv_nd.conv_transpose_nd`: every input pixel scatters its weighted
+    window into the output, a block of input rows at a time)."""
+    from ._conv_nd import conv_transpose_nd
 
-    Every input pixel scatters `weight[c, :, :, :]` into the output: the
-    products for all pixels come from one (batched) matrix product, and are
-    added into the output with one strided slice per kernel tap.
-    """
-    if x.dtype != dtype:
-        x = x.astype(dtype)
-    if w.dtype != dtype:
-        w = w.astype(dtype)
-    n, c, h, wd = x.shape
-    _, opg, kh, kw = w.shape
-    ipg = c // groups
-    sh, sw = strides
-    dh, dw = dilation
     pt, pl, pb, pr = pads
-    oph, opw = output_padding
-    full_h = (h - 1) * sh + dh * (kh - 1) + 1 + oph
-    full_w = (wd - 1) * sw + dw * (kw - 1) + 1 + opw
-    # (groups, opg * kh * kw, ipg) @ (n, groups, ipg, h * w) -> (n, groups, opg * kh * kw, h * w)
-    wg = w.reshape(groups, ipg, opg * kh * kw).transpose(0, 2, 1)
-    cols = np.matmul(wg, x.reshape(n, groups, ipg, h * wd)).reshape(n, groups * opg, kh, kw, h, wd)
-    full = np.zeros((n, groups * opg, full_h, full_w), dtype=dtype)
-    for i in range(kh):
-        for j in range(kw):
-            full[:, :, i * dh : i * dh + sh * (h - 1) + 1 : sh, j * dw : j * dw + sw * (wd - 1) + 1 : sw] += cols[:, :, i, j]
-    return full[:, :, pt : full_h - pb, pl : full_w - pr]
+    return conv_transpose_nd(x, w, tuple(strides), (pt, pl), (pb, pr), tuple(output_padding), tuple(dilation), groups, np.dtype(dtype))
 
 
 # ---------------------------------------------------------------- shared attribute handling

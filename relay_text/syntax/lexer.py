@@ -36,8 +36,8 @@ _MASTER = re.compile(
     )(?![A-Za-z0-9_])
   | (?P<INT>[0-9]+(?:""" + _SUFFIX_I + r""")?(?![A-Za-z0-9_]))
   | (?P<PROJ>\.[0-9]+)
-  | (?P<STRING>"(?:[^"\\\n]|\\.)*")
-  | (?P<line_comment>//[^\n]*)
+  | (?P<STRING>"(?:[^"\\\r\n]|\\.)*")
+  | (?P<line_comment>//[^\r\n]*)
   | (?P<block_comment>/\*)
   | (?P<slash>/)
   | (?P<hash>\#)
@@ -65,6 +65,9 @@ _ATTR_EQ = re.compile(r"=(?![=>])")
 _BEFORE_A_NAME = frozenset({"ARROW", "COLON", "LPAR", "COMMA", "LSQB", "LANGLE", "LT", "DATA", "TYPE", "EQUAL", "CASE", "LBRACE"})
 _SPECIAL_FLOAT = re.compile(r"(?:inf|nan)f(?:16|32|64)?")
 _SPACES = re.compile(r"[ \t\r\n\f]*")
+# A `#` comment runs to the end of its line: `\n`, `\r\n` or a lone `\r`
+# (as in Python, C and every editor), never past it.
+_LINE_REST = re.compile(r"[^\r\n]*")
 
 # Tokens after which a `<` written without a space opens type arguments.
 _CALLEE_TYPES = frozenset({"LOCAL", "GLOBAL", "IDENT"})
@@ -193,7 +196,9 @@ class Tokens:
             m = match(text, pos)
             if m is None:
                 start = _SPACES.match(text, pos).end()
-                raise LexError(f"unexpected character `{text[start]}`", start, start + 1)
+                from .characters import char_text
+
+                raise LexError(f"unexpected character {char_text(text[start])}", start, start + 1)
             kind = m.lastgroup
             end = m.end()
             if kind in _VERBATIM:
@@ -233,7 +238,7 @@ class Tokens:
                 return
             elif kind == "line_comment":
                 start = m.start(kind)
-                comments.append(Comment(text[start:end].rstrip("\r"), Span(source, start, end)))
+                comments.append(Comment(text[start:end], Span(source, start, end)))
                 around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
@@ -254,9 +259,8 @@ class Tokens:
                     prev2_end, prev_start = prev_end, start
                     prev_kind, prev_end, pos = tok.type, tok.end_pos, tok.end_pos
                     continue
-                end = text.find("\n", start)
-                end = len(text) if end < 0 else end
-                comments.append(Comment(text[start:end].rstrip("\r"), Span(source, start, end)))
+                end = _LINE_REST.match(text, start).end()  # type: ignore[union-attr]
+                comments.append(Comment(text[start:end], Span(source, start, end)))
                 around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
@@ -327,24 +331,10 @@ class Tokens:
 
     def _block_comment_end(self, start: int) -> int:
         """End offset of the (possibly nested) block comment opening at `start`."""
-        text = self.source.text
-        depth = 0
-        pos = start
-        n = len(text)
-        while pos < n:
-            open_at = text.find("/*", pos)
-            close_at = text.find("*/", pos)
-            if close_at < 0:
-                raise LexError("unterminated block comment", start, start + 2, hint="close it with `*/`")
-            if 0 <= open_at < close_at:
-                depth += 1
-                pos = open_at + 2
-            else:
-                depth -= 1
-                pos = close_at + 2
-                if depth == 0:
-                    return pos
-        raise LexError("unterminated block comment", start, start + 2, hint="close it with `*/`")
+        end = block_comment_end(self.source.text, start)
+        if end < 0:
+            raise LexError("unterminated block comment", start, start + 2, hint="close it with `*/`")
+        return end
 
     def _hash_attribute(self, start: int) -> Tok:
         text = self.source.text
@@ -367,7 +357,16 @@ class Tokens:
 def _starts_paragraph(text: str, pos: int, start: int) -> bool:
     """Whether the token at `start`, after blanks from `pos`
     (where the previous one ended, 0 for none), begins a line below an empty line."""
-    return text.count("\n", pos, start) >= (1 if pos == 0 else 2)
+    return line_breaks(text, pos, start) >= (1 if pos == 0 else 2)
+
+
+def line_breaks(text: str, start: int, end: int) -> int:
+    """How many lines end in `text[start:end]`: at `\\n`, `\\r\\n` or a lone `\\r`."""
+    n = text.count("\n", start, end)
+    cr = text.count("\r", start, end)
+    if cr:
+        n += cr - text.count("\r\n", start, end)
+    return n
 
 
 class _Around:
@@ -397,7 +396,7 @@ class _Around:
 
     def _header(self, start: int) -> None:
         """The first thing after the version header starts at `start`."""
-        self.blank_after_header = self.text.count("\n", self.header_end, start) >= 2
+        self.blank_after_header = line_breaks(self.text, self.header_end, start) >= 2
         self.header_end = -1
         self.busy = bool(self.waiting)
 
@@ -432,28 +431,47 @@ def _wants_more(after: list[Any]) -> bool:
     return len(after) == 2 and first[:1] == "%" and after[1].value == "="
 
 
+def block_comment_end(text: str, start: int) -> int:
+    """The end of the nested block comment that opens at `start` (`/*`), or
+    -1 if it is not closed. Linear in the comment's length: the next `/*`
+    and the next `*/` are each searched for again only once passed (a
+    comment nested 100,000 deep is read in one pass)."""
+    depth = 0
+    pos = start
+    find = text.find
+    open_at = find("/*", pos)
+    close_at = find("*/", pos)
+    while True:
+        if close_at < 0:
+            return -1
+        if 0 <= open_at < close_at:
+            depth += 1
+            pos = open_at + 2
+            open_at = find("/*", pos)
+        else:
+            depth -= 1
+            pos = close_at + 2
+            if depth == 0:
+                return pos
+            if 0 <= open_at < pos:
+                open_at = find("/*", pos)
+        if close_at < pos:
+            close_at = find("*/", pos)
+
+
 def _glued(text: str, a: int, b: int) -> bool:
     """Whether nothing but block comments stands between offsets a and b
     (`%f<T>` and `%f/* c */<T>` open type arguments; `%f <T>` does not)."""
     while a < b:
         if not text.startswith("/*", a):
             return False
-        depth, i = 0, a
-        while True:
-            open_at, close_at = text.find("/*", i), text.find("*/", i)
-            if close_at < 0:
-                return False
-            if 0 <= open_at < close_at:
-                depth, i = depth + 1, open_at + 2
-            else:
-                depth, i = depth - 1, close_at + 2
-                if depth == 0:
-                    a = i
-                    break
+        a = block_comment_end(text, a)
+        if a < 0:
+            return False
     return a == b
 
 
-_TRIVIA = re.compile(r"(?:[ \t\r\n\f]+|//[^\n]*|\#(?!\[)[^\n]*)*")
+_TRIVIA = re.compile(r"(?:[ \t\r\n\f]+|//[^\r\n]*|\#(?!\[)[^\r\n]*)*")
 
 
 def skip_trivia(text: str, pos: int) -> int:
@@ -462,15 +480,6 @@ def skip_trivia(text: str, pos: int) -> int:
         pos = _TRIVIA.match(text, pos).end()  # type: ignore[union-attr]
         if not text.startswith("/*", pos):
             return pos
-        depth, i = 0, pos
-        while True:
-            open_at, close_at = text.find("/*", i), text.find("*/", i)
-            if close_at < 0:
-                return len(text)
-            if 0 <= open_at < close_at:
-                depth, i = depth + 1, open_at + 2
-            else:
-                depth, i = depth - 1, close_at + 2
-                if depth == 0:
-                    pos = i
-                    break
+        pos = block_comment_end(text, pos)
+        if pos < 0:
+            return len(text)

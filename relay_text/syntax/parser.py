@@ -228,6 +228,12 @@ def _read_type_comments(module: Module, constants: list[Constant]) -> None:
             const.type_annotation = parse_type(body[3:].strip())
 
 
+def bidi_warnings(source: Source, comments: list) -> list[Diagnostic]:
+    from .characters import bidi_warnings as warnings
+
+    return warnings(source, comments)
+
+
 def _run(
     driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: Tokens, env: Env, version: str | None, read: list | None = None
 ) -> ParseResult:
@@ -261,6 +267,7 @@ def _run(
     diags.extend(d for d in builder.diags if not (d.code == codes.UNUSED_BINDING and d.span.text in unbound_names))
     _check_globals(builder, env, diags)
     _explain_unbound(builder, diags)
+    diags.extend(bidi_warnings(source, module.comments))
     return ParseResult(module, diags)
 
 

@@ -301,7 +301,7 @@ def test_every_sample_and_corpus_file_formats_and_then_checks_clean(tmp_path: Pa
     """The real workload: each file formats (safely) and the output is stable."""
     files = [*sample_files(), *corpus_files()]
     for src in files:
-        shutil.copy(src, tmp_path / src.name)
+        shutil.copyfile(src, tmp_path / src.name)  # (the corpus is read-only)
     first = run([str(tmp_path)])
     assert first.exit_code == 0, first.stderr
     second = run(["--check", str(tmp_path)])

@@ -17,7 +17,7 @@ from fuzz.oracles import Failure, evaluate
 from fuzz.worker import Worker
 
 # Cases per mode: about ten seconds each on the project's machine.
-CASES = {"mutate": 60, "grammar": 60, "typed": 150, "comments": 30, "metadata": 150, "operators": 400}
+CASES = {"mutate": 60, "grammar": 60, "typed": 150, "comments": 30, "metadata": 150, "operators": 400, "environment": 4, "lsp": 3}
 SECONDS = 12.0
 
 
@@ -186,3 +186,39 @@ def test_operator_calls_cover_every_operator_and_the_extremes() -> None:
     assert any(f"={EXTREME_INTS[-1]}" in text or f", {EXTREME_INTS[-1]}" in text for text, _ in drawn)
     checking = sum(check_source(Source("case.rly", text)).ok for text, _ in drawn[:300])
     assert checking >= 50
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["environment", "lsp"])
+def test_a_short_run_of_the_process_modes_finds_nothing(mode: str, tmp_path: Path) -> None:
+    """(Also in the seeded run of every mode above; this one is shorter.)"""
+    with Campaign(seed=3, findings_dir=tmp_path, log=lambda _: None) as campaign:
+        counts = campaign.run_mode(mode, 600.0, 2)
+    assert counts.cases == 2
+    assert {sig: f.failure.line() for sig, f in campaign.findings.items()} == {}
+
+
+def test_the_lsp_mode_sees_a_server_that_does_not_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+    import sys
+
+    from fuzz import lsp
+
+    monkeypatch.setattr(lsp.Session, "command", [sys.executable, "-c", "import sys; sys.stdin.buffer.read()"])
+    origin, failures = lsp.run_session(random.Random(0), [("t.rly", "def @main() { 1 }\n")], steps=2, reply_seconds=0.5)
+    assert [(f.kind, f.command) for f in failures] == [("hang", "lsp")]
+    assert failures[0].detail == "no reply to `initialize` (exit None)"
+
+
+def test_the_environment_mode_sees_a_lost_file_and_a_temporary_one(tmp_path: Path) -> None:
+    import random
+
+    from fuzz import environment
+
+    (tmp_path / ".relay-fmt-1234.tmp").write_text("x")
+    assert environment._temporaries(tmp_path) == [".relay-fmt-1234.tmp"]
+    assert environment._at_startup('Traceback (most recent call last):\n  File "<frozen site>", line 1\nKeyboardInterrupt\n')
+    assert not environment._at_startup('Traceback ...\n  File "relay_text/batch.py", line 3, in run_tasks\nKeyboardInterrupt\n')
+    assert environment._at_startup('Traceback ...\n  File "relay_text/__init__.py", line 13, in <module>\n  File "typing.py", line 9, in <genexpr>\nKeyboardInterrupt\n')
+    origin, failures = environment.run_scenario(random.Random(5), [("t.rly", "def @main(%a,%b){%a+%b}\n")])
+    assert failures == [], origin

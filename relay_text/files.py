@@ -6,7 +6,6 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 from typing import Any
 

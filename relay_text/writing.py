@@ -314,3 +314,43 @@ def _remove(name: str) -> None:
         os.unlink(name)
     except OSError:
         pass
+
+
+def write_output(path: str, data: bytes) -> None:
+    """Write a file a command produces (`relay import -o`, ...): an existing
+    regular file is replaced as `replace` does it (mode, owner and links
+    kept); a new one appears whole, with the permissions the umask gives,
+    or not at all (a signal or an error leaves nothing behind). A special
+    file (a FIFO, `/dev/stdout`) is written to as a stream."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and special_kind(st.st_mode) is not None:
+        with open(path, "wb") as stream:
+            stream.write(data)
+        return
+    if st is not None:
+        if not st.st_mode & 0o222:
+            raise WriteRefused(f"{path}: is read-only; nothing was written")
+        replace(path, data, None, None, force=False)
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    mask = os.umask(0)
+    os.umask(mask)
+    mode = 0o666 & ~mask
+    fd, name = -1, None
+    try:
+        with critical():
+            fd, name = _temporary(directory)
+            _write_all(fd, data)
+            os.fchmod(fd, mode)
+            if name is None:
+                name = _give_name(fd, directory)
+            os.replace(name, path)
+            name = None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if name is not None:
+            _remove(name)

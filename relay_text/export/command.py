@@ -69,9 +69,14 @@ def export(
         return EXIT_FAIL
     import onnx
 
+    from ..writing import WriteRefused, write_output
+
     onnx.checker.check_model(exported.model, full_check=True)  # a failure here is a bug of the exporter
     try:
-        onnx.save(exported.model, output_path)
+        write_output(output_path, exported.model.SerializeToString())
+    except WriteRefused as exc:
+        reporter.message(f"error: {exc}", "bold red")
+        return EXIT_ERROR
     except OSError as exc:
         reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
         return EXIT_ERROR

@@ -113,7 +113,7 @@ def import_command(
     if params_path is None:
         base = out[:-4] if out.endswith(".rly") else out
         params_path = (stem if out == "-" else base) + ".params.npz"
-    from ..formatter import write_atomic
+    from ..writing import WriteRefused, write_output
 
     try:
         if weights:
@@ -121,13 +121,8 @@ def import_command(
         if out == "-":
             emit(text)
         else:
-            new = not os.path.exists(out)
-            write_atomic(out, text)
-            if new:  # a new file gets the permissions the umask gives, as `open` would
-                mask = os.umask(0)
-                os.umask(mask)
-                os.chmod(out, 0o666 & ~mask)
-    except OSError as exc:
+            write_output(out, text.encode("utf-8"))
+    except (OSError, WriteRefused) as exc:
         reporter.message(f"error: {exc}", "bold red")
         return EXIT_ERROR
     elapsed = time.perf_counter() - started

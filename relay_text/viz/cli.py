@@ -92,9 +92,13 @@ def viz(
     if output == "-":
         emit(text)
         return EXIT_OK
+    from ..writing import WriteRefused, write_output
+
     try:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_output(output, text.encode("utf-8"))
+    except WriteRefused as exc:
+        ctx.reporter.message(f"error: {exc}", "bold red")
+        return EXIT_ERROR
     except OSError as exc:
         ctx.reporter.message(f"error: {output}: cannot write ({exc.strerror})", "bold red")
         return EXIT_ERROR

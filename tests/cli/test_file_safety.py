@@ -388,3 +388,34 @@ def test_stdin_from_a_directory_the_user_cannot_search(shared_dir: Path) -> None
     assert (code, out, err) == (0, "@main : fn(Tensor[(), int32]) -> Tensor[(), int32]\n", "No errors in 1 file\n")
     code, out, err = as_nobody(["fmt", "-"], cwd=inner, input=MESSY)
     assert (code, out) == (0, TIDY)
+
+
+# ---------------------------------------------------------------- files a command creates
+
+
+def test_a_new_output_file_appears_whole_with_the_umask_permissions(tmp_path: Path) -> None:
+    from relay_text.writing import write_output
+
+    out = tmp_path / "model.rly"
+    mask = os.umask(0o027)
+    try:
+        write_output(str(out), b"def @main() { 1 }\n")
+    finally:
+        os.umask(mask)
+    assert out.read_bytes() == b"def @main() { 1 }\n"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.rly"]
+
+
+def test_an_existing_output_file_is_replaced_keeping_its_mode_and_links(tmp_path: Path) -> None:
+    from relay_text.writing import write_output
+
+    out = tmp_path / "model.rly"
+    out.write_text("old\n")
+    out.chmod(0o604)
+    os.link(out, tmp_path / "other-name.rly")
+    write_output(str(out), b"new\n")
+    assert out.read_text() == "new\n"
+    assert (tmp_path / "other-name.rly").read_text() == "new\n"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o604
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.rly", "other-name.rly"]

@@ -82,6 +82,7 @@ class Graph:
         self.name = name
         self.parent = parent
         self.root: Graph = parent.root if parent is not None else self
+        self.depth: int = parent.depth + 1 if parent is not None else 0  # subgraphs this one is nested in
         self.opset = opset if parent is None else parent.opset
         self.nodes: list[Any] = []
         self.initializers: list[Any] = []

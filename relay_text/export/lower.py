@@ -11,6 +11,14 @@ captured). `if` becomes an ONNX `If` whose branches are subgraphs exported
 by child lowerers; a recursive function shaped as a loop becomes an ONNX
 `Loop` (`loops.py`). What ONNX cannot express raises `ExportError` at the
 node.
+
+Nothing here recurses over the program: a child lowerer's work is handed
+to the traversal's explicit stack (`Delegate`), so 100,000 nested lets,
+inlined calls or chained loops export without Python recursion. Subgraphs
+(`If` branches, `Loop` bodies) nest in the model itself, and readers of
+ONNX refuse protobuf messages nested beyond 100 levels: a subgraph deeper
+than `MAX_SUBGRAPH_DEPTH` is an `export-unsupported` error at its `if` or
+loop.
 """
 
 from __future__ import annotations
@@ -39,9 +47,15 @@ from ..ir.expr import (
 )
 from ..ir.span import Span
 from ..ir.ty import FuncType, TensorType, TupleType, TypeVar
-from ..ir.visitor import ExprFunctor, ExprVisitor
+from ..ir.visitor import Delegate, ExprFunctor, ExprVisitor
 from .graph import Graph, Unsupported, concrete, static_shape
 from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
+
+
+# ModelProto > GraphProto > (NodeProto > AttributeProto > GraphProto) per
+# subgraph > ValueInfoProto > TypeProto > Tensor > TensorShapeProto >
+# Dimension: 2 + 3 * depth + 5 levels, within protobuf's default limit of 100.
+MAX_SUBGRAPH_DEPTH = 31
 
 
 class ExportError(Exception):
@@ -90,7 +104,7 @@ class Exporter:
         self.result = result
         self.constants = constants
         self.converters = converters
-        self.inlining: list[Any] = []  # functions being inlined (GlobalVar or Function): recursion
+        self.inlining: set[Any] = set()  # functions being inlined (GlobalVar or Function): recursion
         self._mentions: dict[tuple[int, int], bool] = {}
 
     def type_of(self, node: Expr, subst: dict) -> Any:
@@ -130,7 +144,9 @@ class Lowerer(ExprFunctor[Any]):
         self.graph = graph
         self.subst = subst if subst is not None else (scope.subst if scope is not None else {})
         if scope is not None:
-            self.memo = ChainMap({}, scope.memo)  # type: ignore[assignment]  # a dict's interface: reads fall back on the scope
+            # a dict's interface: reads fall back on the scope (one flat chain, so a lookup never recurses)
+            outer = scope.memo.maps if isinstance(scope.memo, ChainMap) else [scope.memo]
+            self.memo = ChainMap({}, *outer)  # type: ignore[assignment]
 
     def child(self, graph: Graph | None = None, scope: Lowerer | None = None, subst: dict | None = None) -> Lowerer:
         return Lowerer(self.ex, graph if graph is not None else self.graph, scope if scope is not None else self, subst)
@@ -213,6 +229,8 @@ class Lowerer(ExprFunctor[Any]):
     # ---- calls -----------------------------------------------------------------
 
     def visit_call(self, node: Call) -> Any:
+        """The call's value; for an inlined call or a loop, a generator that
+        hands the body to a child lowerer (the traversal runs it)."""
         callee = self.memo[node.op]
         if isinstance(callee, ConstructorRef):
             raise constructor_error(callee.constructor, node.span)
@@ -257,11 +275,30 @@ class Lowerer(ExprFunctor[Any]):
         inner = Lowerer(self.ex, self.graph, scope, subst)
         for param, arg in zip(fn.params, args):
             inner.bind(param, arg)
-        self.ex.inlining.append(key)
-        try:
-            return inner.visit(fn.body)
-        finally:
-            self.ex.inlining.pop()
+        return self._inlined(key, inner, fn.body)
+
+    def _inlined(self, key: Any, inner: Lowerer, body: Expr) -> Any:
+        self.ex.inlining.add(key)
+        value = yield Delegate(inner, body)
+        self.ex.inlining.discard(key)
+        return value
+
+    def subgraph(self, hint: str, node: Expr, what: str) -> Graph:
+        """A new subgraph of this lowerer's graph, for `node` (an `if` or a loop)."""
+        if self.graph.depth >= MAX_SUBGRAPH_DEPTH:
+            raise ExportError(
+                [
+                    Diagnostic(
+                        codes.EXPORT_UNSUPPORTED,
+                        f"this {what} cannot be exported: its subgraphs would be nested {self.graph.depth + 1} deep, and ONNX readers accept at most {MAX_SUBGRAPH_DEPTH}",
+                        node.span,
+                        label=f"inside {self.graph.depth} other `if`s or loops",
+                    )
+                    .with_note("an `if` becomes an `If` node whose branches are subgraphs, a loop a `Loop` node whose body is one; a model is a protobuf message, and ONNX readers refuse messages nested more than 100 levels deep")
+                    .with_help("nest fewer `if`s or loops inside one another, for example by computing the conditions first and choosing the results with `where`")
+                ]
+            )
+        return Graph(self.graph.fresh(hint), parent=self.graph)
 
     def operator(self, node: Call, name: str, args: list[Any]) -> Any:
         from .convert import OpContext
@@ -288,13 +325,16 @@ class Lowerer(ExprFunctor[Any]):
 
     def typed(self, out: Any, ty: Any) -> Any:
         """Wrap converter output names as values carrying the checker's types."""
-        if isinstance(out, (tuple, list)):
-            fields = ty.fields if isinstance(ty, TupleType) else [None] * len(out)
-            return tuple(self.typed(o, t) for o, t in zip(out, fields))
-        if concrete(ty):
-            self.graph.set_type(out, ty)
-            return Tensor(out, ty)
-        return Tensor(out, self.graph.type_of(out))
+        names = flatten(out)
+        types = flatten_type(ty, len(names))
+        tensors = []
+        for name, t in zip(names, types):
+            if concrete(t):
+                self.graph.set_type(name, t)
+                tensors.append(Tensor(name, t))
+            else:
+                tensors.append(Tensor(name, self.graph.type_of(name)))
+        return rebuild(out, tensors)
 
     # ---- if --------------------------------------------------------------------
 
@@ -305,8 +345,8 @@ class Lowerer(ExprFunctor[Any]):
         ty = self.ex.type_of(node, self.subst)
         branches = []
         for which, branch in (("then", node.then_branch), ("else", node.else_branch)):
-            graph = Graph(self.graph.fresh(f"{which}_branch"), parent=self.graph)
-            value = self.child(graph=graph).visit(branch)
+            graph = self.subgraph(f"{which}_branch", node, "`if`")
+            value = yield Delegate(self.child(graph=graph), branch)
             branches.append((graph, value))
         shape = branches[0][1]
         outs = flatten(shape)

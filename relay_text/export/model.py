@@ -21,7 +21,7 @@ from ..ir.ty import FuncType, TensorType, TupleType
 from ..ir.visitor import ExprVisitor
 from .graph import Graph, Unsupported, concrete
 from .lower import Exporter, ExportError, Lowerer, constructor_error, unsupported, unsupported_operator
-from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten
+from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
 
 DEFAULT_OPSET = 18
 MIN_OPSET = 13
@@ -119,10 +119,7 @@ def build_model(
     for p in entry.params:
         ty = p.type_annotation if p.type_annotation is not None else result.types.get(p)
         root.bind(p, _parameter(graph, p, ty, bound.get(p.name)))
-    try:
-        value = root.visit(body)
-    except RecursionError:
-        raise unsupported("the program nests too deeply to export", entry.span) from None
+    value = root.visit(body)
     ret = result.types.get(body)
     _outputs(graph, value, ret, entry)
     model = onnx.helper.make_model(
@@ -135,19 +132,27 @@ def build_model(
 
 
 def _parameter(graph: Graph, p: Any, ty: Any, value: Any) -> Any:
-    """A parameter's value: graph inputs (initializers for a given value), a tuple of them for a tuple."""
+    """A parameter's value: a graph input (an initializer for a given value),
+    a tuple of them for a tuple, named `x`, `x_0`, `x_1_0`, ..."""
     if isinstance(ty, FuncType):
         raise unsupported(f"the parameter `%{p.name}` is a function: ONNX graphs take tensors", p.span, "a function parameter")
-    if isinstance(ty, TupleType):
-        parts = value if isinstance(value, tuple) else (None,) * len(ty.fields)
-        return tuple(_tensor_input(graph, f"{p.name}_{i}", f, v, p) for i, (f, v) in enumerate(zip(ty.fields, parts)))
-    return _tensor_input(graph, p.name, ty, value, p)
+    leaves = []
+    stack = [(p.name, ty, value)]
+    while stack:
+        name, t, v = stack.pop()
+        if isinstance(t, TupleType):
+            parts = v if isinstance(v, tuple) else (None,) * len(t.fields)
+            stack.extend(reversed([(f"{name}_{i}", f, fv) for i, (f, fv) in enumerate(zip(t.fields, parts))]))
+        else:
+            leaves.append(_tensor_input(graph, name, t, v, p))
+    return rebuild(ty, leaves, _type_fields)
+
+
+def _type_fields(ty: Any) -> Any:
+    return ty.fields if isinstance(ty, TupleType) else None
 
 
 def _tensor_input(graph: Graph, name: str, ty: Any, value: Any, p: Any) -> Any:
-    if isinstance(ty, TupleType):
-        parts = value if isinstance(value, tuple) else (None,) * len(ty.fields)
-        return tuple(_tensor_input(graph, f"{name}_{i}", f, v, p) for i, (f, v) in enumerate(zip(ty.fields, parts)))
     if not concrete(ty):
         raise unsupported(f"the parameter `%{p.name}` is not a tensor of known dtype: ONNX graphs take tensors", p.span, "not a tensor")
     if value is not None:

@@ -91,10 +91,10 @@ def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
     from ..eval.plausible import roles
     from ..text.type_text import type_text
     from .lower import ExportError
-    from .model import DEFAULT_OPSET, MIN_OPSET, export_model, max_opset
+    from .model import MIN_OPSET, export_model, max_opset
 
-    opset = request.opset or DEFAULT_OPSET
-    if not MIN_OPSET <= opset <= max_opset():
+    opset = request.opset
+    if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise _Failed([Diagnostic(codes.BAD_ARGUMENT, f"--opset {opset} is outside the opsets the exporter writes ({MIN_OPSET} to {max_opset()})", None)])
     try:
         entry = find_entry(module, request.entry)

@@ -11,7 +11,7 @@ from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, color_option, guarded
 @click.argument("path")
 @click.option("-o", "--output", "output_path", required=True, metavar="OUT.onnx", help="Where to write the ONNX model.")
 @click.option("--entry", metavar="@NAME", help="Function to export (default: the file's trailing expression, else @main).")
-@click.option("--opset", type=int, default=None, metavar="N", help="ONNX opset to write [default: 18].")
+@click.option("--opset", type=int, default=None, metavar="N", help="ONNX opset to write [default: 18, or the oldest that the program's operators need].")
 @click.option("--args", "args_file", metavar="FILE.npz", help="Values for parameters (weights): they become initializers, not inputs.")
 @click.option("--random-consts", is_flag=True, help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-consts (the values `relay run` uses with the same seed).")

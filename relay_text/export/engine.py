@@ -42,10 +42,10 @@ def onnxruntime_engine(opset: int | None = None, timeout: float | None = None, t
     def engine(module: Any, entry: Any, args: tuple, constants: dict[int, Any], result: Any) -> Any:
         from ..eval.entry import RunFailed
         from .lower import ExportError
-        from .model import DEFAULT_OPSET, build_model
+        from .model import build_model
 
         try:
-            model, structure, graph = build_model(module, result, entry, constants, {}, opset or DEFAULT_OPSET)
+            model, structure, graph = build_model(module, result, entry, constants, {}, opset)
         except ExportError as exc:
             raise RunFailed(exc.diagnostics) from None
         _check_memory(graph, entry.span)

@@ -34,6 +34,14 @@ ONNX_DTYPES = {
 }
 
 
+# How deep subgraphs (If branches, Loop bodies) may nest: a model is a
+# protobuf message, and ONNX readers refuse messages nested more than 100
+# levels. ModelProto > GraphProto > (NodeProto > AttributeProto > GraphProto)
+# per subgraph > ValueInfoProto > TypeProto > Tensor > TensorShapeProto >
+# Dimension: 2 + 3 * depth + 5 levels.
+MAX_SUBGRAPH_DEPTH = 31
+
+
 class Unsupported(Exception):
     """Something the exporter cannot express in ONNX (reported at the node being exported)."""
 

@@ -48,14 +48,8 @@ from ..ir.expr import (
 from ..ir.span import Span
 from ..ir.ty import FuncType, TensorType, TupleType, TypeVar
 from ..ir.visitor import Delegate, ExprFunctor, ExprVisitor
-from .graph import Graph, Unsupported, concrete, static_shape
+from .graph import MAX_SUBGRAPH_DEPTH, Graph, Unsupported, concrete, static_shape
 from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
-
-
-# ModelProto > GraphProto > (NodeProto > AttributeProto > GraphProto) per
-# subgraph > ValueInfoProto > TypeProto > Tensor > TensorShapeProto >
-# Dimension: 2 + 3 * depth + 5 levels, within protobuf's default limit of 100.
-MAX_SUBGRAPH_DEPTH = 31
 
 
 class ExportError(Exception):
@@ -301,11 +295,19 @@ class Lowerer(ExprFunctor[Any]):
         return Graph(self.graph.fresh(hint), parent=self.graph)
 
     def operator(self, node: Call, name: str, args: list[Any]) -> Any:
-        from .convert import OpContext
+        from .convert import OpContext, needed_opset
 
         convert = self.ex.converters.get(name)
         if convert is None:
             raise unsupported_operator(name, node.span)
+        needed = needed_opset(name)
+        if needed > self.graph.opset:
+            raise unsupported(
+                f"`{name}` needs ONNX opset {needed} or later, and this export writes opset {self.graph.opset}",
+                node.span,
+                "cannot be exported at this opset",
+                help=f"export with `--opset {needed}` (or without `--opset`: the exporter then writes the opset the program needs)",
+            )
         for a in args:
             for t in flatten(a):
                 if not isinstance(t, Tensor):

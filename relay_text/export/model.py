@@ -50,26 +50,30 @@ class _Uses(ExprVisitor):
         self.globals.append(node)
 
 
-def unknown_operators(module: Any, body: Expr, table: dict) -> list[Diagnostic]:
-    """One diagnostic per operator without a converter, at its first use
-    (in the entry and every global it reaches)."""
+def operator_calls(module: Any, body: Expr) -> dict[str, list[Call]]:
+    """The calls of each operator in `body` and every global it reaches."""
     seen: set[Any] = set()
     todo = [body]
-    first: dict[str, list[Call]] = {}
+    calls: dict[str, list[Call]] = {}
     while todo:
         uses = _Uses()
         uses.visit(todo.pop())
         for call in uses.calls:
-            name = call.op.name  # type: ignore[attr-defined]  # an Op
-            if name not in table:
-                first.setdefault(name, []).append(call)
+            calls.setdefault(call.op.name, []).append(call)  # type: ignore[attr-defined]  # an Op
         for gv in uses.globals:
             fn = module.functions.get(gv)
             if gv not in seen and fn is not None:
                 seen.add(gv)
                 todo.append(fn.body)
+    return calls
+
+
+def unknown_operators(used: dict[str, list[Call]], table: dict) -> list[Diagnostic]:
+    """One diagnostic per operator without a converter, at its first use."""
     diags = []
-    for name, calls in first.items():
+    for name, calls in used.items():
+        if name in table:
+            continue
         calls.sort(key=lambda c: c.span.start if c.span is not None else 0)
         diag = unsupported_operator(name, calls[0].span).diagnostics[0]
         if len(calls) > 1:
@@ -85,7 +89,7 @@ def export_model(
     entry: Any,
     constants: dict[int, Any],
     bound: dict[str, Any] | None = None,
-    opset: int = DEFAULT_OPSET,
+    opset: int | None = None,
     graph_name: str = "main",
 ) -> Any:
     """The ONNX model of `entry` (an `eval.entry.Entry`); see the module docstring."""
@@ -98,21 +102,26 @@ def build_model(
     entry: Any,
     constants: dict[int, Any],
     bound: dict[str, Any] | None = None,
-    opset: int = DEFAULT_OPSET,
+    opset: int | None = None,
     graph_name: str = "main",
 ) -> tuple[Any, Any, Graph]:
     """`export_model`'s model, the structure of the result (a tensor, or
-    nested tuples of them, as the outputs flatten), and the root graph."""
+    nested tuples of them, as the outputs flatten), and the root graph.
+    Without `opset`: the default, or the oldest one the program's operators
+    need if that is later."""
     import onnx
 
-    from .convert import converters
+    from .convert import converters, needed_opset
 
     table = converters()
     bound = bound or {}
     body = entry.body if entry.gv is None else module.functions[entry.gv].body
-    diags = unknown_operators(module, body, table)
+    used = operator_calls(module, body)
+    diags = unknown_operators(used, table)
     if diags:
         raise ExportError(diags)
+    if opset is None:
+        opset = max([DEFAULT_OPSET, *(needed_opset(name) for name in used)])
     graph = Graph(graph_name, opset=opset)
     ex = Exporter(module, result, constants, table)
     root = Lowerer(ex, graph)

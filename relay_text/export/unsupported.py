@@ -109,36 +109,6 @@ NO_ONNX_EQUIVALENT: dict[str, str] = {
     "matrix_set_diag": "ONNX has no operator that writes a band of diagonals",
 }
 
-_DYNAMIC = "not converted yet: the shape (or axes) is given as a tensor, and the converter needs the checker to know the result's shape"
-
-NOT_CONVERTED: dict[str, str] = {
-    "dyn.broadcast_to": _DYNAMIC,
-    "dyn.expand_dims": _DYNAMIC,
-    "dyn.squeeze": _DYNAMIC,
-    "dyn.full": _DYNAMIC,
-    "dyn.zeros": _DYNAMIC,
-    "dyn.ones": _DYNAMIC,
-    "dyn.tile": _DYNAMIC,
-    "dyn.image.resize2d": _DYNAMIC,
-    "adv_index": "not converted yet: numpy-style advanced indexing would need a GatherND per index pattern",
-    "debug": "not converted yet: a debugging hook that calls back into Python",
-    "dyn.nn.pad": "not converted yet: pad widths given as a tensor",
-    "dyn.nn.upsampling": "not converted yet: scales given as tensors",
-    "dyn.nn.upsampling3d": "not converted yet: scales given as tensors",
-    "dyn.one_hot": "not converted yet: depth given as a tensor",
-    "dyn.strided_slice": "not converted yet: TVM clamps dynamic bounds differently from ONNX's Slice",
-    "dyn.topk": "not converted yet: k given as a tensor",
-    "image.affine_grid": "not converted yet: ONNX's AffineGrid needs opset 20 and another grid layout",
-    "image.crop_and_resize": "not converted yet: TensorFlow's crop-and-resize has no single ONNX operator",
-    "image.resize": "not converted yet: TVM's older resize (use image.resize2d)",
-    "invert_permutation": "not converted yet",
-    "nn.batch_to_space_nd": "not converted yet: a reshape, transpose and crop sequence",
-    "nn.space_to_batch_nd": "not converted yet: a pad, reshape and transpose sequence",
-    "scatter": "not converted yet: TVM's older name of scatter_elements",
-    "scatter_add": "not converted yet: TVM's older name of scatter_elements with reduction add",
-    "sliding_window": "not converted yet: windows as a new axis need one Slice per window",
-    "vision.roi_align": "not converted yet: ONNX's RoiAlign takes the batch indices apart from the boxes",
-    "vision.roi_pool": "not converted yet: ONNX's MaxRoiPool rounds box coordinates differently",
-}
+NOT_CONVERTED: dict[str, str] = {}
 
 NOT_EXPORTED: dict[str, str] = {**NO_ONNX_EQUIVALENT, **NOT_CONVERTED}

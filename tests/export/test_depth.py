@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from relay_text.cli import main
-from relay_text.export.lower import MAX_SUBGRAPH_DEPTH
+from relay_text.export.graph import MAX_SUBGRAPH_DEPTH
 
 from .helpers import export, export_errors, ort
 

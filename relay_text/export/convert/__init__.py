@@ -6,6 +6,11 @@ A converter is registered under our operator's name(s):
     def unary(cx, x):
         return cx.node(UNARY[cx.name], [x])
 
+and, if its ONNX operators are younger than the exporter's default opset,
+the opset they need (`@converter("cumprod", opset=26)`): an export that
+does not name an opset then writes that one, and an export at an older
+opset reports the call.
+
 It is called with an `OpContext` and the ONNX value names of the call's
 arguments (a tuple of names for a tuple argument, as `concatenate` takes)
 and returns the name of its result (a tuple of names for a tuple result).
@@ -31,17 +36,26 @@ from ..graph import Graph, Unsupported, onnx_dtype, static_shape
 
 Converter = Callable[..., Any]
 _TABLE: dict[str, Converter] = {}
+_OPSETS: dict[str, int] = {}  # operator -> the opset its converter needs, where above the oldest written
 _LOADED = False
 
 
-def converter(*names: str) -> Callable[[Converter], Converter]:
+def converter(*names: str, opset: int = 0) -> Callable[[Converter], Converter]:
     def register(fn: Converter) -> Converter:
         for name in names:
             assert name not in _TABLE, f"two converters for {name}"
             _TABLE[name] = fn
+            if opset:
+                _OPSETS[name] = opset
         return fn
 
     return register
+
+
+def needed_opset(name: str) -> int:
+    """The oldest opset the converter of `name` writes (0: any the exporter writes)."""
+    converters()
+    return _OPSETS.get(name, 0)
 
 
 def converters() -> dict[str, Converter]:
@@ -157,6 +171,28 @@ class OpContext:
         if self.opset >= 18 or op == "ReduceSum":
             return self.node(op, [x, self.ints(axes)], keepdims=keep)
         return self.node(op, [x], keepdims=keep, axes=axes)
+
+    def per_item(self, count: str, body: Callable[[OpContext, str], list[str]]) -> list[str]:
+        """A `Loop` of `count` (an int64 scalar) iterations whose body,
+        `body(cx, i)` on a context of the loop's subgraph with `i` the
+        iteration (int64 scalar), gives one tensor per output; each output
+        of the loop stacks them along a new first axis."""
+        from ..graph import MAX_SUBGRAPH_DEPTH
+
+        if self.graph.depth >= MAX_SUBGRAPH_DEPTH:
+            raise Unsupported(f"its ONNX form loops in a subgraph, which would be nested {self.graph.depth + 1} deep (ONNX readers accept {MAX_SUBGRAPH_DEPTH})")
+        graph = Graph(self.graph.fresh("per_item"), parent=self.graph)
+        i = graph.fresh("i")
+        going_on = graph.fresh("going_on")
+        graph.add_input(i, TensorType((), "int64"))
+        graph.add_input(going_on, TensorType((), "bool"))
+        inner = OpContext(graph, self.name, self.call, self.attrs, self.in_types, self.out_type)
+        outs = body(inner, i)
+        graph.add_output(graph.node("Identity", [going_on]), TensorType((), "bool"))
+        for out in outs:
+            graph.add_output(graph.node("Identity", [out]), graph.type_of(out))
+        names = self.node("Loop", [count, ""], len(outs), body=graph.build())
+        return [names] if isinstance(names, str) else names
 
     def like(self, value: Any, i: int = 0) -> str:
         """A scalar constant of argument `i`'s dtype."""

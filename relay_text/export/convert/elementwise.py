@@ -176,7 +176,7 @@ def bitwise_not(cx: OpContext, x: str) -> str:
 
 @converter("copy", "annotation.stop_fusion", "annotation.checkpoint", "annotation.cast_hint", "on_device", "device_copy",
            "annotation.compiler_begin", "annotation.compiler_end", "annotation.bitpack_start", "annotation.bitpack_end",
-           "annotation.with_funcid")  # fmt: skip
+           "annotation.with_funcid", "debug")  # fmt: skip
 def identity(cx: OpContext, x: str) -> str:
     return cx.node("Identity", [x])
 

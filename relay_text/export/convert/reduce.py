@@ -84,8 +84,10 @@ def cumsum(cx: OpContext, x: str) -> str:
     return cx.node("CumSum", [x, cx.scalar(int(axis), "int64")], exclusive=int(bool(cx.attrs["exclusive"])))
 
 
-def _topk(cx: OpContext, x: str, k: int, axis: int, largest: bool) -> list[str]:
-    return cx.node("TopK", [x, cx.ints([k])], 2, axis=axis, largest=int(largest), sorted=1)
+def _topk(cx: OpContext, x: str, k: int | str, axis: int, largest: bool) -> list[str]:
+    """`TopK` (equal values keep their order, lower positions first); `k` a number or an int64 vector of one."""
+    k_name = cx.ints([k]) if isinstance(k, int) else k
+    return cx.node("TopK", [x, k_name], 2, axis=axis, largest=int(largest), sorted=1)
 
 
 @converter("topk")
@@ -95,6 +97,11 @@ def topk(cx: OpContext, x: str) -> Any:
     k = int(cx.attrs["k"])
     if k < 1:
         k = shape[axis]
+    return topk_of(cx, x, k, axis)
+
+
+def topk_of(cx: OpContext, x: str, k: int | str, axis: int) -> Any:
+    """`topk`'s result (by `ret_type`) for `k` entries along `axis`."""
     values, indices = _topk(cx, x, k, axis, not cx.attrs["is_ascend"])
     indices = cx.node("Cast", [indices], to=onnx_dtype(cx.attrs["dtype"]))
     ret = cx.attrs["ret_type"]

@@ -186,13 +186,22 @@ def reverse(cx: OpContext, x: str) -> str:
 
 @converter("one_hot")
 def one_hot(cx: OpContext, indices: str, on: str, off: str) -> str:
-    depth = int(cx.attrs["depth"])
-    idx = cx.cast(indices, "int64")
-    # ours: an index outside [0, depth) gives a row of off values; ONNX counts negative ones from the end
-    idx = cx.node("Where", [cx.node("Less", [idx, cx.scalar(0, "int64")]), cx.scalar(depth, "int64"), idx])
-    values = cx.node("Concat", [cx.unsqueeze(off, [0]), cx.unsqueeze(on, [0])], axis=0)
-    y = cx.node("OneHot", [idx, cx.scalar(depth, "int64"), values], axis=int(cx.attrs["axis"]))
-    return y if cx.out_dtype == cx.dtype(1) else cx.cast(y, cx.out_dtype)
+    return one_hot_of(cx, indices, on, off, cx.ints(range(int(cx.attrs["depth"]))))
+
+
+def one_hot_of(cx: OpContext, indices: str, on: str, off: str, positions: str) -> str:
+    """`on` where an index equals its position along the new axis, `off`
+    elsewhere (so indices outside [0, depth), negative ones included, give
+    a row of `off`; ONNX's OneHot counts negative ones from the end, and
+    onnxruntime has it for few dtypes); `positions` is 0 ... depth - 1."""
+    rank = cx.rank(0)
+    axis = int(cx.attrs["axis"])
+    axis = rank if axis < 0 else axis
+    shape = [1] * (rank + 1)
+    shape[axis] = -1
+    hit = cx.node("Equal", [cx.unsqueeze(cx.cast(indices, "int64"), [axis]), cx.reshape(positions, shape)])
+    dtype = cx.out_dtype
+    return cx.node("Where", [hit, cx.cast(on, dtype), cx.cast(off, dtype)])
 
 
 @converter("arange")

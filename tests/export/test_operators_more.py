@@ -136,6 +136,181 @@ case(
     ),
 )  # fmt: skip
 
+# ---- values that decide the shape, searches, scans -------------------------------
+case("argwhere", P("(argwhere(greater(%a, 0f)), argwhere(%a), argwhere(%b), argwhere(floor_mod(%b, 1)))", T("(3, 4)"), T("()", "int32")))
+case(
+    "unique",
+    P(
+        '%x = floor_mod(%a, 5);\n  (unique(%x), unique(%x, sorted=False, return_counts=True), unique(round(%b)), unique(cast(%x, "uint8"), return_counts=True))',
+        T("(12)", "int32"), T("(9)"),
+    ),
+)  # fmt: skip
+case(
+    "searchsorted",
+    P(
+        # sorted and unsorted sequences: an unsorted one gets the bisection's answer
+        '%s = sort(%a);\n  (searchsorted(%s, %b), searchsorted(%s, %b, right=True, dtype="int64"), searchsorted(sort(%c), %d), '
+        "searchsorted(%c, %d, right=True), searchsorted(%a, %b), searchsorted(sort(round(%a)), round(%b), right=True))",
+        T("(7)"), T("(2, 5)"), T("(2, 6)", "int32"), T("(2, 4)", "int32"),
+    ),
+)  # fmt: skip
+case(
+    "cumprod",
+    P(
+        '(cumprod(%a, axis=1), cumprod(%a), cumprod(%a, axis=2, exclusive=True), cumprod(floor_mod(%b, 7) - 3, axis=1, dtype="int64"), '
+        "cumprod(%c, exclusive=True))",
+        T("(2, 3, 4)"), T("(2, 5)", "int32"), T("(6)", "bool"),
+    ),
+)  # fmt: skip
+case("reinterpret", P('(reinterpret(%a, dtype="int32"), reinterpret(%b, dtype="uint8"), reinterpret(%c, dtype="float64"))', T("(2, 3)"), T("(4)", "int8"), T("(3)", "int64")))
+# ---- Fourier transforms -----------------------------------------------------------
+case("dft", P("(dft(%a, %b), dft(%a, %b, inverse=True), dft(%c, %d))", T("(2, 3, 8)"), T("(2, 3, 8)"), T("(5)", "float64"), T("(5)", "float64")))
+case(
+    "stft",
+    P(
+        "(stft(%a, %b, n_fft=16, hop_length=4, win_length=16), stft(%a, %b, n_fft=16, hop_length=5, win_length=12, normalized=True, onesided=False), "
+        "stft(reshape(%a, newshape=[80]), %c, n_fft=32, hop_length=8, win_length=30))",
+        T("(2, 40)"), T("(16)"), T("(33)", "float64"),
+    ),
+)  # fmt: skip
+# ---- sparse coordinates -----------------------------------------------------------
+case(
+    "sparse_to_dense",
+    P(
+        # coordinates outside the output (ignored) and repeated ones (the last wins)
+        "(sparse_to_dense(floor_mod(%a, 5) - 1, %b, %c, output_shape=[3, 4]), "
+        'sparse_to_dense(floor_mod(%d, 5), take(%b, arange(0, 4, 1, dtype="int32")), %c, output_shape=[4, 2]), '
+        "sparse_to_dense(floor_mod(%a, 3), 2f, %c, output_shape=[3, 3, 2]), sparse_to_dense(2, %c, 0f, output_shape=[4]))",
+        T("(6, 2)", "int32"), T("(6)"), T("()"), T("(4)", "int32"),
+    ),
+)  # fmt: skip
+case("dyn.sparse_to_dense", P("dyn.sparse_to_dense(floor_mod(%a, 5) - 1, %b, %c, shape_of(%d))", T("(6, 2)", "int32"), T("(6)"), T("()"), T("(3, 4)")))
+case(
+    "sparse_reshape",
+    P(
+        '%i = floor_mod(%a, 2i64);\n  %p = cast(shape_of(%b), "int64");\n  '
+        '(sparse_reshape(%i, %p, cast(shape_of(%c), "int64")), sparse_reshape(%i, %p, stack((4i64, -1i64), axis=0)), '
+        "sparse_reshape(%i, %p, %p), sparse_reshape(%a, %p, %p))",  # an unchanged shape keeps even coordinates outside it
+        T("(5, 3)", "int64"), T("(2, 3, 4)"), T("(6, 4)"),
+    ),
+)  # fmt: skip
+case(
+    "sparse_fill_empty_rows",
+    P(
+        "%i = reshape(stack((0i64, 1i64, 0i64, 3i64, 2i64, 0i64, 2i64, 2i64), axis=0), newshape=[4, 2]);\n  "
+        "sparse_fill_empty_rows(%i, %a, stack((5i64, 6i64), axis=0), stack((7i64,), axis=0))",
+        T("(4)", "int64"),
+    ),
+)  # fmt: skip
+# ---- writing into tensors -----------------------------------------------------------
+case("nn.dilate", P("(nn.dilate(%a, strides=[1, 2, 3], dilation_value=1.5f), nn.dilate(%b, strides=[3, 1], dilation_value=-2.7f), nn.dilate(%b, strides=[1, 1]))", T("(2, 3, 4)"), T("(3, 2)", "int32")))
+case("nn.fifo_buffer", P("(nn.fifo_buffer(%a, %b, axis=1), nn.fifo_buffer(reshape(%a, newshape=[3, 2]), reshape(%b, newshape=[5, 2]), axis=-2))", T("(2, 3)"), T("(2, 5)")))
+case(
+    "matrix_set_diag",
+    P(
+        "(matrix_set_diag(%a, %b), matrix_set_diag(%a, %c, k1=-1, k2=1), "
+        "matrix_set_diag(%a, %c, k1=-1, k2=1, super_diag_right_align=False, sub_diag_right_align=True), matrix_set_diag(%a, %d, k1=-1, k2=-1))",
+        T("(2, 4, 5)"), T("(2, 4)"), T("(2, 3, 4)"), T("(2, 3)"),
+    ),
+)  # fmt: skip
+case(
+    "strided_set",
+    P(
+        f"(strided_set(%a, %b, {V(1, 0)}, {V(4, 6)}, {V(2, 2)}), strided_set(%a, %b, {V(4, -1)}, {V(1, 0)}, {V(-2, -2)}), "
+        f"strided_set(%a, %c, {V(-4)}, {V(4)}, {V(1)}))",
+        T("(5, 6)"), T("(2, 3)"), T("(3, 6)"),
+    ),
+)  # fmt: skip
+
+# ---- detection --------------------------------------------------------------------
+case("vision.multibox_prior", P("(vision.multibox_prior(%a), vision.multibox_prior(%a, sizes=[0.3f, 0.5f], ratios=[1f, 2f, 0.5f], steps=[0.2f, 0.25f], offsets=[0.4f, 0.6f], clip=True))", T("(1, 3, 4, 5)")))
+case("vision.yolo_reorg", P("vision.yolo_reorg(%a, stride=2)", T("(2, 8, 4, 6)")))
+case("vision.get_valid_counts", P("(vision.get_valid_counts(%a, %b), vision.get_valid_counts(%a, 0f, score_threshold=0.2f, id_index=-1, score_index=3))", T("(2, 7, 6)"), T("()")))
+case(
+    "vision.multibox_transform_loc",
+    P(
+        "%p = nn.softmax(%a, axis=1);\n  (vision.multibox_transform_loc(%p, %b, %c), "
+        "vision.multibox_transform_loc(%p, %b, %c, clip=False, threshold=0.3f, keep_background=True), vision.multibox_transform_loc(%p, %b, %c, threshold=0.35f))",
+        T("(2, 4, 6)"), T("(2, 24)"), T("(1, 6, 4)"),
+    ),
+)  # fmt: skip
+# ---- windows ------------------------------------------------------------------------
+case(
+    "image.dilation2d",
+    P(
+        '(image.dilation2d(%a, %b), image.dilation2d(%a, %b, strides=[2, 1], padding=[1, 2], dilations=[1, 2]), image.dilation2d(%c, %d, data_layout="NHWC", padding=[1, 0, 0, 1]))',
+        T("(1, 2, 7, 8)"), T("(2, 3, 2)"), T("(1, 6, 5, 2)", "int32"), T("(2, 2, 2)", "int32"),
+    ),
+)  # fmt: skip
+case(
+    "nn.correlation",
+    P(
+        "(nn.correlation(%a, %b, kernel_size=1, max_displacement=2, stride1=1, stride2=1, padding=[2, 2], is_multiply=True), "
+        "nn.correlation(%a, %b, kernel_size=3, max_displacement=4, stride1=2, stride2=2, padding=[5], is_multiply=False))",
+        T("(1, 3, 9, 10)"), T("(1, 3, 9, 10)"),
+    ),
+)  # fmt: skip
+# ---- schedule layouts, packed and transformed weights ---------------------------------
+case(
+    "layout_transform",
+    P(
+        '(layout_transform(%a, src_layout="NCHW", dst_layout="NHWC"), layout_transform(%a, src_layout="NCHW", dst_layout="NCHW4c"), '
+        'layout_transform(%b, src_layout="NCHW4c", dst_layout="NHWC"), layout_transform(%b, src_layout="NCHW4c", dst_layout="NCHW2c"))',
+        T("(1, 8, 4, 5)"), T("(1, 2, 4, 5, 4)"),
+    ),
+)  # fmt: skip
+case(
+    "auto_scheduler_layout_transform",
+    P(
+        '(auto_scheduler_layout_transform(%a, src_layout="1N32C4H4W", dst_layout="1N2C4H4W16C"), '
+        'auto_scheduler_layout_transform(%b, src_layout="64n3h3w32c", dst_layout="4c3h16n3w8c4n"))',
+        T("(1, 32, 4, 4)"), T("(64, 3, 3, 32)"),
+    ),
+)  # fmt: skip
+case(
+    "meta_schedule_layout_transform",
+    P(
+        '(meta_schedule_layout_transform(%a, index_map="lambda i, j: (i // 4, j // 16, i % 4, j % 16)"), '
+        'meta_schedule_layout_transform(%b, index_map="lambda n, c, w: (c, n * 4 + w)"))',
+        T("(32, 64)"), T("(2, 3, 4)", "int32"),
+    ),
+)  # fmt: skip
+case("vm.reshape_tensor", P("vm.reshape_tensor(%a, shape_of(%b), newshape=[6, 4])", T("(2, 3, 4)"), T("(6, 4)")))
+case(
+    "nn.contrib_conv2d_NCHWc",
+    P(
+        '(nn.contrib_conv2d_NCHWc(%a, %b, padding=[1, 1], channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW4i4o", out_layout="NCHW4c"), '
+        'nn.contrib_conv2d_NCHWc(%a, %c, channels=8, kernel_size=[1, 1], data_layout="NCHW4c", kernel_layout="OIHW4i2o", out_layout="NCHW2c"))',
+        T("(1, 2, 6, 6, 4)"), T("(2, 2, 3, 3, 4, 4)"), T("(4, 2, 1, 1, 4, 2)"),
+    ),
+)  # fmt: skip
+case(
+    "nn.contrib_depthwise_conv2d_NCHWc",
+    P(
+        'nn.contrib_depthwise_conv2d_NCHWc(%a, %b, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
+        T("(1, 2, 6, 6, 4)"), T("(2, 1, 3, 3, 1, 4)"),
+    ),
+)  # fmt: skip
+case("nn.contrib_conv2d_gemm_weight_transform", P("(nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2), nn.contrib_conv2d_gemm_weight_transform(%b, tile_N=4, tile_K=2))", T("(3, 3, 5, 6)"), T("(3, 3, 5, 6)", "int8")))
+GEMM = 'nn.contrib_conv2d_gemm_without_weight_transform({}, nn.contrib_conv2d_gemm_weight_transform({}, tile_N=4, tile_K=2), channels=6, kernel_size=[3, 3], padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO"{})'
+case(
+    "nn.contrib_conv2d_gemm_without_weight_transform",
+    P("(" + GEMM.format("%a", "%b", "") + ", " + GEMM.format("%c", "%d", ', out_dtype="int32"') + ")", T("(1, 7, 7, 5)"), T("(3, 3, 5, 6)"), T("(1, 7, 7, 5)", "int8"), T("(3, 3, 5, 6)", "int8")),
+)
+case("nn.contrib_dense_pack", P('(nn.contrib_dense_pack(%a, %b), nn.contrib_dense_pack(%a, %c), nn.contrib_dense_pack(%d, %e, out_dtype="int32"))', T("(3, 16)"), T("(4, 16, 8)"), T("(2, 4, 16, 4)"), T("(3, 16)", "uint8"), T("(2, 4, 16, 4)", "int8")))
+case("nn.contrib_conv2d_winograd_weight_transform", P("nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=4)", T("(8, 4, 3, 3)")))
+case("nn.contrib_conv3d_winograd_weight_transform", P("(nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=2), nn.contrib_conv3d_winograd_weight_transform(%b, tile_size=4))", T("(8, 4, 3, 3, 3)"), T("(8, 4, 1, 3, 3)")))
+case("nn.contrib_conv2d_winograd_nnpack_weight_transform", P('(nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0), nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0, out_dtype="float64"))', T("(8, 4, 3, 3)")))
+case(
+    "nn.contrib_conv2d_winograd_without_weight_transform",
+    P(
+        "(nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, kernel_size=[3, 3], padding=[1, 1]), "
+        'nn.contrib_conv2d_winograd_without_weight_transform(%c, %d, tile_size=2, channels=8, kernel_size=[3, 3], data_layout="NHWC", out_dtype="float64"))',
+        T("(1, 4, 14, 14)"), T("(6, 6, 8, 4)"), T("(1, 14, 14, 4)"), T("(4, 4, 8, 4)"),
+    ),
+)  # fmt: skip
+case("nn.contrib_conv3d_winograd_without_weight_transform", P("nn.contrib_conv3d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3, 3])", T("(1, 4, 6, 6, 6)"), T("(4, 4, 4, 8, 4)")))
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_operator_exports_and_agrees(name: str) -> None:

@@ -199,6 +199,42 @@ class OpContext:
         return self.scalar(value, np_dtype(self.dtype(i)))
 
 
+# onnxruntime's Where lacks these element types: the values go through a
+# type it has and back, which keeps every value
+_WHERE_VIA = {"bool": "uint8", "int16": "int32", "uint16": "int32", "bfloat16": "float32"}
+
+
+def select(cx: OpContext, cond: str, x: str, y: str, dtype: str) -> str:
+    """`Where(cond, x, y)` for values of `dtype`, whichever dtype that is."""
+    via = _WHERE_VIA.get(dtype)
+    if via is not None:
+        return cx.cast(cx.node("Where", [cond, cx.cast(x, via), cx.cast(y, via)]), dtype)
+    if dtype == "uint64":  # y + (x - y) * cond, exact in wrapping arithmetic
+        return cx.node("Add", [y, cx.node("Mul", [cx.node("Sub", [x, y]), cx.cast(cond, "uint64")])])
+    return cx.node("Where", [cond, x, y])
+
+
+# The element types onnxruntime multiplies matrices of, and those it
+# multiplies through a wider one (the wrapping of integers is the same
+# modulo the narrower width)
+_MATMUL = {"float32", "float64", "int32", "int64", "uint32", "uint64"}
+_MATMUL_VIA = {"int8": "int32", "int16": "int32", "uint8": "uint32", "uint16": "uint32", "float16": "float32", "bfloat16": "float32"}
+
+
+def matrix_product(cx: OpContext, a: str, b: str, dtype: str) -> str:
+    """`MatMul` of `a` and `b` converted to `dtype`, accumulating in `dtype`
+    as numpy does (through a wider type where onnxruntime lacks `dtype`)."""
+    if dtype in _MATMUL:
+        return cx.node("MatMul", [cx.cast(a, dtype), cx.cast(b, dtype)])
+    via = _MATMUL_VIA.get(dtype)
+    if via is None:
+        raise Unsupported(f"onnxruntime multiplies no {dtype} matrices")
+    if dtype.startswith("int") or dtype.startswith("uint"):
+        a, b = cx.cast(cx.cast(a, dtype), via), cx.cast(cx.cast(b, dtype), via)
+        return cx.cast(cx.node("MatMul", [a, b]), dtype)
+    return cx.cast(cx.node("MatMul", [cx.cast(a, via), cx.cast(b, via)]), dtype)
+
+
 def np_dtype(dtype: str) -> Any:
     from ...eval.ops import numpy_dtype
 
@@ -213,4 +249,4 @@ def float_like(dtype: str) -> bool:
     return dtype.startswith("float") or dtype == "bfloat16"
 
 
-__all__ = ["OpContext", "converter", "converters", "Unsupported", "np", "norm_axis", "float_like", "np_dtype"]
+__all__ = ["OpContext", "converter", "converters", "Unsupported", "np", "norm_axis", "float_like", "np_dtype", "select", "matrix_product"]

@@ -74,6 +74,16 @@ def arg_reduction(cx: OpContext, x: str) -> str:
 
 @converter("cumsum")
 def cumsum(cx: OpContext, x: str) -> str:
+    return _scan(cx, x, "CumSum")
+
+
+@converter("cumprod", opset=26)
+def cumprod(cx: OpContext, x: str) -> str:
+    """ONNX's CumProd (opset 26) multiplies in order along the axis, as numpy does."""
+    return _scan(cx, x, "CumProd")
+
+
+def _scan(cx: OpContext, x: str, op: str) -> str:
     axis = cx.attrs["axis"]
     dtype = cx.attrs["dtype"] or cx.dtype(0)
     if dtype != cx.dtype(0):
@@ -81,7 +91,19 @@ def cumsum(cx: OpContext, x: str) -> str:
     if axis is None:
         x = cx.reshape(x, [-1])
         axis = 0
-    return cx.node("CumSum", [x, cx.scalar(int(axis), "int64")], exclusive=int(bool(cx.attrs["exclusive"])))
+    if dtype == "bool":  # running logical xor (sum) or and (product): through int32
+        y = _scan_bool(cx, x, int(axis), op)
+        return y
+    return cx.node(op, [x, cx.scalar(int(axis), "int64")], exclusive=int(bool(cx.attrs["exclusive"])))
+
+
+def _scan_bool(cx: OpContext, x: str, axis: int, op: str) -> str:
+    as_int = cx.cast(x, "int32")
+    if op == "CumSum":  # xor: the parity of the running count
+        y = cx.node(op, [as_int, cx.scalar(axis, "int64")], exclusive=int(bool(cx.attrs["exclusive"])))
+        return cx.cast(cx.node("Mod", [y, cx.scalar(2, "int32")]), "bool")
+    y = cx.node(op, [as_int, cx.scalar(axis, "int64")], exclusive=int(bool(cx.attrs["exclusive"])))
+    return cx.cast(y, "bool")
 
 
 def _topk(cx: OpContext, x: str, k: int | str, axis: int, largest: bool) -> list[str]:

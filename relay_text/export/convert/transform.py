@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import OpContext, Unsupported, converter, norm_axis
+from . import OpContext, Unsupported, converter, norm_axis, select
 from ..graph import onnx_dtype, static_shape
 
 INT64_MIN = -(2**63)
@@ -201,7 +201,7 @@ def one_hot_of(cx: OpContext, indices: str, on: str, off: str, positions: str) -
     shape[axis] = -1
     hit = cx.node("Equal", [cx.unsqueeze(cx.cast(indices, "int64"), [axis]), cx.reshape(positions, shape)])
     dtype = cx.out_dtype
-    return cx.node("Where", [hit, cx.cast(on, dtype), cx.cast(off, dtype)])
+    return select(cx, hit, cx.cast(on, dtype), cx.cast(off, dtype), dtype)
 
 
 @converter("arange")
@@ -213,14 +213,6 @@ def arange(cx: OpContext, start: str, stop: str, step: str) -> str:
 @converter("einsum")
 def einsum(cx: OpContext, xs: tuple[str, ...]) -> str:
     return cx.node("Einsum", list(xs), equation=str(cx.attrs["equation"]))
-
-
-@converter("layout_transform")
-def layout_transform(cx: OpContext, x: str) -> str:
-    from .nn import layout_perm
-
-    src, dst = cx.attrs["src_layout"], cx.attrs["dst_layout"]
-    return cx.node("Transpose", [x], perm=layout_perm(src, dst))
 
 
 @converter("shape_of", "vm.shape_of")
@@ -303,7 +295,7 @@ def sequence_mask(cx: OpContext, x: str, lengths: str) -> str:
     len_shape = [1] * len(shape)
     len_shape[batch_axis] = shape[batch_axis]
     keep = cx.node("Less", [cx.reshape(positions, pos_shape), cx.reshape(cx.cast(lengths, "int64"), len_shape)])
-    return cx.node("Where", [keep, x, cx.like(float(cx.attrs["mask_value"]))])
+    return select(cx, keep, x, cx.like(float(cx.attrs["mask_value"])), cx.dtype(0))
 
 
 @converter("unravel_index")

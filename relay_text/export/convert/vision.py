@@ -10,7 +10,7 @@ details (onnxruntime's RoiAlign takes the largest of weighted corners in
 
 from __future__ import annotations
 
-from . import OpContext, Unsupported, converter, np, np_dtype
+from . import OpContext, Unsupported, converter, np, np_dtype, select
 from .nn import to_layout
 
 
@@ -251,9 +251,9 @@ def roi_pool(cx: OpContext, data: str, rois: str) -> str:
         in_rows = bx.node("And", [bx.node("GreaterOrEqual", [rows, bx.unsqueeze(row(top), [1])]), bx.node("Less", [rows, bx.unsqueeze(row(bottom), [1])])])  # (PH, H)
         in_cols = bx.node("And", [bx.node("GreaterOrEqual", [cols, bx.unsqueeze(row(left), [1])]), bx.node("Less", [cols, bx.unsqueeze(row(right), [1])])])  # (PW, W)
         low = bx.scalar(lowest, np_dtype(dtype))
-        t = bx.node("Where", [bx.reshape(in_cols, [1, 1, pw, width]), bx.unsqueeze(img, [2]), low])  # (C, H, PW, W)
+        t = select(bx, bx.reshape(in_cols, [1, 1, pw, width]), bx.unsqueeze(img, [2]), low, dtype)  # (C, H, PW, W)
         t = bx.reduce("ReduceMax", t, [3], False)  # (C, H, PW)
-        t = bx.node("Where", [bx.reshape(in_rows, [1, ph, height, 1]), bx.unsqueeze(t, [1]), low])  # (C, PH, H, PW)
+        t = select(bx, bx.reshape(in_rows, [1, ph, height, 1]), bx.unsqueeze(t, [1]), low, dtype)  # (C, PH, H, PW)
         t = bx.reduce("ReduceMax", t, [2], False)  # (C, PH, PW)
         empty = bx.node(
             "Or",
@@ -262,7 +262,7 @@ def roi_pool(cx: OpContext, data: str, rois: str) -> str:
                 bx.unsqueeze(bx.node("GreaterOrEqual", [row(left), row(right)]), [0]),
             ],
         )  # (PH, PW)
-        return [bx.node("Where", [empty, bx.scalar(0, np_dtype(dtype)), t])]
+        return [select(bx, empty, bx.scalar(0, np_dtype(dtype)), t, dtype)]
 
     (out,) = cx.per_item(count, one_region)
     return to_layout(cx, out, "NCHW", layout)

@@ -52,6 +52,11 @@ from .graph import MAX_SUBGRAPH_DEPTH, Graph, Unsupported, concrete, static_shap
 from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
 
 
+# Operators that call a function of the program, which the exporter exports
+# as that call (they have no converter).
+CALLING_OPERATORS = frozenset({"call_lowered"})
+
+
 class ExportError(Exception):
     """The program cannot be exported; carries the located diagnostics."""
 
@@ -229,6 +234,11 @@ class Lowerer(ExprFunctor[Any]):
         if isinstance(callee, ConstructorRef):
             raise constructor_error(callee.constructor, node.span)
         args = [self.memo[a] for a in node.args]
+        if isinstance(callee, OpRef) and callee.name in CALLING_OPERATORS:
+            # call_lowered(f, (a, b)) calls f on (a, b): exported as that call
+            callee, args = args[0], list(args[1]) if isinstance(args[1], tuple) else [args[1]]
+            if isinstance(callee, (OpRef, ConstructorRef)) or not isinstance(callee, (GlobalRef, Closure)):
+                raise unsupported(f"`{node.op.name}` calls something other than a function of this program", node.span)  # type: ignore[attr-defined]  # an Op
         if isinstance(callee, OpRef):
             return self.operator(node, callee.name, args)
         if isinstance(callee, GlobalRef):

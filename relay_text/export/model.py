@@ -71,8 +71,10 @@ def operator_calls(module: Any, body: Expr) -> dict[str, list[Call]]:
 def unknown_operators(used: dict[str, list[Call]], table: dict) -> list[Diagnostic]:
     """One diagnostic per operator without a converter, at its first use."""
     diags = []
+    from .lower import CALLING_OPERATORS
+
     for name, calls in used.items():
-        if name in table:
+        if name in table or name in CALLING_OPERATORS:
             continue
         calls.sort(key=lambda c: c.span.start if c.span is not None else 0)
         diag = unsupported_operator(name, calls[0].span).diagnostics[0]

@@ -41,6 +41,7 @@ class ExportRequest:
     opset: int | None = None
     use_prelude: bool = True
     warnings_as_errors: bool = False
+    functions: bool = False  # global functions as ONNX local functions, not inlined
 
 
 @dataclass
@@ -137,6 +138,6 @@ def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
         if diags:
             raise _Failed(diags)
     try:
-        return export_model(module, result, entry, constants, bound, opset)
+        return export_model(module, result, entry, constants, bound, opset, functions=request.functions)
     except ExportError as exc:
         raise _Failed(exc.diagnostics) from None

@@ -32,11 +32,14 @@ def require_onnxruntime() -> None:
         ) from None
 
 
-def onnxruntime_engine(opset: int | None = None, timeout: float | None = None, threads: int | None = None) -> Callable[..., Any]:
+def onnxruntime_engine(
+    opset: int | None = None, timeout: float | None = None, threads: int | None = None, functions: bool = False
+) -> Callable[..., Any]:
     """An engine for `RunRequest.engine`: export, then run on onnxruntime.
 
     `timeout` (seconds, counted from this call) bounds the whole run;
-    `threads` sets onnxruntime's intra-op threads (default: its own)."""
+    `threads` sets onnxruntime's intra-op threads (default: its own);
+    `functions` exports global functions as ONNX local functions."""
     started = time.monotonic()
 
     def engine(module: Any, entry: Any, args: tuple, constants: dict[int, Any], result: Any) -> Any:
@@ -45,7 +48,7 @@ def onnxruntime_engine(opset: int | None = None, timeout: float | None = None, t
         from .model import build_model
 
         try:
-            model, structure, graph = build_model(module, result, entry, constants, {}, opset)
+            model, structure, graph = build_model(module, result, entry, constants, {}, opset, functions=functions)
         except ExportError as exc:
             raise RunFailed(exc.diagnostics) from None
         _check_memory(graph, entry.span)

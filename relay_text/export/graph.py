@@ -134,6 +134,8 @@ class Graph:
         """A constant tensor: an initializer of the root graph, shared by equal small values."""
         from onnx import numpy_helper
 
+        if self.root is not self:  # a subgraph's constants are its root's (a function body writes them as nodes)
+            return self.root.constant(value, dtype, hint)
         array = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
         root = self.root
         key = None

@@ -104,6 +104,7 @@ class Exporter:
         self.constants = constants
         self.converters = converters
         self.inlining: set[Any] = set()  # functions being inlined (GlobalVar or Function): recursion
+        self.functions: Any = None  # a functions.Functions when globals become ONNX local functions
         self._mentions: dict[tuple[int, int], bool] = {}
 
     def type_of(self, node: Expr, subst: dict) -> Any:
@@ -250,6 +251,12 @@ class Lowerer(ExprFunctor[Any]):
                 from .loops import lower_loop
 
                 return lower_loop(self, node, fn, callee.gv, args, self.child(scope=self._global_scope(), subst=subst))
+            if self.ex.functions is not None:
+                from .functions import call_function, signature
+
+                key = signature(args)
+                if key is not None and len(args) == len(fn.params):
+                    return call_function(self, node, callee.gv, fn, args, subst, key)
             return self.inline(node, callee.gv, fn, args, self._global_scope(), subst)
         if isinstance(callee, Closure):
             if callee.self_var is not None:

@@ -93,9 +93,10 @@ def export_model(
     bound: dict[str, Any] | None = None,
     opset: int | None = None,
     graph_name: str = "main",
+    functions: bool = False,
 ) -> Any:
     """The ONNX model of `entry` (an `eval.entry.Entry`); see the module docstring."""
-    return build_model(module, result, entry, constants, bound, opset, graph_name)[0]
+    return build_model(module, result, entry, constants, bound, opset, graph_name, functions)[0]
 
 
 def build_model(
@@ -106,11 +107,13 @@ def build_model(
     bound: dict[str, Any] | None = None,
     opset: int | None = None,
     graph_name: str = "main",
+    functions: bool = False,
 ) -> tuple[Any, Any, Graph]:
     """`export_model`'s model, the structure of the result (a tensor, or
     nested tuples of them, as the outputs flatten), and the root graph.
     Without `opset`: the default, or the oldest one the program's operators
-    need if that is later."""
+    need if that is later. With `functions`, calls of global functions
+    become calls of ONNX local functions (see `functions.py`)."""
     import onnx
 
     from .convert import converters, needed_opset
@@ -126,6 +129,10 @@ def build_model(
         opset = max([DEFAULT_OPSET, *(needed_opset(name) for name in used)])
     graph = Graph(graph_name, opset=opset)
     ex = Exporter(module, result, constants, table)
+    if functions:
+        from .functions import Functions
+
+        ex.functions = Functions()
     root = Lowerer(ex, graph)
     for p in entry.params:
         ty = p.type_annotation if p.type_annotation is not None else result.types.get(p)
@@ -133,11 +140,18 @@ def build_model(
     value = root.visit(body)
     ret = result.types.get(body)
     _outputs(graph, value, ret, entry)
+    opsets = [onnx.helper.make_opsetid("", opset)]
+    local = ex.functions.protos if ex.functions is not None else []
+    if local:
+        from .functions import DOMAIN
+
+        opsets.append(onnx.helper.make_opsetid(DOMAIN, 1))
     model = onnx.helper.make_model(
         graph.build(),
         producer_name=PRODUCER,
-        opset_imports=[onnx.helper.make_opsetid("", opset)],
+        opset_imports=opsets,
         ir_version=min(onnx.IR_VERSION, 10),
+        functions=local,
     )
     return model, value, graph
 

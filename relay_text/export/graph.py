@@ -127,7 +127,8 @@ class Graph:
         else:
             names = outputs
         attrs = {k: v for k, v in attrs.items() if v is not None}
-        self.nodes.append(self.helper.make_node(op_type, inputs, names, domain=domain or None, **attrs))
+        # named after its first output (unique in the model): onnxruntime names the node in its errors
+        self.nodes.append(self.helper.make_node(op_type, inputs, names, name=names[0], domain=domain or None, **attrs))
         return names[0] if len(names) == 1 else names
 
     def constant(self, value: Any, dtype: str | None = None, hint: str = "c") -> str:

@@ -333,13 +333,17 @@ class Lowerer(ExprFunctor[Any]):
         out_type = self.ex.type_of(node, self.subst)
         cx = OpContext(self.graph, name, node, dict(_attrs(node)), in_types, out_type)
         names = [tuple(t.name for t in a) if isinstance(a, tuple) else a.name for a in args]
+        start = len(self.graph.nodes)
         try:
             out = convert(cx, *names)
         except Unsupported as exc:
             raise unsupported(f"`{name}` cannot be exported here: {exc.message}", node.span, help=exc.help) from None
         value = self.typed(out, out_type)
+        spans = self.graph.root.spans
+        for onnx_node in self.graph.nodes[start:]:  # every node of the call, for onnxruntime's errors
+            spans.setdefault(onnx_node.name, node.span)
         for t in flatten(value):
-            self.graph.root.spans[t.name] = node.span
+            spans[t.name] = node.span
         return value
 
     def typed(self, out: Any, ty: Any) -> Any:

@@ -213,3 +213,22 @@ def test_run_on_onnxruntime_reports_what_cannot_be_exported(tmp_path: Path) -> N
     result = CliRunner().invoke(main, ["run", str(src), "--random-args", "--engine", "onnxruntime", "--color", "never"])
     assert result.exit_code == 1
     assert "error[export-unsupported]: `memory.alloc_storage` has no ONNX equivalent" in result.output
+
+
+def test_max_memory_bounds_onnxruntime_s_tensors(tmp_path: Path) -> None:
+    """A tensor whose size only the run knows: onnxruntime's arena refuses
+    it before allocating, and the run stops at the call that asked."""
+    from relay_text import limits
+
+    src = tmp_path / "p.rly"
+    src.write_text('def @main(%s: Tensor[(1), int64]) {\n  let %big = dyn.ones(%s, dtype="float32");\n  sum(%big)\n}\n')
+    np.save(tmp_path / "s.npy", np.array([32 * 2**20], np.int64))  # 128 MiB of float32
+    base = ["run", str(src), "--arg", f"s=@{tmp_path / 's.npy'}", "--engine", "onnxruntime", "--color", "never"]
+    held = limits.resident()
+    small = CliRunner().invoke(main, [*base, "--max-memory", str(held + 64 * 2**20)])
+    assert small.exit_code == 1, small.output
+    assert "error[resource-limit]: this call needs 128 MiB, more than onnxruntime may still take under the memory limit of" in small.output
+    assert "p.rly:2:14" in small.output
+    big = CliRunner().invoke(main, [*base, "--max-memory", str(held + 2**30)])
+    assert big.exit_code == 0, big.output
+    assert big.output.splitlines()[-1] == "3.3554432e+07"

@@ -6,14 +6,15 @@ engine); the limits apply as far as onnxruntime lets them: `--timeout`
 stops the session at the deadline (onnxruntime's terminate flag), and
 `--max-memory` is checked twice. Before running, the largest tensor whose
 size the checker knows must fit with the memory the process already holds.
-While running, onnxruntime allocates every tensor (weights, intermediate
-values, results, its kernels' scratch space) from an arena whose size is
-the limit less that memory: an allocation that would pass it fails before
-it is made, and the run stops with a `resource-limit` error at the call
-that asked. Memory onnxruntime takes outside its allocator (the model
-while it loads, thread stacks, some libraries' own buffers) is not
-counted. The arena is registered for the process (onnxruntime shares it
-between the sessions that use it): a run replaces the previous run's.
+While running, onnxruntime allocates the tensors it computes (intermediate
+values and results) from an arena whose size is the limit less that memory
+and twice the model's size (the weights, which onnxruntime keeps outside
+the arena, serialized and loaded): an allocation that would pass it fails
+before it is made, and the run stops with a `resource-limit` error at the
+call that asked. Memory onnxruntime takes otherwise (thread stacks, some
+libraries' own buffers) is not counted. The arena is registered for the
+process (onnxruntime shares it between the sessions that use it): a run
+replaces the previous run's.
 """
 
 from __future__ import annotations
@@ -100,9 +101,22 @@ def run_model(
     limit = limits.max_memory()
     held = limits.resident()
     data = model.SerializeToString()
-    arena = limit - held - len(data)
+    # onnxruntime keeps the weights outside its arena: they count twice (the
+    # serialized model, and onnxruntime's copy of its initializers)
+    outside = held + 2 * len(data)
+    arena = limit - outside
     if arena <= 0:
-        raise RunFailed([_memory(f"the process already holds {limits.byte_text(held)}, with the {limits.byte_text(len(data))} model, as much as the memory limit of {limits.byte_text(limit)} (--max-memory)", span)], ran=True)
+        raise RunFailed(
+            [
+                _memory(
+                    f"the process holds {limits.byte_text(held)} and the model takes {limits.byte_text(len(data))} (twice while it loads): "
+                    f"nothing is left for onnxruntime's tensors under the memory limit of {limits.byte_text(limit)} (--max-memory)",
+                    span,
+                    "the entry point",
+                )
+            ],
+            ran=True,
+        )
     options = ort.SessionOptions()
     options.log_severity_level = 4
     if threads:
@@ -113,9 +127,8 @@ def run_model(
     try:
         session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
-        if _out_of_arena(exc):
-            raise RunFailed([_memory(f"loading the model's weights needs more than the {limits.byte_text(arena)} the memory limit of {limits.byte_text(limit)} (--max-memory) leaves", span)], ran=True) from None
         raise RunFailed([Diagnostic(codes.RUNTIME_ERROR, f"onnxruntime could not load the exported model: {_first_line(exc)}", span)]) from None
+    del data
     feeds = {i.name: v for i, v in zip(session.get_inputs(), inputs)}
     run_options = ort.RunOptions()
     timer = None
@@ -141,7 +154,7 @@ def run_model(
                         where,
                         "too large",
                     ).with_note(
-                        f"onnxruntime's tensors may take {limits.byte_text(arena)} in all: the limit less the {limits.byte_text(held + len(data))} the process and the model already hold"
+                        f"onnxruntime's tensors may take {limits.byte_text(arena)} in all: the limit less the {limits.byte_text(outside)} the process and the model's weights hold"
                     )
                 ],
                 ran=True,

@@ -53,7 +53,6 @@ NOT_CONVERTED: dict[str, str] = {
     "vision.proposal": "not converted yet: Faster R-CNN's proposals decode anchors (expressible) and then select boxes greedily, as `vision.non_max_suppression` does",
     "nn.avg_pool2d_grad": "not converted yet: each window's share of the gradient could be spread back with one padded slice per window position",
     "nn.max_pool2d_grad": "not converted yet: each window's gradient could go to the first cell holding its maximum, found tap by tap",
-    "nn.conv2d_backward_weight": "not converted yet: the weight's gradient is one product of the data and the output gradient per window position",
     "nn.deformable_conv2d": "not converted yet: the displaced taps could be sampled bilinearly with GatherElements before one matrix product per group; ONNX's DeformConv (opset 19) reads the offsets in another layout",
 }
 

@@ -56,16 +56,16 @@ def test_an_escaping_closure_is_reported() -> None:
 
 def test_every_unsupported_operator_is_reported_once_with_its_reason() -> None:
     text = (
-        "def @main(%k: Tensor[(10), uint64], %x: Tensor[(4), float32]) {\n"
-        "  %0 = random.uniform(%k, 0f, 1f, out_shape=[4]);\n"
-        "  %1 = random.uniform(%0.0, 0f, 1f, out_shape=[4]);\n"
-        '  nn.conv2d_backward_weight(reshape(%0.1 + %1.1 + %x, newshape=[1, 1, 2, 2]), reshape(%x, newshape=[1, 1, 2, 2]), channels=1, kernel_size=[1, 1], kernel_layout="NCHW", out_layout="OIHW")\n}\n'
+        "def @main(%k: Tensor[(10), uint64], %x: Tensor[(1, 4, 5, 5), float32], %w: Tensor[(2, 4, 3, 3), float32]) {\n"
+        "  %0 = random.uniform(%k, 0f, 1f, out_shape=[1, 18, 3, 3]);\n"
+        "  %1 = random.uniform(%0.0, 0f, 1f, out_shape=[1, 18, 3, 3]);\n"
+        "  nn.deformable_conv2d(%x, %0.1 + %1.1, %w)\n}\n"
     )
     ds = export_errors(text)
     assert [located(d) for d in ds] == [("export-unsupported", 2, 8), ("export-unsupported", 4, 3)]
     assert ds[0].message.startswith("`random.uniform` cannot be exported: not converted yet: TVM's Threefry generator")
     assert ds[0].notes == ["`random.uniform` is called 2 times in the exported program"]
-    assert ds[1].message.startswith("`nn.conv2d_backward_weight` cannot be exported: not converted yet")
+    assert ds[1].message.startswith("`nn.deformable_conv2d` cannot be exported: not converted yet")
 
 
 def test_vm_instructions_have_no_onnx_equivalent() -> None:

@@ -131,10 +131,10 @@ def call_function(lw: Any, node: Call, gv: GlobalVar, fn: Function, args: list[A
     shape = functions.results[fkey]
     types = flatten(shape) if isinstance(shape, tuple) else [shape]
     inputs = [t.name for a in args for t in flatten(a)]
-    names = lw.graph.node(fname, inputs, [lw.graph.fresh(f"{fname}_result") for _ in types], domain=DOMAIN)
-    names = [names] if isinstance(names, str) else names
+    outputs = [lw.graph.fresh(f"{fname}_result") for _ in types]
+    lw.graph.node(fname, inputs, outputs, domain=DOMAIN)
     results = []
-    for n, ty in zip(names, types):
+    for n, ty in zip(outputs, types):
         lw.graph.set_type(n, ty)
         results.append(Tensor(n, ty))
     return rebuild(shape, results)

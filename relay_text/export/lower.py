@@ -294,7 +294,7 @@ class Lowerer(ExprFunctor[Any]):
         self.ex.inlining.discard(key)
         return value
 
-    def subgraph(self, hint: str, node: Expr, what: str) -> Graph:
+    def subgraph(self, hint: str, node: Any, what: str) -> Graph:
         """A new subgraph of this lowerer's graph, for `node` (an `if` or a loop)."""
         if self.graph.depth >= MAX_SUBGRAPH_DEPTH:
             raise ExportError(

@@ -43,9 +43,9 @@ class OpRef:
     name: str
 
 
-def flatten(value: Any) -> list[Tensor]:
+def flatten(value: Any) -> list[Any]:
     """The tensors of a value, depth first (a tuple's fields in order)."""
-    out: list[Tensor] = []
+    out: list[Any] = []
     stack = [value]
     while stack:
         v = stack.pop()

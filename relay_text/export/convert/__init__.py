@@ -92,7 +92,7 @@ class OpContext:
     def ints(self, values: Any) -> str:
         return self.graph.ints(values)
 
-    def scalar(self, value: Any, dtype: str) -> str:
+    def scalar(self, value: Any, dtype: Any) -> str:
         return self.graph.scalar(value, dtype)
 
     # ---- types -----------------------------------------------------------------
@@ -107,7 +107,13 @@ class OpContext:
         return shape
 
     def rank(self, i: int) -> int:
-        return len(self._tensor(self.in_types[i], f"argument {i + 1}").shape)
+        return self.rank_of(self.in_types[i], f"argument {i + 1}")
+
+    def rank_of(self, ty: Any, what: str = "a field") -> int:
+        shape = self._tensor(ty, what).shape
+        if not isinstance(shape, tuple):
+            raise Unsupported(f"the rank of {what} is not known here")
+        return len(shape)
 
     def dtype(self, i: int) -> str:
         return str(self._tensor(self.in_types[i], f"argument {i + 1}").dtype)

@@ -109,6 +109,7 @@ def strided_set(cx: OpContext, data: str, v: str, begin: str, end: str, strides:
         ones[axis] = extent
         along = cx.reshape(selected, ones)
         mask = along if mask is None else cx.node("And", [mask, along])
+    assert mask is not None  # a tensor of rank 0 returned above
     return select(cx, mask, picked, data, cx.dtype(0))
 
 

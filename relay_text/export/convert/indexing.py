@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from . import OpContext, Unsupported, converter, np
+from ..graph import static_shape
 from .transform import scatter_elements
 
 
@@ -17,10 +18,10 @@ def adv_index(cx: OpContext, xs: tuple[str, ...]) -> str:
     last axis, read with `GatherND`."""
     data, *indices = xs
     fields = cx.field_types(0)
-    shapes = [f.shape for f in fields[1:]]
-    if any(not all(isinstance(d, int) for d in s) for s in shapes):
+    shapes = [static_shape(f) for f in fields[1:]]
+    if any(s is None for s in shapes):
         raise Unsupported("the shapes of the index tensors are not static")
-    common = tuple(np.broadcast_shapes(*shapes))
+    common = tuple(np.broadcast_shapes(*shapes))  # type: ignore[arg-type]  # checked above
     stacked = [cx.unsqueeze(cx.node("Expand", [cx.cast(i, "int64"), cx.ints(common)]), [len(common)]) for i in indices]
     tuples = stacked[0] if len(stacked) == 1 else cx.node("Concat", stacked, axis=len(common))
     return cx.node("GatherND", [data, tuples])

@@ -139,9 +139,9 @@ def concatenate(cx: OpContext, data: tuple[str, ...], scales: tuple[str, ...], z
     parts = []
     for x, s, z, ty in zip(data, scales, zps, fields):
         same = cx.node("And", [cx.node("Equal", [_scalar(cx, s, "float32"), _scalar(cx, s_out, "float32")]), cx.node("Equal", [_scalar(cx, z, "int32"), _scalar(cx, z_out, "int32")])])
-        moved = requantize_values(cx, x, len(ty.shape), s, False, z, False, s_out, z_out, str(ty.dtype))
+        moved = requantize_values(cx, x, cx.rank_of(ty), s, False, z, False, s_out, z_out, str(ty.dtype))
         parts.append(cx.node("Where", [same, x, moved]))
-    rank = len(fields[0].shape)
+    rank = cx.rank_of(fields[0])
     return cx.node("Concat", parts, axis=norm_axis(int(cx.attrs["axis"]), rank))
 
 
@@ -213,7 +213,7 @@ def conv2d_transpose(cx: OpContext, data: str, weight: str, z_in: str, z_w: str,
     cols = matrix_product(cx, wg, cx.reshape(x, [n, groups, ipg, h * wd]), "int64")
     cols = cx.reshape(cols, [n, groups * opg, kh, kw, h, wd])
     grid_h, grid_w = (h - 1) * sh + 1, (wd - 1) * sw + 1
-    total = None
+    total: str | None = None
     for i in range(kh):
         for j in range(kw):
             tap = cx.reshape(cx.node("Slice", [cols, cx.ints([i, j]), cx.ints([i + 1, j + 1]), cx.ints([2, 3])]), [n, groups * opg, h, wd])
@@ -221,6 +221,7 @@ def conv2d_transpose(cx: OpContext, data: str, weight: str, z_in: str, z_w: str,
             top, left = i * dh, j * dw
             placed = cx.node("Pad", [spread, cx.ints([0, 0, top, left, 0, 0, full_h - top - grid_h, full_w - left - grid_w])], mode="constant")
             total = placed if total is None else cx.node("Add", [total, placed])
+    assert total is not None  # a window of at least one tap
     out = cx.node("Slice", [total, cx.ints([pt, pl]), cx.ints([full_h - pb, full_w - pr]), cx.ints([2, 3])])
     return to_layout(cx, cx.cast(out, a["out_dtype"]), "NCHW", a["out_layout"] or dl)
 
@@ -296,9 +297,10 @@ def avg_pool2d(cx: OpContext, data: str, s_in: str, z_in: str, s_out: str, z_out
     oh = (h - (kh - 1) * dh - 1 + pt + pb + eh) // sh + 1
     ow = (w - (kw - 1) * dw - 1 + pl + pr + ew) // sw + 1
     xp = cx.node("Pad", [x, cx.ints([0, 0, pt, pl, 0, 0, pb + eh, pr + ew])], mode="constant")
-    total = None
-    for tap in taps(cx, xp, (kh, kw), (oh, ow), (sh, sw), (dh, dw)):
-        total = tap if total is None else cx.node("Add", [total, tap])
+    window = list(taps(cx, xp, (kh, kw), (oh, ow), (sh, sw), (dh, dw)))
+    total = window[0]
+    for tap in window[1:]:
+        total = cx.node("Add", [total, tap])
     include = bool(a["count_include_pad"])
     num = (_counts(h, oh, kh, sh, dh, pt, pb, include)[:, None] * _counts(w, ow, kw, sw, dw, pl, pr, include)[None, :]).astype(np.int32)
     if not include:

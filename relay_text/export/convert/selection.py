@@ -38,7 +38,7 @@ def unique(cx: OpContext, x: str) -> tuple[str, ...]:
         pads = cx.node("Concat", [cx.ints([0]), missing], axis=0)
         return cx.node("Pad", [cx.cast(v, to), pads, cx.scalar(fill, np_dtype(to))], mode="constant")
 
-    out = (
+    out: tuple[str, ...] = (
         padded(y, 0, dtype),
         _pad_with(cx, first, missing, n),
         cx.cast(inverse, "int32"),

@@ -84,12 +84,13 @@ def correlation(cx: OpContext, x: str, y: str) -> str:
         else:
             term = cx.node("Abs", [cx.node("Sub", [first, second])])
         summed = cx.reduce("ReduceSum", term, [1], True)  # (N, 1, rows, cols)
-        acc = None
-        for tap in taps(cx, summed, (k, k), (oh, ow), (s1, s1), (1, 1)):
-            acc = tap if acc is None else cx.node("Add", [acc, tap])
+        window = list(taps(cx, summed, (k, k), (oh, ow), (s1, s1), (1, 1)))
+        acc = window[0]
+        for tap in window[1:]:
+            acc = cx.node("Add", [acc, tap])
         channels.append(acc)
     out = cx.node("Concat", channels, axis=1) if len(channels) > 1 else channels[0]
     div = k * k * c
     if np.dtype(np_dtype(dtype)).kind in "iu":  # sign(out) * (|out| // div)
         return cx.node("Mul", [cx.node("Sign", [out]), cx.node("Div", [cx.node("Abs", [out]), cx.scalar(div, np_dtype(dtype))])])
-    return cx.node("Div", [out, cx.scalar(div, np_dtype(dtype))])  # type: ignore[list-item]
+    return cx.node("Div", [out, cx.scalar(div, np_dtype(dtype))])

@@ -41,6 +41,7 @@ class ExportRequest:
     opset: int | None = None
     use_prelude: bool = True
     warnings_as_errors: bool = False
+    functions: bool = False  # global functions as ONNX local functions, not inlined
 
 
 @dataclass
@@ -91,10 +92,10 @@ def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
     from ..eval.plausible import roles
     from ..text.type_text import type_text
     from .lower import ExportError
-    from .model import DEFAULT_OPSET, MIN_OPSET, export_model, max_opset
+    from .model import MIN_OPSET, export_model, max_opset
 
-    opset = request.opset or DEFAULT_OPSET
-    if not MIN_OPSET <= opset <= max_opset():
+    opset = request.opset
+    if opset is not None and not MIN_OPSET <= opset <= max_opset():
         raise _Failed([Diagnostic(codes.BAD_ARGUMENT, f"--opset {opset} is outside the opsets the exporter writes ({MIN_OPSET} to {max_opset()})", None)])
     try:
         entry = find_entry(module, request.entry)
@@ -137,6 +138,6 @@ def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
         if diags:
             raise _Failed(diags)
     try:
-        return export_model(module, result, entry, constants, bound, opset)
+        return export_model(module, result, entry, constants, bound, opset, functions=request.functions)
     except ExportError as exc:
         raise _Failed(exc.diagnostics) from None

@@ -4,12 +4,22 @@ The arguments, constants and output are those of the numpy engine (the
 run machinery of `eval.entry` prepares and checks them, then calls this
 engine); the limits apply as far as onnxruntime lets them: `--timeout`
 stops the session at the deadline (onnxruntime's terminate flag), and
-`--max-memory` is checked before running against every tensor whose size
-the checker knows (each, with the memory already held, must fit).
+`--max-memory` is checked twice. Before running, the largest tensor whose
+size the checker knows must fit with the memory the process already holds.
+While running, onnxruntime allocates the tensors it computes (intermediate
+values and results) from an arena whose size is the limit less that memory
+and twice the model's size (the weights, which onnxruntime keeps outside
+the arena, serialized and loaded): an allocation that would pass it fails
+before it is made, and the run stops with a `resource-limit` error at the
+call that asked. Memory onnxruntime takes otherwise (thread stacks, some
+libraries' own buffers) is not counted. The arena is registered for the
+process (onnxruntime shares it between the sessions that use it): a run
+replaces the previous run's.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any, Callable
@@ -32,25 +42,28 @@ def require_onnxruntime() -> None:
         ) from None
 
 
-def onnxruntime_engine(opset: int | None = None, timeout: float | None = None, threads: int | None = None) -> Callable[..., Any]:
+def onnxruntime_engine(
+    opset: int | None = None, timeout: float | None = None, threads: int | None = None, functions: bool = False
+) -> Callable[..., Any]:
     """An engine for `RunRequest.engine`: export, then run on onnxruntime.
 
     `timeout` (seconds, counted from this call) bounds the whole run;
-    `threads` sets onnxruntime's intra-op threads (default: its own)."""
+    `threads` sets onnxruntime's intra-op threads (default: its own);
+    `functions` exports global functions as ONNX local functions."""
     started = time.monotonic()
 
     def engine(module: Any, entry: Any, args: tuple, constants: dict[int, Any], result: Any) -> Any:
         from ..eval.entry import RunFailed
         from .lower import ExportError
-        from .model import DEFAULT_OPSET, build_model
+        from .model import build_model
 
         try:
-            model, structure, graph = build_model(module, result, entry, constants, {}, opset or DEFAULT_OPSET)
+            model, structure, graph = build_model(module, result, entry, constants, {}, opset, functions=functions)
         except ExportError as exc:
             raise RunFailed(exc.diagnostics) from None
         _check_memory(graph, entry.span)
         remaining = None if timeout is None else timeout - (time.monotonic() - started)
-        outputs = run_model(model, flat_inputs(args), remaining, threads, entry.span)
+        outputs = run_model(model, flat_inputs(args), remaining, threads, entry.span, graph.spans)
         return _rebuild(structure, outputs)
 
     return engine
@@ -71,23 +84,51 @@ def flat_inputs(args: tuple) -> list[Any]:
     return out
 
 
-def run_model(model: Any, inputs: list[Any], timeout: float | None, threads: int | None, span: Span | None) -> list[Any]:
-    """Run a model on onnxruntime's CPU provider; RunFailed for a timeout or a runtime failure."""
+def run_model(
+    model: Any, inputs: list[Any], timeout: float | None, threads: int | None, span: Span | None, spans: dict[str, Any] | None = None
+) -> list[Any]:
+    """Run a model on onnxruntime's CPU provider within the run's memory
+    limit; RunFailed for a timeout, the memory limit or a runtime failure
+    (located at the call whose node failed, where `spans` knows it)."""
     import onnxruntime as ort
 
+    from .. import limits
     from ..eval.entry import RunFailed
     from ..limits import RunTimeout
 
     if timeout is not None and timeout <= 0:
         raise RunFailed([_timeout(timeout, span)], ran=True)
+    limit = limits.max_memory()
+    held = limits.resident()
+    data = model.SerializeToString()
+    # onnxruntime keeps the weights outside its arena: they count twice (the
+    # serialized model, and onnxruntime's copy of its initializers)
+    outside = held + 2 * len(data)
+    arena = limit - outside
+    if arena <= 0:
+        raise RunFailed(
+            [
+                _memory(
+                    f"the process holds {limits.byte_text(held)} and the model takes {limits.byte_text(len(data))} (twice while it loads): "
+                    f"nothing is left for onnxruntime's tensors under the memory limit of {limits.byte_text(limit)} (--max-memory)",
+                    span,
+                    "the entry point",
+                )
+            ],
+            ran=True,
+        )
     options = ort.SessionOptions()
-    options.log_severity_level = 3
+    options.log_severity_level = 4
     if threads:
         options.intra_op_num_threads = threads
+    info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT)
+    ort.create_and_register_allocator(info, ort.OrtArenaCfg({"max_mem": arena, "arena_extend_strategy": 1}))  # 1: grow by what is asked
+    options.add_session_config_entry("session.use_env_allocators", "1")
     try:
-        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
         raise RunFailed([Diagnostic(codes.RUNTIME_ERROR, f"onnxruntime could not load the exported model: {_first_line(exc)}", span)]) from None
+    del data
     feeds = {i.name: v for i, v in zip(session.get_inputs(), inputs)}
     run_options = ort.RunOptions()
     timer = None
@@ -102,10 +143,45 @@ def run_model(model: Any, inputs: list[Any], timeout: float | None, threads: int
     except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
         if run_options.terminate:
             raise RunFailed([_timeout(timeout, span)], ran=True) from None
-        raise RunFailed([Diagnostic(codes.RUNTIME_ERROR, f"onnxruntime failed: {_first_line(exc)}", span, label="while running this")], ran=True) from None
+        where = _failed_call(exc, spans) or span
+        if _out_of_arena(exc):
+            asked = re.search(r"requested bytes of (\d+)", str(exc))
+            need = f"needs {limits.byte_text(int(asked.group(1)))}, more" if asked else "needs more memory"
+            raise RunFailed(
+                [
+                    _memory(
+                        f"this call {need} than onnxruntime may still take under the memory limit of {limits.byte_text(limit)} (--max-memory)",
+                        where,
+                        "too large",
+                    ).with_note(
+                        f"onnxruntime's tensors may take {limits.byte_text(arena)} in all: the limit less the {limits.byte_text(outside)} the process and the model's weights hold"
+                    )
+                ],
+                ran=True,
+            ) from None
+        raise RunFailed([Diagnostic(codes.RUNTIME_ERROR, f"onnxruntime failed: {_first_line(exc)}", where, label="while running this")], ran=True) from None
     finally:
         if timer is not None:
             timer.cancel()
+
+
+def _out_of_arena(exc: BaseException) -> bool:
+    text = str(exc)
+    return "BFCArena" in text or "Available memory of" in text
+
+
+def _failed_call(exc: BaseException, spans: dict[str, Any] | None) -> Span | None:
+    """The span of the call whose node onnxruntime names in `exc`."""
+    if not spans:
+        return None
+    found = re.search(r"Name:'([^']*)'", str(exc))
+    return spans.get(found.group(1)) if found else None
+
+
+def _memory(message: str, span: Span | None, label: str = "running here when the memory ran out") -> Diagnostic:
+    return Diagnostic(codes.RESOURCE_LIMIT, message, span, label=label).with_note(
+        "the entry point ran on onnxruntime (--engine onnxruntime)"
+    )
 
 
 def _timeout(seconds: float | None, span: Span | None) -> Diagnostic:

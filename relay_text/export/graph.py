@@ -34,6 +34,14 @@ ONNX_DTYPES = {
 }
 
 
+# How deep subgraphs (If branches, Loop bodies) may nest: a model is a
+# protobuf message, and ONNX readers refuse messages nested more than 100
+# levels. ModelProto > GraphProto > (NodeProto > AttributeProto > GraphProto)
+# per subgraph > ValueInfoProto > TypeProto > Tensor > TensorShapeProto >
+# Dimension: 2 + 3 * depth + 5 levels.
+MAX_SUBGRAPH_DEPTH = 31
+
+
 class Unsupported(Exception):
     """Something the exporter cannot express in ONNX (reported at the node being exported)."""
 
@@ -82,6 +90,7 @@ class Graph:
         self.name = name
         self.parent = parent
         self.root: Graph = parent.root if parent is not None else self
+        self.depth: int = parent.depth + 1 if parent is not None else 0  # subgraphs this one is nested in
         self.opset = opset if parent is None else parent.opset
         self.nodes: list[Any] = []
         self.initializers: list[Any] = []
@@ -118,13 +127,16 @@ class Graph:
         else:
             names = outputs
         attrs = {k: v for k, v in attrs.items() if v is not None}
-        self.nodes.append(self.helper.make_node(op_type, inputs, names, domain=domain or None, **attrs))
+        # named after its first output (unique in the model): onnxruntime names the node in its errors
+        self.nodes.append(self.helper.make_node(op_type, inputs, names, name=names[0], domain=domain or None, **attrs))
         return names[0] if len(names) == 1 else names
 
     def constant(self, value: Any, dtype: str | None = None, hint: str = "c") -> str:
         """A constant tensor: an initializer of the root graph, shared by equal small values."""
         from onnx import numpy_helper
 
+        if self.root is not self:  # a subgraph's constants are its root's (a function body writes them as nodes)
+            return self.root.constant(value, dtype, hint)
         array = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
         root = self.root
         key = None

@@ -12,6 +12,10 @@ tensor. TVM's while loops (`let %while_loop = fn (...) { if (...) {
 the parameters; its body computes the next arguments and, from them, the
 next condition; the result is the other branch evaluated on the last
 values. Anything else that recurses is reported.
+
+`lower_loop` is a generator run by the traversal (see `Lowerer.visit_call`):
+the parts of the loop are handed to child lowerers with `Delegate`, never
+visited recursively.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir.expr import Call, Expr, Function, GlobalVar, If, Let
+from ..ir.visitor import Delegate
 from ..ir.ty import TensorType
-from .graph import Graph, concrete
+from .graph import concrete
 from .lower import Lowerer, unsupported
 from .values import Tensor
 
@@ -70,8 +75,8 @@ def _condition(lw: Lowerer, shape: LoopShape, fn: Function, values: list[Any]) -
     for param, value in zip(fn.params, values):
         lw.bind(param, value)
     for let in shape.prefix:
-        lw.bind(let.var, lw.visit(let.value))
-    return lw.visit(shape.branch.cond)
+        lw.bind(let.var, (yield Delegate(lw, let.value)))
+    return (yield Delegate(lw, shape.branch.cond))
 
 
 def _going_on(lw: Lowerer, shape: LoopShape, cond: Any) -> str:
@@ -90,15 +95,18 @@ def lower_loop(caller: Lowerer, node: Call, fn: Function, self_ref: Any, args: l
             "recursive function called here",
             help="a function of the form `if (cond) { ...; f(next) } else { result }` is exported as an ONNX `Loop`",
         )
+    if self_ref in caller.ex.inlining:
+        raise unsupported(f"{name} calls itself through another function: ONNX graphs cannot recurse", node.span, "recursive call")
+    caller.ex.inlining.add(self_ref)
     types = [caller.ex.type_of(p, scope.subst) for p in fn.params]
     for p, ty, a in zip(fn.params, types, args):
         if not concrete(ty) or not isinstance(a, Tensor):
             raise unsupported(f"{name} is a loop, but its parameter `%{p.name}` is not a tensor: ONNX's `Loop` carries tensors", node.span)
     graph = caller.graph
-    first = _condition(scope.child(graph=graph), shape, fn, args)
+    first = yield from _condition(scope.child(graph=graph), shape, fn, args)
     start = _going_on(scope.child(graph=graph), shape, first)
 
-    body = Graph(graph.fresh("loop_body"), parent=graph)
+    body = caller.subgraph("loop_body", node, "loop")
     body.add_input(body.fresh("iteration"), TensorType((), "int64"))
     body.add_input(body.fresh("going_on"), TensorType((), "bool"))
     carried = []
@@ -107,15 +115,17 @@ def lower_loop(caller: Lowerer, node: Call, fn: Function, self_ref: Any, args: l
         body.add_input(n, ty)
         carried.append(Tensor(n, ty))
     step = scope.child(graph=body)
-    _condition(step, shape, fn, carried)
+    yield from _condition(step, shape, fn, carried)
     for let in shape.steps:
-        step.bind(let.var, step.visit(let.value))
-    nexts = [step.visit(a) for a in shape.call.args]
+        step.bind(let.var, (yield Delegate(step, let.value)))
+    nexts = []
+    for a in shape.call.args:
+        nexts.append((yield Delegate(step, a)))
     for p, a in zip(fn.params, nexts):
         if not isinstance(a, Tensor):
             raise unsupported(f"{name} is a loop, but its next `%{p.name}` is not a tensor: ONNX's `Loop` carries tensors", shape.call.span)
     check = scope.child(graph=body)
-    cond_next = _going_on(check, shape, _condition(check, shape, fn, nexts))
+    cond_next = _going_on(check, shape, (yield from _condition(check, shape, fn, nexts)))
     out = body.node("Identity", [cond_next])
     body.add_output(out, TensorType((), "bool"))
     for a, ty in zip(nexts, types):
@@ -129,5 +139,7 @@ def lower_loop(caller: Lowerer, node: Call, fn: Function, self_ref: Any, args: l
         graph.set_type(n, ty)
         finals.append(Tensor(n, ty))
     done = scope.child(graph=graph)
-    _condition(done, shape, fn, finals)
-    return done.visit(shape.exit)
+    yield from _condition(done, shape, fn, finals)
+    value = yield Delegate(done, shape.exit)
+    caller.ex.inlining.discard(self_ref)
+    return value

@@ -11,6 +11,14 @@ captured). `if` becomes an ONNX `If` whose branches are subgraphs exported
 by child lowerers; a recursive function shaped as a loop becomes an ONNX
 `Loop` (`loops.py`). What ONNX cannot express raises `ExportError` at the
 node.
+
+Nothing here recurses over the program: a child lowerer's work is handed
+to the traversal's explicit stack (`Delegate`), so 100,000 nested lets,
+inlined calls or chained loops export without Python recursion. Subgraphs
+(`If` branches, `Loop` bodies) nest in the model itself, and readers of
+ONNX refuse protobuf messages nested beyond 100 levels: a subgraph deeper
+than `MAX_SUBGRAPH_DEPTH` is an `export-unsupported` error at its `if` or
+loop.
 """
 
 from __future__ import annotations
@@ -39,9 +47,14 @@ from ..ir.expr import (
 )
 from ..ir.span import Span
 from ..ir.ty import FuncType, TensorType, TupleType, TypeVar
-from ..ir.visitor import ExprFunctor, ExprVisitor
-from .graph import Graph, Unsupported, concrete, static_shape
+from ..ir.visitor import Delegate, ExprFunctor, ExprVisitor
+from .graph import MAX_SUBGRAPH_DEPTH, Graph, Unsupported, concrete, static_shape
 from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
+
+
+# Operators that call a function of the program, which the exporter exports
+# as that call (they have no converter).
+CALLING_OPERATORS = frozenset({"call_lowered"})
 
 
 class ExportError(Exception):
@@ -90,7 +103,8 @@ class Exporter:
         self.result = result
         self.constants = constants
         self.converters = converters
-        self.inlining: list[Any] = []  # functions being inlined (GlobalVar or Function): recursion
+        self.inlining: set[Any] = set()  # functions being inlined (GlobalVar or Function): recursion
+        self.functions: Any = None  # a functions.Functions when globals become ONNX local functions
         self._mentions: dict[tuple[int, int], bool] = {}
 
     def type_of(self, node: Expr, subst: dict) -> Any:
@@ -130,7 +144,9 @@ class Lowerer(ExprFunctor[Any]):
         self.graph = graph
         self.subst = subst if subst is not None else (scope.subst if scope is not None else {})
         if scope is not None:
-            self.memo = ChainMap({}, scope.memo)  # type: ignore[assignment]  # a dict's interface: reads fall back on the scope
+            # a dict's interface: reads fall back on the scope (one flat chain, so a lookup never recurses)
+            outer = scope.memo.maps if isinstance(scope.memo, ChainMap) else [scope.memo]
+            self.memo = ChainMap({}, *outer)  # type: ignore[assignment]
 
     def child(self, graph: Graph | None = None, scope: Lowerer | None = None, subst: dict | None = None) -> Lowerer:
         return Lowerer(self.ex, graph if graph is not None else self.graph, scope if scope is not None else self, subst)
@@ -213,10 +229,17 @@ class Lowerer(ExprFunctor[Any]):
     # ---- calls -----------------------------------------------------------------
 
     def visit_call(self, node: Call) -> Any:
+        """The call's value; for an inlined call or a loop, a generator that
+        hands the body to a child lowerer (the traversal runs it)."""
         callee = self.memo[node.op]
         if isinstance(callee, ConstructorRef):
             raise constructor_error(callee.constructor, node.span)
         args = [self.memo[a] for a in node.args]
+        if isinstance(callee, OpRef) and callee.name in CALLING_OPERATORS:
+            # call_lowered(f, (a, b)) calls f on (a, b): exported as that call
+            callee, args = args[0], list(args[1]) if isinstance(args[1], tuple) else [args[1]]
+            if isinstance(callee, (OpRef, ConstructorRef)) or not isinstance(callee, (GlobalRef, Closure)):
+                raise unsupported(f"`{node.op.name}` calls something other than a function of this program", node.span)  # type: ignore[attr-defined]  # an Op
         if isinstance(callee, OpRef):
             return self.operator(node, callee.name, args)
         if isinstance(callee, GlobalRef):
@@ -228,6 +251,12 @@ class Lowerer(ExprFunctor[Any]):
                 from .loops import lower_loop
 
                 return lower_loop(self, node, fn, callee.gv, args, self.child(scope=self._global_scope(), subst=subst))
+            if self.ex.functions is not None:
+                from .functions import call_function, signature
+
+                key = signature(args)
+                if key is not None and len(args) == len(fn.params):
+                    return call_function(self, node, callee.gv, fn, args, subst, key)
             return self.inline(node, callee.gv, fn, args, self._global_scope(), subst)
         if isinstance(callee, Closure):
             if callee.self_var is not None:
@@ -257,18 +286,45 @@ class Lowerer(ExprFunctor[Any]):
         inner = Lowerer(self.ex, self.graph, scope, subst)
         for param, arg in zip(fn.params, args):
             inner.bind(param, arg)
-        self.ex.inlining.append(key)
-        try:
-            return inner.visit(fn.body)
-        finally:
-            self.ex.inlining.pop()
+        return self._inlined(key, inner, fn.body)
+
+    def _inlined(self, key: Any, inner: Lowerer, body: Expr) -> Any:
+        self.ex.inlining.add(key)
+        value = yield Delegate(inner, body)
+        self.ex.inlining.discard(key)
+        return value
+
+    def subgraph(self, hint: str, node: Any, what: str) -> Graph:
+        """A new subgraph of this lowerer's graph, for `node` (an `if` or a loop)."""
+        if self.graph.depth >= MAX_SUBGRAPH_DEPTH:
+            raise ExportError(
+                [
+                    Diagnostic(
+                        codes.EXPORT_UNSUPPORTED,
+                        f"this {what} cannot be exported: its subgraphs would be nested {self.graph.depth + 1} deep, and ONNX readers accept at most {MAX_SUBGRAPH_DEPTH}",
+                        node.span,
+                        label=f"inside {self.graph.depth} other `if`s or loops",
+                    )
+                    .with_note("an `if` becomes an `If` node whose branches are subgraphs, a loop a `Loop` node whose body is one; a model is a protobuf message, and ONNX readers refuse messages nested more than 100 levels deep")
+                    .with_help("nest fewer `if`s or loops inside one another, for example by computing the conditions first and choosing the results with `where`")
+                ]
+            )
+        return Graph(self.graph.fresh(hint), parent=self.graph)
 
     def operator(self, node: Call, name: str, args: list[Any]) -> Any:
-        from .convert import OpContext
+        from .convert import OpContext, needed_opset
 
         convert = self.ex.converters.get(name)
         if convert is None:
             raise unsupported_operator(name, node.span)
+        needed = needed_opset(name)
+        if needed > self.graph.opset:
+            raise unsupported(
+                f"`{name}` needs ONNX opset {needed} or later, and this export writes opset {self.graph.opset}",
+                node.span,
+                "cannot be exported at this opset",
+                help=f"export with `--opset {needed}` (or without `--opset`: the exporter then writes the opset the program needs)",
+            )
         for a in args:
             for t in flatten(a):
                 if not isinstance(t, Tensor):
@@ -277,24 +333,31 @@ class Lowerer(ExprFunctor[Any]):
         out_type = self.ex.type_of(node, self.subst)
         cx = OpContext(self.graph, name, node, dict(_attrs(node)), in_types, out_type)
         names = [tuple(t.name for t in a) if isinstance(a, tuple) else a.name for a in args]
+        start = len(self.graph.nodes)
         try:
             out = convert(cx, *names)
         except Unsupported as exc:
             raise unsupported(f"`{name}` cannot be exported here: {exc.message}", node.span, help=exc.help) from None
         value = self.typed(out, out_type)
+        spans = self.graph.root.spans
+        for onnx_node in self.graph.nodes[start:]:  # every node of the call, for onnxruntime's errors
+            spans.setdefault(onnx_node.name, node.span)
         for t in flatten(value):
-            self.graph.root.spans[t.name] = node.span
+            spans[t.name] = node.span
         return value
 
     def typed(self, out: Any, ty: Any) -> Any:
         """Wrap converter output names as values carrying the checker's types."""
-        if isinstance(out, (tuple, list)):
-            fields = ty.fields if isinstance(ty, TupleType) else [None] * len(out)
-            return tuple(self.typed(o, t) for o, t in zip(out, fields))
-        if concrete(ty):
-            self.graph.set_type(out, ty)
-            return Tensor(out, ty)
-        return Tensor(out, self.graph.type_of(out))
+        names = flatten(out)
+        types = flatten_type(ty, len(names))
+        tensors = []
+        for name, t in zip(names, types):
+            if concrete(t):
+                self.graph.set_type(name, t)
+                tensors.append(Tensor(name, t))
+            else:
+                tensors.append(Tensor(name, self.graph.type_of(name)))
+        return rebuild(out, tensors)
 
     # ---- if --------------------------------------------------------------------
 
@@ -305,8 +368,8 @@ class Lowerer(ExprFunctor[Any]):
         ty = self.ex.type_of(node, self.subst)
         branches = []
         for which, branch in (("then", node.then_branch), ("else", node.else_branch)):
-            graph = Graph(self.graph.fresh(f"{which}_branch"), parent=self.graph)
-            value = self.child(graph=graph).visit(branch)
+            graph = self.subgraph(f"{which}_branch", node, "`if`")
+            value = yield Delegate(self.child(graph=graph), branch)
             branches.append((graph, value))
         shape = branches[0][1]
         outs = flatten(shape)

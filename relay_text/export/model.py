@@ -21,7 +21,7 @@ from ..ir.ty import FuncType, TensorType, TupleType
 from ..ir.visitor import ExprVisitor
 from .graph import Graph, Unsupported, concrete
 from .lower import Exporter, ExportError, Lowerer, constructor_error, unsupported, unsupported_operator
-from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten
+from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
 
 DEFAULT_OPSET = 18
 MIN_OPSET = 13
@@ -50,26 +50,32 @@ class _Uses(ExprVisitor):
         self.globals.append(node)
 
 
-def unknown_operators(module: Any, body: Expr, table: dict) -> list[Diagnostic]:
-    """One diagnostic per operator without a converter, at its first use
-    (in the entry and every global it reaches)."""
+def operator_calls(module: Any, body: Expr) -> dict[str, list[Call]]:
+    """The calls of each operator in `body` and every global it reaches."""
     seen: set[Any] = set()
     todo = [body]
-    first: dict[str, list[Call]] = {}
+    calls: dict[str, list[Call]] = {}
     while todo:
         uses = _Uses()
         uses.visit(todo.pop())
         for call in uses.calls:
-            name = call.op.name  # type: ignore[attr-defined]  # an Op
-            if name not in table:
-                first.setdefault(name, []).append(call)
+            calls.setdefault(call.op.name, []).append(call)  # type: ignore[attr-defined]  # an Op
         for gv in uses.globals:
             fn = module.functions.get(gv)
             if gv not in seen and fn is not None:
                 seen.add(gv)
                 todo.append(fn.body)
+    return calls
+
+
+def unknown_operators(used: dict[str, list[Call]], table: dict) -> list[Diagnostic]:
+    """One diagnostic per operator without a converter, at its first use."""
     diags = []
-    for name, calls in first.items():
+    from .lower import CALLING_OPERATORS
+
+    for name, calls in used.items():
+        if name in table or name in CALLING_OPERATORS:
+            continue
         calls.sort(key=lambda c: c.span.start if c.span is not None else 0)
         diag = unsupported_operator(name, calls[0].span).diagnostics[0]
         if len(calls) > 1:
@@ -85,11 +91,12 @@ def export_model(
     entry: Any,
     constants: dict[int, Any],
     bound: dict[str, Any] | None = None,
-    opset: int = DEFAULT_OPSET,
+    opset: int | None = None,
     graph_name: str = "main",
+    functions: bool = False,
 ) -> Any:
     """The ONNX model of `entry` (an `eval.entry.Entry`); see the module docstring."""
-    return build_model(module, result, entry, constants, bound, opset, graph_name)[0]
+    return build_model(module, result, entry, constants, bound, opset, graph_name, functions)[0]
 
 
 def build_model(
@@ -98,56 +105,79 @@ def build_model(
     entry: Any,
     constants: dict[int, Any],
     bound: dict[str, Any] | None = None,
-    opset: int = DEFAULT_OPSET,
+    opset: int | None = None,
     graph_name: str = "main",
+    functions: bool = False,
 ) -> tuple[Any, Any, Graph]:
     """`export_model`'s model, the structure of the result (a tensor, or
-    nested tuples of them, as the outputs flatten), and the root graph."""
+    nested tuples of them, as the outputs flatten), and the root graph.
+    Without `opset`: the default, or the oldest one the program's operators
+    need if that is later. With `functions`, calls of global functions
+    become calls of ONNX local functions (see `functions.py`)."""
     import onnx
 
-    from .convert import converters
+    from .convert import converters, needed_opset
 
     table = converters()
     bound = bound or {}
     body = entry.body if entry.gv is None else module.functions[entry.gv].body
-    diags = unknown_operators(module, body, table)
+    used = operator_calls(module, body)
+    diags = unknown_operators(used, table)
     if diags:
         raise ExportError(diags)
+    if opset is None:
+        opset = max([DEFAULT_OPSET, *(needed_opset(name) for name in used)])
     graph = Graph(graph_name, opset=opset)
     ex = Exporter(module, result, constants, table)
+    if functions:
+        from .functions import Functions
+
+        ex.functions = Functions()
     root = Lowerer(ex, graph)
     for p in entry.params:
         ty = p.type_annotation if p.type_annotation is not None else result.types.get(p)
         root.bind(p, _parameter(graph, p, ty, bound.get(p.name)))
-    try:
-        value = root.visit(body)
-    except RecursionError:
-        raise unsupported("the program nests too deeply to export", entry.span) from None
+    value = root.visit(body)
     ret = result.types.get(body)
     _outputs(graph, value, ret, entry)
+    opsets = [onnx.helper.make_opsetid("", opset)]
+    local = ex.functions.protos if ex.functions is not None else []
+    if local:
+        from .functions import DOMAIN
+
+        opsets.append(onnx.helper.make_opsetid(DOMAIN, 1))
     model = onnx.helper.make_model(
         graph.build(),
         producer_name=PRODUCER,
-        opset_imports=[onnx.helper.make_opsetid("", opset)],
+        opset_imports=opsets,
         ir_version=min(onnx.IR_VERSION, 10),
+        functions=local,
     )
     return model, value, graph
 
 
 def _parameter(graph: Graph, p: Any, ty: Any, value: Any) -> Any:
-    """A parameter's value: graph inputs (initializers for a given value), a tuple of them for a tuple."""
+    """A parameter's value: a graph input (an initializer for a given value),
+    a tuple of them for a tuple, named `x`, `x_0`, `x_1_0`, ..."""
     if isinstance(ty, FuncType):
         raise unsupported(f"the parameter `%{p.name}` is a function: ONNX graphs take tensors", p.span, "a function parameter")
-    if isinstance(ty, TupleType):
-        parts = value if isinstance(value, tuple) else (None,) * len(ty.fields)
-        return tuple(_tensor_input(graph, f"{p.name}_{i}", f, v, p) for i, (f, v) in enumerate(zip(ty.fields, parts)))
-    return _tensor_input(graph, p.name, ty, value, p)
+    leaves = []
+    stack = [(p.name, ty, value)]
+    while stack:
+        name, t, v = stack.pop()
+        if isinstance(t, TupleType):
+            parts = v if isinstance(v, tuple) else (None,) * len(t.fields)
+            stack.extend(reversed([(f"{name}_{i}", f, fv) for i, (f, fv) in enumerate(zip(t.fields, parts))]))
+        else:
+            leaves.append(_tensor_input(graph, name, t, v, p))
+    return rebuild(ty, leaves, _type_fields)
+
+
+def _type_fields(ty: Any) -> Any:
+    return ty.fields if isinstance(ty, TupleType) else None
 
 
 def _tensor_input(graph: Graph, name: str, ty: Any, value: Any, p: Any) -> Any:
-    if isinstance(ty, TupleType):
-        parts = value if isinstance(value, tuple) else (None,) * len(ty.fields)
-        return tuple(_tensor_input(graph, f"{name}_{i}", f, v, p) for i, (f, v) in enumerate(zip(ty.fields, parts)))
     if not concrete(ty):
         raise unsupported(f"the parameter `%{p.name}` is not a tensor of known dtype: ONNX graphs take tensors", p.span, "not a tensor")
     if value is not None:

@@ -1,145 +1,59 @@
 """Operators `relay export` does not convert, and why.
 
 Every registered operator either has a converter (`convert/`) with an
-export test (tests/export/test_operators.py) or an entry here; a test
-keeps the two complete against the registry. `NO_ONNX_EQUIVALENT` holds
-operators ONNX cannot express with the same results; `NOT_CONVERTED`
-those it could, for which no converter is written yet. The reason is part
-of the diagnostic a program using the operator gets.
+export test (tests/export/test_operators*.py), is exported as the call it
+makes (`lower.CALLING_OPERATORS`), or has an entry here; a test keeps the
+three complete against the registry. `NO_ONNX_EQUIVALENT` holds operators
+whose meaning ONNX cannot express; `NOT_CONVERTED` those it could, as a
+composition of its operators, for which no converter is written yet. The
+reason is part of the diagnostic a program using the operator gets.
 """
 
 from __future__ import annotations
 
-_QNN = "TVM's quantized arithmetic requantizes with 32-bit fixed-point multipliers and its own rounding; ONNX's QLinear* operators use float scales and round halves to even"
-_VM = "an instruction of TVM's virtual machine (memory planning, lowered calls), not a tensor operation"
-_LAYOUT = "a weight or data layout of TVM's schedules (packed, blocked or Winograd-transformed tensors), with no ONNX operator"
-_SPARSE = "ONNX has no sparse tensor operators"
-_RANDOM = "TVM's random numbers come from its Threefry generator; ONNX's random operators draw other numbers (and cannot be seeded to match)"
-_NMS = "TVM's box selection returns padded, count-prefixed results in its own layout; ONNX's NonMaxSuppression returns selected indices, with other tie and threshold rules"
+_VM = (
+    "an instruction of TVM's virtual machine that allocates storage or writes into a tensor after creating it: "
+    "ONNX values are tensors computed once, by the node that defines them, and have no storage to allocate or write"
+)
 
 NO_ONNX_EQUIVALENT: dict[str, str] = {
-    "reinterpret": "ONNX has no bit cast between dtypes",
-    "cumprod": "ONNX has CumSum but no cumulative product",
-    "dft": "TVM's DFT takes separate real and imaginary tensors; ONNX's DFT a trailing complex axis and only along one axis with a different result layout",
-    "stft": "TVM's STFT result layout and window handling differ from ONNX's STFT",
-    "unique": "TVM's unique returns fixed-size padded outputs with a count; ONNX's Unique returns tensors of data-dependent size",
-    "argwhere": "the result's shape depends on the values; ONNX's NonZero gives the transposed int64 layout, so the types cannot match statically",
-    "searchsorted": "ONNX has no binary search operator",
-    "sparse_fill_empty_rows": _SPARSE,
-    "sparse_reshape": _SPARSE,
-    "sparse_to_dense": _SPARSE,
-    "dyn.sparse_to_dense": _SPARSE,
+    "memory.alloc_storage": _VM,
+    "memory.alloc_tensor": _VM,
+    "memory.kill": _VM,
+    "vm.invoke_tvm_op": _VM,
+}
+
+_SPARSE = (
+    "not converted yet: the compressed matrix could be expanded in the graph (each entry's row found from indptr, "
+    "written with ScatterND) and multiplied or added densely"
+)
+_RANDOM = (
+    "not converted yet: TVM's Threefry generator is 64-bit additions, rotations and xors, which ONNX's uint64 Add, "
+    "BitShift and BitwiseXor compute; ONNX's own random operators draw other numbers"
+)
+_NMS = (
+    "not converted yet: TVM's greedy box selection could be a `Loop` over the boxes sorted by score; ONNX's "
+    "NonMaxSuppression has other tie and threshold rules and another output layout"
+)
+
+NOT_CONVERTED: dict[str, str] = {
     "nn.sparse_add": _SPARSE,
     "nn.sparse_conv2d": _SPARSE,
     "nn.sparse_dense": _SPARSE,
-    "nn.sparse_transpose": _SPARSE,
+    "nn.sparse_transpose": "not converted yet: the transposed matrix's entries could be sorted by column (a stable TopK) and its row pointers counted",
     "nn.internal.sparse_dense_padded": _SPARSE,
     "random.multinomial": _RANDOM,
     "random.normal": _RANDOM,
     "random.uniform": _RANDOM,
     "random.threefry_generate": _RANDOM,
     "random.threefry_split": _RANDOM,
-    "vision.get_valid_counts": _NMS,
     "vision.non_max_suppression": _NMS,
     "vision.all_class_non_max_suppression": _NMS,
     "vision.regular_non_max_suppression": _NMS,
-    "vision.multibox_prior": "SSD anchor generation: no ONNX operator",
-    "vision.multibox_transform_loc": "SSD box decoding with TVM's output layout: no ONNX operator",
-    "vision.proposal": "Faster R-CNN region proposals: no ONNX operator",
-    "vision.yolo_reorg": "YOLO's reorganisation layer has its own element order, unlike ONNX's SpaceToDepth",
-    "memory.alloc_storage": _VM,
-    "memory.alloc_tensor": _VM,
-    "memory.kill": _VM,
-    "vm.invoke_tvm_op": _VM,
-    "vm.reshape_tensor": _VM,
-    "call_lowered": _VM,
-    "auto_scheduler_layout_transform": _LAYOUT,
-    "meta_schedule_layout_transform": _LAYOUT,
-    "nn.contrib_conv2d_NCHWc": _LAYOUT,
-    "nn.contrib_depthwise_conv2d_NCHWc": _LAYOUT,
-    "nn.contrib_conv2d_gemm_weight_transform": _LAYOUT,
-    "nn.contrib_conv2d_gemm_without_weight_transform": _LAYOUT,
-    "nn.contrib_conv2d_winograd_nnpack_weight_transform": _LAYOUT,
-    "nn.contrib_conv2d_winograd_weight_transform": _LAYOUT,
-    "nn.contrib_conv2d_winograd_without_weight_transform": _LAYOUT,
-    "nn.contrib_conv3d_winograd_weight_transform": _LAYOUT,
-    "nn.contrib_conv3d_winograd_without_weight_transform": _LAYOUT,
-    "nn.contrib_dense_pack": _LAYOUT,
-    "nn.bitpack": "bit-serial packing of TVM's low-bit kernels: ONNX has no bit-packed tensors",
-    "nn.bitserial_conv2d": "bit-serial convolution over packed bits: ONNX has no bit-packed tensors",
-    "nn.bitserial_dense": "bit-serial dense layer over packed bits: ONNX has no bit-packed tensors",
-    "nn.fifo_buffer": "a streaming buffer whose state persists between calls: ONNX graphs are stateless",
-    "nn.avg_pool2d_grad": "a gradient of pooling: ONNX's inference operators have no pooling gradients",
-    "nn.max_pool2d_grad": "a gradient of pooling: ONNX's inference operators have no pooling gradients",
-    "nn.conv2d_backward_weight": "a gradient of convolution: ONNX's inference operators have no convolution gradients",
-    "nn.correlation": "FlowNet's correlation layer: no ONNX operator",
-    "nn.deformable_conv2d": "ONNX's DeformConv (opset 19) takes offsets in another layout and has no deformable_groups with TVM's order",
-    "image.dilation2d": "morphological dilation: no ONNX operator",
-    "fixed_point_multiply": _QNN,
-    "fixed_point_multiply_per_axis": _QNN,
-    "relay.op.annotation.simulated_quantize": _QNN,
-    "qnn.simulated_quantize": _QNN,
-    "qnn.simulated_dequantize": _QNN,
-    "qnn.quantize": _QNN,
-    "qnn.dequantize": _QNN,
-    "qnn.requantize": _QNN,
-    "qnn.add": _QNN,
-    "qnn.subtract": _QNN,
-    "qnn.mul": _QNN,
-    "qnn.concatenate": _QNN,
-    "qnn.conv2d": _QNN,
-    "qnn.conv2d_transpose": _QNN,
-    "qnn.dense": _QNN,
-    "qnn.batch_matmul": _QNN,
-    "qnn.contrib_dense_pack": _QNN,
-    "qnn.avg_pool2d": _QNN,
-    "qnn.abs": _QNN,
-    "qnn.erf": _QNN,
-    "qnn.exp": _QNN,
-    "qnn.hardswish": _QNN,
-    "qnn.leaky_relu": _QNN,
-    "qnn.log": _QNN,
-    "qnn.rsqrt": _QNN,
-    "qnn.sigmoid": _QNN,
-    "qnn.softmax": _QNN,
-    "qnn.sqrt": _QNN,
-    "qnn.tanh": _QNN,
-    "strided_set": "ONNX has no operator writing a strided box into a tensor (ScatterND needs every index written out)",
-    "nn.dilate": "ONNX has no operator that inserts zeros between elements",
-    "matrix_set_diag": "ONNX has no operator that writes a band of diagonals",
-}
-
-_DYNAMIC = "not converted yet: the shape (or axes) is given as a tensor, and the converter needs the checker to know the result's shape"
-
-NOT_CONVERTED: dict[str, str] = {
-    "dyn.broadcast_to": _DYNAMIC,
-    "dyn.expand_dims": _DYNAMIC,
-    "dyn.squeeze": _DYNAMIC,
-    "dyn.full": _DYNAMIC,
-    "dyn.zeros": _DYNAMIC,
-    "dyn.ones": _DYNAMIC,
-    "dyn.tile": _DYNAMIC,
-    "dyn.image.resize2d": _DYNAMIC,
-    "adv_index": "not converted yet: numpy-style advanced indexing would need a GatherND per index pattern",
-    "debug": "not converted yet: a debugging hook that calls back into Python",
-    "dyn.nn.pad": "not converted yet: pad widths given as a tensor",
-    "dyn.nn.upsampling": "not converted yet: scales given as tensors",
-    "dyn.nn.upsampling3d": "not converted yet: scales given as tensors",
-    "dyn.one_hot": "not converted yet: depth given as a tensor",
-    "dyn.strided_slice": "not converted yet: TVM clamps dynamic bounds differently from ONNX's Slice",
-    "dyn.topk": "not converted yet: k given as a tensor",
-    "dyn.image.resize": "not converted yet: TVM 0.7's name of dyn.image.resize2d",
-    "image.affine_grid": "not converted yet: ONNX's AffineGrid needs opset 20 and another grid layout",
-    "image.crop_and_resize": "not converted yet: TensorFlow's crop-and-resize has no single ONNX operator",
-    "image.resize": "not converted yet: TVM's older resize (use image.resize2d)",
-    "invert_permutation": "not converted yet",
-    "nn.batch_to_space_nd": "not converted yet: a reshape, transpose and crop sequence",
-    "nn.space_to_batch_nd": "not converted yet: a pad, reshape and transpose sequence",
-    "scatter": "not converted yet: TVM's older name of scatter_elements",
-    "scatter_add": "not converted yet: TVM's older name of scatter_elements with reduction add",
-    "sliding_window": "not converted yet: windows as a new axis need one Slice per window",
-    "vision.roi_align": "not converted yet: ONNX's RoiAlign takes the batch indices apart from the boxes",
-    "vision.roi_pool": "not converted yet: ONNX's MaxRoiPool rounds box coordinates differently",
+    "vision.proposal": "not converted yet: Faster R-CNN's proposals decode anchors (expressible) and then select boxes greedily, as `vision.non_max_suppression` does",
+    "nn.avg_pool2d_grad": "not converted yet: each window's share of the gradient could be spread back with one padded slice per window position",
+    "nn.max_pool2d_grad": "not converted yet: each window's gradient could go to the first cell holding its maximum, found tap by tap",
+    "nn.deformable_conv2d": "not converted yet: the displaced taps could be sampled bilinearly with GatherElements before one matrix product per group; ONNX's DeformConv (opset 19) reads the offsets in another layout",
 }
 
 NOT_EXPORTED: dict[str, str] = {**NO_ONNX_EQUIVALENT, **NOT_CONVERTED}

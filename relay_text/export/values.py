@@ -10,7 +10,7 @@ an operator, is a construct ONNX cannot express.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ..ir.expr import Function, GlobalVar, Var
 
@@ -43,26 +43,44 @@ class OpRef:
     name: str
 
 
-def flatten(value: Any) -> list[Tensor]:
+def flatten(value: Any) -> list[Any]:
     """The tensors of a value, depth first (a tuple's fields in order)."""
-    out: list[Tensor] = []
+    out: list[Any] = []
     stack = [value]
     while stack:
         v = stack.pop()
-        if isinstance(v, tuple):
+        if isinstance(v, (tuple, list)):
             stack.extend(reversed(v))
         else:
             out.append(v)
     return out
 
 
-def rebuild(shape: Any, tensors: list[Tensor]) -> Any:
-    """A value of the structure of `shape` holding `tensors` (as `flatten` lists them)."""
+def _tuple_fields(v: Any) -> Any:
+    return v if isinstance(v, (tuple, list)) else None
+
+
+def rebuild(shape: Any, tensors: list[Any], fields: Callable[[Any], Any] = _tuple_fields) -> Any:
+    """A value of the structure of `shape` holding `tensors` (as `flatten`
+    lists them); `fields` gives the parts of a structured node of `shape`
+    (a tuple's fields; a `TupleType`'s, to rebuild a type's structure), None
+    for a leaf."""
     it = iter(tensors)
-
-    def build(v: Any) -> Any:
-        if isinstance(v, tuple):
-            return tuple(build(f) for f in v)
+    top = fields(shape)
+    if top is None:
         return next(it)
-
-    return build(shape)
+    stack: list[tuple[Any, list[Any]]] = [(top, [])]  # (parts, those built so far), innermost last
+    while True:
+        parts, built = stack[-1]
+        if len(built) == len(parts):
+            stack.pop()
+            done = tuple(built)
+            if not stack:
+                return done
+            stack[-1][1].append(done)
+            continue
+        inner = fields(parts[len(built)])
+        if inner is None:
+            built.append(next(it))
+        else:
+            stack.append((inner, []))

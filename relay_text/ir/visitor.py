@@ -13,8 +13,13 @@ variable after typing its value and before its body). Such a method may be
 a generator: it yields a child, the child is visited (on the same explicit
 stack, so a chain of 100,000 lets still costs no recursion), and the yield
 returns the child's result; what the generator returns is the node's result.
-A plain method may also walk children itself with `self.visit`, at the cost
-of one level of recursion per nesting. Visiting a node class that has no
+A generator may also yield `Delegate(other, expr)`: `expr` is visited by
+`other`, another functor with its own memo and methods (a function body
+exported under new bindings, a branch into another graph), on the same
+explicit stack, and the yield returns `other`'s result; so a chain of
+100,000 such hand-overs costs no recursion either. A plain method may also
+walk children itself with `self.visit`, at the cost of one level of
+recursion per nesting. Visiting a node class that has no
 method raises `NotImplementedError`, so a pass never skips a construct
 silently.
 """
@@ -75,16 +80,41 @@ class ExprFunctor(Generic[R]):
         memo = self.memo
         if expr in memo:
             return memo[expr]
+        functor: ExprFunctor[Any] = self
+        target = expr
+        stack: list[tuple] = [(expr, False)]
+        # Frames waiting for a delegated visit: (functor, stack, target, node, generator).
+        suspended: list[tuple] = []
+        while True:
+            request = functor._run(stack)
+            while request is None:
+                result = functor.memo[target]
+                if not suspended:
+                    return result
+                functor, stack, target, node, gen = suspended.pop()
+                request = functor._advance(node, gen, result, stack)
+                if request is None:
+                    request = functor._run(stack)
+            node, gen, delegate = request
+            suspended.append((functor, stack, target, node, gen))
+            functor, target = delegate.functor, delegate.expr
+            stack = [(target, False)]
+
+    def _run(self, stack: list) -> tuple | None:
+        """Visit what `stack` holds; a (node, generator, Delegate) when a
+        generator hands a child to another functor, else None."""
+        memo = self.memo
         methods = self._methods
         pre_order = self.pre_order
         # Entries: (node, False) to expand, (node, True) to finish, or
         # (node, generator, child) to resume a generator once child is done.
-        stack: list[tuple] = [(expr, False)]
         while stack:
             entry = stack.pop()
             if len(entry) == 3:
                 node, gen, child = entry
-                self._advance(node, gen, memo[child], stack)
+                request = self._advance(node, gen, memo[child], stack)
+                if request is not None:
+                    return request
                 continue
             node, expanded = entry
             if node in memo:
@@ -96,7 +126,9 @@ class ExprFunctor(Generic[R]):
                     raise NotImplementedError(f"{type(self).__name__} does not handle {node_type.__name__}")
                 result = method(self, node)
                 if type(result) is GeneratorType:
-                    self._advance(node, result, None, stack)
+                    request = self._advance(node, result, None, stack)
+                    if request is not None:
+                        return request
                 else:
                     memo[node] = result
                 continue
@@ -105,20 +137,41 @@ class ExprFunctor(Generic[R]):
             for child in reversed(kids):
                 if child not in memo:
                     stack.append((child, False))
-        return memo[expr]
+        return None
 
-    def _advance(self, node: Expr, gen: Any, value: Any, stack: list) -> None:
-        """Resume a generator method until it yields a child not yet visited."""
+    def _advance(self, node: Expr, gen: Any, value: Any, stack: list) -> tuple | None:
+        """Resume a generator method until it yields a child not yet visited
+        (pushed on `stack`) or a `Delegate` whose result is not known yet
+        (returned as (node, generator, Delegate))."""
         memo = self.memo
         try:
             child = gen.send(value)
-            while child in memo:
-                child = gen.send(memo[child])
+            while True:
+                if type(child) is Delegate:
+                    done = child.functor.memo
+                    if child.expr not in done:
+                        return (node, gen, child)
+                    child = gen.send(done[child.expr])
+                elif child in memo:
+                    child = gen.send(memo[child])
+                else:
+                    break
         except StopIteration as stop:
             memo[node] = stop.value
-            return
+            return None
         stack.append((node, gen, child))
         stack.append((child, False))
+        return None
+
+
+class Delegate:
+    """Yielded by a generator method: visit `expr` with `functor` (see `ExprFunctor`)."""
+
+    __slots__ = ("functor", "expr")
+
+    def __init__(self, functor: ExprFunctor[Any], expr: Expr) -> None:
+        self.functor = functor
+        self.expr = expr
 
 
 class ExprVisitor(ExprFunctor[None]):

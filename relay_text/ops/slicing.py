@@ -120,7 +120,10 @@ def strided_slice(args: tuple, attrs: dict) -> Any:
     for axis, b, e, s in plan:
         extent = x.shape[axis]
         cb, ce = _canonical(b, extent, s), _canonical(e, extent, s)
-        index[axis] = slice(cb, ce if ce >= 0 else None, s)
+        if cb < 0:  # a negative stride from before the first element: nothing (Python would read -1 as the last)
+            index[axis] = slice(0, 0)
+        else:
+            index[axis] = slice(cb, ce if ce >= 0 else None, s)
     return x[tuple(index)].copy()
 
 

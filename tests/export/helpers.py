@@ -35,11 +35,13 @@ def export_errors(text: str, **options: Any) -> list[Any]:
     return [d for d in exported.diagnostics if d.is_error]
 
 
-def both(text: str, name: str = "t.rly", seed: int = 0, random_consts: bool = False, entry: str | None = None, opset: int | None = None) -> tuple[Any, Any]:
+def both(
+    text: str, name: str = "t.rly", seed: int = 0, random_consts: bool = False, entry: str | None = None, opset: int | None = None, functions: bool = False
+) -> tuple[Any, Any]:
     """(numpy engine's value, onnxruntime engine's value) on the same random arguments."""
     source = Source(name, text)
     results = []
-    for engine in (None, onnxruntime_engine(opset=opset)):
+    for engine in (None, onnxruntime_engine(opset=opset, functions=functions)):
         request = RunRequest(entry=entry, random_args=True, random_consts=random_consts, seed=seed, engine=engine)
         ran = run_source(source, request)
         assert ran.ok, [str(d) for d in ran.diagnostics]
@@ -65,6 +67,6 @@ def max_difference(expected: Any, actual: Any) -> float:
 
 def agree(text: str, **options: Any) -> float:
     """Export (checked), run on both engines, compare; the largest difference."""
-    export(text, **{k: v for k, v in options.items() if k in ("entry", "random_consts", "opset", "seed")})
+    export(text, **{k: v for k, v in options.items() if k in ("entry", "random_consts", "opset", "seed", "functions")})
     expected, actual = both(text, **options)
     return max_difference(expected, actual)

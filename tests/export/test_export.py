@@ -55,11 +55,45 @@ def test_an_escaping_closure_is_reported() -> None:
 
 
 def test_every_unsupported_operator_is_reported_once_with_its_reason() -> None:
-    text = "def @main(%x: Tensor[(4), float32]) {\n  %0 = cumprod(%x);\n  %1 = cumprod(%0);\n  searchsorted(%1, %x)\n}\n"
+    text = (
+        "def @main(%k: Tensor[(10), uint64], %x: Tensor[(1, 4, 5, 5), float32], %w: Tensor[(2, 4, 3, 3), float32]) {\n"
+        "  %0 = random.uniform(%k, 0f, 1f, out_shape=[1, 18, 3, 3]);\n"
+        "  %1 = random.uniform(%0.0, 0f, 1f, out_shape=[1, 18, 3, 3]);\n"
+        "  nn.deformable_conv2d(%x, %0.1 + %1.1, %w)\n}\n"
+    )
     ds = export_errors(text)
     assert [located(d) for d in ds] == [("export-unsupported", 2, 8), ("export-unsupported", 4, 3)]
-    assert ds[0].message == "`cumprod` has no ONNX equivalent: ONNX has CumSum but no cumulative product"
-    assert ds[0].notes == ["`cumprod` is called 2 times in the exported program"]
+    assert ds[0].message.startswith("`random.uniform` cannot be exported: not converted yet: TVM's Threefry generator")
+    assert ds[0].notes == ["`random.uniform` is called 2 times in the exported program"]
+    assert ds[1].message.startswith("`nn.deformable_conv2d` cannot be exported: not converted yet")
+
+
+def test_vm_instructions_have_no_onnx_equivalent() -> None:
+    text = "def @main(%x: Tensor[(4), float32]) {\n  let %s = memory.alloc_storage(16i64, shape_of(%x), 64i64);\n  %x\n}\n"
+    [d] = export_errors(text)
+    assert located(d) == ("export-unsupported", 2, 12)
+    assert d.message.startswith("`memory.alloc_storage` has no ONNX equivalent: an instruction of TVM's virtual machine")
+
+
+def test_an_operator_needing_a_later_opset_sets_the_opset_or_is_reported() -> None:
+    text = "def @main(%x: Tensor[(4), float32]) {\n  cumprod(%x)\n}\n"
+    assert export(text).opset_import[0].version == 26
+    [d] = export_errors(text, opset=18)
+    assert located(d) == ("export-unsupported", 2, 3)
+    assert d.message == "`cumprod` needs ONNX opset 26 or later, and this export writes opset 18"
+    assert d.helps == ["export with `--opset 26` (or without `--opset`: the exporter then writes the opset the program needs)"]
+
+
+def test_call_lowered_is_exported_as_the_call() -> None:
+    from .helpers import agree
+
+    text = (
+        "def @f(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] { add(%x, %y) }\n"
+        "def @main(%a: Tensor[(2, 3), float32]) {\n  %g = fn (%z: Tensor[(2, 3), float32]) { negative(%z) };\n"
+        "  (call_lowered(@f, (%a, %a)), call_lowered(%g, (%a,)))\n}\n"
+    )
+    agree(text)
+    assert [n.op_type for n in export(text).graph.node].count("Add") == 1
 
 
 def test_a_recursive_global_loop_is_an_onnx_loop() -> None:
@@ -175,7 +209,26 @@ def test_run_on_onnxruntime_prints_what_the_numpy_engine_prints(tmp_path: Path, 
 
 def test_run_on_onnxruntime_reports_what_cannot_be_exported(tmp_path: Path) -> None:
     src = tmp_path / "p.rly"
-    src.write_text("def @main(%x: Tensor[(4), float32]) {\n  cumprod(%x)\n}\n")
+    src.write_text("def @main(%x: Tensor[(4), float32]) {\n  let %s = memory.alloc_storage(16i64, shape_of(%x), 64i64);\n  %x\n}\n")
     result = CliRunner().invoke(main, ["run", str(src), "--random-args", "--engine", "onnxruntime", "--color", "never"])
     assert result.exit_code == 1
-    assert "error[export-unsupported]: `cumprod` has no ONNX equivalent" in result.output
+    assert "error[export-unsupported]: `memory.alloc_storage` has no ONNX equivalent" in result.output
+
+
+def test_max_memory_bounds_onnxruntime_s_tensors(tmp_path: Path) -> None:
+    """A tensor whose size only the run knows: onnxruntime's arena refuses
+    it before allocating, and the run stops at the call that asked."""
+    from relay_text import limits
+
+    src = tmp_path / "p.rly"
+    src.write_text('def @main(%s: Tensor[(1), int64]) {\n  let %big = dyn.ones(%s, dtype="float32");\n  sum(%big)\n}\n')
+    np.save(tmp_path / "s.npy", np.array([32 * 2**20], np.int64))  # 128 MiB of float32
+    base = ["run", str(src), "--arg", f"s=@{tmp_path / 's.npy'}", "--engine", "onnxruntime", "--color", "never"]
+    held = limits.resident()
+    small = CliRunner().invoke(main, [*base, "--max-memory", str(held + 64 * 2**20)])
+    assert small.exit_code == 1, small.output
+    assert "error[resource-limit]: this call needs 128 MiB, more than onnxruntime may still take under the memory limit of" in small.output
+    assert "p.rly:2:14" in small.output
+    big = CliRunner().invoke(main, [*base, "--max-memory", str(held + 2**30)])
+    assert big.exit_code == 0, big.output
+    assert big.output.splitlines()[-1] == "3.3554432e+07"

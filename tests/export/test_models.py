@@ -48,6 +48,14 @@ def test_sample_agrees_with_the_numpy_engine(name: str) -> None:
     agree(path.read_text(), name=str(path))
 
 
+@pytest.mark.parametrize("name", ["if_else", "rfc_syntax", "shape_polymorphism", "solver_nested", "tuples", "where_flatten"])
+def test_sample_with_local_functions_agrees_with_the_numpy_engine(name: str) -> None:
+    """The samples whose globals `--functions` writes as ONNX local functions."""
+    path = ROOT / "samples" / f"{name}.rly"
+    agree(path.read_text(), name=str(path), functions=True)
+    assert len(export(path.read_text(), name=str(path), functions=True).functions) >= 1
+
+
 @needs_corpus
 def test_the_looping_program_is_an_onnx_loop_with_an_if_inside() -> None:
     model = export((CORPUS / "masahi-torchscript-to-tvm-loop-readme.rly").read_text())

@@ -260,6 +260,8 @@ def _python_slice(x: np.ndarray, begin: list, end: list, strides: list, mode: st
     ((3, 4, 3), [0], [2], [1], "end"),
     ((3, 4, 3), [1], [4], [2], "end"),
     ((3, 4, 3), [1, 0], [4, 2], [2, 1], "end"),
+    ((4, 5), [-9], [0], [-1], "end"),  # a negative stride from before the first element: empty
+    ((4, 5), [1, -9], [0, -7], [-1, -1], "end"),
 ])
 def test_dyn_strided_slice_against_python_slices(dshape: tuple, begin: list, end: list, strides: list, mode: str) -> None:
     """test_dynamic_op_level4.py::test_dynamic_strided_slice and its cases."""

@@ -6,6 +6,11 @@ A converter is registered under our operator's name(s):
     def unary(cx, x):
         return cx.node(UNARY[cx.name], [x])
 
+and, if its ONNX operators are younger than the exporter's default opset,
+the opset they need (`@converter("cumprod", opset=26)`): an export that
+does not name an opset then writes that one, and an export at an older
+opset reports the call.
+
 It is called with an `OpContext` and the ONNX value names of the call's
 arguments (a tuple of names for a tuple argument, as `concatenate` takes)
 and returns the name of its result (a tuple of names for a tuple result).
@@ -31,17 +36,26 @@ from ..graph import Graph, Unsupported, onnx_dtype, static_shape
 
 Converter = Callable[..., Any]
 _TABLE: dict[str, Converter] = {}
+_OPSETS: dict[str, int] = {}  # operator -> the opset its converter needs, where above the oldest written
 _LOADED = False
 
 
-def converter(*names: str) -> Callable[[Converter], Converter]:
+def converter(*names: str, opset: int = 0) -> Callable[[Converter], Converter]:
     def register(fn: Converter) -> Converter:
         for name in names:
             assert name not in _TABLE, f"two converters for {name}"
             _TABLE[name] = fn
+            if opset:
+                _OPSETS[name] = opset
         return fn
 
     return register
+
+
+def needed_opset(name: str) -> int:
+    """The oldest opset the converter of `name` writes (0: any the exporter writes)."""
+    converters()
+    return _OPSETS.get(name, 0)
 
 
 def converters() -> dict[str, Converter]:
@@ -78,7 +92,7 @@ class OpContext:
     def ints(self, values: Any) -> str:
         return self.graph.ints(values)
 
-    def scalar(self, value: Any, dtype: str) -> str:
+    def scalar(self, value: Any, dtype: Any) -> str:
         return self.graph.scalar(value, dtype)
 
     # ---- types -----------------------------------------------------------------
@@ -93,7 +107,13 @@ class OpContext:
         return shape
 
     def rank(self, i: int) -> int:
-        return len(self._tensor(self.in_types[i], f"argument {i + 1}").shape)
+        return self.rank_of(self.in_types[i], f"argument {i + 1}")
+
+    def rank_of(self, ty: Any, what: str = "a field") -> int:
+        shape = self._tensor(ty, what).shape
+        if not isinstance(shape, tuple):
+            raise Unsupported(f"the rank of {what} is not known here")
+        return len(shape)
 
     def dtype(self, i: int) -> str:
         return str(self._tensor(self.in_types[i], f"argument {i + 1}").dtype)
@@ -158,9 +178,67 @@ class OpContext:
             return self.node(op, [x, self.ints(axes)], keepdims=keep)
         return self.node(op, [x], keepdims=keep, axes=axes)
 
+    def per_item(self, count: str, body: Callable[[OpContext, str], list[str]]) -> list[str]:
+        """A `Loop` of `count` (an int64 scalar) iterations whose body,
+        `body(cx, i)` on a context of the loop's subgraph with `i` the
+        iteration (int64 scalar), gives one tensor per output; each output
+        of the loop stacks them along a new first axis."""
+        from ..graph import MAX_SUBGRAPH_DEPTH
+
+        if self.graph.depth >= MAX_SUBGRAPH_DEPTH:
+            raise Unsupported(f"its ONNX form loops in a subgraph, which would be nested {self.graph.depth + 1} deep (ONNX readers accept {MAX_SUBGRAPH_DEPTH})")
+        graph = Graph(self.graph.fresh("per_item"), parent=self.graph)
+        i = graph.fresh("i")
+        going_on = graph.fresh("going_on")
+        graph.add_input(i, TensorType((), "int64"))
+        graph.add_input(going_on, TensorType((), "bool"))
+        inner = OpContext(graph, self.name, self.call, self.attrs, self.in_types, self.out_type)
+        outs = body(inner, i)
+        graph.add_output(graph.node("Identity", [going_on]), TensorType((), "bool"))
+        for out in outs:
+            graph.add_output(graph.node("Identity", [out]), graph.type_of(out))
+        names = self.node("Loop", [count, ""], len(outs), body=graph.build())
+        return [names] if isinstance(names, str) else names
+
     def like(self, value: Any, i: int = 0) -> str:
         """A scalar constant of argument `i`'s dtype."""
         return self.scalar(value, np_dtype(self.dtype(i)))
+
+
+# onnxruntime's Where lacks these element types: the values go through a
+# type it has and back, which keeps every value
+_WHERE_VIA = {"bool": "uint8", "int16": "int32", "uint16": "int32", "bfloat16": "float32"}
+
+
+def select(cx: OpContext, cond: str, x: str, y: str, dtype: str) -> str:
+    """`Where(cond, x, y)` for values of `dtype`, whichever dtype that is."""
+    via = _WHERE_VIA.get(dtype)
+    if via is not None:
+        return cx.cast(cx.node("Where", [cond, cx.cast(x, via), cx.cast(y, via)]), dtype)
+    if dtype == "uint64":  # y + (x - y) * cond, exact in wrapping arithmetic
+        return cx.node("Add", [y, cx.node("Mul", [cx.node("Sub", [x, y]), cx.cast(cond, "uint64")])])
+    return cx.node("Where", [cond, x, y])
+
+
+# The element types onnxruntime multiplies matrices of, and those it
+# multiplies through a wider one (the wrapping of integers is the same
+# modulo the narrower width)
+_MATMUL = {"float32", "float64", "int32", "int64", "uint32", "uint64"}
+_MATMUL_VIA = {"int8": "int32", "int16": "int32", "uint8": "uint32", "uint16": "uint32", "float16": "float32", "bfloat16": "float32"}
+
+
+def matrix_product(cx: OpContext, a: str, b: str, dtype: str) -> str:
+    """`MatMul` of `a` and `b` converted to `dtype`, accumulating in `dtype`
+    as numpy does (through a wider type where onnxruntime lacks `dtype`)."""
+    if dtype in _MATMUL:
+        return cx.node("MatMul", [cx.cast(a, dtype), cx.cast(b, dtype)])
+    via = _MATMUL_VIA.get(dtype)
+    if via is None:
+        raise Unsupported(f"onnxruntime multiplies no {dtype} matrices")
+    if dtype.startswith("int") or dtype.startswith("uint"):
+        a, b = cx.cast(cx.cast(a, dtype), via), cx.cast(cx.cast(b, dtype), via)
+        return cx.cast(cx.node("MatMul", [a, b]), dtype)
+    return cx.cast(cx.node("MatMul", [cx.cast(a, via), cx.cast(b, via)]), dtype)
 
 
 def np_dtype(dtype: str) -> Any:
@@ -177,4 +255,4 @@ def float_like(dtype: str) -> bool:
     return dtype.startswith("float") or dtype == "bfloat16"
 
 
-__all__ = ["OpContext", "converter", "converters", "Unsupported", "np", "norm_axis", "float_like", "np_dtype"]
+__all__ = ["OpContext", "converter", "converters", "Unsupported", "np", "norm_axis", "float_like", "np_dtype", "select", "matrix_product"]

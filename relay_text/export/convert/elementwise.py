@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import OpContext, Unsupported, converter, float_like, np_dtype
+from . import OpContext, Unsupported, converter, float_like, np_dtype, select
 from ..graph import onnx_dtype
 
 BINARY = {
@@ -176,7 +176,7 @@ def bitwise_not(cx: OpContext, x: str) -> str:
 
 @converter("copy", "annotation.stop_fusion", "annotation.checkpoint", "annotation.cast_hint", "on_device", "device_copy",
            "annotation.compiler_begin", "annotation.compiler_end", "annotation.bitpack_start", "annotation.bitpack_end",
-           "annotation.with_funcid")  # fmt: skip
+           "annotation.with_funcid", "debug")  # fmt: skip
 def identity(cx: OpContext, x: str) -> str:
     return cx.node("Identity", [x])
 
@@ -210,7 +210,7 @@ def isfinite(cx: OpContext, x: str) -> str:
 
 @converter("where")
 def where(cx: OpContext, cond: str, x: str, y: str) -> str:
-    return cx.node("Where", [cond, x, y])
+    return select(cx, cond, x, y, cx.out_dtype)
 
 
 @converter("clip")
@@ -243,3 +243,9 @@ def shift(cx: OpContext, a: str, b: str) -> str:
     if not dtype.startswith("uint"):
         raise Unsupported(f"ONNX's BitShift takes unsigned integers, and these are {dtype}")
     return cx.node("BitShift", [a, b], direction="LEFT" if cx.name == "left_shift" else "RIGHT")
+
+
+@converter("reinterpret", opset=26)
+def reinterpret(cx: OpContext, x: str) -> str:
+    """ONNX's BitCast (opset 26): the same bits read as another dtype of the same width."""
+    return cx.node("BitCast", [x], to=onnx_dtype(cx.out_dtype))

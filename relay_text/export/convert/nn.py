@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import OpContext, Unsupported, converter, float_like, norm_axis, np_dtype
+from . import OpContext, Unsupported, converter, float_like, matrix_product, norm_axis, np_dtype
 
 
 def spatial_pads(padding: Any, n: int) -> list[int]:
@@ -50,22 +50,61 @@ CONV_LAYOUTS = {1: ("NCW", "OIW", "IOW"), 2: ("NCHW", "OIHW", "IOHW"), 3: ("NCDH
 
 @converter("nn.conv1d", "nn.conv2d", "nn.conv3d")
 def conv(cx: OpContext, x: str, w: str) -> str:
-    _float_only(cx)
     n = cx.rank(0) - 2
     data, kernel, _ = CONV_LAYOUTS[n]
     layout = cx.attrs["data_layout"]
     out_layout = cx.attrs["out_layout"] or layout
     x = to_layout(cx, x, layout, data)
     w = to_layout(cx, w, cx.attrs["kernel_layout"], kernel)
-    y = cx.node(
-        "Conv",
-        [x, w],
-        strides=spatial(cx.attrs["strides"], n),
-        pads=spatial_pads(cx.attrs["padding"], n),
-        dilations=spatial(cx.attrs["dilation"], n),
-        group=int(cx.attrs["groups"]),
-    )
+    dtype = cx.attrs["out_dtype"] or cx.dtype(0)
+    xshape: tuple[int, ...] = ()
+    wshape: tuple[int, ...] = ()
+    if dtype != "float32":  # by matrix products, which need the shapes
+        xshape = tuple(cx.shape(0)[i] for i in layout_perm(layout, data))
+        wshape = tuple(cx.shape(1)[i] for i in layout_perm(cx.attrs["kernel_layout"], kernel))
+    y = convolve(cx, x, w, n, dtype, xshape, wshape)
     return to_layout(cx, y, data, out_layout)
+
+
+def convolve(cx: OpContext, x: str, w: str, n: int, dtype: str, xshape: tuple[int, ...] = (), wshape: tuple[int, ...] = ()) -> str:
+    """The call's convolution of N C ... data with an O I ... weight, both
+    converted to `dtype` first, accumulating in `dtype` (as the kernels do):
+    ONNX's Conv for float32, else windows and matrix products."""
+    strides, pads, dilations = spatial(cx.attrs["strides"], n), spatial_pads(cx.attrs["padding"], n), spatial(cx.attrs["dilation"], n)
+    groups = int(cx.attrs["groups"])
+    if dtype == "float32":
+        return cx.node("Conv", [cx.cast(x, dtype), cx.cast(w, dtype)], strides=strides, pads=pads, dilations=dilations, group=groups)
+    return conv_by_matmul(cx, x, w, xshape, wshape, strides, pads, dilations, groups, dtype)
+
+
+def conv_by_matmul(
+    cx: OpContext, x: str, w: str, shape: tuple[int, ...], wshape: tuple[int, ...], strides: list[int], pads: list[int], dilations: list[int], groups: int, dtype: str
+) -> str:
+    """A convolution as one matrix product per group over the window's taps
+    (im2col), for the element types onnxruntime's Conv lacks."""
+    import itertools
+    import math
+
+    n = len(shape) - 2
+    batch, sizes = shape[0], list(shape[2:])
+    out_ch, per_group, window = wshape[0], wshape[1], list(wshape[2:])
+    outs = [(sizes[i] + pads[i] + pads[n + i] - dilations[i] * (window[i] - 1) - 1) // strides[i] + 1 for i in range(n)]
+    x, w = cx.cast(x, dtype), cx.cast(w, dtype)
+    if any(pads):
+        x = cx.node("Pad", [x, cx.ints([0, 0] + pads[:n] + [0, 0] + pads[n:]), cx.scalar(0, np_dtype(dtype))], mode="constant")
+    axes = list(range(2, 2 + n))
+    taps = []
+    for pos in itertools.product(*(range(k) for k in window)):
+        starts = [p * d for p, d in zip(pos, dilations)]
+        ends = [s + st * (o - 1) + 1 for s, st, o in zip(starts, strides, outs)]
+        taps.append(cx.unsqueeze(cx.node("Slice", [x, cx.ints(starts), cx.ints(ends), cx.ints(axes), cx.ints(strides)]), [2]))
+    cols = cx.node("Concat", taps, axis=2) if len(taps) > 1 else taps[0]  # (N, C, taps, *outs)
+    count = math.prod(window)
+    cols = cx.reshape(cols, [batch, groups, per_group * count, math.prod(outs)])
+    kernel = cx.reshape(w, [groups, out_ch // groups, per_group * count])
+    y = matrix_product(cx, kernel, cols, dtype)  # (N, groups, out_ch / groups, pixels)
+    return cx.reshape(y, [batch, out_ch] + outs)
+
 
 
 @converter("nn.conv1d_transpose", "nn.conv2d_transpose", "nn.conv3d_transpose")

@@ -74,6 +74,16 @@ def arg_reduction(cx: OpContext, x: str) -> str:
 
 @converter("cumsum")
 def cumsum(cx: OpContext, x: str) -> str:
+    return _scan(cx, x, "CumSum")
+
+
+@converter("cumprod", opset=26)
+def cumprod(cx: OpContext, x: str) -> str:
+    """ONNX's CumProd (opset 26) multiplies in order along the axis, as numpy does."""
+    return _scan(cx, x, "CumProd")
+
+
+def _scan(cx: OpContext, x: str, op: str) -> str:
     axis = cx.attrs["axis"]
     dtype = cx.attrs["dtype"] or cx.dtype(0)
     if dtype != cx.dtype(0):
@@ -81,11 +91,25 @@ def cumsum(cx: OpContext, x: str) -> str:
     if axis is None:
         x = cx.reshape(x, [-1])
         axis = 0
-    return cx.node("CumSum", [x, cx.scalar(int(axis), "int64")], exclusive=int(bool(cx.attrs["exclusive"])))
+    if dtype == "bool":  # running logical xor (sum) or and (product): through int32
+        y = _scan_bool(cx, x, int(axis), op)
+        return y
+    return cx.node(op, [x, cx.scalar(int(axis), "int64")], exclusive=int(bool(cx.attrs["exclusive"])))
 
 
-def _topk(cx: OpContext, x: str, k: int, axis: int, largest: bool) -> list[str]:
-    return cx.node("TopK", [x, cx.ints([k])], 2, axis=axis, largest=int(largest), sorted=1)
+def _scan_bool(cx: OpContext, x: str, axis: int, op: str) -> str:
+    as_int = cx.cast(x, "int32")
+    if op == "CumSum":  # xor: the parity of the running count
+        y = cx.node(op, [as_int, cx.scalar(axis, "int64")], exclusive=int(bool(cx.attrs["exclusive"])))
+        return cx.cast(cx.node("Mod", [y, cx.scalar(2, "int32")]), "bool")
+    y = cx.node(op, [as_int, cx.scalar(axis, "int64")], exclusive=int(bool(cx.attrs["exclusive"])))
+    return cx.cast(y, "bool")
+
+
+def _topk(cx: OpContext, x: str, k: int | str, axis: int, largest: bool) -> list[str]:
+    """`TopK` (equal values keep their order, lower positions first); `k` a number or an int64 vector of one."""
+    k_name = cx.ints([k]) if isinstance(k, int) else k
+    return cx.node("TopK", [x, k_name], 2, axis=axis, largest=int(largest), sorted=1)
 
 
 @converter("topk")
@@ -95,6 +119,11 @@ def topk(cx: OpContext, x: str) -> Any:
     k = int(cx.attrs["k"])
     if k < 1:
         k = shape[axis]
+    return topk_of(cx, x, k, axis)
+
+
+def topk_of(cx: OpContext, x: str, k: int | str, axis: int) -> Any:
+    """`topk`'s result (by `ret_type`) for `k` entries along `axis`."""
     values, indices = _topk(cx, x, k, axis, not cx.attrs["is_ascend"])
     indices = cx.node("Cast", [indices], to=onnx_dtype(cx.attrs["dtype"]))
     ret = cx.attrs["ret_type"]

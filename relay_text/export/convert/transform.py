@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import OpContext, Unsupported, converter, norm_axis
+from . import OpContext, Unsupported, converter, norm_axis, select
 from ..graph import onnx_dtype, static_shape
 
 INT64_MIN = -(2**63)
@@ -186,13 +186,22 @@ def reverse(cx: OpContext, x: str) -> str:
 
 @converter("one_hot")
 def one_hot(cx: OpContext, indices: str, on: str, off: str) -> str:
-    depth = int(cx.attrs["depth"])
-    idx = cx.cast(indices, "int64")
-    # ours: an index outside [0, depth) gives a row of off values; ONNX counts negative ones from the end
-    idx = cx.node("Where", [cx.node("Less", [idx, cx.scalar(0, "int64")]), cx.scalar(depth, "int64"), idx])
-    values = cx.node("Concat", [cx.unsqueeze(off, [0]), cx.unsqueeze(on, [0])], axis=0)
-    y = cx.node("OneHot", [idx, cx.scalar(depth, "int64"), values], axis=int(cx.attrs["axis"]))
-    return y if cx.out_dtype == cx.dtype(1) else cx.cast(y, cx.out_dtype)
+    return one_hot_of(cx, indices, on, off, cx.ints(range(int(cx.attrs["depth"]))))
+
+
+def one_hot_of(cx: OpContext, indices: str, on: str, off: str, positions: str) -> str:
+    """`on` where an index equals its position along the new axis, `off`
+    elsewhere (so indices outside [0, depth), negative ones included, give
+    a row of `off`; ONNX's OneHot counts negative ones from the end, and
+    onnxruntime has it for few dtypes); `positions` is 0 ... depth - 1."""
+    rank = cx.rank(0)
+    axis = int(cx.attrs["axis"])
+    axis = rank if axis < 0 else axis
+    shape = [1] * (rank + 1)
+    shape[axis] = -1
+    hit = cx.node("Equal", [cx.unsqueeze(cx.cast(indices, "int64"), [axis]), cx.reshape(positions, shape)])
+    dtype = cx.out_dtype
+    return select(cx, hit, cx.cast(on, dtype), cx.cast(off, dtype), dtype)
 
 
 @converter("arange")
@@ -204,14 +213,6 @@ def arange(cx: OpContext, start: str, stop: str, step: str) -> str:
 @converter("einsum")
 def einsum(cx: OpContext, xs: tuple[str, ...]) -> str:
     return cx.node("Einsum", list(xs), equation=str(cx.attrs["equation"]))
-
-
-@converter("layout_transform")
-def layout_transform(cx: OpContext, x: str) -> str:
-    from .nn import layout_perm
-
-    src, dst = cx.attrs["src_layout"], cx.attrs["dst_layout"]
-    return cx.node("Transpose", [x], perm=layout_perm(src, dst))
 
 
 @converter("shape_of", "vm.shape_of")
@@ -294,7 +295,7 @@ def sequence_mask(cx: OpContext, x: str, lengths: str) -> str:
     len_shape = [1] * len(shape)
     len_shape[batch_axis] = shape[batch_axis]
     keep = cx.node("Less", [cx.reshape(positions, pos_shape), cx.reshape(cx.cast(lengths, "int64"), len_shape)])
-    return cx.node("Where", [keep, x, cx.like(float(cx.attrs["mask_value"]))])
+    return select(cx, keep, x, cx.like(float(cx.attrs["mask_value"])), cx.dtype(0))
 
 
 @converter("unravel_index")

@@ -274,7 +274,8 @@ def _float32_texts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     bits = x.view(np.uint32)
     negative = bits >= np.uint32(0x80000000)
     field = (bits >> np.uint32(23)) & np.uint32(0xFF)
-    a = np.abs(x).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # (signalling NaNs: their rows are decided by `field`)
+        a = np.abs(x).astype(np.float64)
     out = np.zeros((n, 3), dtype=np.uint64)
     length = np.zeros(n, dtype=np.int64)
     main = (field != 0xFF) & (a != np.floor(a))  # finite, not an integer

@@ -17,7 +17,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from ..ir.span import Source
-from .document import Analysis
+from .document import REQUEST_FAILED, Analysis
 from .positions import UTF16
 
 
@@ -91,3 +91,18 @@ def format_edits(analysis: Analysis, encoding: str = UTF16) -> list[lsp.TextEdit
         el, ec = lines.position(end)
         edits.append(lsp.TextEdit(lsp.Range(lsp.Position(sl, sc), lsp.Position(el, ec)), "".join(b[j1:j2])))
     return edits
+
+
+def register(server: Any) -> None:
+    import asyncio
+
+    from pygls.exceptions import JsonRpcException
+
+    @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+    async def formatting_request(ls: Any, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit] | None:
+        analysis = await ls.analysis(params.text_document.uri)
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(ls.checker, format_edits, analysis, ls.encoding)
+        except FormatError as exc:
+            raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None

@@ -14,10 +14,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .document import Analysis
+from .document import REQUEST_FAILED, Analysis
 
 COMMAND = "relay.showGraph"
-REQUEST_FAILED = -32803  # LSP's RequestFailed
 
 
 class GraphError(Exception):

@@ -16,9 +16,12 @@ Two passes over each top-level function's graph, both `ExprMutator`s:
   constants (literals, `meta[relay.Constant][i]` with their values, random
   constants once drawn, and what this pass already folded) is evaluated
   once, with the kernel the call site would use, and replaced by a constant.
-  Calls with effects are never folded: `memory.*` allocations (which
-  `vm.invoke_tvm_op` writes into), `vm.*`, references, and anything that
-  fails while folding (it fails, located, when it runs).
+  Only operators whose properties allow it are folded (TVM's rule with
+  quantized operators included: not stateful, and computational or
+  lowering to plain arithmetic), so allocations (which `vm.invoke_tvm_op`
+  writes into), device placement and VM bookkeeping never are; nor are
+  references, nor anything that fails while folding (it fails, located,
+  when it runs).
 
 A rewritten node keeps the span of the node it replaces (a runtime error is
 reported there) and the type the checker gave it (`types`).
@@ -36,9 +39,6 @@ from ..ir.visitor import ExprMutator, post_order
 if TYPE_CHECKING:
     from .compile import Compiler
 
-# Operators whose calls have effects or allocate what later calls write into.
-EFFECT_PREFIXES = ("memory.", "vm.", "debug", "call_lowered", "random.")
-
 # Largest value computed at compile time (bytes): bigger ones stay calls.
 FOLD_LIMIT = 1 << 28
 
@@ -46,7 +46,11 @@ FLOATS = frozenset({"float32", "float64"})
 
 
 def is_pure(name: str) -> bool:
-    return not name.startswith(EFFECT_PREFIXES)
+    """Whether a call of the operator with constant arguments may be computed
+    at compile time (see the module docstring)."""
+    from ..ops import registry
+
+    return registry.properties(name).foldable(fold_qnn=True)
 
 
 class Optimizer:

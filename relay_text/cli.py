@@ -214,7 +214,9 @@ class _Commands(click.Group):
 
 
 # Command name -> "module:attribute" of a click command defined elsewhere.
-STAGE_COMMANDS: dict[str, str] = {}
+STAGE_COMMANDS: dict[str, str] = {
+    "opt": "relay_text.passes.command:opt",
+}
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

@@ -303,6 +303,15 @@ UNFORMATTABLE = Code(
     "clauses, kinds, explicit type arguments, `Constant(...)`).",
     "relay fmt --dialect tvm f.rly   // f.rly uses `where Broadcast`",
 )
+PASS_FAILED = Code(
+    "pass-failed",
+    "a pass of `relay opt` cannot transform the program",
+    "A transformation needs something the program does not give it: "
+    "`gradient` an operator it has no derivative for, or a function whose "
+    "parameters are not all tensors; a pass that needs types a program "
+    "that does not type-check. The message names the pass and where.",
+    "relay opt --passes gradient f.rly   // @main calls argmax",
+)
 INTERNAL_ERROR = Code(
     "internal-error",
     "the toolchain failed; please report it",

@@ -69,6 +69,7 @@ class RunRequest:
     max_depth: int = DEFAULT_MAX_DEPTH
     optimize: bool = True  # False: `relay run --no-opt`, the plan as written
     max_memory: int | None = None  # bytes; None: a fraction of the machine's memory (relay_text.limits)
+    constants: dict[int, Any] | None = None  # values of meta[relay.Constant][i] (the Python API), before the section's
 
 
 @dataclass
@@ -85,6 +86,7 @@ class Outcome:
     value: Any
     entry: Entry
     args: dict[str, Any]
+    constants: dict[int, Any] = field(default_factory=dict)  # the values meta[relay.Constant][i] ran with
 
 
 def _bad(message: str, span: Span | None = None, label: str = "") -> Diagnostic:
@@ -230,6 +232,8 @@ def _run_module(
         raise RunFailed(diags)
 
     constants: dict[int, Any] = metadata_values(module)
+    if request.constants:
+        constants.update(request.constants)
     if request.random_consts and not constants:
         # A stream of its own, so that constants do not shift the arguments.
         rng = np.random.default_rng([request.seed, 1])
@@ -295,7 +299,7 @@ def _run_module(
         result = execute(program, entry.key, args, request.max_depth)
     except EvalError as exc:
         raise RunFailed([exc.diagnostic], ran=True) from None
-    return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
+    return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)}, constants)
 
 
 def _require_bfloat16(module: Module, entry: Entry, param_type: Callable[[Var], Any], meta_types: dict[int, Any]) -> None:

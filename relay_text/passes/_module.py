@@ -1,0 +1,137 @@
+"""Helpers the passes share: rebuilding modules, substituting variables,
+building calls and constants."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from ..ir.expr import Call, Constant, Expr, Function, GlobalVar, Let, Op, Tuple, TupleGetItem, Var
+from ..ir.module import Module
+from ..ir.ty import TensorType, TupleType
+from ..ir.visitor import ExprMutator, ExprVisitor
+
+
+def replace(module: Module, **changes: Any) -> Module:
+    """A copy of `module` with some fields changed (its source's comments and
+    the positions of its text are not carried over: they describe nodes
+    that passes replace)."""
+    fields = {
+        "functions": module.functions,
+        "type_defs": module.type_defs,
+        "order": module.order,
+        "expr": module.expr,
+        "free_vars": module.free_vars,
+        "version": module.version,
+        "header": module.header,
+        "metadata": module.metadata,
+        "comments": [],
+        "source": module.source,
+    }
+    fields.update(changes)
+    return Module(**fields)
+
+
+def map_functions(module: Module, rewrite: Callable[[GlobalVar | None, Function], Function]) -> Module:
+    """The module with each global function (and a trailing `fn`) rewritten;
+    a trailing expression that is not a function is rewritten as the body of
+    a function without parameters."""
+    functions = {gv: rewrite(gv, fn) for gv, fn in module.functions.items()}
+    expr = module.expr
+    free = module.free_vars
+    if expr is not None:
+        if type(expr) is Function:
+            expr = rewrite(None, expr)
+        else:
+            wrapped = rewrite(None, Function(module.free_vars, expr))
+            expr, free = wrapped.body, wrapped.params
+    if all(functions[g] is module.functions[g] for g in functions) and expr is module.expr:
+        return module
+    return replace(module, functions=functions, expr=expr, free_vars=free)
+
+
+class Substitute(ExprMutator):
+    """Replaces nodes by others (variables by variables or expressions),
+    rebuilding what contains them."""
+
+    def __init__(self, mapping: dict[Expr, Expr]) -> None:
+        super().__init__()
+        self.memo.update(mapping)
+
+
+def substitute(expr: Expr, mapping: dict[Expr, Expr]) -> Expr:
+    return Substitute(mapping).visit(expr)
+
+
+def free_vars(expr: Expr) -> list[Var]:
+    """The variables `expr` uses and does not bind, in order of first use."""
+    bound: set[Var] = set()
+    used: list[Var] = []
+    seen: set[Var] = set()
+
+    class Walk(ExprVisitor):
+        def visit_let(self, node: Let) -> None:
+            bound.add(node.var)
+
+        def visit_function(self, node: Function) -> None:
+            bound.update(node.params)
+
+        def visit_match(self, node: Any) -> None:
+            from ..ir.pattern import pattern_vars
+
+            for clause in node.clauses:
+                bound.update(pattern_vars(clause.pattern))
+
+        def visit_var(self, node: Var) -> None:
+            if node not in seen:
+                seen.add(node)
+                used.append(node)
+
+    Walk().visit(expr)
+    return [v for v in used if v not in bound]
+
+
+def call(name: str, *args: Expr, attrs: Iterable[tuple[str, Any]] = ()) -> Call:
+    return Call(Op(name), tuple(args), tuple(attrs))
+
+
+def scalar(value: float | int | bool, dtype: str) -> Constant:
+    """A scalar literal of `dtype` (floats rounded to it)."""
+    if dtype.startswith(("float", "bfloat")):
+        import numpy as np
+
+        if dtype in ("float16", "float32", "float64"):
+            value = float(np.dtype(dtype).type(value))
+        else:
+            value = float(value)
+    elif dtype == "bool":
+        value = bool(value)
+    else:
+        value = int(value)
+    return Constant(value, dtype, ())
+
+
+def tuple_of(fields: Iterable[Expr]) -> Tuple:
+    return Tuple(tuple(fields))
+
+
+def item(value: Expr, index: int) -> TupleGetItem:
+    return TupleGetItem(value, index)
+
+
+def tensor_type(ty: Any) -> TensorType | None:
+    return ty if isinstance(ty, TensorType) else None
+
+
+def static_shape(ty: Any) -> tuple[int, ...] | None:
+    """The shape of a tensor type whose dimensions are all numbers, else None."""
+    if isinstance(ty, TensorType) and type(ty.shape) is tuple and all(type(d) is int for d in ty.shape):
+        return ty.shape
+    return None
+
+
+def is_tensor_or_tuple_of_tensors(ty: Any) -> bool:
+    if isinstance(ty, TensorType):
+        return True
+    if isinstance(ty, TupleType):
+        return all(is_tensor_or_tuple_of_tensors(f) for f in ty.fields)
+    return False

@@ -91,13 +91,15 @@ class ConstantTable:
         self.values: dict[int, Any] = {}  # index -> numpy array
         self.added: set[int] = set()  # indices made by passes
         self.section_size = 0  # entries of the file's section
-        self.highest = -1  # the highest index the program names
+        self.highest = -1  # the highest index in use (the program's, or added)
+        self.unknown = False  # the program names an entry that has no data
         self._metadata: Any = None  # the section decoded so far (a Metadata object)
         self._table: Any = None
+        self.produced: list[Any] = []  # sections written by passes (holding the file's entries and the added ones)
 
     def attach(self, module: Module) -> None:
         """Take note of a module's section and of the indices it names."""
-        if module.metadata is not None and module.metadata is not self._metadata:
+        if module.metadata is not None and module.metadata is not self._metadata and not any(module.metadata is m for m in self.produced):
             self._metadata = module.metadata
             table, _problems = module.metadata.decoded()
             self._table = table
@@ -107,6 +109,8 @@ class ConstantTable:
             for node in post_order(root):
                 if type(node) is Constant and node.meta_index is not None:
                     self.highest = max(self.highest, node.meta_index)
+                    if node.meta_index >= self.section_size and node.meta_index not in self.added:
+                        self.unknown = True
 
     def value(self, node: Constant) -> Any:
         """The numpy value of a constant (a literal, `Constant(v, shape,
@@ -143,7 +147,7 @@ class ConstantTable:
         """Whether new constants can be written into the output's section:
         every index below them must have data (a dump without a section,
         whose constants have no values, cannot gain a section)."""
-        return self.highest < self.section_size or self.highest < 0
+        return not self.unknown
 
     def add(self, array: Any) -> int:
         """A new entry for `array`; its index."""

@@ -30,11 +30,24 @@ from .context import PassContext, roots
 
 def with_section(module: Module, ctx: PassContext) -> Module:
     """The module with a `#[metadata]` section holding the constants that
-    passes added and the program still uses (unchanged if there are none)."""
+    passes added and the program still uses (unchanged if there are none).
+    The added ones are numbered anew, in order, after the file's own: a
+    value computed on the way to another (`(c + c) * 2`) takes no entry."""
     table = ctx.constants
     used = sorted({n.meta_index for r in roots(module) for n in post_order(r) if type(n) is Constant and n.meta_index in table.added})
     if not used:
         return module
+    first = table.section_size
+    renumber = {old: first + i for i, old in enumerate(used)}
+    if any(old != new for old, new in renumber.items()):
+        module = _renumbered(module, renumber)
+        values = {new: table.values[old] for old, new in renumber.items()}
+        for old in table.added:
+            table.values.pop(old, None)
+        table.values.update(values)
+        table.added = set(values)
+        table.highest = max(values)
+        used = sorted(values)
     from ..syntax.metadata import decode_metadata, encode_metadata, encode_ndarray
 
     if module.metadata is None:
@@ -76,9 +89,28 @@ def with_section(module: Module, ctx: PassContext) -> Module:
             items.append(len(nodes) - 1)
             blobs.append(base64.b64encode(encode_ndarray(value)).decode("ascii"))
         text = json.dumps(doc, indent=2)
+    text = "\n" + text  # as the reader keeps it: from the end of `#[metadata]`
     source = Source("<metadata>", text)
     metadata = Metadata(text, Span(source, 0, len(text)), decode_metadata)
+    table.produced.append(metadata)
     return _replace(module, metadata=metadata)
+
+
+def _renumbered(module: Module, renumber: dict[int, int]) -> Module:
+    from ..ir.visitor import ExprMutator
+    from ._module import map_functions
+
+    class Renumber(ExprMutator):
+        def visit_constant(self, node: Constant) -> Constant:
+            new = renumber.get(node.meta_index) if node.meta_index is not None else None
+            if new is None:
+                return node
+            return Constant(node.value, node.dtype, node.shape, new, node.span, node.type_annotation)
+
+    def convert(gv: Any, fn: Any) -> Any:
+        return Renumber().visit(fn)
+
+    return map_functions(module, convert)
 
 
 def _string_node(nodes: list, text: str) -> int:

@@ -99,6 +99,9 @@ class Pass:
     options: tuple[Option, ...] = ()
     module: str = ""  # the module of this package that registers it
     schema: dict[str, Option] = field(default_factory=dict, compare=False, repr=False)
+    # For the passes `relay run` applies: the same rewrite of one function,
+    # given the evaluator's environment (see `eval/optimize.py`).
+    evaluator: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
 
     def defaults(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.options}
@@ -127,14 +130,17 @@ _LOADED = False
 _NOT_PASSES = frozenset({"registry", "context", "command", "output", "pipeline"})
 
 
-def register(name: str, summary: str, *options: Option) -> Callable[[PassFunction], PassFunction]:
-    """Decorator registering a pass function under `name`."""
+def register(
+    name: str, summary: str, *options: Option, evaluator: Callable[..., Any] | None = None
+) -> Callable[[PassFunction], PassFunction]:
+    """Decorator registering a pass function under `name`; `evaluator` is
+    the same rewrite as `relay run` applies it to one function."""
 
     def decorate(function: PassFunction) -> PassFunction:
         if name in _PASSES:
             raise ValueError(f"pass {name!r} registered twice")
         module = function.__module__.rsplit(".", 1)[-1]
-        _PASSES[name] = Pass(name, summary, function, tuple(options), module, {o.name: o for o in options})
+        _PASSES[name] = Pass(name, summary, function, tuple(options), module, {o.name: o for o in options}, evaluator)
         return function
 
     return decorate

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Diagnostic, codes
+from ..ir.expr import Expr
 from ..ir.module import Module
 from ..ir.span import Source
 from .context import PassContext, PassFailed
@@ -40,7 +41,8 @@ class Optimized:
 
 def run_passes(module: Module, steps: list[tuple[Pass, dict[str, Any]]], ctx: PassContext, timings: list | None = None) -> Module:
     """Apply `steps` in order; each result is type-checked (PassFailed)."""
-    ctx.check(module)
+    result = ctx.check(module)
+    module = _typed_constants(module, result.meta_types)
     for step, options in steps:
         ctx.pass_name = step.name
         start = time.perf_counter()
@@ -102,6 +104,52 @@ def optimize_source(
     out.text = text
     out.module = printed
     return out
+
+
+def _typed_constants(module: Module, meta_types: dict[int, Any]) -> Module:
+    """Each `meta[relay.Constant][i]` that the file gives no data gets the
+    type the checker inferred for it from its uses, as if written in a
+    `/* ty=... */` comment: passes change those uses (a batch norm's
+    variance becomes an operand of `add`), and the type must not be lost."""
+    from ..ir.expr import Constant
+    from ..ir.visitor import ExprMutator
+    from ._module import map_functions
+    from .context import roots
+
+    section = module.metadata.decoded()[0] if module.metadata is not None else None
+    have = len(section.constants) if section is not None else 0
+    wanted = {
+        n.meta_index
+        for r in roots(module)
+        for n in _nodes(r)
+        if type(n) is Constant and n.meta_index is not None and n.meta_index >= have and n.type_annotation is None
+    }
+    if not wanted:
+        return module
+
+    class Annotate(ExprMutator):
+        def visit_constant(self, node: Constant) -> Expr:
+            ty = meta_types.get(node.meta_index) if node.meta_index in wanted and node.type_annotation is None else None
+            if ty is None or not _closed(ty):
+                return node
+            return Constant(node.value, node.dtype, node.shape, node.meta_index, node.span, ty)
+
+    def convert(gv: Any, fn: Any) -> Any:
+        return Annotate().visit(fn)
+
+    return map_functions(module, convert)
+
+
+def _nodes(root: Any) -> list[Any]:
+    from ..ir.visitor import post_order
+
+    return post_order(root)
+
+
+def _closed(ty: Any) -> bool:
+    from ..ir.ty import TensorType
+
+    return isinstance(ty, TensorType) and isinstance(ty.dtype, str) and type(ty.shape) is tuple and all(type(d) is int for d in ty.shape)
 
 
 def _render(module: Module, ctx: PassContext, dialect: str, width: int) -> tuple[str, Module]:

@@ -27,6 +27,9 @@ TVM has the fact:
   time all the same (`FoldConstant` with `fold_qnn`).
 * `shape_dependent` - TVM's `TShapeDataDependent`: the shape of the result
   depends on the values of an input, not only on the input shapes.
+* `reshape` - TVM's `TReshapeOp`: the operator only reshapes (the data,
+  in order, is unchanged); a fused function of such calls alone is marked
+  `ReshapeOnly`.
 
 and two facts about this project's kernels:
 
@@ -69,6 +72,7 @@ class Properties:
     computational: bool = True
     lowers: bool = False
     shape_dependent: bool = False
+    reshape: bool = False
     inplace: bool = False
     keeps_low_precision: bool = False
 
@@ -129,7 +133,7 @@ PROPERTIES: dict[str, Properties] = {
     "collapse_sum_like": P(COMM_REDUCE),
     "collapse_sum_to": P(COMM_REDUCE),
     "concatenate": P(INJECTIVE, inplace=True, keeps_low_precision=True),
-    "contrib_reverse_reshape": P(INJECTIVE, keeps_low_precision=True),
+    "contrib_reverse_reshape": P(INJECTIVE, reshape=True, keeps_low_precision=True),
     "copy": P(ELEMWISE, keeps_low_precision=True),
     "cos": P(ELEMWISE),
     "cosh": P(ELEMWISE),
@@ -148,9 +152,9 @@ PROPERTIES: dict[str, Properties] = {
     "dyn.nn.upsampling3d": P(INJECTIVE, shape_dependent=True),
     "dyn.one_hot": P(OUT_ELEMWISE_FUSABLE, shape_dependent=True, keeps_low_precision=True),
     "dyn.ones": P(ELEMWISE, shape_dependent=True),
-    "dyn.reshape": P(INJECTIVE, shape_dependent=True, keeps_low_precision=True),
+    "dyn.reshape": P(INJECTIVE, reshape=True, shape_dependent=True, keeps_low_precision=True),
     "dyn.sparse_to_dense": P(OPAQUE, shape_dependent=True),
-    "dyn.squeeze": P(INJECTIVE, shape_dependent=True, keeps_low_precision=True),
+    "dyn.squeeze": P(INJECTIVE, reshape=True, shape_dependent=True, keeps_low_precision=True),
     "dyn.strided_slice": P(INJECTIVE, shape_dependent=True, keeps_low_precision=True),
     "dyn.tile": P(INJECTIVE, shape_dependent=True, keeps_low_precision=True),
     "dyn.topk": P(OPAQUE, shape_dependent=True),
@@ -159,7 +163,7 @@ PROPERTIES: dict[str, Properties] = {
     "equal": P(BROADCAST),
     "erf": P(ELEMWISE),
     "exp": P(ELEMWISE, inplace=True),
-    "expand_dims": P(BROADCAST, keeps_low_precision=True),
+    "expand_dims": P(BROADCAST, reshape=True, keeps_low_precision=True),
     "fast_erf": P(ELEMWISE),
     "fast_exp": P(ELEMWISE),
     "fast_tanh": P(ELEMWISE),
@@ -222,7 +226,7 @@ PROPERTIES: dict[str, Properties] = {
     "nn.avg_pool2d": P(OUT_ELEMWISE_FUSABLE, inplace=True),
     "nn.avg_pool2d_grad": P(OUT_ELEMWISE_FUSABLE),
     "nn.avg_pool3d": P(OUT_ELEMWISE_FUSABLE),
-    "nn.batch_flatten": P(INJECTIVE, keeps_low_precision=True),
+    "nn.batch_flatten": P(INJECTIVE, reshape=True, keeps_low_precision=True),
     "nn.batch_matmul": P(OUT_ELEMWISE_FUSABLE, inplace=True),
     "nn.batch_norm": P(OUT_ELEMWISE_FUSABLE),
     "nn.batch_to_space_nd": P(INJECTIVE, keeps_low_precision=True),
@@ -327,7 +331,7 @@ PROPERTIES: dict[str, Properties] = {
     "reinterpret": P(ELEMWISE, keeps_low_precision=True),
     "relay.op.annotation.simulated_quantize": P(ELEMWISE),
     "repeat": P(BROADCAST, keeps_low_precision=True),
-    "reshape": P(INJECTIVE, keeps_low_precision=True),
+    "reshape": P(INJECTIVE, reshape=True, keeps_low_precision=True),
     "reshape_like": P(INJECTIVE, keeps_low_precision=True),
     "reverse": P(INJECTIVE, keeps_low_precision=True),
     "reverse_sequence": P(INJECTIVE, keeps_low_precision=True),
@@ -353,7 +357,7 @@ PROPERTIES: dict[str, Properties] = {
     "sparse_to_dense": P(OPAQUE),
     "split": P(INJECTIVE, keeps_low_precision=True),
     "sqrt": P(ELEMWISE, inplace=True),
-    "squeeze": P(INJECTIVE, keeps_low_precision=True),
+    "squeeze": P(INJECTIVE, reshape=True, keeps_low_precision=True),
     "stack": P(INJECTIVE, keeps_low_precision=True),
     "stft": P(OPAQUE, shape_dependent=True),
     "strided_set": P(INJECTIVE, keeps_low_precision=True),

@@ -135,3 +135,67 @@ def is_tensor_or_tuple_of_tensors(ty: Any) -> bool:
     if isinstance(ty, TupleType):
         return all(is_tensor_or_tuple_of_tensors(f) for f in ty.fields)
     return False
+
+
+def written(ty: Any, declared: frozenset[Any] | set[Any] = frozenset()) -> Any:
+    """A type as the text can write it: the checker's unknowns become `_`
+    (an `IncompleteType`); None when a part cannot be written at all (a
+    reference type, an error, a type variable that is not `declared`)."""
+    from ..ir.ty import DimBinOp, FuncType, IncompleteType, TypeCall, TypeVar
+
+    if isinstance(ty, IncompleteType):
+        return IncompleteType(ty.kind)
+    if isinstance(ty, TypeVar):
+        return ty if ty in declared else None
+    if isinstance(ty, TensorType):
+        shape = ty.shape
+        if isinstance(shape, tuple):
+            dims = []
+            for d in shape:
+                if isinstance(d, IncompleteType):
+                    dims.append(IncompleteType(d.kind))
+                elif isinstance(d, TypeVar):
+                    if d not in declared:
+                        return None
+                    dims.append(d)
+                elif isinstance(d, DimBinOp):
+                    return None if _dim_vars(d, declared) else d
+                else:
+                    dims.append(d)
+            shape = tuple(dims)
+        else:
+            shape = written(shape, declared)
+            if shape is None:
+                return None
+        dtype = ty.dtype if isinstance(ty.dtype, str) else written(ty.dtype, declared)
+        if dtype is None:
+            return None
+        return TensorType(shape, dtype)
+    if isinstance(ty, TupleType):
+        fields = [written(f, declared) for f in ty.fields]
+        return None if any(f is None for f in fields) else TupleType(tuple(fields))
+    if isinstance(ty, FuncType):
+        if ty.type_params or ty.type_constraints:
+            return None
+        args = [written(a, declared) for a in ty.arg_types]
+        ret = written(ty.ret_type, declared)
+        return None if ret is None or any(a is None for a in args) else FuncType(tuple(args), ret)
+    if isinstance(ty, TypeCall):
+        args = [written(a, declared) for a in ty.args]
+        return None if any(a is None for a in args) else TypeCall(ty.func, tuple(args))
+    return None
+
+
+def _dim_vars(d: Any, declared: Any) -> bool:
+    from ..ir.ty import DimBinOp, TypeVar
+
+    stack = [d]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, DimBinOp):
+            stack += [x.lhs, x.rhs]
+        elif isinstance(x, TypeVar) and x not in declared:
+            return True
+        elif not isinstance(x, (int, TypeVar)):
+            return True
+    return False

@@ -147,9 +147,14 @@ def _nodes(root: Any) -> list[Any]:
 
 
 def _closed(ty: Any) -> bool:
-    from ..ir.ty import TensorType
+    from ..ir.ty import AnyDim, IncompleteType, TensorType
 
-    return isinstance(ty, TensorType) and isinstance(ty.dtype, str) and type(ty.shape) is tuple and all(type(d) is int for d in ty.shape)
+    return (
+        isinstance(ty, TensorType)
+        and isinstance(ty.dtype, str)
+        and type(ty.shape) is tuple
+        and all(type(d) is int or (isinstance(d, AnyDim) and not isinstance(d, IncompleteType)) for d in ty.shape)
+    )
 
 
 def _render(module: Module, ctx: PassContext, dialect: str, width: int) -> tuple[str, Module]:

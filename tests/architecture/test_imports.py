@@ -21,7 +21,8 @@ ALLOWED = {
     "diagnostics": {"ir"},
     "ops": {"ir", "text", "diagnostics"},
     "check": {"ir", "text", "diagnostics", "ops"},
-    "eval": {"ir", "text", "diagnostics", "ops"},
+    "eval": {"ir", "text", "diagnostics", "ops", "passes"},
+    "passes": {"ir", "text", "diagnostics", "ops", "check", "syntax"},
     "syntax": {"ir", "text", "diagnostics"},
 }
 # `ir` nodes print themselves with the printer, imported when `str()` is called.

@@ -199,3 +199,63 @@ def _dim_vars(d: Any, declared: Any) -> bool:
         elif not isinstance(x, (int, TypeVar)):
             return True
     return False
+
+
+def rename_pattern(pattern: Any, mapping: dict[Expr, Expr]) -> Any:
+    """A pattern with its variables replaced as `mapping` says."""
+    from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar
+
+    if isinstance(pattern, PatternVar):
+        new = mapping.get(pattern.var)
+        return PatternVar(new, pattern.span) if isinstance(new, Var) else pattern
+    if isinstance(pattern, PatternConstructor):
+        return PatternConstructor(pattern.constructor, tuple(rename_pattern(p, mapping) for p in pattern.patterns), pattern.span)
+    if isinstance(pattern, PatternTuple):
+        return PatternTuple(tuple(rename_pattern(p, mapping) for p in pattern.patterns), pattern.span)
+    return pattern
+
+
+class _Fresh(ExprMutator):
+    """Rebuilds with every variable the expression binds replaced by a new
+    one of the same name (and free variables as `mapping` says)."""
+
+    def __init__(self, mapping: dict[Expr, Expr]) -> None:
+        super().__init__()
+        self.memo.update(mapping)
+        self.mapping = mapping
+
+    def visit_match(self, node: Any) -> Expr:
+        from ..ir.expr import Clause, Match
+
+        data = self.memo[node.data]
+        clauses = tuple(Clause(rename_pattern(c.pattern, self.mapping), self.memo[c.body], c.span) for c in node.clauses)
+        return Match(data, clauses, node.complete, node.span)
+
+
+def copy_fresh(expr: Expr, mapping: dict[Expr, Expr] | None = None) -> Expr:
+    """A copy of `expr` whose bound variables are new objects, with the free
+    variables `mapping` names replaced (an expression inlined twice must
+    not bind the same variable twice)."""
+    from ..ir.expr import Match
+    from ..ir.pattern import pattern_vars
+
+    table: dict[Expr, Expr] = dict(mapping or {})
+    for node in _walk_all(expr):
+        bound: list[Var] = []
+        if type(node) is Let:
+            bound = [node.var]
+        elif type(node) is Function:
+            bound = list(node.params)
+        elif type(node) is Match:
+            for clause in node.clauses:
+                bound += pattern_vars(clause.pattern)
+        for var in bound:
+            if var not in table:
+                table[var] = Var(var.name, var.type_annotation, var.span, var.attrs)
+    return _Fresh(table).visit(expr)
+
+
+def _walk_all(expr: Expr) -> list[Expr]:
+    from ._scopes import walk
+
+    return walk(expr, lambda n: True)

@@ -96,11 +96,13 @@ class ConstantTable:
         self._metadata: Any = None  # the section decoded so far (a Metadata object)
         self._table: Any = None
         self.produced: list[Any] = []  # sections written by passes (holding the file's entries and the added ones)
+        self.file_metadata: Any = None  # the file's own section
 
     def attach(self, module: Module) -> None:
         """Take note of a module's section and of the indices it names."""
         if module.metadata is not None and module.metadata is not self._metadata and not any(module.metadata is m for m in self.produced):
             self._metadata = module.metadata
+            self.file_metadata = module.metadata
             table, _problems = module.metadata.decoded()
             self._table = table
             if table is not None:

@@ -36,6 +36,8 @@ def with_section(module: Module, ctx: PassContext) -> Module:
     table = ctx.constants
     used = sorted({n.meta_index for r in roots(module) for n in post_order(r) if type(n) is Constant and n.meta_index in table.added})
     if not used:
+        if module.metadata is not None and any(module.metadata is m for m in table.produced):
+            return _replace(module, metadata=table.file_metadata)  # the computed ones are no longer used
         return module
     first = table.section_size
     renumber = {old: first + i for i, old in enumerate(used)}

@@ -312,6 +312,15 @@ PASS_FAILED = Code(
     "that does not type-check. The message names the pass and where.",
     "relay opt --passes gradient f.rly   // @main calls argmax",
 )
+PASS_WARNING = Code(
+    "pass-warning",
+    "a pass of `relay opt` made a choice worth knowing about",
+    "The program was transformed, but the pass had to decide something its "
+    "rules do not cover: `ToMixedPrecision` meeting an operator in none of "
+    "its lists runs it where its arguments are (as TVM's FOLLOW).",
+    "relay opt --passes ToMixedPrecision f.rly   // f.rly calls nn.lrn",
+    severity=WARNING,
+)
 INTERNAL_ERROR = Code(
     "internal-error",
     "the toolchain failed; please report it",

@@ -49,6 +49,10 @@ class PassContext:
         self.constants = ConstantTable()
         self.type_comments = False  # write `/* ty=... */` after each expression (InferType{comments})
         self.entry: str | None = None  # `relay opt --entry @f`: the function `gradient` differentiates
+        self.warnings: list[Diagnostic] = []  # what passes report without failing
+
+    def warn(self, message: str, span: Span | None = None) -> None:
+        self.warnings.append(Diagnostic(codes.PASS_WARNING, message, span, severity=codes.WARNING))
 
     # ---- types ---------------------------------------------------------------
 

@@ -86,6 +86,7 @@ def optimize_source(
                 return out
         text, printed = _render(module, ctx, dialect, width)
     except PassFailed as exc:
+        out.diagnostics.extend(ctx.warnings)
         out.diagnostics.append(exc.diagnostic)
         return out
     except PrintError as exc:
@@ -101,6 +102,7 @@ def optimize_source(
     if problem_text is not None:
         out.diagnostics.append(Diagnostic(codes.INTERNAL_ERROR, f"{problem_text}; this is a bug in relay-text, please report it", None))
         return out
+    out.diagnostics.extend(ctx.warnings)
     out.text = text
     out.module = printed
     return out

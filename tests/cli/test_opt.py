@@ -34,7 +34,9 @@ def test_the_issue_list_of_passes_is_registered() -> None:
 
     wanted = [
         "InferType", "FoldConstant", "SimplifyInference", "DeadCodeElimination", "EliminateCommonSubexpr",
-        "ToANormalForm", "ToGraphNormalForm", "ToBasicBlockNormalForm", "FuseOps", "DefuseOps",
+        "ToANormalForm", "ToGraphNormalForm", "ToBasicBlockNormalForm", "Inline", "FuseOps", "DefuseOps",
+        "DynamicToStatic", "SimplifyExpr", "LambdaLift", "Defunctionalization", "ToMixedPrecision",
+        "FoldScaleAxis", "BackwardFoldScaleAxis", "ForwardFoldScaleAxis", "gradient",
         "FoldAffine", "DenseWeightLayout",
     ]
     assert [name for name in wanted if get(name) is None] == []

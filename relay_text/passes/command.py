@@ -119,7 +119,7 @@ def _listing(passes: list) -> str:
     for p in passes:
         lines.append(f"{p.name:<{width}}  {p.summary}")
         for option in p.options:
-            doc = textwrap.shorten(option.doc, 70)
+            doc = textwrap.shorten(option.doc, 90)
             lines.append(f"{'':<{width}}    {option.describe()}  {doc}")
     return "\n".join(lines) + "\n"
 

@@ -91,7 +91,7 @@ def with_section(module: Module, ctx: PassContext) -> Module:
             items.append(len(nodes) - 1)
             blobs.append(base64.b64encode(encode_ndarray(value)).decode("ascii"))
         text = json.dumps(doc, indent=2)
-    text = "\n" + text  # as the reader keeps it: from the end of `#[metadata]`
+    text = "\n" + text + "\n"  # as the reader keeps it: from the end of `#[metadata]` to the end of the file
     source = Source("<metadata>", text)
     metadata = Metadata(text, Span(source, 0, len(text)), decode_metadata)
     table.produced.append(metadata)
@@ -150,6 +150,11 @@ def type_comments(module: Module, ctx: PassContext) -> Any:
     comments = Comments()
     count = 0
     seen: set[int] = set()
+    from ..ir.expr import Match
+
+    # a clause's value: its comment goes after the clause's `,`, where the
+    # reader puts it back (so that the text is the formatter's normal form)
+    clause_bodies = {id(c.body) for r in roots(module) for n in post_order(r) if type(n) is Match for c in n.clauses}
     for root in roots(module):
         for node in post_order(root):
             if id(node) in seen:
@@ -166,7 +171,7 @@ def type_comments(module: Module, ctx: PassContext) -> Any:
             if ty is None:
                 continue
             note = Note(count, f"/* ty={type_text(ty, dialect)} */", own_line=False, line=False, blank_before=False)
-            comments.by_key[node] = Attached(after=[note])
+            comments.by_key[node] = Attached(after_term=[note]) if id(node) in clause_bodies else Attached(after=[note])
             count += 1
     comments.count = count
     return comments

@@ -44,7 +44,7 @@ class _Merge(ExprMutator):
     def __init__(self, skip: frozenset[str]) -> None:
         super().__init__()
         self.skip = skip
-        self.calls: dict[str, list[Call]] = {}
+        self.calls: dict[Any, list[Call]] = {}
         self.items: dict[int, list[TupleGetItem]] = {}
 
     def visit_call(self, node: Call) -> Expr:
@@ -56,7 +56,7 @@ class _Merge(ExprMutator):
         props = registry.properties(new.op.name)
         if props.stateful or not props.computational:
             return new
-        seen = self.calls.setdefault(new.op.name, [])
+        seen = self.calls.setdefault(_key(new), [])
         for candidate in seen:
             if len(candidate.args) == len(new.args) and attrs_equal(candidate.attrs, new.attrs) and all(
                 _equivalent(a, b) for a, b in zip(new.args, candidate.args)
@@ -75,6 +75,20 @@ class _Merge(ExprMutator):
                 return candidate
         seen.append(new)
         return new
+
+
+def _key(call: Call) -> Any:
+    """A key that equal calls share (candidates are then compared in full):
+    the operator and what each argument is, a scalar literal by its value."""
+    parts: list[Any] = [call.op.name]  # type: ignore[union-attr]  # operator calls only
+    for arg in call.args:
+        if type(arg) is Constant and arg.is_scalar:
+            parts.append(("literal", arg.dtype, repr(arg.value)))
+        elif type(arg) is Tuple:
+            parts.append(("tuple", len(arg.fields)))
+        else:
+            parts.append(id(arg))
+    return tuple(parts)
 
 
 def _equivalent(a: Any, b: Any) -> bool:

@@ -33,7 +33,10 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
 def _attrs(node: Call) -> dict[str, Any]:
     from ..ops import registry
 
-    op = registry.get(node.op.name)  # type: ignore[union-attr]  # rules see operator calls only
+    from ..ir.expr import Op
+
+    assert isinstance(node.op, Op)  # rules see operator calls only
+    op = registry.get(node.op.name)
     assert op is not None
     filled, _ = op.normalize_attrs(node.attrs)
     return filled

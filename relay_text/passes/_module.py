@@ -15,7 +15,7 @@ def replace(module: Module, **changes: Any) -> Module:
     """A copy of `module` with some fields changed (its source's comments and
     the positions of its text are not carried over: they describe nodes
     that passes replace)."""
-    fields = {
+    fields: dict[str, Any] = {
         "functions": module.functions,
         "type_defs": module.type_defs,
         "order": module.order,
@@ -69,10 +69,10 @@ def free_vars(expr: Expr) -> list[Var]:
     seen: set[Var] = set()
 
     class Walk(ExprVisitor):
-        def visit_let(self, node: Let) -> None:
+        def visit_let(self, node: Any) -> None:
             bound.add(node.var)
 
-        def visit_function(self, node: Function) -> None:
+        def visit_function(self, node: Any) -> None:
             bound.update(node.params)
 
         def visit_match(self, node: Any) -> None:
@@ -81,7 +81,7 @@ def free_vars(expr: Expr) -> list[Var]:
             for clause in node.clauses:
                 bound.update(pattern_vars(clause.pattern))
 
-        def visit_var(self, node: Var) -> None:
+        def visit_var(self, node: Any) -> None:
             if node not in seen:
                 seen.add(node)
                 used.append(node)
@@ -150,7 +150,7 @@ def written(ty: Any, declared: frozenset[Any] | set[Any] = frozenset()) -> Any:
     if isinstance(ty, TensorType):
         shape = ty.shape
         if isinstance(shape, tuple):
-            dims = []
+            dims: list[Any] = []
             for d in shape:
                 if isinstance(d, IncompleteType):
                     dims.append(IncompleteType(d.kind))

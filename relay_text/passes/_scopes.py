@@ -47,7 +47,7 @@ class Scope:
 
     def __init__(self, parent: Scope | None) -> None:
         self.parent = parent
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self.bindings: list[tuple[Var, Expr]] = []
 
 

@@ -214,14 +214,14 @@ def _usage(fn: Function, pure: dict[Var, bool], default: bool) -> tuple[dict[Var
         visits[id(node)] = count
         if count > 2:
             continue
-        if t is Let:
+        if isinstance(node, Let):
             values[node.var] = (node.value, level)
             uses.setdefault(node.var, 0)
             stack.append((node.body, level))
             if not pure.get(node.var, default):
                 stack.append((node.value, level))
             continue
-        if t is Function:
+        if isinstance(node, Function):
             if not is_primitive(node):
                 stack.append((node.body, level + 1))
             continue

@@ -340,7 +340,8 @@ class _Deep(ExprMutator):
 def substitute_vars(expr: Expr, mapping: dict[Var, Var]) -> Expr:
     from ._module import substitute
 
-    return substitute(expr, dict(mapping))
+    table: dict[Expr, Expr] = {k: v for k, v in mapping.items()}
+    return substitute(expr, table)
 
 
 def _placeholder() -> Expr:

@@ -139,9 +139,10 @@ class _Static(ExprMutator):
         needed, build = rule
         values: list[Any] = [None] * len(new.args)
         for i in needed:
-            if i >= len(new.args) or type(new.args[i]) is not Constant:
+            arg = new.args[i] if i < len(new.args) else None
+            if not isinstance(arg, Constant):
                 return new
-            value = self.ctx.constants.value(new.args[i])
+            value = self.ctx.constants.value(arg)
             if value is None:
                 return new
             values[i] = value

@@ -80,7 +80,8 @@ class _Merge(ExprMutator):
 def _key(call: Call) -> Any:
     """A key that equal calls share (candidates are then compared in full):
     the operator and what each argument is, a scalar literal by its value."""
-    parts: list[Any] = [call.op.name]  # type: ignore[union-attr]  # operator calls only
+    assert isinstance(call.op, Op)  # operator calls only
+    parts: list[Any] = [call.op.name]
     for arg in call.args:
         if type(arg) is Constant and arg.is_scalar:
             parts.append(("literal", arg.dtype, repr(arg.value)))

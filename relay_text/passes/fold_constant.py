@@ -206,7 +206,7 @@ class _Folder(ExprMutator):
         np_dtype = numpy_dtype(dtype)
         if np_dtype is None:
             return new
-        if new.op.name == "ndarray_size":  # type: ignore[union-attr]  # an Op, tested by the caller
+        if isinstance(new.op, Op) and new.op.name == "ndarray_size":
             size = 1
             for d in ty.shape:
                 size *= d

@@ -131,7 +131,8 @@ class _Builder:
         return Var(f"{stem}{self.count}")
 
     def derivative(self, node: Call, forward_args: list[Expr], grad: Expr, forward_call: Expr) -> list[Expr]:
-        name = node.op.name  # type: ignore[union-attr]  # operator calls only
+        assert isinstance(node.op, Op)  # operator calls only
+        name = node.op.name
         found = RULES.get(name)
         if found is None:
             raise failed(f"`gradient`: the operator `{name}` has no derivative", node.span, "not differentiable here")
@@ -190,23 +191,25 @@ class _FirstOrder(_Builder):
     def value(self, node: Expr, env: dict[Expr, list[Any]], tensor: Callable[..., list[Any]], actions: list) -> list[Any]:
         t = type(node)
         ty = self.types.get(node)
-        if t is Var:
+        if isinstance(node, Var):
             return env[node]
-        if t is Constant:
+        if isinstance(node, Constant):
             return tensor(node, ty)
-        if t is Call and type(node.op) is Op:
+        if isinstance(node, Call) and isinstance(node.op, Op):
             args = [env[a] if type(a) is Var else self.value(a, env, tensor, actions) for a in node.args]
             forward_call = Call(node.op, tuple(a[0] for a in args), node.attrs, node.type_args, node.span)
             out = tensor(forward_call, ty)
 
-            def step(push: Callable[[Expr], Expr], node: Call = node, args: list = args, out: list = out) -> None:
-                grads = self.derivative(node, [a[0] for a in args], out[1], out[0])
+            call_node = node
+
+            def step(push: Callable[[Expr], Expr], args: list = args, out: list = out) -> None:
+                grads = self.derivative(call_node, [a[0] for a in args], out[1], out[0])
                 for arg, g in zip(args, grads):
                     arg[1] = _add(arg[2], arg[1], push(g), push)
 
             actions.append(step)
             return out
-        if t is Tuple:
+        if isinstance(node, Tuple):
             fields = [env[f] if type(f) is Var else self.value(f, env, tensor, actions) for f in node.fields]
             out = tensor(Tuple(tuple(f[0] for f in fields)), ty)
 
@@ -216,7 +219,7 @@ class _FirstOrder(_Builder):
 
             actions.append(step_tuple)
             return out
-        if t is TupleGetItem:
+        if isinstance(node, TupleGetItem):
             whole = env[node.tuple_value] if type(node.tuple_value) is Var else self.value(node.tuple_value, env, tensor, actions)
             index = node.index
             out = tensor(TupleGetItem(whole[0], index), ty)
@@ -306,15 +309,15 @@ class _HigherOrder(_Builder):
     def value(self, node: Expr, env: dict[Expr, Expr], bp: Var, bindings: list[tuple[Var, Expr]]) -> Expr:
         t = type(node)
         ty = self.types.get(node)
-        if t is Var:
+        if isinstance(node, Var):
             return env[node]
-        if t is Constant:
+        if isinstance(node, Constant):
             return self.pair(node, ty, bindings)
-        if t is Tuple:
+        if isinstance(node, Tuple):
             return self.bind(bindings, Tuple(tuple(self.value(f, env, bp, bindings) for f in node.fields)))
-        if t is TupleGetItem:
+        if isinstance(node, TupleGetItem):
             return self.bind(bindings, TupleGetItem(self.value(node.tuple_value, env, bp, bindings), node.index))
-        if t is If:
+        if isinstance(node, If):
             cond = self.value(node.cond, env, bp, bindings)
             branches = []
             for branch in (node.then_branch, node.else_branch):
@@ -322,7 +325,7 @@ class _HigherOrder(_Builder):
                 result = self.scope(branch, dict(env), bp, inner)
                 branches.append(_lets(inner, result))
             return self.bind(bindings, If(TupleGetItem(cond, 0), branches[0], branches[1], node.span))
-        if t is Call and type(node.op) is Op:
+        if isinstance(node, Call) and isinstance(node.op, Op):
             args = [self.value(a, env, bp, bindings) for a in node.args]
             arg_types = [self.types.get(a) for a in node.args]
             forwards = [self.forward(a, at) for a, at in zip(args, arg_types)]

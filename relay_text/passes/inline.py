@@ -11,6 +11,8 @@ everywhere leaves the module; one that nothing called stays.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ir.expr import Call, Expr, Function, GlobalVar
 from ..ir.module import Module
 from ..ir.visitor import ExprMutator
@@ -83,7 +85,7 @@ class _Inliner(ExprMutator):
                 return copy_fresh(fn.body, dict(zip(fn.params, args)))
         return super().visit_call(node)
 
-    def visit_global_var(self, node: GlobalVar) -> Expr:
+    def visit_global_var(self, node: Any) -> Expr:
         fn = self.bodies.get(node.name)
         if fn is None:
             return node

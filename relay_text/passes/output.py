@@ -21,7 +21,7 @@ import base64
 import json
 from typing import Any
 
-from ..ir.expr import Call, Constant, TupleGetItem
+from ..ir.expr import Call, Constant, Expr, TupleGetItem
 from ..ir.module import Metadata, Module
 from ..ir.span import Source, Span
 from ..ir.visitor import post_order
@@ -103,7 +103,7 @@ def _renumbered(module: Module, renumber: dict[int, int]) -> Module:
     from ._module import map_functions
 
     class Renumber(ExprMutator):
-        def visit_constant(self, node: Constant) -> Constant:
+        def visit_constant(self, node: Any) -> Expr:
             new = renumber.get(node.meta_index) if node.meta_index is not None else None
             if new is None:
                 return node
@@ -121,7 +121,7 @@ def _string_node(nodes: list, text: str) -> int:
 
 
 def _replace(module: Module, **changes: Any) -> Module:
-    fields = {
+    fields: dict[str, Any] = {
         "functions": module.functions,
         "type_defs": module.type_defs,
         "order": module.order,

@@ -130,7 +130,7 @@ def _typed_constants(module: Module, meta_types: dict[int, Any]) -> Module:
         return module
 
     class Annotate(ExprMutator):
-        def visit_constant(self, node: Constant) -> Expr:
+        def visit_constant(self, node: Any) -> Expr:
             ty = meta_types.get(node.meta_index) if node.meta_index in wanted and node.type_annotation is None else None
             if ty is None or not _closed(ty):
                 return node

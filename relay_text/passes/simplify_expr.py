@@ -148,7 +148,7 @@ def _add_self(rw: _Rewriter, node: Call) -> Expr | None:
     ty = rw.tensor(node)
     if ty is None:
         return None
-    return call("multiply", rw.m(node.args[0]), scalar(2, ty.dtype))
+    return call("multiply", rw.m(node.args[0]), scalar(2, str(ty.dtype)))
 
 
 def _rsqrt(rw: _Rewriter, node: Call) -> Expr | None:

@@ -45,7 +45,8 @@ def simplify_inference(module: Module, ctx: PassContext) -> Module:
 def _attrs(call_node: Call) -> dict[str, Any]:
     from ..ops import registry
 
-    op = registry.get(call_node.op.name)  # type: ignore[union-attr]  # the caller tested that op is an Op
+    assert isinstance(call_node.op, Op)  # the caller tested it
+    op = registry.get(call_node.op.name)
     assert op is not None
     filled, _ = op.normalize_attrs(call_node.attrs)
     return filled
@@ -89,6 +90,7 @@ class _Simplify(ExprMutator):
         if name == "nn.instance_norm":
             a = _attrs(new)
             ty = self.tensor(node.args[0], name)
+            assert isinstance(ty.shape, tuple)  # tested by `tensor`
             rank = len(ty.shape)
             axis = a["axis"] % rank if rank else 0
             return self.normalized(new, ty, [i for i in range(1, rank) if i != axis], axis, a)
@@ -112,7 +114,8 @@ class _Simplify(ExprMutator):
         shift: Expr = call("multiply", call("negative", mean), scale)
         if a["center"]:
             shift = call("add", shift, beta)
-        rank = len(ty.shape)  # type: ignore[arg-type]  # a tuple shape, tested by `tensor`
+        assert isinstance(ty.shape, tuple)  # tested by `tensor`
+        rank = len(ty.shape)
         axis = a["axis"] + rank if a["axis"] < 0 else a["axis"]
         scale = _expand(scale, rank, axis)
         shift = _expand(shift, rank, axis)

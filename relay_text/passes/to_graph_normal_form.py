@@ -73,8 +73,7 @@ def _acts(value: Expr) -> bool:
     the bodies of functions it creates do not count until they are called."""
     from ..ops import registry
 
-    t = type(value)
-    if t is Call and type(value.op) is Op and all(type(a) in _ATOMS for a in value.args):  # the common case, without a walk
+    if isinstance(value, Call) and isinstance(value.op, Op) and all(type(a) in _ATOMS for a in value.args):  # the common case, without a walk
         return registry.properties(value.op.name).stateful
     for node in walk(value, lambda n: type(n) is not Function):
         t = type(node)

@@ -147,9 +147,9 @@ class _Mixed(ExprMutator):
                 fields.append(new)
             if not changed:
                 return expr
-            out = Tuple(tuple(fields))
-            self.new_types[id(out)] = _floats(ty, dtype)
-            return out
+            rebuilt = Tuple(tuple(fields))
+            self.new_types[id(rebuilt)] = _floats(ty, dtype)
+            return rebuilt
         if not isinstance(ty, TensorType) or not _is_float(ty.dtype) or ty.dtype == dtype:
             return expr
         key = (id(expr), dtype)

@@ -25,6 +25,22 @@ def sample_paths() -> list[Path]:
     return sorted(SAMPLES.glob("*.rly"))
 
 
+# The samples every pass runs on in the default run, chosen to cover the
+# language: tensor graphs, lets, closures, references, recursion, data types
+# and the Prelude, generic functions, relations, TVM's format with vision and
+# memory-planning operators. tests/passes/test_all_samples.py runs every pass
+# on every sample (slow).
+CORE_SAMPLES = (
+    "cse_graph", "graph_bindings", "let_binding", "let_recursion", "closure_capture", "rfc_blocks",
+    "if_else", "tour", "list_folds", "nat", "polymorphism", "where_broadcast", "tuples",
+    "rnn_encode", "detection_head", "vm_memory_plan",
+)
+
+
+def core_sample_paths() -> list[Path]:
+    return [p for p in sample_paths() if p.stem in CORE_SAMPLES]
+
+
 def corpus_params(heavy_too: bool = True) -> list[Any]:
     """The corpus files as parameters, the heavy models marked slow (none
     where the corpus is absent: the tests using them are `needs_corpus`)."""
@@ -66,9 +82,10 @@ def check_program(path: Path, passes: str, rtol: float = 0.0, atol: float = 0.0,
     return None
 
 
-def check_samples(passes: str, rtol: float = 0.0, atol: float = 0.0, skip: tuple[str, ...] = ()) -> None:
+def check_samples(passes: str, rtol: float = 0.0, atol: float = 0.0, skip: tuple[str, ...] = (), every: bool = False) -> None:
+    """The core samples (`every`: all of them) through `passes`."""
     problems = []
-    for path in sample_paths():
+    for path in sample_paths() if every else core_sample_paths():
         if path.stem in skip:
             continue
         problem = check_program(path, passes, rtol, atol)

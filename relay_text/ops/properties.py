@@ -147,6 +147,7 @@ PROPERTIES: dict[str, Properties] = {
     "dyn.expand_dims": P(INJECTIVE, shape_dependent=True, keeps_low_precision=True),
     "dyn.full": P(ELEMWISE, shape_dependent=True),
     "dyn.image.resize2d": P(INJECTIVE, shape_dependent=True),
+    "dyn.image.resize": P(INJECTIVE, shape_dependent=True),  # the older name of dyn.image.resize2d
     "dyn.nn.pad": P(INJECTIVE, shape_dependent=True, keeps_low_precision=True),
     "dyn.nn.upsampling": P(INJECTIVE, shape_dependent=True),
     "dyn.nn.upsampling3d": P(INJECTIVE, shape_dependent=True),

@@ -87,6 +87,7 @@ class Analysis:
             self.source._line_starts = None
         self._lines: dict[str, LineIndex] = {}
         self.recovered: Any = None  # recovery.recovered's cache: an Analysis, or False for none
+        self.fixed_text: str | None = None  # actions.fixed_edits's cache: the text `relay check --fix` makes
 
     @property
     def parsed(self) -> bool:

@@ -77,11 +77,14 @@ def format_text(name: str, text: str, dialect: str | None = None) -> str:
 
 def format_edits(analysis: Analysis, encoding: str = UTF16) -> list[lsp.TextEdit]:
     """Edits turning the document into its formatted text, line by line."""
-    new = formatted_text(analysis)
-    old = analysis.text
+    return diff_edits(analysis.text, formatted_text(analysis), analysis.lines(encoding))
+
+
+def diff_edits(old: str, new: str, lines: Any) -> list[lsp.TextEdit]:
+    """Edits turning `old` into `new`, one for each run of lines that differ
+    (`lines`: the LineIndex of `old`)."""
     if new == old:
         return []
-    lines = analysis.lines(encoding)
     a = old.splitlines(keepends=True)
     b = new.splitlines(keepends=True)
     # character offsets of each old line

@@ -204,9 +204,9 @@ server = RelayLanguageServer()
 
 
 def _register_features() -> None:
-    from . import completion, definitions, formatting, graph, hover, inlay, rename, semantic_tokens, symbols
+    from . import actions, completion, definitions, formatting, graph, hover, inlay, rename, semantic_tokens, symbols
 
-    for feature in (formatting, hover, definitions, symbols, completion, semantic_tokens, graph, rename, inlay):
+    for feature in (formatting, hover, definitions, symbols, completion, semantic_tokens, graph, rename, inlay, actions):
         feature.register(server)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from ..ir.span import Source
-from .document import REQUEST_FAILED, Analysis
+from .document import REQUEST_FAILED, Analysis, blanked
 from .positions import UTF16
 
 
@@ -113,9 +113,17 @@ def range_edits(analysis: Analysis, start: int, end: int, encoding: str = UTF16)
     definitions replaced must format to what the whole file formats to,
     which proves it means the same (`relay fmt` keeps the meaning);
     otherwise FormatError.
+
+    A file with syntax errors is formatted through its recovered analysis
+    (`recovery`, whose `holes` are its broken definitions): the text with
+    those blanked out is formatted, the definitions that parse are
+    formatted as above, the broken ones are left as they are.
     """
-    new = formatted_text(analysis, dialect="keep")
-    old = analysis.text
+    holes = analysis.holes
+    old = blanked(analysis.text, holes) if holes else analysis.text
+    if holes and any(hs <= start and end <= he for hs, he in holes):
+        raise FormatError("cannot format here: this definition has syntax errors (fix them to format it)")
+    new = format_text(analysis.source.name, old, dialect="keep")
     if new == old:
         return []
     old_cores = definitions(old)
@@ -195,6 +203,10 @@ def register(server: Any) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_RANGE_FORMATTING)
     async def range_formatting_request(ls: Any, params: lsp.DocumentRangeFormattingParams) -> list[lsp.TextEdit] | None:
         analysis = await ls.analysis(params.text_document.uri)
+        if not analysis.parsed:  # the definitions that parse can be formatted
+            recovered = (await ls.views(params.text_document.uri)).main.analysis
+            if recovered.module is not None:
+                analysis = recovered
         start = ls.offset(analysis, params.range.start)
         end = ls.offset(analysis, params.range.end)
         loop = asyncio.get_running_loop()

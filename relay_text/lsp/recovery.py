@@ -95,17 +95,18 @@ def _is_metadata(toks: list[tk.Token], rng: tuple[int, int]) -> bool:
 
 def holes_of(analysis: Analysis, ranges: list[tuple[int, int]], blamed: set[int]) -> tuple[tuple[int, int], ...]:
     """The text of the blamed items to blank: all of each, but the version
-    header and the comments before the first definition."""
+    header and the comments before the first definition (the first item
+    is blanked from its first token of code)."""
     toks = analysis.tokens
     out = []
     for i in sorted(blamed):
         start, end = ranges[i]
-        if i == 0:  # the preamble: only its code
+        if i == 0:  # the preamble: from its code on
             j = tk.index_before(toks, start) + 1
-            while j < len(toks) and toks[j].start < end:
-                if toks[j].kind not in (tk.HEADER, tk.COMMENT):
-                    out.append((toks[j].start, toks[j].end))
+            while j < len(toks) and toks[j].start < end and toks[j].kind in (tk.HEADER, tk.COMMENT):
                 j += 1
+            if j < len(toks) and toks[j].start < end:
+                out.append((toks[j].start, end))
             continue
         out.append((start, end))
     return tuple(out)

@@ -90,7 +90,25 @@ def test_crlf_line_ends_are_kept(client: LspClient) -> None:
     assert range_format(client, uri, rng(1, 0, 1, 0)) == [(rng(0, 0, 2, 1), "def @f() {\r\n  1 + 2\r\n}")]
 
 
-def test_a_file_with_syntax_errors_is_an_error(client: LspClient) -> None:
+BROKEN = TEXT.replace("  %y\n}", "  %y +\n}")  # `@main` does not parse
+
+
+def test_the_definitions_that_parse_in_a_file_with_syntax_errors(client: LspClient) -> None:
+    """`@main` is broken: `Shape` and `@f` are formatted all the same."""
+    uri = f"file:///tmp/relay-lsp-test/range_broken{next(_counter)}.rly"
+    mark = client.mark()
+    client.open(uri, BROKEN, 1)
+    assert [d["code"] for d in client.diagnostics(uri, 1, mark)["diagnostics"]] == ["syntax-error"]
+    assert range_format(client, uri, rng(2, 0, 8, 0)) == [(rng(1, 0, 4, 1), SHAPE), (rng(7, 0, 9, 1), F)]
+    # a range over the broken `@main` and the end of `@f`: `@f` only
+    assert range_format(client, uri, rng(9, 0, 13, 0)) == [(rng(7, 0, 9, 1), F)]
+    with pytest.raises(ResponseError) as err:
+        client.request("textDocument/rangeFormatting", {"textDocument": {"uri": uri}, "range": rng(12, 2, 12, 5), "options": OPTIONS})
+    assert err.value.code == -32803
+    assert err.value.message == "cannot format here: this definition has syntax errors (fix them to format it)"
+
+
+def test_a_range_in_the_only_definition_which_is_broken(client: LspClient) -> None:
     uri = f"file:///tmp/relay-lsp-test/range_bad{next(_counter)}.rly"
     mark = client.mark()
     client.open(uri, "def @f() {\n  (1,\n}\n", 1)
@@ -98,7 +116,7 @@ def test_a_file_with_syntax_errors_is_an_error(client: LspClient) -> None:
     with pytest.raises(ResponseError) as err:
         client.request("textDocument/rangeFormatting", {"textDocument": {"uri": uri}, "range": rng(1, 0, 1, 1), "options": OPTIONS})
     assert err.value.code == -32803
-    assert err.value.message == "cannot format this file: 3:1: error[syntax-error]: mismatched closing delimiter `}`"
+    assert err.value.message == "cannot format here: this definition has syntax errors (fix them to format it)"
 
 
 def test_the_server_announces_range_formatting() -> None:

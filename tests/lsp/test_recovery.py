@@ -144,3 +144,18 @@ def test_a_file_that_never_parsed(client: LspClient) -> None:
     pos = position(NEVER, NEVER.index("%c +") + 1)
     labels = [i["label"] for i in client.request("textDocument/completion", at(uri, pos))["items"] if i["label"].startswith("%")]
     assert sorted(labels) == ["%b", "%c"]
+
+
+FIRST_BROKEN = '#[version = "0.0.5"]\n// the first definition is broken\ndef @f(%a : int32) {\n  (%a,\n}\n\ndef @g(%b : int32) {\n  %b * 2\n}\n'
+
+
+def test_the_first_definition_broken_after_the_header(client: LspClient) -> None:
+    """The header and the comment before a broken first definition stay
+    (the file keeps its dialect); the definition is left out whole."""
+    uri = opened_broken(client, FIRST_BROKEN)
+    assert hover_value(client, uri, position_of(FIRST_BROKEN, "%b * 2")) == ("```relay\n%b : int32\n```", rng(7, 2, 7, 4))
+    result = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert [(s["name"], s["range"], s.get("detail")) for s in result] == [
+        ("@f", rng(2, 0, 4, 1), None),
+        ("@g", rng(6, 0, 8, 1), "fn(int32) -> int32"),
+    ]

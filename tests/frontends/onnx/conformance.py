@@ -51,7 +51,6 @@ RELAY_TYPES = frozenset({1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16})
 
 RANDOM = "random draws: the expected values come from numpy's generator, not reproducible by any other"
 FP16_SUM = "float16 sums: the reference rounds every partial sum to float16, relay-text sums in float32 and rounds once (one ulp apart, 1e-3 tolerance); onnxruntime fails it too"
-DFT_NOISE = "the expected values hold float32 FFT rounding noise (1.9e-7 where the exact value is 0) and the tolerance is 1e-7; onnxruntime fails it too"
 
 # Cases of the must-pass set that do not pass, and why.
 KNOWN: dict[str, str] = {
@@ -63,8 +62,6 @@ KNOWN: dict[str, str] = {
     "test_bernoulli_seed_expanded": RANDOM,
     "test_attention_4d_causal_fp16": FP16_SUM,
     "test_attention_4d_causal_fp16_expanded": FP16_SUM,
-    "test_dft_inverse": DFT_NOISE,
-    "test_dft_inverse_opset19": DFT_NOISE,
 }
 # Cases of the must-pass set the importer refuses, with the reason it gives.
 DROPOUT = "`Dropout` in training mode (random) is not supported"

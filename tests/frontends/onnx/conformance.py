@@ -50,7 +50,6 @@ TVM_OPERATORS = frozenset(
 RELAY_TYPES = frozenset({1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16})
 
 RANDOM = "random draws: the expected values come from numpy's generator, not reproducible by any other"
-FP16_SUM = "float16 sums: the reference rounds every partial sum to float16, relay-text sums in float32 and rounds once (one ulp apart, 1e-3 tolerance); onnxruntime fails it too"
 
 # Cases of the must-pass set that do not pass, and why.
 KNOWN: dict[str, str] = {
@@ -60,8 +59,6 @@ KNOWN: dict[str, str] = {
     "test_bernoulli_double_expanded": RANDOM,
     "test_bernoulli_seed": RANDOM,
     "test_bernoulli_seed_expanded": RANDOM,
-    "test_attention_4d_causal_fp16": FP16_SUM,
-    "test_attention_4d_causal_fp16_expanded": FP16_SUM,
 }
 # Cases of the must-pass set the importer refuses, with the reason it gives.
 DROPOUT = "`Dropout` in training mode (random) is not supported"

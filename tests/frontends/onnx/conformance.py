@@ -168,23 +168,98 @@ def _expected(outputs: Any) -> list[Any]:
     return [onnx.numpy_helper.to_array(o) if isinstance(o, onnx.TensorProto) else o for o in outputs]
 
 
-def random_outcome(case: Any) -> str:
+class Refused(Exception):
+    """An engine declined the model (relay-text: `import-unsupported`
+    diagnostics; onnxruntime: no session, or an operator not implemented)."""
+
+
+class _Relay:
+    name = "relay-text"
+
+    def __init__(self, model: Any) -> None:
+        import relay_text.onnx_backend as backend
+
+        try:
+            self.rep = backend.prepare(model)
+        except backend.Unsupported as exc:
+            self._refused(exc)
+
+    def run(self, inputs: Any) -> list[Any]:
+        import relay_text.onnx_backend as backend
+
+        try:
+            return list(self.rep.run(inputs))
+        except backend.Unsupported as exc:
+            self._refused(exc)
+            raise  # unreachable
+
+    @staticmethod
+    def _refused(exc: Any) -> None:
+        assert exc.diagnostics and all(d.code == "import-unsupported" for d in exc.diagnostics), exc.diagnostics
+        raise Refused(str(exc)) from None
+
+
+class _OnnxRuntime:
+    """The same cases through onnxruntime, the peer (one thread)."""
+
+    name = "onnxruntime"
+
+    def __init__(self, model: Any) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 4
+        try:
+            self.session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 - onnxruntime refuses a model with several kinds
+            raise Refused(f"{type(exc).__name__}: {exc}") from None
+        init = {t.name for t in model.graph.initializer}
+        self.names = [vi.name for vi in model.graph.input if vi.name not in init]
+
+    def run(self, inputs: Any) -> list[Any]:
+        values = [inputs[n] for n in self.names] if isinstance(inputs, dict) else list(inputs)
+        feed = {n: _value(v) for n, v in zip(self.names, values) if v is not None}
+        try:
+            return self.session.run(None, feed)
+        except Exception as exc:  # noqa: BLE001
+            # an operator it lacks, or a dtype its Python binding cannot take
+            # or give back (bfloat16, float8, int4, int2 arrays)
+            if any(m in str(exc) for m in ("NOT_IMPLEMENTED", "can't be converted to MLDataType", "No corresponding Numpy type")):
+                raise Refused(str(exc)) from None
+            raise
+
+
+def _value(v: Any) -> Any:
+    """A case's input as an array (a TensorProto converted), lists stay lists."""
+    import onnx
+
+    if isinstance(v, list):
+        return [_value(x) for x in v]
+    if isinstance(v, onnx.TensorProto):
+        return onnx.numpy_helper.to_array(v)
+    return np.asarray(v)
+
+
+ENGINES = {"relay-text": _Relay, "onnxruntime": _OnnxRuntime}
+
+
+def random_outcome(case: Any, engine: str = "relay-text") -> str:
     """A random case (all of them are Bernoulli draws, one node or ONNX's
     function body: RandomUniformLike, Greater, Cast): its outputs on the
     case's inputs must have the expected shape and dtype and hold only 0
     and 1; on probabilities of all 0 and all 1, where the draw is certain,
     they must equal the values of ONNX's reference implementation
-    (`onnx.reference`) exactly. "random", or "fail: ..." saying what
-    differs."""
+    (`onnx.reference`) exactly. "random", "unsupported", or "fail: ..."
+    saying what differs."""
     from onnx.reference import ReferenceEvaluator
-
-    import relay_text.onnx_backend as backend
 
     ops = {node.op_type for node in case.model.graph.node}
     if not ops <= {"Bernoulli", "RandomUniformLike", "Greater", "Cast"}:
         return f"fail: no check is defined for random operators {sorted(ops & RANDOM_OPERATORS)}"
     try:
-        rep = backend.prepare(case.model)
+        rep = ENGINES[engine](case.model)
         for inputs, outputs in case.data_sets:
             for want, got in zip(_expected(outputs), rep.run(inputs)):
                 if got.shape != want.shape or got.dtype != want.dtype:
@@ -198,30 +273,28 @@ def random_outcome(case: Any) -> str:
                 for want, got in zip(want_all, rep.run(certain)):
                     if got.dtype != want.dtype or not np.array_equal(got, want):
                         return f"fail: with probabilities all {p}, {got.tolist()} ({got.dtype}), expected {want.tolist()} ({want.dtype})"
-    except backend.Unsupported:
+    except Refused:
         return "unsupported"
     except Exception as exc:  # noqa: BLE001 - every other outcome is a failure, reported with its message
         return f"fail: {type(exc).__name__}: {exc}"
     return "random"
 
 
-def outcome(case: Any) -> str:
+def outcome(case: Any, engine: str = "relay-text") -> str:
+    """The case's outcome on `engine` ("relay-text" or "onnxruntime")."""
     from onnx.backend.test.runner import Runner
 
-    import relay_text.onnx_backend as backend
-
     if is_random(case):
-        return random_outcome(case)
+        return random_outcome(case, engine)
     try:
-        rep = backend.prepare(case.model)
+        rep = ENGINES[engine](case.model)
         for inputs, outputs in case.data_sets:
             expected = _expected(outputs)
             got = rep.run(inputs)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 Runner.assert_similar_outputs(expected, got, rtol=case.rtol, atol=case.atol)
-    except backend.Unsupported as exc:
-        assert exc.diagnostics and all(d.code == "import-unsupported" for d in exc.diagnostics), exc.diagnostics
+    except Refused:
         return "unsupported"
     except Exception as exc:  # noqa: BLE001 - every other outcome is a failure, reported with its message
         return f"fail: {type(exc).__name__}: {exc}"

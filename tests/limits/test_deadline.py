@@ -2,7 +2,7 @@
 would take half a minute (numpy's matrix product releases the GIL, so a
 signal handler never ran until it ended), in a runaway recursion millions
 of calls deep (whose unwinding took 15-30 s), and before the run; and the
-message says where the time ran out. README, "Limits"."""
+message says where the time ran out. docs/limits.md."""
 
 from __future__ import annotations
 

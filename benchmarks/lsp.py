@@ -8,9 +8,10 @@ breaks a name (an `unbound-variable` error) or restores it. Prints the time
 from sending `didChange` to receiving the `publishDiagnostics` of that
 version (median and worst of N edits; it includes the server's 150 ms
 debounce), first for single edits after a pause, then for the last
-keystroke of bursts of typing; then the latency of hover, completion and
-semantic tokens on the same document. The target is diagnostics within
-300 ms.
+keystroke of bursts of typing; then the latency of hover, completion,
+semantic tokens, inlay hints, rename and range formatting on the same
+document, and of hover, completion and symbols once a syntax error is
+typed in its middle. The target is diagnostics within 300 ms.
 
 The document is GPT-2 from the shared corpus (932 lines) extended to 1,000
 lines with a chain of elementwise bindings feeding its first result; without
@@ -162,6 +163,30 @@ def main() -> None:
         hover = timed("textDocument/hover", {"textDocument": doc, "position": at})
         complete = timed("textDocument/completion", {"textDocument": doc, "position": at})
         tokens = timed("textDocument/semanticTokens/full", {"textDocument": doc})
+        version += 1  # the text as opened again (the bursts may leave a name misspelt)
+        mark = client.mark()
+        client.change(uri, version, [{"text": text}])
+        client.diagnostics(uri, version, mark)
+        whole = {"start": {"line": 0, "character": 0}, "end": position(text, len(text))}
+        hints = timed("textDocument/inlayHint", {"textDocument": doc, "range": whole})
+        renamed = timed("textDocument/rename", {"textDocument": doc, "position": at, "newName": name + "_renamed"}, 3)
+        options = {"tabSize": 2, "insertSpaces": True}
+        range_format = timed("textDocument/rangeFormatting", {"textDocument": doc, "range": {"start": at, "end": at}, "options": options}, 3)
+
+        # A syntax error in the middle (`(` typed after the name): the first
+        # request checks the rest of the file again; later ones reuse it.
+        version += 1
+        mark = client.mark()
+        client.change(uri, version, [{"range": {"start": position(text, name_end), "end": position(text, name_end)}, "text": "("}])
+        broken = client.diagnostics(uri, version, mark)
+        assert [d["code"] for d in broken["diagnostics"]][:1] == ["syntax-error"], broken["diagnostics"][:2]
+        early = position(text, text.index("%", text.index("\n", len(text) // 4)))
+        t0 = time.perf_counter()
+        client.request("textDocument/hover", {"textDocument": doc, "position": early})
+        broken_first = time.perf_counter() - t0
+        broken_hover = timed("textDocument/hover", {"textDocument": doc, "position": early})
+        broken_complete = timed("textDocument/completion", {"textDocument": doc, "position": early})
+        broken_symbols = timed("textDocument/documentSymbol", {"textDocument": doc})
         client.shutdown()
     finally:
         client.kill()
@@ -182,6 +207,14 @@ def main() -> None:
     print(f"hover:                       {hover * 1000:7.0f} ms")
     print(f"completion after `%`:        {complete * 1000:7.0f} ms")
     print(f"semantic tokens (full):      {tokens * 1000:7.0f} ms")
+    print(f"inlay hints (whole file):    {hints * 1000:7.0f} ms")
+    print(f"rename of a local:           {renamed * 1000:7.0f} ms (checks the renamed file)")
+    print(f"range formatting:            {range_format * 1000:7.0f} ms (formats the file twice)")
+    print("with a syntax error in the middle:")
+    print(f"  first hover:               {broken_first * 1000:7.0f} ms (checks the rest of the file)")
+    print(f"  hover:                     {broken_hover * 1000:7.0f} ms")
+    print(f"  completion:                {broken_complete * 1000:7.0f} ms")
+    print(f"  document symbols:          {broken_symbols * 1000:7.0f} ms")
 
 
 if __name__ == "__main__":

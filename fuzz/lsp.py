@@ -39,7 +39,13 @@ REQUESTS = (
     "textDocument/documentSymbol",
     "textDocument/semanticTokens/full",
     "textDocument/formatting",
+    "textDocument/rangeFormatting",
+    "textDocument/prepareRename",
+    "textDocument/rename",
+    "textDocument/inlayHint",
+    "textDocument/codeAction",
 )
+_NEW_NAMES = ["%y", "y", "@g", "Cons", "let", "1 + x", "", "%", "float32", "@main", "😀"]
 
 
 class Session:
@@ -196,11 +202,27 @@ def run_session(rng: random.Random, seeds: list[tuple[str, str]], steps: int = 2
             elif roll < 0.85:
                 method = rng.choice(REQUESTS)
                 params: dict = {"textDocument": {"uri": URI}}
-                if method in ("textDocument/hover", "textDocument/definition", "textDocument/completion", "textDocument/references"):
+                if method in (
+                    "textDocument/hover",
+                    "textDocument/definition",
+                    "textDocument/completion",
+                    "textDocument/references",
+                    "textDocument/prepareRename",
+                    "textDocument/rename",
+                ):
                     params["position"] = _position(rng, text)
+                if method == "textDocument/rename":
+                    params["newName"] = rng.choice(_NEW_NAMES)
+                if method in ("textDocument/rangeFormatting", "textDocument/inlayHint", "textDocument/codeAction"):
+                    a, b = _position(rng, text), _position(rng, text)
+                    if (a["line"], a["character"]) > (b["line"], b["character"]):
+                        a, b = b, a
+                    params["range"] = {"start": a, "end": b}
+                if method == "textDocument/codeAction":
+                    params["context"] = {"diagnostics": [], **({"only": ["source.fixAll"]} if rng.random() < 0.3 else {})}
                 if method == "textDocument/references":
                     params["context"] = {"includeDeclaration": rng.random() < 0.5}
-                if method == "textDocument/formatting":
+                if method in ("textDocument/formatting", "textDocument/rangeFormatting"):
                     params["options"] = {"tabSize": 2, "insertSpaces": True}
                 pending.append((session.request(method, params), method))
             elif roll < 0.95:

@@ -9,7 +9,9 @@
   and keywords.
 
 Works on text that does not parse (being typed): the names then come from
-the document's tokens and the Prelude.
+the recovered analysis (the definitions without syntax errors), the
+tokens of the broken definitions and the Prelude; the types of what the
+broken definitions bind from the last version that parsed (`views`).
 """
 
 from __future__ import annotations
@@ -22,13 +24,15 @@ from . import tokens as tk
 from .diagnostics import span_range
 from .document import Analysis
 from .positions import UTF16
+from .views import Views
 
 TRIGGERS = ["@", "%", "."]
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
 _KEYWORDS = ["def", "fn", "let", "if", "else", "match", "case", "data", "type", "extern", "ref", "ref_read", "ref_write", "Tensor", "Constant", "free_var"]
 
 
-def complete(analysis: Analysis, offset: int, encoding: str = UTF16) -> list[lsp.CompletionItem]:
+def complete(views: Views, offset: int, encoding: str = UTF16) -> list[lsp.CompletionItem]:
+    analysis = views.main.analysis
     text = analysis.text
     offset = max(0, min(offset, len(text)))
     tok = tk.token_at(analysis.tokens, offset)
@@ -44,11 +48,11 @@ def complete(analysis: Analysis, offset: int, encoding: str = UTF16) -> list[lsp
         start -= 1
     rng = span_range(start, offset, analysis.lines(encoding))
     if sigil == "@":
-        return _globals(analysis, rng)
+        return _globals(views, rng)
     if sigil == "%":
-        return _locals(analysis, start, rng)
+        return _locals(views, start, rng)
     items = _attributes(analysis, start, rng)
-    items.extend(_names(analysis, rng))
+    items.extend(_names(views, rng))
     return items
 
 
@@ -56,26 +60,20 @@ def _edit(label: str, rng: lsp.Range, new_text: str | None = None) -> lsp.TextEd
     return lsp.TextEdit(range=rng, new_text=new_text if new_text is not None else label)
 
 
-def _type_text(ty: Any) -> str | None:
-    if ty is None:
-        return None
-    from ..text.type_text import type_text
-
-    return type_text(ty)
+def _type_text(typed: tuple[Any, Analysis] | None) -> str | None:
+    return typed[1].type_text(typed[0]) if typed is not None else None
 
 
-def _globals(analysis: Analysis, rng: lsp.Range) -> list[lsp.CompletionItem]:
-    from .hover import _global_type
-
+def _globals(views: Views, rng: lsp.Range) -> list[lsp.CompletionItem]:
     items = []
-    for target in analysis.names.tables.globals.values():
+    for target in views.main.analysis.names.tables.globals.values():
         if target.definition is None:
             continue  # used, never defined
         items.append(
             lsp.CompletionItem(
                 label=target.name,
                 kind=lsp.CompletionItemKind.Function,
-                detail=_type_text(_global_type(analysis, target)),
+                detail=_type_text(views.global_type(target.name[1:])),
                 sort_text=("1" if target.prelude else "0") + target.name,
                 text_edit=_edit(target.name, rng),
                 label_details=lsp.CompletionItemLabelDetails(description="Prelude") if target.prelude else None,
@@ -84,19 +82,18 @@ def _globals(analysis: Analysis, rng: lsp.Range) -> list[lsp.CompletionItem]:
     return items
 
 
-def _locals(analysis: Analysis, start: int, rng: lsp.Range) -> list[lsp.CompletionItem]:
+def _locals(views: Views, start: int, rng: lsp.Range) -> list[lsp.CompletionItem]:
     items = []
-    for i, target in enumerate(analysis.names.locals_at(start)):
+    for i, target in enumerate(views.main.analysis.names.locals_at(start)):
         d = target.definition
         if d is not None and d.start == start:
             continue  # the name being typed
-        ty = analysis.type_of(target.node) if target.node is not None else None
         kind = lsp.CompletionItemKind.Variable
         items.append(
             lsp.CompletionItem(
                 label=target.name,
                 kind=kind,
-                detail=_type_text(ty),
+                detail=_type_text(views.local_type(target)),
                 sort_text=f"{i:05d}",
                 text_edit=_edit(target.name, rng),
             )
@@ -185,24 +182,30 @@ def _given_keys(toks: list[tk.Token], open_index: int) -> set[str]:
     return given
 
 
-def _names(analysis: Analysis, rng: lsp.Range) -> list[lsp.CompletionItem]:
+def _names(views: Views, rng: lsp.Range) -> list[lsp.CompletionItem]:
     from ..ops import registry
     from .hover import _constructor_type
 
-    tables = analysis.names.tables
+    tables = views.main.analysis.names.tables
+    constructors = [(target, views.main.analysis) for target in tables.constructors.values()]
+    datas = list(tables.datas)
+    if views.good is not None:  # those of data types being edited
+        good = views.good.analysis
+        constructors += [(t, good) for name, t in good.names.tables.constructors.items() if name not in tables.constructors]
+        datas += [name for name in good.names.tables.datas if name not in tables.datas]
     items = []
-    for target in tables.constructors.values():
+    for target, analysis in constructors:
         ty = _constructor_type(analysis, target.node) if target.node is not None else None
         items.append(
             lsp.CompletionItem(
                 label=target.name,
                 kind=lsp.CompletionItemKind.EnumMember,
-                detail=_type_text(ty),
+                detail=analysis.type_text(ty) if ty is not None else None,
                 sort_text="1" + target.name,
                 text_edit=_edit(target.name, rng),
             )
         )
-    for name in tables.datas:
+    for name in datas:
         items.append(
             lsp.CompletionItem(
                 label=name,
@@ -227,3 +230,11 @@ def _names(analysis: Analysis, rng: lsp.Range) -> list[lsp.CompletionItem]:
     for word in _KEYWORDS:
         items.append(lsp.CompletionItem(label=word, kind=lsp.CompletionItemKind.Keyword, sort_text="4" + word, text_edit=_edit(word, rng)))
     return items
+
+
+def register(server: Any) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=TRIGGERS))
+    async def completion_request(ls: Any, params: lsp.CompletionParams) -> lsp.CompletionList:
+        views = await ls.views(params.text_document.uri)
+        items = complete(views, ls.offset(views.current, params.position), ls.encoding)
+        return lsp.CompletionList(is_incomplete=False, items=items)

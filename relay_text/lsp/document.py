@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from functools import cached_property
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -16,6 +17,9 @@ from urllib.parse import unquote, urlparse
 from ..ir.span import Source
 from . import tokens as tk
 from .positions import UTF16, LineIndex
+
+REQUEST_FAILED = -32803  # LSP's RequestFailed error code, for a request that cannot be answered
+_NOT_BREAK = re.compile(r"[^\r\n]")
 
 
 def uri_to_path(uri: str) -> str:
@@ -29,15 +33,39 @@ def uri_to_path(uri: str) -> str:
     return path
 
 
-class Analysis:
-    """A document's text at one version, checked against the Prelude."""
+def blanked(text: str, holes: tuple[tuple[int, int], ...]) -> str:
+    """`text` with the characters of `holes` made spaces, line breaks kept."""
+    out = []
+    position = 0
+    for start, end in sorted(holes):
+        start = max(start, position)
+        if end <= start:
+            continue
+        out.append(text[position:start])
+        out.append(_NOT_BREAK.sub(" ", text[start:end]))
+        position = end
+    out.append(text[position:])
+    return "".join(out)
 
-    def __init__(self, uri: str, text: str, version: int | None = None) -> None:
+
+class Analysis:
+    """A document's text at one version, checked against the Prelude.
+
+    `holes` (character ranges) are left out of the check: the text is
+    checked with them blanked (every character but line breaks made a
+    space, so that every offset stays where it is), then the source gets
+    the whole text back. `recovery` makes such an analysis of a text whose
+    definitions with syntax errors are the holes: the module is then that
+    of the rest of the file, its spans in the document's own text.
+    """
+
+    def __init__(self, uri: str, text: str, version: int | None = None, holes: tuple[tuple[int, int], ...] = ()) -> None:
         from ..pipeline import check_source
 
         self.uri = uri
         self.version = version
-        self.source = Source(uri_to_path(uri), text)
+        self.holes = holes
+        self.source = Source(uri_to_path(uri), blanked(text, holes) if holes else text)
         self.failure: str | None = None  # an internal error of the checker
         self.checked: Any = None
         # The parser and checker allocate many objects that live until the
@@ -54,7 +82,17 @@ class Analysis:
         finally:
             if was_enabled:
                 gc.enable()
+        if holes:  # the spans of what was checked read the document's text
+            self.source.text = text
+            self.source._line_starts = None
         self._lines: dict[str, LineIndex] = {}
+        self.recovered: Any = None  # recovery.recovered's cache: an Analysis, or False for none
+        self.fixed_text: str | None = None  # actions.fixed_edits's cache: the text `relay check --fix` makes
+
+    @property
+    def parsed(self) -> bool:
+        """Whether the text parsed (the module holds all of it)."""
+        return self.module is not None and not self.holes
 
     @property
     def text(self) -> str:
@@ -115,7 +153,26 @@ class Analysis:
     def names(self) -> Any:
         from .names import NameIndex
 
-        return NameIndex(self.source, self.tokens, self.module, self.prelude, self.nodes)
+        return NameIndex(self.source, self.tokens, self.module, self.prelude, self.nodes, self.holes)
+
+    @cached_property
+    def short_scalars(self) -> bool:
+        """Whether the file writes a scalar type as its dtype (`float32`)
+        rather than `Tensor[(), float32]`: as it does, or as its dialect
+        does (TVM's text writes dtypes)."""
+        from ..check.state import scalar_style
+
+        style = scalar_style(self.text)
+        if style is not None:
+            return style
+        return any(t.kind == tk.HEADER for t in self.tokens[:3])
+
+    def type_text(self, ty: Any, limit: int | None = None) -> str:
+        """A type in the documented syntax, its scalars written as the file
+        writes them (at most `limit` characters, then ` ...`)."""
+        from ..text.type_text import MAX_TYPE_TEXT, type_text
+
+        return type_text(ty, limit=limit or MAX_TYPE_TEXT, short_scalars=self.short_scalars)
 
     def type_of(self, node: Any) -> Any:
         """A node's type from the document's check, else the Prelude's."""

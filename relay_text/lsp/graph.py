@@ -14,10 +14,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .document import Analysis
+from .document import REQUEST_FAILED, Analysis
 
 COMMAND = "relay.showGraph"
-REQUEST_FAILED = -32803  # LSP's RequestFailed
 
 
 class GraphError(Exception):
@@ -68,8 +67,24 @@ def show_graph(analysis: Analysis, function: str | None) -> dict[str, Any]:
     return {"function": function, "title": title, "html": to_html(graph)}
 
 
+def graph_action(analysis: Analysis, offset: int, position: dict) -> Any:
+    """The "show graph" code action at `offset` (`position`, as the client
+    wrote it), or None outside a function (see `actions`)."""
+    from lsprotocol import types as lsp
+
+    function = function_at(analysis, offset)
+    if function is None:
+        return None
+    name = function or "the trailing expression"
+    return lsp.CodeAction(
+        title=f"Show the graph of {name}",
+        kind=lsp.CodeActionKind.Source,
+        command=lsp.Command(title=f"Show the graph of {name}", command=COMMAND, arguments=[analysis.uri, position]),
+    )
+
+
 def register(server: Any) -> None:
-    """Add the command and its code action to the language server."""
+    """Add the command to the language server (its code action: `actions`)."""
     from lsprotocol import types as lsp
     from pygls.exceptions import JsonRpcException
 
@@ -95,19 +110,3 @@ def register(server: Any) -> None:
             return await loop.run_in_executor(ls.checker, show_graph, analysis, function)
         except GraphError as exc:
             raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
-
-    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.Source]))
-    async def code_action(ls: Any, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
-        analysis = await ls.analysis(params.text_document.uri)
-        function = function_at(analysis, ls.offset(analysis, params.range.start))
-        if function is None:
-            return None
-        name = function or "the trailing expression"
-        position = {"line": params.range.start.line, "character": params.range.start.character}
-        return [
-            lsp.CodeAction(
-                title=f"Show the graph of {name}",
-                kind=lsp.CodeActionKind.Source,
-                command=lsp.Command(title=f"Show the graph of {name}", command=COMMAND, arguments=[params.text_document.uri, position]),
-            )
-        ]

@@ -11,7 +11,12 @@
 * any other expression (a call, a literal, `fn`, `let`, `match`, ...): the
   type of the smallest expression written there.
 
-Types are written in the documented syntax (`type_text`), in either dialect.
+Types are written in the documented syntax (`type_text`), in either
+dialect, a scalar type as the file writes them (`float32` in a file that
+writes `%x : float32`, `Tensor[(), float32]` in one that writes that).
+
+While the file has syntax errors, `hover_views` asks the views of it
+(`views`): its recovered part, then its last version that parsed.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from . import names as nm
 from . import tokens as tk
 from .document import Analysis
 from .positions import line_start
+from .views import incomplete
 
 
 @dataclass
@@ -33,6 +39,7 @@ class HoverText:
     doc: str  # prose after it (markdown), may be empty
     start: int
     end: int
+    ty: Any = None  # the type shown, if any
 
     def markdown(self) -> str:
         out = f"```relay\n{self.code}\n```"
@@ -40,6 +47,38 @@ class HoverText:
 
     def plain(self) -> str:
         return self.code + ("\n\n" + self.doc if self.doc else "")
+
+
+def hover_views(views: Any, offset: int) -> HoverText | None:
+    """Hover at `offset` of the document `views` answer for (offsets of its
+    current text). A type with holes (`_`, where the recovered analysis
+    misses a broken definition) gives way to another view's complete one."""
+    partial = None
+    for view in views.order(offset):
+        at = view.to_view(offset)
+        if at is None:
+            continue
+        found = hover(view.analysis, at)
+        if found is None:
+            continue
+        span = view.span_from_view(found.start, found.end)
+        if span is None:
+            continue
+        found.start, found.end = span
+        if found.ty is not None and incomplete(found.ty):
+            partial = partial or found
+            continue
+        return found
+    if partial is not None:
+        return partial
+    # a local typed since the last version that parsed, bound where that version binds it
+    name = views.find(offset)
+    if name is not None and name.target.kind in nm.LOCAL_KINDS:
+        typed = views.local_type(name.target, name.view)
+        if typed is not None:
+            ty, analysis = typed
+            return HoverText(f"{name.target.name} : {analysis.type_text(ty)}", "", name.start, name.end)
+    return None
 
 
 def hover(analysis: Analysis, offset: int) -> HoverText | None:
@@ -51,12 +90,6 @@ def hover(analysis: Analysis, offset: int) -> HoverText | None:
     return _expression_hover(analysis, offset)
 
 
-def _type_text(ty: Any) -> str:
-    from ..text.type_text import type_text
-
-    return type_text(ty)
-
-
 def _name_hover(analysis: Analysis, occ: nm.Occurrence) -> HoverText | None:
     target = occ.target
     kind = target.kind
@@ -66,17 +99,17 @@ def _name_hover(analysis: Analysis, occ: nm.Occurrence) -> HoverText | None:
         ty = analysis.type_of(target.node)
         if ty is None:
             return None
-        return HoverText(f"{target.name} : {_type_text(ty)}", "", occ.start, occ.end)
+        return HoverText(f"{target.name} : {analysis.type_text(ty)}", "", occ.start, occ.end, ty)
     if kind == nm.GLOBAL:
         ty = _global_type(analysis, target)
         if ty is None:
             return None
         doc = _doc_comment(target, analysis)
-        return HoverText(f"{target.name} : {_type_text(ty)}", _with_origin(doc, target), occ.start, occ.end)
+        return HoverText(f"{target.name} : {analysis.type_text(ty)}", _with_origin(doc, target), occ.start, occ.end, ty)
     if kind == nm.CONSTRUCTOR:
         ctor = target.node
         ty = _constructor_type(analysis, ctor)
-        code = f"{target.name} : {_type_text(ty)}" if ty is not None else target.name
+        code = f"{target.name} : {analysis.type_text(ty)}" if ty is not None else target.name
         owner = ctor.belong_to.name if isinstance(ctor, Constructor) and ctor.belong_to is not None else ""
         doc = f"A constructor of `{owner}`." if owner else ""
         return HoverText(code, _with_origin(doc, target), occ.start, occ.end)
@@ -84,7 +117,7 @@ def _name_hover(analysis: Analysis, occ: nm.Occurrence) -> HoverText | None:
         data = target.detail
         if data is None:
             return None
-        return HoverText(_data_text(data), _with_origin(_doc_comment(target, analysis), target), occ.start, occ.end)
+        return HoverText(_data_text(data, analysis), _with_origin(_doc_comment(target, analysis), target), occ.start, occ.end)
     if kind == nm.OPERATOR:
         opdef = target.node
         parts = [opdef.doc] if opdef.doc else []
@@ -92,7 +125,7 @@ def _name_hover(analysis: Analysis, occ: nm.Occurrence) -> HoverText | None:
             parts.append(f"An older name of `{opdef.renamed_to}`.")
         at_call = _op_type_at(analysis, occ.start)
         if at_call is not None:
-            parts.append(f"At this call: `{_type_text(at_call)}`")
+            parts.append(f"At this call: `{analysis.type_text(at_call)}`")
         return HoverText(opdef.signature(), "\n\n".join(parts), occ.start, occ.end)
     return None
 
@@ -135,12 +168,12 @@ def _op_type_at(analysis: Analysis, start: int) -> Any:
     return None
 
 
-def data_text(data: Any) -> str:
-    return _data_text(data)
+def data_text(data: Any, analysis: Analysis | None = None) -> str:
+    return _data_text(data, analysis)
 
 
-def _data_text(data: Any) -> str:
-    from ..text.type_text import type_params_text
+def _data_text(data: Any, analysis: Analysis | None = None) -> str:
+    from ..text.type_text import type_params_text, type_text
 
     name = data.header.name
     params = type_params_text(tuple(data.type_params))
@@ -148,7 +181,7 @@ def _data_text(data: Any) -> str:
         return f"extern type {name}{params}"
     lines = [f"data {name}{params} {{"]
     for ctor in data.constructors:
-        fields = ", ".join(_type_text(t) for t in ctor.inputs)
+        fields = ", ".join(analysis.type_text(t) if analysis is not None else type_text(t) for t in ctor.inputs)
         lines.append(f"  {ctor.name} : ({fields}) -> {name}")
     lines.append("}")
     return "\n".join(lines)
@@ -233,4 +266,22 @@ def _expression_hover(analysis: Analysis, offset: int) -> HoverText | None:
     ty = analysis.type_of(best)
     if ty is None:
         return None
-    return HoverText(_type_text(ty), "", best.span.start, best.span.end)
+    return HoverText(analysis.type_text(ty), "", best.span.start, best.span.end, ty)
+
+
+def register(server: Any) -> None:
+    from lsprotocol import types as lsp
+
+    from .diagnostics import span_range
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def hover_request(ls: Any, params: lsp.HoverParams) -> lsp.Hover | None:
+        views = await ls.views(params.text_document.uri)
+        found = hover_views(views, ls.offset(views.current, params.position))
+        if found is None:
+            return None
+        md = ls.markdown()
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown if md else lsp.MarkupKind.PlainText, value=found.markdown() if md else found.plain()),
+            range=span_range(found.start, found.end, views.lines(ls.encoding)),
+        )

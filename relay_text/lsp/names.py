@@ -75,13 +75,16 @@ class Tables:
 class NameIndex:
     """Occurrences of names in one document, sorted by position."""
 
-    def __init__(self, source: Source, tokens: list[tk.Token], module: Any, prelude: Any, nodes: list | None) -> None:
+    def __init__(
+        self, source: Source, tokens: list[tk.Token], module: Any, prelude: Any, nodes: list | None, holes: tuple[tuple[int, int], ...] = ()
+    ) -> None:
         self.source = source
         self.tokens = tokens
         self.module = module
+        self.holes = holes  # ranges the module leaves out: their names are read from the tokens
         self.occurrences: list[Occurrence] = []
         self.binders: list[Target] = []  # every local binding, for completion
-        self.tables = _tables(source, module, prelude, tokens)
+        self.tables = _tables(source, module, prelude, tokens, holes)
         self._ops: dict[str, Target] = {}
         self._targets: dict[int, Target] = {}  # id(node) -> local target
         self._build(nodes)
@@ -127,6 +130,10 @@ class NameIndex:
         resolved_locals: set[int] = set()  # token starts already resolved
         if self.module is not None and nodes is not None:
             resolved_locals = self._locals_from_module(nodes)
+            if self.holes:
+                before = len(self.occurrences)
+                self._locals_from_tokens(self.holes)
+                resolved_locals |= {o.start for o in self.occurrences[before:]}
         else:
             self._locals_from_tokens()
             resolved_locals = {o.start for o in self.occurrences}
@@ -349,12 +356,13 @@ class NameIndex:
                 self._add(tok.start, tok.start + len(name), best, best.definition is not None and best.definition.start == tok.start)
                 return
 
-    def _locals_from_tokens(self) -> None:
+    def _locals_from_tokens(self, ranges: Iterable[tuple[int, int]] | None = None) -> None:
         """Without a module: a local is bound where first written in its
-        top-level definition (a parameter, `let`, pattern or graph binding)."""
+        top-level definition (a parameter, `let`, pattern or graph binding),
+        in each of `ranges` (by default every top-level definition)."""
         toks = self.tokens
         source = self.source
-        for start, end in _top_level_ranges(toks, len(source.text)):
+        for start, end in _top_level_ranges(toks, len(source.text)) if ranges is None else ranges:
             first: dict[str, Target] = {}
             for tok in self._tokens_in(start, end):
                 if tok.kind != tk.LOCAL:
@@ -406,7 +414,7 @@ def _enclosing(ranges: list[tuple[int, int]], offset: int) -> tuple[int, int] | 
     return None
 
 
-def _tables(source: Source, module: Any, prelude: Any, toks: list[tk.Token]) -> Tables:
+def _tables(source: Source, module: Any, prelude: Any, toks: list[tk.Token], holes: tuple[tuple[int, int], ...] = ()) -> Tables:
     tables = Tables()
     if prelude is not None:
         pm = prelude.module
@@ -428,8 +436,16 @@ def _tables(source: Source, module: Any, prelude: Any, toks: list[tk.Token]) -> 
             tables.datas[gtv.name] = Target(DATA, gtv.name, gtv, gtv.span, detail=data)
             for ctor in data.constructors:
                 tables.constructors[ctor.name] = Target(CONSTRUCTOR, ctor.name, ctor, ctor.span)
+        for start, end in holes:  # what the module leaves out, as written
+            _written_definitions(source, toks[tk.index_before(toks, start) + 1 : tk.index_before(toks, end) + 1], tables)
         return tables
-    # No module: definitions as written (`def @f`, `data D`, `type D`).
+    _written_definitions(source, toks, tables)
+    return tables
+
+
+def _written_definitions(source: Source, toks: list[tk.Token], tables: Tables) -> None:
+    """Definitions as written (`def @f`, `data D`, `type D`), for text that
+    did not parse; they hide the Prelude's, not the module's."""
     prev = None
     for tok in toks:
         if tok.kind == tk.COMMENT:
@@ -437,8 +453,11 @@ def _tables(source: Source, module: Any, prelude: Any, toks: list[tk.Token]) -> 
         if prev is not None and prev.kind == tk.KEYWORD:
             span = Span(source, tok.start, tok.end)
             if prev.text == "def" and tok.kind == tk.GLOBAL:
-                tables.globals[tok.text[1:]] = Target(GLOBAL, tok.text, None, span)
+                known = tables.globals.get(tok.text[1:])
+                if known is None or known.prelude:
+                    tables.globals[tok.text[1:]] = Target(GLOBAL, tok.text, None, span)
             elif prev.text in ("data", "type") and tok.kind == tk.IDENT:
-                tables.datas[tok.text] = Target(DATA, tok.text, None, span)
+                known = tables.datas.get(tok.text)
+                if known is None or known.prelude:
+                    tables.datas[tok.text] = Target(DATA, tok.text, None, span)
         prev = tok
-    return tables

@@ -14,6 +14,8 @@ metadata section are cut at line ends).
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsprotocol import types as lsp
 
 from . import names as nm
@@ -113,3 +115,10 @@ def encode(analysis: Analysis, encoding: str = UTF16) -> list[int]:
                 break
             pos = nl + 2 if text.startswith("\r\n", nl) else nl + 1
     return data
+
+
+def register(server: Any) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
+    async def semantic_tokens_request(ls: Any, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
+        analysis = await ls.analysis(params.text_document.uri)
+        return lsp.SemanticTokens(data=encode(analysis, ls.encoding))

@@ -10,8 +10,14 @@ change after a quiet spell, and once the text has been still for
 definition, ...) use the analysis of the document's current text, waiting
 for it if a check is under way.
 
-Features: diagnostics, formatting, hover, go to definition, find references,
-document symbols, completion, semantic tokens (full document).
+Features, one module each (its `register` adds its requests): diagnostics,
+formatting, hover, go to definition, find references, document symbols,
+completion, semantic tokens (full document), rename, range formatting,
+inlay hints, code actions (fixes, "show graph").
+
+While a document has syntax errors, requests are answered by its `views`:
+the analysis of the rest of the file (`recovery`) and the last analysis
+of the document that parsed, mapped to the current text (`textmap`).
 
 `RELAY_LSP_DEBOUNCE_MS` sets the pause (default 150).
 """
@@ -31,16 +37,14 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from . import completion, definitions, formatting, hover, semantic_tokens, symbols
-from .diagnostics import document_diagnostics, span_range
-from .document import Analysis
+from .diagnostics import document_diagnostics
+from .document import REQUEST_FAILED, Analysis
 from .positions import UTF8, UTF16, UTF32
 
 DEBOUNCE = float(os.environ.get("RELAY_LSP_DEBOUNCE_MS", "150")) / 1000
 # During a burst of typing, the newest text is checked once it has been
 # still this long, so that its diagnostics are ready when DEBOUNCE is over.
 CHECK_AFTER = 0.05
-REQUEST_FAILED = -32803  # LSP's RequestFailed error code
 
 _ENCODINGS = {"utf-8": UTF8, "utf-16": UTF16, "utf-32": UTF32}
 
@@ -49,6 +53,8 @@ class RelayLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("relay", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.analyses: dict[str, Analysis] = {}
+        self.good: dict[str, Analysis] = {}  # uri -> its newest analysis that parsed
+        self._views: dict[str, Any] = {}  # uri -> the Views of its newest analysis
         self.computing: dict[tuple[str, int | None], asyncio.Future] = {}
         self.pending: dict[str, asyncio.Task] = {}  # uri -> its check-and-publish task
         self.last_change: dict[str, float] = {}  # uri -> loop time of its last change
@@ -96,11 +102,34 @@ class RelayLanguageServer(LanguageServer):
             return
         result = future.result()
         uri, version = key
+        if uri not in self.workspace.text_documents:
+            return
         latest = self.analyses.get(uri)
-        if uri in self.workspace.text_documents and (
-            latest is None or latest.version is None or version is None or latest.version <= version
-        ):
+        if latest is None or latest.version is None or version is None or latest.version <= version:
             self.analyses[uri] = result
+        good = self.good.get(uri)
+        if result.parsed and (good is None or good.version is None or version is None or good.version <= version):
+            self.good[uri] = result
+
+    async def views(self, uri: str) -> Any:
+        """The views answering for the document's current text: itself if
+        it parses; else its recovered part and its last version that parsed."""
+        from .recovery import recovered
+        from .views import Views
+
+        analysis = await self.analysis(uri)
+        good = self.good.get(uri)
+        cached = self._views.get(uri)
+        if cached is not None and cached.current is analysis and (analysis.parsed or cached.good_analysis is good):
+            return cached
+        if analysis.parsed:
+            views = Views(analysis)
+        else:
+            loop = asyncio.get_running_loop()
+            rest = await asyncio.shield(loop.run_in_executor(self.checker, recovered, analysis))
+            views = Views(analysis, rest, good)
+        self._views[uri] = views
+        return views
 
     def schedule(self, uri: str, delay: float) -> None:
         """The document changed: publish its diagnostics once it has been
@@ -173,9 +202,15 @@ class RelayLanguageServer(LanguageServer):
 
 server = RelayLanguageServer()
 
-from .graph import register as register_graph  # noqa: E402 - "show graph", in its own module
 
-register_graph(server)
+def _register_features() -> None:
+    from . import actions, completion, definitions, formatting, graph, hover, inlay, rename, semantic_tokens, symbols
+
+    for feature in (formatting, hover, definitions, symbols, completion, semantic_tokens, graph, rename, inlay, actions):
+        feature.register(server)
+
+
+_register_features()
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -195,64 +230,11 @@ async def did_close(ls: RelayLanguageServer, params: lsp.DidCloseTextDocumentPar
     if task is not None:
         task.cancel()
     ls.analyses.pop(uri, None)
+    ls.good.pop(uri, None)
+    ls._views.pop(uri, None)
     ls.last_change.pop(uri, None)
     ls.delays.pop(uri, None)
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-
-
-@server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
-async def formatting_request(ls: RelayLanguageServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit] | None:
-    analysis = await ls.analysis(params.text_document.uri)
-    loop = asyncio.get_running_loop()
-    try:
-        return await loop.run_in_executor(ls.checker, formatting.format_edits, analysis, ls.encoding)
-    except formatting.FormatError as exc:
-        raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
-
-
-@server.feature(lsp.TEXT_DOCUMENT_HOVER)
-async def hover_request(ls: RelayLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
-    analysis = await ls.analysis(params.text_document.uri)
-    found = hover.hover(analysis, ls.offset(analysis, params.position))
-    if found is None:
-        return None
-    md = ls.markdown()
-    return lsp.Hover(
-        contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown if md else lsp.MarkupKind.PlainText, value=found.markdown() if md else found.plain()),
-        range=span_range(found.start, found.end, analysis.lines(ls.encoding)),
-    )
-
-
-@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-async def definition_request(ls: RelayLanguageServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
-    analysis = await ls.analysis(params.text_document.uri)
-    return definitions.definition(analysis, ls.offset(analysis, params.position), ls.encoding) or None
-
-
-@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-async def references_request(ls: RelayLanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
-    analysis = await ls.analysis(params.text_document.uri)
-    include = params.context.include_declaration if params.context is not None else True
-    return definitions.references(analysis, ls.offset(analysis, params.position), include, ls.encoding) or None
-
-
-@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-async def symbols_request(ls: RelayLanguageServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-    analysis = await ls.analysis(params.text_document.uri)
-    return symbols.document_symbols(analysis, ls.encoding)
-
-
-@server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=completion.TRIGGERS))
-async def completion_request(ls: RelayLanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-    analysis = await ls.analysis(params.text_document.uri)
-    items = completion.complete(analysis, ls.offset(analysis, params.position), ls.encoding)
-    return lsp.CompletionList(is_incomplete=False, items=items)
-
-
-@server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, semantic_tokens.LEGEND)
-async def semantic_tokens_request(ls: RelayLanguageServer, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
-    analysis = await ls.analysis(params.text_document.uri)
-    return lsp.SemanticTokens(data=semantic_tokens.encode(analysis, ls.encoding))
 
 
 @server.feature(lsp.INITIALIZED)

@@ -1,5 +1,9 @@
 """Document symbols: the globals a file defines, and its data types with
-their constructors (an outline, in source order)."""
+their constructors (an outline, in source order).
+
+While the file has syntax errors, the definitions that parse come from
+the recovered analysis (with their types), the broken ones from their
+tokens, with the type the last version that parsed gave them (`views`)."""
 
 from __future__ import annotations
 
@@ -9,12 +13,15 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from . import names as nm
+from . import recovery
+from . import tokens as tk
 from .diagnostics import span_range
 from .document import Analysis
 from .positions import UTF16, line_start
+from .views import Views
 
 
-def document_symbols(analysis: Analysis, encoding: str = UTF16) -> list[lsp.DocumentSymbol]:
+def document_symbols(views: Views, encoding: str = UTF16) -> list[lsp.DocumentSymbol]:
     """The outline of a document: its globals and data types (with their
     constructors), each with its type. Linear in the definitions (measured
     by benchmarks/corners.py: about 70 us a definition at 2,000 and at
@@ -24,7 +31,16 @@ def document_symbols(analysis: Analysis, encoding: str = UTF16) -> list[lsp.Docu
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _document_symbols(analysis, encoding)
+        analysis = views.main.analysis
+        out = _document_symbols(analysis, encoding) if analysis.module is not None else []
+        if not views.current.parsed:
+            for symbol in out:  # a type the recovered check left with holes: the last good one
+                if symbol.kind == lsp.SymbolKind.Function:
+                    typed = views.global_type(symbol.name[1:])
+                    symbol.detail = typed[1].type_text(typed[0]) if typed is not None else symbol.detail
+            out.extend(_from_names(views, encoding))
+            out.sort(key=lambda s: (s.range.start.line, s.range.start.character))
+        return out
     finally:
         if was_enabled:
             gc.enable()
@@ -33,8 +49,6 @@ def document_symbols(analysis: Analysis, encoding: str = UTF16) -> list[lsp.Docu
 def _document_symbols(analysis: Analysis, encoding: str) -> list[lsp.DocumentSymbol]:
     lines = analysis.lines(encoding)
     module = analysis.module
-    if module is None:
-        return _from_names(analysis, encoding)
     source = analysis.source
     out: list[lsp.DocumentSymbol] = []
     result = analysis.result
@@ -52,7 +66,7 @@ def _document_symbols(analysis: Analysis, encoding: str) -> list[lsp.DocumentSym
                     kind=lsp.SymbolKind.Function,
                     range=span_range(min(whole.start, name_span.start), max(whole.end, name_span.end), lines),
                     selection_range=span_range(name_span.start, name_span.end, lines),
-                    detail=_type_text(ty),
+                    detail=analysis.type_text(ty) if ty is not None else None,
                 )
             )
         elif item in module.type_defs:
@@ -72,7 +86,7 @@ def _document_symbols(analysis: Analysis, encoding: str) -> list[lsp.DocumentSym
                         kind=lsp.SymbolKind.EnumMember,
                         range=span_range(ctor.span.start, ctor.span.end, lines),
                         selection_range=span_range(ctor.span.start, ctor.span.end, lines),
-                        detail=_type_text(ty),
+                        detail=analysis.type_text(ty) if ty is not None else None,
                     )
                 )
             out.append(
@@ -88,38 +102,54 @@ def _document_symbols(analysis: Analysis, encoding: str) -> list[lsp.DocumentSym
     return out
 
 
-def _type_text(ty: Any) -> str | None:
-    if ty is None:
-        return None
-    from ..text.type_text import type_text
-
-    return type_text(ty)
-
-
-def _from_names(analysis: Analysis, encoding: str) -> list[lsp.DocumentSymbol]:
-    """A file that does not parse: the definitions its tokens show."""
+def _from_names(views: Views, encoding: str) -> list[lsp.DocumentSymbol]:
+    """The definitions of the text that did not parse, as its tokens show them."""
+    analysis = views.main.analysis
     lines = analysis.lines(encoding)
     tables = analysis.names.tables
     out = []
     ranges = nm._top_level_ranges(analysis.tokens, len(analysis.text))
+    items = recovery.items(analysis.tokens, len(analysis.text))
     for target, kind in [(t, lsp.SymbolKind.Function) for t in tables.globals.values()] + [
         (t, lsp.SymbolKind.Enum) for t in tables.datas.values()
     ]:
         d = target.definition
-        if d is None or d.source is not analysis.source:
-            continue
+        if d is None or d.source is not analysis.source or target.node is not None:
+            continue  # the Prelude's, or the module's
+        # up to the last token before the next definition's keyword (an
+        # unclosed bracket does not stretch it over the next definitions)
         whole = nm._enclosing(ranges, d.start) or (d.start, d.end)
-        end = whole[1]
-        while end > d.end and analysis.text[end - 1].isspace():
-            end -= 1
+        item = nm._enclosing(items, d.start) or whole
+        end = _last_code_end(analysis.tokens, d.end, min(whole[1], item[1]))
         start = line_start(analysis.text, d.start)
+        detail = None
+        if kind == lsp.SymbolKind.Function:
+            typed = views.global_type(target.name[1:])
+            detail = typed[1].type_text(typed[0]) if typed is not None else None
         out.append(
             lsp.DocumentSymbol(
                 name=target.name,
                 kind=kind,
                 range=span_range(min(start, d.start), end, lines),
                 selection_range=span_range(d.start, d.end, lines),
+                detail=detail,
             )
         )
-    out.sort(key=lambda s: (s.range.start.line, s.range.start.character))
     return out
+
+
+def _last_code_end(toks: list[tk.Token], floor: int, limit: int) -> int:
+    """The end of the last token but comments ending by `limit` (at least `floor`)."""
+    i = tk.index_before(toks, limit)
+    while i >= 0 and toks[i].end > floor:
+        if toks[i].kind != tk.COMMENT and toks[i].end <= limit:
+            return toks[i].end
+        i -= 1
+    return floor
+
+
+def register(server: Any) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    async def symbols_request(ls: Any, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+        views = await ls.views(params.text_document.uri)
+        return document_symbols(views, ls.encoding)

@@ -207,6 +207,7 @@ def default_capabilities() -> dict:
             "publishDiagnostics": {"relatedInformation": True, "versionSupport": True},
             "completion": {"completionItem": {"snippetSupport": False}},
             "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+            "rename": {"prepareSupport": True},
             "semanticTokens": {
                 "requests": {"full": True},
                 "tokenTypes": [],

@@ -22,7 +22,7 @@ def test_initialize_announces_the_command() -> None:
     try:
         caps = c.initialize()["capabilities"]
         assert caps["executeCommandProvider"]["commands"] == ["relay.showGraph"]
-        assert caps["codeActionProvider"]["codeActionKinds"] == ["source"]
+        assert caps["codeActionProvider"]["codeActionKinds"] == ["quickfix", "source.fixAll", "source"]
     finally:
         c.kill()
 

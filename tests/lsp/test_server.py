@@ -147,7 +147,7 @@ def test_requests_answer_for_the_text_just_sent(client: LspClient) -> None:
     renamed = DOC.replace("%total", "%sum")
     client.change(uri, 2, [{"text": renamed}])
     result = client.request("textDocument/hover", at(uri, position_of(renamed, "%sum,")))
-    assert result["contents"]["value"] == "```relay\n%sum : Tensor[(), float32]\n```"
+    assert result["contents"]["value"] == "```relay\n%sum : float32\n```"
     assert client.diagnostics(uri, 2)["diagnostics"] == []
 
 
@@ -215,16 +215,16 @@ def test_close_clears_the_diagnostics(client: LspClient) -> None:
 
 
 HOVERS = [
-    ("%r }", 0, "```relay\n%r : Tensor[(), float32]\n```", rng(9, 34, 9, 36)),
+    ("%r }", 0, "```relay\n%r : float32\n```", rng(9, 34, 9, 36)),
     ("%0 =", 0, "```relay\n%0 : Tensor[(1, 4, 8, 8), float32]\n```", rng(15, 2, 15, 4)),
-    ("@area(Circle", 0, "```relay\n@area : fn(Shape) -> Tensor[(), float32]\n```\n\nThe area of a shape.", rng(16, 15, 16, 20)),
+    ("@area(Circle", 0, "```relay\n@area : fn(Shape) -> float32\n```\n\nThe area of a shape.", rng(16, 15, 16, 20)),
     (
         "@length",
         0,
-        "```relay\n@length : fn<a>(List[a]) -> Tensor[(), int32]\n```\n\nThe number of elements.\n\nDefined in the Prelude (`relay_text/std/prelude.rly`).",
+        "```relay\n@length : fn<a>(List[a]) -> int32\n```\n\nThe number of elements.\n\nDefined in the Prelude (`relay_text/std/prelude.rly`).",
         rng(17, 24, 17, 31),
     ),
-    ("Circle(1", 0, "```relay\nCircle : fn(Tensor[(), float32]) -> Shape\n```\n\nA constructor of `Shape`.", rng(16, 21, 16, 27)),
+    ("Circle(1", 0, "```relay\nCircle : fn(float32) -> Shape\n```\n\nA constructor of `Shape`.", rng(16, 21, 16, 27)),
     (
         "nn.relu",
         0,
@@ -232,8 +232,8 @@ HOVERS = [
         rng(17, 3, 17, 10),
     ),
     ("padding", 0, "```relay\npadding=(0, 0)\n```\n\nAn attribute of `nn.conv2d`: a list of integers; the default is `(0, 0)`.", rng(15, 25, 15, 32)),
-    ("3.14", 0, "```relay\nTensor[(), float32]\n```", rng(9, 22, 9, 26)),
-    ("match", 0, "```relay\nTensor[(), float32]\n```", rng(8, 2, 11, 3)),
+    ("3.14", 0, "```relay\nfloat32\n```", rng(9, 22, 9, 26)),
+    ("match", 0, "```relay\nfloat32\n```", rng(8, 2, 11, 3)),
 ]
 
 
@@ -248,7 +248,7 @@ def test_hover_on_a_data_type_shows_its_definition(client: LspClient) -> None:
     uri = open_doc(client, name="hover")
     result = client.request("textDocument/hover", at(uri, position_of(DOC, "Shape)")))
     assert result["contents"]["value"].startswith(
-        "```relay\ndata Shape {\n  Circle : (Tensor[(), float32]) -> Shape\n  Square : (Tensor[(), float32]) -> Shape\n}\n```"
+        "```relay\ndata Shape {\n  Circle : (float32) -> Shape\n  Square : (float32) -> Shape\n}\n```"
     )
 
 
@@ -264,7 +264,7 @@ def test_hover_in_plain_text_for_a_client_without_markdown() -> None:
         c.initialize({"textDocument": {"hover": {"contentFormat": ["plaintext"]}}})
         uri = open_doc(c, name="plain")
         result = c.request("textDocument/hover", at(uri, position_of(DOC, "%r }")))
-        assert result["contents"] == {"kind": "plaintext", "value": "%r : Tensor[(), float32]"}
+        assert result["contents"] == {"kind": "plaintext", "value": "%r : float32"}
         c.shutdown()
     finally:
         c.kill()
@@ -434,7 +434,7 @@ def test_completion_of_locals_in_scope(client: LspClient) -> None:
     pos = position_of(DOC, "%total,", 0, 1)  # just after `%`
     items = complete(client, uri, pos)
     assert [i["label"] for i in items] == ["%total", "%0", "%w", "%x"]
-    assert items[0]["detail"] == "Tensor[(), float32]"
+    assert items[0]["detail"] == "float32"
     assert items[0]["textEdit"] == {"range": {"start": {"line": 17, "character": 16}, "end": pos}, "newText": "%total"}
 
 
@@ -453,7 +453,7 @@ def test_completion_of_globals(client: LspClient) -> None:
     uri = open_doc(client, name="complete")
     items = complete(client, uri, position_of(DOC, "@area(Circle", 0, 1))
     by_label = {i["label"]: i for i in items}
-    assert by_label["@area"]["detail"] == "fn(Shape) -> Tensor[(), float32]"
+    assert by_label["@area"]["detail"] == "fn(Shape) -> float32"
     assert by_label["@map"]["detail"] == "fn<a, b>(fn(a) -> b, List[a]) -> List[b]"
     assert by_label["@map"]["labelDetails"] == {"description": "Prelude"}
     assert [i["label"] for i in items[:2]] == ["@area", "@main"]  # the file's own first
@@ -493,14 +493,14 @@ def test_document_symbols(client: LspClient) -> None:
     result = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
     assert [(s["name"], s["kind"], s.get("detail")) for s in result] == [
         ("Shape", 10, "data type"),
-        ("@area", 12, "fn(Shape) -> Tensor[(), float32]"),
-        ("@main", 12, "fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32]) -> (Tensor[(1, 4, 8, 8), float32], Tensor[(), float32], Tensor[(), int32])"),
+        ("@area", 12, "fn(Shape) -> float32"),
+        ("@main", 12, "fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32]) -> (Tensor[(1, 4, 8, 8), float32], float32, int32)"),
     ]
     assert result[0]["range"] == rng(1, 0, 4, 1)
     assert result[0]["selectionRange"] == rng(1, 5, 1, 10)
     assert [(c["name"], c["kind"], c["detail"]) for c in result[0]["children"]] == [
-        ("Circle", 22, "fn(Tensor[(), float32]) -> Shape"),
-        ("Square", 22, "fn(Tensor[(), float32]) -> Shape"),
+        ("Circle", 22, "fn(float32) -> Shape"),
+        ("Square", 22, "fn(float32) -> Shape"),
     ]
     assert result[1]["range"] == rng(7, 0, 12, 1)
     assert result[1]["selectionRange"] == rng(7, 4, 7, 9)

@@ -112,6 +112,7 @@ def test_lsp_positions_semantic_tokens_symbols_and_hover_count_lone_crs() -> Non
     from relay_text.lsp.hover import doc_comment
     from relay_text.lsp.semantic_tokens import encode
     from relay_text.lsp.symbols import document_symbols
+    from relay_text.lsp.views import Views
 
     text = "/* a\rb */\r// adds one\rdef @f(%x: int32) {\r  %x + 1 // after\r  + 2\r}\r"
     analysis = Analysis("file:///t.rly", text)
@@ -119,7 +120,7 @@ def test_lsp_positions_semantic_tokens_symbols_and_hover_count_lone_crs() -> Non
     lines = analysis.lines("utf-16")
     assert lines.position(text.index("def")) == (3, 0)
     assert lines.position(text.index("+ 2")) == (5, 2)
-    (symbol,) = document_symbols(analysis)
+    (symbol,) = document_symbols(Views(analysis))
     assert (symbol.range.start.line, symbol.range.start.character) == (3, 0)
     assert (symbol.selection_range.start.line, symbol.selection_range.start.character) == (3, 4)
     assert doc_comment(analysis.source, text.index("def")) == "adds one"

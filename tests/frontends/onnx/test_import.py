@@ -295,3 +295,33 @@ def test_an_importer_bug_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monk
     assert result.exit_code == 2
     assert "Nothing was written" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cnn.onnx"]
+
+
+def _with_local_function():
+    """`y = scaled(x, 2)` where the model-local function `scaled(a, k) = a * k + a`."""
+    from onnx import helper
+
+    body = [helper.make_node("Mul", ["a", "k"], ["m"]), helper.make_node("Add", ["m", "a"], ["r"])]
+    fn = helper.make_function("local.fns", "scaled", ["a", "k"], ["r"], body, [helper.make_opsetid("", 13)])
+    m = model(
+        [node("scaled", ["x", "two"], ["y"], name="call", domain="local.fns")],
+        [("x", FLOAT, [2])],
+        [("y", FLOAT, [2])],
+        {"two": np.array([2, 2], np.float32)},
+        extra_opsets=[("local.fns", 1)],
+    )
+    m.functions.append(fn)
+    return m
+
+
+def test_local_functions_are_inlined(tmp_path: Path) -> None:
+    """Calls of a model's local functions (what `relay export --functions`
+    writes) become the functions' nodes."""
+    m = _with_local_function()
+    text = from_onnx(m).text()
+    assert "multiply(%x, %two)" in text and "add(" in text
+    np.testing.assert_array_equal(relay_text.run(text, np.array([1, 3], np.float32), np.array([2, 2], np.float32)), [3, 9])
+    src = save(m, tmp_path / "fn.onnx")
+    listed = cli(["--list-nodes", src])
+    assert listed.exit_code == 0, listed.output
+    assert "Mul" in listed.output and "scaled" not in listed.output

@@ -152,7 +152,14 @@ class OpContext:
         return self.node("Cast", [x], to=onnx_dtype(dtype))
 
     def reshape(self, x: str, shape: Any) -> str:
-        return self.node("Reshape", [x, self.ints(shape)])
+        """`x` in the static `shape`; a 0 in it is a dimension of size 0
+        (`allowzero`), not a copy of the input's dimension."""
+        shape = [int(d) for d in shape]
+        if 0 not in shape:
+            return self.node("Reshape", [x, self.ints(shape)])
+        if self.opset < 14:
+            raise Unsupported("a reshape to a shape with a dimension of size 0 needs opset 14 (Reshape's allowzero)")
+        return self.node("Reshape", [x, self.ints(shape)], allowzero=1)
 
     def to_out_shape(self, x: str) -> str:
         """`x` reshaped to the result's (static) shape."""

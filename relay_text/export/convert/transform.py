@@ -19,7 +19,22 @@ INT64_MAX = 2**63 - 1
 
 @converter("reshape", "reshape_like", "contrib_reverse_reshape", "squeeze", "expand_dims")
 def reshape(cx: OpContext, x: str, *rest: str) -> str:
-    return cx.to_out_shape(x)
+    if static_shape(cx.out_type) is not None:
+        return cx.to_out_shape(x)
+    # A dimension known only at run time: the operators whose meaning does
+    # not need the shape.
+    if cx.name == "expand_dims":
+        axis = norm_axis(int(cx.attrs["axis"]), cx.rank(0) + 1)
+        return cx.unsqueeze(x, range(axis, axis + int(cx.attrs["num_newaxis"])))
+    if cx.name == "squeeze" and cx.attrs["axis"] is not None:
+        return cx.squeeze(x, sorted(norm_axis(int(a), cx.rank(0)) for a in cx.attrs["axis"]))
+    if cx.name == "reshape" and not cx.attrs["allowzero"]:
+        newshape = [int(d) for d in cx.attrs["newshape"]]
+        # 0 (copy the input's dimension) and -1 (the rest) mean in ONNX's
+        # Reshape what they mean in Relay's; -2, -3 and -4 have no equivalent.
+        if all(d >= -1 for d in newshape) and newshape.count(-1) <= 1:
+            return cx.node("Reshape", [x, cx.ints(newshape)])
+    raise Unsupported(f"the shape of the result is not static ({cx.out_type})")
 
 
 @converter("dyn.reshape")

@@ -194,18 +194,26 @@ def isnan(cx: OpContext, x: str) -> str:
     return cx.node("IsNaN", [x])
 
 
+def _is_inf(cx: OpContext, x: str) -> str:
+    """IsInf, which takes 16-bit floats only from opset 20 (and onnxruntime
+    not at all): those are widened to float32 first, exactly."""
+    if cx.dtype(0) in ("float16", "bfloat16"):
+        x = cx.cast(x, "float32")
+    return cx.node("IsInf", [x])
+
+
 @converter("isinf")
 def isinf(cx: OpContext, x: str) -> str:
     if not float_like(cx.dtype(0)):
         return cx.node("Expand", [cx.scalar(False, "bool"), cx.node("Shape", [x])])
-    return cx.node("IsInf", [x])
+    return _is_inf(cx, x)
 
 
 @converter("isfinite")
 def isfinite(cx: OpContext, x: str) -> str:
     if not float_like(cx.dtype(0)):
         return cx.node("Expand", [cx.scalar(True, "bool"), cx.node("Shape", [x])])
-    return cx.node("Not", [cx.node("Or", [cx.node("IsNaN", [x]), cx.node("IsInf", [x])])])
+    return cx.node("Not", [cx.node("Or", [cx.node("IsNaN", [x]), _is_inf(cx, x)])])
 
 
 @converter("where")

@@ -153,10 +153,24 @@ class OnnxTrip:
     got: list[Any]  # onnxruntime on the export
 
 
-def import_then_export(model: Any, inputs: Sequence[np.ndarray], embed: bool = False, **options: Any) -> OnnxTrip:
-    """Import the model, export the program (its weights as initializers,
+def import_then_export(model: Any, inputs: Sequence[np.ndarray], embed: bool = False, known: Sequence[str] = (), fix_shapes: bool = True, **options: Any) -> OnnxTrip:
+    """Import the model (with `fix_shapes`, its inputs' shapes fixed to those of `inputs`; the
+    inputs named in `known` made constants, as the ONNX backend does with
+    small integer inputs), export the program (its weights as initializers,
     through `--args`, or embedded as constants) and run both models on
-    onnxruntime with the same inputs."""
-    text, weights = imported_text(model, embed)
-    back = export_model(text, "imported.rly", args=weights, **options)
-    return OnnxTrip(text, back, onnxruntime_run(model, inputs), onnxruntime_run(back, inputs))
+    onnxruntime: the export on the inputs it kept."""
+    from relay_text.frontends.onnx import Options
+
+    graph_inputs = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
+    assert len(graph_inputs) == len(inputs), (graph_inputs, len(inputs))
+    by_name = dict(zip(graph_inputs, (np.asarray(i) for i in inputs)))
+    opts = Options()
+    opts.input_shapes = {k: tuple(v.shape) for k, v in by_name.items()} if fix_shapes else {}
+    opts.known_inputs = {k: by_name[k] for k in known}
+    imported = from_onnx(onnx.load_from_string(model.SerializeToString()), name="model.onnx", options=opts)
+    text = imported.text(embed=embed)
+    checked = relay_text.check(text)
+    assert checked.ok, [str(d) for d in checked.diagnostics]
+    back = export_model(text, "imported.rly", args=imported.weights(embed=embed), **options)
+    kept = [by_name[imported.source_names[v]] for v in imported.inputs]
+    return OnnxTrip(text, back, onnxruntime_run(model, inputs), onnxruntime_run(back, kept))

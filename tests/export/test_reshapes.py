@@ -43,3 +43,23 @@ def test_a_reshape_to_a_dimension_of_size_zero() -> None:
     assert [(a.name, a.i) for a in node.attribute] == [("allowzero", 1)]
     (error,) = export_errors(text, opset=13)
     assert error.message.endswith("a reshape to a shape with a dimension of size 0 needs opset 14 (Reshape's allowzero)")
+
+
+def test_a_reshape_to_a_shape_read_at_run_time_keeps_allowzero() -> None:
+    """`dyn.reshape(..., allowzero=True)`: the shape (3, 4, 0) read at run
+    time gives a dimension of size 0, as in Relay, not a copy of the input's."""
+    import numpy as np
+
+    from relay_text.eval.entry import RunRequest
+    from relay_text.export.engine import onnxruntime_engine
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import run_source
+
+    text = "def @main(%a: Tensor[(0, 3, 4), float32], %s: Tensor[(3), int64]) { dyn.reshape(%a, %s, allowzero=True) }"
+    (node,) = [n for n in export(text).graph.node if n.op_type == "Reshape"]
+    assert [(a.name, a.i) for a in node.attribute] == [("allowzero", 1)]
+    values = (np.zeros((0, 3, 4), np.float32), np.array([3, 4, 0], np.int64))
+    for engine in (None, onnxruntime_engine()):
+        ran = run_source(Source("t.rly", text), RunRequest(values=values, engine=engine))
+        assert ran.ok, [str(d) for d in ran.diagnostics]
+        assert ran.value.shape == (3, 4, 0)

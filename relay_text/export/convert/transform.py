@@ -41,6 +41,10 @@ def reshape(cx: OpContext, x: str, *rest: str) -> str:
 def dyn_reshape(cx: OpContext, x: str, shape: str) -> str:
     if static_shape(cx.out_type) is not None:
         return cx.to_out_shape(x)
+    if cx.attrs["allowzero"]:  # a 0 in the shape is a dimension of size 0 (Reshape's allowzero, opset 14)
+        if cx.opset < 14:
+            raise Unsupported("a reshape with allowzero needs opset 14")
+        return cx.node("Reshape", [x, cx.cast(shape, "int64")], allowzero=1)
     return cx.node("Reshape", [x, cx.cast(shape, "int64")])
 
 

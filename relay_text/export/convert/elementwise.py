@@ -69,8 +69,15 @@ def mod(cx: OpContext, a: str, b: str) -> str:
 @converter("floor_mod")
 def floor_mod(cx: OpContext, a: str, b: str) -> str:
     if float_like(cx.dtype(0)):
-        q = cx.node("Floor", [cx.node("Div", [a, b])])
-        return cx.node("Sub", [a, cx.node("Mul", [q, b])])
+        # numpy's floor remainder: C's fmod (exact), moved by the divisor
+        # where it is not zero and its sign differs from the divisor's. So
+        # x mod ±inf is x or ±inf, as numpy has it (x - floor(x / y) * y
+        # would be NaN) and large quotients lose nothing.
+        m = cx.node("Mod", [a, b], fmod=1)
+        zero = cx.like(0)
+        signs_differ = cx.node("Xor", [cx.node("Less", [m, zero]), cx.node("Less", [b, zero])])
+        moved = cx.node("And", [cx.node("Not", [cx.node("Equal", [m, zero])]), signs_differ])
+        return select(cx, moved, cx.node("Add", [m, b]), m, cx.dtype(0))
     return cx.node("Mod", [a, b], fmod=0)
 
 

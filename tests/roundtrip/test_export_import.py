@@ -116,3 +116,27 @@ def test_older_opsets_come_back(opset: int) -> None:
     trip = export_then_import(text, path, opset=opset)
     assert trip.model.opset_import[0].version == opset
     assert leaves_difference(trip.expected, trip.got, rtol=0, atol=0) == 0.0
+
+
+def _operator_programs() -> dict[str, str]:
+    from tests.export.test_operators import CASES
+    from tests.export.test_operators_more import CASES as MORE
+
+    return {**CASES, **{(f"{k} (more)" if k in CASES else k): v for k, v in MORE.items()}}
+
+
+OPERATOR_PROGRAMS = _operator_programs()
+OPERATOR_SAMPLE = [
+    "add", "nn.conv2d", "nn.batch_norm", "nn.max_pool2d", "image.resize", "dyn.nn.upsampling", "nn.softmax", "concatenate",
+    "strided_slice", "take", "argmax", "where", "cast", "nn.dense", "split", "topk",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[] if n in OPERATOR_SAMPLE else [pytest.mark.slow]) for n in sorted(OPERATOR_PROGRAMS)])
+def test_an_operator_program_comes_back(name: str) -> None:
+    """The programs of the export tests (one or more calls of every
+    exported operator). Most come back exact; operators that the export
+    spells as a composition (log2, the normalisations, adaptive pools, the
+    fast_* approximations) differ by a float32 rounding or two."""
+    trip = export_then_import(OPERATOR_PROGRAMS[name], f"{name}.rly")
+    leaves_difference(trip.expected, trip.got, rtol=RELAY_RTOL, atol=RELAY_ATOL)

@@ -325,3 +325,23 @@ def test_local_functions_are_inlined(tmp_path: Path) -> None:
     listed = cli(["--list-nodes", src])
     assert listed.exit_code == 0, listed.output
     assert "Mul" in listed.output and "scaled" not in listed.output
+
+
+INT64 = TensorProto.INT64
+
+
+def test_scalar_initializers_are_literals() -> None:
+    """A 0-d initializer (an epsilon, a bound) is written as a literal, not
+    a weight: `relay export` writes its scalars as initializers."""
+    weights = {"eps": np.array(1e-5, np.float32), "n": np.array(3, np.int64), "w": np.array([0.1, 0.3], np.float32)}
+    nodes = [node("Add", ["x", "eps"], ["a"]), node("Mul", ["a", "w"], ["y"]), node("Add", ["k", "n"], ["z"])]
+    m = model(nodes, [("x", FLOAT, [2]), ("k", INT64, [])], [("y", FLOAT, None), ("z", INT64, None)], weights)
+    imported = from_onnx(m)
+    text = imported.text()
+    assert list(imported.weights()) == ["w"]
+    assert "add(%x, 1e-05f)" in text and "add(%k, 3i64)" in text
+    x, k = np.array([1, 2], np.float32), np.array(4, np.int64)
+    got = relay_text.run(text, x, k, imported.weights()["w"])
+    want = onnxruntime_run(m, [x, k])
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] == 7

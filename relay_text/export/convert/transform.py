@@ -223,10 +223,17 @@ def one_hot_of(cx: OpContext, indices: str, on: str, off: str, positions: str) -
     return select(cx, hit, cx.cast(on, dtype), cx.cast(off, dtype), dtype)
 
 
+# The element types ONNX's Range takes; the others count in a wider type
+# (start + i * step, as the numpy kernel computes it) and are cast.
+_RANGE_TYPES = {"float32", "float64", "int16", "int32", "int64"}
+
+
 @converter("arange")
 def arange(cx: OpContext, start: str, stop: str, step: str) -> str:
     dtype = cx.out_dtype
-    return cx.node("Range", [cx.cast(start, dtype), cx.cast(stop, dtype), cx.cast(step, dtype)])
+    work = dtype if dtype in _RANGE_TYPES else ("float64" if dtype.startswith(("float", "bfloat")) else "int64")
+    r = cx.node("Range", [cx.cast(start, work), cx.cast(stop, work), cx.cast(step, work)])
+    return r if work == dtype else cx.cast(r, dtype)
 
 
 @converter("einsum")

@@ -192,18 +192,18 @@ def case_inputs(case: Any) -> list[Any]:
 
 def node_case_trip(case: Any) -> OnnxTrip:
     """`import_then_export` of one of onnx's node test cases on its first
-    data set. Where the importer needs an input's value (an axis, a shape,
-    scales given as inputs), the small inputs are made constants, as the
-    ONNX backend does (`relay_text.onnx_backend.SPECIALISED_SIZE`)."""
+    data set. Where the importer refuses the model as it is (it needs an
+    input's value: an axis, a shape, scales, a dropout ratio of 0), the
+    small inputs are made constants, as the ONNX backend does
+    (`relay_text.onnx_backend.SPECIALISED_SIZE`)."""
     from relay_text.frontends.onnx import ImportFailure
     from relay_text.onnx_backend import SPECIALISED_SIZE
 
     inputs = case_inputs(case)
     try:
         return import_then_export(case.model, inputs)
-    except ImportFailure as exc:
-        if not any("must be known" in d.message for d in exc.diagnostics):
-            raise
+    except ImportFailure:
+        pass
     names = [i.name for i in case.model.graph.input if i.name not in {t.name for t in case.model.graph.initializer}]
     known = [n for n, a in zip(names, inputs) if a.dtype.kind in "iufb" and a.size <= SPECIALISED_SIZE]
     return import_then_export(case.model, inputs, known=known)

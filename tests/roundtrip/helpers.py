@@ -132,11 +132,12 @@ def max_difference(expected: Any, actual: Any, rtol: float, atol: float) -> floa
         return max([max_difference(e, a, rtol, atol) for e, a in zip(expected, actual)], default=0.0)
     e, a = np.asarray(expected), np.asarray(actual)
     assert (a.dtype, a.shape) == (e.dtype, e.shape)
+    if e.dtype.name in ("float16", "bfloat16"):
+        e, a = e.astype(np.float32), a.astype(np.float32)
+        rtol, atol = max(rtol, HALF_TOLERANCE), max(atol, HALF_TOLERANCE)
     if e.dtype.kind not in "fc":
         np.testing.assert_array_equal(a, e)
         return 0.0
-    if e.dtype in (np.float16, "bfloat16"):
-        rtol, atol = max(rtol, HALF_TOLERANCE), max(atol, HALF_TOLERANCE)
     np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
     finite = np.isfinite(e) & np.isfinite(a)
     return float(np.max(np.abs(a[finite].astype(np.float64) - e[finite]), initial=0.0))

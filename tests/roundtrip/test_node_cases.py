@@ -54,7 +54,6 @@ KNOWN: dict[str, str] = {
     "test_matmulinteger": INTEGER_MATMUL,
     **{f"test_qlinearmatmul_{r}_{t}_{f}": INTEGER_MATMUL for r in ("2D", "3D") for t in ("int8", "uint8") for f in ("float16", "float32")},
     **{f"test_gridsample_volumetric_{m}_align_corners_{a}": GRID_3D for m in ("bilinear", "nearest") for a in (0, 1)},
-    "test_wrap_pad": '`dyn.nn.pad` pad_mode must be "constant", "edge" or "reflect"',
 }
 
 # By default: cases of operators of every family.

@@ -411,6 +411,11 @@ def flatten_type(ty: Any, count: int) -> list[Any]:
     return out if len(out) == count else [None] * count
 
 
+def call_attrs(node: Call) -> dict:
+    """The call's attributes, normalised, with their defaults."""
+    return dict(_attrs(node))
+
+
 def _attrs(node: Call) -> dict:
     from ..ops import registry
 

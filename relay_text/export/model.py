@@ -126,7 +126,9 @@ def build_model(
     if diags:
         raise ExportError(diags)
     if opset is None:
-        opset = max([DEFAULT_OPSET, *(needed_opset(name) for name in used)])
+        from .lower import call_attrs
+
+        opset = max([DEFAULT_OPSET, *(needed_opset(name, [call_attrs(c) for c in calls]) for name, calls in used.items())])
     graph = Graph(graph_name, opset=opset)
     ex = Exporter(module, result, constants, table)
     if functions:

@@ -89,6 +89,13 @@ class Imported:
             if small is not None:
                 replace[c] = small
         constants = [c for c in constants if c not in replace]
+        for p in params:  # a scalar weight (an epsilon, a loop bound) is a literal too
+            value = b.known[p]
+            if value.ndim == 0:
+                literal = _literal(value.item(), _dtype(value)) if _dtype(value) != "bfloat16" else inline_constant(value)
+                if literal is not None:
+                    replace[p] = literal
+        params = [p for p in params if p not in replace]
         if embed:
             kept = set(params) | set(constants)
             order = [n for n in post_order(self.body) if n in kept]

@@ -9,7 +9,9 @@ A converter is registered under our operator's name(s):
 and, if its ONNX operators are younger than the exporter's default opset,
 the opset they need (`@converter("cumprod", opset=26)`): an export that
 does not name an opset then writes that one, and an export at an older
-opset reports the call.
+opset reports the call. Where only some attribute values need a younger
+opset, `call_opset` gives the opset one call needs from its attributes
+(normalised): `@converter("nn.avg_pool2d", call_opset=lambda attrs: ...)`.
 
 It is called with an `OpContext` and the ONNX value names of the call's
 arguments (a tuple of names for a tuple argument, as `concatenate` takes)
@@ -37,25 +39,30 @@ from ..graph import Graph, Unsupported, onnx_dtype, static_shape
 Converter = Callable[..., Any]
 _TABLE: dict[str, Converter] = {}
 _OPSETS: dict[str, int] = {}  # operator -> the opset its converter needs, where above the oldest written
+_CALL_OPSETS: dict[str, Callable[[dict], int]] = {}  # operator -> the opset a call needs, by its attributes
 _LOADED = False
 
 
-def converter(*names: str, opset: int = 0) -> Callable[[Converter], Converter]:
+def converter(*names: str, opset: int = 0, call_opset: Callable[[dict], int] | None = None) -> Callable[[Converter], Converter]:
     def register(fn: Converter) -> Converter:
         for name in names:
             assert name not in _TABLE, f"two converters for {name}"
             _TABLE[name] = fn
             if opset:
                 _OPSETS[name] = opset
+            if call_opset is not None:
+                _CALL_OPSETS[name] = call_opset
         return fn
 
     return register
 
 
-def needed_opset(name: str) -> int:
-    """The oldest opset the converter of `name` writes (0: any the exporter writes)."""
+def needed_opset(name: str, attrs: Any = ()) -> int:
+    """The oldest opset the converter of `name` writes (0: any the exporter
+    writes), for calls with these attributes (each a normalised dict)."""
     converters()
-    return _OPSETS.get(name, 0)
+    by_call = _CALL_OPSETS.get(name)
+    return max([_OPSETS.get(name, 0), *(by_call(a) for a in attrs)] if by_call is not None else [_OPSETS.get(name, 0)])
 
 
 def converters() -> dict[str, Converter]:
@@ -152,7 +159,14 @@ class OpContext:
         return self.node("Cast", [x], to=onnx_dtype(dtype))
 
     def reshape(self, x: str, shape: Any) -> str:
-        return self.node("Reshape", [x, self.ints(shape)])
+        """`x` in the static `shape`; a 0 in it is a dimension of size 0
+        (`allowzero`), not a copy of the input's dimension."""
+        shape = [int(d) for d in shape]
+        if 0 not in shape:
+            return self.node("Reshape", [x, self.ints(shape)])
+        if self.opset < 14:
+            raise Unsupported("a reshape to a shape with a dimension of size 0 needs opset 14 (Reshape's allowzero)")
+        return self.node("Reshape", [x, self.ints(shape)], allowzero=1)
 
     def to_out_shape(self, x: str) -> str:
         """`x` reshaped to the result's (static) shape."""

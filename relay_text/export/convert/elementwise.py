@@ -69,8 +69,15 @@ def mod(cx: OpContext, a: str, b: str) -> str:
 @converter("floor_mod")
 def floor_mod(cx: OpContext, a: str, b: str) -> str:
     if float_like(cx.dtype(0)):
-        q = cx.node("Floor", [cx.node("Div", [a, b])])
-        return cx.node("Sub", [a, cx.node("Mul", [q, b])])
+        # numpy's floor remainder: C's fmod (exact), moved by the divisor
+        # where it is not zero and its sign differs from the divisor's. So
+        # x mod ±inf is x or ±inf, as numpy has it (x - floor(x / y) * y
+        # would be NaN) and large quotients lose nothing.
+        m = cx.node("Mod", [a, b], fmod=1)
+        zero = cx.like(0)
+        signs_differ = cx.node("Xor", [cx.node("Less", [m, zero]), cx.node("Less", [b, zero])])
+        moved = cx.node("And", [cx.node("Not", [cx.node("Equal", [m, zero])]), signs_differ])
+        return select(cx, moved, cx.node("Add", [m, b]), m, cx.dtype(0))
     return cx.node("Mod", [a, b], fmod=0)
 
 
@@ -194,18 +201,26 @@ def isnan(cx: OpContext, x: str) -> str:
     return cx.node("IsNaN", [x])
 
 
+def _is_inf(cx: OpContext, x: str) -> str:
+    """IsInf, which takes 16-bit floats only from opset 20 (and onnxruntime
+    not at all): those are widened to float32 first, exactly."""
+    if cx.dtype(0) in ("float16", "bfloat16"):
+        x = cx.cast(x, "float32")
+    return cx.node("IsInf", [x])
+
+
 @converter("isinf")
 def isinf(cx: OpContext, x: str) -> str:
     if not float_like(cx.dtype(0)):
         return cx.node("Expand", [cx.scalar(False, "bool"), cx.node("Shape", [x])])
-    return cx.node("IsInf", [x])
+    return _is_inf(cx, x)
 
 
 @converter("isfinite")
 def isfinite(cx: OpContext, x: str) -> str:
     if not float_like(cx.dtype(0)):
         return cx.node("Expand", [cx.scalar(True, "bool"), cx.node("Shape", [x])])
-    return cx.node("Not", [cx.node("Or", [cx.node("IsNaN", [x]), cx.node("IsInf", [x])])])
+    return cx.node("Not", [cx.node("Or", [cx.node("IsNaN", [x]), _is_inf(cx, x)])])
 
 
 @converter("where")

@@ -83,7 +83,13 @@ def lrn(cx: OpContext, x: str) -> str:
 POOL_LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
 
-@converter("nn.max_pool1d", "nn.max_pool2d", "nn.max_pool3d", "nn.avg_pool1d", "nn.avg_pool2d", "nn.avg_pool3d")
+def _avg_pool_opset(attrs: dict) -> int:
+    """AveragePool takes dilations from opset 19."""
+    return 19 if any(int(d) != 1 for d in attrs["dilation"]) else 0
+
+
+@converter("nn.avg_pool1d", "nn.avg_pool2d", "nn.avg_pool3d", call_opset=_avg_pool_opset)
+@converter("nn.max_pool1d", "nn.max_pool2d", "nn.max_pool3d")
 def pool(cx: OpContext, x: str) -> str:
     n = cx.rank(0) - 2
     layout = cx.attrs["layout"]

@@ -26,6 +26,9 @@ def reduction(cx: OpContext, x: str) -> str:
     axes = reduce_axes(cx)
     if not axes:
         return cx.node("Identity", [x])
+    if cx.name in ("max", "min") and cx.dtype(0) == "bool":  # ReduceMax/Min take bool only from opset 20
+        r = cx.reduce(REDUCE[cx.name], cx.cast(x, "int32"), axes, cx.attrs["keepdims"])
+        return cx.cast(r, "bool")
     return cx.reduce(REDUCE[cx.name], x, axes, cx.attrs["keepdims"])
 
 

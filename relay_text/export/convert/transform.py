@@ -19,13 +19,32 @@ INT64_MAX = 2**63 - 1
 
 @converter("reshape", "reshape_like", "contrib_reverse_reshape", "squeeze", "expand_dims")
 def reshape(cx: OpContext, x: str, *rest: str) -> str:
-    return cx.to_out_shape(x)
+    if static_shape(cx.out_type) is not None:
+        return cx.to_out_shape(x)
+    # A dimension known only at run time: the operators whose meaning does
+    # not need the shape.
+    if cx.name == "expand_dims":
+        axis = norm_axis(int(cx.attrs["axis"]), cx.rank(0) + 1)
+        return cx.unsqueeze(x, range(axis, axis + int(cx.attrs["num_newaxis"])))
+    if cx.name == "squeeze" and cx.attrs["axis"] is not None:
+        return cx.squeeze(x, sorted(norm_axis(int(a), cx.rank(0)) for a in cx.attrs["axis"]))
+    if cx.name == "reshape" and not cx.attrs["allowzero"]:
+        newshape = [int(d) for d in cx.attrs["newshape"]]
+        # 0 (copy the input's dimension) and -1 (the rest) mean in ONNX's
+        # Reshape what they mean in Relay's; -2, -3 and -4 have no equivalent.
+        if all(d >= -1 for d in newshape) and newshape.count(-1) <= 1:
+            return cx.node("Reshape", [x, cx.ints(newshape)])
+    raise Unsupported(f"the shape of the result is not static ({cx.out_type})")
 
 
 @converter("dyn.reshape")
 def dyn_reshape(cx: OpContext, x: str, shape: str) -> str:
     if static_shape(cx.out_type) is not None:
         return cx.to_out_shape(x)
+    if cx.attrs["allowzero"]:  # a 0 in the shape is a dimension of size 0 (Reshape's allowzero, opset 14)
+        if cx.opset < 14:
+            raise Unsupported("a reshape with allowzero needs opset 14")
+        return cx.node("Reshape", [x, cx.cast(shape, "int64")], allowzero=1)
     return cx.node("Reshape", [x, cx.cast(shape, "int64")])
 
 
@@ -204,10 +223,17 @@ def one_hot_of(cx: OpContext, indices: str, on: str, off: str, positions: str) -
     return select(cx, hit, cx.cast(on, dtype), cx.cast(off, dtype), dtype)
 
 
+# The element types ONNX's Range takes; the others count in a wider type
+# (start + i * step, as the numpy kernel computes it) and are cast.
+_RANGE_TYPES = {"float32", "float64", "int16", "int32", "int64"}
+
+
 @converter("arange")
 def arange(cx: OpContext, start: str, stop: str, step: str) -> str:
     dtype = cx.out_dtype
-    return cx.node("Range", [cx.cast(start, dtype), cx.cast(stop, dtype), cx.cast(step, dtype)])
+    work = dtype if dtype in _RANGE_TYPES else ("float64" if dtype.startswith(("float", "bfloat")) else "int64")
+    r = cx.node("Range", [cx.cast(start, work), cx.cast(stop, work), cx.cast(step, work)])
+    return r if work == dtype else cx.cast(r, dtype)
 
 
 @converter("einsum")

@@ -32,13 +32,28 @@ def load_model(path: str) -> Any:
     except ImportError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, "reading ONNX models needs the `onnx` package", None).with_help("pip install 'relay-text[onnx]'")]) from None
     try:
-        return onnx.load(path)
+        model = onnx.load(path)
     except FileNotFoundError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: no such file", None)]) from None
     except IsADirectoryError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: is a directory", None)]) from None
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: protobuf raises several kinds
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: not an ONNX model ({type(exc).__name__}: {exc})", None)]) from None
+    return inline_functions(model)
+
+
+def inline_functions(model: Any) -> Any:
+    """The model with the calls of its local functions (`model.functions`,
+    which `relay export --functions` writes) replaced by the functions'
+    nodes; the model itself when it has none."""
+    if not model.functions:
+        return model
+    from onnx import inliner
+
+    try:
+        return inliner.inline_local_functions(model)
+    except Exception as exc:  # noqa: BLE001 - onnx raises several kinds on a malformed function
+        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"the model's local functions cannot be inlined ({type(exc).__name__}: {exc})", None)]) from None
 
 
 def from_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None, *, freeze: bool = False, name: str | None = None, options: Options | None = None) -> Imported:
@@ -46,10 +61,12 @@ def from_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None
 
     `input_shapes` fixes the dimensions of inputs (by ONNX name) that the
     model leaves open; `freeze` makes initializers constants of the program
-    instead of parameters."""
+    instead of parameters. Calls of the model's local functions are
+    inlined first."""
     if isinstance(model, str):
         name = name or model
         model = load_model(model)
+    model = inline_functions(model)
     opts = options or Options()
     if input_shapes:
         opts.input_shapes = {k: tuple(int(d) for d in v) for k, v in input_shapes.items()}

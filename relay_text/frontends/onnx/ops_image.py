@@ -18,17 +18,19 @@ from ._common import norm_axes, scalar
 from .table import converter
 
 _RESIZE_LAYOUT = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
+# A resize of the axes between the first and the last (the channels last)
+_CHANNELS_LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
 _MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn", "tf_crop_and_resize")
 
 
-def _resize(b, x, sizes, method, mode, rounding, alpha, exclude, extrapolation, roi):
+def _resize(b, x, sizes, method, mode, rounding, alpha, exclude, extrapolation, roi, channels_last=False):
     rank = b.rank(x)
     if rank not in _RESIZE_LAYOUT:
         raise Unsupported(f"only 3-, 4- and 5-dimensional tensors (NCW, NCHW, NCDHW) can be resized, found {rank} dimensions")
     dims = rank - 2
     attrs = dict(
         size=[int(s) for s in sizes],
-        layout=_RESIZE_LAYOUT[rank],
+        layout=(_CHANNELS_LAST if channels_last else _RESIZE_LAYOUT)[rank],
         method=method,
         coordinate_transformation_mode=mode,
         rounding_method=rounding,
@@ -172,7 +174,10 @@ def resize(cx, n):
         for i, a in enumerate(axes):
             full_s[a] = given_s[i]
         whole = all(_whole(d, s) for d, s in zip(shape, full_s))
-        sizes = [shape[0], shape[1]] + _out_sizes(b, x, full_s, exact_only=mode == "nearest")
+        if whole and rank in _CHANNELS_LAST and full_s[0] == 1 and full_s[-1] == 1 and full_s[1] != 1:
+            sizes = [int(round(d * sc)) for d, sc in zip(shape, full_s)]  # channels last: below
+        else:
+            sizes = [shape[0], shape[1]] + _out_sizes(b, x, full_s, exact_only=mode == "nearest")
         if not whole:
             if mode == "cubic" and exclude:
                 raise Unsupported("`exclude_outside` with a scale that does not give a whole number of pixels is not supported", attr="exclude_outside")
@@ -185,7 +190,10 @@ def resize(cx, n):
             return _by_scale(b, x, sizes[2:], full_s, _method(mode), coord, alpha, roi, extrapolation)
     else:
         raise Unsupported("`Resize` needs scales or sizes")
-    if sizes[0] != shape[0] or sizes[1] != shape[1]:
+    # The axes resized are the last ones (channels first), or all but the
+    # first and the last (channels last, as a model written for NHWC data).
+    channels_last = rank in _CHANNELS_LAST and sizes[0] == shape[0] and sizes[-1] == shape[-1] and sizes[1] != shape[1]
+    if not channels_last and (sizes[0] != shape[0] or sizes[1] != shape[1]):
         raise Unsupported("resizing the batch or channel axis is not supported")
     if coord == "half_pixel_symmetric":
         coord = "half_pixel"  # the same mapping when the output size is the scaled size
@@ -197,9 +205,10 @@ def resize(cx, n):
             for i, a in enumerate(axes):
                 full_r[a], full_r[rank + a] = r[i], r[len(axes) + i]
             r = full_r
-        roi = r[2:rank] + r[rank + 2 :]
+        roi = r[1 : rank - 1] + r[rank + 1 : 2 * rank - 1] if channels_last else r[2:rank] + r[rank + 2 :]
     rounding = nearest if mode == "nearest" else ""
-    return _resize(b, x, sizes[2:], _method(mode), coord, rounding, alpha, exclude, extrapolation, roi)
+    spatial = sizes[1:-1] if channels_last else sizes[2:]
+    return _resize(b, x, spatial, _method(mode), coord, rounding, alpha, exclude, extrapolation, roi, channels_last)
 
 
 @converter("Upsample", since=7)

@@ -318,3 +318,53 @@ def test_a_float16_softmax_is_imported_as_its_steps() -> None:
     got = relay_text.run(from_onnx(m16).text(), x)
     assert got.dtype == np.float16
     assert got.tobytes() == expected.tobytes()
+
+
+def _with_local_function():
+    """`y = scaled(x, 2)` where the model-local function `scaled(a, k) = a * k + a`."""
+    from onnx import helper
+
+    body = [helper.make_node("Mul", ["a", "k"], ["m"]), helper.make_node("Add", ["m", "a"], ["r"])]
+    fn = helper.make_function("local.fns", "scaled", ["a", "k"], ["r"], body, [helper.make_opsetid("", 13)])
+    m = model(
+        [node("scaled", ["x", "two"], ["y"], name="call", domain="local.fns")],
+        [("x", FLOAT, [2])],
+        [("y", FLOAT, [2])],
+        {"two": np.array([2, 2], np.float32)},
+        extra_opsets=[("local.fns", 1)],
+    )
+    m.functions.append(fn)
+    return m
+
+
+def test_local_functions_are_inlined(tmp_path: Path) -> None:
+    """Calls of a model's local functions (what `relay export --functions`
+    writes) become the functions' nodes."""
+    m = _with_local_function()
+    text = from_onnx(m).text()
+    assert "multiply(%x, %two)" in text and "add(" in text
+    np.testing.assert_array_equal(relay_text.run(text, np.array([1, 3], np.float32), np.array([2, 2], np.float32)), [3, 9])
+    src = save(m, tmp_path / "fn.onnx")
+    listed = cli(["--list-nodes", src])
+    assert listed.exit_code == 0, listed.output
+    assert "Mul" in listed.output and "scaled" not in listed.output
+
+
+INT64 = TensorProto.INT64
+
+
+def test_scalar_initializers_are_literals() -> None:
+    """A 0-d initializer (an epsilon, a bound) is written as a literal, not
+    a weight: `relay export` writes its scalars as initializers."""
+    weights = {"eps": np.array(1e-5, np.float32), "n": np.array(3, np.int64), "w": np.array([0.1, 0.3], np.float32)}
+    nodes = [node("Add", ["x", "eps"], ["a"]), node("Mul", ["a", "w"], ["y"]), node("Add", ["k", "n"], ["z"])]
+    m = model(nodes, [("x", FLOAT, [2]), ("k", INT64, [])], [("y", FLOAT, None), ("z", INT64, None)], weights)
+    imported = from_onnx(m)
+    text = imported.text()
+    assert list(imported.weights()) == ["w"]
+    assert "add(%x, 1e-05f)" in text and "add(%k, 3i64)" in text
+    x, k = np.array([1, 2], np.float32), np.array(4, np.int64)
+    got = relay_text.run(text, x, k, imported.weights()["w"])
+    want = onnxruntime_run(m, [x, k])
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] == 7

@@ -375,7 +375,7 @@ class Compiler:
         return True
 
     def bind_operator(self, op: Op, attrs: dict, all_scalar: bool, definition: Any = None) -> BoundOperator | None:
-        """`definition`: an older TVM form of the operator (`ops.legacy.legacy_form`)."""
+        """`definition`: an older TVM form of the operator (`ops.legacy.renamed.legacy_form`)."""
         try:
             return bind(op.name, attrs, self.resolver if definition is None else (lambda _name: definition), all_scalar)
         except NoKernel:
@@ -429,7 +429,7 @@ class Compiler:
             names, key = None, None
         if names is not None:
             return names
-        from ..ops.legacy import legacy_form
+        from ..ops.legacy.renamed import legacy_form
 
         form = legacy_form(op.name, len(call.args), (k for k, _ in call.attrs), getattr(self.program, "version", None))
         bound = self.bind_operator(op, dict(call.attrs), all_scalar, form[0] if form is not None else None)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..ops._np import np
-from ..ops.conv import ranges, run_parts, split_axis, split_count
+from ..ops.nn.conv import ranges, run_parts, split_axis, split_count
 
 # Operators whose result is always a new array owning its memory: never a
 # view of (or the same object as) an argument.
@@ -232,7 +232,7 @@ def bias_add(axis: int, ndim: int) -> InPlace:
 def softmax(log: bool) -> Callable[[Any], Any]:
     # not an InPlace: it works along rows, so it is never cut into a chain
     """`nn.softmax` / `nn.log_softmax` over the last axis, written into x."""
-    from ..ops.nn import softmax_rows
+    from ..ops.nn.nn import softmax_rows
 
     def run(x: Any) -> Any:
         x = _writable(x)

@@ -375,7 +375,7 @@ def _registering_family() -> str:
 
 
 def _family_of(module: str, prefix: str) -> str:
-    """`nn.conv` for `relay_text.ops.nn.conv`; "" for a module that is no family."""
+    """`nn.conv` for `relay_text.ops.nn.nn.conv`; "" for a module that is no family."""
     if not module.startswith(prefix):
         return ""
     short = module[len(prefix) :]

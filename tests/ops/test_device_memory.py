@@ -1,5 +1,5 @@
-"""Annotations, device placement, memory and VM operators (relay_text/ops/annotation.py,
-relay_text/ops/memory.py): TVM's relations (src/relay/op/annotation/annotation.cc,
+"""Annotations, device placement, memory and VM operators (relay_text/ops/annotation/annotation.py,
+relay_text/ops/memory/memory.py): TVM's relations (src/relay/op/annotation/annotation.cc,
 op/memory/*.cc, op/vm/vm.cc, op/call/call.cc) and their meaning on one CPU.
 """
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from relay_text.ops import KernelError
-from relay_text.ops.memory import Storage
+from relay_text.ops.memory.memory import Storage
 from tests.ops.family import Family, T, same
 
 ANNOTATIONS = [

@@ -1,4 +1,4 @@
-"""Operators read by their older TVM names (relay_text/ops/legacy.py): the
+"""Operators read by their older TVM names (relay_text/ops/legacy/renamed.py): the
 relation and kernel of the current operator, given translated attributes,
 and one `renamed-operator` warning per name."""
 

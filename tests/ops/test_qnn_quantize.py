@@ -67,7 +67,7 @@ def fixed_point_multiply_ref(t: int, m: float, rounding: str = "UPWARD") -> int:
 
 
 def requantize_ref(v: int, s_in: float, z_in: int, s_out: float, z_out: int, dtype: str, rounding: str = "UPWARD", compute: str = "int64") -> int | None:
-    """One element, as TVM's requantize lowering computes it (see relay_text/ops/_qnn.py);
+    """One element, as TVM's requantize lowering computes it (see relay_text/ops/qnn/_common.py);
     None where TVM's result is undefined (a float beyond int32 converted to int32)."""
     s_in, s_out = float(f32(s_in)), float(f32(s_out))
     if compute == "int64":

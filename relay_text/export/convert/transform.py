@@ -100,7 +100,7 @@ def gather_nd(cx: OpContext, x: str, indices: str) -> str:
 
 @converter("strided_slice")
 def strided_slice(cx: OpContext, x: str) -> str:
-    from ...ops.slicing import _canonical, slice_plan
+    from ...ops.tensor.slicing import _canonical, slice_plan
 
     shape = cx.shape(0)
     plan = slice_plan(shape, cx.attrs)

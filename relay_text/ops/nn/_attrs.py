@@ -9,7 +9,9 @@ spatial axes).
   their channel-blocked, gemm and winograd forms, `nn.conv2d_backward_weight`,
   `nn.deformable_conv2d` (with `deformable_groups`), `qnn.conv2d`;
 * `conv_transpose_attrs` - Conv1D/2D/3DTransposeAttrs: `nn.conv*_transpose`,
-  `qnn.conv2d_transpose`.
+  `qnn.conv2d_transpose`;
+* `pool_attrs` - MaxPool1D/2D/3DAttrs and AvgPool1D/2D/3DAttrs: `nn.max_pool*`,
+  `nn.avg_pool*`, the 2-D pooling gradients, `qnn.avg_pool2d`.
 """
 
 from __future__ import annotations
@@ -69,3 +71,22 @@ CONV3D_ATTRS = conv_attrs("NCDHW", "OIDHW")
 CONV1D_TRANSPOSE_ATTRS = conv_transpose_attrs("NCW", "IOW")
 CONV2D_TRANSPOSE_ATTRS = conv_transpose_attrs("NCHW", "IOHW")
 CONV3D_TRANSPOSE_ATTRS = conv_transpose_attrs("NCDHW", "IODHW")
+
+
+def pool_attrs(layout: str, *, avg: bool) -> tuple[Attr, ...]:
+    """MaxPool1D/2D/3DAttrs; AvgPool*Attrs add `count_include_pad`."""
+    k = len(layout) - 2
+    attrs = (
+        Attr("pool_size", "ints"),
+        Attr("strides", "ints", (1,) * k),
+        Attr("dilation", "ints", (1,) * k),
+        Attr("padding", "ints", (0,) * k),
+        Attr("layout", "str", layout),
+        Attr("out_layout", "str", ""),
+        Attr("ceil_mode", "bool", False),
+    )
+    return (*attrs, Attr("count_include_pad", "bool", False)) if avg else attrs
+
+
+MAX_POOL2D_ATTRS = pool_attrs("NCHW", avg=False)
+AVG_POOL2D_ATTRS = pool_attrs("NCHW", avg=True)

@@ -18,7 +18,7 @@ from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType, TupleType
 from .._checks import dim_times
 from .._np import np, wrap
-from ._attrs import CONV2D_ATTRS
+from ._attrs import AVG_POOL2D_ATTRS, CONV2D_ATTRS, MAX_POOL2D_ATTRS
 from .conv import PARALLEL_MIN, conv2d_nchw, pads_2d, pair_of, ranges, run_parts, split_count, weight_dtype_of, window_taps
 from ..registry import Attr, register
 from ..relations import (
@@ -471,15 +471,6 @@ def pool2d_rel(r: Relation) -> bool:
     return True
 
 
-_POOL_ATTRS = (
-    Attr("pool_size", "ints"),
-    Attr("strides", "ints", (1, 1)),
-    Attr("dilation", "ints", (1, 1)),
-    Attr("padding", "ints", (0, 0)),
-    Attr("layout", "str", "NCHW"),
-    Attr("out_layout", "str", ""),
-    Attr("ceil_mode", "bool", False),
-)
 
 
 def _pool(x: Any, attrs: dict, kind: str) -> Any:
@@ -521,7 +512,7 @@ def _pool(x: Any, attrs: dict, kind: str) -> Any:
     return wrap(_from_nchw(out, ol), x.dtype)
 
 
-@register("nn.max_pool2d", inputs=1, relation=pool2d_rel, attrs=_POOL_ATTRS, doc="Maximum over 2-D windows.")
+@register("nn.max_pool2d", inputs=1, relation=pool2d_rel, attrs=MAX_POOL2D_ATTRS, doc="Maximum over 2-D windows.")
 def max_pool2d(args: tuple, attrs: dict) -> Any:
     return _pool(args[0], attrs, "max")
 
@@ -530,7 +521,7 @@ def max_pool2d(args: tuple, attrs: dict) -> Any:
     "nn.avg_pool2d",
     inputs=1,
     relation=pool2d_rel,
-    attrs=_POOL_ATTRS + (Attr("count_include_pad", "bool", False),),
+    attrs=AVG_POOL2D_ATTRS,
     doc="Mean over 2-D windows (padding counted only with count_include_pad).",
 )
 def avg_pool2d(args: tuple, attrs: dict) -> Any:

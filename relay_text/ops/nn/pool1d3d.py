@@ -32,9 +32,10 @@ from typing import Any
 from ...diagnostics import codes
 from ...ir.ty import TensorType
 from .._np import np, wrap
+from ._attrs import pool_attrs
 from .nn import _layout, window_out
 from .pool import trunc_divide
-from ..registry import Attr, register
+from ..registry import register
 from ..relations import Relation, known_rank, relation, require_numeric, shape_text
 
 AXIS_NAMES = {"D": "depth", "H": "height", "W": "width"}
@@ -210,18 +211,6 @@ def pool_layout(x: Any, attrs: dict, kind: str, spatial: str) -> Any:
 # ---------------------------------------------------------------- operators
 
 
-def _attrs(n: int, layout: str, avg: bool) -> tuple:
-    attrs = (
-        Attr("pool_size", "ints"),
-        Attr("strides", "ints", (1,) * n),
-        Attr("dilation", "ints", (1,) * n),
-        Attr("padding", "ints", (0,) * n),
-        Attr("layout", "str", layout),
-        Attr("out_layout", "str", ""),
-        Attr("ceil_mode", "bool", False),
-    )
-    return attrs + (Attr("count_include_pad", "bool", False),) if avg else attrs
-
 
 def _register(dims: int, spatial: str, layout: str) -> None:
     for kind, word, tvm_kind in (("max", "Maximum", "Max"), ("avg", "Mean", "Avg")):
@@ -234,7 +223,7 @@ def _register(dims: int, spatial: str, layout: str) -> None:
             f"nn.{kind}_pool{dims}d",
             inputs=1,
             relation=_pool_relation(f"{tvm_kind}Pool{dims}D", spatial),
-            attrs=_attrs(len(spatial), layout, kind == "avg"),
+            attrs=pool_attrs(layout, avg=kind == "avg"),
             doc=f"{word} over {dims}-D windows{extra}.",
         )(kernel)
 

@@ -30,10 +30,11 @@ from ...diagnostics import codes
 from ...ir.ty import TensorType
 from .._np import np, wrap
 from .conv import pads_2d, pair_of
-from .nn import _POOL_ATTRS, _layout, padding4, pair, window_out
+from ._attrs import AVG_POOL2D_ATTRS, MAX_POOL2D_ATTRS
+from .nn import _layout, padding4, pair, window_out
 from .pool import trunc_divide
 from .pool1d3d import lowest
-from ..registry import Attr, register
+from ..registry import register
 from ..relations import Relation, known_rank, relation, require_numeric, shape_text
 
 
@@ -141,7 +142,7 @@ def _grad(args: tuple, attrs: dict, kind: str) -> Any:
     "nn.max_pool2d_grad",
     inputs=2,
     relation=pool2d_grad_rel,
-    attrs=_POOL_ATTRS,
+    attrs=MAX_POOL2D_ATTRS,
     doc="Gradient of nn.max_pool2d: each window's out_grad goes to its maximum's cell.",
 )
 def max_pool2d_grad(args: tuple, attrs: dict) -> Any:
@@ -152,7 +153,7 @@ def max_pool2d_grad(args: tuple, attrs: dict) -> Any:
     "nn.avg_pool2d_grad",
     inputs=2,
     relation=pool2d_grad_rel,
-    attrs=_POOL_ATTRS + (Attr("count_include_pad", "bool", False),),
+    attrs=AVG_POOL2D_ATTRS,
     doc="Gradient of nn.avg_pool2d: each window's out_grad is shared among its cells.",
 )
 def avg_pool2d_grad(args: tuple, attrs: dict) -> Any:

@@ -40,7 +40,8 @@ from ._common import (
 )
 from ..nn.conv import pads_2d, pair_of, window_taps
 from ..nn.nn import padding4, pair, window_out
-from ..registry import Attr, KernelError, register
+from ..nn._attrs import AVG_POOL2D_ATTRS
+from ..registry import KernelError, register
 from ..relations import Relation, relation, shape_text
 
 _AXIS = re.compile(r"\d*[A-Za-z]")
@@ -106,16 +107,7 @@ def _counts(size: int, out: int, k: int, s: int, d: int, head: int, tail: int, i
     "qnn.avg_pool2d",
     inputs=5,
     relation=qnn_avg_pool2d_rel,
-    attrs=(
-        Attr("pool_size", "ints"),
-        Attr("strides", "ints", (1, 1)),
-        Attr("dilation", "ints", (1, 1)),
-        Attr("padding", "ints", (0, 0)),
-        Attr("layout", "str", "NCHW"),
-        Attr("out_layout", "str", ""),
-        Attr("ceil_mode", "bool", False),
-        Attr("count_include_pad", "bool", False),
-    ),
+    attrs=AVG_POOL2D_ATTRS,
     doc="Mean over 2-D windows of a quantized tensor, in the output's scale and zero point.",
 )
 def qnn_avg_pool2d(args: tuple, attrs: dict) -> Any:

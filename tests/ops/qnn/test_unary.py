@@ -15,7 +15,7 @@ import pytest
 
 from relay_text.ops import KernelError
 from tests.ops.family import Family, T, same
-from tests.ops.test_qnn_quantize import (
+from tests.ops.qnn.test_quantize import (
     RANGES,
     fixed_point_multiply_ref,
     requantize_ref,

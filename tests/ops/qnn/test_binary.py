@@ -11,7 +11,7 @@ import pytest
 
 from relay_text.ops import KernelError
 from tests.ops.family import Family, T, same
-from tests.ops.test_qnn_quantize import RANGES, requantize_ref, wrap32
+from tests.ops.qnn.test_quantize import RANGES, requantize_ref, wrap32
 
 FAMILY = Family("qnn.add", "qnn.subtract", "qnn.mul", "qnn.concatenate")
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.ops.family import Family, T, same
-from tests.ops.test_qnn_quantize import requantize_ref
+from tests.ops.qnn.test_quantize import requantize_ref
 
 FAMILY = Family("qnn.dense", "qnn.contrib_dense_pack", "qnn.batch_matmul")
 

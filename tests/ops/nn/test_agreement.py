@@ -1,6 +1,6 @@
-"""Relations and kernels of the nn operators of tests/ops/test_nn_*.py agree on
-plausible calls: shapes of the right rank, attributes from the values each
-operator takes (tests/ops/test_consistency.py draws shapes and attributes
+"""Relations and kernels of the nn operators of tests/ops/nn/ (losses, norms,
+pools, space, upsampling) agree on plausible calls: shapes of the right
+rank, attributes from the values each operator takes (tests/ops/test_consistency.py draws shapes and attributes
 at random, which these operators almost always reject). On every call the
 checker accepts, the kernel returns exactly the type the relation states,
 or raises KernelError; the checker itself never raises."""

@@ -12,7 +12,7 @@ import pytest
 
 from relay_text.ops import KernelError
 from tests.ops.family import Family, T, same
-from tests.ops.test_qnn_quantize import RANGES, requantize_ref
+from tests.ops.qnn.test_quantize import RANGES, requantize_ref
 from tests.reference import torch_reference
 
 FAMILY = Family("qnn.conv2d", "qnn.conv2d_transpose", "qnn.avg_pool2d")

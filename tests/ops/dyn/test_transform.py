@@ -1,14 +1,11 @@
-"""Shapes as values: `shape_of`, `ndarray_size`, and the `dyn.*` operators whose
-shapes, axes and bounds are tensors known only when the program runs.
+"""The `dyn.*` operators of relay_text/ops/dyn/transform.py, whose shapes,
+axes and bounds are tensors known only when the program runs.
 
-Relations follow src/relay/op/tensor/unary.cc, src/relay/op/type_relations.cc
-and src/relay/op/dyn/tensor/transform.cc; the examples are TVM's tests
+Relations follow src/relay/op/dyn/tensor/transform.cc; the examples are TVM's tests
 (tests/python/relay/test_op_level10.py, tests/python/relay/dyn/).
 """
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 import pytest
@@ -18,7 +15,7 @@ from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 
 FAMILY = Family(
-    "shape_of", "ndarray_size", "dyn.reshape", "dyn.broadcast_to", "dyn.tile", "dyn.zeros", "dyn.ones", "dyn.full",
+    "dyn.reshape", "dyn.broadcast_to", "dyn.tile", "dyn.zeros", "dyn.ones", "dyn.full",
     "dyn.expand_dims", "dyn.squeeze", "dyn.strided_slice",
 )
 I64 = "int64"
@@ -35,51 +32,12 @@ def v(*values: int, dtype: str = I64) -> np.ndarray:
     return np.array(values, dtype=dtype)
 
 
-# ---------------------------------------------------------------- shape_of, ndarray_size
-
-
-def test_shape_of_and_ndarray_size_types() -> None:
-    """test_op_level10.py::test_shape_of ((10, 5, 12) -> int32 vector of 3) and
-    test_ndarray_size; a scalar's shape_of is a scalar (RankShape in
-    type_relations.cc gives an empty shape for rank 0)."""
-    assert FAMILY.result_type("shape_of(%a)", [T("(10, 5, 12)")]) == T("(3)", "int32")
-    assert FAMILY.result_type('shape_of(%a, dtype="int64")', [T("(?, 5)", "int8")]) == T("(2)", "int64")
-    assert FAMILY.result_type("shape_of(%a)", [T("()")]) == T("()", "int32")
-    assert FAMILY.result_type("ndarray_size(%a)", [T("(2, 3, 5)")]) == T("()", "int32")
-    assert FAMILY.result_type('ndarray_size(%a, dtype="int64")', [T("(2, 3, 5, 7)", "bool")]) == T("()", "int64")
-    d = FAMILY.only_error("shape_of((%a, %a))", [T("(2)")])
-    assert (d.code, d.message, d.span.text) == ("type-mismatch", "`shape_of` expects a tensor, not a tuple", "(%a, %a)")
-    d = FAMILY.only_error('ndarray_size(%a, dtype="integer")', [T("(2)")])
-    assert (d.code, d.message) == ("type-mismatch", '`"integer"` is not a dtype')
-
-
-def test_shape_of_and_ndarray_size_values() -> None:
-    x = np.zeros((10, 5, 12), dtype=np.float32)
-    same(FAMILY.run("shape_of", x), v(10, 5, 12, dtype="int32"))
-    same(FAMILY.run("shape_of", x, dtype="int64"), v(10, 5, 12))
-    same(FAMILY.run("shape_of", np.array(1.5)), np.array(0, dtype=np.int32))
-    same(FAMILY.run("ndarray_size", np.zeros((2, 3, 5, 7))), np.array(210, dtype=np.int32))
-    same(FAMILY.run("ndarray_size", np.zeros((0, 3))), np.array(0, dtype=np.int32))
-    same(FAMILY.run("ndarray_size", np.zeros((16, 16)), dtype="int8"), np.array(0, dtype=np.int8))  # 256 wraps
-    same(FAMILY.run("ndarray_size", np.array(True), dtype="float32"), np.array(1.0, dtype=np.float32))
-
-
 def test_dtypes_numpy_lacks_are_errors_when_running() -> None:
-    """Vector lanes and 1-bit integers are valid dtypes, but this evaluator
-    holds no such tensors (bfloat16 it holds through `ml_dtypes`)."""
-    for op, args, dtype in (("shape_of", (np.zeros(2),), "int8x4"), ("dyn.zeros", (v(2),), "uint1")):
-        with pytest.raises(KernelError) as e:
-            FAMILY.run(op, *args, dtype=dtype)
-        assert (e.value.code, e.value.message) == ("runtime-error", f'`{op}`: dtype "{dtype}" is not supported by this evaluator')
-
-
-def test_bfloat16_results_need_ml_dtypes(monkeypatch) -> None:
-    ml_dtypes = pytest.importorskip("ml_dtypes")
-    assert FAMILY.run("ndarray_size", np.zeros((2, 3)), dtype="bfloat16").dtype == np.dtype(ml_dtypes.bfloat16)
-    monkeypatch.setitem(sys.modules, "ml_dtypes", None)
+    """1-bit integers are a valid dtype, but this evaluator holds no such
+    tensors."""
     with pytest.raises(KernelError) as e:
-        FAMILY.run("ndarray_size", np.zeros(2), dtype="bfloat16")
-    assert "bfloat16 tensors need the `ml_dtypes` package" in e.value.message
+        FAMILY.run("dyn.zeros", v(2), dtype="uint1")
+    assert (e.value.code, e.value.message) == ("runtime-error", '`dyn.zeros`: dtype "uint1" is not supported by this evaluator')
 
 
 # ---------------------------------------------------------------- dyn.*: relations

@@ -684,6 +684,7 @@ def _unknown_attributes(op: Op, call: Call) -> Diagnostic:
     """A call whose attributes are in the `#[metadata]` section the file lacks:
     running it with guessed attributes would give wrong values."""
     ref = call.attrs_ref
+    assert ref is not None  # (only a call whose attributes are a metadata reference comes here)
     return Diagnostic(
         codes.BAD_METADATA,
         f"cannot run `{op.name}`: its attributes are in a `#[metadata]` section this file does not have",

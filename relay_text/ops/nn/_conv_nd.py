@@ -120,7 +120,8 @@ def conv_transpose_nd(
             for tap in product(*(range(kk) for kk in window)):
                 first = slice(tap[0] * dilation[0] + strides[0] * top, tap[0] * dilation[0] + strides[0] * (top + rows - 1) + 1, strides[0])
                 where = tuple(slice(t * d, t * d + st * (s - 1) + 1, st) for t, d, st, s in zip(tap[1:], dilation[1:], strides[1:], sizes[1:]))
-                out[(image, slice(None), first, *where)] += cols[(slice(None), *tap)]
+                target, tap_index = (image, slice(None), first, *where), (slice(None), *tap)  # (no `x[a, *b]`: Python 3.10)
+                out[target] += cols[tap_index]
             del cols
     crop = tuple(slice(b, f - a) for b, a, f in zip(before, after, full))
     kept = (slice(None), slice(None), *crop)

@@ -30,6 +30,10 @@ def family_operators() -> set[str]:
 
 
 def test_every_operator_is_tested_against_a_reference() -> None:
+    """Catches an operator registered without a test of its own: e.g.
+    `nn.hardswish` added to ops/nn/activations.py, with neither a row in
+    test_against_torch.py's CASES nor a place in the `FAMILY` of
+    tests/ops/nn/test_<module>.py, fails here naming it."""
     from tests.ops.test_against_torch import CASES
 
     covered = {op for op, _, _ in CASES} | family_operators()

@@ -197,6 +197,7 @@ def _by_rename(path: str, target: str, directory: str, data: bytes, st: os.stat_
                     fd, name = _temporary(directory)
                     _fill(fd, data, st)
             _unchanged(path, target, identity, original)
+            assert name is not None  # (named above, or by the fallback)
             os.replace(name, target)
             name = None
     finally:

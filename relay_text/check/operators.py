@@ -17,7 +17,7 @@ from ..ir.expr import Call, Op
 from ..ir.positions import META_ATTRS
 from ..ir.ty import FuncType, TupleType, canonical_dtype
 from ..ops import registry
-from ..ops.legacy import UNSUPPORTED, legacy_form
+from ..ops.legacy.renamed import UNSUPPORTED, legacy_form
 from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss
 from . import messages, operator_messages
 from .solver import Constraint, Site

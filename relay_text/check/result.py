@@ -63,8 +63,8 @@ class CheckResult:
             for gv in self.global_types:
                 index.setdefault(gv.name, gv)
             self._by_name, self._indexed = index, len(self.global_types)
-        gv = self._by_name.get(name[1:] if name.startswith("@") else name)
-        return None if gv is None else self.global_types.get(gv)
+        found = self._by_name.get(name[1:] if name.startswith("@") else name)
+        return None if found is None else self.global_types.get(found)
 
     def type_of(self, node: Expr) -> Any:
         return self.types.get(node)

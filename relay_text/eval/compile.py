@@ -375,7 +375,7 @@ class Compiler:
         return True
 
     def bind_operator(self, op: Op, attrs: dict, all_scalar: bool, definition: Any = None) -> BoundOperator | None:
-        """`definition`: an older TVM form of the operator (`ops.legacy.legacy_form`)."""
+        """`definition`: an older TVM form of the operator (`ops.legacy.renamed.legacy_form`)."""
         try:
             return bind(op.name, attrs, self.resolver if definition is None else (lambda _name: definition), all_scalar)
         except NoKernel:
@@ -429,7 +429,7 @@ class Compiler:
             names, key = None, None
         if names is not None:
             return names
-        from ..ops.legacy import legacy_form
+        from ..ops.legacy.renamed import legacy_form
 
         form = legacy_form(op.name, len(call.args), (k for k, _ in call.attrs), getattr(self.program, "version", None))
         bound = self.bind_operator(op, dict(call.attrs), all_scalar, form[0] if form is not None else None)
@@ -684,6 +684,7 @@ def _unknown_attributes(op: Op, call: Call) -> Diagnostic:
     """A call whose attributes are in the `#[metadata]` section the file lacks:
     running it with guessed attributes would give wrong values."""
     ref = call.attrs_ref
+    assert ref is not None  # (only a call whose attributes are a metadata reference comes here)
     return Diagnostic(
         codes.BAD_METADATA,
         f"cannot run `{op.name}`: its attributes are in a `#[metadata]` section this file does not have",

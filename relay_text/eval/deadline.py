@@ -113,7 +113,7 @@ class Deadline:
 
             running = runtime.running()
             target = running[1] if running is not None else self.target
-            frame = sys._current_frames().get(target)  # noqa: SLF001 - the documented way to see another thread
+            frame = sys._current_frames().get(target) if target is not None else None  # noqa: SLF001 - the documented way to see another thread
             self.where = self._diagnostic(frame, running[0] if running is not None else None)
             _log(self.started)
             if not self.hard:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..ops._np import np
-from ..ops.conv import ranges, run_parts, split_axis, split_count
+from ..ops.nn.conv import ranges, run_parts, split_axis, split_count
 
 
 def fresh(name: str) -> bool:
@@ -231,7 +231,7 @@ def bias_add(axis: int, ndim: int) -> InPlace:
 def softmax(log: bool) -> Callable[[Any], Any]:
     # not an InPlace: it works along rows, so it is never cut into a chain
     """`nn.softmax` / `nn.log_softmax` over the last axis, written into x."""
-    from ..ops.nn import softmax_rows
+    from ..ops.nn.nn import softmax_rows
 
     def run(x: Any) -> Any:
         x = _writable(x)

@@ -91,7 +91,7 @@ class Graph:
         self.parent = parent
         self.root: Graph = parent.root if parent is not None else self
         self.depth: int = parent.depth + 1 if parent is not None else 0  # subgraphs this one is nested in
-        self.opset = opset if parent is None else parent.opset
+        self.opset: int = opset if parent is None else parent.opset
         self.nodes: list[Any] = []
         self.initializers: list[Any] = []
         self.inputs: list[Any] = []

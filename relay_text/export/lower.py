@@ -142,7 +142,7 @@ class Lowerer(ExprFunctor[Any]):
         super().__init__()
         self.ex = ex
         self.graph = graph
-        self.subst = subst if subst is not None else (scope.subst if scope is not None else {})
+        self.subst: dict = subst if subst is not None else (scope.subst if scope is not None else {})
         if scope is not None:
             # a dict's interface: reads fall back on the scope (one flat chain, so a lookup never recurses)
             outer = scope.memo.maps if isinstance(scope.memo, ChainMap) else [scope.memo]

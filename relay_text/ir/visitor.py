@@ -177,7 +177,7 @@ class Delegate:
 class ExprVisitor(ExprFunctor[None]):
     """Walks every node once; override the `visit_*` methods of interest."""
 
-    def _ignore(self, node: Expr) -> None:
+    def _ignore(self, node: Any) -> None:  # (Any: an override takes its own node class)
         return None
 
     visit_var = visit_global_var = visit_constant = visit_op = visit_constructor = _ignore

@@ -21,7 +21,7 @@ LOW_PRECISION = ("float16", "bfloat16")
 def numpy_dtype(name: str) -> Any:
     """numpy's dtype for a Relay dtype, or None where numpy has none."""
     from ..ops.registry import KernelError
-    from ..ops.shapes import numpy_dtype as dtype_of
+    from ..ops.tensor.shapes import numpy_dtype as dtype_of
 
     try:
         return dtype_of("constant", name)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relay_text.ops import conv
+from relay_text.ops.nn import conv
 from tests.conftest import ROOT
 
 

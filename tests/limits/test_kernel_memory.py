@@ -72,7 +72,7 @@ def test_a_convolution_whose_temporaries_pass_the_limit_runs_within_it(tmp_path:
 def test_blocks_of_the_same_result_whatever_their_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """The blocked kernels give what one block gives (row blocks of 1, 3
     and all rows)."""
-    from relay_text.ops._conv_nd import conv_nd, conv_transpose_nd
+    from relay_text.ops.nn._conv_nd import conv_nd, conv_transpose_nd
 
     rng = np.random.default_rng(0)
     x2, w2 = rng.standard_normal((2, 4, 9, 7)).astype(np.float32), rng.standard_normal((6, 2, 3, 2)).astype(np.float32)

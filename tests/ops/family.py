@@ -1,7 +1,9 @@
 """What a family's test module uses: programs around one call, kernels by name,
 and the record of which operators the module tests.
 
-A family's tests live in `tests/ops/test_<family>.py` and start with
+A family's tests live in `tests/ops/<group>/test_<module>.py`, beside the
+operators' module `relay_text/ops/<group>/<module>.py` (tests/ops/
+test_layout.py keeps the two trees alike), and start with
 
     FAMILY = Family("gather", "gather_nd", ...)
 

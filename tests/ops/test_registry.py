@@ -20,6 +20,11 @@ def test_lookup() -> None:
 
 
 def test_every_operator_is_one_complete_unit() -> None:
+    """Catches an operator registered without a piece of its unit: e.g.
+    `@register("nn.hardswish", inputs=1, relation=None, ...)` (no type
+    relation: the checker could not type a call), a kernel that is not
+    callable, no one-line `doc` for `relay explain` and hover, or an
+    attribute schema out of step with its attribute list."""
     for op in all_ops():
         assert op.doc and op.doc.endswith("."), op.name
         assert callable(op.relation) and callable(op.kernel), op.name

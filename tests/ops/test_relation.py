@@ -7,7 +7,7 @@ import inspect
 
 from relay_text.check.solver import Rel
 from relay_text.ops import all_ops, get
-from relay_text.ops.legacy import _Translated
+from relay_text.ops.legacy.renamed import _Translated
 from relay_text.ops.relation import CanFail, FixedArityRelation, NamedRelation, Relation, relation, relation_name
 from relay_text.ops.relations import NAMED, broadcast, same_types
 

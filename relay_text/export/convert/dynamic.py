@@ -99,7 +99,7 @@ def pad(cx: OpContext, x: str, widths: str, value: str) -> str:
 
 @converter("dyn.strided_slice")
 def strided_slice(cx: OpContext, x: str, begin: str, end: str, strides: str) -> str:
-    """TVM's indices, normalised as `ops.slicing` does, then given to `Slice`
+    """TVM's indices, normalised as `ops.tensor.slicing` does, then given to `Slice`
     in the form that means the same to it."""
     n = _length(cx, 1)
     zero, one = cx.ints([0]), cx.ints([1])
@@ -188,7 +188,7 @@ def upsampling3d(cx: OpContext, x: str, scale_d: str, scale_h: str, scale_w: str
 def resize2d(cx: OpContext, x: str, size: str, roi: str = "") -> str:
     a = cx.attrs
     if cx.name == "dyn.image.resize":  # TVM 0.7's name and attributes, without a roi
-        from ...ops.legacy import _resize as current
+        from ...ops.legacy.renamed import _resize as current
 
         a = current(a)
     layout = a["layout"]

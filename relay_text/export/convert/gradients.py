@@ -10,7 +10,7 @@ from .packed import relayout
 
 @converter("nn.conv2d_backward_weight")
 def conv2d_backward_weight(cx: OpContext, grad: str, data: str) -> str:
-    from ...ops._conv_nd import kernel_pads
+    from ...ops.nn._conv_nd import kernel_pads
 
     a = cx.attrs
     dtype = a["out_dtype"] or cx.dtype(0)

@@ -48,7 +48,7 @@ def resize_to(
 def resize(cx: OpContext, x: str, *rest: str) -> str:
     a = cx.attrs
     if cx.name == "image.resize":  # TVM's older name and attributes of image.resize2d
-        from ...ops.legacy import _resize as current
+        from ...ops.legacy.renamed import _resize as current
 
         a = current(a)
     layout = a.get("layout") or ""

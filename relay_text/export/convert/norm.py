@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import OpContext, Unsupported, converter, norm_axis
 from .nn import along, spatial, spatial_pads, to_layout
 
@@ -95,7 +97,7 @@ def pool(cx: OpContext, x: str) -> str:
     layout = cx.attrs["layout"]
     out_layout = cx.attrs["out_layout"] or layout
     x = to_layout(cx, x, layout, POOL_LAYOUTS[n])
-    common = dict(
+    common: dict[str, Any] = dict(
         kernel_shape=spatial(cx.attrs["pool_size"], n),
         strides=spatial(cx.attrs["strides"], n),
         pads=spatial_pads(cx.attrs["padding"], n),
@@ -107,7 +109,7 @@ def pool(cx: OpContext, x: str) -> str:
     else:
         if any(d != 1 for d in dilations) and cx.opset < 19:
             raise Unsupported("a dilated average pool needs opset 19")
-        extra = {"dilations": dilations} if cx.opset >= 19 else {}
+        extra: dict[str, Any] = {"dilations": dilations} if cx.opset >= 19 else {}
         y = cx.node("AveragePool", [x], count_include_pad=int(bool(cx.attrs["count_include_pad"])), **common, **extra)
     return to_layout(cx, y, POOL_LAYOUTS[n], out_layout)
 

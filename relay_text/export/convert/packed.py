@@ -18,7 +18,7 @@ from .nn import convolve, spatial
 def relayout(cx: OpContext, x: str, shape: tuple[int, ...], src: str, dst: str) -> tuple[str, tuple[int, ...]]:
     """`x` (of `shape`, in layout `src`) in layout `dst`, blocked or not, by
     the numpy kernel's steps; and its new shape."""
-    from ...ops.layout import _blocks, parse_layout
+    from ...ops.tensor.layout import _blocks, parse_layout
 
     if src == dst:
         return x, shape
@@ -89,7 +89,7 @@ def _conv(cx: OpContext, x: str, w: str, xshape: tuple[int, ...], wshape: tuple[
 
 def _out_shape(cx: OpContext, plain: str) -> tuple[int, ...]:
     """The result's shape in the plain layout `plain` (NCHW, NHWC, NCDHW)."""
-    from ...ops.layout import layout_shapes
+    from ...ops.tensor.layout import layout_shapes
 
     out_layout = cx.attrs["out_layout"] or cx.attrs["data_layout"]
     return tuple(layout_shapes(out_layout, plain, cx.out_shape))  # type: ignore[arg-type]
@@ -107,7 +107,7 @@ def conv2d_nchwc(cx: OpContext, x: str, w: str) -> str:
 
 
 def _int8(dtype: str) -> bool:
-    from ...ops.conv_gemm import _int8 as int8
+    from ...ops.nn.conv_gemm import _int8 as int8
 
     return bool(int8(dtype))
 
@@ -159,7 +159,7 @@ def dense_pack(cx: OpContext, x: str, w: str) -> str:
 
 
 def _g(tile: int, k: int) -> Any:
-    from ...ops.winograd import winograd_g
+    from ...ops.nn.winograd import winograd_g
 
     return winograd_g(tile, k)
 

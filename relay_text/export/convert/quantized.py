@@ -3,7 +3,7 @@ arithmetic: `qnn.quantize`, `qnn.dequantize`, `qnn.requantize`, the
 simulated forms, `fixed_point_multiply` (and per axis).
 
 ONNX's QuantizeLinear rounds halves to even and its requantization has no
-fixed-point form, so the numpy kernels' steps (`relay_text/ops/_qnn.py`)
+fixed-point form, so the numpy kernels' steps (`relay_text/ops/qnn/_common.py`)
 are spelled out: requantize's `frexp` of the scale ratio by comparing it
 with every power of two a double holds, 64-bit products that wrap, and
 shifts as products and floor divisions by powers of two.

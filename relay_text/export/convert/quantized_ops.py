@@ -29,8 +29,8 @@ def _quantize(cx: OpContext, y: str, s: str, z: str, dtype: str) -> str:
 
 
 def _erf(cx: OpContext, x: str) -> str:
-    """The kernels' erf (relay_text/ops/special.py) in float64, step by step."""
-    from ...ops.special import _ERFC
+    """The kernels' erf (relay_text/ops/tensor/special.py) in float64, step by step."""
+    from ...ops.tensor.special import _ERFC
 
     x = cx.cast(x, "float64")
     ax = cx.node("Abs", [x])
@@ -72,7 +72,7 @@ def unary(cx: OpContext, x: str, s: str, z: str, s_out: str, z_out: str) -> str:
 
 def _fixed_point(cx: OpContext, t: str, ratio: float) -> str:
     """int32 `t` times a constant ratio, as the per-tensor requantize product (UPWARD)."""
-    from ...ops._qnn import multiplier_shift
+    from ...ops.qnn._common import multiplier_shift
 
     mult, e = multiplier_shift(ratio)
     m, exp = cx.scalar(mult, "int64"), cx.scalar(e, "int64")
@@ -227,7 +227,7 @@ def conv2d_transpose(cx: OpContext, data: str, weight: str, z_in: str, z_w: str,
 
 
 def _pads4(pad: tuple) -> tuple[int, int, int, int]:
-    from ...ops.conv import pads_2d
+    from ...ops.nn.conv import pads_2d
 
     return pads_2d(tuple(int(p) for p in pad))
 
@@ -278,7 +278,7 @@ def contrib_dense_pack(cx: OpContext, data: str, weight: str, z_in: str, z_w: st
 def avg_pool2d(cx: OpContext, data: str, s_in: str, z_in: str, s_out: str, z_out: str) -> str:
     """Requantized to int32, window sums of int32 (padding 0), divided
     (truncating) by the kernel's element counts, saturated."""
-    from ...ops.qnn_pool import _counts, layout_axes
+    from ...ops.qnn.pool import _counts, layout_axes
     from .windows import taps
 
     a = cx.attrs

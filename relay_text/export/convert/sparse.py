@@ -2,7 +2,7 @@
 dense tensors: `sparse_to_dense` scatters into a filled tensor,
 `sparse_reshape` re-counts coordinates through the flat order,
 `sparse_fill_empty_rows` adds and sorts rows. The rules of the numpy
-kernels (`relay_text/ops/sparse_coo.py`) are kept: coordinates outside the
+kernels (`relay_text/ops/tensor/sparse_coo.py`) are kept: coordinates outside the
 output are ignored, a later value wins, sorting is stable."""
 
 from __future__ import annotations

@@ -58,13 +58,13 @@ def transpose(cx: OpContext, x: str) -> str:
 
 @converter("concatenate")
 def concatenate(cx: OpContext, xs: tuple[str, ...]) -> str:
-    rank = len(cx.field_types(0)[0].shape)
+    rank = cx.rank_of(cx.field_types(0)[0])
     return cx.node("Concat", list(xs), axis=norm_axis(int(cx.attrs["axis"]), rank))
 
 
 @converter("stack")
 def stack(cx: OpContext, xs: tuple[str, ...]) -> str:
-    rank = len(cx.field_types(0)[0].shape) + 1
+    rank = cx.rank_of(cx.field_types(0)[0]) + 1
     axis = norm_axis(int(cx.attrs["axis"]), rank)
     return cx.node("Concat", [cx.unsqueeze(x, [axis]) for x in xs], axis=axis)
 
@@ -72,7 +72,8 @@ def stack(cx: OpContext, xs: tuple[str, ...]) -> str:
 @converter("split")
 def split(cx: OpContext, x: str) -> tuple[str, ...]:
     axis = norm_axis(int(cx.attrs["axis"]), cx.rank(0))
-    sizes = [cx.out_field(i).shape[axis] for i in range(len(cx.out_type.fields))]
+    shapes = [cx.out_field(i).shape for i in range(len(cx.out_type.fields))]
+    sizes = [s[axis] if isinstance(s, tuple) else None for s in shapes]
     if not all(isinstance(s, int) for s in sizes):
         raise Unsupported("the sizes of the parts are not static")
     if len(sizes) == 1:
@@ -119,7 +120,7 @@ def gather_nd(cx: OpContext, x: str, indices: str) -> str:
 
 @converter("strided_slice")
 def strided_slice(cx: OpContext, x: str) -> str:
-    from ...ops.slicing import _canonical, slice_plan
+    from ...ops.tensor.slicing import _canonical, slice_plan
 
     shape = cx.shape(0)
     plan = slice_plan(shape, cx.attrs)

@@ -1,6 +1,6 @@
 """Vision operators: sampling grids, crops, pooling over regions of interest.
 
-They follow the numpy kernels (`relay_text/ops/grid_sample.py`,
+They follow the numpy kernels (`relay_text/ops/image/grid_sample.py`,
 `crop_and_resize.py`, `roi.py`) step by step, in the same dtypes, so that
 positions, bins and rounding agree: ONNX's nearest operators differ in
 details (onnxruntime's RoiAlign takes the largest of weighted corners in

@@ -12,7 +12,7 @@ from .nn import to_layout
 
 
 def _pads(pad: tuple) -> tuple[int, int, int, int]:
-    from ...ops.conv import pads_2d
+    from ...ops.nn.conv import pads_2d
 
     return pads_2d(tuple(int(p) for p in pad))
 

@@ -1,0 +1,2 @@
+"""Operators under the names and attributes of older TVM releases, read as
+their current forms."""

@@ -288,6 +288,7 @@ STAGE_COMMANDS: dict[str, str] = {
     "import": "relay_text.frontends.cli:import_command",
     "summary": "relay_text.summary.cli:summary",
     "viz": "relay_text.viz.cli:viz",
+    "opt": "relay_text.passes.command:opt",
 }
 
 

@@ -154,6 +154,7 @@ class Ran:
     value: object = None
     ok: bool = False
     started: bool = False  # the entry point began to run (errors are runtime errors)
+    outcome: Any = None  # the evaluator's `Outcome` (the arguments and constants it ran with)
 
     @property
     def errors(self) -> int:
@@ -216,6 +217,7 @@ def run_source(
         ran.started = exc.ran
         return ran
     ran.value = outcome.value
+    ran.outcome = outcome
     ran.ok = ran.started = True
     return ran
 

@@ -354,6 +354,24 @@ UNFORMATTABLE = Code(
     "clauses, kinds, explicit type arguments, `Constant(...)`).",
     "relay fmt --dialect tvm f.rly   // f.rly uses `where Broadcast`",
 )
+PASS_FAILED = Code(
+    "pass-failed",
+    "a pass of `relay opt` cannot transform the program",
+    "A transformation needs something the program does not give it: "
+    "`gradient` an operator it has no derivative for, or a function whose "
+    "parameters are not all tensors; a pass that needs types a program "
+    "that does not type-check. The message names the pass and where.",
+    "relay opt --passes gradient f.rly   // @main calls argmax",
+)
+PASS_WARNING = Code(
+    "pass-warning",
+    "a pass of `relay opt` made a choice worth knowing about",
+    "The program was transformed, but the pass had to decide something its "
+    "rules do not cover: `ToMixedPrecision` meeting an operator in none of "
+    "its lists runs it where its arguments are (as TVM's FOLLOW).",
+    "relay opt --passes ToMixedPrecision f.rly   // f.rly calls nn.lrn",
+    severity=WARNING,
+)
 INTERNAL_ERROR = Code(
     "internal-error",
     "the toolchain failed; please report it",

@@ -388,7 +388,7 @@ class FunctionEmitter:
         if type(node.op) is not Op or type_of is None:
             return None
         name = node.op.name
-        if name not in inplace.FRESH or not node.args:
+        if not node.args or not inplace.fresh(name):
             return None
         ty = type_of(node)
         if not isinstance(ty, TensorType) or ty.dtype not in inplace.FLOATS or type(ty.shape) is not tuple:
@@ -442,13 +442,13 @@ class FunctionEmitter:
         from . import inplace
 
         target = self.resolve(arg)
-        if type(target) is not Call or type(target.op) is not Op or target.op.name not in inplace.FRESH:
+        if type(target) is not Call or type(target.op) is not Op or not inplace.fresh(target.op.name):
             return False
         pending = self.readers.get(target)
         if pending is None or pending != {node}:
             return False
         for reader in self.all_readers[target]:
-            if type(reader) is not Call or type(reader.op) is not Op or reader.op.name not in inplace.FRESH:
+            if type(reader) is not Call or type(reader.op) is not Op or not inplace.fresh(reader.op.name):
                 return False
         type_of = self.c.type_of
         if type_of is None:

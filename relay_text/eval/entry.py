@@ -76,6 +76,7 @@ class RunRequest:
     # checked, instead of the compiled program; it returns the value or
     # raises RunFailed.
     engine: Callable[..., Any] | None = None
+    constants: dict[int, Any] | None = None  # values of meta[relay.Constant][i] (the Python API), before the section's
 
 
 @dataclass
@@ -92,6 +93,7 @@ class Outcome:
     value: Any
     entry: Entry
     args: dict[str, Any]
+    constants: dict[int, Any] = field(default_factory=dict)  # the values meta[relay.Constant][i] ran with
 
 
 def _bad(message: str, span: Span | None = None, label: str = "") -> Diagnostic:
@@ -242,7 +244,9 @@ def _run_module(
     if diags:
         raise RunFailed(diags)
 
-    constants = constant_values(module, meta_types, defs, found, request.random_consts, request.seed)
+    constants = constant_values(module, meta_types, defs, found, request.random_consts and not request.constants, request.seed)
+    if request.constants:
+        constants.update(request.constants)
 
     entries: dict[str, tuple[Expr, tuple[Var, ...]]] = {}
     if entry.gv is None and request.engine is None:
@@ -296,13 +300,13 @@ def _run_module(
     args = tuple(values[p.name][0] for p in entry.params)
     if request.engine is not None:
         result = request.engine(module, entry, args, constants, check_result)
-        return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
+        return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)}, constants)
     try:
         with progress.running(program.namespace, entry.key, request.max_depth):
             result = execute(program, entry.key, args, request.max_depth)
     except EvalError as exc:
         raise RunFailed([exc.diagnostic], ran=True) from None
-    return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)})
+    return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)}, constants)
 
 
 def constant_values(

@@ -2,9 +2,9 @@
 
 Where an elementwise call's argument is a tensor that the call reads last
 (liveness over the compiled plan, see `emit`), that was made fresh by a
-kernel which never returns a view of its inputs (`FRESH`), that nothing else
-views, and that has the call's exact shape and float dtype, the call writes
-its result into that argument's buffer (numpy's `out=`) instead of
+kernel which never returns a view of its inputs (the operator's `inplace`
+property), that nothing else views, and that has the call's exact shape
+and float dtype, the call writes its result into that argument's buffer (numpy's `out=`) instead of
 allocating a new tensor. A chain of such calls (`conv -> bias -> relu`,
 `x * y + z`) then runs in one buffer. Large tensors are cut along their
 first long axis and the pieces computed on the kernel thread pool (numpy
@@ -21,16 +21,15 @@ from typing import Any, Callable
 from ..ops._np import np
 from ..ops.conv import ranges, run_parts, split_axis, split_count
 
-# Operators whose result is always a new array owning its memory: never a
-# view of (or the same object as) an argument.
-FRESH = frozenset(
-    {
-        "nn.conv2d", "nn.dense", "nn.batch_matmul", "nn.bias_add", "nn.relu",
-        "add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
-        "exp", "tanh", "sqrt", "sigmoid", "negative",
-        "nn.softmax", "nn.log_softmax", "concatenate", "nn.max_pool2d", "nn.avg_pool2d",
-    }
-)
+
+def fresh(name: str) -> bool:
+    """Whether an operator's result is always a new array owning its memory:
+    never a view of (or the same object as) an argument (its `inplace`
+    property)."""
+    from ..ops import registry
+
+    return registry.properties(name).inplace
+
 
 FLOATS = frozenset({"float32", "float64"})
 

@@ -74,36 +74,13 @@ LOW_PRECISION = frozenset({"float16", "bfloat16"})
 """Float dtypes that numpy has no fast arithmetic for (float16: no BLAS, each
 element converted on the fly) or none at all (bfloat16, through ml_dtypes)."""
 
-KEEP_LOW_PRECISION = frozenset(
-    {
-        # Bit patterns: the result is the input's bits, not its value.
-        "reinterpret",
-        # Conversions already round once, from the input's exact value.
-        "cast",
-        "cast_like",
-        # Pure data movement: each output element is an input element (or a
-        # fill value of the same dtype), so float32 copies would only cost.
-        "reshape", "dyn.reshape", "reshape_like", "contrib_reverse_reshape",
-        "transpose", "squeeze", "dyn.squeeze", "expand_dims", "dyn.expand_dims",
-        "concatenate", "stack", "split", "take", "gather", "gather_nd", "adv_index",
-        "strided_slice", "dyn.strided_slice", "slice_like", "strided_set",
-        "layout_transform", "auto_scheduler_layout_transform", "meta_schedule_layout_transform",
-        "broadcast_to", "dyn.broadcast_to", "broadcast_to_like", "tile", "dyn.tile", "repeat",
-        "reverse", "reverse_sequence", "sliding_window", "nn.batch_flatten",
-        "nn.depth_to_space", "nn.space_to_depth", "nn.batch_to_space_nd", "nn.space_to_batch_nd",
-        "nn.pad", "dyn.nn.pad", "nn.mirror_pad", "where", "trilu", "matrix_set_diag",
-        "sequence_mask", "one_hot", "dyn.one_hot", "zeros_like", "ones_like",
-        "copy", "device_copy", "on_device", "debug", "stop_gradient",
-        # Only the shape or the non-zero positions are read.
-        "shape_of", "ndarray_size", "argwhere", "vm.shape_of",
-        "memory.alloc_storage", "memory.alloc_tensor", "memory.kill", "vm.reshape_tensor",
-    }
-)
-"""Operators that run on float16 and bfloat16 tensors as they are (see `widen`)."""
-
-
 def keeps_low_precision(name: str) -> bool:
-    return name in KEEP_LOW_PRECISION or name.startswith("annotation.")
+    """Whether an operator runs on float16 and bfloat16 tensors as they are
+    (its `keeps_low_precision` property: bit patterns, conversions, pure
+    data movement, shape reads), rather than in float32 (see `widen`)."""
+    from ..ops import registry
+
+    return registry.properties(name).keeps_low_precision
 
 
 def widen(bound: BoundOperator, inputs: tuple[bool, ...], result: Any) -> BoundOperator:
@@ -126,9 +103,9 @@ def widen(bound: BoundOperator, inputs: tuple[bool, ...], result: Any) -> BoundO
     plan: a dtype name, a tuple of plans for a tuple result, or None to
     leave a part as the kernel returns it. A read-only input (a constant of
     the program, such as a weight) is converted once, on its first use.
-    Operators in
-    KEEP_LOW_PRECISION (bit patterns, conversions, data movement) are never
-    widened.
+    Operators
+    whose `keeps_low_precision` property is set (bit patterns, conversions,
+    data movement) are never widened.
     """
     kernel = bound.kernel
     flags = tuple(inputs)

@@ -1,8 +1,8 @@
 """The operator registry: one unit per operator, shared by every stage.
 
 An operator is registered once, in the module of its family
-(any module of this package but `registry`, `relation` and `relations`:
-they are found, not listed), by decorating its numpy kernel:
+(any module of this package but `registry`, `relation`, `relations` and
+`properties`: they are found, not listed), by decorating its numpy kernel:
 
     @register("add", inputs=2, relation=broadcast, doc="Elementwise sum, numpy broadcasting.")
     def add(args, attrs):
@@ -24,7 +24,10 @@ The unit holds everything the toolchain knows about the operator:
 * `scalar` - optionally, the same operation on numpy scalars, called with
   positional arguments: the evaluator's fast path for scalar code, used
   only where the checker proved every argument a scalar (see below);
-* `doc` - one line for users.
+* `doc` - one line for users;
+* `properties` - what passes and the evaluator may assume about it (its
+  fusion pattern, whether it is stateful, ...): its row of
+  `relay_text.ops.properties`, attached here when it is registered.
 
 Kernel contract (what the evaluator relies on)
 ----------------------------------------------
@@ -70,6 +73,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..ir.expr import has_invalid_attr
 from ..ir.ty import canonical_dtype
+from .properties import PROPERTIES, Pattern, Properties
 from .relation import RelationFn, relation_name
 
 if TYPE_CHECKING:
@@ -254,6 +258,9 @@ class OpDef:
     scalar: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
     # An older TVM name of an operator: the current name (see `legacy`).
     renamed_to: str = ""
+    # Its row of `properties.PROPERTIES` (None only for an operator the
+    # table lacks, which tests/ops/test_properties.py reports).
+    properties: Properties | None = field(default=None, compare=False, repr=False)
 
     def normalize_attrs(self, given: Iterable[tuple[str, Any]]) -> tuple[dict[str, Any], list[AttrError]]:
         """Validate `key=value` pairs against the schema and fill in defaults.
@@ -296,7 +303,7 @@ _MODULES: dict[str, str] = {}  # operator name -> the family module that registe
 _INDEX: dict[str, str] | None = None
 _LOADED = False
 # Modules of this package that define no operators; every other module is a family.
-_NOT_FAMILIES = frozenset({"registry", "relation", "relations"})
+_NOT_FAMILIES = frozenset({"registry", "relation", "relations", "properties"})
 
 
 def families() -> list[str]:
@@ -336,6 +343,7 @@ def register(
             {a.name: a for a in attr_tuple},
             scalar,
             renamed_to,
+            PROPERTIES.get(name),
         )
         return kernel
 
@@ -400,6 +408,19 @@ def get(name: str) -> OpDef | None:
             return op
     _load()
     return _OPS.get(name)
+
+
+def properties(name: str) -> Properties:
+    """The properties of the operator called `name`; for a name that no
+    registered operator (or no row of the table) has, the most cautious
+    ones: opaque, stateful, not computational (never fused, folded, merged
+    or dropped)."""
+    op = get(name)
+    found = op.properties if op is not None else None
+    return found if found is not None else UNKNOWN
+
+
+UNKNOWN = Properties(Pattern.OPAQUE, stateful=True, computational=False)
 
 
 def all_ops() -> list[OpDef]:

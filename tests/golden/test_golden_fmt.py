@@ -66,3 +66,19 @@ def test_every_sample_is_in_the_normal_form(path: Path) -> None:
     """The project's own programs are what `relay fmt` writes (CI's `relay fmt --check samples/`)."""
     text = path.read_text(encoding="utf-8")
     assert format(text) == text
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[2] / "samples" / "errors").glob("*.rly")), ids=lambda p: p.name)
+def test_every_error_sample_that_parses_is_in_the_normal_form(path: Path) -> None:
+    """The documents' mistakes in samples/errors/ are formatted too (fmt needs
+    syntax, not names or types); those with syntax errors are refused with
+    `syntax-error` diagnostics only."""
+    from relay_text.diagnostics import RelayError
+
+    text = path.read_text(encoding="utf-8")
+    try:
+        formatted = format(text)
+    except RelayError as exc:
+        assert {d.code for d in exc.diagnostics if d.severity == "error"} == {"syntax-error"}
+        return
+    assert formatted == text

@@ -30,7 +30,7 @@ def _imported_families(code: str) -> list[str]:
     probe = (
         "import sys\n" + code + "\n"
         "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('relay_text.ops.') "
-        "and not m.rsplit('.', 1)[1].startswith('_') and m.rsplit('.', 1)[1] not in ('registry', 'relation', 'relations')))"
+        "and not m.rsplit('.', 1)[1].startswith('_') and m.rsplit('.', 1)[1] not in ('registry', 'relation', 'relations', 'properties')))"
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=120)
     return eval(out.stdout.strip())  # noqa: S307 - a list literal printed by the probe

@@ -30,7 +30,7 @@ GOLDEN = {
     ),
     "pattern_missing_sigil.rly": ("unknown-constructor", 11, 17, "unknown constructor `x`", []),
     "return_type_colon.rly": ("syntax-error", 7, 33, "expected `->`, `{` or `where`, found `:`", []),
-    "misspelled_global.rly": ("unknown-global", 22, 3, "unknown global `@map_accuml`", []),
+    "misspelled_global.rly": ("unknown-global", 26, 3, "unknown global `@map_accuml`", []),
 }
 
 
@@ -68,7 +68,7 @@ def test_misspelled_global_with_the_prelude_is_a_near_miss_warning() -> None:
     path = SAMPLES / "errors" / "misspelled_global.rly"
     result = check_source(Source("misspelled_global.rly", path.read_text()))
     first = result.diagnostics[0]
-    assert (first.code, first.severity, *first.location()[1:3]) == ("near-miss-global", "warning", 22, 3)
+    assert (first.code, first.severity, *first.location()[1:3]) == ("near-miss-global", "warning", 26, 3)
     assert first.message == "`@map_accuml` is the Prelude's function, not one of this file's"
     assert first.notes == ["this file defines `@map_accmul` but never uses it"]
 

@@ -1,5 +1,6 @@
-"""The project's LALR driver against Lark's engines (lark-cython, Cython, and
-Lark's own, pure Python) on grammar/relay.lark and the same tokens.
+"""The project's LALR driver against Lark's engines (lark-cython's, compiled
+with Cython, and Lark's own, pure Python) on grammar/relay.lark and the
+same tokens.
 
     pip install lark-cython      # optional: without it, Lark's pure engine only
     python benchmarks/lalr_engines.py [--size-mb 1]

@@ -18,7 +18,8 @@ nodes (`--blocks` residual blocks, tests/viz/helpers.py), it prints:
 Times are the best of `--repeat` runs (the page's, of as many loads). The
 target is under 5 s for laying out, and for opening, each graph. The load
 average is printed: the machine may be shared. `--screenshots DIR` also
-writes the pictures of the README (`viz-resnet50.png`, `viz-match.png`).
+writes the pictures of docs/commands/viz.md (`viz-resnet50.png`,
+`viz-match.png`, into docs/).
 Needs Playwright and the system's chromium (see tests/viz/browser.py).
 """
 
@@ -98,7 +99,7 @@ def measure(name: str, text: str, page: Any, repeat: int, workdir: Path) -> dict
 
 
 def screenshots(page: Any, out: Path, workdir: Path) -> None:
-    """The README's pictures: ResNet-50 with a convolution's details, and a
+    """The pictures of the `relay viz` page: ResNet-50 with a convolution's details, and a
     program of pattern matches and closures."""
     from relay_text.ir.span import Source
     from relay_text.pipeline import check_source
@@ -127,7 +128,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--blocks", type=int, default=1164, help="residual blocks of the generated network (1,164: 25,027 nodes)")
     parser.add_argument("--model", action="append", help="only these corpus files (stem or name); 'generated' for the generated one")
-    parser.add_argument("--screenshots", type=Path, help="write the README's screenshots into this folder")
+    parser.add_argument("--screenshots", type=Path, help="write the screenshots of docs/commands/viz.md into this folder")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright

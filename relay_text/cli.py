@@ -157,7 +157,7 @@ def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # Paths, completed as file names by the shell (`_RELAY_COMPLETE=bash_source
-# relay`, see the README); nothing is checked here: reading reports problems.
+# relay`, see docs/getting-started.md); nothing is checked here: reading reports problems.
 FILES = click.Path()
 
 

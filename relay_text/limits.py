@@ -2,8 +2,8 @@
 
 Every size a program can request is checked against one of these before it
 is used; exceeding it is a `resource-limit` diagnostic at the place that
-asked. README.md ("Limits") lists them with their defaults and how to
-change them.
+asked. The documentation's Limits page (docs/limits.md) lists them with
+their defaults and how to change them.
 
 This module imports nothing of relay-text, so every stage may use it.
 """

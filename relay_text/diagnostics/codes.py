@@ -303,8 +303,9 @@ RESOURCE_LIMIT = Code(
     "the program asks for more than a documented limit allows",
     "A tensor with more elements or dimensions than the limits allow, a number "
     "literal with too many digits, an allocation larger than `relay run "
-    "--max-memory`, or a run longer than `--timeout`. README.md (\"Limits\") "
-    "lists each limit, its default and how to change it.",
+    "--max-memory`, or a run longer than `--timeout`. The documentation's "
+    "Limits page (docs/limits.md) lists each limit, its default and how to "
+    "change it.",
     "Constant(0, (65536, 65536, 65536), float32)",
 )
 
@@ -317,7 +318,7 @@ EXPORT_UNSUPPORTED = Code(
     "a program into an ONNX graph. Data types and pattern matching, references, "
     "recursion that is not a loop, closures that escape (returned, stored in a "
     "tuple, passed to an operator), dtypes ONNX lacks and operators that have no "
-    "ONNX equivalent (README, \"relay export\") cannot be exported; the "
+    "ONNX equivalent (docs/commands/export.md) cannot be exported; the "
     "diagnostic points at the construct. A recursive function whose body is "
     "`if (cond) { ...; f(next) } else { result }` is exported as an ONNX `Loop`.",
     "def @main(%x: Tensor[(2), float32]) { ref(%x) }   // references",

@@ -4,7 +4,9 @@
 and imaginary parts (two tensors of one shape and float dtype) along the
 last axis: output n is the sum over k of x[k] * exp(-2 pi i n k / N), or
 with `inverse=True` the sum of x[k] * exp(+2 pi i n k / N) divided by N. It
-returns the real and the imaginary part of the result.
+returns the real and the imaginary part of the result, computed in the
+precision of the parts (float64 in double precision, float32 and narrower
+in single precision).
 
 `stft(x, window, n_fft=..., hop_length=..., win_length=..., normalized=False,
 onesided=True)` takes a float signal, a vector or a batch of them (one per
@@ -56,7 +58,11 @@ def dft(args: tuple, attrs: dict) -> Any:
         raise KernelError(codes.RUNTIME_ERROR, f"dft: real part {re.shape} and imaginary part {im.shape} differ in shape")
     if re.shape[-1] == 0:
         return re.copy(), im.copy()
-    signal = re.astype(np.complex128) + 1j * im.astype(np.float64)
+    # In the precision of the signal, as TVM's kernel computes it: float64
+    # parts in complex128, narrower ones in complex64 (numpy 2's FFT keeps
+    # complex64; numpy 1 computes it in complex128 all the same).
+    signal = np.empty(re.shape, dtype=np.complex128 if re.dtype == np.float64 else np.complex64)
+    signal.real, signal.imag = re, im
     out = np.fft.ifft(signal, axis=-1) if attrs["inverse"] else np.fft.fft(signal, axis=-1)
     return out.real.astype(re.dtype), out.imag.astype(im.dtype)
 

@@ -103,10 +103,13 @@ def opt(
 
 
 def _write(path: str, text: str, reporter: object) -> bool:
-    from ..formatter import write_atomic
+    from ..writing import WriteRefused, write_output
 
     try:
-        write_atomic(path, text)
+        write_output(path, text.encode("utf-8"))
+    except WriteRefused as exc:
+        reporter.message(f"error: {exc}", "bold red")  # type: ignore[attr-defined]
+        return False
     except OSError as exc:
         reporter.message(f"error: {path}: cannot write ({exc.strerror})", "bold red")  # type: ignore[attr-defined]
         return False

@@ -187,7 +187,10 @@ def render(module: Module, ctx: PassContext, dialect: str = "keep", width: int =
     module = with_section(module, ctx)
     comments = type_comments(module, ctx)
     header = header_for(module, target, keep=dialect == "keep")
-    return render_module(module, target, width, comments, header).text, module
+    # TVM's dialect is written as TVM's printer wrote a pass's result: every
+    # non-atomic operand bound to a `%n` first. The documented dialect nests
+    # what is used once.
+    return render_module(module, target, width, comments, header, bind_operands=target == "tvm").text, module
 
 
 def rereads(module: Module, text: str, env: Any) -> str | None:

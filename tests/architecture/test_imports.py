@@ -1,4 +1,4 @@
-"""The stages import only what is upstream of them (README, "Architecture").
+"""The stages import only what is upstream of them (docs/architecture.md).
 
 Every `import` in the package (at any depth: lazy imports count) is read
 from the source; a stage may use `ir`, `text`, `diagnostics` and the stages

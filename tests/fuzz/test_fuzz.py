@@ -1,7 +1,7 @@
 """The fuzzer (fuzz/): a short seeded run of every mode finds nothing, and the
 harness does find, save and minimize a failure that is planted in it.
 
-`python -m fuzz --minutes 30` is the long run (README, Development).
+`python -m fuzz --minutes 30` is the long run (docs/development.md, "Fuzzing").
 """
 
 from __future__ import annotations

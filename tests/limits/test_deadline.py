@@ -2,7 +2,7 @@
 would take half a minute (numpy's matrix product releases the GIL, so a
 signal handler never ran until it ended), in a runaway recursion millions
 of calls deep (whose unwinding took 15-30 s), and before the run; and the
-message says where the time ran out. README, "Limits"."""
+message says where the time ran out. docs/limits.md."""
 
 from __future__ import annotations
 
@@ -44,31 +44,35 @@ def relay(*args: str) -> tuple[subprocess.CompletedProcess, float]:
     return result, time.monotonic() - start
 
 
+# The deadlines leave time for starting, reading and compiling on a loaded
+# machine, so that the time runs out in the run itself.
+
+
 def test_a_long_kernel_is_stopped_at_the_deadline(tmp_path: Path) -> None:
     prog = tmp_path / "dense.rly"
     prog.write_text(DENSE)
-    result, seconds = relay("run", "--timeout", "2", str(prog))
+    result, seconds = relay("run", "--timeout", "6", str(prog))
     assert result.returncode == 1
     lines = result.stderr.splitlines()
-    assert lines[0] == "error[resource-limit]: the run took longer than the limit of 2 s (--timeout)"
+    assert lines[0] == "error[resource-limit]: the run took longer than the limit of 6 s (--timeout)"
     assert lines[1].startswith(f" --> {prog}:")
     assert "running here when the time ran out" in result.stderr
     assert "  = note: the time ran out inside the kernel of operator `nn.dense`" in lines
     assert lines[-1] == "The program stopped with an error"
-    assert seconds < 20  # (it ran for half a minute and more; benchmarks/deadline.py measures the latency)
+    assert seconds < 30  # (it ran for half a minute and more; benchmarks/deadline.py measures the latency)
 
 
 def test_a_deep_recursion_is_stopped_at_the_deadline(tmp_path: Path) -> None:
     prog = tmp_path / "rec.rly"
     prog.write_text(RECURSION)
-    result, seconds = relay("run", "--timeout", "2", "--max-depth", "100000000", str(prog))
+    result, seconds = relay("run", "--timeout", "6", "--max-depth", "100000000", str(prog))
     assert result.returncode == 1
     lines = result.stderr.splitlines()
-    assert lines[0] == "error[resource-limit]: the run took longer than the limit of 2 s (--timeout)"
+    assert lines[0] == "error[resource-limit]: the run took longer than the limit of 6 s (--timeout)"
     assert lines[1].startswith((f" --> {prog}:1:", f" --> {prog}:2:"))  # (a call of @f, or its entry)
     assert "  = note: `@f` was called at " + str(prog) + ":2:29, in `@f`" in lines
     assert "reading and checking" not in result.stderr and "Traceback" not in result.stderr
-    assert seconds < 20
+    assert seconds < 30
 
 
 def test_the_stage_before_the_run_is_named(tmp_path: Path) -> None:

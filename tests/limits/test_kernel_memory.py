@@ -1,7 +1,7 @@
 """`--max-memory` counts a kernel's temporaries, not only its result: a
 convolution's im2col matrix (many times its result) is built a block of
-output rows at a time, each block within what the limit leaves (README,
-"Limits"). Before, a 3-D convolution under `--max-memory 4G` still
+output rows at a time, each block within what the limit leaves
+(docs/limits.md, "Memory"). Before, a 3-D convolution under `--max-memory 4G` still
 reached twice that."""
 
 from __future__ import annotations

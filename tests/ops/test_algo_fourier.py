@@ -168,3 +168,19 @@ def test_stft_against_torch(normalized: bool, onesided: bool) -> None:
 
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()
+
+
+@pytest.mark.skipif(int(np.__version__.split(".")[0]) < 2, reason="numpy 1 computes every FFT in complex128")
+def test_dft_computes_in_the_precision_of_its_parts() -> None:
+    """topi/signal.py computes in the dtype of the signal: float32 parts are
+    transformed in single precision (with its rounding: the Nyquist term of
+    this inverse transform is not exactly 0), float64 parts in double."""
+    re = np.arange(10, dtype=np.float32)
+    im = np.zeros(10, dtype=np.float32)
+    out_re, out_im = FAMILY.run("dft", re, im, inverse=True)
+    single = np.fft.ifft(re.astype(np.complex64))
+    assert single.dtype == np.complex64 and single.imag[5] != 0
+    assert out_re.dtype == np.float32 and out_im.tobytes() == single.imag.tobytes() and out_re.tobytes() == single.real.tobytes()
+    out_re, out_im = FAMILY.run("dft", re.astype(np.float64), im.astype(np.float64), inverse=True)
+    double = np.fft.ifft(re.astype(np.complex128))
+    assert out_im.tobytes() == double.imag.tobytes()

@@ -172,7 +172,7 @@ def test_anf_keeps_primitive_functions_whole() -> None:
 }
 """
     out = optimized(before, "ToANormalForm")
-    assert "exp(add(%p, 1.0))" in out
+    assert "exp(add(%p, 1f))" in out
     assert_same_values(before, out)
 
 

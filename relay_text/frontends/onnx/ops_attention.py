@@ -14,7 +14,9 @@ ONNX's operator, step by step (shapes static):
   mask (query i sees key j when j <= i + offset, the offset being the past
   length, or `nonpad_kv_seqlen` - the query length per batch), the sliding
   window, and the padding of `nonpad_kv_seqlen`;
-* softmax(QK^T (softcapped) + bias), a row that sees no key giving zeros,
+* softmax(QK^T (softcapped) + bias), in the inputs' precision unless
+  `softmax_precision` says otherwise (float16 step by step, see
+  `ops_norm.softmax_in`), a row that sees no key giving zeros,
   then times V; `qk_matmul_output_mode` chooses the fourth output.
 """
 
@@ -27,6 +29,7 @@ import numpy as np
 from ..builder import Unsupported, numpy_dtype
 from ._common import cast, scalar
 from .ops_linalg import matmul
+from .ops_norm import softmax_in
 from .table import converter
 
 MICROSOFT = "com.microsoft"
@@ -148,7 +151,7 @@ def attention(cx, n):
         from .ops_elementwise import onnx_to_dtype
 
         work = cast(b, scores, onnx_to_dtype(precision, n.opset))
-    probs = b.call("nn.softmax", work, axis=3)
+    probs = softmax_in(b, work, 3)
     if bias is not None:
         dead = b.call("isinf", b.call("max", bias, axis=[b.rank(bias) - 1], keepdims=True))
         probs = b.call("where", dead, scalar(b, 0, b.dtype(probs)), probs)

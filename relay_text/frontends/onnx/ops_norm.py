@@ -174,17 +174,41 @@ def _coerce_2d(b, x, axis):
     return [int(np.prod(shape[:axis], dtype=np.int64)), int(np.prod(shape[axis:], dtype=np.int64))], list(shape)
 
 
+LOW_PRECISION = ("float16", "bfloat16")
+
+
+def softmax_in(b, x, axis: int):
+    """`nn.softmax` along `axis`; on float16 and bfloat16, its steps instead.
+
+    ONNX defines Softmax by a function whose steps (ReduceMax, Sub, Exp,
+    ReduceSum, Div) each yield a tensor of the input's type, so the
+    exponentials are rounded to float16 before they are summed and divided
+    (TVM's float16 softmax also keeps them in float16). One `nn.softmax`
+    is computed in float32 and rounded once (the evaluator's rule for
+    float16), which can differ from that in the last place; the steps as
+    separate calls are rounded as ONNX rounds them."""
+    if b.dtype(x) not in LOW_PRECISION:
+        return b.call("nn.softmax", x, axis=axis)
+    top = b.call("max", x, axis=[axis], keepdims=True)
+    e = b.call("exp", b.call("subtract", x, top))
+    return b.call("divide", e, b.call("sum", e, axis=[axis], keepdims=True))
+
+
 def _softmax(cx, n, op):
     b = cx.b
     x = n.input(0)
     rank = b.rank(x)
+
+    def call(x, axis):
+        return softmax_in(b, x, axis) if op == "nn.softmax" else b.call(op, x, axis=axis)
+
     if n.opset >= 13:
-        return b.call(op, x, axis=norm_axis(n.attr("axis", -1), rank))
+        return call(x, norm_axis(n.attr("axis", -1), rank))
     axis = norm_axis(n.attr("axis", 1), rank)
     if axis == rank - 1:
-        return b.call(op, x, axis=axis)
+        return call(x, axis)
     flat, shape = _coerce_2d(b, x, axis)
-    y = b.call(op, b.call("reshape", x, newshape=flat), axis=1)
+    y = call(b.call("reshape", x, newshape=flat), 1)
     return b.call("reshape", y, newshape=shape)
 
 

@@ -2,9 +2,10 @@
 (`onnx.backend.test.case.node.collect_testcases`), run through
 `relay_text.onnx_backend` and compared as ONNX's own runner compares them.
 
-`outcome(case)` is "pass", "unsupported" (the backend refused the model
-with located diagnostics) or "fail: ..." (a wrong value, or any other
-exception). The cases that must pass are those of an operator TVM's ONNX
+`outcome(case)` is "pass", "random" (a case that draws random numbers,
+checked for shape, dtype and range: see `random_outcome`), "unsupported"
+(the backend refused the model with located diagnostics) or "fail: ..."
+(a wrong value, or any other exception). The cases that must pass are those of an operator TVM's ONNX
 importer converted (`TVM_OPERATORS`, the keys of its converter table at
 21095b98) whose tensors all have a Relay dtype (no strings, float8, int4
 or int2); `KNOWN` lists the exceptions, each with its reason.
@@ -49,23 +50,24 @@ TVM_OPERATORS = frozenset(
 # float8 and its variants, int4, uint4, int2, uint2, float4) are not.
 RELAY_TYPES = frozenset({1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16})
 
-RANDOM = "random draws: the expected values come from numpy's generator, not reproducible by any other"
-FP16_SUM = "float16 sums: the reference rounds every partial sum to float16, relay-text sums in float32 and rounds once (one ulp apart, 1e-3 tolerance); onnxruntime fails it too"
-DFT_NOISE = "the expected values hold float32 FFT rounding noise (1.9e-7 where the exact value is 0) and the tolerance is 1e-7; onnxruntime fails it too"
 
-# Cases of the must-pass set that do not pass, and why.
-KNOWN: dict[str, str] = {
-    "test_bernoulli": RANDOM,
-    "test_bernoulli_expanded": RANDOM,
-    "test_bernoulli_double": RANDOM,
-    "test_bernoulli_double_expanded": RANDOM,
-    "test_bernoulli_seed": RANDOM,
-    "test_bernoulli_seed_expanded": RANDOM,
-    "test_attention_4d_causal_fp16": FP16_SUM,
-    "test_attention_4d_causal_fp16_expanded": FP16_SUM,
-    "test_dft_inverse": DFT_NOISE,
-    "test_dft_inverse_opset19": DFT_NOISE,
-}
+# Cases of the must-pass set that do not pass, and why (none with onnx 1.23).
+KNOWN: dict[str, str] = {}
+
+# Operators that draw random numbers: a case with one of them cannot match
+# the reference's numbers (numpy's generator), so it is checked for what
+# any correct implementation gives (see `random_outcome`).
+RANDOM_OPERATORS = frozenset({"Bernoulli", "RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike", "Multinomial"})
+# The cases that do so, with onnx 1.23 (test_conformance checks the list).
+RANDOM_CASES = (
+    "test_bernoulli",
+    "test_bernoulli_double",
+    "test_bernoulli_double_expanded",
+    "test_bernoulli_expanded",
+    "test_bernoulli_seed",
+    "test_bernoulli_seed_expanded",
+)
+RANDOM_MEANING = "random: checked for shape, dtype and range"
 # Cases of the must-pass set the importer refuses, with the reason it gives.
 DROPOUT = "`Dropout` in training mode (random) is not supported"
 ANTIALIAS = "`antialias` = 1 is not supported"
@@ -155,22 +157,144 @@ def must_pass(name: str) -> bool:
     return operators()[name] in TVM_OPERATORS and element_types(cases()[name]) <= RELAY_TYPES
 
 
-def outcome(case: Any) -> str:
+def is_random(case: Any) -> bool:
+    """Whether the case's graph draws random numbers."""
+    return any(node.op_type in RANDOM_OPERATORS for node in case.model.graph.node)
+
+
+def _expected(outputs: Any) -> list[Any]:
     import onnx
+
+    return [onnx.numpy_helper.to_array(o) if isinstance(o, onnx.TensorProto) else o for o in outputs]
+
+
+class Refused(Exception):
+    """An engine declined the model (relay-text: `import-unsupported`
+    diagnostics; onnxruntime: no session, or an operator not implemented)."""
+
+
+class _Relay:
+    name = "relay-text"
+
+    def __init__(self, model: Any) -> None:
+        import relay_text.onnx_backend as backend
+
+        try:
+            self.rep = backend.prepare(model)
+        except backend.Unsupported as exc:
+            self._refused(exc)
+
+    def run(self, inputs: Any) -> list[Any]:
+        import relay_text.onnx_backend as backend
+
+        try:
+            return list(self.rep.run(inputs))
+        except backend.Unsupported as exc:
+            self._refused(exc)
+            raise  # unreachable
+
+    @staticmethod
+    def _refused(exc: Any) -> None:
+        assert exc.diagnostics and all(d.code == "import-unsupported" for d in exc.diagnostics), exc.diagnostics
+        raise Refused(str(exc)) from None
+
+
+class _OnnxRuntime:
+    """The same cases through onnxruntime, the peer (one thread)."""
+
+    name = "onnxruntime"
+
+    def __init__(self, model: Any) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 4
+        try:
+            self.session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 - onnxruntime refuses a model with several kinds
+            raise Refused(f"{type(exc).__name__}: {exc}") from None
+        init = {t.name for t in model.graph.initializer}
+        self.names = [vi.name for vi in model.graph.input if vi.name not in init]
+
+    def run(self, inputs: Any) -> list[Any]:
+        values = [inputs[n] for n in self.names] if isinstance(inputs, dict) else list(inputs)
+        feed = {n: _value(v) for n, v in zip(self.names, values) if v is not None}
+        try:
+            return self.session.run(None, feed)
+        except Exception as exc:  # noqa: BLE001
+            # an operator it lacks, or a dtype its Python binding cannot take
+            # or give back (bfloat16, float8, int4, int2 arrays)
+            if any(m in str(exc) for m in ("NOT_IMPLEMENTED", "can't be converted to MLDataType", "No corresponding Numpy type")):
+                raise Refused(str(exc)) from None
+            raise
+
+
+def _value(v: Any) -> Any:
+    """A case's input as an array (a TensorProto converted), lists stay lists."""
+    import onnx
+
+    if isinstance(v, list):
+        return [_value(x) for x in v]
+    if isinstance(v, onnx.TensorProto):
+        return onnx.numpy_helper.to_array(v)
+    return np.asarray(v)
+
+
+ENGINES = {"relay-text": _Relay, "onnxruntime": _OnnxRuntime}
+
+
+def random_outcome(case: Any, engine: str = "relay-text") -> str:
+    """A random case (all of them are Bernoulli draws, one node or ONNX's
+    function body: RandomUniformLike, Greater, Cast): its outputs on the
+    case's inputs must have the expected shape and dtype and hold only 0
+    and 1; on probabilities of all 0 and all 1, where the draw is certain,
+    they must equal the values of ONNX's reference implementation
+    (`onnx.reference`) exactly. "random", "unsupported", or "fail: ..."
+    saying what differs."""
+    from onnx.reference import ReferenceEvaluator
+
+    ops = {node.op_type for node in case.model.graph.node}
+    if not ops <= {"Bernoulli", "RandomUniformLike", "Greater", "Cast"}:
+        return f"fail: no check is defined for random operators {sorted(ops & RANDOM_OPERATORS)}"
+    try:
+        rep = ENGINES[engine](case.model)
+        for inputs, outputs in case.data_sets:
+            for want, got in zip(_expected(outputs), rep.run(inputs)):
+                if got.shape != want.shape or got.dtype != want.dtype:
+                    return f"fail: a {got.dtype} {got.shape} result, expected {want.dtype} {want.shape}"
+                if not np.isin(got, (0, 1)).all():
+                    return f"fail: values other than 0 and 1: {sorted(set(got.ravel().tolist()) - {0, 1})[:5]}"
+            names = [i.name for i in case.model.graph.input]
+            for p in (0, 1):
+                certain = [np.full_like(np.asarray(x), p) for x in inputs]
+                want_all = ReferenceEvaluator(case.model).run(None, dict(zip(names, certain)))
+                for want, got in zip(want_all, rep.run(certain)):
+                    if got.dtype != want.dtype or not np.array_equal(got, want):
+                        return f"fail: with probabilities all {p}, {got.tolist()} ({got.dtype}), expected {want.tolist()} ({want.dtype})"
+    except Refused:
+        return "unsupported"
+    except Exception as exc:  # noqa: BLE001 - every other outcome is a failure, reported with its message
+        return f"fail: {type(exc).__name__}: {exc}"
+    return "random"
+
+
+def outcome(case: Any, engine: str = "relay-text") -> str:
+    """The case's outcome on `engine` ("relay-text" or "onnxruntime")."""
     from onnx.backend.test.runner import Runner
 
-    import relay_text.onnx_backend as backend
-
+    if is_random(case):
+        return random_outcome(case, engine)
     try:
-        rep = backend.prepare(case.model)
+        rep = ENGINES[engine](case.model)
         for inputs, outputs in case.data_sets:
-            expected = [onnx.numpy_helper.to_array(o) if isinstance(o, onnx.TensorProto) else o for o in outputs]
+            expected = _expected(outputs)
             got = rep.run(inputs)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 Runner.assert_similar_outputs(expected, got, rtol=case.rtol, atol=case.atol)
-    except backend.Unsupported as exc:
-        assert exc.diagnostics and all(d.code == "import-unsupported" for d in exc.diagnostics), exc.diagnostics
+    except Refused:
         return "unsupported"
     except Exception as exc:  # noqa: BLE001 - every other outcome is a failure, reported with its message
         return f"fail: {type(exc).__name__}: {exc}"
@@ -201,7 +325,7 @@ COVERED = (
 
 def covered() -> list[str]:
     """The operators that have a must-pass case in the installed wheel."""
-    return sorted({operators()[n] for n in cases() if must_pass(n) and n not in KNOWN and n not in KNOWN_UNSUPPORTED})
+    return sorted({operators()[n] for n in cases() if must_pass(n) and n not in KNOWN and n not in KNOWN_UNSUPPORTED and n not in RANDOM_CASES})
 
 
 def refusal(case: Any) -> str:
@@ -220,7 +344,7 @@ def representative() -> list[str]:
     seen: dict[str, str] = {}
     for name in sorted(cases()):
         op = operators()[name]
-        if op not in seen and "_expanded" not in name and must_pass(name) and name not in KNOWN and name not in KNOWN_UNSUPPORTED:
+        if op not in seen and "_expanded" not in name and must_pass(name) and name not in KNOWN and name not in KNOWN_UNSUPPORTED and name not in RANDOM_CASES:
             seen[op] = name
     return sorted(seen.values())
 

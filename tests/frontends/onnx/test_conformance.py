@@ -37,10 +37,21 @@ def test_the_first_case_of_each_operator(op: str) -> None:
     assert C.outcome(C.cases()[name]) == "pass", name
 
 
+def test_the_list_of_random_cases_is_current() -> None:
+    assert sorted(name for name, case in C.cases().items() if C.is_random(case)) == sorted(C.RANDOM_CASES)
+
+
+@pytest.mark.parametrize("name", C.RANDOM_CASES)
+def test_a_random_case_has_the_shape_dtype_and_range_and_is_exact_where_certain(name: str) -> None:
+    """Bernoulli draws: 0 and 1 only, of the expected shape and dtype, and
+    the reference's values where the probabilities are all 0 or all 1."""
+    assert C.outcome(C.cases()[name]) == "random", name
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("op", C.COVERED)
 def test_every_case_of_each_operator(op: str) -> None:
-    names = [n for n in _cases_of(op) if C.must_pass(n) and n not in C.KNOWN and n not in C.KNOWN_UNSUPPORTED]
+    names = [n for n in _cases_of(op) if C.must_pass(n) and n not in C.KNOWN and n not in C.KNOWN_UNSUPPORTED and n not in C.RANDOM_CASES]
     wrong = {name: got for name in names if (got := C.outcome(C.cases()[name])) != "pass"}
     assert wrong == {}
 
@@ -63,6 +74,6 @@ def test_the_other_cases_pass_or_are_refused() -> None:
         if C.must_pass(name):
             continue
         got = C.outcome(case)
-        if got not in ("pass", "unsupported"):
+        if got not in ("pass", "random", "unsupported"):
             crashed[name] = got
     assert crashed == {}

@@ -295,3 +295,26 @@ def test_an_importer_bug_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monk
     assert result.exit_code == 2
     assert "Nothing was written" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cnn.onnx"]
+
+
+def test_a_float16_softmax_is_imported_as_its_steps() -> None:
+    """ONNX's Softmax is defined by a function (ReduceMax, Sub, Exp,
+    ReduceSum, Div), each step giving a tensor of the input's type: on
+    float16 the exponentials are rounded to float16 before the sum. The
+    import writes those steps, which the evaluator rounds one by one;
+    float32 stays one `nn.softmax`."""
+    half = TensorProto.FLOAT16
+    m16 = model([node("Softmax", ["x"], ["y"])], [("x", half, [2, 3])], [("y", half, [2, 3])])
+    text = from_onnx(m16).text()
+    assert "nn.softmax" not in text
+    assert "max(%x, axis=[1], keepdims=True)" in text and "exp(" in text and "sum(" in text and "divide(" in text
+    m32 = model([node("Softmax", ["x"], ["y"])], [("x", FLOAT, [2, 3])], [("y", FLOAT, [2, 3])])
+    assert "nn.softmax(%x, axis=1)" in from_onnx(m32).text()
+    # values where one rounding and per-step rounding part: the float16
+    # steps as numpy computes them (ONNX's reference implementation)
+    x = np.array([[0.1, 0.7, 0.35], [3.0, -1.25, 0.5]], dtype=np.float16)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    expected = e / e.sum(axis=1, keepdims=True)
+    got = relay_text.run(from_onnx(m16).text(), x)
+    assert got.dtype == np.float16
+    assert got.tobytes() == expected.tobytes()

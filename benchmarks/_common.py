@@ -98,3 +98,99 @@ def exponent(sizes: list[int], seconds: list[float]) -> float:
     import math
 
     return math.log(seconds[-1] / seconds[-2]) / math.log(sizes[-1] / sizes[-2])
+
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+# The model dumps a big file is built from: each is one `def @main`.
+MODELS = (
+    "apache-tvm-menangerie-resnet50.rly",
+    "apache-tvm-menangerie-gpt2.rly",
+    "glenside-lstm-for-pldi.rly",
+    "glenside-mobilenet.rly",
+    "calyx-squeezenet-anf.rly",
+)
+
+
+def _model_bodies(comments: bool) -> list[tuple[str, str]]:
+    """(name, text from `def @main` to its closing brace) of each corpus model."""
+    import re
+
+    bodies = []
+    for name in MODELS:
+        path = CORPUS / name
+        if not path.is_file():
+            continue
+        text = path.read_text()
+        text = text[text.index("def @main") :].rstrip() + "\n"
+        if not comments:
+            text = re.sub(r"\s*/\*.*?\*/", "", text)
+            text = re.sub(r"\s*//[^\n]*", "", text)
+        stem = re.sub(r"\W", "_", name.rsplit(".", 1)[0].split("-")[-1])
+        bodies.append((stem, text))
+    return bodies
+
+
+def model_dump(size: int, comments: bool = True) -> str:
+    """A TVM-format dump of about `size` bytes made of the corpus models:
+    their definitions repeated, each copy renamed (`@resnet50_3`), its
+    graph bindings renumbered so that numbers are unique in the file, as
+    TVM's parser needs, and its `meta[relay.Constant][i]` indices moved past
+    those of the copies before. With `comments`, the models keep theirs (`/* ty=...
+    */` annotations, `//` lines) and every copy gets a leading comment and a
+    trailing comment every 20 lines; without, every comment is removed.
+    Without the corpus the synthetic `graph_dump` is returned."""
+    import re
+
+    bodies = _model_bodies(comments)
+    if not bodies:
+        return graph_dump(size)
+    parts = ['#[version = "0.0.5"]\n']
+    total = len(parts[0])
+    offset = constants = 0
+    copy = 0
+    number = re.compile(r"%(\d+)\b")
+    meta = re.compile(r"(meta\[relay\.Constant\]\[)(\d+)\]")
+    while total < size:
+        stem, body = bodies[copy % len(bodies)]
+        used = [int(n) for n in number.findall(body)]
+        indices = [int(n) for _, n in meta.findall(body)]
+        text = number.sub(lambda m: f"%{int(m.group(1)) + offset}", body)
+        text = meta.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + constants}]", text)
+        constants += max(indices, default=-1) + 1
+        text = text.replace("def @main", f"def @{stem}_{copy}", 1)
+        if comments:
+            lines = text.split("\n")
+            for i in range(20, len(lines) - 2, 20):
+                if lines[i].endswith(";"):
+                    lines[i] += f"  // line {i} of copy {copy}"
+            text = f"// {stem}, copy {copy}\n" + "\n".join(lines)
+        parts.append(text)
+        total += len(text)
+        offset += max(used, default=0) + 1
+        copy += 1
+    return "".join(parts)
+
+
+def graph_dump(size: int) -> str:
+    """A synthetic TVM-format dump of about `size` bytes: one function, a
+    long chain of graph bindings over small tensors with `/* ty=... */`
+    annotations (already in the formatter's normal form)."""
+    lines = ['#[version = "0.0.5"]', "def @main(%x: Tensor[(1, 64), float32], %w: Tensor[(64, 64), float32]) -> Tensor[(1, 64), float32] {"]
+    ops = [
+        "add(%{p}, 1f /* ty=float32 */) /* ty=Tensor[(1, 64), float32] */",
+        "nn.dense(%{p}, %w, units=None) /* ty=Tensor[(1, 64), float32] */",
+        "multiply(%{p}, 0.5f /* ty=float32 */) /* ty=Tensor[(1, 64), float32] */",
+        "tanh(%{p}) /* ty=Tensor[(1, 64), float32] */",
+    ]
+    total = sum(len(line) + 1 for line in lines)
+    i = 0
+    prev = "x"
+    while total < size:
+        line = f"  %{i} = {ops[i % len(ops)].format(p=prev)};"
+        lines.append(line)
+        total += len(line) + 1
+        prev = str(i)
+        i += 1
+    lines.append(f"  %{prev}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -6,7 +6,11 @@ Latency: wall time of `relay check` and `relay fmt --check` on a 20-line
 file (best and median of N runs, after a warm-up run that writes the
 bytecode caches), the CPU time of the same runs, and what the command
 imports (`python -X importtime`: the module count and the largest
-imports). Target: <= 60 ms wall.
+imports). Targets: <= 60 ms wall, and <= 0.7x the wall time of
+`black --check` on a 20-line Python file measured in the same run (the
+runs of the three commands interleaved, so that the load weighs on each
+alike; black comes from this interpreter's environment, `pip install
+black`, and the ratio is left out without it).
 
 Throughput: `relay fmt` with the safety checks on, in-process, in MB of
 input per second, over comment-dense documented files (every sample program
@@ -30,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import ROOT, TWENTY_LINES
+from _common import ROOT, TWENTY_LINES, relay_command
 
 SEEDS = ROOT.parent / "shared" / "seeds"
 
@@ -43,20 +47,32 @@ def _env() -> dict[str, str]:
     return env
 
 
-def command_times(args: list[str], repeat: int) -> tuple[float, float, float]:
-    """(best wall, median wall, best CPU) seconds of `python -m relay_text ARGS`."""
-    cmd = [sys.executable, "-m", "relay_text", *args]
+def interleaved(commands: dict[str, list[str]], repeat: int) -> dict[str, tuple[float, float, float]]:
+    """{name: (best wall, median wall, best CPU)} seconds of each command,
+    the commands run in turn `repeat` times (after one warm-up run each)."""
     env = _env()
-    subprocess.run(cmd, capture_output=True, env=env, check=False)
-    walls, cpus = [], []
-    for _ in range(repeat):
-        before = os.times()
-        start = time.perf_counter()
+    for cmd in commands.values():
         subprocess.run(cmd, capture_output=True, env=env, check=False)
-        walls.append(time.perf_counter() - start)
-        after = os.times()
-        cpus.append((after.children_user - before.children_user) + (after.children_system - before.children_system))
-    return min(walls), statistics.median(walls), min(cpus)
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, cmd in commands.items():
+            before = os.times()
+            start = time.perf_counter()
+            subprocess.run(cmd, capture_output=True, env=env, check=False)
+            walls[name].append(time.perf_counter() - start)
+            after = os.times()
+            cpus[name].append((after.children_user - before.children_user) + (after.children_system - before.children_system))
+    return {name: (min(walls[name]), statistics.median(walls[name]), min(cpus[name])) for name in commands}
+
+
+# A 20-line Python file for `black --check`, already in black's style.
+TWENTY_PYTHON = '"""Five small steps."""\n\n\n' + "".join(f"def step_{i}(a, b):\n    return a + b * {i}\n\n\n" for i in range(5))[:-2]
+
+
+def black_command() -> list[str] | None:
+    exe = Path(sys.executable).parent / "black"
+    return [str(exe)] if exe.exists() else None
 
 
 def imports(args: list[str]) -> tuple[int, float, list[tuple[float, str]]]:
@@ -162,24 +178,47 @@ def throughput(text: str, repeat: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--latency-only", action="store_true", help="skip the throughput measurement")
     options = ap.parse_args(argv)
     met = True
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "twenty.rly"
         path.write_text(TWENTY_LINES)
         lines = len(TWENTY_LINES.splitlines())
-        print(f"small-file latency ({lines}-line file; best / median wall of {options.repeat}, best CPU; target <= 60 ms wall)")
-        for args in (["check", str(path)], ["fmt", "--check", str(path)]):
-            best, median, cpu = command_times(args, options.repeat)
+        py = Path(tmp) / "twenty.py"
+        py.write_text(TWENTY_PYTHON)
+        print(f"small-file latency ({lines}-line file; best / median wall of {options.repeat}, best CPU; target <= 60 ms wall, <= 0.7x black --check)")
+        runs = {"check": ["check", str(path)], "fmt --check": ["fmt", "--check", str(path)]}
+        commands = {name: [relay_command(), *args] for name, args in runs.items()}
+        black = black_command()
+        if black is not None:
+            commands["black --check"] = [*black, "--check", "--quiet", str(py)]
+        load = os.getloadavg()[0]
+        times = interleaved(commands, options.repeat)
+        load = f"load {load:.2f} -> {os.getloadavg()[0]:.2f}"
+        if black is not None:
+            b_best, b_median, b_cpu = times["black --check"]
+            print(f"  {'black --check':22} best {b_best * 1000:5.0f} ms  median {b_median * 1000:5.0f} ms  CPU {b_cpu * 1000:4.0f} ms  ({load})")
+        else:
+            print("  black is not installed here (pip install black): no ratio")
+        for name, args in runs.items():
+            best, median, cpu = times[name]
             count, total, top = imports(args)
             ok = best <= 0.060
             met &= ok
-            shown = "relay " + " ".join(a if a != str(path) else "FILE" for a in args)
+            shown = "relay " + name + " FILE"
             print(
                 f"  {shown:22} best {best * 1000:5.0f} ms  median {median * 1000:5.0f} ms  CPU {cpu * 1000:4.0f} ms"
-                f"  {'met' if ok else 'MISSED'}  (load {os.getloadavg()[0]:.2f})"
+                f"  {'met' if ok else 'MISSED'} (60 ms)  ({load})"
             )
+            if black is not None:
+                ratio_best, ratio_median = best / b_best, median / b_median
+                ok = ratio_best <= 0.7
+                met &= ok
+                print(f"  {'':22} vs black --check: best {ratio_best:.2f}x, median {ratio_median:.2f}x  {'met' if ok else 'MISSED'} (<= 0.7x)")
             print(f"  {'':22} imports {count} modules, {total * 1000:.0f} ms: " + ", ".join(f"{n} {t * 1000:.0f}" for t, n in top))
+    if options.latency_only:
+        return 0 if met else 1
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     from relay_text.formatter import format
 

@@ -50,12 +50,19 @@ class _Patterns:
     def __init__(self, anchor: Path, lines: Iterable[str]) -> None:
         self.anchor = anchor
         self.lines = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
-        self.spec: Any = None
-        try:
-            import pathspec
-        except ImportError:  # pragma: no cover - pathspec is a dependency
-            return
-        self.spec = pathspec.GitIgnoreSpec.from_lines(self.lines)
+        self._spec: Any = False  # compiled on first use: a command given files only never needs it
+
+    @property
+    def spec(self) -> Any:
+        """The compiled patterns (None without `pathspec`)."""
+        if self._spec is False:
+            try:
+                import pathspec
+            except ImportError:  # pragma: no cover - pathspec is a dependency
+                self._spec = None
+            else:
+                self._spec = pathspec.GitIgnoreSpec.from_lines(self.lines)
+        return self._spec
 
     def relative(self, path: Path, is_dir: bool) -> str | None:
         try:
@@ -82,11 +89,11 @@ class _Patterns:
 
 
 def _has_pathspec() -> bool:
-    try:
-        import pathspec  # noqa: F401
-    except ImportError:  # pragma: no cover - pathspec is a dependency
-        return False
-    return True
+    """Whether `pathspec` is installed (found, not imported: importing it
+    costs a small command a noticeable part of its run)."""
+    from importlib.util import find_spec
+
+    return find_spec("pathspec") is not None
 
 
 class Rules:

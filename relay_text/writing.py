@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 
 from .interrupts import critical
@@ -178,6 +177,8 @@ def _temporary(directory: str) -> tuple[int, str | None]:
             return os.open(directory, flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600), None
         except OSError:
             pass  # (a file system without unnamed files)
+    import tempfile  # (here: reading a file, as every command does, needs none of it)
+
     return tempfile.mkstemp(prefix=PREFIX, suffix=SUFFIX, dir=directory)
 
 
@@ -293,6 +294,8 @@ def _write_through(target: str, data: bytes, original: bytes) -> None:
 def _backup(target: str, original: bytes) -> str:
     """A copy of `original`, read back to verify it, beside the file or in
     the temporary directory; its path."""
+    import tempfile
+
     for directory in (os.path.dirname(target), tempfile.gettempdir()):
         try:
             fd, name = tempfile.mkstemp(prefix=PREFIX, suffix=".orig" + SUFFIX, dir=directory)

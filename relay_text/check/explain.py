@@ -42,11 +42,19 @@ class Explainer:
     as the file writes scalar types (`short_scalars`: `int32`, else
     `Tensor[(), int32]`; None: as the dialect does)."""
 
-    def __init__(self, dialect: str, short_scalars: bool | None = None) -> None:
+    def __init__(self, dialect: str, short_scalars: bool | None | Callable[[], bool | None] = None) -> None:
         self.dialect = dialect
-        self.short_scalars = short_scalars
+        # (a function: asked once, when a message first writes a type; a
+        # file without errors never needs the answer)
+        self._short_scalars = short_scalars
         # The definition of a data type, to explain two types of one name.
         self.type_data: Callable[[Any], Any] = lambda gtv: None
+
+    @property
+    def short_scalars(self) -> bool | None:
+        if callable(self._short_scalars):
+            self._short_scalars = self._short_scalars()
+        return self._short_scalars
 
     def ty(self, t: Any, names: dict | None = None) -> str:
         return type_text(resolve(t), self.dialect, names, short_scalars=self.short_scalars)

@@ -47,7 +47,8 @@ class CheckState:
     def __init__(self, module: Module, prelude: CheckResult | None, memo: dict[Expr, Any]) -> None:
         self.module = module
         self.dialect = "tvm" if module.version else "docs"
-        self.explain = Explainer(self.dialect, scalar_style(module.source.text if module.source is not None else ""))
+        text = module.source.text if module.source is not None else ""
+        self.explain = Explainer(self.dialect, lambda: scalar_style(text))
         self.spans = spans.Locator(module.positions)
         self.memo = memo  # the type of each node visited, shared with the traversal
         self.diags: list[Diagnostic] = []

@@ -147,10 +147,12 @@ class Positions:
         return self._span(self.heads.get(id(func)))
 
 
-def _line_breaks(text: str, start: int, end: int) -> int:
-    """Lines ending in `text[start:end]` (`\\n`, `\\r\\n`, a lone `\\r`)."""
+def _line_breaks(text: str, start: int, end: int, cr: bool) -> int:
+    """Lines ending in `text[start:end]` (`\\n`, `\\r\\n`, a lone `\\r`);
+    `cr`: whether the text holds a `\\r` at all (asked once per text, not
+    per call, which would make reading every comment quadratic)."""
     n = text.count("\n", start, end)
-    if "\r" in text:
+    if cr:
         n += text.count("\r", start, end) - text.count("\r\n", start, end)
     return n
 
@@ -159,8 +161,9 @@ def read_trivia(text: str, sites: list[CommentSite]) -> list[Trivia]:
     """The trivia of comments from where the lexer met them (in order)."""
     out: list[Trivia] = []
     n = len(text)
+    cr = "\r" in text
     for pos, start, _, tok_start, tok_end, tok2_end, _ in sites:
-        gap = _line_breaks(text, pos, start)
+        gap = _line_breaks(text, pos, start, cr)
         first = pos == 0
         own_line = gap > 0 or first
         blank = own_line and (gap >= 2 or (first and gap >= 1))
@@ -174,7 +177,7 @@ def read_trivia(text: str, sites: list[CommentSite]) -> list[Trivia]:
         following = sites[i + 1][1] if i + 1 < len(sites) else n
         next_comment = following < code
         nxt = following if next_comment else code
-        newlines = _line_breaks(text, end, nxt)
+        newlines = _line_breaks(text, end, nxt, cr)
         trivia.ends_line = newlines > 0 or nxt >= n
         blank_after = newlines >= 2 or (next_comment and blank_after)
         trivia.blank_after = blank_after

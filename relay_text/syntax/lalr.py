@@ -92,6 +92,9 @@ class Driver:
                     push_state(action[1])
                     push_value(tok)
                     break
+                if size < 0:  # a unit rule passing its one child on: only the state changes
+                    state_stack[-1] = states[state_stack[-2]][action[1]][1]
+                    continue
                 if size:
                     children = value_stack[-size:]
                     del state_stack[-size:]
@@ -108,6 +111,9 @@ class Driver:
                 raise UnexpectedToken(end, self.expected(state_stack[-1]), list(state_stack))
             size = action[0]
             assert size is not None, "the end marker is never shifted"
+            if size < 0:
+                state_stack[-1] = states[state_stack[-2]][action[1]][1]
+                continue
             if size:
                 children = value_stack[-size:]
                 del state_stack[-size:]
@@ -253,6 +259,7 @@ class Driver:
                 if size is None:
                     extra.append(action[1])
                     break
+                size = abs(size)  # (-1: a unit rule)
                 popped = min(size, len(extra))
                 if popped:
                     del extra[-popped:]
@@ -275,6 +282,7 @@ class Driver:
                 if not dry:
                     stack.append(action[1])
                 return True
+            size = abs(size)  # (-1: a unit rule)
             if size:
                 del stack[-size:]
             stack.append(states[stack[-1]][action[1]][1])
@@ -325,9 +333,18 @@ class _States(dict):
                 if act is None:
                     act = actions[index] = _rule_action(rules[index], self.builder)
                 origin, _, size = rules[index][:3]
-                flat[symbol] = (size, origin, act)
+                # A `?rule` of one symbol that keeps it returns that child
+                # as it is: marked by size -1, the driver only changes state.
+                flat[symbol] = (-1 if size == 1 and _is_unit(rules[index]) else size, origin, act)
         self[state] = flat
         return flat
+
+
+def _is_unit(rule: tuple) -> bool:
+    """Whether a rule of one symbol returns that symbol's value unchanged
+    (a `?rule` or an inlined `_rule` whose one child passes through)."""
+    _, _, size, expand1, keep, append_none = rule
+    return size == 1 and bool(expand1) and append_none == 0 and tuple(map(tuple, keep)) == ((0, False, 0),)
 
 
 def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:

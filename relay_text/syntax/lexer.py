@@ -36,7 +36,7 @@ _MASTER = re.compile(
     )(?![A-Za-z0-9_])
   | (?P<INT>[0-9]+(?:""" + _SUFFIX_I + r""")?(?![A-Za-z0-9_]))
   | (?P<PROJ>\.[0-9]+)
-  | (?P<STRING>"(?:[^"\\\r\n]|\\.)*")
+  | (?P<STRING>"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*")
   | (?P<line_comment>//[^\r\n]*)
   | (?P<block_comment>/\*)
   | (?P<slash>/)

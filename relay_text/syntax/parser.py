@@ -71,7 +71,9 @@ class ParseResult:
         return self.module is not None and not has_errors(self.diagnostics)
 
 
-_ADT_DEF = re.compile(r"(?<![%@\w.])(?:data|type)\s+[A-Za-z_]")
+# (`data` or `type` not inside a longer name; each lookbehind placed after
+# the first letter, so that the search skips ahead to a `d` or a `t`)
+_ADT_DEF = re.compile(r"(?:d(?<![%@\w.]d)ata|t(?<![%@\w.]t)ype)\s+[A-Za-z_]")
 
 
 def _prescan(

@@ -1,0 +1,135 @@
+"""Throughput and peak memory of parsing, `relay check` and `relay fmt` on
+a big TVM-format dump.
+
+    python benchmarks/big_files.py [--size-mb 5] [--only parse,check,fmt] [--no-comments-only]
+
+The dump is `_common.model_dump`: the corpus models' definitions repeated
+and renamed until the file has the size asked for, once with their
+comments (`/* ty=... */` annotations, `//` lines) and once without. Each
+measurement runs in a process of its own:
+
+- parse: `relay_text.syntax.parser.parse` of the text (read beforehand,
+  the grammar's tables loaded beforehand);
+- check: `relay check FILE`, as a user runs it;
+- fmt: `relay fmt --check FILE` (formats in memory with the safety check:
+  the output parsed again, compared with the input as a program and by its
+  comments, and formatted again to a fixed point).
+
+Each line gives the wall time and the CPU time of the process (on a
+loaded machine the wall time includes waiting for a core; the CPU time
+is the work done), MB/s of input by each, the peak resident memory of the
+process per input byte, the targets and whether they are met (by CPU
+time), and the load average before and after.
+
+Targets: parse >= 3 MB/s, check >= 2 MB/s, fmt with its safety check
+>= 1 MB/s, each with a peak of <= 60 bytes of memory per input byte.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import ROOT, model_dump
+
+TARGETS = {"parse": 3.0, "check": 2.0, "fmt": 1.0}  # MB/s
+MEMORY_TARGET = 60  # peak bytes per input byte
+
+# Runs a command in a child process and prints [status, peak bytes, wall
+# seconds, CPU seconds, end of stderr] of that child.
+_MEASURE = """
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+wall = time.perf_counter() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps([done.returncode, usage.ru_maxrss * 1024, wall, usage.ru_utime + usage.ru_stime, done.stderr[-400:]]))
+"""
+
+# Parsing alone: the text is read and the tables are loaded before the
+# clock starts; prints [wall, CPU] seconds of the parse.
+_PARSE = """
+import json, sys, time
+from relay_text.syntax.parser import parse
+text = open(sys.argv[1], encoding="utf-8").read()
+parse("def @f() { 1 }")
+wall, cpu = time.perf_counter(), time.process_time()
+result = parse(text, sys.argv[1])
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+assert result.ok, result.diagnostics[:1]
+print(json.dumps([wall, cpu]))
+"""
+
+
+def measure(args: list[str]) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    load = os.getloadavg()[0]
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *args], capture_output=True, text=True, env=env)
+    code, peak, wall, cpu, err = json.loads(out.stdout)
+    return {"code": code, "peak": peak, "wall": wall, "cpu": cpu, "err": err, "load": (load, os.getloadavg()[0])}
+
+
+def run(what: str, path: Path) -> dict:
+    if what == "parse":
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        probe = subprocess.run([sys.executable, "-c", _PARSE, str(path)], capture_output=True, text=True, env=env)
+        if probe.returncode != 0:
+            raise SystemExit(f"parsing {path} failed:\n{probe.stderr[-2000:]}")
+        wall, cpu = json.loads(probe.stdout)
+        # the peak of the same process (its start-up and reading included)
+        outcome = measure([sys.executable, "-c", _PARSE, str(path)])
+        outcome.update(wall=wall, cpu=cpu)
+        return outcome
+    command = {"check": ["check", str(path)], "fmt": ["fmt", "--check", str(path)]}[what]
+    outcome = measure([sys.executable, "-m", "relay_text", *command])
+    if outcome["code"] not in (0, 1):
+        raise SystemExit(f"relay {' '.join(command)} failed with status {outcome['code']}:\n{outcome['err']}")
+    return outcome
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size-mb", type=float, default=5.0, help="size of the generated dump (default 5)")
+    parser.add_argument("--only", default="parse,check,fmt", help="comma-separated: parse, check, fmt")
+    parser.add_argument("--no-comments-only", action="store_true", help="measure the dump without comments only")
+    args = parser.parse_args()
+    stages = [s for s in args.only.split(",") if s]
+    for s in stages:
+        if s not in TARGETS:
+            parser.error(f"unknown stage {s!r} (parse, check, fmt)")
+    print(f"big files: a {args.size_mb:g} MB dump of the corpus models; {os.cpu_count()} cores")
+    print(f"{'input':<14} {'stage':<6} {'wall s':>7} {'cpu s':>7} {'MB/s wall':>9} {'MB/s cpu':>9} {'target':>7} {'':>4} {'peak MiB':>8} {'B/B':>5} {'':>4}  load")
+    misses = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        variants = [("no comments", False)] if args.no_comments_only else [("comments", True), ("no comments", False)]
+        for label, comments in variants:
+            path = Path(tmp) / f"dump-{'c' if comments else 'n'}.rly"
+            path.write_text(model_dump(int(args.size_mb * 1e6), comments=comments), encoding="utf-8")
+            size = path.stat().st_size
+            mb = size / 1e6
+            for stage in stages:
+                r = run(stage, path)
+                speed_wall, speed_cpu = mb / r["wall"], mb / r["cpu"]
+                per_byte = r["peak"] / size
+                fast = speed_cpu >= TARGETS[stage]
+                lean = per_byte <= MEMORY_TARGET
+                misses += (not fast) + (not lean)
+                print(
+                    f"{label:<14} {stage:<6} {r['wall']:>7.2f} {r['cpu']:>7.2f} {speed_wall:>9.2f} {speed_cpu:>9.2f} "
+                    f"{'>=' + format(TARGETS[stage], 'g'):>7} {'ok' if fast else 'MISS':>4} "
+                    f"{r['peak'] / 2**20:>8.0f} {per_byte:>5.0f} {'ok' if lean else 'MISS':>4}  "
+                    f"{r['load'][0]:.2f} -> {r['load'][1]:.2f}",
+                    flush=True,
+                )
+    print(f"memory target: peak <= {MEMORY_TARGET} B per input byte (B/B; the interpreter's own ~40 MiB included)")
+    print(f"{misses} target(s) missed" if misses else "every target met")
+
+
+if __name__ == "__main__":
+    main()

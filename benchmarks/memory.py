@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _common import graph_dump
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 
@@ -40,30 +42,6 @@ def measure(args: list[str]) -> tuple[int, int, float, str]:
     return code, peak, seconds, err
 
 
-def generated(size: int) -> str:
-    """A TVM-style dump of about `size` bytes: one function, a long chain of
-    graph bindings over small tensors, with `/* ty=... */` annotations."""
-    lines = ['#[version = "0.0.5"]', "def @main(%x: Tensor[(1, 64), float32], %w: Tensor[(64, 64), float32]) -> Tensor[(1, 64), float32] {"]
-    ops = [
-        "add(%{p}, 1f /* ty=float32 */) /* ty=Tensor[(1, 64), float32] */",
-        "nn.dense(%{p}, %w, units=None) /* ty=Tensor[(1, 64), float32] */",
-        "multiply(%{p}, 0.5f /* ty=float32 */) /* ty=Tensor[(1, 64), float32] */",
-        "tanh(%{p}) /* ty=Tensor[(1, 64), float32] */",
-    ]
-    total = sum(len(line) + 1 for line in lines)
-    i = 0
-    prev = "x"
-    while total < size:
-        line = f"  %{i} = {ops[i % len(ops)].format(p=prev)};"
-        lines.append(line)
-        total += len(line) + 1
-        prev = str(i)
-        i += 1
-    lines.append(f"  %{prev}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-mb", type=float, default=5.0)
@@ -74,7 +52,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         files = sorted(CORPUS.glob("*.rly"), key=lambda p: -p.stat().st_size)[:3] if CORPUS.is_dir() else []
         big = Path(tmp) / f"generated-{args.size_mb:g}MB.rly"
-        big.write_text(generated(int(args.size_mb * 1e6)))
+        big.write_text(graph_dump(int(args.size_mb * 1e6)))
         for path in [*files, big]:
             copy = Path(tmp) / f"copy-{path.name}"
             shutil.copyfile(path, copy)

@@ -166,6 +166,9 @@ class _BigStackWorker:
                 outcome["error"] = exc
             finally:
                 done.set()
+                # Waiting for the next job, the loop must not keep this one's
+                # program (and its constants) alive.
+                body = outcome = done = None
 
     def interrupt(self, seconds: float) -> bool:
         """Raise RunTimeout inside the job this thread is running, at its

@@ -446,15 +446,25 @@ def batch_norm(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- pooling
 
 
-@relation("Pool2D")
-def pool2d_rel(r: Relation) -> bool:
+def _pool_data(r: Relation) -> tuple[Any, str, str] | None:
+    """A 2-D pool's data with its layout and output layout; None while the
+    data's rank is not known (a rank other than 4 is reported)."""
     data = r.tensor(0)
     layout = _layout(r, "layout", "NCHW")
     out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout
     if not known_rank(data.shape):
-        return False
+        return None
     if len(data.shape) != 4:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+    return data, layout, out_layout
+
+
+@relation("Pool2D")
+def pool2d_rel(r: Relation) -> bool:
+    found = _pool_data(r)
+    if found is None:
+        return False
+    data, layout, out_layout = found
     n, c, h, w = (data.shape[layout.index(x)] for x in "NCHW")
     kh, kw = pair(r, "pool_size")
     sh, sw = pair(r, "strides")
@@ -529,13 +539,10 @@ def avg_pool2d(args: tuple, attrs: dict) -> Any:
 
 
 def global_pool_rel(r: Relation) -> bool:
-    data = r.tensor(0)
-    layout = _layout(r, "layout", "NCHW")
-    out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout
-    if not known_rank(data.shape):
+    found = _pool_data(r)
+    if found is None:
         return False
-    if len(data.shape) != 4:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+    data, layout, out_layout = found
     dims = {x: data.shape[layout.index(x)] for x in "NC"}
     dims.update(H=1, W=1)
     r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))

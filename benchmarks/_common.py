@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -175,7 +175,10 @@ def graph_dump(size: int) -> str:
     """A synthetic TVM-format dump of about `size` bytes: one function, a
     long chain of graph bindings over small tensors with `/* ty=... */`
     annotations (already in the formatter's normal form)."""
-    lines = ['#[version = "0.0.5"]', "def @main(%x: Tensor[(1, 64), float32], %w: Tensor[(64, 64), float32]) -> Tensor[(1, 64), float32] {"]
+    lines = [
+        '#[version = "0.0.5"]',
+        "def @main(%x: Tensor[(1, 64), float32], %w: Tensor[(64, 64), float32]) -> Tensor[(1, 64), float32] {",
+    ]
     ops = [
         "add(%{p}, 1f /* ty=float32 */) /* ty=Tensor[(1, 64), float32] */",
         "nn.dense(%{p}, %w, units=None) /* ty=Tensor[(1, 64), float32] */",

@@ -59,7 +59,7 @@ def exponent(sizes: tuple[int, ...], times: list[float]) -> float:
     xs = [math.log(n) for n in sizes]
     ys = [math.log(t) for t in times]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=False)) / sum((x - mx) ** 2 for x in xs)
 
 
 def main() -> None:

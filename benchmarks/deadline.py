@@ -60,7 +60,18 @@ def main() -> None:
             prog.write_text(text)
             log = Path(tmp) / "deadline.log"
             env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "RELAY_DEADLINE_LOG": str(log)}
-            cmd = [sys.executable, "-m", "relay_text", "run", "--random-args", "--max-depth", "2000000000", "--timeout", str(args.timeout), str(prog)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "relay_text",
+                "run",
+                "--random-args",
+                "--max-depth",
+                "2000000000",
+                "--timeout",
+                str(args.timeout),
+                str(prog),
+            ]
             done = subprocess.run(cmd, capture_output=True, text=True, env=env)
             ended = time.time()
             started, fired = (float(v) for v in log.read_text().split())

@@ -57,7 +57,7 @@ def @main(%x: {t(seq, width)}, %g1: {t(width)}, %b1: {t(width)}, %wqkv: {t(3 * w
   %4 = transpose(reshape(%2.1, newshape=[{seq}, {heads}, {d}]), axes=[1, 0, 2]);
   %5 = transpose(reshape(%2.2, newshape=[{seq}, {heads}, {d}]), axes=[1, 2, 0]);
   %6 = nn.batch_matmul(%3, %4, transpose_b=True);
-  %7 = nn.softmax(multiply(%6, {1 / d ** 0.5}f16));
+  %7 = nn.softmax(multiply(%6, {1 / d**0.5}f16));
   %8 = nn.batch_matmul(%7, %5, transpose_b=True);
   %9 = reshape(transpose(%8, axes=[1, 0, 2]), newshape=[{seq}, {width}]);
   %10 = add(%x, nn.bias_add(nn.dense(%9, %wo, units={width}), %bo, axis=-1));
@@ -169,7 +169,9 @@ def main() -> None:
     text = options.model.read_text()
     assert text.count("float32") >= 1
     compare(f"ResNet-50 ({options.model.name})", text, text.replace("float32", "float16"), options.repeat)
-    c16, consts16, args16 = compare("GPT-2 style block (128 x 768, 12 heads)", gpt2_block("float32"), gpt2_block("float16"), options.repeat)
+    c16, consts16, args16 = compare(
+        "GPT-2 style block (128 x 768, 12 heads)", gpt2_block("float32"), gpt2_block("float16"), options.repeat
+    )
 
     if options.unwidened:
         from relay_text.eval import compile as compile_module

@@ -54,7 +54,9 @@ def measure(name: str, value, repeat: int) -> None:
         f"{name:28s} {mb:6.1f} MB -> {out.chars / 1e6:6.1f} M chars: {mb / best:6.1f} MB/s best, {mb / median:6.1f} median"
         f"  (target >= 50); peak memory {peak / 1e6:.1f} MB = {peak / value.nbytes:.2f}x the tensor"
     )
-    print(f"{'':28s} {mb / min(cpu):6.1f} MB per CPU-second (all threads; what a shared machine's load does not change)")
+    print(
+        f"{'':28s} {mb / min(cpu):6.1f} MB per CPU-second (all threads; what a shared machine's load does not change)"
+    )
 
 
 def main() -> None:

@@ -20,7 +20,8 @@ import argparse
 import gc
 import os
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from _common import model_dump
 
@@ -77,7 +78,13 @@ def lark_engines(grammar: str, toks: list, text: str) -> list[tuple[str, float, 
     lark = Lark(grammar, parser="lalr", lexer=Unused, maybe_placeholders=True)
     engine = lark.parser.parser
     lists = type(engine.parser)(engine._parse_table, {rule: list for rule in lark.rules})
-    rows.append(("lark (pure Python)", best(lambda: lists.parse(PureFeed(), "start")), best(lambda: engine.parse(PureFeed(), "start"))))
+    rows.append(
+        (
+            "lark (pure Python)",
+            best(lambda: lists.parse(PureFeed(), "start")),
+            best(lambda: engine.parse(PureFeed(), "start")),
+        )
+    )
     if lark_cython is not None:
         cy_tokens = [cy.Token(t.type, t.value, t.start_pos) for t in toks]
 
@@ -95,7 +102,9 @@ def lark_engines(grammar: str, toks: list, text: str) -> list[tuple[str, float, 
         lark = Lark(grammar, parser="lalr", lexer=Unused, maybe_placeholders=True, _plugins=lark_cython.plugins)
         engine = lark.parser.parser
         lists = cy._Parser(engine._parse_table, {rule: list for rule in lark.rules})
-        rows.append(("lark-cython", best(lambda: lists.parse(feed(), "start")), best(lambda: engine.parse(feed(), "start"))))
+        rows.append(
+            ("lark-cython", best(lambda: lists.parse(feed(), "start")), best(lambda: engine.parse(feed(), "start")))
+        )
     return rows
 
 
@@ -115,10 +124,14 @@ def main() -> None:
     ours = best(lambda: driver.parse(toks, len(text)))
     rows = lark_engines(grammar, toks, text)
     gc.enable()
-    print(f"LALR engines on grammar/relay.lark: {mb:.2f} MB dump, {len(toks):,} tokens (CPU s, best of 3; load {load:.2f} -> {os.getloadavg()[0]:.2f})")
+    print(
+        f"LALR engines on grammar/relay.lark: {mb:.2f} MB dump, {len(toks):,} tokens (CPU s, best of 3; load {load:.2f} -> {os.getloadavg()[0]:.2f})"
+    )
     print(f"  {'relay_text driver':20} lists {ours:6.3f} s  {mb / ours:5.2f} MB/s")
     for name, plain, trees in rows:
-        print(f"  {name:20} lists {plain:6.3f} s  {mb / plain:5.2f} MB/s   Lark trees {trees:6.3f} s   {plain / ours:.1f}x the driver's time")
+        print(
+            f"  {name:20} lists {plain:6.3f} s  {mb / plain:5.2f} MB/s   Lark trees {trees:6.3f} s   {plain / ours:.1f}x the driver's time"
+        )
 
 
 if __name__ == "__main__":

@@ -62,12 +62,17 @@ def interleaved(commands: dict[str, list[str]], repeat: int) -> dict[str, tuple[
             subprocess.run(cmd, capture_output=True, env=env, check=False)
             walls[name].append(time.perf_counter() - start)
             after = os.times()
-            cpus[name].append((after.children_user - before.children_user) + (after.children_system - before.children_system))
+            cpus[name].append(
+                (after.children_user - before.children_user) + (after.children_system - before.children_system)
+            )
     return {name: (min(walls[name]), statistics.median(walls[name]), min(cpus[name])) for name in commands}
 
 
 # A 20-line Python file for `black --check`, already in black's style.
-TWENTY_PYTHON = '"""Five small steps."""\n\n\n' + "".join(f"def step_{i}(a, b):\n    return a + b * {i}\n\n\n" for i in range(5))[:-2]
+TWENTY_PYTHON = (
+    '"""Five small steps."""\n\n\n'
+    + "".join(f"def step_{i}(a, b):\n    return a + b * {i}\n\n\n" for i in range(5))[:-2]
+)
 
 
 def black_command() -> list[str] | None:
@@ -187,7 +192,9 @@ def main(argv: list[str] | None = None) -> int:
         lines = len(TWENTY_LINES.splitlines())
         py = Path(tmp) / "twenty.py"
         py.write_text(TWENTY_PYTHON)
-        print(f"small-file latency ({lines}-line file; best / median wall of {options.repeat}, best CPU; target <= 60 ms wall, <= 0.7x black --check)")
+        print(
+            f"small-file latency ({lines}-line file; best / median wall of {options.repeat}, best CPU; target <= 60 ms wall, <= 0.7x black --check)"
+        )
         runs = {"check": ["check", str(path)], "fmt --check": ["fmt", "--check", str(path)]}
         commands = {name: [relay_command(), *args] for name, args in runs.items()}
         black = black_command()
@@ -198,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         load = f"load {load:.2f} -> {os.getloadavg()[0]:.2f}"
         if black is not None:
             b_best, b_median, b_cpu = times["black --check"]
-            print(f"  {'black --check':22} best {b_best * 1000:5.0f} ms  median {b_median * 1000:5.0f} ms  CPU {b_cpu * 1000:4.0f} ms  ({load})")
+            print(
+                f"  {'black --check':22} best {b_best * 1000:5.0f} ms  median {b_median * 1000:5.0f} ms  CPU {b_cpu * 1000:4.0f} ms  ({load})"
+            )
         else:
             print("  black is not installed here (pip install black): no ratio")
         for name, args in runs.items():
@@ -215,8 +224,13 @@ def main(argv: list[str] | None = None) -> int:
                 ratio_best, ratio_median = best / b_best, median / b_median
                 ok = ratio_best <= 0.7
                 met &= ok
-                print(f"  {'':22} vs black --check: best {ratio_best:.2f}x, median {ratio_median:.2f}x  {'met' if ok else 'MISSED'} (<= 0.7x)")
-            print(f"  {'':22} imports {count} modules, {total * 1000:.0f} ms: " + ", ".join(f"{n} {t * 1000:.0f}" for t, n in top))
+                print(
+                    f"  {'':22} vs black --check: best {ratio_best:.2f}x, median {ratio_median:.2f}x  {'met' if ok else 'MISSED'} (<= 0.7x)"
+                )
+            print(
+                f"  {'':22} imports {count} modules, {total * 1000:.0f} ms: "
+                + ", ".join(f"{n} {t * 1000:.0f}" for t, n in top)
+            )
     if options.latency_only:
         return 0 if met else 1
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))

@@ -63,7 +63,12 @@ def generated_1000() -> str:
         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3]);",
     ]
     for i in range(1, n):
-        op = ("nn.relu(%{p})", "add(%{p}, %x)", "nn.conv2d(%{p}, %w, padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3])", "multiply(%{p}, 0.5f)")[i % 4]
+        op = (
+            "nn.relu(%{p})",
+            "add(%{p}, %x)",
+            "nn.conv2d(%{p}, %w, padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3])",
+            "multiply(%{p}, 0.5f)",
+        )[i % 4]
         body.append(f"  %{i} = {op.format(p=i - 1)};")
     body.append(f"  %{n - 1}\n}}\n")
     return "\n".join(body)
@@ -115,7 +120,12 @@ def main() -> None:
             mark = client.mark()
             sent = time.perf_counter()
             client.change(uri, version, [change])
-            message = client.wait_for("textDocument/publishDiagnostics", lambda p, v=version: p["uri"] == uri and p.get("version") == v, 30, mark)
+            message = client.wait_for(
+                "textDocument/publishDiagnostics",
+                lambda p, v=version: p["uri"] == uri and p.get("version") == v,
+                30,
+                mark,
+            )
             times.append(message["_received"] - sent)
             errors = [d for d in message["params"]["diagnostics"] if d["severity"] == 1]
             assert bool(errors) == breaking, errors
@@ -144,7 +154,12 @@ def main() -> None:
                 marks.append(mark)
                 if k < 2:
                     time.sleep(0.06)
-            message = client.wait_for("textDocument/publishDiagnostics", lambda p, v=version: p["uri"] == uri and p.get("version") == v, 30, marks[-1])
+            message = client.wait_for(
+                "textDocument/publishDiagnostics",
+                lambda p, v=version: p["uri"] == uri and p.get("version") == v,
+                30,
+                marks[-1],
+            )
             burst_times.append(message["_received"] - sent)
             errors = [d for d in message["params"]["diagnostics"] if d["severity"] == 1]
             assert bool(errors) == breaking, errors
@@ -171,13 +186,19 @@ def main() -> None:
         hints = timed("textDocument/inlayHint", {"textDocument": doc, "range": whole})
         renamed = timed("textDocument/rename", {"textDocument": doc, "position": at, "newName": name + "_renamed"}, 3)
         options = {"tabSize": 2, "insertSpaces": True}
-        range_format = timed("textDocument/rangeFormatting", {"textDocument": doc, "range": {"start": at, "end": at}, "options": options}, 3)
+        range_format = timed(
+            "textDocument/rangeFormatting",
+            {"textDocument": doc, "range": {"start": at, "end": at}, "options": options},
+            3,
+        )
 
         # A syntax error in the middle (`(` typed after the name): the first
         # request checks the rest of the file again; later ones reuse it.
         version += 1
         mark = client.mark()
-        client.change(uri, version, [{"range": {"start": position(text, name_end), "end": position(text, name_end)}, "text": "("}])
+        client.change(
+            uri, version, [{"range": {"start": position(text, name_end), "end": position(text, name_end)}, "text": "("}]
+        )
         broken = client.diagnostics(uri, version, mark)
         assert [d["code"] for d in broken["diagnostics"]][:1] == ["syntax-error"], broken["diagnostics"][:2]
         early = position(text, text.index("%", text.index("\n", len(text) // 4)))

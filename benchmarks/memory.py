@@ -37,7 +37,12 @@ print(json.dumps([done.returncode, peak, seconds, done.stderr[-300:]]))
 
 def measure(args: list[str]) -> tuple[int, int, float, str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    out = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "relay_text", *args], capture_output=True, text=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, sys.executable, "-m", "relay_text", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     code, peak, seconds, err = json.loads(out.stdout)
     return code, peak, seconds, err
 
@@ -66,7 +71,9 @@ def main() -> None:
             for name, command in commands.items():
                 code, peak, seconds, err = measure(command)
                 size = path.stat().st_size
-                print(f"{path.name[:40]:<40} {size:>10,} {name:<6} {peak / 2**20:>9.0f} {peak / size:>10.0f} {seconds:>8.1f} {code:>6}")
+                print(
+                    f"{path.name[:40]:<40} {size:>10,} {name:<6} {peak / 2**20:>9.0f} {peak / size:>10.0f} {seconds:>8.1f} {code:>6}"
+                )
                 if code not in (0, 1):
                     print(f"    {err.strip().splitlines()[-1] if err.strip() else ''}")
 

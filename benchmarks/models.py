@@ -100,7 +100,9 @@ def timed(fn: Any) -> float:
     return time.perf_counter() - start
 
 
-def prepare(path: Path, resolver: Any, optimize: bool = True, keep: dict | None = None) -> tuple[Any, str, tuple, float]:
+def prepare(
+    path: Path, resolver: Any, optimize: bool = True, keep: dict | None = None
+) -> tuple[Any, str, tuple, float]:
     """Check the model, invent its values as `relay run --random-args
     --random-consts --seed 0` does, compile it: (program, entry key, args,
     front-end seconds)."""
@@ -148,7 +150,7 @@ def difference(a: Any, b: Any) -> float:
     import numpy as np
 
     worst = 0.0
-    for x, y in zip(_flat(a), _flat(b)):
+    for x, y in zip(_flat(a), _flat(b), strict=False):
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
         scale = float(np.max(np.abs(y))) if y.size else 0.0
         if scale:
@@ -197,7 +199,7 @@ def measure(name: str, repeat: int, threads: int, no_opt: bool, kernels: bool) -
     if session is not None:
         from relay_text.export.engine import flat_inputs
 
-        feeds = {i.name: v for i, v in zip(session.get_inputs(), flat_inputs(args))}
+        feeds = {i.name: v for i, v in zip(session.get_inputs(), flat_inputs(args), strict=False)}
 
         def run_ort() -> Any:
             return tuple(session.run(None, feeds))
@@ -332,11 +334,15 @@ def row(r: dict) -> str:
         extras.append(f"--no-opt {_ms(r['no_opt'])} ms, optimised/unoptimised {r['numpy'][0] / r['no_opt'][0]:.2f}")
     if "kernels" in r:
         inside, total, calls = r["kernels"]
-        extras.append(f"kernels {inside * 1000:.1f} ms of {total * 1000:.1f} ({calls} calls), overhead {(total - inside) / inside * 100:.1f} %")
+        extras.append(
+            f"kernels {inside * 1000:.1f} ms of {total * 1000:.1f} ({calls} calls), overhead {(total - inside) / inside * 100:.1f} %"
+        )
     if "difference" in r:
         extras.append(f"difference from PyTorch {r['difference']:.1e}")
     if "difference_ort" in r:
-        extras.append(f"onnxruntime/numpy {r['numpy'][0] / r['onnxruntime'][0]:.2f}x faster, difference {r['difference_ort']:.1e}")
+        extras.append(
+            f"onnxruntime/numpy {r['numpy'][0] / r['onnxruntime'][0]:.2f}x faster, difference {r['difference_ort']:.1e}"
+        )
     if extras:
         text += "\n" + " " * 16 + "; ".join(extras)
     return text
@@ -352,8 +358,10 @@ def summary(records: list[dict]) -> None:
     worst = max(ratios)
     met = sum(1 for x in ratios if x <= 1.0)
     stretch = sum(1 for x in ratios if x <= 0.8)
-    print(f"target ratio <= 1.0 (best times): met {met} of {len(ratios)}; stretch <= 0.8: met {stretch} of {len(ratios)}; worst {worst:.2f}")
-    for r, x in zip(compared, ratios):
+    print(
+        f"target ratio <= 1.0 (best times): met {met} of {len(ratios)}; stretch <= 0.8: met {stretch} of {len(ratios)}; worst {worst:.2f}"
+    )
+    for r, x in zip(compared, ratios, strict=False):
         if x > 1.0:
             print(f"  not met: {r['model']} at {r['threads']} thread(s): {x:.2f}")
 

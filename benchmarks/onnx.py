@@ -97,7 +97,7 @@ def measure(name: str, repeat: int) -> dict[str, Any]:
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    feed = {i.name: x for i, x in zip(session.get_inputs(), inputs)}
+    feed = {i.name: x for i, x in zip(session.get_inputs(), inputs, strict=False)}
 
     def relay() -> Any:
         return execute(program, "@main", args, DEFAULT_MAX_DEPTH)
@@ -136,7 +136,9 @@ def main() -> None:
     parser.add_argument("--model", action="append", choices=light_models.NAMES)
     opts = parser.parse_args()
     names = opts.model or list(light_models.NAMES)
-    print(f"relay import and run, against onnxruntime; {_THREADS} thread(s), best/median of {opts.repeat}; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"relay import and run, against onnxruntime; {_THREADS} thread(s), best/median of {opts.repeat}; load average {os.getloadavg()[0]:.1f}"
+    )
     header = f"{'model':<14}{'nodes':>6}{'lines':>7}{'import s':>10}{'check s':>9}{'relay ms':>18}{'ort ms':>18}{'ratio':>8}{'diff':>10}{'load':>6}"
     print(header)
     print("-" * len(header))

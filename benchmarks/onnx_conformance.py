@@ -161,21 +161,31 @@ def main() -> None:
     opts = parser.parse_args()
     load = os.getloadavg()[0]
     m = measure(opts.jobs)
-    print(f"ONNX node conformance cases: {m['versions']}; {m['operators']} operators, {m['tvm_operators']} of them converted by TVM")
+    print(
+        f"ONNX node conformance cases: {m['versions']}; {m['operators']} operators, {m['tvm_operators']} of them converted by TVM"
+    )
     print(f"{'':<37}{'relay-text':^48}{'onnxruntime':^48}")
     print(f"{'cases':<28}{'count':>7}  " + "".join(f"{k:>12}" for _ in range(2) for k in OUTCOMES))
     for label, row in m["table"].items():
         cells = "".join(f"{row[e][k]:>12,}" for e in ("relay-text", "onnxruntime") for k in OUTCOMES)
         print(f"{label:<28}{row['cases']:>7,}  {cells}")
-    print(f"{m['seconds']:.0f} s with {opts.jobs} process(es); load average {load:.1f} before, {os.getloadavg()[0]:.1f} after")
+    print(
+        f"{m['seconds']:.0f} s with {opts.jobs} process(es); load average {load:.1f} before, {os.getloadavg()[0]:.1f} after"
+    )
     C = _setup()
     refused = {n for n, (ours, _) in m["results"].items() if C.must_pass(n) and _kind(ours) == "unsupported"}
     if refused != set(C.KNOWN_UNSUPPORTED):
-        print(f"warning: the refusals differ from KNOWN_UNSUPPORTED: new {sorted(refused - set(C.KNOWN_UNSUPPORTED))}, gone {sorted(set(C.KNOWN_UNSUPPORTED) - refused)}")
+        print(
+            f"warning: the refusals differ from KNOWN_UNSUPPORTED: new {sorted(refused - set(C.KNOWN_UNSUPPORTED))}, gone {sorted(set(C.KNOWN_UNSUPPORTED) - refused)}"
+        )
     if opts.list:
         for name, (ours, _) in sorted(m["results"].items()):
             if _kind(ours) in ("failed", "unsupported"):
-                where = "must pass" if C.must_pass(name) else ("TVM operator" if C.operators()[name] in C.TVM_OPERATORS else "other")
+                where = (
+                    "must pass"
+                    if C.must_pass(name)
+                    else ("TVM operator" if C.operators()[name] in C.TVM_OPERATORS else "other")
+                )
                 print(f"{_kind(ours):<12} {where:<13} {name}: {ours.splitlines()[0][:160]}")
     if opts.update_doc is not None:
         update_doc(opts.update_doc, markdown(m))

@@ -54,7 +54,11 @@ def main() -> int:
                     best = (elapsed, result)
             assert best is not None
             elapsed, result = best
-            status = f"{len(result.text or ''):>9,} chars" if result.ok else "failed: " + "; ".join(d.message for d in result.diagnostics if d.is_error)[:60]
+            status = (
+                f"{len(result.text or ''):>9,} chars"
+                if result.ok
+                else "failed: " + "; ".join(d.message for d in result.diagnostics if d.is_error)[:60]
+            )
             passes = ", ".join(f"{n} {s:.2f}" for n, s in result.timings)
             print(f"{path.stem:<44} {elapsed:7.2f} s  {status}  [{spec}]  ({passes})")
             if elapsed > longest[0]:

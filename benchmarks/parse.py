@@ -37,7 +37,10 @@ def main() -> None:
         path.write_text(TWENTY_LINES)
         lines = len(TWENTY_LINES.splitlines())
         best, median = wall_time([relay_command(), "check", str(path)])
-    print(f"relay check on a {lines}-line file: best {best * 1000:.0f} ms, median {median * 1000:.0f} ms (target <= 150 ms)")
+    print(
+        f"relay check on a {lines}-line file: best {best * 1000:.0f} ms, median {median * 1000:.0f} ms (target <= 150 ms)"
+    )
+
 
 if __name__ == "__main__":
     main()

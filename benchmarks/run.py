@@ -30,14 +30,15 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 # One BLAS thread: on a shared 2-core machine, multi-threaded matrix
 # products make the tensor comparison measure the neighbours' load.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -168,7 +169,11 @@ def scalar_programs(quick: bool) -> list[tuple[str, float, float]]:
     rows.append(
         (
             "list sum, 10^5 elements",
-            *race(lambda: execute(program, "@main", (relay_list,)), deep_python(lambda: py_list_sum(py_list)), 3 if quick else 7),
+            *race(
+                lambda: execute(program, "@main", (relay_list,)),
+                deep_python(lambda: py_list_sum(py_list)),
+                3 if quick else 7,
+            ),
         )
     )
     program = compiled(FIB)
@@ -197,7 +202,9 @@ LAYERS, WIDTH, BATCH = 6, 512, 256
 
 
 def mlp_source() -> str:
-    params = ", ".join(f"%w{i} : Tensor[({WIDTH}, {WIDTH}), float32], %b{i} : Tensor[({WIDTH}), float32]" for i in range(LAYERS))
+    params = ", ".join(
+        f"%w{i} : Tensor[({WIDTH}, {WIDTH}), float32], %b{i} : Tensor[({WIDTH}), float32]" for i in range(LAYERS)
+    )
     lines = ['#[version = "0.0.5"]', f"def @main(%x : Tensor[({BATCH}, {WIDTH}), float32], {params}) {{"]
     prev = "%x"
     k = 0
@@ -219,7 +226,12 @@ def tensor_program(quick: bool) -> tuple[float, float, float]:
     x = rng.standard_normal((BATCH, WIDTH)).astype(np.float32)
     weights = []
     for _ in range(LAYERS):
-        weights.append((rng.standard_normal((WIDTH, WIDTH)).astype(np.float32) * 0.05, rng.standard_normal(WIDTH).astype(np.float32)))
+        weights.append(
+            (
+                rng.standard_normal((WIDTH, WIDTH)).astype(np.float32) * 0.05,
+                rng.standard_normal(WIDTH).astype(np.float32),
+            )
+        )
     args = (x, *[a for pair in weights for a in pair])
     program = compiled(mlp_source())
 
@@ -268,7 +280,11 @@ print(int(ran.value), elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 
 def depth_run() -> tuple[int, float, float, float]:
     baseline = subprocess.run(
-        [sys.executable, "-c", f"import sys, resource; sys.path.insert(0, {str(ROOT)!r}); import relay_text.pipeline, numpy; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
+        [
+            sys.executable,
+            "-c",
+            f"import sys, resource; sys.path.insert(0, {str(ROOT)!r}); import relay_text.pipeline, numpy; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -323,12 +339,16 @@ def main() -> None:
 
     relay_t, direct_t, fixed = tensor_program(opts.quick)
     print(f"\n(b) {LAYERS}-layer MLP ({BATCH}x{WIDTH}, float32) vs the same kernels called directly (target: <= 5 %)")
-    print(f"  relay run {relay_t * 1e3:.2f} ms, kernels alone {direct_t * 1e3:.2f} ms: overhead {100 * (relay_t - direct_t) / direct_t:+.1f} %")
+    print(
+        f"  relay run {relay_t * 1e3:.2f} ms, kernels alone {direct_t * 1e3:.2f} ms: overhead {100 * (relay_t - direct_t) / direct_t:+.1f} %"
+    )
     print(f"  (of which {fixed * 1e6:.0f} us is the fixed cost of starting an evaluation)")
 
     value, elapsed, rss, base = depth_run()
     print("\n(c) depth: @length(@build(1000000)), 10^6 nested calls each, in a fresh process")
-    print(f"  result {value}, {elapsed:.2f} s including parse and check; peak RSS {rss:.0f} MiB (interpreter with numpy: {base:.0f} MiB)")
+    print(
+        f"  result {value}, {elapsed:.2f} s including parse and check; peak RSS {rss:.0f} MiB (interpreter with numpy: {base:.0f} MiB)"
+    )
 
     import math
 

@@ -51,7 +51,7 @@ def golden_input(path: Path) -> str:
     """A golden file's input part (before its `# output` marker)."""
     text = path.read_text(encoding="utf-8")
     marker = text.find("\n# output")
-    return text[:marker + 1] if marker >= 0 else text
+    return text[: marker + 1] if marker >= 0 else text
 
 
 def record() -> dict[str, dict[str, object]]:
@@ -93,14 +93,24 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         checkout = Path(tmp) / "base"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(checkout), options.against], check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(checkout), options.against],
+            check=True,
+            capture_output=True,
+        )
         try:
             dump = Path(tmp) / "base.json"
             env = {**os.environ, "PYTHONPATH": str(checkout)}
-            subprocess.run([sys.executable, str(Path(__file__).resolve()), "--dump", str(dump)], check=True, env=env, cwd=checkout)
+            subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--dump", str(dump)], check=True, env=env, cwd=checkout
+            )
             theirs = json.loads(dump.read_text(encoding="utf-8"))
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(checkout)], check=False, capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(checkout)],
+                check=False,
+                capture_output=True,
+            )
     differ = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
     for key in differ:
         print(f"differs: {key}")

@@ -46,7 +46,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -94,7 +94,7 @@ def tuples(n: int) -> str:
 
 
 def calls(n: int) -> str:
-    return "def @f(%x : int32) -> int32 { add(%x, 1) }\n\n" f"def @main() -> int32 {{\n  {'@f(' * n}1{')' * n}\n}}\n"
+    return f"def @f(%x : int32) -> int32 {{ add(%x, 1) }}\n\ndef @main() -> int32 {{\n  {'@f(' * n}1{')' * n}\n}}\n"
 
 
 def operator_chain(n: int) -> str:
@@ -135,7 +135,9 @@ def wide_match(n: int) -> str:
 def prelude_uses(n: int) -> str:
     """n definitions, each using the Prelude's `@map` (the near-miss check
     compares uses with the names of definitions never used)."""
-    defs = "".join(f"def @f{i}(%l: List[int32]) -> List[int32] {{ @map(fn (%x: int32) {{ %x }}, %l) }}\n" for i in range(n))
+    defs = "".join(
+        f"def @f{i}(%l: List[int32]) -> List[int32] {{ @map(fn (%x: int32) {{ %x }}, %l) }}\n" for i in range(n)
+    )
     return defs + f"def @main() -> List[int32] {{ @f{n - 1}(Cons(1, Nil)) }}\n"
 
 
@@ -252,7 +254,7 @@ def fit(sizes: list[int], times: list[float]) -> float:
     xs = [math.log(n) for n in sizes]
     ys = [math.log(max(t, 1e-6)) for t in times]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=False)) / sum((x - mx) ** 2 for x in xs)
 
 
 def measure(name: str, stage: str, sizes: list[int], repeat: int, budget: float) -> list[float | None]:
@@ -275,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", type=float, default=1.15)
     options = ap.parse_args(argv)
     names = [s for s in options.only.split(",") if s] or list(CONSTRUCTS)
-    unknown = [s for s in names if s not in CONSTRUCTS] + [s for s in options.stages.split(",") if s and s not in STAGES]
+    unknown = [s for s in names if s not in CONSTRUCTS] + [
+        s for s in options.stages.split(",") if s and s not in STAGES
+    ]
     if unknown:
         ap.error(f"unknown construct or stage: {', '.join(unknown)}")
     stages = [s for s in options.stages.split(",") if s]
@@ -283,13 +287,15 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [options.n, 2 * options.n, 4 * options.n]
     worst: list[tuple[float, str, str]] = []
     missed: list[str] = []
-    print(f"CPU seconds, best of {options.repeat}; exponent from {sizes[1]:,} to {sizes[2]:,} (fit over all sizes); {os.cpu_count()} cores")
+    print(
+        f"CPU seconds, best of {options.repeat}; exponent from {sizes[1]:,} to {sizes[2]:,} (fit over all sizes); {os.cpu_count()} cores"
+    )
     print(f"{'construct':<15} {'stage':<6} " + " ".join(f"{n:>9,}" for n in sizes) + "  exponent (fit)  load")
     for name in names:
         for stage in stages:
             times = measure(name, stage, sizes, options.repeat, options.budget)
             shown = " ".join(f"{t:9.3f}" if t is not None else f"{'>budget':>9}" for t in times)
-            done = [(s, t) for s, t in zip(sizes, times) if t is not None]
+            done = [(s, t) for s, t in zip(sizes, times, strict=False) if t is not None]
             if len(done) == 3:
                 last = math.log(max(done[2][1], 1e-6) / max(done[1][1], 1e-6)) / math.log(sizes[2] / sizes[1])
                 exp = f"{last:5.2f} ({fit(sizes, [t for _, t in done]):4.2f})"
@@ -299,11 +305,16 @@ def main(argv: list[str] | None = None) -> int:
                 exp, ok = f"{'-':>5} {'':6}", False
             if not ok:
                 missed.append(f"{name}/{stage}")
-            print(f"{name:<15} {stage:<6} {shown}  {exp}  {os.getloadavg()[0]:4.2f}{'' if ok else '  MISSED'}", flush=True)
+            print(
+                f"{name:<15} {stage:<6} {shown}  {exp}  {os.getloadavg()[0]:4.2f}{'' if ok else '  MISSED'}", flush=True
+            )
     if worst:
         top = max(worst)
         print(f"\nlargest exponent: {top[0]:.2f} ({top[1]}, {top[2]}); target <= {options.target}: ", end="")
-    print(("met" if not missed else f"MISSED by {', '.join(missed)}") + f" (load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
+    print(
+        ("met" if not missed else f"MISSED by {', '.join(missed)}")
+        + f" (load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)"
+    )
     return 0 if not missed else 1
 
 

@@ -31,7 +31,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from _common import ROOT
 
@@ -92,9 +93,19 @@ def measure(name: str, text: str, page: Any, repeat: int, workdir: Path) -> dict
             }"""
         )
     return {
-        "name": name, "nodes": len(graph.nodes), "check": t_check, "graph": t_graph, "layers": t_layers, "page": t_page,
-        "kb": len(html.encode("utf-8")) // 1024, "layout": t_graph + t_layers + t_page, "open": min(opens),
-        "place": t_place, "svg": t_svg, "frame_view": frames["view"], "frame_fit": frames["fit"],
+        "name": name,
+        "nodes": len(graph.nodes),
+        "check": t_check,
+        "graph": t_graph,
+        "layers": t_layers,
+        "page": t_page,
+        "kb": len(html.encode("utf-8")) // 1024,
+        "layout": t_graph + t_layers + t_page,
+        "open": min(opens),
+        "place": t_place,
+        "svg": t_svg,
+        "frame_view": frames["view"],
+        "frame_fit": frames["fit"],
     }
 
 
@@ -126,9 +137,15 @@ def screenshots(page: Any, out: Path, workdir: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--blocks", type=int, default=1164, help="residual blocks of the generated network (1,164: 25,027 nodes)")
-    parser.add_argument("--model", action="append", help="only these corpus files (stem or name); 'generated' for the generated one")
-    parser.add_argument("--screenshots", type=Path, help="write the screenshots of docs/commands/viz.md into this folder")
+    parser.add_argument(
+        "--blocks", type=int, default=1164, help="residual blocks of the generated network (1,164: 25,027 nodes)"
+    )
+    parser.add_argument(
+        "--model", action="append", help="only these corpus files (stem or name); 'generated' for the generated one"
+    )
+    parser.add_argument(
+        "--screenshots", type=Path, help="write the screenshots of docs/commands/viz.md into this folder"
+    )
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -161,7 +178,9 @@ def main() -> None:
         browser.close()
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     worst = max(rows, key=lambda r: max(r["layout"], r["open"]))
-    print(f"slowest: {worst['name']}: lay out {worst['layout']:.2f} s, open {worst['open']:.2f} s (target: each under 5 s)")
+    print(
+        f"slowest: {worst['name']}: lay out {worst['layout']:.2f} s, open {worst['open']:.2f} s (target: each under 5 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from .oracles import Failure
+import contextlib
 
 ROOT = Path(__file__).resolve().parent.parent
 HANG_SECONDS = 60.0
@@ -71,7 +72,7 @@ def _finish(proc: subprocess.Popen, failures: list[Failure], what: str) -> str:
 def _exception_line(stderr: str) -> str:
     """The line that names the exception of a traceback (or the internal error)."""
     lines = stderr.splitlines()
-    for i, line in enumerate(lines):
+    for _i, line in enumerate(lines):
         if line.startswith("internal error"):
             return line
     in_trace = False
@@ -160,10 +161,8 @@ def interrupt(rng: random.Random, seeds: list[tuple[str, str]], scratch: Path) -
     failures: list[Failure] = []
     proc = _relay(["fmt", "--jobs", "2", str(folder)])
     time.sleep(delay)
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(proc.pid, signum)
-    except ProcessLookupError:
-        pass
     err = _finish(proc, failures, origin)
     expected = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGKILL: -9}[signum]
     # (a signal before the command installed its handlers ends Python itself)
@@ -174,13 +173,15 @@ def interrupt(rng: random.Random, seeds: list[tuple[str, str]], scratch: Path) -
     if left:
         failures.append(Failure("leftover", "fmt", f"{origin}: {len(left)} processes still running"))
         for pid in left:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    wrong = [name for name in texts if (folder / name).read_text(encoding="utf-8") not in (texts[name], formatted[name])]
+    wrong = [
+        name for name in texts if (folder / name).read_text(encoding="utf-8") not in (texts[name], formatted[name])
+    ]
     if wrong:
-        failures.append(Failure("lost", "fmt", f"{origin}: {len(wrong)} files neither original nor formatted ({wrong[0]})"))
+        failures.append(
+            Failure("lost", "fmt", f"{origin}: {len(wrong)} files neither original nor formatted ({wrong[0]})")
+        )
     if _temporaries(folder):
         failures.append(Failure("leftover", "fmt", f"{origin}: temporary files left: {_temporaries(folder)[:3]}"))
     return origin, failures
@@ -274,10 +275,8 @@ def run_scenario(rng: random.Random, seeds: list[tuple[str, str]]) -> tuple[str,
     finally:
         for root, dirs, _ in os.walk(scratch):
             for d in dirs:
-                try:
+                with contextlib.suppress(OSError):
                     os.chmod(os.path.join(root, d), 0o755)
-                except OSError:
-                    pass
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -295,6 +294,6 @@ def environment_seeds() -> list[tuple[str, str]]:
         try:
             if format_source(Source(name, text)).text is not None:
                 out.append((name, text))
-        except Exception:  # noqa: BLE001 - a seed that does not format is left out
+        except Exception:
             continue
     return out

@@ -100,7 +100,9 @@ def grammar_programs() -> st.SearchStrategy:
             "WHERE": st.just(" where "),
             "MATCH": st.sampled_from(["match ", "match? "]),
             "VERSION": st.sampled_from(['#[version = "0.0.5"]\n', '#[version = "0.0.4"]\n', "v0.0.4\n"]),
-            "METADATA": st.sampled_from(["\n#[metadata]\n{}\n", '\n#[metadata]\n{"root": 1, "nodes": [{}], "b64ndarrays": []}\n']),
+            "METADATA": st.sampled_from(
+                ["\n#[metadata]\n{}\n", '\n#[metadata]\n{"root": 1, "nodes": [{}], "b64ndarrays": []}\n']
+            ),
         }
     )
     return from_lark(grammar, explicit=explicit)

@@ -237,11 +237,15 @@ class Campaign:
             f"    python -m fuzz --replay {shlex.quote(str(minimized))}",
         ]
         if finding.mode in SCENARIO_MODES:
-            lines[5:] = [f"    python -m fuzz --mode {finding.mode} --seed {self.seed}  # (a scenario: run the mode again)"]
+            lines[5:] = [
+                f"    python -m fuzz --mode {finding.mode} --seed {self.seed}  # (a scenario: run the mode again)"
+            ]
         elif command:
             lines.append(f"    RELAY_DEBUG=1 {command}")
         if finding.case.reference is not None:
-            lines.append(f"    relay check {shlex.quote(str(folder / 'reference.rly'))}  # the same text without the comments")
+            lines.append(
+                f"    relay check {shlex.quote(str(folder / 'reference.rly'))}  # the same text without the comments"
+            )
         (folder / "README.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.log(f"    saved {folder}")
         return folder

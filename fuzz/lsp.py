@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .oracles import Failure
+import contextlib
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLY_SECONDS = 60.0
@@ -55,7 +56,9 @@ class Session:
 
     def __init__(self) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.proc = subprocess.Popen(
+            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
         self.replies: dict[Any, dict] = {}
         self.cond = threading.Condition()
         self.next_id = 0
@@ -101,10 +104,8 @@ class Session:
 
     def send(self, message: dict) -> None:
         body = json.dumps(message).encode("utf-8")
-        try:
+        with contextlib.suppress(BrokenPipeError, OSError):
             self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        except (BrokenPipeError, OSError):
-            pass
 
     def request(self, method: str, params: Any) -> int:
         self.next_id += 1
@@ -149,7 +150,26 @@ def _offset(text: str, pos: dict) -> int:
     return sum(len(ln) + 1 for ln in lines[: pos["line"]]) + min(pos["character"], len(lines[pos["line"]]))
 
 
-_SNIPPETS = ["%x", " + ", "(", ")", "{", "}", ";", "\n", "def @g() { 1 }\n", "/*", "*/", "//", "\r", "let %y = ", "@main", "\u202e", "é", "😀"]
+_SNIPPETS = [
+    "%x",
+    " + ",
+    "(",
+    ")",
+    "{",
+    "}",
+    ";",
+    "\n",
+    "def @g() { 1 }\n",
+    "/*",
+    "*/",
+    "//",
+    "\r",
+    "let %y = ",
+    "@main",
+    "\u202e",
+    "é",
+    "😀",
+]
 _MALFORMED = [
     ("textDocument/hover", {"textDocument": {"uri": URI}}),
     ("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": "x", "character": 0}}),
@@ -175,7 +195,9 @@ def _document(rng: random.Random, seeds: list[tuple[str, str]]) -> tuple[str, st
     return name, text
 
 
-def run_session(rng: random.Random, seeds: list[tuple[str, str]], steps: int = 25, reply_seconds: float = REPLY_SECONDS) -> tuple[str, list[Failure]]:
+def run_session(
+    rng: random.Random, seeds: list[tuple[str, str]], steps: int = 25, reply_seconds: float = REPLY_SECONDS
+) -> tuple[str, list[Failure]]:
     name, text = _document(rng, seeds)
     broken = rng.random() < 0.1
     origin = f"lsp: {name}, {steps} steps{', then a broken stream' if broken else ''}"
@@ -183,10 +205,19 @@ def run_session(rng: random.Random, seeds: list[tuple[str, str]], steps: int = 2
     session = Session()
     try:
         pending: list[tuple[int, str]] = []
-        first = session.request("initialize", {"processId": None, "rootUri": None, "capabilities": {"general": {"positionEncodings": [rng.choice(["utf-16", "utf-8", "utf-32"])]}}})
+        first = session.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": None,
+                "capabilities": {"general": {"positionEncodings": [rng.choice(["utf-16", "utf-8", "utf-32"])]}},
+            },
+        )
         pending.append((first, "initialize"))
         session.notify("initialized", {})
-        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "relay", "version": 1, "text": text}})
+        session.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "relay", "version": 1, "text": text}}
+        )
         version = 1
         for _ in range(steps):
             roll = rng.random()
@@ -197,7 +228,13 @@ def run_session(rng: random.Random, seeds: list[tuple[str, str]], steps: int = 2
                     start, end = end, start
                 new = rng.choice(_SNIPPETS)
                 version += 1
-                session.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": version}, "contentChanges": [{"range": {"start": start, "end": end}, "text": new}]})
+                session.notify(
+                    "textDocument/didChange",
+                    {
+                        "textDocument": {"uri": URI, "version": version},
+                        "contentChanges": [{"range": {"start": start, "end": end}, "text": new}],
+                    },
+                )
                 text = _apply(text, a, b, new)
             elif roll < 0.85:
                 method = rng.choice(REQUESTS)
@@ -219,7 +256,10 @@ def run_session(rng: random.Random, seeds: list[tuple[str, str]], steps: int = 2
                         a, b = b, a
                     params["range"] = {"start": a, "end": b}
                 if method == "textDocument/codeAction":
-                    params["context"] = {"diagnostics": [], **({"only": ["source.fixAll"]} if rng.random() < 0.3 else {})}
+                    params["context"] = {
+                        "diagnostics": [],
+                        **({"only": ["source.fixAll"]} if rng.random() < 0.3 else {}),
+                    }
                 if method == "textDocument/references":
                     params["context"] = {"includeDeclaration": rng.random() < 0.5}
                 if method in ("textDocument/formatting", "textDocument/rangeFormatting"):
@@ -252,9 +292,15 @@ def run_session(rng: random.Random, seeds: list[tuple[str, str]], steps: int = 2
             else:
                 time.sleep(0.2)
                 if status != 1 or b"message stream is broken" not in session.stderr:
-                    failures.append(Failure("exit", "lsp", f"after a broken stream: exit {status}, stderr {session.stderr[-120:]!r}"))
+                    failures.append(
+                        Failure(
+                            "exit", "lsp", f"after a broken stream: exit {status}, stderr {session.stderr[-120:]!r}"
+                        )
+                    )
         elif session.proc.poll() is not None:
-            failures.append(Failure("crash", "lsp", f"the server exited ({session.proc.returncode}): {session.stderr[-160:]!r}"))
+            failures.append(
+                Failure("crash", "lsp", f"the server exited ({session.proc.returncode}): {session.stderr[-160:]!r}")
+            )
         else:
             shutdown = session.request("shutdown", None)
             if session.reply(shutdown, reply_seconds) is None:

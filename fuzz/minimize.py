@@ -6,7 +6,9 @@ import time
 from collections.abc import Callable
 
 
-def _reduce(parts: list[str], joiner: str, fails: Callable[[str], bool], out_of_budget: Callable[[], bool]) -> list[str]:
+def _reduce(
+    parts: list[str], joiner: str, fails: Callable[[str], bool], out_of_budget: Callable[[], bool]
+) -> list[str]:
     """Remove chunks of `parts` (halves, quarters, ... single parts) while the text still fails."""
     n = 2
     while len(parts) >= 2 and not out_of_budget():

@@ -58,9 +58,20 @@ from relay_text.ir.ty import (
 )
 
 NAMES = ["x", "y", "f", "t", "0", "1", "a.1", "x_1", "acc", "loop"]
-BINARY = [("+", "add"), ("-", "subtract"), ("*", "multiply"), ("/", "divide"), ("==", "equal"), ("!=", "not_equal"),
-          ("<", "less"), (">", "greater"), ("<=", "less_equal"), (">=", "greater_equal"), ("&&", "logical_and"),
-          ("||", "logical_or")]
+BINARY = [
+    ("+", "add"),
+    ("-", "subtract"),
+    ("*", "multiply"),
+    ("/", "divide"),
+    ("==", "equal"),
+    ("!=", "not_equal"),
+    ("<", "less"),
+    (">", "greater"),
+    ("<=", "less_equal"),
+    (">=", "greater_equal"),
+    ("&&", "logical_and"),
+    ("||", "logical_or"),
+]
 OPS = ["nn.conv2d", "concatenate", "sum", "split", "nn.relu", "zeros"]
 ATTR_KEYS = ["axis", "padding", "dtype", "rate", "units", "layout"]
 
@@ -116,7 +127,10 @@ class Builder:
         if choice == 3:
             return TupleType(tuple(self.type(depth - 1, tvars) for _ in range(self.draw(st.integers(0, 3)))))
         if choice == 4:
-            return FuncType(tuple(self.type(depth - 1, tvars) for _ in range(self.draw(st.integers(0, 2)))), self.type(depth - 1, tvars))
+            return FuncType(
+                tuple(self.type(depth - 1, tvars) for _ in range(self.draw(st.integers(0, 2)))),
+                self.type(depth - 1, tvars),
+            )
         if choice == 5:
             return TypeCall(self.list_adt, (self.type(depth - 1, tvars),))
         return TensorType((2, 3), "float32")
@@ -204,7 +218,11 @@ class Builder:
             node = self.call(env, depth)
         elif kind == 3:
             sym, name = self.pick(BINARY)
-            node = Call(Op(name), (self.expr(env, depth - 1), self.expr(env, depth - 1)), infix=sym if self.chance(0.8) else None)
+            node = Call(
+                Op(name),
+                (self.expr(env, depth - 1), self.expr(env, depth - 1)),
+                infix=sym if self.chance(0.8) else None,
+            )
         elif kind == 4:
             node = Call(Op("negative"), (self.expr(env, depth - 1),), infix="-" if self.chance(0.8) else None)
         elif kind == 5:
@@ -273,19 +291,19 @@ class Builder:
         if self.chance(0.2):
             var = Var("")  # `e; body`
             value = self.expr(env, depth - 1)
-            body_env = env + [var] if self.chance(0.1) else env  # rarely, a sequencing binder is used
+            body_env = [*env, var] if self.chance(0.1) else env  # rarely, a sequencing binder is used
             return Let(var, value, self.expr(body_env, depth - 1))
         var = self.var()
         value = self.expr(env, depth - 1)
-        return Let(var, value, self.expr(env + [var], depth - 1))
+        return Let(var, value, self.expr([*env, var], depth - 1))
 
     def recursive_let(self, env: list[Var], depth: int) -> Let:
         f = Var(self.pick(["loop", "f", "go"]))
         n = Var(self.pick(NAMES))
-        inner = env + [f, n]
+        inner = [*env, f, n]
         body = If(self.expr(inner, depth - 2), Call(f, (self.expr(inner, depth - 2),)), self.expr(inner, depth - 2))
         func = Function((n,), body)
-        return Let(f, func, self.expr(env + [f], depth - 1))
+        return Let(f, func, self.expr([*env, f], depth - 1))
 
     def pattern(self, depth: int, out: list[Var]):
         choice = self.draw(st.integers(0, 3 if depth > 0 else 1))

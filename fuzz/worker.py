@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .oracles import Failure, evaluate, innermost
+import contextlib
 
 Target = Callable[..., list[Failure]]
 
@@ -60,7 +61,7 @@ def _serve(conn: Any, target: Target, memory_limit: int | None) -> None:
         text, reference, run = message
         try:
             failures = target(text, reference, workdir, lambda name: conn.send(("stage", name)), run)
-        except BaseException as exc:  # noqa: BLE001 - the harness itself must not stop
+        except BaseException as exc:
             trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             failures = [Failure("internal", "api", f"{type(exc).__name__}: {str(exc)[:200]}", innermost(trace))]
         conn.send(("done", failures))
@@ -88,7 +89,9 @@ def _cpu_seconds(pid: int) -> float | None:
 
 
 class Worker:
-    def __init__(self, target: Target = evaluate, case_timeout: float = 10.0, memory_limit: int | None = 3 << 30) -> None:
+    def __init__(
+        self, target: Target = evaluate, case_timeout: float = 10.0, memory_limit: int | None = 3 << 30
+    ) -> None:
         self.target = target
         self.case_timeout = case_timeout
         self.memory_limit = memory_limit
@@ -116,10 +119,8 @@ class Worker:
 
     def close(self) -> None:
         if self.process is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self.conn.send(None)
-            except OSError:
-                pass
             self.process.join(2)
             if self.process.is_alive():
                 self.process.kill()

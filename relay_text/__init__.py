@@ -19,7 +19,7 @@ from . import check as _checker  # noqa: F401
 
 # The standard library registers the Prelude with the checker, so that
 # `check_module` of a module using its names checks it against it.
-from . import std as _std  # noqa: F401,E402
+from . import std as _std  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -76,7 +76,7 @@ def check(text: str, name: str = "<string>", *, prelude: bool = True, warnings_a
     return checked
 
 
-def format(text: str, *, dialect: str = "keep", line_length: int = 100) -> str:  # noqa: A001
+def format(text: str, *, dialect: str = "keep", line_length: int = 100) -> str:
     """Format Relay text: `dialect` is "keep" (each file's own), "docs" or "tvm".
 
     The result is checked (it parses to the same program with the same
@@ -88,7 +88,13 @@ def format(text: str, *, dialect: str = "keep", line_length: int = 100) -> str: 
     return _format(text, dialect=dialect, line_length=line_length)
 
 
-def run(source_or_module: str | Module, *args: Any, entry: str | None = None, max_depth: int | None = None, prelude: bool = True) -> Any:
+def run(
+    source_or_module: str | Module,
+    *args: Any,
+    entry: str | None = None,
+    max_depth: int | None = None,
+    prelude: bool = True,
+) -> Any:
     """Evaluate a Relay program and return its result.
 
     `source_or_module` is Relay text or a parsed `Module` (from `parse`);

@@ -16,7 +16,9 @@ import io
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+import contextlib
 
 PARALLEL_THRESHOLD = 4  # more files than this may be worth the processes
 # Starting a pool costs about 0.3 s; checking costs about 3 us a byte, so
@@ -99,10 +101,8 @@ def workers(jobs: int | None, paths: Sequence[str]) -> int:
 def _total_size(paths: Sequence[str]) -> int:
     total = 0
     for path in paths:
-        try:
+        with contextlib.suppress(OSError):
             total += os.path.getsize(path)
-        except OSError:
-            pass
     return total
 
 
@@ -125,7 +125,9 @@ def run_tasks(work: Callable[[Task], FileReport], tasks: Sequence[Task], jobs: i
     _warm_up()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=worker_started, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=worker_started, initargs=(os.getpid(),)
+    )
     finished = False
     try:
         with deferred():  # (the workers are forked here)
@@ -150,10 +152,8 @@ def _stop(pool: Any) -> None:
     results = getattr(pool, "_result_queue", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
-        try:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             process.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
     for process in processes:
         try:
             process.join(10)
@@ -216,7 +216,12 @@ def check_file(task: Task) -> FileReport:
         inp = _read(task)
     except InputError as exc:
         reporter.message(f"error: {exc}", "bold red")
-        return FileReport(task.path, err=err.getvalue(), io_error=True, json={"file": task.path, "error": str(exc), "diagnostics": [], "globals": {}})
+        return FileReport(
+            task.path,
+            err=err.getvalue(),
+            io_error=True,
+            json={"file": task.path, "error": str(exc), "diagnostics": [], "globals": {}},
+        )
     report = FileReport(inp.name)
     if options.fix:
         result = _fix_file(task, inp, options, report, reporter)
@@ -247,7 +252,9 @@ def check_file(task: Task) -> FileReport:
         reporter.diagnostic(diag)
     if options.show_types and not report.out:
         prefix = f"{inp.name}: " if options.prefix_types else ""
-        report.out = "".join(f"{prefix}{name} : {ty if ty is not None else '?'}\n" for name, ty in result.global_types.items())
+        report.out = "".join(
+            f"{prefix}{name} : {ty if ty is not None else '?'}\n" for name, ty in result.global_types.items()
+        )
     report.err = err.getvalue()
     return report
 
@@ -275,10 +282,15 @@ def _fix_file(task: Task, inp: Any, options: CheckOptions, report: FileReport, r
     outcome = fix_source(Source(inp.name, inp.text), lambda source: _check(source, options), options.unsafe_fixes)
     report.fixed = len(outcome.applied)
     if outcome.undone:
-        reporter.message(f"warning: {inp.name}: a fix would have made a syntax error; the fixes from there on were not applied", "bold yellow")
+        reporter.message(
+            f"warning: {inp.name}: a fix would have made a syntax error; the fixes from there on were not applied",
+            "bold yellow",
+        )
     if options.fix == "diff":
         if outcome.applied:
-            report.out = unified_diff(inp.name, inp.text, outcome.text).replace(f"+++ {inp.name} (formatted)", f"+++ {inp.name} (fixed)", 1)
+            report.out = unified_diff(inp.name, inp.text, outcome.text).replace(
+                f"+++ {inp.name} (formatted)", f"+++ {inp.name} (fixed)", 1
+            )
         return outcome.checked
     if task.path == STDIN:
         report.out = outcome.text
@@ -323,7 +335,11 @@ def format_file(task: Task) -> FileReport:
         return done("failed", task.path)
     try:
         result = format_source(
-            Source(inp.name, inp.lf_text), options.dialect, options.line_length, safe=options.safe, bind_operands=options.bind_operands
+            Source(inp.name, inp.lf_text),
+            options.dialect,
+            options.line_length,
+            safe=options.safe,
+            bind_operands=options.bind_operands,
         )
     except UnsafeFormat as exc:
         log = save_failure(inp.name, exc)

@@ -14,7 +14,8 @@ import functools
 import os
 import signal
 import sys
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import click
 
@@ -84,7 +85,7 @@ def guarded(command: Callable[..., int]) -> Callable[..., None]:
             sys.exit(EXIT_OK)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
-        except BaseException as exc:  # noqa: BLE001 - the last line of defence
+        except BaseException as exc:
             if debug:
                 import traceback
 
@@ -129,7 +130,9 @@ def warnings_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def exclude_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Which files a directory search leaves out (see `discovery`)."""
     command = click.option(
-        "--force-exclude", is_flag=True, help="Apply the exclusions to files named on the command line too (for pre-commit)."
+        "--force-exclude",
+        is_flag=True,
+        help="Apply the exclusions to files named on the command line too (for pre-commit).",
     )(command)
     command = click.option(
         "--extend-exclude",
@@ -208,7 +211,9 @@ class Context:
             return flag
         return bool(self.settings.get("warnings_as_errors", False))
 
-    def files(self, paths: list[str], exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: bool) -> list[str]:
+    def files(
+        self, paths: list[str], exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: bool
+    ) -> list[str]:
         """The files the command line names (directories searched, see
         `discovery`); warns when there are none."""
         from .discovery import Rules, discover, no_files_warning
@@ -307,10 +312,26 @@ def main() -> None:
     show_default=True,
     help="text: diagnostics on stderr; json: one JSON object on stdout.",
 )
-@click.option("--types", "show_types", is_flag=True, help="Print every global with its type (prefixed by its file when there are several).")
-@click.option("--fix", is_flag=True, help="Apply the safe fixes that help lines name, re-checking after each round; report what remains.")
-@click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print the fixes --fix would apply as a unified diff (exit 1 if there are any).")
-@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply the fixes that guess among close names.")
+@click.option(
+    "--types",
+    "show_types",
+    is_flag=True,
+    help="Print every global with its type (prefixed by its file when there are several).",
+)
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Apply the safe fixes that help lines name, re-checking after each round; report what remains.",
+)
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Write nothing; print the fixes --fix would apply as a unified diff (exit 1 if there are any).",
+)
+@click.option(
+    "--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply the fixes that guess among close names."
+)
 @warnings_options
 @exclude_options
 @jobs_option
@@ -386,7 +407,10 @@ def check(
     if errors:
         tail = f" and {_plural(warnings, 'warning')}" if warnings else ""
         notes = [f"{_plural(len(files), 'file')} checked"] if len(files) > 1 else []
-        reporter.message(f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}{_notes(notes, totals, fix)}", "bold red")
+        reporter.message(
+            f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}{_notes(notes, totals, fix)}",
+            "bold red",
+        )
     elif not io_failed:
         notes = [_plural(warnings, "warning")] if warnings else []
         reporter.message(f"No errors in {_plural(len(files), 'file')}{_notes(notes, totals, fix)}", "bold green")
@@ -409,7 +433,9 @@ def _notes(notes: list[str], totals: Any, fixing: bool) -> str:
 def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:
     """`relay check --diff`: how many fixes the diff shows; 1 if any."""
     if totals.fixed:
-        reporter.message(f"Would fix {_plural(totals.fixed, 'problem')} in {_plural(totals.fixed_files, 'file')}", "bold")
+        reporter.message(
+            f"Would fix {_plural(totals.fixed, 'problem')} in {_plural(totals.fixed_files, 'file')}", "bold"
+        )
     elif not io_failed:
         reporter.message("No fixes to apply", "bold green")
     if io_failed:
@@ -420,19 +446,47 @@ def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:
 @main.command()
 @click.argument("path", type=FILES)
 @click.option("--entry", metavar="@NAME", help="Function to run (default: the file's trailing expression, else @main).")
-@click.option("--arg", "arg_texts", multiple=True, metavar="NAME=VALUE", help="An argument: Relay text such as 3, (1, 2), Cons(1, Nil()), or @file.npy.")
-@click.option("--args", "args_file", type=FILES, metavar="FILE.npz", help="Arguments from an .npz file whose keys are parameter names.")
+@click.option(
+    "--arg",
+    "arg_texts",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An argument: Relay text such as 3, (1, 2), Cons(1, Nil()), or @file.npy.",
+)
+@click.option(
+    "--args",
+    "args_file",
+    type=FILES,
+    metavar="FILE.npz",
+    help="Arguments from an .npz file whose keys are parameter names.",
+)
 @click.option("--random-args", is_flag=True, help="Fill every parameter without a value with random data of its type.")
-@click.option("--random-consts", is_flag=True, help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.")
+@click.option(
+    "--random-consts",
+    is_flag=True,
+    help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-args and --random-consts.")
-@click.option("--max-depth", type=click.IntRange(min=1), default=None, metavar="N", help="Most nested calls allowed [default: 2,000,000].")
+@click.option(
+    "--max-depth",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Most nested calls allowed [default: 2,000,000].",
+)
 @click.option(
     "--max-memory",
     metavar="SIZE",
     default=None,
     help="Largest tensor (or operator result) the program may allocate, such as 512M or 2G [default: half the machine's memory].",
 )
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Stop a run that takes longer.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop a run that takes longer.",
+)
 @click.option(
     "--max-output",
     metavar="SIZE",
@@ -440,7 +494,11 @@ def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:
     help="Most text (or JSON) the result may print, such as 64M or 1G [default: 64M on a terminal; to a file, its disk's free space; to a pipe, none].",
 )
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude (List, Optional, map, foldl, ...).")
-@click.option("--no-opt", is_flag=True, help="Run the program as written: no constant folding, no folded batch norms, no in-place steps.")
+@click.option(
+    "--no-opt",
+    is_flag=True,
+    help="Run the program as written: no constant folding, no folded batch norms, no in-place steps.",
+)
 @click.option(
     "--output-format",
     type=click.Choice(["text", "json", "npz"]),
@@ -449,7 +507,9 @@ def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:
     help="text: Relay-style value; json: one JSON value; npz: the result's tensors (needs --output).",
 )
 @click.option("--output", "output_path", type=FILES, metavar="FILE", help="Write the result to FILE instead of stdout.")
-@click.option("--full", is_flag=True, help="Print every element of large tensors and long lists, and every level of deep data.")
+@click.option(
+    "--full", is_flag=True, help="Print every element of large tensors and long lists, and every level of deep data."
+)
 @click.option(
     "--summary/--no-summary",
     default=None,
@@ -555,7 +615,11 @@ def run(
         # Outside the program (parsing, checking, compiling): no place to point at.
         from .diagnostics import Diagnostic, codes
 
-        message = deadline.stage_message() if hasattr(deadline, "stage_message") else "the run took longer than its limit (--timeout)"
+        message = (
+            deadline.stage_message()
+            if hasattr(deadline, "stage_message")
+            else "the run took longer than its limit (--timeout)"
+        )
         reporter.diagnostic(Diagnostic(codes.RESOURCE_LIMIT, message, None))
         reporter.message("Stopped: out of time", "bold red")
         return EXIT_FAIL
@@ -639,14 +703,18 @@ def _deadline(seconds: float | None, reporter: Any, name: str) -> Any:
     def report(diag: Any) -> None:
         reporter.diagnostic(diag)
         # (as when the run stops by itself: in the program, or before it)
-        reporter.message("The program stopped with an error" if diag.span is not None else "Stopped: out of time", "bold red")
+        reporter.message(
+            "The program stopped with an error" if diag.span is not None else "Stopped: out of time", "bold red"
+        )
 
     # Ending the process to keep the deadline is for the command that owns it
     # (not a caller running it in-process, such as a test or the fuzzer).
     return Deadline(seconds, report, name, hard=_OWNS_PROCESS[0])
 
 
-def _write_result(value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any, summary: bool | None = None) -> int:
+def _write_result(
+    value: Any, output_format: str, output_path: str | None, full: bool, reporter: Any, summary: bool | None = None
+) -> int:
     from .eval.show import (
         check_json_size,
         flatten_tensors,
@@ -705,14 +773,21 @@ def _write_result(value: Any, output_format: str, output_path: str | None, full:
         return EXIT_OK
     emit(text + "\n")
     if summarised:
-        reporter.message(f"({_plural(summarised, 'large tensor')} summarised; --full prints every element, --no-summary numpy's layout)", "dim")
+        reporter.message(
+            f"({_plural(summarised, 'large tensor')} summarised; --full prints every element, --no-summary numpy's layout)",
+            "dim",
+        )
     return EXIT_OK
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=FILES)
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; list files that would change and exit 1 if any.")
-@click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print a unified diff of the changes and exit 1 if any.")
+@click.option(
+    "--check", "check_only", is_flag=True, help="Write nothing; list files that would change and exit 1 if any."
+)
+@click.option(
+    "--diff", "show_diff", is_flag=True, help="Write nothing; print a unified diff of the changes and exit 1 if any."
+)
 @click.option("--line-length", type=click.IntRange(min=1), default=None, help="Columns to fit code in.  [default: 100]")
 @click.option(
     "--dialect",
@@ -802,7 +877,11 @@ def fmt(
 
 
 @main.command()
-@click.option("--stdio", is_flag=True, help="Talk over standard input and output (the default; accepted for clients that pass it).")
+@click.option(
+    "--stdio",
+    is_flag=True,
+    help="Talk over standard input and output (the default; accepted for clients that pass it).",
+)
 def lsp(stdio: bool) -> None:
     """Run the language server for editors, over standard input and output."""
     try:

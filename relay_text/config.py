@@ -28,7 +28,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 SECTION = "tool.relay"
 
@@ -176,7 +177,11 @@ def validate(table: dict[str, Any], path: Path) -> Settings:
             guesses = close_names(key.replace("_", "-"), KEYS) or close_names(key, KEYS)
             if key.replace("_", "-") in KEYS:
                 guesses = [key.replace("_", "-")]
-            hint = f"; did you mean `{guesses[0]}`?" if guesses else f"; the known keys are {', '.join(f'`{k}`' for k in KEYS)}"
+            hint = (
+                f"; did you mean `{guesses[0]}`?"
+                if guesses
+                else f"; the known keys are {', '.join(f'`{k}`' for k in KEYS)}"
+            )
             settings.warnings.append(f"{path}: unknown key `{key}` in [tool.relay] (ignored){hint}")
             continue
         name, valid, wanted, _ = known

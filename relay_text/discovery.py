@@ -30,7 +30,8 @@ import fnmatch
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 DEFAULT_EXCLUDE = ("node_modules", "__pycache__", "build", "dist", "site-packages", "venv")
 

@@ -6,7 +6,7 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 from typing import Any
 
 SUFFIXES = (".rly", ".relay")
@@ -36,7 +36,9 @@ def collect(paths: list[str], keep: Callable[[str, bool], bool] | None = None) -
                 if keep is not None:
                     dirs[:] = [d for d in dirs if keep(os.path.join(root, d), True)]
                     files = [f for f in files if not f.endswith(SUFFIXES) or keep(os.path.join(root, f), False)]
-                found.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES) and _regular(os.path.join(root, f)))
+                found.extend(
+                    os.path.join(root, f) for f in files if f.endswith(SUFFIXES) and _regular(os.path.join(root, f))
+                )
             for f in sorted(found):
                 if f not in seen:
                     seen.add(f)
@@ -147,4 +149,10 @@ def write_atomic(path: str, text: str, inp: Input | None = None, force: bool = F
     With `inp` (the file as it was read), a file changed since is refused."""
     from .writing import replace
 
-    replace(path, text.encode("utf-8"), inp.identity if inp is not None else None, inp.data if inp is not None else None, force)
+    replace(
+        path,
+        text.encode("utf-8"),
+        inp.identity if inp is not None else None,
+        inp.data if inp is not None else None,
+        force,
+    )

@@ -18,7 +18,8 @@ diagnostic's `fixes` become code actions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from .diagnostics import Diagnostic, Edit, Fix, codes
 from .ir.span import Source

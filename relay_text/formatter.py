@@ -27,7 +27,8 @@ located `unformattable` error rather than something silently dropped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from .diagnostics import Diagnostic, RelayError, codes
 from .ir.expr import Call, Constant, Expr, Function, Let, Match, Var
@@ -42,7 +43,13 @@ DIALECTS = (KEEP, DOCS, TVM)
 # so a file with these is formatted (a fragment, a file that relies on
 # another, a file being written); `relay check` reports them.
 UNRESOLVED = frozenset(
-    {codes.UNBOUND_VARIABLE, codes.UNKNOWN_GLOBAL, codes.UNKNOWN_TYPE, codes.UNKNOWN_CONSTRUCTOR, codes.FREE_VARIABLE_IN_GLOBAL}
+    {
+        codes.UNBOUND_VARIABLE,
+        codes.UNKNOWN_GLOBAL,
+        codes.UNKNOWN_TYPE,
+        codes.UNKNOWN_CONSTRUCTOR,
+        codes.FREE_VARIABLE_IN_GLOBAL,
+    }
 )
 
 
@@ -108,20 +115,28 @@ def format_source(
 
             return with_prelude_if_needed(
                 source.text,
-                lambda std: _format_source(source, dialect, line_length, safe, std.env() if std is not None else None, bind_operands),
+                lambda std: _format_source(
+                    source, dialect, line_length, safe, std.env() if std is not None else None, bind_operands
+                ),
                 lambda formatted: formatted.text is not None and not formatted.unresolved,
             )
         return _format_source(source, dialect, line_length, safe, None, bind_operands)
 
 
-def _format_source(source: Source, dialect: str, line_length: int, safe: bool, env: Any, bind_operands: bool = False) -> Formatted:
+def _format_source(
+    source: Source, dialect: str, line_length: int, safe: bool, env: Any, bind_operands: bool = False
+) -> Formatted:
     from .syntax.comments import attach
     from .syntax.parser import parse_source
     from .syntax.printer import PrintError, header_for, render_module
 
     result = parse_source(source, env)
     errors = [d for d in result.diagnostics if d.is_error]
-    if result.module is None or any(d.code not in UNRESOLVED for d in errors) or (errors and result.module.positions.lossy):
+    if (
+        result.module is None
+        or any(d.code not in UNRESOLVED for d in errors)
+        or (errors and result.module.positions.lossy)
+    ):
         return Formatted(source, None, errors)
     module = result.module
     target = target_dialect(module, dialect)
@@ -156,7 +171,9 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
             # The comments' precise places did not survive: each comment
             # inside a statement leads that statement instead (in order).
             for coarse in (True, "definition"):  # then each comment leads its definition
-                printed = render_module(module, target, line_length, attach(module, coarse=coarse), header, bind_operands)
+                printed = render_module(
+                    module, target, line_length, attach(module, coarse=coarse), header, bind_operands
+                )
                 formatted = Formatted(source, printed.text, [], printed.comment_order, errors)
                 try:
                     verify(module, formatted, target, line_length, env, bind_operands)
@@ -170,7 +187,9 @@ def _format_source(source: Source, dialect: str, line_length: int, safe: bool, e
     return formatted
 
 
-def verify(module: Module, formatted: Formatted, target: str, line_length: int, env: Any = None, bind_operands: bool = False) -> None:
+def verify(
+    module: Module, formatted: Formatted, target: str, line_length: int, env: Any = None, bind_operands: bool = False
+) -> None:
     """Black's safe mode: same program, same comments, and a fixed point."""
     from .ir.alpha import alpha_equal_module
     from .syntax.comments import attach
@@ -199,7 +218,9 @@ def verify(module: Module, formatted: Formatted, target: str, line_length: int, 
     if [c.text for c in again.module.comments] != expected:
         raise UnsafeFormat("the comments of the formatted text differ", original, text)
     try:
-        second = render_module(again.module, target, line_length, attach(again.module), bind_operands=bind_operands).text
+        second = render_module(
+            again.module, target, line_length, attach(again.module), bind_operands=bind_operands
+        ).text
     except PrintError as exc:
         raise UnsafeFormat(f"the formatted text cannot be formatted again ({exc.message})", original, text) from None
     if second != text:
@@ -210,8 +231,14 @@ def _comment_for(text: str, target: str) -> str:
     return "//" + text[1:] if target == TVM and text.startswith("#") else text
 
 
-def format(  # noqa: A001
-    text: str, *, dialect: str = KEEP, line_length: int = 100, name: str = "<string>", safe: bool = True, bind_operands: bool = False
+def format(
+    text: str,
+    *,
+    dialect: str = KEEP,
+    line_length: int = 100,
+    name: str = "<string>",
+    safe: bool = True,
+    bind_operands: bool = False,
 ) -> str:
     """Format Relay text and return the result.
 
@@ -238,7 +265,9 @@ def tvm_problems(module: Module) -> list[Diagnostic]:
     problems: list[Diagnostic] = []
 
     def problem(message: str, span: Span | None, note: str) -> None:
-        problems.append(Diagnostic(codes.UNFORMATTABLE, message, span, label="not expressible in TVM 0.0.5").with_note(note))
+        problems.append(
+            Diagnostic(codes.UNFORMATTABLE, message, span, label="not expressible in TVM 0.0.5").with_note(note)
+        )
 
     for data in module.type_defs.values():
         _kinded(data.type_params, data.span, problem)
@@ -263,7 +292,11 @@ def tvm_problems(module: Module) -> list[Diagnostic]:
                 if node.ret_type is not None:
                     _check_type(node.ret_type, node.span, problem)
             elif isinstance(node, Call) and node.type_args:
-                problem("explicit type arguments cannot be written in TVM's format", node.span, "TVM 0.0.5 infers type arguments; drop `<...>` or keep the documented syntax")
+                problem(
+                    "explicit type arguments cannot be written in TVM's format",
+                    node.span,
+                    "TVM 0.0.5 infers type arguments; drop `<...>` or keep the documented syntax",
+                )
             elif isinstance(node, Constant) and node.meta_index is None:
                 if node.shape != () or literal_text(node.value, node.dtype or "float32", True) is None:
                     problem(

@@ -22,7 +22,8 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 

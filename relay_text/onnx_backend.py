@@ -26,7 +26,8 @@ Needs the `onnx` package (`pip install 'relay-text[onnx]'`).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 from onnx.backend.base import Backend, BackendRep
@@ -37,7 +38,7 @@ from .frontends.onnx.graph import ImportFailure
 # specialised on: the import may use their values (see the module docstring).
 SPECIALISED_SIZE = 64
 
-__all__ = ["RelayBackend", "RelayRep", "prepare", "run_model", "run_node", "supports_device", "Unsupported"]
+__all__ = ["RelayBackend", "RelayRep", "Unsupported", "prepare", "run_model", "run_node", "supports_device"]
 
 
 class Unsupported(NotImplementedError):
@@ -79,7 +80,7 @@ class RelayRep(BackendRep):
             program = self._programs[key] = self._import(options)
         imported, module, names = program
         args: list[Any] = []
-        for vi, value in zip(self.input_infos, values):
+        for vi, value in zip(self.input_infos, values, strict=False):
             if vi.name not in names:
                 continue  # an input the outputs do not depend on, or an empty optional
             if isinstance(value, list):
@@ -104,7 +105,7 @@ class RelayRep(BackendRep):
 
         opts = Options()
         key: list[Any] = []
-        for vi, value in zip(self.input_infos, values):
+        for vi, value in zip(self.input_infos, values, strict=False):
             kind = vi.type.WhichOneof("value")
             if kind == "optional_type":
                 opts.optional_present[vi.name] = value is not None
@@ -179,13 +180,18 @@ class RelayBackend(Backend):
         return cls.prepare(model, device, **kwargs).run(inputs)
 
     @classmethod
-    def run_node(cls, node: Any, inputs: Any, device: str = "CPU", outputs_info: Any = None, **kwargs: Any) -> tuple[Any, ...]:
+    def run_node(
+        cls, node: Any, inputs: Any, device: str = "CPU", outputs_info: Any = None, **kwargs: Any
+    ) -> tuple[Any, ...]:
         import onnx
         from onnx import helper
 
         values = list(inputs.values()) if isinstance(inputs, dict) else list(inputs)
         names = [n for n in node.input if n]
-        ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(np.asarray(v).dtype), np.asarray(v).shape) for n, v in zip(names, values)]
+        ins = [
+            helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(np.asarray(v).dtype), np.asarray(v).shape)
+            for n, v in zip(names, values, strict=False)
+        ]
         outs = [helper.make_empty_tensor_value_info(n) for n in node.output if n]
         graph = helper.make_graph([node], "node", ins, outs)
         opset = kwargs.get("opset_version", onnx.defs.onnx_opset_version())

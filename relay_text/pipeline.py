@@ -81,7 +81,9 @@ def check_text(text: str, name: str = "<string>", prelude: Module | None = None)
         return CheckResult(Module(), diagnostics=list(parsed.diagnostics))
     result = check_module(parsed.module, prelude)
     unknown = {d.message for d in parsed.diagnostics if d.code == codes.UNKNOWN_GLOBAL}
-    result.diagnostics = list(parsed.diagnostics) + [d for d in result.diagnostics if not (d.code == codes.UNKNOWN_GLOBAL and d.message in unknown)]
+    result.diagnostics = list(parsed.diagnostics) + [
+        d for d in result.diagnostics if not (d.code == codes.UNKNOWN_GLOBAL and d.message in unknown)
+    ]
     return result
 
 
@@ -127,7 +129,11 @@ def _check_source(source: Source, prelude: Module | None, env: Any, std: Any) ->
             # Unknown names already explain what follows from them (and the
             # checker's report of a global parsing found unknown repeats it).
             unknown = {d.message for d in diags if d.code == codes.UNKNOWN_GLOBAL}
-            type_diags = [d for d in type_diags if d.code != codes.UNRESOLVED_TYPE and not (d.code == codes.UNKNOWN_GLOBAL and d.message in unknown)]
+            type_diags = [
+                d
+                for d in type_diags
+                if d.code != codes.UNRESOLVED_TYPE and not (d.code == codes.UNKNOWN_GLOBAL and d.message in unknown)
+            ]
         diags.extend(type_diags)
         for gv in module.functions:
             ty = checked.global_types.get(gv)
@@ -162,7 +168,11 @@ class Ran:
 
 
 def run_source(
-    source: Source, request: Any = None, use_prelude: bool = True, resolver: Any = None, warnings_as_errors: bool = False
+    source: Source,
+    request: Any = None,
+    use_prelude: bool = True,
+    resolver: Any = None,
+    warnings_as_errors: bool = False,
 ) -> Ran:
     """Parse and check (with the Prelude), then evaluate the entry point.
 

@@ -52,16 +52,35 @@ class RelayLexer(RegexLexer):
     tokens = {
         "root": [
             (r"\s+", Whitespace),
-            (r"(#\[)(\s*)(metadata)(\s*)(\])([\s\S]*)", bygroups(Comment.Preproc, Whitespace, Comment.Preproc, Whitespace, Comment.Preproc, using(JsonLexer))),
+            (
+                r"(#\[)(\s*)(metadata)(\s*)(\])([\s\S]*)",
+                bygroups(Comment.Preproc, Whitespace, Comment.Preproc, Whitespace, Comment.Preproc, using(JsonLexer)),
+            ),
             (r"^(METADATA)(:)([\s\S]*)", bygroups(Comment.Preproc, Punctuation, using(JsonLexer))),
-            (r'(#\[)(\s*)(version)(\s*)(=)(\s*)("[^"\n]*")(\s*)(\])', bygroups(Comment.Preproc, Whitespace, Comment.Preproc, Whitespace, Operator, Whitespace, String.Double, Whitespace, Comment.Preproc)),
+            (
+                r'(#\[)(\s*)(version)(\s*)(=)(\s*)("[^"\n]*")(\s*)(\])',
+                bygroups(
+                    Comment.Preproc,
+                    Whitespace,
+                    Comment.Preproc,
+                    Whitespace,
+                    Operator,
+                    Whitespace,
+                    String.Double,
+                    Whitespace,
+                    Comment.Preproc,
+                ),
+            ),
             (r"^v0\.0\.[0-9]+(?=\s|$)", Comment.Preproc),
             include("comments"),
             (r'"', String.Double, "string"),
             # `key=value` in a call or parameter list (not `==`, not `=>`)
             (r"(" + _IDENT + r")(\s*)(=)(?![=>])", bygroups(Name.Attribute, Whitespace, Operator)),
             (r"(def)(\s+)(@" + _IDENT + ")", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
-            (r"(extern)(\s+)(type)(\s+)(" + _IDENT + ")", bygroups(Keyword.Declaration, Whitespace, Keyword.Declaration, Whitespace, Name.Class)),
+            (
+                r"(extern)(\s+)(type)(\s+)(" + _IDENT + ")",
+                bygroups(Keyword.Declaration, Whitespace, Keyword.Declaration, Whitespace, Name.Class),
+            ),
             (r"(data|type)(\s+)(" + _IDENT + ")", bygroups(Keyword.Declaration, Whitespace, Name.Class)),
             (r"match\?", Keyword),
             (r"(if|else|match|case|let)\b", Keyword),
@@ -69,7 +88,10 @@ class RelayLexer(RegexLexer):
             (r"(def|fn|free_var)\b", Keyword.Declaration),
             (r"(True|False)\b", Keyword.Constant),
             (r"(ref|ref_read|ref_write|Constant)\b(?=\s*\()", Name.Builtin),
-            (r"(meta)(\s*)(\[)(\s*)(" + _IDENT + r"(?:\." + _IDENT + r")*)(\s*)(\])", bygroups(Keyword.Pseudo, Whitespace, Punctuation, Whitespace, Name.Namespace, Whitespace, Punctuation)),
+            (
+                r"(meta)(\s*)(\[)(\s*)(" + _IDENT + r"(?:\." + _IDENT + r")*)(\s*)(\])",
+                bygroups(Keyword.Pseudo, Whitespace, Punctuation, Whitespace, Name.Namespace, Whitespace, Punctuation),
+            ),
             (r"Tensor\b", Keyword.Type),
             (r"((?:b?float|u?int)[0-9]+(?:x[0-9]+)?|bool|handle)\b", Keyword.Type),
             (r"(Type|BaseType|Shape|ShapeVar)\b(?!\s*\()", Keyword.Type),
@@ -81,7 +103,10 @@ class RelayLexer(RegexLexer):
             (_IDENT + r"(?=\s*(?:\(|<[^\s=]))", Name.Builtin),  # add(...), an operator call
             (_IDENT, Name),
             (r"(\.)([0-9]+)", bygroups(Punctuation, Number.Integer)),  # projection
-            (r"([0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)(f(?:16|32|64)?)?(?![A-Za-z0-9_])", Number.Float),
+            (
+                r"([0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)(f(?:16|32|64)?)?(?![A-Za-z0-9_])",
+                Number.Float,
+            ),
             (r"(?:[0-9]+|inf|nan)f(?:16|32|64)?(?![A-Za-z0-9_])", Number.Float),
             (r"[0-9]+(?:i(?:8|16|32|64)?|u(?:8|16|32|64))?(?![A-Za-z0-9_])", Number.Integer),
             (r"->|=>|==|!=|<=|>=|&&|\|\||[-+*/<>=?!]", Operator),
@@ -99,7 +124,7 @@ class RelayLexer(RegexLexer):
             (r"[/*]", Comment.Multiline),
         ],
         "string": [
-            (r'\\.', String.Escape),
+            (r"\\.", String.Escape),
             (r'[^"\\\n]+', String.Double),
             (r'"', String.Double, "#pop"),
             (r"\n", Text, "#pop"),  # an unterminated string ends at its line

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from .diagnostics import ERROR, WARNING, Diagnostic, codes
 from .ir.span import Source, Span
@@ -61,7 +61,11 @@ def directives(comments: Iterable[object], source: Source) -> tuple[dict[int, li
                 if name in codes.REGISTRY:
                     continue
                 at = text.find(name, match.start(1))
-                where = Span(source, span.start + at, span.start + at + len(name)) if at >= 0 else Span(source, offset, offset)
+                where = (
+                    Span(source, span.start + at, span.start + at + len(name))
+                    if at >= 0
+                    else Span(source, offset, offset)
+                )
                 diag = Diagnostic(
                     codes.INVALID_IGNORE,
                     f"`{name}` is not a diagnostic code",
@@ -71,7 +75,9 @@ def directives(comments: Iterable[object], source: Source) -> tuple[dict[int, li
                 )
                 guesses = close_names(name, codes.REGISTRY)
                 if guesses:
-                    diag.with_choices(f"did you mean {or_list([f'`{g}`' for g in guesses])}?", where if at >= 0 else None, guesses)
+                    diag.with_choices(
+                        f"did you mean {or_list([f'`{g}`' for g in guesses])}?", where if at >= 0 else None, guesses
+                    )
                 else:
                     diag.with_help("`relay explain` lists the codes")
                 problems.append(diag)
@@ -132,7 +138,11 @@ def ignored_codes(names: Iterable[str]) -> tuple[frozenset[str], list[str]]:
         code = codes.REGISTRY.get(name)
         if code is None:
             guesses = close_names(name, codes.REGISTRY)
-            hint = f"; did you mean {or_list([f'`{g}`' for g in guesses])}?" if guesses else "; `relay explain` lists the codes"
+            hint = (
+                f"; did you mean {or_list([f'`{g}`' for g in guesses])}?"
+                if guesses
+                else "; `relay explain` lists the codes"
+            )
             problems.append(f"`{name}` in `ignore` is not a diagnostic code{hint}")
         elif code.severity == ERROR:
             problems.append(f"`{name}` in `ignore` is an error, and errors cannot be ignored")

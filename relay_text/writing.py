@@ -36,6 +36,7 @@ import stat
 from dataclasses import dataclass
 
 from .interrupts import critical
+import contextlib
 
 PREFIX, SUFFIX = ".relay-fmt-", ".tmp"
 
@@ -182,7 +183,15 @@ def _temporary(directory: str) -> tuple[int, str | None]:
     return tempfile.mkstemp(prefix=PREFIX, suffix=SUFFIX, dir=directory)
 
 
-def _by_rename(path: str, target: str, directory: str, data: bytes, st: os.stat_result, identity: Identity | None, original: bytes | None) -> None:
+def _by_rename(
+    path: str,
+    target: str,
+    directory: str,
+    data: bytes,
+    st: os.stat_result,
+    identity: Identity | None,
+    original: bytes | None,
+) -> None:
     fd, name = -1, None
     try:
         with critical():  # (a named copy must not outlive a signal)
@@ -310,14 +319,14 @@ def _backup(target: str, original: bytes) -> str:
             if handle.read() == original:
                 return name
         _remove(name)
-    raise WriteRefused(f"{target}: no place to save a copy of the original text before writing it in place; nothing was written")
+    raise WriteRefused(
+        f"{target}: no place to save a copy of the original text before writing it in place; nothing was written"
+    )
 
 
 def _remove(name: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(name)
-    except OSError:
-        pass
 
 
 def write_output(path: str, data: bytes) -> None:

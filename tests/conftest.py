@@ -103,7 +103,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _named_explicitly(item: pytest.Item, args: list[str]) -> bool:
-    return any("::" in arg and item.nodeid.startswith(arg.split("[")[0].replace(str(ROOT) + os.sep, "")) for arg in args)
+    return any(
+        "::" in arg and item.nodeid.startswith(arg.split("[")[0].replace(str(ROOT) + os.sep, "")) for arg in args
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -123,7 +125,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     if not config.getoption("--slow"):
-        terminalreporter.write_line("tests marked slow were left out: `python -m pytest --slow` runs them too (CI does)")
+        terminalreporter.write_line(
+            "tests marked slow were left out: `python -m pytest --slow` runs them too (CI does)"
+        )
 
 
 # A test process runs many heavy tests one after another (model runs,

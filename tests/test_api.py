@@ -79,7 +79,16 @@ def test_a_program_using_the_api_type_checks(tmp_path: Path) -> None:
         "text: str = relay_text.format('def @main() { 1 }')\n"
     )
     out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--follow-imports=silent", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy"), str(program)],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--follow-imports=silent",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / ".mypy"),
+            str(program),
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,

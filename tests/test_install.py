@@ -49,7 +49,11 @@ def test_non_editable_install(tmp_path: Path) -> None:
     assert (installed / "grammar" / "relay.lark").is_file()
     assert (installed / "std" / "prelude.rly").is_file()
     assert (installed / "py.typed").is_file()
-    assert sorted(p.name for p in (installed / "schemas").iterdir()) == ["check.schema.json", "run.schema.json", "summary.schema.json"]
+    assert sorted(p.name for p in (installed / "schemas").iterdir()) == [
+        "check.schema.json",
+        "run.schema.json",
+        "summary.schema.json",
+    ]
     assert all((installed / "viz" / name).is_file() for name in ("place.js", "viewer.js", "viewer.css", "viewer.html"))
     (dist_info,) = installed.parent.glob("relay_text-*.dist-info")
     assert (dist_info / "licenses" / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()

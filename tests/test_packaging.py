@@ -19,10 +19,14 @@ def test_pre_commit_hooks() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text()
     hooks = {}
     for block in re.split(r"^- ", text, flags=re.M)[1:]:
-        fields = dict(re.findall(r"^\s*(\w+): (.*)$", "id: " + block.split("\n", 1)[0].split(": ", 1)[1] + "\n" + block, re.M))
+        fields = dict(
+            re.findall(r"^\s*(\w+): (.*)$", "id: " + block.split("\n", 1)[0].split(": ", 1)[1] + "\n" + block, re.M)
+        )
         hooks[fields["id"]] = fields
     assert sorted(hooks) == ["relay-check", "relay-fmt"]
-    assert hooks["relay-fmt"]["entry"] == "relay fmt --force-exclude"  # the project's exclude patterns hold for the files pre-commit names
+    assert (
+        hooks["relay-fmt"]["entry"] == "relay fmt --force-exclude"
+    )  # the project's exclude patterns hold for the files pre-commit names
     assert hooks["relay-check"]["entry"] == "relay check --force-exclude"
     for hook in hooks.values():
         assert hook["language"] == "python"

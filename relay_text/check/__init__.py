@@ -19,14 +19,15 @@ constructor that neither the module nor its prelude defines is reported
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from .result import CheckResult
 
 if TYPE_CHECKING:
     from ..ir.module import Module
 
-_PRELUDES: dict[int, tuple["Module", CheckResult]] = {}
+_PRELUDES: dict[int, tuple[Module, CheckResult]] = {}
 
 
 class _Auto:
@@ -39,10 +40,10 @@ AUTO: Any = _Auto()
 
 # Gives the standard Prelude's module: registered by `relay_text.std` when it
 # is imported (this package does not import it: it sits downstream).
-PRELUDE_PROVIDER: list[Callable[[], "Module"]] = []
+PRELUDE_PROVIDER: list[Callable[[], Module]] = []
 
 
-def check_module(module: "Module", prelude: "CheckResult | Module | None" = AUTO) -> CheckResult:
+def check_module(module: Module, prelude: CheckResult | Module | None = AUTO) -> CheckResult:
     """Type-check a parsed module; diagnostics are in the result."""
     import gc
 
@@ -66,7 +67,7 @@ def check_module(module: "Module", prelude: "CheckResult | Module | None" = AUTO
             gc.enable()
 
 
-def prelude_result(module: "Module") -> CheckResult:
+def prelude_result(module: Module) -> CheckResult:
     """Check a module meant as a prelude, once per module object."""
     cached = _PRELUDES.get(id(module))
     if cached is not None and cached[0] is module:
@@ -76,7 +77,7 @@ def prelude_result(module: "Module") -> CheckResult:
     return result
 
 
-def _standard_prelude_if_used(module: "Module") -> "Module | None":
+def _standard_prelude_if_used(module: Module) -> Module | None:
     """The standard Prelude's module if `module` calls globals or uses
     constructors it does not define, and all of them are the Prelude's."""
     from ..ir.expr import Constructor, GlobalVar

@@ -48,7 +48,9 @@ class Annotations:
 
         def leaf(x: Any) -> Any:
             if isinstance(x, IncompleteType) and not isinstance(x, Hole):
-                return st.fresh(x.kind, st.origin("binder", x.span, messages.BLANK_TEXT) if x.span is not None else None)
+                return st.fresh(
+                    x.kind, st.origin("binder", x.span, messages.BLANK_TEXT) if x.span is not None else None
+                )
             return x
 
         return transform(ty, leaf)
@@ -57,7 +59,9 @@ class Annotations:
         """The relation a `where` names, or None after reporting why it cannot be used."""
         fn = _named_relation(name)
         if fn is None:
-            self.state.error(messages.unknown_relation(name, span, close_names(name, _relation_names()), _relation_names()))
+            self.state.error(
+                messages.unknown_relation(name, span, close_names(name, _relation_names()), _relation_names())
+            )
             return None
         want = getattr(fn, "inputs", inputs)
         if want != inputs:
@@ -85,7 +89,9 @@ class Annotations:
                 site = Site(None, rel.span, messages.quoted(rel.name), st.owner, rel.name)
                 st.solver.add(Constraint(fn, rel.name, list(rel.args[:-1]), rel.args[-1], {}, site, st.level))
 
-    def where_relations(self, node: Function, params: list[Any], ret: Any) -> tuple[tuple[TypeRelation, ...], list[Template]]:
+    def where_relations(
+        self, node: Function, params: list[Any], ret: Any
+    ) -> tuple[tuple[TypeRelation, ...], list[Template]]:
         """The relations of a `where` clause, as printed relations and as templates."""
         out = []
         templates = []
@@ -93,7 +99,7 @@ class Annotations:
             fn = self.relation_named(ref.name, ref.span, len(params), messages.THIS_FUNCTION)
             if fn is None:
                 continue
-            out.append(TypeRelation(ref.name, tuple(params) + (ret,), len(params)))
+            out.append(TypeRelation(ref.name, (*tuple(params), ret), len(params)))
             templates.append(Template(fn, ref.name, {}, list(params), ret, ref.span))
         return tuple(out), templates
 

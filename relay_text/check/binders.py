@@ -11,7 +11,8 @@ solved (`polymorphism.py`).
 from __future__ import annotations
 
 import os
-from typing import Any, Generator
+from typing import Any
+from collections.abc import Generator
 
 from ..ir.expr import Expr, Function, Let
 from ..ir.ty import FuncType, TupleType, TypeCall
@@ -26,7 +27,9 @@ from .types import Hole, RefType, find
 class Binders:
     """Types `let` chains and function literals."""
 
-    def __init__(self, state: CheckState, annotations: Annotations, polymorphism: Polymorphism, type_of: TypeOf) -> None:
+    def __init__(
+        self, state: CheckState, annotations: Annotations, polymorphism: Polymorphism, type_of: TypeOf
+    ) -> None:
         self.state = state
         self.annotations = annotations
         self.polymorphism = polymorphism
@@ -61,7 +64,11 @@ class Binders:
             generalize = annot is None and type(value) is Function
             if generalize:
                 st.level += 1
-            var_t = annot if annot is not None else st.fresh(origin=st.origin("binder", var.span, messages.var_text(var.name)))
+            var_t = (
+                annot
+                if annot is not None
+                else st.fresh(origin=st.origin("binder", var.span, messages.var_text(var.name)))
+            )
             memo[var] = var_t
             if type(value) is Function:
                 st.fn_defs[var] = value
@@ -107,7 +114,7 @@ class Binders:
                 else st.fresh(origin=st.origin("return", node.span, messages.FUNCTION_RESULT_TEXT))
             )
             relations, templates = self.annotations.where_relations(node, params, ret)
-        for p, t in zip(node.params, params):
+        for p, t in zip(node.params, params, strict=False):
             st.memo[p] = t
             st.bind_name(p.name)
         assumed = 0
@@ -126,7 +133,11 @@ class Binders:
         if assumed:
             del st.solver.assumptions[-assumed:]
         body_t = self.type_of(node.body)
-        origin = (getattr(node.ret_type, "span", None), messages.EXPECTED_BY_RETURN_TYPE) if node.ret_type is not None else None
+        origin = (
+            (getattr(node.ret_type, "span", None), messages.EXPECTED_BY_RETURN_TYPE)
+            if node.ret_type is not None
+            else None
+        )
         solved = _unseen_result(ret, body_t) if sig is None and node.ret_type is None and not templates else None
         if solved is not None:
             # Nothing has seen the result's own unknown: the result is the
@@ -173,4 +184,3 @@ def _unseen_result(ret: Any, body_t: Any) -> Any:
             if type(x) is Hole:
                 assert x is not ret and x.level <= ret.level, (x, x.level, ret.level)
     return t
-

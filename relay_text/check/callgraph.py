@@ -8,7 +8,8 @@ checked callees first, so that definition order does not matter.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import Function, GlobalVar
 from ..ir.ty import IncompleteType

@@ -10,7 +10,8 @@ checked last, against their signatures.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import Expr, Function, GlobalVar, Var
 from ..ir.ty import FuncType, GlobalTypeVar, TypeCall
@@ -25,7 +26,9 @@ from .types import ERROR
 class Declarations:
     """Types the module's data types and global functions."""
 
-    def __init__(self, state: CheckState, annotations: Annotations, polymorphism: Polymorphism, visit: Callable[[Expr], Any]) -> None:
+    def __init__(
+        self, state: CheckState, annotations: Annotations, polymorphism: Polymorphism, visit: Callable[[Expr], Any]
+    ) -> None:
         self.state = state
         self.annotations = annotations
         self.polymorphism = polymorphism
@@ -93,7 +96,9 @@ class Declarations:
             st.level = 0
             for gv in group:
                 st.owner = gv
-                st.global_types[gv] = self.polymorphism.generalize(st.global_types[gv], functions[gv].type_params, st.memo.get(functions[gv]))
+                st.global_types[gv] = self.polymorphism.generalize(
+                    st.global_types[gv], functions[gv].type_params, st.memo.get(functions[gv])
+                )
             st.owner = None
         for gv, func in functions.items():
             if func in st.signatures:

@@ -11,7 +11,8 @@ the two data types.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.adt import definition_difference
@@ -42,7 +43,7 @@ class Explainer:
     as the file writes scalar types (`short_scalars`: `int32`, else
     `Tensor[(), int32]`; None: as the dialect does)."""
 
-    def __init__(self, dialect: str, short_scalars: bool | None | Callable[[], bool | None] = None) -> None:
+    def __init__(self, dialect: str, short_scalars: bool | Callable[[], bool | None] | None = None) -> None:
         self.dialect = dialect
         # (a function: asked once, when a message first writes a type; a
         # file without errors never needs the answer)
@@ -79,8 +80,15 @@ class Explainer:
         exp, fnd = self.ty(expected, names), self.ty(found, names)
         if exp == fnd and err is not None:
             exp, fnd = self.ty(err.expected), self.ty(err.found)
-        text = message.format(expected=exp, found=fnd) if message else f"mismatched types: expected `{exp}`, found `{fnd}`"
-        diag = Diagnostic(codes.TYPE_MISMATCH, text, span, label=(label.format(expected=exp, found=fnd) if label else f"this has type `{fnd}`"))
+        text = (
+            message.format(expected=exp, found=fnd) if message else f"mismatched types: expected `{exp}`, found `{fnd}`"
+        )
+        diag = Diagnostic(
+            codes.TYPE_MISMATCH,
+            text,
+            span,
+            label=(label.format(expected=exp, found=fnd) if label else f"this has type `{fnd}`"),
+        )
         if origin is not None and origin[0] is not None:
             diag.with_label(origin[0], origin[1].format(expected=exp, found=fnd))
         for note in self.details(expected, found, err):
@@ -94,13 +102,18 @@ class Explainer:
     def _two_definitions(self, diag: Diagnostic, e: Any, f: Any) -> None:
         """Two data types of one name: point at both definitions; when one is
         the Prelude's, say how the file's differs and what to do."""
-        if not (isinstance(e, TypeCall) and isinstance(f, TypeCall) and e.func is not f.func and e.func.name == f.func.name):
+        if not (
+            isinstance(e, TypeCall) and isinstance(f, TypeCall) and e.func is not f.func and e.func.name == f.func.name
+        ):
             return
         name = e.func.name
         prelude = [g for g in (e.func, f.func) if _in_prelude(g)]
         for g in (f.func, e.func):
             if g.span is not None:
-                diag.with_label(g.span, f"the Prelude's `{name}` is defined here" if g in prelude else f"this `{name}` is defined here")
+                diag.with_label(
+                    g.span,
+                    f"the Prelude's `{name}` is defined here" if g in prelude else f"this `{name}` is defined here",
+                )
         if len(prelude) != 1:
             return
         theirs = prelude[0]
@@ -158,7 +171,7 @@ class Explainer:
         e, f = resolve(err.expected), resolve(err.found)
         notes: list[str] = []
         if err.reason == "dtype":
-            if not (isinstance(expected, str) or _is_scalar(expected) and _is_scalar(found)):
+            if not (isinstance(expected, str) or (_is_scalar(expected) and _is_scalar(found))):
                 notes.append(f"the dtypes differ: expected `{e}`, found `{f}`")
         elif err.reason == "rank":
             notes.append(f"the shapes differ: expected `{self.ty(e)}` ({_rank(e)}), found `{self.ty(f)}` ({_rank(f)})")
@@ -174,9 +187,7 @@ class Explainer:
                     f"`{dim_text(e, names)}` equal `{dim_text(f, names)}`"
                 )
             else:
-                notes.append(
-                    f"the shapes differ at {where}: `{dim_text(e)}` and `{dim_text(f)}` cannot be shown equal"
-                )
+                notes.append(f"the shapes differ at {where}: `{dim_text(e)}` and `{dim_text(f)}` cannot be shown equal")
         elif err.reason == "arity":
             if isinstance(e, TupleType):
                 notes.append(f"expected a tuple of {_n(len(e.fields), 'field')}, found one of {len(f.fields)}")

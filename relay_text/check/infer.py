@@ -27,7 +27,8 @@ The texts of all their diagnostics are in `messages.py`.
 
 from __future__ import annotations
 
-from typing import Any, Generator
+from typing import Any
+from collections.abc import Generator
 
 from ..diagnostics import Diagnostic
 from ..ir.expr import (
@@ -177,7 +178,13 @@ class Checker(ExprFunctor[Any]):
         for i, arg in enumerate(node.args):
             p = find(params[i]) if params else None
             if type(p) is FuncType and p.type_params:
-                t = self.memo.get(arg) if type(arg) is Var else self.declarations.global_type(arg) if type(arg) is GlobalVar else None
+                t = (
+                    self.memo.get(arg)
+                    if type(arg) is Var
+                    else self.declarations.global_type(arg)
+                    if type(arg) is GlobalVar
+                    else None
+                )
                 if t is not None and type(find(t)) is FuncType and find(t).type_params:
                     out.append(t)
                     continue
@@ -331,7 +338,13 @@ class Checker(ExprFunctor[Any]):
         f = resolve(cond_t)
         notes = []
         cond = node.cond
-        if isinstance(f, TensorType) and f.shape != () and f.dtype == "bool" and isinstance(cond, Call) and isinstance(cond.op, Op):
+        if (
+            isinstance(f, TensorType)
+            and f.shape != ()
+            and f.dtype == "bool"
+            and isinstance(cond, Call)
+            and isinstance(cond.op, Op)
+        ):
             notes.append(messages.elementwise_condition(cond.infix or cond.op.name))
         diag_count = len(st.diags)
         ok = st.expect(
@@ -352,7 +365,10 @@ class Checker(ExprFunctor[Any]):
                 from ..ir.span import Span
 
                 for reduce in ("all", "any"):
-                    edits = [Edit(Span(span.source, span.start, span.start), f"{reduce}("), Edit(Span(span.source, span.end, span.end), ")")]
+                    edits = [
+                        Edit(Span(span.source, span.start, span.start), f"{reduce}("),
+                        Edit(Span(span.source, span.end, span.end), ")"),
+                    ]
                     diag.fixes.append(Fix(f"write `{reduce}({span.text})`", edits, UNSAFE))
 
     def visit_ref_create(self, node: RefCreate) -> Any:

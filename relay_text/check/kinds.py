@@ -16,7 +16,8 @@ the scalar tensor type), or `None` after reporting a `kind-error`.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .. import limits
 from ..diagnostics import Diagnostic, codes
@@ -81,10 +82,16 @@ class KindChecker:
         )
         if var.span is not None:
             diag.with_label(var.span, f"`{var.name}` is declared here")
-        help_text = f"declare it as `{var.name} : {wanted.value}`" if wanted != Kind.TYPE else f"declare it as `{var.name} : Type` (or just `{var.name}`)"
+        help_text = (
+            f"declare it as `{var.name} : {wanted.value}`"
+            if wanted != Kind.TYPE
+            else f"declare it as `{var.name} : Type` (or just `{var.name}`)"
+        )
         declared = var.span.text if var.span is not None else ""
         # The declaration as written (`n` or `n : Type`) becomes `n : Kind`.
-        if declared == var.name or declared.startswith(var.name) and declared[len(var.name) :].lstrip().startswith(":"):
+        if declared == var.name or (
+            declared.startswith(var.name) and declared[len(var.name) :].lstrip().startswith(":")
+        ):
             diag.with_fix(help_text, var.span, f"{var.name} : {wanted.value}")
         else:
             diag.with_help(help_text)
@@ -127,13 +134,13 @@ class KindChecker:
     def _rebuild(self, t: Any, parts: tuple, here: Span | None, errors: list[Diagnostic]) -> Any:
         """A compound type from its checked parts."""
         if isinstance(t, TupleType):
-            return t if all(a is b for a, b in zip(parts, t.fields)) else TupleType(parts, t.span)
+            return t if all(a is b for a, b in zip(parts, t.fields, strict=False)) else TupleType(parts, t.span)
         if isinstance(t, FuncType):
             return FuncType(parts[:-1], parts[-1], t.type_params, t.type_constraints, t.span)
         if isinstance(t, RefType):
             return RefType(parts[0])
         self._type_call_arity(t, here, errors)
-        return t if all(a is b for a, b in zip(parts, t.args)) else TypeCall(t.func, parts, t.span)
+        return t if all(a is b for a, b in zip(parts, t.args, strict=False)) else TypeCall(t.func, parts, t.span)
 
     def _simple_type(self, t: Any, here: Span | None, errors: list[Diagnostic]) -> Any:
         """A type without type parts: a tensor type, a variable, a dtype, ..."""
@@ -157,7 +164,9 @@ class KindChecker:
         if isinstance(t, Type):
             return t
         errors.append(
-            Diagnostic(codes.KIND_ERROR, f"{_describe_arg(t)} is not a type", here, label="a type is expected here").with_help(
+            Diagnostic(
+                codes.KIND_ERROR, f"{_describe_arg(t)} is not a type", here, label="a type is expected here"
+            ).with_help(
                 "a type is a dtype (`float32`), a tensor type `Tensor[(shape), dtype]`, a tuple, a function type or a data type"
             )
         )
@@ -181,7 +190,7 @@ class KindChecker:
     def _shape(self, shape: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
         if isinstance(shape, tuple):
             dims = tuple(self._dim(d, span, errors) for d in shape)
-            return shape if all(a is b for a, b in zip(dims, shape)) else dims
+            return shape if all(a is b for a, b in zip(dims, shape, strict=False)) else dims
         if isinstance(shape, TypeVar):
             if shape.kind != Kind.SHAPE:
                 self._var_error(shape, Kind.SHAPE, span, errors)
@@ -207,11 +216,13 @@ class KindChecker:
             if d.kind != Kind.SHAPE_VAR:
                 self._var_error(d, Kind.SHAPE_VAR, span, errors)
             return d
-        errors.append(Diagnostic(codes.KIND_ERROR, "a dimension (an integer, `?` or a ShapeVar) is expected here", span))
+        errors.append(
+            Diagnostic(codes.KIND_ERROR, "a dimension (an integer, `?` or a ShapeVar) is expected here", span)
+        )
         return d
 
     def _dtype(self, d: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
-        if isinstance(d, str) or isinstance(d, IncompleteType):
+        if isinstance(d, (str, IncompleteType)):
             return d
         if isinstance(d, TypeVar):
             if d.kind != Kind.BASE_TYPE:
@@ -230,12 +241,10 @@ class KindChecker:
         if kind == Kind.TYPE:
             if isinstance(arg, str):
                 value = TensorType((), arg)
-            elif isinstance(arg, Type) or isinstance(arg, (TypeVar, IncompleteType)):
+            elif isinstance(arg, (Type, TypeVar, IncompleteType)):
                 value = self._type(arg, span, errors)
         elif kind == Kind.BASE_TYPE:
-            if isinstance(arg, str):
-                value = arg
-            elif isinstance(arg, TypeVar) and arg.kind == Kind.BASE_TYPE:
+            if isinstance(arg, str) or (isinstance(arg, TypeVar) and arg.kind == Kind.BASE_TYPE):
                 value = arg
             elif isinstance(arg, TensorType) and arg.shape == () and isinstance(arg.dtype, str):
                 value = arg.dtype

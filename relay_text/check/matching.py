@@ -10,7 +10,8 @@ before the clause body is visited. Coverage is decided by
 
 from __future__ import annotations
 
-from typing import Any, Generator
+from typing import Any
+from collections.abc import Generator
 
 from ..ir.expr import Clause, Constructor, Expr, GlobalVar, Let, Match, Var
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
@@ -27,7 +28,9 @@ from .types import ERROR, find
 class Matcher:
     """Types `match` expressions: their patterns, clauses and coverage."""
 
-    def __init__(self, state: CheckState, annotations: Annotations, polymorphism: Polymorphism, type_of: TypeOf) -> None:
+    def __init__(
+        self, state: CheckState, annotations: Annotations, polymorphism: Polymorphism, type_of: TypeOf
+    ) -> None:
         self.state = state
         self.annotations = annotations
         self.polymorphism = polymorphism
@@ -113,7 +116,7 @@ class Matcher:
                 else:
                     fields = tuple(st.fresh() for _ in p.patterns)
                     st.expect(TupleType(fields), t, p.span, message=messages.TUPLE_PATTERN_MISMATCH)
-                for sub, ft in zip(p.patterns, fields):
+                for sub, ft in zip(p.patterns, fields, strict=False):
                     stack.append((sub, ft))
         return names
 
@@ -128,12 +131,20 @@ class Matcher:
                 st.error(messages.unreachable_clause(span))
             else:
                 covering = node.clauses[cover]
-                st.error(messages.unreachable_clause(span, getattr(covering.pattern, "span", None) or covering.span, covered=True))
+                st.error(
+                    messages.unreachable_clause(
+                        span, getattr(covering.pattern, "span", None) or covering.span, covered=True
+                    )
+                )
         if report.missing is not None and node.complete:
             head_end = st.spans.match_data_span(node)
             span = node.span
             if span is not None and head_end is not None:
-                span = Span(span.source, span.start, head_end.end + (1 if span.source.text[head_end.end : head_end.end + 1] == ")" else 0))
+                span = Span(
+                    span.source,
+                    span.start,
+                    head_end.end + (1 if span.source.text[head_end.end : head_end.end + 1] == ")" else 0),
+                )
             st.error(messages.non_exhaustive_match(report.missing, span))
 
     def _siblings(self, ctor: Constructor) -> list[Constructor] | None:

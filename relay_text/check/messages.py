@@ -91,7 +91,9 @@ def unknown_constructor_value(name: str, span: Span | None) -> Diagnostic:
 def unknown_relation(name: str, span: Span | None, suggestions: list[str], known: list[str]) -> Diagnostic:
     diag = Diagnostic(codes.UNKNOWN_RELATION, f"unknown relation `{name}`", span, label="not a relation")
     if suggestions:
-        diag.with_choices(did_you_mean(suggestions), span if span is not None and span.text == name else None, suggestions)
+        diag.with_choices(
+            did_you_mean(suggestions), span if span is not None and span.text == name else None, suggestions
+        )
     else:
         diag.with_note(f"the relations a `where` clause can name are {or_list([f'`{s}`' for s in known])}")
     return diag
@@ -106,13 +108,23 @@ def relation_arity(name: str, want: int, inputs: int, what: str, span: Span | No
 
 
 def attributes_on_function_call(callee: Any, key: str, span: Span | None) -> Diagnostic:
-    diag = Diagnostic(codes.UNKNOWN_ATTRIBUTE, f"{name_of(callee)} is not an operator and takes no attributes", span, label=f"`{key}=` is an attribute")
+    diag = Diagnostic(
+        codes.UNKNOWN_ATTRIBUTE,
+        f"{name_of(callee)} is not an operator and takes no attributes",
+        span,
+        label=f"`{key}=` is an attribute",
+    )
     diag.with_note("only operators (`nn.conv2d(..., padding=[1, 1])`) take `key=value` attributes")
     return diag.with_note('TVM also reads them on other calls when they include `attrs_type_key="..."`')
 
 
 def not_a_function(callee: Any, type_text: str, span: Span | None) -> Diagnostic:
-    return Diagnostic(codes.TYPE_MISMATCH, f"{name_of(callee)} is not a function; its type is `{type_text}`", span, label="called here")
+    return Diagnostic(
+        codes.TYPE_MISMATCH,
+        f"{name_of(callee)} is not a function; its type is `{type_text}`",
+        span,
+        label="called here",
+    )
 
 
 def call_arity(callee: Any, want: int, got: int, span: Span | None) -> Diagnostic:
@@ -172,9 +184,9 @@ def tuple_field_missing(fields: int, index: int) -> str:
 
 
 def no_such_field(fields: int, index: int, tuple_text: str, span: Span | None) -> Diagnostic:
-    return Diagnostic(codes.TYPE_MISMATCH, tuple_field_missing(fields, index), span, label=f"the tuple is `{tuple_text}`").with_note(
-        f"fields are numbered from 0 to {fields - 1}" if fields else "the empty tuple `()` has no fields"
-    )
+    return Diagnostic(
+        codes.TYPE_MISMATCH, tuple_field_missing(fields, index), span, label=f"the tuple is `{tuple_text}`"
+    ).with_note(f"fields are numbered from 0 to {fields - 1}" if fields else "the empty tuple `()` has no fields")
 
 
 def not_a_tuple(index: int, type_text: str, span: Span | None) -> Diagnostic:
@@ -183,7 +195,7 @@ def not_a_tuple(index: int, type_text: str, span: Span | None) -> Diagnostic:
 
 
 def projection_of_non_tuple(index: int) -> str:
-    return "only a tuple can be projected with `.{}`".format(index)
+    return f"only a tuple can be projected with `.{index}`"
 
 
 THIS_IS_NOT_A_TUPLE = "this is not a tuple"
@@ -213,8 +225,14 @@ def meta_constant_text(index: int) -> str:
 
 
 def meta_index_missing(index: Any, count: int, span: Span | None) -> Diagnostic:
-    return Diagnostic(codes.BAD_METADATA, f"`meta[relay.Constant][{index}]` is not in the metadata section", span, label="no such constant").with_note(
-        f"the section has {count} constant{'s' if count != 1 else ''}" + (f": indices 0 to {count - 1}" if count else "")
+    return Diagnostic(
+        codes.BAD_METADATA,
+        f"`meta[relay.Constant][{index}]` is not in the metadata section",
+        span,
+        label="no such constant",
+    ).with_note(
+        f"the section has {count} constant{'s' if count != 1 else ''}"
+        + (f": indices 0 to {count - 1}" if count else "")
     )
 
 
@@ -223,7 +241,9 @@ def meta_index_missing(index: Any, count: int, span: Span | None) -> Diagnostic:
 EMPTY_MATCH_TEXT = "this empty match"
 FIRST_CLAUSE_TYPE = "the first clause has type `{expected}`"
 CLAUSES_DIFFER = "the clauses of this `match` have different types: expected `{expected}`, found `{found}`"
-CONSTRUCTOR_PATTERN_MISMATCH = "this pattern matches values of type `{found}`, but the value matched has type `{expected}`"
+CONSTRUCTOR_PATTERN_MISMATCH = (
+    "this pattern matches values of type `{found}`, but the value matched has type `{expected}`"
+)
 TUPLE_PATTERN_MISMATCH = "this pattern matches a tuple `{found}`, but the value matched has type `{expected}`"
 
 
@@ -250,7 +270,12 @@ def unreachable_clause(span: Span | None, covering: Span | None = None, covered:
 
 def non_exhaustive_match(missing: str, span: Span | None) -> Diagnostic:
     return (
-        Diagnostic(codes.NON_EXHAUSTIVE_MATCH, f"this `match` does not cover every value: `{missing}` is not matched", span, label=f"`{missing}` not covered")
+        Diagnostic(
+            codes.NON_EXHAUSTIVE_MATCH,
+            f"this `match` does not cover every value: `{missing}` is not matched",
+            span,
+            label=f"`{missing}` not covered",
+        )
         .with_help(f"add a clause for `{missing}`, or a final `_` clause")
         .with_note("write `match?` for a match that is allowed to fail at run time")
     )
@@ -308,7 +333,9 @@ def unresolved_constants(indices: list[int], span: Span | None) -> Diagnostic:
     if len(indices) == 1:
         message = f"cannot infer the type of `meta[relay.Constant][{indices[0]}]`"
     else:
-        message = f"cannot infer the types of {len(indices)} constants (`meta[relay.Constant][{indices[0]}]` and others)"
+        message = (
+            f"cannot infer the types of {len(indices)} constants (`meta[relay.Constant][{indices[0]}]` and others)"
+        )
     diag = Diagnostic(codes.UNRESOLVED_TYPE, message, span, severity=WARNING, label="type unknown")
     if len(indices) > 1:
         diag.with_note(f"the constants are meta[relay.Constant][...] with indices {_ranges(indices)}")
@@ -316,7 +343,9 @@ def unresolved_constants(indices: list[int], span: Span | None) -> Diagnostic:
         "the file has no metadata for them, and how they are used does not determine their shapes; "
         "expressions computed from them have unknown types too"
     )
-    return diag.with_help("write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`")
+    return diag.with_help(
+        "write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`"
+    )
 
 
 def _ranges(values: list[int]) -> str:
@@ -336,12 +365,16 @@ def _ranges(values: list[int]) -> str:
 def unresolved_constant(text: str, span: Span | None) -> Diagnostic:
     diag = Diagnostic(codes.UNRESOLVED_TYPE, f"cannot infer the type of {text}", span, label="type unknown")
     diag.with_note("the file has no `#[metadata]` section, and how the constant is used does not determine its type")
-    return diag.with_help("write its type in a comment right after it, e.g. `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`")
+    return diag.with_help(
+        "write its type in a comment right after it, e.g. `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`"
+    )
 
 
 def unresolved_result(what: str, inputs: list[str], span: Span | None) -> Diagnostic:
     """`inputs`: the relation's input types, written out."""
-    diag = Diagnostic(codes.UNRESOLVED_TYPE, f"cannot infer the type of the result of {what}", span, label="type unknown")
+    diag = Diagnostic(
+        codes.UNRESOLVED_TYPE, f"cannot infer the type of the result of {what}", span, label="type unknown"
+    )
     if inputs:
         diag.with_note(f"its inputs are {', '.join(f'`{t}`' for t in inputs)}; more of them must be known")
     return diag
@@ -372,4 +405,3 @@ def describe_node(node: Any) -> str:
     if isinstance(node, Call):
         return result_of(name_of(node.op))
     return THIS_EXPRESSION
-

@@ -38,7 +38,9 @@ def first_of_uses(label: str, count: int) -> str:
 
 def renamed_operator(name: str, new_name: str, uses: int, span: Span | None) -> Diagnostic:
     message = f"`{name}` is the name an earlier TVM release gave `{new_name}`"
-    return Diagnostic(codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old name", uses)).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
+    return Diagnostic(
+        codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old name", uses)
+    ).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
 
 
 def old_operator_form(name: str, uses: int, span: Span | None) -> Diagnostic:
@@ -58,8 +60,12 @@ def attributes_without_metadata(names: list[str], calls: int, ref: Any, span: Sp
     message = f"the attributes of {what} of {ops} are in a `#[metadata]` section this file does not have"
     return (
         Diagnostic(codes.BAD_METADATA, message, span, severity=WARNING, label=f"`meta[{ref.kind}][{ref.index}]`")
-        .with_note("their attributes are unknown: the results of those calls are not checked (their types are what their uses make them), and the file cannot be run")
-        .with_help("print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`")
+        .with_note(
+            "their attributes are unknown: the results of those calls are not checked (their types are what their uses make them), and the file cannot be run"
+        )
+        .with_help(
+            "print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`"
+        )
     )
 
 
@@ -73,7 +79,9 @@ def unknown_attribute(problem: Any, opdef: Any, suggestions: list[str], span: Sp
     """`span` is the attribute's key when it is known (else the call)."""
     diag = Diagnostic(codes.UNKNOWN_ATTRIBUTE, problem.message, span, label="unknown attribute")
     if suggestions:
-        diag.with_choices(did_you_mean(suggestions), span if span is not None and span.text == problem.key else None, suggestions)
+        diag.with_choices(
+            did_you_mean(suggestions), span if span is not None and span.text == problem.key else None, suggestions
+        )
     elif opdef.attrs:
         diag.with_note(f"`{opdef.name}` takes {or_list([f'`{a.name}`' for a in opdef.attrs])}")
     else:
@@ -99,7 +107,9 @@ def _attr_value_text(value: Any) -> str:
     return f"`{value}`"
 
 
-def unknown_constructor(name: str, span: Span | None, keyword: tuple[str, str] | None, suggestions: list[str]) -> Diagnostic:
+def unknown_constructor(
+    name: str, span: Span | None, keyword: tuple[str, str] | None, suggestions: list[str]
+) -> Diagnostic:
     diag = Diagnostic(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", span, label="not defined")
     named = span if span is not None and span.text == name else None
     if keyword is not None:
@@ -126,7 +136,7 @@ def dtype_call_help(dtype: str) -> str:
     """`float32(1)`: a proposal of the text format that was not adopted."""
     suffix = dtype.replace("float", "f").replace("uint", "u").replace("int", "i")
     literal = "`True` or `False`" if dtype == "bool" else f"`1{suffix}`"
-    return f"a {dtype} literal is written {literal}; convert a value with `cast(x, dtype=\"{dtype}\")`"
+    return f'a {dtype} literal is written {literal}; convert a value with `cast(x, dtype="{dtype}")`'
 
 
 def global_sigil_help(name: str) -> str:
@@ -144,7 +154,9 @@ def global_suggestions(names: list[str]) -> str:
 def operator_value_needs_attributes(name: str, problems: list[Any], signature: str, span: Span | None) -> Diagnostic:
     missing = ", ".join(f"`{p.key}`" if p.key else p.message for p in problems)
     message = f"operator `{name}` is used as a value, but it needs attributes ({missing})"
-    return Diagnostic(codes.MISSING_ATTRIBUTE, message, span, label="not called").with_help(f"wrap the call in a function that gives them: `fn (...) {{ {signature} }}`")
+    return Diagnostic(codes.MISSING_ATTRIBUTE, message, span, label="not called").with_help(
+        f"wrap the call in a function that gives them: `fn (...) {{ {signature} }}`"
+    )
 
 
 def operator_value_text(name: str) -> str:

@@ -112,7 +112,11 @@ class Operators:
         for name, calls in self.renamed_ops.items():
             opdef = registry.get(name)
             assert opdef is not None
-            st.error(operator_messages.renamed_operator(name, opdef.renamed_to, len(calls), getattr(calls[0].op, "span", None)))
+            st.error(
+                operator_messages.renamed_operator(
+                    name, opdef.renamed_to, len(calls), getattr(calls[0].op, "span", None)
+                )
+            )
         for name, calls in self.old_forms.items():
             st.error(operator_messages.old_operator_form(name, len(calls), getattr(calls[0].op, "span", None)))
         if self.attrs_not_found:  # said once for the file
@@ -155,7 +159,9 @@ class Operators:
             return None  # the pattern that meant to bind it is reported, with the fix
         if name[:1].isupper():
             known = [c.name for c in st.ctor_types]
-            return operator_messages.unknown_constructor(name, span, near_miss(name, (KEYWORD,)), close_names(name, known))
+            return operator_messages.unknown_constructor(
+                name, span, near_miss(name, (KEYWORD,)), close_names(name, known)
+            )
         if name in UNSUPPORTED:
             return operator_messages.unsupported_operator(name, UNSUPPORTED[name], span)
         diag = operator_messages.unknown_operator(name, span)
@@ -182,7 +188,9 @@ class Operators:
                 diag.with_choices(messages.did_you_mean(suggestions), named, suggestions)
             near_globals = close_names(name, globals_)
             if near_globals:
-                diag.with_choices(operator_messages.global_suggestions(near_globals), named, [f"@{g}" for g in near_globals])
+                diag.with_choices(
+                    operator_messages.global_suggestions(near_globals), named, [f"@{g}" for g in near_globals]
+                )
         return diag
 
     def value_type(self, op: Op) -> Any:

@@ -21,4 +21,14 @@ class Origin:
     name: str = ""  # the type parameter it instantiates, to show it by name
 
 
-RANK = {"meta": 6, "meta_attrs": 6, "param": 5, "binder": 4, "return": 3, "instance": 2, "operator": 2, "pattern": 4, "result": 1}
+RANK = {
+    "meta": 6,
+    "meta_attrs": 6,
+    "param": 5,
+    "binder": 4,
+    "return": 3,
+    "instance": 2,
+    "operator": 2,
+    "pattern": 4,
+    "result": 1,
+}

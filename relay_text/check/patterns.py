@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Optional
+from collections.abc import Callable
 
 from ..ir.expr import Constructor
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
@@ -163,19 +164,19 @@ def missing(rows: list[list[Pat]], n: int, sigs: Signatures) -> list[Pat] | None
             k = _arity(h)
             sub = missing(_specialized(groups, wild, h), k + n - 1, sigs)
             if sub is not None:
-                return [(h, tuple(sub[:k]))] + sub[k:]
+                return [(h, tuple(sub[:k])), *sub[k:]]
         return None
     sub = missing(_default(rows), n - 1, sigs)
     if sub is None:
         return None
     if not heads:
-        return [None] + sub
+        return [None, *sub]
     every_known = sigs.all_heads(heads[0])
     present = set(heads)
     for h in every_known or ():
         if h not in present:
-            return [(h, (None,) * _arity(h))] + sub
-    return [None] + sub
+            return [(h, (None,) * _arity(h)), *sub]
+    return [None, *sub]
 
 
 def pattern_text(p: Pat, dialect: str = "docs") -> str:

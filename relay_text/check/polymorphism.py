@@ -12,7 +12,8 @@ and re-creates its relations at the call site.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
 
 from ..ir.expr import Call, Expr
 from ..ir.span import Span
@@ -116,10 +117,17 @@ class Polymorphism:
                 out = substitute(resolve(c.out), mapping)
                 shown = getattr(c.fn, "relation_name", c.name)
                 template = Template(c.fn, c.name, c.attrs, args, out)
-                same = next((i for i, tm in enumerate(templates) if tm.attrs == c.attrs and _same_template(tm, shown, args, out)), None)
+                same = next(
+                    (
+                        i
+                        for i, tm in enumerate(templates)
+                        if tm.attrs == c.attrs and _same_template(tm, shown, args, out)
+                    ),
+                    None,
+                )
                 if same is None:
                     templates.append(template)
-                    relations.append(TypeRelation(shown, tuple(args) + (out,), len(args)))
+                    relations.append(TypeRelation(shown, (*tuple(args), out), len(args)))
                 elif c.site.call is not None:
                     # A `where` relation and an operator's relation over the same
                     # types: keep the operator's, the more specific of the two.
@@ -131,7 +139,7 @@ class Polymorphism:
                 args = [substitute(resolve(a), mapping) for a in tm.args]
                 out = substitute(resolve(tm.out), mapping)
                 templates.append(Template(tm.fn, tm.name, tm.attrs, args, out, tm.span))
-                relations.append(TypeRelation(getattr(tm.fn, "relation_name", tm.name), tuple(args) + (out,), len(args)))
+                relations.append(TypeRelation(getattr(tm.fn, "relation_name", tm.name), (*tuple(args), out), len(args)))
         for h, tv in mapping.items():
             h.link = tv
         body = resolve(t)
@@ -186,7 +194,7 @@ class Polymorphism:
             if len(type_args) != len(params):
                 st.error(messages.type_argument_arity(name, params, len(type_args), span))
             else:
-                for p, a in zip(params, type_args):
+                for p, a in zip(params, type_args, strict=False):
                     value, errors = st.kinds.convert_type_arg(a, p, span)
                     for diag in errors:
                         st.error(diag)
@@ -209,7 +217,13 @@ class Polymorphism:
             site = Site(call, span, name, st.owner)
             for tm in scheme[1]:
                 c = Constraint(
-                    tm.fn, tm.name, [substitute(a, mapping) for a in tm.args], substitute(tm.out, mapping), tm.attrs, site, st.level
+                    tm.fn,
+                    tm.name,
+                    [substitute(a, mapping) for a in tm.args],
+                    substitute(tm.out, mapping),
+                    tm.attrs,
+                    site,
+                    st.level,
                 )
                 st.solver.add(c)
         if call is not None:
@@ -225,7 +239,7 @@ def _same_template(tm: Template, shown: str, args: list, out: Any) -> bool:
     return (
         getattr(tm.fn, "relation_name", tm.name) == shown
         and len(tm.args) == len(args)
-        and all(a is b or a == b for a, b in zip(tm.args, args))
+        and all(a is b or a == b for a, b in zip(tm.args, args, strict=False))
         and (tm.out is out or tm.out == out)
     )
 

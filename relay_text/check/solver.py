@@ -19,8 +19,8 @@ Relations see their arguments through `Rel`, the interface documented in
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
+from collections.abc import Callable
 
 from .. import limits
 from ..diagnostics import codes
@@ -28,71 +28,8 @@ from ..ir.ty import Kind, TensorType, TupleType, TypeCall
 from ..ops.relations import OUT
 from . import dims, operator_messages
 from .types import ERROR, Hole, find, holes, resolve
+from .constraint import Constraint, RelationError, Site, _GiveUp
 from .unify import Unifier, UnifyError
-
-
-class RelationError(Exception):
-    """A relation that cannot hold; becomes a diagnostic at the call."""
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        arg: int | None = None,
-        notes: tuple[str, ...] | list[str] = (),
-        label: str = "",
-        unify_error: UnifyError | None = None,
-        expected: Any = None,
-        found: Any = None,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message  # may contain {expected} and {found}
-        self.arg = arg
-        self.notes = list(notes)
-        self.label = label
-        self.unify_error = unify_error
-        self.expected = expected
-        self.found = found
-
-
-class _GiveUp(Exception):
-    """An input already has an error: the relation stops without a diagnostic."""
-
-
-@dataclass(slots=True, eq=False)
-class Site:
-    """Where a constraint comes from: for diagnostics."""
-
-    call: Any  # the Call node whose arguments are the constraint's inputs, if any
-    span: Any
-    what: str  # how to name it in messages: "`add`", "`@f`"
-    owner: Any = None  # the definition whose body contains it
-    display: str = ""  # the operator as written (`+` for an infix add), for relation messages
-
-
-class Constraint:
-    """One relation over some input types and a result type."""
-
-    __slots__ = ("fn", "name", "args", "out", "attrs", "site", "done", "queued", "level", "failed")
-
-    def __init__(self, fn: Callable[[Any], bool], name: str, args: list, out: Any, attrs: dict, site: Site, level: int) -> None:
-        self.fn = fn
-        self.name = name
-        self.args = args
-        self.out = out
-        self.attrs = attrs
-        self.site = site
-        self.done = False
-        self.queued = False
-        self.level = level
-        self.failed = False
-
-    def types(self) -> list:
-        return [*self.args, self.out]
-
-    def __repr__(self) -> str:
-        return f"Constraint({self.name}, done={self.done})"
 
 
 class Solver:
@@ -148,7 +85,11 @@ class Solver:
         name = getattr(c.fn, "relation_name", c.name)
         args = [resolve(a) for a in c.args]
         for rname, rargs, rout in reversed(self.assumptions):
-            if rname != name or len(rargs) != len(args) or not all(a is b or a == b for a, b in zip(args, rargs)):
+            if (
+                rname != name
+                or len(rargs) != len(args)
+                or not all(a is b or a == b for a, b in zip(args, rargs, strict=False))
+            ):
                 continue
             c.done = True
             try:
@@ -156,7 +97,12 @@ class Solver:
             except UnifyError as exc:
                 c.failed = True
                 message = f"`{c.site.display or c.name}` gives `{{found}}` here, but the `where {name}` of this function says `{{expected}}`"
-                self.on_error(c, RelationError(codes.TYPE_MISMATCH, message, unify_error=exc, expected=resolve(rout), found=resolve(c.out)))
+                self.on_error(
+                    c,
+                    RelationError(
+                        codes.TYPE_MISMATCH, message, unify_error=exc, expected=resolve(rout), found=resolve(c.out)
+                    ),
+                )
             if self.queue and not self.running:
                 self.solve()
             return True
@@ -305,7 +251,7 @@ def is_dim_equation(c: Constraint) -> bool:
 class Rel:
     """What a relation function sees of one constraint (see ops.relations)."""
 
-    __slots__ = ("solver", "c", "attrs", "op", "arity")
+    __slots__ = ("arity", "attrs", "c", "op", "solver")
 
     def __init__(self, solver: Solver, c: Constraint) -> None:
         self.solver = solver
@@ -385,7 +331,12 @@ class Rel:
     def refine(self, i: int, t: Any) -> None:
         """Make input i equal to `t` (backward inference from attributes or the result)."""
         if _negative_dimension(t):
-            self.fail(codes.SHAPE_MISMATCH, operator_messages.negative_input_dimension(self.op, _dt(t)), arg=i, notes=[operator_messages.CHECK_THE_ATTRIBUTES])
+            self.fail(
+                codes.SHAPE_MISMATCH,
+                operator_messages.negative_input_dimension(self.op, _dt(t)),
+                arg=i,
+                notes=[operator_messages.CHECK_THE_ATTRIBUTES],
+            )
         try:
             self.solver.unifier.unify(t, self.c.args[i])
         except UnifyError as exc:
@@ -407,7 +358,11 @@ class Rel:
             )
             self.fail(codes.RESOURCE_LIMIT, message, label="too large")
         if _negative_dimension(t):
-            self.fail(codes.SHAPE_MISMATCH, operator_messages.negative_result_dimension(self.op, _dt(t)), notes=[operator_messages.CHECK_THE_ATTRIBUTES])
+            self.fail(
+                codes.SHAPE_MISMATCH,
+                operator_messages.negative_result_dimension(self.op, _dt(t)),
+                notes=[operator_messages.CHECK_THE_ATTRIBUTES],
+            )
         try:
             self.solver.unifier.unify(self.c.out, t)
         except UnifyError as exc:
@@ -431,7 +386,7 @@ class Rel:
                 f"`{self.op}` needs operands of one dtype, found `{_dt(a.dtype)}` and `{_dt(b.dtype)}`",
                 arg=j,
                 label=f"this is `{_dt(b.dtype)}`",
-                notes=[f"the first operand is `{_dt(a.dtype)}`; convert one with `cast(x, dtype=\"...\")`"],
+                notes=[f'the first operand is `{_dt(a.dtype)}`; convert one with `cast(x, dtype="...")`'],
             ) from None
 
     def from_metadata(self, i: int) -> bool:
@@ -439,7 +394,9 @@ class Rel:
         hs = holes(self.c.args[i] if i != OUT else self.c.out)
         return bool(hs) and all(getattr(h.origin, "kind", None) == "meta" for h in hs)
 
-    def fail(self, code: str, message: str, arg: int | None = None, notes: tuple | list = (), label: str = "") -> NoReturn:
+    def fail(
+        self, code: str, message: str, arg: int | None = None, notes: tuple | list = (), label: str = ""
+    ) -> NoReturn:
         raise RelationError(code, message, arg=arg, notes=notes, label=label)
 
     def adt(self, name: str) -> TypeCall:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from ..diagnostics import Diagnostic
 from ..ir.expr import Call, Constructor, Expr, Function, GlobalVar

@@ -16,7 +16,8 @@ which occur inside tensor types and as explicit type arguments.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from ..ir.ty import (
     AnyDim,
@@ -39,7 +40,7 @@ _DEEP = 200  # recursion depth at which walks switch to an explicit stack
 class Hole(IncompleteType):
     """An unknown to be solved; see the module docstring."""
 
-    __slots__ = ("link", "level", "triggers", "origin", "uid")
+    __slots__ = ("level", "link", "origin", "triggers", "uid")
     _count = 0
 
     def __init__(self, kind: Kind = Kind.TYPE, level: int = 0, origin: Any = None) -> None:
@@ -137,12 +138,12 @@ def rebuild(t: Any, parts: list) -> Any:
             return t
         return TensorType(shape, dtype, t.span)
     if cls is tuple:
-        return t if all(a is b for a, b in zip(t, parts)) else tuple(parts)
+        return t if all(a is b for a, b in zip(t, parts, strict=False)) else tuple(parts)
     if cls is TupleType:
-        return t if all(a is b for a, b in zip(t.fields, parts)) else TupleType(tuple(parts), t.span)
+        return t if all(a is b for a, b in zip(t.fields, parts, strict=False)) else TupleType(tuple(parts), t.span)
     if cls is FuncType:
         old = children(t)
-        if all(a is b for a, b in zip(old, parts)):
+        if all(a is b for a, b in zip(old, parts, strict=False)):
             return t
         n = len(t.arg_types)
         args = tuple(parts[:n])
@@ -155,7 +156,7 @@ def rebuild(t: Any, parts: list) -> Any:
             pos += k
         return FuncType(args, ret, t.type_params, tuple(rels), t.span)
     if cls is TypeCall:
-        return t if all(a is b for a, b in zip(t.args, parts)) else TypeCall(t.func, tuple(parts), t.span)
+        return t if all(a is b for a, b in zip(t.args, parts, strict=False)) else TypeCall(t.func, tuple(parts), t.span)
     if cls is DimBinOp:
         lhs, rhs = parts
         if lhs is t.lhs and rhs is t.rhs:
@@ -219,7 +220,15 @@ def resolve(t: Any) -> Any:
         cls = type(t)
     if cls is TensorType:
         return _resolve_tensor(t)
-    if cls is str or cls is int or cls is TypeVar or cls is GlobalTypeVar or cls is Hole or cls is AnyDim or cls is ErrorType:
+    if (
+        cls is str
+        or cls is int
+        or cls is TypeVar
+        or cls is GlobalTypeVar
+        or cls is Hole
+        or cls is AnyDim
+        or cls is ErrorType
+    ):
         return t
     return _transform(t, _keep, True, 0)
 
@@ -293,7 +302,9 @@ def _union_holes(_node: Any, parts: list) -> tuple:
     return found
 
 
-def _fold(t: Any, memo: dict, follow: Callable[[Any], Any], leaf: Callable[[Any], Any], combine: Callable[[Any, list], Any]) -> Any:
+def _fold(
+    t: Any, memo: dict, follow: Callable[[Any], Any], leaf: Callable[[Any], Any], combine: Callable[[Any, list], Any]
+) -> Any:
     """A bottom-up value of type `t`, computed without recursion: `leaf(part)`
     for a part without children, `combine(part, values of its children)`
     otherwise. `follow` maps a hole to what stands for it (`find`, or itself).
@@ -379,17 +390,11 @@ def holes(t: Any) -> list[Hole]:
 
 
 def has_holes(t: Any) -> bool:
-    for node in walk(t):
-        if type(node) is Hole:
-            return True
-    return False
+    return any(type(node) is Hole for node in walk(t))
 
 
 def contains_error(t: Any) -> bool:
-    for node in walk(t):
-        if node is ERROR:
-            return True
-    return False
+    return any(node is ERROR for node in walk(t))
 
 
 def substitute(t: Any, mapping: dict) -> Any:

@@ -22,7 +22,8 @@ large types do.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.ty import AnyDim, DimBinOp, FuncType, TensorType, TupleType, TypeCall, TypeVar
 from . import dims
@@ -186,11 +187,13 @@ class Unifier:
 
     def _skolemize(self, x: FuncType, y: FuncType) -> tuple[FuncType, FuncType]:
         """Two polymorphic function types: the same type parameters, renamed alike."""
-        if len(x.type_params) != len(y.type_params) or any(a.kind != b.kind for a, b in zip(x.type_params, y.type_params)):
+        if len(x.type_params) != len(y.type_params) or any(
+            a.kind != b.kind for a, b in zip(x.type_params, y.type_params, strict=False)
+        ):
             raise UnifyError(x, y)
         rigid = [TypeVar(p.name, p.kind) for p in x.type_params]
-        fx = substitute(FuncType(x.arg_types, x.ret_type), dict(zip(x.type_params, rigid)))
-        fy = substitute(FuncType(y.arg_types, y.ret_type), dict(zip(y.type_params, rigid)))
+        fx = substitute(FuncType(x.arg_types, x.ret_type), dict(zip(x.type_params, rigid, strict=False)))
+        fy = substitute(FuncType(y.arg_types, y.ret_type), dict(zip(y.type_params, rigid, strict=False)))
         return fx, fy
 
 
@@ -198,7 +201,4 @@ def _plain_tensor(t: Any) -> bool:
     """A tensor type with a static shape and dtype: nothing inside to visit."""
     if type(t) is not TensorType or type(t.dtype) is not str or type(t.shape) is not tuple:
         return False
-    for d in t.shape:
-        if type(d) is not int:
-            return False
-    return True
+    return all(type(d) is int for d in t.shape)

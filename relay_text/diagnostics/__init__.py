@@ -133,4 +133,17 @@ def sort_key(d: Diagnostic) -> tuple:
     return (d.span.source.name, d.span.start)
 
 
-__all__ = ["CODES", "Diagnostic", "ERROR", "Edit", "Fix", "Label", "RelayError", "SAFE", "UNSAFE", "WARNING", "has_errors", "sort_key"]
+__all__ = [
+    "CODES",
+    "ERROR",
+    "SAFE",
+    "UNSAFE",
+    "WARNING",
+    "Diagnostic",
+    "Edit",
+    "Fix",
+    "Label",
+    "RelayError",
+    "has_errors",
+    "sort_key",
+]

@@ -63,8 +63,7 @@ INVALID_LITERAL = Code(
 UNSUPPORTED_VERSION = Code(
     "unsupported-version",
     "the version header names a format this toolchain does not read",
-    'Files in TVM\'s format start with `#[version = "0.0.5"]` (or `v0.0.4`); '
-    "other versions are not read.",
+    'Files in TVM\'s format start with `#[version = "0.0.5"]` (or `v0.0.4`); other versions are not read.',
     '#[version = "0.0.9"]',
 )
 BAD_METADATA = Code(
@@ -109,8 +108,7 @@ NEAR_MISS_GLOBAL = Code(
 UNKNOWN_CONSTRUCTOR = Code(
     "unknown-constructor",
     "an ADT constructor is used but never defined",
-    "A capitalised name that is neither a constructor of a `data`/`type` "
-    "definition nor of the Prelude.",
+    "A capitalised name that is neither a constructor of a `data`/`type` definition nor of the Prelude.",
     "Conss(1, Nil())",
 )
 UNKNOWN_TYPE = Code(
@@ -136,8 +134,7 @@ DUPLICATE_DEFINITION = Code(
 UNUSED_BINDING = Code(
     "unused-binding",
     "a graph binding is never used (it is kept as a statement)",
-    "A graph binding `%n = e` that nothing refers to is evaluated for its "
-    "effects only, as `e;` would be.",
+    "A graph binding `%n = e` that nothing refers to is evaluated for its effects only, as `e;` would be.",
     "%0 = add(%x, 1f);  %x",
     WARNING,
 )
@@ -189,15 +186,13 @@ TYPE_MISMATCH = Code(
 SHAPE_MISMATCH = Code(
     "shape-mismatch",
     "tensor shapes are incompatible",
-    "An operator's type relation cannot hold for the shapes given: the "
-    "message names the axis and the sizes.",
+    "An operator's type relation cannot hold for the shapes given: the message names the axis and the sizes.",
     "add(%a, %b)   // Tensor[(2, 3), f32] and Tensor[(4), f32]",
 )
 ARITY_MISMATCH = Code(
     "arity-mismatch",
     "a call passes the wrong number of arguments",
-    "A function, constructor or operator is called with more or fewer "
-    "arguments (or type arguments) than it takes.",
+    "A function, constructor or operator is called with more or fewer arguments (or type arguments) than it takes.",
     "nn.relu(%x, %x)",
 )
 CONSTRUCTOR_ARITY = Code(
@@ -244,8 +239,7 @@ UNREACHABLE_CLAUSE = Code(
 UNKNOWN_ATTRIBUTE = Code(
     "unknown-attribute",
     "an operator call passes an attribute the operator does not have",
-    "The attribute key is not in the operator's schema (TVM's names); the help "
-    "suggests close names.",
+    "The attribute key is not in the operator's schema (TVM's names); the help suggests close names.",
     "nn.conv2d(%x, %w, stride=[2, 2])   // strides",
 )
 MISSING_ATTRIBUTE = Code(
@@ -273,8 +267,7 @@ RECURSION_LIMIT = Code(
 MATCH_FAILURE = Code(
     "match-failure",
     "no clause of a match accepted the value",
-    "Possible only under `match?`: the value is shown with the constructor "
-    "no clause accepts.",
+    "Possible only under `match?`: the value is shown with the constructor no clause accepts.",
     "@hd(Nil())",
 )
 DIVISION_BY_ZERO = Code(
@@ -286,8 +279,7 @@ DIVISION_BY_ZERO = Code(
 BAD_ARGUMENT = Code(
     "bad-argument",
     "an argument given on the command line does not fit the entry point",
-    "An `--arg`, `--args` or Python value is missing, unknown or of another "
-    "type than the parameter.",
+    "An `--arg`, `--args` or Python value is missing, unknown or of another type than the parameter.",
     "relay run --arg x=1.5 f.rly   // %x : int32",
 )
 RUNTIME_ERROR = Code(
@@ -295,7 +287,7 @@ RUNTIME_ERROR = Code(
     "an operator failed while running",
     "A value-dependent failure: an index out of range, a value whose shape "
     "does not match its declared type, a dtype this evaluator cannot hold.",
-    "take(%x, 7, mode=\"fast\")   // %x has 3 elements",
+    'take(%x, 7, mode="fast")   // %x has 3 elements',
 )
 
 RESOURCE_LIMIT = Code(
@@ -341,8 +333,7 @@ IMPORT_UNSUPPORTED = Code(
 IMPORT_INVALID = Code(
     "import-invalid",
     "a model file cannot be read, or is not a valid model",
-    "The file is not an ONNX model (or a `torch.export` program), is damaged, "
-    "or refers to values no node computes.",
+    "The file is not an ONNX model (or a `torch.export` program), is damaged, or refers to values no node computes.",
     "relay import notes.txt",
 )
 

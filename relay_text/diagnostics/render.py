@@ -20,7 +20,8 @@ import re
 import os
 import sys
 import unicodedata
-from typing import IO, Any, Iterable
+from typing import IO, Any
+from collections.abc import Iterable
 
 from . import Diagnostic
 
@@ -232,7 +233,7 @@ class Reporter:
             self._console.print(text)
 
     def diagnostic(self, diag: Diagnostic) -> None:
-        self._write_lines(diagnostic_lines(diag) + [[]])
+        self._write_lines([*diagnostic_lines(diag), []])
 
     def message(self, text: str, style: str = "") -> None:
         self._write_lines([[(text, style)]])
@@ -273,7 +274,14 @@ def _edit_json(edit: Any) -> dict[str, Any]:
     span = edit.span
     line, col = span.source.line_col(span.start)
     end_line, end_col = span.source.line_col(span.end)  # (an insertion: the same place)
-    return {"file": span.source.name, "line": line, "column": col, "end_line": end_line, "end_column": end_col, "text": edit.text}
+    return {
+        "file": span.source.name,
+        "line": line,
+        "column": col,
+        "end_line": end_line,
+        "end_column": end_col,
+        "text": edit.text,
+    }
 
 
 def _place_json(span: Any) -> dict[str, Any]:

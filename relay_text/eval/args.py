@@ -10,7 +10,8 @@ so `Tensor[(n, n), float32]` demands a square matrix.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -54,7 +55,9 @@ def _substitute(ty: Any, mapping: dict) -> Any:
     if isinstance(ty, TypeCall):
         return TypeCall(ty.func, tuple(_substitute(a, mapping) for a in ty.args))
     if isinstance(ty, FuncType):
-        return FuncType(tuple(_substitute(a, mapping) for a in ty.arg_types), _substitute(ty.ret_type, mapping), ty.type_params)
+        return FuncType(
+            tuple(_substitute(a, mapping) for a in ty.arg_types), _substitute(ty.ret_type, mapping), ty.type_params
+        )
     if isinstance(ty, TensorType):
         shape = ty.shape
         if isinstance(shape, tuple):
@@ -82,11 +85,15 @@ class TypeDefs:
         cached = self._fields.get(key)
         if cached is not None and cached[0] is call:
             return cached[1]
-        data = self.defs.get(call.func) if isinstance(call.func, GlobalTypeVar) else None  # a type variable has no definition
+        data = (
+            self.defs.get(call.func) if isinstance(call.func, GlobalTypeVar) else None
+        )  # a type variable has no definition
         if data is None:
             result: tuple = tuple(None for _ in con.inputs)
         else:
-            mapping = {param: type_argument(arg, param) for param, arg in zip(data.type_params, call.args)}
+            mapping = {
+                param: type_argument(arg, param) for param, arg in zip(data.type_params, call.args, strict=False)
+            }
             result = tuple(_substitute(t, mapping) for t in con.inputs)
         self._fields[key] = (call, result)
         return result
@@ -112,7 +119,7 @@ def describe_mismatch(value: Any, ty: Any, defs: TypeDefs, bindings: dict | None
         v, t, path = pop()
         if type(t) is TypeCall and type(v) is Data and v.con.belong_to is t.func:
             # The common case first: a constructor value of the right type.
-            for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con))):
+            for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con), strict=False)):
                 push((f, ft, (path, (v.con.name, i))))
             continue
         if t is None or isinstance(t, IncompleteType):
@@ -129,7 +136,7 @@ def describe_mismatch(value: Any, ty: Any, defs: TypeDefs, bindings: dict | None
             elif len(v) != len(t.fields):
                 problem = f"expected a tuple of {len(t.fields)} fields, found one of {len(v)}"
             else:
-                stack.extend((f, ft, (path, ("field", i))) for i, (f, ft) in enumerate(zip(v, t.fields)))
+                stack.extend((f, ft, (path, ("field", i))) for i, (f, ft) in enumerate(zip(v, t.fields, strict=False)))
         elif isinstance(t, TypeCall):
             if not isinstance(v, Data):
                 problem = f"expected a value of {type_text(t)}, found {_kind(v)}"
@@ -137,7 +144,7 @@ def describe_mismatch(value: Any, ty: Any, defs: TypeDefs, bindings: dict | None
                 owner = v.con.belong_to.name if v.con.belong_to is not None else "?"
                 problem = f"expected a value of {type_text(t)}, found `{v.con.name}(...)` of type {owner}"
             else:
-                for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con))):
+                for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con), strict=False)):
                     stack.append((f, ft, (path, (v.con.name, i))))
         elif isinstance(t, FuncType):
             if not callable(v) or isinstance(v, (Data, Ref, np.ndarray, np.generic)):
@@ -209,7 +216,7 @@ def _tensor_mismatch(v: Any, t: TensorType, bindings: dict) -> str | None:
         return None
     if len(shape) != len(actual):
         return f"expected shape {type_text(t).split('[', 1)[1].rsplit(',', 1)[0]}, found {_shape_text(actual)} (rank {len(shape)} vs {len(actual)})"
-    for axis, (want, got) in enumerate(zip(shape, actual)):
+    for axis, (want, got) in enumerate(zip(shape, actual, strict=False)):
         if isinstance(want, bool):
             want = int(want)
         if isinstance(want, int):
@@ -243,7 +250,7 @@ def from_python(x: Any, ty: Any, defs: TypeDefs) -> Any:
         arr = np.asarray(x, dtype=numpy_dtype(ty.dtype.split("x")[0]))
         return arr[()] if arr.ndim == 0 else arr
     if isinstance(ty, TupleType) and isinstance(x, (tuple, list)) and len(x) == len(ty.fields):
-        return tuple(from_python(f, ft, defs) for f, ft in zip(x, ty.fields))
+        return tuple(from_python(f, ft, defs) for f, ft in zip(x, ty.fields, strict=False))
     if isinstance(ty, TypeCall) and isinstance(x, (list, tuple)):
         cells = _list_constructors(ty, defs)
         if cells is not None:
@@ -302,14 +309,18 @@ def _random(ty: Any, rng: np.random.Generator, defs: TypeDefs, bindings: dict, d
         elif isinstance(t, TypeCall) and isinstance(t.func, GlobalTypeVar):
             kids, make = _random_data(t, rng, defs, d, name)
         else:
-            raise ArgumentError(f"cannot make up a value of type {type_text(t) if t is not None else 'unknown'} for `{name}`")
+            raise ArgumentError(
+                f"cannot make up a value of type {type_text(t) if t is not None else 'unknown'} for `{name}`"
+            )
         child_depth = d if isinstance(t, TupleType) else d + 1
         work.append((None, d, (len(kids), make)))
         work.extend((k, child_depth, None) for k in reversed(kids))
     return done[0]
 
 
-def _random_data(ty: TypeCall, rng: np.random.Generator, defs: TypeDefs, depth: int, name: str) -> tuple[list, Callable[[list], Any]]:
+def _random_data(
+    ty: TypeCall, rng: np.random.Generator, defs: TypeDefs, depth: int, name: str
+) -> tuple[list, Callable[[list], Any]]:
     """Choose a constructor (or, for a List, a length): the types of the
     fields still to fill, and how to build the value from them."""
     data = defs.defs.get(ty.func) if isinstance(ty.func, GlobalTypeVar) else None  # a type variable has no definition
@@ -391,7 +402,9 @@ def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: dict, nam
             arr = rng.integers(-10, 10, size=shape).astype(base)
     except MemoryError:  # the system refused what the limit allowed
         need = limits.elements(tuple(shape)) * max(base.itemsize, 8)
-        raise limits.LimitExceeded(limits.refused_by_system(f"a random value for `{name}`", need), "too large") from None
+        raise limits.LimitExceeded(
+            limits.refused_by_system(f"a random value for `{name}`", need), "too large"
+        ) from None
     return arr[()] if arr.ndim == 0 else arr
 
 

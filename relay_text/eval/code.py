@@ -11,7 +11,8 @@ program. The helpers the generated code calls to fail (`OVERFLOW`,
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -48,12 +49,12 @@ def check_shape(value: Any, spec: Any, what: str) -> None:
 
     kind, inner = spec
     if kind == "tuple":
-        for v, s in zip(value, inner):
+        for v, s in zip(value, inner, strict=False):
             if s is not None:
                 check_shape(v, s, what)
         return
     shape = np.shape(value)
-    if len(shape) != len(inner) or any(d is not None and d != n for d, n in zip(inner, shape)):
+    if len(shape) != len(inner) or any(d is not None and d != n for d, n in zip(inner, shape, strict=False)):
         want = "(" + ", ".join("?" if d is None else str(d) for d in inner) + ")"
         raise KernelError(
             codes.RUNTIME_ERROR,
@@ -103,6 +104,7 @@ def render(blocks: Iterable[Block]) -> tuple[list[str], list[Expr | None]]:
             lines.append("    " * depth + text)
             nodes.append(node)
     return lines, nodes
+
 
 _LOCAL = re.compile(r"\b[tv][0-9]+\b")
 _ASSIGNED = re.compile(r"^([tv][0-9]+) = |; ([tv][0-9]+) = ")

@@ -40,7 +40,8 @@ import gc
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -281,7 +282,9 @@ class Compiler:
             return name
         target = self.resolve_global(gv)
         if target is None:
-            self.diagnostics.append(Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown global `@{gv.name}`", gv.span, label="not defined"))
+            self.diagnostics.append(
+                Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown global `@{gv.name}`", gv.span, label="not defined")
+            )
             return "None"
         module, defined = target
         name = self.global_names.get(defined)
@@ -332,7 +335,9 @@ class Compiler:
         block.nest(body)
         self.blocks.append(block)
         self.function_names[name] = ctor.name
-        self.signatures[name] = f"{ctor.name} : fn({', '.join(type_text(t) for t in ctor.inputs)}) -> {self.adt_text(ctor)}"
+        self.signatures[name] = (
+            f"{ctor.name} : fn({', '.join(type_text(t) for t in ctor.inputs)}) -> {self.adt_text(ctor)}"
+        )
         return name
 
     def adt_text(self, ctor: Constructor) -> str:
@@ -497,7 +502,10 @@ class Compiler:
             types = [p.type_annotation for p in fn.params]
             ret = fn.ret_type
             type_params = fn.type_params
-        params = [f"%{p.name}" + (f" : {type_text(t)}" if t is not None else "") for p, t in zip(fn.params, types)]
+        params = [
+            f"%{p.name}" + (f" : {type_text(t)}" if t is not None else "")
+            for p, t in zip(fn.params, types, strict=False)
+        ]
         text = f"{head}{type_params_text(type_params)}({', '.join(params)})"
         if ret is not None:
             text += f" -> {type_text(ret)}"
@@ -530,15 +538,18 @@ class Compiler:
                     f"{what} no value to run with",
                     first.span,
                     label="value unknown",
-                )
-                .with_note("the file has no #[metadata] section holding the constants' data")
+                ).with_note("the file has no #[metadata] section holding the constants' data")
             )
             if self.filling_constants:
-                self.diagnostics[-1].with_note("their types could not be inferred from how they are used, so no random values were made").with_help(
+                self.diagnostics[-1].with_note(
+                    "their types could not be inferred from how they are used, so no random values were made"
+                ).with_help(
                     "write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`"
                 )
             else:
-                self.diagnostics[-1].with_help("`relay run --random-consts` fills constants whose types are known with random values")
+                self.diagnostics[-1].with_help(
+                    "`relay run --random-consts` fills constants whose types are known with random values"
+                )
         if self.diagnostics:
             raise CompileError(self.diagnostics)
         lines, nodes = render(self.blocks)
@@ -554,11 +565,15 @@ class Compiler:
         # In the program's own namespace (see `show.closure_signature`): a
         # table outside it would keep every compiled program alive.
         self.ns[SIGNATURES_NAME] = {
-            id(code_obj): sig for code_obj in _all_codes(code) if (sig := self.signatures.get(code_obj.co_name)) is not None
+            id(code_obj): sig
+            for code_obj in _all_codes(code)
+            if (sig := self.signatures.get(code_obj.co_name)) is not None
         }
         modules = [m for m in (self.program, self.prelude) if m is not None]
         origins = self.optimizer.origins if self.optimizer is not None else {}
-        return CompiledProgram(self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules, origins)
+        return CompiledProgram(
+            self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules, origins
+        )
 
     def too_complex(self) -> Diagnostic:
         """The error for code Python's compiler gives up on: at the first
@@ -583,11 +598,15 @@ def _static_size(ty: Any) -> tuple[int, int] | None:
     """(elements, bytes) of a value of type `ty` when its shapes are all
     known (None otherwise)."""
     if isinstance(ty, TensorType):
-        if not isinstance(ty.dtype, str) or not isinstance(ty.shape, tuple) or not all(type(d) is int for d in ty.shape):
+        if (
+            not isinstance(ty.dtype, str)
+            or not isinstance(ty.shape, tuple)
+            or not all(type(d) is int for d in ty.shape)
+        ):
             return None
         try:
             itemsize = numpy_dtype(ty.dtype.split("x")[0]).itemsize
-        except Exception:  # noqa: BLE001 - a dtype numpy cannot hold: the kernel reports it
+        except Exception:
             return None
         n = limits.elements(ty.shape)
         return n, n * itemsize
@@ -644,6 +663,7 @@ def _all_codes(code: Any) -> list[Any]:
         stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
     return out
 
+
 def compile_program(
     program: Module,
     entries: Mapping[str, tuple[Expr, tuple[Var, ...]]] | None = None,
@@ -690,7 +710,9 @@ def _unknown_attributes(op: Op, call: Call) -> Diagnostic:
         f"cannot run `{op.name}`: its attributes are in a `#[metadata]` section this file does not have",
         call.span,
         label=f"attributes `meta[{ref.kind}][{ref.index}]` unknown",
-    ).with_help("print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`")
+    ).with_help(
+        "print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`"
+    )
 
 
 def _no_kernel(op: Op) -> Diagnostic:
@@ -700,7 +722,12 @@ def _no_kernel(op: Op) -> Diagnostic:
     from ..text.suggest import KEYWORD, OPERATOR, near_miss
 
     if registry.get(op.name) is not None:
-        return Diagnostic(codes.UNKNOWN_OPERATOR, f"operator `{op.name}` has no kernel to run it", op.span, label="cannot be evaluated")
+        return Diagnostic(
+            codes.UNKNOWN_OPERATOR,
+            f"operator `{op.name}` has no kernel to run it",
+            op.span,
+            label="cannot be evaluated",
+        )
     diag = Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{op.name}`", op.span, label="not an operator")
     hit = near_miss(op.name, (KEYWORD, OPERATOR), registry.names())
     if hit is not None:

@@ -34,7 +34,8 @@ import os
 import sys
 import threading
 from types import FrameType
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..diagnostics import Diagnostic, codes
 from ..limits import RunTimeout
@@ -113,7 +114,7 @@ class Deadline:
 
             running = runtime.running()
             target = running[1] if running is not None else self.target
-            frame = sys._current_frames().get(target) if target is not None else None  # noqa: SLF001 - the documented way to see another thread
+            frame = sys._current_frames().get(target) if target is not None else None
             self.where = self._diagnostic(frame, running[0] if running is not None else None)
             _log(self.started)
             if not self.hard:
@@ -135,7 +136,9 @@ class Deadline:
         from .runtime import _add_backtrace, _describe_node
 
         node = program.node_at(frames[-1][1])
-        diag = Diagnostic(codes.RESOURCE_LIMIT, limit, getattr(node, "span", None), label="running here when the time ran out")
+        diag = Diagnostic(
+            codes.RESOURCE_LIMIT, limit, getattr(node, "span", None), label="running here when the time ran out"
+        )
         if innermost is not None and "relay_text/ops/" in innermost.replace(os.sep, "/"):
             diag.with_note(f"the time ran out inside the kernel of {_describe_node(node)}")
         _add_backtrace(diag, program, frames)

@@ -43,7 +43,9 @@ def tensor_summary(value: np.ndarray) -> str:
     if kind in "iu":
         mean = arr.mean(dtype=np.float64)
         std = arr.std(dtype=np.float64)
-        return f"{head}  min={int(arr.min())} max={int(arr.max())} mean={_number(mean, False)} std={_number(std, False)}"
+        return (
+            f"{head}  min={int(arr.min())} max={int(arr.max())} mean={_number(mean, False)} std={_number(std, False)}"
+        )
     if kind not in "fc" and arr.dtype.name != "bfloat16":
         return head
     wide = arr.astype(np.float64) if arr.dtype.itemsize < 8 or arr.dtype.name == "bfloat16" else arr

@@ -51,10 +51,10 @@ MAX_NESTING = 40  # Python block levels before a region gets its own function
 ELIF_CLAUSES = 16  # clauses of a match written as one `if`/`elif` chain at most
 
 
-
 # Steps fused into one pass over a buffer at most (see `chain`): past a few,
 # fusing saves little, and a longer chain would be rebuilt at every step.
 CHAIN_STEPS = 16
+
 
 class FunctionEmitter:
     """Emits the regions of one top-level function, innermost first."""
@@ -328,7 +328,7 @@ class FunctionEmitter:
             else:
                 # Kernels take 0-d arrays for scalars; fast paths and
                 # literals give numpy scalars.
-                args = [self.as_array(a, text) for a, text in zip(node.args, args)]
+                args = [self.as_array(a, text) for a, text in zip(node.args, args, strict=False)]
                 tup = "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
                 block.line(f"{target} = {kname}({tup}, {aname})", node)
         elif type(op) is Constructor:
@@ -340,7 +340,7 @@ class FunctionEmitter:
         else:
             callee = self.c.type_of(op) if self.c.type_of is not None else None
             if isinstance(callee, FuncType) and len(callee.arg_types) == len(node.args):
-                for i, (arg, param) in enumerate(zip(node.args, callee.arg_types)):
+                for i, (arg, param) in enumerate(zip(node.args, callee.arg_types, strict=False)):
                     self.check_shape(arg, param, f"argument {i + 1}", node, block)
             block.line(f"{target} = {ref(op)}({joined})", node)
 
@@ -364,8 +364,8 @@ class FunctionEmitter:
         others = [a for i, a in enumerate(args) if i != into]
         if any(a in names for a in others):
             return False  # reads the buffer twice (`x * x`): not a step of one pass
-        keys = keys + [key]
-        parts = parts + [fn]
+        keys = [*keys, key]
+        parts = [*parts, fn]
         texts = texts + others
         key = ("chain", *keys)
         ident = self.c.inplace_names.get(key)
@@ -375,7 +375,7 @@ class FunctionEmitter:
         # every name of the chain stays bound (each is released after its reader)
         text = f"{target} = {ident}({', '.join(texts)})" + "".join(f"; {n} = {target}" for n in names)
         block.items[index] = (text, node)
-        self.last_inplace = (block, index, node, keys, parts, texts, names + [target])
+        self.last_inplace = (block, index, node, keys, parts, texts, [*names, target])
         return True
 
     def inplace_call(self, node: Call) -> tuple[str, Any, int, tuple] | None:
@@ -497,7 +497,7 @@ class FunctionEmitter:
             self.emit_wide_match(node, block, target, data, site)
             return
         first = True
-        for clause, region in zip(node.clauses, regions):
+        for clause, region in zip(node.clauses, regions, strict=False):
             conds, binds = _pattern_code(clause.pattern, data, c)
             if conds:
                 block.line(f"{'if' if first else 'elif'} {' and '.join(conds)}:", node)
@@ -530,7 +530,7 @@ class FunctionEmitter:
         c = self.c
         open_ = c.fresh("t")  # a flag: no clause has matched yet
         block.line(f"{open_} = True", node)
-        for clause, region in zip(node.clauses, self.plan.opens[node]):
+        for clause, region in zip(node.clauses, self.plan.opens[node], strict=False):
             conds, binds = _pattern_code(clause.pattern, data, c)
             block.line(f"if {' and '.join([open_, *conds])}:", node)
             body = Block()
@@ -582,12 +582,16 @@ def shape_obligation(found: Any, declared: Any) -> Any:
     will do); for a tuple, a tuple of such checks; None when the checker has
     already proved the shapes equal (no `?` meets a size)."""
     if isinstance(found, TensorType) and isinstance(declared, TensorType):
-        if type(found.shape) is not tuple or type(declared.shape) is not tuple or len(found.shape) != len(declared.shape):
+        if (
+            type(found.shape) is not tuple
+            or type(declared.shape) is not tuple
+            or len(found.shape) != len(declared.shape)
+        ):
             return None
-        if not any(isinstance(f, AnyDim) and type(d) is int for f, d in zip(found.shape, declared.shape)):
+        if not any(isinstance(f, AnyDim) and type(d) is int for f, d in zip(found.shape, declared.shape, strict=False)):
             return None
         return ("tensor", tuple(d if type(d) is int else None for d in declared.shape))
     if isinstance(found, TupleType) and isinstance(declared, TupleType) and len(found.fields) == len(declared.fields):
-        fields = tuple(shape_obligation(f, d) for f, d in zip(found.fields, declared.fields))
+        fields = tuple(shape_obligation(f, d) for f, d in zip(found.fields, declared.fields, strict=False))
         return ("tuple", fields) if any(x is not None for x in fields) else None
     return None

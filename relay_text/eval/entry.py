@@ -18,7 +18,8 @@ program runs; a mismatch is a located `bad-argument` diagnostic.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -180,7 +181,14 @@ def _run_module(
 
     for i, value in enumerate(request.values):
         if i >= len(entry.params):
-            raise RunFailed([_bad(f"`{entry.key}` takes {len(entry.params)} arguments, {len(request.values)} were given", entry.span)])
+            raise RunFailed(
+                [
+                    _bad(
+                        f"`{entry.key}` takes {len(entry.params)} arguments, {len(request.values)} were given",
+                        entry.span,
+                    )
+                ]
+            )
         p = entry.params[i]
         values[p.name] = (from_python(value, param_type(p), defs), "the Python argument", None)
 
@@ -244,7 +252,9 @@ def _run_module(
     if diags:
         raise RunFailed(diags)
 
-    constants = constant_values(module, meta_types, defs, found, request.random_consts and not request.constants, request.seed)
+    constants = constant_values(
+        module, meta_types, defs, found, request.random_consts and not request.constants, request.seed
+    )
     if request.constants:
         constants.update(request.constants)
 
@@ -288,11 +298,19 @@ def _run_module(
             continue
         shown = f"%{p.name} : {type_text(ty)}"
         if source is not None:
-            diag = _bad(f"argument `{p.name}` does not fit parameter `{shown}`: {problem}", Span(source, 0, len(source.text)), "this value")
+            diag = _bad(
+                f"argument `{p.name}` does not fit parameter `{shown}`: {problem}",
+                Span(source, 0, len(source.text)),
+                "this value",
+            )
             if p.span is not None:
                 diag.with_note(f"`%{p.name}` is declared at {p.span}")
         else:
-            diag = _bad(f"argument `{p.name}` (from {origin}) does not fit parameter `{shown}`: {problem}", p.span, "this parameter")
+            diag = _bad(
+                f"argument `{p.name}` (from {origin}) does not fit parameter `{shown}`: {problem}",
+                p.span,
+                "this parameter",
+            )
         diags.append(diag)
     if diags:
         raise RunFailed(diags)
@@ -300,13 +318,13 @@ def _run_module(
     args = tuple(values[p.name][0] for p in entry.params)
     if request.engine is not None:
         result = request.engine(module, entry, args, constants, check_result)
-        return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)}, constants)
+        return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args, strict=False)}, constants)
     try:
         with progress.running(program.namespace, entry.key, request.max_depth):
             result = execute(program, entry.key, args, request.max_depth)
     except EvalError as exc:
         raise RunFailed([exc.diagnostic], ran=True) from None
-    return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args)}, constants)
+    return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args, strict=False)}, constants)
 
 
 def constant_values(
@@ -332,7 +350,9 @@ def constant_values(
     return constants
 
 
-def _require_bfloat16(module: Module, entry: Entry, param_type: Callable[[Var], Any], meta_types: dict[int, Any]) -> None:
+def _require_bfloat16(
+    module: Module, entry: Entry, param_type: Callable[[Var], Any], meta_types: dict[int, Any]
+) -> None:
     """RunFailed, located where bfloat16 first appears among the entry's
     parameters and the metadata constants, when `ml_dtypes` is missing (the
     compiler reports the uses inside function bodies)."""
@@ -366,11 +386,17 @@ def _unknown_parameter(entry: Entry, name: str, what: str) -> Diagnostic:
     return diag
 
 
-def _parse_value(name: str, text: str, parse: Callable[[Source], Any] | None) -> tuple[Expr | None, Source, list[Diagnostic]]:
+def _parse_value(
+    name: str, text: str, parse: Callable[[Source], Any] | None
+) -> tuple[Expr | None, Source, list[Diagnostic]]:
     """Parse the VALUE of `--arg NAME=VALUE`: one expression, no definitions."""
     source = Source(f"--arg {name}", text)
     if parse is None:
-        return None, source, [_bad(f"`--arg {name}`: values given as text cannot be read here", Span(source, 0, len(text)))]
+        return (
+            None,
+            source,
+            [_bad(f"`--arg {name}`: values given as text cannot be read here", Span(source, 0, len(text)))],
+        )
     result = parse(source)
     diags = list(result.diagnostics)
     module = result.module
@@ -378,9 +404,9 @@ def _parse_value(name: str, text: str, parse: Callable[[Source], Any] | None) ->
         return None, source, diags
     if module.functions or module.type_defs or module.expr is None:
         diags.append(
-            _bad(f"the value of `--arg {name}` must be one expression", Span(source, 0, len(text)), "not a value").with_help(
-                "write e.g. `3`, `(1, 2)`, `Cons(1, Nil())`, `Constant(1, (2, 2), float32)` or `@file.npy`"
-            )
+            _bad(
+                f"the value of `--arg {name}` must be one expression", Span(source, 0, len(text)), "not a value"
+            ).with_help("write e.g. `3`, `(1, 2)`, `Cons(1, Nil())`, `Constant(1, (2, 2), float32)` or `@file.npy`")
         )
         return None, source, diags
     return module.expr, source, diags

@@ -16,7 +16,8 @@ returns the buffer it wrote.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ops._np import np
 from ..ops.nn.conv import ranges, run_parts, split_axis, split_count
@@ -87,7 +88,9 @@ class InPlace:
 
     fusable = True
 
-    def __init__(self, step: Callable[..., None], into: int, nargs: int, prepare: Callable[[tuple], tuple] | None = None) -> None:
+    def __init__(
+        self, step: Callable[..., None], into: int, nargs: int, prepare: Callable[[tuple], tuple] | None = None
+    ) -> None:
         self.step = step
         self.into = into
         self.nargs = nargs
@@ -129,7 +132,7 @@ class Chain:
             operands.extend(got)
             counts.append(len(got))
             pos += k
-        steps = list(zip([p.step for p in self.parts], counts))
+        steps = list(zip([p.step for p in self.parts], counts, strict=False))
 
         def fused(o: Any, *ops: Any) -> None:
             i = 0

@@ -34,7 +34,8 @@ from __future__ import annotations
 import math
 import os
 import sys
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -243,7 +244,11 @@ _INT_POW10 = np.array([10**j for j in range(0, 19)], dtype=np.int64)
 _BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 # sign + "0." + zeros for a positional value below 1: index 5 * sign + z.
 _SMALL = np.array(
-    [int.from_bytes((("-" if s else "") + "0." + "0" * (z - 1)).encode(), "little") if z else 0 for s in (0, 1) for z in range(5)],
+    [
+        int.from_bytes((("-" if s else "") + "0." + "0" * (z - 1)).encode(), "little") if z else 0
+        for s in (0, 1)
+        for z in range(5)
+    ],
     dtype=np.uint64,
 )
 _ASCII0 = _U(0x3030303030303030)
@@ -308,7 +313,16 @@ def _float32_texts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return texts, length
 
 
-def _integral(x: np.ndarray, a: np.ndarray, field: np.ndarray, negative: np.ndarray, rest: np.ndarray, out: np.ndarray, length: np.ndarray, slow: np.ndarray) -> None:
+def _integral(
+    x: np.ndarray,
+    a: np.ndarray,
+    field: np.ndarray,
+    negative: np.ndarray,
+    rest: np.ndarray,
+    out: np.ndarray,
+    length: np.ndarray,
+    slow: np.ndarray,
+) -> None:
     """Zeros, infinities, NaNs, and integers: below 1e6 `123.0`; others by numpy."""
     for mask, text in (
         ((a[rest] == 0) & ~negative[rest], b"0.0"),
@@ -343,7 +357,15 @@ _POW10_AT = np.array([float(10**e) if e >= 0 else 1 / 10 ** (-e) for e in range(
 _P10F = np.array([float(10**m) for m in range(12)])
 
 
-def _fractional(a: np.ndarray, field: np.ndarray, bits: np.ndarray, negative: np.ndarray, out: np.ndarray, length: np.ndarray, slow: np.ndarray) -> None:
+def _fractional(
+    a: np.ndarray,
+    field: np.ndarray,
+    bits: np.ndarray,
+    negative: np.ndarray,
+    out: np.ndarray,
+    length: np.ndarray,
+    slow: np.ndarray,
+) -> None:
     """The texts of finite non-integral values (all below 2**23).
 
     Nine significant digits always identify a float32: with the first digit

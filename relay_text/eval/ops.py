@@ -15,9 +15,10 @@ registry; tests may pass their own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
+from collections.abc import Callable
 
-Resolver = Callable[[str], Optional[Any]]
+Resolver = Callable[[str], Any | None]
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ LOW_PRECISION = frozenset({"float16", "bfloat16"})
 """Float dtypes that numpy has no fast arithmetic for (float16: no BLAS, each
 element converted on the fly) or none at all (bfloat16, through ml_dtypes)."""
 
+
 def keeps_low_precision(name: str) -> bool:
     """Whether an operator runs on float16 and bfloat16 tensors as they are
     (its `keeps_low_precision` property: bit patterns, conversions, pure
@@ -126,7 +128,9 @@ def widen(bound: BoundOperator, inputs: tuple[bool, ...], result: Any) -> BoundO
         return found[1]
 
     def widened(args: tuple, attrs: dict) -> Any:
-        return _round(kernel(tuple(to_float32(a) if f else a for a, f in zip(args, flags)), attrs), result)
+        return _round(
+            kernel(tuple(to_float32(a) if f else a for a, f in zip(args, flags, strict=False)), attrs), result
+        )
 
     widened.__name__ = getattr(kernel, "__name__", "kernel")
     widened.__qualname__ = widened.__name__
@@ -157,7 +161,7 @@ def _round(value: Any, plan: Any) -> Any:
     if type(plan) is tuple:
         if type(value) is not tuple:
             return value
-        return tuple(_round(v, p) for v, p in zip(value, plan))
+        return tuple(_round(v, p) for v, p in zip(value, plan, strict=False))
     if getattr(value, "dtype", None) is not None and value.dtype.name != plan:
         return value.astype(numpy_dtype(plan))
     return value
@@ -222,7 +226,12 @@ def missing_bfloat16(span: Any, label: str = "a bfloat16 tensor") -> Any:
     from ..diagnostics import Diagnostic, codes
 
     return (
-        Diagnostic(codes.RUNTIME_ERROR, "bfloat16 tensors need the `ml_dtypes` package, which is not installed", span, label=label)
+        Diagnostic(
+            codes.RUNTIME_ERROR,
+            "bfloat16 tensors need the `ml_dtypes` package, which is not installed",
+            span,
+            label=label,
+        )
         .with_note("numpy has no bfloat16 of its own; `ml_dtypes` adds it")
         .with_help("install the optional extra: pip install 'relay-text[bfloat16]'")
     )

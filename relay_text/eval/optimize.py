@@ -83,7 +83,7 @@ class Optimizer(Rewrite):
             return MISSING
         try:
             names = c.operator_call(call.op, call)
-        except Exception:  # noqa: BLE001 - an operator that cannot be bound is left to the compiler
+        except Exception:
             return MISSING
         if names is None:
             c.diagnostics.pop()  # reported again when the call itself is compiled
@@ -96,7 +96,7 @@ class Optimizer(Rewrite):
                 else:
                     arrays = tuple(a if type(a) is tuple else np.asarray(a) for a in args)
                     out = c.ns[kname](arrays, c.ns[aname])
-        except Exception:  # noqa: BLE001 - it fails, located, when it runs
+        except Exception:
             return MISSING
         if not _plain(out):
             return MISSING

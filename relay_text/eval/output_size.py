@@ -19,7 +19,17 @@ import numpy as np
 from ..diagnostics import Diagnostic, codes
 from ..limits import byte_text
 from .numbers import float_text
-from .show import JSON_PARTS_LIMIT, LIST_LIMIT, LIST_SHOWN, SUMMARY_THRESHOLD, TEXT_LIMIT, _children, is_list_node, list_length, scalar_text
+from .show import (
+    JSON_PARTS_LIMIT,
+    LIST_LIMIT,
+    LIST_SHOWN,
+    SUMMARY_THRESHOLD,
+    TEXT_LIMIT,
+    _children,
+    is_list_node,
+    list_length,
+    scalar_text,
+)
 from .values import Data, Ref
 
 EDGE_ITEMS = 3  # numpy's default: elements shown at each end of a summarized axis
@@ -107,7 +117,13 @@ def estimate(value: Any, output_format: str, full: bool, cap: int) -> tuple[int,
     def children(v: Any) -> tuple:
         """The parts of `v` the output shows: the text without `--full`
         shows only the first elements of a long List (value_text)."""
-        if elide and type(v) is Data and is_list_node(v) and v.con.name == "Cons" and list_length(v, LIST_LIMIT) > LIST_LIMIT:
+        if (
+            elide
+            and type(v) is Data
+            and is_list_node(v)
+            and v.con.name == "Cons"
+            and list_length(v, LIST_LIMIT) > LIST_LIMIT
+        ):
             return _first_elements(v, LIST_SHOWN)
         return _children(v)
 

@@ -43,7 +43,7 @@ LEAVES = (Var, GlobalVar, Constant, Op, Constructor)
 class Region:
     """A straight-line piece of code: a function body, a branch or a clause."""
 
-    __slots__ = ("parent", "depth", "owner", "root", "index", "children")
+    __slots__ = ("children", "depth", "index", "owner", "parent", "root")
 
     def __init__(self, parent: Region | None, owner: Expr, root: Expr, index: int = 0) -> None:
         self.parent = parent
@@ -114,7 +114,7 @@ def plan_function(fn: Function) -> Plan:
             subs = [Region(region, node, root, i) for i, root in enumerate(opened)]
             plan.opens[node] = subs
             plan.regions.extend(subs)
-            for sub, root in zip(subs, opened):
+            for sub, root in zip(subs, opened, strict=False):
                 use(root, sub)
 
     # A node placed above the region that uses it is evaluated before the

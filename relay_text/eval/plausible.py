@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def _static(shape: Any) -> tuple[int, ...] | None:
 
 def _fan_in(shape: tuple[int, ...], layout: str, exclude: str = "O") -> int:
     n = 1
-    for letter, d in zip(layout, shape):
+    for letter, d in zip(layout, shape, strict=False):
         if letter not in exclude:
             n *= d
     return max(n, 1)
@@ -109,7 +110,14 @@ def roles(module: Module, type_of: Callable[[Expr], Any]) -> dict[Any, Role]:
             name = node.op.name
             for i, whole in enumerate(node.args):
                 role = None
-                if i == 1 and name in ("nn.conv2d", "nn.conv1d", "nn.conv2d_transpose", "nn.dense", "nn.matmul", "nn.batch_matmul"):
+                if i == 1 and name in (
+                    "nn.conv2d",
+                    "nn.conv1d",
+                    "nn.conv2d_transpose",
+                    "nn.dense",
+                    "nn.matmul",
+                    "nn.batch_matmul",
+                ):
                     role = _weight_role(node, type_of(whole))
                 elif i in _norm_roles(name):
                     role = Role(_norm_roles(name)[i])
@@ -161,7 +169,7 @@ def _key(arg: Expr) -> Any:
 
 def shape_role(value: Any, role: Role | None) -> Any:
     """A standard draw (as `random_value` makes it) reshaped to its role."""
-    if role is None or not isinstance(value, np.ndarray) and not isinstance(value, np.generic):
+    if role is None or (not isinstance(value, np.ndarray) and not isinstance(value, np.generic)):
         return value
     arr = np.asarray(value)
     kind = arr.dtype.kind

@@ -26,7 +26,8 @@ import os
 import re
 import threading
 import time
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any
+from collections.abc import Callable, Iterator
 
 DELAY = 1.0  # seconds before the display appears (RELAY_PROGRESS_DELAY sets it)
 REFRESH = 8  # redraws a second

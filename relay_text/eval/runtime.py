@@ -23,7 +23,8 @@ import os
 import queue
 import sys
 import threading
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -76,7 +77,7 @@ def execute(program: CompiledProgram, entry: str, args: tuple = (), max_depth: i
             _RUNNING.append((program, threading.get_ident()))
             try:
                 return function(*args)
-            except BaseException as exc:  # noqa: BLE001 - every error is reported as a diagnostic
+            except BaseException as exc:
                 diag = diagnose(program, exc, max_depth)
                 if diag is None:
                     raise
@@ -162,7 +163,7 @@ class _BigStackWorker:
                 return  # retired (see `_on_big_stack`)
             try:
                 outcome["value"] = body()
-            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            except BaseException as exc:
                 outcome["error"] = exc
             finally:
                 done.set()
@@ -179,7 +180,9 @@ class _BigStackWorker:
         ident = self.thread.ident
         if ident is None:
             return False
-        return ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_DeliveredTimeout)) == 1
+        return (
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_DeliveredTimeout)) == 1
+        )
 
 
 class _DeliveredTimeout(RunTimeout):
@@ -271,7 +274,7 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
     if not frames:
         return None
     innermost_node = program.node_at(frames[-1][1])
-    if isinstance(exc, DepthExceeded) or isinstance(exc, RecursionError):
+    if isinstance(exc, (DepthExceeded, RecursionError)):
         return _depth_diagnostic(program, frames, max_depth)
     if isinstance(exc, (LimitExceeded, RunTimeout)):
         span = getattr(innermost_node, "span", None)
@@ -345,12 +348,18 @@ def _match_diagnostic(match: Match, value: Any) -> Diagnostic:
 
     text = value_text(value)
     if len(text) > 60 or "\n" in text:
-        text = f"{value.con.name}(...)" if isinstance(value, Data) and value.fields else text.split("\n")[0][:57] + "..."
-    diag = Diagnostic(codes.MATCH_FAILURE, f"no clause matches the value `{text}`", _match_head(match), label="no clause matches")
+        text = (
+            f"{value.con.name}(...)" if isinstance(value, Data) and value.fields else text.split("\n")[0][:57] + "..."
+        )
+    diag = Diagnostic(
+        codes.MATCH_FAILURE, f"no clause matches the value `{text}`", _match_head(match), label="no clause matches"
+    )
     if isinstance(value, Data):
         diag.with_note(f"the value was built by `{value.con.name}`, which no clause accepts")
     if not match.complete and not _in_prelude(match):
-        diag.with_help("`match?` allows clauses to leave values out; add a clause for this case, or use `match` to have it checked")
+        diag.with_help(
+            "`match?` allows clauses to leave values out; add a clause for this case, or use `match` to have it checked"
+        )
     return diag
 
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -41,7 +42,16 @@ SIGNATURES_NAME = "__relay_signatures__"
 
 SUMMARY_THRESHOLD = 1000
 
-_INT_SUFFIX = {"int8": "i8", "int16": "i16", "int32": "", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64"}
+_INT_SUFFIX = {
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+}
 _FLOAT_SUFFIX = {"float16": "f16", "float32": "", "float64": "f64"}
 
 
@@ -290,7 +300,11 @@ def value_text(
                 parts.append(opener)
                 push(closer)
                 for i in range(len(fields) - 1, -1, -1):
-                    push((fields[i], indent, depth, tail) if tail is not None and i == 1 else (fields[i], indent, inner_depth, None))
+                    push(
+                        (fields[i], indent, depth, tail)
+                        if tail is not None and i == 1
+                        else (fields[i], indent, inner_depth, None)
+                    )
                     if i:
                         push(", ")
             else:
@@ -300,7 +314,11 @@ def value_text(
                 push(" " * indent + closer.lstrip(","))
                 for i in range(len(fields) - 1, -1, -1):
                     push(",\n")
-                    push((fields[i], inner, depth, tail) if tail is not None and i == 1 else (fields[i], inner, inner_depth, None))
+                    push(
+                        (fields[i], inner, depth, tail)
+                        if tail is not None and i == 1
+                        else (fields[i], inner, inner_depth, None)
+                    )
                     push(pad)
         elif callable(v):
             parts.append(describe(v))
@@ -357,7 +375,20 @@ def _json_scalar(scalar_type: type) -> Callable[[Any], str]:
 
 _JSON_SCALARS: dict[type, Callable[[Any], str]] = {
     t: _json_scalar(t)
-    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32, np.float64)
+    for t in (
+        np.bool_,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+    )
 }
 
 
@@ -484,7 +515,9 @@ def flatten_tensors(value: Any) -> dict[str, np.ndarray]:
     a result with more than JSON_PARTS_LIMIT tuples written out."""
     out: dict[str, np.ndarray] = {}
     if part_counts(value)[1] > JSON_PARTS_LIMIT:
-        raise ValueError(f"it has more than {JSON_PARTS_LIMIT:,} tuples written out (it uses the same parts many times)")
+        raise ValueError(
+            f"it has more than {JSON_PARTS_LIMIT:,} tuples written out (it uses the same parts many times)"
+        )
     if not isinstance(value, tuple):
         value = (value,)
     stack: list[tuple[str, Any]] = [(f"out{i}", v) for i, v in reversed(list(enumerate(value)))]
@@ -495,6 +528,8 @@ def flatten_tensors(value: Any) -> dict[str, np.ndarray]:
         elif isinstance(v, tuple):
             stack.extend((f"{key}_{i}", f) for i, f in reversed(list(enumerate(v))))
         else:
-            kind = "a constructor value" if isinstance(v, Data) else "a reference" if isinstance(v, Ref) else "a closure"
+            kind = (
+                "a constructor value" if isinstance(v, Data) else "a reference" if isinstance(v, Ref) else "a closure"
+            )
             raise ValueError(f"{key} is {kind}, and .npz files hold only tensors")
     return out

@@ -96,7 +96,15 @@ def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
 
     opset = request.opset
     if opset is not None and not MIN_OPSET <= opset <= max_opset():
-        raise _Failed([Diagnostic(codes.BAD_ARGUMENT, f"--opset {opset} is outside the opsets the exporter writes ({MIN_OPSET} to {max_opset()})", None)])
+        raise _Failed(
+            [
+                Diagnostic(
+                    codes.BAD_ARGUMENT,
+                    f"--opset {opset} is outside the opsets the exporter writes ({MIN_OPSET} to {max_opset()})",
+                    None,
+                )
+            ]
+        )
     try:
         entry = find_entry(module, request.entry)
         defs = TypeDefs(module, None)
@@ -118,8 +126,11 @@ def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
             if p is None:
                 names = ", ".join(f"%{n}" for n in params) or "none"
                 diags.append(
-                    Diagnostic(codes.BAD_ARGUMENT, f"{request.args_file} has an array named `{key}`, but `{entry.key}` has no parameter `%{key}`", entry.span)
-                    .with_note(f"its parameters are: {names}")
+                    Diagnostic(
+                        codes.BAD_ARGUMENT,
+                        f"{request.args_file} has an array named `{key}`, but `{entry.key}` has no parameter `%{key}`",
+                        entry.span,
+                    ).with_note(f"its parameters are: {names}")
                 )
                 continue
             ty = p.type_annotation if p.type_annotation is not None else result.types.get(p)

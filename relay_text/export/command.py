@@ -10,12 +10,39 @@ from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, color_option, guarded
 @click.command()
 @click.argument("path")
 @click.option("-o", "--output", "output_path", required=True, metavar="OUT.onnx", help="Where to write the ONNX model.")
-@click.option("--entry", metavar="@NAME", help="Function to export (default: the file's trailing expression, else @main).")
-@click.option("--opset", type=int, default=None, metavar="N", help="ONNX opset to write [default: 18, or the oldest that the program's operators need].")
-@click.option("--args", "args_file", metavar="FILE.npz", help="Values for parameters (weights): they become initializers, not inputs.")
-@click.option("--random-consts", is_flag=True, help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random-consts (the values `relay run` uses with the same seed).")
-@click.option("--functions", is_flag=True, help="Write global functions as ONNX local functions (one per signature) instead of inlining their calls.")
+@click.option(
+    "--entry", metavar="@NAME", help="Function to export (default: the file's trailing expression, else @main)."
+)
+@click.option(
+    "--opset",
+    type=int,
+    default=None,
+    metavar="N",
+    help="ONNX opset to write [default: 18, or the oldest that the program's operators need].",
+)
+@click.option(
+    "--args",
+    "args_file",
+    metavar="FILE.npz",
+    help="Values for parameters (weights): they become initializers, not inputs.",
+)
+@click.option(
+    "--random-consts",
+    is_flag=True,
+    help="Fill meta[relay.Constant][i] that have no data with random values of their inferred types.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed for --random-consts (the values `relay run` uses with the same seed).",
+)
+@click.option(
+    "--functions",
+    is_flag=True,
+    help="Write global functions as ONNX local functions (one per signature) instead of inlining their calls.",
+)
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude.")
 @warnings_options
 @color_option
@@ -87,7 +114,8 @@ def export(
     local = len(exported.model.functions)
     reporter.message(
         f"wrote {output_path}: {len(graph.node)} nodes, {len(graph.input)} inputs, {len(graph.output)} outputs, "
-        f"{len(graph.initializer)} initializers" + (f", {local} local function{'' if local == 1 else 's'}" if local else "")
+        f"{len(graph.initializer)} initializers"
+        + (f", {local} local function{'' if local == 1 else 's'}" if local else "")
         + f" (opset {exported.model.opset_import[0].version})"
     )
     return EXIT_OK

@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.span import Span
@@ -85,7 +86,12 @@ def flat_inputs(args: tuple) -> list[Any]:
 
 
 def run_model(
-    model: Any, inputs: list[Any], timeout: float | None, threads: int | None, span: Span | None, spans: dict[str, Any] | None = None
+    model: Any,
+    inputs: list[Any],
+    timeout: float | None,
+    threads: int | None,
+    span: Span | None,
+    spans: dict[str, Any] | None = None,
 ) -> list[Any]:
     """Run a model on onnxruntime's CPU provider within the run's memory
     limit; RunFailed for a timeout, the memory limit or a runtime failure
@@ -122,14 +128,22 @@ def run_model(
     if threads:
         options.intra_op_num_threads = threads
     info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT)
-    ort.create_and_register_allocator(info, ort.OrtArenaCfg({"max_mem": arena, "arena_extend_strategy": 1}))  # 1: grow by what is asked
+    ort.create_and_register_allocator(
+        info, ort.OrtArenaCfg({"max_mem": arena, "arena_extend_strategy": 1})
+    )  # 1: grow by what is asked
     options.add_session_config_entry("session.use_env_allocators", "1")
     try:
         session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
-        raise RunFailed([Diagnostic(codes.RUNTIME_ERROR, f"onnxruntime could not load the exported model: {_first_line(exc)}", span)]) from None
+    except Exception as exc:
+        raise RunFailed(
+            [
+                Diagnostic(
+                    codes.RUNTIME_ERROR, f"onnxruntime could not load the exported model: {_first_line(exc)}", span
+                )
+            ]
+        ) from None
     del data
-    feeds = {i.name: v for i, v in zip(session.get_inputs(), inputs)}
+    feeds = {i.name: v for i, v in zip(session.get_inputs(), inputs, strict=False)}
     run_options = ort.RunOptions()
     timer = None
     if timeout is not None:
@@ -140,7 +154,7 @@ def run_model(
         return list(session.run(None, feeds, run_options))
     except RunTimeout as exc:
         raise RunFailed([_timeout(exc.seconds, span)], ran=True) from None
-    except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
+    except Exception as exc:
         if run_options.terminate:
             raise RunFailed([_timeout(timeout, span)], ran=True) from None
         where = _failed_call(exc, spans) or span
@@ -159,7 +173,14 @@ def run_model(
                 ],
                 ran=True,
             ) from None
-        raise RunFailed([Diagnostic(codes.RUNTIME_ERROR, f"onnxruntime failed: {_first_line(exc)}", where, label="while running this")], ran=True) from None
+        raise RunFailed(
+            [
+                Diagnostic(
+                    codes.RUNTIME_ERROR, f"onnxruntime failed: {_first_line(exc)}", where, label="while running this"
+                )
+            ],
+            ran=True,
+        ) from None
     finally:
         if timer is not None:
             timer.cancel()

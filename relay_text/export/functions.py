@@ -104,10 +104,14 @@ def call_function(lw: Any, node: Call, gv: GlobalVar, fn: Function, args: list[A
     fkey = (gv, key)
     if fkey not in functions.names:
         if gv in ex.inlining:
-            raise unsupported(f"`@{gv.name}` calls itself through another function: ONNX graphs cannot recurse", node.span, "recursive call")
+            raise unsupported(
+                f"`@{gv.name}` calls itself through another function: ONNX graphs cannot recurse",
+                node.span,
+                "recursive call",
+            )
         body = FunctionGraph(gv.name, opset=lw.graph.opset)
         inner = Lowerer(ex, body, Lowerer(ex, body), subst)
-        for param, arg in zip(fn.params, args):
+        for param, arg in zip(fn.params, args, strict=False):
             tensors = flatten(arg)
             names = []
             for i, t in enumerate(tensors):
@@ -120,7 +124,9 @@ def call_function(lw: Any, node: Call, gv: GlobalVar, fn: Function, args: list[A
         ex.inlining.discard(gv)
         outs = flatten(value)
         if not all(isinstance(t, Tensor) for t in outs):
-            raise unsupported(f"`@{gv.name}` returns a function: an ONNX function returns tensors", node.span, "a closure escapes")
+            raise unsupported(
+                f"`@{gv.name}` returns a function: an ONNX function returns tensors", node.span, "a closure escapes"
+            )
         for t in outs:
             body.add_output(body.node("Identity", [t.name]), t.ty)
         fname = functions.fresh(gv.name)
@@ -134,7 +140,7 @@ def call_function(lw: Any, node: Call, gv: GlobalVar, fn: Function, args: list[A
     outputs = [lw.graph.fresh(f"{fname}_result") for _ in types]
     lw.graph.node(fname, inputs, outputs, domain=DOMAIN)
     results = []
-    for n, ty in zip(outputs, types):
+    for n, ty in zip(outputs, types, strict=False):
         lw.graph.set_type(n, ty)
         results.append(Tensor(n, ty))
     return rebuild(shape, results)

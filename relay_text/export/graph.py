@@ -120,7 +120,9 @@ class Graph:
 
     # ---- content ---------------------------------------------------------------
 
-    def node(self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, domain: str = "", **attrs: Any) -> Any:
+    def node(
+        self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, domain: str = "", **attrs: Any
+    ) -> Any:
         """Add a node; returns its output name (or the list of names, for several)."""
         if isinstance(outputs, int):
             names = [self.fresh(op_type.lower()) for _ in range(outputs)]
@@ -147,7 +149,9 @@ class Graph:
                 return found
         name = root.fresh(hint)
         if array.dtype.name == "bfloat16":
-            tensor = self.helper.make_tensor(name, ONNX_DTYPES["bfloat16"], array.shape, array.view(np.uint16).tobytes(), raw=True)
+            tensor = self.helper.make_tensor(
+                name, ONNX_DTYPES["bfloat16"], array.shape, array.view(np.uint16).tobytes(), raw=True
+            )
         else:
             tensor = numpy_helper.from_array(np.array(array, order="C"), name)
         root.initializers.append(tensor)
@@ -179,7 +183,7 @@ class Graph:
 
     def value_info(self, name: str, ty: TensorType) -> Any:
         dims: list[Any] = []
-        for i, d in enumerate(ty.shape):
+        for _i, d in enumerate(ty.shape):
             if isinstance(d, int):
                 dims.append(d)
             elif isinstance(d, AnyDim):
@@ -203,5 +207,9 @@ class Graph:
         declared = {v.name for v in self.inputs} | {v.name for v in self.outputs}
         declared |= {t.name for t in self.initializers}
         produced = {out for node in self.nodes for out in node.output}
-        infos = [self.value_info(name, ty) for name, ty in self.types.items() if name in produced and name not in declared]
-        return self.helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.initializers, value_info=infos)
+        infos = [
+            self.value_info(name, ty) for name, ty in self.types.items() if name in produced and name not in declared
+        ]
+        return self.helper.make_graph(
+            self.nodes, self.name, self.inputs, self.outputs, self.initializers, value_info=infos
+        )

@@ -57,7 +57,10 @@ def loop_shape(lw: Lowerer, fn: Function, self_ref: Expr) -> LoopShape | str:
         return "its body does not end in an `if` choosing between the recursive call and the result"
     if any(mentions(let.value, self_ref) for let in prefix) or mentions(tail.cond, self_ref):
         return "it refers to itself before choosing whether to go on"
-    for continue_on_true, cont, other in ((True, tail.then_branch, tail.else_branch), (False, tail.else_branch, tail.then_branch)):
+    for continue_on_true, cont, other in (
+        (True, tail.then_branch, tail.else_branch),
+        (False, tail.else_branch, tail.then_branch),
+    ):
         steps, last = _lets(cont)
         if isinstance(last, Call) and last.op is self_ref:
             if mentions(other, self_ref):
@@ -72,7 +75,7 @@ def loop_shape(lw: Lowerer, fn: Function, self_ref: Expr) -> LoopShape | str:
 
 def _condition(lw: Lowerer, shape: LoopShape, fn: Function, values: list[Any]) -> Any:
     """Bind the parameters to `values`, export the bindings before the `if`, return its condition."""
-    for param, value in zip(fn.params, values):
+    for param, value in zip(fn.params, values, strict=False):
         lw.bind(param, value)
     for let in shape.prefix:
         lw.bind(let.var, (yield Delegate(lw, let.value)))
@@ -96,12 +99,17 @@ def lower_loop(caller: Lowerer, node: Call, fn: Function, self_ref: Any, args: l
             help="a function of the form `if (cond) { ...; f(next) } else { result }` is exported as an ONNX `Loop`",
         )
     if self_ref in caller.ex.inlining:
-        raise unsupported(f"{name} calls itself through another function: ONNX graphs cannot recurse", node.span, "recursive call")
+        raise unsupported(
+            f"{name} calls itself through another function: ONNX graphs cannot recurse", node.span, "recursive call"
+        )
     caller.ex.inlining.add(self_ref)
     types = [caller.ex.type_of(p, scope.subst) for p in fn.params]
-    for p, ty, a in zip(fn.params, types, args):
+    for p, ty, a in zip(fn.params, types, args, strict=False):
         if not concrete(ty) or not isinstance(a, Tensor):
-            raise unsupported(f"{name} is a loop, but its parameter `%{p.name}` is not a tensor: ONNX's `Loop` carries tensors", node.span)
+            raise unsupported(
+                f"{name} is a loop, but its parameter `%{p.name}` is not a tensor: ONNX's `Loop` carries tensors",
+                node.span,
+            )
     graph = caller.graph
     first = yield from _condition(scope.child(graph=graph), shape, fn, args)
     start = _going_on(scope.child(graph=graph), shape, first)
@@ -110,7 +118,7 @@ def lower_loop(caller: Lowerer, node: Call, fn: Function, self_ref: Any, args: l
     body.add_input(body.fresh("iteration"), TensorType((), "int64"))
     body.add_input(body.fresh("going_on"), TensorType((), "bool"))
     carried = []
-    for p, ty in zip(fn.params, types):
+    for p, ty in zip(fn.params, types, strict=False):
         n = body.fresh(p.name)
         body.add_input(n, ty)
         carried.append(Tensor(n, ty))
@@ -121,21 +129,24 @@ def lower_loop(caller: Lowerer, node: Call, fn: Function, self_ref: Any, args: l
     nexts = []
     for a in shape.call.args:
         nexts.append((yield Delegate(step, a)))
-    for p, a in zip(fn.params, nexts):
+    for p, a in zip(fn.params, nexts, strict=False):
         if not isinstance(a, Tensor):
-            raise unsupported(f"{name} is a loop, but its next `%{p.name}` is not a tensor: ONNX's `Loop` carries tensors", shape.call.span)
+            raise unsupported(
+                f"{name} is a loop, but its next `%{p.name}` is not a tensor: ONNX's `Loop` carries tensors",
+                shape.call.span,
+            )
     check = scope.child(graph=body)
     cond_next = _going_on(check, shape, (yield from _condition(check, shape, fn, nexts)))
     out = body.node("Identity", [cond_next])
     body.add_output(out, TensorType((), "bool"))
-    for a, ty in zip(nexts, types):
+    for a, ty in zip(nexts, types, strict=False):
         n = body.node("Identity", [a.name])
         body.add_output(n, ty)
 
     outs = graph.node("Loop", ["", start, *[a.name for a in args]], len(fn.params), body=body.build())
     outs = [outs] if isinstance(outs, str) else outs
     finals = []
-    for n, ty in zip(outs, types):
+    for n, ty in zip(outs, types, strict=False):
         graph.set_type(n, ty)
         finals.append(Tensor(n, ty))
     done = scope.child(graph=graph)

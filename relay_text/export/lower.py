@@ -24,7 +24,8 @@ loop.
 from __future__ import annotations
 
 from collections import ChainMap
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.expr import (
@@ -98,7 +99,9 @@ class Exporter:
     """What every lowerer of one export shares: the module, the checker's
     types, the constants' values, the converters."""
 
-    def __init__(self, module: Any, result: Any, constants: dict[int, Any], converters: dict[str, Callable[..., Any]]) -> None:
+    def __init__(
+        self, module: Any, result: Any, constants: dict[int, Any], converters: dict[str, Callable[..., Any]]
+    ) -> None:
         self.module = module
         self.result = result
         self.constants = constants
@@ -176,9 +179,16 @@ class Lowerer(ExprFunctor[Any]):
             if value is None:
                 raise ExportError(
                     [
-                        Diagnostic(codes.BAD_METADATA, f"`meta[relay.Constant][{node.meta_index}]` has no value to export", node.span, label="value unknown")
+                        Diagnostic(
+                            codes.BAD_METADATA,
+                            f"`meta[relay.Constant][{node.meta_index}]` has no value to export",
+                            node.span,
+                            label="value unknown",
+                        )
                         .with_note("the file has no #[metadata] section holding the constants' data")
-                        .with_help("`relay export --random-consts` fills constants whose types are known with random values")
+                        .with_help(
+                            "`relay export --random-consts` fills constants whose types are known with random values"
+                        )
                     ]
                 )
             name = self.graph.constant(value, hint=f"meta{node.meta_index}")
@@ -216,7 +226,9 @@ class Lowerer(ExprFunctor[Any]):
     # ---- constructs ONNX has no form for ---------------------------------------
 
     def visit_match(self, node: Match) -> Any:
-        raise unsupported("ONNX has no pattern matching: a `match` over a data type cannot be exported", node.span, "`match`")
+        raise unsupported(
+            "ONNX has no pattern matching: a `match` over a data type cannot be exported", node.span, "`match`"
+        )
 
     def visit_constructor(self, node: Constructor) -> Any:
         return ConstructorRef(node)
@@ -245,7 +257,9 @@ class Lowerer(ExprFunctor[Any]):
         if isinstance(callee, GlobalRef):
             fn = self.ex.module.functions.get(callee.gv)
             if fn is None:
-                raise unsupported(f"`@{callee.gv.name}` is not defined in this file (a Prelude function over data types?)", node.span)
+                raise unsupported(
+                    f"`@{callee.gv.name}` is not defined in this file (a Prelude function over data types?)", node.span
+                )
             subst = self._instantiation(node, fn)
             if self.ex.mentions(fn.body, callee.gv):
                 from .loops import lower_loop
@@ -275,16 +289,18 @@ class Lowerer(ExprFunctor[Any]):
         type_args = self.ex.result.type_args.get(node)
         if not type_args or not fn.type_params:
             return {}
-        return {tp: substitute(ta, self.subst) for tp, ta in zip(fn.type_params, type_args)}
+        return {tp: substitute(ta, self.subst) for tp, ta in zip(fn.type_params, type_args, strict=False)}
 
     def inline(self, node: Call, key: Any, fn: Function, args: list[Any], scope: Lowerer, subst: dict) -> Any:
         if key in self.ex.inlining:
             what = f"`@{key.name}`" if isinstance(key, GlobalVar) else "this function"
-            raise unsupported(f"{what} calls itself through another function: ONNX graphs cannot recurse", node.span, "recursive call")
+            raise unsupported(
+                f"{what} calls itself through another function: ONNX graphs cannot recurse", node.span, "recursive call"
+            )
         if len(args) != len(fn.params):
             raise unsupported("this call's arguments do not match its function's parameters", node.span)
         inner = Lowerer(self.ex, self.graph, scope, subst)
-        for param, arg in zip(fn.params, args):
+        for param, arg in zip(fn.params, args, strict=False):
             inner.bind(param, arg)
         return self._inlined(key, inner, fn.body)
 
@@ -305,8 +321,12 @@ class Lowerer(ExprFunctor[Any]):
                         node.span,
                         label=f"inside {self.graph.depth} other `if`s or loops",
                     )
-                    .with_note("an `if` becomes an `If` node whose branches are subgraphs, a loop a `Loop` node whose body is one; a model is a protobuf message, and ONNX readers refuse messages nested more than 100 levels deep")
-                    .with_help("nest fewer `if`s or loops inside one another, for example by computing the conditions first and choosing the results with `where`")
+                    .with_note(
+                        "an `if` becomes an `If` node whose branches are subgraphs, a loop a `Loop` node whose body is one; a model is a protobuf message, and ONNX readers refuse messages nested more than 100 levels deep"
+                    )
+                    .with_help(
+                        "nest fewer `if`s or loops inside one another, for example by computing the conditions first and choosing the results with `where`"
+                    )
                 ]
             )
         return Graph(self.graph.fresh(hint), parent=self.graph)
@@ -328,8 +348,10 @@ class Lowerer(ExprFunctor[Any]):
         for a in args:
             for t in flatten(a):
                 if not isinstance(t, Tensor):
-                    raise unsupported(f"`{name}` is given a function: ONNX operators take tensors", node.span, "a function argument")
-        in_types = [_better(self.ex.type_of(a, self.subst), v) for a, v in zip(node.args, args)]
+                    raise unsupported(
+                        f"`{name}` is given a function: ONNX operators take tensors", node.span, "a function argument"
+                    )
+        in_types = [_better(self.ex.type_of(a, self.subst), v) for a, v in zip(node.args, args, strict=False)]
         out_type = self.ex.type_of(node, self.subst)
         cx = OpContext(self.graph, name, node, dict(_attrs(node)), in_types, out_type)
         names = [tuple(t.name for t in a) if isinstance(a, tuple) else a.name for a in args]
@@ -351,7 +373,7 @@ class Lowerer(ExprFunctor[Any]):
         names = flatten(out)
         types = flatten_type(ty, len(names))
         tensors = []
-        for name, t in zip(names, types):
+        for name, t in zip(names, types, strict=False):
             if concrete(t):
                 self.graph.set_type(name, t)
                 tensors.append(Tensor(name, t))
@@ -364,7 +386,10 @@ class Lowerer(ExprFunctor[Any]):
     def visit_if(self, node: If) -> Any:
         cond = yield node.cond
         if not isinstance(cond, Tensor):
-            raise unsupported("the condition of this `if` is not a tensor", node.cond.span if hasattr(node.cond, "span") else node.span)
+            raise unsupported(
+                "the condition of this `if` is not a tensor",
+                node.cond.span if hasattr(node.cond, "span") else node.span,
+            )
         ty = self.ex.type_of(node, self.subst)
         branches = []
         for which, branch in (("then", node.then_branch), ("else", node.else_branch)):
@@ -377,14 +402,20 @@ class Lowerer(ExprFunctor[Any]):
         for graph, value in branches:
             tensors = flatten(value)
             if len(tensors) != len(outs) or not all(isinstance(t, Tensor) for t in tensors):
-                raise unsupported("a branch of this `if` gives a function: ONNX's `If` gives only tensors", node.span, "a closure escapes")
-            for t, t_ty in zip(tensors, types):
+                raise unsupported(
+                    "a branch of this `if` gives a function: ONNX's `If` gives only tensors",
+                    node.span,
+                    "a closure escapes",
+                )
+            for t, t_ty in zip(tensors, types, strict=False):
                 out = graph.node("Identity", [t.name])
                 graph.add_output(out, t_ty if concrete(t_ty) else t.ty)
-        names = self.graph.node("If", [cond.name], len(outs), then_branch=branches[0][0].build(), else_branch=branches[1][0].build())
+        names = self.graph.node(
+            "If", [cond.name], len(outs), then_branch=branches[0][0].build(), else_branch=branches[1][0].build()
+        )
         names = [names] if isinstance(names, str) else names
         results = []
-        for n, t_ty in zip(names, types):
+        for n, t_ty in zip(names, types, strict=False):
             self.graph.set_type(n, t_ty)
             results.append(Tensor(n, t_ty if concrete(t_ty) else None))
         return rebuild(shape, results)
@@ -427,7 +458,11 @@ def _attrs(node: Call) -> dict:
 
 
 def constructor_error(constructor: Constructor, span: Span | None) -> ExportError:
-    return unsupported(f"ONNX has no algebraic data types: the constructor `{constructor.name}` cannot be exported", span, "a data type")
+    return unsupported(
+        f"ONNX has no algebraic data types: the constructor `{constructor.name}` cannot be exported",
+        span,
+        "a data type",
+    )
 
 
 def unsupported_operator(name: str, span: Span | None) -> ExportError:

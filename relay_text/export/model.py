@@ -128,7 +128,9 @@ def build_model(
     if opset is None:
         from .lower import call_attrs
 
-        opset = max([DEFAULT_OPSET, *(needed_opset(name, [call_attrs(c) for c in calls]) for name, calls in used.items())])
+        opset = max(
+            [DEFAULT_OPSET, *(needed_opset(name, [call_attrs(c) for c in calls]) for name, calls in used.items())]
+        )
     graph = Graph(graph_name, opset=opset)
     ex = Exporter(module, result, constants, table)
     if functions:
@@ -162,14 +164,18 @@ def _parameter(graph: Graph, p: Any, ty: Any, value: Any) -> Any:
     """A parameter's value: a graph input (an initializer for a given value),
     a tuple of them for a tuple, named `x`, `x_0`, `x_1_0`, ..."""
     if isinstance(ty, FuncType):
-        raise unsupported(f"the parameter `%{p.name}` is a function: ONNX graphs take tensors", p.span, "a function parameter")
+        raise unsupported(
+            f"the parameter `%{p.name}` is a function: ONNX graphs take tensors", p.span, "a function parameter"
+        )
     leaves = []
     stack = [(p.name, ty, value)]
     while stack:
         name, t, v = stack.pop()
         if isinstance(t, TupleType):
             parts = v if isinstance(v, tuple) else (None,) * len(t.fields)
-            stack.extend(reversed([(f"{name}_{i}", f, fv) for i, (f, fv) in enumerate(zip(t.fields, parts))]))
+            stack.extend(
+                reversed([(f"{name}_{i}", f, fv) for i, (f, fv) in enumerate(zip(t.fields, parts, strict=False))])
+            )
         else:
             leaves.append(_tensor_input(graph, name, t, v, p))
     return rebuild(ty, leaves, _type_fields)
@@ -181,7 +187,11 @@ def _type_fields(ty: Any) -> Any:
 
 def _tensor_input(graph: Graph, name: str, ty: Any, value: Any, p: Any) -> Any:
     if not concrete(ty):
-        raise unsupported(f"the parameter `%{p.name}` is not a tensor of known dtype: ONNX graphs take tensors", p.span, "not a tensor")
+        raise unsupported(
+            f"the parameter `%{p.name}` is not a tensor of known dtype: ONNX graphs take tensors",
+            p.span,
+            "not a tensor",
+        )
     if value is not None:
         import numpy as np
 
@@ -196,17 +206,24 @@ def _tensor_input(graph: Graph, name: str, ty: Any, value: Any, p: Any) -> Any:
 def _outputs(graph: Graph, value: Any, ty: Any, entry: Any) -> None:
     items = value if isinstance(value, tuple) else (value,)
     types = ty.fields if isinstance(ty, TupleType) and isinstance(value, tuple) else (ty,)
-    stack = [(f"out{i}", v, t) for i, (v, t) in reversed(list(enumerate(zip(items, _pad(types, len(items))))))]
+    stack = [
+        (f"out{i}", v, t) for i, (v, t) in reversed(list(enumerate(zip(items, _pad(types, len(items)), strict=False))))
+    ]
     while stack:
         key, v, t = stack.pop()
         if isinstance(v, tuple):
             fields = t.fields if isinstance(t, TupleType) else (None,) * len(v)
-            stack.extend((f"{key}_{i}", f, ft) for i, (f, ft) in reversed(list(enumerate(zip(v, _pad(fields, len(v)))))))
+            stack.extend(
+                (f"{key}_{i}", f, ft)
+                for i, (f, ft) in reversed(list(enumerate(zip(v, _pad(fields, len(v)), strict=False))))
+            )
             continue
         if isinstance(v, ConstructorRef):
             raise constructor_error(v.constructor, entry.span)
         if isinstance(v, (Closure, GlobalRef, OpRef)):
-            raise unsupported("the result is a function: an ONNX graph's outputs are tensors", entry.span, "a closure escapes")
+            raise unsupported(
+                "the result is a function: an ONNX graph's outputs are tensors", entry.span, "a closure escapes"
+            )
         out = graph.node("Identity", [v.name], [graph.reserve(key)])
         out_ty = t if isinstance(t, TensorType) and concrete(t) else v.ty
         graph.add_output(out, out_ty)
@@ -217,5 +234,4 @@ def _pad(types: Any, n: int) -> tuple:
     return types if len(types) == n else (None,) * n
 
 
-
-__all__ = ["export_model", "ExportError", "DEFAULT_OPSET", "flatten"]
+__all__ = ["DEFAULT_OPSET", "ExportError", "export_model", "flatten"]

@@ -10,7 +10,8 @@ an operator, is a construct ONNX cannot express.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import Function, GlobalVar, Var
 

@@ -28,7 +28,8 @@ shape or an axis as a number.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -38,7 +39,16 @@ from ..ir.ty import AnyDim, TensorType, TupleType, Type
 from ..ops import registry
 
 # Operators whose result is not a function of their arguments: never folded.
-_NOT_FOLDED = frozenset({"random.threefry_generate", "random.threefry_split", "random.uniform", "random.normal", "random.multinomial", "debug"})
+_NOT_FOLDED = frozenset(
+    {
+        "random.threefry_generate",
+        "random.threefry_split",
+        "random.uniform",
+        "random.normal",
+        "random.multinomial",
+        "debug",
+    }
+)
 # Operators that make a tensor from nothing but attributes: kept as calls
 # (a `zeros(shape=[...])` reads better than, and is smaller than, its value).
 _CREATION = frozenset({"zeros", "ones", "full"})
@@ -109,7 +119,13 @@ class Builder:
             self.types[node] = TensorType((), name)
             self._values[node] = array
             return node
-        node = Constant(None, name, tuple(array.shape), meta_index=self._next_meta, type_annotation=TensorType(tuple(array.shape), name))
+        node = Constant(
+            None,
+            name,
+            tuple(array.shape),
+            meta_index=self._next_meta,
+            type_annotation=TensorType(tuple(array.shape), name),
+        )
         self._next_meta += 1
         if not array.flags.c_contiguous or array.flags.writeable:
             array = array.copy(order="C")  # (ascontiguousarray would make a scalar a vector)
@@ -140,7 +156,10 @@ class Builder:
     def static_shape(self, expr: Expr, what: str = "this input") -> tuple[int, ...]:
         shape = self.shape(expr)
         if any(d is None for d in shape):
-            raise Unsupported(f"{what} needs a static shape, found {_shape_text(shape)}", notes=["give the input's shape with `--input-shape NAME=D1,D2,...`"])
+            raise Unsupported(
+                f"{what} needs a static shape, found {_shape_text(shape)}",
+                notes=["give the input's shape with `--input-shape NAME=D1,D2,...`"],
+            )
         return shape  # type: ignore[return-value]
 
     def rank(self, expr: Expr) -> int:
@@ -223,11 +242,14 @@ class Builder:
 
     def _fold(self, opdef: Any, node: Call, attrs: dict, ty: Type) -> Expr | None:
         if isinstance(ty, TensorType) and isinstance(ty.shape, tuple):
-            if not all(isinstance(d, int) for d in ty.shape) or int(np.prod(ty.shape, dtype=np.int64)) > MAX_FOLDED_ELEMENTS:
+            if (
+                not all(isinstance(d, int) for d in ty.shape)
+                or int(np.prod(ty.shape, dtype=np.int64)) > MAX_FOLDED_ELEMENTS
+            ):
                 return None
         try:
             result = opdef.kernel(tuple(self._values[a] for a in node.args), attrs)
-        except Exception:  # noqa: BLE001 - a value-dependent failure: leave it for run time
+        except Exception:
             return None
         if isinstance(result, tuple):
             return self.tuple(self.const(r, dtype_name(r.dtype)) for r in result)
@@ -275,7 +297,9 @@ class Builder:
             if name == "shape_of":
                 shape = self.shape(node.args[0])
                 if all(d is not None for d in shape):
-                    return np.array([int(d) for d in shape if d is not None], dtype=str(dict(node.attrs).get("dtype", "int32")))
+                    return np.array(
+                        [int(d) for d in shape if d is not None], dtype=str(dict(node.attrs).get("dtype", "int32"))
+                    )
             args = [memo[a] for a in node.args]
             opdef = registry.get(name)
             if opdef is None or any(a is None for a in args) or name in _NOT_FOLDED:
@@ -283,7 +307,7 @@ class Builder:
             attrs, _ = opdef.normalize_attrs(node.attrs)
             try:
                 return opdef.kernel(tuple(args), attrs)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return None
         return None
 
@@ -318,7 +342,7 @@ def _is_default(opdef: Any, key: str, value: Any) -> bool:
         return False
     try:
         default = attr.convert(attr.default)
-    except Exception:  # noqa: BLE001 - a default the kind does not take (e.g. None for "int")
+    except Exception:
         return False
     return type(default) is type(value) and default == value
 
@@ -359,7 +383,9 @@ def infer_call(name: str, arg_types: tuple[Type, ...], attrs: tuple) -> Type:
     errors = [d for d in result.diagnostics if d.is_error]
     if errors:
         shown = ", ".join(str(t) for t in arg_types)
-        raise CallRejected(f"`{name}` rejects its arguments ({shown}): {errors[0].message}", notes=list(errors[0].notes))
+        raise CallRejected(
+            f"`{name}` rejects its arguments ({shown}): {errors[0].message}", notes=list(errors[0].notes)
+        )
     ty = result.types[node]
     return ty
 

@@ -28,27 +28,66 @@ def _shape_option(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
     for text in values:
         name, sep, dims = text.rpartition("=")
         if not sep or not name:
-            raise click.BadParameter(f"expected NAME=D1,D2,... (such as data=1,3,224,224), got {text!r}", param_hint="--input-shape")
+            raise click.BadParameter(
+                f"expected NAME=D1,D2,... (such as data=1,3,224,224), got {text!r}", param_hint="--input-shape"
+            )
         parts = dims.split(",") if dims.strip() else []
         try:
             shape = tuple(int(d) for d in parts)
         except ValueError:
-            raise click.BadParameter(f"the dimensions of {name!r} must be whole numbers separated by commas, got {dims!r}", param_hint="--input-shape") from None
+            raise click.BadParameter(
+                f"the dimensions of {name!r} must be whole numbers separated by commas, got {dims!r}",
+                param_hint="--input-shape",
+            ) from None
         if any(d < 0 for d in shape):
-            raise click.BadParameter(f"the dimensions of {name!r} must not be negative, got {dims!r}", param_hint="--input-shape")
+            raise click.BadParameter(
+                f"the dimensions of {name!r} must not be negative, got {dims!r}", param_hint="--input-shape"
+            )
         shapes[name] = shape
     return shapes
 
 
 @click.command("import")
 @click.argument("model", metavar="MODEL")
-@click.option("-o", "--output", "output", metavar="OUT.rly", help="Where to write the text (`-`: standard output)  [default: MODEL's name with .rly, here]")
-@click.option("--params", "params_path", metavar="FILE.npz", help="Where to write the weights  [default: OUT.params.npz]")
-@click.option("--embed-weights", is_flag=True, help="Put the weights in the text, as TVM's #[metadata] section, instead of a .npz file.")
-@click.option("--dialect", type=click.Choice(["tvm", "docs"]), default="tvm", show_default=True, help="TVM's 0.0.5 format, or the documented syntax.")
-@click.option("--input-shape", "input_shapes", multiple=True, metavar="NAME=D1,D2,...", help="Fix the shape of an input whose dimensions the model leaves open.")
-@click.option("--line-length", type=click.IntRange(min=20), default=100, show_default=True, help="Width of the text, as for relay fmt.")
-@click.option("--list-nodes", is_flag=True, help="Print the model's node listing (what diagnostics point into) and stop.")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    metavar="OUT.rly",
+    help="Where to write the text (`-`: standard output)  [default: MODEL's name with .rly, here]",
+)
+@click.option(
+    "--params", "params_path", metavar="FILE.npz", help="Where to write the weights  [default: OUT.params.npz]"
+)
+@click.option(
+    "--embed-weights",
+    is_flag=True,
+    help="Put the weights in the text, as TVM's #[metadata] section, instead of a .npz file.",
+)
+@click.option(
+    "--dialect",
+    type=click.Choice(["tvm", "docs"]),
+    default="tvm",
+    show_default=True,
+    help="TVM's 0.0.5 format, or the documented syntax.",
+)
+@click.option(
+    "--input-shape",
+    "input_shapes",
+    multiple=True,
+    metavar="NAME=D1,D2,...",
+    help="Fix the shape of an input whose dimensions the model leaves open.",
+)
+@click.option(
+    "--line-length",
+    type=click.IntRange(min=20),
+    default=100,
+    show_default=True,
+    help="Width of the text, as for relay fmt.",
+)
+@click.option(
+    "--list-nodes", is_flag=True, help="Print the model's node listing (what diagnostics point into) and stop."
+)
 @color_option
 @guarded
 def import_command(
@@ -106,7 +145,10 @@ def import_command(
     if problems:
         for d in problems:
             reporter.diagnostic(d)
-        reporter.message(f"Nothing was written: the imported text of {model} does not check (a bug in relay-text's importer; please report it)", "bold red")
+        reporter.message(
+            f"Nothing was written: the imported text of {model} does not check (a bug in relay-text's importer; please report it)",
+            "bold red",
+        )
         return EXIT_ERROR
     stem = os.path.splitext(os.path.basename(model))[0]
     out = output if output is not None else stem + ".rly"

@@ -92,7 +92,9 @@ class Imported:
         for p in params:  # a scalar weight (an epsilon, a loop bound) is a literal too
             value = b.known[p]
             if value.ndim == 0:
-                literal = _literal(value.item(), _dtype(value)) if _dtype(value) != "bfloat16" else inline_constant(value)
+                literal = (
+                    _literal(value.item(), _dtype(value)) if _dtype(value) != "bfloat16" else inline_constant(value)
+                )
                 if literal is not None:
                     replace[p] = literal
         params = [p for p in params if p not in replace]
@@ -141,7 +143,9 @@ class Imported:
         k = 0
         for node, label in notes.items():
             if isinstance(node, Call):
-                comments.by_key[node] = Attached(after=[Note(k, f"/* {_comment_safe(label)} */", own_line=False, line=False, blank_before=False)])
+                comments.by_key[node] = Attached(
+                    after=[Note(k, f"/* {_comment_safe(label)} */", own_line=False, line=False, blank_before=False)]
+                )
                 k += 1
         comments.count = k
         text = render_module(module, TVM, width, comments if k else None).text

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from .expr import Constructor
 from .span import Span
@@ -39,7 +40,11 @@ class TypeData:
 
 
 def definition_difference(
-    mine: TypeData, other: TypeData, same: Mapping[GlobalTypeVar, GlobalTypeVar] = {}, here: str = "here", there: str = "there"
+    mine: TypeData,
+    other: TypeData,
+    same: Mapping[GlobalTypeVar, GlobalTypeVar] = {},
+    here: str = "here",
+    there: str = "there",
 ) -> str | None:
     """None if two data definitions define the same type (same parameters
     and kinds, the same constructors with the same field types, in any
@@ -50,7 +55,7 @@ def definition_difference(
         return f"`{name}` is {'an `extern type`' if mine.extern else 'a `data` definition'} {here} and {'an `extern type`' if other.extern else 'a `data` definition'} {there}"
     if len(mine.type_params) != len(other.type_params):
         return f"`{name}` takes {len(mine.type_params)} type parameter(s) {here} and {len(other.type_params)} {there}"
-    for pa, pb in zip(mine.type_params, other.type_params):
+    for pa, pb in zip(mine.type_params, other.type_params, strict=False):
         if pa.kind != pb.kind:
             return f"the type parameter `{pa.name}` has kind {pa.kind} {here} and {pb.kind} {there}"
     theirs = {c.name: c for c in other.constructors}
@@ -64,12 +69,12 @@ def definition_difference(
         if extra:
             parts.append("adds " + ", ".join(f"`{n}`" for n in extra))
         return f"`{name}` {here} {' and '.join(parts)}"
-    params = dict(zip(mine.type_params, other.type_params))
+    params = dict(zip(mine.type_params, other.type_params, strict=False))
     for cname, ctor in ours.items():
         other_ctor = theirs[cname]
         if len(ctor.inputs) != len(other_ctor.inputs):
             return f"`{cname}` takes {len(ctor.inputs)} field(s) {here} and {len(other_ctor.inputs)} {there}"
-        for i, (a, b) in enumerate(zip(ctor.inputs, other_ctor.inputs)):
+        for i, (a, b) in enumerate(zip(ctor.inputs, other_ctor.inputs, strict=False)):
             if not _same_type(a, b, params, same):
                 return f"field {i + 1} of `{cname}` is `{a}` {here} and `{b}` {there}"
     return None
@@ -94,24 +99,29 @@ def _same_type(a: Any, b: Any, params: Mapping, same: Mapping) -> bool:
             if isinstance(x.shape, tuple) and isinstance(y.shape, tuple):
                 if len(x.shape) != len(y.shape):
                     return False
-                stack.extend(zip(x.shape, y.shape))
+                stack.extend(zip(x.shape, y.shape, strict=False))
             else:
                 stack.append((x.shape, y.shape))
         elif isinstance(x, TupleType):
             if len(x.fields) != len(y.fields):
                 return False
-            stack.extend(zip(x.fields, y.fields))
+            stack.extend(zip(x.fields, y.fields, strict=False))
         elif isinstance(x, FuncType):
-            if len(x.arg_types) != len(y.arg_types) or len(x.type_params) != len(y.type_params) or x.type_constraints or y.type_constraints:
+            if (
+                len(x.arg_types) != len(y.arg_types)
+                or len(x.type_params) != len(y.type_params)
+                or x.type_constraints
+                or y.type_constraints
+            ):
                 return False
-            params = {**params, **dict(zip(x.type_params, y.type_params))}
-            stack.extend(zip(x.arg_types, y.arg_types))
+            params = {**params, **dict(zip(x.type_params, y.type_params, strict=False))}
+            stack.extend(zip(x.arg_types, y.arg_types, strict=False))
             stack.append((x.ret_type, y.ret_type))
         elif isinstance(x, TypeCall):
             if len(x.args) != len(y.args):
                 return False
             stack.append((x.func, y.func))
-            stack.extend(zip(x.args, y.args))
+            stack.extend(zip(x.args, y.args, strict=False))
         elif isinstance(x, DimBinOp):
             if x.op != y.op:
                 return False

@@ -111,7 +111,7 @@ class _Equiv:
                 ok = self.shape(a.shape, b.shape) and self.dtype(a.dtype, b.dtype)
             elif isinstance(a, TupleType):
                 ok = len(a.fields) == len(b.fields)
-                pairs = list(zip(a.fields, b.fields))
+                pairs = list(zip(a.fields, b.fields, strict=False))
             elif isinstance(a, FuncType):
                 ok = (
                     len(a.type_params) == len(b.type_params)
@@ -120,15 +120,15 @@ class _Equiv:
                     and len(a.type_constraints) == len(b.type_constraints)
                     and all(
                         ra.name == rb.name and ra.num_inputs == rb.num_inputs and len(ra.args) == len(rb.args)
-                        for ra, rb in zip(a.type_constraints, b.type_constraints)
+                        for ra, rb in zip(a.type_constraints, b.type_constraints, strict=False)
                     )
                 )
-                pairs = [*zip(a.arg_types, b.arg_types), (a.ret_type, b.ret_type)]
-                for ra, rb in zip(a.type_constraints, b.type_constraints):
-                    pairs += zip(ra.args, rb.args)
+                pairs = [*zip(a.arg_types, b.arg_types, strict=False), (a.ret_type, b.ret_type)]
+                for ra, rb in zip(a.type_constraints, b.type_constraints, strict=False):
+                    pairs += zip(ra.args, rb.args, strict=False)
             elif isinstance(a, TypeCall):
                 ok = len(a.args) == len(b.args)
-                pairs = [(a.func, b.func), *zip(a.args, b.args)]
+                pairs = [(a.func, b.func), *zip(a.args, b.args, strict=False)]
             else:
                 ok = bool(a == b)
             if not ok:
@@ -178,11 +178,11 @@ class _Equiv:
             elif isinstance(p, PatternConstructor):
                 if not constructors_equal(p.constructor, q.constructor) or len(p.patterns) != len(q.patterns):
                     return False
-                stack.extend(zip(p.patterns, q.patterns))
+                stack.extend(zip(p.patterns, q.patterns, strict=False))
             elif isinstance(p, PatternTuple):
                 if len(p.patterns) != len(q.patterns):
                     return False
-                stack.extend(zip(p.patterns, q.patterns))
+                stack.extend(zip(p.patterns, q.patterns, strict=False))
             elif not isinstance(p, PatternWildcard):
                 return False
         return True
@@ -220,7 +220,7 @@ class _Equiv:
                     return False
                 if len(a.type_args) != len(b.type_args) or not all(map(self.types, a.type_args, b.type_args)):
                     return False
-                stack.extend(reversed(list(zip(a.args, b.args))))
+                stack.extend(reversed(list(zip(a.args, b.args, strict=False))))
                 stack.append((a.op, b.op))
             elif isinstance(a, Let):
                 if not self.bind(a.var, b.var):
@@ -244,7 +244,7 @@ class _Equiv:
             elif isinstance(a, Tuple):
                 if len(a.fields) != len(b.fields):
                     return False
-                stack.extend(reversed(list(zip(a.fields, b.fields))))
+                stack.extend(reversed(list(zip(a.fields, b.fields, strict=False))))
             elif isinstance(a, TupleGetItem):
                 if a.index != b.index:
                     return False
@@ -256,10 +256,10 @@ class _Equiv:
             elif isinstance(a, Match):
                 if a.complete != b.complete or len(a.clauses) != len(b.clauses):
                     return False
-                for ca, cb in zip(a.clauses, b.clauses):
+                for ca, cb in zip(a.clauses, b.clauses, strict=False):
                     if not self.pattern(ca.pattern, cb.pattern):
                         return False
-                stack.extend(reversed([(ca.body, cb.body) for ca, cb in zip(a.clauses, b.clauses)]))
+                stack.extend(reversed([(ca.body, cb.body) for ca, cb in zip(a.clauses, b.clauses, strict=False)]))
                 stack.append((a.data, b.data))
             elif isinstance(a, RefCreate):
                 stack.append((a.value, b.value))
@@ -279,7 +279,7 @@ class _Equiv:
             return False
         if not all(map(self.bind_type, a.type_params, b.type_params)):
             return False
-        for ca, cb in zip(a.constructors, b.constructors):
+        for ca, cb in zip(a.constructors, b.constructors, strict=False):
             if ca.name != cb.name or len(ca.inputs) != len(cb.inputs):
                 return False
             if not all(map(self.types, ca.inputs, cb.inputs)):
@@ -302,10 +302,7 @@ def scalars_equal(a: Any, b: Any) -> bool:
 
 def constants_equal(a: Constant, b: Constant) -> bool:
     return (
-        a.dtype == b.dtype
-        and a.shape == b.shape
-        and a.meta_index == b.meta_index
-        and scalars_equal(a.value, b.value)
+        a.dtype == b.dtype and a.shape == b.shape and a.meta_index == b.meta_index and scalars_equal(a.value, b.value)
     )
 
 
@@ -328,7 +325,9 @@ def attr_values_equal(a: Any, b: Any) -> bool:
 
 
 def attrs_equal(a: tuple, b: tuple) -> bool:
-    return len(a) == len(b) and all(ka == kb and attr_values_equal(va, vb) for (ka, va), (kb, vb) in zip(a, b))
+    return len(a) == len(b) and all(
+        ka == kb and attr_values_equal(va, vb) for (ka, va), (kb, vb) in zip(a, b, strict=False)
+    )
 
 
 def alpha_equal(a: Expr, b: Expr) -> bool:

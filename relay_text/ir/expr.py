@@ -15,7 +15,8 @@ excluded from comparison and may be None for nodes built by passes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Union
+from typing import TYPE_CHECKING, Union
+from collections.abc import Mapping
 
 from .span import Span
 from .ty import GlobalTypeVar, Type, TypeVar

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any, Union
+from collections.abc import Callable
 
 from .adt import TypeData
 from .expr import Constructor, Expr, Function, GlobalVar, Var

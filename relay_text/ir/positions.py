@@ -44,9 +44,11 @@ class Trivia:
     file or a metadata section follows.
     """
 
-    __slots__ = ("own_line", "blank_before", "ends_line", "blank_after", "before", "before2_end", "after")
+    __slots__ = ("after", "before", "before2_end", "blank_after", "blank_before", "ends_line", "own_line")
 
-    def __init__(self, own_line: bool, blank_before: bool, before: tuple[int, int, str] | None, before2_end: int) -> None:
+    def __init__(
+        self, own_line: bool, blank_before: bool, before: tuple[int, int, str] | None, before2_end: int
+    ) -> None:
         self.own_line = own_line  # nothing but blanks before it on its line
         self.blank_before = blank_before  # on its own line, below an empty line
         self.ends_line = True  # nothing but blanks after it on its line
@@ -58,9 +60,24 @@ class Trivia:
 
 class Positions:
     __slots__ = (
-        "source", "uses", "results", "attr_keys", "heads", "graph_names",
-        "names", "binders", "brackets", "comment_sites", "trivia", "blank_lines", "blank_after_header", "graph_heads", "graph_inner",
-        "attr_spellings", "lossy", "fn_attrs",
+        "attr_keys",
+        "attr_spellings",
+        "binders",
+        "blank_after_header",
+        "blank_lines",
+        "brackets",
+        "comment_sites",
+        "fn_attrs",
+        "graph_heads",
+        "graph_inner",
+        "graph_names",
+        "heads",
+        "lossy",
+        "names",
+        "results",
+        "source",
+        "trivia",
+        "uses",
     )
 
     def __init__(self, source: Source | None = None) -> None:
@@ -111,7 +128,10 @@ class Positions:
         """The trivia of each comment, by the comment's start."""
         if self.trivia is None:
             text = self.source.text if self.source is not None else ""
-            self.trivia = {site[1]: trivia for site, trivia in zip(self.comment_sites, read_trivia(text, self.comment_sites))}
+            self.trivia = {
+                site[1]: trivia
+                for site, trivia in zip(self.comment_sites, read_trivia(text, self.comment_sites), strict=False)
+            }
         return self.trivia
 
     def blank_before(self, pos: int) -> bool:

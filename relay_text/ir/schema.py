@@ -29,7 +29,8 @@ sees its children.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .expr import (
     Call,

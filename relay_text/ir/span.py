@@ -16,10 +16,11 @@ _LINE_BREAK = re.compile(r"\r\n?|\n")
 # any stage can tell the Prelude's spans from a program's.
 PRELUDE_SOURCE_NAME = "relay_text/std/prelude.rly"
 
+
 class Source:
     """The text of one input, with its name (a path, `<stdin>`, `<string>`)."""
 
-    __slots__ = ("name", "text", "_line_starts")
+    __slots__ = ("_line_starts", "name", "text")
 
     def __init__(self, name: str, text: str) -> None:
         self.name = name
@@ -74,7 +75,7 @@ class Span:
     much to construct.
     """
 
-    __slots__ = ("source", "start", "end")
+    __slots__ = ("end", "source", "start")
 
     def __init__(self, source: Source, start: int, end: int) -> None:
         self.source = source

@@ -136,7 +136,7 @@ class FuncType(Type):
 class TypeCall(Type):
     """An ADT applied to type arguments: `List[a]`, `Numbers[]`."""
 
-    func: Union[GlobalTypeVar, TypeVar]
+    func: GlobalTypeVar | TypeVar
     args: tuple[Type, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 

@@ -27,7 +27,8 @@ silently.
 from __future__ import annotations
 
 from types import GeneratorType
-from typing import Any, Callable, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
+from collections.abc import Callable
 
 from .expr import (
     Call,
@@ -167,7 +168,7 @@ class ExprFunctor(Generic[R]):
 class Delegate:
     """Yielded by a generator method: visit `expr` with `functor` (see `ExprFunctor`)."""
 
-    __slots__ = ("functor", "expr")
+    __slots__ = ("expr", "functor")
 
     def __init__(self, functor: ExprFunctor[Any], expr: Expr) -> None:
         self.functor = functor
@@ -186,7 +187,7 @@ class ExprVisitor(ExprFunctor[None]):
 
 
 def _same(old: tuple, new: tuple) -> bool:
-    return all(a is b for a, b in zip(old, new))
+    return all(a is b for a, b in zip(old, new, strict=False))
 
 
 class ExprMutator(ExprFunctor[Expr]):
@@ -242,7 +243,7 @@ class ExprMutator(ExprFunctor[Expr]):
         bodies = tuple(self.memo[c.body] for c in node.clauses)
         if data is node.data and _same(tuple(c.body for c in node.clauses), bodies):
             return node
-        clauses = tuple(Clause(c.pattern, b, c.span) for c, b in zip(node.clauses, bodies))
+        clauses = tuple(Clause(c.pattern, b, c.span) for c, b in zip(node.clauses, bodies, strict=False))
         return Match(data, clauses, node.complete, node.span)
 
     def visit_ref_create(self, node: RefCreate) -> Expr:

@@ -43,7 +43,10 @@ def quick_fixes(analysis: Analysis, start: int, end: int, encoding: str = UTF16)
         for fix in diag.fixes:
             if not fix.edits or any(edit.span.source is not source for edit in fix.edits):
                 continue
-            edits = [lsp.TextEdit(span_range(e.span.start, e.span.end, lines), e.text) for e in sorted(fix.edits, key=lambda e: e.span.start)]
+            edits = [
+                lsp.TextEdit(span_range(e.span.start, e.span.end, lines), e.text)
+                for e in sorted(fix.edits, key=lambda e: e.span.start)
+            ]
             out.append(
                 lsp.CodeAction(
                     title=_title(fix.message),
@@ -75,7 +78,9 @@ def fix_all(analysis: Analysis, encoding: str = UTF16, lazy: bool = False) -> ls
     edits = fixed_edits(analysis, encoding)
     if not edits:
         return None
-    return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.SourceFixAll, edit=lsp.WorkspaceEdit(changes={analysis.uri: edits}))
+    return lsp.CodeAction(
+        title=title, kind=lsp.CodeActionKind.SourceFixAll, edit=lsp.WorkspaceEdit(changes={analysis.uri: edits})
+    )
 
 
 def fixed_edits(analysis: Analysis, encoding: str = UTF16) -> list[lsp.TextEdit]:
@@ -98,7 +103,9 @@ def _wanted(kind: str, only: list[str] | None) -> bool:
     return only is None or any(kind == o or kind.startswith(o + ".") for o in only)
 
 
-def actions(analysis: Analysis, start: int, end: int, position: dict, only: list[str] | None, encoding: str, lazy: bool = False) -> list[lsp.CodeAction]:
+def actions(
+    analysis: Analysis, start: int, end: int, position: dict, only: list[str] | None, encoding: str, lazy: bool = False
+) -> list[lsp.CodeAction]:
     from .graph import graph_action
 
     out: list[lsp.CodeAction] = []
@@ -128,16 +135,24 @@ def register(server: Any) -> None:
         support = action.resolve_support if action is not None else None
         return support is not None and "edit" in support.properties
 
-    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True))
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True)
+    )
     async def code_action_request(ls: Any, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
         uri = params.text_document.uri
         analysis = await ls.analysis(uri)
         start = ls.offset(analysis, params.range.start)
         end = ls.offset(analysis, params.range.end)
         position = {"line": params.range.start.line, "character": params.range.start.character}
-        only = [str(getattr(k, "value", k)) for k in params.context.only] if params.context is not None and params.context.only else None
+        only = (
+            [str(getattr(k, "value", k)) for k in params.context.only]
+            if params.context is not None and params.context.only
+            else None
+        )
         loop = asyncio.get_running_loop()  # fixing all re-checks the file: on the checker's thread
-        found = await loop.run_in_executor(ls.checker, actions, analysis, start, end, position, only, ls.encoding, resolves_edits(ls))
+        found = await loop.run_in_executor(
+            ls.checker, actions, analysis, start, end, position, only, ls.encoding, resolves_edits(ls)
+        )
         return found or None
 
     @server.feature(lsp.CODE_ACTION_RESOLVE)

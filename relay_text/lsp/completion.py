@@ -28,7 +28,24 @@ from .views import Views
 
 TRIGGERS = ["@", "%", "."]
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
-_KEYWORDS = ["def", "fn", "let", "if", "else", "match", "case", "data", "type", "extern", "ref", "ref_read", "ref_write", "Tensor", "Constant", "free_var"]
+_KEYWORDS = [
+    "def",
+    "fn",
+    "let",
+    "if",
+    "else",
+    "match",
+    "case",
+    "data",
+    "type",
+    "extern",
+    "ref",
+    "ref_read",
+    "ref_write",
+    "Tensor",
+    "Constant",
+    "free_var",
+]
 
 
 def complete(views: Views, offset: int, encoding: str = UTF16) -> list[lsp.CompletionItem]:
@@ -37,7 +54,14 @@ def complete(views: Views, offset: int, encoding: str = UTF16) -> list[lsp.Compl
     offset = max(0, min(offset, len(text)))
     tok = tk.token_at(analysis.tokens, offset)
     inside = tok is not None and tok.kind in (tk.COMMENT, tk.STRING, tk.METADATA) and tok.start < offset
-    after_string = inside and tok is not None and tok.kind == tk.STRING and offset == tok.end and tok.text.endswith('"') and len(tok.text) > 1
+    after_string = (
+        inside
+        and tok is not None
+        and tok.kind == tk.STRING
+        and offset == tok.end
+        and tok.text.endswith('"')
+        and len(tok.text) > 1
+    )
     if inside and not after_string:
         return []
     start = offset
@@ -191,7 +215,9 @@ def _names(views: Views, rng: lsp.Range) -> list[lsp.CompletionItem]:
     datas = list(tables.datas)
     if views.good is not None:  # those of data types being edited
         good = views.good.analysis
-        constructors += [(t, good) for name, t in good.names.tables.constructors.items() if name not in tables.constructors]
+        constructors += [
+            (t, good) for name, t in good.names.tables.constructors.items() if name not in tables.constructors
+        ]
         datas += [name for name in good.names.tables.datas if name not in tables.datas]
     items = []
     for target, analysis in constructors:
@@ -228,7 +254,11 @@ def _names(views: Views, rng: lsp.Range) -> list[lsp.CompletionItem]:
             )
         )
     for word in _KEYWORDS:
-        items.append(lsp.CompletionItem(label=word, kind=lsp.CompletionItemKind.Keyword, sort_text="4" + word, text_edit=_edit(word, rng)))
+        items.append(
+            lsp.CompletionItem(
+                label=word, kind=lsp.CompletionItemKind.Keyword, sort_text="4" + word, text_edit=_edit(word, rng)
+            )
+        )
     return items
 
 

@@ -59,7 +59,9 @@ class Analysis:
     of the rest of the file, its spans in the document's own text.
     """
 
-    def __init__(self, uri: str, text: str, version: int | None = None, holes: tuple[tuple[int, int], ...] = ()) -> None:
+    def __init__(
+        self, uri: str, text: str, version: int | None = None, holes: tuple[tuple[int, int], ...] = ()
+    ) -> None:
         from ..pipeline import check_source
 
         self.uri = uri
@@ -77,7 +79,7 @@ class Analysis:
             self.checked = check_source(self.source)
         except RecursionError:
             self.failure = "the program is nested too deeply to check"
-        except Exception as exc:  # noqa: BLE001 - the editor must keep working
+        except Exception as exc:
             self.failure = f"{type(exc).__name__}: {exc}"
         finally:
             if was_enabled:

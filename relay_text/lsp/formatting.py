@@ -35,7 +35,7 @@ def settings_for(path: str) -> dict[str, Any]:
 
         pyproject = find_pyproject([path])
         return fmt_settings(load(pyproject), pyproject) if pyproject is not None else {}
-    except Exception:  # noqa: BLE001 - a bad pyproject.toml is `relay fmt`'s to report
+    except Exception:
         return {}
 
 
@@ -62,15 +62,21 @@ def format_text(name: str, text: str, dialect: str | None = None) -> str:
             settings.get("line_length", 100),
         )
     except UnsafeFormat as exc:
-        raise FormatError(f"relay fmt refused this file: {exc.reason} (an internal error; `relay fmt` saves both texts for a report)") from None
+        raise FormatError(
+            f"relay fmt refused this file: {exc.reason} (an internal error; `relay fmt` saves both texts for a report)"
+        ) from None
     if result.text is None:
-        first = next((d for d in result.diagnostics if d.is_error), result.diagnostics[0] if result.diagnostics else None)
+        first = next(
+            (d for d in result.diagnostics if d.is_error), result.diagnostics[0] if result.diagnostics else None
+        )
         if first is None:
             raise FormatError("cannot format this file")
         line, col = first.span.start_line_col if first.span is not None else (0, 0)
         more = len(result.diagnostics) - 1
         tail = f" (and {more} more)" if more > 0 else ""
-        raise FormatError(f"cannot format this file: {line}:{col}: {first.severity}[{first.code}]: {first.message}{tail}")
+        raise FormatError(
+            f"cannot format this file: {line}:{col}: {first.severity}[{first.code}]: {first.message}{tail}"
+        )
     out = result.text
     return out.replace("\n", newline) if newline != "\n" else out
 
@@ -129,7 +135,9 @@ def range_edits(analysis: Analysis, start: int, end: int, encoding: str = UTF16)
     old_cores = definitions(old)
     new_cores = definitions(new)
     if [_head(old, c) for c in old_cores] != [_head(new, c) for c in new_cores]:
-        raise FormatError("cannot format part of this file: its definitions do not match those of the formatted file (format the whole file)")
+        raise FormatError(
+            "cannot format part of this file: its definitions do not match those of the formatted file (format the whole file)"
+        )
     touched = [i for i, (s, e) in enumerate(old_cores) if s <= end and start <= e]
     changed = [i for i in touched if old[old_cores[i][0] : old_cores[i][1]] != new[new_cores[i][0] : new_cores[i][1]]]
     if not changed:
@@ -143,14 +151,18 @@ def range_edits(analysis: Analysis, start: int, end: int, encoding: str = UTF16)
         position = e
     out.append(old[position:])
     if format_text(analysis.source.name, "".join(out), dialect="keep") != new:
-        raise FormatError("cannot format part of this file: formatting these definitions alone would not keep the file's meaning (format the whole file)")
+        raise FormatError(
+            "cannot format part of this file: formatting these definitions alone would not keep the file's meaning (format the whole file)"
+        )
     lines = analysis.lines(encoding)
     edits = []
     for i in changed:
         s, e = old_cores[i]
         sl, sc = lines.position(s)
         el, ec = lines.position(e)
-        edits.append(lsp.TextEdit(lsp.Range(lsp.Position(sl, sc), lsp.Position(el, ec)), new[new_cores[i][0] : new_cores[i][1]]))
+        edits.append(
+            lsp.TextEdit(lsp.Range(lsp.Position(sl, sc), lsp.Position(el, ec)), new[new_cores[i][0] : new_cores[i][1]])
+        )
     return edits
 
 

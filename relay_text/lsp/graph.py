@@ -1,4 +1,4 @@
-""""Show graph": the `relay viz` page of the function under the cursor.
+""" "Show graph": the `relay viz` page of the function under the cursor.
 
 The command `relay.showGraph` takes the document's URI and a position (or
 a global's name, `@main`) and answers `{"function": "@main", "title":
@@ -91,7 +91,9 @@ def register(server: Any) -> None:
     @server.command(COMMAND)
     async def show_graph_command(ls: Any, *args: Any) -> dict[str, Any]:
         if not args or not isinstance(args[0], str):
-            raise JsonRpcException("relay.showGraph takes a document URI, then a position or a function's name", code=-32602)
+            raise JsonRpcException(
+                "relay.showGraph takes a document URI, then a position or a function's name", code=-32602
+            )
         uri = args[0]
         if uri not in ls.workspace.text_documents:
             raise JsonRpcException(f"{uri} is not open", code=-32602)
@@ -104,7 +106,9 @@ def register(server: Any) -> None:
             if function is None:
                 raise JsonRpcException("the cursor is not in a function", code=REQUEST_FAILED)
         else:
-            raise JsonRpcException("relay.showGraph: the second argument is a position or a function's name", code=-32602)
+            raise JsonRpcException(
+                "relay.showGraph: the second argument is a position or a function's name", code=-32602
+            )
         loop = asyncio.get_running_loop()
         try:  # laid out on the checker's thread, as formatting is
             return await loop.run_in_executor(ls.checker, show_graph, analysis, function)

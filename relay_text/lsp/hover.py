@@ -117,7 +117,9 @@ def _name_hover(analysis: Analysis, occ: nm.Occurrence) -> HoverText | None:
         data = target.detail
         if data is None:
             return None
-        return HoverText(_data_text(data, analysis), _with_origin(_doc_comment(target, analysis), target), occ.start, occ.end)
+        return HoverText(
+            _data_text(data, analysis), _with_origin(_doc_comment(target, analysis), target), occ.start, occ.end
+        )
     if kind == nm.OPERATOR:
         opdef = target.node
         parts = [opdef.doc] if opdef.doc else []
@@ -235,7 +237,9 @@ def _attribute_hover(analysis: Analysis, tok: tk.Token) -> HoverText | None:
     required = attr.default is registry.REQUIRED
     code = f"{attr.name}=..." if required else f"{attr.name}={attr.default!r}"
     what = registry.ATTR_KINDS.get(attr.kind, attr.kind)
-    doc = f"An attribute of `{opdef.name}`: {what}" + ("; required." if required else f"; the default is `{attr.default!r}`.")
+    doc = f"An attribute of `{opdef.name}`: {what}" + (
+        "; required." if required else f"; the default is `{attr.default!r}`."
+    )
     return HoverText(code, doc, tok.start, tok.end)
 
 
@@ -282,6 +286,9 @@ def register(server: Any) -> None:
             return None
         md = ls.markdown()
         return lsp.Hover(
-            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown if md else lsp.MarkupKind.PlainText, value=found.markdown() if md else found.plain()),
+            contents=lsp.MarkupContent(
+                kind=lsp.MarkupKind.Markdown if md else lsp.MarkupKind.PlainText,
+                value=found.markdown() if md else found.plain(),
+            ),
             range=span_range(found.start, found.end, views.lines(ls.encoding)),
         )

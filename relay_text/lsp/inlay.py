@@ -71,7 +71,12 @@ def _type_comment_after(analysis: Analysis, node: Any) -> bool:
         return False
     toks = analysis.tokens
     i = tk.index_before(toks, span.end) + 1
-    return i < len(toks) and toks[i].kind == tk.COMMENT and toks[i].text.startswith("/*") and toks[i].text[2:].lstrip().startswith("ty=")
+    return (
+        i < len(toks)
+        and toks[i].kind == tk.COMMENT
+        and toks[i].text.startswith("/*")
+        and toks[i].text[2:].lstrip().startswith("ty=")
+    )
 
 
 def register(server: Any) -> None:

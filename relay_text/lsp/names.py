@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from ..ir.expr import Constructor, Function, GlobalVar, Let, Match, TupleGetItem, Var
 from ..ir.pattern import pattern_vars
@@ -76,7 +77,13 @@ class NameIndex:
     """Occurrences of names in one document, sorted by position."""
 
     def __init__(
-        self, source: Source, tokens: list[tk.Token], module: Any, prelude: Any, nodes: list | None, holes: tuple[tuple[int, int], ...] = ()
+        self,
+        source: Source,
+        tokens: list[tk.Token],
+        module: Any,
+        prelude: Any,
+        nodes: list | None,
+        holes: tuple[tuple[int, int], ...] = (),
     ) -> None:
         self.source = source
         self.tokens = tokens
@@ -302,9 +309,13 @@ class NameIndex:
                 resolved.add(start)
         return resolved
 
-    def _graph_def(self, start: int, end: int, node: Any, binder_at: dict, scope: tuple[int, int] | None = None) -> None:
+    def _graph_def(
+        self, start: int, end: int, node: Any, binder_at: dict, scope: tuple[int, int] | None = None
+    ) -> None:
         name = self.source.text[start:end]
-        t = Target(BINDING, name, node, Span(self.source, start, end), (start, scope[1] if scope else len(self.source.text)))
+        t = Target(
+            BINDING, name, node, Span(self.source, start, end), (start, scope[1] if scope else len(self.source.text))
+        )
         self._targets.setdefault(id(node), t)
         binder_at[start] = t
         self.binders.append(t)
@@ -353,7 +364,12 @@ class NameIndex:
                 ):
                     best = t
             if best is not None:
-                self._add(tok.start, tok.start + len(name), best, best.definition is not None and best.definition.start == tok.start)
+                self._add(
+                    tok.start,
+                    tok.start + len(name),
+                    best,
+                    best.definition is not None and best.definition.start == tok.start,
+                )
                 return
 
     def _locals_from_tokens(self, ranges: Iterable[tuple[int, int]] | None = None) -> None:
@@ -369,7 +385,9 @@ class NameIndex:
                     continue
                 t = first.get(tok.text)
                 if t is None:
-                    t = first[tok.text] = Target(VARIABLE, tok.text, None, Span(source, tok.start, tok.end), (tok.start, end))
+                    t = first[tok.text] = Target(
+                        VARIABLE, tok.text, None, Span(source, tok.start, tok.end), (tok.start, end)
+                    )
                     self.binders.append(t)
                     self._add(tok.start, tok.end, t, True)
                 else:
@@ -414,7 +432,9 @@ def _enclosing(ranges: list[tuple[int, int]], offset: int) -> tuple[int, int] | 
     return None
 
 
-def _tables(source: Source, module: Any, prelude: Any, toks: list[tk.Token], holes: tuple[tuple[int, int], ...] = ()) -> Tables:
+def _tables(
+    source: Source, module: Any, prelude: Any, toks: list[tk.Token], holes: tuple[tuple[int, int], ...] = ()
+) -> Tables:
     tables = Tables()
     if prelude is not None:
         pm = prelude.module
@@ -437,7 +457,9 @@ def _tables(source: Source, module: Any, prelude: Any, toks: list[tk.Token], hol
             for ctor in data.constructors:
                 tables.constructors[ctor.name] = Target(CONSTRUCTOR, ctor.name, ctor, ctor.span)
         for start, end in holes:  # what the module leaves out, as written
-            _written_definitions(source, toks[tk.index_before(toks, start) + 1 : tk.index_before(toks, end) + 1], tables)
+            _written_definitions(
+                source, toks[tk.index_before(toks, start) + 1 : tk.index_before(toks, end) + 1], tables
+            )
         return tables
     _written_definitions(source, toks, tables)
     return tables

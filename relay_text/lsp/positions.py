@@ -26,7 +26,7 @@ def _units(ch: str, encoding: str) -> int:
 class LineIndex:
     """Maps offsets of one text to (line, column) in an encoding and back."""
 
-    __slots__ = ("text", "encoding", "starts", "_ascii")
+    __slots__ = ("_ascii", "encoding", "starts", "text")
 
     def __init__(self, text: str, encoding: str = UTF16) -> None:
         self.text = text

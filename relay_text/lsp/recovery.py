@@ -62,7 +62,7 @@ def broken(analysis: Analysis, ranges: list[tuple[int, int]]) -> set[int]:
         at = min(span.start, n)
         i = _item_of(ranges, at)
         first = _first_code(toks, ranges[i])
-        if i > 0 and (first is None or at <= first.start) or at >= n:
+        if (i > 0 and (first is None or at <= first.start)) or at >= n:
             # at the keyword that begins an item (or at the end of the
             # text): the item before it was never finished
             i = max(0, i - 1 if at < n else len(ranges) - 1)

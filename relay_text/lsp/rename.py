@@ -59,7 +59,9 @@ class Renamable:
 def prepare(analysis: Analysis, offset: int) -> Renamable:
     """The name at `offset` to rename, or RenameError."""
     if not analysis.parsed:
-        raise RenameError("cannot rename while the file has syntax errors: fix them first (a rename is checked against the whole file)")
+        raise RenameError(
+            "cannot rename while the file has syntax errors: fix them first (a rename is checked against the whole file)"
+        )
     occ = analysis.names.at(offset)
     if occ is None:
         raise RenameError("there is no name here to rename")
@@ -182,7 +184,13 @@ def _clash(before: Analysis, name: str) -> str:
     for occ in before.names.occurrences:
         if occ.target.name == name:
             line = before.text.count("\n", 0, occ.start) + 1
-            verb = "bound" if occ.target.kind in nm.LOCAL_KINDS else "defined" if occ.target.definition is not None and occ.target.definition.source is before.source else "used"
+            verb = (
+                "bound"
+                if occ.target.kind in nm.LOCAL_KINDS
+                else "defined"
+                if occ.target.definition is not None and occ.target.definition.source is before.source
+                else "used"
+            )
             return f": `{name}` is already {verb} (line {line})"
     if name[1:] in before.names.tables.globals:
         return f": the Prelude defines `{name}`"
@@ -201,7 +209,9 @@ def register(server: Any) -> None:
             found = prepare(analysis, ls.offset(analysis, params.position))
         except RenameError as exc:
             raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
-        return lsp.PrepareRenamePlaceholder(range=span_range(found.start, found.end, analysis.lines(ls.encoding)), placeholder=found.target.name)
+        return lsp.PrepareRenamePlaceholder(
+            range=span_range(found.start, found.end, analysis.lines(ls.encoding)), placeholder=found.target.name
+        )
 
     @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
     async def rename_request(ls: Any, params: lsp.RenameParams) -> lsp.WorkspaceEdit:

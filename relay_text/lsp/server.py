@@ -206,7 +206,18 @@ server = RelayLanguageServer()
 def _register_features() -> None:
     from . import actions, completion, definitions, formatting, graph, hover, inlay, rename, semantic_tokens, symbols
 
-    for feature in (formatting, hover, definitions, symbols, completion, semantic_tokens, graph, rename, inlay, actions):
+    for feature in (
+        formatting,
+        hover,
+        definitions,
+        symbols,
+        completion,
+        semantic_tokens,
+        graph,
+        rename,
+        inlay,
+        actions,
+    ):
         feature.register(server)
 
 

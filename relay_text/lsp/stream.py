@@ -79,7 +79,7 @@ def handle(protocol: Any, body: bytes) -> None:
     """Hand one message to pygls, or answer what it cannot take."""
     try:
         message = json.loads(body, object_hook=protocol.structure_message)
-    except Exception as exc:  # noqa: BLE001 - every failure gets its answer below
+    except Exception as exc:
         _refuse(protocol, body, exc)
         return
     protocol.handle_message(message)
@@ -93,7 +93,9 @@ def _refuse(protocol: Any, body: bytes, exc: Exception) -> None:
         return
     if not isinstance(raw, dict) or raw.get("jsonrpc") != "2.0" or not isinstance(raw.get("method", ""), str):
         msg_id = raw.get("id") if isinstance(raw, dict) else None
-        _error(protocol, msg_id if isinstance(msg_id, (int, str)) else None, INVALID_REQUEST, "not a JSON-RPC 2.0 message")
+        _error(
+            protocol, msg_id if isinstance(msg_id, (int, str)) else None, INVALID_REQUEST, "not a JSON-RPC 2.0 message"
+        )
         return
     method = raw.get("method")
     msg_id = raw.get("id")
@@ -121,7 +123,11 @@ def _cause(exc: BaseException) -> str:
         while getattr(inner, "exceptions", ()):
             inner = inner.exceptions[0]
         where = [n for n in getattr(inner, "__notes__", []) if "@" in n]
-        what = f"missing `{inner.args[0]}`" if isinstance(inner, KeyError) and inner.args else f"{type(inner).__name__}: {inner}"
+        what = (
+            f"missing `{inner.args[0]}`"
+            if isinstance(inner, KeyError) and inner.args
+            else f"{type(inner).__name__}: {inner}"
+        )
         notes.append(what + (f" ({where[-1].strip()})" if where else ""))
     return "; ".join(notes) if notes else (str(seen) or type(seen).__name__)
 

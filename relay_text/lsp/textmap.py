@@ -111,7 +111,7 @@ class TextMap:
     def _middle(self, old: str, new: str, om: tuple[int, int], nm: tuple[int, int]) -> list[tuple[int, int, int]]:
         a = old[om[0] : om[1]].splitlines(keepends=True)
         b = new[nm[0] : nm[1]].splitlines(keepends=True)
-        if len(a) < 2 and len(b) < 2 or len(a) > MAX_MIDDLE_LINES or len(b) > MAX_MIDDLE_LINES:
+        if (len(a) < 2 and len(b) < 2) or len(a) > MAX_MIDDLE_LINES or len(b) > MAX_MIDDLE_LINES:
             return []
         a_starts = _starts(a, om[0])
         b_starts = _starts(b, nm[0])

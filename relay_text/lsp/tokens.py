@@ -58,8 +58,12 @@ _TOKEN = re.compile(
   | (?P<string>"(?:[^"\\\r\n]|\\.)*"?)
   | (?P<local>%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)
   | (?P<global>@[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<number>(?:inf|nan)f(?:16|32|64)?(?![A-Za-z0-9_])|""" + _NUMBER + r""")
-  | (?P<ident>""" + _IDENT + r""")
+  | (?P<number>(?:inf|nan)f(?:16|32|64)?(?![A-Za-z0-9_])|"""
+    + _NUMBER
+    + r""")
+  | (?P<ident>"""
+    + _IDENT
+    + r""")
   | (?P<punct>->|=>|==|!=|<=|>=|&&|\|\||[(){}\[\],;:=<>+\-*/?!.])
   | (?P<other>.)
     """,
@@ -107,7 +111,9 @@ def scan(text: str) -> list[Token]:
             pos = end
             continue
         if kind == "line_comment" or kind == "hash_comment":
-            out.append(Token(COMMENT, text[pos:end].rstrip("\r"), pos, end - (1 if text[pos:end].endswith("\r") else 0)))
+            out.append(
+                Token(COMMENT, text[pos:end].rstrip("\r"), pos, end - (1 if text[pos:end].endswith("\r") else 0))
+            )
             pos = end
             continue
         if kind == "block_comment":

@@ -107,7 +107,9 @@ class Views:
         self.holes: tuple[tuple[int, int], ...] = (
             () if current.parsed else recovered.holes if recovered is not None else ((0, len(current.text) + 1),)
         )
-        self.good = View(good, TextMap(good.text, current.text)) if good is not None and good.module is not None else None
+        self.good = (
+            View(good, TextMap(good.text, current.text)) if good is not None and good.module is not None else None
+        )
 
     @property
     def uri(self) -> str:

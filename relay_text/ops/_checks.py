@@ -34,7 +34,12 @@ def require_int(r: Relation, i: int, what: str) -> None:
     """Input i (described as `what`) holds integers, once its dtype is known."""
     d = r.tensor(i).dtype
     if type(d) is str and not is_int_dtype(d):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: {what} must have an integer dtype, found `{d}`", arg=i, label=f"this is `{d}`")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}`: {what} must have an integer dtype, found `{d}`",
+            arg=i,
+            label=f"this is `{d}`",
+        )
 
 
 def require_float(r: Relation, i: int, what: str) -> None:

@@ -15,7 +15,9 @@ def dtype_kind(r: Relation, i: int, what: str, kinds: tuple[str, ...], noun: str
     """Input i has a dtype starting with one of `kinds` (when its dtype is known)."""
     dtype = r.tensor(i).dtype
     if isinstance(dtype, str) and not dtype.startswith(kinds):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what} as {noun}, not `{dtype}`", arg=i, label=f"this is `{dtype}`")
+        r.fail(
+            codes.TYPE_MISMATCH, f"`{r.op}` takes {what} as {noun}, not `{dtype}`", arg=i, label=f"this is `{dtype}`"
+        )
 
 
 def scalar_input(r: Relation, i: int, what: str, kinds: tuple[str, ...], noun: str) -> None:
@@ -23,7 +25,11 @@ def scalar_input(r: Relation, i: int, what: str, kinds: tuple[str, ...], noun: s
     dtype_kind(r, i, what, kinds, noun)
     shape = r.tensor(i).shape
     if known_rank(shape) and any(static(d) not in (1, None) for d in shape):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as a single value, found a tensor of shape {shape_text(shape)}", arg=i)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes {what} as a single value, found a tensor of shape {shape_text(shape)}",
+            arg=i,
+        )
 
 
 def rank_of(r: Relation, i: int, rank: int, what: str) -> tuple | None:

@@ -69,7 +69,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
 
 from ..ir.expr import has_invalid_attr
 from ..ir.ty import canonical_dtype
@@ -168,7 +169,9 @@ class Attr:
             try:
                 return custom(value)
             except (TypeError, ValueError):
-                raise AttrError(self.name, f"attribute `{self.name}` takes {ATTR_KINDS[kind]}", ATTR_KINDS[kind]) from None
+                raise AttrError(
+                    self.name, f"attribute `{self.name}` takes {ATTR_KINDS[kind]}", ATTR_KINDS[kind]
+                ) from None
         if kind.startswith("opt_") and value is None:
             return None
         if isinstance(value, list):  # from Python callers; the parser gives tuples
@@ -284,7 +287,9 @@ class OpDef:
             if attr.name not in out:
                 if attr.default is REQUIRED:
                     if not any(e.key == attr.name for e in errors):
-                        errors.append(AttrError("", f"`{self.name}` needs the attribute `{attr.name}`", ATTR_KINDS[attr.kind]))
+                        errors.append(
+                            AttrError("", f"`{self.name}` needs the attribute `{attr.name}`", ATTR_KINDS[attr.kind])
+                        )
                     out[attr.name] = None
                 else:
                     out[attr.name] = attr.default

@@ -47,7 +47,8 @@ still called as `rel(r)`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, NoReturn, Protocol, Union
+from typing import Any, NoReturn, Protocol, Union
+from collections.abc import Callable
 
 from ..ir.ty import AnyDim, DimBinOp, IncompleteType, TensorType, Type, TypeCall
 
@@ -131,7 +132,9 @@ class FixedArityRelation(NamedRelation):
     inputs: int = field(kw_only=True)
 
 
-def relation(name: str, inputs: int | None = None, default: RelationFn | None = None) -> Callable[[RelationFn], NamedRelation]:
+def relation(
+    name: str, inputs: int | None = None, default: RelationFn | None = None
+) -> Callable[[RelationFn], NamedRelation]:
     """Decorator naming a relation function: the `name` shown in types and
     `where` clauses (`Broadcast`), the number of inputs it relates when a
     `where` clause may name it, and a `default` run only when solving is

@@ -75,8 +75,12 @@ def normalize_axis(r: Relation, axis: int, rank: int, what: str = "axis") -> int
     """`axis` in [0, rank), counting negative values from the end; fails otherwise."""
     if -rank <= axis < rank:
         return axis % rank if rank else 0
-    r.fail(codes.SHAPE_MISMATCH, f"{what} {axis} is out of range for a tensor of rank {rank}", arg=0,
-           notes=(f"valid values are {-rank} to {rank - 1}" if rank else "a scalar has no axes",))
+    r.fail(
+        codes.SHAPE_MISMATCH,
+        f"{what} {axis} is out of range for a tensor of rank {rank}",
+        arg=0,
+        notes=(f"valid values are {-rank} to {rank - 1}" if rank else "a scalar has no axes",),
+    )
 
 
 # ---------------------------------------------------------------- shared relations
@@ -113,7 +117,7 @@ def broadcast_dims(r: Relation, a: tuple, b: tuple) -> tuple | None:
     pa = (1,) * (n - len(a)) + a
     pb = (1,) * (n - len(b)) + b
     out = []
-    for i, (x, y) in enumerate(zip(pa, pb)):
+    for i, (x, y) in enumerate(zip(pa, pb, strict=False)):
         if is_unknown(x) or is_unknown(y):
             if x == 1:
                 out.append(y)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["optimize_source", "all_passes", "get"]
+__all__ = ["all_passes", "get", "optimize_source"]
 
 
 def __getattr__(name: str) -> Any:

@@ -11,7 +11,8 @@ gradient per argument, each an expression of the argument's type
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import Call, Expr, TupleGetItem
 from ..ir.ty import TensorType, TupleType
@@ -132,7 +133,14 @@ def _relu(c: Call, g: Expr, ts: list[Any], rt: Any, y: Expr) -> list[Expr]:
 def _abs(c: Call, g: Expr, ts: list[Any], rt: Any, y: Expr) -> list[Expr]:
     x = c.args[0]
     ones = call("ones_like", x)
-    return [call("where", call("less", x, call("zeros_like", x)), call("multiply", call("negative", ones), g), call("multiply", ones, g))]
+    return [
+        call(
+            "where",
+            call("less", x, call("zeros_like", x)),
+            call("multiply", call("negative", ones), g),
+            call("multiply", ones, g),
+        )
+    ]
 
 
 @rule("copy")
@@ -176,7 +184,10 @@ def _dense(c: Call, g: Expr, ts: list[Any], rt: Any, y: Expr) -> list[Expr]:
     data, weight = c.args
     return [
         _csl(call("nn.dense", g, call("transpose", weight), attrs=(("units", _shape(ts[1])[1]),)), data),
-        _csl(call("nn.dense", call("transpose", g), call("transpose", data), attrs=(("units", _shape(ts[0])[1]),)), weight),
+        _csl(
+            call("nn.dense", call("transpose", g), call("transpose", data), attrs=(("units", _shape(ts[0])[1]),)),
+            weight,
+        ),
     ]
 
 
@@ -229,7 +240,7 @@ def _conv2d(c: Call, g: Expr, ts: list[Any], rt: Any, y: Expr) -> list[Expr]:
         "nn.conv2d_transpose",
         g,
         weight,
-        attrs=common + (("output_padding", (in_h - out_h, in_w - out_w)), ("out_dtype", out_dtype)),
+        attrs=(*common, ("output_padding", (in_h - out_h, in_w - out_w)), ("out_dtype", out_dtype)),
     )
     backward_weight = call(
         "nn.conv2d_backward_weight",

@@ -3,7 +3,8 @@ building calls and constants."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from ..ir.expr import Call, Constant, Expr, Function, GlobalVar, Let, Op, Tuple, TupleGetItem, Var
 from ..ir.module import Module
@@ -194,9 +195,7 @@ def _dim_vars(d: Any, declared: Any) -> bool:
         x = stack.pop()
         if isinstance(x, DimBinOp):
             stack += [x.lhs, x.rhs]
-        elif isinstance(x, TypeVar) and x not in declared:
-            return True
-        elif not isinstance(x, (int, TypeVar)):
+        elif (isinstance(x, TypeVar) and x not in declared) or not isinstance(x, (int, TypeVar)):
             return True
     return False
 
@@ -209,7 +208,9 @@ def rename_pattern(pattern: Any, mapping: dict[Expr, Expr]) -> Any:
         new = mapping.get(pattern.var)
         return PatternVar(new, pattern.span) if isinstance(new, Var) else pattern
     if isinstance(pattern, PatternConstructor):
-        return PatternConstructor(pattern.constructor, tuple(rename_pattern(p, mapping) for p in pattern.patterns), pattern.span)
+        return PatternConstructor(
+            pattern.constructor, tuple(rename_pattern(p, mapping) for p in pattern.patterns), pattern.span
+        )
     if isinstance(pattern, PatternTuple):
         return PatternTuple(tuple(rename_pattern(p, mapping) for p in pattern.patterns), pattern.span)
     return pattern
@@ -228,7 +229,9 @@ class _Fresh(ExprMutator):
         from ..ir.expr import Clause, Match
 
         data = self.memo[node.data]
-        clauses = tuple(Clause(rename_pattern(c.pattern, self.mapping), self.memo[c.body], c.span) for c in node.clauses)
+        clauses = tuple(
+            Clause(rename_pattern(c.pattern, self.mapping), self.memo[c.body], c.span) for c in node.clauses
+        )
         return Match(data, clauses, node.complete, node.span)
 
 

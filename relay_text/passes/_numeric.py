@@ -48,7 +48,7 @@ def evaluate(name: str, attrs: tuple, args: list[Any], result_type: Any) -> Any:
     try:
         with np.errstate(all="ignore"):
             out = op.kernel(tuple(args), filled)
-    except Exception:  # noqa: BLE001 - it fails, located, when the program runs
+    except Exception:
         return None
     if widen:
         out = _round(out, result_type)
@@ -74,7 +74,7 @@ def _float32(value: Any) -> Any:
 
 def _round(value: Any, ty: Any) -> Any:
     if isinstance(ty, TupleType) and type(value) is tuple:
-        return tuple(_round(v, t) for v, t in zip(value, ty.fields))
+        return tuple(_round(v, t) for v, t in zip(value, ty.fields, strict=False))
     if isinstance(ty, TensorType) and ty.dtype in LOW_PRECISION and getattr(value, "dtype", None) is not None:
         dtype = numpy_dtype(str(ty.dtype))
         if dtype is not None and value.dtype != dtype:

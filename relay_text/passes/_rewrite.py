@@ -12,7 +12,8 @@ reported).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import Call, Constant, Expr, Op
 from ..ir.ty import TensorType

@@ -16,7 +16,8 @@ an explicit stack: no recursion over the program.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import (
     Call,
@@ -43,7 +44,7 @@ ATOMS = (Var, GlobalVar, Op, Constructor)
 
 
 class Scope:
-    __slots__ = ("parent", "depth", "bindings")
+    __slots__ = ("bindings", "depth", "parent")
 
     def __init__(self, parent: Scope | None) -> None:
         self.parent = parent
@@ -192,7 +193,18 @@ def bind_lets(fn: Function, everything: bool) -> Function:
         elif is_primitive(node):
             new[node] = compound(node, node)
         elif t is Call:
-            new[node] = compound(node, Call(new[node.op], tuple(new[a] for a in node.args), node.attrs, node.type_args, node.span, node.infix, node.attrs_ref))
+            new[node] = compound(
+                node,
+                Call(
+                    new[node.op],
+                    tuple(new[a] for a in node.args),
+                    node.attrs,
+                    node.type_args,
+                    node.span,
+                    node.infix,
+                    node.attrs_ref,
+                ),
+            )
         elif t is Tuple:
             new[node] = compound(node, Tuple(tuple(new[f] for f in node.fields), node.span))
         elif t is TupleGetItem:
@@ -209,16 +221,19 @@ def bind_lets(fn: Function, everything: bool) -> Function:
             new[node] = compound(node, If(new[node.cond], then, other, node.span))
         elif t is Match:
             clauses = tuple(
-                Clause(c.pattern, wrap(scoping.child_scope(node, "clause", i), new[c.body]), c.span) for i, c in enumerate(node.clauses)
+                Clause(c.pattern, wrap(scoping.child_scope(node, "clause", i), new[c.body]), c.span)
+                for i, c in enumerate(node.clauses)
             )
             new[node] = compound(node, Match(new[node.data], clauses, node.complete, node.span))
         elif t is Function:
             body = wrap(scoping.child_scope(node, "fn"), new[node.body])
-            new[node] = compound(node, Function(node.params, body, node.ret_type, node.type_params, node.relations, node.attrs, node.span))
+            new[node] = compound(
+                node,
+                Function(node.params, body, node.ret_type, node.type_params, node.relations, node.attrs, node.span),
+            )
         elif t is Let:
             new[node] = new[node.body]
         else:  # pragma: no cover - every node class is handled above
             raise NotImplementedError(t.__name__)
     body = wrap(scoping.root, new[fn.body])
     return Function(fn.params, body, fn.ret_type, fn.type_params, fn.relations, fn.attrs, fn.span)
-

@@ -13,9 +13,18 @@ from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, color_option, emit, g
 
 @click.command("opt")
 @click.argument("path", required=False)
-@click.option("--passes", "passes", metavar="A,B{opt=value},C", help="The passes to run, in order (`relay opt --list` lists them).")
-@click.option("-o", "--output", "output_path", metavar="FILE", help="Write the program to FILE instead of standard output.")
-@click.option("--entry", metavar="@NAME", help="The function a whole-function pass such as `gradient` works on [default: @main].")
+@click.option(
+    "--passes",
+    "passes",
+    metavar="A,B{opt=value},C",
+    help="The passes to run, in order (`relay opt --list` lists them).",
+)
+@click.option(
+    "-o", "--output", "output_path", metavar="FILE", help="Write the program to FILE instead of standard output."
+)
+@click.option(
+    "--entry", metavar="@NAME", help="The function a whole-function pass such as `gradient` works on [default: @main]."
+)
 @click.option(
     "--dialect",
     type=click.Choice(["keep", "docs", "tvm"]),
@@ -54,7 +63,9 @@ def opt(
     if path is None:
         raise click.UsageError("give a file (or `-` for standard input), or --list")
     if not passes:
-        raise click.UsageError("--passes is required: e.g. --passes InferType,FoldConstant (`relay opt --list` lists them)")
+        raise click.UsageError(
+            "--passes is required: e.g. --passes InferType,FoldConstant (`relay opt --list` lists them)"
+        )
     try:
         steps = parse_pipeline(passes)
     except PipelineError as exc:

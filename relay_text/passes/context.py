@@ -104,7 +104,11 @@ class ConstantTable:
 
     def attach(self, module: Module) -> None:
         """Take note of a module's section and of the indices it names."""
-        if module.metadata is not None and module.metadata is not self._metadata and not any(module.metadata is m for m in self.produced):
+        if (
+            module.metadata is not None
+            and module.metadata is not self._metadata
+            and not any(module.metadata is m for m in self.produced)
+        ):
             self._metadata = module.metadata
             self.file_metadata = module.metadata
             table, _problems = module.metadata.decoded()

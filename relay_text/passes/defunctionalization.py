@@ -35,12 +35,18 @@ from .context import PassContext, failed
 from .registry import register
 
 
-@register("Defunctionalization", "Make the entry function first-order: function arguments become data, called through @apply functions")
+@register(
+    "Defunctionalization",
+    "Make the entry function first-order: function arguments become data, called through @apply functions",
+)
 def defunctionalization(module: Module, ctx: PassContext) -> Module:
     name = (ctx.entry or "@main").lstrip("@")
     gv = module.global_var(name)
     if gv is None:
-        raise failed(f"`Defunctionalization` works on `@{name}`, which this file does not define", note="choose it with `--entry @NAME`")
+        raise failed(
+            f"`Defunctionalization` works on `@{name}`, which this file does not define",
+            note="choose it with `--entry @NAME`",
+        )
     fn = module.functions[gv]
     result = ctx.check(module)
     ty = result.global_types.get(gv)
@@ -181,7 +187,9 @@ class _Defunc(ExprMutator):
             if p in self.firstified:
                 new = Var(p.name, TypeCall(self.s.encoding(self.firstified[p]), ()), p.span)
             else:
-                new = Var(p.name, written(_subst(p.type_annotation or self.s.types.get(p), self.mapping)), p.span, p.attrs)
+                new = Var(
+                    p.name, written(_subst(p.type_annotation or self.s.types.get(p), self.mapping)), p.span, p.attrs
+                )
             self.memo[p] = new
             params.append(new)
         # every variable bound inside is a new one (the original stays in its
@@ -199,7 +207,9 @@ class _Defunc(ExprMutator):
                     bound += pattern_vars(clause.pattern)
             for var in bound:
                 if var not in self.memo:
-                    annotation = written(_subst(var.type_annotation, self.mapping)) if var.type_annotation is not None else None
+                    annotation = (
+                        written(_subst(var.type_annotation, self.mapping)) if var.type_annotation is not None else None
+                    )
                     self.memo[var] = Var(var.name, annotation, var.span, var.attrs)
         body = self.visit(fn.body)
         ret = written(_subst(fn.ret_type, self.mapping)) if fn.ret_type is not None else None
@@ -221,7 +231,7 @@ class _Defunc(ExprMutator):
     def visit_call(self, node: Call) -> Expr:
         op = node.op
         if type(op) is Function:
-            inlined = copy_fresh(op.body, dict(zip(op.params, node.args)))
+            inlined = copy_fresh(op.body, dict(zip(op.params, node.args, strict=False)))
             return _Defunc(self.s, self.mapping, self.firstified).visit(inlined)
         if type(op) is Var and op in self.firstified:
             ft = self.firstified[op]
@@ -234,20 +244,22 @@ class _Defunc(ExprMutator):
         if not isinstance(general, FuncType):
             return super().visit_call(node)
         args_types = self.s.type_args.get(node, ())
-        inst = dict(zip(general.type_params, (_subst(t, self.mapping) for t in args_types)))
+        inst = dict(zip(general.type_params, (_subst(t, self.mapping) for t in args_types), strict=False))
         ft = FuncType(tuple(_subst(a, inst) for a in general.arg_types), _subst(general.ret_type, inst))
         if _has_func(ft.ret_type):
             raise failed(f"`Defunctionalization` does not handle `@{op.name}`, which returns a function", node.span)
         if not any(_has_func(a) for a in ft.arg_types):
             return super().visit_call(node)
         args = []
-        for arg, t in zip(node.args, ft.arg_types):
+        for arg, t in zip(node.args, ft.arg_types, strict=False):
             args.append(self.encode(arg, t) if _has_func(t) else self.memo[arg])
         return Call(self.specialize(op, ft, inst, general), tuple(args), (), (), node.span)
 
     def encode(self, arg: Expr, ft: Any) -> Expr:
         if not isinstance(ft, FuncType):
-            raise failed("`Defunctionalization` does not handle functions nested in other arguments", getattr(arg, "span", None))
+            raise failed(
+                "`Defunctionalization` does not handle functions nested in other arguments", getattr(arg, "span", None)
+            )
         if type(arg) is Var and arg in self.firstified:
             return self.memo[arg]
         if type(arg) is GlobalVar:
@@ -259,28 +271,43 @@ class _Defunc(ExprMutator):
         if type(arg) is Function:
             captured = list(free_vars(arg))
             field_types = tuple(
-                TypeCall(self.s.encoding(self.firstified[v]), ()) if v in self.firstified else self.type_of(v) for v in captured
+                TypeCall(self.s.encoding(self.firstified[v]), ()) if v in self.firstified else self.type_of(v)
+                for v in captured
             )
             fn = arg
 
             def body(ys: tuple[Var, ...], fields: tuple[Var, ...]) -> Expr:
-                inner = copy_fresh(fn, dict(zip(captured, fields)))
+                inner = copy_fresh(fn, dict(zip(captured, fields, strict=False)))
                 assert type(inner) is Function
                 # a captured function parameter stays a value of its data type
                 firstified = dict(self.firstified)
-                firstified.update({f: self.firstified[c] for c, f in zip(captured, fields) if c in self.firstified})
+                firstified.update(
+                    {f: self.firstified[c] for c, f in zip(captured, fields, strict=False) if c in self.firstified}
+                )
                 rewriter = _Defunc(self.s, self.mapping, firstified)
                 for f in fields:
                     rewriter.memo[f] = f
                 rewritten = rewriter.visit(inner.body)
                 # the function, at the argument types of this use (a generic `fn` is instantiated)
-                params = tuple(Var(p.name, written(t), p.span) for p, t in zip(inner.params, ft.arg_types))
-                lam = Function(params, _Deep().visit(substitute_vars(rewritten, dict(zip(inner.params, params)))), None, (), (), ())
+                params = tuple(
+                    Var(p.name, written(t), p.span) for p, t in zip(inner.params, ft.arg_types, strict=False)
+                )
+                lam = Function(
+                    params,
+                    _Deep().visit(substitute_vars(rewritten, dict(zip(inner.params, params, strict=False)))),
+                    None,
+                    (),
+                    (),
+                    (),
+                )
                 return Call(lam, tuple(ys))
 
             ctor = self.s.add_case(ft, field_types, body)
             return Call(ctor, tuple(self.memo[v] for v in captured))
-        raise failed("`Defunctionalization` needs function arguments that are globals, parameters or `fn`s", getattr(arg, "span", None))
+        raise failed(
+            "`Defunctionalization` needs function arguments that are globals, parameters or `fn`s",
+            getattr(arg, "span", None),
+        )
 
     def specialize(self, gv: GlobalVar, ft: FuncType, inst: dict[Any, Any], general: FuncType) -> GlobalVar:
         key = f"{gv.name}:{self.s.key(ft)}"
@@ -293,10 +320,12 @@ class _Defunc(ExprMutator):
         self.s.count += 1
         new_gv = GlobalVar(f"{gv.name}_defunc{self.s.count}")
         self.s.specialized[key] = new_gv
-        firstified = {p: t for p, t in zip(fn.params, ft.arg_types) if isinstance(t, FuncType)}
+        firstified = {p: t for p, t in zip(fn.params, ft.arg_types, strict=False) if isinstance(t, FuncType)}
         mapping = dict(inst)
         if len(fn.type_params) == len(general.type_params):  # the declared parameters, by position
-            mapping.update({own: inst.get(gen, gen) for own, gen in zip(fn.type_params, general.type_params)})
+            mapping.update(
+                {own: inst.get(gen, gen) for own, gen in zip(fn.type_params, general.type_params, strict=False)}
+            )
         clone = _Defunc(self.s, mapping, firstified)
         self.s.added[new_gv] = Function((), _placeholder())  # reserved: a recursive call finds the name
         copy = _Deep().visit(clone.rewrite(fn))  # no node shared with the generic original
@@ -310,7 +339,14 @@ class _Deep(ExprMutator):
     be a node of the generic function: its type differs)."""
 
     def visit_call(self, node: Call) -> Expr:
-        return Call(self.memo[node.op], tuple(self.memo[a] for a in node.args), node.attrs, node.type_args, node.span, node.infix)
+        return Call(
+            self.memo[node.op],
+            tuple(self.memo[a] for a in node.args),
+            node.attrs,
+            node.type_args,
+            node.span,
+            node.infix,
+        )
 
     def visit_tuple(self, node: Any) -> Expr:
         from ..ir.expr import Tuple
@@ -331,10 +367,17 @@ class _Deep(ExprMutator):
         return If(self.memo[node.cond], self.memo[node.then_branch], self.memo[node.else_branch], node.span)
 
     def visit_match(self, node: Match) -> Expr:
-        return Match(self.memo[node.data], tuple(Clause(c.pattern, self.memo[c.body], c.span) for c in node.clauses), node.complete, node.span)
+        return Match(
+            self.memo[node.data],
+            tuple(Clause(c.pattern, self.memo[c.body], c.span) for c in node.clauses),
+            node.complete,
+            node.span,
+        )
 
     def visit_function(self, node: Function) -> Expr:
-        return Function(node.params, self.memo[node.body], node.ret_type, node.type_params, node.relations, node.attrs, node.span)
+        return Function(
+            node.params, self.memo[node.body], node.ret_type, node.type_params, node.relations, node.attrs, node.span
+        )
 
 
 def substitute_vars(expr: Expr, mapping: dict[Var, Var]) -> Expr:
@@ -348,4 +391,3 @@ def _placeholder() -> Expr:
     from ..ir.expr import Tuple
 
     return Tuple(())
-

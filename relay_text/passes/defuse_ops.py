@@ -32,5 +32,5 @@ class _Defuse(ExprMutator):
         new = super().visit_call(node)
         if type(new) is Call and type(new.op) is Function and len(new.op.params) == len(new.args):
             fn = new.op
-            return substitute(fn.body, dict(zip(fn.params, new.args)))
+            return substitute(fn.body, dict(zip(fn.params, new.args, strict=False)))
         return new

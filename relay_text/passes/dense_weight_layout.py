@@ -43,7 +43,12 @@ def lay_out_for_evaluator(fn: Function, rw: Rewrite, values: Any) -> Function:
             value = values.constant_value(weight)
             if value is MISSING or not isinstance(value, np.ndarray) or value.ndim != 2:
                 return new
-            if value.dtype.name not in FLOATS or not value.flags.c_contiguous or value.shape[0] < 2 or value.shape[1] < 2:
+            if (
+                value.dtype.name not in FLOATS
+                or not value.flags.c_contiguous
+                or value.shape[0] < 2
+                or value.shape[1] < 2
+            ):
                 return new
             found = transposed.get(id(value))
             if found is None or found[0] is not value:

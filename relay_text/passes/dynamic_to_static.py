@@ -20,7 +20,8 @@ changes.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import Call, Constant, Expr, Function, GlobalVar, Op
 from ..ir.module import Module
@@ -79,11 +80,19 @@ RULES: dict[str, tuple[tuple[int, ...], Rule]] = {
     "dyn.reshape": ((1,), lambda c, v: _op("reshape", c.args[:1], _attrs(c, ("allowzero",), newshape=_ints(v[1])))),
     "dyn.squeeze": ((1,), lambda c, v: _op("squeeze", c.args[:1], (("axis", _ints(v[1])),))),
     "dyn.tile": ((1,), lambda c, v: _op("tile", c.args[:1], (("reps", _ints(v[1])),))),
-    "dyn.topk": ((1,), lambda c, v: _op("topk", c.args[:1], _attrs(c, ("axis", "ret_type", "is_ascend", "dtype"), k=int(v[1].reshape(-1)[0])))),
+    "dyn.topk": (
+        (1,),
+        lambda c, v: _op(
+            "topk", c.args[:1], _attrs(c, ("axis", "ret_type", "is_ascend", "dtype"), k=int(v[1].reshape(-1)[0]))
+        ),
+    ),
     "dyn.broadcast_to": ((1,), lambda c, v: _op("broadcast_to", c.args[:1], (("shape", _ints(v[1])),))),
     "dyn.zeros": ((0,), lambda c, v: _op("zeros", (), _attrs(c, ("dtype",), shape=_ints(v[0])))),
     "dyn.ones": ((0,), lambda c, v: _op("ones", (), _attrs(c, ("dtype",), shape=_ints(v[0])))),
-    "dyn.one_hot": ((3,), lambda c, v: _op("one_hot", c.args[:3], _attrs(c, ("axis", "dtype"), depth=int(v[3].reshape(-1)[0])))),
+    "dyn.one_hot": (
+        (3,),
+        lambda c, v: _op("one_hot", c.args[:3], _attrs(c, ("axis", "dtype"), depth=int(v[3].reshape(-1)[0]))),
+    ),
     "dyn.image.resize2d": (
         (1, 2),
         lambda c, v: _op(
@@ -91,7 +100,16 @@ RULES: dict[str, tuple[tuple[int, ...], Rule]] = {
             c.args[:1],
             _attrs(
                 c,
-                ("layout", "method", "coordinate_transformation_mode", "rounding_method", "cubic_alpha", "cubic_exclude", "extrapolation_value", "out_dtype"),
+                (
+                    "layout",
+                    "method",
+                    "coordinate_transformation_mode",
+                    "rounding_method",
+                    "cubic_alpha",
+                    "cubic_exclude",
+                    "extrapolation_value",
+                    "out_dtype",
+                ),
                 size=_ints(v[1]),
                 roi=_floats(v[2]),
             ),
@@ -100,24 +118,40 @@ RULES: dict[str, tuple[tuple[int, ...], Rule]] = {
     "dyn.full": ((1,), lambda c, v: _op("full", c.args[:1], _attrs(c, ("dtype",), shape=_ints(v[1])))),
     "dyn.nn.upsampling": (
         (1, 2),
-        lambda c, v: _op("nn.upsampling", c.args[:1], _attrs(c, ("layout", "method", "align_corners"), scale_h=float(v[1]), scale_w=float(v[2]))),
+        lambda c, v: _op(
+            "nn.upsampling",
+            c.args[:1],
+            _attrs(c, ("layout", "method", "align_corners"), scale_h=float(v[1]), scale_w=float(v[2])),
+        ),
     ),
     "dyn.nn.upsampling3d": (
         (1, 2, 3),
         lambda c, v: _op(
             "nn.upsampling3d",
             c.args[:1],
-            _attrs(c, ("layout", "method", "coordinate_transformation_mode"), scale_d=float(v[1]), scale_h=float(v[2]), scale_w=float(v[3])),
+            _attrs(
+                c,
+                ("layout", "method", "coordinate_transformation_mode"),
+                scale_d=float(v[1]),
+                scale_h=float(v[2]),
+                scale_w=float(v[3]),
+            ),
         ),
     ),
     "dyn.nn.pad": (
         (1, 2),
-        lambda c, v: _op("nn.pad", (c.args[0], c.args[2]), _attrs(c, ("pad_mode",), pad_width=tuple(tuple(int(x) for x in row) for row in v[1]))),
+        lambda c, v: _op(
+            "nn.pad",
+            (c.args[0], c.args[2]),
+            _attrs(c, ("pad_mode",), pad_width=tuple(tuple(int(x) for x in row) for row in v[1])),
+        ),
     ),
     "dyn.strided_slice": (
         (1, 2, 3),
         lambda c, v: _op(
-            "strided_slice", c.args[:1], _attrs(c, ("slice_mode",), begin=_ints(v[1]), end=_ints(v[2]), strides=_ints(v[3]))
+            "strided_slice",
+            c.args[:1],
+            _attrs(c, ("slice_mode",), begin=_ints(v[1]), end=_ints(v[2]), strides=_ints(v[3])),
         ),
     ),
     "dyn.sparse_to_dense": ((3,), lambda c, v: _op("sparse_to_dense", c.args[:3], (("output_shape", _ints(v[3])),))),

@@ -58,8 +58,10 @@ class _Merge(ExprMutator):
             return new
         seen = self.calls.setdefault(_key(new), [])
         for candidate in seen:
-            if len(candidate.args) == len(new.args) and attrs_equal(candidate.attrs, new.attrs) and all(
-                _equivalent(a, b) for a, b in zip(new.args, candidate.args)
+            if (
+                len(candidate.args) == len(new.args)
+                and attrs_equal(candidate.attrs, new.attrs)
+                and all(_equivalent(a, b) for a, b in zip(new.args, candidate.args, strict=False))
             ):
                 return candidate
         seen.append(new)
@@ -94,7 +96,9 @@ def _key(call: Call) -> Any:
 
 def _equivalent(a: Any, b: Any) -> bool:
     if type(a) is Tuple and type(b) is Tuple:
-        return len(a.fields) == len(b.fields) and all(x is y or _equal_scalars(x, y) for x, y in zip(a.fields, b.fields))
+        return len(a.fields) == len(b.fields) and all(
+            x is y or _equal_scalars(x, y) for x, y in zip(a.fields, b.fields, strict=False)
+        )
     return a is b or _equal_scalars(a, b)
 
 

@@ -81,7 +81,7 @@ class _FoldAffine:
                     replace[node] = alone
         if not replace:
             return fn
-        
+
         class Rewrite(ExprMutator):
             def visit_call(self, node: Call) -> Expr:
                 target = replace.get(node)
@@ -162,7 +162,13 @@ class _FoldAffine:
             return None  # a bias alone: nothing to fold into the weights
         weight = head.args[1]
         shape = (-1,) + (1,) * (len(weight_ty.shape) - 1)
-        s_shaped = self.rw.call("reshape", (scale,), (("newshape", shape),), TensorType((channels,) + (1,) * (len(weight_ty.shape) - 1), dtype), span)
+        s_shaped = self.rw.call(
+            "reshape",
+            (scale,),
+            (("newshape", shape),),
+            TensorType((channels,) + (1,) * (len(weight_ty.shape) - 1), dtype),
+            span,
+        )
         new_weight = self.rw.call("multiply", (weight, s_shaped), (), weight_ty, span)
         conv = Call(head.op, (head.args[0], new_weight), head.attrs, head.type_args, head.span, head.infix)
         self.rw.types[conv] = head_ty
@@ -179,7 +185,12 @@ class _FoldAffine:
         if item.index != 0 or type(bn) is not Call or type(bn.op) is not Op or bn.op.name != "nn.batch_norm":
             return None
         ty = self.rw.type_of(item)
-        if not isinstance(ty, TensorType) or ty.dtype not in FLOATS or not _static(ty.shape) or self.rw.type_of(bn.args[0]) != ty:
+        if (
+            not isinstance(ty, TensorType)
+            or ty.dtype not in FLOATS
+            or not _static(ty.shape)
+            or self.rw.type_of(bn.args[0]) != ty
+        ):
             return None
         rank = len(ty.shape)
         axis = int_attr(dict(bn.attrs), "axis", 1)
@@ -250,7 +261,9 @@ class _FoldAffine:
             return (parent, None, vec) if name == "add" else (parent, vec, None)
         return None
 
-    def _as_channel_vector(self, other: Expr, axis: int, rank: int, channels: int, dtype: str, span: Any) -> Expr | None:
+    def _as_channel_vector(
+        self, other: Expr, axis: int, rank: int, channels: int, dtype: str, span: Any
+    ) -> Expr | None:
         """`other` (broadcast against the channel axis) as a (C,) vector, if
         it only varies along that axis and is a constant."""
         if not isinstance(other, Constant):

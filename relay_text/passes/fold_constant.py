@@ -176,7 +176,9 @@ class _Folder(ExprMutator):
 
         if type(value) is tuple:
             fields = [self._constant(v, like) for v in value]
-            return None if any(f is None for f in fields) else Tuple(tuple(f for f in fields if f is not None), like.span)
+            return (
+                None if any(f is None for f in fields) else Tuple(tuple(f for f in fields if f is not None), like.span)
+            )
         array = np.asarray(value)
         dtype = array.dtype.name
         if array.ndim == 0 and _literal(array[()], dtype):
@@ -226,7 +228,7 @@ def _literal(value: Any, dtype: str) -> bool:
         python = float(python)
     try:
         return literal_text(python, dtype, True) is not None and literal_text(python, dtype, False) is not None
-    except Exception:  # noqa: BLE001 - a value the spelling refuses: written as a metadata entry
+    except Exception:
         return False
 
 
@@ -279,7 +281,11 @@ def fold_for_evaluator(fn: Function, rw: Rewrite, values: Values) -> Function:
                     if node not in roots:
                         folded[node] = value[node.index]
                 continue
-            if type(node) is not Call or type(node.op) is not Op or not registry.properties(node.op.name).foldable(fold_qnn=True):
+            if (
+                type(node) is not Call
+                or type(node.op) is not Op
+                or not registry.properties(node.op.name).foldable(fold_qnn=True)
+            ):
                 continue
             args = [value_of(a) for a in node.args]
             if any(a is MISSING for a in args):

@@ -80,7 +80,11 @@ def _name(node: Any) -> str | None:
 
 def _conv_ok(node: Call) -> bool:
     a = dict(node.attrs)
-    return a.get("data_layout", "NCHW") == "NCHW" and a.get("kernel_layout", "OIHW") == "OIHW" and a.get("out_layout", "") in ("", "NCHW")
+    return (
+        a.get("data_layout", "NCHW") == "NCHW"
+        and a.get("kernel_layout", "OIHW") == "OIHW"
+        and a.get("out_layout", "") in ("", "NCHW")
+    )
 
 
 class _Base(ExprMutator):
@@ -144,11 +148,15 @@ class _Backward(_Base):
         value, ones = found
         if any(_name(c) == "nn.relu" for c in chain) and not (value > 0).all():
             return None
-        squeezed: Expr = scale_node if dense and value.ndim == 1 else call("squeeze", scale_node, attrs=(("axis", tuple(ones)),))
+        squeezed: Expr = (
+            scale_node if dense and value.ndim == 1 else call("squeeze", scale_node, attrs=(("axis", tuple(ones)),))
+        )
         if dense:
             weight = call("multiply", self.m(head.args[1]), call("expand_dims", squeezed, attrs=(("axis", 1),)))
         else:
-            weight = call("multiply", self.m(head.args[1]), call("expand_dims", squeezed, attrs=(("axis", 1), ("num_newaxis", 3))))
+            weight = call(
+                "multiply", self.m(head.args[1]), call("expand_dims", squeezed, attrs=(("axis", 1), ("num_newaxis", 3)))
+            )
         out: Expr = Call(head.op, (self.m(head.args[0]), weight), head.attrs, head.type_args, head.span)
         for step in reversed(chain):
             if _name(step) == "nn.relu":
@@ -187,7 +195,9 @@ class _Forward(_Base):
             if any(_name(c) == "nn.relu" for c in chain) and not (value > 0).all():
                 return new
             scale_node = current.args[1 - data_at]  # type: ignore[attr-defined]
-            squeezed: Expr = scale_node if value.ndim == 1 else call("squeeze", scale_node, attrs=(("axis", tuple(ones)),))
+            squeezed: Expr = (
+                scale_node if value.ndim == 1 else call("squeeze", scale_node, attrs=(("axis", tuple(ones)),))
+            )
             out: Expr = self.m(current.args[data_at])  # type: ignore[attr-defined]
             for step in reversed(chain):
                 if _name(step) == "nn.relu":
@@ -195,7 +205,11 @@ class _Forward(_Base):
                     continue
                 bias = step.args[1]
                 bias_rank = len(getattr(self.types.get(bias), "shape", ()) or ())
-                factor = squeezed if dense or bias_rank <= 1 else call("expand_dims", squeezed, attrs=(("axis", 1), ("num_newaxis", bias_rank - 1)))
+                factor = (
+                    squeezed
+                    if dense or bias_rank <= 1
+                    else call("expand_dims", squeezed, attrs=(("axis", 1), ("num_newaxis", bias_rank - 1)))
+                )
                 out = Call(step.op, (out, call("divide", self.m(bias), factor)), step.attrs, step.type_args, step.span)
             wfactor = squeezed if dense else call("expand_dims", squeezed, attrs=(("axis", 1), ("num_newaxis", 2)))
             weight = call("multiply", self.m(node.args[1]), wfactor)

@@ -68,7 +68,12 @@ from .context import PassContext
 from .registry import Option, register
 
 ELEMWISE, BROADCAST, INJECTIVE = Pattern.ELEMWISE, Pattern.BROADCAST, Pattern.INJECTIVE
-COMM_REDUCE, OUT_FUSABLE, TUPLE, OPAQUE = Pattern.COMM_REDUCE, Pattern.OUT_ELEMWISE_FUSABLE, Pattern.TUPLE, Pattern.OPAQUE
+COMM_REDUCE, OUT_FUSABLE, TUPLE, OPAQUE = (
+    Pattern.COMM_REDUCE,
+    Pattern.OUT_ELEMWISE_FUSABLE,
+    Pattern.TUPLE,
+    Pattern.OPAQUE,
+)
 SIMPLE_CONSTANTS = frozenset({"int32", "int64", "float32", "float64", "bool"})
 
 
@@ -98,7 +103,7 @@ def fuse_ops(module: Module, ctx: PassContext, fuse_opt_level: int, max_depth: i
 
 
 class _Node:
-    __slots__ = ("ref", "index", "outputs", "extern_ref", "pattern")
+    __slots__ = ("extern_ref", "index", "outputs", "pattern", "ref")
 
     def __init__(self) -> None:
         self.ref: Expr | None = None
@@ -147,7 +152,7 @@ class _Graph:
                 pattern = OPAQUE
                 if type(expr.op) is Op:
                     props = registry.properties(expr.op.name)
-                    dependent = props.shape_dependent and not (expr.op.name == "strided_slice")
+                    dependent = props.shape_dependent and expr.op.name != "strided_slice"
                     pattern = OPAQUE if _dynamic(types.get(expr)) and dependent else props.pattern
                 else:
                     self.update(expr.op, node, OPAQUE)
@@ -221,7 +226,7 @@ from ..ir.expr import Constructor  # noqa: E402  (used above in the walk)
 
 
 class _DomNode:
-    __slots__ = ("gnode", "parent", "depth", "pattern")
+    __slots__ = ("depth", "gnode", "parent", "pattern")
 
     def __init__(self, gnode: _Node) -> None:
         self.gnode = gnode
@@ -278,7 +283,7 @@ def _lca(a: _DomNode | None, b: _DomNode | None, pattern: Pattern) -> tuple[_Dom
 
 
 class _Group:
-    __slots__ = ("parent", "pattern", "root_ref", "anchor_ref", "num_nodes")
+    __slots__ = ("anchor_ref", "num_nodes", "parent", "pattern", "root_ref")
 
     def __init__(self, pattern: Pattern, ref: Expr | None) -> None:
         self.parent: _Group | None = None
@@ -431,15 +436,17 @@ def _unwritable(graph: _Graph, groups: list[_Group], types: dict[Expr, Any]) -> 
         root = groups[node.index].root()
         if id(root) in out:
             continue
-        parts = [expr, *(expr.args if type(expr) is Call else expr.fields if type(expr) is Tuple else (expr.tuple_value,))]  # type: ignore[union-attr]
+        parts = [
+            expr,
+            *(expr.args if type(expr) is Call else expr.fields if type(expr) is Tuple else (expr.tuple_value,)),
+        ]  # type: ignore[union-attr]
         if any(not _known(types.get(p)) for p in parts if type(p) not in (Op, GlobalVar, Constructor, Function)):
             out.add(id(root))
     return out
 
 
-
 class _Info:
-    __slots__ = ("params", "arguments")
+    __slots__ = ("arguments", "params")
 
     def __init__(self) -> None:
         self.params: list[Var] = []

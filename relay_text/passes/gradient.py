@@ -25,7 +25,8 @@ Two modes, as TVM has them:
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import (
     Call,
@@ -55,13 +56,22 @@ from .registry import Option, register
 @register(
     "gradient",
     "Differentiate the entry function (--entry @f): it returns its value and the gradients of its parameters",
-    Option("mode", "str", "higher_order", "higher_order (references and a backpropagator closure) or first_order", ("higher_order", "first_order")),
+    Option(
+        "mode",
+        "str",
+        "higher_order",
+        "higher_order (references and a backpropagator closure) or first_order",
+        ("higher_order", "first_order"),
+    ),
 )
 def gradient(module: Module, ctx: PassContext, mode: str) -> Module:
     name = (ctx.entry or "@main").lstrip("@")
     gv = module.global_var(name)
     if gv is None:
-        raise failed(f"`gradient` differentiates `@{name}`, which this file does not define", note="choose the function with `--entry @NAME`")
+        raise failed(
+            f"`gradient` differentiates `@{name}`, which this file does not define",
+            note="choose the function with `--entry @NAME`",
+        )
     fn = module.functions[gv]
     types = ctx.types(module)
     for p in fn.params:
@@ -92,7 +102,11 @@ def _differentiable(ty: Any) -> bool:
 
 def _zeros(ty: Any, like: Expr | None = None) -> Expr:
     if isinstance(ty, TensorType):
-        return call("zeros_like", like) if like is not None else call("zeros", attrs=(("shape", tuple(ty.shape)), ("dtype", ty.dtype)))  # type: ignore[arg-type]
+        return (
+            call("zeros_like", like)
+            if like is not None
+            else call("zeros", attrs=(("shape", tuple(ty.shape)), ("dtype", ty.dtype)))
+        )  # type: ignore[arg-type]
     assert isinstance(ty, TupleType)
     return Tuple(tuple(_zeros(f) for f in ty.fields))
 
@@ -143,7 +157,10 @@ class _Builder:
         except (AssertionError, ValueError, KeyError) as exc:
             raise failed(f"`gradient` cannot differentiate this `{name}`: {exc}", node.span) from None
         if len(grads) != len(node.args):
-            raise failed(f"`gradient`: the derivative of `{name}` gives {len(grads)} gradients for {len(node.args)} arguments", node.span)
+            raise failed(
+                f"`gradient`: the derivative of `{name}` gives {len(grads)} gradients for {len(node.args)} arguments",
+                node.span,
+            )
         return grads
 
 
@@ -188,7 +205,9 @@ class _FirstOrder(_Builder):
         body = _lets(forward, Tuple((result[0], _lets(backward, grads))))
         return Function(fn.params, body, None, (), (), fn.attrs, fn.span)
 
-    def value(self, node: Expr, env: dict[Expr, list[Any]], tensor: Callable[..., list[Any]], actions: list) -> list[Any]:
+    def value(
+        self, node: Expr, env: dict[Expr, list[Any]], tensor: Callable[..., list[Any]], actions: list
+    ) -> list[Any]:
         t = type(node)
         ty = self.types.get(node)
         if isinstance(node, Var):
@@ -204,7 +223,7 @@ class _FirstOrder(_Builder):
 
             def step(push: Callable[[Expr], Expr], args: list = args, out: list = out) -> None:
                 grads = self.derivative(call_node, [a[0] for a in args], out[1], out[0])
-                for arg, g in zip(args, grads):
+                for arg, g in zip(args, grads, strict=False):
                     arg[1] = _add(arg[2], arg[1], push(g), push)
 
             actions.append(step)
@@ -220,11 +239,17 @@ class _FirstOrder(_Builder):
             actions.append(step_tuple)
             return out
         if isinstance(node, TupleGetItem):
-            whole = env[node.tuple_value] if type(node.tuple_value) is Var else self.value(node.tuple_value, env, tensor, actions)
+            whole = (
+                env[node.tuple_value]
+                if type(node.tuple_value) is Var
+                else self.value(node.tuple_value, env, tensor, actions)
+            )
             index = node.index
             out = tensor(TupleGetItem(whole[0], index), ty)
 
-            def step_item(push: Callable[[Expr], Expr], whole: list = whole, out: list = out, index: int = index) -> None:
+            def step_item(
+                push: Callable[[Expr], Expr], whole: list = whole, out: list = out, index: int = index
+            ) -> None:
                 fields = []
                 for i, f in enumerate(whole[2].fields):
                     before = push(TupleGetItem(whole[1], i))
@@ -234,7 +259,9 @@ class _FirstOrder(_Builder):
             actions.append(step_item)
             return out
         what = {If: "`if`", Function: "a function", Call: "a call of a function"}.get(t, f"`{t.__name__}`")
-        raise failed(f"first-order `gradient` does not handle {what}; use mode=higher_order", getattr(node, "span", None))
+        raise failed(
+            f"first-order `gradient` does not handle {what}; use mode=higher_order", getattr(node, "span", None)
+        )
 
 
 # ---------------------------------------------------------------- higher order
@@ -270,7 +297,9 @@ class _HigherOrder(_Builder):
             return self.bind(bindings, Tuple((value, RefCreate(call("zeros_like", value)))))
         if isinstance(ty, TupleType):
             v = self.bind(bindings, value)
-            return self.bind(bindings, Tuple(tuple(self.pair(TupleGetItem(v, i), f, bindings) for i, f in enumerate(ty.fields))))
+            return self.bind(
+                bindings, Tuple(tuple(self.pair(TupleGetItem(v, i), f, bindings) for i, f in enumerate(ty.fields)))
+            )
         raise failed("`gradient` handles tensors and tuples of tensors only")
 
     def forward(self, ad: Expr, ty: Any) -> Expr:
@@ -328,7 +357,7 @@ class _HigherOrder(_Builder):
         if isinstance(node, Call) and isinstance(node.op, Op):
             args = [self.value(a, env, bp, bindings) for a in node.args]
             arg_types = [self.types.get(a) for a in node.args]
-            forwards = [self.forward(a, at) for a, at in zip(args, arg_types)]
+            forwards = [self.forward(a, at) for a, at in zip(args, arg_types, strict=False)]
             value = self.bind(bindings, Call(node.op, tuple(forwards), node.attrs, node.type_args, node.span))
             out = self.pair(value, ty, bindings)
             # the backward step: this call's gradient to its arguments, then the steps before
@@ -336,10 +365,16 @@ class _HigherOrder(_Builder):
             back: list[tuple[Var, Expr]] = []
             grad = self.bind(back, self.read_grad(out, ty))
             grads = self.derivative(node, forwards, grad, value)
-            for arg, at, g in zip(args, arg_types, grads):
+            for arg, at, g in zip(args, arg_types, grads, strict=False):
                 self.accumulate(arg, at, g, back)
             step = Function((), _lets(back, Call(previous, ())))
             self.bind(bindings, RefWrite(bp, step))
             return out
-        what = {Function: "a function", Call: "a call of a function", RefCreate: "a reference", RefRead: "a reference", RefWrite: "a reference"}.get(t, f"`{t.__name__}`")
+        what = {
+            Function: "a function",
+            Call: "a call of a function",
+            RefCreate: "a reference",
+            RefRead: "a reference",
+            RefWrite: "a reference",
+        }.get(t, f"`{t.__name__}`")
         raise failed(f"`gradient` does not differentiate through {what}", getattr(node, "span", None))

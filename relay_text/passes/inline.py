@@ -29,7 +29,10 @@ def _marked(fn: Function) -> bool:
 @register("Inline", "Inline the global functions marked Inline=1 where they are called")
 def inline(module: Module, ctx: PassContext) -> Module:
     by_name = {gv.name: gv for gv in module.functions}
-    calls = {gv: {n.name for n in walk(fn, lambda n: True) if type(n) is GlobalVar and n.name in by_name} for gv, fn in module.functions.items()}
+    calls = {
+        gv: {n.name for n in walk(fn, lambda n: True) if type(n) is GlobalVar and n.name in by_name}
+        for gv, fn in module.functions.items()
+    }
     called = set().union(*calls.values()) if calls else set()
     functions = dict(module.functions)
     order = _callees_first(module, calls)
@@ -82,7 +85,7 @@ class _Inliner(ExprMutator):
             fn = self.bodies[node.op.name]
             if len(fn.params) == len(node.args):
                 args = [self.memo[a] for a in node.args]
-                return copy_fresh(fn.body, dict(zip(fn.params, args)))
+                return copy_fresh(fn.body, dict(zip(fn.params, args, strict=False)))
         return super().visit_call(node)
 
     def visit_global_var(self, node: Any) -> Expr:

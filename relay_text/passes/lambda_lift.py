@@ -155,7 +155,9 @@ class _Lifter(ExprMutator):
                 body = yield node.body
                 if body is node.body:
                     return node
-                return Function(node.params, body, node.ret_type, node.type_params, node.relations, node.attrs, node.span)
+                return Function(
+                    node.params, body, node.ret_type, node.type_params, node.relations, node.attrs, node.span
+                )
             own = self.letrec[-1] if self.letrec else None
             captured = [v for v in free_vars(node) if v is not own]
             recursive = own is not None and any(v is own for v in free_vars(node))
@@ -172,11 +174,19 @@ class _Lifter(ExprMutator):
             # type variables of the surrounding generic function become its own
             free_types = tuple(_free_type_vars(inner))
             if not captured:
-                lifted = Function(inner.params, inner.body, inner.ret_type, free_types + inner.type_params, inner.relations, inner.attrs, inner.span)
+                lifted = Function(
+                    inner.params,
+                    inner.body,
+                    inner.ret_type,
+                    free_types + inner.type_params,
+                    inner.relations,
+                    inner.attrs,
+                    inner.span,
+                )
             else:
                 declared = set(free_types)
                 typed = [Var(v.name, written(self.types.get(v), declared), v.span) for v in captured]
-                rebound = substitute(inner, dict(zip(captured, typed)))
+                rebound = substitute(inner, dict(zip(captured, typed, strict=False)))
                 assert type(rebound) is Function  # a substituted function is a function
                 fn_type = written(self.types.get(node), declared)
                 lifted = Function(tuple(typed), rebound, fn_type, free_types, (), (("Closure", 1),), node.span)

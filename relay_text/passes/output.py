@@ -34,7 +34,14 @@ def with_section(module: Module, ctx: PassContext) -> Module:
     The added ones are numbered anew, in order, after the file's own: a
     value computed on the way to another (`(c + c) * 2`) takes no entry."""
     table = ctx.constants
-    used = sorted({n.meta_index for r in roots(module) for n in post_order(r) if type(n) is Constant and n.meta_index in table.added})
+    used = sorted(
+        {
+            n.meta_index
+            for r in roots(module)
+            for n in post_order(r)
+            if type(n) is Constant and n.meta_index in table.added
+        }
+    )
     if not used:
         if module.metadata is not None and any(module.metadata is m for m in table.produced):
             return _replace(module, metadata=table.file_metadata)  # the computed ones are no longer used
@@ -87,7 +94,9 @@ def with_section(module: Module, ctx: PassContext) -> Module:
                 import numpy as np
 
                 value = np.zeros((), np.float32)
-            nodes.append({"type_key": "relay.Constant", "attrs": {"_checked_type_": "0", "data": str(len(blobs)), "span": "0"}})
+            nodes.append(
+                {"type_key": "relay.Constant", "attrs": {"_checked_type_": "0", "data": str(len(blobs)), "span": "0"}}
+            )
             items.append(len(nodes) - 1)
             blobs.append(base64.b64encode(encode_ndarray(value)).decode("ascii"))
         text = json.dumps(doc, indent=2)

@@ -39,7 +39,9 @@ class Optimized:
         return self.text is not None
 
 
-def run_passes(module: Module, steps: list[tuple[Pass, dict[str, Any]]], ctx: PassContext, timings: list | None = None) -> Module:
+def run_passes(
+    module: Module, steps: list[tuple[Pass, dict[str, Any]]], ctx: PassContext, timings: list | None = None
+) -> Module:
     """Apply `steps` in order; each result is type-checked (PassFailed)."""
     result = ctx.check(module)
     module = _typed_constants(module, result.meta_types)
@@ -100,7 +102,9 @@ def optimize_source(
     env = std.env() if std is not None else None
     problem_text = rereads(printed, text, env)
     if problem_text is not None:
-        out.diagnostics.append(Diagnostic(codes.INTERNAL_ERROR, f"{problem_text}; this is a bug in relay-text, please report it", None))
+        out.diagnostics.append(
+            Diagnostic(codes.INTERNAL_ERROR, f"{problem_text}; this is a bug in relay-text, please report it", None)
+        )
         return out
     out.diagnostics.extend(ctx.warnings)
     out.text = text

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 if TYPE_CHECKING:
     from ..ir.module import Module
@@ -152,7 +153,9 @@ def pass_modules() -> list[str]:
 
     here = __package__ or "relay_text.passes"
     path = __import__(here, fromlist=["__path__"]).__path__
-    return sorted(m.name for m in pkgutil.iter_modules(path) if not m.name.startswith("_") and m.name not in _NOT_PASSES)
+    return sorted(
+        m.name for m in pkgutil.iter_modules(path) if not m.name.startswith("_") and m.name not in _NOT_PASSES
+    )
 
 
 def _load() -> None:
@@ -193,14 +196,20 @@ def parse_pipeline(text: str) -> list[tuple[Pass, dict[str, Any]]]:
     while pos < len(text):
         m = _STEP.match(text, pos)
         if m is None or m.end() == pos:
-            raise PipelineError(f"cannot read the pass list at `{text[pos:pos + 20]}`", "write passes as `A,B{option=value},C`")
+            raise PipelineError(
+                f"cannot read the pass list at `{text[pos : pos + 20]}`", "write passes as `A,B{option=value},C`"
+            )
         name, body = m.group(1), m.group(2)
         found = get(name)
         if found is None:
             guesses = close_names(name, [p.name for p in all_passes()], near=())
             lowered = [p.name for p in all_passes() if p.name.lower() == name.lower()]
             guesses = lowered or guesses
-            hint = f"did you mean {or_list([f'`{g}`' for g in guesses])}?" if guesses else "`relay opt --list` lists the passes"
+            hint = (
+                f"did you mean {or_list([f'`{g}`' for g in guesses])}?"
+                if guesses
+                else "`relay opt --list` lists the passes"
+            )
             raise PipelineError(f"unknown pass `{name}`", hint)
         options: dict[str, Any] = {}
         if body is not None:
@@ -220,7 +229,7 @@ def parse_pipeline(text: str) -> list[tuple[Pass, dict[str, Any]]]:
         pos = m.end()
         if pos < len(text):
             if text[pos] != ",":
-                raise PipelineError(f"expected `,` between passes at `{text[pos:pos + 20]}`")
+                raise PipelineError(f"expected `,` between passes at `{text[pos : pos + 20]}`")
             pos += 1
             if pos >= len(text):
                 raise PipelineError("the pass list ends with `,`")

@@ -28,7 +28,8 @@ transposes through rank-changing `layout_transform`s.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import Call, Constant, Expr, Function, GlobalVar, Op
 from ..ir.module import Module
@@ -41,7 +42,10 @@ from .registry import register
 ROUNDS = 16
 
 
-@register("SimplifyExpr", "Apply TVM's algebraic simplifications (identities, reshape/transpose/cast chains, *_like ops) to a fixed point")
+@register(
+    "SimplifyExpr",
+    "Apply TVM's algebraic simplifications (identities, reshape/transpose/cast chains, *_like ops) to a fixed point",
+)
 def simplify_expr(module: Module, ctx: PassContext) -> Module:
     for _ in range(ROUNDS):
         types = ctx.types(module)
@@ -111,7 +115,15 @@ class _Rewriter(ExprMutator):
 
 def _concretize(rw: _Rewriter, node: Call) -> Expr | None:
     name = _name(node)
-    if name not in ("zeros_like", "ones_like", "full_like", "reshape_like", "broadcast_to_like", "collapse_sum_like", "cast_like"):
+    if name not in (
+        "zeros_like",
+        "ones_like",
+        "full_like",
+        "reshape_like",
+        "broadcast_to_like",
+        "collapse_sum_like",
+        "cast_like",
+    ):
         return None
     ty = rw.tensor(node)
     if ty is None:
@@ -247,7 +259,7 @@ def _widens(origin: str, target: str) -> bool:
             return 1, 1
         for prefix in ("bfloat", "float", "uint", "int"):
             if base.startswith(prefix):
-                return codes[prefix], int(base[len(prefix):] or 32)
+                return codes[prefix], int(base[len(prefix) :] or 32)
         return -1, 0
 
     (oc, ob), (cc, cb) = parts(origin), parts(target)
@@ -306,7 +318,11 @@ def _full_elementwise(rw: _Rewriter, node: Call) -> Expr | None:
     from ..ops import registry
     from ..ops.properties import Pattern
 
-    if type(node.op) is not Op or len(node.args) != 2 or registry.properties(node.op.name).pattern is not Pattern.BROADCAST:
+    if (
+        type(node.op) is not Op
+        or len(node.args) != 2
+        or registry.properties(node.op.name).pattern is not Pattern.BROADCAST
+    ):
         return None
     result = rw.tensor(node)
     if result is None:

@@ -30,7 +30,9 @@ from .context import PassContext, failed
 from .registry import register
 
 
-@register("SimplifyInference", "Spell batch norm, dropout, layer/group/instance norm and l2_normalize out in arithmetic")
+@register(
+    "SimplifyInference", "Spell batch norm, dropout, layer/group/instance norm and l2_normalize out in arithmetic"
+)
 def simplify_inference(module: Module, ctx: PassContext) -> Module:
     types = ctx.types(module)
 
@@ -60,7 +62,9 @@ class _Simplify(ExprMutator):
     def tensor(self, node: Expr, what: str) -> TensorType:
         ty = self.types.get(node)
         if not isinstance(ty, TensorType) or type(ty.shape) is not tuple or not isinstance(ty.dtype, str):
-            raise failed(f"`SimplifyInference` needs the rank and dtype of the input of `{what}`", getattr(node, "span", None))
+            raise failed(
+                f"`SimplifyInference` needs the rank and dtype of the input of `{what}`", getattr(node, "span", None)
+            )
         return ty
 
     def visit_tuple_get_item(self, node: TupleGetItem) -> Expr:

@@ -18,7 +18,9 @@ from .context import PassContext
 from .registry import register
 
 
-@register("ToBasicBlockNormalForm", "Bind the values shared by several scopes with a let in the scope holding all their uses")
+@register(
+    "ToBasicBlockNormalForm", "Bind the values shared by several scopes with a let in the scope holding all their uses"
+)
 def to_basic_block_normal_form(module: Module, ctx: PassContext) -> Module:
     def convert(gv: GlobalVar | None, fn: Function) -> Function:
         return bind_lets(fn, everything=False)

@@ -33,7 +33,9 @@ from .registry import register
 @register("ToGraphNormalForm", "Replace let bindings by shared nodes (a dataflow graph)")
 def to_graph_normal_form(module: Module, ctx: PassContext) -> Module:
     # Types are needed only to tell a function used at several types.
-    binds_functions = any(type(n) is Let and type(n.value) is Function for r in roots(module) for n in walk(r, lambda n: True))
+    binds_functions = any(
+        type(n) is Let and type(n.value) is Function for r in roots(module) for n in walk(r, lambda n: True)
+    )
     types = ctx.types(module) if binds_functions else {}
 
     def convert(gv: GlobalVar | None, fn: Function) -> Function:
@@ -73,7 +75,9 @@ def _acts(value: Expr) -> bool:
     the bodies of functions it creates do not count until they are called."""
     from ..ops import registry
 
-    if isinstance(value, Call) and isinstance(value.op, Op) and all(type(a) in _ATOMS for a in value.args):  # the common case, without a walk
+    if (
+        isinstance(value, Call) and isinstance(value.op, Op) and all(type(a) in _ATOMS for a in value.args)
+    ):  # the common case, without a walk
         return registry.properties(value.op.name).stateful
     for node in walk(value, lambda n: type(n) is not Function):
         t = type(node)

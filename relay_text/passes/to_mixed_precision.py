@@ -41,38 +41,141 @@ from .context import PassContext, failed
 from .registry import Option, register
 
 ALWAYS = frozenset(
-    ["nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv1d_transpose", "nn.conv2d_transpose", "nn.conv3d_transpose", "nn.dense", "nn.batch_matmul"]
+    [
+        "nn.conv1d",
+        "nn.conv2d",
+        "nn.conv3d",
+        "nn.conv1d_transpose",
+        "nn.conv2d_transpose",
+        "nn.conv3d_transpose",
+        "nn.dense",
+        "nn.batch_matmul",
+    ]
 )
 FOLLOW = frozenset(
-    """nn.pad nn.batch_flatten concatenate zeros split squeeze transpose expand_dims reshape dyn.reshape
-    broadcast_to_like dyn.broadcast_to strided_slice dyn.strided_slice take argwhere where tile dyn.tile
-    scatter scatter_elements scatter_nd full dyn.full nn.depth_to_space less greater less_equal greater_equal
-    copy cast cast_like add subtract multiply divide nn.bias_add nn.batch_norm sqrt shape_of max min maximum
-    minimum argmax argmin nn.relu nn.leaky_relu nn.prelu nn.dropout sigmoid tanh fast_tanh fast_exp fast_erf
-    clip nn.max_pool1d nn.max_pool2d nn.max_pool3d nn.avg_pool1d nn.avg_pool2d nn.avg_pool3d
-    nn.global_max_pool2d nn.adaptive_max_pool1d nn.adaptive_max_pool2d nn.adaptive_max_pool3d
-    image.resize2d""".split()
+    [
+        "nn.pad",
+        "nn.batch_flatten",
+        "concatenate",
+        "zeros",
+        "split",
+        "squeeze",
+        "transpose",
+        "expand_dims",
+        "reshape",
+        "dyn.reshape",
+        "broadcast_to_like",
+        "dyn.broadcast_to",
+        "strided_slice",
+        "dyn.strided_slice",
+        "take",
+        "argwhere",
+        "where",
+        "tile",
+        "dyn.tile",
+        "scatter",
+        "scatter_elements",
+        "scatter_nd",
+        "full",
+        "dyn.full",
+        "nn.depth_to_space",
+        "less",
+        "greater",
+        "less_equal",
+        "greater_equal",
+        "copy",
+        "cast",
+        "cast_like",
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "nn.bias_add",
+        "nn.batch_norm",
+        "sqrt",
+        "shape_of",
+        "max",
+        "min",
+        "maximum",
+        "minimum",
+        "argmax",
+        "argmin",
+        "nn.relu",
+        "nn.leaky_relu",
+        "nn.prelu",
+        "nn.dropout",
+        "sigmoid",
+        "tanh",
+        "fast_tanh",
+        "fast_exp",
+        "fast_erf",
+        "clip",
+        "nn.max_pool1d",
+        "nn.max_pool2d",
+        "nn.max_pool3d",
+        "nn.avg_pool1d",
+        "nn.avg_pool2d",
+        "nn.avg_pool3d",
+        "nn.global_max_pool2d",
+        "nn.adaptive_max_pool1d",
+        "nn.adaptive_max_pool2d",
+        "nn.adaptive_max_pool3d",
+        "image.resize2d",
+    ]
 )
 NEVER = frozenset(
-    """exp power nn.cross_entropy nn.cross_entropy_with_logits nn.softmax nn.l2_normalize erf arange
-    nn.global_avg_pool2d nn.adaptive_avg_pool1d nn.adaptive_avg_pool2d nn.adaptive_avg_pool3d sum mean
-    variance nn.layer_norm""".split()
+    [
+        "exp",
+        "power",
+        "nn.cross_entropy",
+        "nn.cross_entropy_with_logits",
+        "nn.softmax",
+        "nn.l2_normalize",
+        "erf",
+        "arange",
+        "nn.global_avg_pool2d",
+        "nn.adaptive_avg_pool1d",
+        "nn.adaptive_avg_pool2d",
+        "nn.adaptive_avg_pool3d",
+        "sum",
+        "mean",
+        "variance",
+        "nn.layer_norm",
+    ]
 )
 # Operators whose `out_dtype` (or `dtype` for the initializers) says what
 # they compute in, set to the mixed type.
-OUT_DTYPE = ALWAYS | {"nn.contrib_conv2d_winograd_without_weight_transform", "nn.contrib_conv2d_winograd_nnpack_weight_transform", "nn.deformable_conv2d", "nn.contrib_conv3d_winograd_without_weight_transform"}
+OUT_DTYPE = ALWAYS | {
+    "nn.contrib_conv2d_winograd_without_weight_transform",
+    "nn.contrib_conv2d_winograd_nnpack_weight_transform",
+    "nn.deformable_conv2d",
+    "nn.contrib_conv3d_winograd_without_weight_transform",
+}
 INIT_DTYPE = frozenset({"zeros", "ones", "full", "dyn.full"})
-FLOAT_LIMITS = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+FLOAT_LIMITS = {
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+    "float64": 1.7976931348623157e308,
+}
 
 
 @register(
     "ToMixedPrecision",
     "Run convolutions, dense layers and what follows them in float16 (TVM's operator lists), the rest in float32",
-    Option("mixed_precision_type", "str", "float16", "the low-precision dtype", ("float16", "bfloat16", "float32", "float64")),
+    Option(
+        "mixed_precision_type",
+        "str",
+        "float16",
+        "the low-precision dtype",
+        ("float16", "bfloat16", "float32", "float64"),
+    ),
     Option("missing_op_mode", "int", 1, "an operator in no list: 0 error, 1 warning, 2 nothing"),
     Option("keep_orig_output_dtype", "bool", False, "cast each function's result back to its original dtype"),
 )
-def to_mixed_precision(module: Module, ctx: PassContext, mixed_precision_type: str, missing_op_mode: int, keep_orig_output_dtype: bool) -> Module:
+def to_mixed_precision(
+    module: Module, ctx: PassContext, mixed_precision_type: str, missing_op_mode: int, keep_orig_output_dtype: bool
+) -> Module:
     types = ctx.types(module)
     missing: dict[str, int] = {}
 
@@ -187,7 +290,9 @@ class _Mixed(ExprMutator):
         if isinstance(original, TensorType) and isinstance(now, TensorType) and _is_float(original.dtype):
             return self.cast(body, now, str(original.dtype))
         if isinstance(original, TupleType) and isinstance(now, TupleType) and type(body) is Tuple:
-            fields = [self.restore_field(f, t, o) for f, t, o in zip(body.fields, now.fields, original.fields)]
+            fields = [
+                self.restore_field(f, t, o) for f, t, o in zip(body.fields, now.fields, original.fields, strict=False)
+            ]
             return Tuple(tuple(fields))
         return body
 
@@ -229,7 +334,7 @@ class _Mixed(ExprMutator):
 
         clauses = tuple(Clause(c.pattern, self.restore(self.memo[c.body], c.body), c.span) for c in node.clauses)
         data = self.memo[node.data]
-        if data is node.data and all(a.body is b.body for a, b in zip(clauses, node.clauses)):
+        if data is node.data and all(a.body is b.body for a, b in zip(clauses, node.clauses, strict=False)):
             return node
         return Match(data, clauses, node.complete, node.span)
 
@@ -252,12 +357,14 @@ class _Mixed(ExprMutator):
             return new
         op = new.op
         args = list(new.args)
-        arg_types = [self.type_of(a, o) for a, o in zip(args, node.args)]
+        arg_types = [self.type_of(a, o) for a, o in zip(args, node.args, strict=False)]
         original = self.types.get(node)
         if type(op) in (GlobalVar, Var, Constructor, Let) or (type(op) is Op and not _computational(op.name)):
             # left as it is: the arguments keep the dtypes the callee was written for
-            kept = tuple(self._back(a, t, self.types.get(o)) for a, t, o in zip(args, arg_types, node.args))
-            if all(k is a for k, a in zip(kept, args)):
+            kept = tuple(
+                self._back(a, t, self.types.get(o)) for a, t, o in zip(args, arg_types, node.args, strict=False)
+            )
+            if all(k is a for k, a in zip(kept, args, strict=False)):
                 return new
             out = Call(op, kept, new.attrs, new.type_args, new.span)
             self.new_types[id(out)] = original
@@ -274,14 +381,16 @@ class _Mixed(ExprMutator):
                 if name not in FOLLOW:
                     self.missing[name] = self.missing.get(name, 0) + 1
                 compatible = all(
-                    _all_of(t, self.mixed) or type(a) in (Var, Constant) for a, t in zip(args, arg_types)
+                    _all_of(t, self.mixed) or type(a) in (Var, Constant) for a, t in zip(args, arg_types, strict=False)
                 )
                 category = "always" if compatible else "never"
         else:
             return new
         applicable = category == "always" and self._bounds_fit(new)
         wanted = self.mixed if applicable else "float32"
-        cast_args = tuple(self.cast(a, t, wanted) if t is not None else a for a, t in zip(args, arg_types))
+        cast_args = tuple(
+            self.cast(a, t, wanted) if t is not None else a for a, t in zip(args, arg_types, strict=False)
+        )
         attrs = new.attrs
         if applicable and type(op) is Op:
             attrs = self._attrs(op.name, attrs)
@@ -291,11 +400,16 @@ class _Mixed(ExprMutator):
 
     def _back(self, expr: Expr, now: Any, original: Any) -> Expr:
         """`expr` cast back to the float dtypes of `original` where it changed."""
-        if isinstance(original, TensorType) and isinstance(now, TensorType) and _is_float(original.dtype) and now.dtype != original.dtype:
+        if (
+            isinstance(original, TensorType)
+            and isinstance(now, TensorType)
+            and _is_float(original.dtype)
+            and now.dtype != original.dtype
+        ):
             return self.cast(expr, now, str(original.dtype))
         if isinstance(original, TupleType) and isinstance(now, TupleType) and now != original:
             fields = []
-            for i, (n, o) in enumerate(zip(now.fields, original.fields)):
+            for i, (n, o) in enumerate(zip(now.fields, original.fields, strict=False)):
                 item: Expr = expr.fields[i] if type(expr) is Tuple else TupleGetItem(expr, i)
                 self.new_types[id(item)] = n
                 fields.append(self._back(item, n, o))
@@ -313,7 +427,11 @@ class _Mixed(ExprMutator):
             return original
         if name == "cast_like":
             like = self.type_of(args[1])
-            return TensorType(original.shape, like.dtype) if isinstance(original, TensorType) and isinstance(like, TensorType) else original
+            return (
+                TensorType(original.shape, like.dtype)
+                if isinstance(original, TensorType) and isinstance(like, TensorType)
+                else original
+            )
         return _floats(original, self.mixed)
 
     def _attrs(self, name: str, attrs: tuple) -> tuple:
@@ -325,7 +443,7 @@ class _Mixed(ExprMutator):
             return attrs
         if any(k == key for k, _ in attrs):
             return tuple((k, self.mixed if k == key else v) for k, v in attrs)
-        return attrs + ((key, self.mixed),)
+        return (*attrs, (key, self.mixed))
 
     def _bounds_fit(self, call_node: Call) -> bool:
         if type(call_node.op) is not Op or call_node.op.name != "clip":

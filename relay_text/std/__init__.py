@@ -12,7 +12,8 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable
 
 from ..ir.expr import Constructor, Function, GlobalVar
 from ..ir.module import Module
@@ -37,8 +38,32 @@ _T = TypeVar("_T")
 # constructors. `tests/std/test_names.py` keeps these equal to what
 # `prelude.rly` defines.
 GLOBALS = frozenset(
-    "compose concat filter flip foldl foldr foldr1 hd id iterate length map map_accuml map_accumr"
-    " nth rev size sum tl tmap unfoldl unfoldr update zip".split()
+    [
+        "compose",
+        "concat",
+        "filter",
+        "flip",
+        "foldl",
+        "foldr",
+        "foldr1",
+        "hd",
+        "id",
+        "iterate",
+        "length",
+        "map",
+        "map_accuml",
+        "map_accumr",
+        "nth",
+        "rev",
+        "size",
+        "sum",
+        "tl",
+        "tmap",
+        "unfoldl",
+        "unfoldr",
+        "update",
+        "zip",
+    ]
 )
 TYPES = {"List": ("Nil", "Cons"), "Optional": ("None", "Some"), "Tree": ("Rose",), "Storage": ()}
 TYPES.update({alias: TYPES[name] for alias, name in TYPE_ALIASES.items()})
@@ -161,4 +186,14 @@ def _load() -> Prelude:
     )
 
 
-__all__ = ["GLOBALS", "PRELUDE_FILE", "TYPES", "TYPES_AND_CONSTRUCTORS", "Prelude", "TYPE_ALIASES", "may_use", "prelude", "with_prelude_if_needed"]
+__all__ = [
+    "GLOBALS",
+    "PRELUDE_FILE",
+    "TYPES",
+    "TYPES_AND_CONSTRUCTORS",
+    "TYPE_ALIASES",
+    "Prelude",
+    "may_use",
+    "prelude",
+    "with_prelude_if_needed",
+]

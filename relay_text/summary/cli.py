@@ -47,7 +47,9 @@ def _names(text: str | None) -> list[str] | None:
 @click.command()
 @click.argument("path")
 @click.option("--entry", metavar="@NAME", help="Summarise this function only (default: every function).")
-@click.option("--group", is_flag=True, help="One row per operator (calls, weights, MACs, share of MACs) instead of one per call.")
+@click.option(
+    "--group", is_flag=True, help="One row per operator (calls, weights, MACs, share of MACs) instead of one per call."
+)
 @click.option(
     "--inputs",
     "inputs",
@@ -64,7 +66,15 @@ def _names(text: str | None) -> list[str] | None:
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude.")
 @color_option
 @guarded
-def summary(path: str, entry: str | None, group: bool, inputs: str | None, output_format: str, no_prelude: bool, color: str | None) -> int:
+def summary(
+    path: str,
+    entry: str | None,
+    group: bool,
+    inputs: str | None,
+    output_format: str,
+    no_prelude: bool,
+    color: str | None,
+) -> int:
     """Per function: every call in order (or grouped by operator) with its
     output's shape and dtype, the weights (count and bytes) and the
     multiply-accumulates of convolutions and matrix products, with totals."""
@@ -83,7 +93,11 @@ def summary(path: str, entry: str | None, group: bool, inputs: str | None, outpu
         names = ["@" + gv.name for gv in checked.module.functions]
         want = entry if entry and entry.startswith("@") else f"@{entry}"
         guesses = close_names(want, names)
-        hint = f"; did you mean {or_list([f'`{g}`' for g in guesses])}?" if guesses else (f"; it defines {', '.join(names)}" if names else "")
+        hint = (
+            f"; did you mean {or_list([f'`{g}`' for g in guesses])}?"
+            if guesses
+            else (f"; it defines {', '.join(names)}" if names else "")
+        )
         ctx.reporter.message(f"error: `{want}` is not a function of {checked.source.name}{hint}", "bold red")
         return EXIT_ERROR
     if output_format == "json":

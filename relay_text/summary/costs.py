@@ -22,7 +22,8 @@ whose shapes are not all known (`?`, shape variables) costs None.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from ..ir.ty import TensorType, TupleType, split_lanes
 
@@ -102,7 +103,7 @@ def channels(shape: tuple[int, ...], layout: str) -> int | None:
         return None
     count = 1
     found = False
-    for axis, dim in zip(axes, shape):
+    for axis, dim in zip(axes, shape, strict=False):
         if axis[-1] in "Cc":
             count *= dim
             found = True

@@ -24,7 +24,8 @@ row of the first operator that reads it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping
 
 from ..ir.expr import Call, Constant, Constructor, Expr, Function, GlobalVar, Let, Op, Tuple, TupleGetItem, Var
 from ..ir.module import Module
@@ -36,21 +37,63 @@ from .costs import dims, elements, macs, nbytes
 # stays a weight through them.
 MOVES = frozenset(
     {
-        "reshape", "transpose", "squeeze", "expand_dims", "concatenate", "stack", "split", "layout_transform",
-        "cast", "copy", "reverse", "flatten", "nn.batch_flatten", "reshape_like", "broadcast_to",
-        "broadcast_to_like", "strided_slice", "take", "repeat", "tile", "contrib_reverse_reshape", "device_copy",
-        "annotation.stop_fusion", "stop_gradient", "nn.contrib_conv2d_winograd_weight_transform",
-        "nn.contrib_conv2d_gemm_weight_transform", "nn.contrib_conv3d_winograd_weight_transform",
+        "reshape",
+        "transpose",
+        "squeeze",
+        "expand_dims",
+        "concatenate",
+        "stack",
+        "split",
+        "layout_transform",
+        "cast",
+        "copy",
+        "reverse",
+        "flatten",
+        "nn.batch_flatten",
+        "reshape_like",
+        "broadcast_to",
+        "broadcast_to_like",
+        "strided_slice",
+        "take",
+        "repeat",
+        "tile",
+        "contrib_reverse_reshape",
+        "device_copy",
+        "annotation.stop_fusion",
+        "stop_gradient",
+        "nn.contrib_conv2d_winograd_weight_transform",
+        "nn.contrib_conv2d_gemm_weight_transform",
+        "nn.contrib_conv3d_winograd_weight_transform",
     }
 )
 _FIRST_IS_DATA = frozenset(
     {
-        "nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.conv1d_transpose", "nn.conv2d_transpose", "nn.conv3d_transpose",
-        "nn.contrib_conv2d_NCHWc", "nn.contrib_depthwise_conv2d_NCHWc", "nn.deformable_conv2d", "nn.dense",
-        "nn.contrib_dense_pack", "nn.matmul", "nn.bias_add", "nn.prelu", "nn.batch_norm", "nn.layer_norm",
-        "nn.group_norm", "nn.instance_norm", "qnn.conv2d", "qnn.conv2d_transpose", "qnn.dense",
-        "nn.contrib_conv2d_winograd_without_weight_transform", "nn.contrib_conv3d_winograd_without_weight_transform",
-        "nn.contrib_conv2d_gemm_without_weight_transform", "nn.bitserial_conv2d", "nn.bitserial_dense",
+        "nn.conv1d",
+        "nn.conv2d",
+        "nn.conv3d",
+        "nn.conv1d_transpose",
+        "nn.conv2d_transpose",
+        "nn.conv3d_transpose",
+        "nn.contrib_conv2d_NCHWc",
+        "nn.contrib_depthwise_conv2d_NCHWc",
+        "nn.deformable_conv2d",
+        "nn.dense",
+        "nn.contrib_dense_pack",
+        "nn.matmul",
+        "nn.bias_add",
+        "nn.prelu",
+        "nn.batch_norm",
+        "nn.layer_norm",
+        "nn.group_norm",
+        "nn.instance_norm",
+        "qnn.conv2d",
+        "qnn.conv2d_transpose",
+        "qnn.dense",
+        "nn.contrib_conv2d_winograd_without_weight_transform",
+        "nn.contrib_conv3d_winograd_without_weight_transform",
+        "nn.contrib_conv2d_gemm_without_weight_transform",
+        "nn.bitserial_conv2d",
+        "nn.bitserial_dense",
     }
 )
 _SCALED = frozenset({"add", "subtract", "multiply", "divide"})
@@ -122,7 +165,18 @@ class FunctionSummary:
         """Rows grouped by operator, in order of first appearance."""
         out: dict[str, dict[str, Any]] = {}
         for row in self.rows:
-            g = out.setdefault(row.op, {"op": row.op, "kind": row.kind, "count": 0, "weights": 0, "weight_bytes": 0, "macs": 0, "macs_known": True})
+            g = out.setdefault(
+                row.op,
+                {
+                    "op": row.op,
+                    "kind": row.kind,
+                    "count": 0,
+                    "weights": 0,
+                    "weight_bytes": 0,
+                    "macs": 0,
+                    "macs_known": True,
+                },
+            )
             g["count"] += 1
             g["weights"] += row.weights
             g["weight_bytes"] += row.weight_bytes
@@ -260,7 +314,11 @@ def function_summary(
             if node.meta_index is not None and node.meta_index in meta_seen:
                 weight_of[node] = meta_seen[node.meta_index]
                 continue
-            label = f"meta[{node.meta_index}]" if node.meta_index is not None else (node.span.text if node.span is not None else "constant")
+            label = (
+                f"meta[{node.meta_index}]"
+                if node.meta_index is not None
+                else (node.span.text if node.span is not None else "constant")
+            )
             info = _tensor(label, types(node), "constant")
             summary.weights.append(info)
             weight_of[node] = info

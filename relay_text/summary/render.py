@@ -54,7 +54,11 @@ def totals_line(t: dict[str, Any]) -> str:
 
     if t["weight_tensors"]:
         at_least = "" if t["weights_complete"] else "at least "
-        big = f" ({human(t['weights'])}, {human_bytes(t['weight_bytes'])})" if t["weights"] >= 1000 else f" ({human_bytes(t['weight_bytes'])})"
+        big = (
+            f" ({human(t['weights'])}, {human_bytes(t['weight_bytes'])})"
+            if t["weights"] >= 1000
+            else f" ({human_bytes(t['weight_bytes'])})"
+        )
         weights = f"{at_least}{t['weights']:,} weights{big} in {t['weight_tensors']} tensor{'s' if t['weight_tensors'] != 1 else ''}"
     else:
         weights = "no weights"
@@ -105,7 +109,14 @@ def _row_table(summary: FunctionSummary, table_cls: Any) -> Any:
     table.add_column("weights", justify="right")
     table.add_column("MACs", justify="right")
     for row in summary.rows:
-        table.add_row(str(row.index), row.name, row.op, row.output, f"{row.weights:,}" if row.weights else "-", _macs_text(row.macs))
+        table.add_row(
+            str(row.index),
+            row.name,
+            row.op,
+            row.output,
+            f"{row.weights:,}" if row.weights else "-",
+            _macs_text(row.macs),
+        )
     return table
 
 

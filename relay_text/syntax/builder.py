@@ -15,7 +15,8 @@ dtype or a type argument is meant.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from ..diagnostics import WARNING, Diagnostic, codes
 from ..ir.adt import TypeData
@@ -131,7 +132,7 @@ class _Name:
 class _Paren:
     """`( ... )` in type position: unit, tuple type, parenthesised type or shape."""
 
-    __slots__ = ("items", "trailing_comma", "span")
+    __slots__ = ("items", "span", "trailing_comma")
 
     def __init__(self, items: list, trailing_comma: bool, span: Span) -> None:
         self.items = items
@@ -140,14 +141,14 @@ class _Paren:
 
 
 class _RawDimOp:
-    __slots__ = ("op", "lhs", "rhs", "span")
+    __slots__ = ("lhs", "op", "rhs", "span")
 
     def __init__(self, op: str, lhs: Any, rhs: Any, span: Span) -> None:
         self.op, self.lhs, self.rhs, self.span = op, lhs, rhs, span
 
 
 class _IntDim:
-    __slots__ = ("value", "span")
+    __slots__ = ("span", "value")
 
     def __init__(self, value: int, span: Span) -> None:
         self.value, self.span = value, span
@@ -164,7 +165,7 @@ class _Use:
     built from them, and `_u` unwraps.
     """
 
-    __slots__ = ("node", "start", "end", "inner", "name", "bracketed", "pair", "content")
+    __slots__ = ("bracketed", "content", "end", "inner", "name", "node", "pair", "start")
 
     def __init__(
         self,
@@ -195,7 +196,7 @@ _NONE_ATTR = object()  # `None` written as an attribute value, until it is store
 class _Str:
     """A string written as a positional call argument."""
 
-    __slots__ = ("value", "span")
+    __slots__ = ("span", "value")
 
     def __init__(self, value: str, span: Span) -> None:
         self.value = value
@@ -210,7 +211,7 @@ _POSITIONAL_STRING_ATTRS = {"cast": "dtype"}
 class _Kw:
     """A keyword argument `key=value` in a call or parameter list."""
 
-    __slots__ = ("key", "value", "span", "spellings")
+    __slots__ = ("key", "span", "spellings", "value")
 
     def __init__(self, key: str, value: Any, span: Span, spellings: list | None = None) -> None:
         self.key, self.value, self.span = key, value, span
@@ -381,17 +382,23 @@ class Builder:
             if decoded is None:
                 count = table.kinds.get(ref.kind, 0)
                 where = self.positions.attr_key(call, META_ATTRS) or call.span
-                self.error(codes.BAD_METADATA, f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", where, "no such entry").with_note(
-                    f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`"
-                )
+                self.error(
+                    codes.BAD_METADATA,
+                    f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section",
+                    where,
+                    "no such entry",
+                ).with_note(f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`")
                 continue
             call.attrs = decoded
         for ref, span in self.meta_values:  # `virtual_device=meta[VirtualDevice][0]`, ...
             count = table.kinds.get(ref.kind, 0)
             if not 0 <= ref.index < count:
-                self.error(codes.BAD_METADATA, f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section", span, "no such entry").with_note(
-                    f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`"
-                )
+                self.error(
+                    codes.BAD_METADATA,
+                    f"`meta[{ref.kind}][{ref.index}]` is not in the metadata section",
+                    span,
+                    "no such entry",
+                ).with_note(f"the section has {count} entr{'y' if count == 1 else 'ies'} of kind `{ref.kind}`")
 
     # ---- definitions -------------------------------------------------------
 
@@ -434,9 +441,12 @@ class Builder:
                 if attrs:
                     self.error(codes.SYNTAX_ERROR, "parameters must come before attributes", item.span)
                 if item.name in seen:
-                    self.error(codes.DUPLICATE_DEFINITION, f"parameter `%{item.name}` is declared twice", item.span, "declared again here").with_label(
-                        seen[item.name].span, "first declared here"
-                    )
+                    self.error(
+                        codes.DUPLICATE_DEFINITION,
+                        f"parameter `%{item.name}` is declared twice",
+                        item.span,
+                        "declared again here",
+                    ).with_label(seen[item.name].span, "first declared here")
                 seen[item.name] = item
                 vars_.append(item)
         return vars_, attrs
@@ -463,7 +473,9 @@ class Builder:
         for kw in c[1:-1]:
             if isinstance(kw, _Kw):
                 if kw.key in keys:
-                    self.error(codes.DUPLICATE_DEFINITION, f"attribute `{kw.key}` is given twice", kw.span, "given again here")
+                    self.error(
+                        codes.DUPLICATE_DEFINITION, f"attribute `{kw.key}` is given twice", kw.span, "given again here"
+                    )
                     continue
                 keys.add(kw.key)
                 pairs.append((kw.key, kw.value))
@@ -568,7 +580,11 @@ class Builder:
         gtv = self.adts.get(name)
         if gtv is None or gtv in self.module.type_defs or gtv in self.env.adts.values():
             if gtv is not None and gtv in self.module.type_defs:
-                self.error(codes.DUPLICATE_DEFINITION, f"type `{name}` is defined more than once", self.span(name_tok.start_pos, name_tok.end_pos))
+                self.error(
+                    codes.DUPLICATE_DEFINITION,
+                    f"type `{name}` is defined more than once",
+                    self.span(name_tok.start_pos, name_tok.end_pos),
+                )
             gtv = GlobalTypeVar(name)
             self.adts[name] = gtv
         gtv.span = self.span(name_tok.start_pos, name_tok.end_pos)
@@ -597,7 +613,9 @@ class Builder:
         (gtv, kw), tparams = c
         self.types.pop()
         end = tparams[-1].span.end + 1 if tparams else gtv.span.end  # type: ignore[union-attr]
-        self.module.type_defs[gtv] = TypeData(gtv, tparams or (), (), True, self.span(kw.start_pos, end), self.same_headers.get(gtv))
+        self.module.type_defs[gtv] = TypeData(
+            gtv, tparams or (), (), True, self.span(kw.start_pos, end), self.same_headers.get(gtv)
+        )
         self.module.order.append(gtv)
 
     def _constructor(self, name_tok: Tok, inputs: tuple, gtv: GlobalTypeVar, tag: int) -> Constructor:
@@ -674,7 +692,11 @@ class Builder:
 
     def let_start(self, c: list) -> tuple:
         kw, name_tok, ty, eq = c
-        var = Var(name_tok.value[1:], self.as_type(ty) if ty is not None else None, self.span(name_tok.start_pos, name_tok.end_pos))
+        var = Var(
+            name_tok.value[1:],
+            self.as_type(ty) if ty is not None else None,
+            self.span(name_tok.start_pos, name_tok.end_pos),
+        )
         self._binder(var, name_tok.start_pos, name_tok.end_pos, ty)
         self.pending_lets.append((var, eq.end_pos))
         return var, kw
@@ -698,7 +720,10 @@ class Builder:
             return
         for span in uses:
             self.error(
-                codes.UNBOUND_VARIABLE, f"`%{var.name}` is used in its own value, before it is bound", span, "not bound yet"
+                codes.UNBOUND_VARIABLE,
+                f"`%{var.name}` is used in its own value, before it is bound",
+                span,
+                "not bound yet",
             ).with_note(
                 f"only a `let` whose value is a function (`let %{var.name} = fn ...`) may refer to itself; "
                 f"this value is computed from the function, so `%{var.name}` has no value while it runs"
@@ -739,7 +764,12 @@ class Builder:
                 self.span(tok.start_pos, tok.end_pos),
                 "bound here",
             ).with_note("it is evaluated for its effects only, as `e;` would be")
-            let = Let(Var("", None, self.span(tok.start_pos, tok.end_pos)), value, _u(body), self.span(tok.start_pos, self._end(body)))
+            let = Let(
+                Var("", None, self.span(tok.start_pos, tok.end_pos)),
+                value,
+                _u(body),
+                self.span(tok.start_pos, self._end(body)),
+            )
             self._note(let, (raw, body), 1)
             return let
         return body
@@ -843,9 +873,12 @@ class Builder:
                 item = self._positional_string(callee, item, len(positional))
             if isinstance(item, _Kw):
                 if item.key in seen:
-                    self.error(codes.DUPLICATE_DEFINITION, f"attribute `{item.key}` is given twice", item.span, "given again here").with_label(
-                        seen[item.key], "first given here"
-                    )
+                    self.error(
+                        codes.DUPLICATE_DEFINITION,
+                        f"attribute `{item.key}` is given twice",
+                        item.span,
+                        "given again here",
+                    ).with_label(seen[item.key], "first given here")
                 seen[item.key] = item.span
                 attrs.append((item.key, item.value))
             else:
@@ -860,8 +893,14 @@ class Builder:
             self.diags.remove(diag)
             seen[META_ATTRS] = diag.span
             if attrs:
-                self.error(codes.DUPLICATE_DEFINITION, "the attributes are given twice: by keyword and by a metadata reference", diag.span)
-        call = Call(_u(callee), tuple(_u(a) for a in positional), tuple(attrs), type_args, self.span(start, close.end_pos))
+                self.error(
+                    codes.DUPLICATE_DEFINITION,
+                    "the attributes are given twice: by keyword and by a metadata reference",
+                    diag.span,
+                )
+        call = Call(
+            _u(callee), tuple(_u(a) for a in positional), tuple(attrs), type_args, self.span(start, close.end_pos)
+        )
         if attrs_ref is not None:
             call.attrs_ref = attrs_ref
             self.meta_attr_calls.append(call)
@@ -1007,7 +1046,9 @@ class Builder:
         )
         if var.span is not None:
             diag.with_label(var.span, "declared here")
-        diag.with_note(f"make `%{var.name}` a parameter of `@{self._in_def.name}`, or use it in the file's main expression")
+        diag.with_note(
+            f"make `%{var.name}` a parameter of `@{self._in_def.name}`, or use it in the file's main expression"
+        )
 
     def _count_graph_use(self, value: Expr) -> None:
         key = id(value)
@@ -1035,7 +1076,9 @@ class Builder:
             ivalue, dtype = parse_int(text, negate)
             return Constant(ivalue, dtype, (), None, span)
         except LiteralError as exc:
-            const = Constant(0.0 if _is_float_literal(text) else 0, "float32" if _is_float_literal(text) else "int32", (), None, span)
+            const = Constant(
+                0.0 if _is_float_literal(text) else 0, "float32" if _is_float_literal(text) else "int32", (), None, span
+            )
             # Kept aside: `-128i8` is fine although `128i8` alone is not.
             code = codes.RESOURCE_LIMIT if exc.limit else codes.INVALID_LITERAL
             self._literal_errors[id(const)] = self.error(code, str(exc), span, "too long" if exc.limit else "")
@@ -1103,8 +1146,11 @@ class Builder:
         seen: dict[str, Var] = {}
         for var in pattern_vars(pattern):
             if var.name in seen:
-                self.error(codes.DUPLICATE_DEFINITION, f"`%{var.name}` is bound twice in one pattern", var.span).with_label(
-                    seen[var.name].span, "first bound here"  # type: ignore[arg-type]
+                self.error(
+                    codes.DUPLICATE_DEFINITION, f"`%{var.name}` is bound twice in one pattern", var.span
+                ).with_label(
+                    seen[var.name].span,
+                    "first bound here",  # type: ignore[arg-type]
                 )
             seen[var.name] = var
             self.values.bind(var.name, var)
@@ -1173,9 +1219,9 @@ class Builder:
         span = self.span(kw.start_pos, close.end_pos)
         dtype = canonical_dtype(dtype_tok.value) or dtype_tok.value
         if not is_dtype(dtype):
-            self.error(codes.UNKNOWN_TYPE, f"`{dtype}` is not a dtype", self.span(dtype_tok.start_pos, dtype_tok.end_pos)).with_help(
-                "dtypes look like float32, int64, bool or int32x4"
-            )
+            self.error(
+                codes.UNKNOWN_TYPE, f"`{dtype}` is not a dtype", self.span(dtype_tok.start_pos, dtype_tok.end_pos)
+            ).with_help("dtypes look like float32, int64, bool or int32x4")
             self.positions.lossy = True
             return Constant(0, "int32", shape, None, span)
         negate, text = value_tok if isinstance(value_tok, tuple) else (False, value_tok)
@@ -1242,13 +1288,20 @@ class Builder:
         span = self.span(tok.start_pos, end)
         ctor = self.constructors.get(name)
         if ctor is None:
-            diag = self.error(codes.UNKNOWN_CONSTRUCTOR, f"unknown constructor `{name}`", self.span(tok.start_pos, tok.end_pos), "not a constructor")
+            diag = self.error(
+                codes.UNKNOWN_CONSTRUCTOR,
+                f"unknown constructor `{name}`",
+                self.span(tok.start_pos, tok.end_pos),
+                "not a constructor",
+            )
             if name[:1].islower() and fields is None:
                 diag.with_fix(f"to bind a variable, write `%{name}`", diag.span, f"%{name}")
             else:
                 suggestions = self.suggest(name, self.constructors)
                 if suggestions:
-                    diag.with_choices(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?", diag.span, suggestions)
+                    diag.with_choices(
+                        f"did you mean {or_list([f'`{s}`' for s in suggestions])}?", diag.span, suggestions
+                    )
             ctor = Constructor(name)
         return PatternConstructor(ctor, tuple(fields[0]) if fields is not None else (), span)
 
@@ -1423,7 +1476,9 @@ class Builder:
         if suggestions:
             diag.with_choices(f"did you mean {or_list([f'`{s}`' for s in suggestions])}?", named, suggestions)
         elif what == "type":
-            diag.with_note("a type is a dtype (float32), Tensor[...], a tuple, fn(...) -> T, an ADT or a type parameter")
+            diag.with_note(
+                "a type is a dtype (float32), Tensor[...], a tuple, fn(...) -> T, an ADT or a type parameter"
+            )
 
     def as_type(self, raw: Any) -> Any:
         """The type written as `raw`; nested parentheses (tuple types) are
@@ -1501,7 +1556,9 @@ class Builder:
             return AnyDim(raw.span)
         if isinstance(raw, IncompleteType):
             return IncompleteType(Kind.SHAPE_VAR, raw.span)
-        self.error(codes.SYNTAX_ERROR, "expected a dimension (an integer, `?` or a shape variable)", getattr(raw, "span", None))
+        self.error(
+            codes.SYNTAX_ERROR, "expected a dimension (an integer, `?` or a shape variable)", getattr(raw, "span", None)
+        )
         return AnyDim()
 
     def as_dtype(self, raw: Any) -> Any:
@@ -1513,8 +1570,12 @@ class Builder:
             if dtype is not None:
                 return dtype
             diag = self.error(codes.UNKNOWN_TYPE, f"unknown dtype `{raw.name}`", raw.span)
-            diag.with_note("dtypes are bool, int8/16/32/64 (int is int32), uint8/16/32/64, float16/32/64 (float is float32), bfloat16, optionally with lanes (int32x4)")
-            return IncompleteType(Kind.BASE_TYPE, raw.span)  # a hole: no errors it would cause, and `relay fmt` keeps the name
+            diag.with_note(
+                "dtypes are bool, int8/16/32/64 (int is int32), uint8/16/32/64, float16/32/64 (float is float32), bfloat16, optionally with lanes (int32x4)"
+            )
+            return IncompleteType(
+                Kind.BASE_TYPE, raw.span
+            )  # a hole: no errors it would cause, and `relay fmt` keeps the name
         if isinstance(raw, IncompleteType):
             return IncompleteType(Kind.BASE_TYPE, raw.span)
         self.error(codes.SYNTAX_ERROR, "expected a dtype such as `float32`", getattr(raw, "span", None))

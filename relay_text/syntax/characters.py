@@ -29,7 +29,7 @@ def char_text(ch: str) -> str:
     """How a message names `ch`: `x` in backticks if it can be seen, else
     its code point and name (`U+202E RIGHT-TO-LEFT OVERRIDE`)."""
     category = unicodedata.category(ch)
-    if ch.isprintable() and category not in ("Cf", "Zs", "Zl", "Zp", "Mn", "Me", "Co", "Cn") or ch == " ":
+    if (ch.isprintable() and category not in ("Cf", "Zs", "Zl", "Zp", "Mn", "Me", "Co", "Cn")) or ch == " ":
         return f"`{ch}`"
     name = unicodedata.name(ch, "")
     return f"U+{ord(ch):04X}" + (f" {name}" if name else "")
@@ -57,7 +57,9 @@ def bidi_warnings(source: Source, comments: list[Any]) -> list[Diagnostic]:
             label="changes how the text is shown",
             severity=WARNING,
         )
-        diag.with_note("an editor may show this line in an order that differs from how it is read: the code may not be what it seems")
+        diag.with_note(
+            "an editor may show this line in an order that differs from how it is read: the code may not be what it seems"
+        )
         diag.with_help("remove the character if it is not meant to be there")
         out.append(diag)
     return out

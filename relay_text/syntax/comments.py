@@ -50,7 +50,8 @@ import gc
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any
+from collections.abc import Hashable
 
 from ..ir.adt import TypeData
 from ..ir.expr import (
@@ -397,7 +398,7 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
     by_end = {t[1]: (t[0], t[2], t[3]) for t in sorted(items, key=lambda t: (-t[1], -t[0], -t[2]))}
     starts = sorted(by_start)
     ends = sorted(by_end)
-    notes = [_note(i, c, t) for i, (c, t) in enumerate(zip(comments, trivia))]
+    notes = [_note(i, c, t) for i, (c, t) in enumerate(zip(comments, trivia, strict=False))]
     key_start: dict[Hashable, int] = {}
     for start, _, _, key in items:
         key_start.setdefault(key, start)
@@ -411,7 +412,7 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
     tops = set(module.functions.values()) | set(module.type_defs.values()) | set(module.free_vars)
     level = tops if coarse == "definition" else anchors.line_level
     statements = sorted((t[0], t[1], t[3]) for t in items if t[3] in level) if coarse else []
-    for note, comment, around in zip(notes, comments, trivia):
+    for note, comment, around in zip(notes, comments, trivia, strict=False):
         cs, ce = comment.span.start, comment.span.end
         if ce <= header_start:
             result.head.append(note)
@@ -545,7 +546,12 @@ def _decide(note: Note, trivia: Trivia, prev: tuple | None, nxt: tuple | None, a
         return None, ""
     if nxt is not None:
         if prev is not None:
-            if nxt[2] in anchors.line_level and not note.blank_before and between in ("", ",", ";") and trivia.blank_after:
+            if (
+                nxt[2] in anchors.line_level
+                and not note.blank_before
+                and between in ("", ",", ";")
+                and trivia.blank_after
+            ):
                 return prev[2], "after"  # hugs the code above, an empty line below
             if not _only_graph_head(trivia, nxt[0]):
                 return prev[2], "after"  # the last thing before a `)`, `}`, `else`, ...

@@ -33,7 +33,8 @@ and `resolver.width(lazy)` when it only measures.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol, Union
+from typing import Any, Protocol, Union
+from collections.abc import Iterable
 
 MAX_INDENT = 64
 
@@ -46,7 +47,7 @@ class Group:
 
 
 class Nest:
-    __slots__ = ("indent", "doc")
+    __slots__ = ("doc", "indent")
 
     def __init__(self, indent: int, doc: Doc) -> None:
         self.indent = indent
@@ -87,7 +88,7 @@ class Verbatim:
 class Lazy:
     """A piece of text chosen by the resolver when the layout reaches it."""
 
-    __slots__ = ("kind", "key")
+    __slots__ = ("key", "kind")
 
     def __init__(self, kind: str, key: Any) -> None:
         self.kind = kind
@@ -97,7 +98,7 @@ class Lazy:
 class Mark:
     """A zero-width position reported to the resolver."""
 
-    __slots__ = ("kind", "arg")
+    __slots__ = ("arg", "kind")
 
     def __init__(self, kind: str, arg: Any = None) -> None:
         self.kind = kind

@@ -36,7 +36,21 @@ TERMINAL_WORDS = {
     "$END": "the end of the file",
 }
 
-_EXPR_START = {"LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT", "LPAR", "FN", "IF", "MATCH", "LBRACE", "TRUE", "FALSE", "MINUS"}
+_EXPR_START = {
+    "LOCAL",
+    "GLOBAL",
+    "IDENT",
+    "INT",
+    "FLOAT",
+    "LPAR",
+    "FN",
+    "IF",
+    "MATCH",
+    "LBRACE",
+    "TRUE",
+    "FALSE",
+    "MINUS",
+}
 _TYPE_START = {"TENSOR", "LPAR", "IDENT", "FN", "UNDERSCORE"}
 _BINOPS = {"OROR", "ANDAND", "EQEQ", "NEQ", "LT", "GT", "LE", "GE", "PLUS", "MINUS", "STAR", "SLASH"}
 
@@ -59,7 +73,9 @@ def describe_expected(expected: set[str], literal_of: dict[str, str]) -> str:
     if names >= _ATTR_VALUE_START and "LOCAL" not in names:
         # after `key=`: what TVM prints as an attribute's value
         names -= _ATTR_VALUE_START | {"META", "MINUS", "LPAR", "LSQB"}
-        words.append("an attribute value (a number, a string, `True`, `False`, `None`, a dtype, a `[...]` list or `meta[...]`)")
+        words.append(
+            "an attribute value (a number, a string, `True`, `False`, `None`, a dtype, a `[...]` list or `meta[...]`)"
+        )
     if len(names & _EXPR_START) >= 6:
         names -= _EXPR_START | {"REF", "REF_READ", "REF_WRITE", "META", "CONSTANT", "LET"}
         words.append("an expression")
@@ -142,7 +158,11 @@ def syntax_error(
                 after = _skip_space(text, tok.end_pos)
                 if text.startswith(want, after):
                     # `Tensor[(), bool)]`: the wanted closer follows; this one is extra.
-                    diag.with_fix(f"remove this `{tok.value}`: the `{innermost.value}` is closed by the `{want}` after it", span, "")
+                    diag.with_fix(
+                        f"remove this `{tok.value}`: the `{innermost.value}` is closed by the `{want}` after it",
+                        span,
+                        "",
+                    )
                 else:
                     diag.with_fix(f"close the `{innermost.value}` with `{want}`", span, want, safe=False)
             return diag
@@ -169,7 +189,12 @@ def syntax_error(
 
     found = "end of file" if at_end else token_text(tok)
     want = describe_expected(expected, literal_of)
-    diag = Diagnostic(codes.SYNTAX_ERROR, f"expected {want}, found {found}", span, label="unexpected " + ("end of file" if at_end else "token"))
+    diag = Diagnostic(
+        codes.SYNTAX_ERROR,
+        f"expected {want}, found {found}",
+        span,
+        label="unexpected " + ("end of file" if at_end else "token"),
+    )
 
     # An unclosed bracket is the likely cause when its closer is expected,
     # if it is indeed never closed (`@f([1, 2])`: the `(` is closed later).
@@ -197,7 +222,11 @@ def _close_braces(diag: Diagnostic, source: Source, stack: list[Tok], before: in
     if not braces:
         return
     lines = sorted({source.line_col(b.start_pos)[0] for b in braces})
-    where = "line " + str(lines[0]) if len(lines) == 1 else "lines " + or_list([str(n) for n in lines]).replace(" or ", " and ")
+    where = (
+        "line " + str(lines[0])
+        if len(lines) == 1
+        else "lines " + or_list([str(n) for n in lines]).replace(" or ", " and ")
+    )
     end = len(source.text[:before].rstrip())
     closing = "".join("\n" + _indent(source, b.start_pos) + "}" for b in reversed(braces))
     if len(braces) == 1:
@@ -212,7 +241,14 @@ def _indent(source: Source, offset: int) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def _add_hints(diag: Diagnostic, tok: Tok, expected: set[str], prev: Tok | None, source: Source, literal_kinds: dict[str, str] | None = None) -> None:
+def _add_hints(
+    diag: Diagnostic,
+    tok: Tok,
+    expected: set[str],
+    prev: Tok | None,
+    source: Source,
+    literal_kinds: dict[str, str] | None = None,
+) -> None:
     """Help lines for the common slips, with the edit each names (see
     `Diagnostic.with_fix`): safe where the text can mean only that."""
     text = source.text
@@ -229,26 +265,42 @@ def _add_hints(diag: Diagnostic, tok: Tok, expected: set[str], prev: Tok | None,
         else:
             diag.with_help(help_text)
         return
-    if tok.type == "INT" and prev is not None and prev.type == "LSQB" and text[: prev.start_pos].rstrip().endswith("Tensor"):
+    if (
+        tok.type == "INT"
+        and prev is not None
+        and prev.type == "LSQB"
+        and text[: prev.start_pos].rstrip().endswith("Tensor")
+    ):
         _shape_in_parentheses(diag, source, prev)
         return
     if tok.type == "LSQB" and ("LOCAL" in expected or "INT" in expected) and "RSQB" not in expected:
         _list_literal(diag, source, tok)
         return
 
-    if prev is not None and prev.type == "IDENT" and prev.value == "return" or tok.type == "IDENT" and tok.value == "return":
+    if (prev is not None and prev.type == "IDENT" and prev.value == "return") or (
+        tok.type == "IDENT" and tok.value == "return"
+    ):
         word = prev if prev is not None and prev.value == "return" else tok
         end = word.end_pos
         while end < len(source.text) and source.text[end] in " \t":
             end += 1
-        diag.with_fix("Relay has no `return`: a function's value is the last expression of its body", at(word.start_pos, end), "")
+        diag.with_fix(
+            "Relay has no `return`: a function's value is the last expression of its body", at(word.start_pos, end), ""
+        )
     elif tok.type == "EQUAL" and "EQEQ" in expected:
-        diag.with_fix("to compare, write `==`; `=` only binds (`let %x = ...`, `%0 = ...`)", at(tok.start_pos, tok.end_pos), "==")
+        diag.with_fix(
+            "to compare, write `==`; `=` only binds (`let %x = ...`, `%0 = ...`)", at(tok.start_pos, tok.end_pos), "=="
+        )
     elif tok.type in ("IDENT", "ATTR_KEY") and "LOCAL" in expected and tok.value[:1].islower():
         diag.with_fix(f"local variables start with `%`: `%{tok.value}`", at(tok.start_pos), "%")
     elif tok.type in ("IDENT", "ATTR_KEY") and "GLOBAL" in expected:
         diag.with_fix(f"global functions start with `@`: `@{tok.value}`", at(tok.start_pos), "@")
-    elif tok.type in ("LET", "LOCAL") and "SEMICOLON" in expected and prev is not None and _on_earlier_line(source, prev, tok):
+    elif (
+        tok.type in ("LET", "LOCAL")
+        and "SEMICOLON" in expected
+        and prev is not None
+        and _on_earlier_line(source, prev, tok)
+    ):
         # The `;` is missing where the line before ends: point there.
         found = diag.message[diag.message.rindex(", found ") :]
         diag.message = "expected `;`" + found
@@ -259,12 +311,25 @@ def _add_hints(diag: Diagnostic, tok: Tok, expected: set[str], prev: Tok | None,
         diag.with_fix("a return type is introduced by `->`, not `:`", at(tok.start_pos, tok.end_pos), "->")
     elif tok.type == "ARROW" and "RPAR" in expected and prev is not None:
         diag.with_fix("is a `)` missing before `->`?", at(prev.end_pos), ")", safe=False)
-    elif tok.type == "IDENT" and prev is not None and prev.type == "COMMA" and _WHERE_BEFORE.search(source.text, 0, prev.start_pos):
+    elif (
+        tok.type == "IDENT"
+        and prev is not None
+        and prev.type == "COMMA"
+        and _WHERE_BEFORE.search(source.text, 0, prev.start_pos)
+    ):
         diag.with_help("a `where` inside a function type names one relation (a `,` after it ends the type)")
-    elif tok.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT") and prev is not None and prev.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT", "RPAR"):
+    elif (
+        tok.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT")
+        and prev is not None
+        and prev.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT", "RPAR")
+    ):
         if "SEMICOLON" in expected or "COMMA" in expected:
             diag.with_help("is a `;` or `,` missing before it?")
-            diag.fixes.extend(Fix(f"insert `{mark}`", [Edit(at(prev.end_pos), mark)], UNSAFE) for mark in (";", ",") if _KIND[mark] in expected)
+            diag.fixes.extend(
+                Fix(f"insert `{mark}`", [Edit(at(prev.end_pos), mark)], UNSAFE)
+                for mark in (";", ",")
+                if _KIND[mark] in expected
+            )
     if tok.type == "LT" and "LANGLE" not in expected and prev is not None and prev.type in ("FN",):
         diag.with_fix("type parameters follow `fn` directly: `fn<a>(...)`", at(prev.end_pos, tok.start_pos), "")
 
@@ -301,7 +366,7 @@ def _bracketed_items(text: str, open_pos: int) -> tuple[list[tuple[int, int]], i
         elif ch == "," and depth == 0:
             items.append((start, i))
             start = i + 1
-        elif ch in "\"/#":
+        elif ch in '"/#':
             return None
     else:
         return None

@@ -9,7 +9,8 @@ then calls the builder's method named after the rule or its alias.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 
 class UnexpectedToken(Exception):
@@ -43,7 +44,7 @@ RECOVERY_MIN_STEPS = 200_000
 class EndToken:
     """The end-of-input marker, placed at the end of the text."""
 
-    __slots__ = ("type", "value", "start_pos", "end_pos")
+    __slots__ = ("end_pos", "start_pos", "type", "value")
 
     def __init__(self, pos: int) -> None:
         self.type = "$END"

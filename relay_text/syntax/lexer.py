@@ -12,7 +12,8 @@ it, from which its trivia is read when it is needed (`ir.positions.Trivia`).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from ..diagnostics import codes
 from ..ir.module import Comment
@@ -27,14 +28,22 @@ _SUFFIX_I = r"i(?:8|16|32|64)?|u(?:8|16|32|64)"  # `42i` is int32, as in TVM
 _MASTER = re.compile(
     r"""[ \t\r\n\f]*(?:
     (?P<LOCAL>%[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)
-  | (?P<IDENT>""" + _IDENT + r""")
+  | (?P<IDENT>"""
+    + _IDENT
+    + r""")
   | (?P<punct>->|=>|==|!=|<=|>=|&&|\|\||;;|[(){}\[\],;:=<>+\-*?])
   | (?P<GLOBAL>@[A-Za-z_][A-Za-z0-9_]*)
   | (?P<FLOAT>
-        (?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)(?:""" + _SUFFIX_F + r""")?
-      | [0-9]+""" + _SUFFIX_F + r"""
+        (?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)(?:"""
+    + _SUFFIX_F
+    + r""")?
+      | [0-9]+"""
+    + _SUFFIX_F
+    + r"""
     )(?![A-Za-z0-9_])
-  | (?P<INT>[0-9]+(?:""" + _SUFFIX_I + r""")?(?![A-Za-z0-9_]))
+  | (?P<INT>[0-9]+(?:"""
+    + _SUFFIX_I
+    + r""")?(?![A-Za-z0-9_]))
   | (?P<PROJ>\.[0-9]+)
   | (?P<STRING>"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*")
   | (?P<line_comment>//[^\r\n]*)
@@ -62,7 +71,9 @@ _VERSION_HEADER = re.compile(r'\#\[\s*version\s*=\s*"([^"]*)"\s*\]')
 _OLD_VERSION = re.compile(r"v(0\.0\.[0-9]+)(?=\s)")
 _ATTR_EQ = re.compile(r"=(?![=>])")
 # Tokens after which a name or a type begins, never the `where` of a relation.
-_BEFORE_A_NAME = frozenset({"ARROW", "COLON", "LPAR", "COMMA", "LSQB", "LANGLE", "LT", "DATA", "TYPE", "EQUAL", "CASE", "LBRACE"})
+_BEFORE_A_NAME = frozenset(
+    {"ARROW", "COLON", "LPAR", "COMMA", "LSQB", "LANGLE", "LT", "DATA", "TYPE", "EQUAL", "CASE", "LBRACE"}
+)
 _SPECIAL_FLOAT = re.compile(r"(?:inf|nan)f(?:16|32|64)?")
 _SPACES = re.compile(r"[ \t\r\n\f]*")
 # A `#` comment runs to the end of its line: `\n`, `\r\n` or a lone `\r`
@@ -95,6 +106,8 @@ def _closes_type_args(text: str, pos: int) -> bool:
                 return False
         pos += 1
     return False
+
+
 # Groups whose text is the token as it is.
 _VERBATIM = frozenset({"LOCAL", "GLOBAL", "INT", "FLOAT", "PROJ", "STRING"})
 _DEFINING = frozenset({"DEF", "DATA", "TYPE"})
@@ -120,7 +133,7 @@ class Tok:
     error objects, ours use offsets.
     """
 
-    __slots__ = ("type", "value", "start_pos", "end_pos")
+    __slots__ = ("end_pos", "start_pos", "type", "value")
     line = column = end_line = end_column = None
 
     def __init__(self, kind: str, value: str, start: int, end: int) -> None:
@@ -207,7 +220,12 @@ class Tokens:
             elif kind == "IDENT":
                 value = m.group(kind)
                 start = end - len(value)
-                if value == "METADATA" and text.startswith(":", end) and self.version is not None and self.version[0] == "0.0.4":
+                if (
+                    value == "METADATA"
+                    and text.startswith(":", end)
+                    and self.version is not None
+                    and self.version[0] == "0.0.4"
+                ):
                     # v0.0.4 ended a module with `METADATA:` and the JSON table
                     tok = Tok("METADATA", text[end + 1 :], start, len(text))
                     if around.busy:
@@ -223,9 +241,15 @@ class Tokens:
                 start = m.start(kind)
                 value = m.group(kind)
                 if value == "<":
-                    if prev_kind == "FN" or after_def_name:
-                        kind = "LANGLE"
-                    elif prev_kind in _CALLEE_TYPES and _glued(text, prev_end, start) and not self._looks_like_operand(end):
+                    if (
+                        prev_kind == "FN"
+                        or after_def_name
+                        or (
+                            prev_kind in _CALLEE_TYPES
+                            and _glued(text, prev_end, start)
+                            and not self._looks_like_operand(end)
+                        )
+                    ):
                         kind = "LANGLE"
                     else:
                         kind = "LT"
@@ -297,7 +321,9 @@ class Tokens:
         if keyword is None and value[0] in "in" and _SPECIAL_FLOAT.fullmatch(value):
             return "FLOAT"
         # (the lookahead skips comments: a comment between tokens never changes their meaning)
-        if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(text, skip_trivia(text, end)):
+        if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(
+            text, skip_trivia(text, end)
+        ):
             return "ATTR_KEY"
         if value == "where":
             # the keyword follows a type and is followed by a relation's
@@ -351,7 +377,9 @@ class Tokens:
                 close + 1,
                 hint="move it to the top of the file, above the first definition",
             )
-        raise LexError(f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist")
+        raise LexError(
+            f"unknown attribute `#[{inner}]`", start, close + 1, hint="only `#[version = ...]` and `#[metadata]` exist"
+        )
 
 
 def _starts_paragraph(text: str, pos: int, start: int) -> bool:
@@ -373,7 +401,7 @@ class _Around:
     """Records where each comment stands as the tokens go by: the tokens on
     either side of it (`ir.positions.Trivia` is read from these)."""
 
-    __slots__ = ("text", "sites", "busy", "waiting", "header_end", "blank_after_header")
+    __slots__ = ("blank_after_header", "busy", "header_end", "sites", "text", "waiting")
 
     def __init__(self, text: str, sites: list[CommentSite]) -> None:
         self.text = text

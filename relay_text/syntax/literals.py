@@ -118,7 +118,9 @@ def parse_float(text: str, negate: bool = False, default: str = "float32") -> tu
     # (the shortest decimal text of the largest value itself, such as
     # `3.4028235e+38`, is a hair above it and is allowed)
     if largest is not None and math.isfinite(value) and abs(value) > largest * (1 + 2**-24):
-        raise LiteralError(f"`{'-' if negate else ''}{text}` is out of the range of {dtype} (its largest finite magnitude is {largest:.9g})")
+        raise LiteralError(
+            f"`{'-' if negate else ''}{text}` is out of the range of {dtype} (its largest finite magnitude is {largest:.9g})"
+        )
     return round_float(value, dtype, text), dtype
 
 

@@ -55,7 +55,8 @@ import json
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.module import Metadata
@@ -66,9 +67,21 @@ CPU = 1
 HEADER = struct.Struct("<QQiiiBBH")  # magic, reserved, device type/id, ndim, dtype code/bits/lanes
 
 # (type code, bits) -> dtype name, and back
-_CODES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64",
-          (1, 1): "bool", (1, 8): "uint8", (1, 16): "uint16", (1, 32): "uint32", (1, 64): "uint64",
-          (2, 16): "float16", (2, 32): "float32", (2, 64): "float64", (4, 16): "bfloat16"}
+_CODES = {
+    (0, 8): "int8",
+    (0, 16): "int16",
+    (0, 32): "int32",
+    (0, 64): "int64",
+    (1, 1): "bool",
+    (1, 8): "uint8",
+    (1, 16): "uint16",
+    (1, 32): "uint32",
+    (1, 64): "uint64",
+    (2, 16): "float16",
+    (2, 32): "float32",
+    (2, 64): "float64",
+    (4, 16): "bfloat16",
+}
 _DTYPE_CODES = {name: code for code, name in _CODES.items()}
 
 # Beyond these, a header is treated as corrupt rather than as a request for
@@ -140,7 +153,9 @@ def decode_ndarray(blob: bytes) -> MetaTensor:
             notes=["supported: int8-64, uint8-64, bool, float16/32/64, bfloat16"],
         )
     if lanes != 1:
-        raise MetadataError(f"the tensor's element type {dtype}x{lanes} has {lanes} lanes; only scalar elements are supported")
+        raise MetadataError(
+            f"the tensor's element type {dtype}x{lanes} has {lanes} lanes; only scalar elements are supported"
+        )
     pos = HEADER.size
     need = pos + 8 * ndim + 8
     if len(blob) < need:
@@ -230,7 +245,10 @@ def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
                 container: Any = {} if ch == "{" else []
                 start = pos
                 if len(stack) >= MAX_JSON_DEPTH:
-                    fail(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep; TVM's tables are nested 4 deep", pos)
+                    fail(
+                        f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep; TVM's tables are nested 4 deep",
+                        pos,
+                    )
                 stack.append([container, path, start, None])
                 pos = _SPACE.match(text, pos + 1).end()
                 close = "}" if ch == "{" else "]"
@@ -282,7 +300,9 @@ def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
             container = frame[0]
             close = "}" if isinstance(container, dict) else "]"
             if pos >= n:
-                fail(f"the JSON ends inside {'an object' if close == '}' else 'a list'}; `{close}` is missing", frame[2])
+                fail(
+                    f"the JSON ends inside {'an object' if close == '}' else 'a list'}; `{close}` is missing", frame[2]
+                )
             ch = text[pos]
             if ch == ",":
                 pos = _SPACE.match(text, pos + 1).end()
@@ -420,7 +440,9 @@ class _Reader:
             doc, self.spans = parse_json(text)
         except _JsonError as exc:
             span = Span(self.meta.span.source, self.base + exc.pos, self.base + min(exc.pos + 1, len(text)))
-            self.diags.append(Diagnostic(codes.BAD_METADATA, f"the `#[metadata]` section is not valid JSON: {exc.message}", span))
+            self.diags.append(
+                Diagnostic(codes.BAD_METADATA, f"the `#[metadata]` section is not valid JSON: {exc.message}", span)
+            )
             return None
         try:
             return self._table(doc)
@@ -430,10 +452,14 @@ class _Reader:
 
     def _table(self, doc: Any) -> MetaTable:
         if not isinstance(doc, dict):
-            raise MetadataError("the `#[metadata]` section must be a JSON object with `root`, `nodes` and `b64ndarrays`")
+            raise MetadataError(
+                "the `#[metadata]` section must be a JSON object with `root`, `nodes` and `b64ndarrays`"
+            )
         for key in ("root", "nodes"):
             if key not in doc:
-                raise MetadataError(f"the metadata object has no `{key}`", notes=["TVM's format has `root`, `nodes` and `b64ndarrays`"])
+                raise MetadataError(
+                    f"the metadata object has no `{key}`", notes=["TVM's format has `root`, `nodes` and `b64ndarrays`"]
+                )
         nodes = doc["nodes"]
         if not isinstance(nodes, list):
             raise MetadataError("`nodes` must be a list", ("nodes",))
@@ -447,7 +473,7 @@ class _Reader:
         kinds: dict[str, int] = {}
         constants: list[MetaTensor | None] = []
         decoded: dict[int, MetaTensor | None] = {}
-        for key, (value_index, value_path) in zip(keys, values):
+        for key, (value_index, value_path) in zip(keys, values, strict=False):
             array_node = self._node(nodes, value_index, value_path)
             if array_node.get("type_key") != "Array":
                 raise MetadataError(f"the entry for `{key}` must be an Array node", ("nodes", value_index, "type_key"))
@@ -461,7 +487,7 @@ class _Reader:
                 path = ("nodes", value_index, "data", j)
                 constants.append(self._constant(nodes, blobs, item, path, decoded))
         entries: dict[str, list[Any]] = {}
-        for key, (value_index, _) in zip(keys, values):
+        for key, (value_index, _) in zip(keys, values, strict=False):
             items = nodes[value_index].get("data", [])
             entries[key] = items if isinstance(items, list) else []
         return MetaTable(kinds, constants, version if isinstance(version, str) else None, entries, nodes)
@@ -520,11 +546,15 @@ class _Reader:
             node = nodes[index]
             if not isinstance(node, dict) or node.get("type_key") != "relay.Constant":
                 found = node.get("type_key") if isinstance(node, dict) else node
-                raise MetadataError(f"a `relay.Constant` entry must be a relay.Constant node, found `{found}`", ("nodes", index))
+                raise MetadataError(
+                    f"a `relay.Constant` entry must be a relay.Constant node, found `{found}`", ("nodes", index)
+                )
             attrs = node.get("attrs")
             if not isinstance(attrs, dict) or "data" not in attrs:
                 raise MetadataError("the constant node has no `data` attribute", ("nodes", index))
-            blob_index = self._index(attrs["data"], ("nodes", index, "attrs", "data"), len(blobs), "the constant's `data`", "tensor")
+            blob_index = self._index(
+                attrs["data"], ("nodes", index, "attrs", "data"), len(blobs), "the constant's `data`", "tensor"
+            )
         except MetadataError as exc:
             self.error(exc)
             return None

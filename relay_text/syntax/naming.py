@@ -24,7 +24,7 @@ _LEADING_NUMBER = re.compile(r"([0-9]+)(?:\.|$)")
 
 _PRIVATE_BASE = 0xF0000  # Unicode's supplementary private use area A
 _PRIVATE_RANGE = 0xFFFE
-_PLACEHOLDER = re.compile("%\x00*([\U000F0000-\U000FFFFD]+)")
+_PLACEHOLDER = re.compile("%\x00*([\U000f0000-\U000ffffd]+)")
 
 PUSH = Mark("push")  # a scope opens
 POP = Mark("pop")  # ... and closes: what was bound in it is gone

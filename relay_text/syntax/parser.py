@@ -195,7 +195,11 @@ def _same_definitions(module: Module, env: Env) -> frozenset[str]:
     }
     while True:
         pairing = {gtv: env.type_defs[gtv.name].header for gtv in candidates}
-        dropped = [gtv for gtv, data in candidates.items() if definition_difference(data, env.type_defs[gtv.name], pairing) is not None]
+        dropped = [
+            gtv
+            for gtv, data in candidates.items()
+            if definition_difference(data, env.type_defs[gtv.name], pairing) is not None
+        ]
         if not dropped:
             return frozenset(gtv.name for gtv in candidates)
         for gtv in dropped:
@@ -237,7 +241,14 @@ def bidi_warnings(source: Source, comments: list) -> list[Diagnostic]:
 
 
 def _run(
-    driver: Driver, builder: Builder, kinds: dict, source: Source, tokens: Tokens, env: Env, version: str | None, read: list | None = None
+    driver: Driver,
+    builder: Builder,
+    kinds: dict,
+    source: Source,
+    tokens: Tokens,
+    env: Env,
+    version: str | None,
+    read: list | None = None,
 ) -> ParseResult:
     diags: list[Diagnostic] = []
     _check_version(source, version, diags)
@@ -248,12 +259,12 @@ def _run(
     try:
         module: Module = driver.parse(read if read is not None else tokens, len(source.text))
     except LexError as exc:
-        return ParseResult(None, diags + [lex_error(source, exc)])
+        return ParseResult(None, [*diags, lex_error(source, exc)])
     except UnexpectedToken as exc:
         prev = _token_before(source, kinds, exc.token)
         expected = driver.acceptable(Tokens(source, kinds), exc.token) or exc.expected
         first = syntax_error(source, exc.token, expected, kinds, prev)
-        return ParseResult(None, diags + [first] + _later_syntax_errors(driver, source, kinds, exc))
+        return ParseResult(None, [*diags, first, *_later_syntax_errors(driver, source, kinds, exc)])
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -295,11 +306,15 @@ def _check_version(source: Source, version: str | None, diags: list[Diagnostic])
                 f"unsupported format version `{version}`",
                 Span(source, start, end),
                 label="this header",
-            ).with_note(f"this toolchain reads versions {or_list(list(SUPPORTED_VERSIONS))} and the documented syntax (no header)")
+            ).with_note(
+                f"this toolchain reads versions {or_list(list(SUPPORTED_VERSIONS))} and the documented syntax (no header)"
+            )
         )
 
 
-def _later_syntax_errors(driver: Driver, source: Source, kinds: dict[str, str], exc: UnexpectedToken) -> list[Diagnostic]:
+def _later_syntax_errors(
+    driver: Driver, source: Source, kinds: dict[str, str], exc: UnexpectedToken
+) -> list[Diagnostic]:
     """The independent syntax errors after the first one (`Driver.recover`),
     and a token the lexer cannot read after it."""
     if exc.token.type == "$END" or not exc.states:
@@ -359,7 +374,9 @@ def _check_globals(builder: Builder, env: Env, diags: list[Diagnostic]) -> None:
             near[name] = close_names(name, known)
         suggestions = near[name]
         if suggestions:
-            diag.with_choices(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?", span, [f"@{s}" for s in suggestions])
+            diag.with_choices(
+                f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?", span, [f"@{s}" for s in suggestions]
+            )
         diags.append(diag)
 
 
@@ -377,7 +394,9 @@ def _near_miss(name: str, span: Span, suggestions: list[str], diags: list[Diagno
                 label="defined in the Prelude",
             )
             .with_note(f"this file defines {or_list([f'`@{s}`' for s in suggestions])} but never uses it")
-            .with_choices(f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?", span, [f"@{s}" for s in suggestions])
+            .with_choices(
+                f"did you mean {or_list([f'`@{s}`' for s in suggestions])}?", span, [f"@{s}" for s in suggestions]
+            )
         )
 
 
@@ -389,5 +408,7 @@ def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
             diag.with_label(later, "bound here, after its use")
             diag.with_note("a graph binding is visible only after its definition")
         elif suggestions:
-            diag.with_choices(f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?", span, [f"%{s}" for s in suggestions])
+            diag.with_choices(
+                f"did you mean {or_list([f'`%{s}`' for s in suggestions])}?", span, [f"%{s}" for s in suggestions]
+            )
         diags.append(diag)

@@ -29,7 +29,8 @@ from __future__ import annotations
 import gc
 import re
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from ..ir.adt import TypeData
 from ..ir.expr import (
@@ -113,7 +114,7 @@ _LEAVES = _ATOMS | {Constant}
 class _Block:
     """A printed scope: its statements and its final expression."""
 
-    __slots__ = ("stmts", "tail", "tail_term", "after", "tail_blank")
+    __slots__ = ("after", "stmts", "tail", "tail_blank", "tail_term")
 
     def __init__(self, stmts: list, tail: Doc, tail_term: list | None, after: list, tail_blank: bool = False) -> None:
         self.stmts = stmts  # (doc, blank line before)
@@ -138,7 +139,9 @@ class _Printer(ExprFunctor[Any]):
     # they need (see ExprFunctor): one rule per IR class, no recursion.
     pre_order = frozenset({Function, Let, Call, Tuple, TupleGetItem, If, Match, RefCreate, RefRead, RefWrite})
 
-    def __init__(self, dialect: str, width: int, comments: Comments | None, source_text: str | None, keep_form: bool = False) -> None:
+    def __init__(
+        self, dialect: str, width: int, comments: Comments | None, source_text: str | None, keep_form: bool = False
+    ) -> None:
         super().__init__()
         if dialect not in (DOCS, TVM):
             raise ValueError(f"unknown dialect {dialect!r}")
@@ -668,7 +671,9 @@ class _Printer(ExprFunctor[Any]):
             return ""
         if self.tvm and any(p.kind != Kind.TYPE for p in params):
             # TVM's `[A]` has no kinds; keep them (`[s : Shape]` reads back).
-            return "[" + ", ".join(p.name if p.kind == Kind.TYPE else f"{p.name} : {p.kind.value}" for p in params) + "]"
+            return (
+                "[" + ", ".join(p.name if p.kind == Kind.TYPE else f"{p.name} : {p.kind.value}" for p in params) + "]"
+            )
         return type_params_text(params, TVM if self.tvm else DOCS)
 
     def _type_params_doc(self, params: tuple) -> Doc:
@@ -681,7 +686,9 @@ class _Printer(ExprFunctor[Any]):
 
     # ---- lists -------------------------------------------------------------
 
-    def _list(self, open_: str, items: list[Piece], close: str, trailing: str = "", force: bool = False, after: Doc = "") -> Doc:
+    def _list(
+        self, open_: str, items: list[Piece], close: str, trailing: str = "", force: bool = False, after: Doc = ""
+    ) -> Doc:
         """`(a, b, c)` or one item a line; comments after a comma stay after it.
         `after` follows the list in its group (it must fit for the list to stay on one line)."""
         if not items:
@@ -989,8 +996,13 @@ class _Printer(ExprFunctor[Any]):
             # (a bare dtype here would be a BaseType argument, not a scalar type)
             texts = [type_text(t, TVM if self.tvm else DOCS, limit=None) for t in node.type_args]
             if texts[0][:1] in "%@-=<":  # (a number opens type arguments when `>(` closes them)
-                raise PrintError(f"the type argument `{texts[0]}` cannot open `<...>` (it reads as a comparison)", node.span)
-            callee = [callee, bracket("<", [type_doc(t, TVM if self.tvm else DOCS, short=False) for t in node.type_args], ">")]
+                raise PrintError(
+                    f"the type argument `{texts[0]}` cannot open `<...>` (it reads as a comparison)", node.span
+                )
+            callee = [
+                callee,
+                bracket("<", [type_doc(t, TVM if self.tvm else DOCS, short=False) for t in node.type_args], ">"),
+            ]
             if callee_notes is not None:
                 callee, callee_term = self._around(callee, None, callee_notes)
                 if callee_term:
@@ -1168,7 +1180,6 @@ class _Printer(ExprFunctor[Any]):
         return (["ref_write", self._list("(", [ref, value], ")")], P_ATOM, None)
 
 
-
 def _condition(doc: Doc) -> Doc:
     """`(c)` of an `if` or a `match`: `c` goes on a line of its own when too long."""
     return Group(["(", Nest(2, [SOFTLINE, doc]), SOFTLINE, ")"])
@@ -1276,7 +1287,7 @@ def header_for(module: Module, dialect: str, keep: bool = True) -> str | None:
 class Printed:
     """Text and the order in which it holds the module's comments."""
 
-    __slots__ = ("text", "comment_order")
+    __slots__ = ("comment_order", "text")
 
     def __init__(self, text: str, comment_order: list[int]) -> None:
         self.text = text

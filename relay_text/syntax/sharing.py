@@ -71,7 +71,7 @@ def is_atom(node: Expr) -> bool:
 class Scope:
     """Where statements can be printed; `bound` lists the bindings it holds."""
 
-    __slots__ = ("parent", "depth", "owner", "kind", "index", "bound", "stmts", "flushed")
+    __slots__ = ("bound", "depth", "flushed", "index", "kind", "owner", "parent", "stmts")
 
     def __init__(self, parent: Scope | None, owner: Any, kind: str, index: int = 0) -> None:
         self.parent = parent

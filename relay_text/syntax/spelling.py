@@ -89,7 +89,7 @@ def _attr_float(value: float, tvm: bool) -> str:
     try:
         if round_float(value, "float32") == value:
             narrow = float_text(value, "float32")
-    except Exception:  # noqa: BLE001 - too large for float32
+    except Exception:
         narrow = None
     if tvm:
         if narrow is not None:

@@ -24,7 +24,8 @@ import marshal
 import os
 import zlib
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 FORMAT = 1  # bump when the layout of the cached data changes
 

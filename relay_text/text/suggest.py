@@ -17,7 +17,7 @@ only when its replacement is among the candidates.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 KEYWORD = "keyword"
 DTYPE = "dtype"
@@ -32,36 +32,110 @@ def _add(kind: str, why: str, pairs: dict[str, str]) -> None:
         NEAR_MISSES[wrong] = (kind, right, why)
 
 
-_add(KEYWORD, "Booleans are written `True` and `False`, as in Python", {
-    "true": "True", "false": "False", "TRUE": "True", "FALSE": "False",
-})
-_add(KEYWORD, "an anonymous function is written `fn (%x) { ... }`", {
-    "lambda": "fn", "func": "fn", "function": "fn", "fun": "fn",
-})
+_add(
+    KEYWORD,
+    "Booleans are written `True` and `False`, as in Python",
+    {
+        "true": "True",
+        "false": "False",
+        "TRUE": "True",
+        "FALSE": "False",
+    },
+)
+_add(
+    KEYWORD,
+    "an anonymous function is written `fn (%x) { ... }`",
+    {
+        "lambda": "fn",
+        "func": "fn",
+        "function": "fn",
+        "fun": "fn",
+    },
+)
 _add(KEYWORD, "a local binding is written `let %x = ...;`", {"var": "let", "val": "let", "const": "let"})
 _add(KEYWORD, "`else if` continues an `if`", {"elif": "else if", "elsif": "else if", "elseif": "else if"})
-_add(DTYPE, "dtypes are written in lower case, as numpy spells them", {
-    "Float16": "float16", "Float32": "float32", "Float64": "float64",
-    "Int8": "int8", "Int16": "int16", "Int32": "int32", "Int64": "int64",
-    "UInt8": "uint8", "Uint8": "uint8", "UInt16": "uint16", "UInt32": "uint32", "UInt64": "uint64",
-    "Bool": "bool", "Boolean": "bool", "BFloat16": "bfloat16",
-})
-_add(DTYPE, "dtypes name their width, as numpy spells them", {
-    "float": "float32", "double": "float64", "half": "float16", "int": "int32", "long": "int64",
-    "short": "int16", "char": "int8", "byte": "uint8", "boolean": "bool",
-    "f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
-    "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
-})
-_add(OPERATOR, "that is Relay's name for this operator", {
-    "flatten": "nn.batch_flatten", "batch_flatten": "nn.batch_flatten",
-    "mul": "multiply", "sub": "subtract", "div": "divide", "neg": "negative", "pow": "power",
-    "concat": "concatenate", "cat": "concatenate", "view": "reshape", "permute": "transpose",
-    "unsqueeze": "expand_dims", "clamp": "clip", "fill": "full", "shape": "shape_of",
-    "linear": "nn.dense", "matmul": "nn.matmul", "bmm": "nn.batch_matmul",
-    "eq": "equal", "ne": "not_equal", "lt": "less", "gt": "greater", "le": "less_equal", "ge": "greater_equal",
-    "and": "logical_and", "or": "logical_or", "not": "logical_not",
-    "max_pool": "nn.max_pool2d", "avg_pool": "nn.avg_pool2d",
-})
+_add(
+    DTYPE,
+    "dtypes are written in lower case, as numpy spells them",
+    {
+        "Float16": "float16",
+        "Float32": "float32",
+        "Float64": "float64",
+        "Int8": "int8",
+        "Int16": "int16",
+        "Int32": "int32",
+        "Int64": "int64",
+        "UInt8": "uint8",
+        "Uint8": "uint8",
+        "UInt16": "uint16",
+        "UInt32": "uint32",
+        "UInt64": "uint64",
+        "Bool": "bool",
+        "Boolean": "bool",
+        "BFloat16": "bfloat16",
+    },
+)
+_add(
+    DTYPE,
+    "dtypes name their width, as numpy spells them",
+    {
+        "float": "float32",
+        "double": "float64",
+        "half": "float16",
+        "int": "int32",
+        "long": "int64",
+        "short": "int16",
+        "char": "int8",
+        "byte": "uint8",
+        "boolean": "bool",
+        "f16": "float16",
+        "f32": "float32",
+        "f64": "float64",
+        "i8": "int8",
+        "i16": "int16",
+        "i32": "int32",
+        "i64": "int64",
+        "u8": "uint8",
+        "u16": "uint16",
+        "u32": "uint32",
+        "u64": "uint64",
+    },
+)
+_add(
+    OPERATOR,
+    "that is Relay's name for this operator",
+    {
+        "flatten": "nn.batch_flatten",
+        "batch_flatten": "nn.batch_flatten",
+        "mul": "multiply",
+        "sub": "subtract",
+        "div": "divide",
+        "neg": "negative",
+        "pow": "power",
+        "concat": "concatenate",
+        "cat": "concatenate",
+        "view": "reshape",
+        "permute": "transpose",
+        "unsqueeze": "expand_dims",
+        "clamp": "clip",
+        "fill": "full",
+        "shape": "shape_of",
+        "linear": "nn.dense",
+        "matmul": "nn.matmul",
+        "bmm": "nn.batch_matmul",
+        "eq": "equal",
+        "ne": "not_equal",
+        "lt": "less",
+        "gt": "greater",
+        "le": "less_equal",
+        "ge": "greater_equal",
+        "and": "logical_and",
+        "or": "logical_or",
+        "not": "logical_not",
+        "max_pool": "nn.max_pool2d",
+        "avg_pool": "nn.avg_pool2d",
+    },
+)
 
 
 def near_miss(name: str, near: Iterable[str], candidates: Iterable[str] = ()) -> tuple[str, str] | None:

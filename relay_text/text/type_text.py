@@ -10,7 +10,8 @@ variables `a`, `b`, ... so that messages are stable).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
+from collections.abc import Callable, Iterator, Mapping
 
 from ..ir.ty import (
     AnyDim,
@@ -123,7 +124,9 @@ def type_text(
     return "".join(out)
 
 
-def _pieces(ty: Any, dialect: str, names: Mapping[Any, str] | None, short: bool, as_written: Any = None) -> Iterator[str]:
+def _pieces(
+    ty: Any, dialect: str, names: Mapping[Any, str] | None, short: bool, as_written: Any = None
+) -> Iterator[str]:
     """The text of `ty` in order, in pieces."""
     work: list[Any] = [ty]
     while work:

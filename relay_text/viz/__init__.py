@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator
 
 if TYPE_CHECKING:
     from ..ir.module import Module

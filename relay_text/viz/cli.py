@@ -20,17 +20,47 @@ def _folds(text: str) -> list[str]:
         return []
     wrong = [k for k in kinds if k not in FOLDABLE]
     if wrong:
-        raise click.BadParameter(f"unknown group kind `{wrong[0]}`: use fn, if, match, all or none", param_hint="--collapse")
+        raise click.BadParameter(
+            f"unknown group kind `{wrong[0]}`: use fn, if, match, all or none", param_hint="--collapse"
+        )
     return kinds
 
 
 @click.command()
 @click.argument("path")
-@click.option("-o", "--output", "output", metavar="FILE", help="Write to FILE: .html, .svg or .dot (`-`: standard output). [default: NAME.html here]")
-@click.option("--format", "fmt", type=click.Choice(["html", "svg", "dot"]), default=None, help="The output's format. [default: from FILE's extension, else html]")
-@click.option("--entry", metavar="@NAME", help="The function shown first (HTML) or alone (SVG, DOT). [default: @main, else the trailing expression; SVG and DOT: every function]")
-@click.option("--collapse", "collapse", metavar="KINDS", default="none", help="Groups drawn folded: a list of fn, if, match, or all, none.  [default: none]")
-@click.option("--edges", type=click.Choice(["orthogonal", "straight"]), default="orthogonal", show_default=True, help="Edges with right angles, or straight lines.")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    metavar="FILE",
+    help="Write to FILE: .html, .svg or .dot (`-`: standard output). [default: NAME.html here]",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["html", "svg", "dot"]),
+    default=None,
+    help="The output's format. [default: from FILE's extension, else html]",
+)
+@click.option(
+    "--entry",
+    metavar="@NAME",
+    help="The function shown first (HTML) or alone (SVG, DOT). [default: @main, else the trailing expression; SVG and DOT: every function]",
+)
+@click.option(
+    "--collapse",
+    "collapse",
+    metavar="KINDS",
+    default="none",
+    help="Groups drawn folded: a list of fn, if, match, or all, none.  [default: none]",
+)
+@click.option(
+    "--edges",
+    type=click.Choice(["orthogonal", "straight"]),
+    default="orthogonal",
+    show_default=True,
+    help="Edges with right angles, or straight lines.",
+)
 @click.option("--open", "open_page", is_flag=True, help="Open what was written in a web browser.")
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude.")
 @color_option
@@ -58,7 +88,10 @@ def viz(
         guessed = FORMATS.get(ext)
         if fmt is None:
             if guessed is None:
-                raise click.BadParameter(f"cannot tell the format of `{output}` from its extension: use .html, .svg or .dot, or --format", param_hint="-o")
+                raise click.BadParameter(
+                    f"cannot tell the format of `{output}` from its extension: use .html, .svg or .dot, or --format",
+                    param_hint="-o",
+                )
             fmt = guessed
         elif guessed is not None and guessed != fmt:
             raise click.BadParameter(f"`{output}` is named as {guessed}, but --format says {fmt}", param_hint="-o")
@@ -102,9 +135,13 @@ def viz(
     except OSError as exc:
         ctx.reporter.message(f"error: {output}: cannot write ({exc.strerror})", "bold red")
         return EXIT_ERROR
-    shown = graph.nodes if chosen is None or fmt == "html" else [n for n in graph.nodes if _top(graph, n.group) == chosen]
+    shown = (
+        graph.nodes if chosen is None or fmt == "html" else [n for n in graph.nodes if _top(graph, n.group) == chosen]
+    )
     functions = len(graph.functions()) if chosen is None or fmt == "html" else 1
-    ctx.reporter.message(f"wrote {output} ({len(shown):,} nodes in {functions} function{'s' if functions != 1 else ''})")
+    ctx.reporter.message(
+        f"wrote {output} ({len(shown):,} nodes in {functions} function{'s' if functions != 1 else ''})"
+    )
     if open_page:
         import pathlib
         import webbrowser

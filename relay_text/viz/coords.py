@@ -263,7 +263,9 @@ def place(layout: Layout, collapsed: set[int] | None = None, orthogonal: bool = 
     return out
 
 
-def _item_sizes(block: Block, node_sizes: list[tuple[float, float]], size: list[tuple[float, float]]) -> tuple[list[float], list[float]]:
+def _item_sizes(
+    block: Block, node_sizes: list[tuple[float, float]], size: list[tuple[float, float]]
+) -> tuple[list[float], list[float]]:
     widths = [0.0] * len(block.kinds)
     heights = [0.0] * len(block.kinds)
     for v, kind in enumerate(block.kinds):
@@ -274,7 +276,9 @@ def _item_sizes(block: Block, node_sizes: list[tuple[float, float]], size: list[
     return widths, heights
 
 
-def _pack(top_level: list[int], size: list[tuple[float, float]], boxes: list[tuple[float, float, float, float]]) -> tuple[float, float]:
+def _pack(
+    top_level: list[int], size: list[tuple[float, float]], boxes: list[tuple[float, float, float, float]]
+) -> tuple[float, float]:
     """Rows of global functions, in source order, about 1.5 times wider than tall."""
     area = 0.0
     widest = 0.0
@@ -375,7 +379,9 @@ def _exit(
     return (box[0] + origin_off[child][0] + inner.x[out], box[1] + box[3])
 
 
-def _orthogonal(pts: list[tuple[float, float]], bottoms: list[float], gy: float, tops: list[float]) -> list[tuple[float, float]]:
+def _orthogonal(
+    pts: list[tuple[float, float]], bottoms: list[float], gy: float, tops: list[float]
+) -> list[tuple[float, float]]:
     """Turn a route through layers into vertical runs joined by horizontal
     ones in the middle of the gap below each layer. `bottoms[i]` is the
     bottom of the layer of the route's i-th item; the points are the

@@ -12,8 +12,16 @@ from __future__ import annotations
 from . import model as m
 
 _FILL = {
-    m.OP: "#e8f0fb", m.CALL: "#fdf0d9", m.CONSTRUCTOR: "#efe6fb", m.TUPLE: "#eef1f4", m.PROJECT: "#eef1f4",
-    m.PARAM: "#dff3e4", m.CONST: "#f6f6f6", m.PATTERN: "#e3f4f4", m.GLOBAL: "#fdf0d9", m.REF: "#fbe9e9",
+    m.OP: "#e8f0fb",
+    m.CALL: "#fdf0d9",
+    m.CONSTRUCTOR: "#efe6fb",
+    m.TUPLE: "#eef1f4",
+    m.PROJECT: "#eef1f4",
+    m.PARAM: "#dff3e4",
+    m.CONST: "#f6f6f6",
+    m.PATTERN: "#e3f4f4",
+    m.GLOBAL: "#fdf0d9",
+    m.REF: "#fbe9e9",
 }
 
 
@@ -38,7 +46,9 @@ def write_dot(graph: m.Graph, functions: set[int] | None = None) -> str:
         '  edge [color="#7d8b99", arrowsize=0.6];\n',
     ]
     # groups to open (id >= 0) and to close (~id), with their nesting level
-    stack: list[tuple[int, int]] = [(gid, 1) for gid in reversed(children.get(-1, [])) if functions is None or gid in functions]
+    stack: list[tuple[int, int]] = [
+        (gid, 1) for gid in reversed(children.get(-1, [])) if functions is None or gid in functions
+    ]
     while stack:
         gid, level = stack.pop()
         pad = "  " * level
@@ -48,7 +58,9 @@ def write_dot(graph: m.Graph, functions: set[int] | None = None) -> str:
         group = graph.groups[gid]
         kept.add(gid)
         out.append(f"{pad}subgraph cluster_g{gid} {{\n")
-        out.append(f"{pad}  label={quote(group.label)}; style=rounded; color=\"#b8c4cf\"; fontname=\"monospace\"; fontsize=11;\n")
+        out.append(
+            f'{pad}  label={quote(group.label)}; style=rounded; color="#b8c4cf"; fontname="monospace"; fontsize=11;\n'
+        )
         out.append(f'{pad}  g{gid} [shape=point, width=0.06, label=""];\n')
         for nid in members.get(gid, []):
             out.append(pad + "  " + _node(graph.nodes[nid]) + "\n")

@@ -16,7 +16,8 @@ function of 100,000 chained calls costs no recursion:
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..ir.expr import (
     Call,
@@ -284,7 +285,7 @@ class _Nodes(ExprFunctor[None]):
         gid, *clauses = self.s.opened[node]
         self.vis[node] = m.group_ref(gid)
         self.edge(node.data, m.group_ref(gid), 0, m.DATA, self.s.scope[node])
-        for i, (clause, cid) in enumerate(zip(node.clauses, clauses)):
+        for i, (clause, cid) in enumerate(zip(node.clauses, clauses, strict=False)):
             for var in pattern_vars(clause.pattern):  # drawn even where unused
                 if var not in self.vis:
                     self.vis[var] = self.b.var_node(var, m.PATTERN, cid)
@@ -335,7 +336,11 @@ class GraphBuilder:
         gid = len(groups)
         groups.append(
             m.Group(
-                gid, m.FUNCTION, name or "expression", -1, name=name,
+                gid,
+                m.FUNCTION,
+                name or "expression",
+                -1,
+                name=name,
                 type=type_text(ty, limit=TYPE_LIMIT) if ty is not None else "",
                 where=_where(getattr(root, "span", None)),
             )
@@ -374,9 +379,15 @@ class GraphBuilder:
         text, shape, dtype, caption = self._type_texts(self.types(expr))
         name = self.names.get(id(expr))
         node = m.Node(
-            nid, kind, label, group,
+            nid,
+            kind,
+            label,
+            group,
             name="%" + name if name is not None else self.let_names.get(id(expr), ""),
-            type=text, shape=shape, dtype=dtype, caption=caption,
+            type=text,
+            shape=shape,
+            dtype=dtype,
+            caption=caption,
             where=self._where(getattr(expr, "span", None)),
         )
         nodes.append(node)

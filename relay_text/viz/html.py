@@ -10,7 +10,7 @@ collapsing a group re-flows what is around it.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 from xml.sax.saxutils import escape
@@ -26,7 +26,7 @@ ROLES = [m.ARG, m.CALLEE, m.COND, m.DATA, m.RESULT]
 FORMAT_VERSION = 1
 
 
-@lru_cache(maxsize=None)
+@cache
 def _asset(name: str) -> str:
     return resources.files("relay_text.viz").joinpath(name).read_text(encoding="utf-8")
 
@@ -134,16 +134,18 @@ def _where(where: m.Where | None) -> list[int] | None:
     return None if where is None else [where.line, where.column, where.end_line, where.end_column]
 
 
-def write_html(layout: Layout, collapsed: set[int] | None = None, orthogonal: bool = True, title: str | None = None) -> str:
+def write_html(
+    layout: Layout, collapsed: set[int] | None = None, orthogonal: bool = True, title: str | None = None
+) -> str:
     """The viewer page of a graph's layout."""
     data = json.dumps(graph_data(layout, collapsed, orthogonal), separators=(",", ":"), ensure_ascii=False)
     data = data.replace("<", "\\u003c")  # nothing in it can close the script element
     name = title or layout.graph.source_name or "graph"
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(name)} - relay viz</title>\n"
         f"<style>\n{_asset('viewer.css')}</style>\n</head>\n<body>\n{_asset('viewer.html')}"
-        f"<script type=\"application/json\" id=\"relay-graph\">{data}</script>\n"
+        f'<script type="application/json" id="relay-graph">{data}</script>\n'
         f"<script>\n{_asset('place.js')}{_asset('viewer.js')}</script>\n</body>\n</html>\n"
     )

@@ -24,7 +24,17 @@ def attr_text(value: Any) -> str:
     return repr(value)
 
 
-_DTYPE_SHORT = {"float32": "", "float16": "f16", "float64": "f64", "bfloat16": "bf16", "int64": "i64", "int32": "i32", "int8": "i8", "uint8": "u8", "bool": "bool"}
+_DTYPE_SHORT = {
+    "float32": "",
+    "float16": "f16",
+    "float64": "f64",
+    "bfloat16": "bf16",
+    "int64": "i64",
+    "int32": "i32",
+    "int8": "i8",
+    "uint8": "u8",
+    "bool": "bool",
+}
 
 
 def shape_caption(ty: Any) -> tuple[str, str, str]:

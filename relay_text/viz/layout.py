@@ -98,7 +98,9 @@ def layered(graph: m.Graph) -> Layout:
     return Layout(graph, blocks, item_of_node, item_of_group)
 
 
-def _route(graph: m.Graph, blocks: list[Block], item_of_node: list[int], item_of_group: list[int], index: int, edge: m.Edge) -> None:
+def _route(
+    graph: m.Graph, blocks: list[Block], item_of_node: list[int], item_of_group: list[int], index: int, edge: m.Edge
+) -> None:
     """Split one edge into its paths, block by block, top down."""
     groups = graph.groups
     src = edge.src

@@ -58,8 +58,8 @@ def write_svg(graph: m.Graph, placed: Placed) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
         f'width="{_fmt(width)}" height="{_fmt(height)}" viewBox="0 0 {_fmt(width)} {_fmt(height)}">\n',
         f"<title>{escape(graph.source_name or 'relay graph')}</title>\n",
-        "<defs><marker id=\"arrow\" viewBox=\"0 0 8 8\" refX=\"8\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
-        "<path d=\"M0,0 L8,4 L0,8 z\" fill=\"#7d8b99\"/></marker></defs>\n",
+        '<defs><marker id="arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" markerHeight="7" orient="auto">'
+        '<path d="M0,0 L8,4 L0,8 z" fill="#7d8b99"/></marker></defs>\n',
         f"<style>{STYLE}</style>\n",
         f'<rect width="100%" height="100%" fill="#ffffff"/>\n<g transform="translate({_fmt(dx)},{_fmt(dy)})">\n',
     ]
@@ -93,7 +93,9 @@ def write_svg(graph: m.Graph, placed: Placed) -> str:
             f'<text x="{_fmt(x + w / 2)}" y="{_fmt(y + 15)}" text-anchor="middle">{escape(label)}</text>',
         ]
         if caption:
-            parts.append(f'<text class="caption" x="{_fmt(x + w / 2)}" y="{_fmt(y + 29)}" text-anchor="middle">{escape(caption)}</text>')
+            parts.append(
+                f'<text class="caption" x="{_fmt(x + w / 2)}" y="{_fmt(y + 29)}" text-anchor="middle">{escape(caption)}</text>'
+            )
         parts.append("</g>")
         text = "".join(parts)
         target = functions_by_name.get(node.link)

@@ -36,7 +36,10 @@ def _installed(module: str) -> bool:
 def test_ruff_finds_nothing() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--no-cache", "relay_text", "tests", "benchmarks"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -44,7 +47,10 @@ def test_ruff_finds_nothing() -> None:
 def mypy_errors() -> tuple[Counter, str]:
     run = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-error-summary", "--cache-dir", str(ROOT / ".mypy_cache")],
-        cwd=ROOT, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert run.returncode in (0, 1), run.stdout + run.stderr  # 2: mypy itself failed
     return Counter(m.group("path") for m in _ERROR.finditer(run.stdout)), run.stdout
@@ -63,11 +69,17 @@ def test_mypy_reports_no_error_beyond_the_baseline() -> None:
     baseline = json.loads(BASELINE.read_text(encoding="utf-8"))
     if os.environ.get("RELAY_UPDATE_MYPY_BASELINE"):
         counts, _ = mypy_errors()
-        BASELINE.write_text(json.dumps({**versions(), "errors": dict(sorted(counts.items()))}, indent=1) + "\n", encoding="utf-8")
+        BASELINE.write_text(
+            json.dumps({**versions(), "errors": dict(sorted(counts.items()))}, indent=1) + "\n", encoding="utf-8"
+        )
         return
     if versions() != {"mypy": baseline["mypy"], "numpy": baseline["numpy"]}:
-        pytest.skip(f"the baseline was taken with mypy {baseline['mypy']} and numpy {baseline['numpy']}, not {versions()}")
+        pytest.skip(
+            f"the baseline was taken with mypy {baseline['mypy']} and numpy {baseline['numpy']}, not {versions()}"
+        )
     counts, output = mypy_errors()
-    worse = {path: (n, baseline["errors"].get(path, 0)) for path, n in counts.items() if n > baseline["errors"].get(path, 0)}
+    worse = {
+        path: (n, baseline["errors"].get(path, 0)) for path, n in counts.items() if n > baseline["errors"].get(path, 0)
+    }
     new = "\n".join(line for line in output.splitlines() if line.split(":", 1)[0] in worse)
     assert not worse, f"mypy errors beyond the baseline (now, before) {worse}:\n{new}"

@@ -64,4 +64,6 @@ def test_resnet_constants_are_inferred_from_their_use() -> None:
     assert type_text(result.meta_types[0]) == "Tensor[(3), float32]"  # batch norm on the 3-channel input
     assert type_text(result.meta_types[4]) == "Tensor[(64, 3, 7, 7), float32]"  # the first convolution's weight
     assert all("_" not in type_text(t) for t in result.meta_types.values())
-    assert type_text(result.global_type("main")) == "fn(Tensor[(1, 3, 224, 224), float32]) -> Tensor[(1, 1000), float32]"
+    assert (
+        type_text(result.global_type("main")) == "fn(Tensor[(1, 3, 224, 224), float32]) -> Tensor[(1, 1000), float32]"
+    )

@@ -47,12 +47,15 @@ def test_a_copied_list_is_the_preludes() -> None:
     """Seed 000, "Recursion with ADTs" defines `List`; "Common ADT Uses" then
     applies the Prelude's @map, @foldl to such lists. A definition identical
     to the Prelude's is the Prelude's type."""
-    text = LIST + """
+    text = (
+        LIST
+        + """
 def @main() {
   let %l = Cons(1, Cons(2, Nil()));
   (@map(fn (%x) { %x + 1 }, %l), @foldl(fn (%s, %x) { %s + %x }, 0, %l), @zip(%l, %l))
 }
 """
+    )
     assert types_of(text)["@main"] == (
         "fn() -> (List[Tensor[(), int32]], Tensor[(), int32], List[(Tensor[(), int32], Tensor[(), int32])])"
     )
@@ -112,7 +115,10 @@ def @main() {
 """
     d = only(text)
     assert d.code == "type-mismatch"
-    assert d.message == "mismatched types: the first argument of `@length` must be `List[_]`, found `List[Tensor[(), int32]]`"
+    assert (
+        d.message
+        == "mismatched types: the first argument of `@length` must be `List[_]`, found `List[Tensor[(), int32]]`"
+    )
     labels = [(lab.span.source.name, *lab.span.start_line_col, lab.message) for lab in d.labels]
     assert ("test.rly", 1, 6, "this `List` is defined here") in labels
     assert ("relay_text/std/prelude.rly", 10, 6, "the Prelude's `List` is defined here") in labels
@@ -163,7 +169,7 @@ def test_the_solver_example_of_document_003() -> None:
     """Seed 003, the test case "that first failed" (test_backward_solving_after_child_update),
     written in Relay (samples/solver_nested.rly): t3 resolves to the second
     tensor and t5 to (tensor1, tensor2)."""
-    text = (relay_text.__file__.rsplit("/", 2)[0] + "/samples/solver_nested.rly")
+    text = relay_text.__file__.rsplit("/", 2)[0] + "/samples/solver_nested.rly"
     with open(text) as f:
         types = types_of(f.read())
     t1, t2, t3 = "Tensor[(10, 20), float32]", "Tensor[(10, 1, 1), float32]", "Tensor[(10, 1, 1), float32]"
@@ -172,7 +178,9 @@ def test_the_solver_example_of_document_003() -> None:
 
 def test_where_relations_of_a_polymorphic_let_hold_at_each_call() -> None:
     """Seed 002, "Call": "all type relations in the function type must hold at each call site"."""
-    d = only("def @main() {\n  let %same = fn <a, b>(%x : a, %y : b) -> a where Identity { %x };\n  %same(1, True)\n}\n")
+    d = only(
+        "def @main() {\n  let %same = fn <a, b>(%x : a, %y : b) -> a where Identity { %x };\n  %same(1, True)\n}\n"
+    )
     assert (d.code, *d.location()[1:3]) == ("type-mismatch", 3, 12)
 
 
@@ -184,7 +192,10 @@ def @flat<n : ShapeVar, m : ShapeVar>(%x : Tensor[(n, m, 5), float32]) {
   %f(%x)
 }
 """
-    assert types_of(text)["@flat"] == "fn<n : ShapeVar, m : ShapeVar>(Tensor[(n, m, 5), float32]) -> Tensor[(n, m * 5), float32]"
+    assert (
+        types_of(text)["@flat"]
+        == "fn<n : ShapeVar, m : ShapeVar>(Tensor[(n, m, 5), float32]) -> Tensor[(n, m * 5), float32]"
+    )
 
 
 # ---------------------------------------------------------------- 3. operators as values
@@ -238,12 +249,18 @@ def test_an_impossible_product_is_a_mismatch_at_the_argument() -> None:
     variables that make all shapes concrete; no whole n has n * n = 5."""
     d = only(SQUARE + "def @main() {\n  @square(Constant(0, (5), float32))\n}\n")
     assert (d.code, *d.location()[1:3]) == ("type-mismatch", 3, 11)
-    assert d.message == "mismatched types: the first argument of `@square` must be `Tensor[(n * n), float32]`, found `Tensor[(5), float32]`"
+    assert (
+        d.message
+        == "mismatched types: the first argument of `@square` must be `Tensor[(n * n), float32]`, found `Tensor[(5), float32]`"
+    )
     assert d.notes == ["the shapes differ at axis 0: no whole-number size of `n` makes `n * n` equal `5`"]
 
 
 def test_a_product_with_one_solution_is_solved() -> None:
-    assert types_of(SQUARE + "def @main() {\n  @square(Constant(0, (9), float32))\n}\n")["@main"] == "fn() -> Tensor[(9), float32]"
+    assert (
+        types_of(SQUARE + "def @main() {\n  @square(Constant(0, (9), float32))\n}\n")["@main"]
+        == "fn() -> Tensor[(9), float32]"
+    )
 
 
 def test_an_equation_left_open_at_generalization_is_an_error() -> None:
@@ -345,13 +362,19 @@ def test_help_for_an_unknown_type_argument_has_the_right_kind() -> None:
     [
         ("def @main() { true }", "did you mean `True`? Booleans are written `True` and `False`, as in Python"),
         ("def @main() { False && TRUE }", "did you mean `True`? Booleans are written `True` and `False`, as in Python"),
-        ("def @main(%x : Float32) { %x }", "did you mean `float32`? dtypes are written in lower case, as numpy spells them"),
+        (
+            "def @main(%x : Float32) { %x }",
+            "did you mean `float32`? dtypes are written in lower case, as numpy spells them",
+        ),
         ("def @main(%x : double) { %x }", "did you mean `float64`? dtypes name their width, as numpy spells them"),
         (
             "def @main(%x : Tensor[(2, 3, 4), float32]) { flatten(%x) }",
             "did you mean `nn.batch_flatten`? that is Relay's name for this operator",
         ),
-        ("def @main() { float32(1) }", 'a float32 literal is written `1f32`; convert a value with `cast(x, dtype="float32")`'),
+        (
+            "def @main() { float32(1) }",
+            'a float32 literal is written `1f32`; convert a value with `cast(x, dtype="float32")`',
+        ),
         (
             "def @main(%x : Tensor[(2, 2), float32]) { nn.softmax(%x, axis=true) }",
             "attribute values are numbers, strings, True, False, None or lists; did you mean `True`?",
@@ -382,19 +405,13 @@ def test_identity_on_a_function_without_type_parameters_constrains_it_at_once() 
     """Seed 002, "Functions": the relation holds of the function's own parameter and result types."""
     d = only("def @main() {\n  let %f = fn (%x : int32, %y : (int32, int32)) where Identity { %x };\n  %f\n}\n")
     assert (d.code, *d.location()[1:3]) == ("type-mismatch", 2, 55)
-    assert d.message == (
-        "`Identity` relates types that must be one type: expected `int32`, "
-        "found `(int32, int32)`"
-    )
+    assert d.message == ("`Identity` relates types that must be one type: expected `int32`, found `(int32, int32)`")
 
 
 def test_another_spelling_of_a_prelude_name_stays_the_files_type() -> None:
     """`Option` is accepted for the Prelude's `Optional`, but a file that
     defines `Option` (TVM's prelude does) defines a type of that name."""
-    text = (
-        '#[version = "0.0.5"]\ntype Option[A] {\n  Some(A),\n  None,\n}\n\n'
-        "def @main() {\n  Some(1)\n}\n"
-    )
+    text = '#[version = "0.0.5"]\ntype Option[A] {\n  Some(A),\n  None,\n}\n\ndef @main() {\n  Some(1)\n}\n'
     assert types_of(text)["@main"] == "fn() -> Option[Tensor[(), int32]]"
 
 

@@ -39,13 +39,21 @@ def test_the_type_is_shown_with_its_relation() -> None:
 
 def test_a_relation_that_holds_checks() -> None:
     text = "def @f(%g : fn(Tensor[(2, 1), float32], Tensor[(1, 3), float32]) -> Tensor[(2, 3), float32] where Broadcast) { %g }\n"
-    assert global_types(text)["@f"].endswith("-> Tensor[(2, 3), float32] where Broadcast) -> fn(Tensor[(2, 1), float32], Tensor[(1, 3), float32]) -> Tensor[(2, 3), float32] where Broadcast")
+    assert global_types(text)["@f"].endswith(
+        "-> Tensor[(2, 3), float32] where Broadcast) -> fn(Tensor[(2, 1), float32], Tensor[(1, 3), float32]) -> Tensor[(2, 3), float32] where Broadcast"
+    )
 
 
 def test_a_relation_that_fails_is_reported_at_its_name() -> None:
-    text = "def @f(%g : fn(Tensor[(2), float32], Tensor[(3), float32]) -> Tensor[(2), float32] where Broadcast) { %g }\n"
+    text = (
+        "def @f(%g : fn(Tensor[(2), float32], Tensor[(3), float32]) -> Tensor[(2), float32] where Broadcast) { %g }\n"
+    )
     (diag,) = diagnostics(text)
-    assert (diag.code, diag.span.text, diag.message) == ("shape-mismatch", "Broadcast", "cannot broadcast shapes (2) and (3)")
+    assert (diag.code, diag.span.text, diag.message) == (
+        "shape-mismatch",
+        "Broadcast",
+        "cannot broadcast shapes (2) and (3)",
+    )
 
 
 def test_an_unknown_relation_in_a_type() -> None:

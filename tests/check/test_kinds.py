@@ -38,8 +38,16 @@ def test_type_argument_of_each_kind(kind: Kind, arg, expected) -> None:
         (Kind.TYPE, 3, "type parameter `p` is a type, but the dimension `3` was given"),
         (Kind.BASE_TYPE, (1,), "type parameter `p` is a dtype (BaseType), but the shape `(1)` was given"),
         (Kind.SHAPE, "float32", "type parameter `p` is a shape (Shape), but the dtype `float32` was given"),
-        (Kind.SHAPE_VAR, F32, "type parameter `p` is a dimension (ShapeVar), but the type `Tensor[(), float32]` was given"),
-        (Kind.SHAPE, TypeVar("q", Kind.TYPE), "type parameter `p` is a shape (Shape), but the Type parameter `q` was given"),
+        (
+            Kind.SHAPE_VAR,
+            F32,
+            "type parameter `p` is a dimension (ShapeVar), but the type `Tensor[(), float32]` was given",
+        ),
+        (
+            Kind.SHAPE,
+            TypeVar("q", Kind.TYPE),
+            "type parameter `p` is a shape (Shape), but the Type parameter `q` was given",
+        ),
     ],
 )
 def test_type_argument_of_the_wrong_kind(kind: Kind, arg, said: str) -> None:
@@ -54,7 +62,13 @@ def test_annotation_positions() -> None:
     for ty in ok:
         checked, errors = KC.check(ty)
         assert errors == [] and checked == ty
-    bad = [TensorType(t, "float32"), TensorType((s,), "float32"), TensorType((), n), TupleType((s,)), TensorType((DimBinOp("*", 2, bt),), "int8")]
+    bad = [
+        TensorType(t, "float32"),
+        TensorType((s,), "float32"),
+        TensorType((), n),
+        TupleType((s,)),
+        TensorType((DimBinOp("*", 2, bt),), "int8"),
+    ]
     for ty in bad:
         checked, errors = KC.check(ty)
         assert checked is None and [d.code for d in errors] == ["kind-error"], ty

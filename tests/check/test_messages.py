@@ -11,7 +11,10 @@ def _labels(d) -> list[tuple[int, int, str]]:
 
 def test_argument_mismatch_points_at_the_parameter() -> None:
     d = only("def @one(%x : Tensor[(), float32]) -> Tensor[(), float32] { %x }\ndef @main() { @one(1) }")
-    assert d.message == "mismatched types: the first argument of `@one` must be `Tensor[(), float32]`, found `Tensor[(), int32]`"
+    assert (
+        d.message
+        == "mismatched types: the first argument of `@one` must be `Tensor[(), float32]`, found `Tensor[(), int32]`"
+    )
     assert d.location()[1:3] == (2, 20)
     assert d.label == "this has type `Tensor[(), int32]`"
     assert _labels(d) == [(1, 10, "parameter `%x` is declared here")]
@@ -51,12 +54,17 @@ def test_if_branches_name_each_other() -> None:
 def test_broadcast_names_the_axis_and_sizes() -> None:
     d = only("def @f(%a : Tensor[(4, 3), float32], %b : Tensor[(5), float32]) { add(%a, %b) }")
     assert (d.code, d.message) == ("shape-mismatch", "cannot broadcast shapes (4, 3) and (5)")
-    assert d.notes == ["axis 1 of the first operand has size 3, axis 0 of the second has size 5; sizes must be equal or one of them 1"]
+    assert d.notes == [
+        "axis 1 of the first operand has size 3, axis 0 of the second has size 5; sizes must be equal or one of them 1"
+    ]
 
 
 def test_conv2d_names_the_channels() -> None:
     d = only("def @f(%x : Tensor[(1, 3, 8, 8), float32], %w : Tensor[(8, 4, 3, 3), float32]) { nn.conv2d(%x, %w) }")
-    assert (d.code, d.message) == ("shape-mismatch", "`nn.conv2d`: the data has 3 channels, but the weight expects 4 (groups=1)")
+    assert (d.code, d.message) == (
+        "shape-mismatch",
+        "`nn.conv2d`: the data has 3 channels, but the weight expects 4 (groups=1)",
+    )
     assert d.location()[1:3] == (1, 96)
     assert _labels(d) == [(1, 82, "in this call of `nn.conv2d`")]
 
@@ -68,7 +76,11 @@ def test_reshape_counts_elements() -> None:
 
 def test_unknown_operator_suggests_close_names() -> None:
     d = only("def @f(%x : Tensor[(2), float32]) { nn.sofmax(%x) }")
-    assert (d.code, d.message, d.helps) == ("unknown-operator", "unknown operator `nn.sofmax`", ["did you mean `nn.softmax`?"])
+    assert (d.code, d.message, d.helps) == (
+        "unknown-operator",
+        "unknown operator `nn.sofmax`",
+        ["did you mean `nn.softmax`?"],
+    )
 
 
 def test_unknown_operator_that_is_a_local() -> None:
@@ -105,8 +117,14 @@ def test_type_parameter_is_rigid_and_says_so() -> None:
 
 
 def test_errors_in_independent_definitions_are_all_reported() -> None:
-    ds = diagnostics("def @a() { 1 + True }\ndef @b(%x : Tensor[(2), float32]) { sum(%x, axis=[3]) }\ndef @c() { @a(1) }")
-    assert [(d.code, d.location()[1]) for d in ds] == [("type-mismatch", 1), ("shape-mismatch", 2), ("arity-mismatch", 3)]
+    ds = diagnostics(
+        "def @a() { 1 + True }\ndef @b(%x : Tensor[(2), float32]) { sum(%x, axis=[3]) }\ndef @c() { @a(1) }"
+    )
+    assert [(d.code, d.location()[1]) for d in ds] == [
+        ("type-mismatch", 1),
+        ("shape-mismatch", 2),
+        ("arity-mismatch", 3),
+    ]
 
 
 def test_scalar_types_are_written_as_the_file_writes_them() -> None:
@@ -116,7 +134,10 @@ def test_scalar_types_are_written_as_the_file_writes_them() -> None:
     assert short.message == "mismatched types: the first argument of `@f` must be `int32`, found `float32`"
     assert short.label == "this has type `float32`"
     long = only("def @f(%x : Tensor[(), int32]) -> Tensor[(), int32] { %x }\ndef @main() { @f(1.5f) }")
-    assert long.message == "mismatched types: the first argument of `@f` must be `Tensor[(), int32]`, found `Tensor[(), float32]`"
+    assert (
+        long.message
+        == "mismatched types: the first argument of `@f` must be `Tensor[(), int32]`, found `Tensor[(), float32]`"
+    )
     tuple_type = only("def @f(%x : float32) -> (int32, float32) { (%x, %x) }")
     assert tuple_type.message == "mismatched types: expected `(int32, float32)`, found `(float32, float32)`"
 

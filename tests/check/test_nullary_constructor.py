@@ -27,4 +27,7 @@ def @main() {
 def test_bare_nullary_constructor_is_a_value() -> None:
     result = check_text(TVM)
     assert [str(d) for d in result.diagnostics] == []
-    assert type_text(result.global_type("main")) == "fn<a>() -> (List[Tensor[(), int32]], List[a], List[Tensor[(), int32]])"
+    assert (
+        type_text(result.global_type("main"))
+        == "fn<a>() -> (List[Tensor[(), int32]], List[a], List[Tensor[(), int32]])"
+    )

@@ -22,7 +22,18 @@ from relay_text.syntax.parser import parse
 CHECK = Path(__file__).resolve().parents[2] / "relay_text" / "check"
 # The parts, which decide what is wrong; messages.py and explain.py say it
 # (kinds.py reports on written types on its own).
-PARTS = ["infer", "binders", "matching", "operators", "polymorphism", "unresolved", "declarations", "constants", "annotations", "state"]
+PARTS = [
+    "infer",
+    "binders",
+    "matching",
+    "operators",
+    "polymorphism",
+    "unresolved",
+    "declarations",
+    "constants",
+    "annotations",
+    "state",
+]
 
 
 def _module(text: str):  # type: ignore[no-untyped-def]
@@ -48,8 +59,16 @@ def test_the_checker_has_its_parts_and_they_share_one_state() -> None:
     checker = Checker(_module("def @main() { 1 }"))
     st = checker.state
     assert isinstance(st, CheckState)
-    parts = [checker.annotations, checker.polymorphism, checker.declarations, checker.binders,
-             checker.matcher, checker.operators, checker.constants, checker.unresolved]
+    parts = [
+        checker.annotations,
+        checker.polymorphism,
+        checker.declarations,
+        checker.binders,
+        checker.matcher,
+        checker.operators,
+        checker.constants,
+        checker.unresolved,
+    ]
     assert all(part.state is st for part in parts)
     assert st.memo is checker.memo
     assert st.unifier.instantiate == checker.polymorphism.instance
@@ -63,7 +82,10 @@ def test_a_diagnostic_counts_against_the_definition_being_checked() -> None:
     st.owner = owner
     assert st.expect(TensorType((), "int32"), TensorType((), "float32"), None) is False
     (diag,) = st.diags
-    assert (diag.code, diag.message) == (codes.TYPE_MISMATCH, "mismatched types: expected `Tensor[(), float32]`, found `Tensor[(), int32]`")
+    assert (diag.code, diag.message) == (
+        codes.TYPE_MISMATCH,
+        "mismatched types: expected `Tensor[(), float32]`, found `Tensor[(), int32]`",
+    )
     st.error_in(other, operator_messages.unknown_operator("nope", None))
     assert st.owner is owner
     assert st.error_owners == {id(owner), id(other)}
@@ -116,13 +138,22 @@ def test_type_argument_help_gives_an_example_of_each_kind() -> None:
 
 
 def test_a_relation_failure_with_a_message_keeps_its_code_notes_and_label() -> None:
-    exc = RelationError(codes.TYPE_MISMATCH, "the shapes do not broadcast", arg=1, notes=["axis 0: 2 and 3"], label="here")
+    exc = RelationError(
+        codes.TYPE_MISMATCH, "the shapes do not broadcast", arg=1, notes=["axis 0: 2 and 3"], label="here"
+    )
     diag = Explainer("docs").relation_failure(None, exc)
-    assert (diag.code, diag.message, diag.label, diag.notes) == (codes.TYPE_MISMATCH, "the shapes do not broadcast", "here", ["axis 0: 2 and 3"])
+    assert (diag.code, diag.message, diag.label, diag.notes) == (
+        codes.TYPE_MISMATCH,
+        "the shapes do not broadcast",
+        "here",
+        ["axis 0: 2 and 3"],
+    )
 
 
 def test_a_relation_failure_with_types_is_a_mismatch_under_the_relation_code() -> None:
-    exc = RelationError(codes.TYPE_MISMATCH, "", expected=TensorType((2,), "float32"), found=TensorType((3,), "float32"))
+    exc = RelationError(
+        codes.TYPE_MISMATCH, "", expected=TensorType((2,), "float32"), found=TensorType((3,), "float32")
+    )
     diag = Explainer("docs").relation_failure(None, exc)
     assert diag.code is codes.TYPE_MISMATCH
     assert diag.message == "mismatched types: expected `Tensor[(2), float32]`, found `Tensor[(3), float32]`"

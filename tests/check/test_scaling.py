@@ -8,7 +8,7 @@ growth gives about 8, and the bound leaves room for a loaded machine."""
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -128,8 +128,14 @@ def @main(%a : Tensor[(10, 10), float32], %b : Tensor[(10, 10), float32]) {
 """
     result = checked(text)
     assert not result.diagnostics
-    assert type_text(result.global_type("plus")) == "fn<s : Shape>(Tensor[s, float32], Tensor[s, float32]) -> Tensor[s, float32]"
-    assert type_text(result.global_type("main")) == "fn(Tensor[(10, 10), float32], Tensor[(10, 10), float32]) -> Tensor[(10, 10), float32]"
+    assert (
+        type_text(result.global_type("plus"))
+        == "fn<s : Shape>(Tensor[s, float32], Tensor[s, float32]) -> Tensor[s, float32]"
+    )
+    assert (
+        type_text(result.global_type("main"))
+        == "fn(Tensor[(10, 10), float32], Tensor[(10, 10), float32]) -> Tensor[(10, 10), float32]"
+    )
     (targs,) = result.type_args.values()
     assert [type_text(a) for a in targs] == ["(10, 10)"]
 
@@ -137,7 +143,10 @@ def @main(%a : Tensor[(10, 10), float32], %b : Tensor[(10, 10), float32]) {
 def test_broadcast_relation_types_add() -> None:
     """seed 002, "Polymorphism and Type Relations": fn(%x, %y) where Broadcast."""
     types = global_types("def @f(%x, %y) where Broadcast { add(%x, %y) }")
-    assert types["@f"] == "fn<a : Shape, b : BaseType, c : Shape, d : Shape>(Tensor[a, b], Tensor[c, b]) -> Tensor[d, b] where Broadcast"
+    assert (
+        types["@f"]
+        == "fn<a : Shape, b : BaseType, c : Shape, d : Shape>(Tensor[a, b], Tensor[c, b]) -> Tensor[d, b] where Broadcast"
+    )
 
 
 def test_annotated_result_of_broadcast_call() -> None:

@@ -105,7 +105,14 @@ def test_dense_weight_is_inferred_from_units() -> None:
 def test_conv2d_weight_is_inferred_from_channels_and_kernel_size() -> None:
     h = _Harness()
     w = Hole()
-    out = h.op("nn.conv2d", [TensorType((1, 3, 224, 224), F32), w], strides=(2, 2), padding=(3, 3, 3, 3), channels=64, kernel_size=(7, 7))
+    out = h.op(
+        "nn.conv2d",
+        [TensorType((1, 3, 224, 224), F32), w],
+        strides=(2, 2),
+        padding=(3, 3, 3, 3),
+        channels=64,
+        kernel_size=(7, 7),
+    )
     assert resolve(w) == TensorType((64, 3, 7, 7), F32)
     assert resolve(out) == TensorType((1, 64, 112, 112), F32)
 

@@ -68,7 +68,10 @@ def test_type_error_exits_1_with_located_json(tmp_path) -> None:
     (diag,) = json.loads(result.stdout)["diagnostics"]
     assert diag["code"] == "type-mismatch"
     assert (diag["line"], diag["column"], diag["end_line"], diag["end_column"]) == (2, 7, 2, 43)
-    assert diag["message"] == "the condition of `if` must be a single bool `Tensor[(), bool]`, found `Tensor[(10, 10), bool]`"
+    assert (
+        diag["message"]
+        == "the condition of `if` must be a single bool `Tensor[(), bool]`, found `Tensor[(10, 10), bool]`"
+    )
     assert "`==` compares tensors element by element, giving one bool per element" in diag["notes"]
 
 

@@ -26,7 +26,13 @@ def test_explain_completes_diagnostic_codes() -> None:
 
 def test_paths_complete_as_file_names() -> None:
     """The shell completes `file` items itself, from the directory."""
-    for words in ("relay check sam", "relay fmt sam", "relay run sam", "relay run x.rly --args ar", "relay run x.rly --output ou"):
+    for words in (
+        "relay check sam",
+        "relay fmt sam",
+        "relay run sam",
+        "relay run x.rly --args ar",
+        "relay run x.rly --output ou",
+    ):
         assert complete(words)[0].startswith("file,"), words
 
 

@@ -50,10 +50,22 @@ def test_a_misspelt_key_gets_a_warning_naming_the_closest_key(tmp_path: Path, co
         ("warnings-as-errors = 'yes'", '[tool.relay] warnings-as-errors must be true or false, not "yes"'),
         ("jobs = true", '[tool.relay] jobs must be a positive integer or "auto", not true'),
         ("line-length = 8.5", "[tool.relay] line-length must be a positive integer, not 8.5"),
-        ("max-memory = '12Q'", '[tool.relay] max-memory must be a size such as "512M" or "2G", or a positive number of bytes, not "12Q"'),
-        ("max-memory = 0", '[tool.relay] max-memory must be a size such as "512M" or "2G", or a positive number of bytes, not 0'),
-        ("max-output = -1", '[tool.relay] max-output must be a size such as "64M" or "1G", or a positive number of bytes, not -1'),
-        ("max-output = true", '[tool.relay] max-output must be a size such as "64M" or "1G", or a positive number of bytes, not true'),
+        (
+            "max-memory = '12Q'",
+            '[tool.relay] max-memory must be a size such as "512M" or "2G", or a positive number of bytes, not "12Q"',
+        ),
+        (
+            "max-memory = 0",
+            '[tool.relay] max-memory must be a size such as "512M" or "2G", or a positive number of bytes, not 0',
+        ),
+        (
+            "max-output = -1",
+            '[tool.relay] max-output must be a size such as "64M" or "1G", or a positive number of bytes, not -1',
+        ),
+        (
+            "max-output = true",
+            '[tool.relay] max-output must be a size such as "64M" or "1G", or a positive number of bytes, not true',
+        ),
         ("timeout = 0", "[tool.relay] timeout must be a positive number of seconds, not 0"),
         ("timeout = '10s'", '[tool.relay] timeout must be a positive number of seconds, not "10s"'),
         ("timeout = inf", "[tool.relay] timeout must be a positive number of seconds, not inf"),
@@ -84,7 +96,9 @@ def test_max_depth_for_run(tmp_path: Path) -> None:
 
 
 def test_max_memory_for_run_and_the_flag_wins(tmp_path: Path) -> None:
-    path = project(tmp_path, "max-memory = '1M'", text='def @main() {\n  zeros(shape=[1000, 1000], dtype="float32")\n}\n')
+    path = project(
+        tmp_path, "max-memory = '1M'", text='def @main() {\n  zeros(shape=[1000, 1000], dtype="float32")\n}\n'
+    )
     result = invoke(["run", str(path)])
     assert result.exit_code == 1
     assert result.stderr.startswith(
@@ -99,7 +113,9 @@ def test_max_output_for_run_and_the_flag_wins(tmp_path: Path) -> None:
     path = project(tmp_path, "max-output = '1K'", text='def @main() {\n  zeros(shape=[100, 100], dtype="int32")\n}\n')
     result = invoke(["run", "--full", str(path)])
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr.startswith("error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit of 1 KiB (--max-output)\n")
+    assert result.stderr.startswith(
+        "error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit of 1 KiB (--max-output)\n"
+    )
     assert invoke(["run", "--full", "--max-output", "1M", str(path)]).exit_code == 0
 
 
@@ -131,7 +147,9 @@ def test_color_setting_the_environment_and_the_flag(tmp_path: Path) -> None:
     plain_env = {"NO_COLOR": "", "FORCE_COLOR": ""}
     assert "\x1b[" in invoke(["check", str(path)], env=plain_env).stderr
     assert "\x1b[" not in invoke(["check", str(path)], env={"NO_COLOR": "1"}).stderr  # NO_COLOR beats the file
-    assert "\x1b[" in invoke(["check", "--color", "always", str(path)], env={"NO_COLOR": "1"}).stderr  # the flag beats both
+    assert (
+        "\x1b[" in invoke(["check", "--color", "always", str(path)], env={"NO_COLOR": "1"}).stderr
+    )  # the flag beats both
     assert "\x1b[" not in invoke(["check", "--color", "never", str(path)], env=plain_env).stderr
     assert "\x1b[" in invoke(["run", str(path)], env=plain_env).stderr
 

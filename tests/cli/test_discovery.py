@@ -113,7 +113,9 @@ def test_a_warning_when_no_file_matched(project: Path) -> None:
     (project / "empty").mkdir()
     result = invoke(["check", "empty"])
     assert (result.exit_code, result.stderr) == (0, "warning: no Relay files (*.rly, *.relay) found in empty\n")
-    assert invoke(["check", "--output-format", "json", "empty"]).stdout == '{"files": []}\n'  # (the schema's several-files form)
+    assert (
+        invoke(["check", "--output-format", "json", "empty"]).stdout == '{"files": []}\n'
+    )  # (the schema's several-files form)
     result = invoke(["fmt", "build", "node_modules"])
     assert (result.exit_code, result.stderr) == (
         0,

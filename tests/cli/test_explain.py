@@ -37,7 +37,10 @@ def test_an_unknown_code_gets_a_suggestion_and_exit_2() -> None:
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "error: `unused-bindng` is not a diagnostic code; did you mean `unused-binding`?\n"
     far = explain("frobnicate")
-    assert (far.exit_code, far.stderr) == (2, "error: `frobnicate` is not a diagnostic code; `relay explain` lists them\n")
+    assert (far.exit_code, far.stderr) == (
+        2,
+        "error: `frobnicate` is not a diagnostic code; `relay explain` lists them\n",
+    )
 
 
 def test_without_a_code_every_code_is_listed_with_its_summary() -> None:
@@ -46,7 +49,7 @@ def test_without_a_code_every_code_is_listed_with_its_summary() -> None:
     lines = result.stdout.splitlines()
     assert len(lines) == len(REGISTRY)
     width = max(map(len, REGISTRY))
-    for line, (name, code) in zip(lines, REGISTRY.items()):
+    for line, (name, code) in zip(lines, REGISTRY.items(), strict=False):
         assert line == f"{name:<{width}}  {code.severity:<7}  {code.summary}"
 
 

@@ -35,7 +35,9 @@ def fmt(*args: str, input: str | None = None):
 def relay(*args: str, stdin=None) -> subprocess.CompletedProcess:
     """The command in a process of its own."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "relay_text", *args], stdin=stdin, capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "relay_text", *args], stdin=stdin, capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 NOBODY = 65534
@@ -66,7 +68,7 @@ def as_nobody(args: list[str], cwd: Path | None = None, input: str | None = None
             result = CliRunner().invoke(main, args, input=input, env={"NO_COLOR": "1"})
             os.write(write_end, json.dumps([result.stdout, result.stderr]).encode())
             code = result.exit_code
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             os.write(write_end, json.dumps(["", repr(exc)]).encode())
         finally:
             os._exit(code)
@@ -125,7 +127,9 @@ def test_fmt_of_dev_stdin_does_not_rewrite_the_file_behind_it(tmp_path: Path) ->
     with open(path) as stdin:
         result = relay("fmt", "/dev/stdin", stdin=stdin)
     assert result.returncode == 2
-    assert result.stderr.startswith("error: /dev/stdin: names a stream or device, not a file relay fmt may rewrite; to format standard input, use `relay fmt -`")
+    assert result.stderr.startswith(
+        "error: /dev/stdin: names a stream or device, not a file relay fmt may rewrite; to format standard input, use `relay fmt -`"
+    )
     assert path.read_text() == MESSY
     with open(path) as stdin:  # what it says to do instead
         result = relay("fmt", "-", stdin=stdin)
@@ -172,7 +176,10 @@ def test_a_read_only_file_is_refused_unless_forced(tmp_path: Path) -> None:
     path.chmod(0o444)
     result = fmt(str(path))
     assert result.exit_code == 2
-    assert result.stderr == f"error: {path}: is read-only; nothing was written (`relay fmt --force` writes it anyway)\n1 file failed to reformat\n"
+    assert (
+        result.stderr
+        == f"error: {path}: is read-only; nothing was written (`relay fmt --force` writes it anyway)\n1 file failed to reformat\n"
+    )
     assert path.read_text() == MESSY
     assert fmt("--check", str(path)).exit_code == 1  # (checking needs no writing)
     result = fmt("--force", str(path))

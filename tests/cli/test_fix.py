@@ -119,7 +119,10 @@ def test_fix_applies_round_after_round_and_rechecks(tmp_path: Path) -> None:
     path.write_text(BROKEN)
     result = run(["check", "--fix", str(path)])
     assert path.read_text() == FIXED
-    assert (result.exit_code, result.stderr) == (0, f"fixed 4 problems in {path}\nNo errors in 1 file; fixed 4 problems\n")
+    assert (result.exit_code, result.stderr) == (
+        0,
+        f"fixed 4 problems in {path}\nNo errors in 1 file; fixed 4 problems\n",
+    )
 
 
 def test_fix_reports_what_remains(tmp_path: Path) -> None:
@@ -185,7 +188,14 @@ def _fix(source: Source, start: int, end: int, text: str, safe: bool = True) -> 
 def test_overlapping_fixes_wait_for_the_next_round() -> None:
     source = Source("t.rly", "abcdef")
     other = Source("prelude.rly", "xyz")
-    diags = [_fix(source, 0, 2, "A"), _fix(source, 1, 3, "B"), _fix(source, 4, 4, "+"), _fix(source, 4, 4, "-"), _fix(source, 5, 6, "F", safe=False), _fix(other, 0, 1, "X")]
+    diags = [
+        _fix(source, 0, 2, "A"),
+        _fix(source, 1, 3, "B"),
+        _fix(source, 4, 4, "+"),
+        _fix(source, 4, 4, "-"),
+        _fix(source, 5, 6, "F", safe=False),
+        _fix(other, 0, 1, "X"),
+    ]
     chosen = applicable(diags, source)
     assert [f.edits[0].text for f in chosen] == ["A", "+"]
     assert [f.edits[0].text for f in applicable(diags, source, unsafe=True)] == ["A", "+", "F"]

@@ -148,9 +148,7 @@ def test_line_length(tmp_path: Path) -> None:
     path = write(tmp_path / "m.rly", "def @f(%long_name_a, %long_name_b) { (%long_name_a, %long_name_b) }\n")
     result = run(["--line-length", "30", str(path)])
     assert result.exit_code == 0
-    assert path.read_text() == (
-        "def @f(\n  %long_name_a,\n  %long_name_b\n) {\n  (%long_name_a, %long_name_b)\n}\n"
-    )
+    assert path.read_text() == ("def @f(\n  %long_name_a,\n  %long_name_b\n) {\n  (%long_name_a, %long_name_b)\n}\n")
 
 
 def test_line_length_must_be_positive(tmp_path: Path) -> None:
@@ -195,11 +193,15 @@ def test_what_tvm_cannot_express_is_a_located_error(tmp_path: Path) -> None:
 
 
 def test_settings_from_the_nearest_pyproject(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.relay]\nline-length = 30\ndialect = "tvm"\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.relay]\nline-length = 30\ndialect = "tvm"\n'
+    )
     path = write(tmp_path / "models" / "m.rly", "def @f(%long_name_a, %long_name_b) { %long_name_a }\n")
     result = run([str(path)])
     assert result.exit_code == 0
-    assert path.read_text() == '#[version = "0.0.5"]\ndef @f(\n  %long_name_a,\n  %long_name_b\n) {\n  %long_name_a\n}\n'
+    assert (
+        path.read_text() == '#[version = "0.0.5"]\ndef @f(\n  %long_name_a,\n  %long_name_b\n) {\n  %long_name_a\n}\n'
+    )
 
 
 def test_command_line_options_override_pyproject(tmp_path: Path) -> None:
@@ -219,7 +221,9 @@ def test_a_bad_setting_in_pyproject_is_reported(tmp_path: Path) -> None:
     assert result.stderr == f'error: {config}: [tool.relay] dialect must be "keep", "docs" or "tvm", not "latest"\n'
 
 
-def test_a_failed_safety_check_writes_nothing_and_saves_both_texts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_safety_check_writes_nothing_and_saves_both_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from relay_text.syntax import printer
 
     real = printer.render_module
@@ -334,7 +338,7 @@ def test_the_relay_table_is_read_with_tomllib(tmp_path: Path) -> None:
     pyproject.toml above the files is the one read."""
     from relay_text.config import find_pyproject, fmt_settings, load
 
-    text = '[project]\nname = "x"\n\n[tool.relay]  # formatting\nline-length = 1_20\ndialect = \'tvm\'  # convert\n\n[tool.other]\nline-length = 5\n'
+    text = "[project]\nname = \"x\"\n\n[tool.relay]  # formatting\nline-length = 1_20\ndialect = 'tvm'  # convert\n\n[tool.other]\nline-length = 5\n"
     config = tmp_path / "pyproject.toml"
     config.write_text(text)
     assert load(config) == {"line-length": 120, "dialect": "tvm"}
@@ -397,14 +401,18 @@ def test_a_formatted_file_with_a_bom_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_stdin_keeps_its_conventions_too() -> None:
-    result = CliRunner().invoke(main, ["fmt", "-"], input=MESSY2.rstrip("\n").replace("\n", "\r\n").encode(), env={"NO_COLOR": "1"})
+    result = CliRunner().invoke(
+        main, ["fmt", "-"], input=MESSY2.rstrip("\n").replace("\n", "\r\n").encode(), env={"NO_COLOR": "1"}
+    )
     assert result.stdout_bytes == TIDY.rstrip("\n").replace("\n", "\r\n").encode()
 
 
 def test_color_flag_wins_over_the_environment(tmp_path: Path) -> None:
     path = write(tmp_path / "m.rly", MESSY)
     assert "\x1b[" in run(["--check", "--color", "always", str(path)], env={"NO_COLOR": "1"}).stderr
-    assert "\x1b[" not in run(["--check", "--color", "never", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": ""}).stderr
+    assert (
+        "\x1b[" not in run(["--check", "--color", "never", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": ""}).stderr
+    )
     assert "\x1b[" not in run(["--check", "--color", "auto", str(path)], env={"NO_COLOR": "1"}).stderr
 
 

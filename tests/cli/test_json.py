@@ -86,7 +86,10 @@ def test_types_are_prefixed_by_their_file_when_there_are_several(tmp_path: Path)
     a = write(tmp_path / "a.rly", "def @f(%x : int32) { %x }\n")
     b = write(tmp_path / "b.rly", GOOD)
     several = invoke(["check", "--types", str(a), str(b)])
-    assert (several.exit_code, several.stdout) == (0, f"{a}: @f : fn(Tensor[(), int32]) -> Tensor[(), int32]\n{b}: @main : fn() -> Tensor[(), int32]\n")
+    assert (several.exit_code, several.stdout) == (
+        0,
+        f"{a}: @f : fn(Tensor[(), int32]) -> Tensor[(), int32]\n{b}: @main : fn() -> Tensor[(), int32]\n",
+    )
     one = invoke(["check", "--types", str(a)])
     assert one.stdout == "@f : fn(Tensor[(), int32]) -> Tensor[(), int32]\n"
 
@@ -122,7 +125,9 @@ def test_other_data_keep_constructor_and_fields_and_lists_nest(tmp_path: Path) -
     one = {"tensor": 1, "dtype": "int32", "shape": []}
     two = {"tensor": 2, "dtype": "int32", "shape": []}
     data = json.loads(result.stdout)
-    assert data == {"tuple": [{"constructor": "Some", "fields": [[one]]}, [], [[two]], {"constructor": "None", "fields": []}]}
+    assert data == {
+        "tuple": [{"constructor": "Some", "fields": [[one]]}, [], [[two]], {"constructor": "None", "fields": []}]
+    }
     validate(data, "run")
 
 
@@ -147,5 +152,7 @@ def test_every_sample_result_validates() -> None:
 
 
 def test_the_schemas_ship_in_the_package() -> None:
-    names = sorted(p.name for p in resources.files("relay_text").joinpath("schemas").iterdir() if p.name.endswith(".json"))
+    names = sorted(
+        p.name for p in resources.files("relay_text").joinpath("schemas").iterdir() if p.name.endswith(".json")
+    )
     assert names == ["check.schema.json", "run.schema.json", "summary.schema.json"]

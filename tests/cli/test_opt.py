@@ -33,11 +33,28 @@ def test_the_issue_list_of_passes_is_registered() -> None:
     from relay_text.passes.registry import get
 
     wanted = [
-        "InferType", "FoldConstant", "SimplifyInference", "DeadCodeElimination", "EliminateCommonSubexpr",
-        "ToANormalForm", "ToGraphNormalForm", "ToBasicBlockNormalForm", "Inline", "FuseOps", "DefuseOps",
-        "DynamicToStatic", "SimplifyExpr", "LambdaLift", "Defunctionalization", "ToMixedPrecision",
-        "FoldScaleAxis", "BackwardFoldScaleAxis", "ForwardFoldScaleAxis", "gradient",
-        "FoldAffine", "DenseWeightLayout",
+        "InferType",
+        "FoldConstant",
+        "SimplifyInference",
+        "DeadCodeElimination",
+        "EliminateCommonSubexpr",
+        "ToANormalForm",
+        "ToGraphNormalForm",
+        "ToBasicBlockNormalForm",
+        "Inline",
+        "FuseOps",
+        "DefuseOps",
+        "DynamicToStatic",
+        "SimplifyExpr",
+        "LambdaLift",
+        "Defunctionalization",
+        "ToMixedPrecision",
+        "FoldScaleAxis",
+        "BackwardFoldScaleAxis",
+        "ForwardFoldScaleAxis",
+        "gradient",
+        "FoldAffine",
+        "DenseWeightLayout",
     ]
     assert [name for name in wanted if get(name) is None] == []
 

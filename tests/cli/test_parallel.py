@@ -54,7 +54,9 @@ def test_twenty_files_in_processes_give_what_one_process_gives(twenty: Path, com
     assert serial.returncode in (1, 2), serial.stderr
     assert (parallel.returncode, parallel.stdout, parallel.stderr) == (serial.returncode, serial.stdout, serial.stderr)
     # (the unbound `%y` is `relay check`'s: `relay fmt` formats those files)
-    assert serial.stderr.count("error[") + serial.stdout.count('"severity": "error"') >= (4 if command[0] == "fmt" else 8)
+    assert serial.stderr.count("error[") + serial.stdout.count('"severity": "error"') >= (
+        4 if command[0] == "fmt" else 8
+    )
 
 
 def test_formatting_in_processes_writes_every_file(twenty: Path) -> None:

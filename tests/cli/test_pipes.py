@@ -48,7 +48,9 @@ def first_line_then_close(args: list[str]) -> tuple[str, int, str]:
     ],
     ids=["check-types", "fmt-diff", "run"],
 )
-def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path, command: list[str], text: str, first: str, expected: int) -> None:
+def test_a_closed_pipe_ends_the_command_quietly(
+    tmp_path: Path, command: list[str], text: str, first: str, expected: int
+) -> None:
     path = tmp_path / "big.rly"
     path.write_text(text)
     line, status, err = first_line_then_close([*command, str(path)])

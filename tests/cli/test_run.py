@@ -68,9 +68,20 @@ def test_npz_needs_an_output_file_and_tensors(tmp_path: Path) -> None:
     prog = write(tmp_path, "def @main() { Nil() }\n")
     result = run([prog, "--output-format", "npz"])
     assert result.exit_code == 2 and "--output-format npz needs --output FILE" in result.stderr
-    result = run([write(tmp_path, "def @main() { (1, Cons(1, Nil())) }\n"), "--output-format", "npz", "--output", str(tmp_path / "x.npz")])
+    result = run(
+        [
+            write(tmp_path, "def @main() { (1, Cons(1, Nil())) }\n"),
+            "--output-format",
+            "npz",
+            "--output",
+            str(tmp_path / "x.npz"),
+        ]
+    )
     assert result.exit_code == 2
-    assert result.stderr == "error: cannot write the result as .npz: out1 is a constructor value, and .npz files hold only tensors\n"
+    assert (
+        result.stderr
+        == "error: cannot write the result as .npz: out1 is a constructor value, and .npz files hold only tensors\n"
+    )
 
 
 def test_text_to_a_file(tmp_path: Path) -> None:
@@ -165,13 +176,15 @@ def test_runtime_error(tmp_path: Path) -> None:
 
 
 def test_max_depth(tmp_path: Path) -> None:
-    prog = write(tmp_path, "def @count(%n : int32) -> int32 {\n  if (%n == 0) { 0 } else { 1 + @count(%n - 1) }\n}\ndef @main() { @count(100) }\n")
+    prog = write(
+        tmp_path,
+        "def @count(%n : int32) -> int32 {\n  if (%n == 0) { 0 } else { 1 + @count(%n - 1) }\n}\ndef @main() { @count(100) }\n",
+    )
     assert run([prog]).stdout == "100\n"
     result = run([prog, "--max-depth", "50"])
     assert result.exit_code == 1
     assert result.stderr.startswith(
-        "error[recursion-limit]: evaluation went deeper than 50 nested calls\n"
-        f" --> {prog}:2:33\n"
+        f"error[recursion-limit]: evaluation went deeper than 50 nested calls\n --> {prog}:2:33\n"
     )
     assert "= note: the calls in progress were mostly `@count` (49 calls) and `@main` (1 call)\n" in result.stderr
     assert run([prog, "--max-depth", "0"]).exit_code == 2
@@ -197,7 +210,9 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_check_errors_stop_before_running(tmp_path: Path) -> None:
     result = run([write(tmp_path, "def @main() -> int32 { True }\n")])
     assert result.exit_code == 1 and result.stdout == ""
-    assert result.stderr.startswith("error[type-mismatch]") and result.stderr.endswith("Found 1 error; nothing was run\n")
+    assert result.stderr.startswith("error[type-mismatch]") and result.stderr.endswith(
+        "Found 1 error; nothing was run\n"
+    )
 
 
 def test_warnings_are_shown_and_the_program_runs() -> None:
@@ -207,7 +222,10 @@ def test_warnings_are_shown_and_the_program_runs() -> None:
 
 
 def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
-    prog = write(tmp_path, "def @fib(%n : int32) -> int32 {\n  if (%n < 2) { %n } else { @fib(%n - 1) + @fib(%n - 2) }\n}\ndef @main() { @fib(40) }\n")
+    prog = write(
+        tmp_path,
+        "def @fib(%n : int32) -> int32 {\n  if (%n < 2) { %n } else { @fib(%n - 1) + @fib(%n - 2) }\n}\ndef @main() { @fib(40) }\n",
+    )
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT))
     # Ctrl-C as a terminal sends it. (A suite started in the background by a
     # shell inherits SIGINT ignored, as the command would: Python keeps an
@@ -258,7 +276,10 @@ def test_json_and_npz_refuse_a_value_too_large_to_write_out(tmp_path: Path) -> N
     out = tmp_path / "out.npz"
     as_npz = run([path, "--arg", "x=1", "--output-format", "npz", "--output", str(out)])
     assert as_npz.exit_code == 2
-    assert as_npz.stderr == "error: cannot write the result as .npz: it has more than 10,000,000 tuples written out (it uses the same parts many times)\n"
+    assert (
+        as_npz.stderr
+        == "error: cannot write the result as .npz: it has more than 10,000,000 tuples written out (it uses the same parts many times)\n"
+    )
     assert not out.exists()
     small = run([write(tmp_path, doubling_tuples(2), "small.rly"), "--arg", "x=1", "--output-format", "json"])
     leaf = '{"tensor": 1, "dtype": "int32", "shape": []}'

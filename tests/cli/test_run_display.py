@@ -54,7 +54,9 @@ def on_terminal(args: list[str], timeout: float = 120) -> tuple[int, str]:
     # The display from the start (not after a second), redrawn often enough
     # to be seen during the run.
     env.update(TERM="xterm-256color", COLUMNS="200", RELAY_PROGRESS_DELAY="0")
-    proc = subprocess.Popen([sys.executable, "-m", "relay_text", *args], stdin=slave, stdout=slave, stderr=slave, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "relay_text", *args], stdin=slave, stdout=slave, stderr=slave, env=env
+    )
     os.close(slave)
     out = bytearray()
     deadline = time.monotonic() + timeout
@@ -95,7 +97,7 @@ def test_a_long_run_shows_its_progress_and_depth_on_a_terminal(tmp_path: Path) -
 
 def test_no_progress_and_numpys_layout_when_not_on_a_terminal(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(progress, "DELAY", 0.0)
-    result = run([write(tmp_path, "def @main() { ones(shape=[50, 40], dtype=\"float32\") }")])
+    result = run([write(tmp_path, 'def @main() { ones(shape=[50, 40], dtype="float32") }')])
     assert result.exit_code == 0
     assert result.stderr == ""
     assert result.stdout.startswith("Tensor[(50, 40), float32]\n[[1. 1. 1. ... 1. 1. 1.]\n")
@@ -155,11 +157,17 @@ def test_the_live_line_names_the_stage_the_calls_and_a_deep_recursion() -> None:
 def test_tensor_summaries() -> None:
     values = np.array([1.0, -2.0, np.nan, 4.0, np.inf, -np.inf, 3.0], np.float32)
     assert tensor_summary(values) == "Tensor[(7), float32]  min=-2 max=4 mean=1.5 std=2.2913 finite=4 nan=1 inf=2"
-    assert tensor_summary(np.arange(12, dtype=np.int64).reshape(3, 4)) == "Tensor[(3, 4), int64]  min=0 max=11 mean=5.5 std=3.4521"
+    assert (
+        tensor_summary(np.arange(12, dtype=np.int64).reshape(3, 4))
+        == "Tensor[(3, 4), int64]  min=0 max=11 mean=5.5 std=3.4521"
+    )
     assert tensor_summary(np.array([True, False, True])) == "Tensor[(3), bool]  true=2 false=1"
     assert tensor_summary(np.zeros((0, 3), np.float16)) == "Tensor[(0, 3), float16]  (no elements)"
     assert tensor_summary(np.full(2, np.nan, np.float64)) == "Tensor[(2), float64]  no finite elements: nan=2 inf=0"
-    assert tensor_summary(np.array([0.5, 1.5], np.float16)) == "Tensor[(2), float16]  min=0.5 max=1.5 mean=1 std=0.5 nan=0 inf=0"
+    assert (
+        tensor_summary(np.array([0.5, 1.5], np.float16))
+        == "Tensor[(2), float16]  min=0.5 max=1.5 mean=1 std=0.5 nan=0 inf=0"
+    )
 
 
 def test_summary_rules() -> None:
@@ -169,7 +177,10 @@ def test_summary_rules() -> None:
     layout = value_text(value)
     # Not on a terminal: numpy's layout; --summary: every tensor summarised.
     assert result_text(value) == (layout, 0)
-    assert result_text(value, summary=True) == (f"(\n  Tensor[(3), float32]  min=1 max=1 mean=1 std=0 nan=0 inf=0,\n  {summary},\n)", 0)
+    assert result_text(value, summary=True) == (
+        f"(\n  Tensor[(3), float32]  min=1 max=1 mean=1 std=0 nan=0 inf=0,\n  {summary},\n)",
+        0,
+    )
     # On a terminal: tensors over 1,000 elements, unless --full or --no-summary.
     assert result_text(value, terminal=True) == (f"(\n  Tensor[(3), float32]\n  [1. 1. 1.],\n  {summary},\n)", 1)
     assert result_text(value, terminal=True, full=True) == (value_text(value, full=True), 0)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+import contextlib
 
 MESSY = "def @main(%a,%b){{%a+%b}}\n// file {i}\ndef @f{i}(%x: int32) {{ let %y = %x * 2; %y+ 1 }}\n"
 # Enough work that a command is still busy when it is signalled.
@@ -78,7 +79,14 @@ def busy_dir(tmp_path: Path) -> Path:
 
 
 @needs_proc
-@pytest.mark.parametrize("signum, status, message", [(signal.SIGTERM, 143, "terminated (SIGTERM)"), (signal.SIGHUP, 129, "terminated (SIGHUP)"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize(
+    "signum, status, message",
+    [
+        (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+        (signal.SIGHUP, 129, "terminated (SIGHUP)"),
+        (signal.SIGINT, 130, "interrupted"),
+    ],
+)
 def test_a_signal_ends_check_and_its_workers(busy_dir: Path, signum: int, status: int, message: str) -> None:
     proc = start(["check", "--jobs", "2", str(busy_dir)])
     wait_for_workers(proc, 2)
@@ -172,10 +180,8 @@ def handlers():
 def test_a_signal_swallowed_by_a_callback_is_raised_again(handlers) -> None:
     """(Found by the environment fuzzer: SIGTERM landing in a fork callback,
     whose exceptions Python prints and drops, let `relay fmt` run on.)"""
-    try:
+    with contextlib.suppress(BaseException):
         handlers._raise(signal.SIGTERM, None)
-    except BaseException:  # noqa: BLE001 - as the fork callback does
-        pass
     with pytest.raises(handlers.Interrupted) as caught:
         handlers.check()
     assert caught.value.exit_code == 143

@@ -76,10 +76,18 @@ def test_three_independent_errors_get_three_located_diagnostics(tmp_path: Path) 
         # (the caret is where the `;` is missing, at the end of the line)
         ("def @main() {\n  let %x = 1\n  let %y = 2;\n  %y\n}\n", "2:13", "add the missing `;`"),
         ("def @main() {\n  let %x = 1\n  %x\n}\n", "2:13", "add the missing `;`"),
-        ("def @main(%x : int32) {\n  return %x;\n}\n", "2:10", "Relay has no `return`: a function's value is the last expression of its body"),
+        (
+            "def @main(%x : int32) {\n  return %x;\n}\n",
+            "2:10",
+            "Relay has no `return`: a function's value is the last expression of its body",
+        ),
         ("def @main(x : int32) { 1 }\n", "1:11", "local variables start with `%`: `%x`"),
         ("def @main(%x : int32) {\n  %x = 1\n}\n", "3:1", None),  # a graph binding needs a body after it
-        ("def @main(%x : int32) { if (%x = 0) { 1 } else { 2 } }\n", "1:32", "to compare, write `==`; `=` only binds (`let %x = ...`, `%0 = ...`)"),
+        (
+            "def @main(%x : int32) { if (%x = 0) { 1 } else { 2 } }\n",
+            "1:32",
+            "to compare, write `==`; `=` only binds (`let %x = ...`, `%0 = ...`)",
+        ),
     ],
     ids=["missing-semicolon-let", "missing-semicolon-body", "return", "missing-percent", "graph-binding", "equals"],
 )
@@ -129,7 +137,7 @@ def test_a_stray_closing_bracket_is_one_error_not_a_cascade(tmp_path: Path) -> N
     result = check(path)
     assert result.exit_code == 1
     assert result.stderr.count("error[syntax-error]") == 1
-    assert "error[syntax-error]: unmatched closing delimiter `)`\n" f" --> {path}:4:19\n" in result.stderr
+    assert f"error[syntax-error]: unmatched closing delimiter `)`\n --> {path}:4:19\n" in result.stderr
 
 
 def test_recovery_work_grows_linearly_with_the_block(monkeypatch: pytest.MonkeyPatch) -> None:

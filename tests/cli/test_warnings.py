@@ -106,7 +106,9 @@ def test_ignore_comments_silence_warnings_on_their_line_or_the_next(tmp_path: Pa
 
 
 def test_ignore_comments_never_silence_errors(tmp_path: Path) -> None:
-    path = write(tmp_path, "def @main() {\n  %y  // relay: ignore\n}\ndef @f() { %z }  // relay: ignore[unbound-variable]\n")
+    path = write(
+        tmp_path, "def @main() {\n  %y  // relay: ignore\n}\ndef @f() { %z }  // relay: ignore[unbound-variable]\n"
+    )
     result = invoke(["check", path])
     assert result.exit_code == 1
     assert result.stderr.endswith("Found 2 errors in 1 file\n")
@@ -140,7 +142,12 @@ def test_a_name_that_is_not_a_code_is_reported(tmp_path: Path) -> None:
 def test_ignore_comments_hold_for_run_and_the_python_api(tmp_path: Path) -> None:
     import relay_text
 
-    path = write(tmp_path, IGNORED.replace("  %5 = add(%x, 6);\n", "").replace("  %4 = add(%x, 5);  // relay: ignore[unreachable-clause]\n", ""))
+    path = write(
+        tmp_path,
+        IGNORED.replace("  %5 = add(%x, 6);\n", "").replace(
+            "  %4 = add(%x, 5);  // relay: ignore[unreachable-clause]\n", ""
+        ),
+    )
     result = invoke(["run", "-W", "error", "--arg", "x=3", path])
     assert (result.exit_code, result.stdout, result.stderr) == (0, "3\n", "")
     assert relay_text.check(Path(path).read_text()).diagnostics == []

@@ -146,7 +146,7 @@ def leaves(value: Any, ty: Any, where: str = "result") -> list[tuple[str, Any, A
         v, t, w = stack.pop()
         if isinstance(t, TupleType):
             assert isinstance(v, tuple) and len(v) == len(t.fields), w
-            stack.extend((f, ft, f"{w}.{i}") for i, (f, ft) in enumerate(zip(v, t.fields)))
+            stack.extend((f, ft, f"{w}.{i}") for i, (f, ft) in enumerate(zip(v, t.fields, strict=False)))
         else:
             out.append((w, v, t))
     return out
@@ -196,7 +196,7 @@ def test_matches_pytorch(name: str, checked: dict[str, Any]) -> None:
     ran_on_torch = sorted(resolver.used)
     assert ran_on_torch == sorted(used), "every operator of the model ran on PyTorch"
     declared = entry_type(checked[name]).ret_type
-    for (where, a, _), (_, b, _) in zip(leaves(ours, declared), leaves(theirs, declared)):
+    for (where, a, _), (_, b, _) in zip(leaves(ours, declared), leaves(theirs, declared), strict=False):
         a, b = np.asarray(a), np.asarray(b)
         assert (str(a.dtype), a.shape) == (str(b.dtype), b.shape), where
         scale = float(np.max(np.abs(b))) if b.size else 0.0

@@ -52,7 +52,11 @@ def assert_layout_only(path: Path, text: str, out: str) -> None:
     before, after = code_tokens(Source(str(path), text)), code_tokens(Source(str(path), out))
     if before != after:
         ops = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
-        edits = [f"{tag}: {' '.join(before[i1:i2])!r} -> {' '.join(after[j1:j2])!r}" for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+        edits = [
+            f"{tag}: {' '.join(before[i1:i2])!r} -> {' '.join(after[j1:j2])!r}"
+            for tag, i1, i2, j1, j2 in ops
+            if tag != "equal"
+        ]
         pytest.fail(f"{path.name}: relay fmt changed tokens: " + "; ".join(edits[:5]))
     again = format_source(Source(str(path), out)).text
     assert again == out, f"{path.name}: formatting twice changes the text"

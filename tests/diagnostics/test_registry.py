@@ -24,7 +24,9 @@ def test_every_code_has_an_example() -> None:
     fourth argument fails here, naming `shape-overflow`."""
     missing = sorted(name for name, code in REGISTRY.items() if not code.example.strip() and name not in NO_EXAMPLE)
     assert missing == []
-    assert all(not REGISTRY[name].example for name in NO_EXAMPLE), "a listed code has an example now: drop it from NO_EXAMPLE"
+    assert all(not REGISTRY[name].example for name in NO_EXAMPLE), (
+        "a listed code has an example now: drop it from NO_EXAMPLE"
+    )
 
 
 def _used_names() -> set[str]:
@@ -33,7 +35,11 @@ def _used_names() -> set[str]:
     for path in PACKAGE.rglob("*.py"):
         if path == Path(codes.__file__).resolve():
             continue
-        tokens = [t.string for t in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline) if t.type == tokenize.NAME]
+        tokens = [
+            t.string
+            for t in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
+            if t.type == tokenize.NAME
+        ]
         used.update(tokens)
     return used
 

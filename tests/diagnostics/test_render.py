@@ -18,7 +18,9 @@ def test_carets_line_up_under_wide_characters() -> None:
     text = "def @main() {\n  /* 変数の名前 */ %y + %名\n}\n"
     source = Source("w.rly", text)
     start = text.index("%y")
-    diag = Diagnostic(codes.UNBOUND_VARIABLE, "unbound variable `%y`", Span(source, start, start + 2), label="not in scope")
+    diag = Diagnostic(
+        codes.UNBOUND_VARIABLE, "unbound variable `%y`", Span(source, start, start + 2), label="not in scope"
+    )
     lines = render_text(diag).splitlines()
     assert lines[3] == "2 |   /* 変数の名前 */ %y + %名"
     assert lines[4] == "  |                    ^^ not in scope"

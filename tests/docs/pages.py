@@ -20,7 +20,7 @@ _FENCE = re.compile(r"^(```|~~~)")
 
 def pages() -> list[Path]:
     """README.md and every Markdown page of the site."""
-    return [README] + sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.relative_to(DOCS).parts)
+    return [README, *sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.relative_to(DOCS).parts)]
 
 
 def hook() -> ModuleType:

@@ -35,7 +35,9 @@ def broken(path: Path, root: Path = ROOT) -> list[str]:
         if not where.exists():
             problems.append(f"{path.relative_to(root)}:{number}: {target}: no file {file}")
         elif fragment and where.suffix == ".md" and fragment not in anchors(where):
-            problems.append(f"{path.relative_to(root)}:{number}: {target}: no heading #{fragment} in {file or path.name}")
+            problems.append(
+                f"{path.relative_to(root)}:{number}: {target}: no heading #{fragment} in {file or path.name}"
+            )
     return problems
 
 

@@ -76,7 +76,12 @@ def test_the_getting_started_walk_through(tmp_path: Path, monkeypatch: pytest.Mo
     def lines(text: str) -> list[str]:
         return [line.rstrip() for line in text.splitlines()]
 
-    for command in ["relay check sum.rly", "relay check --diff sum.rly", "relay check --fix sum.rly", "relay run sum.rly"]:
+    for command in [
+        "relay check sum.rly",
+        "relay check --diff sum.rly",
+        "relay check --fix sum.rly",
+        "relay run sum.rly",
+    ]:
         assert lines(output(command)) == lines(shown(walk, command)), command
     assert "if (%n == 0) { 0 } else { %n + @sum_to(%n - 1) }" in (tmp_path / "sum.rly").read_text()
     assert output("relay fmt tidy.rly") == shown(walk, "relay fmt tidy.rly")

@@ -24,7 +24,10 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     site = tmp_path / "site"
     build = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env=os.environ | {"NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
     )
     assert build.returncode == 0, build.stderr
@@ -41,7 +44,7 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
 def test_the_reference_has_every_code_with_its_texts() -> None:
     reference = hook().reference()
     for name, code in REGISTRY.items():
-        section = reference[reference.index(f"## `{name}`\n"):]
+        section = reference[reference.index(f"## `{name}`\n") :]
         section = section[: section.find("\n## ", 1) if "\n## " in section[1:] else len(section)]
         assert f"*{code.severity}*: {code.summary}" in section
         assert code.explanation in section

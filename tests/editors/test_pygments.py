@@ -18,9 +18,9 @@ import pytest
 
 pytest.importorskip("pygments", reason="the lexer needs pygments: pip install -e '.[pygments]' (the test extra has it)")
 
-from pygments.token import Error, Whitespace  # noqa: E402
+from pygments.token import Error, Whitespace
 
-from relay_text.pygments import RelayLexer  # noqa: E402
+from relay_text.pygments import RelayLexer
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -100,7 +100,9 @@ def _registered() -> bool:
     return any(ep.name == "relay" for ep in entry_points(group="pygments.lexers"))
 
 
-@pytest.mark.skipif(not _registered(), reason="the installed relay-text predates the entry point: pip install -e '.[pygments]'")
+@pytest.mark.skipif(
+    not _registered(), reason="the installed relay-text predates the entry point: pip install -e '.[pygments]'"
+)
 def test_pygmentize_finds_the_lexer() -> None:
     from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 
@@ -109,6 +111,11 @@ def test_pygmentize_finds_the_lexer() -> None:
     pygmentize = shutil.which("pygmentize", path=os.path.dirname(sys.executable)) or shutil.which("pygmentize")
     if pygmentize is None:
         pytest.skip("pygmentize is not on the PATH")
-    done = subprocess.run([pygmentize, "-l", "relay", "-f", "raw", str(ROOT / "samples" / "list_sum.rly")], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [pygmentize, "-l", "relay", "-f", "raw", str(ROOT / "samples" / "list_sum.rly")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "Token.Name.Function\t'@list_sum'" in done.stdout

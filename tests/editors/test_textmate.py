@@ -27,7 +27,9 @@ UPDATE = bool(os.environ.get("RELAY_UPDATE_GOLDEN"))
 
 NODE = shutil.which("node")
 pytestmark = [
-    pytest.mark.skipif(NODE is None, reason="node is not installed (the TextMate grammar is tested with vscode-textmate)"),
+    pytest.mark.skipif(
+        NODE is None, reason="node is not installed (the TextMate grammar is tested with vscode-textmate)"
+    ),
     pytest.mark.skipif(
         not (EXTENSION / "node_modules" / "vscode-textmate").is_dir(),
         reason="the extension's npm packages are not installed: run `npm ci --prefix editors/vscode`",
@@ -66,7 +68,9 @@ def test_unscoped_and_invalid_text_is_reported(tmp_path: Path) -> None:
     assert [(p["line"], p["column"], p["text"]) for p in problems] == [(1, 17, "$"), (2, 1, "#[frobnicate]")]
 
 
-@pytest.mark.parametrize("path", [ROOT / "samples" / "list_sum.rly", HERE / "constructs.rly"], ids=["list_sum", "constructs"])
+@pytest.mark.parametrize(
+    "path", [ROOT / "samples" / "list_sum.rly", HERE / "constructs.rly"], ids=["list_sum", "constructs"]
+)
 def test_golden_scopes(path: Path) -> None:
     done = run("--dump", str(path))
     assert done.returncode == 0, done.stderr

@@ -21,7 +21,10 @@ EXTENSION = ROOT / "editors" / "vscode"
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("npm") is None or shutil.which("npx") is None, reason="npm is not installed (the .vsix is built with npx @vscode/vsce)"),
+    pytest.mark.skipif(
+        shutil.which("npm") is None or shutil.which("npx") is None,
+        reason="npm is not installed (the .vsix is built with npx @vscode/vsce)",
+    ),
     pytest.mark.skipif(
         not (EXTENSION / "node_modules" / "vscode-languageclient").is_dir(),
         reason="the extension's npm packages are not installed: run `npm ci --prefix editors/vscode`",
@@ -31,7 +34,9 @@ pytestmark = [
 
 def test_the_extension_packages(tmp_path: Path) -> None:
     out = tmp_path / "relay-text.vsix"
-    done = subprocess.run(["npm", "run", "package", "--", "--out", str(out)], cwd=EXTENSION, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        ["npm", "run", "package", "--", "--out", str(out)], cwd=EXTENSION, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert not (EXTENSION / "LICENSE").exists()  # copied in for the package only
     with zipfile.ZipFile(out) as vsix:
@@ -47,7 +52,13 @@ def test_the_extension_packages(tmp_path: Path) -> None:
     ):
         assert name in names, name
     # neither the tests nor the development packages
-    assert not [n for n in names if n.startswith(("extension/test/", "extension/node_modules/vscode-textmate/", "extension/node_modules/vscode-oniguruma/"))]
+    assert not [
+        n
+        for n in names
+        if n.startswith(
+            ("extension/test/", "extension/node_modules/vscode-textmate/", "extension/node_modules/vscode-oniguruma/")
+        )
+    ]
     assert "extension/package.js" not in names
     assert manifest["contributes"]["grammars"][0]["path"] == "./syntaxes/relay.tmLanguage.json"
     assert manifest["contributes"]["languages"][0]["extensions"] == [".rly", ".relay"]

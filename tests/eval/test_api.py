@@ -12,7 +12,9 @@ from relay_text.syntax.parser import parse
 
 
 def test_results_are_numpy_values() -> None:
-    scalar, tensor, pair, lst = relay_text.run("def @main() { (3, Constant(1.5, (2), float32), (True, 2i64), Cons(1, Nil())) }")
+    scalar, tensor, pair, lst = relay_text.run(
+        "def @main() { (3, Constant(1.5, (2), float32), (True, 2i64), Cons(1, Nil())) }"
+    )
     assert isinstance(scalar, np.generic) and scalar.dtype == np.int32 and int(scalar) == 3
     assert isinstance(tensor, np.ndarray) and tensor.tolist() == [1.5, 1.5]
     assert pair[1].dtype == np.int64
@@ -42,13 +44,19 @@ def test_errors_carry_located_diagnostics() -> None:
         relay_text.run("def @main() -> int32 {\n  @hd(Nil())\n}")
     (d,) = err.value.diagnostics
     assert (d.code, d.location()[1:3]) == ("match-failure", (45, 3))
-    assert str(err.value) == "relay_text/std/prelude.rly:45:3: error[match-failure]: no clause matches the value `Nil()`"
+    assert (
+        str(err.value) == "relay_text/std/prelude.rly:45:3: error[match-failure]: no clause matches the value `Nil()`"
+    )
 
 
 def test_without_the_prelude() -> None:
     with pytest.raises(relay_text.RelayError) as err:
         relay_text.run("def @main() { @length(Cons(1, Nil())) }", prelude=False)
-    assert sorted(d.code for d in err.value.diagnostics) == ["unknown-constructor", "unknown-constructor", "unknown-global"]
+    assert sorted(d.code for d in err.value.diagnostics) == [
+        "unknown-constructor",
+        "unknown-constructor",
+        "unknown-global",
+    ]
 
 
 def test_a_large_run_gives_its_memory_back() -> None:

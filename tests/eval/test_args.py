@@ -44,7 +44,10 @@ def test_text_arguments() -> None:
 
 
 def test_argument_values_may_use_globals_and_the_prelude() -> None:
-    ran = run_request("def @two() -> int32 { 2 }\ndef @main(%l : List[int32]) { %l }", arg_texts=[("l", "@rev(Cons(1, Cons(@two(), Nil())))")])
+    ran = run_request(
+        "def @two() -> int32 { 2 }\ndef @main(%l : List[int32]) { %l }",
+        arg_texts=[("l", "@rev(Cons(1, Cons(@two(), Nil())))")],
+    )
     assert ran.ok and value_text(ran.value) == "Cons(2, Cons(1, Nil()))"
 
 
@@ -60,14 +63,19 @@ def test_wrong_shape_is_located_in_the_argument_text() -> None:
 
 
 def test_wrong_dtype_and_wrong_element() -> None:
-    ran = run_request(PROGRAM, arg_texts=[("x", "Constant(1, (2, 2), int32)"), ("l", "Cons(1, Cons(True, Nil()))"), ("p", "MkPair(1, 2)")])
+    ran = run_request(
+        PROGRAM,
+        arg_texts=[("x", "Constant(1, (2, 2), int32)"), ("l", "Cons(1, Cons(True, Nil()))"), ("p", "MkPair(1, 2)")],
+    )
     x_error, l_error = errors(ran)
     assert x_error.message.endswith(": expected dtype float32, found int32")
     assert l_error.message.endswith(": expected dtype int32, found bool (in element 1 of the list)")
 
 
 def test_wrong_constructor() -> None:
-    ran = run_request(PROGRAM, arg_texts=[("x", "Constant(1, (2, 2), float32)"), ("l", "Some(1)"), ("p", "MkPair(1, 2)")])
+    ran = run_request(
+        PROGRAM, arg_texts=[("x", "Constant(1, (2, 2), float32)"), ("l", "Some(1)"), ("p", "MkPair(1, 2)")]
+    )
     (d,) = errors(ran)
     assert d.message == (
         "argument `l` does not fit parameter `%l : List[Tensor[(), int32]]`: "
@@ -114,7 +122,9 @@ def test_npy_and_npz_files(tmp_path: Path) -> None:
     ran = run_request("def @main(%x : Tensor[(2, 2), float32]) { %x }", arg_texts=[("x", f"@{tmp_path / 'x.npy'}")])
     assert ran.ok and (ran.value == 3).all()
     np.savez(tmp_path / "args.npz", x=np.zeros((2, 2), np.float32), y=np.int32(4))
-    ran = run_request("def @main(%x : Tensor[(2, 2), float32], %y : int32) { (%x, %y) }", args_file=str(tmp_path / "args.npz"))
+    ran = run_request(
+        "def @main(%x : Tensor[(2, 2), float32], %y : int32) { (%x, %y) }", args_file=str(tmp_path / "args.npz")
+    )
     assert ran.ok and int(ran.value[1]) == 4 and ran.value[0].shape == (2, 2)
     ran = run_request("def @main(%x : Tensor[(3), float32]) { %x }", args_file=str(tmp_path / "args.npz"))
     messages = [d.message for d in errors(ran)]
@@ -128,7 +138,10 @@ def test_npz_array_of_the_wrong_shape_is_located_at_the_parameter(tmp_path: Path
     ran = run_request("def @main(%x : Tensor[(2), float32]) { %x }", args_file=str(tmp_path / "a.npz"))
     (d,) = errors(ran)
     assert located(d) == ("bad-argument", 1, 11, 1, 12)
-    assert d.message == f"argument `x` (from {tmp_path / 'a.npz'}) does not fit parameter `%x : Tensor[(2), float32]`: expected shape (2), found (3) (axis 0 is 3, not 2)"
+    assert (
+        d.message
+        == f"argument `x` (from {tmp_path / 'a.npz'}) does not fit parameter `%x : Tensor[(2), float32]`: expected shape (2), found (3) (axis 0 is 3, not 2)"
+    )
 
 
 def test_random_arguments_are_reproducible_and_typed() -> None:
@@ -138,7 +151,7 @@ def test_random_arguments_are_reproducible_and_typed() -> None:
     assert first.ok and again.ok and other.ok
     assert value_text(first.value) == value_text(again.value)
     assert value_text(first.value) != value_text(other.value)
-    x, lst, pair = first.value
+    x, _lst, pair = first.value
     assert x.dtype == np.float32 and x.shape == (2, 2)
     assert pair.con.name == "MkPair" and all(f.dtype == np.int32 for f in pair.fields)
 
@@ -186,7 +199,10 @@ def test_entry_selection() -> None:
 
 def test_bare_function_file_takes_the_arguments() -> None:
     """A TVM dump may hold a single top-level `fn`: its parameters are the entry's."""
-    ran = run_request('#[version = "0.0.5"]\nfn (%a: int32, %b: (int32, bool)) {\n  (%b, %a)\n}\n', arg_texts=[("a", "1"), ("b", "(2, True)")])
+    ran = run_request(
+        '#[version = "0.0.5"]\nfn (%a: int32, %b: (int32, bool)) {\n  (%b, %a)\n}\n',
+        arg_texts=[("a", "1"), ("b", "(2, True)")],
+    )
     assert ran.ok and value_text(ran.value) == "((2, True), 1)"
 
 
@@ -215,7 +231,9 @@ def test_random_consts_are_reproducible_and_independent_of_the_arguments() -> No
     const = total - x
     assert np.allclose(const[0], const[1])
     # ... and making it up leaves the random arguments as they were.
-    alone = run_request('#[version = "0.0.5"]\ndef @main(%x: Tensor[(2, 3), float32]) { %x }\n', random_args=True, seed=3)
+    alone = run_request(
+        '#[version = "0.0.5"]\ndef @main(%x: Tensor[(2, 3), float32]) { %x }\n', random_args=True, seed=3
+    )
     assert np.array_equal(alone.value, x)
 
 

@@ -38,7 +38,9 @@ def @main() -> int32 {
         "the value was built by `Circle`, which no clause accepts",
         "`@side` was called at <string>:11:3, in `@main`",
     ]
-    assert d.helps == ["`match?` allows clauses to leave values out; add a clause for this case, or use `match` to have it checked"]
+    assert d.helps == [
+        "`match?` allows clauses to leave values out; add a clause for this case, or use `match` to have it checked"
+    ]
 
 
 def test_long_values_are_abbreviated_in_the_message() -> None:
@@ -57,7 +59,9 @@ def test_integer_division_by_zero() -> None:
     d = failure(src)
     assert located(d) == ("division-by-zero", 3, 3, 3, 15)
     assert d.message == "integer division by zero"
-    assert [(*lab.span.start_line_col, *lab.span.end_line_col, lab.message) for lab in d.labels] == [(3, 8, 3, 15, "the divisor")]
+    assert [(*lab.span.start_line_col, *lab.span.end_line_col, lab.message) for lab in d.labels] == [
+        (3, 8, 3, 15, "the divisor")
+    ]
 
 
 def test_division_by_zero_inside_a_tensor_and_in_a_callee() -> None:

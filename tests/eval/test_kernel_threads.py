@@ -21,7 +21,13 @@ def test_a_run_that_overflows_prints_no_warning(tmp_path: Path) -> None:
     prog = tmp_path / "p.rly"
     prog.write_text("def @main(%x: Tensor[(4000, 1000), float32]) {\n  sum(sigmoid(exp(%x * 100f)))\n}\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "RELAY_NUM_THREADS": "2"}
-    out = subprocess.run([sys.executable, "-m", "relay_text", "run", "--random-args", str(prog)], capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "relay_text", "run", "--random-args", str(prog)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert (out.returncode, out.stderr) == (0, "")
 
 

@@ -98,7 +98,7 @@ def test_tuple_results_round_each_field() -> None:
     out = relay_text.run(program, x, g, b, m, v)
     assert [f.dtype for f in out] == [np.float16] * 3
     twin = relay_text.run(program.replace("float16", "float32"), *(_f32(t) for t in (x, g, b, m, v)))
-    for got, want in zip(out, twin):
+    for got, want in zip(out, twin, strict=False):
         assert got.tobytes() == want.astype(np.float16).tobytes()
 
 
@@ -134,4 +134,6 @@ def test_float16_results_are_what_numpy_float16_elementwise_gives() -> None:
     program = "def @main(%a : Tensor[(1000), float16], %b : Tensor[(1000), float16]) { (%a + %b, %a * %b, %a / %b) }"
     s, p, q = relay_text.run(program, a, b)
     with np.errstate(all="ignore"):
-        assert s.tobytes() == (a + b).tobytes() and p.tobytes() == (a * b).tobytes() and q.tobytes() == (a / b).tobytes()
+        assert (
+            s.tobytes() == (a + b).tobytes() and p.tobytes() == (a * b).tobytes() and q.tobytes() == (a / b).tobytes()
+        )

@@ -35,7 +35,7 @@ def assert_close(a: Any, b: Any, where: str = "result") -> None:
     magnitude), everything else exactly."""
     if isinstance(a, tuple):
         assert isinstance(b, tuple) and len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             assert_close(x, y, f"{where}.{i}")
         return
     if isinstance(a, Data):
@@ -98,7 +98,11 @@ def compiled(text: str, optimize: bool = True, consts: dict | None = None) -> An
     assert checked.errors == 0, [str(d) for d in checked.diagnostics]
     module = checked.module
     return compile_program(
-        module, globals_=[module.global_var("main")], type_of=checked.result.type_of, constants=consts, optimize=optimize
+        module,
+        globals_=[module.global_var("main")],
+        type_of=checked.result.type_of,
+        constants=consts,
+        optimize=optimize,
     )
 
 
@@ -198,7 +202,11 @@ def test_memory_planned_calls_are_never_folded() -> None:
     from relay_text.eval.plausible import metadata_values
 
     program = compile_program(
-        module, globals_=[module.global_var("main")], type_of=checked.result.type_of, constants=metadata_values(module), optimize=True
+        module,
+        globals_=[module.global_var("main")],
+        type_of=checked.result.type_of,
+        constants=metadata_values(module),
+        optimize=True,
     )
     calls = kernel_calls(program)
     assert calls.count("alloc_tensor") == 2 and calls.count("invoke_tvm_op") == 2

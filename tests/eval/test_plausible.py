@@ -61,7 +61,9 @@ def test_model_runs_to_finite_values() -> None:
 
 
 def test_metadata_tensors_are_the_values() -> None:
-    program = '#[version = "0.0.5"]\ndef @main() {\n  add(meta[relay.Constant][0], meta[relay.Constant][1])\n}\n#[metadata]\n'
+    program = (
+        '#[version = "0.0.5"]\ndef @main() {\n  add(meta[relay.Constant][0], meta[relay.Constant][1])\n}\n#[metadata]\n'
+    )
     section = encode_metadata([np.array([1, 2, 3], dtype=np.int32), np.array([10, 20, 30], dtype=np.int32)])
     ran = run_source(Source("m.rly", program + section), RunRequest())
     assert [str(d) for d in ran.diagnostics] == []

@@ -44,11 +44,23 @@ def value(expr: str) -> str:
         (f"@zip({L}, Cons(True, Cons(False, Nil())))", "Cons((10, True), Cons((20, False), Nil()))"),
         (f"@rev({L})", "Cons(30, Cons(20, Cons(10, Nil())))"),
         # Right to left: 30 sees 0, 20 sees 30, 10 sees 50; outputs in element order.
-        (f"@map_accumr(fn (%acc : int32, %x : int32) {{ (%acc + %x, %acc) }}, 0, {L})", "(60, Cons(50, Cons(30, Cons(0, Nil()))))"),
+        (
+            f"@map_accumr(fn (%acc : int32, %x : int32) {{ (%acc + %x, %acc) }}, 0, {L})",
+            "(60, Cons(50, Cons(30, Cons(0, Nil()))))",
+        ),
         # Left to right: 10 sees 0, 20 sees 10, 30 sees 30; the last output comes first.
-        (f"@map_accuml(fn (%acc : int32, %x : int32) {{ (%acc + %x, %acc) }}, 0, {L})", "(60, Cons(30, Cons(10, Cons(0, Nil()))))"),
-        ("@unfoldr(fn (%n : int32) { if (%n == 0) { None() } else { Some((%n, %n - 1)) } }, 3)", "Cons(3, Cons(2, Cons(1, Nil())))"),
-        ("@unfoldl(fn (%n : int32) { if (%n == 0) { None() } else { Some((%n, %n - 1)) } }, 3)", "Cons(1, Cons(2, Cons(3, Nil())))"),
+        (
+            f"@map_accuml(fn (%acc : int32, %x : int32) {{ (%acc + %x, %acc) }}, 0, {L})",
+            "(60, Cons(30, Cons(10, Cons(0, Nil()))))",
+        ),
+        (
+            "@unfoldr(fn (%n : int32) { if (%n == 0) { None() } else { Some((%n, %n - 1)) } }, 3)",
+            "Cons(3, Cons(2, Cons(1, Nil())))",
+        ),
+        (
+            "@unfoldl(fn (%n : int32) { if (%n == 0) { None() } else { Some((%n, %n - 1)) } }, 3)",
+            "Cons(1, Cons(2, Cons(3, Nil())))",
+        ),
         (
             "@tmap(fn (%x : int32) { %x * 10 }, Rose(1, Cons(Rose(2, Nil()), Cons(Rose(3, Cons(Rose(4, Nil()), Nil())), Nil()))))",
             "Rose(10, Cons(Rose(20, Nil()), Cons(Rose(30, Cons(Rose(40, Nil()), Nil())), Nil())))",

@@ -26,7 +26,11 @@ UPDATE = bool(os.environ.get("RELAY_UPDATE_GOLDEN"))
 
 # Arguments for samples whose @main takes parameters.
 ARGS = {
-    "cse_graph.rly": [("x", "Constant(1, (4), float32)"), ("y", "Constant(2, (4), float32)"), ("z", "Constant(3, (4), float32)")],
+    "cse_graph.rly": [
+        ("x", "Constant(1, (4), float32)"),
+        ("y", "Constant(2, (4), float32)"),
+        ("z", "Constant(3, (4), float32)"),
+    ],
     "detection_head.rly": [("scores", "@example_scores()"), ("boxes", "@example_boxes()")],
     "graph_bindings.rly": [("a", "1"), ("b", "2")],
     "let_independent.rly": [("a", "1"), ("b", "2"), ("c", "3"), ("d", "4")],

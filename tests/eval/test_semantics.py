@@ -50,7 +50,9 @@ def test_shadowed_let_sees_the_outer_binding_on_its_right_hand_side() -> None:
 
 def test_let_bound_function_calls_itself() -> None:
     """Seed 002, "Let Bindings": a let-bound `fn` is in scope in its own body."""
-    src = NAT + """
+    src = (
+        NAT
+        + """
     def @main() {
       let %count = fn(%l : List[()]) -> Nat {
         match (%l) {
@@ -61,12 +63,15 @@ def test_let_bound_function_calls_itself() -> None:
       %count(Cons((), Cons((), Nil())))
     }
     """
+    )
     assert show(src) == "S(S(Z()))"
 
 
 def test_globals_are_mutually_recursive() -> None:
     """Seed 002, "Module and Global Functions": globals may call each other."""
-    src = NAT + """
+    src = (
+        NAT
+        + """
     def @even(%n : Nat) -> bool {
       match (%n) {
         case Z() { True }
@@ -81,6 +86,7 @@ def test_globals_are_mutually_recursive() -> None:
     }
     def @main() { (@even(S(S(S(Z())))), @odd(S(S(S(Z()))))) }
     """
+    )
     assert show(src) == "(False, True)"
 
 
@@ -268,7 +274,10 @@ def test_constant_tensor() -> None:
 
 
 def test_closure_value_prints_as_its_signature() -> None:
-    assert show("def @main() { fn(%x : int32, %y) -> int32 { %x } }") == "fn(%x : Tensor[(), int32], %y : a) -> Tensor[(), int32]"
+    assert (
+        show("def @main() { fn(%x : int32, %y) -> int32 { %x } }")
+        == "fn(%x : Tensor[(), int32], %y : a) -> Tensor[(), int32]"
+    )
     assert show("def @main() { @flip }") == "@flip<a, b, c>(%f : fn(a, b) -> c) -> fn(b, a) -> c"
     assert show("def @main() { Cons }") == "Cons : fn(a, List[a]) -> List[a]"
 
@@ -276,7 +285,10 @@ def test_closure_value_prints_as_its_signature() -> None:
 def test_returned_closures_can_be_called_from_python() -> None:
     inc = run("def @main() { fn(%x : Optional[bool]) { Some(%x) } }")
     result = inc(relay_text.run("Some(True)"))
-    assert isinstance(result, Data) and show("def @main(%v : Optional[Optional[bool]]) { %v }", result) == "Some(Some(True))"
+    assert (
+        isinstance(result, Data)
+        and show("def @main(%v : Optional[Optional[bool]]) { %v }", result) == "Some(Some(True))"
+    )
 
 
 def test_user_definition_shadows_the_prelude() -> None:
@@ -291,7 +303,10 @@ def test_user_definition_shadows_the_prelude() -> None:
     """
     assert show(src) == "Nil()"
     # The Prelude's own functions keep using the Prelude's @map.
-    assert show("def @map(%x : bool) -> bool { %x }\ndef @main() { @tmap(Some, Rose(1, Nil())) }") == "Rose(Some(1), Nil())"
+    assert (
+        show("def @map(%x : bool) -> bool { %x }\ndef @main() { @tmap(Some, Rose(1, Nil())) }")
+        == "Rose(Some(1), Nil())"
+    )
 
 
 def test_option_is_accepted_as_the_name_of_optional() -> None:

@@ -74,15 +74,7 @@ def test_large_tensors_are_summarised_unless_full() -> None:
 def test_composite_holding_a_tensor_spreads_over_lines() -> None:
     value = (np.zeros((2, 2), np.float32), Data(SOME, (np.ones(2, np.int32),)))
     assert value_text(value) == (
-        "(\n"
-        "  Tensor[(2, 2), float32]\n"
-        "  [[0. 0.]\n"
-        "   [0. 0.]],\n"
-        "  Some(\n"
-        "    Tensor[(2), int32]\n"
-        "    [1 1],\n"
-        "  ),\n"
-        ")"
+        "(\n  Tensor[(2, 2), float32]\n  [[0. 0.]\n   [0. 0.]],\n  Some(\n    Tensor[(2), int32]\n    [1 1],\n  ),\n)"
     )
 
 
@@ -101,9 +93,18 @@ def test_json_forms() -> None:
     assert json.loads(value_json(np.int32(11))) == {"tensor": 11, "dtype": "int32", "shape": []}
     assert json.loads(value_json(np.float32(2.5))) == {"tensor": 2.5, "dtype": "float32", "shape": []}
     assert json.loads(value_json(np.bool_(True))) == {"tensor": True, "dtype": "bool", "shape": []}
-    assert json.loads(value_json(np.arange(4, dtype=np.int64).reshape(2, 2))) == {"tensor": [[0, 1], [2, 3]], "dtype": "int64", "shape": [2, 2]}
-    assert json.loads(value_json((np.int32(1), ()))) == {"tuple": [{"tensor": 1, "dtype": "int32", "shape": []}, {"tuple": []}]}
-    assert json.loads(value_json(Data(SOME, (np.int32(2),)))) == {"constructor": "Some", "fields": [{"tensor": 2, "dtype": "int32", "shape": []}]}
+    assert json.loads(value_json(np.arange(4, dtype=np.int64).reshape(2, 2))) == {
+        "tensor": [[0, 1], [2, 3]],
+        "dtype": "int64",
+        "shape": [2, 2],
+    }
+    assert json.loads(value_json((np.int32(1), ()))) == {
+        "tuple": [{"tensor": 1, "dtype": "int32", "shape": []}, {"tuple": []}]
+    }
+    assert json.loads(value_json(Data(SOME, (np.int32(2),)))) == {
+        "constructor": "Some",
+        "fields": [{"tensor": 2, "dtype": "int32", "shape": []}],
+    }
     assert json.loads(value_json(Ref(np.int32(0)))) == {"ref": {"tensor": 0, "dtype": "int32", "shape": []}}
     one = {"tensor": 1, "dtype": "int32", "shape": []}
     assert json.loads(value_json(lst(np.int32(1), np.int32(1)))) == [one, one]
@@ -128,7 +129,12 @@ def test_npz_keys() -> None:
 
 
 def test_to_python() -> None:
-    value = (np.int32(3), lst(np.float32(0.5), np.float32(1.5)), np.arange(3, dtype=np.int8), Data(SOME, (np.bool_(True),)))
+    value = (
+        np.int32(3),
+        lst(np.float32(0.5), np.float32(1.5)),
+        np.arange(3, dtype=np.int8),
+        Data(SOME, (np.bool_(True),)),
+    )
     assert to_python(value) == (3, [0.5, 1.5], [0, 1, 2], ("Some", [True]))
     assert len(to_python(lst(*([np.int32(0)] * 1_000_000)))) == 1_000_000
 
@@ -164,7 +170,9 @@ def test_a_compiled_program_is_collected_once_nothing_uses_it() -> None:
     from relay_text.ir.span import Source
     from relay_text.pipeline import check_source
 
-    checked = check_source(Source("a.rly", "def @f(%x: int32) -> int32 { %x }\ndef @main() { @f }\n"), use_prelude=False)
+    checked = check_source(
+        Source("a.rly", "def @f(%x: int32) -> int32 { %x }\ndef @main() { @f }\n"), use_prelude=False
+    )
     module = checked.module
     program = compile_program(module, globals_=[module.global_var("main")], type_of=checked.result.type_of)
     closure = execute(program, "@main")

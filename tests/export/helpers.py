@@ -36,7 +36,13 @@ def export_errors(text: str, **options: Any) -> list[Any]:
 
 
 def both(
-    text: str, name: str = "t.rly", seed: int = 0, random_consts: bool = False, entry: str | None = None, opset: int | None = None, functions: bool = False
+    text: str,
+    name: str = "t.rly",
+    seed: int = 0,
+    random_consts: bool = False,
+    entry: str | None = None,
+    opset: int | None = None,
+    functions: bool = False,
 ) -> tuple[Any, Any]:
     """(numpy engine's value, onnxruntime engine's value) on the same random arguments."""
     source = Source(name, text)
@@ -53,7 +59,7 @@ def max_difference(expected: Any, actual: Any) -> float:
     """Largest absolute difference; asserts structure, dtypes and shapes agree and values are within tolerance."""
     if isinstance(expected, tuple):
         assert isinstance(actual, tuple) and len(actual) == len(expected)
-        return max([max_difference(e, a) for e, a in zip(expected, actual)], default=0.0)
+        return max([max_difference(e, a) for e, a in zip(expected, actual, strict=False)], default=0.0)
     e, a = np.asarray(expected), np.asarray(actual)
     assert a.dtype == e.dtype, (a.dtype, e.dtype)
     assert a.shape == e.shape, (a.shape, e.shape)

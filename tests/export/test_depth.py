@@ -130,12 +130,18 @@ def test_an_if_nested_too_deeply_is_reported_where_it_is() -> None:
 def test_a_loop_nested_too_deeply_is_reported_at_its_call() -> None:
     text = (
         f"def @count(%i: int32, %x: {X}) -> {X} {{ if (%i < 3) {{ @count(%i + 1, add(%x, 1f)) }} else {{ %x }} }}\n"
-        f"def @main(%b: bool, %x: {X}) {{\n" + "if (%b) { negative(\n" * MAX_SUBGRAPH_DEPTH + "@count(0, %x)" + ") } else { %x }\n" * MAX_SUBGRAPH_DEPTH + "}\n"
+        f"def @main(%b: bool, %x: {X}) {{\n"
+        + "if (%b) { negative(\n" * MAX_SUBGRAPH_DEPTH
+        + "@count(0, %x)"
+        + ") } else { %x }\n" * MAX_SUBGRAPH_DEPTH
+        + "}\n"
     )
     [d] = export_errors(text)
     _, line, column, _, _ = d.location()
     assert (d.code, line, column) == ("export-unsupported", MAX_SUBGRAPH_DEPTH + 3, 1)
-    assert d.message.startswith(f"this loop cannot be exported: its subgraphs would be nested {MAX_SUBGRAPH_DEPTH + 1} deep")
+    assert d.message.startswith(
+        f"this loop cannot be exported: its subgraphs would be nested {MAX_SUBGRAPH_DEPTH + 1} deep"
+    )
 
 
 def test_mutual_recursion_through_loops_is_reported() -> None:
@@ -163,7 +169,11 @@ def _cli_export(tmp_path: Path, text: str) -> tuple[int, str, Path]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("program", [let_chain, nested_calls, global_chain], ids=["let-chain", "nested-operator-calls", "chained-global-calls"])
+@pytest.mark.parametrize(
+    "program",
+    [let_chain, nested_calls, global_chain],
+    ids=["let-chain", "nested-operator-calls", "chained-global-calls"],
+)
 def test_100000_levels_export_from_the_command_line(tmp_path: Path, program) -> None:  # type: ignore[no-untyped-def]
     code, output, out = _cli_export(tmp_path, program(VERY_DEEP))
     assert code == 0, output[-2000:]
@@ -187,6 +197,9 @@ def test_100000_let_chain_runs_on_onnxruntime_from_the_command_line(tmp_path: Pa
     src = tmp_path / "deep.rly"
     src.write_text(let_chain(VERY_DEEP))
     np.save(tmp_path / "x.npy", ONES)
-    result = CliRunner().invoke(main, ["run", str(src), "--engine", "onnxruntime", "--arg", f"x=@{tmp_path / 'x.npy'}", "--output-format", "json"])
+    result = CliRunner().invoke(
+        main,
+        ["run", str(src), "--engine", "onnxruntime", "--arg", f"x=@{tmp_path / 'x.npy'}", "--output-format", "json"],
+    )
     assert result.exit_code == 0, result.output[-2000:]
     assert "100001.0" in result.output

@@ -69,10 +69,14 @@ def test_every_unsupported_operator_is_reported_once_with_its_reason() -> None:
 
 
 def test_vm_instructions_have_no_onnx_equivalent() -> None:
-    text = "def @main(%x: Tensor[(4), float32]) {\n  let %s = memory.alloc_storage(16i64, shape_of(%x), 64i64);\n  %x\n}\n"
+    text = (
+        "def @main(%x: Tensor[(4), float32]) {\n  let %s = memory.alloc_storage(16i64, shape_of(%x), 64i64);\n  %x\n}\n"
+    )
     [d] = export_errors(text)
     assert located(d) == ("export-unsupported", 2, 12)
-    assert d.message.startswith("`memory.alloc_storage` has no ONNX equivalent: an instruction of TVM's virtual machine")
+    assert d.message.startswith(
+        "`memory.alloc_storage` has no ONNX equivalent: an instruction of TVM's virtual machine"
+    )
 
 
 def test_an_operator_needing_a_later_opset_sets_the_opset_or_is_reported() -> None:
@@ -81,7 +85,9 @@ def test_an_operator_needing_a_later_opset_sets_the_opset_or_is_reported() -> No
     [d] = export_errors(text, opset=18)
     assert located(d) == ("export-unsupported", 2, 3)
     assert d.message == "`cumprod` needs ONNX opset 26 or later, and this export writes opset 18"
-    assert d.helps == ["export with `--opset 26` (or without `--opset`: the exporter then writes the opset the program needs)"]
+    assert d.helps == [
+        "export with `--opset 26` (or without `--opset`: the exporter then writes the opset the program needs)"
+    ]
 
 
 def test_call_lowered_is_exported_as_the_call() -> None:
@@ -159,7 +165,22 @@ def test_random_consts_are_the_values_relay_run_uses(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     x = np.ones((2, 3), np.float32)
     np.save(tmp_path / "x.npy", x)
-    ran = CliRunner().invoke(main, ["run", str(src), "--random-consts", "--seed", "3", "--arg", f"x=@{tmp_path / 'x.npy'}", "--output-format", "npz", "--output", str(tmp_path / "r.npz")])
+    ran = CliRunner().invoke(
+        main,
+        [
+            "run",
+            str(src),
+            "--random-consts",
+            "--seed",
+            "3",
+            "--arg",
+            f"x=@{tmp_path / 'x.npy'}",
+            "--output-format",
+            "npz",
+            "--output",
+            str(tmp_path / "r.npz"),
+        ],
+    )
     assert ran.exit_code == 0, ran.output
     import onnxruntime as ort
 
@@ -209,7 +230,9 @@ def test_run_on_onnxruntime_prints_what_the_numpy_engine_prints(tmp_path: Path, 
 
 def test_run_on_onnxruntime_reports_what_cannot_be_exported(tmp_path: Path) -> None:
     src = tmp_path / "p.rly"
-    src.write_text("def @main(%x: Tensor[(4), float32]) {\n  let %s = memory.alloc_storage(16i64, shape_of(%x), 64i64);\n  %x\n}\n")
+    src.write_text(
+        "def @main(%x: Tensor[(4), float32]) {\n  let %s = memory.alloc_storage(16i64, shape_of(%x), 64i64);\n  %x\n}\n"
+    )
     result = CliRunner().invoke(main, ["run", str(src), "--random-args", "--engine", "onnxruntime", "--color", "never"])
     assert result.exit_code == 1
     assert "error[export-unsupported]: `memory.alloc_storage` has no ONNX equivalent" in result.output
@@ -227,7 +250,10 @@ def test_max_memory_bounds_onnxruntime_s_tensors(tmp_path: Path) -> None:
     held = limits.resident()
     small = CliRunner().invoke(main, [*base, "--max-memory", str(held + 64 * 2**20)])
     assert small.exit_code == 1, small.output
-    assert "error[resource-limit]: this call needs 128 MiB, more than onnxruntime may still take under the memory limit of" in small.output
+    assert (
+        "error[resource-limit]: this call needs 128 MiB, more than onnxruntime may still take under the memory limit of"
+        in small.output
+    )
     assert "p.rly:2:14" in small.output
     big = CliRunner().invoke(main, [*base, "--max-memory", str(held + 2**30)])
     assert big.exit_code == 0, big.output

@@ -48,7 +48,9 @@ def test_sample_agrees_with_the_numpy_engine(name: str) -> None:
     agree(path.read_text(), name=str(path))
 
 
-@pytest.mark.parametrize("name", ["if_else", "rfc_syntax", "shape_polymorphism", "solver_nested", "tuples", "where_flatten"])
+@pytest.mark.parametrize(
+    "name", ["if_else", "rfc_syntax", "shape_polymorphism", "solver_nested", "tuples", "where_flatten"]
+)
 def test_sample_with_local_functions_agrees_with_the_numpy_engine(name: str) -> None:
     """The samples whose globals `--functions` writes as ONNX local functions."""
     path = ROOT / "samples" / f"{name}.rly"

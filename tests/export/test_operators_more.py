@@ -34,7 +34,9 @@ def V(*values: object) -> str:
 IMG = T("(2, 3, 9, 11)")
 NHWC = "transpose(%a, axes=[0, 2, 3, 1])"
 # regions: a batch index from %c, corners from %b (some outside the 9 x 11 image)
-ROIS = '%rois = concatenate((reshape(cast(floor_mod(%c, 2), "float32"), newshape=[4, 1]), abs(%b) * 6f - 1f), axis=1);\n  '
+ROIS = (
+    '%rois = concatenate((reshape(cast(floor_mod(%c, 2), "float32"), newshape=[4, 1]), abs(%b) * 6f - 1f), axis=1);\n  '
+)
 
 CASES: dict[str, str] = {}
 
@@ -46,14 +48,35 @@ def case(name: str, program: str) -> None:
 
 # ---- dyn.* --------------------------------------------------------------------
 case("dyn.broadcast_to", P("dyn.broadcast_to(%a, shape_of(%b))", T("(3, 1)"), T("(2, 3, 4)")))
-case("dyn.full", P('(dyn.full(%a, shape_of(%b), dtype="int32"), dyn.full(%a, cast(shape_of(%b), "float32")))', T("()"), T("(2, 3)")))
+case(
+    "dyn.full",
+    P('(dyn.full(%a, shape_of(%b), dtype="int32"), dyn.full(%a, cast(shape_of(%b), "float32")))', T("()"), T("(2, 3)")),
+)
 case("dyn.zeros", P('dyn.zeros(shape_of(%a), dtype="int32")', T("(2, 3)")))
 case("dyn.ones", P('dyn.ones(cast(shape_of(%a), "float32"), dtype="float32")', T("(2, 3)")))
 case("dyn.tile", P("(dyn.tile(%a, shape_of(%b)), dyn.tile(%b, shape_of(%c)))", T("(2, 3)"), T("(2, 1, 3)"), T("(3)")))
-case("dyn.expand_dims", P("(dyn.expand_dims(%a, -2, num_newaxis=2), dyn.expand_dims(%a, 0), dyn.expand_dims(%a, 2), dyn.expand_dims(%a, 1, num_newaxis=0))", T("(2, 3)")))
+case(
+    "dyn.expand_dims",
+    P(
+        "(dyn.expand_dims(%a, -2, num_newaxis=2), dyn.expand_dims(%a, 0), dyn.expand_dims(%a, 2), dyn.expand_dims(%a, 1, num_newaxis=0))",
+        T("(2, 3)"),
+    ),
+)
 case("dyn.squeeze", P(f"(dyn.squeeze(%a, {V(0, 2)}), dyn.squeeze(%a, {V(-2)}))", T("(1, 3, 1, 2)")))
-case("dyn.one_hot", P("(dyn.one_hot(floor_mod(%a, 7) - 1, 1f, 0f, 5, axis=-1), dyn.one_hot(%a, 3, -1, 4, axis=0))", T("(2, 3)", "int32")))
-case("dyn.topk", P(f'(dyn.topk(%a, 2), dyn.topk(%a, 0, axis=1, ret_type="values", is_ascend=True), dyn.topk(%a, {V(3)}, ret_type="indices"))', T("(2, 3, 4)")))
+case(
+    "dyn.one_hot",
+    P(
+        "(dyn.one_hot(floor_mod(%a, 7) - 1, 1f, 0f, 5, axis=-1), dyn.one_hot(%a, 3, -1, 4, axis=0))",
+        T("(2, 3)", "int32"),
+    ),
+)
+case(
+    "dyn.topk",
+    P(
+        f'(dyn.topk(%a, 2), dyn.topk(%a, 0, axis=1, ret_type="values", is_ascend=True), dyn.topk(%a, {V(3)}, ret_type="indices"))',
+        T("(2, 3, 4)"),
+    ),
+)
 WIDTHS = "reshape({}, newshape=[3, 2])"
 case(
     "dyn.nn.pad",
@@ -76,8 +99,20 @@ case(
         T("(4, 5, 6)"),
     ),
 )
-case("dyn.nn.upsampling", P('(dyn.nn.upsampling(%a, 2f, 1.5f), dyn.nn.upsampling(%a, 2f, 3f, method="bilinear", align_corners=True), dyn.nn.upsampling(%a, 1.7f, 0.9f, layout="NHWC"))', T("(1, 2, 4, 5)")))
-case("dyn.nn.upsampling3d", P('(dyn.nn.upsampling3d(%a, 2f, 1.5f, 2f), dyn.nn.upsampling3d(%a, 2f, 2f, 1.7f, method="trilinear", coordinate_transformation_mode="align_corners"))', T("(1, 2, 2, 3, 3)")))
+case(
+    "dyn.nn.upsampling",
+    P(
+        '(dyn.nn.upsampling(%a, 2f, 1.5f), dyn.nn.upsampling(%a, 2f, 3f, method="bilinear", align_corners=True), dyn.nn.upsampling(%a, 1.7f, 0.9f, layout="NHWC"))',
+        T("(1, 2, 4, 5)"),
+    ),
+)
+case(
+    "dyn.nn.upsampling3d",
+    P(
+        '(dyn.nn.upsampling3d(%a, 2f, 1.5f, 2f), dyn.nn.upsampling3d(%a, 2f, 2f, 1.7f, method="trilinear", coordinate_transformation_mode="align_corners"))',
+        T("(1, 2, 2, 3, 3)"),
+    ),
+)
 case(
     "dyn.image.resize2d",
     P(
@@ -90,18 +125,54 @@ case(
     ),
 )
 # TVM 0.7's name: no roi, the older method names
-case("dyn.image.resize", P(f'(dyn.image.resize(%a, {V(12, 5)}), dyn.image.resize(%a, {V(5, 11)}, method="bicubic"))', T("(1, 3, 8, 8)")))
+case(
+    "dyn.image.resize",
+    P(f'(dyn.image.resize(%a, {V(12, 5)}), dyn.image.resize(%a, {V(5, 11)}, method="bicubic"))', T("(1, 3, 8, 8)")),
+)
 # ---- indexing and rearranging ---------------------------------------------------
-case("adv_index", P("(adv_index((%a, floor_mod(%b, 4), floor_mod(%c, 5))), adv_index((%a, floor_mod(%c, 4))))", T("(4, 5, 3)"), T("(2, 1)", "int32"), T("(3)", "int32")))
+case(
+    "adv_index",
+    P(
+        "(adv_index((%a, floor_mod(%b, 4), floor_mod(%c, 5))), adv_index((%a, floor_mod(%c, 4))))",
+        T("(4, 5, 3)"),
+        T("(2, 1)", "int32"),
+        T("(3)", "int32"),
+    ),
+)
 case("invert_permutation", P("invert_permutation(argsort(%a))", T("(6)")))
-case("sliding_window", P("(sliding_window(%a, axis=1, window_shape=[3, 2], strides=[2, 3]), sliding_window(%a, axis=0, window_shape=[1, 4, 4], strides=[1, 1, 2]))", T("(2, 7, 8)")))
+case(
+    "sliding_window",
+    P(
+        "(sliding_window(%a, axis=1, window_shape=[3, 2], strides=[2, 3]), sliding_window(%a, axis=0, window_shape=[1, 4, 4], strides=[1, 1, 2]))",
+        T("(2, 7, 8)"),
+    ),
+)
 # repeated indices: the last update wins, as in the numpy kernel (and onnxruntime)
 case("scatter", P("scatter(%a, floor_mod(%b, 4), %c, axis=0)", T("(4, 5)"), T("(3, 5)", "int32"), T("(3, 5)")))
 case("scatter_add", P("scatter_add(%a, floor_mod(%b, 4), %c, axis=1)", T("(4, 5)"), T("(4, 3)", "int32"), T("(4, 3)")))
-case("nn.space_to_batch_nd", P("(nn.space_to_batch_nd(%a, block_shape=[2, 3], paddings=[[1, 0], [0, 0]], pad_value=1.5f), nn.space_to_batch_nd(%b, block_shape=[2], paddings=[[1, 1]], pad_value=7.9f))", T("(2, 5, 6, 3)"), T("(2, 4, 4)", "int32")))
-case("nn.batch_to_space_nd", P("(nn.batch_to_space_nd(%a, block_shape=[2, 3], crops=[[1, 0], [0, 2]]), nn.batch_to_space_nd(%a, block_shape=[2], crops=[[0, 0]]))", T("(12, 3, 2, 3)")))
+case(
+    "nn.space_to_batch_nd",
+    P(
+        "(nn.space_to_batch_nd(%a, block_shape=[2, 3], paddings=[[1, 0], [0, 0]], pad_value=1.5f), nn.space_to_batch_nd(%b, block_shape=[2], paddings=[[1, 1]], pad_value=7.9f))",
+        T("(2, 5, 6, 3)"),
+        T("(2, 4, 4)", "int32"),
+    ),
+)
+case(
+    "nn.batch_to_space_nd",
+    P(
+        "(nn.batch_to_space_nd(%a, block_shape=[2, 3], crops=[[1, 0], [0, 2]]), nn.batch_to_space_nd(%a, block_shape=[2], crops=[[0, 0]]))",
+        T("(12, 3, 2, 3)"),
+    ),
+)
 case("debug", P("debug(%a)", T("(2, 3)")))
-case("image.resize", P('(image.resize(%a, size=[12, 5]), image.resize(%a, size=[5, 11], method="bicubic"), image.resize(%a, size=[4, 6], layout="NHWC", method="nearest_neighbor"))', T("(1, 3, 8, 8)")))
+case(
+    "image.resize",
+    P(
+        '(image.resize(%a, size=[12, 5]), image.resize(%a, size=[5, 11], method="bicubic"), image.resize(%a, size=[4, 6], layout="NHWC", method="nearest_neighbor"))',
+        T("(1, 3, 8, 8)"),
+    ),
+)
 # ---- vision -------------------------------------------------------------------
 case("image.affine_grid", P("image.affine_grid(%a, target_shape=[4, 5])", T("(2, 2, 3)")))
 case(
@@ -139,7 +210,14 @@ case(
 )  # fmt: skip
 
 # ---- values that decide the shape, searches, scans -------------------------------
-case("argwhere", P("(argwhere(greater(%a, 0f)), argwhere(%a), argwhere(%b), argwhere(floor_mod(%b, 1)))", T("(3, 4)"), T("()", "int32")))
+case(
+    "argwhere",
+    P(
+        "(argwhere(greater(%a, 0f)), argwhere(%a), argwhere(%b), argwhere(floor_mod(%b, 1)))",
+        T("(3, 4)"),
+        T("()", "int32"),
+    ),
+)
 case(
     "unique",
     P(
@@ -164,9 +242,26 @@ case(
         T("(2, 3, 4)"), T("(2, 5)", "int32"), T("(6)", "bool"),
     ),
 )  # fmt: skip
-case("reinterpret", P('(reinterpret(%a, dtype="int32"), reinterpret(%b, dtype="uint8"), reinterpret(%c, dtype="float64"))', T("(2, 3)"), T("(4)", "int8"), T("(3)", "int64")))
+case(
+    "reinterpret",
+    P(
+        '(reinterpret(%a, dtype="int32"), reinterpret(%b, dtype="uint8"), reinterpret(%c, dtype="float64"))',
+        T("(2, 3)"),
+        T("(4)", "int8"),
+        T("(3)", "int64"),
+    ),
+)
 # ---- Fourier transforms -----------------------------------------------------------
-case("dft", P("(dft(%a, %b), dft(%a, %b, inverse=True), dft(%c, %d))", T("(2, 3, 8)"), T("(2, 3, 8)"), T("(5)", "float64"), T("(5)", "float64")))
+case(
+    "dft",
+    P(
+        "(dft(%a, %b), dft(%a, %b, inverse=True), dft(%c, %d))",
+        T("(2, 3, 8)"),
+        T("(2, 3, 8)"),
+        T("(5)", "float64"),
+        T("(5)", "float64"),
+    ),
+)
 case(
     "stft",
     P(
@@ -186,7 +281,16 @@ case(
         T("(6, 2)", "int32"), T("(6)"), T("()"), T("(4)", "int32"),
     ),
 )  # fmt: skip
-case("dyn.sparse_to_dense", P("dyn.sparse_to_dense(floor_mod(%a, 5) - 1, %b, %c, shape_of(%d))", T("(6, 2)", "int32"), T("(6)"), T("()"), T("(3, 4)")))
+case(
+    "dyn.sparse_to_dense",
+    P(
+        "dyn.sparse_to_dense(floor_mod(%a, 5) - 1, %b, %c, shape_of(%d))",
+        T("(6, 2)", "int32"),
+        T("(6)"),
+        T("()"),
+        T("(3, 4)"),
+    ),
+)
 case(
     "sparse_reshape",
     P(
@@ -205,8 +309,22 @@ case(
     ),
 )  # fmt: skip
 # ---- writing into tensors -----------------------------------------------------------
-case("nn.dilate", P("(nn.dilate(%a, strides=[1, 2, 3], dilation_value=1.5f), nn.dilate(%b, strides=[3, 1], dilation_value=-2.7f), nn.dilate(%b, strides=[1, 1]))", T("(2, 3, 4)"), T("(3, 2)", "int32")))
-case("nn.fifo_buffer", P("(nn.fifo_buffer(%a, %b, axis=1), nn.fifo_buffer(reshape(%a, newshape=[3, 2]), reshape(%b, newshape=[5, 2]), axis=-2))", T("(2, 3)"), T("(2, 5)")))
+case(
+    "nn.dilate",
+    P(
+        "(nn.dilate(%a, strides=[1, 2, 3], dilation_value=1.5f), nn.dilate(%b, strides=[3, 1], dilation_value=-2.7f), nn.dilate(%b, strides=[1, 1]))",
+        T("(2, 3, 4)"),
+        T("(3, 2)", "int32"),
+    ),
+)
+case(
+    "nn.fifo_buffer",
+    P(
+        "(nn.fifo_buffer(%a, %b, axis=1), nn.fifo_buffer(reshape(%a, newshape=[3, 2]), reshape(%b, newshape=[5, 2]), axis=-2))",
+        T("(2, 3)"),
+        T("(2, 5)"),
+    ),
+)
 case(
     "matrix_set_diag",
     P(
@@ -225,9 +343,22 @@ case(
 )  # fmt: skip
 
 # ---- detection --------------------------------------------------------------------
-case("vision.multibox_prior", P("(vision.multibox_prior(%a), vision.multibox_prior(%a, sizes=[0.3f, 0.5f], ratios=[1f, 2f, 0.5f], steps=[0.2f, 0.25f], offsets=[0.4f, 0.6f], clip=True))", T("(1, 3, 4, 5)")))
+case(
+    "vision.multibox_prior",
+    P(
+        "(vision.multibox_prior(%a), vision.multibox_prior(%a, sizes=[0.3f, 0.5f], ratios=[1f, 2f, 0.5f], steps=[0.2f, 0.25f], offsets=[0.4f, 0.6f], clip=True))",
+        T("(1, 3, 4, 5)"),
+    ),
+)
 case("vision.yolo_reorg", P("vision.yolo_reorg(%a, stride=2)", T("(2, 8, 4, 6)")))
-case("vision.get_valid_counts", P("(vision.get_valid_counts(%a, %b), vision.get_valid_counts(%a, 0f, score_threshold=0.2f, id_index=-1, score_index=3))", T("(2, 7, 6)"), T("()")))
+case(
+    "vision.get_valid_counts",
+    P(
+        "(vision.get_valid_counts(%a, %b), vision.get_valid_counts(%a, 0f, score_threshold=0.2f, id_index=-1, score_index=3))",
+        T("(2, 7, 6)"),
+        T("()"),
+    ),
+)
 case(
     "vision.multibox_transform_loc",
     P(
@@ -293,16 +424,55 @@ case(
         T("(1, 2, 6, 6, 4)"), T("(2, 1, 3, 3, 1, 4)"),
     ),
 )  # fmt: skip
-case("nn.contrib_conv2d_gemm_weight_transform", P("(nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2), nn.contrib_conv2d_gemm_weight_transform(%b, tile_N=4, tile_K=2))", T("(3, 3, 5, 6)"), T("(3, 3, 5, 6)", "int8")))
+case(
+    "nn.contrib_conv2d_gemm_weight_transform",
+    P(
+        "(nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2), nn.contrib_conv2d_gemm_weight_transform(%b, tile_N=4, tile_K=2))",
+        T("(3, 3, 5, 6)"),
+        T("(3, 3, 5, 6)", "int8"),
+    ),
+)
 GEMM = 'nn.contrib_conv2d_gemm_without_weight_transform({}, nn.contrib_conv2d_gemm_weight_transform({}, tile_N=4, tile_K=2), channels=6, kernel_size=[3, 3], padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO"{})'
 case(
     "nn.contrib_conv2d_gemm_without_weight_transform",
-    P("(" + GEMM.format("%a", "%b", "") + ", " + GEMM.format("%c", "%d", ', out_dtype="int32"') + ")", T("(1, 7, 7, 5)"), T("(3, 3, 5, 6)"), T("(1, 7, 7, 5)", "int8"), T("(3, 3, 5, 6)", "int8")),
+    P(
+        "(" + GEMM.format("%a", "%b", "") + ", " + GEMM.format("%c", "%d", ', out_dtype="int32"') + ")",
+        T("(1, 7, 7, 5)"),
+        T("(3, 3, 5, 6)"),
+        T("(1, 7, 7, 5)", "int8"),
+        T("(3, 3, 5, 6)", "int8"),
+    ),
 )
-case("nn.contrib_dense_pack", P('(nn.contrib_dense_pack(%a, %b), nn.contrib_dense_pack(%a, %c), nn.contrib_dense_pack(%d, %e, out_dtype="int32"))', T("(3, 16)"), T("(4, 16, 8)"), T("(2, 4, 16, 4)"), T("(3, 16)", "uint8"), T("(2, 4, 16, 4)", "int8")))
-case("nn.contrib_conv2d_winograd_weight_transform", P("nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=4)", T("(8, 4, 3, 3)")))
-case("nn.contrib_conv3d_winograd_weight_transform", P("(nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=2), nn.contrib_conv3d_winograd_weight_transform(%b, tile_size=4))", T("(8, 4, 3, 3, 3)"), T("(8, 4, 1, 3, 3)")))
-case("nn.contrib_conv2d_winograd_nnpack_weight_transform", P('(nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0), nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0, out_dtype="float64"))', T("(8, 4, 3, 3)")))
+case(
+    "nn.contrib_dense_pack",
+    P(
+        '(nn.contrib_dense_pack(%a, %b), nn.contrib_dense_pack(%a, %c), nn.contrib_dense_pack(%d, %e, out_dtype="int32"))',
+        T("(3, 16)"),
+        T("(4, 16, 8)"),
+        T("(2, 4, 16, 4)"),
+        T("(3, 16)", "uint8"),
+        T("(2, 4, 16, 4)", "int8"),
+    ),
+)
+case(
+    "nn.contrib_conv2d_winograd_weight_transform",
+    P("nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=4)", T("(8, 4, 3, 3)")),
+)
+case(
+    "nn.contrib_conv3d_winograd_weight_transform",
+    P(
+        "(nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=2), nn.contrib_conv3d_winograd_weight_transform(%b, tile_size=4))",
+        T("(8, 4, 3, 3, 3)"),
+        T("(8, 4, 1, 3, 3)"),
+    ),
+)
+case(
+    "nn.contrib_conv2d_winograd_nnpack_weight_transform",
+    P(
+        '(nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0), nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0, out_dtype="float64"))',
+        T("(8, 4, 3, 3)"),
+    ),
+)
 case(
     "nn.contrib_conv2d_winograd_without_weight_transform",
     P(
@@ -311,7 +481,14 @@ case(
         T("(1, 4, 14, 14)"), T("(6, 6, 8, 4)"), T("(1, 14, 14, 4)"), T("(4, 4, 8, 4)"),
     ),
 )  # fmt: skip
-case("nn.contrib_conv3d_winograd_without_weight_transform", P("nn.contrib_conv3d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3, 3])", T("(1, 4, 6, 6, 6)"), T("(4, 4, 4, 8, 4)")))
+case(
+    "nn.contrib_conv3d_winograd_without_weight_transform",
+    P(
+        "nn.contrib_conv3d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3, 3])",
+        T("(1, 4, 6, 6, 6)"),
+        T("(4, 4, 4, 8, 4)"),
+    ),
+)
 
 
 # ---- quantized arithmetic, as TVM lowers it (exact: integers compared as they are) -------------
@@ -341,7 +518,10 @@ case('nn.bitserial_conv2d', 'def @main(%a: Tensor[(1, 3, 6, 6), int32], %w: Tens
 case('nn.bitserial_dense', 'def @main(%a: Tensor[(3, 8), int32], %w: Tensor[(5, 8), uint8]) { (nn.bitserial_dense(%a, %w, units=5, data_bits=2, weight_bits=1, out_dtype="int32"), nn.bitserial_dense(%a, %w, units=5, data_bits=3, weight_bits=2, unipolar=False)) }' + "\n")  # fmt: skip
 case('nn.conv2d_backward_weight', 'def @main(%g: Tensor[(2, 3, 6, 6), float32], %x: Tensor[(2, 3, 6, 6), float32], %h: Tensor[(1, 4, 3, 3), float32], %y: Tensor[(1, 6, 7, 7), float32], %n: Tensor[(1, 3, 3, 4), float32], %z: Tensor[(1, 4, 5, 2), float32]) { (nn.conv2d_backward_weight(%g, %x, padding=[1, 1, 1, 1], channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW"), nn.conv2d_backward_weight(%g, %x, padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW"), nn.conv2d_backward_weight(%h, %y, strides=[2, 2], dilation=[1, 2], groups=2, kernel_size=[2, 3], kernel_layout="NCHW", out_layout="OIHW"), nn.conv2d_backward_weight(%n, %z, kernel_size=[3, 2], data_layout="NHWC", kernel_layout="NHWC", out_layout="HWIO", out_dtype="float64")) }' + "\n")  # fmt: skip
 # operators whose test is another operator's program (which calls them too)
-COVERED_BY = {name: "qnn.abs" for name in ("qnn.erf", "qnn.exp", "qnn.hardswish", "qnn.log", "qnn.rsqrt", "qnn.sigmoid", "qnn.sqrt", "qnn.tanh")}
+COVERED_BY = {
+    name: "qnn.abs"
+    for name in ("qnn.erf", "qnn.exp", "qnn.hardswish", "qnn.log", "qnn.rsqrt", "qnn.sigmoid", "qnn.sqrt", "qnn.tanh")
+}
 COVERED_BY["qnn.subtract"] = "qnn.add"
 
 

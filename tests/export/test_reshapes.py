@@ -31,7 +31,10 @@ def test_special_values_without_an_onnx_meaning_stay_refused() -> None:
     """-2 (copy the remaining dimensions) has no ONNX equivalent when the
     result's shape is not static."""
     (error,) = export_errors("def @main(%a: Tensor[(?, 2, 3), float32]) { reshape(%a, newshape=[-1, -2]) }")
-    assert error.message == "`reshape` cannot be exported here: the shape of the result is not static (Tensor[(?, 2, 3), float32])"
+    assert (
+        error.message
+        == "`reshape` cannot be exported here: the shape of the result is not static (Tensor[(?, 2, 3), float32])"
+    )
 
 
 def test_a_reshape_to_a_dimension_of_size_zero() -> None:
@@ -42,7 +45,9 @@ def test_a_reshape_to_a_dimension_of_size_zero() -> None:
     (node,) = [n for n in export(text).graph.node if n.op_type == "Reshape"]
     assert [(a.name, a.i) for a in node.attribute] == [("allowzero", 1)]
     (error,) = export_errors(text, opset=13)
-    assert error.message.endswith("a reshape to a shape with a dimension of size 0 needs opset 14 (Reshape's allowzero)")
+    assert error.message.endswith(
+        "a reshape to a shape with a dimension of size 0 needs opset 14 (Reshape's allowzero)"
+    )
 
 
 def test_a_reshape_to_a_shape_read_at_run_time_keeps_allowzero() -> None:

@@ -17,17 +17,31 @@ from fuzz.oracles import Failure, evaluate
 from fuzz.worker import Worker
 
 # Cases per mode: about ten seconds each on the project's machine.
-CASES = {"mutate": 60, "grammar": 60, "typed": 150, "comments": 30, "metadata": 150, "operators": 400, "environment": 4, "lsp": 3}
+CASES = {
+    "mutate": 60,
+    "grammar": 60,
+    "typed": 150,
+    "comments": 30,
+    "metadata": 150,
+    "operators": 400,
+    "environment": 4,
+    "lsp": 3,
+}
 SECONDS = 12.0
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_a_seeded_run_finds_nothing(mode: str, tmp_path: Path) -> None:
-    with Campaign(seed=0, case_timeout=10.0, findings_dir=tmp_path, minimize_seconds=20.0, log=lambda _: None) as campaign:
+    with Campaign(
+        seed=0, case_timeout=10.0, findings_dir=tmp_path, minimize_seconds=20.0, log=lambda _: None
+    ) as campaign:
         counts = campaign.run_mode(mode, SECONDS, CASES[mode])
     assert counts.cases > 0
-    found = {sig: f"{f.failure.line()} ({f.case.origin})\n--- minimized:\n{f.minimized}" for sig, f in campaign.findings.items()}
+    found = {
+        sig: f"{f.failure.line()} ({f.case.origin})\n--- minimized:\n{f.minimized}"
+        for sig, f in campaign.findings.items()
+    }
     assert found == {}
 
 
@@ -45,7 +59,9 @@ def _planted_hang(text: str, reference: str | None, workdir: Path, stage, run: b
 
 
 def test_a_planted_internal_error_is_found_saved_and_minimized(tmp_path: Path) -> None:
-    with Campaign(seed=0, findings_dir=tmp_path, target=_planted_error, minimize_seconds=30.0, log=lambda _: None) as campaign:
+    with Campaign(
+        seed=0, findings_dir=tmp_path, target=_planted_error, minimize_seconds=30.0, log=lambda _: None
+    ) as campaign:
         campaign.run_case("mutate", Case("def @f() { 1 }\n\ndef @main() {\n  @f()\n}\n", "planted"))
         campaign.run_case("mutate", Case("def @f() { 1 }\n", "planted"))
     assert campaign.counts["mutate"].cases == 2
@@ -61,7 +77,9 @@ def test_a_planted_internal_error_is_found_saved_and_minimized(tmp_path: Path) -
 
 @pytest.mark.slow
 def test_a_planted_hang_is_found_and_the_worker_restarted(tmp_path: Path) -> None:
-    with Campaign(seed=0, case_timeout=1.0, findings_dir=tmp_path, target=_planted_hang, minimize_seconds=0, log=lambda _: None) as campaign:
+    with Campaign(
+        seed=0, case_timeout=1.0, findings_dir=tmp_path, target=_planted_hang, minimize_seconds=0, log=lambda _: None
+    ) as campaign:
         hung = campaign.run_case("typed", Case("def @main() { 0 }", "planted"))
         after = campaign.run_case("typed", Case("def @f() { 0 }", "planted"))
     assert [(f.kind, f.command) for f in hung] == [("hang", "run")]
@@ -205,7 +223,9 @@ def test_the_lsp_mode_sees_a_server_that_does_not_answer(monkeypatch: pytest.Mon
     from fuzz import lsp
 
     monkeypatch.setattr(lsp.Session, "command", [sys.executable, "-c", "import sys; sys.stdin.buffer.read()"])
-    origin, failures = lsp.run_session(random.Random(0), [("t.rly", "def @main() { 1 }\n")], steps=2, reply_seconds=0.5)
+    _origin, failures = lsp.run_session(
+        random.Random(0), [("t.rly", "def @main() { 1 }\n")], steps=2, reply_seconds=0.5
+    )
     assert [(f.kind, f.command) for f in failures] == [("hang", "lsp")]
     assert failures[0].detail == "no reply to `initialize` (exit None)"
 
@@ -217,8 +237,14 @@ def test_the_environment_mode_sees_a_lost_file_and_a_temporary_one(tmp_path: Pat
 
     (tmp_path / ".relay-fmt-1234.tmp").write_text("x")
     assert environment._temporaries(tmp_path) == [".relay-fmt-1234.tmp"]
-    assert environment._at_startup('Traceback (most recent call last):\n  File "<frozen site>", line 1\nKeyboardInterrupt\n')
-    assert not environment._at_startup('Traceback ...\n  File "relay_text/batch.py", line 3, in run_tasks\nKeyboardInterrupt\n')
-    assert environment._at_startup('Traceback ...\n  File "relay_text/__init__.py", line 13, in <module>\n  File "typing.py", line 9, in <genexpr>\nKeyboardInterrupt\n')
+    assert environment._at_startup(
+        'Traceback (most recent call last):\n  File "<frozen site>", line 1\nKeyboardInterrupt\n'
+    )
+    assert not environment._at_startup(
+        'Traceback ...\n  File "relay_text/batch.py", line 3, in run_tasks\nKeyboardInterrupt\n'
+    )
+    assert environment._at_startup(
+        'Traceback ...\n  File "relay_text/__init__.py", line 13, in <module>\n  File "typing.py", line 9, in <genexpr>\nKeyboardInterrupt\n'
+    )
     origin, failures = environment.run_scenario(random.Random(5), [("t.rly", "def @main(%a,%b){%a+%b}\n")])
     assert failures == [], origin

@@ -68,7 +68,9 @@ def test_every_sample_is_in_the_normal_form(path: Path) -> None:
     assert format(text) == text
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).parents[2] / "samples" / "errors").glob("*.rly")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((Path(__file__).parents[2] / "samples" / "errors").glob("*.rly")), ids=lambda p: p.name
+)
 def test_every_error_sample_that_parses_is_in_the_normal_form(path: Path) -> None:
     """The documents' mistakes in samples/errors/ are formatted too (fmt needs
     syntax, not names or types); those with syntax errors are refused with

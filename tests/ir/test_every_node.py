@@ -85,7 +85,11 @@ def _functors() -> list[type]:
     def below(cls: type) -> list[type]:
         return [s for sub in cls.__subclasses__() for s in (sub, *below(sub))]
 
-    folds = {c for c in below(ExprFunctor) if c.__module__.startswith("relay_text.") and not issubclass(c, (ExprVisitor, ExprMutator))}
+    folds = {
+        c
+        for c in below(ExprFunctor)
+        if c.__module__.startswith("relay_text.") and not issubclass(c, (ExprVisitor, ExprMutator))
+    }
     return sorted(folds, key=lambda c: c.__module__ + c.__qualname__)
 
 
@@ -96,5 +100,7 @@ def test_every_fold_without_defaults_handles_every_node_class() -> None:
     `RefWrite` without a program having to reach it."""
     functors = _functors()
     assert len(functors) >= 4, functors  # the checker, the printer, the ONNX lowering, ...
-    missing = {f"{c.__module__}.{c.__qualname__}": sorted(t.__name__ for t in FIELDS if t not in c._methods) for c in functors}
+    missing = {
+        f"{c.__module__}.{c.__qualname__}": sorted(t.__name__ for t in FIELDS if t not in c._methods) for c in functors
+    }
     assert {k: v for k, v in missing.items() if v} == {}

@@ -25,7 +25,14 @@ def @main() { @tree(60i64) }
 
 def _relay(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "relay_text", *args], check=False, capture_output=True, text=True, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "relay_text", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def test_max_memory_stops_a_large_allocation(tmp_path: Path) -> None:
@@ -76,7 +83,9 @@ def test_a_timeout_stops_the_run_where_it_is_and_the_next_run_works(tmp_path: Pa
     stopped = CliRunner().invoke(main, ["run", "--timeout", "1", str(prog)], env={"NO_COLOR": "1"})
     assert time.monotonic() - start < 15
     assert stopped.exit_code == 1
-    assert stopped.stderr.splitlines()[0] == "error[resource-limit]: the run took longer than the limit of 1 s (--timeout)"
+    assert (
+        stopped.stderr.splitlines()[0] == "error[resource-limit]: the run took longer than the limit of 1 s (--timeout)"
+    )
     assert stopped.stderr.splitlines()[1].startswith(f" --> {prog}:")
     one = tmp_path / "one.rly"
     one.write_text("def @main() { 1 + 1 }\n")

@@ -40,7 +40,9 @@ def @main() { @f(1000000000) }
 def relay(*args: str) -> tuple[subprocess.CompletedProcess, float]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
     start = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "relay_text", *args], capture_output=True, text=True, env=env, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "relay_text", *args], capture_output=True, text=True, env=env, timeout=120
+    )
     return result, time.monotonic() - start
 
 
@@ -80,7 +82,9 @@ def test_the_stage_before_the_run_is_named(tmp_path: Path) -> None:
     (it said "reading and checking" for everything, even while running)."""
     prog = tmp_path / "p.rly"
     prog.write_text("".join(f"def @f{i}(%x: int32) -> int32 {{ %x + {i} }}\n" for i in range(20000)))
-    result = CliRunner().invoke(main, ["run", "--timeout", "0.3", "--entry", "f0", "--arg", "x=1", str(prog)], env={"NO_COLOR": "1"})
+    result = CliRunner().invoke(
+        main, ["run", "--timeout", "0.3", "--entry", "f0", "--arg", "x=1", str(prog)], env={"NO_COLOR": "1"}
+    )
     assert result.exit_code == 1
     first = result.stderr.splitlines()[0]
     assert first in (

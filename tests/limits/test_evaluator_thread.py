@@ -86,7 +86,7 @@ def test_a_run_that_grew_the_process_retires_the_thread(monkeypatch: pytest.Monk
     assert runtime._on_big_stack(lambda: "small", STACK) == "small"
     (kept,) = runtime._WORKERS
     assert runtime._on_big_stack(lambda: "small again", STACK) == "small again"
-    assert runtime._WORKERS == [kept]
+    assert [kept] == runtime._WORKERS
     try:
         assert runtime._on_big_stack(lambda: _grow(64 * 1024 * 1024), STACK) == "grown"
     finally:

@@ -49,15 +49,27 @@ print(json.dumps([done.returncode, done.stdout, done.stderr, peak]))
 
 def measured(*args: str) -> tuple[int, str, str, int]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "RELAY_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "relay_text", *args], capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, sys.executable, "-m", "relay_text", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     code, stdout, stderr, peak = json.loads(out.stdout)
     return code, stdout, stderr, peak
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="peak memory from getrusage in bytes (Linux reports KiB)")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="peak memory from getrusage in bytes (Linux reports KiB)"
+)
 @pytest.mark.parametrize(
     "text, limit",
-    [pytest.param(CONV2D, 400, marks=pytest.mark.slow), pytest.param(CONV3D, 400, marks=pytest.mark.slow), (CONV_TRANSPOSE, 200)],
+    [
+        pytest.param(CONV2D, 400, marks=pytest.mark.slow),
+        pytest.param(CONV3D, 400, marks=pytest.mark.slow),
+        (CONV_TRANSPOSE, 200),
+    ],
     ids=["conv2d", "conv3d", "conv2d_transpose"],
 )
 def test_a_convolution_whose_temporaries_pass_the_limit_runs_within_it(tmp_path: Path, text: str, limit: int) -> None:
@@ -76,7 +88,10 @@ def test_blocks_of_the_same_result_whatever_their_size(monkeypatch: pytest.Monke
 
     rng = np.random.default_rng(0)
     x2, w2 = rng.standard_normal((2, 4, 9, 7)).astype(np.float32), rng.standard_normal((6, 2, 3, 2)).astype(np.float32)
-    x3, w3 = rng.standard_normal((1, 3, 5, 6, 4)).astype(np.float32), rng.standard_normal((4, 3, 2, 3, 2)).astype(np.float32)
+    x3, w3 = (
+        rng.standard_normal((1, 3, 5, 6, 4)).astype(np.float32),
+        rng.standard_normal((4, 3, 2, 3, 2)).astype(np.float32),
+    )
     xt, wt = rng.standard_normal((2, 4, 5, 3)).astype(np.float32), rng.standard_normal((4, 3, 3, 2)).astype(np.float32)
     results = []
     for scratch in (1, 3 * 4 * 6 * 7 * 4, 1 << 30):
@@ -89,7 +104,7 @@ def test_blocks_of_the_same_result_whatever_their_size(monkeypatch: pytest.Monke
             )
         )
     for other in results[1:]:
-        for a, b in zip(results[0], other):
+        for a, b in zip(results[0], other, strict=False):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
 
 

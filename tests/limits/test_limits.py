@@ -45,7 +45,10 @@ def test_the_digit_limit_is_exact_and_ignores_the_suffix() -> None:
     assert check(at_limit).ok
     over = "def @main() { " + "0" * limits.MAX_LITERAL_DIGITS + "1i64 }"
     d = only_error(check(over).diagnostics)
-    assert (d.code, d.message) == ("resource-limit", "a number literal of 1,001 digits is longer than the limit of 1,000 digits")
+    assert (d.code, d.message) == (
+        "resource-limit",
+        "a number literal of 1,001 digits is longer than the limit of 1,000 digits",
+    )
 
 
 @pytest.mark.parametrize(
@@ -72,7 +75,10 @@ def test_an_attribute_value_has_the_digit_limit() -> None:
     big = "1" + "0" * 4999
     text = '#[version = "0.0.5"]\ndef @main(%x: Tensor[(2, 2), float32]) { nn.softmax(%x, axis=-' + big + ".0) }"
     d = only_error(check(text).diagnostics)
-    assert (d.code, d.message) == ("resource-limit", "a number literal of 5,001 digits is longer than the limit of 1,000 digits")
+    assert (d.code, d.message) == (
+        "resource-limit",
+        "a number literal of 5,001 digits is longer than the limit of 1,000 digits",
+    )
     assert where(d) == (2, 63, 2, 63 + 5002)
 
 
@@ -113,7 +119,10 @@ def test_a_constant_larger_than_max_memory_is_refused_before_running() -> None:
     assert not ran.ok and not ran.started
     d = only_error(ran.diagnostics)
     assert d.code == "resource-limit"
-    assert d.message == "this constant needs 4 MiB (1,048,576 elements), more than the memory limit of 1 MiB (--max-memory)"
+    assert (
+        d.message
+        == "this constant needs 4 MiB (1,048,576 elements), more than the memory limit of 1 MiB (--max-memory)"
+    )
     assert where(d) == (1, 15, 1, 49)
     # a limit far above what the test process holds (on Python 3.10 it holds
     # the stack pages deep runs of earlier tests touched: several GiB)
@@ -195,7 +204,9 @@ def test_the_default_memory_limit_is_half_the_machine() -> None:
     assert limits.machine_memory() > 2**20
 
 
-@pytest.mark.parametrize("text, n", [("512M", 512 * 2**20), ("2G", 2 * 2**30), ("1.5GiB", 3 * 2**29), ("1000000", 10**6), ("4kb", 4000)])
+@pytest.mark.parametrize(
+    "text, n", [("512M", 512 * 2**20), ("2G", 2 * 2**30), ("1.5GiB", 3 * 2**29), ("1000000", 10**6), ("4kb", 4000)]
+)
 def test_sizes_are_read_with_units(text: str, n: int) -> None:
     assert limits.parse_bytes(text) == n
 
@@ -221,7 +232,9 @@ def test_a_function_called_in_its_own_binding_is_an_unbound_variable() -> None:
 
 
 def test_a_recursive_let_bound_function_still_runs() -> None:
-    text = "def @main() { let %f = /* c */ fn (%x: int32) -> int32 { if (%x > 0) { %f(%x - 1) + 1 } else { 0 } }; %f(5) }"
+    text = (
+        "def @main() { let %f = /* c */ fn (%x: int32) -> int32 { if (%x > 0) { %f(%x - 1) + 1 } else { 0 } }; %f(5) }"
+    )
     ran = run(text)
     assert ran.ok and int(ran.value) == 5
 
@@ -249,7 +262,10 @@ def test_a_constant_the_system_cannot_allocate_is_a_resource_limit(monkeypatch: 
     monkeypatch.setattr(np, "full", refuse)
     ran = run("def @main() { Constant(1, (1024, 1024), float32) }", max_memory=2**40)
     d = only_error(ran.diagnostics)
-    assert (d.code, d.message) == ("resource-limit", "this constant needs 4 MiB, more memory than the system gives the run")
+    assert (d.code, d.message) == (
+        "resource-limit",
+        "this constant needs 4 MiB, more memory than the system gives the run",
+    )
     assert where(d) == (1, 15, 1, 49)
 
 

@@ -106,7 +106,12 @@ def test_a_shared_value_with_full_is_refused_instead_of_printed_for_ever(tmp_pat
 def test_the_error_points_at_the_entry_that_ran(tmp_path: Path) -> None:
     prog = write(tmp_path, 'def @big() {\n  zeros(shape=[100, 100], dtype="int32")\n}\nlet %t = @big(); %t\n')
     result = run("--full", "--max-output", "1K", str(prog))
-    assert result.stderr.splitlines()[1:5] == [f" --> {prog}:4:1", "  |", "4 | let %t = @big(); %t", "  | ^^^^^^^^^^^^^^^^^^^ this result is too large to print"]
+    assert result.stderr.splitlines()[1:5] == [
+        f" --> {prog}:4:1",
+        "  |",
+        "4 | let %t = @big(); %t",
+        "  | ^^^^^^^^^^^^^^^^^^^ this result is too large to print",
+    ]
     entry = run("--full", "--max-output", "1K", "--entry", "big", str(prog))
     assert entry.stderr.splitlines()[1] == f" --> {prog}:1:5"
 
@@ -195,5 +200,8 @@ def test_a_file_larger_than_the_free_space_is_refused_before_writing(tmp_path: P
         result = run("--full", "--output", str(out), str(prog))
     assert result.exit_code == 1 and not out.exists()
     lines = result.stderr.splitlines()
-    assert lines[0] == "error[resource-limit]: the result would print about 29.8 KiB of text, more than the 1 KiB free where it is written"
+    assert (
+        lines[0]
+        == "error[resource-limit]: the result would print about 29.8 KiB of text, more than the 1 KiB free where it is written"
+    )
     assert "  = help: free some space, or write it elsewhere (`--max-output SIZE` sets a limit of your own)" in lines

@@ -77,7 +77,11 @@ def test_a_written_tensor_type_with_too_many_elements_is_a_resource_limit(tmp_pa
     status, diags = check_json(tmp_path, "def @main(%x: Tensor[(1048576, 1048576, 2), float32]) { %x }\n")
     assert status == 1
     assert [(d["code"], d["message"], d["label"]) for d in diags] == [
-        ("resource-limit", "a tensor type of 2,199,023,255,552 elements has more than the limit of 1,099,511,627,776 (2^40)", "too large")
+        (
+            "resource-limit",
+            "a tensor type of 2,199,023,255,552 elements has more than the limit of 1,099,511,627,776 (2^40)",
+            "too large",
+        )
     ]
     assert where(diags[0]) == (1, 22, 1, 43)
     # exactly 2^40 elements is within the limit; a symbolic dimension is not counted

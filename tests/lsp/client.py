@@ -19,7 +19,8 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,7 +119,7 @@ class LspClient:
         with self._lock:
             while msg_id not in self._responses:
                 left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None and msg_id not in self._responses:
+                if left <= 0 or (self.proc.poll() is not None and msg_id not in self._responses):
                     raise TimeoutError(f"no response to request {msg_id}; stderr: {''.join(self.stderr_lines)[-2000:]}")
                 self._lock.wait(min(left, 0.5))
             message = self._responses.pop(msg_id)
@@ -129,7 +130,9 @@ class LspClient:
     def request(self, method: str, params: Any = None, timeout: float = 30) -> Any:
         return self.response(self.send_request(method, params), timeout)
 
-    def wait_for(self, method: str, predicate: Callable[[dict], bool] = lambda p: True, timeout: float = 30, after: int = 0) -> dict:
+    def wait_for(
+        self, method: str, predicate: Callable[[dict], bool] = lambda p: True, timeout: float = 30, after: int = 0
+    ) -> dict:
         """The first notification `method` (from index `after`) whose params
         satisfy `predicate`; returns the whole message."""
         deadline = time.monotonic() + timeout
@@ -165,16 +168,26 @@ class LspClient:
         caps = capabilities if capabilities is not None else default_capabilities()
         result = self.request(
             "initialize",
-            {"processId": os.getpid(), "rootUri": ROOT.as_uri(), "capabilities": caps, "clientInfo": {"name": "relay-tests"}},
+            {
+                "processId": os.getpid(),
+                "rootUri": ROOT.as_uri(),
+                "capabilities": caps,
+                "clientInfo": {"name": "relay-tests"},
+            },
         )
         self.notify("initialized", {})
         return result
 
     def open(self, uri: str, text: str, version: int = 1) -> None:
-        self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "relay", "version": version, "text": text}})
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "relay", "version": version, "text": text}},
+        )
 
     def change(self, uri: str, version: int, changes: list[dict]) -> None:
-        self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": changes})
+        self.notify(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}
+        )
 
     def close(self, uri: str) -> None:
         self.notify("textDocument/didClose", {"textDocument": {"uri": uri}})

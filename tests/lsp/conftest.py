@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("pygls", reason="relay lsp needs pygls: pip install -e '.[lsp]' (the test extra has it)")
 
-from .client import LspClient  # noqa: E402 - after the skip
+from .client import LspClient
 
 
 @pytest.fixture(scope="module")

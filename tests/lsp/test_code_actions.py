@@ -15,7 +15,10 @@ TWO = "def @f(%x : int32) {\n  let %a = 1\n  let %b = %x;\n  if (%b = %a) { 2 } 
 
 
 # the `;` and the `==`, one edit a changed line
-EDITS = [{"range": rng(1, 0, 2, 0), "newText": "  let %a = 1;\n"}, {"range": rng(3, 0, 4, 0), "newText": "  if (%b == %a) { 2 } else { 3 }\n"}]
+EDITS = [
+    {"range": rng(1, 0, 2, 0), "newText": "  let %a = 1;\n"},
+    {"range": rng(3, 0, 4, 0), "newText": "  if (%b == %a) { 2 } else { 3 }\n"},
+]
 
 
 def opened(client: LspClient, text: str) -> tuple[str, list[dict]]:
@@ -25,11 +28,16 @@ def opened(client: LspClient, text: str) -> tuple[str, list[dict]]:
     return uri, client.diagnostics(uri, 1, mark)["diagnostics"]
 
 
-def code_actions(client: LspClient, uri: str, where: dict, diagnostics: list[dict], only: list[str] | None = None) -> list[dict]:
+def code_actions(
+    client: LspClient, uri: str, where: dict, diagnostics: list[dict], only: list[str] | None = None
+) -> list[dict]:
     context: dict = {"diagnostics": diagnostics}
     if only is not None:
         context["only"] = only
-    return client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": where, "context": context}) or []
+    return (
+        client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": where, "context": context})
+        or []
+    )
 
 
 def test_a_safe_fix_is_the_preferred_quick_fix(client: LspClient) -> None:
@@ -79,9 +87,7 @@ def test_every_safe_fix_at_once(client: LspClient) -> None:
         {
             "title": "Apply every safe fix (`relay check --fix`)",
             "kind": "source.fixAll",
-            "edit": {
-                "changes": {uri: EDITS}
-            },
+            "edit": {"changes": {uri: EDITS}},
         }
     ]
 
@@ -99,11 +105,13 @@ def test_fix_all_is_resolved_when_picked() -> None:
         c.initialize(caps)
         uri, diags = opened(c, TWO)
         (action,) = code_actions(c, uri, rng(0, 0, 0, 0), diags, ["source.fixAll"])
-        assert action == {"title": "Apply every safe fix (`relay check --fix`)", "kind": "source.fixAll", "data": {"uri": uri, "version": 1}}
-        resolved = c.request("codeAction/resolve", action)
-        assert resolved["edit"] == {
-            "changes": {uri: EDITS}
+        assert action == {
+            "title": "Apply every safe fix (`relay check --fix`)",
+            "kind": "source.fixAll",
+            "data": {"uri": uri, "version": 1},
         }
+        resolved = c.request("codeAction/resolve", action)
+        assert resolved["edit"] == {"changes": {uri: EDITS}}
         # the file changed since: the fix is not applied to another text
         mark = c.mark()
         c.change(uri, 2, [{"range": rng(4, 1, 4, 1), "text": "\n"}])
@@ -119,4 +127,7 @@ def test_fix_all_is_resolved_when_picked() -> None:
 def test_all_kinds_when_none_is_asked_for(client: LspClient) -> None:
     uri, diags = opened(client, MISSPELT)
     actions = code_actions(client, uri, rng(5, 3, 5, 3), diags)
-    assert [(a["kind"], a["title"]) for a in actions] == [("quickfix", "Replace with `@inc`"), ("source", "Show the graph of @main")]
+    assert [(a["kind"], a["title"]) for a in actions] == [
+        ("quickfix", "Replace with `@inc`"),
+        ("source", "Show the graph of @main"),
+    ]

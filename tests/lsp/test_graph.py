@@ -1,4 +1,4 @@
-""""Show graph" through the protocol: the `relay.showGraph` command and
+""" "Show graph" through the protocol: the `relay.showGraph` command and
 the code action that offers it."""
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ def test_initialize_announces_the_command() -> None:
 
 def test_the_graph_of_the_function_under_the_cursor(client: LspClient) -> None:
     uri = open_doc(client)
-    answer = client.request("workspace/executeCommand", {"command": "relay.showGraph", "arguments": [uri, position_of(DOC, "case Square")]})
+    answer = client.request(
+        "workspace/executeCommand", {"command": "relay.showGraph", "arguments": [uri, position_of(DOC, "case Square")]}
+    )
     assert answer["function"] == "@area"
     assert answer["title"].startswith("@area — doc") and answer["title"].endswith(".rly")
     data = viewer(answer["html"])
@@ -50,7 +52,9 @@ def test_a_function_named(client: LspClient) -> None:
 def test_no_function_there(client: LspClient) -> None:
     uri = open_doc(client)
     with pytest.raises(ResponseError) as err:
-        client.request("workspace/executeCommand", {"command": "relay.showGraph", "arguments": [uri, {"line": 0, "character": 3}]})
+        client.request(
+            "workspace/executeCommand", {"command": "relay.showGraph", "arguments": [uri, {"line": 0, "character": 3}]}
+        )
     assert (err.value.code, err.value.message) == (-32803, "the cursor is not in a function")
     with pytest.raises(ResponseError) as err:
         client.request("workspace/executeCommand", {"command": "relay.showGraph", "arguments": [uri, "@aera"]})
@@ -71,7 +75,10 @@ def test_a_file_that_does_not_parse(client: LspClient) -> None:
 def test_the_code_action(client: LspClient) -> None:
     uri = open_doc(client)
     where = position_of(DOC, "nn.conv2d")
-    actions = client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": {"start": where, "end": where}, "context": {"diagnostics": []}})
+    actions = client.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": {"start": where, "end": where}, "context": {"diagnostics": []}},
+    )
     assert actions == [
         {
             "title": "Show the graph of @main",
@@ -80,4 +87,10 @@ def test_the_code_action(client: LspClient) -> None:
         }
     ]
     outside = position_of(DOC, "Shapes and")
-    assert client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": {"start": outside, "end": outside}, "context": {"diagnostics": []}}) is None
+    assert (
+        client.request(
+            "textDocument/codeAction",
+            {"textDocument": {"uri": uri}, "range": {"start": outside, "end": outside}, "context": {"diagnostics": []}},
+        )
+        is None
+    )

@@ -60,7 +60,7 @@ def test_no_hint_where_the_type_is_written(client: LspClient) -> None:
 def test_long_types_are_cut(client: LspClient) -> None:
     text = "def @main(%x : Tensor[(1, 2, 3, 4, 5, 6, 7, 8), float32]) {\n  %0 = (%x, %x, %x, %x);\n  %0\n}\n"
     uri = open_doc(client, text, "inlay")
-    ((where, label, kind),) = hints(client, uri, rng(0, 0, 4, 0))
+    ((where, label, _kind),) = hints(client, uri, rng(0, 0, 4, 0))
     assert where == pos(1, 4)
     assert label.startswith(": (Tensor[(1, 2, 3, 4, 5, 6, 7, 8), float32], Tensor[(1, 2, 3, 4, 5")
     assert label.endswith(" ...")

@@ -24,7 +24,9 @@ def opened(client: LspClient) -> LspClient:
 
 
 def still_answers(client: LspClient) -> None:
-    hover = client.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 24}})
+    hover = client.request(
+        "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 24}}
+    )
     assert hover["contents"]["value"] == "```relay\n%x : int32\n```"  # as the file writes it
 
 
@@ -32,9 +34,17 @@ def still_answers(client: LspClient) -> None:
     "method, params, detail",
     [
         ("textDocument/hover", {"textDocument": {"uri": URI}}, "missing `position`"),
-        ("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": "one", "character": 0}}, "`textDocument/hover`"),
+        (
+            "textDocument/hover",
+            {"textDocument": {"uri": URI}, "position": {"line": "one", "character": 0}},
+            "`textDocument/hover`",
+        ),
         ("textDocument/documentSymbol", {}, "missing `textDocument`"),
-        ("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": -1, "character": 0}}, "`textDocument/hover`"),
+        (
+            "textDocument/hover",
+            {"textDocument": {"uri": URI}, "position": {"line": -1, "character": 0}},
+            "`textDocument/hover`",
+        ),
     ],
     ids=["missing", "wrong-type", "empty", "negative"],
 )
@@ -60,15 +70,28 @@ def test_a_body_that_is_not_json_gets_a_parse_error(opened: LspClient) -> None:
 
 def test_a_request_for_an_unknown_document_fails_with_a_message(opened: LspClient) -> None:
     with pytest.raises(ResponseError) as caught:
-        opened.request("textDocument/hover", {"textDocument": {"uri": "file:///no/such/file.rly"}, "position": {"line": 0, "character": 0}})
+        opened.request(
+            "textDocument/hover",
+            {"textDocument": {"uri": "file:///no/such/file.rly"}, "position": {"line": 0, "character": 0}},
+        )
     assert caught.value.code == -32803
-    assert caught.value.message == "file:///no/such/file.rly is not open, and cannot be read (No such file or directory)"
+    assert (
+        caught.value.message == "file:///no/such/file.rly is not open, and cannot be read (No such file or directory)"
+    )
     still_answers(opened)
 
 
 def test_an_out_of_range_position_is_answered(opened: LspClient) -> None:
-    assert opened.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 99, "character": 999}}) is None
-    assert opened.request("textDocument/definition", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 10**6}}) is None
+    assert (
+        opened.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 99, "character": 999}})
+        is None
+    )
+    assert (
+        opened.request(
+            "textDocument/definition", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 10**6}}
+        )
+        is None
+    )
     still_answers(opened)
 
 
@@ -119,5 +142,7 @@ def test_a_notification_with_invalid_parameters_is_reported_and_ignored(opened: 
     before = len(opened.stderr_lines)
     opened.notify("textDocument/didOpen", {"textDocument": {"uri": "file:///x.rly"}})
     still_answers(opened)
-    assert any("ignored the notification `textDocument/didOpen`: its parameters do not fit" in line for line in opened.stderr_lines[before:])
-
+    assert any(
+        "ignored the notification `textDocument/didOpen`: its parameters do not fit" in line
+        for line in opened.stderr_lines[before:]
+    )

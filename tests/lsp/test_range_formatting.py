@@ -35,7 +35,9 @@ MAIN = "def @main() {\n  let %y = @f(2f);\n  %y\n}"
 
 
 def range_format(client: LspClient, uri: str, where: dict) -> list[tuple[dict, str]]:
-    result = client.request("textDocument/rangeFormatting", {"textDocument": {"uri": uri}, "range": where, "options": OPTIONS})
+    result = client.request(
+        "textDocument/rangeFormatting", {"textDocument": {"uri": uri}, "range": where, "options": OPTIONS}
+    )
     return [(e["range"], e["newText"]) for e in result]
 
 
@@ -75,7 +77,7 @@ def test_applying_every_range_gives_what_formatting_the_file_gives(client: LspCl
     # apply bottom-up (the edits cover whole lines here, or end at a `}`)
     for where, new in reversed(edits):
         s, e = where["start"], where["end"]
-        head = "\n".join(lines[: s["line"]] + [lines[s["line"]][: s["character"]]])
+        head = "\n".join([*lines[: s["line"]], lines[s["line"]][: s["character"]]])
         tail = lines[e["line"]][e["character"] :]
         lines = (head + new + tail + "\n" + "\n".join(lines[e["line"] + 1 :])).split("\n")
     result = "\n".join(lines)
@@ -103,7 +105,10 @@ def test_the_definitions_that_parse_in_a_file_with_syntax_errors(client: LspClie
     # a range over the broken `@main` and the end of `@f`: `@f` only
     assert range_format(client, uri, rng(9, 0, 13, 0)) == [(rng(7, 0, 9, 1), F)]
     with pytest.raises(ResponseError) as err:
-        client.request("textDocument/rangeFormatting", {"textDocument": {"uri": uri}, "range": rng(12, 2, 12, 5), "options": OPTIONS})
+        client.request(
+            "textDocument/rangeFormatting",
+            {"textDocument": {"uri": uri}, "range": rng(12, 2, 12, 5), "options": OPTIONS},
+        )
     assert err.value.code == -32803
     assert err.value.message == "cannot format here: this definition has syntax errors (fix them to format it)"
 
@@ -114,7 +119,9 @@ def test_a_range_in_the_only_definition_which_is_broken(client: LspClient) -> No
     client.open(uri, "def @f() {\n  (1,\n}\n", 1)
     client.diagnostics(uri, 1, mark)
     with pytest.raises(ResponseError) as err:
-        client.request("textDocument/rangeFormatting", {"textDocument": {"uri": uri}, "range": rng(1, 0, 1, 1), "options": OPTIONS})
+        client.request(
+            "textDocument/rangeFormatting", {"textDocument": {"uri": uri}, "range": rng(1, 0, 1, 1), "options": OPTIONS}
+        )
     assert err.value.code == -32803
     assert err.value.message == "cannot format here: this definition has syntax errors (fix them to format it)"
 

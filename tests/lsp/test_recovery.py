@@ -50,7 +50,10 @@ def test_the_broken_file_reports_its_syntax_error(client: LspClient) -> None:
 
 def test_hover_in_a_definition_that_parses(client: LspClient) -> None:
     uri = edited(client)
-    assert hover_value(client, uri, position_of(BROKEN, "%0 =")) == ("```relay\n%0 : Tensor[(1, 4, 8, 8), float32]\n```", rng(15, 2, 15, 4))
+    assert hover_value(client, uri, position_of(BROKEN, "%0 =")) == (
+        "```relay\n%0 : Tensor[(1, 4, 8, 8), float32]\n```",
+        rng(15, 2, 15, 4),
+    )
     assert hover_value(client, uri, position_of(BROKEN, "Circle(1")) == (
         "```relay\nCircle : fn(float32) -> Shape\n```\n\nA constructor of `Shape`.",
         rng(16, 21, 16, 27),
@@ -61,7 +64,10 @@ def test_hover_on_what_depends_on_the_broken_definition_takes_the_last_good_type
     """`%total` calls the broken `@area`: the recovered check cannot type it
     (it would show `_`); the version that parsed knew `float32`."""
     uri = edited(client)
-    assert hover_value(client, uri, position_of(BROKEN, "%total =")) == ("```relay\n%total : float32\n```", rng(16, 6, 16, 12))
+    assert hover_value(client, uri, position_of(BROKEN, "%total =")) == (
+        "```relay\n%total : float32\n```",
+        rng(16, 6, 16, 12),
+    )
     assert hover_value(client, uri, position_of(BROKEN, "@area(Square")) == (
         "```relay\n@area : fn(Shape) -> float32\n```\n\nThe area of a shape.",
         rng(16, 36, 16, 41),
@@ -70,16 +76,25 @@ def test_hover_on_what_depends_on_the_broken_definition_takes_the_last_good_type
 
 def test_hover_inside_the_broken_definition_uses_the_last_good_version(client: LspClient) -> None:
     uri = edited(client)
-    assert hover_value(client, uri, position_of(BROKEN, "%side *")) == ("```relay\n%side : float32\n```", rng(10, 25, 10, 30))
+    assert hover_value(client, uri, position_of(BROKEN, "%side *")) == (
+        "```relay\n%side : float32\n```",
+        rng(10, 25, 10, 30),
+    )
     assert hover_value(client, uri, position_of(BROKEN, "%r * ")) == ("```relay\n%r : float32\n```", rng(9, 29, 9, 31))
 
 
 def test_definition_and_references_while_broken(client: LspClient) -> None:
     uri = edited(client)
-    assert client.request("textDocument/definition", at(uri, position_of(BROKEN, "@area(Circle"))) == [{"uri": uri, "range": rng(7, 4, 7, 9)}]
-    assert client.request("textDocument/definition", at(uri, position_of(BROKEN, "%total,"))) == [{"uri": uri, "range": rng(16, 6, 16, 12)}]
+    assert client.request("textDocument/definition", at(uri, position_of(BROKEN, "@area(Circle"))) == [
+        {"uri": uri, "range": rng(7, 4, 7, 9)}
+    ]
+    assert client.request("textDocument/definition", at(uri, position_of(BROKEN, "%total,"))) == [
+        {"uri": uri, "range": rng(16, 6, 16, 12)}
+    ]
     # in the broken definition: `%r` is bound by its pattern
-    assert client.request("textDocument/definition", at(uri, position_of(BROKEN, "%r * "))) == [{"uri": uri, "range": rng(9, 16, 9, 18)}]
+    assert client.request("textDocument/definition", at(uri, position_of(BROKEN, "%r * "))) == [
+        {"uri": uri, "range": rng(9, 16, 9, 18)}
+    ]
     params = at(uri, position_of(BROKEN, "%total,"))
     params["context"] = {"includeDeclaration": True}
     assert client.request("textDocument/references", params) == [
@@ -131,10 +146,18 @@ def test_a_file_that_never_parsed(client: LspClient) -> None:
     """No good version to fall back on: the definitions that parse still
     answer; the broken one has its names from its tokens."""
     uri = opened_broken(client, NEVER)
-    assert hover_value(client, uri, position_of(NEVER, "@f(2")) == ("```relay\n@f : fn(int32) -> int32\n```", rng(10, 2, 10, 4))
-    assert hover_value(client, uri, position_of(NEVER, "@f(%b")) == ("```relay\n@f : fn(int32) -> int32\n```", rng(5, 11, 5, 13))
+    assert hover_value(client, uri, position_of(NEVER, "@f(2")) == (
+        "```relay\n@f : fn(int32) -> int32\n```",
+        rng(10, 2, 10, 4),
+    )
+    assert hover_value(client, uri, position_of(NEVER, "@f(%b")) == (
+        "```relay\n@f : fn(int32) -> int32\n```",
+        rng(5, 11, 5, 13),
+    )
     assert hover_value(client, uri, position_of(NEVER, "%c +")) is None  # its `let` never checked
-    assert client.request("textDocument/definition", at(uri, position_of(NEVER, "%c +"))) == [{"uri": uri, "range": rng(5, 6, 5, 8)}]
+    assert client.request("textDocument/definition", at(uri, position_of(NEVER, "%c +"))) == [
+        {"uri": uri, "range": rng(5, 6, 5, 8)}
+    ]
     result = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
     assert [(s["name"], s["range"], s.get("detail")) for s in result] == [
         ("@f", rng(0, 0, 2, 1), "fn(int32) -> int32"),
@@ -142,7 +165,11 @@ def test_a_file_that_never_parsed(client: LspClient) -> None:
         ("@h", rng(9, 0, 11, 1), "fn() -> int32"),
     ]
     pos = position(NEVER, NEVER.index("%c +") + 1)
-    labels = [i["label"] for i in client.request("textDocument/completion", at(uri, pos))["items"] if i["label"].startswith("%")]
+    labels = [
+        i["label"]
+        for i in client.request("textDocument/completion", at(uri, pos))["items"]
+        if i["label"].startswith("%")
+    ]
     assert sorted(labels) == ["%b", "%c"]
 
 
@@ -153,7 +180,10 @@ def test_the_first_definition_broken_after_the_header(client: LspClient) -> None
     """The header and the comment before a broken first definition stay
     (the file keeps its dialect); the definition is left out whole."""
     uri = opened_broken(client, FIRST_BROKEN)
-    assert hover_value(client, uri, position_of(FIRST_BROKEN, "%b * 2")) == ("```relay\n%b : int32\n```", rng(7, 2, 7, 4))
+    assert hover_value(client, uri, position_of(FIRST_BROKEN, "%b * 2")) == (
+        "```relay\n%b : int32\n```",
+        rng(7, 2, 7, 4),
+    )
     result = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
     assert [(s["name"], s["range"], s.get("detail")) for s in result] == [
         ("@f", rng(2, 0, 4, 1), None),

@@ -39,8 +39,14 @@ def doc(client: LspClient) -> str:
 
 
 def test_prepare_gives_the_whole_name_with_its_sigil(client: LspClient, doc: str) -> None:
-    assert prepare(client, doc, position_of(DOC, "%total,", 0, 3)) == {"range": rng(17, 16, 17, 22), "placeholder": "%total"}
-    assert prepare(client, doc, position_of(DOC, "@area(Square")) == {"range": rng(16, 36, 16, 41), "placeholder": "@area"}
+    assert prepare(client, doc, position_of(DOC, "%total,", 0, 3)) == {
+        "range": rng(17, 16, 17, 22),
+        "placeholder": "%total",
+    }
+    assert prepare(client, doc, position_of(DOC, "@area(Square")) == {
+        "range": rng(16, 36, 16, 41),
+        "placeholder": "@area",
+    }
     assert prepare(client, doc, position_of(DOC, "Shape {")) == {"range": rng(1, 5, 1, 10), "placeholder": "Shape"}
 
 
@@ -53,7 +59,10 @@ def test_rename_a_let_variable_without_its_sigil(client: LspClient, doc: str) ->
 
 
 def test_rename_a_graph_binding(client: LspClient, doc: str) -> None:
-    assert rename(client, doc, position_of(DOC, "%0)"), "%conv") == [(rng(15, 2, 15, 4), "%conv"), (rng(17, 11, 17, 13), "%conv")]
+    assert rename(client, doc, position_of(DOC, "%0)"), "%conv") == [
+        (rng(15, 2, 15, 4), "%conv"),
+        (rng(17, 11, 17, 13), "%conv"),
+    ]
 
 
 def test_rename_a_pattern_variable(client: LspClient, doc: str) -> None:
@@ -100,16 +109,30 @@ REFUSED_NAMES = [
     ("Shape)", "%Shape", "`%Shape` cannot name a data type: it takes no sigil"),
     ("%total =", "1 + x", "`1 + x` is not a valid variable name (expected `%` then letters, digits and `_`)"),
     ("%total =", "@total", "`@total` cannot name a variable: its name begins with `%`"),
-    ("@area(Circle", "@9lives", "`@9lives` is not a valid global function name (expected `@` then a letter or `_`, then letters, digits and `_`)"),
-    ("@area(Circle", "@main", "renaming `@area` to `@main` would give an error: `@main` is defined more than once [duplicate-definition]"),
-    ("Circle : ", "Square", "renaming `Circle` to `Square` would give an error: constructor `Square` is defined more than once [duplicate-definition]"),
+    (
+        "@area(Circle",
+        "@9lives",
+        "`@9lives` is not a valid global function name (expected `@` then a letter or `_`, then letters, digits and `_`)",
+    ),
+    (
+        "@area(Circle",
+        "@main",
+        "renaming `@area` to `@main` would give an error: `@main` is defined more than once [duplicate-definition]",
+    ),
+    (
+        "Circle : ",
+        "Square",
+        "renaming `Circle` to `Square` would give an error: constructor `Square` is defined more than once [duplicate-definition]",
+    ),
     ("@area(Circle", "@map", "the Prelude defines `@map`: a global function of that name would hide it"),
     ("Shape)", "List", "the Prelude defines `List`: a data type of that name would hide it"),
     ("Circle : ", "Cons", "the Prelude defines `Cons`: a constructor of that name would hide it"),
 ]
 
 
-@pytest.mark.parametrize(("needle", "new_name", "message"), REFUSED_NAMES, ids=[f"{n[0]}->{n[1]}" for n in REFUSED_NAMES])
+@pytest.mark.parametrize(
+    ("needle", "new_name", "message"), REFUSED_NAMES, ids=[f"{n[0]}->{n[1]}" for n in REFUSED_NAMES]
+)
 def test_refused_names(client: LspClient, doc: str, needle: str, new_name: str, message: str) -> None:
     assert refused(client, "textDocument/rename", doc, position_of(DOC, needle), new_name) == message
 
@@ -154,7 +177,10 @@ def test_no_rename_while_the_file_has_syntax_errors(client: LspClient) -> None:
     client.open(uri, text, 1)
     client.diagnostics(uri, 1, mark)
     message = refused(client, "textDocument/prepareRename", uri, position_of(text, "%x +"))
-    assert message == "cannot rename while the file has syntax errors: fix them first (a rename is checked against the whole file)"
+    assert (
+        message
+        == "cannot rename while the file has syntax errors: fix them first (a rename is checked against the whole file)"
+    )
 
 
 def test_the_server_announces_prepare_rename() -> None:

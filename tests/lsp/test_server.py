@@ -74,7 +74,13 @@ def test_initialize_announces_the_features() -> None:
         assert caps["positionEncoding"] == "utf-16"
         assert caps["textDocumentSync"]["change"] == 2  # incremental
         assert caps["textDocumentSync"]["openClose"] is True
-        for feature in ("hoverProvider", "definitionProvider", "referencesProvider", "documentSymbolProvider", "documentFormattingProvider"):
+        for feature in (
+            "hoverProvider",
+            "definitionProvider",
+            "referencesProvider",
+            "documentSymbolProvider",
+            "documentFormattingProvider",
+        ):
             assert caps[feature] is True, feature
         assert caps["completionProvider"]["triggerCharacters"] == ["@", "%", "."]
         assert caps["semanticTokensProvider"]["full"] is True
@@ -137,7 +143,9 @@ def test_changes_are_debounced_into_one_check(client: LspClient) -> None:
     client.change(uri, 4, [{"range": rng(10, 28, 10, 28), "text": "d"}])
     published = client.diagnostics(uri, 4, mark)
     assert [d["message"].split("\n")[0] for d in published["diagnostics"]] == ["unbound variable `%sid`"]
-    versions = [m["params"].get("version") for m in client.notifications[mark:] if m.get("params", {}).get("uri") == uri]
+    versions = [
+        m["params"].get("version") for m in client.notifications[mark:] if m.get("params", {}).get("uri") == uri
+    ]
     assert versions == [4]  # versions 2 and 3 were never checked on their own
 
 
@@ -164,7 +172,10 @@ def test_a_type_error_points_into_the_prelude(client: LspClient) -> None:
     assert diag["relatedInformation"] == [
         {"location": {"uri": uri, "range": rng(17, 32, 17, 38)}, "message": "this has type `float32`"},
         {
-            "location": {"uri": PRELUDE_URI, "range": {"start": param, "end": {"line": param["line"], "character": param["character"] + 12}}},
+            "location": {
+                "uri": PRELUDE_URI,
+                "range": {"start": param, "end": {"line": param["line"], "character": param["character"] + 12}},
+            },
             "message": "parameter `%l` is declared here",
         },
     ]
@@ -231,7 +242,12 @@ HOVERS = [
         "```relay\nnn.relu(x1)\n```\n\nmax(x, 0), elementwise.\n\nAt this call: `fn(Tensor[(1, 4, 8, 8), float32]) -> Tensor[(1, 4, 8, 8), float32]`",
         rng(17, 3, 17, 10),
     ),
-    ("padding", 0, "```relay\npadding=(0, 0)\n```\n\nAn attribute of `nn.conv2d`: a list of integers; the default is `(0, 0)`.", rng(15, 25, 15, 32)),
+    (
+        "padding",
+        0,
+        "```relay\npadding=(0, 0)\n```\n\nAn attribute of `nn.conv2d`: a list of integers; the default is `(0, 0)`.",
+        rng(15, 25, 15, 32),
+    ),
     ("3.14", 0, "```relay\nfloat32\n```", rng(9, 22, 9, 26)),
     ("match", 0, "```relay\nfloat32\n```", rng(8, 2, 11, 3)),
 ]
@@ -295,10 +311,20 @@ def test_definition_of_a_prelude_global_and_constructor(client: LspClient) -> No
     uri = open_doc(client, name="definition")
     result = client.request("textDocument/definition", at(uri, position_of(DOC, "@length")))
     start = prelude_position("@length<a>")
-    assert result == [{"uri": PRELUDE_URI, "range": {"start": start, "end": {"line": start["line"], "character": start["character"] + 7}}}]
+    assert result == [
+        {
+            "uri": PRELUDE_URI,
+            "range": {"start": start, "end": {"line": start["line"], "character": start["character"] + 7}},
+        }
+    ]
     result = client.request("textDocument/definition", at(uri, position_of(DOC, "Nil()")))
     start = prelude_position("Nil : ")
-    assert result == [{"uri": PRELUDE_URI, "range": {"start": start, "end": {"line": start["line"], "character": start["character"] + 3}}}]
+    assert result == [
+        {
+            "uri": PRELUDE_URI,
+            "range": {"start": start, "end": {"line": start["line"], "character": start["character"] + 3}},
+        }
+    ]
 
 
 def test_definition_of_an_operator_is_empty(client: LspClient) -> None:
@@ -356,7 +382,10 @@ def test_references_of_a_global_and_a_constructor(client: LspClient) -> None:
     params["context"] = {"includeDeclaration": True}
     start = prelude_position("Cons : ")
     assert client.request("textDocument/references", params) == [
-        {"uri": PRELUDE_URI, "range": {"start": start, "end": {"line": start["line"], "character": start["character"] + 4}}},
+        {
+            "uri": PRELUDE_URI,
+            "range": {"start": start, "end": {"line": start["line"], "character": start["character"] + 4}},
+        },
         {"uri": uri, "range": rng(17, 32, 17, 36)},
     ]
 
@@ -378,18 +407,22 @@ def apply_edits(text: str, edits: list[dict]) -> str:
             col += 1
         return before + col
 
-    spans = sorted(((offset(e["range"]["start"]), offset(e["range"]["end"]), e["newText"]) for e in edits), reverse=True)
+    spans = sorted(
+        ((offset(e["range"]["start"]), offset(e["range"]["end"]), e["newText"]) for e in edits), reverse=True
+    )
     for start, end, new in spans:
         text = text[:start] + new + text[end:]
     return text
 
 
 def test_formatting_edits_give_relay_fmt_output(client: LspClient) -> None:
-    messy = DOC.replace("  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);", "  %0 =   nn.conv2d( %x,%w,padding=[1,1,1,1] ) ;").replace(
-        "    case Square(%side) { %side * %side }", "    case Square(%side) {\n %side * %side }"
-    )
+    messy = DOC.replace(
+        "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);", "  %0 =   nn.conv2d( %x,%w,padding=[1,1,1,1] ) ;"
+    ).replace("    case Square(%side) { %side * %side }", "    case Square(%side) {\n %side * %side }")
     uri = open_doc(client, messy, "format")
-    edits = client.request("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}})
+    edits = client.request(
+        "textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+    )
     assert edits, "the messy text should change"
     assert apply_edits(messy, edits) == relay_format(messy)
     assert all(e["range"]["start"]["line"] >= 9 for e in edits)  # untouched lines stay untouched
@@ -398,7 +431,12 @@ def test_formatting_edits_give_relay_fmt_output(client: LspClient) -> None:
 def test_formatting_a_formatted_file_changes_nothing(client: LspClient) -> None:
     text = relay_format(DOC)
     uri = open_doc(client, text, "format")
-    assert client.request("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}) == []
+    assert (
+        client.request(
+            "textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+        )
+        == []
+    )
 
 
 def test_formatting_a_file_with_errors_is_an_error(client: LspClient) -> None:
@@ -407,7 +445,9 @@ def test_formatting_a_file_with_errors_is_an_error(client: LspClient) -> None:
     client.open(uri, "def @main() {\n  (1, \n}\n", 1)
     client.diagnostics(uri, 1, mark)
     with pytest.raises(ResponseError) as err:
-        client.request("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}})
+        client.request(
+            "textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+        )
     assert err.value.code == -32803
     assert err.value.message.startswith("cannot format this file: 3:1: error[syntax-error]: ")
 
@@ -415,7 +455,9 @@ def test_formatting_a_file_with_errors_is_an_error(client: LspClient) -> None:
 def test_formatting_keeps_crlf_line_ends(client: LspClient) -> None:
     text = "def @main() {\r\n  1 +   2\r\n}\r\n"
     uri = open_doc(client, text, "crlf")
-    edits = client.request("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}})
+    edits = client.request(
+        "textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+    )
     out = apply_edits(text.replace("\r\n", "\n"), [{**e, "newText": e["newText"].replace("\r\n", "\n")} for e in edits])
     assert out == "def @main() {\n  1 + 2\n}\n"
     assert all("\r\n" in e["newText"] or "\n" not in e["newText"] for e in edits)
@@ -494,7 +536,11 @@ def test_document_symbols(client: LspClient) -> None:
     assert [(s["name"], s["kind"], s.get("detail")) for s in result] == [
         ("Shape", 10, "data type"),
         ("@area", 12, "fn(Shape) -> float32"),
-        ("@main", 12, "fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32]) -> (Tensor[(1, 4, 8, 8), float32], float32, int32)"),
+        (
+            "@main",
+            12,
+            "fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32]) -> (Tensor[(1, 4, 8, 8), float32], float32, int32)",
+        ),
     ]
     assert result[0]["range"] == rng(1, 0, 4, 1)
     assert result[0]["selectionRange"] == rng(1, 5, 1, 10)

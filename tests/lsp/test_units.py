@@ -52,7 +52,11 @@ def test_scan_reads_tvm_names_headers_and_metadata() -> None:
     assert [t.kind for t in toks][:1] == [tk.HEADER]
     assert (tk.LOCAL, "%conv1/weights") in [(t.kind, t.text) for t in toks]
     assert (tk.IDENT, "where") in [(t.kind, t.text) for t in toks]  # the operator, not the keyword
-    assert [(t.kind, t.text) for t in toks if t.kind == tk.NUMBER] == [(tk.NUMBER, "1"), (tk.NUMBER, "1i64"), (tk.NUMBER, "2.5f")]
+    assert [(t.kind, t.text) for t in toks if t.kind == tk.NUMBER] == [
+        (tk.NUMBER, "1"),
+        (tk.NUMBER, "1i64"),
+        (tk.NUMBER, "2.5f"),
+    ]
     assert toks[-1].kind == tk.METADATA and toks[-1].text.startswith("#[metadata]")
     # the documented syntax: `/` divides
     docs = [(t.kind, t.text) for t in tk.scan("%a/%b")]

@@ -8,7 +8,8 @@ rounding for floats. Skipped, with the reason, when PyTorch is absent.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -76,8 +77,25 @@ for _op in ("logical_and", "logical_or", "logical_xor"):
     case(_op, b(3, 4), b(4))
 case("logical_not", b(3, 4))
 # unary
-for _op in ("negative", "abs", "sign", "copy", "zeros_like", "ones_like", "exp", "sin", "cos", "tan", "tanh", "sigmoid",
-            "floor", "ceil", "trunc", "erf", "nn.relu"):
+for _op in (
+    "negative",
+    "abs",
+    "sign",
+    "copy",
+    "zeros_like",
+    "ones_like",
+    "exp",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "trunc",
+    "erf",
+    "nn.relu",
+):
     case(_op, f32(3, 5))
 case("negative", i32(6))
 case("abs", i32(6))
@@ -179,7 +197,15 @@ case("nn.max_pool2d", f32(1, 2, 6, 7), pool_size=[2, 3], strides=[2, 2], padding
 case("nn.max_pool2d", f32(1, 6, 6, 2), pool_size=[2, 2], dilation=[2, 2], layout="NHWC")
 case("nn.avg_pool2d", f32(1, 2, 7, 7), pool_size=[3, 3], strides=[2, 2], padding=[1, 1])
 case("nn.avg_pool2d", f32(1, 2, 7, 7), pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True)
-case("nn.avg_pool2d", f32(1, 2, 6, 7), pool_size=[3, 2], strides=[2, 3], padding=[1, 0, 0, 1], ceil_mode=True, count_include_pad=True)
+case(
+    "nn.avg_pool2d",
+    f32(1, 2, 6, 7),
+    pool_size=[3, 2],
+    strides=[2, 3],
+    padding=[1, 0, 0, 1],
+    ceil_mode=True,
+    count_include_pad=True,
+)
 case("nn.avg_pool2d", f32(1, 2, 6, 7), pool_size=[3, 2], strides=[2, 3], padding=[1, 0, 2, 1], ceil_mode=True)
 case("nn.global_avg_pool2d", f32(2, 3, 5, 4))
 case("nn.global_max_pool2d", f32(2, 5, 4, 3), layout="NHWC")
@@ -193,9 +219,21 @@ case("nn.pad", f32(2, 3, 4), const(0, "float32"), pad_width=[[1, 1], [2, 0], [0,
 case("nn.lrn", f32(1, 7, 3, 3), size=3, alpha=0.01, beta=0.5, bias=1.0)
 case("nn.lrn", f32(2, 3, 6), size=5, axis=2)
 case("image.resize2d", f32(1, 2, 4, 5), size=[7, 3])
-case("image.resize2d", f32(1, 2, 4, 5), size=[8, 10], method="nearest_neighbor", coordinate_transformation_mode="asymmetric")
+case(
+    "image.resize2d",
+    f32(1, 2, 4, 5),
+    size=[8, 10],
+    method="nearest_neighbor",
+    coordinate_transformation_mode="asymmetric",
+)
 case("image.resize2d", f32(1, 2, 4, 5), size=[7, 9], method="linear", coordinate_transformation_mode="align_corners")
-case("image.resize2d", f32(1, 2, 4, 5), size=[7, 9], method="nearest_neighbor", coordinate_transformation_mode="align_corners")
+case(
+    "image.resize2d",
+    f32(1, 2, 4, 5),
+    size=[7, 9],
+    method="nearest_neighbor",
+    coordinate_transformation_mode="align_corners",
+)
 case("image.resize2d", f32(1, 5, 4, 2), size=[3, 3], layout="NHWC", coordinate_transformation_mode="pytorch_half_pixel")
 case("nn.upsampling", f32(1, 2, 3, 4), scale_h=2.0, scale_w=3.0)
 case("nn.upsampling", f32(1, 2, 3, 4), scale_h=2.0, scale_w=2.0, method="bilinear", align_corners=True)
@@ -214,7 +252,7 @@ def _ids() -> list[str]:
 def _compare(ours: Any, theirs: Any, where: str) -> None:
     if isinstance(theirs, tuple):
         assert isinstance(ours, tuple) and len(ours) == len(theirs), where
-        for i, (o, t) in enumerate(zip(ours, theirs)):
+        for i, (o, t) in enumerate(zip(ours, theirs, strict=False)):
             _compare(o, t, f"{where}[{i}]")
         return
     assert isinstance(ours, np.ndarray), (where, type(ours))

@@ -21,9 +21,35 @@ from relay_text.pipeline import check_source
 
 DTYPES = ["float32", "int32", "bool", "int64", "float64"]
 ATTR_VALUES = [
-    "1", "-1", "0", "2", "3", "-2", "2.5", "True", "None", "[]", "[0]", "[-1]", "[1, 2]", "[-1, 2]", "[1, 0]",
-    "[2, 1, 0]", "[3, 3]", "[0, 0]", "[1, 1, 1, 1]", "[-3]", "[-4, 2, -1]", '"float32"', '"int8"', '"clip"', '"wrap"',
-    '"NCHW"', '"NHWC"', '"HWIO"', '"x"',
+    "1",
+    "-1",
+    "0",
+    "2",
+    "3",
+    "-2",
+    "2.5",
+    "True",
+    "None",
+    "[]",
+    "[0]",
+    "[-1]",
+    "[1, 2]",
+    "[-1, 2]",
+    "[1, 0]",
+    "[2, 1, 0]",
+    "[3, 3]",
+    "[0, 0]",
+    "[1, 1, 1, 1]",
+    "[-3]",
+    "[-4, 2, -1]",
+    '"float32"',
+    '"int8"',
+    '"clip"',
+    '"wrap"',
+    '"NCHW"',
+    '"NHWC"',
+    '"HWIO"',
+    '"x"',
 ]
 
 
@@ -54,7 +80,11 @@ def _has_type(v, t) -> bool:
     if isinstance(t, TypeCall):
         return True  # a value of a data type (`Storage`): opaque to this test
     if isinstance(t, TupleType):
-        return isinstance(v, tuple) and len(v) == len(t.fields) and all(_has_type(a, b) for a, b in zip(v, t.fields))
+        return (
+            isinstance(v, tuple)
+            and len(v) == len(t.fields)
+            and all(_has_type(a, b) for a, b in zip(v, t.fields, strict=False))
+        )
     if not (isinstance(v, np.ndarray) and v.ndim == len(t.shape) and str(v.dtype) == t.dtype):
         return False
     # `?` (a dimension known only at run time) takes any size

@@ -38,8 +38,10 @@ def _imported_families(code: str) -> list[str]:
         "from relay_text.ops import registry\n"
         "print(sorted(set(registry.families()) & {m[len('relay_text.ops.'):] for m in sys.modules}))"
     )
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=120)
-    return eval(out.stdout.strip())  # noqa: S307 - a list literal printed by the probe
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=120
+    )
+    return eval(out.stdout.strip())
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork to import each family into a fresh registry")
@@ -66,7 +68,9 @@ def test_importing_the_family_the_index_names_registers_the_operator() -> None:
         "    if missing != '[]': bad.append((family, missing))\n"
         "print(bad)\n"
     )
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=300
+    )
     assert out.stdout.strip() == "[]", out.stdout
 
 

@@ -152,7 +152,23 @@ def test_simple_unary() -> None:
     same(run("ones_like", x), a([1, 1, 1], "int32"))
 
 
-@covers("exp", "log", "log2", "log10", "sqrt", "rsqrt", "tanh", "sigmoid", "sin", "cos", "tan", "floor", "ceil", "round", "trunc")
+@covers(
+    "exp",
+    "log",
+    "log2",
+    "log10",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "sigmoid",
+    "sin",
+    "cos",
+    "tan",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+)
 def test_float_unary() -> None:
     x = a([0.25, 1.0, 4.0])
     same(run("exp", a([0.0, 1.0])), a([1.0, np.e]))
@@ -282,7 +298,9 @@ def test_take_with_batch_dims_pairs_leading_axes() -> None:
     same(got, np.stack([np.take(data[0], idx[0], axis=1), np.take(data[1], idx[1], axis=1)]))
     assert got.shape == (2, 3, 2)
     same(run("take", data, idx, axis=1, batch_dims=-1), np.stack([np.take(data[i], idx[i], axis=0) for i in range(2)]))
-    same(run("take", data, a([[5], [-1]], "int32"), axis=2, batch_dims=1), a([[[3], [7], [11]], [[12], [16], [20]]]))  # clip
+    same(
+        run("take", data, a([[5], [-1]], "int32"), axis=2, batch_dims=1), a([[[3], [7], [11]], [[12], [16], [20]]])
+    )  # clip
     empty = run("take", np.zeros((0, 3), "float32"), np.zeros((0, 2), "int32"), axis=1, batch_dims=1)
     assert empty.shape == (0, 2) and empty.dtype == np.float32
 
@@ -322,13 +340,16 @@ def test_dense_family() -> None:
     q = np.arange(12, dtype="float32").reshape(2, 2, 3)
     same(run("nn.batch_matmul", p, q, transpose_b=True), np.matmul(p, np.swapaxes(q, 1, 2)))
     same(run("nn.batch_matmul", p, np.swapaxes(q, 1, 2)), np.matmul(p, np.swapaxes(q, 1, 2)))
-    same(run("nn.bias_add", np.zeros((1, 2, 2, 2), "float32"), a([1, 2])), np.array([1, 2], "float32").reshape(1, 2, 1, 1) * np.ones((1, 2, 2, 2), "float32"))
+    same(
+        run("nn.bias_add", np.zeros((1, 2, 2, 2), "float32"), a([1, 2])),
+        np.array([1, 2], "float32").reshape(1, 2, 1, 1) * np.ones((1, 2, 2, 2), "float32"),
+    )
     same(run("nn.batch_flatten", np.zeros((2, 3, 4), "float32")), np.zeros((2, 12), "float32"))
 
 
 def _conv_reference(x, w, stride, pad, dilation, groups):
     """Direct loops over every output element (NCHW, OIHW; pad = top, left, bottom, right)."""
-    n, c, h, wd = x.shape
+    n, _c, h, wd = x.shape
     o, ipg, kh, kw = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
     oh = (h + pad[0] + pad[2] - dilation * (kh - 1) - 1) // stride + 1
@@ -347,13 +368,21 @@ def _conv_reference(x, w, stride, pad, dilation, groups):
 @covers("nn.conv2d")
 @pytest.mark.parametrize(
     "stride, pad, dilation, groups",
-    [(1, (0, 0, 0, 0), 1, 1), (2, (1, 1, 1, 1), 1, 1), (1, (1, 2, 0, 1), 2, 1), (1, (1, 1, 1, 1), 1, 2), (2, (0, 0, 0, 0), 1, 4)],
+    [
+        (1, (0, 0, 0, 0), 1, 1),
+        (2, (1, 1, 1, 1), 1, 1),
+        (1, (1, 2, 0, 1), 2, 1),
+        (1, (1, 1, 1, 1), 1, 2),
+        (2, (0, 0, 0, 0), 1, 4),
+    ],
 )
 def test_conv2d_against_direct_loops(stride, pad, dilation, groups) -> None:
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 4, 7, 6)).astype("float32")
     w = rng.standard_normal((4, 4 // groups, 3, 3)).astype("float32")
-    got = run("nn.conv2d", x, w, strides=[stride, stride], padding=list(pad), dilation=[dilation, dilation], groups=groups)
+    got = run(
+        "nn.conv2d", x, w, strides=[stride, stride], padding=list(pad), dilation=[dilation, dilation], groups=groups
+    )
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, _conv_reference(x, w, stride, pad, dilation, groups), rtol=1e-4, atol=1e-4)
 
@@ -363,7 +392,14 @@ def test_conv2d_nhwc_hwio() -> None:
     x = rng.standard_normal((1, 3, 5, 5)).astype("float32")
     w = rng.standard_normal((2, 3, 3, 3)).astype("float32")
     ref = run("nn.conv2d", x, w, padding=[1, 1])
-    got = run("nn.conv2d", np.transpose(x, (0, 2, 3, 1)), np.transpose(w, (2, 3, 1, 0)), padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO")
+    got = run(
+        "nn.conv2d",
+        np.transpose(x, (0, 2, 3, 1)),
+        np.transpose(w, (2, 3, 1, 0)),
+        padding=[1, 1],
+        data_layout="NHWC",
+        kernel_layout="HWIO",
+    )
     np.testing.assert_allclose(got, np.transpose(ref, (0, 2, 3, 1)), rtol=1e-5, atol=1e-5)
 
 

@@ -52,6 +52,8 @@ def test_a_test_named_for_a_module_tests_that_module() -> None:
     for module, family in families().items():
         _, _, group, name = module.split(".")
         target = f"{group}.{name.removeprefix('test_')}"
-        if (OPS / group / f"{name.removeprefix('test_')}.py").is_file() and target not in {INDEX[n] for n in family.names}:
+        if (OPS / group / f"{name.removeprefix('test_')}.py").is_file() and target not in {
+            INDEX[n] for n in family.names
+        }:
             wrong[module] = target
     assert wrong == {}

@@ -48,7 +48,9 @@ def test_defaults_follow_tvm() -> None:
         "out_dtype": "",
     }
     assert get("nn.batch_norm").normalize_attrs([])[0] == {"axis": 1, "epsilon": 1e-5, "center": True, "scale": True}
-    assert get("nn.batch_matmul").normalize_attrs([])[0]["transpose_b"] is False  # BatchMatmulAttrs: false in C++ (True is only the Python wrapper default)
+    assert (
+        get("nn.batch_matmul").normalize_attrs([])[0]["transpose_b"] is False
+    )  # BatchMatmulAttrs: false in C++ (True is only the Python wrapper default)
     assert get("take").normalize_attrs([])[0]["mode"] == "clip"
     assert get("nn.softmax").normalize_attrs([])[0]["axis"] == -1
 
@@ -66,7 +68,7 @@ def test_normal_forms() -> None:
 
 
 def test_problems_are_reported_per_key() -> None:
-    attrs, problems = get("sum").normalize_attrs([("axes", (1,)), ("keepdims", "yes")])
+    _attrs, problems = get("sum").normalize_attrs([("axes", (1,)), ("keepdims", "yes")])
     assert [(p.key, p.message) for p in problems] == [
         ("axes", "`sum` has no attribute `axes`"),
         ("keepdims", "attribute `keepdims` takes True or False"),
@@ -109,7 +111,9 @@ def test_attribute_kinds(kind: str, good: list, bad: list) -> None:
 
 def test_checking_a_file_does_not_import_numpy(tmp_path) -> None:
     src = tmp_path / "m.rly"
-    src.write_text("def @main(%x : Tensor[(2, 3), float32]) { nn.relu(nn.dense(%x, meta[relay.Constant][0], units=4)) }\n")
+    src.write_text(
+        "def @main(%x : Tensor[(2, 3), float32]) { nn.relu(nn.dense(%x, meta[relay.Constant][0], units=4)) }\n"
+    )
     code = (
         "import sys\n"
         "from relay_text.pipeline import check_source\n"

@@ -17,7 +17,9 @@ PROPERTIES = ("op", "attrs", "arity")
 
 
 def _methods() -> list[str]:
-    names = {n for proto in (Relation, CanFail) for n, v in vars(proto).items() if not n.startswith("_") and callable(v)}
+    names = {
+        n for proto in (Relation, CanFail) for n, v in vars(proto).items() if not n.startswith("_") and callable(v)
+    }
     return sorted(names)
 
 
@@ -28,8 +30,20 @@ def _shape(fn: object) -> list[tuple[str, object, object]]:
 
 def test_the_interface_lists_what_relations_use() -> None:
     assert _methods() == [
-        "adt", "arg", "fail", "fresh_dim", "fresh_dtype", "fresh_shape", "from_metadata",
-        "refine", "result", "set_result", "tensor", "tensor_of", "unify", "unify_dtypes",
+        "adt",
+        "arg",
+        "fail",
+        "fresh_dim",
+        "fresh_dtype",
+        "fresh_shape",
+        "from_metadata",
+        "refine",
+        "result",
+        "set_result",
+        "tensor",
+        "tensor_of",
+        "unify",
+        "unify_dtypes",
     ]
     assert all(isinstance(vars(Relation)[name], property) for name in PROPERTIES)
 

@@ -54,7 +54,7 @@ def test_arange_reads_the_bounds_tvm_printed_as_attributes() -> None:
 
 def test_arange_with_attribute_bounds_of_no_elements_is_an_error() -> None:
     """src/relay/op/tensor/transform.cc:1529 (ICHECK_GT(num_elem, 0))."""
-    diag = only_error(HEADER + 'def @main() {\n  arange(5f, 1f, 1f, start=5f, stop=1f, step=1f)\n}\n')
+    diag = only_error(HEADER + "def @main() {\n  arange(5f, 1f, 1f, start=5f, stop=1f, step=1f)\n}\n")
     assert (diag.code, diag.message, diag.location()[1:3]) == (
         "shape-mismatch",
         "`arange` with start=5.0, stop=1.0, step=1.0 has no elements (TVM requires at least one)",
@@ -99,7 +99,9 @@ def test_where_takes_a_condition_of_any_dtype() -> None:
     share a dtype, nothing about the condition's): a non-zero element picks x."""
     text = "def @main(%c: Tensor[(3), float32], %x: Tensor[(3), int32], %y: Tensor[(3), int32]) {\n  where(%c, %x, %y)\n}\n"
     assert main_type(text) == "fn(Tensor[(3), float32], Tensor[(3), int32], Tensor[(3), int32]) -> Tensor[(3), int32]"
-    out = relay_text.run(text, np.array([0.5, 0, -2], np.float32), np.array([1, 2, 3], np.int32), np.array([7, 8, 9], np.int32))
+    out = relay_text.run(
+        text, np.array([0.5, 0, -2], np.float32), np.array([1, 2, 3], np.int32), np.array([7, 8, 9], np.int32)
+    )
     same(out, np.array([1, 8, 3], np.int32))
 
 
@@ -111,7 +113,10 @@ def test_batch_matmul_in_v004_text_transposes_its_second_argument() -> None:
     include/tvm/relay/attrs/nn.h:1134 `transpose_b` defaults to false, which
     0.0.5 text that omits it gets."""
     body = "def @main(%a: Tensor[(2, 4, 5), float32], %b: Tensor[(2, 6, 5), float32]) {\n  nn.batch_matmul(%a, %b)\n}\n"
-    assert main_type("v0.0.4\n" + body) == "fn(Tensor[(2, 4, 5), float32], Tensor[(2, 6, 5), float32]) -> Tensor[(2, 4, 6), float32]"
+    assert (
+        main_type("v0.0.4\n" + body)
+        == "fn(Tensor[(2, 4, 5), float32], Tensor[(2, 6, 5), float32]) -> Tensor[(2, 4, 6), float32]"
+    )
     a = np.random.default_rng(0).standard_normal((2, 4, 5)).astype(np.float32)
     b = np.random.default_rng(1).standard_normal((2, 6, 5)).astype(np.float32)
     same(relay_text.run("v0.0.4\n" + body, a, b), a @ b.transpose(0, 2, 1), rtol=1e-5, atol=1e-5)

@@ -57,7 +57,13 @@ def run(text: str, request: RunRequest, name: str = "test.rly") -> Ran:
 
 
 def assert_same_values(
-    before: str, after: str, seed: int = 0, entry: str | None = None, rtol: float = 0.0, atol: float = 0.0, optimize: bool = False
+    before: str,
+    after: str,
+    seed: int = 0,
+    entry: str | None = None,
+    rtol: float = 0.0,
+    atol: float = 0.0,
+    optimize: bool = False,
 ) -> Any:
     """Run both on the values `before` draws; compare the results. Returns
     the result of `before`."""
@@ -72,7 +78,7 @@ def assert_same_values(
 def assert_close(a: Any, b: Any, rtol: float = 0.0, atol: float = 0.0, where: str = "result") -> None:
     if isinstance(a, tuple):
         assert isinstance(b, tuple) and len(a) == len(b), f"{where}: {a!r} vs {b!r}"
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             assert_close(x, y, rtol, atol, f"{where}.{i}")
         return
     if isinstance(a, Data):

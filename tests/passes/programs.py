@@ -18,7 +18,15 @@ from tests.conftest import CORPUS, SAMPLES, corpus_present
 from tests.passes.helpers import assert_same_values, assert_well_formed, attempt
 
 # Corpus models that take more than a few seconds to run twice.
-HEAVY = frozenset({"apache-tvm-menangerie-gpt2", "apache-tvm-menangerie-resnet50", "glenside-lstm-for-pldi", "calyx-squeezenet-anf", "glenside-mobilenet"})
+HEAVY = frozenset(
+    {
+        "apache-tvm-menangerie-gpt2",
+        "apache-tvm-menangerie-resnet50",
+        "glenside-lstm-for-pldi",
+        "calyx-squeezenet-anf",
+        "glenside-mobilenet",
+    }
+)
 
 
 def sample_paths() -> list[Path]:
@@ -31,9 +39,22 @@ def sample_paths() -> list[Path]:
 # memory-planning operators. tests/passes/test_all_samples.py runs every pass
 # on every sample (slow).
 CORE_SAMPLES = (
-    "cse_graph", "graph_bindings", "let_binding", "let_recursion", "closure_capture", "rfc_blocks",
-    "if_else", "tour", "list_folds", "nat", "polymorphism", "where_broadcast", "tuples",
-    "rnn_encode", "detection_head", "vm_memory_plan",
+    "cse_graph",
+    "graph_bindings",
+    "let_binding",
+    "let_recursion",
+    "closure_capture",
+    "rfc_blocks",
+    "if_else",
+    "tour",
+    "list_folds",
+    "nat",
+    "polymorphism",
+    "where_broadcast",
+    "tuples",
+    "rnn_encode",
+    "detection_head",
+    "vm_memory_plan",
 )
 
 
@@ -65,7 +86,9 @@ def has_entry(text: str) -> bool:
     return module is not None and (module.expr is not None or module.global_var("main") is not None)
 
 
-def check_program(path: Path, passes: str, rtol: float = 0.0, atol: float = 0.0, entry: str | None = None) -> str | None:
+def check_program(
+    path: Path, passes: str, rtol: float = 0.0, atol: float = 0.0, entry: str | None = None
+) -> str | None:
     """None when `passes` give a well-formed program computing the same
     values as `path`; else what went wrong."""
     text = path.read_text(encoding="utf-8")
@@ -82,7 +105,9 @@ def check_program(path: Path, passes: str, rtol: float = 0.0, atol: float = 0.0,
     return None
 
 
-def check_samples(passes: str, rtol: float = 0.0, atol: float = 0.0, skip: tuple[str, ...] = (), every: bool = False) -> None:
+def check_samples(
+    passes: str, rtol: float = 0.0, atol: float = 0.0, skip: tuple[str, ...] = (), every: bool = False
+) -> None:
     """The core samples (`every`: all of them) through `passes`."""
     problems = []
     for path in sample_paths() if every else core_sample_paths():

@@ -75,7 +75,9 @@ def test_tvm_cases(name: str) -> None:
 def test_the_structure() -> None:
     """A global and a closure passed to @map: one data type with a
     constructor for each, one @apply, one specialized @map."""
-    before = LIST + """def @map[A, B](%f: fn(A) -> B, %xs: List[A]) -> List[B] {
+    before = (
+        LIST
+        + """def @map[A, B](%f: fn(A) -> B, %xs: List[A]) -> List[B] {
   match (%xs) {
     Cons(%x, %rest) => Cons(%f(%x), @map(%f, %rest)),
     Nil => Nil,
@@ -85,7 +87,11 @@ def @main(%l: List[float32], %k: float32) -> (List[float32], List[float32]) {
   (@map(@id, %l), @map(fn (%v: float32) -> float32 { add(%v, %k) }, %l))
 }
 """
-    expected = LIST.replace("type List", """type Defunc1 {
+    )
+    expected = (
+        LIST.replace(
+            "type List",
+            """type Defunc1 {
   Defunc1_1,
   Defunc1_2(float32),
 }
@@ -95,7 +101,9 @@ def @apply1(%x: Defunc1[], %y0: float32) -> float32 {
     Defunc1_2(%v0: float32) => fn (%v: float32) { add(%v, %v0) }(%y0),
   }
 }
-type List""") + """def @map[A, B](%f: fn(A) -> B, %xs: List[A]) -> List[B] {
+type List""",
+        )
+        + """def @map[A, B](%f: fn(A) -> B, %xs: List[A]) -> List[B] {
   match (%xs) {
     Cons(%x, %rest) => Cons(%f(%x), @map(%f, %rest)),
     Nil => Nil,
@@ -111,6 +119,7 @@ def @main(%l: List[float32], %k: float32) -> (List[float32], List[float32]) {
   (@map_defunc2(Defunc1_1(), %l), @map_defunc2(Defunc1_2(%k), %l))
 }
 """
+    )
     out = assert_pass_pair(before, expected, DEFUNC)
     assert_same_values(before, out)
 

@@ -10,6 +10,7 @@ import pytest
 from relay_text.passes.registry import all_passes
 from tests.passes.helpers import attempt
 
+
 def chain(depth: int) -> str:
     lines = ["def @main(%x : Tensor[(2), float32]) {", "  %0 = negative(%x);"]
     lines += [f"  %{i} = add(%{i - 1}, 1f);" for i in range(1, depth)]
@@ -35,7 +36,19 @@ def test_a_chain_deeper_than_the_recursion_limit(name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["ToANormalForm", "ToGraphNormalForm", "FuseOps", "FoldConstant", "InferType", "DeadCodeElimination", "EliminateCommonSubexpr", "SimplifyExpr"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ToANormalForm",
+        "ToGraphNormalForm",
+        "FuseOps",
+        "FoldConstant",
+        "InferType",
+        "DeadCodeElimination",
+        "EliminateCommonSubexpr",
+        "SimplifyExpr",
+    ],
+)
 def test_a_chain_of_100000_calls(name: str) -> None:
     result = attempt(chain(100_000), name)
     assert result.ok, [str(d) for d in result.diagnostics]

@@ -22,15 +22,27 @@ CASES = {
         "reshape(reshape(%x, newshape=[8, 3]), newshape=[2, 3, 4])",
     ),
     # test_dynamic_to_static_squeeze
-    "squeeze": ("%x : Tensor[(1, 3, 1, 4), float32]", "dyn.squeeze(%x, Constant(2, (1), int64))", "squeeze(%x, axis=[2])"),
+    "squeeze": (
+        "%x : Tensor[(1, 3, 1, 4), float32]",
+        "dyn.squeeze(%x, Constant(2, (1), int64))",
+        "squeeze(%x, axis=[2])",
+    ),
     # test_dynamic_to_static_tile
     "tile": (f"{X}, %y : Tensor[(2, 1, 3), float32]", "dyn.tile(%x, shape_of(%y))", "tile(%x, reps=[2, 1, 3])"),
     # test_dynamic_to_static_topk
     "topk": ("%x : Tensor[(10), float32]", 'dyn.topk(%x, 3, ret_type="values")', 'topk(%x, k=3, ret_type="values")'),
     # test_dynamic_to_static_broadcast_to
-    "broadcast_to": ("%x : Tensor[(3, 1), float32], %y : Tensor[(3, 4), float32]", "dyn.broadcast_to(%x, shape_of(%y))", "broadcast_to(%x, shape=[3, 4])"),
+    "broadcast_to": (
+        "%x : Tensor[(3, 1), float32], %y : Tensor[(3, 4), float32]",
+        "dyn.broadcast_to(%x, shape_of(%y))",
+        "broadcast_to(%x, shape=[3, 4])",
+    ),
     # test_dynamic_to_static_full
-    "full": ("%v : float32, %y : Tensor[(3, 4), float32]", 'dyn.full(%v, shape_of(%y), dtype="float32")', 'full(%v, shape=[3, 4], dtype="float32")'),
+    "full": (
+        "%v : float32, %y : Tensor[(3, 4), float32]",
+        'dyn.full(%v, shape_of(%y), dtype="float32")',
+        'full(%v, shape=[3, 4], dtype="float32")',
+    ),
     # test_dynamic_to_static_one_hot
     "one_hot": (
         "%i : Tensor[(4), int32]",
@@ -38,7 +50,11 @@ CASES = {
         'one_hot(%i, 1f, 0f, depth=5, axis=-1, dtype="float32")',
     ),
     # test_dynamic_to_static_upsampling
-    "upsampling": ("%x : Tensor[(1, 2, 3, 3), float32]", "dyn.nn.upsampling(%x, 2f, 3f)", "nn.upsampling(%x, scale_h=2f, scale_w=3f)"),
+    "upsampling": (
+        "%x : Tensor[(1, 2, 3, 3), float32]",
+        "dyn.nn.upsampling(%x, 2f, 3f)",
+        "nn.upsampling(%x, scale_h=2f, scale_w=3f)",
+    ),
     # test_dynamic_to_static_pad
     "pad": (
         "%x : Tensor[(2, 3), float32]",

@@ -83,7 +83,9 @@ def test_fold_tuple() -> None:
 def test_fold_concat() -> None:
     """test_fold_concat"""
     data = np.array([[1, 2, 3]], np.float32)
-    before = with_meta("def @main() {\n  concatenate((meta[relay.Constant][0], meta[relay.Constant][0]), axis=0)\n}\n", data)
+    before = with_meta(
+        "def @main() {\n  concatenate((meta[relay.Constant][0], meta[relay.Constant][0]), axis=0)\n}\n", data
+    )
     expected = with_meta("def @main() {\n  meta[relay.Constant][1]\n}\n", data, np.concatenate([data, data]))
     assert_pass_pair(before, expected, FOLD)
 

@@ -76,7 +76,10 @@ def test_fold_bwd_dense() -> None:
     """test_fold_bwd_dense"""
     scale = np.array([0.5, 1.0, 2.0], np.float32)
     params = DENSE.format(n=3)
-    before = with_meta(f"def @main({params}) {{\n  multiply(nn.relu(add(nn.dense(%x, %weight), %in_bias)), meta[relay.Constant][0])\n}}\n", scale)
+    before = with_meta(
+        f"def @main({params}) {{\n  multiply(nn.relu(add(nn.dense(%x, %weight), %in_bias)), meta[relay.Constant][0])\n}}\n",
+        scale,
+    )
     expected = with_meta(
         f"def @main({params}) {{\n  nn.relu(add(nn.dense(%x, multiply(%weight, expand_dims(meta[relay.Constant][0], axis=1))), "
         "multiply(%in_bias, meta[relay.Constant][0])))\n}\n",
@@ -89,7 +92,10 @@ def test_fold_bwd_dense() -> None:
 def test_fold_fwd_dense() -> None:
     """test_fold_fwd_dense"""
     params = DENSE.format(n=4)
-    before = with_meta(f"def @main({params}) {{\n  nn.dense(add(nn.relu(multiply(%x, meta[relay.Constant][0])), %in_bias), %weight)\n}}\n", POSITIVE)
+    before = with_meta(
+        f"def @main({params}) {{\n  nn.dense(add(nn.relu(multiply(%x, meta[relay.Constant][0])), %in_bias), %weight)\n}}\n",
+        POSITIVE,
+    )
     expected = with_meta(
         f"def @main({params}) {{\n  nn.dense(add(nn.relu(%x), divide(%in_bias, meta[relay.Constant][0])), "
         "multiply(%weight, meta[relay.Constant][0]))\n}\n",
@@ -103,7 +109,9 @@ def test_a_negative_scale_does_not_pass_relu() -> None:
     """test_fold_fwd_relu_fail / test_fold_bwd_relu_fail"""
     scale = np.array([0.5, -1.0, 2.0], np.float32)
     params = DENSE.format(n=3)
-    before = with_meta(f"def @main({params}) {{\n  multiply(nn.relu(nn.dense(%x, %weight)), meta[relay.Constant][0])\n}}\n", scale)
+    before = with_meta(
+        f"def @main({params}) {{\n  multiply(nn.relu(nn.dense(%x, %weight)), meta[relay.Constant][0])\n}}\n", scale
+    )
     assert_pass_pair(before, before, "BackwardFoldScaleAxis")
 
 
@@ -112,8 +120,17 @@ def test_fold_scale_axis_folds_constant_weights() -> None:
     weights: the scaled weight is computed."""
     weight = np.ones((3, 4), np.float32)
     scale = np.array([0.5, 1.0, 2.0], np.float32)
-    before = with_meta("def @main(%x : Tensor[(2, 4), float32]) {\n  multiply(nn.dense(%x, meta[relay.Constant][0]), meta[relay.Constant][1])\n}\n", weight, scale)
-    expected = with_meta("def @main(%x : Tensor[(2, 4), float32]) {\n  nn.dense(%x, meta[relay.Constant][2])\n}\n", weight, scale, weight * scale[:, None])
+    before = with_meta(
+        "def @main(%x : Tensor[(2, 4), float32]) {\n  multiply(nn.dense(%x, meta[relay.Constant][0]), meta[relay.Constant][1])\n}\n",
+        weight,
+        scale,
+    )
+    expected = with_meta(
+        "def @main(%x : Tensor[(2, 4), float32]) {\n  nn.dense(%x, meta[relay.Constant][2])\n}\n",
+        weight,
+        scale,
+        weight * scale[:, None],
+    )
     out = assert_pass_pair(before, expected, "FoldScaleAxis")
     assert_same_values(before, out, rtol=1e-6)
 

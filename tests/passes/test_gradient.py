@@ -25,10 +25,14 @@ def _directional_check(before: str, after: str, seed: int = 0, eps: float = 1e-3
     np.testing.assert_allclose(np.asarray(value, np.float64), np.asarray(first.value, np.float64), rtol=1e-5, atol=1e-6)
     rng = np.random.default_rng(seed + 1)
     directions = {p: rng.standard_normal(np.shape(args[p])).astype(np.asarray(args[p]).dtype) for p in params}
-    projected = sum(float(np.sum(np.asarray(g, np.float64) * directions[p])) for p, g in zip(params, grads))
+    projected = sum(
+        float(np.sum(np.asarray(g, np.float64) * directions[p])) for p, g in zip(params, grads, strict=False)
+    )
 
     def total(sign: float) -> float:
-        shifted = tuple((np.asarray(args[p]) + sign * eps * directions[p]).astype(np.asarray(args[p]).dtype) for p in params)
+        shifted = tuple(
+            (np.asarray(args[p]) + sign * eps * directions[p]).astype(np.asarray(args[p]).dtype) for p in params
+        )
         return float(np.sum(np.asarray(run(before, RunRequest(values=shifted)).value, np.float64)))
 
     numeric = (total(1.0) - total(-1.0)) / (2 * eps)
@@ -68,7 +72,10 @@ def test_higher_order_handles_if() -> None:
 
 
 def test_first_order_refuses_control_flow() -> None:
-    result = attempt("def @main(%x : Tensor[(3), float32], %c : bool) {\n  if (%c) { %x } else { negative(%x) }\n}\n", "gradient{mode=first_order}")
+    result = attempt(
+        "def @main(%x : Tensor[(3), float32], %c : bool) {\n  if (%c) { %x } else { negative(%x) }\n}\n",
+        "gradient{mode=first_order}",
+    )
     assert not result.ok
     assert result.diagnostics[-1].code == "pass-failed" and "mode=higher_order" in result.diagnostics[-1].message
 
@@ -132,28 +139,40 @@ def _resnet_block(dtype: str) -> str:
     """The last bottleneck block of the corpus ResNet-50 (pre-activation:
     batch norm and relu before each convolution), its pooling and its
     classifier, the weights and statistics as parameters."""
+
     def t(*shape: int) -> str:
         return f"Tensor[({', '.join(map(str, shape))}), {dtype}]"
 
     bn = ", ".join
     params = [f"%x : {t(1, 2048, 7, 7)}"]
     for name, channels in (("a", 2048), ("b", 512), ("c", 512), ("d", 2048)):
-        params += [f"%{name}_gamma : {t(channels)}", f"%{name}_beta : {t(channels)}", f"%{name}_mean : {t(channels)}", f"%{name}_var : {t(channels)}"]
-    params += [f"%w1 : {t(512, 2048, 1, 1)}", f"%w2 : {t(512, 512, 3, 3)}", f"%w3 : {t(2048, 512, 1, 1)}", f"%fc : {t(1000, 2048)}", f"%fc_b : {t(1000)}"]
+        params += [
+            f"%{name}_gamma : {t(channels)}",
+            f"%{name}_beta : {t(channels)}",
+            f"%{name}_mean : {t(channels)}",
+            f"%{name}_var : {t(channels)}",
+        ]
+    params += [
+        f"%w1 : {t(512, 2048, 1, 1)}",
+        f"%w2 : {t(512, 512, 3, 3)}",
+        f"%w3 : {t(2048, 512, 1, 1)}",
+        f"%fc : {t(1000, 2048)}",
+        f"%fc_b : {t(1000)}",
+    ]
 
     def norm(x: str, n: str) -> str:
         return f"nn.batch_norm({x}, %{n}_gamma, %{n}_beta, %{n}_mean, %{n}_var).0"
 
     del bn
-    return f"""def @main({', '.join(params)}) {{
-  %0 = nn.relu({norm('%x', 'a')});
+    return f"""def @main({", ".join(params)}) {{
+  %0 = nn.relu({norm("%x", "a")});
   %1 = nn.conv2d(%0, %w1, padding=[0, 0, 0, 0], channels=512, kernel_size=[1, 1]);
-  %2 = nn.relu({norm('%1', 'b')});
+  %2 = nn.relu({norm("%1", "b")});
   %3 = nn.conv2d(%2, %w2, padding=[1, 1, 1, 1], channels=512, kernel_size=[3, 3]);
-  %4 = nn.relu({norm('%3', 'c')});
+  %4 = nn.relu({norm("%3", "c")});
   %5 = nn.conv2d(%4, %w3, padding=[0, 0, 0, 0], channels=2048, kernel_size=[1, 1]);
   %6 = add(%5, %x);
-  %7 = nn.relu({norm('%6', 'd')});
+  %7 = nn.relu({norm("%6", "d")});
   %8 = reshape(nn.global_avg_pool2d(%7), newshape=[0, -1]);
   add(nn.dense(%8, %fc, units=1000), %fc_b)
 }}

@@ -43,7 +43,9 @@ def test_a_generic_function_is_left_generic() -> None:
 def test_type_comments_as_tvm_printed_them() -> None:
     """`comments=true`: `/* ty=... */` after each call and projection, as in
     TVM's dumps (the corpus ResNet-50 shows the style)."""
-    before = '#[version = "0.0.5"]\ndef @main(%x: Tensor[(1, 3), float32]) {\n  %0 = (%x, %x);\n  exp(add(%0.0, 1f))\n}\n'
+    before = (
+        '#[version = "0.0.5"]\ndef @main(%x: Tensor[(1, 3), float32]) {\n  %0 = (%x, %x);\n  exp(add(%0.0, 1f))\n}\n'
+    )
     out = optimized(before, "InferType{comments=true}")
     assert out == (
         '#[version = "0.0.5"]\n'

@@ -179,7 +179,9 @@ def test_anf_keeps_primitive_functions_whole() -> None:
 # ---------------------------------------------------------------- samples, models, depth
 
 
-@pytest.mark.parametrize("passes", ["ToANormalForm", "ToGraphNormalForm", "ToBasicBlockNormalForm", "ToANormalForm,ToGraphNormalForm"])
+@pytest.mark.parametrize(
+    "passes", ["ToANormalForm", "ToGraphNormalForm", "ToBasicBlockNormalForm", "ToANormalForm,ToGraphNormalForm"]
+)
 def test_every_sample(passes: str) -> None:
     check_samples(passes)
 

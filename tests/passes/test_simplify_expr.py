@@ -28,25 +28,37 @@ CASES = {
         "transpose(%x, axes=[0, 3, 2, 1])",
     ),
     # test_simplify_full_elementwise
-    "full_elementwise": (Y, "add(%y, ones(shape=[3, 4], dtype=\"float32\"))", "add(%y, 1f)"),
-    "full_elementwise_full": (Y, "multiply(full(2f, shape=[3, 4], dtype=\"float32\"), %y)", "multiply(2f, %y)"),
+    "full_elementwise": (Y, 'add(%y, ones(shape=[3, 4], dtype="float32"))', "add(%y, 1f)"),
+    "full_elementwise_full": (Y, 'multiply(full(2f, shape=[3, 4], dtype="float32"), %y)', "multiply(2f, %y)"),
     # test_eliminate_identity
     "identity_add": (Y, "add(zeros_like(%y), %y)", "%y"),
     "identity_multiply": (Y, "multiply(%y, 1f)", "%y"),
-    "identity_subtract": (Y, "subtract(%y, zeros(shape=[3, 4], dtype=\"float32\"))", "%y"),
+    "identity_subtract": (Y, 'subtract(%y, zeros(shape=[3, 4], dtype="float32"))', "%y"),
     "identity_divide": (Y, "divide(%y, 1f)", "%y"),
     # test_concretize_*_like
     "concretize_zeros_like": (Y, "zeros_like(%y)", 'zeros(shape=[3, 4], dtype="float32")'),
-    "concretize_reshape_like": ("%y : Tensor[(3, 4), float32], %z : Tensor[(2, 6), float32]", "reshape_like(%y, %z)", "reshape(%y, newshape=[2, 6])"),
+    "concretize_reshape_like": (
+        "%y : Tensor[(3, 4), float32], %z : Tensor[(2, 6), float32]",
+        "reshape_like(%y, %z)",
+        "reshape(%y, newshape=[2, 6])",
+    ),
     "concretize_broadcast_to_like": (
         "%v : Tensor[(4), float32], %y : Tensor[(3, 4), float32]",
         "broadcast_to_like(%v, %y)",
         "broadcast_to(%v, shape=[3, 4])",
     ),
-    "concretize_cast_like": ("%y : Tensor[(3, 4), float32], %i : Tensor[(2), int64]", "cast_like(%y, %i)", 'cast(%y, dtype="int64")'),
+    "concretize_cast_like": (
+        "%y : Tensor[(3, 4), float32], %i : Tensor[(2), int64]",
+        "cast_like(%y, %i)",
+        'cast(%y, dtype="int64")',
+    ),
     # test_simplify_consecutive_cast: a widening cast then another
     "consecutive_cast": (Y, 'cast(cast(%y, dtype="float64"), dtype="float16")', 'cast(%y, dtype="float16")'),
-    "narrowing_cast_stays": (Y, 'cast(cast(%y, dtype="int8"), dtype="float32")', 'cast(cast(%y, dtype="int8"), dtype="float32")'),
+    "narrowing_cast_stays": (
+        Y,
+        'cast(cast(%y, dtype="int8"), dtype="float32")',
+        'cast(cast(%y, dtype="int8"), dtype="float32")',
+    ),
     "same_cast": (Y, 'cast(%y, dtype="float32")', "%y"),
     # test_simplify_rsqrt
     "rsqrt": (Y, "divide(2f, sqrt(%y))", "multiply(2f, rsqrt(%y))"),

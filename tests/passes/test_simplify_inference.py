@@ -53,7 +53,11 @@ def test_batch_norm_and_dropout(rank: int, axis: int, steps: int, dtype: str) ->
 
 NORMS = {
     "layer_norm": ("Tensor[(2, 3, 4), float32]", "Tensor[(4), float32]", "nn.layer_norm(%x, %g, %b, epsilon=0.001f)"),
-    "layer_norm_axis": ("Tensor[(2, 3, 4), float32]", "Tensor[(3), float32]", "nn.layer_norm(%x, %g, %b, axis=1, center=False)"),
+    "layer_norm_axis": (
+        "Tensor[(2, 3, 4), float32]",
+        "Tensor[(3), float32]",
+        "nn.layer_norm(%x, %g, %b, axis=1, center=False)",
+    ),
     "instance_norm": ("Tensor[(2, 3, 4, 5), float32]", "Tensor[(3), float32]", "nn.instance_norm(%x, %g, %b)"),
     "group_norm": ("Tensor[(2, 6, 4, 5), float32]", "Tensor[(6), float32]", "nn.group_norm(%x, %g, %b, num_groups=3)"),
 }

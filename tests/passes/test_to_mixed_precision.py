@@ -14,7 +14,9 @@ from tests.passes.programs import check_model, check_samples, corpus_params
 KEEP = "ToMixedPrecision{keep_orig_output_dtype=true}"
 TOL = {"rtol": 5e-2, "atol": 5e-2}
 P = "%data : Tensor[(1, 3, 32, 32), float32], %weight : Tensor[(5, 3, 3, 3), float32]"
-CONV = 'nn.conv2d(cast(%data, dtype="float16"), cast(%weight, dtype="float16"), padding=[1, 1, 1, 1], out_dtype="float16")'
+CONV = (
+    'nn.conv2d(cast(%data, dtype="float16"), cast(%weight, dtype="float16"), padding=[1, 1, 1, 1], out_dtype="float16")'
+)
 
 
 def test_convert_single_conv() -> None:
@@ -35,7 +37,9 @@ def test_green_gray_propagates() -> None:
 
 def test_green_red_casts_once() -> None:
     """test_green_red_not_use_extraneous_cast: softmax is red: one cast back."""
-    before = f'def @main({P}) {{\n  nn.softmax(nn.conv2d(%data, %weight, padding=[1, 1, 1, 1], out_dtype="float32"))\n}}\n'
+    before = (
+        f'def @main({P}) {{\n  nn.softmax(nn.conv2d(%data, %weight, padding=[1, 1, 1, 1], out_dtype="float32"))\n}}\n'
+    )
     expected = f'def @main({P}) {{\n  nn.softmax(cast({CONV}, dtype="float32"))\n}}\n'
     assert_pass_pair(before, expected, "ToMixedPrecision")
 
@@ -49,8 +53,8 @@ def test_red_operations_are_not_converted(expr: str) -> None:
 
 def test_follow_with_integer_arguments() -> None:
     """test_convert_follow_node_with_integer_arguments: `take`'s indices stay int32."""
-    before = f'def @main({P}, %i : Tensor[(2), int32]) {{\n  take(nn.conv2d(%data, %weight, padding=[1, 1, 1, 1]), %i, axis=0)\n}}\n'
-    expected = f'def @main({P}, %i : Tensor[(2), int32]) {{\n  take({CONV}, %i, axis=0)\n}}\n'
+    before = f"def @main({P}, %i : Tensor[(2), int32]) {{\n  take(nn.conv2d(%data, %weight, padding=[1, 1, 1, 1]), %i, axis=0)\n}}\n"
+    expected = f"def @main({P}, %i : Tensor[(2), int32]) {{\n  take({CONV}, %i, axis=0)\n}}\n"
     assert_pass_pair(before, expected, "ToMixedPrecision")
 
 

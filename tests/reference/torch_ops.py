@@ -17,7 +17,8 @@ This is test infrastructure: the toolchain never imports it.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -62,9 +63,15 @@ def N(t: torch.Tensor, dtype: Any) -> np.ndarray:
 
 
 _TORCH_DTYPES = {
-    "float16": torch.float16, "float32": torch.float32, "float64": torch.float64,
-    "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64,
-    "uint8": torch.uint8, "bool": torch.bool,
+    "float16": torch.float16,
+    "float32": torch.float32,
+    "float64": torch.float64,
+    "int8": torch.int8,
+    "int16": torch.int16,
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "uint8": torch.uint8,
+    "bool": torch.bool,
 }
 
 
@@ -91,8 +98,14 @@ _binary("minimum", torch.minimum)
 _binary("power", torch.pow)
 _binary("floor_mod", torch.remainder)
 _binary("mod", torch.fmod)
-for _n, _f in (("equal", torch.eq), ("not_equal", torch.ne), ("less", torch.lt), ("less_equal", torch.le),
-               ("greater", torch.gt), ("greater_equal", torch.ge)):
+for _n, _f in (
+    ("equal", torch.eq),
+    ("not_equal", torch.ne),
+    ("less", torch.lt),
+    ("less_equal", torch.le),
+    ("greater", torch.gt),
+    ("greater_equal", torch.ge),
+):
     _binary(_n, _f, "bool")
 _binary("logical_and", torch.logical_and, "bool")
 _binary("logical_or", torch.logical_or, "bool")
@@ -122,17 +135,35 @@ def _unary(name: str, fn: Callable[[torch.Tensor], torch.Tensor], result: str | 
 
 
 for _n, _f in (
-    ("negative", torch.neg), ("abs", torch.abs), ("exp", torch.exp), ("log", torch.log), ("log2", torch.log2),
-    ("log10", torch.log10), ("sqrt", torch.sqrt), ("rsqrt", torch.rsqrt), ("tanh", torch.tanh),
-    ("sigmoid", torch.sigmoid), ("erf", torch.special.erf), ("sin", torch.sin), ("cos", torch.cos),
-    ("tan", torch.tan), ("floor", torch.floor), ("ceil", torch.ceil), ("trunc", torch.trunc),
-    ("sign", torch.sign), ("copy", torch.clone), ("zeros_like", torch.zeros_like), ("ones_like", torch.ones_like),
+    ("negative", torch.neg),
+    ("abs", torch.abs),
+    ("exp", torch.exp),
+    ("log", torch.log),
+    ("log2", torch.log2),
+    ("log10", torch.log10),
+    ("sqrt", torch.sqrt),
+    ("rsqrt", torch.rsqrt),
+    ("tanh", torch.tanh),
+    ("sigmoid", torch.sigmoid),
+    ("erf", torch.special.erf),
+    ("sin", torch.sin),
+    ("cos", torch.cos),
+    ("tan", torch.tan),
+    ("floor", torch.floor),
+    ("ceil", torch.ceil),
+    ("trunc", torch.trunc),
+    ("sign", torch.sign),
+    ("copy", torch.clone),
+    ("zeros_like", torch.zeros_like),
+    ("ones_like", torch.ones_like),
     ("nn.relu", torch.relu),
 ):
     _unary(_n, _f)
 _unary("logical_not", torch.logical_not, "bool")
 # TVM's round is C's round(): ties go away from zero (torch.round ties to even).
-_unary("round", lambda x: torch.where(torch.abs(x - torch.trunc(x)) >= 0.5, torch.trunc(x) + torch.sign(x), torch.trunc(x)))
+_unary(
+    "round", lambda x: torch.where(torch.abs(x - torch.trunc(x)) >= 0.5, torch.trunc(x) + torch.sign(x), torch.trunc(x))
+)
 
 
 @ref("clip")
@@ -167,8 +198,12 @@ def where(args: tuple, attrs: dict) -> np.ndarray:
 # ---------------------------------------------------------------- creation
 
 
-REFERENCE["zeros"] = lambda args, attrs: N(torch.zeros(tuple(attrs["shape"]), dtype=_TORCH_DTYPES[attrs["dtype"]]), attrs["dtype"])
-REFERENCE["ones"] = lambda args, attrs: N(torch.ones(tuple(attrs["shape"]), dtype=_TORCH_DTYPES[attrs["dtype"]]), attrs["dtype"])
+REFERENCE["zeros"] = lambda args, attrs: N(
+    torch.zeros(tuple(attrs["shape"]), dtype=_TORCH_DTYPES[attrs["dtype"]]), attrs["dtype"]
+)
+REFERENCE["ones"] = lambda args, attrs: N(
+    torch.ones(tuple(attrs["shape"]), dtype=_TORCH_DTYPES[attrs["dtype"]]), attrs["dtype"]
+)
 
 
 @ref("full")
@@ -323,7 +358,11 @@ def strided_slice(args: tuple, attrs: dict) -> np.ndarray:
     for k, ax in enumerate(axes):
         ax %= a.ndim
         n = a.shape[ax]
-        s = strides[k] if strides is not None and k < len(strides) else (strides[0] if strides and len(strides) == 1 else 1)
+        s = (
+            strides[k]
+            if strides is not None and k < len(strides)
+            else (strides[0] if strides and len(strides) == 1 else 1)
+        )
         b = begin[k]
         e = end[k] if k < len(end) else (n if s > 0 else -n - 1)
         if attrs["slice_mode"] == "size":
@@ -460,7 +499,7 @@ def _pads(padding: tuple, n: int) -> tuple[list[int], list[int]]:
 
 def _torch_pad(before: list[int], after: list[int]) -> list[int]:
     out: list[int] = []
-    for b, a in zip(reversed(before), reversed(after)):
+    for b, a in zip(reversed(before), reversed(after), strict=False):
         out += [b, a]
     return out
 
@@ -488,7 +527,11 @@ def conv2d(args: tuple, attrs: dict) -> np.ndarray:
     if not symmetric:
         tx = F.pad(tx, _torch_pad(before, after))
     y = F.conv2d(
-        W(tx), W(tw), stride=tuple(_pair(attrs["strides"])), dilation=tuple(_pair(attrs["dilation"])), groups=attrs["groups"],
+        W(tx),
+        W(tw),
+        stride=tuple(_pair(attrs["strides"])),
+        dilation=tuple(_pair(attrs["dilation"])),
+        groups=attrs["groups"],
         padding=tuple(before) if symmetric else 0,
     )
     return N(_from_nchw(y, attrs["out_layout"] or attrs["data_layout"]), out_dtype)
@@ -519,8 +562,12 @@ def conv2d_transpose(args: tuple, attrs: dict) -> np.ndarray:
     tw = T(w).permute(*[attrs["kernel_layout"].index(c) for c in "IOHW"])
     before, after = _pads(attrs["padding"], 2)
     full = F.conv_transpose2d(
-        W(tx), W(tw), stride=tuple(attrs["strides"]), dilation=tuple(attrs["dilation"]),
-        groups=attrs["groups"], output_padding=tuple(attrs["output_padding"]),
+        W(tx),
+        W(tw),
+        stride=tuple(attrs["strides"]),
+        dilation=tuple(attrs["dilation"]),
+        groups=attrs["groups"],
+        output_padding=tuple(attrs["output_padding"]),
     )
     # torch's padding is symmetric: crop the full result by hand instead
     h, w_ = full.shape[2], full.shape[3]
@@ -589,10 +636,13 @@ def batch_norm(args: tuple, attrs: dict) -> tuple:
     axis = attrs["axis"] % x.ndim
     tx = W(T(x)).movedim(axis, 1)
     y = F.batch_norm(
-        tx, W(T(mean_)), W(T(var)),
+        tx,
+        W(T(mean_)),
+        W(T(var)),
         W(T(gamma)) if attrs["scale"] else None,
         W(T(beta)) if attrs["center"] else None,
-        training=False, eps=attrs["epsilon"],
+        training=False,
+        eps=attrs["epsilon"],
     )
     return (N(y.movedim(1, axis), x.dtype), np.array(mean_), np.array(var))
 
@@ -603,8 +653,11 @@ def layer_norm(args: tuple, attrs: dict) -> np.ndarray:
     axis = attrs["axis"] % x.ndim
     tx = T(x).double().movedim(axis, -1)
     y = F.layer_norm(
-        tx, (x.shape[axis],), T(gamma).double() if attrs["scale"] else None,
-        T(beta).double() if attrs["center"] else None, eps=attrs["epsilon"],
+        tx,
+        (x.shape[axis],),
+        T(gamma).double() if attrs["scale"] else None,
+        T(beta).double() if attrs["center"] else None,
+        eps=attrs["epsilon"],
     )
     return N(y.movedim(-1, axis), x.dtype)
 
@@ -647,11 +700,18 @@ def _pool(x: np.ndarray, attrs: dict, kind: str) -> np.ndarray:
     else:
         inside = torch.zeros((1, 1, height, width), dtype=torch.float64) + 1
         region = (
-            F.pad(torch.ones((1, 1, height + before[0] + after[0], width + before[1] + after[1]), dtype=torch.float64), [0, extra_w, 0, extra_h])
+            F.pad(
+                torch.ones((1, 1, height + before[0] + after[0], width + before[1] + after[1]), dtype=torch.float64),
+                [0, extra_w, 0, extra_h],
+            )
             if attrs["count_include_pad"]
             else F.pad(inside, [before[1], after[1] + extra_w, before[0], after[0] + extra_h])
         )
-        counts = region.unfold(2, (kh - 1) * dh + 1, sh).unfold(3, (kw - 1) * dw + 1, sw)[..., ::dh, ::dw][:, :, :OH, :OW].sum(dim=(-1, -2))
+        counts = (
+            region.unfold(2, (kh - 1) * dh + 1, sh)
+            .unfold(3, (kw - 1) * dw + 1, sw)[..., ::dh, ::dw][:, :, :OH, :OW]
+            .sum(dim=(-1, -2))
+        )
         y = windows.sum(dim=(-1, -2)) / counts
     return N(_from_nchw(y, attrs["out_layout"] or layout), x.dtype)
 
@@ -664,7 +724,9 @@ def max_pool2d(args: tuple, attrs: dict) -> np.ndarray:
     if before == after and not attrs["ceil_mode"] and before[0] * 2 <= kh and before[1] * 2 <= kw:
         # no window lies wholly in padding, so torch's -inf padding agrees with TVM's
         t = _to_nchw(T(x), attrs["layout"])
-        y = F.max_pool2d(t, (kh, kw), stride=_pair(attrs["strides"]), padding=tuple(before), dilation=_pair(attrs["dilation"]))
+        y = F.max_pool2d(
+            t, (kh, kw), stride=_pair(attrs["strides"]), padding=tuple(before), dilation=_pair(attrs["dilation"])
+        )
         return N(_from_nchw(y, attrs["out_layout"] or attrs["layout"]), x.dtype)
     return _pool(x, attrs, "max")
 
@@ -801,7 +863,9 @@ def resize2d(args: tuple, attrs: dict) -> np.ndarray:
     layout = attrs["layout"]
     t = _to_nchw(T(x), layout).double()
     out_h, out_w = attrs["size"] if len(attrs["size"]) == 2 else attrs["size"] * 2
-    y = _resize_reference(t, out_h, out_w, attrs["method"], attrs["coordinate_transformation_mode"], attrs["rounding_method"])
+    y = _resize_reference(
+        t, out_h, out_w, attrs["method"], attrs["coordinate_transformation_mode"], attrs["rounding_method"]
+    )
     return N(_from_nchw(y, layout), attrs["out_dtype"] or x.dtype.name)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -42,7 +43,9 @@ class RelayTrip:
     got: Any = None  # the imported program's value
 
 
-def random_run(text: str, name: str, seed: int = 0, random_consts: bool = False, entry: str | None = None) -> tuple[list[str], tuple, Any]:
+def random_run(
+    text: str, name: str, seed: int = 0, random_consts: bool = False, entry: str | None = None
+) -> tuple[list[str], tuple, Any]:
     """The entry's parameter names, the random arguments `relay run
     --random-args --seed SEED` gives them, and the value it prints."""
     seen: dict[str, Any] = {}
@@ -53,7 +56,9 @@ def random_run(text: str, name: str, seed: int = 0, random_consts: bool = False,
         return 0
 
     source = Source(name, text)
-    ran = run_source(source, RunRequest(entry=entry, random_args=True, random_consts=random_consts, seed=seed, engine=capture))
+    ran = run_source(
+        source, RunRequest(entry=entry, random_args=True, random_consts=random_consts, seed=seed, engine=capture)
+    )
     assert ran.ok, [str(d) for d in ran.diagnostics]
     ran = run_source(source, RunRequest(entry=entry, random_args=True, random_consts=random_consts, seed=seed))
     assert ran.ok, [str(d) for d in ran.diagnostics]
@@ -85,13 +90,19 @@ def imported_text(model: Any, embed: bool = False) -> tuple[str, dict[str, np.nd
 
 
 def export_then_import(
-    text: str, name: str, seed: int = 0, random_consts: bool = False, bind: Sequence[str] = (), embed: bool = False, **options: Any
+    text: str,
+    name: str,
+    seed: int = 0,
+    random_consts: bool = False,
+    bind: Sequence[str] = (),
+    embed: bool = False,
+    **options: Any,
 ) -> RelayTrip:
     """Run the program on random arguments, export it (the parameters in
     `bind` become initializers), import the model and run the imported
     program on the same arguments."""
     params, args, expected = random_run(text, name, seed, random_consts, options.get("entry"))
-    by_name = dict(zip(params, args))
+    by_name = dict(zip(params, args, strict=False))
     bound = {p: np.asarray(by_name[p]) for p in bind}
     model = export_model(text, name, args=bound, random_consts=random_consts, seed=seed, **options)
     back, weights = imported_text(model, embed)
@@ -129,7 +140,7 @@ def max_difference(expected: Any, actual: Any, rtol: float, atol: float) -> floa
     booleans are equal and that floats agree within rtol/atol (NaN where NaN)."""
     if isinstance(expected, (tuple, list)):
         assert isinstance(actual, (tuple, list)) and len(actual) == len(expected), (type(actual), expected)
-        return max([max_difference(e, a, rtol, atol) for e, a in zip(expected, actual)], default=0.0)
+        return max([max_difference(e, a, rtol, atol) for e, a in zip(expected, actual, strict=False)], default=0.0)
     e, a = np.asarray(expected), np.asarray(actual)
     assert (a.dtype, a.shape) == (e.dtype, e.shape)
     if e.dtype.name in ("float16", "bfloat16"):
@@ -150,7 +161,7 @@ def onnxruntime_run(model: Any, inputs: Sequence[np.ndarray]) -> list[Any]:
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     names = [i.name for i in session.get_inputs()]
     assert len(names) == len(inputs), (names, len(inputs))
-    return session.run(None, dict(zip(names, inputs)))
+    return session.run(None, dict(zip(names, inputs, strict=False)))
 
 
 @dataclass
@@ -161,7 +172,14 @@ class OnnxTrip:
     got: list[Any]  # onnxruntime on the export
 
 
-def import_then_export(model: Any, inputs: Sequence[np.ndarray], embed: bool = False, known: Sequence[str] = (), fix_shapes: bool = True, **options: Any) -> OnnxTrip:
+def import_then_export(
+    model: Any,
+    inputs: Sequence[np.ndarray],
+    embed: bool = False,
+    known: Sequence[str] = (),
+    fix_shapes: bool = True,
+    **options: Any,
+) -> OnnxTrip:
     """Import the model (with `fix_shapes`, its inputs' shapes fixed to those of `inputs`; the
     inputs named in `known` made constants, as the ONNX backend does with
     small integer inputs), export the program (its weights as initializers,
@@ -171,7 +189,7 @@ def import_then_export(model: Any, inputs: Sequence[np.ndarray], embed: bool = F
 
     graph_inputs = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
     assert len(graph_inputs) == len(inputs), (graph_inputs, len(inputs))
-    by_name = dict(zip(graph_inputs, (np.asarray(i) for i in inputs)))
+    by_name = dict(zip(graph_inputs, (np.asarray(i) for i in inputs), strict=False))
     opts = Options()
     opts.input_shapes = {k: tuple(v.shape) for k, v in by_name.items()} if fix_shapes else {}
     opts.known_inputs = {k: by_name[k] for k in known}
@@ -206,5 +224,5 @@ def node_case_trip(case: Any) -> OnnxTrip:
     except ImportFailure:
         pass
     names = [i.name for i in case.model.graph.input if i.name not in {t.name for t in case.model.graph.initializer}]
-    known = [n for n, a in zip(names, inputs) if a.dtype.kind in "iufb" and a.size <= SPECIALISED_SIZE]
+    known = [n for n, a in zip(names, inputs, strict=False) if a.dtype.kind in "iufb" and a.size <= SPECIALISED_SIZE]
     return import_then_export(case.model, inputs, known=known)

@@ -63,7 +63,9 @@ def test_sample_with_parameters_on_other_seeds(name: str, seed: int) -> None:
     assert leaves_difference(trip.expected, trip.got, rtol=0, atol=0) == 0.0
 
 
-@pytest.mark.parametrize("name", ["if_else", "rfc_syntax", "shape_polymorphism", "solver_nested", "tuples", "where_flatten"])
+@pytest.mark.parametrize(
+    "name", ["if_else", "rfc_syntax", "shape_polymorphism", "solver_nested", "tuples", "where_flatten"]
+)
 def test_sample_exported_with_local_functions_comes_back(name: str) -> None:
     """`relay export --functions` writes ONNX local functions; the importer inlines them."""
     text, path = sample(name)
@@ -94,7 +96,7 @@ def test_weights_bound_by_args_come_back_as_weights() -> None:
     trip = export_then_import(text, str(path), bind=params[1:])
     assert [i.name for i in trip.model.graph.input] == ["data"]
     assert list(trip.weights) == params[1:]
-    for name, value in zip(trip.params[1:], trip.args[1:]):
+    for name, value in zip(trip.params[1:], trip.args[1:], strict=False):
         np.testing.assert_array_equal(trip.weights[name], value)
     leaves_difference(trip.expected, trip.got, rtol=RELAY_RTOL, atol=RELAY_ATOL)
 
@@ -132,7 +134,10 @@ OPERATOR_SAMPLE = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[] if n in OPERATOR_SAMPLE else [pytest.mark.slow]) for n in sorted(OPERATOR_PROGRAMS)])
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=[] if n in OPERATOR_SAMPLE else [pytest.mark.slow]) for n in sorted(OPERATOR_PROGRAMS)],
+)
 def test_an_operator_program_comes_back(name: str) -> None:
     """The programs of the export tests (one or more calls of every
     exported operator). Most come back exact; operators that the export

@@ -11,8 +11,8 @@ import pytest
 
 from .helpers import ONNX_ATOL, ONNX_RTOL, import_then_export, max_difference
 
-from tests.frontends.onnx import light_models  # noqa: E402  (after the onnx skip)
-from tests.frontends.onnx.models import FLOAT, TensorProto, model, node, small_cnn  # noqa: E402
+from tests.frontends.onnx import light_models
+from tests.frontends.onnx.models import FLOAT, TensorProto, model, node, small_cnn
 
 INT64 = TensorProto.INT64
 
@@ -62,7 +62,11 @@ def test_an_if_on_an_input() -> None:
     then = helper.make_graph([node("Relu", ["x"], ["t"])], "then", [], [helper.make_tensor_value_info("t", FLOAT, [3])])
     other = helper.make_graph([node("Neg", ["x"], ["e"])], "else", [], [helper.make_tensor_value_info("e", FLOAT, [3])])
     m = model(
-        [node("ReduceSum", ["x"], ["s"], keepdims=0), node("Greater", ["s", "zero"], ["c"]), node("If", ["c"], ["y"], then_branch=then, else_branch=other)],
+        [
+            node("ReduceSum", ["x"], ["s"], keepdims=0),
+            node("Greater", ["s", "zero"], ["c"]),
+            node("If", ["c"], ["y"], then_branch=then, else_branch=other),
+        ],
         [("x", FLOAT, [3])],
         [("y", FLOAT, [3])],
         {"zero": np.array(0, np.float32)},
@@ -84,7 +88,10 @@ def test_a_loop_accumulating_a_sum() -> None:
             helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
             helper.make_tensor_value_info("acc", FLOAT, [2]),
         ],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", FLOAT, [2])],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_out", FLOAT, [2]),
+        ],
     )
     m = model(
         [node("Loop", ["n", "", "init"], ["y"], body=body)],
@@ -161,7 +168,9 @@ def test_a_transformer_block() -> None:
     assert agree(m, [rand(seq, d)]) < 1e-5
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[] if n == "squeezenet" else [pytest.mark.slow]) for n in light_models.NAMES])
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[] if n == "squeezenet" else [pytest.mark.slow]) for n in light_models.NAMES]
+)
 def test_a_light_model_zoo_cnn(name: str) -> None:
     """The onnx wheel's model-zoo CNNs with seeded random weights (SqueezeNet
     by default, all nine with --slow); the batch left as the model has it.

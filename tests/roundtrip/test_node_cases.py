@@ -53,15 +53,36 @@ INTEGER_MATMUL = "ONNX's convolutions and matrix products take floating-point te
 GRID_3D = "grid_sample is exported for 4-D NCHW data"
 KNOWN: dict[str, str] = {
     **{f"test_bitshift_{d}_{t}": SIGNED_SHIFT for d in ("left", "right") for t in ("int8", "int16", "int32", "int64")},
-    **{f"test_bitshift_{d}_{t}_{k}": SIGNED_SHIFT for d in ("left", "right") for t in ("int8", "int32") for k in ("negative_shift", "shift_ge_width")},
+    **{
+        f"test_bitshift_{d}_{t}_{k}": SIGNED_SHIFT
+        for d in ("left", "right")
+        for t in ("int8", "int32")
+        for k in ("negative_shift", "shift_ge_width")
+    },
     **{f"test_bitshift_left_{t}_overflow": SIGNED_SHIFT for t in ("int8", "int32")},
     **{f"test_bitshift_right_{t}_negative_input": SIGNED_SHIFT for t in ("int8", "int32")},
-    **{f"test_nonmaxsuppression_{k}": NMS for k in (
-        "center_point_box_format", "flipped_coordinates", "identical_boxes", "iou_threshold_boundary", "limit_output_size",
-        "single_box", "suppress_by_IOU", "suppress_by_IOU_and_scores", "two_batches", "two_classes",
-    )},  # fmt: skip
+    **{
+        f"test_nonmaxsuppression_{k}": NMS
+        for k in (
+            "center_point_box_format",
+            "flipped_coordinates",
+            "identical_boxes",
+            "iou_threshold_boundary",
+            "limit_output_size",
+            "single_box",
+            "suppress_by_IOU",
+            "suppress_by_IOU_and_scores",
+            "two_batches",
+            "two_classes",
+        )
+    },  # fmt: skip
     "test_matmulinteger": INTEGER_MATMUL,
-    **{f"test_qlinearmatmul_{r}_{t}_{f}": INTEGER_MATMUL for r in ("2D", "3D") for t in ("int8", "uint8") for f in ("float16", "float32")},
+    **{
+        f"test_qlinearmatmul_{r}_{t}_{f}": INTEGER_MATMUL
+        for r in ("2D", "3D")
+        for t in ("int8", "uint8")
+        for f in ("float16", "float32")
+    },
     **{f"test_gridsample_volumetric_{m}_align_corners_{a}": GRID_3D for m in ("bilinear", "nearest") for a in (0, 1)},
 }
 
@@ -96,7 +117,7 @@ def left_out(case: Any) -> str | None:
         return "inputs that are sequences or strings"
     try:
         onnxruntime_run(case.model, inputs)
-    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own kinds
+    except Exception as exc:
         return f"onnxruntime cannot run the original ({type(exc).__name__})"
     return None
 
@@ -122,7 +143,7 @@ def round_trip(name: str) -> float:
 
 
 def outcome(name: str) -> str:
-    """"pass", "left out: ...", or "fail: <message>"."""
+    """ "pass", "left out: ...", or "fail: <message>"."""
     why = left_out(C.cases()[name])
     if why is not None:
         return f"left out: {why}"
@@ -130,7 +151,7 @@ def outcome(name: str) -> str:
         round_trip(name)
     except AssertionError as exc:
         return f"fail: {exc}"
-    except Exception as exc:  # noqa: BLE001 - an import refusal, an export diagnostic, onnxruntime
+    except Exception as exc:
         return f"fail: {type(exc).__name__}: {exc}"
     return "pass"
 
@@ -144,7 +165,11 @@ def test_a_node_case_round_trips(name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("op", C.COVERED)
 def test_every_case_of_each_operator_round_trips(op: str) -> None:
-    names = [n for n, o in C.operators().items() if o == op and C.must_pass(n) and n not in C.KNOWN and n not in C.KNOWN_UNSUPPORTED and n not in KNOWN]
+    names = [
+        n
+        for n, o in C.operators().items()
+        if o == op and C.must_pass(n) and n not in C.KNOWN and n not in C.KNOWN_UNSUPPORTED and n not in KNOWN
+    ]
     wrong = {name: got[:300] for name in names if (got := outcome(name)) != "pass" and not got.startswith("left out: ")}
     assert wrong == {}
 

@@ -10,7 +10,12 @@ from relay_text.formatter import _format_source, format_source
 from relay_text.ir.span import Source
 from tests.conftest import ROOT, corpus_files, sample_files
 
-FILES = sample_files() + sorted((ROOT / "samples" / "errors").glob("*.rly")) + sorted((ROOT / "tests" / "check" / "data").glob("*.rly")) + corpus_files()
+FILES = (
+    sample_files()
+    + sorted((ROOT / "samples" / "errors").glob("*.rly"))
+    + sorted((ROOT / "tests" / "check" / "data").glob("*.rly"))
+    + corpus_files()
+)
 
 
 OWN_DEFINITIONS = {
@@ -47,7 +52,7 @@ def @main() { @map(fn (%x: int32) { %x }, Cons(1, Nil)) }
 
 def test_the_names_are_what_the_prelude_defines() -> None:
     loaded = std.prelude()
-    assert std.GLOBALS == set(loaded.globals)
+    assert set(loaded.globals) == std.GLOBALS
     assert set(std.TYPES) == set(loaded.adts)
     for name, constructors in std.TYPES.items():
         data = loaded.module.type_defs[loaded.adts[name]]
@@ -75,7 +80,9 @@ def test_may_use(text: str, named: bool) -> None:
 
 
 def _outcome(checked: pipeline.Checked) -> list:
-    return [(d.code, d.severity, d.message, d.span, d.notes, d.labels) for d in checked.diagnostics] + [checked.global_types]
+    return [(d.code, d.severity, d.message, d.span, d.notes, d.labels) for d in checked.diagnostics] + [
+        checked.global_types
+    ]
 
 
 @pytest.mark.parametrize("path", FILES + sorted(OWN_DEFINITIONS), ids=lambda p: getattr(p, "name", p))

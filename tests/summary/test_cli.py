@@ -36,7 +36,10 @@ def test_a_table_per_function(tmp_path: Path) -> None:
     result = summary([write(tmp_path, MODEL)])
     assert result.exit_code == 0 and result.stderr == ""
     lines = [line.rstrip() for line in result.stdout.splitlines()]
-    assert lines[0] == "@main  fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32], Tensor[(4), float32]) -> Tensor[(1, 4, 6, 6), float32]"
+    assert (
+        lines[0]
+        == "@main  fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32], Tensor[(4), float32]) -> Tensor[(1, 4, 6, 6), float32]"
+    )
     assert lines[1] == "  input  %x: Tensor[(1, 3, 8, 8), float32]"
     rows = [line.split() for line in lines if line.strip()[:1].isdigit() and "calls" not in line]
     assert rows == [
@@ -50,12 +53,18 @@ def test_a_table_per_function(tmp_path: Path) -> None:
 def test_grouped(tmp_path: Path) -> None:
     result = summary([write(tmp_path, MODEL), "--group"])
     rows = [line.split() for line in result.stdout.splitlines() if line.startswith("nn.")]
-    assert rows == [["nn.conv2d", "1", "108", "3,888", "100.0", "%"], ["nn.bias_add", "1", "4", "-", "-"], ["nn.relu", "1", "-", "-", "-"]]
+    assert rows == [
+        ["nn.conv2d", "1", "108", "3,888", "100.0", "%"],
+        ["nn.bias_add", "1", "4", "-", "-"],
+        ["nn.relu", "1", "-", "-", "-"],
+    ]
 
 
 def schema() -> dict:
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the test extra: pip install -e '.[test]'")
-    data = json.loads(resources.files("relay_text").joinpath("schemas", "summary.schema.json").read_text(encoding="utf-8"))
+    data = json.loads(
+        resources.files("relay_text").joinpath("schemas", "summary.schema.json").read_text(encoding="utf-8")
+    )
     jsonschema.Draft202012Validator.check_schema(data)
     return data
 
@@ -72,13 +81,36 @@ def test_json(tmp_path: Path) -> None:
     assert document["file"] == path
     assert [c["op"] for c in fn["calls"]] == ["nn.conv2d", "nn.bias_add", "nn.relu"]
     assert fn["calls"][0] == {
-        "index": 1, "name": "%0", "op": "nn.conv2d", "kind": "operator", "type": "Tensor[(1, 4, 6, 6), float32]",
-        "output": "1×4×6×6 float32", "shape": [1, 4, 6, 6], "dtype": "float32", "weights": 108, "weight_bytes": 432,
-        "macs": 3888, "line": 3,
+        "index": 1,
+        "name": "%0",
+        "op": "nn.conv2d",
+        "kind": "operator",
+        "type": "Tensor[(1, 4, 6, 6), float32]",
+        "output": "1×4×6×6 float32",
+        "shape": [1, 4, 6, 6],
+        "dtype": "float32",
+        "weights": 108,
+        "weight_bytes": 432,
+        "macs": 3888,
+        "line": 3,
     }
-    assert fn["weights"][1] == {"name": "%b", "type": "Tensor[(4), float32]", "shape": [4], "dtype": "float32", "count": 4, "bytes": 16, "kind": "parameter"}
+    assert fn["weights"][1] == {
+        "name": "%b",
+        "type": "Tensor[(4), float32]",
+        "shape": [4],
+        "dtype": "float32",
+        "count": 4,
+        "bytes": 16,
+        "kind": "parameter",
+    }
     assert document["totals"] == {
-        "operators": 3, "weights": 112, "weight_tensors": 2, "weight_bytes": 448, "weights_complete": True, "macs": 3888, "macs_complete": True,
+        "operators": 3,
+        "weights": 112,
+        "weight_tensors": 2,
+        "weight_bytes": 448,
+        "weights_complete": True,
+        "macs": 3888,
+        "macs_complete": True,
     }
 
 

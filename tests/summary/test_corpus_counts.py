@@ -11,7 +11,7 @@ ResNet-50 is also held to the published figures: 25.6 M weights and
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ from tests.conftest import CORPUS, needs_corpus
 pytestmark = needs_corpus
 
 
-@lru_cache(maxsize=None)
+@cache
 def summary_of(name: str) -> tuple[FunctionSummary, ...]:
     path = CORPUS / name
     checked = check_source(Source(str(path), Path(path).read_text()))
@@ -191,11 +191,22 @@ def squeezenet_1_1():
     pool = nn.MaxPool2d(3, 2)
     with torch.device("meta"):
         return nn.Sequential(
-            nn.Conv2d(3, 64, 3, 2), nn.ReLU(), pool,
-            Fire(64, 16, 64), Fire(128, 16, 64), pool,
-            Fire(128, 32, 128), Fire(256, 32, 128), pool,
-            Fire(256, 48, 192), Fire(384, 48, 192), Fire(384, 64, 256), Fire(512, 64, 256),
-            nn.Conv2d(512, 1000, 1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+            nn.Conv2d(3, 64, 3, 2),
+            nn.ReLU(),
+            pool,
+            Fire(64, 16, 64),
+            Fire(128, 16, 64),
+            pool,
+            Fire(128, 32, 128),
+            Fire(256, 32, 128),
+            pool,
+            Fire(256, 48, 192),
+            Fire(384, 48, 192),
+            Fire(384, 64, 256),
+            Fire(512, 64, 256),
+            nn.Conv2d(512, 1000, 1),
+            nn.ReLU(),
+            nn.AdaptiveAvgPool2d(1),
         )
 
 
@@ -238,7 +249,13 @@ def test_gpt2_by_hand() -> None:
     unknown (`?`), the position embedding added to the activations is (768),
     the attention mask's scale and shift are (32) each (per block)."""
     width, blocks, tokens = 768, 12, 50 * 32
-    block = (width * 3 * width + 3 * width) + (width * width + width) + (width * 4 * width + 4 * width) + (4 * width * width + width) + 2 * (2 * width)
+    block = (
+        (width * 3 * width + 3 * width)
+        + (width * width + width)
+        + (width * 4 * width + 4 * width)
+        + (4 * width * width + width)
+        + 2 * (2 * width)
+    )
     weights = blocks * (block + 2 * 32) + 2 * width + width  # + final layer norm + position embedding
     dense = blocks * tokens * (width * 3 * width + width * width + width * 4 * width + 4 * width * width)
     heads, seq, head = 12, 32, 64

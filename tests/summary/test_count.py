@@ -36,7 +36,11 @@ def test_parameters_in_a_weights_place_are_weights() -> None:
     the activations; the data and an operand of full size are inputs."""
     s = only(MODEL)
     assert [i.name for i in s.inputs] == ["%x", "%skip"]
-    assert [(w.name, w.count, w.bytes, w.kind) for w in s.weights] == [("%w", 108, 432, "parameter"), ("%b", 4, 16, "parameter"), ("%scale", 4, 16, "parameter")]
+    assert [(w.name, w.count, w.bytes, w.kind) for w in s.weights] == [
+        ("%w", 108, 432, "parameter"),
+        ("%b", 4, 16, "parameter"),
+        ("%scale", 4, 16, "parameter"),
+    ]
     assert [(r.name, r.op, r.output, r.weights, r.macs) for r in s.rows] == [
         ("%0", "nn.conv2d", "1×4×6×6 float32", 108, 4 * 36 * 27),
         ("%1", "nn.bias_add", "1×4×6×6 float32", 4, 0),
@@ -66,7 +70,13 @@ def @main(%ids: Tensor[(5), int32], %table: Tensor[(100, 8), {F}], %w1: Tensor[(
     assert [i.name for i in s.inputs] == ["%ids"]
     assert [w.name for w in s.weights] == ["%table", "%w1", "%w2"]
     # each weight counted once, where it is first read
-    assert [(r.op, r.weights) for r in s.rows] == [("take", 800), ("concatenate", 128), ("transpose", 0), ("transpose", 0), ("nn.dense", 0)]
+    assert [(r.op, r.weights) for r in s.rows] == [
+        ("take", 800),
+        ("concatenate", 128),
+        ("transpose", 0),
+        ("transpose", 0),
+        ("nn.dense", 0),
+    ]
 
 
 def test_constants() -> None:
@@ -100,7 +110,11 @@ def @main() { (@twice(fn (%y: int32) { %y + 1 }, 3), Some(2)) }
     twice, main = summarize(text)
     assert [(r.op, r.kind) for r in twice.rows] == [("%f", "function"), ("%f", "function")]
     assert [i.name for i in twice.inputs] == ["%f", "%x"] and twice.weights == []
-    assert [(r.op, r.kind, r.output) for r in main.rows] == [("add", "operator", "scalar int32"), ("@twice", "function", "scalar int32"), ("Some", "constructor", "Optional[Tensor[(), int32]]")]
+    assert [(r.op, r.kind, r.output) for r in main.rows] == [
+        ("add", "operator", "scalar int32"),
+        ("@twice", "function", "scalar int32"),
+        ("Some", "constructor", "Optional[Tensor[(), int32]]"),
+    ]
     assert [s.name for s in summarize(text, entry="@twice")] == ["@twice"]
 
 

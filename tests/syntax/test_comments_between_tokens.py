@@ -16,7 +16,7 @@ from relay_text.syntax.parser import parse
 
 COMMENTS = {"block": "/* c */", "line": "// c\n", "hash": "# c\n", "nested": "/* a /* b */ c */"}
 
-TVM = '''#[version = "0.0.5"]
+TVM = """#[version = "0.0.5"]
 type T {
   A,
   B(int32),
@@ -40,9 +40,9 @@ add(%z, 1)
  {"type_key": "Array", "data": [3]},
  {"type_key": "relay.Constant", "attrs": {"_checked_type_": "0", "data": "0", "span": "0", "virtual_device_": "0"}}],
  "b64ndarrays": ["P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQACAAAAAAAAAAgAAAAAAAAAAACAPwAAAEA="], "attrs": {"tvm_version": "0.8.0"}}
-'''
+"""
 
-DOCS = '''data D<a> {
+DOCS = """data D<a> {
   E : (a) -> D[a]
   F : () -> D[a]
 }
@@ -58,7 +58,7 @@ def @f<a>(%x: D[int32]) -> int32 {
 def @main() {
   (Constant(2, (2, 2), float32), @f<int32>(E(1)))
 }
-'''
+"""
 
 KEYWORDS = r"\b(type|free_var|def|let|ref|fn|match|case|if|else|data|extern|Constant|meta)\b(?=[ (\[<@%A-Z])"
 

@@ -20,7 +20,11 @@ def test_nested_lets() -> None:
 
 
 def test_graph_binding_chain_without_semicolons() -> None:
-    text = "fn (%a) {\n  %0 = add(%a, %a)\n" + "".join(f"  %{i} = add(%{i - 1}, %{i - 1})\n" for i in range(1, N)) + f"  %{N - 1}\n}}"
+    text = (
+        "fn (%a) {\n  %0 = add(%a, %a)\n"
+        + "".join(f"  %{i} = add(%{i - 1}, %{i - 1})\n" for i in range(1, N))
+        + f"  %{N - 1}\n}}"
+    )
     f = body(text)
     # Each binding is used twice but is one node: the DAG has N calls.
     calls = [n for n in post_order(f.body) if isinstance(n, Call)]

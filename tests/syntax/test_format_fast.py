@@ -57,7 +57,10 @@ def test_fast_without_comments_is_not_verified(monkeypatch: pytest.MonkeyPatch) 
         raise AssertionError("a text without comments is not verified with --fast")
 
     monkeypatch.setattr(formatter, "verify", fail)
-    assert format_source(Source("t.rly", "def @main(%a,%b){%a+%b}\n"), safe=False).text == "def @main(%a, %b) {\n  %a + %b\n}\n"
+    assert (
+        format_source(Source("t.rly", "def @main(%a,%b){%a+%b}\n"), safe=False).text
+        == "def @main(%a, %b) {\n  %a + %b\n}\n"
+    )
 
 
 _SEEDS = [p for p in sorted(SAMPLES.glob("*.rly")) if p.stat().st_size < 3000]

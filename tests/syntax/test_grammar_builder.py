@@ -28,7 +28,9 @@ def rules_without_method(rules: list[tuple]) -> list[str]:
     """The rules (by alias, else name) the parser would call a missing
     builder method for."""
     building = [r for r in rules if not r[0].startswith("_") and not _passes_its_child_through(r)]
-    return sorted({alias or origin for origin, alias, *_ in building if not callable(getattr(Builder, alias or origin, None))})
+    return sorted(
+        {alias or origin for origin, alias, *_ in building if not callable(getattr(Builder, alias or origin, None))}
+    )
 
 
 def test_every_rule_that_builds_has_a_builder_method() -> None:

@@ -103,8 +103,18 @@ class TestNames:
 class TestNumbers:
     @pytest.mark.parametrize(
         "text,kind",
-        [("1", "INT"), ("7i64", "INT"), ("3u8", "INT"), ("1.0", "FLOAT"), ("1f", "FLOAT"), ("2f64", "FLOAT"),
-         ("1e-05f", "FLOAT"), ("2.5e3", "FLOAT"), ("inff", "FLOAT"), ("nanf32", "FLOAT")],
+        [
+            ("1", "INT"),
+            ("7i64", "INT"),
+            ("3u8", "INT"),
+            ("1.0", "FLOAT"),
+            ("1f", "FLOAT"),
+            ("2f64", "FLOAT"),
+            ("1e-05f", "FLOAT"),
+            ("2.5e3", "FLOAT"),
+            ("inff", "FLOAT"),
+            ("nanf32", "FLOAT"),
+        ],
     )
     def test_number_kinds(self, text: str, kind: str) -> None:
         assert lex(text) == [(kind, text)]

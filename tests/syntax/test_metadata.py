@@ -132,7 +132,10 @@ def test_real_blob_header_fields() -> None:
 
 def test_encoder_reproduces_tvm_blob() -> None:
     blob = b64(encode_ndarray(np.arange(1, 7, dtype=np.float32).reshape(2, 3)))
-    assert blob == "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAIA/AAAAQAAAQEAAAIBAAACgQAAAwEA="
+    assert (
+        blob
+        == "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAIA/AAAAQAAAQEAAAIBAAACgQAAAwEA="
+    )
 
 
 # ---------------------------------------------------------------- round trips
@@ -165,7 +168,12 @@ def test_scalar_empty_and_non_contiguous_tensors() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(hnp.arrays(dtype=st.sampled_from([np.float32, np.float64, np.int32, np.int8, np.uint16, np.bool_]), shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5)))
+@given(
+    hnp.arrays(
+        dtype=st.sampled_from([np.float32, np.float64, np.int32, np.int8, np.uint16, np.bool_]),
+        shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5),
+    )
+)
 def test_round_trip_property(a: np.ndarray) -> None:
     t = decode_ndarray(encode_ndarray(a))
     assert (t.dtype, t.shape) == (a.dtype.name, a.shape)
@@ -244,7 +252,7 @@ def test_invalid_json_is_located() -> None:
     assert table is None
     (d,) = diags
     assert d.code == "bad-metadata"
-    assert d.message == "the `#[metadata]` section is not valid JSON: expected `,` or `}`, found `\"`"
+    assert d.message == 'the `#[metadata]` section is not valid JSON: expected `,` or `}`, found `"`'
     assert where(d) == ("bad-metadata", line_of(text, '"nodes"'), 3)
 
 
@@ -378,7 +386,10 @@ def test_entry_that_is_not_a_constant() -> None:
 def test_each_bad_blob_is_reported() -> None:
     good = b64(encode_ndarray(np.ones(1, np.float32)))
     table, diags = read(section(["@@", good, "%%"]))
-    assert [d.message for d in diags] == ["tensor 0: the tensor is not valid base64", "tensor 2: the tensor is not valid base64"]
+    assert [d.message for d in diags] == [
+        "tensor 0: the tensor is not valid base64",
+        "tensor 2: the tensor is not valid base64",
+    ]
     assert table.constants[0] is None and table.constants[2] is None
     assert table.constants[1].shape == (1,)
 

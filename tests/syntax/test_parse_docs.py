@@ -44,7 +44,10 @@ class TestDefinitions:
         m = parse_ok("def @f<a, s : Shape, bt : BaseType, n : ShapeVar>(%x : Tensor[s, bt], %y : a) -> a { %y }")
         f = func(m, "f")
         assert [(t.name, t.kind) for t in f.type_params] == [
-            ("a", Kind.TYPE), ("s", Kind.SHAPE), ("bt", Kind.BASE_TYPE), ("n", Kind.SHAPE_VAR)
+            ("a", Kind.TYPE),
+            ("s", Kind.SHAPE),
+            ("bt", Kind.BASE_TYPE),
+            ("n", Kind.SHAPE_VAR),
         ]
         a, s, bt, _ = f.type_params
         assert f.params[0].type_annotation == TensorType(s, bt)

@@ -95,8 +95,15 @@ def test_nested_block_comments() -> None:
 
 
 def test_literal_suffixes() -> None:
-    cases = {"1f": (1.0, "float32"), "1f64": (1.0, "float64"), "1f16": (1.0, "float16"), "1i64": (1, "int64"),
-             "1i16": (1, "int16"), "2u8": (2, "uint8"), "1e-05f": (9.999999747378752e-06, "float32")}
+    cases = {
+        "1f": (1.0, "float32"),
+        "1f64": (1.0, "float64"),
+        "1f16": (1.0, "float16"),
+        "1i64": (1, "int64"),
+        "1i16": (1, "int16"),
+        "2u8": (2, "uint8"),
+        "1e-05f": (9.999999747378752e-06, "float32"),
+    }
     for text, (value, dtype) in cases.items():
         c = body(HEADER + text)
         assert (c.value, c.dtype) == (value, dtype), text
@@ -106,7 +113,7 @@ def test_literal_suffixes() -> None:
 
 def test_keyword_attributes() -> None:
     e = body(
-        HEADER + "fn (%x, %w) { nn.conv2d(%x, %w, padding=[1, 1, 1, 1], out_dtype=\"float32\", units=None, axis=[0], "
+        HEADER + 'fn (%x, %w) { nn.conv2d(%x, %w, padding=[1, 1, 1, 1], out_dtype="float32", units=None, axis=[0], '
         "rate=0.2f, keepdims=True, newshape=[-1, 32], epsilon=1e-05f) }"
     ).body
     assert e.op.name == "nn.conv2d" and len(e.args) == 2
@@ -120,7 +127,16 @@ def test_keyword_attributes() -> None:
     assert attrs["keepdims"] is True
     assert attrs["newshape"] == (-1, 32)
     assert attrs["epsilon"] == 9.999999747378752e-06
-    assert [k for k, _ in e.attrs] == ["padding", "out_dtype", "units", "axis", "rate", "keepdims", "newshape", "epsilon"]
+    assert [k for k, _ in e.attrs] == [
+        "padding",
+        "out_dtype",
+        "units",
+        "axis",
+        "rate",
+        "keepdims",
+        "newshape",
+        "epsilon",
+    ]
 
 
 def test_function_attributes_in_parameter_list() -> None:
@@ -143,11 +159,11 @@ def test_references() -> None:
 
 
 def test_meta_references_and_metadata_section() -> None:
-    m = parse_ok(HEADER + "def @main(%x) { add(%x, meta[relay.Constant][3]) }\n#[metadata]\n{\"root\": 1}\n")
+    m = parse_ok(HEADER + 'def @main(%x) { add(%x, meta[relay.Constant][3]) }\n#[metadata]\n{"root": 1}\n')
     c = func(m).body.args[1]
     assert isinstance(c, Constant) and c.meta_index == 3 and c.value is None and c.dtype is None
     assert m.metadata is not None and m.metadata.text.strip() == '{"root": 1}'
-    attr = body(HEADER + "f(%x, weight=meta[relay.Constant][0])" .replace("%x", "1"))
+    attr = body(HEADER + "f(%x, weight=meta[relay.Constant][0])".replace("%x", "1"))
     assert dict(attr.attrs)["weight"] == MetaRef("relay.Constant", 0)
 
 
@@ -206,9 +222,16 @@ def test_a_graph_binding_of_another_definition_brings_its_variables_out_of_scope
         "  (%0,)\n"
         "}\n"
     )
-    assert (d.code, d.message, d.label) == ("unbound-variable", "`%0` refers to `%x`, which is not in scope here", "`%x` is out of scope here")
+    assert (d.code, d.message, d.label) == (
+        "unbound-variable",
+        "`%0` refers to `%x`, which is not in scope here",
+        "`%x` is out of scope here",
+    )
     assert where(d) == ("unbound-variable", 7, 4)
-    assert [(lab.message, lab.span.start_line_col) for lab in d.labels] == [("`%x` is bound here", (2, 11)), ("`%0` is bound here", (3, 3))]
+    assert [(lab.message, lab.span.start_line_col) for lab in d.labels] == [
+        ("`%x` is bound here", (2, 11)),
+        ("`%0` is bound here", (3, 3)),
+    ]
 
 
 def test_a_graph_binding_of_another_definition_without_variables_is_that_node() -> None:

@@ -207,7 +207,9 @@ def test_an_unused_sequencing_binder_prints_as_a_statement() -> None:
 def test_a_projection_is_not_read_as_a_dotted_name() -> None:
     """With a variable called `%t.0` in the program, `%t` projected is `(%t).0`."""
     t, dotted = Var("t"), Var("t.0")
-    expr = Let(t, Tuple((Constant(1, "int32"),)), Let(dotted, Constant(5, "int32"), Tuple((TupleGetItem(t, 0), dotted))))
+    expr = Let(
+        t, Tuple((Constant(1, "int32"),)), Let(dotted, Constant(5, "int32"), Tuple((TupleGetItem(t, 0), dotted)))
+    )
     assert round_trips(expr) == "let %t = (1,);\nlet %t.0 = 5;\n((%t).0, %t.0)"
 
 
@@ -319,10 +321,20 @@ def test_graph_bindings_keep_their_names_and_tvm_conversion_numbers_across_the_f
     ("text", "message", "line", "column"),
     [
         ("def @f(%a, %b) where Broadcast { %a }", "a `where` clause cannot be written in TVM's format", 1, 22),
-        ("def @f(%g : fn (int32, int32) -> int32 where Broadcast) { %g }", "a `where` clause cannot be written in TVM's format", 1, 46),
+        (
+            "def @f(%g : fn (int32, int32) -> int32 where Broadcast) { %g }",
+            "a `where` clause cannot be written in TVM's format",
+            1,
+            46,
+        ),
         ("def @f<s : Shape>(%a : Tensor[s, float32]) { %a }", "the type parameter `s : Shape` cannot be written", 1, 8),
         ("def @f<a>(%x : a) { %x }\ndef @main() { @f<int32>(1) }", "explicit type arguments cannot be written", 2, 15),
-        ("def @main() { Constant(1, (2, 2), float32) }", "the constant `Constant(..., float32)` cannot be written", 1, 15),
+        (
+            "def @main() { Constant(1, (2, 2), float32) }",
+            "the constant `Constant(..., float32)` cannot be written",
+            1,
+            15,
+        ),
     ],
 )
 def test_what_tvm_cannot_express_is_a_located_error(text: str, message: str, line: int, column: int) -> None:
@@ -379,7 +391,12 @@ def test_kinded_type_parameters_survive_in_tvm_text() -> None:
 
 @pytest.mark.parametrize(
     ("source", "expected"),
-    [("", ""), ("\n\n  \n", ""), ('#[version = "0.0.5"]\n\n', '#[version = "0.0.5"]\n'), ("// only this", "// only this\n")],
+    [
+        ("", ""),
+        ("\n\n  \n", ""),
+        ('#[version = "0.0.5"]\n\n', '#[version = "0.0.5"]\n'),
+        ("// only this", "// only this\n"),
+    ],
 )
 def test_empty_files_stay_empty(source: str, expected: str) -> None:
     assert format(source) == expected

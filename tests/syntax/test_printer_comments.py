@@ -36,11 +36,17 @@ def fmt(text: str, **options) -> str:
         # Inline before an argument.
         ("def @f(%x) { g(/* a */ %x, /* b */ 1) }", "def @f(%x) {\n  g(/* a */ %x, /* b */ 1)\n}\n"),
         # Inside a type annotation: printed after the parameter.
-        ("def @f(%x : Tensor[(1, /* rows */ 2), float32]) { %x }", "def @f(%x : Tensor[(1, 2), float32] /* rows */) {\n  %x\n}\n"),
+        (
+            "def @f(%x : Tensor[(1, /* rows */ 2), float32]) { %x }",
+            "def @f(%x : Tensor[(1, 2), float32] /* rows */) {\n  %x\n}\n",
+        ),
         # At the end of the file.
         ("def @f() { 1 }\n\n// trailing\n", "def @f() {\n  1\n}\n\n// trailing\n"),
         # Empty lines between statements are kept (one at most).
-        ("def @f(%x) {\n  let %a = %x;\n\n\n  let %b = %a;\n  %b\n}\n", "def @f(%x) {\n  let %a = %x;\n\n  let %b = %a;\n  %b\n}\n"),
+        (
+            "def @f(%x) {\n  let %a = %x;\n\n\n  let %b = %a;\n  %b\n}\n",
+            "def @f(%x) {\n  let %a = %x;\n\n  let %b = %a;\n  %b\n}\n",
+        ),
     ],
 )
 def test_placement(source: str, expected: str) -> None:
@@ -150,8 +156,14 @@ def test_a_comment_after_a_parenthesised_block_operand_is_stable(closing: str) -
     ("text", "expected"),
     [
         # the tail `%0` names the binding `%0 = -%x`, written far above it
-        ('#[version = "0.0.5"]\nfree_var %x;\n%0\n =\n -%x;\n%0\n;\n\n%0\n', '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = -%x;\n%0;\n\n%0\n'),
-        ('#[version = "0.0.5"]\nfree_var %x;\n%0 = -%x;\n%0;\n%0\n', '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = -%x;\n%0;\n%0\n'),
+        (
+            '#[version = "0.0.5"]\nfree_var %x;\n%0\n =\n -%x;\n%0\n;\n\n%0\n',
+            '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = -%x;\n%0;\n\n%0\n',
+        ),
+        (
+            '#[version = "0.0.5"]\nfree_var %x;\n%0 = -%x;\n%0;\n%0\n',
+            '#[version = "0.0.5"]\nfree_var %x;\n\n%0 = -%x;\n%0;\n%0\n',
+        ),
     ],
     ids=["empty-line-kept", "no-empty-line"],
 )

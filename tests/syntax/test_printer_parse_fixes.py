@@ -10,9 +10,7 @@ def test_bare_dtype_as_adt_argument_is_a_scalar_tensor_type() -> None:
     """A bare dtype in type position is `Tensor[(), dtype]` (seed 001, "Type
     System"); TVM's printer writes `List[float32]` for List[Tensor[(), float32]]."""
     module = parse_ok(
-        '#[version = "0.0.5"]\n'
-        "type List[A] { Nil, Cons(A, List[A]), }\n"
-        "def @f(%l: List[float32]) { %l }\n"
+        '#[version = "0.0.5"]\ntype List[A] { Nil, Cons(A, List[A]), }\ndef @f(%l: List[float32]) { %l }\n'
     )
     ty = next(iter(module.functions.values())).params[0].type_annotation
     assert isinstance(ty, TypeCall)
@@ -21,8 +19,7 @@ def test_bare_dtype_as_adt_argument_is_a_scalar_tensor_type() -> None:
 
 def test_bare_dtype_for_a_base_type_parameter_stays_a_dtype() -> None:
     module = parse_ok(
-        "data Boxed<b : BaseType> {\n  Box : (Tensor[(), b]) -> Boxed\n}\n"
-        "def @f(%x : Boxed[float32]) { %x }\n"
+        "data Boxed<b : BaseType> {\n  Box : (Tensor[(), b]) -> Boxed\n}\ndef @f(%x : Boxed[float32]) { %x }\n"
     )
     ty = next(iter(module.functions.values())).params[0].type_annotation
     assert ty.args == ("float32",)

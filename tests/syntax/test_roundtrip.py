@@ -115,7 +115,9 @@ def test_formatting_keeps_comments_in_place(module: Module, data) -> None:
     except UnsafeFormat as exc:  # show both texts
         raise AssertionError(f"{exc.reason}\n--- input:\n{exc.original}\n--- output:\n{exc.output}") from None
     assert result.text is not None, [str(d) for d in result.diagnostics]
-    assert [c for c in result.text.split() if c.startswith("c") and c[1:].isdigit()] == [f"c{i}" for i in range(len(chosen))]
+    assert [c for c in result.text.split() if c.startswith("c") and c[1:].isdigit()] == [
+        f"c{i}" for i in range(len(chosen))
+    ]
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ about 8; the bound leaves room for a loaded machine."""
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -42,7 +42,9 @@ def wide_tuple(n: int) -> str:
 
 
 @pytest.mark.parametrize(
-    ("make", "n"), [(operator_chain, 5000), (wide_data, 5000), (wide_tuple, 5000)], ids=["operator-chain", "wide-data", "wide-tuple"]
+    ("make", "n"),
+    [(operator_chain, 5000), (wide_data, 5000), (wide_tuple, 5000)],
+    ids=["operator-chain", "wide-data", "wide-tuple"],
 )
 def test_parsing_grows_linearly(make: Callable[[int], str], n: int) -> None:
     _parse_time(make(100))  # warm-up: the tables
@@ -116,4 +118,4 @@ def test_long_lists_keep_every_element_in_order() -> None:
     while isinstance(node, Call):
         seen.append(node.args[1].value)
         node = node.args[0]
-    assert seen[::-1] + [node.value] == list(range(1, n)) + [0]
+    assert [*seen[::-1], node.value] == [*list(range(1, n)), 0]

@@ -16,17 +16,33 @@ from tests.conftest import SAMPLES
 # file -> (code, line, column, message, [(label line, label column, label text)])
 GOLDEN = {
     "foldr_unclosed_params.rly": (
-        "syntax-error", 7, 59, "expected `)` or `,`, found `->`", [(7, 17, "unclosed `(`")],
+        "syntax-error",
+        7,
+        59,
+        "expected `)` or `,`, found `->`",
+        [(7, 17, "unclosed `(`")],
     ),
     "concat_unclosed_call.rly": (
-        "syntax-error", 10, 51, "mismatched closing delimiter `}`", [(10, 29, "unclosed `(`")],
+        "syntax-error",
+        10,
+        51,
+        "mismatched closing delimiter `}`",
+        [(10, 29, "unclosed `(`")],
     ),
     "flatten_unclosed_body.rly": (
-        "syntax-error", 18, 4, "unexpected end of file: the `{` on line 14 is never closed", [(14, 49, "unclosed `{`")],
+        "syntax-error",
+        18,
+        4,
+        "unexpected end of file: the `{` on line 14 is never closed",
+        [(14, 49, "unclosed `{`")],
     ),
     "map_accumr_extra_paren.rly": ("syntax-error", 12, 49, "unmatched closing delimiter `)`", []),
     "type_argument_bracket.rly": (
-        "syntax-error", 3, 67, "mismatched closing delimiter `)`", [(3, 58, "unclosed `[`")],
+        "syntax-error",
+        3,
+        67,
+        "mismatched closing delimiter `)`",
+        [(3, 58, "unclosed `[`")],
     ),
     "pattern_missing_sigil.rly": ("unknown-constructor", 11, 17, "unknown constructor `x`", []),
     "return_type_colon.rly": ("syntax-error", 7, 33, "expected `->`, `{` or `where`, found `:`", []),

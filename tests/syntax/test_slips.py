@@ -65,7 +65,10 @@ def test_a_missing_closing_brace() -> None:
     assert [(lab.span.start_line_col, lab.message) for lab in diag.labels] == [((4, 10), "unclosed `{`")]
     assert diag.helps == ["2 `}` are missing: the `{`s on lines 1 and 4 are never closed"]
     assert diag.fixes[0].applicability == UNSAFE
-    assert fixed(text, diag) == "def @f(%x : int32) {\n  if (%x == 1) {\n    2\n  } else {\n    3\n  }\n}\n\ndef @g() { 1 }\n"
+    assert (
+        fixed(text, diag)
+        == "def @f(%x : int32) {\n  if (%x == 1) {\n    2\n  } else {\n    3\n  }\n}\n\ndef @g() { 1 }\n"
+    )
     at_end = only("def @f() {\n  let %a = 1;\n  %a\n")
     assert at_end.helps == ["a `}` is missing: the `{` on line 1 is never closed"]
 
@@ -74,7 +77,9 @@ def test_the_caret_of_a_missing_semicolon_is_where_it_is_missing() -> None:
     diag = only("def @main() {\n  let %a = 1\n  let %b = 2;\n  %b\n}\n")
     assert diag.message == "expected `;`, found `let`"
     assert (diag.location()[1:3], diag.label) == ((2, 13), "expected `;` here")
-    assert [(lab.span.start_line_col, lab.message) for lab in diag.labels] == [((3, 3), "the next statement starts here")]
+    assert [(lab.span.start_line_col, lab.message) for lab in diag.labels] == [
+        ((3, 3), "the next statement starts here")
+    ]
     assert diag.helps == ["add the missing `;`"]
 
 

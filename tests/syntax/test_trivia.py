@@ -89,7 +89,9 @@ def test_a_free_variable_declaration_starts_at_its_keyword() -> None:
 
 
 def test_graph_bindings_and_their_values() -> None:
-    text = '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = add(%x, 1);\n  %1 = (\n    multiply(%0, %0));\n  %1\n}\n'
+    text = (
+        '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = add(%x, 1);\n  %1 = (\n    multiply(%0, %0));\n  %1\n}\n'
+    )
     m = parse_ok(text)
     heads = m.positions.graph_heads
     assert heads[text.index("add")] == text.index("%0 =")
@@ -98,7 +100,9 @@ def test_graph_bindings_and_their_values() -> None:
 
 
 def test_an_empty_line_above_a_binding_whose_value_is_on_the_next_line() -> None:
-    text = '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = add(%x, 1);\n\n  %1 =\n    multiply(%0, %0);\n  %1\n}\n'
+    text = (
+        '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = add(%x, 1);\n\n  %1 =\n    multiply(%0, %0);\n  %1\n}\n'
+    )
     assert format(text) == (
         '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = add(%x, 1);\n\n  %1 = multiply(%0, %0);\n  %1\n}\n'
     )
@@ -118,7 +122,10 @@ def test_comments_in_and_after_a_constructors_brackets_trail_it() -> None:
 def test_a_comment_beside_a_binding_that_names_a_variable_stays_at_that_use() -> None:
     text = '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = %x;\n  %1 = add(\n    %0,  // the alias\n    1);\n  %1\n}\n'
     # the alias `%0` of `%x` is kept where the source used it
-    assert format(text) == '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = %x;\n  %1 = add(\n    %0,  // the alias\n    1\n  );\n  %1\n}\n'
+    assert (
+        format(text)
+        == '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = %x;\n  %1 = add(\n    %0,  // the alias\n    1\n  );\n  %1\n}\n'
+    )
 
 
 def test_a_comment_inside_an_annotation_with_commas_stays_with_its_parameter() -> None:

@@ -97,7 +97,14 @@ def test_numbers_out_of_their_range_are_errors(literal: str, message: str) -> No
 
 @pytest.mark.parametrize(
     "written, canonical",
-    [("int", "int32"), ("uint", "uint32"), ("float", "float32"), ("bfloat", "bfloat16"), ("int8x4", "int8x4"), ("uint1x4", "uint1x4")],
+    [
+        ("int", "int32"),
+        ("uint", "uint32"),
+        ("float", "float32"),
+        ("bfloat", "bfloat16"),
+        ("int8x4", "int8x4"),
+        ("uint1x4", "uint1x4"),
+    ],
 )
 def test_dtype_spellings_of_tvms_datatype_parser(written: str, canonical: str) -> None:
     """include/tvm/runtime/data_type.h String2DLDataType: a bare code has its default width."""
@@ -155,7 +162,10 @@ def test_parameter_attributes_in_braces() -> None:
     )
     assert main_type(text) == "fn(Tensor[(2), float32], Tensor[(2), float32]) -> Tensor[(2), float32]"
     formatted = roundtrips(text)
-    assert "  %x {virtual_device=meta[VirtualDevice][0]}: Tensor[(2), float32],\n  %y {a=1, b=[1, 2]}: Tensor[(2), float32]\n" in formatted
+    assert (
+        "  %x {virtual_device=meta[VirtualDevice][0]}: Tensor[(2), float32],\n  %y {a=1, b=[1, 2]}: Tensor[(2), float32]\n"
+        in formatted
+    )
     docs = format_source(Source("t.rly", text), dialect="docs").text
     assert "%x {virtual_device=meta[VirtualDevice][0]} : Tensor[(2), float32]" in docs
 
@@ -174,10 +184,13 @@ METADATA_ATTRS = """#[metadata]
 def test_attributes_by_reference_to_the_metadata_section() -> None:
     """parser.cc ParseCallArgs: a `meta[...]` ending the arguments, whose entry
     is an attributes object, gives the call its attributes."""
-    text = tvm_main(
-        "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])",
-        "%a {virtual_device=meta[VirtualDevice][0]}: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32]",
-    ) + METADATA_ATTRS
+    text = (
+        tvm_main(
+            "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])",
+            "%a {virtual_device=meta[VirtualDevice][0]}: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32]",
+        )
+        + METADATA_ATTRS
+    )
     assert main_type(text) == "fn(Tensor[(2, 3, 4), float32], Tensor[(2, 5, 4), float32]) -> Tensor[(2, 3, 5), float64]"
     formatted = roundtrips(text)
     assert "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])" in formatted
@@ -185,7 +198,10 @@ def test_attributes_by_reference_to_the_metadata_section() -> None:
 
 
 def test_a_metadata_reference_that_the_section_lacks() -> None:
-    text = tvm_main("nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][1])", "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 4, 5), float32]")
+    text = tvm_main(
+        "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][1])",
+        "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 4, 5), float32]",
+    )
     diag = only_error(text + METADATA_ATTRS)
     assert (diag.code, diag.message, diag.span.text) == (
         "bad-metadata",
@@ -256,7 +272,11 @@ def test_attributes_on_a_call_of_a_function_value() -> None:
     params = "%f: fn (int32) -> int32, %x: int32"
     assert main_type(tvm_main('%f(%x, attrs_type_key="DictAttrs", name="a")', params)).endswith("-> Tensor[(), int32]")
     diag = only_error(tvm_main('%f(%x, name="a")', params))
-    assert (diag.code, diag.message, diag.span.text) == ("unknown-attribute", "`%f` is not an operator and takes no attributes", "name")
+    assert (diag.code, diag.message, diag.span.text) == (
+        "unknown-attribute",
+        "`%f` is not an operator and takes no attributes",
+        "name",
+    )
 
 
 # ---------------------------------------------------------------- graph bindings
@@ -376,32 +396,67 @@ FORMS = [
     ("block", "{ 1 }", "", "fn() -> Tensor[(), int32]"),
     ("sequence", "add(%x, 1); %x", "%x: int32", "fn(Tensor[(), int32]) -> Tensor[(), int32]"),
     ("let", "let %y: int32 = add(%x, 1); %y", "%x: int32", "fn(Tensor[(), int32]) -> Tensor[(), int32]"),
-    ("graph binding", "%0 = add(%x, 1);\n  multiply(%0, %0)", "%x: int32", "fn(Tensor[(), int32]) -> Tensor[(), int32]"),
+    (
+        "graph binding",
+        "%0 = add(%x, 1);\n  multiply(%0, %0)",
+        "%x: int32",
+        "fn(Tensor[(), int32]) -> Tensor[(), int32]",
+    ),
     ("binary operators", "(1 * 2 + 3 < 4) == (5 != 6)", "", "fn() -> Tensor[(), bool]"),
     ("unit, parenthesis, 1-tuple", "((), (1), (1,))", "", "fn() -> ((), Tensor[(), int32], (Tensor[(), int32],))"),
     ("projection", "(1, 2f).1", "", "fn() -> Tensor[(), float32]"),
-    ("curried call", "%f(1)(2)", "%f: fn (int32) -> fn (int32) -> int32", "fn(fn(Tensor[(), int32]) -> fn(Tensor[(), int32]) -> Tensor[(), int32]) -> Tensor[(), int32]"),
+    (
+        "curried call",
+        "%f(1)(2)",
+        "%f: fn (int32) -> fn (int32) -> int32",
+        "fn(fn(Tensor[(), int32]) -> fn(Tensor[(), int32]) -> Tensor[(), int32]) -> Tensor[(), int32]",
+    ),
     ("fn with type parameters", "fn [A](%a: A) -> A { %a }", "", "fn() -> fn<A>(A) -> A"),
     ("fn attributes", "fn (%a: int32, Primitive=1) { %a }", "", "fn() -> fn(Tensor[(), int32]) -> Tensor[(), int32]"),
     ("if", "if (%c) { 1 } else { 2 }", "%c: bool", "fn(Tensor[(), bool]) -> Tensor[(), int32]"),
     ("references", "%0 = ref(1);\n  ref_write(%0, 2);\n  ref_read(%0)", "", "fn() -> Tensor[(), int32]"),
-    ("match on an atom", "match %l { Cons(%h, _) => %h, Nil => 0 }", "%l: List[int32]", "fn(List[Tensor[(), int32]]) -> Tensor[(), int32]"),
-    ("partial match", "match? (%l) { Cons(%h, _) => %h }", "%l: List[int32]", "fn(List[Tensor[(), int32]]) -> Tensor[(), int32]"),
+    (
+        "match on an atom",
+        "match %l { Cons(%h, _) => %h, Nil => 0 }",
+        "%l: List[int32]",
+        "fn(List[Tensor[(), int32]]) -> Tensor[(), int32]",
+    ),
+    (
+        "partial match",
+        "match? (%l) { Cons(%h, _) => %h }",
+        "%l: List[int32]",
+        "fn(List[Tensor[(), int32]]) -> Tensor[(), int32]",
+    ),
     ("nullary constructor", "Nil", "", "fn<a>() -> List[a]"),
     ("tuple pattern", "match ((%x, %x)) { (%a, _) => %a }", "%x: int32", "fn(Tensor[(), int32]) -> Tensor[(), int32]"),
-    ("attribute values", 'nn.conv2d(%x, %w, strides=(1), padding=[1, 1], channels=4, kernel_size=[3, 3], out_dtype="")',
-     "%x: Tensor[(1, 2, 5, 5), float32], %w: Tensor[(4, 2, 3, 3), float32]", "fn(Tensor[(1, 2, 5, 5), float32], Tensor[(4, 2, 3, 3), float32]) -> Tensor[(1, 4, 5, 5), float32]"),
-    ("null attribute values", "nn.dense(%x, %w, units=nullptr)", "%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]",
-     "fn(Tensor[(2, 3), float32], Tensor[(4, 3), float32]) -> Tensor[(2, 4), float32]"),
+    (
+        "attribute values",
+        'nn.conv2d(%x, %w, strides=(1), padding=[1, 1], channels=4, kernel_size=[3, 3], out_dtype="")',
+        "%x: Tensor[(1, 2, 5, 5), float32], %w: Tensor[(4, 2, 3, 3), float32]",
+        "fn(Tensor[(1, 2, 5, 5), float32], Tensor[(4, 2, 3, 3), float32]) -> Tensor[(1, 4, 5, 5), float32]",
+    ),
+    (
+        "null attribute values",
+        "nn.dense(%x, %w, units=nullptr)",
+        "%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]",
+        "fn(Tensor[(2, 3), float32], Tensor[(4, 3), float32]) -> Tensor[(2, 4), float32]",
+    ),
     ("tensor types", "%x", "%x: Tensor[(?, 3), float32]", "fn(Tensor[(?, 3), float32]) -> Tensor[(?, 3), float32]"),
-    ("tuple and function types", "%x", "%x: (int32, fn (int32) -> bool)", "fn((Tensor[(), int32], fn(Tensor[(), int32]) -> Tensor[(), bool])) -> (Tensor[(), int32], fn(Tensor[(), int32]) -> Tensor[(), bool])"),
+    (
+        "tuple and function types",
+        "%x",
+        "%x: (int32, fn (int32) -> bool)",
+        "fn((Tensor[(), int32], fn(Tensor[(), int32]) -> Tensor[(), bool])) -> (Tensor[(), int32], fn(Tensor[(), int32]) -> Tensor[(), bool])",
+    ),
     # (generalized: a deliberate difference, TVM leaves `_` unsolved)
     ("incomplete type", "add(%x, 1f)", "%x: _", "fn<a : Shape>(Tensor[a, float32]) -> Tensor[a, float32]"),
 ]
 
 
 @pytest.mark.parametrize("form, body, params, expected", FORMS, ids=[f[0] for f in FORMS])
-def test_every_form_of_tvms_grammar_reads_checks_and_round_trips(form: str, body: str, params: str, expected: str) -> None:
+def test_every_form_of_tvms_grammar_reads_checks_and_round_trips(
+    form: str, body: str, params: str, expected: str
+) -> None:
     """parser.cc: ParseExpr, ParseBindingExpr, ParseExprBinOp, ParseCallExpr, ParseAtomicExpr,
     ParseAttributeValue, ParseType; each form checks to the type TVM gives it and
     formats to itself and through the documented dialect and back."""
@@ -491,7 +546,9 @@ def test_a_free_var_declared_inside_a_block() -> None:
     assert [str(d) for d in result.diagnostics] == []
     assert [v.name for v in result.module.free_vars] == ["c", "z", "y"]
     formatted = roundtrips(NESTED_FREE_VARS)
-    assert formatted.startswith('#[version = "0.0.5"]\nfree_var %c: bool;\nfree_var %z: float32;\nfree_var %y: float32;\n')
+    assert formatted.startswith(
+        '#[version = "0.0.5"]\nfree_var %c: bool;\nfree_var %z: float32;\nfree_var %y: float32;\n'
+    )
 
 
 def test_a_free_var_declared_inside_a_block_runs() -> None:
@@ -546,7 +603,9 @@ def test_a_negative_attribute_number_is_checked_with_its_sign() -> None:
     """A suffixed integer in an attribute holds its dtype's range, sign
     included (`channels=-1u8` was read as -1; a fuzzer finding)."""
     diags = checked(tvm_main("nn.leaky_relu(%x, alpha=-1u8)", "%x: float32")).diagnostics
-    assert [(d.code, d.span.text, d.message) for d in diags] == [("invalid-literal", "-1u8", "`-1u8` does not fit in uint8 (0 to 255)")]
+    assert [(d.code, d.span.text, d.message) for d in diags] == [
+        ("invalid-literal", "-1u8", "`-1u8` does not fit in uint8 (0 to 255)")
+    ]
     assert checked(tvm_main("nn.leaky_relu(%x, alpha=-1i8)", "%x: float32")).diagnostics == []
 
 
@@ -558,14 +617,23 @@ def test_an_attribute_integer_beyond_int64_is_an_invalid_literal_and_nothing_mor
     x = "%x: Tensor[(1, 1, 4, 4), float32]"
     diags = checked(tvm_main("nn.max_pool2d(%x, pool_size=[1, 1], strides=[99999999999999999999, 1])", x)).diagnostics
     assert [(d.code, d.span.text, d.message) for d in diags] == [
-        ("invalid-literal", "99999999999999999999", "`99999999999999999999` does not fit in int64 (-9223372036854775808 to 9223372036854775807)")
+        (
+            "invalid-literal",
+            "99999999999999999999",
+            "`99999999999999999999` does not fit in int64 (-9223372036854775808 to 9223372036854775807)",
+        )
     ]
-    assert checked(tvm_main("nn.max_pool2d(%x, pool_size=[1, 1], strides=[9223372036854775807, 1])", x)).diagnostics == []
+    assert (
+        checked(tvm_main("nn.max_pool2d(%x, pool_size=[1, 1], strides=[9223372036854775807, 1])", x)).diagnostics == []
+    )
     # the call's other attributes are still checked
     diags = checked(tvm_main("nn.max_pool2d(%x, strides=[99999999999999999999, 1])", x)).diagnostics
     assert [(d.code, d.message) for d in diags] == [
         ("missing-attribute", "`nn.max_pool2d` needs the attribute `pool_size`"),
-        ("invalid-literal", "`99999999999999999999` does not fit in int64 (-9223372036854775808 to 9223372036854775807)"),
+        (
+            "invalid-literal",
+            "`99999999999999999999` does not fit in int64 (-9223372036854775808 to 9223372036854775807)",
+        ),
     ]
 
 
@@ -573,7 +641,9 @@ def test_a_name_as_an_attribute_value_is_one_syntax_error() -> None:
     """`axis=foo` is reported where it is written, once: the attribute's
     kind is not then checked against the string it is not."""
     diags = checked(tvm_main("sum(%x, axis=foo)", "%x: Tensor[(2), float32]")).diagnostics
-    assert [(d.code, d.span.text, d.message) for d in diags] == [("syntax-error", "foo", "`foo` is not an attribute value")]
+    assert [(d.code, d.span.text, d.message) for d in diags] == [
+        ("syntax-error", "foo", "`foo` is not an attribute value")
+    ]
 
 
 # ---------------------------------------------------------------- printing what TVM reads
@@ -590,7 +660,12 @@ def test_an_infinite_attribute_is_written_inff() -> None:
     assert docs is not None and "clip(%x, a_min=-inff, a_max=inff)" in docs
     from relay_text.syntax.spelling import attr_text
 
-    assert [attr_text(v, tvm) for v in (float("inf"), float("-inf")) for tvm in (True, False)] == ["inff", "inff", "-inff", "-inff"]
+    assert [attr_text(v, tvm) for v in (float("inf"), float("-inf")) for tvm in (True, False)] == [
+        "inff",
+        "inff",
+        "-inff",
+        "-inff",
+    ]
 
 
 def test_a_comment_after_a_function_attribute_stays_there() -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -24,7 +25,9 @@ from tests.conftest import CORPUS, corpus_files, needs_corpus
 from tests.viz.browser import Opened, chromium_path, launch, look, not_blank
 from tests.viz.helpers import PROGRAM, graph, graph_of_file, residual_model
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is in the test extra: pip install -e '.[test]'")
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is in the test extra: pip install -e '.[test]'"
+)
 if chromium_path() is None:
     pytest.skip("chromium is not installed (Debian: apt-get install chromium)", allow_module_level=True)
 
@@ -50,7 +53,9 @@ def write(tmp_path: Path, layout: Layout, name: str = "graph.html", **options: A
     return path
 
 
-def same_placement(opened: Opened, g: Graph, layout: Layout, collapsed: set[int] = frozenset(), orthogonal: bool = True) -> None:  # type: ignore[assignment]
+def same_placement(
+    opened: Opened, g: Graph, layout: Layout, collapsed: set[int] = frozenset(), orthogonal: bool = True
+) -> None:  # type: ignore[assignment]
     """The browser's boxes and routes are the Python ones, to the last bit."""
     js = json.loads(opened.page.evaluate("relayViz.placed()"))
     py = place(layout, set(collapsed), orthogonal)
@@ -59,7 +64,9 @@ def same_placement(opened: Opened, g: Graph, layout: Layout, collapsed: set[int]
     assert [tuple(js["nodes"][4 * i : 4 * i + 4]) for i in shown] == [py.nodes[i] for i in shown]
     groups = [i for i in range(len(g.groups)) if py.shown_groups[i]]
     assert [tuple(js["groups"][4 * i : 4 * i + 4]) for i in groups] == [py.groups[i] for i in groups]
-    assert [(e, list(zip(pts[::2], pts[1::2])), arrow) for e, pts, arrow in js["routes"]] == [(e, pts, arrow) for e, pts, arrow in py.routes]
+    assert [(e, list(zip(pts[::2], pts[1::2], strict=False)), arrow) for e, pts, arrow in js["routes"]] == [
+        (e, pts, arrow) for e, pts, arrow in py.routes
+    ]
     assert (js["width"], js["height"]) == (py.width, py.height)
 
 
@@ -70,7 +77,9 @@ def matches(g: Graph, query: str) -> list[int]:
 
 def stage_shot(opened: Opened) -> bytes:
     """The drawing area alone (the minimap and the help line hidden)."""
-    opened.page.evaluate("for (const id of ['minimap', 'help']) document.getElementById(id).style.visibility = 'hidden'")
+    opened.page.evaluate(
+        "for (const id of ['minimap', 'help']) document.getElementById(id).style.visibility = 'hidden'"
+    )
     png = opened.page.locator("#stage").screenshot()
     opened.page.evaluate("for (const id of ['minimap', 'help']) document.getElementById(id).style.visibility = ''")
     return png
@@ -83,7 +92,9 @@ SLOW_PAGES = {"glenside-lstm-for-pldi", "apache-tvm-menangerie-gpt2"}
 
 @needs_corpus
 @pytest.mark.parametrize(
-    "path", [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_PAGES else p for p in corpus_files()], ids=lambda p: p.stem
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_PAGES else p for p in corpus_files()],
+    ids=lambda p: p.stem,
 )
 def test_corpus_model_in_the_browser(opened: Opened, tmp_path: Path, path: Path) -> None:
     g = graph_of_file(path)
@@ -101,7 +112,11 @@ def test_corpus_model_in_the_browser(opened: Opened, tmp_path: Path, path: Path)
     assert page.locator("#ln .node").count() == len(g.nodes)
 
     # click a node: its operator, attributes, type and source line
-    node = next((n for n in g.nodes if n.attrs), None) or next(n for n in g.nodes if n.kind == "op") if any(n.kind == "op" for n in g.nodes) else g.nodes[-1]
+    node = (
+        next((n for n in g.nodes if n.attrs), None) or next(n for n in g.nodes if n.kind == "op")
+        if any(n.kind == "op" for n in g.nodes)
+        else g.nodes[-1]
+    )
     page.evaluate(f"relayViz.goToNode({node.id})")
     page.keyboard.press("Escape")
     assert page.locator("#details").is_hidden()
@@ -127,7 +142,9 @@ def test_corpus_model_in_the_browser(opened: Opened, tmp_path: Path, path: Path)
     assert page.locator("#hits").inner_text() == f"1 of {len(found)}"
     opened.frames()  # the view moved to the match: drawn in the next frame
     first = int(page.evaluate("document.querySelector('#ln .node.sel').dataset.id"))
-    assert first in found and g.nodes[first].label.lower().find(query.lower()) >= 0 or query.lower() in g.nodes[first].name.lower()
+    assert (first in found and g.nodes[first].label.lower().find(query.lower()) >= 0) or query.lower() in g.nodes[
+        first
+    ].name.lower()
     assert opened.errors == []
 
 
@@ -181,7 +198,9 @@ def test_links_and_details_of_groups(opened: Opened, tmp_path: Path) -> None:
     assert page.locator("#info a.golink").inner_text() == "@f"
     page.locator("#info a.golink").click()
     f = g.function("@f")
-    assert page.locator("#info h2").inner_text() == "@f" and page.locator(f'#lg .group.sel[data-g="{f.id}"]').count() == 1
+    assert (
+        page.locator("#info h2").inner_text() == "@f" and page.locator(f'#lg .group.sel[data-g="{f.id}"]').count() == 1
+    )
     assert page.locator("#info td.type").inner_text() == f.type
     page.evaluate(f"relayViz.select({call.id})")
     page.locator("#info ul.inputs a").first.click()

@@ -40,7 +40,9 @@ def test_writes_a_page_named_after_the_file(tmp_path: Path) -> None:
     assert (out / "prog.html").read_text().startswith("<!DOCTYPE html>")
 
 
-@pytest.mark.parametrize("name, start", [("g.svg", "<?xml"), ("g.dot", "digraph"), ("g.gv", "digraph"), ("g.HTML", "<!DOCTYPE")])
+@pytest.mark.parametrize(
+    "name, start", [("g.svg", "<?xml"), ("g.dot", "digraph"), ("g.gv", "digraph"), ("g.HTML", "<!DOCTYPE")]
+)
 def test_the_format_follows_the_extension(tmp_path: Path, name: str, start: str) -> None:
     result = viz([write(tmp_path), "-o", str(tmp_path / name)])
     assert result.exit_code == 0

@@ -129,11 +129,12 @@ def test_a_closure_that_calls_itself_links_to_its_group() -> None:
 
 def test_a_global_used_as_a_value_is_a_node_per_use() -> None:
     g = graph(
-        "def @inc(%x: int32) -> int32 { %x + 1 }\n"
-        "def @main(%l: List[int32]) { (@map(@inc, %l), @map(@inc, Nil)) }\n"
+        "def @inc(%x: int32) -> int32 { %x + 1 }\ndef @main(%l: List[int32]) { (@map(@inc, %l), @map(@inc, Nil)) }\n"
     )
     refs = [n for n in g.nodes if n.kind == "global"]
-    assert [(n.label, n.link, n.type) for n in refs] == [("@inc", "@inc", "fn(Tensor[(), int32]) -> Tensor[(), int32]")] * 2
+    assert [(n.label, n.link, n.type) for n in refs] == [
+        ("@inc", "@inc", "fn(Tensor[(), int32]) -> Tensor[(), int32]")
+    ] * 2
     calls = [n for n in g.nodes if n.label == "@map"]
     assert [n.link for n in calls] == ["@map", "@map"]  # a Prelude function: linked, drawn elsewhere
 
@@ -142,9 +143,7 @@ def test_lets_are_not_drawn() -> None:
     """A let-bound value is its node (named by the variable), its uses are
     edges from it; in A-normal form a model is the same graph as with graph
     bindings."""
-    lets = graph(
-        "def @main(%x: float32) {\n  let %a = %x * 2f;\n  let %b = %a + %a;\n  let %c = %b;\n  %c - %a\n}\n"
-    )
+    lets = graph("def @main(%x: float32) {\n  let %a = %x * 2f;\n  let %b = %a + %a;\n  let %c = %b;\n  %c - %a\n}\n")
     assert node_table(lets) == [
         ("param", "%x", "@main", "", "float32"),
         ("const", "2f", "@main", "", "float32"),
@@ -152,7 +151,13 @@ def test_lets_are_not_drawn() -> None:
         ("op", "add", "@main", "%b", "float32"),
         ("op", "subtract", "@main", "", "float32"),
     ]
-    assert edge_table(lets)[2:] == [("%a", "%b", 0, "arg"), ("%a", "%b", 1, "arg"), ("%b", "subtract", 0, "arg"), ("%a", "subtract", 1, "arg"), ("subtract", "[@main]", 0, "result")]
+    assert edge_table(lets)[2:] == [
+        ("%a", "%b", 0, "arg"),
+        ("%a", "%b", 1, "arg"),
+        ("%b", "subtract", 0, "arg"),
+        ("%a", "subtract", 1, "arg"),
+        ("subtract", "[@main]", 0, "result"),
+    ]
 
 
 def test_the_trailing_expression_and_free_variables() -> None:

@@ -87,7 +87,7 @@ def test_the_main_line_runs_straight() -> None:
         body = f"nn.relu(nn.dense({body}, %w{i}))"
     g = graph(f"def @main({', '.join(params)}) {{ {body} }}\n")
     placed = place(layered(g))
-    centres = {round(x + w / 2, 3) for n, (x, _, w, _) in zip(g.nodes, placed.nodes) if n.kind == m.OP}
+    centres = {round(x + w / 2, 3) for n, (x, _, w, _) in zip(g.nodes, placed.nodes, strict=False) if n.kind == m.OP}
     assert len(centres) == 1
 
 
@@ -126,7 +126,7 @@ def test_orthogonal_routes_turn_only_between_layers() -> None:
     g = graph(PROGRAM)
     for orthogonal in (True, False):
         for _, pts, _ in place(layered(g), orthogonal=orthogonal).routes:
-            segments = list(zip(pts, pts[1:]))
+            segments = list(zip(pts, pts[1:], strict=False))
             if orthogonal:
                 assert all(a[0] == b[0] or a[1] == b[1] for a, b in segments)
             assert all(b[1] >= a[1] for a, b in segments)  # edges run down

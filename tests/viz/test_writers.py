@@ -57,7 +57,9 @@ def test_svg_with_folded_groups() -> None:
     root = svg_tree(to_svg(g, collapsed=folded(g, ["if", "fn"])))
     titles = [el.find(SVG + "text").text for el in root.iter(SVG + "g") if "group" in classes(el)]
     assert "if ▸" in titles and "fn %k(%y) ▸" in titles and "then" not in titles
-    assert len([el for el in root.iter(SVG + "g") if "node" in classes(el)]) == len(g.nodes) - 4  # in the closure and in `then`
+    assert (
+        len([el for el in root.iter(SVG + "g") if "node" in classes(el)]) == len(g.nodes) - 4
+    )  # in the closure and in `then`
 
 
 def test_svg_escapes_text() -> None:
@@ -90,7 +92,7 @@ def test_dot() -> None:
     assert text.count("{") == text.count("}")
     assert len(re.findall(r"^\s*n\d+ \[label=", text, re.M)) == len(g.nodes)
     assert len(re.findall(r"->", text)) == len(g.edges)
-    assert '  g2 -> n' not in text  # an if's value goes out of its cluster: ltail
+    assert "  g2 -> n" not in text  # an if's value goes out of its cluster: ltail
     assert "n4 -> g2 [lhead=cluster_g2, label=cond];" in text
     assert 'n6 [label="@f\\nint32"' in text
     one = to_dot(g, entry=find_entry(g, "@f"))
@@ -108,7 +110,9 @@ def test_html_is_one_offline_file() -> None:
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=", page)
     assert not re.search(r"url\((?!#)", page)  # no fetched resources in the style
     assert "https://" not in page.replace('"https://json-schema', "")
-    data = json.loads(re.search(r'<script type="application/json" id="relay-graph">(.*?)</script>', page, re.S).group(1))
+    data = json.loads(
+        re.search(r'<script type="application/json" id="relay-graph">(.*?)</script>', page, re.S).group(1)
+    )
     assert len(data["nodes"]["label"]) == len(g.nodes) and len(data["blocks"]) == len(g.groups)
     assert data["entry"] == g.entry and data["file"] == "t.rly"
     assert data["lines"]["3"] == "  %0 = @f(%x);"

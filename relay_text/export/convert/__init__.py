@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -43,7 +44,9 @@ _CALL_OPSETS: dict[str, Callable[[dict], int]] = {}  # operator -> the opset a c
 _LOADED = False
 
 
-def converter(*names: str, opset: int = 0, call_opset: Callable[[dict], int] | None = None) -> Callable[[Converter], Converter]:
+def converter(
+    *names: str, opset: int = 0, call_opset: Callable[[dict], int] | None = None
+) -> Callable[[Converter], Converter]:
     def register(fn: Converter) -> Converter:
         for name in names:
             assert name not in _TABLE, f"two converters for {name}"
@@ -200,7 +203,9 @@ class OpContext:
         from ..graph import MAX_SUBGRAPH_DEPTH
 
         if self.graph.depth >= MAX_SUBGRAPH_DEPTH:
-            raise Unsupported(f"its ONNX form loops in a subgraph, which would be nested {self.graph.depth + 1} deep (ONNX readers accept {MAX_SUBGRAPH_DEPTH})")
+            raise Unsupported(
+                f"its ONNX form loops in a subgraph, which would be nested {self.graph.depth + 1} deep (ONNX readers accept {MAX_SUBGRAPH_DEPTH})"
+            )
         graph = Graph(self.graph.fresh("per_item"), parent=self.graph)
         i = graph.fresh("i")
         going_on = graph.fresh("going_on")
@@ -238,7 +243,14 @@ def select(cx: OpContext, cond: str, x: str, y: str, dtype: str) -> str:
 # multiplies through a wider one (the wrapping of integers is the same
 # modulo the narrower width)
 _MATMUL = {"float32", "float64", "int32", "int64", "uint32", "uint64"}
-_MATMUL_VIA = {"int8": "int32", "int16": "int32", "uint8": "uint32", "uint16": "uint32", "float16": "float32", "bfloat16": "float32"}
+_MATMUL_VIA = {
+    "int8": "int32",
+    "int16": "int32",
+    "uint8": "uint32",
+    "uint16": "uint32",
+    "float16": "float32",
+    "bfloat16": "float32",
+}
 
 
 def matrix_product(cx: OpContext, a: str, b: str, dtype: str) -> str:
@@ -269,4 +281,15 @@ def float_like(dtype: str) -> bool:
     return dtype.startswith("float") or dtype == "bfloat16"
 
 
-__all__ = ["OpContext", "converter", "converters", "Unsupported", "np", "norm_axis", "float_like", "np_dtype", "select", "matrix_product"]
+__all__ = [
+    "OpContext",
+    "Unsupported",
+    "converter",
+    "converters",
+    "float_like",
+    "matrix_product",
+    "norm_axis",
+    "np",
+    "np_dtype",
+    "select",
+]

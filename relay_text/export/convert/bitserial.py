@@ -32,13 +32,19 @@ def bitpack(cx: OpContext, x: str) -> str:
     v = cx.cast(x, "int64")
     # (bits, *shape) planes of 0 and 1: plane b holds bit b
     bits64 = cx.cast(v, "uint64")  # the same bits
-    planes = [cx.node("BitwiseAnd", [cx.node("BitShift", [bits64, cx.scalar(b, "uint64")], direction="RIGHT"), cx.scalar(1, "uint64")]) for b in range(bits)]
+    planes = [
+        cx.node(
+            "BitwiseAnd",
+            [cx.node("BitShift", [bits64, cx.scalar(b, "uint64")], direction="RIGHT"), cx.scalar(1, "uint64")],
+        )
+        for b in range(bits)
+    ]
     stacked = cx.cast(cx.node("Concat", [cx.unsqueeze(p, [0]) for p in planes], axis=0), "int64")
     rank = len(shape) + 1
     moved_perm = [i for i in range(rank) if i != axis + 1] + [axis + 1]
     moved = cx.node("Transpose", [stacked], perm=moved_perm)  # pack axis last
     lead = [bits] + [shape[i] for i in range(len(shape)) if i != axis]
-    blocks = cx.reshape(moved, lead + [shape[axis] // word, word])
+    blocks = cx.reshape(moved, [*lead, shape[axis] // word, word])
     # the first element is the most significant bit; 32 bits at a time (sums
     # below 2**32 are exact whatever onnxruntime sums int64 through)
     halves = []
@@ -46,14 +52,18 @@ def bitpack(cx: OpContext, x: str) -> str:
         width = min(32, word - start)
         part = cx.node("Slice", [blocks, cx.ints([start]), cx.ints([start + width]), cx.ints([len(lead) + 1])])
         weights = cx.const(np.left_shift(np.int64(1), np.arange(width - 1, -1, -1, dtype=np.int64)))
-        halves.append(cx.cast(cx.reduce("ReduceSum", cx.node("Mul", [part, weights]), [len(lead) + 1], False), "uint64"))
+        halves.append(
+            cx.cast(cx.reduce("ReduceSum", cx.node("Mul", [part, weights]), [len(lead) + 1], False), "uint64")
+        )
     summed = halves[0]
     if len(halves) == 2:
-        summed = cx.node("BitwiseOr", [cx.node("BitShift", [halves[0], cx.scalar(32, "uint64")], direction="LEFT"), halves[1]])
+        summed = cx.node(
+            "BitwiseOr", [cx.node("BitShift", [halves[0], cx.scalar(32, "uint64")], direction="LEFT"), halves[1]]
+        )
     words = cx.cast(summed, dtype)  # (bits, ..., packed)
     # the packed axis back in place, then the bits axis to bit_axis
-    back = list(range(1, len(lead))) + [len(lead)]
-    order = [0] + back[:axis] + [len(lead)] + back[axis:-1]
+    back = [*list(range(1, len(lead))), len(lead)]
+    order = [0, *back[:axis], len(lead), *back[axis:-1]]
     words = cx.node("Transpose", [words], perm=order)  # (bits, *packed shape)
     final = list(range(1, rank))
     final.insert(bit_axis, 0)
@@ -72,7 +82,9 @@ def bitserial_conv2d(cx: OpContext, x: str, w: str) -> str:
         weight = cx.node("Transpose", [weight], perm=[3, 2, 0, 1])
         xshape = (xshape[0], xshape[3], xshape[1], xshape[2])
         wshape = (wshape[3], wshape[2], wshape[0], wshape[1])
-    y = conv_by_matmul(cx, data, weight, xshape, wshape, spatial(a["strides"], 2), spatial_pads(a["padding"], 2), [1, 1], 1, "int64")
+    y = conv_by_matmul(
+        cx, data, weight, xshape, wshape, spatial(a["strides"], 2), spatial_pads(a["padding"], 2), [1, 1], 1, "int64"
+    )
     if dl == "NHWC":
         y = cx.node("Transpose", [y], perm=[0, 2, 3, 1])
     return cx.cast(y, a["out_dtype"])

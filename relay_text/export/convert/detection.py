@@ -52,12 +52,23 @@ def get_valid_counts(cx: OpContext, data: str, threshold: str) -> tuple[str, str
         limit = cx.reshape(cx.cast(threshold, dtype), [])
     valid = cx.node("Greater", [_field(cx, data, int(a["score_index"])), limit])
     if int(a["id_index"]) >= 0:
-        valid = cx.node("And", [valid, cx.node("GreaterOrEqual", [_field(cx, data, int(a["id_index"])), cx.scalar(0, np_dtype(dtype))])])
+        valid = cx.node(
+            "And",
+            [valid, cx.node("GreaterOrEqual", [_field(cx, data, int(a["id_index"])), cx.scalar(0, np_dtype(dtype))])],
+        )
     count = cx.reduce("ReduceSum", cx.cast(valid, "int64"), [1], False)  # (batch,)
     order = _stable_top(cx, valid, anchors)
-    below = cx.node("GreaterOrEqual", [cx.const(np.arange(anchors).reshape(1, anchors), "int64"), cx.unsqueeze(count, [1])])
-    rows = cx.node("GatherElements", [data, cx.node("Expand", [cx.unsqueeze(order, [2]), cx.ints([batch, anchors, cx.shape(0)[2]])])], axis=1)
-    rows = select(cx, cx.unsqueeze(below, [2]), cx.scalar(np.asarray(-1).astype(np_dtype(dtype)), np_dtype(dtype)), rows, dtype)
+    below = cx.node(
+        "GreaterOrEqual", [cx.const(np.arange(anchors).reshape(1, anchors), "int64"), cx.unsqueeze(count, [1])]
+    )
+    rows = cx.node(
+        "GatherElements",
+        [data, cx.node("Expand", [cx.unsqueeze(order, [2]), cx.ints([batch, anchors, cx.shape(0)[2]])])],
+        axis=1,
+    )
+    rows = select(
+        cx, cx.unsqueeze(below, [2]), cx.scalar(np.asarray(-1).astype(np_dtype(dtype)), np_dtype(dtype)), rows, dtype
+    )
     indices = cx.node("Where", [below, cx.scalar(-1, "int64"), order])
     return cx.cast(count, "int32"), rows, cx.cast(indices, "int32")
 
@@ -79,17 +90,36 @@ def multibox_transform_loc(cx: OpContext, cls_prob: str, loc_pred: str, anchor: 
     best = cx.node("ArgMax", [scan], axis=1, keepdims=0)  # the first of equal scores
     score = cx.reduce("ReduceMax", scan, [1], False)
     zero = cx.scalar(0, "int64")
-    cls_id = cx.node("Where", [cx.node("Greater", [best, zero]), cx.node("Add", [best, cx.scalar(first - 1, "int64")]), zero])
-    weak = cx.node("And", [cx.node("Greater", [cls_id, zero]), cx.node("Less", [score, cx.scalar(float(a["threshold"]), t)])])
+    cls_id = cx.node(
+        "Where", [cx.node("Greater", [best, zero]), cx.node("Add", [best, cx.scalar(first - 1, "int64")]), zero]
+    )
+    weak = cx.node(
+        "And", [cx.node("Greater", [cls_id, zero]), cx.node("Less", [score, cx.scalar(float(a["threshold"]), t)])]
+    )
     cls_id = cx.node("Where", [weak, zero, cls_id])
-    valid = cx.node("Expand", [cx.const(np.ones(1, bool)), cx.ints([batch, anchors])]) if keep else cx.node("Greater", [cls_id, zero])
-    boxes = _decode(cx, cx.cast(cx.reshape(anchor, [anchors, 4]), dtype), cx.cast(cx.reshape(loc_pred, [batch, anchors, 4]), dtype), [float(v) for v in a["variances"]], bool(a["clip"]), t)
+    valid = (
+        cx.node("Expand", [cx.const(np.ones(1, bool)), cx.ints([batch, anchors])])
+        if keep
+        else cx.node("Greater", [cls_id, zero])
+    )
+    boxes = _decode(
+        cx,
+        cx.cast(cx.reshape(anchor, [anchors, 4]), dtype),
+        cx.cast(cx.reshape(loc_pred, [batch, anchors, 4]), dtype),
+        [float(v) for v in a["variances"]],
+        bool(a["clip"]),
+        t,
+    )
     label = cx.node("Sub", [cx.cast(cls_id, dtype), cx.scalar(0 if keep else 1, t)])
     rows = cx.node("Concat", [cx.unsqueeze(label, [2]), cx.unsqueeze(score, [2]), boxes], axis=2)  # (batch, anchors, 6)
     order = _stable_top(cx, valid, anchors)
-    rows = cx.node("GatherElements", [rows, cx.node("Expand", [cx.unsqueeze(order, [2]), cx.ints([batch, anchors, 6])])], axis=1)
+    rows = cx.node(
+        "GatherElements", [rows, cx.node("Expand", [cx.unsqueeze(order, [2]), cx.ints([batch, anchors, 6])])], axis=1
+    )
     count = cx.reduce("ReduceSum", cx.cast(valid, "int64"), [1], False)
-    below = cx.node("GreaterOrEqual", [cx.const(np.arange(anchors).reshape(1, anchors), "int64"), cx.unsqueeze(count, [1])])
+    below = cx.node(
+        "GreaterOrEqual", [cx.const(np.arange(anchors).reshape(1, anchors), "int64"), cx.unsqueeze(count, [1])]
+    )
     rows = cx.node("Where", [cx.unsqueeze(below, [2]), cx.scalar(-1, t), rows])
     return rows, cx.cast(count, "int32")
 

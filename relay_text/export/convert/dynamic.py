@@ -60,7 +60,9 @@ def expand_dims(cx: OpContext, x: str, axis: str) -> str:
     if k == 0:
         return cx.node("Identity", [x])
     a = cx.cast(axis, "int64")
-    a = cx.node("Where", [cx.node("Less", [a, cx.scalar(0, "int64")]), cx.node("Add", [a, cx.scalar(rank + 1, "int64")]), a])
+    a = cx.node(
+        "Where", [cx.node("Less", [a, cx.scalar(0, "int64")]), cx.node("Add", [a, cx.scalar(rank + 1, "int64")]), a]
+    )
     axes = cx.node("Add", [cx.reshape(a, [1]), cx.ints(range(k))])
     return cx.node("Unsqueeze", [x, axes])
 
@@ -156,7 +158,9 @@ def _axis_size(cx: OpContext, x: str, axis: int) -> str:
 def _scaled(cx: OpContext, x: str, axis: int, scale: str) -> str:
     """floor(size * scale + 0.5) in double precision, as the kernels compute it."""
     size = cx.cast(_axis_size(cx, x, axis), "float64")
-    scaled = cx.node("Add", [cx.node("Mul", [size, cx.reshape(cx.cast(scale, "float64"), [1])]), cx.scalar(0.5, "float64")])
+    scaled = cx.node(
+        "Add", [cx.node("Mul", [size, cx.reshape(cx.cast(scale, "float64"), [1])]), cx.scalar(0.5, "float64")]
+    )
     return cx.cast(cx.node("Floor", [scaled]), "int64")
 
 
@@ -170,7 +174,12 @@ def _sizes(cx: OpContext, x: str, layout: str, given: dict[str, str]) -> str:
 def upsampling(cx: OpContext, x: str, scale_h: str, scale_w: str) -> str:
     a = cx.attrs
     layout = a["layout"]
-    sizes = _sizes(cx, x, layout, {"H": _scaled(cx, x, layout.index("H"), scale_h), "W": _scaled(cx, x, layout.index("W"), scale_w)})
+    sizes = _sizes(
+        cx,
+        x,
+        layout,
+        {"H": _scaled(cx, x, layout.index("H"), scale_h), "W": _scaled(cx, x, layout.index("W"), scale_w)},
+    )
     mode = "align_corners" if a["align_corners"] else "asymmetric"
     return resize_to(cx, x, sizes, a["method"], mode, "", -0.5, 0)
 
@@ -179,7 +188,7 @@ def upsampling(cx: OpContext, x: str, scale_h: str, scale_w: str) -> str:
 def upsampling3d(cx: OpContext, x: str, scale_d: str, scale_h: str, scale_w: str) -> str:
     a = cx.attrs
     layout = a["layout"]
-    given = {c: _scaled(cx, x, layout.index(c), s) for c, s in zip("DHW", (scale_d, scale_h, scale_w))}
+    given = {c: _scaled(cx, x, layout.index(c), s) for c, s in zip("DHW", (scale_d, scale_h, scale_w), strict=False)}
     method = {"trilinear": "linear"}.get(a["method"], a["method"])
     return resize_to(cx, x, _sizes(cx, x, layout, given), method, a["coordinate_transformation_mode"], "", -0.5, 0)
 
@@ -195,7 +204,10 @@ def resize2d(cx: OpContext, x: str, size: str, roi: str = "") -> str:
     if sorted(layout) != sorted("NCHW"):
         raise Unsupported(f"layout {layout}")
     hw = ints(cx, size)
-    given = {"H": cx.node("Slice", [hw, cx.ints([0]), cx.ints([1])]), "W": cx.node("Slice", [hw, cx.ints([1]), cx.ints([2])])}
+    given = {
+        "H": cx.node("Slice", [hw, cx.ints([0]), cx.ints([1])]),
+        "W": cx.node("Slice", [hw, cx.ints([1]), cx.ints([2])]),
+    }
     if (a["out_dtype"] or cx.dtype(0)) != cx.dtype(0):
         raise Unsupported("out_dtype other than the input's")
     box = None
@@ -203,7 +215,16 @@ def resize2d(cx: OpContext, x: str, size: str, roi: str = "") -> str:
         box = _roi(cx, layout, cx.reshape(cx.cast(roi, "float32"), [-1]))
     sizes = _sizes(cx, x, layout, given)
     return resize_to(
-        cx, x, sizes, a["method"], a["coordinate_transformation_mode"], a["rounding_method"], a["cubic_alpha"], a["cubic_exclude"], box, a.get("extrapolation_value", 0.0)
+        cx,
+        x,
+        sizes,
+        a["method"],
+        a["coordinate_transformation_mode"],
+        a["rounding_method"],
+        a["cubic_alpha"],
+        a["cubic_exclude"],
+        box,
+        a.get("extrapolation_value", 0.0),
     )
 
 
@@ -219,4 +240,3 @@ def _roi(cx: OpContext, layout: str, box: str) -> str:
             starts.append(cx.const([0.0], "float32"))
             ends.append(cx.const([1.0], "float32"))
     return cx.node("Concat", starts + ends, axis=0)
-

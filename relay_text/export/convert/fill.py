@@ -24,7 +24,7 @@ def dilate(cx: OpContext, x: str) -> str:
         pads = [0] * (2 * (len(shape) + 1))
         pads[len(shape) + 1 + axis + 1] = s - 1
         y = cx.node("Pad", [y, cx.ints(pads), fill], mode="constant")
-        merged = shape[:axis] + [n * s] + shape[axis + 1 :]
+        merged = [*shape[:axis], n * s, *shape[axis + 1 :]]
         y = cx.reshape(y, merged)
         x = cx.node("Slice", [y, cx.ints([0]), cx.ints([(n - 1) * s + 1]), cx.ints([axis])])
         shape[axis] = (n - 1) * s + 1
@@ -61,7 +61,7 @@ def matrix_set_diag(cx: OpContext, x: str, diag: str) -> str:
         below = longest - np.minimum(cols, rows + d) if cx.attrs["sub_diag_right_align"] else 0
         pos = np.where(band, np.where(d >= 0, i, j) + np.where(d >= 0, above, below), 0)
         flat = np.where(band, k2 - d, 0) * longest + pos
-        table = cx.reshape(diag, list(shape[:-2]) + [-1])  # the band's diagonals one after another
+        table = cx.reshape(diag, [*list(shape[:-2]), -1])  # the band's diagonals one after another
     picked = cx.node("Gather", [table, cx.const(np.clip(flat, 0, None), "int64")], axis=len(shape) - 2)
     return select(cx, cx.const(band), picked, x, cx.dtype(0))
 
@@ -81,27 +81,48 @@ def strided_set(cx: OpContext, data: str, v: str, begin: str, end: str, strides:
     mask = None
     zero, one = cx.scalar(0, "int64"), cx.scalar(1, "int64")
     for axis, extent in enumerate(shape):
+
         def entry(t: str, k: int, default: int) -> str:
-            return cx.node("Gather", [t, cx.scalar(axis, "int64")], axis=0) if axis < counts[k] else cx.scalar(default, "int64")
+            return (
+                cx.node("Gather", [t, cx.scalar(axis, "int64")], axis=0)
+                if axis < counts[k]
+                else cx.scalar(default, "int64")
+            )
 
         s = entry(s_all, 2, 1)
         negative = cx.node("Less", [s, zero])
         b = entry(b_all, 0, 0) if axis < counts[0] else cx.node("Where", [negative, cx.scalar(extent, "int64"), zero])
-        e = entry(e_all, 1, 0) if axis < counts[1] else cx.node("Where", [negative, cx.scalar(-(extent + 1), "int64"), cx.scalar(extent + 1, "int64")])
+        e = (
+            entry(e_all, 1, 0)
+            if axis < counts[1]
+            else cx.node("Where", [negative, cx.scalar(-(extent + 1), "int64"), cx.scalar(extent + 1, "int64")])
+        )
         size = cx.scalar(extent, "int64")
         b = cx.node("Where", [cx.node("Less", [b, zero]), cx.node("Add", [b, size]), b])
         e = cx.node("Where", [cx.node("Less", [e, zero]), cx.node("Add", [e, size]), e])
         p = cx.const(np.arange(extent), "int64")
         a = cx.node("Abs", [s])
         down_inside = cx.node("And", [cx.node("Greater", [p, e]), cx.node("LessOrEqual", [p, b])])
-        down_aligned = _is_zero(cx, cx.node("Mod", [cx.node("Add", [cx.node("Add", [cx.node("Sub", [p, e]), cx.node("Mod", [e, a])]), one]), a]))
+        down_aligned = _is_zero(
+            cx,
+            cx.node(
+                "Mod", [cx.node("Add", [cx.node("Add", [cx.node("Sub", [p, e]), cx.node("Mod", [e, a])]), one]), a]
+            ),
+        )
         up_inside = cx.node("And", [cx.node("GreaterOrEqual", [p, b]), cx.node("Less", [p, e])])
         up_aligned = _is_zero(cx, cx.node("Mod", [cx.node("Sub", [p, b]), cx.node("Where", [negative, one, s])]))
         down = cx.node("And", [negative, cx.node("And", [down_inside, down_aligned])])
         up = cx.node("And", [cx.node("Not", [negative]), cx.node("And", [up_inside, up_aligned])])
         selected = cx.node("Or", [down, up])  # onnxruntime's Where takes no bool values
         start = cx.node("Where", [cx.node("Less", [size, b]), cx.scalar(extent - 1, "int64"), b])
-        index = cx.node("Where", [negative, cx.node("Div", [cx.node("Sub", [start, p]), a]), cx.node("Div", [cx.node("Sub", [p, start]), cx.node("Where", [negative, one, s])])])
+        index = cx.node(
+            "Where",
+            [
+                negative,
+                cx.node("Div", [cx.node("Sub", [start, p]), a]),
+                cx.node("Div", [cx.node("Sub", [p, start]), cx.node("Where", [negative, one, s])]),
+            ],
+        )
         top = cx.node("Sub", [cx.node("Gather", [cx.node("Shape", [v]), cx.scalar(axis, "int64")], axis=0), one])
         index = cx.node("Min", [cx.node("Max", [index, zero]), cx.node("Max", [top, zero])])
         picked = cx.node("Gather", [picked, index], axis=axis)

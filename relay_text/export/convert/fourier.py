@@ -45,4 +45,4 @@ def stft(cx: OpContext, x: str, window: str) -> str:
     out = cx.node("Transpose", [out], perm=[0, 2, 1, 3])
     if a["normalized"]:
         out = cx.node("Div", [out, cx.scalar(math.sqrt(n_fft), "float64")])
-    return cx.cast(cx.reshape(out, list(shape[:-1]) + [freqs, frames, 2]), cx.dtype(0))
+    return cx.cast(cx.reshape(out, [*list(shape[:-1]), freqs, frames, 2]), cx.dtype(0))

@@ -33,13 +33,19 @@ def conv2d_backward_weight(cx: OpContext, grad: str, data: str) -> str:
         x = cx.node("Pad", [x, cx.ints(pads), cx.scalar(0, np_dtype(dtype))], mode="constant")
     ipg = c // groups
     # (groups, O / groups, N * OH * OW), as the kernel lays the gradient out
-    gg = cx.reshape(cx.node("Transpose", [cx.reshape(g, [n, groups, o // groups, oh * ow])], perm=[1, 2, 0, 3]), [groups, o // groups, n * oh * ow])
+    gg = cx.reshape(
+        cx.node("Transpose", [cx.reshape(g, [n, groups, o // groups, oh * ow])], perm=[1, 2, 0, 3]),
+        [groups, o // groups, n * oh * ow],
+    )
     taps = []
     for i in range(kh):
         for j in range(kw):
             starts, ends = [i * dh, j * dw], [i * dh + sh * (oh - 1) + 1, j * dw + sw * (ow - 1) + 1]
             view = cx.node("Slice", [x, cx.ints(starts), cx.ints(ends), cx.ints([2, 3]), cx.ints([sh, sw])])
-            v = cx.reshape(cx.node("Transpose", [cx.reshape(view, [n, groups, ipg, oh * ow])], perm=[1, 0, 3, 2]), [groups, n * oh * ow, ipg])
+            v = cx.reshape(
+                cx.node("Transpose", [cx.reshape(view, [n, groups, ipg, oh * ow])], perm=[1, 0, 3, 2]),
+                [groups, n * oh * ow, ipg],
+            )
             taps.append(cx.reshape(matrix_product(cx, gg, v, dtype), [o, ipg, 1]))
     out = cx.reshape(cx.node("Concat", taps, axis=2) if len(taps) > 1 else taps[0], [o, ipg, kh, kw])
     result, _ = relayout(cx, out, (o, ipg, kh, kw), "OIHW", a["out_layout"] or "OIHW")

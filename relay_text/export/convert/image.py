@@ -6,7 +6,13 @@ from typing import Any
 
 from . import OpContext, Unsupported, converter
 
-METHODS = {"nearest_neighbor": "nearest", "linear": "linear", "cubic": "cubic", "bilinear": "linear", "bicubic": "cubic"}
+METHODS = {
+    "nearest_neighbor": "nearest",
+    "linear": "linear",
+    "cubic": "cubic",
+    "bilinear": "linear",
+    "bicubic": "cubic",
+}
 ROUNDING = {
     "round": "round_prefer_ceil",
     "round_prefer_ceil": "round_prefer_ceil",
@@ -17,12 +23,31 @@ ROUNDING = {
 MODES = {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn"}
 
 
-def _resize(cx: OpContext, x: str, method: str, mode: str, rounding: str, alpha: float = -0.75, exclude: int = 0, roi: Any = None, extrapolation: float = 0.0) -> str:
+def _resize(
+    cx: OpContext,
+    x: str,
+    method: str,
+    mode: str,
+    rounding: str,
+    alpha: float = -0.75,
+    exclude: int = 0,
+    roi: Any = None,
+    extrapolation: float = 0.0,
+) -> str:
     return resize_to(cx, x, cx.ints(cx.out_shape), method, mode, rounding, alpha, exclude, roi, extrapolation)
 
 
 def resize_to(
-    cx: OpContext, x: str, sizes: str, method: str, mode: str, rounding: str, alpha: float = -0.75, exclude: int = 0, roi: str | None = None, extrapolation: float = 0.0
+    cx: OpContext,
+    x: str,
+    sizes: str,
+    method: str,
+    mode: str,
+    rounding: str,
+    alpha: float = -0.75,
+    exclude: int = 0,
+    roi: str | None = None,
+    extrapolation: float = 0.0,
 ) -> str:
     """`Resize` to `sizes` (an int64 vector, one size per axis)."""
     if method not in METHODS:
@@ -65,7 +90,17 @@ def resize(cx: OpContext, x: str, *rest: str) -> str:
         raise Unsupported("a region of interest (roi) outside the tf_crop_and_resize mode")
     if (a.get("out_dtype") or cx.dtype(0)) != cx.dtype(0):
         raise Unsupported("out_dtype other than the input's")
-    return _resize(cx, x, a["method"], a["coordinate_transformation_mode"], a["rounding_method"], a["cubic_alpha"], a["cubic_exclude"], roi, a.get("extrapolation_value", 0.0))
+    return _resize(
+        cx,
+        x,
+        a["method"],
+        a["coordinate_transformation_mode"],
+        a["rounding_method"],
+        a["cubic_alpha"],
+        a["cubic_exclude"],
+        roi,
+        a.get("extrapolation_value", 0.0),
+    )
 
 
 @converter("nn.upsampling", "nn.upsampling3d")
@@ -85,10 +120,20 @@ def grid_sample(cx: OpContext, data: str, grid: str) -> str:
         raise Unsupported("grid_sample is exported for 4-D NCHW data")
     if cx.opset < 16:
         raise Unsupported("GridSample needs opset 16")
-    methods = {"bilinear": "linear", "nearest": "nearest", "bicubic": "cubic"} if cx.opset >= 20 else {"bilinear": "bilinear", "nearest": "nearest", "bicubic": "bicubic"}
+    methods = (
+        {"bilinear": "linear", "nearest": "nearest", "bicubic": "cubic"}
+        if cx.opset >= 20
+        else {"bilinear": "bilinear", "nearest": "nearest", "bicubic": "bicubic"}
+    )
     method = methods.get(a["method"])
     if method is None:
         raise Unsupported(f"method {a['method']!r}")
     # ours takes the grid as (N, 2, H, W); ONNX as (N, H, W, 2)
     g = cx.node("Transpose", [grid], perm=[0, 2, 3, 1])
-    return cx.node("GridSample", [data, g], mode=method, padding_mode=a["padding_mode"], align_corners=int(bool(a["align_corners"])))
+    return cx.node(
+        "GridSample",
+        [data, g],
+        mode=method,
+        padding_mode=a["padding_mode"],
+        align_corners=int(bool(a["align_corners"])),
+    )

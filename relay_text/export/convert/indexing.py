@@ -42,7 +42,7 @@ def sliding_window(cx: OpContext, x: str) -> str:
     shape = cx.shape(0)
     axis = int(cx.attrs["axis"])
     window, strides = [int(w) for w in cx.attrs["window_shape"]], [int(s) for s in cx.attrs["strides"]]
-    for k, (w, s) in enumerate(zip(window, strides)):
+    for k, (w, s) in enumerate(zip(window, strides, strict=False)):
         count = (shape[axis + k] - w) // s + 1
         table = np.arange(count)[:, None] * s + np.arange(w)[None, :]
         x = cx.node("Gather", [x, cx.const(table, "int64")], axis=axis + 2 * k)
@@ -71,11 +71,16 @@ def space_to_batch_nd(cx: OpContext, x: str) -> str:
         x = cx.node("Pad", [x, cx.ints([b for b, _ in widths] + [a for _, a in widths]), fill], mode="constant")
     padded = [shape[i + 1] + b + a for i, (b, a) in enumerate(pads)]
     split = [shape[0]]
-    for p, b in zip(padded, block):
+    for p, b in zip(padded, block, strict=False):
         split += [p // b, b]
-    order = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    order = (
+        [2 + 2 * i for i in range(m)]
+        + [0]
+        + [1 + 2 * i for i in range(m)]
+        + list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    )
     t = cx.node("Transpose", [cx.reshape(x, split + rest)], perm=order)
-    return cx.reshape(t, [shape[0] * math.prod(block)] + [p // b for p, b in zip(padded, block)] + rest)
+    return cx.reshape(t, [shape[0] * math.prod(block)] + [p // b for p, b in zip(padded, block, strict=False)] + rest)
 
 
 @converter("nn.batch_to_space_nd")
@@ -86,17 +91,17 @@ def batch_to_space_nd(cx: OpContext, x: str) -> str:
     m = len(block)
     batch = shape[0] // math.prod(block)
     spatial, rest = list(shape[1 : m + 1]), list(shape[m + 1 :])
-    t = cx.reshape(x, block + [batch] + spatial + rest)
+    t = cx.reshape(x, [*block, batch, *spatial, *rest])
     order = [m]
     for i in range(m):
         order += [m + 1 + i, i]
     order += list(range(2 * m + 1, 2 * m + 1 + len(rest)))
-    full = [d * b for d, b in zip(spatial, block)]
-    t = cx.reshape(cx.node("Transpose", [t], perm=order), [batch] + full + rest)
+    full = [d * b for d, b in zip(spatial, block, strict=False)]
+    t = cx.reshape(cx.node("Transpose", [t], perm=order), [batch, *full, *rest])
     if not any(c != (0, 0) for c in crops):
         return t
     starts = [c0 for c0, _ in crops]
-    ends = [f - c1 for f, (_, c1) in zip(full, crops)]
+    ends = [f - c1 for f, (_, c1) in zip(full, crops, strict=False)]
     return cx.node("Slice", [t, cx.ints(starts), cx.ints(ends), cx.ints(range(1, m + 1))])
 
 

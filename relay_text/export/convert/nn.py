@@ -39,7 +39,9 @@ def to_layout(cx: OpContext, x: str, src: str, dst: str) -> str:
 
 def _float_only(cx: OpContext) -> None:
     if not float_like(cx.dtype(0)):
-        raise Unsupported(f"ONNX's convolutions and matrix products take floating-point tensors, and this one is {cx.dtype(0)}")
+        raise Unsupported(
+            f"ONNX's convolutions and matrix products take floating-point tensors, and this one is {cx.dtype(0)}"
+        )
     out_dtype = cx.attrs.get("out_dtype") or cx.dtype(0)
     if out_dtype != cx.dtype(0):
         raise Unsupported(f"out_dtype {out_dtype} differs from the input's {cx.dtype(0)}")
@@ -66,19 +68,41 @@ def conv(cx: OpContext, x: str, w: str) -> str:
     return to_layout(cx, y, data, out_layout)
 
 
-def convolve(cx: OpContext, x: str, w: str, n: int, dtype: str, xshape: tuple[int, ...] = (), wshape: tuple[int, ...] = ()) -> str:
+def convolve(
+    cx: OpContext, x: str, w: str, n: int, dtype: str, xshape: tuple[int, ...] = (), wshape: tuple[int, ...] = ()
+) -> str:
     """The call's convolution of N C ... data with an O I ... weight, both
     converted to `dtype` first, accumulating in `dtype` (as the kernels do):
     ONNX's Conv for float32, else windows and matrix products."""
-    strides, pads, dilations = spatial(cx.attrs["strides"], n), spatial_pads(cx.attrs["padding"], n), spatial(cx.attrs["dilation"], n)
+    strides, pads, dilations = (
+        spatial(cx.attrs["strides"], n),
+        spatial_pads(cx.attrs["padding"], n),
+        spatial(cx.attrs["dilation"], n),
+    )
     groups = int(cx.attrs["groups"])
     if dtype == "float32":
-        return cx.node("Conv", [cx.cast(x, dtype), cx.cast(w, dtype)], strides=strides, pads=pads, dilations=dilations, group=groups)
+        return cx.node(
+            "Conv",
+            [cx.cast(x, dtype), cx.cast(w, dtype)],
+            strides=strides,
+            pads=pads,
+            dilations=dilations,
+            group=groups,
+        )
     return conv_by_matmul(cx, x, w, xshape, wshape, strides, pads, dilations, groups, dtype)
 
 
 def conv_by_matmul(
-    cx: OpContext, x: str, w: str, shape: tuple[int, ...], wshape: tuple[int, ...], strides: list[int], pads: list[int], dilations: list[int], groups: int, dtype: str
+    cx: OpContext,
+    x: str,
+    w: str,
+    shape: tuple[int, ...],
+    wshape: tuple[int, ...],
+    strides: list[int],
+    pads: list[int],
+    dilations: list[int],
+    groups: int,
+    dtype: str,
 ) -> str:
     """A convolution as one matrix product per group over the window's taps
     (im2col), for the element types onnxruntime's Conv lacks."""
@@ -91,20 +115,23 @@ def conv_by_matmul(
     outs = [(sizes[i] + pads[i] + pads[n + i] - dilations[i] * (window[i] - 1) - 1) // strides[i] + 1 for i in range(n)]
     x, w = cx.cast(x, dtype), cx.cast(w, dtype)
     if any(pads):
-        x = cx.node("Pad", [x, cx.ints([0, 0] + pads[:n] + [0, 0] + pads[n:]), cx.scalar(0, np_dtype(dtype))], mode="constant")
+        x = cx.node(
+            "Pad", [x, cx.ints([0, 0, *pads[:n], 0, 0, *pads[n:]]), cx.scalar(0, np_dtype(dtype))], mode="constant"
+        )
     axes = list(range(2, 2 + n))
     taps = []
     for pos in itertools.product(*(range(k) for k in window)):
-        starts = [p * d for p, d in zip(pos, dilations)]
-        ends = [s + st * (o - 1) + 1 for s, st, o in zip(starts, strides, outs)]
-        taps.append(cx.unsqueeze(cx.node("Slice", [x, cx.ints(starts), cx.ints(ends), cx.ints(axes), cx.ints(strides)]), [2]))
+        starts = [p * d for p, d in zip(pos, dilations, strict=False)]
+        ends = [s + st * (o - 1) + 1 for s, st, o in zip(starts, strides, outs, strict=False)]
+        taps.append(
+            cx.unsqueeze(cx.node("Slice", [x, cx.ints(starts), cx.ints(ends), cx.ints(axes), cx.ints(strides)]), [2])
+        )
     cols = cx.node("Concat", taps, axis=2) if len(taps) > 1 else taps[0]  # (N, C, taps, *outs)
     count = math.prod(window)
     cols = cx.reshape(cols, [batch, groups, per_group * count, math.prod(outs)])
     kernel = cx.reshape(w, [groups, out_ch // groups, per_group * count])
     y = matrix_product(cx, kernel, cols, dtype)  # (N, groups, out_ch / groups, pixels)
-    return cx.reshape(y, [batch, out_ch] + outs)
-
+    return cx.reshape(y, [batch, out_ch, *outs])
 
 
 @converter("nn.conv1d_transpose", "nn.conv2d_transpose", "nn.conv3d_transpose")
@@ -274,7 +301,12 @@ def cross_entropy_with_logits(cx: OpContext, p: str, t: str) -> str:
 @converter("nn.nll_loss")
 def nll_loss(cx: OpContext, p: str, t: str, w: str) -> str:
     t = cx.cast(t, "int64")
-    return cx.node("NegativeLogLikelihoodLoss", [p, t, w], reduction=cx.attrs["reduction"], ignore_index=int(cx.attrs["ignore_index"]))
+    return cx.node(
+        "NegativeLogLikelihoodLoss",
+        [p, t, w],
+        reduction=cx.attrs["reduction"],
+        ignore_index=int(cx.attrs["ignore_index"]),
+    )
 
 
 def _np(dtype: str) -> Any:

@@ -79,7 +79,9 @@ def lrn(cx: OpContext, x: str) -> str:
     if norm_axis(int(cx.attrs["axis"]), cx.rank(0)) != 1:
         raise Unsupported("ONNX's LRN normalises over axis 1 only")
     a = cx.attrs
-    return cx.node("LRN", [x], size=int(a["size"]), alpha=float(a["alpha"]), beta=float(a["beta"]), bias=float(a["bias"]))
+    return cx.node(
+        "LRN", [x], size=int(a["size"]), alpha=float(a["alpha"]), beta=float(a["beta"]), bias=float(a["bias"])
+    )
 
 
 POOL_LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
@@ -135,16 +137,18 @@ ADAPTIVE = {
 
 @converter(*ADAPTIVE)
 def adaptive_pool(cx: OpContext, x: str) -> str:
-    n, base = ADAPTIVE[cx.name]
+    _n, base = ADAPTIVE[cx.name]
     layout = cx.attrs["layout"]
     out_layout = cx.attrs["out_layout"] or layout
     x = to_layout(cx, x, layout, base)
     perm = [layout.index(c) for c in base]
     in_shape = [cx.shape(0)[p] for p in perm][2:]
     out_shape = [cx.out_shape[p] for p in perm][2:]
-    if any(i % o for i, o in zip(in_shape, out_shape)):
-        raise Unsupported(f"ONNX pools with one window size: the input's {in_shape} is not a multiple of the output's {out_shape}")
-    kernel = [i // o for i, o in zip(in_shape, out_shape)]
+    if any(i % o for i, o in zip(in_shape, out_shape, strict=False)):
+        raise Unsupported(
+            f"ONNX pools with one window size: the input's {in_shape} is not a multiple of the output's {out_shape}"
+        )
+    kernel = [i // o for i, o in zip(in_shape, out_shape, strict=False)]
     op = "AveragePool" if "avg" in cx.name else "MaxPool"
     y = cx.node(op, [x], kernel_shape=kernel, strides=kernel)
     return to_layout(cx, y, base, out_layout)

@@ -82,7 +82,9 @@ def reshape_tensor(cx: OpContext, x: str, shape: str) -> str:
 # ---- convolutions on blocked, packed and transformed weights -------------------
 
 
-def _conv(cx: OpContext, x: str, w: str, xshape: tuple[int, ...], wshape: tuple[int, ...], n: int, out_dtype: str) -> str:
+def _conv(
+    cx: OpContext, x: str, w: str, xshape: tuple[int, ...], wshape: tuple[int, ...], n: int, out_dtype: str
+) -> str:
     """The call's convolution of NC... data and an OI... weight (see `nn.convolve`)."""
     return convolve(cx, x, w, n, out_dtype, xshape, wshape)
 
@@ -119,7 +121,9 @@ def gemm_weight_transform(cx: OpContext, w: str) -> str:
     nb, kb = cx.out_shape[0], cx.out_shape[1]
     k = kh * kw * i
     flat = cx.reshape(w, [k, o])
-    flat = cx.node("Pad", [flat, cx.ints([0, 0, kb * tk - k, nb * tn - o]), cx.scalar(0, np_dtype(cx.dtype(0)))], mode="constant")
+    flat = cx.node(
+        "Pad", [flat, cx.ints([0, 0, kb * tk - k, nb * tn - o]), cx.scalar(0, np_dtype(cx.dtype(0)))], mode="constant"
+    )
     tiles = cx.reshape(flat, [kb, tk, nb, tn])
     return cx.node("Transpose", [tiles], perm=[2, 0, 3, 1] if _int8(cx.dtype(0)) else [2, 0, 1, 3])
 
@@ -167,7 +171,9 @@ def _g(tile: int, k: int) -> Any:
 def _einsum_transform(cx: OpContext, w: str, g: Any, equation: str, count: int) -> str:
     dtype = cx.dtype(0)
     if not float_like(dtype):
-        raise Unsupported(f"the transform of a {dtype} weight truncates TVM's fractions in ways ONNX's Einsum does not reproduce")
+        raise Unsupported(
+            f"the transform of a {dtype} weight truncates TVM's fractions in ways ONNX's Einsum does not reproduce"
+        )
     gg = cx.const(g.astype(np_dtype(dtype)))
     return cx.node("Einsum", [gg, w] + [gg] * (count - 1), equation=equation)
 
@@ -215,7 +221,7 @@ def winograd_conv(cx: OpContext, x: str, u: str) -> str:
     plain = "NCHW" if n == 2 else "NCDHW"
     out_dtype = a["out_dtype"] or cx.dtype(0)
     data, xshape = relayout(cx, x, cx.shape(0), a["data_layout"], plain)
-    wshape = (int(a["channels"]), xshape[1] // int(a["groups"])) + ks
+    wshape = (int(a["channels"]), xshape[1] // int(a["groups"]), *ks)
     y = _conv(cx, data, w, xshape, wshape, n, out_dtype)
     out, _ = relayout(cx, y, _out_shape(cx, plain), plain, a["out_layout"] or a["data_layout"])
     return cx.node("Identity", [out])

@@ -15,7 +15,13 @@ from typing import Any
 
 from . import OpContext, Unsupported, converter, norm_axis, np
 
-INT_RANGES = {"int8": (-(2**7), 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1), "int32": (-(2**31), 2**31 - 1)}
+INT_RANGES = {
+    "int8": (-(2**7), 2**7 - 1),
+    "uint8": (0, 2**8 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+}
 # 2**k for k = -1074 ... 1023: every power of two a double holds
 _POWERS = np.ldexp(1.0, np.arange(-1074, 1024))
 # 1 << k in int64 for k = 0 ... 63 (1 << 63 wraps to the least int64)
@@ -45,7 +51,9 @@ def _int32_shift(cx: OpContext, x: str, k: int) -> str:
         return cx.cast(cx.cast(bits, "int64"), "int32")
     e = -k
     added = cx.cast(cx.node("Add", [cx.cast(x, "int64"), cx.scalar(1 << (e - 1), "int64")]), "int32")  # wraps as int32
-    return cx.cast(cx.node("Floor", [cx.node("Div", [cx.cast(added, "float64"), cx.scalar(2.0**e, "float64")])]), "int32")
+    return cx.cast(
+        cx.node("Floor", [cx.node("Div", [cx.cast(added, "float64"), cx.scalar(2.0**e, "float64")])]), "int32"
+    )
 
 
 def _round_half_away(cx: OpContext, v: str, dtype: Any) -> str:
@@ -175,9 +183,17 @@ def _frexp(cx: OpContext, m: str) -> tuple[str, str]:
     """(M, e), int64, with m ~= M * 2**(e - 31): the kernel's `multiplier_shift`
     (frexp, then the fraction rounded to 31 bits, halves away from zero)."""
     size = cx.node("Abs", [m])
-    count = cx.reduce("ReduceSum", cx.cast(cx.node("GreaterOrEqual", [cx.unsqueeze(size, [-1]), cx.const(_POWERS)]), "int64"), [-1], False)
+    count = cx.reduce(
+        "ReduceSum",
+        cx.cast(cx.node("GreaterOrEqual", [cx.unsqueeze(size, [-1]), cx.const(_POWERS)]), "int64"),
+        [-1],
+        False,
+    )
     e = cx.node("Sub", [count, cx.scalar(1074, "int64")])  # |m| in [2**(e-1), 2**e)
-    index = cx.node("Clip", [cx.node("Add", [e, cx.scalar(1074, "int64")]), cx.scalar(0, "int64"), cx.scalar(len(_POWERS) - 1, "int64")])
+    index = cx.node(
+        "Clip",
+        [cx.node("Add", [e, cx.scalar(1074, "int64")]), cx.scalar(0, "int64"), cx.scalar(len(_POWERS) - 1, "int64")],
+    )
     power = cx.node("Gather", [cx.const(_POWERS), index], axis=0)  # 2**e
     f = cx.node("Div", [m, power])  # 0.5 <= |f| < 1, exact
     scaled = cx.node("Mul", [f, cx.scalar(2.0**31, "float64")])
@@ -197,12 +213,17 @@ def _shift_product(cx: OpContext, t: str, mult: str, e: str, rounding: str) -> s
     zero = cx.scalar(0, "int64")
     lshift = cx.node("Max", [e, zero])
     total = cx.node("Add", [cx.node("Max", [cx.node("Neg", [e]), zero]), cx.scalar(31, "int64")])
-    v = cx.node("Mul", [cx.node("Mul", [cx.cast(t, "int64"), _pow2(cx, cx.node("Min", [lshift, cx.scalar(63, "int64")]))]), mult])
+    v = cx.node(
+        "Mul",
+        [cx.node("Mul", [cx.cast(t, "int64"), _pow2(cx, cx.node("Min", [lshift, cx.scalar(63, "int64")]))]), mult],
+    )
     big = cx.node("GreaterOrEqual", [total, cx.scalar(63, "int64")])
     safe = cx.node("Where", [big, cx.scalar(62, "int64"), total])
     half = _pow2(cx, cx.node("Sub", [safe, cx.scalar(1, "int64")]))
     if rounding == "TONEAREST":
-        half = cx.node("Where", [cx.node("GreaterOrEqual", [v, zero]), half, cx.node("Sub", [half, cx.scalar(1, "int64")])])
+        half = cx.node(
+            "Where", [cx.node("GreaterOrEqual", [v, zero]), half, cx.node("Sub", [half, cx.scalar(1, "int64")])]
+        )
     v = _floor_shift(cx, cx.node("Add", [v, half]), safe)
     return cx.cast(cx.node("Where", [big, zero, v]), "int32")
 
@@ -274,13 +295,27 @@ def _power_of_two(cx: OpContext, t: str, mult: str, e: str, product: str) -> str
     of int32 values by k = e - 1, wrapping; 0 past the width."""
     k = cx.node("Sub", [e, cx.scalar(1, "int64")])
     t64 = cx.cast(t, "int64")
-    left = cx.cast(cx.node("Mul", [t64, _pow2(cx, cx.node("Clip", [k, cx.scalar(0, "int64"), cx.scalar(31, "int64")]))]), "int32")
+    left = cx.cast(
+        cx.node("Mul", [t64, _pow2(cx, cx.node("Clip", [k, cx.scalar(0, "int64"), cx.scalar(31, "int64")]))]), "int32"
+    )
     r = cx.node("Clip", [cx.node("Neg", [k]), cx.scalar(1, "int64"), cx.scalar(31, "int64")])
-    added = cx.cast(cx.cast(cx.node("Add", [t64, _pow2(cx, cx.node("Sub", [r, cx.scalar(1, "int64")]))]), "int32"), "int64")  # wraps as int32
+    added = cx.cast(
+        cx.cast(cx.node("Add", [t64, _pow2(cx, cx.node("Sub", [r, cx.scalar(1, "int64")]))]), "int32"), "int64"
+    )  # wraps as int32
     right = cx.cast(_floor_shift(cx, added, r), "int32")
     zero = cx.node("Mul", [t, cx.scalar(0, "int32")])
-    out = cx.node("Where", [cx.node("Greater", [k, cx.scalar(0, "int64")]), left, cx.node("Where", [cx.node("Equal", [k, cx.scalar(0, "int64")]), t, right])])
-    wide = cx.node("Or", [cx.node("GreaterOrEqual", [k, cx.scalar(32, "int64")]), cx.node("LessOrEqual", [k, cx.scalar(-32, "int64")])])
+    out = cx.node(
+        "Where",
+        [
+            cx.node("Greater", [k, cx.scalar(0, "int64")]),
+            left,
+            cx.node("Where", [cx.node("Equal", [k, cx.scalar(0, "int64")]), t, right]),
+        ],
+    )
+    wide = cx.node(
+        "Or",
+        [cx.node("GreaterOrEqual", [k, cx.scalar(32, "int64")]), cx.node("LessOrEqual", [k, cx.scalar(-32, "int64")])],
+    )
     out = cx.node("Where", [wide, zero, out])
     return cx.node("Where", [cx.node("Equal", [mult, cx.scalar(2**30, "int64")]), out, product])
 
@@ -329,7 +364,10 @@ def simulated_dequantize(cx: OpContext, x: str, code: str, scale: str, zp: str) 
     s, z = _sim_params(cx, scale, zp)
     v = cx.node("Mul", [cx.node("Sub", [x, z]), s])
     c = _code(cx, code)
-    known = cx.node("And", [cx.node("GreaterOrEqual", [c, cx.scalar(1, "int64")]), cx.node("LessOrEqual", [c, cx.scalar(3, "int64")])])
+    known = cx.node(
+        "And",
+        [cx.node("GreaterOrEqual", [c, cx.scalar(1, "int64")]), cx.node("LessOrEqual", [c, cx.scalar(3, "int64")])],
+    )
     return cx.node("Where", [known, v, x])
 
 

@@ -9,7 +9,15 @@ import math
 
 from . import OpContext, Unsupported, converter, matrix_product, norm_axis, np
 from .nn import conv_by_matmul, layout_perm, spatial, spatial_pads, to_layout
-from .quantized import _power_of_two, _round_half_away, _saturate, _select_clip, _shift_product, INT_RANGES, requantize_values
+from .quantized import (
+    _power_of_two,
+    _round_half_away,
+    _saturate,
+    _select_clip,
+    _shift_product,
+    INT_RANGES,
+    requantize_values,
+)
 
 
 def _scalar(cx: OpContext, v: str, dtype: str) -> str:
@@ -18,14 +26,22 @@ def _scalar(cx: OpContext, v: str, dtype: str) -> str:
 
 def _dequantize(cx: OpContext, q: str, s: str, z: str) -> str:
     """(int32(q) - z) as float32, times s (scalar parameters)."""
-    return cx.node("Mul", [cx.cast(cx.node("Sub", [cx.cast(q, "int32"), _scalar(cx, z, "int32")]), "float32"), _scalar(cx, s, "float32")])
+    return cx.node(
+        "Mul",
+        [cx.cast(cx.node("Sub", [cx.cast(q, "int32"), _scalar(cx, z, "int32")]), "float32"), _scalar(cx, s, "float32")],
+    )
 
 
 def _quantize(cx: OpContext, y: str, s: str, z: str, dtype: str) -> str:
     """round(y / s) + z in float32, clipped to `dtype` by selects, converted."""
-    v = cx.node("Add", [_round_half_away(cx, cx.node("Div", [y, _scalar(cx, s, "float32")]), np.float32), _scalar(cx, z, "float32")])
+    v = cx.node(
+        "Add",
+        [_round_half_away(cx, cx.node("Div", [y, _scalar(cx, s, "float32")]), np.float32), _scalar(cx, z, "float32")],
+    )
     lo, hi = INT_RANGES[dtype]
-    return cx.cast(_select_clip(cx, cx.cast(v, "float64"), cx.scalar(float(lo), "float64"), cx.scalar(float(hi), "float64")), dtype)
+    return cx.cast(
+        _select_clip(cx, cx.cast(v, "float64"), cx.scalar(float(lo), "float64"), cx.scalar(float(hi), "float64")), dtype
+    )
 
 
 def _erf(cx: OpContext, x: str) -> str:
@@ -40,7 +56,13 @@ def _erf(cx: OpContext, x: str) -> str:
         term = cx.node("Div", [cx.node("Mul", [term, cx.node("Neg", [x2])]), cx.scalar(float(n), "float64")])
         series = cx.node("Add", [series, cx.node("Div", [term, cx.scalar(float(2 * n + 1), "float64")])])
     series = cx.node("Mul", [series, cx.scalar(2 / math.sqrt(math.pi), "float64")])
-    t = cx.node("Div", [cx.scalar(1.0, "float64"), cx.node("Add", [cx.scalar(1.0, "float64"), cx.node("Mul", [cx.scalar(0.5, "float64"), ax])])])
+    t = cx.node(
+        "Div",
+        [
+            cx.scalar(1.0, "float64"),
+            cx.node("Add", [cx.scalar(1.0, "float64"), cx.node("Mul", [cx.scalar(0.5, "float64"), ax])]),
+        ],
+    )
     poly = cx.node("Mul", [t, cx.scalar(0.0, "float64")])
     for c in reversed(_ERFC):
         poly = cx.node("Add", [cx.node("Mul", [poly, t]), cx.scalar(c, "float64")])
@@ -54,7 +76,10 @@ def _function(cx: OpContext, name: str, x: str) -> str:
     if name == "erf":
         return _erf(cx, x)
     if name == "hardswish":
-        clipped = cx.node("Clip", [cx.node("Add", [x, cx.scalar(3.0, "float32")]), cx.scalar(0.0, "float32"), cx.scalar(6.0, "float32")])
+        clipped = cx.node(
+            "Clip",
+            [cx.node("Add", [x, cx.scalar(3.0, "float32")]), cx.scalar(0.0, "float32"), cx.scalar(6.0, "float32")],
+        )
         return cx.node("Div", [cx.node("Mul", [x, clipped]), cx.scalar(6.0, "float32")])
     if name == "rsqrt":
         return cx.node("Div", [one, cx.node("Sqrt", [x])])
@@ -63,7 +88,9 @@ def _function(cx: OpContext, name: str, x: str) -> str:
     return cx.node({"abs": "Abs", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "tanh": "Tanh"}[name], [x])
 
 
-@converter("qnn.abs", "qnn.erf", "qnn.exp", "qnn.hardswish", "qnn.log", "qnn.rsqrt", "qnn.sigmoid", "qnn.sqrt", "qnn.tanh")
+@converter(
+    "qnn.abs", "qnn.erf", "qnn.exp", "qnn.hardswish", "qnn.log", "qnn.rsqrt", "qnn.sigmoid", "qnn.sqrt", "qnn.tanh"
+)
 def unary(cx: OpContext, x: str, s: str, z: str, s_out: str, z_out: str) -> str:
     """Dequantized, the function applied in float32, quantized again."""
     y = _function(cx, cx.name.split(".", 1)[1], _dequantize(cx, x, s, z))
@@ -97,7 +124,19 @@ def _operand(cx: OpContext, i: int, x: str, s: str, z: str, s_out: str, z_out: s
     rank = cx.rank(i)
     axis = 0 if rank <= 1 else int(cx.attrs[axis_attr]) % rank
     first = 2 + 2 * i
-    return requantize_values(cx, x, rank, s, bool(cx.in_types[first].shape), z, bool(cx.in_types[first + 1].shape), s_out, z_out, "int32", axis)
+    return requantize_values(
+        cx,
+        x,
+        rank,
+        s,
+        bool(cx.in_types[first].shape),
+        z,
+        bool(cx.in_types[first + 1].shape),
+        s_out,
+        z_out,
+        "int32",
+        axis,
+    )
 
 
 @converter("qnn.add", "qnn.subtract")
@@ -134,11 +173,19 @@ def mul(cx: OpContext, lhs: str, rhs: str, s_l: str, z_l: str, s_r: str, z_r: st
 
 
 @converter("qnn.concatenate")
-def concatenate(cx: OpContext, data: tuple[str, ...], scales: tuple[str, ...], zps: tuple[str, ...], s_out: str, z_out: str) -> str:
+def concatenate(
+    cx: OpContext, data: tuple[str, ...], scales: tuple[str, ...], zps: tuple[str, ...], s_out: str, z_out: str
+) -> str:
     fields = cx.field_types(0)
     parts = []
-    for x, s, z, ty in zip(data, scales, zps, fields):
-        same = cx.node("And", [cx.node("Equal", [_scalar(cx, s, "float32"), _scalar(cx, s_out, "float32")]), cx.node("Equal", [_scalar(cx, z, "int32"), _scalar(cx, z_out, "int32")])])
+    for x, s, z, ty in zip(data, scales, zps, fields, strict=False):
+        same = cx.node(
+            "And",
+            [
+                cx.node("Equal", [_scalar(cx, s, "float32"), _scalar(cx, s_out, "float32")]),
+                cx.node("Equal", [_scalar(cx, z, "int32"), _scalar(cx, z_out, "int32")]),
+            ],
+        )
         moved = requantize_values(cx, x, cx.rank_of(ty), s, False, z, False, s_out, z_out, str(ty.dtype))
         parts.append(cx.node("Where", [same, x, moved]))
     rank = cx.rank_of(fields[0])
@@ -187,7 +234,18 @@ def conv2d(cx: OpContext, data: str, weight: str, z_in: str, z_w: str, s_in: str
     if groups > 1 and groups == xshape[1] and groups == wshape[0]:  # TVM's depthwise weight (C, multiplier, KH, KW)
         wshape = (wshape[0] * wshape[1], 1, wshape[2], wshape[3])
         w = cx.reshape(w, list(wshape))
-    y = conv_by_matmul(cx, x, w, xshape, wshape, spatial(a["strides"], 2), spatial_pads(a["padding"], 2), spatial(a["dilation"], 2), groups, "int64")
+    y = conv_by_matmul(
+        cx,
+        x,
+        w,
+        xshape,
+        wshape,
+        spatial(a["strides"], 2),
+        spatial_pads(a["padding"], 2),
+        spatial(a["dilation"], 2),
+        groups,
+        "int64",
+    )
     return to_layout(cx, cx.cast(y, a["out_dtype"]), "NCHW", a["out_layout"] or dl)
 
 
@@ -216,10 +274,17 @@ def conv2d_transpose(cx: OpContext, data: str, weight: str, z_in: str, z_w: str,
     total: str | None = None
     for i in range(kh):
         for j in range(kw):
-            tap = cx.reshape(cx.node("Slice", [cols, cx.ints([i, j]), cx.ints([i + 1, j + 1]), cx.ints([2, 3])]), [n, groups * opg, h, wd])
+            tap = cx.reshape(
+                cx.node("Slice", [cols, cx.ints([i, j]), cx.ints([i + 1, j + 1]), cx.ints([2, 3])]),
+                [n, groups * opg, h, wd],
+            )
             spread = _spread(cx, tap, (n, groups * opg, h, wd), (sh, sw))
             top, left = i * dh, j * dw
-            placed = cx.node("Pad", [spread, cx.ints([0, 0, top, left, 0, 0, full_h - top - grid_h, full_w - left - grid_w])], mode="constant")
+            placed = cx.node(
+                "Pad",
+                [spread, cx.ints([0, 0, top, left, 0, 0, full_h - top - grid_h, full_w - left - grid_w])],
+                mode="constant",
+            )
             total = placed if total is None else cx.node("Add", [total, placed])
     assert total is not None  # a window of at least one tap
     out = cx.node("Slice", [total, cx.ints([pt, pl]), cx.ints([full_h - pb, full_w - pr]), cx.ints([2, 3])])
@@ -255,7 +320,7 @@ def _spread(cx: OpContext, x: str, shape: tuple[int, ...], strides: tuple[int, i
         pads = [0] * 10
         pads[5 + axis + 1] = s - 1
         y = cx.node("Pad", [y, cx.ints(pads)], mode="constant")
-        merged = dims[:axis] + [size * s] + dims[axis + 1 :]
+        merged = [*dims[:axis], size * s, *dims[axis + 1 :]]
         x = cx.node("Slice", [cx.reshape(y, merged), cx.ints([0]), cx.ints([(size - 1) * s + 1]), cx.ints([axis])])
         dims[axis] = (size - 1) * s + 1
     return x
@@ -267,9 +332,21 @@ def contrib_dense_pack(cx: OpContext, data: str, weight: str, z_in: str, z_w: st
     (wrapping), the products summed in int32 (through int64)."""
     no, ko, ni, ki = cx.shape(1)
     k = cx.shape(0)[1]
-    w = cx.node("Slice", [cx.reshape(cx.node("Transpose", [weight], perm=[0, 2, 1, 3]), [no * ni, ko * ki]), cx.ints([0]), cx.ints([k]), cx.ints([1])])
-    x = cx.cast(cx.cast(cx.node("Sub", [cx.cast(data, "int64"), cx.cast(cx.reshape(z_in, []), "int64")]), cx.dtype(0)), "int64")
-    w = cx.cast(cx.cast(cx.node("Sub", [cx.cast(w, "int64"), cx.cast(cx.reshape(z_w, []), "int64")]), cx.dtype(1)), "int64")
+    w = cx.node(
+        "Slice",
+        [
+            cx.reshape(cx.node("Transpose", [weight], perm=[0, 2, 1, 3]), [no * ni, ko * ki]),
+            cx.ints([0]),
+            cx.ints([k]),
+            cx.ints([1]),
+        ],
+    )
+    x = cx.cast(
+        cx.cast(cx.node("Sub", [cx.cast(data, "int64"), cx.cast(cx.reshape(z_in, []), "int64")]), cx.dtype(0)), "int64"
+    )
+    w = cx.cast(
+        cx.cast(cx.node("Sub", [cx.cast(w, "int64"), cx.cast(cx.reshape(z_w, []), "int64")]), cx.dtype(1)), "int64"
+    )
     acc = cx.cast(matrix_product(cx, x, cx.node("Transpose", [w], perm=[1, 0]), "int64"), "int32")
     return cx.cast(acc, cx.attrs["out_dtype"])
 
@@ -287,7 +364,7 @@ def avg_pool2d(cx: OpContext, data: str, s_in: str, z_in: str, s_out: str, z_out
     hx, wx = axes.index("H"), axes.index("W")  # type: ignore[union-attr]  # the checker read the layout
     q = requantize_values(cx, data, len(shape), s_in, False, z_in, False, s_out, z_out, "int32")
     rest = [i for i in range(len(shape)) if i not in (hx, wx)]
-    moved = cx.node("Transpose", [q], perm=rest + [hx, wx])
+    moved = cx.node("Transpose", [q], perm=[*rest, hx, wx])
     lead = [shape[i] for i in rest]
     h, w = shape[hx], shape[wx]
     x = cx.reshape(moved, [1, -1, h, w])
@@ -302,16 +379,18 @@ def avg_pool2d(cx: OpContext, data: str, s_in: str, z_in: str, s_out: str, z_out
     for tap in window[1:]:
         total = cx.node("Add", [total, tap])
     include = bool(a["count_include_pad"])
-    num = (_counts(h, oh, kh, sh, dh, pt, pb, include)[:, None] * _counts(w, ow, kw, sw, dw, pl, pr, include)[None, :]).astype(np.int32)
+    num = (
+        _counts(h, oh, kh, sh, dh, pt, pb, include)[:, None] * _counts(w, ow, kw, sw, dw, pl, pr, include)[None, :]
+    ).astype(np.int32)
     if not include:
         num = np.maximum(num, 1)
     elif (num == 0).any():
         raise Unsupported("a window holds no element (an integer division by zero)")
     d = cx.const(num)
     mean = cx.node("Div", [total, d])  # int32 division truncates, as the kernel's
-    out = cx.reshape(_saturate(cx, mean, cx.dtype(0)), lead + [oh, ow])
+    out = cx.reshape(_saturate(cx, mean, cx.dtype(0)), [*lead, oh, ow])
     back = [0] * len(shape)
-    for k, i in enumerate(rest + [hx, wx]):
+    for k, i in enumerate([*rest, hx, wx]):
         back[i] = k
     return cx.node("Transpose", [out], perm=back)
 
@@ -335,7 +414,17 @@ def softmax(cx: OpContext, x: str, s: str, z: str, s_out: str, z_out: str) -> st
         return _floor_shift(cx, v, cx.scalar(k, "int64"))
 
     inverse = cx.node("Div", [cx.scalar(1.0, "float32"), _scalar(cx, s, "float32")])
-    x0 = cx.cast(cx.node("Clip", [_round_half_away(cx, inverse, np.float32), cx.scalar(-(2.0**31), "float32"), cx.scalar(2.0**31 - 1, "float32")]), "int64")
+    x0 = cx.cast(
+        cx.node(
+            "Clip",
+            [
+                _round_half_away(cx, inverse, np.float32),
+                cx.scalar(-(2.0**31), "float32"),
+                cx.scalar(2.0**31 - 1, "float32"),
+            ],
+        ),
+        "int64",
+    )
     data = i32(cx.node("Sub", [cx.cast(x, "int64"), cx.cast(_scalar(cx, z, "int32"), "int64")]))
     d = cx.node("Sub", [data, cx.reduce("ReduceMax", data, [axis], True)])
     xp = i32(cx.node("Sub", [cx.node("Add", [d, shift(d, 1)]), shift(d, 4)]))
@@ -347,5 +436,17 @@ def softmax(cx: OpContext, x: str, s: str, z: str, s_out: str, z_out: str) -> st
     e = i32(cx.node("Mul", [xb, _pow2(cx, cx.node("Sub", [cx.reduce("ReduceMax", k, [axis], True), k]))]))
     sums = i32(cx.reduce("ReduceSum", e, [axis], True))
     out = shift(i32(cx.node("Mul", [cx.node("Div", [cx.scalar(1 << 30, "int64"), sums]), e])), 23)
-    result = requantize_values(cx, cx.cast(out, "int32"), max(rank, 1), cx.scalar(1.0 / 128, "float32"), False, cx.scalar(0, "int32"), False, s_out, z_out, "int8", 0)
+    result = requantize_values(
+        cx,
+        cx.cast(out, "int32"),
+        max(rank, 1),
+        cx.scalar(1.0 / 128, "float32"),
+        False,
+        cx.scalar(0, "int32"),
+        False,
+        s_out,
+        z_out,
+        "int8",
+        0,
+    )
     return result if rank else cx.reshape(result, [])

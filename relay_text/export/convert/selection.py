@@ -18,7 +18,15 @@ def argwhere(cx: OpContext, x: str) -> str:
 
 # onnxruntime's Unique takes these element types; others go through a wider one
 _UNIQUE_TYPES = {"float32", "float64", "int64", "int8"}
-_WIDER = {"int32": "int64", "int16": "int64", "uint8": "int64", "uint16": "int64", "uint32": "int64", "float16": "float32", "bfloat16": "float32"}
+_WIDER = {
+    "int32": "int64",
+    "int16": "int64",
+    "uint8": "int64",
+    "uint16": "int64",
+    "uint32": "int64",
+    "float16": "float32",
+    "bfloat16": "float32",
+}
 
 
 @converter("unique")
@@ -29,7 +37,9 @@ def unique(cx: OpContext, x: str) -> tuple[str, ...]:
     wide = dtype if dtype in _UNIQUE_TYPES else _WIDER.get(dtype)
     if wide is None:
         raise Unsupported(f"onnxruntime's Unique has no {dtype} tensors")
-    y, first, inverse, counts = cx.node("Unique", [cx.cast(x, wide) if wide != dtype else x], 4, sorted=int(bool(cx.attrs["sorted"])), axis=None)
+    y, first, inverse, counts = cx.node(
+        "Unique", [cx.cast(x, wide) if wide != dtype else x], 4, sorted=int(bool(cx.attrs["sorted"])), axis=None
+    )
     n = cx.node("Shape", [x])
     found = cx.node("Shape", [y])
     missing = cx.node("Sub", [n, found])

@@ -28,7 +28,9 @@ def sparse_to_dense(cx: OpContext, indices: str, values: str, default: str, *dyn
     lead = cx.node("Slice", [shape, cx.ints([0]), cx.ints([width])])  # (width,)
     inside = cx.node("And", [cx.node("GreaterOrEqual", [coords, cx.ints([0])]), cx.node("Less", [coords, lead])])
     inside = cx.cast(cx.reduce("ReduceMin", cx.cast(inside, "int32"), [1], True), "bool")  # (n, 1)
-    trash = cx.node("Concat", [cx.node("Slice", [shape, cx.ints([0]), cx.ints([1])]), cx.ints([0] * (width - 1))], axis=0)
+    trash = cx.node(
+        "Concat", [cx.node("Slice", [shape, cx.ints([0]), cx.ints([1])]), cx.ints([0] * (width - 1))], axis=0
+    )
     coords = cx.node("Where", [inside, coords, cx.unsqueeze(trash, [0])])
     grown = cx.node("Add", [shape, cx.ints([1] + [0] * (rank - 1))])
     out = cx.node("Expand", [cx.cast(default, cx.out_dtype), grown])
@@ -54,7 +56,9 @@ def sparse_reshape(cx: OpContext, indices: str, prev_shape: str, new_shape: str)
     completed = cx.node("Where", [hole, cx.node("Div", [total, known]), new])
     if m == 0 or k == 0:
         raise Unsupported("a shape of no axes")
-    flat = cx.reduce("ReduceSum", cx.node("Mul", [cx.cast(indices, "int64"), _strides(cx, prev, m)]), [1], False)  # (n,)
+    flat = cx.reduce(
+        "ReduceSum", cx.node("Mul", [cx.cast(indices, "int64"), _strides(cx, prev, m)]), [1], False
+    )  # (n,)
     step = _strides(cx, completed, k)
     columns = []
     rest = flat
@@ -80,20 +84,42 @@ def _strides(cx: OpContext, shape: str, n: int) -> str:
 
 
 @converter("sparse_fill_empty_rows")
-def sparse_fill_empty_rows(cx: OpContext, indices: str, values: str, dense_shape: str, default: str) -> tuple[str, str, str]:
+def sparse_fill_empty_rows(
+    cx: OpContext, indices: str, values: str, dense_shape: str, default: str
+) -> tuple[str, str, str]:
     coords = cx.cast(indices, "int64")
     width = cx.shape(0)[1]
     rows = cx.node("Gather", [coords, cx.scalar(0, "int64")], axis=1)  # (n,)
     n_rows = cx.reshape(cx.node("Slice", [cx.cast(dense_shape, "int64"), cx.ints([0]), cx.ints([1])]), [1])
     ones = cx.node("Expand", [cx.scalar(1, "int64"), n_rows])
-    empty = cx.node("ScatterElements", [ones, rows, cx.node("Expand", [cx.scalar(0, "int64"), cx.node("Shape", [rows])])], axis=0)
+    empty = cx.node(
+        "ScatterElements", [ones, rows, cx.node("Expand", [cx.scalar(0, "int64"), cx.node("Shape", [rows])])], axis=0
+    )
     fill_rows = cx.reshape(cx.node("NonZero", [empty]), [-1])  # (f,)
-    added = cx.node("Concat", [cx.unsqueeze(fill_rows, [1]), cx.node("Expand", [cx.scalar(0, "int64"), cx.node("Concat", [cx.node("Shape", [fill_rows]), cx.ints([width - 1])], axis=0)])], axis=1)
-    fill_value = cx.node("Expand", [cx.cast(cx.reshape(cx.node("Slice", [cx.reshape(default, [-1]), cx.ints([0]), cx.ints([1])]), []), "int64"), cx.node("Shape", [fill_rows])])
+    added = cx.node(
+        "Concat",
+        [
+            cx.unsqueeze(fill_rows, [1]),
+            cx.node(
+                "Expand",
+                [
+                    cx.scalar(0, "int64"),
+                    cx.node("Concat", [cx.node("Shape", [fill_rows]), cx.ints([width - 1])], axis=0),
+                ],
+            ),
+        ],
+        axis=1,
+    )
+    fill_value = cx.node(
+        "Expand",
+        [
+            cx.cast(cx.reshape(cx.node("Slice", [cx.reshape(default, [-1]), cx.ints([0]), cx.ints([1])]), []), "int64"),
+            cx.node("Shape", [fill_rows]),
+        ],
+    )
     all_coords = cx.node("Concat", [coords, added], axis=0)
     all_values = cx.node("Concat", [cx.cast(values, "int64"), fill_value], axis=0)
     keys = cx.node("Gather", [all_coords, cx.scalar(0, "int64")], axis=1)
     count = cx.node("Shape", [keys])
     _, order = cx.node("TopK", [keys, count], 2, axis=0, largest=0, sorted=1)  # ties keep their order
     return cx.node("Gather", [all_coords, order], axis=0), cx.node("Gather", [all_values, order], axis=0), empty
-

@@ -114,7 +114,7 @@ def gather(cx: OpContext, x: str, indices: str) -> str:
 @converter("gather_nd")
 def gather_nd(cx: OpContext, x: str, indices: str) -> str:
     rank = cx.rank(1)
-    idx = cx.node("Transpose", [cx.cast(indices, "int64")], perm=list(range(1, rank)) + [0])
+    idx = cx.node("Transpose", [cx.cast(indices, "int64")], perm=[*list(range(1, rank)), 0])
     return cx.node("GatherND", [x, idx], batch_dims=int(cx.attrs["batch_dims"]))
 
 
@@ -183,7 +183,7 @@ def tile(cx: OpContext, x: str, *rest: str) -> str:
     rank = len(out)
     x = cx.reshape(x, [1] * (rank - len(shape)) + list(shape)) if rank > len(shape) else x
     full_shape = [1] * (rank - len(shape)) + list(shape)
-    reps = [o // s if s else 0 for o, s in zip(out, full_shape)]
+    reps = [o // s if s else 0 for o, s in zip(out, full_shape, strict=False)]
     return cx.node("Tile", [x, cx.ints(reps)])
 
 
@@ -193,7 +193,7 @@ def repeat(cx: OpContext, x: str) -> str:
     axis = norm_axis(int(cx.attrs["axis"]), len(shape))
     n = int(cx.attrs["repeats"])
     y = cx.unsqueeze(x, [axis + 1])
-    expanded = list(shape[: axis + 1]) + [n] + list(shape[axis + 1 :])
+    expanded = [*list(shape[: axis + 1]), n, *list(shape[axis + 1 :])]
     y = cx.node("Expand", [y, cx.ints(expanded)])
     return cx.to_out_shape(y)
 
@@ -270,7 +270,7 @@ def scatter_nd(cx: OpContext, x: str, indices: str, updates: str) -> str:
     if reduction is None:
         raise Unsupported(f"ONNX's ScatterND has no mode {cx.attrs['mode']!r}")
     rank = cx.rank(1)
-    idx = cx.node("Transpose", [cx.cast(indices, "int64")], perm=list(range(1, rank)) + [0])
+    idx = cx.node("Transpose", [cx.cast(indices, "int64")], perm=[*list(range(1, rank)), 0])
     return cx.node("ScatterND", [x, idx, updates], reduction=reduction)
 
 

@@ -21,7 +21,9 @@ def affine_grid(cx: OpContext, theta: str) -> str:
     dtype = np_dtype(cx.dtype(0))
     y = np.asarray(-1.0, dtype) + np.arange(h).astype(dtype) * np.asarray((2.0 - 1e-7) / (h - 1), dtype)
     x = np.asarray(-1.0, dtype) + np.arange(w).astype(dtype) * np.asarray((2.0 - 1e-7) / (w - 1), dtype)
-    column = [cx.unsqueeze(cx.node("Gather", [theta, cx.scalar(k, "int64")], axis=2), [2, 3]) for k in range(3)]  # (N, 2, 1, 1)
+    column = [
+        cx.unsqueeze(cx.node("Gather", [theta, cx.scalar(k, "int64")], axis=2), [2, 3]) for k in range(3)
+    ]  # (N, 2, 1, 1)
     xs = cx.node("Mul", [column[0], cx.const(x.reshape(1, 1, 1, w))])
     ys = cx.node("Mul", [column[1], cx.const(y.reshape(1, 1, h, 1))])
     return cx.node("Add", [cx.node("Add", [xs, ys]), column[2]])
@@ -36,7 +38,10 @@ def _sources(cx: OpContext, lo: str, hi: str, length: int, size: int, work: str)
     if size == 1:
         return cx.node("Mul", [cx.node("Mul", [cx.node("Add", [lo, hi]), cx.scalar(0.5, work)]), one])
     scale = cx.node("Div", [cx.node("Mul", [one, cx.node("Sub", [hi, lo])]), cx.scalar(size - 1, work)])
-    return cx.node("Add", [cx.node("Mul", [lo, one]), cx.node("Mul", [scale, cx.const(np.arange(size, dtype=work).reshape(1, size))])])
+    return cx.node(
+        "Add",
+        [cx.node("Mul", [lo, one]), cx.node("Mul", [scale, cx.const(np.arange(size, dtype=work).reshape(1, size))])],
+    )
 
 
 def _clip_index(cx: OpContext, v: str, length: int) -> str:
@@ -57,7 +62,7 @@ def crop_and_resize(cx: OpContext, data: str, boxes: str, box_indices: str) -> s
     a = cx.attrs
     layout = a["layout"]
     ch, cw = (int(v) for v in a["crop_size"])
-    shape = dict(zip(layout, cx.shape(0)))
+    shape = dict(zip(layout, cx.shape(0), strict=False))
     height, width = shape["H"], shape["W"]
     box_dtype = cx.dtype(1)
     work = "float64" if cx.dtype(0) == "float64" else "float32"
@@ -68,7 +73,12 @@ def crop_and_resize(cx: OpContext, data: str, boxes: str, box_indices: str) -> s
     ys = _sources(cx, edge[0], edge[2], height, ch, box_dtype)  # (K, CH)
     xs = _sources(cx, edge[1], edge[3], width, cw, box_dtype)  # (K, CW)
     if a["method"] == "nearest_neighbor":
-        value = _pick(cx, img, _clip_index(cx, _round(cx, ys, box_dtype), height), _clip_index(cx, _round(cx, xs, box_dtype), width))
+        value = _pick(
+            cx,
+            img,
+            _clip_index(cx, _round(cx, ys, box_dtype), height),
+            _clip_index(cx, _round(cx, xs, box_dtype), width),
+        )
     elif a["method"] == "bilinear":
         y0, x0 = cx.node("Floor", [ys]), cx.node("Floor", [xs])
         fy = cx.unsqueeze(cx.cast(cx.node("Sub", [ys, y0]), work), [2, 3])  # (K, CH, 1, 1)
@@ -77,13 +87,23 @@ def crop_and_resize(cx: OpContext, data: str, boxes: str, box_indices: str) -> s
         c0, c1 = (_clip_index(cx, cx.node("Add", [x0, cx.scalar(k, box_dtype)]), width) for k in (0, 1))
         one = cx.scalar(1, work)
         gx, gy = cx.node("Sub", [one, fx]), cx.node("Sub", [one, fy])
-        top = cx.node("Add", [cx.node("Mul", [_pick(cx, img, r0, c0), gx]), cx.node("Mul", [_pick(cx, img, r0, c1), fx])])
-        bottom = cx.node("Add", [cx.node("Mul", [_pick(cx, img, r1, c0), gx]), cx.node("Mul", [_pick(cx, img, r1, c1), fx])])
+        top = cx.node(
+            "Add", [cx.node("Mul", [_pick(cx, img, r0, c0), gx]), cx.node("Mul", [_pick(cx, img, r0, c1), fx])]
+        )
+        bottom = cx.node(
+            "Add", [cx.node("Mul", [_pick(cx, img, r1, c0), gx]), cx.node("Mul", [_pick(cx, img, r1, c1), fx])]
+        )
         value = cx.node("Add", [cx.node("Mul", [top, gy]), cx.node("Mul", [bottom, fy])])
     else:
         raise Unsupported(f"method {a['method']!r}")
-    outside_y = cx.node("Or", [cx.node("Less", [ys, cx.scalar(0, box_dtype)]), cx.node("Greater", [ys, cx.scalar(height - 1, box_dtype)])])
-    outside_x = cx.node("Or", [cx.node("Less", [xs, cx.scalar(0, box_dtype)]), cx.node("Greater", [xs, cx.scalar(width - 1, box_dtype)])])
+    outside_y = cx.node(
+        "Or",
+        [cx.node("Less", [ys, cx.scalar(0, box_dtype)]), cx.node("Greater", [ys, cx.scalar(height - 1, box_dtype)])],
+    )
+    outside_x = cx.node(
+        "Or",
+        [cx.node("Less", [xs, cx.scalar(0, box_dtype)]), cx.node("Greater", [xs, cx.scalar(width - 1, box_dtype)])],
+    )
     outside = cx.node("Or", [cx.unsqueeze(outside_y, [2, 3]), cx.unsqueeze(outside_x, [1, 3])])
     out = cx.node("Where", [outside, cx.scalar(float(a["extrapolation_value"]), work), value])  # (K, CH, CW, C)
     if np.dtype(np_dtype(out_dtype)).kind in "iu":
@@ -137,7 +157,7 @@ def _roi_align_max(cx: OpContext, data: str, rois: str) -> str:
     a = cx.attrs
     layout = a["layout"]
     x = to_layout(cx, data, layout, "NCHW")
-    sizes = dict(zip(layout, cx.shape(0)))
+    sizes = dict(zip(layout, cx.shape(0), strict=False))
     height, width = sizes["H"], sizes["W"]
     ph, pw = (int(v) for v in a["pooled_size"])
     ratio = int(a["sample_ratio"])
@@ -159,9 +179,18 @@ def _roi_align_max(cx: OpContext, data: str, rois: str) -> str:
             """The sample positions along one axis (pooled * grid,) and the grid size."""
             extent = bx.node("Max", [bx.node("Sub", [hi, lo]), bx.scalar(1, work)])
             step = bx.node("Div", [extent, bx.scalar(pooled, work)])
-            grid = bx.ints([ratio]) if ratio > 0 else bx.reshape(bx.cast(bx.node("Ceil", [bx.node("Div", [extent, bx.scalar(pooled, work)])]), "int64"), [1])
+            grid = (
+                bx.ints([ratio])
+                if ratio > 0
+                else bx.reshape(
+                    bx.cast(bx.node("Ceil", [bx.node("Div", [extent, bx.scalar(pooled, work)])]), "int64"), [1]
+                )
+            )
             grid_f = bx.reshape(bx.cast(grid, work), [])
-            offsets = bx.reshape(bx.cast(bx.node("Range", [bx.scalar(0, "int64"), bx.reshape(grid, []), bx.scalar(1, "int64")]), work), [1, -1])
+            offsets = bx.reshape(
+                bx.cast(bx.node("Range", [bx.scalar(0, "int64"), bx.reshape(grid, []), bx.scalar(1, "int64")]), work),
+                [1, -1],
+            )
             starts = bx.node("Add", [lo, bx.node("Mul", [bx.const(np.arange(pooled).reshape(pooled, 1), work), step])])
             within = bx.node("Div", [bx.node("Mul", [bx.node("Add", [offsets, bx.scalar(0.5, work)]), step]), grid_f])
             return bx.reshape(bx.node("Add", [starts, within]), [-1]), grid
@@ -183,7 +212,9 @@ def _bilinear(cx: OpContext, img: str, ys: str, xs: str, height: int, width: int
     the last pixel weighing nothing."""
 
     def axis(v: str, length: int) -> tuple[str, str, str]:
-        outside = cx.node("Or", [cx.node("Less", [v, cx.scalar(-1, dtype)]), cx.node("Greater", [v, cx.scalar(length, dtype)])])
+        outside = cx.node(
+            "Or", [cx.node("Less", [v, cx.scalar(-1, dtype)]), cx.node("Greater", [v, cx.scalar(length, dtype)])]
+        )
         v = cx.node("Clip", [v, cx.scalar(0, dtype), cx.scalar(length - 1, dtype)])
         low = cx.node("Floor", [v])
         frac = cx.node("Sub", [cx.cast(v, "float64"), cx.cast(low, "float64")])
@@ -216,12 +247,14 @@ def roi_pool(cx: OpContext, data: str, rois: str) -> str:
     a = cx.attrs
     layout = a["layout"]
     x = to_layout(cx, data, layout, "NCHW")
-    sizes = dict(zip(layout, cx.shape(0)))
+    sizes = dict(zip(layout, cx.shape(0), strict=False))
     height, width = sizes["H"], sizes["W"]
     ph, pw = (int(v) for v in a["pooled_size"])
     work = cx.dtype(1)
     dtype = cx.dtype(0)
-    column = [cx.reshape(cx.node("Slice", [rois, cx.ints([k]), cx.ints([k + 1]), cx.ints([1])]), [-1, 1]) for k in range(5)]  # (K, 1)
+    column = [
+        cx.reshape(cx.node("Slice", [rois, cx.ints([k]), cx.ints([k + 1]), cx.ints([1])]), [-1, 1]) for k in range(5)
+    ]  # (K, 1)
     batch = cx.reshape(cx.cast(column[0], "int64"), [-1])
     scale, eps = cx.scalar(float(a["spatial_scale"]), work), cx.scalar(1e-5, work)
     x1, y1, x2, y2 = (cx.cast(_round(cx, cx.node("Mul", [column[k], scale]), work), "int64") for k in (1, 2, 3, 4))
@@ -232,7 +265,9 @@ def roi_pool(cx: OpContext, data: str, rois: str) -> str:
         step = cx.node("Div", [cx.cast(size, work), cx.scalar(count, work)])  # (K, 1)
         index = cx.const(np.arange(count).reshape(1, count), work)
         lo = cx.node("Floor", [cx.node("Add", [cx.node("Mul", [index, step]), eps])])
-        hi = cx.node("Ceil", [cx.node("Sub", [cx.node("Mul", [cx.node("Add", [index, cx.scalar(1, work)]), step]), eps])])
+        hi = cx.node(
+            "Ceil", [cx.node("Sub", [cx.node("Mul", [cx.node("Add", [index, cx.scalar(1, work)]), step]), eps])]
+        )
         clip = [cx.scalar(0, "int64"), cx.scalar(length, "int64")]
         return tuple(cx.node("Clip", [cx.node("Add", [cx.cast(v, "int64"), start]), *clip]) for v in (lo, hi))  # type: ignore[return-value]
 
@@ -248,8 +283,20 @@ def roi_pool(cx: OpContext, data: str, rois: str) -> str:
         img = bx.node("Gather", [x, row(batch)], axis=0)  # (C, H, W)
         rows = bx.const(np.arange(height).reshape(1, height), "int64")
         cols = bx.const(np.arange(width).reshape(1, width), "int64")
-        in_rows = bx.node("And", [bx.node("GreaterOrEqual", [rows, bx.unsqueeze(row(top), [1])]), bx.node("Less", [rows, bx.unsqueeze(row(bottom), [1])])])  # (PH, H)
-        in_cols = bx.node("And", [bx.node("GreaterOrEqual", [cols, bx.unsqueeze(row(left), [1])]), bx.node("Less", [cols, bx.unsqueeze(row(right), [1])])])  # (PW, W)
+        in_rows = bx.node(
+            "And",
+            [
+                bx.node("GreaterOrEqual", [rows, bx.unsqueeze(row(top), [1])]),
+                bx.node("Less", [rows, bx.unsqueeze(row(bottom), [1])]),
+            ],
+        )  # (PH, H)
+        in_cols = bx.node(
+            "And",
+            [
+                bx.node("GreaterOrEqual", [cols, bx.unsqueeze(row(left), [1])]),
+                bx.node("Less", [cols, bx.unsqueeze(row(right), [1])]),
+            ],
+        )  # (PW, W)
         low = bx.scalar(lowest, np_dtype(dtype))
         t = select(bx, bx.reshape(in_cols, [1, 1, pw, width]), bx.unsqueeze(img, [2]), low, dtype)  # (C, H, PW, W)
         t = bx.reduce("ReduceMax", t, [3], False)  # (C, H, PW)
@@ -266,4 +313,3 @@ def roi_pool(cx: OpContext, data: str, rois: str) -> str:
 
     (out,) = cx.per_item(count, one_region)
     return to_layout(cx, out, "NCHW", layout)
-

@@ -17,7 +17,14 @@ def _pads(pad: tuple) -> tuple[int, int, int, int]:
     return pads_2d(tuple(int(p) for p in pad))
 
 
-def taps(cx: OpContext, xp: str, kernel: tuple[int, int], out_hw: tuple[int, int], strides: tuple[int, int], dilation: tuple[int, int]) -> Iterator[str]:
+def taps(
+    cx: OpContext,
+    xp: str,
+    kernel: tuple[int, int],
+    out_hw: tuple[int, int],
+    strides: tuple[int, int],
+    dilation: tuple[int, int],
+) -> Iterator[str]:
     """For each window position in row-major order, the (N, C, OH, OW)
     slice of the padded NCHW `xp` that it sees in every window."""
     (kh, kw), (oh, ow), (sh, sw), (dh, dw) = kernel, out_hw, strides, dilation
@@ -31,7 +38,9 @@ def taps(cx: OpContext, xp: str, kernel: tuple[int, int], out_hw: tuple[int, int
 def _pad_hw(cx: OpContext, x: str, top: int, left: int, bottom: int, right: int, dtype: str) -> str:
     if not any((top, left, bottom, right)):
         return x
-    return cx.node("Pad", [x, cx.ints([0, 0, top, left, 0, 0, bottom, right]), cx.scalar(0, np_dtype(dtype))], mode="constant")
+    return cx.node(
+        "Pad", [x, cx.ints([0, 0, top, left, 0, 0, bottom, right]), cx.scalar(0, np_dtype(dtype))], mode="constant"
+    )
 
 
 @converter("image.dilation2d")
@@ -42,8 +51,8 @@ def dilation2d(cx: OpContext, data: str, weight: str) -> str:
     x = cx.cast(to_layout(cx, data, layout, "NCHW"), dtype)
     w = cx.cast(to_layout(cx, weight, klayout, "IHW"), dtype)
     top, left, bottom, right = _pads(a["padding"])
-    shape = dict(zip(layout, cx.shape(0)))
-    kshape = dict(zip(klayout, cx.shape(1)))
+    shape = dict(zip(layout, cx.shape(0), strict=False))
+    kshape = dict(zip(klayout, cx.shape(1), strict=False))
     kh, kw = kshape["H"], kshape["W"]
     (sh, sw), (dh, dw) = [int(v) for v in a["strides"][:2]], [int(v) for v in a["dilations"][:2]]
     oh = (shape["H"] + top + bottom - ((kh - 1) * dh + 1)) // sh + 1
@@ -51,7 +60,10 @@ def dilation2d(cx: OpContext, data: str, weight: str) -> str:
     xp = _pad_hw(cx, x, top, left, bottom, right, dtype)
     out = None
     for t, tap in enumerate(taps(cx, xp, (kh, kw), (oh, ow), (sh, sw), (dh, dw))):
-        element = cx.reshape(cx.node("Slice", [w, cx.ints([t // kw, t % kw]), cx.ints([t // kw + 1, t % kw + 1]), cx.ints([1, 2])]), [1, -1, 1, 1])
+        element = cx.reshape(
+            cx.node("Slice", [w, cx.ints([t // kw, t % kw]), cx.ints([t // kw + 1, t % kw + 1]), cx.ints([1, 2])]),
+            [1, -1, 1, 1],
+        )
         value = cx.node("Add", [tap, element])
         out = value if out is None else cx.node("Max", [out, value])
     return to_layout(cx, out, "NCHW", layout)  # type: ignore[arg-type]  # at least one tap
@@ -64,7 +76,7 @@ def correlation(cx: OpContext, x: str, y: str) -> str:
     top, left, bottom, right = _pads(a["padding"])
     disp = md // s2
     d = 2 * disp + 1
-    n, c, h, w = cx.shape(0)
+    _n, c, h, w = cx.shape(0)
     dtype = cx.dtype(0)
     border = md + (k - 1) // 2
     oh = -(-(h + top + bottom - 2 * border) // s1)
@@ -78,7 +90,9 @@ def correlation(cx: OpContext, x: str, y: str) -> str:
         rows = min(ph - md, ph - (md + dy))
         cols = min(pw - md, pw - (md + dx))
         first = cx.node("Slice", [xp, cx.ints([md, md]), cx.ints([md + rows, md + cols]), cx.ints([2, 3])])
-        second = cx.node("Slice", [yp, cx.ints([md + dy, md + dx]), cx.ints([md + dy + rows, md + dx + cols]), cx.ints([2, 3])])
+        second = cx.node(
+            "Slice", [yp, cx.ints([md + dy, md + dx]), cx.ints([md + dy + rows, md + dx + cols]), cx.ints([2, 3])]
+        )
         if a["is_multiply"]:
             term = cx.node("Mul", [first, second])
         else:
@@ -92,5 +106,7 @@ def correlation(cx: OpContext, x: str, y: str) -> str:
     out = cx.node("Concat", channels, axis=1) if len(channels) > 1 else channels[0]
     div = k * k * c
     if np.dtype(np_dtype(dtype)).kind in "iu":  # sign(out) * (|out| // div)
-        return cx.node("Mul", [cx.node("Sign", [out]), cx.node("Div", [cx.node("Abs", [out]), cx.scalar(div, np_dtype(dtype))])])
+        return cx.node(
+            "Mul", [cx.node("Sign", [out]), cx.node("Div", [cx.node("Abs", [out]), cx.scalar(div, np_dtype(dtype))])]
+        )
     return cx.node("Div", [out, cx.scalar(div, np_dtype(dtype))])

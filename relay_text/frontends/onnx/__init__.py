@@ -30,15 +30,23 @@ def load_model(path: str) -> Any:
     try:
         import onnx
     except ImportError:
-        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, "reading ONNX models needs the `onnx` package", None).with_help("pip install 'relay-text[onnx]'")]) from None
+        raise ImportFailure(
+            [
+                Diagnostic(codes.IMPORT_INVALID, "reading ONNX models needs the `onnx` package", None).with_help(
+                    "pip install 'relay-text[onnx]'"
+                )
+            ]
+        ) from None
     try:
         model = onnx.load(path)
     except FileNotFoundError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: no such file", None)]) from None
     except IsADirectoryError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: is a directory", None)]) from None
-    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: protobuf raises several kinds
-        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: not an ONNX model ({type(exc).__name__}: {exc})", None)]) from None
+    except Exception as exc:
+        raise ImportFailure(
+            [Diagnostic(codes.IMPORT_INVALID, f"{path}: not an ONNX model ({type(exc).__name__}: {exc})", None)]
+        ) from None
     return inline_functions(model)
 
 
@@ -52,11 +60,26 @@ def inline_functions(model: Any) -> Any:
 
     try:
         return inliner.inline_local_functions(model)
-    except Exception as exc:  # noqa: BLE001 - onnx raises several kinds on a malformed function
-        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"the model's local functions cannot be inlined ({type(exc).__name__}: {exc})", None)]) from None
+    except Exception as exc:
+        raise ImportFailure(
+            [
+                Diagnostic(
+                    codes.IMPORT_INVALID,
+                    f"the model's local functions cannot be inlined ({type(exc).__name__}: {exc})",
+                    None,
+                )
+            ]
+        ) from None
 
 
-def from_onnx(model: Any, input_shapes: dict[str, tuple[int, ...]] | None = None, *, freeze: bool = False, name: str | None = None, options: Options | None = None) -> Imported:
+def from_onnx(
+    model: Any,
+    input_shapes: dict[str, tuple[int, ...]] | None = None,
+    *,
+    freeze: bool = False,
+    name: str | None = None,
+    options: Options | None = None,
+) -> Imported:
     """Convert an ONNX model (a ModelProto, or the path of a file).
 
     `input_shapes` fixes the dimensions of inputs (by ONNX name) that the

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -120,7 +121,14 @@ class Importer:
 
     # ---------------------------------------------------------------- diagnostics
 
-    def unsupported(self, node: Any, message: str, attr: str | None = None, notes: Sequence[str] = (), input_index: int | None = None) -> Diagnostic:
+    def unsupported(
+        self,
+        node: Any,
+        message: str,
+        attr: str | None = None,
+        notes: Sequence[str] = (),
+        input_index: int | None = None,
+    ) -> Diagnostic:
         if attr is not None:
             span = self.listing.attr_span(node, attr)
         elif input_index is not None:
@@ -152,7 +160,9 @@ class Importer:
             try:
                 array = tensor_array(t)
             except Unsupported as exc:
-                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"initializer `{t.name}`: {exc.message}", None)]) from None
+                raise ImportFailure(
+                    [Diagnostic(codes.IMPORT_UNSUPPORTED, f"initializer `{t.name}`: {exc.message}", None)]
+                ) from None
             if self.options.freeze:
                 b.origin = t.name
                 scope[t.name] = b.const(array)
@@ -175,7 +185,16 @@ class Importer:
         for name in self.options.input_shapes:
             if name not in known or name in initializer_names:
                 real = [i.name for i in graph.input if i.name not in initializer_names]
-                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {name}=...`: the model has no input `{name}`", None).with_note(f"its inputs are: {', '.join(real) or 'none'}")], usage=True)
+                raise ImportFailure(
+                    [
+                        Diagnostic(
+                            codes.IMPORT_UNSUPPORTED,
+                            f"`--input-shape {name}=...`: the model has no input `{name}`",
+                            None,
+                        ).with_note(f"its inputs are: {', '.join(real) or 'none'}")
+                    ],
+                    usage=True,
+                )
         for vi in graph.input:
             if vi.name in initializer_names:
                 continue
@@ -186,7 +205,9 @@ class Importer:
 
     def _output(self, scope: dict[str, Any], name: str) -> Expr:
         if name not in scope:
-            raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"the graph output `{name}` is computed by no node", None)])
+            raise ImportFailure(
+                [Diagnostic(codes.IMPORT_INVALID, f"the graph output `{name}` is computed by no node", None)]
+            )
         return scope[name]
 
     def _input(self, vi: Any) -> Any:
@@ -219,8 +240,20 @@ class Importer:
                 self.inputs.append(v)
                 self.input_names[v] = vi.name
                 return v
-        kind = {"sequence_type": "a sequence", "optional_type": "an optional value", "map_type": "a map"}.get(which or "", "a value of unknown type")
-        raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"the model input `{vi.name}` is {kind}, which has no Relay type here", None).with_note("inputs must be tensors (sequences and optional values are supported through the backend API, which knows their contents)")])
+        kind = {"sequence_type": "a sequence", "optional_type": "an optional value", "map_type": "a map"}.get(
+            which or "", "a value of unknown type"
+        )
+        raise ImportFailure(
+            [
+                Diagnostic(
+                    codes.IMPORT_UNSUPPORTED,
+                    f"the model input `{vi.name}` is {kind}, which has no Relay type here",
+                    None,
+                ).with_note(
+                    "inputs must be tensors (sequences and optional values are supported through the backend API, which knows their contents)"
+                )
+            ]
+        )
 
     def _tensor_type(self, name: str, tt: Any) -> TensorType:
         try:
@@ -230,17 +263,43 @@ class Importer:
         given = self.options.input_shapes.get(name)
         if not tt.HasField("shape"):
             if given is None:
-                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"the input `{name}` has no shape (not even a rank)", None).with_help(f"give it with `--input-shape {name}=D1,D2,...`")])
+                raise ImportFailure(
+                    [
+                        Diagnostic(
+                            codes.IMPORT_UNSUPPORTED, f"the input `{name}` has no shape (not even a rank)", None
+                        ).with_help(f"give it with `--input-shape {name}=D1,D2,...`")
+                    ]
+                )
             return TensorType(tuple(given), dtype)
         dims: list[int | None] = []
         for d in tt.shape.dim:
-            dims.append(d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (0 if d.HasField("dim_value") else None))
+            dims.append(
+                d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (0 if d.HasField("dim_value") else None)
+            )
         if given is not None:
             if len(given) != len(dims):
-                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {name}`: the input has {len(dims)} dimensions, {len(given)} were given", None)], usage=True)
-            for i, (g, d) in enumerate(zip(given, dims)):
+                raise ImportFailure(
+                    [
+                        Diagnostic(
+                            codes.IMPORT_UNSUPPORTED,
+                            f"`--input-shape {name}`: the input has {len(dims)} dimensions, {len(given)} were given",
+                            None,
+                        )
+                    ],
+                    usage=True,
+                )
+            for i, (g, d) in enumerate(zip(given, dims, strict=False)):
                 if d is not None and d != g:
-                    raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {name}`: dimension {i} of the input is {d}, not {g}", None)], usage=True)
+                    raise ImportFailure(
+                        [
+                            Diagnostic(
+                                codes.IMPORT_UNSUPPORTED,
+                                f"`--input-shape {name}`: dimension {i} of the input is {d}, not {g}",
+                                None,
+                            )
+                        ],
+                        usage=True,
+                    )
             dims = list(given)
         return TensorType(any_dim(dims), dtype)
 
@@ -271,7 +330,9 @@ class Importer:
         handled = table.ranges(node.op_type, node.domain)
         if handled:
             msg = f"the ONNX operator `{node.op_type}`{domain} is not supported at opset {opset}"
-            return self.unsupported(node, msg, notes=[f"`{node.op_type}` is supported at opsets {table.range_text(handled)}"])
+            return self.unsupported(
+                node, msg, notes=[f"`{node.op_type}` is supported at opsets {table.range_text(handled)}"]
+            )
         msg = f"the ONNX operator `{node.op_type}`{domain} is not supported"
         if not reason:
             reason = "relay-text converts the operators TVM's ONNX importer converted, and this is not one of them"
@@ -293,7 +354,13 @@ class Importer:
                 inputs.append(None)
                 continue
             if name not in scope:
-                raise ImportFailure([self.unsupported(proto, f"the input `{name}` is computed by no node before this one", input_index=i)])
+                raise ImportFailure(
+                    [
+                        self.unsupported(
+                            proto, f"the input `{name}` is computed by no node before this one", input_index=i
+                        )
+                    ]
+                )
             inputs.append(scope[name])
         name = self.node_name(proto)
         node = Node(proto, name, opset, inputs, list(proto.input))
@@ -316,7 +383,9 @@ class Importer:
             if not out_name:
                 continue
             if i >= len(outs) or outs[i] is None:
-                raise ImportFailure([self.unsupported(proto, f"output {i} (`{out_name}`) of `{proto.op_type}` is not supported")])
+                raise ImportFailure(
+                    [self.unsupported(proto, f"output {i} (`{out_name}`) of `{proto.op_type}` is not supported")]
+                )
             scope[out_name] = outs[i]
         first = outs[0] if outs else None
         if isinstance(first, TupleGetItem) and isinstance(first.tuple_value, Call):

@@ -68,7 +68,9 @@ class Listing:
         weights = {t.name for t in graph.initializer}
         inputs = ", ".join(i.name for i in graph.input if i.name not in weights) or "none"
         tail = f", {len(graph.initializer)} initializers" if graph.initializer else ""
-        head = f'graph "{graph.name}"' + (f" (opset {opset}, inputs: {inputs}{tail})" if depth == 0 else f" (inputs: {inputs}{tail})")
+        head = f'graph "{graph.name}"' + (
+            f" (opset {opset}, inputs: {inputs}{tail})" if depth == 0 else f" (inputs: {inputs}{tail})"
+        )
         self._add(indent + head)
         for index, node in enumerate(graph.node):
             self._node(node, index, depth)
@@ -165,7 +167,7 @@ def _node_text(node: Any) -> str:
     copy.attribute.extend(kept)
     try:
         text = onnx.printer.to_text(copy)
-    except Exception:  # noqa: BLE001 - an attribute the printer cannot write
+    except Exception:
         text = f"{', '.join(copy.output)} = {copy.op_type} ({', '.join(copy.input)})"
     return " ".join(text.split())
 

@@ -19,7 +19,9 @@ def leaky_relu(cx, n):
 
 def _elu(b, x, alpha):
     dt = b.dtype(x)
-    neg = b.call("multiply", scalar(b, -alpha, dt), b.call("nn.relu", b.call("subtract", scalar(b, 1, dt), b.call("exp", x))))
+    neg = b.call(
+        "multiply", scalar(b, -alpha, dt), b.call("nn.relu", b.call("subtract", scalar(b, 1, dt), b.call("exp", x)))
+    )
     return b.call("add", neg, b.call("nn.relu", x))
 
 
@@ -53,7 +55,9 @@ def celu(cx, n):
 def _gelu_erf(b, x):
     dt = b.dtype(x)
     half, one, root2 = scalar(b, 0.5, dt), scalar(b, 1, dt), scalar(b, math.sqrt(2), dt)
-    return b.call("multiply", b.call("multiply", half, x), b.call("add", one, b.call("erf", b.call("divide", x, root2))))
+    return b.call(
+        "multiply", b.call("multiply", half, x), b.call("add", one, b.call("erf", b.call("divide", x, root2)))
+    )
 
 
 def _gelu_tanh(b, x):
@@ -165,7 +169,11 @@ def affine(cx, n):
     b = cx.b
     x = n.input(0)
     dt = b.dtype(x)
-    return b.call("add", b.call("multiply", scalar(b, float(n.attr("alpha", 1.0)), dt), x), scalar(b, float(n.attr("beta", 0.0)), dt))
+    return b.call(
+        "add",
+        b.call("multiply", scalar(b, float(n.attr("alpha", 1.0)), dt), x),
+        scalar(b, float(n.attr("beta", 0.0)), dt),
+    )
 
 
 @converter("Scale")
@@ -189,7 +197,9 @@ def shrink(cx, n):
 
 
 def _broadcasts(small, big):
-    return all(a == 1 or a == c for a, c in zip(reversed(small), reversed(big))) and len(small) <= len(big)
+    return all(a == 1 or a == c for a, c in zip(reversed(small), reversed(big), strict=False)) and len(small) <= len(
+        big
+    )
 
 
 @converter("PRelu")

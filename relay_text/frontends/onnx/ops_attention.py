@@ -129,7 +129,11 @@ def attention(cx, n):
 
         bias = add(bias, frontier(window))
     if nonpad is not None:
-        valid = b.call("less", b.const(np.arange(kv_len, dtype=np.int64)), b.call("reshape", cast(b, nonpad, "int64"), newshape=[-1, 1]))
+        valid = b.call(
+            "less",
+            b.const(np.arange(kv_len, dtype=np.int64)),
+            b.call("reshape", cast(b, nonpad, "int64"), newshape=[-1, 1]),
+        )
         bias = add(bias, b.call("reshape", _neg_inf_where(b, valid, dt), newshape=[batch, 1, 1, kv_len]))
     heads_q = b.static_shape(q)[1]
     heads_k = b.static_shape(k)[1]
@@ -194,7 +198,9 @@ def _ms_attention(b, n, x, weight, bias, mask_index, past, dt):
         m = b.call("multiply", m, scalar(b, -10000.0, dt))
         scores = b.call("add", scores, b.call("expand_dims", m, axis=1, num_newaxis=2))
     if unidirectional:
-        keep = np.array([[1.0 if j <= past_len + i else 0.0 for j in range(total)] for i in range(seq)], dtype=numpy_dtype(dt))
+        keep = np.array(
+            [[1.0 if j <= past_len + i else 0.0 for j in range(total)] for i in range(seq)], dtype=numpy_dtype(dt)
+        )
         scores = b.call("add", scores, b.const((1 - keep) * -10000.0))
     probs = b.call("nn.softmax", scores, axis=3)
     out = matmul(b, probs, v)
@@ -220,6 +226,10 @@ def ms_qattention(cx, n):
         ti = cast(b, t, "int32")
         if z is not None:
             ti = b.call("subtract", ti, cast(b, b.call("reshape", z, newshape=[]) if b.rank(z) else z, "int32"))
-        return b.call("multiply", cast(b, ti, "float32"), cast(b, b.call("reshape", s, newshape=[]) if b.rank(s) and b.shape(s) == (1,) else s, "float32"))
+        return b.call(
+            "multiply",
+            cast(b, ti, "float32"),
+            cast(b, b.call("reshape", s, newshape=[]) if b.rank(s) and b.shape(s) == (1,) else s, "float32"),
+        )
 
     return _ms_attention(b, n, deq(x, x_s, x_z), deq(w, w_s, w_z), bias, mask, past, "float32")

@@ -77,7 +77,7 @@ def if_(cx, n):
     else_outs = cx.subgraph(else_g, {})
     if len(then_outs) != len(else_outs):
         raise Unsupported("the branches of `If` give different numbers of outputs")
-    pairs = [_unify(b, t, e) for t, e in zip(then_outs, else_outs)]
+    pairs = [_unify(b, t, e) for t, e in zip(then_outs, else_outs, strict=False)]
     t = pairs[0][0] if len(pairs) == 1 else b.tuple([p[0] for p in pairs])
     e = pairs[0][1] if len(pairs) == 1 else b.tuple([p[1] for p in pairs])
     node = b.typed(If(_scalar_bool(b, cond), t, e))
@@ -90,10 +90,15 @@ def _relaxed(t0, t1):
     """The type of a loop-carried value that starts as t0 and becomes t1."""
     if t0 == t1:
         return t0
-    if isinstance(t0, TensorType) and isinstance(t1, TensorType) and t0.dtype == t1.dtype and len(t0.shape) == len(t1.shape):
-        return TensorType(tuple(a if a == c else AnyDim() for a, c in zip(t0.shape, t1.shape)), t0.dtype)
+    if (
+        isinstance(t0, TensorType)
+        and isinstance(t1, TensorType)
+        and t0.dtype == t1.dtype
+        and len(t0.shape) == len(t1.shape)
+    ):
+        return TensorType(tuple(a if a == c else AnyDim() for a, c in zip(t0.shape, t1.shape, strict=False)), t0.dtype)
     if isinstance(t0, TupleType) and isinstance(t1, TupleType) and len(t0.fields) == len(t1.fields):
-        return TupleType(tuple(_relaxed(a, c) for a, c in zip(t0.fields, t1.fields)))
+        return TupleType(tuple(_relaxed(a, c) for a, c in zip(t0.fields, t1.fields, strict=False)))
     raise Unsupported(f"a loop-carried value changes type from {t0} to {t1}")
 
 
@@ -121,7 +126,7 @@ def loop(cx, n):
         bindings.update({names[2 + k]: v for k, v in enumerate(v_vars)})
         outs = cx.subgraph(body, bindings)
         new_types = [b.type_of(o) for o in outs[1 : 1 + carried]]
-        relaxed = [_relaxed(t, nt) for t, nt in zip(types, new_types)]
+        relaxed = [_relaxed(t, nt) for t, nt in zip(types, new_types, strict=False)]
         if relaxed == types:
             break
         types = relaxed
@@ -131,7 +136,7 @@ def loop(cx, n):
     for t in elem_types:
         if not isinstance(t, TensorType) or not isinstance(t.shape, tuple):
             raise Unsupported("scan outputs of a loop must be tensors")
-    scan_types = [TensorType((AnyDim(),) + tuple(t.shape), t.dtype) for t in elem_types]
+    scan_types = [TensorType((AnyDim(), *tuple(t.shape)), t.dtype) for t in elem_types]
     scan_vars = [b.var(f"scan{k}", t) for k, t in enumerate(scan_types)]
     max_var = b.var("max_count", i64)
     # continue while i < max and cond
@@ -148,16 +153,20 @@ def loop(cx, n):
     if b.dtype(next_cond) != "bool":
         next_cond = b.call("cast", next_cond, dtype="bool")
     next_scans = []
-    for s, o in zip(scan_vars, outs[1 + carried :]):
+    for s, o in zip(scan_vars, outs[1 + carried :], strict=False):
         if not all(isinstance(d, int) for d in b.type_of(o).shape):
             # an element of unknown shape: the scan (empty at first, of shape
             # (0, 1, ...)) is broadcast to (i, element shape) before growing
-            target = b.call("concatenate", b.tuple([b.call("reshape", i_var, newshape=[1]), b.call("shape_of", o, dtype="int64")]), axis=0)
+            target = b.call(
+                "concatenate",
+                b.tuple([b.call("reshape", i_var, newshape=[1]), b.call("shape_of", o, dtype="int64")]),
+                axis=0,
+            )
             s = b.call("dyn.broadcast_to", s, target)
         next_scans.append(b.call("concatenate", b.tuple([s, b.call("expand_dims", o, axis=0)]), axis=0))
-    state = [i_var, max_var, cond_var] + v_vars + scan_vars
+    state = [i_var, max_var, cond_var, *v_vars, *scan_vars]
     ret = TupleType(tuple(v.type_annotation for v in state))
-    recur = Call(loop_var, tuple([next_i, max_var, next_cond] + list(outs[1 : 1 + carried]) + next_scans))
+    recur = Call(loop_var, tuple([next_i, max_var, next_cond, *list(outs[1 : 1 + carried]), *next_scans]))
     done = Tuple(tuple(state))
     func = Function(tuple(state), If(go, recur, done), ret_type=ret)
     loop_var.type_annotation = None
@@ -165,8 +174,11 @@ def loop(cx, n):
     if m is None:
         m = scalar(b, np.iinfo(np.int64).max, "int64")
     c0 = _scalar_bool(b, cond0) if cond0 is not None else b.const(np.array(True))
-    empty = [b.call("zeros", shape=[0] + [d if isinstance(d, int) else 1 for d in t.shape], dtype=t.dtype) for t in elem_types]
-    start = Call(loop_var, tuple([scalar(b, 0, "int64"), m, c0] + list(inits) + empty))
+    empty = [
+        b.call("zeros", shape=[0] + [d if isinstance(d, int) else 1 for d in t.shape], dtype=t.dtype)
+        for t in elem_types
+    ]
+    start = Call(loop_var, tuple([scalar(b, 0, "int64"), m, c0, *list(inits), *empty]))
     node = b.typed(Let(loop_var, func, start))
     finals = b.items(node)
     return finals[3:]
@@ -206,7 +218,7 @@ def _scan(cx, n, inputs, v8=False):
     outs_count = len(body.output) - states
     out_axes = list(n.attr("scan_output_axes", [0] * outs_count)) if not v8 else [0] * outs_count
     out_dirs = list(n.attr("scan_output_directions", [0] * outs_count)) if not v8 else [0] * outs_count
-    in_axes = [norm_axis(a, b.rank(x)) for a, x in zip(in_axes, xs)]
+    in_axes = [norm_axis(a, b.rank(x)) for a, x in zip(in_axes, xs, strict=False)]
     length = b.static_shape(xs[0], "the scanned input")[in_axes[0]]
     if length == 0:
         raise Unsupported("a scan over zero steps is not supported")
@@ -214,10 +226,10 @@ def _scan(cx, n, inputs, v8=False):
     collected: list[list] = [[] for _ in range(outs_count)]
     for t in range(length):
         slices = []
-        for x, axis, d in zip(xs, in_axes, in_dirs):
+        for x, axis, d in zip(xs, in_axes, in_dirs, strict=False):
             idx = length - 1 - t if d else t
             slices.append(b.call("take", x, b.const(np.array(idx, dtype=np.int64)), axis=axis))
-        bindings = dict(zip(names, list(state) + slices))
+        bindings = dict(zip(names, list(state) + slices, strict=False))
         outs = cx.subgraph(body, bindings)
         state = outs[:states]
         for k, o in enumerate(outs[states:]):

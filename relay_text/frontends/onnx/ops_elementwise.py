@@ -41,7 +41,23 @@ _UNARY = {
     "BitwiseNot": "bitwise_not",
 }
 # the first opset of each operator (the versions since change types, not meaning)
-_UNARY_SINCE = {"Erf": 9, "Sign": 9, "IsNaN": 9, "Acosh": 9, "Asinh": 9, "Atanh": 9, "Cosh": 9, "Sinh": 9, "Acos": 7, "Asin": 7, "Atan": 7, "Cos": 7, "Sin": 7, "Tan": 7, "BitwiseNot": 18}
+_UNARY_SINCE = {
+    "Erf": 9,
+    "Sign": 9,
+    "IsNaN": 9,
+    "Acosh": 9,
+    "Asinh": 9,
+    "Atanh": 9,
+    "Cosh": 9,
+    "Sinh": 9,
+    "Acos": 7,
+    "Asin": 7,
+    "Atan": 7,
+    "Cos": 7,
+    "Sin": 7,
+    "Tan": 7,
+    "BitwiseNot": 18,
+}
 
 
 def _unary(op: str):
@@ -137,7 +153,13 @@ def pow_(cx, n):
     b = cx.b
     x, y = legacy_broadcast(b, n, n.input(0), n.input(1))
     out_dtype = b.dtype(x)
-    work = out_dtype if is_float(out_dtype) else "float64" if out_dtype in ("int64", "uint64", "int32", "uint32") else "float32"
+    work = (
+        out_dtype
+        if is_float(out_dtype)
+        else "float64"
+        if out_dtype in ("int64", "uint64", "int32", "uint32")
+        else "float32"
+    )
     result = b.call("power", cast(b, x, work), cast(b, y, work))
     if work != out_dtype:
         if out_dtype.startswith(("int", "uint")):
@@ -252,7 +274,9 @@ def clip_v11(cx, n):
     if is_float(dt) and (lo is None or lo_v is not None) and (hi is None or hi_v is not None):
         a_min = float(np.asarray(lo_v).reshape(-1)[0]) if lo is not None else float("-inf")
         a_max = float(np.asarray(hi_v).reshape(-1)[0]) if hi is not None else float("inf")
-        exact = dt == "float64" or (np.float32(a_min) == a_min or np.isinf(a_min)) and (np.float32(a_max) == a_max or np.isinf(a_max))
+        exact = dt == "float64" or (
+            (np.float32(a_min) == a_min or np.isinf(a_min)) and (np.float32(a_max) == a_max or np.isinf(a_max))
+        )
         if exact and a_min <= a_max:
             return b.call("clip", x, a_min=a_min, a_max=a_max)
     if lo is not None:
@@ -264,7 +288,20 @@ def clip_v11(cx, n):
 
 def onnx_to_dtype(to: object, opset: int) -> str:
     if isinstance(to, str):  # opsets 1-5 name the type
-        names = {"FLOAT": 1, "UINT8": 2, "INT8": 3, "UINT16": 4, "INT16": 5, "INT32": 6, "INT64": 7, "BOOL": 9, "FLOAT16": 10, "DOUBLE": 11, "UINT32": 12, "UINT64": 13}
+        names = {
+            "FLOAT": 1,
+            "UINT8": 2,
+            "INT8": 3,
+            "UINT16": 4,
+            "INT16": 5,
+            "INT32": 6,
+            "INT64": 7,
+            "BOOL": 9,
+            "FLOAT16": 10,
+            "DOUBLE": 11,
+            "UINT32": 12,
+            "UINT64": 13,
+        }
         if to.upper() not in names:
             raise Unsupported(f"`to` = {to!r} is not a type Relay has", attr="to")
         to = names[to.upper()]

@@ -23,7 +23,9 @@ def rms_norm(cx, n):
     work = "float32" if n.attr("stash_type", 1) == 1 and dt in ("float16", "bfloat16") else dt
     xw = cast(b, x, work)
     ms = b.call("mean", b.call("multiply", xw, xw), axis=axes, keepdims=True)
-    inv = b.call("divide", scalar(b, 1, work), b.call("sqrt", b.call("add", ms, scalar(b, float(n.attr("epsilon", 1e-5)), work))))
+    inv = b.call(
+        "divide", scalar(b, 1, work), b.call("sqrt", b.call("add", ms, scalar(b, float(n.attr("epsilon", 1e-5)), work)))
+    )
     return b.call("multiply", cast(b, b.call("multiply", xw, inv), dt), w)
 
 
@@ -51,7 +53,11 @@ def lp_norm(cx, n):
     if p not in (1, 2):
         raise Unsupported(f"`p` = {p} is not supported (1 and 2 are)", attr="p")
     dt = b.dtype(x)
-    norm = b.call("sum", b.call("abs", x), axis=[axis], keepdims=True) if p == 1 else b.call("sqrt", b.call("sum", b.call("multiply", x, x), axis=[axis], keepdims=True))
+    norm = (
+        b.call("sum", b.call("abs", x), axis=[axis], keepdims=True)
+        if p == 1
+        else b.call("sqrt", b.call("sum", b.call("multiply", x, x), axis=[axis], keepdims=True))
+    )
     zero = scalar(b, 0, dt)
     safe = b.call("where", b.call("equal", norm, zero), scalar(b, 1, dt), norm)
     return b.call("where", b.call("equal", norm, zero), zero, b.call("divide", x, safe))
@@ -94,7 +100,7 @@ def center_crop_pad(cx, n):
     sizes = b.int_list(n.input(1), "the output shape")
     axes = norm_axes(n.attr("axes", list(range(rank))), rank)
     shape = b.static_shape(x)
-    for a, want in zip(axes, sizes):
+    for a, want in zip(axes, sizes, strict=False):
         have = shape[a]
         if want < have:
             start = (have - want) // 2

@@ -20,13 +20,22 @@ from .table import converter
 _RESIZE_LAYOUT = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
 # A resize of the axes between the first and the last (the channels last)
 _CHANNELS_LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
-_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn", "tf_crop_and_resize")
+_MODES = (
+    "half_pixel",
+    "align_corners",
+    "asymmetric",
+    "pytorch_half_pixel",
+    "tf_half_pixel_for_nn",
+    "tf_crop_and_resize",
+)
 
 
 def _resize(b, x, sizes, method, mode, rounding, alpha, exclude, extrapolation, roi, channels_last=False):
     rank = b.rank(x)
     if rank not in _RESIZE_LAYOUT:
-        raise Unsupported(f"only 3-, 4- and 5-dimensional tensors (NCW, NCHW, NCDHW) can be resized, found {rank} dimensions")
+        raise Unsupported(
+            f"only 3-, 4- and 5-dimensional tensors (NCW, NCHW, NCDHW) can be resized, found {rank} dimensions"
+        )
     dims = rank - 2
     attrs = dict(
         size=[int(s) for s in sizes],
@@ -59,7 +68,7 @@ def _out_sizes(b, x, scales, what="scales", exact_only=True):
     if scales[0] != 1 or scales[1] != 1:
         raise Unsupported("resizing the batch or channel axis is not supported")
     sizes = []
-    for size, s in zip(shape[2:], scales[2:]):
+    for size, s in zip(shape[2:], scales[2:], strict=False):
         exact = size * s
         out = int(np.floor(exact + 1e-9))
         if exact_only and not _whole(size, s):
@@ -89,7 +98,7 @@ def _by_scale(b, x, sizes, scales, method, coord, alpha, roi=None, extrapolation
     shape = b.static_shape(x)
     pad = 0 if coord == "tf_crop_and_resize" else _EMULATION_PAD  # its own extrapolation stays
     starts, ends = [], []
-    for k, (length, size, s) in enumerate(zip(shape[2:], sizes, scales[2:])):
+    for k, (length, size, s) in enumerate(zip(shape[2:], sizes, scales[2:], strict=False)):
         c = 1.0 / s
         wide = length * s  # ONNX's (fractional) output length
         if coord == "align_corners":
@@ -139,8 +148,14 @@ def resize(cx, n):
     x = n.input(0)
     rank = b.rank(x)
     mode = n.attr("mode", "nearest", allowed=("nearest", "linear", "cubic"))
-    coord = n.attr("coordinate_transformation_mode", "half_pixel", allowed=_MODES + (("half_pixel_symmetric",) if n.opset >= 19 else ()))
-    nearest = n.attr("nearest_mode", "round_prefer_floor", allowed=("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"))
+    coord = n.attr(
+        "coordinate_transformation_mode",
+        "half_pixel",
+        allowed=_MODES + (("half_pixel_symmetric",) if n.opset >= 19 else ()),
+    )
+    nearest = n.attr(
+        "nearest_mode", "round_prefer_floor", allowed=("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+    )
     alpha = n.attr("cubic_coeff_a", -0.75)
     exclude = n.attr("exclude_outside", 0)
     extrapolation = n.attr("extrapolation_value", 0.0)
@@ -173,16 +188,21 @@ def resize(cx, n):
         full_s = [1.0] * rank
         for i, a in enumerate(axes):
             full_s[a] = given_s[i]
-        whole = all(_whole(d, s) for d, s in zip(shape, full_s))
+        whole = all(_whole(d, s) for d, s in zip(shape, full_s, strict=False))
         if whole and rank in _CHANNELS_LAST and full_s[0] == 1 and full_s[-1] == 1 and full_s[1] != 1:
-            sizes = [int(round(d * sc)) for d, sc in zip(shape, full_s)]  # channels last: below
+            sizes = [round(d * sc) for d, sc in zip(shape, full_s, strict=False)]  # channels last: below
         else:
-            sizes = [shape[0], shape[1]] + _out_sizes(b, x, full_s, exact_only=mode == "nearest")
+            sizes = [shape[0], shape[1], *_out_sizes(b, x, full_s, exact_only=mode == "nearest")]
         if not whole:
             if mode == "cubic" and exclude:
-                raise Unsupported("`exclude_outside` with a scale that does not give a whole number of pixels is not supported", attr="exclude_outside")
+                raise Unsupported(
+                    "`exclude_outside` with a scale that does not give a whole number of pixels is not supported",
+                    attr="exclude_outside",
+                )
             if coord == "tf_half_pixel_for_nn":
-                raise Unsupported("`tf_half_pixel_for_nn` with a scale that does not give a whole number of pixels is not supported")
+                raise Unsupported(
+                    "`tf_half_pixel_for_nn` with a scale that does not give a whole number of pixels is not supported"
+                )
             roi = None
             if coord == "tf_crop_and_resize":
                 r = [float(v) for v in np.asarray(_need(b, n.input(1), "the region of interest")).reshape(-1)]
@@ -229,18 +249,28 @@ def grid_sample(cx, n):
     b = cx.b
     x, grid = n.input(0), n.input(1)
     rank = b.rank(x)
-    modes = {"bilinear": "bilinear", "nearest": "nearest", "bicubic": "bicubic", "linear": "bilinear", "cubic": "bicubic"}
+    modes = {
+        "bilinear": "bilinear",
+        "nearest": "nearest",
+        "bicubic": "bicubic",
+        "linear": "bilinear",
+        "cubic": "bicubic",
+    }
     mode = n.attr("mode", "bilinear" if n.opset < 20 else "linear", allowed=tuple(modes))
     padding = n.attr("padding_mode", "zeros", allowed=("zeros", "border", "reflection"))
     align = bool(n.attr("align_corners", 0))
     if rank == 4:
         moved = b.call("transpose", grid, axes=[0, 3, 1, 2])
-        return b.call("image.grid_sample", x, moved, method=modes[mode], layout="NCHW", padding_mode=padding, align_corners=align)
+        return b.call(
+            "image.grid_sample", x, moved, method=modes[mode], layout="NCHW", padding_mode=padding, align_corners=align
+        )
     if rank == 5:
         if modes[mode] == "bicubic":
             raise Unsupported("cubic sampling of volumes is not supported", attr="mode")
         moved = b.call("transpose", grid, axes=[0, 4, 1, 2, 3])
-        return b.call("image.grid_sample", x, moved, method=modes[mode], layout="NCDHW", padding_mode=padding, align_corners=align)
+        return b.call(
+            "image.grid_sample", x, moved, method=modes[mode], layout="NCDHW", padding_mode=padding, align_corners=align
+        )
     raise Unsupported(f"`GridSample` of a tensor of {rank} dimensions is not supported")
 
 
@@ -264,14 +294,18 @@ def roi_align(cx, n):
         rois = b.call("subtract", rois, scalar(b, 0.5 / scale, dt))
     index = b.call("cast", b.call("expand_dims", batch, axis=1), dtype=dt)
     boxes = b.call("concatenate", b.tuple([index, rois]), axis=1)
-    return b.call("vision.roi_align", x, boxes, pooled_size=[height, width], spatial_scale=scale, sample_ratio=ratio, mode=mode)
+    return b.call(
+        "vision.roi_align", x, boxes, pooled_size=[height, width], spatial_scale=scale, sample_ratio=ratio, mode=mode
+    )
 
 
 @converter("MaxRoiPool")
 def max_roi_pool(cx, n):
     b = cx.b
     shape = list(n.require("pooled_shape"))
-    return b.call("vision.roi_pool", n.input(0), n.input(1), pooled_size=shape, spatial_scale=float(n.attr("spatial_scale", 1.0)))
+    return b.call(
+        "vision.roi_pool", n.input(0), n.input(1), pooled_size=shape, spatial_scale=float(n.attr("spatial_scale", 1.0))
+    )
 
 
 @converter("NonMaxSuppression", since=10)
@@ -286,7 +320,9 @@ def non_max_suppression(cx, n):
         hw, hh = b.call("divide", w, two), b.call("divide", h, two)
         boxes = b.call(
             "concatenate",
-            b.tuple([b.call("subtract", yc, hh), b.call("subtract", xc, hw), b.call("add", yc, hh), b.call("add", xc, hw)]),
+            b.tuple(
+                [b.call("subtract", yc, hh), b.call("subtract", xc, hw), b.call("add", yc, hh), b.call("add", xc, hw)]
+            ),
             axis=2,
         )
 

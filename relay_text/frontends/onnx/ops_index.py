@@ -54,7 +54,7 @@ def gather_nd(cx, n):
     depth = b.shape(indices)[-1]
     if depth is None:
         raise Unsupported("the last dimension of the indices must be known")
-    moved = b.call("transpose", indices, axes=[rank - 1] + list(range(rank - 1)))
+    moved = b.call("transpose", indices, axes=[rank - 1, *list(range(rank - 1))])
     return b.call("gather_nd", x, moved, batch_dims=batch_dims, index_rank=depth)
 
 
@@ -64,7 +64,12 @@ def _scatter_elements(cx, n, reductions):
     axis = norm_axis(n.attr("axis", 0), b.rank(x))
     reduction = n.attr("reduction", "none", allowed=reductions)
     return b.call(
-        "scatter_elements", x, positive_indices(b, x, indices, axis), updates, axis=axis, reduction="update" if reduction == "none" else reduction
+        "scatter_elements",
+        x,
+        positive_indices(b, x, indices, axis),
+        updates,
+        axis=axis,
+        reduction="update" if reduction == "none" else reduction,
     )
 
 
@@ -93,7 +98,7 @@ def _scatter_nd(cx, n, reductions):
     x, indices, updates = n.input(0), n.input(1), n.input(2)
     reduction = n.attr("reduction", "none", allowed=reductions)
     rank = b.rank(indices)
-    moved = b.call("transpose", indices, axes=[rank - 1] + list(range(rank - 1)))
+    moved = b.call("transpose", indices, axes=[rank - 1, *list(range(rank - 1))])
     return b.call("scatter_nd", x, moved, updates, mode="update" if reduction == "none" else reduction)
 
 
@@ -126,7 +131,7 @@ def _static_slice(b, x, starts, ends, axes, steps):
         raise Unsupported("a slice step of 0 is not allowed")
     shape = b.shape(x)
     begin, end = [], []
-    for a, s, e, st in zip(axes, starts, ends, steps):
+    for a, s, e, st in zip(axes, starts, ends, steps, strict=False):
         size = shape[a]
         if size is not None:  # ONNX clamps to [0, size] (or [-1, size - 1] going backwards)
             s = s + size if s < 0 else s
@@ -157,7 +162,12 @@ def slice_(cx, n):
     b = cx.b
     x = n.input(0)
     starts, ends, axes, steps = (b.value(n.input(i)) if n.has(i) else None for i in (1, 2, 3, 4))
-    if starts is not None and ends is not None and (axes is not None or not n.has(3)) and (steps is not None or not n.has(4)):
+    if (
+        starts is not None
+        and ends is not None
+        and (axes is not None or not n.has(3))
+        and (steps is not None or not n.has(4))
+    ):
         as_list = lambda v: None if v is None else [int(i) for i in np.asarray(v).reshape(-1)]  # noqa: E731
         return _static_slice(b, x, as_list(starts), as_list(ends), as_list(axes), as_list(steps))
     # run-time bounds: full-rank begin/end/strides for dyn.strided_slice
@@ -222,7 +232,9 @@ def unique(cx, n):
     axis = n.attr("axis", None)
     if axis is not None:
         if b.rank(x) != 1:
-            raise Unsupported("`Unique` along an axis of a tensor of more than one dimension is not supported", attr="axis")
+            raise Unsupported(
+                "`Unique` along an axis of a tensor of more than one dimension is not supported", attr="axis"
+            )
     else:
         x = b.call("reshape", x, newshape=[-1])
     is_sorted = bool(n.attr("sorted", 1))
@@ -232,4 +244,9 @@ def unique(cx, n):
     zero = b.const(np.array([0], dtype=np.int64))
     one = b.const(np.array([1], dtype=np.int64))
     trim = lambda t: b.call("dyn.strided_slice", t, zero, count, one)  # noqa: E731
-    return [trim(values), b.call("cast", trim(first), dtype="int64"), b.call("cast", inverse, dtype="int64"), b.call("cast", trim(counts), dtype="int64")]
+    return [
+        trim(values),
+        b.call("cast", trim(first), dtype="int64"),
+        b.call("cast", inverse, dtype="int64"),
+        b.call("cast", trim(counts), dtype="int64"),
+    ]

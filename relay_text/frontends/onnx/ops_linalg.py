@@ -45,7 +45,11 @@ def matmul(b, x, y, out_dtype: str = ""):
         y3 = b.call("reshape", y, newshape=[-1] + [d if d is not None else -1 for d in ys[-2:]])
         prod = b.call("nn.batch_matmul", x3, y3, transpose_a=False, transpose_b=False, **extra)
         out_shape = b.shape(prod)
-        out = b.call("reshape", prod, newshape=[-1 if d is None else d for d in batch] + [-1 if d is None else d for d in out_shape[1:]])
+        out = b.call(
+            "reshape",
+            prod,
+            newshape=[-1 if d is None else d for d in batch] + [-1 if d is None else d for d in out_shape[1:]],
+        )
     else:
         batch_x, batch_y = xs[:-2], ys[:-2]
         if any(d is None for d in batch_x + batch_y):
@@ -70,7 +74,11 @@ def matmul(b, x, y, out_dtype: str = ""):
 def _same_batch(bx, by) -> bool:
     """Equal batch dimensions with exactly one unknown, in the same place (a dynamic batch)."""
     unknown = [i for i, d in enumerate(bx) if d is None]
-    return len(bx) == len(by) and len(unknown) == 1 and all((d is None) == (e is None) and (d is None or d == e) for d, e in zip(bx, by))
+    return (
+        len(bx) == len(by)
+        and len(unknown) == 1
+        and all((d is None) == (e is None) and (d is None or d == e) for d, e in zip(bx, by, strict=False))
+    )
 
 
 @converter("MatMul")

@@ -78,7 +78,9 @@ def adagrad(cx, n):
     r, t = n.input(0), n.input(1)
     rest = n.inputs[2:]
     if len(rest) % 3:
-        raise Unsupported("`Adagrad` takes tensors, their gradients and accumulated squared gradients, in equal numbers")
+        raise Unsupported(
+            "`Adagrad` takes tensors, their gradients and accumulated squared gradients, in equal numbers"
+        )
     k = len(rest) // 3
     dt = b.dtype(rest[0])
     decay, eps, norm = (scalar(b, float(n.attr(a, 0.0)), dt) for a in ("decay_factor", "epsilon", "norm_coefficient"))
@@ -113,7 +115,9 @@ def adam(cx, n):
     t = cast(b, t, dt)
     r = cast(b, r, dt)
     corrected = b.call(
-        "divide", b.call("multiply", r, b.call("sqrt", b.call("subtract", one, b.call("power", bt, t)))), b.call("subtract", one, b.call("power", a, t))
+        "divide",
+        b.call("multiply", r, b.call("sqrt", b.call("subtract", one, b.call("power", bt, t)))),
+        b.call("subtract", one, b.call("power", a, t)),
     )
     rate = b.call("where", b.call("greater", t, scalar(b, 0, dt)), corrected, r)
     xs, vs, hs = [], [], []
@@ -121,7 +125,9 @@ def adam(cx, n):
         x, g, v, h = rest[i], rest[k + i], rest[2 * k + i], rest[3 * k + i]
         g = b.call("add", b.call("multiply", norm, x), g)
         v = b.call("add", b.call("multiply", a, v), b.call("multiply", scalar(b, 1 - alpha, dt), g))
-        h = b.call("add", b.call("multiply", bt, h), b.call("multiply", scalar(b, 1 - beta, dt), b.call("multiply", g, g)))
+        h = b.call(
+            "add", b.call("multiply", bt, h), b.call("multiply", scalar(b, 1 - beta, dt), b.call("multiply", g, g))
+        )
         step = b.call("multiply", rate, b.call("divide", v, b.call("add", b.call("sqrt", h), eps)))
         xs.append(b.call("multiply", b.call("subtract", one, post), b.call("subtract", x, step)))
         vs.append(v)
@@ -176,12 +182,26 @@ def _float_dtype(n, default):
 
 
 def _uniform(b, n, shape, dtype, low, high):
-    out = b.call("random.uniform", _key(b, n), scalar(b, low, dtype), scalar(b, high, dtype), out_shape=list(shape), out_dtype=dtype)
+    out = b.call(
+        "random.uniform",
+        _key(b, n),
+        scalar(b, low, dtype),
+        scalar(b, high, dtype),
+        out_shape=list(shape),
+        out_dtype=dtype,
+    )
     return b.item(out, 1)
 
 
 def _normal(b, n, shape, dtype, mean, scale):
-    out = b.call("random.normal", _key(b, n), scalar(b, mean, dtype), scalar(b, scale, dtype), out_shape=list(shape), out_dtype=dtype)
+    out = b.call(
+        "random.normal",
+        _key(b, n),
+        scalar(b, mean, dtype),
+        scalar(b, scale, dtype),
+        out_shape=list(shape),
+        out_dtype=dtype,
+    )
     return b.item(out, 1)
 
 
@@ -262,7 +282,13 @@ def _aten(cx, n):
     op = n.require("operator")
     n.ignore("overload_name")
     if op == "size":
-        return b.call("take", b.call("shape_of", n.input(0), dtype="int64"), b.const(np.array(-1, dtype=np.int64)), axis=0, mode="wrap")
+        return b.call(
+            "take",
+            b.call("shape_of", n.input(0), dtype="int64"),
+            b.const(np.array(-1, dtype=np.int64)),
+            axis=0,
+            mode="wrap",
+        )
     if op == "arange":
         start, stop, step = n.input(0), n.input(1), n.input(2)
         return b.call("arange", start, stop, step, dtype="int64")
@@ -282,7 +308,9 @@ def _aten(cx, n):
         return [b.call(reducer, picked, axis=[1]), zero, zero, zero]
     if op == "index_put":
         raise Unsupported("`ATen` operator `index_put` is not supported")
-    raise Unsupported(f"`ATen` operator `{op}` is not supported (size, arange, reshape and embedding_bag are)", attr="operator")
+    raise Unsupported(
+        f"`ATen` operator `{op}` is not supported (size, arange, reshape and embedding_bag are)", attr="operator"
+    )
 
 
 converter("ATen")(_aten)

@@ -31,7 +31,7 @@ def _spatial(b, x, what="input"):
 def same_pads(in_sizes, kernel, strides, dilations, mode):
     """Static SAME padding: the output is ceil(in / stride) long."""
     begins, ends = [], []
-    for size, k, s, d in zip(in_sizes, kernel, strides, dilations):
+    for size, k, s, d in zip(in_sizes, kernel, strides, dilations, strict=False):
         if size is None:
             raise Unsupported("`auto_pad` SAME needs the spatial dimensions of the input to be known", attr="auto_pad")
         out = -(-size // s)
@@ -53,7 +53,9 @@ def window_attrs(b, n, x, kernel, dims, default_dilation=True):
     pads = list(n.attr("pads", [0] * (2 * dims)))
     auto_pad = n.attr("auto_pad", "NOTSET", allowed=("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"))
     if len(strides) != dims or len(dilations) != dims or len(pads) != 2 * dims:
-        raise Unsupported(f"`strides`, `dilations` and `pads` must have {dims}, {dims} and {2 * dims} values for a {dims}-dimensional window")
+        raise Unsupported(
+            f"`strides`, `dilations` and `pads` must have {dims}, {dims} and {2 * dims} values for a {dims}-dimensional window"
+        )
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         pads = same_pads(b.shape(x)[2:], kernel, strides, dilations, auto_pad)
     elif auto_pad == "VALID":
@@ -73,7 +75,15 @@ def conv(cx, n):
     strides, dilations, pads = window_attrs(b, n, x, kernel, dims)
     group = int(n.attr("group", 1))
     data_layout, kernel_layout = _LAYOUT[dims]
-    attrs = dict(strides=strides, padding=pads, dilation=dilations, groups=group, kernel_size=kernel, data_layout=data_layout, kernel_layout=kernel_layout)
+    attrs = dict(
+        strides=strides,
+        padding=pads,
+        dilation=dilations,
+        groups=group,
+        kernel_size=kernel,
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+    )
     if wshape[0] is not None:
         attrs["channels"] = wshape[0]
     out = b.call(f"nn.conv{dims}d", x, w, **attrs)
@@ -103,7 +113,7 @@ def conv_transpose(cx, n):
         if output_shape is not None:
             target = list(output_shape)[-dims:]
         else:
-            target = [s * st for s, st in zip(in_sizes, strides)]
+            target = [s * st for s, st in zip(in_sizes, strides, strict=False)]
         begins, ends = [], []
         for i in range(dims):
             total = strides[i] * (in_sizes[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1 - target[i]
@@ -166,12 +176,16 @@ def _pool(cx, n, kind):
     dims = _spatial(b, x)
     kernel = list(n.require("kernel_shape"))
     if len(kernel) != dims:
-        raise Unsupported(f"`kernel_shape` has {len(kernel)} values for a {dims}-dimensional input", attr="kernel_shape")
+        raise Unsupported(
+            f"`kernel_shape` has {len(kernel)} values for a {dims}-dimensional input", attr="kernel_shape"
+        )
     dilation_ok = kind == "max" or n.opset >= 19
     strides, dilations, pads = window_attrs(b, n, x, kernel, dims, default_dilation=dilation_ok)
     ceil_mode = onnx_ceil_mode(b, x, bool(n.attr("ceil_mode", 0)), kernel, strides, dilations, pads)
     layout = _LAYOUT[dims][0]
-    attrs = dict(pool_size=kernel, strides=strides, dilation=dilations, padding=pads, layout=layout, ceil_mode=ceil_mode)
+    attrs = dict(
+        pool_size=kernel, strides=strides, dilation=dilations, padding=pads, layout=layout, ceil_mode=ceil_mode
+    )
     if kind == "max":
         if n.attr("storage_order", 0) != 0:
             raise Unsupported("`storage_order` = 1 (column-major indices) is not supported", attr="storage_order")
@@ -206,7 +220,15 @@ def lp_pool(cx, n):
     ceil_mode = bool(n.attr("ceil_mode", 0))
     powered = b.call("power", b.call("abs", x), scalar(b, p, dt))
     pooled = b.call(
-        f"nn.avg_pool{dims}d", powered, pool_size=kernel, strides=strides, dilation=dilations, padding=pads, layout=_LAYOUT[dims][0], ceil_mode=ceil_mode, count_include_pad=True
+        f"nn.avg_pool{dims}d",
+        powered,
+        pool_size=kernel,
+        strides=strides,
+        dilation=dilations,
+        padding=pads,
+        layout=_LAYOUT[dims][0],
+        ceil_mode=ceil_mode,
+        count_include_pad=True,
     )
     summed = b.call("multiply", pooled, scalar(b, float(np.prod(kernel)), dt))
     return b.call("power", summed, scalar(b, 1.0 / p, dt))
@@ -253,7 +275,9 @@ def max_unpool(cx, n):
     strides = list(n.attr("strides", [1] * dims))
     pads = list(n.attr("pads", [0] * (2 * dims)))
     shape = b.static_shape(x)
-    inferred = list(shape[:2]) + [(shape[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[dims + i] for i in range(dims)]
+    inferred = list(shape[:2]) + [
+        (shape[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[dims + i] for i in range(dims)
+    ]
     dt = b.dtype(x)
     zeros = b.call("zeros", shape=inferred, dtype=dt)
     flat = b.call(
@@ -267,8 +291,10 @@ def max_unpool(cx, n):
     out = b.call("reshape", flat, newshape=inferred)
     if n.has(2):  # a larger output: the unpooled values at its start, zeros after
         target = b.int_list(n.input(2), "the output shape")
-        if len(target) != len(inferred) or any(t < i for t, i in zip(target, inferred)):
+        if len(target) != len(inferred) or any(t < i for t, i in zip(target, inferred, strict=False)):
             raise Unsupported(f"the output shape {target} is smaller than the unpooled shape {inferred}")
         if target != inferred:
-            out = b.call("nn.pad", out, scalar(b, 0, dt), pad_width=[[0, t - i] for t, i in zip(target, inferred)])
+            out = b.call(
+                "nn.pad", out, scalar(b, 0, dt), pad_width=[[0, t - i] for t, i in zip(target, inferred, strict=False)]
+            )
     return out

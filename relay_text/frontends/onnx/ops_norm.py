@@ -37,7 +37,7 @@ def batch_norm(cx, n):
 def _batch_norm_training(b, x, scale, bias, mean, var, eps, momentum):
     dt = b.dtype(x)
     rank = b.rank(x)
-    axes = [0] + list(range(2, rank))
+    axes = [0, *list(range(2, rank))]
     batch_mean = b.call("mean", x, axis=axes)
     batch_var = b.call("variance", x, b.call("mean", x, axis=axes, keepdims=True), axis=axes)
     out = b.call("nn.batch_norm", x, scale, bias, batch_mean, batch_var, axis=1, epsilon=eps)
@@ -54,7 +54,9 @@ converter("SpatialBN")(batch_norm)  # Caffe2's name, in models converted from it
 @converter("InstanceNormalization")
 def instance_norm(cx, n):
     b = cx.b
-    return b.call("nn.instance_norm", n.input(0), n.input(1), n.input(2), axis=1, epsilon=float(n.attr("epsilon", 1e-5)))
+    return b.call(
+        "nn.instance_norm", n.input(0), n.input(1), n.input(2), axis=1, epsilon=float(n.attr("epsilon", 1e-5))
+    )
 
 
 def _layer_norm(b, x, gamma, beta, axis, eps, stash):
@@ -162,7 +164,9 @@ def dropout(cx, n):
             raise Unsupported("`Dropout` in training mode (random) is not supported", attr=None)
     outs = [x]
     if n.wants(1):
-        outs.append(b.call("ones_like", b.call("cast", x, dtype="bool")) if b.dtype(x) != "bool" else b.call("ones_like", x))
+        outs.append(
+            b.call("ones_like", b.call("cast", x, dtype="bool")) if b.dtype(x) != "bool" else b.call("ones_like", x)
+        )
     return outs
 
 

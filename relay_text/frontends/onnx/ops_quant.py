@@ -23,7 +23,13 @@ from .ops_nn import _LAYOUT, window_attrs
 from .table import converter
 
 MICROSOFT = "com.microsoft"
-_RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535), "int32": (-(2**31), 2**31 - 1)}
+_RANGES = {
+    "int8": (-128, 127),
+    "uint8": (0, 255),
+    "int16": (-32768, 32767),
+    "uint16": (0, 65535),
+    "int32": (-(2**31), 2**31 - 1),
+}
 
 
 def round_half_even(b, x):
@@ -34,8 +40,14 @@ def round_half_even(b, x):
     diff = b.call("subtract", x, f)
     up = b.call("add", f, scalar(b, 1, dt))
     # f is even when f - 2 * floor(f / 2) == 0
-    f_odd = b.call("not_equal", b.call("subtract", f, b.call("multiply", two, b.call("floor", b.call("divide", f, two)))), scalar(b, 0, dt))
-    take_up = b.call("logical_or", b.call("greater", diff, half), b.call("logical_and", b.call("equal", diff, half), f_odd))
+    f_odd = b.call(
+        "not_equal",
+        b.call("subtract", f, b.call("multiply", two, b.call("floor", b.call("divide", f, two)))),
+        scalar(b, 0, dt),
+    )
+    take_up = b.call(
+        "logical_or", b.call("greater", diff, half), b.call("logical_and", b.call("equal", diff, half), f_odd)
+    )
     return b.call("where", take_up, up, f)
 
 
@@ -138,7 +150,9 @@ def dynamic_quantize_linear(cx, n):
     hi = b.call("maximum", zero, b.call("max", xf))
     lo = b.call("minimum", zero, b.call("min", xf))
     scale = b.call("divide", b.call("subtract", hi, lo), scalar(b, 255, "float32"))
-    zp_f = b.call("clip", round_half_even(b, b.call("subtract", zero, b.call("divide", lo, scale))), a_min=0.0, a_max=255.0)
+    zp_f = b.call(
+        "clip", round_half_even(b, b.call("subtract", zero, b.call("divide", lo, scale))), a_min=0.0, a_max=255.0
+    )
     zp = b.call("cast", zp_f, dtype="uint8")
     y = quantize_values(b, xf, scale, zp, "uint8", b.rank(x), 0)
     return [y, scale, zp]
@@ -293,8 +307,12 @@ def _qunary(fn):
 
 
 converter("QLinearSigmoid", domain=MICROSOFT)(_qunary(lambda cx, n, x: cx.b.call("sigmoid", x)))
-converter("QLinearLeakyRelu", domain=MICROSOFT)(_qunary(lambda cx, n, x: cx.b.call("nn.leaky_relu", x, alpha=float(n.attr("alpha", 0.01)))))
-converter("QLinearSoftmax", domain=MICROSOFT)(_qunary(lambda cx, n, x: cx.b.call("nn.softmax", x, axis=norm_axis(n.attr("axis", -1), cx.b.rank(x)))))
+converter("QLinearLeakyRelu", domain=MICROSOFT)(
+    _qunary(lambda cx, n, x: cx.b.call("nn.leaky_relu", x, alpha=float(n.attr("alpha", 0.01))))
+)
+converter("QLinearSoftmax", domain=MICROSOFT)(
+    _qunary(lambda cx, n, x: cx.b.call("nn.softmax", x, axis=norm_axis(n.attr("axis", -1), cx.b.rank(x))))
+)
 
 
 def _qglobal(cx, n, x):
@@ -311,7 +329,7 @@ def _qavg(cx, n, x):
     b = cx.b
     dims = b.rank(x) - 2
     kernel = list(n.require("kernel_shape"))
-    strides, dilations, pads = window_attrs(b, n, x, kernel, dims, default_dilation=False)
+    strides, _dilations, pads = window_attrs(b, n, x, kernel, dims, default_dilation=False)
     return b.call(
         f"nn.avg_pool{dims}d",
         x,
@@ -333,7 +351,9 @@ def qlinear_concat(cx, n):
     y_s, y_z = n.input(0), n.input(1)
     rest = n.inputs[2:]
     if len(rest) % 3:
-        raise Unsupported("`QLinearConcat` takes (tensor, scale, zero point) triples after the output's scale and zero point")
+        raise Unsupported(
+            "`QLinearConcat` takes (tensor, scale, zero point) triples after the output's scale and zero point"
+        )
     parts = [_deq(b, rest[i], rest[i + 1], rest[i + 2]) for i in range(0, len(rest), 3)]
     rank = b.rank(parts[0])
     y = b.call("concatenate", b.tuple(parts), axis=norm_axis(n.require("axis"), rank))
@@ -349,7 +369,9 @@ def qgemm(cx, n):
         a = b.call("transpose", a, axes=[1, 0])
     if n.attr("transB", 0):
         w = b.call("transpose", w, axes=[1, 0])
-    acc = b.call("nn.matmul", _shifted(b, a, _flat(b, a_z)), _shifted(b, w, _per_axis(b, w_z, 2, 1) if w_z is not None else None))
+    acc = b.call(
+        "nn.matmul", _shifted(b, a, _flat(b, a_z)), _shifted(b, w, _per_axis(b, w_z, 2, 1) if w_z is not None else None)
+    )
     if c is not None:
         acc = b.call("add", acc, cast(b, c, "int32"))
     scale = b.call("multiply", cast(b, _flat(b, a_s), "float32"), cast(b, _per_axis(b, w_s, 2, 1), "float32"))
@@ -357,4 +379,13 @@ def qgemm(cx, n):
         scale = b.call("multiply", scale, scalar(b, alpha, "float32"))
     if y_s is None:
         return b.call("multiply", cast(b, acc, "float32"), scale)
-    return _requantize(b, acc, scale, _flat(b, y_s), _flat(b, y_z) if y_z is not None else None, b.dtype(y_z) if y_z is not None else b.dtype(a), 2, 1)
+    return _requantize(
+        b,
+        acc,
+        scale,
+        _flat(b, y_s),
+        _flat(b, y_z) if y_z is not None else None,
+        b.dtype(y_z) if y_z is not None else b.dtype(a),
+        2,
+        1,
+    )

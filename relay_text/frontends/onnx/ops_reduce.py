@@ -53,7 +53,11 @@ def reduce(b, x, how, axes, keepdims):
     dt = b.dtype(x)
     shape = b.shape(x)
     if any(shape[a] == 0 for a in axes):
-        out_shape = [1 if i in axes else d for i, d in enumerate(shape)] if keepdims else [d for i, d in enumerate(shape) if i not in axes]
+        out_shape = (
+            [1 if i in axes else d for i, d in enumerate(shape)]
+            if keepdims
+            else [d for i, d in enumerate(shape) if i not in axes]
+        )
         if any(d is None for d in out_shape):
             from ..builder import Unsupported
 

@@ -67,7 +67,9 @@ def _activations(n, defaults, dirs):
     if names is None:
         return [_activation(a, 0.0, 0.0) for a in defaults * dirs]
     if len(names) != len(defaults) * dirs:
-        raise Unsupported(f"`activations` lists {len(names)} functions, {len(defaults) * dirs} expected", attr="activations")
+        raise Unsupported(
+            f"`activations` lists {len(names)} functions, {len(defaults) * dirs} expected", attr="activations"
+        )
     alphas = list(n.attr("activation_alpha", []))
     betas = list(n.attr("activation_beta", []))
     out = []
@@ -167,7 +169,10 @@ class _Layer:
                 new = cell(xt, state, r, rb, d)
                 if masks is not None:
                     keep, drop = masks[t]
-                    new = [b.call("add", b.call("multiply", s_new, keep), b.call("multiply", s_old, drop)) for s_new, s_old in zip(new, state)]
+                    new = [
+                        b.call("add", b.call("multiply", s_new, keep), b.call("multiply", s_old, drop))
+                        for s_new, s_old in zip(new, state, strict=False)
+                    ]
                     outs.append(b.call("multiply", new[0], keep))
                 else:
                     outs.append(new[0])
@@ -182,7 +187,7 @@ class _Layer:
         if self.layout:
             y = b.call("transpose", y, axes=[2, 0, 1, 3])
             hs = [b.call("transpose", h, axes=[1, 0, 2]) for h in hs]
-        return [y] + hs
+        return [y, *hs]
 
     def _reverse(self, x):
         b = self.b

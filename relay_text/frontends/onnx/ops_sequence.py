@@ -113,7 +113,9 @@ def split_to_sequence(cx, n):
     else:
         sizes = [int(s) for s in v.reshape(-1)]
     points = list(np.cumsum(sizes)[:-1])
-    parts = b.items(b.call("split", x, indices_or_sections=[int(p) for p in points], axis=axis)) if len(sizes) > 1 else [x]
+    parts = (
+        b.items(b.call("split", x, indices_or_sections=[int(p) for p in points], axis=axis)) if len(sizes) > 1 else [x]
+    )
     return b.tuple(parts)
 
 

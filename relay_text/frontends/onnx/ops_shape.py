@@ -50,7 +50,9 @@ def flatten(cx, n):
     axis = n.attr("axis", 1)
     axis = axis + rank if axis < 0 else axis
     if not 0 <= axis <= rank:
-        raise Unsupported(f"`axis` = {n.attr('axis', 1)} is out of range for a tensor of {rank} dimensions", attr="axis")
+        raise Unsupported(
+            f"`axis` = {n.attr('axis', 1)} is out of range for a tensor of {rank} dimensions", attr="axis"
+        )
     if axis == 1 and rank >= 2:
         return b.call("nn.batch_flatten", x)
     head, tail = shape[:axis], shape[axis:]
@@ -117,7 +119,9 @@ def unsqueeze(cx, n):
     ordered = b.call("sort", axes)
     for i in range(count):
         axis = b.call("reshape", b.call("strided_slice", ordered, begin=[i], end=[i + 1], strides=[1]), newshape=[])
-        axis = b.call("where", b.call("less", axis, scalar(b, 0, dt)), b.call("add", axis, scalar(b, out_rank, dt)), axis)
+        axis = b.call(
+            "where", b.call("less", axis, scalar(b, 0, dt)), b.call("add", axis, scalar(b, out_rank, dt)), axis
+        )
         x = b.call("dyn.expand_dims", x, axis, num_newaxis=1)
     return x
 
@@ -315,7 +319,11 @@ def pad(cx, n):
     b = cx.b
     x = n.input(0)
     rank = b.rank(x)
-    mode = n.attr("mode", "constant", allowed=("constant", "edge", "reflect") if n.opset < 19 else ("constant", "edge", "reflect", "wrap"))
+    mode = n.attr(
+        "mode",
+        "constant",
+        allowed=("constant", "edge", "reflect") if n.opset < 19 else ("constant", "edge", "reflect", "wrap"),
+    )
     value = n.input(2)
     dt = b.dtype(x)
     if value is None:
@@ -378,7 +386,9 @@ def _wrap_pad(b, x, width):
 def depth_to_space(cx, n):
     mode = n.attr("mode", "DCR", allowed=("DCR", "CRD"))
     # ONNX's CRD (column, row, depth) is the order Relay calls CDR
-    return cx.b.call("nn.depth_to_space", n.input(0), block_size=int(n.require("blocksize")), mode="CDR" if mode == "CRD" else mode)
+    return cx.b.call(
+        "nn.depth_to_space", n.input(0), block_size=int(n.require("blocksize")), mode="CDR" if mode == "CRD" else mode
+    )
 
 
 @converter("SpaceToDepth")
@@ -415,7 +425,12 @@ def one_hot(cx, n):
         raise Unsupported("the depth of `OneHot` must be known when the model is imported")
     d = int(np.asarray(dv).reshape(-1)[0])
     if ind_dt.startswith("int"):
-        indices = b.call("where", b.call("less", indices, scalar(b, 0, ind_dt)), b.call("add", indices, scalar(b, d, ind_dt)), indices)
+        indices = b.call(
+            "where",
+            b.call("less", indices, scalar(b, 0, ind_dt)),
+            b.call("add", indices, scalar(b, d, ind_dt)),
+            indices,
+        )
     return b.call("one_hot", indices, on, off, depth=d, axis=axis, dtype=dt)
 
 
@@ -435,7 +450,9 @@ def cumsum(cx, n):
 @converter("ReverseSequence", since=10)
 def reverse_sequence(cx, n):
     b = cx.b
-    return b.call("reverse_sequence", n.input(0), n.input(1), seq_axis=n.attr("time_axis", 0), batch_axis=n.attr("batch_axis", 1))
+    return b.call(
+        "reverse_sequence", n.input(0), n.input(1), seq_axis=n.attr("time_axis", 0), batch_axis=n.attr("batch_axis", 1)
+    )
 
 
 @converter("NonZero", since=9)

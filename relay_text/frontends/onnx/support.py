@@ -40,10 +40,18 @@ def supported_section() -> str:
     for (domain, op), entries in table.all_entries().items():
         by_domain.setdefault(domain, []).append((op, entries))
     total = sum(len(v) for v in by_domain.values())
-    lines = [f"{total} operators in {len(by_domain)} domains. \"7+\" means opset 7 and every later one; an operator's opset is the model's import of its domain."]
+    lines = [
+        f"{total} operators in {len(by_domain)} domains. \"7+\" means opset 7 and every later one; an operator's opset is the model's import of its domain."
+    ]
     for domain in sorted(by_domain, key=lambda d: (d != "", d)):
         rows = by_domain[domain]
-        lines += ["", f"### {DOMAIN_TITLES.get(domain, f'`{domain}`')} ({len(rows)})", "", "| operator | opsets | converter |", "|---|---|---|"]
+        lines += [
+            "",
+            f"### {DOMAIN_TITLES.get(domain, f'`{domain}`')} ({len(rows)})",
+            "",
+            "| operator | opsets | converter |",
+            "|---|---|---|",
+        ]
         for op, entries in sorted(rows, key=lambda r: r[0].lower()):
             lines.append(f"| `{op}` | {table.range_text(table.ranges(op, domain))} | {_family(entries)} |")
     return "\n".join(lines)
@@ -78,7 +86,7 @@ def unconverted_section() -> str:
     count = sum(len(v) for v in names.values())
     lines = [
         f"With onnx {onnx.__version__}, {count} operators of ONNX's own domains have no converter; "
-        f"the diagnostic names the operator and says: \"{NO_CONVERTER}\".",
+        f'the diagnostic names the operator and says: "{NO_CONVERTER}".',
         "",
     ]
     for domain in sorted(names, key=lambda d: (d != "", d)):

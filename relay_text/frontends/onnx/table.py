@@ -22,7 +22,8 @@ with `domain=`; their opset is the model's import of that domain.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 Converter = Callable[..., Any]
 
@@ -49,7 +50,9 @@ def canonical_domain(domain: str) -> str:
     return _ALIASES.get(domain, domain)
 
 
-def converter(op_type: str, since: int = 1, until: int | None = None, domain: str = DEFAULT_DOMAIN) -> Callable[[Converter], Converter]:
+def converter(
+    op_type: str, since: int = 1, until: int | None = None, domain: str = DEFAULT_DOMAIN
+) -> Callable[[Converter], Converter]:
     """Register `fn` for opsets `since`..`until` (see the module docstring)."""
 
     def decorate(fn: Converter) -> Converter:

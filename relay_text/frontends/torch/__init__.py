@@ -32,15 +32,32 @@ def _torch() -> Any:
     try:
         import torch
     except ImportError:
-        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, "importing PyTorch programs needs PyTorch", None).with_help("pip install 'relay-text[torch]'")]) from None
+        raise ImportFailure(
+            [
+                Diagnostic(codes.IMPORT_INVALID, "importing PyTorch programs needs PyTorch", None).with_help(
+                    "pip install 'relay-text[torch]'"
+                )
+            ]
+        ) from None
     return torch
 
 
-def from_exported(program: Any, input_shapes: dict[str, tuple[int, ...]] | None = None, name: str = "<program>") -> Imported:
+def from_exported(
+    program: Any, input_shapes: dict[str, tuple[int, ...]] | None = None, name: str = "<program>"
+) -> Imported:
     """Convert a `torch.export.ExportedProgram`."""
     importer = Importer(program, name, input_shapes)
     body = importer.run()
-    return Imported(importer.b, importer.inputs, importer.params, body, importer.notes, importer.names, importer.b.origins, importer.input_names)
+    return Imported(
+        importer.b,
+        importer.inputs,
+        importer.params,
+        body,
+        importer.notes,
+        importer.names,
+        importer.b.origins,
+        importer.input_names,
+    )
 
 
 def from_torch(module: Any, example_inputs: tuple, input_shapes: dict[str, tuple[int, ...]] | None = None) -> Imported:
@@ -62,8 +79,14 @@ def _load(path: str) -> Any:
         program = torch.export.load(path)
     except FileNotFoundError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: no such file", None)]) from None
-    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: several kinds
-        raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: not a torch.export program ({type(exc).__name__}: {exc})", None)]) from None
+    except Exception as exc:
+        raise ImportFailure(
+            [
+                Diagnostic(
+                    codes.IMPORT_INVALID, f"{path}: not a torch.export program ({type(exc).__name__}: {exc})", None
+                )
+            ]
+        ) from None
     finally:
         quiet.setLevel(level)
     return program

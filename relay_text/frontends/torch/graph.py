@@ -102,7 +102,12 @@ class Importer:
             missing = self._unsupported(program)
             if missing:
                 listing = Listing(self.source_name, program.graph)
-                raise ImportFailure([self._diagnostic(listing, node, f"the ATen operator `{op_name(node.target)}` is not supported") for node in missing])
+                raise ImportFailure(
+                    [
+                        self._diagnostic(listing, node, f"the ATen operator `{op_name(node.target)}` is not supported")
+                        for node in missing
+                    ]
+                )
         self.program = program
         self.listing = Listing(self.source_name, program.graph)
         return self._walk(program)
@@ -147,7 +152,15 @@ class Importer:
                 elif node.name in user:
                     env[node] = self._user_input(node)
                 else:
-                    raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"the program input `{node.name}` is neither a tensor input nor a weight", None)])
+                    raise ImportFailure(
+                        [
+                            Diagnostic(
+                                codes.IMPORT_UNSUPPORTED,
+                                f"the program input `{node.name}` is neither a tensor input nor a weight",
+                                None,
+                            )
+                        ]
+                    )
             elif node.op == "call_function":
                 env[node] = self._call(node, env)
             elif node.op == "output":
@@ -164,18 +177,33 @@ class Importer:
     def _user_input(self, node: Any) -> Any:
         val = node.meta.get("val")
         if val is None or not hasattr(val, "shape"):
-            raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"the program input `{node.name}` is not a tensor", None)])
+            raise ImportFailure(
+                [Diagnostic(codes.IMPORT_UNSUPPORTED, f"the program input `{node.name}` is not a tensor", None)]
+            )
         try:
             dtype = dtype_of(val.dtype)
         except Unsupported as exc:
-            raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"the program input `{node.name}`: {exc.message}", None)]) from None
+            raise ImportFailure(
+                [Diagnostic(codes.IMPORT_UNSUPPORTED, f"the program input `{node.name}`: {exc.message}", None)]
+            ) from None
         given = self.input_shapes.get(node.name)
         dims = [int(d) if _static(d) else None for d in val.shape]
         if given is not None:
             if len(given) != len(dims):
-                raise ImportFailure([Diagnostic(codes.IMPORT_UNSUPPORTED, f"`--input-shape {node.name}`: the input has {len(dims)} dimensions, {len(given)} were given", None)], usage=True)
+                raise ImportFailure(
+                    [
+                        Diagnostic(
+                            codes.IMPORT_UNSUPPORTED,
+                            f"`--input-shape {node.name}`: the input has {len(dims)} dimensions, {len(given)} were given",
+                            None,
+                        )
+                    ],
+                    usage=True,
+                )
             dims = list(given)
-        v = self.b.var(self.names.fresh(node.name), TensorType(tuple(AnyDim() if d is None else d for d in dims), dtype))
+        v = self.b.var(
+            self.names.fresh(node.name), TensorType(tuple(AnyDim() if d is None else d for d in dims), dtype)
+        )
         self.inputs.append(v)
         self.input_names[v] = node.name
         return v
@@ -250,7 +278,7 @@ def _lookup(value: Any, env: dict[Any, Any]) -> Any:
 def _static(d: Any) -> bool:
     try:
         int(d)
-    except Exception:  # noqa: BLE001 - a symbolic size
+    except Exception:
         return False
     return not hasattr(d, "node")
 

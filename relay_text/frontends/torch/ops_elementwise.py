@@ -18,7 +18,7 @@ def operand(cx, v, dtype):
     b = cx.b
     if isinstance(v, Expr):
         return cast(b, v, dtype)
-    if isinstance(v, bool) or isinstance(v, (int, float)):
+    if isinstance(v, (bool, int, float)):
         return scalar(b, v, dtype)
     raise Unsupported(f"an operand of type {type(v).__name__} is not supported")
 
@@ -203,7 +203,9 @@ def clamp(cx, a):
         if hi is not None:
             x = b.call("minimum", x, operand(cx, hi, dt))
         return x
-    return b.call("clip", x, a_min=float("-inf") if lo is None else float(lo), a_max=float("inf") if hi is None else float(hi))
+    return b.call(
+        "clip", x, a_min=float("-inf") if lo is None else float(lo), a_max=float("inf") if hi is None else float(hi)
+    )
 
 
 @aten("leaky_relu.default", "leaky_relu_.default")
@@ -288,7 +290,9 @@ def argmax(cx, a):
     x = a["self"]
     op = "argmax" if "argmax" in str(cx.node.target) else "argmin"
     dim = a.get("dim")
-    out = b.call(op, x, axis=None if dim is None else [norm_axis(dim, b.rank(x))], keepdims=bool(a.get("keepdim", False)))
+    out = b.call(
+        op, x, axis=None if dim is None else [norm_axis(dim, b.rank(x))], keepdims=bool(a.get("keepdim", False))
+    )
     return cast(b, out, "int64")
 
 

@@ -43,7 +43,14 @@ def _conv(cx, x, w, bias, stride, padding, dilation, groups, transposed=False, o
         p = _pair(padding, dims)
         pads = p + p
     data_layout, kernel_layout = _LAYOUT[dims]
-    attrs = dict(strides=strides, padding=pads, dilation=dilations, groups=int(groups), kernel_size=list(wshape[2:]), data_layout=data_layout)
+    attrs = dict(
+        strides=strides,
+        padding=pads,
+        dilation=dilations,
+        groups=int(groups),
+        kernel_size=list(wshape[2:]),
+        data_layout=data_layout,
+    )
     if transposed:
         attrs["kernel_layout"] = "IO" + data_layout[2:]
         attrs["output_padding"] = _pair(output_padding or 0, dims)
@@ -60,19 +67,48 @@ def _conv(cx, x, w, bias, stride, padding, dilation, groups, transposed=False, o
 
 @aten("conv1d.default", "conv2d.default", "conv3d.default", "conv1d.padding", "conv2d.padding", "conv3d.padding")
 def conv(cx, a):
-    return _conv(cx, a["input"], a["weight"], a.get("bias"), a.get("stride", 1), a.get("padding", 0), a.get("dilation", 1), a.get("groups", 1))
+    return _conv(
+        cx,
+        a["input"],
+        a["weight"],
+        a.get("bias"),
+        a.get("stride", 1),
+        a.get("padding", 0),
+        a.get("dilation", 1),
+        a.get("groups", 1),
+    )
 
 
 @aten("convolution.default")
 def convolution(cx, a):
     return _conv(
-        cx, a["input"], a["weight"], a.get("bias"), a["stride"], a["padding"], a["dilation"], a["groups"], bool(a["transposed"]), a.get("output_padding")
+        cx,
+        a["input"],
+        a["weight"],
+        a.get("bias"),
+        a["stride"],
+        a["padding"],
+        a["dilation"],
+        a["groups"],
+        bool(a["transposed"]),
+        a.get("output_padding"),
     )
 
 
 @aten("conv_transpose1d.default", "conv_transpose2d.input", "conv_transpose3d.input")
 def conv_transpose(cx, a):
-    return _conv(cx, a["input"], a["weight"], a.get("bias"), a.get("stride", 1), a.get("padding", 0), a.get("dilation", 1), a.get("groups", 1), True, a.get("output_padding", 0))
+    return _conv(
+        cx,
+        a["input"],
+        a["weight"],
+        a.get("bias"),
+        a.get("stride", 1),
+        a.get("padding", 0),
+        a.get("dilation", 1),
+        a.get("groups", 1),
+        True,
+        a.get("output_padding", 0),
+    )
 
 
 @aten("linear.default")
@@ -179,7 +215,9 @@ def group_norm(cx, a):
     dt = b.dtype(x)
     w = a.get("weight") if a.get("weight") is not None else _ones_like_channels(b, x, 1, dt)
     bias = a.get("bias") if a.get("bias") is not None else _ones_like_channels(b, x, 0, dt)
-    return b.call("nn.group_norm", x, w, bias, num_groups=int(a["num_groups"]), axis=1, epsilon=float(a.get("eps", 1e-5)))
+    return b.call(
+        "nn.group_norm", x, w, bias, num_groups=int(a["num_groups"]), axis=1, epsilon=float(a.get("eps", 1e-5))
+    )
 
 
 def _pool(cx, a, kind):
@@ -193,7 +231,9 @@ def _pool(cx, a, kind):
     pads = p + p
     dilations = _pair(a.get("dilation", 1), dims) if kind == "max" else [1] * dims
     ceil = onnx_ceil_mode(b, x, bool(a.get("ceil_mode", False)), kernel, strides, dilations, pads)
-    attrs = dict(pool_size=kernel, strides=strides, dilation=dilations, padding=pads, layout=_LAYOUT[dims][0], ceil_mode=ceil)
+    attrs = dict(
+        pool_size=kernel, strides=strides, dilation=dilations, padding=pads, layout=_LAYOUT[dims][0], ceil_mode=ceil
+    )
     if kind == "max":
         return b.call(f"nn.max_pool{dims}d", x, **attrs)
     if a.get("divisor_override") is not None:
@@ -226,7 +266,12 @@ def _adaptive(cx, a, kind):
     return b.call(f"nn.adaptive_{kind}_pool{dims}d", x, output_size=size, layout=_LAYOUT[dims][0])
 
 
-@aten("adaptive_avg_pool1d.default", "adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default", "adaptive_avg_pool3d.default")
+@aten(
+    "adaptive_avg_pool1d.default",
+    "adaptive_avg_pool2d.default",
+    "_adaptive_avg_pool2d.default",
+    "adaptive_avg_pool3d.default",
+)
 def adaptive_avg_pool(cx, a):
     return _adaptive(cx, a, "avg")
 
@@ -246,7 +291,7 @@ def _resize(cx, a, method, coord, rounding):
     size = a.get("output_size")
     if size is None:
         scales = _pair(a["scale_factors"], dims)
-        size = [int(math.floor(s * f)) for s, f in zip(shape[2:], scales)]
+        size = [math.floor(s * f) for s, f in zip(shape[2:], scales, strict=False)]
     from ..onnx.ops_image import _resize as resize
 
     return resize(b, x, list(size), method, coord, rounding, -0.75, 0, 0.0, None)
@@ -308,7 +353,7 @@ def sdpa(cx, a):
             k = b.call("repeat", k, repeats=hq // hk, axis=b.rank(k) - 3)
             v = b.call("repeat", v, repeats=hq // hk, axis=b.rank(v) - 3)
     rank = b.rank(k)
-    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    perm = [*list(range(rank - 2)), rank - 1, rank - 2]
     scores = b.call("multiply", matmul(b, q, b.call("transpose", k, axes=perm)), scalar(b, s, dt))
     mask = a.get("attn_mask")
     if mask is not None:

@@ -45,7 +45,11 @@ def _layer(b, x, weights, h0, c0, kind, reverse):
             hw = b.call("add", hw, b_hh)
         if kind == "lstm":
             i, f, g, o = b.items(b.call("split", b.call("add", xt, hw), indices_or_sections=4, axis=-1))
-            c = b.call("add", b.call("multiply", b.call("sigmoid", f), c), b.call("multiply", b.call("sigmoid", i), b.call("tanh", g)))
+            c = b.call(
+                "add",
+                b.call("multiply", b.call("sigmoid", f), c),
+                b.call("multiply", b.call("sigmoid", i), b.call("tanh", g)),
+            )
             h = b.call("multiply", b.call("sigmoid", o), b.call("tanh", c))
         elif kind == "gru":
             xr, xz, xn = b.items(b.call("split", xt, indices_or_sections=3, axis=-1))

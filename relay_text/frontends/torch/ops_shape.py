@@ -61,7 +61,11 @@ def _size_arith(op, fn):
         x, y = a["args"]
         if not isinstance(x, Expr) and not isinstance(y, Expr):
             return fn(x, y)
-        return b.call(op, cast(b, x, "int64") if isinstance(x, Expr) else scalar(b, x, "int64"), cast(b, y, "int64") if isinstance(y, Expr) else scalar(b, y, "int64"))
+        return b.call(
+            op,
+            cast(b, x, "int64") if isinstance(x, Expr) else scalar(b, x, "int64"),
+            cast(b, y, "int64") if isinstance(y, Expr) else scalar(b, y, "int64"),
+        )
 
     return convert
 
@@ -83,7 +87,11 @@ def flatten(cx, a):
     shape = b.shape(x)
     middle = shape[start : end + 1]
     size = -1 if any(d is None for d in middle) else int(np.prod(middle, dtype=np.int64))
-    new = [d if d is not None else -1 for d in shape[:start]] + [size] + [d if d is not None else -1 for d in shape[end + 1 :]]
+    new = (
+        [d if d is not None else -1 for d in shape[:start]]
+        + [size]
+        + [d if d is not None else -1 for d in shape[end + 1 :]]
+    )
     if new.count(-1) > 1:
         raise Unsupported("flattening a tensor with several dimensions of unknown size is not supported")
     return b.call("reshape", x, newshape=new)
@@ -152,7 +160,12 @@ def expand(cx, a):
     if any(isinstance(v, Expr) and b.value(v) is None for v in a["size"]):
         shape = list(b.shape(x))
         lead = len(a["size"]) - len(shape)
-        sizes = [v if not (isinstance(v, int) and v == -1) else b.call("take", b.call("shape_of", x, dtype="int64"), scalar(b, i - lead, "int64"), axis=0) for i, v in enumerate(a["size"])]
+        sizes = [
+            v
+            if not (isinstance(v, int) and v == -1)
+            else b.call("take", b.call("shape_of", x, dtype="int64"), scalar(b, i - lead, "int64"), axis=0)
+            for i, v in enumerate(a["size"])
+        ]
         return b.call("dyn.broadcast_to", x, _shape_tensor(cx, sizes))
     sizes = _ints(cx, a["size"])
     shape = list(b.shape(x))
@@ -292,7 +305,9 @@ def repeat(cx, a):
     x = a["self"]
     reps = _ints(cx, a["repeats"])
     if len(reps) > b.rank(x):
-        x = b.call("reshape", x, newshape=[1] * (len(reps) - b.rank(x)) + [d if d is not None else -1 for d in b.shape(x)])
+        x = b.call(
+            "reshape", x, newshape=[1] * (len(reps) - b.rank(x)) + [d if d is not None else -1 for d in b.shape(x)]
+        )
     return b.call("tile", x, reps=reps)
 
 

@@ -10,7 +10,8 @@ on a node with several results.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 _TABLE: dict[str, Callable[..., Any]] = {}
 

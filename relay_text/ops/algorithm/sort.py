@@ -95,7 +95,9 @@ def argsort_rel(r: Relation) -> bool:
     return True
 
 
-@register("argsort", inputs=1, relation=argsort_rel, attrs=SORT_ATTRS, doc="The positions that sort the values along an axis.")
+@register(
+    "argsort", inputs=1, relation=argsort_rel, attrs=SORT_ATTRS, doc="The positions that sort the values along an axis."
+)
 def argsort(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return stable_order(x, _axis_of(x, attrs["axis"]), attrs["is_ascend"]).astype(index_dtype(attrs))
@@ -107,7 +109,7 @@ RET_TYPES = ("both", "values", "indices")
 
 
 def _topk_result(r: Relation, x: RankedTensor, axis: int, size: Any) -> None:
-    shape = x.shape[:axis] + (size,) + x.shape[axis + 1 :]
+    shape = (*x.shape[:axis], size, *x.shape[axis + 1 :])
     values = TensorType(shape, x.dtype)
     indices = TensorType(shape, index_dtype(r.attrs))
     kind = r.attrs["ret_type"]
@@ -179,7 +181,11 @@ def dyn_topk_rel(r: Relation) -> bool:
     require_int(r, 1, "k")
     k = ranked(r, 1, (0, 1), "k")
     if k is not None and len(k.shape) == 1 and type(k.shape[0]) is int and k.shape[0] != 1:
-        r.fail(codes.SHAPE_MISMATCH, f"`dyn.topk` takes k as a scalar or a vector of one element, found shape {shape_text(k.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`dyn.topk` takes k as a scalar or a vector of one element, found shape {shape_text(k.shape)}",
+            arg=1,
+        )
     x = r.tensor(0)
     if not has_rank(x):
         return False
@@ -232,7 +238,7 @@ def searchsorted_rel(r: Relation) -> bool:
                 f"`searchsorted`: a sequence of rank {len(seq.shape)} needs values of the same rank, found shape {shape_text(values.shape)}",
                 arg=1,
             )
-        for ax, (a, b) in enumerate(zip(seq.shape[:-1], values.shape[:-1])):
+        for ax, (a, b) in enumerate(zip(seq.shape[:-1], values.shape[:-1], strict=False)):
             if type(a) is int and type(b) is int and a != b:
                 r.fail(
                     codes.SHAPE_MISMATCH,
@@ -272,7 +278,10 @@ def bisect(rows: Any, row_of: Any, values: Any, right: bool) -> Any:
 def searchsorted(args: tuple, attrs: dict) -> Any:
     seq, values = args
     if seq.ndim > 1 and seq.shape[:-1] != values.shape[:-1]:
-        raise KernelError(codes.RUNTIME_ERROR, f"searchsorted: sequence of shape {seq.shape} and values of shape {values.shape} differ before the last axis")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"searchsorted: sequence of shape {seq.shape} and values of shape {values.shape} differ before the last axis",
+        )
     n = seq.shape[-1]
     if n == 0:
         return np.zeros(values.shape, dtype=attrs["dtype"])

@@ -58,8 +58,18 @@ _annotation("annotation.stop_fusion", "Its argument; fusion passes stop here.")
 _annotation("annotation.checkpoint", "Its argument; gradient passes recompute rather than keep what it covers.")
 _annotation("annotation.bitpack_start", "Its argument; opens a region of bit-packed computation.")
 _annotation("annotation.bitpack_end", "Its argument; closes a region of bit-packed computation.")
-_annotation("annotation.cast_hint", "Its argument, with a hint of the dtype it is meant to have.", Attr("dtype", "dtype"))
-_annotation("annotation.compiler_begin", "Its argument; opens a region for an external compiler.", Attr("compiler", "str", ""))
-_annotation("annotation.compiler_end", "Its argument; closes a region for an external compiler.", Attr("compiler", "str", ""))
-_annotation("annotation.with_funcid", "Its argument, a function, tagged with an id by partial evaluation.", Attr("funcid", "int", 0))
+_annotation(
+    "annotation.cast_hint", "Its argument, with a hint of the dtype it is meant to have.", Attr("dtype", "dtype")
+)
+_annotation(
+    "annotation.compiler_begin", "Its argument; opens a region for an external compiler.", Attr("compiler", "str", "")
+)
+_annotation(
+    "annotation.compiler_end", "Its argument; closes a region for an external compiler.", Attr("compiler", "str", "")
+)
+_annotation(
+    "annotation.with_funcid",
+    "Its argument, a function, tagged with an id by partial evaluation.",
+    Attr("funcid", "int", 0),
+)
 _annotation("debug", "Its argument; TVM calls a debugging hook on it.", Attr("debug_func", ANY, None))

@@ -61,7 +61,11 @@ def vector_length(r: Relation, i: int, what: str) -> int | None:
     if not known_rank(t.shape):
         return None
     if len(t.shape) != 1:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as a vector, found a tensor of shape {shape_text(t.shape)}", arg=i)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes {what} as a vector, found a tensor of shape {shape_text(t.shape)}",
+            arg=i,
+        )
     n = t.shape[0]
     if is_unknown(n):
         return None
@@ -100,7 +104,11 @@ def broadcast_to_rel(r: Relation) -> bool:
     if n is None:
         return False
     if known_rank(x.shape) and len(x.shape) > n:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` cannot broadcast a tensor of rank {len(x.shape)} to a shape of {n} dimensions", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` cannot broadcast a tensor of rank {len(x.shape)} to a shape of {n} dimensions",
+            arg=0,
+        )
     r.set_result(TensorType(_unknown(n), x.dtype))
     return True
 
@@ -128,7 +136,11 @@ def init_rel(r: Relation) -> bool:
 def full_rel(r: Relation) -> bool:
     fill = r.tensor(0)
     if known_rank(fill.shape) and fill.shape != ():
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}",
+            arg=0,
+        )
     n = vector_length(r, 1, "the shape")
     if n is None:
         return False
@@ -141,7 +153,11 @@ def expand_dims_rel(r: Relation) -> bool:
     x = r.tensor(0)
     axis = r.tensor(1)
     if known_rank(axis.shape) and axis.shape != ():
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes the axis as a scalar, found a tensor of shape {shape_text(axis.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes the axis as a scalar, found a tensor of shape {shape_text(axis.shape)}",
+            arg=1,
+        )
     k = r.attrs["num_newaxis"]
     if k < 0:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: num_newaxis must not be negative, found {k}")
@@ -179,7 +195,11 @@ def strided_slice_rel(r: Relation) -> bool:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: begin has {_count(n)}, more than the data's rank {rank}", arg=1)
     for i, (what, m) in enumerate((("end", lengths[1]), ("strides", lengths[2])), 2):
         if m is not None and m != n:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {what} has {_count(m)} but begin has {_count(n)}; they need one per sliced axis each", arg=i)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}`: {what} has {_count(m)} but begin has {_count(n)}; they need one per sliced axis each",
+                arg=i,
+            )
     r.set_result(TensorType(_unknown(n) + tuple(x.shape[n:]), x.dtype))
     return None not in lengths
 
@@ -191,7 +211,9 @@ def _values(v: Any) -> list[int]:
     """The elements of a shape, axes or bounds tensor as ints (floats truncated)."""
     flat = np.asarray(v).reshape(-1)
     if flat.dtype.kind == "f" and not np.isfinite(flat).all():
-        raise KernelError(codes.RUNTIME_ERROR, f"{flat.tolist()} holds a value that is not a finite number, where integers are needed")
+        raise KernelError(
+            codes.RUNTIME_ERROR, f"{flat.tolist()} holds a value that is not a finite number, where integers are needed"
+        )
     return [int(a) for a in flat.tolist()]
 
 
@@ -223,7 +245,10 @@ def dyn_reshape(args: tuple, attrs: dict) -> Any:
     values = _values(newshape)
     bad = [v for v in values if v < -3 or v == -2]
     if bad:
-        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.reshape`: {bad[0]} is not a valid value in newshape {values}; only sizes, 0, -1 and -3 are")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"`dyn.reshape`: {bad[0]} is not a valid value in newshape {values}; only sizes, 0, -1 and -3 are",
+        )
     return reshape((x,), {"newshape": tuple(values), "allowzero": attrs["allowzero"]})
 
 
@@ -231,7 +256,7 @@ def dyn_reshape(args: tuple, attrs: dict) -> Any:
     "dyn.broadcast_to",
     inputs=2,
     relation=broadcast_to_rel,
-    attrs=_SHAPE_ATTRS + (Attr("dtype", "opt_dtype", ""),),
+    attrs=(*_SHAPE_ATTRS, Attr("dtype", "opt_dtype", "")),
     doc="broadcast_to with the target shape given as a tensor.",
 )
 def dyn_broadcast_to(args: tuple, attrs: dict) -> Any:
@@ -240,10 +265,18 @@ def dyn_broadcast_to(args: tuple, attrs: dict) -> Any:
     try:
         return np.array(np.broadcast_to(x, target))
     except ValueError:
-        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.broadcast_to` cannot broadcast {list(x.shape)} to {list(target)}") from None
+        raise KernelError(
+            codes.RUNTIME_ERROR, f"`dyn.broadcast_to` cannot broadcast {list(x.shape)} to {list(target)}"
+        ) from None
 
 
-@register("dyn.tile", inputs=2, relation=tile_rel, attrs=(Attr("reps", "opt_ints", None),), doc="tile with the repetitions given as a tensor.")
+@register(
+    "dyn.tile",
+    inputs=2,
+    relation=tile_rel,
+    attrs=(Attr("reps", "opt_ints", None),),
+    doc="tile with the repetitions given as a tensor.",
+)
 def dyn_tile(args: tuple, attrs: dict) -> Any:
     x, reps = args
     values = tuple(_values(reps))
@@ -255,7 +288,7 @@ def dyn_tile(args: tuple, attrs: dict) -> Any:
     return tile((x,), {"reps": values})
 
 
-_INIT_ATTRS = _SHAPE_ATTRS + (Attr("dtype", "dtype", "float32"),)
+_INIT_ATTRS = (*_SHAPE_ATTRS, Attr("dtype", "dtype", "float32"))
 
 
 @register("dyn.zeros", inputs=1, relation=init_rel, attrs=_INIT_ATTRS, doc="zeros with the shape given as a tensor.")
@@ -274,7 +307,7 @@ def dyn_ones(args: tuple, attrs: dict) -> Any:
     "dyn.full",
     inputs=2,
     relation=full_rel,
-    attrs=_SHAPE_ATTRS + (Attr("dtype", "opt_dtype", ""),),
+    attrs=(*_SHAPE_ATTRS, Attr("dtype", "opt_dtype", "")),
     doc="full with the shape given as a tensor (dtype: the fill value's unless given).",
 )
 def dyn_full(args: tuple, attrs: dict) -> Any:
@@ -296,22 +329,35 @@ def dyn_expand_dims(args: tuple, attrs: dict) -> Any:
     x, axis_value = args
     axis = _values(axis_value)[0]
     if not -x.ndim - 1 <= axis <= x.ndim:
-        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.expand_dims`: axis {axis} is out of range for a tensor of rank {x.ndim}")
+        raise KernelError(
+            codes.RUNTIME_ERROR, f"`dyn.expand_dims`: axis {axis} is out of range for a tensor of rank {x.ndim}"
+        )
     return expand_dims((x,), {"axis": axis, "num_newaxis": attrs["num_newaxis"]})
 
 
-@register("dyn.squeeze", inputs=2, relation=squeeze_rel, attrs=(Attr("axis", "opt_ints", None),), doc="squeeze with the axes given as a tensor.")
+@register(
+    "dyn.squeeze",
+    inputs=2,
+    relation=squeeze_rel,
+    attrs=(Attr("axis", "opt_ints", None),),
+    doc="squeeze with the axes given as a tensor.",
+)
 def dyn_squeeze(args: tuple, attrs: dict) -> Any:
     x, axes = args
     values = _values(axes)
     if not all(-x.ndim <= a < x.ndim for a in values):
-        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.squeeze`: axes {values} are out of range for a tensor of rank {x.ndim}")
+        raise KernelError(
+            codes.RUNTIME_ERROR, f"`dyn.squeeze`: axes {values} are out of range for a tensor of rank {x.ndim}"
+        )
     normal = [a % x.ndim for a in values]
     if len(set(normal)) != len(normal):
         raise KernelError(codes.RUNTIME_ERROR, f"`dyn.squeeze`: axes {values} name an axis twice")
     wide = [a for a in values if x.shape[a] != 1]
     if wide:
-        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.squeeze` can only remove axes of size 1, but axis {wide[0]} has size {x.shape[wide[0]]}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"`dyn.squeeze` can only remove axes of size 1, but axis {wide[0]} has size {x.shape[wide[0]]}",
+        )
     return squeeze((x,), {"axis": tuple(values)})
 
 

@@ -37,9 +37,17 @@ METHODS = ("bilinear", "nearest_neighbor")
 def crop_and_resize_rel(r: Relation) -> bool:
     layout = r.attrs["layout"]
     if sorted(layout) != sorted("NCHW"):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use an order of the letters NCHW, e.g. "NHWC"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}`: layout "{layout}" is not supported',
+            notes=['use an order of the letters NCHW, e.g. "NHWC"'],
+        )
     if r.attrs["method"] not in METHODS:
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` method "{r.attrs["method"]}" is not supported', notes=['use one of "bilinear", "nearest_neighbor"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}` method "{r.attrs["method"]}" is not supported',
+            notes=['use one of "bilinear", "nearest_neighbor"'],
+        )
     crop = r.attrs["crop_size"]
     if len(crop) != 2 or min(crop) <= 0:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` crop_size takes 2 positive values (height, width), found {list(crop)}")
@@ -49,9 +57,17 @@ def crop_and_resize_rel(r: Relation) -> bool:
     if known_rank(data.shape) and len(data.shape) != 4:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     if known_rank(boxes.shape) and (len(boxes.shape) != 2 or static(boxes.shape[1]) not in (4, None)):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes boxes of shape (num_boxes, 4), found {shape_text(boxes.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes boxes of shape (num_boxes, 4), found {shape_text(boxes.shape)}",
+            arg=1,
+        )
     if known_rank(indices.shape) and len(indices.shape) != 1:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes box indices of shape (num_boxes), found {shape_text(indices.shape)}", arg=2)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes box indices of shape (num_boxes), found {shape_text(indices.shape)}",
+            arg=2,
+        )
     if not (known_rank(data.shape) and known_rank(boxes.shape)):
         return False
     num = boxes.shape[0]
@@ -59,7 +75,7 @@ def crop_and_resize_rel(r: Relation) -> bool:
         a, b = static(num), static(indices.shape[0])
         if a is not None and b is not None and a != b:
             r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has {a} boxes but {b} box indices", arg=2)
-    dims = dict(zip(layout, data.shape))
+    dims = dict(zip(layout, data.shape, strict=False))
     dims["N"], dims["H"], dims["W"] = num, crop[0], crop[1]
     r.set_result(TensorType(tuple(dims[x] for x in layout), r.attrs["out_dtype"] or data.dtype))
     return True
@@ -105,7 +121,9 @@ def crop_and_resize(args: tuple, attrs: dict) -> Any:
     for n in range(len(boxes)):
         b = int(box_indices[n])
         if not 0 <= b < batch:
-            raise KernelError(codes.RUNTIME_ERROR, f"`image.crop_and_resize`: box {n} names image {b}, but there are {batch}")
+            raise KernelError(
+                codes.RUNTIME_ERROR, f"`image.crop_and_resize`: box {n} names image {b}, but there are {batch}"
+            )
         y1, x1, y2, x2 = boxes[n]
         ys = _sources(y1, y2, height, ch, boxes.dtype)
         xs = _sources(x1, x2, width, cw, boxes.dtype)

@@ -41,7 +41,11 @@ def _two(r: Relation, name: str) -> tuple[int, int]:
 def _layout(r: Relation, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{letters}"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}`: {name} "{layout}" is not supported',
+            notes=[f'use an order of the letters {letters}, e.g. "{letters}"'],
+        )
     return layout
 
 
@@ -62,23 +66,32 @@ def dilation2d_rel(r: Relation) -> bool:
     if known_rank(data.shape) and len(data.shape) != 4:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
     if known_rank(weight.shape) and len(weight.shape) != 3:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 3-D weight ({klayout}), found {shape_text(weight.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`{r.op}` needs a 3-D weight ({klayout}), found {shape_text(weight.shape)}", arg=1
+        )
     if not (known_rank(data.shape) and known_rank(weight.shape)):
         return False
-    d = dict(zip(layout, data.shape))
-    k = dict(zip(klayout, weight.shape))
+    d = dict(zip(layout, data.shape, strict=False))
+    k = dict(zip(klayout, weight.shape, strict=False))
     c, ci = static(d["C"]), static(k["I"])
     if c is not None and ci is not None and c != ci:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the data has {c} channels but the weight {ci}", arg=1)
     out = {"N": d["N"], "C": k["I"]}
-    for axis, size, kk, stride, dil, extra in (("H", d["H"], k["H"], sh, dh, top + bottom), ("W", d["W"], k["W"], sw, dw, left + right)):
+    for axis, size, kk, stride, dil, extra in (
+        ("H", d["H"], k["H"], sh, dh, top + bottom),
+        ("W", d["W"], k["W"], sw, dw, left + right),
+    ):
         n, kn = static(size), static(kk)
         if isinstance(size, AnyDim) or n is None or kn is None:
             out[axis] = size if isinstance(size, AnyDim) else AnyDim()
             continue
         length = (n + extra - ((kn - 1) * dil + 1)) // stride + 1
         if length <= 0:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the dilated {kn}-wide window does not fit the padded {axis} axis of {n + extra}", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}`: the dilated {kn}-wide window does not fit the padded {axis} axis of {n + extra}",
+                arg=0,
+            )
         out[axis] = length
     r.set_result(TensorType(tuple(out[x] for x in layout), r.attrs["out_dtype"] or data.dtype))
     return True

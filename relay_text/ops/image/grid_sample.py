@@ -45,15 +45,27 @@ A = -0.75  # the bicubic kernel's coefficient, as in PyTorch
 def affine_grid_rel(r: Relation) -> bool:
     target = r.attrs["target_shape"]
     if len(target) != 2 or min(target) <= 1:
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` target_shape takes 2 sizes greater than 1 (height, width), found {list(target)}")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` target_shape takes 2 sizes greater than 1 (height, width), found {list(target)}",
+        )
     theta = r.tensor(0)
     if isinstance(theta.dtype, str) and not theta.dtype.startswith("float"):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes an affine matrix of floats, not `{theta.dtype}`", arg=0, label=f"this is `{theta.dtype}`")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` takes an affine matrix of floats, not `{theta.dtype}`",
+            arg=0,
+            label=f"this is `{theta.dtype}`",
+        )
     if not known_rank(theta.shape):
         return False
     shape = theta.shape
     if len(shape) != 3 or static(shape[1]) not in (2, None) or static(shape[2]) not in (3, None):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes affine matrices of shape (batch, 2, 3), found {shape_text(shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes affine matrices of shape (batch, 2, 3), found {shape_text(shape)}",
+            arg=0,
+        )
     r.set_result(TensorType((shape[0], 2, target[0], target[1]), theta.dtype))
     return True
 
@@ -85,10 +97,19 @@ PADDING = ("zeros", "border", "reflection")
 @relation("GridSample")
 def grid_sample_rel(r: Relation) -> bool:
     if r.attrs["padding_mode"] not in PADDING:
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` padding_mode "{r.attrs["padding_mode"]}" is not supported', notes=['use one of "zeros", "border", "reflection"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}` padding_mode "{r.attrs["padding_mode"]}" is not supported',
+            notes=['use one of "zeros", "border", "reflection"'],
+        )
     data, grid = r.tensor(0), r.tensor(1)
     if isinstance(grid.dtype, str) and not grid.dtype.startswith("float"):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes a grid of floats, not `{grid.dtype}`", arg=1, label=f"this is `{grid.dtype}`")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` takes a grid of floats, not `{grid.dtype}`",
+            arg=1,
+            label=f"this is `{grid.dtype}`",
+        )
     if not known_rank(data.shape):
         return False
     rank = len(data.shape)
@@ -96,24 +117,41 @@ def grid_sample_rel(r: Relation) -> bool:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D or 5-D data, found {shape_text(data.shape)}", arg=0)
     layout = {4: "NCHW", 5: "NCDHW"}[rank]
     if r.attrs["layout"] != layout:
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{r.attrs["layout"]}" is not supported for {rank}-D data', notes=[f'use "{layout}"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}`: layout "{r.attrs["layout"]}" is not supported for {rank}-D data',
+            notes=[f'use "{layout}"'],
+        )
     method = r.attrs["method"]
     if method not in METHODS[rank]:
         shown = ", ".join(f'"{m}"' for m in METHODS[rank])
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` method "{method}" is not supported for {rank}-D data', notes=[f"use one of {shown}"])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}` method "{method}" is not supported for {rank}-D data',
+            notes=[f"use one of {shown}"],
+        )
     if isinstance(data.dtype, str) and not data.dtype.startswith("float") and method != "nearest":
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` with method "{method}" takes float data, not `{data.dtype}`', arg=0,
-               label=f"this is `{data.dtype}`", notes=['integer data can be sampled with method="nearest"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}` with method "{method}" takes float data, not `{data.dtype}`',
+            arg=0,
+            label=f"this is `{data.dtype}`",
+            notes=['integer data can be sampled with method="nearest"'],
+        )
     if not known_rank(grid.shape):
         return False
     g = grid.shape
     if len(g) != rank or static(g[1]) not in (rank - 2, None):
         want = "(batch, 2, height, width)" if rank == 4 else "(batch, 3, depth, height, width)"
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a grid of shape {want} for {rank}-D data, found {shape_text(g)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes a grid of shape {want} for {rank}-D data, found {shape_text(g)}",
+            arg=1,
+        )
     a, b = static(data.shape[0]), static(g[0])
     if a is not None and b is not None and a != b:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the data has batch {a}, the grid {b}", arg=1)
-    r.set_result(TensorType((data.shape[0], data.shape[1]) + tuple(g[2:]), data.dtype))
+    r.set_result(TensorType((data.shape[0], data.shape[1], *tuple(g[2:])), data.dtype))
     return True
 
 
@@ -150,7 +188,7 @@ def _pick(data: Any, coords: list) -> Any:
     sizes = data.shape[2:]
     valid = np.ones(coords[0].shape, dtype=bool)
     clipped = []
-    for c, size in zip(coords, sizes):
+    for c, size in zip(coords, sizes, strict=False):
         valid &= (c >= 0) & (c < size)
         clipped.append(np.clip(c, 0, size - 1))
     n = np.arange(data.shape[0]).reshape((-1,) + (1,) * (coords[0].ndim - 1))
@@ -195,9 +233,9 @@ def grid_sample(args: tuple, attrs: dict) -> Any:
     if method == "nearest":
         return wrap(_pick(data, [np.rint(v).astype(np.int64) for v in pos]), data.dtype)
     base = [np.floor(v) for v in pos]
-    frac = [v - b for v, b in zip(pos, base)]
+    frac = [v - b for v, b in zip(pos, base, strict=False)]
     x = data.astype(work, copy=False)
-    out = np.zeros((data.shape[0], data.shape[1]) + grid.shape[2:], dtype=work)
+    out = np.zeros((data.shape[0], data.shape[1], *grid.shape[2:]), dtype=work)
     for corner in range(2**k):
         bits = [(corner >> (k - 1 - a)) & 1 for a in range(k)]
         weight = np.ones(grid.shape[:1] + grid.shape[2:], dtype=work)

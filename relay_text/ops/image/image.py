@@ -86,7 +86,13 @@ def _cubic(t: Any, alpha: float) -> Any:
 
 
 def weight_matrix(
-    length: int, size: int, method: str, mode: str, rounding: str = "", alpha: float = -0.5, exclude: bool = False,
+    length: int,
+    size: int,
+    method: str,
+    mode: str,
+    rounding: str = "",
+    alpha: float = -0.5,
+    exclude: bool = False,
     roi: tuple[float, float] = (0.0, 0.0),
 ) -> Any:
     """The (size, length) matrix W with output = W @ input along one axis."""
@@ -115,8 +121,16 @@ def weight_matrix(
 
 
 def resize_spatial(
-    x: Any, sizes: tuple, method: str, mode: str, rounding: str, alpha: float, exclude: bool, dtype: Any,
-    rois: tuple = (), extrapolation: float = 0.0,
+    x: Any,
+    sizes: tuple,
+    method: str,
+    mode: str,
+    rounding: str,
+    alpha: float,
+    exclude: bool,
+    dtype: Any,
+    rois: tuple = (),
+    extrapolation: float = 0.0,
 ) -> Any:
     """Resize the trailing axes of `x` (N, C, *spatial) to `sizes`, one weight
     matrix per axis. `rois` holds a (start, end) pair per axis for
@@ -143,7 +157,9 @@ def resize_spatial(
     return out.astype(dtype)
 
 
-def resize_nchw(x: Any, out_h: int, out_w: int, method: str, mode: str, rounding: str, alpha: float, exclude: bool, dtype: Any) -> Any:
+def resize_nchw(
+    x: Any, out_h: int, out_w: int, method: str, mode: str, rounding: str, alpha: float, exclude: bool, dtype: Any
+) -> Any:
     return resize_spatial(x, (out_h, out_w), method, mode, rounding, alpha, exclude, dtype)
 
 
@@ -153,7 +169,11 @@ def resize_nchw(x: Any, out_h: int, out_w: int, method: str, mode: str, rounding
 def _check_layout(r: Relation, name: str = "layout") -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted("NCHW"):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported', notes=["use an order of the letters NCHW, e.g. \"NHWC\""])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}`: {name} "{layout}" is not supported',
+            notes=['use an order of the letters NCHW, e.g. "NHWC"'],
+        )
     return layout
 
 
@@ -173,12 +193,17 @@ def resize2d_rel(r: Relation) -> bool:
     _choice(r, "rounding_method", ROUNDING)
     size = r.attrs["size"]
     if len(size) not in (1, 2) or any(v <= 0 for v in size):
-        r.fail(codes.TYPE_MISMATCH, f"`image.resize2d` size takes 1 or 2 positive values (height, width), found {list(size)}")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`image.resize2d` size takes 1 or 2 positive values (height, width), found {list(size)}",
+        )
     data = r.tensor(0)
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail(codes.SHAPE_MISMATCH, f"`image.resize2d` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`image.resize2d` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0
+        )
     dims = {x: data.shape[layout.index(x)] for x in "NCHW"}
     dims["H"], dims["W"] = (size[0], size[0]) if len(size) == 1 else size
     r.set_result(TensorType(tuple(dims[x] for x in layout), r.attrs["out_dtype"] or data.dtype))
@@ -211,8 +236,15 @@ def resize2d(args: tuple, attrs: dict) -> Any:
     out_h, out_w = (size[0], size[0]) if len(size) == 1 else size
     t = np.transpose(x, [layout.index(c) for c in "NCHW"])
     out = resize_nchw(
-        t, out_h, out_w, attrs["method"], attrs["coordinate_transformation_mode"], attrs["rounding_method"],
-        attrs["cubic_alpha"], bool(attrs["cubic_exclude"]), dtype,
+        t,
+        out_h,
+        out_w,
+        attrs["method"],
+        attrs["coordinate_transformation_mode"],
+        attrs["rounding_method"],
+        attrs["cubic_alpha"],
+        bool(attrs["cubic_exclude"]),
+        dtype,
     )
     return wrap(np.transpose(out, ["NCHW".index(c) for c in layout]), dtype)
 
@@ -223,7 +255,7 @@ UPSAMPLING_METHODS = {"nearest_neighbor": "nearest_neighbor", "bilinear": "linea
 def _scaled(d: Any, scale: float) -> Any:
     if type(d) is not int:
         return AnyDim()
-    return int(math.floor(d * scale + 0.5))
+    return math.floor(d * scale + 0.5)
 
 
 @relation("UpSampling")
@@ -237,7 +269,9 @@ def upsampling_rel(r: Relation) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.upsampling` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`nn.upsampling` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0
+        )
     dims = {x: data.shape[layout.index(x)] for x in "NCHW"}
     dims["H"] = _scaled(dims["H"], r.attrs["scale_h"])
     dims["W"] = _scaled(dims["W"], r.attrs["scale_w"])

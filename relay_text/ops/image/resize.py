@@ -39,7 +39,7 @@ from .image import METHODS, MODES, ROUNDING, resize_spatial
 from ..registry import Attr, KernelError, register
 from ..relations import RankedTensor, Relation, has_rank, known_rank, relation, shape_text, static
 
-ALL_MODES = MODES + ("tf_crop_and_resize",)
+ALL_MODES = (*MODES, "tf_crop_and_resize")
 
 
 def _attrs(layout: str, roi: int | None) -> tuple[Attr, ...]:
@@ -63,8 +63,16 @@ def check_options(r: Relation, letters: str) -> str:
     """The layout (an order of `letters`) after checking the choice attributes."""
     layout = r.attrs["layout"]
     if sorted(layout) != sorted(letters):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{letters}"'])
-    for name, allowed in (("method", METHODS), ("coordinate_transformation_mode", ALL_MODES), ("rounding_method", ROUNDING)):
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}`: layout "{layout}" is not supported',
+            notes=[f'use an order of the letters {letters}, e.g. "{letters}"'],
+        )
+    for name, allowed in (
+        ("method", METHODS),
+        ("coordinate_transformation_mode", ALL_MODES),
+        ("rounding_method", ROUNDING),
+    ):
         value = r.attrs[name]
         if value not in allowed:
             shown = ", ".join(f'"{a}"' for a in allowed if a)
@@ -77,7 +85,11 @@ def _data(r: Relation, letters: str) -> RankedTensor | None:
     if not has_rank(data):
         return None
     if len(data.shape) != len(letters):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {len(letters)}-D data ({r.attrs['layout']}), found {shape_text(data.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` needs {len(letters)}-D data ({r.attrs['layout']}), found {shape_text(data.shape)}",
+            arg=0,
+        )
     return data
 
 
@@ -89,12 +101,15 @@ def _static_resize_rel(r: Relation, letters: str) -> bool:
         count = f"{len(spatial)} positive value" + ("s" if len(spatial) > 1 else "")
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` size takes {count} ({', '.join(spatial)}), found {list(size)}")
     if len(roi) != 2 * len(spatial):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` roi takes {2 * len(spatial)} values (every start, then every end), found {len(roi)}")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` roi takes {2 * len(spatial)} values (every start, then every end), found {len(roi)}",
+        )
     data = _data(r, letters)
     if data is None:
         return False
-    dims = dict(zip(layout, data.shape))
-    dims.update(zip(spatial, size))
+    dims = dict(zip(layout, data.shape, strict=False))
+    dims.update(zip(spatial, size, strict=False))
     r.set_result(TensorType(tuple(dims[x] for x in layout), r.attrs["out_dtype"] or data.dtype))
     return True
 
@@ -114,9 +129,18 @@ def _vector(r: Relation, i: int, length: int, what: str, kinds: str) -> None:
     if known_rank(t.shape):
         n = static(t.shape[0]) if len(t.shape) == 1 else None
         if len(t.shape) != 1 or (n is not None and n != length):
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as a vector of {length} values, found {shape_text(t.shape)}", arg=i)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}` takes {what} as a vector of {length} values, found {shape_text(t.shape)}",
+                arg=i,
+            )
     if isinstance(t.dtype, str) and t.dtype.rstrip("0123456789") not in kinds.split():
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what} as {kinds.replace(' ', ' or ')} values, not `{t.dtype}`", arg=i, label=f"this is `{t.dtype}`")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` takes {what} as {kinds.replace(' ', ' or ')} values, not `{t.dtype}`",
+            arg=i,
+            label=f"this is `{t.dtype}`",
+        )
 
 
 @relation("DynResize2D")
@@ -127,7 +151,7 @@ def dyn_resize2d_rel(r: Relation) -> bool:
     data = _data(r, "NCHW")
     if data is None:
         return False
-    dims = dict(zip(layout, data.shape))
+    dims = dict(zip(layout, data.shape, strict=False))
     dims["H"] = dims["W"] = AnyDim()
     r.set_result(TensorType(tuple(dims[x] for x in layout), r.attrs["out_dtype"] or data.dtype))
     return True
@@ -145,14 +169,25 @@ def resize(x: Any, layout: str, sizes: tuple, roi: tuple, attrs: dict) -> Any:
     k = len(sizes)
     rois = tuple((roi[i], roi[i + k]) for i in range(k))
     out = resize_spatial(
-        t, tuple(sizes), attrs["method"], attrs["coordinate_transformation_mode"], attrs["rounding_method"],
-        attrs["cubic_alpha"], bool(attrs["cubic_exclude"]), dtype, rois, attrs["extrapolation_value"],
+        t,
+        tuple(sizes),
+        attrs["method"],
+        attrs["coordinate_transformation_mode"],
+        attrs["rounding_method"],
+        attrs["cubic_alpha"],
+        bool(attrs["cubic_exclude"]),
+        dtype,
+        rois,
+        attrs["extrapolation_value"],
     )
     return wrap(np.transpose(out, [canonical.index(c) for c in layout]), dtype)
 
 
 @register(
-    "image.resize1d", inputs=1, relation=resize1d_rel, attrs=_attrs("NCW", 2),
+    "image.resize1d",
+    inputs=1,
+    relation=resize1d_rel,
+    attrs=_attrs("NCW", 2),
     doc="Resize the width to `size` (nearest, linear or cubic interpolation).",
 )
 def resize1d(args: tuple, attrs: dict) -> Any:
@@ -160,7 +195,10 @@ def resize1d(args: tuple, attrs: dict) -> Any:
 
 
 @register(
-    "image.resize3d", inputs=1, relation=resize3d_rel, attrs=_attrs("NCDHW", 6),
+    "image.resize3d",
+    inputs=1,
+    relation=resize3d_rel,
+    attrs=_attrs("NCDHW", 6),
     doc="Resize the depth, height and width to `size` (nearest, linear or cubic interpolation).",
 )
 def resize3d(args: tuple, attrs: dict) -> Any:
@@ -168,7 +206,10 @@ def resize3d(args: tuple, attrs: dict) -> Any:
 
 
 @register(
-    "dyn.image.resize2d", inputs=3, relation=dyn_resize2d_rel, attrs=_attrs("NCHW", None),
+    "dyn.image.resize2d",
+    inputs=3,
+    relation=dyn_resize2d_rel,
+    attrs=_attrs("NCHW", None),
     doc="Resize the height and width to the sizes held by a tensor (nearest, linear or cubic).",
 )
 def dyn_resize2d(args: tuple, attrs: dict) -> Any:

@@ -19,7 +19,8 @@ argument).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Iterable, NoReturn
+from typing import Any, NoReturn
+from collections.abc import Callable, Iterable
 
 from ...ir.ty import IncompleteType, TensorType, Type, TypeCall
 from ..registry import Attr, Kernel, OpDef, get, register, relation_name
@@ -32,7 +33,7 @@ class _Translated:
     """A relation call seen with the current operator's name and attributes;
     everything else is the call's own."""
 
-    __slots__ = ("_r", "op", "attrs")
+    __slots__ = ("_r", "attrs", "op")
 
     def __init__(self, r: Relation, op: str, attrs: dict[str, AttrValue]) -> None:
         self._r = r
@@ -114,7 +115,9 @@ def _translating(old: str, new: str, translate: Translate, label: str = "") -> t
 def renamed(old: str, new: str, inputs: int, attrs: tuple[Attr, ...], translate: Translate) -> None:
     """Register `old` as TVM's former name of `new`."""
     rel, kernel = _translating(old, new, translate)
-    register(old, inputs=inputs, relation=rel, attrs=attrs, doc=f"TVM's former name of `{new}`.", renamed_to=new)(kernel)
+    register(old, inputs=inputs, relation=rel, attrs=attrs, doc=f"TVM's former name of `{new}`.", renamed_to=new)(
+        kernel
+    )
 
 
 _METHODS = {"bilinear": "linear", "bicubic": "cubic", "nearest_neighbor": "nearest_neighbor"}
@@ -173,7 +176,9 @@ def _dyn_resize(args: tuple, given: dict) -> Any:
 
     unit = get("dyn.image.resize2d")
     assert unit is not None
-    return unit.kernel((args[0], args[1], np.zeros(4, dtype=np.float32)), _current("dyn.image.resize2d", _resize, given))
+    return unit.kernel(
+        (args[0], args[1], np.zeros(4, dtype=np.float32)), _current("dyn.image.resize2d", _resize, given)
+    )
 
 
 register(
@@ -185,8 +190,12 @@ register(
     renamed_to="dyn.image.resize2d",
 )(_dyn_resize)
 
-renamed("scatter", "scatter_elements", 3, (Attr("axis", "int", 0),), lambda a: {"axis": a["axis"], "reduction": "update"})
-renamed("scatter_add", "scatter_elements", 3, (Attr("axis", "int", 0),), lambda a: {"axis": a["axis"], "reduction": "add"})
+renamed(
+    "scatter", "scatter_elements", 3, (Attr("axis", "int", 0),), lambda a: {"axis": a["axis"], "reduction": "update"}
+)
+renamed(
+    "scatter_add", "scatter_elements", 3, (Attr("axis", "int", 0),), lambda a: {"axis": a["axis"], "reduction": "add"}
+)
 
 
 # ---------------------------------------------------------------- older forms of current names
@@ -278,7 +287,18 @@ def _v004_resize(a: dict) -> dict:
 def _v004_resize_form() -> OpDef:
     rel, kernel = _translating("image.resize", "image.resize2d", _v004_resize, ", TVM 0.6 attributes")
     attrs = _V004_RESIZE_ATTRS
-    return OpDef("image.resize", 1, attrs, rel, kernel, "`image.resize` of TVM 0.6.", relation_name(rel), {a.name: a for a in attrs}, None, "image.resize2d")
+    return OpDef(
+        "image.resize",
+        1,
+        attrs,
+        rel,
+        kernel,
+        "`image.resize` of TVM 0.6.",
+        relation_name(rel),
+        {a.name: a for a in attrs},
+        None,
+        "image.resize2d",
+    )
 
 
 def legacy_form(name: str, arity: int, keys: Iterable[str], version: str | None) -> tuple[OpDef, str] | None:
@@ -290,8 +310,13 @@ def legacy_form(name: str, arity: int, keys: Iterable[str], version: str | None)
         found = _FORMS.get(("nn.pad", "attr"))
         if found is None:
             found = _FORMS[("nn.pad", "attr")] = OpDef(
-                "nn.pad", 1, _OLD_PAD_ATTRS, _old_pad_rel, _old_pad,
-                "`nn.pad` of TVM 0.7 and before, its pad value an attribute.", relation_name(_old_pad_rel),
+                "nn.pad",
+                1,
+                _OLD_PAD_ATTRS,
+                _old_pad_rel,
+                _old_pad,
+                "`nn.pad` of TVM 0.7 and before, its pad value an attribute.",
+                relation_name(_old_pad_rel),
                 {a.name: a for a in _OLD_PAD_ATTRS},
             )
         return found, "pad_value"

@@ -49,7 +49,7 @@ UNIT = TupleType(())
 class Storage:
     """A block of storage allocated by `memory.alloc_storage`."""
 
-    __slots__ = ("nbytes", "dtype")
+    __slots__ = ("dtype", "nbytes")
 
     def __init__(self, nbytes: int, dtype: str) -> None:
         self.nbytes = nbytes
@@ -73,7 +73,9 @@ def _shape_vector_rank(r: Relation, i: int) -> int | None:
     if len(t.shape) == 0:
         return 0
     if len(t.shape) != 1:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a shape as a vector, found a tensor of rank {len(t.shape)}", arg=i)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`{r.op}` takes a shape as a vector, found a tensor of rank {len(t.shape)}", arg=i
+        )
     return static(t.shape[0])
 
 
@@ -122,7 +124,11 @@ def alloc_tensor_rel(r: Relation) -> bool:
         else:
             return False
     if written and len(written) != rank:
-        r.fail(codes.SHAPE_MISMATCH, f"`assert_shape` has {len(written)} dimensions, but the shape vector has {rank}", arg=2)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`assert_shape` has {len(written)} dimensions, but the shape vector has {rank}",
+            arg=2,
+        )
     shape = tuple(written) if written else tuple(AnyDim() for _ in range(rank))
     r.set_result(TensorType(shape, r.attrs["dtype"]))
     return True
@@ -162,7 +168,12 @@ def _function_type(r: Relation, i: int) -> FuncType | None:
     if isinstance(f, FuncType):
         return f
     if isinstance(f, (TensorType, TupleType)):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` calls a function, found a value that is not one", arg=i, label="not a function")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` calls a function, found a value that is not one",
+            arg=i,
+            label="not a function",
+        )
     return None
 
 
@@ -171,7 +182,9 @@ def invoke_tvm_op_rel(r: Relation) -> bool:
     f = _function_type(r, 0)
     if f is None:
         return False
-    r.unify(TupleType(f.arg_types), r.arg(1), arg=1, message=f"`{r.op}`: the inputs do not fit the function's parameters")
+    r.unify(
+        TupleType(f.arg_types), r.arg(1), arg=1, message=f"`{r.op}`: the inputs do not fit the function's parameters"
+    )
     ret = f.ret_type
     outputs = ret if isinstance(ret, TupleType) else TupleType((ret,))
     r.unify(outputs, r.arg(2), arg=2, message=f"`{r.op}`: the outputs do not fit the function's result")
@@ -181,7 +194,9 @@ def invoke_tvm_op_rel(r: Relation) -> bool:
 
 def _write(out: Any, value: Any) -> None:
     if not isinstance(out, np.ndarray) or not out.flags.writeable:
-        raise KernelError(codes.RUNTIME_ERROR, "`vm.invoke_tvm_op`: an output is not a tensor allocated by `memory.alloc_tensor`")
+        raise KernelError(
+            codes.RUNTIME_ERROR, "`vm.invoke_tvm_op`: an output is not a tensor allocated by `memory.alloc_tensor`"
+        )
     value = np.asarray(value)
     if value.shape != out.shape:
         raise KernelError(
@@ -202,8 +217,11 @@ def invoke_tvm_op(args: tuple, attrs: dict) -> Any:
     result = fn(*inputs)
     results = result if isinstance(result, tuple) else (result,)
     if len(results) != len(outputs):
-        raise KernelError(codes.RUNTIME_ERROR, f"`vm.invoke_tvm_op`: the function gave {len(results)} results for {len(outputs)} outputs")
-    for out, value in zip(outputs, results):
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"`vm.invoke_tvm_op`: the function gave {len(results)} results for {len(outputs)} outputs",
+        )
+    for out, value in zip(outputs, results, strict=False):
         _write(out, value)
     return ()
 
@@ -213,7 +231,9 @@ def call_lowered_rel(r: Relation) -> bool:
     f = _function_type(r, 0)
     if f is None:
         return False
-    r.unify(TupleType(f.arg_types), r.arg(1), arg=1, message=f"`{r.op}`: the arguments do not fit the function's parameters")
+    r.unify(
+        TupleType(f.arg_types), r.arg(1), arg=1, message=f"`{r.op}`: the arguments do not fit the function's parameters"
+    )
     r.set_result(f.ret_type)
     return True
 
@@ -248,7 +268,9 @@ def reshape_tensor_rel(r: Relation) -> bool:
     rank = _shape_vector_rank(r, 1)
     newshape = r.attrs["newshape"]
     if rank is not None and rank != len(newshape):
-        r.fail(codes.SHAPE_MISMATCH, f"`newshape` has {len(newshape)} dimensions, but the shape vector has {rank}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`newshape` has {len(newshape)} dimensions, but the shape vector has {rank}", arg=1
+        )
     r.set_result(TensorType(tuple(newshape), x.dtype))
     return True
 
@@ -264,5 +286,7 @@ def reshape_tensor(args: tuple, attrs: dict) -> Any:
     x, shape = args
     target = tuple(int(d) for d in np.asarray(shape).reshape(-1))
     if int(np.prod(target, dtype=np.int64)) != x.size:
-        raise KernelError(codes.RUNTIME_ERROR, f"`vm.reshape_tensor`: cannot reshape {x.size} elements to shape {list(target)}")
+        raise KernelError(
+            codes.RUNTIME_ERROR, f"`vm.reshape_tensor`: cannot reshape {x.size} elements to shape {list(target)}"
+        )
     return x.reshape(target)

@@ -38,33 +38,46 @@ from ..relations import Relation, known_rank, shape_text
 # ---------------------------------------------------------------- kernels
 
 
-def conv_nd(x: Any, w: Any, strides: tuple, before: tuple, after: tuple, dilation: tuple, groups: int, dtype: Any) -> Any:
+def conv_nd(
+    x: Any, w: Any, strides: tuple, before: tuple, after: tuple, dilation: tuple, groups: int, dtype: Any
+) -> Any:
     """Cross-correlation of (N, C, *S) data with an (O, C / groups, *K) weight, in `dtype`."""
     k = x.ndim - 2
     if k == 1:
         out = conv2d_nchw(
-            x[:, :, None, :], w[:, :, None, :], (1, strides[0]), (0, before[0], 0, after[0]), (1, dilation[0]), groups, dtype
+            x[:, :, None, :],
+            w[:, :, None, :],
+            (1, strides[0]),
+            (0, before[0], 0, after[0]),
+            (1, dilation[0]),
+            groups,
+            dtype,
         )
         return out[:, :, 0, :]
     if k == 2:
-        return conv2d_nchw(x, w, tuple(strides), (before[0], before[1], after[0], after[1]), tuple(dilation), groups, dtype)
+        return conv2d_nchw(
+            x, w, tuple(strides), (before[0], before[1], after[0], after[1]), tuple(dilation), groups, dtype
+        )
     x = x.astype(dtype, copy=False)
     w = w.astype(dtype, copy=False)
     if any(before) or any(after):
-        padded = math.prod(s + b + a for s, b, a in zip(x.shape[2:], before, after))
+        padded = math.prod(s + b + a for s, b, a in zip(x.shape[2:], before, after, strict=False))
         limits.check_allocation(x.shape[0] * x.shape[1] * padded, x.dtype.itemsize, "the padded input of a convolution")
     xp = pad_spatial(x, before, after)
     n, c = x.shape[:2]
     o, ipg = w.shape[:2]
     window = w.shape[2:]
-    out_sizes = tuple(
-        (xp.shape[2 + i] - dilation[i] * (window[i] - 1) - 1) // strides[i] + 1 for i in range(k)
-    )
+    out_sizes = tuple((xp.shape[2 + i] - dilation[i] * (window[i] - 1) - 1) // strides[i] + 1 for i in range(k))
     st = xp.strides
     view = np.lib.stride_tricks.as_strided(
         xp,
         shape=(n, c, *window, *out_sizes),
-        strides=(st[0], st[1], *(st[2 + i] * dilation[i] for i in range(k)), *(st[2 + i] * strides[i] for i in range(k))),
+        strides=(
+            st[0],
+            st[1],
+            *(st[2 + i] * dilation[i] for i in range(k)),
+            *(st[2 + i] * strides[i] for i in range(k)),
+        ),
         writeable=False,
     )
     taps = math.prod(window)
@@ -88,12 +101,20 @@ def pad_spatial(x: Any, before: tuple, after: tuple, value: Any = 0) -> Any:
     """`x` with its spatial axes (all but the first two) padded by `value`."""
     if not any(before) and not any(after):
         return x
-    width = [(0, 0), (0, 0)] + [(b, a) for b, a in zip(before, after)]
+    width = [(0, 0), (0, 0)] + [(b, a) for b, a in zip(before, after, strict=False)]
     return np.pad(x, width, constant_values=value)
 
 
 def conv_transpose_nd(
-    x: Any, w: Any, strides: tuple, before: tuple, after: tuple, output_padding: tuple, dilation: tuple, groups: int, dtype: Any
+    x: Any,
+    w: Any,
+    strides: tuple,
+    before: tuple,
+    after: tuple,
+    output_padding: tuple,
+    dilation: tuple,
+    groups: int,
+    dtype: Any,
 ) -> Any:
     """Transposed convolution of (N, C, *S) data with a (C, O / groups, *K) weight, in `dtype`."""
     x = x.astype(dtype, copy=False)
@@ -104,26 +125,41 @@ def conv_transpose_nd(
     window = w.shape[2:]
     ipg = c // groups
     taps = math.prod(window)
-    full = tuple((s - 1) * st + d * (kk - 1) + 1 + op for s, st, d, kk, op in zip(sizes, strides, dilation, window, output_padding))
+    full = tuple(
+        (s - 1) * st + d * (kk - 1) + 1 + op
+        for s, st, d, kk, op in zip(sizes, strides, dilation, window, output_padding, strict=False)
+    )
     # (groups, opg * taps, ipg) @ (groups, ipg, positions): every position's
     # weighted window, for a block of rows of the first spatial axis of one
     # image at a time (all of them at once can be many times the result)
     wg = w.reshape(groups, ipg, opg * taps).transpose(0, 2, 1)
     out = np.zeros((n, groups * opg, *full), dtype=dtype)
     rest = math.prod(sizes[1:])
-    block = limits.scratch_rows(sizes[0], groups * opg * taps * rest * out.dtype.itemsize, "the temporaries of a transposed convolution")
+    block = limits.scratch_rows(
+        sizes[0], groups * opg * taps * rest * out.dtype.itemsize, "the temporaries of a transposed convolution"
+    )
     for image in range(n):
         for top in range(0, sizes[0], block):
             rows = min(block, sizes[0] - top)
             part = x[image, :, top : top + rows].reshape(groups, ipg, rows * rest)
             cols = np.matmul(wg, part).reshape(groups * opg, *window, rows, *sizes[1:])
             for tap in product(*(range(kk) for kk in window)):
-                first = slice(tap[0] * dilation[0] + strides[0] * top, tap[0] * dilation[0] + strides[0] * (top + rows - 1) + 1, strides[0])
-                where = tuple(slice(t * d, t * d + st * (s - 1) + 1, st) for t, d, st, s in zip(tap[1:], dilation[1:], strides[1:], sizes[1:]))
-                target, tap_index = (image, slice(None), first, *where), (slice(None), *tap)  # (no `x[a, *b]`: Python 3.10)
+                first = slice(
+                    tap[0] * dilation[0] + strides[0] * top,
+                    tap[0] * dilation[0] + strides[0] * (top + rows - 1) + 1,
+                    strides[0],
+                )
+                where = tuple(
+                    slice(t * d, t * d + st * (s - 1) + 1, st)
+                    for t, d, st, s in zip(tap[1:], dilation[1:], strides[1:], sizes[1:], strict=False)
+                )
+                target, tap_index = (
+                    (image, slice(None), first, *where),
+                    (slice(None), *tap),
+                )  # (no `x[a, *b]`: Python 3.10)
                 out[target] += cols[tap_index]
             del cols
-    crop = tuple(slice(b, f - a) for b, a, f in zip(before, after, full))
+    crop = tuple(slice(b, f - a) for b, a, f in zip(before, after, full, strict=False))
     kept = (slice(None), slice(None), *crop)
     return out[kept]
 
@@ -164,7 +200,10 @@ def pads(r: Relation, count: int, name: str = "padding") -> tuple[tuple, tuple]:
     if len(p) == 2 * count:
         return p[:count], p[count:]
     allowed = sorted({1, count, 2 * count})
-    r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} takes {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} values, found {len(p)}")
+    r.fail(
+        codes.TYPE_MISMATCH,
+        f"`{r.op}` {name} takes {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} values, found {len(p)}",
+    )
     raise AssertionError
 
 
@@ -188,7 +227,9 @@ def layout_attr(r: Relation, name: str, plain: str, default: str = "") -> str:
         r.fail(
             codes.TYPE_MISMATCH,
             f'`{r.op}`: {name} "{layout}" is not supported',
-            notes=[f'use an order of the letters {plain}, e.g. "{plain}", optionally with blocks such as "{plain}4{plain[1].lower()}"'],
+            notes=[
+                f'use an order of the letters {plain}, e.g. "{plain}", optionally with blocks such as "{plain}4{plain[1].lower()}"'
+            ],
         )
     return layout
 
@@ -196,7 +237,11 @@ def layout_attr(r: Relation, name: str, plain: str, default: str = "") -> str:
 def to_plain(r: Relation, shape: tuple, layout: str, plain: str, arg: int, what: str) -> tuple:
     """A shape in `layout` as the shape in `plain` (blocks folded back)."""
     if len(shape) != len(parse_layout(layout)):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a {len(parse_layout(layout))}-D {what} ({layout}), found {shape_text(shape)}", arg=arg)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` needs a {len(parse_layout(layout))}-D {what} ({layout}), found {shape_text(shape)}",
+            arg=arg,
+        )
     try:
         return layout_shapes(layout, plain, shape)
     except LayoutError as exc:
@@ -209,14 +254,16 @@ def from_plain(r: Relation, shape: tuple, plain: str, layout: str, arg: int | No
     try:
         return layout_shapes(plain, layout, shape)
     except LayoutError as exc:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the {what} does not fit layout \"{layout}\": {exc}", arg=arg)
+        r.fail(codes.SHAPE_MISMATCH, f'`{r.op}`: the {what} does not fit layout "{layout}": {exc}', arg=arg)
         raise AssertionError from None
 
 
-def window_sizes(r: Relation, sizes: tuple, window: tuple, strides: tuple, dilation: tuple, before: tuple, after: tuple, arg: int = 0) -> tuple:
+def window_sizes(
+    r: Relation, sizes: tuple, window: tuple, strides: tuple, dilation: tuple, before: tuple, after: tuple, arg: int = 0
+) -> tuple:
     """Output sizes of a sliding window; `?` where an input size or window is unknown."""
     out: list[Any] = []
-    for i, (s, k) in enumerate(zip(sizes, window)):
+    for i, (s, k) in enumerate(zip(sizes, window, strict=False)):
         if type(s) is not int or type(k) is not int:
             out.append(AnyDim())
             continue
@@ -296,7 +343,9 @@ def conv_rel(r: Relation, spatial: str, *, weight_free: bool = False, require_at
         weight = r.tensor(1)
         if not known_rank(weight.shape) and channels is not None and kernel_size is not None and type(c) is int:
             if c % groups:
-                r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
+                r.fail(
+                    codes.SHAPE_MISMATCH, f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0
+                )
             wshape = from_plain(r, (channels, c // groups, *kernel_size), pkernel, kl, 1, "weight")
             r.refine(1, TensorType(wshape, weight.dtype if type(weight.dtype) is str else data.dtype))
             weight = r.tensor(1)
@@ -305,9 +354,15 @@ def conv_rel(r: Relation, spatial: str, *, weight_free: bool = False, require_at
         o, i, *window = to_plain(r, weight.shape, kl, pkernel, 1, "weight")
         channel_checks(r, c, i, o, groups, weight.shape, kl)
         if channels is not None and type(o) is int and o != channels:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has channels={channels}, but the weight has {o} output channels", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH, f"`{r.op}` has channels={channels}, but the weight has {o} output channels", arg=1
+            )
         if kernel_size is not None and all(type(x) is int for x in window) and tuple(window) != kernel_size:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has kernel_size={list(kernel_size)}, but the weight's window is {tuple(window)}", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}` has kernel_size={list(kernel_size)}, but the weight's window is {tuple(window)}",
+                arg=1,
+            )
         weight_dtype(r, 1, data.dtype)
     outs = window_sizes(r, tuple(sizes), tuple(window), strides, dilation, before, after)
     oshape = from_plain(r, (n, o, *outs), pdata, ol, None, "result")
@@ -330,7 +385,7 @@ def conv_transpose_rel(r: Relation, spatial: str) -> bool:
     output_padding = int_values(r, "output_padding", k, positive=False)
     before, after = pads(r, k)
     groups = groups_attr(r)
-    for i, (op, s, d) in enumerate(zip(output_padding, strides, dilation)):
+    for i, (op, s, d) in enumerate(zip(output_padding, strides, dilation, strict=False)):
         if not 0 <= op < max(s, d):
             r.fail(
                 codes.TYPE_MISMATCH,
@@ -363,18 +418,28 @@ def conv_transpose_rel(r: Relation, spatial: str) -> bool:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} input channels cannot be divided into groups={groups}", arg=0)
     o: Any = opg * groups if type(opg) is int else AnyDim()
     if channels is not None and type(o) is int and o != channels:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has channels={channels}, but the weight gives {o} output channels", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`{r.op}` has channels={channels}, but the weight gives {o} output channels", arg=1
+        )
     if kernel_size is not None and all(type(x) is int for x in window) and tuple(window) != kernel_size:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has kernel_size={list(kernel_size)}, but the weight's window is {tuple(window)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` has kernel_size={list(kernel_size)}, but the weight's window is {tuple(window)}",
+            arg=1,
+        )
     weight_dtype(r, 1, data.dtype)
     outs: list[Any] = []
-    for ax, (s, kk) in enumerate(zip(sizes, window)):
+    for ax, (s, kk) in enumerate(zip(sizes, window, strict=False)):
         if type(s) is not int or type(kk) is not int:
             outs.append(AnyDim())
             continue
         v = (s - 1) * strides[ax] - before[ax] - after[ax] + dilation[ax] * (kk - 1) + output_padding[ax] + 1
         if v <= 0:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the padding removes the whole output along spatial axis {ax} ({v})", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}`: the padding removes the whole output along spatial axis {ax} ({v})",
+                arg=0,
+            )
         outs.append(v)
     oshape = from_plain(r, (n, o, *outs), pdata, ol, None, "result")
     r.set_result(TensorType(oshape, r.attrs["out_dtype"] or data.dtype))

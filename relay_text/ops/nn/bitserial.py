@@ -74,9 +74,17 @@ def bitpack_rel(r: Relation) -> bool:
     rank = len(x.shape)
     pack_axis, bit_axis = r.attrs["pack_axis"], r.attrs["bit_axis"]
     if not 0 <= pack_axis < rank:
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` pack_axis {pack_axis} is out of range for data of rank {rank}", notes=[f"use 0 to {rank - 1}"])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` pack_axis {pack_axis} is out of range for data of rank {rank}",
+            notes=[f"use 0 to {rank - 1}"],
+        )
     if not 0 <= bit_axis <= rank:
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` bit_axis {bit_axis} is out of range for a result of rank {rank + 1}", notes=[f"use 0 to {rank}"])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` bit_axis {bit_axis} is out of range for a result of rank {rank + 1}",
+            notes=[f"use 0 to {rank}"],
+        )
     d = x.shape[pack_axis]
     if type(d) is int and d % word:
         r.fail(
@@ -163,13 +171,17 @@ def bitserial_conv2d_rel(r: Relation) -> bool:
         return False
     if len(data.shape) != 4:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
-    dims = dict(zip(dl, data.shape))
+    dims = dict(zip(dl, data.shape, strict=False))
     channels = r.attrs["channels"]
     weight = r.tensor(1)
     if known_rank(weight.shape):
         if len(weight.shape) != 4:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes an unpacked 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
-        wd = dict(zip(kl, weight.shape))
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}` takes an unpacked 4-D weight ({kl}), found {shape_text(weight.shape)}",
+                arg=1,
+            )
+        wd = dict(zip(kl, weight.shape, strict=False))
         expected = {"O": channels, "I": dims["C"], "H": ks[0], "W": ks[1]}
         for letter, want in expected.items():
             if type(want) is int and type(wd[letter]) is int and wd[letter] != want:
@@ -238,14 +250,14 @@ def bitserial_dense_rel(r: Relation) -> bool:
     if known_rank(weight.shape):
         k = data.shape[-1]
         if len(weight.shape) != 2 or any(
-            type(a) is int and type(b) is int and a != b for a, b in zip(weight.shape, (units, k))
+            type(a) is int and type(b) is int and a != b for a, b in zip(weight.shape, (units, k), strict=False)
         ):
             r.fail(
                 codes.SHAPE_MISMATCH,
                 f"`{r.op}`: the weight should be ({units}, {k}), found {shape_text(weight.shape)}",
                 arg=1,
             )
-    r.set_result(TensorType(data.shape[:-1] + (units,), r.attrs["out_dtype"] or data.dtype))
+    r.set_result(TensorType((*data.shape[:-1], units), r.attrs["out_dtype"] or data.dtype))
     return True
 
 

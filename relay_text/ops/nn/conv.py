@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from ... import limits
 from ...diagnostics import codes
@@ -138,7 +139,10 @@ def parallel_copy(dst: Any, src: Any) -> None:
         np.copyto(dst, src)
         return
     index = (slice(None),) * axis
-    run_parts(np.copyto, [(dst[index + (slice(a, b),)], src[index + (slice(a, b),)]) for a, b in ranges(dst.shape[axis], pieces)])
+    run_parts(
+        np.copyto,
+        [(dst[(*index, slice(a, b))], src[(*index, slice(a, b))]) for a, b in ranges(dst.shape[axis], pieces)],
+    )
 
 
 # ---------------------------------------------------------------- kernels
@@ -175,7 +179,9 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
         out = np.matmul(w.reshape(o, c), pixels)
         return out.reshape(n, o, oh, ow)
     if pt or pl or pb or pr:
-        limits.check_allocation(n * c * (h + pt + pb) * (wd + pl + pr), np.dtype(dtype).itemsize, "the padded input of a convolution")
+        limits.check_allocation(
+            n * c * (h + pt + pb) * (wd + pl + pr), np.dtype(dtype).itemsize, "the padded input of a convolution"
+        )
         xp = np.empty((n, c, h + pt + pb, wd + pl + pr), dtype=dtype)
         for border in (xp[:, :, :pt], xp[:, :, pt + h :], xp[:, :, pt : pt + h, :pl], xp[:, :, pt : pt + h, pl + wd :]):
             border.fill(0)
@@ -265,8 +271,10 @@ def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilat
                 if sh == 1 and sw == 1:
                     src = flat[img, c0:c1, 0, 0]
                     view = np.lib.stride_tricks.as_strided(
-                        src, shape=(c1 - c0, kh, kw, length),
-                        strides=(src.strides[0], dh * wq * itemsize, dw * itemsize, itemsize), writeable=False,
+                        src,
+                        shape=(c1 - c0, kh, kw, length),
+                        strides=(src.strides[0], dh * wq * itemsize, dw * itemsize, itemsize),
+                        writeable=False,
                     )
                     np.copyto(part.reshape(c1 - c0, kh, kw, length), view)
                 else:
@@ -306,7 +314,9 @@ def conv2d_transpose_nchw(
     from ._conv_nd import conv_transpose_nd
 
     pt, pl, pb, pr = pads
-    return conv_transpose_nd(x, w, tuple(strides), (pt, pl), (pb, pr), tuple(output_padding), tuple(dilation), groups, np.dtype(dtype))
+    return conv_transpose_nd(
+        x, w, tuple(strides), (pt, pl), (pb, pr), tuple(output_padding), tuple(dilation), groups, np.dtype(dtype)
+    )
 
 
 # ---------------------------------------------------------------- shared attribute handling
@@ -353,7 +363,7 @@ def _layout(r: Relation, name: str, letters: str) -> str:
         r.fail(
             codes.TYPE_MISMATCH,
             f'`{r.op}`: {name} "{layout}" is not supported',
-            notes=[f"use an order of the letters {letters}, e.g. \"{letters}\""],
+            notes=[f'use an order of the letters {letters}, e.g. "{letters}"'],
         )
     return layout
 
@@ -407,13 +417,19 @@ def conv1d_rel(r: Relation) -> bool:
             notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
         )
     if channels is not None and type(o) is int and o != channels:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv1d` has channels={channels}, but the weight has {o} output channels", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`nn.conv1d` has channels={channels}, but the weight has {o} output channels", arg=1
+        )
     weight_dtype_of(r, data.dtype)
     left, right = (pad[0], pad[0]) if len(pad) == 1 else pad
     if type(width) is int and type(k) is int:
         out_w: Any = (width + left + right - dilation * (k - 1) - 1) // stride + 1
         if out_w <= 0:
-            r.fail(codes.SHAPE_MISMATCH, f"`nn.conv1d`: the window does not fit: the input width is {width}, the output would be {out_w}", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`nn.conv1d`: the window does not fit: the input width is {width}, the output would be {out_w}",
+                arg=0,
+            )
     else:
         out_w = AnyDim()
     dims = {"N": n, "C": o, "W": out_w}
@@ -437,7 +453,9 @@ def conv1d(args: tuple, attrs: dict) -> Any:
     w4 = np.transpose(w, [kl.index(c) for c in "OIW"])[:, :, None, :]
     pad = attrs["padding"]
     left, right = (pad[0], pad[0]) if len(pad) == 1 else pad
-    out = conv2d_nchw(x4, w4, (1, attrs["strides"][0]), (0, left, 0, right), (1, attrs["dilation"][0]), attrs["groups"], dtype)
+    out = conv2d_nchw(
+        x4, w4, (1, attrs["strides"][0]), (0, left, 0, right), (1, attrs["dilation"][0]), attrs["groups"], dtype
+    )
     return wrap(np.transpose(out[:, :, 0, :], ["NCW".index(c) for c in ol]), dtype)
 
 
@@ -472,7 +490,9 @@ def conv2d_transpose_rel(r: Relation) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) != 4:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose` needs 4-D data ({dl}), found {shape_text(data.shape)}", arg=0
+        )
     n, c, h, w = (data.shape[dl.index(x)] for x in "NCHW")
     channels, kernel_size = r.attrs["channels"], r.attrs["kernel_size"]
     weight = r.tensor(1)
@@ -484,7 +504,11 @@ def conv2d_transpose_rel(r: Relation) -> bool:
     if not known_rank(weight.shape):
         return False
     if len(weight.shape) != 4:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose` needs a 4-D weight ({kl}), found {shape_text(weight.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.conv2d_transpose` needs a 4-D weight ({kl}), found {shape_text(weight.shape)}",
+            arg=1,
+        )
     i, opg, kh, kw = (weight.shape[kl.index(x)] for x in "IOHW")
     if type(c) is int and type(i) is int and c != i:
         r.fail(
@@ -494,10 +518,18 @@ def conv2d_transpose_rel(r: Relation) -> bool:
             notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
         )
     if type(c) is int and c % groups:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose`: {c} input channels cannot be divided into groups={groups}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.conv2d_transpose`: {c} input channels cannot be divided into groups={groups}",
+            arg=0,
+        )
     o: Any = opg * groups if type(opg) is int else AnyDim()
     if channels is not None and type(o) is int and o != channels:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels",
+            arg=1,
+        )
     weight_dtype_of(r, data.dtype)
 
     def size(d: Any, k: Any, s: int, dil: int, before: int, after: int, extra: int, name: str) -> Any:
@@ -505,7 +537,9 @@ def conv2d_transpose_rel(r: Relation) -> bool:
             return AnyDim()
         v = (d - 1) * s - before - after + dil * (k - 1) + extra + 1
         if v <= 0:
-            r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose`: the padding removes the whole output {name} ({v})", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH, f"`nn.conv2d_transpose`: the padding removes the whole output {name} ({v})", arg=0
+            )
         return v
 
     oh = size(h, kh, sh, dh, pt, pb, oph, "height")
@@ -530,7 +564,13 @@ def conv2d_transpose(args: tuple, attrs: dict) -> Any:
     x = np.transpose(x, [dl.index(c) for c in "NCHW"])
     w = np.transpose(w, [kl.index(c) for c in "IOHW"])
     out = conv2d_transpose_nchw(
-        x, w, pair_of(attrs["strides"]), pads_2d(attrs["padding"]), pair_of(attrs["output_padding"]),
-        pair_of(attrs["dilation"]), attrs["groups"], dtype,
+        x,
+        w,
+        pair_of(attrs["strides"]),
+        pads_2d(attrs["padding"]),
+        pair_of(attrs["output_padding"]),
+        pair_of(attrs["dilation"]),
+        attrs["groups"],
+        dtype,
     )
     return wrap(np.transpose(out, ["NCHW".index(c) for c in ol]), dtype)

@@ -22,7 +22,6 @@ from ..registry import register
 from ..relations import Relation, relation
 
 
-
 @relation("Conv3D")
 def conv3d_rel(r: Relation) -> bool:
     """data (N, C, D, H, W), weight (O, C / groups, KD, KH, KW) -> (N, O, OD, OH, OW)."""
@@ -36,8 +35,14 @@ def run_conv3d(x: Any, w: Any, attrs: dict) -> Any:
     dtype = np.dtype(attrs["out_dtype"] or x.dtype)
     before, after = kernel_pads(attrs["padding"], 3)
     out = conv_nd(
-        to_layout(x, dl, "NCDHW"), to_layout(w, kl, "OIDHW"), _three(attrs["strides"]), before, after,
-        _three(attrs["dilation"]), attrs["groups"], dtype,
+        to_layout(x, dl, "NCDHW"),
+        to_layout(w, kl, "OIDHW"),
+        _three(attrs["strides"]),
+        before,
+        after,
+        _three(attrs["dilation"]),
+        attrs["groups"],
+        dtype,
     )
     return wrap(to_layout(out, "NCDHW", ol), dtype)
 
@@ -46,6 +51,12 @@ def _three(v: tuple) -> tuple:
     return tuple(v) * 3 if len(v) == 1 else tuple(v)
 
 
-@register("nn.conv3d", inputs=2, relation=conv3d_rel, attrs=CONV3D_ATTRS, doc="3-D convolution (cross-correlation) with strides, padding, dilation and groups.")
+@register(
+    "nn.conv3d",
+    inputs=2,
+    relation=conv3d_rel,
+    attrs=CONV3D_ATTRS,
+    doc="3-D convolution (cross-correlation) with strides, padding, dilation and groups.",
+)
 def conv3d(args: tuple, attrs: dict) -> Any:
     return run_conv3d(args[0], args[1], attrs)

@@ -48,7 +48,9 @@ def conv2d_backward_weight_rel(r: Relation) -> bool:
         r.fail(
             codes.TYPE_MISMATCH,
             f'`{r.op}`: kernel_layout (the layout of the data) "{dl}" is not supported',
-            notes=['TVM keeps the data\'s layout in kernel_layout and the weight\'s in out_layout: write kernel_layout="NCHW", out_layout="OIHW"'],
+            notes=[
+                'TVM keeps the data\'s layout in kernel_layout and the weight\'s in out_layout: write kernel_layout="NCHW", out_layout="OIHW"'
+            ],
         )
     wl = layout_attr(r, "out_layout", "OIHW", "OIHW")
     int_values(r, "strides", 2)
@@ -66,16 +68,27 @@ def conv2d_backward_weight_rel(r: Relation) -> bool:
     if type(gn) is int and type(dn) is int and gn != dn:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the gradient has batch {gn}, the data {dn}", arg=1)
     if type(c) is not int or type(o) is not int:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs static channel counts, found {o} and {c}", arg=1 if type(c) is not int else 0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` needs static channel counts, found {o} and {c}",
+            arg=1 if type(c) is not int else 0,
+        )
     if c % groups or o % groups:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} input and {o} output channels cannot both be divided into groups={groups}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}`: {c} input and {o} output channels cannot both be divided into groups={groups}",
+            arg=1,
+        )
     i = c // groups
     if c == o == groups:
         channels = r.attrs["channels"]
         if channels is None:
             r.fail(codes.TYPE_MISMATCH, f"`{r.op}` of a depthwise convolution needs the attribute channels")
         if channels // groups != i:
-            r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: a depthwise weight with channels={channels} would have {channels // groups} inputs per group; only {i} can be computed")
+            r.fail(
+                codes.TYPE_MISMATCH,
+                f"`{r.op}`: a depthwise weight with channels={channels} would have {channels // groups} inputs per group; only {i} can be computed",
+            )
     shape = from_plain(r, (o, i, kh, kw), "OIHW", wl, None, "result")
     r.set_result(TensorType(shape, r.attrs["out_dtype"] or grad.dtype))
     return True
@@ -111,6 +124,8 @@ def conv2d_backward_weight(args: tuple, attrs: dict) -> Any:
             view = xp[:, :, a * dh : a * dh + sh * (oh - 1) + 1 : sh, b * dw : b * dw + sw * (ow - 1) + 1 : sw]
             v = view.reshape(n, groups, ipg, oh * ow)
             # sum over images and positions, per group: (groups, O/groups, ipg)
-            out[:, :, a, b] = np.matmul(g.transpose(1, 2, 0, 3).reshape(groups, o // groups, n * oh * ow),
-                                        v.transpose(1, 0, 3, 2).reshape(groups, n * oh * ow, ipg)).reshape(o, ipg)
+            out[:, :, a, b] = np.matmul(
+                g.transpose(1, 2, 0, 3).reshape(groups, o // groups, n * oh * ow),
+                v.transpose(1, 0, 3, 2).reshape(groups, n * oh * ow, ipg),
+            ).reshape(o, ipg)
     return wrap(to_layout(out, "OIHW", attrs["out_layout"] or "OIHW"), dtype)

@@ -117,7 +117,9 @@ def gemm_conv2d_rel(r: Relation) -> bool:
     groups = groups_attr(r)
     channels, ks = r.attrs["channels"], r.attrs["kernel_size"]
     if channels is None or ks is None:
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs the attributes channels and kernel_size (its weight is pre-packed)")
+        r.fail(
+            codes.TYPE_MISMATCH, f"`{r.op}` needs the attributes channels and kernel_size (its weight is pre-packed)"
+        )
     ks = int_values(r, "kernel_size", 2)
     if channels <= 0:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` channels must be positive, found {channels}")
@@ -168,7 +170,9 @@ def gemm_conv2d(args: tuple, attrs: dict) -> Any:
     ipg = xn.shape[1] // attrs["groups"]
     channels = attrs["channels"]
     w = gemm_unpack(u, kh * kw * ipg, channels).reshape(kh, kw, ipg, channels).transpose(3, 2, 0, 1)
-    out = conv2d_nchw(xn, w, pair_of(attrs["strides"]), pads_2d(attrs["padding"]), pair_of(attrs["dilation"]), attrs["groups"], dtype)
+    out = conv2d_nchw(
+        xn, w, pair_of(attrs["strides"]), pads_2d(attrs["padding"]), pair_of(attrs["dilation"]), attrs["groups"], dtype
+    )
     plain = to_layout(out, "NCHW", "NHWC")
     return wrap(to_layout(plain, "NHWC", ol), dtype)
 
@@ -182,7 +186,9 @@ def dense_pack_rel(r: Relation) -> bool:
     if len(data.shape) != 2:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes 2-D data, found {shape_text(data.shape)}", arg=0)
     if len(weight.shape) not in (3, 4):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a 3-D or 4-D packed weight, found {shape_text(weight.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`{r.op}` takes a 3-D or 4-D packed weight, found {shape_text(weight.shape)}", arg=1
+        )
     ws = weight.shape
     k = ws[1] if len(ws) == 3 else (ws[1] * ws[3] if type(ws[1]) is int and type(ws[3]) is int else AnyDim())
     if type(k) is int and type(data.shape[1]) is int and k != data.shape[1]:
@@ -212,6 +218,3 @@ def dense_pack(args: tuple, attrs: dict) -> Any:
         plain = w.transpose(0, 2, 1, 3).reshape(w.shape[0] * w.shape[2], w.shape[1] * w.shape[3])
     out = np.matmul(x.astype(dtype), plain.astype(dtype).T)
     return wrap(out, dtype)
-
-
-

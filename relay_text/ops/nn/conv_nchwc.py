@@ -27,15 +27,19 @@ from ..registry import register
 from ..relations import Relation, relation
 
 
-
 def blocked_conv2d(x: Any, w: Any, attrs: dict) -> Any:
     """nn.conv2d's arithmetic on tensors in any (blocked) layouts of `attrs`."""
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
     dtype = np.dtype(attrs["out_dtype"] or x.dtype)
     out = conv2d_nchw(
-        to_layout(x, dl, "NCHW"), to_layout(w, kl, "OIHW"), pair_of(attrs["strides"]), pads_2d(attrs["padding"]),
-        pair_of(attrs["dilation"]), attrs["groups"], dtype,
+        to_layout(x, dl, "NCHW"),
+        to_layout(w, kl, "OIHW"),
+        pair_of(attrs["strides"]),
+        pads_2d(attrs["padding"]),
+        pair_of(attrs["dilation"]),
+        attrs["groups"],
+        dtype,
     )
     return wrap(to_layout(out, "NCHW", ol), dtype)
 

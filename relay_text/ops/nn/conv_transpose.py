@@ -29,7 +29,6 @@ from ..registry import register
 from ..relations import Relation, relation
 
 
-
 def _run(args: tuple, attrs: dict, spatial: str) -> Any:
     x, w = args
     k = len(spatial)
@@ -42,8 +41,15 @@ def _run(args: tuple, attrs: dict, spatial: str) -> Any:
 
     before, after = kernel_pads(attrs["padding"], k)
     out = conv_transpose_nd(
-        to_layout(x, dl, "NC" + spatial), to_layout(w, kl, "IO" + spatial), full(attrs["strides"]), before, after,
-        full(attrs["output_padding"]), full(attrs["dilation"]), attrs["groups"], dtype,
+        to_layout(x, dl, "NC" + spatial),
+        to_layout(w, kl, "IO" + spatial),
+        full(attrs["strides"]),
+        before,
+        after,
+        full(attrs["output_padding"]),
+        full(attrs["dilation"]),
+        attrs["groups"],
+        dtype,
     )
     return wrap(to_layout(out, "NC" + spatial, ol), dtype)
 

@@ -41,14 +41,21 @@ def correlation_rel(r: Relation) -> bool:
     """data1, data2 (N, C, H, W) of one shape -> (N, D * D, OH, OW)."""
     a = r.attrs
     if a["layout"] != "NCHW":
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{a["layout"]}" is not supported', notes=['TVM computes correlation in "NCHW" only'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}`: layout "{a["layout"]}" is not supported',
+            notes=['TVM computes correlation in "NCHW" only'],
+        )
     k = a["kernel_size"]
     if k <= 0 or k % 2 == 0:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` kernel_size must be a positive odd number, found {k}")
     if a["max_displacement"] < 0:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` max_displacement cannot be negative, found {a['max_displacement']}")
     if a["stride1"] <= 0 or a["stride2"] <= 0:
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` stride1 and stride2 must be positive, found {a['stride1']} and {a['stride2']}")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` stride1 and stride2 must be positive, found {a['stride1']} and {a['stride2']}",
+        )
     pad = a["padding"]
     if len(pad) not in (1, 2, 4) or any(p < 0 for p in pad):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding takes 1, 2 or 4 non-negative values, found {list(pad)}")
@@ -58,7 +65,7 @@ def correlation_rel(r: Relation) -> bool:
     for i, shape in ((0, x.shape), (1, y.shape)):
         if len(shape) != 4:
             r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data (NCHW), found {shape_text(shape)}", arg=i)
-    for axis, (p, q) in enumerate(zip(x.shape, y.shape)):
+    for axis, (p, q) in enumerate(zip(x.shape, y.shape, strict=False)):
         if type(p) is int and type(q) is int and p != q:
             r.fail(
                 codes.SHAPE_MISMATCH,
@@ -120,7 +127,7 @@ def correlation(args: tuple, attrs: dict) -> Any:
     for q in range(d * d):
         dy, dx = (q // d - disp) * s2, (q % d - disp) * s2
         a = xp[:, :, md:, md:]
-        bb = yp[:, :, md + dy:, md + dx:]
+        bb = yp[:, :, md + dy :, md + dx :]
         per_pixel = a[:, :, : bb.shape[2], : bb.shape[3]]
         bb = bb[:, :, : per_pixel.shape[2], : per_pixel.shape[3]]
         term = per_pixel * bb if attrs["is_multiply"] else np.abs(per_pixel - bb)
@@ -151,7 +158,10 @@ def dilate_rel(r: Relation) -> bool:
             arg=0,
             notes=["give one stride per axis"],
         )
-    shape = tuple((d - 1) * s + 1 if type(d) is int else (d if s == 1 else AnyDim()) for d, s in zip(x.shape, strides))
+    shape = tuple(
+        (d - 1) * s + 1 if type(d) is int else (d if s == 1 else AnyDim())
+        for d, s in zip(x.shape, strides, strict=False)
+    )
     r.set_result(TensorType(shape, x.dtype))
     return True
 
@@ -166,7 +176,7 @@ def dilate_rel(r: Relation) -> bool:
 def dilate(args: tuple, attrs: dict) -> Any:
     x = args[0]
     strides = attrs["strides"]
-    shape = tuple((d - 1) * s + 1 if d else 0 for d, s in zip(x.shape, strides))
+    shape = tuple((d - 1) * s + 1 if d else 0 for d, s in zip(x.shape, strides, strict=False))
     out = np.full(shape, attrs["dilation_value"]).astype(x.dtype)
     out[tuple(slice(None, None, s) for s in strides)] = x
     return out

@@ -62,7 +62,11 @@ def deformable_conv2d_rel(r: Relation) -> bool:
     if not known_rank(data.shape):
         return False
     if type(data.dtype) is str and not data.dtype.startswith(("float", "bfloat")):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` samples between pixels and takes floating-point data, found `{data.dtype}`", arg=0)
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` samples between pixels and takes floating-point data, found `{data.dtype}`",
+            arg=0,
+        )
     n, c, h, w = to_plain(r, data.shape, dl, "NCHW", 0, "data")
     if type(c) is int and c % dg:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: {c} channels cannot be divided into deformable_groups={dg}", arg=0)
@@ -86,7 +90,9 @@ def deformable_conv2d_rel(r: Relation) -> bool:
     if channels is not None and type(o) is int and o != channels:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has channels={channels}, but the weight has {o} output channels", arg=2)
     if ks is not None and type(kh) is int and type(kw) is int and (kh, kw) != ks:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=2)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`{r.op}` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=2
+        )
     r.unify_dtypes(0, 2)
     oh, ow = window_sizes(r, (h, w), (kh, kw), strides, dilation, before, after)
     taps = 2 * kh * kw * dg if type(kh) is int and type(kw) is int else r.fresh_dim()

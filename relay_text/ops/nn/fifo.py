@@ -28,11 +28,15 @@ def fifo_buffer_rel(r: Relation) -> bool:
         return False
     rank = len(buffer.shape)
     if len(data.shape) != rank:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.fifo_buffer`: the data has rank {len(data.shape)} but the buffer has rank {rank}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.fifo_buffer`: the data has rank {len(data.shape)} but the buffer has rank {rank}",
+            arg=0,
+        )
     if rank == 0:
         r.fail(codes.SHAPE_MISMATCH, "`nn.fifo_buffer` needs tensors of rank at least 1, found scalars", arg=1)
     axis = normalize_axis(r, r.attrs["axis"], rank)
-    for i, (d, b) in enumerate(zip(data.shape, buffer.shape)):
+    for i, (d, b) in enumerate(zip(data.shape, buffer.shape, strict=False)):
         if type(d) is not int or type(b) is not int:
             continue
         if i == axis and d >= b:
@@ -47,7 +51,9 @@ def fifo_buffer_rel(r: Relation) -> bool:
                 codes.SHAPE_MISMATCH,
                 f"`nn.fifo_buffer`: axis {i} has size {d} in the data but {b} in the buffer",
                 arg=0,
-                notes=[f"data {shape_text(data.shape)}, buffer {shape_text(buffer.shape)}; only axis {axis} may differ"],
+                notes=[
+                    f"data {shape_text(data.shape)}, buffer {shape_text(buffer.shape)}; only axis {axis} may differ"
+                ],
             )
     r.set_result(buffer)
     return True

@@ -27,10 +27,14 @@ def matmul_rel(r: Relation) -> bool:
     ta, tb = r.attrs["transpose_a"], r.attrs["transpose_b"]
     rank = len(a.shape)
     if rank < 1 or (ta and rank < 2):
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.matmul` needs the first operand to have rank at least {2 if ta else 1}, found {shape_text(a.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.matmul` needs the first operand to have rank at least {2 if ta else 1}, found {shape_text(a.shape)}",
+            arg=0,
+        )
     if ta:
         k = a.shape[-2]
-        out = a.shape[:-2] + (a.shape[-1],)
+        out = (*a.shape[:-2], a.shape[-1])
     else:
         k = a.shape[-1]
         out = a.shape[:-1]
@@ -42,7 +46,9 @@ def matmul_rel(r: Relation) -> bool:
     if not known_rank(b.shape):
         return False
     if len(b.shape) != 2:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.matmul` needs a second operand of rank 2, found {shape_text(b.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`nn.matmul` needs a second operand of rank 2, found {shape_text(b.shape)}", arg=1
+        )
     bk, n = (b.shape[1], b.shape[0]) if tb else b.shape
     if type(k) is int and type(bk) is int and k != bk:
         r.fail(
@@ -55,7 +61,7 @@ def matmul_rel(r: Relation) -> bool:
     if units is not None and type(n) is int and n != units:
         r.fail(codes.SHAPE_MISMATCH, f"`nn.matmul` has units={units}, but the second operand gives {n} columns", arg=1)
     r.unify_dtypes(0, 1)
-    r.set_result(TensorType(out + (n,), r.attrs["out_dtype"] or a.dtype))
+    r.set_result(TensorType((*out, n), r.attrs["out_dtype"] or a.dtype))
     return True
 
 

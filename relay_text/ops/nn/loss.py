@@ -78,7 +78,12 @@ def _batch_mean(total: Any, batch: int, dtype: Any) -> Any:
     return wrap(trunc_divide(neg, np.asarray(batch, dtype=dtype)), dtype)
 
 
-@register("nn.cross_entropy", inputs=2, relation=cross_entropy_rel, doc="-sum(log(x) * y) / batch, for probabilities x and targets y.")
+@register(
+    "nn.cross_entropy",
+    inputs=2,
+    relation=cross_entropy_rel,
+    doc="-sum(log(x) * y) / batch, for probabilities x and targets y.",
+)
 def cross_entropy(args: tuple, attrs: dict) -> Any:
     x, y = args
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -106,15 +111,28 @@ def nll_loss_rel(r: Relation) -> bool:
     _require_float(r, 0)
     t = r.tensor(1).dtype
     if isinstance(t, str) and not t.startswith("int"):
-        r.fail(codes.TYPE_MISMATCH, f"`nn.nll_loss` takes targets of a signed integer dtype, found `{t}`", arg=1, label=f"this is `{t}`")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`nn.nll_loss` takes targets of a signed integer dtype, found `{t}`",
+            arg=1,
+            label=f"this is `{t}`",
+        )
     r.unify_dtypes(0, 2)
     pred, targets, weights = r.tensor(0), r.tensor(1), r.tensor(2)
     if not (known_rank(pred.shape) and known_rank(targets.shape) and known_rank(weights.shape)):
         return False
     if len(pred.shape) < 2:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.nll_loss` needs predictions of rank 2 or more (batch, classes, ...), found {shape_text(pred.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.nll_loss` needs predictions of rank 2 or more (batch, classes, ...), found {shape_text(pred.shape)}",
+            arg=0,
+        )
     if len(weights.shape) != 1:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.nll_loss` takes a vector of weights, one per class, found {shape_text(weights.shape)}", arg=2)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.nll_loss` takes a vector of weights, one per class, found {shape_text(weights.shape)}",
+            arg=2,
+        )
     c, wc = pred.shape[1], weights.shape[0]
     if type(c) is int and type(wc) is int and c != wc:
         r.fail(
@@ -124,7 +142,9 @@ def nll_loss_rel(r: Relation) -> bool:
             notes=[f"predictions {shape_text(pred.shape)}, weights {shape_text(weights.shape)}"],
         )
     expected = pred.shape[:1] + pred.shape[2:]
-    if len(targets.shape) != len(expected) or any(type(a) is int and type(b) is int and a != b for a, b in zip(targets.shape, expected)):
+    if len(targets.shape) != len(expected) or any(
+        type(a) is int and type(b) is int and a != b for a, b in zip(targets.shape, expected, strict=False)
+    ):
         r.fail(
             codes.SHAPE_MISMATCH,
             f"`nn.nll_loss`: targets of shape {shape_text(targets.shape)} do not match predictions of shape {shape_text(pred.shape)}",
@@ -149,7 +169,9 @@ def nll_loss(args: tuple, attrs: dict) -> Any:
     classes = pred.shape[1]
     bad = ~ignored & ((targets < 0) | (targets >= classes))
     if bad.any():
-        raise KernelError(codes.RUNTIME_ERROR, f"`nn.nll_loss`: target {int(targets[bad].flat[0])} is outside the {classes} classes")
+        raise KernelError(
+            codes.RUNTIME_ERROR, f"`nn.nll_loss`: target {int(targets[bad].flat[0])} is outside the {classes} classes"
+        )
     t = np.where(ignored, 0, targets).astype(np.int64)
     picked = np.take_along_axis(pred, np.expand_dims(t, 1), axis=1)[:, 0]
     zero = np.zeros((), dtype=pred.dtype)

@@ -19,7 +19,17 @@ from ...ir.ty import AnyDim, TensorType, TupleType
 from .._checks import dim_times
 from .._np import np, wrap
 from ._attrs import AVG_POOL2D_ATTRS, CONV2D_ATTRS, MAX_POOL2D_ATTRS
-from .conv import PARALLEL_MIN, conv2d_nchw, pads_2d, pair_of, ranges, run_parts, split_count, weight_dtype_of, window_taps
+from .conv import (
+    PARALLEL_MIN,
+    conv2d_nchw,
+    pads_2d,
+    pair_of,
+    ranges,
+    run_parts,
+    split_count,
+    weight_dtype_of,
+    window_taps,
+)
 from ..registry import Attr, register
 from ..relations import (
     OUT,
@@ -41,7 +51,13 @@ def relu(args: tuple, attrs: dict) -> Any:
     return wrap(np.maximum(x, np.zeros((), dtype=x.dtype)), x.dtype)
 
 
-@register("nn.leaky_relu", inputs=1, relation=numeric_identity, attrs=(Attr("alpha", "float", 0.25),), doc="x where x > 0, else alpha * x.")
+@register(
+    "nn.leaky_relu",
+    inputs=1,
+    relation=numeric_identity,
+    attrs=(Attr("alpha", "float", 0.25),),
+    doc="x where x > 0, else alpha * x.",
+)
 def leaky_relu(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.where(x > 0, x, x * np.asarray(attrs["alpha"], dtype=x.dtype)), x.dtype)
@@ -51,14 +67,25 @@ def leaky_relu(args: tuple, attrs: dict) -> Any:
 def softmax_rel(r: Relation) -> bool:
     x = r.tensor(0)
     if isinstance(x.dtype, str) and not x.dtype.startswith(("float", "bfloat")):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes a floating-point tensor, found `{x.dtype}`", arg=0, label=f"this is `{x.dtype}`")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` takes a floating-point tensor, found `{x.dtype}`",
+            arg=0,
+            label=f"this is `{x.dtype}`",
+        )
     if known_rank(x.shape):
         normalize_axis(r, r.attrs["axis"], len(x.shape))
     r.set_result(x)
     return True
 
 
-@register("nn.softmax", inputs=1, relation=softmax_rel, attrs=(Attr("axis", "int", -1),), doc="exp(x) / sum(exp(x)) along axis.")
+@register(
+    "nn.softmax",
+    inputs=1,
+    relation=softmax_rel,
+    attrs=(Attr("axis", "int", -1),),
+    doc="exp(x) / sum(exp(x)) along axis.",
+)
 def softmax(args: tuple, attrs: dict) -> Any:
     x = args[0]
     fast = softmax_rows(x, attrs["axis"], None, log=False)
@@ -69,7 +96,13 @@ def softmax(args: tuple, attrs: dict) -> Any:
     return wrap(e / np.sum(e, axis=attrs["axis"], keepdims=True), x.dtype)
 
 
-@register("nn.log_softmax", inputs=1, relation=softmax_rel, attrs=(Attr("axis", "int", -1),), doc="log(softmax(x)) along axis, computed stably.")
+@register(
+    "nn.log_softmax",
+    inputs=1,
+    relation=softmax_rel,
+    attrs=(Attr("axis", "int", -1),),
+    doc="log(softmax(x)) along axis, computed stably.",
+)
 def log_softmax(args: tuple, attrs: dict) -> Any:
     x = args[0]
     fast = softmax_rows(x, attrs["axis"], None, log=True)
@@ -85,7 +118,13 @@ def softmax_rows(x: Any, axis: int, out: Any, log: bool) -> Any:
     rows spread over the kernel threads; the same arithmetic as the
     whole-tensor formula. `out` may be None (a new tensor) or `x` itself.
     None where this does not apply (another axis, a small tensor)."""
-    if x.dtype.kind != "f" or x.dtype.itemsize < 4 or x.ndim == 0 or axis % x.ndim != x.ndim - 1 or x.size < PARALLEL_MIN:
+    if (
+        x.dtype.kind != "f"
+        or x.dtype.itemsize < 4
+        or x.ndim == 0
+        or axis % x.ndim != x.ndim - 1
+        or x.size < PARALLEL_MIN
+    ):
         return None
     if not x.flags.c_contiguous or x.shape[-1] == 0:
         return None
@@ -126,7 +165,13 @@ def dropout_rel(r: Relation) -> bool:
     return True
 
 
-@register("nn.dropout", inputs=1, relation=dropout_rel, attrs=(Attr("rate", "float", 0.5),), doc="(x, mask): the identity at inference time.")
+@register(
+    "nn.dropout",
+    inputs=1,
+    relation=dropout_rel,
+    attrs=(Attr("rate", "float", 0.5),),
+    doc="(x, mask): the identity at inference time.",
+)
 def dropout(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return (np.array(x, copy=True), np.ones_like(x))
@@ -152,14 +197,20 @@ def dense_rel(r: Relation) -> bool:
         if not known_rank(weight.shape):
             return False
         if len(weight.shape) != 2:
-            r.fail(codes.SHAPE_MISMATCH, f"`nn.dense` needs a weight of rank 2 (units, in), found {shape_text(weight.shape)}", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`nn.dense` needs a weight of rank 2 (units, in), found {shape_text(weight.shape)}",
+                arg=1,
+            )
         wk = weight.shape[1]
         if type(k) is int and type(wk) is int and k != wk:
             r.fail(
                 codes.SHAPE_MISMATCH,
                 f"`nn.dense`: the data has {k} input features but the weight expects {wk}",
                 arg=1,
-                notes=[f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"],
+                notes=[
+                    f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"
+                ],
             )
         r.unify(k, wk, arg=1)
         n = weight.shape[0]
@@ -168,7 +219,7 @@ def dense_rel(r: Relation) -> bool:
         # the data and the weight may differ in dtype (int8 data, uint8
         # weight): out_dtype decides the result, else the data's dtype
         dtype = r.attrs["out_dtype"] or data.dtype
-        r.set_result(TensorType(data.shape[:-1] + (units if units is not None else n,), dtype))
+        r.set_result(TensorType((*data.shape[:-1], units if units is not None else n), dtype))
         return True
     return False
 
@@ -195,7 +246,11 @@ def batch_matmul_rel(r: Relation) -> bool:
         return False
     for i, shape in ((0, x.shape), (1, y.shape)):
         if len(shape) != 3:
-            r.fail(codes.SHAPE_MISMATCH, f"`nn.batch_matmul` needs tensors of rank 3 (batch, rows, columns), found {shape_text(shape)}", arg=i)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`nn.batch_matmul` needs tensors of rank 3 (batch, rows, columns), found {shape_text(shape)}",
+                arg=i,
+            )
     bx, m, kx = x.shape if not r.attrs["transpose_a"] else (x.shape[0], x.shape[2], x.shape[1])
     by, ky, n = y.shape if not r.attrs["transpose_b"] else (y.shape[0], y.shape[2], y.shape[1])
     if type(kx) is int and type(ky) is int and kx != ky:
@@ -203,7 +258,9 @@ def batch_matmul_rel(r: Relation) -> bool:
             codes.SHAPE_MISMATCH,
             f"`nn.batch_matmul`: the inner dimensions differ ({kx} and {ky})",
             arg=1,
-            notes=[f"x is {shape_text(x.shape)} (transpose_a={r.attrs['transpose_a']}), y is {shape_text(y.shape)} (transpose_b={r.attrs['transpose_b']})"],
+            notes=[
+                f"x is {shape_text(x.shape)} (transpose_a={r.attrs['transpose_a']}), y is {shape_text(y.shape)} (transpose_b={r.attrs['transpose_b']})"
+            ],
         )
     r.unify(kx, ky, arg=1)
     if type(bx) is int and type(by) is int and bx != by and 1 not in (bx, by):
@@ -241,7 +298,13 @@ def bias_add_rel(r: Relation) -> bool:
     return True
 
 
-@register("nn.bias_add", inputs=2, relation=bias_add_rel, attrs=(Attr("axis", "int", 1),), doc="Add a vector along one axis (the channels).")
+@register(
+    "nn.bias_add",
+    inputs=2,
+    relation=bias_add_rel,
+    attrs=(Attr("axis", "int", 1),),
+    doc="Add a vector along one axis (the channels).",
+)
 def bias_add(args: tuple, attrs: dict) -> Any:
     x, b = args
     axis = attrs["axis"] % x.ndim
@@ -268,7 +331,12 @@ def batch_flatten_rel(r: Relation) -> bool:
     return True
 
 
-@register("nn.batch_flatten", inputs=1, relation=batch_flatten_rel, doc="Flatten all axes but the first: (N, ...) to (N, rest).")
+@register(
+    "nn.batch_flatten",
+    inputs=1,
+    relation=batch_flatten_rel,
+    doc="Flatten all axes but the first: (N, ...) to (N, rest).",
+)
 def batch_flatten(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return np.reshape(x, (x.shape[0], -1))
@@ -306,7 +374,9 @@ def pair(r: Relation, name: str) -> tuple[int, int]:
 def _layout(r: Relation, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: {name} \"{layout}\" is not supported; use an order of the letters {letters}")
+        r.fail(
+            codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported; use an order of the letters {letters}'
+        )
     return layout
 
 
@@ -353,14 +423,22 @@ def conv2d_rel(r: Relation) -> bool:
             codes.SHAPE_MISMATCH,
             f"`nn.conv2d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
             arg=1,
-            notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl}): its {kl.index('I')}th axis is input channels per group"],
+            notes=[
+                f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl}): its {kl.index('I')}th axis is input channels per group"
+            ],
         )
     if channels is not None and type(o) is int and o != channels:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`nn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1
+        )
     if kernel_size is not None:
         ks = pair(r, "kernel_size")
         if all(type(x) is int for x in (kh, kw)) and (kh, kw) != ks:
-            r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`nn.conv2d` has kernel_size={list(ks)}, but the weight's window is ({kh}, {kw})",
+                arg=1,
+            )
     if type(o) is int and o % groups:
         r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
     weight_dtype_of(r, data.dtype)
@@ -375,13 +453,15 @@ def conv2d_rel(r: Relation) -> bool:
         ow = window_out(w, kw, sw, dw, pleft + pr)
         for name, v, size in (("height", oh, h), ("width", ow, w)):
             if type(v) is int and v <= 0:
-                r.fail(codes.SHAPE_MISMATCH, f"`nn.conv2d`: the window does not fit: the input {name} is {size}, the output would be {v}", arg=0)
+                r.fail(
+                    codes.SHAPE_MISMATCH,
+                    f"`nn.conv2d`: the window does not fit: the input {name} is {size}, the output would be {v}",
+                    arg=0,
+                )
     dims = {"N": n, "C": o, "H": oh, "W": ow}
     dtype = r.attrs["out_dtype"] or data.dtype
     r.set_result(TensorType(tuple(dims[x] for x in ol), dtype))
     return True
-
-
 
 
 def _to_nchw(x: Any, layout: str) -> Any:
@@ -392,7 +472,13 @@ def _from_nchw(x: Any, layout: str) -> Any:
     return np.transpose(x, ["NCHW".index(c) for c in layout])
 
 
-@register("nn.conv2d", inputs=2, relation=conv2d_rel, attrs=CONV2D_ATTRS, doc="2-D convolution (cross-correlation), with strides, padding, dilation and groups.")
+@register(
+    "nn.conv2d",
+    inputs=2,
+    relation=conv2d_rel,
+    attrs=CONV2D_ATTRS,
+    doc="2-D convolution (cross-correlation), with strides, padding, dilation and groups.",
+)
 def conv2d(args: tuple, attrs: dict) -> Any:
     x, w = args
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
@@ -427,7 +513,12 @@ def batch_norm_rel(r: Relation) -> bool:
     "nn.batch_norm",
     inputs=5,
     relation=batch_norm_rel,
-    attrs=(Attr("axis", "int", 1), Attr("epsilon", "float", 1e-5), Attr("center", "bool", True), Attr("scale", "bool", True)),
+    attrs=(
+        Attr("axis", "int", 1),
+        Attr("epsilon", "float", 1e-5),
+        Attr("center", "bool", True),
+        Attr("scale", "bool", True),
+    ),
     doc="Normalize with the moving mean and variance: (output, moving_mean, moving_var).",
 )
 def batch_norm(args: tuple, attrs: dict) -> Any:
@@ -481,13 +572,11 @@ def pool2d_rel(r: Relation) -> bool:
     return True
 
 
-
-
 def _pool(x: Any, attrs: dict, kind: str) -> Any:
     layout = attrs["layout"]
     ol = attrs["out_layout"] or layout
     x = _to_nchw(x, layout)
-    n, c, h, w = x.shape
+    _n, _c, h, w = x.shape
     kh, kw = pair_of(attrs["pool_size"])
     sh, sw = pair_of(attrs["strides"])
     dh, dw = pair_of(attrs["dilation"])
@@ -517,7 +606,9 @@ def _pool(x: Any, attrs: dict, kind: str) -> Any:
         else:
             ones = np.pad(np.ones((h, w), dtype=x.dtype), ((pt, pb + extra_b), (pl, pr + extra_r)))
         s0, s1 = ones.strides
-        counts = np.lib.stride_tricks.as_strided(ones, shape=(oh, ow, kh, kw), strides=(s0 * sh, s1 * sw, s0 * dh, s1 * dw)).sum(axis=(2, 3))
+        counts = np.lib.stride_tricks.as_strided(
+            ones, shape=(oh, ow, kh, kw), strides=(s0 * sh, s1 * sw, s0 * dh, s1 * dw)
+        ).sum(axis=(2, 3))
         out = total / np.maximum(counts, 1)
     return wrap(_from_nchw(out, ol), x.dtype)
 

@@ -53,7 +53,9 @@ def _float_data(r: Relation) -> Any:
     x = r.tensor(0)
     d = x.dtype
     if isinstance(d, str) and not d.startswith(("float", "bfloat")):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes a floating-point tensor, found `{d}`", arg=0, label=f"this is `{d}`")
+        r.fail(
+            codes.TYPE_MISMATCH, f"`{r.op}` takes a floating-point tensor, found `{d}`", arg=0, label=f"this is `{d}`"
+        )
     return x
 
 
@@ -78,7 +80,12 @@ def layer_norm_rel(r: Relation) -> bool:
     "nn.layer_norm",
     inputs=3,
     relation=layer_norm_rel,
-    attrs=(Attr("axis", "int", -1), Attr("epsilon", "float", 1e-5), Attr("center", "bool", True), Attr("scale", "bool", True)),
+    attrs=(
+        Attr("axis", "int", -1),
+        Attr("epsilon", "float", 1e-5),
+        Attr("center", "bool", True),
+        Attr("scale", "bool", True),
+    ),
     doc="Normalize over one axis, then scale by gamma and shift by beta.",
 )
 def layer_norm(args: tuple, attrs: dict) -> Any:
@@ -164,7 +171,9 @@ def variance_rel(r: Relation) -> bool:
             f"`variance`: the mean {shape_text(mean.shape)} has more axes than the data {shape_text(data.shape)}",
             arg=1,
         )
-    if both is not None and any(type(a) is int and type(b) is int and a != b for a, b in zip(both, data.shape)):
+    if both is not None and any(
+        type(a) is int and type(b) is int and a != b for a, b in zip(both, data.shape, strict=False)
+    ):
         r.fail(
             codes.SHAPE_MISMATCH,
             f"`variance`: the mean {shape_text(mean.shape)} would broadcast the data {shape_text(data.shape)} to {shape_text(both)}",
@@ -181,7 +190,7 @@ def variance_rel(r: Relation) -> bool:
     "variance",
     inputs=2,
     relation=variance_rel,
-    attrs=REDUCE_ATTRS + (Attr("unbiased", "bool", False),),
+    attrs=(*REDUCE_ATTRS, Attr("unbiased", "bool", False)),
     doc="Mean of (data - mean) ** 2 over the axes (divided by n - 1 when unbiased).",
 )
 def variance(args: tuple, attrs: dict) -> Any:
@@ -215,7 +224,11 @@ def instance_norm_rel(r: Relation) -> bool:
     if not known_rank(data.shape):
         return False
     if len(data.shape) < 3:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.instance_norm` needs data of rank 3 or more (batch, channels, ...), found {shape_text(data.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.instance_norm` needs data of rank 3 or more (batch, channels, ...), found {shape_text(data.shape)}",
+            arg=0,
+        )
     _channel_vectors(r, data)
     r.set_result(data)
     return True
@@ -227,7 +240,11 @@ def group_norm_rel(r: Relation) -> bool:
     data = _float_data(r)
     groups = r.attrs["num_groups"]
     if groups < 1:
-        r.fail(codes.TYPE_MISMATCH, f"`nn.group_norm` num_groups must be positive, found {groups}", notes=["TVM's default of 0 is a placeholder: give the number of groups"])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`nn.group_norm` num_groups must be positive, found {groups}",
+            notes=["TVM's default of 0 is a placeholder: give the number of groups"],
+        )
     if not known_rank(data.shape):
         return False
     axis = _channel_vectors(r, data)
@@ -262,7 +279,12 @@ def _affine(out: Any, gamma: Any, beta: Any, axis: int, attrs: dict, dtype: Any)
     return wrap(out, dtype)
 
 
-_NORM_ATTRS = (Attr("axis", "int", 1), Attr("epsilon", "float", 1e-5), Attr("center", "bool", True), Attr("scale", "bool", True))
+_NORM_ATTRS = (
+    Attr("axis", "int", 1),
+    Attr("epsilon", "float", 1e-5),
+    Attr("center", "bool", True),
+    Attr("scale", "bool", True),
+)
 
 
 @register(
@@ -283,7 +305,7 @@ def instance_norm(args: tuple, attrs: dict) -> Any:
     "nn.group_norm",
     inputs=3,
     relation=group_norm_rel,
-    attrs=(Attr("num_groups", "int", 0),) + _NORM_ATTRS,
+    attrs=(Attr("num_groups", "int", 0), *_NORM_ATTRS),
     doc="Normalize groups of channels (with the axes after the channels), then scale by gamma and shift by beta.",
 )
 def group_norm(args: tuple, attrs: dict) -> Any:
@@ -291,7 +313,7 @@ def group_norm(args: tuple, attrs: dict) -> Any:
     axis = attrs["axis"] % x.ndim
     g = attrs["num_groups"]
     c = x.shape[axis]
-    grouped = x.reshape(x.shape[:axis] + (g, c // g) + x.shape[axis + 1 :])
+    grouped = x.reshape((*x.shape[:axis], g, c // g, *x.shape[axis + 1 :]))
     out = _standardize(grouped, tuple(range(axis + 1, grouped.ndim)), attrs["epsilon"]).reshape(x.shape)
     return _affine(out, gamma, beta, axis, attrs, x.dtype)
 

@@ -47,7 +47,11 @@ def pad_rel(r: Relation) -> bool:
         r.fail(codes.TYPE_MISMATCH, f'`nn.pad` pad_mode must be "constant", "edge" or "reflect", found "{mode}"')
     value = r.tensor(1)
     if known_rank(value.shape) and value.shape != ():
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.pad` takes a scalar pad value, found a tensor of shape {shape_text(value.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.pad` takes a scalar pad value, found a tensor of shape {shape_text(value.shape)}",
+            arg=1,
+        )
     data = r.tensor(0)
     widths = r.attrs["pad_width"]
     if not known_rank(data.shape):
@@ -61,7 +65,7 @@ def pad_rel(r: Relation) -> bool:
             notes=[f"the data is {shape_text(data.shape)}"],
         )
     shape: list[Any] = []
-    for axis, (d, (before, after)) in enumerate(zip(data.shape, widths)):
+    for axis, (d, (before, after)) in enumerate(zip(data.shape, widths, strict=False)):
         if type(d) is not int:
             shape.append(plus(d, before + after))
             continue
@@ -101,9 +105,9 @@ def pad(args: tuple, attrs: dict) -> Any:
     mode = attrs["pad_mode"]
     if mode == "constant":
         # out[i] = x[i - before] where that index is inside x, else the value
-        out = np.full(tuple(d + b + a for d, (b, a) in zip(x.shape, widths)), value, dtype=x.dtype)
+        out = np.full(tuple(d + b + a for d, (b, a) in zip(x.shape, widths, strict=False)), value, dtype=x.dtype)
         src, dst = [], []
-        for d, (b, a) in zip(x.shape, widths):
+        for d, (b, a) in zip(x.shape, widths, strict=False):
             start, end = max(-b, 0), min(d, d + a)
             n = max(end - start, 0)
             src.append(slice(start, start + n))
@@ -127,15 +131,28 @@ def dyn_pad_rel(r: Relation) -> bool:
         r.fail(codes.TYPE_MISMATCH, f'`dyn.nn.pad` pad_mode must be "constant", "edge" or "reflect", found "{mode}"')
     data, widths, value = r.tensor(0), r.tensor(1), r.tensor(2)
     if isinstance(widths.dtype, str) and not widths.dtype.startswith(("int", "uint")):
-        r.fail(codes.TYPE_MISMATCH, f"`dyn.nn.pad` takes integer pad widths, found `{widths.dtype}`", arg=1, label=f"this is `{widths.dtype}`")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`dyn.nn.pad` takes integer pad widths, found `{widths.dtype}`",
+            arg=1,
+            label=f"this is `{widths.dtype}`",
+        )
     if known_rank(value.shape) and value.shape != ():
-        r.fail(codes.SHAPE_MISMATCH, f"`dyn.nn.pad` takes a scalar pad value, found a tensor of shape {shape_text(value.shape)}", arg=2)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`dyn.nn.pad` takes a scalar pad value, found a tensor of shape {shape_text(value.shape)}",
+            arg=2,
+        )
     if not known_rank(data.shape):
         return False
     rank = len(data.shape)
     if known_rank(widths.shape):
         if len(widths.shape) != 2:
-            r.fail(codes.SHAPE_MISMATCH, f"`dyn.nn.pad` takes pad widths of shape ({rank}, 2), found {shape_text(widths.shape)}", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`dyn.nn.pad` takes pad widths of shape ({rank}, 2), found {shape_text(widths.shape)}",
+                arg=1,
+            )
         for axis, want in enumerate((rank, 2)):
             got = widths.shape[axis]
             if type(got) is int and got != want:
@@ -158,10 +175,12 @@ def dyn_pad_rel(r: Relation) -> bool:
 def dyn_pad(args: tuple, attrs: dict) -> Any:
     x, widths, value = args
     if widths.shape != (x.ndim, 2):
-        raise KernelError(codes.RUNTIME_ERROR, f"`dyn.nn.pad`: pad widths of shape {widths.shape} for data of rank {x.ndim}")
+        raise KernelError(
+            codes.RUNTIME_ERROR, f"`dyn.nn.pad`: pad widths of shape {widths.shape} for data of rank {x.ndim}"
+        )
     pairs = tuple((int(b), int(a)) for b, a in widths.tolist())
     mode = attrs["pad_mode"]
-    for axis, (d, (before, after)) in enumerate(zip(x.shape, pairs)):
+    for axis, (d, (before, after)) in enumerate(zip(x.shape, pairs, strict=False)):
         problem = width_problem(axis, d, before, after, mode)
         if problem:
             raise KernelError(codes.RUNTIME_ERROR, f"`dyn.nn.pad` {problem}")
@@ -192,7 +211,7 @@ def mirror_pad_rel(r: Relation) -> bool:
             notes=[f"the data is {shape_text(data.shape)}"],
         )
     shape: list[Any] = []
-    for axis, (d, (before, after)) in enumerate(zip(data.shape, widths)):
+    for axis, (d, (before, after)) in enumerate(zip(data.shape, widths, strict=False)):
         if type(d) is not int:
             shape.append(plus(d, before + after))
             continue

@@ -33,10 +33,18 @@ _AXIS_NAMES = {"D": "depth", "H": "height", "W": "width"}
 def _layout(r: Relation, letters: str) -> str:
     layout = r.attrs["layout"]
     if sorted(layout) != sorted(letters):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=[f'use an order of the letters {letters}, e.g. "{_channels_last(letters)}"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}`: layout "{layout}" is not supported',
+            notes=[f'use an order of the letters {letters}, e.g. "{_channels_last(letters)}"'],
+        )
     out = r.attrs["out_layout"]
     if out and sorted(out) != sorted(letters):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: out_layout "{out}" is not supported', notes=[f"use an order of the letters {letters}"])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}`: out_layout "{out}" is not supported',
+            notes=[f"use an order of the letters {letters}"],
+        )
     return layout
 
 
@@ -75,11 +83,15 @@ def _adaptive_relation(name: str, spatial: str) -> Any:
         if not known_rank(data.shape):
             return False
         if len(data.shape) != len(letters):
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {len(letters)}-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}` needs {len(letters)}-D data ({layout}), found {shape_text(data.shape)}",
+                arg=0,
+            )
         dims = {x: data.shape[layout.index(x)] for x in letters}
         sizes = _sizes(size, spatial)
         if sizes is not None:
-            dims.update(zip(spatial, sizes))
+            dims.update(zip(spatial, sizes, strict=False))
         out_layout = r.attrs["out_layout"] or layout
         r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))
         return True
@@ -99,13 +111,17 @@ def _pool_axis(x: Any, axis: int, size: int, kind: str) -> Any:
         return x
     if length % size == 0:
         k = length // size
-        shape = x.shape[:axis] + (size, k) + x.shape[axis + 1 :]
+        shape = (*x.shape[:axis], size, k, *x.shape[axis + 1 :])
         blocks = x.reshape(shape)
         return blocks.max(axis=axis + 1) if kind == "max" else blocks.sum(axis=axis + 1, dtype=x.dtype)
     parts = []
     for start, end in _bins(length, size):
         window = np.take(x, np.arange(start, end), axis=axis)
-        parts.append(window.max(axis=axis, keepdims=True) if kind == "max" else window.sum(axis=axis, keepdims=True, dtype=x.dtype))
+        parts.append(
+            window.max(axis=axis, keepdims=True)
+            if kind == "max"
+            else window.sum(axis=axis, keepdims=True, dtype=x.dtype)
+        )
     return np.concatenate(parts, axis=axis)
 
 
@@ -121,11 +137,11 @@ def _adaptive(x: Any, attrs: dict, kind: str, spatial: str) -> Any:
     axes = [layout.index(a) for a in spatial]
     sizes = _sizes(attrs["output_size"], spatial) or tuple(x.shape[a] for a in axes)
     acc = x.astype(np.float64) if kind == "avg" and x.dtype.kind == "f" else x
-    for axis, size in zip(axes, sizes):
+    for axis, size in zip(axes, sizes, strict=False):
         acc = _pool_axis(acc, axis, size, kind)
     if kind == "avg":
         counts = np.ones((1,) * x.ndim, dtype=np.int64)
-        for axis, size in zip(axes, sizes):
+        for axis, size in zip(axes, sizes, strict=False):
             shape = [1] * x.ndim
             shape[axis] = size
             counts = counts * np.array([e - s for s, e in _bins(x.shape[axis], size)], dtype=np.int64).reshape(shape)

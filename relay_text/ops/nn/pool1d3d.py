@@ -102,7 +102,11 @@ def _pool_relation(name: str, spatial: str) -> Any:
         if not known_rank(data.shape):
             return False
         if len(data.shape) != len(letters):
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {len(letters)}-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}` needs {len(letters)}-D data ({layout}), found {shape_text(data.shape)}",
+                arg=0,
+            )
         kernel = per_axis(r, "pool_size", spatial)
         strides = per_axis(r, "strides", spatial)
         dilation = per_axis(r, "dilation", spatial)
@@ -116,7 +120,9 @@ def _pool_relation(name: str, spatial: str) -> Any:
                     codes.SHAPE_MISMATCH,
                     f"`{r.op}`: the window does not fit: the input {AXIS_NAMES[a]} is {size}",
                     arg=0,
-                    notes=[f"a window spans {dilation[i] * (kernel[i] - 1) + 1} cells, the padded {AXIS_NAMES[a]} is {size + before[i] + after[i]}"],
+                    notes=[
+                        f"a window spans {dilation[i] * (kernel[i] - 1) + 1} cells, the padded {AXIS_NAMES[a]} is {size + before[i] + after[i]}"
+                    ],
                 )
             dims[a] = out
         r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))
@@ -155,7 +161,10 @@ def pool_nd(
     the padded input covering every window at once, so the work is one
     whole-tensor maximum or sum per cell of the window.
     """
-    outs = [window_out(x.shape[a], k, s, d, b + e, ceil) for a, k, s, d, b, e in zip(axes, kernel, strides, dilation, before, after)]
+    outs = [
+        window_out(x.shape[a], k, s, d, b + e, ceil)
+        for a, k, s, d, b, e in zip(axes, kernel, strides, dilation, before, after, strict=False)
+    ]
     widths = [(0, 0)] * x.ndim
     for i, a in enumerate(axes):
         reach = (outs[i] - 1) * strides[i] + dilation[i] * (kernel[i] - 1) + 1
@@ -197,19 +206,28 @@ def pool_layout(x: Any, attrs: dict, kind: str, spatial: str) -> Any:
     """The registered kernels: attributes read per axis, pooled in place, out_layout applied."""
     layout = attrs["layout"]
     n = len(spatial)
-    kernel, strides, dilation = ((v * n if len(v) == 1 else v) for v in (attrs["pool_size"], attrs["strides"], attrs["dilation"]))
+    kernel, strides, dilation = (
+        (v * n if len(v) == 1 else v) for v in (attrs["pool_size"], attrs["strides"], attrs["dilation"])
+    )
     both = padding_of(attrs["padding"], n)
     assert both is not None
     out = pool_nd(
-        x, [layout.index(a) for a in spatial], kernel, strides, dilation, both[0], both[1],
-        attrs["ceil_mode"], kind, attrs.get("count_include_pad", False),
+        x,
+        [layout.index(a) for a in spatial],
+        kernel,
+        strides,
+        dilation,
+        both[0],
+        both[1],
+        attrs["ceil_mode"],
+        kind,
+        attrs.get("count_include_pad", False),
     )
     out_layout = attrs["out_layout"] or layout
     return wrap(np.transpose(out, [layout.index(c) for c in out_layout]), x.dtype)
 
 
 # ---------------------------------------------------------------- operators
-
 
 
 def _register(dims: int, spatial: str, layout: str) -> None:

@@ -66,8 +66,10 @@ def pool2d_grad_rel(r: Relation) -> bool:
     grad = r.tensor(0)
     if known_rank(grad.shape):
         if len(grad.shape) != 4:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a 4-D out_grad ({layout}), found {shape_text(grad.shape)}", arg=0)
-        for axis, (g, p) in enumerate(zip(grad.shape, pooled)):
+            r.fail(
+                codes.SHAPE_MISMATCH, f"`{r.op}` needs a 4-D out_grad ({layout}), found {shape_text(grad.shape)}", arg=0
+            )
+        for axis, (g, p) in enumerate(zip(grad.shape, pooled, strict=False)):
             if type(g) is int and type(p) is int and g != p:
                 r.fail(
                     codes.SHAPE_MISMATCH,
@@ -76,7 +78,7 @@ def pool2d_grad_rel(r: Relation) -> bool:
                     notes=[f"the data {shape_text(data.shape)} pools to {shape_text(pooled)}"],
                 )
     if known_rank(grad.shape):  # keep what out_grad says where the pooled size is not a number
-        pooled = tuple(p if type(p) is int else g for g, p in zip(grad.shape, pooled))
+        pooled = tuple(p if type(p) is int else g for g, p in zip(grad.shape, pooled, strict=False))
     r.refine(0, TensorType(pooled, data.dtype))
     r.set_result(data)
     return True
@@ -125,7 +127,7 @@ def _grad(args: tuple, attrs: dict, kind: str) -> Any:
             gp[_window_view(gp, i, j, strides, out)] += np.where(best_cell == k, og, np.zeros((), dtype=x.dtype))
     else:
         if attrs["count_include_pad"]:
-            count = np.full((1, 1) + out, kh * kw, dtype=np.int64)
+            count = np.full((1, 1, *out), kh * kw, dtype=np.int64)
         else:
             (oh, ow), (sh, sw) = out, strides
             rows = np.minimum(np.arange(oh) * sh - pt + kh, h) - np.maximum(np.arange(oh) * sh - pt, 0)

@@ -190,7 +190,7 @@ def space_to_batch_nd_rel(r: Relation) -> bool:
     shape = list(data.shape)
     total = math.prod(block)
     shape[0] = times(shape[0], total)
-    for i, (b, (before, after)) in enumerate(zip(block, pads)):
+    for i, (b, (before, after)) in enumerate(zip(block, pads, strict=False)):
         d = data.shape[i + 1]
         if type(d) is not int:
             shape[i + 1] = plus(d, before + after) if b == 1 else AnyDim()
@@ -227,8 +227,13 @@ def space_to_batch_nd(args: tuple, attrs: dict) -> Any:
     for i, b in enumerate(block):
         split += [xp.shape[i + 1] // b, b]
     t = xp.reshape(tuple(split) + rest)
-    order = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
-    out_shape = (batch * math.prod(block),) + tuple(xp.shape[i + 1] // b for i, b in enumerate(block)) + rest
+    order = (
+        [2 + 2 * i for i in range(m)]
+        + [0]
+        + [1 + 2 * i for i in range(m)]
+        + list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    )
+    out_shape = (batch * math.prod(block), *tuple(xp.shape[i + 1] // b for i, b in enumerate(block)), *rest)
     return wrap(t.transpose(order).reshape(out_shape), x.dtype)
 
 
@@ -252,7 +257,7 @@ def batch_to_space_nd_rel(r: Relation) -> bool:
         shape[0] = batch // total
     elif total != 1:
         shape[0] = AnyDim()
-    for i, (b, (before, after)) in enumerate(zip(block, crops)):
+    for i, (b, (before, after)) in enumerate(zip(block, crops, strict=False)):
         d = data.shape[i + 1]
         if type(d) is not int:
             shape[i + 1] = plus(times(d, b), -before - after)
@@ -282,12 +287,12 @@ def batch_to_space_nd(args: tuple, attrs: dict) -> Any:
     m = len(block)
     batch = x.shape[0] // math.prod(block)
     spatial, rest = x.shape[1 : m + 1], x.shape[m + 1 :]
-    t = x.reshape(tuple(block) + (batch,) + spatial + rest)
+    t = x.reshape((*tuple(block), batch, *spatial, *rest))
     # (b1..bM, B, D1..DM, rest) -> (B, D1, b1, ..., DM, bM, rest)
     order = [m]
     for i in range(m):
         order += [m + 1 + i, i]
     order += list(range(2 * m + 1, 2 * m + 1 + len(rest)))
-    full = t.transpose(order).reshape((batch,) + tuple(d * b for d, b in zip(spatial, block)) + rest)
-    index = (slice(None),) + tuple(slice(c0, full.shape[i + 1] - c1) for i, (c0, c1) in enumerate(crops))
+    full = t.transpose(order).reshape((batch, *tuple(d * b for d, b in zip(spatial, block, strict=False)), *rest))
+    index = (slice(None), *tuple(slice(c0, full.shape[i + 1] - c1) for i, (c0, c1) in enumerate(crops)))
     return wrap(full[index], x.dtype)

@@ -54,7 +54,8 @@ def entries(indptr: Any, stored: int) -> tuple[Any, Any]:
     counts = np.diff(ptr)
     if np.any(counts < 0) or ptr[0] < 0 or ptr[-1] > stored:
         raise KernelError(
-            codes.RUNTIME_ERROR, f"indptr {ptr.tolist()[:8]}{'...' if ptr.shape[0] > 8 else ''} must rise from 0 or more to at most {stored}"
+            codes.RUNTIME_ERROR,
+            f"indptr {ptr.tolist()[:8]}{'...' if ptr.shape[0] > 8 else ''} must rise from 0 or more to at most {stored}",
         )
     rows = np.repeat(np.arange(counts.shape[0]), counts)
     offsets = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -64,7 +65,10 @@ def entries(indptr: Any, stored: int) -> tuple[Any, Any]:
 def csr_columns(data: Any, indices: Any, indptr: Any, columns: int) -> tuple[Any, Any, Any]:
     """(position in data, row, column) of every entry of a CSR matrix with `columns` columns."""
     if indices.shape[0] != data.shape[0]:
-        raise KernelError(codes.RUNTIME_ERROR, f"a sparse matrix with {data.shape[0]} stored entries needs as many indices, found {indices.shape[0]}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"a sparse matrix with {data.shape[0]} stored entries needs as many indices, found {indices.shape[0]}",
+        )
     at, rows = entries(indptr, data.shape[0])
     cols = indices.astype(np.int64)[at]
     if np.any(cols < 0) or np.any(cols >= columns):
@@ -75,10 +79,13 @@ def csr_columns(data: Any, indices: Any, indptr: Any, columns: int) -> tuple[Any
 def dense_of(data: Any, indices: Any, indptr: Any, columns: int) -> Any:
     """The dense matrix of a CSR (data of rank 1) or BSR (rank 2 or 3) matrix with `columns` columns."""
     block = data if data.ndim != 1 else data.reshape(-1, 1, 1)
-    block = block if block.ndim == 3 else block.reshape(block.shape + (1,))
+    block = block if block.ndim == 3 else block.reshape((*block.shape, 1))
     stored, bs_r, bs_c = block.shape
     if indices.shape[0] != stored:
-        raise KernelError(codes.RUNTIME_ERROR, f"a sparse matrix with {stored} stored entries needs as many indices, found {indices.shape[0]}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"a sparse matrix with {stored} stored entries needs as many indices, found {indices.shape[0]}",
+        )
     at, rows = entries(indptr, stored)
     if bs_c == 0:  # blocks without columns hold nothing
         return np.zeros(((indptr.shape[0] - 1) * bs_r, columns), dtype=data.dtype)
@@ -112,12 +119,18 @@ def _sparse_parts(r: Relation, first: int, data_ranks: tuple[int, ...]) -> tuple
     if data is None or indices is None or indptr is None:
         return None
     same_size(
-        r, indices.shape[0], data.shape[0],
+        r,
+        indices.shape[0],
+        data.shape[0],
         f"`{r.op}`: the sparse data has {data.shape[0]} entries but indices has {indices.shape[0]}",
         arg=first + 1,
     )
     if indptr.shape[0] == 0:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs an indptr of one entry or more, found shape {shape_text(indptr.shape)}", arg=first + 2)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` needs an indptr of one entry or more, found shape {shape_text(indptr.shape)}",
+            arg=first + 2,
+        )
     rows = dim_plus(indptr.shape[0], -1)
     if rows is None:
         return None
@@ -132,7 +145,10 @@ def _sparse_parts(r: Relation, first: int, data_ranks: tuple[int, ...]) -> tuple
 def _sparse_dense(r: Relation, padded: bool) -> bool:
     lhs = r.attrs["sparse_lhs"]
     if padded and lhs:
-        r.fail(codes.TYPE_MISMATCH, "`nn.internal.sparse_dense_padded` supports only a sparse right-hand side (sparse_lhs=False)")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            "`nn.internal.sparse_dense_padded` supports only a sparse right-hand side (sparse_lhs=False)",
+        )
     r.unify_dtypes(0, 1)
     dense = ranked(r, 0, (2,), "a dense matrix")
     parts = _sparse_parts(r, 1, (1, 3))
@@ -197,7 +213,9 @@ def sparse_add_rel(r: Relation) -> bool:
         return False
     _, rows = parts
     same_size(
-        r, rows, dense.shape[0],
+        r,
+        rows,
+        dense.shape[0],
         f"`nn.sparse_add`: the dense matrix has {dense.shape[0]} rows, the sparse one {rows} (indptr has one entry more than rows)",
         arg=3,
     )
@@ -209,7 +227,9 @@ def sparse_add_rel(r: Relation) -> bool:
 def sparse_add(args: tuple, attrs: dict) -> Any:
     dense, data, indices, indptr = args
     if indptr.shape[0] != dense.shape[0] + 1:
-        raise KernelError(codes.RUNTIME_ERROR, f"nn.sparse_add: indptr has {indptr.shape[0]} entries for {dense.shape[0]} rows")
+        raise KernelError(
+            codes.RUNTIME_ERROR, f"nn.sparse_add: indptr has {indptr.shape[0]} entries for {dense.shape[0]} rows"
+        )
     at, rows, cols = csr_columns(data, indices, indptr, dense.shape[1])
     out = dense.copy()
     with np.errstate(over="ignore"):
@@ -230,7 +250,9 @@ def sparse_transpose_rel(r: Relation) -> bool:
     return True
 
 
-@register("nn.sparse_transpose", inputs=3, relation=sparse_transpose_rel, doc="The transpose of a square CSR matrix, as CSR.")
+@register(
+    "nn.sparse_transpose", inputs=3, relation=sparse_transpose_rel, doc="The transpose of a square CSR matrix, as CSR."
+)
 def sparse_transpose(args: tuple, attrs: dict) -> Any:
     data, indices, indptr = args
     n = indptr.shape[0] - 1
@@ -268,7 +290,11 @@ def sparse_conv2d_rel(r: Relation) -> bool:
     if size[0] == 3 and len(weight.shape) == 2:
         r.fail(codes.SHAPE_MISMATCH, "`nn.sparse_conv2d` with a 3x3 kernel needs BSR data of rank 3", arg=1)
     if size[0] == 3 and layout == "NCHW" and type(weight.shape[2]) is int and weight.shape[2] != 1:
-        r.fail(codes.SHAPE_MISMATCH, f"`nn.sparse_conv2d` with a 3x3 kernel in NCHW needs blocks one column wide, found {weight.shape[2]}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`nn.sparse_conv2d` with a 3x3 kernel in NCHW needs blocks one column wide, found {weight.shape[2]}",
+            arg=1,
+        )
     n, a, b, c = data.shape
     shape = (n, a, b, channels) if layout == "NHWC" else (n, channels, b, c)
     r.set_result(TensorType(shape, data.dtype))

@@ -47,7 +47,11 @@ SPATIAL = "DHW"
 def _layout_3d(r: Relation) -> str:
     layout = r.attrs["layout"]
     if sorted(layout) != sorted("NCDHW"):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use an order of the letters NCDHW, e.g. "NDHWC"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}`: layout "{layout}" is not supported',
+            notes=['use an order of the letters NCDHW, e.g. "NDHWC"'],
+        )
     _choice(r, "method", tuple(METHODS_3D))
     _choice(r, "coordinate_transformation_mode", MODES)
     return layout
@@ -58,7 +62,11 @@ def _data(r: Relation, layout: str) -> Any:
     if not known_rank(data.shape):
         return None
     if len(data.shape) != len(layout):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs {len(layout)}-D data ({layout}), found {shape_text(data.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` needs {len(layout)}-D data ({layout}), found {shape_text(data.shape)}",
+            arg=0,
+        )
     return data
 
 
@@ -76,7 +84,11 @@ def upsampling3d_rel(r: Relation) -> bool:
     for a in SPATIAL:
         dims[a] = _scaled(dims[a], r.attrs[f"scale_{a.lower()}"])
         if dims[a] == 0:
-            r.fail(codes.SHAPE_MISMATCH, f"`nn.upsampling3d`: scale_{a.lower()}={r.attrs[f'scale_{a.lower()}']:g} leaves axis {a} empty", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`nn.upsampling3d`: scale_{a.lower()}={r.attrs[f'scale_{a.lower()}']:g} leaves axis {a} empty",
+                arg=0,
+            )
     r.set_result(TensorType(tuple(dims[x] for x in layout), data.dtype))
     return True
 
@@ -100,7 +112,7 @@ _ATTRS_3D = (
     "nn.upsampling3d",
     inputs=1,
     relation=upsampling3d_rel,
-    attrs=(Attr("scale_d", "float"), Attr("scale_h", "float"), Attr("scale_w", "float")) + _ATTRS_3D,
+    attrs=(Attr("scale_d", "float"), Attr("scale_h", "float"), Attr("scale_w", "float"), *_ATTRS_3D),
     doc="Scale the depth, height and width by scale_d, scale_h and scale_w (nearest or trilinear).",
 )
 def upsampling3d(args: tuple, attrs: dict) -> Any:
@@ -122,7 +134,11 @@ def _scalar_scales(r: Relation, count: int) -> bool:
         if not known_rank(t.shape):
             known = False
         elif t.shape != ():
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes a scalar scale, found a tensor of shape {shape_text(t.shape)}", arg=i)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}` takes a scalar scale, found a tensor of shape {shape_text(t.shape)}",
+                arg=i,
+            )
     return known
 
 
@@ -147,20 +163,24 @@ def dyn_upsampling3d_rel(r: Relation) -> bool:
     data = _data(r, layout)
     if data is None:
         return False
-    r.set_result(TensorType(tuple(AnyDim() if x in SPATIAL else data.shape[i] for i, x in enumerate(layout)), data.dtype))
+    r.set_result(
+        TensorType(tuple(AnyDim() if x in SPATIAL else data.shape[i] for i, x in enumerate(layout)), data.dtype)
+    )
     return scales
 
 
 def _sizes(op: str, x: Any, layout: str, axes: str, scales: tuple) -> tuple:
     sizes = []
-    for a, s in zip(axes, scales):
+    for a, s in zip(axes, scales, strict=False):
         n = x.shape[layout.index(a)]
         scale = float(s)
         if not np.isfinite(scale):
             raise KernelError(codes.RUNTIME_ERROR, f"`{op}`: scale {scale:g} for axis {a} is not a finite number")
         size = _scaled(n, scale)
         if size <= 0 or size >= 2**31:
-            raise KernelError(codes.RUNTIME_ERROR, f"`{op}`: scale {scale:g} turns axis {a} of size {n} into {size} elements")
+            raise KernelError(
+                codes.RUNTIME_ERROR, f"`{op}`: scale {scale:g} turns axis {a} of size {n} into {size} elements"
+            )
         sizes.append(size)
     return tuple(sizes)
 
@@ -188,7 +208,7 @@ def dyn_upsampling(args: tuple, attrs: dict) -> Any:
     "dyn.nn.upsampling3d",
     inputs=4,
     relation=dyn_upsampling3d_rel,
-    attrs=(Attr("scale_d", "float", 0.0), Attr("scale_h", "float", 0.0), Attr("scale_w", "float", 0.0)) + _ATTRS_3D,
+    attrs=(Attr("scale_d", "float", 0.0), Attr("scale_h", "float", 0.0), Attr("scale_w", "float", 0.0), *_ATTRS_3D),
     doc="nn.upsampling3d with scale_d, scale_h and scale_w given as scalar tensors.",
 )
 def dyn_upsampling3d(args: tuple, attrs: dict) -> Any:

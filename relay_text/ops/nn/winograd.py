@@ -230,7 +230,7 @@ def _transformed_weight(r: Relation, expected: tuple) -> None:
     if not known_rank(w.shape):
         return
     if len(w.shape) != len(expected) or any(
-        type(a) is int and type(b) is int and a != b for a, b in zip(w.shape, expected)
+        type(a) is int and type(b) is int and a != b for a, b in zip(w.shape, expected, strict=False)
     ):
         r.fail(
             codes.SHAPE_MISMATCH,
@@ -262,7 +262,10 @@ def _winograd_rel(r: Relation, spatial: str) -> bool:
         expected: tuple = (alpha, alpha, r.attrs["channels"], ipg)
     elif _depth_transformed(ks[0]):
         if ks[0] != window[0]:
-            r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs a cubic window when the depth is transformed, found kernel_size={list(ks)}")
+            r.fail(
+                codes.TYPE_MISMATCH,
+                f"`{r.op}` needs a cubic window when the depth is transformed, found kernel_size={list(ks)}",
+            )
         expected = (alpha, alpha, alpha, r.attrs["channels"], ipg)
     else:
         expected = (alpha, alpha, ks[0], r.attrs["channels"], ipg)

@@ -195,8 +195,15 @@ def _same_bits(a: Any, b: Any) -> bool:
 
 
 def requantize(
-    x: Any, s_in: Any, z_in: Any, s_out: Any, z_out: Any, out_dtype: str, axis: int = -1,
-    rounding: str = "None", compute_dtype: str = "None",
+    x: Any,
+    s_in: Any,
+    z_in: Any,
+    s_out: Any,
+    z_out: Any,
+    out_dtype: str,
+    axis: int = -1,
+    rounding: str = "None",
+    compute_dtype: str = "None",
 ) -> Any:
     """`x` (any integer dtype) from (s_in, z_in) to (s_out, z_out), as `out_dtype`.
 
@@ -254,7 +261,9 @@ def round_half_away(x: Any) -> Any:
 def quantize(x: Any, scale: Any, zero_point: Any, axis: int, out_dtype: str) -> Any:
     """float32 `x` to `out_dtype`: round(x / scale) + zero_point, clipped."""
     if x.ndim == 0:
-        return quantize(x.reshape(1), np.asarray(scale).reshape(-1)[:1], np.asarray(zero_point).reshape(-1)[:1], 0, out_dtype).reshape(())
+        return quantize(
+            x.reshape(1), np.asarray(scale).reshape(-1)[:1], np.asarray(zero_point).reshape(-1)[:1], 0, out_dtype
+        ).reshape(())
     ax = norm_axis(axis, x.ndim)
     s = per_channel(np.asarray(scale, dtype=np.float32), x.ndim, ax)
     z = per_channel(np.asarray(zero_point, dtype=np.int32), x.ndim, ax).astype(np.float32)
@@ -268,7 +277,9 @@ def quantize(x: Any, scale: Any, zero_point: Any, axis: int, out_dtype: str) -> 
 def dequantize(q: Any, scale: Any, zero_point: Any, axis: int, out_dtype: str = "float32") -> Any:
     """(int32(q) - zero_point) * scale, as float32 (then clipped into float16 if asked)."""
     if q.ndim == 0:
-        return dequantize(q.reshape(1), np.asarray(scale).reshape(-1)[:1], np.asarray(zero_point).reshape(-1)[:1], 0, out_dtype).reshape(())
+        return dequantize(
+            q.reshape(1), np.asarray(scale).reshape(-1)[:1], np.asarray(zero_point).reshape(-1)[:1], 0, out_dtype
+        ).reshape(())
     ax = norm_axis(axis, q.ndim)
     s = per_channel(np.asarray(scale, dtype=np.float32), q.ndim, ax)
     z = per_channel(np.asarray(zero_point, dtype=np.int32), q.ndim, ax)
@@ -327,7 +338,11 @@ def scalar_param(r: Relation, i: int, what: str) -> bool:
         return False
     _param_dtype(r, i, t, what)
     if t.shape != ():
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes the {what} as a scalar, found a tensor of shape {shape_text(t.shape)}", arg=i)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes the {what} as a scalar, found a tensor of shape {shape_text(t.shape)}",
+            arg=i,
+        )
     return True
 
 

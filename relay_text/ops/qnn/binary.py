@@ -129,12 +129,24 @@ def _add_sub(args: tuple, attrs: dict, sign: int) -> Any:
     return saturate(out, str(lhs.dtype)).reshape(shape)
 
 
-@register("qnn.add", inputs=8, relation=qnn_broadcast_rel, attrs=_BINARY_ATTRS, doc="Sum of two quantized tensors, in the output's scale and zero point.")
+@register(
+    "qnn.add",
+    inputs=8,
+    relation=qnn_broadcast_rel,
+    attrs=_BINARY_ATTRS,
+    doc="Sum of two quantized tensors, in the output's scale and zero point.",
+)
 def qnn_add(args: tuple, attrs: dict) -> Any:
     return _add_sub(args, attrs, +1)
 
 
-@register("qnn.subtract", inputs=8, relation=qnn_broadcast_rel, attrs=_BINARY_ATTRS, doc="Difference of two quantized tensors, in the output's scale and zero point.")
+@register(
+    "qnn.subtract",
+    inputs=8,
+    relation=qnn_broadcast_rel,
+    attrs=_BINARY_ATTRS,
+    doc="Difference of two quantized tensors, in the output's scale and zero point.",
+)
 def qnn_subtract(args: tuple, attrs: dict) -> Any:
     return _add_sub(args, attrs, -1)
 
@@ -149,7 +161,13 @@ def _centered(x: Any, zp: Any, axis: int) -> Any:
     return _wide(x).astype(np.int32) - z
 
 
-@register("qnn.mul", inputs=8, relation=qnn_broadcast_rel, attrs=_BINARY_ATTRS, doc="Product of two quantized tensors, in the output's scale and zero point.")
+@register(
+    "qnn.mul",
+    inputs=8,
+    relation=qnn_broadcast_rel,
+    attrs=_BINARY_ATTRS,
+    doc="Product of two quantized tensors, in the output's scale and zero point.",
+)
 def qnn_mul(args: tuple, attrs: dict) -> Any:
     lhs, rhs, s_l, z_l, s_r, z_r, s_out, z_out = args
     dtype = str(lhs.dtype)
@@ -161,7 +179,10 @@ def qnn_mul(args: tuple, attrs: dict) -> Any:
         out = requantize(prod, s_l * s_r, 0, s_out, z_out, dtype)
         return out.reshape(shape)
     if la != ra:
-        raise KernelError(codes.RUNTIME_ERROR, f"`qnn.mul` with per-channel scales needs lhs_axis equal to rhs_axis, found {la} and {ra}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"`qnn.mul` with per-channel scales needs lhs_axis equal to rhs_axis, found {la} and {ra}",
+        )
     n = max(s_l.size, s_r.size)
     prod = _centered(lhs, z_l, channel_axis(lhs.ndim, la)) * _centered(rhs, z_r, channel_axis(rhs.ndim, ra))
     # TVM requantizes along lhs_axis of the lhs: the matching axis of the product
@@ -172,7 +193,9 @@ def qnn_mul(args: tuple, attrs: dict) -> Any:
             codes.RUNTIME_ERROR,
             f"`qnn.mul`: per-channel scales of {s_l.size} and {s_r.size} values do not fit axis {axis} of the product {prod.shape}",
         )
-    scales = (np.broadcast_to(s_l.reshape(-1), (n,)).astype(np.float64) * np.broadcast_to(s_r.reshape(-1), (n,))).astype(np.float32)
+    scales = (
+        np.broadcast_to(s_l.reshape(-1), (n,)).astype(np.float64) * np.broadcast_to(s_r.reshape(-1), (n,))
+    ).astype(np.float32)
     out = requantize(prod, scales, 0, s_out, z_out, dtype, axis)
     return out.reshape(shape)
 
@@ -186,9 +209,18 @@ def _param_tuple(r: Relation, i: int, count: int, what: str) -> bool:
     if is_unknown(t):
         return False
     if not isinstance(t, TupleType):
-        r.fail(codes.TYPE_MISMATCH, f"`qnn.concatenate` takes the input {what}s as a tuple, one per tensor", arg=i, label="not a tuple")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`qnn.concatenate` takes the input {what}s as a tuple, one per tensor",
+            arg=i,
+            label="not a tuple",
+        )
     if len(t.fields) != count:
-        r.fail(codes.SHAPE_MISMATCH, f"`qnn.concatenate` joins {count} tensors but has {len(t.fields)} input {what}s", arg=i)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`qnn.concatenate` joins {count} tensors but has {len(t.fields)} input {what}s",
+            arg=i,
+        )
     dtype = "float32" if what == "scale" else "int32"
     for k, f in enumerate(t.fields):
         if is_unknown(f):
@@ -197,9 +229,17 @@ def _param_tuple(r: Relation, i: int, count: int, what: str) -> bool:
         if not known_rank(ft.shape) or not isinstance(ft.dtype, str):
             return False
         if ft.dtype != dtype:
-            r.fail(codes.TYPE_MISMATCH, f"`qnn.concatenate` takes each input {what} as `{dtype}`, found `{ft.dtype}` in field {k}", arg=i)
+            r.fail(
+                codes.TYPE_MISMATCH,
+                f"`qnn.concatenate` takes each input {what} as `{dtype}`, found `{ft.dtype}` in field {k}",
+                arg=i,
+            )
         if ft.shape != ():
-            r.fail(codes.SHAPE_MISMATCH, f"`qnn.concatenate` takes each input {what} as a scalar, found shape {shape_text(ft.shape)} in field {k}", arg=i)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`qnn.concatenate` takes each input {what} as a scalar, found shape {shape_text(ft.shape)} in field {k}",
+                arg=i,
+            )
     return True
 
 
@@ -253,7 +293,9 @@ def qnn_concatenate_rel(r: Relation) -> bool:
 def qnn_concatenate(args: tuple, attrs: dict) -> Any:
     data, scales, zps, s_out, z_out = args
     parts = []
-    for x, s, z in zip(data, scales, zps):
-        same = np.asarray(s, dtype=np.float32).tobytes() == np.asarray(s_out, dtype=np.float32).tobytes() and int(z) == int(z_out)
+    for x, s, z in zip(data, scales, zps, strict=False):
+        same = np.asarray(s, dtype=np.float32).tobytes() == np.asarray(s_out, dtype=np.float32).tobytes() and int(
+            z
+        ) == int(z_out)
         parts.append(x if same else requantize(x, s, z, s_out, z_out, str(x.dtype)))
     return np.concatenate(parts, axis=attrs["axis"])

@@ -52,7 +52,9 @@ OUT_DTYPES = ("int16", "int32", "int64")
 def _layout(r: Relation, name: str, letters: str) -> str:
     layout = r.attrs[name]
     if sorted(layout) != sorted(letters):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported; use an order of the letters {letters}')
+        r.fail(
+            codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported; use an order of the letters {letters}'
+        )
     return layout
 
 
@@ -60,11 +62,17 @@ def _out_dtype(r: Relation) -> str:
     out = r.attrs["out_dtype"]
     if out not in OUT_DTYPES:
         shown = f"`{out}`" if out else "no out_dtype"
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` produces {names(OUT_DTYPES)}, given {shown}", notes=['name the accumulator type: `out_dtype="int32"`'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` produces {names(OUT_DTYPES)}, given {shown}",
+            notes=['name the accumulator type: `out_dtype="int32"`'],
+        )
     return out
 
 
-def _operands(r: Relation, data_types: tuple[str, ...], weight_types: tuple[str, ...]) -> tuple[RankedTensor, RankedTensor] | None:
+def _operands(
+    r: Relation, data_types: tuple[str, ...], weight_types: tuple[str, ...]
+) -> tuple[RankedTensor, RankedTensor] | None:
     data, weight = known_tensor(r, 0), known_tensor(r, 1)
     if data is None or weight is None:
         return None
@@ -147,12 +155,24 @@ def qnn_conv2d_rel(r: Relation) -> bool:
         # (groups equal to the data's and the weight's O channels) is (C, channels / C, KH, KW)
         if is_depthwise(groups, c, o):
             if channels % groups:
-                r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d`: depthwise channels={channels} is not a multiple of the {c} input channels", arg=1)
+                r.fail(
+                    codes.SHAPE_MISMATCH,
+                    f"`qnn.conv2d`: depthwise channels={channels} is not a multiple of the {c} input channels",
+                    arg=1,
+                )
             want = {"O": c, "I": channels // groups, "H": kernel_size[0], "W": kernel_size[1]}
         else:
-            want = {"O": channels, "I": c // groups if static(c) is not None else i, "H": kernel_size[0], "W": kernel_size[1]}
+            want = {
+                "O": channels,
+                "I": c // groups if static(c) is not None else i,
+                "H": kernel_size[0],
+                "W": kernel_size[1],
+            }
         expected = tuple(want[x] for x in kl)
-        if any(static(a) is not None and static(b) is not None and a != b for a, b in zip(weight.shape, expected)):
+        if any(
+            static(a) is not None and static(b) is not None and a != b
+            for a, b in zip(weight.shape, expected, strict=False)
+        ):
             r.fail(
                 codes.SHAPE_MISMATCH,
                 f"`qnn.conv2d`: channels={channels} and kernel_size={list(kernel_size)} give a weight of shape "
@@ -162,7 +182,11 @@ def qnn_conv2d_rel(r: Relation) -> bool:
         out_channels: Any = channels
     else:
         if channels is not None and static(o) is not None and o != channels:
-            r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d` has channels={channels}, but the weight has {o} output channels", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`qnn.conv2d` has channels={channels}, but the weight has {o} output channels",
+                arg=1,
+            )
         if static(c) is not None and static(i) is not None and c != i * groups:
             r.fail(
                 codes.SHAPE_MISMATCH,
@@ -171,9 +195,15 @@ def qnn_conv2d_rel(r: Relation) -> bool:
                 notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
             )
         if static(o) is not None and o % groups:
-            r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH, f"`qnn.conv2d`: {o} output channels cannot be divided into groups={groups}", arg=1
+            )
         if kernel_size is not None and static(kh) is not None and static(kw) is not None and (kh, kw) != kernel_size:
-            r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d` has kernel_size={list(kernel_size)}, but the weight's window is ({kh}, {kw})", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`qnn.conv2d` has kernel_size={list(kernel_size)}, but the weight's window is ({kh}, {kw})",
+                arg=1,
+            )
         out_channels = o
     sh, sw = pair(r, "strides")
     dh, dw = pair(r, "dilation")
@@ -186,7 +216,11 @@ def qnn_conv2d_rel(r: Relation) -> bool:
         ow = window_out(w, kw, sw, dw, pl + pr)
         for name, v, extent in (("height", oh, h), ("width", ow, w)):
             if static(v) is not None and v <= 0:
-                r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d`: the window does not fit: the input {name} is {extent}, the output would be {v}", arg=0)
+                r.fail(
+                    codes.SHAPE_MISMATCH,
+                    f"`qnn.conv2d`: the window does not fit: the input {name} is {extent}, the output would be {v}",
+                    arg=0,
+                )
     dims = {"N": n, "C": out_channels, "H": oh, "W": ow}
     r.set_result(TensorType(tuple(dims[x] for x in ol), out))
     return True
@@ -219,7 +253,15 @@ def qnn_conv2d(args: tuple, attrs: dict) -> Any:
     if is_depthwise(attrs["groups"], x.shape[1], w.shape[0]):
         # TVM's depthwise weight (C, multiplier, KH, KW): output channel c * m + j reads channel c
         w = w.reshape(-1, 1, w.shape[2], w.shape[3])
-    out = conv2d_nchw(x, w, pair_of(attrs["strides"]), pads_2d(attrs["padding"]), pair_of(attrs["dilation"]), attrs["groups"], np.int64)
+    out = conv2d_nchw(
+        x,
+        w,
+        pair_of(attrs["strides"]),
+        pads_2d(attrs["padding"]),
+        pair_of(attrs["dilation"]),
+        attrs["groups"],
+        np.int64,
+    )
     return np.transpose(out, ["NCHW".index(a) for a in ol]).astype(attrs["out_dtype"])
 
 
@@ -247,7 +289,12 @@ def qnn_conv2d_transpose_rel(r: Relation) -> bool:
         size: Any = weight.shape[kl.index("O")]
     else:
         size = i * opg if static(i) is not None and static(opg) is not None else AnyDim()
-    done = channel_param(r, 5, "weight scale", size, "the weight's output channels" if groups == 1 else "the weight's I * O") and done
+    done = (
+        channel_param(
+            r, 5, "weight scale", size, "the weight's output channels" if groups == 1 else "the weight's I * O"
+        )
+        and done
+    )
     if not done:
         return False
     if groups < 1:
@@ -260,7 +307,10 @@ def qnn_conv2d_transpose_rel(r: Relation) -> bool:
     oph, opw = pair_of(op_pad)
     pt, pl, pb, pr = padding4(r, r.attrs["padding"])
     if not (0 <= oph < max(sh, dh) and 0 <= opw < max(sw, dw)):
-        r.fail(codes.TYPE_MISMATCH, f"`qnn.conv2d_transpose` output_padding {[oph, opw]} must be smaller than the strides {[sh, sw]}")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`qnn.conv2d_transpose` output_padding {[oph, opw]} must be smaller than the strides {[sh, sw]}",
+        )
     if static(c) is not None and static(i) is not None and c != i:
         r.fail(
             codes.SHAPE_MISMATCH,
@@ -269,18 +319,30 @@ def qnn_conv2d_transpose_rel(r: Relation) -> bool:
             notes=[f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl})"],
         )
     if static(c) is not None and c % groups:
-        r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d_transpose`: {c} input channels cannot be divided into groups={groups}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`qnn.conv2d_transpose`: {c} input channels cannot be divided into groups={groups}",
+            arg=0,
+        )
     o: Any = opg * groups if static(opg) is not None else AnyDim()
     channels = r.attrs["channels"]
     if channels is not None and static(o) is not None and o != channels:
-        r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`qnn.conv2d_transpose` has channels={channels}, but the weight gives {o} output channels",
+            arg=1,
+        )
 
     def size_of(d: Any, k: Any, s: int, dil: int, before: int, after: int, extra: int, name: str) -> Any:
         if static(d) is None or static(k) is None:
             return AnyDim()
         v = (d - 1) * s - before - after + dil * (k - 1) + extra + 1
         if v <= 0:
-            r.fail(codes.SHAPE_MISMATCH, f"`qnn.conv2d_transpose`: the padding removes the whole output {name} ({v})", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`qnn.conv2d_transpose`: the padding removes the whole output {name} ({v})",
+                arg=0,
+            )
         return v
 
     dims = {
@@ -317,7 +379,13 @@ def qnn_conv2d_transpose(args: tuple, attrs: dict) -> Any:
     x = np.transpose(_shift16(data, z_in), [dl.index(a) for a in "NCHW"]).astype(np.int64)
     w = np.transpose(_shift16(weight, z_w), [kl.index(a) for a in "IOHW"]).astype(np.int64)
     out = conv2d_transpose_nchw(
-        x, w, pair_of(attrs["strides"]), pads_2d(attrs["padding"]), pair_of(attrs["output_padding"]),
-        pair_of(attrs["dilation"]), attrs["groups"], np.int64,
+        x,
+        w,
+        pair_of(attrs["strides"]),
+        pads_2d(attrs["padding"]),
+        pair_of(attrs["output_padding"]),
+        pair_of(attrs["dilation"]),
+        attrs["groups"],
+        np.int64,
     )
     return np.transpose(out, ["NCHW".index(a) for a in ol]).astype(attrs["out_dtype"])

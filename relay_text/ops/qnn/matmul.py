@@ -53,7 +53,11 @@ def _out_dtype(r: Relation, allowed: tuple[str, ...]) -> str:
     out = r.attrs["out_dtype"]
     if out not in allowed:
         shown = f"`{out}`" if out else "no out_dtype"
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` produces {names(allowed)}, given {shown}", notes=[f'name the accumulator type: `out_dtype="{allowed[0]}"`'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` produces {names(allowed)}, given {shown}",
+            notes=[f'name the accumulator type: `out_dtype="{allowed[0]}"`'],
+        )
     return out
 
 
@@ -106,12 +110,14 @@ def qnn_dense_rel(r: Relation) -> bool:
             codes.SHAPE_MISMATCH,
             f"`qnn.dense`: the data has {k} input features but the weight expects {wk}",
             arg=1,
-            notes=[f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"],
+            notes=[
+                f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"
+            ],
         )
     n = weight.shape[0]
     if units is not None and static(n) is not None and n != units:
         r.fail(codes.SHAPE_MISMATCH, f"`qnn.dense` has units={units}, but the weight has {n} rows", arg=1)
-    r.set_result(TensorType(data.shape[:-1] + (rows,), out))
+    r.set_result(TensorType((*data.shape[:-1], rows), out))
     return True
 
 
@@ -144,7 +150,11 @@ def qnn_dense_pack_rel(r: Relation) -> bool:
     _rank(r, 1, weight, 4, "a packed weight (N_O, K_O, N_I, K_I)")
     out = r.attrs["out_dtype"]
     if not out:
-        r.fail(codes.TYPE_MISMATCH, "`qnn.contrib_dense_pack` needs an out_dtype", notes=['name the accumulator type: `out_dtype="int32"`'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            "`qnn.contrib_dense_pack` needs an out_dtype",
+            notes=['name the accumulator type: `out_dtype="int32"`'],
+        )
     done = scalar_param(r, 2, "input zero point")
     done = scalar_param(r, 3, "weight zero point") and done
     r.tensor(4)

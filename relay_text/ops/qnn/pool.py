@@ -70,22 +70,33 @@ def qnn_avg_pool2d_rel(r: Relation) -> bool:
     layout = r.attrs["layout"]
     axes = layout_axes(layout)
     if axes is None or "H" not in axes or "W" not in axes or "h" in layout or "w" in layout:
-        r.fail(codes.TYPE_MISMATCH, f'`qnn.avg_pool2d`: layout "{layout}" must name the axes H and W once each, unsplit')
+        r.fail(
+            codes.TYPE_MISMATCH, f'`qnn.avg_pool2d`: layout "{layout}" must name the axes H and W once each, unsplit'
+        )
     if len(axes) != len(data.shape):
-        r.fail(codes.SHAPE_MISMATCH, f'`qnn.avg_pool2d`: layout "{layout}" has {len(axes)} axes, the data {shape_text(data.shape)}', arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f'`qnn.avg_pool2d`: layout "{layout}" has {len(axes)} axes, the data {shape_text(data.shape)}',
+            arg=0,
+        )
     kh, kw = pair(r, "pool_size")
     sh, sw = pair(r, "strides")
     dh, dw = pair(r, "dilation")
     pt, pl, pb, pr = padding4(r, r.attrs["padding"])
     ceil = r.attrs["ceil_mode"]
     shape = list(data.shape)
-    for name, ax, k, s, d, pad in (("height", axes.index("H"), kh, sh, dh, pt + pb), ("width", axes.index("W"), kw, sw, dw, pl + pr)):
+    for name, ax, k, s, d, pad in (
+        ("height", axes.index("H"), kh, sh, dh, pt + pb),
+        ("width", axes.index("W"), kw, sw, dw, pl + pr),
+    ):
         extent = data.shape[ax]
         if isinstance(extent, AnyDim):
             continue
         v = window_out(extent, k, s, d, pad, ceil)
         if type(v) is int and v <= 0:
-            r.fail(codes.SHAPE_MISMATCH, f"`qnn.avg_pool2d`: the window does not fit: the input {name} is {extent}", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH, f"`qnn.avg_pool2d`: the window does not fit: the input {name} is {extent}", arg=0
+            )
         shape[ax] = v
     r.set_result(TensorType(tuple(shape), data.dtype))
     return True
@@ -138,7 +149,9 @@ def qnn_avg_pool2d(args: tuple, attrs: dict) -> Any:
     if not include:
         num = np.maximum(num, 1)
     elif np.any(num == 0):
-        raise KernelError(codes.DIVISION_BY_ZERO, "`qnn.avg_pool2d`: a window holds no element (integer division by zero)")
+        raise KernelError(
+            codes.DIVISION_BY_ZERO, "`qnn.avg_pool2d`: a window holds no element (integer division by zero)"
+        )
     mean = trunc_div(total, num).astype(np.int32)
-    out = saturate(mean, str(data.dtype)).reshape(lead + (oh, ow))
+    out = saturate(mean, str(data.dtype)).reshape((*lead, oh, ow))
     return np.moveaxis(out, (-2, -1), (hx, wx))

@@ -185,7 +185,11 @@ def requantize_rel(r: Relation) -> bool:
     allowed = ("int8", "uint8", "int16", "int32")
     if out not in allowed:
         shown = f"`{out}`" if out else "no out_dtype"
-        r.fail(codes.TYPE_MISMATCH, f"`qnn.requantize` produces {names(allowed)}, given {shown}", notes=['name the output type: `out_dtype="int8"`'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`qnn.requantize` produces {names(allowed)}, given {shown}",
+            notes=['name the output type: `out_dtype="int8"`'],
+        )
     rank = len(data.shape)
     ax = check_axis(r, "axis", r.attrs["axis"], rank)
     size = data.shape[ax] if rank else 1
@@ -214,7 +218,9 @@ def requantize_rel(r: Relation) -> bool:
 )
 def qnn_requantize(args: tuple, attrs: dict) -> Any:
     x, s_in, z_in, s_out, z_out = args
-    return requantize(x, s_in, z_in, s_out, z_out, attrs["out_dtype"], attrs["axis"], attrs["rounding"], attrs["compute_dtype"])
+    return requantize(
+        x, s_in, z_in, s_out, z_out, attrs["out_dtype"], attrs["axis"], attrs["rounding"], attrs["compute_dtype"]
+    )
 
 
 # ---------------------------------------------------------------- simulated quantize and dequantize
@@ -317,7 +323,11 @@ def annotation_simulated_quantize_rel(r: Relation) -> bool:
     if data is None:
         return False
     if not data.shape:
-        r.fail(codes.SHAPE_MISMATCH, "`relay.op.annotation.simulated_quantize` needs data of rank at least 1, found a scalar", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            "`relay.op.annotation.simulated_quantize` needs data of rank at least 1, found a scalar",
+            arg=0,
+        )
     require_dtype(r, 0, data, FLOATS, "data")
     for i in (1, 2, 3):
         r.refine(i, TensorType((), "float32"))
@@ -337,7 +347,7 @@ def annotation_simulated_quantize(args: tuple, attrs: dict) -> Any:
     if not attrs["sign"] or attrs["rounding"] != "round":
         raise KernelError(
             codes.RUNTIME_ERROR,
-            "`relay.op.annotation.simulated_quantize` is computed only with sign=True and rounding=\"round\"",
+            '`relay.op.annotation.simulated_quantize` is computed only with sign=True and rounding="round"',
         )
     if attrs["kind"] == 0:
         return x.copy()

@@ -191,8 +191,9 @@ def qnn_softmax(args: tuple, attrs: dict) -> Any:
     e = np.left_shift(xb, np.max(k, axis=axis, keepdims=True) - k)
     sums = np.sum(e, axis=axis, keepdims=True, dtype=i32)
     if np.any(sums == 0):
-        raise KernelError(codes.DIVISION_BY_ZERO, "`qnn.softmax`: a sum of exponentials is 0 (integer division by zero)")
+        raise KernelError(
+            codes.DIVISION_BY_ZERO, "`qnn.softmax`: a sum of exponentials is 0 (integer division by zero)"
+        )
     out = (trunc_div(np.full_like(sums, 1 << 30), sums) * e) >> 23
     result = requantize(out, np.float32(1.0 / 128), 0, s_out, z_out, "int8", 0)
     return result.reshape(shape)
-

@@ -68,7 +68,7 @@ _ROTATIONS = ((14, 16), (52, 57), (23, 40), (5, 37), (25, 33), (46, 12), (58, 22
 def threefry_blocks(key: Any, inputs: Any) -> Any:
     """TOPI's Threefry-4x64 of each row of `inputs` (n x 4 uint64) under `key` (4 words)."""
     words = [int(k) for k in key]
-    schedule = words + [_PARITY ^ words[0] ^ words[1] ^ words[2] ^ words[3]]
+    schedule = [*words, _PARITY ^ words[0] ^ words[1] ^ words[2] ^ words[3]]
     x = [np.array(inputs[:, j], dtype=np.uint64) for j in range(4)]
     for group in range(5):
         for j in range(4):
@@ -117,7 +117,7 @@ def generate(key: Any, n: int) -> tuple[Any, Any]:
         tmp[7] = (tmp[7] + whole * 4) & MASK
         out[whole * 4 :] = threefry_blocks(tmp[0:4], np.array([tmp[4:8]], dtype=np.uint64))[0][:rest]
     counter = (tmp[7] + (4 if rest else n)) & MASK
-    new_key = np.array(tmp[0:6] + [0, counter] + tmp[8:10], dtype=np.uint64)
+    new_key = np.array([*tmp[0:6], 0, counter, *tmp[8:10]], dtype=np.uint64)
     return new_key, out
 
 
@@ -125,12 +125,12 @@ def split(key: Any) -> tuple[Any, Any]:
     gen = [int(w) for w in key]
     if gen[8] == 0:
         fresh = [int(w) for w in threefry_blocks(gen[0:4], np.array([gen[4:8]], dtype=np.uint64))[0]]
-        left = fresh + [0, 0, 0, 0, 1 << 62, 0]
-        right = fresh + [1 << 63, 0, 0, 0, 1 << 62, 0]
+        left = [*fresh, 0, 0, 0, 0, 1 << 62, 0]
+        right = [*fresh, 1 << 63, 0, 0, 0, 1 << 62, 0]
     else:
         mark = list(_shift_mark(gen[8], gen[9]))
         left = gen[0:8] + mark
-        right = gen[0:4] + [gen[4] | gen[8], gen[5] | gen[9]] + gen[6:8] + mark
+        right = [*gen[0:4], gen[4] | gen[8], gen[5] | gen[9], *gen[6:8], *mark]
     return np.array(left, dtype=np.uint64), np.array(right, dtype=np.uint64)
 
 
@@ -184,7 +184,11 @@ def split_rel(r: Relation) -> bool:
 def distribution_rel(r: Relation) -> bool:
     dtype = r.attrs["out_dtype"]
     if dtype not in ("float32", "float64"):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` generates float32 or float64 values, not {dtype}", notes=["TVM supports only these two out_dtypes"])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` generates float32 or float64 values, not {dtype}",
+            notes=["TVM supports only these two out_dtypes"],
+        )
     shape = _out_shape(r)
     _key(r, 0)
     r.refine(1, TensorType((), dtype))
@@ -208,8 +212,10 @@ def multinomial_rel(r: Relation) -> bool:
     if not known_rank(probs.shape):
         return False
     if probs.shape == ():
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes probabilities along the last axis of a tensor, found a scalar", arg=1)
-    r.set_result(TupleType((KEY, TensorType(probs.shape[:-1] + (k,), "int32"))))
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`{r.op}` takes probabilities along the last axis of a tensor, found a scalar", arg=1
+        )
+    r.set_result(TupleType((KEY, TensorType((*probs.shape[:-1], k), "int32"))))
     return True
 
 
@@ -291,7 +297,7 @@ def multinomial(args: tuple, attrs: dict) -> Any:
     p = np.maximum(probs.astype(np.float32), np.float32(0))
     with np.errstate(all="ignore"):
         # sums in order, as TVM's loops add (numpy's sum pairs terms up)
-        total = np.add.accumulate(p, axis=-1)[..., -1:] if p.shape[-1] else np.zeros(p.shape[:-1] + (1,), np.float32)
+        total = np.add.accumulate(p, axis=-1)[..., -1:] if p.shape[-1] else np.zeros((*p.shape[:-1], 1), np.float32)
         cumulative = np.cumsum(p / total, axis=-1, dtype=np.float32)
     rows = p.shape[:-1]
     new_key, bits = _draw("random.multinomial", key, (*rows, k))
@@ -299,7 +305,9 @@ def multinomial(args: tuple, attrs: dict) -> Any:
     if p.shape[-1] == 0:
         return new_key, np.zeros((*rows, k), dtype=np.int32)
     if math.prod(p.shape) * k > MAX_NUMBERS:
-        raise KernelError(codes.RUNTIME_ERROR, "`random.multinomial`: too many probabilities times samples for this evaluator")
+        raise KernelError(
+            codes.RUNTIME_ERROR, "`random.multinomial`: too many probabilities times samples for this evaluator"
+        )
     gap = cumulative[..., :, None] - u[..., None, :]
     closest = np.where(gap > 0, gap, np.float32(1))
     return new_key, np.argmin(closest, axis=-2).astype(np.int32)

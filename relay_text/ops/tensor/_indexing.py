@@ -29,7 +29,9 @@ def require_int(r: Relation, i: int, what: str, unsigned: bool = True) -> None:
     dtype = r.tensor(i).dtype
     if type(dtype) is str and not is_int_dtype(dtype, unsigned):
         kind = "integers" if unsigned else "signed integers"
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes {what} of {kind}, found `{dtype}`", arg=i, label=f"this is `{dtype}`")
+        r.fail(
+            codes.TYPE_MISMATCH, f"`{r.op}` takes {what} of {kind}, found `{dtype}`", arg=i, label=f"this is `{dtype}`"
+        )
 
 
 def require_rank(r: Relation, i: int, ranks: Sequence[int], what: str) -> None:
@@ -37,7 +39,11 @@ def require_rank(r: Relation, i: int, ranks: Sequence[int], what: str) -> None:
     t = r.tensor(i)
     if known_rank(t.shape) and len(t.shape) not in ranks:
         want = " or ".join(_rank_name(k) for k in ranks)
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes {what} as {want}, found a tensor of shape {shape_text(t.shape)}", arg=i)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes {what} as {want}, found a tensor of shape {shape_text(t.shape)}",
+            arg=i,
+        )
 
 
 def assume(r: Relation, i: int, t: TensorType) -> bool:
@@ -90,9 +96,12 @@ def expect_shape(r: Relation, i: int, expected: tuple, what: str) -> bool:
             arg=i,
             notes=[f"the rank should be {len(expected)}, not {len(t.shape)}"],
         )
-    for axis, (want, got) in enumerate(zip(expected, t.shape)):
+    for axis, (want, got) in enumerate(zip(expected, t.shape, strict=False)):
         same_dim(
-            r, want, got, i,
+            r,
+            want,
+            got,
+            i,
             f"`{r.op}` expects {what} of shape {shape_text(expected)}, found {shape_text(t.shape)}",
             notes=[f"axis {axis} should have size {want}, not {got}"] if type(want) is int and type(got) is int else (),
         )
@@ -112,7 +121,9 @@ def check_bounds(op: str, index: Any, extent: int, axis: int, wrap_negative: boo
             bad = lo if lo < 0 else hi
             if wrap_negative and bad < 0:
                 bad -= extent
-            raise KernelError(codes.RUNTIME_ERROR, f"{op}: index {bad} is out of range for axis {axis} of size {extent}")
+            raise KernelError(
+                codes.RUNTIME_ERROR, f"{op}: index {bad} is out of range for axis {axis} of size {extent}"
+            )
     return idx
 
 

@@ -41,7 +41,9 @@ def _require_integer(r: Relation, i: int) -> None:
             f"`{r.op}` takes integer or bool tensors, found `{d}`",
             arg=i,
             label=f"this is `{d}`",
-            notes=['TVM lowers bitwise operations on integers only; for a float\'s bits use `reinterpret(x, dtype="int32")`'],
+            notes=[
+                'TVM lowers bitwise operations on integers only; for a float\'s bits use `reinterpret(x, dtype="int32")`'
+            ],
         )
 
 
@@ -74,7 +76,9 @@ _binary("bitwise_or", "bitwise_or", "Elementwise bitwise or of two integer tenso
 _binary("bitwise_xor", "bitwise_xor", "Elementwise bitwise exclusive or of two integer tensors.")
 
 
-@register("bitwise_not", inputs=1, relation=integer_identity, doc="Elementwise bitwise complement of an integer tensor.")
+@register(
+    "bitwise_not", inputs=1, relation=integer_identity, doc="Elementwise bitwise complement of an integer tensor."
+)
 def bitwise_not(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.invert(x), x.dtype)

@@ -44,7 +44,11 @@ def arange_rel(r: Relation) -> bool:
     for i, name in enumerate(("start", "stop", "step")):
         t = r.tensor(i)
         if known_rank(t.shape) and t.shape != ():
-            r.fail(codes.SHAPE_MISMATCH, f"`arange` takes a scalar {name}, found a tensor of shape {shape_text(t.shape)}", arg=i)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`arange` takes a scalar {name}, found a tensor of shape {shape_text(t.shape)}",
+                arg=i,
+            )
     bounds = [r.attrs[name] for name in ("start", "stop", "step")]
     if all(isinstance(b, (int, float)) for b in bounds):
         start, stop, step = bounds
@@ -64,7 +68,12 @@ def arange_rel(r: Relation) -> bool:
     "arange",
     inputs=3,
     relation=arange_rel,
-    attrs=(Attr("start", BOUND, None), Attr("stop", BOUND, None), Attr("step", BOUND, None), Attr("dtype", "dtype", "float32")),
+    attrs=(
+        Attr("start", BOUND, None),
+        Attr("stop", BOUND, None),
+        Attr("step", BOUND, None),
+        Attr("dtype", "dtype", "float32"),
+    ),
     doc="Values from start (inclusive) to stop (exclusive) in steps of step.",
 )
 def arange(args: tuple, attrs: dict) -> Any:

@@ -112,7 +112,9 @@ def _broadcast(a: Any, b: Any) -> Any:
     return a if a is b else AnyDim()
 
 
-def einsum_shapes(shapes: list[tuple], inputs: list[list[str]], output: list[str]) -> tuple[dict[str, Any], tuple, tuple]:
+def einsum_shapes(
+    shapes: list[tuple], inputs: list[list[str]], output: list[str]
+) -> tuple[dict[str, Any], tuple, tuple]:
     """The size of each letter, the broadcast `...` shape and the result shape;
     EquationError when the operands do not fit the equation."""
     if len(inputs) != len(shapes):
@@ -120,10 +122,12 @@ def einsum_shapes(shapes: list[tuple], inputs: list[list[str]], output: list[str
     sizes: dict[str, Any] = {}
     owner: dict[str, int] = {}
     ellipses: list[tuple] = []
-    for k, (sub, shape) in enumerate(zip(inputs, shapes)):
+    for k, (sub, shape) in enumerate(zip(inputs, shapes, strict=False)):
         named = len(sub) - (ELLIPSIS in sub)
         if len(shape) < named or (ELLIPSIS not in sub and len(shape) != named):
-            raise EquationError(f"operand {k} has rank {len(shape)}, but its subscript `{_subscript_text(sub)}` names {named} axes")
+            raise EquationError(
+                f"operand {k} has rank {len(shape)}, but its subscript `{_subscript_text(sub)}` names {named} axes"
+            )
         pos = 0
         for label in sub:
             if label == ELLIPSIS:
@@ -147,9 +151,11 @@ def einsum_shapes(shapes: list[tuple], inputs: list[list[str]], output: list[str
         width = max(len(common), len(shape))
         a = [1] * (width - len(common)) + common
         b = [1] * (width - len(shape)) + list(shape)
-        merged = [_broadcast(x, y) for x, y in zip(a, b)]
+        merged = [_broadcast(x, y) for x, y in zip(a, b, strict=False)]
         if any(m is None for m in merged):
-            raise EquationError(f"the `...` parts of the operands do not broadcast: {shape_text(tuple(common))} and {shape_text(shape)}")
+            raise EquationError(
+                f"the `...` parts of the operands do not broadcast: {shape_text(tuple(common))} and {shape_text(shape)}"
+            )
         common = merged
     result: list[Any] = []
     for label in output:
@@ -168,12 +174,22 @@ def einsum_rel(r: Relation) -> bool:
     if is_unknown(t):
         return False
     if not isinstance(t, TupleType):
-        r.fail(codes.TYPE_MISMATCH, '`einsum` takes a tuple of tensors, e.g. `einsum((%a, %b), equation="ij,jk->ik")`', arg=0, label="not a tuple")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            '`einsum` takes a tuple of tensors, e.g. `einsum((%a, %b), equation="ij,jk->ik")`',
+            arg=0,
+            label="not a tuple",
+        )
     if not t.fields:
         r.fail(codes.TYPE_MISMATCH, "`einsum` needs at least one tensor", arg=0)
     fields = [r.tensor_of(f, 0, f"field {i} of its tuple") for i, f in enumerate(t.fields)]
     for i in range(1, len(fields)):
-        r.unify(fields[0].dtype, fields[i].dtype, arg=0, message=f"`einsum` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`")
+        r.unify(
+            fields[0].dtype,
+            fields[i].dtype,
+            arg=0,
+            message=f"`einsum` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`",
+        )
     fields = [r.tensor_of(f, 0) for f in t.fields]
     shapes = [f.shape for f in fields if known_rank(f.shape)]
     if len(shapes) < len(fields) or any(is_unknown(d) for s in shapes for d in s):
@@ -181,7 +197,12 @@ def einsum_rel(r: Relation) -> bool:
     try:
         _, _, shape = einsum_shapes(shapes, inputs, output)
     except EquationError as exc:
-        r.fail(codes.SHAPE_MISMATCH, f'`einsum` "{equation}": {exc}', arg=0, notes=["the operands are " + ", ".join(shape_text(f.shape) for f in fields)])
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f'`einsum` "{equation}": {exc}',
+            arg=0,
+            notes=["the operands are " + ", ".join(shape_text(f.shape) for f in fields)],
+        )
     r.set_result(TensorType(shape, fields[0].dtype))
     return True
 
@@ -215,7 +236,7 @@ def einsum(args: tuple, attrs: dict) -> Any:
         return letters, target
 
     subs, views = [], []
-    for sub, x in zip(inputs, operands):
+    for sub, x in zip(inputs, operands, strict=False):
         letters, target = spelled(sub, x.ndim - (len(sub) - (ELLIPSIS in sub)))
         subs.append(letters)
         views.append(np.broadcast_to(x, tuple(target)))

@@ -134,13 +134,21 @@ def add(args: tuple, attrs: dict) -> Any:
     return wrap(np.add(a, b), a.dtype)
 
 
-@register("subtract", inputs=2, relation=arithmetic, doc="Elementwise difference, broadcasting like numpy.", scalar=operator.sub)
+@register(
+    "subtract",
+    inputs=2,
+    relation=arithmetic,
+    doc="Elementwise difference, broadcasting like numpy.",
+    scalar=operator.sub,
+)
 def subtract(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.subtract(a, b), a.dtype)
 
 
-@register("multiply", inputs=2, relation=arithmetic, doc="Elementwise product, broadcasting like numpy.", scalar=operator.mul)
+@register(
+    "multiply", inputs=2, relation=arithmetic, doc="Elementwise product, broadcasting like numpy.", scalar=operator.mul
+)
 def multiply(args: tuple, attrs: dict) -> Any:
     a, b = args
     return wrap(np.multiply(a, b), a.dtype)
@@ -189,7 +197,9 @@ def mod(args: tuple, attrs: dict) -> Any:
         return wrap(np.fmod(a, b), a.dtype)
 
 
-@register("floor_mod", inputs=2, relation=arithmetic, doc="Elementwise remainder with the sign of the divisor (numpy's %).")
+@register(
+    "floor_mod", inputs=2, relation=arithmetic, doc="Elementwise remainder with the sign of the divisor (numpy's %)."
+)
 def floor_mod(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype):
@@ -198,7 +208,9 @@ def floor_mod(args: tuple, attrs: dict) -> Any:
         return wrap(np.mod(a, b), a.dtype)
 
 
-@register("trunc_divide", inputs=2, relation=arithmetic, doc="Elementwise quotient rounded toward zero, for floats too.")
+@register(
+    "trunc_divide", inputs=2, relation=arithmetic, doc="Elementwise quotient rounded toward zero, for floats too."
+)
 def trunc_divide(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype):
@@ -207,7 +219,12 @@ def trunc_divide(args: tuple, attrs: dict) -> Any:
         return wrap(np.trunc(np.true_divide(a, b)), a.dtype)
 
 
-@register("trunc_mod", inputs=2, relation=arithmetic, doc="Elementwise remainder a - trunc(a / b) * b, with the sign of the dividend.")
+@register(
+    "trunc_mod",
+    inputs=2,
+    relation=arithmetic,
+    doc="Elementwise remainder a - trunc(a / b) * b, with the sign of the dividend.",
+)
 def trunc_mod(args: tuple, attrs: dict) -> Any:
     a, b = args
     if is_int(a.dtype):
@@ -268,12 +285,20 @@ for _name, _fn_name, _doc, _scalar in (
     register(_name, inputs=2, relation=broadcast_bool, doc=_doc, scalar=_scalar)(_comparison(_fn_name))
 
 
-@register("logical_and", inputs=2, relation=broadcast_logical, doc="Elementwise and of two bool tensors.", scalar=operator.and_)
+@register(
+    "logical_and",
+    inputs=2,
+    relation=broadcast_logical,
+    doc="Elementwise and of two bool tensors.",
+    scalar=operator.and_,
+)
 def logical_and(args: tuple, attrs: dict) -> Any:
     return wrap(np.logical_and(args[0], args[1]), "bool")
 
 
-@register("logical_or", inputs=2, relation=broadcast_logical, doc="Elementwise or of two bool tensors.", scalar=operator.or_)
+@register(
+    "logical_or", inputs=2, relation=broadcast_logical, doc="Elementwise or of two bool tensors.", scalar=operator.or_
+)
 def logical_or(args: tuple, attrs: dict) -> Any:
     return wrap(np.logical_or(args[0], args[1]), "bool")
 
@@ -283,7 +308,9 @@ def logical_xor(args: tuple, attrs: dict) -> Any:
     return wrap(np.logical_xor(args[0], args[1]), "bool")
 
 
-@register("logical_not", inputs=1, relation=bool_identity, doc="Elementwise not of a bool tensor.", scalar=operator.invert)
+@register(
+    "logical_not", inputs=1, relation=bool_identity, doc="Elementwise not of a bool tensor.", scalar=operator.invert
+)
 def logical_not(args: tuple, attrs: dict) -> Any:
     return wrap(np.logical_not(args[0]), "bool")
 
@@ -291,7 +318,13 @@ def logical_not(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- unary
 
 
-@register("negative", inputs=1, relation=numeric_identity, doc="Elementwise negation (integers wrap around).", scalar=operator.neg)
+@register(
+    "negative",
+    inputs=1,
+    relation=numeric_identity,
+    doc="Elementwise negation (integers wrap around).",
+    scalar=operator.neg,
+)
 def negative(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.negative(x), x.dtype)
@@ -397,14 +430,18 @@ unary_math("tan", lambda x: np.tan(x), "Elementwise tangent.")
 unary_math("floor", lambda x: np.floor(x), "Elementwise rounding toward negative infinity.", integers_unchanged=True)
 unary_math("ceil", lambda x: np.ceil(x), "Elementwise rounding toward positive infinity.", integers_unchanged=True)
 # TVM lowers `round` to C's round(): halves go away from zero (numpy's round goes to even).
-unary_math("round", _round_half_away, "Elementwise rounding to nearest, halves away from zero.", integers_unchanged=True)
+unary_math(
+    "round", _round_half_away, "Elementwise rounding to nearest, halves away from zero.", integers_unchanged=True
+)
 unary_math("trunc", lambda x: np.trunc(x), "Elementwise rounding toward zero.", integers_unchanged=True)
 
 
 # ---------------------------------------------------------------- selection, clipping, casts
 
 
-@register("where", inputs=3, relation=where_rel, doc="Elementwise choice: x where cond is True, else y (all broadcast).")
+@register(
+    "where", inputs=3, relation=where_rel, doc="Elementwise choice: x where cond is True, else y (all broadcast)."
+)
 def where(args: tuple, attrs: dict) -> Any:
     cond, x, y = args
     return wrap(np.where(cond, x, y), x.dtype)
@@ -426,7 +463,9 @@ def clip(args: tuple, attrs: dict) -> Any:
     return wrap(np.clip(x, lo, hi), x.dtype)
 
 
-@register("cast", inputs=1, relation=cast_rel, attrs=(Attr("dtype", "dtype"),), doc="Convert every element to another dtype.")
+@register(
+    "cast", inputs=1, relation=cast_rel, attrs=(Attr("dtype", "dtype"),), doc="Convert every element to another dtype."
+)
 def cast(args: tuple, attrs: dict) -> Any:
     x = args[0]
     dtype = attrs["dtype"]

@@ -60,7 +60,7 @@ def _one_hot_type(r: Relation, depth: Any) -> bool:
             notes=[f"the new axis goes at a position 0 to {rank}, or -1 for the last"],
         )
     pos = rank if axis == -1 else axis
-    r.set_result(TensorType(tuple(indices.shape[:pos]) + (depth,) + tuple(indices.shape[pos:]), dtype))
+    r.set_result(TensorType((*tuple(indices.shape[:pos]), depth, *tuple(indices.shape[pos:])), dtype))
     return settled(r, *range(1, r.arity))
 
 
@@ -165,7 +165,7 @@ def unravel_index(args: tuple, attrs: dict) -> Any:
     for k in range(len(sizes) - 1, -1, -1):
         coords[k] = rest % sizes[k]
         rest = rest // sizes[k]
-    return np.stack(coords).astype(indices.dtype) if coords else np.zeros((0,) + indices.shape, indices.dtype)
+    return np.stack(coords).astype(indices.dtype) if coords else np.zeros((0, *indices.shape), indices.dtype)
 
 
 # ---------------------------------------------------------------- invert_permutation
@@ -194,4 +194,3 @@ def invert_permutation(args: tuple, attrs: dict) -> Any:
     out = np.empty(n, dtype=p.dtype)
     out[values] = np.arange(n).astype(p.dtype)
     return out
-

@@ -38,13 +38,32 @@ _LOG2E, _LN2 = 1.44269504088896341, 0.6931471805599453
 
 # Eigen's rational approximations: odd numerator, even denominator, by
 # increasing degree.
-_TANH_ALPHA = (4.89352455891786e-03, 6.37261928875436e-04, 1.48572235717979e-05, 5.12229709037114e-08,
-               -8.60467152213735e-11, 2.00018790482477e-13, -2.76076847742355e-16)
+_TANH_ALPHA = (
+    4.89352455891786e-03,
+    6.37261928875436e-04,
+    1.48572235717979e-05,
+    5.12229709037114e-08,
+    -8.60467152213735e-11,
+    2.00018790482477e-13,
+    -2.76076847742355e-16,
+)
 _TANH_BETA = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04, 1.19825839466702e-06)
-_ERF_ALPHA = (-1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04, -5.69250639462346e-05,
-              -2.10102402082508e-06, 2.77068142495902e-08, -2.72614225801306e-10)
-_ERF_BETA = (-1.42647390514189e-02, -7.37332916720468e-03, -1.68282697438203e-03, -2.13374055278905e-04,
-             -1.45660718464996e-05)
+_ERF_ALPHA = (
+    -1.60960333262415e-02,
+    -2.95459980854025e-03,
+    -7.34990630326855e-04,
+    -5.69250639462346e-05,
+    -2.10102402082508e-06,
+    2.77068142495902e-08,
+    -2.72614225801306e-10,
+)
+_ERF_BETA = (
+    -1.42647390514189e-02,
+    -7.37332916720468e-03,
+    -1.68282697438203e-03,
+    -2.13374055278905e-04,
+    -1.45660718464996e-05,
+)
 
 
 def _min(a: Any, b: Any) -> Any:
@@ -106,7 +125,9 @@ def fast_exp(args: tuple, attrs: dict) -> Any:
     return _exp(args, attrs)
 
 
-@register("fast_tanh", inputs=1, relation=identity, doc="Elementwise tanh by TOPI's fast rational approximation (float32).")
+@register(
+    "fast_tanh", inputs=1, relation=identity, doc="Elementwise tanh by TOPI's fast rational approximation (float32)."
+)
 def fast_tanh(args: tuple, attrs: dict) -> Any:
     x = args[0]
     if x.dtype == np.float32:
@@ -115,7 +136,12 @@ def fast_tanh(args: tuple, attrs: dict) -> Any:
     return _tanh(args, attrs)
 
 
-@register("fast_erf", inputs=1, relation=identity, doc="Elementwise erf by TOPI's fast rational approximation (float32, float16).")
+@register(
+    "fast_erf",
+    inputs=1,
+    relation=identity,
+    doc="Elementwise erf by TOPI's fast rational approximation (float32, float16).",
+)
 def fast_erf(args: tuple, attrs: dict) -> Any:
     x = args[0]
     if x.dtype in (np.float32, np.float16):

@@ -113,7 +113,12 @@ def per_axis_rel(r: Relation) -> bool:
     axes = r.attrs["axes"]
     for a in axes:
         if not 0 <= a < rank:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: axis {a} is out of range for data of rank {rank}", arg=0, notes=[f"valid values are 0 to {rank - 1}"])
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`{r.op}`: axis {a} is out of range for data of rank {rank}",
+                arg=0,
+                notes=[f"valid values are 0 to {rank - 1}"],
+            )
     if len(set(axes)) != len(axes):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}`: axes {list(axes)} name an axis twice")
     want = tuple(x.shape[a] for a in axes)
@@ -121,7 +126,9 @@ def per_axis_rel(r: Relation) -> bool:
         t = r.tensor(i)
         if type(t.shape) is not tuple:
             continue
-        if len(t.shape) != len(want) or any(type(d) is int and type(w) is int and d != w for d, w in zip(t.shape, want)):
+        if len(t.shape) != len(want) or any(
+            type(d) is int and type(w) is int and d != w for d, w in zip(t.shape, want, strict=False)
+        ):
             r.fail(
                 codes.SHAPE_MISMATCH,
                 f"`{r.op}` needs {what} of shape {shape_text(want)}, the data's sizes along axes {list(axes)}, found {shape_text(t.shape)}",
@@ -155,11 +162,17 @@ def fixed_point_multiply_per_axis(args: tuple, attrs: dict) -> Any:
     total = rs + 31
     if attrs["is_lshift_required"]:
         if np.any((ls < 0) | (ls >= 64)):
-            raise KernelError(codes.RUNTIME_ERROR, f"`fixed_point_multiply_per_axis`: a left shift must be at least 0 and less than 64, found {int(ls[(ls < 0) | (ls >= 64)].flat[0])}")
+            raise KernelError(
+                codes.RUNTIME_ERROR,
+                f"`fixed_point_multiply_per_axis`: a left shift must be at least 0 and less than 64, found {int(ls[(ls < 0) | (ls >= 64)].flat[0])}",
+            )
         v = np.left_shift(v, ls)
     if np.any((total < 1) | (total >= 64)):
         bad = rs[(total < 1) | (total >= 64)].flat[0]
-        raise KernelError(codes.RUNTIME_ERROR, f"`fixed_point_multiply_per_axis`: a right shift must be at least -30 and at most 32, found {int(bad)}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"`fixed_point_multiply_per_axis`: a right shift must be at least -30 and at most 32, found {int(bad)}",
+        )
     with np.errstate(over="ignore"):
         v = v * m + np.left_shift(np.int64(1), total - 1)
     return wrap(np.right_shift(v, total), np.int64).astype(np.int32)

@@ -42,20 +42,38 @@ def dft_rel(r: Relation) -> bool:
     require_float(r, 0, "the real part")
     re, im = r.tensor(0), r.tensor(1)
     if known_rank(re.shape) and not re.shape:
-        r.fail(codes.SHAPE_MISMATCH, "`dft` transforms along the last axis and needs tensors of rank 1 or more, found a scalar", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            "`dft` transforms along the last axis and needs tensors of rank 1 or more, found a scalar",
+            arg=0,
+        )
     if not (known_rank(re.shape) and known_rank(im.shape)):
         return False
-    if len(re.shape) != len(im.shape) or any(type(a) is int and type(b) is int and a != b for a, b in zip(re.shape, im.shape)):
-        r.fail(codes.SHAPE_MISMATCH, f"`dft` needs real and imaginary parts of one shape, found {shape_text(re.shape)} and {shape_text(im.shape)}", arg=1)
+    if len(re.shape) != len(im.shape) or any(
+        type(a) is int and type(b) is int and a != b for a, b in zip(re.shape, im.shape, strict=False)
+    ):
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`dft` needs real and imaginary parts of one shape, found {shape_text(re.shape)} and {shape_text(im.shape)}",
+            arg=1,
+        )
     r.set_result(TupleType((re, im)))
     return True
 
 
-@register("dft", inputs=2, relation=dft_rel, attrs=(Attr("inverse", "bool", False),), doc="The discrete Fourier transform along the last axis, on real and imaginary parts.")
+@register(
+    "dft",
+    inputs=2,
+    relation=dft_rel,
+    attrs=(Attr("inverse", "bool", False),),
+    doc="The discrete Fourier transform along the last axis, on real and imaginary parts.",
+)
 def dft(args: tuple, attrs: dict) -> Any:
     re, im = args
     if re.shape != im.shape:
-        raise KernelError(codes.RUNTIME_ERROR, f"dft: real part {re.shape} and imaginary part {im.shape} differ in shape")
+        raise KernelError(
+            codes.RUNTIME_ERROR, f"dft: real part {re.shape} and imaginary part {im.shape} differ in shape"
+        )
     if re.shape[-1] == 0:
         return re.copy(), im.copy()
     # In the precision of the signal, as TVM's kernel computes it: float64
@@ -84,7 +102,9 @@ def stft_rel(r: Relation) -> bool:
     x = ranked(r, 0, (1, 2), "a signal (a vector, or a matrix with one signal per row)")
     window = ranked(r, 1, (1,), "a window")
     if window is not None and type(window.shape[0]) is int and window.shape[0] < win:
-        r.fail(codes.SHAPE_MISMATCH, f"`stft`: the window has {window.shape[0]} values, fewer than win_length={win}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`stft`: the window has {window.shape[0]} values, fewer than win_length={win}", arg=1
+        )
     if x is None:
         return False
     length = x.shape[-1]
@@ -119,7 +139,10 @@ def stft(args: tuple, attrs: dict) -> Any:
     n_fft, hop, win = attrs["n_fft"], attrs["hop_length"], attrs["win_length"]
     length = x.shape[-1]
     if length < n_fft or window.shape[0] < win:
-        raise KernelError(codes.RUNTIME_ERROR, f"stft: {length} samples and a window of {window.shape[0]} do not fit n_fft={n_fft}, win_length={win}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"stft: {length} samples and a window of {window.shape[0]} do not fit n_fft={n_fft}, win_length={win}",
+        )
     frames = (length - n_fft) // hop + 1
     starts = np.arange(frames) * hop
     batch = x.reshape(-1, length).astype(np.float64)

@@ -68,13 +68,16 @@ def gather_rel(r: Relation) -> bool:
             arg=1,
         )
     ax = normalize_axis(r, axis, rank)
-    for i, (d, k) in enumerate(zip(data.shape, idx.shape)):
+    for i, (d, k) in enumerate(zip(data.shape, idx.shape, strict=False)):
         if i == ax:
             if type(k) is int and k < 1:
                 r.fail(codes.SHAPE_MISMATCH, f"`gather`: the indices are empty along axis {ax}", arg=1)
             continue
         same_dim(
-            r, d, k, 1,
+            r,
+            d,
+            k,
+            1,
             f"`gather` along axis {ax}: the indices must match the data on every other axis, "
             f"but at axis {i} the data has size {d} and the indices {k}",
         )
@@ -106,18 +109,30 @@ def gather_nd_rel(r: Relation) -> bool:
     if batch < 0:
         r.fail(codes.TYPE_MISMATCH, f"`gather_nd`: batch_dims must not be negative, found {batch}")
     if known_rank(idx.shape) and len(idx.shape) == 0:
-        r.fail(codes.SHAPE_MISMATCH, "`gather_nd` needs indices of rank 1 or more, found a scalar", arg=1,
-               notes=["the first axis of the indices runs over the coordinates of one index tuple"])
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            "`gather_nd` needs indices of rank 1 or more, found a scalar",
+            arg=1,
+            notes=["the first axis of the indices runs over the coordinates of one index tuple"],
+        )
     if not (known_rank(data.shape) and known_rank(idx.shape)):
         return False
     m = idx.shape[0]
     if is_unknown(m):
         return False
     if type(m) is not int:
-        r.fail(codes.SHAPE_MISMATCH, f"`gather_nd` needs a static size for the first axis of the indices, found {shape_text(idx.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`gather_nd` needs a static size for the first axis of the indices, found {shape_text(idx.shape)}",
+            arg=1,
+        )
     rank = len(data.shape)
     if batch > len(idx.shape) - 1:
-        r.fail(codes.SHAPE_MISMATCH, f"`gather_nd`: batch_dims={batch} needs indices of rank {batch + 1} or more, found {shape_text(idx.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`gather_nd`: batch_dims={batch} needs indices of rank {batch + 1} or more, found {shape_text(idx.shape)}",
+            arg=1,
+        )
     if m + batch > rank:
         r.fail(
             codes.SHAPE_MISMATCH,
@@ -127,7 +142,10 @@ def gather_nd_rel(r: Relation) -> bool:
         )
     for i in range(batch):
         same_dim(
-            r, data.shape[i], idx.shape[i + 1], 1,
+            r,
+            data.shape[i],
+            idx.shape[i + 1],
+            1,
             f"`gather_nd`: batch axis {i} has size {data.shape[i]} in the data but {idx.shape[i + 1]} in the indices (their axis {i + 1})",
         )
     r.set_result(TensorType(tuple(idx.shape[1:]) + tuple(data.shape[m + batch :]), data.dtype))
@@ -185,7 +203,9 @@ def _broadcast_index_shapes(r: Relation, shapes: list[tuple]) -> tuple | None:
                     f"`adv_index`: the index tensors do not broadcast: index {owner} is {shape_text(shapes[owner])}, "
                     f"index {f} is {shape_text(s)}",
                     arg=0,
-                    notes=[f"sizes {size} and {d} meet at axis {pos} of the broadcast shape; they must be equal or one of them 1"],
+                    notes=[
+                        f"sizes {size} and {d} meet at axis {pos} of the broadcast shape; they must be equal or one of them 1"
+                    ],
                 )
             elif isinstance(size, AnyDim):
                 size = d
@@ -199,8 +219,12 @@ def adv_index_rel(r: Relation) -> bool:
     if is_unknown(t):
         return False
     if not isinstance(t, TupleType):
-        r.fail(codes.TYPE_MISMATCH, "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, %j))`",
-               arg=0, label="not a tuple")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, %j))`",
+            arg=0,
+            label="not a tuple",
+        )
     if len(t.fields) < 2:
         r.fail(codes.TYPE_MISMATCH, "`adv_index` needs the data and at least one index tensor in its tuple", arg=0)
     fields = [r.tensor_of(f, 0, f"field {i} of its tuple") for i, f in enumerate(t.fields)]
@@ -208,15 +232,23 @@ def adv_index_rel(r: Relation) -> bool:
         # TVM's AdvIndexRel takes an index of any dtype and its compute reads
         # the values as positions: a bool index is 0 or 1 (not a mask)
         if type(f.dtype) is str and not is_int_dtype(f.dtype) and f.dtype != "bool":
-            r.fail(codes.TYPE_MISMATCH, f"`adv_index` takes integer (or bool) index tensors, but field {i} of its tuple is `{f.dtype}`", arg=0)
+            r.fail(
+                codes.TYPE_MISMATCH,
+                f"`adv_index` takes integer (or bool) index tensors, but field {i} of its tuple is `{f.dtype}`",
+                arg=0,
+            )
     ranked = [f for f in fields if has_rank(f)]
     if len(ranked) < len(fields):
         return False
     data = ranked[0]
     k = len(ranked) - 1
     if k > len(data.shape):
-        r.fail(codes.SHAPE_MISMATCH, f"`adv_index`: {k} index tensors for data of rank {len(data.shape)}", arg=0,
-               notes=["each index tensor indexes one leading axis of the data"])
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`adv_index`: {k} index tensors for data of rank {len(data.shape)}",
+            arg=0,
+            notes=["each index tensor indexes one leading axis of the data"],
+        )
     shape = _broadcast_index_shapes(r, [f.shape for f in ranked[1:]])
     if shape is None:
         return False
@@ -224,9 +256,13 @@ def adv_index_rel(r: Relation) -> bool:
     return True
 
 
-@register("adv_index", inputs=1, relation=adv_index_rel, doc="numpy advanced indexing: data[i_0, ..., i_k] with broadcast integer index tensors.")
+@register(
+    "adv_index",
+    inputs=1,
+    relation=adv_index_rel,
+    doc="numpy advanced indexing: data[i_0, ..., i_k] with broadcast integer index tensors.",
+)
 def adv_index(args: tuple, attrs: dict) -> Any:
     data, *indices = args[0]
     idx = tuple(check_bounds("adv_index", i, data.shape[k], k) for k, i in enumerate(indices))
     return np.array(data[idx])
-

@@ -37,19 +37,33 @@ def meshgrid_rel(r: Relation) -> bool:
     if is_unknown(t):
         return False
     if not isinstance(t, TupleType):
-        r.fail(codes.TYPE_MISMATCH, "`meshgrid` takes a tuple of vectors, e.g. `meshgrid((%x, %y))`", arg=0, label="not a tuple")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            "`meshgrid` takes a tuple of vectors, e.g. `meshgrid((%x, %y))`",
+            arg=0,
+            label="not a tuple",
+        )
     if not t.fields:
         r.fail(codes.TYPE_MISMATCH, "`meshgrid` needs at least one vector", arg=0)
     fields = [r.tensor_of(f, 0, f"field {i} of its tuple") for i, f in enumerate(t.fields)]
     for i in range(1, len(fields)):
-        r.unify(fields[0].dtype, fields[i].dtype, arg=0, message=f"`meshgrid` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`")
+        r.unify(
+            fields[0].dtype,
+            fields[i].dtype,
+            arg=0,
+            message=f"`meshgrid` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`",
+        )
     fields = [r.tensor_of(f, 0) for f in t.fields]
     sizes: list[Any] = []
     for i, f in enumerate(fields):
         if not known_rank(f.shape):
             return False
         if len(f.shape) > 1:
-            r.fail(codes.SHAPE_MISMATCH, f"`meshgrid` takes scalars and vectors, but field {i} of its tuple is {shape_text(f.shape)}", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`meshgrid` takes scalars and vectors, but field {i} of its tuple is {shape_text(f.shape)}",
+                arg=0,
+            )
         sizes.append(f.shape[0] if f.shape else 1)
     if indexing == "xy" and len(sizes) >= 2:
         sizes[0], sizes[1] = sizes[1], sizes[0]
@@ -79,15 +93,23 @@ def sliding_window_rel(r: Relation) -> bool:
     if axis < 0:
         r.fail(codes.TYPE_MISMATCH, f"`sliding_window` needs an axis of 0 or more, found {axis}")
     if len(strides) != len(window):
-        r.fail(codes.TYPE_MISMATCH, f"`sliding_window` needs one stride per window axis: window_shape {list(window)}, strides {list(strides)}")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`sliding_window` needs one stride per window axis: window_shape {list(window)}, strides {list(strides)}",
+        )
     if any(w <= 0 for w in window) or any(s <= 0 for s in strides):
-        r.fail(codes.TYPE_MISMATCH, f"`sliding_window` needs positive window sizes and strides, found window_shape {list(window)} and strides {list(strides)}")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`sliding_window` needs positive window sizes and strides, found window_shape {list(window)} and strides {list(strides)}",
+        )
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
     rank = len(x.shape)
     if axis >= rank:
-        r.fail(codes.SHAPE_MISMATCH, f"`sliding_window`: axis {axis} is out of range for a tensor of rank {rank}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`sliding_window`: axis {axis} is out of range for a tensor of rank {rank}", arg=0
+        )
     if len(window) != rank - axis:
         r.fail(
             codes.SHAPE_MISMATCH,
@@ -96,7 +118,7 @@ def sliding_window_rel(r: Relation) -> bool:
             notes=[f"the data is {shape_text(x.shape)}"],
         )
     counts: list[Any] = []
-    for k, (w, s) in enumerate(zip(window, strides)):
+    for k, (w, s) in enumerate(zip(window, strides, strict=False)):
         d = x.shape[axis + k]
         if is_unknown(d):
             return False
@@ -104,7 +126,11 @@ def sliding_window_rel(r: Relation) -> bool:
             counts.append(AnyDim())
             continue
         if w > d:
-            r.fail(codes.SHAPE_MISMATCH, f"`sliding_window`: the window of size {w} does not fit axis {axis + k} of size {d}", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`sliding_window`: the window of size {w} does not fit axis {axis + k} of size {d}",
+                arg=0,
+            )
         counts.append((d - w) // s + 1)
     r.set_result(TensorType(tuple(x.shape[:axis]) + tuple(counts) + window, x.dtype))
     return True

@@ -53,7 +53,9 @@ def parse_layout(text: str) -> list[tuple[str, int]]:
         if letter.isupper() and factor:
             raise LayoutError(f'"{text}" is not a layout: only a lower-case (block) axis takes a factor, as in `16c`')
         if letter.islower() and (not factor or int(factor) <= 0):
-            raise LayoutError(f'"{text}" is not a layout: the block axis `{letter}` needs a positive factor, as in `16{letter}`')
+            raise LayoutError(
+                f'"{text}" is not a layout: the block axis `{letter}` needs a positive factor, as in `16{letter}`'
+            )
         if any(a == letter for a, _ in axes):
             raise LayoutError(f'"{text}" is not a layout: `{letter}` appears twice')
         axes.append((letter, int(factor) if factor else 0))
@@ -83,7 +85,7 @@ def layout_shapes(src: str, dst: str, shape: tuple) -> tuple:
         raise LayoutError(f'the data has rank {len(shape)}, but layout "{src}" has {len(sa)} axes')
     sb = _blocks(sa)
     full: dict[str, Any] = {}
-    for (a, f), d in zip(sa, shape):
+    for (a, f), d in zip(sa, shape, strict=False):
         if a.isupper():
             inner = sb.get(a, 1)
             full[a] = d * inner if type(d) is int else AnyDim()
@@ -174,12 +176,18 @@ def tile_rel(r: Relation) -> bool:
     n = max(len(reps), len(x.shape))
     shape = (1,) * (n - len(x.shape)) + x.shape
     reps = (1,) * (n - len(reps)) + reps
-    out = tuple(d * k if type(d) is int else (d if k == 1 else AnyDim()) for d, k in zip(shape, reps))
+    out = tuple(d * k if type(d) is int else (d if k == 1 else AnyDim()) for d, k in zip(shape, reps, strict=False))
     r.set_result(TensorType(out, x.dtype))
     return True
 
 
-@register("tile", inputs=1, relation=tile_rel, attrs=(Attr("reps", "ints"),), doc="Repeat the whole tensor reps[i] times along each axis.")
+@register(
+    "tile",
+    inputs=1,
+    relation=tile_rel,
+    attrs=(Attr("reps", "ints"),),
+    doc="Repeat the whole tensor reps[i] times along each axis.",
+)
 def tile(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.tile(x, tuple(attrs["reps"])), x.dtype)
@@ -195,7 +203,7 @@ def repeat_rel(r: Relation) -> bool:
         return False
     axis = normalize_axis(r, r.attrs["axis"], len(x.shape))
     d = x.shape[axis]
-    shape = x.shape[:axis] + ((d * repeats) if type(d) is int else (d if repeats == 1 else AnyDim()),) + x.shape[axis + 1 :]
+    shape = (*x.shape[:axis], d * repeats if type(d) is int else d if repeats == 1 else AnyDim(), *x.shape[axis + 1 :])
     r.set_result(TensorType(shape, x.dtype))
     return True
 
@@ -223,9 +231,10 @@ def broadcast_to_like_rel(r: Relation) -> bool:
         return False
     if known_rank(x.shape):
         both = broadcast_dims(r, x.shape, like.shape)
-        if both is not None and (len(x.shape) > len(like.shape) or any(
-            type(a) is int and type(b) is int and a != b for a, b in zip(both, like.shape)
-        )):
+        if both is not None and (
+            len(x.shape) > len(like.shape)
+            or any(type(a) is int and type(b) is int and a != b for a, b in zip(both, like.shape, strict=False))
+        ):
             r.fail(
                 codes.SHAPE_MISMATCH,
                 f"`broadcast_to_like` cannot broadcast {shape_text(x.shape)} to {shape_text(like.shape)}",

@@ -78,12 +78,12 @@ def auto_scheduler_layout_transform_rel(r: Relation) -> bool:
     if len(x.shape) != len(src):
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`auto_scheduler_layout_transform`: the data has rank {len(x.shape)}, but src_layout \"{r.attrs['src_layout']}\" names {len(src)} axes",
+            f'`auto_scheduler_layout_transform`: the data has rank {len(x.shape)}, but src_layout "{r.attrs["src_layout"]}" names {len(src)} axes',
             arg=0,
         )
-    for k, (name, d) in enumerate(zip(src, x.shape)):
+    for k, (name, d) in enumerate(zip(src, x.shape, strict=False)):
         span = 1
-        for size, other in zip(dst_sizes, dst):
+        for size, other in zip(dst_sizes, dst, strict=False):
             if other == name:
                 span *= size
         if type(d) is int and span > d:
@@ -110,13 +110,16 @@ def auto_scheduler_layout_transform(args: tuple, attrs: dict) -> Any:
     index = []
     for k, name in enumerate(src):
         coord: Any = 0
-        for i, (size, other) in enumerate(zip(dst_sizes, dst)):
+        for i, (size, other) in enumerate(zip(dst_sizes, dst, strict=False)):
             if other == name:
                 shape = [1] * rank
                 shape[i] = size
                 coord = coord * size + np.arange(size).reshape(shape)
         if np.max(coord) >= x.shape[k]:
-            raise KernelError(codes.RUNTIME_ERROR, f"auto_scheduler_layout_transform: the axes `{name}` reach past axis {k} of size {x.shape[k]}")
+            raise KernelError(
+                codes.RUNTIME_ERROR,
+                f"auto_scheduler_layout_transform: the axes `{name}` reach past axis {k} of size {x.shape[k]}",
+            )
         index.append(coord)
     return np.array(np.broadcast_to(x[tuple(index)], dst_sizes))
 
@@ -155,7 +158,13 @@ def parse_index_map(text: str) -> IndexMap:
         tree = ast.parse(source, mode="eval").body
     except SyntaxError:
         raise ValueError(text) from None
-    if not isinstance(tree, ast.Lambda) or tree.args.vararg or tree.args.kwarg or tree.args.kwonlyargs or tree.args.defaults:
+    if (
+        not isinstance(tree, ast.Lambda)
+        or tree.args.vararg
+        or tree.args.kwarg
+        or tree.args.kwonlyargs
+        or tree.args.defaults
+    ):
         raise ValueError(text)
     params = tuple(a.arg for a in tree.args.posonlyargs + tree.args.args)
     body = tree.body.elts if isinstance(tree.body, (ast.Tuple, ast.List)) else [tree.body]
@@ -269,7 +278,11 @@ def meta_schedule_layout_transform_rel(r: Relation) -> bool:
         return False
     shape, problem = mapped_shape(imap, x.shape)
     if problem is not None:
-        r.fail(codes.SHAPE_MISMATCH, f"`meta_schedule_layout_transform`: {problem} on data of shape {shape_text(x.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`meta_schedule_layout_transform`: {problem} on data of shape {shape_text(x.shape)}",
+            arg=0,
+        )
     r.set_result(TensorType(tuple(shape), x.dtype))
     return True
 
@@ -298,7 +311,10 @@ def meta_schedule_layout_transform(args: tuple, attrs: dict) -> Any:
     count = int(np.prod(shape, dtype=np.int64))
     flat = np.ravel_multi_index(targets, shape) if shape else np.zeros(x.size, dtype=np.int64)
     if count != x.size or len(np.unique(flat)) != x.size:
-        raise KernelError(codes.RUNTIME_ERROR, f"meta_schedule_layout_transform: the index map does not move the {x.size} elements one to one onto {tuple(shape)}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"meta_schedule_layout_transform: the index map does not move the {x.size} elements one to one onto {tuple(shape)}",
+        )
     out = np.empty(shape, dtype=x.dtype)
     out.reshape(-1)[flat] = x.reshape(-1)
     return out

@@ -40,7 +40,11 @@ def _matrices(r: Relation, i: int = 0) -> tuple | None:
     if not known_rank(x.shape):
         return None
     if len(x.shape) < 2:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs data of rank 2 or more (rows and columns last), found {shape_text(x.shape)}", arg=i)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` needs data of rank 2 or more (rows and columns last), found {shape_text(x.shape)}",
+            arg=i,
+        )
     return x.shape
 
 
@@ -83,17 +87,30 @@ def matrix_set_diag_rel(r: Relation) -> bool:
     if k1 > k2:
         r.fail(codes.TYPE_MISMATCH, f"`matrix_set_diag` needs k1 <= k2, found k1={k1} and k2={k2}")
     x, diag = r.tensor(0), r.tensor(1)
-    r.unify(x.dtype, diag.dtype, arg=1, message="`matrix_set_diag` needs a diagonal of the data's dtype: the data is `{expected}`, the diagonal `{found}`")
+    r.unify(
+        x.dtype,
+        diag.dtype,
+        arg=1,
+        message="`matrix_set_diag` needs a diagonal of the data's dtype: the data is `{expected}`, the diagonal `{found}`",
+    )
     shape = _matrices(r)
     if shape is None:
         return False
     rows, cols = shape[-2], shape[-1]
     if type(rows) is int and k1 <= -rows:
-        r.fail(codes.SHAPE_MISMATCH, f"`matrix_set_diag`: diagonal k1={k1} lies outside matrices of {rows} rows", arg=0,
-               notes=[f"the lowest diagonal of a matrix with {rows} rows is {1 - rows}"])
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`matrix_set_diag`: diagonal k1={k1} lies outside matrices of {rows} rows",
+            arg=0,
+            notes=[f"the lowest diagonal of a matrix with {rows} rows is {1 - rows}"],
+        )
     if type(cols) is int and k2 >= cols:
-        r.fail(codes.SHAPE_MISMATCH, f"`matrix_set_diag`: diagonal k2={k2} lies outside matrices of {cols} columns", arg=0,
-               notes=[f"the highest diagonal of a matrix with {cols} columns is {cols - 1}"])
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`matrix_set_diag`: diagonal k2={k2} lies outside matrices of {cols} columns",
+            arg=0,
+            notes=[f"the highest diagonal of a matrix with {cols} columns is {cols - 1}"],
+        )
     if type(rows) is int and type(cols) is int:
         longest: Any = min(rows + min(k2, 0), cols - max(k1, 0))
     else:
@@ -136,7 +153,10 @@ def matrix_set_diag(args: tuple, attrs: dict) -> Any:
     if band.any():
         hi = int(pos[band].max())
         if hi >= longest or int(pos[band].min()) < 0:
-            raise KernelError(codes.RUNTIME_ERROR, f"matrix_set_diag: the diagonals need {hi + 1} values each, the diagonal tensor has {longest}")
+            raise KernelError(
+                codes.RUNTIME_ERROR,
+                f"matrix_set_diag: the diagonals need {hi + 1} values each, the diagonal tensor has {longest}",
+            )
     pos = np.where(band, pos, 0)
     picked = diag[..., pos] if row is None else diag[..., np.where(band, row, 0), pos]
     return np.where(band, picked, x)

@@ -16,7 +16,7 @@ from ..registry import Attr, register
 from ..relations import OUT, Relation, known_rank, normalize_axis, relation
 
 REDUCE_ATTRS = (Attr("axis", "opt_ints", None), Attr("keepdims", "bool", False), Attr("exclude", "bool", False))
-ARG_ATTRS = REDUCE_ATTRS + (Attr("select_last_index", "bool", False),)
+ARG_ATTRS = (*REDUCE_ATTRS, Attr("select_last_index", "bool", False))
 
 
 def reduced_axes(r: Relation, rank: int) -> list[int]:
@@ -106,7 +106,9 @@ _plain("max", "Maximum over the given axes.")
 _plain("min", "Minimum over the given axes.")
 
 
-@register("mean", inputs=1, relation=reduce_rel, attrs=REDUCE_ATTRS, doc="Mean over the given axes (integer means truncate).")
+@register(
+    "mean", inputs=1, relation=reduce_rel, attrs=REDUCE_ATTRS, doc="Mean over the given axes (integer means truncate)."
+)
 def mean(args: tuple, attrs: dict) -> Any:
     x = args[0]
     axes = axes_of(x, attrs)
@@ -121,13 +123,17 @@ def mean(args: tuple, attrs: dict) -> Any:
     return wrap(np.mean(x, axis=axes, keepdims=attrs["keepdims"], dtype=x.dtype), x.dtype)
 
 
-@register("all", inputs=1, relation=bool_reduce_rel, attrs=REDUCE_ATTRS, doc="True where every element over the axes is True.")
+@register(
+    "all", inputs=1, relation=bool_reduce_rel, attrs=REDUCE_ATTRS, doc="True where every element over the axes is True."
+)
 def all_(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.all(x, axis=axes_of(x, attrs), keepdims=attrs["keepdims"]), "bool")
 
 
-@register("any", inputs=1, relation=bool_reduce_rel, attrs=REDUCE_ATTRS, doc="True where some element over the axes is True.")
+@register(
+    "any", inputs=1, relation=bool_reduce_rel, attrs=REDUCE_ATTRS, doc="True where some element over the axes is True."
+)
 def any_(args: tuple, attrs: dict) -> Any:
     x = args[0]
     return wrap(np.any(x, axis=axes_of(x, attrs), keepdims=attrs["keepdims"]), "bool")
@@ -151,12 +157,16 @@ def _arg(x: Any, attrs: dict, fn: Any) -> Any:
     return wrap(idx, "int32")
 
 
-@register("argmax", inputs=1, relation=arg_reduce_rel, attrs=ARG_ATTRS, doc="Index (int32) of the maximum over the axes.")
+@register(
+    "argmax", inputs=1, relation=arg_reduce_rel, attrs=ARG_ATTRS, doc="Index (int32) of the maximum over the axes."
+)
 def argmax(args: tuple, attrs: dict) -> Any:
     return _arg(args[0], attrs, np.argmax)
 
 
-@register("argmin", inputs=1, relation=arg_reduce_rel, attrs=ARG_ATTRS, doc="Index (int32) of the minimum over the axes.")
+@register(
+    "argmin", inputs=1, relation=arg_reduce_rel, attrs=ARG_ATTRS, doc="Index (int32) of the minimum over the axes."
+)
 def argmin(args: tuple, attrs: dict) -> Any:
     return _arg(args[0], attrs, np.argmin)
 

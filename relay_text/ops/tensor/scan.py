@@ -82,13 +82,25 @@ def _run(x: Any, attrs: dict, product: bool) -> Any:
     return out
 
 
-@register("cumsum", inputs=1, relation=cumsum_rel, attrs=SCAN_ATTRS, doc="Running sums along an axis (or over the flattened tensor).")
+@register(
+    "cumsum",
+    inputs=1,
+    relation=cumsum_rel,
+    attrs=SCAN_ATTRS,
+    doc="Running sums along an axis (or over the flattened tensor).",
+)
 def cumsum(args: tuple, attrs: dict) -> Any:
     with np.errstate(over="ignore"):
         return _run(args[0], attrs, product=False)
 
 
-@register("cumprod", inputs=1, relation=cumprod_rel, attrs=SCAN_ATTRS, doc="Running products along an axis (or over the flattened tensor).")
+@register(
+    "cumprod",
+    inputs=1,
+    relation=cumprod_rel,
+    attrs=SCAN_ATTRS,
+    doc="Running products along an axis (or over the flattened tensor).",
+)
 def cumprod(args: tuple, attrs: dict) -> Any:
     with np.errstate(over="ignore"):
         return _run(args[0], attrs, product=True)

@@ -72,16 +72,29 @@ def _check_combine(r: Relation, name: str, value: str, allowed: tuple) -> None:
     if type(dtype) is not str:
         return
     if dtype == "bool" and value in ("add", "mul", "mean"):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name}="{value}" takes numbers, not bool', arg=0,
-               notes=['bool data takes "update", "min" or "max"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}` {name}="{value}" takes numbers, not bool',
+            arg=0,
+            notes=['bool data takes "update", "min" or "max"'],
+        )
     if value == "mean" and not dtype.startswith(("float", "bfloat")):
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name}="mean" takes floating-point data, found `{dtype}`', arg=0,
-               notes=["TVM's mean divides with `/`, which it does not define for integers"])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}` {name}="mean" takes floating-point data, found `{dtype}`',
+            arg=0,
+            notes=["TVM's mean divides with `/`, which it does not define for integers"],
+        )
 
 
 def _same_dtype(r: Relation, i: int, what: str) -> None:
     a, b = r.tensor(0), r.tensor(i)
-    r.unify(a.dtype, b.dtype, arg=i, message=f"`{r.op}` needs {what} of the data's dtype: the data is `{{expected}}`, {what} `{{found}}`")
+    r.unify(
+        a.dtype,
+        b.dtype,
+        arg=i,
+        message=f"`{r.op}` needs {what} of the data's dtype: the data is `{{expected}}`, {what} `{{found}}`",
+    )
 
 
 # ---------------------------------------------------------------- scatter_elements
@@ -101,16 +114,34 @@ def scatter_elements_rel(r: Relation) -> bool:
     if rank == 0:
         r.fail(codes.SHAPE_MISMATCH, "`scatter_elements` cannot scatter into a scalar", arg=0)
     if len(idx.shape) != rank:
-        r.fail(codes.SHAPE_MISMATCH, f"`scatter_elements` needs indices of the data's rank: the data is {shape_text(data.shape)}, the indices {shape_text(idx.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`scatter_elements` needs indices of the data's rank: the data is {shape_text(data.shape)}, the indices {shape_text(idx.shape)}",
+            arg=1,
+        )
     if len(upd.shape) != len(idx.shape):
-        r.fail(codes.SHAPE_MISMATCH, f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found {shape_text(upd.shape)}", arg=2)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found {shape_text(upd.shape)}",
+            arg=2,
+        )
     axis = normalize_axis(r, r.attrs["axis"], rank)
-    for i, (k, u) in enumerate(zip(idx.shape, upd.shape)):
-        same_dim(r, k, u, 2, f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found {shape_text(upd.shape)}",
-                 notes=[f"they differ at axis {i}"])
-    for i, (d, k) in enumerate(zip(data.shape, idx.shape)):
+    for i, (k, u) in enumerate(zip(idx.shape, upd.shape, strict=False)):
+        same_dim(
+            r,
+            k,
+            u,
+            2,
+            f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found {shape_text(upd.shape)}",
+            notes=[f"they differ at axis {i}"],
+        )
+    for i, (d, k) in enumerate(zip(data.shape, idx.shape, strict=False)):
         if i != axis and type(d) is int and type(k) is int and k > d:
-            r.fail(codes.SHAPE_MISMATCH, f"`scatter_elements` along axis {axis}: the indices have size {k} at axis {i}, larger than the data's {d}", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`scatter_elements` along axis {axis}: the indices have size {k} at axis {i}, larger than the data's {d}",
+                arg=1,
+            )
     r.set_result(data)
     return True
 
@@ -174,16 +205,31 @@ def scatter_nd_rel(r: Relation) -> bool:
     if is_unknown(m):
         return False
     if type(m) is not int:
-        r.fail(codes.SHAPE_MISMATCH, f"`scatter_nd` needs a static size for the first axis of the indices, found {shape_text(idx.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`scatter_nd` needs a static size for the first axis of the indices, found {shape_text(idx.shape)}",
+            arg=1,
+        )
     n = len(data.shape)
     if m > n:
-        r.fail(codes.SHAPE_MISMATCH, f"`scatter_nd`: index tuples of {m} coordinates need data of rank {m} or more, found {shape_text(data.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`scatter_nd`: index tuples of {m} coordinates need data of rank {m} or more, found {shape_text(data.shape)}",
+            arg=1,
+        )
     expected = tuple(idx.shape[1:]) + tuple(data.shape[m:])
     message = f"`scatter_nd` needs updates of shape {shape_text(expected)} (the indices' axes after the first, then the data's after the first {m}), found {shape_text(upd.shape)}"
     if len(upd.shape) != len(expected):
         r.fail(codes.SHAPE_MISMATCH, message, arg=2)
-    for i, (want, got) in enumerate(zip(expected, upd.shape)):
-        same_dim(r, want, got, 2, message, notes=[f"they differ at axis {i}"] if type(want) is int and type(got) is int else ())
+    for i, (want, got) in enumerate(zip(expected, upd.shape, strict=False)):
+        same_dim(
+            r,
+            want,
+            got,
+            2,
+            message,
+            notes=[f"they differ at axis {i}"] if type(want) is int and type(got) is int else (),
+        )
     r.set_result(data)
     return True
 
@@ -207,8 +253,8 @@ def scatter_nd(args: tuple, attrs: dict) -> Any:
     else:
         targets = np.zeros(tuples.shape[1], dtype=np.int64)
     out = data.copy()
-    rows = out.reshape((int(np.prod(lead, dtype=np.int64)),) + rest)
-    _apply(rows, targets, updates.reshape((len(targets),) + rest), attrs["mode"])
+    rows = out.reshape((int(np.prod(lead, dtype=np.int64)), *rest))
+    _apply(rows, targets, updates.reshape((len(targets), *rest)), attrs["mode"])
     return out
 
 
@@ -229,11 +275,20 @@ def strided_set_rel(r: Relation) -> bool:
     for i, what in ((2, "begin"), (3, "end"), (4, "strides")):
         t = r.tensor(i)
         if type(t.dtype) is str and t.dtype != "int32":
-            r.fail(codes.TYPE_MISMATCH, f"`strided_set` takes {what} as an int32 vector, found `{t.dtype}`", arg=i, label=f"this is `{t.dtype}`")
+            r.fail(
+                codes.TYPE_MISMATCH,
+                f"`strided_set` takes {what} as an int32 vector, found `{t.dtype}`",
+                arg=i,
+                label=f"this is `{t.dtype}`",
+            )
         require_rank(r, i, (1,), what)
     data, v = r.tensor(0), r.tensor(1)
     if known_rank(data.shape) and known_rank(v.shape) and len(data.shape) != len(v.shape):
-        r.fail(codes.SHAPE_MISMATCH, f"`strided_set` needs values of the data's rank: the data is {shape_text(data.shape)}, the values {shape_text(v.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`strided_set` needs values of the data's rank: the data is {shape_text(data.shape)}, the values {shape_text(v.shape)}",
+            arg=1,
+        )
     r.set_result(data)
     return settled(r, 2, 3, 4)
 
@@ -285,4 +340,3 @@ def strided_set(args: tuple, attrs: dict) -> Any:
         take.append(vidx)
     out[np.ix_(*where)] = v[np.ix_(*take)]
     return out
-

@@ -83,7 +83,10 @@ def reverse_sequence_rel(r: Relation) -> bool:
         r.refine(1, TensorType((x.shape[batch],), r.tensor(1).dtype))
     lengths = r.tensor(1)
     same_dim(
-        r, x.shape[batch], lengths.shape[0], 1,  # type: ignore[index]  # seq_lengths has rank 1: required or refined above
+        r,
+        x.shape[batch],
+        lengths.shape[0],
+        1,  # type: ignore[index]  # seq_lengths has rank 1: required or refined above
         f"`reverse_sequence` needs one length per batch position: the batch axis {batch} has size {x.shape[batch]}, "
         f"seq_lengths has {lengths.shape[0]}",  # type: ignore[index]  # (as above)
     )
@@ -120,20 +123,32 @@ def reverse_sequence(args: tuple, attrs: dict) -> Any:
 def sequence_mask_rel(r: Relation) -> bool:
     axis = r.attrs["axis"]
     if axis not in (0, 1):
-        r.fail(codes.TYPE_MISMATCH, f"`sequence_mask` axis must be 0 or 1, found {axis}",
-               notes=["axis 0: the data is (length, batch, ...); axis 1: (batch, length, ...)"])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`sequence_mask` axis must be 0 or 1, found {axis}",
+            notes=["axis 0: the data is (length, batch, ...); axis 1: (batch, length, ...)"],
+        )
     x = r.tensor(0)
     if not known_rank(x.shape):
         return False
     if len(x.shape) < 2:
-        r.fail(codes.SHAPE_MISMATCH, f"`sequence_mask` needs data of rank 2 or more, found {shape_text(x.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH, f"`sequence_mask` needs data of rank 2 or more, found {shape_text(x.shape)}", arg=0
+        )
     batch = x.shape[1 - axis]
     lengths = r.tensor(1)
     if known_rank(lengths.shape):
         if len(lengths.shape) != 1:
-            r.fail(codes.SHAPE_MISMATCH, f"`sequence_mask` takes valid_length as a vector, found a tensor of shape {shape_text(lengths.shape)}", arg=1)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`sequence_mask` takes valid_length as a vector, found a tensor of shape {shape_text(lengths.shape)}",
+                arg=1,
+            )
         same_dim(
-            r, batch, lengths.shape[0], 1,
+            r,
+            batch,
+            lengths.shape[0],
+            1,
             f"`sequence_mask` needs one valid length per batch position: axis {1 - axis} of the data has size {batch}, "
             f"valid_length has {lengths.shape[0]}",
         )

@@ -52,14 +52,26 @@ def slice_like_shape(r: CanFail, dshape: tuple, tshape: tuple, axes: tuple | Non
         chosen = list(range(min(len(dshape), len(tshape))))
     else:
         if not axes:
-            r.fail(codes.TYPE_MISMATCH, "`slice_like` axes cannot be empty", notes=["leave `axes` out to slice every axis both tensors have"])
+            r.fail(
+                codes.TYPE_MISMATCH,
+                "`slice_like` axes cannot be empty",
+                notes=["leave `axes` out to slice every axis both tensors have"],
+            )
         chosen = []
         for a in axes:
             axis = a + len(dshape) if a < 0 else a
             if not 0 <= axis < len(dshape):
-                r.fail(codes.SHAPE_MISMATCH, f"`slice_like`: axis {a} is out of range for data of rank {len(dshape)}", arg=0)
+                r.fail(
+                    codes.SHAPE_MISMATCH,
+                    f"`slice_like`: axis {a} is out of range for data of rank {len(dshape)}",
+                    arg=0,
+                )
             if axis >= len(tshape):
-                r.fail(codes.SHAPE_MISMATCH, f"`slice_like`: axis {a} is out of range for shape_like of rank {len(tshape)}", arg=1)
+                r.fail(
+                    codes.SHAPE_MISMATCH,
+                    f"`slice_like`: axis {a} is out of range for shape_like of rank {len(tshape)}",
+                    arg=1,
+                )
             chosen.append(axis)
     for axis in chosen:
         want, have = tshape[axis], dshape[axis]
@@ -158,7 +170,12 @@ def reshape_like_rel(r: Relation) -> bool:
     "reshape_like",
     inputs=2,
     relation=reshape_like_rel,
-    attrs=(Attr("lhs_begin", "int", 0), Attr("lhs_end", "opt_int", None), Attr("rhs_begin", "int", 0), Attr("rhs_end", "opt_int", None)),
+    attrs=(
+        Attr("lhs_begin", "int", 0),
+        Attr("lhs_end", "opt_int", None),
+        Attr("rhs_begin", "int", 0),
+        Attr("rhs_end", "opt_int", None),
+    ),
     doc="Reshape the data, taking a range of its axes' sizes from the second input.",
 )
 def reshape_like(args: tuple, attrs: dict) -> Any:
@@ -175,7 +192,11 @@ def reshape_like(args: tuple, attrs: dict) -> Any:
 def check_collapse(r: Relation, dshape: tuple, tshape: tuple, arg: int) -> None:
     """`tshape` broadcasts to `dshape` (TVM: Broadcast(data, target) = data)."""
     if len(tshape) > len(dshape):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` cannot collapse {shape_text(dshape)} to {shape_text(tshape)}, which has more axes", arg=arg)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` cannot collapse {shape_text(dshape)} to {shape_text(tshape)}, which has more axes",
+            arg=arg,
+        )
     offset = len(dshape) - len(tshape)
     for k, t in enumerate(tshape):
         d = dshape[offset + k]
@@ -184,14 +205,21 @@ def check_collapse(r: Relation, dshape: tuple, tshape: tuple, arg: int) -> None:
                 codes.SHAPE_MISMATCH,
                 f"`{r.op}` cannot collapse {shape_text(dshape)} to {shape_text(tshape)}",
                 arg=arg,
-                notes=[f"axis {k} of the target has size {t}, the data's axis {offset + k} has {d}; a target axis must be 1 or match the data (aligned from the right)"],
+                notes=[
+                    f"axis {k} of the target has size {t}, the data's axis {offset + k} has {d}; a target axis must be 1 or match the data (aligned from the right)"
+                ],
             )
 
 
 @relation("CollapseSumLike", inputs=2)
 def collapse_sum_like_rel(r: Relation) -> bool:
     x, like = r.tensor(0), r.tensor(1)
-    r.unify(x.dtype, like.dtype, arg=1, message="`collapse_sum_like` needs tensors of one dtype: the data is `{expected}`, the target `{found}`")
+    r.unify(
+        x.dtype,
+        like.dtype,
+        arg=1,
+        message="`collapse_sum_like` needs tensors of one dtype: the data is `{expected}`, the target `{found}`",
+    )
     r.set_result(r.tensor(1))
     if not (known_rank(x.shape) and known_rank(like.shape)):
         return False
@@ -250,10 +278,18 @@ def collapse_sum_to_rel(r: Relation) -> bool:
     if is_unknown(n):
         return False
     if type(n) is not int:
-        r.fail(codes.SHAPE_MISMATCH, f"`collapse_sum_to` needs a target shape of static length, found a vector of size {shape_text(target.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`collapse_sum_to` needs a target shape of static length, found a vector of size {shape_text(target.shape)}",
+            arg=1,
+        )
     given = r.attrs["shape"]
     if given is not None and len(given) != n:
-        r.fail(codes.SHAPE_MISMATCH, f"`collapse_sum_to`: the shape attribute {list(given)} has {len(given)} sizes, the target shape vector {n}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`collapse_sum_to`: the shape attribute {list(given)} has {len(given)} sizes, the target shape vector {n}",
+            arg=1,
+        )
     shape = tuple(given) if given is not None else (AnyDim(),) * n
     r.set_result(TensorType(shape, x.dtype))
     if not known_rank(x.shape):
@@ -273,7 +309,10 @@ def collapse_sum_to(args: tuple, attrs: dict) -> Any:
     x, target = args
     shape = tuple(int(v) for v in target.astype(np.int64))
     if attrs["shape"] is not None and tuple(attrs["shape"]) != shape:
-        raise KernelError(codes.RUNTIME_ERROR, f"collapse_sum_to: the target vector {list(shape)} differs from the shape attribute {list(attrs['shape'])}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"collapse_sum_to: the target vector {list(shape)} differs from the shape attribute {list(attrs['shape'])}",
+        )
     return collapse_sum(x, shape)
 
 
@@ -292,7 +331,10 @@ class _FromTheRight:
             codes.SHAPE_MISMATCH,
             f"`contrib_reverse_reshape` cannot reshape {shape_text(self.ishape)} with newshape {list(self.newshape)}",
             arg=0,
-            notes=[f"read from the right, the input is {shape_text(self.ishape[::-1])} and newshape {list(self.newshape[::-1])}: {message}", *notes],
+            notes=[
+                f"read from the right, the input is {shape_text(self.ishape[::-1])} and newshape {list(self.newshape[::-1])}: {message}",
+                *notes,
+            ],
         )
 
 
@@ -322,4 +364,7 @@ def reverse_reshape_rel(r: Relation) -> bool:
 )
 def contrib_reverse_reshape(args: tuple, attrs: dict) -> Any:
     x = args[0]
-    return np.reshape(x, reverse_reshape_dims(_Raise("contrib_reverse_reshape"), x.shape, tuple(attrs["newshape"]), attrs["allowzero"])).copy()
+    return np.reshape(
+        x,
+        reverse_reshape_dims(_Raise("contrib_reverse_reshape"), x.shape, tuple(attrs["newshape"]), attrs["allowzero"]),
+    ).copy()

@@ -54,7 +54,9 @@ def _sparse_to_dense_inputs(r: Relation) -> int | None:
     rows = 1 if len(indices.shape) == 0 else indices.shape[0]
     if len(values.shape) == 1:
         same_size(
-            r, rows, values.shape[0],
+            r,
+            rows,
+            values.shape[0],
             f"`{r.op}` needs one value per coordinate row: indices {shape_text(indices.shape)} give {rows}, values have {values.shape[0]}",
             arg=1,
         )
@@ -62,7 +64,11 @@ def _sparse_to_dense_inputs(r: Relation) -> int | None:
         return 1
     width = indices.shape[1]
     if width == 0:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs coordinate rows of at least one value, found indices {shape_text(indices.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` needs coordinate rows of at least one value, found indices {shape_text(indices.shape)}",
+            arg=0,
+        )
     return width if type(width) is int else (None if is_unknown(width) else 0)
 
 
@@ -76,7 +82,11 @@ def sparse_to_dense_rel(r: Relation) -> bool:
     if width is None:
         return False
     if width > len(shape) or not shape:
-        r.fail(codes.SHAPE_MISMATCH, f"`sparse_to_dense`: coordinate rows of {width} values do not fit an output of rank {len(shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`sparse_to_dense`: coordinate rows of {width} values do not fit an output of rank {len(shape)}",
+            arg=0,
+        )
     r.set_result(TensorType(tuple(shape), r.tensor(1).dtype))
     return True
 
@@ -90,7 +100,10 @@ def scatter(indices: Any, values: Any, default: Any, shape: tuple) -> Any:
     if values.ndim and values.shape[0] != n:
         raise KernelError(codes.RUNTIME_ERROR, f"sparse_to_dense: {n} coordinate rows but {values.shape[0]} values")
     if not 1 <= width <= len(shape):
-        raise KernelError(codes.RUNTIME_ERROR, f"sparse_to_dense: coordinate rows of {width} values do not fit an output of rank {len(shape)}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"sparse_to_dense: coordinate rows of {width} values do not fit an output of rank {len(shape)}",
+        )
     vals = np.broadcast_to(values, (n,))
     bounds = np.asarray(shape[:width], dtype=np.int64)
     inside = np.all((coords >= 0) & (coords < bounds), axis=1)
@@ -129,9 +142,17 @@ def dyn_sparse_to_dense_rel(r: Relation) -> bool:
     if is_unknown(rank):
         return False
     if type(rank) is not int:
-        r.fail(codes.SHAPE_MISMATCH, "`dyn.sparse_to_dense` needs output_shape of a static length, to know the rank of the result", arg=3)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            "`dyn.sparse_to_dense` needs output_shape of a static length, to know the rank of the result",
+            arg=3,
+        )
     if width > rank or rank == 0:
-        r.fail(codes.SHAPE_MISMATCH, f"`dyn.sparse_to_dense`: coordinate rows of {width} values do not fit an output of rank {rank}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`dyn.sparse_to_dense`: coordinate rows of {width} values do not fit an output of rank {rank}",
+            arg=0,
+        )
     r.set_result(TensorType(tuple(AnyDim() for _ in range(rank)), r.tensor(1).dtype))
     return True
 
@@ -164,11 +185,15 @@ def sparse_reshape_rel(r: Relation) -> bool:
     if indices is None or prev is None or new is None:
         return False
     same_size(
-        r, prev.shape[0], indices.shape[1],
+        r,
+        prev.shape[0],
+        indices.shape[1],
         f"`sparse_reshape`: prev_shape has {prev.shape[0]} entries, but the coordinate rows have {indices.shape[1]}",
         arg=1,
     )
-    r.set_result(TupleType((TensorType((indices.shape[0], new.shape[0]), indices.dtype), TensorType(new.shape, new.dtype))))
+    r.set_result(
+        TupleType((TensorType((indices.shape[0], new.shape[0]), indices.dtype), TensorType(new.shape, new.dtype)))
+    )
     return True
 
 
@@ -176,15 +201,23 @@ def _completed_shape(prev: Any, new: Any) -> Any:
     total = int(np.prod(prev, dtype=np.int64))
     holes = np.flatnonzero(new == -1)
     if holes.size > 1 or np.any((new < 0) & (new != -1)):
-        raise KernelError(codes.RUNTIME_ERROR, f"sparse_reshape: new_shape {new.tolist()} may hold one -1 and otherwise sizes of 0 or more")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"sparse_reshape: new_shape {new.tolist()} may hold one -1 and otherwise sizes of 0 or more",
+        )
     out = new.copy()
     known = int(np.prod(new[new != -1], dtype=np.int64))
     if holes.size:
         if known == 0 or total % known:
-            raise KernelError(codes.RUNTIME_ERROR, f"sparse_reshape: cannot infer the -1 of {new.tolist()} for {total} elements")
+            raise KernelError(
+                codes.RUNTIME_ERROR, f"sparse_reshape: cannot infer the -1 of {new.tolist()} for {total} elements"
+            )
         out[holes[0]] = total // known
     elif known != total:
-        raise KernelError(codes.RUNTIME_ERROR, f"sparse_reshape: shape {prev.tolist()} ({total} elements) cannot become {new.tolist()}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"sparse_reshape: shape {prev.tolist()} ({total} elements) cannot become {new.tolist()}",
+        )
     return out
 
 
@@ -196,13 +229,21 @@ def _row_major_strides(shape: Any) -> Any:
     return strides
 
 
-@register("sparse_reshape", inputs=3, relation=sparse_reshape_rel, doc="The coordinates of a sparse tensor's elements after a reshape.")
+@register(
+    "sparse_reshape",
+    inputs=3,
+    relation=sparse_reshape_rel,
+    doc="The coordinates of a sparse tensor's elements after a reshape.",
+)
 def sparse_reshape(args: tuple, attrs: dict) -> Any:
     indices, prev_shape, new_shape = args
     prev = prev_shape.astype(np.int64)
     new = _completed_shape(prev, new_shape.astype(np.int64))
     if prev.shape[0] != indices.shape[1]:
-        raise KernelError(codes.RUNTIME_ERROR, f"sparse_reshape: prev_shape has {prev.shape[0]} entries, the coordinate rows {indices.shape[1]}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"sparse_reshape: prev_shape has {prev.shape[0]} entries, the coordinate rows {indices.shape[1]}",
+        )
     if prev.shape == new.shape and np.array_equal(prev, new):
         return indices.copy(), new.astype(new_shape.dtype)
     rest = indices.astype(np.int64) @ _row_major_strides(prev)
@@ -233,14 +274,25 @@ def sparse_fill_empty_rows_rel(r: Relation) -> bool:
     if indices is None:
         return False
     if indices.shape[1] == 0:
-        r.fail(codes.SHAPE_MISMATCH, "`sparse_fill_empty_rows` needs coordinate rows of at least one value, found indices " + shape_text(indices.shape), arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            "`sparse_fill_empty_rows` needs coordinate rows of at least one value, found indices "
+            + shape_text(indices.shape),
+            arg=0,
+        )
     if values is not None:
         same_size(
-            r, values.shape[0], indices.shape[0],
+            r,
+            values.shape[0],
+            indices.shape[0],
             f"`sparse_fill_empty_rows` needs one value per coordinate row: {indices.shape[0]} rows, {values.shape[0]} values",
             arg=1,
         )
-    fields = (TensorType((AnyDim(), indices.shape[1]), "int64"), TensorType((AnyDim(),), "int64"), TensorType((AnyDim(),), "int64"))
+    fields = (
+        TensorType((AnyDim(), indices.shape[1]), "int64"),
+        TensorType((AnyDim(),), "int64"),
+        TensorType((AnyDim(),), "int64"),
+    )
     r.set_result(TupleType(fields))
     return True
 
@@ -254,9 +306,14 @@ def sparse_fill_empty_rows_rel(r: Relation) -> bool:
 def sparse_fill_empty_rows(args: tuple, attrs: dict) -> Any:
     indices, values, dense_shape, default_value = args
     if dense_shape.size == 0 or default_value.size == 0:
-        raise KernelError(codes.RUNTIME_ERROR, "sparse_fill_empty_rows: dense_shape and default_value must not be empty")
+        raise KernelError(
+            codes.RUNTIME_ERROR, "sparse_fill_empty_rows: dense_shape and default_value must not be empty"
+        )
     if indices.shape[1] == 0 or values.shape[0] != indices.shape[0]:
-        raise KernelError(codes.RUNTIME_ERROR, f"sparse_fill_empty_rows: indices {indices.shape} and values {values.shape} do not match")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"sparse_fill_empty_rows: indices {indices.shape} and values {values.shape} do not match",
+        )
     n_rows = int(dense_shape[0])
     default = default_value.reshape(-1)[0]
     coords = indices.astype(np.int64)

@@ -61,7 +61,11 @@ def reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) ->
             src += 1
         elif v == 0:
             if src >= len(ishape):
-                r.fail(codes.SHAPE_MISMATCH, f"`reshape`: 0 at position {i} has no input dimension to copy", notes=[f"the input shape is {shape_text(ishape)}"])
+                r.fail(
+                    codes.SHAPE_MISMATCH,
+                    f"`reshape`: 0 at position {i} has no input dimension to copy",
+                    notes=[f"the input shape is {shape_text(ishape)}"],
+                )
             out.append(ishape[src])
             src += 1
         elif v == -1:
@@ -75,7 +79,11 @@ def reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) ->
             src = len(ishape)
         elif v == -3:
             if src + 1 >= len(ishape):
-                r.fail(codes.SHAPE_MISMATCH, f"`reshape`: -3 at position {i} needs two input dimensions to merge", notes=[f"the input shape is {shape_text(ishape)}"])
+                r.fail(
+                    codes.SHAPE_MISMATCH,
+                    f"`reshape`: -3 at position {i} needs two input dimensions to merge",
+                    notes=[f"the input shape is {shape_text(ishape)}"],
+                )
             a, b = ishape[src], ishape[src + 1]
             out.append(a * b if type(a) is int and type(b) is int else AnyDim())
             src += 2
@@ -95,12 +103,19 @@ def reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) ->
                 elif d2 == -1 and d1 > 0:
                     d2 = d0 // d1
                 if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:
-                    r.fail(codes.SHAPE_MISMATCH, f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and {newshape[i + 2]}")
+                    r.fail(
+                        codes.SHAPE_MISMATCH,
+                        f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and {newshape[i + 2]}",
+                    )
             out.extend([d1, d2])
             src += 1
             i += 2
         else:
-            r.fail(codes.SHAPE_MISMATCH, f"`reshape`: {v} is not a valid newshape value", notes=["valid values are positive sizes and the special values 0, -1, -2, -3, -4"])
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`reshape`: {v} is not a valid newshape value",
+                notes=["valid values are positive sizes and the special values 0, -1, -2, -3, -4"],
+            )
         i += 1
     total = _count(ishape)
     if infer_at is not None:
@@ -135,7 +150,7 @@ def _reshape_default(r: Relation) -> bool:
     if not known_rank(x.shape):
         return False
     changed = False
-    for d, v in zip(reversed(x.shape), reversed(r.attrs["newshape"])):
+    for d, v in zip(reversed(x.shape), reversed(r.attrs["newshape"]), strict=False):
         if v <= 0:
             break
         if is_unknown(d):
@@ -197,7 +212,11 @@ def transpose_rel(r: Relation) -> bool:
         perm = list(range(rank - 1, -1, -1))
     else:
         if len(axes) != rank:
-            r.fail(codes.SHAPE_MISMATCH, f"`transpose` of a tensor of rank {rank} needs {rank} axes, found {len(axes)}", notes=[f"the input shape is {shape_text(x.shape)}"])
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`transpose` of a tensor of rank {rank} needs {rank} axes, found {len(axes)}",
+                notes=[f"the input shape is {shape_text(x.shape)}"],
+            )
         perm = [normalize_axis(r, a, rank) for a in axes]
         if sorted(perm) != list(range(rank)):
             r.fail(codes.SHAPE_MISMATCH, f"`transpose` axes {list(axes)} are not a permutation of 0..{rank - 1}")
@@ -205,7 +224,13 @@ def transpose_rel(r: Relation) -> bool:
     return True
 
 
-@register("transpose", inputs=1, relation=transpose_rel, attrs=(Attr("axes", "opt_ints", None),), doc="Permute the axes (default: reverse them).")
+@register(
+    "transpose",
+    inputs=1,
+    relation=transpose_rel,
+    attrs=(Attr("axes", "opt_ints", None),),
+    doc="Permute the axes (default: reverse them).",
+)
 def transpose(args: tuple, attrs: dict) -> Any:
     x = args[0]
     axes = attrs["axes"]
@@ -232,14 +257,24 @@ def squeeze_rel(r: Relation) -> bool:
             if is_unknown(d):
                 return False
             if type(d) is int and d != 1:
-                r.fail(codes.SHAPE_MISMATCH, f"`squeeze` can only remove axes of size 1, but axis {a} has size {d}", notes=[f"the input shape is {shape_text(x.shape)}"])
+                r.fail(
+                    codes.SHAPE_MISMATCH,
+                    f"`squeeze` can only remove axes of size 1, but axis {a} has size {d}",
+                    notes=[f"the input shape is {shape_text(x.shape)}"],
+                )
             drop.add(n)
         shape = tuple(d for i, d in enumerate(x.shape) if i not in drop)
     r.set_result(TensorType(shape, x.dtype))
     return True
 
 
-@register("squeeze", inputs=1, relation=squeeze_rel, attrs=(Attr("axis", "opt_ints", None),), doc="Remove axes of size 1 (all of them by default).")
+@register(
+    "squeeze",
+    inputs=1,
+    relation=squeeze_rel,
+    attrs=(Attr("axis", "opt_ints", None),),
+    doc="Remove axes of size 1 (all of them by default).",
+)
 def squeeze(args: tuple, attrs: dict) -> Any:
     x = args[0]
     axis = attrs["axis"]
@@ -258,7 +293,11 @@ def expand_dims_rel(r: Relation) -> bool:
     if k < 0:
         r.fail(codes.SHAPE_MISMATCH, f"`expand_dims`: num_newaxis must not be negative, found {k}")
     if not -rank - 1 <= axis <= rank:
-        r.fail(codes.SHAPE_MISMATCH, f"`expand_dims`: axis {axis} is out of range for a tensor of rank {rank}", notes=[f"valid values are {-rank - 1} to {rank}"])
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`expand_dims`: axis {axis} is out of range for a tensor of rank {rank}",
+            notes=[f"valid values are {-rank - 1} to {rank}"],
+        )
     result_rank_within_limit(r, rank + k)
     pos = axis if axis >= 0 else rank + 1 + axis
     shape = x.shape[:pos] + (1,) * k + x.shape[pos:]
@@ -288,12 +327,22 @@ def _tuple_fields(r: Relation) -> list | None:
     if is_unknown(t):
         return None
     if not isinstance(t, TupleType):
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` takes a tuple of tensors, e.g. `{r.op}((%a, %b), axis=0)`", arg=0, label="not a tuple")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` takes a tuple of tensors, e.g. `{r.op}((%a, %b), axis=0)`",
+            arg=0,
+            label="not a tuple",
+        )
     if not t.fields:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs at least one tensor", arg=0)
     fields = [r.tensor_of(f, 0, f"field {i} of its tuple") for i, f in enumerate(t.fields)]
     for i in range(1, len(fields)):
-        r.unify(fields[0].dtype, fields[i].dtype, arg=0, message=f"`{r.op}` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`")
+        r.unify(
+            fields[0].dtype,
+            fields[i].dtype,
+            arg=0,
+            message=f"`{r.op}` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`",
+        )
     return [r.tensor_of(f, 0) for f in t.fields]
 
 
@@ -306,9 +355,18 @@ def concatenate_rel(r: Relation) -> bool:
     rank = len(fields[0].shape)
     for i, f in enumerate(fields):
         if len(f.shape) != rank:
-            r.fail(codes.SHAPE_MISMATCH, f"`concatenate` needs tensors of one rank: field 0 has rank {rank}, field {i} has rank {len(f.shape)}", arg=0)
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`concatenate` needs tensors of one rank: field 0 has rank {rank}, field {i} has rank {len(f.shape)}",
+                arg=0,
+            )
     if rank == 0:
-        r.fail(codes.SHAPE_MISMATCH, "`concatenate` cannot join scalars", arg=0, notes=["use `stack` to make a vector of scalars"])
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            "`concatenate` cannot join scalars",
+            arg=0,
+            notes=["use `stack` to make a vector of scalars"],
+        )
     axis = normalize_axis(r, r.attrs["axis"], rank)
     total: Any = 0
     for i, f in enumerate(fields):
@@ -328,12 +386,18 @@ def concatenate_rel(r: Relation) -> bool:
         if is_unknown(d):
             return False
         total = total + d if type(total) is int and type(d) is int else AnyDim()
-    shape = fields[0].shape[:axis] + (total,) + fields[0].shape[axis + 1 :]
+    shape = (*fields[0].shape[:axis], total, *fields[0].shape[axis + 1 :])
     r.set_result(TensorType(shape, fields[0].dtype))
     return True
 
 
-@register("concatenate", inputs=1, relation=concatenate_rel, attrs=(Attr("axis", "int", 0),), doc="Join a tuple of tensors along an existing axis.")
+@register(
+    "concatenate",
+    inputs=1,
+    relation=concatenate_rel,
+    attrs=(Attr("axis", "int", 0),),
+    doc="Join a tuple of tensors along an existing axis.",
+)
 def concatenate(args: tuple, attrs: dict) -> Any:
     parts = args[0]
     return np.concatenate(parts, axis=attrs["axis"])
@@ -348,22 +412,37 @@ def stack_rel(r: Relation) -> bool:
     first = fields[0]
     for i, f in enumerate(fields[1:], 1):
         if len(f.shape) != len(first.shape):
-            r.fail(codes.SHAPE_MISMATCH, f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}", arg=0)
-        for ax, (a, b) in enumerate(zip(first.shape, f.shape)):
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}",
+                arg=0,
+            )
+        for ax, (a, b) in enumerate(zip(first.shape, f.shape, strict=False)):
             if type(a) is int and type(b) is int and a != b:
-                r.fail(codes.SHAPE_MISMATCH, f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}", arg=0, notes=[f"they differ at axis {ax}: {a} and {b}"])
+                r.fail(
+                    codes.SHAPE_MISMATCH,
+                    f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}",
+                    arg=0,
+                    notes=[f"they differ at axis {ax}: {a} and {b}"],
+                )
             r.unify(a, b, arg=0)
     rank = len(first.shape)
     axis = r.attrs["axis"]
     if not -rank - 1 <= axis <= rank:
         r.fail(codes.SHAPE_MISMATCH, f"`stack`: axis {axis} is out of range for the result of rank {rank + 1}")
     pos = axis if axis >= 0 else rank + 1 + axis
-    shape = first.shape[:pos] + (len(fields),) + first.shape[pos:]
+    shape = (*first.shape[:pos], len(fields), *first.shape[pos:])
     r.set_result(TensorType(shape, first.dtype))
     return True
 
 
-@register("stack", inputs=1, relation=stack_rel, attrs=(Attr("axis", "int", 0),), doc="Join a tuple of tensors of one shape along a new axis.")
+@register(
+    "stack",
+    inputs=1,
+    relation=stack_rel,
+    attrs=(Attr("axis", "int", 0),),
+    doc="Join a tuple of tensors of one shape along a new axis.",
+)
 def stack(args: tuple, attrs: dict) -> Any:
     return np.stack(args[0], axis=attrs["axis"])
 
@@ -373,13 +452,20 @@ def split_sizes(r: Relation, dim: int, spec: Any) -> list[int]:
         if spec <= 0:
             r.fail(codes.SHAPE_MISMATCH, f"`split` into {spec} sections: the number of sections must be positive")
         if dim % spec:
-            r.fail(codes.SHAPE_MISMATCH, f"`split` cannot cut an axis of size {dim} into {spec} equal sections", notes=[f"{dim} is not a multiple of {spec}"])
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`split` cannot cut an axis of size {dim} into {spec} equal sections",
+                notes=[f"{dim} is not a multiple of {spec}"],
+            )
         return [dim // spec] * spec
     bounds = [0, *spec, dim]
     sizes = []
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in zip(bounds, bounds[1:], strict=False):
         if b < a or b > dim:
-            r.fail(codes.SHAPE_MISMATCH, f"`split` indices {list(spec)} must be increasing and within the axis of size {dim}")
+            r.fail(
+                codes.SHAPE_MISMATCH,
+                f"`split` indices {list(spec)} must be increasing and within the axis of size {dim}",
+            )
         sizes.append(b - a)
     return sizes
 
@@ -401,7 +487,7 @@ def split_rel(r: Relation) -> bool:
             sizes = [AnyDim()] * (len(spec) + 1)
     else:
         sizes = split_sizes(r, dim, spec)
-    parts = tuple(TensorType(x.shape[:axis] + (s,) + x.shape[axis + 1 :], x.dtype) for s in sizes)
+    parts = tuple(TensorType((*x.shape[:axis], s, *x.shape[axis + 1 :]), x.dtype) for s in sizes)
     r.set_result(TupleType(parts))
     return True
 
@@ -443,7 +529,12 @@ def take_rel(r: Relation) -> bool:
     a = r.tensor(0)
     idx = r.tensor(1)
     if isinstance(idx.dtype, str) and not idx.dtype.startswith(("int", "uint")):
-        r.fail(codes.TYPE_MISMATCH, f"`take` needs integer indices, found `{idx.dtype}`", arg=1, label=f"this is `{idx.dtype}`")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`take` needs integer indices, found `{idx.dtype}`",
+            arg=1,
+            label=f"this is `{idx.dtype}`",
+        )
     mode = r.attrs["mode"]
     if mode not in ("clip", "wrap", "fast"):
         r.fail(codes.TYPE_MISMATCH, f'`take` mode must be "clip", "wrap" or "fast", found "{mode}"')
@@ -461,10 +552,18 @@ def take_rel(r: Relation) -> bool:
             r.fail(
                 codes.SHAPE_MISMATCH,
                 f"`take`: batch_dims={r.attrs['batch_dims']} is out of range for indices of rank {len(idx.shape)} and axis {ax}",
-                notes=["batch_dims counts leading axes shared by the data and the indices: at most the indices' rank, and at most the axis"],
+                notes=[
+                    "batch_dims counts leading axes shared by the data and the indices: at most the indices' rank, and at most the axis"
+                ],
             )
         for i in range(batch):
-            same_dim(r, a.shape[i], idx.shape[i], 1, f"`take`: batch axis {i} is {a.shape[i]} in the data but {idx.shape[i]} in the indices")
+            same_dim(
+                r,
+                a.shape[i],
+                idx.shape[i],
+                1,
+                f"`take`: batch axis {i} is {a.shape[i]} in the data but {idx.shape[i]} in the indices",
+            )
         shape = a.shape[:ax] + idx.shape[batch:] + a.shape[ax + 1 :]
     r.set_result(TensorType(tuple(shape), a.dtype))
     return True
@@ -500,9 +599,9 @@ def _batched_take(a: Any, idx: Any, axis: int, batch: int, mode: str) -> Any:
     lead = a.shape[:batch]
     shape = lead + a.shape[batch:axis] + idx.shape[batch:] + a.shape[axis + 1 :]
     count = int(np.prod(lead, dtype=np.int64))
-    data = a.reshape((count,) + a.shape[batch:])
-    index = idx.reshape((count,) + idx.shape[batch:])
-    out = np.empty(shape, dtype=a.dtype).reshape((count,) + shape[batch:])
+    data = a.reshape((count, *a.shape[batch:]))
+    index = idx.reshape((count, *idx.shape[batch:]))
+    out = np.empty(shape, dtype=a.dtype).reshape((count, *shape[batch:]))
     for b in range(count):
         out[b] = np.take(data[b], index[b], axis=axis - batch, mode=mode)
     return out.reshape(shape)
@@ -522,12 +621,22 @@ def broadcast_to_rel(r: Relation) -> bool:
     if shape is None:
         return False
     if shape != target:
-        r.fail(codes.SHAPE_MISMATCH, f"`broadcast_to` cannot broadcast {shape_text(x.shape)} to {shape_text(target)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`broadcast_to` cannot broadcast {shape_text(x.shape)} to {shape_text(target)}",
+            arg=0,
+        )
     r.set_result(TensorType(target, x.dtype))
     return True
 
 
-@register("broadcast_to", inputs=1, relation=broadcast_to_rel, attrs=(Attr("shape", "ints"),), doc="Broadcast a tensor to a shape, as numpy.")
+@register(
+    "broadcast_to",
+    inputs=1,
+    relation=broadcast_to_rel,
+    attrs=(Attr("shape", "ints"),),
+    doc="Broadcast a tensor to a shape, as numpy.",
+)
 def broadcast_to(args: tuple, attrs: dict) -> Any:
     return np.array(np.broadcast_to(args[0], tuple(attrs["shape"])))
 
@@ -561,7 +670,11 @@ def full_rel(r: Relation) -> bool:
     if any(d < 0 for d in r.attrs["shape"]):
         r.fail(codes.SHAPE_MISMATCH, f"`full`: a shape cannot have negative sizes, found {list(r.attrs['shape'])}")
     if known_rank(fill.shape) and fill.shape != ():
-        r.fail(codes.SHAPE_MISMATCH, f"`full` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=0)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`full` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}",
+            arg=0,
+        )
     shape = tuple(r.attrs["shape"])
     dtype = r.attrs["dtype"] or fill.dtype
     r.set_result(TensorType(shape, dtype))
@@ -585,7 +698,11 @@ def full_like_rel(r: Relation) -> bool:
     x = r.tensor(0)
     fill = r.tensor(1)
     if known_rank(fill.shape) and fill.shape != ():
-        r.fail(codes.SHAPE_MISMATCH, f"`full_like` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`full_like` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}",
+            arg=1,
+        )
     r.set_result(x)
     return True
 

@@ -54,7 +54,11 @@ FORMATS = ("onnx", "tensorflow")
 def all_class_nms_rel(r: Relation) -> bool:
     fmt = r.attrs["output_format"]
     if fmt not in FORMATS:
-        r.fail(codes.TYPE_MISMATCH, f'`{r.op}` output_format "{fmt}" is not supported', notes=['use "onnx" or "tensorflow"'])
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f'`{r.op}` output_format "{fmt}" is not supported',
+            notes=['use "onnx" or "tensorflow"'],
+        )
     dtype_kind(r, 0, "boxes", ("float",), "floats")
     dtype_kind(r, 1, "scores", ("float",), "floats")
     scalar_input(r, 2, "max_output_boxes_per_class", ("int", "uint"), "an integer")
@@ -72,9 +76,15 @@ def all_class_nms_rel(r: Relation) -> bool:
         r.set_result(TupleType((TensorType((times(batch, classes, num), 3), "int64"), TensorType((1,), "int64"))))
     else:
         per_batch = times(classes, num)
-        r.set_result(TupleType((
-            TensorType((batch, per_batch, 2), "int64"), TensorType((batch, per_batch), "float32"), TensorType((batch,), "int64"),
-        )))
+        r.set_result(
+            TupleType(
+                (
+                    TensorType((batch, per_batch, 2), "int64"),
+                    TensorType((batch, per_batch), "float32"),
+                    TensorType((batch,), "int64"),
+                )
+            )
+        )
     return True
 
 
@@ -119,7 +129,8 @@ def all_class_non_max_suppression(args: tuple, attrs: dict) -> Any:
     if attrs["output_format"] == "onnx":
         rows = [
             np.stack([np.full(len(sel), b), np.full(len(sel), c), sel], axis=1)
-            for b in range(batch) for c, (sel, _) in enumerate(picks[b])
+            for b in range(batch)
+            for c, (sel, _) in enumerate(picks[b])
         ]
         found = np.concatenate(rows).astype(np.int64) if rows else np.zeros((0, 3), np.int64)
         out = np.zeros((batch * classes * num, 3), dtype=np.int64)
@@ -158,12 +169,22 @@ def regular_nms_rel(r: Relation) -> bool:
     same_dim(r, boxes[1], scores[1], 1, "`" + r.op + "`: there are {} boxes but scores for {}")
     width = static(scores[2])
     if width is not None and r.attrs["num_classes"] > width:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: num_classes={r.attrs['num_classes']}, but the scores have {width} columns", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}`: num_classes={r.attrs['num_classes']}, but the scores have {width} columns",
+            arg=1,
+        )
     batch, most = boxes[0], r.attrs["max_detections"]
-    r.set_result(TupleType((
-        TensorType((batch, most, 4), "float32"), TensorType((batch, most), "float32"),
-        TensorType((batch, most), "float32"), TensorType((batch,), "int32"),
-    )))
+    r.set_result(
+        TupleType(
+            (
+                TensorType((batch, most, 4), "float32"),
+                TensorType((batch, most), "float32"),
+                TensorType((batch, most), "float32"),
+                TensorType((batch,), "int32"),
+            )
+        )
+    )
     return True
 
 

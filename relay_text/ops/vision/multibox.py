@@ -46,7 +46,10 @@ def multibox_prior_rel(r: Relation) -> bool:
     for name, count in (("sizes", 0), ("ratios", 0), ("steps", 2), ("offsets", 2)):
         n = len(r.attrs[name])
         if (count and n != count) or n == 0:
-            r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} takes {count or 'at least one'} value{'s' if count else ''}, found {n}")
+            r.fail(
+                codes.TYPE_MISMATCH,
+                f"`{r.op}` {name} takes {count or 'at least one'} value{'s' if count else ''}, found {n}",
+            )
     dtype_kind(r, 0, "data", ("float",), "floats")
     data = rank_of(r, 0, 4, "4-D data (batch, channels, height, width)")
     if data is None:
@@ -158,7 +161,9 @@ def multibox_transform_loc(args: tuple, attrs: dict) -> Any:
     cls_id = np.where(best > 0, best - 1 + first, 0)
     cls_id = np.where((cls_id > 0) & (score < dtype.type(attrs["threshold"])), 0, cls_id)
     valid = np.ones_like(cls_id, dtype=bool) if keep else cls_id > 0
-    boxes = decode(anchor[0].astype(dtype), loc_pred.reshape(batch, anchors, 4).astype(dtype), attrs["variances"], attrs["clip"])
+    boxes = decode(
+        anchor[0].astype(dtype), loc_pred.reshape(batch, anchors, 4).astype(dtype), attrs["variances"], attrs["clip"]
+    )
     label = cls_id.astype(dtype) - (0 if keep else 1)
     rows = np.concatenate([label[..., None], score[..., None], boxes], axis=-1)
     order = np.argsort(~valid, axis=1, kind="stable")

@@ -105,7 +105,9 @@ def get_valid_counts_rel(r: Relation) -> bool:
     field_index(r, "score_index", shape[2])
     field_index(r, "id_index", shape[2], optional=True)
     batch, anchors = shape[0], shape[1]
-    r.set_result(TupleType((TensorType((batch,), "int32"), TensorType(shape, data.dtype), TensorType((batch, anchors), "int32"))))
+    r.set_result(
+        TupleType((TensorType((batch,), "int32"), TensorType(shape, data.dtype), TensorType((batch, anchors), "int32")))
+    )
     return True
 
 
@@ -233,24 +235,35 @@ def non_max_suppression(args: tuple, attrs: dict) -> Any:
     data, valid_count, indices, max_output, threshold = args
     batch, n, _ = data.shape
     if valid_count.shape[0] < batch:
-        raise KernelError(codes.RUNTIME_ERROR, f"`vision.non_max_suppression` needs {batch} valid counts, found {valid_count.shape[0]}")
+        raise KernelError(
+            codes.RUNTIME_ERROR,
+            f"`vision.non_max_suppression` needs {batch} valid counts, found {valid_count.shape[0]}",
+        )
     limit = int(one_value(max_output))
     threshold = one_value(threshold).astype(data.dtype)
     outs, kept_all = [], []
     for b in range(batch):
         count = int(valid_count[b])
         if not 0 <= count <= n:
-            raise KernelError(codes.RUNTIME_ERROR, f"`vision.non_max_suppression`: valid count {count} of batch {b} is outside 0..{n}")
+            raise KernelError(
+                codes.RUNTIME_ERROR, f"`vision.non_max_suppression`: valid count {count} of batch {b} is outside 0..{n}"
+            )
         out, kept = _nms_one(data[b], count, limit, threshold, attrs)
         outs.append(out)
         kept_all.append(kept)
     if attrs["return_indices"]:
         if indices.ndim != 2 or indices.shape[0] < batch:
-            raise KernelError(codes.RUNTIME_ERROR, f"`vision.non_max_suppression` needs indices of shape ({batch}, {n}), found {indices.shape}")
+            raise KernelError(
+                codes.RUNTIME_ERROR,
+                f"`vision.non_max_suppression` needs indices of shape ({batch}, {n}), found {indices.shape}",
+            )
         result, counts = np.empty((batch, n), dtype=np.int32), np.empty((batch, 1), dtype=np.int32)
         for b, kept in enumerate(kept_all):
             if np.any(kept >= indices.shape[1]):
-                raise KernelError(codes.RUNTIME_ERROR, f"`vision.non_max_suppression`: indices has {indices.shape[1]} columns, fewer than the boxes")
+                raise KernelError(
+                    codes.RUNTIME_ERROR,
+                    f"`vision.non_max_suppression`: indices has {indices.shape[1]} columns, fewer than the boxes",
+                )
             original = np.where(kept >= 0, indices[b][np.maximum(kept, 0)], kept)
             result[b], counts[b, 0] = _compact(original.astype(np.int64), n)
         return result, counts

@@ -48,7 +48,10 @@ def proposal_rel(r: Relation) -> bool:
     if not a["scales"] or not a["ratios"]:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs at least one scale and one ratio")
     if a["feature_stride"] <= 0 or a["rpn_post_nms_top_n"] <= 0:
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` feature_stride and rpn_post_nms_top_n must be positive, found {a['feature_stride']} and {a['rpn_post_nms_top_n']}")
+        r.fail(
+            codes.TYPE_MISMATCH,
+            f"`{r.op}` feature_stride and rpn_post_nms_top_n must be positive, found {a['feature_stride']} and {a['rpn_post_nms_top_n']}",
+        )
     if min(a["ratios"]) <= 0:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` ratios must be positive, found {list(a['ratios'])}")
     dtype_kind(r, 0, "class probabilities", ("float",), "floats")
@@ -62,10 +65,24 @@ def proposal_rel(r: Relation) -> bool:
     op = f"`{r.op}`"
     anchors = len(a["scales"]) * len(a["ratios"])
     same_dim(r, info[1], 3, 2, op + " takes image information as rows of 3 values, found {}")
-    same_dim(r, cls[1], 2 * anchors, 0, op + ": the class probabilities have {} channels, but " + f"{anchors} anchors need " + "{}")
-    same_dim(r, box[1], 4 * anchors, 1, op + ": the box predictions have {} channels, but " + f"{anchors} anchors need " + "{}")
+    same_dim(
+        r,
+        cls[1],
+        2 * anchors,
+        0,
+        op + ": the class probabilities have {} channels, but " + f"{anchors} anchors need " + "{}",
+    )
+    same_dim(
+        r,
+        box[1],
+        4 * anchors,
+        1,
+        op + ": the box predictions have {} channels, but " + f"{anchors} anchors need " + "{}",
+    )
     for axis, name in ((0, "batch"), (2, "height"), (3, "width")):
-        same_dim(r, cls[axis], box[axis], 1, op + f": the class probabilities have {name} " + "{}, the box predictions {}")
+        same_dim(
+            r, cls[axis], box[axis], 1, op + f": the class probabilities have {name} " + "{}, the box predictions {}"
+        )
     same_dim(r, cls[0], info[0], 2, op + ": the class probabilities have batch {}, the image information {}")
     r.set_result(TensorType((times(cls[0], a["rpn_post_nms_top_n"]), 5), r.tensor(0).dtype))
     return True
@@ -76,7 +93,12 @@ def _anchor(ratio: float, scale: float, base: int) -> tuple[float, float, float,
     centre = 0.5 * (size - 1.0)
     width = math.floor(math.sqrt(math.floor(size * size / ratio)) + 0.5) * scale
     height = math.floor(width / scale * ratio + 0.5) * scale
-    return (centre - 0.5 * (width - 1.0), centre - 0.5 * (height - 1.0), centre + 0.5 * (width - 1.0), centre + 0.5 * (height - 1.0))
+    return (
+        centre - 0.5 * (width - 1.0),
+        centre - 0.5 * (height - 1.0),
+        centre + 0.5 * (width - 1.0),
+        centre + 0.5 * (height - 1.0),
+    )
 
 
 def _predict(cls_prob: Any, bbox_pred: Any, im_info: Any, attrs: dict) -> Any:

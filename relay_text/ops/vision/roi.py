@@ -47,7 +47,9 @@ def _roi_rel(r: Relation, float_data: bool) -> bool:
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}`: layout "{layout}" is not supported', notes=['use "NCHW" or "NHWC"'])
     pooled = r.attrs["pooled_size"]
     if len(pooled) != 2 or min(pooled) <= 0:
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` pooled_size takes 2 positive values (height, width), found {list(pooled)}")
+        r.fail(
+            codes.TYPE_MISMATCH, f"`{r.op}` pooled_size takes 2 positive values (height, width), found {list(pooled)}"
+        )
     if r.attrs.get("mode", "avg") not in ("avg", "max"):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}` mode "{r.attrs["mode"]}" is not supported', notes=['use "avg" or "max"'])
     if float_data:
@@ -58,7 +60,11 @@ def _roi_rel(r: Relation, float_data: bool) -> bool:
     data = rank_of(r, 0, 4, f"4-D data ({layout})")
     rois = rank_of(r, 1, 2, "regions of shape (num_rois, 5)")
     if rois is not None and static(rois[1]) not in (5, None):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` takes regions as rows of 5 values (batch index, x1, y1, x2, y2), found rows of {rois[1]}", arg=1)
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`{r.op}` takes regions as rows of 5 values (batch index, x1, y1, x2, y2), found rows of {rois[1]}",
+            arg=1,
+        )
     if data is None or rois is None:
         return False
     if layout == "NCHW":
@@ -139,10 +145,21 @@ def roi_align(args: tuple, attrs: dict) -> Any:
         if gh <= 0 or gw <= 0:
             continue  # no samples: TOPI's empty reduction
         if gh * gw * ph * pw > 1 << 24:
-            raise KernelError(codes.RUNTIME_ERROR, f"`vision.roi_align`: region {k} needs {gh * gw * ph * pw} samples; set sample_ratio")
+            raise KernelError(
+                codes.RUNTIME_ERROR,
+                f"`vision.roi_align`: region {k} needs {gh * gw * ph * pw} samples; set sample_ratio",
+            )
         # sample coordinates of every bin: (PH * gh,) rows and (PW * gw,) columns
-        ys = (y1 + np.repeat(np.arange(ph), gh).astype(work) * bh + (np.tile(np.arange(gh), ph).astype(work) + work.type(0.5)) * bh / work.type(gh)).astype(work)
-        xs = (x1 + np.repeat(np.arange(pw), gw).astype(work) * bw + (np.tile(np.arange(gw), pw).astype(work) + work.type(0.5)) * bw / work.type(gw)).astype(work)
+        ys = (
+            y1
+            + np.repeat(np.arange(ph), gh).astype(work) * bh
+            + (np.tile(np.arange(gh), ph).astype(work) + work.type(0.5)) * bh / work.type(gh)
+        ).astype(work)
+        xs = (
+            x1
+            + np.repeat(np.arange(pw), gw).astype(work) * bw
+            + (np.tile(np.arange(gw), pw).astype(work) + work.type(0.5)) * bw / work.type(gw)
+        ).astype(work)
         samples = _bilinear(img, ys, xs).reshape(img.shape[0], ph, gh, pw, gw)
         if attrs["mode"] == "avg":
             out[k] = (samples / work.type(gh * gw)).sum(axis=(2, 4))

@@ -24,26 +24,209 @@ from typing import Any
 import numpy as np
 
 TVM_OPERATORS = frozenset(
-    """Identity Optional OptionalHasElement OptionalGetElement Affine BitShift BitwiseAnd BitwiseNot
-    BitwiseOr BitwiseXor ThresholdedRelu ScaledTanh ParametricSoftplus Constant ConstantOfShape FC Scale
-    MeanVarianceNormalization Upsample SpatialBN Add Sub Mul Div Neg Abs Reciprocal Floor Ceil Round IsInf
-    IsNaN Sqrt Relu Celu LeakyRelu Selu Elu Gelu FastGelu BiasGelu Mish LayerNormalization
-    EmbedLayerNormalization SkipLayerNormalization Attention QAttention Exp Greater GreaterOrEqual Less
-    LessOrEqual Log Acos Acosh Asin Asinh Atan Atanh Cos Cosh Sin Sinh Tan Tanh Pow PRelu Sigmoid
-    HardSigmoid HardSwish Max Min Sum Mean Clip Softplus Softmax LogSoftmax OneHot Hardmax Shrink Softsign
-    Gemm MatMul MatMulInteger MatMulInteger16 Mod Xor AveragePool LpPool GlobalLpPool MaxPool MaxUnpool
-    Conv ConvTranspose GlobalAveragePool GlobalMaxPool BatchNormalization InstanceNormalization Dropout
-    Flatten LRN RNN LSTM GRU MaxRoiPool RoiAlign NonMaxSuppression ReduceMax ReduceMin ReduceSum
-    ReduceMean ReduceProd ReduceLogSumExp ReduceLogSum ReduceSumSquare ReduceL1 ReduceL2 ArgMax ArgMin
-    TopK Cast CastLike Reshape Expand Concat Split Slice Transpose DepthToSpace SpaceToDepth Gather
-    GatherElements GatherND Compress Size Scatter ScatterElements ScatterND EyeLike Squeeze Unsqueeze Pad
-    Shape Sign Equal Not And Tile Erf Where Or Resize NonZero Range CumSum Unique Einsum Trilu GridSample
-    Loop If ATen QuantizeLinear DequantizeLinear DynamicQuantizeLinear ReverseSequence QGemm QLinearConv
-    QLinearConcat QLinearAdd QLinearMatMul QLinearMul QLinearSigmoid QLinearSoftmax ConvInteger
-    QLinearAveragePool QLinearGlobalAveragePool QLinearLeakyRelu Bernoulli RandomNormal RandomNormalLike
-    RandomUniform RandomUniformLike Multinomial NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss Adagrad
-    Adam Momentum Scan LinearRegressor DFT SequenceConstruct SequenceEmpty SequenceErase SequenceInsert
-    SequenceLength ConcatFromSequence SplitToSequence SequenceAt""".split()
+    [
+        "Identity",
+        "Optional",
+        "OptionalHasElement",
+        "OptionalGetElement",
+        "Affine",
+        "BitShift",
+        "BitwiseAnd",
+        "BitwiseNot",
+        "BitwiseOr",
+        "BitwiseXor",
+        "ThresholdedRelu",
+        "ScaledTanh",
+        "ParametricSoftplus",
+        "Constant",
+        "ConstantOfShape",
+        "FC",
+        "Scale",
+        "MeanVarianceNormalization",
+        "Upsample",
+        "SpatialBN",
+        "Add",
+        "Sub",
+        "Mul",
+        "Div",
+        "Neg",
+        "Abs",
+        "Reciprocal",
+        "Floor",
+        "Ceil",
+        "Round",
+        "IsInf",
+        "IsNaN",
+        "Sqrt",
+        "Relu",
+        "Celu",
+        "LeakyRelu",
+        "Selu",
+        "Elu",
+        "Gelu",
+        "FastGelu",
+        "BiasGelu",
+        "Mish",
+        "LayerNormalization",
+        "EmbedLayerNormalization",
+        "SkipLayerNormalization",
+        "Attention",
+        "QAttention",
+        "Exp",
+        "Greater",
+        "GreaterOrEqual",
+        "Less",
+        "LessOrEqual",
+        "Log",
+        "Acos",
+        "Acosh",
+        "Asin",
+        "Asinh",
+        "Atan",
+        "Atanh",
+        "Cos",
+        "Cosh",
+        "Sin",
+        "Sinh",
+        "Tan",
+        "Tanh",
+        "Pow",
+        "PRelu",
+        "Sigmoid",
+        "HardSigmoid",
+        "HardSwish",
+        "Max",
+        "Min",
+        "Sum",
+        "Mean",
+        "Clip",
+        "Softplus",
+        "Softmax",
+        "LogSoftmax",
+        "OneHot",
+        "Hardmax",
+        "Shrink",
+        "Softsign",
+        "Gemm",
+        "MatMul",
+        "MatMulInteger",
+        "MatMulInteger16",
+        "Mod",
+        "Xor",
+        "AveragePool",
+        "LpPool",
+        "GlobalLpPool",
+        "MaxPool",
+        "MaxUnpool",
+        "Conv",
+        "ConvTranspose",
+        "GlobalAveragePool",
+        "GlobalMaxPool",
+        "BatchNormalization",
+        "InstanceNormalization",
+        "Dropout",
+        "Flatten",
+        "LRN",
+        "RNN",
+        "LSTM",
+        "GRU",
+        "MaxRoiPool",
+        "RoiAlign",
+        "NonMaxSuppression",
+        "ReduceMax",
+        "ReduceMin",
+        "ReduceSum",
+        "ReduceMean",
+        "ReduceProd",
+        "ReduceLogSumExp",
+        "ReduceLogSum",
+        "ReduceSumSquare",
+        "ReduceL1",
+        "ReduceL2",
+        "ArgMax",
+        "ArgMin",
+        "TopK",
+        "Cast",
+        "CastLike",
+        "Reshape",
+        "Expand",
+        "Concat",
+        "Split",
+        "Slice",
+        "Transpose",
+        "DepthToSpace",
+        "SpaceToDepth",
+        "Gather",
+        "GatherElements",
+        "GatherND",
+        "Compress",
+        "Size",
+        "Scatter",
+        "ScatterElements",
+        "ScatterND",
+        "EyeLike",
+        "Squeeze",
+        "Unsqueeze",
+        "Pad",
+        "Shape",
+        "Sign",
+        "Equal",
+        "Not",
+        "And",
+        "Tile",
+        "Erf",
+        "Where",
+        "Or",
+        "Resize",
+        "NonZero",
+        "Range",
+        "CumSum",
+        "Unique",
+        "Einsum",
+        "Trilu",
+        "GridSample",
+        "Loop",
+        "If",
+        "ATen",
+        "QuantizeLinear",
+        "DequantizeLinear",
+        "DynamicQuantizeLinear",
+        "ReverseSequence",
+        "QGemm",
+        "QLinearConv",
+        "QLinearConcat",
+        "QLinearAdd",
+        "QLinearMatMul",
+        "QLinearMul",
+        "QLinearSigmoid",
+        "QLinearSoftmax",
+        "ConvInteger",
+        "QLinearAveragePool",
+        "QLinearGlobalAveragePool",
+        "QLinearLeakyRelu",
+        "Bernoulli",
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+        "Multinomial",
+        "NegativeLogLikelihoodLoss",
+        "SoftmaxCrossEntropyLoss",
+        "Adagrad",
+        "Adam",
+        "Momentum",
+        "Scan",
+        "LinearRegressor",
+        "DFT",
+        "SequenceConstruct",
+        "SequenceEmpty",
+        "SequenceErase",
+        "SequenceInsert",
+        "SequenceLength",
+        "ConcatFromSequence",
+        "SplitToSequence",
+        "SequenceAt",
+    ]
 )
 
 # ONNX element types that are Relay dtypes (node.DTYPES): the rest (string,
@@ -57,7 +240,9 @@ KNOWN: dict[str, str] = {}
 # Operators that draw random numbers: a case with one of them cannot match
 # the reference's numbers (numpy's generator), so it is checked for what
 # any correct implementation gives (see `random_outcome`).
-RANDOM_OPERATORS = frozenset({"Bernoulli", "RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike", "Multinomial"})
+RANDOM_OPERATORS = frozenset(
+    {"Bernoulli", "RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike", "Multinomial"}
+)
 # The cases that do so, with onnx 1.23 (test_conformance checks the list).
 RANDOM_CASES = (
     "test_bernoulli",
@@ -115,7 +300,7 @@ def cases() -> dict[str, Any]:
         try:
             with open(stored, "rb") as handle:
                 return pickle.load(handle)
-        except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
+        except Exception:
             pass
     from onnx.backend.test.case.node import collect_testcases
 
@@ -135,7 +320,11 @@ def operators() -> dict[str, str]:
     """Each case's operator: the node of a one-node case, else (an
     `_expanded` case, the operator's function body) its one-node twin's."""
     out: dict[str, str] = {}
-    single = {name: c.model.graph.node[0].op_type for name, c in cases().items() if len(c.model.graph.node) == 1 and "_expanded" not in name}
+    single = {
+        name: c.model.graph.node[0].op_type
+        for name, c in cases().items()
+        if len(c.model.graph.node) == 1 and "_expanded" not in name
+    }
     for name, c in cases().items():
         base = re.sub(r"_expanded(_ver\d+)?$", "", name)
         out[name] = single.get(base) or single.get(name) or c.model.graph.node[0].op_type
@@ -213,20 +402,23 @@ class _OnnxRuntime:
         options.log_severity_level = 4
         try:
             self.session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # noqa: BLE001 - onnxruntime refuses a model with several kinds
+        except Exception as exc:
             raise Refused(f"{type(exc).__name__}: {exc}") from None
         init = {t.name for t in model.graph.initializer}
         self.names = [vi.name for vi in model.graph.input if vi.name not in init]
 
     def run(self, inputs: Any) -> list[Any]:
         values = [inputs[n] for n in self.names] if isinstance(inputs, dict) else list(inputs)
-        feed = {n: _value(v) for n, v in zip(self.names, values) if v is not None}
+        feed = {n: _value(v) for n, v in zip(self.names, values, strict=False) if v is not None}
         try:
             return self.session.run(None, feed)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             # an operator it lacks, or a dtype its Python binding cannot take
             # or give back (bfloat16, float8, int4, int2 arrays)
-            if any(m in str(exc) for m in ("NOT_IMPLEMENTED", "can't be converted to MLDataType", "No corresponding Numpy type")):
+            if any(
+                m in str(exc)
+                for m in ("NOT_IMPLEMENTED", "can't be converted to MLDataType", "No corresponding Numpy type")
+            ):
                 raise Refused(str(exc)) from None
             raise
 
@@ -261,7 +453,7 @@ def random_outcome(case: Any, engine: str = "relay-text") -> str:
     try:
         rep = ENGINES[engine](case.model)
         for inputs, outputs in case.data_sets:
-            for want, got in zip(_expected(outputs), rep.run(inputs)):
+            for want, got in zip(_expected(outputs), rep.run(inputs), strict=False):
                 if got.shape != want.shape or got.dtype != want.dtype:
                     return f"fail: a {got.dtype} {got.shape} result, expected {want.dtype} {want.shape}"
                 if not np.isin(got, (0, 1)).all():
@@ -269,13 +461,13 @@ def random_outcome(case: Any, engine: str = "relay-text") -> str:
             names = [i.name for i in case.model.graph.input]
             for p in (0, 1):
                 certain = [np.full_like(np.asarray(x), p) for x in inputs]
-                want_all = ReferenceEvaluator(case.model).run(None, dict(zip(names, certain)))
-                for want, got in zip(want_all, rep.run(certain)):
+                want_all = ReferenceEvaluator(case.model).run(None, dict(zip(names, certain, strict=False)))
+                for want, got in zip(want_all, rep.run(certain), strict=False):
                     if got.dtype != want.dtype or not np.array_equal(got, want):
                         return f"fail: with probabilities all {p}, {got.tolist()} ({got.dtype}), expected {want.tolist()} ({want.dtype})"
     except Refused:
         return "unsupported"
-    except Exception as exc:  # noqa: BLE001 - every other outcome is a failure, reported with its message
+    except Exception as exc:
         return f"fail: {type(exc).__name__}: {exc}"
     return "random"
 
@@ -296,36 +488,189 @@ def outcome(case: Any, engine: str = "relay-text") -> str:
                 Runner.assert_similar_outputs(expected, got, rtol=case.rtol, atol=case.atol)
     except Refused:
         return "unsupported"
-    except Exception as exc:  # noqa: BLE001 - every other outcome is a failure, reported with its message
+    except Exception as exc:
         return f"fail: {type(exc).__name__}: {exc}"
     return "pass"
 
 
 # The operators of TVM_OPERATORS that have a must-pass case (with onnx 1.23):
 # one test each in the default run (test_conformance checks the list).
-COVERED = (
-    "Abs Acos Acosh Adagrad Adam Add And ArgMax ArgMin Asin Asinh Atan Atanh Attention AveragePool "
-    "BatchNormalization BitShift BitwiseAnd BitwiseNot BitwiseOr BitwiseXor Cast CastLike Ceil Celu "
-    "Clip Compress Concat Constant ConstantOfShape Conv ConvInteger ConvTranspose Cos Cosh CumSum DFT "
-    "DepthToSpace DequantizeLinear Div Dropout DynamicQuantizeLinear Einsum Elu Equal Erf Exp Expand "
-    "EyeLike Flatten Floor GRU Gather GatherElements GatherND Gelu Gemm GlobalAveragePool "
-    "GlobalMaxPool Greater GreaterOrEqual GridSample HardSigmoid HardSwish Hardmax Identity If "
-    "InstanceNormalization IsInf IsNaN LRN LSTM LayerNormalization LeakyRelu Less LessOrEqual Log "
-    "LogSoftmax Loop LpPool MatMul MatMulInteger Max MaxPool MaxUnpool Mean MeanVarianceNormalization "
-    "Min Mish Mod Momentum Mul Neg NegativeLogLikelihoodLoss NonMaxSuppression NonZero Not OneHot "
-    "OptionalGetElement OptionalHasElement Or PRelu Pad Pow QLinearConv QLinearMatMul QuantizeLinear "
-    "RNN Range Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean "
-    "ReduceMin ReduceProd ReduceSum ReduceSumSquare Relu Reshape Resize ReverseSequence RoiAlign "
-    "Round Scan Scatter ScatterElements ScatterND Selu SequenceInsert Shape Shrink Sigmoid Sign Sin "
-    "Sinh Size Slice Softmax SoftmaxCrossEntropyLoss Softplus Softsign SpaceToDepth Split "
-    "SplitToSequence Sqrt Squeeze Sub Sum Tan Tanh ThresholdedRelu Tile TopK Transpose Trilu Unique "
-    "Unsqueeze Upsample Where Xor"
-).split()
+COVERED = [
+    "Abs",
+    "Acos",
+    "Acosh",
+    "Adagrad",
+    "Adam",
+    "Add",
+    "And",
+    "ArgMax",
+    "ArgMin",
+    "Asin",
+    "Asinh",
+    "Atan",
+    "Atanh",
+    "Attention",
+    "AveragePool",
+    "BatchNormalization",
+    "BitShift",
+    "BitwiseAnd",
+    "BitwiseNot",
+    "BitwiseOr",
+    "BitwiseXor",
+    "Cast",
+    "CastLike",
+    "Ceil",
+    "Celu",
+    "Clip",
+    "Compress",
+    "Concat",
+    "Constant",
+    "ConstantOfShape",
+    "Conv",
+    "ConvInteger",
+    "ConvTranspose",
+    "Cos",
+    "Cosh",
+    "CumSum",
+    "DFT",
+    "DepthToSpace",
+    "DequantizeLinear",
+    "Div",
+    "Dropout",
+    "DynamicQuantizeLinear",
+    "Einsum",
+    "Elu",
+    "Equal",
+    "Erf",
+    "Exp",
+    "Expand",
+    "EyeLike",
+    "Flatten",
+    "Floor",
+    "GRU",
+    "Gather",
+    "GatherElements",
+    "GatherND",
+    "Gelu",
+    "Gemm",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "Greater",
+    "GreaterOrEqual",
+    "GridSample",
+    "HardSigmoid",
+    "HardSwish",
+    "Hardmax",
+    "Identity",
+    "If",
+    "InstanceNormalization",
+    "IsInf",
+    "IsNaN",
+    "LRN",
+    "LSTM",
+    "LayerNormalization",
+    "LeakyRelu",
+    "Less",
+    "LessOrEqual",
+    "Log",
+    "LogSoftmax",
+    "Loop",
+    "LpPool",
+    "MatMul",
+    "MatMulInteger",
+    "Max",
+    "MaxPool",
+    "MaxUnpool",
+    "Mean",
+    "MeanVarianceNormalization",
+    "Min",
+    "Mish",
+    "Mod",
+    "Momentum",
+    "Mul",
+    "Neg",
+    "NegativeLogLikelihoodLoss",
+    "NonMaxSuppression",
+    "NonZero",
+    "Not",
+    "OneHot",
+    "OptionalGetElement",
+    "OptionalHasElement",
+    "Or",
+    "PRelu",
+    "Pad",
+    "Pow",
+    "QLinearConv",
+    "QLinearMatMul",
+    "QuantizeLinear",
+    "RNN",
+    "Range",
+    "Reciprocal",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+    "ReduceMax",
+    "ReduceMean",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceSum",
+    "ReduceSumSquare",
+    "Relu",
+    "Reshape",
+    "Resize",
+    "ReverseSequence",
+    "RoiAlign",
+    "Round",
+    "Scan",
+    "Scatter",
+    "ScatterElements",
+    "ScatterND",
+    "Selu",
+    "SequenceInsert",
+    "Shape",
+    "Shrink",
+    "Sigmoid",
+    "Sign",
+    "Sin",
+    "Sinh",
+    "Size",
+    "Slice",
+    "Softmax",
+    "SoftmaxCrossEntropyLoss",
+    "Softplus",
+    "Softsign",
+    "SpaceToDepth",
+    "Split",
+    "SplitToSequence",
+    "Sqrt",
+    "Squeeze",
+    "Sub",
+    "Sum",
+    "Tan",
+    "Tanh",
+    "ThresholdedRelu",
+    "Tile",
+    "TopK",
+    "Transpose",
+    "Trilu",
+    "Unique",
+    "Unsqueeze",
+    "Upsample",
+    "Where",
+    "Xor",
+]
 
 
 def covered() -> list[str]:
     """The operators that have a must-pass case in the installed wheel."""
-    return sorted({operators()[n] for n in cases() if must_pass(n) and n not in KNOWN and n not in KNOWN_UNSUPPORTED and n not in RANDOM_CASES})
+    return sorted(
+        {
+            operators()[n]
+            for n in cases()
+            if must_pass(n) and n not in KNOWN and n not in KNOWN_UNSUPPORTED and n not in RANDOM_CASES
+        }
+    )
 
 
 def refusal(case: Any) -> str:
@@ -344,7 +689,14 @@ def representative() -> list[str]:
     seen: dict[str, str] = {}
     for name in sorted(cases()):
         op = operators()[name]
-        if op not in seen and "_expanded" not in name and must_pass(name) and name not in KNOWN and name not in KNOWN_UNSUPPORTED and name not in RANDOM_CASES:
+        if (
+            op not in seen
+            and "_expanded" not in name
+            and must_pass(name)
+            and name not in KNOWN
+            and name not in KNOWN_UNSUPPORTED
+            and name not in RANDOM_CASES
+        ):
             seen[op] = name
     return sorted(seen.values())
 

@@ -133,4 +133,4 @@ def onnxruntime_outputs(model: Any, inputs: list[np.ndarray], threads: int = 1) 
     options.log_severity_level = 3
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     names = [i.name for i in session.get_inputs()]
-    return session.run(None, dict(zip(names, inputs)))
+    return session.run(None, dict(zip(names, inputs, strict=False)))

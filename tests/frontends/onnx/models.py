@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-onnx = __import__("pytest").importorskip("onnx", reason="the onnx package is not installed (pip install 'relay-text[onnx]')")
+onnx = __import__("pytest").importorskip(
+    "onnx", reason="the onnx package is not installed (pip install 'relay-text[onnx]')"
+)
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 FLOAT = TensorProto.FLOAT
@@ -44,7 +47,7 @@ def onnxruntime_run(m: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     options.intra_op_num_threads = 1
     options.log_severity_level = 3
     session = ort.InferenceSession(m.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return session.run(None, {i.name: v for i, v in zip(session.get_inputs(), inputs)})
+    return session.run(None, {i.name: v for i, v in zip(session.get_inputs(), inputs, strict=False)})
 
 
 def small_cnn() -> Any:

@@ -7,7 +7,7 @@ import pytest
 
 from tests.frontends.onnx.models import FLOAT, TensorProto, model, node, onnxruntime_run, small_cnn
 
-import relay_text.onnx_backend as backend  # noqa: E402  (after the onnx skip)
+import relay_text.onnx_backend as backend
 
 
 def test_prepare_and_run() -> None:

@@ -51,7 +51,11 @@ def test_a_random_case_has_the_shape_dtype_and_range_and_is_exact_where_certain(
 @pytest.mark.slow
 @pytest.mark.parametrize("op", C.COVERED)
 def test_every_case_of_each_operator(op: str) -> None:
-    names = [n for n in _cases_of(op) if C.must_pass(n) and n not in C.KNOWN and n not in C.KNOWN_UNSUPPORTED and n not in C.RANDOM_CASES]
+    names = [
+        n
+        for n in _cases_of(op)
+        if C.must_pass(n) and n not in C.KNOWN and n not in C.KNOWN_UNSUPPORTED and n not in C.RANDOM_CASES
+    ]
     wrong = {name: got for name in names if (got := C.outcome(C.cases()[name])) != "pass"}
     assert wrong == {}
 

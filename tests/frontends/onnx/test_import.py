@@ -14,7 +14,7 @@ import relay_text
 from relay_text.cli import main
 from tests.frontends.onnx.models import FLOAT, TensorProto, model, node, onnxruntime_run, small_cnn
 
-from relay_text.frontends.onnx import ImportFailure, from_onnx  # noqa: E402  (after the onnx skip)
+from relay_text.frontends.onnx import ImportFailure, from_onnx
 
 CNN_TEXT = """\
 #[version = "0.0.5"]
@@ -84,7 +84,9 @@ def test_the_program_computes_what_onnxruntime_computes() -> None:
 def test_embedded_weights_are_a_metadata_section() -> None:
     m = small_cnn()
     text = from_onnx(m).text(embed=True)
-    assert text.startswith('#[version = "0.0.5"]\ndef @main(%x: Tensor[(?, 2, 5, 5), float32]) -> Tensor[(?, 4), float32] {\n')
+    assert text.startswith(
+        '#[version = "0.0.5"]\ndef @main(%x: Tensor[(?, 2, 5, 5), float32]) -> Tensor[(?, 4), float32] {\n'
+    )
     assert "nn.conv2d(%x, meta[relay.Constant][0], padding=[1, 1, 1, 1]" in text
     assert "\n}\n#[metadata]\n{\n" in text
     x = np.ones((1, 2, 5, 5), np.float32)
@@ -127,7 +129,16 @@ def test_the_command_writes_the_text_and_the_weights(tmp_path: Path) -> None:
     np.save(tmp_path / "x.npy", x)
     ran = CliRunner().invoke(
         main,
-        ["run", str(tmp_path / "cnn.rly"), "--args", str(tmp_path / "cnn.params.npz"), "--arg", f"x=@{tmp_path / 'x.npy'}", "--output-format", "json"],
+        [
+            "run",
+            str(tmp_path / "cnn.rly"),
+            "--args",
+            str(tmp_path / "cnn.params.npz"),
+            "--arg",
+            f"x=@{tmp_path / 'x.npy'}",
+            "--output-format",
+            "json",
+        ],
         catch_exceptions=False,
     )
     assert ran.exit_code == 0, ran.output
@@ -206,7 +217,11 @@ def test_every_unsupported_operator_is_reported_at_its_node(tmp_path: Path) -> N
 
 
 def test_an_attribute_value_is_reported_at_the_attribute() -> None:
-    m = model([node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2], storage_order=1)], [("x", FLOAT, [1, 1, 4, 4])], [("y", FLOAT, None)])
+    m = model(
+        [node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2], storage_order=1)],
+        [("x", FLOAT, [1, 1, 4, 4])],
+        [("y", FLOAT, None)],
+    )
     with pytest.raises(ImportFailure) as info:
         from_onnx(m, name="m.onnx")
     (diag,) = info.value.diagnostics
@@ -234,7 +249,11 @@ def test_an_opset_outside_the_converters_range() -> None:
 
 
 def test_a_value_computed_at_run_time_where_one_is_needed() -> None:
-    m = model([node("TopK", ["x", "k"], ["v", "i"], name="top")], [("x", FLOAT, [5]), ("k", TensorProto.INT64, [1])], [("v", FLOAT, None), ("i", TensorProto.INT64, None)])
+    m = model(
+        [node("TopK", ["x", "k"], ["v", "i"], name="top")],
+        [("x", FLOAT, [5]), ("k", TensorProto.INT64, [1])],
+        [("v", FLOAT, None), ("i", TensorProto.INT64, None)],
+    )
     with pytest.raises(ImportFailure) as info:
         from_onnx(m)
     assert info.value.diagnostics[0].message == "`k` must be known when the model is imported"
@@ -262,7 +281,11 @@ def test_names_become_relay_names() -> None:
     """An ONNX name is kept where Relay can write it; other characters become
     `_`, a leading digit gets a `v`, and the weights are keyed by the new names."""
     weights = {"1": np.ones(2, np.float32), "layer.0.w": np.ones(2, np.float32), "a/b:0": np.ones(2, np.float32)}
-    nodes = [node("Add", ["input.1", "1"], ["t"]), node("Add", ["t", "layer.0.w"], ["u"]), node("Add", ["u", "a/b:0"], ["y"])]
+    nodes = [
+        node("Add", ["input.1", "1"], ["t"]),
+        node("Add", ["t", "layer.0.w"], ["u"]),
+        node("Add", ["u", "a/b:0"], ["y"]),
+    ]
     imported = from_onnx(model(nodes, [("input.1", FLOAT, [2])], [("y", FLOAT, None)], weights))
     assert list(imported.weights()) == ["v1", "layer_0.w", "a_b_0"]
     assert imported.text().splitlines()[1:6] == [
@@ -343,7 +366,9 @@ def test_local_functions_are_inlined(tmp_path: Path) -> None:
     m = _with_local_function()
     text = from_onnx(m).text()
     assert "multiply(%x, %two)" in text and "add(" in text
-    np.testing.assert_array_equal(relay_text.run(text, np.array([1, 3], np.float32), np.array([2, 2], np.float32)), [3, 9])
+    np.testing.assert_array_equal(
+        relay_text.run(text, np.array([1, 3], np.float32), np.array([2, 2], np.float32)), [3, 9]
+    )
     src = save(m, tmp_path / "fn.onnx")
     listed = cli(["--list-nodes", src])
     assert listed.exit_code == 0, listed.output

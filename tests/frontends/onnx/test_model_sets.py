@@ -12,15 +12,15 @@ import pytest
 
 pytest.importorskip("onnx", reason="the onnx package is not installed (pip install 'relay-text[onnx]')")
 
-import onnx  # noqa: E402
-from onnx import numpy_helper  # noqa: E402
-from onnx.backend.test.loader import load_model_tests  # noqa: E402
-from onnx.backend.test.runner import Runner  # noqa: E402
+import onnx
+from onnx import numpy_helper
+from onnx.backend.test.loader import load_model_tests
+from onnx.backend.test.runner import Runner
 
-import relay_text  # noqa: E402
-import relay_text.onnx_backend as backend  # noqa: E402
-from relay_text.frontends.onnx import from_onnx  # noqa: E402
-from tests.frontends.onnx import light_models  # noqa: E402
+import relay_text
+import relay_text.onnx_backend as backend
+from relay_text.frontends.onnx import from_onnx
+from tests.frontends.onnx import light_models
 
 # Models of these sets that use what relay-text refuses, and why.
 REFUSED = {
@@ -67,7 +67,9 @@ def _compare(got: np.ndarray, expected: np.ndarray) -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * float(np.abs(expected).max()))
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[] if n == "squeezenet" else [pytest.mark.slow]) for n in light_models.NAMES])
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[] if n == "squeezenet" else [pytest.mark.slow]) for n in light_models.NAMES]
+)
 def test_the_light_models_match_onnxruntime_before_softmax(name: str) -> None:
     """Imported, the text checks, is what `relay fmt` writes, and runs to
     onnxruntime's values (SqueezeNet by default; all nine with --slow)."""

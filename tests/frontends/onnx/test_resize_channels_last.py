@@ -10,7 +10,7 @@ import pytest
 import relay_text
 from tests.frontends.onnx.models import FLOAT, model, node, onnxruntime_run
 
-from relay_text.frontends.onnx import ImportFailure, from_onnx  # noqa: E402  (after the onnx skip)
+from relay_text.frontends.onnx import ImportFailure, from_onnx
 
 X = np.random.default_rng(0).standard_normal((1, 4, 5, 3)).astype(np.float32)
 
@@ -23,7 +23,12 @@ def resize(mode: str, sizes=None, scales=None, **attrs):
     else:
         inputs[2] = "scales"
         weights["scales"] = np.array(scales, np.float32)
-    return model([node("Resize", inputs, ["y"], mode=mode, **attrs)], [("x", FLOAT, list(X.shape))], [("y", FLOAT, None)], weights)
+    return model(
+        [node("Resize", inputs, ["y"], mode=mode, **attrs)],
+        [("x", FLOAT, list(X.shape))],
+        [("y", FLOAT, None)],
+        weights,
+    )
 
 
 CASES = {

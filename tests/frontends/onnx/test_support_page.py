@@ -30,7 +30,9 @@ def test_the_list_of_unconverted_operators_is_current() -> None:
     onnx = pytest.importorskip("onnx", reason="the onnx package is not installed (pip install 'relay-text[onnx]')")
     text = PAGE.read_text(encoding="utf-8")
     if _onnx_version_of_page(text) != onnx.__version__:
-        pytest.skip(f"the page lists the operators of onnx {_onnx_version_of_page(text)}, onnx {onnx.__version__} is installed")
+        pytest.skip(
+            f"the page lists the operators of onnx {_onnx_version_of_page(text)}, onnx {onnx.__version__} is installed"
+        )
     assert support.update(text, {"unconverted": support.unconverted_section()}) == text
 
 
@@ -49,7 +51,9 @@ def test_a_refused_row_gives_the_reason() -> None:
 def test_check_fails_on_a_stale_page_and_rewriting_fixes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     page = tmp_path / "page.md"
     text = PAGE.read_text(encoding="utf-8")
-    page.write_text(text.replace("| `Softmax` | 1+ | `ops_norm` |", "| `Softmax` | 13+ | `ops_norm` |"), encoding="utf-8")
+    page.write_text(
+        text.replace("| `Softmax` | 1+ | `ops_norm` |", "| `Softmax` | 13+ | `ops_norm` |"), encoding="utf-8"
+    )
     assert support.main(["--check", str(page)]) == 1
     assert "is out of date" in capsys.readouterr().err
     assert support.main([str(page)]) == 0
@@ -71,7 +75,9 @@ def test_the_conformance_figures_agree_with_the_harness() -> None:
     from tests.frontends.onnx import conformance as C
 
     text = PAGE.read_text(encoding="utf-8")
-    row = re.search(r"^\| of those, in Relay dtypes \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \|", text, re.M)
+    row = re.search(
+        r"^\| of those, in Relay dtypes \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \|", text, re.M
+    )
     assert row, "the conformance table has its must-pass row"
     count, passed, random, failed, unsupported = (int(g.replace(",", "")) for g in row.groups())
     assert (random, failed, unsupported) == (len(C.RANDOM_CASES), len(C.KNOWN), len(C.KNOWN_UNSUPPORTED))

@@ -147,7 +147,12 @@ def test_the_command_imports_a_saved_program(tmp_path: Path) -> None:
     model = SmallCNN().eval()
     x = torch.randn(1, 3, 16, 16)
     torch.export.save(torch.export.export(model, (x,)), str(tmp_path / "cnn.pt2"))
-    result = CliRunner().invoke(main, ["import", str(tmp_path / "cnn.pt2"), "-o", str(tmp_path / "cnn.rly")], env={"NO_COLOR": "1"}, catch_exceptions=False)
+    result = CliRunner().invoke(
+        main,
+        ["import", str(tmp_path / "cnn.pt2"), "-o", str(tmp_path / "cnn.rly")],
+        env={"NO_COLOR": "1"},
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     text = (tmp_path / "cnn.rly").read_text()
     with np.load(tmp_path / "cnn.params.npz") as npz:

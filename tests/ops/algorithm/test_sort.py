@@ -35,7 +35,11 @@ RESULTS = [
     ('sort(%a, axis=-1, is_ascend=True, dtype="")', [T("(5)", "int8")], T("(5)", "int8")),
     ('argsort(%a, dtype="")', [T("(5)")], T("(5)", "int32")),
     # verify_topk: shape (20, 100), k in 0, 1, 5, every ret_type
-    ('topk(%a, k=5, axis=0, ret_type="both", is_ascend=True, dtype="int64")', [T("(20, 100)")], f"({T('(5, 100)')}, {T('(5, 100)', 'int64')})"),
+    (
+        'topk(%a, k=5, axis=0, ret_type="both", is_ascend=True, dtype="int64")',
+        [T("(20, 100)")],
+        f"({T('(5, 100)')}, {T('(5, 100)', 'int64')})",
+    ),
     ('topk(%a, k=0, axis=-1, ret_type="values")', [T("(20, 100)", "float16")], T("(20, 100)", "float16")),
     ('topk(%a, k=1, axis=1, ret_type="indices")', [T("(20, 100)")], T("(20, 1)", "int32")),
     ("topk(%a, k=2)", [T("(?, 4)")], f"({T('(?, 2)')}, {T('(?, 2)', 'int32')})"),
@@ -57,17 +61,71 @@ def test_result_type(call: str, types: list[str], expected: str) -> None:
 
 ERRORS = [
     ("sort(%a, axis=2)", [T("(2, 3)")], "shape-mismatch", "axis 2 is out of range for a tensor of rank 2", "%a"),
-    ('argsort(%a, dtype="bool")', [T("(2, 3)")], "type-mismatch", "`argsort` returns indices: dtype must be an integer or float type, found `bool`", None),
+    (
+        'argsort(%a, dtype="bool")',
+        [T("(2, 3)")],
+        "type-mismatch",
+        "`argsort` returns indices: dtype must be an integer or float type, found `bool`",
+        None,
+    ),
     ("topk(%a, k=4)", [T("(2, 3)")], "shape-mismatch", "`topk`: k=4 is larger than axis 1, of size 3", "%a"),
-    ('topk(%a, k=1, ret_type="all")', [T("(2, 3)")], "type-mismatch", '`topk` ret_type must be "both", "values" or "indices", found "all"', None),
+    (
+        'topk(%a, k=1, ret_type="all")',
+        [T("(2, 3)")],
+        "type-mismatch",
+        '`topk` ret_type must be "both", "values" or "indices", found "all"',
+        None,
+    ),
     ("topk(%a, k=1, axis=-3)", [T("(2, 3)")], "shape-mismatch", "axis -3 is out of range for a tensor of rank 2", "%a"),
-    ("dyn.topk(%a, %b)", [T("(2, 3)"), T("(2)", "int32")], "shape-mismatch", "`dyn.topk` takes k as a scalar or a vector of one element, found shape (2)", "%b"),
-    ("dyn.topk(%a, %b)", [T("(2, 3)"), T("()")], "type-mismatch", "`dyn.topk`: k must have an integer dtype, found `float32`", "%b"),
-    ("searchsorted(%a, %b)", [T("(4, 5)"), T("(3, 2)")], "shape-mismatch", "`searchsorted`: the sequence and the values must agree on every axis but the last; at axis 0 they have sizes 4 and 3", "%b"),
-    ("searchsorted(%a, %b)", [T("(4, 5)"), T("(2)")], "shape-mismatch", "`searchsorted`: a sequence of rank 2 needs values of the same rank, found shape (2)", "%b"),
-    ("searchsorted(%a, %b)", [T("(4)"), T("()")], "shape-mismatch", "`searchsorted` needs values of rank 1 or more, found a scalar", "%b"),
-    ("searchsorted(%a, %b)", [T("(4)"), T("(2)", "int32")], "type-mismatch", "`searchsorted` needs operands of one dtype, found `float32` and `int32`", "%b"),
-    ('searchsorted(%a, %b, dtype="float32")', [T("(4)"), T("(2)")], "type-mismatch", "`searchsorted` returns positions: dtype must be an integer type, found `float32`", None),
+    (
+        "dyn.topk(%a, %b)",
+        [T("(2, 3)"), T("(2)", "int32")],
+        "shape-mismatch",
+        "`dyn.topk` takes k as a scalar or a vector of one element, found shape (2)",
+        "%b",
+    ),
+    (
+        "dyn.topk(%a, %b)",
+        [T("(2, 3)"), T("()")],
+        "type-mismatch",
+        "`dyn.topk`: k must have an integer dtype, found `float32`",
+        "%b",
+    ),
+    (
+        "searchsorted(%a, %b)",
+        [T("(4, 5)"), T("(3, 2)")],
+        "shape-mismatch",
+        "`searchsorted`: the sequence and the values must agree on every axis but the last; at axis 0 they have sizes 4 and 3",
+        "%b",
+    ),
+    (
+        "searchsorted(%a, %b)",
+        [T("(4, 5)"), T("(2)")],
+        "shape-mismatch",
+        "`searchsorted`: a sequence of rank 2 needs values of the same rank, found shape (2)",
+        "%b",
+    ),
+    (
+        "searchsorted(%a, %b)",
+        [T("(4)"), T("()")],
+        "shape-mismatch",
+        "`searchsorted` needs values of rank 1 or more, found a scalar",
+        "%b",
+    ),
+    (
+        "searchsorted(%a, %b)",
+        [T("(4)"), T("(2)", "int32")],
+        "type-mismatch",
+        "`searchsorted` needs operands of one dtype, found `float32` and `int32`",
+        "%b",
+    ),
+    (
+        'searchsorted(%a, %b, dtype="float32")',
+        [T("(4)"), T("(2)")],
+        "type-mismatch",
+        "`searchsorted` returns positions: dtype must be an integer type, found `float32`",
+        None,
+    ),
 ]
 
 
@@ -133,7 +191,10 @@ def test_dyn_topk_reads_k_from_its_input() -> None:
     values, indices = FAMILY.run("dyn.topk", x, np.array(2, dtype=np.int32))
     same(values, np.array([[7, 6], [2, 1]], dtype=np.int64))
     same(indices, np.array([[1, 2], [2, 0]], dtype=np.int32))
-    same(FAMILY.run("dyn.topk", x, np.array([1], dtype=np.int64), axis=0, ret_type="values"), np.array([[5, 7, 6]], dtype=np.int64))
+    same(
+        FAMILY.run("dyn.topk", x, np.array([1], dtype=np.int64), axis=0, ret_type="values"),
+        np.array([[5, 7, 6]], dtype=np.int64),
+    )
     with pytest.raises(KernelError) as err:
         FAMILY.run("dyn.topk", x, np.array(4, dtype=np.int32))
     assert (err.value.code, err.value.message) == ("runtime-error", "topk: k=4 is larger than axis 1, of size 3")
@@ -147,7 +208,10 @@ def test_searchsorted_by_hand() -> None:
     same(FAMILY.run("searchsorted", seq, values), np.array([[0, 1], [3, 4]], dtype=np.int32))
     same(FAMILY.run("searchsorted", seq, values, right=True, dtype="int64"), np.array([[0, 3], [3, 4]], dtype=np.int64))
     rows = np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]], dtype=np.float32)
-    same(FAMILY.run("searchsorted", rows, np.array([[2.5], [2.5]], dtype=np.float32)), np.array([[2], [0]], dtype=np.int32))
+    same(
+        FAMILY.run("searchsorted", rows, np.array([[2.5], [2.5]], dtype=np.float32)),
+        np.array([[2], [0]], dtype=np.int32),
+    )
     bools = np.array([False, True, True])
     same(FAMILY.run("searchsorted", bools, np.array([True, False])), np.array([1, 0], dtype=np.int32))
 

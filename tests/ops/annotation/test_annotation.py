@@ -11,9 +11,17 @@ import pytest
 from tests.ops.family import Family, T
 
 ANNOTATIONS = [
-    "on_device", "device_copy", "annotation.stop_fusion", "annotation.checkpoint", "annotation.bitpack_start",
-    "annotation.bitpack_end", "annotation.cast_hint", "annotation.compiler_begin", "annotation.compiler_end",
-    "annotation.with_funcid", "debug",
+    "on_device",
+    "device_copy",
+    "annotation.stop_fusion",
+    "annotation.checkpoint",
+    "annotation.bitpack_start",
+    "annotation.bitpack_end",
+    "annotation.cast_hint",
+    "annotation.compiler_begin",
+    "annotation.compiler_end",
+    "annotation.with_funcid",
+    "debug",
 ]
 FAMILY = Family(*ANNOTATIONS)
 ATTRS = {
@@ -31,7 +39,10 @@ def test_annotations_have_the_type_of_any_argument(name: str) -> None:
     """IdentityRel (src/relay/op/type_relations.cc) assigns the argument's type, whatever it is."""
     attrs = ATTRS.get(name, "")
     tup = "(Tensor[(2), float32], fn (int32) -> int32)"
-    assert FAMILY.result_type(f"{name}(%a{attrs})", [tup]) == "(Tensor[(2), float32], fn(Tensor[(), int32]) -> Tensor[(), int32])"
+    assert (
+        FAMILY.result_type(f"{name}(%a{attrs})", [tup])
+        == "(Tensor[(2), float32], fn(Tensor[(), int32]) -> Tensor[(), int32])"
+    )
     assert FAMILY.result_type(f"{name}(%a{attrs})", [T("(2, 3)", "int8")]) == "Tensor[(2, 3), int8]"
     value = (np.arange(3, dtype=np.float32), np.int32(4))
     assert FAMILY.run(name, value, **_kw(attrs)) is value
@@ -41,7 +52,15 @@ def _kw(attrs: str) -> dict:
     out: dict = {}
     for part in filter(None, attrs.split(", ")):
         key, value = part.split("=")
-        out[key] = value.strip('"') if value.startswith('"') else int(value) if value.isdigit() else True if value == "True" else value
+        out[key] = (
+            value.strip('"')
+            if value.startswith('"')
+            else int(value)
+            if value.isdigit()
+            else True
+            if value == "True"
+            else value
+        )
     return out
 
 

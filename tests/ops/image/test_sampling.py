@@ -36,21 +36,46 @@ def _torch():
     "call, types, expected",
     [
         # TestCropAndResize
-        ('image.crop_and_resize(%a, %b, %c, crop_size=[20, 30], layout="NHWC")',
-         [T("(10, 224, 224, 3)"), T("(2, 4)"), T("(2)", "int32")], T("(2, 20, 30, 3)")),
-        ("image.crop_and_resize(%a, %b, %c, crop_size=[30, 30])", [T("(5, 3, 255, 255)"), T("(2, 4)"), T("(2)", "int32")], T("(2, 3, 30, 30)")),
-        ('image.crop_and_resize(%a, %b, %c, crop_size=[3, 4], out_dtype="int8")', [T("(1, 2, 5, 5)"), T("(?, 4)"), T("(?)", "int64")], T("(?, 2, 3, 4)", "int8")),
+        (
+            'image.crop_and_resize(%a, %b, %c, crop_size=[20, 30], layout="NHWC")',
+            [T("(10, 224, 224, 3)"), T("(2, 4)"), T("(2)", "int32")],
+            T("(2, 20, 30, 3)"),
+        ),
+        (
+            "image.crop_and_resize(%a, %b, %c, crop_size=[30, 30])",
+            [T("(5, 3, 255, 255)"), T("(2, 4)"), T("(2)", "int32")],
+            T("(2, 3, 30, 30)"),
+        ),
+        (
+            'image.crop_and_resize(%a, %b, %c, crop_size=[3, 4], out_dtype="int8")',
+            [T("(1, 2, 5, 5)"), T("(?, 4)"), T("(?)", "int64")],
+            T("(?, 2, 3, 4)", "int8"),
+        ),
         # test_affine_grid
         ("image.affine_grid(%a, target_shape=[16, 32])", [T("(4, 2, 3)")], T("(4, 2, 16, 32)")),
         # test_grid_sample
         ("image.grid_sample(%a, %b)", [T("(4, 4, 8, 8)"), T("(4, 2, 16, 16)")], T("(4, 4, 16, 16)")),
-        ('image.grid_sample(%a, %b, layout="NCDHW", method="nearest")', [T("(4, 4, 4, 4, 4)"), T("(4, 3, 8, 8, 8)")], T("(4, 4, 8, 8, 8)")),
+        (
+            'image.grid_sample(%a, %b, layout="NCDHW", method="nearest")',
+            [T("(4, 4, 4, 4, 4)"), T("(4, 3, 8, 8, 8)")],
+            T("(4, 4, 8, 8, 8)"),
+        ),
         # test_dilation2d_infer_type: TVM's relation reads the first two strides and dilations
-        ("image.dilation2d(%a, %b, strides=[1, 1, 1, 1], dilations=[1, 1, 1, 1], padding=[0, 0, 0, 0])",
-         [T("(?, 10, 224, 224)"), T("(10, 8, 8)")], T("(?, 10, 217, 217)")),
-        ('image.dilation2d(%a, %b, data_layout="NHWC", kernel_layout="HWI", strides=[1, 2], padding=[1, 1], dilations=[2, 2])',
-         [T("(1, 3, 3, 1)"), T("(2, 2, 1)")], T("(1, 3, 2, 1)")),
-        ('image.dilation2d(%a, %b, out_dtype="int32")', [T("(1, 2, 5, 5)", "int8"), T("(2, 2, 3)", "int8")], T("(1, 2, 4, 3)", "int32")),
+        (
+            "image.dilation2d(%a, %b, strides=[1, 1, 1, 1], dilations=[1, 1, 1, 1], padding=[0, 0, 0, 0])",
+            [T("(?, 10, 224, 224)"), T("(10, 8, 8)")],
+            T("(?, 10, 217, 217)"),
+        ),
+        (
+            'image.dilation2d(%a, %b, data_layout="NHWC", kernel_layout="HWI", strides=[1, 2], padding=[1, 1], dilations=[2, 2])',
+            [T("(1, 3, 3, 1)"), T("(2, 2, 1)")],
+            T("(1, 3, 2, 1)"),
+        ),
+        (
+            'image.dilation2d(%a, %b, out_dtype="int32")',
+            [T("(1, 2, 5, 5)", "int8"), T("(2, 2, 3)", "int8")],
+            T("(1, 2, 4, 3)", "int32"),
+        ),
     ],
 )
 def test_result_type(call: str, types: list[str], expected: str) -> None:
@@ -61,30 +86,90 @@ def test_result_type(call: str, types: list[str], expected: str) -> None:
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [
-        ("image.crop_and_resize(%a, %b, %c, crop_size=[2, 2])", [T("(1, 2, 5, 5)"), T("(3, 5)"), T("(3)", "int32")], "shape-mismatch",
-         "`image.crop_and_resize` takes boxes of shape (num_boxes, 4), found (3, 5)", "%b"),
-        ("image.crop_and_resize(%a, %b, %c, crop_size=[2, 2])", [T("(1, 2, 5, 5)"), T("(3, 4)"), T("(2)", "int32")], "shape-mismatch",
-         "`image.crop_and_resize` has 3 boxes but 2 box indices", "%c"),
-        ("image.crop_and_resize(%a, %b, %c, crop_size=[2, 2])", [T("(1, 2, 5, 5)"), T("(3, 4)"), T("(3)")], "type-mismatch",
-         "`image.crop_and_resize` takes the box indices as integers, not `float32`", "%c"),
-        ('image.crop_and_resize(%a, %b, %c, crop_size=[2, 2], method="bicubic")', [T("(1, 2, 5, 5)"), T("(3, 4)"), T("(3)", "int32")], "type-mismatch",
-         '`image.crop_and_resize` method "bicubic" is not supported', 'image.crop_and_resize(%a, %b, %c, crop_size=[2, 2], method="bicubic")'),
-        ("image.affine_grid(%a, target_shape=[1, 8])", [T("(1, 2, 3)")], "type-mismatch",
-         "`image.affine_grid` target_shape takes 2 sizes greater than 1 (height, width), found [1, 8]", "image.affine_grid(%a, target_shape=[1, 8])"),
-        ("image.affine_grid(%a, target_shape=[4, 4])", [T("(1, 3, 3)")], "shape-mismatch",
-         "`image.affine_grid` takes affine matrices of shape (batch, 2, 3), found (1, 3, 3)", "%a"),
-        ("image.grid_sample(%a, %b)", [T("(1, 2, 4, 4)"), T("(1, 3, 4, 4)")], "shape-mismatch",
-         "`image.grid_sample` takes a grid of shape (batch, 2, height, width) for 4-D data, found (1, 3, 4, 4)", "%b"),
-        ("image.grid_sample(%a, %b)", [T("(1, 2, 4, 4, 4)"), T("(1, 3, 4, 4, 4)")], "type-mismatch",
-         '`image.grid_sample`: layout "NCHW" is not supported for 5-D data', "image.grid_sample(%a, %b)"),
-        ('image.grid_sample(%a, %b, method="bicubic", layout="NCDHW")', [T("(1, 2, 4, 4, 4)"), T("(1, 3, 4, 4, 4)")], "type-mismatch",
-         '`image.grid_sample` method "bicubic" is not supported for 5-D data', 'image.grid_sample(%a, %b, method="bicubic", layout="NCDHW")'),
-        ("image.grid_sample(%a, %b)", [T("(1, 2, 4, 4)", "int32"), T("(1, 2, 4, 4)")], "type-mismatch",
-         '`image.grid_sample` with method "bilinear" takes float data, not `int32`', "%a"),
-        ("image.dilation2d(%a, %b)", [T("(1, 3, 5, 5)"), T("(2, 2, 2)")], "shape-mismatch",
-         "`image.dilation2d`: the data has 3 channels but the weight 2", "%b"),
-        ("image.dilation2d(%a, %b, dilations=[3, 3])", [T("(1, 1, 5, 5)"), T("(1, 3, 3)")], "shape-mismatch",
-         "`image.dilation2d`: the dilated 3-wide window does not fit the padded H axis of 5", "%a"),
+        (
+            "image.crop_and_resize(%a, %b, %c, crop_size=[2, 2])",
+            [T("(1, 2, 5, 5)"), T("(3, 5)"), T("(3)", "int32")],
+            "shape-mismatch",
+            "`image.crop_and_resize` takes boxes of shape (num_boxes, 4), found (3, 5)",
+            "%b",
+        ),
+        (
+            "image.crop_and_resize(%a, %b, %c, crop_size=[2, 2])",
+            [T("(1, 2, 5, 5)"), T("(3, 4)"), T("(2)", "int32")],
+            "shape-mismatch",
+            "`image.crop_and_resize` has 3 boxes but 2 box indices",
+            "%c",
+        ),
+        (
+            "image.crop_and_resize(%a, %b, %c, crop_size=[2, 2])",
+            [T("(1, 2, 5, 5)"), T("(3, 4)"), T("(3)")],
+            "type-mismatch",
+            "`image.crop_and_resize` takes the box indices as integers, not `float32`",
+            "%c",
+        ),
+        (
+            'image.crop_and_resize(%a, %b, %c, crop_size=[2, 2], method="bicubic")',
+            [T("(1, 2, 5, 5)"), T("(3, 4)"), T("(3)", "int32")],
+            "type-mismatch",
+            '`image.crop_and_resize` method "bicubic" is not supported',
+            'image.crop_and_resize(%a, %b, %c, crop_size=[2, 2], method="bicubic")',
+        ),
+        (
+            "image.affine_grid(%a, target_shape=[1, 8])",
+            [T("(1, 2, 3)")],
+            "type-mismatch",
+            "`image.affine_grid` target_shape takes 2 sizes greater than 1 (height, width), found [1, 8]",
+            "image.affine_grid(%a, target_shape=[1, 8])",
+        ),
+        (
+            "image.affine_grid(%a, target_shape=[4, 4])",
+            [T("(1, 3, 3)")],
+            "shape-mismatch",
+            "`image.affine_grid` takes affine matrices of shape (batch, 2, 3), found (1, 3, 3)",
+            "%a",
+        ),
+        (
+            "image.grid_sample(%a, %b)",
+            [T("(1, 2, 4, 4)"), T("(1, 3, 4, 4)")],
+            "shape-mismatch",
+            "`image.grid_sample` takes a grid of shape (batch, 2, height, width) for 4-D data, found (1, 3, 4, 4)",
+            "%b",
+        ),
+        (
+            "image.grid_sample(%a, %b)",
+            [T("(1, 2, 4, 4, 4)"), T("(1, 3, 4, 4, 4)")],
+            "type-mismatch",
+            '`image.grid_sample`: layout "NCHW" is not supported for 5-D data',
+            "image.grid_sample(%a, %b)",
+        ),
+        (
+            'image.grid_sample(%a, %b, method="bicubic", layout="NCDHW")',
+            [T("(1, 2, 4, 4, 4)"), T("(1, 3, 4, 4, 4)")],
+            "type-mismatch",
+            '`image.grid_sample` method "bicubic" is not supported for 5-D data',
+            'image.grid_sample(%a, %b, method="bicubic", layout="NCDHW")',
+        ),
+        (
+            "image.grid_sample(%a, %b)",
+            [T("(1, 2, 4, 4)", "int32"), T("(1, 2, 4, 4)")],
+            "type-mismatch",
+            '`image.grid_sample` with method "bilinear" takes float data, not `int32`',
+            "%a",
+        ),
+        (
+            "image.dilation2d(%a, %b)",
+            [T("(1, 3, 5, 5)"), T("(2, 2, 2)")],
+            "shape-mismatch",
+            "`image.dilation2d`: the data has 3 channels but the weight 2",
+            "%b",
+        ),
+        (
+            "image.dilation2d(%a, %b, dilations=[3, 3])",
+            [T("(1, 1, 5, 5)"), T("(1, 3, 3)")],
+            "shape-mismatch",
+            "`image.dilation2d`: the dilated 3-wide window does not fit the padded H axis of 5",
+            "%a",
+        ),
     ],
 )
 def test_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -95,7 +180,9 @@ def test_rejected(call: str, types: list[str], code: str, message: str, at: str)
 # ---------------------------------------------------------------- crop_and_resize
 
 
-def crop_reference(image: np.ndarray, boxes: np.ndarray, box_indices: np.ndarray, crop: tuple, method: str, fill: float) -> np.ndarray:
+def crop_reference(
+    image: np.ndarray, boxes: np.ndarray, box_indices: np.ndarray, crop: tuple, method: str, fill: float
+) -> np.ndarray:
     """TensorFlow's crop_and_resize pixel by pixel (NCHW, float64)."""
     _, channels, height, width = image.shape
     ch, cw = crop
@@ -103,9 +190,17 @@ def crop_reference(image: np.ndarray, boxes: np.ndarray, box_indices: np.ndarray
     for n, (y1, x1, y2, x2) in enumerate(boxes.astype(np.float64)):
         img = image[box_indices[n]].astype(np.float64)
         for i in range(ch):
-            y = y1 * (height - 1) + i * (y2 - y1) * (height - 1) / (ch - 1) if ch > 1 else 0.5 * (y1 + y2) * (height - 1)
+            y = (
+                y1 * (height - 1) + i * (y2 - y1) * (height - 1) / (ch - 1)
+                if ch > 1
+                else 0.5 * (y1 + y2) * (height - 1)
+            )
             for j in range(cw):
-                x = x1 * (width - 1) + j * (x2 - x1) * (width - 1) / (cw - 1) if cw > 1 else 0.5 * (x1 + x2) * (width - 1)
+                x = (
+                    x1 * (width - 1) + j * (x2 - x1) * (width - 1) / (cw - 1)
+                    if cw > 1
+                    else 0.5 * (x1 + x2) * (width - 1)
+                )
                 if not (0 <= y <= height - 1 and 0 <= x <= width - 1):
                     out[n, :, i, j] = fill
                 elif method == "nearest_neighbor":
@@ -128,10 +223,20 @@ def test_crop_and_resize_against_loops(method: str, crop: tuple) -> None:
     boxes = g.uniform(-0.3, 1.3, (4, 4)).astype(np.float32)  # some corners fall outside the image
     indices = np.array([2, 0, 1, 2], dtype=np.int32)
     expected = crop_reference(image, boxes, indices, crop, method, 0.5).astype(np.float32)
-    got = FAMILY.run("image.crop_and_resize", image, boxes, indices, crop_size=list(crop), method=method, extrapolation_value=0.5)
+    got = FAMILY.run(
+        "image.crop_and_resize", image, boxes, indices, crop_size=list(crop), method=method, extrapolation_value=0.5
+    )
     same(got, expected, rtol=1e-5, atol=1e-5)
-    nhwc = FAMILY.run("image.crop_and_resize", image.transpose(0, 2, 3, 1).copy(), boxes, indices, crop_size=list(crop),
-                      method=method, extrapolation_value=0.5, layout="NHWC")
+    nhwc = FAMILY.run(
+        "image.crop_and_resize",
+        image.transpose(0, 2, 3, 1).copy(),
+        boxes,
+        indices,
+        crop_size=list(crop),
+        method=method,
+        extrapolation_value=0.5,
+        layout="NHWC",
+    )
     same(nhwc, expected.transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-5)
 
 
@@ -149,7 +254,13 @@ def test_crop_and_resize_integers() -> None:
 
 def test_crop_and_resize_checks_box_indices() -> None:
     with pytest.raises(KernelError) as err:
-        FAMILY.run("image.crop_and_resize", np.zeros((2, 1, 3, 3), np.float32), np.zeros((1, 4), np.float32), np.array([2], np.int32), crop_size=[2, 2])
+        FAMILY.run(
+            "image.crop_and_resize",
+            np.zeros((2, 1, 3, 3), np.float32),
+            np.zeros((1, 4), np.float32),
+            np.array([2], np.int32),
+            crop_size=[2, 2],
+        )
     assert err.value.message == "`image.crop_and_resize`: box 0 names image 2, but there are 2"
 
 
@@ -162,7 +273,12 @@ def test_affine_grid_against_torch() -> None:
     torch = _torch()
     theta = np.random.default_rng(5).standard_normal((3, 2, 3)).astype(np.float32)
     expected = torch.nn.functional.affine_grid(torch.from_numpy(theta), [3, 1, 5, 7], align_corners=True).numpy()
-    same(FAMILY.run("image.affine_grid", theta, target_shape=[5, 7]), expected.transpose(0, 3, 1, 2), rtol=1e-5, atol=2e-6)
+    same(
+        FAMILY.run("image.affine_grid", theta, target_shape=[5, 7]),
+        expected.transpose(0, 3, 1, 2),
+        rtol=1e-5,
+        atol=2e-6,
+    )
 
 
 def test_affine_grid_by_hand() -> None:
@@ -170,7 +286,12 @@ def test_affine_grid_by_hand() -> None:
     step = (2.0 - 1e-7) / 2
     x = np.array([-1.0, -1.0 + step, -1.0 + 2 * step])
     grid = FAMILY.run("image.affine_grid", theta, target_shape=[2, 3])
-    same(grid, np.stack([np.broadcast_to(x, (2, 3)), np.broadcast_to(2 * np.array([[-1.0], [1.0 - 1e-7]]) + 1, (2, 3))])[None], rtol=1e-12, atol=1e-12)
+    same(
+        grid,
+        np.stack([np.broadcast_to(x, (2, 3)), np.broadcast_to(2 * np.array([[-1.0], [1.0 - 1e-7]]) + 1, (2, 3))])[None],
+        rtol=1e-12,
+        atol=1e-12,
+    )
 
 
 @pytest.mark.parametrize("method", ["bilinear", "nearest", "bicubic"])
@@ -182,7 +303,11 @@ def test_grid_sample_2d_against_torch(method: str, padding: str, align: bool) ->
     data = g.standard_normal((2, 3, 5, 6)).astype(np.float32)
     grid = g.uniform(-1.7, 1.7, (2, 2, 4, 7)).astype(np.float32)
     expected = torch.nn.functional.grid_sample(
-        torch.from_numpy(data), torch.from_numpy(grid.transpose(0, 2, 3, 1).copy()), mode=method, padding_mode=padding, align_corners=align
+        torch.from_numpy(data),
+        torch.from_numpy(grid.transpose(0, 2, 3, 1).copy()),
+        mode=method,
+        padding_mode=padding,
+        align_corners=align,
     ).numpy()
     got = FAMILY.run("image.grid_sample", data, grid, method=method, padding_mode=padding, align_corners=align)
     same(got, expected, rtol=1e-4, atol=1e-5)
@@ -197,9 +322,15 @@ def test_grid_sample_3d_against_torch(method: str, padding: str, align: bool) ->
     data = g.standard_normal((2, 2, 3, 4, 5)).astype(np.float32)
     grid = g.uniform(-1.5, 1.5, (2, 3, 2, 3, 4)).astype(np.float32)
     expected = torch.nn.functional.grid_sample(
-        torch.from_numpy(data), torch.from_numpy(grid.transpose(0, 2, 3, 4, 1).copy()), mode=method, padding_mode=padding, align_corners=align
+        torch.from_numpy(data),
+        torch.from_numpy(grid.transpose(0, 2, 3, 4, 1).copy()),
+        mode=method,
+        padding_mode=padding,
+        align_corners=align,
     ).numpy()
-    got = FAMILY.run("image.grid_sample", data, grid, method=method, padding_mode=padding, align_corners=align, layout="NCDHW")
+    got = FAMILY.run(
+        "image.grid_sample", data, grid, method=method, padding_mode=padding, align_corners=align, layout="NCDHW"
+    )
     same(got, expected, rtol=1e-4, atol=1e-5)
 
 
@@ -219,7 +350,9 @@ def test_grid_sample_nearest_integers_by_hand() -> None:
 # ---------------------------------------------------------------- dilation2d
 
 
-def dilation_reference(data: np.ndarray, weight: np.ndarray, strides: tuple, pads: tuple, dilations: tuple) -> np.ndarray:
+def dilation_reference(
+    data: np.ndarray, weight: np.ndarray, strides: tuple, pads: tuple, dilations: tuple
+) -> np.ndarray:
     """max over the window of (patch + weight), through PyTorch's unfold (NCHW, IHW)."""
     torch = _torch()
     top, left, bottom, right = pads
@@ -235,7 +368,11 @@ def dilation_reference(data: np.ndarray, weight: np.ndarray, strides: tuple, pad
 
 @pytest.mark.parametrize(
     "strides, padding, pads, dilations",
-    [([1, 1], [0, 0], (0, 0, 0, 0), [1, 1]), ([2, 1], [1], (1, 1, 1, 1), [1, 2]), ([1, 2], [0, 1, 2, 0], (0, 1, 2, 0), [2, 1])],
+    [
+        ([1, 1], [0, 0], (0, 0, 0, 0), [1, 1]),
+        ([2, 1], [1], (1, 1, 1, 1), [1, 2]),
+        ([1, 2], [0, 1, 2, 0], (0, 1, 2, 0), [2, 1]),
+    ],
 )
 def test_dilation2d_against_torch(strides: list, padding: list, pads: tuple, dilations: list) -> None:
     g = np.random.default_rng(9)
@@ -244,8 +381,16 @@ def test_dilation2d_against_torch(strides: list, padding: list, pads: tuple, dil
     expected = dilation_reference(data, weight, tuple(strides), pads, tuple(dilations)).astype(np.float32)
     got = FAMILY.run("image.dilation2d", data, weight, strides=strides, padding=padding, dilations=dilations)
     same(got, expected, rtol=1e-6, atol=1e-6)
-    nhwc = FAMILY.run("image.dilation2d", data.transpose(0, 2, 3, 1).copy(), weight.transpose(1, 2, 0).copy(), strides=strides,
-                      padding=padding, dilations=dilations, data_layout="NHWC", kernel_layout="HWI")
+    nhwc = FAMILY.run(
+        "image.dilation2d",
+        data.transpose(0, 2, 3, 1).copy(),
+        weight.transpose(1, 2, 0).copy(),
+        strides=strides,
+        padding=padding,
+        dilations=dilations,
+        data_layout="NHWC",
+        kernel_layout="HWI",
+    )
     same(nhwc, expected.transpose(0, 2, 3, 1), rtol=1e-6, atol=1e-6)
 
 
@@ -253,16 +398,36 @@ def test_dilation2d_against_torch(strides: list, padding: list, pads: tuple, dil
     "image, kernel, out, attrs",
     [
         # TestDilation2DRun's cases (NHWC data, HWI kernels)
-        ([[[[0.1], [0.2]], [[0.3], [0.4]]]], [[[0.4], [0.3]], [[0.1], [0.0]]], [[[[0.5], [0.6]], [[0.7], [0.8]]]], {"padding": [0, 0, 1, 1]}),
-        ([[[[0.1], [0.2], [0.3]], [[0.4], [0.5], [0.6]], [[0.7], [0.8], [0.9]]]], [[[0.4], [0.3]], [[0.1], [0.2]]],
-         [[[[0.7], [0.8], [0.6]], [[1.0], [1.1], [0.9]], [[0.8], [0.9], [0.9]]]], {"padding": [1, 1], "dilations": [2, 2]}),
-        ([[[[0.1], [0.2], [0.3], [0.4]], [[0.5], [0.6], [0.7], [0.8]], [[0.9], [1.0], [1.1], [1.2]]]], [[[0.4], [0.3]], [[0.1], [0.2]]],
-         [[[[0.8], [1.0]], [[1.2], [1.4]]]], {"strides": [1, 2]}),
+        (
+            [[[[0.1], [0.2]], [[0.3], [0.4]]]],
+            [[[0.4], [0.3]], [[0.1], [0.0]]],
+            [[[[0.5], [0.6]], [[0.7], [0.8]]]],
+            {"padding": [0, 0, 1, 1]},
+        ),
+        (
+            [[[[0.1], [0.2], [0.3]], [[0.4], [0.5], [0.6]], [[0.7], [0.8], [0.9]]]],
+            [[[0.4], [0.3]], [[0.1], [0.2]]],
+            [[[[0.7], [0.8], [0.6]], [[1.0], [1.1], [0.9]], [[0.8], [0.9], [0.9]]]],
+            {"padding": [1, 1], "dilations": [2, 2]},
+        ),
+        (
+            [[[[0.1], [0.2], [0.3], [0.4]], [[0.5], [0.6], [0.7], [0.8]], [[0.9], [1.0], [1.1], [1.2]]]],
+            [[[0.4], [0.3]], [[0.1], [0.2]]],
+            [[[[0.8], [1.0]], [[1.2], [1.4]]]],
+            {"strides": [1, 2]},
+        ),
     ],
 )
 def test_dilation2d_tvm_cases(image: list, kernel: list, out: list, attrs: dict) -> None:
     """Expected values from tests/python/relay/test_op_level5.py (TestDilation2DRun)."""
-    got = FAMILY.run("image.dilation2d", np.array(image, np.float32), np.array(kernel, np.float32), data_layout="NHWC", kernel_layout="HWI", **attrs)
+    got = FAMILY.run(
+        "image.dilation2d",
+        np.array(image, np.float32),
+        np.array(kernel, np.float32),
+        data_layout="NHWC",
+        kernel_layout="HWI",
+        **attrs,
+    )
     same(got, np.array(out, np.float32), rtol=1e-6)
 
 
@@ -273,7 +438,9 @@ def test_dilation2d_integers_wrap() -> None:
     weight = np.array([[[100]]], dtype=np.int8)
     same(FAMILY.run("image.dilation2d", data, weight), np.array([[[[-56, 0]]]], dtype=np.int8))
     same(FAMILY.run("image.dilation2d", data, weight, out_dtype="int32"), np.array([[[[200, 0]]]], dtype=np.int32))
-    padded = FAMILY.run("image.dilation2d", np.array([[[[-5]]]], np.int32), np.array([[[1, 1]]], np.int32), padding=[0, 1])
+    padded = FAMILY.run(
+        "image.dilation2d", np.array([[[[-5]]]], np.int32), np.array([[[1, 1]]], np.int32), padding=[0, 1]
+    )
     same(padded, np.array([[[[1, 1]]]], dtype=np.int32))
 
 

@@ -33,7 +33,10 @@ def test_image_resize_is_resize2d_with_the_old_method_names() -> None:
     checked = FAMILY.check('image.resize(%a, size=[8, 6], method="bilinear")', [T("(1, 2, 4, 4)")])
     [warning] = checked.diagnostics
     assert (warning.code, warning.severity, warning.message, warning.span.text) == (
-        "renamed-operator", "warning", "`image.resize` is the name an earlier TVM release gave `image.resize2d`", "image.resize",
+        "renamed-operator",
+        "warning",
+        "`image.resize` is the name an earlier TVM release gave `image.resize2d`",
+        "image.resize",
     )
     diag = only_error("image.resize(%a, size=[8, 6])", [T("(2, 4, 4)")])
     assert (diag.code, diag.span.text) == ("shape-mismatch", "%a")
@@ -49,7 +52,11 @@ def test_scatter_and_scatter_add_are_scatter_elements() -> None:
     assert result_type("scatter(%a, %b, %c, axis=1)", types) == T("(2, 3)")
     assert result_type("scatter_add(%a, %b, %c)", types) == T("(2, 3)")
     diag = only_error("scatter(%a, %b, %c, axis=1)", [T("(2, 3)"), T("(2, 2)"), T("(2, 2)")])
-    assert (diag.code, diag.message, diag.span.text) == ("type-mismatch", "`scatter` takes indices of integers, found `float32`", "%b")
+    assert (diag.code, diag.message, diag.span.text) == (
+        "type-mismatch",
+        "`scatter` takes indices of integers, found `float32`",
+        "%b",
+    )
     data = np.zeros((2, 3), np.int32)
     idx = np.array([[0, 2], [1, 1]], np.int32)
     upd = np.array([[5, 6], [7, 8]], np.int32)
@@ -92,8 +99,13 @@ def test_nn_pad_with_its_pad_value_as_an_attribute_is_read_as_before_tvm_0_8() -
         "old form (2 uses; this is the first)",
         (3, 4),
     )
-    assert warning.helps == ["TVM 0.8 and later take the value as the second argument: `nn.pad(%x, 0f, pad_width=[...])`"]
-    assert result.global_types["@main"] == "fn(Tensor[(2, 3), float32]) -> (Tensor[(4, 5), float32], Tensor[(2, 4), float32])"
+    assert warning.helps == [
+        "TVM 0.8 and later take the value as the second argument: `nn.pad(%x, 0f, pad_width=[...])`"
+    ]
+    assert (
+        result.global_types["@main"]
+        == "fn(Tensor[(2, 3), float32]) -> (Tensor[(4, 5), float32], Tensor[(2, 4), float32])"
+    )
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     padded, zeros = run_text(text, x)
     same(padded, np.pad(x, [(1, 1), (0, 2)], constant_values=7))
@@ -107,7 +119,13 @@ def test_dyn_image_resize_is_dyn_resize2d_without_a_roi() -> None:
     call = 'dyn.image.resize(%a, %b, method="nearest_neighbor")'
     assert result_type(call, [T("(1, 1, 2, 2)"), T("(2)", "int64")]) == "Tensor[(1, 1, ?, ?), float32]"
     x = np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)
-    out = FAMILY.run("dyn.image.resize", x, np.array([4, 4], np.int64), method="nearest_neighbor", coordinate_transformation_mode="asymmetric")
+    out = FAMILY.run(
+        "dyn.image.resize",
+        x,
+        np.array([4, 4], np.int64),
+        method="nearest_neighbor",
+        coordinate_transformation_mode="asymmetric",
+    )
     same(out[0, 0], np.repeat(np.repeat(x[0, 0], 2, axis=0), 2, axis=1))
 
 
@@ -121,5 +139,7 @@ def test_tvm_operators_that_cannot_be_supported_say_why() -> None:
     assert (diag.code, diag.message, diag.notes) == (
         "unknown-operator",
         "`torch_op` is a TVM operator that cannot be checked or run here",
-        ["TVM runs it with its libtorch extension, from a serialized TorchScript function held in the call's attributes"],
+        [
+            "TVM runs it with its libtorch extension, from a serialized TorchScript function held in the call's attributes"
+        ],
     )

@@ -48,8 +48,12 @@ def windowed(name: str, d: Draw) -> tuple[str, list[str]]:
     n = 1 if "1d" in name else 3
     layout = d.pick("NCW", "NWC") if n == 1 else d.pick("NCDHW", "NDHWC")
     attrs = [
-        f"pool_size={d.ints(d.pick(1, n), 1, 3)}", f"strides={d.ints(d.pick(1, n), 1, 3)}", f"dilation={d.ints(d.pick(1, n), 1, 2)}",
-        f"padding={d.ints(d.pick(1, n, 2 * n), 0, 2)}", f'layout="{layout}"', f"ceil_mode={d.pick(True, False)}",
+        f"pool_size={d.ints(d.pick(1, n), 1, 3)}",
+        f"strides={d.ints(d.pick(1, n), 1, 3)}",
+        f"dilation={d.ints(d.pick(1, n), 1, 2)}",
+        f"padding={d.ints(d.pick(1, n, 2 * n), 0, 2)}",
+        f'layout="{layout}"',
+        f"ceil_mode={d.pick(True, False)}",
     ]
     if "avg" in name:
         attrs.append(f"count_include_pad={d.pick(True, False)}")
@@ -63,7 +67,11 @@ def adaptive(name: str, d: Draw) -> tuple[str, list[str]]:
 
 
 def pool_grad(name: str, d: Draw) -> tuple[str, list[str]]:
-    attrs = [f"pool_size={d.ints(d.pick(1, 2), 1, 3)}", f"strides={d.ints(d.pick(1, 2), 1, 3)}", f"padding={d.ints(d.pick(1, 2, 4), 0, 1)}"]
+    attrs = [
+        f"pool_size={d.ints(d.pick(1, 2), 1, 3)}",
+        f"strides={d.ints(d.pick(1, 2), 1, 3)}",
+        f"padding={d.ints(d.pick(1, 2, 4), 0, 1)}",
+    ]
     attrs += [f'layout="{d.pick("NCHW", "NHWC")}"', f"ceil_mode={d.pick(True, False)}"]
     if "avg" in name:
         attrs.append(f"count_include_pad={d.pick(True, False)}")
@@ -80,7 +88,9 @@ def space_batch(name: str, d: Draw) -> tuple[str, list[str]]:
     pairs = "[" + ", ".join(str(d.ints(2, 0, 2)) for _ in range(m)) + "]"
     rank = m + d.rng.randint(1, 2)
     if name == "nn.space_to_batch_nd":
-        return f"{name}(%a, block_shape={d.ints(m, 1, 2)}, paddings={pairs}, pad_value={d.pick('0f', '2.5f')})", [d.t(d.shape(rank))]
+        return f"{name}(%a, block_shape={d.ints(m, 1, 2)}, paddings={pairs}, pad_value={d.pick('0f', '2.5f')})", [
+            d.t(d.shape(rank))
+        ]
     return f"{name}(%a, block_shape={d.ints(m, 1, 2)}, crops={pairs})", [d.t(d.shape(rank))]
 
 
@@ -90,13 +100,19 @@ def padding(name: str, d: Draw) -> tuple[str, list[str]]:
     if name == "nn.mirror_pad":
         return f'{name}(%a, pad_width={widths}, mode="{d.pick("SYMMETRIC", "REFLECT")}")', [d.t(d.shape(rank))]
     mode = d.pick("constant", "edge", "reflect")
-    return f'{name}(%a, %b, %c, pad_mode="{mode}")', [d.t(d.shape(rank)), d.t(f"({rank}, 2)", d.pick("int32", "int64")), d.t("()", d.pick("float32", "int32"))]
+    return f'{name}(%a, %b, %c, pad_mode="{mode}")', [
+        d.t(d.shape(rank)),
+        d.t(f"({rank}, 2)", d.pick("int32", "int64")),
+        d.t("()", d.pick("float32", "int32")),
+    ]
 
 
 def norm(name: str, d: Draw) -> tuple[str, list[str]]:
     rank = d.rng.randint(2, 5)
     if name == "nn.l2_normalize":
-        return f"{name}(%a, eps={d.pick('1e-3f', '0.5f')}, axis={d.ints(d.rng.randint(0, 2), -rank, rank - 1)})", [d.t(d.shape(rank))]
+        return f"{name}(%a, eps={d.pick('1e-3f', '0.5f')}, axis={d.ints(d.rng.randint(0, 2), -rank, rank - 1)})", [
+            d.t(d.shape(rank))
+        ]
     attrs = f"axis={d.rng.randint(-rank, rank - 1)}, center={d.pick(True, False)}, scale={d.pick(True, False)}"
     if name == "nn.group_norm":
         attrs += f", num_groups={d.rng.randint(1, 3)}"
@@ -119,11 +135,18 @@ def loss(name: str, d: Draw) -> tuple[str, list[str]]:
         axis = d.rng.randint(0, len(buffer) - 1)
         data = list(buffer)
         data[axis] = d.rng.randint(1, buffer[axis] - 1)
-        return f"{name}(%a, %b, axis={axis - len(buffer) * d.pick(0, 1)})", [d.t(shape_text(data)), d.t(shape_text(buffer))]
+        return f"{name}(%a, %b, axis={axis - len(buffer) * d.pick(0, 1)})", [
+            d.t(shape_text(data)),
+            d.t(shape_text(buffer)),
+        ]
     pred = d.ints(d.rng.randint(2, 4), 1, 4)
     targets = shape_text([pred[0], *pred[2:]])
     attrs = f'reduction="{d.pick("none", "mean", "sum")}", ignore_index={d.rng.randint(-1, 2)}'
-    return f"{name}(%a, %b, %c, {attrs})", [d.t(shape_text(pred)), d.t(targets, d.pick("int32", "int64")), d.t(f"({pred[1]},)")]
+    return f"{name}(%a, %b, %c, {attrs})", [
+        d.t(shape_text(pred)),
+        d.t(targets, d.pick("int32", "int64")),
+        d.t(f"({pred[1]},)"),
+    ]
 
 
 def upsampling(name: str, d: Draw) -> tuple[str, list[str]]:
@@ -135,12 +158,17 @@ def upsampling(name: str, d: Draw) -> tuple[str, list[str]]:
     if name == "dyn.nn.upsampling":
         attrs = f'layout="{d.pick("NCHW", "NHWC")}", method="{d.pick("nearest_neighbor", "bilinear", "bicubic")}", align_corners={d.pick(True, False)}'
         return f"{name}(%a, %b, %c, {attrs})", [d.t(d.shape(4, 1, 4)), d.t("()", "float32"), d.t("()", "float64")]
-    return f'{name}(%a, %b, %c, %d, method="{d.pick("nearest_neighbor", "trilinear")}")', [d.t(d.shape(5, 1, 3))] + [d.t("()", "float32")] * 3
+    return f'{name}(%a, %b, %c, %d, method="{d.pick("nearest_neighbor", "trilinear")}")', [d.t(d.shape(5, 1, 3))] + [
+        d.t("()", "float32")
+    ] * 3
 
 
 MAKERS = {
     **dict.fromkeys(["nn.max_pool1d", "nn.avg_pool1d", "nn.max_pool3d", "nn.avg_pool3d"], windowed),
-    **dict.fromkeys(["nn.adaptive_avg_pool1d", "nn.adaptive_max_pool1d", "nn.adaptive_avg_pool3d", "nn.adaptive_max_pool3d"], adaptive),
+    **dict.fromkeys(
+        ["nn.adaptive_avg_pool1d", "nn.adaptive_max_pool1d", "nn.adaptive_avg_pool3d", "nn.adaptive_max_pool3d"],
+        adaptive,
+    ),
     **dict.fromkeys(["nn.max_pool2d_grad", "nn.avg_pool2d_grad"], pool_grad),
     **dict.fromkeys(["nn.depth_to_space", "nn.space_to_depth"], sub_pixel),
     **dict.fromkeys(["nn.space_to_batch_nd", "nn.batch_to_space_nd"], space_batch),

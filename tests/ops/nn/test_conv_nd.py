@@ -42,27 +42,79 @@ def rng() -> np.random.Generator:
 
 RESULTS = [
     # tests/python/relay/test_op_level2.py::test_conv3d_infer_type
-    ("nn.conv3d(%a, %b, out_dtype=\"int32\")", [T("(?, 10, 24, 24, 24)", "int8"), T("(2, 10, 3, 3, 3)", "int8")], T("(?, 2, 22, 22, 22)", "int32")),
-    ("nn.conv3d(%a, %b, out_dtype=\"int32\")", [T("(4, 10, 24, 24, 24)", "uint8"), T("(2, 10, 3, 3, 3)", "int8")], T("(4, 2, 22, 22, 22)", "int32")),
-    ('nn.conv3d(%a, %b, padding=[1, 1, 1], channels=16, kernel_size=[3, 3, 3], data_layout="NDHWC", out_dtype="int32")',
-     [T("(4, 24, 24, 24, 32)", "int8"), "Tensor[_, _]"], T("(4, 24, 24, 24, 16)", "int32")),
-    ("nn.conv3d(%a, %b, groups=4, kernel_size=[1, 1, 1], channels=4)", [T("(1, 16, 8, 8, 8)"), T("(4, 4, 1, 1, 1)")], T("(1, 4, 8, 8, 8)")),
-    ("nn.conv3d(%a, %b, strides=[2, 1, 1], padding=[1, 0, 0, 0, 0, 2], dilation=[1, 2, 1])", [T("(1, 3, 9, 9, 9)"), T("(4, 3, 3, 3, 3)")], T("(1, 4, 4, 5, 9)")),
+    (
+        'nn.conv3d(%a, %b, out_dtype="int32")',
+        [T("(?, 10, 24, 24, 24)", "int8"), T("(2, 10, 3, 3, 3)", "int8")],
+        T("(?, 2, 22, 22, 22)", "int32"),
+    ),
+    (
+        'nn.conv3d(%a, %b, out_dtype="int32")',
+        [T("(4, 10, 24, 24, 24)", "uint8"), T("(2, 10, 3, 3, 3)", "int8")],
+        T("(4, 2, 22, 22, 22)", "int32"),
+    ),
+    (
+        'nn.conv3d(%a, %b, padding=[1, 1, 1], channels=16, kernel_size=[3, 3, 3], data_layout="NDHWC", out_dtype="int32")',
+        [T("(4, 24, 24, 24, 32)", "int8"), "Tensor[_, _]"],
+        T("(4, 24, 24, 24, 16)", "int32"),
+    ),
+    (
+        "nn.conv3d(%a, %b, groups=4, kernel_size=[1, 1, 1], channels=4)",
+        [T("(1, 16, 8, 8, 8)"), T("(4, 4, 1, 1, 1)")],
+        T("(1, 4, 8, 8, 8)"),
+    ),
+    (
+        "nn.conv3d(%a, %b, strides=[2, 1, 1], padding=[1, 0, 0, 0, 0, 2], dilation=[1, 2, 1])",
+        [T("(1, 3, 9, 9, 9)"), T("(4, 3, 3, 3, 3)")],
+        T("(1, 4, 4, 5, 9)"),
+    ),
     # test_conv3d_transpose_infer_type
-    ("nn.conv3d_transpose(%a, %b, out_dtype=\"int32\")", [T("(1, 10, 24, 24, 24)", "int8"), T("(10, 12, 3, 3, 3)", "int8")], T("(1, 12, 26, 26, 26)", "int32")),
-    ("nn.conv3d_transpose(%a, %b, kernel_size=[3, 3, 3], padding=[1, 1, 1], channels=2)", [T("(1, 10, 8, 8, 8)"), "Tensor[_, _]"], T("(1, 2, 8, 8, 8)")),
-    ("nn.conv3d_transpose(%a, %b, strides=[2, 2, 2], output_padding=[1, 0, 1], groups=2)", [T("(1, 4, 3, 3, 3)"), T("(4, 3, 2, 2, 2)")], T("(1, 6, 7, 6, 7)")),
+    (
+        'nn.conv3d_transpose(%a, %b, out_dtype="int32")',
+        [T("(1, 10, 24, 24, 24)", "int8"), T("(10, 12, 3, 3, 3)", "int8")],
+        T("(1, 12, 26, 26, 26)", "int32"),
+    ),
+    (
+        "nn.conv3d_transpose(%a, %b, kernel_size=[3, 3, 3], padding=[1, 1, 1], channels=2)",
+        [T("(1, 10, 8, 8, 8)"), "Tensor[_, _]"],
+        T("(1, 2, 8, 8, 8)"),
+    ),
+    (
+        "nn.conv3d_transpose(%a, %b, strides=[2, 2, 2], output_padding=[1, 0, 1], groups=2)",
+        [T("(1, 4, 3, 3, 3)"), T("(4, 3, 2, 2, 2)")],
+        T("(1, 6, 7, 6, 7)"),
+    ),
     # conv1d_transpose: out = (w - 1) * s - pads + dilation * (k - 1) + output_padding + 1
-    ("nn.conv1d_transpose(%a, %b, strides=[2], padding=[1], output_padding=[1])", [T("(1, 3, 10)"), T("(3, 4, 3)")], T("(1, 4, 20)")),
-    ("nn.conv1d_transpose(%a, %b, padding=[0, 2], dilation=[2], channels=6, kernel_size=[3], groups=2)", [T("(2, 4, 5)"), "Tensor[_, _]"], T("(2, 6, 7)")),
-    ('nn.conv1d_transpose(%a, %b, data_layout="NWC", kernel_layout="WIO")', [T("(1, 10, 3)"), T("(3, 3, 5)")], T("(1, 12, 5)")),
+    (
+        "nn.conv1d_transpose(%a, %b, strides=[2], padding=[1], output_padding=[1])",
+        [T("(1, 3, 10)"), T("(3, 4, 3)")],
+        T("(1, 4, 20)"),
+    ),
+    (
+        "nn.conv1d_transpose(%a, %b, padding=[0, 2], dilation=[2], channels=6, kernel_size=[3], groups=2)",
+        [T("(2, 4, 5)"), "Tensor[_, _]"],
+        T("(2, 6, 7)"),
+    ),
+    (
+        'nn.conv1d_transpose(%a, %b, data_layout="NWC", kernel_layout="WIO")',
+        [T("(1, 10, 3)"), T("(3, 3, 5)")],
+        T("(1, 12, 5)"),
+    ),
     # contrib_conv2d_NCHWc: the output comes from channels and kernel_size
-    ('nn.contrib_conv2d_NCHWc(%a, %b, padding=[1, 1], channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW4i4o", out_layout="NCHW4c")',
-     [T("(1, 2, 6, 6, 4)"), T("(2, 2, 3, 3, 4, 4)")], T("(1, 2, 6, 6, 4)")),
-    ('nn.contrib_conv2d_NCHWc(%a, %b, channels=8, kernel_size=[1, 1], data_layout="NCHW4c", kernel_layout="OIHW4i2o", out_layout="NCHW2c")',
-     [T("(1, 2, 5, 5, 4)"), T("(4, 2, 1, 1, 4, 2)")], T("(1, 4, 5, 5, 2)")),
-    ('nn.contrib_depthwise_conv2d_NCHWc(%a, %b, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
-     [T("(1, 2, 6, 6, 4)"), T("(2, 1, 3, 3, 1, 4)")], T("(1, 2, 6, 6, 4)")),
+    (
+        'nn.contrib_conv2d_NCHWc(%a, %b, padding=[1, 1], channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW4i4o", out_layout="NCHW4c")',
+        [T("(1, 2, 6, 6, 4)"), T("(2, 2, 3, 3, 4, 4)")],
+        T("(1, 2, 6, 6, 4)"),
+    ),
+    (
+        'nn.contrib_conv2d_NCHWc(%a, %b, channels=8, kernel_size=[1, 1], data_layout="NCHW4c", kernel_layout="OIHW4i2o", out_layout="NCHW2c")',
+        [T("(1, 2, 5, 5, 4)"), T("(4, 2, 1, 1, 4, 2)")],
+        T("(1, 4, 5, 5, 2)"),
+    ),
+    (
+        'nn.contrib_depthwise_conv2d_NCHWc(%a, %b, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
+        [T("(1, 2, 6, 6, 4)"), T("(2, 1, 3, 3, 1, 4)")],
+        T("(1, 2, 6, 6, 4)"),
+    ),
 ]
 
 
@@ -76,21 +128,38 @@ def test_weights_are_inferred_from_channels_and_kernel_size() -> None:
     """test_conv3d_infer_type / test_conv3d_transpose_infer_type: the weight
     (O, C / groups, K...) or (C, O / groups, K...) comes from the attributes."""
     assert FAMILY.param_type(
-        "nn.conv3d(%a, %b, kernel_size=[3, 3, 3], padding=[1, 1, 1], channels=2)", [T("(1, 10, 8, 8, 8)"), "Tensor[_, _]"], 1
+        "nn.conv3d(%a, %b, kernel_size=[3, 3, 3], padding=[1, 1, 1], channels=2)",
+        [T("(1, 10, 8, 8, 8)"), "Tensor[_, _]"],
+        1,
     ) == T("(2, 10, 3, 3, 3)")
     assert FAMILY.param_type(
-        "nn.conv3d_transpose(%a, %b, kernel_size=[3, 3, 3], padding=[1, 1, 1], channels=2)", [T("(1, 10, 8, 8, 8)"), "Tensor[_, _]"], 1
+        "nn.conv3d_transpose(%a, %b, kernel_size=[3, 3, 3], padding=[1, 1, 1], channels=2)",
+        [T("(1, 10, 8, 8, 8)"), "Tensor[_, _]"],
+        1,
     ) == T("(10, 2, 3, 3, 3)")
     assert FAMILY.param_type(
         'nn.contrib_depthwise_conv2d_NCHWc(%a, %b, groups=8, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
-        [T("(1, 2, 6, 6, 4)"), "Tensor[_, _]"], 1,
+        [T("(1, 2, 6, 6, 4)"), "Tensor[_, _]"],
+        1,
     ) == T("(2, 1, 3, 3, 1, 4)")
 
 
 MIXED = [
-    ('nn.conv2d(%a, %b, out_dtype="int32")', [T("(1, 4, 5, 5)", "uint8"), T("(2, 4, 3, 3)", "int8")], T("(1, 2, 3, 3)", "int32")),
-    ('nn.conv1d(%a, %b, out_dtype="int32")', [T("(1, 4, 5)", "uint8"), T("(2, 4, 3)", "int8")], T("(1, 2, 3)", "int32")),
-    ('nn.conv2d_transpose(%a, %b, out_dtype="int32")', [T("(1, 4, 5, 5)", "uint8"), T("(4, 2, 3, 3)", "int8")], T("(1, 2, 7, 7)", "int32")),
+    (
+        'nn.conv2d(%a, %b, out_dtype="int32")',
+        [T("(1, 4, 5, 5)", "uint8"), T("(2, 4, 3, 3)", "int8")],
+        T("(1, 2, 3, 3)", "int32"),
+    ),
+    (
+        'nn.conv1d(%a, %b, out_dtype="int32")',
+        [T("(1, 4, 5)", "uint8"), T("(2, 4, 3)", "int8")],
+        T("(1, 2, 3)", "int32"),
+    ),
+    (
+        'nn.conv2d_transpose(%a, %b, out_dtype="int32")',
+        [T("(1, 4, 5, 5)", "uint8"), T("(4, 2, 3, 3)", "int8")],
+        T("(1, 2, 7, 7)", "int32"),
+    ),
     ("nn.conv2d(%a, %b)", [T("(1, 4, 5, 5)", "float16"), T("(2, 4, 3, 3)")], T("(1, 2, 3, 3)", "float16")),
 ]
 
@@ -120,27 +189,76 @@ def test_mixed_dtype_kernels_sum_in_out_dtype() -> None:
 # ---------------------------------------------------------------- relations: rejections
 
 ERRORS = [
-    ("nn.conv3d(%a, %b)", [T("(1, 4, 5, 5, 5)"), T("(2, 3, 3, 3, 3)")], "shape-mismatch",
-     "`nn.conv3d`: the data has 4 channels, but the weight expects 3 (groups=1)", "%b"),
-    ("nn.conv3d(%a, %b)", [T("(1, 4, 5, 5)"), T("(2, 4, 3, 3, 3)")], "shape-mismatch", "`nn.conv3d` needs a 5-D data (NCDHW), found (1, 4, 5, 5)", "%a"),
-    ("nn.conv3d(%a, %b)", [T("(1, 4, 2, 5, 5)"), T("(2, 4, 3, 3, 3)")], "shape-mismatch",
-     "`nn.conv3d`: the window does not fit: spatial axis 0 has size 2, the output would be 0", "%a"),
-    ("nn.conv3d(%a, %b, padding=[1, 1])", [T("(1, 4, 5, 5, 5)"), T("(2, 4, 3, 3, 3)")], "type-mismatch",
-     "`nn.conv3d` padding takes 1, 3 or 6 values, found 2", None),
-    ("nn.conv1d_transpose(%a, %b)", [T("(1, 4, 5)"), T("(3, 2, 3)")], "shape-mismatch",
-     "`nn.conv1d_transpose`: the data has 4 channels, but the weight's input-channel axis has 3", "%b"),
-    ("nn.conv1d_transpose(%a, %b, strides=[2], output_padding=[2])", [T("(1, 4, 5)"), T("(4, 2, 3)")], "type-mismatch",
-     "`nn.conv1d_transpose` output_padding [2] must be smaller than the strides [2]", None),
-    ("nn.conv3d_transpose(%a, %b, channels=5)", [T("(1, 4, 3, 3, 3)"), T("(4, 2, 3, 3, 3)")], "shape-mismatch",
-     "`nn.conv3d_transpose` has channels=5, but the weight gives 2 output channels", "%b"),
-    ('nn.contrib_conv2d_NCHWc(%a, %b, data_layout="NCHW4c", kernel_layout="OIHW4i4o")', [T("(1, 2, 6, 6, 4)"), T("(2, 2, 3, 3, 4, 4)")],
-     "type-mismatch", "`nn.contrib_conv2d_NCHWc` needs the attributes channels and kernel_size", None),
-    ('nn.contrib_conv2d_NCHWc(%a, %b, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW4i4o")',
-     [T("(1, 2, 6, 6, 8)"), T("(2, 2, 3, 3, 4, 4)")], "shape-mismatch",
-     '`nn.contrib_conv2d_NCHWc`: the data does not fit its layout: axis `4c` of layout "NCHW4c" must have size 4, but the data has 8', "%a"),
-    ('nn.contrib_depthwise_conv2d_NCHWc(%a, %b, groups=8, data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
-     [T("(1, 2, 6, 6, 4)"), T("(2, 2, 3, 3, 1, 4)")], "shape-mismatch",
-     "`nn.contrib_depthwise_conv2d_NCHWc`: the data has 8 channels, but the weight expects 16 (groups=8)", "%b"),
+    (
+        "nn.conv3d(%a, %b)",
+        [T("(1, 4, 5, 5, 5)"), T("(2, 3, 3, 3, 3)")],
+        "shape-mismatch",
+        "`nn.conv3d`: the data has 4 channels, but the weight expects 3 (groups=1)",
+        "%b",
+    ),
+    (
+        "nn.conv3d(%a, %b)",
+        [T("(1, 4, 5, 5)"), T("(2, 4, 3, 3, 3)")],
+        "shape-mismatch",
+        "`nn.conv3d` needs a 5-D data (NCDHW), found (1, 4, 5, 5)",
+        "%a",
+    ),
+    (
+        "nn.conv3d(%a, %b)",
+        [T("(1, 4, 2, 5, 5)"), T("(2, 4, 3, 3, 3)")],
+        "shape-mismatch",
+        "`nn.conv3d`: the window does not fit: spatial axis 0 has size 2, the output would be 0",
+        "%a",
+    ),
+    (
+        "nn.conv3d(%a, %b, padding=[1, 1])",
+        [T("(1, 4, 5, 5, 5)"), T("(2, 4, 3, 3, 3)")],
+        "type-mismatch",
+        "`nn.conv3d` padding takes 1, 3 or 6 values, found 2",
+        None,
+    ),
+    (
+        "nn.conv1d_transpose(%a, %b)",
+        [T("(1, 4, 5)"), T("(3, 2, 3)")],
+        "shape-mismatch",
+        "`nn.conv1d_transpose`: the data has 4 channels, but the weight's input-channel axis has 3",
+        "%b",
+    ),
+    (
+        "nn.conv1d_transpose(%a, %b, strides=[2], output_padding=[2])",
+        [T("(1, 4, 5)"), T("(4, 2, 3)")],
+        "type-mismatch",
+        "`nn.conv1d_transpose` output_padding [2] must be smaller than the strides [2]",
+        None,
+    ),
+    (
+        "nn.conv3d_transpose(%a, %b, channels=5)",
+        [T("(1, 4, 3, 3, 3)"), T("(4, 2, 3, 3, 3)")],
+        "shape-mismatch",
+        "`nn.conv3d_transpose` has channels=5, but the weight gives 2 output channels",
+        "%b",
+    ),
+    (
+        'nn.contrib_conv2d_NCHWc(%a, %b, data_layout="NCHW4c", kernel_layout="OIHW4i4o")',
+        [T("(1, 2, 6, 6, 4)"), T("(2, 2, 3, 3, 4, 4)")],
+        "type-mismatch",
+        "`nn.contrib_conv2d_NCHWc` needs the attributes channels and kernel_size",
+        None,
+    ),
+    (
+        'nn.contrib_conv2d_NCHWc(%a, %b, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW4i4o")',
+        [T("(1, 2, 6, 6, 8)"), T("(2, 2, 3, 3, 4, 4)")],
+        "shape-mismatch",
+        '`nn.contrib_conv2d_NCHWc`: the data does not fit its layout: axis `4c` of layout "NCHW4c" must have size 4, but the data has 8',
+        "%a",
+    ),
+    (
+        'nn.contrib_depthwise_conv2d_NCHWc(%a, %b, groups=8, data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
+        [T("(1, 2, 6, 6, 4)"), T("(2, 2, 3, 3, 1, 4)")],
+        "shape-mismatch",
+        "`nn.contrib_depthwise_conv2d_NCHWc`: the data has 8 channels, but the weight expects 16 (groups=8)",
+        "%b",
+    ),
 ]
 
 
@@ -213,9 +331,24 @@ def test_conv3d_transpose_against_torch() -> None:
     g = rng()
     x = g.standard_normal((1, 4, 3, 4, 3)).astype(np.float32)
     w = g.standard_normal((4, 3, 2, 3, 2)).astype(np.float32)
-    out = FAMILY.run("nn.conv3d_transpose", x, w, strides=[2, 1, 2], padding=[1, 1, 0], output_padding=[1, 0, 1], dilation=[1, 2, 1], groups=2)
+    out = FAMILY.run(
+        "nn.conv3d_transpose",
+        x,
+        w,
+        strides=[2, 1, 2],
+        padding=[1, 1, 0],
+        output_padding=[1, 0, 1],
+        dilation=[1, 2, 1],
+        groups=2,
+    )
     ref = torch.nn.functional.conv_transpose3d(
-        torch.from_numpy(x), torch.from_numpy(w), stride=(2, 1, 2), padding=(1, 1, 0), output_padding=(1, 0, 1), dilation=(1, 2, 1), groups=2
+        torch.from_numpy(x),
+        torch.from_numpy(w),
+        stride=(2, 1, 2),
+        padding=(1, 1, 0),
+        output_padding=(1, 0, 1),
+        dilation=(1, 2, 1),
+        groups=2,
     ).numpy()
     same(out, ref, rtol=1e-5, atol=1e-5)
 
@@ -226,7 +359,9 @@ def test_conv3d_transpose_int8_in_int32() -> None:
     x = g.integers(0, 256, (1, 2, 2, 3, 2)).astype(np.uint8)
     w = g.integers(-128, 128, (2, 3, 2, 2, 2)).astype(np.int8)
     out = FAMILY.run("nn.conv3d_transpose", x, w, strides=[2, 2, 2], out_dtype="int32")
-    ref = torch.nn.functional.conv_transpose3d(torch.from_numpy(x.astype(np.float64)), torch.from_numpy(w.astype(np.float64)), stride=2)
+    ref = torch.nn.functional.conv_transpose3d(
+        torch.from_numpy(x.astype(np.float64)), torch.from_numpy(w.astype(np.float64)), stride=2
+    )
     same(out, ref.numpy().astype(np.int32))
 
 
@@ -244,8 +379,16 @@ def test_conv2d_nchwc_against_torch() -> None:
     w = g.standard_normal((6, 8, 3, 3)).astype(np.float32)
     wb = w.reshape(3, 2, 2, 4, 3, 3).transpose(0, 2, 4, 5, 3, 1)  # (O/2, I/4, KH, KW, 4i, 2o)
     out = FAMILY.run(
-        "nn.contrib_conv2d_NCHWc", _block_data(x, 4), wb, padding=[1, 0], strides=[1, 2], channels=6, kernel_size=[3, 3],
-        data_layout="NCHW4c", kernel_layout="OIHW4i2o", out_layout="NCHW2c",
+        "nn.contrib_conv2d_NCHWc",
+        _block_data(x, 4),
+        wb,
+        padding=[1, 0],
+        strides=[1, 2],
+        channels=6,
+        kernel_size=[3, 3],
+        data_layout="NCHW4c",
+        kernel_layout="OIHW4i2o",
+        out_layout="NCHW2c",
     )
     ref = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), padding=(1, 0), stride=(1, 2)).numpy()
     same(out, _block_data(ref, 2), rtol=1e-5, atol=1e-5)
@@ -257,8 +400,14 @@ def test_depthwise_conv2d_nchwc_by_hand() -> None:
     scale = np.arange(1, 9, dtype=np.int32)
     wb = scale.reshape(2, 1, 1, 1, 1, 4)  # OIHW1i4o
     out = FAMILY.run(
-        "nn.contrib_depthwise_conv2d_NCHWc", _block_data(x, 4), wb, groups=8, channels=8, kernel_size=[1, 1],
-        data_layout="NCHW4c", kernel_layout="OIHW1i4o",
+        "nn.contrib_depthwise_conv2d_NCHWc",
+        _block_data(x, 4),
+        wb,
+        groups=8,
+        channels=8,
+        kernel_size=[1, 1],
+        data_layout="NCHW4c",
+        kernel_layout="OIHW1i4o",
     )
     same(out, _block_data(x * scale.reshape(1, 8, 1, 1), 4))
 
@@ -275,24 +424,49 @@ def test_defaults_are_tvms() -> None:
         return full
 
     assert defaults("nn.conv3d") == {
-        "strides": (1, 1, 1), "padding": (0, 0, 0), "dilation": (1, 1, 1), "groups": 1, "channels": None,
-        "kernel_size": None, "data_layout": "NCDHW", "kernel_layout": "OIDHW", "out_layout": "", "out_dtype": "",
+        "strides": (1, 1, 1),
+        "padding": (0, 0, 0),
+        "dilation": (1, 1, 1),
+        "groups": 1,
+        "channels": None,
+        "kernel_size": None,
+        "data_layout": "NCDHW",
+        "kernel_layout": "OIDHW",
+        "out_layout": "",
+        "out_dtype": "",
     }
     assert list(defaults("nn.conv1d_transpose").items()) == [
-        ("channels", None), ("kernel_size", None), ("strides", (1,)), ("output_padding", (0,)), ("padding", (0,)),
-        ("dilation", (1,)), ("groups", 1), ("data_layout", "NCW"), ("kernel_layout", "IOW"), ("out_layout", ""), ("out_dtype", ""),
+        ("channels", None),
+        ("kernel_size", None),
+        ("strides", (1,)),
+        ("output_padding", (0,)),
+        ("padding", (0,)),
+        ("dilation", (1,)),
+        ("groups", 1),
+        ("data_layout", "NCW"),
+        ("kernel_layout", "IOW"),
+        ("out_layout", ""),
+        ("out_dtype", ""),
     ]
     assert defaults("nn.conv3d_transpose")["kernel_layout"] == "IODHW"
     assert defaults("nn.dilate") == {"strides": (1, 1), "dilation_value": 0.0}
     assert defaults("nn.correlation") == {
-        "kernel_size": 1, "max_displacement": 1, "stride1": 1, "stride2": 1, "padding": (0, 0), "is_multiply": True, "layout": "NCHW",
+        "kernel_size": 1,
+        "max_displacement": 1,
+        "stride1": 1,
+        "stride2": 1,
+        "padding": (0, 0),
+        "is_multiply": True,
+        "layout": "NCHW",
     }
     assert defaults("nn.contrib_dense_pack") == {"units": None, "out_dtype": "", "weight_layout": "NC"}
     assert defaults("nn.bitpack") == {"bits": 1, "pack_axis": 1, "bit_axis": -1, "pack_type": "", "name": "BitPack"}
     assert defaults("nn.bitserial_conv2d")["kernel_size"] == (3, 3)
     assert defaults("nn.bitserial_conv2d")["unipolar"] is True
-    assert get("nn.contrib_conv2d_winograd_without_weight_transform").signature().startswith(
-        "nn.contrib_conv2d_winograd_without_weight_transform(x1, x2, tile_size, strides=(1, 1)"
+    assert (
+        get("nn.contrib_conv2d_winograd_without_weight_transform")
+        .signature()
+        .startswith("nn.contrib_conv2d_winograd_without_weight_transform(x1, x2, tile_size, strides=(1, 1)")
     )
 
 

@@ -42,30 +42,62 @@ def rng() -> np.random.Generator:
 
 RESULTS = [
     ("nn.deformable_conv2d(%a, %b, %c)", [T("(1, 4, 5, 5)"), T("(1, 18, 3, 3)"), T("(2, 4, 3, 3)")], T("(1, 2, 3, 3)")),
-    ("nn.deformable_conv2d(%a, %b, %c, padding=[1, 1], deformable_groups=2, kernel_size=[3, 3], channels=8)",
-     [T("(2, 4, 6, 6)"), "Tensor[_, _]", "Tensor[_, _]"], T("(2, 8, 6, 6)")),
+    (
+        "nn.deformable_conv2d(%a, %b, %c, padding=[1, 1], deformable_groups=2, kernel_size=[3, 3], channels=8)",
+        [T("(2, 4, 6, 6)"), "Tensor[_, _]", "Tensor[_, _]"],
+        T("(2, 8, 6, 6)"),
+    ),
     # test_op_grad_level2.py::test_conv2d_backward_weight_infer_type: a normal and a depthwise convolution
-    ('nn.conv2d_backward_weight(%a, %b, padding=[1, 1, 1, 1], channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW")',
-     [T("(1, 3, 32, 32)"), T("(1, 3, 32, 32)")], T("(3, 3, 3, 3)")),
-    ('nn.conv2d_backward_weight(%a, %b, padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW")',
-     [T("(1, 3, 32, 32)"), T("(1, 3, 32, 32)")], T("(3, 1, 3, 3)")),
-    ('nn.conv2d_backward_weight(%a, %b, kernel_size=[2, 2], data_layout="NHWC", kernel_layout="NHWC", out_layout="HWIO", out_dtype="float64")',
-     [T("(2, 4, 4, 6)"), T("(2, 5, 5, 3)")], T("(2, 2, 3, 6)", "float64")),
+    (
+        'nn.conv2d_backward_weight(%a, %b, padding=[1, 1, 1, 1], channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW")',
+        [T("(1, 3, 32, 32)"), T("(1, 3, 32, 32)")],
+        T("(3, 3, 3, 3)"),
+    ),
+    (
+        'nn.conv2d_backward_weight(%a, %b, padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW")',
+        [T("(1, 3, 32, 32)"), T("(1, 3, 32, 32)")],
+        T("(3, 1, 3, 3)"),
+    ),
+    (
+        'nn.conv2d_backward_weight(%a, %b, kernel_size=[2, 2], data_layout="NHWC", kernel_layout="NHWC", out_layout="HWIO", out_dtype="float64")',
+        [T("(2, 4, 4, 6)"), T("(2, 5, 5, 3)")],
+        T("(2, 2, 3, 6)", "float64"),
+    ),
     # test_op_level2.py::test_bitpack_infer_type
-    ('nn.bitpack(%a, bits=1, pack_axis=1, bit_axis=4, pack_type="uint16")', [T("(32, 32, 128, 128)", "int16")], T("(32, 2, 128, 128, 1)", "uint16")),
-    ('nn.bitpack(%a, bits=2, pack_axis=0, bit_axis=0, pack_type="uint8")', [T("(16, 3)", "int32")], T("(2, 2, 3)", "uint8")),
+    (
+        'nn.bitpack(%a, bits=1, pack_axis=1, bit_axis=4, pack_type="uint16")',
+        [T("(32, 32, 128, 128)", "int16")],
+        T("(32, 2, 128, 128, 1)", "uint16"),
+    ),
+    (
+        'nn.bitpack(%a, bits=2, pack_axis=0, bit_axis=0, pack_type="uint8")',
+        [T("(16, 3)", "int32")],
+        T("(2, 2, 3)", "uint8"),
+    ),
     # test_bitserial_conv2d_infer_type (the Python API's out_dtype default, int16, written out)
-    ('nn.bitserial_conv2d(%a, %b, kernel_size=[3, 3], padding=[0, 0], channels=32, out_dtype="int16")',
-     [T("(?, 32, 24, 24)", "int16"), T("(32, 32, 3, 3)", "int16")], T("(?, 32, 22, 22)", "int16")),
-    ('nn.bitserial_conv2d(%a, %b, padding=[1, 1], channels=8, data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")',
-     [T("(1, 6, 6, 4)", "uint8"), T("(3, 3, 4, 8)", "int8")], T("(1, 6, 6, 8)", "int32")),
+    (
+        'nn.bitserial_conv2d(%a, %b, kernel_size=[3, 3], padding=[0, 0], channels=32, out_dtype="int16")',
+        [T("(?, 32, 24, 24)", "int16"), T("(32, 32, 3, 3)", "int16")],
+        T("(?, 32, 22, 22)", "int16"),
+    ),
+    (
+        'nn.bitserial_conv2d(%a, %b, padding=[1, 1], channels=8, data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")',
+        [T("(1, 6, 6, 4)", "uint8"), T("(3, 3, 4, 8)", "int8")],
+        T("(1, 6, 6, 8)", "int32"),
+    ),
     # test_op_level1.py::test_bitserial_dense
     ("nn.bitserial_dense(%a, %b, units=32)", [T("(?, 16)", "int16"), T("(32, 16)", "int16")], T("(?, 32)", "int16")),
     # test_correlation: out = ceil((H + pads - 2 * (max_displacement + kernel_size // 2)) / stride1)
-    ("nn.correlation(%a, %b, kernel_size=1, max_displacement=4, stride1=1, stride2=1, padding=[4, 4], is_multiply=True)",
-     [T("(1, 3, 10, 10)"), T("(1, 3, 10, 10)")], T("(1, 81, 10, 10)")),
-    ("nn.correlation(%a, %b, kernel_size=3, max_displacement=6, stride1=2, stride2=2, padding=[2, 2], is_multiply=False)",
-     [T("(5, 1, 19, 19)"), T("(5, 1, 19, 19)")], T("(5, 49, 5, 5)")),
+    (
+        "nn.correlation(%a, %b, kernel_size=1, max_displacement=4, stride1=1, stride2=1, padding=[4, 4], is_multiply=True)",
+        [T("(1, 3, 10, 10)"), T("(1, 3, 10, 10)")],
+        T("(1, 81, 10, 10)"),
+    ),
+    (
+        "nn.correlation(%a, %b, kernel_size=3, max_displacement=6, stride1=2, stride2=2, padding=[2, 2], is_multiply=False)",
+        [T("(5, 1, 19, 19)"), T("(5, 1, 19, 19)")],
+        T("(5, 49, 5, 5)"),
+    ),
     # DilateRel: (n - 1) * stride + 1 per axis
     ("nn.dilate(%a, strides=[1, 2, 3])", [T("(3, 7, 5)", "int8")], T("(3, 13, 13)", "int8")),
     ("nn.dilate(%a, strides=[2, 1], dilation_value=1f)", [T("(?, 4)")], T("(?, 4)")),
@@ -87,37 +119,118 @@ def test_deformable_conv2d_infers_offset_and_weight() -> None:
 
 
 ERRORS = [
-    ("nn.deformable_conv2d(%a, %b, %c)", [T("(1, 4, 5, 5)"), T("(1, 10, 3, 3)"), T("(2, 4, 3, 3)")], "type-mismatch",
-     "`nn.deformable_conv2d` expects `Tensor[(1, 18, 3, 3), float32]` here, found `Tensor[(1, 10, 3, 3), float32]`", "%b"),
-    ("nn.deformable_conv2d(%a, %b, %c)", [T("(1, 4, 5, 5)", "int32"), T("(1, 18, 3, 3)"), T("(2, 4, 3, 3)", "int32")], "type-mismatch",
-     "`nn.deformable_conv2d` samples between pixels and takes floating-point data, found `int32`", "%a"),
-    ("nn.deformable_conv2d(%a, %b, %c)", [T("(1, 4, 5, 5)"), T("(1, 18, 3, 3)"), T("(2, 3, 3, 3)")], "shape-mismatch",
-     "`nn.deformable_conv2d`: the data has 4 channels, but the weight expects 3 (groups=1)", "%c"),
-    ("nn.conv2d_backward_weight(%a, %b, kernel_layout=\"NCHW\")", [T("(1, 3, 4, 4)"), T("(1, 3, 6, 6)")], "type-mismatch",
-     "`nn.conv2d_backward_weight` needs the attribute kernel_size", None),
-    ("nn.conv2d_backward_weight(%a, %b, kernel_size=[3, 3])", [T("(1, 3, 4, 4)"), T("(1, 3, 6, 6)")], "type-mismatch",
-     '`nn.conv2d_backward_weight`: kernel_layout (the layout of the data) "OIHW" is not supported', None),
-    ('nn.conv2d_backward_weight(%a, %b, kernel_size=[3, 3], kernel_layout="NCHW")', [T("(2, 3, 4, 4)"), T("(1, 3, 6, 6)")], "shape-mismatch",
-     "`nn.conv2d_backward_weight`: the gradient has batch 2, the data 1", "%b"),
-    ('nn.bitpack(%a, bits=1, pack_axis=1, bit_axis=2, pack_type="uint32")', [T("(2, 48)", "int32")], "shape-mismatch",
-     "`nn.bitpack`: axis 1 has size 48, not a multiple of the 32 bits of uint32", "%a"),
-    ("nn.bitpack(%a, bit_axis=2)", [T("(2, 32)", "int32")], "type-mismatch",
-     '`nn.bitpack` pack_type must be "uint8", "uint16", "uint32" or "uint64", found ""', None),
-    ('nn.bitpack(%a, bit_axis=2, pack_type="uint8")', [T("(2, 32)")], "type-mismatch",
-     "`nn.bitpack` packs the bits of integers, but the data is `float32`", "%a"),
-    ("nn.bitserial_conv2d(%a, %b, channels=8)", [T("(1, 4, 6, 6)", "int16"), T("(8, 4, 3, 3)", "int16")], "type-mismatch",
-     "`nn.bitserial_conv2d` needs the attribute out_dtype", None),
-    ('nn.bitserial_conv2d(%a, %b, channels=8, out_dtype="int16")', [T("(1, 4, 6, 6)", "int16"), T("(8, 2, 3, 3)", "int16")], "shape-mismatch",
-     "`nn.bitserial_conv2d`: the weight should be (8, 4, 3, 3) (OIHW), found (8, 2, 3, 3)", "%b"),
-    ('nn.bitserial_conv2d(%a, %b, channels=8, data_layout="NHWC", out_dtype="int16")', [T("(1, 6, 6, 4)", "int16"), T("(3, 3, 4, 8)", "int16")],
-     "type-mismatch", '`nn.bitserial_conv2d`: layouts "NHWC" / "OIHW" are not supported', None),
-    ("nn.bitserial_dense(%a, %b, units=8)", [T("(2, 16)", "int16"), T("(8, 15)", "int16")], "shape-mismatch",
-     "`nn.bitserial_dense`: the weight should be (8, 16), found (8, 15)", "%b"),
-    ("nn.correlation(%a, %b, kernel_size=2)", [T("(1, 3, 10, 10)"), T("(1, 3, 10, 10)")], "type-mismatch",
-     "`nn.correlation` kernel_size must be a positive odd number, found 2", None),
-    ("nn.correlation(%a, %b)", [T("(1, 3, 10, 10)"), T("(1, 3, 10, 9)")], "shape-mismatch",
-     "`nn.correlation`: the two inputs must have one shape, found (1, 3, 10, 10) and (1, 3, 10, 9)", "%b"),
-    ("nn.dilate(%a, strides=[2, 2])", [T("(3, 4, 5)")], "shape-mismatch", "`nn.dilate` has 2 strides for data of rank 3", "%a"),
+    (
+        "nn.deformable_conv2d(%a, %b, %c)",
+        [T("(1, 4, 5, 5)"), T("(1, 10, 3, 3)"), T("(2, 4, 3, 3)")],
+        "type-mismatch",
+        "`nn.deformable_conv2d` expects `Tensor[(1, 18, 3, 3), float32]` here, found `Tensor[(1, 10, 3, 3), float32]`",
+        "%b",
+    ),
+    (
+        "nn.deformable_conv2d(%a, %b, %c)",
+        [T("(1, 4, 5, 5)", "int32"), T("(1, 18, 3, 3)"), T("(2, 4, 3, 3)", "int32")],
+        "type-mismatch",
+        "`nn.deformable_conv2d` samples between pixels and takes floating-point data, found `int32`",
+        "%a",
+    ),
+    (
+        "nn.deformable_conv2d(%a, %b, %c)",
+        [T("(1, 4, 5, 5)"), T("(1, 18, 3, 3)"), T("(2, 3, 3, 3)")],
+        "shape-mismatch",
+        "`nn.deformable_conv2d`: the data has 4 channels, but the weight expects 3 (groups=1)",
+        "%c",
+    ),
+    (
+        'nn.conv2d_backward_weight(%a, %b, kernel_layout="NCHW")',
+        [T("(1, 3, 4, 4)"), T("(1, 3, 6, 6)")],
+        "type-mismatch",
+        "`nn.conv2d_backward_weight` needs the attribute kernel_size",
+        None,
+    ),
+    (
+        "nn.conv2d_backward_weight(%a, %b, kernel_size=[3, 3])",
+        [T("(1, 3, 4, 4)"), T("(1, 3, 6, 6)")],
+        "type-mismatch",
+        '`nn.conv2d_backward_weight`: kernel_layout (the layout of the data) "OIHW" is not supported',
+        None,
+    ),
+    (
+        'nn.conv2d_backward_weight(%a, %b, kernel_size=[3, 3], kernel_layout="NCHW")',
+        [T("(2, 3, 4, 4)"), T("(1, 3, 6, 6)")],
+        "shape-mismatch",
+        "`nn.conv2d_backward_weight`: the gradient has batch 2, the data 1",
+        "%b",
+    ),
+    (
+        'nn.bitpack(%a, bits=1, pack_axis=1, bit_axis=2, pack_type="uint32")',
+        [T("(2, 48)", "int32")],
+        "shape-mismatch",
+        "`nn.bitpack`: axis 1 has size 48, not a multiple of the 32 bits of uint32",
+        "%a",
+    ),
+    (
+        "nn.bitpack(%a, bit_axis=2)",
+        [T("(2, 32)", "int32")],
+        "type-mismatch",
+        '`nn.bitpack` pack_type must be "uint8", "uint16", "uint32" or "uint64", found ""',
+        None,
+    ),
+    (
+        'nn.bitpack(%a, bit_axis=2, pack_type="uint8")',
+        [T("(2, 32)")],
+        "type-mismatch",
+        "`nn.bitpack` packs the bits of integers, but the data is `float32`",
+        "%a",
+    ),
+    (
+        "nn.bitserial_conv2d(%a, %b, channels=8)",
+        [T("(1, 4, 6, 6)", "int16"), T("(8, 4, 3, 3)", "int16")],
+        "type-mismatch",
+        "`nn.bitserial_conv2d` needs the attribute out_dtype",
+        None,
+    ),
+    (
+        'nn.bitserial_conv2d(%a, %b, channels=8, out_dtype="int16")',
+        [T("(1, 4, 6, 6)", "int16"), T("(8, 2, 3, 3)", "int16")],
+        "shape-mismatch",
+        "`nn.bitserial_conv2d`: the weight should be (8, 4, 3, 3) (OIHW), found (8, 2, 3, 3)",
+        "%b",
+    ),
+    (
+        'nn.bitserial_conv2d(%a, %b, channels=8, data_layout="NHWC", out_dtype="int16")',
+        [T("(1, 6, 6, 4)", "int16"), T("(3, 3, 4, 8)", "int16")],
+        "type-mismatch",
+        '`nn.bitserial_conv2d`: layouts "NHWC" / "OIHW" are not supported',
+        None,
+    ),
+    (
+        "nn.bitserial_dense(%a, %b, units=8)",
+        [T("(2, 16)", "int16"), T("(8, 15)", "int16")],
+        "shape-mismatch",
+        "`nn.bitserial_dense`: the weight should be (8, 16), found (8, 15)",
+        "%b",
+    ),
+    (
+        "nn.correlation(%a, %b, kernel_size=2)",
+        [T("(1, 3, 10, 10)"), T("(1, 3, 10, 10)")],
+        "type-mismatch",
+        "`nn.correlation` kernel_size must be a positive odd number, found 2",
+        None,
+    ),
+    (
+        "nn.correlation(%a, %b)",
+        [T("(1, 3, 10, 10)"), T("(1, 3, 10, 9)")],
+        "shape-mismatch",
+        "`nn.correlation`: the two inputs must have one shape, found (1, 3, 10, 10) and (1, 3, 10, 9)",
+        "%b",
+    ),
+    (
+        "nn.dilate(%a, strides=[2, 2])",
+        [T("(3, 4, 5)")],
+        "shape-mismatch",
+        "`nn.dilate` has 2 strides for data of rank 3",
+        "%a",
+    ),
 ]
 
 
@@ -174,7 +287,9 @@ def test_deformable_conv2d_against_loops() -> None:
     x = g.standard_normal((1, 4, 5, 6)).astype(np.float32)
     w = g.standard_normal((3, 4, 2, 2)).astype(np.float32)
     off = (g.standard_normal((1, 2 * 2 * 2 * 2, 3, 4)) * 1.5).astype(np.float32)
-    out = FAMILY.run("nn.deformable_conv2d", x, off, w, strides=[2, 2], padding=[1, 1], dilation=[2, 2], deformable_groups=2)
+    out = FAMILY.run(
+        "nn.deformable_conv2d", x, off, w, strides=[2, 2], padding=[1, 1], dilation=[2, 2], deformable_groups=2
+    )
     same(out, deformable_reference(x, off, w, 2, 1, 2, 2).astype(np.float32), rtol=1e-4, atol=1e-4)
 
 
@@ -207,8 +322,17 @@ def test_conv2d_backward_weight_against_autograd() -> None:
     grad = g.standard_normal(tuple(y.shape)).astype(np.float32)
     y.backward(torch.from_numpy(grad))
     out = FAMILY.run(
-        "nn.conv2d_backward_weight", grad, x, strides=[2, 1], padding=[1, 0], dilation=[1, 2], groups=2, channels=6,
-        kernel_size=[3, 2], kernel_layout="NCHW", out_layout="OIHW",
+        "nn.conv2d_backward_weight",
+        grad,
+        x,
+        strides=[2, 1],
+        padding=[1, 0],
+        dilation=[1, 2],
+        groups=2,
+        channels=6,
+        kernel_size=[3, 2],
+        kernel_layout="NCHW",
+        out_layout="OIHW",
     )
     same(out, w.grad.numpy(), rtol=1e-4, atol=1e-4)
 
@@ -218,7 +342,13 @@ def test_conv2d_backward_weight_integers_by_hand() -> None:
     grad = np.array([[[[1, 2]], [[3, 4]]]], np.int32)  # (1, 2, 1, 2) NHWC: two positions, two outputs
     data = np.array([[[[5]], [[6]]]], np.int32)  # (1, 2, 1, 1) NHWC, one channel
     out = FAMILY.run(
-        "nn.conv2d_backward_weight", grad, data, kernel_size=[1, 1], data_layout="NHWC", kernel_layout="NHWC", out_layout="HWIO"
+        "nn.conv2d_backward_weight",
+        grad,
+        data,
+        kernel_size=[1, 1],
+        data_layout="NHWC",
+        kernel_layout="NHWC",
+        out_layout="HWIO",
     )
     same(out, np.array([[[[1 * 5 + 3 * 6, 2 * 5 + 4 * 6]]]], np.int32))
 
@@ -269,9 +399,9 @@ def popcount_dot(a: np.ndarray, w: np.ndarray, abits: int, wbits: int, unipolar:
         da = [(int(v) >> b1) & 1 for v in a]
         for b2 in range(wbits):
             dw = [(int(v) >> b2) & 1 for v in w]
-            both = sum(p & q for p, q in zip(da, dw))
+            both = sum(p & q for p, q in zip(da, dw, strict=False))
             if unipolar:
-                both -= sum(p & (1 - q) for p, q in zip(da, dw))
+                both -= sum(p & (1 - q) for p, q in zip(da, dw, strict=False))
             total += both << (b1 + b2)
     return total
 
@@ -281,7 +411,17 @@ def test_bitserial_dense_against_popcounts(unipolar: bool) -> None:
     g = rng()
     x = g.integers(0, 16, (3, 20)).astype(np.int16)
     w = g.integers(-4, 8, (5, 20)).astype(np.int16)
-    out = FAMILY.run("nn.bitserial_dense", x, w, units=5, data_bits=2, weight_bits=3, pack_dtype="uint32", out_dtype="int32", unipolar=unipolar)
+    out = FAMILY.run(
+        "nn.bitserial_dense",
+        x,
+        w,
+        units=5,
+        data_bits=2,
+        weight_bits=3,
+        pack_dtype="uint32",
+        out_dtype="int32",
+        unipolar=unipolar,
+    )
     ref = [[popcount_dot(x[i], w[j], 2, 3, unipolar) for j in range(5)] for i in range(3)]
     same(out, np.array(ref, np.int32))
 
@@ -302,8 +442,15 @@ def test_bitserial_conv2d_against_popcounts(layout: str) -> None:
         out = FAMILY.run("nn.bitserial_conv2d", x, w, padding=[1, 1], channels=2, activation_bits=2, out_dtype="int16")
     else:
         out = FAMILY.run(
-            "nn.bitserial_conv2d", x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), padding=[1, 1], channels=2, activation_bits=2,
-            data_layout="NHWC", kernel_layout="HWIO", out_dtype="int16",
+            "nn.bitserial_conv2d",
+            x.transpose(0, 2, 3, 1),
+            w.transpose(2, 3, 1, 0),
+            padding=[1, 1],
+            channels=2,
+            activation_bits=2,
+            data_layout="NHWC",
+            kernel_layout="HWIO",
+            out_dtype="int16",
         )
         ref = ref.transpose(0, 2, 3, 1)
     same(out, ref.astype(np.int16))
@@ -339,7 +486,17 @@ def test_correlation_against_loops(mul: bool) -> None:
     g = rng()
     x = g.standard_normal((2, 3, 9, 8)).astype(np.float32)
     y = g.standard_normal((2, 3, 9, 8)).astype(np.float32)
-    out = FAMILY.run("nn.correlation", x, y, kernel_size=3, max_displacement=2, stride1=2, stride2=1, padding=[2, 1, 2, 1], is_multiply=mul)
+    out = FAMILY.run(
+        "nn.correlation",
+        x,
+        y,
+        kernel_size=3,
+        max_displacement=2,
+        stride1=2,
+        stride2=1,
+        padding=[2, 1, 2, 1],
+        is_multiply=mul,
+    )
     same(out, correlation_reference(x, y, 3, 2, 2, 1, (2, 1, 2, 1), mul).astype(np.float32), rtol=1e-5, atol=1e-5)
 
 

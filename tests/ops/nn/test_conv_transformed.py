@@ -51,26 +51,58 @@ def rng() -> np.random.Generator:
 
 RESULTS = [
     ("nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=4)", [T("(8, 4, 3, 3)")], T("(6, 6, 8, 4)")),
-    ("nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=2)", [T("(8, 4, 3, 3)", "int32")], T("(4, 4, 8, 4)", "int32")),
+    (
+        "nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=2)",
+        [T("(8, 4, 3, 3)", "int32")],
+        T("(4, 4, 8, 4)", "int32"),
+    ),
     # Conv3DWinogradWeightTransformRel: the depth is transformed only when 2 < KD < 8
     ("nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=2)", [T("(8, 4, 3, 3, 3)")], T("(4, 4, 4, 8, 4)")),
     ("nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=4)", [T("(8, 4, 1, 3, 3)")], T("(6, 6, 1, 8, 4)")),
-    ("nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0)", [T("(8, 4, 3, 3)")], T("(8, 4, 8, 8)")),
-    ('nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0, out_dtype="float64")', [T("(8, 4, 3, 3)")], T("(8, 4, 8, 8)", "float64")),
-    ("nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, kernel_size=[3, 3], padding=[1, 1])",
-     [T("(1, 4, 14, 14)"), T("(6, 6, 8, 4)")], T("(1, 8, 14, 14)")),
-    ('nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3], data_layout="NHWC", out_dtype="float64")',
-     [T("(1, 14, 14, 4)"), T("(4, 4, 8, 4)")], T("(1, 12, 12, 8)", "float64")),
-    ("nn.contrib_conv3d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3, 3])",
-     [T("(1, 4, 6, 6, 6)"), T("(4, 4, 4, 8, 4)")], T("(1, 8, 4, 4, 4)")),
+    (
+        "nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0)",
+        [T("(8, 4, 3, 3)")],
+        T("(8, 4, 8, 8)"),
+    ),
+    (
+        'nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0, out_dtype="float64")',
+        [T("(8, 4, 3, 3)")],
+        T("(8, 4, 8, 8)", "float64"),
+    ),
+    (
+        "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, kernel_size=[3, 3], padding=[1, 1])",
+        [T("(1, 4, 14, 14)"), T("(6, 6, 8, 4)")],
+        T("(1, 8, 14, 14)"),
+    ),
+    (
+        'nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3], data_layout="NHWC", out_dtype="float64")',
+        [T("(1, 14, 14, 4)"), T("(4, 4, 8, 4)")],
+        T("(1, 12, 12, 8)", "float64"),
+    ),
+    (
+        "nn.contrib_conv3d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3, 3])",
+        [T("(1, 4, 6, 6, 6)"), T("(4, 4, 4, 8, 4)")],
+        T("(1, 8, 4, 4, 4)"),
+    ),
     # Conv2DGemmWeightTransformRel: K = 3 * 3 * 5 = 45 padded to a multiple of 4 * tile_K, N = 6 to one of tile_N
     ("nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2)", [T("(3, 3, 5, 6)")], T("(2, 24, 2, 4)")),
-    ("nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2)", [T("(3, 3, 5, 6)", "int8")], T("(2, 24, 4, 2)", "int8")),
-    ('nn.contrib_conv2d_gemm_without_weight_transform(%a, %b, channels=6, kernel_size=[3, 3], padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")',
-     [T("(1, 7, 7, 5)", "int8"), T("(2, 24, 4, 2)", "int8")], T("(1, 7, 7, 6)", "int32")),
+    (
+        "nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2)",
+        [T("(3, 3, 5, 6)", "int8")],
+        T("(2, 24, 4, 2)", "int8"),
+    ),
+    (
+        'nn.contrib_conv2d_gemm_without_weight_transform(%a, %b, channels=6, kernel_size=[3, 3], padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")',
+        [T("(1, 7, 7, 5)", "int8"), T("(2, 24, 4, 2)", "int8")],
+        T("(1, 7, 7, 6)", "int32"),
+    ),
     # DensePackRel: units = weight.shape[0] * weight.shape[2]
     ("nn.contrib_dense_pack(%a, %b)", [T("(3, 16)"), T("(4, 16, 8)")], T("(3, 32)")),
-    ('nn.contrib_dense_pack(%a, %b, out_dtype="int32")', [T("(3, 16)", "uint8"), T("(2, 4, 16, 4)", "int8")], T("(3, 32)", "int32")),
+    (
+        'nn.contrib_dense_pack(%a, %b, out_dtype="int32")',
+        [T("(3, 16)", "uint8"), T("(2, 4, 16, 4)", "int8")],
+        T("(3, 32)", "int32"),
+    ),
 ]
 
 
@@ -80,34 +112,90 @@ def test_result_types(call: str, types: list[str], expected: str) -> None:
 
 
 ERRORS = [
-    ("nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=9)", [T("(8, 4, 3, 3)")], "type-mismatch",
-     "`nn.contrib_conv2d_winograd_weight_transform` tile_size must be 2 to 8, found 9", None),
-    ("nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=2)", [T("(8, 4, 3, 5)")], "shape-mismatch",
-     "`nn.contrib_conv2d_winograd_weight_transform` needs a square window, found (8, 4, 3, 5)", "%a"),
-    ("nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=2)", [T("(8, 4, 3, 5, 5)")], "shape-mismatch",
-     "`nn.contrib_conv3d_winograd_weight_transform` needs a cubic (the depth is transformed too) window, found (8, 4, 3, 5, 5)", "%a"),
-    ("nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0)", [T("(8, 4, 5, 5)")], "shape-mismatch",
-     "`nn.contrib_conv2d_winograd_nnpack_weight_transform` transforms 3x3 windows, found (8, 4, 5, 5)", "%a"),
-    ("nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2)", [T("(1, 4, 8, 8)"), T("(4, 4, 8, 4)")], "type-mismatch",
-     "`nn.contrib_conv2d_winograd_without_weight_transform` needs the attributes channels and kernel_size (its weight is pre-transformed)", None),
-    ("nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, kernel_size=[3, 3])",
-     [T("(1, 4, 8, 8)"), T("(4, 4, 8, 4)")], "shape-mismatch",
-     "`nn.contrib_conv2d_winograd_without_weight_transform`: the transformed weight should be (6, 6, 8, 4), found (4, 4, 8, 4)", "%b"),
-    ("nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3])",
-     [T("(1, 4, 8, 8)", "int32"), T("(4, 4, 8, 4)", "int32")], "type-mismatch",
-     "`nn.contrib_conv2d_winograd_without_weight_transform` takes a floating-point (transformed) weight, found `int32`", "%b"),
-    ("nn.contrib_conv3d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3, 3])",
-     [T("(1, 4, 6, 6, 6)"), T("(4, 4, 3, 8, 4)")], "shape-mismatch",
-     "`nn.contrib_conv3d_winograd_without_weight_transform`: the transformed weight should be (4, 4, 4, 8, 4), found (4, 4, 3, 8, 4)", "%b"),
-    ("nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2)", [T("(3, 5, 6)")], "shape-mismatch",
-     "`nn.contrib_conv2d_gemm_weight_transform` needs a 4-D weight (HWIO), found (3, 5, 6)", "%a"),
-    ('nn.contrib_conv2d_gemm_without_weight_transform(%a, %b, channels=6, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO")',
-     [T("(1, 7, 7, 5)"), T("(2, 4, 2, 4)")], "shape-mismatch",
-     "`nn.contrib_conv2d_gemm_without_weight_transform`: the packed weight (2, 4, 2, 4) holds a 8 x 8 matrix, but the convolution needs 45 x 6", "%b"),
-    ("nn.contrib_dense_pack(%a, %b)", [T("(3, 15)"), T("(4, 16, 8)")], "shape-mismatch",
-     "`nn.contrib_dense_pack`: the data has 15 features, but the packed weight (4, 16, 8) has 16", "%b"),
-    ("nn.contrib_dense_pack(%a, %b)", [T("(2, 3, 16)"), T("(4, 16, 8)")], "shape-mismatch",
-     "`nn.contrib_dense_pack` takes 2-D data, found (2, 3, 16)", "%a"),
+    (
+        "nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=9)",
+        [T("(8, 4, 3, 3)")],
+        "type-mismatch",
+        "`nn.contrib_conv2d_winograd_weight_transform` tile_size must be 2 to 8, found 9",
+        None,
+    ),
+    (
+        "nn.contrib_conv2d_winograd_weight_transform(%a, tile_size=2)",
+        [T("(8, 4, 3, 5)")],
+        "shape-mismatch",
+        "`nn.contrib_conv2d_winograd_weight_transform` needs a square window, found (8, 4, 3, 5)",
+        "%a",
+    ),
+    (
+        "nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=2)",
+        [T("(8, 4, 3, 5, 5)")],
+        "shape-mismatch",
+        "`nn.contrib_conv3d_winograd_weight_transform` needs a cubic (the depth is transformed too) window, found (8, 4, 3, 5, 5)",
+        "%a",
+    ),
+    (
+        "nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0)",
+        [T("(8, 4, 5, 5)")],
+        "shape-mismatch",
+        "`nn.contrib_conv2d_winograd_nnpack_weight_transform` transforms 3x3 windows, found (8, 4, 5, 5)",
+        "%a",
+    ),
+    (
+        "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2)",
+        [T("(1, 4, 8, 8)"), T("(4, 4, 8, 4)")],
+        "type-mismatch",
+        "`nn.contrib_conv2d_winograd_without_weight_transform` needs the attributes channels and kernel_size (its weight is pre-transformed)",
+        None,
+    ),
+    (
+        "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, kernel_size=[3, 3])",
+        [T("(1, 4, 8, 8)"), T("(4, 4, 8, 4)")],
+        "shape-mismatch",
+        "`nn.contrib_conv2d_winograd_without_weight_transform`: the transformed weight should be (6, 6, 8, 4), found (4, 4, 8, 4)",
+        "%b",
+    ),
+    (
+        "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3])",
+        [T("(1, 4, 8, 8)", "int32"), T("(4, 4, 8, 4)", "int32")],
+        "type-mismatch",
+        "`nn.contrib_conv2d_winograd_without_weight_transform` takes a floating-point (transformed) weight, found `int32`",
+        "%b",
+    ),
+    (
+        "nn.contrib_conv3d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3, 3])",
+        [T("(1, 4, 6, 6, 6)"), T("(4, 4, 3, 8, 4)")],
+        "shape-mismatch",
+        "`nn.contrib_conv3d_winograd_without_weight_transform`: the transformed weight should be (4, 4, 4, 8, 4), found (4, 4, 3, 8, 4)",
+        "%b",
+    ),
+    (
+        "nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2)",
+        [T("(3, 5, 6)")],
+        "shape-mismatch",
+        "`nn.contrib_conv2d_gemm_weight_transform` needs a 4-D weight (HWIO), found (3, 5, 6)",
+        "%a",
+    ),
+    (
+        'nn.contrib_conv2d_gemm_without_weight_transform(%a, %b, channels=6, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO")',
+        [T("(1, 7, 7, 5)"), T("(2, 4, 2, 4)")],
+        "shape-mismatch",
+        "`nn.contrib_conv2d_gemm_without_weight_transform`: the packed weight (2, 4, 2, 4) holds a 8 x 8 matrix, but the convolution needs 45 x 6",
+        "%b",
+    ),
+    (
+        "nn.contrib_dense_pack(%a, %b)",
+        [T("(3, 15)"), T("(4, 16, 8)")],
+        "shape-mismatch",
+        "`nn.contrib_dense_pack`: the data has 15 features, but the packed weight (4, 16, 8) has 16",
+        "%b",
+    ),
+    (
+        "nn.contrib_dense_pack(%a, %b)",
+        [T("(2, 3, 16)"), T("(4, 16, 8)")],
+        "shape-mismatch",
+        "`nn.contrib_dense_pack` takes 2-D data, found (2, 3, 16)",
+        "%a",
+    ),
 ]
 
 
@@ -182,8 +270,15 @@ def test_winograd_conv2d_equals_the_plain_convolution(tile: int, layout: str) ->
     u = FAMILY.run("nn.contrib_conv2d_winograd_weight_transform", w, tile_size=tile)
     data = x if layout == "NCHW" else x.transpose(0, 2, 3, 1)
     out = FAMILY.run(
-        "nn.contrib_conv2d_winograd_without_weight_transform", data, u, tile_size=tile, channels=6, kernel_size=[3, 3],
-        padding=[1, 1], groups=2, data_layout=layout,
+        "nn.contrib_conv2d_winograd_without_weight_transform",
+        data,
+        u,
+        tile_size=tile,
+        channels=6,
+        kernel_size=[3, 3],
+        padding=[1, 1],
+        groups=2,
+        data_layout=layout,
     )
     ref = plain("nn.conv2d", x, w, padding=[1, 1], groups=2)
     same(out, ref if layout == "NCHW" else ref.transpose(0, 2, 3, 1), rtol=1e-4, atol=1e-4)
@@ -198,8 +293,14 @@ def test_winograd_conv3d_equals_the_plain_convolution(window: tuple) -> None:
     u = FAMILY.run("nn.contrib_conv3d_winograd_weight_transform", w, tile_size=2)
     assert u.shape == ((4, 4, 4, 4, 3) if window[0] == 3 else (4, 4, 1, 4, 3))
     out = FAMILY.run(
-        "nn.contrib_conv3d_winograd_without_weight_transform", x, u, tile_size=2, channels=4, kernel_size=list(window),
-        padding=[1, 1, 1], strides=[1, 2, 1],
+        "nn.contrib_conv3d_winograd_without_weight_transform",
+        x,
+        u,
+        tile_size=2,
+        channels=4,
+        kernel_size=list(window),
+        padding=[1, 1, 1],
+        strides=[1, 2, 1],
     )
     ref = plain("nn.conv3d", x, w, padding=[1, 1, 1], strides=[1, 2, 1])
     same(out, ref, rtol=1e-4, atol=1e-4)
@@ -215,7 +316,10 @@ def test_winograd3d_weight_transform_against_loops() -> None:
             for b in range(4):
                 for i in range(2):
                     ref[c, a, b, 0, i] = sum(
-                        g[c, p] * g[a, q] * g[b, s] * w[0, i, p, q, s] for p in range(3) for q in range(3) for s in range(3)
+                        g[c, p] * g[a, q] * g[b, s] * w[0, i, p, q, s]
+                        for p in range(3)
+                        for q in range(3)
+                        for s in range(3)
                     )
     same(u, ref, dtype="float64", rtol=1e-9, atol=1e-9)
 
@@ -224,7 +328,9 @@ def test_nnpack_weight_transform_is_f63_per_weight() -> None:
     """(O, I, 8, 8): the F(6, 3) transform of each window, in out_dtype."""
     w = rng().standard_normal((2, 3, 3, 3)).astype(np.float32)
     g = g_matrix(6, 3, [0, -1, 1, 0.5, -0.5, 2, -2])
-    out = FAMILY.run("nn.contrib_conv2d_winograd_nnpack_weight_transform", w, convolution_algorithm=0, out_dtype="float64")
+    out = FAMILY.run(
+        "nn.contrib_conv2d_winograd_nnpack_weight_transform", w, convolution_algorithm=0, out_dtype="float64"
+    )
     ref = np.einsum("ak,oikl,bl->oiab", g, w.astype(np.float64), g)
     same(out, ref, dtype="float64", rtol=1e-6, atol=1e-6)
 
@@ -254,10 +360,20 @@ def test_gemm_conv2d_equals_the_plain_convolution(dtype: str, out_dtype: str) ->
     w = g.integers(-50, 50, (3, 3, 5, 6)).astype(dtype)
     u = FAMILY.run("nn.contrib_conv2d_gemm_weight_transform", w, tile_N=4, tile_K=4)
     out = FAMILY.run(
-        "nn.contrib_conv2d_gemm_without_weight_transform", x, u, channels=6, kernel_size=[3, 3], padding=[1, 1],
-        strides=[2, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype=out_dtype,
+        "nn.contrib_conv2d_gemm_without_weight_transform",
+        x,
+        u,
+        channels=6,
+        kernel_size=[3, 3],
+        padding=[1, 1],
+        strides=[2, 1],
+        data_layout="NHWC",
+        kernel_layout="HWIO",
+        out_dtype=out_dtype,
     )
-    ref = plain("nn.conv2d", x, w, padding=[1, 1], strides=[2, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype=out_dtype)
+    ref = plain(
+        "nn.conv2d", x, w, padding=[1, 1], strides=[2, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype=out_dtype
+    )
     same(out, ref)
 
 

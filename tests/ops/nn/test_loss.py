@@ -31,8 +31,16 @@ RESULTS = [
     ("nn.cross_entropy_with_logits(%a, %b)", [T("(5, 4)", "int32"), T("(5, 4)", "int32")], T("()", "int32")),
     # tests/python/relay/test_op_level10.py test_nll_loss
     ("nn.nll_loss(%a, %b, %c, ignore_index=-100)", [T("(10, 5)"), T("(10)", "int32"), T("(5)")], T("()")),
-    ('nn.nll_loss(%a, %b, %c, reduction="none", ignore_index=-100)', [T("(10, 5, 2, 2)"), T("(10, 2, 2)", "int32"), T("(5)")], T("(10, 2, 2)")),
-    ('nn.nll_loss(%a, %b, %c, reduction="sum", ignore_index=3)', [T("(10, 5)", "float64"), T("(10)", "int64"), T("(5)", "float64")], T("()", "float64")),
+    (
+        'nn.nll_loss(%a, %b, %c, reduction="none", ignore_index=-100)',
+        [T("(10, 5, 2, 2)"), T("(10, 2, 2)", "int32"), T("(5)")],
+        T("(10, 2, 2)"),
+    ),
+    (
+        'nn.nll_loss(%a, %b, %c, reduction="sum", ignore_index=3)',
+        [T("(10, 5)", "float64"), T("(10)", "int64"), T("(5)", "float64")],
+        T("()", "float64"),
+    ),
     # tests/python/topi/test_fifo_buffer.py: the buffer's type
     ("nn.fifo_buffer(%a, %b, axis=1)", [T("(7, 2, 7)"), T("(7, 7, 7)")], T("(7, 7, 7)")),
     ("nn.fifo_buffer(%a, %b)", [T("(2)", "int8"), T("(7)", "int8")], T("(7)", "int8")),
@@ -49,40 +57,103 @@ def test_result_types(call: str, types: list[str], expected: str) -> None:
 
 ERRORS = [
     (
-        "nn.cross_entropy(%a, %b)", [T("(5, 4)"), T("(5, 3)")], "shape-mismatch",
-        "`nn.cross_entropy`: the predictions have 4 classes (axis 1) but the targets have 3", "%b",
-    ),
-    ("nn.cross_entropy(%a, %b)", [T("(5, 4, 1)"), T("(5, 4, 1)")], "shape-mismatch", "`nn.cross_entropy` takes (batch, classes) tensors, found (5, 4, 1)", "%a"),
-    ("nn.cross_entropy(%a, %b)", [T("(5, 4)", "int32"), T("(5, 4)", "int32")], "type-mismatch", "`nn.cross_entropy` takes a floating-point tensor, found `int32`", "%a"),
-    ("nn.cross_entropy_with_logits(%a, %b)", [T("(5, 4)", "bool"), T("(5, 4)", "bool")], "type-mismatch", "`nn.cross_entropy_with_logits` takes numbers, not bool", "%a"),
-    (
-        "nn.cross_entropy_with_logits(%a, %b)", [T("(5, 4)"), T("(5, 4)", "float16")], "type-mismatch",
-        "`nn.cross_entropy_with_logits` needs operands of one dtype, found `float32` and `float16`", "%b",
+        "nn.cross_entropy(%a, %b)",
+        [T("(5, 4)"), T("(5, 3)")],
+        "shape-mismatch",
+        "`nn.cross_entropy`: the predictions have 4 classes (axis 1) but the targets have 3",
+        "%b",
     ),
     (
-        "nn.nll_loss(%a, %b, %c, ignore_index=-1)", [T("(10, 5)"), T("(10)", "float32"), T("(5)")], "type-mismatch",
-        "`nn.nll_loss` takes targets of a signed integer dtype, found `float32`", "%b",
-    ),
-    ("nn.nll_loss(%a, %b, %c, ignore_index=-1)", [T("(10, 5)", "int32"), T("(10)", "int32"), T("(5)", "int32")], "type-mismatch", "`nn.nll_loss` takes a floating-point tensor, found `int32`", "%a"),
-    (
-        "nn.nll_loss(%a, %b, %c, ignore_index=-1)", [T("(10, 5)"), T("(10)", "int32"), T("(4)")], "shape-mismatch",
-        "`nn.nll_loss`: the predictions have 5 classes (axis 1) but there are 4 weights", "%c",
+        "nn.cross_entropy(%a, %b)",
+        [T("(5, 4, 1)"), T("(5, 4, 1)")],
+        "shape-mismatch",
+        "`nn.cross_entropy` takes (batch, classes) tensors, found (5, 4, 1)",
+        "%a",
     ),
     (
-        "nn.nll_loss(%a, %b, %c, ignore_index=-1)", [T("(10, 5, 3)"), T("(10, 4)", "int32"), T("(5)")], "shape-mismatch",
-        "`nn.nll_loss`: targets of shape (10, 4) do not match predictions of shape (10, 5, 3)", "%b",
+        "nn.cross_entropy(%a, %b)",
+        [T("(5, 4)", "int32"), T("(5, 4)", "int32")],
+        "type-mismatch",
+        "`nn.cross_entropy` takes a floating-point tensor, found `int32`",
+        "%a",
     ),
     (
-        'nn.nll_loss(%a, %b, %c, reduction="max", ignore_index=-1)', [T("(10, 5)"), T("(10)", "int32"), T("(5)")], "type-mismatch",
-        '`nn.nll_loss` reduction must be "none", "mean" or "sum", found "max"', None,
+        "nn.cross_entropy_with_logits(%a, %b)",
+        [T("(5, 4)", "bool"), T("(5, 4)", "bool")],
+        "type-mismatch",
+        "`nn.cross_entropy_with_logits` takes numbers, not bool",
+        "%a",
     ),
     (
-        "nn.fifo_buffer(%a, %b, axis=1)", [T("(7, 7, 7)"), T("(7, 7, 7)")], "shape-mismatch",
-        "`nn.fifo_buffer`: the data (7 along axis 1) must be shorter than the buffer (7)", "%a",
+        "nn.cross_entropy_with_logits(%a, %b)",
+        [T("(5, 4)"), T("(5, 4)", "float16")],
+        "type-mismatch",
+        "`nn.cross_entropy_with_logits` needs operands of one dtype, found `float32` and `float16`",
+        "%b",
     ),
-    ("nn.fifo_buffer(%a, %b, axis=1)", [T("(6, 2, 7)"), T("(7, 7, 7)")], "shape-mismatch", "`nn.fifo_buffer`: axis 0 has size 6 in the data but 7 in the buffer", "%a"),
-    ("nn.fifo_buffer(%a, %b)", [T("(2, 7)"), T("(7)")], "shape-mismatch", "`nn.fifo_buffer`: the data has rank 2 but the buffer has rank 1", "%a"),
-    ("nn.fifo_buffer(%a, %b, axis=3)", [T("(2, 7)"), T("(4, 7)")], "shape-mismatch", "axis 3 is out of range for a tensor of rank 2", "%a"),
+    (
+        "nn.nll_loss(%a, %b, %c, ignore_index=-1)",
+        [T("(10, 5)"), T("(10)", "float32"), T("(5)")],
+        "type-mismatch",
+        "`nn.nll_loss` takes targets of a signed integer dtype, found `float32`",
+        "%b",
+    ),
+    (
+        "nn.nll_loss(%a, %b, %c, ignore_index=-1)",
+        [T("(10, 5)", "int32"), T("(10)", "int32"), T("(5)", "int32")],
+        "type-mismatch",
+        "`nn.nll_loss` takes a floating-point tensor, found `int32`",
+        "%a",
+    ),
+    (
+        "nn.nll_loss(%a, %b, %c, ignore_index=-1)",
+        [T("(10, 5)"), T("(10)", "int32"), T("(4)")],
+        "shape-mismatch",
+        "`nn.nll_loss`: the predictions have 5 classes (axis 1) but there are 4 weights",
+        "%c",
+    ),
+    (
+        "nn.nll_loss(%a, %b, %c, ignore_index=-1)",
+        [T("(10, 5, 3)"), T("(10, 4)", "int32"), T("(5)")],
+        "shape-mismatch",
+        "`nn.nll_loss`: targets of shape (10, 4) do not match predictions of shape (10, 5, 3)",
+        "%b",
+    ),
+    (
+        'nn.nll_loss(%a, %b, %c, reduction="max", ignore_index=-1)',
+        [T("(10, 5)"), T("(10)", "int32"), T("(5)")],
+        "type-mismatch",
+        '`nn.nll_loss` reduction must be "none", "mean" or "sum", found "max"',
+        None,
+    ),
+    (
+        "nn.fifo_buffer(%a, %b, axis=1)",
+        [T("(7, 7, 7)"), T("(7, 7, 7)")],
+        "shape-mismatch",
+        "`nn.fifo_buffer`: the data (7 along axis 1) must be shorter than the buffer (7)",
+        "%a",
+    ),
+    (
+        "nn.fifo_buffer(%a, %b, axis=1)",
+        [T("(6, 2, 7)"), T("(7, 7, 7)")],
+        "shape-mismatch",
+        "`nn.fifo_buffer`: axis 0 has size 6 in the data but 7 in the buffer",
+        "%a",
+    ),
+    (
+        "nn.fifo_buffer(%a, %b)",
+        [T("(2, 7)"), T("(7)")],
+        "shape-mismatch",
+        "`nn.fifo_buffer`: the data has rank 2 but the buffer has rank 1",
+        "%a",
+    ),
+    (
+        "nn.fifo_buffer(%a, %b, axis=3)",
+        [T("(2, 7)"), T("(4, 7)")],
+        "shape-mismatch",
+        "axis 3 is out of range for a tensor of rank 2",
+        "%a",
+    ),
 ]
 
 
@@ -141,11 +212,15 @@ def test_nll_loss_against_torch(reduction: str, shape: tuple) -> None:
     t = torch()
     g = np.random.default_rng(1)
     pred = g.standard_normal(shape).astype(np.float32)
-    targets = g.integers(0, shape[1], (shape[0],) + shape[2:]).astype(np.int32)
+    targets = g.integers(0, shape[1], (shape[0], *shape[2:])).astype(np.int32)
     targets.flat[::3] = 2  # some ignored
     weights = g.random(shape[1]).astype(np.float32)
     ref = t.nn.functional.nll_loss(
-        t.from_numpy(pred), t.from_numpy(targets.astype(np.int64)), weight=t.from_numpy(weights), ignore_index=2, reduction=reduction
+        t.from_numpy(pred),
+        t.from_numpy(targets.astype(np.int64)),
+        weight=t.from_numpy(weights),
+        ignore_index=2,
+        reduction=reduction,
     ).numpy()
     got = FAMILY.run("nn.nll_loss", pred, targets, weights, reduction=reduction, ignore_index=2)
     same(got, ref, rtol=1e-6, atol=1e-6)
@@ -157,7 +232,10 @@ def test_nll_loss_by_hand_and_out_of_range_targets() -> None:
     targets = np.array([1, 0], dtype=np.int64)
     # -(1.5 * 2) and -(-1.0 * 1): mean = (-3 + 1) / (2 + 1)
     same(FAMILY.run("nn.nll_loss", pred, targets, weights, ignore_index=-100), np.array(-2 / 3))
-    same(FAMILY.run("nn.nll_loss", pred, np.array([5, 2], np.int64), weights, reduction="none", ignore_index=5), np.array([0.0, -24.0]))
+    same(
+        FAMILY.run("nn.nll_loss", pred, np.array([5, 2], np.int64), weights, reduction="none", ignore_index=5),
+        np.array([0.0, -24.0]),
+    )
     with pytest.raises(KernelError, match="target 3 is outside the 3 classes"):
         FAMILY.run("nn.nll_loss", pred, np.array([3, 0], np.int64), weights, ignore_index=-100)
 
@@ -172,9 +250,9 @@ def loop_fifo(data, buffer, axis):
     for index in itertools.product(*(range(n) for n in buffer.shape)):
         i = index[axis]
         if i < b_len - d_len:
-            out[index] = buffer[index[:axis] + (i + d_len,) + index[axis + 1 :]]
+            out[index] = buffer[(*index[:axis], i + d_len, *index[axis + 1 :])]
         else:
-            out[index] = data[index[:axis] + (i - (b_len - d_len),) + index[axis + 1 :]]
+            out[index] = data[(*index[:axis], i - (b_len - d_len), *index[axis + 1 :])]
     return out
 
 

@@ -28,7 +28,11 @@ HOLE = "Tensor[_, _]"
 RESULTS = [
     # tests/python/topi/test_topi_group_norm.py / test_topi_instance_norm.py shapes
     ("nn.group_norm(%a, %b, %c, num_groups=2)", [T("(2, 4, 16)"), T("(4)"), T("(4)")], T("(2, 4, 16)")),
-    ("nn.instance_norm(%a, %b, %c)", [T("(2, 4, 4, 16)", "float64"), T("(4)", "float64"), T("(4)", "float64")], T("(2, 4, 4, 16)", "float64")),
+    (
+        "nn.instance_norm(%a, %b, %c)",
+        [T("(2, 4, 4, 16)", "float64"), T("(4)", "float64"), T("(4)", "float64")],
+        T("(2, 4, 4, 16)", "float64"),
+    ),
     # tests/python/relay/test_op_level2.py test_l2_normalize
     ("nn.l2_normalize(%a, eps=0.001f, axis=[1])", [T("(1, 5, 10, 10)")], T("(1, 5, 10, 10)")),
     ("nn.l2_normalize(%a, eps=0.001f, axis=[])", [T("(?, 3)", "float16")], T("(?, 3)", "float16")),
@@ -51,7 +55,12 @@ def test_result_types(call: str, types: list[str], expected: str) -> None:
     "call, types, index, expected",
     [
         ("nn.prelu(%a, %b, axis=3)", [T("(1, 2, 2, 3)"), HOLE], 1, T("(3)")),
-        ("nn.group_norm(%a, %b, %c, num_groups=3, axis=-1)", [T("(2, 5, 6)", "float16"), HOLE, HOLE], 2, T("(6)", "float16")),
+        (
+            "nn.group_norm(%a, %b, %c, num_groups=3, axis=-1)",
+            [T("(2, 5, 6)", "float16"), HOLE, HOLE],
+            2,
+            T("(6)", "float16"),
+        ),
         ("nn.instance_norm(%a, %b, %c, axis=2)", [T("(2, 5, 7, 3)"), HOLE, HOLE], 1, T("(7)")),
     ],
 )
@@ -62,25 +71,83 @@ def test_vectors_inferred_from_the_data(call: str, types: list[str], index: int,
 
 ERRORS = [
     (
-        "nn.group_norm(%a, %b, %c)", [T("(1, 4, 3)"), HOLE, HOLE], "type-mismatch", "`nn.group_norm` num_groups must be positive, found 0", None,
+        "nn.group_norm(%a, %b, %c)",
+        [T("(1, 4, 3)"), HOLE, HOLE],
+        "type-mismatch",
+        "`nn.group_norm` num_groups must be positive, found 0",
+        None,
     ),
     (
-        "nn.group_norm(%a, %b, %c, num_groups=4)", [T("(1, 6, 3)"), HOLE, HOLE], "shape-mismatch",
-        "`nn.group_norm`: 6 channels cannot be split into num_groups=4 groups", "%a",
+        "nn.group_norm(%a, %b, %c, num_groups=4)",
+        [T("(1, 6, 3)"), HOLE, HOLE],
+        "shape-mismatch",
+        "`nn.group_norm`: 6 channels cannot be split into num_groups=4 groups",
+        "%a",
     ),
     (
-        "nn.group_norm(%a, %b, %c, num_groups=2)", [T("(1, 4, 3)"), T("(3)"), HOLE], "type-mismatch",
-        "`nn.group_norm` expects `Tensor[(4), float32]` here, found `Tensor[(3), float32]`", "%b",
+        "nn.group_norm(%a, %b, %c, num_groups=2)",
+        [T("(1, 4, 3)"), T("(3)"), HOLE],
+        "type-mismatch",
+        "`nn.group_norm` expects `Tensor[(4), float32]` here, found `Tensor[(3), float32]`",
+        "%b",
     ),
-    ("nn.instance_norm(%a, %b, %c)", [T("(4, 3)"), HOLE, HOLE], "shape-mismatch", "`nn.instance_norm` needs data of rank 3 or more (batch, channels, ...), found (4, 3)", "%a"),
-    ("nn.instance_norm(%a, %b, %c)", [T("(4, 3, 2)", "int32"), HOLE, HOLE], "type-mismatch", "`nn.instance_norm` takes a floating-point tensor, found `int32`", "%a"),
-    ("nn.l2_normalize(%a, eps=1f, axis=[4])", [T("(1, 2, 3, 4)")], "shape-mismatch", "axis 4 is out of range for a tensor of rank 4", "%a"),
-    ("nn.l2_normalize(%a, eps=1f, axis=[1, -3])", [T("(1, 2, 3, 4)")], "type-mismatch", "`nn.l2_normalize`: axis -3 is listed twice", None),
-    ("nn.prelu(%a, %b)", [T("(1, 3, 2)"), T("(4)")], "type-mismatch", "`nn.prelu` expects `Tensor[(3), float32]` here, found `Tensor[(4), float32]`", "%b"),
+    (
+        "nn.instance_norm(%a, %b, %c)",
+        [T("(4, 3)"), HOLE, HOLE],
+        "shape-mismatch",
+        "`nn.instance_norm` needs data of rank 3 or more (batch, channels, ...), found (4, 3)",
+        "%a",
+    ),
+    (
+        "nn.instance_norm(%a, %b, %c)",
+        [T("(4, 3, 2)", "int32"), HOLE, HOLE],
+        "type-mismatch",
+        "`nn.instance_norm` takes a floating-point tensor, found `int32`",
+        "%a",
+    ),
+    (
+        "nn.l2_normalize(%a, eps=1f, axis=[4])",
+        [T("(1, 2, 3, 4)")],
+        "shape-mismatch",
+        "axis 4 is out of range for a tensor of rank 4",
+        "%a",
+    ),
+    (
+        "nn.l2_normalize(%a, eps=1f, axis=[1, -3])",
+        [T("(1, 2, 3, 4)")],
+        "type-mismatch",
+        "`nn.l2_normalize`: axis -3 is listed twice",
+        None,
+    ),
+    (
+        "nn.prelu(%a, %b)",
+        [T("(1, 3, 2)"), T("(4)")],
+        "type-mismatch",
+        "`nn.prelu` expects `Tensor[(3), float32]` here, found `Tensor[(4), float32]`",
+        "%b",
+    ),
     ("nn.prelu(%a, %b)", [T("(1, 3, 2)", "bool"), HOLE], "type-mismatch", "`nn.prelu` takes numbers, not bool", "%a"),
-    ("nn.prelu(%a, %b, axis=2)", [T("(1, 3)"), HOLE], "shape-mismatch", "axis 2 is out of range for a tensor of rank 2", "%a"),
-    ("nn.fast_softmax(%a)", [T("(2, 5)", "int32")], "type-mismatch", "`nn.fast_softmax` takes a floating-point tensor, found `int32`", "%a"),
-    ("nn.fast_softmax(%a, axis=2)", [T("(2, 5)")], "shape-mismatch", "axis 2 is out of range for a tensor of rank 2", "%a"),
+    (
+        "nn.prelu(%a, %b, axis=2)",
+        [T("(1, 3)"), HOLE],
+        "shape-mismatch",
+        "axis 2 is out of range for a tensor of rank 2",
+        "%a",
+    ),
+    (
+        "nn.fast_softmax(%a)",
+        [T("(2, 5)", "int32")],
+        "type-mismatch",
+        "`nn.fast_softmax` takes a floating-point tensor, found `int32`",
+        "%a",
+    ),
+    (
+        "nn.fast_softmax(%a, axis=2)",
+        [T("(2, 5)")],
+        "shape-mismatch",
+        "axis 2 is out of range for a tensor of rank 2",
+        "%a",
+    ),
 ]
 
 
@@ -110,7 +177,9 @@ def test_group_norm_against_torch() -> None:
     ref = t.nn.functional.group_norm(t.from_numpy(x), 3, t.from_numpy(gamma), t.from_numpy(beta), eps=1e-3).numpy()
     same(FAMILY.run("nn.group_norm", x, gamma, beta, num_groups=3, epsilon=1e-3), ref, rtol=1e-5, atol=1e-5)
     bare = t.nn.functional.group_norm(t.from_numpy(x), 2).numpy()
-    same(FAMILY.run("nn.group_norm", x, gamma, beta, num_groups=2, center=False, scale=False), bare, rtol=1e-5, atol=1e-5)
+    same(
+        FAMILY.run("nn.group_norm", x, gamma, beta, num_groups=2, center=False, scale=False), bare, rtol=1e-5, atol=1e-5
+    )
 
 
 def test_group_norm_with_channels_last_normalizes_within_the_group() -> None:
@@ -131,12 +200,21 @@ def test_instance_norm_against_torch() -> None:
     g = np.random.default_rng(2)
     x = g.standard_normal((2, 3, 5, 4)).astype(np.float32)
     gamma, beta = g.standard_normal(3).astype(np.float32), g.standard_normal(3).astype(np.float32)
-    ref = t.nn.functional.instance_norm(t.from_numpy(x), weight=t.from_numpy(gamma), bias=t.from_numpy(beta), eps=1e-4).numpy()
+    ref = t.nn.functional.instance_norm(
+        t.from_numpy(x), weight=t.from_numpy(gamma), bias=t.from_numpy(beta), eps=1e-4
+    ).numpy()
     same(FAMILY.run("nn.instance_norm", x, gamma, beta, epsilon=1e-4), ref, rtol=1e-5, atol=1e-5)
     # channels last: statistics over every axis but the batch and the channels
     nhwc = x.transpose(0, 2, 3, 1)
-    same(FAMILY.run("nn.instance_norm", nhwc, gamma, beta, axis=3, epsilon=1e-4), ref.transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-5)
-    shifted = FAMILY.run("nn.instance_norm", x.astype(np.float16), gamma.astype(np.float16), beta.astype(np.float16), scale=False)
+    same(
+        FAMILY.run("nn.instance_norm", nhwc, gamma, beta, axis=3, epsilon=1e-4),
+        ref.transpose(0, 2, 3, 1),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+    shifted = FAMILY.run(
+        "nn.instance_norm", x.astype(np.float16), gamma.astype(np.float16), beta.astype(np.float16), scale=False
+    )
     ref = t.nn.functional.instance_norm(t.from_numpy(x).double(), bias=t.from_numpy(beta).double()).numpy()
     same(shifted, ref.astype(np.float16), dtype="float16", rtol=2e-3, atol=2e-3)
 
@@ -190,7 +268,14 @@ def topi_fast_exp(v: float) -> np.float32:
     x = f32(min(max(f32(v), f32(-88.3762626647949)), f32(88.3762626647950)))
     n = np.floor(x * f32(1.44269504088896341) + f32(0.5))
     f = x - n * f32(0.6931471805599453)
-    coefficients = [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1]
+    coefficients = [
+        1.9875691500e-4,
+        1.3981999507e-3,
+        8.3334519073e-3,
+        4.1665795894e-2,
+        1.6666665459e-1,
+        5.0000001201e-1,
+    ]
     p = f32(coefficients[0])
     for c in coefficients[1:]:
         p = f32(p * f + f32(c))
@@ -215,7 +300,12 @@ def test_fast_softmax_against_torch() -> None:
     x = np.random.default_rng(6).standard_normal((4, 5, 6)).astype(np.float32) * 10
     same(FAMILY.run("nn.fast_softmax", x, axis=1), t.softmax(t.from_numpy(x), dim=1).numpy(), rtol=1e-5, atol=1e-7)
     x64 = x.astype(np.float64)
-    same(FAMILY.run("nn.fast_softmax", x64, axis=-1), t.softmax(t.from_numpy(x64), dim=-1).numpy(), rtol=1e-12, atol=1e-15)
+    same(
+        FAMILY.run("nn.fast_softmax", x64, axis=-1),
+        t.softmax(t.from_numpy(x64), dim=-1).numpy(),
+        rtol=1e-12,
+        atol=1e-15,
+    )
 
 
 def test_fast_softmax_underflows_to_zero() -> None:

@@ -18,7 +18,14 @@ from relay_text.text.type_text import type_text
 from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 
-FAMILY = Family("nn.depth_to_space", "nn.space_to_depth", "nn.space_to_batch_nd", "nn.batch_to_space_nd", "nn.mirror_pad", "dyn.nn.pad")
+FAMILY = Family(
+    "nn.depth_to_space",
+    "nn.space_to_depth",
+    "nn.space_to_batch_nd",
+    "nn.batch_to_space_nd",
+    "nn.mirror_pad",
+    "dyn.nn.pad",
+)
 
 
 def torch():
@@ -43,9 +50,17 @@ RESULTS = [
     ("nn.space_to_batch_nd(%a, block_shape=[3], paddings=[[0, 0]])", [T("(3, 3, 2, 1)")], T("(9, 1, 2, 1)")),
     ("nn.space_to_batch_nd(%a, block_shape=[2, 2], paddings=[[0, 0], [2, 0]])", [T("(2, 2, 4, 1)")], T("(8, 1, 3, 1)")),
     ("nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [0, 0]])", [T("(4, 1, 1, 3)")], T("(1, 2, 2, 3)")),
-    ("nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [2, 0]])", [T("(8, 1, 3, 1)", "int32")], T("(2, 2, 4, 1)", "int32")),
+    (
+        "nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [2, 0]])",
+        [T("(8, 1, 3, 1)", "int32")],
+        T("(2, 2, 4, 1)", "int32"),
+    ),
     # tests/python/relay/test_any.py test_any_mirror_pad
-    ("nn.mirror_pad(%a, pad_width=[[0, 0], [0, 0], [1, 1], [1, 1]])", [T("(1, 256, 232, 232)")], T("(1, 256, 234, 234)")),
+    (
+        "nn.mirror_pad(%a, pad_width=[[0, 0], [0, 0], [1, 1], [1, 1]])",
+        [T("(1, 256, 232, 232)")],
+        T("(1, 256, 234, 234)"),
+    ),
     ('nn.mirror_pad(%a, mode="REFLECT", pad_width=[[2, 0], [0, 1]])', [T("(3, ?)", "int8")], T("(5, ?)", "int8")),
     # tests/python/relay/dyn/test_dynamic_op_level2.py test_dyn_pad: every size is known at run time only
     ("dyn.nn.pad(%a, %b, %c)", [T("(4, 10, 7, 7)"), T("(4, 2)", "int64"), T("()")], T("(?, ?, ?, ?)")),
@@ -63,11 +78,36 @@ def test_result_types(call: str, types: list[str], expected: str) -> None:
 @pytest.mark.parametrize(
     "variables, params, call, expected",
     [
-        ("n : ShapeVar, h : ShapeVar", "%a: Tensor[(n, 8, h, 3), float32]", "nn.depth_to_space(%a, block_size=2)", T("(n, 2, h * 2, 6)")),
-        ("c : ShapeVar, h : ShapeVar", "%a: Tensor[(1, c, h, 4), float32]", "nn.space_to_depth(%a, block_size=2)", T("(1, c * 4, ?, 2)")),
-        ("n : ShapeVar", "%a: Tensor[(n, 4, 4, 1), float32]", "nn.space_to_batch_nd(%a, block_shape=[2, 2], paddings=[[0, 0], [0, 0]])", T("(n * 4, 2, 2, 1)")),
-        ("w : ShapeVar", "%a: Tensor[(4, 1, w, 3), float32]", "nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [1, 0]])", T("(1, 2, w * 2 - 1, 3)")),
-        ("h : ShapeVar", "%a: Tensor[(h, 3), int8]", "nn.mirror_pad(%a, pad_width=[[1, 2], [0, 0]])", T("(h + 3, 3)", "int8")),
+        (
+            "n : ShapeVar, h : ShapeVar",
+            "%a: Tensor[(n, 8, h, 3), float32]",
+            "nn.depth_to_space(%a, block_size=2)",
+            T("(n, 2, h * 2, 6)"),
+        ),
+        (
+            "c : ShapeVar, h : ShapeVar",
+            "%a: Tensor[(1, c, h, 4), float32]",
+            "nn.space_to_depth(%a, block_size=2)",
+            T("(1, c * 4, ?, 2)"),
+        ),
+        (
+            "n : ShapeVar",
+            "%a: Tensor[(n, 4, 4, 1), float32]",
+            "nn.space_to_batch_nd(%a, block_shape=[2, 2], paddings=[[0, 0], [0, 0]])",
+            T("(n * 4, 2, 2, 1)"),
+        ),
+        (
+            "w : ShapeVar",
+            "%a: Tensor[(4, 1, w, 3), float32]",
+            "nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [1, 0]])",
+            T("(1, 2, w * 2 - 1, 3)"),
+        ),
+        (
+            "h : ShapeVar",
+            "%a: Tensor[(h, 3), int8]",
+            "nn.mirror_pad(%a, pad_width=[[1, 2], [0, 0]])",
+            T("(h + 3, 3)", "int8"),
+        ),
     ],
 )
 def test_sizes_follow_shape_variables(variables: str, params: str, call: str, expected: str) -> None:
@@ -79,51 +119,132 @@ def test_sizes_follow_shape_variables(variables: str, params: str, call: str, ex
 
 
 ERRORS = [
-    ('nn.depth_to_space(%a, block_size=2, layout="NCWH")', [T("(1, 4, 4, 4)")], "type-mismatch", '`nn.depth_to_space`: layout "NCWH" is not supported', None),
-    ('nn.depth_to_space(%a, block_size=2, mode="CRD")', [T("(1, 4, 4, 4)")], "type-mismatch", '`nn.depth_to_space` mode must be "DCR" or "CDR", found "CRD"', None),
-    ("nn.space_to_depth(%a, block_size=0)", [T("(1, 4, 4, 4)")], "type-mismatch", "`nn.space_to_depth` block_size must be positive, found 0", None),
-    ("nn.space_to_depth(%a, block_size=2)", [T("(4, 4, 4)")], "shape-mismatch", "`nn.space_to_depth` needs 4-D data (NCHW), found (4, 4, 4)", "%a"),
     (
-        "nn.space_to_batch_nd(%a, block_shape=[2, 2], paddings=[[0, 0], [1, 0]])", [T("(1, 4, 4, 1)")], "shape-mismatch",
-        "`nn.space_to_batch_nd`: axis 2 has size 5 after padding, which is not a multiple of its block size 2", "%a",
+        'nn.depth_to_space(%a, block_size=2, layout="NCWH")',
+        [T("(1, 4, 4, 4)")],
+        "type-mismatch",
+        '`nn.depth_to_space`: layout "NCWH" is not supported',
+        None,
     ),
     (
-        "nn.space_to_batch_nd(%a, block_shape=[2, 2], paddings=[[0, 0]])", [T("(1, 4, 4, 1)")], "type-mismatch",
-        "`nn.space_to_batch_nd` needs one [before, after] pair of paddings per block axis: block_shape has 2 values, paddings 1 pairs", None,
+        'nn.depth_to_space(%a, block_size=2, mode="CRD")',
+        [T("(1, 4, 4, 4)")],
+        "type-mismatch",
+        '`nn.depth_to_space` mode must be "DCR" or "CDR", found "CRD"',
+        None,
     ),
     (
-        "nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [0, 0]])", [T("(6, 1, 1, 3)")], "shape-mismatch",
-        "`nn.batch_to_space_nd`: the batch of 6 is not a multiple of 4, the product of block_shape [2, 2]", "%a",
+        "nn.space_to_depth(%a, block_size=0)",
+        [T("(1, 4, 4, 4)")],
+        "type-mismatch",
+        "`nn.space_to_depth` block_size must be positive, found 0",
+        None,
     ),
     (
-        "nn.batch_to_space_nd(%a, block_shape=[2], crops=[[1, 1]])", [T("(4, 1, 3)")], "shape-mismatch",
-        "`nn.batch_to_space_nd`: crops [1, 1] leave nothing of axis 1, which has size 1 * 2 = 2", "%a",
+        "nn.space_to_depth(%a, block_size=2)",
+        [T("(4, 4, 4)")],
+        "shape-mismatch",
+        "`nn.space_to_depth` needs 4-D data (NCHW), found (4, 4, 4)",
+        "%a",
     ),
     (
-        "nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [0, 0]])", [T("(4, 3)")], "shape-mismatch",
-        "`nn.batch_to_space_nd` needs data of rank at least 3 (the batch and 2 block axes), found (4, 3)", "%a",
+        "nn.space_to_batch_nd(%a, block_shape=[2, 2], paddings=[[0, 0], [1, 0]])",
+        [T("(1, 4, 4, 1)")],
+        "shape-mismatch",
+        "`nn.space_to_batch_nd`: axis 2 has size 5 after padding, which is not a multiple of its block size 2",
+        "%a",
     ),
     (
-        "nn.mirror_pad(%a, pad_width=[[0, 4], [0, 0]])", [T("(3, 2)")], "shape-mismatch",
-        '`nn.mirror_pad` with mode="SYMMETRIC" needs widths at most 3 on axis 0, found [0, 4]', "%a",
+        "nn.space_to_batch_nd(%a, block_shape=[2, 2], paddings=[[0, 0]])",
+        [T("(1, 4, 4, 1)")],
+        "type-mismatch",
+        "`nn.space_to_batch_nd` needs one [before, after] pair of paddings per block axis: block_shape has 2 values, paddings 1 pairs",
+        None,
     ),
     (
-        'nn.mirror_pad(%a, mode="REFLECT", pad_width=[[0, 0], [2, 0]])', [T("(3, 2)")], "shape-mismatch",
-        '`nn.mirror_pad` with mode="REFLECT" needs widths smaller than 2 on axis 1, found [2, 0]', "%a",
-    ),
-    ("nn.mirror_pad(%a, pad_width=[[1, -1]])", [T("(3)")], "type-mismatch", "`nn.mirror_pad` widths cannot be negative, found [[1, -1]]", None),
-    ('nn.mirror_pad(%a, mode="EDGE", pad_width=[[1, 1]])', [T("(3)")], "type-mismatch", '`nn.mirror_pad` mode must be "SYMMETRIC" or "REFLECT", found "EDGE"', None),
-    (
-        "nn.mirror_pad(%a, pad_width=[[1, 1]])", [T("(3, 3)")], "shape-mismatch",
-        "`nn.mirror_pad` needs one [before, after] pair per axis: the data has rank 2, pad_width has 1 pairs", "%a",
+        "nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [0, 0]])",
+        [T("(6, 1, 1, 3)")],
+        "shape-mismatch",
+        "`nn.batch_to_space_nd`: the batch of 6 is not a multiple of 4, the product of block_shape [2, 2]",
+        "%a",
     ),
     (
-        "dyn.nn.pad(%a, %b, 0f)", [T("(2, 3)"), T("(3, 2)", "int64")], "shape-mismatch",
-        "`dyn.nn.pad` takes pad widths of shape (2, 2), one [before, after] row per axis of the data; found (3, 2)", "%b",
+        "nn.batch_to_space_nd(%a, block_shape=[2], crops=[[1, 1]])",
+        [T("(4, 1, 3)")],
+        "shape-mismatch",
+        "`nn.batch_to_space_nd`: crops [1, 1] leave nothing of axis 1, which has size 1 * 2 = 2",
+        "%a",
     ),
-    ("dyn.nn.pad(%a, %b, 0f)", [T("(2, 3)"), T("(2, 2)", "float32")], "type-mismatch", "`dyn.nn.pad` takes integer pad widths, found `float32`", "%b"),
-    ("dyn.nn.pad(%a, %b, %c)", [T("(2, 3)"), T("(2, 2)", "int64"), T("(1)")], "shape-mismatch", "`dyn.nn.pad` takes a scalar pad value, found a tensor of shape (1)", "%c"),
-    ('dyn.nn.pad(%a, %b, 0f, pad_mode="wrap")', [T("(2, 3)"), T("(2, 2)", "int64")], "type-mismatch", '`dyn.nn.pad` pad_mode must be "constant", "edge" or "reflect", found "wrap"', None),
+    (
+        "nn.batch_to_space_nd(%a, block_shape=[2, 2], crops=[[0, 0], [0, 0]])",
+        [T("(4, 3)")],
+        "shape-mismatch",
+        "`nn.batch_to_space_nd` needs data of rank at least 3 (the batch and 2 block axes), found (4, 3)",
+        "%a",
+    ),
+    (
+        "nn.mirror_pad(%a, pad_width=[[0, 4], [0, 0]])",
+        [T("(3, 2)")],
+        "shape-mismatch",
+        '`nn.mirror_pad` with mode="SYMMETRIC" needs widths at most 3 on axis 0, found [0, 4]',
+        "%a",
+    ),
+    (
+        'nn.mirror_pad(%a, mode="REFLECT", pad_width=[[0, 0], [2, 0]])',
+        [T("(3, 2)")],
+        "shape-mismatch",
+        '`nn.mirror_pad` with mode="REFLECT" needs widths smaller than 2 on axis 1, found [2, 0]',
+        "%a",
+    ),
+    (
+        "nn.mirror_pad(%a, pad_width=[[1, -1]])",
+        [T("(3)")],
+        "type-mismatch",
+        "`nn.mirror_pad` widths cannot be negative, found [[1, -1]]",
+        None,
+    ),
+    (
+        'nn.mirror_pad(%a, mode="EDGE", pad_width=[[1, 1]])',
+        [T("(3)")],
+        "type-mismatch",
+        '`nn.mirror_pad` mode must be "SYMMETRIC" or "REFLECT", found "EDGE"',
+        None,
+    ),
+    (
+        "nn.mirror_pad(%a, pad_width=[[1, 1]])",
+        [T("(3, 3)")],
+        "shape-mismatch",
+        "`nn.mirror_pad` needs one [before, after] pair per axis: the data has rank 2, pad_width has 1 pairs",
+        "%a",
+    ),
+    (
+        "dyn.nn.pad(%a, %b, 0f)",
+        [T("(2, 3)"), T("(3, 2)", "int64")],
+        "shape-mismatch",
+        "`dyn.nn.pad` takes pad widths of shape (2, 2), one [before, after] row per axis of the data; found (3, 2)",
+        "%b",
+    ),
+    (
+        "dyn.nn.pad(%a, %b, 0f)",
+        [T("(2, 3)"), T("(2, 2)", "float32")],
+        "type-mismatch",
+        "`dyn.nn.pad` takes integer pad widths, found `float32`",
+        "%b",
+    ),
+    (
+        "dyn.nn.pad(%a, %b, %c)",
+        [T("(2, 3)"), T("(2, 2)", "int64"), T("(1)")],
+        "shape-mismatch",
+        "`dyn.nn.pad` takes a scalar pad value, found a tensor of shape (1)",
+        "%c",
+    ),
+    (
+        'dyn.nn.pad(%a, %b, 0f, pad_mode="wrap")',
+        [T("(2, 3)"), T("(2, 2)", "int64")],
+        "type-mismatch",
+        '`dyn.nn.pad` pad_mode must be "constant", "edge" or "reflect", found "wrap"',
+        None,
+    ),
 ]
 
 
@@ -165,7 +286,10 @@ def loop_space_to_depth(x, b):
 def test_depth_to_space_cdr_is_pixel_shuffle() -> None:
     t = torch()
     x = np.random.default_rng(0).standard_normal((2, 18, 3, 4)).astype(np.float32)
-    same(FAMILY.run("nn.depth_to_space", x, block_size=3, mode="CDR"), t.nn.functional.pixel_shuffle(t.from_numpy(x), 3).numpy())
+    same(
+        FAMILY.run("nn.depth_to_space", x, block_size=3, mode="CDR"),
+        t.nn.functional.pixel_shuffle(t.from_numpy(x), 3).numpy(),
+    )
 
 
 @pytest.mark.parametrize("mode", ["DCR", "CDR"])
@@ -184,7 +308,10 @@ def test_space_to_depth_against_loops(dtype: str) -> None:
     x = np.random.default_rng(2).integers(0, 9, (1, 3, 5, 7)).astype(dtype)
     same(FAMILY.run("nn.space_to_depth", x, block_size=2), loop_space_to_depth(x, 2))
     nhwc = x.transpose(0, 2, 3, 1)
-    same(FAMILY.run("nn.space_to_depth", nhwc, block_size=2, layout="NHWC"), loop_space_to_depth(x, 2).transpose(0, 2, 3, 1))
+    same(
+        FAMILY.run("nn.space_to_depth", nhwc, block_size=2, layout="NHWC"),
+        loop_space_to_depth(x, 2).transpose(0, 2, 3, 1),
+    )
 
 
 def test_space_to_depth_inverts_dcr_depth_to_space() -> None:
@@ -200,12 +327,12 @@ def loop_space_to_batch(x, block, pads, value):
     m = len(block)
     padded = np.pad(x, [(0, 0)] + [tuple(p) for p in pads] + [(0, 0)] * (x.ndim - m - 1), constant_values=value)
     spatial = [padded.shape[i + 1] // b for i, b in enumerate(block)]
-    out = np.zeros((x.shape[0] * int(np.prod(block)),) + tuple(spatial) + x.shape[m + 1 :], dtype=x.dtype)
+    out = np.zeros((x.shape[0] * int(np.prod(block)), *tuple(spatial), *x.shape[m + 1 :]), dtype=x.dtype)
     for offset_index, offsets in enumerate(itertools.product(*(range(b) for b in block))):
         for b in range(x.shape[0]):
             for cell in itertools.product(*(range(s) for s in spatial)):
-                src = (b,) + tuple(c * bs + o for c, bs, o in zip(cell, block, offsets))
-                out[(offset_index * x.shape[0] + b,) + cell] = padded[src]
+                src = (b, *tuple(c * bs + o for c, bs, o in zip(cell, block, offsets, strict=False)))
+                out[(offset_index * x.shape[0] + b, *cell)] = padded[src]
     return out
 
 
@@ -244,10 +371,10 @@ def test_batch_to_space_with_crops_against_loops() -> None:
 def loop_mirror_pad(x, widths, mode):
     """python/tvm/topi/nn/pad.py mirror_pad: one reflection, with (SYMMETRIC) or without the edge."""
     extra = 1 if mode == "SYMMETRIC" else 0
-    out = np.zeros(tuple(d + b + a for d, (b, a) in zip(x.shape, widths)), dtype=x.dtype)
+    out = np.zeros(tuple(d + b + a for d, (b, a) in zip(x.shape, widths, strict=False)), dtype=x.dtype)
     for index in itertools.product(*(range(n) for n in out.shape)):
         src = []
-        for i, (b, _), d in zip(index, widths, x.shape):
+        for i, (b, _), d in zip(index, widths, x.shape, strict=False):
             k = i - b
             if k < 0:
                 k = -k - extra
@@ -303,7 +430,10 @@ def test_dyn_pad_integers_and_run_time_errors() -> None:
     got = FAMILY.run("dyn.nn.pad", x, np.array([[1, 0], [0, 1]], np.int64), np.array(-2.7, np.float32))
     same(got, np.array([[-2, -2, -2], [1, 2, -2], [3, 4, -2]], np.int32))
     # widths that cut more than an axis holds still give an all-padding row: out[i] = x[i - before]
-    same(FAMILY.run("dyn.nn.pad", x, np.array([[-3, 2], [0, 0]], np.int64), np.array(9, np.int32)), np.array([[9, 9]], np.int32))
+    same(
+        FAMILY.run("dyn.nn.pad", x, np.array([[-3, 2], [0, 0]], np.int64), np.array(9, np.int32)),
+        np.array([[9, 9]], np.int32),
+    )
     with pytest.raises(KernelError, match=r"removes more than axis 0 holds: size 2 with widths \[-3, 0\]"):
         FAMILY.run("dyn.nn.pad", x, np.array([[-3, 0], [0, 0]], np.int64), np.array(0, np.int32))
     with pytest.raises(KernelError, match='pad_mode="reflect" needs widths smaller than the axis: axis 1 has size 2'):

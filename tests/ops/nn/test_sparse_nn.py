@@ -19,7 +19,9 @@ from relay_text.ops import KernelError
 from tests.ops.family import Family, T, same
 from tests.reference import torch_reference
 
-FAMILY = Family("nn.sparse_dense", "nn.internal.sparse_dense_padded", "nn.sparse_add", "nn.sparse_transpose", "nn.sparse_conv2d")
+FAMILY = Family(
+    "nn.sparse_dense", "nn.internal.sparse_dense_padded", "nn.sparse_add", "nn.sparse_transpose", "nn.sparse_conv2d"
+)
 I32 = "int32"
 
 
@@ -33,16 +35,48 @@ RESULTS = [
     # CSR weight (N + 1 = 7 pointers): (M, N)
     ("nn.sparse_dense(%a, %b, %c, %d)", [T("(4, 8)"), T("(10)"), T("(10)", I32), T("(7)", I32)], T("(4, 6)")),
     # BSR weight with (2, 4) blocks: (M, (pointers - 1) * bs_r)
-    ("nn.sparse_dense(%a, %b, %c, %d)", [T("(128, 256)"), T("(20, 2, 4)"), T("(20)", I32), T("(33)", I32)], T("(128, 64)")),
-    ("nn.sparse_dense(%a, %b, %c, %d, sparse_lhs=True)", [T("(5, 8)"), T("(10)"), T("(10)", I32), T("(4)", I32)], T("(3, 5)")),
-    ("nn.sparse_dense(%a, %b, %c, %d, sparse_lhs=True)", [T("(5, 8)"), T("(6, 2, 2)"), T("(6)", I32), T("(4)", I32)], T("(6, 5)")),
+    (
+        "nn.sparse_dense(%a, %b, %c, %d)",
+        [T("(128, 256)"), T("(20, 2, 4)"), T("(20)", I32), T("(33)", I32)],
+        T("(128, 64)"),
+    ),
+    (
+        "nn.sparse_dense(%a, %b, %c, %d, sparse_lhs=True)",
+        [T("(5, 8)"), T("(10)"), T("(10)", I32), T("(4)", I32)],
+        T("(3, 5)"),
+    ),
+    (
+        "nn.sparse_dense(%a, %b, %c, %d, sparse_lhs=True)",
+        [T("(5, 8)"), T("(6, 2, 2)"), T("(6)", I32), T("(4)", I32)],
+        T("(6, 5)"),
+    ),
     ("nn.sparse_dense(%a, %b, %c, %d)", [T("(?, 8)"), T("(?)"), T("(?)", I32), T("(?)", "int64")], T("(?, ?)")),
-    ("nn.internal.sparse_dense_padded(%a, %b, %c, %d)", [T("(4, 64)"), T("(64, 1, 32)"), T("(64)", I32), T("(33)", I32)], T("(4, 32)")),
+    (
+        "nn.internal.sparse_dense_padded(%a, %b, %c, %d)",
+        [T("(4, 64)"), T("(64, 1, 32)"), T("(64)", I32), T("(33)", I32)],
+        T("(4, 32)"),
+    ),
     ("nn.sparse_add(%a, %b, %c, %d)", [T("(3, 4)"), T("(5)"), T("(5)", I32), T("(4)", I32)], T("(3, 4)")),
-    ("nn.sparse_transpose(%a, %b, %c)", [T("(5)"), T("(5)", I32), T("(4)", I32)], f"({T('(5)')}, {T('(5)', I32)}, {T('(4)', I32)})"),
-    ("nn.sparse_conv2d(%a, %b, %c, %d)", [T("(1, 7, 7, 32)"), T("(40, 4, 2)"), T("(40)", I32), T("(17)", I32)], T("(1, 7, 7, 64)")),
-    ('nn.sparse_conv2d(%a, %b, %c, %d, layout="NCHW")', [T("(1, 32, 7, 7)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)], T("(1, 64, 7, 7)")),
-    ('nn.sparse_conv2d(%a, %b, %c, %d, layout="NCHW", kernel_size=[3, 3])', [T("(2, 3, 5, 5)"), T("(9, 4, 1)"), T("(9)", I32), T("(3)", I32)], T("(2, 8, 5, 5)")),
+    (
+        "nn.sparse_transpose(%a, %b, %c)",
+        [T("(5)"), T("(5)", I32), T("(4)", I32)],
+        f"({T('(5)')}, {T('(5)', I32)}, {T('(4)', I32)})",
+    ),
+    (
+        "nn.sparse_conv2d(%a, %b, %c, %d)",
+        [T("(1, 7, 7, 32)"), T("(40, 4, 2)"), T("(40)", I32), T("(17)", I32)],
+        T("(1, 7, 7, 64)"),
+    ),
+    (
+        'nn.sparse_conv2d(%a, %b, %c, %d, layout="NCHW")',
+        [T("(1, 32, 7, 7)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)],
+        T("(1, 64, 7, 7)"),
+    ),
+    (
+        'nn.sparse_conv2d(%a, %b, %c, %d, layout="NCHW", kernel_size=[3, 3])',
+        [T("(2, 3, 5, 5)"), T("(9, 4, 1)"), T("(9)", I32), T("(3)", I32)],
+        T("(2, 8, 5, 5)"),
+    ),
 ]
 
 
@@ -52,31 +86,118 @@ def test_result_type(call: str, types: list[str], expected: str) -> None:
 
 
 ERRORS = [
-    ("nn.sparse_dense(%a, %b, %c, %d)", [T("(4, 8)"), T("(10, 2)"), T("(10)", I32), T("(7)", I32)], "shape-mismatch", "`nn.sparse_dense` needs sparse data of rank 1 or 3, found shape (10, 2)", "%b"),
-    ("nn.sparse_dense(%a, %b, %c, %d)", [T("(2, 4, 8)"), T("(10)"), T("(10)", I32), T("(7)", I32)], "shape-mismatch", "`nn.sparse_dense` needs a dense matrix of rank 2, found shape (2, 4, 8)", "%a"),
-    ("nn.sparse_dense(%a, %b, %c, %d)", [T("(4, 8)"), T("(10)"), T("(9)", I32), T("(7)", I32)], "shape-mismatch", "`nn.sparse_dense`: the sparse data has 10 entries but indices has 9", "%c"),
-    ("nn.sparse_dense(%a, %b, %c, %d)", [T("(4, 8)"), T("(10)"), T("(10)"), T("(7)", I32)], "type-mismatch", "`nn.sparse_dense`: indices must have an integer dtype, found `float32`", "%c"),
-    ("nn.sparse_dense(%a, %b, %c, %d)", [T("(4, 8)"), T("(10)", "float64"), T("(10)", I32), T("(7)", I32)], "type-mismatch", "`nn.sparse_dense` needs operands of one dtype, found `float32` and `float64`", "%b"),
-    ("nn.sparse_dense(%a, %b, %c, %d)", [T("(4, 8)"), T("(10)"), T("(10)", I32), T("(0)", I32)], "shape-mismatch", "`nn.sparse_dense` needs an indptr of one entry or more, found shape (0)", "%d"),
     (
-        "nn.internal.sparse_dense_padded(%a, %b, %c, %d, sparse_lhs=True)", [T("(4, 8)"), T("(10)"), T("(10)", I32), T("(7)", I32)], "type-mismatch",
-        "`nn.internal.sparse_dense_padded` supports only a sparse right-hand side (sparse_lhs=False)", None,
+        "nn.sparse_dense(%a, %b, %c, %d)",
+        [T("(4, 8)"), T("(10, 2)"), T("(10)", I32), T("(7)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_dense` needs sparse data of rank 1 or 3, found shape (10, 2)",
+        "%b",
     ),
     (
-        "nn.sparse_add(%a, %b, %c, %d)", [T("(3, 4)"), T("(5)"), T("(5)", I32), T("(5)", I32)], "shape-mismatch",
-        "`nn.sparse_add`: the dense matrix has 3 rows, the sparse one 4 (indptr has one entry more than rows)", "%d",
+        "nn.sparse_dense(%a, %b, %c, %d)",
+        [T("(2, 4, 8)"), T("(10)"), T("(10)", I32), T("(7)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_dense` needs a dense matrix of rank 2, found shape (2, 4, 8)",
+        "%a",
     ),
-    ("nn.sparse_add(%a, %b, %c, %d)", [T("(3, 4)", "bool"), T("(5)", "bool"), T("(5)", I32), T("(4)", I32)], "type-mismatch", "`nn.sparse_add`: the sparse data must hold numbers, found `bool`", "%b"),
-    ("nn.sparse_transpose(%a, %b, %c)", [T("(5)"), T("(5)", I32), T("(4, 1)", I32)], "shape-mismatch", "`nn.sparse_transpose` needs indptr of rank 1, found shape (4, 1)", "%c"),
-    ('nn.sparse_conv2d(%a, %b, %c, %d, layout="HWCN")', [T("(1, 7, 7, 32)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)], "type-mismatch", '`nn.sparse_conv2d` layout must be "NHWC" or "NCHW", found "HWCN"', None),
-    ("nn.sparse_conv2d(%a, %b, %c, %d, kernel_size=[5, 5])", [T("(1, 7, 7, 32)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)], "type-mismatch", "`nn.sparse_conv2d` kernel_size must be [1, 1] or [3, 3], found [5, 5]", None),
-    ("nn.sparse_conv2d(%a, %b, %c, %d, kernel_size=[3, 3])", [T("(1, 7, 7, 32)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)], "shape-mismatch", "`nn.sparse_conv2d` with a 3x3 kernel needs BSR data of rank 3", "%b"),
     (
-        'nn.sparse_conv2d(%a, %b, %c, %d, layout="NCHW", kernel_size=[3, 3])', [T("(1, 32, 7, 7)"), T("(40, 4, 2)"), T("(40)", I32), T("(17)", I32)], "shape-mismatch",
-        "`nn.sparse_conv2d` with a 3x3 kernel in NCHW needs blocks one column wide, found 2", "%b",
+        "nn.sparse_dense(%a, %b, %c, %d)",
+        [T("(4, 8)"), T("(10)"), T("(9)", I32), T("(7)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_dense`: the sparse data has 10 entries but indices has 9",
+        "%c",
     ),
-    ("nn.sparse_conv2d(%a, %b, %c, %d)", [T("(7, 7, 32)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)], "shape-mismatch", "`nn.sparse_conv2d` needs data (NHWC) of rank 4, found shape (7, 7, 32)", "%a"),
-    ("nn.sparse_conv2d(%a, %b, %c, %d)", [T("(1, 7, 7, 32)"), T("(40)"), T("(40)", I32), T("(17)", I32)], "shape-mismatch", "`nn.sparse_conv2d` needs sparse data of rank 2 or 3, found shape (40)", "%b"),
+    (
+        "nn.sparse_dense(%a, %b, %c, %d)",
+        [T("(4, 8)"), T("(10)"), T("(10)"), T("(7)", I32)],
+        "type-mismatch",
+        "`nn.sparse_dense`: indices must have an integer dtype, found `float32`",
+        "%c",
+    ),
+    (
+        "nn.sparse_dense(%a, %b, %c, %d)",
+        [T("(4, 8)"), T("(10)", "float64"), T("(10)", I32), T("(7)", I32)],
+        "type-mismatch",
+        "`nn.sparse_dense` needs operands of one dtype, found `float32` and `float64`",
+        "%b",
+    ),
+    (
+        "nn.sparse_dense(%a, %b, %c, %d)",
+        [T("(4, 8)"), T("(10)"), T("(10)", I32), T("(0)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_dense` needs an indptr of one entry or more, found shape (0)",
+        "%d",
+    ),
+    (
+        "nn.internal.sparse_dense_padded(%a, %b, %c, %d, sparse_lhs=True)",
+        [T("(4, 8)"), T("(10)"), T("(10)", I32), T("(7)", I32)],
+        "type-mismatch",
+        "`nn.internal.sparse_dense_padded` supports only a sparse right-hand side (sparse_lhs=False)",
+        None,
+    ),
+    (
+        "nn.sparse_add(%a, %b, %c, %d)",
+        [T("(3, 4)"), T("(5)"), T("(5)", I32), T("(5)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_add`: the dense matrix has 3 rows, the sparse one 4 (indptr has one entry more than rows)",
+        "%d",
+    ),
+    (
+        "nn.sparse_add(%a, %b, %c, %d)",
+        [T("(3, 4)", "bool"), T("(5)", "bool"), T("(5)", I32), T("(4)", I32)],
+        "type-mismatch",
+        "`nn.sparse_add`: the sparse data must hold numbers, found `bool`",
+        "%b",
+    ),
+    (
+        "nn.sparse_transpose(%a, %b, %c)",
+        [T("(5)"), T("(5)", I32), T("(4, 1)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_transpose` needs indptr of rank 1, found shape (4, 1)",
+        "%c",
+    ),
+    (
+        'nn.sparse_conv2d(%a, %b, %c, %d, layout="HWCN")',
+        [T("(1, 7, 7, 32)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)],
+        "type-mismatch",
+        '`nn.sparse_conv2d` layout must be "NHWC" or "NCHW", found "HWCN"',
+        None,
+    ),
+    (
+        "nn.sparse_conv2d(%a, %b, %c, %d, kernel_size=[5, 5])",
+        [T("(1, 7, 7, 32)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)],
+        "type-mismatch",
+        "`nn.sparse_conv2d` kernel_size must be [1, 1] or [3, 3], found [5, 5]",
+        None,
+    ),
+    (
+        "nn.sparse_conv2d(%a, %b, %c, %d, kernel_size=[3, 3])",
+        [T("(1, 7, 7, 32)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_conv2d` with a 3x3 kernel needs BSR data of rank 3",
+        "%b",
+    ),
+    (
+        'nn.sparse_conv2d(%a, %b, %c, %d, layout="NCHW", kernel_size=[3, 3])',
+        [T("(1, 32, 7, 7)"), T("(40, 4, 2)"), T("(40)", I32), T("(17)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_conv2d` with a 3x3 kernel in NCHW needs blocks one column wide, found 2",
+        "%b",
+    ),
+    (
+        "nn.sparse_conv2d(%a, %b, %c, %d)",
+        [T("(7, 7, 32)"), T("(40, 4)"), T("(40)", I32), T("(17)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_conv2d` needs data (NHWC) of rank 4, found shape (7, 7, 32)",
+        "%a",
+    ),
+    (
+        "nn.sparse_conv2d(%a, %b, %c, %d)",
+        [T("(1, 7, 7, 32)"), T("(40)"), T("(40)", I32), T("(17)", I32)],
+        "shape-mismatch",
+        "`nn.sparse_conv2d` needs sparse data of rank 2 or 3, found shape (40)",
+        "%b",
+    ),
 ]
 
 
@@ -114,7 +235,9 @@ def test_defaults_are_tvms() -> None:
 # ---------------------------------------------------------------- references
 
 
-def random_bsr(rows: int, columns: int, bs_r: int, bs_c: int, dtype: str, rng: np.random.Generator, rank: int = 3) -> tuple:
+def random_bsr(
+    rows: int, columns: int, bs_r: int, bs_c: int, dtype: str, rng: np.random.Generator, rank: int = 3
+) -> tuple:
     """A BSR matrix (data, indices, indptr) without repeated blocks, blocks in random column order."""
     data, indices, indptr = [], [], [0]
     for _ in range(rows // bs_r):
@@ -147,7 +270,9 @@ def dense_by_loops(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, co
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
-@pytest.mark.parametrize("blocks", [(1, 1, 1), (2, 4, 3), (4, 2, 3), (1, 2, 3)], ids=["csr", "bsr2x4", "bsr4x2", "bsr1x2"])
+@pytest.mark.parametrize(
+    "blocks", [(1, 1, 1), (2, 4, 3), (4, 2, 3), (1, 2, 3)], ids=["csr", "bsr2x4", "bsr4x2", "bsr1x2"]
+)
 def test_sparse_dense_against_torch(dtype: str, blocks: tuple) -> None:
     """topi/nn/sparse.py: x times W's transpose (sp_rhs), S times D's transpose (sp_lhs)."""
     th = torch()
@@ -169,11 +294,16 @@ def test_sparse_dense_by_hand() -> None:
     x = np.array([[1.0, 2.0, 3.0]], dtype=np.float32)
     data, indices, indptr = np.array([1.0, 2.0, 3.0], dtype=np.float32), np.array([0, 2, 1]), np.array([0, 2, 2, 3])
     same(FAMILY.run("nn.sparse_dense", x, data, indices, indptr), np.array([[7.0, 0.0, 6.0]], dtype=np.float32))
-    repeated = FAMILY.run("nn.sparse_dense", x, np.array([1.0, 1.0], dtype=np.float32), np.array([2, 2]), np.array([0, 2]))
+    repeated = FAMILY.run(
+        "nn.sparse_dense", x, np.array([1.0, 1.0], dtype=np.float32), np.array([2, 2]), np.array([0, 2])
+    )
     same(repeated, np.array([[6.0]], dtype=np.float32))
     with pytest.raises(KernelError) as err:
         FAMILY.run("nn.sparse_dense", x, data, np.array([0, 3, 1]), indptr)
-    assert (err.value.code, err.value.message) == ("runtime-error", "a sparse matrix's column index is outside its 3 columns")
+    assert (err.value.code, err.value.message) == (
+        "runtime-error",
+        "a sparse matrix's column index is outside its 3 columns",
+    )
 
 
 # ---------------------------------------------------------------- sparse_add, sparse_transpose
@@ -190,7 +320,10 @@ def test_sparse_add_against_loops(dtype: str) -> None:
 
 def test_sparse_add_wraps_integers() -> None:
     x = np.array([[120, 0]], dtype=np.int8)
-    same(FAMILY.run("nn.sparse_add", x, np.array([10], dtype=np.int8), np.array([0]), np.array([0, 1])), np.array([[-126, 0]], dtype=np.int8))
+    same(
+        FAMILY.run("nn.sparse_add", x, np.array([10], dtype=np.int8), np.array([0]), np.array([0, 1])),
+        np.array([[-126, 0]], dtype=np.int8),
+    )
 
 
 def to_csr_by_loops(matrix: np.ndarray) -> tuple[list, list, list]:
@@ -218,7 +351,12 @@ def test_sparse_transpose_against_loops(dtype: str) -> None:
 
 def test_sparse_transpose_by_hand() -> None:
     # [[0, 5, 0], [7, 0, 8], [0, 9, 0]] -> [[0, 7, 0], [5, 0, 9], [0, 8, 0]]
-    out = FAMILY.run("nn.sparse_transpose", np.array([5.0, 8.0, 7.0, 9.0], dtype=np.float32), np.array([1, 2, 0, 1]), np.array([0, 1, 3, 4]))
+    out = FAMILY.run(
+        "nn.sparse_transpose",
+        np.array([5.0, 8.0, 7.0, 9.0], dtype=np.float32),
+        np.array([1, 2, 0, 1]),
+        np.array([0, 1, 3, 4]),
+    )
     same(out[0], np.array([7.0, 5.0, 9.0, 8.0], dtype=np.float32))
     same(out[1], np.array([1, 0, 2, 1]))
     same(out[2], np.array([0, 1, 3, 4]))
@@ -240,7 +378,9 @@ def test_sparse_conv2d_1x1_against_torch(layout: str, block: tuple) -> None:
     expected = th.nn.functional.conv2d(th.from_numpy(x.astype(np.float64)), w).numpy().astype(np.float32)
     if layout == "NHWC":
         x, expected = x.transpose(0, 2, 3, 1), expected.transpose(0, 2, 3, 1)
-    same(FAMILY.run("nn.sparse_conv2d", np.ascontiguousarray(x), *weight, layout=layout), expected, rtol=1e-5, atol=1e-5)
+    same(
+        FAMILY.run("nn.sparse_conv2d", np.ascontiguousarray(x), *weight, layout=layout), expected, rtol=1e-5, atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("layout, bs_c", [("NHWC", 1), ("NHWC", 3), ("NCHW", 1)])

@@ -31,13 +31,29 @@ def scalar(v: float, dtype: str = "float32") -> np.ndarray:
 
 RESULTS = [
     # tests/python/relay/test_op_level2.py test_upsampling3d_infer_type (n, c written as `?`)
-    ('nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f, method="trilinear")', [T("(?, ?, 100, 100, 200)")], T("(?, ?, 200, 200, 400)")),
+    (
+        'nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f, method="trilinear")',
+        [T("(?, ?, 100, 100, 200)")],
+        T("(?, ?, 200, 200, 400)"),
+    ),
     ("nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f)", [T("(?, 3, ?, 4, 4)")], T("(?, 3, ?, 8, 8)")),
-    ('nn.upsampling3d(%a, scale_d=1.5f, scale_h=0.5f, scale_w=3f, layout="NDHWC")', [T("(1, 3, 5, 7, 2)", "int8")], T("(1, 5, 3, 21, 2)", "int8")),
+    (
+        'nn.upsampling3d(%a, scale_d=1.5f, scale_h=0.5f, scale_w=3f, layout="NDHWC")',
+        [T("(1, 3, 5, 7, 2)", "int8")],
+        T("(1, 5, 3, 21, 2)", "int8"),
+    ),
     # tests/python/relay/dyn/test_dynamic_op_level2.py: the resized axes are known at run time only
     ("dyn.nn.upsampling(%a, 2f, %b)", [T("(?, 3, 4, 4)", "int8"), T("()")], T("(?, 3, ?, ?)", "int8")),
-    ('dyn.nn.upsampling(%a, %b, %c, layout="NHWC")', [T("(1, 4, 4, 3)"), T("()", "float64"), T("()", "float64")], T("(1, ?, ?, 3)")),
-    ('dyn.nn.upsampling3d(%a, %b, 2f, %c, method="trilinear")', [T("(2, 3, 4, 4, 4)", "int8"), T("()"), T("()")], T("(2, 3, ?, ?, ?)", "int8")),
+    (
+        'dyn.nn.upsampling(%a, %b, %c, layout="NHWC")',
+        [T("(1, 4, 4, 3)"), T("()", "float64"), T("()", "float64")],
+        T("(1, ?, ?, 3)"),
+    ),
+    (
+        'dyn.nn.upsampling3d(%a, %b, 2f, %c, method="trilinear")',
+        [T("(2, 3, 4, 4, 4)", "int8"), T("()"), T("()")],
+        T("(2, 3, ?, ?, ?)", "int8"),
+    ),
 ]
 
 
@@ -49,19 +65,76 @@ def test_result_types(call: str, types: list[str], expected: str) -> None:
 
 
 ERRORS = [
-    ("nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=0f)", [T("(1, 3, 2, 2, 2)")], "type-mismatch", "`nn.upsampling3d` scale_w must be positive, found 0.0", None),
-    ('nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f, method="bilinear")', [T("(1, 3, 2, 2, 2)")], "type-mismatch", '`nn.upsampling3d` method "bilinear" is not supported', None),
     (
-        'nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f, coordinate_transformation_mode="tf_crop_and_resize")', [T("(1, 3, 2, 2, 2)")],
-        "type-mismatch", '`nn.upsampling3d` coordinate_transformation_mode "tf_crop_and_resize" is not supported', None,
+        "nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=0f)",
+        [T("(1, 3, 2, 2, 2)")],
+        "type-mismatch",
+        "`nn.upsampling3d` scale_w must be positive, found 0.0",
+        None,
     ),
-    ('nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f, layout="NCHW")', [T("(1, 3, 2, 2)")], "type-mismatch", '`nn.upsampling3d`: layout "NCHW" is not supported', None),
-    ("nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f)", [T("(1, 3, 2, 2)")], "shape-mismatch", "`nn.upsampling3d` needs 5-D data (NCDHW), found (1, 3, 2, 2)", "%a"),
-    ("nn.upsampling3d(%a, scale_d=0.1f, scale_h=2f, scale_w=2f)", [T("(1, 3, 2, 2, 2)")], "shape-mismatch", "`nn.upsampling3d`: scale_d=0.1 leaves axis D empty", "%a"),
-    ("dyn.nn.upsampling(%a, %b, 2f)", [T("(1, 3, 2, 2)"), T("(2)")], "shape-mismatch", "`dyn.nn.upsampling` takes a scalar scale, found a tensor of shape (2)", "%b"),
-    ('dyn.nn.upsampling(%a, 2f, 2f, method="trilinear")', [T("(1, 3, 2, 2)")], "type-mismatch", '`dyn.nn.upsampling` method "trilinear" is not supported', None),
-    ("dyn.nn.upsampling3d(%a, %b, 2f, 2f)", [T("(1, 3, 2, 2, 2)"), T("()", "bool")], "type-mismatch", "`dyn.nn.upsampling3d` takes numbers, not bool", "%b"),
-    ("dyn.nn.upsampling3d(%a, 2f, 2f, 2f)", [T("(1, 3, 2, 2)")], "shape-mismatch", "`dyn.nn.upsampling3d` needs 5-D data (NCDHW), found (1, 3, 2, 2)", "%a"),
+    (
+        'nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f, method="bilinear")',
+        [T("(1, 3, 2, 2, 2)")],
+        "type-mismatch",
+        '`nn.upsampling3d` method "bilinear" is not supported',
+        None,
+    ),
+    (
+        'nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f, coordinate_transformation_mode="tf_crop_and_resize")',
+        [T("(1, 3, 2, 2, 2)")],
+        "type-mismatch",
+        '`nn.upsampling3d` coordinate_transformation_mode "tf_crop_and_resize" is not supported',
+        None,
+    ),
+    (
+        'nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f, layout="NCHW")',
+        [T("(1, 3, 2, 2)")],
+        "type-mismatch",
+        '`nn.upsampling3d`: layout "NCHW" is not supported',
+        None,
+    ),
+    (
+        "nn.upsampling3d(%a, scale_d=2f, scale_h=2f, scale_w=2f)",
+        [T("(1, 3, 2, 2)")],
+        "shape-mismatch",
+        "`nn.upsampling3d` needs 5-D data (NCDHW), found (1, 3, 2, 2)",
+        "%a",
+    ),
+    (
+        "nn.upsampling3d(%a, scale_d=0.1f, scale_h=2f, scale_w=2f)",
+        [T("(1, 3, 2, 2, 2)")],
+        "shape-mismatch",
+        "`nn.upsampling3d`: scale_d=0.1 leaves axis D empty",
+        "%a",
+    ),
+    (
+        "dyn.nn.upsampling(%a, %b, 2f)",
+        [T("(1, 3, 2, 2)"), T("(2)")],
+        "shape-mismatch",
+        "`dyn.nn.upsampling` takes a scalar scale, found a tensor of shape (2)",
+        "%b",
+    ),
+    (
+        'dyn.nn.upsampling(%a, 2f, 2f, method="trilinear")',
+        [T("(1, 3, 2, 2)")],
+        "type-mismatch",
+        '`dyn.nn.upsampling` method "trilinear" is not supported',
+        None,
+    ),
+    (
+        "dyn.nn.upsampling3d(%a, %b, 2f, 2f)",
+        [T("(1, 3, 2, 2, 2)"), T("()", "bool")],
+        "type-mismatch",
+        "`dyn.nn.upsampling3d` takes numbers, not bool",
+        "%b",
+    ),
+    (
+        "dyn.nn.upsampling3d(%a, 2f, 2f, 2f)",
+        [T("(1, 3, 2, 2)")],
+        "shape-mismatch",
+        "`dyn.nn.upsampling3d` needs 5-D data (NCDHW), found (1, 3, 2, 2)",
+        "%a",
+    ),
 ]
 
 
@@ -84,7 +157,7 @@ def test_upsampling3d_scales_are_required() -> None:
 
 
 def sizes_of(shape: tuple, scales: tuple) -> tuple:
-    return tuple(math.floor(n * s + 0.5) for n, s in zip(shape, scales))
+    return tuple(math.floor(n * s + 0.5) for n, s in zip(shape, scales, strict=False))
 
 
 @pytest.mark.parametrize("align", [False, True])
@@ -95,10 +168,24 @@ def test_trilinear_against_torch(align: bool) -> None:
     size = sizes_of(x.shape[2:], scales)
     ref = t.nn.functional.interpolate(t.from_numpy(x), size=size, mode="trilinear", align_corners=align).numpy()
     mode = "align_corners" if align else "half_pixel"
-    got = FAMILY.run("nn.upsampling3d", x, scale_d=2.0, scale_h=1.5, scale_w=0.6, method="trilinear", coordinate_transformation_mode=mode)
+    got = FAMILY.run(
+        "nn.upsampling3d",
+        x,
+        scale_d=2.0,
+        scale_h=1.5,
+        scale_w=0.6,
+        method="trilinear",
+        coordinate_transformation_mode=mode,
+    )
     same(got, ref, rtol=1e-5, atol=1e-6)
     got = FAMILY.run(
-        "nn.upsampling3d", x.transpose(0, 2, 3, 4, 1), scale_d=2.0, scale_h=1.5, scale_w=0.6, layout="NDHWC", method="trilinear",
+        "nn.upsampling3d",
+        x.transpose(0, 2, 3, 4, 1),
+        scale_d=2.0,
+        scale_h=1.5,
+        scale_w=0.6,
+        layout="NDHWC",
+        method="trilinear",
         coordinate_transformation_mode=mode,
     )
     same(got, ref.transpose(0, 2, 3, 4, 1), rtol=1e-5, atol=1e-6)
@@ -109,7 +196,9 @@ def test_nearest_asymmetric_against_torch() -> None:
     t = torch()
     x = np.random.default_rng(1).standard_normal((2, 1, 3, 2, 4)).astype(np.float32)
     ref = t.nn.functional.interpolate(t.from_numpy(x), size=(6, 5, 3), mode="nearest").numpy()
-    got = FAMILY.run("nn.upsampling3d", x, scale_d=2.0, scale_h=2.5, scale_w=0.75, coordinate_transformation_mode="asymmetric")
+    got = FAMILY.run(
+        "nn.upsampling3d", x, scale_d=2.0, scale_h=2.5, scale_w=0.75, coordinate_transformation_mode="asymmetric"
+    )
     same(got, ref)
 
 
@@ -118,7 +207,7 @@ def loop_nearest(x, sizes, mode):
     out = np.zeros(x.shape[:2] + sizes, dtype=x.dtype)
     for o in itertools.product(*(range(s) for s in sizes)):
         src = []
-        for i, n, s in zip(o, x.shape[2:], sizes):
+        for i, n, s in zip(o, x.shape[2:], sizes, strict=False):
             if mode == "half_pixel":
                 v = (i + 0.5) * n / s - 0.5
                 k = math.floor(v + 1e-5)
@@ -128,7 +217,7 @@ def loop_nearest(x, sizes, mode):
             else:
                 k = math.floor(i * n / s + 1e-5)
             src.append(min(max(k, 0), n - 1))
-        out[(slice(None), slice(None)) + o] = x[(slice(None), slice(None)) + tuple(src)]
+        out[(slice(None), slice(None), *o)] = x[(slice(None), slice(None), *tuple(src))]
     return out
 
 
@@ -144,10 +233,26 @@ def test_nearest_against_loops(mode: str, dtype: str) -> None:
 def test_trilinear_on_integers_truncates() -> None:
     """_cast_output: an integer result of the float interpolation is truncated (toward zero)."""
     x = np.array([0, -3], dtype=np.int32).reshape(1, 1, 1, 1, 2)
-    got = FAMILY.run("nn.upsampling3d", x, scale_d=1.0, scale_h=1.0, scale_w=2.0, method="trilinear", coordinate_transformation_mode="align_corners")
+    got = FAMILY.run(
+        "nn.upsampling3d",
+        x,
+        scale_d=1.0,
+        scale_h=1.0,
+        scale_w=2.0,
+        method="trilinear",
+        coordinate_transformation_mode="align_corners",
+    )
     # sources 0, 1/3, 2/3, 1: values 0, -1, -2, -3
     same(got.reshape(4), np.array([0, -1, -2, -3], np.int32))
-    got = FAMILY.run("nn.upsampling3d", x, scale_d=1.0, scale_h=1.0, scale_w=1.5, method="trilinear", coordinate_transformation_mode="asymmetric")
+    got = FAMILY.run(
+        "nn.upsampling3d",
+        x,
+        scale_d=1.0,
+        scale_h=1.0,
+        scale_w=1.5,
+        method="trilinear",
+        coordinate_transformation_mode="asymmetric",
+    )
     # sources 0, 2/3, 4/3 (clamped): 0, -2, -3
     same(got.reshape(3), np.array([0, -2, -3], np.int32))
 
@@ -162,7 +267,12 @@ def test_dyn_upsampling_against_torch() -> None:
     got = FAMILY.run("dyn.nn.upsampling", x, scalar(2.0), scalar(1.5, "float64"))
     same(got, F.interpolate(t.from_numpy(x), size=(6, 6), mode="nearest").numpy())
     got = FAMILY.run("dyn.nn.upsampling", x, scalar(2.5), scalar(2.0), method="bilinear", align_corners=True)
-    same(got, F.interpolate(t.from_numpy(x), size=(8, 8), mode="bilinear", align_corners=True).numpy(), rtol=1e-5, atol=1e-6)
+    same(
+        got,
+        F.interpolate(t.from_numpy(x), size=(8, 8), mode="bilinear", align_corners=True).numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
     nhwc = x.transpose(0, 2, 3, 1)
     got = FAMILY.run("dyn.nn.upsampling", nhwc, scalar(2.0), scalar(1.0), layout="NHWC")
     same(got, F.interpolate(t.from_numpy(x), size=(6, 4), mode="nearest").numpy().transpose(0, 2, 3, 1))
@@ -171,11 +281,26 @@ def test_dyn_upsampling_against_torch() -> None:
 def test_dyn_upsampling3d_against_torch() -> None:
     t = torch()
     x = np.random.default_rng(4).standard_normal((1, 2, 2, 3, 4)).astype(np.float32)
-    got = FAMILY.run("dyn.nn.upsampling3d", x, scalar(2.0), scalar(1.0), scalar(0.5), method="trilinear", coordinate_transformation_mode="align_corners")
+    got = FAMILY.run(
+        "dyn.nn.upsampling3d",
+        x,
+        scalar(2.0),
+        scalar(1.0),
+        scalar(0.5),
+        method="trilinear",
+        coordinate_transformation_mode="align_corners",
+    )
     ref = t.nn.functional.interpolate(t.from_numpy(x), size=(4, 3, 2), mode="trilinear", align_corners=True).numpy()
     same(got, ref, rtol=1e-5, atol=1e-6)
     ints = np.arange(8, dtype=np.int8).reshape(1, 1, 2, 2, 2)
-    got = FAMILY.run("dyn.nn.upsampling3d", ints, scalar(1.0), scalar(2, "int32"), scalar(1.0), coordinate_transformation_mode="asymmetric")
+    got = FAMILY.run(
+        "dyn.nn.upsampling3d",
+        ints,
+        scalar(1.0),
+        scalar(2, "int32"),
+        scalar(1.0),
+        coordinate_transformation_mode="asymmetric",
+    )
     same(got, np.repeat(ints, 2, axis=3))
 
 

@@ -26,12 +26,32 @@ def u8(*values: int) -> np.ndarray:
 # ---------------------------------------------------------------- relations
 
 RESULTS = [
-    ("qnn.add(%a, %b, 0.00784314f, 127, 0.00784314f, 127, 0.00784314f, 127)", [T("(1, 4)", U8), T("(1, 4)", U8)], T("(1, 4)", U8)),
-    ("qnn.subtract(%a, %b, 0.5f, 0, 0.25f, 0, 0.125f, 0)", [T("(2, 3)", "int8"), T("(3)", "int8")], T("(2, 3)", "int8")),
-    ("qnn.mul(%a, %b, %c, 0, %d, 0, 0.5f, 0, lhs_axis=1, rhs_axis=1)", [T("(2, 3)", "int8"), T("(2, 3)", "int8"), T("(3)"), T("(3)")], T("(2, 3)", "int8")),
+    (
+        "qnn.add(%a, %b, 0.00784314f, 127, 0.00784314f, 127, 0.00784314f, 127)",
+        [T("(1, 4)", U8), T("(1, 4)", U8)],
+        T("(1, 4)", U8),
+    ),
+    (
+        "qnn.subtract(%a, %b, 0.5f, 0, 0.25f, 0, 0.125f, 0)",
+        [T("(2, 3)", "int8"), T("(3)", "int8")],
+        T("(2, 3)", "int8"),
+    ),
+    (
+        "qnn.mul(%a, %b, %c, 0, %d, 0, 0.5f, 0, lhs_axis=1, rhs_axis=1)",
+        [T("(2, 3)", "int8"), T("(2, 3)", "int8"), T("(3)"), T("(3)")],
+        T("(2, 3)", "int8"),
+    ),
     ("qnn.add(%a, %b, 0.5f, 0, 0.5f, 0, 0.5f, 0)", [T("(4, 1)", "int32"), T("(1, 5)", "int32")], T("(4, 5)", "int32")),
-    ("qnn.concatenate((%a, %b), (0.5f, 0.25f), (0, 1), 0.5f, 0, axis=1)", [T("(2, 3)", "int8"), T("(2, 5)", "int8")], T("(2, 8)", "int8")),
-    ("qnn.concatenate((%a, %b), (1f, 1f), (0, 0), 1f, 1)", [T("(1, 64)", "int32"), T("(1, 64)", "int32")], T("(2, 64)", "int32")),
+    (
+        "qnn.concatenate((%a, %b), (0.5f, 0.25f), (0, 1), 0.5f, 0, axis=1)",
+        [T("(2, 3)", "int8"), T("(2, 5)", "int8")],
+        T("(2, 8)", "int8"),
+    ),
+    (
+        "qnn.concatenate((%a, %b), (1f, 1f), (0, 0), 1f, 1)",
+        [T("(1, 64)", "int32"), T("(1, 64)", "int32")],
+        T("(2, 64)", "int32"),
+    ),
 ]
 
 
@@ -57,22 +77,62 @@ def test_parameter_constants_without_metadata_are_scalars() -> None:
 
 
 REJECTED = [
-    ("qnn.add(%a, %b, 0.5f, 0, 0.5f, 0, 0.5f, 0)", [T("(4)", "int8"), T("(4)", U8)], "type-mismatch",
-     "`qnn.add` needs operands of one dtype, found `int8` and `uint8`", "%b"),
-    ("qnn.mul(%a, %b, 0.5f, 0, 0.5f, 0, 0.5f, 0)", [T("(4)"), T("(4)")], "type-mismatch",
-     "`qnn.mul` takes quantized operands of type `int8`, `uint8`, `int16`, `uint16` or `int32`, found `float32`", "%a"),
-    ("qnn.subtract(%a, %b, 0.5f, 0, 0.5f, 0, %c, 0)", [T("(4)", "int8"), T("(4)", "int8"), T("(4)")], "shape-mismatch",
-     "`qnn.subtract` takes the output scale as a scalar, found a tensor of shape (4)", "%c"),
-    ("qnn.add(%a, %b, %c, 0, 0.5f, 0, 0.5f, 0)", [T("(2, 3)", "int8"), T("(2, 3)", "int8"), T("(2)")], "shape-mismatch",
-     "`qnn.add`: the lhs scale has 2 values, but axis 1 of the lhs has 3", "%c"),
-    ("qnn.add(%a, %b, 0.5f, 0, 0.5f, 0, 0.5f, 0)", [T("(2, 3)", "int8"), T("(4)", "int8")], "shape-mismatch",
-     "cannot broadcast shapes (2, 3) and (4)", None),
-    ("qnn.concatenate((%a, %b), (0.5f, 0.25f, 1f), (0, 1), 0.5f, 0)", [T("(2)", "int8"), T("(2)", "int8")], "shape-mismatch",
-     "`qnn.concatenate` joins 2 tensors but has 3 input scales", "(0.5f, 0.25f, 1f)"),
-    ("qnn.concatenate((%a, %b), (0.5f, 0.25f), (0, 1f), 0.5f, 0)", [T("(2)", "int8"), T("(2)", "int8")], "type-mismatch",
-     "`qnn.concatenate` takes each input zero point as `int32`, found `float32` in field 1", "(0, 1f)"),
-    ("qnn.concatenate(%a, (0.5f), (0), 0.5f, 0)", [T("(2)", "int8")], "type-mismatch",
-     "`qnn.concatenate` takes a tuple of tensors, e.g. `qnn.concatenate((%a, %b), axis=0)`", "%a"),
+    (
+        "qnn.add(%a, %b, 0.5f, 0, 0.5f, 0, 0.5f, 0)",
+        [T("(4)", "int8"), T("(4)", U8)],
+        "type-mismatch",
+        "`qnn.add` needs operands of one dtype, found `int8` and `uint8`",
+        "%b",
+    ),
+    (
+        "qnn.mul(%a, %b, 0.5f, 0, 0.5f, 0, 0.5f, 0)",
+        [T("(4)"), T("(4)")],
+        "type-mismatch",
+        "`qnn.mul` takes quantized operands of type `int8`, `uint8`, `int16`, `uint16` or `int32`, found `float32`",
+        "%a",
+    ),
+    (
+        "qnn.subtract(%a, %b, 0.5f, 0, 0.5f, 0, %c, 0)",
+        [T("(4)", "int8"), T("(4)", "int8"), T("(4)")],
+        "shape-mismatch",
+        "`qnn.subtract` takes the output scale as a scalar, found a tensor of shape (4)",
+        "%c",
+    ),
+    (
+        "qnn.add(%a, %b, %c, 0, 0.5f, 0, 0.5f, 0)",
+        [T("(2, 3)", "int8"), T("(2, 3)", "int8"), T("(2)")],
+        "shape-mismatch",
+        "`qnn.add`: the lhs scale has 2 values, but axis 1 of the lhs has 3",
+        "%c",
+    ),
+    (
+        "qnn.add(%a, %b, 0.5f, 0, 0.5f, 0, 0.5f, 0)",
+        [T("(2, 3)", "int8"), T("(4)", "int8")],
+        "shape-mismatch",
+        "cannot broadcast shapes (2, 3) and (4)",
+        None,
+    ),
+    (
+        "qnn.concatenate((%a, %b), (0.5f, 0.25f, 1f), (0, 1), 0.5f, 0)",
+        [T("(2)", "int8"), T("(2)", "int8")],
+        "shape-mismatch",
+        "`qnn.concatenate` joins 2 tensors but has 3 input scales",
+        "(0.5f, 0.25f, 1f)",
+    ),
+    (
+        "qnn.concatenate((%a, %b), (0.5f, 0.25f), (0, 1f), 0.5f, 0)",
+        [T("(2)", "int8"), T("(2)", "int8")],
+        "type-mismatch",
+        "`qnn.concatenate` takes each input zero point as `int32`, found `float32` in field 1",
+        "(0, 1f)",
+    ),
+    (
+        "qnn.concatenate(%a, (0.5f), (0), 0.5f, 0)",
+        [T("(2)", "int8")],
+        "type-mismatch",
+        "`qnn.concatenate` takes a tuple of tensors, e.g. `qnn.concatenate((%a, %b), axis=0)`",
+        "%a",
+    ),
 ]
 
 
@@ -115,7 +175,9 @@ def test_subtract_matches_tvm() -> None:
     different = (0.0156863, 127, 0.0117647, 85, 0.0235294, 128)
     same(_binary("qnn.subtract", u8(76, 140, 153, 172), u8(136, 119, 128, 17), *different), u8(68, 120, 123, 192))
     same(_binary("qnn.subtract", u8(133, 140, 146, 153), u8(136, 119, 111, 94), *different), u8(106, 120, 128, 140))
-    same(_binary("qnn.subtract", u8(255, 1, 200, 0), u8(255, 255, 127, 0), 0.125, 0, 0.125, 0, 0.25, 0), u8(0, 0, 36, 0))
+    same(
+        _binary("qnn.subtract", u8(255, 1, 200, 0), u8(255, 255, 127, 0), 0.125, 0, 0.125, 0, 0.25, 0), u8(0, 0, 36, 0)
+    )
     same(_binary("qnn.subtract", u8(255, 0, 1, 0), u8(0, 128, 64, 0), 0.5, 0, 0.25, 0, 0.125, 0), u8(255, 0, 0, 0))
 
 
@@ -149,19 +211,27 @@ def test_add_per_channel_lhs() -> None:
     y = np.array([[1, 2, 3], [4, 5, 6]], "int8")
     scales, zps = [0.5, 0.25, 1.0], [1, 0, -1]
     got = _binary("qnn.add", x, y, scales, zps, 0.5, 0, 0.5, 0, lhs_axis=1)
-    expected = [[_add_sub_ref(x[r, c], y[r, c], scales[c], zps[c], 0.5, 0, 0.5, 0, "int8", 1) for c in range(3)] for r in range(2)]
+    expected = [
+        [_add_sub_ref(x[r, c], y[r, c], scales[c], zps[c], 0.5, 0, 0.5, 0, "int8", 1) for c in range(3)]
+        for r in range(2)
+    ]
     same(got, np.array(expected, "int8"))
 
 
 def test_mul_matches_tvm() -> None:
     """tests/python/relay/test_op_qnn_mul.py: the product of the real values, requantized
     (np.around of the float product matches TVM's integer result on these inputs)."""
+
     def golden(x, y, s_l, z_l, s_r, z_r, s_o, z_o):
         real = (s_l * (x.astype(float) - z_l)) * (s_r * (y.astype(float) - z_r))
         return np.clip(np.around(real / s_o + z_o), 0, 255).astype(U8)
 
     for params in ((0.00784314, 127) * 3, (0.0156863, 127, 0.0117647, 85, 0.0235294, 128)):
-        for x, y in ((u8(1, 153, 2, 178), u8(204, 178, 1, 8)), (u8(25, 1, 178, 216), u8(204, 178, 191, 1)), (u8(25, 153, 1, 165), u8(204, 178, 1, 191))):
+        for x, y in (
+            (u8(1, 153, 2, 178), u8(204, 178, 1, 8)),
+            (u8(25, 1, 178, 216), u8(204, 178, 191, 1)),
+            (u8(25, 153, 1, 165), u8(204, 178, 1, 191)),
+        ):
             same(_binary("qnn.mul", x, y, *params), golden(x, y, *params))
 
 
@@ -173,13 +243,21 @@ def test_mul_against_reference() -> None:
     y = rng.integers(-128, 128, size=(4, 3)).astype("int8")
     got = _binary("qnn.mul", x, y, 0.1, 3, 0.2, -4, 0.05, 2)
     product_scale = float(f32(f32(0.1) * f32(0.2)))
-    expected = [[requantize_ref((int(x[r, c]) - 3) * (int(y[r, c]) + 4), product_scale, 0, 0.05, 2, "int8") for c in range(3)] for r in range(4)]
+    expected = [
+        [requantize_ref((int(x[r, c]) - 3) * (int(y[r, c]) + 4), product_scale, 0, 0.05, 2, "int8") for c in range(3)]
+        for r in range(4)
+    ]
     same(got, np.array(expected, "int8"))
     sl, sr = [0.1, 0.5, 0.03], [0.2, 0.125, 1.5]
     got = _binary("qnn.mul", x, y, sl, [3, 0, 1], sr, [-4, 2, 0], 0.05, 2, lhs_axis=1, rhs_axis=1)
     zl, zr = [3, 0, 1], [-4, 2, 0]
     expected = [
-        [requantize_ref((int(x[r, c]) - zl[c]) * (int(y[r, c]) - zr[c]), float(f32(sl[c] * sr[c])), 0, 0.05, 2, "int8") for c in range(3)]
+        [
+            requantize_ref(
+                (int(x[r, c]) - zl[c]) * (int(y[r, c]) - zr[c]), float(f32(sl[c] * sr[c])), 0, 0.05, 2, "int8"
+            )
+            for c in range(3)
+        ]
         for r in range(4)
     ]
     same(got, np.array(expected, "int8"))

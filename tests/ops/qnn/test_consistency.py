@@ -24,8 +24,14 @@ from relay_text.pipeline import check_source
 DATA_DTYPES = ["int8", "uint8", "int8", "uint8", "int16", "uint16", "int32", "float32"]
 # how many leading inputs are tensors of data (the rest are parameters)
 DATA_INPUTS = {
-    "qnn.add": 2, "qnn.subtract": 2, "qnn.mul": 2, "qnn.conv2d": 2, "qnn.conv2d_transpose": 2, "qnn.dense": 2,
-    "qnn.contrib_dense_pack": 2, "qnn.batch_matmul": 2,
+    "qnn.add": 2,
+    "qnn.subtract": 2,
+    "qnn.mul": 2,
+    "qnn.conv2d": 2,
+    "qnn.conv2d_transpose": 2,
+    "qnn.dense": 2,
+    "qnn.contrib_dense_pack": 2,
+    "qnn.batch_matmul": 2,
 }
 ATTRS = {
     "out_dtype": ['"int8"', '"uint8"', '"int16"', '"int32"', '"int64"', '"float32"', '"float16"', '""'],
@@ -58,17 +64,31 @@ ATTRS = {
 }
 REQUIRED = {"out_dtype", "units", "kind", "pool_size"}
 # the data dtypes and ranks each operator takes (drawn 9 times in 10; anything otherwise)
-FLOAT_OPS = {"qnn.quantize", "qnn.simulated_quantize", "qnn.simulated_dequantize", "relay.op.annotation.simulated_quantize"}
+FLOAT_OPS = {
+    "qnn.quantize",
+    "qnn.simulated_quantize",
+    "qnn.simulated_dequantize",
+    "relay.op.annotation.simulated_quantize",
+}
 OUT_DTYPES = {
-    "qnn.quantize": ("int8", "uint8", "int16", "uint16", "int32"), "qnn.requantize": ("int8", "uint8", "int16", "int32"),
-    "qnn.dequantize": ("float32", "float16"), "qnn.simulated_dequantize": ("float32",), "qnn.conv2d": ("int16", "int32", "int64"),
-    "qnn.conv2d_transpose": ("int16", "int32", "int64"), "qnn.dense": ("int32", "int64"), "qnn.batch_matmul": ("int32",),
+    "qnn.quantize": ("int8", "uint8", "int16", "uint16", "int32"),
+    "qnn.requantize": ("int8", "uint8", "int16", "int32"),
+    "qnn.dequantize": ("float32", "float16"),
+    "qnn.simulated_dequantize": ("float32",),
+    "qnn.conv2d": ("int16", "int32", "int64"),
+    "qnn.conv2d_transpose": ("int16", "int32", "int64"),
+    "qnn.dense": ("int32", "int64"),
+    "qnn.batch_matmul": ("int32",),
     "qnn.contrib_dense_pack": ("int32", "int64"),
 }
 ZP_FIRST = {"qnn.conv2d", "qnn.conv2d_transpose", "qnn.dense", "qnn.contrib_dense_pack", "qnn.batch_matmul"}
 RANKS = {
-    "qnn.conv2d": (4, 4), "qnn.conv2d_transpose": (4, 4), "qnn.dense": (2, 2), "qnn.contrib_dense_pack": (2, 4),
-    "qnn.batch_matmul": (3, 3), "qnn.avg_pool2d": (4,),
+    "qnn.conv2d": (4, 4),
+    "qnn.conv2d_transpose": (4, 4),
+    "qnn.dense": (2, 2),
+    "qnn.contrib_dense_pack": (2, 4),
+    "qnn.batch_matmul": (3, 3),
+    "qnn.avg_pool2d": (4,),
 }
 
 

@@ -28,20 +28,72 @@ def conv(call: str) -> str:
 # ---------------------------------------------------------------- relations
 
 RESULTS = [
-    ('qnn.conv2d(%a, %b, PARAMS, kernel_size=[2, 2], out_dtype="int32")', [T("(2, 4, 2, 4)", "uint8"), T("(3, 4, 2, 2)", "uint8")], T("(2, 3, 1, 3)", "int32")),
-    ('qnn.conv2d(%a, %b, PARAMS, data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")', [T("(2, 2, 4, 4)", "uint8"), T("(2, 2, 4, 3)", "uint8")], T("(2, 1, 3, 3)", "int32")),
-    ('qnn.conv2d(%a, %b, PARAMS, groups=3, data_layout="NHWC", kernel_layout="HWOI", out_dtype="int32")', [T("(2, 2, 4, 3)", "uint8"), T("(2, 2, 3, 1)", "uint8")], T("(2, 1, 3, 3)", "int32")),
-    ('qnn.conv2d(%a, %b, PARAMS, padding=[1, 1], out_dtype="int32")', [T("(1, 4, 2, 2)", "int8"), T("(3, 4, 2, 2)", "int8")], T("(1, 3, 3, 3)", "int32")),
-    ('qnn.conv2d(%a, %b, PARAMS, dilation=[2, 2], out_dtype="int64")', [T("(2, 4, 4, 4)", "int8"), T("(3, 4, 2, 2)", "int8")], T("(2, 3, 2, 2)", "int64")),
-    ('qnn.conv2d(%a, %b, PARAMS, strides=[2, 2], out_dtype="int16")', [T("(2, 4, 2, 4)", "uint8"), T("(3, 4, 1, 1)", "int8")], T("(2, 3, 1, 2)", "int16")),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, kernel_size=[2, 2], out_dtype="int32")',
+        [T("(2, 4, 2, 4)", "uint8"), T("(3, 4, 2, 2)", "uint8")],
+        T("(2, 3, 1, 3)", "int32"),
+    ),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")',
+        [T("(2, 2, 4, 4)", "uint8"), T("(2, 2, 4, 3)", "uint8")],
+        T("(2, 1, 3, 3)", "int32"),
+    ),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, groups=3, data_layout="NHWC", kernel_layout="HWOI", out_dtype="int32")',
+        [T("(2, 2, 4, 3)", "uint8"), T("(2, 2, 3, 1)", "uint8")],
+        T("(2, 1, 3, 3)", "int32"),
+    ),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, padding=[1, 1], out_dtype="int32")',
+        [T("(1, 4, 2, 2)", "int8"), T("(3, 4, 2, 2)", "int8")],
+        T("(1, 3, 3, 3)", "int32"),
+    ),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, dilation=[2, 2], out_dtype="int64")',
+        [T("(2, 4, 4, 4)", "int8"), T("(3, 4, 2, 2)", "int8")],
+        T("(2, 3, 2, 2)", "int64"),
+    ),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, strides=[2, 2], out_dtype="int16")',
+        [T("(2, 4, 2, 4)", "uint8"), T("(3, 4, 1, 1)", "int8")],
+        T("(2, 3, 1, 2)", "int16"),
+    ),
     # depthwise with a multiplier: TVM's weight is (C, multiplier, KH, KW) once channels and kernel_size are given
-    ('qnn.conv2d(%a, %b, PARAMS, groups=4, channels=8, kernel_size=[3, 3], out_dtype="int32")', [T("(10, 4, 16, 16)", "uint8"), T("(4, 2, 3, 3)", "uint8")], T("(10, 8, 14, 14)", "int32")),
-    ('qnn.conv2d(%a, %b, PARAMS, groups=4, channels=8, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWOI", out_dtype="int32")', [T("(2, 16, 16, 4)", "uint8"), T("(3, 3, 4, 2)", "uint8")], T("(2, 14, 14, 8)", "int32")),
-    ('qnn.conv2d_transpose(%a, %b, PARAMS, kernel_size=[2, 2], out_dtype="int32")', [T("(2, 4, 2, 4)", "uint8"), T("(4, 3, 2, 2)", "int8")], T("(2, 3, 3, 5)", "int32")),
-    ('qnn.conv2d_transpose(%a, %b, PARAMS, strides=[2, 2], padding=[1, 1], output_padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")', [T("(1, 4, 4, 2)", "int8"), T("(3, 3, 2, 5)", "int8")], T("(1, 8, 8, 5)", "int32")),
-    ("qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NHWC\")", [T("(1, 7, 7, 16)", "uint8")], T("(1, 4, 4, 16)", "uint8")),
-    ("qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)", [T("(2, 3, 5, 5)", "int8")], T("(2, 3, 3, 3)", "int8")),
-    ("qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2], layout=\"NCHW4c\")", [T("(1, 2, 6, 6, 4)", "int8")], T("(1, 2, 5, 5, 4)", "int8")),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, groups=4, channels=8, kernel_size=[3, 3], out_dtype="int32")',
+        [T("(10, 4, 16, 16)", "uint8"), T("(4, 2, 3, 3)", "uint8")],
+        T("(10, 8, 14, 14)", "int32"),
+    ),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, groups=4, channels=8, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWOI", out_dtype="int32")',
+        [T("(2, 16, 16, 4)", "uint8"), T("(3, 3, 4, 2)", "uint8")],
+        T("(2, 14, 14, 8)", "int32"),
+    ),
+    (
+        'qnn.conv2d_transpose(%a, %b, PARAMS, kernel_size=[2, 2], out_dtype="int32")',
+        [T("(2, 4, 2, 4)", "uint8"), T("(4, 3, 2, 2)", "int8")],
+        T("(2, 3, 3, 5)", "int32"),
+    ),
+    (
+        'qnn.conv2d_transpose(%a, %b, PARAMS, strides=[2, 2], padding=[1, 1], output_padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")',
+        [T("(1, 4, 4, 2)", "int8"), T("(3, 3, 2, 5)", "int8")],
+        T("(1, 8, 8, 5)", "int32"),
+    ),
+    (
+        'qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout="NHWC")',
+        [T("(1, 7, 7, 16)", "uint8")],
+        T("(1, 4, 4, 16)", "uint8"),
+    ),
+    (
+        "qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)",
+        [T("(2, 3, 5, 5)", "int8")],
+        T("(2, 3, 3, 3)", "int8"),
+    ),
+    (
+        'qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2], layout="NCHW4c")',
+        [T("(1, 2, 6, 6, 4)", "int8")],
+        T("(1, 2, 5, 5, 4)", "int8"),
+    ),
 ]
 
 
@@ -68,28 +120,83 @@ def test_weight_constants_without_metadata_follow_channels_and_kernel_size() -> 
 
 
 REJECTED = [
-    ('qnn.conv2d(%a, %b, PARAMS, out_dtype="int32")', [T("(1, 4, 5, 5)", "int32"), T("(6, 4, 3, 3)", "int8")], "type-mismatch",
-     "`qnn.conv2d` takes data of type `int8`, `uint8` or `int16`, found `int32`", "%a"),
-    ("qnn.conv2d(%a, %b, PARAMS)", [T("(1, 4, 5, 5)", "int8"), T("(6, 4, 3, 3)", "int8")], "type-mismatch",
-     "`qnn.conv2d` produces `int16`, `int32` or `int64`, given no out_dtype", None),
-    ('qnn.conv2d(%a, %b, PARAMS, out_dtype="int32")', [T("(1, 4, 5, 5)", "int8"), T("(6, 3, 3, 3)", "int8")], "shape-mismatch",
-     "`qnn.conv2d`: the data has 4 channels, but the weight expects 3 (groups=1)", "%b"),
-    ('qnn.conv2d(%a, %b, %c, 0, 0.5f, %d, out_dtype="int32")', [T("(1, 4, 5, 5)", "int8"), T("(6, 4, 3, 3)", "int8"), T("(1)", "int32"), T("(6)")], "shape-mismatch",
-     "`qnn.conv2d` takes the input zero point as a scalar, found a tensor of shape (1)", "%c"),
-    ('qnn.conv2d(%a, %b, 0, 0, 0.5f, %c, out_dtype="int32")', [T("(1, 4, 5, 5)", "int8"), T("(6, 4, 3, 3)", "int8"), T("(4)")], "shape-mismatch",
-     "`qnn.conv2d`: the weight scale has 4 values, but the weight's output channels has 6", "%c"),
-    ('qnn.conv2d(%a, %b, PARAMS, groups=4, channels=8, kernel_size=[3, 3], out_dtype="int32")', [T("(1, 4, 8, 8)", "int8"), T("(4, 3, 3, 3)", "int8")], "shape-mismatch",
-     "`qnn.conv2d`: channels=8 and kernel_size=[3, 3] give a weight of shape (4, 2, 3, 3) (OIHW), found (4, 3, 3, 3)", "%b"),
-    ('qnn.conv2d_transpose(%a, %b, PARAMS, out_dtype="int32")', [T("(1, 4, 5, 5)", "int8"), T("(4, 2, 3, 3)", "int16")], "type-mismatch",
-     "`qnn.conv2d_transpose` takes weights of type `int8` or `uint8`, found `int16`", "%b"),
-    ('qnn.conv2d_transpose(%a, %b, %c, 0, 0.5f, 0.5f, out_dtype="int32")', [T("(1, 4, 5, 5)", "int8"), T("(4, 2, 3, 3)", "int8"), T("(2)", "int32")], "shape-mismatch",
-     "`qnn.conv2d_transpose`: the input zero point has 2 values, but a per-tensor parameter has 1", "%c"),
-    ("qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2])", [T("(1, 4, 5, 5)", "int16")], "type-mismatch",
-     "`qnn.avg_pool2d` takes quantized data of type `int8` or `uint8`, found `int16`", "%a"),
-    ("qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2], layout=\"NCD\")", [T("(1, 4, 5)", "int8")], "type-mismatch",
-     '`qnn.avg_pool2d`: layout "NCD" must name the axes H and W once each, unsplit', None),
-    ("qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2])", [T("(1, 4, 5)", "int8")], "shape-mismatch",
-     '`qnn.avg_pool2d`: layout "NCHW" has 4 axes, the data (1, 4, 5)', "%a"),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, out_dtype="int32")',
+        [T("(1, 4, 5, 5)", "int32"), T("(6, 4, 3, 3)", "int8")],
+        "type-mismatch",
+        "`qnn.conv2d` takes data of type `int8`, `uint8` or `int16`, found `int32`",
+        "%a",
+    ),
+    (
+        "qnn.conv2d(%a, %b, PARAMS)",
+        [T("(1, 4, 5, 5)", "int8"), T("(6, 4, 3, 3)", "int8")],
+        "type-mismatch",
+        "`qnn.conv2d` produces `int16`, `int32` or `int64`, given no out_dtype",
+        None,
+    ),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, out_dtype="int32")',
+        [T("(1, 4, 5, 5)", "int8"), T("(6, 3, 3, 3)", "int8")],
+        "shape-mismatch",
+        "`qnn.conv2d`: the data has 4 channels, but the weight expects 3 (groups=1)",
+        "%b",
+    ),
+    (
+        'qnn.conv2d(%a, %b, %c, 0, 0.5f, %d, out_dtype="int32")',
+        [T("(1, 4, 5, 5)", "int8"), T("(6, 4, 3, 3)", "int8"), T("(1)", "int32"), T("(6)")],
+        "shape-mismatch",
+        "`qnn.conv2d` takes the input zero point as a scalar, found a tensor of shape (1)",
+        "%c",
+    ),
+    (
+        'qnn.conv2d(%a, %b, 0, 0, 0.5f, %c, out_dtype="int32")',
+        [T("(1, 4, 5, 5)", "int8"), T("(6, 4, 3, 3)", "int8"), T("(4)")],
+        "shape-mismatch",
+        "`qnn.conv2d`: the weight scale has 4 values, but the weight's output channels has 6",
+        "%c",
+    ),
+    (
+        'qnn.conv2d(%a, %b, PARAMS, groups=4, channels=8, kernel_size=[3, 3], out_dtype="int32")',
+        [T("(1, 4, 8, 8)", "int8"), T("(4, 3, 3, 3)", "int8")],
+        "shape-mismatch",
+        "`qnn.conv2d`: channels=8 and kernel_size=[3, 3] give a weight of shape (4, 2, 3, 3) (OIHW), found (4, 3, 3, 3)",
+        "%b",
+    ),
+    (
+        'qnn.conv2d_transpose(%a, %b, PARAMS, out_dtype="int32")',
+        [T("(1, 4, 5, 5)", "int8"), T("(4, 2, 3, 3)", "int16")],
+        "type-mismatch",
+        "`qnn.conv2d_transpose` takes weights of type `int8` or `uint8`, found `int16`",
+        "%b",
+    ),
+    (
+        'qnn.conv2d_transpose(%a, %b, %c, 0, 0.5f, 0.5f, out_dtype="int32")',
+        [T("(1, 4, 5, 5)", "int8"), T("(4, 2, 3, 3)", "int8"), T("(2)", "int32")],
+        "shape-mismatch",
+        "`qnn.conv2d_transpose`: the input zero point has 2 values, but a per-tensor parameter has 1",
+        "%c",
+    ),
+    (
+        "qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2])",
+        [T("(1, 4, 5, 5)", "int16")],
+        "type-mismatch",
+        "`qnn.avg_pool2d` takes quantized data of type `int8` or `uint8`, found `int16`",
+        "%a",
+    ),
+    (
+        'qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2], layout="NCD")',
+        [T("(1, 4, 5)", "int8")],
+        "type-mismatch",
+        '`qnn.avg_pool2d`: layout "NCD" must name the axes H and W once each, unsplit',
+        None,
+    ),
+    (
+        "qnn.avg_pool2d(%a, 0.5f, 0, 0.5f, 0, pool_size=[2, 2])",
+        [T("(1, 4, 5)", "int8")],
+        "shape-mismatch",
+        '`qnn.avg_pool2d`: layout "NCHW" has 4 axes, the data (1, 4, 5)',
+        "%a",
+    ),
 ]
 
 
@@ -168,7 +275,9 @@ def test_conv2d_wraps_to_int16() -> None:
 
 
 def _run_transpose(x, w, zx, zw, **attrs):
-    return FAMILY.run("qnn.conv2d_transpose", x, w, np.asarray(zx, i32), np.asarray(zw, i32), f32(0.5), f32(0.25), **attrs)
+    return FAMILY.run(
+        "qnn.conv2d_transpose", x, w, np.asarray(zx, i32), np.asarray(zw, i32), f32(0.5), f32(0.25), **attrs
+    )
 
 
 def test_conv2d_transpose_against_torch() -> None:
@@ -225,8 +334,17 @@ def test_avg_pool2d_against_reference(include_pad: bool, ceil: bool) -> None:
     x = rng.integers(0, 256, size=(1, 2, 7, 6)).astype("uint8")
     params = (0.5, 128, 0.25, 3)
     got = FAMILY.run(
-        "qnn.avg_pool2d", x, f32(0.5), i32(128), f32(0.25), i32(3),
-        pool_size=[3, 3], strides=[2, 2], padding=[1, 0, 1, 1], ceil_mode=ceil, count_include_pad=include_pad,
+        "qnn.avg_pool2d",
+        x,
+        f32(0.5),
+        i32(128),
+        f32(0.25),
+        i32(3),
+        pool_size=[3, 3],
+        strides=[2, 2],
+        padding=[1, 0, 1, 1],
+        ceil_mode=ceil,
+        count_include_pad=include_pad,
     )
     for c in range(2):
         same(got[0, c], _pool_ref(x[0, c], *params, 3, 2, (1, 0, 1, 1), include_pad, ceil, "uint8"))
@@ -235,7 +353,9 @@ def test_avg_pool2d_against_reference(include_pad: bool, ceil: bool) -> None:
 def test_avg_pool2d_nhwc() -> None:
     """The layout names the pooled axes; parameters equal to the output's only upcast."""
     x = np.arange(32, dtype=np.int64).reshape(1, 4, 4, 2).astype("int8")
-    got = FAMILY.run("qnn.avg_pool2d", x, f32(1), i32(0), f32(1), i32(0), pool_size=[2, 2], strides=[2, 2], layout="NHWC")
+    got = FAMILY.run(
+        "qnn.avg_pool2d", x, f32(1), i32(0), f32(1), i32(0), pool_size=[2, 2], strides=[2, 2], layout="NHWC"
+    )
     expected = np.array([[[[5, 6], [9, 10]], [[21, 22], [25, 26]]]], "int8")
     same(got, expected)
 
@@ -244,7 +364,18 @@ def test_avg_pool2d_empty_window() -> None:
     """With count_include_pad, a window past the padding counts no element: TVM divides by 0."""
     x = np.ones((1, 1, 2, 2), "int8")
     with pytest.raises(KernelError):
-        FAMILY.run("qnn.avg_pool2d", x, f32(1), i32(0), f32(1), i32(0), pool_size=[1, 1], strides=[2, 2], ceil_mode=True, count_include_pad=True)
+        FAMILY.run(
+            "qnn.avg_pool2d",
+            x,
+            f32(1),
+            i32(0),
+            f32(1),
+            i32(0),
+            pool_size=[1, 1],
+            strides=[2, 2],
+            ceil_mode=True,
+            count_include_pad=True,
+        )
 
 
 def test_every_operator_of_the_family_was_tested() -> None:

@@ -19,11 +19,31 @@ f32, i32 = np.float32, np.int32
 # ---------------------------------------------------------------- relations
 
 RESULTS = [
-    ('qnn.dense(%a, %b, -1, -1, 0.5f, 0.5f, units=3, out_dtype="int32")', [T("(2, 10)", "int8"), T("(3, 10)", "int8")], T("(2, 3)", "int32")),
-    ('qnn.dense(%a, %b, 0, 0, 0.5f, %c, units=None, out_dtype="int64")', [T("(4, 2, 10)", "uint16"), T("(3, 10)", "uint8"), T("(3)")], T("(4, 2, 3)", "int64")),
-    ('qnn.contrib_dense_pack(%a, %b, 0, 0, 0.5f, 0.5f, units=None, out_dtype="int32", weight_layout="NC32n4c")', [T("(5, 8)", "uint8"), T("(2, 2, 32, 4)", "int8")], T("(5, 64)", "int32")),
-    ('qnn.batch_matmul(%a, %b, 0, -123, 0.5f, 0.5f, out_dtype="int32", transpose_b=True)', [T("(1, 4, 5)", "int8"), T("(1, 3, 5)", "int8")], T("(1, 4, 3)", "int32")),
-    ('qnn.batch_matmul(%a, %b, 0, 0, 0.5f, 0.5f, out_dtype="int32")', [T("(7, 4, 5)", "uint8"), T("(1, 5, 2)", "int8")], T("(7, 4, 2)", "int32")),
+    (
+        'qnn.dense(%a, %b, -1, -1, 0.5f, 0.5f, units=3, out_dtype="int32")',
+        [T("(2, 10)", "int8"), T("(3, 10)", "int8")],
+        T("(2, 3)", "int32"),
+    ),
+    (
+        'qnn.dense(%a, %b, 0, 0, 0.5f, %c, units=None, out_dtype="int64")',
+        [T("(4, 2, 10)", "uint16"), T("(3, 10)", "uint8"), T("(3)")],
+        T("(4, 2, 3)", "int64"),
+    ),
+    (
+        'qnn.contrib_dense_pack(%a, %b, 0, 0, 0.5f, 0.5f, units=None, out_dtype="int32", weight_layout="NC32n4c")',
+        [T("(5, 8)", "uint8"), T("(2, 2, 32, 4)", "int8")],
+        T("(5, 64)", "int32"),
+    ),
+    (
+        'qnn.batch_matmul(%a, %b, 0, -123, 0.5f, 0.5f, out_dtype="int32", transpose_b=True)',
+        [T("(1, 4, 5)", "int8"), T("(1, 3, 5)", "int8")],
+        T("(1, 4, 3)", "int32"),
+    ),
+    (
+        'qnn.batch_matmul(%a, %b, 0, 0, 0.5f, 0.5f, out_dtype="int32")',
+        [T("(7, 4, 5)", "uint8"), T("(1, 5, 2)", "int8")],
+        T("(7, 4, 2)", "int32"),
+    ),
 ]
 
 
@@ -36,7 +56,9 @@ def test_result_types(call: str, types: list[str], expected: str) -> None:
 
 def test_dense_units_are_required() -> None:
     """DenseAttrs.units has no default (include/tvm/relay/attrs/nn.h); None is a value."""
-    d = FAMILY.only_error('qnn.dense(%a, %b, 0, 0, 0.5f, 0.5f, out_dtype="int32")', [T("(2, 10)", "int8"), T("(3, 10)", "int8")])
+    d = FAMILY.only_error(
+        'qnn.dense(%a, %b, 0, 0, 0.5f, 0.5f, out_dtype="int32")', [T("(2, 10)", "int8"), T("(3, 10)", "int8")]
+    )
     assert (d.code, d.message) == ("missing-attribute", "`qnn.dense` needs the attribute `units`")
 
 
@@ -48,22 +70,62 @@ def test_weight_constant_without_metadata_follows_units() -> None:
 
 
 REJECTED = [
-    ('qnn.dense(%a, %b, 0, 0, 0.5f, 0.5f, units=3, out_dtype="int32")', [T("(2, 10)", "int8"), T("(3, 10)", "int16")], "type-mismatch",
-     "`qnn.dense` takes weights of type `int8` or `uint8`, found `int16`", "%b"),
-    ('qnn.dense(%a, %b, 0, 0, 0.5f, 0.5f, units=3, out_dtype="int16")', [T("(2, 10)", "int8"), T("(3, 10)", "int8")], "type-mismatch",
-     "`qnn.dense` produces `int32` or `int64`, given `int16`", None),
-    ('qnn.dense(%a, %b, 0, 0, 0.5f, 0.5f, units=3, out_dtype="int32")', [T("(2, 10)", "int8"), T("(3, 9)", "int8")], "shape-mismatch",
-     "`qnn.dense`: the data has 10 input features but the weight expects 9", "%b"),
-    ('qnn.dense(%a, %b, 0, %c, 0.5f, 0.5f, units=3, out_dtype="int32")', [T("(2, 10)", "int8"), T("(3, 10)", "int8"), T("(4)", "int32")], "shape-mismatch",
-     "`qnn.dense`: the weight zero point has 4 values, but units has 3", "%c"),
-    ('qnn.contrib_dense_pack(%a, %b, 0, 0, 0.5f, 0.5f, units=None, out_dtype="int32")', [T("(5, 8)", "int8"), T("(64, 8)", "int8")], "shape-mismatch",
-     "`qnn.contrib_dense_pack` needs a packed weight (N_O, K_O, N_I, K_I) of rank 4, found (64, 8)", "%b"),
-    ('qnn.batch_matmul(%a, %b, 0, 0, 0.5f, 0.5f, out_dtype="int64")', [T("(1, 4, 5)", "int8"), T("(1, 5, 3)", "int8")], "type-mismatch",
-     "`qnn.batch_matmul` produces `int32`, given `int64`", None),
-    ('qnn.batch_matmul(%a, %b, 0, 0, 0.5f, 0.5f, out_dtype="int32", transpose_b=True)', [T("(2, 4, 5)", "int8"), T("(3, 3, 5)", "int8")], "shape-mismatch",
-     "`qnn.batch_matmul`: batch sizes 2 and 3 differ", "%b"),
-    ('qnn.batch_matmul(%a, %b, %c, 0, 0.5f, 0.5f, out_dtype="int32")', [T("(1, 4, 5)", "int8"), T("(1, 5, 3)", "int8"), T("(4)", "int32")], "shape-mismatch",
-     "`qnn.batch_matmul` takes the x zero point as a scalar, found a tensor of shape (4)", "%c"),
+    (
+        'qnn.dense(%a, %b, 0, 0, 0.5f, 0.5f, units=3, out_dtype="int32")',
+        [T("(2, 10)", "int8"), T("(3, 10)", "int16")],
+        "type-mismatch",
+        "`qnn.dense` takes weights of type `int8` or `uint8`, found `int16`",
+        "%b",
+    ),
+    (
+        'qnn.dense(%a, %b, 0, 0, 0.5f, 0.5f, units=3, out_dtype="int16")',
+        [T("(2, 10)", "int8"), T("(3, 10)", "int8")],
+        "type-mismatch",
+        "`qnn.dense` produces `int32` or `int64`, given `int16`",
+        None,
+    ),
+    (
+        'qnn.dense(%a, %b, 0, 0, 0.5f, 0.5f, units=3, out_dtype="int32")',
+        [T("(2, 10)", "int8"), T("(3, 9)", "int8")],
+        "shape-mismatch",
+        "`qnn.dense`: the data has 10 input features but the weight expects 9",
+        "%b",
+    ),
+    (
+        'qnn.dense(%a, %b, 0, %c, 0.5f, 0.5f, units=3, out_dtype="int32")',
+        [T("(2, 10)", "int8"), T("(3, 10)", "int8"), T("(4)", "int32")],
+        "shape-mismatch",
+        "`qnn.dense`: the weight zero point has 4 values, but units has 3",
+        "%c",
+    ),
+    (
+        'qnn.contrib_dense_pack(%a, %b, 0, 0, 0.5f, 0.5f, units=None, out_dtype="int32")',
+        [T("(5, 8)", "int8"), T("(64, 8)", "int8")],
+        "shape-mismatch",
+        "`qnn.contrib_dense_pack` needs a packed weight (N_O, K_O, N_I, K_I) of rank 4, found (64, 8)",
+        "%b",
+    ),
+    (
+        'qnn.batch_matmul(%a, %b, 0, 0, 0.5f, 0.5f, out_dtype="int64")',
+        [T("(1, 4, 5)", "int8"), T("(1, 5, 3)", "int8")],
+        "type-mismatch",
+        "`qnn.batch_matmul` produces `int32`, given `int64`",
+        None,
+    ),
+    (
+        'qnn.batch_matmul(%a, %b, 0, 0, 0.5f, 0.5f, out_dtype="int32", transpose_b=True)',
+        [T("(2, 4, 5)", "int8"), T("(3, 3, 5)", "int8")],
+        "shape-mismatch",
+        "`qnn.batch_matmul`: batch sizes 2 and 3 differ",
+        "%b",
+    ),
+    (
+        'qnn.batch_matmul(%a, %b, %c, 0, 0.5f, 0.5f, out_dtype="int32")',
+        [T("(1, 4, 5)", "int8"), T("(1, 5, 3)", "int8"), T("(4)", "int32")],
+        "shape-mismatch",
+        "`qnn.batch_matmul` takes the x zero point as a scalar, found a tensor of shape (4)",
+        "%c",
+    ),
 ]
 
 
@@ -83,7 +145,10 @@ def test_rejected_calls(call: str, types: list[str], code: str, message: str, wh
 def _dense_loops(x, w, zx, zw):
     """Σ_k (x[i, k] - zx) * (w[u, k] - zw[u]) in Python integers."""
     zw = np.broadcast_to(np.asarray(zw), (w.shape[0],))
-    return [[sum((int(x[i, k]) - zx) * (int(w[u, k]) - int(zw[u])) for k in range(x.shape[1])) for u in range(w.shape[0])] for i in range(x.shape[0])]
+    return [
+        [sum((int(x[i, k]) - zx) * (int(w[u, k]) - int(zw[u])) for k in range(x.shape[1])) for u in range(w.shape[0])]
+        for i in range(x.shape[0])
+    ]
 
 
 def test_dense_matches_tvm() -> None:
@@ -95,7 +160,9 @@ def test_dense_matches_tvm() -> None:
     same(got, np.array([[92, 92, 92], [228, 228, 228]], "int32"))
     biased = got + np.array([4, 8, 12], "int32")
     scales = (0.5 * np.array([0.5, 0.3, 0.4], f32)).astype(f32)
-    requantized = [[requantize_ref(int(v), float(scales[u]), 0, 1.0, -1, "int8") for u, v in enumerate(row)] for row in biased]
+    requantized = [
+        [requantize_ref(int(v), float(scales[u]), 0, 1.0, -1, "int8") for u, v in enumerate(row)] for row in biased
+    ]
     same(np.array(requantized, "int8"), np.array([[23, 14, 20], [57, 34, 47]], "int8"))
 
 
@@ -126,7 +193,9 @@ def test_contrib_dense_pack_unpacks_the_weight() -> None:
             plain[n, k] = packed[n // 32, k // 4, n % 32, k % 4]
     got = FAMILY.run("qnn.contrib_dense_pack", x, packed, i32(0), i32(0), f32(1), f32(1), units=None, out_dtype="int32")
     same(got, np.array(_dense_loops(x, plain, 0, 0), "int32"))
-    got = FAMILY.run("qnn.contrib_dense_pack", x, packed, i32(100), i32(-2), f32(1), f32(1), units=None, out_dtype="int32")
+    got = FAMILY.run(
+        "qnn.contrib_dense_pack", x, packed, i32(100), i32(-2), f32(1), f32(1), units=None, out_dtype="int32"
+    )
     xs = ((x.astype(np.int64) - 100) % 256).astype("uint8")  # the shift wraps in uint8
     ws = ((plain.astype(np.int64) + 2 + 128) % 256 - 128).astype("int8")
     same(got, np.array(_dense_loops(xs, ws, 0, 0), "int32"))
@@ -145,7 +214,9 @@ def test_batch_matmul_matches_tvm() -> None:
     for batch in (1, 4):
         xb, yb = np.repeat(x, batch, axis=0), np.repeat(y, batch, axis=0)
         for (zx, zy), out in cases.items():
-            got = FAMILY.run("qnn.batch_matmul", xb, yb, i32(zx), i32(zy), f32(0.5), f32(0.5), out_dtype="int32", transpose_b=True)
+            got = FAMILY.run(
+                "qnn.batch_matmul", xb, yb, i32(zx), i32(zy), f32(0.5), f32(0.5), out_dtype="int32", transpose_b=True
+            )
             same(got, np.repeat(np.array(out, "int32").reshape(1, 4, 3), batch, axis=0))
 
 

@@ -55,18 +55,48 @@ def test_constants_without_metadata_become_scalar_parameters() -> None:
 
 
 REJECTED = [
-    ("qnn.exp(%a, 0.1f, 0, 0.02f, 0)", [T("(4)", "int16")], "type-mismatch",
-     "`qnn.exp` takes quantized data of type `int8` or `uint8`, found `int16`", "%a"),
-    ("qnn.tanh(%a, %b, 0, 0.02f, 0)", [T("(4)", "int8"), T("(4)")], "shape-mismatch",
-     "`qnn.tanh` takes the input scale as a scalar, found a tensor of shape (4)", "%b"),
-    ("qnn.sqrt(%a, 0.1f, 0, 0.02f, 0f)", [T("(4)", "uint8")], "type-mismatch",
-     "`qnn.sqrt` takes the output zero point as `int32`, found `float32`", "0f"),
-    ("qnn.softmax(%a, 0.1f, 0, 0.02f, 0)", [T("(4)", "uint8")], "type-mismatch",
-     "`qnn.softmax` takes quantized data of type `int8`, found `uint8`", "%a"),
-    ("qnn.softmax(%a, 0.1f, 0, 0.02f, 0, axis=2)", [T("(4, 3)", "int8")], "shape-mismatch",
-     "axis 2 is out of range for a tensor of rank 2", "%a"),
-    ("qnn.leaky_relu(%a, 0.1f, 0, 0.02f, 0, alpha=-0.5)", [T("(4)", "int8")], "type-mismatch",
-     "`qnn.leaky_relu` alpha must be at least 0, found -0.5", None),
+    (
+        "qnn.exp(%a, 0.1f, 0, 0.02f, 0)",
+        [T("(4)", "int16")],
+        "type-mismatch",
+        "`qnn.exp` takes quantized data of type `int8` or `uint8`, found `int16`",
+        "%a",
+    ),
+    (
+        "qnn.tanh(%a, %b, 0, 0.02f, 0)",
+        [T("(4)", "int8"), T("(4)")],
+        "shape-mismatch",
+        "`qnn.tanh` takes the input scale as a scalar, found a tensor of shape (4)",
+        "%b",
+    ),
+    (
+        "qnn.sqrt(%a, 0.1f, 0, 0.02f, 0f)",
+        [T("(4)", "uint8")],
+        "type-mismatch",
+        "`qnn.sqrt` takes the output zero point as `int32`, found `float32`",
+        "0f",
+    ),
+    (
+        "qnn.softmax(%a, 0.1f, 0, 0.02f, 0)",
+        [T("(4)", "uint8")],
+        "type-mismatch",
+        "`qnn.softmax` takes quantized data of type `int8`, found `uint8`",
+        "%a",
+    ),
+    (
+        "qnn.softmax(%a, 0.1f, 0, 0.02f, 0, axis=2)",
+        [T("(4, 3)", "int8")],
+        "shape-mismatch",
+        "axis 2 is out of range for a tensor of rank 2",
+        "%a",
+    ),
+    (
+        "qnn.leaky_relu(%a, 0.1f, 0, 0.02f, 0, alpha=-0.5)",
+        [T("(4)", "int8")],
+        "type-mismatch",
+        "`qnn.leaky_relu` alpha must be at least 0, found -0.5",
+        None,
+    ),
 ]
 
 
@@ -122,7 +152,7 @@ def test_unary_against_reference(name: str, dtype: str) -> None:
     for scale, zp, s_out, z_out in params:
         got = FAMILY.run(f"qnn.{name}", x, f32(scale), i32(zp), f32(s_out), i32(z_out))
         assert got.dtype == np.dtype(dtype) and got.shape == x.shape
-        for q, g in zip(range(lo, hi + 1), got.tolist()):
+        for q, g in zip(range(lo, hi + 1), got.tolist(), strict=False):
             want, edge = _expected(name, q, scale, zp, s_out, z_out, dtype)
             assert g == want or (edge and abs(g - want) == 1), (name, q, g, want)
 
@@ -143,7 +173,9 @@ def test_leaky_relu_matches_tvm() -> None:
     x = np.array([[255, 133, 0, 9]], "uint8")
     got = FAMILY.run("qnn.leaky_relu", x, f32(0.125), i32(60), f32(0.6), i32(17), alpha=0.9)
     real = 0.125 * (x.astype(float) - 60)
-    golden = np.where(x < 60, np.clip(np.around(real * 0.9 / 0.6 + 17), 0, 255), np.clip(np.round(real / 0.6 + 17), 0, 255))
+    golden = np.where(
+        x < 60, np.clip(np.around(real * 0.9 / 0.6 + 17), 0, 255), np.clip(np.round(real / 0.6 + 17), 0, 255)
+    )
     assert got.dtype == np.uint8 and np.max(np.abs(got.astype(int) - golden)) <= 1
 
 
@@ -183,8 +215,8 @@ def _softmax_row(row: list[int], scale: float, zp: int, s_out: float, z_out: int
     xs = [v - m for v in d]
     xp = [x + (x >> 1) - (x >> 4) for x in xs]
     k = [min(max(_tdiv(v, -x0), 0), 20) for v in xp]
-    r = [v + kk * x0 for v, kk in zip(xp, k)]
-    e = [wrap32(((rr >> 1) + x0) << (max(k) - kk)) for rr, kk in zip(r, k)]
+    r = [v + kk * x0 for v, kk in zip(xp, k, strict=False)]
+    e = [wrap32(((rr >> 1) + x0) << (max(k) - kk)) for rr, kk in zip(r, k, strict=False)]
     total = wrap32(sum(e))
     out = [wrap32(_tdiv(1 << 30, total) * v) >> 23 for v in e]
     return [requantize_ref(v, 1 / 128, 0, s_out, z_out, "int8") for v in out]

@@ -19,7 +19,9 @@ import pytest
 
 from tests.ops.family import Family, T, same
 
-FAMILY = Family("random.threefry_generate", "random.threefry_split", "random.uniform", "random.normal", "random.multinomial")
+FAMILY = Family(
+    "random.threefry_generate", "random.threefry_split", "random.uniform", "random.normal", "random.multinomial"
+)
 KEY = T("(10)", "uint64")
 M64 = 2**64 - 1
 
@@ -28,7 +30,7 @@ def threefry_key(seed: int) -> np.ndarray:
     """TVM's relay.random.threefry_key: the seed's 32 bytes in words 0-3, the
     path mark in the top bit of word 8."""
     words = list(np.frombuffer(seed.to_bytes(32, sys.byteorder), dtype="uint64"))
-    return np.array(words + [0, 0, 0, 0, 1 << 63, 0], dtype=np.uint64)
+    return np.array([*words, 0, 0, 0, 0, 1 << 63, 0], dtype=np.uint64)
 
 
 # ---------------------------------------------------------------- an independent Threefry
@@ -45,7 +47,7 @@ def threefry4x64(key: list, ctr: list, rounds: int = 20, final_injection: bool =
     """Threefry-4x64 from the Threefry/Skein specification, on Python integers:
     the key schedule k[4] = C240 ^ k0 ^ k1 ^ k2 ^ k3, an injection of key s
     (word 3 plus s) before every group of four rounds and after the last."""
-    k = list(key) + [0x1BD11BDAA9FC1A22 ^ key[0] ^ key[1] ^ key[2] ^ key[3]]
+    k = [*list(key), 2004413935125273122 ^ key[0] ^ key[1] ^ key[2] ^ key[3]]
     x = list(ctr)
 
     def inject(s: int) -> None:
@@ -70,9 +72,24 @@ def test_independent_threefry_matches_random123() -> None:
     """Random123's kat_vectors for threefry4x64_20 (counter, key, output)."""
     pi_ctr = [0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0, 0x082EFA98EC4E6C89]
     pi_key = [0x452821E638D01377, 0xBE5466CF34E90C6C, 0xBE5466CF34E90C6C, 0xC0AC29B7C97C50DD]
-    assert threefry4x64([0] * 4, [0] * 4) == [0x09218EBDE6C85537, 0x55941F5266D86105, 0x4BD25E16282434DC, 0xEE29EC846BD2E40B]
-    assert threefry4x64([M64] * 4, [M64] * 4) == [0x29C24097942BBA1B, 0x0371BBFB0F6F4E11, 0x3C231FFA33F83A1C, 0xCD29113FDE32D168]
-    assert threefry4x64(pi_key, pi_ctr) == [0xA7E8FDE591651BD9, 0xBAAFD0C30138319B, 0x84A5C1A729E685B9, 0x901D406CCEBC1BA4]
+    assert threefry4x64([0] * 4, [0] * 4) == [
+        0x09218EBDE6C85537,
+        0x55941F5266D86105,
+        0x4BD25E16282434DC,
+        0xEE29EC846BD2E40B,
+    ]
+    assert threefry4x64([M64] * 4, [M64] * 4) == [
+        0x29C24097942BBA1B,
+        0x0371BBFB0F6F4E11,
+        0x3C231FFA33F83A1C,
+        0xCD29113FDE32D168,
+    ]
+    assert threefry4x64(pi_key, pi_ctr) == [
+        0xA7E8FDE591651BD9,
+        0xBAAFD0C30138319B,
+        0x84A5C1A729E685B9,
+        0x901D406CCEBC1BA4,
+    ]
 
 
 def topi_block(key: list, ctr: list) -> list:
@@ -88,7 +105,7 @@ def topi_stream(gen: list, n: int) -> list:
     for j in range(n // 4):
         out += topi_block(gen[0:4], [(w + j) & M64 for w in gen[4:8]])
     if n % 4:
-        ctr = gen[4:7] + [(gen[7] + n // 4 * 4) & M64]
+        ctr = [*gen[4:7], gen[7] + n // 4 * 4 & M64]
         out += topi_block(gen[0:4], ctr)[: n % 4]
     return out
 
@@ -111,8 +128,13 @@ def test_generator_types() -> None:
         assert FAMILY.result_type(call, [KEY, T("()", dtype), T("()", dtype)]) == f"({KEY}, {T('(2, 3)', dtype)})"
     assert FAMILY.result_type("random.uniform(%a, 0f, 1f, out_shape=[])", [KEY]) == f"({KEY}, {T('()')})"
     # MultinomialRel: the probabilities' leading axes, then num_samples; int32
-    assert FAMILY.result_type("random.multinomial(%a, %b, num_samples=4)", [KEY, T("(2, 3, 10)")]) == f"({KEY}, {T('(2, 3, 4)', 'int32')})"
-    assert FAMILY.result_type("random.multinomial(%a, %b)", [KEY, T("(3)", "float64")]) == f"({KEY}, {T('(1)', 'int32')})"
+    assert (
+        FAMILY.result_type("random.multinomial(%a, %b, num_samples=4)", [KEY, T("(2, 3, 10)")])
+        == f"({KEY}, {T('(2, 3, 4)', 'int32')})"
+    )
+    assert (
+        FAMILY.result_type("random.multinomial(%a, %b)", [KEY, T("(3)", "float64")]) == f"({KEY}, {T('(1)', 'int32')})"
+    )
 
 
 @pytest.mark.parametrize("call", ["random.threefry_generate(%a, out_shape=[12])", "random.threefry_split(%a)"])
@@ -122,23 +144,38 @@ def test_a_key_of_nine_words_is_rejected(call: str) -> None:
     d = FAMILY.only_error(call, [T("(9)", "uint64")])
     op = call.split("(")[0]
     assert (d.code, d.message, d.span.text) == (
-        "type-mismatch", f"`{op}` takes a Threefry key of type `Tensor[(10), uint64]`, found `Tensor[(9), uint64]`", "%a",
+        "type-mismatch",
+        f"`{op}` takes a Threefry key of type `Tensor[(10), uint64]`, found `Tensor[(9), uint64]`",
+        "%a",
     )
 
 
 def test_distribution_rejections() -> None:
     """UniformRel and NormalRel accept float32 and float64 only and make low/high
     (mean/scale) scalars of that dtype."""
-    d = FAMILY.only_error('random.normal(%a, %b, %c, out_shape=[2], out_dtype="float16")', [KEY, T("()", "float16"), T("()", "float16")])
+    d = FAMILY.only_error(
+        'random.normal(%a, %b, %c, out_shape=[2], out_dtype="float16")', [KEY, T("()", "float16"), T("()", "float16")]
+    )
     assert (d.code, d.message) == ("type-mismatch", "`random.normal` generates float32 or float64 values, not float16")
     d = FAMILY.only_error("random.uniform(%a, %b, 1f, out_shape=[2])", [KEY, T("()", "float64")])
-    assert (d.code, d.message, d.span.text) == ("type-mismatch", "`random.uniform` expects `Tensor[(), float32]` here, found `Tensor[(), float64]`", "%b")
+    assert (d.code, d.message, d.span.text) == (
+        "type-mismatch",
+        "`random.uniform` expects `Tensor[(), float32]` here, found `Tensor[(), float64]`",
+        "%b",
+    )
     d = FAMILY.only_error("random.uniform(%a, 0f, 1f, out_shape=[2])", [T("(10)", "int64")])
     assert (d.code, d.span.text) == ("type-mismatch", "%a")
     d = FAMILY.only_error("random.multinomial(%a, %b)", [KEY, T("()")])
-    assert (d.code, d.message, d.span.text) == ("shape-mismatch", "`random.multinomial` takes probabilities along the last axis of a tensor, found a scalar", "%b")
+    assert (d.code, d.message, d.span.text) == (
+        "shape-mismatch",
+        "`random.multinomial` takes probabilities along the last axis of a tensor, found a scalar",
+        "%b",
+    )
     d = FAMILY.only_error("random.threefry_generate(%a, out_shape=[2, -1])", [KEY])
-    assert (d.code, d.message) == ("shape-mismatch", "`random.threefry_generate`: out_shape cannot have negative sizes, found [2, -1]")
+    assert (d.code, d.message) == (
+        "shape-mismatch",
+        "`random.threefry_generate`: out_shape cannot have negative sizes, found [2, -1]",
+    )
 
 
 # ---------------------------------------------------------------- split
@@ -175,8 +212,8 @@ def test_split_renews_the_key_when_word_8_is_empty() -> None:
     assert int(b[4]) == M64 and (b[5:8] == 0).all()  # 64 ones in the path
     left, right = FAMILY.run("random.threefry_split", b)
     fresh = topi_block([0, 0, 0, 0], [M64, 0, 0, 0])
-    same(left, np.array(fresh + [0, 0, 0, 0, 1 << 62, 0], dtype=np.uint64))
-    same(right, np.array(fresh + [1 << 63, 0, 0, 0, 1 << 62, 0], dtype=np.uint64))
+    same(left, np.array([*fresh, 0, 0, 0, 0, 1 << 62, 0], dtype=np.uint64))
+    same(right, np.array([*fresh, 1 << 63, 0, 0, 0, 1 << 62, 0], dtype=np.uint64))
 
 
 # ---------------------------------------------------------------- generate
@@ -211,16 +248,22 @@ def test_generate_by_tvms_expectations() -> None:
     gen = np.array([0, 0, 0, 0, 0, 0, 0, 2**64 - 2, 0, 0], dtype=np.uint64)
     a, rands = FAMILY.run("random.threefry_generate", gen, out_shape=[8])
     fresh = topi_block([0, 0, 0, 0], [M64] * 4)
-    same(a, np.array(fresh + [0, 0, 0, 8, 1 << 63, 0], dtype=np.uint64))
-    assert [int(w) for w in rands] == topi_stream(fresh + [0, 0, 0, 0, 1 << 63, 0], 8)
+    same(a, np.array([*fresh, 0, 0, 0, 8, 1 << 63, 0], dtype=np.uint64))
+    assert [int(w) for w in rands] == topi_stream([*fresh, 0, 0, 0, 0, 1 << 63, 0], 8)
     # repeatable, and sequential calls differ (also in a last partial block)
     key = threefry_key(1)
-    same(FAMILY.run("random.threefry_generate", key, out_shape=[12])[1], FAMILY.run("random.threefry_generate", key, out_shape=[12])[1])
+    same(
+        FAMILY.run("random.threefry_generate", key, out_shape=[12])[1],
+        FAMILY.run("random.threefry_generate", key, out_shape=[12])[1],
+    )
     key2, r1 = FAMILY.run("random.threefry_generate", key, out_shape=[7])
     _, r2 = FAMILY.run("random.threefry_generate", key2, out_shape=[7])
     assert (r1[-3:] != r2[-3:]).any()
     left, right = FAMILY.run("random.threefry_split", key)
-    assert (FAMILY.run("random.threefry_generate", left, out_shape=[16])[1] != FAMILY.run("random.threefry_generate", right, out_shape=[16])[1]).any()
+    assert (
+        FAMILY.run("random.threefry_generate", left, out_shape=[16])[1]
+        != FAMILY.run("random.threefry_generate", right, out_shape=[16])[1]
+    ).any()
 
 
 # ---------------------------------------------------------------- distributions
@@ -243,7 +286,9 @@ def test_uniform_from_the_bits() -> None:
     key = threefry_key(42)
     stream = topi_stream([int(w) for w in key], 10)
     new, out = FAMILY.run("random.uniform", key, np.array(5, np.float32), np.array(10, np.float32), out_shape=[2, 5])
-    expected = np.array([_unit_float32(b) for b in stream], dtype=np.float32).reshape(2, 5) * np.float32(5) + np.float32(5)
+    expected = np.array([_unit_float32(b) for b in stream], dtype=np.float32).reshape(2, 5) * np.float32(
+        5
+    ) + np.float32(5)
     same(out, expected, rtol=0, atol=0)
     same(new, FAMILY.run("random.threefry_generate", key, out_shape=[10])[0])
     _, out = FAMILY.run("random.uniform", key, np.array(-1.0), np.array(1.0), out_shape=[10], out_dtype="float64")
@@ -253,7 +298,14 @@ def test_uniform_from_the_bits() -> None:
 def test_uniform_statistics() -> None:
     """test_topi_prng.py::test_uniform: in [5, 10], mean 7.5 within 0.1."""
     for dtype in ("float32", "float64"):
-        _, r = FAMILY.run("random.uniform", threefry_key(0), np.array(5.0, dtype), np.array(10.0, dtype), out_shape=[256, 256], out_dtype=dtype)
+        _, r = FAMILY.run(
+            "random.uniform",
+            threefry_key(0),
+            np.array(5.0, dtype),
+            np.array(10.0, dtype),
+            out_shape=[256, 256],
+            out_dtype=dtype,
+        )
         assert r.dtype == dtype and r.min() >= 5.0 and r.max() <= 10.0
         assert abs(r.mean() - 7.5) < 0.1
 
@@ -272,7 +324,9 @@ def test_normal_is_box_muller_on_the_uniforms() -> None:
     u32 = [_unit_float32(b) for b in stream]
     ref = [math.sqrt(-2 * math.log(1 - u32[i])) * math.sin(2 * math.pi * u32[6 + i]) for i in range(6)]
     same(out32, np.array(ref, dtype=np.float32), rtol=1e-5, atol=1e-6)
-    _, many = FAMILY.run("random.normal", threefry_key(5), np.array(3.0, np.float32), np.array(2.0, np.float32), out_shape=[200, 200])
+    _, many = FAMILY.run(
+        "random.normal", threefry_key(5), np.array(3.0, np.float32), np.array(2.0, np.float32), out_shape=[200, 200]
+    )
     assert abs(many.mean() - 3.0) < 0.05 and abs(many.std() - 2.0) < 0.05
 
 

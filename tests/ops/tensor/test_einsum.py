@@ -66,23 +66,69 @@ def test_einsum_with_unknown_sizes() -> None:
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [
-        (_call("ij,jk->ik", 2), [T("(2, 3)"), T("(4, 4)")], "shape-mismatch",
-         '`einsum` "ij,jk->ik": `j` has size 3 in operand 0 and 4 in operand 1; they must be equal or one of them 1', "(%a, %b)"),
-        (_call("ijk,jk", 2), [T("(2, 3)"), T("(3, 4)")], "shape-mismatch",
-         '`einsum` "ijk,jk": operand 0 has rank 2, but its subscript `ijk` names 3 axes', "(%a, %b)"),
-        (_call("ij,jk", 1), [T("(2, 3)")], "shape-mismatch", '`einsum` "ij,jk": it has 2 operand subscripts for 1 tensors', "(%a,)"),
-        (_call("ij,jk->il", 2), [T("(2, 3)"), T("(3, 4)")], "type-mismatch",
-         '`einsum`: the equation "ij,jk->il" is not valid: the result names `l`, which no operand has', _call("ij,jk->il", 2)),
-        (_call("i1,jk", 2), [T("(2, 3)"), T("(3, 4)")], "type-mismatch",
-         '`einsum`: the equation "i1,jk" is not valid: `1` is not a letter', _call("i1,jk", 2)),
-        (_call("i->i->i", 1), [T("(2)")], "type-mismatch", '`einsum`: the equation "i->i->i" is not valid: `->` may appear only once',
-         _call("i->i->i", 1)),
-        (_call("...i...", 1), [T("(2)")], "type-mismatch",
-         '`einsum`: the equation "...i..." is not valid: `...` may appear only once in a subscript', _call("...i...", 1)),
-        (_call("ij,jk", 2), [T("(2, 3)"), T("(3, 4)", "float16")], "type-mismatch",
-         "`einsum` needs tensors of one dtype: field 0 is `float32`, field 1 is `float16`", "(%a, %b)"),
-        ('einsum(%a, equation="ii")', [T("(2, 2)")], "type-mismatch",
-         '`einsum` takes a tuple of tensors, e.g. `einsum((%a, %b), equation="ij,jk->ik")`', "%a"),
+        (
+            _call("ij,jk->ik", 2),
+            [T("(2, 3)"), T("(4, 4)")],
+            "shape-mismatch",
+            '`einsum` "ij,jk->ik": `j` has size 3 in operand 0 and 4 in operand 1; they must be equal or one of them 1',
+            "(%a, %b)",
+        ),
+        (
+            _call("ijk,jk", 2),
+            [T("(2, 3)"), T("(3, 4)")],
+            "shape-mismatch",
+            '`einsum` "ijk,jk": operand 0 has rank 2, but its subscript `ijk` names 3 axes',
+            "(%a, %b)",
+        ),
+        (
+            _call("ij,jk", 1),
+            [T("(2, 3)")],
+            "shape-mismatch",
+            '`einsum` "ij,jk": it has 2 operand subscripts for 1 tensors',
+            "(%a,)",
+        ),
+        (
+            _call("ij,jk->il", 2),
+            [T("(2, 3)"), T("(3, 4)")],
+            "type-mismatch",
+            '`einsum`: the equation "ij,jk->il" is not valid: the result names `l`, which no operand has',
+            _call("ij,jk->il", 2),
+        ),
+        (
+            _call("i1,jk", 2),
+            [T("(2, 3)"), T("(3, 4)")],
+            "type-mismatch",
+            '`einsum`: the equation "i1,jk" is not valid: `1` is not a letter',
+            _call("i1,jk", 2),
+        ),
+        (
+            _call("i->i->i", 1),
+            [T("(2)")],
+            "type-mismatch",
+            '`einsum`: the equation "i->i->i" is not valid: `->` may appear only once',
+            _call("i->i->i", 1),
+        ),
+        (
+            _call("...i...", 1),
+            [T("(2)")],
+            "type-mismatch",
+            '`einsum`: the equation "...i..." is not valid: `...` may appear only once in a subscript',
+            _call("...i...", 1),
+        ),
+        (
+            _call("ij,jk", 2),
+            [T("(2, 3)"), T("(3, 4)", "float16")],
+            "type-mismatch",
+            "`einsum` needs tensors of one dtype: field 0 is `float32`, field 1 is `float16`",
+            "(%a, %b)",
+        ),
+        (
+            'einsum(%a, equation="ii")',
+            [T("(2, 2)")],
+            "type-mismatch",
+            '`einsum` takes a tuple of tensors, e.g. `einsum((%a, %b), equation="ij,jk->ik")`',
+            "%a",
+        ),
     ],
 )
 def test_einsum_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -105,7 +151,10 @@ def test_einsum_kernel_against_torch(torch, equation: str, shapes: list, expecte
 def test_einsum_integers_keep_their_dtype(torch, dtype: str) -> None:
     rng = np.random.default_rng(97)
     a, b = rng.integers(-9, 9, (3, 4)).astype(dtype), rng.integers(-9, 9, (4, 5)).astype(dtype)
-    same(FAMILY.run("einsum", (a, b), equation="ij,jk->ik"), torch.einsum("ij,jk->ik", torch.from_numpy(a), torch.from_numpy(b)).numpy())
+    same(
+        FAMILY.run("einsum", (a, b), equation="ij,jk->ik"),
+        torch.einsum("ij,jk->ik", torch.from_numpy(a), torch.from_numpy(b)).numpy(),
+    )
 
 
 def test_einsum_of_bools_is_or_of_and() -> None:

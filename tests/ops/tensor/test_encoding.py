@@ -60,12 +60,27 @@ def test_one_hot_dtype_defaults_to_the_on_value() -> None:
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [
-        ("one_hot(%a, 1f, 0f, depth=3, axis=-2)", [T("(2, 4)", I32)], "shape-mismatch",
-         "`one_hot`: axis -2 is out of range for indices of rank 2", "%a"),
-        ("one_hot(%a, %b, 0f, depth=3)", [T("(2, 4)", I32), T("(2)")], "shape-mismatch",
-         "`one_hot` takes on_value as a scalar, found a tensor of shape (2)", "%b"),
-        ("one_hot(%a, 1f, 0f, depth=0)", [T("(2, 4)", I32)], "type-mismatch", "`one_hot` depth must be positive, found 0",
-         "one_hot(%a, 1f, 0f, depth=0)"),
+        (
+            "one_hot(%a, 1f, 0f, depth=3, axis=-2)",
+            [T("(2, 4)", I32)],
+            "shape-mismatch",
+            "`one_hot`: axis -2 is out of range for indices of rank 2",
+            "%a",
+        ),
+        (
+            "one_hot(%a, %b, 0f, depth=3)",
+            [T("(2, 4)", I32), T("(2)")],
+            "shape-mismatch",
+            "`one_hot` takes on_value as a scalar, found a tensor of shape (2)",
+            "%b",
+        ),
+        (
+            "one_hot(%a, 1f, 0f, depth=0)",
+            [T("(2, 4)", I32)],
+            "type-mismatch",
+            "`one_hot` depth must be positive, found 0",
+            "one_hot(%a, 1f, 0f, depth=0)",
+        ),
     ],
 )
 def test_one_hot_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -82,14 +97,30 @@ def test_one_hot_kernel_against_torch(torch, axis: int) -> None:
     indices = rng.integers(0, 5, (3, 4))
     hot = torch.nn.functional.one_hot(torch.from_numpy(indices), 5).numpy()
     expected = np.moveaxis(np.where(hot == 1, 2.5, -1.0).astype(np.float32), -1, axis if axis != -1 else -1)
-    out = FAMILY.run("one_hot", indices.astype(np.int32), np.array(2.5, np.float32), np.array(-1, np.float32), depth=5, axis=axis, dtype="float32")
+    out = FAMILY.run(
+        "one_hot",
+        indices.astype(np.int32),
+        np.array(2.5, np.float32),
+        np.array(-1, np.float32),
+        depth=5,
+        axis=axis,
+        dtype="float32",
+    )
     same(out, expected)
 
 
 def test_one_hot_out_of_range_and_conversion() -> None:
     """Indices outside [0, depth) give off values; on/off values are cast to dtype
     (1.5 to int32 is 1; TOPI's cast)."""
-    out = FAMILY.run("one_hot", np.array([0, 2, -1, 5]), np.array(1.5, np.float32), np.array(0, np.float32), depth=3, axis=0, dtype="int32")
+    out = FAMILY.run(
+        "one_hot",
+        np.array([0, 2, -1, 5]),
+        np.array(1.5, np.float32),
+        np.array(0, np.float32),
+        depth=3,
+        axis=0,
+        dtype="int32",
+    )
     same(out, np.array([[1, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0]], np.int32))
     out = FAMILY.run("one_hot", np.array([[1], [0]], np.int64), np.array(True), np.array(False), depth=2, dtype="bool")
     same(out, np.array([[[False, True]], [[True, False]]]))
@@ -107,11 +138,23 @@ def test_dyn_one_hot_type() -> None:
 
 def test_dyn_one_hot_rejected() -> None:
     d = FAMILY.only_error("dyn.one_hot(%a, 1f, 0f, %b)", [T("(2, 4)", I32), T("(1)", I32)])
-    assert (d.code, d.message, d.span.text) == ("shape-mismatch", "`dyn.one_hot` takes depth as a scalar, found a tensor of shape (1)", "%b")
+    assert (d.code, d.message, d.span.text) == (
+        "shape-mismatch",
+        "`dyn.one_hot` takes depth as a scalar, found a tensor of shape (1)",
+        "%b",
+    )
 
 
 def test_dyn_one_hot_kernel() -> None:
-    out = FAMILY.run("dyn.one_hot", np.array([0, 2], np.int32), np.array(5, np.int32), np.array(-5, np.int32), np.array(3, np.int64), axis=0, dtype="int8")
+    out = FAMILY.run(
+        "dyn.one_hot",
+        np.array([0, 2], np.int32),
+        np.array(5, np.int32),
+        np.array(-5, np.int32),
+        np.array(3, np.int64),
+        axis=0,
+        dtype="int8",
+    )
     same(out, np.array([[5, -5], [-5, -5], [-5, 5]], np.int8))
     with pytest.raises(KernelError) as err:
         FAMILY.run("dyn.one_hot", np.array([0]), np.array(1.0), np.array(0.0), np.array(-1))
@@ -139,10 +182,24 @@ def test_unravel_index_type(types: list[str], expected: str) -> None:
 @pytest.mark.parametrize(
     "types, code, message, at",
     [
-        ([T("(3)", "float32"), T("(2)", I32)], "type-mismatch", "`unravel_index` takes indices of integers, found `float32`", "%a"),
-        ([T("(3, 2)", I32), T("(2)", I32)], "shape-mismatch",
-         "`unravel_index` takes indices as a scalar or a vector, found a tensor of shape (3, 2)", "%a"),
-        ([T("(3)", I32), T("()", I32)], "shape-mismatch", "`unravel_index` takes the shape as a vector, found a tensor of shape ()", "%b"),
+        (
+            [T("(3)", "float32"), T("(2)", I32)],
+            "type-mismatch",
+            "`unravel_index` takes indices of integers, found `float32`",
+            "%a",
+        ),
+        (
+            [T("(3, 2)", I32), T("(2)", I32)],
+            "shape-mismatch",
+            "`unravel_index` takes indices as a scalar or a vector, found a tensor of shape (3, 2)",
+            "%a",
+        ),
+        (
+            [T("(3)", I32), T("()", I32)],
+            "shape-mismatch",
+            "`unravel_index` takes the shape as a vector, found a tensor of shape ()",
+            "%b",
+        ),
     ],
 )
 def test_unravel_index_rejected(types: list[str], code: str, message: str, at: str) -> None:
@@ -154,12 +211,20 @@ def test_unravel_index_rejected(types: list[str], code: str, message: str, at: s
 
 @pytest.mark.parametrize(
     "indices, shape",
-    [([0, 1, 2, 3], [2, 2]), ([144], [5, 5, 5, 2]), (144, [5, 5, 5, 2]), ([100, 13, 5], [5, 5, 5, 2]), ([22, 41, 37], [7, 6])],
+    [
+        ([0, 1, 2, 3], [2, 2]),
+        ([144], [5, 5, 5, 2]),
+        (144, [5, 5, 5, 2]),
+        ([100, 13, 5], [5, 5, 5, 2]),
+        ([22, 41, 37], [7, 6]),
+    ],
 )
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
 def test_unravel_index_kernel_against_torch(torch, indices, shape, dtype: str) -> None:
     x, s = np.array(indices, dtype), np.array(shape, dtype)
-    expected = np.stack([c.numpy() for c in torch.unravel_index(torch.from_numpy(x.astype(np.int64)), tuple(shape))]).astype(dtype)
+    expected = np.stack(
+        [c.numpy() for c in torch.unravel_index(torch.from_numpy(x.astype(np.int64)), tuple(shape))]
+    ).astype(dtype)
     same(FAMILY.run("unravel_index", x, s), expected)
 
 
@@ -175,7 +240,10 @@ def test_unravel_index_relation_in_a_where_clause() -> None:
 def test_unravel_index_wraps_past_the_end() -> None:
     """TOPI takes every coordinate modulo its size: 5 in (2, 2) is (0, 1)
     (test_op_level3.py::test_unravel_index notes TVM gives a result where numpy raises)."""
-    same(FAMILY.run("unravel_index", np.array([0, 5], np.int32), np.array([2, 2], np.int32)), np.array([[0, 0], [0, 1]], np.int32))
+    same(
+        FAMILY.run("unravel_index", np.array([0, 5], np.int32), np.array([2, 2], np.int32)),
+        np.array([[0, 0], [0, 1]], np.int32),
+    )
     with pytest.raises(KernelError) as err:
         FAMILY.run("unravel_index", np.array([3], np.int32), np.array([2, 0], np.int32))
     assert (err.value.code, err.value.message) == ("division-by-zero", "unravel_index: the shape [2, 0] has a size 0")
@@ -194,7 +262,11 @@ def test_invert_permutation_type() -> None:
     "types, code, message",
     [
         ([T("(5)")], "type-mismatch", "`invert_permutation` takes a permutation of integers, found `float32`"),
-        ([T("(2, 2)", I32)], "shape-mismatch", "`invert_permutation` takes a permutation as a vector, found a tensor of shape (2, 2)"),
+        (
+            [T("(2, 2)", I32)],
+            "shape-mismatch",
+            "`invert_permutation` takes a permutation as a vector, found a tensor of shape (2, 2)",
+        ),
     ],
 )
 def test_invert_permutation_rejected(types: list[str], code: str, message: str) -> None:
@@ -225,6 +297,7 @@ def test_one_hot_values_from_constants_without_metadata() -> None:
     assert FAMILY.result_type(f'one_hot(%a, {on_off}, depth=3, dtype="int8")', [T("(2)", I32)]) == T("(2, 3)", "int8")
     call = f'dyn.one_hot(%a, {on_off}, meta[relay.Constant][2], dtype="int8")'
     assert FAMILY.result_type(call, [T("(2)", I32)]) == T("(2, ?)", "int8")
+
 
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

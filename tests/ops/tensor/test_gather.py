@@ -58,18 +58,47 @@ def test_gather_infers_the_other_axes_of_the_indices() -> None:
     "call, types, code, message, at",
     [
         (
-            "gather(%a, %b, axis=1)", [T("(2, 3)"), T("(3, 5)", I32)], "shape-mismatch",
+            "gather(%a, %b, axis=1)",
+            [T("(2, 3)"), T("(3, 5)", I32)],
+            "shape-mismatch",
             "`gather` along axis 1: the indices must match the data on every other axis, but at axis 0 the data has size 2 and the indices 3",
             "%b",
         ),
-        ("gather(%a, %b, axis=0)", [T("(2, 3)"), T("(3,)", I32)], "shape-mismatch",
-         "`gather` needs indices of the data's rank: the data is (2, 3), the indices (3)", "%b"),
-        ("gather(%a, %b, axis=0)", [T("(2, 3)"), T("(2, 3)", "uint8")], "type-mismatch",
-         "`gather` takes indices of signed integers, found `uint8`", "%b"),
-        ("gather(%a, %b)", [T("(2, 3)"), T("(2, 3)", I32)], "type-mismatch",
-         "`gather` needs the attribute `axis`, e.g. `gather(%data, %indices, axis=0)`", "gather(%a, %b)"),
-        ("gather(%a, %b, axis=2)", [T("(2, 3)"), T("(2, 3)", I32)], "shape-mismatch", "axis 2 is out of range for a tensor of rank 2", "%a"),
-        ("gather(%a, %b, axis=1)", [T("(2, 3)"), T("(2, 0)", I32)], "shape-mismatch", "`gather`: the indices are empty along axis 1", "%b"),
+        (
+            "gather(%a, %b, axis=0)",
+            [T("(2, 3)"), T("(3,)", I32)],
+            "shape-mismatch",
+            "`gather` needs indices of the data's rank: the data is (2, 3), the indices (3)",
+            "%b",
+        ),
+        (
+            "gather(%a, %b, axis=0)",
+            [T("(2, 3)"), T("(2, 3)", "uint8")],
+            "type-mismatch",
+            "`gather` takes indices of signed integers, found `uint8`",
+            "%b",
+        ),
+        (
+            "gather(%a, %b)",
+            [T("(2, 3)"), T("(2, 3)", I32)],
+            "type-mismatch",
+            "`gather` needs the attribute `axis`, e.g. `gather(%data, %indices, axis=0)`",
+            "gather(%a, %b)",
+        ),
+        (
+            "gather(%a, %b, axis=2)",
+            [T("(2, 3)"), T("(2, 3)", I32)],
+            "shape-mismatch",
+            "axis 2 is out of range for a tensor of rank 2",
+            "%a",
+        ),
+        (
+            "gather(%a, %b, axis=1)",
+            [T("(2, 3)"), T("(2, 0)", I32)],
+            "shape-mismatch",
+            "`gather`: the indices are empty along axis 1",
+            "%b",
+        ),
     ],
 )
 def test_gather_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -102,7 +131,10 @@ def test_gather_index_out_of_range_is_a_runtime_error() -> None:
     """TOPI reads out of range (it does not count negative indices from the end); the evaluator stops."""
     with pytest.raises(KernelError) as err:
         FAMILY.run("gather", np.zeros((2, 3), np.float32), np.array([[0, -1], [1, 2]], np.int32), axis=1)
-    assert (err.value.code, err.value.message) == ("runtime-error", "gather: index -1 is out of range for axis 1 of size 3")
+    assert (err.value.code, err.value.message) == (
+        "runtime-error",
+        "gather: index -1 is out of range for axis 1 of size 3",
+    )
 
 
 # ---------------------------------------------------------------- gather_nd
@@ -130,17 +162,33 @@ def test_gather_nd_type(call: str, types: list[str], expected: str) -> None:
     "call, types, code, message, at",
     [
         (
-            "gather_nd(%a, %b)", [T("(2, 2)"), T("(3, 4)", I32)], "shape-mismatch",
-            "`gather_nd`: index tuples of 3 coordinates after 0 batch axes need data of rank 3 or more, found (2, 2)", "%b",
+            "gather_nd(%a, %b)",
+            [T("(2, 2)"), T("(3, 4)", I32)],
+            "shape-mismatch",
+            "`gather_nd`: index tuples of 3 coordinates after 0 batch axes need data of rank 3 or more, found (2, 2)",
+            "%b",
         ),
         (
-            "gather_nd(%a, %b, batch_dims=1)", [T("(2, 2, 2)"), T("(1, 3)", I32)], "shape-mismatch",
-            "`gather_nd`: batch axis 0 has size 2 in the data but 3 in the indices (their axis 1)", "%b",
+            "gather_nd(%a, %b, batch_dims=1)",
+            [T("(2, 2, 2)"), T("(1, 3)", I32)],
+            "shape-mismatch",
+            "`gather_nd`: batch axis 0 has size 2 in the data but 3 in the indices (their axis 1)",
+            "%b",
         ),
-        ("gather_nd(%a, %b)", [T("(2, 2)"), T("(?, 4)", I32)], "shape-mismatch",
-         "`gather_nd` needs a static size for the first axis of the indices, found (?, 4)", "%b"),
-        ("gather_nd(%a, %b)", [T("(2, 2)"), T("()", I32)], "shape-mismatch",
-         "`gather_nd` needs indices of rank 1 or more, found a scalar", "%b"),
+        (
+            "gather_nd(%a, %b)",
+            [T("(2, 2)"), T("(?, 4)", I32)],
+            "shape-mismatch",
+            "`gather_nd` needs a static size for the first axis of the indices, found (?, 4)",
+            "%b",
+        ),
+        (
+            "gather_nd(%a, %b)",
+            [T("(2, 2)"), T("()", I32)],
+            "shape-mismatch",
+            "`gather_nd` needs indices of rank 1 or more, found a scalar",
+            "%b",
+        ),
     ],
 )
 def test_gather_nd_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -157,15 +205,22 @@ def _gather_nd_loops(data: np.ndarray, indices: np.ndarray, batch: int) -> np.nd
     rest = data.shape[batch + m :]
     out = np.zeros(ys + rest, data.dtype)
     for y in itertools.product(*map(range, ys)):
-        lead = tuple(y[:batch]) + tuple(int(indices[(k,) + y]) for k in range(m))
+        lead = tuple(y[:batch]) + tuple(int(indices[(k, *y)]) for k in range(m))
         out[y] = data[lead]
     return out
 
 
 @pytest.mark.parametrize(
     "dshape, ishape, batch",
-    [((2, 2), (2, 3), 0), ((3, 2, 2), (2, 2), 0), ((2, 2, 3, 2), (3, 2), 1), ((2, 2, 3, 2), (1, 2, 3), 1),
-     ((3, 2, 2, 3, 4), (2, 3, 2, 2), 2), ((4, 3), (0, 2), 0), ((2, 4), (0, 2, 3), 1)],
+    [
+        ((2, 2), (2, 3), 0),
+        ((3, 2, 2), (2, 2), 0),
+        ((2, 2, 3, 2), (3, 2), 1),
+        ((2, 2, 3, 2), (1, 2, 3), 1),
+        ((3, 2, 2, 3, 4), (2, 3, 2, 2), 2),
+        ((4, 3), (0, 2), 0),
+        ((2, 4), (0, 2, 3), 1),
+    ],
 )
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
 def test_gather_nd_kernel_against_loops(dshape: tuple, ishape: tuple, batch: int, dtype: str) -> None:
@@ -212,14 +267,33 @@ def test_adv_index_type(types: list[str], expected: str) -> None:
     "call, types, code, message, at",
     [
         (
-            "adv_index((%a, %b, %c))", [T("(10, 5)"), T("(3, 4)", I32), T("(2, 1)", I32)], "shape-mismatch",
-            "`adv_index`: the index tensors do not broadcast: index 0 is (3, 4), index 1 is (2, 1)", "(%a, %b, %c)",
+            "adv_index((%a, %b, %c))",
+            [T("(10, 5)"), T("(3, 4)", I32), T("(2, 1)", I32)],
+            "shape-mismatch",
+            "`adv_index`: the index tensors do not broadcast: index 0 is (3, 4), index 1 is (2, 1)",
+            "(%a, %b, %c)",
         ),
-        ("adv_index((%a, %b, %b))", [T("(10)"), T("(3)", I32)], "shape-mismatch", "`adv_index`: 2 index tensors for data of rank 1", "(%a, %b, %b)"),
-        ("adv_index((%a, %b))", [T("(10)"), T("(3)")], "type-mismatch",
-         "`adv_index` takes integer (or bool) index tensors, but field 1 of its tuple is `float32`", "(%a, %b)"),
-        ("adv_index(%a)", [T("(10)")], "type-mismatch",
-         "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, %j))`", "%a"),
+        (
+            "adv_index((%a, %b, %b))",
+            [T("(10)"), T("(3)", I32)],
+            "shape-mismatch",
+            "`adv_index`: 2 index tensors for data of rank 1",
+            "(%a, %b, %b)",
+        ),
+        (
+            "adv_index((%a, %b))",
+            [T("(10)"), T("(3)")],
+            "type-mismatch",
+            "`adv_index` takes integer (or bool) index tensors, but field 1 of its tuple is `float32`",
+            "(%a, %b)",
+        ),
+        (
+            "adv_index(%a)",
+            [T("(10)")],
+            "type-mismatch",
+            "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, %j))`",
+            "%a",
+        ),
     ],
 )
 def test_adv_index_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -231,7 +305,12 @@ def test_adv_index_rejected(call: str, types: list[str], code: str, message: str
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
 @pytest.mark.parametrize(
     "dshape, ishapes",
-    [((10, 5), [(3, 4), (3, 1)]), ((10, 5), [(1, 4), (3, 1)]), ((10, 5, 15), [(1, 2, 1), (1, 2, 7)]), ((3, 4, 5), [(2,)])],
+    [
+        ((10, 5), [(3, 4), (3, 1)]),
+        ((10, 5), [(1, 4), (3, 1)]),
+        ((10, 5, 15), [(1, 2, 1), (1, 2, 7)]),
+        ((3, 4, 5), [(2,)]),
+    ],
 )
 def test_adv_index_kernel_against_torch(torch, dtype: str, dshape: tuple, ishapes: list) -> None:
     rng = np.random.default_rng(7)

@@ -46,14 +46,34 @@ def test_auto_scheduler_layout_transform_type(shape: str, src: str, dst: str, ex
 @pytest.mark.parametrize(
     "src, dst, code, message, at",
     [
-        ("1N32C4H4W", "1N2C4H4W32C", "shape-mismatch",
-         "`auto_scheduler_layout_transform`: the axes `C` of dst_layout cover 64 positions, but axis 1 of the data has 32", "%a"),
-        ("1N32C4H", "1N32C4H", "shape-mismatch",
-         '`auto_scheduler_layout_transform`: the data has rank 4, but src_layout "1N32C4H" names 3 axes', "%a"),
-        ("N32C4H4W", "1N32C4H4W", "type-mismatch",
-         '`auto_scheduler_layout_transform`: "N32C4H4W" is not a layout of size-name pairs such as "1N32C112H112W"', None),
-        ("1N32C4H4W", "1N32C4H4W2", "type-mismatch",
-         '`auto_scheduler_layout_transform`: "1N32C4H4W2" is not a layout of size-name pairs such as "1N32C112H112W"', None),
+        (
+            "1N32C4H4W",
+            "1N2C4H4W32C",
+            "shape-mismatch",
+            "`auto_scheduler_layout_transform`: the axes `C` of dst_layout cover 64 positions, but axis 1 of the data has 32",
+            "%a",
+        ),
+        (
+            "1N32C4H",
+            "1N32C4H",
+            "shape-mismatch",
+            '`auto_scheduler_layout_transform`: the data has rank 4, but src_layout "1N32C4H" names 3 axes',
+            "%a",
+        ),
+        (
+            "N32C4H4W",
+            "1N32C4H4W",
+            "type-mismatch",
+            '`auto_scheduler_layout_transform`: "N32C4H4W" is not a layout of size-name pairs such as "1N32C112H112W"',
+            None,
+        ),
+        (
+            "1N32C4H4W",
+            "1N32C4H4W2",
+            "type-mismatch",
+            '`auto_scheduler_layout_transform`: "1N32C4H4W2" is not a layout of size-name pairs such as "1N32C112H112W"',
+            None,
+        ),
     ],
 )
 def test_auto_scheduler_layout_transform_rejected(src: str, dst: str, code: str, message: str, at) -> None:
@@ -72,7 +92,7 @@ def _auto_loops(data: np.ndarray, src_names: list, dst_sizes: list, dst_names: l
         coords = []
         for name in src_names:
             c = 0
-            for size, other, p in zip(dst_sizes, dst_names, pos):
+            for size, other, p in zip(dst_sizes, dst_names, pos, strict=False):
                 if other == name:
                     c = c * size + p
             coords.append(c)
@@ -89,7 +109,9 @@ def _auto_loops(data: np.ndarray, src_names: list, dst_sizes: list, dst_names: l
     ],
 )
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
-def test_auto_scheduler_layout_transform_kernel_against_loops(shape, src, dst, src_names, dst_sizes, dst_names, dtype) -> None:
+def test_auto_scheduler_layout_transform_kernel_against_loops(
+    shape, src, dst, src_names, dst_sizes, dst_names, dtype
+) -> None:
     """Splits outer-first, names the source lacks repeat the data (the third case),
     a split covering part of an axis reads its start (b: 2 of 4)."""
     data = (np.random.default_rng(101).standard_normal(shape) * 9).astype(dtype)
@@ -129,10 +151,15 @@ def test_meta_schedule_layout_transform_type(shape: str, index_map: str, expecte
 
 def test_meta_schedule_layout_transform_with_a_metadata_map() -> None:
     """A map in the metadata is not read: the result's shape is left open."""
-    assert FAMILY.result_type("meta_schedule_layout_transform(%a, index_map=meta[IndexMap][0])", [T("(32, 64)")]) == "Tensor[a, float32]"
+    assert (
+        FAMILY.result_type("meta_schedule_layout_transform(%a, index_map=meta[IndexMap][0])", [T("(32, 64)")])
+        == "Tensor[a, float32]"
+    )
     with pytest.raises(KernelError) as err:
         FAMILY.run("meta_schedule_layout_transform", np.zeros((2, 2), np.float32), index_map=_metaref())
-    assert err.value.message.startswith("meta_schedule_layout_transform: the index map meta[IndexMap][0] is a TIR object")
+    assert err.value.message.startswith(
+        "meta_schedule_layout_transform: the index map meta[IndexMap][0] is a TIR object"
+    )
 
 
 def _metaref():
@@ -144,11 +171,24 @@ def _metaref():
 @pytest.mark.parametrize(
     "index_map, code, message, at",
     [
-        ("lambda i, j: (i - 1, j)", "shape-mismatch", "`meta_schedule_layout_transform`: output coordinate 0 ranges from -1, not from 0 on data of shape (32, 64)",
-         "%a"),
-        ("lambda i: (i, 0)", "shape-mismatch", "`meta_schedule_layout_transform`: the index map takes 1 coordinates, but the data has rank 2", "%a"),
-        ("lambda i, j: (i // j, 0)", "type-mismatch",
-         'attribute `index_map` takes an index map: `meta[IndexMap][0]`, or a string such as "lambda i, j: (i // 4, j % 4)"', "index_map"),
+        (
+            "lambda i, j: (i - 1, j)",
+            "shape-mismatch",
+            "`meta_schedule_layout_transform`: output coordinate 0 ranges from -1, not from 0 on data of shape (32, 64)",
+            "%a",
+        ),
+        (
+            "lambda i: (i, 0)",
+            "shape-mismatch",
+            "`meta_schedule_layout_transform`: the index map takes 1 coordinates, but the data has rank 2",
+            "%a",
+        ),
+        (
+            "lambda i, j: (i // j, 0)",
+            "type-mismatch",
+            'attribute `index_map` takes an index map: `meta[IndexMap][0]`, or a string such as "lambda i, j: (i // 4, j % 4)"',
+            "index_map",
+        ),
     ],
 )
 def test_meta_schedule_layout_transform_rejected(index_map: str, code: str, message: str, at: str) -> None:
@@ -183,7 +223,10 @@ def test_meta_schedule_layout_transform_needs_a_bijection() -> None:
     """topi inverts the map; one that folds two elements onto one position has no inverse."""
     with pytest.raises(KernelError) as err:
         FAMILY.run("meta_schedule_layout_transform", np.zeros((4, 3), np.float32), index_map="lambda i, j: (i % 2, j)")
-    assert err.value.message == "meta_schedule_layout_transform: the index map does not move the 12 elements one to one onto (2, 3)"
+    assert (
+        err.value.message
+        == "meta_schedule_layout_transform: the index map does not move the 12 elements one to one onto (2, 3)"
+    )
 
 
 def test_every_operator_of_the_family_was_tested() -> None:

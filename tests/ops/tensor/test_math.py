@@ -67,8 +67,16 @@ def test_shape_unknown_until_the_program_runs_passes_through() -> None:
 # ---------------------------------------------------------------- kernels: floats
 
 
-DOMAIN = {"acos": (-1, 1), "asin": (-1, 1), "atanh": (-0.99, 0.99), "acosh": (1, 10), "atan": (-10, 10),
-          "asinh": (-10, 10), "cosh": (-10, 10), "sinh": (-10, 10)}
+DOMAIN = {
+    "acos": (-1, 1),
+    "asin": (-1, 1),
+    "atanh": (-0.99, 0.99),
+    "acosh": (1, 10),
+    "atan": (-10, 10),
+    "asinh": (-10, 10),
+    "cosh": (-10, 10),
+    "sinh": (-10, 10),
+}
 
 
 @pytest.mark.parametrize("op", TRIG)
@@ -107,7 +115,9 @@ def test_unary_math_on_integers_goes_through_float64() -> None:
     integer); ours computes in float64 and truncates toward zero, NaN to 0,
     saturating at the dtype's range."""
     i32 = np.iinfo(np.int32)
-    same(FAMILY.run("exp", np.array([0, 1, 2, 30, -1], dtype=np.int32)), np.array([1, 2, 7, i32.max, 0], dtype=np.int32))
+    same(
+        FAMILY.run("exp", np.array([0, 1, 2, 30, -1], dtype=np.int32)), np.array([1, 2, 7, i32.max, 0], dtype=np.int32)
+    )
     same(FAMILY.run("log", np.array([0, 1, 100, -5], dtype=np.int32)), np.array([i32.min, 0, 4, 0], dtype=np.int32))
     same(FAMILY.run("sqrt", np.array([[17, 0], [-1, 99]], dtype=np.int64)), np.array([[4, 0], [0, 9]], dtype=np.int64))
     same(FAMILY.run("sigmoid", np.array([-3, 0, 3], dtype=np.int8)), np.array([0, 0, 0], dtype=np.int8))
@@ -165,7 +175,9 @@ def _fast_exp_one(v: float) -> float:
 
 
 def test_fast_exp_follows_topis_formula_exactly() -> None:
-    xs = np.array([-100, -88.5, -87.3, -10.25, -1, -0.3, 0, 0.3, 1, 2.5, 10.75, 50, 88.3, 88.5, np.nan], dtype=np.float32)
+    xs = np.array(
+        [-100, -88.5, -87.3, -10.25, -1, -0.3, 0, 0.3, 1, 2.5, 10.75, 50, 88.3, 88.5, np.nan], dtype=np.float32
+    )
     out = FAMILY.run("fast_exp", xs)
     ref = np.array([_fast_exp_one(v) for v in xs], dtype=np.float32)
     np.testing.assert_array_equal(out, ref)
@@ -177,7 +189,11 @@ def test_fast_math_against_torch_with_tvms_tolerance() -> None:
     """tests/python/relay/test_op_fast_math.py: fast_exp on [-88, 88), fast_erf and
     fast_tanh on [-10, 10), step 0.01, within rtol = atol = 1e-5 of the exact functions."""
     t = torch()
-    for op, exact, lo, hi in (("fast_exp", t.exp, -88, 88), ("fast_erf", t.erf, -10, 10), ("fast_tanh", t.tanh, -10, 10)):
+    for op, exact, lo, hi in (
+        ("fast_exp", t.exp, -88, 88),
+        ("fast_erf", t.erf, -10, 10),
+        ("fast_tanh", t.tanh, -10, 10),
+    ):
         x = np.arange(lo, hi, 0.01).astype(np.float32).reshape(1, -1)
         ref = exact(t.from_numpy(x).double()).numpy().astype(np.float32)
         same(FAMILY.run(op, x), ref, rtol=1e-5, atol=1e-5)
@@ -196,11 +212,31 @@ def _rational_one(x: float, alpha: tuple, beta: tuple, t: type) -> float:
     return x * p / q
 
 
-ERF_ALPHA = (-1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04, -5.69250639462346e-05,
-             -2.10102402082508e-06, 2.77068142495902e-08, -2.72614225801306e-10)
-ERF_BETA = (-1.42647390514189e-02, -7.37332916720468e-03, -1.68282697438203e-03, -2.13374055278905e-04, -1.45660718464996e-05)
-TANH_ALPHA = (4.89352455891786e-03, 6.37261928875436e-04, 1.48572235717979e-05, 5.12229709037114e-08,
-              -8.60467152213735e-11, 2.00018790482477e-13, -2.76076847742355e-16)
+ERF_ALPHA = (
+    -1.60960333262415e-02,
+    -2.95459980854025e-03,
+    -7.34990630326855e-04,
+    -5.69250639462346e-05,
+    -2.10102402082508e-06,
+    2.77068142495902e-08,
+    -2.72614225801306e-10,
+)
+ERF_BETA = (
+    -1.42647390514189e-02,
+    -7.37332916720468e-03,
+    -1.68282697438203e-03,
+    -2.13374055278905e-04,
+    -1.45660718464996e-05,
+)
+TANH_ALPHA = (
+    4.89352455891786e-03,
+    6.37261928875436e-04,
+    1.48572235717979e-05,
+    5.12229709037114e-08,
+    -8.60467152213735e-11,
+    2.00018790482477e-13,
+    -2.76076847742355e-16,
+)
 TANH_BETA = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04, 1.19825839466702e-06)
 
 
@@ -214,7 +250,9 @@ def test_fast_erf_and_tanh_follow_eigens_rational_functions() -> None:
         np.testing.assert_array_equal(FAMILY.run("fast_erf", x), ref)
         assert FAMILY.run("fast_erf", x).dtype == dtype
     x = np.array(xs, dtype=np.float32)
-    ref = np.array([_rational_one(min(max(v, -9.0), 9.0), TANH_ALPHA, TANH_BETA, np.float32) for v in x], dtype=np.float32)
+    ref = np.array(
+        [_rational_one(min(max(v, -9.0), 9.0), TANH_ALPHA, TANH_BETA, np.float32) for v in x], dtype=np.float32
+    )
     np.testing.assert_array_equal(FAMILY.run("fast_tanh", x), ref)
 
 
@@ -238,7 +276,11 @@ def test_fast_math_falls_back_to_the_exact_functions() -> None:
     same(FAMILY.run("fast_exp", np.array([1, 3], dtype=np.int32)), np.array([2, 20], dtype=np.int32))
     same(FAMILY.run("fast_erf", np.array(2, dtype=np.int32)), np.array(0, dtype=np.int32))
     same(FAMILY.run("fast_erf", np.array([False, True])), np.array([False, True]))
-    same(FAMILY.run("fast_tanh", np.array([0.5], dtype=np.float16)), np.array([math.tanh(0.5)], dtype=np.float16), rtol=1e-3)
+    same(
+        FAMILY.run("fast_tanh", np.array([0.5], dtype=np.float16)),
+        np.array([math.tanh(0.5)], dtype=np.float16),
+        rtol=1e-3,
+    )
 
 
 # ---------------------------------------------------------------- kernels: NaN and infinity

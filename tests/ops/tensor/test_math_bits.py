@@ -18,8 +18,14 @@ from tests.reference import torch_reference
 BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
 SHIFTS = ["left_shift", "right_shift"]
 FAMILY = Family(
-    *BITWISE, "bitwise_not", *SHIFTS, "trunc_divide", "trunc_mod", "reinterpret",
-    "fixed_point_multiply", "fixed_point_multiply_per_axis",
+    *BITWISE,
+    "bitwise_not",
+    *SHIFTS,
+    "trunc_divide",
+    "trunc_mod",
+    "reinterpret",
+    "fixed_point_multiply",
+    "fixed_point_multiply_per_axis",
 )
 
 
@@ -37,7 +43,9 @@ def torch():
 def test_binary_operators_broadcast(op: str) -> None:
     """test_op_level4.py::test_binary_int_broadcast_1: (10, 4) and (5, 10, 1) int32
     give (5, 10, 4) int32 (BroadcastRel)."""
-    assert FAMILY.result_type(f"{op}(%a, %b)", [T("(10, 4)", "int32"), T("(5, 10, 1)", "int32")]) == T("(5, 10, 4)", "int32")
+    assert FAMILY.result_type(f"{op}(%a, %b)", [T("(10, 4)", "int32"), T("(5, 10, 1)", "int32")]) == T(
+        "(5, 10, 4)", "int32"
+    )
 
 
 def test_bitwise_operators_take_bool_and_unsigned() -> None:
@@ -47,22 +55,33 @@ def test_bitwise_operators_take_bool_and_unsigned() -> None:
     assert FAMILY.result_type("trunc_mod(%a, %b)", [T("(2)"), T("(2)")]) == T("(2)")
 
 
-@pytest.mark.parametrize("op, arg, types", [
-    ("bitwise_and", "%b", [T("(2)", "int32"), T("(2)", "float32")]),
-    ("bitwise_or", "%a", [T("(2)", "float64"), T("(2)", "int32")]),
-    ("left_shift", "%a", [T("(2)", "float32"), T("(2)", "float32")]),
-])
+@pytest.mark.parametrize(
+    "op, arg, types",
+    [
+        ("bitwise_and", "%b", [T("(2)", "int32"), T("(2)", "float32")]),
+        ("bitwise_or", "%a", [T("(2)", "float64"), T("(2)", "int32")]),
+        ("left_shift", "%a", [T("(2)", "float32"), T("(2)", "float32")]),
+    ],
+)
 def test_bitwise_operators_reject_floats(op: str, arg: str, types: list) -> None:
     """src/tir/op/op.cc (type_check_integer_args): TVM refuses floats when it lowers
     the operator; the checker says so at the float operand."""
     d = FAMILY.only_error(f"{op}(%a, %b)", types)
-    dtype = types[0 if arg == "%a" else 1][len("Tensor[(2), "):-1]
-    assert (d.code, d.message, d.span.text) == ("type-mismatch", f"`{op}` takes integer or bool tensors, found `{dtype}`", arg)
+    dtype = types[0 if arg == "%a" else 1][len("Tensor[(2), ") : -1]
+    assert (d.code, d.message, d.span.text) == (
+        "type-mismatch",
+        f"`{op}` takes integer or bool tensors, found `{dtype}`",
+        arg,
+    )
 
 
 def test_other_rejections_point_at_the_operand() -> None:
     d = FAMILY.only_error("bitwise_not(%a)", [T("(2)", "float16")])
-    assert (d.code, d.message, d.span.text) == ("type-mismatch", "`bitwise_not` takes integer or bool tensors, found `float16`", "%a")
+    assert (d.code, d.message, d.span.text) == (
+        "type-mismatch",
+        "`bitwise_not` takes integer or bool tensors, found `float16`",
+        "%a",
+    )
     d = FAMILY.only_error("right_shift(%a, %b)", [T("(2)", "int32"), T("(3)", "int32")])
     assert (d.code, d.message) == ("shape-mismatch", "cannot broadcast shapes (2) and (3)")
     d = FAMILY.only_error("trunc_divide(%a, %b)", [T("(2)", "bool"), T("(2)", "bool")])
@@ -78,7 +97,11 @@ def test_reinterpret_types() -> None:
     assert FAMILY.result_type('reinterpret(%a, dtype="int32")', [T("(1000, 4)")]) == T("(1000, 4)", "int32")
     assert FAMILY.result_type('reinterpret(%a, dtype="float16")', [T("(?)", "uint16")]) == T("(?)", "float16")
     d = FAMILY.only_error('reinterpret(%a, dtype="int64")', [T("(2)")])
-    assert (d.code, d.message, d.span.text) == ("type-mismatch", "`reinterpret` keeps the bits of each element: `float32` has 32, `int64` has 64", "%a")
+    assert (d.code, d.message, d.span.text) == (
+        "type-mismatch",
+        "`reinterpret` keeps the bits of each element: `float32` has 32, `int64` has 64",
+        "%a",
+    )
     d = FAMILY.only_error('reinterpret(%a, dtype="int8")', [T("(2)", "bool")])
     assert d.message == "`reinterpret` keeps the bits of each element: `bool` has 1, `int8` has 8"
 
@@ -87,11 +110,20 @@ def test_fixed_point_types() -> None:
     """test_op_level3.py::test_fixed_point_multiply: (10, 4) int32 stays (10, 4)
     int32 (IdentityRel); the lowering (intrin_rule.cc) makes int32, so only int32
     data is accepted, and the attributes are int32 fields."""
-    assert FAMILY.result_type("fixed_point_multiply(%a, multiplier=1073741824, shift=-3)", [T("(10, 4)", "int32")]) == T("(10, 4)", "int32")
+    assert FAMILY.result_type(
+        "fixed_point_multiply(%a, multiplier=1073741824, shift=-3)", [T("(10, 4)", "int32")]
+    ) == T("(10, 4)", "int32")
     d = FAMILY.only_error("fixed_point_multiply(%a, multiplier=1073741824, shift=-3)", [T("(10, 4)", "int8")])
-    assert (d.code, d.message, d.span.text) == ("type-mismatch", "`fixed_point_multiply` takes data of dtype int32, found `int8`", "%a")
+    assert (d.code, d.message, d.span.text) == (
+        "type-mismatch",
+        "`fixed_point_multiply` takes data of dtype int32, found `int8`",
+        "%a",
+    )
     d = FAMILY.only_error("fixed_point_multiply(%a, multiplier=2147483648, shift=0)", [T("(2)", "int32")])
-    assert (d.code, d.message) == ("type-mismatch", "`fixed_point_multiply` multiplier must fit in int32, found 2147483648")
+    assert (d.code, d.message) == (
+        "type-mismatch",
+        "`fixed_point_multiply` multiplier must fit in int32, found 2147483648",
+    )
 
 
 def test_fixed_point_per_axis_types() -> None:
@@ -109,9 +141,16 @@ def test_fixed_point_per_axis_types() -> None:
         "%b",
     )
     d = FAMILY.only_error(call, [types[0], types[1], T("(4)", "int64"), types[3]])
-    assert (d.code, d.message, d.span.text) == ("type-mismatch", "`fixed_point_multiply_per_axis` takes left shifts of dtype int32, found `int64`", "%c")
+    assert (d.code, d.message, d.span.text) == (
+        "type-mismatch",
+        "`fixed_point_multiply_per_axis` takes left shifts of dtype int32, found `int64`",
+        "%c",
+    )
     d = FAMILY.only_error(call.replace("[1]", "[4]"), types)
-    assert (d.code, d.message) == ("shape-mismatch", "`fixed_point_multiply_per_axis`: axis 4 is out of range for data of rank 4")
+    assert (d.code, d.message) == (
+        "shape-mismatch",
+        "`fixed_point_multiply_per_axis`: axis 4 is out of range for data of rank 4",
+    )
 
 
 # ---------------------------------------------------------------- kernels: bitwise and shifts
@@ -161,12 +200,16 @@ def test_shift_amounts_outside_the_width_are_errors() -> None:
         with pytest.raises(KernelError) as e:
             FAMILY.run(op, a, np.array([0, amount], dtype=np.int32))
         assert (e.value.code, e.value.message) == (
-            "runtime-error", f"`{op}` by {amount}: a shift amount must be at least 0 and less than 32, the width of int32",
+            "runtime-error",
+            f"`{op}` by {amount}: a shift amount must be at least 0 and less than 32, the width of int32",
         )
     same(FAMILY.run("left_shift", np.array([True, False]), np.array(False)), np.array([True, False]))
     with pytest.raises(KernelError):
         FAMILY.run("right_shift", np.array([True]), np.array([True]))
-    same(FAMILY.run("right_shift", np.array(2**63, dtype=np.uint64), np.array(63, dtype=np.uint64)), np.array(1, dtype=np.uint64))
+    same(
+        FAMILY.run("right_shift", np.array(2**63, dtype=np.uint64), np.array(63, dtype=np.uint64)),
+        np.array(1, dtype=np.uint64),
+    )
 
 
 # ---------------------------------------------------------------- kernels: truncating division
@@ -195,7 +238,11 @@ def test_trunc_divide_and_mod_on_floats() -> None:
     q = t.trunc(ta / tb)
     same(FAMILY.run("trunc_divide", a, b), q.numpy(), rtol=0, atol=0)
     same(FAMILY.run("trunc_mod", a, b), (ta - q * tb).numpy(), rtol=0, atol=0)
-    same(FAMILY.run("trunc_mod", np.array([-7.5, 7.5], dtype=np.float64), np.array(2.0)), np.array([-1.5, 1.5]), dtype="float64")
+    same(
+        FAMILY.run("trunc_mod", np.array([-7.5, 7.5], dtype=np.float64), np.array(2.0)),
+        np.array([-1.5, 1.5]),
+        dtype="float64",
+    )
     out = FAMILY.run("trunc_divide", np.array([1.0, -1.0, 0.0], dtype=np.float32), np.array(0.0, dtype=np.float32))
     assert np.isposinf(out[0]) and np.isneginf(out[1]) and np.isnan(out[2])
 
@@ -214,7 +261,10 @@ def test_reinterpret_against_torch() -> None:
     h = np.array([1.0, -2.0, 65504.0], dtype=np.float16)
     same(FAMILY.run("reinterpret", h, dtype="int16"), t.from_numpy(h).view(t.int16).numpy())
     same(FAMILY.run("reinterpret", np.array(-1, dtype=np.int8), dtype="uint8"), np.array(255, dtype=np.uint8))
-    same(FAMILY.run("reinterpret", np.array(1.0, dtype=np.float32), dtype="uint32"), np.array(0x3F800000, dtype=np.uint32))
+    same(
+        FAMILY.run("reinterpret", np.array(1.0, dtype=np.float32), dtype="uint32"),
+        np.array(0x3F800000, dtype=np.uint32),
+    )
 
 
 # ---------------------------------------------------------------- kernels: fixed point
@@ -241,17 +291,34 @@ def _q_multiply_shift(x: int, m: int, s: int) -> int:
 def test_fixed_point_multiply_by_tvms_example() -> None:
     """test_op_level3.py::test_fixed_point_multiply: 23 * 1/16 (multiplier 2**30,
     shift -3) is 1."""
-    same(FAMILY.run("fixed_point_multiply", np.full((10, 4), 23, dtype=np.int32), multiplier=1073741824, shift=-3), np.ones((10, 4), dtype=np.int32))
+    same(
+        FAMILY.run("fixed_point_multiply", np.full((10, 4), 23, dtype=np.int32), multiplier=1073741824, shift=-3),
+        np.ones((10, 4), dtype=np.int32),
+    )
 
 
-@pytest.mark.parametrize("multiplier, shift", [
-    (1431655765, -1), (1431655765, 2), (1840700269, -5), (2**31 - 1, 0), (1073741825, 3), (-1073741824, -2),
-    (1 << 30, 4), (1 << 30, 1), (1 << 30, -2), (1 << 30, -31), (1 << 30, 33),
-])
+@pytest.mark.parametrize(
+    "multiplier, shift",
+    [
+        (1431655765, -1),
+        (1431655765, 2),
+        (1840700269, -5),
+        (2**31 - 1, 0),
+        (1073741825, 3),
+        (-1073741824, -2),
+        (1 << 30, 4),
+        (1 << 30, 1),
+        (1 << 30, -2),
+        (1 << 30, -31),
+        (1 << 30, 33),
+    ],
+)
 def test_fixed_point_multiply_against_integer_arithmetic(multiplier: int, shift: int) -> None:
     xs = [0, 1, -1, 2, -2, 3, 7, -7, 23, 1000, -1001, 65535, 2**20 + 3, 2**31 - 1, -(2**31), 123456789, -987654321]
     x = np.array(xs, dtype=np.int32).reshape(1, -1)
-    expected = np.array([[_q_multiply_shift(v, multiplier, shift) if shift - 1 < 32 else 0 for v in xs]], dtype=np.int32)
+    expected = np.array(
+        [[_q_multiply_shift(v, multiplier, shift) if shift - 1 < 32 else 0 for v in xs]], dtype=np.int32
+    )
     same(FAMILY.run("fixed_point_multiply", x, multiplier=multiplier, shift=shift), expected)
 
 
@@ -275,7 +342,8 @@ def test_fixed_point_multiply_per_axis_by_loops() -> None:
     with pytest.raises(KernelError) as e:
         FAMILY.run("fixed_point_multiply_per_axis", x, m, ls, np.full((4, 3), 40, dtype=np.int32), axes=[3, 1])
     assert (e.value.code, e.value.message) == (
-        "runtime-error", "`fixed_point_multiply_per_axis`: a right shift must be at least -30 and at most 32, found 40",
+        "runtime-error",
+        "`fixed_point_multiply_per_axis`: a right shift must be at least -30 and at most 32, found 40",
     )
 
 

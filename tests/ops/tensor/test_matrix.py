@@ -58,8 +58,18 @@ def test_trilu_rejected(types: list[str], message: str, at: str) -> None:
     assert (d.code, d.message, d.span.text) == ("shape-mismatch", message, at)
 
 
-@pytest.mark.parametrize("shape, upper, k", [((3, 3), True, 0), ((3, 3), False, 0), ((6, 6), True, 1), ((6, 6), False, 2),
-                                             ((6, 6), False, -2), ((8, 6, 6), False, -2), ((2, 4, 7), True, -9)])
+@pytest.mark.parametrize(
+    "shape, upper, k",
+    [
+        ((3, 3), True, 0),
+        ((3, 3), False, 0),
+        ((6, 6), True, 1),
+        ((6, 6), False, 2),
+        ((6, 6), False, -2),
+        ((8, 6, 6), False, -2),
+        ((2, 4, 7), True, -9),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
 def test_trilu_kernel_against_torch(torch, shape: tuple, upper: bool, k: int, dtype: str) -> None:
     """The cases of test_op_level3.py::test_trilu, compared there with numpy's triu/tril."""
@@ -101,16 +111,41 @@ def test_matrix_set_diag_infers_the_diagonal() -> None:
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [
-        ("matrix_set_diag(%a, %b, k1=1, k2=1)", [T("(2, 3, 4)"), T("(2, 4)")], "shape-mismatch",
-         "`matrix_set_diag` expects a diagonal of shape (2, 3), found (2, 4)", "%b"),
-        ("matrix_set_diag(%a, %b, k1=-1, k2=2)", [T("(2, 3, 4)"), T("(2, 3, 3)")], "shape-mismatch",
-         "`matrix_set_diag` expects a diagonal of shape (2, 4, 3), found (2, 3, 3)", "%b"),
-        ("matrix_set_diag(%a, %b, k1=2, k2=1)", [T("(2, 3, 4)"), T("(2, 4)")], "type-mismatch",
-         "`matrix_set_diag` needs k1 <= k2, found k1=2 and k2=1", "matrix_set_diag(%a, %b, k1=2, k2=1)"),
-        ("matrix_set_diag(%a, %b, k1=4, k2=4)", [T("(3, 4)"), T("(0)")], "shape-mismatch",
-         "`matrix_set_diag`: diagonal k2=4 lies outside matrices of 4 columns", "%a"),
-        ("matrix_set_diag(%a, %b)", [T("(3, 3)"), T("(3)", I32)], "type-mismatch",
-         "`matrix_set_diag` needs a diagonal of the data's dtype: the data is `float32`, the diagonal `int32`", "%b"),
+        (
+            "matrix_set_diag(%a, %b, k1=1, k2=1)",
+            [T("(2, 3, 4)"), T("(2, 4)")],
+            "shape-mismatch",
+            "`matrix_set_diag` expects a diagonal of shape (2, 3), found (2, 4)",
+            "%b",
+        ),
+        (
+            "matrix_set_diag(%a, %b, k1=-1, k2=2)",
+            [T("(2, 3, 4)"), T("(2, 3, 3)")],
+            "shape-mismatch",
+            "`matrix_set_diag` expects a diagonal of shape (2, 4, 3), found (2, 3, 3)",
+            "%b",
+        ),
+        (
+            "matrix_set_diag(%a, %b, k1=2, k2=1)",
+            [T("(2, 3, 4)"), T("(2, 4)")],
+            "type-mismatch",
+            "`matrix_set_diag` needs k1 <= k2, found k1=2 and k2=1",
+            "matrix_set_diag(%a, %b, k1=2, k2=1)",
+        ),
+        (
+            "matrix_set_diag(%a, %b, k1=4, k2=4)",
+            [T("(3, 4)"), T("(0)")],
+            "shape-mismatch",
+            "`matrix_set_diag`: diagonal k2=4 lies outside matrices of 4 columns",
+            "%a",
+        ),
+        (
+            "matrix_set_diag(%a, %b)",
+            [T("(3, 3)"), T("(3)", I32)],
+            "type-mismatch",
+            "`matrix_set_diag` needs a diagonal of the data's dtype: the data is `float32`, the diagonal `int32`",
+            "%b",
+        ),
     ],
 )
 def test_matrix_set_diag_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -137,8 +172,14 @@ def _set_diag_loops(data, diagonal, k1, k2, super_right, sub_right):
 
 @pytest.mark.parametrize(
     "shape, dshape, k1, k2",
-    [((2, 2), (2,), 0, 0), ((4, 3, 3), (4, 3), 0, 0), ((2, 3, 4), (2, 3), 1, 1), ((2, 3, 4), (2, 4, 3), -1, 2),
-     ((5, 3), (3,), -2, -2), ((2, 5, 3), (2, 3, 3), -2, 0)],
+    [
+        ((2, 2), (2,), 0, 0),
+        ((4, 3, 3), (4, 3), 0, 0),
+        ((2, 3, 4), (2, 3), 1, 1),
+        ((2, 3, 4), (2, 4, 3), -1, 2),
+        ((5, 3), (3,), -2, -2),
+        ((2, 5, 3), (2, 3, 3), -2, 0),
+    ],
 )
 @pytest.mark.parametrize("align", ["RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"])
 @pytest.mark.parametrize("dtype", ["float32", "int32"])
@@ -148,7 +189,15 @@ def test_matrix_set_diag_kernel_against_loops(shape, dshape, k1, k2, align, dtyp
     data = rng.integers(-100, 100, shape).astype(dtype)
     diagonal = rng.integers(-100, 100, dshape).astype(dtype)
     super_right, sub_right = align.startswith("RIGHT"), align.endswith("RIGHT")
-    out = FAMILY.run("matrix_set_diag", data, diagonal, k1=k1, k2=k2, super_diag_right_align=super_right, sub_diag_right_align=sub_right)
+    out = FAMILY.run(
+        "matrix_set_diag",
+        data,
+        diagonal,
+        k1=k1,
+        k2=k2,
+        super_diag_right_align=super_right,
+        sub_diag_right_align=sub_right,
+    )
     same(out, _set_diag_loops(data, diagonal, k1, k2, super_right, sub_right))
 
 
@@ -170,6 +219,7 @@ def test_matrix_set_diag_diagonal_too_short() -> None:
 def test_trilu_k_from_a_constant_without_metadata() -> None:
     """A TVM dump without its metadata: k is taken to be relay.trilu's int32 scalar."""
     assert FAMILY.result_type("trilu(%a, meta[relay.Constant][0])", [T("(3, 3)")]) == T("(3, 3)")
+
 
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

@@ -34,7 +34,11 @@ RESULTS = [
     ("cumsum(%a)", [T("(?, 3)")], T("(?)")),
     ("cumsum(%a)", [T("()", "bool")], T("(1)", "bool")),
     # UniqueRel: four (five with counts) outputs padded to the input's length
-    ("unique(%a)", [T("(10)", "int32")], f"({T('(10)', 'int32')}, {T('(10)', 'int32')}, {T('(10)', 'int32')}, {T('(1)', 'int32')})"),
+    (
+        "unique(%a)",
+        [T("(10)", "int32")],
+        f"({T('(10)', 'int32')}, {T('(10)', 'int32')}, {T('(10)', 'int32')}, {T('(1)', 'int32')})",
+    ),
     (
         "unique(%a, sorted=False, return_counts=True)",
         [T("(?)", "int64")],
@@ -55,7 +59,13 @@ def test_result_type(call: str, types: list[str], expected: str) -> None:
 ERRORS = [
     ("cumsum(%a, axis=2)", [T("(10, 4)")], "shape-mismatch", "axis 2 is out of range for a tensor of rank 2", "%a"),
     ("cumprod(%a, axis=0)", [T("()")], "shape-mismatch", "axis 0 is out of range for a tensor of rank 0", "%a"),
-    ("unique(%a)", [T("(2, 5)", "int32")], "shape-mismatch", "`unique` needs a vector of rank 1, found shape (2, 5)", "%a"),
+    (
+        "unique(%a)",
+        [T("(2, 5)", "int32")],
+        "shape-mismatch",
+        "`unique` needs a vector of rank 1, found shape (2, 5)",
+        "%a",
+    ),
 ]
 
 
@@ -121,7 +131,10 @@ def test_exclusive_scans_start_from_the_identity() -> None:
 
 def test_dtype_converts_first_and_integers_wrap() -> None:
     """The input is cast to `dtype` before accumulating (topi/scan.py); integer sums wrap."""
-    same(FAMILY.run("cumsum", np.array([1.7, 2.9, -0.5], dtype=np.float32), dtype="int32"), np.array([1, 3, 3], dtype=np.int32))
+    same(
+        FAMILY.run("cumsum", np.array([1.7, 2.9, -0.5], dtype=np.float32), dtype="int32"),
+        np.array([1, 3, 3], dtype=np.int32),
+    )
     same(FAMILY.run("cumsum", np.array([100, 100, 100], dtype=np.int8)), np.array([100, -56, 44], dtype=np.int8))
     same(FAMILY.run("cumprod", np.array([16, 16, 2], dtype=np.uint8)), np.array([16, 0, 0], dtype=np.uint8))
     same(FAMILY.run("cumsum", np.array([100, 100], dtype=np.int8), dtype="int64"), np.array([100, 200], dtype=np.int64))

@@ -41,9 +41,16 @@ def torch():
     [
         ("scatter_elements(%a, %b, %c)", [T("(10)"), T("(10)", I32), T("(10)")], T("(10)")),
         ("scatter_elements(%a, %b, %c, axis=1)", [T("(3, 5)"), T("(3, 4)", "int64"), T("(3, 4)")], T("(3, 5)")),
-        ('scatter_elements(%a, %b, %c, axis=-1, reduction="add")', [T("(2, 3, 4)", I32), T("(2, 3, 2)", "uint8"), T("(2, 3, 2)", I32)],
-         T("(2, 3, 4)", I32)),
-        ('scatter_elements(%a, %b, %c, reduction="max")', [T("(4, 2)", "bool"), T("(1, 2)", I32), T("(1, 2)", "bool")], T("(4, 2)", "bool")),
+        (
+            'scatter_elements(%a, %b, %c, axis=-1, reduction="add")',
+            [T("(2, 3, 4)", I32), T("(2, 3, 2)", "uint8"), T("(2, 3, 2)", I32)],
+            T("(2, 3, 4)", I32),
+        ),
+        (
+            'scatter_elements(%a, %b, %c, reduction="max")',
+            [T("(4, 2)", "bool"), T("(1, 2)", I32), T("(1, 2)", "bool")],
+            T("(4, 2)", "bool"),
+        ),
     ],
 )
 def test_scatter_elements_type(call: str, types: list[str], expected: str) -> None:
@@ -55,21 +62,55 @@ def test_scatter_elements_type(call: str, types: list[str], expected: str) -> No
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [
-        ("scatter_elements(%a, %b, %c)", [T("(4)"), T("(2)", "float32"), T("(2)")], "type-mismatch",
-         "`scatter_elements` takes indices of integers, found `float32`", "%b"),
-        ("scatter_elements(%a, %b, %c, axis=1)", [T("(2, 3)"), T("(2, 5)", I32), T("(2, 4)")], "shape-mismatch",
-         "`scatter_elements` needs updates of the shape of the indices, (2, 5), found (2, 4)", "%c"),
-        ('scatter_elements(%a, %b, %c, reduction="mean")', [T("(4)", I32), T("(2)", I32), T("(2)", I32)], "type-mismatch",
-         '`scatter_elements` reduction="mean" takes floating-point data, found `int32`', "%a"),
-        ('scatter_elements(%a, %b, %c, reduction="add")', [T("(4)", "bool"), T("(2)", I32), T("(2)", "bool")], "type-mismatch",
-         '`scatter_elements` reduction="add" takes numbers, not bool', "%a"),
-        ('scatter_elements(%a, %b, %c, reduction="sum")', [T("(4)"), T("(2)", I32), T("(2)")], "type-mismatch",
-         '`scatter_elements` reduction must be "update", "add", "mul", "mean", "min" or "max", found "sum"',
-         'scatter_elements(%a, %b, %c, reduction="sum")'),
-        ("scatter_elements(%a, %b, %c)", [T("(4)"), T("(2)", I32), T("(2)", "float16")], "type-mismatch",
-         "`scatter_elements` needs updates of the data's dtype: the data is `float32`, updates `float16`", "%c"),
-        ("scatter_elements(%a, %b, %c)", [T("(4, 2)"), T("(2, 3)", I32), T("(2, 3)")], "shape-mismatch",
-         "`scatter_elements` along axis 0: the indices have size 3 at axis 1, larger than the data's 2", "%b"),
+        (
+            "scatter_elements(%a, %b, %c)",
+            [T("(4)"), T("(2)", "float32"), T("(2)")],
+            "type-mismatch",
+            "`scatter_elements` takes indices of integers, found `float32`",
+            "%b",
+        ),
+        (
+            "scatter_elements(%a, %b, %c, axis=1)",
+            [T("(2, 3)"), T("(2, 5)", I32), T("(2, 4)")],
+            "shape-mismatch",
+            "`scatter_elements` needs updates of the shape of the indices, (2, 5), found (2, 4)",
+            "%c",
+        ),
+        (
+            'scatter_elements(%a, %b, %c, reduction="mean")',
+            [T("(4)", I32), T("(2)", I32), T("(2)", I32)],
+            "type-mismatch",
+            '`scatter_elements` reduction="mean" takes floating-point data, found `int32`',
+            "%a",
+        ),
+        (
+            'scatter_elements(%a, %b, %c, reduction="add")',
+            [T("(4)", "bool"), T("(2)", I32), T("(2)", "bool")],
+            "type-mismatch",
+            '`scatter_elements` reduction="add" takes numbers, not bool',
+            "%a",
+        ),
+        (
+            'scatter_elements(%a, %b, %c, reduction="sum")',
+            [T("(4)"), T("(2)", I32), T("(2)")],
+            "type-mismatch",
+            '`scatter_elements` reduction must be "update", "add", "mul", "mean", "min" or "max", found "sum"',
+            'scatter_elements(%a, %b, %c, reduction="sum")',
+        ),
+        (
+            "scatter_elements(%a, %b, %c)",
+            [T("(4)"), T("(2)", I32), T("(2)", "float16")],
+            "type-mismatch",
+            "`scatter_elements` needs updates of the data's dtype: the data is `float32`, updates `float16`",
+            "%c",
+        ),
+        (
+            "scatter_elements(%a, %b, %c)",
+            [T("(4, 2)"), T("(2, 3)", I32), T("(2, 3)")],
+            "shape-mismatch",
+            "`scatter_elements` along axis 0: the indices have size 3 at axis 1, larger than the data's 2",
+            "%b",
+        ),
     ],
 )
 def test_scatter_elements_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -120,7 +161,8 @@ def test_scatter_elements_kernel_against_loops(reduction: str, axis: int) -> Non
 
 @pytest.mark.parametrize(
     "dtype, reduction",
-    [(d, m) for d in ("int32", "int8") for m in ("update", "add", "mul", "min", "max")] + [("bool", m) for m in ("update", "min", "max")],
+    [(d, m) for d in ("int32", "int8") for m in ("update", "add", "mul", "min", "max")]
+    + [("bool", m) for m in ("update", "min", "max")],
 )
 def test_scatter_elements_integer_and_bool_kernels(dtype: str, reduction: str) -> None:
     """Integers wrap around (int8: 100 + 100 is -56)."""
@@ -139,7 +181,11 @@ def test_scatter_elements_add_against_torch(torch) -> None:
     indices = rng.integers(0, 6, (5, 3))
     updates = rng.standard_normal((5, 3)).astype(np.float32)
     expected = torch.from_numpy(data).scatter_add(1, torch.from_numpy(indices), torch.from_numpy(updates)).numpy()
-    same(FAMILY.run("scatter_elements", data, indices.astype(np.int32), updates, axis=1, reduction="add"), expected, rtol=1e-5)
+    same(
+        FAMILY.run("scatter_elements", data, indices.astype(np.int32), updates, axis=1, reduction="add"),
+        expected,
+        rtol=1e-5,
+    )
 
 
 def test_scatter_elements_index_out_of_range() -> None:
@@ -169,14 +215,34 @@ def test_scatter_nd_type(types: list[str], expected: str) -> None:
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [
-        ("scatter_nd(%a, %b, %c)", [T("(2, 3, 4)"), T("(2, 5)", I32), T("(5, 3)")], "shape-mismatch",
-         "`scatter_nd` needs updates of shape (5, 4) (the indices' axes after the first, then the data's after the first 2), found (5, 3)", "%c"),
-        ("scatter_nd(%a, %b, %c)", [T("(2, 3)"), T("(3, 5)", I32), T("(5)")], "shape-mismatch",
-         "`scatter_nd`: index tuples of 3 coordinates need data of rank 3 or more, found (2, 3)", "%b"),
-        ('scatter_nd(%a, %b, %c, mode="mean")', [T("(2, 3)"), T("(2, 5)", I32), T("(5)")], "type-mismatch",
-         '`scatter_nd` mode must be "update", "add", "mul", "min" or "max", found "mean"', 'scatter_nd(%a, %b, %c, mode="mean")'),
-        ("scatter_nd(%a, %b, %c)", [T("(2, 3)"), T("(2, 5)", "bool"), T("(5)")], "type-mismatch",
-         "`scatter_nd` takes indices of integers, found `bool`", "%b"),
+        (
+            "scatter_nd(%a, %b, %c)",
+            [T("(2, 3, 4)"), T("(2, 5)", I32), T("(5, 3)")],
+            "shape-mismatch",
+            "`scatter_nd` needs updates of shape (5, 4) (the indices' axes after the first, then the data's after the first 2), found (5, 3)",
+            "%c",
+        ),
+        (
+            "scatter_nd(%a, %b, %c)",
+            [T("(2, 3)"), T("(3, 5)", I32), T("(5)")],
+            "shape-mismatch",
+            "`scatter_nd`: index tuples of 3 coordinates need data of rank 3 or more, found (2, 3)",
+            "%b",
+        ),
+        (
+            'scatter_nd(%a, %b, %c, mode="mean")',
+            [T("(2, 3)"), T("(2, 5)", I32), T("(5)")],
+            "type-mismatch",
+            '`scatter_nd` mode must be "update", "add", "mul", "min" or "max", found "mean"',
+            'scatter_nd(%a, %b, %c, mode="mean")',
+        ),
+        (
+            "scatter_nd(%a, %b, %c)",
+            [T("(2, 3)"), T("(2, 5)", "bool"), T("(5)")],
+            "type-mismatch",
+            "`scatter_nd` takes indices of integers, found `bool`",
+            "%b",
+        ),
     ],
 )
 def test_scatter_nd_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -188,10 +254,18 @@ def test_scatter_nd_rejected(call: str, types: list[str], code: str, message: st
 
 def test_scatter_nd_kernel_matches_test_op_level3() -> None:
     """The fixed cases of test_op_level3.py::test_scatter_nd (mode "add")."""
-    out = FAMILY.run("scatter_nd", np.zeros((2, 2), np.int64), np.array([[1, 1, 0], [0, 1, 0]], np.uint8), np.array([2, 3, 0]), mode="add")
+    out = FAMILY.run(
+        "scatter_nd",
+        np.zeros((2, 2), np.int64),
+        np.array([[1, 1, 0], [0, 1, 0]], np.uint8),
+        np.array([2, 3, 0]),
+        mode="add",
+    )
     same(out, np.array([[0, 0], [2, 3]], np.int64))
     updates = np.array([[[1, 2], [3, 4]], [[5, 6], [7, 8]]], np.int64)
-    out = FAMILY.run("scatter_nd", np.zeros((2, 2, 2, 2), np.int64), np.array([[0, 1], [1, 1]], np.uint32), updates, mode="add")
+    out = FAMILY.run(
+        "scatter_nd", np.zeros((2, 2, 2, 2), np.int64), np.array([[0, 1], [1, 1]], np.uint32), updates, mode="add"
+    )
     expected = np.zeros((2, 2, 2, 2), np.int64)
     expected[0, 1] = updates[0]
     expected[1, 1] = updates[1]
@@ -211,7 +285,11 @@ def test_scatter_nd_kernel_against_loops(mode: str, dtype: str) -> None:
         for j in range(updates.shape[1]):
             at = (indices[0, i], indices[1, i], j)
             expected[at] = {
-                "update": lambda a, b: b, "add": lambda a, b: a + b, "mul": lambda a, b: a * b, "min": min, "max": max,
+                "update": lambda a, b: b,
+                "add": lambda a, b: a + b,
+                "mul": lambda a, b: a * b,
+                "min": min,
+                "max": max,
             }[mode](expected[at], updates[i, j])
     same(FAMILY.run("scatter_nd", data, indices, updates, mode=mode), expected)
 
@@ -231,9 +309,13 @@ def test_scatter_nd_add_against_torch(torch) -> None:
     indices = rng.integers(0, 4, (2, 3, 2))
     indices[1] %= 5
     updates = rng.standard_normal((3, 2, 6)).astype(np.float32)
-    expected = torch.from_numpy(data.copy()).index_put_(
-        (torch.from_numpy(indices[0]), torch.from_numpy(indices[1])), torch.from_numpy(updates), accumulate=True
-    ).numpy()
+    expected = (
+        torch.from_numpy(data.copy())
+        .index_put_(
+            (torch.from_numpy(indices[0]), torch.from_numpy(indices[1])), torch.from_numpy(updates), accumulate=True
+        )
+        .numpy()
+    )
     same(FAMILY.run("scatter_nd", data, indices, updates, mode="add"), expected, rtol=1e-5)
 
 
@@ -255,14 +337,30 @@ def test_strided_set_type() -> None:
 @pytest.mark.parametrize(
     "types, code, message, at",
     [
-        ([T("(3, 4)"), T("(2, 3)"), T("(2)", "int64"), T("(2)", I32), T("(2)", I32)], "type-mismatch",
-         "`strided_set` takes begin as an int32 vector, found `int64`", "%c"),
-        ([T("(3, 4)"), T("(2, 3)"), T("(2)", I32), T("(2, 1)", I32), T("(2)", I32)], "shape-mismatch",
-         "`strided_set` takes end as a vector, found a tensor of shape (2, 1)", "%d"),
-        ([T("(3, 4)"), T("(3)"), T("(2)", I32), T("(2)", I32), T("(2)", I32)], "shape-mismatch",
-         "`strided_set` needs values of the data's rank: the data is (3, 4), the values (3)", "%b"),
-        ([T("(3, 4)"), T("(2, 3)", I32), T("(2)", I32), T("(2)", I32), T("(2)", I32)], "type-mismatch",
-         "`strided_set` needs the values of the data's dtype: the data is `float32`, the values `int32`", "%b"),
+        (
+            [T("(3, 4)"), T("(2, 3)"), T("(2)", "int64"), T("(2)", I32), T("(2)", I32)],
+            "type-mismatch",
+            "`strided_set` takes begin as an int32 vector, found `int64`",
+            "%c",
+        ),
+        (
+            [T("(3, 4)"), T("(2, 3)"), T("(2)", I32), T("(2, 1)", I32), T("(2)", I32)],
+            "shape-mismatch",
+            "`strided_set` takes end as a vector, found a tensor of shape (2, 1)",
+            "%d",
+        ),
+        (
+            [T("(3, 4)"), T("(3)"), T("(2)", I32), T("(2)", I32), T("(2)", I32)],
+            "shape-mismatch",
+            "`strided_set` needs values of the data's rank: the data is (3, 4), the values (3)",
+            "%b",
+        ),
+        (
+            [T("(3, 4)"), T("(2, 3)", I32), T("(2)", I32), T("(2)", I32), T("(2)", I32)],
+            "type-mismatch",
+            "`strided_set` needs the values of the data's dtype: the data is `float32`, the values `int32`",
+            "%b",
+        ),
     ],
 )
 def test_strided_set_rejected(types: list[str], code: str, message: str, at: str) -> None:
@@ -293,10 +391,16 @@ def test_strided_set_kernel_matches_numpy_slicing(dshape, begin, end, strides, v
     data = (rng.standard_normal(dshape) * 9).astype(dtype)
     v = (rng.standard_normal(vshape) * 9).astype(dtype)
     expected = data.copy()
-    expected[tuple(
-        slice(begin[i] if i < len(begin) else None, end[i] if i < len(end) else None, strides[i] if i < len(strides) else None)
-        for i in range(len(dshape))
-    )] = v
+    expected[
+        tuple(
+            slice(
+                begin[i] if i < len(begin) else None,
+                end[i] if i < len(end) else None,
+                strides[i] if i < len(strides) else None,
+            )
+            for i in range(len(dshape))
+        )
+    ] = v
     vec = [np.array(x, np.int32) for x in (begin, end, strides)]
     same(FAMILY.run("strided_set", data, v, *vec), expected)
 
@@ -305,17 +409,29 @@ def test_strided_set_negative_stride_aligns_from_the_end() -> None:
     """TOPI's formula for a stride -2 over positions 4 > p > 0 picks 3 and 1 (numpy's
     [4:0:-2] would pick 4 and 2): topi/utils.py within_index and make_idx."""
     out = FAMILY.run(
-        "strided_set", np.zeros(5, np.int32), np.array([7, 8], np.int32),
-        np.array([4], np.int32), np.array([0], np.int32), np.array([-2], np.int32),
+        "strided_set",
+        np.zeros(5, np.int32),
+        np.array([7, 8], np.int32),
+        np.array([4], np.int32),
+        np.array([0], np.int32),
+        np.array([-2], np.int32),
     )
     same(out, np.array([0, 8, 0, 7, 0], np.int32))
 
 
 def test_strided_set_box_larger_than_the_values() -> None:
     with pytest.raises(KernelError) as err:
-        FAMILY.run("strided_set", np.zeros((4,), np.float32), np.ones(2, np.float32),
-                   np.array([0], np.int32), np.array([4], np.int32), np.array([1], np.int32))
-    assert err.value.message == "strided_set: the box needs values up to index 3 along axis 0, but the values have size 2"
+        FAMILY.run(
+            "strided_set",
+            np.zeros((4,), np.float32),
+            np.ones(2, np.float32),
+            np.array([0], np.int32),
+            np.array([4], np.int32),
+            np.array([1], np.int32),
+        )
+    assert (
+        err.value.message == "strided_set: the box needs values up to index 3 along axis 0, but the values have size 2"
+    )
 
 
 def test_strided_set_relation_in_a_where_clause() -> None:
@@ -333,6 +449,7 @@ def test_strided_set_bounds_from_constants_without_metadata() -> None:
     them); without metadata they are taken to be int32 vectors."""
     call = "strided_set(%a, %b, meta[relay.Constant][0], meta[relay.Constant][1], meta[relay.Constant][2])"
     assert FAMILY.result_type(call, [T("(3, 4)"), T("(2, 3)")]) == T("(3, 4)")
+
 
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

@@ -64,21 +64,45 @@ def test_reverse_kernel_against_torch(torch, dtype: str, axis: int) -> None:
 
 def test_reverse_sequence_type() -> None:
     """The data's type (ReverseSequenceRel; test_op_level3.py::test_reverse_sequence)."""
-    assert FAMILY.result_type("reverse_sequence(%a, %b, seq_axis=0, batch_axis=1)", [T("(4, 4)", I32), T("(4)", I32)]) == T("(4, 4)", I32)
-    assert FAMILY.result_type("reverse_sequence(%a, %b, seq_axis=1, batch_axis=2)", [T("(2, 3, 3, 3)"), T("(3)", "int64")]) == T("(2, 3, 3, 3)")
+    assert FAMILY.result_type(
+        "reverse_sequence(%a, %b, seq_axis=0, batch_axis=1)", [T("(4, 4)", I32), T("(4)", I32)]
+    ) == T("(4, 4)", I32)
+    assert FAMILY.result_type(
+        "reverse_sequence(%a, %b, seq_axis=1, batch_axis=2)", [T("(2, 3, 3, 3)"), T("(3)", "int64")]
+    ) == T("(2, 3, 3, 3)")
 
 
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [
-        ("reverse_sequence(%a, %b, seq_axis=0, batch_axis=1)", [T("(4, 4)"), T("(5)", I32)], "shape-mismatch",
-         "`reverse_sequence` needs one length per batch position: the batch axis 1 has size 4, seq_lengths has 5", "%b"),
-        ("reverse_sequence(%a, %b)", [T("(4, 4)"), T("(4)", "uint8")], "type-mismatch",
-         "`reverse_sequence` takes seq_lengths of signed integers, found `uint8`", "%b"),
-        ("reverse_sequence(%a, %b)", [T("(4, 4)"), T("(4, 1)", I32)], "shape-mismatch",
-         "`reverse_sequence` takes seq_lengths as a vector, found a tensor of shape (4, 1)", "%b"),
-        ("reverse_sequence(%a, %b, seq_axis=2)", [T("(4, 4)"), T("(4)", I32)], "shape-mismatch",
-         "seq_axis 2 is out of range for a tensor of rank 2", "%a"),
+        (
+            "reverse_sequence(%a, %b, seq_axis=0, batch_axis=1)",
+            [T("(4, 4)"), T("(5)", I32)],
+            "shape-mismatch",
+            "`reverse_sequence` needs one length per batch position: the batch axis 1 has size 4, seq_lengths has 5",
+            "%b",
+        ),
+        (
+            "reverse_sequence(%a, %b)",
+            [T("(4, 4)"), T("(4)", "uint8")],
+            "type-mismatch",
+            "`reverse_sequence` takes seq_lengths of signed integers, found `uint8`",
+            "%b",
+        ),
+        (
+            "reverse_sequence(%a, %b)",
+            [T("(4, 4)"), T("(4, 1)", I32)],
+            "shape-mismatch",
+            "`reverse_sequence` takes seq_lengths as a vector, found a tensor of shape (4, 1)",
+            "%b",
+        ),
+        (
+            "reverse_sequence(%a, %b, seq_axis=2)",
+            [T("(4, 4)"), T("(4)", I32)],
+            "shape-mismatch",
+            "seq_axis 2 is out of range for a tensor of rank 2",
+            "%a",
+        ),
     ],
 )
 def test_reverse_sequence_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -102,10 +126,14 @@ SQUARE = np.arange(16).reshape(4, 4)
     ],
 )
 @pytest.mark.parametrize("dtype", ["int32", "float32"])
-def test_reverse_sequence_kernel_matches_test_op_level3(data, lengths, batch_axis, seq_axis, expected, dtype: str) -> None:
+def test_reverse_sequence_kernel_matches_test_op_level3(
+    data, lengths, batch_axis, seq_axis, expected, dtype: str
+) -> None:
     """The values of test_op_level3.py::test_reverse_sequence, lengths of 1 or
     less and past the axis included."""
-    out = FAMILY.run("reverse_sequence", data.astype(dtype), np.array(lengths, np.int32), seq_axis=seq_axis, batch_axis=batch_axis)
+    out = FAMILY.run(
+        "reverse_sequence", data.astype(dtype), np.array(lengths, np.int32), seq_axis=seq_axis, batch_axis=batch_axis
+    )
     same(out, np.array(expected, dtype))
 
 
@@ -142,11 +170,27 @@ def test_sequence_mask_infers_valid_length() -> None:
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [
-        ("sequence_mask(%a, %b, axis=2)", [T("(4, 3, 2)"), T("(3)", I32)], "type-mismatch", "`sequence_mask` axis must be 0 or 1, found 2",
-         "sequence_mask(%a, %b, axis=2)"),
-        ("sequence_mask(%a, %b)", [T("(4, 3)"), T("(4)", I32)], "shape-mismatch",
-         "`sequence_mask` needs one valid length per batch position: axis 1 of the data has size 3, valid_length has 4", "%b"),
-        ("sequence_mask(%a, %b)", [T("(4)"), T("(4)", I32)], "shape-mismatch", "`sequence_mask` needs data of rank 2 or more, found (4)", "%a"),
+        (
+            "sequence_mask(%a, %b, axis=2)",
+            [T("(4, 3, 2)"), T("(3)", I32)],
+            "type-mismatch",
+            "`sequence_mask` axis must be 0 or 1, found 2",
+            "sequence_mask(%a, %b, axis=2)",
+        ),
+        (
+            "sequence_mask(%a, %b)",
+            [T("(4, 3)"), T("(4)", I32)],
+            "shape-mismatch",
+            "`sequence_mask` needs one valid length per batch position: axis 1 of the data has size 3, valid_length has 4",
+            "%b",
+        ),
+        (
+            "sequence_mask(%a, %b)",
+            [T("(4)"), T("(4)", I32)],
+            "shape-mismatch",
+            "`sequence_mask` needs data of rank 2 or more, found (4)",
+            "%a",
+        ),
     ],
 )
 def test_sequence_mask_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -165,8 +209,13 @@ def _sequence_mask_loops(data, lengths, mask_value, axis):
 
 @pytest.mark.parametrize(
     "shape, mask_value, axis, dtype, itype",
-    [((5, 10), 0.0, 1, "float32", "int32"), ((2, 3, 5, 3), 0.0, 0, "float32", "int64"), ((5, 8, 3), 0.1, 1, "float64", "float32"),
-     ((4, 3), -7.9, 0, "int32", "int32"), ((3, 4), 2.0, 1, "bool", "int64")],
+    [
+        ((5, 10), 0.0, 1, "float32", "int32"),
+        ((2, 3, 5, 3), 0.0, 0, "float32", "int64"),
+        ((5, 8, 3), 0.1, 1, "float64", "float32"),
+        ((4, 3), -7.9, 0, "int32", "int32"),
+        ((3, 4), 2.0, 1, "bool", "int64"),
+    ],
 )
 def test_sequence_mask_kernel_against_loops(shape, mask_value, axis, dtype, itype) -> None:
     """The masked value is cast to the data's dtype (-7.9 to int32 is -7)."""
@@ -189,6 +238,7 @@ def test_lengths_from_constants_without_metadata() -> None:
     """Their shape follows from the data; their dtype is taken to be int32."""
     assert FAMILY.result_type("reverse_sequence(%a, meta[relay.Constant][0])", [T("(4, 3)")]) == T("(4, 3)")
     assert FAMILY.result_type("sequence_mask(%a, meta[relay.Constant][0], axis=1)", [T("(4, 3)")]) == T("(4, 3)")
+
 
 def test_every_operator_of_the_family_was_tested() -> None:
     FAMILY.assert_complete()

@@ -54,7 +54,10 @@ def test_dtypes_numpy_lacks_are_errors_when_running() -> None:
     tensors (bfloat16 it holds through `ml_dtypes`)."""
     with pytest.raises(KernelError) as e:
         FAMILY.run("shape_of", np.zeros(2), dtype="int8x4")
-    assert (e.value.code, e.value.message) == ("runtime-error", '`shape_of`: dtype "int8x4" is not supported by this evaluator')
+    assert (e.value.code, e.value.message) == (
+        "runtime-error",
+        '`shape_of`: dtype "int8x4" is not supported by this evaluator',
+    )
 
 
 def test_bfloat16_results_need_ml_dtypes(monkeypatch) -> None:
@@ -64,7 +67,6 @@ def test_bfloat16_results_need_ml_dtypes(monkeypatch) -> None:
     with pytest.raises(KernelError) as e:
         FAMILY.run("ndarray_size", np.zeros(2), dtype="bfloat16")
     assert "bfloat16 tensors need the `ml_dtypes` package" in e.value.message
-
 
 
 def test_every_operator_of_the_family_was_tested() -> None:

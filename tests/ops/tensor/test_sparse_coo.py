@@ -26,12 +26,28 @@ I64 = "int64"
 RESULTS = [
     # test_sparse_to_dense: the type is output_shape in the values' dtype
     ("sparse_to_dense(%a, %b, %c, output_shape=[5])", [T("()", I64), T("()", I64), T("()", I64)], T("(5)", I64)),
-    ("sparse_to_dense(%a, %b, %c, output_shape=[3, 4])", [T("(2, 2)", I64), T("(2)", I64), T("()", I64)], T("(3, 4)", I64)),
+    (
+        "sparse_to_dense(%a, %b, %c, output_shape=[3, 4])",
+        [T("(2, 2)", I64), T("(2)", I64), T("()", I64)],
+        T("(3, 4)", I64),
+    ),
     ("sparse_to_dense(%a, %b, %c, output_shape=[5])", [T("(3)", "int32"), T("(3)"), T("()")], T("(5)")),
-    ("dyn.sparse_to_dense(%a, %b, %c, %d)", [T("(2, 3)", I64), T("(2)", I64), T("()", I64), T("(3)", I64)], T("(?, ?, ?)", I64)),
+    (
+        "dyn.sparse_to_dense(%a, %b, %c, %d)",
+        [T("(2, 3)", I64), T("(2)", I64), T("()", I64), T("(3)", I64)],
+        T("(?, ?, ?)", I64),
+    ),
     # TestSparseReshape: (N, len(new_shape)) in the indices' dtype, and new_shape's type
-    ("sparse_reshape(%a, %b, %c)", [T("(5, 4)", I64), T("(4)", I64), T("(3)", I64)], f"({T('(5, 3)', I64)}, {T('(3)', I64)})"),
-    ("sparse_reshape(%a, %b, %c)", [T("(?, ?)", "int32"), T("(?)", "int32"), T("(?)", "int32")], f"({T('(?, ?)', 'int32')}, {T('(?)', 'int32')})"),
+    (
+        "sparse_reshape(%a, %b, %c)",
+        [T("(5, 4)", I64), T("(4)", I64), T("(3)", I64)],
+        f"({T('(5, 3)', I64)}, {T('(3)', I64)})",
+    ),
+    (
+        "sparse_reshape(%a, %b, %c)",
+        [T("(?, ?)", "int32"), T("(?)", "int32"), T("(?)", "int32")],
+        f"({T('(?, ?)', 'int32')}, {T('(?)', 'int32')})",
+    ),
     # test_sparse_fill_empty_rows: everything int64, sizes known at run time
     (
         "sparse_fill_empty_rows(%a, %b, %c, %d)",
@@ -47,19 +63,97 @@ def test_result_type(call: str, types: list[str], expected: str) -> None:
 
 
 ERRORS = [
-    ("sparse_to_dense(%a, %b, %c, output_shape=[5])", [T("(3)"), T("(3)"), T("()")], "type-mismatch", "`sparse_to_dense`: indices must have an integer dtype, found `float32`", "%a"),
-    ("sparse_to_dense(%a, %b, %c, output_shape=[5])", [T("(3)", I64), T("(3)"), T("(1)")], "shape-mismatch", "`sparse_to_dense` needs a scalar default value of rank 0, found shape (1)", "%c"),
-    ("sparse_to_dense(%a, %b, %c, output_shape=[5])", [T("(3)", I64), T("(3)"), T("()", I64)], "type-mismatch", "`sparse_to_dense` needs operands of one dtype, found `float32` and `int64`", "%c"),
-    ("sparse_to_dense(%a, %b, %c, output_shape=[5])", [T("(3)", I64), T("(2)"), T("()")], "shape-mismatch", "`sparse_to_dense` needs one value per coordinate row: indices (3) give 3, values have 2", "%b"),
-    ("sparse_to_dense(%a, %b, %c, output_shape=[5])", [T("(3, 2)", I64), T("(3)"), T("()")], "shape-mismatch", "`sparse_to_dense`: coordinate rows of 2 values do not fit an output of rank 1", "%a"),
-    ("sparse_to_dense(%a, %b, %c, output_shape=[5])", [T("(1, 2, 3)", I64), T("(3)"), T("()")], "shape-mismatch", "`sparse_to_dense` needs indices of rank 0 or 1 or 2, found shape (1, 2, 3)", "%a"),
-    ("dyn.sparse_to_dense(%a, %b, %c, %d)", [T("(3)", I64), T("(3)"), T("()"), T("(?)", I64)], "shape-mismatch", "`dyn.sparse_to_dense` needs output_shape of a static length, to know the rank of the result", "%d"),
-    ("dyn.sparse_to_dense(%a, %b, %c, %d)", [T("(3)", I64), T("(3)"), T("()"), T("(2)")], "type-mismatch", "`dyn.sparse_to_dense`: output_shape must have an integer dtype, found `float32`", "%d"),
-    ("sparse_reshape(%a, %b, %c)", [T("(5, 3)", I64), T("(4)", I64), T("(2)", I64)], "shape-mismatch", "`sparse_reshape`: prev_shape has 4 entries, but the coordinate rows have 3", "%b"),
-    ("sparse_reshape(%a, %b, %c)", [T("(5)", I64), T("(1)", I64), T("(2)", I64)], "shape-mismatch", "`sparse_reshape` needs indices of rank 2, found shape (5)", "%a"),
-    ("sparse_reshape(%a, %b, %c)", [T("(5, 1)", I64), T("(1)", I64), T("(2)")], "type-mismatch", "`sparse_reshape`: new_shape must have an integer dtype, found `float32`", "%c"),
-    ("sparse_fill_empty_rows(%a, %b, %c, %d)", [T("(4, 2)", I64), T("(3)", I64), T("(2)", I64), T("(1)", I64)], "shape-mismatch", "`sparse_fill_empty_rows` needs one value per coordinate row: 4 rows, 3 values", "%b"),
-    ("sparse_fill_empty_rows(%a, %b, %c, %d)", [T("(4, 2)", I64), T("(4)", I64), T("(2, 1)", I64), T("(1)", I64)], "shape-mismatch", "`sparse_fill_empty_rows` needs dense_shape of rank 1, found shape (2, 1)", "%c"),
+    (
+        "sparse_to_dense(%a, %b, %c, output_shape=[5])",
+        [T("(3)"), T("(3)"), T("()")],
+        "type-mismatch",
+        "`sparse_to_dense`: indices must have an integer dtype, found `float32`",
+        "%a",
+    ),
+    (
+        "sparse_to_dense(%a, %b, %c, output_shape=[5])",
+        [T("(3)", I64), T("(3)"), T("(1)")],
+        "shape-mismatch",
+        "`sparse_to_dense` needs a scalar default value of rank 0, found shape (1)",
+        "%c",
+    ),
+    (
+        "sparse_to_dense(%a, %b, %c, output_shape=[5])",
+        [T("(3)", I64), T("(3)"), T("()", I64)],
+        "type-mismatch",
+        "`sparse_to_dense` needs operands of one dtype, found `float32` and `int64`",
+        "%c",
+    ),
+    (
+        "sparse_to_dense(%a, %b, %c, output_shape=[5])",
+        [T("(3)", I64), T("(2)"), T("()")],
+        "shape-mismatch",
+        "`sparse_to_dense` needs one value per coordinate row: indices (3) give 3, values have 2",
+        "%b",
+    ),
+    (
+        "sparse_to_dense(%a, %b, %c, output_shape=[5])",
+        [T("(3, 2)", I64), T("(3)"), T("()")],
+        "shape-mismatch",
+        "`sparse_to_dense`: coordinate rows of 2 values do not fit an output of rank 1",
+        "%a",
+    ),
+    (
+        "sparse_to_dense(%a, %b, %c, output_shape=[5])",
+        [T("(1, 2, 3)", I64), T("(3)"), T("()")],
+        "shape-mismatch",
+        "`sparse_to_dense` needs indices of rank 0 or 1 or 2, found shape (1, 2, 3)",
+        "%a",
+    ),
+    (
+        "dyn.sparse_to_dense(%a, %b, %c, %d)",
+        [T("(3)", I64), T("(3)"), T("()"), T("(?)", I64)],
+        "shape-mismatch",
+        "`dyn.sparse_to_dense` needs output_shape of a static length, to know the rank of the result",
+        "%d",
+    ),
+    (
+        "dyn.sparse_to_dense(%a, %b, %c, %d)",
+        [T("(3)", I64), T("(3)"), T("()"), T("(2)")],
+        "type-mismatch",
+        "`dyn.sparse_to_dense`: output_shape must have an integer dtype, found `float32`",
+        "%d",
+    ),
+    (
+        "sparse_reshape(%a, %b, %c)",
+        [T("(5, 3)", I64), T("(4)", I64), T("(2)", I64)],
+        "shape-mismatch",
+        "`sparse_reshape`: prev_shape has 4 entries, but the coordinate rows have 3",
+        "%b",
+    ),
+    (
+        "sparse_reshape(%a, %b, %c)",
+        [T("(5)", I64), T("(1)", I64), T("(2)", I64)],
+        "shape-mismatch",
+        "`sparse_reshape` needs indices of rank 2, found shape (5)",
+        "%a",
+    ),
+    (
+        "sparse_reshape(%a, %b, %c)",
+        [T("(5, 1)", I64), T("(1)", I64), T("(2)")],
+        "type-mismatch",
+        "`sparse_reshape`: new_shape must have an integer dtype, found `float32`",
+        "%c",
+    ),
+    (
+        "sparse_fill_empty_rows(%a, %b, %c, %d)",
+        [T("(4, 2)", I64), T("(3)", I64), T("(2)", I64), T("(1)", I64)],
+        "shape-mismatch",
+        "`sparse_fill_empty_rows` needs one value per coordinate row: 4 rows, 3 values",
+        "%b",
+    ),
+    (
+        "sparse_fill_empty_rows(%a, %b, %c, %d)",
+        [T("(4, 2)", I64), T("(4)", I64), T("(2, 1)", I64), T("(1)", I64)],
+        "shape-mismatch",
+        "`sparse_fill_empty_rows` needs dense_shape of rank 1, found shape (2, 1)",
+        "%c",
+    ),
 ]
 
 
@@ -98,7 +192,13 @@ CASES = [
     (1, 3, 0, [5], [0, 3, 0, 0, 0]),
     ([0, 1, 4], [3, 3, 3], 0, [5], [3, 3, 0, 0, 3]),
     ([[0, 0], [1, 2]], [1, 2], 0, [3, 4], [[1, 0, 0, 0], [0, 0, 2, 0], [0, 0, 0, 0]]),
-    ([[0, 0, 0], [1, 2, 3]], [1, 2], 4, [2, 3, 4], [[[1, 4, 4, 4], [4, 4, 4, 4], [4, 4, 4, 4]], [[4, 4, 4, 4], [4, 4, 4, 4], [4, 4, 4, 2]]]),
+    (
+        [[0, 0, 0], [1, 2, 3]],
+        [1, 2],
+        4,
+        [2, 3, 4],
+        [[[1, 4, 4, 4], [4, 4, 4, 4], [4, 4, 4, 4]], [[4, 4, 4, 4], [4, 4, 4, 4], [4, 4, 4, 2]]],
+    ),
     ([0, 1, 4], [3.1, 3.1, 3.1], 3.5, [5], [3.1, 3.1, 3.5, 3.5, 3.1]),
 ]
 
@@ -130,7 +230,10 @@ def test_sparse_to_dense_against_loops(dtype: str) -> None:
 def test_dyn_sparse_to_dense_rejects_a_negative_size() -> None:
     with pytest.raises(KernelError) as err:
         FAMILY.run("dyn.sparse_to_dense", np.array([0]), np.array([1.0]), np.array(0.0), np.array([-2]))
-    assert (err.value.code, err.value.message) == ("runtime-error", "sparse_to_dense: output_shape [-2] has a negative size")
+    assert (err.value.code, err.value.message) == (
+        "runtime-error",
+        "sparse_to_dense: output_shape [-2] has a negative size",
+    )
 
 
 # ---------------------------------------------------------------- sparse_reshape
@@ -183,12 +286,17 @@ def test_sparse_reshape_by_hand() -> None:
     """(2, 3, 4) to (6, -1): the -1 becomes 4. A -1 that does not divide the element
     count is an error here (topi truncates the division and goes on)."""
     i = np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 2, 3]], dtype=np.int64)
-    moved, shape = FAMILY.run("sparse_reshape", i, np.array([2, 3, 4], dtype=np.int64), np.array([6, -1], dtype=np.int64))
+    moved, shape = FAMILY.run(
+        "sparse_reshape", i, np.array([2, 3, 4], dtype=np.int64), np.array([6, -1], dtype=np.int64)
+    )
     same(moved, np.array([[0, 0], [0, 1], [1, 0], [3, 0], [5, 3]], dtype=np.int64))
     same(shape, np.array([6, 4], dtype=np.int64))
     with pytest.raises(KernelError) as err:
         FAMILY.run("sparse_reshape", i, np.array([2, 3, 4], dtype=np.int64), np.array([9, -1], dtype=np.int64))
-    assert (err.value.code, err.value.message) == ("runtime-error", "sparse_reshape: cannot infer the -1 of [9, -1] for 24 elements")
+    assert (err.value.code, err.value.message) == (
+        "runtime-error",
+        "sparse_reshape: cannot infer the -1 of [9, -1] for 24 elements",
+    )
 
 
 # ---------------------------------------------------------------- sparse_fill_empty_rows
@@ -199,7 +307,7 @@ def fill_by_loops(indices: np.ndarray, values: np.ndarray, dense_shape: np.ndarr
     new_indices, new_values = [], []
     empty = [1] * int(dense_shape[0])
     pending = 0
-    for row, value in zip(indices.tolist(), values.tolist()):
+    for row, value in zip(indices.tolist(), values.tolist(), strict=False):
         while pending < row[0]:
             new_indices.append([pending] + [0] * (indices.shape[1] - 1))
             new_values.append(int(default[0]))
@@ -234,7 +342,7 @@ FILLS = [
 def test_sparse_fill_empty_rows_against_loops(indices, values, dense_shape, default, dtype) -> None:
     args = [np.array(a, dtype=dtype) for a in (indices, values, dense_shape, default)]
     out = FAMILY.run("sparse_fill_empty_rows", *args)
-    for got, want in zip(out, fill_by_loops(*args)):
+    for got, want in zip(out, fill_by_loops(*args), strict=False):
         same(got, want)
 
 
@@ -243,7 +351,11 @@ def test_sparse_fill_empty_rows_docstring_example() -> None:
     marks (the wrapper casts them to bool) and float values truncated to int64."""
     indices = np.array([[0, 1], [0, 3], [2, 0], [3, 1]], dtype=np.int64)
     new_indices, new_values, empty = FAMILY.run(
-        "sparse_fill_empty_rows", indices, np.array([1.5, 2.0, 3.0, 4.0], dtype=np.float32), np.array([5, 6], dtype=np.int64), np.array([10], dtype=np.int64)
+        "sparse_fill_empty_rows",
+        indices,
+        np.array([1.5, 2.0, 3.0, 4.0], dtype=np.float32),
+        np.array([5, 6], dtype=np.int64),
+        np.array([10], dtype=np.int64),
     )
     same(new_indices, np.array([[0, 1], [0, 3], [1, 0], [2, 0], [3, 1], [4, 0]], dtype=np.int64))
     same(new_values, np.array([1, 2, 10, 3, 4, 10], dtype=np.int64))
@@ -254,7 +366,10 @@ def test_sparse_fill_empty_rows_needs_rows_in_order() -> None:
     args = (np.array([[2, 0], [0, 1]]), np.array([1, 2]), np.array([3, 3]), np.array([0]))
     with pytest.raises(KernelError) as err:
         FAMILY.run("sparse_fill_empty_rows", *args)
-    assert (err.value.code, err.value.message) == ("runtime-error", "sparse_fill_empty_rows: the coordinates must be sorted by row")
+    assert (err.value.code, err.value.message) == (
+        "runtime-error",
+        "sparse_fill_empty_rows: the coordinates must be sorted by row",
+    )
 
 
 def test_every_operator_of_the_family_was_tested() -> None:

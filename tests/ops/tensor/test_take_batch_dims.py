@@ -52,4 +52,8 @@ def test_batch_dims_out_of_range(call: str, message: str) -> None:
 
 def test_batch_axes_must_agree() -> None:
     d = FAMILY.only_error("take(%a, %b, axis=2, batch_dims=2)", [T("(2, 3, 4)"), T("(2, 5, 6)", "int32")])
-    assert (d.code, d.message, d.span.text) == ("shape-mismatch", "`take`: batch axis 1 is 3 in the data but 5 in the indices", "%b")
+    assert (d.code, d.message, d.span.text) == (
+        "shape-mismatch",
+        "`take`: batch axis 1 is 3 in the data but 5 in the indices",
+        "%b",
+    )

@@ -18,7 +18,10 @@ from relay_text.ops import KernelError, get
 from tests.ops.family import Family, T, same
 
 FAMILY = Family(
-    "vision.get_valid_counts", "vision.non_max_suppression", "vision.all_class_non_max_suppression", "vision.regular_non_max_suppression",
+    "vision.get_valid_counts",
+    "vision.non_max_suppression",
+    "vision.all_class_non_max_suppression",
+    "vision.regular_non_max_suppression",
 )
 
 I32 = "int32"
@@ -39,29 +42,60 @@ def f32(v: object) -> np.ndarray:
     "call, types, expected",
     [
         # test_get_valid_counts: (valid_count, data, indices)
-        ("vision.get_valid_counts(%a, 0f)", [T("(1, 2500, 6)")],
-         f"({T('(1)', I32)}, {T('(1, 2500, 6)')}, {T('(1, 2500)', I32)})"),
-        ("vision.get_valid_counts(%a, %b, id_index=-1, score_index=0)", [T("(16, 500, 5)", "int32"), T("()")],
-         f"({T('(16)', I32)}, {T('(16, 500, 5)', I32)}, {T('(16, 500)', I32)})"),
+        (
+            "vision.get_valid_counts(%a, 0f)",
+            [T("(1, 2500, 6)")],
+            f"({T('(1)', I32)}, {T('(1, 2500, 6)')}, {T('(1, 2500)', I32)})",
+        ),
+        (
+            "vision.get_valid_counts(%a, %b, id_index=-1, score_index=0)",
+            [T("(16, 500, 5)", "int32"), T("()")],
+            f"({T('(16)', I32)}, {T('(16, 500, 5)', I32)}, {T('(16, 500)', I32)})",
+        ),
         # test_non_max_suppression: the data's type, or (indices, count) with return_indices
-        ("vision.non_max_suppression(%a, %b, %c, %d, 0.5f, return_indices=False)", [T("(?, 5, 6)"), T("(?)", I32), T("(?, 5)", I32), T("()", I32)], T("(?, 5, 6)")),
-        ("vision.non_max_suppression(%a, %b, %c, %d, 0.5f)", [T("(1, 5, 6)"), T("(1)", I32), T("(1, 5)", I32), T("()", I32)],
-         f"({T('(1, 5)', I32)}, {T('(1, 1)', I32)})"),
+        (
+            "vision.non_max_suppression(%a, %b, %c, %d, 0.5f, return_indices=False)",
+            [T("(?, 5, 6)"), T("(?)", I32), T("(?, 5)", I32), T("()", I32)],
+            T("(?, 5, 6)"),
+        ),
+        (
+            "vision.non_max_suppression(%a, %b, %c, %d, 0.5f)",
+            [T("(1, 5, 6)"), T("(1)", I32), T("(1, 5)", I32), T("()", I32)],
+            f"({T('(1, 5)', I32)}, {T('(1, 1)', I32)})",
+        ),
         # test_multibox_transform_loc passes the 3-D boxes as indices when return_indices is off
-        ("vision.non_max_suppression(%a, %b, %a, -1, 0.5f, return_indices=False)", [T("(1, 3, 6)"), T("(1)", I32)], T("(1, 3, 6)")),
+        (
+            "vision.non_max_suppression(%a, %b, %a, -1, 0.5f, return_indices=False)",
+            [T("(1, 3, 6)"), T("(1)", I32)],
+            T("(1, 3, 6)"),
+        ),
         # test_all_class_non_max_suppression (relay/test_any.py): a dynamic number of boxes
-        ("vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f)", [T("(1, 5, 4)"), T("(1, 2, 5)")],
-         f"({T('(10, 3)', 'int64')}, {T('(1)', 'int64')})"),
-        ("vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f)", [T("(1, ?, 4)"), T("(1, 2, ?)")],
-         f"({T('(?, 3)', 'int64')}, {T('(1)', 'int64')})"),
-        ('vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f, output_format="tensorflow")', [T("(1, 5, 4)"), T("(1, 2, 5)")],
-         f"({T('(1, 10, 2)', 'int64')}, {T('(1, 10)')}, {T('(1)', 'int64')})"),
-        ('vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f, output_format="tensorflow")', [T("(3, ?, 4)"), T("(3, 2, ?)")],
-         f"({T('(3, ?, 2)', 'int64')}, {T('(3, ?)')}, {T('(3)', 'int64')})"),
+        (
+            "vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f)",
+            [T("(1, 5, 4)"), T("(1, 2, 5)")],
+            f"({T('(10, 3)', 'int64')}, {T('(1)', 'int64')})",
+        ),
+        (
+            "vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f)",
+            [T("(1, ?, 4)"), T("(1, 2, ?)")],
+            f"({T('(?, 3)', 'int64')}, {T('(1)', 'int64')})",
+        ),
+        (
+            'vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f, output_format="tensorflow")',
+            [T("(1, 5, 4)"), T("(1, 2, 5)")],
+            f"({T('(1, 10, 2)', 'int64')}, {T('(1, 10)')}, {T('(1)', 'int64')})",
+        ),
+        (
+            'vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f, output_format="tensorflow")',
+            [T("(3, ?, 4)"), T("(3, 2, ?)")],
+            f"({T('(3, ?, 2)', 'int64')}, {T('(3, ?)')}, {T('(3)', 'int64')})",
+        ),
         # the TFLite frontend's call: boxes (batch, anchors, 4), scores with a background column
-        ("vision.regular_non_max_suppression(%a, %b, max_detections_per_class=1, max_detections=10, num_classes=90, iou_threshold=0.6f, score_threshold=0.3f)",
-         [T("(1, 1917, 4)"), T("(1, 1917, 91)")],
-         f"({T('(1, 10, 4)')}, {T('(1, 10)')}, {T('(1, 10)')}, {T('(1)', I32)})"),
+        (
+            "vision.regular_non_max_suppression(%a, %b, max_detections_per_class=1, max_detections=10, num_classes=90, iou_threshold=0.6f, score_threshold=0.3f)",
+            [T("(1, 1917, 4)"), T("(1, 1917, 91)")],
+            f"({T('(1, 10, 4)')}, {T('(1, 10)')}, {T('(1, 10)')}, {T('(1)', I32)})",
+        ),
     ],
 )
 def test_result_type(call: str, types: list[str], expected: str) -> None:
@@ -90,27 +124,76 @@ def test_all_class_sizes_follow_shape_variables() -> None:
 @pytest.mark.parametrize(
     "call, types, code, message, at",
     [
-        ("vision.get_valid_counts(%a, 0f)", [T("(2, 6)")], "shape-mismatch",
-         "`vision.get_valid_counts` takes boxes of shape (batch, num_anchors, box_width), found (2, 6)", "%a"),
-        ("vision.get_valid_counts(%a, 0f, score_index=6)", [T("(1, 4, 6)")], "shape-mismatch",
-         "`vision.get_valid_counts` score_index=6 names column 6, but the boxes have 6 columns", "%a"),
-        ("vision.get_valid_counts(%a, %b)", [T("(1, 4, 6)"), T("(2)")], "shape-mismatch",
-         "`vision.get_valid_counts` takes the score threshold as a single value, found a tensor of shape (2)", "%b"),
-        ("vision.non_max_suppression(%a, %b, %c, -1, 0.5f)", [T("(1, 4, 5)"), T("(1)", I32), T("(1, 4)", I32)], "shape-mismatch",
-         "`vision.non_max_suppression` coord_start=2 names columns 2 to 5, but the boxes have 5 columns", "%a"),
-        ("vision.non_max_suppression(%a, %b, %c, -1, 0.5f)", [T("(2, 4, 6)"), T("(3)", I32), T("(2, 4)", I32)], "shape-mismatch",
-         "`vision.non_max_suppression`: the boxes have batch 2, the valid counts 3 entries", "%b"),
-        ("vision.non_max_suppression(%a, %b, %c, 1f, 0.5f)", [T("(1, 4, 6)"), T("(1)", I32), T("(1, 4)", I32)], "type-mismatch",
-         "`vision.non_max_suppression` takes max_output_size as an integer, not `float32`", "1f"),
-        ("vision.non_max_suppression(%a, %b, %c, -1, 0.5f)", [T("(1, 4, 6)", I32), T("(1)", I32), T("(1, 4)", I32)], "type-mismatch",
-         "`vision.non_max_suppression` takes boxes as floats, not `int32`", "%a"),
-        ('vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f, output_format="coco")', [T("(1, 5, 4)"), T("(1, 2, 5)")], "type-mismatch",
-         '`vision.all_class_non_max_suppression` output_format "coco" is not supported', 'vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f, output_format="coco")'),
-        ("vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f)", [T("(1, 5, 4)"), T("(1, 2, 6)")], "shape-mismatch",
-         "`vision.all_class_non_max_suppression`: there are 5 boxes but scores for 6", "%b"),
-        ("vision.regular_non_max_suppression(%a, %b, max_detections_per_class=1, max_detections=10, num_classes=5, iou_threshold=0.6f, score_threshold=0.3f)",
-         [T("(1, 8, 4)"), T("(1, 8, 4)")], "shape-mismatch",
-         "`vision.regular_non_max_suppression`: num_classes=5, but the scores have 4 columns", "%b"),
+        (
+            "vision.get_valid_counts(%a, 0f)",
+            [T("(2, 6)")],
+            "shape-mismatch",
+            "`vision.get_valid_counts` takes boxes of shape (batch, num_anchors, box_width), found (2, 6)",
+            "%a",
+        ),
+        (
+            "vision.get_valid_counts(%a, 0f, score_index=6)",
+            [T("(1, 4, 6)")],
+            "shape-mismatch",
+            "`vision.get_valid_counts` score_index=6 names column 6, but the boxes have 6 columns",
+            "%a",
+        ),
+        (
+            "vision.get_valid_counts(%a, %b)",
+            [T("(1, 4, 6)"), T("(2)")],
+            "shape-mismatch",
+            "`vision.get_valid_counts` takes the score threshold as a single value, found a tensor of shape (2)",
+            "%b",
+        ),
+        (
+            "vision.non_max_suppression(%a, %b, %c, -1, 0.5f)",
+            [T("(1, 4, 5)"), T("(1)", I32), T("(1, 4)", I32)],
+            "shape-mismatch",
+            "`vision.non_max_suppression` coord_start=2 names columns 2 to 5, but the boxes have 5 columns",
+            "%a",
+        ),
+        (
+            "vision.non_max_suppression(%a, %b, %c, -1, 0.5f)",
+            [T("(2, 4, 6)"), T("(3)", I32), T("(2, 4)", I32)],
+            "shape-mismatch",
+            "`vision.non_max_suppression`: the boxes have batch 2, the valid counts 3 entries",
+            "%b",
+        ),
+        (
+            "vision.non_max_suppression(%a, %b, %c, 1f, 0.5f)",
+            [T("(1, 4, 6)"), T("(1)", I32), T("(1, 4)", I32)],
+            "type-mismatch",
+            "`vision.non_max_suppression` takes max_output_size as an integer, not `float32`",
+            "1f",
+        ),
+        (
+            "vision.non_max_suppression(%a, %b, %c, -1, 0.5f)",
+            [T("(1, 4, 6)", I32), T("(1)", I32), T("(1, 4)", I32)],
+            "type-mismatch",
+            "`vision.non_max_suppression` takes boxes as floats, not `int32`",
+            "%a",
+        ),
+        (
+            'vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f, output_format="coco")',
+            [T("(1, 5, 4)"), T("(1, 2, 5)")],
+            "type-mismatch",
+            '`vision.all_class_non_max_suppression` output_format "coco" is not supported',
+            'vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f, output_format="coco")',
+        ),
+        (
+            "vision.all_class_non_max_suppression(%a, %b, 2, 0.8f, 0.4f)",
+            [T("(1, 5, 4)"), T("(1, 2, 6)")],
+            "shape-mismatch",
+            "`vision.all_class_non_max_suppression`: there are 5 boxes but scores for 6",
+            "%b",
+        ),
+        (
+            "vision.regular_non_max_suppression(%a, %b, max_detections_per_class=1, max_detections=10, num_classes=5, iou_threshold=0.6f, score_threshold=0.3f)",
+            [T("(1, 8, 4)"), T("(1, 8, 4)")],
+            "shape-mismatch",
+            "`vision.regular_non_max_suppression`: num_classes=5, but the scores have 4 columns",
+            "%b",
+        ),
     ],
 )
 def test_rejected(call: str, types: list[str], code: str, message: str, at: str) -> None:
@@ -121,10 +204,19 @@ def test_rejected(call: str, types: list[str], code: str, message: str, at: str)
 def test_defaults_are_tvms() -> None:
     """include/tvm/relay/attrs/vision.h."""
     assert get("vision.non_max_suppression").normalize_attrs([])[0] == {
-        "force_suppress": False, "top_k": -1, "coord_start": 2, "score_index": 1, "id_index": 0,
-        "return_indices": True, "invalid_to_bottom": False,
+        "force_suppress": False,
+        "top_k": -1,
+        "coord_start": 2,
+        "score_index": 1,
+        "id_index": 0,
+        "return_indices": True,
+        "invalid_to_bottom": False,
     }
-    assert get("vision.get_valid_counts").normalize_attrs([])[0] == {"score_threshold": None, "id_index": 0, "score_index": 1}
+    assert get("vision.get_valid_counts").normalize_attrs([])[0] == {
+        "score_threshold": None,
+        "id_index": 0,
+        "score_index": 1,
+    }
     assert get("vision.all_class_non_max_suppression").normalize_attrs([])[0] == {"output_format": "onnx"}
 
 
@@ -145,12 +237,15 @@ def valid_counts_reference(data: np.ndarray, threshold: float, id_index: int, sc
     return counts, out, idx
 
 
-@pytest.mark.parametrize("shape, threshold, id_index, score_index", [((1, 50, 6), 0.0, 0, 1), ((1, 50, 5), -1.0, -1, 0), ((3, 40, 6), 0.55, 1, 0)])
+@pytest.mark.parametrize(
+    "shape, threshold, id_index, score_index",
+    [((1, 50, 6), 0.0, 0, 1), ((1, 50, 5), -1.0, -1, 0), ((3, 40, 6), 0.55, 1, 0)],
+)
 def test_get_valid_counts_against_loops(shape: tuple, threshold: float, id_index: int, score_index: int) -> None:
     """test_get_valid_counts's cases, smaller."""
     data = np.random.default_rng(0).uniform(-2, 2, shape).astype(np.float32)
     got = FAMILY.run("vision.get_valid_counts", data, f32(threshold), id_index=id_index, score_index=score_index)
-    for g, e in zip(got, valid_counts_reference(data, threshold, id_index, score_index)):
+    for g, e in zip(got, valid_counts_reference(data, threshold, id_index, score_index), strict=False):
         same(g, e)
 
 
@@ -167,7 +262,17 @@ def test_get_valid_counts_attribute_threshold_and_integers() -> None:
 # ---------------------------------------------------------------- non_max_suppression
 
 
-DATA = f32([[[0, 0.8, 1, 20, 25, 45], [1, 0.7, 30, 60, 50, 80], [0, 0.4, 4, 21, 19, 40], [2, 0.9, 35, 61, 52, 79], [1, 0.5, 100, 60, 70, 110]]])
+DATA = f32(
+    [
+        [
+            [0, 0.8, 1, 20, 25, 45],
+            [1, 0.7, 30, 60, 50, 80],
+            [0, 0.4, 4, 21, 19, 40],
+            [2, 0.9, 35, 61, 52, 79],
+            [1, 0.5, 100, 60, 70, 110],
+        ]
+    ]
+)
 INVALID = [-1] * 6
 
 
@@ -185,9 +290,20 @@ INVALID = [-1] * 6
 def test_nms_tvm_cases(attrs: dict, max_output: int, iou: float, indices: list, expected_indices: list) -> None:
     """Every case keeps rows 3 and 0 (scores 0.9 and 0.8), in that order."""
     expected = f32([[DATA[0, 3], DATA[0, 0]] + [INVALID] * 3])
-    out = FAMILY.run("vision.non_max_suppression", DATA, i32([4]), i32(indices), i32(max_output), f32(iou), return_indices=False, **attrs)
+    out = FAMILY.run(
+        "vision.non_max_suppression",
+        DATA,
+        i32([4]),
+        i32(indices),
+        i32(max_output),
+        f32(iou),
+        return_indices=False,
+        **attrs,
+    )
     same(out, expected)
-    idx, count = FAMILY.run("vision.non_max_suppression", DATA, i32([4]), i32(indices), i32(max_output), f32(iou), **attrs)
+    idx, count = FAMILY.run(
+        "vision.non_max_suppression", DATA, i32([4]), i32(indices), i32(max_output), f32(iou), **attrs
+    )
     same(idx, i32([expected_indices]))
     same(count, i32([[2]]))
 
@@ -195,8 +311,18 @@ def test_nms_tvm_cases(attrs: dict, max_output: int, iou: float, indices: list, 
 def test_nms_without_class_ids() -> None:
     """test_topi_vision.py's second case: rows [score, box], id_index=-1, at most 2 boxes."""
     data = DATA[:, :, 1:].copy()
-    out = FAMILY.run("vision.non_max_suppression", data, i32([4]), i32([[0, 1, 2, 3, 4]]), i32(2), f32(0.7),
-                     coord_start=1, score_index=0, id_index=-1, return_indices=False)
+    out = FAMILY.run(
+        "vision.non_max_suppression",
+        data,
+        i32([4]),
+        i32([[0, 1, 2, 3, 4]]),
+        i32(2),
+        f32(0.7),
+        coord_start=1,
+        score_index=0,
+        id_index=-1,
+        return_indices=False,
+    )
     same(out, f32([[data[0, 3], data[0, 0]] + [[-1] * 5] * 3]))
 
 
@@ -232,7 +358,8 @@ def nms_reference(data: np.ndarray, valid: np.ndarray, limit: int, iou: float, a
             if out[j][score] <= 0:
                 continue
             clash = any(
-                out[k][score] > 0 and (ident < 0 or out[k][ident] >= 0)
+                out[k][score] > 0
+                and (ident < 0 or out[k][ident] >= 0)
                 and (attrs["force_suppress"] or ident < 0 or out[k][ident] == out[j][ident])
                 and iou_of(box(out[j]), box(out[k])) >= iou
                 for k in range(j)
@@ -250,16 +377,34 @@ def nms_reference(data: np.ndarray, valid: np.ndarray, limit: int, iou: float, a
 def test_nms_against_a_python_reference(seed: int) -> None:
     g = np.random.default_rng(seed)
     batch, n = 2, 30
-    data = np.concatenate([
-        g.integers(-1, 3, (batch, n, 1)).astype(np.float32),
-        g.uniform(-0.2, 1.0, (batch, n, 1)).astype(np.float32),
-        g.uniform(0, 10, (batch, n, 4)).astype(np.float32),
-    ], axis=2)
+    data = np.concatenate(
+        [
+            g.integers(-1, 3, (batch, n, 1)).astype(np.float32),
+            g.uniform(-0.2, 1.0, (batch, n, 1)).astype(np.float32),
+            g.uniform(0, 10, (batch, n, 4)).astype(np.float32),
+        ],
+        axis=2,
+    )
     valid = i32(g.integers(n // 2, n + 1, batch))
-    attrs = {"force_suppress": bool(seed % 2), "top_k": [-1, 10, 0, 25][seed], "coord_start": 2, "score_index": 1, "id_index": [0, 0, -1, 0][seed]}
+    attrs = {
+        "force_suppress": bool(seed % 2),
+        "top_k": [-1, 10, 0, 25][seed],
+        "coord_start": 2,
+        "score_index": 1,
+        "id_index": [0, 0, -1, 0][seed],
+    }
     limit = [-1, 5, 3, -1][seed]
     expected, positions = nms_reference(data, valid, limit, 0.3, attrs)
-    out = FAMILY.run("vision.non_max_suppression", data, valid, i32(np.tile(np.arange(n), (batch, 1))), i32(limit), f32(0.3), return_indices=False, **attrs)
+    out = FAMILY.run(
+        "vision.non_max_suppression",
+        data,
+        valid,
+        i32(np.tile(np.arange(n), (batch, 1))),
+        i32(limit),
+        f32(0.3),
+        return_indices=False,
+        **attrs,
+    )
     same(out, expected)
     # the indices result: the original positions (here looked up in reversed indices) of kept rows, packed
     reverse = i32(np.tile(np.arange(n)[::-1], (batch, 1)))
@@ -275,11 +420,30 @@ def test_nms_invalid_to_bottom_and_no_threshold() -> None:
     suppresses nothing; invalid_to_bottom then keeps only rows whose column 0 is
     not negative, moved up. With iou_threshold <= 0 the valid rows are copied unsorted."""
     data = f32([[[-1, 0.9, 0, 0, 1, 1], [0, 0.8, 0, 0, 1, 1], [1, 0.7, 5, 5, 6, 6]]])
-    out = FAMILY.run("vision.non_max_suppression", data, i32([3]), i32([[0, 1, 2]]), i32(-1), f32(0.5), return_indices=False)
+    out = FAMILY.run(
+        "vision.non_max_suppression", data, i32([3]), i32([[0, 1, 2]]), i32(-1), f32(0.5), return_indices=False
+    )
     same(out, data)
-    out = FAMILY.run("vision.non_max_suppression", data, i32([3]), i32([[0, 1, 2]]), i32(-1), f32(0.5), return_indices=False, invalid_to_bottom=True)
+    out = FAMILY.run(
+        "vision.non_max_suppression",
+        data,
+        i32([3]),
+        i32([[0, 1, 2]]),
+        i32(-1),
+        f32(0.5),
+        return_indices=False,
+        invalid_to_bottom=True,
+    )
     same(out, f32([data[0, 1], data[0, 2], [-1] * 6])[None])
-    out = FAMILY.run("vision.non_max_suppression", data[:, ::-1].copy(), i32([2]), i32([[0, 1, 2]]), i32(-1), f32(0.0), return_indices=False)
+    out = FAMILY.run(
+        "vision.non_max_suppression",
+        data[:, ::-1].copy(),
+        i32([2]),
+        i32([[0, 1, 2]]),
+        i32(-1),
+        f32(0.0),
+        return_indices=False,
+    )
     same(out, f32([data[0, 2], data[0, 1], [-1] * 6])[None])
 
 
@@ -294,6 +458,7 @@ def test_nms_checks_valid_counts() -> None:
 
 def all_class_reference(boxes: np.ndarray, scores: np.ndarray, limit: int, iou: float, threshold: float) -> list:
     """[(batch, class, box, score)] selected in order, by a plain greedy walk."""
+
     def area_iou(a: np.ndarray, b: np.ndarray) -> float:
         a = (min(a[0], a[2]), min(a[1], a[3]), max(a[0], a[2]), max(a[1], a[3]))
         b = (min(b[0], b[2]), min(b[1], b[3]), max(b[0], b[2]), max(b[1], b[3]))
@@ -305,7 +470,9 @@ def all_class_reference(boxes: np.ndarray, scores: np.ndarray, limit: int, iou: 
     found = []
     for b in range(scores.shape[0]):
         for c in range(scores.shape[1]):
-            ranked = [j for j in sorted(range(scores.shape[2]), key=lambda j: -scores[b, c, j]) if scores[b, c, j] > threshold]
+            ranked = [
+                j for j in sorted(range(scores.shape[2]), key=lambda j: -scores[b, c, j]) if scores[b, c, j] > threshold
+            ]
             chosen: list[int] = []
             for j in ranked:
                 if limit > 0 and len(chosen) == limit:
@@ -316,29 +483,64 @@ def all_class_reference(boxes: np.ndarray, scores: np.ndarray, limit: int, iou: 
     return found
 
 
-BOXES = f32([
-    [[0.0, 0.0, 0.3, 0.3], [0.0, 0.0, 0.4, 0.4], [0.0, 0.0, 0.5, 0.5], [0.5, 0.5, 0.9, 0.9], [0.5, 0.5, 1.0, 1.0]],
-    [[0.0, 0.0, 0.3, 0.3], [0.0, 0.0, 0.4, 0.4], [0.5, 0.5, 0.95, 0.95], [0.5, 0.5, 0.96, 0.96], [0.5, 0.5, 1.0, 1.0]],
-])
+BOXES = f32(
+    [
+        [[0.0, 0.0, 0.3, 0.3], [0.0, 0.0, 0.4, 0.4], [0.0, 0.0, 0.5, 0.5], [0.5, 0.5, 0.9, 0.9], [0.5, 0.5, 1.0, 1.0]],
+        [
+            [0.0, 0.0, 0.3, 0.3],
+            [0.0, 0.0, 0.4, 0.4],
+            [0.5, 0.5, 0.95, 0.95],
+            [0.5, 0.5, 0.96, 0.96],
+            [0.5, 0.5, 1.0, 1.0],
+        ],
+    ]
+)
 SCORES = f32([[[0.1, 0.2, 0.6, 0.3, 0.9], [0.1, 0.2, 0.6, 0.3, 0.9]]] * 2)
 
 
 def test_all_class_nms_tvm_cases() -> None:
     """Expected selections from test_op_level5.py and test_any.py."""
-    idx, count = FAMILY.run("vision.all_class_non_max_suppression", BOXES, SCORES, np.array(2, np.int64), f32(0.8), f32(0.0))
+    idx, count = FAMILY.run(
+        "vision.all_class_non_max_suppression", BOXES, SCORES, np.array(2, np.int64), f32(0.8), f32(0.0)
+    )
     assert count.tolist() == [8]
     assert idx[:8].tolist() == [[0, 0, 4], [0, 0, 2], [0, 1, 4], [0, 1, 2], [1, 0, 4], [1, 0, 1], [1, 1, 4], [1, 1, 1]]
     same(idx[8:], np.zeros((12, 3), np.int64))  # the padding rows
-    boxes = f32([[[0.0, 0.0, 1.0, 1.0], [0.0, 0.1, 1.0, 1.1], [0.0, -0.1, 1.0, 0.9], [0.0, 10.0, 1.0, 11.0], [0.0, 10.1, 1.0, 11.1], [0.0, 100.0, 1.0, 101.0]]])
+    boxes = f32(
+        [
+            [
+                [0.0, 0.0, 1.0, 1.0],
+                [0.0, 0.1, 1.0, 1.1],
+                [0.0, -0.1, 1.0, 0.9],
+                [0.0, 10.0, 1.0, 11.0],
+                [0.0, 10.1, 1.0, 11.1],
+                [0.0, 100.0, 1.0, 101.0],
+            ]
+        ]
+    )
     scores = f32([[[0.9, 0.75, 0.6, 0.95, 0.5, 0.3]]])
-    idx, count = FAMILY.run("vision.all_class_non_max_suppression", boxes, scores, np.array(3, np.int64), f32(0.5), f32(0.4))
+    idx, count = FAMILY.run(
+        "vision.all_class_non_max_suppression", boxes, scores, np.array(3, np.int64), f32(0.5), f32(0.4)
+    )
     assert idx[: count[0]].tolist() == [[0, 0, 3], [0, 0, 0]]
     # test_any.py: reversed corners, and the tensorflow format
-    boxes = f32([[[0.0, 0.0, 0.3, 0.3], [0.5, 0.5, 0.4, 0.4], [0.0, 0.0, 0.5, 0.5], [0.5, 0.5, 0.9, 0.9], [0.5, 0.5, 1.0, 1.0]]])
+    boxes = f32(
+        [[[0.0, 0.0, 0.3, 0.3], [0.5, 0.5, 0.4, 0.4], [0.0, 0.0, 0.5, 0.5], [0.5, 0.5, 0.9, 0.9], [0.5, 0.5, 1.0, 1.0]]]
+    )
     scores = f32([[[0.1, 0.2, 0.6, 0.3, 0.9], [0.8, 0.2, 0.6, 0.3, 0.9]]])
-    idx, count = FAMILY.run("vision.all_class_non_max_suppression", boxes, scores, np.array(2, np.int64), f32(0.8), f32(0.4))
+    idx, count = FAMILY.run(
+        "vision.all_class_non_max_suppression", boxes, scores, np.array(2, np.int64), f32(0.8), f32(0.4)
+    )
     assert idx[: count[0]].tolist() == [[0, 0, 4], [0, 0, 2], [0, 1, 4], [0, 1, 0]]
-    pairs, kept, counts = FAMILY.run("vision.all_class_non_max_suppression", boxes, scores, np.array(2, np.int64), f32(0.8), f32(0.4), output_format="tensorflow")
+    pairs, kept, counts = FAMILY.run(
+        "vision.all_class_non_max_suppression",
+        boxes,
+        scores,
+        np.array(2, np.int64),
+        f32(0.8),
+        f32(0.4),
+        output_format="tensorflow",
+    )
     same(pairs, np.array([[[0, 4], [0, 2], [1, 4], [1, 0]] + [[0, 0]] * 6], np.int64))
     same(kept, f32([[0.9, 0.6, 0.9, 0.8] + [0.0] * 6]))
     same(counts, np.array([4], np.int64))
@@ -352,10 +554,20 @@ def test_all_class_nms_against_a_python_reference(seed: int) -> None:
     scores = g.uniform(-0.1, 1, (2, 3, 12)).astype(np.float32)
     limit, iou, threshold = [-1, 3, 0][seed], 0.25, 0.2
     expected = all_class_reference(boxes, scores, limit, iou, threshold)
-    idx, count = FAMILY.run("vision.all_class_non_max_suppression", boxes, scores, np.array(limit, np.int64), f32(iou), f32(threshold))
+    idx, count = FAMILY.run(
+        "vision.all_class_non_max_suppression", boxes, scores, np.array(limit, np.int64), f32(iou), f32(threshold)
+    )
     assert count.tolist() == [len(expected)]
     assert idx[: len(expected)].tolist() == [[b, c, j] for b, c, j, _ in expected]
-    pairs, kept, counts = FAMILY.run("vision.all_class_non_max_suppression", boxes, scores, np.array(limit, np.int64), f32(iou), f32(threshold), output_format="tensorflow")
+    pairs, kept, counts = FAMILY.run(
+        "vision.all_class_non_max_suppression",
+        boxes,
+        scores,
+        np.array(limit, np.int64),
+        f32(iou),
+        f32(threshold),
+        output_format="tensorflow",
+    )
     for b in range(2):
         mine = [(c, j, s) for bb, c, j, s in expected if bb == b]
         assert counts[b] == len(mine)
@@ -365,15 +577,20 @@ def test_all_class_nms_against_a_python_reference(seed: int) -> None:
 
 def test_all_class_nms_selects_nothing_without_an_iou_threshold() -> None:
     """_nms_loop runs only when iou_threshold > 0 (nms.py)."""
-    _, count = FAMILY.run("vision.all_class_non_max_suppression", BOXES, SCORES, np.array(2, np.int64), f32(0.0), f32(0.0))
+    _, count = FAMILY.run(
+        "vision.all_class_non_max_suppression", BOXES, SCORES, np.array(2, np.int64), f32(0.0), f32(0.0)
+    )
     assert count.tolist() == [0]
 
 
 # ---------------------------------------------------------------- regular_non_max_suppression
 
 
-def regular_reference(boxes: np.ndarray, scores: np.ndarray, per_class: int, most: int, classes: int, iou: float, threshold: float) -> list:
+def regular_reference(
+    boxes: np.ndarray, scores: np.ndarray, per_class: int, most: int, classes: int, iou: float, threshold: float
+) -> list:
     """TFLite's regular NMS on Python lists: per batch [(box, class, score)] best first."""
+
     def overlap(a: np.ndarray, b: np.ndarray) -> float:
         area_a = (a[2] - a[0]) * (a[3] - a[1])
         area_b = (b[2] - b[0]) * (b[3] - b[1])
@@ -407,8 +624,14 @@ def test_regular_nms_against_a_python_reference(seed: int) -> None:
     per_class, most, classes = [2, 5, 1][seed], [4, 10, 3][seed], [3, 3, 2][seed]
     expected = regular_reference(boxes, scores, per_class, most, classes, 0.3, 0.25)
     out_boxes, out_classes, out_scores, counts = FAMILY.run(
-        "vision.regular_non_max_suppression", boxes, scores, max_detections_per_class=per_class, max_detections=most,
-        num_classes=classes, iou_threshold=0.3, score_threshold=0.25,
+        "vision.regular_non_max_suppression",
+        boxes,
+        scores,
+        max_detections_per_class=per_class,
+        max_detections=most,
+        num_classes=classes,
+        iou_threshold=0.3,
+        score_threshold=0.25,
     )
     for b in range(2):
         n = len(expected[b])
@@ -426,12 +649,16 @@ def test_regular_nms_by_hand() -> None:
     boxes = f32([[[0, 0, 1, 1], [0, 0, 0.9, 0.9], [2, 2, 3, 3]]])
     scores = f32([[[0.9, 0.8, 0.1], [0.9, 0.7, 0.2], [0.9, 0.1, 0.95]]])
     args = {"max_detections_per_class": 2, "num_classes": 2, "iou_threshold": 0.5, "score_threshold": 0.15}
-    out_boxes, out_classes, out_scores, counts = FAMILY.run("vision.regular_non_max_suppression", boxes, scores, max_detections=4, **args)
+    out_boxes, out_classes, out_scores, counts = FAMILY.run(
+        "vision.regular_non_max_suppression", boxes, scores, max_detections=4, **args
+    )
     same(counts, i32([3]))
     same(out_boxes, f32([[[2, 2, 3, 3], [0, 0, 1, 1], [0, 0, 0.9, 0.9], [0, 0, 0, 0]]]))
     same(out_classes, f32([[1, 0, 1, 0]]))
     same(out_scores, f32([[0.95, 0.8, 0.2, 0.0]]))
-    out_boxes, out_classes, out_scores, counts = FAMILY.run("vision.regular_non_max_suppression", boxes, scores, max_detections=2, **args)
+    out_boxes, out_classes, out_scores, counts = FAMILY.run(
+        "vision.regular_non_max_suppression", boxes, scores, max_detections=2, **args
+    )
     same(counts, i32([2]))
     same(out_classes, f32([[1, 0]]))
 

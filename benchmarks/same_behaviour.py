@@ -29,7 +29,7 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 COMMANDS = {
     "check": ["check"],
     "fmt": ["fmt", "-"],
-    "run": ["run", "--timeout", "20", "--max-memory", "2G"],
+    "run": ["run", "--random-args", "--random-consts", "--seed", "0", "--timeout", "60", "--max-memory", "4G"],
 }
 
 

@@ -59,6 +59,7 @@ from ..relations import (
     shape_text,
 )
 from ..tensor.transform import concatenate_rel
+from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- add, subtract, mul
 
@@ -119,7 +120,7 @@ def _wide(x: Any) -> Any:
     return x.reshape(1) if x.ndim == 0 else x
 
 
-def _add_sub(args: tuple, attrs: dict, sign: int) -> Any:
+def _add_sub(args: Args, attrs: Attrs, sign: int) -> Value:
     lhs, rhs, s_l, z_l, s_r, z_r, s_out, z_out = args
     shape = np.broadcast_shapes(lhs.shape, rhs.shape)
     a = _wide(_to_output(lhs, s_l, z_l, s_out, z_out, channel_axis(lhs.ndim, attrs["lhs_axis"])))
@@ -136,7 +137,7 @@ def _add_sub(args: tuple, attrs: dict, sign: int) -> Any:
     attrs=_BINARY_ATTRS,
     doc="Sum of two quantized tensors, in the output's scale and zero point.",
 )
-def qnn_add(args: tuple, attrs: dict) -> Any:
+def qnn_add(args: Args, attrs: Attrs) -> Value:
     return _add_sub(args, attrs, +1)
 
 
@@ -147,7 +148,7 @@ def qnn_add(args: tuple, attrs: dict) -> Any:
     attrs=_BINARY_ATTRS,
     doc="Difference of two quantized tensors, in the output's scale and zero point.",
 )
-def qnn_subtract(args: tuple, attrs: dict) -> Any:
+def qnn_subtract(args: Args, attrs: Attrs) -> Value:
     return _add_sub(args, attrs, -1)
 
 
@@ -168,7 +169,7 @@ def _centered(x: Any, zp: Any, axis: int) -> Any:
     attrs=_BINARY_ATTRS,
     doc="Product of two quantized tensors, in the output's scale and zero point.",
 )
-def qnn_mul(args: tuple, attrs: dict) -> Any:
+def qnn_mul(args: Args, attrs: Attrs) -> Value:
     lhs, rhs, s_l, z_l, s_r, z_r, s_out, z_out = args
     dtype = str(lhs.dtype)
     shape = np.broadcast_shapes(lhs.shape, rhs.shape)
@@ -290,7 +291,7 @@ def qnn_concatenate_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", 0),),
     doc="Join quantized tensors along an axis, requantizing each to the output's parameters.",
 )
-def qnn_concatenate(args: tuple, attrs: dict) -> Any:
+def qnn_concatenate(args: Args, attrs: Attrs) -> Value:
     data, scales, zps, s_out, z_out = args
     parts = []
     for x, s, z in zip(data, scales, zps, strict=False):

@@ -40,6 +40,7 @@ from .._np import np, wrap
 from .._vision import dtype_kind, rank_of, same_dim, times
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, relation
+from ..types import Args, Attrs, Value
 
 
 @relation("Proposal")
@@ -101,7 +102,7 @@ def _anchor(ratio: float, scale: float, base: int) -> tuple[float, float, float,
     )
 
 
-def _predict(cls_prob: Any, bbox_pred: Any, im_info: Any, attrs: dict) -> Any:
+def _predict(cls_prob: Any, bbox_pred: Any, im_info: Any, attrs: Attrs) -> Any:
     """[batch, H * W * A, 5] boxes (x1, y1, x2, y2, score), pixel-major."""
     dtype = bbox_pred.dtype
     f = dtype.type
@@ -185,7 +186,7 @@ def _suppressed(boxes: Any, threshold: float) -> Any:
     ),
     doc="Region proposals: anchors moved by predicted deltas, best first, after non-maximum suppression.",
 )
-def proposal(args: tuple, attrs: dict) -> Any:
+def proposal(args: Args, attrs: Attrs) -> Value:
     cls_prob, bbox_pred, im_info = args
     if im_info.shape[0] < cls_prob.shape[0]:
         raise KernelError(codes.RUNTIME_ERROR, "`vision.proposal` needs a row of image information per batch")

@@ -37,6 +37,7 @@ from .._np import np, wrap
 from .._vision import dtype_kind, rank_of
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, relation, static
+from ..types import Args, Attrs, Value
 
 LAYOUTS = ("NCHW", "NHWC")
 
@@ -125,7 +126,7 @@ def _bilinear(img: Any, y: Any, x: Any) -> Any:
     ),
     doc="Bilinearly sampled average (or max) of each region's bins (Mask R-CNN's RoIAlign).",
 )
-def roi_align(args: tuple, attrs: dict) -> Any:
+def roi_align(args: Args, attrs: Attrs) -> Value:
     data, rois = args
     nhwc = attrs["layout"] == "NHWC"
     x = np.transpose(data, (0, 3, 1, 2)) if nhwc else data
@@ -179,7 +180,7 @@ def _round(v: Any) -> int:
     attrs=(Attr("pooled_size", "ints"), Attr("spatial_scale", "float"), Attr("layout", "str", "NCHW")),
     doc="The maximum of each bin of each region (Fast R-CNN's RoIPool).",
 )
-def roi_pool(args: tuple, attrs: dict) -> Any:
+def roi_pool(args: Args, attrs: Attrs) -> Value:
     data, rois = args
     nhwc = attrs["layout"] == "NHWC"
     x = np.transpose(data, (0, 3, 1, 2)) if nhwc else data

@@ -220,11 +220,12 @@ class Attr:
                 return (self._float(value),)
             if isinstance(value, tuple) and all(_is_number(v) for v in value):
                 return tuple(self._float(v) for v in value)
-        elif kind == "int_pairs":
-            if isinstance(value, tuple) and all(
-                isinstance(p, (tuple, list)) and len(p) == 2 and all(_is_int(v) for v in p) for p in value
-            ):
-                return tuple((int(p[0]), int(p[1])) for p in value)
+        elif (
+            kind == "int_pairs"
+            and isinstance(value, tuple)
+            and all(isinstance(p, (tuple, list)) and len(p) == 2 and all(_is_int(v) for v in p) for p in value)
+        ):
+            return tuple((int(p[0]), int(p[1])) for p in value)
         raise AttrError(self.name, f"attribute `{self.name}` takes {ATTR_KINDS[self.kind]}", ATTR_KINDS[self.kind])
 
     def _float(self, value: int | float) -> float:

@@ -47,7 +47,7 @@ still called as `rel(r)`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NoReturn, Protocol, Union
+from typing import NoReturn, Protocol
 from collections.abc import Callable
 
 from .types import Attrs, Dims
@@ -57,9 +57,9 @@ OUT = -1  # `r.tensor(OUT)`: the call's result rather than an input
 
 # What `r.unify` relates: whole types, shapes (tuples of dimensions or a
 # shape variable), single dimensions, dtypes.
-Unifiable = Union[Type, Dims, int, str, AnyDim, DimBinOp]
+Unifiable = Type | Dims | int | str | AnyDim | DimBinOp
 # The notes of a failure, shown under its message.
-Notes = Union[tuple[str, ...], list[str]]
+Notes = tuple[str, ...] | list[str]
 
 
 class CanFail(Protocol):

@@ -17,20 +17,13 @@ next to the `Relation` interface in `relation`).
   schema rather than by the type of the mapping, hence `Any`.
 * `Shape` - a concrete shape, as kernels compute with it; `Dims` - the
   dimensions of a checked tensor type of known rank, as relations see them.
-* `Array` - a numpy array where a helper's code does need one (numpy's own
-  annotation, for type checking only: numpy is not imported to define it).
 * `Kernel`, `ScalarKernel` - the callables a registration holds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeAlias
-
-if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
-    Array: TypeAlias = NDArray[Any]
+from typing import Any, TypeAlias
 
 # Any: the kind of value (array or tuple) is the type relation's to know (see above).
 Value: TypeAlias = Any

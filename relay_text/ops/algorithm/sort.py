@@ -237,14 +237,16 @@ def searchsorted_rel(r: Relation) -> bool:
         if len(seq.shape) != len(values.shape):
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`searchsorted`: a sequence of rank {len(seq.shape)} needs values of the same rank, found shape {shape_text(values.shape)}",
+                f"`searchsorted`: a sequence of rank {len(seq.shape)} needs values of the same rank, found shape "
+                f"{shape_text(values.shape)}",
                 arg=1,
             )
         for ax, (a, b) in enumerate(zip(seq.shape[:-1], values.shape[:-1], strict=False)):
             if type(a) is int and type(b) is int and a != b:
                 r.fail(
                     codes.SHAPE_MISMATCH,
-                    f"`searchsorted`: the sequence and the values must agree on every axis but the last; at axis {ax} they have sizes {a} and {b}",
+                    f"`searchsorted`: the sequence and the values must agree on every axis but the last; at axis {ax} "
+                    f"they have sizes {a} and {b}",
                     arg=1,
                 )
     r.set_result(TensorType(values.shape, dtype))
@@ -282,7 +284,8 @@ def searchsorted(args: Args, attrs: Attrs) -> Value:
     if seq.ndim > 1 and seq.shape[:-1] != values.shape[:-1]:
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"searchsorted: sequence of shape {seq.shape} and values of shape {values.shape} differ before the last axis",
+            f"searchsorted: sequence of shape {seq.shape} and values of shape {values.shape} differ before the last "
+            "axis",
         )
     n = seq.shape[-1]
     if n == 0:

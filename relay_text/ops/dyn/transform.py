@@ -73,7 +73,8 @@ def vector_length(r: Relation, i: int, what: str) -> int | None:
     if type(n) is not int:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`{r.op}` needs the length of {what} before the program runs, found a vector of shape {shape_text(t.shape)}",
+            f"`{r.op}` needs the length of {what} before the program runs, found a vector of shape "
+            f"{shape_text(t.shape)}",
             arg=i,
             notes=["it gives the rank of the result, which TVM requires to be known"],
         )

@@ -107,10 +107,7 @@ def weight_matrix(
         return w
     base = np.floor(src)
     frac = src - base
-    if method == "linear":
-        taps = [(0, 1 - frac), (1, frac)]
-    else:
-        taps = [(k, _cubic(frac - k, alpha)) for k in (-1, 0, 1, 2)]
+    taps = [(0, 1 - frac), (1, frac)] if method == "linear" else [(k, _cubic(frac - k, alpha)) for k in (-1, 0, 1, 2)]
     for offset, weight in taps:
         pos = base.astype(np.int64) + offset
         if method == "cubic" and exclude:

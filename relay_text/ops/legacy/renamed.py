@@ -337,5 +337,7 @@ def legacy_form(name: str, arity: int, keys: Iterable[str], version: str | None)
 # Names TVM registers that no program text can use here, and why.
 UNSUPPORTED = {
     "parser.MetaRef": "TVM's parser uses it internally for a `meta[...]` reference; write the reference itself",
-    "torch_op": "TVM runs it with its libtorch extension, from a serialized TorchScript function held in the call's attributes",
+    "torch_op": (
+        "TVM runs it with its libtorch extension, from a serialized TorchScript function held in the call's attributes"
+    ),
 }

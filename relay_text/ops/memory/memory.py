@@ -202,7 +202,8 @@ def _write(out: Any, value: Any) -> None:
     if value.shape != out.shape:
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"`vm.invoke_tvm_op`: the function computed a tensor of shape {list(value.shape)} for an output of shape {list(out.shape)}",
+            f"`vm.invoke_tvm_op`: the function computed a tensor of shape {list(value.shape)} for an output of shape "
+            f"{list(out.shape)}",
         )
     np.copyto(out, value)
 

@@ -47,6 +47,7 @@ from ..relations import (
     relation,
     shape_text,
 )
+from ..types import Args, Attrs, Shape, Value
 
 
 def _float_data(r: Relation) -> Any:
@@ -88,7 +89,7 @@ def layer_norm_rel(r: Relation) -> bool:
     ),
     doc="Normalize over one axis, then scale by gamma and shift by beta.",
 )
-def layer_norm(args: tuple, attrs: dict) -> Any:
+def layer_norm(args: Args, attrs: Attrs) -> Value:
     x, gamma, beta = args
     axis = attrs["axis"] % x.ndim
     mean = np.mean(x, axis=axis, keepdims=True, dtype=x.dtype)
@@ -131,7 +132,7 @@ def lrn_rel(r: Relation) -> bool:
     ),
     doc="Local response normalization across `size` neighbours along axis.",
 )
-def lrn(args: tuple, attrs: dict) -> Any:
+def lrn(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axis = attrs["axis"] % x.ndim
     size = attrs["size"]
@@ -176,7 +177,8 @@ def variance_rel(r: Relation) -> bool:
     ):
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`variance`: the mean {shape_text(mean.shape)} would broadcast the data {shape_text(data.shape)} to {shape_text(both)}",
+            f"`variance`: the mean {shape_text(mean.shape)} would broadcast the data {shape_text(data.shape)} to "
+            f"{shape_text(both)}",
             arg=1,
             notes=["the mean has the data's shape, with 1 on the reduced axes"],
         )
@@ -193,7 +195,7 @@ def variance_rel(r: Relation) -> bool:
     attrs=(*REDUCE_ATTRS, Attr("unbiased", "bool", False)),
     doc="Mean of (data - mean) ** 2 over the axes (divided by n - 1 when unbiased).",
 )
-def variance(args: tuple, attrs: dict) -> Any:
+def variance(args: Args, attrs: Attrs) -> Value:
     x, m = args
     axes = axes_of(x, attrs)
     d = x - m
@@ -260,7 +262,7 @@ def group_norm_rel(r: Relation) -> bool:
     return True
 
 
-def _standardize(x: Any, axes: tuple, eps: float) -> Any:
+def _standardize(x: Any, axes: Shape, eps: float) -> Any:
     """(x - mean) / sqrt(var + eps) over the axes, in float64."""
     t = x.astype(np.float64)
     mean = t.mean(axis=axes, keepdims=True)
@@ -269,7 +271,7 @@ def _standardize(x: Any, axes: tuple, eps: float) -> Any:
     return centered / np.sqrt(var + eps)
 
 
-def _affine(out: Any, gamma: Any, beta: Any, axis: int, attrs: dict, dtype: Any) -> Any:
+def _affine(out: Any, gamma: Any, beta: Any, axis: int, attrs: Attrs, dtype: Any) -> Any:
     shape = [1] * out.ndim
     shape[axis] = out.shape[axis]
     if attrs["scale"]:
@@ -294,7 +296,7 @@ _NORM_ATTRS = (
     attrs=_NORM_ATTRS,
     doc="Normalize each sample's channels over the other axes, then scale by gamma and shift by beta.",
 )
-def instance_norm(args: tuple, attrs: dict) -> Any:
+def instance_norm(args: Args, attrs: Attrs) -> Value:
     x, gamma, beta = args
     axis = attrs["axis"] % x.ndim
     axes = tuple(i for i in range(1, x.ndim) if i != axis)
@@ -308,7 +310,7 @@ def instance_norm(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("num_groups", "int", 0), *_NORM_ATTRS),
     doc="Normalize groups of channels (with the axes after the channels), then scale by gamma and shift by beta.",
 )
-def group_norm(args: tuple, attrs: dict) -> Any:
+def group_norm(args: Args, attrs: Attrs) -> Value:
     x, gamma, beta = args
     axis = attrs["axis"] % x.ndim
     g = attrs["num_groups"]
@@ -342,7 +344,7 @@ def l2_normalize_rel(r: Relation) -> bool:
     attrs=(Attr("eps", "float"), Attr("axis", "ints")),
     doc="x / sqrt(max(sum(x ** 2) over axis, eps)).",
 )
-def l2_normalize(args: tuple, attrs: dict) -> Any:
+def l2_normalize(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axes = tuple(a % x.ndim for a in attrs["axis"]) if attrs["axis"] else None
     t = x.astype(np.float64)

@@ -244,10 +244,7 @@ def requantize(
             t = t * per_channel(ms, x.ndim, ax if not flat else 0)
         t = t + ft.type(int(np.asarray(z_out)))
         with np.errstate(invalid="ignore", over="ignore"):
-            if rounding == "UPWARD":
-                t = np.floor(t + ft.type(0.5))
-            else:
-                t = round_half_away(t)
+            t = np.floor(t + ft.type(0.5)) if rounding == "UPWARD" else round_half_away(t)
             t = t.astype(np.int32)
     if flat:
         t = t.reshape(())

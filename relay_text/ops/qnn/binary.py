@@ -192,7 +192,8 @@ def qnn_mul(args: Args, attrs: Attrs) -> Value:
     if 1 < s_l.size != s_r.size > 1 or (n > 1 and prod.shape[axis] != n):
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"`qnn.mul`: per-channel scales of {s_l.size} and {s_r.size} values do not fit axis {axis} of the product {prod.shape}",
+            f"`qnn.mul`: per-channel scales of {s_l.size} and {s_r.size} values do not fit axis {axis} of the product "
+            f"{prod.shape}",
         )
     scales = (
         np.broadcast_to(s_l.reshape(-1), (n,)).astype(np.float64) * np.broadcast_to(s_r.reshape(-1), (n,))
@@ -238,7 +239,8 @@ def _param_tuple(r: Relation, i: int, count: int, what: str) -> bool:
         if ft.shape != ():
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`qnn.concatenate` takes each input {what} as a scalar, found shape {shape_text(ft.shape)} in field {k}",
+                f"`qnn.concatenate` takes each input {what} as a scalar, found shape {shape_text(ft.shape)} in field "
+                f"{k}",
                 arg=i,
             )
     return True

@@ -112,7 +112,8 @@ def qnn_dense_rel(r: Relation) -> bool:
             f"`qnn.dense`: the data has {k} input features but the weight expects {wk}",
             arg=1,
             notes=[
-                f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"
+                f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, "
+                "features)"
             ],
         )
     n = weight.shape[0]

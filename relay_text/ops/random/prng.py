@@ -153,7 +153,8 @@ def _key(r: Relation, i: int) -> None:
     if (shape is not None and shape != (10,)) or (isinstance(t.dtype, str) and t.dtype != "uint64"):
         r.fail(
             codes.TYPE_MISMATCH,
-            f"`{r.op}` takes a Threefry key of type `Tensor[(10), uint64]`, found `Tensor[{shape_text(t.shape)}, {t.dtype}]`",
+            f"`{r.op}` takes a Threefry key of type `Tensor[(10), uint64]`, found `Tensor[{shape_text(t.shape)}, "
+            f"{t.dtype}]`",
             arg=i,
             notes=["a key comes from a seed (TVM's `threefry_key`) or from another `random.*` call"],
         )

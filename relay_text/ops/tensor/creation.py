@@ -24,6 +24,7 @@ from .._np import np
 from ...ir.expr import MetaRef
 from ..registry import Attr, KernelError, attr_kind, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Value
 
 
 def _bound(value: Any) -> Any:
@@ -76,7 +77,7 @@ def arange_rel(r: Relation) -> bool:
     ),
     doc="Values from start (inclusive) to stop (exclusive) in steps of step.",
 )
-def arange(args: tuple, attrs: dict) -> Any:
+def arange(args: Args, attrs: Attrs) -> Value:
     start, stop, step = (a.item() for a in args)
     if step == 0:
         raise KernelError(codes.RUNTIME_ERROR, "`arange` with a step of 0 never reaches its stop")

@@ -14,6 +14,7 @@ follow TVM; `reshape`'s special values are TVM's:
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, NoReturn
 
 from ...diagnostics import codes
@@ -24,7 +25,9 @@ from .._np import np, wrap
 from ..registry import Attr, KernelError, register
 from ..relation import CanFail, Notes
 from ..relations import (
+    RankedTensor,
     Relation,
+    has_rank,
     is_unknown,
     known_rank,
     normalize_axis,
@@ -33,11 +36,12 @@ from ..relations import (
     static,
     static_shape,
 )
+from ..types import Args, Attrs, Dims, Shape, Value
 
 # ---------------------------------------------------------------- reshape
 
 
-def _count(shape: tuple) -> int | None:
+def _count(shape: Shape) -> int | None:
     n = 1
     for d in shape:
         if type(d) is not int:
@@ -46,7 +50,7 @@ def _count(shape: tuple) -> int | None:
     return n
 
 
-def reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) -> tuple:
+def reshape_dims(r: CanFail, ishape: Dims, newshape: Dims, allowzero: bool) -> Dims:
     """The result shape of `reshape` (see the module docstring); a
     dimension it cannot compute yet is `?`."""
     out: list[Any] = []
@@ -105,7 +109,8 @@ def reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) ->
                 if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:
                     r.fail(
                         codes.SHAPE_MISMATCH,
-                        f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and {newshape[i + 2]}",
+                        f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and "
+                        f"{newshape[i + 2]}",
                     )
             out.extend([d1, d2])
             src += 1
@@ -183,7 +188,7 @@ class _KernelFailure:
         raise KernelError(codes.RUNTIME_ERROR, message)
 
 
-def _reshape_kernel_shape(shape: tuple, newshape: tuple, allowzero: bool) -> tuple:
+def _reshape_kernel_shape(shape: Shape, newshape: Shape, allowzero: bool) -> Dims:
     return reshape_dims(_KernelFailure(), tuple(shape), tuple(newshape), allowzero)
 
 
@@ -194,7 +199,7 @@ def _reshape_kernel_shape(shape: tuple, newshape: tuple, allowzero: bool) -> tup
     attrs=(Attr("newshape", "ints"), Attr("allowzero", "bool", False)),
     doc="The same elements in a new shape (special values 0, -1, -2, -3, -4 as in TVM).",
 )
-def reshape(args: tuple, attrs: dict) -> Any:
+def reshape(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return np.reshape(x, _reshape_kernel_shape(x.shape, attrs["newshape"], attrs["allowzero"]))
 
@@ -231,7 +236,7 @@ def transpose_rel(r: Relation) -> bool:
     attrs=(Attr("axes", "opt_ints", None),),
     doc="Permute the axes (default: reverse them).",
 )
-def transpose(args: tuple, attrs: dict) -> Any:
+def transpose(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axes = attrs["axes"]
     return np.transpose(x, None if axes is None else [a % x.ndim for a in axes])
@@ -275,7 +280,7 @@ def squeeze_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "opt_ints", None),),
     doc="Remove axes of size 1 (all of them by default).",
 )
-def squeeze(args: tuple, attrs: dict) -> Any:
+def squeeze(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axis = attrs["axis"]
     if axis is None:
@@ -312,7 +317,7 @@ def expand_dims_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int"), Attr("num_newaxis", "int", 1)),
     doc="Insert num_newaxis axes of size 1 at axis.",
 )
-def expand_dims(args: tuple, attrs: dict) -> Any:
+def expand_dims(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axis = attrs["axis"]
     pos = axis if axis >= 0 else x.ndim + 1 + axis
@@ -322,7 +327,7 @@ def expand_dims(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- joining and splitting
 
 
-def _tuple_fields(r: Relation) -> list | None:
+def _tuple_fields(r: Relation) -> list[TensorType] | None:
     t = r.arg(0)
     if is_unknown(t):
         return None
@@ -346,11 +351,18 @@ def _tuple_fields(r: Relation) -> list | None:
     return [r.tensor_of(f, 0) for f in t.fields]
 
 
-def concatenate_rel(r: Relation) -> bool:
+def _ranked_fields(r: Relation) -> list[RankedTensor] | None:
+    """The tensors of the tuple input, once every one has a known rank."""
     fields = _tuple_fields(r)
     if fields is None:
-        return False
-    if not all(known_rank(f.shape) for f in fields):
+        return None
+    ranked = [f for f in fields if has_rank(f)]
+    return ranked if len(ranked) == len(fields) else None
+
+
+def concatenate_rel(r: Relation) -> bool:
+    fields = _ranked_fields(r)
+    if fields is None:
         return False
     rank = len(fields[0].shape)
     for i, f in enumerate(fields):
@@ -377,7 +389,8 @@ def concatenate_rel(r: Relation) -> bool:
             if type(a) is int and type(b) is int and a != b:
                 r.fail(
                     codes.SHAPE_MISMATCH,
-                    f"`concatenate` along axis {axis}: the tensors must agree on every other axis, but at axis {ax} field 0 has size {a} and field {i} has size {b}",
+                    f"`concatenate` along axis {axis}: the tensors must agree on every other axis, but at axis {ax} "
+                    f"field 0 has size {a} and field {i} has size {b}",
                     arg=0,
                 )
             if not (type(a) is int and type(b) is int):
@@ -398,30 +411,30 @@ def concatenate_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", 0),),
     doc="Join a tuple of tensors along an existing axis.",
 )
-def concatenate(args: tuple, attrs: dict) -> Any:
+def concatenate(args: Args, attrs: Attrs) -> Value:
     parts = args[0]
     return np.concatenate(parts, axis=attrs["axis"])
 
 
 def stack_rel(r: Relation) -> bool:
-    fields = _tuple_fields(r)
+    fields = _ranked_fields(r)
     if fields is None:
-        return False
-    if not all(known_rank(f.shape) for f in fields):
         return False
     first = fields[0]
     for i, f in enumerate(fields[1:], 1):
         if len(f.shape) != len(first.shape):
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}",
+                f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is "
+                f"{shape_text(f.shape)}",
                 arg=0,
             )
         for ax, (a, b) in enumerate(zip(first.shape, f.shape, strict=False)):
             if type(a) is int and type(b) is int and a != b:
                 r.fail(
                     codes.SHAPE_MISMATCH,
-                    f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}",
+                    f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is "
+                    f"{shape_text(f.shape)}",
                     arg=0,
                     notes=[f"they differ at axis {ax}: {a} and {b}"],
                 )
@@ -443,7 +456,7 @@ def stack_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", 0),),
     doc="Join a tuple of tensors of one shape along a new axis.",
 )
-def stack(args: tuple, attrs: dict) -> Any:
+def stack(args: Args, attrs: Attrs) -> Value:
     return np.stack(args[0], axis=attrs["axis"])
 
 
@@ -460,7 +473,7 @@ def split_sizes(r: Relation, dim: int, spec: Any) -> list[int]:
         return [dim // spec] * spec
     bounds = [0, *spec, dim]
     sizes = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         if b < a or b > dim:
             r.fail(
                 codes.SHAPE_MISMATCH,
@@ -499,7 +512,7 @@ def split_rel(r: Relation) -> bool:
     attrs=(Attr("indices_or_sections", "int_or_ints"), Attr("axis", "int", 0)),
     doc="Cut a tensor along an axis into equal sections, or at the given indices; a tuple.",
 )
-def split(args: tuple, attrs: dict) -> Any:
+def split(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     spec = attrs["indices_or_sections"]
     return tuple(np.split(x, spec if isinstance(spec, int) else list(spec), axis=attrs["axis"]))
@@ -551,9 +564,11 @@ def take_rel(r: Relation) -> bool:
         if not 0 <= batch <= min(len(idx.shape), ax):
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`take`: batch_dims={r.attrs['batch_dims']} is out of range for indices of rank {len(idx.shape)} and axis {ax}",
+                f"`take`: batch_dims={r.attrs['batch_dims']} is out of range for indices of rank {len(idx.shape)} and "
+                f"axis {ax}",
                 notes=[
-                    "batch_dims counts leading axes shared by the data and the indices: at most the indices' rank, and at most the axis"
+                    "batch_dims counts leading axes shared by the data and the indices: at most the indices' rank, "
+                    "and at most the axis"
                 ],
             )
         for i in range(batch):
@@ -576,7 +591,7 @@ def take_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "opt_int", None), Attr("batch_dims", "int", 0), Attr("mode", "str", "clip")),
     doc="Gather elements (or slices along axis) at the given indices.",
 )
-def take(args: tuple, attrs: dict) -> Any:
+def take(args: Args, attrs: Attrs) -> Value:
     a, idx = args
     mode = attrs["mode"]
     axis = attrs["axis"]
@@ -637,7 +652,7 @@ def broadcast_to_rel(r: Relation) -> bool:
     attrs=(Attr("shape", "ints"),),
     doc="Broadcast a tensor to a shape, as numpy.",
 )
-def broadcast_to(args: tuple, attrs: dict) -> Any:
+def broadcast_to(args: Args, attrs: Attrs) -> Value:
     return np.array(np.broadcast_to(args[0], tuple(attrs["shape"])))
 
 
@@ -656,12 +671,12 @@ _INIT_ATTRS = (Attr("shape", "ints"), Attr("dtype", "dtype", "float32"))
 
 
 @register("zeros", inputs=0, relation=init_rel, attrs=_INIT_ATTRS, doc="A tensor of zeros.")
-def zeros(args: tuple, attrs: dict) -> Any:
+def zeros(args: Args, attrs: Attrs) -> Value:
     return np.zeros(tuple(attrs["shape"]), dtype=attrs["dtype"])
 
 
 @register("ones", inputs=0, relation=init_rel, attrs=_INIT_ATTRS, doc="A tensor of ones.")
-def ones(args: tuple, attrs: dict) -> Any:
+def ones(args: Args, attrs: Attrs) -> Value:
     return np.ones(tuple(attrs["shape"]), dtype=attrs["dtype"])
 
 
@@ -688,7 +703,7 @@ def full_rel(r: Relation) -> bool:
     attrs=(Attr("shape", "ints"), Attr("dtype", "opt_dtype", "")),
     doc="A tensor filled with one value (dtype: the fill value's unless given).",
 )
-def full(args: tuple, attrs: dict) -> Any:
+def full(args: Args, attrs: Attrs) -> Value:
     fill = args[0]
     dtype = attrs["dtype"] or fill.dtype
     return np.full(tuple(attrs["shape"]), fill, dtype=dtype)
@@ -708,7 +723,7 @@ def full_like_rel(r: Relation) -> bool:
 
 
 @register("full_like", inputs=2, relation=full_like_rel, doc="A tensor of the first input's type filled with a scalar.")
-def full_like(args: tuple, attrs: dict) -> Any:
+def full_like(args: Args, attrs: Attrs) -> Value:
     x, fill = args
     return np.full(x.shape, fill, dtype=x.dtype)
 

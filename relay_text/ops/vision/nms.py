@@ -79,13 +79,13 @@ def corners(rows: Any, start: int) -> Corners:
 
 def overlap(box: Corners, others: Corners) -> Any:
     """Intersection over union of one box with many (0 where the union is not positive)."""
-    l, t, r, b = box
-    ol, ot, orr, ob = others
-    zero = np.zeros((), dtype=np.result_type(l))
-    w = np.maximum(zero, np.minimum(r, orr) - np.maximum(l, ol))
-    h = np.maximum(zero, np.minimum(b, ob) - np.maximum(t, ot))
+    left, top, right, bottom = box
+    o_left, o_top, o_right, o_bottom = others
+    zero = np.zeros((), dtype=np.result_type(left))
+    w = np.maximum(zero, np.minimum(right, o_right) - np.maximum(left, o_left))
+    h = np.maximum(zero, np.minimum(bottom, o_bottom) - np.maximum(top, o_top))
     area = w * h
-    union = (r - l) * (b - t) + (orr - ol) * (ob - ot) - area
+    union = (right - left) * (bottom - top) + (o_right - o_left) * (o_bottom - o_top) - area
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(union <= 0, zero, area / np.where(union <= 0, 1, union))
 

@@ -51,7 +51,8 @@ def proposal_rel(r: Relation) -> bool:
     if a["feature_stride"] <= 0 or a["rpn_post_nms_top_n"] <= 0:
         r.fail(
             codes.TYPE_MISMATCH,
-            f"`{r.op}` feature_stride and rpn_post_nms_top_n must be positive, found {a['feature_stride']} and {a['rpn_post_nms_top_n']}",
+            f"`{r.op}` feature_stride and rpn_post_nms_top_n must be positive, found {a['feature_stride']} and "
+            f"{a['rpn_post_nms_top_n']}",
         )
     if min(a["ratios"]) <= 0:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` ratios must be positive, found {list(a['ratios'])}")

@@ -68,10 +68,7 @@ def _roi_rel(r: Relation, float_data: bool) -> bool:
         )
     if data is None or rois is None:
         return False
-    if layout == "NCHW":
-        shape = (rois[0], data[1], pooled[0], pooled[1])
-    else:
-        shape = (rois[0], pooled[0], pooled[1], data[3])
+    shape = (rois[0], data[1], pooled[0], pooled[1]) if layout == "NCHW" else (rois[0], pooled[0], pooled[1], data[3])
     r.set_result(TensorType(shape, r.tensor(0).dtype))
     return True
 

@@ -48,7 +48,8 @@ from ..registry import Attr, KernelError, register
 from ..relations import Relation, is_unknown, known_rank, relation, shape_text
 from ..tensor.shapes import numpy_dtype
 from ..tensor.slicing import slice_plan, strided_slice
-from ..tensor.transform import expand_dims, full, reshape, squeeze
+from ..tensor.creation import full
+from ..tensor.transform import expand_dims, reshape, squeeze
 from ..types import Args, Attrs, Dims, Value
 
 MAX_ELEMENTS = 2**31

@@ -58,7 +58,7 @@ from ..relations import (
     relation,
     shape_text,
 )
-from ..tensor.transform import concatenate_rel
+from ..tensor.joining import concatenate_rel
 from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- add, subtract, mul

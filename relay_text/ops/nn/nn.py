@@ -41,12 +41,13 @@ from ..relations import (
     relation,
     shape_text,
 )
+from ..types import Args, Attrs, Shape, Value
 
 # ---------------------------------------------------------------- activations
 
 
 @register("nn.relu", inputs=1, relation=numeric_identity, doc="max(x, 0), elementwise.")
-def relu(args: tuple, attrs: dict) -> Any:
+def relu(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.maximum(x, np.zeros((), dtype=x.dtype)), x.dtype)
 
@@ -58,7 +59,7 @@ def relu(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("alpha", "float", 0.25),),
     doc="x where x > 0, else alpha * x.",
 )
-def leaky_relu(args: tuple, attrs: dict) -> Any:
+def leaky_relu(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.where(x > 0, x, x * np.asarray(attrs["alpha"], dtype=x.dtype)), x.dtype)
 
@@ -86,7 +87,7 @@ def softmax_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", -1),),
     doc="exp(x) / sum(exp(x)) along axis.",
 )
-def softmax(args: tuple, attrs: dict) -> Any:
+def softmax(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     fast = softmax_rows(x, attrs["axis"], None, log=False)
     if fast is not None:
@@ -103,7 +104,7 @@ def softmax(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("axis", "int", -1),),
     doc="log(softmax(x)) along axis, computed stably.",
 )
-def log_softmax(args: tuple, attrs: dict) -> Any:
+def log_softmax(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     fast = softmax_rows(x, attrs["axis"], None, log=True)
     if fast is not None:
@@ -172,7 +173,7 @@ def dropout_rel(r: Relation) -> bool:
     attrs=(Attr("rate", "float", 0.5),),
     doc="(x, mask): the identity at inference time.",
 )
-def dropout(args: tuple, attrs: dict) -> Any:
+def dropout(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return (np.array(x, copy=True), np.ones_like(x))
 
@@ -209,7 +210,8 @@ def dense_rel(r: Relation) -> bool:
                 f"`nn.dense`: the data has {k} input features but the weight expects {wk}",
                 arg=1,
                 notes=[
-                    f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"
+                    f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} "
+                    "(units, features)"
                 ],
             )
         r.unify(k, wk, arg=1)
@@ -231,7 +233,7 @@ def dense_rel(r: Relation) -> bool:
     attrs=(Attr("units", "opt_int", None), Attr("out_dtype", "opt_dtype", "")),
     doc="x @ weight.T: data (..., in) with weight (units, in) gives (..., units).",
 )
-def dense(args: tuple, attrs: dict) -> Any:
+def dense(args: Args, attrs: Attrs) -> Value:
     x, w = args
     dtype = attrs["out_dtype"] or x.dtype
     if x.dtype != w.dtype or x.dtype != np.dtype(dtype):  # both read in the result's dtype first, as TVM computes
@@ -259,7 +261,8 @@ def batch_matmul_rel(r: Relation) -> bool:
             f"`nn.batch_matmul`: the inner dimensions differ ({kx} and {ky})",
             arg=1,
             notes=[
-                f"x is {shape_text(x.shape)} (transpose_a={r.attrs['transpose_a']}), y is {shape_text(y.shape)} (transpose_b={r.attrs['transpose_b']})"
+                f"x is {shape_text(x.shape)} (transpose_a={r.attrs['transpose_a']}), y is {shape_text(y.shape)} "
+                f"(transpose_b={r.attrs['transpose_b']})"
             ],
         )
     r.unify(kx, ky, arg=1)
@@ -279,7 +282,7 @@ def batch_matmul_rel(r: Relation) -> bool:
     attrs=(Attr("out_dtype", "opt_dtype", ""), Attr("transpose_a", "bool", False), Attr("transpose_b", "bool", False)),
     doc="Batched matrix product; by default y is given transposed, (batch, N, K).",
 )
-def batch_matmul(args: tuple, attrs: dict) -> Any:
+def batch_matmul(args: Args, attrs: Attrs) -> Value:
     x, y = args
     if attrs["transpose_a"]:
         x = np.swapaxes(x, 1, 2)
@@ -305,7 +308,7 @@ def bias_add_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", 1),),
     doc="Add a vector along one axis (the channels).",
 )
-def bias_add(args: tuple, attrs: dict) -> Any:
+def bias_add(args: Args, attrs: Attrs) -> Value:
     x, b = args
     axis = attrs["axis"] % x.ndim
     shape = [1] * x.ndim
@@ -337,7 +340,7 @@ def batch_flatten_rel(r: Relation) -> bool:
     relation=batch_flatten_rel,
     doc="Flatten all axes but the first: (N, ...) to (N, rest).",
 )
-def batch_flatten(args: tuple, attrs: dict) -> Any:
+def batch_flatten(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return np.reshape(x, (x.shape[0], -1))
 
@@ -345,7 +348,7 @@ def batch_flatten(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- convolution
 
 
-def padding4(r: Relation, pad: tuple) -> tuple[int, int, int, int]:
+def padding4(r: Relation, pad: Shape) -> tuple[int, int, int, int]:
     """(top, left, bottom, right) from 1, 2 or 4 values."""
     if any(p < 0 for p in pad):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding cannot be negative, found {list(pad)}")
@@ -354,7 +357,7 @@ def padding4(r: Relation, pad: tuple) -> tuple[int, int, int, int]:
     if len(pad) == 2:
         return (pad[0], pad[1], pad[0], pad[1])
     if len(pad) == 4:
-        return tuple(pad)
+        return (pad[0], pad[1], pad[2], pad[3])
     r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding takes 1, 2 or 4 values, found {len(pad)}")
     raise AssertionError
 
@@ -372,7 +375,7 @@ def pair(r: Relation, name: str) -> tuple[int, int]:
 
 
 def _layout(r: Relation, name: str, letters: str) -> str:
-    layout = r.attrs[name]
+    layout: str = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(
             codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported; use an order of the letters {letters}'
@@ -424,7 +427,8 @@ def conv2d_rel(r: Relation) -> bool:
             f"`nn.conv2d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
             arg=1,
             notes=[
-                f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl}): its {kl.index('I')}th axis is input channels per group"
+                f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl}): its "
+                f"{kl.index('I')}th axis is input channels per group"
             ],
         )
     if channels is not None and type(o) is int and o != channels:
@@ -479,7 +483,7 @@ def _from_nchw(x: Any, layout: str) -> Any:
     attrs=CONV2D_ATTRS,
     doc="2-D convolution (cross-correlation), with strides, padding, dilation and groups.",
 )
-def conv2d(args: tuple, attrs: dict) -> Any:
+def conv2d(args: Args, attrs: Attrs) -> Value:
     x, w = args
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
@@ -521,7 +525,7 @@ def batch_norm_rel(r: Relation) -> bool:
     ),
     doc="Normalize with the moving mean and variance: (output, moving_mean, moving_var).",
 )
-def batch_norm(args: tuple, attrs: dict) -> Any:
+def batch_norm(args: Args, attrs: Attrs) -> Value:
     x, gamma, beta, mean, var = args
     axis = attrs["axis"] % x.ndim
     shape = [1] * x.ndim
@@ -572,7 +576,7 @@ def pool2d_rel(r: Relation) -> bool:
     return True
 
 
-def _pool(x: Any, attrs: dict, kind: str) -> Any:
+def _pool(x: Any, attrs: Attrs, kind: str) -> Any:
     layout = attrs["layout"]
     ol = attrs["out_layout"] or layout
     x = _to_nchw(x, layout)
@@ -614,7 +618,7 @@ def _pool(x: Any, attrs: dict, kind: str) -> Any:
 
 
 @register("nn.max_pool2d", inputs=1, relation=pool2d_rel, attrs=MAX_POOL2D_ATTRS, doc="Maximum over 2-D windows.")
-def max_pool2d(args: tuple, attrs: dict) -> Any:
+def max_pool2d(args: Args, attrs: Attrs) -> Value:
     return _pool(args[0], attrs, "max")
 
 
@@ -625,7 +629,7 @@ def max_pool2d(args: tuple, attrs: dict) -> Any:
     attrs=AVG_POOL2D_ATTRS,
     doc="Mean over 2-D windows (padding counted only with count_include_pad).",
 )
-def avg_pool2d(args: tuple, attrs: dict) -> Any:
+def avg_pool2d(args: Args, attrs: Attrs) -> Value:
     return _pool(args[0], attrs, "avg")
 
 
@@ -647,11 +651,11 @@ def global_pool_rel(r: Relation) -> bool:
     attrs=(Attr("layout", "str", "NCHW"), Attr("out_layout", "str", "")),
     doc="Mean over the whole height and width: (N, C, 1, 1).",
 )
-def global_avg_pool2d(args: tuple, attrs: dict) -> Any:
+def global_avg_pool2d(args: Args, attrs: Attrs) -> Value:
     return _global_pool(args[0], attrs, lambda x, axes: np.mean(x, axis=axes, keepdims=True, dtype=x.dtype))
 
 
-def _global_pool(x: Any, attrs: dict, reduce: Any) -> Any:
+def _global_pool(x: Any, attrs: Attrs, reduce: Any) -> Any:
     """`reduce(x, (h axis, w axis))` with kept dimensions, in the output layout."""
     layout = attrs["layout"]
     out = reduce(x, (layout.index("H"), layout.index("W")))
@@ -665,7 +669,7 @@ def _global_pool(x: Any, attrs: dict, reduce: Any) -> Any:
     attrs=(Attr("layout", "str", "NCHW"), Attr("out_layout", "str", "")),
     doc="Maximum over the whole height and width: (N, C, 1, 1).",
 )
-def global_max_pool2d(args: tuple, attrs: dict) -> Any:
+def global_max_pool2d(args: Args, attrs: Attrs) -> Value:
     return _global_pool(args[0], attrs, lambda x, axes: np.max(x, axis=axes, keepdims=True))
 
 

@@ -1,5 +1,9 @@
-"""Normalization beyond batch norm: `nn.layer_norm`, `nn.lrn`, and `variance`.
+"""Normalization: `nn.batch_norm`, `nn.layer_norm`, `nn.lrn`, `variance`, ...
 
+* `nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1,
+  epsilon=1e-5, center=True, scale=True)` normalizes with the given moving
+  statistics and returns (output, moving_mean, moving_var); the four
+  vectors follow the data's channel `axis`.
 * `nn.layer_norm(data, gamma, beta, axis=-1, epsilon=1e-5, center=True,
   scale=True)` normalizes over one axis with the statistics of that axis,
   then scales by `gamma` and shifts by `beta` (vectors as long as the axis;
@@ -35,7 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...diagnostics import codes
-from ...ir.ty import TensorType
+from ...ir.ty import TensorType, TupleType
 from .._np import np, wrap
 from ..tensor.reduce import REDUCE_ATTRS, axes_of, reduced_axes
 from ..registry import Attr, register
@@ -350,3 +354,46 @@ def l2_normalize(args: Args, attrs: Attrs) -> Value:
     t = x.astype(np.float64)
     total = np.sum(t * t, axis=axes, keepdims=True)
     return wrap(t / np.sqrt(np.maximum(total, attrs["eps"])), x.dtype)
+
+
+# ---------------------------------------------------------------- batch norm
+
+
+@relation("BatchNorm")
+def batch_norm_rel(r: Relation) -> bool:
+    """(data, gamma, beta, mean, var) -> (data's type, (C,), (C,)); the vectors follow the channel axis."""
+    data = r.tensor(0)
+    if not known_rank(data.shape):
+        return False
+    axis = normalize_axis(r, r.attrs["axis"], len(data.shape))
+    c = data.shape[axis]
+    vec = TensorType((c,), data.dtype)
+    for i in range(1, 5):
+        r.refine(i, vec)
+    r.set_result(TupleType((data, vec, vec)))
+    return True
+
+
+@register(
+    "nn.batch_norm",
+    inputs=5,
+    relation=batch_norm_rel,
+    attrs=(
+        Attr("axis", "int", 1),
+        Attr("epsilon", "float", 1e-5),
+        Attr("center", "bool", True),
+        Attr("scale", "bool", True),
+    ),
+    doc="Normalize with the moving mean and variance: (output, moving_mean, moving_var).",
+)
+def batch_norm(args: Args, attrs: Attrs) -> Value:
+    x, gamma, beta, mean, var = args
+    axis = attrs["axis"] % x.ndim
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    eps = np.asarray(attrs["epsilon"], dtype=x.dtype)
+    scale = (gamma if attrs["scale"] else np.ones_like(gamma)) / np.sqrt(var + eps)
+    shift = (beta if attrs["center"] else np.zeros_like(beta)) - mean * scale
+    out = x * scale.reshape(shape).astype(x.dtype, copy=False)
+    np.add(out, shift.reshape(shape), out=out, casting="unsafe")  # one pass, no second temporary
+    return (out, np.array(mean, copy=True), np.array(var, copy=True))

@@ -2,10 +2,11 @@
 
 An operator is registered once, in the module of its family
 (any module of this package but `registry`, `relation`, `relations`,
-`properties` and `types`: they are found, not listed), by decorating its numpy kernel:
+`properties` and `types`: they are found, not listed), by decorating its
+numpy kernel, typed with the aliases of `types`:
 
     @register("add", inputs=2, relation=broadcast, doc="Elementwise sum, numpy broadcasting.")
-    def add(args, attrs):
+    def add(args: Args, attrs: Attrs) -> Value:
         return wrap(np.add(*args), args[0].dtype)
 
 The unit holds everything the toolchain knows about the operator:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from ...ir.ty import IncompleteType, TensorType, Type, TypeCall
 from ..registry import Attr, OpDef, get, register
 from ..relation import Notes, Relation, Unifiable, relation, relation_name
-from ..types import Args, Attrs, AttrValue, Kernel, Value
+from ..types import Args, Attrs, Kernel, Value
 
 Translate = Callable[[Attrs], Attrs]
 
@@ -36,7 +36,7 @@ class _Translated:
 
     __slots__ = ("_r", "attrs", "op")
 
-    def __init__(self, r: Relation, op: str, attrs: dict[str, AttrValue]) -> None:
+    def __init__(self, r: Relation, op: str, attrs: Attrs) -> None:
         self._r = r
         self.op = op
         self.attrs = attrs

@@ -38,8 +38,10 @@ def wrap(x: Any, dtype: Any) -> Any:
 
 
 def is_int(dtype: Any) -> bool:
-    return np.dtype(dtype).kind in "iu"
+    kind: str = np.dtype(dtype).kind
+    return kind in "iu"
 
 
 def is_float(dtype: Any) -> bool:
-    return np.dtype(dtype).kind == "f"
+    kind: str = np.dtype(dtype).kind
+    return kind == "f"

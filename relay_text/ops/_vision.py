@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .types import Dims
+
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, DimBinOp
 from .relations import Relation, is_unknown, known_rank, shape_text, static
@@ -32,7 +34,7 @@ def scalar_input(r: Relation, i: int, what: str, kinds: tuple[str, ...], noun: s
         )
 
 
-def rank_of(r: Relation, i: int, rank: int, what: str) -> tuple | None:
+def rank_of(r: Relation, i: int, rank: int, what: str) -> Dims | None:
     """The shape of input i, which must have `rank` axes; None while unknown."""
     shape = r.tensor(i).shape
     if not known_rank(shape):

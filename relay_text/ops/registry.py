@@ -1,11 +1,12 @@
 """The operator registry: one unit per operator, shared by every stage.
 
 An operator is registered once, in the module of its family
-(any module of this package but `registry`, `relation`, `relations` and
-`properties`: they are found, not listed), by decorating its numpy kernel:
+(any module of this package but `registry`, `relation`, `relations`,
+`properties` and `types`: they are found, not listed), by decorating its
+numpy kernel, typed with the aliases of `types`:
 
     @register("add", inputs=2, relation=broadcast, doc="Elementwise sum, numpy broadcasting.")
-    def add(args, attrs):
+    def add(args: Args, attrs: Attrs) -> Value:
         return wrap(np.add(*args), args[0].dtype)
 
 The unit holds everything the toolchain knows about the operator:
@@ -76,6 +77,7 @@ from ..ir.expr import has_invalid_attr
 from ..ir.ty import canonical_dtype
 from .properties import PROPERTIES, Pattern, Properties
 from .relation import RelationFn, relation_name
+from .types import Attrs, AttrValue, Kernel, ScalarKernel
 
 if TYPE_CHECKING:
     from ..diagnostics.codes import Code
@@ -219,11 +221,12 @@ class Attr:
                 return (self._float(value),)
             if isinstance(value, tuple) and all(_is_number(v) for v in value):
                 return tuple(self._float(v) for v in value)
-        elif kind == "int_pairs":
-            if isinstance(value, tuple) and all(
-                isinstance(p, (tuple, list)) and len(p) == 2 and all(_is_int(v) for v in p) for p in value
-            ):
-                return tuple((int(p[0]), int(p[1])) for p in value)
+        elif (
+            kind == "int_pairs"
+            and isinstance(value, tuple)
+            and all(isinstance(p, (tuple, list)) and len(p) == 2 and all(_is_int(v) for v in p) for p in value)
+        ):
+            return tuple((int(p[0]), int(p[1])) for p in value)
         raise AttrError(self.name, f"attribute `{self.name}` takes {ATTR_KINDS[self.kind]}", ATTR_KINDS[self.kind])
 
     def _float(self, value: int | float) -> float:
@@ -243,9 +246,6 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-Kernel = Callable[[tuple, dict], Any]
-
-
 @dataclass(frozen=True, slots=True)
 class OpDef:
     """Everything about one operator (see the module docstring)."""
@@ -258,21 +258,21 @@ class OpDef:
     doc: str
     relation_name: str = ""
     schema: dict[str, Attr] = field(default_factory=dict, compare=False, repr=False)
-    scalar: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    scalar: ScalarKernel | None = field(default=None, compare=False, repr=False)
     # An older TVM name of an operator: the current name (see `legacy`).
     renamed_to: str = ""
     # Its row of `properties.PROPERTIES` (None only for an operator the
     # table lacks, which tests/ops/test_properties.py reports).
     properties: Properties | None = field(default=None, compare=False, repr=False)
 
-    def normalize_attrs(self, given: Iterable[tuple[str, Any]]) -> tuple[dict[str, Any], list[AttrError]]:
+    def normalize_attrs(self, given: Iterable[tuple[str, AttrValue]]) -> tuple[Attrs, list[AttrError]]:
         """Validate `key=value` pairs against the schema and fill in defaults.
 
         Returns the complete attribute dict and the problems found: an
         unknown key, a value of the wrong kind, a required attribute missing
         (reported with key "" and the missing name in the message).
         """
-        out: dict[str, Any] = {}
+        out: Attrs = {}
         errors: list[AttrError] = []
         for key, value in given:
             attr = self.schema.get(key)
@@ -308,7 +308,7 @@ _MODULES: dict[str, str] = {}  # operator name -> the family module that registe
 _INDEX: dict[str, str] | None = None
 _LOADED = False
 # Modules of this package that define no operators; every other module is a family.
-_NOT_FAMILIES = frozenset({"registry", "relation", "relations", "properties"})
+_NOT_FAMILIES = frozenset({"registry", "relation", "relations", "properties", "types"})
 
 
 def families() -> list[str]:
@@ -339,7 +339,7 @@ def register(
     relation: RelationFn,
     doc: str,
     attrs: Iterable[Attr] = (),
-    scalar: Callable[..., Any] | None = None,
+    scalar: ScalarKernel | None = None,
     renamed_to: str = "",
 ) -> Callable[[Kernel], Kernel]:
     """Decorator registering a kernel together with the rest of its unit."""

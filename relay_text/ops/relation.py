@@ -47,23 +47,19 @@ still called as `rel(r)`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, Protocol, Union
+from typing import NoReturn, Protocol
 from collections.abc import Callable
 
+from .types import Attrs, Dims
 from ..ir.ty import AnyDim, DimBinOp, IncompleteType, TensorType, Type, TypeCall
 
 OUT = -1  # `r.tensor(OUT)`: the call's result rather than an input
 
 # What `r.unify` relates: whole types, shapes (tuples of dimensions or a
 # shape variable), single dimensions, dtypes.
-Unifiable = Union[Type, tuple, int, str, AnyDim, DimBinOp]
+Unifiable = Type | Dims | int | str | AnyDim | DimBinOp
 # The notes of a failure, shown under its message.
-Notes = Union[tuple[str, ...], list[str]]
-# An attribute's value in normal form (see `registry.Attr.convert`): its
-# Python type is the one its `Attr.kind` gives (an int for "int", a tuple of
-# ints for "ints", None for an unset "opt_*"), fixed per operator by the
-# schema rather than by the type of `attrs`.
-AttrValue = Any
+Notes = tuple[str, ...] | list[str]
 
 
 class CanFail(Protocol):
@@ -80,7 +76,7 @@ class Relation(CanFail, Protocol):
     @property
     def op(self) -> str: ...
     @property
-    def attrs(self) -> dict[str, AttrValue]: ...
+    def attrs(self) -> Attrs: ...
     @property
     def arity(self) -> int: ...
 

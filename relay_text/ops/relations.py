@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from .types import Dims
+
 from ..diagnostics import codes
 from ..ir.ty import AnyDim, IncompleteType, Shape, TensorType
 from .relation import OUT as OUT
@@ -37,7 +39,7 @@ def static_shape(shape: Any) -> tuple[int, ...] | None:
     return shape
 
 
-def known_rank(shape: object) -> TypeGuard[tuple]:
+def known_rank(shape: object) -> TypeGuard[Dims]:
     """True for a tuple of dimensions, False for a shape variable or unknown."""
     return type(shape) is tuple
 
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
         known): what `has_rank` tells, and what helpers that wait for a
         rank return. It exists for the type checker only."""
 
-        shape: tuple
+        shape: Dims
 
 else:
     RankedTensor = TensorType
@@ -111,7 +113,7 @@ def same_types(r: Relation) -> bool:
 _SAME_TYPES = "`Identity` relates types that must be one type: expected `{expected}`, found `{found}`"
 
 
-def broadcast_dims(r: Relation, a: tuple, b: tuple) -> tuple | None:
+def broadcast_dims(r: Relation, a: Dims, b: Dims) -> Dims | None:
     """numpy broadcasting of two shapes; None when a dimension is still unknown."""
     n = max(len(a), len(b))
     pa = (1,) * (n - len(a)) + a

@@ -30,6 +30,7 @@ from .._checks import check_index_dtype, is_int_dtype, ranked, require_int
 from .._np import np
 from ..registry import Attr, KernelError, register
 from ..relations import RankedTensor, Relation, has_rank, known_rank, normalize_axis, relation, shape_text
+from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- kernels' helpers
 
@@ -46,7 +47,8 @@ def stable_order(x: Any, axis: int, ascending: bool) -> Any:
 
 
 def _axis_of(x: Any, axis: int) -> int:
-    return axis % x.ndim
+    ndim: int = x.ndim
+    return axis % ndim
 
 
 # ---------------------------------------------------------------- sort, argsort
@@ -54,7 +56,7 @@ def _axis_of(x: Any, axis: int) -> int:
 SORT_ATTRS = (Attr("axis", "int", -1), Attr("is_ascend", "bool", True), Attr("dtype", "opt_dtype", "int32"))
 
 
-def index_dtype(attrs: dict) -> str:
+def index_dtype(attrs: Attrs) -> str:
     """The dtype of the positions: `dtype`, or int32 when it is TVM's unset `""`."""
     return attrs["dtype"] or "int32"
 
@@ -78,7 +80,7 @@ def sort_rel(r: Relation) -> bool:
 
 
 @register("sort", inputs=1, relation=sort_rel, attrs=SORT_ATTRS, doc="The values sorted along an axis.")
-def sort(args: tuple, attrs: dict) -> Any:
+def sort(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axis = _axis_of(x, attrs["axis"])
     return np.take_along_axis(x, stable_order(x, axis, attrs["is_ascend"]), axis)
@@ -98,7 +100,7 @@ def argsort_rel(r: Relation) -> bool:
 @register(
     "argsort", inputs=1, relation=argsort_rel, attrs=SORT_ATTRS, doc="The positions that sort the values along an axis."
 )
-def argsort(args: tuple, attrs: dict) -> Any:
+def argsort(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return stable_order(x, _axis_of(x, attrs["axis"]), attrs["is_ascend"]).astype(index_dtype(attrs))
 
@@ -141,7 +143,7 @@ def topk_rel(r: Relation) -> bool:
     return True
 
 
-def _top(x: Any, k: int, attrs: dict) -> Any:
+def _top(x: Any, k: int, attrs: Attrs) -> Any:
     axis = _axis_of(x, attrs["axis"])
     n = x.shape[axis]
     if k < 1:
@@ -170,7 +172,7 @@ def _top(x: Any, k: int, attrs: dict) -> Any:
     ),
     doc="The k largest (or smallest) values along an axis and their positions.",
 )
-def topk(args: tuple, attrs: dict) -> Any:
+def topk(args: Args, attrs: Attrs) -> Value:
     return _top(args[0], attrs["k"], attrs)
 
 
@@ -207,7 +209,7 @@ def dyn_topk_rel(r: Relation) -> bool:
     ),
     doc="`topk` with k given as a tensor (the `k` attribute is ignored).",
 )
-def dyn_topk(args: tuple, attrs: dict) -> Any:
+def dyn_topk(args: Args, attrs: Attrs) -> Value:
     k = np.asarray(args[1]).reshape(-1)
     if k.size != 1:
         raise KernelError(codes.RUNTIME_ERROR, f"dyn.topk: k must hold one value, found {k.size}")
@@ -235,14 +237,16 @@ def searchsorted_rel(r: Relation) -> bool:
         if len(seq.shape) != len(values.shape):
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`searchsorted`: a sequence of rank {len(seq.shape)} needs values of the same rank, found shape {shape_text(values.shape)}",
+                f"`searchsorted`: a sequence of rank {len(seq.shape)} needs values of the same rank, found shape "
+                f"{shape_text(values.shape)}",
                 arg=1,
             )
         for ax, (a, b) in enumerate(zip(seq.shape[:-1], values.shape[:-1], strict=False)):
             if type(a) is int and type(b) is int and a != b:
                 r.fail(
                     codes.SHAPE_MISMATCH,
-                    f"`searchsorted`: the sequence and the values must agree on every axis but the last; at axis {ax} they have sizes {a} and {b}",
+                    f"`searchsorted`: the sequence and the values must agree on every axis but the last; at axis {ax} "
+                    f"they have sizes {a} and {b}",
                     arg=1,
                 )
     r.set_result(TensorType(values.shape, dtype))
@@ -275,12 +279,13 @@ def bisect(rows: Any, row_of: Any, values: Any, right: bool) -> Any:
     attrs=(Attr("right", "bool", False), Attr("dtype", "dtype", "int32")),
     doc="Where each value would be inserted into the sorted last axis of a sequence.",
 )
-def searchsorted(args: tuple, attrs: dict) -> Any:
+def searchsorted(args: Args, attrs: Attrs) -> Value:
     seq, values = args
     if seq.ndim > 1 and seq.shape[:-1] != values.shape[:-1]:
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"searchsorted: sequence of shape {seq.shape} and values of shape {values.shape} differ before the last axis",
+            f"searchsorted: sequence of shape {seq.shape} and values of shape {values.shape} differ before the last "
+            "axis",
         )
     n = seq.shape[-1]
     if n == 0:

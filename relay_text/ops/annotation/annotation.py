@@ -18,10 +18,10 @@ section (`virtual_device=meta[VirtualDevice][0]`) and are accepted in any form.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..registry import Attr, attr_kind, register
 from ..relations import Relation, relation
+from ..types import Args, Attrs, Value
 
 ANY = attr_kind("any", "any value (a number, string, list or `meta[...]` reference)", lambda value: value)
 
@@ -33,7 +33,7 @@ def same_type(r: Relation) -> bool:
     return True
 
 
-def _identity(args: tuple, attrs: dict) -> Any:
+def _identity(args: Args, attrs: Attrs) -> Value:
     return args[0]
 
 

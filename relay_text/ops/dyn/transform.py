@@ -48,7 +48,9 @@ from ..registry import Attr, KernelError, register
 from ..relations import Relation, is_unknown, known_rank, relation, shape_text
 from ..tensor.shapes import numpy_dtype
 from ..tensor.slicing import slice_plan, strided_slice
-from ..tensor.transform import expand_dims, full, reshape, squeeze
+from ..tensor.creation import full
+from ..tensor.transform import expand_dims, reshape, squeeze
+from ..types import Args, Attrs, Dims, Value
 
 MAX_ELEMENTS = 2**31
 
@@ -72,7 +74,8 @@ def vector_length(r: Relation, i: int, what: str) -> int | None:
     if type(n) is not int:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`{r.op}` needs the length of {what} before the program runs, found a vector of shape {shape_text(t.shape)}",
+            f"`{r.op}` needs the length of {what} before the program runs, found a vector of shape "
+            f"{shape_text(t.shape)}",
             arg=i,
             notes=["it gives the rank of the result, which TVM requires to be known"],
         )
@@ -83,7 +86,7 @@ def _count(n: int) -> str:
     return f"{n} value" if n == 1 else f"{n} values"
 
 
-def _unknown(n: int) -> tuple:
+def _unknown(n: int) -> Dims:
     return (AnyDim(),) * n
 
 
@@ -240,7 +243,7 @@ _SHAPE_ATTRS = (Attr("shape", "opt_ints", None),)
     attrs=(Attr("newshape", "opt_ints", None), Attr("allowzero", "bool", False)),
     doc="reshape with the new shape given as a tensor (special values 0, -1, -3).",
 )
-def dyn_reshape(args: tuple, attrs: dict) -> Any:
+def dyn_reshape(args: Args, attrs: Attrs) -> Value:
     x, newshape = args
     values = _values(newshape)
     bad = [v for v in values if v < -3 or v == -2]
@@ -259,7 +262,7 @@ def dyn_reshape(args: tuple, attrs: dict) -> Any:
     attrs=(*_SHAPE_ATTRS, Attr("dtype", "opt_dtype", "")),
     doc="broadcast_to with the target shape given as a tensor.",
 )
-def dyn_broadcast_to(args: tuple, attrs: dict) -> Any:
+def dyn_broadcast_to(args: Args, attrs: Attrs) -> Value:
     x, shape = args
     target = _sizes("dyn.broadcast_to", shape, x.dtype.itemsize)
     try:
@@ -277,7 +280,7 @@ def dyn_broadcast_to(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("reps", "opt_ints", None),),
     doc="tile with the repetitions given as a tensor.",
 )
-def dyn_tile(args: tuple, attrs: dict) -> Any:
+def dyn_tile(args: Args, attrs: Attrs) -> Value:
     x, reps = args
     values = tuple(_values(reps))
     if any(v < 1 for v in values):
@@ -292,13 +295,13 @@ _INIT_ATTRS = (*_SHAPE_ATTRS, Attr("dtype", "dtype", "float32"))
 
 
 @register("dyn.zeros", inputs=1, relation=init_rel, attrs=_INIT_ATTRS, doc="zeros with the shape given as a tensor.")
-def dyn_zeros(args: tuple, attrs: dict) -> Any:
+def dyn_zeros(args: Args, attrs: Attrs) -> Value:
     dtype = numpy_dtype("dyn.zeros", attrs["dtype"])
     return np.zeros(_sizes("dyn.zeros", args[0], np.dtype(dtype).itemsize), dtype=dtype)
 
 
 @register("dyn.ones", inputs=1, relation=init_rel, attrs=_INIT_ATTRS, doc="ones with the shape given as a tensor.")
-def dyn_ones(args: tuple, attrs: dict) -> Any:
+def dyn_ones(args: Args, attrs: Attrs) -> Value:
     dtype = numpy_dtype("dyn.ones", attrs["dtype"])
     return np.ones(_sizes("dyn.ones", args[0], np.dtype(dtype).itemsize), dtype=dtype)
 
@@ -310,7 +313,7 @@ def dyn_ones(args: tuple, attrs: dict) -> Any:
     attrs=(*_SHAPE_ATTRS, Attr("dtype", "opt_dtype", "")),
     doc="full with the shape given as a tensor (dtype: the fill value's unless given).",
 )
-def dyn_full(args: tuple, attrs: dict) -> Any:
+def dyn_full(args: Args, attrs: Attrs) -> Value:
     fill, shape = args
     itemsize = fill.dtype.itemsize
     if attrs["dtype"]:
@@ -325,7 +328,7 @@ def dyn_full(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("num_newaxis", "int", 1),),
     doc="expand_dims with the axis given as a scalar tensor.",
 )
-def dyn_expand_dims(args: tuple, attrs: dict) -> Any:
+def dyn_expand_dims(args: Args, attrs: Attrs) -> Value:
     x, axis_value = args
     axis = _values(axis_value)[0]
     if not -x.ndim - 1 <= axis <= x.ndim:
@@ -342,7 +345,7 @@ def dyn_expand_dims(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("axis", "opt_ints", None),),
     doc="squeeze with the axes given as a tensor.",
 )
-def dyn_squeeze(args: tuple, attrs: dict) -> Any:
+def dyn_squeeze(args: Args, attrs: Attrs) -> Value:
     x, axes = args
     values = _values(axes)
     if not all(-x.ndim <= a < x.ndim for a in values):
@@ -374,7 +377,7 @@ def dyn_squeeze(args: tuple, attrs: dict) -> Any:
     ),
     doc="strided_slice of the leading axes with begin, end and strides given as tensors.",
 )
-def dyn_strided_slice(args: tuple, attrs: dict) -> Any:
+def dyn_strided_slice(args: Args, attrs: Attrs) -> Value:
     x, begin, end, strides = args
     plan_attrs = {
         "begin": tuple(_values(begin)),

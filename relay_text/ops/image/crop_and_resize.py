@@ -29,6 +29,7 @@ from .._np import np, wrap
 from .._vision import dtype_kind
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation, shape_text, static
+from ..types import Args, Attrs, Value
 
 METHODS = ("bilinear", "nearest_neighbor")
 
@@ -107,7 +108,7 @@ def _round(v: Any) -> Any:
     ),
     doc="Cut boxes out of images and resize each to crop_size (bilinear or nearest).",
 )
-def crop_and_resize(args: tuple, attrs: dict) -> Any:
+def crop_and_resize(args: Args, attrs: Attrs) -> Value:
     data, boxes, box_indices = args
     layout = attrs["layout"]
     dtype = np.dtype(attrs["out_dtype"] or data.dtype)

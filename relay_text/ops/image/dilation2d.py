@@ -19,7 +19,6 @@ which wraps around for integers.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType
@@ -27,6 +26,7 @@ from .._np import np, wrap
 from ..nn.conv import pads_2d, window_taps
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation, shape_text, static
+from ..types import Args, Attrs, Value
 
 
 def _two(r: Relation, name: str) -> tuple[int, int]:
@@ -39,7 +39,7 @@ def _two(r: Relation, name: str) -> tuple[int, int]:
 
 
 def _layout(r: Relation, name: str, letters: str) -> str:
-    layout = r.attrs[name]
+    layout: str = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(
             codes.TYPE_MISMATCH,
@@ -111,7 +111,7 @@ def dilation2d_rel(r: Relation) -> bool:
     ),
     doc="Grayscale dilation: the max over a window of data plus a per-channel structuring element.",
 )
-def dilation2d(args: tuple, attrs: dict) -> Any:
+def dilation2d(args: Args, attrs: Attrs) -> Value:
     data, weight = args
     layout, klayout = attrs["data_layout"], attrs["kernel_layout"]
     dtype = np.dtype(attrs["out_dtype"] or data.dtype)

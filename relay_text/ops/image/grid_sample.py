@@ -34,6 +34,7 @@ from ...ir.ty import TensorType
 from .._np import np, wrap
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation, shape_text, static
+from ..types import Args, Attrs, Value
 
 A = -0.75  # the bicubic kernel's coefficient, as in PyTorch
 
@@ -77,7 +78,7 @@ def affine_grid_rel(r: Relation) -> bool:
     attrs=(Attr("target_shape", "ints"),),
     doc="The sampling grid of an affine transformation over a [-1, 1] square of target_shape points.",
 )
-def affine_grid(args: tuple, attrs: dict) -> Any:
+def affine_grid(args: Args, attrs: Attrs) -> Value:
     (theta,) = args
     dtype = theta.dtype
     h, w = attrs["target_shape"]
@@ -183,7 +184,7 @@ def _pad_position(v: Any, length: int, mode: str, align: bool) -> Any:
     return v
 
 
-def _pick(data: Any, coords: list) -> Any:
+def _pick(data: Any, coords: list[Any]) -> Any:
     """data[n, :, *coords] as (N, C, *out), 0 where a coordinate is outside."""
     sizes = data.shape[2:]
     valid = np.ones(coords[0].shape, dtype=bool)
@@ -197,7 +198,7 @@ def _pick(data: Any, coords: list) -> Any:
     return np.where(valid[:, None], values, np.zeros((), data.dtype))
 
 
-def _cubic_weights(f: Any) -> list:
+def _cubic_weights(f: Any) -> list[Any]:
     def near(t: Any) -> Any:
         return ((A + 2) * t - (A + 3)) * t * t + 1
 
@@ -219,7 +220,7 @@ def _cubic_weights(f: Any) -> list:
     ),
     doc="Sample the data at the points of a grid in [-1, 1] (bilinear, nearest or bicubic).",
 )
-def grid_sample(args: tuple, attrs: dict) -> Any:
+def grid_sample(args: Args, attrs: Attrs) -> Value:
     data, grid = args
     method, mode, align = attrs["method"], attrs["padding_mode"], attrs["align_corners"]
     sizes = data.shape[2:]
@@ -245,7 +246,7 @@ def grid_sample(args: tuple, attrs: dict) -> Any:
     return wrap(out, data.dtype)
 
 
-def _bicubic(x: Any, pos: list, mode: str, align: bool) -> Any:
+def _bicubic(x: Any, pos: list[Any], mode: str, align: bool) -> Any:
     (y, xx) = pos
     h, w = x.shape[2:]
     y0, x0 = np.floor(y), np.floor(xx)

@@ -36,6 +36,7 @@ from ...ir.ty import AnyDim, TensorType
 from .._np import np, wrap
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")
 METHODS = ("nearest_neighbor", "linear", "cubic")
@@ -106,10 +107,7 @@ def weight_matrix(
         return w
     base = np.floor(src)
     frac = src - base
-    if method == "linear":
-        taps = [(0, 1 - frac), (1, frac)]
-    else:
-        taps = [(k, _cubic(frac - k, alpha)) for k in (-1, 0, 1, 2)]
+    taps = [(0, 1 - frac), (1, frac)] if method == "linear" else [(k, _cubic(frac - k, alpha)) for k in (-1, 0, 1, 2)]
     for offset, weight in taps:
         pos = base.astype(np.int64) + offset
         if method == "cubic" and exclude:
@@ -122,14 +120,14 @@ def weight_matrix(
 
 def resize_spatial(
     x: Any,
-    sizes: tuple,
+    sizes: Shape,
     method: str,
     mode: str,
     rounding: str,
     alpha: float,
     exclude: bool,
     dtype: Any,
-    rois: tuple = (),
+    rois: tuple[tuple[float, float], ...] = (),
     extrapolation: float = 0.0,
 ) -> Any:
     """Resize the trailing axes of `x` (N, C, *spatial) to `sizes`, one weight
@@ -167,7 +165,7 @@ def resize_nchw(
 
 
 def _check_layout(r: Relation, name: str = "layout") -> str:
-    layout = r.attrs[name]
+    layout: str = r.attrs[name]
     if sorted(layout) != sorted("NCHW"):
         r.fail(
             codes.TYPE_MISMATCH,
@@ -177,8 +175,8 @@ def _check_layout(r: Relation, name: str = "layout") -> str:
     return layout
 
 
-def _choice(r: Relation, name: str, allowed: tuple) -> str:
-    value = r.attrs[name]
+def _choice(r: Relation, name: str, allowed: tuple[str, ...]) -> str:
+    value: str = r.attrs[name]
     if value not in allowed:
         shown = ", ".join(f'"{a}"' for a in allowed if a)
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name} "{value}" is not supported', notes=[f"use one of {shown}"])
@@ -228,7 +226,7 @@ def resize2d_rel(r: Relation) -> bool:
     ),
     doc="Resize the height and width to `size` (nearest, linear or cubic interpolation).",
 )
-def resize2d(args: tuple, attrs: dict) -> Any:
+def resize2d(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     layout = attrs["layout"]
     dtype = np.dtype(attrs["out_dtype"] or x.dtype)
@@ -295,7 +293,7 @@ def upsampling_rel(r: Relation) -> bool:
     ),
     doc="Scale the height and width by scale_h and scale_w (nearest, bilinear or bicubic).",
 )
-def upsampling(args: tuple, attrs: dict) -> Any:
+def upsampling(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     layout = attrs["layout"]
     t = np.transpose(x, [layout.index(c) for c in "NCHW"])

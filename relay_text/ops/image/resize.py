@@ -38,6 +38,7 @@ from .._np import np, wrap
 from .image import METHODS, MODES, ROUNDING, resize_spatial
 from ..registry import Attr, KernelError, register
 from ..relations import RankedTensor, Relation, has_rank, known_rank, relation, shape_text, static
+from ..types import Args, Attrs, Shape, Value
 
 ALL_MODES = (*MODES, "tf_crop_and_resize")
 
@@ -61,7 +62,7 @@ def _attrs(layout: str, roi: int | None) -> tuple[Attr, ...]:
 
 def check_options(r: Relation, letters: str) -> str:
     """The layout (an order of `letters`) after checking the choice attributes."""
-    layout = r.attrs["layout"]
+    layout: str = r.attrs["layout"]
     if sorted(layout) != sorted(letters):
         r.fail(
             codes.TYPE_MISMATCH,
@@ -160,7 +161,7 @@ def dyn_resize2d_rel(r: Relation) -> bool:
 # ---------------------------------------------------------------- kernels
 
 
-def resize(x: Any, layout: str, sizes: tuple, roi: tuple, attrs: dict) -> Any:
+def resize(x: Any, layout: str, sizes: Shape, roi: tuple[float, ...], attrs: Attrs) -> Any:
     """Resize `x` (in `layout`, spatial letters after N and C in canonical
     order) to `sizes` with the call's interpolation attributes."""
     canonical = "NC" + "".join(c for c in "DHW" if c in layout)
@@ -190,7 +191,7 @@ def resize(x: Any, layout: str, sizes: tuple, roi: tuple, attrs: dict) -> Any:
     attrs=_attrs("NCW", 2),
     doc="Resize the width to `size` (nearest, linear or cubic interpolation).",
 )
-def resize1d(args: tuple, attrs: dict) -> Any:
+def resize1d(args: Args, attrs: Attrs) -> Value:
     return resize(args[0], attrs["layout"], attrs["size"], attrs["roi"], attrs)
 
 
@@ -201,7 +202,7 @@ def resize1d(args: tuple, attrs: dict) -> Any:
     attrs=_attrs("NCDHW", 6),
     doc="Resize the depth, height and width to `size` (nearest, linear or cubic interpolation).",
 )
-def resize3d(args: tuple, attrs: dict) -> Any:
+def resize3d(args: Args, attrs: Attrs) -> Value:
     return resize(args[0], attrs["layout"], attrs["size"], attrs["roi"], attrs)
 
 
@@ -212,7 +213,7 @@ def resize3d(args: tuple, attrs: dict) -> Any:
     attrs=_attrs("NCHW", None),
     doc="Resize the height and width to the sizes held by a tensor (nearest, linear or cubic).",
 )
-def dyn_resize2d(args: tuple, attrs: dict) -> Any:
+def dyn_resize2d(args: Args, attrs: Attrs) -> Value:
     x, size, roi = args
     sizes = tuple(int(v) for v in np.asarray(size).reshape(-1))
     if len(sizes) != 2 or min(sizes) <= 0:

@@ -23,10 +23,11 @@ from typing import Any, NoReturn
 from collections.abc import Callable, Iterable
 
 from ...ir.ty import IncompleteType, TensorType, Type, TypeCall
-from ..registry import Attr, Kernel, OpDef, get, register, relation_name
-from ..relation import AttrValue, Notes, Relation, Unifiable, relation
+from ..registry import Attr, OpDef, get, register
+from ..relation import Notes, Relation, Unifiable, relation, relation_name
+from ..types import Args, Attrs, Kernel, Value
 
-Translate = Callable[[dict], dict]
+Translate = Callable[[Attrs], Attrs]
 
 
 class _Translated:
@@ -35,7 +36,7 @@ class _Translated:
 
     __slots__ = ("_r", "attrs", "op")
 
-    def __init__(self, r: Relation, op: str, attrs: dict[str, AttrValue]) -> None:
+    def __init__(self, r: Relation, op: str, attrs: Attrs) -> None:
         self._r = r
         self.op = op
         self.attrs = attrs
@@ -87,7 +88,7 @@ class _Translated:
         return self._r.adt(name)
 
 
-def _current(new: str, translate: Translate, attrs: dict) -> dict:
+def _current(new: str, translate: Translate, attrs: Attrs) -> Attrs:
     unit = get(new)
     assert unit is not None, new
     full, problems = unit.normalize_attrs(translate(attrs).items())
@@ -104,7 +105,7 @@ def _translating(old: str, new: str, translate: Translate, label: str = "") -> t
         assert unit is not None
         return unit.relation(_Translated(r, old, _current(new, translate, r.attrs)))
 
-    def kernel(args: tuple, given: dict) -> Any:
+    def kernel(args: Args, given: Attrs) -> Value:
         unit = get(new)
         assert unit is not None
         return unit.kernel(args, _current(new, translate, given))
@@ -123,7 +124,7 @@ def renamed(old: str, new: str, inputs: int, attrs: tuple[Attr, ...], translate:
 _METHODS = {"bilinear": "linear", "bicubic": "cubic", "nearest_neighbor": "nearest_neighbor"}
 
 
-def _resize(a: dict) -> dict:
+def _resize(a: Attrs) -> Attrs:
     out = {k: v for k, v in a.items() if k not in ("bicubic_alpha", "bicubic_exclude")}
     out["method"] = _METHODS.get(a["method"], a["method"])
     out["cubic_alpha"] = a["bicubic_alpha"]
@@ -171,7 +172,7 @@ def _dyn_resize_rel(r: Relation) -> bool:
     return unit.relation(_NoRoi(r, "dyn.image.resize", _current("dyn.image.resize2d", _resize, r.attrs)))
 
 
-def _dyn_resize(args: tuple, given: dict) -> Any:
+def _dyn_resize(args: Args, given: Attrs) -> Value:
     import numpy as np
 
     unit = get("dyn.image.resize2d")
@@ -226,7 +227,7 @@ class _PadValue(_Translated):
 _OLD_PAD_ATTRS = (Attr("pad_width", "int_pairs"), Attr("pad_value", "float", 0.0), Attr("pad_mode", "str", "constant"))
 
 
-def _old_pad_attrs(a: dict) -> dict:
+def _old_pad_attrs(a: Attrs) -> Attrs:
     return {"pad_width": a["pad_width"], "pad_mode": a["pad_mode"]}
 
 
@@ -237,7 +238,7 @@ def _old_pad_rel(r: Relation) -> bool:
     return unit.relation(_PadValue(r, "nn.pad", _current("nn.pad", _old_pad_attrs, r.attrs)))
 
 
-def _old_pad(args: tuple, given: dict) -> Any:
+def _old_pad(args: Args, given: Attrs) -> Value:
     import numpy as np
 
     unit = get("nn.pad")
@@ -273,7 +274,7 @@ _V004_RESIZE_ATTRS = (
 )
 
 
-def _v004_resize(a: dict) -> dict:
+def _v004_resize(a: Attrs) -> Attrs:
     return {
         "size": a["size"],
         "layout": a["layout"],
@@ -336,5 +337,7 @@ def legacy_form(name: str, arity: int, keys: Iterable[str], version: str | None)
 # Names TVM registers that no program text can use here, and why.
 UNSUPPORTED = {
     "parser.MetaRef": "TVM's parser uses it internally for a `meta[...]` reference; write the reference itself",
-    "torch_op": "TVM runs it with its libtorch extension, from a serialized TorchScript function held in the call's attributes",
+    "torch_op": (
+        "TVM runs it with its libtorch extension, from a serialized TorchScript function held in the call's attributes"
+    ),
 }

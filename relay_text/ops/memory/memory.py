@@ -42,6 +42,7 @@ from ..annotation.annotation import ANY
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, relation, static
 from ..tensor.shapes import numpy_dtype, shape_of_rel
+from ..types import Args, Attrs, Value
 
 UNIT = TupleType(())
 
@@ -106,7 +107,7 @@ def alloc_storage_rel(r: Relation) -> bool:
     attrs=(Attr("dtype", "dtype", "float32"), Attr("virtual_device", ANY, None)),
     doc="A block of storage of the given size in bytes, to allocate tensors from.",
 )
-def alloc_storage(args: tuple, attrs: dict) -> Any:
+def alloc_storage(args: Args, attrs: Attrs) -> Value:
     return Storage(int(args[0]), attrs["dtype"])
 
 
@@ -141,7 +142,7 @@ def alloc_tensor_rel(r: Relation) -> bool:
     attrs=(Attr("dtype", "dtype", "float32"), Attr("const_shape", ANY, None), Attr("assert_shape", "opt_ints", None)),
     doc="A tensor of the shape in the given vector, allocated from a storage at an offset.",
 )
-def alloc_tensor(args: tuple, attrs: dict) -> Any:
+def alloc_tensor(args: Args, attrs: Attrs) -> Value:
     shape = tuple(int(d) for d in np.asarray(args[2]).reshape(-1))
     if any(d < 0 for d in shape):
         raise KernelError(codes.RUNTIME_ERROR, f"`memory.alloc_tensor`: the shape {list(shape)} has a negative size")
@@ -156,7 +157,7 @@ def kill_rel(r: Relation) -> bool:
 
 
 @register("memory.kill", inputs=1, relation=kill_rel, doc="Ends the life of a storage or tensor; evaluates to ().")
-def kill(args: tuple, attrs: dict) -> Any:
+def kill(args: Args, attrs: Attrs) -> Value:
     return ()
 
 
@@ -201,7 +202,8 @@ def _write(out: Any, value: Any) -> None:
     if value.shape != out.shape:
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"`vm.invoke_tvm_op`: the function computed a tensor of shape {list(value.shape)} for an output of shape {list(out.shape)}",
+            f"`vm.invoke_tvm_op`: the function computed a tensor of shape {list(value.shape)} for an output of shape "
+            f"{list(out.shape)}",
         )
     np.copyto(out, value)
 
@@ -212,7 +214,7 @@ def _write(out: Any, value: Any) -> None:
     relation=invoke_tvm_op_rel,
     doc="Calls a function on a tuple of inputs and writes its result into a tuple of outputs; evaluates to ().",
 )
-def invoke_tvm_op(args: tuple, attrs: dict) -> Any:
+def invoke_tvm_op(args: Args, attrs: Attrs) -> Value:
     fn, inputs, outputs = args
     result = fn(*inputs)
     results = result if isinstance(result, tuple) else (result,)
@@ -245,7 +247,7 @@ def call_lowered_rel(r: Relation) -> bool:
     attrs=(Attr("metadata", ANY, None),),
     doc="Calls a lowered function on a tuple of arguments.",
 )
-def call_lowered(args: tuple, attrs: dict) -> Any:
+def call_lowered(args: Args, attrs: Attrs) -> Value:
     fn, arguments = args
     return fn(*arguments)
 
@@ -257,7 +259,7 @@ def call_lowered(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("dtype", "dtype", "int64"),),
     doc="The shape of a tensor, as a vector (the VM's spelling of `shape_of`).",
 )
-def vm_shape_of(args: tuple, attrs: dict) -> Any:
+def vm_shape_of(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return np.array(list(x.shape) if x.ndim else 0, dtype=np.int64).astype(numpy_dtype("vm.shape_of", attrs["dtype"]))
 
@@ -282,7 +284,7 @@ def reshape_tensor_rel(r: Relation) -> bool:
     attrs=(Attr("newshape", "ints"),),
     doc="A tensor reshaped to the shape held in a vector (typed by `newshape`).",
 )
-def reshape_tensor(args: tuple, attrs: dict) -> Any:
+def reshape_tensor(args: Args, attrs: Attrs) -> Value:
     x, shape = args
     target = tuple(int(d) for d in np.asarray(shape).reshape(-1))
     if int(np.prod(target, dtype=np.int64)) != x.size:

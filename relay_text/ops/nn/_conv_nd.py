@@ -34,12 +34,13 @@ from .._np import np
 from .conv import conv2d_nchw
 from ..tensor.layout import LayoutError, layout_shapes, layout_transform, parse_layout
 from ..relations import Relation, known_rank, shape_text
+from ..types import Dims, Shape
 
 # ---------------------------------------------------------------- kernels
 
 
 def conv_nd(
-    x: Any, w: Any, strides: tuple, before: tuple, after: tuple, dilation: tuple, groups: int, dtype: Any
+    x: Any, w: Any, strides: Shape, before: Shape, after: Shape, dilation: Shape, groups: int, dtype: Any
 ) -> Any:
     """Cross-correlation of (N, C, *S) data with an (O, C / groups, *K) weight, in `dtype`."""
     k = x.ndim - 2
@@ -97,7 +98,7 @@ def conv_nd(
     return out
 
 
-def pad_spatial(x: Any, before: tuple, after: tuple, value: Any = 0) -> Any:
+def pad_spatial(x: Any, before: Shape, after: Shape, value: Any = 0) -> Any:
     """`x` with its spatial axes (all but the first two) padded by `value`."""
     if not any(before) and not any(after):
         return x
@@ -108,11 +109,11 @@ def pad_spatial(x: Any, before: tuple, after: tuple, value: Any = 0) -> Any:
 def conv_transpose_nd(
     x: Any,
     w: Any,
-    strides: tuple,
-    before: tuple,
-    after: tuple,
-    output_padding: tuple,
-    dilation: tuple,
+    strides: Shape,
+    before: Shape,
+    after: Shape,
+    output_padding: Shape,
+    dilation: Shape,
     groups: int,
     dtype: Any,
 ) -> Any:
@@ -174,7 +175,7 @@ def to_layout(x: Any, src: str, dst: str) -> Any:
 # ---------------------------------------------------------------- relation helpers
 
 
-def int_values(r: Relation, name: str, count: int, *, positive: bool = True) -> tuple:
+def int_values(r: Relation, name: str, count: int, *, positive: bool = True) -> Shape:
     """An attribute of `count` integers; one value stands for all."""
     v = tuple(r.attrs[name])
     if len(v) == 1 and count > 1:
@@ -186,7 +187,7 @@ def int_values(r: Relation, name: str, count: int, *, positive: bool = True) -> 
     return v
 
 
-def pads(r: Relation, count: int, name: str = "padding") -> tuple[tuple, tuple]:
+def pads(r: Relation, count: int, name: str = "padding") -> tuple[Shape, Shape]:
     """(before, after) per spatial axis from TVM's padding: one value for all
     sides, `count` values (each on both sides of its axis) or 2 * `count`
     values (all befores, then all afters)."""
@@ -207,7 +208,7 @@ def pads(r: Relation, count: int, name: str = "padding") -> tuple[tuple, tuple]:
     raise AssertionError
 
 
-def kernel_pads(pad: tuple, count: int) -> tuple[tuple, tuple]:
+def kernel_pads(pad: Shape, count: int) -> tuple[Shape, Shape]:
     """The kernel side of `pads`: (before, after) from validated values."""
     if len(pad) == 1:
         return tuple(pad) * count, tuple(pad) * count
@@ -228,13 +229,14 @@ def layout_attr(r: Relation, name: str, plain: str, default: str = "") -> str:
             codes.TYPE_MISMATCH,
             f'`{r.op}`: {name} "{layout}" is not supported',
             notes=[
-                f'use an order of the letters {plain}, e.g. "{plain}", optionally with blocks such as "{plain}4{plain[1].lower()}"'
+                f'use an order of the letters {plain}, e.g. "{plain}", optionally with blocks such as '
+                f'"{plain}4{plain[1].lower()}"'
             ],
         )
     return layout
 
 
-def to_plain(r: Relation, shape: tuple, layout: str, plain: str, arg: int, what: str) -> tuple:
+def to_plain(r: Relation, shape: Dims, layout: str, plain: str, arg: int, what: str) -> Dims:
     """A shape in `layout` as the shape in `plain` (blocks folded back)."""
     if len(shape) != len(parse_layout(layout)):
         r.fail(
@@ -249,7 +251,7 @@ def to_plain(r: Relation, shape: tuple, layout: str, plain: str, arg: int, what:
         raise AssertionError from None
 
 
-def from_plain(r: Relation, shape: tuple, plain: str, layout: str, arg: int | None, what: str) -> tuple:
+def from_plain(r: Relation, shape: Dims, plain: str, layout: str, arg: int | None, what: str) -> Dims:
     """A shape in `plain` laid out in `layout` (blocks split off)."""
     try:
         return layout_shapes(plain, layout, shape)
@@ -259,8 +261,8 @@ def from_plain(r: Relation, shape: tuple, plain: str, layout: str, arg: int | No
 
 
 def window_sizes(
-    r: Relation, sizes: tuple, window: tuple, strides: tuple, dilation: tuple, before: tuple, after: tuple, arg: int = 0
-) -> tuple:
+    r: Relation, sizes: Dims, window: Shape, strides: Shape, dilation: Shape, before: Shape, after: Shape, arg: int = 0
+) -> Dims:
     """Output sizes of a sliding window; `?` where an input size or window is unknown."""
     out: list[Any] = []
     for i, (s, k) in enumerate(zip(sizes, window, strict=False)):
@@ -287,7 +289,7 @@ def weight_dtype(r: Relation, i: int, dtype: Any) -> None:
         r.refine(i, TensorType(w.shape, dtype))
 
 
-def channel_checks(r: Relation, c: Any, i: Any, o: Any, groups: int, weight_shape: tuple, kl: str) -> None:
+def channel_checks(r: Relation, c: Any, i: Any, o: Any, groups: int, weight_shape: Dims, kl: str) -> None:
     """The data's channels against the weight's input channels, and groups."""
     if type(c) is int and type(i) is int and c != i * groups:
         r.fail(
@@ -301,7 +303,7 @@ def channel_checks(r: Relation, c: Any, i: Any, o: Any, groups: int, weight_shap
 
 
 def groups_attr(r: Relation) -> int:
-    groups = r.attrs["groups"]
+    groups: int = r.attrs["groups"]
     if groups < 1:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` groups must be positive, found {groups}")
     return groups
@@ -385,7 +387,7 @@ def conv_transpose_rel(r: Relation, spatial: str) -> bool:
     output_padding = int_values(r, "output_padding", k, positive=False)
     before, after = pads(r, k)
     groups = groups_attr(r)
-    for i, (op, s, d) in enumerate(zip(output_padding, strides, dilation, strict=False)):
+    for op, s, d in zip(output_padding, strides, dilation, strict=False):
         if not 0 <= op < max(s, d):
             r.fail(
                 codes.TYPE_MISMATCH,

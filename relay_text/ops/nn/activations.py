@@ -28,6 +28,7 @@ from ..relations import (
     relation,
     require_numeric,
 )
+from ..types import Args, Attrs, Value
 
 
 @relation("PRelu")
@@ -50,7 +51,7 @@ def prelu_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", 1),),
     doc="x where x > 0, else alpha[c] * x with one slope per channel.",
 )
-def prelu(args: tuple, attrs: dict) -> Any:
+def prelu(args: Args, attrs: Attrs) -> Value:
     x, alpha = args
     shape = [1] * x.ndim
     axis = attrs["axis"] % x.ndim
@@ -85,7 +86,7 @@ def fast_exp_f32(x: Any) -> Any:
     attrs=(Attr("axis", "int", -1),),
     doc="Softmax along axis, with TOPI's fast approximate exponential for float32.",
 )
-def fast_softmax(args: tuple, attrs: dict) -> Any:
+def fast_softmax(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axis = attrs["axis"]
     shifted = x - np.max(x, axis=axis, keepdims=True)

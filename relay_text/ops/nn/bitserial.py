@@ -38,6 +38,7 @@ from .._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Value
 
 _WORDS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
 
@@ -49,14 +50,14 @@ def _integer(r: Relation, i: int, what: str) -> None:
 
 
 def _bits(r: Relation, name: str) -> int:
-    b = r.attrs[name]
+    b: int = r.attrs[name]
     if not 1 <= b <= 8:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} must be 1 to 8, found {b}")
     return b
 
 
 def _pack_type(r: Relation, name: str, optional: bool = False) -> str:
-    t = r.attrs[name]
+    t: str = r.attrs[name]
     if t not in _WORDS and not (optional and t == ""):
         r.fail(codes.TYPE_MISMATCH, f'`{r.op}` {name} must be "uint8", "uint16", "uint32" or "uint64", found "{t}"')
     return t
@@ -118,7 +119,7 @@ def bit_planes(x: Any, bits: int) -> Any:
     ),
     doc="Split the low bits of integers into bit planes and pack each along an axis into unsigned words.",
 )
-def bitpack(args: tuple, attrs: dict) -> Any:
+def bitpack(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     dtype = attrs["pack_type"]
     word = _WORDS[dtype]
@@ -187,7 +188,8 @@ def bitserial_conv2d_rel(r: Relation) -> bool:
             if type(want) is int and type(wd[letter]) is int and wd[letter] != want:
                 r.fail(
                     codes.SHAPE_MISMATCH,
-                    f"`{r.op}`: the weight should be {shape_text(tuple(expected[x] for x in kl))} ({kl}), found {shape_text(weight.shape)}",
+                    f"`{r.op}`: the weight should be {shape_text(tuple(expected[x] for x in kl))} ({kl}), found "
+                    f"{shape_text(weight.shape)}",
                     arg=1,
                 )
     oh, ow = window_sizes(r, (dims["H"], dims["W"]), ks, strides, (1, 1), before, after)
@@ -215,7 +217,7 @@ def bitserial_conv2d_rel(r: Relation) -> bool:
     ),
     doc="Convolution of low-bit integers by popcounts of bit planes (unipolar: weight bits count as +1/-1).",
 )
-def bitserial_conv2d(args: tuple, attrs: dict) -> Any:
+def bitserial_conv2d(args: Args, attrs: Attrs) -> Value:
     x, w = args
     dl = attrs["data_layout"]
     dtype = np.dtype(attrs["out_dtype"])
@@ -275,7 +277,7 @@ def bitserial_dense_rel(r: Relation) -> bool:
     ),
     doc="Dense layer of low-bit integers by popcounts of bit planes (unipolar: weight bits count as +1/-1).",
 )
-def bitserial_dense(args: tuple, attrs: dict) -> Any:
+def bitserial_dense(args: Args, attrs: Attrs) -> Value:
     x, w = args
     dtype = np.dtype(attrs["out_dtype"] or x.dtype)
     a = quantised(x, attrs["data_bits"])

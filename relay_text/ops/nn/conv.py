@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from typing import Any, cast
 from collections.abc import Callable, Iterator
 
 from ... import limits
@@ -37,6 +37,7 @@ from ._attrs import CONV1D_ATTRS, CONV2D_TRANSPOSE_ATTRS
 from .._np import np, wrap
 from ..registry import register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 # ---------------------------------------------------------------- threads
 
@@ -79,7 +80,7 @@ def _pool() -> Any:
     return pool
 
 
-def run_parts(fn: Callable[..., Any], parts: list[tuple]) -> None:
+def run_parts(fn: Callable[..., Any], parts: list[tuple[Any, ...]]) -> None:
     """Call `fn(*part)` for every part, the parts spread over the pool (the
     calling thread takes the last); exceptions are re-raised."""
     pool = _pool() if len(parts) > 1 else None
@@ -99,7 +100,7 @@ def run_parts(fn: Callable[..., Any], parts: list[tuple]) -> None:
             f.result()
 
 
-def _with_errstate(state: dict, fn: Callable[..., Any], part: tuple) -> Any:
+def _with_errstate(state: dict[str, str], fn: Callable[..., Any], part: tuple[Any, ...]) -> Any:
     with np.errstate(**state):
         return fn(*part)
 
@@ -111,7 +112,7 @@ def split_count(size: int) -> int:
     return min(thread_count(), max(1, size // PARALLEL_MIN))
 
 
-def split_axis(shape: tuple, pieces: int) -> int | None:
+def split_axis(shape: Shape, pieces: int) -> int | None:
     """The first axis long enough to cut into `pieces`, or None."""
     for axis, d in enumerate(shape):
         if d >= pieces:
@@ -139,16 +140,14 @@ def parallel_copy(dst: Any, src: Any) -> None:
         np.copyto(dst, src)
         return
     index = (slice(None),) * axis
-    run_parts(
-        np.copyto,
-        [(dst[(*index, slice(a, b))], src[(*index, slice(a, b))]) for a, b in ranges(dst.shape[axis], pieces)],
-    )
+    windows = [(*index, slice(a, b)) for a, b in ranges(dst.shape[axis], pieces)]
+    run_parts(np.copyto, [(dst[w], src[w]) for w in windows])
 
 
 # ---------------------------------------------------------------- kernels
 
 
-def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, groups: int, dtype: Any) -> Any:
+def conv2d_nchw(x: Any, w: Any, strides: Shape, pads: Shape, dilation: Shape, groups: int, dtype: Any) -> Any:
     """2-D cross-correlation of NCHW data with an OIHW weight.
 
     `pads` is (top, left, bottom, right); the result has `dtype` (inputs are
@@ -212,7 +211,7 @@ def conv2d_nchw(x: Any, w: Any, strides: tuple, pads: tuple, dilation: tuple, gr
     return out
 
 
-def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilation: tuple, dtype: Any) -> Any:
+def _depthwise(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, dilation: Shape, dtype: Any) -> Any:
     """One input channel per group (a channel multiplier m = O / C is allowed).
 
     Each output channel is the sum over the KH * KW taps of its weight times
@@ -290,7 +289,7 @@ def _depthwise(x: Any, pads: tuple, w: Any, out_hw: tuple, strides: tuple, dilat
     return out
 
 
-def window_taps(xp: Any, kernel: tuple, out_hw: tuple, strides: tuple, dilation: tuple) -> Iterator[Any]:
+def window_taps(xp: Any, kernel: Shape, out_hw: Shape, strides: Shape, dilation: Shape) -> Iterator[Any]:
     """For each of the KH * KW positions of a window, in row-major order, the
     (N, C, OH, OW) view of the padded NCHW input `xp` that this position sees
     in every window. A windowed reduction is then KH * KW whole-tensor
@@ -306,7 +305,7 @@ def window_taps(xp: Any, kernel: tuple, out_hw: tuple, strides: tuple, dilation:
 
 
 def conv2d_transpose_nchw(
-    x: Any, w: Any, strides: tuple, pads: tuple, output_padding: tuple, dilation: tuple, groups: int, dtype: Any
+    x: Any, w: Any, strides: Shape, pads: Shape, output_padding: Shape, dilation: Shape, groups: int, dtype: Any
 ) -> Any:
     """Transposed 2-D convolution of NCHW data with an IOHW weight
     (`_conv_nd.conv_transpose_nd`: every input pixel scatters its weighted
@@ -322,21 +321,21 @@ def conv2d_transpose_nchw(
 # ---------------------------------------------------------------- shared attribute handling
 
 
-def pair_of(values: tuple) -> tuple:
+def pair_of(values: Shape) -> Shape:
     """(height, width) from one value for both or two values."""
     return (values[0], values[0]) if len(values) == 1 else tuple(values)
 
 
-def pads_2d(pad: tuple) -> tuple[int, int, int, int]:
+def pads_2d(pad: Shape) -> tuple[int, int, int, int]:
     """(top, left, bottom, right) from TVM's 1, 2 or 4 padding values."""
     if len(pad) == 1:
         return (pad[0],) * 4
     if len(pad) == 2:
         return (pad[0], pad[1], pad[0], pad[1])
-    return tuple(pad)
+    return cast(tuple[int, int, int, int], tuple(pad))  # 4 values, as the relations require
 
 
-def _values(r: Relation, name: str, count: int, allowed: tuple[int, ...] = (1,)) -> tuple:
+def _values(r: Relation, name: str, count: int, allowed: tuple[int, ...] = (1,)) -> Shape:
     """An attribute of `count` values (one value given stands for all)."""
     v = r.attrs[name]
     if len(v) == count:
@@ -358,7 +357,7 @@ def weight_dtype_of(r: Relation, data_dtype: Any) -> None:
 
 
 def _layout(r: Relation, name: str, letters: str) -> str:
-    layout = r.attrs[name]
+    layout: str = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(
             codes.TYPE_MISMATCH,
@@ -368,7 +367,7 @@ def _layout(r: Relation, name: str, letters: str) -> str:
     return layout
 
 
-def _positive(r: Relation, name: str, values: tuple) -> None:
+def _positive(r: Relation, name: str, values: Shape) -> None:
     if any(v <= 0 for v in values):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {name} must be positive, found {list(values)}")
 
@@ -444,7 +443,7 @@ def conv1d_rel(r: Relation) -> bool:
     attrs=CONV1D_ATTRS,
     doc="1-D convolution (cross-correlation) with strides, padding, dilation and groups.",
 )
-def conv1d(args: tuple, attrs: dict) -> Any:
+def conv1d(args: Args, attrs: Attrs) -> Value:
     x, w = args
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
@@ -556,7 +555,7 @@ def conv2d_transpose_rel(r: Relation) -> bool:
     attrs=CONV2D_TRANSPOSE_ATTRS,
     doc="Transposed 2-D convolution (the gradient of conv2d with respect to its data).",
 )
-def conv2d_transpose(args: tuple, attrs: dict) -> Any:
+def conv2d_transpose(args: Args, attrs: Attrs) -> Value:
     x, w = args
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl

@@ -20,6 +20,7 @@ from ._conv_nd import conv_nd, conv_rel, kernel_pads, to_layout
 from .._np import np, wrap
 from ..registry import register
 from ..relations import Relation, relation
+from ..types import Args, Attrs, Shape, Value
 
 
 @relation("Conv3D")
@@ -28,7 +29,7 @@ def conv3d_rel(r: Relation) -> bool:
     return conv_rel(r, "DHW")
 
 
-def run_conv3d(x: Any, w: Any, attrs: dict) -> Any:
+def run_conv3d(x: Any, w: Any, attrs: Attrs) -> Any:
     """The 3-D convolution of `attrs` on data `x` and a plain-convolution weight `w`."""
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
@@ -47,7 +48,7 @@ def run_conv3d(x: Any, w: Any, attrs: dict) -> Any:
     return wrap(to_layout(out, "NCDHW", ol), dtype)
 
 
-def _three(v: tuple) -> tuple:
+def _three(v: Shape) -> Shape:
     return tuple(v) * 3 if len(v) == 1 else tuple(v)
 
 
@@ -58,5 +59,5 @@ def _three(v: tuple) -> tuple:
     attrs=CONV3D_ATTRS,
     doc="3-D convolution (cross-correlation) with strides, padding, dilation and groups.",
 )
-def conv3d(args: tuple, attrs: dict) -> Any:
+def conv3d(args: Args, attrs: Attrs) -> Value:
     return run_conv3d(args[0], args[1], attrs)

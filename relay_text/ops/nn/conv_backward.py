@@ -18,7 +18,6 @@ axis is `channels / groups` and `channels` is required. The result has
 
 from __future__ import annotations
 
-from typing import Any
 
 from ...diagnostics import codes
 from ...ir.ty import TensorType
@@ -37,6 +36,7 @@ from .._np import np, wrap
 from ._attrs import CONV2D_ATTRS
 from ..registry import register
 from ..relations import Relation, known_rank, relation
+from ..types import Args, Attrs, Value
 
 
 @relation("Conv2DBackwardWeight")
@@ -49,7 +49,8 @@ def conv2d_backward_weight_rel(r: Relation) -> bool:
             codes.TYPE_MISMATCH,
             f'`{r.op}`: kernel_layout (the layout of the data) "{dl}" is not supported',
             notes=[
-                'TVM keeps the data\'s layout in kernel_layout and the weight\'s in out_layout: write kernel_layout="NCHW", out_layout="OIHW"'
+                "TVM keeps the data's layout in kernel_layout and the weight's in out_layout: write "
+                'kernel_layout="NCHW", out_layout="OIHW"'
             ],
         )
     wl = layout_attr(r, "out_layout", "OIHW", "OIHW")
@@ -87,7 +88,8 @@ def conv2d_backward_weight_rel(r: Relation) -> bool:
         if channels // groups != i:
             r.fail(
                 codes.TYPE_MISMATCH,
-                f"`{r.op}`: a depthwise weight with channels={channels} would have {channels // groups} inputs per group; only {i} can be computed",
+                f"`{r.op}`: a depthwise weight with channels={channels} would have {channels // groups} inputs per "
+                f"group; only {i} can be computed",
             )
     shape = from_plain(r, (o, i, kh, kw), "OIHW", wl, None, "result")
     r.set_result(TensorType(shape, r.attrs["out_dtype"] or grad.dtype))
@@ -101,7 +103,7 @@ def conv2d_backward_weight_rel(r: Relation) -> bool:
     attrs=CONV2D_ATTRS,
     doc="Gradient of conv2d with respect to its weight, from the output gradient and the data.",
 )
-def conv2d_backward_weight(args: tuple, attrs: dict) -> Any:
+def conv2d_backward_weight(args: Args, attrs: Attrs) -> Value:
     dtype = np.dtype(attrs["out_dtype"] or args[0].dtype)
     grad = to_layout(args[0], attrs["data_layout"], "NCHW").astype(dtype, copy=False)
     x = to_layout(args[1], attrs["kernel_layout"], "NCHW").astype(dtype, copy=False)

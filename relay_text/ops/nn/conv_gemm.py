@@ -45,13 +45,14 @@ from .._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Dims, Value
 
 
 def _int8(dtype: Any) -> bool:
     return dtype in ("int8", "uint8")
 
 
-def gemm_packed_shape(k: Any, n: Any, tile_n: int, tile_k: int, int8: bool) -> tuple:
+def gemm_packed_shape(k: Any, n: Any, tile_n: int, tile_k: int, int8: bool) -> Dims:
     """The shape TVM's GEMM packing gives a (K, N) matrix."""
     if type(k) is not int or type(n) is not int:
         return (AnyDim(), AnyDim(), tile_n, tile_k) if int8 else (AnyDim(), AnyDim(), tile_k, tile_n)
@@ -85,7 +86,7 @@ def gemm_weight_transform_rel(r: Relation) -> bool:
     attrs=(Attr("tile_N", "int"), Attr("tile_K", "int")),
     doc="Pack an HWIO convolution weight into GEMM tiles (tile_N output channels by tile_K reduction rows).",
 )
-def gemm_weight_transform(args: tuple, attrs: dict) -> Any:
+def gemm_weight_transform(args: Args, attrs: Attrs) -> Value:
     w = args[0]
     tn, tk = attrs["tile_N"], attrs["tile_K"]
     kh, kw, i, o = w.shape
@@ -160,7 +161,7 @@ def gemm_conv2d_rel(r: Relation) -> bool:
     attrs=CONV2D_ATTRS,
     doc="2-D convolution of NHWC data with a weight packed by nn.contrib_conv2d_gemm_weight_transform.",
 )
-def gemm_conv2d(args: tuple, attrs: dict) -> Any:
+def gemm_conv2d(args: Args, attrs: Attrs) -> Value:
     x, u = args
     dl = attrs["data_layout"]
     ol = attrs["out_layout"] or dl
@@ -209,7 +210,7 @@ def dense_pack_rel(r: Relation) -> bool:
     attrs=(Attr("units", "opt_int", None), Attr("out_dtype", "opt_dtype", ""), Attr("weight_layout", "str", "NC")),
     doc="Dense layer x W^T with W packed in row blocks: (N / t, K, t), or (N / t, K / u, t, u).",
 )
-def dense_pack(args: tuple, attrs: dict) -> Any:
+def dense_pack(args: Args, attrs: Attrs) -> Value:
     x, w = args
     dtype = np.dtype(attrs["out_dtype"] or x.dtype)
     if w.ndim == 3:

@@ -25,9 +25,10 @@ from .._np import np, wrap
 from .conv import conv2d_nchw, pads_2d, pair_of
 from ..registry import register
 from ..relations import Relation, relation
+from ..types import Args, Attrs, Value
 
 
-def blocked_conv2d(x: Any, w: Any, attrs: dict) -> Any:
+def blocked_conv2d(x: Any, w: Any, attrs: Attrs) -> Any:
     """nn.conv2d's arithmetic on tensors in any (blocked) layouts of `attrs`."""
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
@@ -57,7 +58,7 @@ def conv2d_nchwc_rel(r: Relation) -> bool:
     attrs=CONV2D_ATTRS,
     doc="2-D convolution on channel-blocked data (NCHW{x}c) and weight (OIHW{i}i{o}o).",
 )
-def conv2d_nchwc(args: tuple, attrs: dict) -> Any:
+def conv2d_nchwc(args: Args, attrs: Attrs) -> Value:
     return blocked_conv2d(args[0], args[1], attrs)
 
 
@@ -74,5 +75,5 @@ def depthwise_conv2d_nchwc_rel(r: Relation) -> bool:
     attrs=CONV2D_ATTRS,
     doc="Depthwise 2-D convolution on channel-blocked data (NCHW{x}c) and weight (OIHW1i{o}o).",
 )
-def depthwise_conv2d_nchwc(args: tuple, attrs: dict) -> Any:
+def depthwise_conv2d_nchwc(args: Args, attrs: Attrs) -> Value:
     return blocked_conv2d(args[0], args[1], attrs)

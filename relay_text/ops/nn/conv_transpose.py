@@ -20,23 +20,23 @@ different dtypes; the sums are taken in `out_dtype` (default: the data's).
 
 from __future__ import annotations
 
-from typing import Any
 
 from ._attrs import CONV1D_TRANSPOSE_ATTRS, CONV3D_TRANSPOSE_ATTRS
 from ._conv_nd import conv_transpose_nd, conv_transpose_rel, kernel_pads, to_layout
 from .._np import np, wrap
 from ..registry import register
 from ..relations import Relation, relation
+from ..types import Args, Attrs, Shape, Value
 
 
-def _run(args: tuple, attrs: dict, spatial: str) -> Any:
+def _run(args: Args, attrs: Attrs, spatial: str) -> Value:
     x, w = args
     k = len(spatial)
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
     dtype = np.dtype(attrs["out_dtype"] or x.dtype)
 
-    def full(v: tuple) -> tuple:
+    def full(v: Shape) -> Shape:
         return tuple(v) * k if len(v) == 1 else tuple(v)
 
     before, after = kernel_pads(attrs["padding"], k)
@@ -67,7 +67,7 @@ def conv1d_transpose_rel(r: Relation) -> bool:
     attrs=CONV1D_TRANSPOSE_ATTRS,
     doc="Transposed 1-D convolution (the gradient of conv1d with respect to its data).",
 )
-def conv1d_transpose(args: tuple, attrs: dict) -> Any:
+def conv1d_transpose(args: Args, attrs: Attrs) -> Value:
     return _run(args, attrs, "W")
 
 
@@ -84,5 +84,5 @@ def conv3d_transpose_rel(r: Relation) -> bool:
     attrs=CONV3D_TRANSPOSE_ATTRS,
     doc="Transposed 3-D convolution (the gradient of conv3d with respect to its data).",
 )
-def conv3d_transpose(args: tuple, attrs: dict) -> Any:
+def conv3d_transpose(args: Args, attrs: Attrs) -> Value:
     return _run(args, attrs, "DHW")

@@ -20,7 +20,6 @@ neighbours, so a size n becomes `(n - 1) * strides[i] + 1`.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType
@@ -28,9 +27,10 @@ from .._np import np, wrap
 from .conv import pads_2d, window_taps
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Value
 
 
-def _geometry(attrs: dict) -> tuple[int, int, int]:
+def _geometry(attrs: Attrs) -> tuple[int, int, int]:
     """(kernel radius, displacement radius, border)."""
     radius = (attrs["kernel_size"] - 1) // 2
     return radius, attrs["max_displacement"] // attrs["stride2"], attrs["max_displacement"] + radius
@@ -86,7 +86,8 @@ def correlation_rel(r: Relation) -> bool:
         if v <= 0:
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`{r.op}`: the input ({size} with padding {extra}) is too small for max_displacement {a['max_displacement']} "
+                f"`{r.op}`: the input ({size} with padding {extra}) is too small for max_displacement "
+                f"{a['max_displacement']} "
                 f"and kernel_size {k}",
                 arg=0,
             )
@@ -110,7 +111,7 @@ def correlation_rel(r: Relation) -> bool:
     ),
     doc="FlowNet correlation of two feature maps over a window of displacements.",
 )
-def correlation(args: tuple, attrs: dict) -> Any:
+def correlation(args: Args, attrs: Attrs) -> Value:
     x, y = args
     dtype = x.dtype
     k, s1, s2, md = attrs["kernel_size"], attrs["stride1"], attrs["stride2"], attrs["max_displacement"]
@@ -173,7 +174,7 @@ def dilate_rel(r: Relation) -> bool:
     attrs=(Attr("strides", "ints", (1, 1)), Attr("dilation_value", "float", 0.0)),
     doc="Spread elements apart, strides[i] - 1 copies of dilation_value between neighbours along axis i.",
 )
-def dilate(args: tuple, attrs: dict) -> Any:
+def dilate(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     strides = attrs["strides"]
     shape = tuple((d - 1) * s + 1 if d else 0 for d, s in zip(x.shape, strides, strict=False))

@@ -40,6 +40,7 @@ from ._conv_nd import (
 from .._np import np, wrap
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Value
 
 
 @relation("DeformableConv2D")
@@ -128,7 +129,7 @@ def bilinear_taps(x: Any, rows: Any, cols: Any) -> Any:
     attrs=inserted(CONV2D_ATTRS, "dilation", Attr("deformable_groups", "int", 1)),
     doc="Deformable 2-D convolution: window taps moved by per-position offsets, sampled bilinearly.",
 )
-def deformable_conv2d(args: tuple, attrs: dict) -> Any:
+def deformable_conv2d(args: Args, attrs: Attrs) -> Value:
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
     dtype = np.dtype(attrs["out_dtype"] or args[0].dtype)

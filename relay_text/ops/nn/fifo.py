@@ -11,12 +11,12 @@ demands, the data is strictly shorter than the buffer along `axis`.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ...diagnostics import codes
 from .._np import np, wrap
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, normalize_axis, relation, shape_text
+from ..types import Args, Attrs, Value
 
 
 @relation("FIFOBuffer")
@@ -66,7 +66,7 @@ def fifo_buffer_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", 0),),
     doc="Shift the buffer along axis by the data's length and append the data at its end.",
 )
-def fifo_buffer(args: tuple, attrs: dict) -> Any:
+def fifo_buffer(args: Args, attrs: Attrs) -> Value:
     data, buffer = args
     axis = attrs["axis"] % buffer.ndim
     keep = buffer.shape[axis]

@@ -10,13 +10,13 @@ attribute and `b`'s type follows from it. (`nn.dense` is the case
 
 from __future__ import annotations
 
-from typing import Any
 
 from ...diagnostics import codes
 from ...ir.ty import TensorType
 from .._np import np, wrap
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Value
 
 
 @relation("Matmul")
@@ -77,7 +77,7 @@ def matmul_rel(r: Relation) -> bool:
     ),
     doc="Matrix product a @ b, with either operand transposed first.",
 )
-def matmul(args: tuple, attrs: dict) -> Any:
+def matmul(args: Args, attrs: Attrs) -> Value:
     a, b = args
     dtype = np.dtype(attrs["out_dtype"] or a.dtype)
     if attrs["transpose_a"]:

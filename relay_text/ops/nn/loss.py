@@ -29,6 +29,7 @@ from .._np import np, wrap
 from .pool import trunc_divide
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation, require_numeric, shape_text
+from ..types import Args, Attrs, Value
 
 
 def _is_float(dtype: Any) -> bool:
@@ -84,7 +85,7 @@ def _batch_mean(total: Any, batch: int, dtype: Any) -> Any:
     relation=cross_entropy_rel,
     doc="-sum(log(x) * y) / batch, for probabilities x and targets y.",
 )
-def cross_entropy(args: tuple, attrs: dict) -> Any:
+def cross_entropy(args: Args, attrs: Attrs) -> Value:
     x, y = args
     with np.errstate(divide="ignore", invalid="ignore"):
         total = np.sum(np.log(x) * y, dtype=x.dtype)
@@ -97,7 +98,7 @@ def cross_entropy(args: tuple, attrs: dict) -> Any:
     relation=cross_entropy_rel,
     doc="-sum(x * y) / batch, for log-probabilities x and targets y.",
 )
-def cross_entropy_with_logits(args: tuple, attrs: dict) -> Any:
+def cross_entropy_with_logits(args: Args, attrs: Attrs) -> Value:
     x, y = args
     return _batch_mean(np.sum(x * y, dtype=x.dtype), x.shape[0], x.dtype)
 
@@ -147,7 +148,8 @@ def nll_loss_rel(r: Relation) -> bool:
     ):
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`nn.nll_loss`: targets of shape {shape_text(targets.shape)} do not match predictions of shape {shape_text(pred.shape)}",
+            f"`nn.nll_loss`: targets of shape {shape_text(targets.shape)} do not match predictions of shape "
+            f"{shape_text(pred.shape)}",
             arg=1,
             notes=[f"the targets have the predictions' shape without the class axis: {shape_text(expected)}"],
         )
@@ -163,7 +165,7 @@ def nll_loss_rel(r: Relation) -> bool:
     attrs=(Attr("reduction", "str", "mean"), Attr("ignore_index", "int")),
     doc="Negative log likelihood: -predictions[n, target] * weights[target], reduced by none, mean or sum.",
 )
-def nll_loss(args: tuple, attrs: dict) -> Any:
+def nll_loss(args: Args, attrs: Attrs) -> Value:
     pred, targets, weights = args
     ignored = targets == attrs["ignore_index"]
     classes = pred.shape[1]

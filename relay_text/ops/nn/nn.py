@@ -1,13 +1,14 @@
-"""Neural-network operators: activations, dense layers, convolution, pooling, normalization.
+"""Neural-network operators: activations, dense layers, 2-D convolution.
+(2-D pooling is in `pool2d`, `nn.batch_norm` in `norm`.)
 
 Layouts follow TVM's attribute strings: data `NCHW` (or any order of the
 letters N, C, H, W, e.g. `NHWC`), kernels `OIHW` (or e.g. `HWIO`). Padding
 of a 2-D window is one value (all sides), two (top/bottom, left/right) or
 four (top, left, bottom, right). Several relations infer an operand from
 the others: `nn.dense`'s weight from `units`, `nn.conv2d`'s weight from
-`channels` and `kernel_size`, `nn.batch_norm`'s and `nn.bias_add`'s
-per-channel vectors from the data's channel axis; a constant without a
-metadata table gets its type that way.
+`channels` and `kernel_size`, `nn.bias_add`'s per-channel vector from
+the data's channel axis; a constant without a metadata table gets its
+type that way.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType, TupleType
 from .._checks import dim_times
 from .._np import np, wrap
-from ._attrs import AVG_POOL2D_ATTRS, CONV2D_ATTRS, MAX_POOL2D_ATTRS
+from ._attrs import CONV2D_ATTRS
 from .conv import (
     PARALLEL_MIN,
     conv2d_nchw,
@@ -28,11 +29,9 @@ from .conv import (
     run_parts,
     split_count,
     weight_dtype_of,
-    window_taps,
 )
 from ..registry import Attr, register
 from ..relations import (
-    OUT,
     Relation,
     is_unknown,
     known_rank,
@@ -41,12 +40,13 @@ from ..relations import (
     relation,
     shape_text,
 )
+from ..types import Args, Attrs, Shape, Value
 
 # ---------------------------------------------------------------- activations
 
 
 @register("nn.relu", inputs=1, relation=numeric_identity, doc="max(x, 0), elementwise.")
-def relu(args: tuple, attrs: dict) -> Any:
+def relu(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.maximum(x, np.zeros((), dtype=x.dtype)), x.dtype)
 
@@ -58,7 +58,7 @@ def relu(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("alpha", "float", 0.25),),
     doc="x where x > 0, else alpha * x.",
 )
-def leaky_relu(args: tuple, attrs: dict) -> Any:
+def leaky_relu(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.where(x > 0, x, x * np.asarray(attrs["alpha"], dtype=x.dtype)), x.dtype)
 
@@ -86,7 +86,7 @@ def softmax_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", -1),),
     doc="exp(x) / sum(exp(x)) along axis.",
 )
-def softmax(args: tuple, attrs: dict) -> Any:
+def softmax(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     fast = softmax_rows(x, attrs["axis"], None, log=False)
     if fast is not None:
@@ -103,7 +103,7 @@ def softmax(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("axis", "int", -1),),
     doc="log(softmax(x)) along axis, computed stably.",
 )
-def log_softmax(args: tuple, attrs: dict) -> Any:
+def log_softmax(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     fast = softmax_rows(x, attrs["axis"], None, log=True)
     if fast is not None:
@@ -172,7 +172,7 @@ def dropout_rel(r: Relation) -> bool:
     attrs=(Attr("rate", "float", 0.5),),
     doc="(x, mask): the identity at inference time.",
 )
-def dropout(args: tuple, attrs: dict) -> Any:
+def dropout(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return (np.array(x, copy=True), np.ones_like(x))
 
@@ -209,7 +209,8 @@ def dense_rel(r: Relation) -> bool:
                 f"`nn.dense`: the data has {k} input features but the weight expects {wk}",
                 arg=1,
                 notes=[
-                    f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"
+                    f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} "
+                    "(units, features)"
                 ],
             )
         r.unify(k, wk, arg=1)
@@ -231,7 +232,7 @@ def dense_rel(r: Relation) -> bool:
     attrs=(Attr("units", "opt_int", None), Attr("out_dtype", "opt_dtype", "")),
     doc="x @ weight.T: data (..., in) with weight (units, in) gives (..., units).",
 )
-def dense(args: tuple, attrs: dict) -> Any:
+def dense(args: Args, attrs: Attrs) -> Value:
     x, w = args
     dtype = attrs["out_dtype"] or x.dtype
     if x.dtype != w.dtype or x.dtype != np.dtype(dtype):  # both read in the result's dtype first, as TVM computes
@@ -259,7 +260,8 @@ def batch_matmul_rel(r: Relation) -> bool:
             f"`nn.batch_matmul`: the inner dimensions differ ({kx} and {ky})",
             arg=1,
             notes=[
-                f"x is {shape_text(x.shape)} (transpose_a={r.attrs['transpose_a']}), y is {shape_text(y.shape)} (transpose_b={r.attrs['transpose_b']})"
+                f"x is {shape_text(x.shape)} (transpose_a={r.attrs['transpose_a']}), y is {shape_text(y.shape)} "
+                f"(transpose_b={r.attrs['transpose_b']})"
             ],
         )
     r.unify(kx, ky, arg=1)
@@ -279,7 +281,7 @@ def batch_matmul_rel(r: Relation) -> bool:
     attrs=(Attr("out_dtype", "opt_dtype", ""), Attr("transpose_a", "bool", False), Attr("transpose_b", "bool", False)),
     doc="Batched matrix product; by default y is given transposed, (batch, N, K).",
 )
-def batch_matmul(args: tuple, attrs: dict) -> Any:
+def batch_matmul(args: Args, attrs: Attrs) -> Value:
     x, y = args
     if attrs["transpose_a"]:
         x = np.swapaxes(x, 1, 2)
@@ -305,7 +307,7 @@ def bias_add_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", 1),),
     doc="Add a vector along one axis (the channels).",
 )
-def bias_add(args: tuple, attrs: dict) -> Any:
+def bias_add(args: Args, attrs: Attrs) -> Value:
     x, b = args
     axis = attrs["axis"] % x.ndim
     shape = [1] * x.ndim
@@ -337,7 +339,7 @@ def batch_flatten_rel(r: Relation) -> bool:
     relation=batch_flatten_rel,
     doc="Flatten all axes but the first: (N, ...) to (N, rest).",
 )
-def batch_flatten(args: tuple, attrs: dict) -> Any:
+def batch_flatten(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return np.reshape(x, (x.shape[0], -1))
 
@@ -345,7 +347,7 @@ def batch_flatten(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- convolution
 
 
-def padding4(r: Relation, pad: tuple) -> tuple[int, int, int, int]:
+def padding4(r: Relation, pad: Shape) -> tuple[int, int, int, int]:
     """(top, left, bottom, right) from 1, 2 or 4 values."""
     if any(p < 0 for p in pad):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding cannot be negative, found {list(pad)}")
@@ -354,7 +356,7 @@ def padding4(r: Relation, pad: tuple) -> tuple[int, int, int, int]:
     if len(pad) == 2:
         return (pad[0], pad[1], pad[0], pad[1])
     if len(pad) == 4:
-        return tuple(pad)
+        return (pad[0], pad[1], pad[2], pad[3])
     r.fail(codes.TYPE_MISMATCH, f"`{r.op}` padding takes 1, 2 or 4 values, found {len(pad)}")
     raise AssertionError
 
@@ -372,7 +374,7 @@ def pair(r: Relation, name: str) -> tuple[int, int]:
 
 
 def _layout(r: Relation, name: str, letters: str) -> str:
-    layout = r.attrs[name]
+    layout: str = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(
             codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported; use an order of the letters {letters}'
@@ -424,7 +426,8 @@ def conv2d_rel(r: Relation) -> bool:
             f"`nn.conv2d`: the data has {c} channels, but the weight expects {i * groups} (groups={groups})",
             arg=1,
             notes=[
-                f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl}): its {kl.index('I')}th axis is input channels per group"
+                f"data {shape_text(data.shape)} ({dl}), weight {shape_text(weight.shape)} ({kl}): its "
+                f"{kl.index('I')}th axis is input channels per group"
             ],
         )
     if channels is not None and type(o) is int and o != channels:
@@ -479,7 +482,7 @@ def _from_nchw(x: Any, layout: str) -> Any:
     attrs=CONV2D_ATTRS,
     doc="2-D convolution (cross-correlation), with strides, padding, dilation and groups.",
 )
-def conv2d(args: tuple, attrs: dict) -> Any:
+def conv2d(args: Args, attrs: Attrs) -> Value:
     x, w = args
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
@@ -489,184 +492,3 @@ def conv2d(args: tuple, attrs: dict) -> Any:
     strides, dilation = pair_of(attrs["strides"]), pair_of(attrs["dilation"])
     out = conv2d_nchw(x, w, strides, pads_2d(attrs["padding"]), dilation, attrs["groups"], dtype)
     return wrap(_from_nchw(out, ol), dtype)
-
-
-# ---------------------------------------------------------------- normalization
-
-
-@relation("BatchNorm")
-def batch_norm_rel(r: Relation) -> bool:
-    """(data, gamma, beta, mean, var) -> (data's type, (C,), (C,)); the vectors follow the channel axis."""
-    data = r.tensor(0)
-    if not known_rank(data.shape):
-        return False
-    axis = normalize_axis(r, r.attrs["axis"], len(data.shape))
-    c = data.shape[axis]
-    vec = TensorType((c,), data.dtype)
-    for i in range(1, 5):
-        r.refine(i, vec)
-    r.set_result(TupleType((data, vec, vec)))
-    return True
-
-
-@register(
-    "nn.batch_norm",
-    inputs=5,
-    relation=batch_norm_rel,
-    attrs=(
-        Attr("axis", "int", 1),
-        Attr("epsilon", "float", 1e-5),
-        Attr("center", "bool", True),
-        Attr("scale", "bool", True),
-    ),
-    doc="Normalize with the moving mean and variance: (output, moving_mean, moving_var).",
-)
-def batch_norm(args: tuple, attrs: dict) -> Any:
-    x, gamma, beta, mean, var = args
-    axis = attrs["axis"] % x.ndim
-    shape = [1] * x.ndim
-    shape[axis] = x.shape[axis]
-    eps = np.asarray(attrs["epsilon"], dtype=x.dtype)
-    scale = (gamma if attrs["scale"] else np.ones_like(gamma)) / np.sqrt(var + eps)
-    shift = (beta if attrs["center"] else np.zeros_like(beta)) - mean * scale
-    out = x * scale.reshape(shape).astype(x.dtype, copy=False)
-    np.add(out, shift.reshape(shape), out=out, casting="unsafe")  # one pass, no second temporary
-    return (out, np.array(mean, copy=True), np.array(var, copy=True))
-
-
-# ---------------------------------------------------------------- pooling
-
-
-def _pool_data(r: Relation) -> tuple[Any, str, str] | None:
-    """A 2-D pool's data with its layout and output layout; None while the
-    data's rank is not known (a rank other than 4 is reported)."""
-    data = r.tensor(0)
-    layout = _layout(r, "layout", "NCHW")
-    out_layout = _layout(r, "out_layout", "NCHW") if r.attrs["out_layout"] else layout
-    if not known_rank(data.shape):
-        return None
-    if len(data.shape) != 4:
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs 4-D data ({layout}), found {shape_text(data.shape)}", arg=0)
-    return data, layout, out_layout
-
-
-@relation("Pool2D")
-def pool2d_rel(r: Relation) -> bool:
-    found = _pool_data(r)
-    if found is None:
-        return False
-    data, layout, out_layout = found
-    n, c, h, w = (data.shape[layout.index(x)] for x in "NCHW")
-    kh, kw = pair(r, "pool_size")
-    sh, sw = pair(r, "strides")
-    dh, dw = pair(r, "dilation")
-    pt, pl, pb, pr = padding4(r, r.attrs["padding"])
-    ceil = r.attrs["ceil_mode"]
-    oh = window_out(h, kh, sh, dh, pt + pb, ceil)
-    ow = window_out(w, kw, sw, dw, pl + pr, ceil)
-    for name, v, size in (("height", oh, h), ("width", ow, w)):
-        if type(v) is int and v <= 0:
-            r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: the window does not fit: the input {name} is {size}", arg=0)
-    dims = {"N": n, "C": c, "H": oh, "W": ow}
-    r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))
-    return True
-
-
-def _pool(x: Any, attrs: dict, kind: str) -> Any:
-    layout = attrs["layout"]
-    ol = attrs["out_layout"] or layout
-    x = _to_nchw(x, layout)
-    _n, _c, h, w = x.shape
-    kh, kw = pair_of(attrs["pool_size"])
-    sh, sw = pair_of(attrs["strides"])
-    dh, dw = pair_of(attrs["dilation"])
-    pt, pl, pb, pr = pads_2d(attrs["padding"])
-    ceil = attrs["ceil_mode"]
-    oh = window_out(h, kh, sh, dh, pt + pb, ceil)
-    ow = window_out(w, kw, sw, dw, pl + pr, ceil)
-    # pad enough on the bottom/right for ceil mode windows
-    extra_b = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + pt + pb))
-    extra_r = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + pl + pr))
-    if kind == "max":
-        fill = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        xp = np.pad(x, ((0, 0), (0, 0), (pt, pb + extra_b), (pl, pr + extra_r)), constant_values=fill)
-    else:
-        xp = np.pad(x, ((0, 0), (0, 0), (pt, pb + extra_b), (pl, pr + extra_r)))
-    taps = window_taps(xp, (kh, kw), (oh, ow), (sh, sw), (dh, dw))
-    out = np.array(next(taps), dtype=x.dtype)
-    combine = np.maximum if kind == "max" else np.add
-    for view in taps:
-        combine(out, view, out=out)
-    if kind != "max":
-        total = out
-        if attrs["count_include_pad"]:
-            ones = np.pad(np.ones((h, w), dtype=x.dtype), ((pt, pb + extra_b), (pl, pr + extra_r)), constant_values=1)
-            ones[h + pt + pb :, :] = 0
-            ones[:, w + pl + pr :] = 0
-        else:
-            ones = np.pad(np.ones((h, w), dtype=x.dtype), ((pt, pb + extra_b), (pl, pr + extra_r)))
-        s0, s1 = ones.strides
-        counts = np.lib.stride_tricks.as_strided(
-            ones, shape=(oh, ow, kh, kw), strides=(s0 * sh, s1 * sw, s0 * dh, s1 * dw)
-        ).sum(axis=(2, 3))
-        out = total / np.maximum(counts, 1)
-    return wrap(_from_nchw(out, ol), x.dtype)
-
-
-@register("nn.max_pool2d", inputs=1, relation=pool2d_rel, attrs=MAX_POOL2D_ATTRS, doc="Maximum over 2-D windows.")
-def max_pool2d(args: tuple, attrs: dict) -> Any:
-    return _pool(args[0], attrs, "max")
-
-
-@register(
-    "nn.avg_pool2d",
-    inputs=1,
-    relation=pool2d_rel,
-    attrs=AVG_POOL2D_ATTRS,
-    doc="Mean over 2-D windows (padding counted only with count_include_pad).",
-)
-def avg_pool2d(args: tuple, attrs: dict) -> Any:
-    return _pool(args[0], attrs, "avg")
-
-
-def global_pool_rel(r: Relation) -> bool:
-    found = _pool_data(r)
-    if found is None:
-        return False
-    data, layout, out_layout = found
-    dims = {x: data.shape[layout.index(x)] for x in "NC"}
-    dims.update(H=1, W=1)
-    r.set_result(TensorType(tuple(dims[x] for x in out_layout), data.dtype))
-    return True
-
-
-@register(
-    "nn.global_avg_pool2d",
-    inputs=1,
-    relation=global_pool_rel,
-    attrs=(Attr("layout", "str", "NCHW"), Attr("out_layout", "str", "")),
-    doc="Mean over the whole height and width: (N, C, 1, 1).",
-)
-def global_avg_pool2d(args: tuple, attrs: dict) -> Any:
-    return _global_pool(args[0], attrs, lambda x, axes: np.mean(x, axis=axes, keepdims=True, dtype=x.dtype))
-
-
-def _global_pool(x: Any, attrs: dict, reduce: Any) -> Any:
-    """`reduce(x, (h axis, w axis))` with kept dimensions, in the output layout."""
-    layout = attrs["layout"]
-    out = reduce(x, (layout.index("H"), layout.index("W")))
-    return wrap(_from_nchw(_to_nchw(out, layout), attrs["out_layout"] or layout), x.dtype)
-
-
-@register(
-    "nn.global_max_pool2d",
-    inputs=1,
-    relation=global_pool_rel,
-    attrs=(Attr("layout", "str", "NCHW"), Attr("out_layout", "str", "")),
-    doc="Maximum over the whole height and width: (N, C, 1, 1).",
-)
-def global_max_pool2d(args: tuple, attrs: dict) -> Any:
-    return _global_pool(args[0], attrs, lambda x, axes: np.max(x, axis=axes, keepdims=True))
-
-
-__all__ = ["OUT"]

@@ -1,5 +1,9 @@
-"""Normalization beyond batch norm: `nn.layer_norm`, `nn.lrn`, and `variance`.
+"""Normalization: `nn.batch_norm`, `nn.layer_norm`, `nn.lrn`, `variance`, ...
 
+* `nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1,
+  epsilon=1e-5, center=True, scale=True)` normalizes with the given moving
+  statistics and returns (output, moving_mean, moving_var); the four
+  vectors follow the data's channel `axis`.
 * `nn.layer_norm(data, gamma, beta, axis=-1, epsilon=1e-5, center=True,
   scale=True)` normalizes over one axis with the statistics of that axis,
   then scales by `gamma` and shifts by `beta` (vectors as long as the axis;
@@ -35,7 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...diagnostics import codes
-from ...ir.ty import TensorType
+from ...ir.ty import TensorType, TupleType
 from .._np import np, wrap
 from ..tensor.reduce import REDUCE_ATTRS, axes_of, reduced_axes
 from ..registry import Attr, register
@@ -47,6 +51,7 @@ from ..relations import (
     relation,
     shape_text,
 )
+from ..types import Args, Attrs, Shape, Value
 
 
 def _float_data(r: Relation) -> Any:
@@ -88,7 +93,7 @@ def layer_norm_rel(r: Relation) -> bool:
     ),
     doc="Normalize over one axis, then scale by gamma and shift by beta.",
 )
-def layer_norm(args: tuple, attrs: dict) -> Any:
+def layer_norm(args: Args, attrs: Attrs) -> Value:
     x, gamma, beta = args
     axis = attrs["axis"] % x.ndim
     mean = np.mean(x, axis=axis, keepdims=True, dtype=x.dtype)
@@ -131,7 +136,7 @@ def lrn_rel(r: Relation) -> bool:
     ),
     doc="Local response normalization across `size` neighbours along axis.",
 )
-def lrn(args: tuple, attrs: dict) -> Any:
+def lrn(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axis = attrs["axis"] % x.ndim
     size = attrs["size"]
@@ -176,7 +181,8 @@ def variance_rel(r: Relation) -> bool:
     ):
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`variance`: the mean {shape_text(mean.shape)} would broadcast the data {shape_text(data.shape)} to {shape_text(both)}",
+            f"`variance`: the mean {shape_text(mean.shape)} would broadcast the data {shape_text(data.shape)} to "
+            f"{shape_text(both)}",
             arg=1,
             notes=["the mean has the data's shape, with 1 on the reduced axes"],
         )
@@ -193,7 +199,7 @@ def variance_rel(r: Relation) -> bool:
     attrs=(*REDUCE_ATTRS, Attr("unbiased", "bool", False)),
     doc="Mean of (data - mean) ** 2 over the axes (divided by n - 1 when unbiased).",
 )
-def variance(args: tuple, attrs: dict) -> Any:
+def variance(args: Args, attrs: Attrs) -> Value:
     x, m = args
     axes = axes_of(x, attrs)
     d = x - m
@@ -260,7 +266,7 @@ def group_norm_rel(r: Relation) -> bool:
     return True
 
 
-def _standardize(x: Any, axes: tuple, eps: float) -> Any:
+def _standardize(x: Any, axes: Shape, eps: float) -> Any:
     """(x - mean) / sqrt(var + eps) over the axes, in float64."""
     t = x.astype(np.float64)
     mean = t.mean(axis=axes, keepdims=True)
@@ -269,7 +275,7 @@ def _standardize(x: Any, axes: tuple, eps: float) -> Any:
     return centered / np.sqrt(var + eps)
 
 
-def _affine(out: Any, gamma: Any, beta: Any, axis: int, attrs: dict, dtype: Any) -> Any:
+def _affine(out: Any, gamma: Any, beta: Any, axis: int, attrs: Attrs, dtype: Any) -> Any:
     shape = [1] * out.ndim
     shape[axis] = out.shape[axis]
     if attrs["scale"]:
@@ -294,7 +300,7 @@ _NORM_ATTRS = (
     attrs=_NORM_ATTRS,
     doc="Normalize each sample's channels over the other axes, then scale by gamma and shift by beta.",
 )
-def instance_norm(args: tuple, attrs: dict) -> Any:
+def instance_norm(args: Args, attrs: Attrs) -> Value:
     x, gamma, beta = args
     axis = attrs["axis"] % x.ndim
     axes = tuple(i for i in range(1, x.ndim) if i != axis)
@@ -308,7 +314,7 @@ def instance_norm(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("num_groups", "int", 0), *_NORM_ATTRS),
     doc="Normalize groups of channels (with the axes after the channels), then scale by gamma and shift by beta.",
 )
-def group_norm(args: tuple, attrs: dict) -> Any:
+def group_norm(args: Args, attrs: Attrs) -> Value:
     x, gamma, beta = args
     axis = attrs["axis"] % x.ndim
     g = attrs["num_groups"]
@@ -342,9 +348,52 @@ def l2_normalize_rel(r: Relation) -> bool:
     attrs=(Attr("eps", "float"), Attr("axis", "ints")),
     doc="x / sqrt(max(sum(x ** 2) over axis, eps)).",
 )
-def l2_normalize(args: tuple, attrs: dict) -> Any:
+def l2_normalize(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axes = tuple(a % x.ndim for a in attrs["axis"]) if attrs["axis"] else None
     t = x.astype(np.float64)
     total = np.sum(t * t, axis=axes, keepdims=True)
     return wrap(t / np.sqrt(np.maximum(total, attrs["eps"])), x.dtype)
+
+
+# ---------------------------------------------------------------- batch norm
+
+
+@relation("BatchNorm")
+def batch_norm_rel(r: Relation) -> bool:
+    """(data, gamma, beta, mean, var) -> (data's type, (C,), (C,)); the vectors follow the channel axis."""
+    data = r.tensor(0)
+    if not known_rank(data.shape):
+        return False
+    axis = normalize_axis(r, r.attrs["axis"], len(data.shape))
+    c = data.shape[axis]
+    vec = TensorType((c,), data.dtype)
+    for i in range(1, 5):
+        r.refine(i, vec)
+    r.set_result(TupleType((data, vec, vec)))
+    return True
+
+
+@register(
+    "nn.batch_norm",
+    inputs=5,
+    relation=batch_norm_rel,
+    attrs=(
+        Attr("axis", "int", 1),
+        Attr("epsilon", "float", 1e-5),
+        Attr("center", "bool", True),
+        Attr("scale", "bool", True),
+    ),
+    doc="Normalize with the moving mean and variance: (output, moving_mean, moving_var).",
+)
+def batch_norm(args: Args, attrs: Attrs) -> Value:
+    x, gamma, beta, mean, var = args
+    axis = attrs["axis"] % x.ndim
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    eps = np.asarray(attrs["epsilon"], dtype=x.dtype)
+    scale = (gamma if attrs["scale"] else np.ones_like(gamma)) / np.sqrt(var + eps)
+    shift = (beta if attrs["center"] else np.zeros_like(beta)) - mean * scale
+    out = x * scale.reshape(shape).astype(x.dtype, copy=False)
+    np.add(out, shift.reshape(shape), out=out, casting="unsafe")  # one pass, no second temporary
+    return (out, np.array(mean, copy=True), np.array(var, copy=True))

@@ -36,6 +36,7 @@ from .._np import np, wrap
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation, shape_text
 from .space import plus
+from ..types import Args, Attrs, Value
 
 MODES = ("constant", "edge", "reflect")
 
@@ -60,7 +61,8 @@ def pad_rel(r: Relation) -> bool:
     if len(widths) != rank:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`nn.pad` needs one [before, after] pair per axis: the data has rank {rank}, pad_width has {len(widths)} pairs",
+            f"`nn.pad` needs one [before, after] pair per axis: the data has rank {rank}, pad_width has {len(widths)} "
+            "pairs",
             arg=0,
             notes=[f"the data is {shape_text(data.shape)}"],
         )
@@ -86,7 +88,10 @@ def width_problem(axis: int, d: int, before: int, after: int, mode: str) -> str:
     if not (grow_before or grow_after) or mode == "constant":
         return ""
     if mode == "reflect" and (grow_before >= kept or grow_after >= kept):
-        return f'with pad_mode="reflect" needs widths smaller than the axis: axis {axis} has size {kept}, widths [{before}, {after}]'
+        return (
+            'with pad_mode="reflect" needs widths smaller than the axis: '
+            f"axis {axis} has size {kept}, widths [{before}, {after}]"
+        )
     if mode == "edge" and kept <= 0:
         return f'with pad_mode="edge" cannot extend the empty axis {axis}'
     return ""
@@ -99,7 +104,7 @@ def width_problem(axis: int, d: int, before: int, after: int, mode: str) -> str:
     attrs=(Attr("pad_width", "int_pairs"), Attr("pad_mode", "str", "constant")),
     doc="Pad each axis by [before, after] elements: a constant, the edge value, or a reflection.",
 )
-def pad(args: tuple, attrs: dict) -> Any:
+def pad(args: Args, attrs: Attrs) -> Value:
     x, value = args
     widths = attrs["pad_width"]
     mode = attrs["pad_mode"]
@@ -158,7 +163,8 @@ def dyn_pad_rel(r: Relation) -> bool:
             if type(got) is int and got != want:
                 r.fail(
                     codes.SHAPE_MISMATCH,
-                    f"`dyn.nn.pad` takes pad widths of shape ({rank}, 2), one [before, after] row per axis of the data; found {shape_text(widths.shape)}",
+                    f"`dyn.nn.pad` takes pad widths of shape ({rank}, 2), one [before, after] row per axis of the "
+                    f"data; found {shape_text(widths.shape)}",
                     arg=1,
                 )
     r.set_result(TensorType(tuple(AnyDim() for _ in data.shape), data.dtype))
@@ -172,7 +178,7 @@ def dyn_pad_rel(r: Relation) -> bool:
     attrs=(Attr("pad_width", "int_pairs", ()), Attr("pad_mode", "str", "constant")),
     doc="nn.pad with the [before, after] widths given as a (rank, 2) tensor.",
 )
-def dyn_pad(args: tuple, attrs: dict) -> Any:
+def dyn_pad(args: Args, attrs: Attrs) -> Value:
     x, widths, value = args
     if widths.shape != (x.ndim, 2):
         raise KernelError(
@@ -206,7 +212,8 @@ def mirror_pad_rel(r: Relation) -> bool:
     if len(widths) != rank:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`nn.mirror_pad` needs one [before, after] pair per axis: the data has rank {rank}, pad_width has {len(widths)} pairs",
+            f"`nn.mirror_pad` needs one [before, after] pair per axis: the data has rank {rank}, pad_width has "
+            f"{len(widths)} pairs",
             arg=0,
             notes=[f"the data is {shape_text(data.shape)}"],
         )
@@ -236,7 +243,7 @@ def mirror_pad_rel(r: Relation) -> bool:
     attrs=(Attr("mode", "str", "SYMMETRIC"), Attr("pad_width", "int_pairs")),
     doc="Pad each axis with a mirror image of the data, with (SYMMETRIC) or without (REFLECT) the edge.",
 )
-def mirror_pad(args: tuple, attrs: dict) -> Any:
+def mirror_pad(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     mode = "symmetric" if attrs["mode"] == "SYMMETRIC" else "reflect"
     widths = [tuple(p) for p in attrs["pad_width"]]

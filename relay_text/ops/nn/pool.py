@@ -26,12 +26,13 @@ from ...ir.ty import TensorType
 from .._np import np, wrap
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation, require_numeric, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 _AXIS_NAMES = {"D": "depth", "H": "height", "W": "width"}
 
 
 def _layout(r: Relation, letters: str) -> str:
-    layout = r.attrs["layout"]
+    layout: str = r.attrs["layout"]
     if sorted(layout) != sorted(letters):
         r.fail(
             codes.TYPE_MISMATCH,
@@ -52,7 +53,7 @@ def _channels_last(letters: str) -> str:
     return "N" + letters[2:] + "C"
 
 
-def _sizes(size: tuple, spatial: str) -> tuple | None:
+def _sizes(size: Shape, spatial: str) -> Shape | None:
     """The output size of each spatial axis from `output_size`, None to keep the input's."""
     if not size:
         return None
@@ -131,7 +132,7 @@ def trunc_divide(total: Any, count: Any) -> Any:
     return q + ((q < 0) & (q * count != total)).astype(q.dtype)
 
 
-def _adaptive(x: Any, attrs: dict, kind: str, spatial: str) -> Any:
+def _adaptive(x: Any, attrs: Attrs, kind: str, spatial: str) -> Any:
     layout = attrs["layout"]
     out_layout = attrs["out_layout"] or layout
     axes = [layout.index(a) for a in spatial]
@@ -145,10 +146,7 @@ def _adaptive(x: Any, attrs: dict, kind: str, spatial: str) -> Any:
             shape = [1] * x.ndim
             shape[axis] = size
             counts = counts * np.array([e - s for s, e in _bins(x.shape[axis], size)], dtype=np.int64).reshape(shape)
-        if x.dtype.kind == "f":
-            acc = acc / counts
-        else:
-            acc = trunc_divide(acc, counts.astype(x.dtype))
+        acc = acc / counts if x.dtype.kind == "f" else trunc_divide(acc, counts.astype(x.dtype))
     return wrap(np.transpose(acc, [layout.index(c) for c in out_layout]), x.dtype)
 
 
@@ -158,7 +156,7 @@ def _register(dims: int, spatial: str, default_layout: str) -> None:
     for kind, word, tvm_kind in (("avg", "Mean", "Avg"), ("max", "Maximum", "Max")):
         rel = _adaptive_relation(f"Adaptive{tvm_kind}Pool{dims}D", spatial)
 
-        def kernel(args: tuple, attrs: dict, kind: str = kind) -> Any:
+        def kernel(args: Args, attrs: Attrs, kind: str = kind) -> Value:
             return _adaptive(args[0], attrs, kind, spatial)
 
         register(

@@ -37,6 +37,7 @@ from .nn import _layout, window_out
 from .pool import trunc_divide
 from ..registry import register
 from ..relations import Relation, known_rank, relation, require_numeric, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 AXIS_NAMES = {"D": "depth", "H": "height", "W": "width"}
 _SIDES = {"D": ("front", "back"), "H": ("top", "bottom"), "W": ("left", "right")}
@@ -60,7 +61,7 @@ def per_axis(r: Relation, name: str, spatial: str) -> tuple[int, ...]:
     return tuple(v)
 
 
-def padding_of(pad: tuple, n: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+def padding_of(pad: Shape, n: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """(before, after) per spatial axis from 1, n or 2n values; None for another count."""
     if len(pad) == 1:
         return (pad * n, pad * n)
@@ -121,7 +122,8 @@ def _pool_relation(name: str, spatial: str) -> Any:
                     f"`{r.op}`: the window does not fit: the input {AXIS_NAMES[a]} is {size}",
                     arg=0,
                     notes=[
-                        f"a window spans {dilation[i] * (kernel[i] - 1) + 1} cells, the padded {AXIS_NAMES[a]} is {size + before[i] + after[i]}"
+                        f"a window spans {dilation[i] * (kernel[i] - 1) + 1} cells, the padded {AXIS_NAMES[a]} is "
+                        f"{size + before[i] + after[i]}"
                     ],
                 )
             dims[a] = out
@@ -146,11 +148,11 @@ def lowest(dtype: Any) -> Any:
 def pool_nd(
     x: Any,
     axes: list[int],
-    kernel: tuple,
-    strides: tuple,
-    dilation: tuple,
-    before: tuple,
-    after: tuple,
+    kernel: Shape,
+    strides: Shape,
+    dilation: Shape,
+    before: Shape,
+    after: Shape,
     ceil: bool,
     kind: str,
     count_include_pad: bool = False,
@@ -202,7 +204,7 @@ def pool_nd(
     return trunc_divide(out, counts.astype(x.dtype))
 
 
-def pool_layout(x: Any, attrs: dict, kind: str, spatial: str) -> Any:
+def pool_layout(x: Any, attrs: Attrs, kind: str, spatial: str) -> Any:
     """The registered kernels: attributes read per axis, pooled in place, out_layout applied."""
     layout = attrs["layout"]
     n = len(spatial)
@@ -234,7 +236,7 @@ def _register(dims: int, spatial: str, layout: str) -> None:
     for kind, word, tvm_kind in (("max", "Maximum", "Max"), ("avg", "Mean", "Avg")):
         extra = " (padding counted only with count_include_pad)" if kind == "avg" else ""
 
-        def kernel(args: tuple, attrs: dict, kind: str = kind) -> Any:
+        def kernel(args: Args, attrs: Attrs, kind: str = kind) -> Value:
             return pool_layout(args[0], attrs, kind, spatial)
 
         register(

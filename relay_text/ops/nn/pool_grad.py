@@ -36,6 +36,7 @@ from .pool import trunc_divide
 from .pool1d3d import lowest
 from ..registry import register
 from ..relations import Relation, known_rank, relation, require_numeric, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 
 @relation("MaxPool2DGrad")
@@ -84,7 +85,11 @@ def pool2d_grad_rel(r: Relation) -> bool:
     return True
 
 
-def _geometry(x: Any, attrs: dict) -> tuple:
+# (kh, kw), (sh, sw), (top, left, bottom, right), (out_h, out_w)
+Geometry = tuple[tuple[int, int], tuple[int, int], tuple[int, int, int, int], tuple[int, int]]
+
+
+def _geometry(x: Any, attrs: Attrs) -> Geometry:
     (kh, kw), (sh, sw) = pair_of(attrs["pool_size"]), pair_of(attrs["strides"])
     pt, pl, pb, pr = pads_2d(attrs["padding"])
     if attrs["ceil_mode"]:
@@ -94,13 +99,13 @@ def _geometry(x: Any, attrs: dict) -> tuple:
     return (kh, kw), (sh, sw), (pt, pl, pb, pr), (oh, ow)
 
 
-def _window_view(a: Any, i: int, j: int, strides: tuple, out: tuple) -> tuple:
+def _window_view(a: Any, i: int, j: int, strides: Shape, out: tuple[int, int]) -> tuple[Any, ...]:
     """The index of cell (i, j) of every window, in a padded NCHW array."""
     (sh, sw), (oh, ow) = strides, out
     return (slice(None), slice(None), slice(i, i + sh * (oh - 1) + 1, sh), slice(j, j + sw * (ow - 1) + 1, sw))
 
 
-def _grad(args: tuple, attrs: dict, kind: str) -> Any:
+def _grad(args: Args, attrs: Attrs, kind: str) -> Value:
     og, x = args
     layout = attrs["layout"]
     to_nchw = [layout.index(c) for c in "NCHW"]
@@ -147,7 +152,7 @@ def _grad(args: tuple, attrs: dict, kind: str) -> Any:
     attrs=MAX_POOL2D_ATTRS,
     doc="Gradient of nn.max_pool2d: each window's out_grad goes to its maximum's cell.",
 )
-def max_pool2d_grad(args: tuple, attrs: dict) -> Any:
+def max_pool2d_grad(args: Args, attrs: Attrs) -> Value:
     return _grad(args, attrs, "max")
 
 
@@ -158,5 +163,5 @@ def max_pool2d_grad(args: tuple, attrs: dict) -> Any:
     attrs=AVG_POOL2D_ATTRS,
     doc="Gradient of nn.avg_pool2d: each window's out_grad is shared among its cells.",
 )
-def avg_pool2d_grad(args: tuple, attrs: dict) -> Any:
+def avg_pool2d_grad(args: Args, attrs: Attrs) -> Value:
     return _grad(args, attrs, "avg")

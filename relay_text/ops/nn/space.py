@@ -40,6 +40,7 @@ from .._np import np, wrap
 from .._vision import times
 from ..registry import Attr, register
 from ..relations import Relation, is_unknown, known_rank, relation, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 # ---------------------------------------------------------------- depth <-> space
 
@@ -119,7 +120,7 @@ def _from_nchw(x: Any, layout: str) -> Any:
     attrs=_SUB_PIXEL_ATTRS,
     doc="Rearrange groups of block_size**2 channels into block_size x block_size pixel blocks.",
 )
-def depth_to_space(args: tuple, attrs: dict) -> Any:
+def depth_to_space(args: Args, attrs: Attrs) -> Value:
     x = _nchw(args[0], attrs["layout"])
     b = attrs["block_size"]
     n, c, h, w = x.shape
@@ -139,7 +140,7 @@ def depth_to_space(args: tuple, attrs: dict) -> Any:
     attrs=_SUB_PIXEL_ATTRS,
     doc="Rearrange block_size x block_size pixel blocks into channels (the inverse of DCR depth_to_space).",
 )
-def space_to_depth(args: tuple, attrs: dict) -> Any:
+def space_to_depth(args: Args, attrs: Attrs) -> Value:
     x = _nchw(args[0], attrs["layout"])
     b = attrs["block_size"]
     n, c, h, w = x.shape
@@ -152,7 +153,7 @@ def space_to_depth(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- space <-> batch
 
 
-def _blocks(r: Relation, pairs_name: str) -> tuple[tuple[int, ...], tuple]:
+def _blocks(r: Relation, pairs_name: str) -> tuple[Shape, tuple[tuple[int, int], ...]]:
     block = r.attrs["block_shape"]
     pairs = r.attrs[pairs_name]
     if any(b < 1 for b in block):
@@ -160,7 +161,8 @@ def _blocks(r: Relation, pairs_name: str) -> tuple[tuple[int, ...], tuple]:
     if len(pairs) != len(block):
         r.fail(
             codes.TYPE_MISMATCH,
-            f"`{r.op}` needs one [before, after] pair of {pairs_name} per block axis: block_shape has {len(block)} values, {pairs_name} {len(pairs)} pairs",
+            f"`{r.op}` needs one [before, after] pair of {pairs_name} per block axis: block_shape has {len(block)} "
+            f"values, {pairs_name} {len(pairs)} pairs",
         )
     if any(v < 0 for p in pairs for v in p):
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` {pairs_name} cannot be negative, found {[list(p) for p in pairs]}")
@@ -174,7 +176,8 @@ def _data(r: Relation, m: int) -> Any:
     if len(data.shape) < m + 1:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`{r.op}` needs data of rank at least {m + 1} (the batch and {m} block axes), found {shape_text(data.shape)}",
+            f"`{r.op}` needs data of rank at least {m + 1} (the batch and {m} block axes), found "
+            f"{shape_text(data.shape)}",
             arg=0,
         )
     return data
@@ -199,7 +202,8 @@ def space_to_batch_nd_rel(r: Relation) -> bool:
         if padded % b:
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`nn.space_to_batch_nd`: axis {i + 1} has size {padded} after padding, which is not a multiple of its block size {b}",
+                f"`nn.space_to_batch_nd`: axis {i + 1} has size {padded} after padding, which is not a multiple of "
+                f"its block size {b}",
                 arg=0,
                 notes=[f"size {d} padded by [{before}, {after}]"],
             )
@@ -215,7 +219,7 @@ def space_to_batch_nd_rel(r: Relation) -> bool:
     attrs=(Attr("block_shape", "ints", (1, 1)), Attr("paddings", "int_pairs"), Attr("pad_value", "float", 0.0)),
     doc="Pad the spatial axes and move blocks of them into the batch axis.",
 )
-def space_to_batch_nd(args: tuple, attrs: dict) -> Any:
+def space_to_batch_nd(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     block, pads = attrs["block_shape"], attrs["paddings"]
     m = len(block)
@@ -251,7 +255,8 @@ def batch_to_space_nd_rel(r: Relation) -> bool:
         if batch % total:
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`nn.batch_to_space_nd`: the batch of {batch} is not a multiple of {total}, the product of block_shape {list(block)}",
+                f"`nn.batch_to_space_nd`: the batch of {batch} is not a multiple of {total}, the product of "
+                f"block_shape {list(block)}",
                 arg=0,
             )
         shape[0] = batch // total
@@ -266,7 +271,8 @@ def batch_to_space_nd_rel(r: Relation) -> bool:
         if size <= 0:
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`nn.batch_to_space_nd`: crops [{before}, {after}] leave nothing of axis {i + 1}, which has size {d} * {b} = {d * b}",
+                f"`nn.batch_to_space_nd`: crops [{before}, {after}] leave nothing of axis {i + 1}, which has size {d} "
+                f"* {b} = {d * b}",
                 arg=0,
             )
         shape[i + 1] = size
@@ -281,7 +287,7 @@ def batch_to_space_nd_rel(r: Relation) -> bool:
     attrs=(Attr("block_shape", "ints", (1, 1)), Attr("crops", "int_pairs")),
     doc="Move blocks of the batch axis back into the spatial axes, then crop them.",
 )
-def batch_to_space_nd(args: tuple, attrs: dict) -> Any:
+def batch_to_space_nd(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     block, crops = attrs["block_shape"], attrs["crops"]
     m = len(block)

@@ -42,6 +42,7 @@ from .._checks import dim_plus, dim_times, ranked, require_int, require_number, 
 from .._np import np
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, relation, shape_text
+from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- reading compressed matrices
 
@@ -55,7 +56,8 @@ def entries(indptr: Any, stored: int) -> tuple[Any, Any]:
     if np.any(counts < 0) or ptr[0] < 0 or ptr[-1] > stored:
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"indptr {ptr.tolist()[:8]}{'...' if ptr.shape[0] > 8 else ''} must rise from 0 or more to at most {stored}",
+            f"indptr {ptr.tolist()[:8]}{'...' if ptr.shape[0] > 8 else ''} must rise from 0 or more to at most "
+            f"{stored}",
         )
     rows = np.repeat(np.arange(counts.shape[0]), counts)
     offsets = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -172,7 +174,7 @@ def sparse_dense_padded_rel(r: Relation) -> bool:
     return _sparse_dense(r, padded=True)
 
 
-def _product(args: tuple, sparse_lhs: bool) -> Any:
+def _product(args: Args, sparse_lhs: bool) -> Value:
     dense, data, indices, indptr = args
     matrix = dense_of(data, indices, indptr, dense.shape[1])
     return _matmul_t(matrix, dense, dense.dtype) if sparse_lhs else _matmul_t(dense, matrix, dense.dtype)
@@ -185,7 +187,7 @@ def _product(args: tuple, sparse_lhs: bool) -> Any:
     attrs=(Attr("sparse_lhs", "bool", False),),
     doc="A dense matrix times the transpose of a CSR/BSR matrix (or, with sparse_lhs, the other way round).",
 )
-def sparse_dense(args: tuple, attrs: dict) -> Any:
+def sparse_dense(args: Args, attrs: Attrs) -> Value:
     return _product(args, attrs["sparse_lhs"])
 
 
@@ -196,7 +198,7 @@ def sparse_dense(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("sparse_lhs", "bool", False),),
     doc="`nn.sparse_dense` on a sparse matrix whose rows are padded with zero entries (GPU form).",
 )
-def sparse_dense_padded(args: tuple, attrs: dict) -> Any:
+def sparse_dense_padded(args: Args, attrs: Attrs) -> Value:
     return _product(args, False)
 
 
@@ -216,7 +218,8 @@ def sparse_add_rel(r: Relation) -> bool:
         r,
         rows,
         dense.shape[0],
-        f"`nn.sparse_add`: the dense matrix has {dense.shape[0]} rows, the sparse one {rows} (indptr has one entry more than rows)",
+        f"`nn.sparse_add`: the dense matrix has {dense.shape[0]} rows, the sparse one {rows} (indptr has one entry "
+        "more than rows)",
         arg=3,
     )
     r.set_result(dense)
@@ -224,7 +227,7 @@ def sparse_add_rel(r: Relation) -> bool:
 
 
 @register("nn.sparse_add", inputs=4, relation=sparse_add_rel, doc="A dense matrix plus a CSR matrix of the same shape.")
-def sparse_add(args: tuple, attrs: dict) -> Any:
+def sparse_add(args: Args, attrs: Attrs) -> Value:
     dense, data, indices, indptr = args
     if indptr.shape[0] != dense.shape[0] + 1:
         raise KernelError(
@@ -253,7 +256,7 @@ def sparse_transpose_rel(r: Relation) -> bool:
 @register(
     "nn.sparse_transpose", inputs=3, relation=sparse_transpose_rel, doc="The transpose of a square CSR matrix, as CSR."
 )
-def sparse_transpose(args: tuple, attrs: dict) -> Any:
+def sparse_transpose(args: Args, attrs: Attrs) -> Value:
     data, indices, indptr = args
     n = indptr.shape[0] - 1
     at, rows, cols = csr_columns(data, indices, indptr, n)
@@ -322,7 +325,7 @@ def _windows_3x3(x: Any, channels_last: bool) -> Any:
     attrs=(Attr("layout", "str", "NHWC"), Attr("kernel_size", "ints", (1, 1))),
     doc="A 1x1 or 3x3 convolution with a BSR weight.",
 )
-def sparse_conv2d(args: tuple, attrs: dict) -> Any:
+def sparse_conv2d(args: Args, attrs: Attrs) -> Value:
     x, data, indices, indptr = args
     nhwc = attrs["layout"] == "NHWC"
     pixels = x if nhwc else x.transpose(0, 2, 3, 1)

@@ -39,13 +39,14 @@ from ..image.image import (
 )
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation, require_numeric, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 METHODS_3D = {"nearest_neighbor": "nearest_neighbor", "trilinear": "linear"}
 SPATIAL = "DHW"
 
 
 def _layout_3d(r: Relation) -> str:
-    layout = r.attrs["layout"]
+    layout: str = r.attrs["layout"]
     if sorted(layout) != sorted("NCDHW"):
         r.fail(
             codes.TYPE_MISMATCH,
@@ -93,7 +94,7 @@ def upsampling3d_rel(r: Relation) -> bool:
     return True
 
 
-def resize_3d(x: Any, layout: str, sizes: tuple, method: str, mode: str) -> Any:
+def resize_3d(x: Any, layout: str, sizes: Shape, method: str, mode: str) -> Any:
     """Resize the D, H, W axes of `x` (in `layout`) to `sizes`, in x's dtype,
     by `image.resize2d`'s per-axis interpolation matrices."""
     ncdhw = np.transpose(x, [layout.index(c) for c in "NCDHW"])
@@ -115,7 +116,7 @@ _ATTRS_3D = (
     attrs=(Attr("scale_d", "float"), Attr("scale_h", "float"), Attr("scale_w", "float"), *_ATTRS_3D),
     doc="Scale the depth, height and width by scale_d, scale_h and scale_w (nearest or trilinear).",
 )
-def upsampling3d(args: tuple, attrs: dict) -> Any:
+def upsampling3d(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     layout = attrs["layout"]
     sizes = tuple(_scaled(x.shape[layout.index(a)], attrs[f"scale_{a.lower()}"]) for a in SPATIAL)
@@ -169,7 +170,7 @@ def dyn_upsampling3d_rel(r: Relation) -> bool:
     return scales
 
 
-def _sizes(op: str, x: Any, layout: str, axes: str, scales: tuple) -> tuple:
+def _sizes(op: str, x: Any, layout: str, axes: str, scales: tuple[float, ...]) -> Shape:
     sizes = []
     for a, s in zip(axes, scales, strict=False):
         n = x.shape[layout.index(a)]
@@ -198,7 +199,7 @@ def _sizes(op: str, x: Any, layout: str, axes: str, scales: tuple) -> tuple:
     ),
     doc="nn.upsampling with scale_h and scale_w given as scalar tensors.",
 )
-def dyn_upsampling(args: tuple, attrs: dict) -> Any:
+def dyn_upsampling(args: Args, attrs: Attrs) -> Value:
     x, sh, sw = args
     _sizes("dyn.nn.upsampling", x, attrs["layout"], "HW", (sh, sw))
     return upsampling((x,), {**attrs, "scale_h": float(sh), "scale_w": float(sw)})
@@ -211,7 +212,7 @@ def dyn_upsampling(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("scale_d", "float", 0.0), Attr("scale_h", "float", 0.0), Attr("scale_w", "float", 0.0), *_ATTRS_3D),
     doc="nn.upsampling3d with scale_d, scale_h and scale_w given as scalar tensors.",
 )
-def dyn_upsampling3d(args: tuple, attrs: dict) -> Any:
+def dyn_upsampling3d(args: Args, attrs: Attrs) -> Value:
     x, *scales = args
     layout = attrs["layout"]
     sizes = _sizes("dyn.nn.upsampling3d", x, layout, SPATIAL, tuple(scales))

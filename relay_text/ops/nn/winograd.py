@@ -48,6 +48,7 @@ from .conv3d import run_conv3d
 from .conv_nchwc import blocked_conv2d
 from ..registry import Attr, register
 from ..relations import Relation, is_unknown, known_rank, relation, shape_text
+from ..types import Args, Attrs, Dims, Shape, Value
 
 # Interpolation points by m + r - 2 (the number of finite points is m + r - 2).
 _POINTS = {
@@ -86,7 +87,7 @@ def _check_sizes(r: Relation, tile: int, k: Any, arg: int | None = 0) -> None:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: winograd needs a window of 3 to 7, found {k}", arg=arg)
 
 
-def _square(r: Relation, dims: tuple, shape: tuple, what: str) -> None:
+def _square(r: Relation, dims: Dims, shape: Dims, what: str) -> None:
     if all(type(d) is int for d in dims) and len(set(dims)) > 1:
         r.fail(codes.SHAPE_MISMATCH, f"`{r.op}` needs a {what} window, found {shape_text(shape)}", arg=0)
 
@@ -135,7 +136,7 @@ def _transform(w: Any, g: Any, axes: str) -> Any:
     attrs=(Attr("tile_size", "int"),),
     doc="Winograd filter transform G g G^T of an OIHW weight, for F(tile_size, K).",
 )
-def winograd_weight_transform(args: tuple, attrs: dict) -> Any:
+def winograd_weight_transform(args: Args, attrs: Attrs) -> Value:
     w = args[0]
     return _transform(w, winograd_g(attrs["tile_size"], w.shape[3]), "hw")
 
@@ -177,7 +178,7 @@ def winograd3d_weight_transform_rel(r: Relation) -> bool:
     attrs=(Attr("tile_size", "int"),),
     doc="Winograd filter transform of an OIDHW weight (the depth too when 2 < KD < 8).",
 )
-def winograd3d_weight_transform(args: tuple, attrs: dict) -> Any:
+def winograd3d_weight_transform(args: Args, attrs: Attrs) -> Value:
     w = args[0]
     g = winograd_g(attrs["tile_size"], w.shape[3])
     return _transform(w, g, "dhw" if _depth_transformed(w.shape[2]) else "hw3")
@@ -205,7 +206,7 @@ def nnpack_weight_transform_rel(r: Relation) -> bool:
     attrs=(Attr("convolution_algorithm", "int"), Attr("out_dtype", "opt_dtype", "")),
     doc="NNPACK's Winograd F(6x6, 3x3) filter transform of an OIHW weight, laid out (O, I, 8, 8).",
 )
-def nnpack_weight_transform(args: tuple, attrs: dict) -> Any:
+def nnpack_weight_transform(args: Args, attrs: Attrs) -> Value:
     w = args[0]
     dtype = np.dtype(attrs["out_dtype"] or w.dtype)
     u = _transform(w.astype(dtype), winograd_g(6, 3), "hw")
@@ -217,7 +218,7 @@ def nnpack_weight_transform(args: tuple, attrs: dict) -> Any:
 WINOGRAD_ATTRS = inserted(CONV2D_ATTRS, "", Attr("tile_size", "int"))
 
 
-def _transformed_weight(r: Relation, expected: tuple) -> None:
+def _transformed_weight(r: Relation, expected: Dims) -> None:
     """The pre-transformed weight (input 1) has the shape a transform gives."""
     w = r.tensor(1)
     if type(w.dtype) is str and not w.dtype.startswith(("float", "bfloat")):
@@ -259,7 +260,7 @@ def _winograd_rel(r: Relation, spatial: str) -> bool:
     ipg: Any = c // groups if type(c) is int else AnyDim()
     alpha = tile + window[0] - 1
     if spatial == "HW":
-        expected: tuple = (alpha, alpha, r.attrs["channels"], ipg)
+        expected: Dims = (alpha, alpha, r.attrs["channels"], ipg)
     elif _depth_transformed(ks[0]):
         if ks[0] != window[0]:
             r.fail(
@@ -279,7 +280,7 @@ def winograd_conv2d_rel(r: Relation) -> bool:
     return _winograd_rel(r, "HW")
 
 
-def _untransform(u: Any, tile: int, window: tuple) -> Any:
+def _untransform(u: Any, tile: int, window: Shape) -> Any:
     """The plain (O, I, *window) weight whose transform is `u` (float64 least squares)."""
     p = np.linalg.pinv(winograd_g(tile, window[-1]))
     u = u.astype(np.float64)
@@ -290,7 +291,7 @@ def _untransform(u: Any, tile: int, window: tuple) -> Any:
     return np.einsum("ma,abdoi,nb->oidmn", p, u, p)
 
 
-def _window(attrs: dict, k: int) -> tuple:
+def _window(attrs: Attrs, k: int) -> Shape:
     ks = attrs["kernel_size"]
     return tuple(ks) * k if len(ks) == 1 else tuple(ks)
 
@@ -302,7 +303,7 @@ def _window(attrs: dict, k: int) -> tuple:
     attrs=WINOGRAD_ATTRS,
     doc="2-D convolution with a weight already winograd-transformed (alpha, alpha, O, I).",
 )
-def winograd_conv2d(args: tuple, attrs: dict) -> Any:
+def winograd_conv2d(args: Args, attrs: Attrs) -> Value:
     x, u = args
     w = _untransform(u, attrs["tile_size"], _window(attrs, 2)).astype(u.dtype)
     return blocked_conv2d(x, w, {**attrs, "kernel_layout": "OIHW"})
@@ -321,7 +322,7 @@ def winograd_conv3d_rel(r: Relation) -> bool:
     attrs=inserted(CONV3D_ATTRS, "", Attr("tile_size", "int")),
     doc="3-D convolution with a weight already winograd-transformed by the 3-D transform.",
 )
-def winograd_conv3d(args: tuple, attrs: dict) -> Any:
+def winograd_conv3d(args: Args, attrs: Attrs) -> Value:
     x, u = args
     w = _untransform(u, attrs["tile_size"], _window(attrs, 3)).astype(u.dtype)
     return run_conv3d(x, w, {**attrs, "kernel_layout": "OIDHW"})

@@ -45,6 +45,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..relation import RelationFn
+
 from ...diagnostics import codes
 from ...ir.ty import TensorType
 from .._np import np
@@ -191,7 +193,9 @@ COMPUTE_DTYPES = ("None", "int64", "float32", "float64")
 
 
 def _same_bits(a: Any, b: Any) -> bool:
-    return np.asarray(a, dtype=np.float32).tobytes() == np.asarray(b, dtype=np.float32).tobytes()
+    bits: bytes = np.asarray(a, dtype=np.float32).tobytes()
+    other: bytes = np.asarray(b, dtype=np.float32).tobytes()
+    return bits == other
 
 
 def requantize(
@@ -240,10 +244,7 @@ def requantize(
             t = t * per_channel(ms, x.ndim, ax if not flat else 0)
         t = t + ft.type(int(np.asarray(z_out)))
         with np.errstate(invalid="ignore", over="ignore"):
-            if rounding == "UPWARD":
-                t = np.floor(t + ft.type(0.5))
-            else:
-                t = round_half_away(t)
+            t = np.floor(t + ft.type(0.5)) if rounding == "UPWARD" else round_half_away(t)
             t = t.astype(np.int32)
     if flat:
         t = t.reshape(())
@@ -386,7 +387,7 @@ def check_axis(r: Relation, name: str, axis: int, rank: int, arg: int = 0) -> in
     return axis % n
 
 
-def params_default(spec: dict[int, str]) -> Any:
+def params_default(spec: dict[int, str]) -> RelationFn:
     """A relation default: inputs of `spec` (index -> dtype) that are constants
     without metadata become scalars of that dtype (per-tensor parameters,
     always a valid reading)."""

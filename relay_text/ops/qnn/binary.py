@@ -58,7 +58,8 @@ from ..relations import (
     relation,
     shape_text,
 )
-from ..tensor.transform import concatenate_rel
+from ..tensor.joining import concatenate_rel
+from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- add, subtract, mul
 
@@ -119,7 +120,7 @@ def _wide(x: Any) -> Any:
     return x.reshape(1) if x.ndim == 0 else x
 
 
-def _add_sub(args: tuple, attrs: dict, sign: int) -> Any:
+def _add_sub(args: Args, attrs: Attrs, sign: int) -> Value:
     lhs, rhs, s_l, z_l, s_r, z_r, s_out, z_out = args
     shape = np.broadcast_shapes(lhs.shape, rhs.shape)
     a = _wide(_to_output(lhs, s_l, z_l, s_out, z_out, channel_axis(lhs.ndim, attrs["lhs_axis"])))
@@ -136,7 +137,7 @@ def _add_sub(args: tuple, attrs: dict, sign: int) -> Any:
     attrs=_BINARY_ATTRS,
     doc="Sum of two quantized tensors, in the output's scale and zero point.",
 )
-def qnn_add(args: tuple, attrs: dict) -> Any:
+def qnn_add(args: Args, attrs: Attrs) -> Value:
     return _add_sub(args, attrs, +1)
 
 
@@ -147,7 +148,7 @@ def qnn_add(args: tuple, attrs: dict) -> Any:
     attrs=_BINARY_ATTRS,
     doc="Difference of two quantized tensors, in the output's scale and zero point.",
 )
-def qnn_subtract(args: tuple, attrs: dict) -> Any:
+def qnn_subtract(args: Args, attrs: Attrs) -> Value:
     return _add_sub(args, attrs, -1)
 
 
@@ -168,7 +169,7 @@ def _centered(x: Any, zp: Any, axis: int) -> Any:
     attrs=_BINARY_ATTRS,
     doc="Product of two quantized tensors, in the output's scale and zero point.",
 )
-def qnn_mul(args: tuple, attrs: dict) -> Any:
+def qnn_mul(args: Args, attrs: Attrs) -> Value:
     lhs, rhs, s_l, z_l, s_r, z_r, s_out, z_out = args
     dtype = str(lhs.dtype)
     shape = np.broadcast_shapes(lhs.shape, rhs.shape)
@@ -191,7 +192,8 @@ def qnn_mul(args: tuple, attrs: dict) -> Any:
     if 1 < s_l.size != s_r.size > 1 or (n > 1 and prod.shape[axis] != n):
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"`qnn.mul`: per-channel scales of {s_l.size} and {s_r.size} values do not fit axis {axis} of the product {prod.shape}",
+            f"`qnn.mul`: per-channel scales of {s_l.size} and {s_r.size} values do not fit axis {axis} of the product "
+            f"{prod.shape}",
         )
     scales = (
         np.broadcast_to(s_l.reshape(-1), (n,)).astype(np.float64) * np.broadcast_to(s_r.reshape(-1), (n,))
@@ -237,7 +239,8 @@ def _param_tuple(r: Relation, i: int, count: int, what: str) -> bool:
         if ft.shape != ():
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`qnn.concatenate` takes each input {what} as a scalar, found shape {shape_text(ft.shape)} in field {k}",
+                f"`qnn.concatenate` takes each input {what} as a scalar, found shape {shape_text(ft.shape)} in field "
+                f"{k}",
                 arg=i,
             )
     return True
@@ -290,7 +293,7 @@ def qnn_concatenate_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", 0),),
     doc="Join quantized tensors along an axis, requantizing each to the output's parameters.",
 )
-def qnn_concatenate(args: tuple, attrs: dict) -> Any:
+def qnn_concatenate(args: Args, attrs: Attrs) -> Value:
     data, scales, zps, s_out, z_out = args
     parts = []
     for x, s, z in zip(data, scales, zps, strict=False):

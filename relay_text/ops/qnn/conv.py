@@ -45,12 +45,14 @@ from ..nn.conv import conv2d_nchw, conv2d_transpose_nchw, pads_2d, pair_of
 from ..nn.nn import padding4, pair, window_out
 from ..registry import register
 from ..relations import RankedTensor, Relation, is_unknown, relation, shape_text, static
+from ..relation import RelationFn
+from ..types import Args, Attrs, Value
 
 OUT_DTYPES = ("int16", "int32", "int64")
 
 
 def _layout(r: Relation, name: str, letters: str) -> str:
-    layout = r.attrs[name]
+    layout: str = r.attrs[name]
     if sorted(layout) != sorted(letters):
         r.fail(
             codes.TYPE_MISMATCH, f'`{r.op}`: {name} "{layout}" is not supported; use an order of the letters {letters}'
@@ -59,7 +61,7 @@ def _layout(r: Relation, name: str, letters: str) -> str:
 
 
 def _out_dtype(r: Relation) -> str:
-    out = r.attrs["out_dtype"]
+    out: str = r.attrs["out_dtype"]
     if out not in OUT_DTYPES:
         shown = f"`{out}`" if out else "no out_dtype"
         r.fail(
@@ -95,7 +97,7 @@ def _weight_zero_point(r: Relation, i: int, size: Any, where: str) -> bool:
 _PARAMS = params_default({2: "int32", 3: "int32", 4: "float32", 5: "float32"})
 
 
-def _weight_default() -> Any:
+def _weight_default() -> RelationFn:
     """A relation default: the parameters' constants become scalars, and a weight
     constant without metadata takes the shape Conv2DRel / Conv2DTransposeRel
     derive from channels and kernel_size (groups 1), in the data's dtype."""
@@ -242,7 +244,7 @@ def _shifted(x: Any, zp: Any, dtype: Any) -> Any:
     attrs=CONV2D_ATTRS,
     doc="2-D convolution of quantized data and weights, with their zero points, accumulated in out_dtype.",
 )
-def qnn_conv2d(args: tuple, attrs: dict) -> Any:
+def qnn_conv2d(args: Args, attrs: Attrs) -> Value:
     data, weight, z_in, z_w = args[:4]
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
@@ -372,7 +374,7 @@ def _shift16(x: Any, zp: Any) -> Any:
     attrs=CONV2D_TRANSPOSE_ATTRS,
     doc="Transposed 2-D convolution of quantized data and weights, with their zero points.",
 )
-def qnn_conv2d_transpose(args: tuple, attrs: dict) -> Any:
+def qnn_conv2d_transpose(args: Args, attrs: Attrs) -> Value:
     data, weight, z_in, z_w = args[:4]
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl

@@ -45,12 +45,13 @@ from ._common import (
 )
 from ..registry import Attr, register
 from ..relations import RankedTensor, Relation, is_unknown, relation, shape_text, static
+from ..types import Args, Attrs, Value
 
 _PARAMS = params_default({2: "int32", 3: "int32", 4: "float32", 5: "float32"})
 
 
 def _out_dtype(r: Relation, allowed: tuple[str, ...]) -> str:
-    out = r.attrs["out_dtype"]
+    out: str = r.attrs["out_dtype"]
     if out not in allowed:
         shown = f"`{out}`" if out else "no out_dtype"
         r.fail(
@@ -111,7 +112,8 @@ def qnn_dense_rel(r: Relation) -> bool:
             f"`qnn.dense`: the data has {k} input features but the weight expects {wk}",
             arg=1,
             notes=[
-                f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, features)"
+                f"the data is {shape_text(data.shape)} (features last), the weight {shape_text(weight.shape)} (units, "
+                "features)"
             ],
         )
     n = weight.shape[0]
@@ -128,7 +130,7 @@ def qnn_dense_rel(r: Relation) -> bool:
     attrs=(Attr("units", "opt_int"), Attr("out_dtype", "opt_dtype", "")),
     doc="(data - input_zero_point) @ (weight - weight_zero_point).T, accumulated in out_dtype.",
 )
-def qnn_dense(args: tuple, attrs: dict) -> Any:
+def qnn_dense(args: Args, attrs: Attrs) -> Value:
     data, weight, z_in, z_w = args[:4]
     zw = np.asarray(z_w)
     x, w = _exact_product(data, z_in, weight, zw.reshape(-1, 1) if zw.ndim else zw)
@@ -148,7 +150,7 @@ def qnn_dense_pack_rel(r: Relation) -> bool:
     require_dtype(r, 1, weight, ("int8", "uint8"), "weights")
     _rank(r, 0, data, 2, "data")
     _rank(r, 1, weight, 4, "a packed weight (N_O, K_O, N_I, K_I)")
-    out = r.attrs["out_dtype"]
+    out: str = r.attrs["out_dtype"]
     if not out:
         r.fail(
             codes.TYPE_MISMATCH,
@@ -181,7 +183,7 @@ def qnn_dense_pack_rel(r: Relation) -> bool:
     attrs=(Attr("units", "opt_int"), Attr("out_dtype", "opt_dtype", ""), Attr("weight_layout", "str", "NC")),
     doc="qnn.dense with the weight packed in blocks (N_O, K_O, N_I, K_I).",
 )
-def qnn_contrib_dense_pack(args: tuple, attrs: dict) -> Any:
+def qnn_contrib_dense_pack(args: Args, attrs: Attrs) -> Value:
     data, weight, z_in, z_w = args[:4]
     no, ko, ni, ki = weight.shape
     k = data.shape[1]
@@ -238,7 +240,7 @@ def qnn_batch_matmul_rel(r: Relation) -> bool:
     attrs=(Attr("out_dtype", "opt_dtype", ""), Attr("transpose_a", "bool", False), Attr("transpose_b", "bool", False)),
     doc="Batched product of quantized matrices, with their zero points, in int32.",
 )
-def qnn_batch_matmul(args: tuple, attrs: dict) -> Any:
+def qnn_batch_matmul(args: Args, attrs: Attrs) -> Value:
     x, y, zx, zy = args[:4]
     a, b = _exact_product(x, zx, y, zy)
     if attrs["transpose_a"]:

@@ -43,6 +43,7 @@ from ..nn.nn import padding4, pair, window_out
 from ..nn._attrs import AVG_POOL2D_ATTRS
 from ..registry import KernelError, register
 from ..relations import Relation, relation, shape_text
+from ..types import Args, Attrs, Value
 
 _AXIS = re.compile(r"\d*[A-Za-z]")
 
@@ -121,7 +122,7 @@ def _counts(size: int, out: int, k: int, s: int, d: int, head: int, tail: int, i
     attrs=AVG_POOL2D_ATTRS,
     doc="Mean over 2-D windows of a quantized tensor, in the output's scale and zero point.",
 )
-def qnn_avg_pool2d(args: tuple, attrs: dict) -> Any:
+def qnn_avg_pool2d(args: Args, attrs: Attrs) -> Value:
     data, s_in, z_in, s_out, z_out = args
     axes = layout_axes(attrs["layout"])
     assert axes is not None, attrs["layout"]  # the type checker rejected a layout it cannot read

@@ -66,6 +66,7 @@ from ._common import (
 )
 from ..registry import Attr, KernelError, register
 from ..relations import RankedTensor, Relation, is_unknown, relation, static
+from ..types import Args, Attrs, Value
 
 FLOATS = ("float16", "float32", "float64")
 
@@ -115,7 +116,7 @@ def quantize_rel(r: Relation) -> bool:
     attrs=(Attr("out_dtype", "dtype"), Attr("axis", "int", -1)),
     doc="float32 to integers: round(x / scale) + zero_point, saturated to out_dtype.",
 )
-def qnn_quantize(args: tuple, attrs: dict) -> Any:
+def qnn_quantize(args: Args, attrs: Attrs) -> Value:
     x, scale, zp = args
     return quantize(x, scale, zp, attrs["axis"], attrs["out_dtype"])
 
@@ -159,7 +160,7 @@ def dequantize_rel(r: Relation) -> bool:
     attrs=(Attr("out_dtype", "dtype"), Attr("axis", "int", -1)),
     doc="Integers to floats: (x - zero_point) * scale.",
 )
-def qnn_dequantize(args: tuple, attrs: dict) -> Any:
+def qnn_dequantize(args: Args, attrs: Attrs) -> Value:
     q, scale, zp = args
     s, z = np.asarray(scale), np.asarray(zp)
     if s.size == 1 and z.size == 1:
@@ -216,7 +217,7 @@ def requantize_rel(r: Relation) -> bool:
     ),
     doc="Integers from one scale and zero point to another, with TVM's fixed-point rounding.",
 )
-def qnn_requantize(args: tuple, attrs: dict) -> Any:
+def qnn_requantize(args: Args, attrs: Attrs) -> Value:
     x, s_in, z_in, s_out, z_out = args
     return requantize(
         x, s_in, z_in, s_out, z_out, attrs["out_dtype"], attrs["axis"], attrs["rounding"], attrs["compute_dtype"]
@@ -285,7 +286,7 @@ def _sim_setup(x: Any, code: Any, scale: Any, zp: Any, axis: int, op: str) -> tu
     attrs=(Attr("axis", "int", -1),),
     doc="qnn.quantize with the result kept in floating point; the target dtype is a runtime code.",
 )
-def simulated_quantize(args: tuple, attrs: dict) -> Any:
+def simulated_quantize(args: Args, attrs: Attrs) -> Value:
     x, code, scale, zp = args
     code, s, z = _sim_setup(x, code, scale, zp, attrs["axis"], "qnn.simulated_quantize")
     dtype = SIM_CODES.get(code)
@@ -304,7 +305,7 @@ def simulated_quantize(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("out_dtype", "dtype"), Attr("axis", "int", -1)),
     doc="qnn.dequantize on floating-point data; the source dtype is a runtime code.",
 )
-def simulated_dequantize(args: tuple, attrs: dict) -> Any:
+def simulated_dequantize(args: Args, attrs: Attrs) -> Value:
     x, code, scale, zp = args
     code, s, z = _sim_setup(x, code, scale, zp, attrs["axis"], "qnn.simulated_dequantize")
     if code not in SIM_CODES:
@@ -342,7 +343,7 @@ def annotation_simulated_quantize_rel(r: Relation) -> bool:
     attrs=(Attr("kind", "int"), Attr("sign", "bool", True), Attr("rounding", "str", "round")),
     doc="Round data / dom_scale after clipping it to [clip_min, clip_max], then scale back.",
 )
-def annotation_simulated_quantize(args: tuple, attrs: dict) -> Any:
+def annotation_simulated_quantize(args: Args, attrs: Attrs) -> Value:
     x, scale, lo, hi = args
     if not attrs["sign"] or attrs["rounding"] != "round":
         raise KernelError(

@@ -53,6 +53,7 @@ from ._common import (
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, normalize_axis, relation
 from ..tensor.special import erf_approx
+from ..types import Args, Attrs, Kernel, Value
 
 _UNARY_PARAMS = {1: "float32", 2: "int32", 3: "float32", 4: "int32"}
 _ROLES = ("input scale", "input zero point", "output scale", "output zero point")
@@ -99,8 +100,8 @@ _FUNCTIONS: dict[str, tuple[Callable[[Any], Any], str]] = {
 }
 
 
-def _unary_kernel(fn: Callable[[Any], Any]) -> Callable[[tuple, dict], Any]:
-    def kernel(args: tuple, attrs: dict) -> Any:
+def _unary_kernel(fn: Callable[[Any], Any]) -> Kernel:
+    def kernel(args: Args, attrs: Attrs) -> Value:
         x, scale, zp, s_out, z_out = args
         real = dequantize(x, scale, zp, -1)
         with np.errstate(all="ignore"):
@@ -137,7 +138,7 @@ def qnn_leaky_relu_rel(r: Relation) -> bool:
     attrs=(Attr("alpha", "float", 0.25),),
     doc="x where x >= its zero point, else alpha * x, on quantized tensors.",
 )
-def qnn_leaky_relu(args: tuple, attrs: dict) -> Any:
+def qnn_leaky_relu(args: Args, attrs: Attrs) -> Value:
     x, s_in, z_in, s_out, z_out = args
     shape = x.shape
     x = x.reshape(-1)
@@ -168,7 +169,7 @@ def qnn_softmax_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int", -1),),
     doc="TVM's integer-only softmax along an axis, on int8 data.",
 )
-def qnn_softmax(args: tuple, attrs: dict) -> Any:
+def qnn_softmax(args: Args, attrs: Attrs) -> Value:
     x, scale, zp, s_out, z_out = args
     scale = float(np.asarray(scale, dtype=np.float32))
     if not scale <= 1.0:

@@ -55,6 +55,7 @@ from ...ir.ty import TensorType, TupleType
 from .._np import np
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation, shape_text, static_shape
+from ..types import Args, Attrs, Shape, Value
 
 KEY = TensorType((10,), "uint64")
 MASK = 2**64 - 1
@@ -152,7 +153,8 @@ def _key(r: Relation, i: int) -> None:
     if (shape is not None and shape != (10,)) or (isinstance(t.dtype, str) and t.dtype != "uint64"):
         r.fail(
             codes.TYPE_MISMATCH,
-            f"`{r.op}` takes a Threefry key of type `Tensor[(10), uint64]`, found `Tensor[{shape_text(t.shape)}, {t.dtype}]`",
+            f"`{r.op}` takes a Threefry key of type `Tensor[(10), uint64]`, found `Tensor[{shape_text(t.shape)}, "
+            f"{t.dtype}]`",
             arg=i,
             notes=["a key comes from a seed (TVM's `threefry_key`) or from another `random.*` call"],
         )
@@ -222,7 +224,7 @@ def multinomial_rel(r: Relation) -> bool:
 # ---------------------------------------------------------------- kernels
 
 
-def _draw(name: str, key: Any, shape: tuple) -> tuple[Any, Any]:
+def _draw(name: str, key: Any, shape: Shape) -> tuple[Any, Any]:
     n = math.prod(shape)
     if n > MAX_NUMBERS:
         raise KernelError(codes.RUNTIME_ERROR, f"`{name}`: {n} random numbers are more than this evaluator generates")
@@ -237,12 +239,12 @@ def _draw(name: str, key: Any, shape: tuple) -> tuple[Any, Any]:
     attrs=(Attr("out_shape", "ints"),),
     doc="Random uint64 numbers of out_shape from a Threefry key, and the next key.",
 )
-def threefry_generate(args: tuple, attrs: dict) -> Any:
+def threefry_generate(args: Args, attrs: Attrs) -> Value:
     return _draw("random.threefry_generate", args[0], tuple(attrs["out_shape"]))
 
 
 @register("random.threefry_split", inputs=1, relation=split_rel, doc="Two independent Threefry keys from one.")
-def threefry_split(args: tuple, attrs: dict) -> Any:
+def threefry_split(args: Args, attrs: Attrs) -> Value:
     return split(args[0])
 
 
@@ -256,7 +258,7 @@ _DISTRIBUTION_ATTRS = (Attr("out_shape", "ints"), Attr("out_dtype", "dtype", "fl
     attrs=_DISTRIBUTION_ATTRS,
     doc="Uniform random values in [low, high) of out_shape, and the next key.",
 )
-def uniform(args: tuple, attrs: dict) -> Any:
+def uniform(args: Args, attrs: Attrs) -> Value:
     key, low, high = args
     dtype = attrs["out_dtype"]
     new_key, bits = _draw("random.uniform", key, tuple(attrs["out_shape"]))
@@ -272,7 +274,7 @@ def uniform(args: tuple, attrs: dict) -> Any:
     attrs=_DISTRIBUTION_ATTRS,
     doc="Normal random values (Box-Muller) of out_shape with the given mean and scale, and the next key.",
 )
-def normal(args: tuple, attrs: dict) -> Any:
+def normal(args: Args, attrs: Attrs) -> Value:
     key, mean, scale = args
     dtype = np.dtype(attrs["out_dtype"])
     t = dtype.type
@@ -291,7 +293,7 @@ def normal(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("num_samples", "int", 1),),
     doc="Indices drawn from the distribution along the last axis of probs, num_samples per row, and the next key.",
 )
-def multinomial(args: tuple, attrs: dict) -> Any:
+def multinomial(args: Args, attrs: Attrs) -> Value:
     key, probs = args
     k = attrs["num_samples"]
     p = np.maximum(probs.astype(np.float32), np.float32(0))

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...diagnostics import codes
 from ...ir.ty import TensorType
+from ..types import Dims
 from .._np import np
 from ..registry import KernelError
 from ..relation import Notes
@@ -81,7 +82,7 @@ def same_dim(r: Relation, a: Any, b: Any, arg: int, message: str, notes: Notes =
         r.unify(a, b, arg=arg, message=message)
 
 
-def expect_shape(r: Relation, i: int, expected: tuple, what: str) -> bool:
+def expect_shape(r: Relation, i: int, expected: Dims, what: str) -> bool:
     """Input i must have shape `expected` (dimensions that are not ints are
     not compared). An input of unknown rank is refined to it. Returns False
     while the input's rank is unknown and cannot be refined."""

@@ -31,6 +31,7 @@ from .._np import np, wrap
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, broadcast, identity, relation
 from .shapes import numpy_dtype
+from ..types import Args, Attrs, Value
 
 
 def _require_integer(r: Relation, i: int) -> None:
@@ -42,7 +43,8 @@ def _require_integer(r: Relation, i: int) -> None:
             arg=i,
             label=f"this is `{d}`",
             notes=[
-                'TVM lowers bitwise operations on integers only; for a float\'s bits use `reinterpret(x, dtype="int32")`'
+                "TVM lowers bitwise operations on integers only; for a float's bits use `reinterpret(x, "
+                'dtype="int32")`'
             ],
         )
 
@@ -63,7 +65,7 @@ def integer_identity(r: Relation) -> bool:
 
 
 def _binary(name: str, fn_name: str, doc: str) -> None:
-    def kernel(args: tuple, attrs: dict) -> Any:
+    def kernel(args: Args, attrs: Attrs) -> Value:
         a, b = args
         return wrap(getattr(np, fn_name)(a, b), a.dtype)
 
@@ -79,7 +81,7 @@ _binary("bitwise_xor", "bitwise_xor", "Elementwise bitwise exclusive or of two i
 @register(
     "bitwise_not", inputs=1, relation=integer_identity, doc="Elementwise bitwise complement of an integer tensor."
 )
-def bitwise_not(args: tuple, attrs: dict) -> Any:
+def bitwise_not(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.invert(x), x.dtype)
 
@@ -95,12 +97,13 @@ def _shift_amounts(name: str, a: Any, b: Any) -> None:
         amount = b[bad].flat[0]
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"`{name}` by {int(amount)}: a shift amount must be at least 0 and less than {width}, the width of {a.dtype}",
+            f"`{name}` by {int(amount)}: a shift amount must be at least 0 and less than {width}, the width of "
+            f"{a.dtype}",
         )
 
 
 def _shift(name: str, fn_name: str, doc: str) -> None:
-    def kernel(args: tuple, attrs: dict) -> Any:
+    def kernel(args: Args, attrs: Attrs) -> Value:
         a, b = args
         _shift_amounts(name, a, b)
         if a.dtype == np.bool_:  # shifted by 0
@@ -134,7 +137,8 @@ def reinterpret_rel(r: Relation) -> bool:
     if isinstance(x.dtype, str) and _bits(x.dtype) != _bits(dtype):
         r.fail(
             codes.TYPE_MISMATCH,
-            f"`reinterpret` keeps the bits of each element: `{x.dtype}` has {_bits(x.dtype)}, `{dtype}` has {_bits(dtype)}",
+            f"`reinterpret` keeps the bits of each element: `{x.dtype}` has {_bits(x.dtype)}, `{dtype}` has "
+            f"{_bits(dtype)}",
             arg=0,
             label=f"this is `{x.dtype}`",
             notes=["reinterpret between dtypes of one width, or convert the values with `cast`"],
@@ -150,5 +154,5 @@ def reinterpret_rel(r: Relation) -> bool:
     attrs=(Attr("dtype", "dtype"),),
     doc="The bits of every element read as another dtype of the same width.",
 )
-def reinterpret(args: tuple, attrs: dict) -> Any:
+def reinterpret(args: Args, attrs: Attrs) -> Value:
     return np.array(args[0], copy=True).view(numpy_dtype("reinterpret", attrs["dtype"]))

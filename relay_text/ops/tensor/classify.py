@@ -15,6 +15,7 @@ from ...ir.ty import TensorType
 from .._np import is_float, np, wrap
 from ..registry import register
 from ..relations import Relation, relation
+from ..types import Args, Attrs, Value
 
 
 @relation("IdentityCompRel", inputs=1)
@@ -26,7 +27,7 @@ def identity_comp(r: Relation) -> bool:
 
 
 def _classify(name: str, fn: Any, on_integers: bool, doc: str) -> None:
-    def kernel(args: tuple, attrs: dict) -> Any:
+    def kernel(args: Args, attrs: Attrs) -> Value:
         x = args[0]
         if is_float(x.dtype):
             return wrap(fn(x), "bool")

@@ -1,4 +1,7 @@
-"""`arange`: evenly spaced values, `start, start + step, ...` below `stop`.
+"""Creating tensors: `arange`, and `zeros`, `ones`, `full`, `full_like`
+(tensors of a given shape filled with one value).
+
+`arange`: evenly spaced values, `start, start + step, ...` below `stop`.
 
 `arange(start, stop, step, dtype="float32")`: the three bounds are scalar
 inputs (TVM passes them as expressions), so the length is known only when
@@ -24,6 +27,7 @@ from .._np import np
 from ...ir.expr import MetaRef
 from ..registry import Attr, KernelError, attr_kind, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Value
 
 
 def _bound(value: Any) -> Any:
@@ -76,7 +80,7 @@ def arange_rel(r: Relation) -> bool:
     ),
     doc="Values from start (inclusive) to stop (exclusive) in steps of step.",
 )
-def arange(args: tuple, attrs: dict) -> Any:
+def arange(args: Args, attrs: Attrs) -> Value:
     start, stop, step = (a.item() for a in args)
     if step == 0:
         raise KernelError(codes.RUNTIME_ERROR, "`arange` with a step of 0 never reaches its stop")
@@ -86,3 +90,75 @@ def arange(args: tuple, attrs: dict) -> Any:
     if dtype.kind in "iu":
         return (np.arange(n, dtype=np.int64) * int(step) + int(start)).astype(dtype)
     return (start + np.arange(n, dtype=np.float64) * step).astype(dtype)
+
+
+# ---------------------------------------------------------------- filled tensors
+
+
+def init_rel(r: Relation) -> bool:
+    shape = tuple(r.attrs["shape"])
+    if any(d < 0 for d in shape):
+        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: a shape cannot have negative sizes, found {list(shape)}")
+    r.set_result(TensorType(shape, r.attrs["dtype"]))
+    return True
+
+
+_INIT_ATTRS = (Attr("shape", "ints"), Attr("dtype", "dtype", "float32"))
+
+
+@register("zeros", inputs=0, relation=init_rel, attrs=_INIT_ATTRS, doc="A tensor of zeros.")
+def zeros(args: Args, attrs: Attrs) -> Value:
+    return np.zeros(tuple(attrs["shape"]), dtype=attrs["dtype"])
+
+
+@register("ones", inputs=0, relation=init_rel, attrs=_INIT_ATTRS, doc="A tensor of ones.")
+def ones(args: Args, attrs: Attrs) -> Value:
+    return np.ones(tuple(attrs["shape"]), dtype=attrs["dtype"])
+
+
+def full_rel(r: Relation) -> bool:
+    fill = r.tensor(0)
+    if any(d < 0 for d in r.attrs["shape"]):
+        r.fail(codes.SHAPE_MISMATCH, f"`full`: a shape cannot have negative sizes, found {list(r.attrs['shape'])}")
+    if known_rank(fill.shape) and fill.shape != ():
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`full` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}",
+            arg=0,
+        )
+    shape = tuple(r.attrs["shape"])
+    dtype = r.attrs["dtype"] or fill.dtype
+    r.set_result(TensorType(shape, dtype))
+    return True
+
+
+@register(
+    "full",
+    inputs=1,
+    relation=full_rel,
+    attrs=(Attr("shape", "ints"), Attr("dtype", "opt_dtype", "")),
+    doc="A tensor filled with one value (dtype: the fill value's unless given).",
+)
+def full(args: Args, attrs: Attrs) -> Value:
+    fill = args[0]
+    dtype = attrs["dtype"] or fill.dtype
+    return np.full(tuple(attrs["shape"]), fill, dtype=dtype)
+
+
+def full_like_rel(r: Relation) -> bool:
+    x = r.tensor(0)
+    fill = r.tensor(1)
+    if known_rank(fill.shape) and fill.shape != ():
+        r.fail(
+            codes.SHAPE_MISMATCH,
+            f"`full_like` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}",
+            arg=1,
+        )
+    r.set_result(x)
+    return True
+
+
+@register("full_like", inputs=2, relation=full_like_rel, doc="A tensor of the first input's type filled with a scalar.")
+def full_like(args: Args, attrs: Attrs) -> Value:
+    x, fill = args
+    return np.full(x.shape, fill, dtype=x.dtype)

@@ -27,6 +27,7 @@ from ...ir.ty import AnyDim, TensorType, TupleType
 from .._np import np
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, is_unknown, known_rank, relation, shape_text
+from ..types import Args, Attrs, Dims, Value
 
 ELLIPSIS = "\0"  # the label of `...`; sorts before every letter, as in TVM
 
@@ -112,16 +113,14 @@ def _broadcast(a: Any, b: Any) -> Any:
     return a if a is b else AnyDim()
 
 
-def einsum_shapes(
-    shapes: list[tuple], inputs: list[list[str]], output: list[str]
-) -> tuple[dict[str, Any], tuple, tuple]:
+def einsum_shapes(shapes: list[Dims], inputs: list[list[str]], output: list[str]) -> tuple[dict[str, Any], Dims, Dims]:
     """The size of each letter, the broadcast `...` shape and the result shape;
     EquationError when the operands do not fit the equation."""
     if len(inputs) != len(shapes):
         raise EquationError(f"it has {len(inputs)} operand subscripts for {len(shapes)} tensors")
     sizes: dict[str, Any] = {}
     owner: dict[str, int] = {}
-    ellipses: list[tuple] = []
+    ellipses: list[Dims] = []
     for k, (sub, shape) in enumerate(zip(inputs, shapes, strict=False)):
         named = len(sub) - (ELLIPSIS in sub)
         if len(shape) < named or (ELLIPSIS not in sub and len(shape) != named):
@@ -143,7 +142,8 @@ def einsum_shapes(
             both = _broadcast(sizes[label], d)
             if both is None:
                 raise EquationError(
-                    f"`{label}` has size {sizes[label]} in operand {owner[label]} and {d} in operand {k}; they must be equal or one of them 1"
+                    f"`{label}` has size {sizes[label]} in operand {owner[label]} and {d} in operand {k}; they must "
+                    "be equal or one of them 1"
                 )
             sizes[label] = both
     common: list[Any] = []
@@ -214,7 +214,7 @@ def einsum_rel(r: Relation) -> bool:
     attrs=(Attr("equation", "str"),),
     doc='Einstein summation over a tuple of tensors, e.g. equation="ij,jk->ik".',
 )
-def einsum(args: tuple, attrs: dict) -> Any:
+def einsum(args: Args, attrs: Attrs) -> Value:
     operands = args[0]
     inputs, output, _ = parse_equation(attrs["equation"])
     sizes, common, _ = einsum_shapes([x.shape for x in operands], inputs, output)

@@ -39,6 +39,7 @@ from ..relations import (
     numeric_identity,
     relation,
 )
+from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- relations
 
@@ -129,7 +130,7 @@ def _scalar_divide(a: Any, b: Any) -> Any:
 
 
 @register("add", inputs=2, relation=arithmetic, doc="Elementwise sum, broadcasting like numpy.", scalar=operator.add)
-def add(args: tuple, attrs: dict) -> Any:
+def add(args: Args, attrs: Attrs) -> Value:
     a, b = args
     return wrap(np.add(a, b), a.dtype)
 
@@ -141,7 +142,7 @@ def add(args: tuple, attrs: dict) -> Any:
     doc="Elementwise difference, broadcasting like numpy.",
     scalar=operator.sub,
 )
-def subtract(args: tuple, attrs: dict) -> Any:
+def subtract(args: Args, attrs: Attrs) -> Value:
     a, b = args
     return wrap(np.subtract(a, b), a.dtype)
 
@@ -149,7 +150,7 @@ def subtract(args: tuple, attrs: dict) -> Any:
 @register(
     "multiply", inputs=2, relation=arithmetic, doc="Elementwise product, broadcasting like numpy.", scalar=operator.mul
 )
-def multiply(args: tuple, attrs: dict) -> Any:
+def multiply(args: Args, attrs: Attrs) -> Value:
     a, b = args
     return wrap(np.multiply(a, b), a.dtype)
 
@@ -166,7 +167,7 @@ def _check_zero(b: Any) -> None:
     doc="Elementwise quotient; integer division truncates toward zero.",
     scalar=_scalar_divide,
 )
-def divide(args: tuple, attrs: dict) -> Any:
+def divide(args: Args, attrs: Attrs) -> Value:
     a, b = args
     if is_int(a.dtype):
         _check_zero(b)
@@ -178,7 +179,7 @@ def divide(args: tuple, attrs: dict) -> Any:
 
 
 @register("floor_divide", inputs=2, relation=arithmetic, doc="Elementwise quotient rounded toward negative infinity.")
-def floor_divide(args: tuple, attrs: dict) -> Any:
+def floor_divide(args: Args, attrs: Attrs) -> Value:
     a, b = args
     if is_int(a.dtype):
         _check_zero(b)
@@ -189,7 +190,7 @@ def floor_divide(args: tuple, attrs: dict) -> Any:
 
 
 @register("mod", inputs=2, relation=arithmetic, doc="Elementwise remainder with the sign of the dividend (C's %).")
-def mod(args: tuple, attrs: dict) -> Any:
+def mod(args: Args, attrs: Attrs) -> Value:
     a, b = args
     if is_int(a.dtype):
         _check_zero(b)
@@ -200,7 +201,7 @@ def mod(args: tuple, attrs: dict) -> Any:
 @register(
     "floor_mod", inputs=2, relation=arithmetic, doc="Elementwise remainder with the sign of the divisor (numpy's %)."
 )
-def floor_mod(args: tuple, attrs: dict) -> Any:
+def floor_mod(args: Args, attrs: Attrs) -> Value:
     a, b = args
     if is_int(a.dtype):
         _check_zero(b)
@@ -211,7 +212,7 @@ def floor_mod(args: tuple, attrs: dict) -> Any:
 @register(
     "trunc_divide", inputs=2, relation=arithmetic, doc="Elementwise quotient rounded toward zero, for floats too."
 )
-def trunc_divide(args: tuple, attrs: dict) -> Any:
+def trunc_divide(args: Args, attrs: Attrs) -> Value:
     a, b = args
     if is_int(a.dtype):
         return divide(args, attrs)
@@ -225,7 +226,7 @@ def trunc_divide(args: tuple, attrs: dict) -> Any:
     relation=arithmetic,
     doc="Elementwise remainder a - trunc(a / b) * b, with the sign of the dividend.",
 )
-def trunc_mod(args: tuple, attrs: dict) -> Any:
+def trunc_mod(args: Args, attrs: Attrs) -> Value:
     a, b = args
     if is_int(a.dtype):
         return mod(args, attrs)
@@ -235,7 +236,7 @@ def trunc_mod(args: tuple, attrs: dict) -> Any:
 
 
 @register("power", inputs=2, relation=arithmetic, doc="Elementwise power a ** b.")
-def power(args: tuple, attrs: dict) -> Any:
+def power(args: Args, attrs: Attrs) -> Value:
     a, b = args
     if is_int(a.dtype) and np.any(b < 0):
         raise KernelError(codes.RUNTIME_ERROR, "integer power with a negative exponent")
@@ -252,13 +253,13 @@ def power(args: tuple, attrs: dict) -> Any:
 
 
 @register("maximum", inputs=2, relation=broadcast, doc="Elementwise maximum.")
-def maximum(args: tuple, attrs: dict) -> Any:
+def maximum(args: Args, attrs: Attrs) -> Value:
     a, b = args
     return wrap(np.maximum(a, b), a.dtype)
 
 
 @register("minimum", inputs=2, relation=broadcast, doc="Elementwise minimum.")
-def minimum(args: tuple, attrs: dict) -> Any:
+def minimum(args: Args, attrs: Attrs) -> Value:
     a, b = args
     return wrap(np.minimum(a, b), a.dtype)
 
@@ -267,7 +268,7 @@ def minimum(args: tuple, attrs: dict) -> Any:
 
 
 def _comparison(fn_name: str) -> Any:
-    def kernel(args: tuple, attrs: dict) -> Any:
+    def kernel(args: Args, attrs: Attrs) -> Value:
         return wrap(getattr(np, fn_name)(args[0], args[1]), "bool")
 
     kernel.__name__ = fn_name
@@ -292,26 +293,26 @@ for _name, _fn_name, _doc, _scalar in (
     doc="Elementwise and of two bool tensors.",
     scalar=operator.and_,
 )
-def logical_and(args: tuple, attrs: dict) -> Any:
+def logical_and(args: Args, attrs: Attrs) -> Value:
     return wrap(np.logical_and(args[0], args[1]), "bool")
 
 
 @register(
     "logical_or", inputs=2, relation=broadcast_logical, doc="Elementwise or of two bool tensors.", scalar=operator.or_
 )
-def logical_or(args: tuple, attrs: dict) -> Any:
+def logical_or(args: Args, attrs: Attrs) -> Value:
     return wrap(np.logical_or(args[0], args[1]), "bool")
 
 
 @register("logical_xor", inputs=2, relation=broadcast_logical, doc="Elementwise exclusive or of two bool tensors.")
-def logical_xor(args: tuple, attrs: dict) -> Any:
+def logical_xor(args: Args, attrs: Attrs) -> Value:
     return wrap(np.logical_xor(args[0], args[1]), "bool")
 
 
 @register(
     "logical_not", inputs=1, relation=bool_identity, doc="Elementwise not of a bool tensor.", scalar=operator.invert
 )
-def logical_not(args: tuple, attrs: dict) -> Any:
+def logical_not(args: Args, attrs: Attrs) -> Value:
     return wrap(np.logical_not(args[0]), "bool")
 
 
@@ -325,35 +326,35 @@ def logical_not(args: tuple, attrs: dict) -> Any:
     doc="Elementwise negation (integers wrap around).",
     scalar=operator.neg,
 )
-def negative(args: tuple, attrs: dict) -> Any:
+def negative(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.negative(x), x.dtype)
 
 
 @register("abs", inputs=1, relation=numeric_identity, doc="Elementwise absolute value.")
-def abs_(args: tuple, attrs: dict) -> Any:
+def abs_(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.abs(x), x.dtype)
 
 
 @register("sign", inputs=1, relation=numeric_identity, doc="Elementwise sign: -1, 0 or 1.")
-def sign(args: tuple, attrs: dict) -> Any:
+def sign(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.sign(x), x.dtype)
 
 
 @register("copy", inputs=1, relation=identity, doc="A copy of the tensor.")
-def copy(args: tuple, attrs: dict) -> Any:
+def copy(args: Args, attrs: Attrs) -> Value:
     return np.array(args[0], copy=True)
 
 
 @register("zeros_like", inputs=1, relation=identity, doc="Zeros of the input's shape and dtype.")
-def zeros_like(args: tuple, attrs: dict) -> Any:
+def zeros_like(args: Args, attrs: Attrs) -> Value:
     return np.zeros_like(args[0])
 
 
 @register("ones_like", inputs=1, relation=identity, doc="Ones of the input's shape and dtype.")
-def ones_like(args: tuple, attrs: dict) -> Any:
+def ones_like(args: Args, attrs: Attrs) -> Value:
     return np.ones_like(args[0])
 
 
@@ -383,7 +384,7 @@ def float_math(fn: Any, integers_unchanged: bool = False) -> Any:
     generators cannot lower, so TVM itself cannot run them: here they are
     computed in float64 and converted back by `from_float64`."""
 
-    def kernel(args: tuple, attrs: dict) -> Any:
+    def kernel(args: Args, attrs: Attrs) -> Value:
         x = args[0]
         if is_float(x.dtype):
             with np.errstate(all="ignore"):
@@ -442,7 +443,7 @@ unary_math("trunc", lambda x: np.trunc(x), "Elementwise rounding toward zero.", 
 @register(
     "where", inputs=3, relation=where_rel, doc="Elementwise choice: x where cond is True, else y (all broadcast)."
 )
-def where(args: tuple, attrs: dict) -> Any:
+def where(args: Args, attrs: Attrs) -> Value:
     cond, x, y = args
     return wrap(np.where(cond, x, y), x.dtype)
 
@@ -454,7 +455,7 @@ def where(args: tuple, attrs: dict) -> Any:
     attrs=(Attr("a_min", "float"), Attr("a_max", "float")),
     doc="Limit every element to [a_min, a_max].",
 )
-def clip(args: tuple, attrs: dict) -> Any:
+def clip(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     lo, hi = attrs["a_min"], attrs["a_max"]
     if is_int(x.dtype):
@@ -466,7 +467,7 @@ def clip(args: tuple, attrs: dict) -> Any:
 @register(
     "cast", inputs=1, relation=cast_rel, attrs=(Attr("dtype", "dtype"),), doc="Convert every element to another dtype."
 )
-def cast(args: tuple, attrs: dict) -> Any:
+def cast(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     dtype = attrs["dtype"]
     if is_int(dtype) and is_float(x.dtype):
@@ -476,6 +477,6 @@ def cast(args: tuple, attrs: dict) -> Any:
 
 
 @register("cast_like", inputs=2, relation=cast_like_rel, doc="Convert every element to the dtype of the second input.")
-def cast_like(args: tuple, attrs: dict) -> Any:
+def cast_like(args: Args, attrs: Attrs) -> Value:
     x, like = args
     return cast((x,), {"dtype": str(like.dtype)})

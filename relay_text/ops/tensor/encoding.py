@@ -34,6 +34,7 @@ from ._indexing import assume, require_int, require_rank, settled
 from .._np import np
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation
+from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- one_hot
 
@@ -113,7 +114,7 @@ _ONE_HOT_ATTRS = (Attr("depth", "int", 1), Attr("axis", "int", -1), Attr("dtype"
     attrs=_ONE_HOT_ATTRS,
     doc="A new axis of length depth holding on_value where the index equals the position, off_value elsewhere.",
 )
-def one_hot(args: tuple, attrs: dict) -> Any:
+def one_hot(args: Args, attrs: Attrs) -> Value:
     indices, on, off = args
     return _one_hot(indices, on, off, attrs["depth"], attrs["axis"], attrs["dtype"] or on.dtype)
 
@@ -125,7 +126,7 @@ def one_hot(args: tuple, attrs: dict) -> Any:
     attrs=_ONE_HOT_ATTRS,
     doc="`one_hot` with the depth given as a scalar tensor (the new axis has size ?).",
 )
-def dyn_one_hot(args: tuple, attrs: dict) -> Any:
+def dyn_one_hot(args: Args, attrs: Attrs) -> Value:
     indices, on, off, depth = args
     n = int(depth)
     if n < 0:
@@ -155,7 +156,7 @@ def unravel_index_rel(r: Relation) -> bool:
     relation=unravel_index_rel,
     doc="The coordinates of flat indices in a tensor of the given shape, one row per axis.",
 )
-def unravel_index(args: tuple, attrs: dict) -> Any:
+def unravel_index(args: Args, attrs: Attrs) -> Value:
     indices, shape = args
     sizes = [int(s) for s in shape.astype(np.int64)]
     if 0 in sizes:
@@ -185,7 +186,7 @@ def invert_permutation_rel(r: Relation) -> bool:
     relation=invert_permutation_rel,
     doc="The inverse of a permutation of 0 ... n-1 given as a vector.",
 )
-def invert_permutation(args: tuple, attrs: dict) -> Any:
+def invert_permutation(args: Args, attrs: Attrs) -> Value:
     p = args[0]
     n = p.shape[0]
     values = p.astype(np.int64)

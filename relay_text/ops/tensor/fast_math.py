@@ -30,6 +30,7 @@ from .elementwise import float_math, from_float64
 from ..registry import register
 from ..relations import identity
 from .special import exact_erf
+from ..types import Args, Attrs, Value
 
 # Cephes' polynomial for e ** f on [-ln2/2, ln2/2], highest degree first.
 _EXP_P = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)
@@ -74,7 +75,7 @@ def _max(a: Any, b: Any) -> Any:
     return np.where(a > b, a, b)
 
 
-def _horner(x2: Any, coefficients: tuple, dtype: Any) -> Any:
+def _horner(x2: Any, coefficients: tuple[float, ...], dtype: Any) -> Any:
     """sum c[k] * x2 ** k by Horner's rule, every step rounded to `dtype`."""
     c = [dtype.type(np.float32(v)) for v in coefficients]
     acc = x2 * c[-1] + c[-2]
@@ -83,7 +84,7 @@ def _horner(x2: Any, coefficients: tuple, dtype: Any) -> Any:
     return acc
 
 
-def _rational(x: Any, alpha: tuple, beta: tuple) -> Any:
+def _rational(x: Any, alpha: tuple[float, ...], beta: tuple[float, ...]) -> Any:
     x2 = x * x
     return x * _horner(x2, alpha, x.dtype) / _horner(x2, beta, x.dtype)
 
@@ -117,7 +118,7 @@ _tanh = float_math(lambda x: np.tanh(x))
 
 
 @register("fast_exp", inputs=1, relation=identity, doc="Elementwise e ** x by TOPI's fast approximation (float32).")
-def fast_exp(args: tuple, attrs: dict) -> Any:
+def fast_exp(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     if x.dtype == np.float32:
         with np.errstate(all="ignore"):
@@ -128,7 +129,7 @@ def fast_exp(args: tuple, attrs: dict) -> Any:
 @register(
     "fast_tanh", inputs=1, relation=identity, doc="Elementwise tanh by TOPI's fast rational approximation (float32)."
 )
-def fast_tanh(args: tuple, attrs: dict) -> Any:
+def fast_tanh(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     if x.dtype == np.float32:
         with np.errstate(all="ignore"):
@@ -142,7 +143,7 @@ def fast_tanh(args: tuple, attrs: dict) -> Any:
     relation=identity,
     doc="Elementwise erf by TOPI's fast rational approximation (float32, float16).",
 )
-def fast_erf(args: tuple, attrs: dict) -> Any:
+def fast_erf(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     if x.dtype in (np.float32, np.float16):
         with np.errstate(all="ignore"):

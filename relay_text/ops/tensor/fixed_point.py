@@ -35,6 +35,7 @@ from ...ir.ty import TensorType
 from .._np import np, wrap
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, identity, relation, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -78,7 +79,7 @@ def _shr_rounded(v: Any, t: int) -> Any:
     attrs=(Attr("multiplier", "int"), Attr("shift", "int")),
     doc="Multiply int32 values by multiplier * 2 ** (shift - 31), rounding half up.",
 )
-def fixed_point_multiply(args: tuple, attrs: dict) -> Any:
+def fixed_point_multiply(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     m, s = attrs["multiplier"], attrs["shift"]
     if m == 1 << 30:  # a power of two, in int32
@@ -131,14 +132,15 @@ def per_axis_rel(r: Relation) -> bool:
         ):
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`{r.op}` needs {what} of shape {shape_text(want)}, the data's sizes along axes {list(axes)}, found {shape_text(t.shape)}",
+                f"`{r.op}` needs {what} of shape {shape_text(want)}, the data's sizes along axes {list(axes)}, found "
+                f"{shape_text(t.shape)}",
                 arg=i,
             )
     r.set_result(x)
     return True
 
 
-def _along(p: Any, axes: tuple, shape: tuple) -> Any:
+def _along(p: Any, axes: Shape, shape: Shape) -> Any:
     """p, indexed by the positions along `axes`, as a tensor broadcasting over `shape`."""
     order = sorted(range(len(axes)), key=lambda k: axes[k])
     view = [1] * len(shape)
@@ -154,7 +156,7 @@ def _along(p: Any, axes: tuple, shape: tuple) -> Any:
     attrs=(Attr("is_lshift_required", "bool", False), Attr("is_rshift_required", "bool", False), Attr("axes", "ints")),
     doc="fixed_point_multiply with a multiplier and shifts per position along some axes.",
 )
-def fixed_point_multiply_per_axis(args: tuple, attrs: dict) -> Any:
+def fixed_point_multiply_per_axis(args: Args, attrs: Attrs) -> Value:
     x, m, ls, rs = args
     axes = tuple(attrs["axes"])
     m, ls, rs = (_along(p, axes, x.shape).astype(np.int64) for p in (m, ls, rs))
@@ -164,7 +166,8 @@ def fixed_point_multiply_per_axis(args: tuple, attrs: dict) -> Any:
         if np.any((ls < 0) | (ls >= 64)):
             raise KernelError(
                 codes.RUNTIME_ERROR,
-                f"`fixed_point_multiply_per_axis`: a left shift must be at least 0 and less than 64, found {int(ls[(ls < 0) | (ls >= 64)].flat[0])}",
+                "`fixed_point_multiply_per_axis`: a left shift must be at least 0 and less than 64, found "
+                f"{int(ls[(ls < 0) | (ls >= 64)].flat[0])}",
             )
         v = np.left_shift(v, ls)
     if np.any((total < 1) | (total >= 64)):

@@ -31,6 +31,7 @@ from .._checks import dim_plus, ranked, require_float, require_number
 from .._np import np
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- dft
 
@@ -54,7 +55,8 @@ def dft_rel(r: Relation) -> bool:
     ):
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`dft` needs real and imaginary parts of one shape, found {shape_text(re.shape)} and {shape_text(im.shape)}",
+            f"`dft` needs real and imaginary parts of one shape, found {shape_text(re.shape)} and "
+            f"{shape_text(im.shape)}",
             arg=1,
         )
     r.set_result(TupleType((re, im)))
@@ -68,7 +70,7 @@ def dft_rel(r: Relation) -> bool:
     attrs=(Attr("inverse", "bool", False),),
     doc="The discrete Fourier transform along the last axis, on real and imaginary parts.",
 )
-def dft(args: tuple, attrs: dict) -> Any:
+def dft(args: Args, attrs: Attrs) -> Value:
     re, im = args
     if re.shape != im.shape:
         raise KernelError(
@@ -134,7 +136,7 @@ def stft_rel(r: Relation) -> bool:
     ),
     doc="The short-time Fourier transform of a signal, by windowed frames.",
 )
-def stft(args: tuple, attrs: dict) -> Any:
+def stft(args: Args, attrs: Attrs) -> Value:
     x, window = args
     n_fft, hop, win = attrs["n_fft"], attrs["hop_length"], attrs["win_length"]
     length = x.shape[-1]

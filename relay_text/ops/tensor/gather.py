@@ -45,6 +45,7 @@ from ..relations import (
     relation,
     shape_text,
 )
+from ..types import Args, Attrs, Dims, Value
 
 # ---------------------------------------------------------------- gather
 
@@ -64,7 +65,8 @@ def gather_rel(r: Relation) -> bool:
     if len(idx.shape) != rank:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`gather` needs indices of the data's rank: the data is {shape_text(data.shape)}, the indices {shape_text(idx.shape)}",
+            f"`gather` needs indices of the data's rank: the data is {shape_text(data.shape)}, the indices "
+            f"{shape_text(idx.shape)}",
             arg=1,
         )
     ax = normalize_axis(r, axis, rank)
@@ -92,7 +94,7 @@ def gather_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "opt_int", None),),
     doc="Elements of the data along an axis at the positions the indices give (indices' shape).",
 )
-def gather(args: tuple, attrs: dict) -> Any:
+def gather(args: Args, attrs: Attrs) -> Value:
     data, indices = args
     axis = attrs["axis"] % data.ndim
     idx = check_bounds("gather", indices, data.shape[axis], axis)
@@ -136,7 +138,8 @@ def gather_nd_rel(r: Relation) -> bool:
     if m + batch > rank:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`gather_nd`: index tuples of {m} coordinates after {batch} batch axes need data of rank {m + batch} or more, "
+            f"`gather_nd`: index tuples of {m} coordinates after {batch} batch axes need data of rank {m + batch} or "
+            "more, "
             f"found {shape_text(data.shape)}",
             arg=1,
         )
@@ -146,7 +149,8 @@ def gather_nd_rel(r: Relation) -> bool:
             data.shape[i],
             idx.shape[i + 1],
             1,
-            f"`gather_nd`: batch axis {i} has size {data.shape[i]} in the data but {idx.shape[i + 1]} in the indices (their axis {i + 1})",
+            f"`gather_nd`: batch axis {i} has size {data.shape[i]} in the data but {idx.shape[i + 1]} in the indices "
+            f"(their axis {i + 1})",
         )
     r.set_result(TensorType(tuple(idx.shape[1:]) + tuple(data.shape[m + batch :]), data.dtype))
     return True
@@ -159,7 +163,7 @@ def gather_nd_rel(r: Relation) -> bool:
     attrs=(Attr("batch_dims", "int", 0), Attr("index_rank", "opt_int", None)),
     doc="Elements or slices of the data at index tuples stored along the first axis of the indices.",
 )
-def gather_nd(args: tuple, attrs: dict) -> Any:
+def gather_nd(args: Args, attrs: Attrs) -> Value:
     data, indices = args
     batch = attrs["batch_dims"]
     m = indices.shape[0]
@@ -179,7 +183,7 @@ def gather_nd(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- adv_index
 
 
-def _broadcast_index_shapes(r: Relation, shapes: list[tuple]) -> tuple | None:
+def _broadcast_index_shapes(r: Relation, shapes: list[Dims]) -> Dims | None:
     """numpy broadcasting of the index shapes; None while a size is unknown."""
     n = max(len(s) for s in shapes)
     out: list[Any] = []
@@ -204,7 +208,8 @@ def _broadcast_index_shapes(r: Relation, shapes: list[tuple]) -> tuple | None:
                     f"index {f} is {shape_text(s)}",
                     arg=0,
                     notes=[
-                        f"sizes {size} and {d} meet at axis {pos} of the broadcast shape; they must be equal or one of them 1"
+                        f"sizes {size} and {d} meet at axis {pos} of the broadcast shape; they must be equal or one "
+                        "of them 1"
                     ],
                 )
             elif isinstance(size, AnyDim):
@@ -221,7 +226,8 @@ def adv_index_rel(r: Relation) -> bool:
     if not isinstance(t, TupleType):
         r.fail(
             codes.TYPE_MISMATCH,
-            "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, %j))`",
+            "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, "
+            "%j))`",
             arg=0,
             label="not a tuple",
         )
@@ -262,7 +268,7 @@ def adv_index_rel(r: Relation) -> bool:
     relation=adv_index_rel,
     doc="numpy advanced indexing: data[i_0, ..., i_k] with broadcast integer index tensors.",
 )
-def adv_index(args: tuple, attrs: dict) -> Any:
+def adv_index(args: Args, attrs: Attrs) -> Value:
     data, *indices = args[0]
     idx = tuple(check_bounds("adv_index", i, data.shape[k], k) for k, i in enumerate(indices))
     return np.array(data[idx])

@@ -24,6 +24,7 @@ from ...ir.ty import AnyDim, TensorType, TupleType
 from .._np import np
 from ..registry import Attr, register
 from ..relations import Relation, is_unknown, known_rank, relation, shape_text
+from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- meshgrid
 
@@ -79,7 +80,7 @@ def meshgrid_rel(r: Relation) -> bool:
     attrs=(Attr("indexing", "str", "ij"),),
     doc="Coordinate grids from a tuple of vectors, one grid per vector (a tuple).",
 )
-def meshgrid(args: tuple, attrs: dict) -> Any:
+def meshgrid(args: Args, attrs: Attrs) -> Value:
     vectors = [np.reshape(v, (-1,)) for v in args[0]]
     return tuple(np.ascontiguousarray(g) for g in np.meshgrid(*vectors, indexing=attrs["indexing"]))
 
@@ -100,7 +101,8 @@ def sliding_window_rel(r: Relation) -> bool:
     if any(w <= 0 for w in window) or any(s <= 0 for s in strides):
         r.fail(
             codes.TYPE_MISMATCH,
-            f"`sliding_window` needs positive window sizes and strides, found window_shape {list(window)} and strides {list(strides)}",
+            f"`sliding_window` needs positive window sizes and strides, found window_shape {list(window)} and strides "
+            f"{list(strides)}",
         )
     x = r.tensor(0)
     if not known_rank(x.shape):
@@ -113,7 +115,8 @@ def sliding_window_rel(r: Relation) -> bool:
     if len(window) != rank - axis:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`sliding_window` from axis {axis} of a tensor of rank {rank} needs a window of {rank - axis} sizes, found {list(window)}",
+            f"`sliding_window` from axis {axis} of a tensor of rank {rank} needs a window of {rank - axis} sizes, "
+            f"found {list(window)}",
             arg=0,
             notes=[f"the data is {shape_text(x.shape)}"],
         )
@@ -143,7 +146,7 @@ def sliding_window_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int"), Attr("window_shape", "ints"), Attr("strides", "ints")),
     doc="Every window of window_shape over the axes from axis on, moved by strides.",
 )
-def sliding_window(args: tuple, attrs: dict) -> Any:
+def sliding_window(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axis = attrs["axis"]
     window, strides = tuple(attrs["window_shape"]), tuple(attrs["strides"])

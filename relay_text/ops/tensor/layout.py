@@ -33,6 +33,7 @@ from ..relations import (
     relation,
     shape_text,
 )
+from ..types import Args, Attrs, Dims, Value
 
 _AXIS = re.compile(r"(\d*)([A-Za-z])")
 
@@ -73,7 +74,7 @@ def _blocks(axes: list[tuple[str, int]]) -> dict[str, int]:
     return {a.upper(): f for a, f in axes if a.islower()}
 
 
-def layout_shapes(src: str, dst: str, shape: tuple) -> tuple:
+def layout_shapes(src: str, dst: str, shape: Dims) -> Dims:
     """The shape of `data` (in `src`) after converting to `dst`; LayoutError if impossible.
     Unknown dimensions stay unknown (`AnyDim`)."""
     sa, da = parse_layout(src), parse_layout(dst)
@@ -131,7 +132,7 @@ def layout_transform_rel(r: Relation) -> bool:
     attrs=(Attr("src_layout", "str"), Attr("dst_layout", "str")),
     doc='Reorder (and block or unblock) axes from one layout to another, e.g. "NCHW" to "NHWC".',
 )
-def layout_transform(args: tuple, attrs: dict) -> Any:
+def layout_transform(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     sa, da = parse_layout(attrs["src_layout"]), parse_layout(attrs["dst_layout"])
     # 1. to the plain layout of the source's upper-case axes, each block axis merged into its outer axis
@@ -188,7 +189,7 @@ def tile_rel(r: Relation) -> bool:
     attrs=(Attr("reps", "ints"),),
     doc="Repeat the whole tensor reps[i] times along each axis.",
 )
-def tile(args: tuple, attrs: dict) -> Any:
+def tile(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.tile(x, tuple(attrs["reps"])), x.dtype)
 
@@ -215,7 +216,7 @@ def repeat_rel(r: Relation) -> bool:
     attrs=(Attr("repeats", "int"), Attr("axis", "int", 0)),
     doc="Repeat each element `repeats` times along one axis.",
 )
-def repeat(args: tuple, attrs: dict) -> Any:
+def repeat(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return np.repeat(x, attrs["repeats"], axis=attrs["axis"])
 
@@ -251,6 +252,6 @@ def broadcast_to_like_rel(r: Relation) -> bool:
     relation=broadcast_to_like_rel,
     doc="Broadcast the data to the shape of the second input (keeping the data's dtype).",
 )
-def broadcast_to_like(args: tuple, attrs: dict) -> Any:
+def broadcast_to_like(args: Args, attrs: Attrs) -> Value:
     x, like = args
     return np.array(np.broadcast_to(x, like.shape))

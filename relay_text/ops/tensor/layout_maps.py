@@ -40,6 +40,7 @@ from ...ir.ty import AnyDim, TensorType
 from .._np import np
 from ..registry import Attr, KernelError, attr_kind, register
 from ..relations import Relation, is_unknown, known_rank, relation, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 # ---------------------------------------------------------------- auto_scheduler_layout_transform
 
@@ -78,7 +79,8 @@ def auto_scheduler_layout_transform_rel(r: Relation) -> bool:
     if len(x.shape) != len(src):
         r.fail(
             codes.SHAPE_MISMATCH,
-            f'`auto_scheduler_layout_transform`: the data has rank {len(x.shape)}, but src_layout "{r.attrs["src_layout"]}" names {len(src)} axes',
+            f"`auto_scheduler_layout_transform`: the data has rank {len(x.shape)}, but src_layout "
+            f'"{r.attrs["src_layout"]}" names {len(src)} axes',
             arg=0,
         )
     for k, (name, d) in enumerate(zip(src, x.shape, strict=False)):
@@ -89,7 +91,8 @@ def auto_scheduler_layout_transform_rel(r: Relation) -> bool:
         if type(d) is int and span > d:
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`auto_scheduler_layout_transform`: the axes `{name}` of dst_layout cover {span} positions, but axis {k} of the data has {d}",
+                f"`auto_scheduler_layout_transform`: the axes `{name}` of dst_layout cover {span} positions, but axis "
+                f"{k} of the data has {d}",
                 arg=0,
             )
     return True
@@ -102,7 +105,7 @@ def auto_scheduler_layout_transform_rel(r: Relation) -> bool:
     attrs=(Attr("src_layout", "str"), Attr("dst_layout", "str")),
     doc='Rearrange a tensor between the auto-scheduler\'s layouts, e.g. "1N32C" to "1N2C16C".',
 )
-def auto_scheduler_layout_transform(args: tuple, attrs: dict) -> Any:
+def auto_scheduler_layout_transform(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     _, src = parse_tuner_layout(attrs["src_layout"])
     dst_sizes, dst = parse_tuner_layout(attrs["dst_layout"])
@@ -127,13 +130,19 @@ def auto_scheduler_layout_transform(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- meta_schedule_layout_transform
 
 
+# A node of an index expression: ("var", k), ("const", c), (op, a, b) or
+# ("neg", a), its operands nodes again. Any: Python's types cannot say which
+# position holds a name, a number or a node.
+IndexExpr = tuple[Any, ...]
+
+
 class IndexMap:
     """A map from n coordinates to m, parsed from `lambda i, j: (...)`.
 
     `exprs` are trees: ("var", k), ("const", c), (op, a, b) for op in
     + - * // %, ("neg", a)."""
 
-    def __init__(self, text: str, params: tuple[str, ...], exprs: tuple) -> None:
+    def __init__(self, text: str, params: tuple[str, ...], exprs: tuple[IndexExpr, ...]) -> None:
         self.text, self.params, self.exprs = text, params, exprs
 
     def __repr__(self) -> str:
@@ -169,7 +178,7 @@ def parse_index_map(text: str) -> IndexMap:
     params = tuple(a.arg for a in tree.args.posonlyargs + tree.args.args)
     body = tree.body.elts if isinstance(tree.body, (ast.Tuple, ast.List)) else [tree.body]
 
-    def build(node: ast.AST) -> tuple:
+    def build(node: ast.AST) -> IndexExpr:
         if isinstance(node, ast.Name) and node.id in params:
             return ("var", params.index(node.id))
         if isinstance(node, ast.Constant) and type(node.value) is int:
@@ -202,7 +211,7 @@ INDEX_MAP = attr_kind(
 )
 
 
-def value_range(expr: tuple, ranges: list[Any]) -> tuple[int, int] | None:
+def value_range(expr: IndexExpr, ranges: list[tuple[int, int] | None]) -> tuple[int, int] | None:
     """The least and greatest value of `expr` with variable k in ranges[k]
     (None for a variable of unknown range); None if unknown."""
     kind = expr[0]
@@ -231,7 +240,7 @@ def value_range(expr: tuple, ranges: list[Any]) -> tuple[int, int] | None:
     return a[0] % c, a[1] % c
 
 
-def mapped_shape(imap: IndexMap, shape: tuple) -> tuple[list[Any], str | None]:
+def mapped_shape(imap: IndexMap, shape: Shape) -> tuple[list[Any], str | None]:
     """The result shape (`AnyDim` where a size is not static), or a reason it has none."""
     ranges = [(0, d - 1) if type(d) is int else None for d in shape]
     out: list[Any] = []
@@ -246,7 +255,7 @@ def mapped_shape(imap: IndexMap, shape: tuple) -> tuple[list[Any], str | None]:
     return out, None
 
 
-def evaluate(expr: tuple, coords: list[Any]) -> Any:
+def evaluate(expr: IndexExpr, coords: list[Any]) -> Any:
     kind = expr[0]
     if kind == "var":
         return coords[expr[1]]
@@ -270,7 +279,8 @@ def meta_schedule_layout_transform_rel(r: Relation) -> bool:
     if len(x.shape) != len(imap.params):
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`meta_schedule_layout_transform`: the index map takes {len(imap.params)} coordinates, but the data has rank {len(x.shape)}",
+            f"`meta_schedule_layout_transform`: the index map takes {len(imap.params)} coordinates, but the data has "
+            f"rank {len(x.shape)}",
             arg=0,
             notes=[f"the data is {shape_text(x.shape)}"],
         )
@@ -294,13 +304,14 @@ def meta_schedule_layout_transform_rel(r: Relation) -> bool:
     attrs=(Attr("index_map", INDEX_MAP),),
     doc="Move every element to the position an index map computes from its own.",
 )
-def meta_schedule_layout_transform(args: tuple, attrs: dict) -> Any:
+def meta_schedule_layout_transform(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     imap = attrs["index_map"]
     if isinstance(imap, MetaRef):
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"meta_schedule_layout_transform: the index map meta[{imap.kind}][{imap.index}] is a TIR object this evaluator cannot read; "
+            f"meta_schedule_layout_transform: the index map meta[{imap.kind}][{imap.index}] is a TIR object this "
+            "evaluator cannot read; "
             'write it as a string, e.g. index_map="lambda i, j: (i // 4, j % 4)"',
         )
     shape, problem = mapped_shape(imap, x.shape)
@@ -313,7 +324,8 @@ def meta_schedule_layout_transform(args: tuple, attrs: dict) -> Any:
     if count != x.size or len(np.unique(flat)) != x.size:
         raise KernelError(
             codes.RUNTIME_ERROR,
-            f"meta_schedule_layout_transform: the index map does not move the {x.size} elements one to one onto {tuple(shape)}",
+            f"meta_schedule_layout_transform: the index map does not move the {x.size} elements one to one onto "
+            f"{tuple(shape)}",
         )
     out = np.empty(shape, dtype=x.dtype)
     out.reshape(-1)[flat] = x.reshape(-1)

@@ -31,11 +31,12 @@ from ._indexing import assume, expect_shape, require_rank, settled
 from .._np import np
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation, shape_text
+from ..types import Args, Attrs, Dims, Value
 
 # ---------------------------------------------------------------- trilu
 
 
-def _matrices(r: Relation, i: int = 0) -> tuple | None:
+def _matrices(r: Relation, i: int = 0) -> Dims | None:
     x = r.tensor(i)
     if not known_rank(x.shape):
         return None
@@ -69,7 +70,7 @@ def trilu_rel(r: Relation) -> bool:
     attrs=(Attr("upper", "bool", True),),
     doc="Keep the elements on and above (upper) or on and below diagonal k of each matrix; zero the rest.",
 )
-def trilu(args: tuple, attrs: dict) -> Any:
+def trilu(args: Args, attrs: Attrs) -> Value:
     x, k = args
     k = int(np.asarray(k).astype(np.int32))
     rows = np.arange(x.shape[-2])[:, None]
@@ -91,7 +92,9 @@ def matrix_set_diag_rel(r: Relation) -> bool:
         x.dtype,
         diag.dtype,
         arg=1,
-        message="`matrix_set_diag` needs a diagonal of the data's dtype: the data is `{expected}`, the diagonal `{found}`",
+        message=(
+            "`matrix_set_diag` needs a diagonal of the data's dtype: the data is `{expected}`, the diagonal `{found}`"
+        ),
     )
     shape = _matrices(r)
     if shape is None:
@@ -133,7 +136,7 @@ def matrix_set_diag_rel(r: Relation) -> bool:
     ),
     doc="Replace the diagonals k1 ... k2 of each matrix with the given values.",
 )
-def matrix_set_diag(args: tuple, attrs: dict) -> Any:
+def matrix_set_diag(args: Args, attrs: Attrs) -> Value:
     x, diag = args
     k1, k2 = attrs["k1"], attrs["k2"]
     n_rows, n_cols = x.shape[-2], x.shape[-1]

@@ -14,6 +14,7 @@ from ...ir.ty import TensorType
 from .._np import is_int, np, wrap
 from ..registry import Attr, register
 from ..relations import OUT, Relation, known_rank, normalize_axis, relation
+from ..types import Args, Attrs, Value
 
 REDUCE_ATTRS = (Attr("axis", "opt_ints", None), Attr("keepdims", "bool", False), Attr("exclude", "bool", False))
 ARG_ATTRS = (*REDUCE_ATTRS, Attr("select_last_index", "bool", False))
@@ -66,21 +67,18 @@ def arg_reduce_rel(r: Relation) -> bool:
     return _reduce(r, "int32")
 
 
-def axes_of(x: Any, attrs: dict) -> tuple[int, ...]:
+def axes_of(x: Any, attrs: Attrs) -> tuple[int, ...]:
     """The reduced axes for numpy."""
     rank = x.ndim
     axis = attrs["axis"]
-    if axis is None:
-        axes = list(range(rank))
-    else:
-        axes = sorted({a % rank if rank else 0 for a in axis})
+    axes = list(range(rank)) if axis is None else sorted({a % rank if rank else 0 for a in axis})
     if attrs["exclude"]:
         axes = [i for i in range(rank) if i not in axes]
     return tuple(axes)
 
 
 def _plain(name: str, doc: str) -> None:
-    def kernel(args: tuple, attrs: dict) -> Any:
+    def kernel(args: Args, attrs: Attrs) -> Value:
         x = args[0]
         axes = axes_of(x, attrs)
         extra = {"dtype": x.dtype} if name in ("sum", "prod") else {}
@@ -109,7 +107,7 @@ _plain("min", "Minimum over the given axes.")
 @register(
     "mean", inputs=1, relation=reduce_rel, attrs=REDUCE_ATTRS, doc="Mean over the given axes (integer means truncate)."
 )
-def mean(args: tuple, attrs: dict) -> Any:
+def mean(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axes = axes_of(x, attrs)
     count = 1
@@ -126,7 +124,7 @@ def mean(args: tuple, attrs: dict) -> Any:
 @register(
     "all", inputs=1, relation=bool_reduce_rel, attrs=REDUCE_ATTRS, doc="True where every element over the axes is True."
 )
-def all_(args: tuple, attrs: dict) -> Any:
+def all_(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.all(x, axis=axes_of(x, attrs), keepdims=attrs["keepdims"]), "bool")
 
@@ -134,12 +132,12 @@ def all_(args: tuple, attrs: dict) -> Any:
 @register(
     "any", inputs=1, relation=bool_reduce_rel, attrs=REDUCE_ATTRS, doc="True where some element over the axes is True."
 )
-def any_(args: tuple, attrs: dict) -> Any:
+def any_(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return wrap(np.any(x, axis=axes_of(x, attrs), keepdims=attrs["keepdims"]), "bool")
 
 
-def _arg(x: Any, attrs: dict, fn: Any) -> Any:
+def _arg(x: Any, attrs: Attrs, fn: Any) -> Any:
     axes = axes_of(x, attrs)
     keep = attrs["keepdims"]
     if not axes:
@@ -148,10 +146,7 @@ def _arg(x: Any, attrs: dict, fn: Any) -> Any:
     rest = [i for i in range(x.ndim) if i not in axes]
     moved = np.transpose(x, rest + list(axes))
     flat = moved.reshape([x.shape[i] for i in rest] + [-1])
-    if attrs["select_last_index"]:
-        idx = flat.shape[-1] - 1 - fn(flat[..., ::-1], axis=-1)
-    else:
-        idx = fn(flat, axis=-1)
+    idx = flat.shape[-1] - 1 - fn(flat[..., ::-1], axis=-1) if attrs["select_last_index"] else fn(flat, axis=-1)
     if keep:
         idx = idx.reshape([1 if i in axes else x.shape[i] for i in range(x.ndim)])
     return wrap(idx, "int32")
@@ -160,14 +155,14 @@ def _arg(x: Any, attrs: dict, fn: Any) -> Any:
 @register(
     "argmax", inputs=1, relation=arg_reduce_rel, attrs=ARG_ATTRS, doc="Index (int32) of the maximum over the axes."
 )
-def argmax(args: tuple, attrs: dict) -> Any:
+def argmax(args: Args, attrs: Attrs) -> Value:
     return _arg(args[0], attrs, np.argmax)
 
 
 @register(
     "argmin", inputs=1, relation=arg_reduce_rel, attrs=ARG_ATTRS, doc="Index (int32) of the minimum over the axes."
 )
-def argmin(args: tuple, attrs: dict) -> Any:
+def argmin(args: Args, attrs: Attrs) -> Value:
     return _arg(args[0], attrs, np.argmin)
 
 

@@ -22,6 +22,7 @@ from .._checks import dim_times
 from .._np import np
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, normalize_axis, relation
+from ..types import Args, Attrs, Value
 
 SCAN_ATTRS = (Attr("axis", "opt_int", None), Attr("dtype", "opt_dtype", ""), Attr("exclusive", "bool", False))
 
@@ -59,7 +60,7 @@ def cumprod_rel(r: Relation) -> bool:
     return _scan(r)
 
 
-def _run(x: Any, attrs: dict, product: bool) -> Any:
+def _run(x: Any, attrs: Attrs, product: bool) -> Any:
     dtype = np.dtype(attrs["dtype"] or x.dtype)
     axis = attrs["axis"]
     if axis is None:
@@ -89,7 +90,7 @@ def _run(x: Any, attrs: dict, product: bool) -> Any:
     attrs=SCAN_ATTRS,
     doc="Running sums along an axis (or over the flattened tensor).",
 )
-def cumsum(args: tuple, attrs: dict) -> Any:
+def cumsum(args: Args, attrs: Attrs) -> Value:
     with np.errstate(over="ignore"):
         return _run(args[0], attrs, product=False)
 
@@ -101,6 +102,6 @@ def cumsum(args: tuple, attrs: dict) -> Any:
     attrs=SCAN_ATTRS,
     doc="Running products along an axis (or over the flattened tensor).",
 )
-def cumprod(args: tuple, attrs: dict) -> Any:
+def cumprod(args: Args, attrs: Attrs) -> Value:
     with np.errstate(over="ignore"):
         return _run(args[0], attrs, product=True)

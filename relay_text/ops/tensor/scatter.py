@@ -58,12 +58,13 @@ from ..relations import (
     relation,
     shape_text,
 )
+from ..types import Args, Attrs, Value
 
 _ELEMENT_REDUCTIONS = ("update", "add", "mul", "mean", "min", "max")
 _ND_MODES = ("update", "add", "mul", "min", "max")
 
 
-def _check_combine(r: Relation, name: str, value: str, allowed: tuple) -> None:
+def _check_combine(r: Relation, name: str, value: str, allowed: tuple[str, ...]) -> None:
     """The combining mode is known, and fits the data's dtype."""
     if value not in allowed:
         choices = ", ".join(f'"{m}"' for m in allowed[:-1]) + f' or "{allowed[-1]}"'
@@ -116,13 +117,15 @@ def scatter_elements_rel(r: Relation) -> bool:
     if len(idx.shape) != rank:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`scatter_elements` needs indices of the data's rank: the data is {shape_text(data.shape)}, the indices {shape_text(idx.shape)}",
+            f"`scatter_elements` needs indices of the data's rank: the data is {shape_text(data.shape)}, the indices "
+            f"{shape_text(idx.shape)}",
             arg=1,
         )
     if len(upd.shape) != len(idx.shape):
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found {shape_text(upd.shape)}",
+            f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found "
+            f"{shape_text(upd.shape)}",
             arg=2,
         )
     axis = normalize_axis(r, r.attrs["axis"], rank)
@@ -132,14 +135,16 @@ def scatter_elements_rel(r: Relation) -> bool:
             k,
             u,
             2,
-            f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found {shape_text(upd.shape)}",
+            f"`scatter_elements` needs updates of the shape of the indices, {shape_text(idx.shape)}, found "
+            f"{shape_text(upd.shape)}",
             notes=[f"they differ at axis {i}"],
         )
     for i, (d, k) in enumerate(zip(data.shape, idx.shape, strict=False)):
         if i != axis and type(d) is int and type(k) is int and k > d:
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`scatter_elements` along axis {axis}: the indices have size {k} at axis {i}, larger than the data's {d}",
+                f"`scatter_elements` along axis {axis}: the indices have size {k} at axis {i}, larger than the data's "
+                f"{d}",
                 arg=1,
             )
     r.set_result(data)
@@ -174,7 +179,7 @@ def _apply(out_flat: Any, targets: Any, values: Any, how: str) -> None:
     attrs=(Attr("axis", "int", 0), Attr("reduction", "str", "update")),
     doc="A copy of the data with updates written (or combined) along an axis at the given indices.",
 )
-def scatter_elements(args: tuple, attrs: dict) -> Any:
+def scatter_elements(args: Args, attrs: Attrs) -> Value:
     data, indices, updates = args
     axis = attrs["axis"] % data.ndim
     idx = check_bounds("scatter_elements", indices, data.shape[axis], axis, wrap_negative=True)
@@ -214,11 +219,15 @@ def scatter_nd_rel(r: Relation) -> bool:
     if m > n:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`scatter_nd`: index tuples of {m} coordinates need data of rank {m} or more, found {shape_text(data.shape)}",
+            f"`scatter_nd`: index tuples of {m} coordinates need data of rank {m} or more, found "
+            f"{shape_text(data.shape)}",
             arg=1,
         )
     expected = tuple(idx.shape[1:]) + tuple(data.shape[m:])
-    message = f"`scatter_nd` needs updates of shape {shape_text(expected)} (the indices' axes after the first, then the data's after the first {m}), found {shape_text(upd.shape)}"
+    message = (
+        f"`scatter_nd` needs updates of shape {shape_text(expected)} (the indices' axes after the first, "
+        f"then the data's after the first {m}), found {shape_text(upd.shape)}"
+    )
     if len(upd.shape) != len(expected):
         r.fail(codes.SHAPE_MISMATCH, message, arg=2)
     for i, (want, got) in enumerate(zip(expected, upd.shape, strict=False)):
@@ -239,9 +248,12 @@ def scatter_nd_rel(r: Relation) -> bool:
     inputs=3,
     relation=scatter_nd_rel,
     attrs=(Attr("mode", "str", "update"),),
-    doc="A copy of the data with updates written (or combined) at index tuples stored along the first axis of the indices.",
+    doc=(
+        "A copy of the data with updates written (or combined) at index tuples stored along the first axis of the "
+        "indices."
+    ),
 )
-def scatter_nd(args: tuple, attrs: dict) -> Any:
+def scatter_nd(args: Args, attrs: Attrs) -> Value:
     data, indices, updates = args
     m = indices.shape[0]
     lead = data.shape[:m]
@@ -286,7 +298,8 @@ def strided_set_rel(r: Relation) -> bool:
     if known_rank(data.shape) and known_rank(v.shape) and len(data.shape) != len(v.shape):
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`strided_set` needs values of the data's rank: the data is {shape_text(data.shape)}, the values {shape_text(v.shape)}",
+            f"`strided_set` needs values of the data's rank: the data is {shape_text(data.shape)}, the values "
+            f"{shape_text(v.shape)}",
             arg=1,
         )
     r.set_result(data)
@@ -320,7 +333,7 @@ def _selection(extent: int, b: int, e: int, s: int) -> tuple[Any, Any]:
     relation=strided_set_rel,
     doc="A copy of the data with the strided box begin:end:strides replaced by the values.",
 )
-def strided_set(args: tuple, attrs: dict) -> Any:
+def strided_set(args: Args, attrs: Attrs) -> Value:
     data, v, begin, end, strides = args
     out = data.copy()
     if data.ndim == 0:
@@ -334,7 +347,8 @@ def strided_set(args: tuple, attrs: dict) -> Any:
         if vidx.size and (vidx.min() < 0 or vidx.max() >= v.shape[axis]):
             raise KernelError(
                 codes.RUNTIME_ERROR,
-                f"strided_set: the box needs values up to index {int(vidx.max())} along axis {axis}, but the values have size {v.shape[axis]}",
+                f"strided_set: the box needs values up to index {int(vidx.max())} along axis {axis}, but the values "
+                f"have size {v.shape[axis]}",
             )
         where.append(pos)
         take.append(vidx)

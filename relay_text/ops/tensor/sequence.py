@@ -23,7 +23,7 @@ data's dtype: truncated for integers, nonzero for bool). The type of
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from ...diagnostics import codes
 from ...ir.ty import TensorType
@@ -31,6 +31,7 @@ from ._indexing import assume, require_int, require_rank, same_dim, settled
 from .._np import np
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, normalize_axis, relation, shape_text
+from ..types import Args, Attrs, Dims, Value
 
 # ---------------------------------------------------------------- reverse
 
@@ -55,7 +56,7 @@ def reverse_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "opt_int", None),),
     doc="The elements in reverse order along one axis.",
 )
-def reverse(args: tuple, attrs: dict) -> Any:
+def reverse(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return np.flip(x, axis=attrs["axis"] % x.ndim).copy()
 
@@ -85,10 +86,10 @@ def reverse_sequence_rel(r: Relation) -> bool:
     same_dim(
         r,
         x.shape[batch],
-        lengths.shape[0],
-        1,  # type: ignore[index]  # seq_lengths has rank 1: required or refined above
+        cast(Dims, lengths.shape)[0],  # seq_lengths has rank 1: required or refined above
+        1,
         f"`reverse_sequence` needs one length per batch position: the batch axis {batch} has size {x.shape[batch]}, "
-        f"seq_lengths has {lengths.shape[0]}",  # type: ignore[index]  # (as above)
+        f"seq_lengths has {cast(Dims, lengths.shape)[0]}",
     )
     r.set_result(x)
     return settled(r, 1)
@@ -101,7 +102,7 @@ def reverse_sequence_rel(r: Relation) -> bool:
     attrs=(Attr("seq_axis", "int", 1), Attr("batch_axis", "int", 0)),
     doc="Reverse the first seq_lengths[b] elements along seq_axis, for each position b along batch_axis.",
 )
-def reverse_sequence(args: tuple, attrs: dict) -> Any:
+def reverse_sequence(args: Args, attrs: Attrs) -> Value:
     x, lengths = args
     seq = attrs["seq_axis"] % x.ndim
     batch = attrs["batch_axis"] % x.ndim
@@ -165,7 +166,7 @@ def sequence_mask_rel(r: Relation) -> bool:
     attrs=(Attr("mask_value", "float", 0.0), Attr("axis", "int", 0)),
     doc="Set the elements past each sequence's valid length to mask_value.",
 )
-def sequence_mask(args: tuple, attrs: dict) -> Any:
+def sequence_mask(args: Args, attrs: Attrs) -> Value:
     x, lengths = args
     axis = attrs["axis"]
     shape = [1] * x.ndim

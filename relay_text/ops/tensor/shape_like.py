@@ -41,11 +41,12 @@ from ..registry import Attr, KernelError, register
 from ..relation import CanFail, Notes
 from ..relations import Relation, is_unknown, known_rank, relation, shape_text
 from .transform import reshape_dims
+from ..types import Args, Attrs, Dims, Shape, Value
 
 # ---------------------------------------------------------------- slice_like
 
 
-def slice_like_shape(r: CanFail, dshape: tuple, tshape: tuple, axes: tuple | None) -> tuple:
+def slice_like_shape(r: CanFail, dshape: Dims, tshape: Dims, axes: Shape | None) -> Dims:
     """The result shape of `slice_like`; `r.fail` on bad axes or sizes."""
     out = list(dshape)
     if axes is None:
@@ -112,7 +113,7 @@ def slice_like_rel(r: Relation) -> bool:
     attrs=(Attr("axes", "opt_ints", None),),
     doc="The leading part of the data with the sizes of the second input along the given axes.",
 )
-def slice_like(args: tuple, attrs: dict) -> Any:
+def slice_like(args: Args, attrs: Attrs) -> Value:
     x, like = args
     shape = slice_like_shape(_Raise("slice_like"), x.shape, like.shape, attrs["axes"])
     return np.array(x[tuple(slice(0, n) for n in shape)])
@@ -127,19 +128,20 @@ def _span(r: CanFail, begin: int, end: int | None, rank: int, names: tuple[str, 
     if not 0 <= b <= e <= rank:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`reshape_like`: {names[0]}={begin} and {names[1]}={end} do not give a range of axes of a tensor of rank {rank}",
+            f"`reshape_like`: {names[0]}={begin} and {names[1]}={end} do not give a range of axes of a tensor of rank "
+            f"{rank}",
             arg=arg,
         )
     return b, e
 
 
-def reshape_like_shape(r: CanFail, dshape: tuple, tshape: tuple, attrs: dict) -> tuple:
+def reshape_like_shape(r: CanFail, dshape: Dims, tshape: Dims, attrs: Attrs) -> Dims:
     lb, le = _span(r, attrs["lhs_begin"], attrs["lhs_end"], len(dshape), ("lhs_begin", "lhs_end"), 0)
     rb, re = _span(r, attrs["rhs_begin"], attrs["rhs_end"], len(tshape), ("rhs_begin", "rhs_end"), 1)
     return tuple(dshape[:lb]) + tuple(tshape[rb:re]) + tuple(dshape[le:])
 
 
-def _count(shape: tuple) -> int | None:
+def _count(shape: Shape) -> int | None:
     n = 1
     for d in shape:
         if type(d) is not int:
@@ -158,7 +160,8 @@ def reshape_like_rel(r: Relation) -> bool:
     if have is not None and get is not None and have != get:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`reshape_like` cannot reshape {shape_text(x.shape)} ({have} elements) into {shape_text(shape)} ({get} elements)",
+            f"`reshape_like` cannot reshape {shape_text(x.shape)} ({have} elements) into {shape_text(shape)} ({get} "
+            "elements)",
             arg=1,
             notes=["reshape keeps the number of elements"],
         )
@@ -178,7 +181,7 @@ def reshape_like_rel(r: Relation) -> bool:
     ),
     doc="Reshape the data, taking a range of its axes' sizes from the second input.",
 )
-def reshape_like(args: tuple, attrs: dict) -> Any:
+def reshape_like(args: Args, attrs: Attrs) -> Value:
     x, like = args
     shape = reshape_like_shape(_Raise("reshape_like"), x.shape, like.shape, attrs)
     if _count(shape) != x.size:
@@ -189,7 +192,7 @@ def reshape_like(args: tuple, attrs: dict) -> Any:
 # ---------------------------------------------------------------- collapse_sum
 
 
-def check_collapse(r: Relation, dshape: tuple, tshape: tuple, arg: int) -> None:
+def check_collapse(r: Relation, dshape: Dims, tshape: Dims, arg: int) -> None:
     """`tshape` broadcasts to `dshape` (TVM: Broadcast(data, target) = data)."""
     if len(tshape) > len(dshape):
         r.fail(
@@ -206,7 +209,8 @@ def check_collapse(r: Relation, dshape: tuple, tshape: tuple, arg: int) -> None:
                 f"`{r.op}` cannot collapse {shape_text(dshape)} to {shape_text(tshape)}",
                 arg=arg,
                 notes=[
-                    f"axis {k} of the target has size {t}, the data's axis {offset + k} has {d}; a target axis must be 1 or match the data (aligned from the right)"
+                    f"axis {k} of the target has size {t}, the data's axis {offset + k} has {d}; a target axis must "
+                    "be 1 or match the data (aligned from the right)"
                 ],
             )
 
@@ -227,7 +231,7 @@ def collapse_sum_like_rel(r: Relation) -> bool:
     return True
 
 
-def collapse_sum(x: Any, target: tuple) -> Any:
+def collapse_sum(x: Any, target: Shape) -> Any:
     """TOPI's collapse_sum: sum away the axes that the target lacks or has as 1."""
     if len(target) > x.ndim:
         raise KernelError(codes.RUNTIME_ERROR, f"collapse_sum: cannot collapse {x.shape} to {target}")
@@ -255,7 +259,7 @@ def collapse_sum(x: Any, target: tuple) -> Any:
     relation=collapse_sum_like_rel,
     doc="Sum the data down to the shape of the second input (the inverse of broadcasting).",
 )
-def collapse_sum_like(args: tuple, attrs: dict) -> Any:
+def collapse_sum_like(args: Args, attrs: Attrs) -> Value:
     x, like = args
     return collapse_sum(x, like.shape)
 
@@ -280,7 +284,8 @@ def collapse_sum_to_rel(r: Relation) -> bool:
     if type(n) is not int:
         r.fail(
             codes.SHAPE_MISMATCH,
-            f"`collapse_sum_to` needs a target shape of static length, found a vector of size {shape_text(target.shape)}",
+            "`collapse_sum_to` needs a target shape of static length, found a vector of size "
+            f"{shape_text(target.shape)}",
             arg=1,
         )
     given = r.attrs["shape"]
@@ -305,7 +310,7 @@ def collapse_sum_to_rel(r: Relation) -> bool:
     attrs=(Attr("shape", "opt_ints", None), Attr("dtype", "opt_dtype", "")),
     doc="Sum the data down to a target shape given as a vector (the inverse of broadcasting).",
 )
-def collapse_sum_to(args: tuple, attrs: dict) -> Any:
+def collapse_sum_to(args: Args, attrs: Attrs) -> Value:
     x, target = args
     shape = tuple(int(v) for v in target.astype(np.int64))
     if attrs["shape"] is not None and tuple(attrs["shape"]) != shape:
@@ -323,7 +328,7 @@ class _FromTheRight:
     """A Relation for `reshape_dims` run on reversed shapes: its failures
     are reported on the shapes as written."""
 
-    def __init__(self, r: CanFail, ishape: tuple, newshape: tuple) -> None:
+    def __init__(self, r: CanFail, ishape: Dims, newshape: Shape) -> None:
         self.r, self.ishape, self.newshape = r, ishape, newshape
 
     def fail(self, code: str, message: str, arg: int | None = None, notes: Notes = (), label: str = "") -> NoReturn:
@@ -332,13 +337,14 @@ class _FromTheRight:
             f"`contrib_reverse_reshape` cannot reshape {shape_text(self.ishape)} with newshape {list(self.newshape)}",
             arg=0,
             notes=[
-                f"read from the right, the input is {shape_text(self.ishape[::-1])} and newshape {list(self.newshape[::-1])}: {message}",
+                f"read from the right, the input is {shape_text(self.ishape[::-1])} and newshape "
+                f"{list(self.newshape[::-1])}: {message}",
                 *notes,
             ],
         )
 
 
-def reverse_reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) -> tuple:
+def reverse_reshape_dims(r: CanFail, ishape: Dims, newshape: Dims, allowzero: bool) -> Dims:
     out = reshape_dims(_FromTheRight(r, ishape, newshape), tuple(ishape)[::-1], tuple(newshape)[::-1], allowzero)
     return tuple(out)[::-1]
 
@@ -362,7 +368,7 @@ def reverse_reshape_rel(r: Relation) -> bool:
     attrs=(Attr("newshape", "ints"), Attr("allowzero", "bool", False)),
     doc="`reshape` with newshape's special values applied from the right.",
 )
-def contrib_reverse_reshape(args: tuple, attrs: dict) -> Any:
+def contrib_reverse_reshape(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return np.reshape(
         x,

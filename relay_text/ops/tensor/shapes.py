@@ -21,6 +21,7 @@ from ...ir.ty import TensorType
 from .._np import np
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation
+from ..types import Args, Attrs, Value
 
 _NUMPY_DTYPES = frozenset(
     ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]
@@ -65,7 +66,7 @@ def shape_of_rel(r: Relation) -> bool:
     attrs=(Attr("dtype", "dtype", "int32"),),
     doc="The shape of a tensor, as a vector (a scalar 0 for a scalar).",
 )
-def shape_of(args: tuple, attrs: dict) -> Any:
+def shape_of(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     dims = list(x.shape) if x.ndim else 0
     return np.array(dims, dtype=np.int64).astype(numpy_dtype("shape_of", attrs["dtype"]))
@@ -85,5 +86,5 @@ def ndarray_size_rel(r: Relation) -> bool:
     attrs=(Attr("dtype", "dtype", "int32"),),
     doc="The number of elements of a tensor, as a scalar.",
 )
-def ndarray_size(args: tuple, attrs: dict) -> Any:
+def ndarray_size(args: Args, attrs: Attrs) -> Value:
     return np.array(math.prod(args[0].shape), dtype=np.int64).astype(numpy_dtype("ndarray_size", attrs["dtype"]))

@@ -25,6 +25,7 @@ from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, normalize_axis, relation
+from ..types import Args, Attrs, Shape, Value
 
 BIG = 2**63 - 1
 
@@ -36,7 +37,7 @@ def _canonical(index: int, extent: int, stride: int) -> int:
     return min(max(index, lo), hi)
 
 
-def slice_plan(shape: tuple, attrs: dict) -> list[tuple[int, int, int, int]] | str:
+def slice_plan(shape: Shape, attrs: Attrs) -> list[tuple[int, int, int, int]] | str:
     """(axis, begin, end, stride) for every sliced axis, canonical; or an error message.
 
     Dimensions that are not ints must not be sliced (the caller checks)."""
@@ -112,7 +113,7 @@ def strided_slice_rel(r: Relation) -> bool:
     ),
     doc="Elements from begin up to (not including) end with the given strides, per axis.",
 )
-def strided_slice(args: tuple, attrs: dict) -> Any:
+def strided_slice(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     plan = slice_plan(x.shape, attrs)
     assert not isinstance(plan, str), plan  # the type checker reported it before anything ran

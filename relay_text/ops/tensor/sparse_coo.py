@@ -37,6 +37,7 @@ from .._checks import ranked, require_int, same_size
 from .._np import np
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, is_unknown, relation, shape_text
+from ..types import Args, Attrs, Shape, Value
 
 # ---------------------------------------------------------------- sparse_to_dense
 
@@ -57,7 +58,8 @@ def _sparse_to_dense_inputs(r: Relation) -> int | None:
             r,
             rows,
             values.shape[0],
-            f"`{r.op}` needs one value per coordinate row: indices {shape_text(indices.shape)} give {rows}, values have {values.shape[0]}",
+            f"`{r.op}` needs one value per coordinate row: indices {shape_text(indices.shape)} give {rows}, values "
+            f"have {values.shape[0]}",
             arg=1,
         )
     if len(indices.shape) < 2:
@@ -91,7 +93,7 @@ def sparse_to_dense_rel(r: Relation) -> bool:
     return True
 
 
-def scatter(indices: Any, values: Any, default: Any, shape: tuple) -> Any:
+def scatter(indices: Any, values: Any, default: Any, shape: Shape) -> Any:
     """The dense tensor of `shape` holding `default` except where the
     coordinate rows of `indices` put a value (see the module docstring)."""
     out = np.full(shape, default, dtype=values.dtype)
@@ -125,7 +127,7 @@ def scatter(indices: Any, values: Any, default: Any, shape: tuple) -> Any:
     attrs=(Attr("output_shape", "ints"),),
     doc="A dense tensor of output_shape holding the default value except at the given coordinates.",
 )
-def sparse_to_dense(args: tuple, attrs: dict) -> Any:
+def sparse_to_dense(args: Args, attrs: Attrs) -> Value:
     indices, values, default = args
     return scatter(indices, values, default, tuple(attrs["output_shape"]))
 
@@ -163,7 +165,7 @@ def dyn_sparse_to_dense_rel(r: Relation) -> bool:
     relation=dyn_sparse_to_dense_rel,
     doc="`sparse_to_dense` with the output shape given as a tensor.",
 )
-def dyn_sparse_to_dense(args: tuple, attrs: dict) -> Any:
+def dyn_sparse_to_dense(args: Args, attrs: Attrs) -> Value:
     indices, values, default, shape = args
     dims = tuple(int(d) for d in shape)
     if any(d < 0 for d in dims):
@@ -235,7 +237,7 @@ def _row_major_strides(shape: Any) -> Any:
     relation=sparse_reshape_rel,
     doc="The coordinates of a sparse tensor's elements after a reshape.",
 )
-def sparse_reshape(args: tuple, attrs: dict) -> Any:
+def sparse_reshape(args: Args, attrs: Attrs) -> Value:
     indices, prev_shape, new_shape = args
     prev = prev_shape.astype(np.int64)
     new = _completed_shape(prev, new_shape.astype(np.int64))
@@ -285,7 +287,8 @@ def sparse_fill_empty_rows_rel(r: Relation) -> bool:
             r,
             values.shape[0],
             indices.shape[0],
-            f"`sparse_fill_empty_rows` needs one value per coordinate row: {indices.shape[0]} rows, {values.shape[0]} values",
+            f"`sparse_fill_empty_rows` needs one value per coordinate row: {indices.shape[0]} rows, {values.shape[0]} "
+            "values",
             arg=1,
         )
     fields = (
@@ -303,7 +306,7 @@ def sparse_fill_empty_rows_rel(r: Relation) -> bool:
     relation=sparse_fill_empty_rows_rel,
     doc="Give every row without entries of a sparse matrix one entry holding a default value.",
 )
-def sparse_fill_empty_rows(args: tuple, attrs: dict) -> Any:
+def sparse_fill_empty_rows(args: Args, attrs: Attrs) -> Value:
     indices, values, dense_shape, default_value = args
     if dense_shape.size == 0 or default_value.size == 0:
         raise KernelError(

@@ -1,8 +1,7 @@
-"""Shape transformations and tensor creation.
-
-reshape, transpose, squeeze, expand_dims, concatenate, stack, split, take,
-broadcast_to, zeros, ones, full, full_like. Attribute names and defaults
-follow TVM; `reshape`'s special values are TVM's:
+"""Shape transformations: reshape, transpose, squeeze, expand_dims, take,
+broadcast_to. (Joining and splitting tensors is `joining`; tensors filled
+with one value are made in `creation`.) Attribute names and defaults follow
+TVM; `reshape`'s special values are TVM's:
 
     0   copy the input dimension at this position
     -1  infer this dimension from the element count (at most one)
@@ -17,7 +16,7 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from ...diagnostics import codes
-from ...ir.ty import AnyDim, Dim, TensorType, TupleType
+from ...ir.ty import AnyDim, Dim, TensorType
 from .._checks import result_rank_within_limit
 from ._indexing import same_dim
 from .._np import np, wrap
@@ -30,14 +29,13 @@ from ..relations import (
     normalize_axis,
     relation,
     shape_text,
-    static,
-    static_shape,
 )
+from ..types import Args, Attrs, Dims, Shape, Value
 
 # ---------------------------------------------------------------- reshape
 
 
-def _count(shape: tuple) -> int | None:
+def _count(shape: Shape) -> int | None:
     n = 1
     for d in shape:
         if type(d) is not int:
@@ -46,7 +44,7 @@ def _count(shape: tuple) -> int | None:
     return n
 
 
-def reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) -> tuple:
+def reshape_dims(r: CanFail, ishape: Dims, newshape: Dims, allowzero: bool) -> Dims:
     """The result shape of `reshape` (see the module docstring); a
     dimension it cannot compute yet is `?`."""
     out: list[Any] = []
@@ -105,7 +103,8 @@ def reshape_dims(r: CanFail, ishape: tuple, newshape: tuple, allowzero: bool) ->
                 if d1 <= 0 or d2 <= 0 or d1 * d2 != d0:
                     r.fail(
                         codes.SHAPE_MISMATCH,
-                        f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and {newshape[i + 2]}",
+                        f"`reshape`: -4 cannot split a dimension of size {d0} into {newshape[i + 1]} and "
+                        f"{newshape[i + 2]}",
                     )
             out.extend([d1, d2])
             src += 1
@@ -183,7 +182,7 @@ class _KernelFailure:
         raise KernelError(codes.RUNTIME_ERROR, message)
 
 
-def _reshape_kernel_shape(shape: tuple, newshape: tuple, allowzero: bool) -> tuple:
+def _reshape_kernel_shape(shape: Shape, newshape: Shape, allowzero: bool) -> Dims:
     return reshape_dims(_KernelFailure(), tuple(shape), tuple(newshape), allowzero)
 
 
@@ -194,7 +193,7 @@ def _reshape_kernel_shape(shape: tuple, newshape: tuple, allowzero: bool) -> tup
     attrs=(Attr("newshape", "ints"), Attr("allowzero", "bool", False)),
     doc="The same elements in a new shape (special values 0, -1, -2, -3, -4 as in TVM).",
 )
-def reshape(args: tuple, attrs: dict) -> Any:
+def reshape(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     return np.reshape(x, _reshape_kernel_shape(x.shape, attrs["newshape"], attrs["allowzero"]))
 
@@ -231,7 +230,7 @@ def transpose_rel(r: Relation) -> bool:
     attrs=(Attr("axes", "opt_ints", None),),
     doc="Permute the axes (default: reverse them).",
 )
-def transpose(args: tuple, attrs: dict) -> Any:
+def transpose(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axes = attrs["axes"]
     return np.transpose(x, None if axes is None else [a % x.ndim for a in axes])
@@ -275,7 +274,7 @@ def squeeze_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "opt_ints", None),),
     doc="Remove axes of size 1 (all of them by default).",
 )
-def squeeze(args: tuple, attrs: dict) -> Any:
+def squeeze(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axis = attrs["axis"]
     if axis is None:
@@ -312,197 +311,14 @@ def expand_dims_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "int"), Attr("num_newaxis", "int", 1)),
     doc="Insert num_newaxis axes of size 1 at axis.",
 )
-def expand_dims(args: tuple, attrs: dict) -> Any:
+def expand_dims(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     axis = attrs["axis"]
     pos = axis if axis >= 0 else x.ndim + 1 + axis
     return np.reshape(x, x.shape[:pos] + (1,) * attrs["num_newaxis"] + x.shape[pos:])
 
 
-# ---------------------------------------------------------------- joining and splitting
-
-
-def _tuple_fields(r: Relation) -> list | None:
-    t = r.arg(0)
-    if is_unknown(t):
-        return None
-    if not isinstance(t, TupleType):
-        r.fail(
-            codes.TYPE_MISMATCH,
-            f"`{r.op}` takes a tuple of tensors, e.g. `{r.op}((%a, %b), axis=0)`",
-            arg=0,
-            label="not a tuple",
-        )
-    if not t.fields:
-        r.fail(codes.TYPE_MISMATCH, f"`{r.op}` needs at least one tensor", arg=0)
-    fields = [r.tensor_of(f, 0, f"field {i} of its tuple") for i, f in enumerate(t.fields)]
-    for i in range(1, len(fields)):
-        r.unify(
-            fields[0].dtype,
-            fields[i].dtype,
-            arg=0,
-            message=f"`{r.op}` needs tensors of one dtype: field 0 is `{{expected}}`, field {i} is `{{found}}`",
-        )
-    return [r.tensor_of(f, 0) for f in t.fields]
-
-
-def concatenate_rel(r: Relation) -> bool:
-    fields = _tuple_fields(r)
-    if fields is None:
-        return False
-    if not all(known_rank(f.shape) for f in fields):
-        return False
-    rank = len(fields[0].shape)
-    for i, f in enumerate(fields):
-        if len(f.shape) != rank:
-            r.fail(
-                codes.SHAPE_MISMATCH,
-                f"`concatenate` needs tensors of one rank: field 0 has rank {rank}, field {i} has rank {len(f.shape)}",
-                arg=0,
-            )
-    if rank == 0:
-        r.fail(
-            codes.SHAPE_MISMATCH,
-            "`concatenate` cannot join scalars",
-            arg=0,
-            notes=["use `stack` to make a vector of scalars"],
-        )
-    axis = normalize_axis(r, r.attrs["axis"], rank)
-    total: Any = 0
-    for i, f in enumerate(fields):
-        for ax in range(rank):
-            if ax == axis:
-                continue
-            a, b = fields[0].shape[ax], f.shape[ax]
-            if type(a) is int and type(b) is int and a != b:
-                r.fail(
-                    codes.SHAPE_MISMATCH,
-                    f"`concatenate` along axis {axis}: the tensors must agree on every other axis, but at axis {ax} field 0 has size {a} and field {i} has size {b}",
-                    arg=0,
-                )
-            if not (type(a) is int and type(b) is int):
-                r.unify(a, b, arg=0)
-        d = f.shape[axis]
-        if is_unknown(d):
-            return False
-        total = total + d if type(total) is int and type(d) is int else AnyDim()
-    shape = (*fields[0].shape[:axis], total, *fields[0].shape[axis + 1 :])
-    r.set_result(TensorType(shape, fields[0].dtype))
-    return True
-
-
-@register(
-    "concatenate",
-    inputs=1,
-    relation=concatenate_rel,
-    attrs=(Attr("axis", "int", 0),),
-    doc="Join a tuple of tensors along an existing axis.",
-)
-def concatenate(args: tuple, attrs: dict) -> Any:
-    parts = args[0]
-    return np.concatenate(parts, axis=attrs["axis"])
-
-
-def stack_rel(r: Relation) -> bool:
-    fields = _tuple_fields(r)
-    if fields is None:
-        return False
-    if not all(known_rank(f.shape) for f in fields):
-        return False
-    first = fields[0]
-    for i, f in enumerate(fields[1:], 1):
-        if len(f.shape) != len(first.shape):
-            r.fail(
-                codes.SHAPE_MISMATCH,
-                f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}",
-                arg=0,
-            )
-        for ax, (a, b) in enumerate(zip(first.shape, f.shape, strict=False)):
-            if type(a) is int and type(b) is int and a != b:
-                r.fail(
-                    codes.SHAPE_MISMATCH,
-                    f"`stack` needs tensors of one shape: field 0 is {shape_text(first.shape)}, field {i} is {shape_text(f.shape)}",
-                    arg=0,
-                    notes=[f"they differ at axis {ax}: {a} and {b}"],
-                )
-            r.unify(a, b, arg=0)
-    rank = len(first.shape)
-    axis = r.attrs["axis"]
-    if not -rank - 1 <= axis <= rank:
-        r.fail(codes.SHAPE_MISMATCH, f"`stack`: axis {axis} is out of range for the result of rank {rank + 1}")
-    pos = axis if axis >= 0 else rank + 1 + axis
-    shape = (*first.shape[:pos], len(fields), *first.shape[pos:])
-    r.set_result(TensorType(shape, first.dtype))
-    return True
-
-
-@register(
-    "stack",
-    inputs=1,
-    relation=stack_rel,
-    attrs=(Attr("axis", "int", 0),),
-    doc="Join a tuple of tensors of one shape along a new axis.",
-)
-def stack(args: tuple, attrs: dict) -> Any:
-    return np.stack(args[0], axis=attrs["axis"])
-
-
-def split_sizes(r: Relation, dim: int, spec: Any) -> list[int]:
-    if isinstance(spec, int):
-        if spec <= 0:
-            r.fail(codes.SHAPE_MISMATCH, f"`split` into {spec} sections: the number of sections must be positive")
-        if dim % spec:
-            r.fail(
-                codes.SHAPE_MISMATCH,
-                f"`split` cannot cut an axis of size {dim} into {spec} equal sections",
-                notes=[f"{dim} is not a multiple of {spec}"],
-            )
-        return [dim // spec] * spec
-    bounds = [0, *spec, dim]
-    sizes = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
-        if b < a or b > dim:
-            r.fail(
-                codes.SHAPE_MISMATCH,
-                f"`split` indices {list(spec)} must be increasing and within the axis of size {dim}",
-            )
-        sizes.append(b - a)
-    return sizes
-
-
-def split_rel(r: Relation) -> bool:
-    x = r.tensor(0)
-    if not known_rank(x.shape):
-        return False
-    rank = len(x.shape)
-    axis = normalize_axis(r, r.attrs["axis"], rank)
-    dim = x.shape[axis]
-    if is_unknown(dim):
-        return False
-    spec = r.attrs["indices_or_sections"]
-    if type(dim) is not int:
-        if isinstance(spec, int):
-            sizes: list[Any] = [AnyDim()] * spec
-        else:
-            sizes = [AnyDim()] * (len(spec) + 1)
-    else:
-        sizes = split_sizes(r, dim, spec)
-    parts = tuple(TensorType((*x.shape[:axis], s, *x.shape[axis + 1 :]), x.dtype) for s in sizes)
-    r.set_result(TupleType(parts))
-    return True
-
-
-@register(
-    "split",
-    inputs=1,
-    relation=split_rel,
-    attrs=(Attr("indices_or_sections", "int_or_ints"), Attr("axis", "int", 0)),
-    doc="Cut a tensor along an axis into equal sections, or at the given indices; a tuple.",
-)
-def split(args: tuple, attrs: dict) -> Any:
-    x = args[0]
-    spec = attrs["indices_or_sections"]
-    return tuple(np.split(x, spec if isinstance(spec, int) else list(spec), axis=attrs["axis"]))
+# ---------------------------------------------------------------- take and broadcast_to
 
 
 def _take_default(r: Relation) -> bool:
@@ -551,9 +367,11 @@ def take_rel(r: Relation) -> bool:
         if not 0 <= batch <= min(len(idx.shape), ax):
             r.fail(
                 codes.SHAPE_MISMATCH,
-                f"`take`: batch_dims={r.attrs['batch_dims']} is out of range for indices of rank {len(idx.shape)} and axis {ax}",
+                f"`take`: batch_dims={r.attrs['batch_dims']} is out of range for indices of rank {len(idx.shape)} and "
+                f"axis {ax}",
                 notes=[
-                    "batch_dims counts leading axes shared by the data and the indices: at most the indices' rank, and at most the axis"
+                    "batch_dims counts leading axes shared by the data and the indices: at most the indices' rank, "
+                    "and at most the axis"
                 ],
             )
         for i in range(batch):
@@ -576,7 +394,7 @@ def take_rel(r: Relation) -> bool:
     attrs=(Attr("axis", "opt_int", None), Attr("batch_dims", "int", 0), Attr("mode", "str", "clip")),
     doc="Gather elements (or slices along axis) at the given indices.",
 )
-def take(args: tuple, attrs: dict) -> Any:
+def take(args: Args, attrs: Attrs) -> Value:
     a, idx = args
     mode = attrs["mode"]
     axis = attrs["axis"]
@@ -637,80 +455,8 @@ def broadcast_to_rel(r: Relation) -> bool:
     attrs=(Attr("shape", "ints"),),
     doc="Broadcast a tensor to a shape, as numpy.",
 )
-def broadcast_to(args: tuple, attrs: dict) -> Any:
+def broadcast_to(args: Args, attrs: Attrs) -> Value:
     return np.array(np.broadcast_to(args[0], tuple(attrs["shape"])))
 
 
-# ---------------------------------------------------------------- creation
-
-
-def init_rel(r: Relation) -> bool:
-    shape = tuple(r.attrs["shape"])
-    if any(d < 0 for d in shape):
-        r.fail(codes.SHAPE_MISMATCH, f"`{r.op}`: a shape cannot have negative sizes, found {list(shape)}")
-    r.set_result(TensorType(shape, r.attrs["dtype"]))
-    return True
-
-
-_INIT_ATTRS = (Attr("shape", "ints"), Attr("dtype", "dtype", "float32"))
-
-
-@register("zeros", inputs=0, relation=init_rel, attrs=_INIT_ATTRS, doc="A tensor of zeros.")
-def zeros(args: tuple, attrs: dict) -> Any:
-    return np.zeros(tuple(attrs["shape"]), dtype=attrs["dtype"])
-
-
-@register("ones", inputs=0, relation=init_rel, attrs=_INIT_ATTRS, doc="A tensor of ones.")
-def ones(args: tuple, attrs: dict) -> Any:
-    return np.ones(tuple(attrs["shape"]), dtype=attrs["dtype"])
-
-
-def full_rel(r: Relation) -> bool:
-    fill = r.tensor(0)
-    if any(d < 0 for d in r.attrs["shape"]):
-        r.fail(codes.SHAPE_MISMATCH, f"`full`: a shape cannot have negative sizes, found {list(r.attrs['shape'])}")
-    if known_rank(fill.shape) and fill.shape != ():
-        r.fail(
-            codes.SHAPE_MISMATCH,
-            f"`full` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}",
-            arg=0,
-        )
-    shape = tuple(r.attrs["shape"])
-    dtype = r.attrs["dtype"] or fill.dtype
-    r.set_result(TensorType(shape, dtype))
-    return True
-
-
-@register(
-    "full",
-    inputs=1,
-    relation=full_rel,
-    attrs=(Attr("shape", "ints"), Attr("dtype", "opt_dtype", "")),
-    doc="A tensor filled with one value (dtype: the fill value's unless given).",
-)
-def full(args: tuple, attrs: dict) -> Any:
-    fill = args[0]
-    dtype = attrs["dtype"] or fill.dtype
-    return np.full(tuple(attrs["shape"]), fill, dtype=dtype)
-
-
-def full_like_rel(r: Relation) -> bool:
-    x = r.tensor(0)
-    fill = r.tensor(1)
-    if known_rank(fill.shape) and fill.shape != ():
-        r.fail(
-            codes.SHAPE_MISMATCH,
-            f"`full_like` takes a scalar fill value, found a tensor of shape {shape_text(fill.shape)}",
-            arg=1,
-        )
-    r.set_result(x)
-    return True
-
-
-@register("full_like", inputs=2, relation=full_like_rel, doc="A tensor of the first input's type filled with a scalar.")
-def full_like(args: tuple, attrs: dict) -> Any:
-    x, fill = args
-    return np.full(x.shape, fill, dtype=x.dtype)
-
-
-__all__ = ["reshape_dims", "split_sizes", "static", "static_shape"]
+__all__ = ["reshape_dims"]

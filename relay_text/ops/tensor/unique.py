@@ -28,6 +28,7 @@ from .._checks import ranked
 from .._np import np
 from ..registry import Attr, register
 from ..relations import Relation, known_rank, relation
+from ..types import Args, Attrs, Value
 
 
 @relation("unique")
@@ -61,7 +62,7 @@ def _padded(head: Any, n: int, fill: Any, dtype: Any) -> Any:
     attrs=(Attr("sorted", "bool", True), Attr("return_counts", "bool", False)),
     doc="The distinct values of a vector, where they first occur, and the inverse map (padded to its length).",
 )
-def unique(args: tuple, attrs: dict) -> Any:
+def unique(args: Args, attrs: Attrs) -> Value:
     x = args[0]
     n = x.shape[0]
     order = np.argsort(x, kind="stable")
@@ -103,5 +104,5 @@ def argwhere_rel(r: Relation) -> bool:
 
 
 @register("argwhere", inputs=1, relation=argwhere_rel, doc="The coordinates of the nonzero elements, one row each.")
-def argwhere(args: tuple, attrs: dict) -> Any:
+def argwhere(args: Args, attrs: Attrs) -> Value:
     return np.argwhere(args[0]).astype(np.int32)

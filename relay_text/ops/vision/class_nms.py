@@ -46,6 +46,7 @@ from .._vision import dtype_kind, rank_of, same_dim, scalar_input, times
 from .nms import corners, descending, one_value, overlap
 from ..registry import Attr, register
 from ..relations import Relation, relation, static
+from ..types import Args, Attrs, Value
 
 FORMATS = ("onnx", "tensorflow")
 
@@ -119,7 +120,7 @@ def _select(boxes: Any, scores: Any, limit: int, iou: Any, threshold: Any) -> tu
     attrs=(Attr("output_format", "str", "onnx"),),
     doc="Non-maximum suppression for every class separately (ONNX and TensorFlow styles).",
 )
-def all_class_non_max_suppression(args: tuple, attrs: dict) -> Any:
+def all_class_non_max_suppression(args: Args, attrs: Attrs) -> Value:
     boxes, scores, max_out, iou, threshold = args
     batch, classes, num = scores.shape
     limit = int(one_value(max_out))
@@ -232,7 +233,7 @@ def _regular_class(boxes: Any, scores: Any, per_class: int, iou: float, threshol
     ),
     doc="TFLite's regular non-maximum suppression: per class, then the best max_detections overall.",
 )
-def regular_non_max_suppression(args: tuple, attrs: dict) -> Any:
+def regular_non_max_suppression(args: Args, attrs: Attrs) -> Value:
     boxes, scores = args
     batch, _, width = scores.shape
     most, classes = attrs["max_detections"], attrs["num_classes"]

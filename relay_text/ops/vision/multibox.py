@@ -39,6 +39,7 @@ from .._np import np, wrap
 from .._vision import dtype_kind, rank_of, same_dim, times
 from ..registry import Attr, register
 from ..relations import Relation, relation, static
+from ..types import Args, Attrs, Value
 
 
 @relation("MultiBoxPrior")
@@ -72,7 +73,7 @@ def multibox_prior_rel(r: Relation) -> bool:
     ),
     doc="SSD's prior (anchor) boxes for every pixel of a feature map.",
 )
-def multibox_prior(args: tuple, attrs: dict) -> Any:
+def multibox_prior(args: Args, attrs: Attrs) -> Value:
     (data,) = args
     h, w = data.shape[2], data.shape[3]
     sizes, ratios = attrs["sizes"], attrs["ratios"]
@@ -119,7 +120,7 @@ def multibox_transform_loc_rel(r: Relation) -> bool:
     return True
 
 
-def decode(anchor: Any, loc: Any, variances: tuple, clip: bool) -> Any:
+def decode(anchor: Any, loc: Any, variances: tuple[float, ...], clip: bool) -> Any:
     """Boxes (…, 4) from anchors (A, 4) and predictions (…, A, 4), in their dtype."""
     dtype = loc.dtype
     vx, vy, vw, vh = (dtype.type(v) for v in variances)
@@ -147,7 +148,7 @@ def decode(anchor: Any, loc: Any, variances: tuple, clip: bool) -> Any:
     ),
     doc="Decode SSD location predictions against anchors; pick each anchor's best class.",
 )
-def multibox_transform_loc(args: tuple, attrs: dict) -> Any:
+def multibox_transform_loc(args: Args, attrs: Attrs) -> Value:
     cls_prob, loc_pred, anchor = args
     batch, _, anchors = cls_prob.shape
     keep = attrs["keep_background"]

@@ -44,6 +44,7 @@ from .._np import np
 from .._vision import dtype_kind, rank_of, same_dim, scalar_input
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, known_rank, relation, static
+from ..types import Args, Attrs, Value
 
 # ---------------------------------------------------------------- shared by the NMS operators
 
@@ -66,21 +67,25 @@ def one_value(x: Any) -> Any:
     return flat[0]
 
 
-def corners(rows: Any, start: int) -> tuple:
+# Any: boxes as numpy arrays, numpy being seen as Any (see `types`).
+Corners = tuple[Any, Any, Any, Any]  # left, top, right, bottom
+
+
+def corners(rows: Any, start: int) -> Corners:
     """(left, top, right, bottom) of boxes whose corners start at column `start`."""
     a, b, c, d = (rows[..., start + k] for k in range(4))
     return np.minimum(a, c), np.minimum(b, d), np.maximum(a, c), np.maximum(b, d)
 
 
-def overlap(box: tuple, others: tuple) -> Any:
+def overlap(box: Corners, others: Corners) -> Any:
     """Intersection over union of one box with many (0 where the union is not positive)."""
-    l, t, r, b = box
-    ol, ot, orr, ob = others
-    zero = np.zeros((), dtype=np.result_type(l))
-    w = np.maximum(zero, np.minimum(r, orr) - np.maximum(l, ol))
-    h = np.maximum(zero, np.minimum(b, ob) - np.maximum(t, ot))
+    left, top, right, bottom = box
+    o_left, o_top, o_right, o_bottom = others
+    zero = np.zeros((), dtype=np.result_type(left))
+    w = np.maximum(zero, np.minimum(right, o_right) - np.maximum(left, o_left))
+    h = np.maximum(zero, np.minimum(bottom, o_bottom) - np.maximum(top, o_top))
     area = w * h
-    union = (r - l) * (b - t) + (orr - ol) * (ob - ot) - area
+    union = (right - left) * (bottom - top) + (o_right - o_left) * (o_bottom - o_top) - area
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(union <= 0, zero, area / np.where(union <= 0, 1, union))
 
@@ -118,7 +123,7 @@ def get_valid_counts_rel(r: Relation) -> bool:
     attrs=(Attr("score_threshold", "opt_float", None), Attr("id_index", "int", 0), Attr("score_index", "int", 1)),
     doc="Move the boxes scoring above a threshold to the top; count them and keep their positions.",
 )
-def get_valid_counts(args: tuple, attrs: dict) -> Any:
+def get_valid_counts(args: Args, attrs: Attrs) -> Value:
     data, threshold = args
     if attrs["score_threshold"] is not None:
         threshold = np.asarray(attrs["score_threshold"]).astype(data.dtype)
@@ -168,7 +173,7 @@ def nms_rel(r: Relation) -> bool:
     return True
 
 
-def _nms_one(rows: Any, count: int, limit: int, threshold: Any, attrs: dict) -> tuple[Any, Any]:
+def _nms_one(rows: Any, count: int, limit: int, threshold: Any, attrs: Attrs) -> tuple[Any, Any]:
     """One batch: the output rows and the kept rows' positions in `rows` (-1: dropped)."""
     n, width = rows.shape
     out = np.full((n, width), -1, dtype=rows.dtype)
@@ -231,7 +236,7 @@ def _compact(values: Any, n: int) -> tuple[Any, int]:
     ),
     doc="Non-maximum suppression: drop boxes overlapping a better-scoring box of their class.",
 )
-def non_max_suppression(args: tuple, attrs: dict) -> Any:
+def non_max_suppression(args: Args, attrs: Attrs) -> Value:
     data, valid_count, indices, max_output, threshold = args
     batch, n, _ = data.shape
     if valid_count.shape[0] < batch:

@@ -40,6 +40,7 @@ from .._np import np, wrap
 from .._vision import dtype_kind, rank_of, same_dim, times
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, relation
+from ..types import Args, Attrs, Value
 
 
 @relation("Proposal")
@@ -50,7 +51,8 @@ def proposal_rel(r: Relation) -> bool:
     if a["feature_stride"] <= 0 or a["rpn_post_nms_top_n"] <= 0:
         r.fail(
             codes.TYPE_MISMATCH,
-            f"`{r.op}` feature_stride and rpn_post_nms_top_n must be positive, found {a['feature_stride']} and {a['rpn_post_nms_top_n']}",
+            f"`{r.op}` feature_stride and rpn_post_nms_top_n must be positive, found {a['feature_stride']} and "
+            f"{a['rpn_post_nms_top_n']}",
         )
     if min(a["ratios"]) <= 0:
         r.fail(codes.TYPE_MISMATCH, f"`{r.op}` ratios must be positive, found {list(a['ratios'])}")
@@ -101,7 +103,7 @@ def _anchor(ratio: float, scale: float, base: int) -> tuple[float, float, float,
     )
 
 
-def _predict(cls_prob: Any, bbox_pred: Any, im_info: Any, attrs: dict) -> Any:
+def _predict(cls_prob: Any, bbox_pred: Any, im_info: Any, attrs: Attrs) -> Any:
     """[batch, H * W * A, 5] boxes (x1, y1, x2, y2, score), pixel-major."""
     dtype = bbox_pred.dtype
     f = dtype.type
@@ -185,7 +187,7 @@ def _suppressed(boxes: Any, threshold: float) -> Any:
     ),
     doc="Region proposals: anchors moved by predicted deltas, best first, after non-maximum suppression.",
 )
-def proposal(args: tuple, attrs: dict) -> Any:
+def proposal(args: Args, attrs: Attrs) -> Value:
     cls_prob, bbox_pred, im_info = args
     if im_info.shape[0] < cls_prob.shape[0]:
         raise KernelError(codes.RUNTIME_ERROR, "`vision.proposal` needs a row of image information per batch")

@@ -37,6 +37,7 @@ from .._np import np, wrap
 from .._vision import dtype_kind, rank_of
 from ..registry import Attr, KernelError, register
 from ..relations import Relation, relation, static
+from ..types import Args, Attrs, Value
 
 LAYOUTS = ("NCHW", "NHWC")
 
@@ -67,10 +68,7 @@ def _roi_rel(r: Relation, float_data: bool) -> bool:
         )
     if data is None or rois is None:
         return False
-    if layout == "NCHW":
-        shape = (rois[0], data[1], pooled[0], pooled[1])
-    else:
-        shape = (rois[0], pooled[0], pooled[1], data[3])
+    shape = (rois[0], data[1], pooled[0], pooled[1]) if layout == "NCHW" else (rois[0], pooled[0], pooled[1], data[3])
     r.set_result(TensorType(shape, r.tensor(0).dtype))
     return True
 
@@ -125,7 +123,7 @@ def _bilinear(img: Any, y: Any, x: Any) -> Any:
     ),
     doc="Bilinearly sampled average (or max) of each region's bins (Mask R-CNN's RoIAlign).",
 )
-def roi_align(args: tuple, attrs: dict) -> Any:
+def roi_align(args: Args, attrs: Attrs) -> Value:
     data, rois = args
     nhwc = attrs["layout"] == "NHWC"
     x = np.transpose(data, (0, 3, 1, 2)) if nhwc else data
@@ -179,7 +177,7 @@ def _round(v: Any) -> int:
     attrs=(Attr("pooled_size", "ints"), Attr("spatial_scale", "float"), Attr("layout", "str", "NCHW")),
     doc="The maximum of each bin of each region (Fast R-CNN's RoIPool).",
 )
-def roi_pool(args: tuple, attrs: dict) -> Any:
+def roi_pool(args: Args, attrs: Attrs) -> Value:
     data, rois = args
     nhwc = attrs["layout"] == "NHWC"
     x = np.transpose(data, (0, 3, 1, 2)) if nhwc else data

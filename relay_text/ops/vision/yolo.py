@@ -23,6 +23,7 @@ from .._np import np
 from .._vision import rank_of, times
 from ..registry import Attr, register
 from ..relations import Relation, relation, static
+from ..types import Args, Attrs, Value
 
 
 @relation("YoloReorg")
@@ -57,7 +58,7 @@ def yolo_reorg_rel(r: Relation) -> bool:
     attrs=(Attr("stride", "int", 1),),
     doc="YOLOv2's reorg: move stride x stride blocks of pixels into channels.",
 )
-def yolo_reorg(args: tuple, attrs: dict) -> Any:
+def yolo_reorg(args: Args, attrs: Attrs) -> Value:
     (x,) = args
     s = attrs["stride"]
     n, c, h, w = x.shape

@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.span import Span
@@ -53,7 +53,7 @@ def onnxruntime_engine(
     `functions` exports global functions as ONNX local functions."""
     started = time.monotonic()
 
-    def engine(module: Any, entry: Any, args: tuple, constants: dict[int, Any], result: Any) -> Any:
+    def engine(module: Any, entry: Any, args: tuple[Any, ...], constants: dict[int, Any], result: Any) -> Any:
         from ..eval.entry import RunFailed
         from .lower import ExportError
         from .model import build_model
@@ -70,7 +70,7 @@ def onnxruntime_engine(
     return engine
 
 
-def flat_inputs(args: tuple) -> list[Any]:
+def flat_inputs(args: tuple[Any, ...]) -> list[Any]:
     """The arguments' tensors in the order of the graph's inputs (tuples flattened depth first)."""
     import numpy as np
 

@@ -122,8 +122,17 @@ class Graph:
 
     def node(
         self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, domain: str = "", **attrs: Any
-    ) -> Any:
-        """Add a node; returns its output name (or the list of names, for several)."""
+    ) -> str:
+        """Add a node of one output; returns its name."""
+        names = self.multi_node(op_type, inputs, outputs, domain, **attrs)
+        if len(names) != 1:
+            raise AssertionError(f"{op_type} has {len(names)} outputs: add it with multi_node")
+        return names[0]
+
+    def multi_node(
+        self, op_type: str, inputs: list[str], outputs: int | list[str], domain: str = "", **attrs: Any
+    ) -> list[str]:
+        """Add a node; returns the names of its outputs."""
         if isinstance(outputs, int):
             names = [self.fresh(op_type.lower()) for _ in range(outputs)]
         else:
@@ -131,7 +140,7 @@ class Graph:
         attrs = {k: v for k, v in attrs.items() if v is not None}
         # named after its first output (unique in the model): onnxruntime names the node in its errors
         self.nodes.append(self.helper.make_node(op_type, inputs, names, name=names[0], domain=domain or None, **attrs))
-        return names[0] if len(names) == 1 else names
+        return names
 
     def constant(self, value: Any, dtype: str | None = None, hint: str = "c") -> str:
         """A constant tensor: an initializer of the root graph, shared by equal small values."""
@@ -183,6 +192,7 @@ class Graph:
 
     def value_info(self, name: str, ty: TensorType) -> Any:
         dims: list[Any] = []
+        assert isinstance(ty.shape, tuple), ty  # only tensors of known rank are written
         for _i, d in enumerate(ty.shape):
             if isinstance(d, int):
                 dims.append(d)

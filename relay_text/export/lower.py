@@ -24,8 +24,8 @@ loop.
 from __future__ import annotations
 
 from collections import ChainMap
-from typing import Any
 from collections.abc import Callable
+from typing import Any, TypeAlias
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.expr import (
@@ -49,13 +49,17 @@ from ..ir.expr import (
 from ..ir.span import Span
 from ..ir.ty import FuncType, TensorType, TupleType, TypeVar
 from ..ir.visitor import Delegate, ExprFunctor, ExprVisitor
+from .convert import Attrs
 from .graph import MAX_SUBGRAPH_DEPTH, Graph, Unsupported, concrete, static_shape
 from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
-
 
 # Operators that call a function of the program, which the exporter exports
 # as that call (they have no converter).
 CALLING_OPERATORS = frozenset({"call_lowered"})
+
+
+# Type variables of a polymorphic function -> the types of one instantiation.
+Subst: TypeAlias = dict[TypeVar, Any]
 
 
 class ExportError(Exception):
@@ -73,7 +77,7 @@ def unsupported(message: str, span: Span | None, label: str = "", help: str | No
     return ExportError([diag])
 
 
-def substitute(ty: Any, subst: dict) -> Any:
+def substitute(ty: Any, subst: Subst) -> Any:
     """`ty` with the type variables of `subst` replaced."""
     if not subst or ty is None:
         return ty
@@ -110,7 +114,7 @@ class Exporter:
         self.functions: Any = None  # a functions.Functions when globals become ONNX local functions
         self._mentions: dict[tuple[int, int], bool] = {}
 
-    def type_of(self, node: Expr, subst: dict) -> Any:
+    def type_of(self, node: Expr, subst: Subst) -> Any:
         return substitute(self.result.types.get(node), subst)
 
     def mentions(self, body: Expr, target: Expr) -> bool:
@@ -141,17 +145,17 @@ class Lowerer(ExprFunctor[Any]):
 
     pre_order = frozenset({Let, If, Function, Match, RefCreate, RefRead, RefWrite})
 
-    def __init__(self, ex: Exporter, graph: Graph, scope: Lowerer | None = None, subst: dict | None = None) -> None:
+    def __init__(self, ex: Exporter, graph: Graph, scope: Lowerer | None = None, subst: Subst | None = None) -> None:
         super().__init__()
         self.ex = ex
         self.graph = graph
-        self.subst: dict = subst if subst is not None else (scope.subst if scope is not None else {})
+        self.subst: Subst = subst if subst is not None else (scope.subst if scope is not None else {})
         if scope is not None:
             # a dict's interface: reads fall back on the scope (one flat chain, so a lookup never recurses)
             outer = scope.memo.maps if isinstance(scope.memo, ChainMap) else [scope.memo]
             self.memo = ChainMap({}, *outer)  # type: ignore[assignment]
 
-    def child(self, graph: Graph | None = None, scope: Lowerer | None = None, subst: dict | None = None) -> Lowerer:
+    def child(self, graph: Graph | None = None, scope: Lowerer | None = None, subst: Subst | None = None) -> Lowerer:
         return Lowerer(self.ex, graph if graph is not None else self.graph, scope if scope is not None else self, subst)
 
     def bind(self, var: Var, value: Any) -> None:
@@ -285,13 +289,13 @@ class Lowerer(ExprFunctor[Any]):
     def _global_scope(self) -> Lowerer:
         return Lowerer(self.ex, self.graph)
 
-    def _instantiation(self, node: Call, fn: Function) -> dict:
+    def _instantiation(self, node: Call, fn: Function) -> Subst:
         type_args = self.ex.result.type_args.get(node)
         if not type_args or not fn.type_params:
             return {}
         return {tp: substitute(ta, self.subst) for tp, ta in zip(fn.type_params, type_args, strict=False)}
 
-    def inline(self, node: Call, key: Any, fn: Function, args: list[Any], scope: Lowerer, subst: dict) -> Any:
+    def inline(self, node: Call, key: Any, fn: Function, args: list[Any], scope: Lowerer, subst: Subst) -> Any:
         if key in self.ex.inlining:
             what = f"`@{key.name}`" if isinstance(key, GlobalVar) else "this function"
             raise unsupported(
@@ -410,10 +414,9 @@ class Lowerer(ExprFunctor[Any]):
             for t, t_ty in zip(tensors, types, strict=False):
                 out = graph.node("Identity", [t.name])
                 graph.add_output(out, t_ty if concrete(t_ty) else t.ty)
-        names = self.graph.node(
+        names = self.graph.multi_node(
             "If", [cond.name], len(outs), then_branch=branches[0][0].build(), else_branch=branches[1][0].build()
         )
-        names = [names] if isinstance(names, str) else names
         results = []
         for n, t_ty in zip(names, types, strict=False):
             self.graph.set_type(n, t_ty)
@@ -442,12 +445,12 @@ def flatten_type(ty: Any, count: int) -> list[Any]:
     return out if len(out) == count else [None] * count
 
 
-def call_attrs(node: Call) -> dict:
+def call_attrs(node: Call) -> Attrs:
     """The call's attributes, normalised, with their defaults."""
     return dict(_attrs(node))
 
 
-def _attrs(node: Call) -> dict:
+def _attrs(node: Call) -> Attrs:
     from ..ops import registry
 
     definition = registry.get(node.op.name)  # type: ignore[attr-defined]  # an operator call's callee is an Op

@@ -13,6 +13,7 @@ diagnostics for what cannot be exported.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..diagnostics import Diagnostic
@@ -68,7 +69,7 @@ def operator_calls(module: Any, body: Expr) -> dict[str, list[Call]]:
     return calls
 
 
-def unknown_operators(used: dict[str, list[Call]], table: dict) -> list[Diagnostic]:
+def unknown_operators(used: dict[str, list[Call]], table: Mapping[str, Any]) -> list[Diagnostic]:
     """One diagnostic per operator without a converter, at its first use."""
     diags = []
     from .lower import CALLING_OPERATORS
@@ -229,7 +230,7 @@ def _outputs(graph: Graph, value: Any, ty: Any, entry: Any) -> None:
         graph.add_output(out, out_ty)
 
 
-def _pad(types: Any, n: int) -> tuple:
+def _pad(types: Any, n: int) -> tuple[Any, ...]:
     types = tuple(types)
     return types if len(types) == n else (None,) * n
 

@@ -29,25 +29,29 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
 
 from ...ir.ty import TensorType, TupleType
 from ..graph import Graph, Unsupported, onnx_dtype, static_shape
 
-Converter = Callable[..., Any]
+# A call's attributes, normalised by its operator's schema (Any: each value
+# is of the kind the schema declares for it).
+Attrs: TypeAlias = dict[str, Any]
+# A converter takes the context and the names of the call's input tensors
+# (as many as the operator has: hence `...`) and gives the names of its results.
+Converter: TypeAlias = Callable[..., "str | Sequence[str]"]
+_F = TypeVar("_F", bound=Converter)
 _TABLE: dict[str, Converter] = {}
 _OPSETS: dict[str, int] = {}  # operator -> the opset its converter needs, where above the oldest written
-_CALL_OPSETS: dict[str, Callable[[dict], int]] = {}  # operator -> the opset a call needs, by its attributes
+_CALL_OPSETS: dict[str, Callable[[Attrs], int]] = {}  # operator -> the opset a call needs, by its attributes
 _LOADED = False
 
 
-def converter(
-    *names: str, opset: int = 0, call_opset: Callable[[dict], int] | None = None
-) -> Callable[[Converter], Converter]:
-    def register(fn: Converter) -> Converter:
+def converter(*names: str, opset: int = 0, call_opset: Callable[[Attrs], int] | None = None) -> Callable[[_F], _F]:
+    def register(fn: _F) -> _F:
         for name in names:
             assert name not in _TABLE, f"two converters for {name}"
             _TABLE[name] = fn
@@ -81,7 +85,7 @@ def converters() -> dict[str, Converter]:
 class OpContext:
     """One operator call being converted."""
 
-    def __init__(self, graph: Graph, name: str, node: Any, attrs: dict, in_types: list[Any], out_type: Any) -> None:
+    def __init__(self, graph: Graph, name: str, node: Any, attrs: Attrs, in_types: list[Any], out_type: Any) -> None:
         self.graph = graph
         self.name = name
         self.call = node
@@ -93,8 +97,13 @@ class OpContext:
     def opset(self) -> int:
         return self.graph.opset
 
-    def node(self, op_type: str, inputs: list[str], outputs: int = 1, **attrs: Any) -> Any:
-        return self.graph.node(op_type, inputs, outputs, **attrs)
+    def node(self, op_type: str, inputs: list[str], **attrs: Any) -> str:
+        """Add a node of one output; its name."""
+        return self.graph.node(op_type, inputs, **attrs)
+
+    def multi_node(self, op_type: str, inputs: list[str], outputs: int, **attrs: Any) -> list[str]:
+        """Add a node of `outputs` outputs; their names."""
+        return self.graph.multi_node(op_type, inputs, outputs, **attrs)
 
     def const(self, value: Any, dtype: str | None = None) -> str:
         return self.graph.constant(value, dtype)
@@ -216,8 +225,7 @@ class OpContext:
         graph.add_output(graph.node("Identity", [going_on]), TensorType((), "bool"))
         for out in outs:
             graph.add_output(graph.node("Identity", [out]), graph.type_of(out))
-        names = self.node("Loop", [count, ""], len(outs), body=graph.build())
-        return [names] if isinstance(names, str) else names
+        return self.multi_node("Loop", [count, ""], len(outs), body=graph.build())
 
     def like(self, value: Any, i: int = 0) -> str:
         """A scalar constant of argument `i`'s dtype."""

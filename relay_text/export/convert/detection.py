@@ -33,7 +33,7 @@ def yolo_reorg(cx: OpContext, x: str) -> str:
 
 def _stable_top(cx: OpContext, valid: str, count: int) -> str:
     """(batch, count) positions putting the valid rows first, in their order."""
-    _, order = cx.node("TopK", [cx.cast(valid, "int32"), cx.ints([count])], 2, axis=1, largest=1, sorted=1)
+    _, order = cx.multi_node("TopK", [cx.cast(valid, "int32"), cx.ints([count])], 2, axis=1, largest=1, sorted=1)
     return order
 
 

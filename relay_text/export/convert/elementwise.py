@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import OpContext, Unsupported, converter, float_like, np_dtype, select
 from ..graph import onnx_dtype
+from . import OpContext, Unsupported, converter, float_like, np_dtype, select
 
 BINARY = {
     "add": "Add",

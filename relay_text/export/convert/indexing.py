@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import OpContext, Unsupported, converter, np
 from ..graph import static_shape
+from . import OpContext, Unsupported, converter, np
 from .transform import scatter_elements
 
 

@@ -94,7 +94,7 @@ def _out_shape(cx: OpContext, plain: str) -> tuple[int, ...]:
     from ...ops.tensor.layout import layout_shapes
 
     out_layout = cx.attrs["out_layout"] or cx.attrs["data_layout"]
-    return tuple(layout_shapes(out_layout, plain, cx.out_shape))  # type: ignore[arg-type]
+    return tuple(layout_shapes(out_layout, plain, cx.out_shape))
 
 
 @converter("nn.contrib_conv2d_NCHWc", "nn.contrib_depthwise_conv2d_NCHWc")

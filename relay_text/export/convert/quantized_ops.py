@@ -6,16 +6,17 @@ products and convolutions exact in int64 and wrapped to `out_dtype`."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from . import OpContext, Unsupported, converter, matrix_product, norm_axis, np
 from .nn import conv_by_matmul, layout_perm, spatial, spatial_pads, to_layout
 from .quantized import (
+    INT_RANGES,
     _power_of_two,
     _round_half_away,
     _saturate,
     _select_clip,
     _shift_product,
-    INT_RANGES,
     requantize_values,
 )
 
@@ -291,13 +292,13 @@ def conv2d_transpose(cx: OpContext, data: str, weight: str, z_in: str, z_w: str,
     return to_layout(cx, cx.cast(out, a["out_dtype"]), "NCHW", a["out_layout"] or dl)
 
 
-def _pads4(pad: tuple) -> tuple[int, int, int, int]:
+def _pads4(pad: Sequence[int]) -> tuple[int, int, int, int]:
     from ...ops.nn.conv import pads_2d
 
     return pads_2d(tuple(int(p) for p in pad))
 
 
-def _shift16(cx: OpContext, x: str, z: str, z_shape: tuple) -> str:
+def _shift16(cx: OpContext, x: str, z: str, z_shape: tuple[int, ...]) -> str:
     """x - z in int16 (wrapping), then int64; a vector zero point of several values runs along axis 1."""
     zero_point = cx.cast(cx.cast(z, "int32"), "int16")
     if z_shape and math.prod(z_shape) > 1:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import OpContext, Unsupported, converter, norm_axis, select
 from ..graph import onnx_dtype, static_shape
+from . import OpContext, Unsupported, converter, norm_axis, select
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -78,7 +78,7 @@ def split(cx: OpContext, x: str) -> tuple[str, ...]:
         raise Unsupported("the sizes of the parts are not static")
     if len(sizes) == 1:
         return (cx.node("Identity", [x]),)
-    out = cx.node("Split", [x, cx.ints(sizes)], len(sizes), axis=axis)
+    out = cx.multi_node("Split", [x, cx.ints(sizes)], len(sizes), axis=axis)
     return tuple(out)
 
 
@@ -285,7 +285,7 @@ def meshgrid(cx: OpContext, xs: tuple[str, ...]) -> tuple[str, ...]:
     sizes = [static_shape(f) for f in fields]
     if any(s is None for s in sizes):
         raise Unsupported("the inputs' shapes are not static")
-    n = [int(s[0]) if s else 1 for s in sizes]  # type: ignore[index]  # checked above
+    n = [int(s[0]) if s else 1 for s in sizes]  # checked above
     ij = cx.attrs["indexing"] == "ij"
     out_shape = list(n)
     if not ij and len(n) >= 2:

@@ -20,7 +20,7 @@ from typing import Any
 
 from ...diagnostics import Diagnostic, codes
 from ..emit import Imported
-from .graph import ImportFailure, Importer, Options
+from .graph import Importer, ImportFailure, Options
 
 __all__ = ["ImportFailure", "Imported", "Options", "from_onnx", "load_model"]
 

@@ -17,9 +17,9 @@ at once.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -208,7 +208,8 @@ class Importer:
             raise ImportFailure(
                 [Diagnostic(codes.IMPORT_INVALID, f"the graph output `{name}` is computed by no node", None)]
             )
-        return scope[name]
+        value: Expr = scope[name]  # (a graph's outputs are tensors or tuples, never an empty optional)
+        return value
 
     def _input(self, vi: Any) -> Any:
         b = self.b

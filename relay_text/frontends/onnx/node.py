@@ -10,8 +10,8 @@ silently dropped. Attributes that do not change the result are read with
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -22,27 +22,31 @@ unrolled: the body is converted once per step.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ...ir.expr import Call, Function, If, Let, Tuple, Var
-from ...ir.ty import AnyDim, TensorType, TupleType
-from ..builder import Unsupported
+from ...ir.expr import Call, Expr, Function, If, Let, Tuple, Var
+from ...ir.ty import AnyDim, TensorType, TupleType, Type
+from ..builder import Builder, Unsupported
 from ._common import norm_axis, scalar
-from .table import converter
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 
-def _scalar_bool(b, cond):
+def _scalar_bool(b: Builder, cond: Expr) -> Expr:
     if b.rank(cond) == 0:
         return cond
     return b.call("reshape", cond, newshape=[])
 
 
-def _dynamic(b, x):
+def _dynamic(b: Builder, x: Expr) -> Expr:
     """`x` with every dimension `?` (same values)."""
     return b.call("dyn.reshape", x, b.call("shape_of", x, dtype="int64"))
 
 
-def _unify(b, t, e):
+def _unify(b: Builder, t: Expr, e: Expr) -> tuple[Expr, Expr]:
     """Make two branch results one type (see the module docstring)."""
     tt, te = b.type_of(t), b.type_of(e)
     if tt == te:
@@ -57,7 +61,7 @@ def _unify(b, t, e):
     raise Unsupported(f"the branches of `If` give values of different types ({tt} and {te})")
 
 
-def _dynamic_call(b, x):
+def _dynamic_call(b: Builder, x: Expr) -> Expr:
     shape = b.shape(x)
     if all(d is None for d in shape) or not shape:
         return x
@@ -65,7 +69,7 @@ def _dynamic_call(b, x):
 
 
 @converter("If")
-def if_(cx, n):
+def if_(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     cond = n.input(0)
     then_g, else_g = n.require("then_branch"), n.require("else_branch")
@@ -86,7 +90,7 @@ def if_(cx, n):
     return b.items(node)
 
 
-def _relaxed(t0, t1):
+def _relaxed(t0: Type, t1: Type) -> Type:
     """The type of a loop-carried value that starts as t0 and becomes t1."""
     if t0 == t1:
         return t0
@@ -103,7 +107,7 @@ def _relaxed(t0, t1):
 
 
 @converter("Loop", since=1)
-def loop(cx, n):
+def loop(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     body = n.require("body")
     max_count, cond0 = n.input(0), n.input(1)
@@ -185,12 +189,12 @@ def loop(cx, n):
 
 
 @converter("Scan", since=9)
-def scan(cx, n):
+def scan(cx: Ctx, n: Node) -> Converted:
     return _scan(cx, n, list(n.inputs))
 
 
 @converter("Scan", since=8, until=8)
-def scan_v8(cx, n):
+def scan_v8(cx: Ctx, n: Node) -> Converted:
     """Opset 8: a batch axis first, and optional sequence lengths (input 0)."""
     b = cx.b
     lens = n.input(0)
@@ -207,7 +211,7 @@ def scan_v8(cx, n):
     return [b.call("stack", b.tuple([p[k] for p in per]), axis=0) for k in range(len(per[0]))]
 
 
-def _scan(cx, n, inputs, v8=False):
+def _scan(cx: Ctx, n: Node, inputs: Sequence[Expr], v8: bool = False) -> Converted:
     b = cx.b
     body = n.require("body")
     m = int(n.require("num_scan_inputs"))

@@ -11,11 +11,16 @@ approximately.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ..builder import Unsupported
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ._common import norm_axes, scalar
-from .table import converter
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 _RESIZE_LAYOUT = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
 # A resize of the axes between the first and the last (the channels last)
@@ -30,7 +35,19 @@ _MODES = (
 )
 
 
-def _resize(b, x, sizes, method, mode, rounding, alpha, exclude, extrapolation, roi, channels_last=False):
+def _resize(
+    b: Builder,
+    x: Expr,
+    sizes: Expr | list[int],
+    method: str,
+    mode: str,
+    rounding: str,
+    alpha: float,
+    exclude: int,
+    extrapolation: float,
+    roi: Expr,
+    channels_last: bool = False,
+) -> Expr:
     rank = b.rank(x)
     if rank not in _RESIZE_LAYOUT:
         raise Unsupported(
@@ -57,11 +74,13 @@ def _resize(b, x, sizes, method, mode, rounding, alpha, exclude, extrapolation, 
     return b.call(f"image.resize{dims}d", x, **attrs)
 
 
-def _method(mode):
+def _method(mode: str) -> str:
     return {"nearest": "nearest_neighbor", "linear": "linear", "cubic": "cubic"}[mode]
 
 
-def _out_sizes(b, x, scales, what="scales", exact_only=True):
+def _out_sizes(
+    b: Builder, x: Expr, scales: Sequence[float], what: str = "scales", exact_only: bool = True
+) -> list[int]:
     shape = b.static_shape(x)
     if len(scales) != len(shape):
         raise Unsupported(f"{what} has {len(scales)} values for a tensor of {len(shape)} dimensions")
@@ -79,7 +98,7 @@ def _out_sizes(b, x, scales, what="scales", exact_only=True):
     return sizes
 
 
-def _whole(size, scale):
+def _whole(size: int, scale: float) -> bool:
     exact = size * scale
     return abs(exact - round(exact)) <= 1e-6
 
@@ -88,7 +107,17 @@ def _whole(size, scale):
 _EMULATION_PAD = 2
 
 
-def _by_scale(b, x, sizes, scales, method, coord, alpha, roi=None, extrapolation=0.0):
+def _by_scale(
+    b: Builder,
+    x: Expr,
+    sizes: list[int],
+    scales: Sequence[float],
+    method: str,
+    coord: str,
+    alpha: float,
+    roi: Expr | None = None,
+    extrapolation: float = 0.0,
+) -> Expr:
     """A resize whose coordinates follow the scale (ONNX, for a scale that
     does not give a whole number of pixels): the input padded with copies of
     its edge pixels, resized by "tf_crop_and_resize" over the region of
@@ -126,7 +155,7 @@ def _by_scale(b, x, sizes, scales, method, coord, alpha, roi=None, extrapolation
 
 
 @converter("Resize", since=10)
-def resize_v10(cx, n):
+def resize_v10(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x = n.input(0)
     mode = n.attr("mode", "nearest", allowed=("nearest", "linear"))
@@ -135,7 +164,7 @@ def resize_v10(cx, n):
     return _resize(b, x, sizes, _method(mode), "asymmetric", "floor", -0.75, 0, 0.0, None)
 
 
-def _need(b, x, what):
+def _need(b: Builder, x: Expr, what: str) -> np.ndarray:
     v = b.value(x)
     if v is None:
         raise Unsupported(f"{what} must be known when the model is imported")
@@ -143,7 +172,7 @@ def _need(b, x, what):
 
 
 @converter("Resize", since=11)
-def resize(cx, n):
+def resize(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x = n.input(0)
     rank = b.rank(x)
@@ -232,7 +261,7 @@ def resize(cx, n):
 
 
 @converter("Upsample", since=7)
-def upsample(cx, n):
+def upsample(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x = n.input(0)
     mode = n.attr("mode", "nearest", allowed=("nearest", "linear", "bilinear"))
@@ -245,7 +274,7 @@ def upsample(cx, n):
 
 
 @converter("GridSample", since=16)
-def grid_sample(cx, n):
+def grid_sample(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, grid = n.input(0), n.input(1)
     rank = b.rank(x)
@@ -275,7 +304,7 @@ def grid_sample(cx, n):
 
 
 @converter("RoiAlign", since=10)
-def roi_align(cx, n):
+def roi_align(cx: Ctx, n: Node) -> Converted:
     """`vision.roi_align` takes `[batch index, x1, y1, x2, y2]` rows; ONNX's
     half-pixel coordinates (the default from opset 16) shift each box by
     half a pixel of the feature map, i.e. 0.5 / spatial_scale. Mode "max" is
@@ -300,7 +329,7 @@ def roi_align(cx, n):
 
 
 @converter("MaxRoiPool")
-def max_roi_pool(cx, n):
+def max_roi_pool(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     shape = list(n.require("pooled_shape"))
     return b.call(
@@ -309,7 +338,7 @@ def max_roi_pool(cx, n):
 
 
 @converter("NonMaxSuppression", since=10)
-def non_max_suppression(cx, n):
+def non_max_suppression(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     boxes, scores = n.input(0), n.input(1)
     dt = b.dtype(boxes)
@@ -326,7 +355,7 @@ def non_max_suppression(cx, n):
             axis=2,
         )
 
-    def scalar_input(i, default, dtype):
+    def scalar_input(i: int, default: float, dtype: str) -> Expr:
         v = n.input(i)
         if v is None:
             return scalar(b, default, dtype)

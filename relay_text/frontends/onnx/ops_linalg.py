@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..builder import Unsupported
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ._common import norm_axis, scalar
-from .table import converter
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 MICROSOFT = "com.microsoft"
 
 
-def matmul(b, x, y, out_dtype: str = ""):
+def matmul(b: Builder, x: Expr, y: Expr, out_dtype: str = "") -> Expr:
     """numpy's matmul: 1-D operands become a row / a column; batch dimensions
     broadcast. A 2-D right operand multiplies every row of the left one
     (`nn.matmul` on the flattened rows); otherwise `nn.batch_matmul` on the
@@ -71,7 +74,7 @@ def matmul(b, x, y, out_dtype: str = ""):
     return out
 
 
-def _same_batch(bx, by) -> bool:
+def _same_batch(bx: Expr, by: Expr) -> bool:
     """Equal batch dimensions with exactly one unknown, in the same place (a dynamic batch)."""
     unknown = [i for i, d in enumerate(bx) if d is None]
     return (
@@ -82,12 +85,12 @@ def _same_batch(bx, by) -> bool:
 
 
 @converter("MatMul")
-def matmul_node(cx, n):
+def matmul_node(cx: Ctx, n: Node) -> Converted:
     return matmul(cx.b, n.input(0), n.input(1))
 
 
 @converter("Gemm")
-def gemm(cx, n):
+def gemm(cx: Ctx, n: Node) -> Converted:
     """alpha * A' B' + beta * C, as `nn.dense` (whose weight is N x K: B
     itself when `transB`, else its transpose)."""
     b = cx.b
@@ -114,7 +117,7 @@ def gemm(cx, n):
 
 @converter("FC")
 @converter("FC", domain=MICROSOFT)
-def fully_connected(cx, n):
+def fully_connected(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     n.ignore("axis", "axis_w")
     out = b.call("nn.dense", n.input(0), n.input(1))
@@ -124,14 +127,14 @@ def fully_connected(cx, n):
 
 
 @converter("Einsum", since=12)
-def einsum(cx, n):
+def einsum(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     equation = "".join(str(n.require("equation")).split())
     return b.call("einsum", b.tuple([x for x in n.inputs if x is not None]), equation=equation)
 
 
 @converter("Trilu", since=14)
-def trilu(cx, n):
+def trilu(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x = n.input(0)
     k = n.input(1)
@@ -147,13 +150,13 @@ def trilu(cx, n):
     return b.call("trilu", x, k, upper=bool(n.attr("upper", 1)))
 
 
-def _swap(b, x, a1, a2):
+def _swap(b: Builder, x: Expr, a1: int, a2: int) -> Expr:
     perm = list(range(b.rank(x)))
     perm[a1], perm[a2] = perm[a2], perm[a1]
     return b.call("transpose", x, axes=perm)
 
 
-def _crop_or_pad(b, x, axis, length):
+def _crop_or_pad(b: Builder, x: Expr, axis: int, length: int) -> Expr:
     shape = b.static_shape(x)
     if shape[axis] == length:
         return x
@@ -164,7 +167,7 @@ def _crop_or_pad(b, x, axis, length):
     return b.call("nn.pad", x, scalar(b, 0, b.dtype(x)), pad_width=pads)
 
 
-def _dft(b, n, x, axis, length, inverse, onesided):
+def _dft(b: Builder, n: Node, x: Expr, axis: int, length: int, inverse: bool, onesided: bool) -> Expr:
     shape = b.static_shape(x)
     rank = len(shape)
     axis = norm_axis(axis, rank)
@@ -194,7 +197,7 @@ def _dft(b, n, x, axis, length, inverse, onesided):
 
 
 @converter("DFT", since=17)
-def dft(cx, n):
+def dft(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     inverse, onesided = n.attr("inverse", 0), n.attr("onesided", 0)
     if inverse and onesided:

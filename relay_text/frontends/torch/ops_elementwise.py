@@ -7,14 +7,16 @@ literal of that dtype, a tensor of another dtype is cast.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 
 from ...ir.expr import Expr
 from ..builder import Unsupported
 from ..onnx._common import cast, norm_axes, norm_axis, scalar
-from .table import aten
+from .graph import Ctx
+from .table import Args, AtenConverter, Converted, Operand, aten
 
 
-def operand(cx, v, dtype):
+def operand(cx: Ctx, v: Operand, dtype: str) -> Expr:
     b = cx.b
     if isinstance(v, Expr):
         return cast(b, v, dtype)
@@ -23,7 +25,7 @@ def operand(cx, v, dtype):
     raise Unsupported(f"an operand of type {type(v).__name__} is not supported")
 
 
-def _common(cx, x, y):
+def _common(cx: Ctx, x: Operand, y: Operand) -> str:
     """The dtype two operands are compared in."""
     b = cx.b
     from ..onnx._common import is_float
@@ -43,8 +45,8 @@ def _common(cx, x, y):
     return t
 
 
-def _binary(op, alpha_on_second=False):
-    def convert(cx, a):
+def _binary(op: str, alpha_on_second: bool = False) -> AtenConverter:
+    def convert(cx: Ctx, a: Args) -> Expr:
         b = cx.b
         dt = cx.out_dtype()
         x, y = a.get("self"), a.get("other")
@@ -69,7 +71,7 @@ aten("bitwise_and.Tensor")(_binary("bitwise_and"))
 
 
 @aten("rsub.Scalar", "rsub.Tensor")
-def rsub(cx, a):
+def rsub(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dt = cx.out_dtype()
     x = operand(cx, a["self"], dt)
@@ -81,7 +83,7 @@ def rsub(cx, a):
 
 
 @aten("div.Tensor", "div.Scalar", "div.Tensor_mode", "div.Scalar_mode")
-def div(cx, a):
+def div(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dt = cx.out_dtype()
     mode = a.get("rounding_mode")
@@ -93,7 +95,7 @@ def div(cx, a):
 
 
 @aten("pow.Tensor_Scalar")
-def pow_scalar(cx, a):
+def pow_scalar(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dt = cx.out_dtype()
     e = a["exponent"]
@@ -105,8 +107,8 @@ def pow_scalar(cx, a):
     return b.call("power", x, scalar(b, e, dt))
 
 
-def _compare(op):
-    def convert(cx, a):
+def _compare(op: str) -> AtenConverter:
+    def convert(cx: Ctx, a: Args) -> Expr:
         b = cx.b
         x, y = a["self"], a["other"]
         dt = _common(cx, x, y)
@@ -126,8 +128,8 @@ for _names, _op in (
     aten(*_names)(_compare(_op))
 
 
-def _unary(op):
-    def convert(cx, a):
+def _unary(op: str) -> AtenConverter:
+    def convert(cx: Ctx, a: Args) -> Expr:
         return cx.b.call(op, a["self"])
 
     return convert
@@ -157,7 +159,7 @@ for _name, _op in (
 
 
 @aten("gelu.default")
-def gelu(cx, a):
+def gelu(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _gelu_erf, _gelu_tanh
 
     x = a["self"]
@@ -165,13 +167,13 @@ def gelu(cx, a):
 
 
 @aten("silu.default", "silu_.default")
-def silu(cx, a):
+def silu(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     return b.call("multiply", a["self"], b.call("sigmoid", a["self"]))
 
 
 @aten("hardswish.default", "hardswish_.default")
-def hardswish(cx, a):
+def hardswish(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _hard_sigmoid
 
     b = cx.b
@@ -180,19 +182,19 @@ def hardswish(cx, a):
 
 
 @aten("hardsigmoid.default", "hardsigmoid_.default")
-def hardsigmoid(cx, a):
+def hardsigmoid(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _hard_sigmoid
 
     return _hard_sigmoid(cx.b, a["self"], 1 / 6, 0.5)
 
 
 @aten("hardtanh.default", "hardtanh_.default")
-def hardtanh(cx, a):
+def hardtanh(cx: Ctx, a: Args) -> Converted:
     return cx.b.call("clip", a["self"], a_min=float(a.get("min_val", -1.0)), a_max=float(a.get("max_val", 1.0)))
 
 
 @aten("clamp.default", "clamp_min.default", "clamp_max.default", "clamp.Tensor")
-def clamp(cx, a):
+def clamp(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     x = a["self"]
     dt = b.dtype(x)
@@ -209,12 +211,12 @@ def clamp(cx, a):
 
 
 @aten("leaky_relu.default", "leaky_relu_.default")
-def leaky_relu(cx, a):
+def leaky_relu(cx: Ctx, a: Args) -> Converted:
     return cx.b.call("nn.leaky_relu", a["self"], alpha=float(a.get("negative_slope", 0.01)))
 
 
 @aten("elu.default")
-def elu(cx, a):
+def elu(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _elu
 
     if a.get("scale", 1) != 1 or a.get("input_scale", 1) != 1:
@@ -223,7 +225,7 @@ def elu(cx, a):
 
 
 @aten("softplus.default")
-def softplus(cx, a):
+def softplus(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     x = a["self"]
     dt = b.dtype(x)
@@ -234,20 +236,20 @@ def softplus(cx, a):
 
 
 @aten("where.self", "where.ScalarOther", "where.ScalarSelf", "where.Scalar")
-def where(cx, a):
+def where(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dt = cx.out_dtype()
     return b.call("where", a["condition"], operand(cx, a["self"], dt), operand(cx, a["other"], dt))
 
 
 @aten("masked_fill.Scalar", "masked_fill.Tensor")
-def masked_fill(cx, a):
+def masked_fill(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     x = a["self"]
     return b.call("where", a["mask"], operand(cx, a["value"], b.dtype(x)), x)
 
 
-def _dims(cx, x, dim):
+def _dims(cx: Ctx, x: Expr, dim: int | Sequence[int] | None) -> list[int]:
     rank = cx.b.rank(x)
     if dim is None or dim == []:
         return list(range(rank))
@@ -255,8 +257,8 @@ def _dims(cx, x, dim):
     return sorted(norm_axes(dims, rank))
 
 
-def _reduce(op):
-    def convert(cx, a):
+def _reduce(op: str) -> AtenConverter:
+    def convert(cx: Ctx, a: Args) -> Expr:
         b = cx.b
         x = a["self"]
         if a.get("dtype") is not None:
@@ -274,7 +276,7 @@ aten("prod.dim_int")(_reduce("prod"))
 
 
 @aten("var.correction", "var.dim")
-def var(cx, a):
+def var(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     x = a["self"]
     axes = _dims(cx, x, a.get("dim"))
@@ -285,7 +287,7 @@ def var(cx, a):
 
 
 @aten("argmax.default", "argmin.default")
-def argmax(cx, a):
+def argmax(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     x = a["self"]
     op = "argmax" if "argmax" in str(cx.node.target) else "argmin"
@@ -297,7 +299,7 @@ def argmax(cx, a):
 
 
 @aten("softmax.int", "_softmax.default")
-def softmax(cx, a):
+def softmax(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     x = a["self"]
     if a.get("dtype") is not None:
@@ -306,7 +308,7 @@ def softmax(cx, a):
 
 
 @aten("log_softmax.int", "_log_softmax.default")
-def log_softmax(cx, a):
+def log_softmax(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     x = a["self"]
     if a.get("dtype") is not None:
@@ -315,17 +317,17 @@ def log_softmax(cx, a):
 
 
 @aten("to.dtype", "_to_copy.default", "to.dtype_layout", "type_as.default")
-def to_dtype(cx, a):
+def to_dtype(cx: Ctx, a: Args) -> Converted:
     return cast(cx.b, a["self"], cx.out_dtype())
 
 
 @aten("detach.default", "alias.default", "clone.default", "contiguous.default", "lift_fresh_copy.default")
-def identity(cx, a):
+def identity(cx: Ctx, a: Args) -> Converted:
     return a.get("self", a.get("input"))
 
 
 @aten("dropout.default", "dropout_.default")
-def dropout(cx, a):
+def dropout(cx: Ctx, a: Args) -> Converted:
     """Inference (`train` False, or nothing dropped): the input unchanged."""
     if a.get("train") and a.get("p"):
         raise Unsupported("dropout in training mode (random) is not supported (export the model in eval mode)")

@@ -10,22 +10,28 @@ the sequence backwards; a layer's output concatenates its directions.
 
 from __future__ import annotations
 
-from ..builder import Unsupported
+from collections.abc import Sequence
+
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ..onnx._common import scalar
-from .table import aten
+from .graph import Ctx
+from .table import Args, Converted, aten
 
 
-def _steps(b, x, seq):
+def _steps(b: Builder, x: Expr, seq: int) -> list[Expr]:
     if seq == 1:
         return [b.call("squeeze", x, axis=[0])]
     return [b.call("squeeze", p, axis=[0]) for p in b.items(b.call("split", x, indices_or_sections=seq, axis=0))]
 
 
-def _state(b, t, k):
+def _state(b: Builder, t: Expr, k: Expr) -> Expr:
     return b.call("squeeze", b.call("strided_slice", t, begin=[k], end=[k + 1], strides=[1], axes=[0]), axis=[0])
 
 
-def _layer(b, x, weights, h0, c0, kind, reverse):
+def _layer(
+    b: Builder, x: Expr, weights: Sequence[Expr | None], h0: Expr, c0: Expr | None, kind: str, reverse: bool
+) -> tuple[Expr, Expr, Expr | None]:
     """One direction of one layer: (outputs (seq, batch, H), final h, final c)."""
     seq = b.static_shape(x)[0]
     w_ih, w_hh, b_ih, b_hh = weights
@@ -67,7 +73,7 @@ def _layer(b, x, weights, h0, c0, kind, reverse):
     return b.call("stack", b.tuple(outs), axis=0), h, c
 
 
-def _recurrent(cx, a, kind):
+def _recurrent(cx: Ctx, a: Args, kind: str) -> Converted:
     b = cx.b
     x = a["input"]
     if a.get("train") and a.get("dropout"):
@@ -108,20 +114,20 @@ def _recurrent(cx, a, kind):
 
 
 @aten("lstm.input")
-def lstm(cx, a):
+def lstm(cx: Ctx, a: Args) -> Converted:
     return _recurrent(cx, a, "lstm")
 
 
 @aten("gru.input")
-def gru(cx, a):
+def gru(cx: Ctx, a: Args) -> Converted:
     return _recurrent(cx, a, "gru")
 
 
 @aten("rnn_tanh.input")
-def rnn_tanh(cx, a):
+def rnn_tanh(cx: Ctx, a: Args) -> Converted:
     return _recurrent(cx, a, "rnn_tanh")
 
 
 @aten("rnn_relu.input")
-def rnn_relu(cx, a):
+def rnn_relu(cx: Ctx, a: Args) -> Converted:
     return _recurrent(cx, a, "rnn_relu")

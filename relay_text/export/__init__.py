@@ -139,7 +139,8 @@ def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
                 diags.append(
                     Diagnostic(
                         codes.BAD_ARGUMENT,
-                        f"argument `{key}` (from {request.args_file}) does not fit parameter `%{key} : {type_text(ty)}`: {problem}",
+                        f"argument `{key}` (from {request.args_file}) does not fit parameter `%{key} : "
+                        f"{type_text(ty)}`: {problem}",
                         p.span,
                         label="this parameter",
                     )

@@ -115,8 +115,10 @@ def run_model(
         raise RunFailed(
             [
                 _memory(
-                    f"the process holds {limits.byte_text(held)} and the model takes {limits.byte_text(len(data))} (twice while it loads): "
-                    f"nothing is left for onnxruntime's tensors under the memory limit of {limits.byte_text(limit)} (--max-memory)",
+                    f"the process holds {limits.byte_text(held)} and the model takes {limits.byte_text(len(data))} "
+                    "(twice while it loads): "
+                    f"nothing is left for onnxruntime's tensors under the memory limit of {limits.byte_text(limit)} "
+                    "(--max-memory)",
                     span,
                     "the entry point",
                 )
@@ -164,11 +166,13 @@ def run_model(
             raise RunFailed(
                 [
                     _memory(
-                        f"this call {need} than onnxruntime may still take under the memory limit of {limits.byte_text(limit)} (--max-memory)",
+                        f"this call {need} than onnxruntime may still take under the memory limit of "
+                        f"{limits.byte_text(limit)} (--max-memory)",
                         where,
                         "too large",
                     ).with_note(
-                        f"onnxruntime's tensors may take {limits.byte_text(arena)} in all: the limit less the {limits.byte_text(outside)} the process and the model's weights hold"
+                        f"onnxruntime's tensors may take {limits.byte_text(arena)} in all: the limit less the "
+                        f"{limits.byte_text(outside)} the process and the model's weights hold"
                     )
                 ],
                 ran=True,

@@ -33,6 +33,8 @@ DOMAIN = "relay_text.functions"
 
 # A call's argument types, flattened: (dtype, dimensions) per tensor.
 Signature: TypeAlias = tuple[tuple[str, tuple[str, ...]], ...]
+# A local function: the global function and the signature it is written for.
+FunctionKey: TypeAlias = tuple[GlobalVar, Signature]
 
 
 class FunctionGraph(Graph):
@@ -75,8 +77,8 @@ class Functions:
 
     def __init__(self) -> None:
         self.protos: list[Any] = []
-        self.names: dict[Signature, str] = {}
-        self.results: dict[Signature, Any] = {}  # key -> the structure of the result (types of its tensors)
+        self.names: dict[FunctionKey, str] = {}
+        self.results: dict[FunctionKey, Any] = {}  # key -> the structure of the result (types of its tensors)
         self._used: set[str] = set()
 
     def fresh(self, base: str) -> str:

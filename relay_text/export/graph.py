@@ -10,11 +10,14 @@ unique across the whole model, and it may read its ancestors' values.
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..ir.ty import AnyDim, TensorType, TypeVar
+
+if TYPE_CHECKING:
+    from onnx import GraphProto, NodeProto, TensorProto, ValueInfoProto
 
 # Our dtype names -> ONNX TensorProto element types (onnx.TensorProto values).
 ONNX_DTYPES = {
@@ -92,10 +95,10 @@ class Graph:
         self.root: Graph = parent.root if parent is not None else self
         self.depth: int = parent.depth + 1 if parent is not None else 0  # subgraphs this one is nested in
         self.opset: int = opset if parent is None else parent.opset
-        self.nodes: list[Any] = []
-        self.initializers: list[Any] = []
-        self.inputs: list[Any] = []
-        self.outputs: list[Any] = []
+        self.nodes: list[NodeProto] = []
+        self.initializers: list[TensorProto] = []
+        self.inputs: list[ValueInfoProto] = []
+        self.outputs: list[ValueInfoProto] = []
         self.types: dict[str, TensorType] = {}  # value name -> its type, where known
         if parent is None:
             self._counter = itertools.count()
@@ -133,10 +136,7 @@ class Graph:
         self, op_type: str, inputs: list[str], outputs: int | list[str], domain: str = "", **attrs: Any
     ) -> list[str]:
         """Add a node; returns the names of its outputs."""
-        if isinstance(outputs, int):
-            names = [self.fresh(op_type.lower()) for _ in range(outputs)]
-        else:
-            names = outputs
+        names = [self.fresh(op_type.lower()) for _ in range(outputs)] if isinstance(outputs, int) else outputs
         attrs = {k: v for k, v in attrs.items() if v is not None}
         # named after its first output (unique in the model): onnxruntime names the node in its errors
         self.nodes.append(self.helper.make_node(op_type, inputs, names, name=names[0], domain=domain or None, **attrs))
@@ -190,7 +190,7 @@ class Graph:
 
     # ---- assembly --------------------------------------------------------------
 
-    def value_info(self, name: str, ty: TensorType) -> Any:
+    def value_info(self, name: str, ty: TensorType) -> ValueInfoProto:
         dims: list[Any] = []
         assert isinstance(ty.shape, tuple), ty  # only tensors of known rank are written
         for _i, d in enumerate(ty.shape):
@@ -212,7 +212,7 @@ class Graph:
         else:
             self.outputs.append(self.value_info(name, ty))
 
-    def build(self) -> Any:
+    def build(self) -> GraphProto:
         """The GraphProto (value_info for every intermediate value of known type)."""
         declared = {v.name for v in self.inputs} | {v.name for v in self.outputs}
         declared |= {t.name for t in self.initializers}

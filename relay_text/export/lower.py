@@ -153,7 +153,7 @@ class Lowerer(ExprFunctor[Any]):
         if scope is not None:
             # a dict's interface: reads fall back on the scope (one flat chain, so a lookup never recurses)
             outer = scope.memo.maps if isinstance(scope.memo, ChainMap) else [scope.memo]
-            self.memo = ChainMap({}, *outer)  # type: ignore[assignment]
+            self.memo = ChainMap({}, *outer)  # type: ignore[assignment]  # the base declares a dict; a ChainMap has its interface
 
     def child(self, graph: Graph | None = None, scope: Lowerer | None = None, subst: Subst | None = None) -> Lowerer:
         return Lowerer(self.ex, graph if graph is not None else self.graph, scope if scope is not None else self, subst)
@@ -179,7 +179,7 @@ class Lowerer(ExprFunctor[Any]):
 
         ty = self.ex.type_of(node, self.subst)
         if node.value is None:
-            value = self.ex.constants.get(node.meta_index)  # type: ignore[arg-type]  # a metadata constant has its index
+            value = self.ex.constants.get(node.meta_index) if node.meta_index is not None else None
             if value is None:
                 raise ExportError(
                     [
@@ -253,9 +253,10 @@ class Lowerer(ExprFunctor[Any]):
         args = [self.memo[a] for a in node.args]
         if isinstance(callee, OpRef) and callee.name in CALLING_OPERATORS:
             # call_lowered(f, (a, b)) calls f on (a, b): exported as that call
+            calling = callee.name
             callee, args = args[0], list(args[1]) if isinstance(args[1], tuple) else [args[1]]
             if isinstance(callee, (OpRef, ConstructorRef)) or not isinstance(callee, (GlobalRef, Closure)):
-                raise unsupported(f"`{node.op.name}` calls something other than a function of this program", node.span)  # type: ignore[attr-defined]  # an Op
+                raise unsupported(f"`{calling}` calls something other than a function of this program", node.span)
         if isinstance(callee, OpRef):
             return self.operator(node, callee.name, args)
         if isinstance(callee, GlobalRef):
@@ -321,15 +322,19 @@ class Lowerer(ExprFunctor[Any]):
                 [
                     Diagnostic(
                         codes.EXPORT_UNSUPPORTED,
-                        f"this {what} cannot be exported: its subgraphs would be nested {self.graph.depth + 1} deep, and ONNX readers accept at most {MAX_SUBGRAPH_DEPTH}",
+                        f"this {what} cannot be exported: its subgraphs would be nested {self.graph.depth + 1} deep, "
+                        f"and ONNX readers accept at most {MAX_SUBGRAPH_DEPTH}",
                         node.span,
                         label=f"inside {self.graph.depth} other `if`s or loops",
                     )
                     .with_note(
-                        "an `if` becomes an `If` node whose branches are subgraphs, a loop a `Loop` node whose body is one; a model is a protobuf message, and ONNX readers refuse messages nested more than 100 levels deep"
+                        "an `if` becomes an `If` node whose branches are subgraphs, a loop a `Loop` node whose body "
+                        "is one; a model is a protobuf message, and ONNX readers refuse messages nested more than "
+                        "100 levels deep"
                     )
                     .with_help(
-                        "nest fewer `if`s or loops inside one another, for example by computing the conditions first and choosing the results with `where`"
+                        "nest fewer `if`s or loops inside one another, for example by computing the conditions "
+                        "first and choosing the results with `where`"
                     )
                 ]
             )
@@ -347,7 +352,10 @@ class Lowerer(ExprFunctor[Any]):
                 f"`{name}` needs ONNX opset {needed} or later, and this export writes opset {self.graph.opset}",
                 node.span,
                 "cannot be exported at this opset",
-                help=f"export with `--opset {needed}` (or without `--opset`: the exporter then writes the opset the program needs)",
+                help=(
+                    f"export with `--opset {needed}` (or without `--opset`: the exporter then writes the opset the "
+                    "program needs)"
+                ),
             )
         for a in args:
             for t in flatten(a):
@@ -453,7 +461,9 @@ def call_attrs(node: Call) -> Attrs:
 def _attrs(node: Call) -> Attrs:
     from ..ops import registry
 
-    definition = registry.get(node.op.name)  # type: ignore[attr-defined]  # an operator call's callee is an Op
+    if not isinstance(node.op, Op):
+        raise TypeError(f"not an operator call: {node.op!r}")
+    definition = registry.get(node.op.name)
     if definition is None:
         return dict(node.attrs)
     filled, _ = definition.normalize_attrs(node.attrs)

@@ -60,7 +60,8 @@ def operator_calls(module: Any, body: Expr) -> dict[str, list[Call]]:
         uses = _Uses()
         uses.visit(todo.pop())
         for call in uses.calls:
-            calls.setdefault(call.op.name, []).append(call)  # type: ignore[attr-defined]  # an Op
+            if isinstance(call.op, Op):  # (every call _Uses collects)
+                calls.setdefault(call.op.name, []).append(call)
         for gv in uses.globals:
             fn = module.functions.get(gv)
             if gv not in seen and fn is not None:

@@ -155,12 +155,13 @@ class Builder:
 
     def static_shape(self, expr: Expr, what: str = "this input") -> tuple[int, ...]:
         shape = self.shape(expr)
-        if any(d is None for d in shape):
+        known = tuple(d for d in shape if d is not None)
+        if len(known) != len(shape):
             raise Unsupported(
                 f"{what} needs a static shape, found {_shape_text(shape)}",
                 notes=["give the input's shape with `--input-shape NAME=D1,D2,...`"],
             )
-        return shape  # type: ignore[return-value]
+        return known
 
     def rank(self, expr: Expr) -> int:
         return len(self.shape(expr))
@@ -241,12 +242,15 @@ class Builder:
         return ty
 
     def _fold(self, opdef: Any, node: Call, attrs: dict[str, Any], ty: Type) -> Expr | None:
-        if isinstance(ty, TensorType) and isinstance(ty.shape, tuple):
-            if (
+        if (
+            isinstance(ty, TensorType)
+            and isinstance(ty.shape, tuple)
+            and (
                 not all(isinstance(d, int) for d in ty.shape)
                 or int(np.prod(ty.shape, dtype=np.int64)) > MAX_FOLDED_ELEMENTS
-            ):
-                return None
+            )
+        ):
+            return None
         try:
             result = opdef.kernel(tuple(self._values[a] for a in node.args), attrs)
         except Exception:

@@ -213,7 +213,8 @@ class OpContext:
 
         if self.graph.depth >= MAX_SUBGRAPH_DEPTH:
             raise Unsupported(
-                f"its ONNX form loops in a subgraph, which would be nested {self.graph.depth + 1} deep (ONNX readers accept {MAX_SUBGRAPH_DEPTH})"
+                f"its ONNX form loops in a subgraph, which would be nested {self.graph.depth + 1} deep (ONNX readers "
+                f"accept {MAX_SUBGRAPH_DEPTH})"
             )
         graph = Graph(self.graph.fresh("per_item"), parent=self.graph)
         i = graph.fresh("i")

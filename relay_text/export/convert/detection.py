@@ -18,7 +18,9 @@ def multibox_prior(cx: OpContext, data: str) -> str:
     from ...ops import registry
 
     shape = cx.shape(0)
-    kernel = registry.get("vision.multibox_prior").kernel  # type: ignore[union-attr]  # a registered operator
+    definition = registry.get("vision.multibox_prior")
+    assert definition is not None  # (a registered operator)
+    kernel = definition.kernel
     return cx.node("Identity", [cx.const(kernel((np.zeros(shape, np_dtype(cx.dtype(0))),), cx.attrs))])
 
 

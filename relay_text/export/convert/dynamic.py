@@ -189,7 +189,8 @@ def upsampling3d(cx: OpContext, x: str, scale_d: str, scale_h: str, scale_w: str
     a = cx.attrs
     layout = a["layout"]
     given = {c: _scaled(cx, x, layout.index(c), s) for c, s in zip("DHW", (scale_d, scale_h, scale_w), strict=False)}
-    method = {"trilinear": "linear"}.get(a["method"], a["method"])
+    given_method: str = a["method"]
+    method = {"trilinear": "linear"}.get(given_method, given_method)
     return resize_to(cx, x, _sizes(cx, x, layout, given), method, a["coordinate_transformation_mode"], "", -0.5, 0)
 
 

@@ -70,7 +70,9 @@ def layout_transform(cx: OpContext, x: str) -> str:
 def tuner_layout_transform(cx: OpContext, x: str) -> str:
     from ...ops import registry
 
-    kernel = registry.get(cx.name).kernel  # type: ignore[union-attr]  # a registered operator
+    definition = registry.get(cx.name)
+    assert definition is not None  # (a registered operator)
+    kernel = definition.kernel
     return element_map(cx, x, cx.shape(0), lambda ids: kernel((ids,), cx.attrs), cx.dtype(0))
 
 

@@ -362,7 +362,8 @@ def avg_pool2d(cx: OpContext, data: str, s_in: str, z_in: str, s_out: str, z_out
     a = cx.attrs
     shape = cx.shape(0)
     axes = layout_axes(a["layout"])
-    hx, wx = axes.index("H"), axes.index("W")  # type: ignore[union-attr]  # the checker read the layout
+    assert axes is not None  # (the checker read the layout)
+    hx, wx = axes.index("H"), axes.index("W")
     q = requantize_values(cx, data, len(shape), s_in, False, z_in, False, s_out, z_out, "int32")
     rest = [i for i in range(len(shape)) if i not in (hx, wx)]
     moved = cx.node("Transpose", [q], perm=[*rest, hx, wx])

@@ -66,7 +66,8 @@ def dilation2d(cx: OpContext, data: str, weight: str) -> str:
         )
         value = cx.node("Add", [tap, element])
         out = value if out is None else cx.node("Max", [out, value])
-    return to_layout(cx, out, "NCHW", layout)  # type: ignore[arg-type]  # at least one tap
+    assert out is not None  # (a window has at least one tap)
+    return to_layout(cx, out, "NCHW", layout)
 
 
 @converter("nn.correlation")

@@ -53,5 +53,11 @@ def legacy_broadcast(b: Builder, node: Any, x: Expr, y: Expr) -> tuple[Expr, Exp
     return x, y
 
 
+def known_dims(dims: Sequence[int | None]) -> list[int] | None:
+    """The dimensions when every one is known statically, else None."""
+    known = [d for d in dims if d is not None]
+    return known if len(known) == len(dims) else None
+
+
 def is_float(dtype: str) -> bool:
     return dtype in FLOAT_DTYPES

@@ -40,7 +40,7 @@ def elu(cx: Ctx, n: Node) -> Converted:
 def selu(cx: Ctx, n: Node) -> Converted:
     n.ignore("consumed_inputs")
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     alpha = float(n.attr("alpha", 1.67326319217681884765625))
     gamma = float(n.attr("gamma", 1.05070102214813232421875))
     return b.call("multiply", scalar(b, gamma, b.dtype(x)), _elu(b, x, alpha))
@@ -49,7 +49,7 @@ def selu(cx: Ctx, n: Node) -> Converted:
 @converter("Celu", since=12)
 def celu(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     alpha = float(n.attr("alpha", 1.0))
     zero, one, a = scalar(b, 0, dt), scalar(b, 1, dt), scalar(b, alpha, dt)
@@ -77,7 +77,7 @@ def _gelu_tanh(b: Builder, x: Expr) -> Expr:
 @converter("Gelu", since=20)
 def gelu(cx: Ctx, n: Node) -> Converted:
     approximate = n.attr("approximate", "none", allowed=("none", "tanh"))
-    x = n.input(0)
+    x: Expr = n.input(0)
     return _gelu_tanh(cx.b, x) if approximate == "tanh" else _gelu_erf(cx.b, x)
 
 
@@ -94,7 +94,7 @@ def bias_gelu(cx: Ctx, n: Node) -> Converted:
 @converter("FastGelu", domain=MICROSOFT)
 def fast_gelu(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     if n.has(1):
         x = b.call("add", x, n.input(1))
     return _gelu_tanh(b, x)
@@ -112,14 +112,14 @@ def softplus(cx: Ctx, n: Node) -> Converted:
 @converter("Mish", since=18)
 def mish(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     return b.call("multiply", x, b.call("tanh", _softplus(b, x)))
 
 
 @converter("Softsign")
 def softsign(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     return b.call("divide", x, b.call("add", scalar(b, 1, b.dtype(x)), b.call("abs", x)))
 
 
@@ -138,14 +138,14 @@ def hard_sigmoid(cx: Ctx, n: Node) -> Converted:
 @converter("HardSwish", since=14)
 def hard_swish(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     return b.call("multiply", x, _hard_sigmoid(b, x, 1 / 6, 0.5))
 
 
 @converter("ThresholdedRelu")
 def thresholded_relu(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     mask = b.call("cast", b.call("greater", x, scalar(b, float(n.attr("alpha", 1.0)), dt)), dtype=dt)
     return b.call("multiply", x, mask)
@@ -154,7 +154,7 @@ def thresholded_relu(cx: Ctx, n: Node) -> Converted:
 @converter("ScaledTanh")
 def scaled_tanh(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     alpha, beta = float(n.attr("alpha", 1.0)), float(n.attr("beta", 1.0))
     return b.call("multiply", b.call("tanh", b.call("multiply", scalar(b, beta, dt), x)), scalar(b, alpha, dt))
@@ -163,7 +163,7 @@ def scaled_tanh(cx: Ctx, n: Node) -> Converted:
 @converter("ParametricSoftplus")
 def parametric_softplus(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     alpha, beta = float(n.attr("alpha", 1.0)), float(n.attr("beta", 1.0))
     return b.call("multiply", _softplus(b, b.call("multiply", scalar(b, beta, dt), x)), scalar(b, alpha, dt))
@@ -172,7 +172,7 @@ def parametric_softplus(cx: Ctx, n: Node) -> Converted:
 @converter("Affine")
 def affine(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     return b.call(
         "add",
@@ -184,14 +184,14 @@ def affine(cx: Ctx, n: Node) -> Converted:
 @converter("Scale")
 def scale(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     return b.call("multiply", x, scalar(b, float(n.attr("scale", 1.0)), b.dtype(x)))
 
 
 @converter("Shrink", since=9)
 def shrink(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     lambd = scalar(b, float(n.attr("lambd", 0.5)), dt)
     bias = scalar(b, float(n.attr("bias", 0.0)), dt)

@@ -92,7 +92,7 @@ def attention(cx: Ctx, n: Node) -> Converted:
         bias = _neg_inf_where(b, mask, dt) if b.dtype(mask) == "bool" else cast(b, mask, dt)
     i_idx = np.arange(q_len).reshape(q_len, 1)
     j_idx = np.arange(kv_len).reshape(1, kv_len)
-    offset = None  # an int, or a run-time (batch,) tensor
+    offset: int | Expr  # an int, or a run-time (batch,) tensor
     if past_k is None and nonpad is not None:
         offset = b.call("subtract", cast(b, nonpad, "int64"), scalar(b, q_len, "int64"))
     else:
@@ -124,13 +124,13 @@ def attention(cx: Ctx, n: Node) -> Converted:
                 if right >= 0:
                     ok &= -d <= right
                 return ok
-            ok = None
+            allowed: Expr | None = None
             if left >= 0:
-                ok = b.call("less_equal", d, scalar(b, left, "int64"))
+                allowed = b.call("less_equal", d, scalar(b, left, "int64"))
             if right >= 0:
                 r = b.call("greater_equal", d, scalar(b, -right, "int64"))
-                ok = r if ok is None else b.call("logical_and", ok, r)
-            return ok
+                allowed = r if allowed is None else b.call("logical_and", allowed, r)
+            return allowed
 
         bias = add(bias, frontier(window))
     if nonpad is not None:

@@ -8,7 +8,7 @@ import numpy as np
 from ...ir.expr import Expr
 from ..builder import Builder, Unsupported
 from ._common import cast, is_float, legacy_broadcast, scalar
-from .graph import Ctx
+from .graph import Ctx, OptionalNone
 from .node import Node, dtype_of
 from .table import Converted, Converter, converter
 
@@ -76,13 +76,14 @@ for _onnx, _relay in _UNARY.items():
 
 @converter("Identity")
 def identity(cx: Ctx, n: Node) -> Converted:
-    return n.input(0)
+    value: Expr | OptionalNone = n.input(0)  # (a tensor, a sequence or an optional)
+    return value
 
 
 @converter("Reciprocal")
 def reciprocal(cx: Ctx, n: Node) -> Converted:
     n.ignore("consumed_inputs")
-    x = n.input(0)
+    x: Expr = n.input(0)
     return cx.b.call("divide", scalar(cx.b, 1, cx.b.dtype(x)), x)
 
 
@@ -90,7 +91,7 @@ def reciprocal(cx: Ctx, n: Node) -> Converted:
 def round_(cx: Ctx, n: Node) -> Converted:
     """Halves to even, as ONNX rounds (the `round` operator sends them away from zero)."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     half, one, two = scalar(b, 0.5, dt), scalar(b, 1, dt), scalar(b, 2, dt)
     rounded = b.call("ceil", b.call("subtract", x, half))
@@ -103,7 +104,7 @@ def round_(cx: Ctx, n: Node) -> Converted:
 @converter("IsInf", since=10)
 def isinf(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     out = b.call("isinf", x)
     zero = scalar(b, 0, b.dtype(x))
     if not n.attr("detect_negative", 1):
@@ -212,7 +213,7 @@ def bitshift_v28(cx: Ctx, n: Node) -> Converted:
 def _fold(cx: Ctx, n: Node, op: str) -> Expr:
     b = cx.b
     xs = [x for x in n.inputs if x is not None]
-    out = xs[0]
+    out: Expr = xs[0]
     for x in xs[1:]:
         out = b.call(op, out, x)
     return out
@@ -257,7 +258,7 @@ def where(cx: Ctx, n: Node) -> Converted:
 def clip_v1(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     n.ignore("consumed_inputs")
-    x = n.input(0)
+    x: Expr = n.input(0)
     lo = n.attr("min", float("-inf"))
     hi = n.attr("max", float("inf"))
     return b.call("clip", x, a_min=float(lo), a_max=float(hi))
@@ -269,7 +270,7 @@ def clip_v11(cx: Ctx, n: Node) -> Converted:
     `maximum`/`minimum` (exact for every dtype, and for bounds computed at
     run time)."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     lo, hi = n.input(1), n.input(2)
     dt = b.dtype(x)
     lo_v, hi_v = b.value(lo), b.value(hi)
@@ -288,7 +289,7 @@ def clip_v11(cx: Ctx, n: Node) -> Converted:
     return x
 
 
-def onnx_to_dtype(to: object, opset: int) -> str:
+def onnx_to_dtype(to: str | int, opset: int) -> str:
     if isinstance(to, str):  # opsets 1-5 name the type
         names = {
             "FLOAT": 1,
@@ -308,7 +309,7 @@ def onnx_to_dtype(to: object, opset: int) -> str:
             raise Unsupported(f"`to` = {to!r} is not a type Relay has", attr="to")
         to = names[to.upper()]
     try:
-        return dtype_of(int(to), "the cast's target")  # type: ignore[call-overload]
+        return dtype_of(int(to), "the cast's target")
     except Unsupported as exc:
         raise Unsupported(exc.message, attr="to") from None
 
@@ -319,7 +320,7 @@ def cast_(cx: Ctx, n: Node) -> Converted:
     dtype = onnx_to_dtype(n.require("to"), n.opset)
     n.attr("saturate", 1)  # only float8 targets saturate, and Relay has none
     n.ignore("round_mode")
-    x = n.input(0)
+    x: Expr = n.input(0)
     return _cast_exact(b, x, dtype)
 
 
@@ -336,7 +337,7 @@ def bitcast(cx: Ctx, n: Node) -> Converted:
     """The same bits read as another dtype of the same width (`reinterpret`)."""
     b = cx.b
     dtype = onnx_to_dtype(n.require("to"), n.opset)
-    x = n.input(0)
+    x: Expr = n.input(0)
     if np.dtype(dtype).itemsize != np.dtype(b.dtype(x)).itemsize:
         raise Unsupported(f"`BitCast` between dtypes of different widths ({b.dtype(x)} to {dtype})", attr="to")
     return b.call("reinterpret", x, dtype=dtype)

@@ -52,7 +52,7 @@ def group_norm(cx: Ctx, n: Node) -> Converted:
 @converter("LpNormalization")
 def lp_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = norm_axis(n.attr("axis", -1), b.rank(x))
     p = n.attr("p", 2)
     if p not in (1, 2):
@@ -87,7 +87,7 @@ def swiglu(cx: Ctx, n: Node) -> Converted:
 @converter("CumProd", since=26)
 def cumprod(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = norm_axis(b.int_list(n.input(1), "the axis")[0], b.rank(x))
     exclusive = bool(n.attr("exclusive", 0))
     if n.attr("reverse", 0):
@@ -100,7 +100,7 @@ def cumprod(cx: Ctx, n: Node) -> Converted:
 def center_crop_pad(cx: Ctx, n: Node) -> Converted:
     """Each named axis cropped (or zero-padded) around its centre to the size asked for."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
     sizes = b.int_list(n.input(1), "the output shape")
     axes = norm_axes(n.attr("axes", list(range(rank))), rank)

@@ -38,14 +38,14 @@ _MODES = (
 def _resize(
     b: Builder,
     x: Expr,
-    sizes: Expr | list[int],
+    sizes: Sequence[int],
     method: str,
     mode: str,
     rounding: str,
     alpha: float,
     exclude: int,
     extrapolation: float,
-    roi: Expr,
+    roi: Sequence[float] | None,
     channels_last: bool = False,
 ) -> Expr:
     rank = b.rank(x)
@@ -92,7 +92,8 @@ def _out_sizes(
         out = int(np.floor(exact + 1e-9))
         if exact_only and not _whole(size, s):
             raise Unsupported(
-                f"a scale of {s} makes {size} * {s} = {exact:g}, not a whole number of pixels: ONNX then maps coordinates by the scale, which Relay's resize does not"
+                f"a scale of {s} makes {size} * {s} = {exact:g}, not a whole number of pixels: ONNX then maps "
+                "coordinates by the scale, which Relay's resize does not"
             )
         sizes.append(out)
     return sizes
@@ -115,7 +116,7 @@ def _by_scale(
     method: str,
     coord: str,
     alpha: float,
-    roi: Expr | None = None,
+    roi: Sequence[float] | None = None,
     extrapolation: float = 0.0,
 ) -> Expr:
     """A resize whose coordinates follow the scale (ONNX, for a scale that
@@ -133,6 +134,7 @@ def _by_scale(
         if coord == "align_corners":
             a, c = 0.0, (0.0 if wide == 1 else (length - 1) / (wide - 1))
         elif coord == "tf_crop_and_resize":
+            assert roi is not None  # (given with this mode)
             r0, r1 = roi[k], roi[len(sizes) + k]
             a = r0 * (length - 1)
             c = 0.0 if wide == 1 else (r1 - r0) * (length - 1) / (wide - 1)
@@ -157,7 +159,7 @@ def _by_scale(
 @converter("Resize", since=10)
 def resize_v10(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     mode = n.attr("mode", "nearest", allowed=("nearest", "linear"))
     scales = [float(s) for s in np.asarray(_need(b, n.input(1), "the scales")).reshape(-1)]
     sizes = _out_sizes(b, x, scales)
@@ -174,7 +176,7 @@ def _need(b: Builder, x: Expr, what: str) -> np.ndarray:
 @converter("Resize", since=11)
 def resize(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
     mode = n.attr("mode", "nearest", allowed=("nearest", "linear", "cubic"))
     coord = n.attr(
@@ -263,7 +265,7 @@ def resize(cx: Ctx, n: Node) -> Converted:
 @converter("Upsample", since=7)
 def upsample(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     mode = n.attr("mode", "nearest", allowed=("nearest", "linear", "bilinear"))
     scales = n.attr("scales", None)
     if scales is None:

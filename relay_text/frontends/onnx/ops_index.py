@@ -125,6 +125,10 @@ def scatter_nd_v18(cx: Ctx, n: Node) -> Converted:
 # ---------------------------------------------------------------- Slice
 
 
+def _ints(v: np.ndarray) -> list[int]:
+    return [int(i) for i in np.asarray(v).reshape(-1)]
+
+
 def _static_slice(
     b: Builder, x: Expr, starts: list[int], ends: list[int], axes: list[int] | None, steps: list[int] | None
 ) -> Expr:
@@ -167,7 +171,7 @@ def slice_v1(cx: Ctx, n: Node) -> Converted:
 @converter("Slice", since=10)
 def slice_(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     starts, ends, axes, steps = (b.value(n.input(i)) if n.has(i) else None for i in (1, 2, 3, 4))
     if (
         starts is not None
@@ -175,8 +179,14 @@ def slice_(cx: Ctx, n: Node) -> Converted:
         and (axes is not None or not n.has(3))
         and (steps is not None or not n.has(4))
     ):
-        as_list = lambda v: None if v is None else [int(i) for i in np.asarray(v).reshape(-1)]  # noqa: E731
-        return _static_slice(b, x, as_list(starts), as_list(ends), as_list(axes), as_list(steps))
+        return _static_slice(
+            b,
+            x,
+            _ints(starts),
+            _ints(ends),
+            None if axes is None else _ints(axes),
+            None if steps is None else _ints(steps),
+        )
     # run-time bounds: full-rank begin/end/strides for dyn.strided_slice
     rank = b.rank(x)
     dt = b.dtype(n.input(1))
@@ -218,7 +228,7 @@ def _topk(cx: Ctx, n: Node, k: int) -> Converted:
     """Largest (or smallest) first; equal values keep their order (lower
     index first): a stable sort of the values, negated for the largest."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = norm_axis(n.attr("axis", -1), b.rank(x))
     largest = n.attr("largest", 1)
     n.attr("sorted", 1)  # the k values come out sorted either way
@@ -235,7 +245,7 @@ def _topk(cx: Ctx, n: Node, k: int) -> Converted:
 @converter("Unique", since=11)
 def unique(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = n.attr("axis", None)
     if axis is not None:
         if b.rank(x) != 1:
@@ -250,7 +260,10 @@ def unique(cx: Ctx, n: Node) -> Converted:
     count = b.call("cast", count, dtype="int64")
     zero = b.const(np.array([0], dtype=np.int64))
     one = b.const(np.array([1], dtype=np.int64))
-    trim = lambda t: b.call("dyn.strided_slice", t, zero, count, one)  # noqa: E731
+
+    def trim(t: Expr) -> Expr:
+        return b.call("dyn.strided_slice", t, zero, count, one)
+
     return [
         trim(values),
         b.call("cast", trim(first), dtype="int64"),

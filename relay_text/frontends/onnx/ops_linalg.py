@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...ir.expr import Expr
 from ..builder import Builder, Unsupported
-from ._common import norm_axis, scalar
+from ._common import known_dims, norm_axis, scalar
 from .graph import Ctx
 from .node import Node
 from .table import Converted, converter
@@ -37,7 +39,7 @@ def matmul(b: Builder, x: Expr, y: Expr, out_dtype: str = "") -> Expr:
         k = xs[-1]
         flat = b.call("reshape", x, newshape=[-1, k if k is not None else -1])
         prod = b.call("nn.matmul", flat, y, **extra)
-        batch = xs[:-1]
+        batch = list(xs[:-1])
         if sum(d is None for d in batch) > 1:
             raise Unsupported("a product with more than one dimension of unknown size is not supported")
         out = b.call("reshape", prod, newshape=[-1 if d is None else d for d in batch] + [ys[1]])
@@ -54,15 +56,16 @@ def matmul(b: Builder, x: Expr, y: Expr, out_dtype: str = "") -> Expr:
             newshape=[-1 if d is None else d for d in batch] + [-1 if d is None else d for d in out_shape[1:]],
         )
     else:
-        batch_x, batch_y = xs[:-2], ys[:-2]
-        if any(d is None for d in batch_x + batch_y):
+        batch_x, batch_y = known_dims(xs[:-2]), known_dims(ys[:-2])
+        if batch_x is None or batch_y is None:
             raise Unsupported("batched products need the batch dimensions to be known")
-        batch = list(np.broadcast_shapes(tuple(batch_x), tuple(batch_y)))
-        if list(batch_x) != batch:
+        static = [int(d) for d in np.broadcast_shapes(tuple(batch_x), tuple(batch_y))]
+        batch = list(static)
+        if batch_x != batch:
             x = b.call("broadcast_to", x, shape=batch + list(xs[-2:]))
-        if list(batch_y) != batch:
+        if batch_y != batch:
             y = b.call("broadcast_to", y, shape=batch + list(ys[-2:]))
-        count = int(np.prod(batch, dtype=np.int64))
+        count = int(np.prod(static, dtype=np.int64))
         x3 = b.call("reshape", x, newshape=[count, xs[-2] if xs[-2] is not None else -1, xs[-1]])
         y3 = b.call("reshape", y, newshape=[count, ys[-2], ys[-1] if ys[-1] is not None else -1])
         prod = b.call("nn.batch_matmul", x3, y3, transpose_a=False, transpose_b=False, **extra)
@@ -74,7 +77,7 @@ def matmul(b: Builder, x: Expr, y: Expr, out_dtype: str = "") -> Expr:
     return out
 
 
-def _same_batch(bx: Expr, by: Expr) -> bool:
+def _same_batch(bx: Sequence[int | None], by: Sequence[int | None]) -> bool:
     """Equal batch dimensions with exactly one unknown, in the same place (a dynamic batch)."""
     unknown = [i for i, d in enumerate(bx) if d is None]
     return (
@@ -136,15 +139,15 @@ def einsum(cx: Ctx, n: Node) -> Converted:
 @converter("Trilu", since=14)
 def trilu(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     k = n.input(1)
     if k is None:
         k = b.const(np.array(0, dtype=np.int64))
     else:
         kv = b.value(k)
         if kv is not None:
-            kv = int(np.clip(np.asarray(kv).reshape(()), -(2**31 - 1), 2**31 - 1))
-            k = b.const(np.array(kv, dtype=np.int64))
+            clipped = int(np.clip(np.asarray(kv).reshape(()), -(2**31 - 1), 2**31 - 1))
+            k = b.const(np.array(clipped, dtype=np.int64))
         elif b.rank(k) != 0:
             k = b.call("reshape", k, newshape=[])
     return b.call("trilu", x, k, upper=bool(n.attr("upper", 1)))
@@ -167,7 +170,7 @@ def _crop_or_pad(b: Builder, x: Expr, axis: int, length: int) -> Expr:
     return b.call("nn.pad", x, scalar(b, 0, b.dtype(x)), pad_width=pads)
 
 
-def _dft(b: Builder, n: Node, x: Expr, axis: int, length: int, inverse: bool, onesided: bool) -> Expr:
+def _dft(b: Builder, n: Node, x: Expr, axis: int, length: int | None, inverse: bool, onesided: bool) -> Expr:
     shape = b.static_shape(x)
     rank = len(shape)
     axis = norm_axis(axis, rank)

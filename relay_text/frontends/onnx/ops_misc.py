@@ -41,10 +41,7 @@ def nll(b: Builder, x: Expr, target: Expr, weight: Expr | None, ignore_index: in
         mask = b.call("not_equal", t, scalar(b, ignore_index, b.dtype(t)))
         t = b.call("where", mask, t, scalar(b, 0, b.dtype(t)))
     picked = b.call("squeeze", b.call("gather", x, b.call("expand_dims", t, axis=1), axis=1), axis=[1])
-    if weight is not None:
-        w = b.call("take", weight, t, axis=0)
-    else:
-        w = b.call("ones_like", picked)
+    w = b.call("take", weight, t, axis=0) if weight is not None else b.call("ones_like", picked)
     if mask is not None:
         w = b.call("where", mask, w, scalar(b, 0, dt))
     loss = b.call("multiply", b.call("negative", picked), w)
@@ -67,7 +64,7 @@ def nll_loss(cx: Ctx, n: Node) -> Converted:
 def softmax_cross_entropy(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     reduction = n.attr("reduction", "mean", allowed=("mean", "sum", "none"))
-    x = n.input(0)
+    x: Expr = n.input(0)
     log_prob = b.call("nn.log_softmax", x, axis=1)
     loss = nll(b, log_prob, n.input(1), n.input(2), n.attr("ignore_index", None), reduction)
     return [loss, log_prob]
@@ -219,7 +216,7 @@ def random_uniform(cx: Ctx, n: Node) -> Converted:
 @converter("RandomUniformLike")
 def random_uniform_like(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dtype = _float_dtype(n, b.dtype(x))
     return _uniform(b, n, b.static_shape(x), dtype, float(n.attr("low", 0.0)), float(n.attr("high", 1.0)))
 
@@ -234,7 +231,7 @@ def random_normal(cx: Ctx, n: Node) -> Converted:
 @converter("RandomNormalLike")
 def random_normal_like(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dtype = _float_dtype(n, b.dtype(x))
     return _normal(b, n, b.static_shape(x), dtype, float(n.attr("mean", 0.0)), float(n.attr("scale", 1.0)))
 
@@ -266,13 +263,14 @@ def multinomial(cx: Ctx, n: Node) -> Converted:
 @converter("LinearRegressor", domain=ML)
 def linear_regressor(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     n.attr("post_transform", "NONE", allowed=("NONE",))
     coefficients = np.asarray(n.attr("coefficients", [0.0]), dtype=np.float32)
     targets = int(n.attr("targets", 1))
     w = b.const(coefficients.reshape(targets, -1))
     features = coefficients.size // targets
-    if b.shape(x)[-1] is not None and features < b.shape(x)[-1]:
+    last = b.shape(x)[-1]
+    if last is not None and features < last:
         x = b.call("strided_slice", x, begin=[0], end=[features], strides=[1], axes=[b.rank(x) - 1])
     out = b.call("nn.dense", cast(b, x, "float32"), w)
     intercepts = n.attr("intercepts", None)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...ir.expr import Expr
 from ..builder import Builder, Unsupported
-from ._common import scalar
+from ._common import known_dims, scalar
 from .graph import Ctx
 from .node import Node
 from .table import Converted, converter
@@ -63,7 +63,8 @@ def window_attrs(
     auto_pad = n.attr("auto_pad", "NOTSET", allowed=("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"))
     if len(strides) != dims or len(dilations) != dims or len(pads) != 2 * dims:
         raise Unsupported(
-            f"`strides`, `dilations` and `pads` must have {dims}, {dims} and {2 * dims} values for a {dims}-dimensional window"
+            f"`strides`, `dilations` and `pads` must have {dims}, {dims} and {2 * dims} values for a "
+            f"{dims}-dimensional window"
         )
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         pads = same_pads(b.shape(x)[2:], kernel, strides, dilations, auto_pad)
@@ -117,15 +118,18 @@ def conv_transpose(cx: Ctx, n: Node) -> Converted:
     output_shape = n.attr("output_shape", None)
     in_sizes = b.shape(x)[2:]
     if output_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        if any(s is None for s in in_sizes):
+        known_sizes = known_dims(in_sizes)
+        if known_sizes is None:
             raise Unsupported("`output_shape` and `auto_pad` need the spatial dimensions of the input to be known")
         if output_shape is not None:
             target = list(output_shape)[-dims:]
         else:
-            target = [s * st for s, st in zip(in_sizes, strides, strict=False)]
+            target = [s * st for s, st in zip(known_sizes, strides, strict=False)]
         begins, ends = [], []
         for i in range(dims):
-            total = strides[i] * (in_sizes[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1 - target[i]
+            total = (
+                strides[i] * (known_sizes[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1 - target[i]
+            )
             if total < 0:  # the output is longer than the kernel reaches: output padding makes it up
                 output_padding[i] += -total
                 total = 0
@@ -173,8 +177,8 @@ def onnx_ceil_mode(
     if not ceil:
         return False
     dims = len(kernel)
-    sizes = b.shape(x)[2:]
-    if any(s is None for s in sizes):
+    sizes = known_dims(b.shape(x)[2:])
+    if sizes is None:
         return True
     same_as_floor = True
     for i in range(dims):
@@ -189,7 +193,7 @@ def onnx_ceil_mode(
 
 def _pool(cx: Ctx, n: Node, kind: str) -> Expr:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dims = _spatial(b, x)
     kernel = list(n.require("kernel_shape"))
     if len(kernel) != dims:
@@ -228,7 +232,7 @@ def lp_pool(cx: Ctx, n: Node) -> Converted:
     """(sum over the window of |x|^p)^(1/p): an average pool of |x|^p that
     counts the padding, times the window size (TVM's formula)."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dims = _spatial(b, x)
     dt = b.dtype(x)
     kernel = list(n.require("kernel_shape"))
@@ -254,7 +258,7 @@ def lp_pool(cx: Ctx, n: Node) -> Converted:
 @converter("GlobalLpPool", since=2)
 def global_lp_pool(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     _spatial(b, x)
     dt = b.dtype(x)
     p = n.attr("p", 2.0)
@@ -265,7 +269,7 @@ def global_lp_pool(cx: Ctx, n: Node) -> Converted:
 
 def _global(cx: Ctx, n: Node, kind: str) -> Expr:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dims = _spatial(b, x)
     if dims == 2:
         return b.call(f"nn.global_{kind}_pool2d", x)

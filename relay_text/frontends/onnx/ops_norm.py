@@ -90,7 +90,7 @@ def _layer_norm(
 @converter("LayerNormalization", since=17)
 def layer_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = n.attr("axis", -1)
     eps = float(n.attr("epsilon", 1e-5))
     stash = n.attr("stash_type", 1)
@@ -122,10 +122,7 @@ def embed_layer_norm(cx: Ctx, n: Node) -> Converted:
     if segments is not None:
         total = b.call("add", total, b.call("take", seg_emb, segments, axis=0))
     y, _, _ = _layer_norm(b, total, gamma, beta, -1, eps, 0)
-    if mask is not None:
-        mask_index = b.call("sum", mask, axis=[1])
-    else:
-        mask_index = b.const(np.zeros((batch,), dtype=np.int32))
+    mask_index = b.call("sum", mask, axis=[1]) if mask is not None else b.const(np.zeros((batch,), dtype=np.int32))
     return [y, mask_index, total]
 
 
@@ -147,7 +144,7 @@ def lrn(cx: Ctx, n: Node) -> Converted:
 @converter("MeanVarianceNormalization", since=9)
 def mean_variance_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axes = [norm_axis(a, b.rank(x)) for a in n.attr("axes", [0, 2, 3])]
     dt = b.dtype(x)
     mean = b.call("mean", x, axis=axes, keepdims=True)
@@ -162,7 +159,7 @@ def dropout(cx: Ctx, n: Node) -> Converted:
     """Inference: the input unchanged; the mask, if asked for, all True."""
     b = cx.b
     n.ignore("is_test", "consumed_inputs", "ratio", "seed")
-    x = n.input(0)
+    x: Expr = n.input(0)
     if n.opset >= 12 and n.has(2):
         training = b.value(n.input(2))
         ratio = b.value(n.input(1)) if n.has(1) else np.array(0.5)
@@ -207,7 +204,7 @@ def softmax_in(b: Builder, x: Expr, axis: int) -> Expr:
 
 def _softmax(cx: Ctx, n: Node, op: str) -> Expr:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
 
     def call(x: Expr, axis: int) -> Expr:
@@ -237,7 +234,7 @@ def log_softmax(cx: Ctx, n: Node) -> Converted:
 def hardmax(cx: Ctx, n: Node) -> Converted:
     """One at the first maximum along the axis, zero elsewhere."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     rank = b.rank(x)
     one, zero = scalar(b, 1, dt), scalar(b, 0, dt)

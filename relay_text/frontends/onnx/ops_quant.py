@@ -150,7 +150,7 @@ def dequantize_linear(cx: Ctx, n: Node) -> Converted:
 @converter("DynamicQuantizeLinear", since=11)
 def dynamic_quantize_linear(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     zero = scalar(b, 0, "float32")
     xf = cast(b, x, "float32")
     hi = b.call("maximum", zero, b.call("max", xf))

@@ -92,7 +92,7 @@ def reduce(b: Builder, x: Expr, how: str, axes: Sequence[int], keepdims: bool) -
 def _make(how: str, axes_input_since: int) -> Converter:
     def convert(cx: Ctx, n: Node) -> Converted:
         b = cx.b
-        x = n.input(0)
+        x: Expr = n.input(0)
         keepdims = bool(n.attr("keepdims", 1))
         if b.rank(x) == 0:
             x = b.call("expand_dims", x, axis=0)
@@ -123,7 +123,7 @@ for _name, _how in _REDUCES.items():
 
 def _arg(cx: Ctx, n: Node, op: str) -> Expr:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = norm_axis(n.attr("axis", 0), b.rank(x))
     keepdims = bool(n.attr("keepdims", 1))
     last = bool(n.attr("select_last_index", 0)) if n.opset >= 12 else False

@@ -76,7 +76,7 @@ def _activation(name: str, alpha: float, beta: float) -> Activation:
 def _activations(n: Node, defaults: Sequence[str], dirs: int) -> list[Activation]:
     names = n.attr("activations", None)
     if names is None:
-        return [_activation(a, 0.0, 0.0) for a in defaults * dirs]
+        return [_activation(a, 0.0, 0.0) for a in list(defaults) * dirs]
     if len(names) != len(defaults) * dirs:
         raise Unsupported(
             f"`activations` lists {len(names)} functions, {len(defaults) * dirs} expected", attr="activations"

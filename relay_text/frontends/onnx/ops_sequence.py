@@ -130,7 +130,8 @@ def optional(cx: Ctx, n: Node) -> Converted:
     if x is None:
         return OptionalNone(n.attr("type", None))
     n.ignore("type")
-    return x
+    value: Expr = x
+    return value
 
 
 @converter("OptionalHasElement", since=15)
@@ -144,4 +145,5 @@ def optional_get_element(cx: Ctx, n: Node) -> Converted:
     x = n.input(0)
     if x is None or isinstance(x, OptionalNone):
         raise Unsupported("`OptionalGetElement` of an empty optional value")
-    return x
+    value: Expr = x
+    return value

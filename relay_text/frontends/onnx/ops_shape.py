@@ -15,7 +15,7 @@ import numpy as np
 
 from ...ir.expr import Expr
 from ..builder import Builder, Unsupported, numpy_dtype
-from ._common import norm_axes, norm_axis, scalar
+from ._common import known_dims, norm_axes, norm_axis, scalar
 from .graph import Ctx
 from .node import Node
 from .table import Converted, converter
@@ -41,7 +41,11 @@ def reshape(cx: Ctx, n: Node) -> Converted:
     if known is not None:
         if not allowzero and 0 in known:
             src = b.shape(x)
-            known = [src[i] if d == 0 and i < len(src) and src[i] is not None else d for i, d in enumerate(known)]
+            filled = []
+            for i, d in enumerate(known):
+                s = src[i] if i < len(src) else None
+                filled.append(s if d == 0 and s is not None else d)
+            known = filled
         return b.call("reshape", x, newshape=known, allowzero=allowzero)
     return b.call("dyn.reshape", x, shape, allowzero=allowzero)
 
@@ -49,7 +53,7 @@ def reshape(cx: Ctx, n: Node) -> Converted:
 @converter("Flatten")
 def flatten(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     shape = b.shape(x)
     rank = len(shape)
     axis = n.attr("axis", 1)
@@ -61,17 +65,18 @@ def flatten(cx: Ctx, n: Node) -> Converted:
     if axis == 1 and rank >= 2:
         return b.call("nn.batch_flatten", x)
     head, tail = shape[:axis], shape[axis:]
-    if any(d is None for d in head) and any(d is None for d in tail):
-        raise Unsupported("`Flatten` with unknown dimensions on both sides of the axis is not supported")
-    if any(d is None for d in head):
-        return b.call("reshape", x, newshape=[-1, int(np.prod(tail, dtype=np.int64))])
-    return b.call("reshape", x, newshape=[int(np.prod(head, dtype=np.int64)), -1])
+    known_head, known_tail = known_dims(head), known_dims(tail)
+    if known_head is None:
+        if known_tail is None:
+            raise Unsupported("`Flatten` with unknown dimensions on both sides of the axis is not supported")
+        return b.call("reshape", x, newshape=[-1, int(np.prod(known_tail, dtype=np.int64))])
+    return b.call("reshape", x, newshape=[int(np.prod(known_head, dtype=np.int64)), -1])
 
 
 @converter("Squeeze")
 def squeeze_v1(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axes = n.attr("axes", None)
     if axes is None:
         shape = b.shape(x)
@@ -114,7 +119,8 @@ def unsqueeze_v1(cx: Ctx, n: Node) -> Converted:
 @converter("Unsqueeze", since=13)
 def unsqueeze(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x, axes = n.input(0), n.input(1)
+    x: Expr = n.input(0)
+    axes: Expr = n.input(1)
     known = _known(b, axes)
     if known is not None:
         return _unsqueeze(b, x, known)
@@ -134,7 +140,7 @@ def unsqueeze(cx: Ctx, n: Node) -> Converted:
 @converter("Transpose")
 def transpose(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     perm = n.attr("perm", None)
     if perm is None:
         perm = list(reversed(range(b.rank(x))))
@@ -198,12 +204,13 @@ def expand(cx: Ctx, n: Node) -> Converted:
     x, shape = n.input(0), n.input(1)
     known = _known(b, shape)
     src = b.shape(x)
-    if known is not None and all(d is not None for d in src):
+    src_known = known_dims(src)
+    if known is not None and src_known is not None:
         try:
-            target = list(np.broadcast_shapes(tuple(src), tuple(known)))
+            target = list(np.broadcast_shapes(tuple(src_known), tuple(known)))
         except ValueError:
-            raise Unsupported(f"shape {tuple(src)} cannot be expanded to {tuple(known)}") from None
-        return x if target == list(src) else b.call("broadcast_to", x, shape=target)
+            raise Unsupported(f"shape {tuple(src_known)} cannot be expanded to {tuple(known)}") from None
+        return x if target == src_known else b.call("broadcast_to", x, shape=target)
     dt = b.dtype(shape)
     count = b.static_shape(shape, "the shape")[0]
     have = b.call("shape_of", x, dtype=dt)
@@ -228,7 +235,7 @@ def tile(cx: Ctx, n: Node) -> Converted:
 @converter("Shape")
 def shape(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
     start, end = n.attr("start", 0), n.attr("end", None)
     out = b.call("shape_of", x, dtype="int64")
@@ -290,7 +297,7 @@ def range_(cx: Ctx, n: Node) -> Converted:
 @converter("EyeLike", since=9)
 def eye_like(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rows, cols = b.static_shape(x)
     dtype = b.dtype(x)
     if n.attr("dtype", None) is not None:
@@ -308,7 +315,7 @@ def pad_v1(cx: Ctx, n: Node) -> Converted:
     pads = list(n.require(key))
     mode = n.attr("mode", "constant", allowed=("constant", "edge", "reflect"))
     value = float(n.attr("value", 0.0))
-    x = n.input(0)
+    x: Expr = n.input(0)
     dims = len(pads) // 2
     width = [[pads[i], pads[i + dims]] for i in range(dims)]
     return b.call("nn.pad", x, scalar(b, value, b.dtype(x)), pad_width=width, pad_mode=mode)
@@ -322,7 +329,7 @@ def pad_v2(cx: Ctx, n: Node) -> Converted:
 @converter("Pad", since=11)
 def pad(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
     mode = n.attr(
         "mode",
@@ -401,7 +408,7 @@ def space_to_depth(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     mode = n.attr("mode", "DCR", allowed=("DCR", "CRD"))
     block = int(n.require("blocksize"))
-    x = n.input(0)
+    x: Expr = n.input(0)
     if mode == "DCR":
         return b.call("nn.space_to_depth", x, block_size=block)
     # CRD: output channel c * b * b + i * b + j, by reshapes around a transpose
@@ -442,7 +449,7 @@ def one_hot(cx: Ctx, n: Node) -> Converted:
 @converter("CumSum", since=11)
 def cumsum(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = b.int_list(n.input(1), "the axis")[0]
     axis = norm_axis(axis, b.rank(x))
     exclusive = bool(n.attr("exclusive", 0))

@@ -195,7 +195,8 @@ class Importer:
                     [
                         Diagnostic(
                             codes.IMPORT_UNSUPPORTED,
-                            f"`--input-shape {node.name}`: the input has {len(dims)} dimensions, {len(given)} were given",
+                            f"`--input-shape {node.name}`: the input has {len(dims)} dimensions, {len(given)} were "
+                            "given",
                             None,
                         )
                     ],

@@ -16,7 +16,7 @@ from .graph import Ctx
 from .table import Args, AtenConverter, Converted, Operand, aten
 
 
-def operand(cx: Ctx, v: Operand, dtype: str) -> Expr:
+def operand(cx: Ctx, v: Operand | None, dtype: str) -> Expr:
     b = cx.b
     if isinstance(v, Expr):
         return cast(b, v, dtype)
@@ -39,6 +39,7 @@ def _common(cx: Ctx, x: Operand, y: Operand) -> str:
 
         return str(np.promote_types(np.dtype(tx), np.dtype(ty)))
     t = tx or ty
+    assert t is not None  # (one operand of a comparison is a tensor)
     other = y if tx else x
     if isinstance(other, float) and not is_float(t):
         return "float32"
@@ -162,7 +163,7 @@ for _name, _op in (
 def gelu(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _gelu_erf, _gelu_tanh
 
-    x = a["self"]
+    x: Expr = a["self"]
     return _gelu_tanh(cx.b, x) if a.get("approximate") == "tanh" else _gelu_erf(cx.b, x)
 
 
@@ -177,7 +178,7 @@ def hardswish(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _hard_sigmoid
 
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("multiply", x, _hard_sigmoid(b, x, 1 / 6, 0.5))
 
 
@@ -196,7 +197,7 @@ def hardtanh(cx: Ctx, a: Args) -> Converted:
 @aten("clamp.default", "clamp_min.default", "clamp_max.default", "clamp.Tensor")
 def clamp(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dt = b.dtype(x)
     lo, hi = a.get("min"), a.get("max")
     if isinstance(lo, Expr) or isinstance(hi, Expr) or not dt.startswith("float"):
@@ -227,7 +228,7 @@ def elu(cx: Ctx, a: Args) -> Converted:
 @aten("softplus.default")
 def softplus(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dt = b.dtype(x)
     beta, threshold = float(a.get("beta", 1)), float(a.get("threshold", 20))
     bx = b.call("multiply", x, scalar(b, beta, dt))
@@ -245,7 +246,7 @@ def where(cx: Ctx, a: Args) -> Converted:
 @aten("masked_fill.Scalar", "masked_fill.Tensor")
 def masked_fill(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("where", a["mask"], operand(cx, a["value"], b.dtype(x)), x)
 
 
@@ -260,7 +261,7 @@ def _dims(cx: Ctx, x: Expr, dim: int | Sequence[int] | None) -> list[int]:
 def _reduce(op: str) -> AtenConverter:
     def convert(cx: Ctx, a: Args) -> Expr:
         b = cx.b
-        x = a["self"]
+        x: Expr = a["self"]
         if a.get("dtype") is not None:
             x = cast(b, x, cx.out_dtype())
         return b.call(op, x, axis=_dims(cx, x, a.get("dim")), keepdims=bool(a.get("keepdim", False)))
@@ -278,7 +279,7 @@ aten("prod.dim_int")(_reduce("prod"))
 @aten("var.correction", "var.dim")
 def var(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axes = _dims(cx, x, a.get("dim"))
     correction = a.get("correction")
     unbiased = a.get("unbiased", True) if correction is None else bool(correction)
@@ -289,7 +290,7 @@ def var(cx: Ctx, a: Args) -> Converted:
 @aten("argmax.default", "argmin.default")
 def argmax(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     op = "argmax" if "argmax" in str(cx.node.target) else "argmin"
     dim = a.get("dim")
     out = b.call(
@@ -301,7 +302,7 @@ def argmax(cx: Ctx, a: Args) -> Converted:
 @aten("softmax.int", "_softmax.default")
 def softmax(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     if a.get("dtype") is not None:
         x = cast(b, x, cx.out_dtype())
     return b.call("nn.softmax", x, axis=norm_axis(a["dim"], b.rank(x)))
@@ -310,7 +311,7 @@ def softmax(cx: Ctx, a: Args) -> Converted:
 @aten("log_softmax.int", "_log_softmax.default")
 def log_softmax(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     if a.get("dtype") is not None:
         x = cast(b, x, cx.out_dtype())
     return b.call("nn.log_softmax", x, axis=norm_axis(a["dim"], b.rank(x)))
@@ -323,7 +324,8 @@ def to_dtype(cx: Ctx, a: Args) -> Converted:
 
 @aten("detach.default", "alias.default", "clone.default", "contiguous.default", "lift_fresh_copy.default")
 def identity(cx: Ctx, a: Args) -> Converted:
-    return a.get("self", a.get("input"))
+    value: Expr = a["self"] if "self" in a else a["input"]
+    return value
 
 
 @aten("dropout.default", "dropout_.default")
@@ -331,4 +333,5 @@ def dropout(cx: Ctx, a: Args) -> Converted:
     """Inference (`train` False, or nothing dropped): the input unchanged."""
     if a.get("train") and a.get("p"):
         raise Unsupported("dropout in training mode (random) is not supported (export the model in eval mode)")
-    return a["input"]
+    x: Expr = a["input"]
+    return x

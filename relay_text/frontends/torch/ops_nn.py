@@ -171,12 +171,12 @@ def _ones_like_channels(b: Builder, x: Expr, value: float, dtype: str) -> Expr:
 @aten("batch_norm.default", "_native_batch_norm_legit_no_training.default")
 def batch_norm(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     if a.get("training"):
         raise Unsupported("`batch_norm` in training mode is not supported (export the model in eval mode)")
     dt = b.dtype(x)
-    w = a.get("weight") if a.get("weight") is not None else _ones_like_channels(b, x, 1, dt)
-    bias = a.get("bias") if a.get("bias") is not None else _ones_like_channels(b, x, 0, dt)
+    w: Expr = a["weight"] if a.get("weight") is not None else _ones_like_channels(b, x, 1, dt)
+    bias: Expr = a["bias"] if a.get("bias") is not None else _ones_like_channels(b, x, 0, dt)
     out = b.call("nn.batch_norm", x, w, bias, a["running_mean"], a["running_var"], axis=1, epsilon=float(a["eps"]))
     y = b.item(out, 0)
     if "_native" in str(cx.node.target):
@@ -190,7 +190,7 @@ def _layer_norm(cx: Ctx, a: Args) -> tuple[Expr, Expr | None, Expr | None]:
     from ..onnx.ops_norm import _layer_norm as onnx_layer_norm
 
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     shape = list(a["normalized_shape"])
     dt = b.dtype(x)
     w = a.get("weight")
@@ -213,7 +213,7 @@ def native_layer_norm(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_norm import _layer_norm as onnx_layer_norm
 
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     shape = list(a["normalized_shape"])
     w = a.get("weight")
     if w is None:
@@ -225,10 +225,10 @@ def native_layer_norm(cx: Ctx, a: Args) -> Converted:
 @aten("group_norm.default")
 def group_norm(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     dt = b.dtype(x)
-    w = a.get("weight") if a.get("weight") is not None else _ones_like_channels(b, x, 1, dt)
-    bias = a.get("bias") if a.get("bias") is not None else _ones_like_channels(b, x, 0, dt)
+    w: Expr = a["weight"] if a.get("weight") is not None else _ones_like_channels(b, x, 1, dt)
+    bias: Expr = a["bias"] if a.get("bias") is not None else _ones_like_channels(b, x, 0, dt)
     return b.call(
         "nn.group_norm", x, w, bias, num_groups=int(a["num_groups"]), axis=1, epsilon=float(a.get("eps", 1e-5))
     )
@@ -236,7 +236,7 @@ def group_norm(cx: Ctx, a: Args) -> Converted:
 
 def _pool(cx: Ctx, a: Args, kind: str) -> Expr:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dims = b.rank(x) - 2
     kernel = _pair(a["kernel_size"], dims)
     stride = a.get("stride") or kernel
@@ -274,7 +274,7 @@ def avg_pool(cx: Ctx, a: Args) -> Converted:
 
 def _adaptive(cx: Ctx, a: Args, kind: str) -> Expr:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dims = b.rank(x) - 2
     size = _pair(a["output_size"], dims)
     return b.call(f"nn.adaptive_{kind}_pool{dims}d", x, output_size=size, layout=_LAYOUT[dims][0])
@@ -299,7 +299,7 @@ def adaptive_max_pool(cx: Ctx, a: Args) -> Converted:
 
 def _resize(cx: Ctx, a: Args, method: str, coord: str, rounding: str) -> Expr:
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     shape = b.static_shape(x)
     dims = len(shape) - 2
     size = a.get("output_size")

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...ir.expr import Expr
 from ..builder import Builder, Unsupported, numpy_dtype
-from ..onnx._common import cast, norm_axes, norm_axis, scalar
+from ..onnx._common import cast, known_dims, norm_axes, norm_axis, scalar
 from .graph import Ctx, dtype_of
 from .table import Args, AtenConverter, Converted, aten
 
@@ -45,7 +45,7 @@ def _shape_tensor(cx: Ctx, values: Sequence[int | Expr]) -> Expr:
 @aten("view.default", "reshape.default", "_unsafe_view.default")
 def view(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     sizes = a["size"] if "size" in a else a["shape"]
     unknown = [i for i, v in enumerate(sizes) if isinstance(v, Expr) and b.value(v) is None]
     if unknown:
@@ -81,14 +81,14 @@ aten("floordiv")(_size_arith("floor_divide", lambda x, y: x // y))
 @aten("flatten.using_ints")
 def flatten(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     rank = b.rank(x)
     if rank == 0:
         return b.call("reshape", x, newshape=[1])
     start, end = norm_axis(a.get("start_dim", 0), rank), norm_axis(a.get("end_dim", -1), rank)
     shape = b.shape(x)
-    middle = shape[start : end + 1]
-    size = -1 if any(d is None for d in middle) else int(np.prod(middle, dtype=np.int64))
+    middle = known_dims(shape[start : end + 1])
+    size = -1 if middle is None else int(np.prod(middle, dtype=np.int64))
     new = (
         [d if d is not None else -1 for d in shape[:start]]
         + [size]
@@ -102,7 +102,7 @@ def flatten(cx: Ctx, a: Args) -> Converted:
 @aten("unflatten.int")
 def unflatten(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     shape = list(b.shape(x))
     dim = norm_axis(a["dim"], len(shape))
     new = shape[:dim] + _ints(cx, a["sizes"]) + shape[dim + 1 :]
@@ -112,14 +112,14 @@ def unflatten(cx: Ctx, a: Args) -> Converted:
 @aten("permute.default")
 def permute(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("transpose", x, axes=norm_axes(a["dims"], b.rank(x)))
 
 
 @aten("transpose.int")
 def transpose(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     rank = b.rank(x)
     perm = list(range(rank))
     d0, d1 = norm_axis(a["dim0"], rank), norm_axis(a["dim1"], rank)
@@ -130,21 +130,21 @@ def transpose(cx: Ctx, a: Args) -> Converted:
 @aten("t.default", "numpy_T.default")
 def t(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return x if b.rank(x) < 2 else b.call("transpose", x, axes=list(reversed(range(b.rank(x)))))
 
 
 @aten("unsqueeze.default")
 def unsqueeze(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("expand_dims", x, axis=norm_axis(a["dim"], b.rank(x) + 1))
 
 
 @aten("squeeze.dim", "squeeze.dims", "squeeze.default")
 def squeeze(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     shape = b.shape(x)
     dims = a.get("dim")
     if dims is None:
@@ -158,7 +158,7 @@ def squeeze(cx: Ctx, a: Args) -> Converted:
 @aten("expand.default", "expand_copy.default")
 def expand(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     if any(isinstance(v, Expr) and b.value(v) is None for v in a["size"]):
         shape = list(b.shape(x))
         lead = len(a["size"]) - len(shape)
@@ -169,10 +169,10 @@ def expand(cx: Ctx, a: Args) -> Converted:
             for i, v in enumerate(a["size"])
         ]
         return b.call("dyn.broadcast_to", x, _shape_tensor(cx, sizes))
-    sizes = _ints(cx, a["size"])
+    static_sizes = _ints(cx, a["size"])
     shape = list(b.shape(x))
-    lead = len(sizes) - len(shape)
-    target = [s if s != -1 else shape[i - lead] for i, s in enumerate(sizes)]
+    lead = len(static_sizes) - len(shape)
+    target = [s if s != -1 else shape[i - lead] for i, s in enumerate(static_sizes)]
     if any(d is None for d in target):
         raise Unsupported("expanding to a size of unknown length is not supported")
     return x if target == shape else b.call("broadcast_to", x, shape=target)
@@ -207,10 +207,10 @@ def _split_sizes(b: Builder, x: Expr, axis: int, sizes: Sequence[int]) -> list[E
 @aten("split.Tensor", "split_with_sizes.default", "split_with_sizes_copy.default")
 def split(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a.get("dim", 0), b.rank(x))
     length = b.static_shape(x)[axis]
-    size = a.get("split_size", a.get("split_sizes"))
+    size: int | Sequence[int | Expr] = a["split_size"] if "split_size" in a else a["split_sizes"]
     if isinstance(size, int):
         sizes = [size] * (length // size) + ([length % size] if length % size else [])
     else:
@@ -221,7 +221,7 @@ def split(cx: Ctx, a: Args) -> Converted:
 @aten("chunk.default")
 def chunk(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a.get("dim", 0), b.rank(x))
     length = b.static_shape(x)[axis]
     each = -(-length // int(a["chunks"]))
@@ -232,7 +232,7 @@ def chunk(cx: Ctx, a: Args) -> Converted:
 @aten("unbind.int")
 def unbind(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a.get("dim", 0), b.rank(x))
     length = b.static_shape(x)[axis]
     return [b.call("squeeze", p, axis=[axis]) for p in _split_sizes(b, x, axis, [1] * length)]
@@ -241,19 +241,17 @@ def unbind(cx: Ctx, a: Args) -> Converted:
 @aten("getitem")
 def getitem(cx: Ctx, a: Args) -> Converted:
     value, index = a["args"]
-    if isinstance(value, (list, tuple)):
-        item = value[index]
-    else:
-        item = cx.b.item(value, index)
+    item = value[index] if isinstance(value, (list, tuple)) else cx.b.item(value, index)
     if isinstance(item, Refused):
         raise Unsupported(f"{item.what} is not supported")
-    return item
+    result: Expr = item
+    return result
 
 
 @aten("select.int")
 def select(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a["dim"], b.rank(x))
     index = int(a["index"])
     size = b.shape(x)[axis]
@@ -267,7 +265,7 @@ def select(cx: Ctx, a: Args) -> Converted:
 @aten("slice.Tensor")
 def slice_(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a.get("dim", 0), b.rank(x))
     size = b.shape(x)[axis]
     start, end, step = a.get("start"), a.get("end"), a.get("step", 1)
@@ -284,14 +282,14 @@ def slice_(cx: Ctx, a: Args) -> Converted:
 @aten("index_select.default")
 def index_select(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("take", x, a["index"], axis=norm_axis(a["dim"], b.rank(x)))
 
 
 @aten("index.Tensor")
 def index(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     picks = [(i, t) for i, t in enumerate(a["indices"]) if t is not None]
     if len(picks) != 1:
         raise Unsupported("indexing with more than one index tensor is not supported")
@@ -304,7 +302,7 @@ def index(cx: Ctx, a: Args) -> Converted:
 @aten("repeat.default")
 def repeat(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     reps = _ints(cx, a["repeats"])
     if len(reps) > b.rank(x):
         x = b.call(
@@ -316,7 +314,7 @@ def repeat(cx: Ctx, a: Args) -> Converted:
 @aten("flip.default")
 def flip(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     for axis in norm_axes(list(a["dims"]), b.rank(x)):
         x = b.call("reverse", x, axis=axis)
     return x
@@ -345,7 +343,7 @@ def full(cx: Ctx, a: Args) -> Converted:
 @aten("zeros_like.default", "ones_like.default", "full_like.default", "empty_like.default")
 def like(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dtype = _factory_dtype(cx)
     name = str(cx.node.target)
     fill = a.get("fill_value", 1 if "ones" in name else 0)
@@ -371,7 +369,7 @@ def arange(cx: Ctx, a: Args) -> Converted:
 @aten("sym_size.int")
 def sym_size(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a["dim"], b.rank(x))
     size = b.shape(x)[axis]
     if size is None:  # known at run time: an int64 scalar

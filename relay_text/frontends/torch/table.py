@@ -17,14 +17,16 @@ from ...ir.expr import Expr
 
 if TYPE_CHECKING:
     from .graph import Ctx
+    from .ops_shape import Refused
 
 # A node's arguments by name, as torch.export gives them: expressions for
 # tensors, Python numbers, lists, dtypes and devices for the rest (Any: the
 # values are whatever the ATen schema of the operator declares).
 Args: TypeAlias = dict[str, Any]
 # What a converter gives: the node's value (an int for a size computed from
-# static sizes), or its results in order (None for one it does not compute).
-Converted: TypeAlias = "Expr | int | Sequence[Expr | None]"
+# static sizes), or its results in order (None for one it does not compute,
+# Refused for one no inference program should read).
+Converted: TypeAlias = "Expr | int | Sequence[Expr | Refused | None]"
 # An operand of an elementwise operator: a tensor or a Python scalar.
 Operand: TypeAlias = "Expr | bool | int | float"
 AtenConverter: TypeAlias = "Callable[[Ctx, Args], Converted]"

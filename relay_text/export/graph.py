@@ -10,9 +10,11 @@ unique across the whole model, and it may read its ancestors' values.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..ir.ty import AnyDim, TensorType, TypeVar
 
@@ -142,7 +144,7 @@ class Graph:
         self.nodes.append(self.helper.make_node(op_type, inputs, names, name=names[0], domain=domain or None, **attrs))
         return names
 
-    def constant(self, value: Any, dtype: str | None = None, hint: str = "c") -> str:
+    def constant(self, value: npt.ArrayLike, dtype: str | None = None, hint: str = "c") -> str:
         """A constant tensor: an initializer of the root graph, shared by equal small values."""
         from onnx import numpy_helper
 
@@ -168,11 +170,11 @@ class Graph:
             root._constants[key] = name
         return name
 
-    def ints(self, values: Any) -> str:
+    def ints(self, values: Iterable[int]) -> str:
         """A constant int64 vector (shapes, axes, pads given as inputs)."""
         return self.constant(np.asarray(list(values), dtype=np.int64).reshape(-1), hint="i")
 
-    def scalar(self, value: Any, dtype: str) -> str:
+    def scalar(self, value: npt.ArrayLike, dtype: npt.DTypeLike) -> str:
         return self.constant(np.asarray(value, dtype=dtype), hint="s")
 
     def set_type(self, name: str, ty: Any) -> None:

@@ -44,7 +44,7 @@ def zeros(cx: OpContext, shape: str) -> str:
 @converter("dyn.tile")
 def tile(cx: OpContext, x: str, reps: str) -> str:
     rank = cx.rank(0)
-    n = len(cx.out_type.shape)  # max(rank, len(reps))
+    n = cx.rank_of(cx.out_type, "the result")  # max(rank, len(reps))
     reps = ints(cx, reps)
     if n > rank:  # more repetitions than axes: the data gains leading axes of 1
         x = cx.unsqueeze(x, range(n - rank))

@@ -44,7 +44,7 @@ def unique(cx: OpContext, x: str) -> tuple[str, ...]:
     found = cx.node("Shape", [y])
     missing = cx.node("Sub", [n, found])
 
-    def padded(v: str, fill: object, to: str) -> str:
+    def padded(v: str, fill: float, to: str) -> str:
         pads = cx.node("Concat", [cx.ints([0]), missing], axis=0)
         return cx.node("Pad", [cx.cast(v, to), pads, cx.scalar(fill, np_dtype(to))], mode="constant")
 

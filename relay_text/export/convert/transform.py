@@ -72,13 +72,14 @@ def stack(cx: OpContext, xs: tuple[str, ...]) -> str:
 @converter("split")
 def split(cx: OpContext, x: str) -> tuple[str, ...]:
     axis = norm_axis(int(cx.attrs["axis"]), cx.rank(0))
-    shapes = [cx.out_field(i).shape for i in range(len(cx.out_type.fields))]
+    shapes = [f.shape for f in cx.out_fields()]
     sizes = [s[axis] if isinstance(s, tuple) else None for s in shapes]
-    if not all(isinstance(s, int) for s in sizes):
+    static = [s for s in sizes if isinstance(s, int)]
+    if len(static) != len(sizes):
         raise Unsupported("the sizes of the parts are not static")
-    if len(sizes) == 1:
+    if len(static) == 1:
         return (cx.node("Identity", [x]),)
-    out = cx.multi_node("Split", [x, cx.ints(sizes)], len(sizes), axis=axis)
+    out = cx.multi_node("Split", [x, cx.ints(static)], len(static), axis=axis)
     return tuple(out)
 
 

@@ -87,7 +87,7 @@ class _Failed(Exception):
 
 def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
     """The ONNX model of a checked module; raises `_Failed` with diagnostics."""
-    from ..eval.args import TypeDefs, describe_mismatch, load_npz, ArgumentError
+    from ..eval.args import ArgumentError, TypeDefs, describe_mismatch, load_npz
     from ..eval.entry import RunFailed, constant_values, find_entry
     from ..eval.plausible import roles
     from ..text.type_text import type_text
@@ -139,7 +139,8 @@ def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
                 diags.append(
                     Diagnostic(
                         codes.BAD_ARGUMENT,
-                        f"argument `{key}` (from {request.args_file}) does not fit parameter `%{key} : {type_text(ty)}`: {problem}",
+                        f"argument `{key}` (from {request.args_file}) does not fit parameter `%{key} : "
+                        f"{type_text(ty)}`: {problem}",
                         p.span,
                         label="this parameter",
                     )

@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.span import Span
@@ -53,7 +53,7 @@ def onnxruntime_engine(
     `functions` exports global functions as ONNX local functions."""
     started = time.monotonic()
 
-    def engine(module: Any, entry: Any, args: tuple, constants: dict[int, Any], result: Any) -> Any:
+    def engine(module: Any, entry: Any, args: tuple[Any, ...], constants: dict[int, Any], result: Any) -> Any:
         from ..eval.entry import RunFailed
         from .lower import ExportError
         from .model import build_model
@@ -70,7 +70,7 @@ def onnxruntime_engine(
     return engine
 
 
-def flat_inputs(args: tuple) -> list[Any]:
+def flat_inputs(args: tuple[Any, ...]) -> list[Any]:
     """The arguments' tensors in the order of the graph's inputs (tuples flattened depth first)."""
     import numpy as np
 
@@ -115,8 +115,10 @@ def run_model(
         raise RunFailed(
             [
                 _memory(
-                    f"the process holds {limits.byte_text(held)} and the model takes {limits.byte_text(len(data))} (twice while it loads): "
-                    f"nothing is left for onnxruntime's tensors under the memory limit of {limits.byte_text(limit)} (--max-memory)",
+                    f"the process holds {limits.byte_text(held)} and the model takes {limits.byte_text(len(data))} "
+                    "(twice while it loads): "
+                    f"nothing is left for onnxruntime's tensors under the memory limit of {limits.byte_text(limit)} "
+                    "(--max-memory)",
                     span,
                     "the entry point",
                 )
@@ -164,11 +166,13 @@ def run_model(
             raise RunFailed(
                 [
                     _memory(
-                        f"this call {need} than onnxruntime may still take under the memory limit of {limits.byte_text(limit)} (--max-memory)",
+                        f"this call {need} than onnxruntime may still take under the memory limit of "
+                        f"{limits.byte_text(limit)} (--max-memory)",
                         where,
                         "too large",
                     ).with_note(
-                        f"onnxruntime's tensors may take {limits.byte_text(arena)} in all: the limit less the {limits.byte_text(outside)} the process and the model's weights hold"
+                        f"onnxruntime's tensors may take {limits.byte_text(arena)} in all: the limit less the "
+                        f"{limits.byte_text(outside)} the process and the model's weights hold"
                     )
                 ],
                 ran=True,

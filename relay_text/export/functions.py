@@ -14,7 +14,12 @@ returning functions, and recursive functions (loops).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .lower import Subst
+
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -24,6 +29,12 @@ from .graph import Graph, concrete
 from .values import Tensor, flatten, rebuild
 
 DOMAIN = "relay_text.functions"
+
+
+# A call's argument types, flattened: (dtype, dimensions) per tensor.
+Signature: TypeAlias = tuple[tuple[str, tuple[str, ...]], ...]
+# A local function: the global function and the signature it is written for.
+FunctionKey: TypeAlias = tuple[GlobalVar, Signature]
 
 
 class FunctionGraph(Graph):
@@ -66,8 +77,8 @@ class Functions:
 
     def __init__(self) -> None:
         self.protos: list[Any] = []
-        self.names: dict[tuple, str] = {}
-        self.results: dict[tuple, Any] = {}  # key -> the structure of the result (types of its tensors)
+        self.names: dict[FunctionKey, str] = {}
+        self.results: dict[FunctionKey, Any] = {}  # key -> the structure of the result (types of its tensors)
         self._used: set[str] = set()
 
     def fresh(self, base: str) -> str:
@@ -81,7 +92,7 @@ class Functions:
         return candidate
 
 
-def signature(args: list[Any]) -> tuple | None:
+def signature(args: list[Any]) -> Signature | None:
     """The argument types of a call, flattened; None if an argument is not
     all tensors of known type (then the call is inlined)."""
     out = []
@@ -93,7 +104,9 @@ def signature(args: list[Any]) -> tuple | None:
     return tuple(out)
 
 
-def call_function(lw: Any, node: Call, gv: GlobalVar, fn: Function, args: list[Any], subst: dict, key: tuple) -> Any:
+def call_function(
+    lw: Any, node: Call, gv: GlobalVar, fn: Function, args: list[Any], subst: Subst, key: Signature
+) -> Any:
     """A generator (run by the traversal): the call as a node calling the
     local function of `gv` at this signature, its body exported first if
     this is the signature's first call."""
@@ -138,7 +151,7 @@ def call_function(lw: Any, node: Call, gv: GlobalVar, fn: Function, args: list[A
     types = flatten(shape) if isinstance(shape, tuple) else [shape]
     inputs = [t.name for a in args for t in flatten(a)]
     outputs = [lw.graph.fresh(f"{fname}_result") for _ in types]
-    lw.graph.node(fname, inputs, outputs, domain=DOMAIN)
+    lw.graph.multi_node(fname, inputs, outputs, domain=DOMAIN)
     results = []
     for n, ty in zip(outputs, types, strict=False):
         lw.graph.set_type(n, ty)

@@ -10,11 +10,16 @@ unique across the whole model, and it may read its ancestors' values.
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..ir.ty import AnyDim, TensorType, TypeVar
+
+if TYPE_CHECKING:
+    from onnx import GraphProto, NodeProto, TensorProto, ValueInfoProto
 
 # Our dtype names -> ONNX TensorProto element types (onnx.TensorProto values).
 ONNX_DTYPES = {
@@ -92,10 +97,10 @@ class Graph:
         self.root: Graph = parent.root if parent is not None else self
         self.depth: int = parent.depth + 1 if parent is not None else 0  # subgraphs this one is nested in
         self.opset: int = opset if parent is None else parent.opset
-        self.nodes: list[Any] = []
-        self.initializers: list[Any] = []
-        self.inputs: list[Any] = []
-        self.outputs: list[Any] = []
+        self.nodes: list[NodeProto] = []
+        self.initializers: list[TensorProto] = []
+        self.inputs: list[ValueInfoProto] = []
+        self.outputs: list[ValueInfoProto] = []
         self.types: dict[str, TensorType] = {}  # value name -> its type, where known
         if parent is None:
             self._counter = itertools.count()
@@ -122,18 +127,24 @@ class Graph:
 
     def node(
         self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, domain: str = "", **attrs: Any
-    ) -> Any:
-        """Add a node; returns its output name (or the list of names, for several)."""
-        if isinstance(outputs, int):
-            names = [self.fresh(op_type.lower()) for _ in range(outputs)]
-        else:
-            names = outputs
+    ) -> str:
+        """Add a node of one output; returns its name."""
+        names = self.multi_node(op_type, inputs, outputs, domain, **attrs)
+        if len(names) != 1:
+            raise AssertionError(f"{op_type} has {len(names)} outputs: add it with multi_node")
+        return names[0]
+
+    def multi_node(
+        self, op_type: str, inputs: list[str], outputs: int | list[str], domain: str = "", **attrs: Any
+    ) -> list[str]:
+        """Add a node; returns the names of its outputs."""
+        names = [self.fresh(op_type.lower()) for _ in range(outputs)] if isinstance(outputs, int) else outputs
         attrs = {k: v for k, v in attrs.items() if v is not None}
         # named after its first output (unique in the model): onnxruntime names the node in its errors
         self.nodes.append(self.helper.make_node(op_type, inputs, names, name=names[0], domain=domain or None, **attrs))
-        return names[0] if len(names) == 1 else names
+        return names
 
-    def constant(self, value: Any, dtype: str | None = None, hint: str = "c") -> str:
+    def constant(self, value: npt.ArrayLike, dtype: str | None = None, hint: str = "c") -> str:
         """A constant tensor: an initializer of the root graph, shared by equal small values."""
         from onnx import numpy_helper
 
@@ -159,11 +170,11 @@ class Graph:
             root._constants[key] = name
         return name
 
-    def ints(self, values: Any) -> str:
+    def ints(self, values: Iterable[int]) -> str:
         """A constant int64 vector (shapes, axes, pads given as inputs)."""
         return self.constant(np.asarray(list(values), dtype=np.int64).reshape(-1), hint="i")
 
-    def scalar(self, value: Any, dtype: str) -> str:
+    def scalar(self, value: npt.ArrayLike, dtype: npt.DTypeLike) -> str:
         return self.constant(np.asarray(value, dtype=dtype), hint="s")
 
     def set_type(self, name: str, ty: Any) -> None:
@@ -181,8 +192,9 @@ class Graph:
 
     # ---- assembly --------------------------------------------------------------
 
-    def value_info(self, name: str, ty: TensorType) -> Any:
+    def value_info(self, name: str, ty: TensorType) -> ValueInfoProto:
         dims: list[Any] = []
+        assert isinstance(ty.shape, tuple), ty  # only tensors of known rank are written
         for _i, d in enumerate(ty.shape):
             if isinstance(d, int):
                 dims.append(d)
@@ -202,7 +214,7 @@ class Graph:
         else:
             self.outputs.append(self.value_info(name, ty))
 
-    def build(self) -> Any:
+    def build(self) -> GraphProto:
         """The GraphProto (value_info for every intermediate value of known type)."""
         declared = {v.name for v in self.inputs} | {v.name for v in self.outputs}
         declared |= {t.name for t in self.initializers}

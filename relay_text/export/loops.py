@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir.expr import Call, Expr, Function, GlobalVar, If, Let
-from ..ir.visitor import Delegate
 from ..ir.ty import TensorType
+from ..ir.visitor import Delegate
 from .graph import concrete
 from .lower import Lowerer, unsupported
 from .values import Tensor
@@ -82,7 +82,7 @@ def _condition(lw: Lowerer, shape: LoopShape, fn: Function, values: list[Any]) -
     return (yield Delegate(lw, shape.branch.cond))
 
 
-def _going_on(lw: Lowerer, shape: LoopShape, cond: Any) -> str:
+def _going_on(lw: Lowerer, shape: LoopShape, cond: Tensor) -> str:
     if shape.continue_on_true:
         return cond.name
     return lw.graph.node("Not", [cond.name])
@@ -143,8 +143,7 @@ def lower_loop(caller: Lowerer, node: Call, fn: Function, self_ref: Any, args: l
         n = body.node("Identity", [a.name])
         body.add_output(n, ty)
 
-    outs = graph.node("Loop", ["", start, *[a.name for a in args]], len(fn.params), body=body.build())
-    outs = [outs] if isinstance(outs, str) else outs
+    outs = graph.multi_node("Loop", ["", start, *[a.name for a in args]], len(fn.params), body=body.build())
     finals = []
     for n, ty in zip(outs, types, strict=False):
         graph.set_type(n, ty)

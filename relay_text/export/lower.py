@@ -24,8 +24,8 @@ loop.
 from __future__ import annotations
 
 from collections import ChainMap
-from typing import Any
 from collections.abc import Callable
+from typing import Any, TypeAlias
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.expr import (
@@ -49,13 +49,17 @@ from ..ir.expr import (
 from ..ir.span import Span
 from ..ir.ty import FuncType, TensorType, TupleType, TypeVar
 from ..ir.visitor import Delegate, ExprFunctor, ExprVisitor
+from .convert import Attrs
 from .graph import MAX_SUBGRAPH_DEPTH, Graph, Unsupported, concrete, static_shape
 from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
-
 
 # Operators that call a function of the program, which the exporter exports
 # as that call (they have no converter).
 CALLING_OPERATORS = frozenset({"call_lowered"})
+
+
+# Type variables of a polymorphic function -> the types of one instantiation.
+Subst: TypeAlias = dict[TypeVar, Any]
 
 
 class ExportError(Exception):
@@ -73,7 +77,7 @@ def unsupported(message: str, span: Span | None, label: str = "", help: str | No
     return ExportError([diag])
 
 
-def substitute(ty: Any, subst: dict) -> Any:
+def substitute(ty: Any, subst: Subst) -> Any:
     """`ty` with the type variables of `subst` replaced."""
     if not subst or ty is None:
         return ty
@@ -110,7 +114,7 @@ class Exporter:
         self.functions: Any = None  # a functions.Functions when globals become ONNX local functions
         self._mentions: dict[tuple[int, int], bool] = {}
 
-    def type_of(self, node: Expr, subst: dict) -> Any:
+    def type_of(self, node: Expr, subst: Subst) -> Any:
         return substitute(self.result.types.get(node), subst)
 
     def mentions(self, body: Expr, target: Expr) -> bool:
@@ -141,17 +145,17 @@ class Lowerer(ExprFunctor[Any]):
 
     pre_order = frozenset({Let, If, Function, Match, RefCreate, RefRead, RefWrite})
 
-    def __init__(self, ex: Exporter, graph: Graph, scope: Lowerer | None = None, subst: dict | None = None) -> None:
+    def __init__(self, ex: Exporter, graph: Graph, scope: Lowerer | None = None, subst: Subst | None = None) -> None:
         super().__init__()
         self.ex = ex
         self.graph = graph
-        self.subst: dict = subst if subst is not None else (scope.subst if scope is not None else {})
+        self.subst: Subst = subst if subst is not None else (scope.subst if scope is not None else {})
         if scope is not None:
             # a dict's interface: reads fall back on the scope (one flat chain, so a lookup never recurses)
             outer = scope.memo.maps if isinstance(scope.memo, ChainMap) else [scope.memo]
-            self.memo = ChainMap({}, *outer)  # type: ignore[assignment]
+            self.memo = ChainMap({}, *outer)  # type: ignore[assignment]  # the base declares a dict; a ChainMap has its interface
 
-    def child(self, graph: Graph | None = None, scope: Lowerer | None = None, subst: dict | None = None) -> Lowerer:
+    def child(self, graph: Graph | None = None, scope: Lowerer | None = None, subst: Subst | None = None) -> Lowerer:
         return Lowerer(self.ex, graph if graph is not None else self.graph, scope if scope is not None else self, subst)
 
     def bind(self, var: Var, value: Any) -> None:
@@ -175,7 +179,7 @@ class Lowerer(ExprFunctor[Any]):
 
         ty = self.ex.type_of(node, self.subst)
         if node.value is None:
-            value = self.ex.constants.get(node.meta_index)  # type: ignore[arg-type]  # a metadata constant has its index
+            value = self.ex.constants.get(node.meta_index) if node.meta_index is not None else None
             if value is None:
                 raise ExportError(
                     [
@@ -249,9 +253,10 @@ class Lowerer(ExprFunctor[Any]):
         args = [self.memo[a] for a in node.args]
         if isinstance(callee, OpRef) and callee.name in CALLING_OPERATORS:
             # call_lowered(f, (a, b)) calls f on (a, b): exported as that call
+            calling = callee.name
             callee, args = args[0], list(args[1]) if isinstance(args[1], tuple) else [args[1]]
             if isinstance(callee, (OpRef, ConstructorRef)) or not isinstance(callee, (GlobalRef, Closure)):
-                raise unsupported(f"`{node.op.name}` calls something other than a function of this program", node.span)  # type: ignore[attr-defined]  # an Op
+                raise unsupported(f"`{calling}` calls something other than a function of this program", node.span)
         if isinstance(callee, OpRef):
             return self.operator(node, callee.name, args)
         if isinstance(callee, GlobalRef):
@@ -285,13 +290,13 @@ class Lowerer(ExprFunctor[Any]):
     def _global_scope(self) -> Lowerer:
         return Lowerer(self.ex, self.graph)
 
-    def _instantiation(self, node: Call, fn: Function) -> dict:
+    def _instantiation(self, node: Call, fn: Function) -> Subst:
         type_args = self.ex.result.type_args.get(node)
         if not type_args or not fn.type_params:
             return {}
         return {tp: substitute(ta, self.subst) for tp, ta in zip(fn.type_params, type_args, strict=False)}
 
-    def inline(self, node: Call, key: Any, fn: Function, args: list[Any], scope: Lowerer, subst: dict) -> Any:
+    def inline(self, node: Call, key: Any, fn: Function, args: list[Any], scope: Lowerer, subst: Subst) -> Any:
         if key in self.ex.inlining:
             what = f"`@{key.name}`" if isinstance(key, GlobalVar) else "this function"
             raise unsupported(
@@ -317,15 +322,19 @@ class Lowerer(ExprFunctor[Any]):
                 [
                     Diagnostic(
                         codes.EXPORT_UNSUPPORTED,
-                        f"this {what} cannot be exported: its subgraphs would be nested {self.graph.depth + 1} deep, and ONNX readers accept at most {MAX_SUBGRAPH_DEPTH}",
+                        f"this {what} cannot be exported: its subgraphs would be nested {self.graph.depth + 1} deep, "
+                        f"and ONNX readers accept at most {MAX_SUBGRAPH_DEPTH}",
                         node.span,
                         label=f"inside {self.graph.depth} other `if`s or loops",
                     )
                     .with_note(
-                        "an `if` becomes an `If` node whose branches are subgraphs, a loop a `Loop` node whose body is one; a model is a protobuf message, and ONNX readers refuse messages nested more than 100 levels deep"
+                        "an `if` becomes an `If` node whose branches are subgraphs, a loop a `Loop` node whose body "
+                        "is one; a model is a protobuf message, and ONNX readers refuse messages nested more than "
+                        "100 levels deep"
                     )
                     .with_help(
-                        "nest fewer `if`s or loops inside one another, for example by computing the conditions first and choosing the results with `where`"
+                        "nest fewer `if`s or loops inside one another, for example by computing the conditions "
+                        "first and choosing the results with `where`"
                     )
                 ]
             )
@@ -343,7 +352,10 @@ class Lowerer(ExprFunctor[Any]):
                 f"`{name}` needs ONNX opset {needed} or later, and this export writes opset {self.graph.opset}",
                 node.span,
                 "cannot be exported at this opset",
-                help=f"export with `--opset {needed}` (or without `--opset`: the exporter then writes the opset the program needs)",
+                help=(
+                    f"export with `--opset {needed}` (or without `--opset`: the exporter then writes the opset the "
+                    "program needs)"
+                ),
             )
         for a in args:
             for t in flatten(a):
@@ -410,10 +422,9 @@ class Lowerer(ExprFunctor[Any]):
             for t, t_ty in zip(tensors, types, strict=False):
                 out = graph.node("Identity", [t.name])
                 graph.add_output(out, t_ty if concrete(t_ty) else t.ty)
-        names = self.graph.node(
+        names = self.graph.multi_node(
             "If", [cond.name], len(outs), then_branch=branches[0][0].build(), else_branch=branches[1][0].build()
         )
-        names = [names] if isinstance(names, str) else names
         results = []
         for n, t_ty in zip(names, types, strict=False):
             self.graph.set_type(n, t_ty)
@@ -442,15 +453,17 @@ def flatten_type(ty: Any, count: int) -> list[Any]:
     return out if len(out) == count else [None] * count
 
 
-def call_attrs(node: Call) -> dict:
+def call_attrs(node: Call) -> Attrs:
     """The call's attributes, normalised, with their defaults."""
     return dict(_attrs(node))
 
 
-def _attrs(node: Call) -> dict:
+def _attrs(node: Call) -> Attrs:
     from ..ops import registry
 
-    definition = registry.get(node.op.name)  # type: ignore[attr-defined]  # an operator call's callee is an Op
+    if not isinstance(node.op, Op):
+        raise TypeError(f"not an operator call: {node.op!r}")
+    definition = registry.get(node.op.name)
     if definition is None:
         return dict(node.attrs)
     filled, _ = definition.normalize_attrs(node.attrs)

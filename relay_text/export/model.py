@@ -13,6 +13,7 @@ diagnostics for what cannot be exported.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..diagnostics import Diagnostic
@@ -59,7 +60,8 @@ def operator_calls(module: Any, body: Expr) -> dict[str, list[Call]]:
         uses = _Uses()
         uses.visit(todo.pop())
         for call in uses.calls:
-            calls.setdefault(call.op.name, []).append(call)  # type: ignore[attr-defined]  # an Op
+            if isinstance(call.op, Op):  # (every call _Uses collects)
+                calls.setdefault(call.op.name, []).append(call)
         for gv in uses.globals:
             fn = module.functions.get(gv)
             if gv not in seen and fn is not None:
@@ -68,7 +70,7 @@ def operator_calls(module: Any, body: Expr) -> dict[str, list[Call]]:
     return calls
 
 
-def unknown_operators(used: dict[str, list[Call]], table: dict) -> list[Diagnostic]:
+def unknown_operators(used: dict[str, list[Call]], table: Mapping[str, Any]) -> list[Diagnostic]:
     """One diagnostic per operator without a converter, at its first use."""
     diags = []
     from .lower import CALLING_OPERATORS
@@ -229,7 +231,7 @@ def _outputs(graph: Graph, value: Any, ty: Any, entry: Any) -> None:
         graph.add_output(out, out_ty)
 
 
-def _pad(types: Any, n: int) -> tuple:
+def _pad(types: Any, n: int) -> tuple[Any, ...]:
     types = tuple(types)
     return types if len(types) == n else (None,) * n
 

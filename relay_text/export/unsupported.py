@@ -40,7 +40,10 @@ NOT_CONVERTED: dict[str, str] = {
     "nn.sparse_add": _SPARSE,
     "nn.sparse_conv2d": _SPARSE,
     "nn.sparse_dense": _SPARSE,
-    "nn.sparse_transpose": "not converted yet: the transposed matrix's entries could be sorted by column (a stable TopK) and its row pointers counted",
+    "nn.sparse_transpose": (
+        "not converted yet: the transposed matrix's entries could be sorted by column (a stable TopK) and its row "
+        "pointers counted"
+    ),
     "nn.internal.sparse_dense_padded": _SPARSE,
     "random.multinomial": _RANDOM,
     "random.normal": _RANDOM,
@@ -50,10 +53,21 @@ NOT_CONVERTED: dict[str, str] = {
     "vision.non_max_suppression": _NMS,
     "vision.all_class_non_max_suppression": _NMS,
     "vision.regular_non_max_suppression": _NMS,
-    "vision.proposal": "not converted yet: Faster R-CNN's proposals decode anchors (expressible) and then select boxes greedily, as `vision.non_max_suppression` does",
-    "nn.avg_pool2d_grad": "not converted yet: each window's share of the gradient could be spread back with one padded slice per window position",
-    "nn.max_pool2d_grad": "not converted yet: each window's gradient could go to the first cell holding its maximum, found tap by tap",
-    "nn.deformable_conv2d": "not converted yet: the displaced taps could be sampled bilinearly with GatherElements before one matrix product per group; ONNX's DeformConv (opset 19) reads the offsets in another layout",
+    "vision.proposal": (
+        "not converted yet: Faster R-CNN's proposals decode anchors (expressible) and then select boxes greedily, "
+        "as `vision.non_max_suppression` does"
+    ),
+    "nn.avg_pool2d_grad": (
+        "not converted yet: each window's share of the gradient could be spread back with one padded slice per "
+        "window position"
+    ),
+    "nn.max_pool2d_grad": (
+        "not converted yet: each window's gradient could go to the first cell holding its maximum, found tap by tap"
+    ),
+    "nn.deformable_conv2d": (
+        "not converted yet: the displaced taps could be sampled bilinearly with GatherElements before one matrix "
+        "product per group; ONNX's DeformConv (opset 19) reads the offsets in another layout"
+    ),
 }
 
 NOT_EXPORTED: dict[str, str] = {**NO_ONNX_EQUIVALENT, **NOT_CONVERTED}

@@ -9,9 +9,9 @@ an operator, is a construct ONNX cannot express.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Callable
 
 from ..ir.expr import Function, GlobalVar, Var
 

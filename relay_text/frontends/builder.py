@@ -28,8 +28,8 @@ shape or an axis as a number.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Iterable, Sequence
+from typing import Any, overload
 
 import numpy as np
 
@@ -155,12 +155,13 @@ class Builder:
 
     def static_shape(self, expr: Expr, what: str = "this input") -> tuple[int, ...]:
         shape = self.shape(expr)
-        if any(d is None for d in shape):
+        known = tuple(d for d in shape if d is not None)
+        if len(known) != len(shape):
             raise Unsupported(
                 f"{what} needs a static shape, found {_shape_text(shape)}",
                 notes=["give the input's shape with `--input-shape NAME=D1,D2,...`"],
             )
-        return shape  # type: ignore[return-value]
+        return known
 
     def rank(self, expr: Expr) -> int:
         return len(self.shape(expr))
@@ -240,13 +241,16 @@ class Builder:
         self._type_cache[key] = ty
         return ty
 
-    def _fold(self, opdef: Any, node: Call, attrs: dict, ty: Type) -> Expr | None:
-        if isinstance(ty, TensorType) and isinstance(ty.shape, tuple):
-            if (
+    def _fold(self, opdef: Any, node: Call, attrs: dict[str, Any], ty: Type) -> Expr | None:
+        if (
+            isinstance(ty, TensorType)
+            and isinstance(ty.shape, tuple)
+            and (
                 not all(isinstance(d, int) for d in ty.shape)
                 or int(np.prod(ty.shape, dtype=np.int64)) > MAX_FOLDED_ELEMENTS
-            ):
-                return None
+            )
+        ):
+            return None
         try:
             result = opdef.kernel(tuple(self._values[a] for a in node.args), attrs)
         except Exception:
@@ -265,7 +269,8 @@ class Builder:
             return None
         memo = self._values
         if expr in memo:
-            return memo[expr]
+            known: np.ndarray | None = memo[expr]
+            return known
         stack: list[tuple[Expr, bool]] = [(expr, False)]
         while stack:
             node, ready = stack.pop()
@@ -280,7 +285,8 @@ class Builder:
                 stack.extend((k, False) for k in kids if k not in memo)
                 continue
             memo[node] = self._compute(node)
-        return memo[expr]
+        value: np.ndarray | None = memo[expr]
+        return value
 
     def _compute(self, node: Expr) -> Any:
         memo = self._values
@@ -311,6 +317,10 @@ class Builder:
                 return None
         return None
 
+    @overload
+    def int_list(self, expr: Expr, what: str) -> list[int]: ...
+    @overload
+    def int_list(self, expr: Expr | None, what: str) -> list[int] | None: ...
     def int_list(self, expr: Expr | None, what: str) -> list[int] | None:
         """The value of an integer tensor as a list (None for a missing input);
         Unsupported when it is not known at import time."""
@@ -369,7 +379,7 @@ class CallRejected(Unsupported):
     """The checker rejected a call a converter built (its relation's message)."""
 
 
-def infer_call(name: str, arg_types: tuple[Type, ...], attrs: tuple) -> Type:
+def infer_call(name: str, arg_types: tuple[Type, ...], attrs: tuple[tuple[str, Any], ...]) -> Type:
     """The type of `name(args, attrs)` for arguments of the given types, by
     checking that one call; CallRejected with the checker's message if it
     does not check."""
@@ -386,11 +396,11 @@ def infer_call(name: str, arg_types: tuple[Type, ...], attrs: tuple) -> Type:
         raise CallRejected(
             f"`{name}` rejects its arguments ({shown}): {errors[0].message}", notes=list(errors[0].notes)
         )
-    ty = result.types[node]
+    ty: Type = result.types[node]
     return ty
 
 
-def any_dim(shape: Sequence[int | None]) -> tuple:
+def any_dim(shape: Sequence[int | None]) -> tuple[int | AnyDim, ...]:
     """A shape for a TensorType: None becomes `?`."""
     return tuple(AnyDim() if d is None else int(d) for d in shape)
 
@@ -430,4 +440,5 @@ def infer_expr(expr: Expr) -> Type:
     errors = [d for d in result.diagnostics if d.is_error]
     if errors:
         raise CallRejected(f"the converted expression does not check: {errors[0].message}", notes=list(errors[0].notes))
-    return result.types[expr]
+    ty: Type = result.types[expr]
+    return ty

@@ -146,7 +146,8 @@ def import_command(
         for d in problems:
             reporter.diagnostic(d)
         reporter.message(
-            f"Nothing was written: the imported text of {model} does not check (a bug in relay-text's importer; please report it)",
+            f"Nothing was written: the imported text of {model} does not check (a bug in relay-text's importer; "
+            "please report it)",
             "bold red",
         )
         return EXIT_ERROR
@@ -184,11 +185,12 @@ def _save_npz(path: str, weights: dict[str, Any]) -> None:
 
 
 def _bytes(n: int) -> str:
+    size = float(n)
     for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return str(n)
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return str(size)
 
 
 if __name__ == "__main__":  # pragma: no cover

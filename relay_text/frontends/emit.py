@@ -102,7 +102,7 @@ class Imported:
             kept = set(params) | set(constants)
             order = [n for n in post_order(self.body) if n in kept]
             for node in order:
-                array = b.arrays[node] if isinstance(node, Constant) else b.known[node]  # type: ignore[index]
+                array = b.arrays[node] if isinstance(node, Constant) else b.known[node]
                 replace[node] = Constant(None, _dtype(array), tuple(array.shape), meta_index=len(meta))
                 meta.append(array)
             entry_params = list(self.inputs)

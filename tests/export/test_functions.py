@@ -74,7 +74,8 @@ def test_local_functions_give_the_numpy_engine_s_values() -> None:
 
 def test_a_call_passing_a_function_is_inlined() -> None:
     text = (
-        "def @apply(%f: fn(Tensor[(2), float32]) -> Tensor[(2), float32], %x: Tensor[(2), float32]) -> Tensor[(2), float32] { %f(%x) }\n"
+        "def @apply(%f: fn(Tensor[(2), float32]) -> Tensor[(2), float32], %x: Tensor[(2), float32]) -> Tensor[(2), "
+        "float32] { %f(%x) }\n"
         "def @main(%x: Tensor[(2), float32]) { @apply(fn (%y: Tensor[(2), float32]) { negative(%y) }, %x) }\n"
     )
     model = export(text, functions=True)

@@ -88,8 +88,10 @@ case("nn.conv2d", P("nn.conv2d(%a, %b, padding=[1, 1], strides=[2, 2], groups=1)
 case(
     "nn.conv2d int8 float64 int16",
     P(
-        '(nn.conv2d(%a, %b, padding=[1, 1], strides=[2, 2], out_dtype="int32"), nn.conv2d(%c, %d, groups=2, dilation=[2, 1], padding=[1, 2, 0, 1]), '
-        'nn.conv2d(transpose(%a, axes=[0, 2, 3, 1]), transpose(%b, axes=[2, 3, 1, 0]), data_layout="NHWC", kernel_layout="HWIO", out_dtype="int16"))',
+        '(nn.conv2d(%a, %b, padding=[1, 1], strides=[2, 2], out_dtype="int32"), nn.conv2d(%c, %d, groups=2, '
+        'dilation=[2, 1], padding=[1, 2, 0, 1]), '
+        'nn.conv2d(transpose(%a, axes=[0, 2, 3, 1]), transpose(%b, axes=[2, 3, 1, 0]), data_layout="NHWC", '
+        'kernel_layout="HWIO", out_dtype="int16"))',
         T("(1, 3, 8, 8)", "int8"), T("(4, 3, 3, 3)", "int8"), T("(1, 4, 6, 6)", "float64"), T("(4, 2, 3, 3)", "float64"),
     ),
 )  # fmt: skip
@@ -122,14 +124,16 @@ case("nn.dropout", P("nn.dropout(%a, rate=0.3f)", X))
 case(
     "nn.pad",
     P(
-        '(nn.pad(%a, 1.5f, pad_width=[[0, 0], [1, 2], [2, 0]]), nn.pad(%a, 0f, pad_width=[[0, 0], [1, 1], [2, 1]], pad_mode="reflect"))',
+        "(nn.pad(%a, 1.5f, pad_width=[[0, 0], [1, 2], [2, 0]]), nn.pad(%a, 0f, pad_width=[[0, 0], [1, 1], [2, 1]], "
+        'pad_mode="reflect"))',
         X,
     ),
 )
 case(
     "nn.mirror_pad",
     P(
-        '(nn.mirror_pad(%a, pad_width=[[0, 0], [1, 2], [2, 1]]), nn.mirror_pad(%a, pad_width=[[0, 0], [1, 1], [2, 1]], mode="REFLECT"))',
+        "(nn.mirror_pad(%a, pad_width=[[0, 0], [1, 2], [2, 1]]), nn.mirror_pad(%a, pad_width=[[0, 0], [1, 1], [2, "
+        '1]], mode="REFLECT"))',
         X,
     ),
 )
@@ -181,7 +185,8 @@ for _op in ("sum", "mean", "max", "min", "prod"):
     case(
         _op,
         P(
-            f"({_op}(%a, axis=[1]), {_op}(%a, axis=[0, 2], keepdims=True), {_op}(%a), {_op}(%a, axis=[1], exclude=True))",
+            f"({_op}(%a, axis=[1]), {_op}(%a, axis=[0, 2], keepdims=True), {_op}(%a), {_op}(%a, axis=[1], "
+            "exclude=True))",
             X,
         ),
     )
@@ -190,7 +195,8 @@ case("any", P("(any(less(%a, -0.5f), axis=[2], keepdims=True), any(less(%a, -5f)
 case(
     "variance",
     P(
-        "(variance(%a, mean(%a, axis=[1], keepdims=True), axis=[1]), variance(%a, mean(%a, axis=[2], keepdims=True), axis=[2], unbiased=True))",
+        "(variance(%a, mean(%a, axis=[1], keepdims=True), axis=[1]), variance(%a, mean(%a, axis=[2], "
+        "keepdims=True), axis=[2], unbiased=True))",
         X,
     ),
 )
@@ -199,7 +205,8 @@ case("argmin", P("(argmin(%a, axis=[1]), argmin(%a))", X))
 case(
     "cumsum",
     P(
-        "(cumsum(%a, axis=1), cumsum(%a), cumsum(%a, axis=2, exclusive=True), cumsum(less(%a, 0f), axis=1), cumsum(less(%a, 0f), exclusive=True))",
+        "(cumsum(%a, axis=1), cumsum(%a), cumsum(%a, axis=2, exclusive=True), cumsum(less(%a, 0f), axis=1), "
+        "cumsum(less(%a, 0f), exclusive=True))",
         X,
     ),
 )
@@ -222,7 +229,8 @@ case("gather_nd", P("gather_nd(%a, floor_mod(%b, 2))", X, T("(2, 3)", "int32")))
 case(
     "strided_slice",
     P(
-        '(strided_slice(%a, begin=[0, 1], end=[2, 3]), strided_slice(%a, begin=[1, 2, 3], end=[0, 0, -5], strides=[-1, -1, -2]), strided_slice(%a, begin=[1], end=[2], axes=[2], slice_mode="size"))',
+        "(strided_slice(%a, begin=[0, 1], end=[2, 3]), strided_slice(%a, begin=[1, 2, 3], end=[0, 0, -5], "
+        'strides=[-1, -1, -2]), strided_slice(%a, begin=[1], end=[2], axes=[2], slice_mode="size"))',
         X,
     ),
 )
@@ -276,28 +284,36 @@ case("unravel_index", P("unravel_index(floor_mod(%a, 24), shape_of(%b))", T("(5)
 case(
     "image.resize1d",
     P(
-        '(image.resize1d(%a, size=[7], method="linear", coordinate_transformation_mode="align_corners"), image.resize1d(%a, size=[6], roi=[0.1f, 1.2f], coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1f))',
+        '(image.resize1d(%a, size=[7], method="linear", coordinate_transformation_mode="align_corners"), '
+        'image.resize1d(%a, size=[6], roi=[0.1f, 1.2f], coordinate_transformation_mode="tf_crop_and_resize", '
+        "extrapolation_value=-1f))",
         T("(1, 2, 5)"),
     ),
 )
 case(
     "image.resize2d",
     P(
-        '(image.resize2d(%a, size=[12, 5]), image.resize2d(%a, size=[16, 16], method="nearest_neighbor", coordinate_transformation_mode="asymmetric", rounding_method="floor"), image.resize2d(%a, size=[5, 11], method="cubic"))',
+        '(image.resize2d(%a, size=[12, 5]), image.resize2d(%a, size=[16, 16], method="nearest_neighbor", '
+        'coordinate_transformation_mode="asymmetric", rounding_method="floor"), image.resize2d(%a, size=[5, 11], '
+        'method="cubic"))',
         IMG,
     ),
 )
 case(
     "image.resize3d",
     P(
-        '(image.resize3d(%a, size=[4, 6, 6], method="nearest_neighbor", coordinate_transformation_mode="asymmetric", rounding_method="floor"), image.resize3d(%a, size=[3, 6, 7], roi=[0f, 0.1f, -0.2f, 1f, 0.9f, 1.2f], coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1f))',
+        '(image.resize3d(%a, size=[4, 6, 6], method="nearest_neighbor", '
+        'coordinate_transformation_mode="asymmetric", rounding_method="floor"), image.resize3d(%a, size=[3, 6, 7], '
+        'roi=[0f, 0.1f, -0.2f, 1f, 0.9f, 1.2f], coordinate_transformation_mode="tf_crop_and_resize", '
+        "extrapolation_value=-1f))",
         T("(1, 2, 2, 3, 3)"),
     ),
 )
 case(
     "nn.upsampling",
     P(
-        '(nn.upsampling(%a, scale_h=2f, scale_w=2f), nn.upsampling(%a, scale_h=2f, scale_w=3f, method="bilinear", align_corners=True))',
+        '(nn.upsampling(%a, scale_h=2f, scale_w=2f), nn.upsampling(%a, scale_h=2f, scale_w=3f, method="bilinear", '
+        "align_corners=True))",
         IMG,
     ),
 )

@@ -58,7 +58,8 @@ case("dyn.tile", P("(dyn.tile(%a, shape_of(%b)), dyn.tile(%b, shape_of(%c)))", T
 case(
     "dyn.expand_dims",
     P(
-        "(dyn.expand_dims(%a, -2, num_newaxis=2), dyn.expand_dims(%a, 0), dyn.expand_dims(%a, 2), dyn.expand_dims(%a, 1, num_newaxis=0))",
+        "(dyn.expand_dims(%a, -2, num_newaxis=2), dyn.expand_dims(%a, 0), dyn.expand_dims(%a, 2), "
+        "dyn.expand_dims(%a, 1, num_newaxis=0))",
         T("(2, 3)"),
     ),
 )
@@ -73,7 +74,8 @@ case(
 case(
     "dyn.topk",
     P(
-        f'(dyn.topk(%a, 2), dyn.topk(%a, 0, axis=1, ret_type="values", is_ascend=True), dyn.topk(%a, {V(3)}, ret_type="indices"))',
+        f'(dyn.topk(%a, 2), dyn.topk(%a, 0, axis=1, ret_type="values", is_ascend=True), dyn.topk(%a, {V(3)}, '
+        'ret_type="indices"))',
         T("(2, 3, 4)"),
     ),
 )
@@ -82,7 +84,8 @@ case(
     "dyn.nn.pad",
     P(
         f"%w = {WIDTHS.format(V(0, 0, 1, 2, 2, 0))};\n  %v = {WIDTHS.format(V(0, 0, -1, 1, 1, -2))};\n  "
-        '(dyn.nn.pad(%a, %w, 1.5f), dyn.nn.pad(%a, %w, 0f, pad_mode="edge"), dyn.nn.pad(%a, %w, 0f, pad_mode="reflect"), '
+        '(dyn.nn.pad(%a, %w, 1.5f), dyn.nn.pad(%a, %w, 0f, pad_mode="edge"), dyn.nn.pad(%a, %w, 0f, '
+        'pad_mode="reflect"), '
         'dyn.nn.pad(%a, %v, 2f), dyn.nn.pad(%a, %v, 2f, pad_mode="edge"), dyn.nn.pad(%a, %v, 2f, pad_mode="reflect"))',
         T("(2, 3, 4)"),
     ),
@@ -102,14 +105,16 @@ case(
 case(
     "dyn.nn.upsampling",
     P(
-        '(dyn.nn.upsampling(%a, 2f, 1.5f), dyn.nn.upsampling(%a, 2f, 3f, method="bilinear", align_corners=True), dyn.nn.upsampling(%a, 1.7f, 0.9f, layout="NHWC"))',
+        '(dyn.nn.upsampling(%a, 2f, 1.5f), dyn.nn.upsampling(%a, 2f, 3f, method="bilinear", align_corners=True), '
+        'dyn.nn.upsampling(%a, 1.7f, 0.9f, layout="NHWC"))',
         T("(1, 2, 4, 5)"),
     ),
 )
 case(
     "dyn.nn.upsampling3d",
     P(
-        '(dyn.nn.upsampling3d(%a, 2f, 1.5f, 2f), dyn.nn.upsampling3d(%a, 2f, 2f, 1.7f, method="trilinear", coordinate_transformation_mode="align_corners"))',
+        '(dyn.nn.upsampling3d(%a, 2f, 1.5f, 2f), dyn.nn.upsampling3d(%a, 2f, 2f, 1.7f, method="trilinear", '
+        'coordinate_transformation_mode="align_corners"))',
         T("(1, 2, 2, 3, 3)"),
     ),
 )
@@ -118,9 +123,11 @@ case(
     P(
         f"%r = {V('0f', '0f', '0f', '0f')};\n  "
         f"(dyn.image.resize2d(%a, {V(12, 5)}, %r), "
-        f'dyn.image.resize2d(%a, {V(16, 16)}, %r, method="nearest_neighbor", coordinate_transformation_mode="asymmetric", rounding_method="floor"), '
+        f'dyn.image.resize2d(%a, {V(16, 16)}, %r, method="nearest_neighbor", '
+        'coordinate_transformation_mode="asymmetric", rounding_method="floor"), '
         f'dyn.image.resize2d(%a, {V(5, 11)}, %r, method="cubic"), '
-        f'dyn.image.resize2d(%a, {V(6, 7)}, {V("0.1f", "0.2f", "0.9f", "1.2f")}, coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1f))',
+        f"dyn.image.resize2d(%a, {V(6, 7)}, {V('0.1f', '0.2f', '0.9f', '1.2f')}, "
+        'coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1f))',
         T("(1, 3, 8, 8)"),
     ),
 )
@@ -143,7 +150,8 @@ case("invert_permutation", P("invert_permutation(argsort(%a))", T("(6)")))
 case(
     "sliding_window",
     P(
-        "(sliding_window(%a, axis=1, window_shape=[3, 2], strides=[2, 3]), sliding_window(%a, axis=0, window_shape=[1, 4, 4], strides=[1, 1, 2]))",
+        "(sliding_window(%a, axis=1, window_shape=[3, 2], strides=[2, 3]), sliding_window(%a, axis=0, "
+        "window_shape=[1, 4, 4], strides=[1, 1, 2]))",
         T("(2, 7, 8)"),
     ),
 )
@@ -153,7 +161,8 @@ case("scatter_add", P("scatter_add(%a, floor_mod(%b, 4), %c, axis=1)", T("(4, 5)
 case(
     "nn.space_to_batch_nd",
     P(
-        "(nn.space_to_batch_nd(%a, block_shape=[2, 3], paddings=[[1, 0], [0, 0]], pad_value=1.5f), nn.space_to_batch_nd(%b, block_shape=[2], paddings=[[1, 1]], pad_value=7.9f))",
+        "(nn.space_to_batch_nd(%a, block_shape=[2, 3], paddings=[[1, 0], [0, 0]], pad_value=1.5f), "
+        "nn.space_to_batch_nd(%b, block_shape=[2], paddings=[[1, 1]], pad_value=7.9f))",
         T("(2, 5, 6, 3)"),
         T("(2, 4, 4)", "int32"),
     ),
@@ -161,7 +170,8 @@ case(
 case(
     "nn.batch_to_space_nd",
     P(
-        "(nn.batch_to_space_nd(%a, block_shape=[2, 3], crops=[[1, 0], [0, 2]]), nn.batch_to_space_nd(%a, block_shape=[2], crops=[[0, 0]]))",
+        "(nn.batch_to_space_nd(%a, block_shape=[2, 3], crops=[[1, 0], [0, 2]]), nn.batch_to_space_nd(%a, "
+        "block_shape=[2], crops=[[0, 0]]))",
         T("(12, 3, 2, 3)"),
     ),
 )
@@ -169,7 +179,8 @@ case("debug", P("debug(%a)", T("(2, 3)")))
 case(
     "image.resize",
     P(
-        '(image.resize(%a, size=[12, 5]), image.resize(%a, size=[5, 11], method="bicubic"), image.resize(%a, size=[4, 6], layout="NHWC", method="nearest_neighbor"))',
+        '(image.resize(%a, size=[12, 5]), image.resize(%a, size=[5, 11], method="bicubic"), image.resize(%a, '
+        'size=[4, 6], layout="NHWC", method="nearest_neighbor"))',
         T("(1, 3, 8, 8)"),
     ),
 )
@@ -221,7 +232,8 @@ case(
 case(
     "unique",
     P(
-        '%x = floor_mod(%a, 5);\n  (unique(%x), unique(%x, sorted=False, return_counts=True), unique(round(%b)), unique(cast(%x, "uint8"), return_counts=True))',
+        '%x = floor_mod(%a, 5);\n  (unique(%x), unique(%x, sorted=False, return_counts=True), unique(round(%b)), '
+        'unique(cast(%x, "uint8"), return_counts=True))',
         T("(12)", "int32"), T("(9)"),
     ),
 )  # fmt: skip
@@ -229,7 +241,8 @@ case(
     "searchsorted",
     P(
         # sorted and unsorted sequences: an unsorted one gets the bisection's answer
-        '%s = sort(%a);\n  (searchsorted(%s, %b), searchsorted(%s, %b, right=True, dtype="int64"), searchsorted(sort(%c), %d), '
+        '%s = sort(%a);\n  (searchsorted(%s, %b), searchsorted(%s, %b, right=True, dtype="int64"), '
+        'searchsorted(sort(%c), %d), '
         "searchsorted(%c, %d, right=True), searchsorted(%a, %b), searchsorted(sort(round(%a)), round(%b), right=True))",
         T("(7)"), T("(2, 5)"), T("(2, 6)", "int32"), T("(2, 4)", "int32"),
     ),
@@ -237,7 +250,8 @@ case(
 case(
     "cumprod",
     P(
-        '(cumprod(%a, axis=1), cumprod(%a), cumprod(%a, axis=2, exclusive=True), cumprod(floor_mod(%b, 7) - 3, axis=1, dtype="int64"), '
+        '(cumprod(%a, axis=1), cumprod(%a), cumprod(%a, axis=2, exclusive=True), cumprod(floor_mod(%b, 7) - 3, '
+        'axis=1, dtype="int64"), '
         "cumprod(%c, exclusive=True))",
         T("(2, 3, 4)"), T("(2, 5)", "int32"), T("(6)", "bool"),
     ),
@@ -265,7 +279,8 @@ case(
 case(
     "stft",
     P(
-        "(stft(%a, %b, n_fft=16, hop_length=4, win_length=16), stft(%a, %b, n_fft=16, hop_length=5, win_length=12, normalized=True, onesided=False), "
+        "(stft(%a, %b, n_fft=16, hop_length=4, win_length=16), stft(%a, %b, n_fft=16, hop_length=5, win_length=12, "
+        "normalized=True, onesided=False), "
         "stft(reshape(%a, newshape=[80]), %c, n_fft=32, hop_length=8, win_length=30))",
         T("(2, 40)"), T("(16)"), T("(33)", "float64"),
     ),
@@ -277,7 +292,8 @@ case(
         # coordinates outside the output (ignored) and repeated ones (the last wins)
         "(sparse_to_dense(floor_mod(%a, 5) - 1, %b, %c, output_shape=[3, 4]), "
         'sparse_to_dense(floor_mod(%d, 5), take(%b, arange(0, 4, 1, dtype="int32")), %c, output_shape=[4, 2]), '
-        "sparse_to_dense(floor_mod(%a, 3), 2f, %c, output_shape=[3, 3, 2]), sparse_to_dense(2, %c, 0f, output_shape=[4]))",
+        "sparse_to_dense(floor_mod(%a, 3), 2f, %c, output_shape=[3, 3, 2]), sparse_to_dense(2, %c, 0f, "
+        "output_shape=[4]))",
         T("(6, 2)", "int32"), T("(6)"), T("()"), T("(4)", "int32"),
     ),
 )  # fmt: skip
@@ -312,7 +328,8 @@ case(
 case(
     "nn.dilate",
     P(
-        "(nn.dilate(%a, strides=[1, 2, 3], dilation_value=1.5f), nn.dilate(%b, strides=[3, 1], dilation_value=-2.7f), nn.dilate(%b, strides=[1, 1]))",
+        "(nn.dilate(%a, strides=[1, 2, 3], dilation_value=1.5f), nn.dilate(%b, strides=[3, 1], "
+        "dilation_value=-2.7f), nn.dilate(%b, strides=[1, 1]))",
         T("(2, 3, 4)"),
         T("(3, 2)", "int32"),
     ),
@@ -320,7 +337,8 @@ case(
 case(
     "nn.fifo_buffer",
     P(
-        "(nn.fifo_buffer(%a, %b, axis=1), nn.fifo_buffer(reshape(%a, newshape=[3, 2]), reshape(%b, newshape=[5, 2]), axis=-2))",
+        "(nn.fifo_buffer(%a, %b, axis=1), nn.fifo_buffer(reshape(%a, newshape=[3, 2]), reshape(%b, newshape=[5, "
+        "2]), axis=-2))",
         T("(2, 3)"),
         T("(2, 5)"),
     ),
@@ -329,14 +347,16 @@ case(
     "matrix_set_diag",
     P(
         "(matrix_set_diag(%a, %b), matrix_set_diag(%a, %c, k1=-1, k2=1), "
-        "matrix_set_diag(%a, %c, k1=-1, k2=1, super_diag_right_align=False, sub_diag_right_align=True), matrix_set_diag(%a, %d, k1=-1, k2=-1))",
+        "matrix_set_diag(%a, %c, k1=-1, k2=1, super_diag_right_align=False, sub_diag_right_align=True), "
+        "matrix_set_diag(%a, %d, k1=-1, k2=-1))",
         T("(2, 4, 5)"), T("(2, 4)"), T("(2, 3, 4)"), T("(2, 3)"),
     ),
 )  # fmt: skip
 case(
     "strided_set",
     P(
-        f"(strided_set(%a, %b, {V(1, 0)}, {V(4, 6)}, {V(2, 2)}), strided_set(%a, %b, {V(4, -1)}, {V(1, 0)}, {V(-2, -2)}), "
+        f"(strided_set(%a, %b, {V(1, 0)}, {V(4, 6)}, {V(2, 2)}), strided_set(%a, %b, {V(4, -1)}, {V(1, 0)}, "
+        f"{V(-2, -2)}), "
         f"strided_set(%a, %c, {V(-4)}, {V(4)}, {V(1)}))",
         T("(5, 6)"), T("(2, 3)"), T("(3, 6)"),
     ),
@@ -346,7 +366,8 @@ case(
 case(
     "vision.multibox_prior",
     P(
-        "(vision.multibox_prior(%a), vision.multibox_prior(%a, sizes=[0.3f, 0.5f], ratios=[1f, 2f, 0.5f], steps=[0.2f, 0.25f], offsets=[0.4f, 0.6f], clip=True))",
+        "(vision.multibox_prior(%a), vision.multibox_prior(%a, sizes=[0.3f, 0.5f], ratios=[1f, 2f, 0.5f], "
+        "steps=[0.2f, 0.25f], offsets=[0.4f, 0.6f], clip=True))",
         T("(1, 3, 4, 5)"),
     ),
 )
@@ -354,7 +375,8 @@ case("vision.yolo_reorg", P("vision.yolo_reorg(%a, stride=2)", T("(2, 8, 4, 6)")
 case(
     "vision.get_valid_counts",
     P(
-        "(vision.get_valid_counts(%a, %b), vision.get_valid_counts(%a, 0f, score_threshold=0.2f, id_index=-1, score_index=3))",
+        "(vision.get_valid_counts(%a, %b), vision.get_valid_counts(%a, 0f, score_threshold=0.2f, id_index=-1, "
+        "score_index=3))",
         T("(2, 7, 6)"),
         T("()"),
     ),
@@ -363,7 +385,8 @@ case(
     "vision.multibox_transform_loc",
     P(
         "%p = nn.softmax(%a, axis=1);\n  (vision.multibox_transform_loc(%p, %b, %c), "
-        "vision.multibox_transform_loc(%p, %b, %c, clip=False, threshold=0.3f, keep_background=True), vision.multibox_transform_loc(%p, %b, %c, threshold=0.35f))",
+        "vision.multibox_transform_loc(%p, %b, %c, clip=False, threshold=0.3f, keep_background=True), "
+        "vision.multibox_transform_loc(%p, %b, %c, threshold=0.35f))",
         T("(2, 4, 6)"), T("(2, 24)"), T("(1, 6, 4)"),
     ),
 )  # fmt: skip
@@ -371,15 +394,18 @@ case(
 case(
     "image.dilation2d",
     P(
-        '(image.dilation2d(%a, %b), image.dilation2d(%a, %b, strides=[2, 1], padding=[1, 2], dilations=[1, 2]), image.dilation2d(%c, %d, data_layout="NHWC", padding=[1, 0, 0, 1]))',
+        '(image.dilation2d(%a, %b), image.dilation2d(%a, %b, strides=[2, 1], padding=[1, 2], dilations=[1, 2]), '
+        'image.dilation2d(%c, %d, data_layout="NHWC", padding=[1, 0, 0, 1]))',
         T("(1, 2, 7, 8)"), T("(2, 3, 2)"), T("(1, 6, 5, 2)", "int32"), T("(2, 2, 2)", "int32"),
     ),
 )  # fmt: skip
 case(
     "nn.correlation",
     P(
-        "(nn.correlation(%a, %b, kernel_size=1, max_displacement=2, stride1=1, stride2=1, padding=[2, 2], is_multiply=True), "
-        "nn.correlation(%a, %b, kernel_size=3, max_displacement=4, stride1=2, stride2=2, padding=[5], is_multiply=False))",
+        "(nn.correlation(%a, %b, kernel_size=1, max_displacement=2, stride1=1, stride2=1, padding=[2, 2], "
+        "is_multiply=True), "
+        "nn.correlation(%a, %b, kernel_size=3, max_displacement=4, stride1=2, stride2=2, padding=[5], "
+        "is_multiply=False))",
         T("(1, 3, 9, 10)"), T("(1, 3, 9, 10)"),
     ),
 )  # fmt: skip
@@ -387,8 +413,10 @@ case(
 case(
     "layout_transform",
     P(
-        '(layout_transform(%a, src_layout="NCHW", dst_layout="NHWC"), layout_transform(%a, src_layout="NCHW", dst_layout="NCHW4c"), '
-        'layout_transform(%b, src_layout="NCHW4c", dst_layout="NHWC"), layout_transform(%b, src_layout="NCHW4c", dst_layout="NCHW2c"))',
+        '(layout_transform(%a, src_layout="NCHW", dst_layout="NHWC"), layout_transform(%a, src_layout="NCHW", '
+        'dst_layout="NCHW4c"), '
+        'layout_transform(%b, src_layout="NCHW4c", dst_layout="NHWC"), layout_transform(%b, src_layout="NCHW4c", '
+        'dst_layout="NCHW2c"))',
         T("(1, 8, 4, 5)"), T("(1, 2, 4, 5, 4)"),
     ),
 )  # fmt: skip
@@ -412,22 +440,26 @@ case("vm.reshape_tensor", P("vm.reshape_tensor(%a, shape_of(%b), newshape=[6, 4]
 case(
     "nn.contrib_conv2d_NCHWc",
     P(
-        '(nn.contrib_conv2d_NCHWc(%a, %b, padding=[1, 1], channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW4i4o", out_layout="NCHW4c"), '
-        'nn.contrib_conv2d_NCHWc(%a, %c, channels=8, kernel_size=[1, 1], data_layout="NCHW4c", kernel_layout="OIHW4i2o", out_layout="NCHW2c"))',
+        '(nn.contrib_conv2d_NCHWc(%a, %b, padding=[1, 1], channels=8, kernel_size=[3, 3], data_layout="NCHW4c", '
+        'kernel_layout="OIHW4i4o", out_layout="NCHW4c"), '
+        'nn.contrib_conv2d_NCHWc(%a, %c, channels=8, kernel_size=[1, 1], data_layout="NCHW4c", '
+        'kernel_layout="OIHW4i2o", out_layout="NCHW2c"))',
         T("(1, 2, 6, 6, 4)"), T("(2, 2, 3, 3, 4, 4)"), T("(4, 2, 1, 1, 4, 2)"),
     ),
 )  # fmt: skip
 case(
     "nn.contrib_depthwise_conv2d_NCHWc",
     P(
-        'nn.contrib_depthwise_conv2d_NCHWc(%a, %b, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
+        'nn.contrib_depthwise_conv2d_NCHWc(%a, %b, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], '
+        'data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
         T("(1, 2, 6, 6, 4)"), T("(2, 1, 3, 3, 1, 4)"),
     ),
 )  # fmt: skip
 case(
     "nn.contrib_conv2d_gemm_weight_transform",
     P(
-        "(nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2), nn.contrib_conv2d_gemm_weight_transform(%b, tile_N=4, tile_K=2))",
+        "(nn.contrib_conv2d_gemm_weight_transform(%a, tile_N=4, tile_K=2), "
+        "nn.contrib_conv2d_gemm_weight_transform(%b, tile_N=4, tile_K=2))",
         T("(3, 3, 5, 6)"),
         T("(3, 3, 5, 6)", "int8"),
     ),
@@ -446,7 +478,8 @@ case(
 case(
     "nn.contrib_dense_pack",
     P(
-        '(nn.contrib_dense_pack(%a, %b), nn.contrib_dense_pack(%a, %c), nn.contrib_dense_pack(%d, %e, out_dtype="int32"))',
+        "(nn.contrib_dense_pack(%a, %b), nn.contrib_dense_pack(%a, %c), nn.contrib_dense_pack(%d, %e, "
+        'out_dtype="int32"))',
         T("(3, 16)"),
         T("(4, 16, 8)"),
         T("(2, 4, 16, 4)"),
@@ -461,7 +494,8 @@ case(
 case(
     "nn.contrib_conv3d_winograd_weight_transform",
     P(
-        "(nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=2), nn.contrib_conv3d_winograd_weight_transform(%b, tile_size=4))",
+        "(nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=2), "
+        "nn.contrib_conv3d_winograd_weight_transform(%b, tile_size=4))",
         T("(8, 4, 3, 3, 3)"),
         T("(8, 4, 1, 3, 3)"),
     ),
@@ -469,15 +503,18 @@ case(
 case(
     "nn.contrib_conv2d_winograd_nnpack_weight_transform",
     P(
-        '(nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0), nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0, out_dtype="float64"))',
+        "(nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0), "
+        'nn.contrib_conv2d_winograd_nnpack_weight_transform(%a, convolution_algorithm=0, out_dtype="float64"))',
         T("(8, 4, 3, 3)"),
     ),
 )
 case(
     "nn.contrib_conv2d_winograd_without_weight_transform",
     P(
-        "(nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, kernel_size=[3, 3], padding=[1, 1]), "
-        'nn.contrib_conv2d_winograd_without_weight_transform(%c, %d, tile_size=2, channels=8, kernel_size=[3, 3], data_layout="NHWC", out_dtype="float64"))',
+        "(nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, kernel_size=[3, 3], "
+        "padding=[1, 1]), "
+        'nn.contrib_conv2d_winograd_without_weight_transform(%c, %d, tile_size=2, channels=8, kernel_size=[3, 3], '
+        'data_layout="NHWC", out_dtype="float64"))',
         T("(1, 4, 14, 14)"), T("(6, 6, 8, 4)"), T("(1, 14, 14, 4)"), T("(4, 4, 8, 4)"),
     ),
 )  # fmt: skip

@@ -29,25 +29,31 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
-from ...ir.ty import TensorType, TupleType
+from ...ir.expr import Call
+from ...ir.ty import Dim, TensorType, TupleType, Type
 from ..graph import Graph, Unsupported, onnx_dtype, static_shape
 
-Converter = Callable[..., Any]
+# A call's attributes, normalised by its operator's schema (Any: each value
+# is of the kind the schema declares for it).
+Attrs: TypeAlias = dict[str, Any]
+# A converter takes the context and the names of the call's input tensors
+# (as many as the operator has: hence `...`) and gives the names of its results.
+Converter: TypeAlias = Callable[..., "str | Sequence[str]"]
+_F = TypeVar("_F", bound=Converter)
 _TABLE: dict[str, Converter] = {}
 _OPSETS: dict[str, int] = {}  # operator -> the opset its converter needs, where above the oldest written
-_CALL_OPSETS: dict[str, Callable[[dict], int]] = {}  # operator -> the opset a call needs, by its attributes
+_CALL_OPSETS: dict[str, Callable[[Attrs], int]] = {}  # operator -> the opset a call needs, by its attributes
 _LOADED = False
 
 
-def converter(
-    *names: str, opset: int = 0, call_opset: Callable[[dict], int] | None = None
-) -> Callable[[Converter], Converter]:
-    def register(fn: Converter) -> Converter:
+def converter(*names: str, opset: int = 0, call_opset: Callable[[Attrs], int] | None = None) -> Callable[[_F], _F]:
+    def register(fn: _F) -> _F:
         for name in names:
             assert name not in _TABLE, f"two converters for {name}"
             _TABLE[name] = fn
@@ -60,7 +66,7 @@ def converter(
     return register
 
 
-def needed_opset(name: str, attrs: Any = ()) -> int:
+def needed_opset(name: str, attrs: Iterable[Attrs] = ()) -> int:
     """The oldest opset the converter of `name` writes (0: any the exporter
     writes), for calls with these attributes (each a normalised dict)."""
     converters()
@@ -81,7 +87,9 @@ def converters() -> dict[str, Converter]:
 class OpContext:
     """One operator call being converted."""
 
-    def __init__(self, graph: Graph, name: str, node: Any, attrs: dict, in_types: list[Any], out_type: Any) -> None:
+    def __init__(
+        self, graph: Graph, name: str, node: Call, attrs: Attrs, in_types: list[Type | None], out_type: Type | None
+    ) -> None:
         self.graph = graph
         self.name = name
         self.call = node
@@ -93,21 +101,26 @@ class OpContext:
     def opset(self) -> int:
         return self.graph.opset
 
-    def node(self, op_type: str, inputs: list[str], outputs: int = 1, **attrs: Any) -> Any:
-        return self.graph.node(op_type, inputs, outputs, **attrs)
+    def node(self, op_type: str, inputs: list[str], **attrs: Any) -> str:
+        """Add a node of one output; its name."""
+        return self.graph.node(op_type, inputs, **attrs)
 
-    def const(self, value: Any, dtype: str | None = None) -> str:
+    def multi_node(self, op_type: str, inputs: list[str], outputs: int, **attrs: Any) -> list[str]:
+        """Add a node of `outputs` outputs; their names."""
+        return self.graph.multi_node(op_type, inputs, outputs, **attrs)
+
+    def const(self, value: npt.ArrayLike, dtype: str | None = None) -> str:
         return self.graph.constant(value, dtype)
 
-    def ints(self, values: Any) -> str:
+    def ints(self, values: Iterable[int]) -> str:
         return self.graph.ints(values)
 
-    def scalar(self, value: Any, dtype: Any) -> str:
+    def scalar(self, value: npt.ArrayLike, dtype: npt.DTypeLike) -> str:
         return self.graph.scalar(value, dtype)
 
     # ---- types -----------------------------------------------------------------
 
-    def type(self, i: int) -> Any:
+    def type(self, i: int) -> Type | None:
         return self.in_types[i]
 
     def shape(self, i: int) -> tuple[int, ...]:
@@ -116,10 +129,17 @@ class OpContext:
             raise Unsupported(f"the shape of argument {i + 1} is not static ({self.in_types[i]})")
         return shape
 
+    def dims(self, i: int) -> tuple[Dim, ...]:
+        """The dimensions of argument `i` as the checker gives them (some may be symbolic)."""
+        shape = self._tensor(self.in_types[i], f"argument {i + 1}").shape
+        if not isinstance(shape, tuple):
+            raise Unsupported(f"the rank of argument {i + 1} is not known here")
+        return shape
+
     def rank(self, i: int) -> int:
         return self.rank_of(self.in_types[i], f"argument {i + 1}")
 
-    def rank_of(self, ty: Any, what: str = "a field") -> int:
+    def rank_of(self, ty: Type | None, what: str = "a field") -> int:
         shape = self._tensor(ty, what).shape
         if not isinstance(shape, tuple):
             raise Unsupported(f"the rank of {what} is not known here")
@@ -145,13 +165,18 @@ class OpContext:
     def out_dtype(self) -> str:
         return str(self._tensor(self.out_type, "the result").dtype)
 
+    def out_fields(self) -> list[TensorType]:
+        if not isinstance(self.out_type, TupleType):
+            raise Unsupported("the result is not a tuple of known type")
+        return [self._tensor(f, "a field of the result") for f in self.out_type.fields]
+
     def out_field(self, i: int) -> TensorType:
         if not isinstance(self.out_type, TupleType):
             raise Unsupported("the result is not a tuple of known type")
         return self._tensor(self.out_type.fields[i], "a field of the result")
 
     @staticmethod
-    def _tensor(ty: Any, what: str) -> TensorType:
+    def _tensor(ty: Type | None, what: str) -> TensorType:
         if not isinstance(ty, TensorType):
             raise Unsupported(f"the type of {what} is not known here")
         return ty
@@ -161,39 +186,39 @@ class OpContext:
     def cast(self, x: str, dtype: str) -> str:
         return self.node("Cast", [x], to=onnx_dtype(dtype))
 
-    def reshape(self, x: str, shape: Any) -> str:
+    def reshape(self, x: str, shape: Iterable[int]) -> str:
         """`x` in the static `shape`; a 0 in it is a dimension of size 0
         (`allowzero`), not a copy of the input's dimension."""
-        shape = [int(d) for d in shape]
-        if 0 not in shape:
-            return self.node("Reshape", [x, self.ints(shape)])
+        dims = [int(d) for d in shape]
+        if 0 not in dims:
+            return self.node("Reshape", [x, self.ints(dims)])
         if self.opset < 14:
             raise Unsupported("a reshape to a shape with a dimension of size 0 needs opset 14 (Reshape's allowzero)")
-        return self.node("Reshape", [x, self.ints(shape)], allowzero=1)
+        return self.node("Reshape", [x, self.ints(dims)], allowzero=1)
 
     def to_out_shape(self, x: str) -> str:
         """`x` reshaped to the result's (static) shape."""
         return self.reshape(x, self.out_shape)
 
-    def squeeze(self, x: str, axes: Any) -> str:
-        axes = list(axes)
-        return self.node("Squeeze", [x, self.ints(axes)]) if axes else x
+    def squeeze(self, x: str, axes: Iterable[int]) -> str:
+        listed = list(axes)
+        return self.node("Squeeze", [x, self.ints(listed)]) if listed else x
 
-    def unsqueeze(self, x: str, axes: Any) -> str:
-        axes = list(axes)
-        return self.node("Unsqueeze", [x, self.ints(axes)]) if axes else x
+    def unsqueeze(self, x: str, axes: Iterable[int]) -> str:
+        listed = list(axes)
+        return self.node("Unsqueeze", [x, self.ints(listed)]) if listed else x
 
-    def reduce(self, op: str, x: str, axes: Any, keepdims: bool) -> str:
+    def reduce(self, op: str, x: str, axes: Iterable[int] | None, keepdims: bool) -> str:
         """A reduction over `axes` (None: all), whichever way the opset takes axes."""
         keep = int(bool(keepdims))
         if axes is None:
             return self.node(op, [x], keepdims=keep)
-        axes = list(axes)
-        if not axes:
+        listed = list(axes)
+        if not listed:
             return self.node(op, [x], keepdims=keep, noop_with_empty_axes=1)
         if self.opset >= 18 or op == "ReduceSum":
-            return self.node(op, [x, self.ints(axes)], keepdims=keep)
-        return self.node(op, [x], keepdims=keep, axes=axes)
+            return self.node(op, [x, self.ints(listed)], keepdims=keep)
+        return self.node(op, [x], keepdims=keep, axes=listed)
 
     def per_item(self, count: str, body: Callable[[OpContext, str], list[str]]) -> list[str]:
         """A `Loop` of `count` (an int64 scalar) iterations whose body,
@@ -204,7 +229,8 @@ class OpContext:
 
         if self.graph.depth >= MAX_SUBGRAPH_DEPTH:
             raise Unsupported(
-                f"its ONNX form loops in a subgraph, which would be nested {self.graph.depth + 1} deep (ONNX readers accept {MAX_SUBGRAPH_DEPTH})"
+                f"its ONNX form loops in a subgraph, which would be nested {self.graph.depth + 1} deep (ONNX readers "
+                f"accept {MAX_SUBGRAPH_DEPTH})"
             )
         graph = Graph(self.graph.fresh("per_item"), parent=self.graph)
         i = graph.fresh("i")
@@ -216,10 +242,9 @@ class OpContext:
         graph.add_output(graph.node("Identity", [going_on]), TensorType((), "bool"))
         for out in outs:
             graph.add_output(graph.node("Identity", [out]), graph.type_of(out))
-        names = self.node("Loop", [count, ""], len(outs), body=graph.build())
-        return [names] if isinstance(names, str) else names
+        return self.multi_node("Loop", [count, ""], len(outs), body=graph.build())
 
-    def like(self, value: Any, i: int = 0) -> str:
+    def like(self, value: complex, i: int = 0) -> str:
         """A scalar constant of argument `i`'s dtype."""
         return self.scalar(value, np_dtype(self.dtype(i)))
 
@@ -267,10 +292,11 @@ def matrix_product(cx: OpContext, a: str, b: str, dtype: str) -> str:
     return cx.cast(cx.node("MatMul", [cx.cast(a, via), cx.cast(b, via)]), dtype)
 
 
-def np_dtype(dtype: str) -> Any:
+def np_dtype(dtype: str) -> np.dtype[Any]:
     from ...eval.ops import numpy_dtype
 
-    return numpy_dtype(dtype)
+    found: np.dtype[Any] = numpy_dtype(dtype)  # (eval.ops gives Any)
+    return found
 
 
 def norm_axis(axis: int, rank: int) -> int:

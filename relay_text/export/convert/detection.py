@@ -18,7 +18,9 @@ def multibox_prior(cx: OpContext, data: str) -> str:
     from ...ops import registry
 
     shape = cx.shape(0)
-    kernel = registry.get("vision.multibox_prior").kernel  # type: ignore[union-attr]  # a registered operator
+    definition = registry.get("vision.multibox_prior")
+    assert definition is not None  # (a registered operator)
+    kernel = definition.kernel
     return cx.node("Identity", [cx.const(kernel((np.zeros(shape, np_dtype(cx.dtype(0))),), cx.attrs))])
 
 
@@ -33,7 +35,7 @@ def yolo_reorg(cx: OpContext, x: str) -> str:
 
 def _stable_top(cx: OpContext, valid: str, count: int) -> str:
     """(batch, count) positions putting the valid rows first, in their order."""
-    _, order = cx.node("TopK", [cx.cast(valid, "int32"), cx.ints([count])], 2, axis=1, largest=1, sorted=1)
+    _, order = cx.multi_node("TopK", [cx.cast(valid, "int32"), cx.ints([count])], 2, axis=1, largest=1, sorted=1)
     return order
 
 

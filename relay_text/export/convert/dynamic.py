@@ -44,7 +44,7 @@ def zeros(cx: OpContext, shape: str) -> str:
 @converter("dyn.tile")
 def tile(cx: OpContext, x: str, reps: str) -> str:
     rank = cx.rank(0)
-    n = len(cx.out_type.shape)  # max(rank, len(reps))
+    n = cx.rank_of(cx.out_type, "the result")  # max(rank, len(reps))
     reps = ints(cx, reps)
     if n > rank:  # more repetitions than axes: the data gains leading axes of 1
         x = cx.unsqueeze(x, range(n - rank))
@@ -189,7 +189,8 @@ def upsampling3d(cx: OpContext, x: str, scale_d: str, scale_h: str, scale_w: str
     a = cx.attrs
     layout = a["layout"]
     given = {c: _scaled(cx, x, layout.index(c), s) for c, s in zip("DHW", (scale_d, scale_h, scale_w), strict=False)}
-    method = {"trilinear": "linear"}.get(a["method"], a["method"])
+    given_method: str = a["method"]
+    method = {"trilinear": "linear"}.get(given_method, given_method)
     return resize_to(cx, x, _sizes(cx, x, layout, given), method, a["coordinate_transformation_mode"], "", -0.5, 0)
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import OpContext, Unsupported, converter, float_like, np_dtype, select
 from ..graph import onnx_dtype
+from . import OpContext, Unsupported, converter, float_like, np_dtype, select
 
 BINARY = {
     "add": "Add",
@@ -181,9 +181,20 @@ def bitwise_not(cx: OpContext, x: str) -> str:
     return cx.node("BitwiseNot", [x])
 
 
-@converter("copy", "annotation.stop_fusion", "annotation.checkpoint", "annotation.cast_hint", "on_device", "device_copy",
-           "annotation.compiler_begin", "annotation.compiler_end", "annotation.bitpack_start", "annotation.bitpack_end",
-           "annotation.with_funcid", "debug")  # fmt: skip
+@converter(
+    "copy",
+    "annotation.stop_fusion",
+    "annotation.checkpoint",
+    "annotation.cast_hint",
+    "on_device",
+    "device_copy",
+    "annotation.compiler_begin",
+    "annotation.compiler_end",
+    "annotation.bitpack_start",
+    "annotation.bitpack_end",
+    "annotation.with_funcid",
+    "debug",
+)
 def identity(cx: OpContext, x: str) -> str:
     return cx.node("Identity", [x])
 

@@ -82,7 +82,7 @@ def strided_set(cx: OpContext, data: str, v: str, begin: str, end: str, strides:
     zero, one = cx.scalar(0, "int64"), cx.scalar(1, "int64")
     for axis, extent in enumerate(shape):
 
-        def entry(t: str, k: int, default: int) -> str:
+        def entry(t: str, k: int, default: int, axis: int = axis) -> str:
             return (
                 cx.node("Gather", [t, cx.scalar(axis, "int64")], axis=0)
                 if axis < counts[k]

@@ -21,8 +21,9 @@ def dft(cx: OpContext, re: str, im: str) -> tuple[str, str]:
         out = cx.node("DFT", [pair, "", cx.scalar(rank - 1, "int64")], inverse=inverse)
     else:
         out = cx.node("DFT", [pair], axis=rank - 1, inverse=inverse)
-    parts = cx.node("Split", [out, cx.ints([1, 1])], 2, axis=rank)
-    return tuple(cx.cast(cx.squeeze(p, [rank]), dtype) for p in parts)  # type: ignore[return-value]
+    parts = cx.multi_node("Split", [out, cx.ints([1, 1])], 2, axis=rank)
+    real, imag = (cx.cast(cx.squeeze(p, [rank]), dtype) for p in parts)
+    return real, imag
 
 
 @converter("stft")

@@ -4,6 +4,8 @@ output gradient, group by group)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from . import OpContext, converter, matrix_product, np_dtype
 from .packed import relayout
 
@@ -19,7 +21,7 @@ def conv2d_backward_weight(cx: OpContext, grad: str, data: str) -> str:
     g, x = cx.cast(g, dtype), cx.cast(x, dtype)
     groups = int(a["groups"])
 
-    def pair(v: tuple) -> tuple[int, int]:
+    def pair(v: Sequence[int]) -> tuple[int, int]:
         return (int(v[0]), int(v[0])) if len(v) == 1 else (int(v[0]), int(v[1]))
 
     (kh, kw), (sh, sw), (dh, dw) = pair(a["kernel_size"]), pair(a["strides"]), pair(a["dilation"])

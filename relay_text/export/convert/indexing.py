@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import OpContext, Unsupported, converter, np
 from ..graph import static_shape
+from . import OpContext, Unsupported, converter, np
 from .transform import scatter_elements
 
 
@@ -19,9 +19,10 @@ def adv_index(cx: OpContext, xs: tuple[str, ...]) -> str:
     data, *indices = xs
     fields = cx.field_types(0)
     shapes = [static_shape(f) for f in fields[1:]]
-    if any(s is None for s in shapes):
+    known = [s for s in shapes if s is not None]
+    if len(known) != len(shapes):
         raise Unsupported("the shapes of the index tensors are not static")
-    common = tuple(np.broadcast_shapes(*shapes))  # type: ignore[arg-type]  # checked above
+    common = tuple(np.broadcast_shapes(*known))
     stacked = [cx.unsqueeze(cx.node("Expand", [cx.cast(i, "int64"), cx.ints(common)]), [len(common)]) for i in indices]
     tuples = stacked[0] if len(stacked) == 1 else cx.node("Concat", stacked, axis=len(common))
     return cx.node("GatherND", [data, tuples])

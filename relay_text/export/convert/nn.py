@@ -9,19 +9,19 @@ from . import OpContext, Unsupported, converter, float_like, matrix_product, nor
 
 def spatial_pads(padding: Any, n: int) -> list[int]:
     """TVM's padding (one value, one per spatial axis, or begins then ends) as ONNX pads."""
-    padding = [int(p) for p in (padding if isinstance(padding, (tuple, list)) else (padding,))]
-    if len(padding) == 1:
-        return padding * (2 * n)
-    if len(padding) == n:
-        return padding + padding
-    if len(padding) == 2 * n:
-        return padding
-    raise Unsupported(f"padding {padding} has {len(padding)} values for {n} spatial axes")
+    pads = [int(p) for p in (padding if isinstance(padding, (tuple, list)) else (padding,))]
+    if len(pads) == 1:
+        return pads * (2 * n)
+    if len(pads) == n:
+        return pads + pads
+    if len(pads) == 2 * n:
+        return pads
+    raise Unsupported(f"padding {pads} has {len(pads)} values for {n} spatial axes")
 
 
 def spatial(values: Any, n: int) -> list[int]:
-    values = [int(v) for v in (values if isinstance(values, (tuple, list)) else (values,))]
-    return values * n if len(values) == 1 else values
+    ints = [int(v) for v in (values if isinstance(values, (tuple, list)) else (values,))]
+    return ints * n if len(ints) == 1 else ints
 
 
 def layout_perm(src: str, dst: str) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import OpContext, Unsupported, converter, norm_axis
+from . import Attrs, OpContext, Unsupported, converter, norm_axis
 from .nn import along, spatial, spatial_pads, to_layout
 
 
@@ -87,7 +87,7 @@ def lrn(cx: OpContext, x: str) -> str:
 POOL_LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
 
-def _avg_pool_opset(attrs: dict) -> int:
+def _avg_pool_opset(attrs: Attrs) -> int:
     """AveragePool takes dilations from opset 19."""
     return 19 if any(int(d) != 1 for d in attrs["dilation"]) else 0
 

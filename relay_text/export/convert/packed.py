@@ -70,7 +70,9 @@ def layout_transform(cx: OpContext, x: str) -> str:
 def tuner_layout_transform(cx: OpContext, x: str) -> str:
     from ...ops import registry
 
-    kernel = registry.get(cx.name).kernel  # type: ignore[union-attr]  # a registered operator
+    definition = registry.get(cx.name)
+    assert definition is not None  # (a registered operator)
+    kernel = definition.kernel
     return element_map(cx, x, cx.shape(0), lambda ids: kernel((ids,), cx.attrs), cx.dtype(0))
 
 
@@ -94,7 +96,7 @@ def _out_shape(cx: OpContext, plain: str) -> tuple[int, ...]:
     from ...ops.tensor.layout import layout_shapes
 
     out_layout = cx.attrs["out_layout"] or cx.attrs["data_layout"]
-    return tuple(layout_shapes(out_layout, plain, cx.out_shape))  # type: ignore[arg-type]
+    return tuple(layout_shapes(out_layout, plain, cx.out_shape))
 
 
 @converter("nn.contrib_conv2d_NCHWc", "nn.contrib_depthwise_conv2d_NCHWc")

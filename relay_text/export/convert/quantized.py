@@ -79,7 +79,7 @@ def _saturate(cx: OpContext, v: str, dtype: str) -> str:
 
 def _along(cx: OpContext, v: str, i: int, rank: int, axis: int) -> str:
     """Input i (a scalar, or a vector of one value per channel) laid along `axis`."""
-    shape = cx.in_types[i].shape
+    shape = cx.dims(i)
     if not shape or rank == 0:
         return cx.reshape(v, []) if shape else v
     dims = [1] * rank
@@ -162,7 +162,7 @@ def _first_if_scalar(cx: OpContext, v: str, rank: int) -> str:
 def dequantize(cx: OpContext, q: str, scale: str, zero_point: str) -> str:
     rank = cx.rank(0)
     axis = norm_axis(int(cx.attrs["axis"]), max(rank, 1))
-    one = [all(d == 1 for d in cx.in_types[i].shape) for i in (1, 2)]
+    one = [all(d == 1 for d in cx.dims(i)) for i in (1, 2)]
     if all(one):
         s, z = cx.reshape(scale, []), cx.reshape(zero_point, [])
     else:
@@ -232,7 +232,7 @@ def _shift_product(cx: OpContext, t: str, mult: str, e: str, rounding: str) -> s
 def requantize(cx: OpContext, x: str, s_in: str, z_in: str, s_out: str, z_out: str) -> str:
     a = cx.attrs
     return requantize_values(
-        cx, x, cx.rank(0), s_in, bool(cx.in_types[1].shape), z_in, bool(cx.in_types[2].shape), s_out, z_out,
+        cx, x, cx.rank(0), s_in, bool(cx.dims(1)), z_in, bool(cx.dims(2)), s_out, z_out,
         a["out_dtype"], int(a["axis"]), a["rounding"], a["compute_dtype"],
     )  # fmt: skip
 
@@ -335,7 +335,7 @@ def _sim_params(cx: OpContext, scale: str, zp: str) -> tuple[str, str]:
     dtype = cx.dtype(0)
     out = []
     for v, i in ((scale, 2), (zp, 3)):
-        size = int(np.prod(cx.shape(i))) if cx.in_types[i].shape else 1
+        size = int(np.prod(cx.shape(i))) if cx.dims(i) else 1
         picked = cx.node("Gather", [cx.reshape(v, [-1]), cx.const(np.arange(n) % size, "int64")], axis=0)
         out.append(cx.reshape(cx.cast(picked, dtype), view))
     return out[0], out[1]

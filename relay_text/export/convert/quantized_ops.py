@@ -6,16 +6,17 @@ products and convolutions exact in int64 and wrapped to `out_dtype`."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from . import OpContext, Unsupported, converter, matrix_product, norm_axis, np
 from .nn import conv_by_matmul, layout_perm, spatial, spatial_pads, to_layout
 from .quantized import (
+    INT_RANGES,
     _power_of_two,
     _round_half_away,
     _saturate,
     _select_clip,
     _shift_product,
-    INT_RANGES,
     requantize_values,
 )
 
@@ -129,9 +130,9 @@ def _operand(cx: OpContext, i: int, x: str, s: str, z: str, s_out: str, z_out: s
         x,
         rank,
         s,
-        bool(cx.in_types[first].shape),
+        bool(cx.dims(first)),
         z,
-        bool(cx.in_types[first + 1].shape),
+        bool(cx.dims(first + 1)),
         s_out,
         z_out,
         "int32",
@@ -155,7 +156,7 @@ def _centered(cx: OpContext, i: int, x: str, z: str, axis_attr: str) -> str:
     """int32(x) - zero point (a scalar, or a vector along the operand's channel axis)."""
     rank = cx.rank(i)
     zero_point = cx.cast(z, "int32")
-    if cx.in_types[3 + 2 * i].shape:
+    if cx.dims(3 + 2 * i):
         dims = [1] * max(rank, 1)
         dims[0 if rank <= 1 else int(cx.attrs[axis_attr]) % rank] = -1
         zero_point = cx.reshape(zero_point, dims)
@@ -164,7 +165,7 @@ def _centered(cx: OpContext, i: int, x: str, z: str, axis_attr: str) -> str:
 
 @converter("qnn.mul")
 def mul(cx: OpContext, lhs: str, rhs: str, s_l: str, z_l: str, s_r: str, z_r: str, s_out: str, z_out: str) -> str:
-    if cx.in_types[2].shape or cx.in_types[4].shape:
+    if cx.dims(2) or cx.dims(4):
         raise Unsupported("per-channel scales (the exporter takes scalar scales for `qnn.mul`)")
     prod = cx.node("Mul", [_centered(cx, 0, lhs, z_l, "lhs_axis"), _centered(cx, 1, rhs, z_r, "rhs_axis")])
     scale = cx.node("Mul", [_scalar(cx, s_l, "float32"), _scalar(cx, s_r, "float32")])
@@ -206,7 +207,7 @@ def _shifted(cx: OpContext, x: str, z: str, dims: list[int] | None = None) -> st
 @converter("qnn.dense")
 def dense(cx: OpContext, data: str, weight: str, z_in: str, z_w: str, s_in: str, s_w: str) -> str:
     x = _shifted(cx, data, cx.reshape(z_in, []))
-    w = _shifted(cx, weight, z_w, [-1, 1] if cx.in_types[3].shape else [])
+    w = _shifted(cx, weight, z_w, [-1, 1] if cx.dims(3) else [])
     return cx.cast(matrix_product(cx, x, cx.node("Transpose", [w], perm=[1, 0]), "int64"), cx.attrs["out_dtype"])
 
 
@@ -227,7 +228,7 @@ def conv2d(cx: OpContext, data: str, weight: str, z_in: str, z_w: str, s_in: str
     a = cx.attrs
     dl, kl = a["data_layout"], a["kernel_layout"]
     x = _shifted(cx, to_layout(cx, data, dl, "NCHW"), cx.reshape(z_in, []))
-    w = _shifted(cx, to_layout(cx, weight, kl, "OIHW"), z_w, [-1, 1, 1, 1] if cx.in_types[3].shape else [])
+    w = _shifted(cx, to_layout(cx, weight, kl, "OIHW"), z_w, [-1, 1, 1, 1] if cx.dims(3) else [])
     xshape = tuple(cx.shape(0)[i] for i in layout_perm(dl, "NCHW"))
     wshape = tuple(cx.shape(1)[i] for i in layout_perm(kl, "OIHW"))
     groups = int(a["groups"])
@@ -256,8 +257,8 @@ def conv2d_transpose(cx: OpContext, data: str, weight: str, z_in: str, z_w: str,
     matrix product, each window tap's products spread on the strided grid."""
     a = cx.attrs
     dl, kl = a["data_layout"], a["kernel_layout"]
-    x = _shift16(cx, to_layout(cx, data, dl, "NCHW"), z_in, cx.in_types[2].shape)
-    w = _shift16(cx, to_layout(cx, weight, kl, "IOHW"), z_w, cx.in_types[3].shape)
+    x = _shift16(cx, to_layout(cx, data, dl, "NCHW"), z_in, cx.shape(2))
+    w = _shift16(cx, to_layout(cx, weight, kl, "IOHW"), z_w, cx.shape(3))
     n, c, h, wd = (cx.shape(0)[i] for i in layout_perm(dl, "NCHW"))
     _, opg, kh, kw = (cx.shape(1)[i] for i in layout_perm(kl, "IOHW"))
     groups = int(a["groups"])
@@ -291,13 +292,13 @@ def conv2d_transpose(cx: OpContext, data: str, weight: str, z_in: str, z_w: str,
     return to_layout(cx, cx.cast(out, a["out_dtype"]), "NCHW", a["out_layout"] or dl)
 
 
-def _pads4(pad: tuple) -> tuple[int, int, int, int]:
+def _pads4(pad: Sequence[int]) -> tuple[int, int, int, int]:
     from ...ops.nn.conv import pads_2d
 
     return pads_2d(tuple(int(p) for p in pad))
 
 
-def _shift16(cx: OpContext, x: str, z: str, z_shape: tuple) -> str:
+def _shift16(cx: OpContext, x: str, z: str, z_shape: tuple[int, ...]) -> str:
     """x - z in int16 (wrapping), then int64; a vector zero point of several values runs along axis 1."""
     zero_point = cx.cast(cx.cast(z, "int32"), "int16")
     if z_shape and math.prod(z_shape) > 1:
@@ -361,7 +362,8 @@ def avg_pool2d(cx: OpContext, data: str, s_in: str, z_in: str, s_out: str, z_out
     a = cx.attrs
     shape = cx.shape(0)
     axes = layout_axes(a["layout"])
-    hx, wx = axes.index("H"), axes.index("W")  # type: ignore[union-attr]  # the checker read the layout
+    assert axes is not None  # (the checker read the layout)
+    hx, wx = axes.index("H"), axes.index("W")
     q = requantize_values(cx, data, len(shape), s_in, False, z_in, False, s_out, z_out, "int32")
     rest = [i for i in range(len(shape)) if i not in (hx, wx)]
     moved = cx.node("Transpose", [q], perm=[*rest, hx, wx])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import OpContext, Unsupported, converter, norm_axis
 from ..graph import onnx_dtype
+from . import OpContext, Unsupported, converter, norm_axis
 
 
 def reduce_axes(cx: OpContext) -> list[int]:
@@ -112,7 +112,7 @@ def _scan_bool(cx: OpContext, x: str, axis: int, op: str) -> str:
 def _topk(cx: OpContext, x: str, k: int | str, axis: int, largest: bool) -> list[str]:
     """`TopK` (equal values keep their order, lower positions first); `k` a number or an int64 vector of one."""
     k_name = cx.ints([k]) if isinstance(k, int) else k
-    return cx.node("TopK", [x, k_name], 2, axis=axis, largest=int(largest), sorted=1)
+    return cx.multi_node("TopK", [x, k_name], 2, axis=axis, largest=int(largest), sorted=1)
 
 
 @converter("topk")

@@ -3,8 +3,8 @@ searchsorted."""
 
 from __future__ import annotations
 
-from . import OpContext, Unsupported, converter, np, np_dtype
 from ..graph import onnx_dtype
+from . import OpContext, Unsupported, converter, np, np_dtype
 
 
 @converter("argwhere")
@@ -37,14 +37,14 @@ def unique(cx: OpContext, x: str) -> tuple[str, ...]:
     wide = dtype if dtype in _UNIQUE_TYPES else _WIDER.get(dtype)
     if wide is None:
         raise Unsupported(f"onnxruntime's Unique has no {dtype} tensors")
-    y, first, inverse, counts = cx.node(
+    y, first, inverse, counts = cx.multi_node(
         "Unique", [cx.cast(x, wide) if wide != dtype else x], 4, sorted=int(bool(cx.attrs["sorted"])), axis=None
     )
     n = cx.node("Shape", [x])
     found = cx.node("Shape", [y])
     missing = cx.node("Sub", [n, found])
 
-    def padded(v: str, fill: object, to: str) -> str:
+    def padded(v: str, fill: float, to: str) -> str:
         pads = cx.node("Concat", [cx.ints([0]), missing], axis=0)
         return cx.node("Pad", [cx.cast(v, to), pads, cx.scalar(fill, np_dtype(to))], mode="constant")
 

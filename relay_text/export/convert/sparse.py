@@ -121,5 +121,5 @@ def sparse_fill_empty_rows(
     all_values = cx.node("Concat", [cx.cast(values, "int64"), fill_value], axis=0)
     keys = cx.node("Gather", [all_coords, cx.scalar(0, "int64")], axis=1)
     count = cx.node("Shape", [keys])
-    _, order = cx.node("TopK", [keys, count], 2, axis=0, largest=0, sorted=1)  # ties keep their order
+    _, order = cx.multi_node("TopK", [keys, count], 2, axis=0, largest=0, sorted=1)  # ties keep their order
     return cx.node("Gather", [all_coords, order], axis=0), cx.node("Gather", [all_values, order], axis=0), empty

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import OpContext, Unsupported, converter, norm_axis, select
 from ..graph import onnx_dtype, static_shape
+from . import OpContext, Unsupported, converter, norm_axis, select
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -72,13 +72,14 @@ def stack(cx: OpContext, xs: tuple[str, ...]) -> str:
 @converter("split")
 def split(cx: OpContext, x: str) -> tuple[str, ...]:
     axis = norm_axis(int(cx.attrs["axis"]), cx.rank(0))
-    shapes = [cx.out_field(i).shape for i in range(len(cx.out_type.fields))]
+    shapes = [f.shape for f in cx.out_fields()]
     sizes = [s[axis] if isinstance(s, tuple) else None for s in shapes]
-    if not all(isinstance(s, int) for s in sizes):
+    static = [s for s in sizes if isinstance(s, int)]
+    if len(static) != len(sizes):
         raise Unsupported("the sizes of the parts are not static")
-    if len(sizes) == 1:
+    if len(static) == 1:
         return (cx.node("Identity", [x]),)
-    out = cx.node("Split", [x, cx.ints(sizes)], len(sizes), axis=axis)
+    out = cx.multi_node("Split", [x, cx.ints(static)], len(static), axis=axis)
     return tuple(out)
 
 
@@ -285,7 +286,7 @@ def meshgrid(cx: OpContext, xs: tuple[str, ...]) -> tuple[str, ...]:
     sizes = [static_shape(f) for f in fields]
     if any(s is None for s in sizes):
         raise Unsupported("the inputs' shapes are not static")
-    n = [int(s[0]) if s else 1 for s in sizes]  # type: ignore[index]  # checked above
+    n = [int(s[0]) if s else 1 for s in sizes]  # checked above
     ij = cx.attrs["indexing"] == "ij"
     out_shape = list(n)
     if not ij and len(n) >= 2:

@@ -229,14 +229,16 @@ def _bilinear(cx: OpContext, img: str, ys: str, xs: str, height: int, width: int
         rows = cx.node("Add", [y0, cx.scalar(dy, "int64")])
         for dx, wx in ((0, cx.node("Sub", [one, fx])), (1, fx)):
             cols = cx.node("Add", [x0, cx.scalar(dx, "int64")])
-            ok = cx.node("And", [cx.unsqueeze(cx.node("LessOrEqual", [rows, cx.scalar(height - 1, "int64")]), [1]),
-                                 cx.unsqueeze(cx.node("LessOrEqual", [cols, cx.scalar(width - 1, "int64")]), [0])])  # fmt: skip
+            row_ok = cx.node("LessOrEqual", [rows, cx.scalar(height - 1, "int64")])
+            col_ok = cx.node("LessOrEqual", [cols, cx.scalar(width - 1, "int64")])
+            ok = cx.node("And", [cx.unsqueeze(row_ok, [1]), cx.unsqueeze(col_ok, [0])])
             pix = cx.node("Gather", [img, cx.node("Min", [rows, cx.scalar(height - 1, "int64")])], axis=1)
             pix = cx.node("Gather", [pix, cx.node("Min", [cols, cx.scalar(width - 1, "int64")])], axis=2)
             term = cx.node("Mul", [cx.node("Where", [ok, cx.node("Mul", [wy, wx]), cx.scalar(0, "float64")]), pix])
             total = term if total is None else cx.node("Add", [total, term])
     outside = cx.node("Or", [cx.unsqueeze(out_y, [1]), cx.unsqueeze(out_x, [0])])
-    return cx.node("Where", [outside, cx.scalar(0, "float64"), total])  # type: ignore[list-item]
+    assert total is not None  # (four taps)
+    return cx.node("Where", [outside, cx.scalar(0, "float64"), total])
 
 
 @converter("vision.roi_pool")
@@ -269,7 +271,8 @@ def roi_pool(cx: OpContext, data: str, rois: str) -> str:
             "Ceil", [cx.node("Sub", [cx.node("Mul", [cx.node("Add", [index, cx.scalar(1, work)]), step]), eps])]
         )
         clip = [cx.scalar(0, "int64"), cx.scalar(length, "int64")]
-        return tuple(cx.node("Clip", [cx.node("Add", [cx.cast(v, "int64"), start]), *clip]) for v in (lo, hi))  # type: ignore[return-value]
+        first, past = (cx.node("Clip", [cx.node("Add", [cx.cast(v, "int64"), start]), *clip]) for v in (lo, hi))
+        return first, past
 
     top, bottom = bins(y1, y2, ph, height)
     left, right = bins(x1, x2, pw, width)

@@ -5,13 +5,13 @@ the window): `image.dilation2d` (max of data plus structuring element) and
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from . import OpContext, converter, np, np_dtype
 from .nn import to_layout
 
 
-def _pads(pad: tuple) -> tuple[int, int, int, int]:
+def _pads(pad: Sequence[int]) -> tuple[int, int, int, int]:
     from ...ops.nn.conv import pads_2d
 
     return pads_2d(tuple(int(p) for p in pad))
@@ -66,7 +66,8 @@ def dilation2d(cx: OpContext, data: str, weight: str) -> str:
         )
         value = cx.node("Add", [tap, element])
         out = value if out is None else cx.node("Max", [out, value])
-    return to_layout(cx, out, "NCHW", layout)  # type: ignore[arg-type]  # at least one tap
+    assert out is not None  # (a window has at least one tap)
+    return to_layout(cx, out, "NCHW", layout)
 
 
 @converter("nn.correlation")

@@ -16,16 +16,20 @@ Needs the `onnx` package (`pip install 'relay-text[onnx]'`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...diagnostics import Diagnostic, codes
 from ..emit import Imported
-from .graph import ImportFailure, Importer, Options
+from ..errors import ImportFailure
+from .graph import Importer, Options
+
+if TYPE_CHECKING:
+    from onnx import ModelProto
 
 __all__ = ["ImportFailure", "Imported", "Options", "from_onnx", "load_model"]
 
 
-def load_model(path: str) -> Any:
+def load_model(path: str) -> ModelProto:
     """Read an ONNX model file; ImportFailure if it cannot be read."""
     try:
         import onnx
@@ -50,7 +54,7 @@ def load_model(path: str) -> Any:
     return inline_functions(model)
 
 
-def inline_functions(model: Any) -> Any:
+def inline_functions(model: ModelProto) -> ModelProto:
     """The model with the calls of its local functions (`model.functions`,
     which `relay export --functions` writes) replaced by the functions'
     nodes; the model itself when it has none."""
@@ -73,7 +77,7 @@ def inline_functions(model: Any) -> Any:
 
 
 def from_onnx(
-    model: Any,
+    model: ModelProto,
     input_shapes: dict[str, tuple[int, ...]] | None = None,
     *,
     freeze: bool = False,

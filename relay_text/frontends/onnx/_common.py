@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -51,6 +51,12 @@ def legacy_broadcast(b: Builder, node: Any, x: Expr, y: Expr) -> tuple[Expr, Exp
     if trailing > 0:
         y = b.call("expand_dims", y, axis=ry, num_newaxis=trailing)
     return x, y
+
+
+def known_dims(dims: Sequence[int | None]) -> list[int] | None:
+    """The dimensions when every one is known statically, else None."""
+    known = [d for d in dims if d is not None]
+    return known if len(known) == len(dims) else None
 
 
 def is_float(dtype: str) -> bool:

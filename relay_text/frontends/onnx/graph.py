@@ -17,9 +17,9 @@ at once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from ..errors import ImportFailure
 from . import table
 from .listing import Listing
 from .node import Node, dtype_of, tensor_array
+
+if TYPE_CHECKING:
+    from onnx import GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto
 
 _IDENT_BAD = re.compile(r"[^A-Za-z0-9_]")
 
@@ -98,7 +101,7 @@ class Names:
 class Importer:
     """Converts one ONNX model (see the module docstring)."""
 
-    def __init__(self, model: Any, source_name: str, options: Options | None = None) -> None:
+    def __init__(self, model: ModelProto, source_name: str, options: Options | None = None) -> None:
         self.model = model
         self.options = options or Options()
         self.b = OnnxBuilder()
@@ -115,7 +118,7 @@ class Importer:
 
     # ---------------------------------------------------------------- names
 
-    def node_name(self, node: Any) -> str:
+    def node_name(self, node: NodeProto) -> str:
         """The node's name, or `OpType_k` for a node without one (see `listing`)."""
         return self.listing.name_of(node)
 
@@ -123,7 +126,7 @@ class Importer:
 
     def unsupported(
         self,
-        node: Any,
+        node: NodeProto,
         message: str,
         attr: str | None = None,
         notes: Sequence[str] = (),
@@ -144,7 +147,7 @@ class Importer:
             diag.with_note(f"the line is in the model's node listing: `relay import --list-nodes {span.source.name}`")
         return diag
 
-    def _opset_of(self, node: Any) -> int:
+    def _opset_of(self, node: NodeProto) -> int:
         return self.opsets.get(table.canonical_domain(node.domain), self.opset if not node.domain else 1)
 
     # ---------------------------------------------------------------- the model
@@ -208,9 +211,10 @@ class Importer:
             raise ImportFailure(
                 [Diagnostic(codes.IMPORT_INVALID, f"the graph output `{name}` is computed by no node", None)]
             )
-        return scope[name]
+        value: Expr = scope[name]  # (a graph's outputs are tensors or tuples, never an empty optional)
+        return value
 
-    def _input(self, vi: Any) -> Any:
+    def _input(self, vi: ValueInfoProto) -> Expr | OptionalNone:
         b = self.b
         t = vi.type
         which = t.WhichOneof("value")
@@ -250,12 +254,13 @@ class Importer:
                     f"the model input `{vi.name}` is {kind}, which has no Relay type here",
                     None,
                 ).with_note(
-                    "inputs must be tensors (sequences and optional values are supported through the backend API, which knows their contents)"
+                    "inputs must be tensors (sequences and optional values are supported through the backend API, "
+                    "which knows their contents)"
                 )
             ]
         )
 
-    def _tensor_type(self, name: str, tt: Any) -> TensorType:
+    def _tensor_type(self, name: str, tt: TypeProto.Tensor) -> TensorType:
         try:
             dtype = dtype_of(tt.elem_type, f"the input `{name}`")
         except Unsupported as exc:
@@ -305,7 +310,7 @@ class Importer:
 
     # ---------------------------------------------------------------- nodes
 
-    def _check_operators(self, graph: Any) -> None:
+    def _check_operators(self, graph: GraphProto) -> None:
         diags: list[Diagnostic] = []
         seen: set[tuple[str, str]] = set()
         stack = [graph]
@@ -324,7 +329,7 @@ class Importer:
         if diags:
             raise ImportFailure(diags)
 
-    def _no_converter(self, node: Any, opset: int) -> Diagnostic:
+    def _no_converter(self, node: NodeProto, opset: int) -> Diagnostic:
         domain = f" of domain `{node.domain}`" if node.domain and table.canonical_domain(node.domain) else ""
         reason = table.REFUSED.get((table.canonical_domain(node.domain), node.op_type))
         handled = table.ranges(node.op_type, node.domain)
@@ -338,11 +343,11 @@ class Importer:
             reason = "relay-text converts the operators TVM's ONNX importer converted, and this is not one of them"
         return self.unsupported(node, msg, notes=[reason])
 
-    def _nodes(self, graph: Any, scope: dict[str, Any]) -> None:
+    def _nodes(self, graph: GraphProto, scope: dict[str, Any]) -> None:
         for node in graph.node:
             self._node(node, scope)
 
-    def _node(self, proto: Any, scope: dict[str, Any]) -> None:
+    def _node(self, proto: NodeProto, scope: dict[str, Any]) -> None:
         b = self.b
         opset = self._opset_of(proto)
         entry = table.lookup(proto.op_type, proto.domain, opset)
@@ -393,7 +398,7 @@ class Importer:
         if isinstance(first, Call) and first not in self.notes:
             self.notes[first] = f"{name}: {proto.op_type}"
 
-    def subgraph(self, graph: Any, scope: dict[str, Any], bindings: dict[str, Any]) -> list[Any]:
+    def subgraph(self, graph: GraphProto, scope: dict[str, Any], bindings: dict[str, Any]) -> list[Any]:
         """Convert a subgraph whose inputs are `bindings` (name -> expression),
         seeing the names of `scope`; its outputs, in order."""
         inner = dict(scope)
@@ -415,7 +420,7 @@ class OptionalNone:
     """The value of an optional that holds nothing (the `Optional` operator
     without an input); `type_proto` is what it would hold."""
 
-    def __init__(self, type_proto: Any) -> None:
+    def __init__(self, type_proto: TypeProto) -> None:
         self.type_proto = type_proto
 
 
@@ -429,7 +434,7 @@ class Ctx:
         self.scope = scope
         self.opset = importer.opset
 
-    def subgraph(self, graph: Any, bindings: dict[str, Any]) -> list[Any]:
+    def subgraph(self, graph: GraphProto, bindings: dict[str, Any]) -> list[Any]:
         return self.importer.subgraph(graph, self.scope, bindings)
 
 

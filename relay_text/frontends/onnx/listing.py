@@ -20,9 +20,12 @@ a diagnostic can be looked up. Initializer data is never printed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...ir.span import Source, Span
+
+if TYPE_CHECKING:
+    from onnx import GraphProto, ModelProto, NodeProto, TensorProto
 
 MAX_LINE = 400  # a node's line is cut here (long attribute lists)
 
@@ -41,12 +44,12 @@ class NodeSpot:
 class Listing:
     """The listing text and each node's place in it (by the NodeProto's id)."""
 
-    def __init__(self, name: str, model: Any) -> None:
+    def __init__(self, name: str, model: ModelProto) -> None:
         self.lines: list[str] = []
         self.spots: dict[int, NodeSpot] = {}
         # The node objects, kept alive: protobuf hands out one Python object
         # per node only while one is referenced, and spots are keyed by id()
-        self.nodes: list[Any] = []
+        self.nodes: list[NodeProto] = []
         # each node's name: its own, or `OpType_k` (the k-th unnamed node of
         # that type, in listing order) for a node without one, as TVM named them
         self.names: dict[int, str] = {}
@@ -63,7 +66,7 @@ class Listing:
         self._offset += len(text) + 1
         return start
 
-    def _graph(self, graph: Any, opset: int | None, depth: int) -> None:
+    def _graph(self, graph: GraphProto, opset: int | None, depth: int) -> None:
         indent = "    " * depth
         weights = {t.name for t in graph.initializer}
         inputs = ", ".join(i.name for i in graph.input if i.name not in weights) or "none"
@@ -75,7 +78,7 @@ class Listing:
         for index, node in enumerate(graph.node):
             self._node(node, index, depth)
 
-    def _node(self, node: Any, index: int, depth: int) -> None:
+    def _node(self, node: NodeProto, index: int, depth: int) -> None:
         indent = "    " * depth
         name = node.name
         if not name:
@@ -108,16 +111,16 @@ class Listing:
                 self._add(f"{indent}    {a.name}:")
                 self._graph(g, None, depth + 2)
 
-    def name_of(self, node: Any) -> str:
+    def name_of(self, node: NodeProto) -> str:
         return self.names.get(id(node)) or node.name or node.op_type
 
-    def node_span(self, node: Any) -> Span | None:
+    def node_span(self, node: NodeProto) -> Span | None:
         spot = self.spots.get(id(node))
         if spot is None:
             return None
         return Span(self.source, spot.op_start, spot.op_end)
 
-    def attr_span(self, node: Any, attr: str) -> Span | None:
+    def attr_span(self, node: NodeProto, attr: str) -> Span | None:
         spot = self.spots.get(id(node))
         if spot is None:
             return None
@@ -126,7 +129,7 @@ class Listing:
             return Span(self.source, spot.op_start, spot.op_end)
         return Span(self.source, at, at + len(attr))
 
-    def input_span(self, node: Any, index: int) -> Span | None:
+    def input_span(self, node: NodeProto, index: int) -> Span | None:
         """The `index`-th input name on the node's line."""
         spot = self.spots.get(id(node))
         if spot is None or index >= len(node.input):
@@ -147,7 +150,7 @@ class Listing:
         return self.node_span(node)
 
 
-def _node_text(node: Any) -> str:
+def _node_text(node: NodeProto) -> str:
     """The node in ONNX's text syntax, without subgraph bodies or tensor data."""
     import onnx
 
@@ -172,7 +175,7 @@ def _node_text(node: Any) -> str:
     return " ".join(text.split())
 
 
-def _tensor_size(t: Any) -> int:
+def _tensor_size(t: TensorProto) -> int:
     n = 1
     for d in t.dims:
         n *= d

@@ -10,12 +10,15 @@ silently dropped. Attributes that do not change the result are read with
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..builder import Unsupported
+
+if TYPE_CHECKING:
+    from onnx import AttributeProto, NodeProto, SparseTensorProto, TensorProto
 
 # ONNX TensorProto element types -> dtypes
 DTYPES = {
@@ -69,7 +72,9 @@ def onnx_type_code(dtype: str) -> int:
 class Node:
     """A node being converted (see the module docstring)."""
 
-    def __init__(self, proto: Any, name: str, opset: int, inputs: Sequence[Any], input_names: Sequence[str]) -> None:
+    def __init__(
+        self, proto: NodeProto, name: str, opset: int, inputs: Sequence[Any], input_names: Sequence[str]
+    ) -> None:
         self.proto = proto
         self.op_type: str = proto.op_type
         self.domain: str = proto.domain
@@ -84,7 +89,11 @@ class Node:
     # ---- inputs
 
     def input(self, i: int) -> Any:
-        """Input `i`, or None when it is absent (omitted or an empty name)."""
+        """Input `i`, or None when it is absent (omitted or an empty name).
+
+        Any: what a model gives is decided by the operator's schema, which the
+        converter knows and the type system does not: a tensor or a tuple
+        (an Expr), an empty optional (an OptionalNone) or nothing (None)."""
         return self.inputs[i] if i < len(self.inputs) else None
 
     def has(self, i: int) -> bool:
@@ -130,7 +139,7 @@ class Node:
         return [k for k in self._attrs if k not in self.read]
 
 
-def attribute_value(proto: Any) -> Any:
+def attribute_value(proto: AttributeProto) -> Any:
     """An AttributeProto as a Python value: strings decoded, tensors as
     numpy arrays, graphs as GraphProtos, lists as lists."""
     from onnx import AttributeProto as A
@@ -161,7 +170,7 @@ def attribute_value(proto: Any) -> Any:
     raise Unsupported(f"attribute `{proto.name}` has a kind of value that cannot be read (type {t})", attr=proto.name)
 
 
-def tensor_array(t: Any) -> np.ndarray:
+def tensor_array(t: TensorProto) -> np.ndarray:
     import onnx.numpy_helper
 
     if t.data_type == 8:
@@ -170,7 +179,7 @@ def tensor_array(t: Any) -> np.ndarray:
     return np.asarray(onnx.numpy_helper.to_array(t))
 
 
-def _sparse(s: Any) -> np.ndarray:
+def _sparse(s: SparseTensorProto) -> np.ndarray:
     values = tensor_array(s.values)
     indices = tensor_array(s.indices).astype(np.int64)
     dense = np.zeros(tuple(s.dims), dtype=values.dtype)

@@ -23,31 +23,36 @@ ONNX's operator, step by step (shapes static):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ..builder import Unsupported, numpy_dtype
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported, numpy_dtype
 from ._common import cast, scalar
+from .graph import Ctx
+from .node import Node
 from .ops_linalg import matmul
 from .ops_norm import softmax_in
-from .table import converter
+from .table import Converted, converter
 
 MICROSOFT = "com.microsoft"
 
 
-def _heads(b, x, heads, what):
+def _heads(b: Builder, x: Expr, heads: int, what: str) -> Expr:
     batch, seq, hidden = b.static_shape(x, what)
     if heads is None or hidden % heads:
         raise Unsupported(f"{what} of hidden size {hidden} cannot be split into {heads} heads")
     return b.call("transpose", b.call("reshape", x, newshape=[batch, seq, heads, hidden // heads]), axes=[0, 2, 1, 3])
 
 
-def _neg_inf_where(b, allowed, dtype):
+def _neg_inf_where(b: Builder, allowed: Expr, dtype: str) -> Expr:
     return b.call("where", allowed, scalar(b, 0, dtype), scalar(b, float("-inf"), dtype))
 
 
 @converter("Attention", since=23)
-def attention(cx, n):
+def attention(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     q, k, v = n.input(0), n.input(1), n.input(2)
     mask, past_k, past_v = n.input(3), n.input(4), n.input(5)
@@ -87,13 +92,13 @@ def attention(cx, n):
         bias = _neg_inf_where(b, mask, dt) if b.dtype(mask) == "bool" else cast(b, mask, dt)
     i_idx = np.arange(q_len).reshape(q_len, 1)
     j_idx = np.arange(kv_len).reshape(1, kv_len)
-    offset = None  # an int, or a run-time (batch,) tensor
+    offset: int | Expr  # an int, or a run-time (batch,) tensor
     if past_k is None and nonpad is not None:
         offset = b.call("subtract", cast(b, nonpad, "int64"), scalar(b, q_len, "int64"))
     else:
         offset = b.static_shape(past_k)[2] if past_k is not None else 0
 
-    def frontier(allowed_of):
+    def frontier(allowed_of: Callable[[Any], Any]) -> Expr:
         """A (q, kv) or (batch, 1, q, kv) bias allowing what `allowed_of(diff)` allows, diff = i + offset - j."""
         if isinstance(offset, int):
             return b.const(np.where(allowed_of(i_idx + offset - j_idx), 0, -np.inf).astype(numpy_dtype(dt)))
@@ -101,17 +106,17 @@ def attention(cx, n):
         diff = b.call("subtract", b.call("add", b.const(i_idx.astype(np.int64)), off), b.const(j_idx.astype(np.int64)))
         return b.call("reshape", _neg_inf_where(b, allowed_of(diff), dt), newshape=[batch, 1, q_len, kv_len])
 
-    def ge0(d):
+    def ge0(d: Any) -> Any:  # Any: a numpy array of offsets, or an expression
         return d >= 0 if isinstance(d, np.ndarray) else b.call("greater_equal", d, scalar(b, 0, "int64"))
 
-    def add(x, y):
+    def add(x: Expr | None, y: Expr) -> Expr:
         return y if x is None else b.call("add", x, y)
 
     if is_causal:
         bias = add(bias if bias is not None else b.const(np.zeros((q_len, kv_len), numpy_dtype(dt))), frontier(ge0))
     if left >= 0 or right >= 0:
 
-        def window(d):
+        def window(d: Any) -> Any:  # Any: as for ge0
             if isinstance(d, np.ndarray):
                 ok = np.ones(d.shape, bool)
                 if left >= 0:
@@ -119,13 +124,13 @@ def attention(cx, n):
                 if right >= 0:
                     ok &= -d <= right
                 return ok
-            ok = None
+            allowed: Expr | None = None
             if left >= 0:
-                ok = b.call("less_equal", d, scalar(b, left, "int64"))
+                allowed = b.call("less_equal", d, scalar(b, left, "int64"))
             if right >= 0:
                 r = b.call("greater_equal", d, scalar(b, -right, "int64"))
-                ok = r if ok is None else b.call("logical_and", ok, r)
-            return ok
+                allowed = r if allowed is None else b.call("logical_and", allowed, r)
+            return allowed
 
         bias = add(bias, frontier(window))
     if nonpad is not None:
@@ -171,7 +176,9 @@ def attention(cx, n):
 # ---------------------------------------------------------------- com.microsoft
 
 
-def _ms_attention(b, n, x, weight, bias, mask_index, past, dt):
+def _ms_attention(
+    b: Builder, n: Node, x: Expr, weight: Expr, bias: Expr, mask_index: Expr, past: Expr | None, dt: str
+) -> Converted:
     """TVM's reading of onnxruntime's Attention: one projection for Q, K, V."""
     heads = int(n.require("num_heads"))
     unidirectional = int(n.attr("unidirectional", 0))
@@ -209,7 +216,7 @@ def _ms_attention(b, n, x, weight, bias, mask_index, past, dt):
 
 
 @converter("Attention", domain=MICROSOFT)
-def ms_attention(cx, n):
+def ms_attention(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, w, bias, mask = n.input(0), n.input(1), n.input(2), n.input(3)
     if n.has(5) or n.has(6):
@@ -218,11 +225,11 @@ def ms_attention(cx, n):
 
 
 @converter("QAttention", domain=MICROSOFT)
-def ms_qattention(cx, n):
+def ms_qattention(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, w, bias, x_s, w_s, mask, x_z, w_z, past = (n.input(i) for i in range(9))
 
-    def deq(t, s, z):
+    def deq(t: Expr, s: Expr, z: Expr | None) -> Expr:
         ti = cast(b, t, "int32")
         if z is not None:
             ti = b.call("subtract", ti, cast(b, b.call("reshape", z, newshape=[]) if b.rank(z) else z, "int32"))

@@ -22,33 +22,37 @@ unrolled: the body is converted once per step.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ...ir.expr import Call, Function, If, Let, Tuple, Var
-from ...ir.ty import AnyDim, TensorType, TupleType
-from ..builder import Unsupported
+from ...ir.expr import Call, Expr, Function, If, Let, Tuple, Var
+from ...ir.ty import AnyDim, Dim, TensorType, TupleType, Type
+from ..builder import Builder, Unsupported
 from ._common import norm_axis, scalar
-from .table import converter
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 
-def _scalar_bool(b, cond):
+def _scalar_bool(b: Builder, cond: Expr) -> Expr:
     if b.rank(cond) == 0:
         return cond
     return b.call("reshape", cond, newshape=[])
 
 
-def _dynamic(b, x):
+def _dynamic(b: Builder, x: Expr) -> Expr:
     """`x` with every dimension `?` (same values)."""
     return b.call("dyn.reshape", x, b.call("shape_of", x, dtype="int64"))
 
 
-def _unify(b, t, e):
+def _unify(b: Builder, t: Expr, e: Expr) -> tuple[Expr, Expr]:
     """Make two branch results one type (see the module docstring)."""
     tt, te = b.type_of(t), b.type_of(e)
     if tt == te:
         return t, e
     if isinstance(tt, TensorType) and isinstance(te, TensorType):
-        if tt.dtype != te.dtype or len(tt.shape) != len(te.shape):
+        if tt.dtype != te.dtype or len(b.shape(t)) != len(b.shape(e)):
             raise Unsupported(f"the branches of `If` give values of different types ({tt} and {te})")
         return _dynamic_call(b, t), _dynamic_call(b, e)
     if isinstance(tt, TupleType) and isinstance(te, TupleType) and len(tt.fields) == len(te.fields):
@@ -57,7 +61,7 @@ def _unify(b, t, e):
     raise Unsupported(f"the branches of `If` give values of different types ({tt} and {te})")
 
 
-def _dynamic_call(b, x):
+def _dynamic_call(b: Builder, x: Expr) -> Expr:
     shape = b.shape(x)
     if all(d is None for d in shape) or not shape:
         return x
@@ -65,7 +69,7 @@ def _dynamic_call(b, x):
 
 
 @converter("If")
-def if_(cx, n):
+def if_(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     cond = n.input(0)
     then_g, else_g = n.require("then_branch"), n.require("else_branch")
@@ -86,7 +90,7 @@ def if_(cx, n):
     return b.items(node)
 
 
-def _relaxed(t0, t1):
+def _relaxed(t0: Type, t1: Type) -> Type:
     """The type of a loop-carried value that starts as t0 and becomes t1."""
     if t0 == t1:
         return t0
@@ -94,6 +98,8 @@ def _relaxed(t0, t1):
         isinstance(t0, TensorType)
         and isinstance(t1, TensorType)
         and t0.dtype == t1.dtype
+        and isinstance(t0.shape, tuple)
+        and isinstance(t1.shape, tuple)
         and len(t0.shape) == len(t1.shape)
     ):
         return TensorType(tuple(a if a == c else AnyDim() for a, c in zip(t0.shape, t1.shape, strict=False)), t0.dtype)
@@ -103,7 +109,7 @@ def _relaxed(t0, t1):
 
 
 @converter("Loop", since=1)
-def loop(cx, n):
+def loop(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     body = n.require("body")
     max_count, cond0 = n.input(0), n.input(1)
@@ -132,11 +138,15 @@ def loop(cx, n):
         types = relaxed
     else:
         raise Unsupported("the types of the loop-carried values do not settle")
-    elem_types = [b.type_of(o) for o in outs[1 + carried :]]
-    for t in elem_types:
+    elem_types: list[TensorType] = []
+    elem_shapes: list[tuple[Dim, ...]] = []
+    for o in outs[1 + carried :]:
+        t = b.type_of(o)
         if not isinstance(t, TensorType) or not isinstance(t.shape, tuple):
             raise Unsupported("scan outputs of a loop must be tensors")
-    scan_types = [TensorType((AnyDim(), *tuple(t.shape)), t.dtype) for t in elem_types]
+        elem_types.append(t)
+        elem_shapes.append(t.shape)
+    scan_types = [TensorType((AnyDim(), *shape), t.dtype) for t, shape in zip(elem_types, elem_shapes, strict=True)]
     scan_vars = [b.var(f"scan{k}", t) for k, t in enumerate(scan_types)]
     max_var = b.var("max_count", i64)
     # continue while i < max and cond
@@ -153,8 +163,9 @@ def loop(cx, n):
     if b.dtype(next_cond) != "bool":
         next_cond = b.call("cast", next_cond, dtype="bool")
     next_scans = []
-    for s, o in zip(scan_vars, outs[1 + carried :], strict=False):
-        if not all(isinstance(d, int) for d in b.type_of(o).shape):
+    for scan_var, o in zip(scan_vars, outs[1 + carried :], strict=False):
+        s: Expr = scan_var
+        if not all(isinstance(d, int) for d in b.shape(o)):
             # an element of unknown shape: the scan (empty at first, of shape
             # (0, 1, ...)) is broadcast to (i, element shape) before growing
             target = b.call(
@@ -165,7 +176,7 @@ def loop(cx, n):
             s = b.call("dyn.broadcast_to", s, target)
         next_scans.append(b.call("concatenate", b.tuple([s, b.call("expand_dims", o, axis=0)]), axis=0))
     state = [i_var, max_var, cond_var, *v_vars, *scan_vars]
-    ret = TupleType(tuple(v.type_annotation for v in state))
+    ret = TupleType(tuple(b.type_of(v) for v in state))
     recur = Call(loop_var, tuple([next_i, max_var, next_cond, *list(outs[1 : 1 + carried]), *next_scans]))
     done = Tuple(tuple(state))
     func = Function(tuple(state), If(go, recur, done), ret_type=ret)
@@ -175,8 +186,8 @@ def loop(cx, n):
         m = scalar(b, np.iinfo(np.int64).max, "int64")
     c0 = _scalar_bool(b, cond0) if cond0 is not None else b.const(np.array(True))
     empty = [
-        b.call("zeros", shape=[0] + [d if isinstance(d, int) else 1 for d in t.shape], dtype=t.dtype)
-        for t in elem_types
+        b.call("zeros", shape=[0] + [d if isinstance(d, int) else 1 for d in shape], dtype=t.dtype)
+        for t, shape in zip(elem_types, elem_shapes, strict=True)
     ]
     start = Call(loop_var, tuple([scalar(b, 0, "int64"), m, c0, *list(inits), *empty]))
     node = b.typed(Let(loop_var, func, start))
@@ -185,12 +196,12 @@ def loop(cx, n):
 
 
 @converter("Scan", since=9)
-def scan(cx, n):
+def scan(cx: Ctx, n: Node) -> Converted:
     return _scan(cx, n, list(n.inputs))
 
 
 @converter("Scan", since=8, until=8)
-def scan_v8(cx, n):
+def scan_v8(cx: Ctx, n: Node) -> Converted:
     """Opset 8: a batch axis first, and optional sequence lengths (input 0)."""
     b = cx.b
     lens = n.input(0)
@@ -207,7 +218,7 @@ def scan_v8(cx, n):
     return [b.call("stack", b.tuple([p[k] for p in per]), axis=0) for k in range(len(per[0]))]
 
 
-def _scan(cx, n, inputs, v8=False):
+def _scan(cx: Ctx, n: Node, inputs: Sequence[Expr], v8: bool = False) -> list[Expr]:
     b = cx.b
     body = n.require("body")
     m = int(n.require("num_scan_inputs"))
@@ -223,7 +234,7 @@ def _scan(cx, n, inputs, v8=False):
     if length == 0:
         raise Unsupported("a scan over zero steps is not supported")
     names = [vi.name for vi in body.input]
-    collected: list[list] = [[] for _ in range(outs_count)]
+    collected: list[list[Expr]] = [[] for _ in range(outs_count)]
     for t in range(length):
         slices = []
         for x, axis, d in zip(xs, in_axes, in_dirs, strict=False):

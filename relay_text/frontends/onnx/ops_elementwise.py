@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..builder import Unsupported
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ._common import cast, is_float, legacy_broadcast, scalar
-from .node import dtype_of
-from .table import converter
+from .graph import Ctx, OptionalNone
+from .node import Node, dtype_of
+from .table import Converted, Converter, converter
 
 # ---------------------------------------------------------------- unary
 
@@ -60,8 +62,8 @@ _UNARY_SINCE = {
 }
 
 
-def _unary(op: str):
-    def convert(cx, n):
+def _unary(op: str) -> Converter:
+    def convert(cx: Ctx, n: Node) -> Expr:
         n.ignore("consumed_inputs")
         return cx.b.call(op, n.input(0))
 
@@ -73,22 +75,23 @@ for _onnx, _relay in _UNARY.items():
 
 
 @converter("Identity")
-def identity(cx, n):
-    return n.input(0)
+def identity(cx: Ctx, n: Node) -> Converted:
+    value: Expr | OptionalNone = n.input(0)  # (a tensor, a sequence or an optional)
+    return value
 
 
 @converter("Reciprocal")
-def reciprocal(cx, n):
+def reciprocal(cx: Ctx, n: Node) -> Converted:
     n.ignore("consumed_inputs")
-    x = n.input(0)
+    x: Expr = n.input(0)
     return cx.b.call("divide", scalar(cx.b, 1, cx.b.dtype(x)), x)
 
 
 @converter("Round", since=11)
-def round_(cx, n):
+def round_(cx: Ctx, n: Node) -> Converted:
     """Halves to even, as ONNX rounds (the `round` operator sends them away from zero)."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     half, one, two = scalar(b, 0.5, dt), scalar(b, 1, dt), scalar(b, 2, dt)
     rounded = b.call("ceil", b.call("subtract", x, half))
@@ -99,9 +102,9 @@ def round_(cx, n):
 
 
 @converter("IsInf", since=10)
-def isinf(cx, n):
+def isinf(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     out = b.call("isinf", x)
     zero = scalar(b, 0, b.dtype(x))
     if not n.attr("detect_negative", 1):
@@ -133,8 +136,8 @@ _BINARY = {
 _BINARY_SINCE = {"GreaterOrEqual": 12, "LessOrEqual": 12, "BitwiseAnd": 18, "BitwiseOr": 18, "BitwiseXor": 18}
 
 
-def _binary(op: str):
-    def convert(cx, n):
+def _binary(op: str) -> Converter:
+    def convert(cx: Ctx, n: Node) -> Expr:
         n.ignore("consumed_inputs")
         x, y = legacy_broadcast(cx.b, n, n.input(0), n.input(1))
         return cx.b.call(op, x, y)
@@ -147,7 +150,7 @@ for _onnx, _relay in _BINARY.items():
 
 
 @converter("Pow")
-def pow_(cx, n):
+def pow_(cx: Ctx, n: Node) -> Converted:
     """The result has the base's dtype; an integer base is raised in float32
     (as TVM did), a float base in its own dtype."""
     b = cx.b
@@ -169,14 +172,14 @@ def pow_(cx, n):
 
 
 @converter("Mod", since=10)
-def mod(cx, n):
+def mod(cx: Ctx, n: Node) -> Converted:
     """`fmod=0`: the remainder takes the divisor's sign (`floor_mod`); `fmod=1`: the dividend's (`mod`)."""
     op = "mod" if n.attr("fmod", 0) else "floor_mod"
     return cx.b.call(op, n.input(0), n.input(1))
 
 
 @converter("BitShift", since=11)
-def bitshift(cx, n):
+def bitshift(cx: Ctx, n: Node) -> Converted:
     direction = n.attr("direction", None, allowed=("LEFT", "RIGHT"))
     if direction is None:
         raise Unsupported("the attribute `direction` is required", attr="direction")
@@ -185,7 +188,7 @@ def bitshift(cx, n):
 
 
 @converter("BitShift", since=28)
-def bitshift_v28(cx, n):
+def bitshift_v28(cx: Ctx, n: Node) -> Converted:
     """Signed types too, and every shift amount defined: a shift by the
     width or more (or by a negative amount) moves every bit out (a signed
     right shift leaves copies of the sign bit)."""
@@ -207,35 +210,35 @@ def bitshift_v28(cx, n):
 # ---------------------------------------------------------------- variadic
 
 
-def _fold(cx, n, op):
+def _fold(cx: Ctx, n: Node, op: str) -> Expr:
     b = cx.b
     xs = [x for x in n.inputs if x is not None]
-    out = xs[0]
+    out: Expr = xs[0]
     for x in xs[1:]:
         out = b.call(op, out, x)
     return out
 
 
 @converter("Max")
-def max_(cx, n):
+def max_(cx: Ctx, n: Node) -> Converted:
     n.ignore("consumed_inputs")
     return _fold(cx, n, "maximum")
 
 
 @converter("Min")
-def min_(cx, n):
+def min_(cx: Ctx, n: Node) -> Converted:
     n.ignore("consumed_inputs")
     return _fold(cx, n, "minimum")
 
 
 @converter("Sum")
-def sum_(cx, n):
+def sum_(cx: Ctx, n: Node) -> Converted:
     n.ignore("consumed_inputs")
     return _fold(cx, n, "add")
 
 
 @converter("Mean")
-def mean(cx, n):
+def mean(cx: Ctx, n: Node) -> Converted:
     n.ignore("consumed_inputs")
     b = cx.b
     total = _fold(cx, n, "add")
@@ -247,27 +250,27 @@ def mean(cx, n):
 
 
 @converter("Where", since=9)
-def where(cx, n):
+def where(cx: Ctx, n: Node) -> Converted:
     return cx.b.call("where", n.input(0), n.input(1), n.input(2))
 
 
 @converter("Clip")
-def clip_v1(cx, n):
+def clip_v1(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     n.ignore("consumed_inputs")
-    x = n.input(0)
+    x: Expr = n.input(0)
     lo = n.attr("min", float("-inf"))
     hi = n.attr("max", float("inf"))
     return b.call("clip", x, a_min=float(lo), a_max=float(hi))
 
 
 @converter("Clip", since=11)
-def clip_v11(cx, n):
+def clip_v11(cx: Ctx, n: Node) -> Converted:
     """Bounds given as inputs: `clip` when they are known floats, else
     `maximum`/`minimum` (exact for every dtype, and for bounds computed at
     run time)."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     lo, hi = n.input(1), n.input(2)
     dt = b.dtype(x)
     lo_v, hi_v = b.value(lo), b.value(hi)
@@ -286,7 +289,7 @@ def clip_v11(cx, n):
     return x
 
 
-def onnx_to_dtype(to: object, opset: int) -> str:
+def onnx_to_dtype(to: str | int, opset: int) -> str:
     if isinstance(to, str):  # opsets 1-5 name the type
         names = {
             "FLOAT": 1,
@@ -306,23 +309,23 @@ def onnx_to_dtype(to: object, opset: int) -> str:
             raise Unsupported(f"`to` = {to!r} is not a type Relay has", attr="to")
         to = names[to.upper()]
     try:
-        return dtype_of(int(to), "the cast's target")  # type: ignore[call-overload]
+        return dtype_of(int(to), "the cast's target")
     except Unsupported as exc:
         raise Unsupported(exc.message, attr="to") from None
 
 
 @converter("Cast")
-def cast_(cx, n):
+def cast_(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     dtype = onnx_to_dtype(n.require("to"), n.opset)
     n.attr("saturate", 1)  # only float8 targets saturate, and Relay has none
     n.ignore("round_mode")
-    x = n.input(0)
+    x: Expr = n.input(0)
     return _cast_exact(b, x, dtype)
 
 
 @converter("CastLike", since=15)
-def cast_like(cx, n):
+def cast_like(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     n.attr("saturate", 1)
     n.ignore("round_mode")
@@ -330,17 +333,17 @@ def cast_like(cx, n):
 
 
 @converter("BitCast", since=26)
-def bitcast(cx, n):
+def bitcast(cx: Ctx, n: Node) -> Converted:
     """The same bits read as another dtype of the same width (`reinterpret`)."""
     b = cx.b
     dtype = onnx_to_dtype(n.require("to"), n.opset)
-    x = n.input(0)
+    x: Expr = n.input(0)
     if np.dtype(dtype).itemsize != np.dtype(b.dtype(x)).itemsize:
         raise Unsupported(f"`BitCast` between dtypes of different widths ({b.dtype(x)} to {dtype})", attr="to")
     return b.call("reinterpret", x, dtype=dtype)
 
 
-def _cast_exact(b, x, dtype):
+def _cast_exact(b: Builder, x: Expr, dtype: str) -> Expr:
     src = b.dtype(x)
     if src == dtype:
         return x

@@ -5,16 +5,21 @@ the registered operators express them directly: `RMSNormalization`,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from ..builder import Unsupported, numpy_dtype
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported, numpy_dtype
 from ._common import cast, norm_axes, norm_axis, scalar
+from .graph import Ctx
+from .node import Node
 from .ops_elementwise import onnx_to_dtype
-from .table import converter
+from .table import Converted, converter
 
 
 @converter("RMSNormalization", since=23)
-def rms_norm(cx, n):
+def rms_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, w = n.input(0), n.input(1)
     rank = b.rank(x)
@@ -30,7 +35,7 @@ def rms_norm(cx, n):
 
 
 @converter("GroupNormalization", since=18)
-def group_norm(cx, n):
+def group_norm(cx: Ctx, n: Node) -> Converted:
     """Opset 18 scales per group; 21 per channel (as nn.group_norm)."""
     b = cx.b
     x, scale, bias = n.input(0), n.input(1), n.input(2)
@@ -45,9 +50,9 @@ def group_norm(cx, n):
 
 
 @converter("LpNormalization")
-def lp_norm(cx, n):
+def lp_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = norm_axis(n.attr("axis", -1), b.rank(x))
     p = n.attr("p", 2)
     if p not in (1, 2):
@@ -63,26 +68,26 @@ def lp_norm(cx, n):
     return b.call("where", b.call("equal", norm, zero), zero, b.call("divide", x, safe))
 
 
-def _swish(b, x, alpha):
+def _swish(b: Builder, x: Expr, alpha: float) -> Expr:
     dt = b.dtype(x)
     return b.call("multiply", x, b.call("sigmoid", b.call("multiply", scalar(b, alpha, dt), x)))
 
 
 @converter("Swish", since=24)
-def swish(cx, n):
+def swish(cx: Ctx, n: Node) -> Converted:
     return _swish(cx.b, n.input(0), float(n.attr("alpha", 1.0)))
 
 
 @converter("SwiGLU", since=28)
-def swiglu(cx, n):
+def swiglu(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     return b.call("multiply", _swish(b, n.input(0), float(n.attr("alpha", 1.0))), n.input(1))
 
 
 @converter("CumProd", since=26)
-def cumprod(cx, n):
+def cumprod(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = norm_axis(b.int_list(n.input(1), "the axis")[0], b.rank(x))
     exclusive = bool(n.attr("exclusive", 0))
     if n.attr("reverse", 0):
@@ -92,10 +97,10 @@ def cumprod(cx, n):
 
 
 @converter("CenterCropPad", since=18)
-def center_crop_pad(cx, n):
+def center_crop_pad(cx: Ctx, n: Node) -> Converted:
     """Each named axis cropped (or zero-padded) around its centre to the size asked for."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
     sizes = b.int_list(n.input(1), "the output shape")
     axes = norm_axes(n.attr("axes", list(range(rank))), rank)
@@ -113,7 +118,7 @@ def center_crop_pad(cx, n):
     return x
 
 
-def _window(n, b, fn):
+def _window(n: Node, b: Builder, fn: Callable[[np.ndarray, int], np.ndarray]) -> Expr:
     size = b.int_list(n.input(0), "the window length")[0]
     periodic = n.attr("periodic", 1)
     dtype = onnx_to_dtype(n.attr("output_datatype", 1), n.opset)
@@ -123,22 +128,22 @@ def _window(n, b, fn):
 
 
 @converter("HannWindow", since=17)
-def hann(cx, n):
+def hann(cx: Ctx, n: Node) -> Converted:
     return _window(n, cx.b, lambda k, s: np.sin(k * np.pi / s) ** 2)
 
 
 @converter("HammingWindow", since=17)
-def hamming(cx, n):
+def hamming(cx: Ctx, n: Node) -> Converted:
     return _window(n, cx.b, lambda k, s: 25 / 46 - np.cos(k * np.pi * 2 / s) * (21 / 46))
 
 
 @converter("BlackmanWindow", since=17)
-def blackman(cx, n):
+def blackman(cx: Ctx, n: Node) -> Converted:
     return _window(n, cx.b, lambda k, s: 0.42 - 0.5 * np.cos(k * np.pi * 2 / s) + 0.08 * np.cos(k * np.pi * 4 / s))
 
 
 @converter("RotaryEmbedding", since=23)
-def rotary(cx, n):
+def rotary(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, cos, sin, pos = n.input(0), n.input(1), n.input(2), n.input(3)
     rank = b.rank(x)

@@ -11,11 +11,16 @@ approximately.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ..builder import Unsupported
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ._common import norm_axes, scalar
-from .table import converter
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 _RESIZE_LAYOUT = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
 # A resize of the axes between the first and the last (the channels last)
@@ -30,7 +35,19 @@ _MODES = (
 )
 
 
-def _resize(b, x, sizes, method, mode, rounding, alpha, exclude, extrapolation, roi, channels_last=False):
+def _resize(
+    b: Builder,
+    x: Expr,
+    sizes: Sequence[int],
+    method: str,
+    mode: str,
+    rounding: str,
+    alpha: float,
+    exclude: int,
+    extrapolation: float,
+    roi: Sequence[float] | None,
+    channels_last: bool = False,
+) -> Expr:
     rank = b.rank(x)
     if rank not in _RESIZE_LAYOUT:
         raise Unsupported(
@@ -57,11 +74,13 @@ def _resize(b, x, sizes, method, mode, rounding, alpha, exclude, extrapolation, 
     return b.call(f"image.resize{dims}d", x, **attrs)
 
 
-def _method(mode):
+def _method(mode: str) -> str:
     return {"nearest": "nearest_neighbor", "linear": "linear", "cubic": "cubic"}[mode]
 
 
-def _out_sizes(b, x, scales, what="scales", exact_only=True):
+def _out_sizes(
+    b: Builder, x: Expr, scales: Sequence[float], what: str = "scales", exact_only: bool = True
+) -> list[int]:
     shape = b.static_shape(x)
     if len(scales) != len(shape):
         raise Unsupported(f"{what} has {len(scales)} values for a tensor of {len(shape)} dimensions")
@@ -73,13 +92,14 @@ def _out_sizes(b, x, scales, what="scales", exact_only=True):
         out = int(np.floor(exact + 1e-9))
         if exact_only and not _whole(size, s):
             raise Unsupported(
-                f"a scale of {s} makes {size} * {s} = {exact:g}, not a whole number of pixels: ONNX then maps coordinates by the scale, which Relay's resize does not"
+                f"a scale of {s} makes {size} * {s} = {exact:g}, not a whole number of pixels: ONNX then maps "
+                "coordinates by the scale, which Relay's resize does not"
             )
         sizes.append(out)
     return sizes
 
 
-def _whole(size, scale):
+def _whole(size: int, scale: float) -> bool:
     exact = size * scale
     return abs(exact - round(exact)) <= 1e-6
 
@@ -88,7 +108,17 @@ def _whole(size, scale):
 _EMULATION_PAD = 2
 
 
-def _by_scale(b, x, sizes, scales, method, coord, alpha, roi=None, extrapolation=0.0):
+def _by_scale(
+    b: Builder,
+    x: Expr,
+    sizes: list[int],
+    scales: Sequence[float],
+    method: str,
+    coord: str,
+    alpha: float,
+    roi: Sequence[float] | None = None,
+    extrapolation: float = 0.0,
+) -> Expr:
     """A resize whose coordinates follow the scale (ONNX, for a scale that
     does not give a whole number of pixels): the input padded with copies of
     its edge pixels, resized by "tf_crop_and_resize" over the region of
@@ -104,6 +134,7 @@ def _by_scale(b, x, sizes, scales, method, coord, alpha, roi=None, extrapolation
         if coord == "align_corners":
             a, c = 0.0, (0.0 if wide == 1 else (length - 1) / (wide - 1))
         elif coord == "tf_crop_and_resize":
+            assert roi is not None  # (given with this mode)
             r0, r1 = roi[k], roi[len(sizes) + k]
             a = r0 * (length - 1)
             c = 0.0 if wide == 1 else (r1 - r0) * (length - 1) / (wide - 1)
@@ -126,16 +157,16 @@ def _by_scale(b, x, sizes, scales, method, coord, alpha, roi=None, extrapolation
 
 
 @converter("Resize", since=10)
-def resize_v10(cx, n):
+def resize_v10(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     mode = n.attr("mode", "nearest", allowed=("nearest", "linear"))
     scales = [float(s) for s in np.asarray(_need(b, n.input(1), "the scales")).reshape(-1)]
     sizes = _out_sizes(b, x, scales)
     return _resize(b, x, sizes, _method(mode), "asymmetric", "floor", -0.75, 0, 0.0, None)
 
 
-def _need(b, x, what):
+def _need(b: Builder, x: Expr, what: str) -> np.ndarray:
     v = b.value(x)
     if v is None:
         raise Unsupported(f"{what} must be known when the model is imported")
@@ -143,9 +174,9 @@ def _need(b, x, what):
 
 
 @converter("Resize", since=11)
-def resize(cx, n):
+def resize(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
     mode = n.attr("mode", "nearest", allowed=("nearest", "linear", "cubic"))
     coord = n.attr(
@@ -232,9 +263,9 @@ def resize(cx, n):
 
 
 @converter("Upsample", since=7)
-def upsample(cx, n):
+def upsample(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     mode = n.attr("mode", "nearest", allowed=("nearest", "linear", "bilinear"))
     scales = n.attr("scales", None)
     if scales is None:
@@ -245,7 +276,7 @@ def upsample(cx, n):
 
 
 @converter("GridSample", since=16)
-def grid_sample(cx, n):
+def grid_sample(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, grid = n.input(0), n.input(1)
     rank = b.rank(x)
@@ -275,7 +306,7 @@ def grid_sample(cx, n):
 
 
 @converter("RoiAlign", since=10)
-def roi_align(cx, n):
+def roi_align(cx: Ctx, n: Node) -> Converted:
     """`vision.roi_align` takes `[batch index, x1, y1, x2, y2]` rows; ONNX's
     half-pixel coordinates (the default from opset 16) shift each box by
     half a pixel of the feature map, i.e. 0.5 / spatial_scale. Mode "max" is
@@ -300,7 +331,7 @@ def roi_align(cx, n):
 
 
 @converter("MaxRoiPool")
-def max_roi_pool(cx, n):
+def max_roi_pool(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     shape = list(n.require("pooled_shape"))
     return b.call(
@@ -309,7 +340,7 @@ def max_roi_pool(cx, n):
 
 
 @converter("NonMaxSuppression", since=10)
-def non_max_suppression(cx, n):
+def non_max_suppression(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     boxes, scores = n.input(0), n.input(1)
     dt = b.dtype(boxes)
@@ -326,7 +357,7 @@ def non_max_suppression(cx, n):
             axis=2,
         )
 
-    def scalar_input(i, default, dtype):
+    def scalar_input(i: int, default: float, dtype: str) -> Expr:
         v = n.input(i)
         if v is None:
             return scalar(b, default, dtype)

@@ -6,17 +6,22 @@ are made positive first (`where(i < 0, i + n, i)`), as TVM's importer did.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ..builder import Unsupported
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ._common import norm_axis, scalar
-from .table import converter
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 
 
-def positive_indices(b, data, indices, axis):
+def positive_indices(b: Builder, data: Expr, indices: Expr, axis: int) -> Expr:
     dt = b.dtype(indices)
     known = b.value(indices)
     if known is not None and not (np.asarray(known) < 0).any():
@@ -30,7 +35,7 @@ def positive_indices(b, data, indices, axis):
 
 
 @converter("Gather")
-def gather(cx, n):
+def gather(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, indices = n.input(0), n.input(1)
     axis = norm_axis(n.attr("axis", 0), b.rank(x))
@@ -38,7 +43,7 @@ def gather(cx, n):
 
 
 @converter("GatherElements", since=11)
-def gather_elements(cx, n):
+def gather_elements(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, indices = n.input(0), n.input(1)
     axis = norm_axis(n.attr("axis", 0), b.rank(x))
@@ -46,7 +51,7 @@ def gather_elements(cx, n):
 
 
 @converter("GatherND", since=11)
-def gather_nd(cx, n):
+def gather_nd(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, indices = n.input(0), n.input(1)
     batch_dims = n.attr("batch_dims", 0)
@@ -58,7 +63,7 @@ def gather_nd(cx, n):
     return b.call("gather_nd", x, moved, batch_dims=batch_dims, index_rank=depth)
 
 
-def _scatter_elements(cx, n, reductions):
+def _scatter_elements(cx: Ctx, n: Node, reductions: Sequence[str]) -> Expr:
     b = cx.b
     x, indices, updates = n.input(0), n.input(1), n.input(2)
     axis = norm_axis(n.attr("axis", 0), b.rank(x))
@@ -74,26 +79,26 @@ def _scatter_elements(cx, n, reductions):
 
 
 @converter("Scatter", since=9)
-def scatter(cx, n):
+def scatter(cx: Ctx, n: Node) -> Converted:
     return _scatter_elements(cx, n, ("none",))
 
 
 @converter("ScatterElements", since=11)
-def scatter_elements(cx, n):
+def scatter_elements(cx: Ctx, n: Node) -> Converted:
     return _scatter_elements(cx, n, ("none",))
 
 
 @converter("ScatterElements", since=16)
-def scatter_elements_v16(cx, n):
+def scatter_elements_v16(cx: Ctx, n: Node) -> Converted:
     return _scatter_elements(cx, n, ("none", "add", "mul"))
 
 
 @converter("ScatterElements", since=18)
-def scatter_elements_v18(cx, n):
+def scatter_elements_v18(cx: Ctx, n: Node) -> Converted:
     return _scatter_elements(cx, n, ("none", "add", "mul", "min", "max"))
 
 
-def _scatter_nd(cx, n, reductions):
+def _scatter_nd(cx: Ctx, n: Node, reductions: Sequence[str]) -> Expr:
     b = cx.b
     x, indices, updates = n.input(0), n.input(1), n.input(2)
     reduction = n.attr("reduction", "none", allowed=reductions)
@@ -103,24 +108,30 @@ def _scatter_nd(cx, n, reductions):
 
 
 @converter("ScatterND", since=11)
-def scatter_nd(cx, n):
+def scatter_nd(cx: Ctx, n: Node) -> Converted:
     return _scatter_nd(cx, n, ("none",))
 
 
 @converter("ScatterND", since=16)
-def scatter_nd_v16(cx, n):
+def scatter_nd_v16(cx: Ctx, n: Node) -> Converted:
     return _scatter_nd(cx, n, ("none", "add", "mul"))
 
 
 @converter("ScatterND", since=18)
-def scatter_nd_v18(cx, n):
+def scatter_nd_v18(cx: Ctx, n: Node) -> Converted:
     return _scatter_nd(cx, n, ("none", "add", "mul", "min", "max"))
 
 
 # ---------------------------------------------------------------- Slice
 
 
-def _static_slice(b, x, starts, ends, axes, steps):
+def _ints(v: np.ndarray) -> list[int]:
+    return [int(i) for i in np.asarray(v).reshape(-1)]
+
+
+def _static_slice(
+    b: Builder, x: Expr, starts: list[int], ends: list[int], axes: list[int] | None, steps: list[int] | None
+) -> Expr:
     rank = b.rank(x)
     if axes is None:
         axes = list(range(len(starts)))
@@ -150,7 +161,7 @@ def _static_slice(b, x, starts, ends, axes, steps):
 
 
 @converter("Slice")
-def slice_v1(cx, n):
+def slice_v1(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     starts, ends = list(n.require("starts")), list(n.require("ends"))
     axes = n.attr("axes", None)
@@ -158,9 +169,9 @@ def slice_v1(cx, n):
 
 
 @converter("Slice", since=10)
-def slice_(cx, n):
+def slice_(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     starts, ends, axes, steps = (b.value(n.input(i)) if n.has(i) else None for i in (1, 2, 3, 4))
     if (
         starts is not None
@@ -168,8 +179,14 @@ def slice_(cx, n):
         and (axes is not None or not n.has(3))
         and (steps is not None or not n.has(4))
     ):
-        as_list = lambda v: None if v is None else [int(i) for i in np.asarray(v).reshape(-1)]  # noqa: E731
-        return _static_slice(b, x, as_list(starts), as_list(ends), as_list(axes), as_list(steps))
+        return _static_slice(
+            b,
+            x,
+            _ints(starts),
+            _ints(ends),
+            None if axes is None else _ints(axes),
+            None if steps is None else _ints(steps),
+        )
     # run-time bounds: full-rank begin/end/strides for dyn.strided_slice
     rank = b.rank(x)
     dt = b.dtype(n.input(1))
@@ -194,12 +211,12 @@ def slice_(cx, n):
 
 
 @converter("TopK")
-def topk_v1(cx, n):
+def topk_v1(cx: Ctx, n: Node) -> Converted:
     return _topk(cx, n, int(n.require("k")))
 
 
 @converter("TopK", since=10)
-def topk(cx, n):
+def topk(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     k = b.value(n.input(1))
     if k is None:
@@ -207,11 +224,11 @@ def topk(cx, n):
     return _topk(cx, n, int(np.asarray(k).reshape(-1)[0]))
 
 
-def _topk(cx, n, k):
+def _topk(cx: Ctx, n: Node, k: int) -> Converted:
     """Largest (or smallest) first; equal values keep their order (lower
     index first): a stable sort of the values, negated for the largest."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = norm_axis(n.attr("axis", -1), b.rank(x))
     largest = n.attr("largest", 1)
     n.attr("sorted", 1)  # the k values come out sorted either way
@@ -226,9 +243,9 @@ def _topk(cx, n, k):
 
 
 @converter("Unique", since=11)
-def unique(cx, n):
+def unique(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = n.attr("axis", None)
     if axis is not None:
         if b.rank(x) != 1:
@@ -243,7 +260,10 @@ def unique(cx, n):
     count = b.call("cast", count, dtype="int64")
     zero = b.const(np.array([0], dtype=np.int64))
     one = b.const(np.array([1], dtype=np.int64))
-    trim = lambda t: b.call("dyn.strided_slice", t, zero, count, one)  # noqa: E731
+
+    def trim(t: Expr) -> Expr:
+        return b.call("dyn.strided_slice", t, zero, count, one)
+
     return [
         trim(values),
         b.call("cast", trim(first), dtype="int64"),

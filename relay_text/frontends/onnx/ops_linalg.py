@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ..builder import Unsupported
-from ._common import norm_axis, scalar
-from .table import converter
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
+from ._common import known_dims, norm_axis, scalar
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 MICROSOFT = "com.microsoft"
 
 
-def matmul(b, x, y, out_dtype: str = ""):
+def matmul(b: Builder, x: Expr, y: Expr, out_dtype: str = "") -> Expr:
     """numpy's matmul: 1-D operands become a row / a column; batch dimensions
     broadcast. A 2-D right operand multiplies every row of the left one
     (`nn.matmul` on the flattened rows); otherwise `nn.batch_matmul` on the
@@ -34,7 +39,7 @@ def matmul(b, x, y, out_dtype: str = ""):
         k = xs[-1]
         flat = b.call("reshape", x, newshape=[-1, k if k is not None else -1])
         prod = b.call("nn.matmul", flat, y, **extra)
-        batch = xs[:-1]
+        batch = list(xs[:-1])
         if sum(d is None for d in batch) > 1:
             raise Unsupported("a product with more than one dimension of unknown size is not supported")
         out = b.call("reshape", prod, newshape=[-1 if d is None else d for d in batch] + [ys[1]])
@@ -51,15 +56,16 @@ def matmul(b, x, y, out_dtype: str = ""):
             newshape=[-1 if d is None else d for d in batch] + [-1 if d is None else d for d in out_shape[1:]],
         )
     else:
-        batch_x, batch_y = xs[:-2], ys[:-2]
-        if any(d is None for d in batch_x + batch_y):
+        batch_x, batch_y = known_dims(xs[:-2]), known_dims(ys[:-2])
+        if batch_x is None or batch_y is None:
             raise Unsupported("batched products need the batch dimensions to be known")
-        batch = list(np.broadcast_shapes(tuple(batch_x), tuple(batch_y)))
-        if list(batch_x) != batch:
+        static = [int(d) for d in np.broadcast_shapes(tuple(batch_x), tuple(batch_y))]
+        batch = list(static)
+        if batch_x != batch:
             x = b.call("broadcast_to", x, shape=batch + list(xs[-2:]))
-        if list(batch_y) != batch:
+        if batch_y != batch:
             y = b.call("broadcast_to", y, shape=batch + list(ys[-2:]))
-        count = int(np.prod(batch, dtype=np.int64))
+        count = int(np.prod(static, dtype=np.int64))
         x3 = b.call("reshape", x, newshape=[count, xs[-2] if xs[-2] is not None else -1, xs[-1]])
         y3 = b.call("reshape", y, newshape=[count, ys[-2], ys[-1] if ys[-1] is not None else -1])
         prod = b.call("nn.batch_matmul", x3, y3, transpose_a=False, transpose_b=False, **extra)
@@ -71,7 +77,7 @@ def matmul(b, x, y, out_dtype: str = ""):
     return out
 
 
-def _same_batch(bx, by) -> bool:
+def _same_batch(bx: Sequence[int | None], by: Sequence[int | None]) -> bool:
     """Equal batch dimensions with exactly one unknown, in the same place (a dynamic batch)."""
     unknown = [i for i, d in enumerate(bx) if d is None]
     return (
@@ -82,12 +88,12 @@ def _same_batch(bx, by) -> bool:
 
 
 @converter("MatMul")
-def matmul_node(cx, n):
+def matmul_node(cx: Ctx, n: Node) -> Converted:
     return matmul(cx.b, n.input(0), n.input(1))
 
 
 @converter("Gemm")
-def gemm(cx, n):
+def gemm(cx: Ctx, n: Node) -> Converted:
     """alpha * A' B' + beta * C, as `nn.dense` (whose weight is N x K: B
     itself when `transB`, else its transpose)."""
     b = cx.b
@@ -114,7 +120,7 @@ def gemm(cx, n):
 
 @converter("FC")
 @converter("FC", domain=MICROSOFT)
-def fully_connected(cx, n):
+def fully_connected(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     n.ignore("axis", "axis_w")
     out = b.call("nn.dense", n.input(0), n.input(1))
@@ -124,36 +130,36 @@ def fully_connected(cx, n):
 
 
 @converter("Einsum", since=12)
-def einsum(cx, n):
+def einsum(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     equation = "".join(str(n.require("equation")).split())
     return b.call("einsum", b.tuple([x for x in n.inputs if x is not None]), equation=equation)
 
 
 @converter("Trilu", since=14)
-def trilu(cx, n):
+def trilu(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     k = n.input(1)
     if k is None:
         k = b.const(np.array(0, dtype=np.int64))
     else:
         kv = b.value(k)
         if kv is not None:
-            kv = int(np.clip(np.asarray(kv).reshape(()), -(2**31 - 1), 2**31 - 1))
-            k = b.const(np.array(kv, dtype=np.int64))
+            clipped = int(np.clip(np.asarray(kv).reshape(()), -(2**31 - 1), 2**31 - 1))
+            k = b.const(np.array(clipped, dtype=np.int64))
         elif b.rank(k) != 0:
             k = b.call("reshape", k, newshape=[])
     return b.call("trilu", x, k, upper=bool(n.attr("upper", 1)))
 
 
-def _swap(b, x, a1, a2):
+def _swap(b: Builder, x: Expr, a1: int, a2: int) -> Expr:
     perm = list(range(b.rank(x)))
     perm[a1], perm[a2] = perm[a2], perm[a1]
     return b.call("transpose", x, axes=perm)
 
 
-def _crop_or_pad(b, x, axis, length):
+def _crop_or_pad(b: Builder, x: Expr, axis: int, length: int) -> Expr:
     shape = b.static_shape(x)
     if shape[axis] == length:
         return x
@@ -164,7 +170,7 @@ def _crop_or_pad(b, x, axis, length):
     return b.call("nn.pad", x, scalar(b, 0, b.dtype(x)), pad_width=pads)
 
 
-def _dft(b, n, x, axis, length, inverse, onesided):
+def _dft(b: Builder, n: Node, x: Expr, axis: int, length: int | None, inverse: bool, onesided: bool) -> Expr:
     shape = b.static_shape(x)
     rank = len(shape)
     axis = norm_axis(axis, rank)
@@ -194,7 +200,7 @@ def _dft(b, n, x, axis, length, inverse, onesided):
 
 
 @converter("DFT", since=17)
-def dft(cx, n):
+def dft(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     inverse, onesided = n.attr("inverse", 0), n.attr("onesided", 0)
     if inverse and onesided:

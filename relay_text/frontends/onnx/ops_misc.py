@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import sys
 import zlib
+from collections.abc import Sequence
 
 import numpy as np
 
-from ..builder import Unsupported
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ._common import cast, scalar
+from .graph import Ctx
+from .node import Node
 from .ops_elementwise import onnx_to_dtype
-from .table import converter
+from .table import Converted, converter
 
 TRAINING = "ai.onnx.preview.training"
 ML = "ai.onnx.ml"
@@ -27,7 +31,7 @@ ML = "ai.onnx.ml"
 # ---------------------------------------------------------------- losses
 
 
-def nll(b, x, target, weight, ignore_index, reduction):
+def nll(b: Builder, x: Expr, target: Expr, weight: Expr | None, ignore_index: int | None, reduction: str) -> Expr:
     """Negative log likelihood of the class `target` in each row of `x`
     (classes on axis 1); ignored targets weigh 0."""
     dt = b.dtype(x)
@@ -37,10 +41,7 @@ def nll(b, x, target, weight, ignore_index, reduction):
         mask = b.call("not_equal", t, scalar(b, ignore_index, b.dtype(t)))
         t = b.call("where", mask, t, scalar(b, 0, b.dtype(t)))
     picked = b.call("squeeze", b.call("gather", x, b.call("expand_dims", t, axis=1), axis=1), axis=[1])
-    if weight is not None:
-        w = b.call("take", weight, t, axis=0)
-    else:
-        w = b.call("ones_like", picked)
+    w = b.call("take", weight, t, axis=0) if weight is not None else b.call("ones_like", picked)
     if mask is not None:
         w = b.call("where", mask, w, scalar(b, 0, dt))
     loss = b.call("multiply", b.call("negative", picked), w)
@@ -53,17 +54,17 @@ def nll(b, x, target, weight, ignore_index, reduction):
 
 
 @converter("NegativeLogLikelihoodLoss", since=12)
-def nll_loss(cx, n):
+def nll_loss(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     reduction = n.attr("reduction", "mean", allowed=("mean", "sum", "none"))
     return nll(b, n.input(0), n.input(1), n.input(2), n.attr("ignore_index", None), reduction)
 
 
 @converter("SoftmaxCrossEntropyLoss", since=12)
-def softmax_cross_entropy(cx, n):
+def softmax_cross_entropy(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     reduction = n.attr("reduction", "mean", allowed=("mean", "sum", "none"))
-    x = n.input(0)
+    x: Expr = n.input(0)
     log_prob = b.call("nn.log_softmax", x, axis=1)
     loss = nll(b, log_prob, n.input(1), n.input(2), n.attr("ignore_index", None), reduction)
     return [loss, log_prob]
@@ -73,7 +74,7 @@ def softmax_cross_entropy(cx, n):
 
 
 @converter("Adagrad", domain=TRAINING)
-def adagrad(cx, n):
+def adagrad(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     r, t = n.input(0), n.input(1)
     rest = n.inputs[2:]
@@ -98,7 +99,7 @@ def adagrad(cx, n):
 
 
 @converter("Adam", domain=TRAINING)
-def adam(cx, n):
+def adam(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     r, t = n.input(0), n.input(1)
     rest = n.inputs[2:]
@@ -136,7 +137,7 @@ def adam(cx, n):
 
 
 @converter("Momentum", domain=TRAINING)
-def momentum(cx, n):
+def momentum(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     r, t = n.input(0), n.input(1)
     rest = n.inputs[2:]
@@ -165,7 +166,7 @@ def momentum(cx, n):
 # ---------------------------------------------------------------- random
 
 
-def _key(b, n):
+def _key(b: Builder, n: Node) -> Expr:
     seed = n.attr("seed", None)
     if seed is None:
         seed = zlib.crc32((n.outputs[0] if n.outputs else n.name).encode("utf-8"))
@@ -174,14 +175,14 @@ def _key(b, n):
     return b.const(np.concatenate((words, np.array([0, 0, 0, 0, 1 << 63, 0], dtype="uint64"))))
 
 
-def _float_dtype(n, default):
+def _float_dtype(n: Node, default: str) -> str:
     dtype = onnx_to_dtype(n.attr("dtype"), n.opset) if n.attr("dtype", None) is not None else default
     if dtype not in ("float32", "float64"):
         raise Unsupported(f"random values of `{dtype}` are not supported (float32 and float64 are)", attr="dtype")
     return dtype
 
 
-def _uniform(b, n, shape, dtype, low, high):
+def _uniform(b: Builder, n: Node, shape: Sequence[int], dtype: str, low: float, high: float) -> Expr:
     out = b.call(
         "random.uniform",
         _key(b, n),
@@ -193,7 +194,7 @@ def _uniform(b, n, shape, dtype, low, high):
     return b.item(out, 1)
 
 
-def _normal(b, n, shape, dtype, mean, scale):
+def _normal(b: Builder, n: Node, shape: Sequence[int], dtype: str, mean: float, scale: float) -> Expr:
     out = b.call(
         "random.normal",
         _key(b, n),
@@ -206,37 +207,37 @@ def _normal(b, n, shape, dtype, mean, scale):
 
 
 @converter("RandomUniform")
-def random_uniform(cx, n):
+def random_uniform(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     dtype = _float_dtype(n, "float32")
     return _uniform(b, n, n.require("shape"), dtype, float(n.attr("low", 0.0)), float(n.attr("high", 1.0)))
 
 
 @converter("RandomUniformLike")
-def random_uniform_like(cx, n):
+def random_uniform_like(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dtype = _float_dtype(n, b.dtype(x))
     return _uniform(b, n, b.static_shape(x), dtype, float(n.attr("low", 0.0)), float(n.attr("high", 1.0)))
 
 
 @converter("RandomNormal")
-def random_normal(cx, n):
+def random_normal(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     dtype = _float_dtype(n, "float32")
     return _normal(b, n, n.require("shape"), dtype, float(n.attr("mean", 0.0)), float(n.attr("scale", 1.0)))
 
 
 @converter("RandomNormalLike")
-def random_normal_like(cx, n):
+def random_normal_like(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dtype = _float_dtype(n, b.dtype(x))
     return _normal(b, n, b.static_shape(x), dtype, float(n.attr("mean", 0.0)), float(n.attr("scale", 1.0)))
 
 
 @converter("Bernoulli", since=15)
-def bernoulli(cx, n):
+def bernoulli(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     p = n.input(0)
     dt = b.dtype(p)
@@ -248,7 +249,7 @@ def bernoulli(cx, n):
 
 
 @converter("Multinomial", since=7)
-def multinomial(cx, n):
+def multinomial(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     out_dtype = onnx_to_dtype(n.attr("dtype", 6), n.opset)
     probs = b.call("exp", n.input(0))  # ONNX gives unnormalised log-probabilities
@@ -260,15 +261,16 @@ def multinomial(cx, n):
 
 
 @converter("LinearRegressor", domain=ML)
-def linear_regressor(cx, n):
+def linear_regressor(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     n.attr("post_transform", "NONE", allowed=("NONE",))
     coefficients = np.asarray(n.attr("coefficients", [0.0]), dtype=np.float32)
     targets = int(n.attr("targets", 1))
     w = b.const(coefficients.reshape(targets, -1))
     features = coefficients.size // targets
-    if b.shape(x)[-1] is not None and features < b.shape(x)[-1]:
+    last = b.shape(x)[-1]
+    if last is not None and features < last:
         x = b.call("strided_slice", x, begin=[0], end=[features], strides=[1], axes=[b.rank(x) - 1])
     out = b.call("nn.dense", cast(b, x, "float32"), w)
     intercepts = n.attr("intercepts", None)
@@ -277,7 +279,7 @@ def linear_regressor(cx, n):
     return out
 
 
-def _aten(cx, n):
+def _aten(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     op = n.require("operator")
     n.ignore("overload_name")

@@ -11,16 +11,21 @@ or the start (LOWER).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ..builder import Unsupported
-from ._common import scalar
-from .table import converter
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
+from ._common import known_dims, scalar
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 _LAYOUT = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW"), 3: ("NCDHW", "OIDHW")}
 
 
-def _spatial(b, x, what="input"):
+def _spatial(b: Builder, x: Expr, what: str = "input") -> int:
     rank = b.rank(x)
     dims = rank - 2
     if dims not in (1, 2, 3):
@@ -28,7 +33,9 @@ def _spatial(b, x, what="input"):
     return dims
 
 
-def same_pads(in_sizes, kernel, strides, dilations, mode):
+def same_pads(
+    in_sizes: Sequence[int | None], kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int], mode: str
+) -> list[int]:
     """Static SAME padding: the output is ceil(in / stride) long."""
     begins, ends = [], []
     for size, k, s, d in zip(in_sizes, kernel, strides, dilations, strict=False):
@@ -46,7 +53,9 @@ def same_pads(in_sizes, kernel, strides, dilations, mode):
     return begins + ends
 
 
-def window_attrs(b, n, x, kernel, dims, default_dilation=True):
+def window_attrs(
+    b: Builder, n: Node, x: Expr, kernel: Sequence[int], dims: int, default_dilation: bool = True
+) -> tuple[list[int], list[int], list[int]]:
     """strides, dilations and padding (Relay order) of a windowed node."""
     strides = list(n.attr("strides", [1] * dims))
     dilations = list(n.attr("dilations", [1] * dims)) if default_dilation else [1] * dims
@@ -54,7 +63,8 @@ def window_attrs(b, n, x, kernel, dims, default_dilation=True):
     auto_pad = n.attr("auto_pad", "NOTSET", allowed=("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"))
     if len(strides) != dims or len(dilations) != dims or len(pads) != 2 * dims:
         raise Unsupported(
-            f"`strides`, `dilations` and `pads` must have {dims}, {dims} and {2 * dims} values for a {dims}-dimensional window"
+            f"`strides`, `dilations` and `pads` must have {dims}, {dims} and {2 * dims} values for a "
+            f"{dims}-dimensional window"
         )
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         pads = same_pads(b.shape(x)[2:], kernel, strides, dilations, auto_pad)
@@ -64,7 +74,7 @@ def window_attrs(b, n, x, kernel, dims, default_dilation=True):
 
 
 @converter("Conv")
-def conv(cx, n):
+def conv(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, w = n.input(0), n.input(1)
     dims = _spatial(b, x)
@@ -93,7 +103,7 @@ def conv(cx, n):
 
 
 @converter("ConvTranspose")
-def conv_transpose(cx, n):
+def conv_transpose(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, w = n.input(0), n.input(1)
     dims = _spatial(b, x)
@@ -108,15 +118,18 @@ def conv_transpose(cx, n):
     output_shape = n.attr("output_shape", None)
     in_sizes = b.shape(x)[2:]
     if output_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        if any(s is None for s in in_sizes):
+        known_sizes = known_dims(in_sizes)
+        if known_sizes is None:
             raise Unsupported("`output_shape` and `auto_pad` need the spatial dimensions of the input to be known")
         if output_shape is not None:
             target = list(output_shape)[-dims:]
         else:
-            target = [s * st for s, st in zip(in_sizes, strides, strict=False)]
+            target = [s * st for s, st in zip(known_sizes, strides, strict=False)]
         begins, ends = [], []
         for i in range(dims):
-            total = strides[i] * (in_sizes[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1 - target[i]
+            total = (
+                strides[i] * (known_sizes[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1 - target[i]
+            )
             if total < 0:  # the output is longer than the kernel reaches: output padding makes it up
                 output_padding[i] += -total
                 total = 0
@@ -149,15 +162,23 @@ def conv_transpose(cx, n):
     return out
 
 
-def onnx_ceil_mode(b, x, ceil, kernel, strides, dilations, pads):
+def onnx_ceil_mode(
+    b: Builder,
+    x: Expr,
+    ceil: bool,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Sequence[int],
+) -> bool:
     """ONNX's ceil mode drops a last window that would start in the end
     padding; when that leaves the floor mode's output size on every axis,
     floor mode is what the node computes."""
     if not ceil:
         return False
     dims = len(kernel)
-    sizes = b.shape(x)[2:]
-    if any(s is None for s in sizes):
+    sizes = known_dims(b.shape(x)[2:])
+    if sizes is None:
         return True
     same_as_floor = True
     for i in range(dims):
@@ -170,9 +191,9 @@ def onnx_ceil_mode(b, x, ceil, kernel, strides, dilations, pads):
     return not same_as_floor
 
 
-def _pool(cx, n, kind):
+def _pool(cx: Ctx, n: Node, kind: str) -> Expr:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dims = _spatial(b, x)
     kernel = list(n.require("kernel_shape"))
     if len(kernel) != dims:
@@ -197,21 +218,21 @@ def _pool(cx, n, kind):
 
 
 @converter("MaxPool")
-def max_pool(cx, n):
+def max_pool(cx: Ctx, n: Node) -> Converted:
     return _pool(cx, n, "max")
 
 
 @converter("AveragePool")
-def average_pool(cx, n):
+def average_pool(cx: Ctx, n: Node) -> Converted:
     return _pool(cx, n, "avg")
 
 
 @converter("LpPool")
-def lp_pool(cx, n):
+def lp_pool(cx: Ctx, n: Node) -> Converted:
     """(sum over the window of |x|^p)^(1/p): an average pool of |x|^p that
     counts the padding, times the window size (TVM's formula)."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dims = _spatial(b, x)
     dt = b.dtype(x)
     kernel = list(n.require("kernel_shape"))
@@ -235,9 +256,9 @@ def lp_pool(cx, n):
 
 
 @converter("GlobalLpPool", since=2)
-def global_lp_pool(cx, n):
+def global_lp_pool(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     _spatial(b, x)
     dt = b.dtype(x)
     p = n.attr("p", 2.0)
@@ -246,9 +267,9 @@ def global_lp_pool(cx, n):
     return b.call("power", s, scalar(b, 1.0 / p, dt))
 
 
-def _global(cx, n, kind):
+def _global(cx: Ctx, n: Node, kind: str) -> Expr:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dims = _spatial(b, x)
     if dims == 2:
         return b.call(f"nn.global_{kind}_pool2d", x)
@@ -256,17 +277,17 @@ def _global(cx, n, kind):
 
 
 @converter("GlobalAveragePool")
-def global_average_pool(cx, n):
+def global_average_pool(cx: Ctx, n: Node) -> Converted:
     return _global(cx, n, "avg")
 
 
 @converter("GlobalMaxPool")
-def global_max_pool(cx, n):
+def global_max_pool(cx: Ctx, n: Node) -> Converted:
     return _global(cx, n, "max")
 
 
 @converter("MaxUnpool", since=9)
-def max_unpool(cx, n):
+def max_unpool(cx: Ctx, n: Node) -> Converted:
     """Zeros of the unpooled shape with the values scattered to their indices."""
     b = cx.b
     x, indices = n.input(0), n.input(1)

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..builder import Unsupported
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ._common import cast, norm_axis, scalar
-from .table import converter
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 MICROSOFT = "com.microsoft"
 
 
 @converter("BatchNormalization")
-def batch_norm(cx, n):
+def batch_norm(cx: Ctx, n: Node) -> Converted:
     """Inference mode: the running statistics normalise (`nn.batch_norm`).
     Training mode (`training_mode` = 1, opset 14): the batch's own mean and
     variance normalise, and the running statistics move towards them by
@@ -34,7 +37,9 @@ def batch_norm(cx, n):
     return b.item(out, 0)
 
 
-def _batch_norm_training(b, x, scale, bias, mean, var, eps, momentum):
+def _batch_norm_training(
+    b: Builder, x: Expr, scale: Expr, bias: Expr, mean: Expr, var: Expr, eps: float, momentum: float
+) -> list[Expr]:
     dt = b.dtype(x)
     rank = b.rank(x)
     axes = [0, *list(range(2, rank))]
@@ -52,14 +57,16 @@ converter("SpatialBN")(batch_norm)  # Caffe2's name, in models converted from it
 
 
 @converter("InstanceNormalization")
-def instance_norm(cx, n):
+def instance_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     return b.call(
         "nn.instance_norm", n.input(0), n.input(1), n.input(2), axis=1, epsilon=float(n.attr("epsilon", 1e-5))
     )
 
 
-def _layer_norm(b, x, gamma, beta, axis, eps, stash):
+def _layer_norm(
+    b: Builder, x: Expr, gamma: Expr, beta: Expr | None, axis: int, eps: float, stash: int
+) -> tuple[Expr, Expr, Expr]:
     """Normalised over the axes from `axis` to the end; (y, mean, 1/stddev)."""
     rank = b.rank(x)
     axis = norm_axis(axis, rank)
@@ -81,9 +88,9 @@ def _layer_norm(b, x, gamma, beta, axis, eps, stash):
 
 @converter("LayerNormalization", domain=MICROSOFT)
 @converter("LayerNormalization", since=17)
-def layer_norm(cx, n):
+def layer_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = n.attr("axis", -1)
     eps = float(n.attr("epsilon", 1e-5))
     stash = n.attr("stash_type", 1)
@@ -92,7 +99,7 @@ def layer_norm(cx, n):
 
 
 @converter("SkipLayerNormalization", domain=MICROSOFT)
-def skip_layer_norm(cx, n):
+def skip_layer_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x = b.call("add", n.input(0), n.input(1))
     if n.has(4):
@@ -103,7 +110,7 @@ def skip_layer_norm(cx, n):
 
 
 @converter("EmbedLayerNormalization", domain=MICROSOFT)
-def embed_layer_norm(cx, n):
+def embed_layer_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     ids, segments, word, pos, seg_emb, gamma, beta = (n.input(i) for i in range(7))
     mask, pos_ids = n.input(7), n.input(8)
@@ -115,15 +122,12 @@ def embed_layer_norm(cx, n):
     if segments is not None:
         total = b.call("add", total, b.call("take", seg_emb, segments, axis=0))
     y, _, _ = _layer_norm(b, total, gamma, beta, -1, eps, 0)
-    if mask is not None:
-        mask_index = b.call("sum", mask, axis=[1])
-    else:
-        mask_index = b.const(np.zeros((batch,), dtype=np.int32))
+    mask_index = b.call("sum", mask, axis=[1]) if mask is not None else b.const(np.zeros((batch,), dtype=np.int32))
     return [y, mask_index, total]
 
 
 @converter("LRN")
-def lrn(cx, n):
+def lrn(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     size = int(n.require("size"))
     return b.call(
@@ -138,9 +142,9 @@ def lrn(cx, n):
 
 
 @converter("MeanVarianceNormalization", since=9)
-def mean_variance_norm(cx, n):
+def mean_variance_norm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axes = [norm_axis(a, b.rank(x)) for a in n.attr("axes", [0, 2, 3])]
     dt = b.dtype(x)
     mean = b.call("mean", x, axis=axes, keepdims=True)
@@ -151,11 +155,11 @@ def mean_variance_norm(cx, n):
 
 
 @converter("Dropout")
-def dropout(cx, n):
+def dropout(cx: Ctx, n: Node) -> Converted:
     """Inference: the input unchanged; the mask, if asked for, all True."""
     b = cx.b
     n.ignore("is_test", "consumed_inputs", "ratio", "seed")
-    x = n.input(0)
+    x: Expr = n.input(0)
     if n.opset >= 12 and n.has(2):
         training = b.value(n.input(2))
         ratio = b.value(n.input(1)) if n.has(1) else np.array(0.5)
@@ -170,7 +174,7 @@ def dropout(cx, n):
     return outs
 
 
-def _coerce_2d(b, x, axis):
+def _coerce_2d(b: Builder, x: Expr, axis: int) -> tuple[list[int], list[int]]:
     """The shape (prod(shape[:axis]), prod(shape[axis:])) of opsets before 13."""
     shape = b.static_shape(x)
     rank = len(shape)
@@ -181,7 +185,7 @@ def _coerce_2d(b, x, axis):
 LOW_PRECISION = ("float16", "bfloat16")
 
 
-def softmax_in(b, x, axis: int):
+def softmax_in(b: Builder, x: Expr, axis: int) -> Expr:
     """`nn.softmax` along `axis`; on float16 and bfloat16, its steps instead.
 
     ONNX defines Softmax by a function whose steps (ReduceMax, Sub, Exp,
@@ -198,12 +202,12 @@ def softmax_in(b, x, axis: int):
     return b.call("divide", e, b.call("sum", e, axis=[axis], keepdims=True))
 
 
-def _softmax(cx, n, op):
+def _softmax(cx: Ctx, n: Node, op: str) -> Expr:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
 
-    def call(x, axis):
+    def call(x: Expr, axis: int) -> Expr:
         return softmax_in(b, x, axis) if op == "nn.softmax" else b.call(op, x, axis=axis)
 
     if n.opset >= 13:
@@ -217,20 +221,20 @@ def _softmax(cx, n, op):
 
 
 @converter("Softmax")
-def softmax(cx, n):
+def softmax(cx: Ctx, n: Node) -> Converted:
     return _softmax(cx, n, "nn.softmax")
 
 
 @converter("LogSoftmax")
-def log_softmax(cx, n):
+def log_softmax(cx: Ctx, n: Node) -> Converted:
     return _softmax(cx, n, "nn.log_softmax")
 
 
 @converter("Hardmax")
-def hardmax(cx, n):
+def hardmax(cx: Ctx, n: Node) -> Converted:
     """One at the first maximum along the axis, zero elsewhere."""
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     dt = b.dtype(x)
     rank = b.rank(x)
     one, zero = scalar(b, 1, dt), scalar(b, 0, dt)

@@ -15,12 +15,16 @@ imported them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 
-from ..builder import Unsupported
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ._common import cast, norm_axis, scalar
+from .graph import Ctx
+from .node import Node
 from .ops_linalg import matmul
 from .ops_nn import _LAYOUT, window_attrs
-from .table import converter
+from .table import Converted, Converter, converter
 
 MICROSOFT = "com.microsoft"
 _RANGES = {
@@ -32,7 +36,7 @@ _RANGES = {
 }
 
 
-def round_half_even(b, x):
+def round_half_even(b: Builder, x: Expr) -> Expr:
     """Rounding to the nearest integer, halves to the even one."""
     dt = b.dtype(x)
     half, two = scalar(b, 0.5, dt), scalar(b, 2, dt)
@@ -51,7 +55,7 @@ def round_half_even(b, x):
     return b.call("where", take_up, up, f)
 
 
-def _per_axis(b, t, rank, axis, block=0):
+def _per_axis(b: Builder, t: Expr, rank: int, axis: int, block: int = 0) -> Expr:
     """A scale or zero point: a scalar, a vector along `axis` reshaped to
     broadcast, or (blocked quantization) a tensor of the data's rank whose
     `axis` holds one value per `block` elements, repeated to full length."""
@@ -69,7 +73,9 @@ def _per_axis(b, t, rank, axis, block=0):
     return b.call("reshape", t, newshape=target)
 
 
-def quantize_values(b, x, scale, zp, out_dtype, rank, axis, block=0):
+def quantize_values(
+    b: Builder, x: Expr, scale: Expr, zp: Expr | None, out_dtype: str, rank: int, axis: int, block: int = 0
+) -> Expr:
     """saturate(round_half_even(x / scale) + zp), in float32."""
     lo, hi = _RANGES[out_dtype]
     xf = cast(b, x, "float32")
@@ -81,7 +87,7 @@ def quantize_values(b, x, scale, zp, out_dtype, rank, axis, block=0):
     return b.call("cast", q, dtype=out_dtype)
 
 
-def _axis(b, n, scale, rank, block=0):
+def _axis(b: Builder, n: Node, scale: Expr, rank: int, block: int = 0) -> int:
     """The axis of a per-axis or blocked scale (the attribute matters only then)."""
     axis = n.attr("axis", 1)
     shape = b.shape(scale)
@@ -90,7 +96,7 @@ def _axis(b, n, scale, rank, block=0):
     return norm_axis(axis, rank)
 
 
-def _target_dtype(b, n, zp):
+def _target_dtype(b: Builder, n: Node, zp: Expr | None) -> str:
     if zp is not None:
         dt = b.dtype(zp)
     else:
@@ -103,13 +109,13 @@ def _target_dtype(b, n, zp):
     return dt
 
 
-def _block(n):
+def _block(n: Node) -> int:
     """The block size of blocked quantization (opset 21), 0 for none."""
     return int(n.attr("block_size", 0)) if n.opset >= 21 else 0
 
 
 @converter("QuantizeLinear", since=10)
-def quantize_linear(cx, n):
+def quantize_linear(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, scale, zp = n.input(0), n.input(1), n.input(2)
     block = _block(n)
@@ -123,7 +129,7 @@ def quantize_linear(cx, n):
 
 
 @converter("DequantizeLinear", since=10)
-def dequantize_linear(cx, n):
+def dequantize_linear(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, scale, zp = n.input(0), n.input(1), n.input(2)
     block = _block(n)
@@ -142,9 +148,9 @@ def dequantize_linear(cx, n):
 
 
 @converter("DynamicQuantizeLinear", since=11)
-def dynamic_quantize_linear(cx, n):
+def dynamic_quantize_linear(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     zero = scalar(b, 0, "float32")
     xf = cast(b, x, "float32")
     hi = b.call("maximum", zero, b.call("max", xf))
@@ -158,7 +164,9 @@ def dynamic_quantize_linear(cx, n):
     return [y, scale, zp]
 
 
-def _requantize(b, acc, scale, y_scale, y_zp, out_dtype, rank, axis):
+def _requantize(
+    b: Builder, acc: Expr, scale: Expr, y_scale: Expr, y_zp: Expr | None, out_dtype: str, rank: int, axis: int
+) -> Expr:
     """saturate(round(acc * scale / y_scale) + y_zp), in float32."""
     lo, hi = _RANGES[out_dtype]
     f = b.call("multiply", cast(b, acc, "float32"), cast(b, _per_axis(b, scale, rank, axis), "float32"))
@@ -169,7 +177,7 @@ def _requantize(b, acc, scale, y_scale, y_zp, out_dtype, rank, axis):
     return b.call("cast", b.call("clip", q, a_min=float(lo), a_max=float(hi)), dtype=out_dtype)
 
 
-def _conv_integer(cx, n, x, w, x_zp, w_zp):
+def _conv_integer(cx: Ctx, n: Node, x: Expr, w: Expr, x_zp: Expr | None, w_zp: Expr | None) -> Expr:
     """The int32 accumulator of a quantized convolution: conv of the zero-point shifted operands."""
     b = cx.b
     rank = b.rank(x)
@@ -204,12 +212,12 @@ def _conv_integer(cx, n, x, w, x_zp, w_zp):
 
 
 @converter("ConvInteger", since=10)
-def conv_integer(cx, n):
+def conv_integer(cx: Ctx, n: Node) -> Converted:
     return _conv_integer(cx, n, n.input(0), n.input(1), n.input(2), n.input(3))
 
 
 @converter("QLinearConv", since=10)
-def qlinear_conv(cx, n):
+def qlinear_conv(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, xs, xz, w, ws, wz, ys, yz = (n.input(i) for i in range(8))
     acc = _conv_integer(cx, n, x, w, xz, wz)
@@ -220,11 +228,11 @@ def qlinear_conv(cx, n):
     return _requantize(b, acc, scale, _flat(b, ys), yz, b.dtype(yz) if yz is not None else "uint8", rank, 1)
 
 
-def _flat(b, t):
+def _flat(b: Builder, t: Expr) -> Expr:
     return b.call("reshape", t, newshape=[]) if b.rank(t) and b.shape(t) == (1,) else t
 
 
-def _shifted(b, t, zp):
+def _shifted(b: Builder, t: Expr, zp: Expr | None) -> Expr:
     ti = cast(b, t, "int32")
     if zp is None:
         return ti
@@ -232,7 +240,7 @@ def _shifted(b, t, zp):
 
 
 @converter("MatMulInteger", since=10)
-def matmul_integer(cx, n):
+def matmul_integer(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     a, c = n.input(0), n.input(1)
     a_zp, c_zp = n.input(2), n.input(3)
@@ -241,7 +249,7 @@ def matmul_integer(cx, n):
     return matmul(b, ai, ci)
 
 
-def _row_zp(b, zp, a):
+def _row_zp(b: Builder, zp: Expr | None, a: Expr) -> Expr | None:
     """A per-row zero point of the left operand (one per row) broadcasts as a column."""
     if zp is None or b.rank(zp) == 0 or b.shape(zp) == (1,):
         return zp
@@ -249,7 +257,7 @@ def _row_zp(b, zp, a):
 
 
 @converter("MatMulInteger16", domain=MICROSOFT)
-def matmul_integer16(cx, n):
+def matmul_integer16(cx: Ctx, n: Node) -> Converted:
     """16-bit integer products summed in 32 bits (unsigned when both are)."""
     b = cx.b
     a, c = n.input(0), n.input(1)
@@ -258,7 +266,7 @@ def matmul_integer16(cx, n):
 
 
 @converter("QLinearMatMul", since=10)
-def qlinear_matmul(cx, n):
+def qlinear_matmul(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     a, a_s, a_z, c, c_s, c_z, y_s, y_z = (n.input(i) for i in range(8))
     acc = matmul(b, _shifted(b, a, _flat(b, a_z)), _shifted(b, c, _flat(b, c_z)))
@@ -271,19 +279,19 @@ def qlinear_matmul(cx, n):
 # ---------------------------------------------------------------- com.microsoft: dequantize, compute, quantize
 
 
-def _deq(b, x, s, z):
+def _deq(b: Builder, x: Expr, s: Expr, z: Expr | None) -> Expr:
     xi = cast(b, x, "int32")
     if z is not None:
         xi = b.call("subtract", xi, cast(b, _flat(b, z), "int32"))
     return b.call("multiply", cast(b, xi, "float32"), cast(b, _flat(b, s), "float32"))
 
 
-def _q(b, y, s, z, out_dtype):
+def _q(b: Builder, y: Expr, s: Expr, z: Expr | None, out_dtype: str) -> Expr:
     return quantize_values(b, y, _flat(b, s), _flat(b, z) if z is not None else None, out_dtype, b.rank(y), 0)
 
 
-def _qbinary(op):
-    def convert(cx, n):
+def _qbinary(op: str) -> Converter:
+    def convert(cx: Ctx, n: Node) -> Converted:
         b = cx.b
         a, a_s, a_z, c, c_s, c_z, y_s, y_z = (n.input(i) for i in range(8))
         y = b.call(op, _deq(b, a, a_s, a_z), _deq(b, c, c_s, c_z))
@@ -296,8 +304,8 @@ converter("QLinearAdd", domain=MICROSOFT)(_qbinary("add"))
 converter("QLinearMul", domain=MICROSOFT)(_qbinary("multiply"))
 
 
-def _qunary(fn):
-    def convert(cx, n):
+def _qunary(fn: Callable[[Ctx, Node, Expr], Expr]) -> Converter:
+    def convert(cx: Ctx, n: Node) -> Converted:
         b = cx.b
         x, x_s, x_z, y_s, y_z = (n.input(i) for i in range(5))
         y = fn(cx, n, _deq(b, x, x_s, x_z))
@@ -315,7 +323,7 @@ converter("QLinearSoftmax", domain=MICROSOFT)(
 )
 
 
-def _qglobal(cx, n, x):
+def _qglobal(cx: Ctx, n: Node, x: Expr) -> Expr:
     b = cx.b
     n.ignore("channels_last")
     axes = list(range(2, b.rank(x)))
@@ -325,7 +333,7 @@ def _qglobal(cx, n, x):
 converter("QLinearGlobalAveragePool", domain=MICROSOFT)(_qunary(_qglobal))
 
 
-def _qavg(cx, n, x):
+def _qavg(cx: Ctx, n: Node, x: Expr) -> Expr:
     b = cx.b
     dims = b.rank(x) - 2
     kernel = list(n.require("kernel_shape"))
@@ -346,7 +354,7 @@ converter("QLinearAveragePool", domain=MICROSOFT)(_qunary(_qavg))
 
 
 @converter("QLinearConcat", domain=MICROSOFT)
-def qlinear_concat(cx, n):
+def qlinear_concat(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     y_s, y_z = n.input(0), n.input(1)
     rest = n.inputs[2:]
@@ -361,7 +369,7 @@ def qlinear_concat(cx, n):
 
 
 @converter("QGemm", domain=MICROSOFT)
-def qgemm(cx, n):
+def qgemm(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     a, a_s, a_z, w, w_s, w_z, c, y_s, y_z = (n.input(i) for i in range(9))
     alpha = float(n.attr("alpha", 1.0))

@@ -11,11 +11,16 @@ which numpy's kernels would refuse.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ..builder import numpy_dtype
+from ...ir.expr import Expr
+from ..builder import Builder, numpy_dtype
 from ._common import cast, norm_axes, norm_axis, scalar
-from .table import converter
+from .graph import Ctx
+from .node import Node
+from .table import Converted, Converter, converter
 
 # name -> (how, the value of an empty reduction)
 _REDUCES = {
@@ -32,7 +37,7 @@ _REDUCES = {
 }
 
 
-def _empty_value(how: str, dtype: str):
+def _empty_value(how: str, dtype: str) -> float:
     if how in ("sum", "sumsquare", "l1", "l2"):
         return 0
     if how == "prod":
@@ -49,7 +54,7 @@ def _empty_value(how: str, dtype: str):
     return np.inf if floating else np.iinfo(numpy_dtype(dtype)).max
 
 
-def reduce(b, x, how, axes, keepdims):
+def reduce(b: Builder, x: Expr, how: str, axes: Sequence[int], keepdims: bool) -> Expr:
     dt = b.dtype(x)
     shape = b.shape(x)
     if any(shape[a] == 0 for a in axes):
@@ -84,10 +89,10 @@ def reduce(b, x, how, axes, keepdims):
     return out
 
 
-def _make(how: str, axes_input_since: int):
-    def convert(cx, n):
+def _make(how: str, axes_input_since: int) -> Converter:
+    def convert(cx: Ctx, n: Node) -> Converted:
         b = cx.b
-        x = n.input(0)
+        x: Expr = n.input(0)
         keepdims = bool(n.attr("keepdims", 1))
         if b.rank(x) == 0:
             x = b.call("expand_dims", x, axis=0)
@@ -116,9 +121,9 @@ for _name, _how in _REDUCES.items():
         converter(_name, since=18)(_make(_how, 18))
 
 
-def _arg(cx, n, op):
+def _arg(cx: Ctx, n: Node, op: str) -> Expr:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = norm_axis(n.attr("axis", 0), b.rank(x))
     keepdims = bool(n.attr("keepdims", 1))
     last = bool(n.attr("select_last_index", 0)) if n.opset >= 12 else False
@@ -127,10 +132,10 @@ def _arg(cx, n, op):
 
 
 @converter("ArgMax")
-def argmax(cx, n):
+def argmax(cx: Ctx, n: Node) -> Converted:
     return _arg(cx, n, "argmax")
 
 
 @converter("ArgMin")
-def argmin(cx, n):
+def argmin(cx: Ctx, n: Node) -> Converted:
     return _arg(cx, n, "argmin")

@@ -15,12 +15,23 @@ step.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
+
 import numpy as np
 
-from ..builder import Unsupported
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ._common import scalar
+from .graph import Ctx
+from .node import Node
 from .ops_activation import _elu, _hard_sigmoid, _softplus
-from .table import converter
+from .table import Converted, converter
+
+# An activation function of a gate, and a step of a layer: (input projection of
+# the step, states, recurrent weights, recurrent bias, direction) -> new states.
+Activation: TypeAlias = Callable[[Builder, Expr], Expr]
+Cell: TypeAlias = Callable[[Expr, Sequence[Expr], Expr, "Expr | None", int], list[Expr]]
 
 _NEEDS = {  # activation -> (needs alpha, needs beta, default alpha, default beta)
     "Affine": (True, True, 1.0, 0.0),
@@ -32,8 +43,8 @@ _NEEDS = {  # activation -> (needs alpha, needs beta, default alpha, default bet
 }
 
 
-def _activation(name, alpha, beta):
-    def act(b, x):
+def _activation(name: str, alpha: float, beta: float) -> Activation:
+    def act(b: Builder, x: Expr) -> Expr:
         dt = b.dtype(x)
         if name == "Sigmoid":
             return b.call("sigmoid", x)
@@ -62,10 +73,10 @@ def _activation(name, alpha, beta):
     return act
 
 
-def _activations(n, defaults, dirs):
+def _activations(n: Node, defaults: Sequence[str], dirs: int) -> list[Activation]:
     names = n.attr("activations", None)
     if names is None:
-        return [_activation(a, 0.0, 0.0) for a in defaults * dirs]
+        return [_activation(a, 0.0, 0.0) for a in list(defaults) * dirs]
     if len(names) != len(defaults) * dirs:
         raise Unsupported(
             f"`activations` lists {len(names)} functions, {len(defaults) * dirs} expected", attr="activations"
@@ -81,7 +92,7 @@ def _activations(n, defaults, dirs):
     return out
 
 
-def _steps(b, x, seq):
+def _steps(b: Builder, x: Expr, seq: int) -> list[Expr]:
     """The sequence (seq, batch, k) as a list of (batch, k) steps."""
     if seq == 1:
         return [b.call("squeeze", x, axis=[0])]
@@ -89,7 +100,7 @@ def _steps(b, x, seq):
     return [b.call("squeeze", p, axis=[0]) for p in parts]
 
 
-def _direction_slice(b, t, d, count):
+def _direction_slice(b: Builder, t: Expr, d: int, count: int) -> Expr:
     """Direction d of a (dirs, ...) tensor."""
     if count == 1:
         return b.call("squeeze", t, axis=[0])
@@ -99,7 +110,7 @@ def _direction_slice(b, t, d, count):
 class _Layer:
     """What the three layers share: inputs, directions, masks, the loop."""
 
-    def __init__(self, cx, n, gates, defaults):
+    def __init__(self, cx: Ctx, n: Node, gates: int, defaults: Sequence[str]) -> None:
         b = self.b = cx.b
         self.n = n
         x, w, r = n.input(0), n.input(1), n.input(2)
@@ -129,7 +140,7 @@ class _Layer:
             if known is None or not (np.asarray(known) == seq).all():
                 self.lens = lens
 
-    def initial(self, i, d):
+    def initial(self, i: int, d: int) -> Expr:
         t = self.n.input(i)
         b = self.b
         if t is None:
@@ -138,12 +149,12 @@ class _Layer:
             t = b.call("transpose", t, axes=[1, 0, 2])
         return _direction_slice(b, t, d, self.dirs)
 
-    def gate_in(self, v):
+    def gate_in(self, v: Expr) -> Expr:
         if self.clip is None:
             return v
         return self.b.call("clip", v, a_min=-self.clip, a_max=self.clip)
 
-    def run(self, cell, states):
+    def run(self, cell: Cell, states: int) -> list[Expr]:
         """Every direction: (outputs per step, final states)."""
         b = self.b
         ys, finals = [], []
@@ -189,13 +200,13 @@ class _Layer:
             hs = [b.call("transpose", h, axes=[1, 0, 2]) for h in hs]
         return [y, *hs]
 
-    def _reverse(self, x):
+    def _reverse(self, x: Expr) -> Expr:
         b = self.b
         if self.lens is None:
             return b.call("reverse", x, axis=0)
         return b.call("reverse_sequence", x, b.call("cast", self.lens, dtype="int32"), seq_axis=0, batch_axis=1)
 
-    def _masks(self, d):
+    def _masks(self, d: int) -> list[tuple[Expr, Expr]] | None:
         """Per step: (1 where the step is inside the sequence, 1 where it is past it), shaped (batch, 1)."""
         if self.lens is None:
             return None
@@ -208,16 +219,16 @@ class _Layer:
         return out
 
 
-def _split(b, v, parts):
+def _split(b: Builder, v: Expr, parts: int) -> list[Expr]:
     return b.items(b.call("split", v, indices_or_sections=parts, axis=-1))
 
 
 @converter("RNN", since=7)
-def rnn(cx, n):
+def rnn(cx: Ctx, n: Node) -> Converted:
     layer = _Layer(cx, n, 1, ["Tanh"])
     b = layer.b
 
-    def cell(xt, state, r, rb, d):
+    def cell(xt: Expr, state: Sequence[Expr], r: Expr, rb: Expr | None, d: int) -> list[Expr]:
         (h,) = state
         pre = b.call("add", xt, b.call("nn.dense", h, r))
         if rb is not None:
@@ -228,13 +239,13 @@ def rnn(cx, n):
 
 
 @converter("LSTM", since=7)
-def lstm(cx, n):
+def lstm(cx: Ctx, n: Node) -> Converted:
     layer = _Layer(cx, n, 4, ["Sigmoid", "Tanh", "Tanh"])
     b = layer.b
     coupled = bool(n.attr("input_forget", 0))
     peep = n.input(7)
 
-    def cell(xt, state, r, rb, d):
+    def cell(xt: Expr, state: Sequence[Expr], r: Expr, rb: Expr | None, d: int) -> list[Expr]:
         h, c = state
         f_act, g_act, h_act = layer.acts[3 * d : 3 * d + 3]
         pre = b.call("add", xt, b.call("nn.dense", h, r))
@@ -259,12 +270,12 @@ def lstm(cx, n):
 
 
 @converter("GRU", since=7)
-def gru(cx, n):
+def gru(cx: Ctx, n: Node) -> Converted:
     layer = _Layer(cx, n, 3, ["Sigmoid", "Tanh"])
     b = layer.b
     before_reset = bool(n.attr("linear_before_reset", 0))
 
-    def cell(xt, state, r, rb, d):
+    def cell(xt: Expr, state: Sequence[Expr], r: Expr, rb: Expr | None, d: int) -> list[Expr]:
         (h,) = state
         f_act, g_act = layer.acts[2 * d : 2 * d + 2]
         xz, xr, xh = _split(b, xt, 3)
@@ -273,7 +284,7 @@ def gru(cx, n):
         if rb is not None:
             bz, br, bh = _split(b, rb, 3)
 
-        def proj(v, w, bias):
+        def proj(v: Expr, w: Expr, bias: Expr | None) -> Expr:
             out = b.call("nn.dense", v, w)
             return out if bias is None else b.call("add", out, bias)
 

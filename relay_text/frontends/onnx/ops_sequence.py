@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ir.expr import Expr
 from ...ir.ty import TupleType
-from ..builder import Unsupported
+from ..builder import Builder, Unsupported
 from ._common import norm_axis
-from .graph import OptionalNone
-from .table import converter
+from .graph import Ctx, OptionalNone
+from .node import Node
+from .table import Converted, converter
 
 
-def _seq(b, x, what="the sequence"):
+def _seq(b: Builder, x: Expr, what: str = "the sequence") -> list[Expr]:
     if x is None or not isinstance(b.type_of(x), TupleType):
         raise Unsupported(f"{what} must be a sequence")
     return b.items(x)
 
 
-def _position(b, n, i, length, insert=False):
+def _position(b: Builder, n: Node, i: int, length: int, insert: bool = False) -> int:
     if not n.has(i):
         return length if insert else length - 1
     v = b.value(n.input(i))
@@ -39,30 +41,30 @@ def _position(b, n, i, length, insert=False):
 
 
 @converter("SequenceConstruct", since=11)
-def sequence_construct(cx, n):
+def sequence_construct(cx: Ctx, n: Node) -> Converted:
     return cx.b.tuple([x for x in n.inputs if x is not None])
 
 
 @converter("SequenceEmpty", since=11)
-def sequence_empty(cx, n):
+def sequence_empty(cx: Ctx, n: Node) -> Converted:
     n.ignore("dtype")
     return cx.b.tuple([])
 
 
 @converter("SequenceLength", since=11)
-def sequence_length(cx, n):
+def sequence_length(cx: Ctx, n: Node) -> Converted:
     return cx.b.const(np.array(len(_seq(cx.b, n.input(0))), dtype=np.int64))
 
 
 @converter("SequenceAt", since=11)
-def sequence_at(cx, n):
+def sequence_at(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     items = _seq(b, n.input(0))
     return items[_position(b, n, 1, len(items))]
 
 
 @converter("SequenceInsert", since=11)
-def sequence_insert(cx, n):
+def sequence_insert(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     items = _seq(b, n.input(0))
     items.insert(_position(b, n, 2, len(items), insert=True), n.input(1))
@@ -70,7 +72,7 @@ def sequence_insert(cx, n):
 
 
 @converter("SequenceErase", since=11)
-def sequence_erase(cx, n):
+def sequence_erase(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     items = _seq(b, n.input(0))
     del items[_position(b, n, 1, len(items))]
@@ -78,7 +80,7 @@ def sequence_erase(cx, n):
 
 
 @converter("ConcatFromSequence", since=11)
-def concat_from_sequence(cx, n):
+def concat_from_sequence(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     items = _seq(b, n.input(0))
     if not items:
@@ -91,7 +93,7 @@ def concat_from_sequence(cx, n):
 
 
 @converter("SplitToSequence", since=11)
-def split_to_sequence(cx, n):
+def split_to_sequence(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x = n.input(0)
     axis = norm_axis(n.attr("axis", 0), b.rank(x))
@@ -123,23 +125,25 @@ def split_to_sequence(cx, n):
 
 
 @converter("Optional", since=15)
-def optional(cx, n):
+def optional(cx: Ctx, n: Node) -> Converted:
     x = n.input(0)
     if x is None:
         return OptionalNone(n.attr("type", None))
     n.ignore("type")
-    return x
+    value: Expr = x
+    return value
 
 
 @converter("OptionalHasElement", since=15)
-def optional_has_element(cx, n):
+def optional_has_element(cx: Ctx, n: Node) -> Converted:
     x = n.input(0)
     return cx.b.const(np.array(x is not None and not isinstance(x, OptionalNone)))
 
 
 @converter("OptionalGetElement", since=15)
-def optional_get_element(cx, n):
+def optional_get_element(cx: Ctx, n: Node) -> Converted:
     x = n.input(0)
     if x is None or isinstance(x, OptionalNone):
         raise Unsupported("`OptionalGetElement` of an empty optional value")
-    return x
+    value: Expr = x
+    return value

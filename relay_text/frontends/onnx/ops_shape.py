@@ -9,26 +9,31 @@ an initializer, or a static shape computed from them); otherwise the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ..builder import Unsupported, numpy_dtype
-from ._common import norm_axes, norm_axis, scalar
-from .table import converter
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported, numpy_dtype
+from ._common import known_dims, norm_axes, norm_axis, scalar
+from .graph import Ctx
+from .node import Node
+from .table import Converted, converter
 
 
-def _known(b, x):
+def _known(b: Builder, x: Expr) -> list[int] | None:
     v = b.value(x)
     return None if v is None else [int(i) for i in np.asarray(v).reshape(-1)]
 
 
 @converter("Reshape")
-def reshape_v1(cx, n):
+def reshape_v1(cx: Ctx, n: Node) -> Converted:
     n.ignore("consumed_inputs")
     return cx.b.call("reshape", n.input(0), newshape=list(n.require("shape")))
 
 
 @converter("Reshape", since=5)
-def reshape(cx, n):
+def reshape(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, shape = n.input(0), n.input(1)
     allowzero = bool(n.attr("allowzero", 0))
@@ -36,15 +41,19 @@ def reshape(cx, n):
     if known is not None:
         if not allowzero and 0 in known:
             src = b.shape(x)
-            known = [src[i] if d == 0 and i < len(src) and src[i] is not None else d for i, d in enumerate(known)]
+            filled = []
+            for i, d in enumerate(known):
+                s = src[i] if i < len(src) else None
+                filled.append(s if d == 0 and s is not None else d)
+            known = filled
         return b.call("reshape", x, newshape=known, allowzero=allowzero)
     return b.call("dyn.reshape", x, shape, allowzero=allowzero)
 
 
 @converter("Flatten")
-def flatten(cx, n):
+def flatten(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     shape = b.shape(x)
     rank = len(shape)
     axis = n.attr("axis", 1)
@@ -56,17 +65,18 @@ def flatten(cx, n):
     if axis == 1 and rank >= 2:
         return b.call("nn.batch_flatten", x)
     head, tail = shape[:axis], shape[axis:]
-    if any(d is None for d in head) and any(d is None for d in tail):
-        raise Unsupported("`Flatten` with unknown dimensions on both sides of the axis is not supported")
-    if any(d is None for d in head):
-        return b.call("reshape", x, newshape=[-1, int(np.prod(tail, dtype=np.int64))])
-    return b.call("reshape", x, newshape=[int(np.prod(head, dtype=np.int64)), -1])
+    known_head, known_tail = known_dims(head), known_dims(tail)
+    if known_head is None:
+        if known_tail is None:
+            raise Unsupported("`Flatten` with unknown dimensions on both sides of the axis is not supported")
+        return b.call("reshape", x, newshape=[-1, int(np.prod(known_tail, dtype=np.int64))])
+    return b.call("reshape", x, newshape=[int(np.prod(known_head, dtype=np.int64)), -1])
 
 
 @converter("Squeeze")
-def squeeze_v1(cx, n):
+def squeeze_v1(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axes = n.attr("axes", None)
     if axes is None:
         shape = b.shape(x)
@@ -77,7 +87,7 @@ def squeeze_v1(cx, n):
 
 
 @converter("Squeeze", since=13)
-def squeeze(cx, n):
+def squeeze(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, axes = n.input(0), n.input(1)
     if axes is None:
@@ -94,7 +104,7 @@ def squeeze(cx, n):
     return b.call("dyn.squeeze", x, axes)
 
 
-def _unsqueeze(b, x, axes):
+def _unsqueeze(b: Builder, x: Expr, axes: Sequence[int]) -> Expr:
     rank = b.rank(x) + len(axes)
     for axis in sorted(norm_axes(axes, rank)):
         x = b.call("expand_dims", x, axis=axis, num_newaxis=1)
@@ -102,14 +112,15 @@ def _unsqueeze(b, x, axes):
 
 
 @converter("Unsqueeze")
-def unsqueeze_v1(cx, n):
+def unsqueeze_v1(cx: Ctx, n: Node) -> Converted:
     return _unsqueeze(cx.b, n.input(0), list(n.require("axes")))
 
 
 @converter("Unsqueeze", since=13)
-def unsqueeze(cx, n):
+def unsqueeze(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x, axes = n.input(0), n.input(1)
+    x: Expr = n.input(0)
+    axes: Expr = n.input(1)
     known = _known(b, axes)
     if known is not None:
         return _unsqueeze(b, x, known)
@@ -127,9 +138,9 @@ def unsqueeze(cx, n):
 
 
 @converter("Transpose")
-def transpose(cx, n):
+def transpose(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     perm = n.attr("perm", None)
     if perm is None:
         perm = list(reversed(range(b.rank(x))))
@@ -137,7 +148,7 @@ def transpose(cx, n):
 
 
 @converter("Concat")
-def concat(cx, n):
+def concat(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     xs = [x for x in n.inputs if x is not None]
     axis = n.attr("axis", 1 if n.opset < 4 else None)
@@ -147,7 +158,7 @@ def concat(cx, n):
     return b.call("concatenate", b.tuple(xs), axis=norm_axis(axis, rank))
 
 
-def _split(b, x, axis, sizes, count):
+def _split(b: Builder, x: Expr, axis: int, sizes: list[int] | None, count: int) -> list[Expr]:
     axis = norm_axis(axis, b.rank(x))
     if sizes is None:
         if b.rank(x) == 0:
@@ -171,7 +182,7 @@ def _split(b, x, axis, sizes, count):
 
 
 @converter("Split")
-def split_v1(cx, n):
+def split_v1(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     sizes = n.attr("split", None)
     if sizes is None and n.has(1):
@@ -180,7 +191,7 @@ def split_v1(cx, n):
 
 
 @converter("Split", since=13)
-def split(cx, n):
+def split(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     sizes = b.int_list(n.input(1), "the split sizes") if n.has(1) else None
     count = n.attr("num_outputs", n.num_outputs()) if n.opset >= 18 else n.num_outputs()
@@ -188,17 +199,18 @@ def split(cx, n):
 
 
 @converter("Expand", since=8)
-def expand(cx, n):
+def expand(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, shape = n.input(0), n.input(1)
     known = _known(b, shape)
     src = b.shape(x)
-    if known is not None and all(d is not None for d in src):
+    src_known = known_dims(src)
+    if known is not None and src_known is not None:
         try:
-            target = list(np.broadcast_shapes(tuple(src), tuple(known)))
+            target = list(np.broadcast_shapes(tuple(src_known), tuple(known)))
         except ValueError:
-            raise Unsupported(f"shape {tuple(src)} cannot be expanded to {tuple(known)}") from None
-        return x if target == list(src) else b.call("broadcast_to", x, shape=target)
+            raise Unsupported(f"shape {tuple(src_known)} cannot be expanded to {tuple(known)}") from None
+        return x if target == src_known else b.call("broadcast_to", x, shape=target)
     dt = b.dtype(shape)
     count = b.static_shape(shape, "the shape")[0]
     have = b.call("shape_of", x, dtype=dt)
@@ -211,7 +223,7 @@ def expand(cx, n):
 
 
 @converter("Tile", since=6)
-def tile(cx, n):
+def tile(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, reps = n.input(0), n.input(1)
     known = _known(b, reps)
@@ -221,9 +233,9 @@ def tile(cx, n):
 
 
 @converter("Shape")
-def shape(cx, n):
+def shape(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
     start, end = n.attr("start", 0), n.attr("end", None)
     out = b.call("shape_of", x, dtype="int64")
@@ -235,12 +247,12 @@ def shape(cx, n):
 
 
 @converter("Size")
-def size(cx, n):
+def size(cx: Ctx, n: Node) -> Converted:
     return cx.b.call("ndarray_size", n.input(0), dtype="int64")
 
 
 @converter("Constant")
-def constant(cx, n):
+def constant(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     for key in ("value", "value_float", "value_floats", "value_int", "value_ints"):
         if n.has_attr(key):
@@ -258,7 +270,7 @@ def constant(cx, n):
 
 
 @converter("ConstantOfShape", since=9)
-def constant_of_shape(cx, n):
+def constant_of_shape(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     value = n.attr("value", None)
     if value is None:
@@ -276,16 +288,16 @@ def constant_of_shape(cx, n):
 
 
 @converter("Range", since=11)
-def range_(cx, n):
+def range_(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     start, limit, delta = (n.input(i) for i in range(3))
     return b.call("arange", start, limit, delta, dtype=b.dtype(start))
 
 
 @converter("EyeLike", since=9)
-def eye_like(cx, n):
+def eye_like(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rows, cols = b.static_shape(x)
     dtype = b.dtype(x)
     if n.attr("dtype", None) is not None:
@@ -297,27 +309,27 @@ def eye_like(cx, n):
 
 
 @converter("Pad")
-def pad_v1(cx, n):
+def pad_v1(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     key = "paddings" if n.opset < 2 else "pads"
     pads = list(n.require(key))
     mode = n.attr("mode", "constant", allowed=("constant", "edge", "reflect"))
     value = float(n.attr("value", 0.0))
-    x = n.input(0)
+    x: Expr = n.input(0)
     dims = len(pads) // 2
     width = [[pads[i], pads[i + dims]] for i in range(dims)]
     return b.call("nn.pad", x, scalar(b, value, b.dtype(x)), pad_width=width, pad_mode=mode)
 
 
 @converter("Pad", since=2)
-def pad_v2(cx, n):
+def pad_v2(cx: Ctx, n: Node) -> Converted:
     return pad_v1(cx, n)
 
 
 @converter("Pad", since=11)
-def pad(cx, n):
+def pad(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     rank = b.rank(x)
     mode = n.attr(
         "mode",
@@ -355,7 +367,7 @@ def pad(cx, n):
     return b.call("nn.pad", x, value, pad_width=width, pad_mode=mode)
 
 
-def _negative_pad(b, x, width, value, mode):
+def _negative_pad(b: Builder, x: Expr, width: Sequence[Sequence[int]], value: Expr, mode: str) -> Expr:
     """Negative pads crop: pad the positive parts, then slice off the negative ones."""
     pos = [[max(0, w0), max(0, w1)] for w0, w1 in width]
     if any(w for pair in pos for w in pair):
@@ -366,7 +378,7 @@ def _negative_pad(b, x, width, value, mode):
     return b.call("strided_slice", x, begin=begin, end=end, strides=[1] * len(shape))
 
 
-def _wrap_pad(b, x, width):
+def _wrap_pad(b: Builder, x: Expr, width: Sequence[Sequence[int]]) -> Expr:
     """Wrap: copies of the far end on each side (concatenated slices)."""
     for axis, (before, after) in enumerate(width):
         if not before and not after:
@@ -383,7 +395,7 @@ def _wrap_pad(b, x, width):
 
 
 @converter("DepthToSpace")
-def depth_to_space(cx, n):
+def depth_to_space(cx: Ctx, n: Node) -> Converted:
     mode = n.attr("mode", "DCR", allowed=("DCR", "CRD"))
     # ONNX's CRD (column, row, depth) is the order Relay calls CDR
     return cx.b.call(
@@ -392,11 +404,11 @@ def depth_to_space(cx, n):
 
 
 @converter("SpaceToDepth")
-def space_to_depth(cx, n):
+def space_to_depth(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     mode = n.attr("mode", "DCR", allowed=("DCR", "CRD"))
     block = int(n.require("blocksize"))
-    x = n.input(0)
+    x: Expr = n.input(0)
     if mode == "DCR":
         return b.call("nn.space_to_depth", x, block_size=block)
     # CRD: output channel c * b * b + i * b + j, by reshapes around a transpose
@@ -407,7 +419,7 @@ def space_to_depth(cx, n):
 
 
 @converter("OneHot", since=9)
-def one_hot(cx, n):
+def one_hot(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     indices, depth, values = n.input(0), n.input(1), n.input(2)
     rank = b.rank(indices)
@@ -435,9 +447,9 @@ def one_hot(cx, n):
 
 
 @converter("CumSum", since=11)
-def cumsum(cx, n):
+def cumsum(cx: Ctx, n: Node) -> Converted:
     b = cx.b
-    x = n.input(0)
+    x: Expr = n.input(0)
     axis = b.int_list(n.input(1), "the axis")[0]
     axis = norm_axis(axis, b.rank(x))
     exclusive = bool(n.attr("exclusive", 0))
@@ -448,7 +460,7 @@ def cumsum(cx, n):
 
 
 @converter("ReverseSequence", since=10)
-def reverse_sequence(cx, n):
+def reverse_sequence(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     return b.call(
         "reverse_sequence", n.input(0), n.input(1), seq_axis=n.attr("time_axis", 0), batch_axis=n.attr("batch_axis", 1)
@@ -456,14 +468,14 @@ def reverse_sequence(cx, n):
 
 
 @converter("NonZero", since=9)
-def non_zero(cx, n):
+def non_zero(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     where = b.call("argwhere", n.input(0))
     return b.call("transpose", b.call("cast", where, dtype="int64"), axes=[1, 0])
 
 
 @converter("Compress", since=9)
-def compress(cx, n):
+def compress(cx: Ctx, n: Node) -> Converted:
     b = cx.b
     x, cond = n.input(0), n.input(1)
     picked = b.call("reshape", b.call("argwhere", cond), newshape=[-1])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from . import table
@@ -41,7 +42,8 @@ def supported_section() -> str:
         by_domain.setdefault(domain, []).append((op, entries))
     total = sum(len(v) for v in by_domain.values())
     lines = [
-        f"{total} operators in {len(by_domain)} domains. \"7+\" means opset 7 and every later one; an operator's opset is the model's import of its domain."
+        f'{total} operators in {len(by_domain)} domains. "7+" means opset 7 and every later one; an operator\'s '
+        "opset is the model's import of its domain."
     ]
     for domain in sorted(by_domain, key=lambda d: (d != "", d)):
         rows = by_domain[domain]
@@ -111,8 +113,14 @@ def update(text: str, generated: dict[str, str] | None = None) -> str:
         pattern = _marker(name)
         if not pattern.search(text):
             raise ValueError(f"no <!-- operators:{name} --> ... <!-- /operators:{name} --> markers")
-        text = pattern.sub(lambda m: f"{m.group(1)}\n{body}\n{m.group(2)}", text)
+        text = pattern.sub(_between_markers(body), text)
     return text
+
+
+def _between_markers(body: str) -> Callable[[re.Match[str]], str]:
+    """A replacement putting `body` between a section's markers (a function,
+    so that backslashes in `body` are not read as escapes)."""
+    return lambda m: f"{m.group(1)}\n{body}\n{m.group(2)}"
 
 
 def main(argv: list[str]) -> int:

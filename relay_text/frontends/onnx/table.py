@@ -21,11 +21,21 @@ with `domain=`; their opset is the model's import of that domain.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeAlias
 
-Converter = Callable[..., Any]
+from ...ir.expr import Expr
+
+if TYPE_CHECKING:
+    from .graph import Ctx, OptionalNone
+    from .node import Node
+
+# What a converter gives for its node: the value of its only output, or the
+# values of its outputs in order (None for an output it does not compute).
+# An ONNX optional that holds nothing is an OptionalNone.
+Converted: TypeAlias = "Expr | OptionalNone | Sequence[Expr | None]"
+Converter: TypeAlias = "Callable[[Ctx, Node], Converted]"
 
 DEFAULT_DOMAIN = ""
 _ALIASES = {"ai.onnx": ""}

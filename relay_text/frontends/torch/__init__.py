@@ -60,7 +60,9 @@ def from_exported(
     )
 
 
-def from_torch(module: Any, example_inputs: tuple, input_shapes: dict[str, tuple[int, ...]] | None = None) -> Imported:
+def from_torch(
+    module: Any, example_inputs: tuple[Any, ...], input_shapes: dict[str, tuple[int, ...]] | None = None
+) -> Imported:
     """Export `module` with `example_inputs` (torch.export.export) and convert
     the program; put the module in eval mode first for inference."""
     torch = _torch()

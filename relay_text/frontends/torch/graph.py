@@ -53,7 +53,7 @@ def op_name(target: Any) -> str:
     """`aten.conv2d.default` for an operator overload; `getitem`, `mul`, ...
     for Python's operators (on a node with several results, on sizes)."""
     if getattr(target, "__module__", None) in ("_operator", "operator"):
-        return target.__name__
+        return str(target.__name__)
     return str(target)
 
 
@@ -172,7 +172,8 @@ class Importer:
         if isinstance(outputs, (list, tuple)):
             flat = [o for o in outputs if o is not None]
             return flat[0] if len(flat) == 1 else b.tuple(flat)
-        return outputs
+        result: Expr = outputs  # (an expression the converters made)
+        return result
 
     def _user_input(self, node: Any) -> Any:
         val = node.meta.get("val")
@@ -194,7 +195,8 @@ class Importer:
                     [
                         Diagnostic(
                             codes.IMPORT_UNSUPPORTED,
-                            f"`--input-shape {node.name}`: the input has {len(dims)} dimensions, {len(given)} were given",
+                            f"`--input-shape {node.name}`: the input has {len(dims)} dimensions, {len(given)} were "
+                            "given",
                             None,
                         )
                     ],
@@ -288,8 +290,8 @@ def _array(tensor: Any) -> np.ndarray:
     if str(t.dtype) == "torch.bfloat16":
         import ml_dtypes
 
-        return t.view(__import__("torch").int16).numpy().view(ml_dtypes.bfloat16)
-    return t.numpy().copy()
+        return np.asarray(t.view(__import__("torch").int16).numpy().view(ml_dtypes.bfloat16))
+    return np.asarray(t.numpy().copy())
 
 
 def _dtype(array: np.ndarray) -> str:

@@ -7,14 +7,16 @@ literal of that dtype, a tensor of another dtype is cast.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 
 from ...ir.expr import Expr
 from ..builder import Unsupported
 from ..onnx._common import cast, norm_axes, norm_axis, scalar
-from .table import aten
+from .graph import Ctx
+from .table import Args, AtenConverter, Converted, Operand, aten
 
 
-def operand(cx, v, dtype):
+def operand(cx: Ctx, v: Operand | None, dtype: str) -> Expr:
     b = cx.b
     if isinstance(v, Expr):
         return cast(b, v, dtype)
@@ -23,7 +25,7 @@ def operand(cx, v, dtype):
     raise Unsupported(f"an operand of type {type(v).__name__} is not supported")
 
 
-def _common(cx, x, y):
+def _common(cx: Ctx, x: Operand, y: Operand) -> str:
     """The dtype two operands are compared in."""
     b = cx.b
     from ..onnx._common import is_float
@@ -37,14 +39,15 @@ def _common(cx, x, y):
 
         return str(np.promote_types(np.dtype(tx), np.dtype(ty)))
     t = tx or ty
+    assert t is not None  # (one operand of a comparison is a tensor)
     other = y if tx else x
     if isinstance(other, float) and not is_float(t):
         return "float32"
     return t
 
 
-def _binary(op, alpha_on_second=False):
-    def convert(cx, a):
+def _binary(op: str, alpha_on_second: bool = False) -> AtenConverter:
+    def convert(cx: Ctx, a: Args) -> Expr:
         b = cx.b
         dt = cx.out_dtype()
         x, y = a.get("self"), a.get("other")
@@ -69,7 +72,7 @@ aten("bitwise_and.Tensor")(_binary("bitwise_and"))
 
 
 @aten("rsub.Scalar", "rsub.Tensor")
-def rsub(cx, a):
+def rsub(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dt = cx.out_dtype()
     x = operand(cx, a["self"], dt)
@@ -81,7 +84,7 @@ def rsub(cx, a):
 
 
 @aten("div.Tensor", "div.Scalar", "div.Tensor_mode", "div.Scalar_mode")
-def div(cx, a):
+def div(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dt = cx.out_dtype()
     mode = a.get("rounding_mode")
@@ -93,7 +96,7 @@ def div(cx, a):
 
 
 @aten("pow.Tensor_Scalar")
-def pow_scalar(cx, a):
+def pow_scalar(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dt = cx.out_dtype()
     e = a["exponent"]
@@ -105,8 +108,8 @@ def pow_scalar(cx, a):
     return b.call("power", x, scalar(b, e, dt))
 
 
-def _compare(op):
-    def convert(cx, a):
+def _compare(op: str) -> AtenConverter:
+    def convert(cx: Ctx, a: Args) -> Expr:
         b = cx.b
         x, y = a["self"], a["other"]
         dt = _common(cx, x, y)
@@ -126,8 +129,8 @@ for _names, _op in (
     aten(*_names)(_compare(_op))
 
 
-def _unary(op):
-    def convert(cx, a):
+def _unary(op: str) -> AtenConverter:
+    def convert(cx: Ctx, a: Args) -> Expr:
         return cx.b.call(op, a["self"])
 
     return convert
@@ -157,44 +160,44 @@ for _name, _op in (
 
 
 @aten("gelu.default")
-def gelu(cx, a):
+def gelu(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _gelu_erf, _gelu_tanh
 
-    x = a["self"]
+    x: Expr = a["self"]
     return _gelu_tanh(cx.b, x) if a.get("approximate") == "tanh" else _gelu_erf(cx.b, x)
 
 
 @aten("silu.default", "silu_.default")
-def silu(cx, a):
+def silu(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     return b.call("multiply", a["self"], b.call("sigmoid", a["self"]))
 
 
 @aten("hardswish.default", "hardswish_.default")
-def hardswish(cx, a):
+def hardswish(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _hard_sigmoid
 
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("multiply", x, _hard_sigmoid(b, x, 1 / 6, 0.5))
 
 
 @aten("hardsigmoid.default", "hardsigmoid_.default")
-def hardsigmoid(cx, a):
+def hardsigmoid(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _hard_sigmoid
 
     return _hard_sigmoid(cx.b, a["self"], 1 / 6, 0.5)
 
 
 @aten("hardtanh.default", "hardtanh_.default")
-def hardtanh(cx, a):
+def hardtanh(cx: Ctx, a: Args) -> Converted:
     return cx.b.call("clip", a["self"], a_min=float(a.get("min_val", -1.0)), a_max=float(a.get("max_val", 1.0)))
 
 
 @aten("clamp.default", "clamp_min.default", "clamp_max.default", "clamp.Tensor")
-def clamp(cx, a):
+def clamp(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dt = b.dtype(x)
     lo, hi = a.get("min"), a.get("max")
     if isinstance(lo, Expr) or isinstance(hi, Expr) or not dt.startswith("float"):
@@ -209,12 +212,12 @@ def clamp(cx, a):
 
 
 @aten("leaky_relu.default", "leaky_relu_.default")
-def leaky_relu(cx, a):
+def leaky_relu(cx: Ctx, a: Args) -> Converted:
     return cx.b.call("nn.leaky_relu", a["self"], alpha=float(a.get("negative_slope", 0.01)))
 
 
 @aten("elu.default")
-def elu(cx, a):
+def elu(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_activation import _elu
 
     if a.get("scale", 1) != 1 or a.get("input_scale", 1) != 1:
@@ -223,9 +226,9 @@ def elu(cx, a):
 
 
 @aten("softplus.default")
-def softplus(cx, a):
+def softplus(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dt = b.dtype(x)
     beta, threshold = float(a.get("beta", 1)), float(a.get("threshold", 20))
     bx = b.call("multiply", x, scalar(b, beta, dt))
@@ -234,20 +237,20 @@ def softplus(cx, a):
 
 
 @aten("where.self", "where.ScalarOther", "where.ScalarSelf", "where.Scalar")
-def where(cx, a):
+def where(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dt = cx.out_dtype()
     return b.call("where", a["condition"], operand(cx, a["self"], dt), operand(cx, a["other"], dt))
 
 
 @aten("masked_fill.Scalar", "masked_fill.Tensor")
-def masked_fill(cx, a):
+def masked_fill(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("where", a["mask"], operand(cx, a["value"], b.dtype(x)), x)
 
 
-def _dims(cx, x, dim):
+def _dims(cx: Ctx, x: Expr, dim: int | Sequence[int] | None) -> list[int]:
     rank = cx.b.rank(x)
     if dim is None or dim == []:
         return list(range(rank))
@@ -255,10 +258,10 @@ def _dims(cx, x, dim):
     return sorted(norm_axes(dims, rank))
 
 
-def _reduce(op):
-    def convert(cx, a):
+def _reduce(op: str) -> AtenConverter:
+    def convert(cx: Ctx, a: Args) -> Expr:
         b = cx.b
-        x = a["self"]
+        x: Expr = a["self"]
         if a.get("dtype") is not None:
             x = cast(b, x, cx.out_dtype())
         return b.call(op, x, axis=_dims(cx, x, a.get("dim")), keepdims=bool(a.get("keepdim", False)))
@@ -274,9 +277,9 @@ aten("prod.dim_int")(_reduce("prod"))
 
 
 @aten("var.correction", "var.dim")
-def var(cx, a):
+def var(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axes = _dims(cx, x, a.get("dim"))
     correction = a.get("correction")
     unbiased = a.get("unbiased", True) if correction is None else bool(correction)
@@ -285,9 +288,9 @@ def var(cx, a):
 
 
 @aten("argmax.default", "argmin.default")
-def argmax(cx, a):
+def argmax(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     op = "argmax" if "argmax" in str(cx.node.target) else "argmin"
     dim = a.get("dim")
     out = b.call(
@@ -297,36 +300,38 @@ def argmax(cx, a):
 
 
 @aten("softmax.int", "_softmax.default")
-def softmax(cx, a):
+def softmax(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     if a.get("dtype") is not None:
         x = cast(b, x, cx.out_dtype())
     return b.call("nn.softmax", x, axis=norm_axis(a["dim"], b.rank(x)))
 
 
 @aten("log_softmax.int", "_log_softmax.default")
-def log_softmax(cx, a):
+def log_softmax(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     if a.get("dtype") is not None:
         x = cast(b, x, cx.out_dtype())
     return b.call("nn.log_softmax", x, axis=norm_axis(a["dim"], b.rank(x)))
 
 
 @aten("to.dtype", "_to_copy.default", "to.dtype_layout", "type_as.default")
-def to_dtype(cx, a):
+def to_dtype(cx: Ctx, a: Args) -> Converted:
     return cast(cx.b, a["self"], cx.out_dtype())
 
 
 @aten("detach.default", "alias.default", "clone.default", "contiguous.default", "lift_fresh_copy.default")
-def identity(cx, a):
-    return a.get("self", a.get("input"))
+def identity(cx: Ctx, a: Args) -> Converted:
+    value: Expr = a["self"] if "self" in a else a["input"]
+    return value
 
 
 @aten("dropout.default", "dropout_.default")
-def dropout(cx, a):
+def dropout(cx: Ctx, a: Args) -> Converted:
     """Inference (`train` False, or nothing dropped): the input unchanged."""
     if a.get("train") and a.get("p"):
         raise Unsupported("dropout in training mode (random) is not supported (export the model in eval mode)")
-    return a["input"]
+    x: Expr = a["input"]
+    return x

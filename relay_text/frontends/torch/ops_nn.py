@@ -8,24 +8,38 @@ the ends (`[ph, pw, ph, pw]`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
-from ..builder import Unsupported, numpy_dtype
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported, numpy_dtype
 from ..onnx._common import cast, norm_axis, scalar
 from ..onnx.ops_linalg import matmul
 from ..onnx.ops_nn import _LAYOUT, onnx_ceil_mode
-from .table import aten
+from .graph import Ctx
+from .table import Args, Converted, aten
 
 
-def _pair(v, dims):
+def _pair(v: int | Sequence[int], dims: int) -> list[int]:
     if isinstance(v, int):
         return [v] * dims
     v = list(v)
     return v * dims if len(v) == 1 else v
 
 
-def _conv(cx, x, w, bias, stride, padding, dilation, groups, transposed=False, output_padding=None):
+def _conv(
+    cx: Ctx,
+    x: Expr,
+    w: Expr,
+    bias: Expr | None,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    dilation: int | Sequence[int],
+    groups: int,
+    transposed: bool = False,
+    output_padding: int | Sequence[int] | None = None,
+) -> Expr:
     b = cx.b
     dims = b.rank(x) - 2
     if dims not in (1, 2, 3):
@@ -66,7 +80,7 @@ def _conv(cx, x, w, bias, stride, padding, dilation, groups, transposed=False, o
 
 
 @aten("conv1d.default", "conv2d.default", "conv3d.default", "conv1d.padding", "conv2d.padding", "conv3d.padding")
-def conv(cx, a):
+def conv(cx: Ctx, a: Args) -> Converted:
     return _conv(
         cx,
         a["input"],
@@ -80,7 +94,7 @@ def conv(cx, a):
 
 
 @aten("convolution.default")
-def convolution(cx, a):
+def convolution(cx: Ctx, a: Args) -> Converted:
     return _conv(
         cx,
         a["input"],
@@ -96,7 +110,7 @@ def convolution(cx, a):
 
 
 @aten("conv_transpose1d.default", "conv_transpose2d.input", "conv_transpose3d.input")
-def conv_transpose(cx, a):
+def conv_transpose(cx: Ctx, a: Args) -> Converted:
     return _conv(
         cx,
         a["input"],
@@ -112,7 +126,7 @@ def conv_transpose(cx, a):
 
 
 @aten("linear.default")
-def linear(cx, a):
+def linear(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     units = b.static_shape(a["weight"], "the weight")[0]
     out = b.call("nn.dense", a["input"], a["weight"], units=units)
@@ -122,7 +136,7 @@ def linear(cx, a):
 
 
 @aten("addmm.default")
-def addmm(cx, a):
+def addmm(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dt = cx.out_dtype()
     prod = b.call("nn.matmul", a["mat1"], a["mat2"])
@@ -135,34 +149,34 @@ def addmm(cx, a):
 
 
 @aten("mm.default")
-def mm(cx, a):
+def mm(cx: Ctx, a: Args) -> Converted:
     return cx.b.call("nn.matmul", a["self"], a["mat2"])
 
 
 @aten("bmm.default")
-def bmm(cx, a):
+def bmm(cx: Ctx, a: Args) -> Converted:
     return cx.b.call("nn.batch_matmul", a["self"], a["mat2"], transpose_b=False)
 
 
 @aten("matmul.default")
-def matmul_(cx, a):
+def matmul_(cx: Ctx, a: Args) -> Converted:
     return matmul(cx.b, a["self"], a["other"])
 
 
-def _ones_like_channels(b, x, value, dtype):
+def _ones_like_channels(b: Builder, x: Expr, value: float, dtype: str) -> Expr:
     c = b.static_shape(x)[1]
     return b.const(np.full((c,), value, dtype=numpy_dtype(dtype)))
 
 
 @aten("batch_norm.default", "_native_batch_norm_legit_no_training.default")
-def batch_norm(cx, a):
+def batch_norm(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     if a.get("training"):
         raise Unsupported("`batch_norm` in training mode is not supported (export the model in eval mode)")
     dt = b.dtype(x)
-    w = a.get("weight") if a.get("weight") is not None else _ones_like_channels(b, x, 1, dt)
-    bias = a.get("bias") if a.get("bias") is not None else _ones_like_channels(b, x, 0, dt)
+    w: Expr = a["weight"] if a.get("weight") is not None else _ones_like_channels(b, x, 1, dt)
+    bias: Expr = a["bias"] if a.get("bias") is not None else _ones_like_channels(b, x, 0, dt)
     out = b.call("nn.batch_norm", x, w, bias, a["running_mean"], a["running_var"], axis=1, epsilon=float(a["eps"]))
     y = b.item(out, 0)
     if "_native" in str(cx.node.target):
@@ -172,11 +186,11 @@ def batch_norm(cx, a):
     return y
 
 
-def _layer_norm(cx, a):
+def _layer_norm(cx: Ctx, a: Args) -> tuple[Expr, Expr | None, Expr | None]:
     from ..onnx.ops_norm import _layer_norm as onnx_layer_norm
 
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     shape = list(a["normalized_shape"])
     dt = b.dtype(x)
     w = a.get("weight")
@@ -190,16 +204,16 @@ def _layer_norm(cx, a):
 
 
 @aten("layer_norm.default")
-def layer_norm(cx, a):
+def layer_norm(cx: Ctx, a: Args) -> Converted:
     return _layer_norm(cx, a)[0]
 
 
 @aten("native_layer_norm.default")
-def native_layer_norm(cx, a):
+def native_layer_norm(cx: Ctx, a: Args) -> Converted:
     from ..onnx.ops_norm import _layer_norm as onnx_layer_norm
 
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     shape = list(a["normalized_shape"])
     w = a.get("weight")
     if w is None:
@@ -209,20 +223,20 @@ def native_layer_norm(cx, a):
 
 
 @aten("group_norm.default")
-def group_norm(cx, a):
+def group_norm(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     dt = b.dtype(x)
-    w = a.get("weight") if a.get("weight") is not None else _ones_like_channels(b, x, 1, dt)
-    bias = a.get("bias") if a.get("bias") is not None else _ones_like_channels(b, x, 0, dt)
+    w: Expr = a["weight"] if a.get("weight") is not None else _ones_like_channels(b, x, 1, dt)
+    bias: Expr = a["bias"] if a.get("bias") is not None else _ones_like_channels(b, x, 0, dt)
     return b.call(
         "nn.group_norm", x, w, bias, num_groups=int(a["num_groups"]), axis=1, epsilon=float(a.get("eps", 1e-5))
     )
 
 
-def _pool(cx, a, kind):
+def _pool(cx: Ctx, a: Args, kind: str) -> Expr:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dims = b.rank(x) - 2
     kernel = _pair(a["kernel_size"], dims)
     stride = a.get("stride") or kernel
@@ -242,25 +256,25 @@ def _pool(cx, a, kind):
 
 
 @aten("max_pool1d.default", "max_pool2d.default", "max_pool3d.default")
-def max_pool(cx, a):
+def max_pool(cx: Ctx, a: Args) -> Converted:
     return _pool(cx, a, "max")
 
 
 @aten("max_pool2d_with_indices.default")
-def max_pool_with_indices(cx, a):
+def max_pool_with_indices(cx: Ctx, a: Args) -> Converted:
     from .ops_shape import Refused
 
     return [_pool(cx, a, "max"), Refused("the indices of a max pool")]
 
 
 @aten("avg_pool1d.default", "avg_pool2d.default", "avg_pool3d.default")
-def avg_pool(cx, a):
+def avg_pool(cx: Ctx, a: Args) -> Converted:
     return _pool(cx, a, "avg")
 
 
-def _adaptive(cx, a, kind):
+def _adaptive(cx: Ctx, a: Args, kind: str) -> Expr:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dims = b.rank(x) - 2
     size = _pair(a["output_size"], dims)
     return b.call(f"nn.adaptive_{kind}_pool{dims}d", x, output_size=size, layout=_LAYOUT[dims][0])
@@ -272,20 +286,20 @@ def _adaptive(cx, a, kind):
     "_adaptive_avg_pool2d.default",
     "adaptive_avg_pool3d.default",
 )
-def adaptive_avg_pool(cx, a):
+def adaptive_avg_pool(cx: Ctx, a: Args) -> Converted:
     return _adaptive(cx, a, "avg")
 
 
 @aten("adaptive_max_pool2d.default")
-def adaptive_max_pool(cx, a):
+def adaptive_max_pool(cx: Ctx, a: Args) -> Converted:
     from .ops_shape import Refused
 
     return [_adaptive(cx, a, "max"), Refused("the indices of a max pool")]
 
 
-def _resize(cx, a, method, coord, rounding):
+def _resize(cx: Ctx, a: Args, method: str, coord: str, rounding: str) -> Expr:
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     shape = b.static_shape(x)
     dims = len(shape) - 2
     size = a.get("output_size")
@@ -298,17 +312,17 @@ def _resize(cx, a, method, coord, rounding):
 
 
 @aten("upsample_nearest2d.vec", "upsample_nearest1d.vec", "upsample_nearest3d.vec")
-def upsample_nearest(cx, a):
+def upsample_nearest(cx: Ctx, a: Args) -> Converted:
     return _resize(cx, a, "nearest_neighbor", "asymmetric", "floor")
 
 
 @aten("upsample_bilinear2d.vec", "upsample_linear1d.vec", "upsample_trilinear3d.vec")
-def upsample_linear(cx, a):
+def upsample_linear(cx: Ctx, a: Args) -> Converted:
     return _resize(cx, a, "linear", "align_corners" if a.get("align_corners") else "pytorch_half_pixel", "")
 
 
 @aten("constant_pad_nd.default", "pad.default")
-def pad(cx, a):
+def pad(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     x = a["self"] if "self" in a else a["input"]
     mode = a.get("mode", "constant")
@@ -329,13 +343,13 @@ def pad(cx, a):
 
 
 @aten("embedding.default")
-def embedding(cx, a):
+def embedding(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     return b.call("take", a["weight"], cast(b, a["indices"], "int64"), axis=0)
 
 
 @aten("scaled_dot_product_attention.default")
-def sdpa(cx, a):
+def sdpa(cx: Ctx, a: Args) -> Converted:
     """softmax(q k^T * scale + mask) v; a causal mask lets query i see keys 0..i."""
     b = cx.b
     q, k, v = a["query"], a["key"], a["value"]

@@ -10,22 +10,31 @@ the sequence backwards; a layer's output concatenates its directions.
 
 from __future__ import annotations
 
-from ..builder import Unsupported
+from typing import TypeAlias
+
+from ...ir.expr import Expr
+from ..builder import Builder, Unsupported
 from ..onnx._common import scalar
-from .table import aten
+from .graph import Ctx
+from .table import Args, Converted, aten
+
+# One direction's weights: input, hidden, and (when the layer has them) their biases.
+Weights: TypeAlias = tuple[Expr, Expr, "Expr | None", "Expr | None"]
 
 
-def _steps(b, x, seq):
+def _steps(b: Builder, x: Expr, seq: int) -> list[Expr]:
     if seq == 1:
         return [b.call("squeeze", x, axis=[0])]
     return [b.call("squeeze", p, axis=[0]) for p in b.items(b.call("split", x, indices_or_sections=seq, axis=0))]
 
 
-def _state(b, t, k):
+def _state(b: Builder, t: Expr, k: int) -> Expr:
     return b.call("squeeze", b.call("strided_slice", t, begin=[k], end=[k + 1], strides=[1], axes=[0]), axis=[0])
 
 
-def _layer(b, x, weights, h0, c0, kind, reverse):
+def _layer(
+    b: Builder, x: Expr, weights: Weights, h0: Expr, c0: Expr | None, kind: str, reverse: bool
+) -> tuple[Expr, Expr, Expr | None]:
     """One direction of one layer: (outputs (seq, batch, H), final h, final c)."""
     seq = b.static_shape(x)[0]
     w_ih, w_hh, b_ih, b_hh = weights
@@ -44,6 +53,7 @@ def _layer(b, x, weights, h0, c0, kind, reverse):
         if b_hh is not None:
             hw = b.call("add", hw, b_hh)
         if kind == "lstm":
+            assert c is not None  # (an LSTM carries its cell state)
             i, f, g, o = b.items(b.call("split", b.call("add", xt, hw), indices_or_sections=4, axis=-1))
             c = b.call(
                 "add",
@@ -67,9 +77,9 @@ def _layer(b, x, weights, h0, c0, kind, reverse):
     return b.call("stack", b.tuple(outs), axis=0), h, c
 
 
-def _recurrent(cx, a, kind):
+def _recurrent(cx: Ctx, a: Args, kind: str) -> Converted:
     b = cx.b
-    x = a["input"]
+    x: Expr = a["input"]
     if a.get("train") and a.get("dropout"):
         raise Unsupported("a recurrent layer with dropout in training mode is not supported")
     layers = int(a["num_layers"])
@@ -90,7 +100,7 @@ def _recurrent(cx, a, kind):
         for d in range(dirs):
             k = layer * dirs + d
             w = params[k * per : (k + 1) * per]
-            weights = (w[0], w[1], w[2], w[3]) if biased else (w[0], w[1], None, None)
+            weights: Weights = (w[0], w[1], w[2], w[3]) if biased else (w[0], w[1], None, None)
             h0 = _state(b, h_all, k)
             c0 = _state(b, c_all, k) if c_all is not None else None
             y, h, c = _layer(b, x, weights, h0, c0, kind, reverse=d == 1)
@@ -103,25 +113,26 @@ def _recurrent(cx, a, kind):
         out = b.call("transpose", out, axes=[1, 0, 2])
     h_n = b.call("stack", b.tuple(finals_h), axis=0)
     if kind == "lstm":
-        return [out, h_n, b.call("stack", b.tuple(finals_c), axis=0)]
+        cells = [c for c in finals_c if c is not None]  # (every one, for an LSTM)
+        return [out, h_n, b.call("stack", b.tuple(cells), axis=0)]
     return [out, h_n]
 
 
 @aten("lstm.input")
-def lstm(cx, a):
+def lstm(cx: Ctx, a: Args) -> Converted:
     return _recurrent(cx, a, "lstm")
 
 
 @aten("gru.input")
-def gru(cx, a):
+def gru(cx: Ctx, a: Args) -> Converted:
     return _recurrent(cx, a, "gru")
 
 
 @aten("rnn_tanh.input")
-def rnn_tanh(cx, a):
+def rnn_tanh(cx: Ctx, a: Args) -> Converted:
     return _recurrent(cx, a, "rnn_tanh")
 
 
 @aten("rnn_relu.input")
-def rnn_relu(cx, a):
+def rnn_relu(cx: Ctx, a: Args) -> Converted:
     return _recurrent(cx, a, "rnn_relu")

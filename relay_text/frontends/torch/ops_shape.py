@@ -3,13 +3,15 @@ indexing and slicing, and the tensor factories (`zeros`, `full`, `arange`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
 from ...ir.expr import Expr
-from ..builder import Unsupported, numpy_dtype
-from ..onnx._common import cast, norm_axes, norm_axis, scalar
-from .graph import dtype_of
-from .table import aten
+from ..builder import Builder, Unsupported, numpy_dtype
+from ..onnx._common import cast, known_dims, norm_axes, norm_axis, scalar
+from .graph import Ctx, dtype_of
+from .table import Args, AtenConverter, Converted, aten
 
 
 class Refused:
@@ -20,7 +22,7 @@ class Refused:
         self.what = what
 
 
-def _ints(cx, values, what="a size"):
+def _ints(cx: Ctx, values: Sequence[int | Expr], what: str = "a size") -> list[int]:
     """A list of sizes: Python ints, or sizes the program computes and the importer knows."""
     out = []
     for v in values:
@@ -33,7 +35,7 @@ def _ints(cx, values, what="a size"):
     return out
 
 
-def _shape_tensor(cx, values):
+def _shape_tensor(cx: Ctx, values: Sequence[int | Expr]) -> Expr:
     """Sizes, some computed at run time (int64 scalars), as one int64 vector."""
     b = cx.b
     parts = [cast(b, v, "int64") if isinstance(v, Expr) else scalar(b, int(v), "int64") for v in values]
@@ -41,9 +43,9 @@ def _shape_tensor(cx, values):
 
 
 @aten("view.default", "reshape.default", "_unsafe_view.default")
-def view(cx, a):
+def view(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     sizes = a["size"] if "size" in a else a["shape"]
     unknown = [i for i, v in enumerate(sizes) if isinstance(v, Expr) and b.value(v) is None]
     if unknown:
@@ -55,8 +57,8 @@ def view(cx, a):
     return b.call("reshape", x, newshape=_ints(cx, sizes))
 
 
-def _size_arith(op, fn):
-    def convert(cx, a):
+def _size_arith(op: str, fn: Callable[[int, int], int]) -> AtenConverter:
+    def convert(cx: Ctx, a: Args) -> Converted:
         b = cx.b
         x, y = a["args"]
         if not isinstance(x, Expr) and not isinstance(y, Expr):
@@ -77,16 +79,16 @@ aten("floordiv")(_size_arith("floor_divide", lambda x, y: x // y))
 
 
 @aten("flatten.using_ints")
-def flatten(cx, a):
+def flatten(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     rank = b.rank(x)
     if rank == 0:
         return b.call("reshape", x, newshape=[1])
     start, end = norm_axis(a.get("start_dim", 0), rank), norm_axis(a.get("end_dim", -1), rank)
     shape = b.shape(x)
-    middle = shape[start : end + 1]
-    size = -1 if any(d is None for d in middle) else int(np.prod(middle, dtype=np.int64))
+    middle = known_dims(shape[start : end + 1])
+    size = -1 if middle is None else int(np.prod(middle, dtype=np.int64))
     new = (
         [d if d is not None else -1 for d in shape[:start]]
         + [size]
@@ -98,9 +100,9 @@ def flatten(cx, a):
 
 
 @aten("unflatten.int")
-def unflatten(cx, a):
+def unflatten(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     shape = list(b.shape(x))
     dim = norm_axis(a["dim"], len(shape))
     new = shape[:dim] + _ints(cx, a["sizes"]) + shape[dim + 1 :]
@@ -108,16 +110,16 @@ def unflatten(cx, a):
 
 
 @aten("permute.default")
-def permute(cx, a):
+def permute(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("transpose", x, axes=norm_axes(a["dims"], b.rank(x)))
 
 
 @aten("transpose.int")
-def transpose(cx, a):
+def transpose(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     rank = b.rank(x)
     perm = list(range(rank))
     d0, d1 = norm_axis(a["dim0"], rank), norm_axis(a["dim1"], rank)
@@ -126,23 +128,23 @@ def transpose(cx, a):
 
 
 @aten("t.default", "numpy_T.default")
-def t(cx, a):
+def t(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return x if b.rank(x) < 2 else b.call("transpose", x, axes=list(reversed(range(b.rank(x)))))
 
 
 @aten("unsqueeze.default")
-def unsqueeze(cx, a):
+def unsqueeze(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("expand_dims", x, axis=norm_axis(a["dim"], b.rank(x) + 1))
 
 
 @aten("squeeze.dim", "squeeze.dims", "squeeze.default")
-def squeeze(cx, a):
+def squeeze(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     shape = b.shape(x)
     dims = a.get("dim")
     if dims is None:
@@ -154,9 +156,9 @@ def squeeze(cx, a):
 
 
 @aten("expand.default", "expand_copy.default")
-def expand(cx, a):
+def expand(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     if any(isinstance(v, Expr) and b.value(v) is None for v in a["size"]):
         shape = list(b.shape(x))
         lead = len(a["size"]) - len(shape)
@@ -167,17 +169,17 @@ def expand(cx, a):
             for i, v in enumerate(a["size"])
         ]
         return b.call("dyn.broadcast_to", x, _shape_tensor(cx, sizes))
-    sizes = _ints(cx, a["size"])
+    static_sizes = _ints(cx, a["size"])
     shape = list(b.shape(x))
-    lead = len(sizes) - len(shape)
-    target = [s if s != -1 else shape[i - lead] for i, s in enumerate(sizes)]
+    lead = len(static_sizes) - len(shape)
+    target = [s if s != -1 else shape[i - lead] for i, s in enumerate(static_sizes)]
     if any(d is None for d in target):
         raise Unsupported("expanding to a size of unknown length is not supported")
     return x if target == shape else b.call("broadcast_to", x, shape=target)
 
 
 @aten("cat.default", "concat.default")
-def cat(cx, a):
+def cat(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     xs = [x for x in a["tensors"] if not (b.rank(x) == 1 and b.shape(x) == (0,))] or list(a["tensors"][:1])
     dtype = cx.out_dtype()
@@ -186,13 +188,13 @@ def cat(cx, a):
 
 
 @aten("stack.default")
-def stack(cx, a):
+def stack(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     xs = list(a["tensors"])
     return b.call("stack", b.tuple(xs), axis=norm_axis(a.get("dim", 0), b.rank(xs[0]) + 1))
 
 
-def _split_sizes(b, x, axis, sizes):
+def _split_sizes(b: Builder, x: Expr, axis: int, sizes: Sequence[int]) -> list[Expr]:
     points, total = [], 0
     for s in sizes[:-1]:
         total += s
@@ -203,12 +205,12 @@ def _split_sizes(b, x, axis, sizes):
 
 
 @aten("split.Tensor", "split_with_sizes.default", "split_with_sizes_copy.default")
-def split(cx, a):
+def split(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a.get("dim", 0), b.rank(x))
     length = b.static_shape(x)[axis]
-    size = a.get("split_size", a.get("split_sizes"))
+    size: int | Sequence[int | Expr] = a["split_size"] if "split_size" in a else a["split_sizes"]
     if isinstance(size, int):
         sizes = [size] * (length // size) + ([length % size] if length % size else [])
     else:
@@ -217,9 +219,9 @@ def split(cx, a):
 
 
 @aten("chunk.default")
-def chunk(cx, a):
+def chunk(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a.get("dim", 0), b.rank(x))
     length = b.static_shape(x)[axis]
     each = -(-length // int(a["chunks"]))
@@ -228,30 +230,28 @@ def chunk(cx, a):
 
 
 @aten("unbind.int")
-def unbind(cx, a):
+def unbind(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a.get("dim", 0), b.rank(x))
     length = b.static_shape(x)[axis]
     return [b.call("squeeze", p, axis=[axis]) for p in _split_sizes(b, x, axis, [1] * length)]
 
 
 @aten("getitem")
-def getitem(cx, a):
+def getitem(cx: Ctx, a: Args) -> Converted:
     value, index = a["args"]
-    if isinstance(value, (list, tuple)):
-        item = value[index]
-    else:
-        item = cx.b.item(value, index)
+    item = value[index] if isinstance(value, (list, tuple)) else cx.b.item(value, index)
     if isinstance(item, Refused):
         raise Unsupported(f"{item.what} is not supported")
-    return item
+    result: Expr = item
+    return result
 
 
 @aten("select.int")
-def select(cx, a):
+def select(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a["dim"], b.rank(x))
     index = int(a["index"])
     size = b.shape(x)[axis]
@@ -263,9 +263,9 @@ def select(cx, a):
 
 
 @aten("slice.Tensor")
-def slice_(cx, a):
+def slice_(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a.get("dim", 0), b.rank(x))
     size = b.shape(x)[axis]
     start, end, step = a.get("start"), a.get("end"), a.get("step", 1)
@@ -280,16 +280,16 @@ def slice_(cx, a):
 
 
 @aten("index_select.default")
-def index_select(cx, a):
+def index_select(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     return b.call("take", x, a["index"], axis=norm_axis(a["dim"], b.rank(x)))
 
 
 @aten("index.Tensor")
-def index(cx, a):
+def index(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     picks = [(i, t) for i, t in enumerate(a["indices"]) if t is not None]
     if len(picks) != 1:
         raise Unsupported("indexing with more than one index tensor is not supported")
@@ -300,9 +300,9 @@ def index(cx, a):
 
 
 @aten("repeat.default")
-def repeat(cx, a):
+def repeat(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     reps = _ints(cx, a["repeats"])
     if len(reps) > b.rank(x):
         x = b.call(
@@ -312,20 +312,20 @@ def repeat(cx, a):
 
 
 @aten("flip.default")
-def flip(cx, a):
+def flip(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     for axis in norm_axes(list(a["dims"]), b.rank(x)):
         x = b.call("reverse", x, axis=axis)
     return x
 
 
-def _factory_dtype(cx):
+def _factory_dtype(cx: Ctx) -> str:
     return cx.out_dtype()
 
 
 @aten("zeros.default", "ones.default", "empty.memory_format", "new_zeros.default", "new_ones.default")
-def zeros(cx, a):
+def zeros(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     name = str(cx.node.target)
     shape = _ints(cx, a["size"])
@@ -334,16 +334,16 @@ def zeros(cx, a):
 
 
 @aten("full.default", "new_full.default")
-def full(cx, a):
+def full(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dtype = _factory_dtype(cx)
     return b.call("full", scalar(b, a["fill_value"], dtype), shape=_ints(cx, a["size"]), dtype=dtype)
 
 
 @aten("zeros_like.default", "ones_like.default", "full_like.default", "empty_like.default")
-def like(cx, a):
+def like(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     dtype = _factory_dtype(cx)
     name = str(cx.node.target)
     fill = a.get("fill_value", 1 if "ones" in name else 0)
@@ -354,7 +354,7 @@ def like(cx, a):
 
 
 @aten("arange.default", "arange.start", "arange.start_step")
-def arange(cx, a):
+def arange(cx: Ctx, a: Args) -> Converted:
     b = cx.b
     dtype = _factory_dtype(cx)
     start = a.get("start", 0)
@@ -367,9 +367,9 @@ def arange(cx, a):
 
 
 @aten("sym_size.int")
-def sym_size(cx, a):
+def sym_size(cx: Ctx, a: Args) -> Converted:
     b = cx.b
-    x = a["self"]
+    x: Expr = a["self"]
     axis = norm_axis(a["dim"], b.rank(x))
     size = b.shape(x)[axis]
     if size is None:  # known at run time: an int64 scalar
@@ -378,5 +378,5 @@ def sym_size(cx, a):
 
 
 @aten("scalar_tensor.default")
-def scalar_tensor(cx, a):
+def scalar_tensor(cx: Ctx, a: Args) -> Converted:
     return scalar(cx.b, a["s"], dtype_of(cx.node.meta["val"].dtype))

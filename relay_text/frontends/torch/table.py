@@ -10,14 +10,32 @@ on a node with several results.
 
 from __future__ import annotations
 
-from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-_TABLE: dict[str, Callable[..., Any]] = {}
+from ...ir.expr import Expr
+
+if TYPE_CHECKING:
+    from .graph import Ctx
+    from .ops_shape import Refused
+
+# A node's arguments by name, as torch.export gives them: expressions for
+# tensors, Python numbers, lists, dtypes and devices for the rest (Any: the
+# values are whatever the ATen schema of the operator declares).
+Args: TypeAlias = dict[str, Any]
+# What a converter gives: the node's value (an int for a size computed from
+# static sizes), or its results in order (None for one it does not compute,
+# Refused for one no inference program should read).
+Converted: TypeAlias = "Expr | int | Sequence[Expr | Refused | None]"
+# An operand of an elementwise operator: a tensor or a Python scalar.
+Operand: TypeAlias = "Expr | bool | int | float"
+AtenConverter: TypeAlias = "Callable[[Ctx, Args], Converted]"
+
+_TABLE: dict[str, AtenConverter] = {}
 
 
-def aten(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+def aten(*names: str) -> Callable[[AtenConverter], AtenConverter]:
+    def decorate(fn: AtenConverter) -> AtenConverter:
         for name in names:
             key = name if "." not in name else f"aten.{name}"
             if key in _TABLE:
@@ -32,7 +50,7 @@ def _load() -> None:
     from . import ops_elementwise, ops_nn, ops_rnn, ops_shape  # noqa: F401
 
 
-def lookup(name: str) -> Callable[..., Any] | None:
+def lookup(name: str) -> AtenConverter | None:
     _load()
     return _TABLE.get(name)
 

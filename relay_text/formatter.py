@@ -105,7 +105,7 @@ def format_source(
     `UnsafeFormat`. As for `relay check`, the names of the Prelude (`List`,
     `Cons`, `@map`, ...) are known unless `use_prelude` is False (the Prelude
     is loaded only for a text that may name it: `std.with_prelude_if_needed`)."""
-    from .syntax.printer import no_gc
+    from .printer.render import no_gc
 
     if line_length < 1:
         raise ValueError("the line length must be positive")
@@ -126,9 +126,10 @@ def format_source(
 def _format_source(
     source: Source, dialect: str, line_length: int, safe: bool, env: Any, bind_operands: bool = False
 ) -> Formatted:
-    from .syntax.comments import attach
+    from .printer.comments import attach
     from .syntax.parser import parse_source
-    from .syntax.printer import PrintError, header_for, render_module
+    from .printer.dialects import PrintError, header_for
+    from .printer.render import render_module
 
     result = parse_source(source, env)
     errors = [d for d in result.diagnostics if d.is_error]
@@ -192,9 +193,10 @@ def verify(
 ) -> None:
     """Black's safe mode: same program, same comments, and a fixed point."""
     from .ir.alpha import alpha_equal_module
-    from .syntax.comments import attach
+    from .printer.comments import attach
     from .syntax.parser import parse_source
-    from .syntax.printer import PrintError, render_module
+    from .printer.dialects import PrintError
+    from .printer.render import render_module
 
     original = formatted.source.text
     text = formatted.text
@@ -260,7 +262,7 @@ def format(
 def tvm_problems(module: Module) -> list[Diagnostic]:
     """Constructs of a program that TVM's 0.0.5 text format has no syntax for."""
     from .ir.visitor import post_order
-    from .syntax.printer import literal_text
+    from .syntax.spelling import literal_text
 
     problems: list[Diagnostic] = []
 

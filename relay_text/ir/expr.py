@@ -31,7 +31,7 @@ class Expr:
     __slots__ = ()
 
     def __str__(self) -> str:
-        from ..syntax.printer import print_expr
+        from ..printer.render import print_expr
 
         return print_expr(self)
 

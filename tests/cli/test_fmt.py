@@ -224,7 +224,7 @@ def test_a_bad_setting_in_pyproject_is_reported(tmp_path: Path) -> None:
 def test_a_failed_safety_check_writes_nothing_and_saves_both_texts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from relay_text.syntax import printer
+    from relay_text.printer import render as printer
 
     real = printer.render_module
 

@@ -46,6 +46,7 @@ from ..ir.expr import (
 )
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
 from ..ir.ty import FuncType
+from ..ir.visitor import ExprFunctor
 from ..syntax.spelling import attr_text
 from ..syntax.symbols import BINARY, P_UNARY
 from ..text.type_text import type_text
@@ -60,7 +61,7 @@ from .state import P_ATOM, P_BLOCK, P_NEG, Block, Piece, Rule, condition, in_ord
 from .types import type_doc
 
 
-class Expressions(Blocks):
+class Expressions(Blocks, ExprFunctor[Any]):
     """One rule per IR class."""
 
     # Compound nodes are printed by generator rules that yield the children

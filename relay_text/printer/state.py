@@ -12,7 +12,6 @@ from ..ir.expr import Constant, Constructor, Expr, GlobalVar, Let, Op, Var
 from ..ir.positions import Positions
 from ..ir.span import Source, Span
 from ..ir.ty import IncompleteType, TensorType, Type
-from ..ir.visitor import ExprFunctor
 from .comments import Attached, Comments, occurrence
 from .dialects import DOCS, TVM
 from .layout import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Nest
@@ -60,12 +59,16 @@ Rule = Generator[Expr, Piece, Piece]
 ChildKey = tuple[Any, int]
 
 
-class PrinterState(ExprFunctor[Any]):
+class PrinterState:
     """What the printer knows while it prints (see `render`), and the comments
-    it prints around elements.
+    it prints around elements. The layers above it (`forms` to
+    `definitions`) add what they print; `expressions.Expressions` makes the
+    whole an `ExprFunctor`.
 
-    (`Any`: what a visit gives is a `Piece`, or the `Block` of a file's
-    trailing expression, which is printed as a scope of its own.)"""
+    (`Any` in `memo`: what a visit gives is a `Piece`, or the `Block` of a
+    file's trailing expression, which is printed as a scope of its own.)"""
+
+    memo: dict[Expr, Any]  # (the functor's: the pieces of the nodes visited)
 
     def __init__(
         self, dialect: str, width: int, comments: Comments | None, source_text: str | None, keep_form: bool = False

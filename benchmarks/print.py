@@ -27,9 +27,9 @@ from _common import TWENTY_LINES, best_of, exponent, graph_program, let_program,
 
 from relay_text.formatter import format_source
 from relay_text.ir.span import Source
-from relay_text.syntax.comments import attach
+from relay_text.printer.comments import attach
 from relay_text.syntax.parser import parse
-from relay_text.syntax.printer import render_module
+from relay_text.printer.render import render_module
 
 
 def diamond_chain(n: int) -> str:

@@ -199,9 +199,9 @@ def stage_check(text: str) -> float:
 
 def stage_print(text: str) -> float:
     from relay_text.std import prelude
-    from relay_text.syntax.comments import attach
+    from relay_text.printer.comments import attach
     from relay_text.syntax.parser import parse_source
-    from relay_text.syntax.printer import render_module
+    from relay_text.printer.render import render_module
 
     module = parse_source(_source(text), prelude().env()).module
     gc.collect()

@@ -115,7 +115,7 @@ def grammar_programs() -> st.SearchStrategy:
 def printed_programs(draw: Any) -> str:
     """A module of fuzz/programs.py printed in the documented or TVM dialect."""
     from relay_text.formatter import tvm_problems
-    from relay_text.syntax.printer import print_module
+    from relay_text.printer.render import print_module
 
     from .programs import modules
 

@@ -7,7 +7,7 @@ closures, ADTs with nested patterns, references, attributes of every kind,
 literals of every dtype (including NaN, infinities and -0.0), explicit type
 arguments, `where` relations and kinded type parameters (the last three only
 where the documented dialect is the target; `modules(portable=True)` leaves
-them out). The round-trip property tests (tests/syntax/test_roundtrip.py)
+them out). The round-trip property tests (tests/printer/test_roundtrip.py)
 and the fuzzer's `typed` mode both draw from it.
 """
 

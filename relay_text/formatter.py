@@ -26,6 +26,7 @@ located `unformattable` error rather than something silently dropped.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterator
@@ -105,7 +106,7 @@ def format_source(
     `UnsafeFormat`. As for `relay check`, the names of the Prelude (`List`,
     `Cons`, `@map`, ...) are known unless `use_prelude` is False (the Prelude
     is loaded only for a text that may name it: `std.with_prelude_if_needed`)."""
-    from .syntax.printer import no_gc
+    from .printer.render import no_gc
 
     if line_length < 1:
         raise ValueError("the line length must be positive")
@@ -126,9 +127,10 @@ def format_source(
 def _format_source(
     source: Source, dialect: str, line_length: int, safe: bool, env: Any, bind_operands: bool = False
 ) -> Formatted:
-    from .syntax.comments import attach
+    from .printer.comments import attach
     from .syntax.parser import parse_source
-    from .syntax.printer import PrintError, header_for, render_module
+    from .printer.dialects import PrintError, header_for
+    from .printer.render import render_module
 
     result = parse_source(source, env)
     errors = [d for d in result.diagnostics if d.is_error]
@@ -163,20 +165,36 @@ def _format_source(
     # placement to fall back to, so only the safe mode verifies it.
     if formatted.changed and (safe or module.comments):
         first = formatted
+        commented = bool(module.comments)
+        # `program` holds the input's program from here on, and may let it go
+        program: Module | None = module
+        again: Module | None = None
         try:
-            verify(module, formatted, target, line_length, env, bind_operands)
+            again = _same_program(module, formatted, target, env)
+            del module, result
+            # The fixed point needs only the printed program: the input's is
+            # let go first, so that two programs are not held while the
+            # printed one is formatted again (a coarser placement below reads
+            # the input again).
+            if len(source.text) >= _RELEASE_ABOVE:
+                program = None
+                gc.collect()  # (a parsed program holds reference cycles)
+            _fixed_point(again, formatted, target, line_length, bind_operands)
         except UnsafeFormat as exc:
-            if not module.comments:
+            again = None
+            if not commented:
                 raise
+            if program is None:
+                program = _reread(source, env)
             # The comments' precise places did not survive: each comment
             # inside a statement leads that statement instead (in order).
             for coarse in (True, "definition"):  # then each comment leads its definition
                 printed = render_module(
-                    module, target, line_length, attach(module, coarse=coarse), header, bind_operands
+                    program, target, line_length, attach(program, coarse=coarse), header, bind_operands
                 )
                 formatted = Formatted(source, printed.text, [], printed.comment_order, errors)
                 try:
-                    verify(module, formatted, target, line_length, env, bind_operands)
+                    verify(program, formatted, target, line_length, env, bind_operands)
                     break
                 except UnsafeFormat:
                     continue
@@ -187,14 +205,33 @@ def _format_source(
     return formatted
 
 
+# Inputs from this size on let their parsed program go before the fixed-point
+# check (a collection pass costs more than it saves on small inputs).
+_RELEASE_ABOVE = 1 << 20
+
+
+def _reread(source: Source, env: Any) -> Module:
+    """The input's program again (it was let go to save memory)."""
+    from .syntax.parser import parse_source
+
+    module = parse_source(source, env).module
+    assert module is not None  # (it parsed before)
+    return module
+
+
 def verify(
     module: Module, formatted: Formatted, target: str, line_length: int, env: Any = None, bind_operands: bool = False
 ) -> None:
     """Black's safe mode: same program, same comments, and a fixed point."""
+    again = _same_program(module, formatted, target, env)
+    _fixed_point(again, formatted, target, line_length, bind_operands)
+
+
+def _same_program(module: Module, formatted: Formatted, target: str, env: Any = None) -> Module:
+    """The formatted text parsed: it must be the same program as `module`,
+    with the same comments in the same order. Returns its program."""
     from .ir.alpha import alpha_equal_module
-    from .syntax.comments import attach
     from .syntax.parser import parse_source
-    from .syntax.printer import PrintError, render_module
 
     original = formatted.source.text
     text = formatted.text
@@ -217,10 +254,20 @@ def verify(
         raise UnsafeFormat("comments changed their order", original, text)
     if [c.text for c in again.module.comments] != expected:
         raise UnsafeFormat("the comments of the formatted text differ", original, text)
+    return again.module
+
+
+def _fixed_point(again: Module, formatted: Formatted, target: str, line_length: int, bind_operands: bool) -> None:
+    """Formatting the formatted text (`again`, its program) gives it back unchanged."""
+    from .printer.comments import attach
+    from .printer.dialects import PrintError
+    from .printer.render import render_module
+
+    original = formatted.source.text
+    text = formatted.text
+    assert text is not None
     try:
-        second = render_module(
-            again.module, target, line_length, attach(again.module), bind_operands=bind_operands
-        ).text
+        second = render_module(again, target, line_length, attach(again), bind_operands=bind_operands).text
     except PrintError as exc:
         raise UnsafeFormat(f"the formatted text cannot be formatted again ({exc.message})", original, text) from None
     if second != text:
@@ -260,7 +307,7 @@ def format(
 def tvm_problems(module: Module) -> list[Diagnostic]:
     """Constructs of a program that TVM's 0.0.5 text format has no syntax for."""
     from .ir.visitor import post_order
-    from .syntax.printer import literal_text
+    from .syntax.spelling import literal_text
 
     problems: list[Diagnostic] = []
 
@@ -324,7 +371,7 @@ def _pattern_vars(pattern: Any) -> list[Var]:
     return pattern_vars(pattern)
 
 
-def _kinded(params: tuple, span: Span | None, problem: Any) -> None:
+def _kinded(params: tuple[TypeVar, ...], span: Span | None, problem: Any) -> None:
     for p in params:
         if p.kind != Kind.TYPE:
             problem(
@@ -334,7 +381,7 @@ def _kinded(params: tuple, span: Span | None, problem: Any) -> None:
             )
 
 
-def _related(relations: tuple, span: Span | None, what: str, problem: Any) -> None:
+def _related(relations: tuple[Any, ...], span: Span | None, what: str, problem: Any) -> None:
     if relations:
         problem(
             "a `where` clause cannot be written in TVM's format",

@@ -135,8 +135,9 @@ class Imported:
 
     def text(self, dialect: str = TVM, embed: bool = False, width: int = 100) -> str:
         """The module as text in the formatter's normal form, node names as comments."""
-        from ..syntax.comments import Attached, Comments, Note
-        from ..syntax.printer import render_module
+        from ..printer.comments import Attached, Comments
+        from ..printer.trivia import Note
+        from ..printer.render import render_module
 
         module, _, notes = self._build(embed)
         comments = Comments()

@@ -29,9 +29,10 @@ class Expr:
     """Base class of every expression; `str()` gives its text."""
 
     __slots__ = ()
+    span: Span | None  # (every node class has this field: where its text is, when read from text)
 
     def __str__(self) -> str:
-        from ..syntax.printer import print_expr
+        from ..printer.render import print_expr
 
         return print_expr(self)
 

@@ -98,7 +98,7 @@ class Module:
 
     def __str__(self) -> str:
         """The module as text, in its own dialect (comments of its source are not included)."""
-        from ..syntax.printer import print_module
+        from ..printer.render import print_module
 
         return print_module(self)
 

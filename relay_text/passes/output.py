@@ -149,7 +149,8 @@ def _replace(module: Module, **changes: Any) -> Module:
 def type_comments(module: Module, ctx: PassContext) -> Any:
     """The comments to print: types of constants without data, and with
     `InferType{comments=true}` the type of every call and projection."""
-    from ..syntax.comments import Attached, Comments, Note
+    from ..printer.comments import Attached, Comments
+    from ..printer.trivia import Note
     from ..text.type_text import type_text
 
     dialect = "tvm" if module.version is not None else "docs"
@@ -190,7 +191,8 @@ def render(module: Module, ctx: PassContext, dialect: str = "keep", width: int =
     """The module as text (see the module docstring), and the module printed
     (with its new `#[metadata]` section); PrintError for what the dialect
     cannot write."""
-    from ..syntax.printer import header_for, render_module
+    from ..printer.dialects import header_for
+    from ..printer.render import render_module
 
     target = dialect if dialect != "keep" else ("tvm" if module.version is not None else "docs")
     module = with_section(module, ctx)

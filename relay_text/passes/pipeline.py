@@ -67,7 +67,7 @@ def optimize_source(
     A bad pass list raises PipelineError; problems of the program come back
     as diagnostics."""
     from ..pipeline import check_source
-    from ..syntax.printer import PrintError
+    from ..printer.dialects import PrintError
 
     steps = parse_pipeline(passes) if isinstance(passes, str) else passes
     out = Optimized(source)

@@ -93,7 +93,7 @@ def type_text(
     names: Mapping[Any, str] | None = None,
     limit: int | None = MAX_TYPE_TEXT,
     short_scalars: bool | None = None,
-    as_written: Callable[[Any], bool | None] | None = None,
+    as_written: Callable[[Any], bool | str | None] | None = None,
 ) -> str:
     """A type (or a type argument: dtype string, shape tuple, dimension) as text,
     at most `limit` characters (None: all of it, as the formatter needs).

@@ -57,6 +57,7 @@ def test_fast_without_comments_is_not_verified(monkeypatch: pytest.MonkeyPatch) 
         raise AssertionError("a text without comments is not verified with --fast")
 
     monkeypatch.setattr(formatter, "verify", fail)
+    monkeypatch.setattr(formatter, "_same_program", fail)
     assert (
         format_source(Source("t.rly", "def @main(%a,%b){%a+%b}\n"), safe=False).text
         == "def @main(%a, %b) {\n  %a + %b\n}\n"

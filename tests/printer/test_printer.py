@@ -33,7 +33,8 @@ from relay_text.ir.module import Module
 from relay_text.ir.pattern import PatternConstructor, PatternVar
 from relay_text.ir.ty import GlobalTypeVar, TensorType
 from relay_text.syntax.parser import parse
-from relay_text.syntax.printer import PrintError, print_expr, print_module
+from relay_text.printer.dialects import PrintError
+from relay_text.printer.render import print_expr, print_module
 from relay_text.syntax.spelling import attr_text, literal_text, quote
 from tests.helpers import parse_ok
 
@@ -343,8 +344,8 @@ def test_what_tvm_cannot_express_is_a_located_error(text: str, message: str, lin
     diag = info.value.diagnostics[0]
     assert diag.code == "unformattable"
     assert message in diag.message
-    _, l, c, _, _ = diag.location()
-    assert (l, c) == (line, column)
+    _, ln, c, _, _ = diag.location()
+    assert (ln, c) == (line, column)
 
 
 @pytest.mark.parametrize(

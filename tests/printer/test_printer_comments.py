@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from relay_text.formatter import format
-from relay_text.syntax.comments import attach
+from relay_text.printer.comments import attach
 from tests.helpers import parse_ok
 
 

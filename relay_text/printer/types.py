@@ -17,7 +17,7 @@ from typing import Any
 
 from ..ir.ty import FuncType, IncompleteType, TensorType, TupleType, TypeCall
 from ..text.type_text import TVM, shape_text, type_params_text, type_text
-from .doc import LINE, SOFTLINE, Doc, Group, Nest, bracket
+from .layout import LINE, SOFTLINE, Doc, Group, Nest, bracket
 
 SHORT = 16  # a type of at most this many characters is never broken
 MAX_DEPTH = 32
@@ -40,7 +40,7 @@ def type_doc(ty: Any, dialect: str, short: bool = True, depth: int = 0, as_writt
     if type(ty) is FuncType:
         params = type_params_text(ty.type_params, dialect)
         head = f"fn {params}(" if dialect == TVM else f"fn{params}("
-        tail: list = [") -> ", type_doc(ty.ret_type, dialect, short, inner, as_written)]
+        tail: list[Doc] = [") -> ", type_doc(ty.ret_type, dialect, short, inner, as_written)]
         if ty.type_constraints:  # both dialects read it (converting to TVM refuses it)
             if type(ty.ret_type) is FuncType:  # `where` would go to the result's type
                 tail = [") -> (", tail[1], ")"]
@@ -49,7 +49,7 @@ def type_doc(ty: Any, dialect: str, short: bool = True, depth: int = 0, as_writt
         if not args:
             return [head, *tail]
         # the result stays with `)`: the arguments break before it does
-        body: list = []
+        body: list[Doc] = []
         for i, arg in enumerate(args):
             body += [",", LINE, arg] if i else [arg]
         return Group([head, Nest(2, [SOFTLINE, body]), SOFTLINE, *tail])

@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from ..ir.expr import Expr, Var
-from .comments import Note
-from .doc import Lazy, Mark
+from .trivia import Note
+from .layout import Lazy, Mark
 
 LOCAL_NAME = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*")
 # TVM's format also reads `/` inside a name (`%conv1/weights`).
@@ -225,7 +225,7 @@ class Names:
             return text
         pending, numbers = self.pending, self.numbers
 
-        def number(m: re.Match) -> str:
+        def number(m: re.Match[str]) -> str:
             slot = 0
             for ch in m.group(1):
                 slot = slot * _PRIVATE_RANGE + ord(ch) - _PRIVATE_BASE

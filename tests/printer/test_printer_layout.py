@@ -1,8 +1,8 @@
-"""The document algebra and its layout (relay_text/syntax/doc.py)."""
+"""The document algebra and its layout (relay_text/printer/layout.py)."""
 
 from __future__ import annotations
 
-from relay_text.syntax.doc import (
+from relay_text.printer.layout import (
     BREAK_PARENT,
     EOL,
     HARDLINE,

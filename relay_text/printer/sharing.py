@@ -34,16 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.expr import (
-    Constant,
-    Constructor,
-    Expr,
-    GlobalVar,
-    Let,
-    Match,
-    Op,
-    Var,
-)
+from ..ir.expr import Constant, Constructor, Expr, GlobalVar, Let, Match, Op, Var
 from ..ir.pattern import pattern_vars
 from ..ir.schema import (  # edge roles, from the one description of the nodes
     OPERAND,
@@ -52,6 +43,7 @@ from ..ir.schema import (  # edge roles, from the one description of the nodes
 )
 from ..ir.visitor import ExprVisitor
 from .comments import Comments
+from .layout import Doc
 
 MAX_INLINE_DEPTH = 12
 MAX_KEPT_DEPTH = 200  # written nesting kept up to this depth
@@ -75,12 +67,12 @@ class Scope:
 
     def __init__(self, parent: Scope | None, owner: Any, kind: str, index: int = 0) -> None:
         self.parent = parent
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self.owner = owner
         self.kind = kind
         self.index = index
         self.bound: list[Expr] = []
-        self.stmts: list | None = None
+        self.stmts: list[tuple[Doc, bool]] | None = None  # (statement, empty line before) while printed
         self.flushed = 0
 
     def __repr__(self) -> str:
@@ -90,10 +82,7 @@ class Scope:
         owner = self.owner
         if owner is None:
             return None
-        if self.kind == "clause":
-            span = owner.clauses[self.index].span
-        else:
-            span = owner.span
+        span = owner.clauses[self.index].span if self.kind == "clause" else owner.span
         return (span.start, span.end) if span is not None else None
 
 
@@ -105,7 +94,7 @@ class _Uses(ExprVisitor):
         self.plan = plan
         self.order: list[Expr] = []
         self.uses: dict[Expr, int] = {root: 0}
-        self.parent: dict[Expr, tuple[Expr, int]] = {}
+        self.parent: dict[Expr, tuple[Expr, str]] = {}
         self.hoist: set[Expr] = set()
 
     def visit_var(self, node: Var) -> None:  # binders and uses alike
@@ -181,7 +170,7 @@ class Plan:
         self.scopes: dict[tuple[Any, str, int], Scope] = {}
         self.used_vars: set[Var] = set()
         self.var_names: set[str] = set()
-        self.kids: dict[Expr, list[tuple[Expr, int, str | None, int]]] = {}
+        self.kids: dict[Expr, list[tuple[Expr, str, str | None, int]]] = {}
         self.root_scope = Scope(None, None, "root")
         order, uses, parent, hoist = self._walk(root)
         self._decide(order, uses, parent, hoist, comments)
@@ -189,7 +178,7 @@ class Plan:
 
     # ---- pass 1: uses ------------------------------------------------------
 
-    def _walk(self, root: Expr) -> tuple[list[Expr], dict[Expr, int], dict[Expr, tuple[Expr, int]], set[Expr]]:
+    def _walk(self, root: Expr) -> tuple[list[Expr], dict[Expr, int], dict[Expr, tuple[Expr, str]], set[Expr]]:
         """Post-order of the non-atomic nodes, use counts, the parent of
         nodes used once, and nodes standing where TVM hoists operands.
 
@@ -206,7 +195,7 @@ class Plan:
         self,
         order: list[Expr],
         uses: dict[Expr, int],
-        parent: dict[Expr, tuple[Expr, int]],
+        parent: dict[Expr, tuple[Expr, str]],
         hoist: set[Expr],
         comments: Comments | None,
     ) -> None:
@@ -251,18 +240,22 @@ class Plan:
             spine.add(root)
 
     @staticmethod
-    def _written(node: Expr, up: tuple[Expr, int] | None, comments: Comments) -> bool | None:
+    def _written(node: Expr, up: tuple[Expr, str] | None, comments: Comments) -> bool | None:
         """For a node whose text carries comments: whether the source bound it
         (`%n = ...`) rather than writing it inline. None if it has no comments."""
         span = node.span
         if span is None or up is None or not comments.any_within(span.start, span.end + 1):
             return None
         pspan = up[0].span
-        if pspan is not None and pspan.start <= span.start and span.end <= pspan.end:
-            if up[1] == OPERAND or pspan.start == span.start:
-                # An operand's parent spans just its own text; the leftmost
-                # part of a value (`Constant(...).0`) is not the value.
-                return False
+        if (
+            pspan is not None
+            and pspan.start <= span.start
+            and span.end <= pspan.end
+            and (up[1] == OPERAND or pspan.start == span.start)
+        ):
+            # An operand's parent spans just its own text; the leftmost
+            # part of a value (`Constant(...).0`) is not the value.
+            return False
         return comments.written_as_binding(span.start)
 
     # ---- pass 3: scopes ----------------------------------------------------

@@ -33,8 +33,8 @@ and `resolver.width(lazy)` when it only measures.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Union
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol, TypeAlias
 
 MAX_INDENT = 64
 
@@ -105,7 +105,7 @@ class Mark:
         self.arg = arg
 
 
-Doc = Union[str, list, Group, Nest, Break, Verbatim, Lazy, Mark]
+Doc: TypeAlias = "str | list[Doc] | Group | Nest | Break | Verbatim | Lazy | Mark"
 
 
 class Resolver(Protocol):
@@ -127,8 +127,8 @@ def nest(indent: int, *docs: Doc) -> Nest:
     return Nest(indent, list(docs) if len(docs) != 1 else docs[0])
 
 
-def join(separator: Doc, docs: Iterable[Doc]) -> list:
-    out: list = []
+def join(separator: Doc, docs: Iterable[Doc]) -> list[Doc]:
+    out: list[Doc] = []
     for i, d in enumerate(docs):
         if i:
             out.append(separator)
@@ -136,7 +136,9 @@ def join(separator: Doc, docs: Iterable[Doc]) -> list:
     return out
 
 
-def bracket(open_: str, items: list, close: str, indent: int = 2, separator: str = ",", trailing: str = "") -> Group:
+def bracket(
+    open_: str, items: Sequence[Doc], close: str, indent: int = 2, separator: str = ",", trailing: str = ""
+) -> Group:
     """`open item, item, ... close`, or one item per line when too long.
 
     `trailing` is printed after the last item in both layouts (the `,` of a
@@ -144,7 +146,7 @@ def bracket(open_: str, items: list, close: str, indent: int = 2, separator: str
     """
     if not items:
         return Group([open_, close])
-    body: list = []
+    body: list[Doc] = []
     for i, item in enumerate(items):
         if i:
             body.append(separator)
@@ -217,11 +219,10 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
                 continue
             # It fits: print the flat text gathered while measuring.
             for leaf in leaves:
-                lt = type(leaf)
-                if lt is Mark:
+                if isinstance(leaf, Mark):
                     res.mark(leaf)
                     continue
-                text = leaf if lt is str else res.text(leaf)
+                text = res.text(leaf) if isinstance(leaf, Lazy) else leaf
                 if not text:
                     continue
                 if need_newline:
@@ -276,10 +277,10 @@ def _newline(out: list[str]) -> None:
     out.append("\n")
 
 
-def _fits(doc: Doc, remaining: int, rest: list, res: Resolver) -> list | None:
+def _fits(doc: Doc, remaining: int, rest: list[tuple[int, bool, Any]], res: Resolver) -> list[str | Lazy | Mark] | None:
     """The flat leaves of `doc` if it fits in `remaining` columns together
     with what follows it up to the next line break; None if it does not."""
-    leaves: list = []
+    leaves: list[str | Lazy | Mark] = []
     keep = leaves.append
     todo: list[Any] = [doc]
     pop = todo.pop

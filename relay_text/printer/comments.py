@@ -47,11 +47,10 @@ that paragraphs are kept, is recorded by the lexer too
 from __future__ import annotations
 
 import gc
-import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Hashable
 
 from ..ir.adt import TypeData
 from ..ir.expr import (
@@ -75,20 +74,9 @@ from ..ir.module import Comment, Module
 from ..ir.pattern import pattern_vars
 from ..ir.positions import Positions, Trivia
 from ..ir.schema import text_order
+from .trivia import Note, coarse_place, decide, note_of
 
 MODULE = "<module>"
-
-
-@dataclass(slots=True)
-class Note:
-    """One comment as the printer needs it."""
-
-    index: int  # position in Module.comments
-    text: str
-    own_line: bool  # nothing but blanks before it on its line
-    line: bool  # runs to the end of the line (`//`, `#`)
-    blank_before: bool  # an empty line separates it from the code above
-    inline_lead: bool = False  # a block comment with more text after it on its line
 
 
 @dataclass(slots=True)
@@ -121,7 +109,7 @@ class Comments:
         self.by_key: dict[Hashable, Attached] = {}
         self.eof: list[Note] = []
         self.head: list[Note] = []  # above the version header
-        self.coarse = False  # comments moved to their statements (see `attach`)
+        self.coarse: bool | str = False  # comments moved to their statements (see `attach`)
         self.count = 0
         self._commented_starts: list[int] = []  # starts of anchors that carry comments
         self._comment_starts: list[int] = []
@@ -200,12 +188,11 @@ _LEAVES = frozenset((Var, GlobalVar, Constructor, Op, Constant))
 
 
 def _binders(node: Expr) -> list[Var]:
-    t = type(node)
-    if t is Let:
+    if type(node) is Let:
         return [node.var] if node.var.name else []
-    if t is Function:
+    if type(node) is Function:
         return list(node.params)
-    if t is Match:
+    if type(node) is Match:
         return [v for clause in node.clauses for v in pattern_vars(clause.pattern)]
     return []
 
@@ -296,11 +283,11 @@ class _Collector:
                 at = binder_at.get(id(var))
                 if at is not None:
                     add(at[0], at[1], var)
-            if t is Match:
+            if type(node) is Match:
                 for clause in node.clauses:
                     if clause.span is not None:
                         add(clause.span.start, clause.span.end, clause)
-            elif t is Function and node.attrs:
+            elif type(node) is Function and node.attrs:
                 for key, start, end in positions.fn_attrs.get(id(node), ()):
                     add(start, end, fn_attr(node, key))
             children = _text_order(node)
@@ -310,7 +297,7 @@ class _Collector:
             scan = span is not None and a.comment_inside(span.start, span.end)
             cursor = span.start if span is not None else 0
             for index, child in children:
-                if scan and t is Match and index >= 1:
+                if scan and type(node) is Match and index >= 1:
                     pspan = node.clauses[index - 1].pattern.span
                     if pspan is not None:
                         cursor = max(cursor, pspan.end)
@@ -398,18 +385,19 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
     by_end = {t[1]: (t[0], t[2], t[3]) for t in sorted(items, key=lambda t: (-t[1], -t[0], -t[2]))}
     starts = sorted(by_start)
     ends = sorted(by_end)
-    notes = [_note(i, c, t) for i, (c, t) in enumerate(zip(comments, trivia, strict=False))]
+    notes = [note_of(i, c, t) for i, (c, t) in enumerate(zip(comments, trivia, strict=False))]
     key_start: dict[Hashable, int] = {}
     for start, _, _, key in items:
         key_start.setdefault(key, start)
     stack: list[tuple[int, int, int, Hashable]] = []
     ai = 0
     root = (0, len(text) + 1, -1, MODULE)
-    gap: tuple = ()  # (previous anchor, next anchor) of the last comment that led the next anchor
+    # (previous anchor, next anchor) of the last comment that led the next anchor
+    gap: tuple[Hashable | None, Hashable | None] | tuple[()] = ()
     header_start = module.header.start if module.header is not None else -1
     # (the module's trailing expression is no definition: its bindings print
     # before it, so at this level its comments go to the end of the file)
-    tops = set(module.functions.values()) | set(module.type_defs.values()) | set(module.free_vars)
+    tops: set[Hashable] = set(module.functions.values()) | set(module.type_defs.values()) | set(module.free_vars)
     level = tops if coarse == "definition" else anchors.line_level
     statements = sorted((t[0], t[1], t[3]) for t in items if t[3] in level) if coarse else []
     for note, comment, around in zip(notes, comments, trivia, strict=False):
@@ -444,7 +432,7 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
         here = (prev[2] if prev else None, nxt[2] if nxt else None)
         if coarse == "definition" and (not stack or stack[0][3] not in tops):
             stack = []  # outside every definition
-        placed = _statement(stack, statements, level, cs, ce) if coarse else None
+        placed = coarse_place(stack, statements, level, cs, ce) if coarse else None
         if coarse == "definition" and placed is None:
             result.eof.append(note)
             continue
@@ -454,7 +442,7 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
         elif nxt is not None and gap == here:
             target, where = nxt[2], "before"  # keep the order of a run of comments
         else:
-            target, where = _decide(note, around, prev, nxt, anchors)
+            target, where = decide(note, around, prev, nxt, anchors.line_level)
         if where == "before":
             gap = here
         if target is None:
@@ -471,91 +459,3 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
         getattr(entry, where).append(note)
     result._commented_starts = sorted(key_start[k] for k in result.by_key)
     return result
-
-
-def _statement(
-    stack: list[tuple[int, int, int, Hashable]],
-    statements: list[tuple[int, int, Hashable]],
-    line_level: set[Hashable],
-    cs: int,
-    ce: int,
-) -> tuple[Hashable, str] | None:
-    """Where the coarse placement puts a comment inside a top-level item: it
-    leads the next statement that starts after it in that item, or else
-    trails the last statement before it (so that comments keep their order)."""
-    i = bisect_left(statements, (ce, -1))
-    while i < len(statements) and statements[i][0] < ce:
-        i += 1
-    if not stack:  # between top-level items: it leads the next one (if any)
-        return (statements[i][2], "before") if i < len(statements) else None
-    top_start, top_end, _, top = stack[0]
-    if i < len(statements) and statements[i][0] < top_end and statements[i][2] is not top:
-        return statements[i][2], "before"
-    lines = [item[3] for item in stack[1:] if item[3] in line_level]
-    if lines:  # in the last statement of its item (its tail): after that statement
-        return lines[-1], "after_term"
-    best = None
-    for start, end, key in statements:
-        if start >= cs:
-            break
-        if top_start <= start and end <= cs and key is not top:
-            best = key
-    if best is not None:
-        return best, "after_term"
-    return top, "before"
-
-
-def _note(index: int, comment: Comment, trivia: Trivia) -> Note:
-    is_line = not comment.text.startswith("/*")
-    inline = not is_line and not trivia.ends_line
-    return Note(index, comment.text, trivia.own_line, is_line, trivia.blank_before, inline)
-
-
-def _between(trivia: Trivia, end: int) -> str:
-    """The code between an anchor that ends at `end` and the comment: "",
-    the one token (`,`, `;`) or, for more, something that ends as they do."""
-    before = trivia.before
-    if before is None or before[1] <= end:
-        return ""
-    return before[2] if trivia.before2_end <= end else "..." + before[2]
-
-
-def _only_graph_head(trivia: Trivia, start: int) -> bool:
-    """Whether the code between the comment and an anchor starting at
-    `start` is nothing or the head of a graph binding (`%n =`)."""
-    after = trivia.after
-    if not after or after[0][0] >= start:
-        return True
-    if len(after) < 3 or after[2][0] < start or after[1][2] != "=":
-        return False
-    return _GRAPH_NAME.fullmatch(after[0][2]) is not None
-
-
-_GRAPH_NAME = re.compile(r"%[A-Za-z0-9_.]+")
-
-
-def _decide(note: Note, trivia: Trivia, prev: tuple | None, nxt: tuple | None, anchors: _Anchors) -> tuple[Any, str]:
-    between = _between(trivia, prev[1]) if prev is not None else None
-    if not note.own_line:
-        if prev is not None and between in ("", ",", ";"):
-            return prev[2], ("after_term" if between else "after")
-        if nxt is not None:
-            return nxt[2], "before"
-        if prev is not None:
-            return prev[2], ("after_term" if between and between[-1] in ",;" else "after")
-        return None, ""
-    if nxt is not None:
-        if prev is not None:
-            if (
-                nxt[2] in anchors.line_level
-                and not note.blank_before
-                and between in ("", ",", ";")
-                and trivia.blank_after
-            ):
-                return prev[2], "after"  # hugs the code above, an empty line below
-            if not _only_graph_head(trivia, nxt[0]):
-                return prev[2], "after"  # the last thing before a `)`, `}`, `else`, ...
-        return nxt[2], "before"
-    if prev is not None:
-        return prev[2], "after"
-    return None, ""

@@ -29,7 +29,7 @@ from relay_text.ir.module import Module
 from relay_text.ir.span import Source
 from relay_text.syntax.lexer import Tokens
 from relay_text.syntax.parser import _parser, parse
-from relay_text.syntax.printer import print_module
+from relay_text.printer.render import print_module
 from tests.conftest import examples
 
 EXAMPLES = examples(1000)

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from relay_text.formatter import format_source
 from relay_text.ir.module import Module
 from relay_text.ir.span import Source
-from relay_text.syntax.printer import print_module
+from relay_text.printer.render import print_module
 from tests.conftest import SAMPLES, corpus_files, examples, needs_corpus
 
 from fuzz.programs import modules

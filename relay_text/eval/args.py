@@ -146,9 +146,8 @@ def describe_mismatch(value: Any, ty: Any, defs: TypeDefs, bindings: dict | None
             else:
                 for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con), strict=False)):
                     stack.append((f, ft, (path, (v.con.name, i))))
-        elif isinstance(t, FuncType):
-            if not callable(v) or isinstance(v, (Data, Ref, np.ndarray, np.generic)):
-                problem = f"expected a function {type_text(t)}, found {_kind(v)}"
+        elif isinstance(t, FuncType) and (not callable(v) or isinstance(v, (Data, Ref, np.ndarray, np.generic))):
+            problem = f"expected a function {type_text(t)}, found {_kind(v)}"
         if problem is not None:
             where = _path_text(path)
             return f"{problem} (in {where})" if where else problem
@@ -210,22 +209,34 @@ def _tensor_mismatch(v: Any, t: TensorType, bindings: dict) -> str | None:
     if isinstance(shape, TypeVar):
         bound = bindings.setdefault(shape, actual)
         if bound != actual:
-            return f"expected shape {_shape_text(bound)} (the shape `{shape.name}` has already), found {_shape_text(actual)}"
+            return (
+                f"expected shape {_shape_text(bound)} (the shape `{shape.name}` has already), found "
+                f"{_shape_text(actual)}"
+            )
         return None
     if not isinstance(shape, tuple):
         return None
     if len(shape) != len(actual):
-        return f"expected shape {type_text(t).split('[', 1)[1].rsplit(',', 1)[0]}, found {_shape_text(actual)} (rank {len(shape)} vs {len(actual)})"
+        return (
+            f"expected shape {type_text(t).split('[', 1)[1].rsplit(',', 1)[0]}, found {_shape_text(actual)} "
+            f"(rank {len(shape)} vs {len(actual)})"
+        )
     for axis, (want, got) in enumerate(zip(shape, actual, strict=False)):
         if isinstance(want, bool):
             want = int(want)
         if isinstance(want, int):
             if want != got:
-                return f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (axis {axis} is {got}, not {want})"
+                return (
+                    f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (axis {axis} is {got}, "
+                    f"not {want})"
+                )
         elif isinstance(want, TypeVar):
             bound = bindings.setdefault(want, got)
             if bound != got:
-                return f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (`{want.name}` is {bound} elsewhere, {got} on axis {axis})"
+                return (
+                    f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (`{want.name}` is "
+                    f"{bound} elsewhere, {got} on axis {axis})"
+                )
     return None
 
 

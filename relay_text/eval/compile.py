@@ -544,7 +544,8 @@ class Compiler:
                 self.diagnostics[-1].with_note(
                     "their types could not be inferred from how they are used, so no random values were made"
                 ).with_help(
-                    "write a constant's type in a comment right after it: `meta[relay.Constant][0] /* ty=Tensor[(64), float32] */`"
+                    "write a constant's type in a comment right after it: `meta[relay.Constant][0] /* "
+                    "ty=Tensor[(64), float32] */`"
                 )
             else:
                 self.diagnostics[-1].with_help(
@@ -711,7 +712,8 @@ def _unknown_attributes(op: Op, call: Call) -> Diagnostic:
         call.span,
         label=f"attributes `meta[{ref.kind}][{ref.index}]` unknown",
     ).with_help(
-        "print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`"
+        "print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes "
+        "as `key=value`"
     )
 
 

@@ -16,6 +16,7 @@ returns the buffer it wrote.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 from collections.abc import Callable
 
@@ -340,7 +341,5 @@ def give_back_memory() -> None:
             return
     trim = getattr(_LIBC[0], "malloc_trim", None)
     if trim is not None:
-        try:
+        with contextlib.suppress(OSError, TypeError):  # pragma: no cover - a libc without it
             trim(0)
-        except (OSError, TypeError):  # pragma: no cover - a libc without it
-            pass

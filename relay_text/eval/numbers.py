@@ -164,11 +164,8 @@ def _matrix_block(arr: np.ndarray, texts: Callable[[int, int], np.ndarray], widt
         return _joined(arr.shape, texts(i, min(i + _PIECE, n)), width, i)
 
     starts = range(0, n, _PIECE)
-    if len(starts) > 1 and THREADS > 1:
-        # numpy releases the GIL inside its loops: pieces overlap on the cores.
-        pieces = list(_pool().map(piece, starts))
-    else:
-        pieces = [piece(i) for i in starts]
+    # numpy releases the GIL inside its loops: pieces overlap on the cores.
+    pieces = list(_pool().map(piece, starts)) if len(starts) > 1 and THREADS > 1 else [piece(i) for i in starts]
     return "[" * arr.ndim + b"".join(pieces).decode("ascii")
 
 

@@ -377,9 +377,12 @@ class _Partitioner:
                 root = parent_group.root()
                 if root.pattern == TUPLE:
                     continue
-                if parent_group.pattern == TUPLE and root.pattern <= INJECTIVE:
-                    if self.check_path(gnode, sink, lambda kind, is_sink: kind <= INJECTIVE):
-                        self.commit(gnode, sink)
+                if (
+                    parent_group.pattern == TUPLE
+                    and root.pattern <= INJECTIVE
+                    and self.check_path(gnode, sink, lambda kind, is_sink: kind <= INJECTIVE)
+                ):
+                    self.commit(gnode, sink)
                 continue
             if group.root() is parent_group.root():
                 continue
@@ -438,8 +441,9 @@ def _unwritable(graph: _Graph, groups: list[_Group], types: dict[Expr, Any]) -> 
             continue
         parts = [
             expr,
-            *(expr.args if type(expr) is Call else expr.fields if type(expr) is Tuple else (expr.tuple_value,)),
-        ]  # type: ignore[union-attr]
+            # the node is a call, a tuple or a projection here
+            *(expr.args if type(expr) is Call else expr.fields if type(expr) is Tuple else (expr.tuple_value,)),  # type: ignore[union-attr]
+        ]
         if any(not _known(types.get(p)) for p in parts if type(p) not in (Op, GlobalVar, Constructor, Function)):
             out.add(id(root))
     return out

@@ -57,7 +57,10 @@ def loop_chain(n: int) -> str:
     """n loops, each counting to 3 and leaving through a call of the next."""
     lines = [f"def @l0(%i: int32, %x: {X}) -> {X} {{ if (%i < 3) {{ @l0(%i + 1, add(%x, 1f)) }} else {{ %x }} }}"]
     lines += [
-        f"def @l{k}(%i: int32, %x: {X}) -> {X} {{ if (%i < 3) {{ @l{k}(%i + 1, add(%x, 1f)) }} else {{ @l{k - 1}(0, %x) }} }}"
+        (
+            f"def @l{k}(%i: int32, %x: {X}) -> {X} {{ if (%i < 3) {{ @l{k}(%i + 1, add(%x, 1f)) }} else {{ "
+            f"@l{k - 1}(0, %x) }} }}"
+        )
         for k in range(1, n)
     ]
     return "\n".join([*lines, f"def @main(%x: {X}) {{ @l{n - 1}(0, %x) }}"]) + "\n"
@@ -122,7 +125,8 @@ def test_an_if_nested_too_deeply_is_reported_where_it_is() -> None:
     deepest = MAX_SUBGRAPH_DEPTH + 1  # the first `if` whose branches would be too deep
     assert (d.code, line, column) == ("export-unsupported", deepest + 1, 1)
     assert d.message == (
-        f"this `if` cannot be exported: its subgraphs would be nested {deepest} deep, and ONNX readers accept at most {MAX_SUBGRAPH_DEPTH}"
+        f"this `if` cannot be exported: its subgraphs would be nested {deepest} deep, and ONNX readers "
+        f"accept at most {MAX_SUBGRAPH_DEPTH}"
     )
     assert d.label == f"inside {MAX_SUBGRAPH_DEPTH} other `if`s or loops"
 

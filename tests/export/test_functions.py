@@ -20,7 +20,8 @@ def @layer(%x: Tensor[(2, 3), float32], %w: Tensor[(3, 3), float32]) -> Tensor[(
 def @id<t>(%v: t) -> t { %v }
 def @pair(%a: Tensor[(2, 3), float32]) { (@layer(%a, ones(shape=[3, 3], dtype="float32")), negative(%a)) }
 def @choose(%c: bool, %a: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {
-  if (%c) { @layer(%a, ones(shape=[3, 3], dtype="float32")) } else { reshape(reshape(%a, newshape=[6]), newshape=[2, 3]) }
+  if (%c) { @layer(%a, ones(shape=[3, 3], dtype="float32")) }
+  else { reshape(reshape(%a, newshape=[6]), newshape=[2, 3]) }
 }
 def @count(%i: int32, %x: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {
   if (%i < 3) { @count(%i + 1, @layer(%x, ones(shape=[3, 3], dtype="float32"))) } else { %x }
@@ -74,7 +75,8 @@ def test_local_functions_give_the_numpy_engine_s_values() -> None:
 
 def test_a_call_passing_a_function_is_inlined() -> None:
     text = (
-        "def @apply(%f: fn(Tensor[(2), float32]) -> Tensor[(2), float32], %x: Tensor[(2), float32]) -> Tensor[(2), float32] { %f(%x) }\n"
+        "def @apply(%f: fn(Tensor[(2), float32]) -> Tensor[(2), float32], %x: Tensor[(2), float32]) -> "
+        "Tensor[(2), float32] { %f(%x) }\n"
         "def @main(%x: Tensor[(2), float32]) { @apply(fn (%y: Tensor[(2), float32]) { negative(%y) }, %x) }\n"
     )
     model = export(text, functions=True)

@@ -28,7 +28,7 @@ def P(body: str, *types: str) -> str:
 
 
 X = T("(2, 3, 4)")
-I = T("(2, 3, 4)", "int32")
+I32 = T("(2, 3, 4)", "int32")
 IMG = T("(1, 3, 8, 8)")
 NONZERO = "%z = where(equal(%b, 0), ones_like(%b), %b);\n  "
 
@@ -55,30 +55,75 @@ for _op in (
 ):
     case(_op, P(f"{_op}(%a, %b)", X, T("(3, 4)")))
 case("power", P("power(abs(%a), %b)", X, X))
-case("divide", P(NONZERO + "(divide(%a, %z), divide(%c, %d))", I, I, X, X))
-case("trunc_divide", P(NONZERO + "(trunc_divide(%a, %z), trunc_divide(%c, %d))", I, I, X, X))
-case("floor_divide", P(NONZERO + "(floor_divide(%a, %z), floor_divide(%c, %d))", I, I, X, X))
-case("mod", P(NONZERO + "(mod(%a, %z), mod(%c, %d))", I, I, X, X))
-case("trunc_mod", P(NONZERO + "(trunc_mod(%a, %z), trunc_mod(%c, %d))", I, I, X, X))
-case("floor_mod", P(NONZERO + "(floor_mod(%a, %z), floor_mod(%c, %d))", I, I, X, X))
+case("divide", P(NONZERO + "(divide(%a, %z), divide(%c, %d))", I32, I32, X, X))
+case("trunc_divide", P(NONZERO + "(trunc_divide(%a, %z), trunc_divide(%c, %d))", I32, I32, X, X))
+case("floor_divide", P(NONZERO + "(floor_divide(%a, %z), floor_divide(%c, %d))", I32, I32, X, X))
+case("mod", P(NONZERO + "(mod(%a, %z), mod(%c, %d))", I32, I32, X, X))
+case("trunc_mod", P(NONZERO + "(trunc_mod(%a, %z), trunc_mod(%c, %d))", I32, I32, X, X))
+case("floor_mod", P(NONZERO + "(floor_mod(%a, %z), floor_mod(%c, %d))", I32, I32, X, X))
 for _op in ("logical_and", "logical_or", "logical_xor"):
     case(_op, P(f"{_op}(less(%a, 0f), greater(%b, 0f))", X, X))
 case("logical_not", P("logical_not(less(%a, 0f))", X))
 for _op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    case(_op, P(f"{_op}(%a, %b)", I, I))
-case("bitwise_not", P("bitwise_not(%a)", I))
+    case(_op, P(f"{_op}(%a, %b)", I32, I32))
+case("bitwise_not", P("bitwise_not(%a)", I32))
 case("left_shift", P('left_shift(%a, cast(floor_mod(%b, 8u8), "uint8"))', T("(5)", "uint8"), T("(5)", "uint8")))
 case("right_shift", P("right_shift(%a, floor_mod(%b, 8u8))", T("(5)", "uint8"), T("(5)", "uint8")))
-for _op in ("exp", "fast_exp", "log", "sqrt", "tanh", "fast_tanh", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan",
-            "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "fast_erf", "log2", "log10", "rsqrt", "floor", "ceil", "trunc",
-            "round", "negative", "abs", "sign", "copy", "zeros_like", "ones_like", "isnan", "isinf", "isfinite", "nn.relu"):  # fmt: skip
+for _op in (
+    "exp",
+    "fast_exp",
+    "log",
+    "sqrt",
+    "tanh",
+    "fast_tanh",
+    "sigmoid",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "fast_erf",
+    "log2",
+    "log10",
+    "rsqrt",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "negative",
+    "abs",
+    "sign",
+    "copy",
+    "zeros_like",
+    "ones_like",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "nn.relu",
+):
     case(_op, P(f"{_op}(%a)", X))
-case("cast", P('(cast(%a, dtype="int32"), cast(%b, dtype="float16"))', X, I))
-case("cast_like", P("cast_like(%a, %b)", I, X))
+case("cast", P('(cast(%a, dtype="int32"), cast(%b, dtype="float16"))', X, I32))
+case("cast_like", P("cast_like(%a, %b)", I32, X))
 case("where", P("where(less(%a, 0f), %b, %c)", X, X, T("(4)")))
-case("clip", P("(clip(%a, a_min=-0.5f, a_max=0.7f), clip(%b, a_min=-3.5f, a_max=4.2f))", X, I))
-for _op in ("annotation.stop_fusion", "annotation.checkpoint", "on_device", "device_copy", "annotation.compiler_begin",
-            "annotation.compiler_end", "annotation.bitpack_start", "annotation.bitpack_end", "annotation.with_funcid"):  # fmt: skip
+case("clip", P("(clip(%a, a_min=-0.5f, a_max=0.7f), clip(%b, a_min=-3.5f, a_max=4.2f))", X, I32))
+for _op in (
+    "annotation.stop_fusion",
+    "annotation.checkpoint",
+    "on_device",
+    "device_copy",
+    "annotation.compiler_begin",
+    "annotation.compiler_end",
+    "annotation.bitpack_start",
+    "annotation.bitpack_end",
+    "annotation.with_funcid",
+):
     case(_op, P(f"{_op}(%a)", X))
 case("annotation.cast_hint", P('annotation.cast_hint(%a, dtype="float16")', X))
 # nn
@@ -88,11 +133,16 @@ case("nn.conv2d", P("nn.conv2d(%a, %b, padding=[1, 1], strides=[2, 2], groups=1)
 case(
     "nn.conv2d int8 float64 int16",
     P(
-        '(nn.conv2d(%a, %b, padding=[1, 1], strides=[2, 2], out_dtype="int32"), nn.conv2d(%c, %d, groups=2, dilation=[2, 1], padding=[1, 2, 0, 1]), '
-        'nn.conv2d(transpose(%a, axes=[0, 2, 3, 1]), transpose(%b, axes=[2, 3, 1, 0]), data_layout="NHWC", kernel_layout="HWIO", out_dtype="int16"))',
-        T("(1, 3, 8, 8)", "int8"), T("(4, 3, 3, 3)", "int8"), T("(1, 4, 6, 6)", "float64"), T("(4, 2, 3, 3)", "float64"),
+        '(nn.conv2d(%a, %b, padding=[1, 1], strides=[2, 2], out_dtype="int32"), nn.conv2d(%c, %d, '
+        "groups=2, dilation=[2, 1], padding=[1, 2, 0, 1]), "
+        'nn.conv2d(transpose(%a, axes=[0, 2, 3, 1]), transpose(%b, axes=[2, 3, 1, 0]), data_layout="NHWC", '
+        'kernel_layout="HWIO", out_dtype="int16"))',
+        T("(1, 3, 8, 8)", "int8"),
+        T("(4, 3, 3, 3)", "int8"),
+        T("(1, 4, 6, 6)", "float64"),
+        T("(4, 2, 3, 3)", "float64"),
     ),
-)  # fmt: skip
+)
 case("nn.conv1d int32", P("nn.conv1d(%a, %b, groups=6)", T("(1, 6, 5)", "int32"), T("(6, 1, 3)", "int32")))
 case("nn.conv3d", P("nn.conv3d(%a, %b, padding=[1, 1, 1])", T("(1, 2, 4, 5, 5)"), T("(3, 2, 3, 3, 3)")))
 case("nn.conv1d_transpose", P("nn.conv1d_transpose(%a, %b, strides=[2], padding=[1])", T("(1, 3, 6)"), T("(3, 2, 3)")))
@@ -122,14 +172,20 @@ case("nn.dropout", P("nn.dropout(%a, rate=0.3f)", X))
 case(
     "nn.pad",
     P(
-        '(nn.pad(%a, 1.5f, pad_width=[[0, 0], [1, 2], [2, 0]]), nn.pad(%a, 0f, pad_width=[[0, 0], [1, 1], [2, 1]], pad_mode="reflect"))',
+        (
+            "(nn.pad(%a, 1.5f, pad_width=[[0, 0], [1, 2], [2, 0]]), nn.pad(%a, 0f, pad_width=[[0, 0], [1, 1], "
+            '[2, 1]], pad_mode="reflect"))'
+        ),
         X,
     ),
 )
 case(
     "nn.mirror_pad",
     P(
-        '(nn.mirror_pad(%a, pad_width=[[0, 0], [1, 2], [2, 1]]), nn.mirror_pad(%a, pad_width=[[0, 0], [1, 1], [2, 1]], mode="REFLECT"))',
+        (
+            "(nn.mirror_pad(%a, pad_width=[[0, 0], [1, 2], [2, 1]]), nn.mirror_pad(%a, pad_width=[[0, 0], [1, "
+            '1], [2, 1]], mode="REFLECT"))'
+        ),
         X,
     ),
 )
@@ -181,7 +237,10 @@ for _op in ("sum", "mean", "max", "min", "prod"):
     case(
         _op,
         P(
-            f"({_op}(%a, axis=[1]), {_op}(%a, axis=[0, 2], keepdims=True), {_op}(%a), {_op}(%a, axis=[1], exclude=True))",
+            (
+                f"({_op}(%a, axis=[1]), {_op}(%a, axis=[0, 2], keepdims=True), {_op}(%a), {_op}(%a, axis=[1], "
+                f"exclude=True))"
+            ),
             X,
         ),
     )
@@ -190,7 +249,10 @@ case("any", P("(any(less(%a, -0.5f), axis=[2], keepdims=True), any(less(%a, -5f)
 case(
     "variance",
     P(
-        "(variance(%a, mean(%a, axis=[1], keepdims=True), axis=[1]), variance(%a, mean(%a, axis=[2], keepdims=True), axis=[2], unbiased=True))",
+        (
+            "(variance(%a, mean(%a, axis=[1], keepdims=True), axis=[1]), variance(%a, mean(%a, axis=[2], "
+            "keepdims=True), axis=[2], unbiased=True))"
+        ),
         X,
     ),
 )
@@ -199,7 +261,10 @@ case("argmin", P("(argmin(%a, axis=[1]), argmin(%a))", X))
 case(
     "cumsum",
     P(
-        "(cumsum(%a, axis=1), cumsum(%a), cumsum(%a, axis=2, exclusive=True), cumsum(less(%a, 0f), axis=1), cumsum(less(%a, 0f), exclusive=True))",
+        (
+            "(cumsum(%a, axis=1), cumsum(%a), cumsum(%a, axis=2, exclusive=True), cumsum(less(%a, 0f), "
+            "axis=1), cumsum(less(%a, 0f), exclusive=True))"
+        ),
         X,
     ),
 )
@@ -222,7 +287,10 @@ case("gather_nd", P("gather_nd(%a, floor_mod(%b, 2))", X, T("(2, 3)", "int32")))
 case(
     "strided_slice",
     P(
-        '(strided_slice(%a, begin=[0, 1], end=[2, 3]), strided_slice(%a, begin=[1, 2, 3], end=[0, 0, -5], strides=[-1, -1, -2]), strided_slice(%a, begin=[1], end=[2], axes=[2], slice_mode="size"))',
+        (
+            "(strided_slice(%a, begin=[0, 1], end=[2, 3]), strided_slice(%a, begin=[1, 2, 3], end=[0, 0, -5], "
+            'strides=[-1, -1, -2]), strided_slice(%a, begin=[1], end=[2], axes=[2], slice_mode="size"))'
+        ),
         X,
     ),
 )
@@ -276,28 +344,44 @@ case("unravel_index", P("unravel_index(floor_mod(%a, 24), shape_of(%b))", T("(5)
 case(
     "image.resize1d",
     P(
-        '(image.resize1d(%a, size=[7], method="linear", coordinate_transformation_mode="align_corners"), image.resize1d(%a, size=[6], roi=[0.1f, 1.2f], coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1f))',
+        (
+            '(image.resize1d(%a, size=[7], method="linear", coordinate_transformation_mode="align_corners"), '
+            "image.resize1d(%a, size=[6], roi=[0.1f, 1.2f], "
+            'coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1f))'
+        ),
         T("(1, 2, 5)"),
     ),
 )
 case(
     "image.resize2d",
     P(
-        '(image.resize2d(%a, size=[12, 5]), image.resize2d(%a, size=[16, 16], method="nearest_neighbor", coordinate_transformation_mode="asymmetric", rounding_method="floor"), image.resize2d(%a, size=[5, 11], method="cubic"))',
+        (
+            '(image.resize2d(%a, size=[12, 5]), image.resize2d(%a, size=[16, 16], method="nearest_neighbor", '
+            'coordinate_transformation_mode="asymmetric", rounding_method="floor"), image.resize2d(%a, '
+            'size=[5, 11], method="cubic"))'
+        ),
         IMG,
     ),
 )
 case(
     "image.resize3d",
     P(
-        '(image.resize3d(%a, size=[4, 6, 6], method="nearest_neighbor", coordinate_transformation_mode="asymmetric", rounding_method="floor"), image.resize3d(%a, size=[3, 6, 7], roi=[0f, 0.1f, -0.2f, 1f, 0.9f, 1.2f], coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1f))',
+        (
+            '(image.resize3d(%a, size=[4, 6, 6], method="nearest_neighbor", '
+            'coordinate_transformation_mode="asymmetric", rounding_method="floor"), image.resize3d(%a, '
+            "size=[3, 6, 7], roi=[0f, 0.1f, -0.2f, 1f, 0.9f, 1.2f], "
+            'coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1f))'
+        ),
         T("(1, 2, 2, 3, 3)"),
     ),
 )
 case(
     "nn.upsampling",
     P(
-        '(nn.upsampling(%a, scale_h=2f, scale_w=2f), nn.upsampling(%a, scale_h=2f, scale_w=3f, method="bilinear", align_corners=True))',
+        (
+            "(nn.upsampling(%a, scale_h=2f, scale_w=2f), nn.upsampling(%a, scale_h=2f, scale_w=3f, "
+            'method="bilinear", align_corners=True))'
+        ),
         IMG,
     ),
 )

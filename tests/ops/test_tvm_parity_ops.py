@@ -42,7 +42,8 @@ def test_arange_reads_the_bounds_tvm_printed_as_attributes() -> None:
     text = HEADER + (
         "def @main() {\n"
         '  %0 = arange(0f, 10f, 3f, start=0f, stop=10f, step=3f, dtype="float32");\n'
-        '  %1 = arange(0, 4, 1, start=meta[relay.Constant][0], stop=meta[relay.Constant][1], step=meta[relay.Constant][2], dtype="int32");\n'
+        "  %1 = arange(0, 4, 1, start=meta[relay.Constant][0], stop=meta[relay.Constant][1], "
+        'step=meta[relay.Constant][2], dtype="int32");\n'
         "  (%0, %1)\n"
         "}\n"
     )
@@ -97,7 +98,10 @@ def test_dense_takes_data_and_weight_of_different_dtypes() -> None:
 def test_where_takes_a_condition_of_any_dtype() -> None:
     """src/relay/op/tensor/transform.cc:2223 (WhereRel checks that x and y
     share a dtype, nothing about the condition's): a non-zero element picks x."""
-    text = "def @main(%c: Tensor[(3), float32], %x: Tensor[(3), int32], %y: Tensor[(3), int32]) {\n  where(%c, %x, %y)\n}\n"
+    text = (
+        "def @main(%c: Tensor[(3), float32], %x: Tensor[(3), int32], %y: Tensor[(3), int32]) {\n  where(%c, "
+        "%x, %y)\n}\n"
+    )
     assert main_type(text) == "fn(Tensor[(3), float32], Tensor[(3), int32], Tensor[(3), int32]) -> Tensor[(3), int32]"
     out = relay_text.run(
         text, np.array([0.5, 0, -2], np.float32), np.array([1, 2, 3], np.int32), np.array([7, 8, 9], np.int32)

@@ -266,16 +266,25 @@ KNOWN_UNSUPPORTED: dict[str, str] = {
     "test_resize_downsample_scales_linear_antialias": ANTIALIAS,
     "test_resize_downsample_sizes_cubic_antialias": ANTIALIAS,
     "test_resize_downsample_sizes_linear_antialias": ANTIALIAS,
-    "test_resize_downsample_scales_nearest": "a scale of 0.6000000238418579 makes 2 * 0.6000000238418579 = 1.2, not a whole number of pixels: ONNX then maps coordinates by the scale, which Relay's resize does not",
-    "test_resize_downsample_scales_cubic_A_n0p5_exclude_outside": "`exclude_outside` with a scale that does not give a whole number of pixels is not supported",
+    "test_resize_downsample_scales_nearest": (
+        "a scale of 0.6000000238418579 makes 2 * 0.6000000238418579 = 1.2, not a whole number of pixels: ONNX "
+        "then maps coordinates by the scale, which Relay's resize does not"
+    ),
+    "test_resize_downsample_scales_cubic_A_n0p5_exclude_outside": (
+        "`exclude_outside` with a scale that does not give a whole number of pixels is not supported"
+    ),
     "test_unique_sorted_with_axis": UNIQUE,
     "test_unique_sorted_with_axis_3d": UNIQUE,
     "test_unique_sorted_with_negative_axis": UNIQUE,
     "test_dft_irfft": "`onesided` with `inverse` is not supported",
     "test_dft_irfft_opset19": "`onesided` with `inverse` is not supported",
     "test_loop13_seq": "a loop-carried value changes type from () to (Tensor[(?), float32],)",
-    "test_loop16_seq_none": "a loop-carried value changes type from (Tensor[(), float32],) to (Tensor[(), float32], Tensor[(?), float32])",
-    "test_maxpool_with_argmax_2d_precomputed_pads": "the second output of `MaxPool` (the indices of the maxima) is not supported",
+    "test_loop16_seq_none": (
+        "a loop-carried value changes type from (Tensor[(), float32],) to (Tensor[(), float32], Tensor[(?), float32])"
+    ),
+    "test_maxpool_with_argmax_2d_precomputed_pads": (
+        "the second output of `MaxPool` (the indices of the maxima) is not supported"
+    ),
     "test_maxpool_with_argmax_2d_precomputed_strides": "`storage_order` = 1 (column-major indices) is not supported",
     "test_roialign_mode_max": "attribute `mode` = 'max' is not supported (supported: 'avg')",
 }
@@ -464,7 +473,10 @@ def random_outcome(case: Any, engine: str = "relay-text") -> str:
                 want_all = ReferenceEvaluator(case.model).run(None, dict(zip(names, certain, strict=False)))
                 for want, got in zip(want_all, rep.run(certain), strict=False):
                     if got.dtype != want.dtype or not np.array_equal(got, want):
-                        return f"fail: with probabilities all {p}, {got.tolist()} ({got.dtype}), expected {want.tolist()} ({want.dtype})"
+                        return (
+                            f"fail: with probabilities all {p}, {got.tolist()} ({got.dtype}), expected "
+                            f"{want.tolist()} ({want.dtype})"
+                        )
     except Refused:
         return "unsupported"
     except Exception as exc:

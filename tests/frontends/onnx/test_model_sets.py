@@ -25,7 +25,9 @@ from tests.frontends.onnx import light_models
 # Models of these sets that use what relay-text refuses, and why.
 REFUSED = {
     "test_gradient_of_add": "the ONNX operator `Gradient` of domain `ai.onnx.preview.training` is not supported",
-    "test_gradient_of_add_and_mul": "the ONNX operator `Gradient` of domain `ai.onnx.preview.training` is not supported",
+    "test_gradient_of_add_and_mul": (
+        "the ONNX operator `Gradient` of domain `ai.onnx.preview.training` is not supported"
+    ),
 }
 STRINGS = "the ONNX operator `StringNormalizer` is not supported"  # test_strnorm_*: strings
 

@@ -95,7 +95,10 @@ ERRORS = [
         "searchsorted(%a, %b)",
         [T("(4, 5)"), T("(3, 2)")],
         "shape-mismatch",
-        "`searchsorted`: the sequence and the values must agree on every axis but the last; at axis 0 they have sizes 4 and 3",
+        (
+            "`searchsorted`: the sequence and the values must agree on every axis but the last; at axis 0 they "
+            "have sizes 4 and 3"
+        ),
         "%b",
     ),
     (

@@ -67,7 +67,10 @@ def _torch():
             T("(?, 10, 217, 217)"),
         ),
         (
-            'image.dilation2d(%a, %b, data_layout="NHWC", kernel_layout="HWI", strides=[1, 2], padding=[1, 1], dilations=[2, 2])',
+            (
+                'image.dilation2d(%a, %b, data_layout="NHWC", kernel_layout="HWI", strides=[1, 2], padding=[1, '
+                "1], dilations=[2, 2])"
+            ),
             [T("(1, 3, 3, 1)"), T("(2, 2, 1)")],
             T("(1, 3, 2, 1)"),
         ),

@@ -140,6 +140,9 @@ def test_tvm_operators_that_cannot_be_supported_say_why() -> None:
         "unknown-operator",
         "`torch_op` is a TVM operator that cannot be checked or run here",
         [
-            "TVM runs it with its libtorch extension, from a serialized TorchScript function held in the call's attributes"
+            (
+                "TVM runs it with its libtorch extension, from a serialized TorchScript function held in the "
+                "call's attributes"
+            )
         ],
     )

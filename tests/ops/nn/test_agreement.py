@@ -156,7 +156,10 @@ def upsampling(name: str, d: Draw) -> tuple[str, list[str]]:
         attrs += f', coordinate_transformation_mode="{d.pick("half_pixel", "align_corners", "asymmetric")}"'
         return f"{name}(%a, {attrs})", [d.t(d.shape(5, 1, 4))]
     if name == "dyn.nn.upsampling":
-        attrs = f'layout="{d.pick("NCHW", "NHWC")}", method="{d.pick("nearest_neighbor", "bilinear", "bicubic")}", align_corners={d.pick(True, False)}'
+        attrs = (
+            f'layout="{d.pick("NCHW", "NHWC")}", method="{d.pick("nearest_neighbor", "bilinear", "bicubic")}", '
+            f"align_corners={d.pick(True, False)}"
+        )
         return f"{name}(%a, %b, %c, {attrs})", [d.t(d.shape(4, 1, 4)), d.t("()", "float32"), d.t("()", "float64")]
     return f'{name}(%a, %b, %c, %d, method="{d.pick("nearest_neighbor", "trilinear")}")', [d.t(d.shape(5, 1, 3))] + [
         d.t("()", "float32")

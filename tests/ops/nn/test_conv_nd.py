@@ -53,7 +53,10 @@ RESULTS = [
         T("(4, 2, 22, 22, 22)", "int32"),
     ),
     (
-        'nn.conv3d(%a, %b, padding=[1, 1, 1], channels=16, kernel_size=[3, 3, 3], data_layout="NDHWC", out_dtype="int32")',
+        (
+            'nn.conv3d(%a, %b, padding=[1, 1, 1], channels=16, kernel_size=[3, 3, 3], data_layout="NDHWC", '
+            'out_dtype="int32")'
+        ),
         [T("(4, 24, 24, 24, 32)", "int8"), "Tensor[_, _]"],
         T("(4, 24, 24, 24, 16)", "int32"),
     ),
@@ -101,17 +104,26 @@ RESULTS = [
     ),
     # contrib_conv2d_NCHWc: the output comes from channels and kernel_size
     (
-        'nn.contrib_conv2d_NCHWc(%a, %b, padding=[1, 1], channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW4i4o", out_layout="NCHW4c")',
+        (
+            "nn.contrib_conv2d_NCHWc(%a, %b, padding=[1, 1], channels=8, kernel_size=[3, 3], "
+            'data_layout="NCHW4c", kernel_layout="OIHW4i4o", out_layout="NCHW4c")'
+        ),
         [T("(1, 2, 6, 6, 4)"), T("(2, 2, 3, 3, 4, 4)")],
         T("(1, 2, 6, 6, 4)"),
     ),
     (
-        'nn.contrib_conv2d_NCHWc(%a, %b, channels=8, kernel_size=[1, 1], data_layout="NCHW4c", kernel_layout="OIHW4i2o", out_layout="NCHW2c")',
+        (
+            'nn.contrib_conv2d_NCHWc(%a, %b, channels=8, kernel_size=[1, 1], data_layout="NCHW4c", '
+            'kernel_layout="OIHW4i2o", out_layout="NCHW2c")'
+        ),
         [T("(1, 2, 5, 5, 4)"), T("(4, 2, 1, 1, 4, 2)")],
         T("(1, 4, 5, 5, 2)"),
     ),
     (
-        'nn.contrib_depthwise_conv2d_NCHWc(%a, %b, padding=[1, 1], groups=8, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
+        (
+            "nn.contrib_depthwise_conv2d_NCHWc(%a, %b, padding=[1, 1], groups=8, channels=8, kernel_size=[3, "
+            '3], data_layout="NCHW4c", kernel_layout="OIHW1i4o")'
+        ),
         [T("(1, 2, 6, 6, 4)"), T("(2, 1, 3, 3, 1, 4)")],
         T("(1, 2, 6, 6, 4)"),
     ),
@@ -138,7 +150,10 @@ def test_weights_are_inferred_from_channels_and_kernel_size() -> None:
         1,
     ) == T("(10, 2, 3, 3, 3)")
     assert FAMILY.param_type(
-        'nn.contrib_depthwise_conv2d_NCHWc(%a, %b, groups=8, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o")',
+        (
+            "nn.contrib_depthwise_conv2d_NCHWc(%a, %b, groups=8, channels=8, kernel_size=[3, 3], "
+            'data_layout="NCHW4c", kernel_layout="OIHW1i4o")'
+        ),
         [T("(1, 2, 6, 6, 4)"), "Tensor[_, _]"],
         1,
     ) == T("(2, 1, 3, 3, 1, 4)")
@@ -246,10 +261,16 @@ ERRORS = [
         None,
     ),
     (
-        'nn.contrib_conv2d_NCHWc(%a, %b, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW4i4o")',
+        (
+            'nn.contrib_conv2d_NCHWc(%a, %b, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", '
+            'kernel_layout="OIHW4i4o")'
+        ),
         [T("(1, 2, 6, 6, 8)"), T("(2, 2, 3, 3, 4, 4)")],
         "shape-mismatch",
-        '`nn.contrib_conv2d_NCHWc`: the data does not fit its layout: axis `4c` of layout "NCHW4c" must have size 4, but the data has 8',
+        (
+            '`nn.contrib_conv2d_NCHWc`: the data does not fit its layout: axis `4c` of layout "NCHW4c" must '
+            "have size 4, but the data has 8"
+        ),
         "%a",
     ),
     (

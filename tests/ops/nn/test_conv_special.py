@@ -49,17 +49,26 @@ RESULTS = [
     ),
     # test_op_grad_level2.py::test_conv2d_backward_weight_infer_type: a normal and a depthwise convolution
     (
-        'nn.conv2d_backward_weight(%a, %b, padding=[1, 1, 1, 1], channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW")',
+        (
+            "nn.conv2d_backward_weight(%a, %b, padding=[1, 1, 1, 1], channels=3, kernel_size=[3, 3], "
+            'kernel_layout="NCHW", out_layout="OIHW")'
+        ),
         [T("(1, 3, 32, 32)"), T("(1, 3, 32, 32)")],
         T("(3, 3, 3, 3)"),
     ),
     (
-        'nn.conv2d_backward_weight(%a, %b, padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW")',
+        (
+            "nn.conv2d_backward_weight(%a, %b, padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3], "
+            'kernel_layout="NCHW", out_layout="OIHW")'
+        ),
         [T("(1, 3, 32, 32)"), T("(1, 3, 32, 32)")],
         T("(3, 1, 3, 3)"),
     ),
     (
-        'nn.conv2d_backward_weight(%a, %b, kernel_size=[2, 2], data_layout="NHWC", kernel_layout="NHWC", out_layout="HWIO", out_dtype="float64")',
+        (
+            'nn.conv2d_backward_weight(%a, %b, kernel_size=[2, 2], data_layout="NHWC", kernel_layout="NHWC", '
+            'out_layout="HWIO", out_dtype="float64")'
+        ),
         [T("(2, 4, 4, 6)"), T("(2, 5, 5, 3)")],
         T("(2, 2, 3, 6)", "float64"),
     ),
@@ -81,7 +90,10 @@ RESULTS = [
         T("(?, 32, 22, 22)", "int16"),
     ),
     (
-        'nn.bitserial_conv2d(%a, %b, padding=[1, 1], channels=8, data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")',
+        (
+            'nn.bitserial_conv2d(%a, %b, padding=[1, 1], channels=8, data_layout="NHWC", kernel_layout="HWIO", '
+            'out_dtype="int32")'
+        ),
         [T("(1, 6, 6, 4)", "uint8"), T("(3, 3, 4, 8)", "int8")],
         T("(1, 6, 6, 8)", "int32"),
     ),
@@ -89,12 +101,18 @@ RESULTS = [
     ("nn.bitserial_dense(%a, %b, units=32)", [T("(?, 16)", "int16"), T("(32, 16)", "int16")], T("(?, 32)", "int16")),
     # test_correlation: out = ceil((H + pads - 2 * (max_displacement + kernel_size // 2)) / stride1)
     (
-        "nn.correlation(%a, %b, kernel_size=1, max_displacement=4, stride1=1, stride2=1, padding=[4, 4], is_multiply=True)",
+        (
+            "nn.correlation(%a, %b, kernel_size=1, max_displacement=4, stride1=1, stride2=1, padding=[4, 4], "
+            "is_multiply=True)"
+        ),
         [T("(1, 3, 10, 10)"), T("(1, 3, 10, 10)")],
         T("(1, 81, 10, 10)"),
     ),
     (
-        "nn.correlation(%a, %b, kernel_size=3, max_displacement=6, stride1=2, stride2=2, padding=[2, 2], is_multiply=False)",
+        (
+            "nn.correlation(%a, %b, kernel_size=3, max_displacement=6, stride1=2, stride2=2, padding=[2, 2], "
+            "is_multiply=False)"
+        ),
         [T("(5, 1, 19, 19)"), T("(5, 1, 19, 19)")],
         T("(5, 49, 5, 5)"),
     ),

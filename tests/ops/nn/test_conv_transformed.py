@@ -70,12 +70,18 @@ RESULTS = [
         T("(8, 4, 8, 8)", "float64"),
     ),
     (
-        "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, kernel_size=[3, 3], padding=[1, 1])",
+        (
+            "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, "
+            "kernel_size=[3, 3], padding=[1, 1])"
+        ),
         [T("(1, 4, 14, 14)"), T("(6, 6, 8, 4)")],
         T("(1, 8, 14, 14)"),
     ),
     (
-        'nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3], data_layout="NHWC", out_dtype="float64")',
+        (
+            "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, "
+            'kernel_size=[3, 3], data_layout="NHWC", out_dtype="float64")'
+        ),
         [T("(1, 14, 14, 4)"), T("(4, 4, 8, 4)")],
         T("(1, 12, 12, 8)", "float64"),
     ),
@@ -92,7 +98,10 @@ RESULTS = [
         T("(2, 24, 4, 2)", "int8"),
     ),
     (
-        'nn.contrib_conv2d_gemm_without_weight_transform(%a, %b, channels=6, kernel_size=[3, 3], padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")',
+        (
+            "nn.contrib_conv2d_gemm_without_weight_transform(%a, %b, channels=6, kernel_size=[3, 3], "
+            'padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")'
+        ),
         [T("(1, 7, 7, 5)", "int8"), T("(2, 24, 4, 2)", "int8")],
         T("(1, 7, 7, 6)", "int32"),
     ),
@@ -130,7 +139,10 @@ ERRORS = [
         "nn.contrib_conv3d_winograd_weight_transform(%a, tile_size=2)",
         [T("(8, 4, 3, 5, 5)")],
         "shape-mismatch",
-        "`nn.contrib_conv3d_winograd_weight_transform` needs a cubic (the depth is transformed too) window, found (8, 4, 3, 5, 5)",
+        (
+            "`nn.contrib_conv3d_winograd_weight_transform` needs a cubic (the depth is transformed too) "
+            "window, found (8, 4, 3, 5, 5)"
+        ),
         "%a",
     ),
     (
@@ -144,28 +156,40 @@ ERRORS = [
         "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2)",
         [T("(1, 4, 8, 8)"), T("(4, 4, 8, 4)")],
         "type-mismatch",
-        "`nn.contrib_conv2d_winograd_without_weight_transform` needs the attributes channels and kernel_size (its weight is pre-transformed)",
+        (
+            "`nn.contrib_conv2d_winograd_without_weight_transform` needs the attributes channels and "
+            "kernel_size (its weight is pre-transformed)"
+        ),
         None,
     ),
     (
         "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=4, channels=8, kernel_size=[3, 3])",
         [T("(1, 4, 8, 8)"), T("(4, 4, 8, 4)")],
         "shape-mismatch",
-        "`nn.contrib_conv2d_winograd_without_weight_transform`: the transformed weight should be (6, 6, 8, 4), found (4, 4, 8, 4)",
+        (
+            "`nn.contrib_conv2d_winograd_without_weight_transform`: the transformed weight should be (6, 6, 8, "
+            "4), found (4, 4, 8, 4)"
+        ),
         "%b",
     ),
     (
         "nn.contrib_conv2d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3])",
         [T("(1, 4, 8, 8)", "int32"), T("(4, 4, 8, 4)", "int32")],
         "type-mismatch",
-        "`nn.contrib_conv2d_winograd_without_weight_transform` takes a floating-point (transformed) weight, found `int32`",
+        (
+            "`nn.contrib_conv2d_winograd_without_weight_transform` takes a floating-point (transformed) "
+            "weight, found `int32`"
+        ),
         "%b",
     ),
     (
         "nn.contrib_conv3d_winograd_without_weight_transform(%a, %b, tile_size=2, channels=8, kernel_size=[3, 3, 3])",
         [T("(1, 4, 6, 6, 6)"), T("(4, 4, 3, 8, 4)")],
         "shape-mismatch",
-        "`nn.contrib_conv3d_winograd_without_weight_transform`: the transformed weight should be (4, 4, 4, 8, 4), found (4, 4, 3, 8, 4)",
+        (
+            "`nn.contrib_conv3d_winograd_without_weight_transform`: the transformed weight should be (4, 4, 4, "
+            "8, 4), found (4, 4, 3, 8, 4)"
+        ),
         "%b",
     ),
     (
@@ -176,10 +200,16 @@ ERRORS = [
         "%a",
     ),
     (
-        'nn.contrib_conv2d_gemm_without_weight_transform(%a, %b, channels=6, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO")',
+        (
+            "nn.contrib_conv2d_gemm_without_weight_transform(%a, %b, channels=6, kernel_size=[3, 3], "
+            'data_layout="NHWC", kernel_layout="HWIO")'
+        ),
         [T("(1, 7, 7, 5)"), T("(2, 4, 2, 4)")],
         "shape-mismatch",
-        "`nn.contrib_conv2d_gemm_without_weight_transform`: the packed weight (2, 4, 2, 4) holds a 8 x 8 matrix, but the convolution needs 45 x 6",
+        (
+            "`nn.contrib_conv2d_gemm_without_weight_transform`: the packed weight (2, 4, 2, 4) holds a 8 x 8 "
+            "matrix, but the convolution needs 45 x 6"
+        ),
         "%b",
     ),
     (

@@ -176,7 +176,8 @@ def test_nll_loss_needs_ignore_index() -> None:
 
 
 def test_cross_entropy_against_torch() -> None:
-    """compute_cross_entropy(_with_logits), python/tvm/relay/op/nn/_nn.py: -sum(log(x) * y) / batch and -sum(x * y) / batch."""
+    """compute_cross_entropy(_with_logits), python/tvm/relay/op/nn/_nn.py:
+    -sum(log(x) * y) / batch and -sum(x * y) / batch."""
     t = torch()
     g = np.random.default_rng(0)
     x = (g.random((6, 4)) + 0.05).astype(np.float32)

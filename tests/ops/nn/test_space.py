@@ -158,7 +158,10 @@ ERRORS = [
         "nn.space_to_batch_nd(%a, block_shape=[2, 2], paddings=[[0, 0]])",
         [T("(1, 4, 4, 1)")],
         "type-mismatch",
-        "`nn.space_to_batch_nd` needs one [before, after] pair of paddings per block axis: block_shape has 2 values, paddings 1 pairs",
+        (
+            "`nn.space_to_batch_nd` needs one [before, after] pair of paddings per block axis: block_shape has "
+            "2 values, paddings 1 pairs"
+        ),
         None,
     ),
     (

@@ -214,7 +214,8 @@ def test_sizes_follow_shape_variables() -> None:
     from relay_text.pipeline import check_source
     from relay_text.text.type_text import type_text
 
-    text = """def @main<n : ShapeVar>(%x: Tensor[(4, 8), float32], %d: Tensor[(5, 2, 2), float32], %i: Tensor[(5), int32], %p: Tensor[(n + 1), int32]) {
+    text = """def @main<n : ShapeVar>(%x: Tensor[(4, 8), float32], %d: Tensor[(5, 2, 2), float32],
+                            %i: Tensor[(5), int32], %p: Tensor[(n + 1), int32]) {
   (nn.sparse_dense(%x, %d, %i, %p), nn.sparse_dense(%x, %d, %i, %p, sparse_lhs=True))
 }
 """
@@ -393,10 +394,7 @@ def test_sparse_conv2d_3x3_against_torch(layout: str, bs_c: int) -> None:
     weight = random_bsr(c_out, 9 * c_in, 2, bs_c, "float32", rng)
     x = rng.standard_normal((2, c_in, 5, 6)).astype(np.float32)
     w = th.from_numpy(dense_by_loops(*weight, 9 * c_in))
-    if layout == "NHWC":
-        w = w.reshape(c_out, 3, 3, c_in).permute(0, 3, 1, 2)
-    else:
-        w = w.reshape(c_out, c_in, 3, 3)
+    w = w.reshape(c_out, 3, 3, c_in).permute(0, 3, 1, 2) if layout == "NHWC" else w.reshape(c_out, c_in, 3, 3)
     expected = th.nn.functional.conv2d(th.from_numpy(x.astype(np.float64)), w, padding=1).numpy().astype(np.float32)
     if layout == "NHWC":
         x, expected = x.transpose(0, 2, 3, 1), expected.transpose(0, 2, 3, 1)

@@ -306,7 +306,7 @@ def test_dyn_upsampling3d_against_torch() -> None:
 
 def test_dyn_scales_that_empty_an_axis_fail_at_run_time() -> None:
     x = np.zeros((1, 1, 2, 2), dtype=np.float32)
-    with pytest.raises(KernelError, match="scale 0.1 turns axis H of size 2 into 0 elements"):
+    with pytest.raises(KernelError, match=r"scale 0\.1 turns axis H of size 2 into 0 elements"):
         FAMILY.run("dyn.nn.upsampling", x, scalar(0.1), scalar(1.0))
     with pytest.raises(KernelError, match="scale nan for axis W is not a finite number"):
         FAMILY.run("dyn.nn.upsampling3d", x.reshape(1, 1, 1, 2, 2), scalar(1.0), scalar(1.0), scalar(np.nan))

@@ -70,7 +70,10 @@ def test_per_channel_operand_parameters_take_the_axis_length() -> None:
 
 def test_parameter_constants_without_metadata_are_scalars() -> None:
     """Constants lacking metadata among the parameters (tuple fields too) are scalars."""
-    call = "qnn.concatenate((%a, %a), (0.5f, meta[relay.Constant][0]), (meta[relay.Constant][1], 0), meta[relay.Constant][2], 0)"
+    call = (
+        "qnn.concatenate((%a, %a), (0.5f, meta[relay.Constant][0]), (meta[relay.Constant][1], 0), "
+        "meta[relay.Constant][2], 0)"
+    )
     assert FAMILY.result_type(call, [T("(2, 3)", "int8")]) == T("(4, 3)", "int8")
     call = "qnn.mul(%a, %a, meta[relay.Constant][0], 0, 0.5f, 0, meta[relay.Constant][1], meta[relay.Constant][2])"
     assert FAMILY.result_type(call, [T("(2, 3)", "int8")]) == T("(2, 3)", "int8")

@@ -65,7 +65,10 @@ RESULTS = [
         T("(10, 8, 14, 14)", "int32"),
     ),
     (
-        'qnn.conv2d(%a, %b, PARAMS, groups=4, channels=8, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWOI", out_dtype="int32")',
+        (
+            'qnn.conv2d(%a, %b, PARAMS, groups=4, channels=8, kernel_size=[3, 3], data_layout="NHWC", '
+            'kernel_layout="HWOI", out_dtype="int32")'
+        ),
         [T("(2, 16, 16, 4)", "uint8"), T("(3, 3, 4, 2)", "uint8")],
         T("(2, 14, 14, 8)", "int32"),
     ),
@@ -75,7 +78,10 @@ RESULTS = [
         T("(2, 3, 3, 5)", "int32"),
     ),
     (
-        'qnn.conv2d_transpose(%a, %b, PARAMS, strides=[2, 2], padding=[1, 1], output_padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")',
+        (
+            "qnn.conv2d_transpose(%a, %b, PARAMS, strides=[2, 2], padding=[1, 1], output_padding=[1, 1], "
+            'data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")'
+        ),
         [T("(1, 4, 4, 2)", "int8"), T("(3, 3, 2, 5)", "int8")],
         T("(1, 8, 8, 5)", "int32"),
     ),
@@ -113,9 +119,15 @@ def test_per_channel_weight_scale() -> None:
 def test_weight_constants_without_metadata_follow_channels_and_kernel_size() -> None:
     """Conv2DRel and Conv2DTransposeRel derive the weight from channels and kernel_size
     (in the data's dtype); a constant whose metadata is missing gets that type."""
-    call = 'qnn.conv2d(%a, meta[relay.Constant][0], 0, 0, 0.5f, meta[relay.Constant][1], channels=8, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")'
+    call = (
+        "qnn.conv2d(%a, meta[relay.Constant][0], 0, 0, 0.5f, meta[relay.Constant][1], channels=8, "
+        'kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32")'
+    )
     assert FAMILY.result_type(call, [T("(1, 6, 6, 4)", "uint8")]) == T("(1, 4, 4, 8)", "int32")
-    call = 'qnn.conv2d_transpose(%a, meta[relay.Constant][0], 0, 0, 0.5f, 0.5f, channels=2, kernel_size=[2, 2], out_dtype="int32")'
+    call = (
+        "qnn.conv2d_transpose(%a, meta[relay.Constant][0], 0, 0, 0.5f, 0.5f, channels=2, kernel_size=[2, 2], "
+        'out_dtype="int32")'
+    )
     assert FAMILY.result_type(call, [T("(1, 3, 4, 4)", "int8")]) == T("(1, 2, 5, 5)", "int32")
 
 
@@ -159,7 +171,10 @@ REJECTED = [
         'qnn.conv2d(%a, %b, PARAMS, groups=4, channels=8, kernel_size=[3, 3], out_dtype="int32")',
         [T("(1, 4, 8, 8)", "int8"), T("(4, 3, 3, 3)", "int8")],
         "shape-mismatch",
-        "`qnn.conv2d`: channels=8 and kernel_size=[3, 3] give a weight of shape (4, 2, 3, 3) (OIHW), found (4, 3, 3, 3)",
+        (
+            "`qnn.conv2d`: channels=8 and kernel_size=[3, 3] give a weight of shape (4, 2, 3, 3) (OIHW), found "
+            "(4, 3, 3, 3)"
+        ),
         "%b",
     ),
     (

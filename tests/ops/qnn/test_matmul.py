@@ -65,7 +65,10 @@ def test_dense_units_are_required() -> None:
 def test_weight_constant_without_metadata_follows_units() -> None:
     """MatmulRel derives the weight (units, K) in the data's dtype; scale and zero-point
     constants without metadata are scalars."""
-    call = 'qnn.dense(%a, meta[relay.Constant][0], 0, meta[relay.Constant][1], 0.5f, meta[relay.Constant][2], units=10, out_dtype="int32")'
+    call = (
+        "qnn.dense(%a, meta[relay.Constant][0], 0, meta[relay.Constant][1], 0.5f, meta[relay.Constant][2], "
+        'units=10, out_dtype="int32")'
+    )
     assert FAMILY.result_type(call, [T("(1, 64)", "uint8")]) == T("(1, 10)", "int32")
 
 

@@ -61,7 +61,10 @@ def test_gather_infers_the_other_axes_of_the_indices() -> None:
             "gather(%a, %b, axis=1)",
             [T("(2, 3)"), T("(3, 5)", I32)],
             "shape-mismatch",
-            "`gather` along axis 1: the indices must match the data on every other axis, but at axis 0 the data has size 2 and the indices 3",
+            (
+                "`gather` along axis 1: the indices must match the data on every other axis, but at axis 0 the "
+                "data has size 2 and the indices 3"
+            ),
             "%b",
         ),
         (
@@ -291,7 +294,10 @@ def test_adv_index_type(types: list[str], expected: str) -> None:
             "adv_index(%a)",
             [T("(10)")],
             "type-mismatch",
-            "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. `adv_index((%data, %i, %j))`",
+            (
+                "`adv_index` takes a tuple: the data, then one index tensor per leading axis, e.g. "
+                "`adv_index((%data, %i, %j))`"
+            ),
             "%a",
         ),
     ],

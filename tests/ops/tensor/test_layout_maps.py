@@ -50,7 +50,10 @@ def test_auto_scheduler_layout_transform_type(shape: str, src: str, dst: str, ex
             "1N32C4H4W",
             "1N2C4H4W32C",
             "shape-mismatch",
-            "`auto_scheduler_layout_transform`: the axes `C` of dst_layout cover 64 positions, but axis 1 of the data has 32",
+            (
+                "`auto_scheduler_layout_transform`: the axes `C` of dst_layout cover 64 positions, but axis 1 "
+                "of the data has 32"
+            ),
             "%a",
         ),
         (
@@ -71,7 +74,10 @@ def test_auto_scheduler_layout_transform_type(shape: str, src: str, dst: str, ex
             "1N32C4H4W",
             "1N32C4H4W2",
             "type-mismatch",
-            '`auto_scheduler_layout_transform`: "1N32C4H4W2" is not a layout of size-name pairs such as "1N32C112H112W"',
+            (
+                '`auto_scheduler_layout_transform`: "1N32C4H4W2" is not a layout of size-name pairs such as '
+                '"1N32C112H112W"'
+            ),
             None,
         ),
     ],
@@ -174,7 +180,10 @@ def _metaref():
         (
             "lambda i, j: (i - 1, j)",
             "shape-mismatch",
-            "`meta_schedule_layout_transform`: output coordinate 0 ranges from -1, not from 0 on data of shape (32, 64)",
+            (
+                "`meta_schedule_layout_transform`: output coordinate 0 ranges from -1, not from 0 on data of "
+                "shape (32, 64)"
+            ),
             "%a",
         ),
         (
@@ -186,7 +195,10 @@ def _metaref():
         (
             "lambda i, j: (i // j, 0)",
             "type-mismatch",
-            'attribute `index_map` takes an index map: `meta[IndexMap][0]`, or a string such as "lambda i, j: (i // 4, j % 4)"',
+            (
+                'attribute `index_map` takes an index map: `meta[IndexMap][0]`, or a string such as "lambda i, '
+                'j: (i // 4, j % 4)"'
+            ),
             "index_map",
         ),
     ],

@@ -88,7 +88,10 @@ def test_flattened_size_follows_shape_variables() -> None:
     from relay_text.pipeline import check_source
     from relay_text.text.type_text import type_text
 
-    text = "def @main<n : ShapeVar>(%x: Tensor[(n, 3), float32], %y: Tensor[(n, ?), int32]) {\n  (cumsum(%x), cumprod(%y))\n}\n"
+    text = (
+        "def @main<n : ShapeVar>(%x: Tensor[(n, 3), float32], %y: Tensor[(n, ?), int32]) {\n  (cumsum(%x), "
+        "cumprod(%y))\n}\n"
+    )
     checked = check_source(Source("t.rly", text))
     assert [str(d) for d in checked.diagnostics] == []
     assert type_text(checked.result.global_type("main").ret_type) == f"({T('(n * 3)')}, {T('(?)', 'int32')})"

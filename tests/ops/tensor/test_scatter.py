@@ -219,7 +219,10 @@ def test_scatter_nd_type(types: list[str], expected: str) -> None:
             "scatter_nd(%a, %b, %c)",
             [T("(2, 3, 4)"), T("(2, 5)", I32), T("(5, 3)")],
             "shape-mismatch",
-            "`scatter_nd` needs updates of shape (5, 4) (the indices' axes after the first, then the data's after the first 2), found (5, 3)",
+            (
+                "`scatter_nd` needs updates of shape (5, 4) (the indices' axes after the first, then the "
+                "data's after the first 2), found (5, 3)"
+            ),
             "%c",
         ),
         (

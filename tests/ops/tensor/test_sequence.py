@@ -181,7 +181,10 @@ def test_sequence_mask_infers_valid_length() -> None:
             "sequence_mask(%a, %b)",
             [T("(4, 3)"), T("(4)", I32)],
             "shape-mismatch",
-            "`sequence_mask` needs one valid length per batch position: axis 1 of the data has size 3, valid_length has 4",
+            (
+                "`sequence_mask` needs one valid length per batch position: axis 1 of the data has size 3, "
+                "valid_length has 4"
+            ),
             "%b",
         ),
         (

@@ -284,7 +284,10 @@ def test_contrib_reverse_reshape_rejected() -> None:
         "%a",
     )
     assert d.notes == [
-        "read from the right, the input is (4, 5, 10) and newshape [7, -1]: cannot reshape (4, 5, 10) (200 elements) into newshape [7, -1]",
+        (
+            "read from the right, the input is (4, 5, 10) and newshape [7, -1]: cannot reshape (4, 5, 10) (200 "
+            "elements) into newshape [7, -1]"
+        ),
         "200 is not a multiple of 7, the product of the other dimensions",
     ]
 

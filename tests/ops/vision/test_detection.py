@@ -46,7 +46,10 @@ def f32(v: object) -> np.ndarray:
             T("(32, 4, 7, 7)"),
         ),
         (
-            'vision.roi_align(%a, %b, pooled_size=[7, 7], spatial_scale=0.5f, sample_ratio=2, mode="max", layout="NHWC")',
+            (
+                'vision.roi_align(%a, %b, pooled_size=[7, 7], spatial_scale=0.5f, sample_ratio=2, mode="max", '
+                'layout="NHWC")'
+            ),
             [T("(4, 16, 16, 4)"), T("(32, 5)")],
             T("(32, 7, 7, 4)"),
         ),
@@ -62,7 +65,10 @@ def f32(v: object) -> np.ndarray:
         ),
         # test_multibox_prior: (1, H * W * (sizes + ratios - 1), 4)
         (
-            "vision.multibox_prior(%a, sizes=[0.3, 1.5, 0.7], ratios=[1.3, 2.4], steps=[2f, 1.5f], offsets=[0.2f, 0.3f], clip=True)",
+            (
+                "vision.multibox_prior(%a, sizes=[0.3, 1.5, 0.7], ratios=[1.3, 2.4], steps=[2f, 1.5f], "
+                "offsets=[0.2f, 0.3f], clip=True)"
+            ),
             [T("(1, 3, 56, 56)")],
             T("(1, 12544, 4)"),
         ),

@@ -92,7 +92,10 @@ def f32(v: object) -> np.ndarray:
         ),
         # the TFLite frontend's call: boxes (batch, anchors, 4), scores with a background column
         (
-            "vision.regular_non_max_suppression(%a, %b, max_detections_per_class=1, max_detections=10, num_classes=90, iou_threshold=0.6f, score_threshold=0.3f)",
+            (
+                "vision.regular_non_max_suppression(%a, %b, max_detections_per_class=1, max_detections=10, "
+                "num_classes=90, iou_threshold=0.6f, score_threshold=0.3f)"
+            ),
             [T("(1, 1917, 4)"), T("(1, 1917, 91)")],
             f"({T('(1, 10, 4)')}, {T('(1, 10)')}, {T('(1, 10)')}, {T('(1)', I32)})",
         ),
@@ -111,7 +114,8 @@ def test_all_class_sizes_follow_shape_variables() -> None:
 
     text = (
         "def @main<n : ShapeVar>(%b: Tensor[(1, n, 4), float32], %s: Tensor[(1, 2, n), float32]) {\n"
-        '  (vision.all_class_non_max_suppression(%b, %s, 2, 0.5f, 0.1f), vision.all_class_non_max_suppression(%b, %s, 2, 0.5f, 0.1f, output_format="tensorflow"))\n'
+        "  (vision.all_class_non_max_suppression(%b, %s, 2, 0.5f, 0.1f), "
+        'vision.all_class_non_max_suppression(%b, %s, 2, 0.5f, 0.1f, output_format="tensorflow"))\n'
         "}\n"
     )
     checked = check_source(Source("t.rly", text))
@@ -188,7 +192,10 @@ def test_all_class_sizes_follow_shape_variables() -> None:
             "%b",
         ),
         (
-            "vision.regular_non_max_suppression(%a, %b, max_detections_per_class=1, max_detections=10, num_classes=5, iou_threshold=0.6f, score_threshold=0.3f)",
+            (
+                "vision.regular_non_max_suppression(%a, %b, max_detections_per_class=1, max_detections=10, "
+                "num_classes=5, iou_threshold=0.6f, score_threshold=0.3f)"
+            ),
             [T("(1, 8, 4)"), T("(1, 8, 4)")],
             "shape-mismatch",
             "`vision.regular_non_max_suppression`: num_classes=5, but the scores have 4 columns",

@@ -68,6 +68,8 @@ from .emit import FunctionEmitter
 from .ops import (
     LOW_PRECISION,
     BoundOperator,
+    KernelArgs,
+    KernelAttrs,
     MissingExtra,
     NoKernel,
     Resolver,
@@ -125,7 +127,8 @@ class CompiledProgram:
         return None
 
     def function(self, entry: str) -> Callable[..., Any]:
-        return self.namespace[self.entries[entry]]
+        fn: Callable[..., Any] = self.namespace[self.entries[entry]]
+        return fn
 
 
 def _ident(name: str) -> str:
@@ -180,12 +183,12 @@ class Compiler:
         self.blocks: list[Block] = []
         self.global_names: dict[GlobalVar, str] = {}
         self.pending: list[tuple[Module, GlobalVar]] = []
-        self.constants: dict[tuple, str] = {}
+        self.constants: dict[tuple[Any, ...], str] = {}
         self.ctor_names: dict[Constructor, str] = {}
         self.counter = itertools.count(1)
         self.entries: dict[str, str] = {}
-        self.operator_names: dict[tuple, tuple[str, str | None]] = {}
-        self.inplace_names: dict[tuple, str] = {}  # in-place kernels (see `inplace`)
+        self.operator_names: dict[tuple[Any, ...], tuple[str, str | None]] = {}
+        self.inplace_names: dict[tuple[Any, ...], str] = {}  # in-place kernels (see `inplace`)
         self.missing_constants: list[Constant] = []  # meta[relay.Constant][i] without data
         self.meta_values: dict[int, Any] = {}  # values given for meta[relay.Constant][i]
         self.filling_constants = False  # whether values were asked for (--random-consts)
@@ -379,7 +382,9 @@ class Compiler:
                 return False
         return True
 
-    def bind_operator(self, op: Op, attrs: dict, all_scalar: bool, definition: Any = None) -> BoundOperator | None:
+    def bind_operator(
+        self, op: Op, attrs: KernelAttrs, all_scalar: bool, definition: Any = None
+    ) -> BoundOperator | None:
         """`definition`: an older TVM form of the operator (`ops.legacy.renamed.legacy_form`)."""
         try:
             return bind(op.name, attrs, self.resolver if definition is None else (lambda _name: definition), all_scalar)
@@ -427,7 +432,7 @@ class Compiler:
         if size is not None and size[1] < limits.GUARD_BYTES:
             size = None
         site = (op.name, len(call.args), call.attrs, all_scalar, low, size)
-        key: tuple | None = site
+        key: tuple[Any, ...] | None = site
         try:
             names = self.operator_names.get(site)
         except TypeError:  # an attribute value that cannot be a key
@@ -629,7 +634,7 @@ def _guarded(bound: BoundOperator, count: int, nbytes: int) -> BoundOperator:
     kernel = bound.kernel
     what = f"the result of `{bound.name}`"
 
-    def guarded_kernel(args: tuple, attrs: dict) -> Any:
+    def guarded_kernel(args: KernelArgs, attrs: KernelAttrs) -> Any:
         limits.check_allocation(count, nbytes // max(count, 1), what)
         return kernel(args, attrs)
 

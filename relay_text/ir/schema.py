@@ -90,8 +90,9 @@ FIELDS: dict[type, tuple[Field, ...]] = {
     RefWrite: (Field("ref", OPERAND), Field("value", OPERAND)),
 }
 
-# (child, role, scope kind or None, scope index)
-Edge: TypeAlias = tuple[Expr, str, str | None, int]
+# (child, role, scope kind or None, scope index). The items stay Any: readers
+# dispatch on type(child) kept in a local, which mypy does not narrow through.
+Edge: TypeAlias = tuple[Any, ...]
 
 
 def _compile(fields: tuple[Field, ...]) -> tuple[Callable[[Any], list[tuple[Expr, Field, int]]], bool]:

@@ -154,8 +154,8 @@ def model_dump(size: int, comments: bool = True) -> str:
         stem, body = bodies[copy % len(bodies)]
         used = [int(n) for n in number.findall(body)]
         indices = [int(n) for _, n in meta.findall(body)]
-        text = number.sub(lambda m: f"%{int(m.group(1)) + offset}", body)
-        text = meta.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + constants}]", text)
+        text = number.sub(lambda m, offset=offset: f"%{int(m.group(1)) + offset}", body)
+        text = meta.sub(lambda m, constants=constants: f"{m.group(1)}{int(m.group(2)) + constants}]", text)
         constants += max(indices, default=-1) + 1
         text = text.replace("def @main", f"def @{stem}_{copy}", 1)
         if comments:

@@ -105,7 +105,8 @@ def main() -> None:
             parser.error(f"unknown stage {s!r} (parse, check, fmt)")
     print(f"big files: a {args.size_mb:g} MB dump of the corpus models; {os.cpu_count()} cores")
     print(
-        f"{'input':<14} {'stage':<6} {'wall s':>7} {'cpu s':>7} {'MB/s wall':>9} {'MB/s cpu':>9} {'target':>7} {'':>4} {'peak MiB':>8} {'B/B':>5} {'':>4}  load"
+        f"{'input':<14} {'stage':<6} {'wall s':>7} {'cpu s':>7} {'MB/s wall':>9} {'MB/s cpu':>9} "
+        f"{'target':>7} {'':>4} {'peak MiB':>8} {'B/B':>5} {'':>4}  load"
     )
     misses = 0
     with tempfile.TemporaryDirectory() as tmp:

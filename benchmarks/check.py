@@ -68,7 +68,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
 
-    print("type checking generated programs (CPU seconds, best of %d; parsing excluded)" % args.repeat)
+    print(f"type checking generated programs (CPU seconds, best of {args.repeat}; parsing excluded)")
     for style, make in (("graph bindings", graph_program), ("nested lets", let_program)):
         times = []
         for n in SIZES:

@@ -49,7 +49,8 @@ def gpt2_block(dtype: str, seq: int = 128, width: int = 768, heads: int = 12) ->
     return f"""#[version = "0.0.5"]
 def @main(%x: {t(seq, width)}, %g1: {t(width)}, %b1: {t(width)}, %wqkv: {t(3 * width, width)}, %bqkv: {t(3 * width)},
           %wo: {t(width, width)}, %bo: {t(width)}, %g2: {t(width)}, %b2: {t(width)},
-          %w1: {t(4 * width, width)}, %c1: {t(4 * width)}, %w2: {t(width, 4 * width)}, %c2: {t(width)}) -> {t(seq, width)} {{
+          %w1: {t(4 * width, width)}, %c1: {t(4 * width)}, %w2: {t(width, 4 * width)}, %c2: {t(width)})
+          -> {t(seq, width)} {{
   %0 = nn.layer_norm(%x, %g1, %b1);
   %1 = nn.bias_add(nn.dense(%0, %wqkv, units={3 * width}), %bqkv, axis=-1);
   %2 = split(%1, indices_or_sections=3, axis=1);
@@ -63,7 +64,8 @@ def @main(%x: {t(seq, width)}, %g1: {t(width)}, %b1: {t(width)}, %wqkv: {t(3 * w
   %10 = add(%x, nn.bias_add(nn.dense(%9, %wo, units={width}), %bo, axis=-1));
   %11 = nn.layer_norm(%10, %g2, %b2);
   %12 = nn.bias_add(nn.dense(%11, %w1, units={4 * width}), %c1, axis=-1);
-  %13 = multiply(multiply(%12, 0.5f16), add(tanh(multiply(add(%12, multiply(power(%12, 3f16), 0.044715f16)), 0.797885f16)), 1f16));
+  %13 = multiply(multiply(%12, 0.5f16),
+                 add(tanh(multiply(add(%12, multiply(power(%12, 3f16), 0.044715f16)), 0.797885f16)), 1f16));
   %14 = nn.bias_add(nn.dense(%13, %w2, units={width}), %c2, axis=-1);
   add(%10, %14)
 }}

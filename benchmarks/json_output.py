@@ -51,7 +51,8 @@ def measure(name: str, value, repeat: int) -> None:
     tracemalloc.stop()
     best, median = min(times), statistics.median(times)
     print(
-        f"{name:28s} {mb:6.1f} MB -> {out.chars / 1e6:6.1f} M chars: {mb / best:6.1f} MB/s best, {mb / median:6.1f} median"
+        f"{name:28s} {mb:6.1f} MB -> {out.chars / 1e6:6.1f} M chars: {mb / best:6.1f} MB/s best, "
+        f"{mb / median:6.1f} median"
         f"  (target >= 50); peak memory {peak / 1e6:.1f} MB = {peak / value.nbytes:.2f}x the tensor"
     )
     print(

@@ -125,12 +125,14 @@ def main() -> None:
     rows = lark_engines(grammar, toks, text)
     gc.enable()
     print(
-        f"LALR engines on grammar/relay.lark: {mb:.2f} MB dump, {len(toks):,} tokens (CPU s, best of 3; load {load:.2f} -> {os.getloadavg()[0]:.2f})"
+        f"LALR engines on grammar/relay.lark: {mb:.2f} MB dump, {len(toks):,} tokens (CPU s, best of 3; "
+        f"load {load:.2f} -> {os.getloadavg()[0]:.2f})"
     )
     print(f"  {'relay_text driver':20} lists {ours:6.3f} s  {mb / ours:5.2f} MB/s")
     for name, plain, trees in rows:
         print(
-            f"  {name:20} lists {plain:6.3f} s  {mb / plain:5.2f} MB/s   Lark trees {trees:6.3f} s   {plain / ours:.1f}x the driver's time"
+            f"  {name:20} lists {plain:6.3f} s  {mb / plain:5.2f} MB/s   Lark trees {trees:6.3f} s   "
+            f"{plain / ours:.1f}x the driver's time"
         )
 
 

@@ -193,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         py = Path(tmp) / "twenty.py"
         py.write_text(TWENTY_PYTHON)
         print(
-            f"small-file latency ({lines}-line file; best / median wall of {options.repeat}, best CPU; target <= 60 ms wall, <= 0.7x black --check)"
+            f"small-file latency ({lines}-line file; best / median wall of {options.repeat}, best CPU; "
+            f"target <= 60 ms wall, <= 0.7x black --check)"
         )
         runs = {"check": ["check", str(path)], "fmt --check": ["fmt", "--check", str(path)]}
         commands = {name: [relay_command(), *args] for name, args in runs.items()}
@@ -206,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         if black is not None:
             b_best, b_median, b_cpu = times["black --check"]
             print(
-                f"  {'black --check':22} best {b_best * 1000:5.0f} ms  median {b_median * 1000:5.0f} ms  CPU {b_cpu * 1000:4.0f} ms  ({load})"
+                f"  {'black --check':22} best {b_best * 1000:5.0f} ms  median {b_median * 1000:5.0f} ms  "
+                f"CPU {b_cpu * 1000:4.0f} ms  ({load})"
             )
         else:
             print("  black is not installed here (pip install black): no ratio")
@@ -225,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
                 ok = ratio_best <= 0.7
                 met &= ok
                 print(
-                    f"  {'':22} vs black --check: best {ratio_best:.2f}x, median {ratio_median:.2f}x  {'met' if ok else 'MISSED'} (<= 0.7x)"
+                    f"  {'':22} vs black --check: best {ratio_best:.2f}x, median {ratio_median:.2f}x  "
+                    f"{'met' if ok else 'MISSED'} (<= 0.7x)"
                 )
             print(
                 f"  {'':22} imports {count} modules, {total * 1000:.0f} ms: "
@@ -241,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     comments = sum(len(m.group(0)) for m in re.finditer(r"//[^\n]*|/\*.*?\*/", text, re.S)) / max(len(text), 1)
     print(
         f"relay fmt throughput (safety checks on; CPU, best; samples/ and ../shared/seeds code blocks concatenated, "
-        f"{len(text.encode()) / 1e3:.0f} kB, {comments:.0%} comments; target >= 1 MB/s; load {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)"
+        f"{len(text.encode()) / 1e3:.0f} kB, {comments:.0%} comments; target >= 1 MB/s; load "
+        f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)"
     )
     # A file to reformat is parsed, printed, parsed and printed again; one
     # already in normal form (`relay fmt --check` in CI) is parsed and printed once.

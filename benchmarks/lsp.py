@@ -59,7 +59,10 @@ def generated_1000() -> str:
     n = LINES - 3
     body = [
         '#[version = "0.0.5"]',
-        "def @main(%x: Tensor[(1, 64, 56, 56), float32], %w: Tensor[(64, 64, 3, 3), float32]) -> Tensor[(1, 64, 56, 56), float32] {",
+        (
+            "def @main(%x: Tensor[(1, 64, 56, 56), float32], %w: Tensor[(64, 64, 3, 3), float32]) -> "
+            "Tensor[(1, 64, 56, 56), float32] {"
+        ),
         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3]);",
     ]
     for i in range(1, n):
@@ -218,11 +221,13 @@ def main() -> None:
     print(f"didOpen -> diagnostics:      {first * 1000:7.0f} ms (first check, cold)")
     burst = [t * 1000 for t in burst_times]
     print(
-        f"didChange -> diagnostics:    {statistics.median(ms):7.0f} ms median, {max(ms):.0f} ms worst of {len(ms)} edits"
+        f"didChange -> diagnostics:    {statistics.median(ms):7.0f} ms median, {max(ms):.0f} ms worst of "
+        f"{len(ms)} edits"
         " (one edit after a pause; includes the 150 ms debounce; target 300 ms)"
     )
     print(
-        f"typing -> diagnostics:       {statistics.median(burst):7.0f} ms median, {max(burst):.0f} ms worst of {len(burst)} bursts"
+        f"typing -> diagnostics:       {statistics.median(burst):7.0f} ms median, {max(burst):.0f} ms "
+        f"worst of {len(burst)} bursts"
         " (from the last of 3 keystrokes 60 ms apart)"
     )
     print(f"hover:                       {hover * 1000:7.0f} ms")

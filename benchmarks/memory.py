@@ -72,7 +72,8 @@ def main() -> None:
                 code, peak, seconds, err = measure(command)
                 size = path.stat().st_size
                 print(
-                    f"{path.name[:40]:<40} {size:>10,} {name:<6} {peak / 2**20:>9.0f} {peak / size:>10.0f} {seconds:>8.1f} {code:>6}"
+                    f"{path.name[:40]:<40} {size:>10,} {name:<6} {peak / 2**20:>9.0f} {peak / size:>10.0f} "
+                    f"{seconds:>8.1f} {code:>6}"
                 )
                 if code not in (0, 1):
                     print(f"    {err.strip().splitlines()[-1] if err.strip() else ''}")

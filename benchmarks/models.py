@@ -335,7 +335,8 @@ def row(r: dict) -> str:
     if "kernels" in r:
         inside, total, calls = r["kernels"]
         extras.append(
-            f"kernels {inside * 1000:.1f} ms of {total * 1000:.1f} ({calls} calls), overhead {(total - inside) / inside * 100:.1f} %"
+            f"kernels {inside * 1000:.1f} ms of {total * 1000:.1f} ({calls} calls), overhead "
+            f"{(total - inside) / inside * 100:.1f} %"
         )
     if "difference" in r:
         extras.append(f"difference from PyTorch {r['difference']:.1e}")
@@ -359,7 +360,8 @@ def summary(records: list[dict]) -> None:
     met = sum(1 for x in ratios if x <= 1.0)
     stretch = sum(1 for x in ratios if x <= 0.8)
     print(
-        f"target ratio <= 1.0 (best times): met {met} of {len(ratios)}; stretch <= 0.8: met {stretch} of {len(ratios)}; worst {worst:.2f}"
+        f"target ratio <= 1.0 (best times): met {met} of {len(ratios)}; stretch <= 0.8: met {stretch} of "
+        f"{len(ratios)}; worst {worst:.2f}"
     )
     for r, x in zip(compared, ratios, strict=False):
         if x > 1.0:

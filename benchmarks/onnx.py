@@ -137,9 +137,13 @@ def main() -> None:
     opts = parser.parse_args()
     names = opts.model or list(light_models.NAMES)
     print(
-        f"relay import and run, against onnxruntime; {_THREADS} thread(s), best/median of {opts.repeat}; load average {os.getloadavg()[0]:.1f}"
+        f"relay import and run, against onnxruntime; {_THREADS} thread(s), best/median of {opts.repeat}; "
+        f"load average {os.getloadavg()[0]:.1f}"
     )
-    header = f"{'model':<14}{'nodes':>6}{'lines':>7}{'import s':>10}{'check s':>9}{'relay ms':>18}{'ort ms':>18}{'ratio':>8}{'diff':>10}{'load':>6}"
+    header = (
+        f"{'model':<14}{'nodes':>6}{'lines':>7}{'import s':>10}{'check s':>9}"
+        f"{'relay ms':>18}{'ort ms':>18}{'ratio':>8}{'diff':>10}{'load':>6}"
+    )
     print(header)
     print("-" * len(header))
     for name in names:
@@ -148,7 +152,8 @@ def main() -> None:
         best_o, med_o = min(r["ort"]) * 1e3, statistics.median(r["ort"]) * 1e3
         print(
             f"{name:<14}{r['nodes']:>6}{r['lines']:>7}{r['import']:>10.2f}{r['check']:>9.2f}"
-            f"{best_r:>9.1f}/{med_r:<8.1f}{best_o:>9.1f}/{med_o:<8.1f}{best_r / best_o:>8.1f}{r['difference']:>10.1e}{r['load']:>6.1f}",
+            f"{best_r:>9.1f}/{med_r:<8.1f}{best_o:>9.1f}/{med_o:<8.1f}"
+            f"{best_r / best_o:>8.1f}{r['difference']:>10.1e}{r['load']:>6.1f}",
             flush=True,
         )
 

@@ -119,7 +119,10 @@ def markdown(m: dict[str, Any]) -> str:
         BEGIN,
         f"Measured {day} with {m['versions']} (`python benchmarks/onnx_conformance.py`).",
         "",
-        "| cases | count | relay-text: passed | random | failed | unsupported | onnxruntime: passed | random | failed | unsupported |",
+        (
+            "| cases | count | relay-text: passed | random | failed | unsupported | onnxruntime: passed | "
+            "random | failed | unsupported |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for label, row in m["table"].items():
@@ -133,7 +136,10 @@ def markdown(m: dict[str, Any]) -> str:
         refused.setdefault(reason, []).append(name)
     lines += [
         "",
-        f"Of the cases in Relay dtypes of the operators TVM converted, relay-text refuses {len(C.KNOWN_UNSUPPORTED)}, each with an",
+        (
+            f"Of the cases in Relay dtypes of the operators TVM converted, relay-text refuses "
+            f"{len(C.KNOWN_UNSUPPORTED)}, each with an"
+        ),
         "`import-unsupported` diagnostic at the node:",
         "",
         "| refused because | cases |",
@@ -162,7 +168,8 @@ def main() -> None:
     load = os.getloadavg()[0]
     m = measure(opts.jobs)
     print(
-        f"ONNX node conformance cases: {m['versions']}; {m['operators']} operators, {m['tvm_operators']} of them converted by TVM"
+        f"ONNX node conformance cases: {m['versions']}; {m['operators']} operators, {m['tvm_operators']} "
+        f"of them converted by TVM"
     )
     print(f"{'':<37}{'relay-text':^48}{'onnxruntime':^48}")
     print(f"{'cases':<28}{'count':>7}  " + "".join(f"{k:>12}" for _ in range(2) for k in OUTCOMES))
@@ -170,13 +177,16 @@ def main() -> None:
         cells = "".join(f"{row[e][k]:>12,}" for e in ("relay-text", "onnxruntime") for k in OUTCOMES)
         print(f"{label:<28}{row['cases']:>7,}  {cells}")
     print(
-        f"{m['seconds']:.0f} s with {opts.jobs} process(es); load average {load:.1f} before, {os.getloadavg()[0]:.1f} after"
+        f"{m['seconds']:.0f} s with {opts.jobs} process(es); load average {load:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after"
     )
     C = _setup()
     refused = {n for n, (ours, _) in m["results"].items() if C.must_pass(n) and _kind(ours) == "unsupported"}
     if refused != set(C.KNOWN_UNSUPPORTED):
         print(
-            f"warning: the refusals differ from KNOWN_UNSUPPORTED: new {sorted(refused - set(C.KNOWN_UNSUPPORTED))}, gone {sorted(set(C.KNOWN_UNSUPPORTED) - refused)}"
+            f"warning: the refusals differ from KNOWN_UNSUPPORTED: new "
+            f"{sorted(refused - set(C.KNOWN_UNSUPPORTED))}, gone "
+            f"{sorted(set(C.KNOWN_UNSUPPORTED) - refused)}"
         )
     if opts.list:
         for name, (ours, _) in sorted(m["results"].items()):

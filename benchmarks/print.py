@@ -66,10 +66,12 @@ def main() -> None:
             prints.append(t_print)
             print(
                 f"  {name:28} n={n:>7,}  {mb:5.2f} MB   print {t_print:6.3f} s {mb / t_print:5.2f} MB/s"
-                f"   format --fast {t_fast:6.3f} s {mb / t_fast:5.2f} MB/s   format {t_safe:6.3f} s {mb / t_safe:5.2f} MB/s"
+                f"   format --fast {t_fast:6.3f} s {mb / t_fast:5.2f} MB/s   format {t_safe:6.3f} s "
+                f"{mb / t_safe:5.2f} MB/s"
             )
         print(
-            f"  {'':28} print growth exponent {sizes[-2]:,} -> {sizes[-1]:,}: {exponent(sizes, prints):.2f} (1.0 is linear)"
+            f"  {'':28} print growth exponent {sizes[-2]:,} -> {sizes[-1]:,}: "
+            f"{exponent(sizes, prints):.2f} (1.0 is linear)"
         )
 
     text = diamond_chain(10_000)
@@ -83,7 +85,8 @@ def main() -> None:
         lines = len(TWENTY_LINES.splitlines())
         best, median = wall_time([relay_command(), "fmt", "--check", str(path)])
     print(
-        f"relay fmt --check on a {lines}-line file: best {best * 1000:.0f} ms, median {median * 1000:.0f} ms (target <= 150 ms)"
+        f"relay fmt --check on a {lines}-line file: best {best * 1000:.0f} ms, median {median * 1000:.0f} "
+        f"ms (target <= 150 ms)"
     )
 
 

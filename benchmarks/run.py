@@ -283,7 +283,10 @@ def depth_run() -> tuple[int, float, float, float]:
         [
             sys.executable,
             "-c",
-            f"import sys, resource; sys.path.insert(0, {str(ROOT)!r}); import relay_text.pipeline, numpy; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+            (
+                f"import sys, resource; sys.path.insert(0, {str(ROOT)!r}); import relay_text.pipeline, numpy; "
+                f"print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+            ),
         ],
         capture_output=True,
         text=True,
@@ -340,14 +343,16 @@ def main() -> None:
     relay_t, direct_t, fixed = tensor_program(opts.quick)
     print(f"\n(b) {LAYERS}-layer MLP ({BATCH}x{WIDTH}, float32) vs the same kernels called directly (target: <= 5 %)")
     print(
-        f"  relay run {relay_t * 1e3:.2f} ms, kernels alone {direct_t * 1e3:.2f} ms: overhead {100 * (relay_t - direct_t) / direct_t:+.1f} %"
+        f"  relay run {relay_t * 1e3:.2f} ms, kernels alone {direct_t * 1e3:.2f} ms: overhead "
+        f"{100 * (relay_t - direct_t) / direct_t:+.1f} %"
     )
     print(f"  (of which {fixed * 1e6:.0f} us is the fixed cost of starting an evaluation)")
 
     value, elapsed, rss, base = depth_run()
     print("\n(c) depth: @length(@build(1000000)), 10^6 nested calls each, in a fresh process")
     print(
-        f"  result {value}, {elapsed:.2f} s including parse and check; peak RSS {rss:.0f} MiB (interpreter with numpy: {base:.0f} MiB)"
+        f"  result {value}, {elapsed:.2f} s including parse and check; peak RSS {rss:.0f} MiB (interpreter "
+        f"with numpy: {base:.0f} MiB)"
     )
 
     import math

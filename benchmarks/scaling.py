@@ -288,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     worst: list[tuple[float, str, str]] = []
     missed: list[str] = []
     print(
-        f"CPU seconds, best of {options.repeat}; exponent from {sizes[1]:,} to {sizes[2]:,} (fit over all sizes); {os.cpu_count()} cores"
+        f"CPU seconds, best of {options.repeat}; exponent from {sizes[1]:,} to {sizes[2]:,} (fit over all "
+        f"sizes); {os.cpu_count()} cores"
     )
     print(f"{'construct':<15} {'stage':<6} " + " ".join(f"{n:>9,}" for n in sizes) + "  exponent (fit)  load")
     for name in names:

@@ -168,9 +168,11 @@ def main() -> None:
             rows.append(measure(name, text, page, args.repeat, Path(tmp)))
             r = rows[-1]
             print(
-                f"{r['name'][:44]:44} {r['nodes']:>7,} nodes  check {r['check']:6.2f}  graph {r['graph']:5.2f}  layers {r['layers']:5.2f}"
+                f"{r['name'][:44]:44} {r['nodes']:>7,} nodes  check {r['check']:6.2f}  graph "
+                f"{r['graph']:5.2f}  layers {r['layers']:5.2f}"
                 f"  page {r['page']:5.2f} ({r['kb']:,} kB)  lay out {r['layout']:5.2f}  open {r['open']:5.2f}"
-                f"  place {r['place']:5.2f}  svg {r['svg']:5.2f}  frame {r['frame_view']:5.1f} / {r['frame_fit']:5.1f} ms",
+                f"  place {r['place']:5.2f}  svg {r['svg']:5.2f}  frame {r['frame_view']:5.1f} / "
+                f"{r['frame_fit']:5.1f} ms",
                 flush=True,
             )
         if args.screenshots:
@@ -179,7 +181,8 @@ def main() -> None:
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     worst = max(rows, key=lambda r: max(r["layout"], r["open"]))
     print(
-        f"slowest: {worst['name']}: lay out {worst['layout']:.2f} s, open {worst['open']:.2f} s (target: each under 5 s)"
+        f"slowest: {worst['name']}: lay out {worst['layout']:.2f} s, open {worst['open']:.2f} s (target: "
+        f"each under 5 s)"
     )
 
 

@@ -53,7 +53,10 @@ class Counts:
         )
 
 
-HEADER = f"{'mode':<9} {'cases':>7} {'internal':>9} {'hangs':>6} {'refusals':>9} {'mismatches':>10} {'other':>6} {'seconds':>8} {'slowest':>8}"
+HEADER = (
+    f"{'mode':<9} {'cases':>7} {'internal':>9} {'hangs':>6} {'refusals':>9} {'mismatches':>10} {'other':>6} "
+    f"{'seconds':>8} {'slowest':>8}"
+)
 
 
 @dataclass

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .oracles import Failure
 import contextlib
@@ -52,7 +52,7 @@ _NEW_NAMES = ["%y", "y", "@g", "Cons", "let", "1 + x", "", "%", "float32", "@mai
 class Session:
     """A `relay lsp` process with a reader thread that files its replies by id."""
 
-    command = [sys.executable, "-m", "relay_text", "lsp"]
+    command: ClassVar[list[str]] = [sys.executable, "-m", "relay_text", "lsp"]
 
     def __init__(self) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -10,7 +10,7 @@ so `Tensor[(n, n), float32]` demands a square matrix.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 from collections.abc import Callable
 
 import numpy as np
@@ -40,11 +40,15 @@ MAX_RANDOM_DEPTH = 4
 RANDOM_UNKNOWN_DIM = 3
 
 
+# A type or shape variable -> what it was bound to where it was first met.
+Bindings: TypeAlias = dict[Any, Any]
+
+
 class ArgumentError(Exception):
     """A value that cannot be given to a parameter; the message says why."""
 
 
-def _substitute(ty: Any, mapping: dict) -> Any:
+def _substitute(ty: Any, mapping: dict[Any, Any]) -> Any:
     """`ty` with type parameters replaced (iterative over nesting)."""
     if not mapping:
         return ty
@@ -77,9 +81,9 @@ class TypeDefs:
         for module in modules:
             if module is not None:
                 self.defs.update(module.type_defs)
-        self._fields: dict[tuple[int, int], tuple[TypeCall, tuple]] = {}
+        self._fields: dict[tuple[int, int], tuple[TypeCall, tuple[Any, ...]]] = {}
 
-    def field_types(self, call: TypeCall, con: Any) -> tuple:
+    def field_types(self, call: TypeCall, con: Any) -> tuple[Any, ...]:
         """The types of a constructor's fields in a value of type `call`."""
         key = (id(call), id(con))
         cached = self._fields.get(key)
@@ -89,7 +93,7 @@ class TypeDefs:
             self.defs.get(call.func) if isinstance(call.func, GlobalTypeVar) else None
         )  # a type variable has no definition
         if data is None:
-            result: tuple = tuple(None for _ in con.inputs)
+            result: tuple[Any, ...] = tuple(None for _ in con.inputs)
         else:
             mapping = {
                 param: type_argument(arg, param) for param, arg in zip(data.type_params, call.args, strict=False)
@@ -108,7 +112,7 @@ def type_argument(arg: Any, param: TypeVar) -> Any:
     return arg
 
 
-def describe_mismatch(value: Any, ty: Any, defs: TypeDefs, bindings: dict | None = None) -> str | None:
+def describe_mismatch(value: Any, ty: Any, defs: TypeDefs, bindings: Bindings | None = None) -> str | None:
     """Why `value` is not a value of `ty`, or None if it is."""
     bindings = {} if bindings is None else bindings
     # Work items carry their path as a chain (parent, step) that is only
@@ -146,9 +150,8 @@ def describe_mismatch(value: Any, ty: Any, defs: TypeDefs, bindings: dict | None
             else:
                 for i, (f, ft) in enumerate(zip(v.fields, defs.field_types(t, v.con), strict=False)):
                     stack.append((f, ft, (path, (v.con.name, i))))
-        elif isinstance(t, FuncType):
-            if not callable(v) or isinstance(v, (Data, Ref, np.ndarray, np.generic)):
-                problem = f"expected a function {type_text(t)}, found {_kind(v)}"
+        elif isinstance(t, FuncType) and (not callable(v) or isinstance(v, (Data, Ref, np.ndarray, np.generic))):
+            problem = f"expected a function {type_text(t)}, found {_kind(v)}"
         if problem is not None:
             where = _path_text(path)
             return f"{problem} (in {where})" if where else problem
@@ -192,11 +195,11 @@ def _kind(v: Any) -> str:
     return type(v).__name__
 
 
-def _shape_text(shape: tuple) -> str:
+def _shape_text(shape: tuple[Any, ...]) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ")"
 
 
-def _tensor_mismatch(v: Any, t: TensorType, bindings: dict) -> str | None:
+def _tensor_mismatch(v: Any, t: TensorType, bindings: Bindings) -> str | None:
     if not isinstance(v, (np.ndarray, np.generic)):
         return f"expected a tensor {type_text(t)}, found {_kind(v)}"
     dtype = t.dtype
@@ -210,26 +213,38 @@ def _tensor_mismatch(v: Any, t: TensorType, bindings: dict) -> str | None:
     if isinstance(shape, TypeVar):
         bound = bindings.setdefault(shape, actual)
         if bound != actual:
-            return f"expected shape {_shape_text(bound)} (the shape `{shape.name}` has already), found {_shape_text(actual)}"
+            return (
+                f"expected shape {_shape_text(bound)} (the shape `{shape.name}` has already), found "
+                f"{_shape_text(actual)}"
+            )
         return None
     if not isinstance(shape, tuple):
         return None
     if len(shape) != len(actual):
-        return f"expected shape {type_text(t).split('[', 1)[1].rsplit(',', 1)[0]}, found {_shape_text(actual)} (rank {len(shape)} vs {len(actual)})"
+        return (
+            f"expected shape {type_text(t).split('[', 1)[1].rsplit(',', 1)[0]}, found {_shape_text(actual)} "
+            f"(rank {len(shape)} vs {len(actual)})"
+        )
     for axis, (want, got) in enumerate(zip(shape, actual, strict=False)):
         if isinstance(want, bool):
             want = int(want)
         if isinstance(want, int):
             if want != got:
-                return f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (axis {axis} is {got}, not {want})"
+                return (
+                    f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (axis {axis} is {got}, "
+                    f"not {want})"
+                )
         elif isinstance(want, TypeVar):
             bound = bindings.setdefault(want, got)
             if bound != got:
-                return f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (`{want.name}` is {bound} elsewhere, {got} on axis {axis})"
+                return (
+                    f"expected shape {_dims_text(shape)}, found {_shape_text(actual)} (`{want.name}` is "
+                    f"{bound} elsewhere, {got} on axis {axis})"
+                )
     return None
 
 
-def _dims_text(shape: tuple) -> str:
+def _dims_text(shape: tuple[Any, ...]) -> str:
     from ..text.type_text import shape_text
 
     return shape_text(shape)
@@ -283,16 +298,16 @@ def _list_constructors(ty: TypeCall, defs: TypeDefs) -> tuple[Any, Any] | None:
 def random_value(ty: Any, rng: np.random.Generator, defs: TypeDefs, name: str = "") -> Any:
     """A value of type `ty` drawn from `rng`: floats from a standard normal,
     integers from [-10, 10), bools fair; lists of up to five elements."""
-    bindings: dict = {}
+    bindings: Bindings = {}
     return _random(ty, rng, defs, bindings, 0, name)
 
 
-def _random(ty: Any, rng: np.random.Generator, defs: TypeDefs, bindings: dict, depth: int, name: str) -> Any:
+def _random(ty: Any, rng: np.random.Generator, defs: TypeDefs, bindings: Bindings, depth: int, name: str) -> Any:
     """Pre-order (each choice drawn before the parts it decides, parts left to
     right), built bottom-up with an explicit stack: a type nested thousands of
     levels deep is no problem."""
-    done: list = []
-    work: list = [(ty, depth, None)]
+    done: list[Any] = []
+    work: list[Any] = [(ty, depth, None)]
     while work:
         t, d, build = work.pop()
         if build is not None:
@@ -320,7 +335,7 @@ def _random(ty: Any, rng: np.random.Generator, defs: TypeDefs, bindings: dict, d
 
 def _random_data(
     ty: TypeCall, rng: np.random.Generator, defs: TypeDefs, depth: int, name: str
-) -> tuple[list, Callable[[list], Any]]:
+) -> tuple[list[Any], Callable[[list[Any]], Any]]:
     """Choose a constructor (or, for a List, a length): the types of the
     fields still to fill, and how to build the value from them."""
     data = defs.defs.get(ty.func) if isinstance(ty.func, GlobalTypeVar) else None  # a type variable has no definition
@@ -334,7 +349,7 @@ def _random_data(
         length = int(rng.integers(MAX_RANDOM_LENGTH + 1)) if depth < MAX_RANDOM_DEPTH else 0
         element = defs.field_types(ty, cons)[0]
 
-        def make_list(items: list) -> Any:
+        def make_list(items: list[Any]) -> Any:
             value: Any = Data(nil, ())
             for item in reversed(items):
                 value = Data(cons, (item, value))
@@ -365,7 +380,7 @@ def _mentions(ty: Any, header: GlobalTypeVar) -> bool:
     return False
 
 
-def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: dict, name: str) -> Any:
+def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: Bindings, name: str) -> Any:
     dtype = ty.dtype
     if isinstance(dtype, TypeVar):
         dtype = bindings.setdefault(dtype, "float32")

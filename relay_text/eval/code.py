@@ -90,7 +90,7 @@ def render(blocks: Iterable[Block]) -> tuple[list[str], list[Expr | None]]:
     lines: list[str] = []
     nodes: list[Expr | None] = []
     for top in blocks:
-        stack: list[tuple[list, int, int]] = [(top.items, 0, 0)]
+        stack: list[tuple[list[Any], int, int]] = [(top.items, 0, 0)]
         while stack:
             items, index, depth = stack.pop()
             if index >= len(items):

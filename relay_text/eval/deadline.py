@@ -54,6 +54,7 @@ _STAGES = (
     ("relay_text/std/", "loading the Prelude for"),
     ("relay_text/eval/optimize", "optimising"),
     ("relay_text/eval/compile", "compiling"),
+    ("relay_text/eval/call_sites", "compiling"),
     ("relay_text/eval/args", "making the arguments of"),
 )
 

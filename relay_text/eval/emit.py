@@ -42,7 +42,8 @@ from ..ir.pattern import (
 )
 from ..ir.ty import AnyDim, FuncType, TensorType, TupleType
 from .code import Block, free_names
-from .plan import LEAVES, Plan, Region, region_edges
+from ..ir.schema import region_edges
+from .plan import LEAVES, Plan, Region
 
 if TYPE_CHECKING:
     from .compile import Compiler
@@ -70,7 +71,7 @@ class FunctionEmitter:
         # tensor-valued node -> every node of its region that reads it
         self.all_readers: dict[Expr, frozenset[Expr]] = {}
         # the last in-place call emitted: (block, line index, node, keys, parts, argument texts, names)
-        self.last_inplace: tuple | None = None
+        self.last_inplace: tuple[Any, ...] | None = None
         # the value of an annotated `let` -> (its annotation, the variable's name):
         # its shape is checked right after it is computed (see `check_shape`)
         self.let_checks: dict[Expr, tuple[Any, str]] = {}
@@ -344,7 +345,9 @@ class FunctionEmitter:
                     self.check_shape(arg, param, f"argument {i + 1}", node, block)
             block.line(f"{target} = {ref(op)}({joined})", node)
 
-    def chain(self, node: Call, fn: Any, into: int, key: tuple, args: list[str], target: str, block: Block) -> bool:
+    def chain(
+        self, node: Call, fn: Any, into: int, key: tuple[Any, ...], args: list[str], target: str, block: Block
+    ) -> bool:
         """Fuse an in-place call into the in-place call just emitted whose
         buffer it continues (see `inplace.Chain`): one pass over the buffer,
         block by block, instead of two. Only `del` lines may stand between."""
@@ -378,11 +381,12 @@ class FunctionEmitter:
         self.last_inplace = (block, index, node, keys, parts, texts, [*names, target])
         return True
 
-    def inplace_call(self, node: Call) -> tuple[str, Any, int, tuple] | None:
+    def inplace_call(self, node: Call) -> tuple[str, Any, int, tuple[Any, ...]] | None:
         """A function computing `node` into the buffer of an argument it
         reads last (see `inplace`): (its name, the function, the argument,
         its key), or None."""
         from . import inplace
+        from ..ops._np import np
 
         type_of = self.c.type_of
         if type(node.op) is not Op or type_of is None:
@@ -398,12 +402,12 @@ class FunctionEmitter:
             if i >= len(node.args) or not self.reusable(node.args[i], node, ty):
                 continue
             fn: Any = None
-            key: tuple = (name, i)
+            key: tuple[Any, ...] = (name, i)
             if name in inplace.BINARY_UFUNCS and len(node.args) == 2:
                 other = type_of(node.args[1 - i])
                 if not isinstance(other, TensorType) or other.dtype != ty.dtype:
                     return None
-                fn = inplace.binary(getattr(inplace.np, inplace.BINARY_UFUNCS[name]), i)
+                fn = inplace.binary(getattr(np, inplace.BINARY_UFUNCS[name]), i)
             elif name == "nn.bias_add" and len(node.args) == 2:
                 axis = int_attr(dict(node.attrs), "axis", 1)
                 if axis is None:

@@ -16,10 +16,14 @@ returns the buffer it wrote.
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
 from ..ops._np import np
+
+if TYPE_CHECKING:
+    from .ops import KernelArgs
 from ..ops.nn.conv import ranges, run_parts, split_axis, split_count
 
 
@@ -89,7 +93,11 @@ class InPlace:
     fusable = True
 
     def __init__(
-        self, step: Callable[..., None], into: int, nargs: int, prepare: Callable[[tuple], tuple] | None = None
+        self,
+        step: Callable[..., None],
+        into: int,
+        nargs: int,
+        prepare: Callable[[KernelArgs], KernelArgs] | None = None,
     ) -> None:
         self.step = step
         self.into = into
@@ -97,7 +105,7 @@ class InPlace:
         self.prepare = prepare
         self.__name__ = getattr(step, "__name__", "inplace")
 
-    def operands(self, others: tuple) -> tuple:
+    def operands(self, others: KernelArgs) -> KernelArgs:
         """The step's operands from the call's arguments other than the buffer."""
         return self.prepare(others) if self.prepare is not None else others
 
@@ -222,7 +230,7 @@ def bias_add(axis: int, ndim: int) -> InPlace:
 
     step.__name__ = "bias_add"
 
-    def prepare(others: tuple) -> tuple:
+    def prepare(others: KernelArgs) -> KernelArgs:
         (b,) = others
         shape = [1] * ndim
         shape[axis] = b.shape[0]
@@ -262,7 +270,7 @@ def power(exponent: float) -> InPlace | None:
 
 
 _MALLOC_TUNED: list[bool] = []
-_LIBC: list = []  # the C library, once `keep_freed_memory` has loaded it
+_LIBC: list[Any] = []  # the C library, once `keep_freed_memory` has loaded it
 
 
 def keep_freed_memory() -> None:
@@ -340,7 +348,5 @@ def give_back_memory() -> None:
             return
     trim = getattr(_LIBC[0], "malloc_trim", None)
     if trim is not None:
-        try:
+        with contextlib.suppress(OSError, TypeError):  # pragma: no cover - a libc without it
             trim(0)
-        except (OSError, TypeError):  # pragma: no cover - a libc without it
-            pass

@@ -164,11 +164,8 @@ def _matrix_block(arr: np.ndarray, texts: Callable[[int, int], np.ndarray], widt
         return _joined(arr.shape, texts(i, min(i + _PIECE, n)), width, i)
 
     starts = range(0, n, _PIECE)
-    if len(starts) > 1 and THREADS > 1:
-        # numpy releases the GIL inside its loops: pieces overlap on the cores.
-        pieces = list(_pool().map(piece, starts))
-    else:
-        pieces = [piece(i) for i in starts]
+    # numpy releases the GIL inside its loops: pieces overlap on the cores.
+    pieces = list(_pool().map(piece, starts)) if len(starts) > 1 and THREADS > 1 else [piece(i) for i in starts]
     return "[" * arr.ndim + b"".join(pieces).decode("ascii")
 
 
@@ -185,7 +182,7 @@ def _pool() -> Any:
     return _POOL[0]
 
 
-def _joined(shape: tuple, texts: np.ndarray, width: int, start: int) -> bytes:
+def _joined(shape: tuple[int, ...], texts: np.ndarray, width: int, start: int) -> bytes:
     """Texts of flat elements start.. of an array of `shape`, each followed by
     "]" for every axis whose block ends there, ", " and "[" as often again
     (the last element only by its "]"s)."""
@@ -261,7 +258,8 @@ def _eight_digits(v: np.ndarray) -> np.ndarray:
     q = ((x * _U(5243)) >> _U(19)) & _U(0x0000007F0000007F)  # lane // 100
     x = q | ((x - q * _U(100)) << _U(16))  # four 2-digit numbers in 16-bit lanes
     q = ((x * _U(103)) >> _U(10)) & _U(0x000F000F000F000F)  # lane // 10
-    return (q | ((x - q * _U(10)) << _U(8))) + _ASCII0
+    digits: np.ndarray = (q | ((x - q * _U(10)) << _U(8))) + _ASCII0
+    return digits
 
 
 _PIECE = 1 << 15  # elements computed at a time: the temporaries stay in the cache

@@ -15,10 +15,16 @@ registry; tests may pass their own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 from collections.abc import Callable
 
 Resolver = Callable[[str], Any | None]
+
+
+# An operator's attributes by name, as kernels read them (values are the IR's AttrValues).
+KernelAttrs: TypeAlias = dict[str, Any]
+# A kernel's argument values. Any: arrays, scalars, tuples and ADT values alike.
+KernelArgs: TypeAlias = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -30,7 +36,7 @@ class BoundOperator:
 
     name: str
     kernel: Callable[..., Any]
-    attrs: dict
+    attrs: KernelAttrs
     direct: Callable[..., Any] | None = None
 
 
@@ -45,7 +51,7 @@ def default_resolver(name: str) -> Any | None:
     return registry.get(name)
 
 
-def _filled_attrs(definition: Any, attrs: dict) -> dict:
+def _filled_attrs(definition: Any, attrs: KernelAttrs) -> KernelAttrs:
     """The call's attributes with the schema's defaults filled in (the
     checker has already reported any that do not fit)."""
     normalize = getattr(definition, "normalize_attrs", None)
@@ -55,7 +61,7 @@ def _filled_attrs(definition: Any, attrs: dict) -> dict:
     return dict(attrs)
 
 
-def bind(name: str, attrs: dict, resolver: Resolver, all_scalar: bool = False) -> BoundOperator:
+def bind(name: str, attrs: KernelAttrs, resolver: Resolver, all_scalar: bool = False) -> BoundOperator:
     """Look an operator up and fix its attributes; raises NoKernel."""
     definition = resolver(name)
     if definition is None:
@@ -127,7 +133,7 @@ def widen(bound: BoundOperator, inputs: tuple[bool, ...], result: Any) -> BoundO
             found = converted[id(value)] = (value, _float32(value))
         return found[1]
 
-    def widened(args: tuple, attrs: dict) -> Any:
+    def widened(args: KernelArgs, attrs: KernelAttrs) -> Any:
         return _round(
             kernel(tuple(to_float32(a) if f else a for a, f in zip(args, flags, strict=False)), attrs), result
         )

@@ -63,7 +63,7 @@ def element_width(arr: np.ndarray, json: bool = False) -> int:
     return 2 + -(-len(text) * 5 // (4 * len(sample)))
 
 
-def shown_elements(shape: tuple, full: bool) -> int:
+def shown_elements(shape: tuple[int, ...], full: bool) -> int:
     """Elements printed of a tensor of `shape` (all, or numpy's summary)."""
     n = 1
     for d in shape:
@@ -92,7 +92,7 @@ def _tensor_text(value: Any, full: bool, json: bool) -> int:
     return 64 + shown * element_width(arr, json) + (arr.ndim + 2) * rows
 
 
-def _first_elements(value: Data, count: int) -> tuple:
+def _first_elements(value: Data, count: int) -> tuple[Any, ...]:
     out: list[Any] = []
     node: Any = value
     while len(out) < count:
@@ -114,7 +114,7 @@ def estimate(value: Any, output_format: str, full: bool, cap: int) -> tuple[int,
     pop, push = stack.pop, stack.append
     elide = not json and not full
 
-    def children(v: Any) -> tuple:
+    def children(v: Any) -> tuple[Any, ...]:
         """The parts of `v` the output shows: the text without `--full`
         shows only the first elements of a long List (value_text)."""
         if (

@@ -61,7 +61,9 @@ class EvalError(Exception):
         self.diagnostic = diagnostic
 
 
-def execute(program: CompiledProgram, entry: str, args: tuple = (), max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+def execute(
+    program: CompiledProgram, entry: str, args: tuple[Any, ...] = (), max_depth: int = DEFAULT_MAX_DEPTH
+) -> Any:
     """Call an entry of a compiled program; raises EvalError on a runtime error.
 
     Ctrl-C (KeyboardInterrupt) propagates to the caller at once."""
@@ -135,7 +137,8 @@ class _BigStackWorker:
 
     def __init__(self, stack: int) -> None:
         self.stack = stack
-        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        # (body, outcome, done); a None body stops the thread
+        self.jobs: queue.SimpleQueue[tuple[Any, Any, Any]] = queue.SimpleQueue()
         old_stack = threading.stack_size()
         try:
             threading.stack_size(stack)
@@ -180,9 +183,10 @@ class _BigStackWorker:
         ident = self.thread.ident
         if ident is None:
             return False
-        return (
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_DeliveredTimeout)) == 1
+        delivered: int = ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(ident), ctypes.py_object(_DeliveredTimeout)
         )
+        return delivered == 1
 
 
 class _DeliveredTimeout(RunTimeout):
@@ -413,7 +417,7 @@ def _add_backtrace(diag: Diagnostic, program: CompiledProgram, frames: list[tupl
     relay_frames = [(names.get(name, name), line) for name, line in frames]
     calls: list[str] = []
     previous = None
-    previous_key: tuple | None = None
+    previous_key: tuple[Any, ...] | None = None
     repeats = 0
     callee_index = len(relay_frames) - 1
     while callee_index > 0 and len(calls) < limit:

@@ -69,7 +69,7 @@ def closure_signature(fn: Any) -> str:
         if callable(sig):
             sig = table[id(code)] = sig()
         if sig is not None:
-            return sig
+            return str(sig)
     return f"fn {getattr(fn, '__name__', '?')}"
 
 
@@ -143,7 +143,7 @@ def _is_scalar(value: Any) -> bool:
     return isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0)
 
 
-def _children(value: Any) -> tuple:
+def _children(value: Any) -> tuple[Any, ...]:
     if isinstance(value, tuple):
         return value
     if isinstance(value, Data):
@@ -198,7 +198,7 @@ def _multiline(value: Any) -> dict[int, bool]:
     return out
 
 
-def _composite(v: Any) -> tuple[str, tuple, str]:
+def _composite(v: Any) -> tuple[str, tuple[Any, ...], str]:
     """Opening text, fields and closing text of a tuple, constructor value or reference."""
     if type(v) is tuple:
         return "(", v, ",)" if len(v) == 1 else ")"
@@ -493,7 +493,7 @@ def write_value_json(value: Any, write: Callable[[str], Any], describe: Callable
     write("".join(parts))
 
 
-def _list_elements(value: Data) -> tuple | None:
+def _list_elements(value: Data) -> tuple[Any, ...] | None:
     """The elements of a `Cons`/`Nil` chain, or None if its end is not `Nil`."""
     out: list[Any] = []
     node: Any = value

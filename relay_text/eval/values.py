@@ -25,7 +25,7 @@ class Data:
 
     __slots__ = ("con", "fields")
 
-    def __init__(self, con: Constructor, fields: tuple = ()) -> None:
+    def __init__(self, con: Constructor, fields: tuple[Any, ...] = ()) -> None:
         self.con = con
         self.fields = tuple(fields)
 

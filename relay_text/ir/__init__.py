@@ -48,7 +48,8 @@ from .ty import (
     TypeVar,
     is_dtype,
 )
-from .visitor import ExprFunctor, ExprMutator, ExprVisitor, children, post_order
+from .schema import children
+from .visitor import ExprFunctor, ExprMutator, ExprVisitor, post_order
 
 __all__ = [
     "AnyDim",

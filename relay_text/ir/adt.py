@@ -52,7 +52,10 @@ def definition_difference(
     `mine`'s file with those of `other`'s taken to be the same."""
     name = mine.header.name
     if mine.extern != other.extern:
-        return f"`{name}` is {'an `extern type`' if mine.extern else 'a `data` definition'} {here} and {'an `extern type`' if other.extern else 'a `data` definition'} {there}"
+        return (
+            f"`{name}` is {'an `extern type`' if mine.extern else 'a `data` definition'} {here} and "
+            f"{'an `extern type`' if other.extern else 'a `data` definition'} {there}"
+        )
     if len(mine.type_params) != len(other.type_params):
         return f"`{name}` takes {len(mine.type_params)} type parameter(s) {here} and {len(other.type_params)} {there}"
     for pa, pb in zip(mine.type_params, other.type_params, strict=False):
@@ -80,7 +83,7 @@ def definition_difference(
     return None
 
 
-def _same_type(a: Any, b: Any, params: Mapping, same: Mapping) -> bool:
+def _same_type(a: Any, b: Any, params: Mapping[Any, Any], same: Mapping[Any, Any]) -> bool:
     """Structural equality of two written types, with `params` (type
     parameters) and `same` (data types) mapped from `a`'s side to `b`'s."""
     stack = [(a, b)]

@@ -14,6 +14,7 @@ from typing import Any
 
 from .adt import TypeData
 from .expr import (
+    AttrPairs,
     Call,
     Constant,
     Constructor,
@@ -156,7 +157,7 @@ class _Equiv:
 
     def dtype(self, a: Any, b: Any) -> bool:
         if isinstance(a, str) or isinstance(b, str):
-            return a == b
+            return bool(a == b)
         return self.types(a, b)
 
     def opt_type(self, a: Any, b: Any) -> bool:
@@ -318,13 +319,13 @@ def attr_values_equal(a: Any, b: Any) -> bool:
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(map(attr_values_equal, a, b))
     if isinstance(a, MetaRef) or isinstance(b, MetaRef):
-        return a == b
+        return bool(a == b)
     if a is None or b is None:
         return a is b
     return scalars_equal(a, b)
 
 
-def attrs_equal(a: tuple, b: tuple) -> bool:
+def attrs_equal(a: AttrPairs, b: AttrPairs) -> bool:
     return len(a) == len(b) and all(
         ka == kb and attr_values_equal(va, vb) for (ka, va), (kb, vb) in zip(a, b, strict=False)
     )

@@ -15,7 +15,7 @@ excluded from comparison and may be None for nodes built by passes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 from collections.abc import Mapping
 
 from .span import Span
@@ -58,7 +58,7 @@ class GlobalVar(Expr):
     span: Span | None = field(default=None, repr=False)
 
 
-Scalar = Union[bool, int, float]
+Scalar: TypeAlias = bool | int | float
 
 
 @dataclass(eq=False, slots=True)
@@ -110,7 +110,10 @@ class Let(Expr):
     span: Span | None = field(default=None, repr=False)
 
 
-AttrValue = Union[None, bool, int, float, str, tuple, "MetaRef", "InvalidAttr"]
+# A tuple value holds AttrValues; it stays tuple[Any, ...] while readers index it unnarrowed.
+AttrValue = Union[None, bool, int, float, str, tuple[Any, ...], "MetaRef", "InvalidAttr"]
+# A node's attributes as written: (name, value) pairs in text order.
+AttrPairs: TypeAlias = tuple[tuple[str, AttrValue], ...]
 
 
 class InvalidAttr:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypeAlias
 from collections.abc import Callable
 
 from .adt import TypeData
@@ -46,7 +46,7 @@ class Metadata:
         return "METADATA:" if self.span.text.startswith("METADATA:") else "#[metadata]"
 
 
-Definition = Union[GlobalVar, GlobalTypeVar]
+Definition: TypeAlias = GlobalVar | GlobalTypeVar
 
 
 @dataclass(eq=False, slots=True)
@@ -79,7 +79,7 @@ class Module:
         span = self.positions.use(parent, index)
         if span is not None:
             return span
-        from .visitor import children
+        from .schema import children
 
         return getattr(children(parent)[index], "span", None)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TypeAlias
 
 from .expr import Constructor, Var
 from .span import Span
@@ -41,7 +41,7 @@ class PatternTuple:
     span: Span | None = field(default=None, repr=False)
 
 
-Pattern = Union[PatternWildcard, PatternVar, PatternConstructor, PatternTuple]
+Pattern: TypeAlias = PatternWildcard | PatternVar | PatternConstructor | PatternTuple
 
 
 def pattern_vars(pattern: Pattern) -> list[Var]:

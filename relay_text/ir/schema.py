@@ -29,7 +29,7 @@ sees its children.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 from collections.abc import Callable
 
 from .expr import (
@@ -90,7 +90,9 @@ FIELDS: dict[type, tuple[Field, ...]] = {
     RefWrite: (Field("ref", OPERAND), Field("value", OPERAND)),
 }
 
-Edge = tuple  # (child, role, scope kind or None, scope index)
+# (child, role, scope kind or None, scope index). The items stay Any: readers
+# dispatch on type(child) kept in a local, which mypy does not narrow through.
+Edge: TypeAlias = tuple[Any, ...]
 
 
 def _compile(fields: tuple[Field, ...]) -> tuple[Callable[[Any], list[tuple[Expr, Field, int]]], bool]:
@@ -120,10 +122,10 @@ for _cls, _fields in FIELDS.items():
     if _leaf:
         _LEAF.add(_cls)
 
-_NONE: tuple = ()
+_NONE: tuple[Expr, ...] = ()
 
 
-def _children_of(cls: type) -> Callable[[Any], tuple]:
+def _children_of(cls: type) -> Callable[[Any], tuple[Expr, ...]]:
     if cls in _LEAF:
         return lambda node: _NONE
     items = _ITEMS[cls]
@@ -131,7 +133,7 @@ def _children_of(cls: type) -> Callable[[Any], tuple]:
 
 
 # type -> children(node): every child, binders included, in evaluation order
-CHILDREN: dict[type, Callable[[Any], tuple]] = {cls: _children_of(cls) for cls in FIELDS}
+CHILDREN: dict[type, Callable[[Any], tuple[Expr, ...]]] = {cls: _children_of(cls) for cls in FIELDS}
 
 
 def children(node: Expr) -> tuple[Expr, ...]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Union
+from typing import Any, TypeAlias
 
 from .span import Span
 
@@ -91,9 +91,11 @@ class DimBinOp:
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-Dim = Union[int, TypeVar, AnyDim, DimBinOp, IncompleteType]
-Shape = Union[tuple, TypeVar, IncompleteType]  # tuple[Dim, ...] or a Shape variable
-DType = Union[str, TypeVar, IncompleteType]
+Dim: TypeAlias = int | TypeVar | AnyDim | DimBinOp | IncompleteType
+# The dimensions (each a Dim), or a Shape variable. The tuple's items stay Any while
+# code outside relay_text/ir still does arithmetic on dimensions it has not narrowed.
+Shape: TypeAlias = tuple[Any, ...] | TypeVar | IncompleteType
+DType: TypeAlias = str | TypeVar | IncompleteType
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ silently.
 from __future__ import annotations
 
 from types import GeneratorType
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeAlias, TypeVar
 from collections.abc import Callable
 
 from .expr import (
@@ -46,9 +46,15 @@ from .expr import (
 )
 
 # a node's children in evaluation order, from the one description of the nodes
-from .schema import CHILDREN, children  # noqa: F401  (re-exported)
+from .schema import CHILDREN
+from .schema import children as children  # re-exported: the visitor's callers read children here
 
 R = TypeVar("R")
+
+# A work-stack entry: (node, expanded) or (node, generator, child awaited).
+_Entry: TypeAlias = tuple[Any, ...]
+# A generator handing a child to another functor: (node, generator, Delegate).
+_Request: TypeAlias = tuple[Expr, Any, "Delegate"]
 
 
 def _snake(name: str) -> str:
@@ -83,13 +89,13 @@ class ExprFunctor(Generic[R]):
             return memo[expr]
         functor: ExprFunctor[Any] = self
         target = expr
-        stack: list[tuple] = [(expr, False)]
+        stack: list[_Entry] = [(expr, False)]
         # Frames waiting for a delegated visit: (functor, stack, target, node, generator).
-        suspended: list[tuple] = []
+        suspended: list[tuple[ExprFunctor[Any], list[_Entry], Expr, Expr, Any]] = []
         while True:
             request = functor._run(stack)
             while request is None:
-                result = functor.memo[target]
+                result: R = functor.memo[target]
                 if not suspended:
                     return result
                 functor, stack, target, node, gen = suspended.pop()
@@ -101,7 +107,7 @@ class ExprFunctor(Generic[R]):
             functor, target = delegate.functor, delegate.expr
             stack = [(target, False)]
 
-    def _run(self, stack: list) -> tuple | None:
+    def _run(self, stack: list[_Entry]) -> _Request | None:
         """Visit what `stack` holds; a (node, generator, Delegate) when a
         generator hands a child to another functor, else None."""
         memo = self.memo
@@ -140,7 +146,7 @@ class ExprFunctor(Generic[R]):
                     stack.append((child, False))
         return None
 
-    def _advance(self, node: Expr, gen: Any, value: Any, stack: list) -> tuple | None:
+    def _advance(self, node: Expr, gen: Any, value: Any, stack: list[_Entry]) -> _Request | None:
         """Resume a generator method until it yields a child not yet visited
         (pushed on `stack`) or a `Delegate` whose result is not known yet
         (returned as (node, generator, Delegate))."""
@@ -186,7 +192,7 @@ class ExprVisitor(ExprFunctor[None]):
     visit_if = visit_match = visit_ref_create = visit_ref_read = visit_ref_write = _ignore
 
 
-def _same(old: tuple, new: tuple) -> bool:
+def _same(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
     return all(a is b for a, b in zip(old, new, strict=False))
 
 

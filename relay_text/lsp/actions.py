@@ -16,13 +16,16 @@ older version is never offered.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
 from .diagnostics import span_range, to_lsp
 from .document import Analysis
 from .positions import UTF16
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 KINDS = [lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll, lsp.CodeActionKind.Source]
 
@@ -104,7 +107,13 @@ def _wanted(kind: str, only: list[str] | None) -> bool:
 
 
 def actions(
-    analysis: Analysis, start: int, end: int, position: dict, only: list[str] | None, encoding: str, lazy: bool = False
+    analysis: Analysis,
+    start: int,
+    end: int,
+    position: dict[str, int],
+    only: list[str] | None,
+    encoding: str,
+    lazy: bool = False,
 ) -> list[lsp.CodeAction]:
     from .graph import graph_action
 
@@ -122,7 +131,7 @@ def actions(
     return out
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     import asyncio
 
     from pygls.exceptions import JsonRpcException

@@ -16,7 +16,7 @@ broken definitions bind from the last version that parsed (`views`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
@@ -25,6 +25,9 @@ from .diagnostics import span_range
 from .document import Analysis
 from .positions import UTF16
 from .views import Views
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 TRIGGERS = ["@", "%", "."]
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
@@ -262,7 +265,7 @@ def _names(views: Views, rng: lsp.Range) -> list[lsp.CompletionItem]:
     return items
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=TRIGGERS))
     async def completion_request(ls: Any, params: lsp.CompletionParams) -> lsp.CompletionList:
         views = await ls.views(params.text_document.uri)

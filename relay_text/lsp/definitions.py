@@ -14,13 +14,16 @@ unchanged), else from the tokens.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
 from . import names as nm
 from .diagnostics import location, span_range
 from .views import Found, Views
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 
 def definition(views: Views, offset: int, encoding: str) -> list[lsp.Location]:
@@ -69,7 +72,7 @@ def references(views: Views, offset: int, include_declaration: bool, encoding: s
     return out
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     async def definition_request(ls: Any, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
         views = await ls.views(params.text_document.uri)

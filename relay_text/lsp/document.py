@@ -11,12 +11,17 @@ import gc
 import os
 import re
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from ..ir.span import Source
 from . import tokens as tk
 from .positions import UTF16, LineIndex
+
+if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
+    from ..ir.expr import Expr
+    from .names import NameIndex
 
 REQUEST_FAILED = -32803  # LSP's RequestFailed error code, for a request that cannot be answered
 _NOT_BREAK = re.compile(r"[^\r\n]")
@@ -118,7 +123,7 @@ class Analysis:
         return prelude()
 
     @property
-    def diagnostics(self) -> list:
+    def diagnostics(self) -> list[Diagnostic]:
         return list(self.checked.diagnostics) if self.checked is not None else []
 
     def lines(self, encoding: str = UTF16) -> LineIndex:
@@ -132,7 +137,7 @@ class Analysis:
         return tk.scan(self.text)
 
     @cached_property
-    def nodes(self) -> list | None:
+    def nodes(self) -> list[Expr] | None:
         """Every expression node of the module, each once (None: no module)."""
         module = self.module
         if module is None:
@@ -152,7 +157,7 @@ class Analysis:
         return out
 
     @cached_property
-    def names(self) -> Any:
+    def names(self) -> NameIndex:
         from .names import NameIndex
 
         return NameIndex(self.source, self.tokens, self.module, self.prelude, self.nodes, self.holes)

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import difflib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
 from ..ir.span import Source
 from .document import REQUEST_FAILED, Analysis, blanked
 from .positions import UTF16
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 
 class FormatError(Exception):
@@ -136,7 +139,8 @@ def range_edits(analysis: Analysis, start: int, end: int, encoding: str = UTF16)
     new_cores = definitions(new)
     if [_head(old, c) for c in old_cores] != [_head(new, c) for c in new_cores]:
         raise FormatError(
-            "cannot format part of this file: its definitions do not match those of the formatted file (format the whole file)"
+            "cannot format part of this file: its definitions do not match those of the formatted file "
+            "(format the whole file)"
         )
     touched = [i for i, (s, e) in enumerate(old_cores) if s <= end and start <= e]
     changed = [i for i in touched if old[old_cores[i][0] : old_cores[i][1]] != new[new_cores[i][0] : new_cores[i][1]]]
@@ -152,7 +156,8 @@ def range_edits(analysis: Analysis, start: int, end: int, encoding: str = UTF16)
     out.append(old[position:])
     if format_text(analysis.source.name, "".join(out), dialect="keep") != new:
         raise FormatError(
-            "cannot format part of this file: formatting these definitions alone would not keep the file's meaning (format the whole file)"
+            "cannot format part of this file: formatting these definitions alone would not keep the file's "
+            "meaning (format the whole file)"
         )
     lines = analysis.lines(encoding)
     edits = []
@@ -198,7 +203,7 @@ def _head(text: str, core: tuple[int, int]) -> str:
     return " ".join(words[:2]).split("(")[0].split("[")[0].split("<")[0]
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     import asyncio
 
     from pygls.exceptions import JsonRpcException

@@ -12,9 +12,12 @@ not parse has no graph.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .document import REQUEST_FAILED, Analysis
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 COMMAND = "relay.showGraph"
 
@@ -32,7 +35,7 @@ def function_at(analysis: Analysis, offset: int) -> str | None:
     for gv, func in module.functions.items():
         span = func.span
         if span is not None and span.start <= offset <= span.end and span.source is analysis.source:
-            return "@" + gv.name
+            return f"@{gv.name}"
     expr = module.expr
     span = getattr(expr, "span", None)
     if span is not None and span.start <= offset <= span.end:
@@ -67,7 +70,7 @@ def show_graph(analysis: Analysis, function: str | None) -> dict[str, Any]:
     return {"function": function, "title": title, "html": to_html(graph)}
 
 
-def graph_action(analysis: Analysis, offset: int, position: dict) -> Any:
+def graph_action(analysis: Analysis, offset: int, position: dict[str, int]) -> Any:
     """The "show graph" code action at `offset` (`position`, as the client
     wrote it), or None outside a function (see `actions`)."""
     from lsprotocol import types as lsp
@@ -83,7 +86,7 @@ def graph_action(analysis: Analysis, offset: int, position: dict) -> Any:
     )
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     """Add the command to the language server (its code action: `actions`)."""
     from lsprotocol import types as lsp
     from pygls.exceptions import JsonRpcException

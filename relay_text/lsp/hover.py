@@ -22,7 +22,7 @@ While the file has syntax errors, `hover_views` asks the views of it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ir.expr import Constructor, GlobalVar, Op, Var
 from ..ir.span import Source
@@ -31,6 +31,9 @@ from . import tokens as tk
 from .document import Analysis
 from .positions import line_start
 from .views import incomplete
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 
 @dataclass
@@ -255,6 +258,8 @@ def _expression_hover(analysis: Analysis, offset: int) -> HoverText | None:
     source = analysis.source
     best = None
     best_len = 0
+    node: Any
+    # Any: dispatched on type(node) kept in a local, which mypy does not narrow through
     for node in nodes:
         t = type(node)
         if t is Var or t is GlobalVar or t is Constructor or t is Op:
@@ -273,7 +278,7 @@ def _expression_hover(analysis: Analysis, offset: int) -> HoverText | None:
     return HoverText(analysis.type_text(ty), "", best.span.start, best.span.end, ty)
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     from lsprotocol import types as lsp
 
     from .diagnostics import span_range

@@ -13,7 +13,7 @@ ones none.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
@@ -22,6 +22,9 @@ from . import tokens as tk
 from .document import Analysis
 from .positions import UTF16
 from .views import incomplete
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 LIMIT = 80
 
@@ -79,7 +82,7 @@ def _type_comment_after(analysis: Analysis, node: Any) -> bool:
     )
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
     async def inlay_hint_request(ls: Any, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
         views = await ls.views(params.text_document.uri)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterable
 
-from ..ir.expr import Constructor, Function, GlobalVar, Let, Match, TupleGetItem, Var
+from ..ir.expr import Constructor, Expr, Function, GlobalVar, Let, Match, TupleGetItem, Var
 from ..ir.pattern import pattern_vars
 from ..ir.span import Source, Span
 from . import tokens as tk
@@ -82,7 +82,7 @@ class NameIndex:
         tokens: list[tk.Token],
         module: Any,
         prelude: Any,
-        nodes: list | None,
+        nodes: list[Expr] | None,
         holes: tuple[tuple[int, int], ...] = (),
     ) -> None:
         self.source = source
@@ -132,7 +132,7 @@ class NameIndex:
     def _add(self, start: int, end: int, target: Target, is_def: bool = False) -> None:
         self.occurrences.append(Occurrence(start, end, target, is_def))
 
-    def _build(self, nodes: list | None) -> None:
+    def _build(self, nodes: list[Expr] | None) -> None:
         toks = self.tokens
         resolved_locals: set[int] = set()  # token starts already resolved
         if self.module is not None and nodes is not None:
@@ -188,7 +188,7 @@ class NameIndex:
 
     # ---- locals, from the checked module -----------------------------------
 
-    def _locals_from_module(self, nodes: list) -> set[int]:
+    def _locals_from_module(self, nodes: list[Expr]) -> set[int]:
         """Bindings from the IR, uses from `positions`; returns the token
         starts resolved."""
         module = self.module
@@ -214,6 +214,8 @@ class NameIndex:
         starting: dict[int, Any] = {}
         tgis: dict[int, TupleGetItem] = {}
         functions: list[Function] = []
+        node: Any
+        # Any: dispatched on type(node) kept in a local, which mypy does not narrow through
         for node in nodes:
             t = type(node)
             if t is Function:
@@ -274,7 +276,7 @@ class NameIndex:
         uses = positions.uses
         results = positions.results
         resolved: set[int] = set(binder_at)
-        from ..ir.visitor import children
+        from ..ir.schema import children
 
         for node in nodes:
             key = id(node)
@@ -310,7 +312,7 @@ class NameIndex:
         return resolved
 
     def _graph_def(
-        self, start: int, end: int, node: Any, binder_at: dict, scope: tuple[int, int] | None = None
+        self, start: int, end: int, node: Any, binder_at: dict[int, Target], scope: tuple[int, int] | None = None
     ) -> None:
         name = self.source.text[start:end]
         t = Target(

@@ -41,9 +41,9 @@ def items(toks: list[tk.Token], n: int) -> list[tuple[int, int]]:
             if tok.start > starts[-1]:
                 starts.append(tok.start)
             break
-        if tok.kind == tk.KEYWORD and tok.text in _STARTS and not (tok.text == "type" and prev == "extern"):
-            if tok.start > starts[-1]:
-                starts.append(tok.start)
+        starts_here = tok.kind == tk.KEYWORD and tok.text in _STARTS and not (tok.text == "type" and prev == "extern")
+        if starts_here and tok.start > starts[-1]:
+            starts.append(tok.start)
         if tok.kind != tk.COMMENT:
             prev = tok.text
     return [(s, starts[i + 1] if i + 1 < len(starts) else n) for i, s in enumerate(starts)]

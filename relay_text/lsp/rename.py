@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
@@ -28,6 +28,9 @@ from .diagnostics import span_range
 from .document import REQUEST_FAILED, Analysis
 from .positions import UTF16
 from .tokens import KEYWORDS
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 _LOCAL = re.compile(r"%[A-Za-z0-9_]+")
 _GLOBAL = re.compile(r"@[A-Za-z_][A-Za-z0-9_]*")
@@ -60,7 +63,8 @@ def prepare(analysis: Analysis, offset: int) -> Renamable:
     """The name at `offset` to rename, or RenameError."""
     if not analysis.parsed:
         raise RenameError(
-            "cannot rename while the file has syntax errors: fix them first (a rename is checked against the whole file)"
+            "cannot rename while the file has syntax errors: fix them first (a rename is checked against "
+            "the whole file)"
         )
     occ = analysis.names.at(offset)
     if occ is None:
@@ -162,7 +166,7 @@ def _shape(index: Any) -> list[tuple[str, int, bool]]:
     return out
 
 
-def _errors(analysis: Analysis) -> Counter:
+def _errors(analysis: Analysis) -> Counter[tuple[str, str]]:
     return Counter((d.code, d.message) for d in analysis.diagnostics if d.is_error)
 
 
@@ -197,7 +201,7 @@ def _clash(before: Analysis, name: str) -> str:
     return ""
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     import asyncio
 
     from pygls.exceptions import JsonRpcException

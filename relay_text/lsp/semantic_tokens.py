@@ -14,7 +14,7 @@ metadata section are cut at line ends).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
@@ -22,6 +22,9 @@ from . import names as nm
 from . import tokens as tk
 from .document import Analysis
 from .positions import UTF16, next_break
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 TOKEN_TYPES = [
     "keyword",  # 0
@@ -117,7 +120,7 @@ def encode(analysis: Analysis, encoding: str = UTF16) -> list[int]:
     return data
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
     async def semantic_tokens_request(ls: Any, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
         analysis = await ls.analysis(params.text_document.uri)

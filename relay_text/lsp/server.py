@@ -55,8 +55,8 @@ class RelayLanguageServer(LanguageServer):
         self.analyses: dict[str, Analysis] = {}
         self.good: dict[str, Analysis] = {}  # uri -> its newest analysis that parsed
         self._views: dict[str, Any] = {}  # uri -> the Views of its newest analysis
-        self.computing: dict[tuple[str, int | None], asyncio.Future] = {}
-        self.pending: dict[str, asyncio.Task] = {}  # uri -> its check-and-publish task
+        self.computing: dict[tuple[str, int | None], asyncio.Future[Analysis]] = {}
+        self.pending: dict[str, asyncio.Task[None]] = {}  # uri -> its check-and-publish task
         self.last_change: dict[str, float] = {}  # uri -> loop time of its last change
         self.delays: dict[str, float] = {}
         # One checker at a time: checks of one document are ordered, and two
@@ -96,7 +96,7 @@ class RelayLanguageServer(LanguageServer):
         # does not cancel a check others are waiting for.
         return await asyncio.shield(future)
 
-    def _done(self, key: tuple[str, int | None], future: asyncio.Future) -> None:
+    def _done(self, key: tuple[str, int | None], future: asyncio.Future[Analysis]) -> None:
         self.computing.pop(key, None)
         if future.cancelled() or future.exception() is not None:
             return

@@ -69,7 +69,7 @@ async def read_message(reader: Any) -> bytes | None:
     if not raw.isdigit() or int(raw) > MAX_MESSAGE:
         raise BrokenStream(f"Content-Length {raw[:40].decode('latin-1')!r} is not a number of bytes")
     length = int(raw)
-    body = await reader.readexactly(length)
+    body: bytes = await reader.readexactly(length)
     if len(body) < length:
         raise BrokenStream(f"the input ended inside a message ({len(body)} of its {length} bytes came)")
     return body

@@ -8,7 +8,7 @@ tokens, with the type the last version that parsed gave them (`views`)."""
 from __future__ import annotations
 
 import gc
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
@@ -19,6 +19,9 @@ from .diagnostics import span_range
 from .document import Analysis
 from .positions import UTF16, line_start
 from .views import Views
+
+if TYPE_CHECKING:
+    from .server import RelayLanguageServer
 
 
 def document_symbols(views: Views, encoding: str = UTF16) -> list[lsp.DocumentSymbol]:
@@ -148,7 +151,7 @@ def _last_code_end(toks: list[tk.Token], floor: int, limit: int) -> int:
     return floor
 
 
-def register(server: Any) -> None:
+def register(server: RelayLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def symbols_request(ls: Any, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
         views = await ls.views(params.text_document.uri)

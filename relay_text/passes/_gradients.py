@@ -246,8 +246,8 @@ def _conv2d(c: Call, g: Expr, ts: list[Any], rt: Any, y: Expr) -> list[Expr]:
         "nn.conv2d_backward_weight",
         g,
         data,
-        attrs=common
-        + (
+        attrs=(
+            *common,
             ("channels", a["channels"]),
             ("kernel_size", (filter_h, filter_w)),
             # as TVM stores them: the gradient's layout, the data's, the weight's

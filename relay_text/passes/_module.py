@@ -100,10 +100,8 @@ def scalar(value: float | int | bool, dtype: str) -> Constant:
     if dtype.startswith(("float", "bfloat")):
         import numpy as np
 
-        if dtype in ("float16", "float32", "float64"):
-            value = float(np.dtype(dtype).type(value))
-        else:
-            value = float(value)
+        exact = dtype in ("float16", "float32", "float64")
+        value = float(np.dtype(dtype).type(value)) if exact else float(value)
     elif dtype == "bool":
         value = bool(value)
     else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ir.expr import AttrPairs
 from ..ir.ty import TensorType, TupleType
 
 LOW_PRECISION = ("float16", "bfloat16")
@@ -29,7 +30,7 @@ def numpy_dtype(name: str) -> Any:
         return None
 
 
-def evaluate(name: str, attrs: tuple, args: list[Any], result_type: Any) -> Any:
+def evaluate(name: str, attrs: AttrPairs, args: list[Any], result_type: Any) -> Any:
     """The value of `name(*args, **attrs)`, or None when it cannot be computed
     here; `result_type` is the call's type (for rounding float16 results)."""
     import numpy as np

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Callable
 
-from ..ir.expr import Call, Constant, Expr, Op
+from ..ir.expr import AttrPairs, Call, Constant, Expr, Op
 from ..ir.ty import TensorType
 from ..ir.visitor import ExprMutator
 
@@ -43,7 +43,7 @@ class Rewrite:
                     if ty is not None:
                         self.types[new] = ty
 
-    def call(self, name: str, args: tuple, attrs: tuple, ty: Any, span: Any) -> Call:
+    def call(self, name: str, args: tuple[Any, ...], attrs: AttrPairs, ty: Any, span: Any) -> Call:
         node = Call(Op(name), args, attrs, (), span)
         self.types[node] = ty
         return node

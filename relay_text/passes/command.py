@@ -9,6 +9,7 @@ import textwrap
 import click
 
 from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, color_option, emit, guarded
+from .registry import Pass
 
 
 @click.command("opt")
@@ -127,7 +128,7 @@ def _write(path: str, text: str, reporter: object) -> bool:
     return True
 
 
-def _listing(passes: list) -> str:
+def _listing(passes: list[Pass]) -> str:
     width = max(len(p.name) for p in passes)
     lines = []
     for p in passes:

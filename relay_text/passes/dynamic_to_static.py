@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Callable
 
-from ..ir.expr import Call, Constant, Expr, Function, GlobalVar, Op
+from ..ir.expr import AttrPairs, Call, Constant, Expr, Function, GlobalVar, Op
 from ..ir.module import Module
 from ..ir.visitor import ExprMutator
 from ._module import map_functions
@@ -42,7 +42,7 @@ def dynamic_to_static(module: Module, ctx: PassContext) -> Module:
         ctx.check(module)
         mutator = _Static(ctx)
 
-        def convert(gv: GlobalVar | None, fn: Function) -> Function:
+        def convert(gv: GlobalVar | None, fn: Function, mutator: _Static = mutator) -> Function:
             new = mutator.visit(fn)
             assert type(new) is Function  # a rebuilt function is a function
             return new
@@ -72,7 +72,7 @@ def _attrs(call: Call, keep: tuple[str, ...], **given: Any) -> tuple[tuple[str, 
 Rule = Callable[[Call, list[Any]], Call | None]  # (the call, its argument values or None) -> the static call
 
 
-def _op(name: str, args: tuple[Expr, ...], attrs: tuple) -> Call:
+def _op(name: str, args: tuple[Expr, ...], attrs: AttrPairs) -> Call:
     return Call(Op(name), args, attrs)
 
 

@@ -286,7 +286,7 @@ class _FoldAffine:
         return flat
 
 
-def _size(shape: tuple) -> int:
+def _size(shape: tuple[int, ...]) -> int:
     n = 1
     for d in shape:
         n *= d

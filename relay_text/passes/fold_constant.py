@@ -335,7 +335,7 @@ def _resolve(node: Expr, alias: dict[Var, Expr]) -> Expr:
     while True:
         t = type(node)
         if t is Var and node in alias:
-            node = alias[node]  # type: ignore[index]  # t is type(node), kept in a local for speed
+            node = alias[node]
         elif t is Let:
             node = node.body  # type: ignore[attr-defined]  # (as above)
         else:

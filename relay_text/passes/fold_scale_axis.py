@@ -142,7 +142,7 @@ class _Backward(_Base):
         if not dense and not _conv_ok(head):
             return None
         rank = 2 if dense else 4
-        found = self.scale(scale_node, 1 if not dense else 1, rank)
+        found = self.scale(scale_node, 1, rank)
         if found is None:
             return None
         value, ones = found

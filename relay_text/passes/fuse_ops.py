@@ -59,6 +59,7 @@ from ..ir.expr import (
     Var,
 )
 from ..ir.module import Module
+from ..ir.schema import edges
 from ..ir.ty import AnyDim, TensorType, TupleType
 from ..ir.visitor import ExprMutator
 from ..ops.properties import Pattern
@@ -184,19 +185,12 @@ class _Graph:
                     self.update(expr.tuple_value, node, INJECTIVE)
                 else:
                     self.update(expr.tuple_value, None, OPAQUE)
-            elif t is Let:
-                for part in (expr.var, expr.value, expr.body):
-                    self.update(part, None, OPAQUE)
-            elif t is If:
-                for part in (expr.cond, expr.then_branch, expr.else_branch):
-                    self.update(part, None, OPAQUE)
-            elif t in (RefCreate, RefRead, RefWrite):
-                for part in {RefCreate: ("value",), RefRead: ("ref",), RefWrite: ("ref", "value")}[t]:
-                    self.update(getattr(expr, part), None, OPAQUE)
-            elif t is Match:
-                self.update(expr.data, None, OPAQUE)
-                for clause in expr.clauses:
-                    self.update(clause.body, None, OPAQUE)
+            elif t is Let or t is If or t is Match or t is RefCreate or t is RefRead or t is RefWrite:
+                # not fused through: every child (and a let's variable) is used from outside
+                if t is Let:
+                    self.update(expr.var, None, OPAQUE)
+                for child, _role, _scope, _index in edges(expr):
+                    self.update(child, None, OPAQUE)
             node.ref = expr
             node.index = len(self.order)
             self.order.append(node)
@@ -377,9 +371,12 @@ class _Partitioner:
                 root = parent_group.root()
                 if root.pattern == TUPLE:
                     continue
-                if parent_group.pattern == TUPLE and root.pattern <= INJECTIVE:
-                    if self.check_path(gnode, sink, lambda kind, is_sink: kind <= INJECTIVE):
-                        self.commit(gnode, sink)
+                if (
+                    parent_group.pattern == TUPLE
+                    and root.pattern <= INJECTIVE
+                    and self.check_path(gnode, sink, lambda kind, is_sink: kind <= INJECTIVE)
+                ):
+                    self.commit(gnode, sink)
                 continue
             if group.root() is parent_group.root():
                 continue
@@ -438,8 +435,9 @@ def _unwritable(graph: _Graph, groups: list[_Group], types: dict[Expr, Any]) -> 
             continue
         parts = [
             expr,
-            *(expr.args if type(expr) is Call else expr.fields if type(expr) is Tuple else (expr.tuple_value,)),
-        ]  # type: ignore[union-attr]
+            # the node is a call, a tuple or a projection here
+            *(expr.args if type(expr) is Call else expr.fields if type(expr) is Tuple else (expr.tuple_value,)),  # type: ignore[union-attr]
+        ]
         if any(not _known(types.get(p)) for p in parts if type(p) not in (Op, GlobalVar, Constructor, Function)):
             out.add(id(root))
     return out

@@ -105,8 +105,9 @@ def _zeros(ty: Any, like: Expr | None = None) -> Expr:
         return (
             call("zeros_like", like)
             if like is not None
-            else call("zeros", attrs=(("shape", tuple(ty.shape)), ("dtype", ty.dtype)))
-        )  # type: ignore[arg-type]
+            # a tensor type's shape is a tuple of dimensions after checking
+            else call("zeros", attrs=(("shape", tuple(ty.shape)), ("dtype", ty.dtype)))  # type: ignore[arg-type]
+        )
     assert isinstance(ty, TupleType)
     return Tuple(tuple(_zeros(f) for f in ty.fields))
 
@@ -206,7 +207,7 @@ class _FirstOrder(_Builder):
         return Function(fn.params, body, None, (), (), fn.attrs, fn.span)
 
     def value(
-        self, node: Expr, env: dict[Expr, list[Any]], tensor: Callable[..., list[Any]], actions: list
+        self, node: Expr, env: dict[Expr, list[Any]], tensor: Callable[..., list[Any]], actions: list[Any]
     ) -> list[Any]:
         t = type(node)
         ty = self.types.get(node)
@@ -221,7 +222,7 @@ class _FirstOrder(_Builder):
 
             call_node = node
 
-            def step(push: Callable[[Expr], Expr], args: list = args, out: list = out) -> None:
+            def step(push: Callable[[Expr], Expr], args: list[Any] = args, out: list[Any] = out) -> None:
                 grads = self.derivative(call_node, [a[0] for a in args], out[1], out[0])
                 for arg, g in zip(args, grads, strict=False):
                     arg[1] = _add(arg[2], arg[1], push(g), push)
@@ -232,7 +233,7 @@ class _FirstOrder(_Builder):
             fields = [env[f] if type(f) is Var else self.value(f, env, tensor, actions) for f in node.fields]
             out = tensor(Tuple(tuple(f[0] for f in fields)), ty)
 
-            def step_tuple(push: Callable[[Expr], Expr], fields: list = fields, out: list = out) -> None:
+            def step_tuple(push: Callable[[Expr], Expr], fields: list[Any] = fields, out: list[Any] = out) -> None:
                 for i, f in enumerate(fields):
                     f[1] = _add(f[2], f[1], push(TupleGetItem(out[1], i)), push)
 
@@ -248,7 +249,7 @@ class _FirstOrder(_Builder):
             out = tensor(TupleGetItem(whole[0], index), ty)
 
             def step_item(
-                push: Callable[[Expr], Expr], whole: list = whole, out: list = out, index: int = index
+                push: Callable[[Expr], Expr], whole: list[Any] = whole, out: list[Any] = out, index: int = index
             ) -> None:
                 fields = []
                 for i, f in enumerate(whole[2].fields):

@@ -3,9 +3,10 @@
 TVM's `InferType` fills in the type of every node, which its printer then
 shows. Here the types are written where the text has a place for them:
 every parameter and `let` variable without an annotation gets its inferred
-type, and every function without a written result type gets one. With `comments=true` every call and projection is followed by
-its type in a comment, as TVM printed it (`add(%x, %y) /* ty=Tensor[(3),
-float32] */`); `relay fmt` keeps those comments as they are.
+type, and every function without a written result type gets one. With
+`comments=true` every call and projection is followed by its type in a
+comment, as TVM printed it (`add(%x, %y) /* ty=Tensor[(3), float32] */`);
+`relay fmt` keeps those comments as they are.
 
 A type is written only where the text can say it and saying it keeps the
 program's meaning: one with holes (`_`, unknown after checking), one naming

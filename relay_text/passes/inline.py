@@ -11,7 +11,6 @@ everywhere leaves the module; one that nothing called stays.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..ir.expr import Call, Expr, Function, GlobalVar
 from ..ir.module import Module
@@ -88,7 +87,8 @@ class _Inliner(ExprMutator):
                 return copy_fresh(fn.body, dict(zip(fn.params, args, strict=False)))
         return super().visit_call(node)
 
-    def visit_global_var(self, node: Any) -> Expr:
+    def visit_global_var(self, node: Expr) -> Expr:
+        assert type(node) is GlobalVar  # the functor dispatches on the node's class
         fn = self.bodies.get(node.name)
         if fn is None:
             return node

@@ -112,7 +112,8 @@ def _renumbered(module: Module, renumber: dict[int, int]) -> Module:
     from ._module import map_functions
 
     class Renumber(ExprMutator):
-        def visit_constant(self, node: Any) -> Expr:
+        def visit_constant(self, node: Expr) -> Expr:
+            assert type(node) is Constant  # the functor dispatches on the node's class
             new = renumber.get(node.meta_index) if node.meta_index is not None else None
             if new is None:
                 return node
@@ -124,7 +125,7 @@ def _renumbered(module: Module, renumber: dict[int, int]) -> Module:
     return map_functions(module, convert)
 
 
-def _string_node(nodes: list, text: str) -> int:
+def _string_node(nodes: list[dict[str, Any]], text: str) -> int:
     nodes.append({"type_key": "runtime.String", "repr_str": text})
     return len(nodes) - 1
 

@@ -40,7 +40,10 @@ class Optimized:
 
 
 def run_passes(
-    module: Module, steps: list[tuple[Pass, dict[str, Any]]], ctx: PassContext, timings: list | None = None
+    module: Module,
+    steps: list[tuple[Pass, dict[str, Any]]],
+    ctx: PassContext,
+    timings: list[tuple[str, float]] | None = None,
 ) -> Module:
     """Apply `steps` in order; each result is type-checked (PassFailed)."""
     result = ctx.check(module)
@@ -134,7 +137,8 @@ def _typed_constants(module: Module, meta_types: dict[int, Any]) -> Module:
         return module
 
     class Annotate(ExprMutator):
-        def visit_constant(self, node: Any) -> Expr:
+        def visit_constant(self, node: Expr) -> Expr:
+            assert type(node) is Constant  # the functor dispatches on the node's class
             ty = meta_types.get(node.meta_index) if node.meta_index in wanted and node.type_annotation is None else None
             if ty is None or not _closed(ty):
                 return node

@@ -51,7 +51,7 @@ def simplify_expr(module: Module, ctx: PassContext) -> Module:
         types = ctx.types(module)
         rewriter = _Rewriter(ctx, types)
 
-        def convert(gv: GlobalVar | None, fn: Function) -> Function:
+        def convert(gv: GlobalVar | None, fn: Function, rewriter: _Rewriter = rewriter) -> Function:
             new = rewriter.visit(fn)
             assert type(new) is Function  # a rebuilt function is a function
             return new
@@ -358,7 +358,7 @@ def _switch_add_multiply(rw: _Rewriter, node: Call) -> Expr | None:
     outer = _split(node, "multiply")
     if outer is None or type(outer[0]) is not Call:
         return None
-    inner = _split(outer[0], "add")  # type: ignore[arg-type]  # a call, tested above
+    inner = _split(outer[0], "add")
     if inner is None:
         return None
     (x, c1), c2 = inner, outer[1]
@@ -370,7 +370,7 @@ def _adjacent(rw: _Rewriter, node: Call) -> Expr | None:
         outer = _split(node, name)
         if outer is None or type(outer[0]) is not Call:
             continue
-        inner = _split(outer[0], name)  # type: ignore[arg-type]  # a call, tested above
+        inner = _split(outer[0], name)
         if inner is None:
             continue
         (x, c1), c2 = inner, outer[1]

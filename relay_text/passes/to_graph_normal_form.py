@@ -57,7 +57,7 @@ class _Dissolve(ExprMutator):
         value = yield node.value
         if _acts(node.value) or _generic(self.types.get(node.var)):
             self.memo[node.var] = node.var
-            body = yield node.body
+            body: Expr = yield node.body
             if value is node.value and body is node.body:
                 return node
             return Let(node.var, value, body, node.span)

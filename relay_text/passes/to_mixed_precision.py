@@ -32,7 +32,23 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from ..ir.expr import Call, Constant, Constructor, Expr, Function, GlobalVar, Let, Op, Tuple, TupleGetItem, Var
+from ..ir.expr import (
+    AttrPairs,
+    Call,
+    Clause,
+    Constant,
+    Constructor,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Match,
+    Op,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
 from ..ir.module import Module
 from ..ir.ty import TensorType, TupleType
 from ..ir.visitor import ExprMutator
@@ -319,8 +335,7 @@ class _Mixed(ExprMutator):
         self.new_types[id(new)] = self.type_of(body, node.body)
         return new
 
-    def visit_if(self, node: Any) -> Expr:
-        from ..ir.expr import If
+    def visit_if(self, node: If) -> Expr:
 
         then = self.restore(self.memo[node.then_branch], node.then_branch)
         other = self.restore(self.memo[node.else_branch], node.else_branch)
@@ -329,8 +344,7 @@ class _Mixed(ExprMutator):
             return node
         return If(cond, then, other, node.span)
 
-    def visit_match(self, node: Any) -> Expr:
-        from ..ir.expr import Clause, Match
+    def visit_match(self, node: Match) -> Expr:
 
         clauses = tuple(Clause(c.pattern, self.restore(self.memo[c.body], c.body), c.span) for c in node.clauses)
         data = self.memo[node.data]
@@ -418,7 +432,7 @@ class _Mixed(ExprMutator):
             return out
         return expr
 
-    def _result(self, op: Expr, call_node: Call, original: Any, applicable: bool, args: tuple) -> Any:
+    def _result(self, op: Expr, call_node: Call, original: Any, applicable: bool, args: tuple[Expr, ...]) -> Any:
         """The type of the rewritten call."""
         if not applicable or type(op) is not Op:
             return original
@@ -434,7 +448,7 @@ class _Mixed(ExprMutator):
             )
         return _floats(original, self.mixed)
 
-    def _attrs(self, name: str, attrs: tuple) -> tuple:
+    def _attrs(self, name: str, attrs: AttrPairs) -> AttrPairs:
         key = "out_dtype" if name in OUT_DTYPE else "dtype" if name in INIT_DTYPE else None
         if key is None:
             return attrs

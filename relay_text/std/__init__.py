@@ -70,8 +70,9 @@ TYPES.update({alias: TYPES[name] for alias, name in TYPE_ALIASES.items()})
 TYPES_AND_CONSTRUCTORS = frozenset(TYPES) | {c for constructors in TYPES.values() for c in constructors}
 
 _WORDS = "|".join(sorted(TYPES_AND_CONSTRUCTORS, key=len, reverse=True))
-_USE = re.compile(r"@(%s)\b|\b(%s)\b" % ("|".join(sorted(GLOBALS, key=len, reverse=True)), _WORDS))
-_DEFINE = re.compile(r"\bdef\s+@(\w+)|\b(?:data|type)\s+(%s)\b" % _WORDS)
+_GLOBAL_WORDS = "|".join(sorted(GLOBALS, key=len, reverse=True))
+_USE = re.compile(rf"@({_GLOBAL_WORDS})\b|\b({_WORDS})\b")
+_DEFINE = re.compile(rf"\bdef\s+@(\w+)|\b(?:data|type)\s+({_WORDS})\b")
 
 
 def may_use(text: str) -> bool:

@@ -54,7 +54,10 @@ def _names(text: str | None) -> list[str] | None:
     "--inputs",
     "inputs",
     metavar="NAMES",
-    help="The parameters that are inputs (`data,hidden0`); every other tensor parameter is a weight. [default: told apart by how they are used]",
+    help=(
+        "The parameters that are inputs (`data,hidden0`); every other tensor parameter is a weight. [default: "
+        "told apart by how they are used]"
+    ),
 )
 @click.option(
     "--output-format",

@@ -123,7 +123,7 @@ class Row:
     op: str
     kind: str  # "operator", "function" (a global or a closure), "constructor"
     type: str
-    output: str  # the type in short: `1×64×56×56 float32`, `(1×64×56×56, 64, 64) float32`
+    output: str  # the type in short: `1×64×56×56 float32`, `(1×64×56×56, 64, 64) float32`  # noqa: RUF003 (the multiplication sign separates dimensions in the output)
     shape: list[Any] | None
     dtype: str
     weights: int
@@ -196,13 +196,13 @@ def _type_text(ty: Any) -> str:
 def short_type(ty: Any) -> str:
     """A tensor type as its shape and dtype (`1×64×56×56 float32`), a tuple
     of tensors of one dtype as `(1×64×56×56, 64, 64) float32`; other types
-    as their text."""
+    as their text."""  # noqa: RUF002 (the multiplication sign separates dimensions in the output)
     from ..text.type_text import dim_text
 
     def shape(t: TensorType) -> str | None:
         if not isinstance(t.shape, tuple):
             return None
-        return "×".join(dim_text(d) for d in t.shape) if t.shape else "scalar"
+        return "×".join(dim_text(d) for d in t.shape) if t.shape else "scalar"  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
 
     if isinstance(ty, TensorType) and isinstance(ty.dtype, str):
         s = shape(ty)
@@ -299,10 +299,7 @@ def function_summary(
     for p in params:
         info = _tensor("%" + p.name, types(p), "parameter")
         tensor = isinstance(types(p), TensorType)
-        if named is not None:
-            weight = tensor and p.name not in named
-        else:
-            weight = tensor and _is_weight(p, uses, types)
+        weight = tensor and (p.name not in named if named is not None else _is_weight(p, uses, types))
         if weight:
             summary.weights.append(info)
             weight_of[p] = info

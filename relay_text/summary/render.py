@@ -59,7 +59,10 @@ def totals_line(t: dict[str, Any]) -> str:
             if t["weights"] >= 1000
             else f" ({human_bytes(t['weight_bytes'])})"
         )
-        weights = f"{at_least}{t['weights']:,} weights{big} in {t['weight_tensors']} tensor{'s' if t['weight_tensors'] != 1 else ''}"
+        weights = (
+            f"{at_least}{t['weights']:,} weights{big} in {t['weight_tensors']} "
+            f"tensor{'s' if t['weight_tensors'] != 1 else ''}"
+        )
     else:
         weights = "no weights"
     macs = ("" if t["macs_complete"] else "at least ") + count(t["macs"], "MACs")
@@ -132,10 +135,8 @@ def _group_table(summary: FunctionSummary, table_cls: Any) -> Any:
     total = summary.macs
     for g in sorted(summary.groups(), key=lambda g: (-g["macs"], -g["count"])):
         share = f"{100 * g['macs'] / total:.1f} %" if total and g["macs"] else "-"
-        if g["macs_known"]:
-            macs = _macs_text(g["macs"])
-        else:
-            macs = f"≥ {g['macs']:,}" if g["macs"] else "?"
+        at_least = f"≥ {g['macs']:,}" if g["macs"] else "?"
+        macs = _macs_text(g["macs"]) if g["macs_known"] else at_least
         table.add_row(g["op"], str(g["count"]), f"{g['weights']:,}" if g["weights"] else "-", macs, share)
     return table
 

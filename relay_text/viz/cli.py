@@ -45,7 +45,10 @@ def _folds(text: str) -> list[str]:
 @click.option(
     "--entry",
     metavar="@NAME",
-    help="The function shown first (HTML) or alone (SVG, DOT). [default: @main, else the trailing expression; SVG and DOT: every function]",
+    help=(
+        "The function shown first (HTML) or alone (SVG, DOT). [default: @main, else the trailing expression; "
+        "SVG and DOT: every function]"
+    ),
 )
 @click.option(
     "--collapse",

@@ -39,6 +39,7 @@ from ..ir.expr import (
 )
 from ..ir.module import Module
 from ..ir.pattern import pattern_vars
+from ..ir.schema import edges
 from ..ir.span import Span
 from ..ir.ty import FuncType
 from ..ir.visitor import ExprFunctor, post_order
@@ -92,41 +93,39 @@ class _Scopes:
             here = scope.get(node)
             if here is None:  # unreachable: every node but the root has a parent
                 here = scope[node] = self.root_group
+            # the groups of the scopes the node opens, by the schema's (scope kind, index)
+            inner: dict[tuple[str, int], int] = {}
             if isinstance(node, Function):
                 gid = self.root_group if node is root else self.new_group(m.FN, self.fn_label(node), here, node)
                 self.opened[node] = (gid,)
                 for p in node.params:
                     self.params[p] = gid
                     scope[p] = gid
-                self._use(node.body, gid)
+                inner[("fn", 0)] = gid
             elif isinstance(node, If):
                 gid = self.new_group(m.IF, "if", here, node)
                 then = self.new_group(m.THEN, "then", gid, node.then_branch)
                 other = self.new_group(m.ELSE, "else", gid, node.else_branch)
                 self.opened[node] = (gid, then, other)
-                self._use(node.cond, here)
-                self._use(node.then_branch, then)
-                self._use(node.else_branch, other)
+                inner[("then", 0)] = then
+                inner[("else", 0)] = other
             elif isinstance(node, Match):
                 gid = self.new_group(m.MATCH, "match" if node.complete else "match?", here, node)
                 clauses = []
-                for clause in node.clauses:
+                for i, clause in enumerate(node.clauses):
                     cid = self.new_group(m.CLAUSE, "case " + pattern_text(clause.pattern), gid, clause)
                     clauses.append(cid)
                     for var in pattern_vars(clause.pattern):
                         self.patterns[var] = cid
                         scope[var] = cid
-                    self._use(clause.body, cid)
+                    inner[("clause", i)] = cid
                 self.opened[node] = (gid, *clauses)
-                self._use(node.data, here)
             elif isinstance(node, Let):
                 self.let_of[node.var] = node
                 self.value_name[node.value] = "%" + node.var.name
-                self._use(node.value, here)
-                self._use(node.body, here)
-            else:
-                for child in _operands(node):
-                    self._use(child, here)
+            # every child is used in the node's scope or in the one its edge opens
+            for child, _role, kind, index in edges(node):
+                self._use(child, here if kind is None else inner[(kind, index)])
         return order
 
     def fn_label(self, func: Function) -> str:
@@ -140,22 +139,6 @@ class _Scopes:
         if isinstance(child, Var) and (child in self.params or child in self.patterns):
             return
         self.scope[child] = self.lca(self.scope.get(child), where)
-
-
-def _operands(node: Expr) -> tuple[Expr, ...]:
-    if isinstance(node, Call):
-        return (node.op, *node.args)
-    if isinstance(node, Tuple):
-        return node.fields
-    if isinstance(node, TupleGetItem):
-        return (node.tuple_value,)
-    if isinstance(node, RefCreate):
-        return (node.value,)
-    if isinstance(node, RefRead):
-        return (node.ref,)
-    if isinstance(node, RefWrite):
-        return (node.ref, node.value)
-    return ()
 
 
 def _where(span: Span | None) -> m.Where | None:

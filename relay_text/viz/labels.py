@@ -43,10 +43,9 @@ def shape_caption(ty: Any) -> tuple[str, str, str]:
 
     if isinstance(ty, TensorType):
         dtype = ty.dtype if isinstance(ty.dtype, str) else type_text(ty.dtype)
-        if isinstance(ty.shape, tuple):
-            shape = "×".join(dim_text(d) for d in ty.shape)
-        else:
-            shape = type_text(ty.shape)
+        # the multiplication sign separates dimensions in the output
+        dims = "×".join(dim_text(d) for d in ty.shape) if isinstance(ty.shape, tuple) else None  # noqa: RUF001
+        shape = dims if dims is not None else type_text(ty.shape)
         short = _DTYPE_SHORT.get(dtype, dtype)
         if not shape:
             return "", dtype, dtype

@@ -83,7 +83,7 @@ class Node:
     `1f`); `name` the name the text gives the value (`%3` of a graph
     binding, `%x` of a let); `shape` the short text of its type's shape
     (`1×64×56×56`); `link` a global it calls or names (`@f`); `macs` the
-    multiply-accumulates the operator performs, where they are counted."""
+    multiply-accumulates the operator performs, where they are counted."""  # noqa: RUF002 (the multiplication sign separates dimensions in the output)
 
     id: int
     kind: str

@@ -21,7 +21,8 @@ STYLE = """
 .node text, .group text { font: 11px ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, monospace; fill: #1d2733; }
 .node .caption { fill: #5b6b7a; }
 .k-op rect { fill: #e8f0fb; } .k-call rect { fill: #fdf0d9; } .k-constructor rect { fill: #efe6fb; }
-.k-tuple rect, .k-project rect { fill: #eef1f4; } .k-param rect { fill: #dff3e4; } .k-const rect { fill: #f6f6f6; stroke: #a9b3bd; }
+.k-tuple rect, .k-project rect { fill: #eef1f4; } .k-param rect { fill: #dff3e4; }
+.k-const rect { fill: #f6f6f6; stroke: #a9b3bd; }
 .k-pattern rect { fill: #e3f4f4; } .k-global rect { fill: #fdf0d9; } .k-ref rect { fill: #fbe9e9; }
 .group > rect { fill: #fbfcfd; stroke: #b8c4cf; stroke-width: 1; }
 .group .title { font-weight: bold; }
@@ -70,8 +71,10 @@ def write_svg(graph: m.Graph, placed: Placed) -> str:
         anchor = f' id="{_anchor(g)}"' if g.parent < 0 else ""
         folded = " ▸" if g.id in placed.collapsed else ""
         out.append(
-            f'<g class="group g-{g.kind}"{anchor}><rect x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(w)}" height="{_fmt(h)}" rx="6"/>'
-            f'<text class="title" x="{_fmt(x + PAD_X)}" y="{_fmt(y + HEADER / 2 + 4)}">{escape(clip(g.label, 60) + folded)}</text></g>\n'
+            f'<g class="group g-{g.kind}"{anchor}><rect x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(w)}" '
+            f'height="{_fmt(h)}" rx="6"/>'
+            f'<text class="title" x="{_fmt(x + PAD_X)}" '
+            f'y="{_fmt(y + HEADER / 2 + 4)}">{escape(clip(g.label, 60) + folded)}</text></g>\n'
         )
     for edge_index, pts, arrow in placed.routes:
         edge = graph.edges[edge_index]
@@ -94,7 +97,8 @@ def write_svg(graph: m.Graph, placed: Placed) -> str:
         ]
         if caption:
             parts.append(
-                f'<text class="caption" x="{_fmt(x + w / 2)}" y="{_fmt(y + 29)}" text-anchor="middle">{escape(caption)}</text>'
+                f'<text class="caption" x="{_fmt(x + w / 2)}" y="{_fmt(y + 29)}" '
+                f'text-anchor="middle">{escape(caption)}</text>'
             )
         parts.append("</g>")
         text = "".join(parts)

@@ -85,7 +85,10 @@ def @main() {
 
 def test_tvm_spelling_of_the_same_definition() -> None:
     """TVM's prelude writes `type List[A] { Cons(A, List[A]), Nil }`: the same type."""
-    text = '#[version = "0.0.5"]\ntype List[A] {\n  Cons(A, List[A]),\n  Nil,\n}\n\ndef @main() {\n  @length(Cons(1, Cons(2, Nil)))\n}\n'
+    text = (
+        '#[version = "0.0.5"]\ntype List[A] {\n  Cons(A, List[A]),\n  Nil,\n}\n\ndef @main() {\n  '
+        "@length(Cons(1, Cons(2, Nil)))\n}\n"
+    )
     assert value_of(text) == "2"
 
 
@@ -216,7 +219,10 @@ def @main() {
 
 def test_an_operator_value_is_typed_where_it_is_used() -> None:
     """Each use gets its own instance of the operator's relation: float and int calls coexist."""
-    text = "def @apply(%f, %x, %y) { %f(%x, %y) }\ndef @main() {\n  (@apply(maximum, 1, 2), @apply(maximum, 1.5f, 0.5f))\n}\n"
+    text = (
+        "def @apply(%f, %x, %y) { %f(%x, %y) }\ndef @main() {\n  (@apply(maximum, 1, 2), @apply(maximum, 1.5f, "
+        "0.5f))\n}\n"
+    )
     assert value_of(text) == "(2, 1.5)"
 
 
@@ -249,9 +255,9 @@ def test_an_impossible_product_is_a_mismatch_at_the_argument() -> None:
     variables that make all shapes concrete; no whole n has n * n = 5."""
     d = only(SQUARE + "def @main() {\n  @square(Constant(0, (5), float32))\n}\n")
     assert (d.code, *d.location()[1:3]) == ("type-mismatch", 3, 11)
-    assert (
-        d.message
-        == "mismatched types: the first argument of `@square` must be `Tensor[(n * n), float32]`, found `Tensor[(5), float32]`"
+    assert d.message == (
+        "mismatched types: the first argument of `@square` must be `Tensor[(n * n), float32]`, found "
+        "`Tensor[(5), float32]`"
     )
     assert d.notes == ["the shapes differ at axis 0: no whole-number size of `n` makes `n * n` equal `5`"]
 
@@ -342,14 +348,20 @@ def test_a_root_among_the_parts_of_the_equation() -> None:
 def test_a_number_after_a_callees_angle_is_a_type_argument() -> None:
     """Seed 002, "Call" (explicit type arguments) and seed 001, "Type Parameter"
     (`plus<(10, 10)>`): a dimension argument may be written bare, `@g<3>(...)`."""
-    text = "def @g<n : ShapeVar>(%x : Tensor[(n), float32]) -> Tensor[(n), float32] { %x }\ndef @main() {\n  @g<3>(Constant(0, (3), float32))\n}\n"
+    text = (
+        "def @g<n : ShapeVar>(%x : Tensor[(n), float32]) -> Tensor[(n), float32] { %x }\ndef @main() {\n  "
+        "@g<3>(Constant(0, (3), float32))\n}\n"
+    )
     assert types_of(text)["@main"] == "fn() -> Tensor[(3), float32]"
     d = only(text.replace("@g<3>", "@g<4>"))
     assert (d.code, *d.location()[1:3]) == ("type-mismatch", 3, 9)
 
 
 def test_help_for_an_unknown_type_argument_has_the_right_kind() -> None:
-    text = "def @g<n : ShapeVar, d : BaseType>(%x : Tensor[(n), d]) -> Tensor[(n), d] { %x }\ndef @main() -> () {\n  let %h = @g;\n  ()\n}\n"
+    text = (
+        "def @g<n : ShapeVar, d : BaseType>(%x : Tensor[(n), d]) -> Tensor[(n), d] { %x }\ndef @main() -> () "
+        "{\n  let %h = @g;\n  ()\n}\n"
+    )
     helps = [h for d in diagnostics(text) for h in d.helps]
     assert "give the type arguments explicitly, e.g. `@g<3, float32>(...)` (`n` is a dimension (ShapeVar))" in helps
 

@@ -38,9 +38,13 @@ def test_the_type_is_shown_with_its_relation() -> None:
 
 
 def test_a_relation_that_holds_checks() -> None:
-    text = "def @f(%g : fn(Tensor[(2, 1), float32], Tensor[(1, 3), float32]) -> Tensor[(2, 3), float32] where Broadcast) { %g }\n"
+    text = (
+        "def @f(%g : fn(Tensor[(2, 1), float32], Tensor[(1, 3), float32]) -> Tensor[(2, 3), float32] where "
+        "Broadcast) { %g }\n"
+    )
     assert global_types(text)["@f"].endswith(
-        "-> Tensor[(2, 3), float32] where Broadcast) -> fn(Tensor[(2, 1), float32], Tensor[(1, 3), float32]) -> Tensor[(2, 3), float32] where Broadcast"
+        "-> Tensor[(2, 3), float32] where Broadcast) -> fn(Tensor[(2, 1), float32], Tensor[(1, 3), "
+        "float32]) -> Tensor[(2, 3), float32] where Broadcast"
     )
 
 

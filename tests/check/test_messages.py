@@ -102,7 +102,10 @@ def test_kind_error_shows_the_declaration() -> None:
 
 
 def test_non_exhaustive_names_the_missing_value() -> None:
-    text = "data L { N : () -> L\n C : (L) -> L }\ndef @f(%l : L[]) -> Tensor[(), int32] {\n  match (%l) {\n    case C(N()) { 1 }\n    case N() { 0 }\n  }\n}"
+    text = (
+        "data L { N : () -> L\n C : (L) -> L }\ndef @f(%l : L[]) -> Tensor[(), int32] {\n  match (%l) {\n    "
+        "case C(N()) { 1 }\n    case N() { 0 }\n  }\n}"
+    )
     d = only(text)
     assert d.message == "this `match` does not cover every value: `C(C(_))` is not matched"
     assert d.location()[1:5] == (4, 3, 4, 12)
@@ -112,7 +115,10 @@ def test_type_parameter_is_rigid_and_says_so() -> None:
     d = only("def @f<a>(%x : a) -> Tensor[(), int32] { %x }")
     assert d.message == "mismatched types: expected `Tensor[(), int32]`, found `a`"
     assert d.notes == [
-        "`a` is a type parameter: the code must work for every type it stands for, so it cannot be assumed to be `Tensor[(), int32]`"
+        (
+            "`a` is a type parameter: the code must work for every type it stands for, so it cannot be assumed "
+            "to be `Tensor[(), int32]`"
+        )
     ]
 
 

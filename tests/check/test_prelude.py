@@ -48,7 +48,8 @@ def test_user_module_uses_prelude_functions_polymorphically() -> None:
 
 def test_prelude_data_types_drive_exhaustiveness() -> None:
     result = _check(
-        "def @head(%l : List[Tensor[(), int32]]) -> Tensor[(), int32] {\n  match (%l) {\n    case Cons(%h, _) { %h }\n  }\n}"
+        "def @head(%l : List[Tensor[(), int32]]) -> Tensor[(), int32] {\n  match (%l) {\n    case Cons(%h, "
+        "_) { %h }\n  }\n}"
     )
     assert [(d.code, d.message) for d in result.diagnostics] == [
         ("non-exhaustive-match", "this `match` does not cover every value: `Nil()` is not matched")

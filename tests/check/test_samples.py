@@ -38,7 +38,11 @@ TYPES = {
         "@main": "fn(Tensor[(4), float32], Tensor[(4), float32], Tensor[(4), float32]) -> Tensor[(4), float32]",
     },
     "detection_head.rly": {
-        "@main": "fn(Tensor[(1, 6), float32], Tensor[(1, 6, 4), float32]) -> (Tensor[(1, 3), int32], Tensor[(1, 1), int32], Tensor[(3, 4), float32], Tensor[(1, 3), float32], Tensor[(1, 6, 6), float32], Tensor[(?, 2), int32])",
+        "@main": (
+            "fn(Tensor[(1, 6), float32], Tensor[(1, 6, 4), float32]) -> (Tensor[(1, 3), int32], Tensor[(1, 1), "
+            "int32], Tensor[(3, 4), float32], Tensor[(1, 3), float32], Tensor[(1, 6, 6), float32], Tensor[(?, "
+            "2), int32])"
+        ),
         "@example_scores": "fn() -> Tensor[(1, 6), float32]",
         "@example_boxes": "fn() -> Tensor[(1, 6, 4), float32]",
     },
@@ -118,49 +122,91 @@ TYPES = {
     },
     "rfc_syntax.rly": {
         "@add_typed": "fn(Tensor[(), int64], Tensor[(), int64]) -> Tensor[(), int64]",
-        "@add_inferred": "fn<a : Shape, b : BaseType, c : Shape, d : Shape>(Tensor[a, b], Tensor[c, b]) -> Tensor[d, b] where Broadcast",
-        "@main": "fn() -> (Tensor[(), int64], Tensor[(), int32], Tensor[(), int64], Tensor[(), int32], Tensor[(), int32], (), (Tensor[(), int32],), (Tensor[(), int32], Tensor[(), int32]))",
+        "@add_inferred": (
+            "fn<a : Shape, b : BaseType, c : Shape, d : Shape>(Tensor[a, b], Tensor[c, b]) -> Tensor[d, b] "
+            "where Broadcast"
+        ),
+        "@main": (
+            "fn() -> (Tensor[(), int64], Tensor[(), int32], Tensor[(), int64], Tensor[(), int32], Tensor[(), "
+            "int32], (), (Tensor[(), int32],), (Tensor[(), int32], Tensor[(), int32]))"
+        ),
     },
     "rnn_bidirectional.rly": {
         "@foldl": "fn<a, b>(fn(b, a) -> b, b, List[a]) -> b",
         "@map_accumr": "fn<a, b, c>(fn(a, b) -> (a, c), a, List[b]) -> (a, List[c])",
         "@zip": "fn<a, b>(List[a], List[b]) -> List[(a, b)]",
         "@map_accuml": "fn<a, b, c, d>(fn(a, b) -> c, a, List[b]) -> (a, List[d]) where TupleGetItem, TupleGetItem",
-        "@bidirectional_rnn": "fn<state1_type, state2_type, in_type, out1_type, out2_type>(fn(state1_type, in_type) -> (state1_type, out1_type), fn(state2_type, in_type) -> (state2_type, out2_type), state1_type, state2_type, List[in_type]) -> List[(out1_type, out2_type)]",
+        "@bidirectional_rnn": (
+            "fn<state1_type, state2_type, in_type, out1_type, out2_type>(fn(state1_type, in_type) -> "
+            "(state1_type, out1_type), fn(state2_type, in_type) -> (state2_type, out2_type), state1_type, "
+            "state2_type, List[in_type]) -> List[(out1_type, out2_type)]"
+        ),
         "@main": "fn() -> List[(Tensor[(), int32], Tensor[(), int32])]",
     },
     "rnn_encode.rly": {
         "@foldl": "fn<a, b>(fn(b, a) -> b, b, List[a]) -> b",
-        "@linear": "fn<a : Shape, b : BaseType, c : Shape, d : Shape, e : Shape>(Tensor[a, b], Tensor[c, b], Tensor[d, b]) -> Tensor[e, b] where Broadcast, Broadcast",
-        "@relu_cell": "fn<a, b, c : Shape, d : BaseType, e : Shape, f : Shape>(a, b, Tensor[c, d], Tensor[e, d]) -> (Tensor[c, d], Tensor[f, d]) where TupleGetItem, TupleGetItem, Broadcast, Broadcast, Broadcast, Broadcast, TupleGetItem, Broadcast, TupleGetItem",
-        "@trained_cell": "fn<a, b, c : Shape, d : BaseType, e : Shape, f : Shape>(a, b) -> (fn(Tensor[c, d], Tensor[e, d]) -> (Tensor[c, d], Tensor[f, d])) where TupleGetItem, TupleGetItem, Broadcast, Broadcast, Broadcast, Broadcast, TupleGetItem, Broadcast, TupleGetItem",
-        "@encode": "fn<state_type, in_type, out_type>(fn(state_type, in_type) -> (state_type, out_type), List[in_type], state_type) -> state_type",
+        "@linear": (
+            "fn<a : Shape, b : BaseType, c : Shape, d : Shape, e : Shape>(Tensor[a, b], Tensor[c, b], "
+            "Tensor[d, b]) -> Tensor[e, b] where Broadcast, Broadcast"
+        ),
+        "@relu_cell": (
+            "fn<a, b, c : Shape, d : BaseType, e : Shape, f : Shape>(a, b, Tensor[c, d], Tensor[e, d]) -> "
+            "(Tensor[c, d], Tensor[f, d]) where TupleGetItem, TupleGetItem, Broadcast, Broadcast, Broadcast, "
+            "Broadcast, TupleGetItem, Broadcast, TupleGetItem"
+        ),
+        "@trained_cell": (
+            "fn<a, b, c : Shape, d : BaseType, e : Shape, f : Shape>(a, b) -> (fn(Tensor[c, d], Tensor[e, d]) "
+            "-> (Tensor[c, d], Tensor[f, d])) where TupleGetItem, TupleGetItem, Broadcast, Broadcast, "
+            "Broadcast, Broadcast, TupleGetItem, Broadcast, TupleGetItem"
+        ),
+        "@encode": (
+            "fn<state_type, in_type, out_type>(fn(state_type, in_type) -> (state_type, out_type), "
+            "List[in_type], state_type) -> state_type"
+        ),
         "@main": "fn() -> Tensor[(2), float32]",
     },
     "rnn_general.rly": {
         "@foldr": "fn<a, b>(fn(a, b) -> b, b, List[a]) -> b",
         "@map_accumr": "fn<a, b, c>(fn(a, b) -> (a, c), a, List[b]) -> (a, List[c])",
-        "@map_accumr_fold": "fn<a, b, c, d>(fn(a, b) -> c, a, List[b]) -> (a, List[d]) where TupleGetItem, TupleGetItem",
-        "@general_rnn": "fn<state_type, in_type, out_type>(fn(state_type, in_type) -> (state_type, out_type), state_type, List[in_type]) -> (state_type, List[out_type])",
+        "@map_accumr_fold": (
+            "fn<a, b, c, d>(fn(a, b) -> c, a, List[b]) -> (a, List[d]) where TupleGetItem, TupleGetItem"
+        ),
+        "@general_rnn": (
+            "fn<state_type, in_type, out_type>(fn(state_type, in_type) -> (state_type, out_type), state_type, "
+            "List[in_type]) -> (state_type, List[out_type])"
+        ),
         "@main": "fn() -> ((Tensor[(), int32], List[Tensor[(), int32]]), (Tensor[(), int32], List[Tensor[(), int32]]))",
     },
     "rnn_generator.rly": {
         "@unfoldr": "fn<a, b>(fn(b) -> Optional[(a, b)], b) -> List[a]",
-        "@gen_func": "fn<state_type, in_type, out_type>(fn(state_type, in_type) -> (state_type, out_type), fn(state_type) -> Optional[in_type], state_type) -> Optional[(out_type, state_type)]",
-        "@generator": "fn<state_type, in_type, out_type>(fn(state_type, in_type) -> (state_type, out_type), fn(state_type) -> Optional[in_type], state_type) -> List[out_type]",
+        "@gen_func": (
+            "fn<state_type, in_type, out_type>(fn(state_type, in_type) -> (state_type, out_type), "
+            "fn(state_type) -> Optional[in_type], state_type) -> Optional[(out_type, state_type)]"
+        ),
+        "@generator": (
+            "fn<state_type, in_type, out_type>(fn(state_type, in_type) -> (state_type, out_type), "
+            "fn(state_type) -> Optional[in_type], state_type) -> List[out_type]"
+        ),
         "@count_to_three": "fn(Tensor[(), int32]) -> Optional[Tensor[(), int32]]",
         "@times_ten": "fn(Tensor[(), int32], Tensor[(), int32]) -> (Tensor[(), int32], Tensor[(), int32])",
         "@main": "fn() -> List[Tensor[(), int32]]",
     },
     "second_opt.rly": {
         "@second_opt": "fn<a>(Optional[List[a]]) -> Optional[a]",
-        "@main": "fn() -> (Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], Optional[Tensor[(), int32]])",
+        "@main": (
+            "fn() -> (Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], Optional[Tensor[(), int32]], "
+            "Optional[Tensor[(), int32]])"
+        ),
     },
     # seed 003: t3 is the second tensor, and the second tuple (t1, t3) both tensors
     "solver_nested.rly": {
         "@pass": "fn<a>(a) -> a where Identity",
         "@same": "fn<a, b>(a, b) -> a where Identity",
-        "@solve": "fn(Tensor[(10, 20), float32], Tensor[(10, 1, 1), float32], Tensor[(10, 1, 1), float32], Tensor[(10, 20), float32], Tensor[(10, 1, 1), float32]) -> (Tensor[(10, 20), float32], Tensor[(10, 1, 1), float32])",
+        "@solve": (
+            "fn(Tensor[(10, 20), float32], Tensor[(10, 1, 1), float32], Tensor[(10, 1, 1), float32], "
+            "Tensor[(10, 20), float32], Tensor[(10, 1, 1), float32]) -> (Tensor[(10, 20), float32], "
+            "Tensor[(10, 1, 1), float32])"
+        ),
         "@main": "fn() -> (Tensor[(2), int32], Tensor[(3), int32])",
     },
     "rfc_attributes.rly": {
@@ -170,7 +216,10 @@ TYPES = {
         "@main": "fn() -> (Tensor[(), int32], Tensor[(), int32])",
     },
     "rfc_literals.rly": {
-        "@main": "fn(Tensor[(), float32], Tensor[(), float32]) -> (Tensor[(), float32], Tensor[(), float64], Tensor[(), int64], Tensor[(), bool])",
+        "@main": (
+            "fn(Tensor[(), float32], Tensor[(), float32]) -> (Tensor[(), float32], Tensor[(), float64], "
+            "Tensor[(), int64], Tensor[(), bool])"
+        ),
     },
     "tour.rly": {
         "@eval": "fn(Expr) -> Tensor[(), int32]",
@@ -184,7 +233,10 @@ TYPES = {
         "@main": "fn() -> Tensor[(10, 10), float32]",
     },
     "tuples.rly": {
-        "@pair_up": "fn(Tensor[(10, 10), float32], Tensor[(), float32], Tensor[(100, 100), float32]) -> (Tensor[(10, 10), float32], Tensor[(100, 100), float32])",
+        "@pair_up": (
+            "fn(Tensor[(10, 10), float32], Tensor[(), float32], Tensor[(100, 100), float32]) -> (Tensor[(10, "
+            "10), float32], Tensor[(100, 100), float32])"
+        ),
         "@main": "fn() -> Tensor[(10, 10), float32]",
     },
     "type_arguments.rly": {
@@ -196,7 +248,12 @@ TYPES = {
         "@main": "fn() -> fn(fn<a, b, c>(a, b) -> c) -> (Tensor[(), bool], ())",
     },
     "types_catalogue.rly": {
-        "@types": "fn<n : ShapeVar>(fn(Tensor[(4), int32x4]) -> Tensor[(), int32], Tensor[(), uint32], Tensor[(), bool], Tensor[(n + 1, 2 * n, 4), float32], Tensor[(?, 3), float32], fn(Tensor[(), int32], Tensor[(), int32]) -> Tensor[(), int32]) -> (Tensor[(n + 1, 2 * n, 4), float32], fn(Tensor[(), int32], Tensor[(), int32]) -> Tensor[(), int32])",
+        "@types": (
+            "fn<n : ShapeVar>(fn(Tensor[(4), int32x4]) -> Tensor[(), int32], Tensor[(), uint32], Tensor[(), "
+            "bool], Tensor[(n + 1, 2 * n, 4), float32], Tensor[(?, 3), float32], fn(Tensor[(), int32], "
+            "Tensor[(), int32]) -> Tensor[(), int32]) -> (Tensor[(n + 1, 2 * n, 4), float32], fn(Tensor[(), "
+            "int32], Tensor[(), int32]) -> Tensor[(), int32])"
+        ),
         "@main": "fn() -> Tensor[(), int32]",
     },
     "vm_memory_plan.rly": {

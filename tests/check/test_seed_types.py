@@ -143,9 +143,8 @@ def @main(%a : Tensor[(10, 10), float32], %b : Tensor[(10, 10), float32]) {
 def test_broadcast_relation_types_add() -> None:
     """seed 002, "Polymorphism and Type Relations": fn(%x, %y) where Broadcast."""
     types = global_types("def @f(%x, %y) where Broadcast { add(%x, %y) }")
-    assert (
-        types["@f"]
-        == "fn<a : Shape, b : BaseType, c : Shape, d : Shape>(Tensor[a, b], Tensor[c, b]) -> Tensor[d, b] where Broadcast"
+    assert types["@f"] == (
+        "fn<a : Shape, b : BaseType, c : Shape, d : Shape>(Tensor[a, b], Tensor[c, b]) -> Tensor[d, b] where Broadcast"
     )
 
 
@@ -185,7 +184,10 @@ def test_let_shadowing() -> None:
 
 def test_graph_bindings() -> None:
     """seed 002, "Graph Bindings": %1, %2 and the result share the operands' type."""
-    text = "def @main(%a : Tensor[(2, 2), float32], %b : Tensor[(2, 2), float32]) {\n  %1 = %a + %b\n  %2 = %1 + %1\n  %2 * %2\n}"
+    text = (
+        "def @main(%a : Tensor[(2, 2), float32], %b : Tensor[(2, 2), float32]) {\n  %1 = %a + %b\n  %2 = %1 + "
+        "%1\n  %2 * %2\n}"
+    )
     assert global_types(text)["@main"].endswith("-> Tensor[(2, 2), float32]")
 
 

@@ -80,7 +80,8 @@ def test_rendered_diagnostic(tmp_path) -> None:
     result = CliRunner().invoke(main, ["check", path], env={"NO_COLOR": "1"})
     assert result.exit_code == 1
     assert result.stderr == (
-        "error[type-mismatch]: the condition of `if` must be a single bool `Tensor[(), bool]`, found `Tensor[(10, 10), bool]`\n"
+        "error[type-mismatch]: the condition of `if` must be a single bool `Tensor[(), bool]`, found "
+        "`Tensor[(10, 10), bool]`\n"
         f" --> {path}:2:7\n"
         "  |\n"
         "2 |   if (%x == Constant(0, (10, 10), float32)) { %x } else { %x }\n"
@@ -95,7 +96,10 @@ def test_rendered_diagnostic(tmp_path) -> None:
 
 
 def test_independent_errors_are_all_reported(tmp_path) -> None:
-    text = "def @a() { 1 + 1f }\ndef @b() { nn.relu(1, 2) }\ndef @c(%x : Tensor[(2), float32]) -> Tensor[(3), float32] { %x }\n"
+    text = (
+        "def @a() { 1 + 1f }\ndef @b() { nn.relu(1, 2) }\ndef @c(%x : Tensor[(2), float32]) -> Tensor[(3), "
+        "float32] { %x }\n"
+    )
     path = _write(tmp_path, "many.rly", text)
     result = CliRunner().invoke(main, ["check", "--output-format", "json", path])
     codes = [(d["code"], d["line"]) for d in json.loads(result.stdout)["diagnostics"]]

@@ -12,7 +12,10 @@ from click.testing import CliRunner
 from relay_text.cli import main
 from relay_text.config import KEYS, ConfigError, validate
 
-COUNT = "def @count(%n : int32) -> int32 {\n  if (%n == 0) { 0 } else { 1 + @count(%n - 1) }\n}\ndef @main() { @count(100) }\n"
+COUNT = (
+    "def @count(%n : int32) -> int32 {\n  if (%n == 0) { 0 } else { 1 + @count(%n - 1) }\n}\ndef @main() { "
+    "@count(100) }\n"
+)
 
 
 def invoke(args: list[str], env: dict | None = None):
@@ -34,10 +37,12 @@ def test_a_misspelt_key_gets_a_warning_naming_the_closest_key(tmp_path: Path, co
     assert result.exit_code == 0
     assert result.stderr.startswith(
         f"warning: {config}: unknown key `line_length` in [tool.relay] (ignored); did you mean `line-length`?\n"
-        f"warning: {config}: unknown key `warnings-as-error` in [tool.relay] (ignored); did you mean `warnings-as-errors`?\n"
+        f"warning: {config}: unknown key `warnings-as-error` in [tool.relay] (ignored); did you mean "
+        f"`warnings-as-errors`?\n"
         f"warning: {config}: unknown key `colour` in [tool.relay] (ignored); did you mean `color`?\n"
         f"warning: {config}: unknown key `frobnicate` in [tool.relay] (ignored); the known keys are "
-        "`line-length`, `dialect`, `warnings-as-errors`, `color`, `max-depth`, `max-memory`, `max-output`, `timeout`, `jobs`, "
+        "`line-length`, `dialect`, `warnings-as-errors`, `color`, `max-depth`, `max-memory`, `max-output`, "
+        "`timeout`, `jobs`, "
         "`exclude`, `extend-exclude`, `respect-gitignore`, `ignore`\n"
     )
 
@@ -102,7 +107,8 @@ def test_max_memory_for_run_and_the_flag_wins(tmp_path: Path) -> None:
     result = invoke(["run", str(path)])
     assert result.exit_code == 1
     assert result.stderr.startswith(
-        "error[resource-limit]: the result of `zeros` needs 3.81 MiB (1,000,000 elements), more than the memory limit of 1 MiB (--max-memory)\n"
+        "error[resource-limit]: the result of `zeros` needs 3.81 MiB (1,000,000 elements), more than the "
+        "memory limit of 1 MiB (--max-memory)\n"
     )
     assert invoke(["run", "--max-memory", "1T", str(path)]).exit_code == 0  # (what the test process holds counts too)
     project(tmp_path, "max-memory = 1048576", text=path.read_text())  # a number of bytes
@@ -114,7 +120,8 @@ def test_max_output_for_run_and_the_flag_wins(tmp_path: Path) -> None:
     result = invoke(["run", "--full", str(path)])
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr.startswith(
-        "error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit of 1 KiB (--max-output)\n"
+        "error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit "
+        "of 1 KiB (--max-output)\n"
     )
     assert invoke(["run", "--full", "--max-output", "1M", str(path)]).exit_code == 0
 

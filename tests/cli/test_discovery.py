@@ -119,7 +119,10 @@ def test_a_warning_when_no_file_matched(project: Path) -> None:
     result = invoke(["fmt", "build", "node_modules"])
     assert (result.exit_code, result.stderr) == (
         0,
-        "warning: no Relay files (*.rly, *.relay) found in build, node_modules (2 paths left out by .gitignore or exclude patterns)\n",
+        (
+            "warning: no Relay files (*.rly, *.relay) found in build, node_modules (2 paths left out by "
+            ".gitignore or exclude patterns)\n"
+        ),
     )
 
 

@@ -128,7 +128,8 @@ def test_fmt_of_dev_stdin_does_not_rewrite_the_file_behind_it(tmp_path: Path) ->
         result = relay("fmt", "/dev/stdin", stdin=stdin)
     assert result.returncode == 2
     assert result.stderr.startswith(
-        "error: /dev/stdin: names a stream or device, not a file relay fmt may rewrite; to format standard input, use `relay fmt -`"
+        "error: /dev/stdin: names a stream or device, not a file relay fmt may rewrite; to format standard "
+        "input, use `relay fmt -`"
     )
     assert path.read_text() == MESSY
     with open(path) as stdin:  # what it says to do instead
@@ -176,9 +177,9 @@ def test_a_read_only_file_is_refused_unless_forced(tmp_path: Path) -> None:
     path.chmod(0o444)
     result = fmt(str(path))
     assert result.exit_code == 2
-    assert (
-        result.stderr
-        == f"error: {path}: is read-only; nothing was written (`relay fmt --force` writes it anyway)\n1 file failed to reformat\n"
+    assert result.stderr == (
+        f"error: {path}: is read-only; nothing was written (`relay fmt --force` writes it anyway)\n1 file "
+        f"failed to reformat\n"
     )
     assert path.read_text() == MESSY
     assert fmt("--check", str(path)).exit_code == 1  # (checking needs no writing)

@@ -339,7 +339,10 @@ def test_the_relay_table_is_read_with_tomllib(tmp_path: Path) -> None:
     pyproject.toml above the files is the one read."""
     from relay_text.config import find_pyproject, fmt_settings, load
 
-    text = "[project]\nname = \"x\"\n\n[tool.relay]  # formatting\nline-length = 1_20\ndialect = 'tvm'  # convert\n\n[tool.other]\nline-length = 5\n"
+    text = (
+        "[project]\nname = \"x\"\n\n[tool.relay]  # formatting\nline-length = 1_20\ndialect = 'tvm'  # "
+        "convert\n\n[tool.other]\nline-length = 5\n"
+    )
     config = tmp_path / "pyproject.toml"
     config.write_text(text)
     assert load(config) == {"line-length": 120, "dialect": "tvm"}

@@ -178,7 +178,10 @@ def test_runtime_error(tmp_path: Path) -> None:
 def test_max_depth(tmp_path: Path) -> None:
     prog = write(
         tmp_path,
-        "def @count(%n : int32) -> int32 {\n  if (%n == 0) { 0 } else { 1 + @count(%n - 1) }\n}\ndef @main() { @count(100) }\n",
+        (
+            "def @count(%n : int32) -> int32 {\n  if (%n == 0) { 0 } else { 1 + @count(%n - 1) }\n}\ndef "
+            "@main() { @count(100) }\n"
+        ),
     )
     assert run([prog]).stdout == "100\n"
     result = run([prog, "--max-depth", "50"])
@@ -224,7 +227,10 @@ def test_warnings_are_shown_and_the_program_runs() -> None:
 def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
     prog = write(
         tmp_path,
-        "def @fib(%n : int32) -> int32 {\n  if (%n < 2) { %n } else { @fib(%n - 1) + @fib(%n - 2) }\n}\ndef @main() { @fib(40) }\n",
+        (
+            "def @fib(%n : int32) -> int32 {\n  if (%n < 2) { %n } else { @fib(%n - 1) + @fib(%n - 2) "
+            "}\n}\ndef @main() { @fib(40) }\n"
+        ),
     )
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT))
     # Ctrl-C as a terminal sends it. (A suite started in the background by a
@@ -276,9 +282,9 @@ def test_json_and_npz_refuse_a_value_too_large_to_write_out(tmp_path: Path) -> N
     out = tmp_path / "out.npz"
     as_npz = run([path, "--arg", "x=1", "--output-format", "npz", "--output", str(out)])
     assert as_npz.exit_code == 2
-    assert (
-        as_npz.stderr
-        == "error: cannot write the result as .npz: it has more than 10,000,000 tuples written out (it uses the same parts many times)\n"
+    assert as_npz.stderr == (
+        "error: cannot write the result as .npz: it has more than 10,000,000 tuples written out (it uses "
+        "the same parts many times)\n"
     )
     assert not out.exists()
     small = run([write(tmp_path, doubling_tuples(2), "small.rly"), "--arg", "x=1", "--output-format", "json"])

@@ -237,7 +237,9 @@ def test_a_long_list_of_tensors_prints_cut_short_within_the_output_limit(tmp_pat
     prog = write(
         tmp_path,
         """def @main() { @map(fn (%i : int32) { cast(%i, "float32") * ones(shape=[10, 10], dtype="float32") },
-                                @unfoldr(fn (%n : int32) { if (%n == 0) { None() } else { Some((%n, %n - 1)) } }, 1000)) }""",
+                                @unfoldr(fn (%n : int32) {
+                                  if (%n == 0) { None() } else { Some((%n, %n - 1)) }
+                                }, 1000)) }""",
     )
     result = run([prog, "--max-output", "100K"])
     assert result.exit_code == 0, result.stderr

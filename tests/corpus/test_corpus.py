@@ -33,7 +33,9 @@ IDS = [p.stem for p in FILES]
 
 # The entry signature of each file, as inferred (weights abbreviated by count).
 SIGNATURES = {
-    "apache-tvm-issue13031-broadcast-argmax": "fn(Tensor[(2, 1), float64]) -> (Tensor[(2, 1), float64], Tensor[(1), int32])",
+    "apache-tvm-issue13031-broadcast-argmax": (
+        "fn(Tensor[(2, 1), float64]) -> (Tensor[(2, 1), float64], Tensor[(1), int32])"
+    ),
     "apache-tvm-menangerie-gpt2": "fn(Tensor[(1, 50, 32), int64]) -> (Tensor[(1, 50, 32, 768), float32], "
     + ", ".join(["Tensor[(2, 50, 12, 32, 64), float32]"] * 12)
     + ")",

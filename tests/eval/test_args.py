@@ -57,7 +57,8 @@ def test_wrong_shape_is_located_in_the_argument_text() -> None:
     assert located(d) == ("bad-argument", 1, 1, 1, 25)
     assert d.span.source.name == "--arg x"
     assert d.message == (
-        "argument `x` does not fit parameter `%x : Tensor[(2, 2), float32]`: expected shape (2, 2), found (3) (rank 2 vs 1)"
+        "argument `x` does not fit parameter `%x : Tensor[(2, 2), float32]`: expected shape (2, 2), found "
+        "(3) (rank 2 vs 1)"
     )
     assert d.notes == ["`%x` is declared at prog.rly:4:11"]
 
@@ -138,9 +139,9 @@ def test_npz_array_of_the_wrong_shape_is_located_at_the_parameter(tmp_path: Path
     ran = run_request("def @main(%x : Tensor[(2), float32]) { %x }", args_file=str(tmp_path / "a.npz"))
     (d,) = errors(ran)
     assert located(d) == ("bad-argument", 1, 11, 1, 12)
-    assert (
-        d.message
-        == f"argument `x` (from {tmp_path / 'a.npz'}) does not fit parameter `%x : Tensor[(2), float32]`: expected shape (2), found (3) (axis 0 is 3, not 2)"
+    assert d.message == (
+        f"argument `x` (from {tmp_path / 'a.npz'}) does not fit parameter `%x : Tensor[(2), float32]`: "
+        f"expected shape (2), found (3) (axis 0 is 3, not 2)"
     )
 
 

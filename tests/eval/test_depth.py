@@ -159,7 +159,10 @@ def _wide_match(n: int, pick: int, catch_all: bool = False) -> str:
     clauses = " ".join(f"case C{i} {{ {i} }}" for i in range(n - 1 if catch_all else n))
     if catch_all:
         clauses += " case _ { -1 }"
-    return f"type T {{ {constructors} }}\ndef @f(%c: T) -> int32 {{ match (%c) {{ {clauses} }} }}\ndef @main() {{ @f(C{pick}) }}\n"
+    return (
+        f"type T {{ {constructors} }}\ndef @f(%c: T) -> int32 {{ match (%c) {{ {clauses} }} }}\ndef @main() {{ "
+        f"@f(C{pick}) }}\n"
+    )
 
 
 @pytest.mark.slow
@@ -198,7 +201,10 @@ def test_code_too_large_for_python_is_a_located_resource_limit(monkeypatch) -> N
         return real(source, filename, mode)
 
     monkeypatch.setattr(compile_module, "compile", fragile, raising=False)
-    src = "def @small() -> int32 { 1 }\ndef @big(%o: Option[int32]) -> int32 {\n  match? (%o) { case Some(%x) { %x } }\n}\ndef @main() { @big(Some(@small())) }\n"
+    src = (
+        "def @small() -> int32 { 1 }\ndef @big(%o: Option[int32]) -> int32 {\n  match? (%o) { case Some(%x) { "
+        "%x } }\n}\ndef @main() { @big(Some(@small())) }\n"
+    )
     d = failure(src)
     assert located(d) == ("resource-limit", 2, 1, 4, 1)
     assert d.message == "this function is too large or too deeply nested for Python to compile"

@@ -40,7 +40,8 @@ def _awkward_float32() -> np.ndarray:
     ids=["bits", "normal", "small", "two-decimals", "awkward"],
 )
 def test_float32_text_is_numpys_shortest_text(make) -> None:
-    """Every float32 element is written as numpy 2.3 and later write it with `str` (the one-element reference), whatever numpy is installed."""
+    """Every float32 element is written as numpy 2.3 and later write it with
+    `str` (the one-element reference), whatever numpy is installed."""
     x = make(np.random.default_rng(0))
     assert numbers.block_text(x) == numbers._slow_block(x)
 

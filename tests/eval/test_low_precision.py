@@ -58,7 +58,8 @@ def test_conv2d_is_float32_rounded_once() -> None:
     rng = np.random.default_rng(1)
     x, w = _f16(rng, 1, 8, 12, 12), _f16(rng, 16, 8, 3, 3)
     program = """
-    def @main(%x : Tensor[(1, 8, 12, 12), float16], %w : Tensor[(16, 8, 3, 3), float16]) -> Tensor[(1, 16, 12, 12), float16] {
+    def @main(%x : Tensor[(1, 8, 12, 12), float16], %w : Tensor[(16, 8, 3, 3), float16])
+        -> Tensor[(1, 16, 12, 12), float16] {
       nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3])
     }"""
     out = relay_text.run(program, x, w)

@@ -120,7 +120,8 @@ def kernel_calls(program: Any) -> list[str]:
 CONV_BN = """#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 3, 8, 8), float32]) {
   %0 = nn.conv2d(%x, meta[relay.Constant][0], padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);
-  %1 = nn.batch_norm(%0, meta[relay.Constant][1], meta[relay.Constant][2], meta[relay.Constant][3], meta[relay.Constant][4]);
+  %1 = nn.batch_norm(%0, meta[relay.Constant][1], meta[relay.Constant][2],
+                     meta[relay.Constant][3], meta[relay.Constant][4]);
   %2 = %1.0;
   nn.relu(%2)
 }
@@ -170,7 +171,8 @@ def test_batch_norm_on_parameters_is_folded_at_run_time() -> None:
 def test_constant_expressions_are_computed_once_at_compile_time() -> None:
     text = """#[version = "0.0.5"]
 def @main(%x: Tensor[(2, 2), float32]) {
-  let %c = add(multiply(ones(shape=[2, 2], dtype="float32"), 3f), meta[relay.Constant][0] /* ty=Tensor[(2, 2), float32] */);
+  let %c = add(multiply(ones(shape=[2, 2], dtype="float32"), 3f),
+               meta[relay.Constant][0] /* ty=Tensor[(2, 2), float32] */);
   add(%x, exp(%c))
 }
 """

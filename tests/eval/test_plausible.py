@@ -15,7 +15,8 @@ MODEL = """#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], %ids: Tensor[(5), int32],
           %table: Tensor[(7, 2), float32], %a: Tensor[(6, 1), float32], %b: Tensor[(6, 1), float32]) {
   %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
-  %1 = nn.batch_norm(%0, meta[relay.Constant][0], meta[relay.Constant][1], meta[relay.Constant][2], meta[relay.Constant][3]);
+  %1 = nn.batch_norm(%0, meta[relay.Constant][0], meta[relay.Constant][1],
+                     meta[relay.Constant][2], meta[relay.Constant][3]);
   %2 = take(%table, %ids, axis=0);
   %3 = (%a, %b);
   %4 = nn.dense(%2, concatenate(%3, axis=1), units=None);

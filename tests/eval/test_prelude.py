@@ -62,7 +62,10 @@ def value(expr: str) -> str:
             "Cons(1, Cons(2, Cons(3, Nil())))",
         ),
         (
-            "@tmap(fn (%x : int32) { %x * 10 }, Rose(1, Cons(Rose(2, Nil()), Cons(Rose(3, Cons(Rose(4, Nil()), Nil())), Nil()))))",
+            (
+                "@tmap(fn (%x : int32) { %x * 10 }, Rose(1, Cons(Rose(2, Nil()), Cons(Rose(3, Cons(Rose(4, "
+                "Nil()), Nil())), Nil()))))"
+            ),
             "Rose(10, Cons(Rose(20, Nil()), Cons(Rose(30, Cons(Rose(40, Nil()), Nil())), Nil())))",
         ),
         ("@size(Rose(1, Cons(Rose(2, Nil()), Cons(Rose(3, Cons(Rose(4, Nil()), Nil())), Nil()))))", "4"),

@@ -21,7 +21,10 @@ def located(d):  # (code, line, column) of a diagnostic
 
 
 def test_a_match_is_reported_where_it_is() -> None:
-    text = "type Opt { Yes(Tensor[(), float32]), No }\ndef @main(%x: float32) {\n  match (Yes(%x)) { Yes(%y) => %y, No => 0f }\n}\n"
+    text = (
+        "type Opt { Yes(Tensor[(), float32]), No }\ndef @main(%x: float32) {\n  match (Yes(%x)) { Yes(%y) => "
+        "%y, No => 0f }\n}\n"
+    )
     [d] = export_errors(text)
     assert located(d) == ("export-unsupported", 3, 3)
     assert "pattern matching" in d.message
@@ -123,7 +126,10 @@ def test_if_on_a_scalar_is_an_onnx_if() -> None:
 
 
 def test_shared_nodes_are_exported_once() -> None:
-    text = "def @main(%x: Tensor[(2), float32]) {\n  %0 = exp(%x);\n  %1 = add(%0, %0);\n  %2 = add(%1, %1);\n  add(%2, %2)\n}\n"
+    text = (
+        "def @main(%x: Tensor[(2), float32]) {\n  %0 = exp(%x);\n  %1 = add(%0, %0);\n  %2 = add(%1, %1);\n  "
+        "add(%2, %2)\n}\n"
+    )
     ops = [n.op_type for n in export(text).graph.node]
     assert ops.count("Exp") == 1 and ops.count("Add") == 3
 

@@ -244,7 +244,8 @@ def test_the_environment_mode_sees_a_lost_file_and_a_temporary_one(tmp_path: Pat
         'Traceback ...\n  File "relay_text/batch.py", line 3, in run_tasks\nKeyboardInterrupt\n'
     )
     assert environment._at_startup(
-        'Traceback ...\n  File "relay_text/__init__.py", line 13, in <module>\n  File "typing.py", line 9, in <genexpr>\nKeyboardInterrupt\n'
+        'Traceback ...\n  File "relay_text/__init__.py", line 13, in <module>\n  File "typing.py", line 9, '
+        "in <genexpr>\nKeyboardInterrupt\n"
     )
     origin, failures = environment.run_scenario(random.Random(5), [("t.rly", "def @main(%a,%b){%a+%b}\n")])
     assert failures == [], origin

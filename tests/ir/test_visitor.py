@@ -22,7 +22,7 @@ def test_missing_method_is_loud() -> None:
         def visit_call(self, node: Call) -> int:
             return 1
 
-    with pytest.raises(NotImplementedError, match="OnlyCalls does not handle (Op|Constant)"):
+    with pytest.raises(NotImplementedError, match=r"OnlyCalls does not handle (Op|Constant)"):
         OnlyCalls().visit(body("add(1, 2)"))
 
 

@@ -41,7 +41,10 @@ def test_max_memory_stops_a_large_allocation(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["run", "--max-memory", "1M", str(prog)], env={"NO_COLOR": "1"})
     assert result.exit_code == 1
     assert result.stderr.splitlines()[:2] == [
-        "error[resource-limit]: the result of `zeros` needs 3.81 MiB (1,000,000 elements), more than the memory limit of 1 MiB (--max-memory)",
+        (
+            "error[resource-limit]: the result of `zeros` needs 3.81 MiB (1,000,000 elements), more than the "
+            "memory limit of 1 MiB (--max-memory)"
+        ),
         f" --> {prog}:2:3",
     ]
     # (1T: far above what the test process holds; on Python 3.10 that includes

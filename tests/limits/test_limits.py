@@ -155,7 +155,8 @@ def test_an_operator_result_of_static_shape_is_checked_before_its_kernel_runs() 
     d = only_error(ran.diagnostics)
     assert d.code == "resource-limit"
     assert d.message == (
-        "the result of `zeros` needs 3.64 TiB (1,000,000,000,000 elements), more than the memory limit of 1 GiB (--max-memory)"
+        "the result of `zeros` needs 3.64 TiB (1,000,000,000,000 elements), more than the memory limit of "
+        "1 GiB (--max-memory)"
     )
     assert where(d) == (2, 3, 2, 54)
 
@@ -168,7 +169,8 @@ def test_dyn_zeros_with_a_shape_computed_at_run_time() -> None:
     d = only_error(ran.diagnostics)
     assert d.code == "resource-limit"
     assert d.message == (
-        "the result of `dyn.zeros` (shape [100000, 100000, 100000]) needs 3.64e+03 TiB (1,000,000,000,000,000 elements), "
+        "the result of `dyn.zeros` (shape [100000, 100000, 100000]) needs 3.64e+03 TiB "
+        "(1,000,000,000,000,000 elements), "
         "more than the memory limit of 1 GiB (--max-memory)"
     )
     assert where(d) == (2, 3, 2, 58)
@@ -194,7 +196,8 @@ def test_arange_with_a_bound_computed_at_run_time() -> None:
     d = only_error(ran.diagnostics)
     assert d.code == "resource-limit"
     assert d.message == (
-        "the result of `arange` needs 7.28 TiB (999,999,995,904 elements), more than the memory limit of 1 GiB (--max-memory)"
+        "the result of `arange` needs 7.28 TiB (999,999,995,904 elements), more than the memory limit of 1 "
+        "GiB (--max-memory)"
     )
     assert where(d) == (2, 3, 2, 21)
 
@@ -246,7 +249,8 @@ def test_a_random_argument_larger_than_max_memory_is_refused() -> None:
     d = only_error(ran.diagnostics)
     assert d.code == "resource-limit"
     assert d.message == (
-        "a random value for `x` needs 7.28 TiB (1,000,000,000,000 elements), more than the memory limit of 1 GiB (--max-memory)"
+        "a random value for `x` needs 7.28 TiB (1,000,000,000,000 elements), more than the memory limit of "
+        "1 GiB (--max-memory)"
     )
     assert where(d) == (1, 11, 1, 13)
 

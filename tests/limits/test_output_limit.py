@@ -35,7 +35,10 @@ def test_full_text_past_the_limit_is_refused_at_the_entry(tmp_path: Path) -> Non
     result = run("--full", "--max-output", "1K", str(prog))
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr.splitlines() == [
-        "error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit of 1 KiB (--max-output)",
+        (
+            "error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit "
+            "of 1 KiB (--max-output)"
+        ),
         f" --> {prog}:1:5",
         "  |",
         "1 | def @main() {",
@@ -58,7 +61,8 @@ def test_json_past_the_limit_is_refused_and_no_file_is_written(tmp_path: Path) -
     result = run("--output-format", "json", "--output", str(out), "--max-output", "1K", str(prog))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[0] == (
-        "error[resource-limit]: the result would print about 29.8 KiB of JSON, more than the output limit of 1 KiB (--max-output)"
+        "error[resource-limit]: the result would print about 29.8 KiB of JSON, more than the output limit "
+        "of 1 KiB (--max-output)"
     )
     assert not out.exists()
     assert run("--output-format", "json", "--output", str(out), "--max-output", "64K", str(prog)).exit_code == 0
@@ -80,7 +84,8 @@ def test_a_tensor_of_short_axes_is_printed_whole_and_counts_without_full(tmp_pat
     result = run("--max-output", "64K", str(prog))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[0] == (
-        "error[resource-limit]: the result would print about 1 MiB of text, more than the output limit of 64 KiB (--max-output)"
+        "error[resource-limit]: the result would print about 1 MiB of text, more than the output limit of "
+        "64 KiB (--max-output)"
     )
     assert HELP_NPZ not in result.stderr  # (the summary was asked for: it was not --full)
     ok = run("--max-output", "2M", str(prog))
@@ -96,7 +101,10 @@ def test_a_shared_value_with_full_is_refused_instead_of_printed_for_ever(tmp_pat
     result = run("--full", "--max-output", "64M", "--arg", "x=1", str(prog))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[:2] == [
-        "error[resource-limit]: the result would print about 7 TiB of text, more than the output limit of 64 MiB (--max-output)",
+        (
+            "error[resource-limit]: the result would print about 7 TiB of text, more than the output limit of "
+            "64 MiB (--max-output)"
+        ),
         f" --> {prog}:1:5",
     ]
     cut = run("--arg", "x=1", str(prog))
@@ -179,7 +187,8 @@ def test_a_large_result_goes_to_a_pipe_or_a_file_without_a_limit(tmp_path: Path)
         refused = run("--full", str(prog))
     assert refused.exit_code == 1
     assert refused.stderr.splitlines()[0] == (
-        "error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit of 1 KiB (--max-output)"
+        "error[resource-limit]: the result would print about 29.8 KiB of text, more than the output limit "
+        "of 1 KiB (--max-output)"
     )
     with mock.patch("relay_text.limits.DEFAULT_MAX_OUTPUT", 1024):  # what a terminal would get
         piped = run("--full", str(prog))
@@ -200,8 +209,8 @@ def test_a_file_larger_than_the_free_space_is_refused_before_writing(tmp_path: P
         result = run("--full", "--output", str(out), str(prog))
     assert result.exit_code == 1 and not out.exists()
     lines = result.stderr.splitlines()
-    assert (
-        lines[0]
-        == "error[resource-limit]: the result would print about 29.8 KiB of text, more than the 1 KiB free where it is written"
+    assert lines[0] == (
+        "error[resource-limit]: the result would print about 29.8 KiB of text, more than the 1 KiB free "
+        "where it is written"
     )
     assert "  = help: free some space, or write it elsewhere (`--max-output SIZE` sets a limit of your own)" in lines

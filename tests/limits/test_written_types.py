@@ -107,7 +107,10 @@ def test_relay_run_stops_before_running_a_program_with_such_a_type(tmp_path: Pat
         ),
         (
             'zeros(shape=[1048576, 1048576, 4], dtype="float32")',
-            "`zeros` would produce a tensor of 4,398,046,511,104 elements, more than the limit of 1,099,511,627,776 (2^40)",
+            (
+                "`zeros` would produce a tensor of 4,398,046,511,104 elements, more than the limit of "
+                "1,099,511,627,776 (2^40)"
+            ),
         ),
         (
             # built before the result's rank was checked: 2^31 dimensions of
@@ -118,7 +121,10 @@ def test_relay_run_stops_before_running_a_program_with_such_a_type(tmp_path: Pat
         ),
         (
             "dyn.expand_dims(%x, 0, num_newaxis=9223372036854775807)",
-            "`dyn.expand_dims` would produce a tensor of 9,223,372,036,854,775,809 dimensions, more than the limit of 32",
+            (
+                "`dyn.expand_dims` would produce a tensor of 9,223,372,036,854,775,809 dimensions, more than "
+                "the limit of 32"
+            ),
         ),
     ],
     ids=["rank", "elements", "rank-from-a-huge-attribute", "dynamic-rank-from-a-huge-attribute"],

@@ -70,7 +70,10 @@ def test_long_types_are_cut(client: LspClient) -> None:
 def test_hints_while_another_definition_is_broken(client: LspClient) -> None:
     """`@f` does not parse; `@main`'s bindings still get their hints, where
     their types do not depend on `@f`."""
-    text = "def @f(%a : int32) {\n  %a +\n}\n\ndef @main(%x : int32) {\n  let %y = %x * 2;\n  %0 = @f(%y);\n  (%y, %0)\n}\n"
+    text = (
+        "def @f(%a : int32) {\n  %a +\n}\n\ndef @main(%x : int32) {\n  let %y = %x * 2;\n  %0 = @f(%y);\n  "
+        "(%y, %0)\n}\n"
+    )
     uri = f"file:///tmp/relay-lsp-test/inlay_broken{next(_counter)}.rly"
     mark = client.mark()
     client.open(uri, text, 1)

@@ -117,7 +117,10 @@ def test_document_symbols_while_broken(client: LspClient) -> None:
             12,
             rng(14, 0, 18, 1),
             rng(14, 4, 14, 9),
-            "fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32]) -> (Tensor[(1, 4, 8, 8), float32], float32, int32)",
+            (
+                "fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32]) -> (Tensor[(1, 4, 8, 8), "
+                "float32], float32, int32)"
+            ),
         ),
     ]
     assert [c["name"] for c in result[0]["children"]] == ["Circle", "Square"]
@@ -139,7 +142,10 @@ def test_completion_while_broken(client: LspClient) -> None:
     assert details["@main"].endswith("-> (Tensor[(1, 4, 8, 8), float32], float32, int32)")
 
 
-NEVER = "def @f(%a: int32) -> int32 {\n  %a + 1\n}\n\ndef @g(%b: int32) {\n  let %c = @f(%b);\n  %c +\n}\n\ndef @h() {\n  @f(2)\n}\n"
+NEVER = (
+    "def @f(%a: int32) -> int32 {\n  %a + 1\n}\n\ndef @g(%b: int32) {\n  let %c = @f(%b);\n  %c +\n}\n\ndef "
+    "@h() {\n  @f(2)\n}\n"
+)
 
 
 def test_a_file_that_never_parsed(client: LspClient) -> None:
@@ -173,7 +179,10 @@ def test_a_file_that_never_parsed(client: LspClient) -> None:
     assert sorted(labels) == ["%b", "%c"]
 
 
-FIRST_BROKEN = '#[version = "0.0.5"]\n// the first definition is broken\ndef @f(%a : int32) {\n  (%a,\n}\n\ndef @g(%b : int32) {\n  %b * 2\n}\n'
+FIRST_BROKEN = (
+    '#[version = "0.0.5"]\n// the first definition is broken\ndef @f(%a : int32) {\n  (%a,\n}\n\ndef @g(%b : '
+    "int32) {\n  %b * 2\n}\n"
+)
 
 
 def test_the_first_definition_broken_after_the_header(client: LspClient) -> None:

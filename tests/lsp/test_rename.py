@@ -112,7 +112,10 @@ REFUSED_NAMES = [
     (
         "@area(Circle",
         "@9lives",
-        "`@9lives` is not a valid global function name (expected `@` then a letter or `_`, then letters, digits and `_`)",
+        (
+            "`@9lives` is not a valid global function name (expected `@` then a letter or `_`, then letters, "
+            "digits and `_`)"
+        ),
     ),
     (
         "@area(Circle",
@@ -122,7 +125,10 @@ REFUSED_NAMES = [
     (
         "Circle : ",
         "Square",
-        "renaming `Circle` to `Square` would give an error: constructor `Square` is defined more than once [duplicate-definition]",
+        (
+            "renaming `Circle` to `Square` would give an error: constructor `Square` is defined more than once "
+            "[duplicate-definition]"
+        ),
     ),
     ("@area(Circle", "@map", "the Prelude defines `@map`: a global function of that name would hide it"),
     ("Shape)", "List", "the Prelude defines `List`: a data type of that name would hide it"),

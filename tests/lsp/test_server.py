@@ -232,14 +232,20 @@ HOVERS = [
     (
         "@length",
         0,
-        "```relay\n@length : fn<a>(List[a]) -> int32\n```\n\nThe number of elements.\n\nDefined in the Prelude (`relay_text/std/prelude.rly`).",
+        (
+            "```relay\n@length : fn<a>(List[a]) -> int32\n```\n\nThe number of elements.\n\nDefined in the "
+            "Prelude (`relay_text/std/prelude.rly`)."
+        ),
         rng(17, 24, 17, 31),
     ),
     ("Circle(1", 0, "```relay\nCircle : fn(float32) -> Shape\n```\n\nA constructor of `Shape`.", rng(16, 21, 16, 27)),
     (
         "nn.relu",
         0,
-        "```relay\nnn.relu(x1)\n```\n\nmax(x, 0), elementwise.\n\nAt this call: `fn(Tensor[(1, 4, 8, 8), float32]) -> Tensor[(1, 4, 8, 8), float32]`",
+        (
+            "```relay\nnn.relu(x1)\n```\n\nmax(x, 0), elementwise.\n\nAt this call: `fn(Tensor[(1, 4, 8, 8), "
+            "float32]) -> Tensor[(1, 4, 8, 8), float32]`"
+        ),
         rng(17, 3, 17, 10),
     ),
     (
@@ -539,7 +545,10 @@ def test_document_symbols(client: LspClient) -> None:
         (
             "@main",
             12,
-            "fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32]) -> (Tensor[(1, 4, 8, 8), float32], float32, int32)",
+            (
+                "fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32]) -> (Tensor[(1, 4, 8, 8), "
+                "float32], float32, int32)"
+            ),
         ),
     ]
     assert result[0]["range"] == rng(1, 0, 4, 1)

@@ -47,7 +47,10 @@ def test_scan_never_fails_on_text_being_typed() -> None:
 
 
 def test_scan_reads_tvm_names_headers_and_metadata() -> None:
-    text = '#[version = "0.0.5"]\ndef @main(%conv1/weights: Tensor[(1), float32]) { where(%c, 1i64, 2.5f) }\n#[metadata]\n{"a": 1}'
+    text = (
+        '#[version = "0.0.5"]\ndef @main(%conv1/weights: Tensor[(1), float32]) { where(%c, 1i64, 2.5f) '
+        '}\n#[metadata]\n{"a": 1}'
+    )
     toks = tk.scan(text)
     assert [t.kind for t in toks][:1] == [tk.HEADER]
     assert (tk.LOCAL, "%conv1/weights") in [(t.kind, t.text) for t in toks]

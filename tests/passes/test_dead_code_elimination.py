@@ -122,7 +122,10 @@ def @main() -> int32 {
 
 
 def test_ignore_impurity_drops_effects() -> None:
-    before = "def @main(%x : float32) {\n  let %c = nn.dropout(%x);\n  let %r = ref(0);\n  let %w = ref_write(%r, 3);\n  %x\n}\n"
+    before = (
+        "def @main(%x : float32) {\n  let %c = nn.dropout(%x);\n  let %r = ref(0);\n  let %w = ref_write(%r, "
+        "3);\n  %x\n}\n"
+    )
     assert "dropout" in optimized(before, DCE)
     assert_pass_pair(before, "def @main(%x : float32) {\n  %x\n}\n", "DeadCodeElimination{ignore_impurity=true}")
 

@@ -50,13 +50,15 @@ def test_skip_keeps_an_operator_apart() -> None:
 
 def test_projections_of_one_tuple_merge() -> None:
     """test_tuple_get_time"""
-    before = """def @main(%x : Tensor[(1, 16, 1, 1), float32], %var : Tensor[(16), float32], %mean : Tensor[(16), float32],
+    before = """def @main(%x : Tensor[(1, 16, 1, 1), float32], %var : Tensor[(16), float32],
+          %mean : Tensor[(16), float32],
           %beta : Tensor[(16), float32], %gamma : Tensor[(16), float32]) {
   %0 = nn.batch_norm(%x, %gamma, %beta, %mean, %var, epsilon=1e-05f);
   add(%0.0, %0.0)
 }
 """
-    expected = """def @main(%x : Tensor[(1, 16, 1, 1), float32], %var : Tensor[(16), float32], %mean : Tensor[(16), float32],
+    expected = """def @main(%x : Tensor[(1, 16, 1, 1), float32], %var : Tensor[(16), float32],
+          %mean : Tensor[(16), float32],
           %beta : Tensor[(16), float32], %gamma : Tensor[(16), float32]) {
   %0 = nn.batch_norm(%x, %gamma, %beta, %mean, %var, epsilon=1e-05f);
   %1 = %0.0;

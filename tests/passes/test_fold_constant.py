@@ -46,7 +46,10 @@ def test_fold_const() -> None:
         C,
     )
     expected = with_meta(
-        "def @main(%x : Tensor[(1, 2, 3), float32]) {\n  add(add(%x, meta[relay.Constant][1]), meta[relay.Constant][0])\n}\n",
+        (
+            "def @main(%x : Tensor[(1, 2, 3), float32]) {\n  add(add(%x, meta[relay.Constant][1]), "
+            "meta[relay.Constant][0])\n}\n"
+        ),
         C,
         (C + C) * 2,
     )
@@ -106,9 +109,15 @@ def test_fold_if(cond: str, op: np.ufunc) -> None:
 @pytest.mark.parametrize("dtype", ["int32", "float32"])
 def test_fold_shape_of(dtype: str) -> None:
     """test_fold_shape_of: the shape of a tensor of known shape, whatever its value."""
-    before = f'def @main(%x : Tensor[(8, 9, 10), float32], %y : Tensor[(8, 9, 10), float32]) {{\n  shape_of(add(%x, %y), dtype="{dtype}")\n}}\n'
+    before = (
+        f"def @main(%x : Tensor[(8, 9, 10), float32], %y : Tensor[(8, 9, 10), float32]) {{\n  shape_of(add(%x, "
+        f'%y), dtype="{dtype}")\n}}\n'
+    )
     expected = with_meta(
-        "def @main(%x : Tensor[(8, 9, 10), float32], %y : Tensor[(8, 9, 10), float32]) {\n  meta[relay.Constant][0]\n}\n",
+        (
+            "def @main(%x : Tensor[(8, 9, 10), float32], %y : Tensor[(8, 9, 10), float32]) {\n  "
+            "meta[relay.Constant][0]\n}\n"
+        ),
         np.array([8, 9, 10], dtype),
     )
     out = assert_pass_pair(before, expected, FOLD)
@@ -118,7 +127,10 @@ def test_fold_shape_of(dtype: str) -> None:
 @pytest.mark.parametrize(("dtype", "literal"), [("int32", "720"), ("float32", "720f")])
 def test_fold_ndarray_size(dtype: str, literal: str) -> None:
     """test_fold_ndarray_size"""
-    before = f'def @main(%x : Tensor[(8, 9, 10), float32], %y : Tensor[(8, 9, 10), float32]) {{\n  ndarray_size(add(%x, %y), dtype="{dtype}")\n}}\n'
+    before = (
+        f"def @main(%x : Tensor[(8, 9, 10), float32], %y : Tensor[(8, 9, 10), float32]) {{\n  "
+        f'ndarray_size(add(%x, %y), dtype="{dtype}")\n}}\n'
+    )
     expected = f"def @main(%x : Tensor[(8, 9, 10), float32], %y : Tensor[(8, 9, 10), float32]) {{\n  {literal}\n}}\n"
     assert_pass_pair(before, expected, FOLD)
 

@@ -15,7 +15,10 @@ from tests.passes.programs import check_model, check_samples, corpus_params
 from tests.passes.test_fold_constant import with_meta
 
 POSITIVE = np.array([0.5, 1.5, 2.0, 0.25], np.float32)
-PARAMS = "%x : Tensor[(2, 4, 10, 10), float32], %weight : Tensor[(8, 4, 3, 3), float32], %in_bias : Tensor[(4, 1, 1), float32]"
+PARAMS = (
+    "%x : Tensor[(2, 4, 10, 10), float32], %weight : Tensor[(8, 4, 3, 3), float32], %in_bias : Tensor[(4, 1, "
+    "1), float32]"
+)
 
 
 def test_fold_fwd_simple() -> None:
@@ -32,7 +35,8 @@ def test_fold_fwd_simple() -> None:
         f"""def @main({PARAMS}) {{
   %0 = squeeze(meta[relay.Constant][0], axis=[1, 2]);
   %1 = add(nn.relu(%x), divide(%in_bias, expand_dims(%0, axis=1, num_newaxis=2)));
-  nn.conv2d(%1, multiply(%weight, expand_dims(%0, axis=1, num_newaxis=2)), padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3])
+  nn.conv2d(%1, multiply(%weight, expand_dims(%0, axis=1, num_newaxis=2)),
+            padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3])
 }}
 """,
         POSITIVE.reshape(4, 1, 1),
@@ -59,7 +63,8 @@ def test_fold_bwd_simple() -> None:
     expected = with_meta(
         f"""def @main({BWD}) {{
   %0 = squeeze(meta[relay.Constant][0], axis=[1, 2]);
-  %1 = nn.conv2d(%x, multiply(%weight, expand_dims(%0, axis=1, num_newaxis=3)), padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);
+  %1 = nn.conv2d(%x, multiply(%weight, expand_dims(%0, axis=1, num_newaxis=3)),
+                 padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);
   nn.relu(add(%1, multiply(expand_dims(%out_bias, axis=1, num_newaxis=2), expand_dims(%0, axis=1, num_newaxis=2))))
 }}
 """,
@@ -77,11 +82,15 @@ def test_fold_bwd_dense() -> None:
     scale = np.array([0.5, 1.0, 2.0], np.float32)
     params = DENSE.format(n=3)
     before = with_meta(
-        f"def @main({params}) {{\n  multiply(nn.relu(add(nn.dense(%x, %weight), %in_bias)), meta[relay.Constant][0])\n}}\n",
+        (
+            f"def @main({params}) {{\n  multiply(nn.relu(add(nn.dense(%x, %weight), %in_bias)), "
+            f"meta[relay.Constant][0])\n}}\n"
+        ),
         scale,
     )
     expected = with_meta(
-        f"def @main({params}) {{\n  nn.relu(add(nn.dense(%x, multiply(%weight, expand_dims(meta[relay.Constant][0], axis=1))), "
+        f"def @main({params}) {{\n  nn.relu(add(nn.dense(%x, multiply(%weight, "
+        f"expand_dims(meta[relay.Constant][0], axis=1))), "
         "multiply(%in_bias, meta[relay.Constant][0])))\n}\n",
         scale,
     )
@@ -93,7 +102,10 @@ def test_fold_fwd_dense() -> None:
     """test_fold_fwd_dense"""
     params = DENSE.format(n=4)
     before = with_meta(
-        f"def @main({params}) {{\n  nn.dense(add(nn.relu(multiply(%x, meta[relay.Constant][0])), %in_bias), %weight)\n}}\n",
+        (
+            f"def @main({params}) {{\n  nn.dense(add(nn.relu(multiply(%x, meta[relay.Constant][0])), "
+            f"%in_bias), %weight)\n}}\n"
+        ),
         POSITIVE,
     )
     expected = with_meta(
@@ -121,7 +133,10 @@ def test_fold_scale_axis_folds_constant_weights() -> None:
     weight = np.ones((3, 4), np.float32)
     scale = np.array([0.5, 1.0, 2.0], np.float32)
     before = with_meta(
-        "def @main(%x : Tensor[(2, 4), float32]) {\n  multiply(nn.dense(%x, meta[relay.Constant][0]), meta[relay.Constant][1])\n}\n",
+        (
+            "def @main(%x : Tensor[(2, 4), float32]) {\n  multiply(nn.dense(%x, meta[relay.Constant][0]), "
+            "meta[relay.Constant][1])\n}\n"
+        ),
         weight,
         scale,
     )

@@ -23,7 +23,8 @@ def test_binders_and_results_get_their_types() -> None:
 """
     expected = """def @main(%x : Tensor[(2), float32]) -> (Tensor[(2), float32], Tensor[(2), float32]) {
   let %y : Tensor[(2), float32] = add(%x, 1f);
-  let %f : fn(Tensor[(2), float32]) -> Tensor[(2), float32] = fn (%a : Tensor[(2), float32]) -> Tensor[(2), float32] { multiply(%a, %y) };
+  let %f : fn(Tensor[(2), float32]) -> Tensor[(2), float32] =
+    fn (%a : Tensor[(2), float32]) -> Tensor[(2), float32] { multiply(%a, %y) };
   (%f(%x), %y)
 }
 """

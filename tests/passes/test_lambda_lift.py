@@ -33,7 +33,8 @@ def test_closure() -> None:
   %0(ones(shape=[2], dtype="float32"))(zeros(shape=[2], dtype="float32"))
 }
 """
-    expected = """def @lifted_name1(%y : Tensor[(2), float32], Closure=1) -> fn(Tensor[(2), float32]) -> Tensor[(2), float32] {
+    expected = """def @lifted_name1(%y : Tensor[(2), float32], Closure=1)
+    -> fn(Tensor[(2), float32]) -> Tensor[(2), float32] {
   fn (%x : Tensor[(2), float32]) { %x + %y }
 }
 def @lifted_name0(%y : Tensor[(2), float32]) { @lifted_name1(%y) }
@@ -52,7 +53,8 @@ def test_recursive() -> None:
   %while_loop(0, zeros(shape=[2], dtype="float32"))
 }
 """
-    expected = """def @lifted_name0(%x : Tensor[(2), float32], Closure=1) -> fn(int32, Tensor[(2), float32]) -> Tensor[(2), float32] {
+    expected = """def @lifted_name0(%x : Tensor[(2), float32], Closure=1)
+    -> fn(int32, Tensor[(2), float32]) -> Tensor[(2), float32] {
   fn (%i : int32, %s : Tensor[(2), float32]) {
     if (%i < 10) { @lifted_name0(%x)(%i + 1, %s + %x) } else { %s }
   }

@@ -30,7 +30,10 @@ def test_convert_single_conv() -> None:
 def test_green_gray_propagates() -> None:
     """test_green_gray_propagates_simple: the add after a convolution stays
     in float16 (and the result is float16)."""
-    before = f'def @main({P}) {{\n  %0 = nn.conv2d(%data, %weight, padding=[1, 1, 1, 1], out_dtype="float32");\n  add(%0, %0)\n}}\n'
+    before = (
+        f'def @main({P}) {{\n  %0 = nn.conv2d(%data, %weight, padding=[1, 1, 1, 1], out_dtype="float32");\n  '
+        f"add(%0, %0)\n}}\n"
+    )
     expected = f"def @main({P}) {{\n  %0 = {CONV};\n  add(%0, %0)\n}}\n"
     assert_pass_pair(before, expected, "ToMixedPrecision")
 
@@ -53,7 +56,10 @@ def test_red_operations_are_not_converted(expr: str) -> None:
 
 def test_follow_with_integer_arguments() -> None:
     """test_convert_follow_node_with_integer_arguments: `take`'s indices stay int32."""
-    before = f"def @main({P}, %i : Tensor[(2), int32]) {{\n  take(nn.conv2d(%data, %weight, padding=[1, 1, 1, 1]), %i, axis=0)\n}}\n"
+    before = (
+        f"def @main({P}, %i : Tensor[(2), int32]) {{\n  take(nn.conv2d(%data, %weight, padding=[1, 1, 1, 1]), "
+        f"%i, axis=0)\n}}\n"
+    )
     expected = f"def @main({P}, %i : Tensor[(2), int32]) {{\n  take({CONV}, %i, axis=0)\n}}\n"
     assert_pass_pair(before, expected, "ToMixedPrecision")
 

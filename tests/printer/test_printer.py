@@ -344,8 +344,8 @@ def test_what_tvm_cannot_express_is_a_located_error(text: str, message: str, lin
     diag = info.value.diagnostics[0]
     assert diag.code == "unformattable"
     assert message in diag.message
-    _, ln, c, _, _ = diag.location()
-    assert (ln, c) == (line, column)
+    _, at_line, at_column, _, _ = diag.location()
+    assert (at_line, at_column) == (line, column)
 
 
 @pytest.mark.parametrize(

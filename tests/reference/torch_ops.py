@@ -469,10 +469,8 @@ def _arg(fn: Callable[..., torch.Tensor]) -> Fn:
         axes = _axes(a, attrs)
         rest = [i for i in range(a.ndim) if i not in axes]
         t = T(a).permute(*(rest + axes)).reshape([a.shape[i] for i in rest] + [-1])
-        if attrs.get("select_last_index"):
-            idx = t.shape[-1] - 1 - fn(torch.flip(t, [-1]), dim=-1)
-        else:
-            idx = fn(t, dim=-1)
+        last = attrs.get("select_last_index")
+        idx = t.shape[-1] - 1 - fn(torch.flip(t, [-1]), dim=-1) if last else fn(t, dim=-1)
         if attrs["keepdims"]:
             idx = idx.reshape([1 if i in axes else a.shape[i] for i in range(a.ndim)])
         return N(idx, "int32")

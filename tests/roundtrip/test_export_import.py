@@ -129,8 +129,8 @@ def _operator_programs() -> dict[str, str]:
 
 OPERATOR_PROGRAMS = _operator_programs()
 OPERATOR_SAMPLE = [
-    "add", "nn.conv2d", "nn.batch_norm", "nn.max_pool2d", "image.resize", "dyn.nn.upsampling", "nn.softmax", "concatenate",
-    "strided_slice", "take", "argmax", "where", "cast", "nn.dense", "split", "topk",
+    "add", "nn.conv2d", "nn.batch_norm", "nn.max_pool2d", "image.resize", "dyn.nn.upsampling", "nn.softmax",
+    "concatenate", "strided_slice", "take", "argmax", "where", "cast", "nn.dense", "split", "topk",
 ]  # fmt: skip
 
 

@@ -24,17 +24,27 @@ from .helpers import ONNX_ATOL, ONNX_RTOL, case_inputs, leaves_difference, node_
 # onnxruntime's own value for the original is not ONNX's reference output;
 # the export's is.
 ORT_DIFFERS = {
-    "test_attention_4d_with_past_and_present_qk_matmul_bias_3d_mask_causal": "its Attention writes -3.4e38 where the reference masks with -inf",
-    "test_attention_4d_with_past_and_present_qk_matmul_bias_4d_mask_causal": "its Attention writes -3.4e38 where the reference masks with -inf",
+    "test_attention_4d_with_past_and_present_qk_matmul_bias_3d_mask_causal": (
+        "its Attention writes -3.4e38 where the reference masks with -inf"
+    ),
+    "test_attention_4d_with_past_and_present_qk_matmul_bias_4d_mask_causal": (
+        "its Attention writes -3.4e38 where the reference masks with -inf"
+    ),
     "test_dft": "its DFT leaves float32 rounding noise of 1e-4 where the value is 0",
     "test_dft_axis": "its DFT leaves float32 rounding noise of 1e-4 where the value is 0",
     "test_dft_axis_opset19": "its DFT leaves float32 rounding noise of 1e-4 where the value is 0",
     "test_dft_opset19": "its DFT leaves float32 rounding noise of 1e-4 where the value is 0",
     "test_dft_rfft": "its DFT leaves float32 rounding noise of 1e-4 where the value is 0",
     "test_dft_rfft_opset19": "its DFT leaves float32 rounding noise of 1e-4 where the value is 0",
-    "test_maxunpool_export_with_output_shape": "its MaxUnpool places the values elsewhere when output_shape pads the result",
-    "test_resize_downsample_scales_linear_align_corners": "its align_corners downscale maps coordinates by the scale, not by the sizes",
-    "test_resize_downsample_scales_cubic_align_corners": "its align_corners downscale maps coordinates by the scale, not by the sizes",
+    "test_maxunpool_export_with_output_shape": (
+        "its MaxUnpool places the values elsewhere when output_shape pads the result"
+    ),
+    "test_resize_downsample_scales_linear_align_corners": (
+        "its align_corners downscale maps coordinates by the scale, not by the sizes"
+    ),
+    "test_resize_downsample_scales_cubic_align_corners": (
+        "its align_corners downscale maps coordinates by the scale, not by the sizes"
+    ),
 }
 
 # Inverse DFTs whose exact values include zeros: onnxruntime's value for the
@@ -75,7 +85,7 @@ KNOWN: dict[str, str] = {
             "two_batches",
             "two_classes",
         )
-    },  # fmt: skip
+    },
     "test_matmulinteger": INTEGER_MATMUL,
     **{
         f"test_qlinearmatmul_{r}_{t}_{f}": INTEGER_MATMUL
@@ -88,16 +98,20 @@ KNOWN: dict[str, str] = {
 
 # By default: cases of operators of every family.
 SAMPLE = [
-    "test_add_bcast", "test_argmax_keepdims_example", "test_averagepool_2d_pads", "test_batchnorm_epsilon", "test_cast_FLOAT_to_FLOAT16",
-    "test_clip_example", "test_concat_2d_axis_negative_1", "test_conv_with_strides_and_asymmetric_padding", "test_convtranspose_pads",
-    "test_cumsum_1d_reverse", "test_einsum_batch_matmul", "test_expand_dim_changed", "test_gather_elements_1", "test_gathernd_example_int32",
-    "test_gemm_all_attributes", "test_gru_seq_length", "test_hardmax_axis_1", "test_instancenorm_example", "test_layer_normalization_4d_axis1",
-    "test_lrn", "test_lstm_with_peepholes", "test_matmul_4d", "test_maxpool_2d_ceil", "test_mod_mixed_sign_float32", "test_onehot_with_axis",
-    "test_pow_types_int64_int64", "test_range_float_type_positive_delta", "test_reduce_log_sum_exp_keepdims_example", "test_resize_upsample_sizes_cubic",
-    "test_rnn_seq_length", "test_scatter_elements_with_reduction_max", "test_slice_negative_axes", "test_softmax_axis_0", "test_split_variable_parts_2d_opset18",
-    "test_tile", "test_top_k_negative_axis", "test_transpose_all_permutations_3", "test_tril", "test_where_long_example", "test_dft",
-    "test_attention_3d_causal_expanded", "test_isinf_float16", "test_reshape_allowzero_reordered", "test_reduce_max_bool_inputs",
-    "test_mod_float_edge_cases_fmod_0_float32", "test_averagepool_2d_dilations", "test_loop11", "test_if_seq",
+    "test_add_bcast", "test_argmax_keepdims_example", "test_averagepool_2d_pads", "test_batchnorm_epsilon",
+    "test_cast_FLOAT_to_FLOAT16", "test_clip_example", "test_concat_2d_axis_negative_1",
+    "test_conv_with_strides_and_asymmetric_padding", "test_convtranspose_pads", "test_cumsum_1d_reverse",
+    "test_einsum_batch_matmul", "test_expand_dim_changed", "test_gather_elements_1", "test_gathernd_example_int32",
+    "test_gemm_all_attributes", "test_gru_seq_length", "test_hardmax_axis_1", "test_instancenorm_example",
+    "test_layer_normalization_4d_axis1", "test_lrn", "test_lstm_with_peepholes", "test_matmul_4d",
+    "test_maxpool_2d_ceil", "test_mod_mixed_sign_float32", "test_onehot_with_axis", "test_pow_types_int64_int64",
+    "test_range_float_type_positive_delta", "test_reduce_log_sum_exp_keepdims_example",
+    "test_resize_upsample_sizes_cubic", "test_rnn_seq_length", "test_scatter_elements_with_reduction_max",
+    "test_slice_negative_axes", "test_softmax_axis_0", "test_split_variable_parts_2d_opset18", "test_tile",
+    "test_top_k_negative_axis", "test_transpose_all_permutations_3", "test_tril", "test_where_long_example", "test_dft",
+    "test_attention_3d_causal_expanded", "test_isinf_float16", "test_reshape_allowzero_reordered",
+    "test_reduce_max_bool_inputs", "test_mod_float_edge_cases_fmod_0_float32", "test_averagepool_2d_dilations",
+    "test_loop11", "test_if_seq",
 ]  # fmt: skip
 
 

@@ -36,16 +36,16 @@ def test_a_table_per_function(tmp_path: Path) -> None:
     result = summary([write(tmp_path, MODEL)])
     assert result.exit_code == 0 and result.stderr == ""
     lines = [line.rstrip() for line in result.stdout.splitlines()]
-    assert (
-        lines[0]
-        == "@main  fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32], Tensor[(4), float32]) -> Tensor[(1, 4, 6, 6), float32]"
+    assert lines[0] == (
+        "@main  fn(Tensor[(1, 3, 8, 8), float32], Tensor[(4, 3, 3, 3), float32], Tensor[(4), float32]) -> "
+        "Tensor[(1, 4, 6, 6), float32]"
     )
     assert lines[1] == "  input  %x: Tensor[(1, 3, 8, 8), float32]"
     rows = [line.split() for line in lines if line.strip()[:1].isdigit() and "calls" not in line]
     assert rows == [
-        ["1", "%0", "nn.conv2d", "1×4×6×6", "float32", "108", "3,888"],
-        ["2", "%1", "nn.bias_add", "1×4×6×6", "float32", "4", "-"],
-        ["3", "nn.relu", "1×4×6×6", "float32", "-", "-"],
+        ["1", "%0", "nn.conv2d", "1×4×6×6", "float32", "108", "3,888"],  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
+        ["2", "%1", "nn.bias_add", "1×4×6×6", "float32", "4", "-"],  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
+        ["3", "nn.relu", "1×4×6×6", "float32", "-", "-"],  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
     ]
     assert lines[-1] == "  3 calls · 112 weights (448 B) in 2 tensors · 3,888 MACs (3.89 k)"
 
@@ -86,7 +86,7 @@ def test_json(tmp_path: Path) -> None:
         "op": "nn.conv2d",
         "kind": "operator",
         "type": "Tensor[(1, 4, 6, 6), float32]",
-        "output": "1×4×6×6 float32",
+        "output": "1×4×6×6 float32",  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
         "shape": [1, 4, 6, 6],
         "dtype": "float32",
         "weights": 108,

@@ -42,10 +42,10 @@ def test_parameters_in_a_weights_place_are_weights() -> None:
         ("%scale", 4, 16, "parameter"),
     ]
     assert [(r.name, r.op, r.output, r.weights, r.macs) for r in s.rows] == [
-        ("%0", "nn.conv2d", "1×4×6×6 float32", 108, 4 * 36 * 27),
-        ("%1", "nn.bias_add", "1×4×6×6 float32", 4, 0),
-        ("%2", "multiply", "1×4×6×6 float32", 4, 0),
-        ("", "add", "1×4×6×6 float32", 0, 0),
+        ("%0", "nn.conv2d", "1×4×6×6 float32", 108, 4 * 36 * 27),  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
+        ("%1", "nn.bias_add", "1×4×6×6 float32", 4, 0),  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
+        ("%2", "multiply", "1×4×6×6 float32", 4, 0),  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
+        ("", "add", "1×4×6×6 float32", 0, 0),  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
     ]
 
 
@@ -60,7 +60,8 @@ def test_weights_through_tuples_and_moves() -> None:
     embedding table read by integer indices is a weight."""
     s = only(
         f"""
-def @main(%ids: Tensor[(5), int32], %table: Tensor[(100, 8), {F}], %w1: Tensor[(8, 8), {F}], %w2: Tensor[(8, 8), {F}]) {{
+def @main(%ids: Tensor[(5), int32], %table: Tensor[(100, 8), {F}],
+          %w1: Tensor[(8, 8), {F}], %w2: Tensor[(8, 8), {F}]) {{
   %0 = take(%table, %ids, axis=0);
   %1 = concatenate((%w1, %w2), axis=0);
   nn.dense(%0, transpose(transpose(%1)))

@@ -39,7 +39,8 @@ add(%z, 1)
 {"root": 1, "nodes": [{"type_key": ""}, {"type_key": "Map", "keys": ["relay.Constant"], "data": [2]},
  {"type_key": "Array", "data": [3]},
  {"type_key": "relay.Constant", "attrs": {"_checked_type_": "0", "data": "0", "span": "0", "virtual_device_": "0"}}],
- "b64ndarrays": ["P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQACAAAAAAAAAAgAAAAAAAAAAACAPwAAAEA="], "attrs": {"tvm_version": "0.8.0"}}
+ "b64ndarrays": ["P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQACAAAAAAAAAAgAAAAAAAAAAACAPwAAAEA="],
+ "attrs": {"tvm_version": "0.8.0"}}
 """
 
 DOCS = """data D<a> {

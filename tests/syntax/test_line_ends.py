@@ -32,7 +32,10 @@ def test_a_line_comment_ends_at_a_lone_cr(comment: str) -> None:
 
 
 def test_a_string_ends_at_a_lone_cr() -> None:
-    text = 'def @main(%x: Tensor[(1, 2, 2, 1), float32]) {\n  nn.relu(layout_transform(%x, src_layout="NHWC\r", dst_layout="NCHW"))\n}\n'
+    text = (
+        'def @main(%x: Tensor[(1, 2, 2, 1), float32]) {\n  nn.relu(layout_transform(%x, src_layout="NHWC\r", '
+        'dst_layout="NCHW"))\n}\n'
+    )
     (diag,) = [d for d in check_source(Source("t.rly", text)).diagnostics if d.is_error]
     assert diag.code == "syntax-error"
     assert diag.span is not None and diag.span.start_line_col[0] == 2

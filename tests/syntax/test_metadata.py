@@ -67,7 +67,7 @@ REAL_SECTION = """#[metadata]
   ], 
   "attrs": {"tvm_version": "0.8.0"}
 }
-"""
+"""  # noqa: W291 (TVM 0.8.0 wrote these trailing spaces)
 
 
 def read(section_json: str, program: str = PROGRAM):
@@ -132,9 +132,8 @@ def test_real_blob_header_fields() -> None:
 
 def test_encoder_reproduces_tvm_blob() -> None:
     blob = b64(encode_ndarray(np.arange(1, 7, dtype=np.float32).reshape(2, 3)))
-    assert (
-        blob
-        == "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAIA/AAAAQAAAQEAAAIBAAACgQAAAwEA="
+    assert blob == (
+        "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAIA/AAAAQAAAQEAAAIBAAACgQAAAwEA="
     )
 
 

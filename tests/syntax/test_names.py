@@ -37,7 +37,10 @@ def test_graph_binding_whose_variable_is_out_of_scope() -> None:
         ("`%1` is bound here", (2, 22)),
     ]
     assert d.notes == [
-        "a graph binding may be used anywhere after it in the file, but only where the variables its value refers to are in scope"
+        (
+            "a graph binding may be used anywhere after it in the file, but only where the variables its value "
+            "refers to are in scope"
+        )
     ]
 
 

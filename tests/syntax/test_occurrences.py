@@ -56,7 +56,8 @@ def test_nodes_with_their_own_span_need_no_entry() -> None:
 
 def test_results_of_blocks_and_attribute_keys_and_heads() -> None:
     m = parse_ok(
-        "def @f(%c : bool, %x) -> int32 {\n  if (%c) { let %y = 1; %y } else { %x }\n}\ndef @g(%a) { nn.relu(%a, axis=1) }"
+        "def @f(%c : bool, %x) -> int32 {\n  if (%c) { let %y = 1; %y } else { %x }\n}\ndef @g(%a) { "
+        "nn.relu(%a, axis=1) }"
     )
     f = m.functions[m.global_var("f")]
     branch = f.body

@@ -65,7 +65,10 @@ def test_match_arms_with_trailing_commas_and_partial_match() -> None:
         HEADER
         + "type List[A] { Cons(A, List[A]), Nil, }\n"
         + "def @hd[A](%l: List[A]) -> A {\n  match? (%l) {\n    Cons(%h, _) => %h,\n  }\n}\n"
-        + "def @len[A](%l: List[A]) -> int32 {\n  match (%l) {\n    Cons(_, %t) => {\n      add(1, @len(%t))\n    },\n    Nil => 0,\n  }\n}\n"
+        + (
+            "def @len[A](%l: List[A]) -> int32 {\n  match (%l) {\n    Cons(_, %t) => {\n      add(1, "
+            "@len(%t))\n    },\n    Nil => 0,\n  }\n}\n"
+        )
     )
     hd = func(m, "hd").body
     assert isinstance(hd, Match) and not hd.complete

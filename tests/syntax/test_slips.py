@@ -21,11 +21,17 @@ def fixed(text: str, diag, which: int = 0) -> str:
 def test_an_arrow_in_a_case_clause() -> None:
     """Seed 000 ("Algebraic Data Types in Relay") writes a clause as
     `case Nil() { 0 }`; `=>` belongs to TVM's arms (`Nil => 0`)."""
-    text = "def @f(%l : List[int32]) -> int32 {\n  match (%l) {\n    case Nil() => { 0 }\n    case Cons(%h, %t) { %h }\n  }\n}\n"
+    text = (
+        "def @f(%l : List[int32]) -> int32 {\n  match (%l) {\n    case Nil() => { 0 }\n    case Cons(%h, %t) { "
+        "%h }\n  }\n}\n"
+    )
     diag = only(text)
     assert diag.location()[1:3] == (3, 16)
     assert diag.helps == [
-        "a `case` clause has no `=>`: its body follows the pattern in braces, `case Nil() { 0 }` (`Nil => 0`, without `case`, is TVM's form)"
+        (
+            "a `case` clause has no `=>`: its body follows the pattern in braces, `case Nil() { 0 }` (`Nil => "
+            "0`, without `case`, is TVM's form)"
+        )
     ]
     assert diag.fixes[0].applicability == SAFE
     assert "case Nil() { 0 }" in fixed(text, diag)

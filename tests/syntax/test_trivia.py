@@ -120,11 +120,14 @@ def test_comments_in_and_after_a_constructors_brackets_trail_it() -> None:
 
 
 def test_a_comment_beside_a_binding_that_names_a_variable_stays_at_that_use() -> None:
-    text = '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = %x;\n  %1 = add(\n    %0,  // the alias\n    1);\n  %1\n}\n'
+    text = (
+        '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = %x;\n  %1 = add(\n    %0,  // the alias\n    '
+        "1);\n  %1\n}\n"
+    )
     # the alias `%0` of `%x` is kept where the source used it
-    assert (
-        format(text)
-        == '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = %x;\n  %1 = add(\n    %0,  // the alias\n    1\n  );\n  %1\n}\n'
+    assert format(text) == (
+        '#[version = "0.0.5"]\ndef @main(%x: int32) {\n  %0 = %x;\n  %1 = add(\n    %0,  // the alias\n    '
+        "1\n  );\n  %1\n}\n"
     )
 
 

@@ -163,9 +163,9 @@ def test_parameter_attributes_in_braces() -> None:
     assert main_type(text) == "fn(Tensor[(2), float32], Tensor[(2), float32]) -> Tensor[(2), float32]"
     formatted = roundtrips(text)
     assert (
-        "  %x {virtual_device=meta[VirtualDevice][0]}: Tensor[(2), float32],\n  %y {a=1, b=[1, 2]}: Tensor[(2), float32]\n"
-        in formatted
-    )
+        "  %x {virtual_device=meta[VirtualDevice][0]}: Tensor[(2), float32],\n  %y {a=1, b=[1, 2]}: "
+        "Tensor[(2), float32]\n"
+    ) in formatted
     docs = format_source(Source("t.rly", text), dialect="docs").text
     assert "%x {virtual_device=meta[VirtualDevice][0]} : Tensor[(2), float32]" in docs
 
@@ -174,7 +174,8 @@ METADATA_ATTRS = """#[metadata]
 {"root": 1, "nodes": [{"type_key": ""},
   {"type_key": "Map", "keys": ["relay.attrs.BatchMatmulAttrs", "VirtualDevice"], "data": [2, 4]},
   {"type_key": "Array", "data": [3]},
-  {"type_key": "relay.attrs.BatchMatmulAttrs", "attrs": {"out_dtype": "float64", "transpose_a": "0", "transpose_b": "1"}},
+  {"type_key": "relay.attrs.BatchMatmulAttrs",
+   "attrs": {"out_dtype": "float64", "transpose_a": "0", "transpose_b": "1"}},
   {"type_key": "Array", "data": [5]},
   {"type_key": "VirtualDevice", "attrs": {"device_type_int": "1", "virtual_device_id": "0"}}],
  "b64ndarrays": [], "attrs": {"tvm_version": "0.9.0"}}
@@ -220,14 +221,20 @@ def test_attributes_in_a_missing_metadata_section_are_unknown_and_said_once() ->
     the rest is checked, and one warning says so for the whole file."""
     call = "nn.batch_matmul(%a, %b, meta[relay.attrs.BatchMatmulAttrs][0])"
     nms = "vision.non_max_suppression(%c, %d, %e, -1, 0.5f, meta[relay.attrs.NonMaximumSuppressionAttrs][0])"
-    params = "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32], %c: Tensor[(1, 4, 6), float32], %d: Tensor[(1), int32], %e: Tensor[(1, 4), int32]"
+    params = (
+        "%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 5, 4), float32], %c: Tensor[(1, 4, 6), float32], %d: "
+        "Tensor[(1), int32], %e: Tensor[(1, 4), int32]"
+    )
     text = tvm_main(f"%0 = {call};\n  %1 = {call};\n  %2 = {nms};\n  (add(%0, %1), %2)", params)
     result = checked(text)
     assert [(d.code, d.severity, d.message, d.span.text) for d in result.diagnostics] == [
         (
             "bad-metadata",
             "warning",
-            "the attributes of 3 calls of `nn.batch_matmul` and `vision.non_max_suppression` are in a `#[metadata]` section this file does not have",
+            (
+                "the attributes of 3 calls of `nn.batch_matmul` and `vision.non_max_suppression` are in a "
+                "`#[metadata]` section this file does not have"
+            ),
             "meta[relay.attrs.BatchMatmulAttrs][0]",
         )
     ]
@@ -446,7 +453,10 @@ FORMS = [
         "tuple and function types",
         "%x",
         "%x: (int32, fn (int32) -> bool)",
-        "fn((Tensor[(), int32], fn(Tensor[(), int32]) -> Tensor[(), bool])) -> (Tensor[(), int32], fn(Tensor[(), int32]) -> Tensor[(), bool])",
+        (
+            "fn((Tensor[(), int32], fn(Tensor[(), int32]) -> Tensor[(), bool])) -> (Tensor[(), int32], "
+            "fn(Tensor[(), int32]) -> Tensor[(), bool])"
+        ),
     ),
     # (generalized: a deliberate difference, TVM leaves `_` unsolved)
     ("incomplete type", "add(%x, 1f)", "%x: _", "fn<a : Shape>(Tensor[a, float32]) -> Tensor[a, float32]"),
@@ -518,7 +528,10 @@ def test_v004_positional_dtype_sequencing_and_metadata() -> None:
 
 def test_a_number_as_a_type_argument_formats() -> None:
     """`@g<3>(...)` passes a dimension (document 002, "Call"); the formatter writes it back."""
-    text = "def @g<n : ShapeVar>(%x : Tensor[(n), float32]) {\n  %x\n}\n\ndef @main(%y : Tensor[(3), float32]) {\n  @g<3>(%y)\n}\n"
+    text = (
+        "def @g<n : ShapeVar>(%x : Tensor[(n), float32]) {\n  %x\n}\n\ndef @main(%y : Tensor[(3), float32]) "
+        "{\n  @g<3>(%y)\n}\n"
+    )
     assert format_source(Source("t.rly", text)).text == text
 
 
@@ -682,6 +695,9 @@ def test_a_data_type_without_arguments_keeps_its_spelling(spelling: str) -> None
     """parser.cc:1771: a type name may be followed by `[...]` or not; both
     mean the same type, and `relay fmt` keeps what was written (the
     documents write `Nat[]`)."""
-    text = f"data Nat {{\n  Z : () -> Nat\n  S : (Nat) -> Nat\n}}\n\ndef @pred(%n : {spelling}) -> {spelling} {{\n  match (%n) {{\n    case Z() {{ Z() }}\n    case S(%m) {{ %m }}\n  }}\n}}\n"
+    text = (
+        f"data Nat {{\n  Z : () -> Nat\n  S : (Nat) -> Nat\n}}\n\ndef @pred(%n : {spelling}) -> {spelling} "
+        f"{{\n  match (%n) {{\n    case Z() {{ Z() }}\n    case S(%m) {{ %m }}\n  }}\n}}\n"
+    )
     formatted = format_source(Source("t.rly", text)).text
     assert formatted == text

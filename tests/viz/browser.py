@@ -50,7 +50,10 @@ class Opened:
     def frames(self, n: int = 2) -> None:
         """Wait for `n` animation frames (a view change is drawn in the next one)."""
         self.page.evaluate(
-            "n => new Promise(done => { const step = k => k ? requestAnimationFrame(() => step(k - 1)) : done(); step(n); })",
+            (
+                "n => new Promise(done => { const step = k => k ? requestAnimationFrame(() => step(k - 1)) : "
+                "done(); step(n); })"
+            ),
             n,
         )
 

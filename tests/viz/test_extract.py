@@ -107,7 +107,7 @@ def test_operator_attributes_and_costs() -> None:
     conv = g.nodes[-1]
     assert (conv.kind, conv.label, conv.op) == ("op", "nn.conv2d", "nn.conv2d")
     assert conv.attrs == [("padding", "[1, 1]"), ("out_dtype", '"float32"')]
-    assert (conv.shape, conv.dtype, conv.caption) == ("1×4×8×8", "float32", "1×4×8×8")
+    assert (conv.shape, conv.dtype, conv.caption) == ("1×4×8×8", "float32", "1×4×8×8")  # noqa: RUF001 (the multiplication sign separates dimensions in the output)
     assert conv.macs == 4 * 64 * 27
 
 

@@ -3,6 +3,8 @@ not overlap, groups that hold what they contain, folded groups."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from relay_text.viz import model as m
@@ -126,7 +128,7 @@ def test_orthogonal_routes_turn_only_between_layers() -> None:
     g = graph(PROGRAM)
     for orthogonal in (True, False):
         for _, pts, _ in place(layered(g), orthogonal=orthogonal).routes:
-            segments = list(zip(pts, pts[1:], strict=False))
+            segments = list(itertools.pairwise(pts))
             if orthogonal:
                 assert all(a[0] == b[0] or a[1] == b[1] for a, b in segments)
             assert all(b[1] >= a[1] for a, b in segments)  # edges run down

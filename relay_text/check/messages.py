@@ -262,7 +262,7 @@ def constructor_arity(name: str, want: int, got: int, span: Span | None, defined
 def unreachable_clause(span: Span | None, covering: Span | None = None, covered: bool = False) -> Diagnostic:
     """`covering`: the clause above that matches all it matches, when `covered`."""
     message = "this clause can never be chosen: the clauses above it match every value it matches"
-    diag = Diagnostic(codes.UNREACHABLE_CLAUSE, message, span, severity=WARNING, label="unreachable")
+    diag = Diagnostic(codes.UNREACHABLE_CLAUSE, message, span, label="unreachable")
     if covered:
         diag.with_label(covering, "this clause matches them all")  # type: ignore[arg-type]
     return diag.with_note("clauses are tried in order and the first that matches is chosen")

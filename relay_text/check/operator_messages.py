@@ -38,16 +38,16 @@ def first_of_uses(label: str, count: int) -> str:
 
 def renamed_operator(name: str, new_name: str, uses: int, span: Span | None) -> Diagnostic:
     message = f"`{name}` is the name an earlier TVM release gave `{new_name}`"
-    return Diagnostic(
-        codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old name", uses)
-    ).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
+    return Diagnostic(codes.RENAMED_OPERATOR, message, span, label=first_of_uses("old name", uses)).with_note(
+        f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name"
+    )
 
 
 def old_operator_form(name: str, uses: int, span: Span | None) -> Diagnostic:
     """`nn.pad(%x, pad_width=..., pad_value=0f)`: the form TVM 0.7 and before had."""
     message = f"`{name}` with its pad value as an attribute is the form of TVM releases before 0.8"
     return (
-        Diagnostic(codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old form", uses))
+        Diagnostic(codes.RENAMED_OPERATOR, message, span, label=first_of_uses("old form", uses))
         .with_note("read with its old attributes: the `pad_value` attribute (0 when omitted) is the value padded with")
         .with_help(f"TVM 0.8 and later take the value as the second argument: `{name}(%x, 0f, pad_width=[...])`")
     )

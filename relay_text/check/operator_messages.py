@@ -179,3 +179,47 @@ def negative_input_dimension(op: str, shown: str) -> str:
 
 
 CHECK_THE_ATTRIBUTES = "check the call's attributes (`channels`, sizes, axes)"
+
+
+# ---- what a relation says (check/solver.py `Rel`) ------------------------------
+# `{expected}` and `{found}` in a text are filled with the types by the solver.
+
+
+def produces_a_tensor(op: str) -> str:
+    return f"`{op}` produces a tensor, but a value of another type is expected here"
+
+
+def expects_a_tensor(op: str, described: str, what: str = "") -> str:
+    return (
+        f"`{op}` expects {what} to be a tensor, not a {described}"
+        if what
+        else f"`{op}` expects a tensor, not a {described}"
+    )
+
+
+def input_mismatch(op: str) -> str:
+    return f"`{op}` expects `{{expected}}` here, found `{{found}}`"
+
+
+def result_mismatch(op: str) -> str:
+    return f"`{op}` produces `{{found}}`, but `{{expected}}` is expected here"
+
+
+def operand_dtypes(op: str, first: str, second: str) -> str:
+    return f"`{op}` needs operands of one dtype, found `{first}` and `{second}`"
+
+
+def this_is(dtype: str) -> str:
+    return f"this is `{dtype}`"
+
+
+def first_operand_dtype(dtype: str) -> str:
+    return f'the first operand is `{dtype}`; convert one with `cast(x, dtype="...")`'
+
+
+def undefined_core_type(op: str, name: str) -> str:
+    return f"`{op}` needs the type `{name}`, which is not defined"
+
+
+def core_type_note(name: str) -> str:
+    return f"TVM declares it in its core library: `extern type {name}`"

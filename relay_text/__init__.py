@@ -116,7 +116,7 @@ def run(
     from .ir.span import Source
     from .pipeline import run_source
 
-    request = RunRequest(entry=entry, values=tuple(args), max_depth=max_depth or DEFAULT_MAX_DEPTH)
+    request = RunRequest(entry=entry, values=tuple(args), max_depth=max_depth or DEFAULT_MAX_DEPTH, from_python=True)
     if isinstance(source_or_module, str):
         ran = run_source(Source("<string>", source_or_module), request, use_prelude=prelude)
         if not ran.ok:

@@ -927,6 +927,8 @@ def explain(code: str | None, color: str | None) -> int:
     out.message(f"{entry.severity}[{entry}]: {entry.summary}", style)
     out.message("")
     out.message(textwrap.fill(entry.explanation, width=79))
+    if entry.warning_when:
+        out.message(textwrap.fill(f"A warning, not an error, when {entry.warning_when}.", width=79))
     if entry.example:
         out.message("")
         out.message("Example:", "bold")

@@ -21,7 +21,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 
-from .diagnostics import ERROR, WARNING, Diagnostic, codes
+from .diagnostics import ERROR, Diagnostic, codes
 from .ir.span import Source, Span
 
 _DIRECTIVE = re.compile(r"(?<![\w-])relay:\s*ignore(?![\w-])(?:\[([^\]]*)\])?")
@@ -70,7 +70,6 @@ def directives(comments: Iterable[object], source: Source) -> tuple[dict[int, li
                     codes.INVALID_IGNORE,
                     f"`{name}` is not a diagnostic code",
                     where,
-                    severity=WARNING,
                     label="silences nothing",
                 )
                 guesses = close_names(name, codes.REGISTRY)
@@ -120,10 +119,7 @@ def _silenced(diag: Diagnostic, by_line: dict[int, list[Directive]], source: Sou
 
 def warnings_as_errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Every warning as an error (with a note saying so); errors unchanged."""
-    return [
-        d if d.severity == ERROR else dataclasses.replace(d, severity=ERROR, notes=[*d.notes, PROMOTED_NOTE])
-        for d in diagnostics
-    ]
+    return [d.as_error(PROMOTED_NOTE) for d in diagnostics]
 
 
 def ignored_codes(names: Iterable[str]) -> tuple[frozenset[str], list[str]]:

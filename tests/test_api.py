@@ -142,3 +142,17 @@ def test_python_lists_convert_for_list_parameters() -> None:
     assert to_python(value) == [1.0, 2.5]
     assert int(relay_text.run("def @main(%l : List[int32]) { @sum(%l) }", [1, 2, 3])) == 6
     assert int(relay_text.run("def @main(%l : List[int32]) { @length(%l) }", list(range(100_000)))) == 100_000
+
+
+def test_a_missing_argument_is_explained_in_python_to_a_python_caller() -> None:
+    """`relay_text.run` with too few arguments says which positional argument
+    is missing, not the command line's `--arg y=VALUE` option."""
+    with pytest.raises(relay_text.RelayError) as raised:
+        relay_text.run("def @main(%x: int32, %y: int32) { add(%x, %y) }", 1)
+    (diag,) = raised.value.diagnostics
+    assert (diag.code, diag.message) == ("bad-argument", "missing argument for parameter `%y : Tensor[(), int32]`")
+    assert diag.helps == [
+        "pass it as argument 2 after the program: `relay_text.run(program, *args)` "
+        "takes one value per parameter of `@main`, in order (%x, %y)"
+    ]
+    assert "--arg" not in str(diag.helps)

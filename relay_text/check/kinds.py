@@ -38,15 +38,8 @@ from ..ir.ty import (
     is_dtype,
 )
 from ..text.type_text import type_text
-from .explain import kind_name
+from . import messages
 from .types import RefType
-
-_POSITION = {
-    Kind.TYPE: "a type",
-    Kind.SHAPE: "a shape",
-    Kind.SHAPE_VAR: "a dimension",
-    Kind.BASE_TYPE: "a dtype",
-}
 
 
 class _KindError(Exception):
@@ -74,19 +67,8 @@ class KindChecker:
         return fallback
 
     def _var_error(self, var: TypeVar, wanted: Kind, span: Span | None, errors: list[Diagnostic]) -> None:
-        diag = Diagnostic(
-            codes.KIND_ERROR,
-            f"`{var.name}` is a type parameter of kind {var.kind.value}, but {_POSITION[wanted]} is expected here",
-            span,
-            label=f"{_POSITION[wanted]} is expected here",
-        )
-        if var.span is not None:
-            diag.with_label(var.span, f"`{var.name}` is declared here")
-        help_text = (
-            f"declare it as `{var.name} : {wanted.value}`"
-            if wanted != Kind.TYPE
-            else f"declare it as `{var.name} : Type` (or just `{var.name}`)"
-        )
+        diag = messages.wrong_kind_of_parameter(var, wanted, span)
+        help_text = messages.declare_kind_help(var, wanted)
         declared = var.span.text if var.span is not None else ""
         # The declaration as written (`n` or `n : Type`) becomes `n : Kind`.
         if declared == var.name or (
@@ -95,8 +77,7 @@ class KindChecker:
             diag.with_fix(help_text, var.span, f"{var.name} : {wanted.value}")
         else:
             diag.with_help(help_text)
-        diag.with_note(f"a {var.kind.value} parameter stands for {kind_name(var.kind)}")
-        errors.append(diag)
+        errors.append(diag.with_note(messages.parameter_kind_note(var)))
 
     def _type(self, t: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
         """`t` checked as a type, bottom-up with an explicit stack (an
@@ -117,14 +98,7 @@ class KindChecker:
             if kids is None:
                 done.append(self._simple_type(node, here, errors))
             elif isinstance(node, TypeCall) and isinstance(node.func, TypeVar):
-                errors.append(
-                    Diagnostic(
-                        codes.KIND_ERROR,
-                        f"`{node.func.name}` is a type parameter and cannot be applied to type arguments",
-                        here,
-                        label="applied here",
-                    )
-                )
+                errors.append(messages.applied_type_parameter(node.func.name, here))
                 done.append(node)
             else:
                 work.append((node, outer, True))
@@ -163,26 +137,13 @@ class KindChecker:
             return TensorType((), t)
         if isinstance(t, Type):
             return t
-        errors.append(
-            Diagnostic(
-                codes.KIND_ERROR, f"{_describe_arg(t)} is not a type", here, label="a type is expected here"
-            ).with_help(
-                "a type is a dtype (`float32`), a tensor type `Tensor[(shape), dtype]`, a tuple, a function type or a data type"
-            )
-        )
+        errors.append(messages.not_a_type(_describe_arg(t), here))
         return t
 
     def _type_call_arity(self, t: TypeCall, span: Span | None, errors: list[Diagnostic]) -> None:
         data = self.type_data(t.func)
         if data is not None and len(data.type_params) != len(t.args):
-            want = len(data.type_params)
-            params = ", ".join(p.name for p in data.type_params)
-            diag = Diagnostic(
-                codes.KIND_ERROR,
-                f"`{t.func.name}` takes {want} type argument{'' if want == 1 else 's'}, but {len(t.args)} {'was' if len(t.args) == 1 else 'were'} given",
-                span,
-                label=f"expected `{t.func.name}[{params}]`" if want else f"expected `{t.func.name}[]`",
-            )
+            diag = messages.data_type_arity(t.func.name, [p.name for p in data.type_params], len(t.args), span)
             if data.span is not None:
                 diag.with_label(t.func.span or data.span, f"`{t.func.name}` is defined here")
             errors.append(diag)
@@ -197,12 +158,12 @@ class KindChecker:
             return shape
         if isinstance(shape, IncompleteType):
             return shape
-        errors.append(Diagnostic(codes.KIND_ERROR, "a shape is expected here", span, label="not a shape"))
+        errors.append(messages.not_a_shape(span))
         return shape
 
     def _dim(self, d: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
         if isinstance(d, bool):
-            errors.append(Diagnostic(codes.KIND_ERROR, "a dimension is expected here", span))
+            errors.append(messages.not_a_dimension(span))
             return d
         if isinstance(d, int):
             return d
@@ -216,9 +177,7 @@ class KindChecker:
             if d.kind != Kind.SHAPE_VAR:
                 self._var_error(d, Kind.SHAPE_VAR, span, errors)
             return d
-        errors.append(
-            Diagnostic(codes.KIND_ERROR, "a dimension (an integer, `?` or a ShapeVar) is expected here", span)
-        )
+        errors.append(messages.not_a_dimension(span, detailed=True))
         return d
 
     def _dtype(self, d: Any, span: Span | None, errors: list[Diagnostic]) -> Any:
@@ -228,7 +187,7 @@ class KindChecker:
             if d.kind != Kind.BASE_TYPE:
                 self._var_error(d, Kind.BASE_TYPE, span, errors)
             return d
-        errors.append(Diagnostic(codes.KIND_ERROR, "a dtype is expected here", span))
+        errors.append(messages.not_a_dtype(span))
         return d
 
     # ---- explicit type arguments --------------------------------------------
@@ -263,15 +222,7 @@ class KindChecker:
             elif isinstance(arg, tuple) and len(arg) == 1:
                 value = self._dim(arg[0], span, errors)
         if value is None and not errors:
-            diag = Diagnostic(
-                codes.KIND_ERROR,
-                f"type parameter `{param.name}` is {kind_name(kind)}, but {_describe_arg(arg, self.dialect)} was given",
-                span,
-                label=f"expected {kind_name(kind)}",
-            )
-            if param.span is not None:
-                diag.with_label(param.span, f"`{param.name}` is declared here")
-            errors.append(diag)
+            errors.append(messages.wrong_kind_of_argument(param, _describe_arg(arg, self.dialect), span))
         return (None if errors else value), errors
 
 

@@ -262,7 +262,7 @@ def constructor_arity(name: str, want: int, got: int, span: Span | None, defined
 def unreachable_clause(span: Span | None, covering: Span | None = None, covered: bool = False) -> Diagnostic:
     """`covering`: the clause above that matches all it matches, when `covered`."""
     message = "this clause can never be chosen: the clauses above it match every value it matches"
-    diag = Diagnostic(codes.UNREACHABLE_CLAUSE, message, span, severity=WARNING, label="unreachable")
+    diag = Diagnostic(codes.UNREACHABLE_CLAUSE, message, span, label="unreachable")
     if covered:
         diag.with_label(covering, "this clause matches them all")  # type: ignore[arg-type]
     return diag.with_note("clauses are tried in order and the first that matches is chosen")
@@ -405,3 +405,65 @@ def describe_node(node: Any) -> str:
     if isinstance(node, Call):
         return result_of(name_of(node.op))
     return THIS_EXPRESSION
+
+
+# ---- kinds of types (check/kinds.py) -------------------------------------------
+
+# What stands at a position of each kind.
+_POSITION = {Kind.TYPE: "a type", Kind.SHAPE: "a shape", Kind.SHAPE_VAR: "a dimension", Kind.BASE_TYPE: "a dtype"}
+
+
+def wrong_kind_of_parameter(var: Any, wanted: Kind, span: Span | None) -> Diagnostic:
+    message = f"`{var.name}` is a type parameter of kind {var.kind.value}, but {_POSITION[wanted]} is expected here"
+    diag = Diagnostic(codes.KIND_ERROR, message, span, label=f"{_POSITION[wanted]} is expected here")
+    if var.span is not None:
+        diag.with_label(var.span, f"`{var.name}` is declared here")
+    return diag
+
+
+def declare_kind_help(var: Any, wanted: Kind) -> str:
+    if wanted != Kind.TYPE:
+        return f"declare it as `{var.name} : {wanted.value}`"
+    return f"declare it as `{var.name} : Type` (or just `{var.name}`)"
+
+
+def parameter_kind_note(var: Any) -> str:
+    return f"a {var.kind.value} parameter stands for {kind_name(var.kind)}"
+
+
+def applied_type_parameter(name: str, span: Span | None) -> Diagnostic:
+    message = f"`{name}` is a type parameter and cannot be applied to type arguments"
+    return Diagnostic(codes.KIND_ERROR, message, span, label="applied here")
+
+
+def not_a_type(described: str, span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.KIND_ERROR, f"{described} is not a type", span, label="a type is expected here").with_help(
+        "a type is a dtype (`float32`), a tensor type `Tensor[(shape), dtype]`, a tuple, a function type or a data type"
+    )
+
+
+def data_type_arity(name: str, params: list[str], given: int, span: Span | None) -> Diagnostic:
+    want = len(params)
+    message = f"`{name}` takes {want} type argument{plural_s(want)}, but {given} {was_or_were(given)} given"
+    return Diagnostic(codes.KIND_ERROR, message, span, label=f"expected `{name}[{', '.join(params)}]`")
+
+
+def not_a_shape(span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.KIND_ERROR, "a shape is expected here", span, label="not a shape")
+
+
+def not_a_dimension(span: Span | None, detailed: bool = False) -> Diagnostic:
+    what = "a dimension (an integer, `?` or a ShapeVar)" if detailed else "a dimension"
+    return Diagnostic(codes.KIND_ERROR, f"{what} is expected here", span)
+
+
+def not_a_dtype(span: Span | None) -> Diagnostic:
+    return Diagnostic(codes.KIND_ERROR, "a dtype is expected here", span)
+
+
+def wrong_kind_of_argument(param: Any, described: str, span: Span | None) -> Diagnostic:
+    message = f"type parameter `{param.name}` is {kind_name(param.kind)}, but {described} was given"
+    diag = Diagnostic(codes.KIND_ERROR, message, span, label=f"expected {kind_name(param.kind)}")
+    if param.span is not None:
+        diag.with_label(param.span, f"`{param.name}` is declared here")
+    return diag

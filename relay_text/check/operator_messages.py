@@ -38,16 +38,16 @@ def first_of_uses(label: str, count: int) -> str:
 
 def renamed_operator(name: str, new_name: str, uses: int, span: Span | None) -> Diagnostic:
     message = f"`{name}` is the name an earlier TVM release gave `{new_name}`"
-    return Diagnostic(
-        codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old name", uses)
-    ).with_note(f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name")
+    return Diagnostic(codes.RENAMED_OPERATOR, message, span, label=first_of_uses("old name", uses)).with_note(
+        f"read with its old attributes, as `{new_name}`; TVM 0.8 and later know only the new name"
+    )
 
 
 def old_operator_form(name: str, uses: int, span: Span | None) -> Diagnostic:
     """`nn.pad(%x, pad_width=..., pad_value=0f)`: the form TVM 0.7 and before had."""
     message = f"`{name}` with its pad value as an attribute is the form of TVM releases before 0.8"
     return (
-        Diagnostic(codes.RENAMED_OPERATOR, message, span, severity=WARNING, label=first_of_uses("old form", uses))
+        Diagnostic(codes.RENAMED_OPERATOR, message, span, label=first_of_uses("old form", uses))
         .with_note("read with its old attributes: the `pad_value` attribute (0 when omitted) is the value padded with")
         .with_help(f"TVM 0.8 and later take the value as the second argument: `{name}(%x, 0f, pad_width=[...])`")
     )
@@ -179,3 +179,47 @@ def negative_input_dimension(op: str, shown: str) -> str:
 
 
 CHECK_THE_ATTRIBUTES = "check the call's attributes (`channels`, sizes, axes)"
+
+
+# ---- what a relation says (check/solver.py `Rel`) ------------------------------
+# `{expected}` and `{found}` in a text are filled with the types by the solver.
+
+
+def produces_a_tensor(op: str) -> str:
+    return f"`{op}` produces a tensor, but a value of another type is expected here"
+
+
+def expects_a_tensor(op: str, described: str, what: str = "") -> str:
+    return (
+        f"`{op}` expects {what} to be a tensor, not a {described}"
+        if what
+        else f"`{op}` expects a tensor, not a {described}"
+    )
+
+
+def input_mismatch(op: str) -> str:
+    return f"`{op}` expects `{{expected}}` here, found `{{found}}`"
+
+
+def result_mismatch(op: str) -> str:
+    return f"`{op}` produces `{{found}}`, but `{{expected}}` is expected here"
+
+
+def operand_dtypes(op: str, first: str, second: str) -> str:
+    return f"`{op}` needs operands of one dtype, found `{first}` and `{second}`"
+
+
+def this_is(dtype: str) -> str:
+    return f"this is `{dtype}`"
+
+
+def first_operand_dtype(dtype: str) -> str:
+    return f'the first operand is `{dtype}`; convert one with `cast(x, dtype="...")`'
+
+
+def undefined_core_type(op: str, name: str) -> str:
+    return f"`{op}` needs the type `{name}`, which is not defined"
+
+
+def core_type_note(name: str) -> str:
+    return f"TVM declares it in its core library: `extern type {name}`"

@@ -287,12 +287,12 @@ class Rel:
         if i == OUT:
             raise RelationError(
                 codes.TYPE_MISMATCH,
-                f"`{self.op}` produces a tensor, but a value of another type is expected here",
+                operator_messages.produces_a_tensor(self.op),
                 unify_error=UnifyError(resolved, TensorType(Hole(Kind.SHAPE), Hole(Kind.BASE_TYPE))),
             )
         raise RelationError(
             codes.TYPE_MISMATCH,
-            f"`{self.op}` expects a tensor, not a {_describe(resolved)}",
+            operator_messages.expects_a_tensor(self.op, _describe(resolved)),
             arg=i,
             label="expected a tensor",
             unify_error=UnifyError(TensorType(Hole(Kind.SHAPE), Hole(Kind.BASE_TYPE)), resolved),
@@ -312,7 +312,7 @@ class Rel:
         resolved = resolve(f)
         raise RelationError(
             codes.TYPE_MISMATCH,
-            f"`{self.op}` expects {what} to be a tensor, not a {_describe(resolved)}",
+            operator_messages.expects_a_tensor(self.op, _describe(resolved), what),
             arg=arg,
             unify_error=UnifyError(TensorType(Hole(Kind.SHAPE), Hole(Kind.BASE_TYPE)), resolved),
         )
@@ -342,7 +342,7 @@ class Rel:
         except UnifyError as exc:
             raise RelationError(
                 codes.TYPE_MISMATCH,
-                f"`{self.op}` expects `{{expected}}` here, found `{{found}}`",
+                operator_messages.input_mismatch(self.op),
                 arg=i,
                 unify_error=exc,
                 expected=resolve(t),
@@ -368,7 +368,7 @@ class Rel:
         except UnifyError as exc:
             raise RelationError(
                 codes.TYPE_MISMATCH,
-                f"`{self.op}` produces `{{found}}`, but `{{expected}}` is expected here",
+                operator_messages.result_mismatch(self.op),
                 unify_error=exc,
                 expected=resolve(self.c.out),
                 found=resolve(t),
@@ -383,10 +383,10 @@ class Rel:
         except UnifyError:
             raise RelationError(
                 codes.TYPE_MISMATCH,
-                f"`{self.op}` needs operands of one dtype, found `{_dt(a.dtype)}` and `{_dt(b.dtype)}`",
+                operator_messages.operand_dtypes(self.op, _dt(a.dtype), _dt(b.dtype)),
                 arg=j,
-                label=f"this is `{_dt(b.dtype)}`",
-                notes=[f'the first operand is `{_dt(a.dtype)}`; convert one with `cast(x, dtype="...")`'],
+                label=operator_messages.this_is(_dt(b.dtype)),
+                notes=[operator_messages.first_operand_dtype(_dt(a.dtype))],
             ) from None
 
     def from_metadata(self, i: int) -> bool:
@@ -406,8 +406,8 @@ class Rel:
         if gtv is None:
             self.fail(
                 codes.UNKNOWN_TYPE,
-                f"`{self.op}` needs the type `{name}`, which is not defined",
-                notes=[f"TVM declares it in its core library: `extern type {name}`"],
+                operator_messages.undefined_core_type(self.op, name),
+                notes=[operator_messages.core_type_note(name)],
             )
         return TypeCall(gtv, ())
 

@@ -6,7 +6,7 @@ defines the record, so every stage can produce diagnostics cheaply.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..ir.span import Span
 from .codes import ERROR, REGISTRY, WARNING, Code
@@ -56,18 +56,32 @@ class Diagnostic:
     code: Code  # a registered code (`relay_text.diagnostics.codes`)
     message: str
     span: Span | None
-    severity: str = ERROR
+    severity: str = ""  # the code's (`Code.severity`); stated only for a code's documented warning case
     label: str = ""  # text printed beside the primary carets
     labels: list[Label] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     helps: list[str] = field(default_factory=list)
     fixes: list[Fix] = field(default_factory=list)  # machine-applicable forms of helps
+    promoted: bool = field(default=False, compare=False)  # a warning counted as an error (`as_error`)
 
     def __post_init__(self) -> None:
         code = REGISTRY.get(self.code)
         if code is None:
             raise ValueError(f"unregistered diagnostic code {self.code!r}")
         self.code = code
+        if not self.severity:
+            self.severity = code.severity
+        elif not (code.allows(self.severity) or (self.promoted and self.severity == ERROR)):
+            raise ValueError(
+                f"diagnostic code {str(code)!r} is registered as {code.severity!r}, not {self.severity!r}: "
+                "its severity is stated in relay_text/diagnostics/codes.py only"
+            )
+
+    def as_error(self, note: str) -> Diagnostic:
+        """This diagnostic counted as an error (a promoted warning), with `note` saying why."""
+        if self.is_error:
+            return self
+        return replace(self, severity=ERROR, notes=[*self.notes, note], promoted=True)
 
     @property
     def is_error(self) -> bool:

@@ -4,7 +4,9 @@ A code is part of the interface: tests, editors, `--output-format json`
 consumers and `// relay: ignore[...]` comments key on its name. A `Code` is
 a `str` (its kebab-case name), so it compares equal to the name, and it
 carries what `relay explain NAME` prints: a one-line summary, an
-explanation and an example. Stages refer to codes by these objects
+explanation and an example, and its severity: a `Diagnostic` takes its
+severity from its code, so this registry is the one place that says whether
+a kind of diagnostic is an error or a warning. Stages refer to codes by these objects
 (`codes.TYPE_MISMATCH`), never by bare strings; `Diagnostic` rejects a code
 that is not registered here.
 """
@@ -22,17 +24,36 @@ class Code(str):
     explanation: str
     example: str
     severity: str
+    warning_when: str
 
-    def __new__(cls, name: str, summary: str, explanation: str, example: str = "", severity: str = ERROR) -> Code:
+    def __new__(
+        cls,
+        name: str,
+        summary: str,
+        explanation: str,
+        example: str = "",
+        severity: str = ERROR,
+        warning_when: str = "",
+    ) -> Code:
+        """`warning_when`, for an error code only: the one documented case in
+        which a diagnostic of this code is a warning instead (its call site
+        then says `severity=WARNING`; any other stated severity is refused)."""
+        if severity not in (ERROR, WARNING) or (warning_when and severity != ERROR):
+            raise ValueError(f"diagnostic code {name!r}: severity {severity!r} with warning_when={warning_when!r}")
         code = super().__new__(cls, name)
         code.summary = summary
         code.explanation = explanation
         code.example = example
         code.severity = severity
+        code.warning_when = warning_when
         REGISTRY[name] = code
         return code
 
-    def __reduce__(self) -> tuple:
+    def allows(self, severity: str) -> bool:
+        """Whether a diagnostic of this code may have `severity`."""
+        return severity == self.severity or (severity == WARNING and bool(self.warning_when))
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
         # A code is pickled by name (for worker processes): the registry's object comes back.
         return (_registered, (str(self),))
 
@@ -59,6 +80,7 @@ INVALID_LITERAL = Code(
     "u8..u64 suffixes and must fit their range, floats f/f16/f32/f64 and must "
     "not exceed the largest finite value of their dtype.",
     "128i8   65505f16",
+    warning_when="a file in TVM's format writes a float without `f` (`1.5`), which TVM itself reads as malformed",
 )
 UNSUPPORTED_VERSION = Code(
     "unsupported-version",
@@ -71,9 +93,9 @@ BAD_METADATA = Code(
     "the #[metadata] section or a meta[...] reference is malformed",
     "The JSON table after `#[metadata]` is not TVM's object graph, a tensor "
     "blob is corrupt, or a `meta[kind][i]` refers to an entry the table does "
-    "not have. As a warning: attributes are referred to in a section the file "
-    "does not have (their defaults are used).",
+    "not have.",
     "add(meta[relay.Constant][7], 1f)   // the section has 2 constants",
+    warning_when="attributes are referred to in a metadata section the file does not have (their defaults are used)",
 )
 UNBOUND_VARIABLE = Code(
     "unbound-variable",
@@ -221,6 +243,7 @@ UNRESOLVED_TYPE = Code(
     "Nothing in the program fixes this type (often a constant without "
     "metadata, or a value never used). Annotate it or use it.",
     "let %x = meta[relay.Constant][0]; ()",
+    warning_when="only constants are unknown, for want of the metadata section the file does not have",
 )
 NON_EXHAUSTIVE_MATCH = Code(
     "non-exhaustive-match",

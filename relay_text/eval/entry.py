@@ -69,6 +69,7 @@ class RunRequest:
     random_consts: bool = False  # fill meta[relay.Constant][i] without data
     seed: int = 0
     values: tuple = ()  # positional Python values (the Python API)
+    from_python: bool = False  # asked by a Python caller (`relay_text.run`): help names its arguments, not options
     max_depth: int = DEFAULT_MAX_DEPTH
     optimize: bool = True  # False: `relay run --no-opt`, the plan as written
     max_memory: int | None = None  # bytes; None: a fraction of the machine's memory (relay_text.limits)
@@ -246,7 +247,7 @@ def _run_module(
         shown = f"%{p.name} : {type_text(ty)}" if ty is not None else f"%{p.name}"
         diags.append(
             _bad(f"missing argument for parameter `{shown}`", p.span, "no value given").with_help(
-                f"pass `--arg {p.name}=VALUE` (or `--args FILE.npz`, or `--random-args`)"
+                _missing_help(entry, p, request.from_python)
             )
         )
     if diags:
@@ -325,6 +326,18 @@ def _run_module(
     except EvalError as exc:
         raise RunFailed([exc.diagnostic], ran=True) from None
     return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args, strict=False)}, constants)
+
+
+def _missing_help(entry: Any, param: Any, from_python: bool) -> str:
+    """How to give the missing parameter `param` of `entry`: in Python to a Python caller, else as options."""
+    if from_python:
+        position = entry.params.index(param) + 1
+        names = ", ".join(f"%{p.name}" for p in entry.params)
+        return (
+            f"pass it as argument {position} after the program: `relay_text.run(program, *args)` "
+            f"takes one value per parameter of `{entry.key}`, in order ({names})"
+        )
+    return f"pass `--arg {param.name}=VALUE` (or `--args FILE.npz`, or `--random-args`)"
 
 
 def constant_values(

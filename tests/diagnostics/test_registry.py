@@ -62,3 +62,39 @@ def test_every_code_is_in_the_json_schema() -> None:
     output would reject a document carrying it."""
     schema = json.loads((PACKAGE / "schemas" / "check.schema.json").read_text(encoding="utf-8"))
     assert sorted(set(REGISTRY) - set(schema["$defs"]["code"]["enum"])) == []
+
+
+def test_a_diagnostic_takes_its_severity_from_its_code() -> None:
+    """The registry is the one place a severity is stated: e.g.
+    `Diagnostic(codes.UNREACHABLE_CLAUSE, "m", None)` is a warning without
+    saying so, and `Diagnostic(codes.TYPE_MISMATCH, "m", None,
+    severity=WARNING)` (an error code emitted as a warning at one call site)
+    is refused, naming the code."""
+    import pytest
+
+    from relay_text.diagnostics import ERROR, WARNING, Diagnostic
+
+    assert Diagnostic(codes.UNREACHABLE_CLAUSE, "m", None).severity == WARNING
+    assert Diagnostic(codes.TYPE_MISMATCH, "m", None).severity == ERROR
+    with pytest.raises(ValueError, match="'type-mismatch' is registered as 'error', not 'warning'"):
+        Diagnostic(codes.TYPE_MISMATCH, "m", None, severity=WARNING)
+    with pytest.raises(ValueError, match="'unreachable-clause' is registered as 'warning', not 'error'"):
+        Diagnostic(codes.UNREACHABLE_CLAUSE, "m", None, severity=ERROR)
+    # an error code's documented warning case, and a promoted warning
+    assert Diagnostic(codes.BAD_METADATA, "m", None, severity=WARNING).severity == WARNING
+    promoted = Diagnostic(codes.UNREACHABLE_CLAUSE, "m", None).as_error("counts as an error")
+    assert (promoted.severity, promoted.notes) == (ERROR, ["counts as an error"])
+
+
+def test_a_warning_case_of_an_error_code_is_documented() -> None:
+    """Only an error code names a case in which it is a warning, and that
+    case is a sentence for `relay explain`."""
+    for name, code in REGISTRY.items():
+        if code.warning_when:
+            assert code.severity == "error", name
+            assert code.warning_when[0].islower() and not code.warning_when.endswith("."), name
+    assert sorted(n for n, c in REGISTRY.items() if c.warning_when) == [
+        "bad-metadata",
+        "invalid-literal",
+        "unresolved-type",
+    ]

@@ -46,6 +46,9 @@ from typing import Any
 
 from _common import ROOT
 
+# This folder holds a script named onnx.py: off the path, so that `import onnx` finds the package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
 CORPUS = ROOT.parent / "shared" / "corpus"
 MODELS = {
     "ResNet-50": "apache-tvm-menangerie-resnet50.rly",

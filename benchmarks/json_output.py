@@ -52,8 +52,8 @@ def measure(name: str, value, repeat: int) -> None:
     best, median = min(times), statistics.median(times)
     print(
         f"{name:28s} {mb:6.1f} MB -> {out.chars / 1e6:6.1f} M chars: {mb / best:6.1f} MB/s best, "
-        f"{mb / median:6.1f} median"
-        f"  (target >= 50); peak memory {peak / 1e6:.1f} MB = {peak / value.nbytes:.2f}x the tensor"
+        f"{mb / median:6.1f} median  (target >= 50: {'pass' if mb / best >= 50 else 'miss'}, "
+        f"load {os.getloadavg()[0]:.2f}); peak memory {peak / 1e6:.1f} MB = {peak / value.nbytes:.2f}x the tensor"
     )
     print(
         f"{'':28s} {mb / min(cpu):6.1f} MB per CPU-second (all threads; what a shared machine's load does not change)"

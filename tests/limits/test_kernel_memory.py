@@ -36,6 +36,28 @@ def @main(%x: Tensor[(1, 16, 256, 256), float32], %w: Tensor[(16, 16, 8, 8), flo
   sum(nn.conv2d_transpose(%x, %w, channels=16, kernel_size=[8, 8]))
 }
 """
+# The sampled windows of this deformable convolution are 256 MB (25 MB per
+# output row), its inputs 2.6 MB, its result 80 kB.
+DEFORMABLE = """\
+def @main(%x: Tensor[(1, 64, 16, 2048), float32], %off: Tensor[(1, 98, 10, 2042), float32],
+          %w: Tensor[(1, 64, 7, 7), float32]) {
+  sum(nn.deformable_conv2d(%x, %off, %w, kernel_size=[7, 7], channels=1))
+}
+"""
+# One output row of this one needs 208 MiB of sampled windows (and of this
+# winograd convolution, 108 MiB of im2col): more than a 150 MiB limit leaves
+# beside the interpreter and the inputs.
+DEFORMABLE_ROW = """\
+def @main(%x: Tensor[(1, 256, 8, 4096), float32], %off: Tensor[(1, 98, 2, 4090), float32],
+          %w: Tensor[(1, 256, 7, 7), float32]) {
+  sum(nn.deformable_conv2d(%x, %off, %w, kernel_size=[7, 7], channels=1))
+}
+"""
+WINOGRAD_ROW = """\
+def @main(%x: Tensor[(1, 384, 3, 8192), float32], %u: Tensor[(4, 4, 1, 384), float32]) {
+  sum(nn.contrib_conv2d_winograd_without_weight_transform(%x, %u, tile_size=2, channels=1, kernel_size=[3, 3]))
+}
+"""
 
 # Runs the command in a child and prints its exit status, outputs and peak
 # resident memory (of that child alone).
@@ -69,8 +91,9 @@ def measured(*args: str) -> tuple[int, str, str, int]:
         pytest.param(CONV2D, 400, marks=pytest.mark.slow),
         pytest.param(CONV3D, 400, marks=pytest.mark.slow),
         (CONV_TRANSPOSE, 200),
+        pytest.param(DEFORMABLE, 150, marks=pytest.mark.slow),
     ],
-    ids=["conv2d", "conv3d", "conv2d_transpose"],
+    ids=["conv2d", "conv3d", "conv2d_transpose", "deformable_conv2d"],
 )
 def test_a_convolution_whose_temporaries_pass_the_limit_runs_within_it(tmp_path: Path, text: str, limit: int) -> None:
     prog = tmp_path / "conv.rly"
@@ -79,6 +102,62 @@ def test_a_convolution_whose_temporaries_pass_the_limit_runs_within_it(tmp_path:
     assert (code, stderr) == (0, "")
     assert np.isfinite(float(stdout))
     assert peak < limit * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize(
+    "text, what, need",
+    [
+        (DEFORMABLE_ROW, "the temporaries of a deformable convolution", "208 MiB"),
+        (WINOGRAD_ROW, "the temporaries of a convolution", "108 MiB"),
+    ],
+    ids=["deformable_conv2d", "winograd_conv2d"],
+)
+def test_a_convolution_whose_smallest_block_passes_the_limit_stops_with_the_memory_diagnostic(
+    tmp_path: Path, text: str, what: str, need: str
+) -> None:
+    """Before, the deformable convolution sampled every window at once and
+    ran to an 860 MiB peak under `--max-memory 150M`."""
+    prog = tmp_path / "conv.rly"
+    prog.write_text(text)
+    code, stdout, stderr, peak = measured("run", "--random-args", "--max-memory", "150M", str(prog))
+    assert (code, stdout) == (1, "")
+    first = stderr.splitlines()[0]
+    assert first.startswith(
+        f"error[resource-limit]: {what} need {need} at least, more than the memory limit of 150 MiB"
+    )
+    assert first.endswith("the run holds (--max-memory)")
+    assert "too large" in stderr
+    # (the random inputs are made in float64 before their cast, above the limit for a moment)
+    assert peak < 200 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+def test_deformable_blocks_give_the_result_of_one_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 1, 2 and all output rows, with groups, deformable groups, a
+    stride and an out_dtype wider than the data."""
+    from relay_text.ops.nn.deformable import deformable_conv2d
+
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 4, 7, 6)).astype(np.float32)
+    off = (rng.standard_normal((2, 2 * 2 * 3 * 2, 3, 4)) * 2).astype(np.float32)
+    w = rng.standard_normal((6, 2, 2, 3)).astype(np.float32)
+    attrs = {
+        "strides": (2, 1),
+        "padding": (1, 0, 0, 1),
+        "dilation": (1, 1),
+        "deformable_groups": 2,
+        "groups": 2,
+        "data_layout": "NCHW",
+        "kernel_layout": "OIHW",
+        "out_layout": "",
+        "out_dtype": "float64",
+    }
+    results = []
+    for scratch in (1, 2 * 2 * 4 * 6 * 4 * 8, 1 << 30):
+        monkeypatch.setattr(limits, "SCRATCH_BYTES", scratch)
+        results.append(deformable_conv2d((x, off, w), attrs))
+    assert results[0].shape == (2, 6, 3, 4) and results[0].dtype == np.float64
+    for other in results[1:]:
+        np.testing.assert_array_equal(results[0], other)
 
 
 def test_blocks_of_the_same_result_whatever_their_size(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -236,12 +236,24 @@ def _depthwise(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, dilat
     # The padded input, its phases side by side, with one spare row: the
     # shifted slices of the last output row run past the image by less than
     # a row (into columns that are dropped).
-    grid = np.zeros((n, c, hq + 1, sh, wq, sw), dtype=dtype)
-    grid.reshape(n, c, (hq + 1) * sh, wq * sw)[:, :, pt : pt + h, pl : pl + wd] = x
+    limits.check_allocation(
+        n * c * m * (hq + 1) * sh * wq * sw, np.dtype(dtype).itemsize, "the padded input of a convolution"
+    )
     if sh == 1 and sw == 1:
+        grid = np.zeros((n, c, hq + 1, wq), dtype=dtype)
+        grid[:, :, pt : pt + h, pl : pl + wd] = x
         flat = grid.reshape(n, c, 1, 1, (hq + 1) * wq)
     else:
-        flat = grid.transpose(0, 1, 3, 5, 2, 4).reshape(n, c, sh, sw, (hq + 1) * wq)
+        # each phase copied straight from the input: padded row r + sh * k
+        # (column q + sw * l) of the input is row k (column l) of phase (r, q)
+        phases = np.zeros((n, c, sh, sw, hq + 1, wq), dtype=dtype)
+        for r in range(sh):
+            k0 = -(-(pt - r) // sh) if pt > r else 0
+            for q in range(sw):
+                l0 = -(-(pl - q) // sw) if pl > q else 0
+                src = x[:, :, r + sh * k0 - pt :: sh, q + sw * l0 - pl :: sw]
+                phases[:, :, r, q, k0 : k0 + src.shape[2], l0 : l0 + src.shape[3]] = src
+        flat = phases.reshape(n, c, sh, sw, (hq + 1) * wq)
     if m > 1:  # output channel g * m + j reads input channel g
         flat = np.repeat(flat, m, axis=1)
     taps_w = w.reshape(o, kh * kw).astype(dtype, copy=False)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import limits
 from ._attrs import CONV2D_ATTRS
 from ._conv_nd import conv_rel, to_layout
 from .._np import np, wrap
@@ -33,6 +34,8 @@ def blocked_conv2d(x: Any, w: Any, attrs: Attrs) -> Any:
     dl, kl = attrs["data_layout"], attrs["kernel_layout"]
     ol = attrs["out_layout"] or dl
     dtype = np.dtype(attrs["out_dtype"] or x.dtype)
+    if dl != "NCHW":  # the data unblocked: a copy as large as the data
+        limits.check_allocation(x.size, x.dtype.itemsize, "the data of a convolution laid out as NCHW")
     out = conv2d_nchw(
         to_layout(x, dl, "NCHW"),
         to_layout(w, kl, "OIHW"),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import limits
 from ...diagnostics import codes
 from ...ir.ty import TensorType
 from ._attrs import CONV2D_ATTRS, inserted
@@ -147,12 +148,26 @@ def deformable_conv2d(args: Args, attrs: Attrs) -> Value:
     base_r = (np.arange(oh) * sh - pt).repeat(ow).astype(off.dtype)
     base_c = np.tile(np.arange(ow) * sw - pl, oh).astype(off.dtype)
     xg = x.reshape(n, dg, c // dg, h, wd)
-    cols = np.empty((n, c, kh, kw, oh * ow), dtype=x.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            rows = base_r + i * dh + off[:, :, i, j, 0]
-            cs = base_c + j * dw + off[:, :, i, j, 1]
-            cols[:, :, i, j] = bilinear_taps(xg, rows, cs).reshape(n, c, oh * ow)
-    cols = cols.astype(dtype).reshape(n, groups, ipg * kh * kw, oh * ow)
-    out = np.matmul(w.astype(dtype).reshape(groups, o // groups, ipg * kh * kw), cols).reshape(n, o, oh, ow)
+    wm = w.astype(dtype).reshape(groups, o // groups, ipg * kh * kw)
+    out = np.empty((n, o, oh, ow), dtype=dtype)
+    # The sampled windows of a block of output rows at a time: per output
+    # row, C * KH * KW values (and their copy in out_dtype), the sampling's
+    # three (N, C, OW) arrays of one tap and its index arithmetic (a dozen
+    # (N, deformable_groups, OW) arrays of at most 8 bytes), all counted
+    # against the memory limit.
+    widen = dtype.itemsize if dtype != x.dtype else 0
+    row_bytes = n * ow * (c * kh * kw * (x.dtype.itemsize + widen) + 3 * c * x.dtype.itemsize + 12 * dg * 8)
+    block = limits.scratch_rows(oh, row_bytes, "the temporaries of a deformable convolution")
+    for top in range(0, oh, block):
+        rows = min(block, oh - top)
+        lo, hi = top * ow, (top + rows) * ow
+        cols = np.empty((n, c, kh, kw, hi - lo), dtype=x.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                rs = base_r[lo:hi] + i * dh + off[:, :, i, j, 0, lo:hi]
+                cs = base_c[lo:hi] + j * dw + off[:, :, i, j, 1, lo:hi]
+                cols[:, :, i, j] = bilinear_taps(xg, rs, cs).reshape(n, c, hi - lo)
+        mats = cols.astype(dtype, copy=False).reshape(n, groups, ipg * kh * kw, hi - lo)
+        out[:, :, top : top + rows] = np.matmul(wm, mats).reshape(n, o, rows, ow)
+        del cols, mats
     return wrap(to_layout(out, "NCHW", ol), dtype)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import limits
 from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType
 from ._attrs import CONV2D_ATTRS, CONV3D_ATTRS, inserted
@@ -283,6 +284,9 @@ def winograd_conv2d_rel(r: Relation) -> bool:
 def _untransform(u: Any, tile: int, window: Shape) -> Any:
     """The plain (O, I, *window) weight whose transform is `u` (float64 least squares)."""
     p = np.linalg.pinv(winograd_g(tile, window[-1]))
+    # the transformed weight in float64 and the plain one recovered from it
+    plain = u.shape[-2] * u.shape[-1] * int(np.prod(window))
+    limits.check_allocation(u.size + plain, 8, "the recovered weight of a winograd convolution")
     u = u.astype(np.float64)
     if u.ndim == 4:
         return np.einsum("ka,aboi,lb->oikl", p, u, p)

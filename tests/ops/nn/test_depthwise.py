@@ -1,0 +1,64 @@
+"""The depthwise convolution kernel (one input channel per group, each
+output channel a sum of shifted views of its input channel) against the
+grouped im2col kernel and, where installed, PyTorch: every stride, padding
+and dilation combination below, with channel multipliers 1 and 2."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from relay_text.ops.nn import conv
+
+CASES = [
+    # (channels, multiplier, H, W, KH, KW, strides, pads (top, left, bottom, right), dilation)
+    (3, 1, 9, 8, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1)),
+    (4, 1, 11, 10, 3, 3, (2, 2), (1, 1, 1, 1), (1, 1)),
+    (2, 2, 12, 9, 3, 2, (2, 3), (0, 2, 1, 0), (1, 1)),
+    (3, 1, 10, 13, 5, 3, (3, 2), (4, 0, 2, 3), (1, 2)),
+    (2, 1, 7, 7, 3, 3, (2, 1), (3, 3, 3, 3), (2, 1)),
+    (5, 2, 6, 5, 1, 1, (2, 2), (0, 0, 0, 0), (1, 1)),
+    (1, 1, 4, 4, 3, 3, (4, 4), (2, 1, 0, 3), (1, 1)),
+]
+
+
+def _by_im2col(x: np.ndarray, w: np.ndarray, strides: tuple, pads: tuple, dilation: tuple) -> np.ndarray:
+    """The same convolution through the general grouped kernel: the
+    depthwise branch is taken only when `groups` equals the channels, so
+    one image per channel, convolved as a single-group call, gives the
+    im2col result."""
+    c = x.shape[1]
+    m = w.shape[0] // c
+    parts = [
+        conv.conv2d_nchw(x[:, g : g + 1], w[g * m : (g + 1) * m], strides, pads, dilation, 1, np.float64)
+        for g in range(c)
+    ]
+    return np.concatenate(parts, axis=1)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
+def test_depthwise_equals_the_im2col_kernel(case: tuple) -> None:
+    c, m, h, wd, kh, kw, strides, pads, dilation = case
+    rng = np.random.default_rng(sum(itertools.chain(strides, pads, dilation)))
+    x = rng.standard_normal((2, c, h, wd))
+    w = rng.standard_normal((c * m, 1, kh, kw))
+    got = conv.conv2d_nchw(x, w, strides, pads, dilation, c, np.float64)
+    want = _by_im2col(x, w, strides, pads, dilation)
+    assert got.shape == want.shape and got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
+def test_depthwise_equals_pytorch(case: tuple) -> None:
+    torch = pytest.importorskip("torch")
+    c, m, h, wd, kh, kw, strides, pads, dilation = case
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((1, c, h, wd))
+    w = rng.standard_normal((c * m, 1, kh, kw))
+    pt, pl, pb, pr = pads
+    padded = torch.nn.functional.pad(torch.from_numpy(x), (pl, pr, pt, pb))
+    want = torch.nn.functional.conv2d(padded, torch.from_numpy(w), stride=strides, dilation=dilation, groups=c)
+    got = conv.conv2d_nchw(x, w, strides, pads, dilation, c, np.float64)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-12)

@@ -52,32 +52,51 @@ class EndToken:
         self.start_pos = self.end_pos = pos
 
 
-class Driver:
-    """Runs the compiled tables (see `tables`), calling `builder.<rule>` on reductions."""
+class Grammar:
+    """The compiled tables (see `tables`) made ready for the driver, shared
+    by every parse: a state's row is built on first use and never changes
+    after, so threads may read the rows while others are added."""
 
-    def __init__(self, tables: dict[str, Any], builder: Any) -> None:
+    def __init__(self, tables: dict[str, Any], builder_class: type) -> None:
         self.start_state = tables["start"]
         self.end_state = tables["end"]
         # Each state's row is made ready for the loop below (a reduction as
         # (size, origin, action)) on first use: a small file visits a few
         # hundred of the states, and a command starts faster.
-        self.states: dict[Any, dict[str, tuple]] = _States(tables["states"], tables["rules"], builder)
+        self.states = _States(tables["states"], tables["rules"], builder_class)
         self._accessing: dict[Any, str] | None = None
-        self._steps = RECOVERY_MIN_STEPS  # what error recovery may still spend (see `recover`)
 
     @property
     def accessing(self) -> dict[Any, str]:
         """The symbol each state is entered by (for error recovery)."""
         if self._accessing is None:
-            self._accessing = {}
-            for row in self.states.raw.values():  # type: ignore[attr-defined]
+            accessing = {}
+            for row in self.states.raw.values():
                 for symbol, action in row.items():
                     if action[0] is None:
-                        self._accessing[action[1]] = symbol
+                        accessing[action[1]] = symbol
+            self._accessing = accessing
         return self._accessing
+
+
+class Driver:
+    """One parse: runs the grammar's tables, calling `builder.<rule>` on reductions."""
+
+    def __init__(self, grammar: Grammar, builder: Any = None) -> None:
+        self.grammar = grammar
+        self.states = grammar.states
+        self.start_state = grammar.start_state
+        self.end_state = grammar.end_state
+        self.builder = builder  # the callbacks' object (None: only the states are run)
+        self._steps = RECOVERY_MIN_STEPS  # what error recovery may still spend (see `recover`)
+
+    @property
+    def accessing(self) -> dict[Any, str]:
+        return self.grammar.accessing
 
     def parse(self, tokens: Iterable[Any], text_length: int) -> Any:
         states = self.states
+        builder = self.builder
         state_stack = [self.start_state]
         value_stack: list[Any] = []
         push_state = state_stack.append
@@ -102,7 +121,7 @@ class Driver:
                     del value_stack[-size:]
                 else:
                     children = []
-                push_value(action[2](children))
+                push_value(action[2](builder, children))
                 push_state(states[state_stack[-1]][action[1]][1])
         end = EndToken(text_length)
         end_state = self.end_state
@@ -121,7 +140,7 @@ class Driver:
                 del value_stack[-size:]
             else:
                 children = []
-            push_value(action[2](children))
+            push_value(action[2](builder, children))
             push_state(states[state_stack[-1]][action[1]][1])
             if state_stack[-1] == end_state:
                 return value_stack[-1]
@@ -310,21 +329,28 @@ def _unmatched_closer(tokens: list[Any], index: int) -> bool:
 _PAIRS = {"RPAR": "LPAR", "RSQB": "LSQB", "RBRACE": "LBRACE"}
 
 
-class _States(dict):
+# A reduction's action: the builder of the parse and the rule's children in,
+# the rule's value out (the builder's method, called unbound).
+Action = Callable[[Any, list[Any]], Any]
+# A row's entry: (None, next state) for a shift, (size, origin, action) for a reduction.
+Entry = tuple[Any, ...]
+
+
+class _States(dict[Any, dict[str, Entry]]):
     """state -> {symbol: (None, next state) | (size, origin, action)}, each
     row built from the compiled tables when first looked up."""
 
-    def __init__(self, raw: dict[Any, dict[str, tuple]], rules: list, builder: Any) -> None:
+    def __init__(self, raw: dict[Any, dict[str, Entry]], rules: list[Rule], builder_class: type) -> None:
         super().__init__()
         self.raw = raw
         self.rules = rules
-        self.builder = builder
-        self.actions: dict[int, Callable[[list], Any]] = {}
+        self.builder_class = builder_class
+        self.actions: dict[int, Action] = {}
 
-    def __missing__(self, state: Any) -> dict[str, tuple]:
+    def __missing__(self, state: Any) -> dict[str, Entry]:
         row = self.raw[state]  # KeyError for a state that does not exist
         rules, actions = self.rules, self.actions
-        flat: dict[str, tuple] = {}
+        flat: dict[str, Entry] = {}
         for symbol, action in row.items():
             if action[0] is None:
                 flat[symbol] = action
@@ -332,7 +358,7 @@ class _States(dict):
                 index = action[0]
                 act = actions.get(index)
                 if act is None:
-                    act = actions[index] = _rule_action(rules[index], self.builder)
+                    act = actions[index] = _rule_action(rules[index], self.builder_class)
                 origin, _, size = rules[index][:3]
                 # A `?rule` of one symbol that keeps it returns that child
                 # as it is: marked by size -1, the driver only changes state.
@@ -341,18 +367,29 @@ class _States(dict):
         return flat
 
 
-def _is_unit(rule: tuple) -> bool:
+# A compiled rule: (origin, alias, size, expand1, keep, append_none), `keep`
+# a (position, splice, nones before) triple per child kept (see `tables`).
+Rule = tuple[str, "str | None", int, bool, "list[tuple[int, bool, int]]", int]
+
+
+def _is_unit(rule: Rule) -> bool:
     """Whether a rule of one symbol returns that symbol's value unchanged
     (a `?rule` or an inlined `_rule` whose one child passes through)."""
     _, _, size, expand1, keep, append_none = rule
     return size == 1 and bool(expand1) and append_none == 0 and tuple(map(tuple, keep)) == ((0, False, 0),)
 
 
-def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
+def _children(builder: Any, children: list[Any]) -> list[Any]:
+    """The action of a rule without a builder method: its children, as a list
+    (a fresh one: the driver's slice of its stack)."""
+    return children
+
+
+def _rule_action(rule: Rule, builder_class: type) -> Action:
     origin, alias, size, expand1, keep, append_none = rule
     inline = origin.startswith("_")
-    method = None if inline else getattr(builder, alias or origin, None)
-    node: Callable[[list], Any] = method if method is not None else list
+    method = None if inline else getattr(builder_class, alias or origin, None)
+    node: Action = method if method is not None else _children
     identity = (
         append_none == 0
         and len(keep) == size
@@ -360,20 +397,20 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
     )
     if identity:
         if expand1:
-            return lambda children: children[0] if len(children) == 1 else node(children)
+            return lambda builder, children: children[0] if len(children) == 1 else node(builder, children)
         return node
     plain = tuple(pos for pos, _, _ in keep) if not any(s or n for _, s, n in keep) and not append_none else None
     if plain is not None:
         if expand1:
 
-            def pick_expand(children: list) -> Any:
+            def pick_expand(builder: Any, children: list[Any]) -> Any:
                 out = [children[i] for i in plain]
-                return out[0] if len(out) == 1 else node(out)
+                return out[0] if len(out) == 1 else node(builder, out)
 
             return pick_expand
 
-        def pick(children: list) -> Any:
-            return node([children[i] for i in plain])
+        def pick(builder: Any, children: list[Any]) -> Any:
+            return node(builder, [children[i] for i in plain])
 
         return pick
 
@@ -384,10 +421,10 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
     # inline rule's list is its value (not copied).
     grow = bool(keep) and keep[0][0] == 0 and keep[0][1] and not keep[0][2]
     rest = keep[1:] if grow else keep
-    make: Callable[[list], Any] = (lambda out: out) if inline else node
+    make: Action = _children if inline else node
 
-    def general(children: list) -> Any:
-        out: list = children[0] if grow else []
+    def general(builder: Any, children: list[Any]) -> Any:
+        out: list[Any] = children[0] if grow else []
         for pos, splice, nones in rest:
             if nones:
                 out.extend([None] * nones)
@@ -399,6 +436,6 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
             out.extend([None] * append_none)
         if expand1 and len(out) == 1:
             return out[0]
-        return make(out)
+        return make(builder, out)
 
     return general

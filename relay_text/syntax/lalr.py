@@ -17,7 +17,7 @@ class UnexpectedToken(Exception):
     """The parser met a token no rule allows here; `states` is the parser's
     state stack at that moment (for `Driver.recover`)."""
 
-    def __init__(self, token: Any, expected: set[str], states: list | None = None) -> None:
+    def __init__(self, token: Any, expected: set[str], states: list[Any] | None = None) -> None:
         super().__init__(f"unexpected {token!r}")
         self.token = token
         self.expected = expected
@@ -164,7 +164,7 @@ class Driver:
                 break
         return {t for t in self.expected(stack[-1]) if self._feed(list(stack), t, dry=True)}
 
-    def recover(self, tokens: list[Any], failed: int, stack: list, text_length: int) -> list[tuple[Any, set[str]]]:
+    def recover(self, tokens: list[Any], failed: int, stack: list[Any], text_length: int) -> list[tuple[Any, set[str]]]:
         """The syntax errors after the one at `tokens[failed]`, each as (the
         token, the terminals that could stand there), found by reading on.
 
@@ -231,7 +231,7 @@ class Driver:
                 return k, exits
         return None, exits
 
-    def _resume(self, stack: list, kind: str, exits: int = 0) -> list | None:
+    def _resume(self, stack: list[Any], kind: str, exits: int = 0) -> list[Any] | None:
         """The longest prefix of `stack` that, with a filler, can shift `kind`
         (then shifted), or None. The prefix leaves out the `exits` innermost
         open brackets: they were closed before the sync point."""
@@ -254,13 +254,13 @@ class Driver:
                     return trial
         return None
 
-    def _acceptable_here(self, stack: list) -> set[str]:
+    def _acceptable_here(self, stack: list[Any]) -> set[str]:
         return {t for t in self.expected(stack[-1]) if self._can_shift(stack, t)}
 
-    def _can_shift(self, stack: list, kind: str) -> bool:
+    def _can_shift(self, stack: list[Any], kind: str) -> bool:
         return self._simulate(stack, len(stack), (kind,))
 
-    def _simulate(self, stack: list, base: int, kinds: tuple[str, ...]) -> bool:
+    def _simulate(self, stack: list[Any], base: int, kinds: tuple[str, ...]) -> bool:
         """Whether `kinds` can be shifted one after the other from the state
         stack `stack[:base]`, without changing `stack` (the reductions and
         shifts happen on an overlay above `base`)."""
@@ -291,7 +291,7 @@ class Driver:
         self._steps -= steps
         return True
 
-    def _feed(self, stack: list, kind: str, dry: bool = False) -> bool:
+    def _feed(self, stack: list[Any], kind: str, dry: bool = False) -> bool:
         states = self.states
         while True:
             action = states[stack[-1]].get(kind)

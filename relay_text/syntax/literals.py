@@ -132,7 +132,8 @@ def round_float(value: float, dtype: str, text: str = "") -> float:
     if fmt is None:
         return value
     try:
-        return struct.unpack(fmt, struct.pack(fmt, value))[0]
+        rounded: float = struct.unpack(fmt, struct.pack(fmt, value))[0]
+        return rounded
     except (OverflowError, struct.error):
         raise LiteralError(f"`{text or value}` is too large for {dtype}") from None
 

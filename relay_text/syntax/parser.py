@@ -85,7 +85,7 @@ _ADT_DEF = re.compile(r"(?:d(?<![%@\w.]d)ata|t(?<![%@\w.]t)ype)\s+[A-Za-z_]")
 
 def _prescan(
     source: Source, kinds: dict[str, str], env: Env, same: frozenset[str] = frozenset(), tokens: Tokens | None = None
-) -> tuple[dict[str, Constructor], dict[str, GlobalTypeVar], list | None]:
+) -> tuple[dict[str, Constructor], dict[str, GlobalTypeVar], list[Tok] | None]:
     """Constructor and ADT names defined anywhere in the file, and the
     file's tokens if they had to be read for that (None otherwise, or when
     the file does not lex).
@@ -236,7 +236,7 @@ def _read_type_comments(module: Module, constants: list[Constant]) -> None:
             const.type_annotation = parse_type(body[3:].strip())
 
 
-def bidi_warnings(source: Source, comments: list) -> list[Diagnostic]:
+def bidi_warnings(source: Source, comments: list[Any]) -> list[Diagnostic]:
     from .characters import bidi_warnings as warnings
 
     return warnings(source, comments)
@@ -273,12 +273,12 @@ def _gc_paused() -> Iterator[None]:
 def _run(
     driver: Driver,
     builder: Builder,
-    kinds: dict,
+    kinds: dict[str, str],
     source: Source,
     tokens: Tokens,
     env: Env,
     version: str | None,
-    read: list | None = None,
+    read: list[Any] | None = None,
 ) -> ParseResult:
     diags: list[Diagnostic] = []
     _check_version(source, version, diags)
@@ -301,7 +301,11 @@ def _run(
         module.header = Span(source, tokens.version[1], tokens.version[2])
     unbound_names = {f"%{name}" for name, _, _ in builder.unbound}
     # A binding whose only use came too early is reported once, as that use.
-    diags.extend(d for d in builder.diags if not (d.code == codes.UNUSED_BINDING and d.span.text in unbound_names))
+    diags.extend(
+        d
+        for d in builder.diags
+        if not (d.code == codes.UNUSED_BINDING and d.span is not None and d.span.text in unbound_names)
+    )
     _check_globals(builder, env, diags)
     _explain_unbound(builder, diags)
     diags.extend(bidi_warnings(source, module.comments))

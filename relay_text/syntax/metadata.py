@@ -122,15 +122,15 @@ class MetaTable:
         for name, raw in sorted(node["attrs"].items()):
             if name == "span" or not isinstance(raw, str):
                 continue
-            out.append((name, _field_value(self.nodes, node_index, raw)))
+            out.append((name, _field_value(self.nodes, node_index if node_index is not None else 0, raw)))
         return tuple(out)
 
     def constant_type(self, index: int) -> Any:
         """`Tensor[shape, dtype]` of a constant, or None."""
         from ..ir.ty import TensorType
 
-        if 0 <= index < len(self.constants) and self.constants[index] is not None:
-            t = self.constants[index]
+        t = self.constants[index] if 0 <= index < len(self.constants) else None
+        if t is not None:
             return TensorType(t.shape, t.dtype)
         return None
 
@@ -139,10 +139,10 @@ class _Reader:
     def __init__(self, meta: Metadata) -> None:
         self.meta = meta
         self.base = meta.span.end - len(meta.text)
-        self.spans: dict[tuple, tuple[int, int]] = {}
+        self.spans: dict[tuple[Any, ...], tuple[int, int]] = {}
         self.diags: list[Diagnostic] = []
 
-    def span_of(self, path: tuple) -> Span:
+    def span_of(self, path: tuple[Any, ...]) -> Span:
         while path not in self.spans and path:
             path = path[:-1]
         start, end = self.spans.get(path, (0, 0))
@@ -223,7 +223,7 @@ class _Reader:
             entries[key] = items if isinstance(items, list) else []
         return MetaTable(kinds, constants, version if isinstance(version, str) else None, entries, nodes)
 
-    def _index(self, value: Any, path: tuple, count: int, what: str, noun: str = "node") -> int:
+    def _index(self, value: Any, path: tuple[Any, ...], count: int, what: str, noun: str = "node") -> int:
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
             value = int(value)
         if type(value) is not int:
@@ -234,14 +234,14 @@ class _Reader:
             raise MetadataError(f"{what} refers to {noun} {value}, but {there}", path, valid)
         return value
 
-    def _node(self, nodes: list, index: Any, path: tuple) -> dict:
+    def _node(self, nodes: list[Any], index: Any, path: tuple[Any, ...]) -> dict[str, Any]:
         index = self._index(index, path, len(nodes), "this")
         node = nodes[index]
         if not isinstance(node, dict):
             raise MetadataError(f"node {index} must be a JSON object", ("nodes", index))
         return node
 
-    def _map(self, nodes: list, root: int) -> tuple[list[str], list[tuple[int, tuple]]]:
+    def _map(self, nodes: list[Any], root: int) -> tuple[list[str], list[tuple[int, tuple[Any, ...]]]]:
         node = self._node(nodes, root, ("root",))
         if node.get("type_key") not in ("Map", "StrMap"):
             raise MetadataError(
@@ -271,7 +271,9 @@ class _Reader:
             values.append((data[i + 1], ("nodes", root, "data", i + 1)))
         return keys, values
 
-    def _constant(self, nodes: list, blobs: list, item: Any, path: tuple, decoded: dict) -> MetaTensor | None:
+    def _constant(
+        self, nodes: list[Any], blobs: list[Any], item: Any, path: tuple[Any, ...], decoded: dict[Any, Any]
+    ) -> MetaTensor | None:
         try:
             index = self._index(item, path, len(nodes), "this constant")
             node = nodes[index]
@@ -290,7 +292,8 @@ class _Reader:
             self.error(exc)
             return None
         if blob_index in decoded:
-            return decoded[blob_index]
+            known: MetaTensor | None = decoded[blob_index]
+            return known
         blob_path = ("b64ndarrays", blob_index)
         text = blobs[blob_index]
         result: MetaTensor | None = None
@@ -318,7 +321,7 @@ def _as_index(value: Any, count: int) -> int | None:
     return value if type(value) is int and 0 <= value < count else None
 
 
-def _field_value(nodes: list, parent: int, raw: str, depth: int = 0) -> Any:
+def _field_value(nodes: list[Any], parent: int, raw: str, depth: int = 0) -> Any:
     """A field of an object node, from the text TVM wrote for it.
 
     Plain fields (ints, floats, bools, dtypes, `std::string`s) are written as
@@ -346,7 +349,7 @@ def _field_value(nodes: list, parent: int, raw: str, depth: int = 0) -> Any:
         return raw
 
 
-def _node_value(nodes: list, index: Any, depth: int) -> Any:
+def _node_value(nodes: list[Any], index: Any, depth: int) -> Any:
     """The value a node stands for: an IntImm's int, a String's text, an
     Array's tuple of values; None for the null node."""
     i = _as_index(index, len(nodes))
@@ -356,7 +359,7 @@ def _node_value(nodes: list, index: Any, depth: int) -> Any:
     if not isinstance(node, dict):
         return None
     kind = node.get("type_key")
-    attrs = node.get("attrs") if isinstance(node.get("attrs"), dict) else {}
+    attrs: dict[str, Any] = node["attrs"] if isinstance(node.get("attrs"), dict) else {}
     if kind == "IntImm":
         try:
             value = int(attrs.get("value", "0"))

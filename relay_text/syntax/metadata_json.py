@@ -21,7 +21,7 @@ class _JsonError(Exception):
         self.pos = pos
 
 
-def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
+def parse_json(text: str) -> tuple[Any, dict[tuple[Any, ...], tuple[int, int]]]:
     """Parse JSON text, also returning the `(start, end)` offsets of every
     value by its path (`("nodes", 3, "attrs", "data")`).
 
@@ -30,9 +30,9 @@ def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
     """
     from json.decoder import scanstring  # type: ignore[attr-defined]
 
-    spans: dict[tuple, tuple[int, int]] = {}
+    spans: dict[tuple[Any, ...], tuple[int, int]] = {}
     n = len(text)
-    pos = _SPACE.match(text, 0).end()
+    pos = _blank_end(text, 0)
     # frames: [container, path, start offset, pending key (objects)]
     stack: list[list[Any]] = []
     root: Any = None
@@ -56,7 +56,7 @@ def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
                         pos,
                     )
                 stack.append([container, path, start, None])
-                pos = _SPACE.match(text, pos + 1).end()
+                pos = _blank_end(text, pos + 1)
                 close = "}" if ch == "{" else "]"
                 if pos < n and text[pos] == close:
                     stack.pop()
@@ -90,7 +90,7 @@ def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
             # attach the value to its parent
             if not stack:
                 root = value
-                pos = _SPACE.match(text, end).end()
+                pos = _blank_end(text, end)
                 if pos != n:
                     fail("unexpected text after the JSON value", pos)
                 return root, spans
@@ -99,7 +99,7 @@ def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
                 frame[0][frame[3]] = value
             else:
                 frame[0].append(value)
-            pos = _SPACE.match(text, end).end()
+            pos = _blank_end(text, end)
             expect_value = False
         else:
             frame = stack[-1]
@@ -111,7 +111,7 @@ def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
                 )
             ch = text[pos]
             if ch == ",":
-                pos = _SPACE.match(text, pos + 1).end()
+                pos = _blank_end(text, pos + 1)
                 if isinstance(container, dict):
                     pos = _read_key(text, pos, frame, scanstring, fail)
                 expect_value = True
@@ -120,7 +120,7 @@ def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
                 spans[frame[1]] = (frame[2], pos + 1)
                 end = pos + 1
                 if not stack:
-                    pos = _SPACE.match(text, end).end()
+                    pos = _blank_end(text, end)
                     if pos != n:
                         fail("unexpected text after the JSON value", pos)
                     return container, spans
@@ -129,9 +129,16 @@ def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
                     parent[0][parent[3]] = container
                 else:
                     parent[0].append(container)
-                pos = _SPACE.match(text, end).end()
+                pos = _blank_end(text, end)
             else:
                 fail(f"expected `,` or `{close}`, found `{ch}`", pos)
+
+
+def _blank_end(text: str, pos: int) -> int:
+    """Where the blanks from `pos` end (`_SPACE` matches everywhere)."""
+    m = _SPACE.match(text, pos)
+    assert m is not None
+    return m.end()
 
 
 def _word_at(text: str, pos: int) -> str:
@@ -139,11 +146,12 @@ def _word_at(text: str, pos: int) -> str:
     return m.group()[:20] if m else text[pos]
 
 
-def _child_path(stack: list[list[Any]]) -> tuple:
+def _child_path(stack: list[list[Any]]) -> tuple[Any, ...]:
     if not stack:
         return ()
     container, path, _, key = stack[-1]
-    return path + ((key,) if isinstance(container, dict) else (len(container),))
+    parent: tuple[Any, ...] = path
+    return parent + ((key,) if isinstance(container, dict) else (len(container),))
 
 
 def _read_key(text: str, pos: int, frame: list[Any], scanstring: Any, fail: Any) -> int:
@@ -155,11 +163,11 @@ def _read_key(text: str, pos: int, frame: list[Any], scanstring: Any, fail: Any)
         key, end = scanstring(text, pos + 1, True)
     except ValueError:
         fail("a malformed key", pos)
-    pos = _SPACE.match(text, end).end()
+    pos = _blank_end(text, end)
     if pos >= len(text) or text[pos] != ":":
         fail(f'expected `:` after the key "{key}"', pos)
     frame[3] = key
-    return _SPACE.match(text, pos + 1).end()
+    return _blank_end(text, pos + 1)
 
 
 # ---------------------------------------------------------------- the table

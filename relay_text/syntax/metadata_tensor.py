@@ -41,7 +41,7 @@ MAX_JSON_DEPTH = 64
 class MetadataError(Exception):
     """A problem in the section: a message, where (a JSON path), and notes."""
 
-    def __init__(self, message: str, path: tuple = (), notes: Sequence[str] = ()) -> None:
+    def __init__(self, message: str, path: tuple[Any, ...] = (), notes: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.path = path

@@ -335,7 +335,8 @@ def _check_version(source: Source, version: str | None, diags: list[Diagnostic])
                 Span(source, start, end),
                 label="this header",
             ).with_note(
-                f"this toolchain reads versions {or_list(list(SUPPORTED_VERSIONS))} and the documented syntax (no header)"
+                f"this toolchain reads versions {or_list(list(SUPPORTED_VERSIONS))} "
+                "and the documented syntax (no header)"
             )
         )
 

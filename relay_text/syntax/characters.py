@@ -58,7 +58,8 @@ def bidi_warnings(source: Source, comments: list[Any]) -> list[Diagnostic]:
             severity=WARNING,
         )
         diag.with_note(
-            "an editor may show this line in an order that differs from how it is read: the code may not be what it seems"
+            "an editor may show this line in an order that differs from how it is read: "
+            "the code may not be what it seems"
         )
         diag.with_help("remove the character if it is not meant to be there")
         out.append(diag)

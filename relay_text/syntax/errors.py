@@ -259,7 +259,10 @@ def _add_hints(
     if tok.type == "FAT_ARROW" and "LBRACE" in expected:
         # `case Nil() => { 0 }`: TVM's arm inside the documented `case` clause.
         after = _skip_space(text, tok.end_pos)
-        help_text = "a `case` clause has no `=>`: its body follows the pattern in braces, `case Nil() { 0 }` (`Nil => 0`, without `case`, is TVM's form)"
+        help_text = (
+            "a `case` clause has no `=>`: its body follows the pattern in braces, "
+            "`case Nil() { 0 }` (`Nil => 0`, without `case`, is TVM's form)"
+        )
         if text.startswith("{", after):
             diag.with_fix(help_text, at(tok.start_pos, after), "")
         else:
@@ -322,14 +325,14 @@ def _add_hints(
         tok.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT")
         and prev is not None
         and prev.type in ("LOCAL", "GLOBAL", "IDENT", "INT", "FLOAT", "RPAR")
+        and ("SEMICOLON" in expected or "COMMA" in expected)
     ):
-        if "SEMICOLON" in expected or "COMMA" in expected:
-            diag.with_help("is a `;` or `,` missing before it?")
-            diag.fixes.extend(
-                Fix(f"insert `{mark}`", [Edit(at(prev.end_pos), mark)], UNSAFE)
-                for mark in (";", ",")
-                if _KIND[mark] in expected
-            )
+        diag.with_help("is a `;` or `,` missing before it?")
+        diag.fixes.extend(
+            Fix(f"insert `{mark}`", [Edit(at(prev.end_pos), mark)], UNSAFE)
+            for mark in (";", ",")
+            if _KIND[mark] in expected
+        )
     if tok.type == "LT" and "LANGLE" not in expected and prev is not None and prev.type in ("FN",):
         diag.with_fix("type parameters follow `fn` directly: `fn<a>(...)`", at(prev.end_pos, tok.start_pos), "")
 

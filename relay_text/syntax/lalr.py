@@ -17,7 +17,7 @@ class UnexpectedToken(Exception):
     """The parser met a token no rule allows here; `states` is the parser's
     state stack at that moment (for `Driver.recover`)."""
 
-    def __init__(self, token: Any, expected: set[str], states: list | None = None) -> None:
+    def __init__(self, token: Any, expected: set[str], states: list[Any] | None = None) -> None:
         super().__init__(f"unexpected {token!r}")
         self.token = token
         self.expected = expected
@@ -52,32 +52,51 @@ class EndToken:
         self.start_pos = self.end_pos = pos
 
 
-class Driver:
-    """Runs the compiled tables (see `tables`), calling `builder.<rule>` on reductions."""
+class Grammar:
+    """The compiled tables (see `tables`) made ready for the driver, shared
+    by every parse: a state's row is built on first use and never changes
+    after, so threads may read the rows while others are added."""
 
-    def __init__(self, tables: dict[str, Any], builder: Any) -> None:
+    def __init__(self, tables: dict[str, Any], builder_class: type) -> None:
         self.start_state = tables["start"]
         self.end_state = tables["end"]
         # Each state's row is made ready for the loop below (a reduction as
         # (size, origin, action)) on first use: a small file visits a few
         # hundred of the states, and a command starts faster.
-        self.states: dict[Any, dict[str, tuple]] = _States(tables["states"], tables["rules"], builder)
+        self.states = _States(tables["states"], tables["rules"], builder_class)
         self._accessing: dict[Any, str] | None = None
-        self._steps = RECOVERY_MIN_STEPS  # what error recovery may still spend (see `recover`)
 
     @property
     def accessing(self) -> dict[Any, str]:
         """The symbol each state is entered by (for error recovery)."""
         if self._accessing is None:
-            self._accessing = {}
-            for row in self.states.raw.values():  # type: ignore[attr-defined]
+            accessing = {}
+            for row in self.states.raw.values():
                 for symbol, action in row.items():
                     if action[0] is None:
-                        self._accessing[action[1]] = symbol
+                        accessing[action[1]] = symbol
+            self._accessing = accessing
         return self._accessing
+
+
+class Driver:
+    """One parse: runs the grammar's tables, calling `builder.<rule>` on reductions."""
+
+    def __init__(self, grammar: Grammar, builder: Any = None) -> None:
+        self.grammar = grammar
+        self.states = grammar.states
+        self.start_state = grammar.start_state
+        self.end_state = grammar.end_state
+        self.builder = builder  # the callbacks' object (None: only the states are run)
+        self._steps = RECOVERY_MIN_STEPS  # what error recovery may still spend (see `recover`)
+
+    @property
+    def accessing(self) -> dict[Any, str]:
+        return self.grammar.accessing
 
     def parse(self, tokens: Iterable[Any], text_length: int) -> Any:
         states = self.states
+        builder = self.builder
         state_stack = [self.start_state]
         value_stack: list[Any] = []
         push_state = state_stack.append
@@ -102,7 +121,7 @@ class Driver:
                     del value_stack[-size:]
                 else:
                     children = []
-                push_value(action[2](children))
+                push_value(action[2](builder, children))
                 push_state(states[state_stack[-1]][action[1]][1])
         end = EndToken(text_length)
         end_state = self.end_state
@@ -121,7 +140,7 @@ class Driver:
                 del value_stack[-size:]
             else:
                 children = []
-            push_value(action[2](children))
+            push_value(action[2](builder, children))
             push_state(states[state_stack[-1]][action[1]][1])
             if state_stack[-1] == end_state:
                 return value_stack[-1]
@@ -145,7 +164,7 @@ class Driver:
                 break
         return {t for t in self.expected(stack[-1]) if self._feed(list(stack), t, dry=True)}
 
-    def recover(self, tokens: list[Any], failed: int, stack: list, text_length: int) -> list[tuple[Any, set[str]]]:
+    def recover(self, tokens: list[Any], failed: int, stack: list[Any], text_length: int) -> list[tuple[Any, set[str]]]:
         """The syntax errors after the one at `tokens[failed]`, each as (the
         token, the terminals that could stand there), found by reading on.
 
@@ -212,7 +231,7 @@ class Driver:
                 return k, exits
         return None, exits
 
-    def _resume(self, stack: list, kind: str, exits: int = 0) -> list | None:
+    def _resume(self, stack: list[Any], kind: str, exits: int = 0) -> list[Any] | None:
         """The longest prefix of `stack` that, with a filler, can shift `kind`
         (then shifted), or None. The prefix leaves out the `exits` innermost
         open brackets: they were closed before the sync point."""
@@ -235,13 +254,13 @@ class Driver:
                     return trial
         return None
 
-    def _acceptable_here(self, stack: list) -> set[str]:
+    def _acceptable_here(self, stack: list[Any]) -> set[str]:
         return {t for t in self.expected(stack[-1]) if self._can_shift(stack, t)}
 
-    def _can_shift(self, stack: list, kind: str) -> bool:
+    def _can_shift(self, stack: list[Any], kind: str) -> bool:
         return self._simulate(stack, len(stack), (kind,))
 
-    def _simulate(self, stack: list, base: int, kinds: tuple[str, ...]) -> bool:
+    def _simulate(self, stack: list[Any], base: int, kinds: tuple[str, ...]) -> bool:
         """Whether `kinds` can be shifted one after the other from the state
         stack `stack[:base]`, without changing `stack` (the reductions and
         shifts happen on an overlay above `base`)."""
@@ -272,7 +291,7 @@ class Driver:
         self._steps -= steps
         return True
 
-    def _feed(self, stack: list, kind: str, dry: bool = False) -> bool:
+    def _feed(self, stack: list[Any], kind: str, dry: bool = False) -> bool:
         states = self.states
         while True:
             action = states[stack[-1]].get(kind)
@@ -310,21 +329,28 @@ def _unmatched_closer(tokens: list[Any], index: int) -> bool:
 _PAIRS = {"RPAR": "LPAR", "RSQB": "LSQB", "RBRACE": "LBRACE"}
 
 
-class _States(dict):
+# A reduction's action: the builder of the parse and the rule's children in,
+# the rule's value out (the builder's method, called unbound).
+Action = Callable[[Any, list[Any]], Any]
+# A row's entry: (None, next state) for a shift, (size, origin, action) for a reduction.
+Entry = tuple[Any, ...]
+
+
+class _States(dict[Any, dict[str, Entry]]):
     """state -> {symbol: (None, next state) | (size, origin, action)}, each
     row built from the compiled tables when first looked up."""
 
-    def __init__(self, raw: dict[Any, dict[str, tuple]], rules: list, builder: Any) -> None:
+    def __init__(self, raw: dict[Any, dict[str, Entry]], rules: list[Rule], builder_class: type) -> None:
         super().__init__()
         self.raw = raw
         self.rules = rules
-        self.builder = builder
-        self.actions: dict[int, Callable[[list], Any]] = {}
+        self.builder_class = builder_class
+        self.actions: dict[int, Action] = {}
 
-    def __missing__(self, state: Any) -> dict[str, tuple]:
+    def __missing__(self, state: Any) -> dict[str, Entry]:
         row = self.raw[state]  # KeyError for a state that does not exist
         rules, actions = self.rules, self.actions
-        flat: dict[str, tuple] = {}
+        flat: dict[str, Entry] = {}
         for symbol, action in row.items():
             if action[0] is None:
                 flat[symbol] = action
@@ -332,7 +358,7 @@ class _States(dict):
                 index = action[0]
                 act = actions.get(index)
                 if act is None:
-                    act = actions[index] = _rule_action(rules[index], self.builder)
+                    act = actions[index] = _rule_action(rules[index], self.builder_class)
                 origin, _, size = rules[index][:3]
                 # A `?rule` of one symbol that keeps it returns that child
                 # as it is: marked by size -1, the driver only changes state.
@@ -341,18 +367,29 @@ class _States(dict):
         return flat
 
 
-def _is_unit(rule: tuple) -> bool:
+# A compiled rule: (origin, alias, size, expand1, keep, append_none), `keep`
+# a (position, splice, nones before) triple per child kept (see `tables`).
+Rule = tuple[str, "str | None", int, bool, "list[tuple[int, bool, int]]", int]
+
+
+def _is_unit(rule: Rule) -> bool:
     """Whether a rule of one symbol returns that symbol's value unchanged
     (a `?rule` or an inlined `_rule` whose one child passes through)."""
     _, _, size, expand1, keep, append_none = rule
     return size == 1 and bool(expand1) and append_none == 0 and tuple(map(tuple, keep)) == ((0, False, 0),)
 
 
-def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
+def _children(builder: Any, children: list[Any]) -> list[Any]:
+    """The action of a rule without a builder method: its children, as a list
+    (a fresh one: the driver's slice of its stack)."""
+    return children
+
+
+def _rule_action(rule: Rule, builder_class: type) -> Action:
     origin, alias, size, expand1, keep, append_none = rule
     inline = origin.startswith("_")
-    method = None if inline else getattr(builder, alias or origin, None)
-    node: Callable[[list], Any] = method if method is not None else list
+    method = None if inline else getattr(builder_class, alias or origin, None)
+    node: Action = method if method is not None else _children
     identity = (
         append_none == 0
         and len(keep) == size
@@ -360,20 +397,20 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
     )
     if identity:
         if expand1:
-            return lambda children: children[0] if len(children) == 1 else node(children)
+            return lambda builder, children: children[0] if len(children) == 1 else node(builder, children)
         return node
     plain = tuple(pos for pos, _, _ in keep) if not any(s or n for _, s, n in keep) and not append_none else None
     if plain is not None:
         if expand1:
 
-            def pick_expand(children: list) -> Any:
+            def pick_expand(builder: Any, children: list[Any]) -> Any:
                 out = [children[i] for i in plain]
-                return out[0] if len(out) == 1 else node(out)
+                return out[0] if len(out) == 1 else node(builder, out)
 
             return pick_expand
 
-        def pick(children: list) -> Any:
-            return node([children[i] for i in plain])
+        def pick(builder: Any, children: list[Any]) -> Any:
+            return node(builder, [children[i] for i in plain])
 
         return pick
 
@@ -384,10 +421,10 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
     # inline rule's list is its value (not copied).
     grow = bool(keep) and keep[0][0] == 0 and keep[0][1] and not keep[0][2]
     rest = keep[1:] if grow else keep
-    make: Callable[[list], Any] = (lambda out: out) if inline else node
+    make: Action = _children if inline else node
 
-    def general(children: list) -> Any:
-        out: list = children[0] if grow else []
+    def general(builder: Any, children: list[Any]) -> Any:
+        out: list[Any] = children[0] if grow else []
         for pos, splice, nones in rest:
             if nones:
                 out.extend([None] * nones)
@@ -399,6 +436,6 @@ def _rule_action(rule: tuple, builder: Any) -> Callable[[list], Any]:
             out.extend([None] * append_none)
         if expand1 and len(out) == 1:
             return out[0]
-        return make(out)
+        return make(builder, out)
 
     return general

@@ -16,6 +16,7 @@ from typing import Any
 from collections.abc import Iterator
 
 from ..diagnostics import codes
+from ..diagnostics.codes import Code
 from ..ir.module import Comment
 from ..ir.positions import CommentSite
 from ..ir.span import Source, Span
@@ -76,6 +77,22 @@ _BEFORE_A_NAME = frozenset(
 )
 _SPECIAL_FLOAT = re.compile(r"(?:inf|nan)f(?:16|32|64)?")
 _SPACES = re.compile(r"[ \t\r\n\f]*")
+
+
+def _spaces_end(text: str, pos: int) -> int:
+    """Where the blanks from `pos` end (`_SPACES` matches everywhere)."""
+    m = _SPACES.match(text, pos)
+    assert m is not None
+    return m.end()
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Where the line from `pos` ends, its line break left out."""
+    m = _LINE_REST.match(text, pos)
+    assert m is not None
+    return m.end()
+
+
 # A `#` comment runs to the end of its line: `\n`, `\r\n` or a lone `\r`
 # (as in Python, C and every editor), never past it.
 _LINE_REST = re.compile(r"[^\r\n]*")
@@ -94,7 +111,7 @@ def _closes_type_args(text: str, pos: int) -> bool:
     while pos < n:
         ch = text[pos]
         if ch == ">" and depth == 0:
-            rest = _SPACES.match(text, pos + 1).end()
+            rest = _spaces_end(text, pos + 1)
             return rest < n and text[rest] == "("
         if ch not in _TYPE_ARG_CHARS:
             return False
@@ -116,7 +133,7 @@ _DEFINING = frozenset({"DEF", "DATA", "TYPE"})
 class LexError(Exception):
     """A character sequence that is no token; carries the offending span."""
 
-    def __init__(self, message: str, start: int, end: int, hint: str = "", code: str = codes.SYNTAX_ERROR) -> None:
+    def __init__(self, message: str, start: int, end: int, hint: str = "", code: Code = codes.SYNTAX_ERROR) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -192,7 +209,7 @@ class Tokens:
         header = _VERSION_HEADER.match(text, first) or _OLD_VERSION.match(text, first)
 
         while True:
-            if header is not None and _SPACES.match(text, pos).end() == header.start():
+            if header is not None and _spaces_end(text, pos) == header.start():
                 self.version = (header.group(1), header.start(), header.end())
                 if _starts_paragraph(text, pos, header.start()):
                     blank_lines.add(header.start())
@@ -208,11 +225,11 @@ class Tokens:
                 continue
             m = match(text, pos)
             if m is None:
-                start = _SPACES.match(text, pos).end()
+                start = _spaces_end(text, pos)
                 from .characters import char_text
 
                 raise LexError(f"unexpected character {char_text(text[start])}", start, start + 1)
-            kind = m.lastgroup
+            kind = m.lastgroup or ""  # (every alternative is a named group)
             end = m.end()
             if kind in _VERBATIM:
                 value = m.group(kind)
@@ -283,7 +300,7 @@ class Tokens:
                     prev2_end, prev_start = prev_end, start
                     prev_kind, prev_end, pos = tok.type, tok.end_pos, tok.end_pos
                     continue
-                end = _LINE_REST.match(text, start).end()  # type: ignore[union-attr]
+                end = _line_end(text, start)
                 comments.append(Comment(text[start:end], Span(source, start, end)))
                 around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
@@ -350,7 +367,7 @@ class Tokens:
         arguments closed by `>` right before the call's `(`: `@f<3>(...)`,
         `@g<3, (2, 2)>(...)` pass shapes and dimensions."""
         text = self.source.text
-        pos = _SPACES.match(text, pos).end()
+        pos = _spaces_end(text, pos)
         if pos < len(text) and text[pos] in "0123456789":
             return not _closes_type_args(text, pos)
         return pos >= len(text) or text[pos] in "%@-=<"
@@ -455,7 +472,7 @@ def _wants_more(after: list[Any]) -> bool:
     and the token after it). Placing the comment asks no more than that."""
     first = after[0].value
     if len(after) == 1:
-        return first == "," or first[:1] == "%"
+        return bool(first == "," or first[:1] == "%")
     return len(after) == 2 and first[:1] == "%" and after[1].value == "="
 
 

@@ -119,7 +119,8 @@ def parse_float(text: str, negate: bool = False, default: str = "float32") -> tu
     # `3.4028235e+38`, is a hair above it and is allowed)
     if largest is not None and math.isfinite(value) and abs(value) > largest * (1 + 2**-24):
         raise LiteralError(
-            f"`{'-' if negate else ''}{text}` is out of the range of {dtype} (its largest finite magnitude is {largest:.9g})"
+            f"`{'-' if negate else ''}{text}` is out of the range of {dtype} "
+            f"(its largest finite magnitude is {largest:.9g})"
         )
     return round_float(value, dtype, text), dtype
 
@@ -132,7 +133,8 @@ def round_float(value: float, dtype: str, text: str = "") -> float:
     if fmt is None:
         return value
     try:
-        return struct.unpack(fmt, struct.pack(fmt, value))[0]
+        rounded: float = struct.unpack(fmt, struct.pack(fmt, value))[0]
+        return rounded
     except (OverflowError, struct.error):
         raise LiteralError(f"`{text or value}` is too large for {dtype}") from None
 

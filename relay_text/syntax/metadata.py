@@ -52,311 +52,42 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
-import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Sequence
 
 from ..diagnostics import Diagnostic, codes
 from ..ir.module import Metadata
 from ..ir.span import Span
+from .metadata_json import _JsonError, parse_json
+from .metadata_tensor import (
+    CPU,
+    HEADER,
+    MAGIC,
+    MAX_JSON_DEPTH,
+    MAX_NDIM,
+    MetadataError,
+    MetaTensor,
+    decode_ndarray,
+    encode_ndarray,
+)
 
-MAGIC = 0xDD5E40F096B4A13F
-CPU = 1
-HEADER = struct.Struct("<QQiiiBBH")  # magic, reserved, device type/id, ndim, dtype code/bits/lanes
-
-# (type code, bits) -> dtype name, and back
-_CODES = {
-    (0, 8): "int8",
-    (0, 16): "int16",
-    (0, 32): "int32",
-    (0, 64): "int64",
-    (1, 1): "bool",
-    (1, 8): "uint8",
-    (1, 16): "uint16",
-    (1, 32): "uint32",
-    (1, 64): "uint64",
-    (2, 16): "float16",
-    (2, 32): "float32",
-    (2, 64): "float64",
-    (4, 16): "bfloat16",
-}
-_DTYPE_CODES = {name: code for code, name in _CODES.items()}
-
-# Beyond these, a header is treated as corrupt rather than as a request for
-# an absurd allocation.
-MAX_NDIM = 32
-MAX_JSON_DEPTH = 64
-
-
-class MetadataError(Exception):
-    """A problem in the section: a message, where (a JSON path), and notes."""
-
-    def __init__(self, message: str, path: tuple = (), notes: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.message = message
-        self.path = path
-        self.notes = list(notes)
-
-
-# ---------------------------------------------------------------- tensors
-
-
-@dataclass(frozen=True, slots=True)
-class MetaTensor:
-    """One decoded blob: its dtype and shape, and its raw little-endian data."""
-
-    dtype: str
-    shape: tuple[int, ...]
-    data: bytes = field(repr=False)
-
-    def array(self) -> Any:
-        """The tensor as a read-only numpy array of exactly `dtype`."""
-        import numpy as np
-
-        if self.dtype == "bool":
-            out = np.frombuffer(self.data, dtype=np.uint8).reshape(self.shape) != 0
-        elif self.dtype == "bfloat16":
-            # numpy has no bfloat16: the `ml_dtypes` package (the optional
-            # extra `relay-text[bfloat16]`) gives it; ImportError without it.
-            import ml_dtypes
-
-            out = np.frombuffer(self.data, dtype="<u2").reshape(self.shape).astype(np.uint16).view(ml_dtypes.bfloat16)
-        else:
-            wire = np.dtype(self.dtype).newbyteorder("<")
-            out = np.frombuffer(self.data, dtype=wire).reshape(self.shape)
-            if wire != np.dtype(self.dtype):  # a big-endian host
-                out = out.astype(self.dtype)
-        out.setflags(write=False)
-        return out
-
-
-def decode_ndarray(blob: bytes) -> MetaTensor:
-    """A tensor from TVM's binary NDArray layout; MetadataError if it does not fit."""
-    if len(blob) < HEADER.size:
-        raise MetadataError(f"the tensor is {len(blob)} bytes long, shorter than the {HEADER.size}-byte header")
-    magic, _reserved, device, _device_id, ndim, code, bits, lanes = HEADER.unpack_from(blob)
-    if magic != MAGIC:
-        raise MetadataError(
-            "this is not a TVM tensor: its first 8 bytes are not the NDArray magic number",
-            notes=[f"found 0x{magic:016X}, expected 0x{MAGIC:016X}"],
-        )
-    if device != CPU:
-        raise MetadataError(f"the tensor was saved from device type {device}; TVM only saves CPU tensors (type 1)")
-    if not 0 <= ndim <= MAX_NDIM:
-        raise MetadataError(f"the tensor header gives {ndim} dimensions")
-    dtype = _CODES.get((code, bits))
-    if dtype is None:
-        raise MetadataError(
-            f"the tensor's element type (type code {code}, {bits} bits) is not supported",
-            notes=["supported: int8-64, uint8-64, bool, float16/32/64, bfloat16"],
-        )
-    if lanes != 1:
-        raise MetadataError(
-            f"the tensor's element type {dtype}x{lanes} has {lanes} lanes; only scalar elements are supported"
-        )
-    pos = HEADER.size
-    need = pos + 8 * ndim + 8
-    if len(blob) < need:
-        raise MetadataError(f"the tensor is cut short inside its header ({len(blob)} of at least {need} bytes)")
-    shape = struct.unpack_from(f"<{ndim}q", blob, pos)
-    pos += 8 * ndim
-    if any(d < 0 for d in shape):
-        raise MetadataError(f"the tensor header gives a negative dimension in shape {list(shape)}")
-    (size,) = struct.unpack_from("<q", blob, pos)
-    pos += 8
-    count = 1
-    for d in shape:
-        count *= d
-    expected = count * ((bits + 7) // 8)
-    if size != expected:
-        raise MetadataError(
-            f"the tensor header says {size} bytes of data, but {count} elements of {dtype} take {expected}",
-            notes=[f"shape {list(shape)}"],
-        )
-    rest = len(blob) - pos
-    if rest != size:
-        problem = "is cut short" if rest < size else "has bytes after its data"
-        raise MetadataError(f"the tensor {problem}: {rest} bytes follow the header, which announces {size}")
-    return MetaTensor(dtype, tuple(shape), blob[pos:])
-
-
-def encode_ndarray(array: Any) -> bytes:
-    """A numpy array in TVM's binary NDArray layout."""
-    import numpy as np
-
-    a = np.asarray(array)
-    name = a.dtype.name
-    if name not in _DTYPE_CODES:
-        raise ValueError(f"cannot encode dtype {name}")
-    code, bits = _DTYPE_CODES[name]
-    if name == "bool":
-        data = a.astype(np.uint8).tobytes(order="C")
-    elif name == "bfloat16":
-        data = np.ascontiguousarray(a).view(np.uint16).astype("<u2").tobytes(order="C")
-    else:
-        data = a.astype(a.dtype.newbyteorder("<")).tobytes(order="C")
-    head = HEADER.pack(MAGIC, 0, CPU, 0, a.ndim, code, bits, 1)
-    return head + struct.pack(f"<{a.ndim}q", *a.shape) + struct.pack("<q", len(data)) + data
-
-
-# ---------------------------------------------------------------- JSON with positions
-
-_SPACE = re.compile(r"[ \t\r\n]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_WORDS = {"true": True, "false": False, "null": None}
-
-
-class _JsonError(Exception):
-    def __init__(self, message: str, pos: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.pos = pos
-
-
-def parse_json(text: str) -> tuple[Any, dict[tuple, tuple[int, int]]]:
-    """Parse JSON text, also returning the `(start, end)` offsets of every
-    value by its path (`("nodes", 3, "attrs", "data")`).
-
-    Iterative, so nesting depth costs no Python stack; strings are scanned by
-    the json module's C scanner, so megabyte-long base64 blobs are cheap.
-    """
-    from json.decoder import scanstring  # type: ignore[attr-defined]
-
-    spans: dict[tuple, tuple[int, int]] = {}
-    n = len(text)
-    pos = _SPACE.match(text, 0).end()
-    # frames: [container, path, start offset, pending key (objects)]
-    stack: list[list[Any]] = []
-    root: Any = None
-    expect_value = True
-
-    def fail(message: str, at: int) -> None:
-        raise _JsonError(message, at)
-
-    while True:
-        if expect_value:
-            if pos >= n:
-                fail("the JSON ends where a value was expected", pos)
-            ch = text[pos]
-            path = _child_path(stack)
-            if ch == "{" or ch == "[":
-                container: Any = {} if ch == "{" else []
-                start = pos
-                if len(stack) >= MAX_JSON_DEPTH:
-                    fail(
-                        f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep; TVM's tables are nested 4 deep",
-                        pos,
-                    )
-                stack.append([container, path, start, None])
-                pos = _SPACE.match(text, pos + 1).end()
-                close = "}" if ch == "{" else "]"
-                if pos < n and text[pos] == close:
-                    stack.pop()
-                    spans[path] = (start, pos + 1)
-                    value, end = container, pos + 1
-                elif ch == "{":
-                    pos = _read_key(text, pos, stack[-1], scanstring, fail)
-                    continue
-                else:
-                    continue
-            elif ch == '"':
-                try:
-                    value, end = scanstring(text, pos + 1, True)
-                except ValueError as exc:
-                    fail(f"a malformed string: {exc.args[0].split(':')[0]}", pos)
-                spans[path] = (pos, end)
-            else:
-                m = _NUMBER.match(text, pos)
-                if m:
-                    lit = m.group()
-                    value = float(lit) if any(c in lit for c in ".eE") else int(lit)
-                    end = m.end()
-                else:
-                    for word, word_value in _WORDS.items():
-                        if text.startswith(word, pos):
-                            value, end = word_value, pos + len(word)
-                            break
-                    else:
-                        fail(f"expected a JSON value, found `{_word_at(text, pos)}`", pos)
-                spans[path] = (pos, end)
-            # attach the value to its parent
-            if not stack:
-                root = value
-                pos = _SPACE.match(text, end).end()
-                if pos != n:
-                    fail("unexpected text after the JSON value", pos)
-                return root, spans
-            frame = stack[-1]
-            if isinstance(frame[0], dict):
-                frame[0][frame[3]] = value
-            else:
-                frame[0].append(value)
-            pos = _SPACE.match(text, end).end()
-            expect_value = False
-        else:
-            frame = stack[-1]
-            container = frame[0]
-            close = "}" if isinstance(container, dict) else "]"
-            if pos >= n:
-                fail(
-                    f"the JSON ends inside {'an object' if close == '}' else 'a list'}; `{close}` is missing", frame[2]
-                )
-            ch = text[pos]
-            if ch == ",":
-                pos = _SPACE.match(text, pos + 1).end()
-                if isinstance(container, dict):
-                    pos = _read_key(text, pos, frame, scanstring, fail)
-                expect_value = True
-            elif ch == close:
-                stack.pop()
-                spans[frame[1]] = (frame[2], pos + 1)
-                end = pos + 1
-                if not stack:
-                    pos = _SPACE.match(text, end).end()
-                    if pos != n:
-                        fail("unexpected text after the JSON value", pos)
-                    return container, spans
-                parent = stack[-1]
-                if isinstance(parent[0], dict):
-                    parent[0][parent[3]] = container
-                else:
-                    parent[0].append(container)
-                pos = _SPACE.match(text, end).end()
-            else:
-                fail(f"expected `,` or `{close}`, found `{ch}`", pos)
-
-
-def _word_at(text: str, pos: int) -> str:
-    m = re.compile(r"[^\s,:\[\]{}]+").match(text, pos)
-    return m.group()[:20] if m else text[pos]
-
-
-def _child_path(stack: list[list[Any]]) -> tuple:
-    if not stack:
-        return ()
-    container, path, _, key = stack[-1]
-    return path + ((key,) if isinstance(container, dict) else (len(container),))
-
-
-def _read_key(text: str, pos: int, frame: list[Any], scanstring: Any, fail: Any) -> int:
-    if pos >= len(text):
-        fail("the JSON ends inside an object; `}` is missing", frame[2])
-    if text[pos] != '"':
-        fail("expected a quoted key", pos)
-    try:
-        key, end = scanstring(text, pos + 1, True)
-    except ValueError:
-        fail("a malformed key", pos)
-    pos = _SPACE.match(text, end).end()
-    if pos >= len(text) or text[pos] != ":":
-        fail(f'expected `:` after the key "{key}"', pos)
-    frame[3] = key
-    return _SPACE.match(text, pos + 1).end()
-
-
-# ---------------------------------------------------------------- the table
+__all__ = [
+    "CPU",
+    "HEADER",
+    "MAGIC",
+    "MAX_JSON_DEPTH",
+    "MAX_NDIM",
+    "MetaTable",
+    "MetaTensor",
+    "MetadataError",
+    "decode_metadata",
+    "decode_ndarray",
+    "encode_metadata",
+    "encode_ndarray",
+    "parse_json",
+    "read_metadata",
+]
 
 
 @dataclass(slots=True)
@@ -391,15 +122,15 @@ class MetaTable:
         for name, raw in sorted(node["attrs"].items()):
             if name == "span" or not isinstance(raw, str):
                 continue
-            out.append((name, _field_value(self.nodes, node_index, raw)))
+            out.append((name, _field_value(self.nodes, node_index if node_index is not None else 0, raw)))
         return tuple(out)
 
     def constant_type(self, index: int) -> Any:
         """`Tensor[shape, dtype]` of a constant, or None."""
         from ..ir.ty import TensorType
 
-        if 0 <= index < len(self.constants) and self.constants[index] is not None:
-            t = self.constants[index]
+        t = self.constants[index] if 0 <= index < len(self.constants) else None
+        if t is not None:
             return TensorType(t.shape, t.dtype)
         return None
 
@@ -408,10 +139,10 @@ class _Reader:
     def __init__(self, meta: Metadata) -> None:
         self.meta = meta
         self.base = meta.span.end - len(meta.text)
-        self.spans: dict[tuple, tuple[int, int]] = {}
+        self.spans: dict[tuple[Any, ...], tuple[int, int]] = {}
         self.diags: list[Diagnostic] = []
 
-    def span_of(self, path: tuple) -> Span:
+    def span_of(self, path: tuple[Any, ...]) -> Span:
         while path not in self.spans and path:
             path = path[:-1]
         start, end = self.spans.get(path, (0, 0))
@@ -492,7 +223,7 @@ class _Reader:
             entries[key] = items if isinstance(items, list) else []
         return MetaTable(kinds, constants, version if isinstance(version, str) else None, entries, nodes)
 
-    def _index(self, value: Any, path: tuple, count: int, what: str, noun: str = "node") -> int:
+    def _index(self, value: Any, path: tuple[Any, ...], count: int, what: str, noun: str = "node") -> int:
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
             value = int(value)
         if type(value) is not int:
@@ -503,14 +234,14 @@ class _Reader:
             raise MetadataError(f"{what} refers to {noun} {value}, but {there}", path, valid)
         return value
 
-    def _node(self, nodes: list, index: Any, path: tuple) -> dict:
+    def _node(self, nodes: list[Any], index: Any, path: tuple[Any, ...]) -> dict[str, Any]:
         index = self._index(index, path, len(nodes), "this")
         node = nodes[index]
         if not isinstance(node, dict):
             raise MetadataError(f"node {index} must be a JSON object", ("nodes", index))
         return node
 
-    def _map(self, nodes: list, root: int) -> tuple[list[str], list[tuple[int, tuple]]]:
+    def _map(self, nodes: list[Any], root: int) -> tuple[list[str], list[tuple[int, tuple[Any, ...]]]]:
         node = self._node(nodes, root, ("root",))
         if node.get("type_key") not in ("Map", "StrMap"):
             raise MetadataError(
@@ -540,7 +271,9 @@ class _Reader:
             values.append((data[i + 1], ("nodes", root, "data", i + 1)))
         return keys, values
 
-    def _constant(self, nodes: list, blobs: list, item: Any, path: tuple, decoded: dict) -> MetaTensor | None:
+    def _constant(
+        self, nodes: list[Any], blobs: list[Any], item: Any, path: tuple[Any, ...], decoded: dict[Any, Any]
+    ) -> MetaTensor | None:
         try:
             index = self._index(item, path, len(nodes), "this constant")
             node = nodes[index]
@@ -559,7 +292,8 @@ class _Reader:
             self.error(exc)
             return None
         if blob_index in decoded:
-            return decoded[blob_index]
+            known: MetaTensor | None = decoded[blob_index]
+            return known
         blob_path = ("b64ndarrays", blob_index)
         text = blobs[blob_index]
         result: MetaTensor | None = None
@@ -587,7 +321,7 @@ def _as_index(value: Any, count: int) -> int | None:
     return value if type(value) is int and 0 <= value < count else None
 
 
-def _field_value(nodes: list, parent: int, raw: str, depth: int = 0) -> Any:
+def _field_value(nodes: list[Any], parent: int, raw: str, depth: int = 0) -> Any:
     """A field of an object node, from the text TVM wrote for it.
 
     Plain fields (ints, floats, bools, dtypes, `std::string`s) are written as
@@ -615,7 +349,7 @@ def _field_value(nodes: list, parent: int, raw: str, depth: int = 0) -> Any:
         return raw
 
 
-def _node_value(nodes: list, index: Any, depth: int) -> Any:
+def _node_value(nodes: list[Any], index: Any, depth: int) -> Any:
     """The value a node stands for: an IntImm's int, a String's text, an
     Array's tuple of values; None for the null node."""
     i = _as_index(index, len(nodes))
@@ -625,7 +359,7 @@ def _node_value(nodes: list, index: Any, depth: int) -> Any:
     if not isinstance(node, dict):
         return None
     kind = node.get("type_key")
-    attrs = node.get("attrs") if isinstance(node.get("attrs"), dict) else {}
+    attrs: dict[str, Any] = node["attrs"] if isinstance(node.get("attrs"), dict) else {}
     if kind == "IntImm":
         try:
             value = int(attrs.get("value", "0"))

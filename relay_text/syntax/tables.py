@@ -52,7 +52,7 @@ def _build(grammar: str) -> dict[str, Any]:
     lark = Lark(grammar, parser="lalr", lexer=TokensOnly, maybe_placeholders=True)
     table = lark.parser.parser._parse_table
     rule_index: dict[Any, int] = {}
-    rules = []
+    rules: list[tuple[Any, ...]] = []
     for rule in lark.rules:
         rule_index[rule] = len(rules)
         expansion = rule.expansion
@@ -66,7 +66,7 @@ def _build(grammar: str) -> dict[str, Any]:
         pending = 0
         for i, sym in enumerate(expansion):
             pending += nones_before[i]
-            if rule.options.keep_all_tokens or not (sym.is_term and sym.filter_out):
+            if rule.options.keep_all_tokens or not (sym.is_term and getattr(sym, "filter_out", False)):
                 splice = (not sym.is_term) and sym.name.startswith("_")
                 keep.append((i, splice, pending))
                 pending = 0
@@ -81,7 +81,7 @@ def _build(grammar: str) -> dict[str, Any]:
                 pending,
             )
         )
-    states: dict[int, dict[str, tuple]] = {}
+    states: dict[int, dict[str, tuple[Any, ...]]] = {}
     for state, actions in table.states.items():
         row = {}
         for symbol, (action, arg) in actions.items():
@@ -120,7 +120,8 @@ def load(grammar: str) -> dict[str, Any]:
     name = f"tables-{digest}.marshal"
     for folder in _folders():
         try:
-            return marshal.loads((folder / name).read_bytes())
+            loaded: dict[str, Any] = marshal.loads((folder / name).read_bytes())
+            return loaded
         except (OSError, ValueError, EOFError, TypeError):
             continue
     data = _build(grammar)

@@ -1,0 +1,1 @@
+"""The builder's layers (see `relay_text.syntax.builder`)."""

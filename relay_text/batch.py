@@ -344,7 +344,8 @@ def format_file(task: Task) -> FileReport:
     except UnsafeFormat as exc:
         log = save_failure(inp.name, exc)
         reporter.message(
-            f"error[internal-error]: {inp.name}: {exc.reason}; nothing was written. Both texts are saved in {log} - please report this.",
+            f"error[internal-error]: {inp.name}: {exc.reason}; nothing was written. "
+            f"Both texts are saved in {log} - please report this.",
             "bold red",
         )
         return done("failed", inp.name)

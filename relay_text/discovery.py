@@ -80,7 +80,8 @@ class _Patterns:
             rel = path.name + ("/" if is_dir else "")
         if self.spec is not None:
             result = self.spec.check_file(rel)
-            return result.include
+            include: bool | None = result.include
+            return include
         name = rel.rstrip("/")
         for pattern in self.lines:
             bare = pattern.strip().rstrip("/").lstrip("/")

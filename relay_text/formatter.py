@@ -349,7 +349,8 @@ def tvm_problems(module: Module) -> list[Diagnostic]:
                     problem(
                         f"the constant `Constant(..., {node.dtype})` cannot be written in TVM's format",
                         node.span,
-                        "TVM 0.0.5 writes tensor constants as `meta[relay.Constant][i]` entries of its metadata section",
+                        "TVM 0.0.5 writes tensor constants as `meta[relay.Constant][i]` entries "
+                        "of its metadata section",
                     )
             elif isinstance(node, Var) and node.type_annotation is not None:
                 _check_type(node.type_annotation, node.span, problem)

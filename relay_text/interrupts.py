@@ -143,7 +143,7 @@ def _death_signal(signum: int) -> bool:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0) == 0
+        return bool(libc.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0) == 0)
     except (OSError, AttributeError):  # pragma: no cover - no libc prctl
         return False
 

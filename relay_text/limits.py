@@ -11,6 +11,7 @@ This module imports nothing of relay-text, so every stage may use it.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 MAX_LITERAL_DIGITS = 1000
 """Digits in one number literal (`123...`, `1.5e...`, a dimension, `.15`)."""
@@ -94,7 +95,7 @@ def parse_bytes(text: str) -> int:
     return int(value)
 
 
-def elements(shape: tuple) -> int:
+def elements(shape: tuple[Any, ...]) -> int:
     """The number of elements of a concrete shape (Python ints: no overflow)."""
     n = 1
     for d in shape:
@@ -109,7 +110,7 @@ def result_rank_problem(op: str, rank: int) -> str | None:
     return None
 
 
-def written_shape_problem(shape: tuple) -> str | None:
+def written_shape_problem(shape: tuple[Any, ...]) -> str | None:
     """Why a shape written in a tensor type passes a static limit (too many
     dimensions, or, when every dimension is a number, too many elements), or
     None. Dimensions that are not numbers (`?`, `n`) count as dimensions only."""
@@ -194,14 +195,16 @@ def check_allocation(count: int, itemsize: int, what: str) -> None:
     limit = max_memory()
     if need > limit:
         raise LimitExceeded(
-            f"{what} needs {byte_text(need)} ({count:,} elements), more than the memory limit of {byte_text(limit)} (--max-memory)",
+            f"{what} needs {byte_text(need)} ({count:,} elements), "
+            f"more than the memory limit of {byte_text(limit)} (--max-memory)",
             "too large",
         )
     if need >= GUARD_BYTES:
         held = resident()
         if need + held > limit:
             raise LimitExceeded(
-                f"{what} needs {byte_text(need)} ({count:,} elements); with the {byte_text(held)} the run already holds, "
+                f"{what} needs {byte_text(need)} ({count:,} elements); "
+                f"with the {byte_text(held)} the run already holds, "
                 f"that is more than the memory limit of {byte_text(limit)} (--max-memory)",
                 "too large",
             )

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 from onnx.backend.base import Backend, BackendRep
 
-from .frontends.onnx.graph import ImportFailure
+from .frontends.errors import ImportFailure
 
 # Inputs of at most this many elements (axes, shapes, counts, scales) are
 # specialised on: the import may use their values (see the module docstring).

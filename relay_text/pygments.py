@@ -20,6 +20,8 @@ and nested `/* */` comments, the `#[version = ...]` header and the
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from pygments.lexer import RegexLexer, bygroups, include, using  # type: ignore[import-untyped]  # Pygments has no type hints
 from pygments.lexers.data import JsonLexer  # type: ignore[import-untyped]  # Pygments has no type hints
 from pygments.token import (  # type: ignore[import-untyped]  # Pygments has no type hints
@@ -39,17 +41,17 @@ __all__ = ["RelayLexer"]
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
-class RelayLexer(RegexLexer):
+class RelayLexer(RegexLexer):  # type: ignore[misc]  # pygments ships no type information
     """Relay IR text: the documented syntax and TVM's 0.0.4/0.0.5 format."""
 
     name = "Relay"
-    aliases = ["relay"]
-    filenames = ["*.rly", "*.relay"]
-    mimetypes = ["text/x-relay"]
+    aliases: ClassVar[list[str]] = ["relay"]
+    filenames: ClassVar[list[str]] = ["*.rly", "*.relay"]
+    mimetypes: ClassVar[list[str]] = ["text/x-relay"]
     url = "https://tvm.apache.org/docs/arch/relay_intro.html"
     version_added = ""
 
-    tokens = {
+    tokens: ClassVar[dict[str, list[Any]]] = {
         "root": [
             (r"\s+", Whitespace),
             (

@@ -112,7 +112,10 @@ def write_problem(path: str) -> str | None:
         return None  # reading reports it
     kind = special_kind(st.st_mode)
     if kind is not None and not stat.S_ISDIR(st.st_mode):
-        return f"{path}: is {kind}, not a regular file; relay fmt rewrites regular files only (`relay fmt - < {path}` prints the result)"
+        return (
+            f"{path}: is {kind}, not a regular file; relay fmt rewrites regular files only "
+            f"(`relay fmt - < {path}` prints the result)"
+        )
     return None
 
 
@@ -273,7 +276,8 @@ def _in_place(path: str, target: str, data: bytes, identity: Identity | None, or
                 restored = handle.read() == original
             if not restored:
                 raise WriteRefused(
-                    f"{path}: cannot be written ({exc.strerror}) and could not be restored; its original text is saved in {backup}"
+                    f"{path}: cannot be written ({exc.strerror}) and could not be restored; "
+                    f"its original text is saved in {backup}"
                 ) from None
             _remove(backup)
             raise

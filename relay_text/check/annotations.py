@@ -18,7 +18,7 @@ from ..ops import relations as rels
 from ..text.suggest import close_names
 from . import messages
 from .polymorphism import Template
-from .solver import Constraint, Site
+from .constraint import Constraint, Site
 from .state import CheckState
 from .types import ERROR, Hole, transform, walk
 

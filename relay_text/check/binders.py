@@ -19,7 +19,7 @@ from ..ir.ty import FuncType, TupleType, TypeCall
 from . import messages, spans
 from .annotations import Annotations
 from .polymorphism import Polymorphism
-from .solver import Constraint, Site
+from .constraint import Constraint, Site
 from .state import CheckState, TypeOf
 from .types import Hole, RefType, find
 

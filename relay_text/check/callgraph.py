@@ -31,11 +31,11 @@ def fully_annotated(func: Function) -> bool:
     return True
 
 
-def global_refs(func: Function, functions: dict) -> list[GlobalVar]:
+def global_refs(func: Function, functions: dict[GlobalVar, Function]) -> list[GlobalVar]:
     """The globals of `functions` that `func` refers to (each shared node looked at once)."""
     out: list[GlobalVar] = []
     seen: set[int] = set()
-    stack: list = [func]
+    stack: list[Any] = [func]  # expressions and their parts, any node class
     while stack:
         node = stack.pop()
         if id(node) in seen:
@@ -49,18 +49,18 @@ def global_refs(func: Function, functions: dict) -> list[GlobalVar]:
     return out
 
 
-def sccs(nodes: list, edges: Callable[[Any], list]) -> list[list]:
+def sccs(nodes: list[Any], edges: Callable[[Any], list[Any]]) -> list[list[Any]]:
     """Strongly connected components (Tarjan, iterative), callees before callers."""
     if len(nodes) == 1:
         return [list(nodes)]  # one definition: its own group, whatever it calls
     index: dict[Any, int] = {}
     low: dict[Any, int] = {}
-    on_stack: set = set()
-    stack: list = []
-    out: list[list] = []
+    on_stack: set[Any] = set()
+    stack: list[Any] = []
+    out: list[list[Any]] = []
     counter = 0
     allowed = set(nodes)
-    succ_cache: dict = {}
+    succ_cache: dict[Any, list[Any]] = {}
     for root in nodes:
         if root in index:
             continue

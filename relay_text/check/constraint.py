@@ -57,7 +57,14 @@ class Constraint:
     __slots__ = ("args", "attrs", "done", "failed", "fn", "level", "name", "out", "queued", "site")
 
     def __init__(
-        self, fn: Callable[[Any], bool], name: str, args: list, out: Any, attrs: dict, site: Site, level: int
+        self,
+        fn: Callable[[Any], bool],
+        name: str,
+        args: list[Any],
+        out: Any,
+        attrs: dict[str, Any],
+        site: Site,
+        level: int,
     ) -> None:
         self.fn = fn
         self.name = name
@@ -70,7 +77,7 @@ class Constraint:
         self.level = level
         self.failed = False
 
-    def types(self) -> list:
+    def types(self) -> list[Any]:
         return [*self.args, self.out]
 
     def __repr__(self) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 from ..ir.ty import AnyDim, DimBinOp
 from .types import Hole, find, resolve
 
-Linear = tuple[dict, int]  # ({atom: coefficient}, constant)
+Linear = tuple[dict[Any, int], int]  # ({atom: coefficient}, constant)
 
 SOLVED, FAILED, WAIT = "solved", "failed", "wait"
 
@@ -96,7 +96,7 @@ def build(form: Linear) -> Any:
     return expr
 
 
-def _atom_key(atom: Any) -> tuple:
+def _atom_key(atom: Any) -> tuple[Any, ...]:
     return (0, getattr(atom, "name", ""), getattr(atom, "uid", 0)) if not isinstance(atom, Hole) else (1, "", atom.uid)
 
 
@@ -140,7 +140,9 @@ def _has_hole(d: Any) -> bool:
 
 # ---------------------------------------------------------------- polynomials
 
-Poly = dict  # {monomial: coefficient}; a monomial is a sorted tuple of atoms (repeated for powers)
+Poly = dict[
+    tuple[Any, ...], int
+]  # {monomial: coefficient}; a monomial is a sorted tuple of atoms (repeated for powers)
 
 
 def polynomial(dim: Any) -> Poly | None:
@@ -239,7 +241,7 @@ def _whole_roots(coeffs: dict[int, int]) -> list[int]:
     return sorted(set(roots))
 
 
-def _parts(d: Any) -> list:
+def _parts(d: Any) -> list[Any]:
     """`d` and its sub-expressions."""
     out, stack = [], [d]
     while stack:

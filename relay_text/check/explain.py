@@ -22,6 +22,7 @@ from ..ir.ty import (
     AnyDim,
     DimBinOp,
     FuncType,
+    GlobalTypeVar,
     IncompleteType,
     Kind,
     TensorType,
@@ -35,7 +36,7 @@ from .types import Hole, resolve, type_vars
 from .unify import UnifyError
 
 if TYPE_CHECKING:
-    from .solver import RelationError
+    from .constraint import RelationError
 
 
 class Explainer:
@@ -57,7 +58,7 @@ class Explainer:
             self._short_scalars = self._short_scalars()
         return self._short_scalars
 
-    def ty(self, t: Any, names: dict | None = None) -> str:
+    def ty(self, t: Any, names: dict[Any, str] | None = None) -> str:
         return type_text(resolve(t), self.dialect, names, short_scalars=self.short_scalars)
 
     def mismatch(
@@ -119,7 +120,12 @@ class Explainer:
         theirs = prelude[0]
         mine = f.func if theirs is e.func else e.func
         mine_data, their_data = self.type_data(mine), self.type_data(theirs)
-        if mine_data is not None and their_data is not None:
+        if (
+            isinstance(mine, GlobalTypeVar)
+            and isinstance(theirs, GlobalTypeVar)
+            and mine_data is not None
+            and their_data is not None
+        ):
             difference = definition_difference(mine_data, their_data, {mine: theirs}, "in this file", "in the Prelude")
             if difference:
                 diag.with_note(f"the two definitions differ: {difference}")
@@ -211,9 +217,13 @@ class Explainer:
                     f"`{var.name}` is a type parameter: the code must work for every type it stands for, "
                     f"so it cannot be assumed to be `{self.ty(other)}`"
                 )
-        if not notes and (e is not expected or f is not found) and _differs(e, expected, f, found):
-            if not isinstance(e, (int, str, tuple, AnyDim, DimBinOp)):
-                notes.append(f"in particular, expected `{self.ty(e)}`, found `{self.ty(f)}`")
+        if (
+            not notes
+            and (e is not expected or f is not found)
+            and _differs(e, expected, f, found)
+            and not isinstance(e, (int, str, tuple, AnyDim, DimBinOp))
+        ):
+            notes.append(f"in particular, expected `{self.ty(e)}`, found `{self.ty(f)}`")
         return notes
 
 
@@ -222,7 +232,7 @@ def _in_prelude(gtv: Any) -> bool:
     return span is not None and span.source.name == PRELUDE_SOURCE_NAME
 
 
-def _named_holes(*dims: Any) -> dict:
+def _named_holes(*dims: Any) -> dict[Any, str]:
     """Unknowns standing for a type parameter of a call, by that parameter's name."""
     out = {}
     for d in dims:
@@ -233,7 +243,7 @@ def _named_holes(*dims: Any) -> dict:
     return out
 
 
-def _holes(t: Any) -> list:
+def _holes(t: Any) -> list[Any]:
     from .types import holes
 
     return holes(t)

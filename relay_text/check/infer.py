@@ -62,7 +62,7 @@ from .operators import Operators, projection
 from .origin import Origin
 from .polymorphism import Polymorphism
 from .result import CheckResult
-from .solver import Constraint, Site
+from .constraint import Constraint, Site
 from .state import CheckState
 from .types import ERROR, Hole, RefType, Resolver, find, resolve
 from .unify import UnifyError
@@ -390,7 +390,7 @@ class Checker(ExprFunctor[Any]):
         v = self.use_type(node.value)
         f = find(t)
         if isinstance(f, RefType):
-            span = node.value.span if node.span is not None and spans.inside(node.value, node.span) else node.span  # type: ignore[attr-defined]
+            span = node.value.span if node.span is not None and spans.inside(node.value, node.span) else node.span
             st.expect(v, f.value, span, message=messages.REF_WRITE_STORES)
         else:
             st.expect(t, RefType(v), node.span, message=messages.REF_WRITE_NEEDS_REF)

@@ -61,7 +61,7 @@ class KindChecker:
         return (None if errors else result), errors
 
     def _span(self, t: Any, fallback: Span | None) -> Span | None:
-        s = getattr(t, "span", None)
+        s: Span | None = getattr(t, "span", None)
         if s is not None and not isinstance(t, TypeVar):
             return s
         return fallback
@@ -83,13 +83,13 @@ class KindChecker:
         """`t` checked as a type, bottom-up with an explicit stack (an
         annotation may nest tuples thousands deep); a part that is unchanged
         stays the same object."""
-        done: list = []
-        work: list = [(t, span, False)]
+        done: list[Any] = []
+        work: list[tuple[Any, Span | None, bool]] = [(t, span, False)]
         while work:
             node, outer, ready = work.pop()
             here = self._span(node, outer)
             if ready:
-                n = len(_parts(node))
+                n = len(_parts(node) or ())
                 parts = tuple(done[len(done) - n :])
                 del done[len(done) - n :]
                 done.append(self._rebuild(node, parts, here, errors))
@@ -105,7 +105,7 @@ class KindChecker:
                 work.extend((k, here, False) for k in reversed(kids))
         return done[0]
 
-    def _rebuild(self, t: Any, parts: tuple, here: Span | None, errors: list[Diagnostic]) -> Any:
+    def _rebuild(self, t: Any, parts: tuple[Any, ...], here: Span | None, errors: list[Diagnostic]) -> Any:
         """A compound type from its checked parts."""
         if isinstance(t, TupleType):
             return t if all(a is b for a, b in zip(parts, t.fields, strict=False)) else TupleType(parts, t.span)
@@ -141,7 +141,7 @@ class KindChecker:
         return t
 
     def _type_call_arity(self, t: TypeCall, span: Span | None, errors: list[Diagnostic]) -> None:
-        data = self.type_data(t.func)
+        data = self.type_data(t.func) if isinstance(t.func, GlobalTypeVar) else None
         if data is not None and len(data.type_params) != len(t.args):
             diag = messages.data_type_arity(t.func.name, [p.name for p in data.type_params], len(t.args), span)
             if data.span is not None:
@@ -238,7 +238,7 @@ def _describe_arg(arg: Any, dialect: str = "docs") -> str:
     return f"the type `{type_text(arg, dialect)}`"
 
 
-def _parts(t: Any) -> tuple | None:
+def _parts(t: Any) -> tuple[Any, ...] | None:
     """The types inside a compound type; None for a type without type parts."""
     if isinstance(t, TupleType):
         return t.fields

@@ -158,8 +158,13 @@ def _clause_body_span(clause: Clause) -> Span | None:
     body = clause.body
     while isinstance(body, Let):
         body = body.body
-    span = getattr(body, "span", None)
-    if span is not None and clause.span is not None and not isinstance(body, (Var, GlobalVar, Constructor)):
-        if clause.span.start <= span.start and span.end <= clause.span.end:
-            return span
+    span: Span | None = getattr(body, "span", None)
+    if (
+        span is not None
+        and clause.span is not None
+        and not isinstance(body, (Var, GlobalVar, Constructor))
+        and clause.span.start <= span.start
+        and span.end <= clause.span.end
+    ):
+        return span
     return clause.span

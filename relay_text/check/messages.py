@@ -100,7 +100,10 @@ def unknown_relation(name: str, span: Span | None, suggestions: list[str], known
 
 
 def relation_arity(name: str, want: int, inputs: int, what: str, span: Span | None) -> Diagnostic:
-    message = f"`{name}` relates {want} input{plural_s(want)} to a result, but {what} has {inputs} parameter{plural_s(inputs)}"
+    message = (
+        f"`{name}` relates {want} input{plural_s(want)} to a result, "
+        f"but {what} has {inputs} parameter{plural_s(inputs)}"
+    )
     return Diagnostic(codes.ARITY_MISMATCH, message, span, label="named here")
 
 
@@ -137,7 +140,10 @@ DEFINED_HERE = "defined here"
 
 def argument_mismatch(index: int, callee: Any) -> str:
     """A template: the `index`-th argument (from 0) has the wrong type."""
-    return f"mismatched types: the {ordinal(index + 1)} argument of {name_of(callee)} must be `{{expected}}`, found `{{found}}`"
+    return (
+        f"mismatched types: the {ordinal(index + 1)} argument of {name_of(callee)} "
+        "must be `{expected}`, found `{found}`"
+    )
 
 
 def literal_spelling(value: Any, dtype: str, dialect: str) -> tuple[str, str] | None:
@@ -287,14 +293,15 @@ def non_exhaustive_match(missing: str, span: Span | None) -> Diagnostic:
 def open_dimensions(what: list[str], lhs: str, rhs: str, helps: list[str], span: Span | None) -> Diagnostic:
     diag = Diagnostic(
         codes.UNRESOLVED_TYPE,
-        f"cannot infer {' and '.join(what) if what else 'these dimensions'}: nothing decides the dimensions in `{lhs} = {rhs}`",
+        f"cannot infer {' and '.join(what) if what else 'these dimensions'}: "
+        f"nothing decides the dimensions in `{lhs} = {rhs}`",
         span,
         label=f"here `{lhs} = {rhs}`",
     ).with_note("a function's type cannot carry such an equation; its dimensions must be decided where it is defined")
     return diag.with_help(helps[0] if helps else "state the shapes in the signature, with shape variables if they vary")
 
 
-def type_argument_arity(callee: str, params: tuple, given: int, span: Span | None) -> Diagnostic:
+def type_argument_arity(callee: str, params: tuple[Any, ...], given: int, span: Span | None) -> Diagnostic:
     want = len(params)
     message = f"{callee} takes {want} type argument{plural_s(want)}, but {given} {was_or_were(given)} given"
     return Diagnostic(codes.ARITY_MISMATCH, message, span, label=f"expected <{', '.join(p.name for p in params)}>")
@@ -306,7 +313,10 @@ def type_argument_text(param: str, callee: str) -> str:
 
 def type_arguments_help(callee: str, params: tuple[Any, ...], param: Any) -> str:
     """How to give the type arguments of `callee` (over `params`), for the unknown `param`."""
-    return f"give the type arguments explicitly, e.g. {_type_args_example(callee, params)} (`{param.name}` is {kind_name(param.kind)})"
+    return (
+        f"give the type arguments explicitly, e.g. {_type_args_example(callee, params)} "
+        f"(`{param.name}` is {kind_name(param.kind)})"
+    )
 
 
 # An argument of each kind, for examples of explicit type arguments.
@@ -322,7 +332,8 @@ def _type_args_example(name: str, params: tuple[Any, ...]) -> str:
 def no_type_parameters(callee: Any, given: int, span: Span | None) -> Diagnostic:
     message = f"{name_of(callee)} takes no type arguments, but {given} {was_or_were(given)} given"
     return Diagnostic(codes.ARITY_MISMATCH, message, span, label="not polymorphic").with_note(
-        "only a function with type parameters (`fn<a>(...)`, `def @f<a>(...)`) or a constructor of a data type with parameters takes type arguments"
+        "only a function with type parameters (`fn<a>(...)`, `def @f<a>(...)`) "
+        "or a constructor of a data type with parameters takes type arguments"
     )
 
 

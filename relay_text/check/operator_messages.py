@@ -61,10 +61,12 @@ def attributes_without_metadata(names: list[str], calls: int, ref: Any, span: Sp
     return (
         Diagnostic(codes.BAD_METADATA, message, span, severity=WARNING, label=f"`meta[{ref.kind}][{ref.index}]`")
         .with_note(
-            "their attributes are unknown: the results of those calls are not checked (their types are what their uses make them), and the file cannot be run"
+            "their attributes are unknown: the results of those calls are not checked "
+            "(their types are what their uses make them), and the file cannot be run"
         )
         .with_help(
-            "print the module with its metadata (TVM's `astext(show_meta_data=True)`), or write the attributes as `key=value`"
+            "print the module with its metadata (TVM's `astext(show_meta_data=True)`), "
+            "or write the attributes as `key=value`"
         )
     )
 

@@ -20,7 +20,7 @@ from ..ops import registry
 from ..ops.legacy.renamed import UNSUPPORTED, legacy_form
 from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss
 from . import messages, operator_messages
-from .solver import Constraint, Site
+from .constraint import Constraint, Site
 from .state import CheckState, TypeOf
 from .types import ERROR, Hole
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 from collections.abc import Callable
 
 from ..ir.expr import Constructor
@@ -28,7 +28,7 @@ from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWi
 
 # A simplified pattern: None (wildcard) or (head, (sub-patterns...)).
 # A head is a Constructor, or an int n for an n-tuple.
-Pat = Optional[tuple]
+Pat = tuple[Any, tuple[Any, ...]] | None
 
 
 def simplify(p: Any) -> Pat:
@@ -60,7 +60,7 @@ class Signatures:
 
     siblings: Callable[[Constructor], list[Constructor] | None]
 
-    def all_heads(self, head: Any) -> list | None:
+    def all_heads(self, head: Any) -> list[Any] | None:
         """Every head of the type `head` belongs to; None if not finite/known."""
         if isinstance(head, int):
             return [head]
@@ -84,12 +84,12 @@ def _specialize(rows: list[list[Pat]], head: Any) -> list[list[Pat]]:
     return out
 
 
-def _split(rows: list[list[Pat]]) -> tuple[dict, list[list[Pat]]]:
+def _split(rows: list[list[Pat]]) -> tuple[dict[Any, list[list[Pat]]], list[list[Pat]]]:
     """The rows by their first head (head -> rows, in order) and the rows
     whose first pattern is a wildcard: one pass, so that specializing by
     every head costs the rows once, not once per head. (A head is an int or
     a Constructor, which compares by identity: either is its own key.)"""
-    groups: dict = {}
+    groups: dict[Any, list[list[Pat]]] = {}
     wild: list[list[Pat]] = []
     for row in rows:
         first = row[0]
@@ -104,12 +104,12 @@ def _split(rows: list[list[Pat]]) -> tuple[dict, list[list[Pat]]]:
     return groups, wild
 
 
-def _specialized(groups: dict, wild: list[list[Pat]], head: Any) -> list[list[Pat]]:
+def _specialized(groups: dict[Any, list[list[Pat]]], wild: list[list[Pat]], head: Any) -> list[list[Pat]]:
     """`_specialize(rows, head)` from `_split(rows)`. Row order does not
     change usefulness or the witness found, so the head's own rows come
     before the wildcard rows."""
     n = _arity(head)
-    out = [list(row[0][1]) + row[1:] for row in groups.get(head, ())]
+    out = [list(row[0][1]) + row[1:] for row in groups.get(head, ())]  # type: ignore[index]  # grouped rows start with a constructor, never a wildcard
     out.extend([None] * n + row[1:] for row in wild)
     return out
 
@@ -118,12 +118,12 @@ def _default(rows: list[list[Pat]]) -> list[list[Pat]]:
     return [row[1:] for row in rows if row[0] is None]
 
 
-def _heads(rows: list[list[Pat]]) -> list:
+def _heads(rows: list[list[Pat]]) -> list[Any]:
     # dict keys: the heads in order of first appearance, each once.
     return list(dict.fromkeys(row[0][0] for row in rows if row[0] is not None))
 
 
-def _complete(heads: list, sigs: Signatures) -> list | None:
+def _complete(heads: list[Any], sigs: Signatures) -> list[Any] | None:
     """All heads of the type if `heads` covers them, else None."""
     if not heads:
         return None
@@ -187,9 +187,10 @@ def pattern_text(p: Pat, dialect: str = "docs") -> str:
     inner = ", ".join(pattern_text(s, dialect) for s in subs)
     if isinstance(head, int):
         return f"({inner},)" if head == 1 else f"({inner})"
+    name: str = head.name
     if not subs and dialect == "tvm":
-        return head.name
-    return f"{head.name}({inner})"
+        return name
+    return f"{name}({inner})"
 
 
 @dataclass
@@ -203,6 +204,7 @@ _UNSEARCHED = object()
 
 def _first_cover(rows: list[list[Pat]], candidates: Any, row: list[Pat], sigs: Signatures) -> int | None:
     """The first of the candidate rows (indices, in order) that covers `row` alone."""
+    j: int
     for j in candidates:
         if not useful([rows[j]], row, sigs):
             return j
@@ -217,7 +219,7 @@ def analyse(patterns: list[Any], sigs: Signatures, dialect: str = "docs") -> Mat
     clause), found through an index by head, so that a match of n clauses
     over n constructors costs n steps, not n^2."""
     rows: list[list[Pat]] = []
-    by_head: dict = {}  # head -> indices of the rows with that head
+    by_head: dict[Any, list[int]] = {}  # head -> indices of the rows with that head
     wild: list[int] = []  # indices of the rows that are a wildcard
     unreachable = []
     wildcard_cover: Any = _UNSEARCHED

@@ -21,7 +21,8 @@ from ..ir.ty import FuncType, TypeRelation, TypeVar
 from ..text.type_text import type_text
 from . import messages
 from .explain import name_of
-from .solver import Constraint, Rel, Site, is_dim_equation
+from .constraint import Constraint, Site
+from .solver import Rel, is_dim_equation
 from .types import Hole, find, holes, resolve, substitute, walk
 
 if TYPE_CHECKING:
@@ -35,8 +36,8 @@ class Template:
 
     fn: Callable[[Any], bool]
     name: str
-    attrs: dict
-    args: list
+    attrs: dict[str, Any]
+    args: list[Any]
     out: Any
     span: Span | None = None
 
@@ -80,7 +81,7 @@ class Polymorphism:
         involved = {id(c): [x for ty in c.types() for x in holes(ty)] for c in touched.values()}
         while changed:
             changed = False
-            for cid, hs in involved.items():
+            for hs in involved.values():
                 if any(x.uid in candidates for x in hs) and not all(x.uid in candidates or x.level > level for x in hs):
                     for x in hs:
                         if x.uid in candidates:
@@ -89,7 +90,7 @@ class Polymorphism:
                         x.level = min(x.level, level)
         # Unknowns created inside but not in the type itself still generalize
         # when a travelling constraint mentions them (e.g. an intermediate shape).
-        for cid, hs in involved.items():
+        for hs in involved.values():
             if hs and all(x.uid in candidates or x.level > level for x in hs):
                 for x in hs:
                     candidates.setdefault(x.uid, x)
@@ -234,7 +235,7 @@ class Polymorphism:
         self.state.error(messages.no_type_parameters(node, len(type_args), call.span if call is not None else None))
 
 
-def _same_template(tm: Template, shown: str, args: list, out: Any) -> bool:
+def _same_template(tm: Template, shown: str, args: list[Any], out: Any) -> bool:
     """The same relation (by the name it is shown with) over the same types."""
     return (
         getattr(tm.fn, "relation_name", tm.name) == shown

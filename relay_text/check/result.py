@@ -36,14 +36,14 @@ class CheckResult:
     module: Module
     types: dict[Expr, Any] = field(default_factory=dict)
     global_types: dict[GlobalVar, FuncType | Any] = field(default_factory=dict)
-    type_args: dict[Call, tuple] = field(default_factory=dict)
+    type_args: dict[Call, tuple[Any, ...]] = field(default_factory=dict)
     constructor_types: dict[Constructor, FuncType] = field(default_factory=dict)
     meta_types: dict[int, Type] = field(default_factory=dict)
     expr_type: Any = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     dialect: str = "docs"
     # For checking programs that use this module's definitions (a prelude):
-    schemes: dict[int, tuple] = field(default_factory=dict, repr=False)
+    schemes: dict[int, tuple[Any, ...]] = field(default_factory=dict, repr=False)
     type_data: dict[GlobalTypeVar, Any] = field(default_factory=dict, repr=False)
     functions: dict[str, Any] = field(default_factory=dict, repr=False)
 

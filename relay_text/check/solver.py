@@ -53,7 +53,7 @@ class Solver:
         # Relations a `where` clause states of the type parameters of the
         # function being checked: (name, inputs, result). Inside its body a
         # relation of that name over the same inputs holds with that result.
-        self.assumptions: list[tuple[str, list, Any]] = []
+        self.assumptions: list[tuple[str, list[Any], Any]] = []
 
     # ---- adding and waking -------------------------------------------------
 
@@ -96,7 +96,10 @@ class Solver:
                 self.unifier.unify(rout, c.out)
             except UnifyError as exc:
                 c.failed = True
-                message = f"`{c.site.display or c.name}` gives `{{found}}` here, but the `where {name}` of this function says `{{expected}}`"
+                message = (
+                    f"`{c.site.display or c.name}` gives `{{found}}` here, "
+                    f"but the `where {name}` of this function says `{{expected}}`"
+                )
                 self.on_error(
                     c,
                     RelationError(
@@ -117,7 +120,7 @@ class Solver:
                 else:
                     h.triggers.append(c)
 
-    def wake(self, triggers: list) -> None:
+    def wake(self, triggers: list[Constraint]) -> None:
         queue = self.queue
         for c in triggers:
             if not c.done and not c.queued:
@@ -280,7 +283,8 @@ class Rel:
             self.solver.unifier.bind(t, fresh)
             return fresh
         if type(t) is TensorType:
-            return resolve(t)
+            resolved: TensorType = resolve(t)
+            return resolved
         if t is ERROR:
             raise _GiveUp
         resolved = resolve(t)
@@ -306,7 +310,8 @@ class Rel:
             self.solver.unifier.bind(f, fresh)
             return fresh
         if type(f) is TensorType:
-            return resolve(f)
+            resolved: TensorType = resolve(f)
+            return resolved
         if f is ERROR:
             raise _GiveUp
         resolved = resolve(f)
@@ -395,7 +400,7 @@ class Rel:
         return bool(hs) and all(getattr(h.origin, "kind", None) == "meta" for h in hs)
 
     def fail(
-        self, code: str, message: str, arg: int | None = None, notes: tuple | list = (), label: str = ""
+        self, code: str, message: str, arg: int | None = None, notes: tuple[str, ...] | list[str] = (), label: str = ""
     ) -> NoReturn:
         raise RelationError(code, message, arg=arg, notes=notes, label=label)
 

@@ -25,7 +25,8 @@ from . import messages, spans
 from .explain import Explainer
 from .kinds import KindChecker
 from .origin import RANK, Origin
-from .solver import Constraint, RelationError, Solver
+from .constraint import Constraint, RelationError
+from .solver import Solver
 from .types import Hole
 from .unify import UnifyError
 

@@ -47,7 +47,7 @@ class Hole(IncompleteType):
         IncompleteType.__init__(self, kind, None)
         self.link: Any = None
         self.level = level
-        self.triggers: list | None = None
+        self.triggers: list[Any] | None = None  # the constraints waiting on this hole
         self.origin = origin
         Hole._count += 1
         self.uid = Hole._count
@@ -106,22 +106,25 @@ def find(t: Any) -> Any:
 # ---------------------------------------------------------------- structure
 
 
-def children(t: Any) -> tuple:
+def children(t: Any) -> tuple[Any, ...]:
     """The parts of a type-level term (types, shapes, dims, dtypes)."""
     cls = type(t)
     if cls is TensorType:
         return (t.shape, t.dtype)
     if cls is tuple:
-        return t
+        same: tuple[Any, ...] = t
+        return same
     if cls is TupleType:
-        return t.fields
+        fields: tuple[Any, ...] = t.fields
+        return fields
     if cls is FuncType:
         parts = (*t.arg_types, t.ret_type)
         for rel in t.type_constraints:
             parts += rel.args
         return parts
     if cls is TypeCall:
-        return t.args
+        args: tuple[Any, ...] = t.args
+        return args
     if cls is DimBinOp:
         return (t.lhs, t.rhs)
     if cls is RefType:
@@ -129,7 +132,7 @@ def children(t: Any) -> tuple:
     return ()
 
 
-def rebuild(t: Any, parts: list) -> Any:
+def rebuild(t: Any, parts: list[Any]) -> Any:
     """`t` with its parts (in `children` order) replaced."""
     cls = type(t)
     if cls is TensorType:
@@ -185,7 +188,7 @@ def transform(t: Any, leaf: Callable[[Any], Any], expand_holes: bool = False) ->
     return _transform(t, leaf, expand_holes, 0)
 
 
-def _transform(t: Any, leaf: Callable[[Any], Any], expand: bool, depth: int, memo: dict | None = None) -> Any:
+def _transform(t: Any, leaf: Callable[[Any], Any], expand: bool, depth: int, memo: dict[int, Any] | None = None) -> Any:
     """Recursive for shallow types (the common case, and the fastest); an
     explicit stack past _DEEP levels. Compound parts are memoised by
     identity, so a part shared many times within `t` is rebuilt once."""
@@ -266,7 +269,7 @@ class Resolver:
 
     def __init__(self) -> None:
         self._resolved: dict[int, tuple[Any, Any]] = {}
-        self._holes: dict[int, tuple[Any, tuple]] = {}
+        self._holes: dict[int, tuple[Any, tuple[Any, ...]]] = {}
 
     def resolve(self, t: Any) -> Any:
         cls = type(t)
@@ -277,25 +280,26 @@ class Resolver:
             return _resolve_tensor(t)  # shallow: no need to memoise
         return _fold(t, self._resolved, find, _same, rebuild)
 
-    def holes(self, t: Any) -> tuple:
+    def holes(self, t: Any) -> tuple[Any, ...]:
         """Unsolved holes in an already resolved type (each once)."""
         if type(t) is TensorType:
             shape, dtype = t.shape, t.dtype
             if type(dtype) is str and type(shape) is tuple and all(type(d) is int for d in shape):
                 return ()
-        return _fold(t, self._holes, _same, _hole_leaf, _union_holes)
+        found: tuple[Any, ...] = _fold(t, self._holes, _same, _hole_leaf, _union_holes)
+        return found
 
 
 def _same(t: Any) -> Any:
     return t
 
 
-def _hole_leaf(t: Any) -> tuple:
+def _hole_leaf(t: Any) -> tuple[Any, ...]:
     return (t,) if type(t) is Hole else ()
 
 
-def _union_holes(_node: Any, parts: list) -> tuple:
-    found: tuple = ()
+def _union_holes(_node: Any, parts: list[Any]) -> tuple[Any, ...]:
+    found: tuple[Any, ...] = ()
     for p in parts:
         if p:
             found = p if not found else found + tuple(h for h in p if h not in found)
@@ -303,15 +307,19 @@ def _union_holes(_node: Any, parts: list) -> tuple:
 
 
 def _fold(
-    t: Any, memo: dict, follow: Callable[[Any], Any], leaf: Callable[[Any], Any], combine: Callable[[Any, list], Any]
+    t: Any,
+    memo: dict[int, Any],
+    follow: Callable[[Any], Any],
+    leaf: Callable[[Any], Any],
+    combine: Callable[[Any, list[Any]], Any],
 ) -> Any:
     """A bottom-up value of type `t`, computed without recursion: `leaf(part)`
     for a part without children, `combine(part, values of its children)`
     otherwise. `follow` maps a hole to what stands for it (`find`, or itself).
     Every part is done once: values are memoised in `memo` by object identity
     (with the object, so a reused id is never mistaken for it)."""
-    values: list = []
-    work: list = [(t, False)]
+    values: list[Any] = []
+    work: list[tuple[Any, bool]] = [(t, False)]
     while work:
         node, done = work.pop()
         if done:
@@ -397,7 +405,7 @@ def contains_error(t: Any) -> bool:
     return any(node is ERROR for node in walk(t))
 
 
-def substitute(t: Any, mapping: dict) -> Any:
+def substitute(t: Any, mapping: dict[Any, Any]) -> Any:
     """Replace type variables (or holes) that are keys of `mapping`."""
     if not mapping:
         return t

@@ -53,7 +53,7 @@ def _origin_rank(origin: Any) -> int:
 
 
 class Unifier:
-    def __init__(self, wake: Callable[[list], None], defer: Callable[[Any, Any], None]) -> None:
+    def __init__(self, wake: Callable[[list[Any]], None], defer: Callable[[Any, Any], None]) -> None:
         self.wake = wake
         self.defer = defer
         # A polymorphic function found where a monomorphic one is expected is

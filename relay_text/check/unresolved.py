@@ -18,7 +18,7 @@ from ..ir.expr import Expr
 from ..ir.span import Span
 from . import messages
 from .origin import Origin
-from .solver import Constraint
+from .constraint import Constraint
 from .state import CheckState
 from .types import Hole, holes
 

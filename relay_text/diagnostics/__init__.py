@@ -141,7 +141,7 @@ def has_errors(diagnostics: list[Diagnostic]) -> bool:
     return any(d.is_error for d in diagnostics)
 
 
-def sort_key(d: Diagnostic) -> tuple:
+def sort_key(d: Diagnostic) -> tuple[str, int]:
     if d.span is None:
         return ("", 0)
     return (d.span.source.name, d.span.start)

@@ -69,7 +69,7 @@ def _var_name(var: Any, names: Mapping[Any, str] | None) -> str:
     return str(var)
 
 
-def type_params_text(params: tuple, dialect: str = DOCS, names: Mapping[Any, str] | None = None) -> str:
+def type_params_text(params: tuple[Any, ...], dialect: str = DOCS, names: Mapping[Any, str] | None = None) -> str:
     if not params:
         return ""
     if dialect == TVM:
@@ -141,7 +141,7 @@ def _pieces(
             work.extend(reversed(parts))
 
 
-def _layout(ty: Any, dialect: str, names: Mapping[Any, str] | None, as_written: Any = None) -> list | None:
+def _layout(ty: Any, dialect: str, names: Mapping[Any, str] | None, as_written: Any = None) -> list[Any] | None:
     """A compound type as a list of literal text (str) and types; None for a leaf."""
     if isinstance(ty, TupleType):
         if len(ty.fields) == 1:
@@ -173,8 +173,8 @@ class _Text(str):
     __slots__ = ()
 
 
-def _commas(items: tuple) -> list:
-    out: list = []
+def _commas(items: tuple[Any, ...]) -> list[Any]:
+    out: list[Any] = []
     for i, item in enumerate(items):
         if i:
             out.append(_Text(", "))

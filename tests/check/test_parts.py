@@ -13,7 +13,7 @@ from pathlib import Path
 from relay_text.check import messages, operator_messages
 from relay_text.check.explain import Explainer
 from relay_text.check.infer import Checker
-from relay_text.check.solver import RelationError
+from relay_text.check.constraint import RelationError
 from relay_text.check.state import CheckState
 from relay_text.diagnostics import WARNING, codes
 from relay_text.ir.ty import TensorType

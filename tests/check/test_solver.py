@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from relay_text.check.solver import Constraint, Site, Solver
+from relay_text.check.constraint import Constraint, Site
+from relay_text.check.solver import Solver
 from relay_text.check.types import Hole, find, resolve
 from relay_text.ir.ty import Kind, TensorType, TupleType
 from relay_text.ops import get

@@ -34,14 +34,11 @@ from ..ir.expr import (
     int_attr,
 )
 from ..ir.pattern import (
-    PatternConstructor,
-    PatternTuple,
-    PatternVar,
-    PatternWildcard,
     pattern_vars,
 )
 from ..ir.ty import AnyDim, FuncType, TensorType, TupleType
 from .code import Block, free_names
+from .match_code import pattern_code
 from ..ir.schema import region_edges
 from .plan import LEAVES, Plan, Region
 
@@ -502,7 +499,7 @@ class FunctionEmitter:
             return
         first = True
         for clause, region in zip(node.clauses, regions, strict=False):
-            conds, binds = _pattern_code(clause.pattern, data, c)
+            conds, binds = pattern_code(clause.pattern, data, c)
             if conds:
                 block.line(f"{'if' if first else 'elif'} {' and '.join(conds)}:", node)
                 body = Block()
@@ -535,7 +532,7 @@ class FunctionEmitter:
         open_ = c.fresh("t")  # a flag: no clause has matched yet
         block.line(f"{open_} = True", node)
         for clause, region in zip(node.clauses, self.plan.opens[node], strict=False):
-            conds, binds = _pattern_code(clause.pattern, data, c)
+            conds, binds = pattern_code(clause.pattern, data, c)
             block.line(f"if {' and '.join([open_, *conds])}:", node)
             body = Block()
             for name, access in binds:
@@ -555,29 +552,6 @@ class FunctionEmitter:
         (body_region,) = self.plan.opens[node]
         block.line(f"def {name}({', '.join(c.names[p] for p in node.params)}):", node)
         block.nest(self.function_body(node, body_region))
-
-
-def _pattern_code(pattern: Any, access: str, c: Compiler) -> tuple[list[str], list[tuple[str, str]]]:
-    """Tests (outermost first) and bindings that match `pattern` against the
-    value at `access`."""
-    conds: list[str] = []
-    binds: list[tuple[str, str]] = []
-    stack = [(pattern, access)]
-    while stack:
-        p, acc = stack.pop()
-        t = type(p)
-        if t is PatternWildcard:
-            continue
-        if t is PatternVar:
-            binds.append((c.names[p.var], acc))
-        elif t is PatternConstructor:
-            conds.append(f"{acc}.con is {c.constructor_name(p.constructor)}")
-            subs = [(sub, f"{acc}.fields[{i}]") for i, sub in enumerate(p.patterns)]
-            stack.extend(reversed(subs))
-        elif t is PatternTuple:
-            subs = [(sub, f"{acc}[{i}]") for i, sub in enumerate(p.patterns)]
-            stack.extend(reversed(subs))
-    return conds, binds
 
 
 def shape_obligation(found: Any, declared: Any) -> Any:

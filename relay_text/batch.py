@@ -17,7 +17,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 import contextlib
 
 PARALLEL_THRESHOLD = 4  # more files than this may be worth the processes
@@ -106,7 +106,9 @@ def _total_size(paths: Sequence[str]) -> int:
     return total
 
 
-def run_tasks(work: Callable[[Task], FileReport], tasks: Sequence[Task], jobs: int) -> Iterator[FileReport]:
+def run_tasks(
+    work: Callable[[Task], FileReport], tasks: Sequence[Task], jobs: int
+) -> Generator[FileReport, None, None]:
     """The reports of `tasks`, in their order, computed by `jobs` processes.
 
     The workers die with this process (`interrupts.worker_started`), and

@@ -156,7 +156,7 @@ def test_the_default_limit_guards_a_terminal_only(tmp_path: Path) -> None:
     file), and nothing for a pipe."""
     import os
 
-    from relay_text.cli import default_output_limit
+    from relay_text.run_command import default_output_limit
 
     assert default_output_limit(None, _Terminal(), 64 * 2**20) == (64 * 2**20, False)
     vfs = os.statvfs(tmp_path)
@@ -179,7 +179,7 @@ def test_a_large_result_goes_to_a_pipe_or_a_file_without_a_limit(tmp_path: Path)
     CliRunner's output has no file descriptor) and written whole to a file."""
     from unittest import mock
 
-    import relay_text.cli as cli
+    import relay_text.run_command as cli
 
     prog = write(tmp_path, INTS)
     real = cli.default_output_limit

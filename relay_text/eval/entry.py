@@ -68,7 +68,7 @@ class RunRequest:
     random_args: bool = False
     random_consts: bool = False  # fill meta[relay.Constant][i] without data
     seed: int = 0
-    values: tuple = ()  # positional Python values (the Python API)
+    values: tuple[Any, ...] = ()  # positional Python values (the Python API)
     from_python: bool = False  # asked by a Python caller (`relay_text.run`): help names its arguments, not options
     max_depth: int = DEFAULT_MAX_DEPTH
     optimize: bool = True  # False: `relay run --no-opt`, the plan as written
@@ -155,6 +155,145 @@ def run_module(
         release_memory(before)
 
 
+class _Arguments:
+    """The values of an entry's parameters as they are gathered, from every
+    source a run takes them from, with the diagnostics found on the way."""
+
+    def __init__(
+        self, entry: Entry, request: RunRequest, defs: TypeDefs, type_of: Callable[[Expr], Any] | None
+    ) -> None:
+        self.entry = entry
+        self.request = request
+        self.defs = defs
+        self.type_of = type_of
+        self.by_name = {p.name: p for p in entry.params}
+        self.diags: list[Diagnostic] = []
+        self.exprs: dict[str, tuple[Expr, Source]] = {}  # --arg texts that are Relay expressions
+        self.values: dict[str, tuple[Any, str, Source | None]] = {}  # name -> (value, origin, source)
+
+    def param_type(self, var: Var) -> Any:
+        if var.type_annotation is not None:
+            return var.type_annotation
+        return self.type_of(var) if self.type_of is not None else None
+
+    def stop_on_errors(self) -> None:
+        if has_errors(self.diags):
+            raise RunFailed(self.diags)
+
+    def from_python(self) -> None:
+        """Positional values of a Python caller, in parameter order."""
+        entry = self.entry
+        for i, value in enumerate(self.request.values):
+            if i >= len(entry.params):
+                message = f"`{entry.key}` takes {len(entry.params)} arguments, {len(self.request.values)} were given"
+                raise RunFailed([_bad(message, entry.span)])
+            p = entry.params[i]
+            self.values[p.name] = (from_python(value, self.param_type(p), self.defs), "the Python argument", None)
+
+    def from_npz(self) -> None:
+        """`--args FILE.npz`: one array per parameter name."""
+        path = self.request.args_file
+        if path is None:
+            return
+        try:
+            arrays = load_npz(path)
+        except ArgumentError as exc:
+            raise RunFailed([_bad(str(exc))]) from None
+        for key, arr in arrays.items():
+            if key not in self.by_name:
+                self.diags.append(_unknown_parameter(self.entry, key, f"{path} has an array named `{key}`, but"))
+                continue
+            self.values[key] = (arr, path, None)
+
+    def from_texts(self, parse: Callable[[Source], Any] | None) -> None:
+        """`--arg NAME=VALUE`: an `.npy` file, or Relay text compiled with the program."""
+        for name, text in self.request.arg_texts:
+            if name not in self.by_name:
+                self.diags.append(_unknown_parameter(self.entry, name, f"`--arg {name}=...`:"))
+                continue
+            if text.startswith("@") and text.endswith(".npy"):
+                try:
+                    self.values[name] = (load_npy(text[1:]), text[1:], None)
+                except ArgumentError as exc:
+                    self.diags.append(_bad(f"argument `{name}`: {exc}"))
+                continue
+            expr, text_source, parse_diags = _parse_value(name, text, parse)
+            self.diags.extend(parse_diags)
+            if expr is not None:
+                self.exprs[name] = (expr, text_source)
+
+    def given(self, name: str) -> bool:
+        return name in self.values or name in self.exprs
+
+    def at_random(self, found: dict[Any, Any]) -> None:
+        """`--random-args`: every parameter without a value, seeded and
+        scaled to how the program uses it."""
+        rng = np.random.default_rng(self.request.seed)
+        for p in self.entry.params:
+            try:
+                value = shape_role(random_value(self.param_type(p), rng, self.defs, p.name), found.get(p))
+            except ArgumentError as exc:
+                self.diags.append(_bad(str(exc), p.span, "cannot be filled at random"))
+                continue
+            except limits.LimitExceeded as exc:
+                self.diags.append(Diagnostic(codes.RESOURCE_LIMIT, exc.message, p.span, label=exc.label))
+                continue
+            if not self.given(p.name):
+                self.values[p.name] = (value, "--random-args", None)
+
+    def report_missing(self) -> None:
+        for p in self.entry.params:
+            if self.given(p.name):
+                continue
+            ty = self.param_type(p)
+            shown = f"%{p.name} : {type_text(ty)}" if ty is not None else f"%{p.name}"
+            self.diags.append(
+                _bad(f"missing argument for parameter `{shown}`", p.span, "no value given").with_help(
+                    _missing_help(self.entry, p, self.request.from_python)
+                )
+            )
+        if self.diags:
+            raise RunFailed(self.diags)
+
+    def evaluate_texts(self, program: Any) -> None:
+        """The values of the `--arg` texts, run as entries of the compiled program."""
+        for name, (_, arg_source) in self.exprs.items():
+            try:
+                value = execute(program, f"--arg {name}", (), self.request.max_depth)
+            except EvalError as exc:
+                raise RunFailed([exc.diagnostic]) from None
+            self.values[name] = (value, "text", arg_source)
+
+    def check_fit(self) -> tuple[Any, ...]:
+        """Every value against its parameter's type; the arguments in order."""
+        bindings: dict[Any, Any] = {}  # type variables and dimensions settled by earlier arguments
+        for p in self.entry.params:
+            value, origin, source = self.values[p.name]
+            ty = self.param_type(p)
+            problem = describe_mismatch(value, ty, self.defs, bindings)
+            if problem is None:
+                continue
+            shown = f"%{p.name} : {type_text(ty)}"
+            if source is not None:
+                diag = _bad(
+                    f"argument `{p.name}` does not fit parameter `{shown}`: {problem}",
+                    Span(source, 0, len(source.text)),
+                    "this value",
+                )
+                if p.span is not None:
+                    diag.with_note(f"`%{p.name}` is declared at {p.span}")
+            else:
+                diag = _bad(
+                    f"argument `{p.name}` (from {origin}) does not fit parameter `{shown}`: {problem}",
+                    p.span,
+                    "this parameter",
+                )
+            self.diags.append(diag)
+        if self.diags:
+            raise RunFailed(self.diags)
+        return tuple(self.values[p.name][0] for p in self.entry.params)
+
+
 def _run_module(
     module: Module,
     request: RunRequest,
@@ -168,97 +307,53 @@ def _run_module(
     entry = find_entry(module, request.entry)
     defs = TypeDefs(module, prelude)
     progress.stage("preparing the arguments")
-
-    def param_type(var: Var) -> Any:
-        if var.type_annotation is not None:
-            return var.type_annotation
-        return type_of(var) if type_of is not None else None
-
-    _require_bfloat16(module, entry, param_type, meta_types)
-    by_name = {p.name: p for p in entry.params}
-    diags: list[Diagnostic] = []
-    arg_exprs: dict[str, tuple[Expr, Source]] = {}
-    values: dict[str, tuple[Any, str, Source | None]] = {}  # name -> (value, origin, source)
-
-    for i, value in enumerate(request.values):
-        if i >= len(entry.params):
-            raise RunFailed(
-                [
-                    _bad(
-                        f"`{entry.key}` takes {len(entry.params)} arguments, {len(request.values)} were given",
-                        entry.span,
-                    )
-                ]
-            )
-        p = entry.params[i]
-        values[p.name] = (from_python(value, param_type(p), defs), "the Python argument", None)
-
-    if request.args_file is not None:
-        try:
-            arrays = load_npz(request.args_file)
-        except ArgumentError as exc:
-            raise RunFailed([_bad(str(exc))]) from None
-        for key, arr in arrays.items():
-            if key not in by_name:
-                diags.append(_unknown_parameter(entry, key, f"{request.args_file} has an array named `{key}`, but"))
-                continue
-            values[key] = (arr, request.args_file, None)
-
-    for name, text in request.arg_texts:
-        if name not in by_name:
-            diags.append(_unknown_parameter(entry, name, f"`--arg {name}=...`:"))
-            continue
-        if text.startswith("@") and text.endswith(".npy"):
-            try:
-                values[name] = (load_npy(text[1:]), text[1:], None)
-            except ArgumentError as exc:
-                diags.append(_bad(f"argument `{name}`: {exc}"))
-            continue
-        expr, text_source, parse_diags = _parse_value(name, text, parse)
-        diags.extend(parse_diags)
-        if expr is not None:
-            arg_exprs[name] = (expr, text_source)
-
-    if has_errors(diags):
-        raise RunFailed(diags)
+    arguments = _Arguments(entry, request, defs, type_of)
+    _require_bfloat16(module, entry, arguments.param_type, meta_types)
+    arguments.from_python()
+    arguments.from_npz()
+    arguments.from_texts(parse)
+    arguments.stop_on_errors()
 
     # How the program uses each parameter and constant: random weights are
     # scaled to their fan-in, variances kept positive (see plausible.py).
     found = roles(module, type_of) if (request.random_args or request.random_consts) and type_of is not None else {}
     if request.random_args:
-        rng = np.random.default_rng(request.seed)
-        for p in entry.params:
-            try:
-                value = shape_role(random_value(param_type(p), rng, defs, p.name), found.get(p))
-            except ArgumentError as exc:
-                diags.append(_bad(str(exc), p.span, "cannot be filled at random"))
-                continue
-            except limits.LimitExceeded as exc:
-                diags.append(Diagnostic(codes.RESOURCE_LIMIT, exc.message, p.span, label=exc.label))
-                continue
-            if p.name not in values and p.name not in arg_exprs:
-                values[p.name] = (value, "--random-args", None)
-        if has_errors(diags):
-            raise RunFailed(diags)
-
-    missing = [p for p in entry.params if p.name not in values and p.name not in arg_exprs]
-    for p in missing:
-        ty = param_type(p)
-        shown = f"%{p.name} : {type_text(ty)}" if ty is not None else f"%{p.name}"
-        diags.append(
-            _bad(f"missing argument for parameter `{shown}`", p.span, "no value given").with_help(
-                _missing_help(entry, p, request.from_python)
-            )
-        )
-    if diags:
-        raise RunFailed(diags)
+        arguments.at_random(found)
+        arguments.stop_on_errors()
+    arguments.report_missing()
 
     constants = constant_values(
         module, meta_types, defs, found, request.random_consts and not request.constants, request.seed
     )
     if request.constants:
         constants.update(request.constants)
+    program = _compile(module, entry, request, arguments.exprs, prelude, resolver, type_of, constants)
+    arguments.evaluate_texts(program)
+    args = arguments.check_fit()
 
+    given = {p.name: a for p, a in zip(entry.params, args, strict=False)}
+    if request.engine is not None:
+        return Outcome(request.engine(module, entry, args, constants, check_result), entry, given, constants)
+    try:
+        with progress.running(program.namespace, entry.key, request.max_depth):
+            result = execute(program, entry.key, args, request.max_depth)
+    except EvalError as exc:
+        raise RunFailed([exc.diagnostic], ran=True) from None
+    return Outcome(result, entry, given, constants)
+
+
+def _compile(
+    module: Module,
+    entry: Entry,
+    request: RunRequest,
+    arg_exprs: dict[str, tuple[Expr, Source]],
+    prelude: Module | None,
+    resolver: Resolver | None,
+    type_of: Callable[[Expr], Any] | None,
+    constants: dict[int, Any],
+) -> Any:
+    """The program compiled with its entry and the `--arg` texts as entries
+    (an engine such as onnxruntime runs the entry itself)."""
     entries: dict[str, tuple[Expr, tuple[Var, ...]]] = {}
     if entry.gv is None and request.engine is None:
         entries[entry.key] = (entry.body, entry.params)  # type: ignore[assignment]  # an entry without a global is a trailing expression: body is set
@@ -266,7 +361,7 @@ def _run_module(
         entries[f"--arg {name}"] = (expr, ())
     progress.stage("compiling")
     try:
-        program = compile_program(
+        return compile_program(
             module,
             entries=entries,
             globals_=[entry.gv] if entry.gv is not None and request.engine is None else [],
@@ -282,50 +377,6 @@ def _run_module(
         )
     except CompileError as exc:
         raise RunFailed(exc.diagnostics) from None
-
-    for name, (expr, arg_source) in arg_exprs.items():
-        try:
-            value = execute(program, f"--arg {name}", (), request.max_depth)
-        except EvalError as exc:
-            raise RunFailed([exc.diagnostic]) from None
-        values[name] = (value, "text", arg_source)
-
-    bindings: dict = {}
-    for p in entry.params:
-        value, origin, source = values[p.name]
-        ty = param_type(p)
-        problem = describe_mismatch(value, ty, defs, bindings)
-        if problem is None:
-            continue
-        shown = f"%{p.name} : {type_text(ty)}"
-        if source is not None:
-            diag = _bad(
-                f"argument `{p.name}` does not fit parameter `{shown}`: {problem}",
-                Span(source, 0, len(source.text)),
-                "this value",
-            )
-            if p.span is not None:
-                diag.with_note(f"`%{p.name}` is declared at {p.span}")
-        else:
-            diag = _bad(
-                f"argument `{p.name}` (from {origin}) does not fit parameter `{shown}`: {problem}",
-                p.span,
-                "this parameter",
-            )
-        diags.append(diag)
-    if diags:
-        raise RunFailed(diags)
-
-    args = tuple(values[p.name][0] for p in entry.params)
-    if request.engine is not None:
-        result = request.engine(module, entry, args, constants, check_result)
-        return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args, strict=False)}, constants)
-    try:
-        with progress.running(program.namespace, entry.key, request.max_depth):
-            result = execute(program, entry.key, args, request.max_depth)
-    except EvalError as exc:
-        raise RunFailed([exc.diagnostic], ran=True) from None
-    return Outcome(result, entry, {p.name: a for p, a in zip(entry.params, args, strict=False)}, constants)
 
 
 def _missing_help(entry: Any, param: Any, from_python: bool) -> str:

@@ -20,7 +20,11 @@ def @layer(%x: Tensor[(2, 3), float32], %w: Tensor[(3, 3), float32]) -> Tensor[(
 def @id<t>(%v: t) -> t { %v }
 def @pair(%a: Tensor[(2, 3), float32]) { (@layer(%a, ones(shape=[3, 3], dtype="float32")), negative(%a)) }
 def @choose(%c: bool, %a: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {
-  if (%c) { @layer(%a, ones(shape=[3, 3], dtype="float32")) } else { reshape(reshape(%a, newshape=[6]), newshape=[2, 3]) }
+  if (%c) {
+    @layer(%a, ones(shape=[3, 3], dtype="float32"))
+  } else {
+    reshape(reshape(%a, newshape=[6]), newshape=[2, 3])
+  }
 }
 def @count(%i: int32, %x: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {
   if (%i < 3) { @count(%i + 1, @layer(%x, ones(shape=[3, 3], dtype="float32"))) } else { %x }

@@ -28,7 +28,7 @@ def P(body: str, *types: str) -> str:
 
 
 X = T("(2, 3, 4)")
-I = T("(2, 3, 4)", "int32")
+INT = T("(2, 3, 4)", "int32")
 IMG = T("(1, 3, 8, 8)")
 NONZERO = "%z = where(equal(%b, 0), ones_like(%b), %b);\n  "
 
@@ -55,30 +55,75 @@ for _op in (
 ):
     case(_op, P(f"{_op}(%a, %b)", X, T("(3, 4)")))
 case("power", P("power(abs(%a), %b)", X, X))
-case("divide", P(NONZERO + "(divide(%a, %z), divide(%c, %d))", I, I, X, X))
-case("trunc_divide", P(NONZERO + "(trunc_divide(%a, %z), trunc_divide(%c, %d))", I, I, X, X))
-case("floor_divide", P(NONZERO + "(floor_divide(%a, %z), floor_divide(%c, %d))", I, I, X, X))
-case("mod", P(NONZERO + "(mod(%a, %z), mod(%c, %d))", I, I, X, X))
-case("trunc_mod", P(NONZERO + "(trunc_mod(%a, %z), trunc_mod(%c, %d))", I, I, X, X))
-case("floor_mod", P(NONZERO + "(floor_mod(%a, %z), floor_mod(%c, %d))", I, I, X, X))
+case("divide", P(NONZERO + "(divide(%a, %z), divide(%c, %d))", INT, INT, X, X))
+case("trunc_divide", P(NONZERO + "(trunc_divide(%a, %z), trunc_divide(%c, %d))", INT, INT, X, X))
+case("floor_divide", P(NONZERO + "(floor_divide(%a, %z), floor_divide(%c, %d))", INT, INT, X, X))
+case("mod", P(NONZERO + "(mod(%a, %z), mod(%c, %d))", INT, INT, X, X))
+case("trunc_mod", P(NONZERO + "(trunc_mod(%a, %z), trunc_mod(%c, %d))", INT, INT, X, X))
+case("floor_mod", P(NONZERO + "(floor_mod(%a, %z), floor_mod(%c, %d))", INT, INT, X, X))
 for _op in ("logical_and", "logical_or", "logical_xor"):
     case(_op, P(f"{_op}(less(%a, 0f), greater(%b, 0f))", X, X))
 case("logical_not", P("logical_not(less(%a, 0f))", X))
 for _op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    case(_op, P(f"{_op}(%a, %b)", I, I))
-case("bitwise_not", P("bitwise_not(%a)", I))
+    case(_op, P(f"{_op}(%a, %b)", INT, INT))
+case("bitwise_not", P("bitwise_not(%a)", INT))
 case("left_shift", P('left_shift(%a, cast(floor_mod(%b, 8u8), "uint8"))', T("(5)", "uint8"), T("(5)", "uint8")))
 case("right_shift", P("right_shift(%a, floor_mod(%b, 8u8))", T("(5)", "uint8"), T("(5)", "uint8")))
-for _op in ("exp", "fast_exp", "log", "sqrt", "tanh", "fast_tanh", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan",
-            "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "fast_erf", "log2", "log10", "rsqrt", "floor", "ceil", "trunc",
-            "round", "negative", "abs", "sign", "copy", "zeros_like", "ones_like", "isnan", "isinf", "isfinite", "nn.relu"):  # fmt: skip
+for _op in (
+    "exp",
+    "fast_exp",
+    "log",
+    "sqrt",
+    "tanh",
+    "fast_tanh",
+    "sigmoid",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "fast_erf",
+    "log2",
+    "log10",
+    "rsqrt",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "negative",
+    "abs",
+    "sign",
+    "copy",
+    "zeros_like",
+    "ones_like",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "nn.relu",
+):
     case(_op, P(f"{_op}(%a)", X))
-case("cast", P('(cast(%a, dtype="int32"), cast(%b, dtype="float16"))', X, I))
-case("cast_like", P("cast_like(%a, %b)", I, X))
+case("cast", P('(cast(%a, dtype="int32"), cast(%b, dtype="float16"))', X, INT))
+case("cast_like", P("cast_like(%a, %b)", INT, X))
 case("where", P("where(less(%a, 0f), %b, %c)", X, X, T("(4)")))
-case("clip", P("(clip(%a, a_min=-0.5f, a_max=0.7f), clip(%b, a_min=-3.5f, a_max=4.2f))", X, I))
-for _op in ("annotation.stop_fusion", "annotation.checkpoint", "on_device", "device_copy", "annotation.compiler_begin",
-            "annotation.compiler_end", "annotation.bitpack_start", "annotation.bitpack_end", "annotation.with_funcid"):  # fmt: skip
+case("clip", P("(clip(%a, a_min=-0.5f, a_max=0.7f), clip(%b, a_min=-3.5f, a_max=4.2f))", X, INT))
+for _op in (
+    "annotation.stop_fusion",
+    "annotation.checkpoint",
+    "on_device",
+    "device_copy",
+    "annotation.compiler_begin",
+    "annotation.compiler_end",
+    "annotation.bitpack_start",
+    "annotation.bitpack_end",
+    "annotation.with_funcid",
+):
     case(_op, P(f"{_op}(%a)", X))
 case("annotation.cast_hint", P('annotation.cast_hint(%a, dtype="float16")', X))
 # nn
@@ -92,7 +137,8 @@ case(
         'dilation=[2, 1], padding=[1, 2, 0, 1]), '
         'nn.conv2d(transpose(%a, axes=[0, 2, 3, 1]), transpose(%b, axes=[2, 3, 1, 0]), data_layout="NHWC", '
         'kernel_layout="HWIO", out_dtype="int16"))',
-        T("(1, 3, 8, 8)", "int8"), T("(4, 3, 3, 3)", "int8"), T("(1, 4, 6, 6)", "float64"), T("(4, 2, 3, 3)", "float64"),
+        T("(1, 3, 8, 8)", "int8"), T("(4, 3, 3, 3)", "int8"),
+        T("(1, 4, 6, 6)", "float64"), T("(4, 2, 3, 3)", "float64"),
     ),
 )  # fmt: skip
 case("nn.conv1d int32", P("nn.conv1d(%a, %b, groups=6)", T("(1, 6, 5)", "int32"), T("(6, 1, 3)", "int32")))

@@ -312,7 +312,8 @@ case(
     P(
         '%i = floor_mod(%a, 2i64);\n  %p = cast(shape_of(%b), "int64");\n  '
         '(sparse_reshape(%i, %p, cast(shape_of(%c), "int64")), sparse_reshape(%i, %p, stack((4i64, -1i64), axis=0)), '
-        "sparse_reshape(%i, %p, %p), sparse_reshape(%a, %p, %p))",  # an unchanged shape keeps even coordinates outside it
+        # an unchanged shape keeps even coordinates outside it
+        "sparse_reshape(%i, %p, %p), sparse_reshape(%a, %p, %p))",
         T("(5, 3)", "int64"), T("(2, 3, 4)"), T("(6, 4)"),
     ),
 )  # fmt: skip
@@ -464,7 +465,11 @@ case(
         T("(3, 3, 5, 6)", "int8"),
     ),
 )
-GEMM = 'nn.contrib_conv2d_gemm_without_weight_transform({}, nn.contrib_conv2d_gemm_weight_transform({}, tile_N=4, tile_K=2), channels=6, kernel_size=[3, 3], padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO"{})'
+GEMM = (
+    "nn.contrib_conv2d_gemm_without_weight_transform({}, "
+    "nn.contrib_conv2d_gemm_weight_transform({}, tile_N=4, tile_K=2), channels=6, "
+    'kernel_size=[3, 3], padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO"{})'
+)
 case(
     "nn.contrib_conv2d_gemm_without_weight_transform",
     P(
@@ -529,31 +534,256 @@ case(
 
 
 # ---- quantized arithmetic, as TVM lowers it (exact: integers compared as they are) -------------
-case('qnn.quantize', 'def @main(%a: Tensor[(2, 3, 4), float32], %s: Tensor[(3), float32], %z: Tensor[(3), int32], %b: Tensor[(), float32]) { (qnn.quantize(%a * 40f, 0.37f, 3, out_dtype="int8"), qnn.quantize(%a, abs(%s) + 0.01f, floor_mod(%z, 9), axis=1, out_dtype="uint8"), qnn.quantize(%b * 1000f, 0.1f, -2, out_dtype="int16"), qnn.quantize(%a, 0.001f, 0, out_dtype="int32")) }' + "\n")  # fmt: skip
-case('qnn.dequantize', 'def @main(%a: Tensor[(2, 3, 4), int8], %s: Tensor[(4), float32], %z: Tensor[(4), int32]) { (qnn.dequantize(%a, 0.37f, 3, out_dtype="float32"), qnn.dequantize(%a, abs(%s), %z, axis=-1, out_dtype="float16")) }' + "\n")  # fmt: skip
-case('qnn.requantize', 'def @main(%a: Tensor[(2, 3, 4), int32], %s: Tensor[(3), float32], %z: Tensor[(3), int32]) { %x = floor_mod(%a, 100000) - 50000; (qnn.requantize(%x, 0.37f, 3, 0.11f, -2, out_dtype="int8"), qnn.requantize(%x, 0.5f, 3, 0.25f, -2, out_dtype="int16"), qnn.requantize(%x, 0.25f, 3, 2f, 1, out_dtype="int32"), qnn.requantize(%x, 0.37f, 3, 0.11f, -2, rounding="TONEAREST", out_dtype="int32"), qnn.requantize(%x, abs(%s) + 0.01f, %z, 0.07f, 5, axis=1, out_dtype="uint8"), qnn.requantize(%x, 0.37f, 3, 0.11f, -2, compute_dtype="float32", out_dtype="int8"), qnn.requantize(%x, 0.37f, 3, 0.11f, -2, compute_dtype="float64", rounding="TONEAREST", out_dtype="int32"), qnn.requantize(%x, 0.2f, 0, 0.2f, 0, out_dtype="int16")) }' + "\n")  # fmt: skip
-case('fixed_point_multiply', 'def @main(%a: Tensor[(2, 5), int32]) { (fixed_point_multiply(%a, multiplier=1395864371, shift=-3), fixed_point_multiply(%a, multiplier=1073741824, shift=3), fixed_point_multiply(%a, multiplier=1073741824, shift=-4), fixed_point_multiply(%a, multiplier=1395864371, shift=2)) }' + "\n")  # fmt: skip
-case('fixed_point_multiply_per_axis', 'def @main(%a: Tensor[(2, 3), int32], %m: Tensor[(3), int32], %l: Tensor[(3), int32], %r: Tensor[(3), int32]) { fixed_point_multiply_per_axis(%a, abs(%m), floor_mod(%l, 4), floor_mod(%r, 8), is_lshift_required=True, axes=[1]) }' + "\n")  # fmt: skip
-case('qnn.simulated_quantize', 'def @main(%a: Tensor[(2, 3, 4), float32], %s: Tensor[(2), float32], %z: Tensor[(4), int32]) { (qnn.simulated_quantize(%a * 50f, 1, abs(%s) + 0.1f, %z, axis=-1), qnn.simulated_quantize(%a * 50f, 2, 0.3f, 3), qnn.simulated_quantize(%a, 7, 0.3f, 3)) }' + "\n")  # fmt: skip
-case('qnn.simulated_dequantize', 'def @main(%a: Tensor[(2, 3, 4), float32], %s: Tensor[(3), float32]) { (qnn.simulated_dequantize(%a, 1, %s, 2, axis=1, out_dtype="float32"), qnn.simulated_dequantize(%a, 0, 0.3f, 3, out_dtype="float32")) }' + "\n")  # fmt: skip
-case('relay.op.annotation.simulated_quantize', 'def @main(%a: Tensor[(2, 3, 4), float32]) { (relay.op.annotation.simulated_quantize(%a, 0.05f, -1f, 1.5f, kind=1), relay.op.annotation.simulated_quantize(%a, 0.05f, -1f, 1.5f, kind=0)) }' + "\n")  # fmt: skip
-case('qnn.abs', 'def @main(%a: Tensor[(4, 6), int8], %b: Tensor[(3, 5), uint8]) { (qnn.abs(%a, 0.1f, 2, 0.05f, -3), qnn.erf(%a, 0.02f, 0, 0.008f, 1), qnn.exp(%a, 0.02f, 1, 0.05f, -128), qnn.hardswish(%a, 0.05f, 0, 0.03f, 0), qnn.log(%b, 0.1f, 0, 0.04f, 10), qnn.rsqrt(%b, 0.1f, 0, 0.02f, 0), qnn.sigmoid(%a, 0.06f, 0, 0.004f, -128), qnn.sqrt(%b, 0.3f, 0, 0.03f, 0), qnn.tanh(%a, 0.03f, 0, 0.008f, 0)) }' + "\n")  # fmt: skip
-case('qnn.leaky_relu', 'def @main(%a: Tensor[(4, 6), int8], %b: Tensor[(3, 5), uint8]) { (qnn.leaky_relu(%a, 0.1f, 2, 0.05f, -3), qnn.leaky_relu(%a, 0.1f, 2, 0.07f, 1, alpha=0.3f), qnn.leaky_relu(%b, 0.1f, 128, 0.1f, 120, alpha=0.5f)) }' + "\n")  # fmt: skip
-case('qnn.add', 'def @main(%a: Tensor[(2, 3, 4), int8], %b: Tensor[(3, 4), int8], %s: Tensor[(3), float32], %z: Tensor[(3), int32]) { (qnn.add(%a, %b, 0.1f, 2, 0.05f, -3, 0.08f, 1), qnn.subtract(%a, %b, 0.1f, 2, 0.05f, -3, 0.08f, 1), qnn.add(%a, %b, abs(%s) + 0.01f, floor_mod(%z, 5), 0.05f, -3, 0.2f, 0, lhs_axis=1)) }' + "\n")  # fmt: skip
-case('qnn.mul', 'def @main(%a: Tensor[(2, 3, 4), int8], %b: Tensor[(3, 4), int8], %c: Tensor[(4), uint8]) { (qnn.mul(%a, %b, 0.1f, 2, 0.05f, -3, 0.08f, 1), qnn.mul(%c, %c, 0.02f, 128, 0.03f, 120, 0.01f, 100)) }' + "\n")  # fmt: skip
-case('qnn.concatenate', 'def @main(%a: Tensor[(2, 3), int8], %b: Tensor[(2, 4), int8]) { (qnn.concatenate((%a, %b), (0.1f, 0.05f), (2, -3), 0.1f, 2, axis=1), qnn.concatenate((%a, %a), (0.1f, 0.2f), (2, 2), 0.1f, 2, axis=0)) }' + "\n")  # fmt: skip
-case('qnn.dense', 'def @main(%a: Tensor[(3, 8), int8], %w: Tensor[(5, 8), int8], %z: Tensor[(5), int32], %s: Tensor[(5), float32]) { (qnn.dense(%a, %w, 3, -2, 0.1f, 0.05f, units=5, out_dtype="int32"), qnn.dense(%a, %w, 3, floor_mod(%z, 7), 0.1f, abs(%s), units=5, out_dtype="int64")) }' + "\n")  # fmt: skip
-case('qnn.batch_matmul', 'def @main(%a: Tensor[(2, 3, 8), uint8], %b: Tensor[(2, 5, 8), int8]) { qnn.batch_matmul(%a, %b, 128, -1, 0.1f, 0.05f, out_dtype="int32", transpose_b=True) }' + "\n")  # fmt: skip
-case('qnn.conv2d', 'def @main(%a: Tensor[(1, 3, 7, 7), int8], %w: Tensor[(4, 3, 3, 3), int8], %z: Tensor[(4), int32], %d: Tensor[(1, 4, 6, 6), uint8], %v: Tensor[(4, 1, 3, 3), uint8]) { (qnn.conv2d(%a, %w, 3, -2, 0.1f, 0.05f, padding=[1, 1], strides=[2, 2], channels=4, kernel_size=[3, 3], out_dtype="int32"), qnn.conv2d(%a, %w, 0, floor_mod(%z, 5), 0.1f, 0.05f, channels=4, kernel_size=[3, 3], out_dtype="int16"), qnn.conv2d(%d, %v, 128, 120, 0.1f, 0.05f, padding=[1, 1], groups=4, channels=4, kernel_size=[3, 3], out_dtype="int32"), qnn.conv2d(transpose(%a, axes=[0, 2, 3, 1]), transpose(%w, axes=[2, 3, 1, 0]), 1, 0, 0.1f, 0.05f, data_layout="NHWC", kernel_layout="HWIO", channels=4, kernel_size=[3, 3], out_dtype="int32")) }' + "\n")  # fmt: skip
-case('qnn.conv2d_transpose', 'def @main(%a: Tensor[(1, 4, 5, 5), int8], %w: Tensor[(4, 3, 3, 3), int8], %d: Tensor[(1, 4, 4, 4), uint8], %v: Tensor[(4, 2, 2, 2), uint8]) { (qnn.conv2d_transpose(%a, %w, 3, -2, 0.1f, 0.05f, strides=[2, 2], padding=[1, 1], output_padding=[1, 1], channels=3, kernel_size=[3, 3], out_dtype="int32"), qnn.conv2d_transpose(%d, %v, 128, 120, 0.1f, 0.05f, groups=2, channels=4, kernel_size=[2, 2], dilation=[2, 1], out_dtype="int32")) }' + "\n")  # fmt: skip
-case('qnn.contrib_dense_pack', 'def @main(%a: Tensor[(3, 14), int8], %w: Tensor[(2, 4, 4, 4), int8]) { qnn.contrib_dense_pack(%a, %w, 3, -2, 0.1f, 0.05f, units=8, out_dtype="int32") }' + "\n")  # fmt: skip
-case('qnn.avg_pool2d', 'def @main(%a: Tensor[(1, 3, 7, 8), int8], %b: Tensor[(1, 6, 5, 2), uint8]) { (qnn.avg_pool2d(%a, 0.1f, 2, 0.08f, -1, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]), qnn.avg_pool2d(%a, 0.1f, 2, 0.08f, -1, pool_size=[2, 3], strides=[2, 2], padding=[1, 0], ceil_mode=True, count_include_pad=True), qnn.avg_pool2d(%b, 0.1f, 128, 0.1f, 128, pool_size=[2, 2], layout="NHWC")) }' + "\n")  # fmt: skip
-case('qnn.softmax', 'def @main(%a: Tensor[(3, 6), int8]) { (qnn.softmax(%a, 0.05f, 2, 0.004f, -128), qnn.softmax(%a, 0.3f, 0, 0.0039f, -128, axis=0)) }' + "\n")  # fmt: skip
+case(
+    "qnn.quantize",
+    (
+        "def @main(%a: Tensor[(2, 3, 4), float32], %s: Tensor[(3), float32], %z: Tensor[(3), "
+        'int32], %b: Tensor[(), float32]) { (qnn.quantize(%a * 40f, 0.37f, 3, out_dtype="int8"), '
+        'qnn.quantize(%a, abs(%s) + 0.01f, floor_mod(%z, 9), axis=1, out_dtype="uint8"), '
+        'qnn.quantize(%b * 1000f, 0.1f, -2, out_dtype="int16"), qnn.quantize(%a, 0.001f, 0, '
+        'out_dtype="int32")) }'
+    )
+    + "\n",
+)
+case(
+    "qnn.dequantize",
+    (
+        "def @main(%a: Tensor[(2, 3, 4), int8], %s: Tensor[(4), float32], %z: Tensor[(4), "
+        'int32]) { (qnn.dequantize(%a, 0.37f, 3, out_dtype="float32"), qnn.dequantize(%a, '
+        'abs(%s), %z, axis=-1, out_dtype="float16")) }'
+    )
+    + "\n",
+)
+case(
+    "qnn.requantize",
+    (
+        "def @main(%a: Tensor[(2, 3, 4), int32], %s: Tensor[(3), float32], %z: Tensor[(3), "
+        "int32]) { %x = floor_mod(%a, 100000) - 50000; (qnn.requantize(%x, 0.37f, 3, 0.11f, -2, "
+        'out_dtype="int8"), qnn.requantize(%x, 0.5f, 3, 0.25f, -2, out_dtype="int16"), '
+        'qnn.requantize(%x, 0.25f, 3, 2f, 1, out_dtype="int32"), qnn.requantize(%x, 0.37f, 3, '
+        '0.11f, -2, rounding="TONEAREST", out_dtype="int32"), qnn.requantize(%x, abs(%s) + '
+        '0.01f, %z, 0.07f, 5, axis=1, out_dtype="uint8"), qnn.requantize(%x, 0.37f, 3, 0.11f, '
+        '-2, compute_dtype="float32", out_dtype="int8"), qnn.requantize(%x, 0.37f, 3, 0.11f, -2, '
+        'compute_dtype="float64", rounding="TONEAREST", out_dtype="int32"), qnn.requantize(%x, '
+        '0.2f, 0, 0.2f, 0, out_dtype="int16")) }'
+    )
+    + "\n",
+)
+case(
+    "fixed_point_multiply",
+    (
+        "def @main(%a: Tensor[(2, 5), int32]) { (fixed_point_multiply(%a, multiplier=1395864371, "
+        "shift=-3), fixed_point_multiply(%a, multiplier=1073741824, shift=3), "
+        "fixed_point_multiply(%a, multiplier=1073741824, shift=-4), fixed_point_multiply(%a, "
+        "multiplier=1395864371, shift=2)) }"
+    )
+    + "\n",
+)
+case(
+    "fixed_point_multiply_per_axis",
+    (
+        "def @main(%a: Tensor[(2, 3), int32], %m: Tensor[(3), int32], %l: Tensor[(3), int32], "
+        "%r: Tensor[(3), int32]) { fixed_point_multiply_per_axis(%a, abs(%m), floor_mod(%l, 4), "
+        "floor_mod(%r, 8), is_lshift_required=True, axes=[1]) }"
+    )
+    + "\n",
+)
+case(
+    "qnn.simulated_quantize",
+    (
+        "def @main(%a: Tensor[(2, 3, 4), float32], %s: Tensor[(2), float32], %z: Tensor[(4), "
+        "int32]) { (qnn.simulated_quantize(%a * 50f, 1, abs(%s) + 0.1f, %z, axis=-1), "
+        "qnn.simulated_quantize(%a * 50f, 2, 0.3f, 3), qnn.simulated_quantize(%a, 7, 0.3f, 3)) }"
+    )
+    + "\n",
+)
+case(
+    "qnn.simulated_dequantize",
+    (
+        "def @main(%a: Tensor[(2, 3, 4), float32], %s: Tensor[(3), float32]) { "
+        '(qnn.simulated_dequantize(%a, 1, %s, 2, axis=1, out_dtype="float32"), '
+        'qnn.simulated_dequantize(%a, 0, 0.3f, 3, out_dtype="float32")) }'
+    )
+    + "\n",
+)
+case(
+    "relay.op.annotation.simulated_quantize",
+    (
+        "def @main(%a: Tensor[(2, 3, 4), float32]) { (relay.op.annotation.simulated_quantize(%a, "
+        "0.05f, -1f, 1.5f, kind=1), relay.op.annotation.simulated_quantize(%a, 0.05f, -1f, 1.5f, "
+        "kind=0)) }"
+    )
+    + "\n",
+)
+case(
+    "qnn.abs",
+    (
+        "def @main(%a: Tensor[(4, 6), int8], %b: Tensor[(3, 5), uint8]) { (qnn.abs(%a, 0.1f, 2, "
+        "0.05f, -3), qnn.erf(%a, 0.02f, 0, 0.008f, 1), qnn.exp(%a, 0.02f, 1, 0.05f, -128), "
+        "qnn.hardswish(%a, 0.05f, 0, 0.03f, 0), qnn.log(%b, 0.1f, 0, 0.04f, 10), qnn.rsqrt(%b, "
+        "0.1f, 0, 0.02f, 0), qnn.sigmoid(%a, 0.06f, 0, 0.004f, -128), qnn.sqrt(%b, 0.3f, 0, "
+        "0.03f, 0), qnn.tanh(%a, 0.03f, 0, 0.008f, 0)) }"
+    )
+    + "\n",
+)
+case(
+    "qnn.leaky_relu",
+    (
+        "def @main(%a: Tensor[(4, 6), int8], %b: Tensor[(3, 5), uint8]) { (qnn.leaky_relu(%a, "
+        "0.1f, 2, 0.05f, -3), qnn.leaky_relu(%a, 0.1f, 2, 0.07f, 1, alpha=0.3f), "
+        "qnn.leaky_relu(%b, 0.1f, 128, 0.1f, 120, alpha=0.5f)) }"
+    )
+    + "\n",
+)
+case(
+    "qnn.add",
+    (
+        "def @main(%a: Tensor[(2, 3, 4), int8], %b: Tensor[(3, 4), int8], %s: Tensor[(3), "
+        "float32], %z: Tensor[(3), int32]) { (qnn.add(%a, %b, 0.1f, 2, 0.05f, -3, 0.08f, 1), "
+        "qnn.subtract(%a, %b, 0.1f, 2, 0.05f, -3, 0.08f, 1), qnn.add(%a, %b, abs(%s) + 0.01f, "
+        "floor_mod(%z, 5), 0.05f, -3, 0.2f, 0, lhs_axis=1)) }"
+    )
+    + "\n",
+)
+case(
+    "qnn.mul",
+    (
+        "def @main(%a: Tensor[(2, 3, 4), int8], %b: Tensor[(3, 4), int8], %c: Tensor[(4), "
+        "uint8]) { (qnn.mul(%a, %b, 0.1f, 2, 0.05f, -3, 0.08f, 1), qnn.mul(%c, %c, 0.02f, 128, "
+        "0.03f, 120, 0.01f, 100)) }"
+    )
+    + "\n",
+)
+case(
+    "qnn.concatenate",
+    (
+        "def @main(%a: Tensor[(2, 3), int8], %b: Tensor[(2, 4), int8]) { (qnn.concatenate((%a, "
+        "%b), (0.1f, 0.05f), (2, -3), 0.1f, 2, axis=1), qnn.concatenate((%a, %a), (0.1f, 0.2f), "
+        "(2, 2), 0.1f, 2, axis=0)) }"
+    )
+    + "\n",
+)
+case(
+    "qnn.dense",
+    (
+        "def @main(%a: Tensor[(3, 8), int8], %w: Tensor[(5, 8), int8], %z: Tensor[(5), int32], "
+        "%s: Tensor[(5), float32]) { (qnn.dense(%a, %w, 3, -2, 0.1f, 0.05f, units=5, "
+        'out_dtype="int32"), qnn.dense(%a, %w, 3, floor_mod(%z, 7), 0.1f, abs(%s), units=5, '
+        'out_dtype="int64")) }'
+    )
+    + "\n",
+)
+case(
+    "qnn.batch_matmul",
+    (
+        "def @main(%a: Tensor[(2, 3, 8), uint8], %b: Tensor[(2, 5, 8), int8]) { "
+        'qnn.batch_matmul(%a, %b, 128, -1, 0.1f, 0.05f, out_dtype="int32", transpose_b=True) }'
+    )
+    + "\n",
+)
+case(
+    "qnn.conv2d",
+    (
+        "def @main(%a: Tensor[(1, 3, 7, 7), int8], %w: Tensor[(4, 3, 3, 3), int8], %z: "
+        "Tensor[(4), int32], %d: Tensor[(1, 4, 6, 6), uint8], %v: Tensor[(4, 1, 3, 3), uint8]) { "
+        "(qnn.conv2d(%a, %w, 3, -2, 0.1f, 0.05f, padding=[1, 1], strides=[2, 2], channels=4, "
+        'kernel_size=[3, 3], out_dtype="int32"), qnn.conv2d(%a, %w, 0, floor_mod(%z, 5), 0.1f, '
+        '0.05f, channels=4, kernel_size=[3, 3], out_dtype="int16"), qnn.conv2d(%d, %v, 128, 120, '
+        "0.1f, 0.05f, padding=[1, 1], groups=4, channels=4, kernel_size=[3, 3], "
+        'out_dtype="int32"), qnn.conv2d(transpose(%a, axes=[0, 2, 3, 1]), transpose(%w, axes=[2, '
+        '3, 1, 0]), 1, 0, 0.1f, 0.05f, data_layout="NHWC", kernel_layout="HWIO", channels=4, '
+        'kernel_size=[3, 3], out_dtype="int32")) }'
+    )
+    + "\n",
+)
+case(
+    "qnn.conv2d_transpose",
+    (
+        "def @main(%a: Tensor[(1, 4, 5, 5), int8], %w: Tensor[(4, 3, 3, 3), int8], %d: "
+        "Tensor[(1, 4, 4, 4), uint8], %v: Tensor[(4, 2, 2, 2), uint8]) { "
+        "(qnn.conv2d_transpose(%a, %w, 3, -2, 0.1f, 0.05f, strides=[2, 2], padding=[1, 1], "
+        'output_padding=[1, 1], channels=3, kernel_size=[3, 3], out_dtype="int32"), '
+        "qnn.conv2d_transpose(%d, %v, 128, 120, 0.1f, 0.05f, groups=2, channels=4, "
+        'kernel_size=[2, 2], dilation=[2, 1], out_dtype="int32")) }'
+    )
+    + "\n",
+)
+case(
+    "qnn.contrib_dense_pack",
+    (
+        "def @main(%a: Tensor[(3, 14), int8], %w: Tensor[(2, 4, 4, 4), int8]) { "
+        'qnn.contrib_dense_pack(%a, %w, 3, -2, 0.1f, 0.05f, units=8, out_dtype="int32") }'
+    )
+    + "\n",
+)
+case(
+    "qnn.avg_pool2d",
+    (
+        "def @main(%a: Tensor[(1, 3, 7, 8), int8], %b: Tensor[(1, 6, 5, 2), uint8]) { "
+        "(qnn.avg_pool2d(%a, 0.1f, 2, 0.08f, -1, pool_size=[3, 3], strides=[2, 2], padding=[1, "
+        "1]), qnn.avg_pool2d(%a, 0.1f, 2, 0.08f, -1, pool_size=[2, 3], strides=[2, 2], "
+        "padding=[1, 0], ceil_mode=True, count_include_pad=True), qnn.avg_pool2d(%b, 0.1f, 128, "
+        '0.1f, 128, pool_size=[2, 2], layout="NHWC")) }'
+    )
+    + "\n",
+)
+case(
+    "qnn.softmax",
+    (
+        "def @main(%a: Tensor[(3, 6), int8]) { (qnn.softmax(%a, 0.05f, 2, 0.004f, -128), "
+        "qnn.softmax(%a, 0.3f, 0, 0.0039f, -128, axis=0)) }"
+    )
+    + "\n",
+)
 # ---- bit-serial operators, and a call through call_lowered ----------------------------------
-case('nn.bitpack', 'def @main(%a: Tensor[(2, 16, 3), int32], %b: Tensor[(64, 2), int8]) { (nn.bitpack(%a, bits=3, pack_axis=1, bit_axis=0, pack_type="uint8"), nn.bitpack(%a, bits=2, pack_axis=1, bit_axis=3, pack_type="uint16"), nn.bitpack(%b, bits=1, pack_axis=0, bit_axis=1, pack_type="uint64"), nn.bitpack(%b, bits=4, pack_axis=0, bit_axis=2, pack_type="uint32")) }' + "\n")  # fmt: skip
-case('nn.bitserial_conv2d', 'def @main(%a: Tensor[(1, 3, 6, 6), int32], %w: Tensor[(4, 3, 3, 3), int32], %b: Tensor[(1, 6, 6, 3), uint8], %v: Tensor[(3, 3, 3, 4), uint8]) { (nn.bitserial_conv2d(%a, %w, padding=[1, 1], channels=4, kernel_size=[3, 3], activation_bits=2, weight_bits=1, out_dtype="int32"), nn.bitserial_conv2d(%b, %v, strides=[2, 2], channels=4, kernel_size=[3, 3], activation_bits=3, weight_bits=2, data_layout="NHWC", kernel_layout="HWIO", unipolar=False, out_dtype="int16")) }' + "\n")  # fmt: skip
-case('nn.bitserial_dense', 'def @main(%a: Tensor[(3, 8), int32], %w: Tensor[(5, 8), uint8]) { (nn.bitserial_dense(%a, %w, units=5, data_bits=2, weight_bits=1, out_dtype="int32"), nn.bitserial_dense(%a, %w, units=5, data_bits=3, weight_bits=2, unipolar=False)) }' + "\n")  # fmt: skip
-case('nn.conv2d_backward_weight', 'def @main(%g: Tensor[(2, 3, 6, 6), float32], %x: Tensor[(2, 3, 6, 6), float32], %h: Tensor[(1, 4, 3, 3), float32], %y: Tensor[(1, 6, 7, 7), float32], %n: Tensor[(1, 3, 3, 4), float32], %z: Tensor[(1, 4, 5, 2), float32]) { (nn.conv2d_backward_weight(%g, %x, padding=[1, 1, 1, 1], channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW"), nn.conv2d_backward_weight(%g, %x, padding=[1, 1, 1, 1], groups=3, channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW"), nn.conv2d_backward_weight(%h, %y, strides=[2, 2], dilation=[1, 2], groups=2, kernel_size=[2, 3], kernel_layout="NCHW", out_layout="OIHW"), nn.conv2d_backward_weight(%n, %z, kernel_size=[3, 2], data_layout="NHWC", kernel_layout="NHWC", out_layout="HWIO", out_dtype="float64")) }' + "\n")  # fmt: skip
+case(
+    "nn.bitpack",
+    (
+        "def @main(%a: Tensor[(2, 16, 3), int32], %b: Tensor[(64, 2), int8]) { (nn.bitpack(%a, "
+        'bits=3, pack_axis=1, bit_axis=0, pack_type="uint8"), nn.bitpack(%a, bits=2, '
+        'pack_axis=1, bit_axis=3, pack_type="uint16"), nn.bitpack(%b, bits=1, pack_axis=0, '
+        'bit_axis=1, pack_type="uint64"), nn.bitpack(%b, bits=4, pack_axis=0, bit_axis=2, '
+        'pack_type="uint32")) }'
+    )
+    + "\n",
+)
+case(
+    "nn.bitserial_conv2d",
+    (
+        "def @main(%a: Tensor[(1, 3, 6, 6), int32], %w: Tensor[(4, 3, 3, 3), int32], %b: "
+        "Tensor[(1, 6, 6, 3), uint8], %v: Tensor[(3, 3, 3, 4), uint8]) { "
+        "(nn.bitserial_conv2d(%a, %w, padding=[1, 1], channels=4, kernel_size=[3, 3], "
+        'activation_bits=2, weight_bits=1, out_dtype="int32"), nn.bitserial_conv2d(%b, %v, '
+        "strides=[2, 2], channels=4, kernel_size=[3, 3], activation_bits=3, weight_bits=2, "
+        'data_layout="NHWC", kernel_layout="HWIO", unipolar=False, out_dtype="int16")) }'
+    )
+    + "\n",
+)
+case(
+    "nn.bitserial_dense",
+    (
+        "def @main(%a: Tensor[(3, 8), int32], %w: Tensor[(5, 8), uint8]) { "
+        '(nn.bitserial_dense(%a, %w, units=5, data_bits=2, weight_bits=1, out_dtype="int32"), '
+        "nn.bitserial_dense(%a, %w, units=5, data_bits=3, weight_bits=2, unipolar=False)) }"
+    )
+    + "\n",
+)
+case(
+    "nn.conv2d_backward_weight",
+    (
+        "def @main(%g: Tensor[(2, 3, 6, 6), float32], %x: Tensor[(2, 3, 6, 6), float32], %h: "
+        "Tensor[(1, 4, 3, 3), float32], %y: Tensor[(1, 6, 7, 7), float32], %n: Tensor[(1, 3, 3, "
+        "4), float32], %z: Tensor[(1, 4, 5, 2), float32]) { (nn.conv2d_backward_weight(%g, %x, "
+        'padding=[1, 1, 1, 1], channels=3, kernel_size=[3, 3], kernel_layout="NCHW", '
+        'out_layout="OIHW"), nn.conv2d_backward_weight(%g, %x, padding=[1, 1, 1, 1], groups=3, '
+        'channels=3, kernel_size=[3, 3], kernel_layout="NCHW", out_layout="OIHW"), '
+        "nn.conv2d_backward_weight(%h, %y, strides=[2, 2], dilation=[1, 2], groups=2, "
+        'kernel_size=[2, 3], kernel_layout="NCHW", out_layout="OIHW"), '
+        'nn.conv2d_backward_weight(%n, %z, kernel_size=[3, 2], data_layout="NHWC", '
+        'kernel_layout="NHWC", out_layout="HWIO", out_dtype="float64")) }'
+    )
+    + "\n",
+)
 # operators whose test is another operator's program (which calls them too)
 COVERED_BY = {
     name: "qnn.abs"

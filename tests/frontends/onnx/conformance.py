@@ -473,7 +473,10 @@ def random_outcome(case: Any, engine: str = "relay-text") -> str:
                 want_all = ReferenceEvaluator(case.model).run(None, dict(zip(names, certain, strict=False)))
                 for want, got in zip(want_all, rep.run(certain), strict=False):
                     if got.dtype != want.dtype or not np.array_equal(got, want):
-                        return f"fail: with probabilities all {p}, {got.tolist()} ({got.dtype}), expected {want.tolist()} ({want.dtype})"
+                        return (
+                            f"fail: with probabilities all {p}, {got.tolist()} ({got.dtype}), expected "
+                            f"{want.tolist()} ({want.dtype})"
+                        )
     except Refused:
         return "unsupported"
     except Exception as exc:

@@ -53,9 +53,12 @@ def explain(code: str | None, color: str | None) -> int:
     style = "bold red" if entry.severity == "error" else "bold yellow"
     out.message(f"{entry.severity}[{entry}]: {entry.summary}", style)
     out.message("")
-    out.message(textwrap.fill(entry.explanation, width=79))
+    # Options and names (`--max-memory`, `meta[relay.Constant]`) are never
+    # split across lines: a reader copies them.
+    wrap = textwrap.TextWrapper(width=79, break_on_hyphens=False, break_long_words=False)
+    out.message(wrap.fill(entry.explanation))
     if entry.warning_when:
-        out.message(textwrap.fill(f"A warning, not an error, when {entry.warning_when}.", width=79))
+        out.message(wrap.fill(f"A warning, not an error, when {entry.warning_when}."))
     if entry.example:
         out.message("")
         out.message("Example:", "bold")

@@ -113,9 +113,14 @@ def export(
     graph = exported.model.graph
     local = len(exported.model.functions)
     reporter.message(
-        f"wrote {output_path}: {len(graph.node)} nodes, {len(graph.input)} inputs, {len(graph.output)} outputs, "
-        f"{len(graph.initializer)} initializers"
+        f"wrote {output_path}: {_count(len(graph.node), 'node')}, {_count(len(graph.input), 'input')}, "
+        f"{_count(len(graph.output), 'output')}, {_count(len(graph.initializer), 'initializer')}"
         + (f", {local} local function{'' if local == 1 else 's'}" if local else "")
         + f" (opset {exported.model.opset_import[0].version})"
     )
     return EXIT_OK
+
+
+def _count(n: int, noun: str) -> str:
+    """`1 input`, `2 inputs`."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

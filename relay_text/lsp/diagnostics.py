@@ -116,7 +116,10 @@ def to_lsp(diag: Any, analysis: Analysis, encoding: str = UTF16) -> lsp.Diagnost
 
 
 def document_diagnostics(analysis: Analysis, encoding: str = UTF16) -> list[lsp.Diagnostic]:
-    out = [to_lsp(d, analysis, encoding) for d in analysis.diagnostics]
+    from ..suppress import without_ignored
+
+    kept = without_ignored(analysis.diagnostics, ignored_for(analysis.source.name))
+    out = [to_lsp(d, analysis, encoding) for d in kept]
     if analysis.failure is not None:
         out.append(
             lsp.Diagnostic(
@@ -129,3 +132,20 @@ def document_diagnostics(analysis: Analysis, encoding: str = UTF16) -> list[lsp.
             )
         )
     return out
+
+
+def ignored_for(path: str) -> frozenset[str]:
+    """The warning codes that the `ignore` setting of the pyproject.toml
+    nearest to `path` silences, as `relay check` reads it (none for a
+    document without a path on disk, or when that table cannot be read:
+    `relay check` reports a broken table, the editor keeps every warning)."""
+    if not os.path.isabs(path):
+        return frozenset()
+    from ..config import ConfigError, settings_for
+    from ..suppress import ignored_codes
+
+    try:
+        names = settings_for([path]).get("ignore", [])
+    except (ConfigError, OSError):
+        return frozenset()
+    return ignored_codes(names)[0]

@@ -58,7 +58,7 @@ ALLOWED = {
     "viz": {"ir", "text", "diagnostics", "ops", "check", "std", "summary", "cli", "writing"},
     "std": {"ir", "diagnostics", "check", "syntax"},
     "lsp": {"ir", "text", "diagnostics", "ops", "check", "syntax", "std", "viz"}
-    | {"config", "files", "fixes", "formatter", "pipeline"},
+    | {"config", "files", "fixes", "formatter", "pipeline", "suppress"},
     # top-level modules: services first, then what chains the stages, then the front doors
     "interrupts": set(),
     "limits": set(),

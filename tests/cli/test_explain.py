@@ -64,3 +64,16 @@ def test_every_code_can_be_explained() -> None:
 def test_colour_when_asked() -> None:
     assert "\x1b[" in explain("--color", "always", "type-mismatch").stdout
     assert "\x1b[" not in explain("--color", "never", "type-mismatch", env={"FORCE_COLOR": "1"}).stdout
+
+
+def test_options_and_names_are_never_split_across_lines() -> None:
+    """A reader copies `--max-memory` from the text: wrapping keeps each
+    word whole, hyphens included, and no line passes 79 columns unless one
+    word alone does."""
+    text = explain("resource-limit").stdout
+    assert "`relay run\n--max-memory`" in text
+    for name in REGISTRY:
+        lines = explain(name).stdout.split("\nExample:")[0].splitlines()
+        for line in lines[2:]:
+            assert not line.endswith("-") or line.endswith(" -"), (name, line)
+            assert len(line) <= 79 or " " not in line.strip(), (name, line)

@@ -179,7 +179,7 @@ def _cli_export(tmp_path: Path, text: str) -> tuple[int, str, Path]:
 def test_100000_levels_export_from_the_command_line(tmp_path: Path, program) -> None:  # type: ignore[no-untyped-def]
     code, output, out = _cli_export(tmp_path, program(VERY_DEEP))
     assert code == 0, output[-2000:]
-    assert output.startswith(f"wrote {out}: {VERY_DEEP + 1} nodes, 1 inputs, 1 outputs")
+    assert output.startswith(f"wrote {out}: {VERY_DEEP + 1} nodes, 1 input, 1 output")
     [result] = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"]).run(None, {"x": ONES})
     np.testing.assert_array_equal(result, ONES + VERY_DEEP)
 

@@ -634,3 +634,22 @@ def test_requests_on_every_sample_do_not_fail(client: LspClient) -> None:
                 client.request("textDocument/references", {**at(uri, pos), "context": {"includeDeclaration": True}})
         client.request("textDocument/completion", at(uri, {"line": len(lines) // 2, "character": 2}))
         client.close(uri)
+
+
+def test_the_ignore_setting_silences_warnings_as_relay_check_does(client: LspClient, tmp_path: Path) -> None:
+    """`[tool.relay] ignore` in the nearest pyproject.toml applies to the
+    published diagnostics as to `relay check`: the listed warning is gone,
+    errors and other warnings stay."""
+    (tmp_path / "pyproject.toml").write_text('[tool.relay]\nignore = ["unused-binding"]\n')
+    (tmp_path / "sub").mkdir()
+    text = "def @main() {\n  %0 = 1;\n  2\n}\ndef @f() { %nope }\n"
+    uri = (tmp_path / "sub" / "a.rly").as_uri()
+    mark = client.mark()
+    client.open(uri, text, 1)
+    diags = client.diagnostics(uri, 1, mark)["diagnostics"]
+    assert [(d["code"], d["range"]) for d in diags] == [("unbound-variable", rng(4, 11, 4, 16))]
+    outside = f"file:///tmp/relay-lsp-test/noignore{next(_counter)}.rly"
+    mark = client.mark()
+    client.open(outside, text, 1)
+    codes = [d["code"] for d in client.diagnostics(outside, 1, mark)["diagnostics"]]
+    assert codes == ["unused-binding", "unbound-variable"]

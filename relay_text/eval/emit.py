@@ -312,6 +312,10 @@ class FunctionEmitter:
             inplace = self.inplace_call(node) if c.optimizer is not None else None
             if inplace is not None:
                 ident, fn, into, key = inplace
+                from .inplace import fuse_softmax
+
+                if fuse_softmax(self, node, key, target, block):
+                    return
                 if not self.chain(node, fn, into, key, args, target, block):
                     block.line(f"{target} = {ident}({joined})", node)
                     if getattr(fn, "fusable", False):

@@ -202,12 +202,12 @@ def conv2d_nchw(x: Any, w: Any, strides: Shape, pads: Shape, dilation: Shape, gr
             rows = min(block, oh - top)
             cols = np.empty((c, kh, kw, rows, ow), dtype=dtype)
             parallel_copy(cols, windows[image, :, :, :, top : top + rows])
-            if groups == 1:
-                part = np.matmul(wm, cols.reshape(c * kh * kw, rows * ow))
+            if groups == 1 and rows == oh:  # the product straight into the result
+                np.matmul(wm, cols.reshape(c * kh * kw, rows * ow), out=out[image].reshape(o, rows * ow))
             else:
-                part = np.matmul(wm, cols.reshape(groups, ipg * kh * kw, rows * ow))
-            out[image, :, top : top + rows] = part.reshape(o, rows, ow)
-            del cols, part
+                shape = (c * kh * kw, rows * ow) if groups == 1 else (groups, ipg * kh * kw, rows * ow)
+                out[image, :, top : top + rows] = np.matmul(wm, cols.reshape(shape)).reshape(o, rows, ow)
+            del cols
     return out
 
 

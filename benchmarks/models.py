@@ -1,6 +1,6 @@
 """The corpus models: `relay run` (numpy and onnxruntime engines) against the PyTorch backend, at 1 and 2 threads.
 
-    python benchmarks/models.py [--repeat N] [--threads 1,2] [--model NAME]... [--no-opt] [--kernels]
+    python benchmarks/models.py [--repeat N] [--threads 1,2] [--model NAME]... [--no-opt] [--kernels] [--clock cpu]
 
 Every model dump of `../shared/corpus/` (ResNet-50, MobileNet, SqueezeNet,
 the LSTM, GPT-2) is checked once and given seeded random weights and inputs
@@ -24,7 +24,9 @@ load on a shared machine. The table gives the best and the median of
 measurement. Each thread count runs in a subprocess with
 OMP_NUM_THREADS / OPENBLAS_NUM_THREADS / MKL_NUM_THREADS set before numpy
 loads its BLAS (PyTorch gets `torch.set_num_threads`, the kernel pool
-RELAY_NUM_THREADS). `--no-opt` adds the unoptimised plan (`relay run
+RELAY_NUM_THREADS). `--clock cpu` times by the CPU time of the process
+(every thread's, so an idle-spinning thread pool counts) instead of the
+elapsed time: steadier on a busy machine. `--no-opt` adds the unoptimised plan (`relay run
 --no-opt`); `--kernels` adds the time spent inside the registry's kernels
 and the interpretive overhead of the evaluator over them (target <= 5 %;
 the optimised plan's in-place steps are not registry kernels, so they count
@@ -75,7 +77,7 @@ class Timer:
         if op is None:
             return None
         timer = self
-        clock = time.perf_counter
+        clock = CLOCK[0]
 
         class Timed:
             def __init__(self) -> None:
@@ -96,11 +98,16 @@ class Timer:
         return Timed()
 
 
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+CLOCK = [time.perf_counter]  # the clock of `timed` (`--clock`)
+
+
 def timed(fn: Any) -> float:
     gc.collect()
-    start = time.perf_counter()
+    clock = CLOCK[0]
+    start = clock()
     fn()
-    return time.perf_counter() - start
+    return clock() - start
 
 
 def prepare(
@@ -271,8 +278,15 @@ def main() -> None:
     parser.add_argument("--model", action="append", choices=sorted(MODELS), help="a model (default: all)")
     parser.add_argument("--no-opt", action="store_true", help="also time the unoptimised plan")
     parser.add_argument("--kernels", action="store_true", help="also time the kernels alone (interpretive overhead)")
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="wall",
+        help="wall: elapsed time; cpu: CPU time of the process (all its threads; steadier on a busy machine)",
+    )
     parser.add_argument("--worker", type=int, default=0, help=argparse.SUPPRESS)
     options = parser.parse_args()
+    CLOCK[0] = CLOCKS[options.clock]
     options.model = options.model or list(MODELS)
     if options.worker:
         worker(options)
@@ -282,13 +296,17 @@ def main() -> None:
         print(f"the corpus is not at {CORPUS}: {', '.join(missing)} missing")
         return
     counts = [int(t) for t in options.threads.split(",") if t.strip()]
-    print(f"corpus: {CORPUS}; {os.cpu_count()} cores; best and median of up to {options.repeat} interleaved runs")
+    print(
+        f"corpus: {CORPUS}; {os.cpu_count()} cores; best and median of up to {options.repeat} interleaved runs; "
+        f"{options.clock} time"
+    )
     records: list[dict] = []
     for threads in counts:
         env = dict(os.environ)
         for var in THREAD_VARS:
             env[var] = str(threads)
         cmd = [sys.executable, __file__, "--worker", str(threads), "--repeat", str(options.repeat)]
+        cmd += ["--clock", options.clock]
         for m in options.model:
             cmd += ["--model", m]
         if options.no_opt:

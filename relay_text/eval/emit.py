@@ -312,6 +312,10 @@ class FunctionEmitter:
             inplace = self.inplace_call(node) if c.optimizer is not None else None
             if inplace is not None:
                 ident, fn, into, key = inplace
+                from .inplace import fuse_softmax
+
+                if fuse_softmax(self, node, key, target, block):
+                    return
                 if not self.chain(node, fn, into, key, args, target, block):
                     block.line(f"{target} = {ident}({joined})", node)
                     if getattr(fn, "fusable", False):
@@ -443,7 +447,9 @@ class FunctionEmitter:
         from . import inplace
 
         target = self.resolve(arg)
-        if type(target) is not Call or type(target.op) is not Op or not inplace.fresh(target.op.name):
+        if type(target) is not Call or type(target.op) is not Op:
+            return False
+        if not inplace.fresh(target.op.name) and not self.dead_view(target):
             return False
         pending = self.readers.get(target)
         if pending is None or pending != {node}:
@@ -456,6 +462,20 @@ class FunctionEmitter:
             return False
         found = type_of(target)
         return isinstance(found, TensorType) and found == ty and all(type(d) is int for d in ty.shape)
+
+    def dead_view(self, node: Call) -> bool:
+        """Whether `node` reshapes (a view, or a copy) a fresh tensor that it
+        alone reads: its buffer is then the reshape's own."""
+        from ..ops import registry
+        from .inplace import fresh
+
+        op = node.op
+        if not isinstance(op, Op) or len(node.args) != 1 or not registry.properties(op.name).reshape:
+            return False
+        base = self.resolve(node.args[0])
+        if type(base) is not Call or type(base.op) is not Op or not fresh(base.op.name):
+            return False
+        return self.all_readers.get(base) == frozenset({node})
 
     def check_shape(self, value: Expr, declared: Any, what: str, node: Expr, block: Block) -> None:
         """Where a value whose type has `?` dimensions meets a declared type with

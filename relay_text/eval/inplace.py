@@ -109,10 +109,15 @@ class InPlace:
         """The step's operands from the call's arguments other than the buffer."""
         return self.prepare(others) if self.prepare is not None else others
 
-    def __call__(self, *args: Any) -> Any:
+    def bind(self, *args: Any) -> tuple[Any, Callable[..., None], KernelArgs]:
+        """(the buffer, the step, its operands) of a call with `args`."""
         into = self.into
         others = args[:into] + args[into + 1 :]
-        return apply(self.step, _writable(args[into]), *self.operands(others))
+        return _writable(args[into]), self.step, self.operands(others)
+
+    def __call__(self, *args: Any) -> Any:
+        buffer, step, operands = self.bind(*args)
+        return apply(step, buffer, *operands)
 
 
 class Chain:
@@ -126,7 +131,8 @@ class Chain:
     def __init__(self, parts: list[InPlace]) -> None:
         self.parts = parts
 
-    def __call__(self, *args: Any) -> Any:
+    def bind(self, *args: Any) -> tuple[Any, Callable[..., None], KernelArgs]:
+        """(the buffer, one step doing every part's, their operands) of a call with `args`."""
         first = self.parts[0]
         n = first.nargs
         into = first.into
@@ -148,6 +154,10 @@ class Chain:
                 step(o, *ops[i : i + c])
                 i += c
 
+        return buffer, fused, tuple(operands)
+
+    def __call__(self, *args: Any) -> Any:
+        buffer, fused, operands = self.bind(*args)
         return apply(fused, buffer, *operands, blocked=True)
 
 
@@ -258,6 +268,107 @@ def softmax(log: bool) -> Callable[[Any], Any]:
         return e / np.sum(e, axis=-1, keepdims=True)
 
     return run
+
+
+class RowsAfter:
+    """A (log) softmax over the last axis of the buffer an elementwise chain
+    (an `InPlace` or a `Chain`) just wrote, perhaps reshaped keeping the
+    last axis (`dense -> add bias -> reshape -> log_softmax`): the chain's
+    steps run on each block of rows right before the softmax's passes, so
+    the buffer is read from memory once instead of twice. Operands that are
+    not rows (a per-channel scale), a small or non-contiguous buffer: the
+    chain, then the softmax, as unfused."""
+
+    fusable = False
+    __name__ = "rows_softmax"
+
+    def __init__(self, first: InPlace | Chain, log: bool, shape: tuple[int, ...]) -> None:
+        self.first = first
+        self.log = log
+        self.shape = shape
+        self.after = softmax(log)
+
+    def __call__(self, *args: Any) -> Any:
+        from ..ops.nn.nn import softmax_rows
+
+        buffer, step, operands = self.first.bind(*args)
+        width = self.shape[-1]
+        rows = _row_operands(operands, width)
+        if rows is not None and buffer.flags.c_contiguous and buffer.size:
+            flat = buffer.reshape(-1, width)
+            if softmax_rows(flat, -1, flat, self.log, lambda block: step(block, *rows)) is not None:
+                return buffer.reshape(self.shape)
+        apply(step, buffer, *operands, blocked=isinstance(self.first, Chain))
+        return self.after(buffer.reshape(self.shape))
+
+
+def _row_operands(operands: KernelArgs, width: int) -> list[Any] | None:
+    """The operands as rows of `width` (scalars, or tensors varying along
+    the last axis only), or None."""
+    out = []
+    for o in operands:
+        if isinstance(o, np.ndarray) and o.ndim > 0:
+            if o.shape[-1] not in (1, width) or any(d != 1 for d in o.shape[:-1]):
+                return None
+            o = o.reshape(o.shape[-1])
+        out.append(o)
+    return out
+
+
+def fuse_softmax(emitter: Any, node: Any, key: tuple[Any, ...], target: str, block: Any) -> bool:
+    """Emit an in-place softmax `node` (`key` from `inplace_call`) together
+    with the in-place call emitted just before it, whose buffer it reads
+    (directly or through a reshape keeping the last axis, see
+    `FunctionEmitter.dead_view`), as one `RowsAfter` call; False where the
+    plan does not have that shape. `emitter` is the `FunctionEmitter`."""
+    from ..ir.expr import Call
+    from ..ir.ty import TensorType
+
+    last = emitter.last_inplace
+    if key[0] not in ("nn.softmax", "nn.log_softmax") or last is None:
+        return False
+    home, index, prev, keys, parts, texts, names = last
+    arg = emitter.resolve(node.args[0])
+    if home is not block or arg is None:
+        return False
+    view = None
+    if arg is not prev:
+        if type(arg) is not Call or len(arg.args) != 1 or emitter.resolve(arg.args[0]) is not prev:
+            return False
+        before, after = emitter.c.type_of(prev), emitter.c.type_of(arg)
+        if not (isinstance(before, TensorType) and isinstance(after, TensorType)):
+            return False
+        if not (isinstance(before.shape, tuple) and isinstance(after.shape, tuple) and before.shape and after.shape):
+            return False
+        if before.shape[-1] != after.shape[-1] or not emitter.dead_view(arg):
+            return False
+        view = arg
+    at = None
+    for j in range(index + 1, len(block.items)):
+        item = block.items[j]
+        if isinstance(item, tuple) and item[0].startswith("del "):
+            continue
+        if view is None or at is not None or not isinstance(item, tuple) or item[1] is not view:
+            return False
+        at = j
+    if view is not None and at is None:
+        return False
+    result = emitter.c.type_of(node)
+    if not isinstance(result, TensorType) or not isinstance(result.shape, tuple):
+        return False
+    shape = tuple(result.shape)
+    first = parts[0] if len(parts) == 1 else Chain(parts)
+    fused = ("rows", key[0], *keys, shape)
+    ident = emitter.c.inplace_names.get(fused)
+    if ident is None:
+        ident = emitter.c.inplace_names[fused] = emitter.c.fresh("I")
+        emitter.c.ns[ident] = RowsAfter(first, key[0] == "nn.log_softmax", shape)
+    # every name of the chain (and the reshape) stays bound: each is released after its reader
+    block.items[index] = (f"{target} = {ident}({', '.join(texts)})" + "".join(f"; {n} = {target}" for n in names), node)
+    if at is not None:
+        block.items[at] = (f"{emitter.c.ref(view)} = {target}", view)
+    emitter.last_inplace = None
+    return True
 
 
 def power(exponent: float) -> InPlace | None:

@@ -202,12 +202,12 @@ def conv2d_nchw(x: Any, w: Any, strides: Shape, pads: Shape, dilation: Shape, gr
             rows = min(block, oh - top)
             cols = np.empty((c, kh, kw, rows, ow), dtype=dtype)
             parallel_copy(cols, windows[image, :, :, :, top : top + rows])
-            if groups == 1:
-                part = np.matmul(wm, cols.reshape(c * kh * kw, rows * ow))
+            if groups == 1 and rows == oh:  # the product straight into the result
+                np.matmul(wm, cols.reshape(c * kh * kw, rows * ow), out=out[image].reshape(o, rows * ow))
             else:
-                part = np.matmul(wm, cols.reshape(groups, ipg * kh * kw, rows * ow))
-            out[image, :, top : top + rows] = part.reshape(o, rows, ow)
-            del cols, part
+                shape = (c * kh * kw, rows * ow) if groups == 1 else (groups, ipg * kh * kw, rows * ow)
+                out[image, :, top : top + rows] = np.matmul(wm, cols.reshape(shape)).reshape(o, rows, ow)
+            del cols
     return out
 
 
@@ -240,7 +240,15 @@ def _depthwise(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, dilat
         n * c * m * (hq + 1) * sh * wq * sw, np.dtype(dtype).itemsize, "the padded input of a convolution"
     )
     if sh == 1 and sw == 1:
-        grid = np.zeros((n, c, hq + 1, wq), dtype=dtype)
+        # only the border is zeroed: the image is written once
+        grid = np.empty((n, c, hq + 1, wq), dtype=dtype)
+        for border in (
+            grid[:, :, :pt],
+            grid[:, :, pt + h :],
+            grid[:, :, pt : pt + h, :pl],
+            grid[:, :, pt : pt + h, pl + wd :],
+        ):
+            border.fill(0)
         grid[:, :, pt : pt + h, pl : pl + wd] = x
         flat = grid.reshape(n, c, 1, 1, (hq + 1) * wq)
     else:
@@ -266,9 +274,20 @@ def _depthwise(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, dilat
             b, q = divmod(j * dw, sw)[::-1]
             shifts.append((a, b, r * wq + q))
     taps = len(shifts)
-    block = max(1, min(o, (1 << 16) // max(1, length * taps)))
+    block = max(1, min(o, (1 << 17) // max(1, length * taps)))  # 512 KB of taps
     weights = taps_w.reshape(o, 1, taps)
     itemsize = flat.itemsize
+    # stride 1: all taps of an image as one view, made once (`as_strided` costs more than a small block's copy)
+    views = [
+        np.lib.stride_tricks.as_strided(
+            flat[img, :, 0, 0],
+            shape=(o, kh, kw, length),
+            strides=(flat.strides[1], dh * wq * itemsize, dw * itemsize, itemsize),
+            writeable=False,
+        )
+        for img in range(n)
+        if sh == 1 and sw == 1
+    ]
 
     def channels(lo: int, hi: int) -> None:
         # per block of channels: its taps side by side (a small im2col that
@@ -279,15 +298,8 @@ def _depthwise(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, dilat
             for c0 in range(lo, hi, block):
                 c1 = min(hi, c0 + block)
                 part = cols[: c1 - c0]
-                if sh == 1 and sw == 1:
-                    src = flat[img, c0:c1, 0, 0]
-                    view = np.lib.stride_tricks.as_strided(
-                        src,
-                        shape=(c1 - c0, kh, kw, length),
-                        strides=(src.strides[0], dh * wq * itemsize, dw * itemsize, itemsize),
-                        writeable=False,
-                    )
-                    np.copyto(part.reshape(c1 - c0, kh, kw, length), view)
+                if views:
+                    np.copyto(part.reshape(c1 - c0, kh, kw, length), views[img][c0:c1])
                 else:
                     for k, (a, b, off) in enumerate(shifts):
                         np.copyto(part[:, k], flat[img, c0:c1, a, b, off : off + length])

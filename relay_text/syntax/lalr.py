@@ -95,25 +95,34 @@ class Driver:
         return self.grammar.accessing
 
     def parse(self, tokens: Iterable[Any], text_length: int) -> Any:
+        # The hot loop: the top state is kept in `state` and rows are read
+        # from a plain dict (the `_States` mapping builds them on a miss).
         states = self.states
+        rows: dict[Any, dict[str, Entry]] = dict(states)
         builder = self.builder
-        state_stack = [self.start_state]
+        state = self.start_state
+        state_stack = [state]
         value_stack: list[Any] = []
         push_state = state_stack.append
         push_value = value_stack.append
         for tok in tokens:
             kind = tok.type
             while True:
-                action = states[state_stack[-1]].get(kind)
+                try:
+                    row = rows[state]
+                except KeyError:
+                    row = rows[state] = states[state]
+                action = row.get(kind)
                 if action is None:
-                    raise UnexpectedToken(tok, self.expected(state_stack[-1]), list(state_stack))
+                    raise UnexpectedToken(tok, self.expected(state), list(state_stack))
                 size = action[0]
                 if size is None:
-                    push_state(action[1])
+                    state = action[1]
+                    push_state(state)
                     push_value(tok)
                     break
                 if size < 0:  # a unit rule passing its one child on: only the state changes
-                    state_stack[-1] = states[state_stack[-2]][action[1]][1]
+                    state = state_stack[-1] = states[state_stack[-2]][action[1]][1]
                     continue
                 if size:
                     children = value_stack[-size:]
@@ -122,7 +131,8 @@ class Driver:
                 else:
                     children = []
                 push_value(action[2](builder, children))
-                push_state(states[state_stack[-1]][action[1]][1])
+                state = states[state_stack[-1]][action[1]][1]
+                push_state(state)
         end = EndToken(text_length)
         end_state = self.end_state
         while True:

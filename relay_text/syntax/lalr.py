@@ -65,6 +65,9 @@ class Grammar:
         # hundred of the states, and a command starts faster.
         self.states = _States(tables["states"], tables["rules"], builder_class)
         self._accessing: dict[Any, str] | None = None
+        # (state below, top state, lookahead) -> the top state after a chain
+        # of unit reductions (`Driver._after_units`), filled as parses meet them
+        self.units: dict[tuple[Any, Any, str], Any] = {}
 
     @property
     def accessing(self) -> dict[Any, str]:
@@ -100,6 +103,7 @@ class Driver:
         states = self.states
         rows: dict[Any, dict[str, Entry]] = dict(states)
         builder = self.builder
+        units = self.grammar.units
         state = self.start_state
         state_stack = [state]
         value_stack: list[Any] = []
@@ -121,8 +125,12 @@ class Driver:
                     push_state(state)
                     push_value(tok)
                     break
-                if size < 0:  # a unit rule passing its one child on: only the state changes
-                    state = state_stack[-1] = states[state_stack[-2]][action[1]][1]
+                if size < 0:  # unit rules passing their one child on: only the top state changes
+                    key = (state_stack[-2], state, kind)
+                    top = units.get(key)
+                    if top is None:
+                        top = units[key] = self._after_units(key, action)
+                    state = state_stack[-1] = top
                     continue
                 if size:
                     children = value_stack[-size:]
@@ -154,6 +162,20 @@ class Driver:
             push_state(states[state_stack[-1]][action[1]][1])
             if state_stack[-1] == end_state:
                 return value_stack[-1]
+
+    def _after_units(self, key: tuple[Any, Any, str], action: Entry) -> Any:
+        """The top state after the unit reductions that start with `action`
+        in the top state `key[1]` above `key[0]` on the lookahead `key[2]`
+        (a chain `expr -> or_expr -> ... -> atom`: each changes the top state
+        only, so the state below and the lookahead decide where it ends)."""
+        states = self.states
+        below, _, kind = key
+        top = states[below][action[1]][1]
+        while True:
+            following = states[top].get(kind)
+            if following is None or following[0] is None or following[0] >= 0:
+                return top
+            top = states[below][following[1]][1]
 
     def expected(self, state: Any) -> set[str]:
         return {symbol for symbol in self.states[state] if symbol.isupper() or symbol == "$END"}

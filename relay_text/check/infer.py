@@ -405,6 +405,7 @@ class Checker(ExprFunctor[Any]):
         types: dict[Expr, Any] = {}
         open_types: list[tuple[Expr, Any]] = []  # nodes whose type still has unknowns
         resolver = Resolver()
+        signatures: dict[tuple[Any, ...], FuncType] = {}  # see `_op_type`
         for node, t in self.memo.items():
             cls = type(node)
             if cls is GlobalVar:
@@ -416,7 +417,9 @@ class Checker(ExprFunctor[Any]):
             elif cls is Op:
                 sig = op_types.get(node)  # type: ignore[call-overload]
                 if sig is not None:
-                    types[node] = FuncType(tuple(resolver.resolve(a) for a in sig[0]), resolver.resolve(sig[1]))
+                    types[node] = _op_type(
+                        signatures, tuple(resolver.resolve(a) for a in sig[0]), resolver.resolve(sig[1])
+                    )
             elif t is not None:
                 rt = resolver.resolve(t)
                 types[node] = rt
@@ -437,6 +440,23 @@ class Checker(ExprFunctor[Any]):
             type_data=st.type_data,
             functions={gv.name: f for gv, f in st.module.functions.items()},
         )
+
+
+def _op_type(signatures: dict[tuple[Any, ...], FuncType], args: tuple[Any, ...], ret: Any) -> FuncType:
+    """The function type of an operator node. A model calls an operator on
+    the same tensor types thousands of times: equal signatures of known
+    tensors without spans share one `FuncType` (types are immutable)."""
+    for t in (*args, ret):
+        if type(t) is not TensorType or t.span is not None or type(t.dtype) is not str or type(t.shape) is not tuple:
+            return FuncType(args, ret)
+        for d in t.shape:  # (a shape of int dimensions: hashable, and equal only when the same)
+            if type(d) is not int:
+                return FuncType(args, ret)
+    key = (args, ret)
+    found = signatures.get(key)
+    if found is None:
+        found = signatures[key] = FuncType(args, ret)
+    return found
 
 
 def _is_number_text(text: str) -> bool:

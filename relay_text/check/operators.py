@@ -55,6 +55,7 @@ class Operators:
         self.attrs_not_found: dict[str, list[Call]] = {}  # op name -> calls whose metadata attributes are absent
         self.renamed_ops: dict[str, list[Call]] = {}  # old operator names used: one warning each
         self.old_forms: dict[str, list[Call]] = {}  # calls in an older form of a current name: one warning each
+        self._result_texts: dict[str, str] = {}  # see `_result_text`
 
     def call(self, node: Call, op: Op) -> Any:
         st = self.state
@@ -91,12 +92,20 @@ class Operators:
             self._attribute_error(node, opdef, problem)
         if problems:
             return ERROR
-        out = st.fresh(origin=st.origin("result", node.span, messages.result_of(messages.quoted(op.name))))
+        out = st.fresh(origin=st.origin("result", node.span, self._result_text(op.name)))
         self.op_types[op] = (arg_types, out)
         shown = node.infix or op.name
         site = Site(node, node.span, messages.quoted(shown), st.owner, shown)
         st.solver.add(Constraint(opdef.relation, op.name, arg_types, out, attrs, site, st.level))
         return out
+
+    def _result_text(self, name: str) -> str:
+        """ "the result of `name`", one string per operator name (a model
+        calls the same operators thousands of times)."""
+        text = self._result_texts.get(name)
+        if text is None:
+            text = self._result_texts[name] = messages.result_of(messages.quoted(name))
+        return text
 
     def report_per_operator(self) -> None:
         """Problems reported once per operator name rather than once per call

@@ -29,6 +29,7 @@ from ..ops.relations import OUT
 from . import dims, operator_messages
 from .types import ERROR, Hole, find, holes, resolve
 from .constraint import Constraint, RelationError, Site, _GiveUp
+from .relation_memo import known_result, relation_key
 from .unify import Unifier, UnifyError
 
 
@@ -43,6 +44,7 @@ class Solver:
         self.running = False
         self.level = 0  # the generalization level new constraints get
         self.runs = 0
+        self.results: dict[tuple[Any, ...], Any] = {}  # what relations gave for known inputs (`relation_memo`)
         # The ADT a name denotes where the program is checked (the file's own, else the Prelude's).
         self.adt_named: Callable[[str], Any] = lambda name: None
         # Where the unification under way comes from (a span, or a function
@@ -161,11 +163,22 @@ class Solver:
 
     def _run(self, c: Constraint) -> None:
         self.runs += 1
+        key = relation_key(c) if c.fn is not _dim_equation else None
+        if key is not None:
+            known = self.results.get(key)
+            if known is not None:  # (see relation_memo)
+                self.unifier.unify(c.out, known)
+                c.done = True
+                return
         saved = self.site
         self.site = (c.site.span, c.site.owner)
         try:
             if c.fn(Rel(self, c)):
                 c.done = True
+                if key is not None:
+                    result = resolve(c.out)
+                    if known_result(result):
+                        self.results[key] = result
         except _GiveUp:
             c.done = True
             self._poison(c)

@@ -65,6 +65,9 @@ class Grammar:
         # hundred of the states, and a command starts faster.
         self.states = _States(tables["states"], tables["rules"], builder_class)
         self._accessing: dict[Any, str] | None = None
+        # (state below, top state, lookahead) -> the top state after a chain
+        # of unit reductions (`Driver._after_units`), filled as parses meet them
+        self.units: dict[tuple[Any, Any, str], Any] = {}
 
     @property
     def accessing(self) -> dict[Any, str]:
@@ -95,25 +98,39 @@ class Driver:
         return self.grammar.accessing
 
     def parse(self, tokens: Iterable[Any], text_length: int) -> Any:
+        # The hot loop: the top state is kept in `state` and rows are read
+        # from a plain dict (the `_States` mapping builds them on a miss).
         states = self.states
+        rows: dict[Any, dict[str, Entry]] = dict(states)
         builder = self.builder
-        state_stack = [self.start_state]
+        units = self.grammar.units
+        state = self.start_state
+        state_stack = [state]
         value_stack: list[Any] = []
         push_state = state_stack.append
         push_value = value_stack.append
         for tok in tokens:
             kind = tok.type
             while True:
-                action = states[state_stack[-1]].get(kind)
+                try:
+                    row = rows[state]
+                except KeyError:
+                    row = rows[state] = states[state]
+                action = row.get(kind)
                 if action is None:
-                    raise UnexpectedToken(tok, self.expected(state_stack[-1]), list(state_stack))
+                    raise UnexpectedToken(tok, self.expected(state), list(state_stack))
                 size = action[0]
                 if size is None:
-                    push_state(action[1])
+                    state = action[1]
+                    push_state(state)
                     push_value(tok)
                     break
-                if size < 0:  # a unit rule passing its one child on: only the state changes
-                    state_stack[-1] = states[state_stack[-2]][action[1]][1]
+                if size < 0:  # unit rules passing their one child on: only the top state changes
+                    key = (state_stack[-2], state, kind)
+                    top = units.get(key)
+                    if top is None:
+                        top = units[key] = self._after_units(key, action)
+                    state = state_stack[-1] = top
                     continue
                 if size:
                     children = value_stack[-size:]
@@ -122,7 +139,8 @@ class Driver:
                 else:
                     children = []
                 push_value(action[2](builder, children))
-                push_state(states[state_stack[-1]][action[1]][1])
+                state = states[state_stack[-1]][action[1]][1]
+                push_state(state)
         end = EndToken(text_length)
         end_state = self.end_state
         while True:
@@ -144,6 +162,20 @@ class Driver:
             push_state(states[state_stack[-1]][action[1]][1])
             if state_stack[-1] == end_state:
                 return value_stack[-1]
+
+    def _after_units(self, key: tuple[Any, Any, str], action: Entry) -> Any:
+        """The top state after the unit reductions that start with `action`
+        in the top state `key[1]` above `key[0]` on the lookahead `key[2]`
+        (a chain `expr -> or_expr -> ... -> atom`: each changes the top state
+        only, so the state below and the lookahead decide where it ends)."""
+        states = self.states
+        below, _, kind = key
+        top = states[below][action[1]][1]
+        while True:
+            following = states[top].get(kind)
+            if following is None or following[0] is None or following[0] >= 0:
+                return top
+            top = states[below][following[1]][1]
 
     def expected(self, state: Any) -> set[str]:
         return {symbol for symbol in self.states[state] if symbol.isupper() or symbol == "$END"}

@@ -339,7 +339,7 @@ class Tokens:
             return "FLOAT"
         # (the lookahead skips comments: a comment between tokens never changes their meaning)
         if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(
-            text, skip_trivia(text, end)
+            text, end if text[end : end + 1] not in _TRIVIA_STARTS else skip_trivia(text, end)
         ):
             return "ATTR_KEY"
         if value == "where":
@@ -516,6 +516,9 @@ def _glued(text: str, a: int, b: int) -> bool:
     return a == b
 
 
+# The characters blanks and comments begin with (and "", the end of the
+# text): where none stands, `skip_trivia` has nothing to skip.
+_TRIVIA_STARTS = frozenset({"", " ", "\t", "\r", "\n", "\f", "/", "#"})
 _TRIVIA = re.compile(r"(?:[ \t\r\n\f]+|//[^\r\n]*|\#(?!\[)[^\r\n]*)*")
 
 

@@ -81,11 +81,21 @@ def render_module(
         names = printer.names
         names.reset()
         text = layout(printer.module(module, header, deferred=True), width, names)
-        if names.changed:
+        changed = names.changed
+        _let_go(printer)
+        if changed:
             if comments is not None and kept is not None:
                 comments.by_key = kept
             return render_whole(module, dialect, width, comments, header, bind_operands)
         return Printed(names.patch(text), names.comments_seen)
+
+
+def _let_go(printer: Printer) -> None:
+    """Drop what the printer holds (its names, plans, the comments and
+    positions it reads): it refers to itself through bound methods, so
+    without this its tables would wait for a collection pass, and the
+    collector is paused while a file is formatted."""
+    vars(printer).clear()
 
 
 def render_whole(
@@ -103,7 +113,9 @@ def render_whole(
     printer = _printer(module, dialect, own, width, comments, bind_operands)
     with no_gc():
         text = _layout(printer, printer.module(module, header))
-    return Printed(text, printer.names.comments_seen)
+    seen = printer.names.comments_seen
+    _let_go(printer)
+    return Printed(text, seen)
 
 
 def _printer(

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from relay_text import formatter
+from relay_text.formatter import UnsafeFormat, format_source
 from relay_text.ir.expr import Call, Constant, Function, GlobalVar, Let, Op, Var
 from relay_text.ir.module import Module
 from relay_text.ir.span import Source
@@ -78,3 +80,47 @@ def test_a_renamed_binder_prints_the_whole_file_again() -> None:
     streamed, whole = _both(module, DOCS, 100, False)
     assert streamed == whole
     assert streamed[0] == ("def @f(%x) {\n  let %x_1 = 2;\n  multiply(add(%x, 1), %x_1)\n}\n\ndef @g(%a) {\n  %a\n}\n")
+
+
+def _formatted(path: Path) -> tuple[object, ...]:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        result = format_source(Source(str(path), text))
+    except UnsafeFormat as exc:
+        return ("unsafe", exc.reason, exc.output)
+    return (result.text, [str(d) for d in result.diagnostics], result.comment_order)
+
+
+@pytest.mark.parametrize("group", ["samples", "corpus", "tests"])
+def test_big_inputs_are_formatted_as_small_ones(group: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From `_RELEASE_ABOVE` bytes on, the input's node positions are let go
+    before the output is read back (and the input read again when the
+    comments need a coarser placement): the same outcome as for a small input."""
+    paths = [p for p in _programs() if group in p.parts or (group == "corpus" and CORPUS in p.parents)]
+    paths = [p for p in paths if not (group == "tests" and SAMPLES in p.parents)]
+    assert paths
+    small = [_formatted(p) for p in paths]
+    monkeypatch.setattr(formatter, "_RELEASE_ABOVE", 0)
+    big = [_formatted(p) for p in paths]
+    assert [p.name for p, a, b in zip(paths, small, big, strict=True) if a != b] == []
+
+
+# Comments whose places do not survive a second pass: the safe mode moves
+# them before the definition (a coarser placement, which reads a big input again)
+UNSTABLE = "def @main(%a : Tensor[(1\n// c3\n, 1), float32]\n\n// c4\n\n, %b : float32) {\n  %a\n}\n"
+
+
+def test_a_big_input_is_read_again_for_a_coarser_placement(monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = "// c3\n\n// c4\ndef @main(%a : Tensor[(1, 1), float32], %b : float32) {\n  %a\n}\n"
+    assert format_source(Source("t.rly", UNSTABLE)).text == expected
+    monkeypatch.setattr(formatter, "_RELEASE_ABOVE", 0)
+    reread = formatter._reread
+    calls: list[str] = []
+
+    def counted(source: Source, env: object) -> object:
+        calls.append(source.name)
+        return reread(source, env)
+
+    monkeypatch.setattr(formatter, "_reread", counted)
+    assert format_source(Source("t.rly", UNSTABLE)).text == expected
+    assert calls == ["t.rly"]

@@ -13,7 +13,7 @@ from .dialects import GLOBAL_NAME, IDENT, check_name
 from .expressions import Expressions
 from .layout import HARDLINE, Deferred, Doc, Lazy, Nest, Verbatim
 from .naming import RESET
-from .sharing import Plan
+from .sharing import Plan, var_names
 from .state import LEAVES, Block, in_order
 
 
@@ -27,14 +27,15 @@ class Printer(Expressions):
         out: the document of the whole file is never held at once."""
         names = {v.name for v in module.free_vars}
         plans: dict[Expr, Plan] = {}
-        for g in module.order:
-            if g in module.functions:
-                func = module.functions[g]
-                plan = plans[func] = Plan(func, self.tvm, self.comments, self.written, self.keep_form)
-                names |= plan.var_names
+        roots = [module.functions[g] for g in module.order if g in module.functions]
         if module.expr is not None:
-            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments, self.written, self.keep_form)
-            names |= plan.var_names
+            roots.append(module.expr)
+        for root in roots:
+            if deferred:  # each plan is made when its definition is printed
+                names |= var_names(root)
+            else:
+                plan = plans[root] = Plan(root, self.tvm, self.comments, self.written, self.keep_form)
+                names |= plan.var_names
         self.names.learn(names)
         self.plans = plans
         items: list[tuple[int, int, str, Any]] = []

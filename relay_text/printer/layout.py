@@ -196,8 +196,14 @@ class _NoResolver:
         return None
 
 
-def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
-    """Lay `doc` out in `width` columns and return the text."""
+def layout(
+    doc: Doc, width: int = 100, resolver: Resolver | None = None, settle: Callable[[str], str] | None = None
+) -> str:
+    """Lay `doc` out in `width` columns and return the text.
+
+    `settle`, if given, is applied to each piece of the text written before
+    a `Deferred` (and to the rest at the end): the resolver's last word on
+    it (names of temporaries known only once their statement ended)."""
     res = resolver if resolver is not None else _NoResolver()
     out: list[str] = []
     done: list[str] = []  # pieces of text already joined (see `Deferred`)
@@ -293,12 +299,14 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
             res.mark(d)
         elif t is Deferred:
             if len(out) > 1 and out[-1] == "\n":  # the text so far in one piece (a line just ended)
-                done.append("".join(out[:-1]))
+                piece = "".join(out[:-1])
+                done.append(settle(piece) if settle is not None else piece)
                 out[:] = ["\n"]
             push((indent, flat, d.take()))
         else:
             raise TypeError(f"not a document: {d!r}")
-    done.append("".join(out))
+    piece = "".join(out)
+    done.append(settle(piece) if settle is not None else piece)
     return "".join(done)
 
 

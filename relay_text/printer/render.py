@@ -80,14 +80,14 @@ def render_module(
         printer = _printer(module, dialect, own, width, comments, bind_operands)
         names = printer.names
         names.reset()
-        text = layout(printer.module(module, header, deferred=True), width, names)
+        text = layout(printer.module(module, header, deferred=True), width, names, names.settle)
         changed = names.changed
         _let_go(printer)
         if changed:
             if comments is not None and kept is not None:
                 comments.by_key = kept
             return render_whole(module, dialect, width, comments, header, bind_operands)
-        return Printed(names.patch(text), names.comments_seen)
+        return Printed(names.patch(text) if names.unsettled else text, names.comments_seen)
 
 
 def _let_go(printer: Printer) -> None:

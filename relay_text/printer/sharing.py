@@ -137,6 +137,29 @@ class _Uses(ExprVisitor):
             self._compound(node)
 
 
+class _VarNames(ExprVisitor):
+    """The variable names `Plan.var_names` gathers, without the plan."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_var(self, node: Var) -> None:
+        self.names.add(node.name)
+
+    def visit_match(self, node: Match) -> None:
+        for clause in node.clauses:
+            for v in pattern_vars(clause.pattern):
+                self.names.add(v.name)
+
+
+def var_names(root: Expr) -> set[str]:
+    """Every variable name of `root` (binders, uses, pattern variables)."""
+    walk = _VarNames()
+    walk.visit(root)
+    return walk.names
+
+
 def lca(a: Scope, b: Scope) -> Scope:
     while a.depth > b.depth:
         a = a.parent  # type: ignore[assignment]

@@ -27,7 +27,7 @@ class Printer(Expressions):
         out: the document of the whole file is never held at once."""
         names = {v.name for v in module.free_vars}
         plans: dict[Expr, Plan] = {}
-        roots = [module.functions[g] for g in module.order if g in module.functions]
+        roots: list[Expr] = [module.functions[g] for g in module.order if g in module.functions]
         if module.expr is not None:
             roots.append(module.expr)
         for root in roots:

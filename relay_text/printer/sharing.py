@@ -37,6 +37,7 @@ from typing import Any
 from ..ir.expr import Constant, Constructor, Expr, GlobalVar, Let, Match, Op, Var
 from ..ir.pattern import pattern_vars
 from ..ir.schema import (  # edge roles, from the one description of the nodes
+    CHILDREN,
     OPERAND,
     TAIL,
     edges,
@@ -137,27 +138,27 @@ class _Uses(ExprVisitor):
             self._compound(node)
 
 
-class _VarNames(ExprVisitor):
-    """The variable names `Plan.var_names` gathers, without the plan."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.names: set[str] = set()
-
-    def visit_var(self, node: Var) -> None:
-        self.names.add(node.name)
-
-    def visit_match(self, node: Match) -> None:
-        for clause in node.clauses:
-            for v in pattern_vars(clause.pattern):
-                self.names.add(v.name)
-
-
 def var_names(root: Expr) -> set[str]:
-    """Every variable name of `root` (binders, uses, pattern variables)."""
-    walk = _VarNames()
-    walk.visit(root)
-    return walk.names
+    """Every variable name of `root` (binders, uses, pattern variables): the
+    names `Plan.var_names` gathers, without the plan."""
+    names: set[str] = set()
+    seen: set[Expr] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        node_type = type(node)
+        if node_type is Var:
+            names.add(node.name)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        if node_type is Match:
+            for clause in node.clauses:
+                for v in pattern_vars(clause.pattern):
+                    names.add(v.name)
+        stack.extend(CHILDREN[node_type](node))
+    return names
 
 
 def lca(a: Scope, b: Scope) -> Scope:

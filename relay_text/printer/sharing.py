@@ -147,13 +147,13 @@ def var_names(root: Expr) -> set[str]:
     while stack:
         node = stack.pop()
         node_type = type(node)
-        if node_type is Var:
+        if isinstance(node, Var):
             names.add(node.name)
             continue
         if node in seen:
             continue
         seen.add(node)
-        if node_type is Match:
+        if isinstance(node, Match):
             for clause in node.clauses:
                 for v in pattern_vars(clause.pattern):
                     names.add(v.name)

@@ -26,7 +26,6 @@ located `unformattable` error rather than something silently dropped.
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterator
@@ -34,6 +33,7 @@ from collections.abc import Iterator
 from .diagnostics import Diagnostic, RelayError, codes
 from .ir.expr import Call, Constant, Expr, Function, Let, Match, Var
 from .ir.module import Module
+from .ir.positions import Positions
 from .ir.span import Source, Span
 from .ir.ty import FuncType, Kind, TensorType, TupleType, TypeCall, TypeVar
 
@@ -169,16 +169,24 @@ def _format_source(
         # `program` holds the input's program from here on, and may let it go
         program: Module | None = module
         again: Module | None = None
+        big = len(source.text) >= _RELEASE_ABOVE
+        if big:
+            # What the input is compared by is its program and its comments,
+            # not where its nodes were written (more than half of a parsed
+            # program's memory): that goes before the printed text is read,
+            # so that one whole program and the other's tree are held, not
+            # two whole programs (a coarser placement below reads the input
+            # again).
+            program = None
+            module.positions = Positions()
         try:
             again = _same_program(module, formatted, target, env)
-            del module, result
             # The fixed point needs only the printed program: the input's is
             # let go first, so that two programs are not held while the
-            # printed one is formatted again (a coarser placement below reads
-            # the input again).
-            if len(source.text) >= _RELEASE_ABOVE:
-                program = None
-                gc.collect()  # (a parsed program holds reference cycles)
+            # printed one is formatted again (a parsed program holds no
+            # reference cycle, nor does the printer once done: no collection
+            # pass is needed, which would cost ~0.1 s per MB).
+            del module, result
             _fixed_point(again, formatted, target, line_length, bind_operands)
         except UnsafeFormat as exc:
             again = None

@@ -3,6 +3,7 @@ data types, free variables, trailing expression and metadata section."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..ir.adt import TypeData
@@ -10,26 +11,31 @@ from ..ir.expr import Expr, Function, GlobalVar, Var
 from ..ir.module import Module
 from .dialects import GLOBAL_NAME, IDENT, check_name
 from .expressions import Expressions
-from .layout import HARDLINE, Doc, Lazy, Nest, Verbatim
+from .layout import HARDLINE, Deferred, Doc, Lazy, Nest, Verbatim
 from .naming import RESET
-from .sharing import Plan
+from .sharing import Plan, var_names
 from .state import LEAVES, Block, in_order
 
 
 class Printer(Expressions):
     """Prints a module (`module`) or an expression (`expr`) as a doc."""
 
-    def module(self, module: Module, header: str | None) -> Doc:
+    def module(self, module: Module, header: str | None, deferred: bool = False) -> Doc:
+        """The file's document. With `deferred`, the document of each
+        definition (free variable, data type, trailing expression) is built
+        when the layout reaches it, in the same order, and let go once laid
+        out: the document of the whole file is never held at once."""
         names = {v.name for v in module.free_vars}
         plans: dict[Expr, Plan] = {}
-        for g in module.order:
-            if g in module.functions:
-                func = module.functions[g]
-                plan = plans[func] = Plan(func, self.tvm, self.comments, self.written, self.keep_form)
-                names |= plan.var_names
+        roots: list[Expr] = [module.functions[g] for g in module.order if g in module.functions]
         if module.expr is not None:
-            plan = plans[module.expr] = Plan(module.expr, self.tvm, self.comments, self.written, self.keep_form)
-            names |= plan.var_names
+            roots.append(module.expr)
+        for root in roots:
+            if deferred:  # each plan is made when its definition is printed
+                names |= var_names(root)
+            else:
+                plan = plans[root] = Plan(root, self.tvm, self.comments, self.written, self.keep_form)
+                names |= plan.var_names
         self.names.learn(names)
         self.plans = plans
         items: list[tuple[int, int, str, Any]] = []
@@ -69,16 +75,12 @@ class Printer(Expressions):
                 if not (kind == "free_var" and previous == "free_var"):
                     parts.append(HARDLINE)
             previous = kind
-            if kind == "free_var":
-                parts.append(self._free_var(obj))
-            elif kind == "def":
-                parts.append(self._def(*obj))
-            else:
-                parts.append(self._type_data(obj))
+            parts.append(self._item(kind, obj) if not deferred else Deferred(partial(self._item, kind, obj)))
         if module.expr is not None:
             if previous is not None:
                 parts += [HARDLINE, HARDLINE]
-            parts.append(self._root_expr(module.expr))
+            expr = module.expr
+            parts.append(self._root_expr(expr) if not deferred else Deferred(lambda: self._root_expr(expr)))
             previous = "expr"
         if self.comments is not None and self.comments.eof:
             for i, note in enumerate(self.comments.eof):
@@ -99,6 +101,13 @@ class Printer(Expressions):
         if previous is not None:  # an empty file stays empty (or just its header)
             parts.append(HARDLINE)
         return parts
+
+    def _item(self, kind: str, obj: Any) -> Doc:
+        if kind == "free_var":
+            return self._free_var(obj)
+        if kind == "def":
+            return self._def(*obj)
+        return self._type_data(obj)
 
     def _free_var(self, var: Var) -> Doc:
         notes = self._take(var)

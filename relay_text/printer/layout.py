@@ -17,6 +17,9 @@ A document is one of:
     Verbatim(s)       text that may contain newlines (a block comment)
     Lazy(key)         text decided while laying out, by a `Resolver`
     Mark(kind, arg)   prints nothing; tells the `Resolver` where it stands
+    Deferred(build)   the document `build()` returns, built when the layout
+                      reaches it and let go once laid out (a file's
+                      definitions: one document at a time in memory)
 
 The layout is Wadler's algorithm as prettier implements it: a group is
 flat when its content, followed by the text up to the next possible line
@@ -33,7 +36,7 @@ and `resolver.width(lazy)` when it only measures.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeAlias
 
 MAX_INDENT = 64
@@ -105,7 +108,29 @@ class Mark:
         self.arg = arg
 
 
-Doc: TypeAlias = "str | list[Doc] | Group | Nest | Break | Verbatim | Lazy | Mark"
+class Deferred:
+    """A document built when it is needed, and handed out once: the layout
+    lets it go as it prints it. Built in document order (a look-ahead that
+    reaches it builds it early), so the builder may rely on the order."""
+
+    __slots__ = ("build", "doc")
+
+    def __init__(self, build: Callable[[], Doc]) -> None:
+        self.build: Callable[[], Doc] | None = build
+        self.doc: Doc | None = None
+
+    def peek(self) -> Doc:
+        if self.build is not None:
+            self.doc, self.build = self.build(), None
+        return self.doc if self.doc is not None else []
+
+    def take(self) -> Doc:
+        doc = self.peek()
+        self.doc = None
+        return doc
+
+
+Doc: TypeAlias = "str | list[Doc] | Group | Nest | Break | Verbatim | Lazy | Mark | Deferred"
 
 
 class Resolver(Protocol):
@@ -171,10 +196,17 @@ class _NoResolver:
         return None
 
 
-def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
-    """Lay `doc` out in `width` columns and return the text."""
+def layout(
+    doc: Doc, width: int = 100, resolver: Resolver | None = None, settle: Callable[[str], str] | None = None
+) -> str:
+    """Lay `doc` out in `width` columns and return the text.
+
+    `settle`, if given, is applied to each piece of the text written before
+    a `Deferred` (and to the rest at the end): the resolver's last word on
+    it (names of temporaries known only once their statement ended)."""
     res = resolver if resolver is not None else _NoResolver()
     out: list[str] = []
+    done: list[str] = []  # pieces of text already joined (see `Deferred`)
     write = out.append
     col = 0
     pending = -1  # indentation owed after a newline, written before the next text
@@ -265,9 +297,17 @@ def layout(doc: Doc, width: int = 100, resolver: Resolver | None = None) -> str:
                 need_newline = False
         elif t is Mark:
             res.mark(d)
+        elif t is Deferred:
+            if len(out) > 1 and out[-1] == "\n":  # the text so far in one piece (a line just ended)
+                piece = "".join(out[:-1])
+                done.append(settle(piece) if settle is not None else piece)
+                out[:] = ["\n"]
+            push((indent, flat, d.take()))
         else:
             raise TypeError(f"not a document: {d!r}")
-    return "".join(out)
+    piece = "".join(out)
+    done.append(settle(piece) if settle is not None else piece)
+    return "".join(done)
 
 
 def _newline(out: list[str]) -> None:
@@ -324,6 +364,8 @@ def _fits(doc: Doc, remaining: int, rest: list[tuple[int, bool, Any]], res: Reso
             if remaining < 0:
                 return None
             keep(d.text)
+        elif t is Deferred:
+            push(d.peek())
     # What follows, in its own mode, up to the next line break.
     index = len(rest)
     flat_todo: list[tuple[bool, Any]] = []
@@ -361,6 +403,8 @@ def _fits(doc: Doc, remaining: int, rest: list[tuple[int, bool, Any]], res: Reso
             if "\n" in d.text:
                 return leaves
             remaining -= len(d.text)
+        elif t is Deferred:
+            flat_todo.append((flat, d.peek()))
     return None
 
 

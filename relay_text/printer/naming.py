@@ -96,6 +96,7 @@ class Names:
         self.written_users: dict[str, Expr] = {}  # a written name -> the node that got it
         self.changed = False
         self.pending: list[Expr] = []  # TVM bindings printed before their number was known
+        self.unsettled = False  # a stand-in left by `settle`
         self.comments_seen: list[int] = []
 
     # ---- names of variables --------------------------------------------------
@@ -230,6 +231,26 @@ class Names:
             for ch in m.group(1):
                 slot = slot * _PRIVATE_RANGE + ord(ch) - _PRIVATE_BASE
             return "%" + str(numbers[pending[slot]])
+
+        return _PLACEHOLDER.sub(number, text)
+
+    def settle(self, text: str) -> str:
+        """`patch` for a piece of the text: the stand-ins numbered so far
+        are replaced (all of them once their definition is written), the
+        others stay for `patch` (`unsettled` says whether any did)."""
+        if not self.pending:
+            return text
+        pending, numbers = self.pending, self.numbers
+
+        def number(m: re.Match[str]) -> str:
+            slot = 0
+            for ch in m.group(1):
+                slot = slot * _PRIVATE_RANGE + ord(ch) - _PRIVATE_BASE
+            n = numbers.get(pending[slot])
+            if n is None:
+                self.unsettled = True
+                return m.group(0)
+            return "%" + str(n)
 
         return _PLACEHOLDER.sub(number, text)
 

@@ -69,6 +69,58 @@ def render_module(
     did; converting to the documented dialect inlines single-use bindings."""
     own = TVM if module.version is not None else DOCS
     dialect = dialect or own
+    if header == "auto":
+        header = header_for(module, dialect)
+    with no_gc():
+        # One definition's document at a time; names settle as the text is
+        # written. Renaming a binder (rare) means writing the text again:
+        # then the whole file is printed again in one document, as a fresh
+        # printer would (the comments handed out are handed out again).
+        kept = dict(comments.by_key) if comments is not None else None
+        printer = _printer(module, dialect, own, width, comments, bind_operands)
+        names = printer.names
+        names.reset()
+        text = layout(printer.module(module, header, deferred=True), width, names, names.settle)
+        changed = names.changed
+        _let_go(printer)
+        if changed:
+            if comments is not None and kept is not None:
+                comments.by_key = kept
+            return render_whole(module, dialect, width, comments, header, bind_operands)
+        return Printed(names.patch(text) if names.unsettled else text, names.comments_seen)
+
+
+def _let_go(printer: Printer) -> None:
+    """Drop what the printer holds (its names, plans, the comments and
+    positions it reads): it refers to itself through bound methods, so
+    without this its tables would wait for a collection pass, and the
+    collector is paused while a file is formatted."""
+    vars(printer).clear()
+
+
+def render_whole(
+    module: Module,
+    dialect: str,
+    width: int = 100,
+    comments: Comments | None = None,
+    header: str | None = None,
+    bind_operands: bool = False,
+) -> Printed:
+    """`render_module` with the document of the whole file built first and
+    laid out until its names settle (what `render_module` falls back to
+    when a binder is renamed; the same text)."""
+    own = TVM if module.version is not None else DOCS
+    printer = _printer(module, dialect, own, width, comments, bind_operands)
+    with no_gc():
+        text = _layout(printer, printer.module(module, header))
+    seen = printer.names.comments_seen
+    _let_go(printer)
+    return Printed(text, seen)
+
+
+def _printer(
+    module: Module, dialect: str, own: str, width: int, comments: Comments | None, bind_operands: bool
+) -> Printer:
     keep_form = dialect == own and not bind_operands
     printer = Printer(
         dialect,
@@ -84,12 +136,7 @@ def render_module(
         printer.keep_names(module.positions.graph_names)
     if printer.text is not None:
         printer.positions = module.positions
-    if header == "auto":
-        header = header_for(module, dialect)
-    with no_gc():
-        doc = printer.module(module, header)
-        text = _layout(printer, doc)
-    return Printed(text, list(printer.names.comments_seen))
+    return printer
 
 
 def print_module(module: Module, dialect: str | None = None, width: int = 100) -> str:

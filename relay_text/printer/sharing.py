@@ -37,6 +37,7 @@ from typing import Any
 from ..ir.expr import Constant, Constructor, Expr, GlobalVar, Let, Match, Op, Var
 from ..ir.pattern import pattern_vars
 from ..ir.schema import (  # edge roles, from the one description of the nodes
+    CHILDREN,
     OPERAND,
     TAIL,
     edges,
@@ -135,6 +136,29 @@ class _Uses(ExprVisitor):
     def visit_constant(self, node: Constant) -> None:
         if not is_atom(node):  # `Constant(1, (2, 2), float32)`: no children, but not an atom
             self._compound(node)
+
+
+def var_names(root: Expr) -> set[str]:
+    """Every variable name of `root` (binders, uses, pattern variables): the
+    names `Plan.var_names` gathers, without the plan."""
+    names: set[str] = set()
+    seen: set[Expr] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        node_type = type(node)
+        if isinstance(node, Var):
+            names.add(node.name)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, Match):
+            for clause in node.clauses:
+                for v in pattern_vars(clause.pattern):
+                    names.add(v.name)
+        stack.extend(CHILDREN[node_type](node))
+    return names
 
 
 def lca(a: Scope, b: Scope) -> Scope:

@@ -1,0 +1,112 @@
+"""`relay check FILE` and `relay fmt --check FILE` on a small file import only
+what the file needs: no numpy, no JSON schema, no evaluator, no operator
+family the program does not use (benchmarks/latency.py measures the time).
+
+Each command runs in a fresh interpreter, which writes the names in
+`sys.modules` when it exits."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A small program that uses one operator (`add`, through `+`) and an ADT.
+SMALL = """\
+data Maybe<a> {
+  Nothing : () -> Maybe
+  Just : (a) -> Maybe
+}
+
+def @get(%m : Maybe[Tensor[(), int32]]) -> Tensor[(), int32] {
+  match (%m) {
+    case Nothing() { 0 }
+    case Just(%x) { %x + 1 }
+  }
+}
+
+def @main() -> Tensor[(), int32] {
+  @get(Just(41))
+}
+"""
+
+# Neither command needs these on a small valid file.
+NEVER = [
+    "numpy",
+    "rich",
+    "jsonschema",
+    "json",
+    "concurrent.futures",
+    "multiprocessing",
+    "relay_text.eval",
+    "relay_text.lsp",
+    "relay_text.passes",
+    "relay_text.schemas",
+    # Operator families are loaded per operator used (`relay_text.ops._index`).
+    "relay_text.ops.nn",
+    "relay_text.ops.image",
+    "relay_text.ops.vision",
+    "relay_text.ops.qnn",
+    "relay_text.ops.random",
+    "relay_text.ops.algorithm",
+    "relay_text.ops.dyn",
+    "relay_text.ops.memory",
+    "relay_text.ops.annotation",
+    "relay_text.ops._vision",
+]
+
+_RUN = textwrap.dedent(
+    """\
+    import atexit, runpy, sys
+    out, args = sys.argv[1], sys.argv[2:]
+    atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
+    sys.argv = ["relay", *args]
+    runpy.run_module("relay_text", run_name="__main__", alter_sys=True)
+    """
+)
+
+
+def _imported(tmp_path: Path, *args: str) -> set[str]:
+    """The modules loaded when `relay ARGS` exits (it must exit 0)."""
+    out = tmp_path / "modules.txt"
+    proc = subprocess.run(
+        [sys.executable, "-c", _RUN, str(out), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return set(out.read_text().splitlines())
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("startup") / "small.relay"
+    path.write_text(SMALL)
+    return path
+
+
+@pytest.mark.parametrize("args", [("check",), ("fmt", "--check")], ids=["check", "fmt-check"])
+def test_small_file_imports_nothing_heavy(small: Path, tmp_path: Path, args: tuple[str, ...]) -> None:
+    modules = _imported(tmp_path, *args, str(small))
+    # The command did run (its own stage is loaded)...
+    assert "relay_text.cli" in modules
+    assert ("relay_text.check.infer" if args[0] == "check" else "relay_text.printer.render") in modules
+    # ...without these (nor any submodule of them).
+    heavy = sorted(m for m in modules for never in NEVER if m == never or m.startswith(never + "."))
+    assert heavy == []
+    # The checker loads `add` from its own module of the tensor family, not
+    # the whole family; the formatter loads no operator.
+    ops = sorted(m for m in modules if m.startswith("relay_text.ops.tensor"))
+    assert ops == (["relay_text.ops.tensor", "relay_text.ops.tensor.elementwise"] if args[0] == "check" else [])
+
+
+def test_fmt_check_does_not_run_the_type_checker(small: Path, tmp_path: Path) -> None:
+    modules = _imported(tmp_path, "fmt", "--check", str(small))
+    assert not {m for m in modules if m.startswith(("relay_text.check.infer", "relay_text.check.solver"))}

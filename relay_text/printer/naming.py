@@ -227,10 +227,7 @@ class Names:
         pending, numbers = self.pending, self.numbers
 
         def number(m: re.Match[str]) -> str:
-            slot = 0
-            for ch in m.group(1):
-                slot = slot * _PRIVATE_RANGE + ord(ch) - _PRIVATE_BASE
-            return "%" + str(numbers[pending[slot]])
+            return "%" + str(numbers[pending[_slot(m.group(1))]])
 
         return _PLACEHOLDER.sub(number, text)
 
@@ -243,10 +240,7 @@ class Names:
         pending, numbers = self.pending, self.numbers
 
         def number(m: re.Match[str]) -> str:
-            slot = 0
-            for ch in m.group(1):
-                slot = slot * _PRIVATE_RANGE + ord(ch) - _PRIVATE_BASE
-            n = numbers.get(pending[slot])
+            n = numbers.get(pending[_slot(m.group(1))])
             if n is None:
                 self.unsettled = True
                 return m.group(0)
@@ -279,3 +273,12 @@ class Names:
             self.counter = n + 1
             self.numbers[node] = n
         return n
+
+
+def _slot(stand_in: str) -> int:
+    """The pending temporary a stand-in names: its private-use characters
+    read as the digits of a number in base `_PRIVATE_RANGE`."""
+    slot = 0
+    for ch in stand_in:
+        slot = slot * _PRIVATE_RANGE + ord(ch) - _PRIVATE_BASE
+    return slot

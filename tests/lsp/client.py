@@ -104,6 +104,19 @@ class LspClient:
         for line in err:
             self.stderr_lines.append(line.decode("utf-8", "replace"))
 
+    def wait_for_stderr(self, text: str, after: int = 0, timeout: float = 10) -> bool:
+        """Whether a line of the server's standard error holding `text`
+        arrives (from line `after` on) within `timeout` seconds. Standard
+        error is read on its own thread, so a line written before a response
+        may be read after it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if any(text in line for line in self.stderr_lines[after:]):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
     # ---- messages ----------------------------------------------------------
 
     def notify(self, method: str, params: Any = None) -> None:

@@ -142,7 +142,6 @@ def test_a_notification_with_invalid_parameters_is_reported_and_ignored(opened: 
     before = len(opened.stderr_lines)
     opened.notify("textDocument/didOpen", {"textDocument": {"uri": "file:///x.rly"}})
     still_answers(opened)
-    assert any(
-        "ignored the notification `textDocument/didOpen`: its parameters do not fit" in line
-        for line in opened.stderr_lines[before:]
+    assert opened.wait_for_stderr(
+        "ignored the notification `textDocument/didOpen`: its parameters do not fit", after=before
     )

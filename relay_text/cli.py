@@ -20,12 +20,9 @@ from collections.abc import Callable
 import click
 
 from . import __version__
+from .text.wording import counted
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def emit(text: str, stream: Any = None) -> None:
@@ -401,16 +398,16 @@ def check(
     if show_diff:
         return _diff_summary(totals, reporter, io_failed)
     if errors:
-        tail = f" and {_plural(warnings, 'warning')}" if warnings else ""
-        notes = [f"{_plural(len(files), 'file')} checked"] if len(files) > 1 else []
+        tail = f" and {counted(warnings, 'warning')}" if warnings else ""
+        notes = [f"{counted(len(files), 'file')} checked"] if len(files) > 1 else []
         reporter.message(
-            f"Found {_plural(errors, 'error')}{tail} in {_plural(totals.failed_files, 'file')}"
+            f"Found {counted(errors, 'error')}{tail} in {counted(totals.failed_files, 'file')}"
             f"{_notes(notes, totals, fix)}",
             "bold red",
         )
     elif not io_failed:
-        notes = [_plural(warnings, "warning")] if warnings else []
-        reporter.message(f"No errors in {_plural(len(files), 'file')}{_notes(notes, totals, fix)}", "bold green")
+        notes = [counted(warnings, "warning")] if warnings else []
+        reporter.message(f"No errors in {counted(len(files), 'file')}{_notes(notes, totals, fix)}", "bold green")
     if io_failed:
         return EXIT_ERROR
     return EXIT_FAIL if errors else EXIT_OK
@@ -423,7 +420,7 @@ def _notes(notes: list[str], totals: Any, fixing: bool) -> str:
         notes = [*notes, f"{totals.fixable} fixable with `relay check --fix`"]
     text = f" ({'; '.join(notes)})" if notes else ""
     if fixing and totals.fixed:
-        text += f"; fixed {_plural(totals.fixed, 'problem')}"
+        text += f"; fixed {counted(totals.fixed, 'problem')}"
     return text
 
 
@@ -431,7 +428,7 @@ def _diff_summary(totals: Any, reporter: Any, io_failed: bool) -> int:
     """`relay check --diff`: how many fixes the diff shows; 1 if any."""
     if totals.fixed:
         reporter.message(
-            f"Would fix {_plural(totals.fixed, 'problem')} in {_plural(totals.fixed_files, 'file')}", "bold"
+            f"Would fix {counted(totals.fixed, 'problem')} in {counted(totals.fixed_files, 'file')}", "bold"
         )
     elif not io_failed:
         reporter.message("No fixes to apply", "bold green")
@@ -528,11 +525,11 @@ def fmt(
     verb = "would be " if not write_back else ""
     parts = []
     if changed:
-        parts.append(f"{_plural(changed, 'file')} {verb}reformatted")
+        parts.append(f"{counted(changed, 'file')} {verb}reformatted")
     if unchanged:
-        parts.append(f"{_plural(unchanged, 'file')} {verb}left unchanged")
+        parts.append(f"{counted(unchanged, 'file')} {verb}left unchanged")
     if failed:
-        parts.append(f"{_plural(failed, 'file')} failed to reformat")
+        parts.append(f"{counted(failed, 'file')} failed to reformat")
     reporter.message(", ".join(parts) if parts else "No files to format", "bold" if not failed else "bold red")
     if failed:
         return EXIT_ERROR

@@ -17,13 +17,13 @@ from .cli import (
     FILES,
     Context,
     _OWNS_PROCESS,
-    _plural,
     color_option,
     emit,
     guarded,
     warnings_options,
 )
 from .limits import RunTimeout
+from .text.wording import counted
 
 
 @click.command()
@@ -223,7 +223,7 @@ def run(
         if ran.started:
             reporter.message("The program stopped with an error", "bold red")
         else:
-            reporter.message(f"Found {_plural(ran.errors, 'error')}; nothing was run", "bold red")
+            reporter.message(f"Found {counted(ran.errors, 'error')}; nothing was run", "bold red")
         return EXIT_FAIL
     from .eval.entry import find_entry
     from .eval.output_size import output_limit_diagnostic
@@ -367,7 +367,7 @@ def _write_result(
     if summarised:
         reporter.message(
             (
-                f"({_plural(summarised, 'large tensor')} summarised; --full prints every "
+                f"({counted(summarised, 'large tensor')} summarised; --full prints every "
                 f"element, --no-summary numpy's layout)"
             ),
             "dim",

@@ -32,6 +32,7 @@ from ..ir.ty import (
 )
 from ..text.suggest import or_list
 from ..text.type_text import dim_text, type_text
+from ..text.wording import counted
 from .types import Hole, resolve, type_vars
 from .unify import UnifyError
 
@@ -196,10 +197,10 @@ class Explainer:
                 notes.append(f"the shapes differ at {where}: `{dim_text(e)}` and `{dim_text(f)}` cannot be shown equal")
         elif err.reason == "arity":
             if isinstance(e, TupleType):
-                notes.append(f"expected a tuple of {_n(len(e.fields), 'field')}, found one of {len(f.fields)}")
+                notes.append(f"expected a tuple of {counted(len(e.fields), 'field')}, found one of {len(f.fields)}")
             elif isinstance(e, FuncType):
                 notes.append(
-                    f"expected a function of {_n(len(e.arg_types), 'parameter')}, found one of {len(f.arg_types)}"
+                    f"expected a function of {counted(len(e.arg_types), 'parameter')}, found one of {len(f.arg_types)}"
                 )
         elif isinstance(e, TypeCall) and isinstance(f, TypeCall) and e.func is not f.func:
             if e.func.name != f.func.name:
@@ -258,12 +259,7 @@ def _is_scalar(t: Any) -> bool:
 
 
 def _rank(shape: Any) -> str:
-    n = len(shape) if isinstance(shape, tuple) else "?"
-    return f"{n} dimension{'' if n == 1 else 's'}"
-
-
-def _n(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    return counted(len(shape), "dimension") if isinstance(shape, tuple) else "? dimensions"
 
 
 def ordinal(i: int) -> str:

@@ -61,6 +61,7 @@ from .matching import Matcher
 from .operators import Operators, projection
 from .origin import Origin
 from .polymorphism import Polymorphism
+from .relation_memo import known_tensor
 from .result import CheckResult
 from .constraint import Constraint, Site
 from .state import CheckState
@@ -446,12 +447,8 @@ def _op_type(signatures: dict[tuple[Any, ...], FuncType], args: tuple[Any, ...],
     """The function type of an operator node. A model calls an operator on
     the same tensor types thousands of times: equal signatures of known
     tensors without spans share one `FuncType` (types are immutable)."""
-    for t in (*args, ret):
-        if type(t) is not TensorType or t.span is not None or type(t.dtype) is not str or type(t.shape) is not tuple:
-            return FuncType(args, ret)
-        for d in t.shape:  # (a shape of int dimensions: hashable, and equal only when the same)
-            if type(d) is not int:
-                return FuncType(args, ret)
+    if not all(known_tensor(t) for t in (*args, ret)):
+        return FuncType(args, ret)
     key = (args, ret)
     found = signatures.get(key)
     if found is None:

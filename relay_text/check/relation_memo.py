@@ -34,7 +34,7 @@ def relation_key(c: Constraint) -> tuple[Any, ...] | None:
     args = []
     for a in c.args:
         t = resolve(a)
-        if not _known_tensor(t):
+        if not known_tensor(t):
             return None
         args.append(t)
     attrs = []
@@ -49,11 +49,13 @@ def relation_key(c: Constraint) -> tuple[Any, ...] | None:
 def known_result(t: Any) -> bool:
     """Whether a relation's result can be given to another constraint as it is."""
     if type(t) is TupleType:
-        return t.span is None and all(_known_tensor(f) for f in t.fields)
-    return _known_tensor(t)
+        return t.span is None and all(known_tensor(f) for f in t.fields)
+    return known_tensor(t)
 
 
-def _known_tensor(t: Any) -> bool:
+def known_tensor(t: Any) -> bool:
+    """Whether `t` is a tensor type of known dtype and int dimensions, without
+    a span: hashable, and equal to another only when it is the same type."""
     if type(t) is not TensorType or t.span is not None or type(t.dtype) is not str or type(t.shape) is not tuple:
         return False
     return all(type(d) is int for d in t.shape)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..text.wording import counted
 from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, color_option, guarded, warnings_options
 
 
@@ -95,7 +96,7 @@ def export(
         reporter.diagnostic(diag)
     if not exported.ok:
         n = exported.errors
-        reporter.message(f"Found {n} error{'' if n == 1 else 's'}; nothing was exported", "bold red")
+        reporter.message(f"Found {counted(n, 'error')}; nothing was exported", "bold red")
         return EXIT_FAIL
     import onnx
 
@@ -113,14 +114,9 @@ def export(
     graph = exported.model.graph
     local = len(exported.model.functions)
     reporter.message(
-        f"wrote {output_path}: {_count(len(graph.node), 'node')}, {_count(len(graph.input), 'input')}, "
-        f"{_count(len(graph.output), 'output')}, {_count(len(graph.initializer), 'initializer')}"
-        + (f", {local} local function{'' if local == 1 else 's'}" if local else "")
+        f"wrote {output_path}: {counted(len(graph.node), 'node')}, {counted(len(graph.input), 'input')}, "
+        f"{counted(len(graph.output), 'output')}, {counted(len(graph.initializer), 'initializer')}"
+        + (f", {counted(local, 'local function')}" if local else "")
         + f" (opset {exported.model.opset_import[0].version})"
     )
     return EXIT_OK
-
-
-def _count(n: int, noun: str) -> str:
-    """`1 input`, `2 inputs`."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"

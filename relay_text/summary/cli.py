@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, _plural, color_option, emit, guarded
+from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, color_option, emit, guarded
+from ..text.wording import counted
 
 
 def checked_file(path: str, color: str | None, use_prelude: bool, what: str) -> tuple[Context, Any, int]:
@@ -33,7 +34,7 @@ def checked_file(path: str, color: str | None, use_prelude: bool, what: str) -> 
     for diag in checked.diagnostics:
         ctx.reporter.diagnostic(diag)
     if not checked.ok or checked.module is None or checked.result is None:
-        ctx.reporter.message(f"Found {_plural(checked.errors, 'error')}; {what}", "bold red")
+        ctx.reporter.message(f"Found {counted(checked.errors, 'error')}; {what}", "bold red")
         return ctx, None, EXIT_FAIL
     return ctx, checked, EXIT_OK
 

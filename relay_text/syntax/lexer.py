@@ -339,7 +339,7 @@ class Tokens:
             return "FLOAT"
         # (the lookahead skips comments: a comment between tokens never changes their meaning)
         if (prev_kind == "LPAR" or prev_kind == "COMMA" or prev_kind == "LBRACE") and _ATTR_EQ.match(
-            text, end if text[end : end + 1] not in _TRIVIA_STARTS else skip_trivia(text, end)
+            text, skip_trivia(text, end)
         ):
             return "ATTR_KEY"
         if value == "where":
@@ -524,6 +524,8 @@ _TRIVIA = re.compile(r"(?:[ \t\r\n\f]+|//[^\r\n]*|\#(?!\[)[^\r\n]*)*")
 
 def skip_trivia(text: str, pos: int) -> int:
     """The offset of the first token at or after `pos` (skips blanks and comments)."""
+    if text[pos : pos + 1] not in _TRIVIA_STARTS:  # (most often: nothing to skip)
+        return pos
     while True:
         pos = _TRIVIA.match(text, pos).end()  # type: ignore[union-attr]
         if not text.startswith("/*", pos):

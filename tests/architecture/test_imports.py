@@ -76,7 +76,8 @@ ALLOWED = {
     | {"files", "fixes", "interrupts", "suppress", "writing"},
     "cli": {"ir", "text", "diagnostics", "eval", "export", "lsp", "pipeline", "batch"}
     | {"config", "discovery", "files", "interrupts", "limits", "suppress"},
-    "run_command": {"ir", "diagnostics", "eval", "export", "pipeline", "cli", "config", "files", "limits", "suppress"},
+    "run_command": {"ir", "text", "diagnostics", "eval", "export", "pipeline", "cli"}
+    | {"config", "files", "limits", "suppress"},
     "explain_command": {"diagnostics", "text", "cli"},
     "__init__": {"ir", "diagnostics", "syntax", "check", "std", "eval", "pipeline", "formatter", "suppress"},
     "__main__": {"cli"},

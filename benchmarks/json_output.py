@@ -11,7 +11,9 @@ writer allocated at once (tracemalloc, in one extra run) against the
 tensor's size, the element-by-element rate it replaces (on a slice), the
 thread count (float32 blocks are computed in pieces on up to
 `numbers.THREADS` threads: all cores, at most 4; `--threads N` sets it)
-and the load average.
+and the load average. Where numba is installed (the `fast` extra) the
+float32 tensor is written by the compiled loop (`relay_text/eval/numbers_jit.py`);
+`--numpy` measures the numpy path instead.
 """
 
 from __future__ import annotations
@@ -60,10 +62,31 @@ def measure(name: str, value, repeat: int) -> None:
     )
 
 
+def _float32_path(numpy_only: bool) -> str:
+    """Which float32 writer runs (and, for the compiled one, its load time)."""
+    from relay_text.eval import numbers_jit
+
+    if numpy_only:
+        numbers_jit._KERNEL[:] = [None]
+        return "numpy (--numpy)"
+    start = time.perf_counter()
+    if not numbers_jit.available():
+        return "numpy (the compiled loop needs the `fast` extra: pip install numba)"
+    import numba
+
+    return (
+        f"compiled (numba {numba.__version__}; import and load {time.perf_counter() - start:.2f} s, "
+        "a first compile takes seconds more)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--threads", type=int, default=0, help="threads for float32 blocks (default: numbers.THREADS)")
+    parser.add_argument(
+        "--numpy", action="store_true", help="the numpy path for float32 even where the compiled one is available"
+    )
     options = parser.parse_args()
 
     import numpy as np
@@ -76,6 +99,7 @@ def main() -> None:
     if options.threads:
         numbers.THREADS = options.threads
     print(f"threads: {numbers.THREADS} for float32 pieces (integers: 1); {os.cpu_count()} cores")
+    print(f"float32 path: {_float32_path(options.numpy)}")
     measure("float32 (8, 1024, 1024)", floats, options.repeat)
     measure("int64 (1000000,)", ints, options.repeat)
     piece = floats.ravel()[:200_000]

@@ -39,6 +39,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import numbers_jit
+
 CHUNK = 1 << 18  # elements formatted at a time
 
 _LITTLE = sys.byteorder == "little"
@@ -113,8 +115,10 @@ def _slow_block(arr: np.ndarray) -> str:
 # ---------------------------------------------------------------- blocks
 
 
-def block_text(arr: np.ndarray) -> str:
-    """The JSON text of a non-empty array of rank >= 1 (nested lists)."""
+def block_text(arr: np.ndarray, compiled: bool = False) -> str:
+    """The JSON text of a non-empty array of rank >= 1 (nested lists); with
+    `compiled`, a float32 array's by the compiled loop (`numbers_jit`, which
+    must be available)."""
     kind = arr.dtype.kind
     if kind in "iu":
         return str(arr.tolist())
@@ -122,10 +126,7 @@ def block_text(arr: np.ndarray) -> str:
         return str(arr.tolist()).replace("True", "true").replace("False", "false")
     name = arr.dtype.name
     if name == "float32" and _LITTLE:
-        flat = arr.ravel()
-        with np.errstate(all="ignore"):  # signalling NaNs
-            # A text's third word holds at most 5 bytes (a digit, `e+05`).
-            return _matrix_block(arr, lambda i, j: _float32_texts(flat[i:j])[0], 21)
+        return numbers_jit.block_text(arr) if compiled else _float32_block(arr)
     if name in ("float16", "bfloat16") and _LITTLE:
         table = _table(arr.dtype)
         bits = arr.ravel().view(np.uint16)
@@ -133,10 +134,18 @@ def block_text(arr: np.ndarray) -> str:
     return _slow_block(arr)
 
 
-def write_tensor(write: Callable[[str], Any], arr: np.ndarray, chunk: int = CHUNK) -> None:
-    """Write the JSON text of a non-empty array of rank >= 1 in pieces."""
+def write_tensor(
+    write: Callable[[str], Any], arr: np.ndarray, chunk: int = CHUNK, compiled: bool | None = None
+) -> None:
+    """Write the JSON text of a non-empty array of rank >= 1 in pieces. A
+    float32 tensor of `numbers_jit.MIN_ELEMENTS` and more goes through the
+    compiled loop where it is available (`compiled` None: decide so)."""
+    if compiled is None:
+        compiled = (
+            arr.dtype.name == "float32" and _LITTLE and arr.size >= numbers_jit.MIN_ELEMENTS and numbers_jit.available()
+        )
     if arr.size <= chunk:
-        write(block_text(arr))
+        write(block_text(arr, compiled))
         return
     inner = arr.size // arr.shape[0]
     write("[")
@@ -145,13 +154,21 @@ def write_tensor(write: Callable[[str], Any], arr: np.ndarray, chunk: int = CHUN
         for i in range(0, arr.shape[0], step):
             if i:
                 write(", ")
-            write(block_text(arr[i : i + step])[1:-1])
+            write(block_text(arr[i : i + step], compiled)[1:-1])
     else:
         for i in range(arr.shape[0]):
             if i:
                 write(", ")
-            write_tensor(write, arr[i], chunk)
+            write_tensor(write, arr[i], chunk, compiled)
     write("]")
+
+
+def _float32_block(arr: np.ndarray) -> str:
+    """The nested-list text of a float32 array by numpy's array passes."""
+    flat = arr.ravel()
+    with np.errstate(all="ignore"):  # signalling NaNs
+        # A text's third word holds at most 5 bytes (a digit, `e+05`).
+        return _matrix_block(arr, lambda i, j: _float32_texts(flat[i:j])[0], 21)
 
 
 def _matrix_block(arr: np.ndarray, texts: Callable[[int, int], np.ndarray], width: int) -> str:

@@ -16,6 +16,14 @@ are parameters it runs on the small weight tensors instead of the large
 activations. A batch norm used alone becomes `x * s + shift` with the
 vectors computed once. Results stay within float rounding. (TVM reaches the
 same with `SimplifyInference`, `FoldScaleAxis` and `FoldConstant`.)
+
+float16 layers fold too, computed in float32 and rounded once: the vectors
+and the scaled weight are computed from float32 casts of the float16 values
+and the weight is cast back to float16; the convolution keeps its float32
+sum (`out_dtype="float32"`), gets the float32 shift, then the `nn.relu`
+that is the only user of the chain's last step (relu commutes with
+rounding), and one `cast` to float16 ends the chain. A batch norm alone is
+`cast(relu?(cast(x, float32) * s + shift), float16)` the same way.
 """
 
 from __future__ import annotations
@@ -131,9 +139,10 @@ class _FoldAffine:
         channels = head_ty.shape[axis]
         rank = len(head_ty.shape)
         wide = WIDE.get(dtype, dtype)  # the dtype the scales and shifts are computed in
-        if not isinstance(head.args[1], Constant) and _size(weight_ty.shape) > _size(head_ty.shape):
-            # a weight that is a parameter is scaled at every call: worth it
-            # only where it is smaller than the activations it saves a pass over
+        # a weight that is a parameter is scaled at every call: worth it only
+        # where it is smaller than the activations it saves a pass over
+        costly = not isinstance(head.args[1], Constant) and _size(weight_ty.shape) > _size(head_ty.shape)
+        if costly and wide == dtype:
             return None
         scale: Expr | None = None  # per output channel, shape (C,)
         shift: Expr | None = None
@@ -161,23 +170,13 @@ class _FoldAffine:
             tail = next_node
         if tail is None or (scale is None and shift is None):
             return None
-        if scale is None:
-            return None  # a bias alone: nothing to fold into the weights
-        weight = head.args[1]
-        shape = (-1,) + (1,) * (len(weight_ty.shape) - 1)
-        s_shaped = self.rw.call(
-            "reshape",
-            (scale,),
-            (("newshape", shape),),
-            TensorType((channels,) + (1,) * (len(weight_ty.shape) - 1), wide),
-            span,
-        )
-        wide_weight = self._widen(weight, weight_ty, wide, span)
-        new_weight: Expr = self.rw.call(
-            "multiply", (wide_weight, s_shaped), (), TensorType(weight_ty.shape, wide), span
-        )
-        if wide != dtype:  # the scaled weight rounded once
-            new_weight = self.rw.call("cast", (new_weight,), (("dtype", dtype),), weight_ty, span)
+        if scale is None and wide == dtype:
+            return None  # a bias alone: nothing to fold into the weights (float16: added before rounding)
+        if scale is not None and costly:
+            return None
+        new_weight = head.args[1]
+        if scale is not None:
+            new_weight = self._scaled_weight(new_weight, weight_ty, dtype, scale, wide, span)
         conv_attrs = head.attrs
         if wide != dtype:  # the convolution's float32 sum kept for the shift
             conv_attrs = (*((k, v) for k, v in head.attrs if k != "out_dtype"), ("out_dtype", wide))
@@ -195,6 +194,27 @@ class _FoldAffine:
                 result = self.rw.call("nn.relu", (result,), (), wide_ty, getattr(tail, "span", None) or span)
             result = self.rw.call("cast", (result,), (("dtype", dtype),), head_ty, span)
         return tail, result
+
+    def _scaled_weight(
+        self, weight: Expr, weight_ty: TensorType, dtype: str, scale: Expr, wide: str, span: Any
+    ) -> Expr:
+        """`weight` (of a static shape and `dtype`) times `scale` along its
+        first axis, computed in `wide` and rounded once."""
+        shape = weight_ty.shape
+        assert _static(shape)  # (checked by the caller)
+        dims = len(shape)
+        s_shaped = self.rw.call(
+            "reshape",
+            (scale,),
+            (("newshape", (-1,) + (1,) * (dims - 1)),),
+            TensorType((shape[0],) + (1,) * (dims - 1), wide),
+            span,
+        )
+        wide_weight = self._widen(weight, weight_ty, wide, span)
+        scaled = self.rw.call("multiply", (wide_weight, s_shaped), (), TensorType(shape, wide), span)
+        if wide == dtype:
+            return scaled
+        return self.rw.call("cast", (scaled,), (("dtype", dtype),), weight_ty, span)
 
     def _batch_norm_alone(self, item: TupleGetItem, parents: dict[Expr, list[Expr]]) -> tuple[Expr, Expr] | None:
         """`nn.batch_norm(x, ...).0` used alone: `x * s + shift` with the

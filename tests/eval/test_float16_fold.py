@@ -65,7 +65,7 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) 
 
 def conv32(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The float32 convolution the evaluator runs (its float32 kernel)."""
-    out = execute(compiled(CONV32, False), "@main", (x, w))
+    out: np.ndarray = execute(compiled(CONV32, False), "@main", (x, w))
     assert out.dtype == np.float32
     return out
 
@@ -123,3 +123,29 @@ def test_float32_programs_keep_their_fold() -> None:
     c = {i: v.astype(np.float32) for i, v in constants().items()}
     calls = kernel_calls(compiled(CONV_BN_RELU.replace("float16", "float32"), True, c))
     assert "batch_norm" not in calls and "cast" not in calls and calls.count("conv2d") == 1
+
+
+DENSE_BIAS = """def @main(%x: Tensor[(4, 8), float16], %w: Tensor[(16, 8), float16], %b: Tensor[(16), float16]) {
+  nn.relu(nn.bias_add(nn.dense(%x, %w), %b, axis=-1))
+}
+"""
+
+DENSE32 = """def @main(%x: Tensor[(4, 8), float32], %w: Tensor[(16, 8), float32]) {
+  nn.dense(%x, %w)
+}
+"""
+
+
+def test_a_float16_bias_after_a_dense_layer_is_added_to_its_float32_sum() -> None:
+    """Weights that are parameters too (nothing is scaled: only the rounding moves)."""
+    rng = np.random.default_rng(9)
+    x, w, b = (rng.standard_normal(s).astype(np.float16) for s in ((4, 8), (16, 8), (16,)))
+    program = compiled(DENSE_BIAS, True)
+    calls = kernel_calls(program)
+    assert calls[0] == "dense" and calls[-1] == "cast" and "relu" not in calls  # one rounding, at the end
+    out = execute(program, "@main", (x, w, b))
+    total = execute(compiled(DENSE32, False), "@main", (x.astype(np.float32), w.astype(np.float32)))
+    expected = np.maximum(total + b.astype(np.float32), np.float32(0)).astype(np.float16)
+    assert out.dtype == np.float16 and out.tobytes() == expected.tobytes()
+    written = execute(compiled(DENSE_BIAS, False), "@main", (x, w, b))
+    np.testing.assert_allclose(out.astype(np.float32), written.astype(np.float32), rtol=2e-3, atol=2e-3)

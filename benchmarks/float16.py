@@ -22,7 +22,8 @@ same values:
 
 For each it prints the time of one evaluation of `@main` (best and median of
 --repeat, the two programs timed interleaved so both see the same load), the
-ratio float16 / float32, the largest difference from the float32 result, the
+ratio float16 / float32, the same for the CPU time of the process (all its
+BLAS threads: steadier than the clock on a busy machine), the largest difference from the float32 result, the
 BLAS thread count and the load average. `--unwidened` also times the GPT-2
 block with float16 kernels run on float16 arrays (how the evaluator ran
 them before: numpy has no float16 BLAS), once.
@@ -116,13 +117,14 @@ def half(value: Any) -> Any:
     return value.astype(np.float16) if getattr(value, "dtype", None) == np.float32 else value
 
 
-def once(program: Any, args: tuple) -> tuple[float, Any]:
+def once(program: Any, args: tuple) -> tuple[float, Any, float]:
+    """(seconds, result, CPU seconds of this process: every BLAS thread) of one run."""
     from relay_text.eval.runtime import DEFAULT_MAX_DEPTH, execute
 
     gc.collect()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     out = execute(program, "@main", args, DEFAULT_MAX_DEPTH)
-    return time.perf_counter() - start, out
+    return time.perf_counter() - start, out, time.process_time() - cpu
 
 
 def compare(name: str, text32: str, text16: str, repeat: int) -> tuple[Any, dict, tuple]:
@@ -138,11 +140,15 @@ def compare(name: str, text32: str, text16: str, repeat: int) -> tuple[Any, dict
         if a is not args[0] and a is not args16[0] and hasattr(a, "flags"):
             a.flags.writeable = False
     p16 = compiled(c16, consts16)
-    _, out32 = once(p32, args)  # warm-up
-    _, out16 = once(p16, args16)
-    pairs = [(once(p32, args)[0], once(p16, args16)[0]) for _ in range(repeat)]
+    out32 = once(p32, args)[1]  # warm-up
+    out16 = once(p16, args16)[1]
+    runs = [(once(p32, args), once(p16, args16)) for _ in range(repeat)]
+    pairs = [(r32[0], r16[0]) for r32, r16 in runs]
+    cpu = [(r32[2], r16[2]) for r32, r16 in runs]
     b32, b16 = min(p[0] for p in pairs), min(p[1] for p in pairs)
     m32, m16 = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
+    c32, c16 = min(p[0] for p in cpu), min(p[1] for p in cpu)
+    n32, n16 = statistics.median(p[0] for p in cpu), statistics.median(p[1] for p in cpu)
     a, b = np.asarray(out16, dtype=np.float32), np.asarray(out32, dtype=np.float32)
     diff = float(np.max(np.abs(a - b))) / max(float(np.max(np.abs(b))), 1e-30)
     print(f"{name}:")
@@ -151,6 +157,12 @@ def compare(name: str, text32: str, text16: str, repeat: int) -> tuple[Any, dict
     print(
         f"  ratio float16 / float32   {b16 / b32:9.2f}    best, {m16 / m32:9.2f} median   "
         f"(target <= 2: {_verdict(b16 / b32 <= 2, m16 / m32 <= 2)}; load {os.getloadavg()[0]:.2f})"
+    )
+    print(f"  float32 CPU time          {c32 * 1000:9.1f} ms best, {n32 * 1000:9.1f} median")
+    print(f"  float16 CPU time          {c16 * 1000:9.1f} ms best, {n16 * 1000:9.1f} median")
+    print(
+        f"  ratio of CPU times        {c16 / c32:9.2f}    best, {n16 / n32:9.2f} median   "
+        f"(target <= 2: {_verdict(c16 / c32 <= 2, n16 / n32 <= 2)}; load {os.getloadavg()[0]:.2f})"
     )
     print(f"  largest difference        {diff:9.1e}    of the largest float32 output ({out16.dtype} result)")
     return c16, consts16, args16
@@ -191,7 +203,7 @@ def main() -> None:
         keep = call_sites.keeps_low_precision
         call_sites.keeps_low_precision = lambda name: True  # every operator on float16 arrays as they are
         try:
-            seconds, _ = once(compiled(c16, consts16), args16)
+            seconds = once(compiled(c16, consts16), args16)[0]
         finally:
             call_sites.keeps_low_precision = keep
         print(f"  float16 kernels on float16 arrays (before): {seconds * 1000:.1f} ms, once")

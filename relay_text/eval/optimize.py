@@ -5,7 +5,9 @@ applied here in this order to each top-level function, with the checker's
 types (`relay run --no-opt` skips them):
 
 * `FoldAffine` - batch norms and per-channel scales and shifts after a
-  convolution or dense layer folded into its weights;
+  convolution or dense layer folded into its weights (float16 ones
+  computed in float32 and rounded once at the chain's end, after a
+  following relu);
 * `FoldConstant` - calls of foldable operators (their properties say so)
   whose arguments are constants (literals, `meta[relay.Constant][i]` with
   their values, random constants once drawn, what was folded before)

@@ -16,6 +16,14 @@ are parameters it runs on the small weight tensors instead of the large
 activations. A batch norm used alone becomes `x * s + shift` with the
 vectors computed once. Results stay within float rounding. (TVM reaches the
 same with `SimplifyInference`, `FoldScaleAxis` and `FoldConstant`.)
+
+float16 layers fold too, computed in float32 and rounded once: the vectors
+and the scaled weight are computed from float32 casts of the float16 values
+and the weight is cast back to float16; the convolution keeps its float32
+sum (`out_dtype="float32"`), gets the float32 shift, then the `nn.relu`
+that is the only user of the chain's last step (relu commutes with
+rounding), and one `cast` to float16 ends the chain. A batch norm alone is
+`cast(relu?(cast(x, float32) * s + shift), float16)` the same way.
 """
 
 from __future__ import annotations
@@ -32,7 +40,9 @@ from ._rewrite import Rewrite
 from .context import PassContext
 from .registry import register
 
-FLOATS = frozenset({"float32", "float64"})
+FLOATS = frozenset({"float32", "float64", "float16"})
+# float16 folds are computed in float32 (see the module's docstring).
+WIDE = {"float16": "float32"}
 
 
 def fold_function(fn: Function, rw: Rewrite, values: Any = None) -> Function:
@@ -77,8 +87,8 @@ class _FoldAffine:
         for node in order:
             if type(node) is TupleGetItem and node not in replace:
                 alone = self._batch_norm_alone(node, parents)
-                if alone is not None:
-                    replace[node] = alone
+                if alone is not None and alone[0] not in replace:
+                    replace[alone[0]] = alone[1]
         if not replace:
             return fn
 
@@ -128,16 +138,18 @@ class _FoldAffine:
             return None
         channels = head_ty.shape[axis]
         rank = len(head_ty.shape)
-        if not isinstance(head.args[1], Constant) and _size(weight_ty.shape) > _size(head_ty.shape):
-            # a weight that is a parameter is scaled at every call: worth it
-            # only where it is smaller than the activations it saves a pass over
+        wide = WIDE.get(dtype, dtype)  # the dtype the scales and shifts are computed in
+        # a weight that is a parameter is scaled at every call: worth it only
+        # where it is smaller than the activations it saves a pass over
+        costly = not isinstance(head.args[1], Constant) and _size(weight_ty.shape) > _size(head_ty.shape)
+        if costly and wide == dtype:
             return None
         scale: Expr | None = None  # per output channel, shape (C,)
         shift: Expr | None = None
         node: Expr = head
         tail: Expr | None = None
         span = head.span
-        vec_ty = TensorType((channels,), dtype)
+        vec_ty = TensorType((channels,), wide)
         while True:
             users = parents.get(node, [])
             if len(users) != 1:
@@ -158,29 +170,58 @@ class _FoldAffine:
             tail = next_node
         if tail is None or (scale is None and shift is None):
             return None
-        if scale is None:
-            return None  # a bias alone: nothing to fold into the weights
-        weight = head.args[1]
-        shape = (-1,) + (1,) * (len(weight_ty.shape) - 1)
+        if scale is None and wide == dtype:
+            return None  # a bias alone: nothing to fold into the weights (float16: added before rounding)
+        if scale is not None and costly:
+            return None
+        new_weight = head.args[1]
+        if scale is not None:
+            new_weight = self._scaled_weight(new_weight, weight_ty, dtype, scale, wide, span)
+        conv_attrs = head.attrs
+        if wide != dtype:  # the convolution's float32 sum kept for the shift
+            conv_attrs = (*((k, v) for k, v in head.attrs if k != "out_dtype"), ("out_dtype", wide))
+        conv = Call(head.op, (head.args[0], new_weight), conv_attrs, head.type_args, head.span, head.infix)
+        wide_ty = TensorType(head_ty.shape, wide)
+        self.rw.types[conv] = wide_ty
+        result: Expr = conv
+        if shift is not None:
+            result = self.rw.call("nn.bias_add", (conv, shift), (("axis", axis),), wide_ty, span)
+        if wide != dtype:
+            users = parents.get(tail, [])
+            if len(users) == 1 and _is_relu(users[0], tail) and self.rw.type_of(users[0]) == head_ty:
+                # relu commutes with rounding: applied before it, in float32
+                tail = users[0]
+                result = self.rw.call("nn.relu", (result,), (), wide_ty, getattr(tail, "span", None) or span)
+            result = self.rw.call("cast", (result,), (("dtype", dtype),), head_ty, span)
+        return tail, result
+
+    def _scaled_weight(
+        self, weight: Expr, weight_ty: TensorType, dtype: str, scale: Expr, wide: str, span: Any
+    ) -> Expr:
+        """`weight` (of a static shape and `dtype`) times `scale` along its
+        first axis, computed in `wide` and rounded once."""
+        shape = weight_ty.shape
+        assert _static(shape)  # (checked by the caller)
+        dims = len(shape)
         s_shaped = self.rw.call(
             "reshape",
             (scale,),
-            (("newshape", shape),),
-            TensorType((channels,) + (1,) * (len(weight_ty.shape) - 1), dtype),
+            (("newshape", (-1,) + (1,) * (dims - 1)),),
+            TensorType((shape[0],) + (1,) * (dims - 1), wide),
             span,
         )
-        new_weight = self.rw.call("multiply", (weight, s_shaped), (), weight_ty, span)
-        conv = Call(head.op, (head.args[0], new_weight), head.attrs, head.type_args, head.span, head.infix)
-        self.rw.types[conv] = head_ty
-        result: Expr = conv
-        if shift is not None:
-            result = self.rw.call("nn.bias_add", (conv, shift), (("axis", axis),), head_ty, span)
-        return tail, result
+        wide_weight = self._widen(weight, weight_ty, wide, span)
+        scaled = self.rw.call("multiply", (wide_weight, s_shaped), (), TensorType(shape, wide), span)
+        if wide == dtype:
+            return scaled
+        return self.rw.call("cast", (scaled,), (("dtype", dtype),), weight_ty, span)
 
-    def _batch_norm_alone(self, item: TupleGetItem, parents: dict[Expr, list[Expr]]) -> Expr | None:
+    def _batch_norm_alone(self, item: TupleGetItem, parents: dict[Expr, list[Expr]]) -> tuple[Expr, Expr] | None:
         """`nn.batch_norm(x, ...).0` used alone: `x * s + shift` with the
         per-channel vectors computed once (two steps that can run in x's
-        buffer, see `inplace`)."""
+        buffer, see `inplace`): (the node replaced, its replacement). In
+        float16, computed in float32 and rounded once, after the `nn.relu`
+        that is the only user of the batch norm if there is one."""
         bn = item.tuple_value
         if item.index != 0 or type(bn) is not Call or type(bn.op) is not Op or bn.op.name != "nn.batch_norm":
             return None
@@ -202,11 +243,27 @@ class _FoldAffine:
             return None
         _, s, b = step
         span = item.span or bn.span
+        wide = WIDE.get(ty.dtype, ty.dtype)
+        wide_ty = TensorType(ty.shape, wide)
         shape = tuple(-1 if i == axis else 1 for i in range(rank))
         vshape = tuple(ty.shape[axis] if i == axis else 1 for i in range(rank))
-        s_shaped = self.rw.call("reshape", (s,), (("newshape", shape),), TensorType(vshape, ty.dtype), span)
-        scaled = self.rw.call("multiply", (bn.args[0], s_shaped), (), ty, span)
-        return self.rw.call("nn.bias_add", (scaled, b), (("axis", axis),), ty, span)
+        s_shaped = self.rw.call("reshape", (s,), (("newshape", shape),), TensorType(vshape, wide), span)
+        scaled = self.rw.call("multiply", (self._widen(bn.args[0], ty, wide, span), s_shaped), (), wide_ty, span)
+        result = self.rw.call("nn.bias_add", (scaled, b), (("axis", axis),), wide_ty, span)
+        tail: Expr = item
+        if wide != ty.dtype:  # computed in float32, rounded once
+            users = parents.get(item, [])
+            if len(users) == 1 and _is_relu(users[0], item) and self.rw.type_of(users[0]) == ty:
+                tail = users[0]  # relu commutes with rounding: applied before it, in float32
+                result = self.rw.call("nn.relu", (result,), (), wide_ty, getattr(tail, "span", None) or span)
+            result = self.rw.call("cast", (result,), (("dtype", ty.dtype),), ty, span)
+        return tail, result
+
+    def _widen(self, node: Expr, ty: TensorType, wide: str, span: Any) -> Expr:
+        """`node` (of type `ty`) as a `wide` tensor: itself, or cast to float32."""
+        if ty.dtype == wide:
+            return node
+        return self.rw.call("cast", (node,), (("dtype", wide),), TensorType(ty.shape, wide), span)
 
     def _affine_step(
         self, parent: Expr, node: Expr, axis: int, rank: int, channels: int, dtype: str, parents: dict[Expr, list[Expr]]
@@ -217,6 +274,8 @@ class _FoldAffine:
             return None
         name = parent.op.name
         vec_ty = TensorType((channels,), dtype)
+        wide = WIDE.get(dtype, dtype)
+        wide_ty = TensorType((channels,), wide)
         if name == "nn.batch_norm" and parent.args[0] is node:
             a = dict(parent.attrs)
             bn_axis = int_attr(a, "axis", 1)
@@ -229,17 +288,18 @@ class _FoldAffine:
             for v in parent.args[1:]:
                 if self.rw.type_of(v) != vec_ty:
                     return None
-            gamma, beta, mean, var = parent.args[1:]
             span = parent.span
+            gamma, beta, mean, var = (self._widen(v, vec_ty, wide, span) for v in parent.args[1:])
             epsilon = a.get("epsilon", 1e-5)
             if not isinstance(epsilon, (int, float)):
                 return None
-            eps = self.rw.scalar(epsilon, dtype, span)
+            eps = self.rw.scalar(epsilon, wide, span)
+            vec_ty = wide_ty
             root = self.rw.call("sqrt", (self.rw.call("add", (var, eps), (), vec_ty, span),), (), vec_ty, span)
             if a.get("scale", True):
                 s = self.rw.call("divide", (gamma, root), (), vec_ty, span)
             else:
-                s = self.rw.call("divide", (self.rw.scalar(1.0, dtype, span), root), (), vec_ty, span)
+                s = self.rw.call("divide", (self.rw.scalar(1.0, wide, span), root), (), vec_ty, span)
             mean_s = self.rw.call("multiply", (mean, s), (), vec_ty, span)
             if a.get("center", True):
                 b = self.rw.call("subtract", (beta, mean_s), (), vec_ty, span)
@@ -250,7 +310,7 @@ class _FoldAffine:
             bias_axis = int_attr(dict(parent.attrs), "axis", 1)
             if bias_axis is None or bias_axis % rank != axis or self.rw.type_of(parent.args[1]) != vec_ty:
                 return None
-            return parent, None, parent.args[1]
+            return parent, None, self._widen(parent.args[1], vec_ty, wide, parent.span)
         if name in ("add", "multiply") and len(parent.args) == 2 and node in parent.args:
             other = parent.args[1] if parent.args[0] is node else parent.args[0]
             if other is node or self.rw.type_of(parent) != self.rw.type_of(node):
@@ -258,6 +318,7 @@ class _FoldAffine:
             vec = self._as_channel_vector(other, axis, rank, channels, dtype, parent.span)
             if vec is None:
                 return None
+            vec = self._widen(vec, vec_ty, wide, parent.span)
             return (parent, None, vec) if name == "add" else (parent, vec, None)
         return None
 
@@ -284,6 +345,10 @@ class _FoldAffine:
         if padded[axis] == 1:
             return self.rw.call("broadcast_to", (flat,), (("shape", (channels,)),), vec_ty, span)
         return flat
+
+
+def _is_relu(node: Expr, arg: Expr) -> bool:
+    return type(node) is Call and type(node.op) is Op and node.op.name == "nn.relu" and node.args[0] is arg
 
 
 def _size(shape: tuple[int, ...]) -> int:

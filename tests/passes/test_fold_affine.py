@@ -28,6 +28,23 @@ def test_a_batch_norm_after_a_convolution_goes_into_its_weight() -> None:
     assert_same_values(before, out, rtol=1e-5, atol=1e-5)
 
 
+def test_a_float16_fold_is_computed_in_float32_and_rounded_once() -> None:
+    """The scaled weight is cast back to float16; the convolution keeps its
+    float32 sum for the shift and the relu, and one cast ends the chain."""
+    p16 = P.replace("float32", "float16")
+    before = f"def @main({p16}) {{\n  nn.relu(nn.batch_norm(nn.conv2d(%x, %w), %v, %v, %v, %v).0)\n}}\n"
+    expected = f"""def @main({p16}) {{
+  %0 = cast(%v, dtype="float32");
+  %1 = divide(%0, sqrt(add(%0, 1e-05f)));
+  %2 = cast(multiply(cast(%w, dtype="float32"), reshape(%1, newshape=[-1, 1, 1, 1])), dtype="float16");
+  %3 = nn.bias_add(nn.conv2d(%x, %2, out_dtype="float32"), subtract(%0, multiply(%0, %1)), axis=1);
+  cast(nn.relu(%3), dtype="float16")
+}}
+"""
+    out = assert_pass_pair(before, expected, "FoldAffine")
+    assert_same_values(before, out, rtol=4e-3, atol=4e-3)
+
+
 def test_dense_weight_layout_changes_no_text() -> None:
     before = "def @main(%x : Tensor[(2, 3), float32], %w : Tensor[(4, 3), float32]) {\n  nn.dense(%x, %w)\n}\n"
     assert optimized(before, "DenseWeightLayout") == before

@@ -12,6 +12,8 @@ from .._np import np
 from ..types import Shape
 from .conv import ranges, run_parts, split_count
 
+TAP_BLOCK = 1 << 17  # elements of copied taps per block (measured best of 4K to 4M on MobileNet's layers)
+
 
 def depthwise_nchw(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, dilation: Shape, dtype: Any) -> Any:
     """One input channel per group (a channel multiplier m = O / C is allowed).
@@ -23,9 +25,13 @@ def depthwise_nchw(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, d
     s-th), in which every tap is a plain shift; a shift of a row-major image
     of width Wq is a contiguous slice of its flattened pixels, and the sum
     is computed on an output grid Wq wide, whose extra columns are dropped
-    as each block is copied into the (contiguous) result. For a block of channels (sized to stay in cache) the taps are
-    copied side by side and each channel's output is one vector product;
-    the blocks are spread over the kernel threads."""
+    as each block is copied into the (contiguous) result. For a block of
+    channels, or of output rows of one channel when a whole channel's taps
+    would not fit (TAP_BLOCK elements, 512 KB of float32: larger blocks
+    leave the cache, smaller ones cost more calls than they save), the taps
+    are copied side by side and each channel's output is one vector
+    product; the copy never exceeds the block, whatever the image size.
+    The channel blocks are spread over the kernel threads."""
     n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
     m = o // c
@@ -76,7 +82,11 @@ def depthwise_nchw(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, d
             b, q = divmod(j * dw, sw)[::-1]
             shifts.append((a, b, r * wq + q))
     taps = len(shifts)
-    block = max(1, min(o, (1 << 17) // max(1, length * taps)))  # 512 KB of taps
+    # blocks of channels, or of output rows of one channel, whose taps fill TAP_BLOCK elements
+    if length * taps <= TAP_BLOCK:
+        block, rows = max(1, min(o, TAP_BLOCK // (length * taps))), oh
+    else:
+        block, rows = 1, max(1, min(oh, TAP_BLOCK // (wq * taps)))
     weights = taps_w.reshape(o, 1, taps)
     itemsize = flat.itemsize
     # stride 1: all taps of an image as one view, made once (`as_strided` costs more than a small block's copy)
@@ -92,23 +102,28 @@ def depthwise_nchw(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, d
     ]
 
     def channels(lo: int, hi: int) -> None:
-        # per block of channels: its taps side by side (a small im2col that
-        # stays in cache), then one vector product per channel
-        cols = np.empty((min(block, hi - lo), taps, length), dtype=dtype)
-        sums = np.empty((min(block, hi - lo), 1, length), dtype=dtype)
+        # per block: its taps side by side (a small im2col that stays in
+        # cache), then one vector product per channel
+        size = min(block, hi - lo) * rows * wq
+        cols_buf = np.empty(size * taps, dtype=dtype)
+        sums_buf = np.empty(size, dtype=dtype)
         for img in range(n):
             for c0 in range(lo, hi, block):
                 c1 = min(hi, c0 + block)
-                part = cols[: c1 - c0]
-                if views:
-                    np.copyto(part.reshape(c1 - c0, kh, kw, length), views[img][c0:c1])
-                else:
-                    for k, (a, b, off) in enumerate(shifts):
-                        np.copyto(part[:, k], flat[img, c0:c1, a, b, off : off + length])
-                got = sums[: c1 - c0]
-                np.matmul(weights[c0:c1], part, out=got)
-                # the output grid's extra columns dropped, while in cache
-                out[img, c0:c1] = got.reshape(c1 - c0, oh, wq)[:, :, :ow]
+                for r0 in range(0, oh, rows):
+                    r1 = min(oh, r0 + rows)
+                    p0, p1 = r0 * wq, r1 * wq
+                    span = p1 - p0
+                    part = cols_buf[: (c1 - c0) * taps * span].reshape(c1 - c0, taps, span)
+                    if views:
+                        np.copyto(part.reshape(c1 - c0, kh, kw, span), views[img][c0:c1, :, :, p0:p1])
+                    else:
+                        for k, (a, b, off) in enumerate(shifts):
+                            np.copyto(part[:, k], flat[img, c0:c1, a, b, off + p0 : off + p1])
+                    got = sums_buf[: (c1 - c0) * span].reshape(c1 - c0, 1, span)
+                    np.matmul(weights[c0:c1], part, out=got)
+                    # the output grid's extra columns dropped, while in cache
+                    out[img, c0:c1, r0:r1] = got.reshape(c1 - c0, r1 - r0, wq)[:, :, :ow]
 
     pieces = min(split_count(n * o * length * taps), o)
     run_parts(channels, ranges(o, pieces) if pieces > 1 else [(0, o)])

@@ -88,3 +88,22 @@ def test_blocks_of_output_rows_give_the_same_values(case: tuple, budget: int, mo
     np.testing.assert_allclose(
         got, _by_im2col(x.astype(np.float64), w.astype(np.float64), strides, pads, dilation), rtol=1e-5, atol=1e-5
     )
+
+
+def test_the_copied_taps_stay_within_the_block_for_a_large_image() -> None:
+    """One 3x3 channel of 600x600 float32: the taps of the whole channel
+    would take 13 MB; the kernel's peak is its padded input and its result
+    (1.4 MB each) and one block of taps and sums (TAP_BLOCK elements)."""
+    tracemalloc = pytest.importorskip("tracemalloc")
+    x = np.ones((1, 1, 600, 600), dtype=np.float32)
+    w = np.ones((1, 1, 3, 3), dtype=np.float32)
+    tracemalloc.start()
+    try:
+        got = conv.conv2d_nchw(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 1, np.float32)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    grid = 603 * 602 * 4
+    block = conv_depthwise.TAP_BLOCK * 4 * 10 // 9  # taps and their sums
+    assert peak < grid + got.nbytes + block + (256 << 10)
+    assert got[0, 0, 0, 0] == 4 and got[0, 0, 1, 1] == 9 and got[0, 0, 599, 300] == 6

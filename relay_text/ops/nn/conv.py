@@ -165,7 +165,7 @@ def conv2d_nchw(x: Any, w: Any, strides: Shape, pads: Shape, dilation: Shape, gr
     oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
     if ipg == 1 and groups == c:
-        from .conv_depthwise import depthwise_nchw
+        from ._depthwise import depthwise_nchw
 
         return depthwise_nchw(x, pads, w, (oh, ow), strides, dilation, dtype)
     if groups == 1 and kh == 1 and kw == 1 and not (pt or pl or pb or pr):

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from relay_text.ops.nn import conv, conv_depthwise
+from relay_text.ops.nn import _depthwise, conv
 
 CASES = [
     # (channels, multiplier, H, W, KH, KW, strides, pads (top, left, bottom, right), dilation)
@@ -81,7 +81,7 @@ def test_blocks_of_output_rows_give_the_same_values(case: tuple, budget: int, mo
     x = rng.standard_normal((2, c, h, wd)).astype(np.float32)
     w = rng.standard_normal((c * m, 1, kh, kw)).astype(np.float32)
     whole = conv.conv2d_nchw(x, w, strides, pads, dilation, c, np.float32)
-    monkeypatch.setattr(conv_depthwise, "TAP_BLOCK", budget)
+    monkeypatch.setattr(_depthwise, "TAP_BLOCK", budget)
     got = conv.conv2d_nchw(x, w, strides, pads, dilation, c, np.float32)
     assert got.dtype == np.float32 and got.flags.c_contiguous
     np.testing.assert_array_equal(got, whole)
@@ -104,6 +104,6 @@ def test_the_copied_taps_stay_within_the_block_for_a_large_image() -> None:
     finally:
         tracemalloc.stop()
     grid = 603 * 602 * 4
-    block = conv_depthwise.TAP_BLOCK * 4 * 10 // 9  # taps and their sums
+    block = _depthwise.TAP_BLOCK * 4 * 10 // 9  # taps and their sums
     assert peak < grid + got.nbytes + block + (256 << 10)
     assert got[0, 0, 0, 0] == 4 and got[0, 0, 1, 1] == 9 and got[0, 0, 599, 300] == 6

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from relay_text.ops.nn import conv
+from relay_text.ops.nn import _depthwise, conv
 
 CASES = [
     # (channels, multiplier, H, W, KH, KW, strides, pads (top, left, bottom, right), dilation)
@@ -67,3 +67,43 @@ def test_depthwise_equals_pytorch(case: tuple) -> None:
     want = torch.nn.functional.conv2d(padded, torch.from_numpy(w), stride=strides, dilation=dilation, groups=c)
     got = conv.conv2d_nchw(x, w, strides, pads, dilation, c, np.float64)
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", [CASES[1], CASES[3], CASES[7], CASES[9]], ids=["s2", "s3x2-dil", "s1-m2", "s1"])
+@pytest.mark.parametrize("budget", [1, 40, 200])
+def test_blocks_of_output_rows_give_the_same_values(case: tuple, budget: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A channel whose taps exceed the block budget is done a few output
+    rows at a time (one row at the least): the values are the whole-channel
+    ones bit for bit, whatever the cut (one row, rows that do not divide
+    the output height, several rows)."""
+    c, m, h, wd, kh, kw, strides, pads, dilation = case
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, c, h, wd)).astype(np.float32)
+    w = rng.standard_normal((c * m, 1, kh, kw)).astype(np.float32)
+    whole = conv.conv2d_nchw(x, w, strides, pads, dilation, c, np.float32)
+    monkeypatch.setattr(_depthwise, "TAP_BLOCK", budget)
+    got = conv.conv2d_nchw(x, w, strides, pads, dilation, c, np.float32)
+    assert got.dtype == np.float32 and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, whole)
+    np.testing.assert_allclose(
+        got, _by_im2col(x.astype(np.float64), w.astype(np.float64), strides, pads, dilation), rtol=1e-5, atol=1e-5
+    )
+
+
+def test_the_copied_taps_stay_within_the_block_for_a_large_image() -> None:
+    """One 3x3 channel of 600x600 float32: the taps of the whole channel
+    would take 13 MB; the kernel's peak is its padded input and its result
+    (1.4 MB each) and one block of taps and sums (TAP_BLOCK elements)."""
+    tracemalloc = pytest.importorskip("tracemalloc")
+    x = np.ones((1, 1, 600, 600), dtype=np.float32)
+    w = np.ones((1, 1, 3, 3), dtype=np.float32)
+    tracemalloc.start()
+    try:
+        got = conv.conv2d_nchw(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 1, np.float32)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    grid = 603 * 602 * 4
+    block = _depthwise.TAP_BLOCK * 4 * 10 // 9  # taps and their sums
+    assert peak < grid + got.nbytes + block + (256 << 10)
+    assert got[0, 0, 0, 0] == 4 and got[0, 0, 1, 1] == 9 and got[0, 0, 599, 300] == 6

@@ -1,0 +1,130 @@
+"""The depthwise convolution kernel: `nn.conv2d` with one input channel per
+group (`groups` equal to the input channels, a channel multiplier
+`O / C` allowed), NCHW data and an OIHW weight, as `conv.conv2d_nchw`
+calls it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import limits
+from .._np import np
+from ..types import Shape
+from .conv import ranges, run_parts, split_count
+
+TAP_BLOCK = 1 << 17  # elements of copied taps per block (measured best of 4K to 4M on MobileNet's layers)
+
+
+def depthwise_nchw(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, dilation: Shape, dtype: Any) -> Any:
+    """One input channel per group (a channel multiplier m = O / C is allowed).
+
+    Each output channel is the sum over the KH * KW taps of its weight times
+    a shifted view of its input channel. The views are made one-dimensional
+    per channel, so that numpy's loops run over long rows: with stride s the
+    padded input is split into its s * s phases (rows and columns taken every
+    s-th), in which every tap is a plain shift; a shift of a row-major image
+    of width Wq is a contiguous slice of its flattened pixels, and the sum
+    is computed on an output grid Wq wide, whose extra columns are dropped
+    as each block is copied into the (contiguous) result. For a block of
+    channels, or of output rows of one channel when a whole channel's taps
+    would not fit (TAP_BLOCK elements, 512 KB of float32: larger blocks
+    leave the cache, smaller ones cost more calls than they save), the taps
+    are copied side by side and each channel's output is one vector
+    product; the copy never exceeds the block, whatever the image size.
+    The channel blocks are spread over the kernel threads."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    m = o // c
+    oh, ow = out_hw
+    sh, sw = strides
+    dh, dw = dilation
+    pt, pl, pb, pr = pads
+    hp, wp = h + pt + pb, wd + pl + pr
+    hq, wq = -(-hp // sh), -(-wp // sw)
+    # The padded input, its phases side by side, with one spare row: the
+    # shifted slices of the last output row run past the image by less than
+    # a row (into columns that are dropped).
+    limits.check_allocation(
+        n * c * m * (hq + 1) * sh * wq * sw, np.dtype(dtype).itemsize, "the padded input of a convolution"
+    )
+    if sh == 1 and sw == 1:
+        # only the border is zeroed: the image is written once
+        grid = np.empty((n, c, hq + 1, wq), dtype=dtype)
+        for border in (
+            grid[:, :, :pt],
+            grid[:, :, pt + h :],
+            grid[:, :, pt : pt + h, :pl],
+            grid[:, :, pt : pt + h, pl + wd :],
+        ):
+            border.fill(0)
+        grid[:, :, pt : pt + h, pl : pl + wd] = x
+        flat = grid.reshape(n, c, 1, 1, (hq + 1) * wq)
+    else:
+        # each phase copied straight from the input: padded row r + sh * k
+        # (column q + sw * l) of the input is row k (column l) of phase (r, q)
+        phases = np.zeros((n, c, sh, sw, hq + 1, wq), dtype=dtype)
+        for r in range(sh):
+            k0 = -(-(pt - r) // sh) if pt > r else 0
+            for q in range(sw):
+                l0 = -(-(pl - q) // sw) if pl > q else 0
+                src = x[:, :, r + sh * k0 - pt :: sh, q + sw * l0 - pl :: sw]
+                phases[:, :, r, q, k0 : k0 + src.shape[2], l0 : l0 + src.shape[3]] = src
+        flat = phases.reshape(n, c, sh, sw, (hq + 1) * wq)
+    if m > 1:  # output channel g * m + j reads input channel g
+        flat = np.repeat(flat, m, axis=1)
+    taps_w = w.reshape(o, kh * kw).astype(dtype, copy=False)
+    length = oh * wq
+    out = np.empty((n, o, oh, ow), dtype=dtype)
+    shifts = []
+    for i in range(kh):
+        for j in range(kw):
+            a, r = divmod(i * dh, sh)[::-1]
+            b, q = divmod(j * dw, sw)[::-1]
+            shifts.append((a, b, r * wq + q))
+    taps = len(shifts)
+    # blocks of channels, or of output rows of one channel, whose taps fill TAP_BLOCK elements
+    if length * taps <= TAP_BLOCK:
+        block, rows = max(1, min(o, TAP_BLOCK // (length * taps))), oh
+    else:
+        block, rows = 1, max(1, min(oh, TAP_BLOCK // (wq * taps)))
+    weights = taps_w.reshape(o, 1, taps)
+    itemsize = flat.itemsize
+    # stride 1: all taps of an image as one view, made once (`as_strided` costs more than a small block's copy)
+    views = [
+        np.lib.stride_tricks.as_strided(
+            flat[img, :, 0, 0],
+            shape=(o, kh, kw, length),
+            strides=(flat.strides[1], dh * wq * itemsize, dw * itemsize, itemsize),
+            writeable=False,
+        )
+        for img in range(n)
+        if sh == 1 and sw == 1
+    ]
+
+    def channels(lo: int, hi: int) -> None:
+        # per block: its taps side by side (a small im2col that stays in
+        # cache), then one vector product per channel
+        size = min(block, hi - lo) * rows * wq
+        cols_buf = np.empty(size * taps, dtype=dtype)
+        sums_buf = np.empty(size, dtype=dtype)
+        for img in range(n):
+            for c0 in range(lo, hi, block):
+                c1 = min(hi, c0 + block)
+                for r0 in range(0, oh, rows):
+                    r1 = min(oh, r0 + rows)
+                    p0, p1 = r0 * wq, r1 * wq
+                    span = p1 - p0
+                    part = cols_buf[: (c1 - c0) * taps * span].reshape(c1 - c0, taps, span)
+                    if views:
+                        np.copyto(part.reshape(c1 - c0, kh, kw, span), views[img][c0:c1, :, :, p0:p1])
+                    else:
+                        for k, (a, b, off) in enumerate(shifts):
+                            np.copyto(part[:, k], flat[img, c0:c1, a, b, off + p0 : off + p1])
+                    got = sums_buf[: (c1 - c0) * span].reshape(c1 - c0, 1, span)
+                    np.matmul(weights[c0:c1], part, out=got)
+                    # the output grid's extra columns dropped, while in cache
+                    out[img, c0:c1, r0:r1] = got.reshape(c1 - c0, r1 - r0, wq)[:, :, :ow]
+
+    pieces = min(split_count(n * o * length * taps), o)
+    run_parts(channels, ranges(o, pieces) if pieces > 1 else [(0, o)])
+    return out

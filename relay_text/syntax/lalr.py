@@ -64,6 +64,9 @@ class Grammar:
         # (size, origin, action)) on first use: a small file visits a few
         # hundred of the states, and a command starts faster.
         self.states = _States(tables["states"], tables["rules"], builder_class)
+        # The same rows in a list indexed by state (states are 0..n-1): the
+        # driver's loop reads them from here, None until first built.
+        self.rows: list[dict[str, Entry] | None] = [None] * (max(tables["states"], default=-1) + 1)
         self._accessing: dict[Any, str] | None = None
         # (state below, top state, lookahead) -> the top state after a chain
         # of unit reductions (`Driver._after_units`), filled as parses meet them
@@ -98,13 +101,16 @@ class Driver:
         return self.grammar.accessing
 
     def parse(self, tokens: Iterable[Any], text_length: int) -> Any:
-        # The hot loop: the top state is kept in `state` and rows are read
-        # from a plain dict (the `_States` mapping builds them on a miss).
+        # The hot loop: the top state is kept in `state` and its row in
+        # `row`; rows are read from a list indexed by state (built on first
+        # use by the `_States` mapping). Every state on the stack has had its
+        # row read while it was the top, so a goto reads the row below as it is.
         states = self.states
-        rows: dict[Any, dict[str, Entry]] = dict(states)
+        rows = self.grammar.rows
         builder = self.builder
         units = self.grammar.units
         state = self.start_state
+        row = rows[state] or self._row(state)
         state_stack = [state]
         value_stack: list[Any] = []
         push_state = state_stack.append
@@ -112,10 +118,6 @@ class Driver:
         for tok in tokens:
             kind = tok.type
             while True:
-                try:
-                    row = rows[state]
-                except KeyError:
-                    row = rows[state] = states[state]
                 action = row.get(kind)
                 if action is None:
                     raise UnexpectedToken(tok, self.expected(state), list(state_stack))
@@ -124,6 +126,7 @@ class Driver:
                     state = action[1]
                     push_state(state)
                     push_value(tok)
+                    row = rows[state] or self._row(state)
                     break
                 if size < 0:  # unit rules passing their one child on: only the top state changes
                     key = (state_stack[-2], state, kind)
@@ -131,6 +134,7 @@ class Driver:
                     if top is None:
                         top = units[key] = self._after_units(key, action)
                     state = state_stack[-1] = top
+                    row = rows[state] or self._row(state)
                     continue
                 if size:
                     children = value_stack[-size:]
@@ -139,8 +143,9 @@ class Driver:
                 else:
                     children = []
                 push_value(action[2](builder, children))
-                state = states[state_stack[-1]][action[1]][1]
+                state = rows[state_stack[-1]][action[1]][1]
                 push_state(state)
+                row = rows[state] or self._row(state)
         end = EndToken(text_length)
         end_state = self.end_state
         while True:
@@ -162,6 +167,11 @@ class Driver:
             push_state(states[state_stack[-1]][action[1]][1])
             if state_stack[-1] == end_state:
                 return value_stack[-1]
+
+    def _row(self, state: int) -> dict[str, Entry]:
+        """The row of `state`, built now (and kept for every later parse)."""
+        row = self.grammar.rows[state] = self.states[state]
+        return row
 
     def _after_units(self, key: tuple[Any, Any, str], action: Entry) -> Any:
         """The top state after the unit reductions that start with `action`
@@ -433,18 +443,7 @@ def _rule_action(rule: Rule, builder_class: type) -> Action:
         return node
     plain = tuple(pos for pos, _, _ in keep) if not any(s or n for _, s, n in keep) and not append_none else None
     if plain is not None:
-        if expand1:
-
-            def pick_expand(builder: Any, children: list[Any]) -> Any:
-                out = [children[i] for i in plain]
-                return out[0] if len(out) == 1 else node(builder, out)
-
-            return pick_expand
-
-        def pick(builder: Any, children: list[Any]) -> Any:
-            return node(builder, [children[i] for i in plain])
-
-        return pick
+        return _pick(node, plain, expand1)
 
     # A left-recursive repetition (`x ("," x)*` makes `__star: "," x | __star
     # "," x`) splices the list built so far into a new one at each step:
@@ -471,3 +470,22 @@ def _rule_action(rule: Rule, builder_class: type) -> Action:
         return make(builder, out)
 
     return general
+
+
+def _pick(node: Action, plain: tuple[int, ...], expand1: bool) -> Action:
+    """The action of a rule that keeps the children at `plain` (in order,
+    none spliced, no `None` inserted): one of one, two or three children
+    is picked without a loop, and a `?rule` keeping one child returns it."""
+    if len(plain) == 1:
+        (a,) = plain
+        if expand1:
+            return lambda builder, children: children[a]
+        return lambda builder, children: node(builder, [children[a]])
+    # (a `?rule` keeping two or more children always calls its node)
+    if len(plain) == 2:
+        a, b = plain
+        return lambda builder, children: node(builder, [children[a], children[b]])
+    if len(plain) == 3:
+        a, b, c = plain
+        return lambda builder, children: node(builder, [children[a], children[b], children[c]])
+    return lambda builder, children: node(builder, [children[i] for i in plain])

@@ -32,7 +32,7 @@ _MASTER = re.compile(
   | (?P<IDENT>"""
     + _IDENT
     + r""")
-  | (?P<punct>->|=>|==|!=|<=|>=|&&|\|\||;;|[(){}\[\],;:=<>+\-*?])
+  | (?P<punct>[(){}\[\],:+*?]|->?|=[>=]?|;;?|<=?|>=?|!=|&&|\|\|)
   | (?P<GLOBAL>@[A-Za-z_][A-Za-z0-9_]*)
   | (?P<FLOAT>
         (?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)(?:"""
@@ -231,7 +231,27 @@ class Tokens:
                 raise LexError(f"unexpected character {char_text(text[start])}", start, start + 1)
             kind = m.lastgroup or ""  # (every alternative is a named group)
             end = m.end()
-            if kind in _VERBATIM:
+            if kind == "punct" or kind == "slash":
+                value = m.group(kind)
+                start = end - len(value)
+                if value == "<":
+                    if (
+                        prev_kind == "FN"
+                        or after_def_name
+                        or (
+                            prev_kind in _CALLEE_TYPES
+                            and _glued(text, prev_end, start)
+                            and not self._looks_like_operand(end)
+                        )
+                    ):
+                        kind = "LANGLE"
+                    else:
+                        kind = "LT"
+                elif value == ";;":  # v0.0.4's sequencing, `e1 ;; e2`: one `;`
+                    kind = kinds[";"]
+                else:
+                    kind = kinds[value]
+            elif kind in _VERBATIM:
                 value = m.group(kind)
                 start = end - len(value)
             elif kind == "IDENT":
@@ -254,26 +274,6 @@ class Tokens:
                 if kind == "MATCH" and text.startswith("?", end):
                     end += 1
                     value = "match?"
-            elif kind == "punct" or kind == "slash":
-                start = m.start(kind)
-                value = m.group(kind)
-                if value == "<":
-                    if (
-                        prev_kind == "FN"
-                        or after_def_name
-                        or (
-                            prev_kind in _CALLEE_TYPES
-                            and _glued(text, prev_end, start)
-                            and not self._looks_like_operand(end)
-                        )
-                    ):
-                        kind = "LANGLE"
-                    else:
-                        kind = "LT"
-                elif value == ";;":  # v0.0.4's sequencing, `e1 ;; e2`: one `;`
-                    kind = kinds[";"]
-                else:
-                    kind = kinds[value]
             elif kind == "eof":
                 self._finish(around)
                 return
@@ -315,7 +315,7 @@ class Tokens:
                     code=codes.INVALID_LITERAL,
                 )
             after_def_name = defining and (kind == "GLOBAL" or kind == "IDENT")
-            defining = kind == "DEF" or kind == "DATA" or kind == "TYPE"
+            defining = kind in _DEFINING
             if (start - pos > 1 or pos == 0) and _starts_paragraph(text, pos, start):
                 blank_lines.add(start)
             tok = Tok(kind, value, start, end)

@@ -15,11 +15,16 @@ variable of kind `BaseType`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .span import Span
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see .record)
+    from .record import dataclass
 
 
 class Kind(Enum):

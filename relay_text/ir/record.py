@@ -74,8 +74,8 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
     for base in cls.__mro__[1:]:
         if "__dataclass_fields__" in base.__dict__:
             raise TypeError(f"{cls.__name__}: record classes do not inherit fields")
-    if "__post_init__" in own or any("ClassVar" in str(a) or "InitVar" in str(a) for a in annotations.values()):
-        raise TypeError(f"{cls.__name__}: record classes take no __post_init__, ClassVar or InitVar")
+    if any("ClassVar" in str(a) or "InitVar" in str(a) for a in annotations.values()):
+        raise TypeError(f"{cls.__name__}: record classes take no ClassVar or InitVar fields")
     specs = [_Spec(name, own.get(name, _MISSING)) for name in annotations]
     names = tuple(s.name for s in specs)
 
@@ -99,6 +99,8 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
         else:
             params.append(s.name)
         lines.append(f"  __object_setattr(self, {s.name!r}, {value})" if frozen else f"  self.{s.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        lines.append("  self.__post_init__()")
     source = [f"def __init__({', '.join(params)}):", *(lines or ["  pass"])]
     compared = [s.name for s in specs if s.compare]
     mine = "(" + "".join(f"self.{n}," for n in compared) + ")"
@@ -123,11 +125,10 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
     init = functions["__init__"]
     init.__annotations__ = {**annotations, "return": None}
 
-    namespace = dict(own)
-    for name in names:
-        namespace.pop(name, None)
-    namespace.pop("__dict__", None)
-    namespace.pop("__weakref__", None)
+    # What the class gets: with slots in a new class (as dataclasses makes
+    # one), else on the class itself, whose fields' class attributes become
+    # their defaults (a method's `super()` names the class it was defined in).
+    namespace: dict[str, Any] = {}
 
     def put(name: str, value: object) -> None:
         if name not in own:
@@ -159,8 +160,19 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
             raise TypeError(f"{cls.__name__} already specifies __slots__")
         inherited = {s for base in cls.__mro__[1:-1] for s in _slots(base)}
         namespace["__slots__"] = tuple(n for n in names if n not in inherited)
-    new = type(cls)(cls.__name__, cls.__bases__, namespace)
-    new.__qualname__ = cls.__qualname__
+        kept = {k: v for k, v in own.items() if k not in names and k not in ("__dict__", "__weakref__")}
+        new = type(cls)(cls.__name__, cls.__bases__, {**kept, **namespace})
+        new.__qualname__ = cls.__qualname__
+    else:
+        new = cls
+        for s in specs:
+            if s.name in own:
+                if s.default is _MISSING:
+                    delattr(cls, s.name)
+                else:
+                    setattr(cls, s.name, s.default)
+        for key, value in namespace.items():
+            setattr(cls, key, value)
     declared.owner = new
     if frozen:
         # As dataclasses does (with slots, the class it names is the one it

@@ -26,15 +26,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from collections.abc import Callable
-
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, for less at import
-    from .ir.record import dataclass
 
 SECTION = "tool.relay"
 

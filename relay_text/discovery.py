@@ -28,15 +28,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from collections.abc import Iterable
-
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, for less at import
-    from .ir.record import dataclass
 
 DEFAULT_EXCLUDE = ("node_modules", "__pycache__", "build", "dist", "site-packages", "venv")
 

@@ -5,13 +5,9 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from dataclasses import dataclass
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, for less at import
-    from .ir.record import dataclass
+from typing import Any
 
 SUFFIXES = (".rly", ".relay")
 STDIN = "-"

@@ -10,16 +10,9 @@ Submodules are imported lazily so that the command line starts fast.
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
-
-# The checker package is also called `check`: import it first, so that the
-# function `check` below is what `relay_text.check` names (the package stays
-# importable as usual: `from relay_text.check import check_module`).
-from . import check as _checker  # noqa: F401
-
-# The standard library registers the Prelude with the checker, so that
-# `check_module` of a module using its names checks it against it.
-from . import std as _std  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -27,6 +20,34 @@ if TYPE_CHECKING:
     from .diagnostics import RelayError
     from .ir.module import Module
     from .pipeline import Checked
+
+
+class _Package(types.ModuleType):
+    """This package's module object: `relay_text.check` stays the function
+    below when the checker package of the same name is imported (the import
+    system binds a subpackage to its parent's attribute), and the checker
+    learns then where the standard Prelude is. Importing the package itself
+    loads neither, so that `relay fmt` starts without the checker."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "check" and isinstance(value, types.ModuleType):
+            providers = value.PRELUDE_PROVIDER
+            if not providers:
+                providers.append(_prelude_module)
+            return
+        super().__setattr__(name, value)
+
+
+def _prelude_module() -> Module:
+    """The standard Prelude's module: what `check_module` checks a module
+    using its names against (the checker does not import `std`: it sits
+    downstream)."""
+    from .std import prelude
+
+    return prelude().module
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = ["Checked", "RelayError", "__version__", "check", "format", "parse", "run"]
 

@@ -15,10 +15,15 @@ from __future__ import annotations
 import io
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import field
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Generator, Sequence
 import contextlib
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from .ir.record import dataclass
 
 PARALLEL_THRESHOLD = 4  # more files than this may be worth the processes
 # Starting a pool costs about 0.3 s; checking costs about 3 us a byte, so

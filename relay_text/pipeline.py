@@ -5,12 +5,17 @@ Commands and the Python API call these; each returns diagnostics as data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import field
+from typing import TYPE_CHECKING, Any
 
 from .diagnostics import Diagnostic, codes, sort_key
 from .ir.module import Module
 from .ir.span import Source
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from .ir.record import dataclass
 
 
 @dataclass

@@ -38,8 +38,8 @@ class _Auto:
 AUTO: Any = _Auto()
 """`check_module`'s default prelude: the standard Prelude when the module uses its names."""
 
-# Gives the standard Prelude's module: registered by `relay_text.std` when it
-# is imported (this package does not import it: it sits downstream).
+# Gives the standard Prelude's module: registered by the `relay_text` package
+# when this one is imported (it does not import `std`: that sits downstream).
 PRELUDE_PROVIDER: list[Callable[[], Module]] = []
 
 

@@ -4,11 +4,15 @@ relation raises when it cannot hold."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
 from .unify import UnifyError
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from ..ir.record import dataclass
 
 
 class RelationError(Exception):

@@ -19,12 +19,16 @@ constructors here, so only a wildcard covers them.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
 from ..ir.expr import Constructor
 from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWildcard
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from ..ir.record import dataclass
 
 # A simplified pattern: None (wildcard) or (head, (sub-patterns...)).
 # A head is a Constructor, or an int n for an n-tuple.

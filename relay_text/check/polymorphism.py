@@ -11,7 +11,6 @@ and re-creates its relations at the call site.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterator
 
@@ -24,6 +23,11 @@ from .explain import name_of
 from .constraint import Constraint, Site
 from .solver import Rel, is_dim_equation
 from .types import Hole, find, holes, resolve, substitute, walk
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from ..ir.record import dataclass
 
 if TYPE_CHECKING:
     from .annotations import Annotations

@@ -6,10 +6,16 @@ defines the record, so every stage can produce diagnostics cheaply.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+from typing import TYPE_CHECKING
 
 from ..ir.span import Span
 from .codes import ERROR, REGISTRY, WARNING, Code
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from ..ir.record import dataclass
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ source text is never interpreted as rich markup.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import os
@@ -46,11 +47,15 @@ def _char_width(ch: str) -> int:
 # bidirectional-text overrides that reorder the line, zero-width ones): shown
 # as U+FFFD, one column each, so that the line reads as it is and the carets
 # stay under it (the message names the character).
-_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+# (Compiled when a line is first shown: a clean run shows none.)
+@functools.cache
+def _invisible() -> re.Pattern[str]:
+    return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def _visible(text: str) -> str:
-    return _INVISIBLE.sub("\ufffd", text) if not text.isascii() or _INVISIBLE.search(text) else text
+    invisible = _invisible()
+    return invisible.sub("\ufffd", text) if not text.isascii() or invisible.search(text) else text
 
 
 def _caret_row(line_text: str, start_col: int, end_col: int, mark: str) -> str:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import field
+from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping
 
 from .expr import Constructor
@@ -19,6 +19,11 @@ from .ty import (
     TypeCall,
     TypeVar,
 )
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see .record)
+    from .record import dataclass
 
 
 @dataclass(eq=False, slots=True)

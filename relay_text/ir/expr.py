@@ -14,12 +14,17 @@ excluded from comparison and may be None for nodes built by passes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypeAlias, Union
 from collections.abc import Mapping
 
 from .span import Span
 from .ty import GlobalTypeVar, Type, TypeVar
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see .record)
+    from .record import dataclass
 
 if TYPE_CHECKING:
     from .pattern import Pattern

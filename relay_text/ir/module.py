@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from dataclasses import field
+from typing import TYPE_CHECKING, Any, TypeAlias
 from collections.abc import Callable
 
 from .adt import TypeData
@@ -11,6 +11,11 @@ from .expr import Constructor, Expr, Function, GlobalVar, Var
 from .positions import Positions
 from .span import Source, Span
 from .ty import GlobalTypeVar
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see .record)
+    from .record import dataclass
 
 
 @dataclass(eq=False, slots=True)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TypeAlias
+from dataclasses import field
+from typing import TYPE_CHECKING, TypeAlias
 
 from .expr import Constructor, Var
 from .span import Span
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see .record)
+    from .record import dataclass
 
 
 @dataclass(eq=False, slots=True)

@@ -28,8 +28,7 @@ sees its children.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 from collections.abc import Callable
 
 from .expr import (
@@ -50,6 +49,11 @@ from .expr import (
     TupleGetItem,
     Var,
 )
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see .record)
+    from .record import dataclass
 
 BINDER = "binder"
 OPERAND = "operand"

@@ -14,12 +14,18 @@ variable of kind `BaseType`.
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .span import Span
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see .record)
+    from .record import dataclass
 
 
 class Kind(Enum):
@@ -157,9 +163,6 @@ UNIT = TupleType(())
 # TVM's spellings of element types (its `String2DLDataType`): a type code,
 # optional bits, optional `xN` lanes. Bare `int`, `uint` and `float` have 32
 # bits, `bfloat` 16, the two float8 codes 8.
-_DTYPE_SPELLING = re.compile(
-    r"(?P<code>bool|int|uint|float|bfloat|e4m3_float|e5m2_float)(?P<bits>[0-9]*)(?:x(?P<lanes>[1-9][0-9]*))?"
-)
 _DEFAULT_BITS = {"int": 32, "uint": 32, "float": 32, "bfloat": 16, "e4m3_float": 8, "e5m2_float": 8}
 _ALLOWED_BITS = {
     "int": (1, 2, 4, 8, 16, 32, 64),
@@ -171,11 +174,25 @@ _ALLOWED_BITS = {
 }
 
 
+# The canonical names without lanes: each is its own canonical name, found
+# without the pattern below (compiled when another spelling is first read).
+_CANONICAL = frozenset(["bool", *(f"{code}{bits}" for code, allowed in _ALLOWED_BITS.items() for bits in allowed)])
+
+
+@functools.cache
+def _dtype_spelling() -> re.Pattern[str]:
+    return re.compile(
+        r"(?P<code>bool|int|uint|float|bfloat|e4m3_float|e5m2_float)(?P<bits>[0-9]*)(?:x(?P<lanes>[1-9][0-9]*))?"
+    )
+
+
 def canonical_dtype(name: str) -> str | None:
     """The canonical name of a dtype spelling, or None if `name` is none:
     `int` -> `int32`, `float` -> `float32`, `bfloat` -> `bfloat16`,
     `int32x4` -> itself."""
-    m = _DTYPE_SPELLING.fullmatch(name)
+    if name in _CANONICAL:
+        return name
+    m = _dtype_spelling().fullmatch(name)
     if m is None:
         return None
     code, bits, lanes = m.group("code"), m.group("bits"), m.group("lanes")

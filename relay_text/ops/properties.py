@@ -43,8 +43,14 @@ and two facts about this project's kernels:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from enum import IntEnum
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from ..ir.record import dataclass
 
 
 class Pattern(IntEnum):

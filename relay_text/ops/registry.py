@@ -68,7 +68,7 @@ sorted by name; `names()` the registered names.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterable
@@ -78,6 +78,11 @@ from ..ir.ty import canonical_dtype
 from .properties import PROPERTIES, Pattern, Properties
 from .relation import RelationFn, relation_name
 from .types import Attrs, AttrValue, Kernel, ScalarKernel
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from ..ir.record import dataclass
 
 if TYPE_CHECKING:
     from ..diagnostics.codes import Code

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 from collections.abc import Callable
@@ -19,6 +19,11 @@ from ..ir.expr import Constructor, Function, GlobalVar
 from ..ir.module import Module
 from ..ir.span import PRELUDE_SOURCE_NAME, Source
 from ..ir.ty import GlobalTypeVar
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from ..ir.record import dataclass
 
 if TYPE_CHECKING:
     from ..check.result import CheckResult
@@ -143,18 +148,6 @@ class Prelude:
 
     def function(self, name: str) -> Function:
         return self.module.functions[self.globals[name]]
-
-
-def _standard_module() -> Module:
-    return prelude().module
-
-
-# `check_module` (which may not import this package) checks a module that
-# uses the Prelude's names against it.
-from ..check import PRELUDE_PROVIDER  # noqa: E402
-
-if not PRELUDE_PROVIDER:
-    PRELUDE_PROVIDER.append(_standard_module)
 
 
 def prelude() -> Prelude:

@@ -15,9 +15,9 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import WARNING, Diagnostic, codes, has_errors
 from ..ir.adt import definition_difference
@@ -30,6 +30,11 @@ from .builder import SUPPORTED_VERSIONS, Builder, Env
 from .errors import lex_error, syntax_error
 from .lalr import Driver, Grammar, UnexpectedToken
 from .lexer import LexError, Tok, Tokens, skip_trivia
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import
+    from ..ir.record import dataclass
 
 _PARSER: tuple[Grammar, type[Builder], dict[str, str]] | None = None
 _LOADING = threading.Lock()  # held only while the tables are loaded, once per process

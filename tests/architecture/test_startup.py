@@ -110,3 +110,49 @@ def test_small_file_imports_nothing_heavy(small: Path, tmp_path: Path, args: tup
 def test_fmt_check_does_not_run_the_type_checker(small: Path, tmp_path: Path) -> None:
     modules = _imported(tmp_path, "fmt", "--check", str(small))
     assert not {m for m in modules if m.startswith(("relay_text.check.infer", "relay_text.check.solver"))}
+
+
+# A program that names the Prelude (`@length`, `Cons`, `Nil`) without defining it.
+USES_PRELUDE = "def @main() {\n  @length(Cons(1, Nil()))\n}\n"
+
+
+@pytest.mark.parametrize("text", [SMALL, USES_PRELUDE], ids=["own-names", "prelude-names"])
+def test_fmt_check_does_not_import_the_checker(tmp_path: Path, text: str) -> None:
+    """The formatter reads a program without the checker, whether or not it
+    names the Prelude (reading the Prelude needs only the parser); the IR's
+    comparison and the standard library's checking stay unloaded too."""
+    path = tmp_path / "program.relay"
+    path.write_text(text)
+    modules = _imported(tmp_path, "fmt", "--check", str(path))
+    assert "relay_text.printer.render" in modules
+    assert sorted(m for m in modules if m == "relay_text.check" or m.startswith("relay_text.check.")) == []
+    assert "relay_text.ir.alpha" not in modules
+
+
+def test_importing_the_package_loads_no_stage() -> None:
+    """`import relay_text` loads none of its stages: each is imported by the
+    function or command that uses it."""
+    code = "import relay_text, sys; print(sorted(m for m in sys.modules if m.startswith('relay_text')))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert proc.stdout.strip() == "['relay_text']"
+
+
+def test_the_check_function_survives_the_checker_package() -> None:
+    """`relay_text.check` is the function before and after the checker package
+    of the same name is imported, and the checker, imported alone, checks a
+    module naming the Prelude against it (`check_module`'s default)."""
+    code = textwrap.dedent(
+        """\
+        import relay_text
+        before = relay_text.check
+        from relay_text.check import check_module
+        import relay_text.check as also
+        module = relay_text.parse("def @main() { @length(Cons(1, Nil())) }")
+        result = check_module(module)
+        print(relay_text.check is before, also is before, callable(before), result.ok,
+              sorted(str(t) for t in result.global_types.values()))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True True True True ['fn() -> Tensor[(), int32]']"

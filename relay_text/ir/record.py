@@ -1,0 +1,251 @@
+"""Record classes made as `dataclasses.dataclass` makes them, for less at import.
+
+`@dataclass(...)` spends about half a millisecond on each class it
+decorates: it inspects every field, compiles each method apart and, with
+`slots=True`, builds the class twice. The IR defines some forty node classes
+and every command imports them, so that cost is a good part of the start-up
+of `relay check` on a small file. `dataclass` below gives the same classes
+(the same `__init__`, `__repr__`, `__eq__`, `__hash__`, frozen
+`__setattr__`/`__delattr__`, `__slots__`, `__match_args__`, pickling of
+frozen slotted classes) from one compiled block per class, and builds what
+only the `dataclasses` functions read (`__dataclass_fields__`,
+`__dataclass_params__`: `fields`, `replace`, `asdict`, `is_dataclass`) the
+first time one of them asks, with `dataclasses.dataclass` itself.
+
+It takes the options the IR uses (`eq`, `frozen`, `slots`) and fields with
+`dataclasses.field(default=..., default_factory=..., repr=..., compare=...)`;
+modules import it under `TYPE_CHECKING` as `dataclasses.dataclass`, so that
+type checkers read the classes as the dataclasses they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from reprlib import recursive_repr
+from typing import Any
+from collections.abc import Callable
+
+_MISSING: Any = dataclasses.MISSING
+_OPTIONS = frozenset(["eq", "frozen", "slots"])
+
+
+class _HasDefaultFactory:
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_HAS_DEFAULT_FACTORY = _HasDefaultFactory()
+
+
+def dataclass(cls: type | None = None, /, **options: bool) -> Any:
+    """`dataclasses.dataclass` for the options `eq`, `frozen` and `slots`."""
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise TypeError(f"record classes take no option {', '.join(sorted(unknown))}")
+
+    def wrap(cls: type) -> type:
+        return _record(cls, options.get("eq", True), options.get("frozen", False), options.get("slots", False))
+
+    return wrap if cls is None else wrap(cls)
+
+
+class _Spec:
+    __slots__ = ("compare", "default", "factory", "name", "repr")
+
+    def __init__(self, name: str, value: object) -> None:
+        self.name = name
+        if isinstance(value, dataclasses.Field):
+            self.default, self.factory, self.repr, self.compare = (
+                value.default,
+                value.default_factory,
+                value.repr,
+                value.compare,
+            )
+            if not value.init or value.hash is not None or value.kw_only is not _MISSING or value.metadata:
+                raise TypeError(f"record classes take field() with default, default_factory, repr, compare: {name}")
+        else:
+            self.default, self.factory, self.repr, self.compare = value, _MISSING, True, True
+
+
+def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
+    own = cls.__dict__
+    annotations: dict[str, Any] = dict(own.get("__annotations__", {}))
+    for base in cls.__mro__[1:]:
+        if "__dataclass_fields__" in base.__dict__:
+            raise TypeError(f"{cls.__name__}: record classes do not inherit fields")
+    if any("ClassVar" in str(a) or "InitVar" in str(a) for a in annotations.values()):
+        raise TypeError(f"{cls.__name__}: record classes take no ClassVar or InitVar fields")
+    specs = [_Spec(name, own.get(name, _MISSING)) for name in annotations]
+    names = tuple(s.name for s in specs)
+
+    # __init__, and __eq__ and __hash__ where dataclass adds them, compiled together.
+    scope: dict[str, Any] = {"__object_setattr": object.__setattr__, "__HAS_DEFAULT_FACTORY": _HAS_DEFAULT_FACTORY}
+    params, lines = ["self"], []
+    seen_default = False
+    for s in specs:
+        value = s.name
+        if s.factory is not _MISSING:
+            scope[f"__factory_{s.name}"] = s.factory
+            params.append(f"{s.name}=__HAS_DEFAULT_FACTORY")
+            value = f"__factory_{s.name}() if {s.name} is __HAS_DEFAULT_FACTORY else {s.name}"
+            seen_default = True
+        elif s.default is not _MISSING:
+            scope[f"__default_{s.name}"] = s.default
+            params.append(f"{s.name}=__default_{s.name}")
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"non-default argument {s.name!r} follows default argument")
+        else:
+            params.append(s.name)
+        lines.append(f"  __object_setattr(self, {s.name!r}, {value})" if frozen else f"  self.{s.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        lines.append("  self.__post_init__()")
+    source = [f"def __init__({', '.join(params)}):", *(lines or ["  pass"])]
+    compared = [s.name for s in specs if s.compare]
+    mine = "(" + "".join(f"self.{n}," for n in compared) + ")"
+    theirs = "(" + "".join(f"other.{n}," for n in compared) + ")"
+    if eq:
+        source += [
+            "def __eq__(self, other):",
+            "  if other.__class__ is self.__class__:",
+            f"    return {mine}=={theirs}",
+            "  return NotImplemented",
+        ]
+        if frozen:
+            source += ["def __hash__(self):", f"  return hash({mine})"]
+    made: dict[str, Any] = {}
+    args = ", ".join(scope)
+    body = "\n".join("  " + line for line in source)
+    methods = "".join(f"{m!r}: {m}, " for m in ("__init__", "__eq__", "__hash__") if f"def {m}(" in body)
+    text = f"def __make({args}):\n{body}\n  return {{{methods}}}"
+    module = sys.modules.get(cls.__module__)
+    exec(text, module.__dict__ if module is not None else {}, made)
+    functions: dict[str, Callable[..., Any]] = made["__make"](*scope.values())
+    init = functions["__init__"]
+    init.__annotations__ = {**annotations, "return": None}
+
+    # What the class gets: with slots in a new class (as dataclasses makes
+    # one), else on the class itself, whose fields' class attributes become
+    # their defaults (a method's `super()` names the class it was defined in).
+    namespace: dict[str, Any] = {}
+
+    def put(name: str, value: object) -> None:
+        if name not in own:
+            if callable(value) and hasattr(value, "__qualname__"):
+                value.__qualname__ = f"{cls.__qualname__}.{name}"
+            namespace[name] = value
+
+    put("__init__", init)
+    shown = tuple(s.name for s in specs if s.repr)
+
+    def __repr__(self: Any) -> str:
+        return f"{self.__class__.__qualname__}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in shown) + ")"
+
+    put("__repr__", recursive_repr()(__repr__))
+    if eq:
+        put("__eq__", functions["__eq__"])
+        explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
+        if frozen and not explicit_hash:
+            namespace["__hash__"] = functions["__hash__"]
+            functions["__hash__"].__qualname__ = f"{cls.__qualname__}.__hash__"
+        elif not frozen and not explicit_hash:
+            namespace["__hash__"] = None
+    put("__match_args__", names)
+    declared = _Declared(cls, annotations, {n: own[n] for n in names if n in own}, eq, frozen)
+    for attribute in ("__dataclass_fields__", "__dataclass_params__"):
+        namespace[attribute] = _Lazy(declared, attribute)
+    if slots:
+        if "__slots__" in own:
+            raise TypeError(f"{cls.__name__} already specifies __slots__")
+        inherited = {s for base in cls.__mro__[1:-1] for s in _slots(base)}
+        namespace["__slots__"] = tuple(n for n in names if n not in inherited)
+        kept = {k: v for k, v in own.items() if k not in names and k not in ("__dict__", "__weakref__")}
+        new = type(cls)(cls.__name__, cls.__bases__, {**kept, **namespace})
+        new.__qualname__ = cls.__qualname__
+    else:
+        new = cls
+        for s in specs:
+            if s.name in own:
+                if s.default is _MISSING:
+                    delattr(cls, s.name)
+                else:
+                    setattr(cls, s.name, s.default)
+        for key, value in namespace.items():
+            setattr(cls, key, value)
+    declared.owner = new
+    if frozen:
+        # As dataclasses does (with slots, the class it names is the one it
+        # replaced, so that only the fields' names are refused as such).
+        _freeze(new, cls if slots else new, names)
+        if slots:
+            if "__getstate__" not in own:
+                new.__getstate__ = lambda self: [getattr(self, n) for n in names]  # type: ignore[attr-defined]
+            if "__setstate__" not in own:
+
+                def setstate(self: Any, state: list[Any]) -> None:
+                    for name, value in zip(names, state, strict=False):
+                        object.__setattr__(self, name, value)
+
+                new.__setstate__ = setstate  # type: ignore[attr-defined]
+    if not new.__doc__:
+        import inspect
+
+        try:
+            new.__doc__ = new.__name__ + str(inspect.signature(new)).replace(" -> None", "")
+        except (TypeError, ValueError):
+            new.__doc__ = new.__name__
+    return new
+
+
+def _slots(cls: type) -> tuple[str, ...]:
+    slots = cls.__dict__.get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
+def _freeze(target: type, owner: type, names: tuple[str, ...]) -> None:
+    def __setattr__(self: Any, name: str, value: object) -> None:
+        if type(self) is owner or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(owner, self).__setattr__(name, value)  # type: ignore[arg-type]  # mypy reads `owner` as an instance
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is owner or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(owner, self).__delattr__(name)  # type: ignore[arg-type]  # as above
+
+    for function in (__setattr__, __delattr__):
+        if function.__name__ not in target.__dict__:
+            function.__qualname__ = f"{target.__qualname__}.{function.__name__}"
+            setattr(target, function.__name__, function)
+
+
+class _Declared:
+    """What `__dataclass_fields__` and `__dataclass_params__` are made from:
+    `dataclasses.dataclass` applied to a copy of the class's field
+    declarations gives them, exactly as it would have, when first read."""
+
+    def __init__(
+        self, cls: type, annotations: dict[str, Any], declared: dict[str, Any], eq: bool, frozen: bool
+    ) -> None:
+        self.owner = cls
+        self.spec = (cls.__name__, cls.__qualname__, cls.__module__, annotations, declared, eq, frozen)
+
+    def make(self) -> None:
+        name, qualname, module, annotations, declared, eq, frozen = self.spec
+        shadow = type(name, (), {"__annotations__": annotations, "__module__": module, **declared})
+        shadow.__qualname__ = qualname
+        made: type = dataclasses.dataclass(eq=eq, frozen=frozen)(shadow)
+        for attribute in ("__dataclass_fields__", "__dataclass_params__"):
+            type.__setattr__(self.owner, attribute, made.__dict__[attribute])
+
+
+class _Lazy:
+    """A class attribute made by `_Declared.make` on first read."""
+
+    def __init__(self, declared: _Declared, name: str) -> None:
+        self.declared, self.name = declared, name
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        self.declared.make()
+        return self.declared.owner.__dict__[self.name]

@@ -18,6 +18,9 @@ product such as (10, 256) @ (256, 512):
   order (the rows of `w` meet the columns of `x.T` along the same axis);
   measured 1.3-1.4x faster for (10, 256) @ (256, 512).
 
+A single row (a matrix-vector product) is left to numpy as it is: there
+OpenBLAS's threads split each sum, so one thread would change its rounding.
+
 The thread count is set through OpenBLAS's own functions, found among the
 libraries loaded in the process (Linux); elsewhere, or with another BLAS,
 the products simply run as numpy runs them.
@@ -75,15 +78,24 @@ def _blas() -> tuple[Any, Any] | None:
     return found
 
 
+def _row_major(x: Any, w: Any) -> bool:
+    return bool(x.flags.c_contiguous and w.flags.c_contiguous)
+
+
 def _product(x: Any, w: Any) -> Any:
-    if x.ndim == 2 and x.shape[0] < FEW <= w.shape[0] and x.dtype.char in "fd":
+    # both row-major, as a dense layer's data and a weight made at run time
+    # are: the transposed product then reads them as the plain one does (a
+    # weight laid out column-major, see `DenseWeightLayout`, keeps numpy's order)
+    if x.ndim == 2 and x.shape[0] < FEW <= w.shape[0] and x.dtype.char in "fd" and _row_major(x, w):
         return np.ascontiguousarray(np.matmul(w, x.T).T)
     return np.matmul(x, w.T)
 
 
 def matmul_nt(x: Any, w: Any) -> Any:
     """x @ w.T for x (..., k) and w (n, k) of one dtype, as a new array."""
-    if x.size * w.shape[0] >= SMALL or w.ndim != 2:
+    if x.size * w.shape[0] >= SMALL or w.ndim != 2 or x.size == w.shape[1]:
+        # a single row is a matrix-vector product, whose threaded kernel splits
+        # the sums themselves: its thread count would change the last bits
         return np.matmul(x, w.T)
     blas = _blas()
     if blas is None:

@@ -105,3 +105,12 @@ def test_dense_kernel_uses_it() -> None:
     out = op.kernel((x, w), attrs)
     assert out.dtype == np.float32 and out.shape == (1, 32) and out.flags.c_contiguous
     np.testing.assert_array_equal(out[0, :4], np.array([-2.0, 3.0, -2.0, 3.0], dtype=np.float32))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_single_row_is_numpy_product(order: str) -> None:
+    """A matrix-vector product (one row; a classifier's last layer, weights column-major) keeps numpy's bits."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 2048), dtype=np.float32)
+    w = np.asarray(rng.standard_normal((1000, 2048), dtype=np.float32), order=order)
+    np.testing.assert_array_equal(matmul_nt(x, w), np.matmul(x, w.T))

@@ -19,7 +19,7 @@ from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType, TupleType
 from .._checks import dim_times
 from .._np import np, wrap
-from ..tensor.blas import matmul_nt
+from ..tensor._blas import matmul_nt
 from ._attrs import CONV2D_ATTRS
 from .conv import (
     PARALLEL_MIN,

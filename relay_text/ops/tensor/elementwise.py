@@ -26,7 +26,6 @@ from ...diagnostics import codes
 from ...ir.ty import TensorType
 from .._np import is_float, is_int, np, wrap
 from ..registry import Attr, KernelError, register
-from .pieces import binary
 from ..relations import (
     OUT,
     Relation,
@@ -117,6 +116,13 @@ def clip_rel(r: Relation) -> bool:
 
 # Scalar fast paths (see `registry`): numpy's scalar arithmetic already
 # keeps the dtype and wraps integers around.
+
+
+def binary(ufunc: Any, a: Any, b: Any) -> Any:
+    """ufunc(a, b), large float tensors in pieces on the kernel threads (`_pieces`, loaded when a kernel runs)."""
+    from ._pieces import binary as in_pieces
+
+    return in_pieces(ufunc, a, b)
 
 
 def _scalar_divide(a: Any, b: Any) -> Any:

@@ -1,4 +1,4 @@
-"""`x @ w.T` for dense layers (relay_text.ops.tensor.blas): the transposed
+"""`x @ w.T` for dense layers (relay_text.ops.tensor._blas): the transposed
 product for a left operand of few rows, one BLAS thread for small products,
 and the same values, dtype and layout as numpy's product everywhere."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from relay_text.ops import get
-from relay_text.ops.tensor import blas
-from relay_text.ops.tensor.blas import FEW, SMALL, matmul_nt
+from relay_text.ops.tensor import _blas as blas
+from relay_text.ops.tensor._blas import FEW, SMALL, matmul_nt
 
 
 def _reference(x: np.ndarray, w: np.ndarray) -> np.ndarray:

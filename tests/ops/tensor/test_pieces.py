@@ -1,5 +1,5 @@
 """Binary ufuncs over large float tensors in pieces on the kernel threads
-(relay_text.ops.tensor.pieces): the same bits as numpy's single call,
+(relay_text.ops.tensor._pieces): the same bits as numpy's single call,
 broadcasting included, and numpy's call where splitting does not apply."""
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import pytest
 
 from relay_text.ops import get
 from relay_text.ops.nn.conv import PARALLEL_MIN
-from relay_text.ops.tensor import pieces
-from relay_text.ops.tensor.pieces import binary
+from relay_text.ops.tensor._pieces import binary
 
 
 @pytest.fixture
@@ -20,13 +19,15 @@ def two_threads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Two kernel threads; the list collects the number of pieces of every split call."""
     monkeypatch.setenv("RELAY_NUM_THREADS", "2")
     seen: list[int] = []
-    run_parts = pieces.run_parts
+    from relay_text.ops.nn import conv
+
+    run_parts = conv.run_parts
 
     def counting(fn: Any, parts: list[tuple[Any, ...]]) -> None:
         seen.append(len(parts))
         run_parts(fn, parts)
 
-    monkeypatch.setattr(pieces, "run_parts", counting)
+    monkeypatch.setattr(conv, "run_parts", counting)
     return seen
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 from .._np import np
-from ..nn.conv import ranges, run_parts, split_axis, split_count
 
 
 def _cut(x: Any, ndim: int, axis: int, a: int, b: int) -> Any:
@@ -32,6 +31,8 @@ def _cut(x: Any, ndim: int, axis: int, a: int, b: int) -> Any:
 
 def binary(ufunc: Any, a: Any, b: Any) -> Any:
     """ufunc(a, b) for two arrays of one dtype, in pieces on the pool when large and float."""
+    from ..nn.conv import ranges, split_axis, split_count  # the kernel threads (not loaded by `relay check`)
+
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.dtype != b.dtype or a.dtype.kind != "f":
         return ufunc(a, b)
     shape = np.broadcast_shapes(a.shape, b.shape)
@@ -48,5 +49,7 @@ def binary(ufunc: Any, a: Any, b: Any) -> Any:
     def part(lo: int, hi: int) -> None:
         ufunc(_cut(a, nd, axis, lo, hi), _cut(b, nd, axis, lo, hi), out=_cut(out, nd, axis, lo, hi))
 
-    run_parts(part, ranges(shape[axis], pieces))
+    from ..nn import conv
+
+    conv.run_parts(part, ranges(shape[axis], pieces))
     return out

@@ -19,6 +19,7 @@ from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType, TupleType
 from .._checks import dim_times
 from .._np import np, wrap
+from ..tensor._blas import matmul_nt
 from ._attrs import CONV2D_ATTRS
 from .conv import (
     PARALLEL_MIN,
@@ -241,7 +242,7 @@ def dense(args: Args, attrs: Attrs) -> Value:
     dtype = attrs["out_dtype"] or x.dtype
     if x.dtype != w.dtype or x.dtype != np.dtype(dtype):  # both read in the result's dtype first, as TVM computes
         x, w = x.astype(dtype, copy=False), w.astype(dtype, copy=False)
-    return wrap(np.matmul(x, w.T), dtype)
+    return wrap(matmul_nt(x, w), dtype)
 
 
 def batch_matmul_rel(r: Relation) -> bool:

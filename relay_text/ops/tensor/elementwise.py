@@ -118,6 +118,13 @@ def clip_rel(r: Relation) -> bool:
 # keeps the dtype and wraps integers around.
 
 
+def binary(ufunc: Any, a: Any, b: Any) -> Any:
+    """ufunc(a, b), large float tensors in pieces on the kernel threads (`_pieces`, loaded when a kernel runs)."""
+    from ._pieces import binary as in_pieces
+
+    return in_pieces(ufunc, a, b)
+
+
 def _scalar_divide(a: Any, b: Any) -> Any:
     if a.dtype.kind in "iu":
         if b == 0:
@@ -132,7 +139,7 @@ def _scalar_divide(a: Any, b: Any) -> Any:
 @register("add", inputs=2, relation=arithmetic, doc="Elementwise sum, broadcasting like numpy.", scalar=operator.add)
 def add(args: Args, attrs: Attrs) -> Value:
     a, b = args
-    return wrap(np.add(a, b), a.dtype)
+    return wrap(binary(np.add, a, b), a.dtype)
 
 
 @register(
@@ -144,7 +151,7 @@ def add(args: Args, attrs: Attrs) -> Value:
 )
 def subtract(args: Args, attrs: Attrs) -> Value:
     a, b = args
-    return wrap(np.subtract(a, b), a.dtype)
+    return wrap(binary(np.subtract, a, b), a.dtype)
 
 
 @register(
@@ -152,7 +159,7 @@ def subtract(args: Args, attrs: Attrs) -> Value:
 )
 def multiply(args: Args, attrs: Attrs) -> Value:
     a, b = args
-    return wrap(np.multiply(a, b), a.dtype)
+    return wrap(binary(np.multiply, a, b), a.dtype)
 
 
 def _check_zero(b: Any) -> None:
@@ -175,7 +182,7 @@ def divide(args: Args, attrs: Attrs) -> Value:
             q = np.floor_divide(np.subtract(a, np.fmod(a, b)), b)
         return wrap(q, a.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return wrap(np.true_divide(a, b), a.dtype)
+        return wrap(binary(np.true_divide, a, b), a.dtype)
 
 
 @register("floor_divide", inputs=2, relation=arithmetic, doc="Elementwise quotient rounded toward negative infinity.")
@@ -246,9 +253,9 @@ def power(args: Args, attrs: Attrs) -> Value:
             # general pow is about 100 times slower on float32
             e = float(b)
             if e == 2.0:
-                return wrap(np.multiply(a, a), a.dtype)
+                return wrap(binary(np.multiply, a, a), a.dtype)
             if e == 3.0:
-                return wrap(np.multiply(np.multiply(a, a), a), a.dtype)
+                return wrap(binary(np.multiply, binary(np.multiply, a, a), a), a.dtype)
         return wrap(np.power(a, b), a.dtype)
 
 

@@ -1,0 +1,55 @@
+"""A binary ufunc over large float tensors, computed in pieces on the kernel
+thread pool.
+
+numpy runs an elementwise operation on one thread; PyTorch spreads it over
+its intra-op threads. For a float tensor of at least `PARALLEL_MIN`
+elements with more than one kernel thread, `binary` cuts the result along
+its first axis long enough for the pieces, and each thread computes its
+piece into one output tensor (numpy releases the GIL in its loops). Each
+element is computed by the same ufunc from the same operands, so the result
+is the one numpy gives (the layer norms and GELUs of a transformer:
+`x - mean`, `power(x, 2)`, `0.5 * x`). Smaller tensors, other dtypes and
+a single thread take numpy's call directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._np import np
+
+
+def _cut(x: Any, ndim: int, axis: int, a: int, b: int) -> Any:
+    """The piece [a, b) along the result's `axis` of an operand broadcast
+    against a result of `ndim` dimensions (all of it where it is broadcast
+    along that axis)."""
+    ax = axis - (ndim - x.ndim)
+    if ax < 0 or x.shape[ax] == 1:
+        return x
+    return x[(slice(None),) * ax + (slice(a, b),)]
+
+
+def binary(ufunc: Any, a: Any, b: Any) -> Any:
+    """ufunc(a, b) for two arrays of one dtype, in pieces on the pool when large and float."""
+    from ..nn.conv import ranges, split_axis, split_count  # the kernel threads (not loaded by `relay check`)
+
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.dtype != b.dtype or a.dtype.kind != "f":
+        return ufunc(a, b)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    size = 1
+    for d in shape:
+        size *= d
+    pieces = split_count(size)
+    axis = split_axis(shape, pieces) if pieces > 1 else None
+    if axis is None:
+        return ufunc(a, b)
+    out = np.empty(shape, dtype=a.dtype)
+    nd = len(shape)
+
+    def part(lo: int, hi: int) -> None:
+        ufunc(_cut(a, nd, axis, lo, hi), _cut(b, nd, axis, lo, hi), out=_cut(out, nd, axis, lo, hi))
+
+    from ..nn import conv
+
+    conv.run_parts(part, ranges(shape[axis], pieces))
+    return out

@@ -124,3 +124,23 @@ def test_a_big_input_is_read_again_for_a_coarser_placement(monkeypatch: pytest.M
     monkeypatch.setattr(formatter, "_reread", counted)
     assert format_source(Source("t.rly", UNSTABLE)).text == expected
     assert calls == ["t.rly"]
+
+
+def test_a_definitions_document_is_not_held_by_the_printer_once_built() -> None:
+    """The pieces of the nodes of a definition (which hold its whole
+    document) are let go once its document is built, so that the layout
+    frees each statement as it writes it (a file of one function of many
+    bindings is not held twice)."""
+    from relay_text.printer.layout import Deferred
+    from relay_text.printer.render import _printer
+
+    text = "def @f(%x: float32) {\n  %0 = add(%x, 1f);\n  %1 = multiply(%0, 2f);\n  %1\n}\n"
+    module = parse_source(Source("t.rly", text)).module
+    assert module is not None
+    printer = _printer(module, DOCS, DOCS, 100, attach(module), False)
+    parts = printer.module(module, None, deferred=True)
+    deferred = [p for p in parts if isinstance(p, Deferred)]
+    assert len(deferred) == 1
+    doc = deferred[0].take()
+    assert printer.memo == {}
+    assert doc != []

@@ -144,3 +144,20 @@ def test_a_definitions_document_is_not_held_by_the_printer_once_built() -> None:
     doc = deferred[0].take()
     assert printer.memo == {}
     assert doc != []
+
+
+def test_an_anchor_holds_a_list_only_for_the_kinds_of_notes_it_has() -> None:
+    """The notes of an anchor, by where they are printed, in the order
+    given; a kind without notes is an empty tuple (no list per anchor)."""
+    from relay_text.printer.comments import Attached
+    from relay_text.printer.trivia import Note
+
+    first, second = (Note(i, f"/* {i} */", own_line=False, line=False, blank_before=False) for i in range(2))
+    entry = Attached()
+    assert (entry.before, entry.after, entry.after_term) == ((), (), ())
+    entry.add("after", first)
+    entry.add("after", second)
+    assert entry.after == [first, second]
+    assert type(entry.after) is list
+    assert (entry.before, entry.after_term) == ((), ())
+    assert entry.all() == [first, second]

@@ -128,6 +128,10 @@ class Printer(Expressions):
         piece = self.visit(func)
         self.def_name = None
         self.plan = None
+        # The pieces of the nodes visited hold the whole definition's
+        # document: without them, the layout lets each statement go once
+        # written (one function of many bindings is not held twice).
+        self.memo = {}
         return piece[0] if self.tvm else [RESET, piece[0]]
 
     def _root_expr(self, expr: Expr) -> Doc:
@@ -142,6 +146,7 @@ class Printer(Expressions):
             self.scope_root = expr
             block = self.visit(expr)
         self.plan = None
+        self.memo = {}  # (as in `_def`)
         doc = self._statements(block)
         return doc if self.tvm else [RESET, doc]
 

@@ -5,7 +5,7 @@ elements."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from ..ir.expr import Constant, Constructor, Expr, GlobalVar, Let, Op, Var
@@ -160,7 +160,7 @@ class PrinterState:
         comments = self.comments
         return comments.pop(key) if comments is not None else None
 
-    def _lead(self, notes: list[Note], inline: bool, blank_after: bool = False) -> list[Doc]:
+    def _lead(self, notes: Sequence[Note], inline: bool, blank_after: bool = False) -> list[Doc]:
         """Comments before an element: a block comment with code after it on
         its line stays inline (`/* c */ x`); others get lines of their own.
         Before a statement, empty lines between them (and after the last, with
@@ -242,18 +242,18 @@ def assigned(value: Doc) -> list[Doc]:
     return [" = ", value]
 
 
-def in_order(*groups: list[Note]) -> list[Note]:
+def in_order(*groups: Sequence[Note]) -> list[Note]:
     """Comments from several places around one element, in source order."""
     out = [n for group in groups for n in group]
     out.sort(key=lambda n: n.index)
     return out
 
 
-def split_after(notes: list[Note]) -> tuple[list[Note], list[Note]]:
+def split_after(notes: Sequence[Note]) -> tuple[list[Note], list[Note]]:
     """Comments after an element: those that stay before its `,` or `;`
     (block comments on its line) and, from the first comment that ends or
     starts a line, those that go after it."""
     for i, note in enumerate(notes):
         if note.line or note.own_line:
-            return notes[:i], notes[i:]
-    return notes, []
+            return list(notes[:i]), list(notes[i:])
+    return list(notes), []

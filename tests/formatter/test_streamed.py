@@ -124,3 +124,40 @@ def test_a_big_input_is_read_again_for_a_coarser_placement(monkeypatch: pytest.M
     monkeypatch.setattr(formatter, "_reread", counted)
     assert format_source(Source("t.rly", UNSTABLE)).text == expected
     assert calls == ["t.rly"]
+
+
+def test_a_definitions_document_is_not_held_by_the_printer_once_built() -> None:
+    """The pieces of the nodes of a definition (which hold its whole
+    document) are let go once its document is built, so that the layout
+    frees each statement as it writes it (a file of one function of many
+    bindings is not held twice)."""
+    from relay_text.printer.layout import Deferred
+    from relay_text.printer.render import _printer
+
+    text = "def @f(%x: float32) {\n  %0 = add(%x, 1f);\n  %1 = multiply(%0, 2f);\n  %1\n}\n"
+    module = parse_source(Source("t.rly", text)).module
+    assert module is not None
+    printer = _printer(module, DOCS, DOCS, 100, attach(module), False)
+    parts = printer.module(module, None, deferred=True)
+    deferred = [p for p in parts if isinstance(p, Deferred)]
+    assert len(deferred) == 1
+    doc = deferred[0].take()
+    assert printer.memo == {}
+    assert doc != []
+
+
+def test_an_anchor_holds_a_list_only_for_the_kinds_of_notes_it_has() -> None:
+    """The notes of an anchor, by where they are printed, in the order
+    given; a kind without notes is an empty tuple (no list per anchor)."""
+    from relay_text.printer.comments import Attached
+    from relay_text.printer.trivia import Note
+
+    first, second = (Note(i, f"/* {i} */", own_line=False, line=False, blank_before=False) for i in range(2))
+    entry = Attached()
+    assert (entry.before, entry.after, entry.after_term) == ((), (), ())
+    entry.add("after", first)
+    entry.add("after", second)
+    assert entry.after == [first, second]
+    assert type(entry.after) is list
+    assert (entry.before, entry.after_term) == ((), ())
+    assert entry.all() == [first, second]

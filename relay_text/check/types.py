@@ -270,6 +270,19 @@ class Resolver:
     def __init__(self) -> None:
         self._resolved: dict[int, tuple[Any, Any]] = {}
         self._holes: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+        self._final: dict[int, tuple[Any, Any, bool]] = {}
+
+    def final(self, t: Any) -> tuple[Any, bool]:
+        """`resolve(t)` and whether unsolved holes remain in it, once per
+        object: the nodes of a program share their types (a model's calls
+        of one signature, a variable and its uses)."""
+        hit = self._final.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1], hit[2]
+        rt = self.resolve(t)
+        open_ = bool(self.holes(rt))
+        self._final[id(t)] = (t, rt, open_)
+        return rt, open_
 
     def resolve(self, t: Any) -> Any:
         cls = type(t)

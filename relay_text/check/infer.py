@@ -422,8 +422,8 @@ class Checker(ExprFunctor[Any]):
             elif cls is Op:
                 sig = op_types.get(node)  # type: ignore[call-overload]
                 if sig is not None:
-                    # (the objects of `sig` live as long as `op_types`: their ids are theirs)
-                    key = (*map(id, sig[0]), id(sig[1]))
+                    # (what the unknowns of `sig` stand for lives as long as they do)
+                    key = (*[id(find(a)) for a in sig[0]], id(find(sig[1])))
                     ft = shared.get(key)
                     if ft is None:
                         ft, is_shared = _op_type(signatures, tuple(final(a)[0] for a in sig[0]), final(sig[1])[0])

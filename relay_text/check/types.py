@@ -35,6 +35,7 @@ from ..ir.ty import (
 )
 
 _DEEP = 200  # recursion depth at which walks switch to an explicit stack
+_INT = frozenset((int,))  # the types of a static shape's dimensions
 
 
 class Hole(IncompleteType):
@@ -276,9 +277,19 @@ class Resolver:
         """`resolve(t)` and whether unsolved holes remain in it, once per
         object: the nodes of a program share their types (a model's calls
         of one signature, a variable and its uses)."""
+        if type(t) is Hole:
+            t = find(t)
         hit = self._final.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1], hit[2]
+        if (
+            type(t) is TensorType
+            and type(t.dtype) is str
+            and type(t.shape) is tuple
+            and set(map(type, t.shape)) <= _INT
+        ):
+            self._final[id(t)] = (t, t, False)  # (the most common type, known already)
+            return t, False
         rt = self.resolve(t)
         open_ = bool(self.holes(rt))
         self._final[id(t)] = (t, rt, open_)

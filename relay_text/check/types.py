@@ -282,14 +282,16 @@ class Resolver:
         hit = self._final.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1], hit[2]
-        if (
-            type(t) is TensorType
-            and type(t.dtype) is str
-            and type(t.shape) is tuple
-            and set(map(type, t.shape)) <= _INT
-        ):
+        if type(t) is TensorType and _static(t):
             self._final[id(t)] = (t, t, False)  # (the most common type, known already)
             return t, False
+        if type(t) is TupleType:  # (a tuple of known tensors: an operator's results)
+            fields = [find(f) for f in t.fields]
+            if all(type(f) is TensorType and _static(f) for f in fields):
+                same = all(a is b for a, b in zip(fields, t.fields, strict=True))
+                rt = t if same else TupleType(tuple(fields), t.span)
+                self._final[id(t)] = (t, rt, False)
+                return rt, False
         rt = self.resolve(t)
         open_ = bool(self.holes(rt))
         self._final[id(t)] = (t, rt, open_)
@@ -312,6 +314,11 @@ class Resolver:
                 return ()
         found: tuple[Any, ...] = _fold(t, self._holes, _same, _hole_leaf, _union_holes)
         return found
+
+
+def _static(t: TensorType) -> bool:
+    """Whether a tensor type has a dtype and int dimensions: nothing to resolve."""
+    return type(t.dtype) is str and type(t.shape) is tuple and set(map(type, t.shape)) <= _INT
 
 
 def _same(t: Any) -> Any:

@@ -406,7 +406,11 @@ class Checker(ExprFunctor[Any]):
         types: dict[Expr, Any] = {}
         open_types: list[tuple[Expr, Any]] = []  # nodes whose type still has unknowns
         resolver = Resolver()
+        final = resolver.final
         signatures: dict[tuple[Any, ...], FuncType] = {}  # see `_op_type`
+        # The shared type of the operator nodes whose inputs and result are
+        # these objects (before resolving), when it is shared (`_op_type`).
+        shared: dict[tuple[int, ...], FuncType] = {}
         for node, t in self.memo.items():
             cls = type(node)
             if cls is GlobalVar:
@@ -418,13 +422,18 @@ class Checker(ExprFunctor[Any]):
             elif cls is Op:
                 sig = op_types.get(node)  # type: ignore[call-overload]
                 if sig is not None:
-                    types[node] = _op_type(
-                        signatures, tuple(resolver.resolve(a) for a in sig[0]), resolver.resolve(sig[1])
-                    )
+                    # (what the unknowns of `sig` stand for lives as long as they do)
+                    key = (*[id(find(a)) for a in sig[0]], id(find(sig[1])))
+                    ft = shared.get(key)
+                    if ft is None:
+                        ft, is_shared = _op_type(signatures, tuple(final(a)[0] for a in sig[0]), final(sig[1])[0])
+                        if is_shared:
+                            shared[key] = ft
+                    types[node] = ft
             elif t is not None:
-                rt = resolver.resolve(t)
+                rt, open_ = final(t)
                 types[node] = rt
-                if resolver.holes(rt):
+                if open_:
                     open_types.append((node, rt))
         self.unresolved.report(open_types)
         return CheckResult(
@@ -443,17 +452,18 @@ class Checker(ExprFunctor[Any]):
         )
 
 
-def _op_type(signatures: dict[tuple[Any, ...], FuncType], args: tuple[Any, ...], ret: Any) -> FuncType:
-    """The function type of an operator node. A model calls an operator on
-    the same tensor types thousands of times: equal signatures of known
-    tensors without spans share one `FuncType` (types are immutable)."""
+def _op_type(signatures: dict[tuple[Any, ...], FuncType], args: tuple[Any, ...], ret: Any) -> tuple[FuncType, bool]:
+    """The function type of an operator node, and whether it is shared. A
+    model calls an operator on the same tensor types thousands of times:
+    equal signatures of known tensors without spans share one `FuncType`
+    (types are immutable)."""
     if not all(known_tensor(t) for t in (*args, ret)):
-        return FuncType(args, ret)
+        return FuncType(args, ret), False
     key = (args, ret)
     found = signatures.get(key)
     if found is None:
         found = signatures[key] = FuncType(args, ret)
-    return found
+    return found, True
 
 
 def _is_number_text(text: str) -> bool:

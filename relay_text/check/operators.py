@@ -21,6 +21,8 @@ from ..ops.legacy.renamed import UNSUPPORTED, legacy_form
 from ..text.suggest import KEYWORD, OPERATOR, close_names, near_miss
 from . import messages, operator_messages
 from .constraint import Constraint, Site
+from .relation_memo import frozen_attrs, relation_key
+from .solver import UNKNOWN_KEY
 from .state import CheckState, TypeOf
 from .types import ERROR, Hole
 
@@ -56,6 +58,7 @@ class Operators:
         self.renamed_ops: dict[str, list[Call]] = {}  # old operator names used: one warning each
         self.old_forms: dict[str, list[Call]] = {}  # calls in an older form of a current name: one warning each
         self._result_texts: dict[str, str] = {}  # see `_result_text`
+        self._normalized: dict[tuple[int, Any], tuple[dict[str, Any], list[Any], Any]] = {}  # see `_attributes`
 
     def call(self, node: Call, op: Op) -> Any:
         st = self.state
@@ -87,17 +90,50 @@ class Operators:
             out = st.fresh(origin=st.origin("meta_attrs", node.span, messages.result_of(messages.quoted(op.name))))
             self.op_types[op] = (arg_types, out)
             return out
-        attrs, problems = opdef.normalize_attrs(node.attrs)
+        attrs, problems, frozen = self._attributes(opdef, node.attrs)
         for problem in problems:
             self._attribute_error(node, opdef, problem)
         if problems:
             return ERROR
+        solver = st.solver
+        key: Any = UNKNOWN_KEY
+        if not solver.running and not solver.assumptions:
+            # A call the memo knows the answer to needs no unknown for its
+            # result and no constraint (see relation_memo).
+            key = relation_key(opdef.relation, op.name, arg_types, attrs, frozen)
+            known = solver.results.get(key) if key is not None else None
+            if known is not None:
+                solver.recall(known, arg_types, None)
+                self.op_types[op] = (arg_types, known[0])
+                if solver.queue:
+                    solver.solve()
+                return known[0]
         out = st.fresh(origin=st.origin("result", node.span, self._result_text(op.name)))
         self.op_types[op] = (arg_types, out)
         shown = node.infix or op.name
         site = Site(node, node.span, messages.quoted(shown), st.owner, shown)
-        st.solver.add(Constraint(opdef.relation, op.name, arg_types, out, attrs, site, st.level))
+        solver.add(Constraint(opdef.relation, op.name, arg_types, out, attrs, site, st.level), key)
         return out
+
+    def _attributes(self, opdef: Any, given: Any) -> tuple[dict[str, Any], list[Any], tuple[Any, ...] | None]:
+        """`opdef.normalize_attrs(given)`, and the result as a memo key
+        (`relation_memo.frozen_attrs`); once per operator and attributes
+        written alike, when they are valid (a model repeats both). The
+        attributes are shared: relations only read them."""
+        written = frozen_attrs(given)
+        if written is None:
+            attrs, problems = opdef.normalize_attrs(given)
+            return attrs, problems, frozen_attrs(attrs) if not problems else None
+        cache_key = (id(opdef), written)  # (operator definitions live as long as the process)
+        hit = self._normalized.get(cache_key)
+        if hit is not None:
+            return hit
+        attrs, problems = opdef.normalize_attrs(given)
+        if problems:
+            return attrs, problems, None
+        entry = (attrs, problems, frozen_attrs(attrs))
+        self._normalized[cache_key] = entry
+        return entry
 
     def _result_text(self, name: str) -> str:
         """ "the result of `name`", one string per operator name (a model

@@ -29,8 +29,11 @@ from ..ops.relations import OUT
 from . import dims, operator_messages
 from .types import ERROR, Hole, find, holes, resolve
 from .constraint import Constraint, RelationError, Site, _GiveUp
-from .relation_memo import known_result, relation_key
+from .relation_memo import Remembered, relation_key, remembered, unknown_inputs
 from .unify import Unifier, UnifyError
+
+
+UNKNOWN_KEY: Any = object()  # `Solver.add`: the constraint's memo key is not known yet
 
 
 class Solver:
@@ -59,14 +62,15 @@ class Solver:
 
     # ---- adding and waking -------------------------------------------------
 
-    def add(self, c: Constraint) -> None:
-        """Run a constraint now; if it needs more information, let its unknowns wake it."""
+    def add(self, c: Constraint, key: Any = UNKNOWN_KEY) -> None:
+        """Run a constraint now; if it needs more information, let its unknowns wake it.
+        `key` is its `relation_key` (None: not to remember) when the caller has it."""
         if self.assumptions and self._assumed(c):
             return
         if not self.running:
             self.running = True
             try:
-                self._run(c)
+                self._run(c, key)
             finally:
                 self.running = False
             if not c.done:
@@ -161,24 +165,29 @@ class Solver:
         finally:
             self.running = False
 
-    def _run(self, c: Constraint) -> None:
+    def _run(self, c: Constraint, key: Any = UNKNOWN_KEY) -> None:
         self.runs += 1
-        key = relation_key(c) if c.fn is not _dim_equation else None
+        unknowns: list[int] = []
+        if key is UNKNOWN_KEY:
+            key = None
+            if c.fn is not _dim_equation and type(find(c.out)) is Hole:
+                key = relation_key(c.fn, c.name, c.args, c.attrs)
         if key is not None:
             known = self.results.get(key)
             if known is not None:  # (see relation_memo)
-                self.unifier.unify(c.out, known)
+                self.recall(known, c.args, c.out)
                 c.done = True
                 return
+            unknowns = unknown_inputs(c.args)
         saved = self.site
         self.site = (c.site.span, c.site.owner)
         try:
             if c.fn(Rel(self, c)):
                 c.done = True
                 if key is not None:
-                    result = resolve(c.out)
-                    if known_result(result):
-                        self.results[key] = result
+                    kept = remembered(c.args, c.out, unknowns)
+                    if kept is not None:
+                        self.results[key] = kept
         except _GiveUp:
             c.done = True
             self._poison(c)
@@ -189,6 +198,16 @@ class Solver:
             self._poison(c)
         finally:
             self.site = saved
+
+    def recall(self, known: Remembered, args: list[Any], out: Any) -> None:
+        """Give a relation's remembered outcome to another call of it (`relation_memo`):
+        its unknown inputs as the relation refined them, then its result
+        (`out`, or None where the caller takes the result as it is)."""
+        bind = self.unifier.bind
+        for i, t in known[1]:
+            bind(find(args[i]), t)
+        if out is not None:
+            self.unifier.unify(out, known[0])
 
     def _poison(self, c: Constraint) -> None:
         out = find(c.out)

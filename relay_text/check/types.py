@@ -35,6 +35,7 @@ from ..ir.ty import (
 )
 
 _DEEP = 200  # recursion depth at which walks switch to an explicit stack
+_INT = frozenset((int,))  # the types of a static shape's dimensions
 
 
 class Hole(IncompleteType):
@@ -270,6 +271,31 @@ class Resolver:
     def __init__(self) -> None:
         self._resolved: dict[int, tuple[Any, Any]] = {}
         self._holes: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+        self._final: dict[int, tuple[Any, Any, bool]] = {}
+
+    def final(self, t: Any) -> tuple[Any, bool]:
+        """`resolve(t)` and whether unsolved holes remain in it, once per
+        object: the nodes of a program share their types (a model's calls
+        of one signature, a variable and its uses)."""
+        if type(t) is Hole:
+            t = find(t)
+        hit = self._final.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1], hit[2]
+        if type(t) is TensorType and _static(t):
+            self._final[id(t)] = (t, t, False)  # (the most common type, known already)
+            return t, False
+        if type(t) is TupleType:  # (a tuple of known tensors: an operator's results)
+            fields = [find(f) for f in t.fields]
+            if all(type(f) is TensorType and _static(f) for f in fields):
+                same = all(a is b for a, b in zip(fields, t.fields, strict=True))
+                rt = t if same else TupleType(tuple(fields), t.span)
+                self._final[id(t)] = (t, rt, False)
+                return rt, False
+        rt = self.resolve(t)
+        open_ = bool(self.holes(rt))
+        self._final[id(t)] = (t, rt, open_)
+        return rt, open_
 
     def resolve(self, t: Any) -> Any:
         cls = type(t)
@@ -288,6 +314,11 @@ class Resolver:
                 return ()
         found: tuple[Any, ...] = _fold(t, self._holes, _same, _hole_leaf, _union_holes)
         return found
+
+
+def _static(t: TensorType) -> bool:
+    """Whether a tensor type has a dtype and int dimensions: nothing to resolve."""
+    return type(t.dtype) is str and type(t.shape) is tuple and set(map(type, t.shape)) <= _INT
 
 
 def _same(t: Any) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from .numbers import _P10F, _POW10_AT
+from .numbers import _P10F, _POW10_AT, _eight_digits
 
 pow10_at = _POW10_AT  # (names the loop reads)
 p10f = _P10F
@@ -32,16 +32,9 @@ def put_word(out: Any, pos: int, word: Any) -> None:
         out[pos + k] = (word >> u(8 * k)) & u(0xFF)
 
 
-@inline
-def eight_digits(v: Any) -> Any:
-    """v < 10**8 as eight ASCII digits, the first in the lowest byte
-    (`numbers._eight_digits` for one number)."""
-    hi = v // u(10000)
-    x = hi | ((v - hi * u(10000)) << u(32))
-    q = ((x * u(5243)) >> u(19)) & u(0x0000007F0000007F)
-    x = q | ((x - q * u(100)) << u(16))
-    q = ((x * u(103)) >> u(10)) & u(0x000F000F000F000F)
-    return (q | ((x - q * u(10)) << u(8))) + u(0x3030303030303030)
+# v < 10**8 as eight ASCII digits, the first in the lowest byte: the numpy
+# path's function, compiled for one number.
+eight_digits = inline(_eight_digits)
 
 
 @inline

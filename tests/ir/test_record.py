@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import copy
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -63,7 +64,7 @@ def _seen(cls: type, make: Callable[[type, int], Any]) -> list[Any]:
         cls.__dict__.get("__slots__"),
         cls.__match_args__,  # type: ignore[attr-defined]
         cls.__hash__ is None,
-        "__weakref__" in dir(cls),
+        _weakly_referenced(a),
         [(f.name, f.type, f.default, f.default_factory, f.repr, f.compare, f.init) for f in dataclasses.fields(cls)],
         repr(cls.__dataclass_params__),  # type: ignore[attr-defined]
         dataclasses.is_dataclass(cls),
@@ -87,6 +88,17 @@ def _seen(cls: type, make: Callable[[type, int], Any]) -> list[Any]:
         except Exception as exc:
             seen.append((type(exc).__name__, str(exc)))
     return seen
+
+
+def _weakly_referenced(instance: object) -> bool:
+    """Whether an instance takes a weak reference (on Python 3.10 a slotted
+    dataclass keeps a stale `__weakref__` attribute that does not give one:
+    what counts is the reference)."""
+    try:
+        weakref.ref(instance)
+    except TypeError:
+        return False
+    return True
 
 
 # Two instances of each (`i` 0 and 1), equal in every field compared.

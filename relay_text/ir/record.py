@@ -152,7 +152,7 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
         elif not frozen and not explicit_hash:
             namespace["__hash__"] = None
     put("__match_args__", names)
-    declared = _Declared(cls, annotations, {n: own[n] for n in names if n in own}, eq, frozen)
+    declared = _Declared(cls, annotations, {n: own[n] for n in names if n in own}, eq, frozen, slots)
     for attribute in ("__dataclass_fields__", "__dataclass_params__"):
         namespace[attribute] = _Lazy(declared, attribute)
     if slots:
@@ -226,16 +226,17 @@ class _Declared:
     declarations gives them, exactly as it would have, when first read."""
 
     def __init__(
-        self, cls: type, annotations: dict[str, Any], declared: dict[str, Any], eq: bool, frozen: bool
+        self, cls: type, annotations: dict[str, Any], declared: dict[str, Any], eq: bool, frozen: bool, slots: bool
     ) -> None:
         self.owner = cls
-        self.spec = (cls.__name__, cls.__qualname__, cls.__module__, annotations, declared, eq, frozen)
+        self.spec = (cls.__name__, cls.__qualname__, cls.__module__, annotations, declared, eq, frozen, slots)
 
     def make(self) -> None:
-        name, qualname, module, annotations, declared, eq, frozen = self.spec
+        name, qualname, module, annotations, declared, eq, frozen, slots = self.spec
         shadow = type(name, (), {"__annotations__": annotations, "__module__": module, **declared})
         shadow.__qualname__ = qualname
-        made: type = dataclasses.dataclass(eq=eq, frozen=frozen)(shadow)
+        # (`slots` too: Python 3.13's parameters record it)
+        made: type = dataclasses.dataclass(eq=eq, frozen=frozen, slots=slots)(shadow)
         for attribute in ("__dataclass_fields__", "__dataclass_params__"):
             type.__setattr__(self.owner, attribute, made.__dict__[attribute])
 

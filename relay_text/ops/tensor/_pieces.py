@@ -14,6 +14,7 @@ a single thread take numpy's call directly.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .._np import np
@@ -36,10 +37,7 @@ def binary(ufunc: Any, a: Any, b: Any) -> Any:
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.dtype != b.dtype or a.dtype.kind != "f":
         return ufunc(a, b)
     shape = np.broadcast_shapes(a.shape, b.shape)
-    size = 1
-    for d in shape:
-        size *= d
-    pieces = split_count(size)
+    pieces = split_count(math.prod(shape))
     axis = split_axis(shape, pieces) if pieces > 1 else None
     if axis is None:
         return ufunc(a, b)

@@ -128,10 +128,9 @@ class Positions:
         """The trivia of each comment, by the comment's start."""
         if self.trivia is None:
             text = self.source.text if self.source is not None else ""
-            self.trivia = {
-                site[1]: trivia
-                for site, trivia in zip(self.comment_sites, read_trivia(text, self.comment_sites), strict=False)
-            }
+            starts = [site[1] for site in self.comment_sites]
+            # (the sites are let go as they are read: the trivia replaces them)
+            self.trivia = dict(zip(starts, read_trivia(text, self.comment_sites), strict=True))
         return self.trivia
 
     def blank_before(self, pos: int) -> bool:
@@ -178,23 +177,23 @@ def _line_breaks(text: str, start: int, end: int, cr: bool) -> int:
 
 
 def read_trivia(text: str, sites: list[CommentSite]) -> list[Trivia]:
-    """The trivia of comments from where the lexer met them (in order)."""
-    out: list[Trivia] = []
+    """The trivia of comments from where the lexer met them (in order).
+    Each site is let go once read (`sites` is left empty): the lexer's
+    tokens after a comment are kept only as (start, end, text)."""
     n = len(text)
     cr = "\r" in text
-    for pos, start, _, tok_start, tok_end, tok2_end, _ in sites:
+    out: list[Trivia] = [None] * len(sites)  # type: ignore[list-item]  # (each filled below)
+    blank_after = False  # for the comment after this one, when no token comes between
+    following = n  # where the comment after this one starts
+    for i in range(len(sites) - 1, -1, -1):
+        pos, start, end, tok_start, tok_end, tok2_end, after = sites.pop()
         gap = _line_breaks(text, pos, start, cr)
         first = pos == 0
         own_line = gap > 0 or first
         blank = own_line and (gap >= 2 or (first and gap >= 1))
         before = (tok_start, tok_end, text[tok_start:tok_end]) if tok_start >= 0 else None
-        out.append(Trivia(own_line, blank, before, tok2_end))
-    blank_after = False  # for the comment after this one, when no token comes between
-    for i in range(len(sites) - 1, -1, -1):
-        _, start, end, _, _, _, after = sites[i]
-        trivia = out[i]
+        trivia = out[i] = Trivia(own_line, blank, before, tok2_end)
         code = after[0].start_pos if after else n  # the next token (or the metadata section)
-        following = sites[i + 1][1] if i + 1 < len(sites) else n
         next_comment = following < code
         nxt = following if next_comment else code
         newlines = _line_breaks(text, end, nxt, cr)
@@ -202,4 +201,5 @@ def read_trivia(text: str, sites: list[CommentSite]) -> list[Trivia]:
         blank_after = newlines >= 2 or (next_comment and blank_after)
         trivia.blank_after = blank_after
         trivia.after = [(t.start_pos, t.end_pos, t.value) for t in after if t.type != "METADATA"]
+        following = start
     return out

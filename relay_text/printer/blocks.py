@@ -7,12 +7,36 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from ..ir.expr import Expr, Function, Let
-from .layout import HARDLINE, LINE, Doc, Group, Lazy, Mark, Nest
+from .layout import HARDLINE, LINE, Doc, Group, Lazy, Mark, Nest, Stream
 from .naming import POP, PUSH, bind
 from .sharing import Scope
 from .signatures import Signatures
 from .state import P_ATOM, Block, ChildKey, Piece, assigned, in_order, split_after
 from .trivia import Note
+
+
+class StreamedStatements(list[tuple[Doc, bool]]):
+    """The statements of a scope handed to the layout one by one as they are
+    printed (the body of a definition), not kept: each goes to `stream`,
+    with the line breaks `Blocks._statements` puts around it, and is
+    printed at once. Its length is the number of statements so far."""
+
+    def __init__(self, stream: Stream) -> None:
+        super().__init__()
+        self.stream = stream
+        self.printed = 0
+
+    def append(self, stmt: tuple[Doc, bool]) -> None:
+        doc, blank = stmt
+        self.stream.put([HARDLINE, doc, HARDLINE] if self.printed and blank else [doc, HARDLINE])
+        self.printed += 1
+        self.stream.flush()
+
+    def __len__(self) -> int:
+        return self.printed
+
+    def __bool__(self) -> bool:
+        return self.printed > 0
 
 
 class Blocks(Signatures):
@@ -77,17 +101,23 @@ class Blocks(Signatures):
         scope.flushed = i
 
     def _scope(
-        self, scope: Scope, root: Expr, tail_key: ChildKey | None, block: bool = False
+        self,
+        scope: Scope,
+        root: Expr,
+        tail_key: ChildKey | None,
+        block: bool = False,
+        streamed: StreamedStatements | None = None,
     ) -> Generator[Expr, Piece, Block]:
         """Print a scope: its statements (lets, `e;`, bindings) and final expression.
 
         `block` says that `root` is a `let` printed as a block, whose chain of
-        lets are the statements.
+        lets are the statements. With `streamed`, each statement goes to the
+        layout as soon as it is printed (the block returned holds none).
         """
         plan = self.plan
         assert plan is not None
         outer = scope.stmts
-        stmts: list[tuple[Doc, bool]] = []
+        stmts: list[tuple[Doc, bool]] = streamed if streamed is not None else []
         scope.stmts = stmts
         self.open_scopes.append(scope)
         spine = plan.spine
@@ -160,6 +190,10 @@ class Blocks(Signatures):
             if i and blank:
                 body.append(HARDLINE)
             body += [stmt, HARDLINE]
+        return self._tail(block, body)
+
+    def _tail(self, block: Block, body: list[Doc]) -> list[Doc]:
+        """`body` followed by a scope's final expression and the comments after it."""
         if block.tail_blank:
             body.append(HARDLINE)
         body.append(block.tail)

@@ -97,8 +97,10 @@ class Attached:
         notes = getattr(self, where)
         if type(notes) is list:
             notes.append(note)
-        else:
+        elif notes:  # a second note: a list from now on
             setattr(self, where, [*notes, note])
+        else:  # (most anchors get one note: a tuple of one is smaller than a list)
+            setattr(self, where, (note,))
 
 
 def fn_attr(func: Any, key: str) -> tuple[str, int, str]:
@@ -216,7 +218,7 @@ class _Collector:
     def __init__(self, module: Module, anchors: _Anchors) -> None:
         self.module = module
         self.a = anchors
-        self.seen: set[int] = set()
+        self.seen: set[Expr] = set()  # (nodes hash by identity)
         self.binders = module.positions.binders
 
     def run(self) -> None:
@@ -280,9 +282,9 @@ class _Collector:
         stack = [root]
         while stack:
             node = stack.pop()
-            if id(node) in seen:
+            if node in seen:
                 continue
-            seen.add(id(node))
+            seen.add(node)
             t = type(node)
             span = node.span
             if span is not None and t not in atoms:  # their spans are where they are defined
@@ -391,8 +393,10 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
     # By start: outermost (longest) first; by end: outermost (earliest start)
     # first; the first registered wins a tie. The first of each wins below.
     ordered = sorted(items, key=lambda t: (t[0], -t[1], t[2]))
-    by_start = {t[0]: (t[1], t[2], t[3]) for t in reversed(ordered)}
-    by_end = {t[1]: (t[0], t[2], t[3]) for t in sorted(items, key=lambda t: (-t[1], -t[0], -t[2]))}
+    # (the items themselves, not tuples made for these tables: an anchor is
+    # registered per node, and both tables cover them all)
+    by_start = {t[0]: t for t in reversed(ordered)}
+    by_end = {t[1]: t for t in sorted(items, key=lambda t: (-t[1], -t[0], -t[2]))}
     starts = sorted(by_start)
     ends = sorted(by_end)
     notes = [note_of(i, c, t) for i, (c, t) in enumerate(zip(comments, trivia, strict=False))]
@@ -431,12 +435,12 @@ def _attach(module: Module, coarse: bool | str = False) -> Comments:
         prev = nxt = None
         i = bisect_right(ends, cs) - 1
         if i >= 0:
-            p_start, _, p_key = by_end[ends[i]]
+            p_start, _, _, p_key = by_end[ends[i]]
             if p_start >= c_start and p_key is not container[3]:
                 prev = (p_start, ends[i], p_key)
         j = bisect_left(starts, ce)
         if j < len(starts):
-            n_end, _, n_key = by_start[starts[j]]
+            _, n_end, _, n_key = by_start[starts[j]]
             if n_end <= c_end and n_key is not container[3]:
                 nxt = (starts[j], n_end, n_key)
         here = (prev[2] if prev else None, nxt[2] if nxt else None)

@@ -11,7 +11,7 @@ from ..ir.expr import Expr, Function, GlobalVar, Var
 from ..ir.module import Module
 from .dialects import GLOBAL_NAME, IDENT, check_name
 from .expressions import Expressions
-from .layout import HARDLINE, Deferred, Doc, Lazy, Nest, Verbatim
+from .layout import HARDLINE, Deferred, Doc, Lazy, Nest, Stream, Verbatim
 from .naming import RESET
 from .sharing import Plan, var_names
 from .state import LEAVES, Block, in_order
@@ -75,7 +75,12 @@ class Printer(Expressions):
                 if not (kind == "free_var" and previous == "free_var"):
                     parts.append(HARDLINE)
             previous = kind
-            parts.append(self._item(kind, obj) if not deferred else Deferred(partial(self._item, kind, obj)))
+            if not deferred:
+                parts.append(self._item(kind, obj))
+            elif kind == "def":
+                parts.append(Stream(partial(self._streamed_def, *obj)))
+            else:
+                parts.append(Deferred(partial(self._item, kind, obj)))
         if module.expr is not None:
             if previous is not None:
                 parts += [HARDLINE, HARDLINE]
@@ -133,6 +138,19 @@ class Printer(Expressions):
         # written (one function of many bindings is not held twice).
         self.memo = {}
         return piece[0] if self.tvm else [RESET, piece[0]]
+
+    def _streamed_def(self, gv: GlobalVar, func: Function, stream: Stream) -> None:
+        """`_def`, with the document handed to the layout as it is printed:
+        its head first, then its body statement by statement (see
+        `Expressions._function`)."""
+        if not self.tvm:
+            stream.put(RESET)  # (what `_def` puts before the function)
+        self.stream = stream
+        doc = self._def(gv, func)
+        if self.stream is stream:  # the function put nothing: its whole document goes now
+            self.stream = None
+            stream.put(doc)
+            stream.close()
 
     def _root_expr(self, expr: Expr) -> Doc:
         self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments, self.written, self.keep_form)

@@ -50,7 +50,7 @@ from ..ir.visitor import ExprFunctor
 from ..syntax.spelling import attr_text
 from ..syntax.symbols import BINARY, P_UNARY
 from ..text.type_text import type_text
-from .blocks import Blocks
+from .blocks import Blocks, StreamedStatements
 from .comments import Attached, fn_attr, occurrence
 from .dialects import DOCS, IDENT, TVM, PrintError, check_name, infix_symbol
 from .layout import HARDLINE, LINE, Doc, Group, Nest, bracket
@@ -110,8 +110,6 @@ class Expressions(Blocks, ExprFunctor[Any]):
                 doc, term = self._around(piece[0], None, notes)
                 piece = (doc, P_ATOM, term)
             params.append(piece)
-        scope = self._scope_of(node, "fn")
-        block = yield from self._scope(scope, node.body, (node, len(node.params)))
         # The result type is inside the parameters' group: the parameters
         # break one a line before the result type breaks inside its brackets.
         ret: list[Doc] = []
@@ -128,13 +126,34 @@ class Expressions(Blocks, ExprFunctor[Any]):
             sig = [head, PUSH, self._list("(", params, ")", after=[" ", ret]), " "]
         else:  # `()` cannot break: the result type moves to the next line
             sig = [head, PUSH, "()", Group(Nest(2, [LINE, ret])), " "]
+        scope = self._scope_of(node, "fn")
+        body_key = (node, len(node.params))
+        stream = self.stream if def_name is not None else None
+        if stream is not None:
+            # A definition's body is laid out statement by statement as it is
+            # printed: its document goes to the layout first, with a hole for
+            # the statements (what `_render_block` gives a forced block).
+            self.stream = None
+            hole = stream.hole()
+            body: Doc = ["{", PUSH, Nest(2, [HARDLINE, hole]), HARDLINE, POP, "}"]
+            stream.put(self._around_function([Group([sig, body]), POP], node, fnotes))
+            stream.flush()
+            block = yield from self._scope(scope, node.body, body_key, streamed=StreamedStatements(hole))
+            hole.put(self._tail(block, []))
+            hole.close()
+            stream.close()
+            return ("", P_BLOCK, None)
+        block = yield from self._scope(scope, node.body, body_key)
         force = def_name is not None or (tvm and self._broken(node))
         body = self._render_block(block, "{", "}", force=force, grouped=False)
-        fdoc: list[Doc] = [Group([sig, body]), POP]
-        if fnotes is not None:
-            lead = self._lead(fnotes.before, inline=False, blank_after=self._blank(node))
-            fdoc = [lead, fdoc, self._trail(in_order(fnotes.after, fnotes.after_term))]
-        return (fdoc, P_BLOCK, None)
+        return (self._around_function([Group([sig, body]), POP], node, fnotes), P_BLOCK, None)
+
+    def _around_function(self, fdoc: list[Doc], node: Function, fnotes: Attached | None) -> Doc:
+        """A definition's document with the comments before and after it."""
+        if fnotes is None:
+            return fdoc
+        lead = self._lead(fnotes.before, inline=False, blank_after=self._blank(node))
+        return [lead, fdoc, self._trail(in_order(fnotes.after, fnotes.after_term))]
 
     def _let(self, node: Let) -> Rule:
         """A `let` standing where an expression is expected: a block."""

@@ -20,6 +20,9 @@ A document is one of:
     Deferred(build)   the document `build()` returns, built when the layout
                       reaches it and let go once laid out (a file's
                       definitions: one document at a time in memory)
+    Stream(start)     a document given in parts while it is laid out: each
+                      part is printed as it comes and let go (the
+                      statements of one long function, one at a time)
 
 The layout is Wadler's algorithm as prettier implements it: a group is
 flat when its content, followed by the text up to the next possible line
@@ -36,7 +39,8 @@ and `resolver.width(lazy)` when it only measures.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import Any, Protocol, TypeAlias
 
 MAX_INDENT = 64
@@ -130,7 +134,64 @@ class Deferred:
         return doc
 
 
-Doc: TypeAlias = "str | list[Doc] | Group | Nest | Break | Verbatim | Lazy | Mark | Deferred"
+class Stream:
+    """A document handed to the layout in parts, while it is laid out.
+
+    When the layout reaches a stream it calls `start(stream)`: the producer
+    `put`s parts, calls `flush` to have what it put printed (the layout
+    prints up to where it needs more, then returns), and `close`s the
+    stream. A part may hold further streams made by `hole()`, filled the
+    same way while the producer runs; each must be closed. Every part is
+    let go once printed, so a long document is never held whole.
+
+    A look-ahead cannot see into parts not yet given: a stream must follow
+    a hard line break (what a measuring look-ahead stops at anyway)."""
+
+    __slots__ = ("_steps", "closed", "parts", "start")
+
+    def __init__(self, start: Callable[[Stream], None] | None = None) -> None:
+        self.start = start
+        self.parts: deque[Doc] = deque()
+        self.closed = False
+        self._steps: _Steps | None = None
+
+    def put(self, doc: Doc) -> None:
+        self.parts.append(doc)
+
+    def flush(self) -> None:
+        """Print what was put, as far as the layout can go without more."""
+        assert self._steps is not None, "a stream is filled once the layout reaches it"
+        self._steps.advance()
+
+    def close(self) -> None:
+        self.closed = True
+
+    def hole(self) -> Stream:
+        """A stream to place inside a part of this one, filled by the same producer."""
+        inner = Stream()
+        inner._steps = self._steps
+        return inner
+
+
+class _Steps:
+    """The layout's generator, resumed by the producer of a stream."""
+
+    __slots__ = ("gen", "text", "waiting")
+
+    def __init__(self, gen: Generator[Stream, None, str]) -> None:
+        self.gen = gen
+        self.waiting: Stream | None = None  # the stream the layout waits on; None once done
+        self.text = ""
+
+    def advance(self) -> None:
+        try:
+            self.waiting = next(self.gen)
+        except StopIteration as done:
+            self.waiting = None
+            self.text = done.value
+
+
+Doc: TypeAlias = "str | list[Doc] | Group | Nest | Break | Verbatim | Lazy | Mark | Deferred | Stream"
 
 
 class Resolver(Protocol):
@@ -202,9 +263,34 @@ def layout(
     """Lay `doc` out in `width` columns and return the text.
 
     `settle`, if given, is applied to each piece of the text written before
-    a `Deferred` (and to the rest at the end): the resolver's last word on
-    it (names of temporaries known only once their statement ended)."""
+    a `Deferred` or a `Stream`, and to pieces of a stream's text (and to the
+    rest at the end): the resolver's last word on it (names of temporaries
+    known only once their statement ended)."""
     res = resolver if resolver is not None else _NoResolver()
+    steps = _Steps(_layout_steps(doc, width, res, settle))
+    steps.advance()
+    while steps.waiting is not None:
+        stream = steps.waiting
+        start = stream.start
+        if start is None:
+            raise RuntimeError("a stream was left open by its producer")
+        stream.start = None
+        stream._steps = steps
+        start(stream)
+        if not stream.closed:
+            raise RuntimeError("a stream was left open by its producer")
+        steps.advance()
+    return steps.text
+
+
+# Text pieces a stream's parts may leave before they are joined (and settled)
+_JOIN_EVERY = 4096
+
+
+def _layout_steps(
+    doc: Doc, width: int, res: Resolver, settle: Callable[[str], str] | None
+) -> Generator[Stream, None, str]:
+    """The layout; it yields each `Stream` it needs parts of, and returns the text."""
     out: list[str] = []
     done: list[str] = []  # pieces of text already joined (see `Deferred`)
     write = out.append
@@ -303,6 +389,20 @@ def layout(
                 done.append(settle(piece) if settle is not None else piece)
                 out[:] = ["\n"]
             push((indent, flat, d.take()))
+        elif t is Stream:
+            if d.start is not None and len(out) > 1 and out[-1] == "\n":  # (as for `Deferred`)
+                piece = "".join(out[:-1])
+                done.append(settle(piece) if settle is not None else piece)
+                out[:] = ["\n"]
+            while not d.parts and not d.closed:
+                yield d
+            if d.parts:
+                if len(out) > _JOIN_EVERY and out[-1] == "\n":
+                    piece = "".join(out[:-1])
+                    done.append(settle(piece) if settle is not None else piece)
+                    out[:] = ["\n"]
+                push((indent, flat, d))
+                push((indent, flat, d.parts.popleft()))
         else:
             raise TypeError(f"not a document: {d!r}")
     piece = "".join(out)
@@ -366,6 +466,8 @@ def _fits(doc: Doc, remaining: int, rest: list[tuple[int, bool, Any]], res: Reso
             keep(d.text)
         elif t is Deferred:
             push(d.peek())
+        elif t is Stream and (d.parts or not d.closed):
+            return None  # (its parts follow a line break)
     # What follows, in its own mode, up to the next line break.
     index = len(rest)
     flat_todo: list[tuple[bool, Any]] = []
@@ -405,6 +507,8 @@ def _fits(doc: Doc, remaining: int, rest: list[tuple[int, bool, Any]], res: Reso
             remaining -= len(d.text)
         elif t is Deferred:
             flat_todo.append((flat, d.peek()))
+        elif t is Stream and (d.parts or not d.closed):
+            return leaves  # (its parts follow a line break)
     return None
 
 

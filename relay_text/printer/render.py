@@ -75,8 +75,8 @@ def render_module(
         # One definition's document at a time; names settle as the text is
         # written. Renaming a binder (rare) means writing the text again:
         # then the whole file is printed again in one document, as a fresh
-        # printer would (the comments handed out are handed out again).
-        kept = dict(comments.by_key) if comments is not None else None
+        # printer would (the comments handed out are attached again: the
+        # same anchors, without a copy of the table held all along).
         printer = _printer(module, dialect, own, width, comments, bind_operands)
         names = printer.names
         names.reset()
@@ -84,8 +84,10 @@ def render_module(
         changed = names.changed
         _let_go(printer)
         if changed:
-            if comments is not None and kept is not None:
-                comments.by_key = kept
+            if comments is not None:
+                from .comments import attach
+
+                comments.by_key = attach(module, comments.coarse).by_key
             return render_whole(module, dialect, width, comments, header, bind_operands)
         return Printed(names.patch(text) if names.unsettled else text, names.comments_seen)
 

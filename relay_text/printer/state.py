@@ -14,7 +14,7 @@ from ..ir.span import Source, Span
 from ..ir.ty import IncompleteType, TensorType, Type
 from .comments import Attached, Comments, occurrence
 from .dialects import DOCS, TVM
-from .layout import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Nest
+from .layout import BOL, BREAK_PARENT, EOL, HARDLINE, LINE, SOFTLINE, Doc, Group, Lazy, Nest, Stream
 from .naming import Names
 from .sharing import Plan, Scope
 from .trivia import Note
@@ -97,6 +97,9 @@ class PrinterState:
         self.names = Names(self.tvm)
         self.written: dict[int, str] = {}  # names the source gave bound nodes (see `keep_names`)
         self.positions: Positions | None = None  # where shared children are written (with `text`)
+        # where a definition's document goes part by part while it is printed
+        # (see `Expressions._function`), or None
+        self.stream: Stream | None = None
 
     def keep_names(self, written: dict[int, str]) -> None:
         """Keep the names the source gave its graph bindings (`%3 = ...`)."""

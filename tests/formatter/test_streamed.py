@@ -126,24 +126,42 @@ def test_a_big_input_is_read_again_for_a_coarser_placement(monkeypatch: pytest.M
     assert calls == ["t.rly"]
 
 
-def test_a_definitions_document_is_not_held_by_the_printer_once_built() -> None:
-    """The pieces of the nodes of a definition (which hold its whole
-    document) are let go once its document is built, so that the layout
-    frees each statement as it writes it (a file of one function of many
-    bindings is not held twice)."""
-    from relay_text.printer.layout import Deferred
-    from relay_text.printer.render import _printer
+@pytest.mark.parametrize("dialect", [DOCS, TVM])
+def test_a_definition_is_laid_out_statement_by_statement(dialect: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A definition's body goes to the layout one statement at a time: each
+    statement is written (its temporary named) before the next one is
+    printed, so that a function of many bindings is never held as one
+    document."""
+    from relay_text.printer import blocks
+    from relay_text.printer.naming import Names
 
-    text = "def @f(%x: float32) {\n  %0 = add(%x, 1f);\n  %1 = multiply(%0, 2f);\n  %1\n}\n"
-    module = parse_source(Source("t.rly", text)).module
+    events: list[str] = []
+    append = blocks.StreamedStatements.append
+    text = Names.text
+
+    def appended(self: blocks.StreamedStatements, stmt: object) -> None:
+        events.append("printed")
+        append(self, stmt)  # type: ignore[arg-type]
+
+    def named(self: Names, lazy: object) -> str:
+        got = text(self, lazy)  # type: ignore[arg-type]
+        if getattr(lazy, "kind", "") == "tmpdef" or got in ("%0", "%1", "%2"):
+            events.append("written")
+        return got
+
+    monkeypatch.setattr(blocks.StreamedStatements, "append", appended)
+    monkeypatch.setattr(Names, "text", named)
+    source = '#[version = "0.0.5"]\n' if dialect == TVM else ""
+    source += "def @f(%x: float32) {" if dialect == TVM else "def @f(%x : float32) {"
+    source += "\n  %0 = add(%x, 1f);\n  %1 = multiply(%0, 2f);\n  %2 = add(%1, %0);\n  %2\n}\n"
+    module = parse_source(Source("t.rly", source)).module
     assert module is not None
-    printer = _printer(module, DOCS, DOCS, 100, attach(module), False)
-    parts = printer.module(module, None, deferred=True)
-    deferred = [p for p in parts if isinstance(p, Deferred)]
-    assert len(deferred) == 1
-    doc = deferred[0].take()
-    assert printer.memo == {}
-    assert doc != []
+    printed = render_module(module, dialect, 100, attach(module))
+    assert printed.text == source
+    # each statement is written (its name, then its uses) before the next is printed
+    assert events[:3] == ["printed", "written", "printed"]
+    assert events.count("printed") == 3
+    assert events[-1] == "written"  # the final `%2`
 
 
 def test_an_anchor_holds_a_list_only_for_the_kinds_of_notes_it_has() -> None:
@@ -156,8 +174,23 @@ def test_an_anchor_holds_a_list_only_for_the_kinds_of_notes_it_has() -> None:
     entry = Attached()
     assert (entry.before, entry.after, entry.after_term) == ((), (), ())
     entry.add("after", first)
+    assert entry.after == (first,)  # one note: a tuple of one
     entry.add("after", second)
     assert entry.after == [first, second]
     assert type(entry.after) is list
     assert (entry.before, entry.after_term) == ((), ())
     assert entry.all() == [first, second]
+
+
+def test_the_lexers_comment_sites_are_let_go_once_read() -> None:
+    """What the lexer saw around each comment is read into trivia once;
+    the sites (with the tokens after each comment) are then let go, and
+    attaching again reads the same trivia."""
+    text = "def @f(%x: float32) {\n  // lead\n  %0 = add(%x, 1f) /* tail */;\n  %0\n}\n"
+    module = parse_source(Source("t.rly", text)).module
+    assert module is not None
+    assert len(module.positions.comment_sites) == 2
+    first = render_module(module, DOCS, 100, attach(module)).text
+    assert module.positions.comment_sites == []
+    again = render_module(module, DOCS, 100, attach(module)).text
+    assert first == again == "def @f(%x : float32) {\n  // lead\n  %0 = add(%x, 1f) /* tail */;\n  %0\n}\n"

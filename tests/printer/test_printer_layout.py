@@ -13,6 +13,7 @@ from relay_text.printer.layout import (
     Lazy,
     Mark,
     Nest,
+    Stream,
     Verbatim,
     bracket,
     layout,
@@ -105,3 +106,100 @@ def test_lazy_text_and_marks_are_resolved_in_text_order() -> None:
     doc = Group([Lazy("name", "a"), Mark("m", 1), " ", Lazy("name", "b"), HARDLINE, Mark("m", 2), Lazy("name", "c")])
     assert layout(doc, resolver=res) == "A B\nC"
     assert res.events == ["text:a", "mark:1", "text:b", "mark:2", "text:c"]
+
+
+# ---- streams: a document given part by part while it is laid out
+
+
+def _statements(n: int) -> list:
+    return [[call(f"f{i}", "aaaa", "bbbb"), ";", HARDLINE] for i in range(n)]
+
+
+def test_a_stream_lays_out_as_its_parts_written_in_one_document() -> None:
+    """Parts, a hole filled inside a part, indentation and groups: the same
+    text as the whole document given at once."""
+    whole = ["def {", Nest(2, [HARDLINE, _statements(3), "tail"]), HARDLINE, "}", HARDLINE, "after"]
+
+    def produce(stream: Stream) -> None:
+        hole = stream.hole()
+        stream.put(["def {", Nest(2, [HARDLINE, hole]), HARDLINE, "}"])
+        stream.flush()
+        for part in _statements(3):
+            hole.put(part)
+            hole.flush()
+        hole.put("tail")
+        hole.close()
+        stream.close()
+
+    streamed = [Stream(produce), HARDLINE, "after"]
+    assert (
+        layout(streamed, width=10)
+        == layout(whole, width=10)
+        == (
+            "def {\n  f0(\n    aaaa,\n    bbbb\n  );\n  f1(\n    aaaa,\n    bbbb\n  );\n"
+            "  f2(\n    aaaa,\n    bbbb\n  );\n  tail\n}\nafter"
+        )
+    )
+
+
+class _Recorder:
+    """A resolver that records where the layout stands."""
+
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+
+    def text(self, lazy: Lazy) -> str:
+        return ""
+
+    def width(self, lazy: Lazy) -> int:
+        return 0
+
+    def mark(self, mark: Mark) -> None:
+        self.events.append(f"laid out {mark.arg}")
+
+
+def test_each_part_is_laid_out_before_the_producer_makes_the_next() -> None:
+    events: list[str] = []
+
+    def produce(stream: Stream) -> None:
+        for i in range(3):
+            events.append(f"made {i}")
+            stream.put([Mark("part", i), f"s{i}", HARDLINE])
+            stream.flush()
+        stream.close()
+
+    assert layout([Stream(produce), "end"], resolver=_Recorder(events)) == "s0\ns1\ns2\nend"
+    assert events == ["made 0", "laid out 0", "made 1", "laid out 1", "made 2", "laid out 2"]
+
+
+def test_a_stream_left_open_is_an_error_not_a_truncated_text() -> None:
+    def forgetful(stream: Stream) -> None:
+        stream.put("x")
+
+    def leaves_a_hole_open(stream: Stream) -> None:
+        hole = stream.hole()
+        stream.put(["{", hole, "}"])
+        stream.close()
+
+    for produce in (forgetful, leaves_a_hole_open):
+        try:
+            layout([Stream(produce), HARDLINE, "y"])
+        except RuntimeError as exc:
+            assert str(exc) == "a stream was left open by its producer"
+        else:
+            raise AssertionError(f"{produce.__name__}: no error")
+
+
+def test_a_look_ahead_stops_at_a_stream_as_at_a_line_break() -> None:
+    """A group before a stream is measured up to the stream (whose parts
+    follow a line break): the producer starts only when the layout reaches
+    the stream, never for a measurement."""
+    started: list[int] = []
+
+    def produce(stream: Stream) -> None:
+        started.append(1)
+        stream.put([HARDLINE, "a very long line of text"])
+        stream.close()
+
+    assert layout([call("f", "a", "b"), Stream(produce)], width=8) == "f(a, b)\na very long line of text"
+    assert started == [1]

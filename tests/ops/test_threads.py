@@ -4,6 +4,9 @@ one call on the calling thread."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from typing import Any
 from collections.abc import Callable
@@ -13,6 +16,7 @@ import pytest
 
 from relay_text.ops import _threads
 from relay_text.ops._threads import PARALLEL_MIN, parallel_copy, ranges, run_parts, split_axis, split_count
+from tests.conftest import ROOT
 
 
 @pytest.fixture
@@ -95,3 +99,39 @@ def test_parallel_copy_same_as_copyto(monkeypatch: pytest.MonkeyPatch) -> None:
     parallel_copy(dst, src)
     assert calls == [2]
     np.testing.assert_array_equal(dst, src)
+
+
+_SHOW = (
+    "import os, sys\n"
+    "from relay_text.cli import main\n"
+    "try:\n"
+    "    main()\n"
+    "finally:\n"
+    "    loaded = 'numpy loaded' if 'numpy' in sys.modules else 'numpy not loaded'\n"
+    "    print(loaded, os.environ.get('OPENBLAS_THREAD_TIMEOUT'))\n"
+)
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "18"), ("6", "6")])
+def test_relay_process_sets_blas_idle_time(given: str | None, expected: str) -> None:
+    """The `relay` command sets OpenBLAS's idle wait before numpy loads, keeping a value the user set."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    env["PYTHONPATH"] = str(ROOT)
+    if given is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = given
+    out = subprocess.run(
+        [sys.executable, "-c", _SHOW, "--version"], capture_output=True, text=True, env=env, timeout=60, cwd=ROOT
+    )
+    assert out.stdout.splitlines()[-1] == f"numpy not loaded {expected}"
+
+
+def test_library_use_leaves_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Called with arguments (a caller's process, as CliRunner does), the group changes no environment variable."""
+    from click.testing import CliRunner
+
+    from relay_text.cli import main
+
+    monkeypatch.delenv("OPENBLAS_THREAD_TIMEOUT", raising=False)
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert "OPENBLAS_THREAD_TIMEOUT" not in os.environ

@@ -11,7 +11,8 @@ that both see the same load. The table gives the best and the median of
 `--repeat` runs, the ratio numpy / PyTorch (target <= 1.0), whether it is
 met and the load average; the last line sums the 13 layers (a shape that
 occurs five times counts five times). Each thread count runs in a
-subprocess with the thread variables set before numpy loads its BLAS.
+subprocess with the thread variables set before numpy loads its BLAS
+(and OPENBLAS_THREAD_TIMEOUT as the `relay` command sets it, unless set).
 `--clock cpu` times by the process's CPU time (all threads) instead of
 the elapsed time: steadier on a busy machine.
 """
@@ -29,6 +30,8 @@ import time
 from functools import partial
 
 from _common import ROOT
+
+from relay_text.cli import BLAS_IDLE
 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RELAY_NUM_THREADS")
 # (channels, input height = width, stride, how many layers of MobileNet have this shape)
@@ -120,6 +123,7 @@ def main() -> None:
     totals: dict[int, dict[str, list[float]]] = {}
     for threads in [int(t) for t in options.threads.split(",") if t.strip()]:
         env = {**os.environ, **dict.fromkeys(THREAD_VARS, str(threads))}
+        env.setdefault(*BLAS_IDLE)  # as the `relay` command runs
         cmd = [sys.executable, __file__, "--worker", str(threads), "--repeat", str(options.repeat)]
         proc = subprocess.Popen([*cmd, "--clock", options.clock], env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT)
         assert proc.stdout is not None

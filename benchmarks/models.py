@@ -1,6 +1,7 @@
 """The corpus models: `relay run` (numpy and onnxruntime engines) against the PyTorch backend, at 1 and 2 threads.
 
-    python benchmarks/models.py [--repeat N] [--threads 1,2] [--model NAME]... [--no-opt] [--kernels] [--clock cpu]
+    python benchmarks/models.py [--repeat N] [--threads 1,2] [--model NAME]... [--no-opt] [--kernels] [--profile]
+                                [--clock cpu]
 
 Every model dump of `../shared/corpus/` (ResNet-50, MobileNet, SqueezeNet,
 the LSTM, GPT-2) is checked once and given seeded random weights and inputs
@@ -24,13 +25,17 @@ load on a shared machine. The table gives the best and the median of
 measurement. Each thread count runs in a subprocess with
 OMP_NUM_THREADS / OPENBLAS_NUM_THREADS / MKL_NUM_THREADS set before numpy
 loads its BLAS (PyTorch gets `torch.set_num_threads`, the kernel pool
-RELAY_NUM_THREADS). `--clock cpu` times by the CPU time of the process
+RELAY_NUM_THREADS), and OPENBLAS_THREAD_TIMEOUT as the `relay` command
+sets it unless it is set (OpenBLAS's idle threads sleep soon after a
+product; set it to 28 for OpenBLAS's own 0.1 s of spinning). `--clock cpu` times by the CPU time of the process
 (every thread's, so an idle-spinning thread pool counts) instead of the
 elapsed time: steadier on a busy machine. `--no-opt` adds the unoptimised plan (`relay run
 --no-opt`); `--kernels` adds the time spent inside the registry's kernels
 and the interpretive overhead of the evaluator over them (target <= 5 %;
 the optimised plan's in-place steps are not registry kernels, so they count
-as overhead there).
+as overhead there). `--profile` adds the operators that took the most
+time in the numpy runs (the mean of `--repeat` runs by the chosen clock,
+with their calls per run).
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ from typing import Any
 
 from _common import ROOT
 
+from relay_text.cli import BLAS_IDLE
+
 # This folder holds a script named onnx.py: off the path, so that `import onnx` finds the package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
@@ -64,13 +71,15 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RE
 
 class Timer:
     """An evaluator resolver that can time the kernels of a run: with `on`,
-    every kernel call adds its duration to `seconds`."""
+    every kernel call adds its duration to `seconds` and to its operator's
+    entry of `by_op` (seconds, calls)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.seconds = 0.0
         self.calls = 0
         self.on = False
+        self.by_op: dict[str, list[float]] = {}
 
     def __call__(self, name: str) -> Any:
         op = self.inner(name)
@@ -91,8 +100,12 @@ class Timer:
                     return op.kernel(args, attrs)
                 start = clock()
                 out = op.kernel(args, attrs)
-                timer.seconds += clock() - start
+                spent = clock() - start
+                timer.seconds += spent
                 timer.calls += 1
+                entry = timer.by_op.setdefault(op.name, [0.0, 0])
+                entry[0] += spent
+                entry[1] += 1
                 return out
 
         return Timed()
@@ -168,7 +181,7 @@ def difference(a: Any, b: Any) -> float:
     return worst
 
 
-def measure(name: str, repeat: int, threads: int, no_opt: bool, kernels: bool) -> dict:
+def measure(name: str, repeat: int, threads: int, no_opt: bool, kernels: bool, profile: bool = False) -> dict:
     """One model at the current thread count (set by the parent)."""
     from relay_text.eval.ops import default_resolver
     from relay_text.eval.runtime import DEFAULT_MAX_DEPTH, execute
@@ -244,6 +257,12 @@ def measure(name: str, repeat: int, threads: int, no_opt: bool, kernels: bool) -
         timer.on = False
         total, inside = min(shares)
         record["kernels"] = (inside, total, timer.calls)
+    if profile:
+        timer.on, timer.by_op = True, {}
+        total = sum(timed(run_numpy) for _ in range(repeat))
+        timer.on = False
+        top = sorted(timer.by_op.items(), key=lambda kv: -kv[1][0])[:8]
+        record["profile"] = (total / repeat, [(op, s / repeat, round(n / repeat)) for op, (s, n) in top])
     return record
 
 
@@ -267,7 +286,7 @@ def onnxruntime_session(kept: dict, threads: int) -> Any:
 
 def worker(options: argparse.Namespace) -> None:
     for name in options.model:
-        record = measure(name, options.repeat, options.worker, options.no_opt, options.kernels)
+        record = measure(name, options.repeat, options.worker, options.no_opt, options.kernels, options.profile)
         print("RECORD " + json.dumps(record), flush=True)
 
 
@@ -278,6 +297,7 @@ def main() -> None:
     parser.add_argument("--model", action="append", choices=sorted(MODELS), help="a model (default: all)")
     parser.add_argument("--no-opt", action="store_true", help="also time the unoptimised plan")
     parser.add_argument("--kernels", action="store_true", help="also time the kernels alone (interpretive overhead)")
+    parser.add_argument("--profile", action="store_true", help="also print the operators that took the most time")
     parser.add_argument(
         "--clock",
         choices=sorted(CLOCKS),
@@ -298,13 +318,14 @@ def main() -> None:
     counts = [int(t) for t in options.threads.split(",") if t.strip()]
     print(
         f"corpus: {CORPUS}; {os.cpu_count()} cores; best and median of up to {options.repeat} interleaved runs; "
-        f"{options.clock} time"
+        f"{options.clock} time; {BLAS_IDLE[0]}={os.environ.get(BLAS_IDLE[0], BLAS_IDLE[1])}"
     )
     records: list[dict] = []
     for threads in counts:
         env = dict(os.environ)
         for var in THREAD_VARS:
             env[var] = str(threads)
+        env.setdefault(*BLAS_IDLE)  # as the `relay` command runs
         cmd = [sys.executable, __file__, "--worker", str(threads), "--repeat", str(options.repeat)]
         cmd += ["--clock", options.clock]
         for m in options.model:
@@ -313,6 +334,8 @@ def main() -> None:
             cmd.append("--no-opt")
         if options.kernels:
             cmd.append("--kernels")
+        if options.profile:
+            cmd.append("--profile")
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -367,6 +390,10 @@ def row(r: dict) -> str:
         )
     if extras:
         text += "\n" + " " * 16 + "; ".join(extras)
+    if "profile" in r:
+        total, top = r["profile"]
+        ops = ", ".join(f"{op} {s * 1000:.1f} ({n})" for op, s, n in top)
+        text += "\n" + " " * 16 + f"per run {total * 1000:.1f} ms; ms (calls) by operator: {ops}"
     return text
 
 

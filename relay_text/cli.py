@@ -259,6 +259,8 @@ class _Commands(click.Group):
         # Called without arguments, the group reads sys.argv: it is the
         # `relay` command, owning its process (CliRunner passes arguments).
         _OWNS_PROCESS[0] = args is None
+        if args is None:
+            os.environ.setdefault(*BLAS_IDLE)
         return super().main(args, *rest, **kwargs)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -277,6 +279,12 @@ class _Commands(click.Group):
 
 
 _OWNS_PROCESS = [False]
+
+BLAS_IDLE = ("OPENBLAS_THREAD_TIMEOUT", "18")
+"""Set in the `relay` process (unless set already) before numpy loads its
+OpenBLAS, which reads it then: after a product, OpenBLAS's idle threads
+wait 2^18 cycles (about 0.1 ms) for the next one before they sleep, not
+2^28 (about 0.1 s), spinning on the cores the kernel threads need."""
 
 # Command name -> "module:attribute" of a click command defined elsewhere.
 STAGE_COMMANDS: dict[str, str] = {

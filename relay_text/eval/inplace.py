@@ -24,7 +24,7 @@ from ..ops._np import np
 
 if TYPE_CHECKING:
     from .ops import KernelArgs
-from ..ops.nn.conv import ranges, run_parts, split_axis, split_count
+from ..ops._threads import ranges, run_parts, split_axis, split_count
 
 
 def fresh(name: str) -> bool:

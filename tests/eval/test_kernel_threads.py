@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relay_text.ops.nn import conv
+from relay_text.ops import _threads
 from tests.conftest import ROOT
 
 
@@ -32,11 +32,11 @@ def test_a_run_that_overflows_prints_no_warning(tmp_path: Path) -> None:
 
 
 def test_pool_threads_raise_when_the_caller_asks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(conv, "thread_count", lambda: 2)
+    monkeypatch.setattr(_threads, "thread_count", lambda: 2)
     big = np.full(1 << 19, 100.0, dtype=np.float32)
     parts = [(big[: 1 << 18],), (big[1 << 18 :],)]
     with np.errstate(over="raise"), pytest.raises(FloatingPointError):
-        conv.run_parts(lambda a: np.exp(a, out=a), parts[:1] + parts[1:])
+        _threads.run_parts(lambda a: np.exp(a, out=a), parts[:1] + parts[1:])
     with np.errstate(all="ignore"):
-        conv.run_parts(lambda a: np.exp(a, out=a), parts)
+        _threads.run_parts(lambda a: np.exp(a, out=a), parts)
     assert np.isinf(big).all()

@@ -9,8 +9,8 @@ from typing import Any
 
 from ... import limits
 from .._np import np
+from .._threads import ranges, run_parts, split_count
 from ..types import Shape
-from .conv import ranges, run_parts, split_count
 
 TAP_BLOCK = 1 << 17  # elements of copied taps per block (measured best of 4K to 4M on MobileNet's layers)
 

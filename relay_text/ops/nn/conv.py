@@ -25,124 +25,18 @@ dilation * (k - 1) + output_padding + 1`.
 
 from __future__ import annotations
 
-import os
-import threading
 from typing import Any, cast
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from ... import limits
 from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType
 from ._attrs import CONV1D_ATTRS, CONV2D_TRANSPOSE_ATTRS
 from .._np import np, wrap
+from .._threads import parallel_copy
 from ..registry import register
 from ..relations import Relation, known_rank, relation, shape_text
 from ..types import Args, Attrs, Shape, Value
-
-# ---------------------------------------------------------------- threads
-
-# numpy releases the GIL inside copies, ufunc loops and BLAS calls, so large
-# serial steps (padding, im2col, depthwise taps, elementwise epilogues) can be
-# split across a small pool of threads, as PyTorch spreads its kernels over
-# its intra-op threads. The pool has as many threads as BLAS may use
-# (OMP_NUM_THREADS / OPENBLAS_NUM_THREADS when set, else the usable cores,
-# at most 4); with one, everything runs on the calling thread.
-
-_POOLS: dict[int, Any] = {}
-_POOL_LOCK = threading.Lock()
-PARALLEL_MIN = 1 << 18  # elements below which splitting costs more than it saves (a task must wait for a core)
-
-
-def thread_count() -> int:
-    for var in ("RELAY_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        value = os.environ.get(var, "").strip()
-        if value.isdigit() and int(value) > 0:
-            return min(int(value), 64)
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 4))
-
-
-def _pool() -> Any:
-    n = thread_count()
-    if n <= 1:
-        return None
-    pool = _POOLS.get(n)
-    if pool is None:
-        with _POOL_LOCK:
-            pool = _POOLS.get(n)
-            if pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-
-                pool = _POOLS[n] = ThreadPoolExecutor(n - 1, thread_name_prefix="relay-kernel")
-    return pool
-
-
-def run_parts(fn: Callable[..., Any], parts: list[tuple[Any, ...]]) -> None:
-    """Call `fn(*part)` for every part, the parts spread over the pool (the
-    calling thread takes the last); exceptions are re-raised."""
-    pool = _pool() if len(parts) > 1 else None
-    if pool is None:
-        for part in parts:
-            fn(*part)
-        return
-    # numpy's floating-point error handling is per thread: the pool's
-    # threads take the caller's (a run ignores overflow in `exp`; a warning
-    # from another thread would reach the user with numpy's file and line)
-    state = np.geterr()
-    futures = [pool.submit(_with_errstate, state, fn, part) for part in parts[:-1]]
-    try:
-        fn(*parts[-1])
-    finally:
-        for f in futures:
-            f.result()
-
-
-def _with_errstate(state: dict[str, str], fn: Callable[..., Any], part: tuple[Any, ...]) -> Any:
-    with np.errstate(**state):
-        return fn(*part)
-
-
-def split_count(size: int) -> int:
-    """How many pieces a step over `size` elements is split into."""
-    if size < PARALLEL_MIN:
-        return 1
-    return min(thread_count(), max(1, size // PARALLEL_MIN))
-
-
-def split_axis(shape: Shape, pieces: int) -> int | None:
-    """The first axis long enough to cut into `pieces`, or None."""
-    for axis, d in enumerate(shape):
-        if d >= pieces:
-            return axis
-    return None
-
-
-def ranges(n: int, pieces: int) -> list[tuple[int, int]]:
-    step, extra = divmod(n, pieces)
-    out = []
-    start = 0
-    for i in range(pieces):
-        stop = start + step + (1 if i < extra else 0)
-        if stop > start:
-            out.append((start, stop))
-        start = stop
-    return out
-
-
-def parallel_copy(dst: Any, src: Any) -> None:
-    """`dst[...] = src` (same shapes), split across the pool when large."""
-    pieces = split_count(dst.size)
-    axis = split_axis(dst.shape, pieces) if pieces > 1 else None
-    if axis is None:
-        np.copyto(dst, src)
-        return
-    index = (slice(None),) * axis
-    windows = [(*index, slice(a, b)) for a, b in ranges(dst.shape[axis], pieces)]
-    run_parts(np.copyto, [(dst[w], src[w]) for w in windows])
-
 
 # ---------------------------------------------------------------- kernels
 

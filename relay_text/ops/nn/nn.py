@@ -19,16 +19,13 @@ from ...diagnostics import codes
 from ...ir.ty import AnyDim, TensorType, TupleType
 from .._checks import dim_times
 from .._np import np, wrap
+from .._threads import PARALLEL_MIN, ranges, run_parts, split_count
 from ..tensor._blas import matmul_nt
 from ._attrs import CONV2D_ATTRS
 from .conv import (
-    PARALLEL_MIN,
     conv2d_nchw,
     pads_2d,
     pair_of,
-    ranges,
-    run_parts,
-    split_count,
     weight_dtype_of,
 )
 from ..registry import Attr, register

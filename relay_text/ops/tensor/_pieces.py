@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import _threads
 from .._np import np
 
 
@@ -32,13 +33,11 @@ def _cut(x: Any, ndim: int, axis: int, a: int, b: int) -> Any:
 
 def binary(ufunc: Any, a: Any, b: Any) -> Any:
     """ufunc(a, b) for two arrays of one dtype, in pieces on the pool when large and float."""
-    from ..nn.conv import ranges, split_axis, split_count  # the kernel threads (not loaded by `relay check`)
-
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.dtype != b.dtype or a.dtype.kind != "f":
         return ufunc(a, b)
     shape = np.broadcast_shapes(a.shape, b.shape)
-    pieces = split_count(math.prod(shape))
-    axis = split_axis(shape, pieces) if pieces > 1 else None
+    pieces = _threads.split_count(math.prod(shape))
+    axis = _threads.split_axis(shape, pieces) if pieces > 1 else None
     if axis is None:
         return ufunc(a, b)
     out = np.empty(shape, dtype=a.dtype)
@@ -47,7 +46,5 @@ def binary(ufunc: Any, a: Any, b: Any) -> Any:
     def part(lo: int, hi: int) -> None:
         ufunc(_cut(a, nd, axis, lo, hi), _cut(b, nd, axis, lo, hi), out=_cut(out, nd, axis, lo, hi))
 
-    from ..nn import conv
-
-    conv.run_parts(part, ranges(shape[axis], pieces))
+    _threads.run_parts(part, _threads.ranges(shape[axis], pieces))
     return out

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from relay_text.ops import get
-from relay_text.ops.nn.conv import PARALLEL_MIN
+from relay_text.ops import _threads
+from relay_text.ops._threads import PARALLEL_MIN
 from relay_text.ops.tensor._pieces import binary
 
 
@@ -19,15 +20,13 @@ def two_threads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Two kernel threads; the list collects the number of pieces of every split call."""
     monkeypatch.setenv("RELAY_NUM_THREADS", "2")
     seen: list[int] = []
-    from relay_text.ops.nn import conv
-
-    run_parts = conv.run_parts
+    run_parts = _threads.run_parts
 
     def counting(fn: Any, parts: list[tuple[Any, ...]]) -> None:
         seen.append(len(parts))
         run_parts(fn, parts)
 
-    monkeypatch.setattr(conv, "run_parts", counting)
+    monkeypatch.setattr(_threads, "run_parts", counting)
     return seen
 
 

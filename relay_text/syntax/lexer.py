@@ -198,6 +198,10 @@ class Tokens:
         prev_end = -1
         prev_start = prev2_end = -1  # (for the trivia of comments)
         blank_lines = self.blank_lines
+        # A dump repeats its comments (`/* ty=Tensor[(1, 64), float32] */`
+        # thousands of times): equal comments share one string.
+        texts: dict[str, str] = {}
+        shared = texts.setdefault
         # After `def`, `data` or `type`, the name being defined takes `<` even with a space.
         defining = False
         after_def_name = False
@@ -279,14 +283,16 @@ class Tokens:
                 return
             elif kind == "line_comment":
                 start = m.start(kind)
-                comments.append(Comment(text[start:end], Span(source, start, end)))
+                body = text[start:end]
+                comments.append(Comment(shared(body, body), Span(source, start, end)))
                 around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
             elif kind == "block_comment":
                 start = m.start(kind)
                 end = self._block_comment_end(start)
-                comments.append(Comment(text[start:end], Span(source, start, end)))
+                body = text[start:end]
+                comments.append(Comment(shared(body, body), Span(source, start, end)))
                 around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
@@ -301,7 +307,8 @@ class Tokens:
                     prev_kind, prev_end, pos = tok.type, tok.end_pos, tok.end_pos
                     continue
                 end = _line_end(text, start)
-                comments.append(Comment(text[start:end], Span(source, start, end)))
+                body = text[start:end]
+                comments.append(Comment(shared(body, body), Span(source, start, end)))
                 around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue

@@ -191,9 +191,14 @@ class BuildState:
     def _int_tok(self, tok: Any) -> int:
         """The value of an integer token (a dimension, an index); 0 after a
         `resource-limit` error when it has too many digits."""
-        return self._int_checked(tok.value, self.span(tok.start_pos, tok.end_pos))
+        text = tok.value
+        if len(text) < 10 and text.isdigit() and text.isascii():  # (nothing to check: no span needed)
+            return int(text)
+        return self._int_checked(text, self.span(tok.start_pos, tok.end_pos))
 
     def _int_checked(self, text: str, span: Span) -> int:
+        if len(text) < 10 and text.isdigit() and text.isascii():  # (digits only, short: nothing to check)
+            return int(text)
         try:
             check_digits(text)
         except LiteralError as exc:

@@ -193,11 +193,16 @@ class Tokens:
         comments = self.comments
         source = self.source
         ident_kind = self._ident_kind
+        # the kind of each symbol, but `<`: a type argument list or less-than
+        punct_kinds = {value: kind for value, kind in kinds.items() if value != "<"}
+        if ";" in kinds:
+            punct_kinds[";;"] = kinds[";"]  # v0.0.4's sequencing, `e1 ;; e2`: one `;`
         pos = 0
         prev_kind = ""
         prev_end = -1
         prev_start = prev2_end = -1  # (for the trivia of comments)
         blank_lines = self.blank_lines
+        no_cr = "\r" not in text
         # A dump repeats its comments (`/* ty=Tensor[(1, 64), float32] */`
         # thousands of times): equal comments share one string.
         texts: dict[str, str] = {}
@@ -238,8 +243,11 @@ class Tokens:
             if kind == "punct" or kind == "slash":
                 value = m.group(kind)
                 start = end - len(value)
-                if value == "<":
-                    if (
+                kind = punct_kinds.get(value, "")
+                if not kind:
+                    if value != "<":
+                        kind = kinds[value]
+                    elif (
                         prev_kind == "FN"
                         or after_def_name
                         or (
@@ -251,10 +259,6 @@ class Tokens:
                         kind = "LANGLE"
                     else:
                         kind = "LT"
-                elif value == ";;":  # v0.0.4's sequencing, `e1 ;; e2`: one `;`
-                    kind = kinds[";"]
-                else:
-                    kind = kinds[value]
             elif kind in _VERBATIM:
                 value = m.group(kind)
                 start = end - len(value)
@@ -323,8 +327,12 @@ class Tokens:
                 )
             after_def_name = defining and (kind == "GLOBAL" or kind == "IDENT")
             defining = kind in _DEFINING
-            if (start - pos > 1 or pos == 0) and _starts_paragraph(text, pos, start):
-                blank_lines.add(start)
+            if start - pos > 1 or pos == 0:
+                if no_cr:  # (lines end at `\n` only: one count tells)
+                    if text.count("\n", pos, start) >= (2 if pos else 1):
+                        blank_lines.add(start)
+                elif _starts_paragraph(text, pos, start):
+                    blank_lines.add(start)
             tok = Tok(kind, value, start, end)
             if around.busy:
                 around.code(tok)

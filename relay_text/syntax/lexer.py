@@ -193,11 +193,20 @@ class Tokens:
         comments = self.comments
         source = self.source
         ident_kind = self._ident_kind
+        # the kind of each symbol, but `<`: a type argument list or less-than
+        punct_kinds = {value: kind for value, kind in kinds.items() if value != "<"}
+        if ";" in kinds:
+            punct_kinds[";;"] = kinds[";"]  # v0.0.4's sequencing, `e1 ;; e2`: one `;`
         pos = 0
         prev_kind = ""
         prev_end = -1
         prev_start = prev2_end = -1  # (for the trivia of comments)
         blank_lines = self.blank_lines
+        no_cr = "\r" not in text
+        # A dump repeats its comments (`/* ty=Tensor[(1, 64), float32] */`
+        # thousands of times): equal comments share one string.
+        texts: dict[str, str] = {}
+        shared = texts.setdefault
         # After `def`, `data` or `type`, the name being defined takes `<` even with a space.
         defining = False
         after_def_name = False
@@ -234,8 +243,11 @@ class Tokens:
             if kind == "punct" or kind == "slash":
                 value = m.group(kind)
                 start = end - len(value)
-                if value == "<":
-                    if (
+                kind = punct_kinds.get(value, "")
+                if not kind:
+                    if value != "<":
+                        kind = kinds[value]
+                    elif (
                         prev_kind == "FN"
                         or after_def_name
                         or (
@@ -247,10 +259,6 @@ class Tokens:
                         kind = "LANGLE"
                     else:
                         kind = "LT"
-                elif value == ";;":  # v0.0.4's sequencing, `e1 ;; e2`: one `;`
-                    kind = kinds[";"]
-                else:
-                    kind = kinds[value]
             elif kind in _VERBATIM:
                 value = m.group(kind)
                 start = end - len(value)
@@ -279,14 +287,16 @@ class Tokens:
                 return
             elif kind == "line_comment":
                 start = m.start(kind)
-                comments.append(Comment(text[start:end], Span(source, start, end)))
+                body = text[start:end]
+                comments.append(Comment(shared(body, body), Span(source, start, end)))
                 around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
             elif kind == "block_comment":
                 start = m.start(kind)
                 end = self._block_comment_end(start)
-                comments.append(Comment(text[start:end], Span(source, start, end)))
+                body = text[start:end]
+                comments.append(Comment(shared(body, body), Span(source, start, end)))
                 around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
@@ -301,7 +311,8 @@ class Tokens:
                     prev_kind, prev_end, pos = tok.type, tok.end_pos, tok.end_pos
                     continue
                 end = _line_end(text, start)
-                comments.append(Comment(text[start:end], Span(source, start, end)))
+                body = text[start:end]
+                comments.append(Comment(shared(body, body), Span(source, start, end)))
                 around.comment(pos, start, end, prev_start, prev_end, prev2_end)
                 pos = end
                 continue
@@ -316,8 +327,12 @@ class Tokens:
                 )
             after_def_name = defining and (kind == "GLOBAL" or kind == "IDENT")
             defining = kind in _DEFINING
-            if (start - pos > 1 or pos == 0) and _starts_paragraph(text, pos, start):
-                blank_lines.add(start)
+            if start - pos > 1 or pos == 0:
+                if no_cr:  # (lines end at `\n` only: one count tells)
+                    if text.count("\n", pos, start) >= (2 if pos else 1):
+                        blank_lines.add(start)
+                elif _starts_paragraph(text, pos, start):
+                    blank_lines.add(start)
             tok = Tok(kind, value, start, end)
             if around.busy:
                 around.code(tok)

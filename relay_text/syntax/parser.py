@@ -437,7 +437,7 @@ def _near_miss(name: str, span: Span, suggestions: list[str], diags: list[Diagno
 def _explain_unbound(builder: Builder, diags: list[Diagnostic]) -> None:
     for name, span, suggestions in builder.unbound:
         diag = Diagnostic(codes.UNBOUND_VARIABLE, f"unbound variable `%{name}`", span, label="not in scope")
-        later = builder.graph_defs.get(name)
+        later = builder.graph_def(name)
         if later is not None and later.start > span.start:
             diag.with_label(later, "bound here, after its use")
             diag.with_note("a graph binding is visible only after its definition")

@@ -176,3 +176,18 @@ class TestComments:
 
     def test_old_version_line_after_a_comment(self) -> None:
         assert lex("// a model\n  v0.0.4\n1") == [("VERSION", "0.0.4"), ("INT", "1")]
+
+
+def test_equal_comments_share_one_string() -> None:
+    """A dump repeats its `/* ty=... */` comments: each keeps its own span,
+    equal texts are one string."""
+    from relay_text.syntax.parser import parse
+
+    text = "def @f(%x: int32) {\n  %0 = add(%x, 1) /* ty=int32 */;\n  %1 = add(%0, 1) /* ty=int32 */;\n  %1 // end\n}\n"
+    module = parse(text).module
+    assert module is not None
+    first, second, last = module.comments
+    assert (first.text, first.span.start, first.span.end) == ("/* ty=int32 */", 38, 52)
+    assert (second.text, second.span.start, second.span.end) == ("/* ty=int32 */", 72, 86)
+    assert first.text is second.text
+    assert last.text == "// end"

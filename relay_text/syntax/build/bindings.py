@@ -92,7 +92,7 @@ class BindingRules(DefinitionRules):
         self.values.bind(name, value)
         self.positions.graph_names.setdefault(id(value), name)
         self.graph_uses[id(value)] = 0
-        self.graph_defs[name] = self.span(tok.start_pos, tok.end_pos)
+        self.graph_defs[name] = tok.start_pos
         if type(raw) is Use:
             self.positions.graph_heads.setdefault(raw.start, tok.start_pos)
             if raw.bracketed:
@@ -239,7 +239,7 @@ class BindingRules(DefinitionRules):
             )
             if var.span is not None:
                 diag.with_label(var.span, f"`%{var.name}` is bound here")
-            defined = self.graph_defs.get(name)
+            defined = self.graph_def(name)
             if defined is not None:
                 diag.with_label(defined, f"`%{name}` is bound here")
             diag.with_note(

@@ -162,7 +162,11 @@ class LiteralRules(TypeRules):
         return value
 
     def _attr_number_value(self, tok: Tok, negate: bool, start: int) -> Any:
-        span = self.span(start, tok.end_pos)
+        text = tok.value
+        if (
+            len(text) < 10 and text.isdigit() and text.isascii()
+        ):  # (the most common: a plain int32 with nothing to check)
+            return -int(text) if negate else int(text)
         try:
             check_digits(tok.value)
         except LiteralError as exc:
@@ -174,7 +178,7 @@ class LiteralRules(TypeRules):
             # range-checked: the suffix's range (`channels=-1u8`), int64 without one
             return parse_int(tok.value, negate)[0]
         except LiteralError as exc:  # `s=70000f16`
-            self.error(codes.INVALID_LITERAL, str(exc), span)
+            self.error(codes.INVALID_LITERAL, str(exc), self.span(start, tok.end_pos))
             return INVALID_ATTR
 
     def attr_string(self, c: Children) -> str:

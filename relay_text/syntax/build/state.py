@@ -110,7 +110,7 @@ class BuildState:
         # and where the `fn` starts (the value must be that function).
         self.self_uses: dict[int, tuple[int, list[Span]]] = {}
         self.graph_uses: dict[int, int] = {}  # id(node) -> number of uses by name
-        self.graph_defs: dict[str, Span] = {}
+        self.graph_defs: dict[str, int] = {}  # name -> where its `%name` of the binding starts
         # Every `%n` of the file, first binding first: a graph binding is not
         # scoped (one table per file, in both dialects, as TVM's parser keeps)
         self.graph_nodes: dict[str, Expr] = {}
@@ -150,6 +150,11 @@ class BuildState:
     def span(self, start: int, end: int) -> Span:
         return Span(self.source, start, end)
 
+    def graph_def(self, name: str) -> Span | None:
+        """Where the graph binding of `%name` writes its name, if there is one."""
+        start = self.graph_defs.get(name)
+        return None if start is None else Span(self.source, start, start + 1 + len(name))
+
     def _note(self, parent: Any, raws: Any, first: int = 0) -> None:
         """Remember where the shared children of `parent` are written.
 
@@ -162,11 +167,14 @@ class BuildState:
         for i, raw in enumerate(raws, first):
             if type(raw) is Use:
                 key = (id(parent), i)
-                uses[key] = (raw.start, raw.end)
+                name = raw.name
+                at = (raw.start, raw.end)
+                # (a bare `%x` is written where its name is: one tuple for both)
+                uses[key] = name if name is not None and name == at else at
                 if raw.inner is not None:
                     positions.results[key] = raw.inner
-                if raw.name is not None:
-                    positions.names[key] = raw.name
+                if name is not None:
+                    positions.names[key] = name
                 if raw.pair is not None:
                     positions.brackets[key] = raw.pair
 
@@ -183,9 +191,14 @@ class BuildState:
     def _int_tok(self, tok: Any) -> int:
         """The value of an integer token (a dimension, an index); 0 after a
         `resource-limit` error when it has too many digits."""
-        return self._int_checked(tok.value, self.span(tok.start_pos, tok.end_pos))
+        text = tok.value
+        if len(text) < 10 and text.isdigit() and text.isascii():  # (nothing to check: no span needed)
+            return int(text)
+        return self._int_checked(text, self.span(tok.start_pos, tok.end_pos))
 
     def _int_checked(self, text: str, span: Span) -> int:
+        if len(text) < 10 and text.isdigit() and text.isascii():  # (digits only, short: nothing to check)
+            return int(text)
         try:
             check_digits(text)
         except LiteralError as exc:

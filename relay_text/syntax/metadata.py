@@ -52,6 +52,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,11 @@ from .metadata_tensor import (
     decode_ndarray,
     encode_ndarray,
 )
+
+# An index written as a string ("3", as TVM writes attribute values): one
+# optional minus and ASCII digits (`str.isdigit` also takes "²", which
+# `int` does not)
+_INDEX = re.compile(r"-?[0-9]+")
 
 __all__ = [
     "CPU",
@@ -224,7 +230,7 @@ class _Reader:
         return MetaTable(kinds, constants, version if isinstance(version, str) else None, entries, nodes)
 
     def _index(self, value: Any, path: tuple[Any, ...], count: int, what: str, noun: str = "node") -> int:
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        if isinstance(value, str) and _INDEX.fullmatch(value.strip()):
             value = int(value)
         if type(value) is not int:
             raise MetadataError(f"{what} must be a {noun} index, found {json.dumps(value)[:40]}", path)

@@ -375,6 +375,21 @@ def test_constant_points_past_the_blobs() -> None:
     assert table.constants == [None]
 
 
+@pytest.mark.parametrize("written", ["------0", "-", "²", "1 2", "+3"])
+def test_an_index_string_that_is_no_number_is_located_not_a_crash(written: str) -> None:
+    text = section([b64(encode_ndarray(np.ones(1, np.float32)))], [written])
+    table, d = only_error(text)
+    assert d.message == f"the constant's `data` must be a tensor index, found {json.dumps(written)}"
+    assert d.span.text == json.dumps(written)
+    assert table.constants == [None]
+
+
+def test_a_negative_index_string_is_out_of_range() -> None:
+    text = section([b64(encode_ndarray(np.ones(1, np.float32)))], ["-1"])
+    _, d = only_error(text)
+    assert d.message == "the constant's `data` refers to tensor -1, but there is 1 tensor"
+
+
 def test_entry_that_is_not_a_constant() -> None:
     doc = json.loads(section([]))
     doc["nodes"][2]["data"] = [1]

@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from ..ir.ty import AnyDim, DimBinOp, FuncType, TensorType, TupleType, TypeCall, TypeVar
 from . import dims
-from .types import ERROR, Hole, RefType, find, substitute, walk
+from .types import ERROR, Hole, RefType, find, substitute, tensor_parts, walk
 
 _DIM_CLASSES = (int, AnyDim, DimBinOp)
 
@@ -68,7 +68,8 @@ class Unifier:
         triggers = hole.triggers
         if value is not ERROR and not _plain_tensor(value):
             level = hole.level
-            for node in walk(value):
+            parts = tensor_parts(value) if type(value) is TensorType else None
+            for node in walk(value) if parts is None else parts:
                 if type(node) is Hole:
                     if node is hole:
                         raise UnifyError(hole, value, "occurs")

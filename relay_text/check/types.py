@@ -270,7 +270,7 @@ class Resolver:
     def __init__(self) -> None:
         self._resolved: dict[int, tuple[Any, Any]] = {}
         self._holes: dict[int, tuple[Any, tuple[Any, ...]]] = {}
-        self._final: dict[int, tuple[Any, Any, bool]] = {}
+        self.finals: dict[int, tuple[Any, Any, bool]] = {}
 
     def final(self, t: Any) -> tuple[Any, bool]:
         """`resolve(t)` and whether unsolved holes remain in it, once per
@@ -278,22 +278,22 @@ class Resolver:
         of one signature, a variable and its uses)."""
         if type(t) is Hole:
             t = find(t)
-        hit = self._final.get(id(t))
+        hit = self.finals.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1], hit[2]
         if type(t) is TensorType and static_tensor(t):
-            self._final[id(t)] = (t, t, False)  # (the most common type, known already)
+            self.finals[id(t)] = (t, t, False)  # (the most common type, known already)
             return t, False
         if type(t) is TupleType:  # (a tuple of known tensors: an operator's results)
             fields = [find(f) for f in t.fields]
             if all(type(f) is TensorType and static_tensor(f) for f in fields):
                 same = all(a is b for a, b in zip(fields, t.fields, strict=True))
                 rt = t if same else TupleType(tuple(fields), t.span)
-                self._final[id(t)] = (t, rt, False)
+                self.finals[id(t)] = (t, rt, False)
                 return rt, False
         rt = self.resolve(t)
         open_ = bool(self.holes(rt))
-        self._final[id(t)] = (t, rt, open_)
+        self.finals[id(t)] = (t, rt, open_)
         return rt, open_
 
     def resolve(self, t: Any) -> Any:

@@ -246,7 +246,8 @@ def _resolve_tensor(t: TensorType) -> Any:
         for i, d in enumerate(new_shape):
             cd = type(d)
             if cd is Hole or cd is DimBinOp:
-                r = _transform(d, _keep, True, 0)
+                r = find(d) if cd is Hole else d  # (a solved dimension is mostly an int)
+                r = r if type(r) is int or type(r) is Hole else _transform(r, _keep, True, 0)
                 if r is not d:
                     if dims is None:
                         dims = list(new_shape)

@@ -105,6 +105,17 @@ class Unifier:
     # ---- unification -------------------------------------------------------
 
     def unify(self, expected: Any, found: Any) -> None:
+        # (the common case first: an unknown meets a type, as a relation's result does)
+        if type(expected) is Hole and type(found) is not Hole:
+            hole = find(expected)
+            if type(hole) is Hole:
+                self.bind(hole, found)
+                return
+        elif type(found) is Hole and type(expected) is not Hole:
+            hole = find(found)
+            if type(hole) is Hole:
+                self.bind(hole, expected)
+                return
         work: list[tuple[Any, Any, int | None]] = [(expected, found, None)]
         # Compound pairs already taken apart: types that share parts (a tuple
         # of the same tuple, forty deep) unify in time linear in their parts.

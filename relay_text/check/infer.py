@@ -407,6 +407,7 @@ class Checker(ExprFunctor[Any]):
         open_types: list[tuple[Expr, Any]] = []  # nodes whose type still has unknowns
         resolver = Resolver()
         final = resolver.final
+        finals = resolver.finals  # (its cache, read here first: most nodes share a type)
         signatures: dict[tuple[Any, ...], FuncType] = {}  # see `_op_type`
         # The shared type of the operator nodes whose inputs and result are
         # these objects (before resolving), when it is shared (`_op_type`).
@@ -423,7 +424,7 @@ class Checker(ExprFunctor[Any]):
                 sig = op_types.get(node)  # type: ignore[call-overload]
                 if sig is not None:
                     # (what the unknowns of `sig` stand for lives as long as they do)
-                    key = (*[id(find(a)) for a in sig[0]], id(find(sig[1])))
+                    key = (*map(id, map(find, sig[0])), id(find(sig[1])))
                     ft = shared.get(key)
                     if ft is None:
                         ft, is_shared = _op_type(signatures, tuple(final(a)[0] for a in sig[0]), final(sig[1])[0])
@@ -431,7 +432,10 @@ class Checker(ExprFunctor[Any]):
                             shared[key] = ft
                     types[node] = ft
             elif t is not None:
-                rt, open_ = final(t)
+                if type(t) is Hole:
+                    t = find(t)
+                hit = finals.get(id(t))
+                rt, open_ = (hit[1], hit[2]) if hit is not None and hit[0] is t else final(t)
                 types[node] = rt
                 if open_:
                     open_types.append((node, rt))

@@ -10,6 +10,7 @@ global, local or operator the author probably meant.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ..diagnostics import Diagnostic, codes
@@ -24,7 +25,7 @@ from .constraint import Constraint, Site
 from .relation_memo import frozen_attrs, relation_key
 from .solver import UNKNOWN_KEY
 from .state import CheckState, TypeOf
-from .types import ERROR, Hole
+from .types import ERROR, Hole, find
 
 
 def projection(r: Any) -> bool:
@@ -59,6 +60,7 @@ class Operators:
         self.old_forms: dict[str, list[Call]] = {}  # calls in an older form of a current name: one warning each
         self._result_texts: dict[str, str] = {}  # see `_result_text`
         self._normalized: dict[tuple[int, Any], tuple[dict[str, Any], list[Any], Any]] = {}  # see `_attributes`
+        self._known: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # see `_remembered`
 
     def call(self, node: Call, op: Op) -> Any:
         st = self.state
@@ -100,8 +102,7 @@ class Operators:
         if not solver.running and not solver.assumptions:
             # A call the memo knows the answer to needs no unknown for its
             # result and no constraint (see relation_memo).
-            key = relation_key(opdef.relation, op.name, arg_types, attrs, frozen)
-            known = solver.results.get(key) if key is not None else None
+            key, known = self._remembered(opdef, op.name, arg_types, attrs, frozen)
             if known is not None:
                 solver.recall(known, arg_types, None)
                 self.op_types[op] = (arg_types, known[0])
@@ -114,6 +115,27 @@ class Operators:
         site = Site(node, node.span, messages.quoted(shown), st.owner, shown)
         solver.add(Constraint(opdef.relation, op.name, arg_types, out, attrs, site, st.level), key)
         return out
+
+    def _remembered(
+        self, opdef: Any, name: str, arg_types: list[Any], attrs: dict[str, Any], frozen: tuple[Any, ...] | None
+    ) -> tuple[Any, Any]:
+        """The call's `relation_key` and the memo's outcome for it (None if it has none).
+        A model repeats a call on the very same type objects: those found
+        once are looked up by identity after that (the objects are kept, so
+        their ids stay theirs; a type that had a key is fully known, and
+        stays as it is)."""
+        inputs = [find(a) for a in arg_types]
+        ident = None
+        if frozen is not None and all(type(t) is not Hole for t in inputs):
+            ident = (name, id(opdef), id(frozen), *map(id, inputs))
+            hit = self._known.get(ident)
+            if hit is not None and hit[0] is opdef and hit[1] is frozen and all(map(operator.is_, hit[2], inputs)):
+                return hit[3], hit[4]
+        key = relation_key(opdef.relation, name, arg_types, attrs, frozen)
+        known = self.state.solver.results.get(key) if key is not None else None
+        if known is not None and ident is not None:
+            self._known[ident] = (opdef, frozen, inputs, key, known)
+        return key, known
 
     def _attributes(self, opdef: Any, given: Any) -> tuple[dict[str, Any], list[Any], tuple[Any, ...] | None]:
         """`opdef.normalize_attrs(given)`, and the result as a memo key

@@ -32,9 +32,9 @@ from typing import Any
 
 from ..ir.ty import TensorType, TupleType
 from .types import Hole, find, resolve
+from .types import static_tensor as _static
 
 _ATOMS = (int, float, str, bool, type(None))
-_INT = frozenset((int,))  # the types of a static shape's dimensions
 
 # What the memo keeps for a key: the result, and (input position, type)
 # for each unknown input the relation refined.
@@ -124,6 +124,8 @@ def _known_part(t: Any) -> Any:
     cls = type(t)
     if cls is TensorType:
         if not _static(t):
+            if _unknown(t.dtype) or _unknown(t.shape):
+                return None  # (no need to resolve it to know)
             t = resolve(t)
             if not _static(t):
                 return None
@@ -139,9 +141,9 @@ def _known_part(t: Any) -> Any:
     return None
 
 
-def _static(t: TensorType) -> bool:
-    """Whether a tensor type has a dtype and int dimensions (spans aside)."""
-    return type(t.dtype) is str and type(t.shape) is tuple and set(map(type, t.shape)) <= _INT
+def _unknown(part: Any) -> bool:
+    """Whether a shape or dtype is an unknown not yet solved."""
+    return type(part) is Hole and type(find(part)) is Hole
 
 
 def _frozen(value: Any) -> tuple[Any, ...] | None:

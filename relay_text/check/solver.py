@@ -27,7 +27,7 @@ from ..diagnostics import codes
 from ..ir.ty import Kind, TensorType, TupleType, TypeCall
 from ..ops.relations import OUT
 from . import dims, operator_messages
-from .types import ERROR, Hole, find, holes, resolve
+from .types import ERROR, Hole, find, holes, resolve, static_tensor
 from .constraint import Constraint, RelationError, Site, _GiveUp
 from .relation_memo import Remembered, relation_key, remembered, unknown_inputs
 from .unify import Unifier, UnifyError
@@ -315,6 +315,8 @@ class Rel:
             self.solver.unifier.bind(t, fresh)
             return fresh
         if type(t) is TensorType:
+            if static_tensor(t):
+                return t  # (known already: what `resolve` gives back)
             resolved: TensorType = resolve(t)
             return resolved
         if t is ERROR:

@@ -35,7 +35,6 @@ from ..ir.ty import (
 )
 
 _DEEP = 200  # recursion depth at which walks switch to an explicit stack
-_INT = frozenset((int,))  # the types of a static shape's dimensions
 
 
 class Hole(IncompleteType):
@@ -247,7 +246,8 @@ def _resolve_tensor(t: TensorType) -> Any:
         for i, d in enumerate(new_shape):
             cd = type(d)
             if cd is Hole or cd is DimBinOp:
-                r = _transform(d, _keep, True, 0)
+                r = find(d) if cd is Hole else d  # (a solved dimension is mostly an int)
+                r = r if type(r) is int or type(r) is Hole else _transform(r, _keep, True, 0)
                 if r is not d:
                     if dims is None:
                         dims = list(new_shape)
@@ -271,7 +271,7 @@ class Resolver:
     def __init__(self) -> None:
         self._resolved: dict[int, tuple[Any, Any]] = {}
         self._holes: dict[int, tuple[Any, tuple[Any, ...]]] = {}
-        self._final: dict[int, tuple[Any, Any, bool]] = {}
+        self.finals: dict[int, tuple[Any, Any, bool]] = {}
 
     def final(self, t: Any) -> tuple[Any, bool]:
         """`resolve(t)` and whether unsolved holes remain in it, once per
@@ -279,22 +279,22 @@ class Resolver:
         of one signature, a variable and its uses)."""
         if type(t) is Hole:
             t = find(t)
-        hit = self._final.get(id(t))
+        hit = self.finals.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1], hit[2]
-        if type(t) is TensorType and _static(t):
-            self._final[id(t)] = (t, t, False)  # (the most common type, known already)
+        if type(t) is TensorType and static_tensor(t):
+            self.finals[id(t)] = (t, t, False)  # (the most common type, known already)
             return t, False
         if type(t) is TupleType:  # (a tuple of known tensors: an operator's results)
             fields = [find(f) for f in t.fields]
-            if all(type(f) is TensorType and _static(f) for f in fields):
+            if all(type(f) is TensorType and static_tensor(f) for f in fields):
                 same = all(a is b for a, b in zip(fields, t.fields, strict=True))
                 rt = t if same else TupleType(tuple(fields), t.span)
-                self._final[id(t)] = (t, rt, False)
+                self.finals[id(t)] = (t, rt, False)
                 return rt, False
         rt = self.resolve(t)
         open_ = bool(self.holes(rt))
-        self._final[id(t)] = (t, rt, open_)
+        self.finals[id(t)] = (t, rt, open_)
         return rt, open_
 
     def resolve(self, t: Any) -> Any:
@@ -316,9 +316,14 @@ class Resolver:
         return found
 
 
-def _static(t: TensorType) -> bool:
+def static_tensor(t: TensorType) -> bool:
     """Whether a tensor type has a dtype and int dimensions: nothing to resolve."""
-    return type(t.dtype) is str and type(t.shape) is tuple and set(map(type, t.shape)) <= _INT
+    if type(t.dtype) is not str or type(t.shape) is not tuple:
+        return False
+    for d in t.shape:  # noqa: SIM110 - faster than all() over a generator, and called for every node
+        if type(d) is not int:
+            return False
+    return True
 
 
 def _same(t: Any) -> Any:
@@ -409,14 +414,15 @@ def walk(t: Any) -> Iterator[Any]:
 def holes(t: Any) -> list[Hole]:
     """The unsolved holes in `t` (root holes, each once)."""
     cls = type(t)
+    if cls is Hole:
+        t = find(t)
+        cls = type(t)
+        if cls is Hole:
+            return [t]
     if cls is TensorType:
-        shape, dtype = t.shape, t.dtype
-        if type(dtype) is str and type(shape) is tuple:
-            for d in shape:
-                if type(d) is not int:
-                    break
-            else:
-                return []
+        parts = tensor_parts(t)  # (the common case, without the generic walk)
+        if parts is not None:
+            return [h for i, h in enumerate(parts) if type(h) is Hole and all(p is not h for p in parts[:i])]
     elif cls is str or cls is int or cls is TypeVar or cls is ErrorType:
         return []
     out: list[Hole] = []
@@ -426,6 +432,30 @@ def holes(t: Any) -> list[Hole]:
             seen.add(node.uid)
             out.append(node)
     return out
+
+
+def tensor_parts(t: TensorType) -> list[Any] | None:
+    """The leaves `walk` yields for a tensor type whose shape is a hole or a
+    tuple of ints and holes (the common case), in its order, solved holes
+    followed; None for any other shape (a dimension expression)."""
+    dtype, shape = t.dtype, t.shape
+    if type(dtype) is Hole:
+        dtype = find(dtype)
+    if type(shape) is Hole:
+        shape = find(shape)
+    if type(shape) is not tuple:
+        return [dtype, shape] if type(shape) is Hole else None
+    parts = [dtype, shape]
+    for i in range(len(shape) - 1, -1, -1):
+        d = shape[i]
+        cd = type(d)
+        if cd is Hole:
+            d = find(d)
+            cd = type(d)
+        if cd is not int and cd is not Hole:
+            return None
+        parts.append(d)
+    return parts
 
 
 def has_holes(t: Any) -> bool:

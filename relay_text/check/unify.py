@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from ..ir.ty import AnyDim, DimBinOp, FuncType, TensorType, TupleType, TypeCall, TypeVar
 from . import dims
-from .types import ERROR, Hole, RefType, find, substitute, walk
+from .types import ERROR, Hole, RefType, find, substitute, tensor_parts, walk
 
 _DIM_CLASSES = (int, AnyDim, DimBinOp)
 
@@ -68,7 +68,8 @@ class Unifier:
         triggers = hole.triggers
         if value is not ERROR and not _plain_tensor(value):
             level = hole.level
-            for node in walk(value):
+            parts = tensor_parts(value) if type(value) is TensorType else None
+            for node in walk(value) if parts is None else parts:
                 if type(node) is Hole:
                     if node is hole:
                         raise UnifyError(hole, value, "occurs")
@@ -104,6 +105,17 @@ class Unifier:
     # ---- unification -------------------------------------------------------
 
     def unify(self, expected: Any, found: Any) -> None:
+        # (the common case first: an unknown meets a type, as a relation's result does)
+        if type(expected) is Hole and type(found) is not Hole:
+            hole = find(expected)
+            if type(hole) is Hole:
+                self.bind(hole, found)
+                return
+        elif type(found) is Hole and type(expected) is not Hole:
+            hole = find(found)
+            if type(hole) is Hole:
+                self.bind(hole, expected)
+                return
         work: list[tuple[Any, Any, int | None]] = [(expected, found, None)]
         # Compound pairs already taken apart: types that share parts (a tuple
         # of the same tuple, forty deep) unify in time linear in their parts.

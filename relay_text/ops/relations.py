@@ -161,9 +161,10 @@ def _dim(d: Any) -> str:
     return dim_text(d)
 
 
-def _broadcast(r: Relation, result_dtype: str | None) -> bool:
-    a = r.tensor(0)
-    b = r.tensor(1)
+def _broadcast(r: Relation, result_dtype: str | None, a: TensorType | None = None, b: TensorType | None = None) -> bool:
+    """`a` and `b`: inputs 0 and 1 as `r.tensor` just gave them, when the caller has them."""
+    a = r.tensor(0) if a is None else a
+    b = r.tensor(1) if b is None else b
     if a.dtype != b.dtype or type(a.dtype) is not str:
         r.unify_dtypes(0, 1)
         a, b = r.tensor(0), r.tensor(1)
@@ -202,8 +203,8 @@ def broadcast(r: Relation) -> bool:
     return _broadcast(r, None)
 
 
-def require_numeric(r: Relation, i: int) -> None:
-    """Input i is a number tensor (not bool)."""
+def require_numeric(r: Relation, i: int) -> TensorType:
+    """Input i is a number tensor (not bool); it, as `r.tensor(i)` gives it."""
     t = r.tensor(i)
     if t.dtype == "bool":
         r.fail(
@@ -213,14 +214,15 @@ def require_numeric(r: Relation, i: int) -> None:
             label="this is `bool`",
             notes=['use `logical_and`, `logical_or`, `logical_not` on bools, or `cast(x, dtype="int32")` first'],
         )
+    return t
 
 
 @relation("Broadcast", inputs=2, default=_broadcast_default)
 def arithmetic(r: Relation) -> bool:
     """`Broadcast` for arithmetic: two number tensors of one dtype."""
-    require_numeric(r, 0)
-    require_numeric(r, 1)
-    return _broadcast(r, None)
+    a = require_numeric(r, 0)
+    b = require_numeric(r, 1)
+    return _broadcast(r, None, a, b)
 
 
 @relation("Identity", inputs=1)

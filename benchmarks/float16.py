@@ -24,7 +24,11 @@ For each it prints the time of one evaluation of `@main` (best and median of
 --repeat, the two programs timed interleaved so both see the same load), the
 ratio float16 / float32, the same for the CPU time of the process (all its
 BLAS threads: steadier than the clock on a busy machine), the largest difference from the float32 result, the
-BLAS thread count and the load average. `--unwidened` also times the GPT-2
+BLAS thread count and the load average. float16 <-> float32 conversions go
+through the compiled loops of the `fast` extra where numba is installed
+(loaded up front here, as a long run loads them: `relay_text.ops._half`);
+the float16 programs are also timed, interleaved, with numpy converting (the
+evaluator before those loops; "numpy conversions" rows). `--unwidened` also times the GPT-2
 block with float16 kernels run on float16 arrays (how the evaluator ran
 them before: numpy has no float16 BLAS), once.
 """
@@ -143,6 +147,7 @@ def compare(name: str, text32: str, text16: str, repeat: int) -> tuple[Any, dict
     out32 = once(p32, args)[1]  # warm-up
     out16 = once(p16, args16)[1]
     runs = [(once(p32, args), once(p16, args16)) for _ in range(repeat)]
+    before = _numpy_conversions(p16, args16, repeat)
     pairs = [(r32[0], r16[0]) for r32, r16 in runs]
     cpu = [(r32[2], r16[2]) for r32, r16 in runs]
     b32, b16 = min(p[0] for p in pairs), min(p[1] for p in pairs)
@@ -164,8 +169,37 @@ def compare(name: str, text32: str, text16: str, repeat: int) -> tuple[Any, dict
         f"  ratio of CPU times        {c16 / c32:9.2f}    best, {n16 / n32:9.2f} median   "
         f"(target <= 2: {_verdict(c16 / c32 <= 2, n16 / n32 <= 2)}; load {os.getloadavg()[0]:.2f})"
     )
+    if before is not None:
+        old, old_cpu = [b[0] for b in before], [b[2] for b in before]
+        bo, mo = min(old), statistics.median(old)
+        print(f"  float16, numpy conversions{bo * 1000:9.1f} ms best, {mo * 1000:9.1f} median   (before; interleaved)")
+        print(
+            f"  float16 CPU, numpy conv.  {min(old_cpu) * 1000:9.1f} ms best, "
+            f"{statistics.median(old_cpu) * 1000:9.1f} median   (ratio to float32: {min(old_cpu) / c32:.2f} best)"
+        )
+        same = all(b[1].tobytes() == out16.tobytes() for b in before)
+        print(f"  same float16 bits either way: {same}")
     print(f"  largest difference        {diff:9.1e}    of the largest float32 output ({out16.dtype} result)")
     return c16, consts16, args16
+
+
+def _numpy_conversions(p16: Any, args16: tuple, repeat: int) -> list[tuple[float, Any, float]] | None:
+    """The float16 program with numpy converting, `repeat` runs each between
+    two runs with the compiled loops (None where they are not used)."""
+    from relay_text.ops import _half
+
+    if not _half.available():
+        return None
+    loops = _half._LOOPS[0]
+    out = []
+    for _ in range(repeat):
+        _half._LOOPS[0] = None
+        try:
+            out.append(once(p16, args16))
+        finally:
+            _half._LOOPS[0] = loops
+        once(p16, args16)
+    return out
 
 
 def _verdict(best: bool, median: bool) -> str:
@@ -188,7 +222,10 @@ def main() -> None:
     import numpy as np
 
     threads = options.threads or os.environ.get("OPENBLAS_NUM_THREADS") or os.cpu_count()
+    from relay_text.ops import _half
+
     print(f"numpy {np.__version__}, BLAS threads: {threads} ({os.cpu_count()} cores)")
+    print(f"compiled float16 conversions: {'on' if _half.available() else 'off (numba missing)'}")
 
     text = options.model.read_text()
     assert text.count("float32") >= 1

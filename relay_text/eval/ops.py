@@ -143,22 +143,19 @@ def widen(bound: BoundOperator, inputs: tuple[bool, ...], result: Any) -> BoundO
     return BoundOperator(bound.name, widened, bound.attrs, None)
 
 
-_HALF_TABLE: list[Any] = []
-
-
 def _float32(value: Any) -> Any:
     """A float16 or bfloat16 array as float32 (exact). float16 goes through
-    a table of the 65,536 values, twice as fast as numpy's own conversion;
-    bfloat16 is the upper half of a float32's bits."""
+    a table of the 65,536 values (`ops._half.to_float32`); bfloat16 is the upper
+    half of a float32's bits."""
     import numpy as np
 
     if value.ndim == 0:
         return value.astype(np.float32)
     if value.dtype.name == "bfloat16":
         return (value.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
-    if not _HALF_TABLE:
-        _HALF_TABLE.append(np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32))
-    return np.take(_HALF_TABLE[0], value.view(np.uint16))
+    from ..ops._half import to_float32
+
+    return to_float32(value)
 
 
 def _round(value: Any, plan: Any) -> Any:
@@ -169,6 +166,10 @@ def _round(value: Any, plan: Any) -> Any:
             return value
         return tuple(_round(v, p) for v, p in zip(value, plan, strict=False))
     if getattr(value, "dtype", None) is not None and value.dtype.name != plan:
+        if plan == "float16" and value.dtype.name == "float32" and value.ndim:
+            from ..ops._half import to_float16  # (numpy's rounding, faster where compiled)
+
+            return to_float16(value)
         return value.astype(numpy_dtype(plan))
     return value
 

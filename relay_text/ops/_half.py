@@ -26,6 +26,7 @@ Fortran-contiguous in native byte order, are always converted by numpy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -55,28 +56,29 @@ def table() -> np.ndarray:
 def to_float32(value: np.ndarray) -> np.ndarray:
     """A float16 array as float32 (exact), in the same memory order:
     `value.astype(np.float32)`."""
-    loops = _loops(value)
-    if loops is None:
-        return value.astype(np.float32)
-    if not value.flags.c_contiguous:
-        flipped: np.ndarray = to_float32(value.T).transpose()  # (Fortran order: its transpose is in C order)
-        return flipped
-    out = np.empty(value.shape, dtype=np.float32)
-    loops[1](value.reshape(-1).view(np.uint16), table(), out.reshape(-1))
-    return out
+    return _convert(value, np.float32, lambda loops, flat, out: loops[1](flat.view(np.uint16), table(), out))
 
 
 def to_float16(value: np.ndarray) -> np.ndarray:
     """A float32 array as float16 (rounded to nearest, ties to even), in
     the same memory order: `value.astype(np.float16)`."""
+    return _convert(value, np.float16, lambda loops, flat, out: loops[0](flat.view(np.uint32), out.view(np.uint16)))
+
+
+def _convert(
+    value: np.ndarray, dtype: type[np.floating[Any]], run: Callable[[Any, np.ndarray, np.ndarray], None]
+) -> np.ndarray:
+    """`value.astype(dtype)`, by the compiled loops where they apply:
+    `run(loops, value's elements, the result's elements)` (both flat, in C
+    order; `loops` are numba's dispatchers, which carry no static types)."""
     loops = _loops(value)
     if loops is None:
-        return value.astype(np.float16)
+        return value.astype(dtype)
     if not value.flags.c_contiguous:
-        flipped: np.ndarray = to_float16(value.T).transpose()  # (Fortran order: its transpose is in C order)
+        flipped: np.ndarray = _convert(value.T, dtype, run).transpose()  # (Fortran order: its transpose is in C order)
         return flipped
-    out = np.empty(value.shape, dtype=np.float16)
-    loops[0](value.reshape(-1).view(np.uint32), out.reshape(-1).view(np.uint16))
+    out = np.empty(value.shape, dtype=dtype)
+    run(loops, value.reshape(-1), out.reshape(-1))
     return out
 
 

@@ -293,6 +293,15 @@ def _layout_steps(
     """The layout; it yields each `Stream` it needs parts of, and returns the text."""
     out: list[str] = []
     done: list[str] = []  # pieces of text already joined (see `Deferred`)
+
+    def set_aside(more_than: int) -> None:
+        """Join the text so far into one settled piece, if a line just ended
+        and `out` holds more than `more_than` pieces."""
+        if len(out) > more_than and out[-1] == "\n":
+            piece = "".join(out[:-1])
+            done.append(settle(piece) if settle is not None else piece)
+            out[:] = ["\n"]
+
     write = out.append
     col = 0
     pending = -1  # indentation owed after a newline, written before the next text
@@ -384,23 +393,15 @@ def _layout_steps(
         elif t is Mark:
             res.mark(d)
         elif t is Deferred:
-            if len(out) > 1 and out[-1] == "\n":  # the text so far in one piece (a line just ended)
-                piece = "".join(out[:-1])
-                done.append(settle(piece) if settle is not None else piece)
-                out[:] = ["\n"]
+            set_aside(1)
             push((indent, flat, d.take()))
         elif t is Stream:
-            if d.start is not None and len(out) > 1 and out[-1] == "\n":  # (as for `Deferred`)
-                piece = "".join(out[:-1])
-                done.append(settle(piece) if settle is not None else piece)
-                out[:] = ["\n"]
+            if d.start is not None:
+                set_aside(1)
             while not d.parts and not d.closed:
                 yield d
             if d.parts:
-                if len(out) > _JOIN_EVERY and out[-1] == "\n":
-                    piece = "".join(out[:-1])
-                    done.append(settle(piece) if settle is not None else piece)
-                    out[:] = ["\n"]
+                set_aside(_JOIN_EVERY)
                 push((indent, flat, d))
                 push((indent, flat, d.parts.popleft()))
         else:

@@ -146,11 +146,7 @@ class Printer(Expressions):
         if not self.tvm:
             stream.put(RESET)  # (what `_def` puts before the function)
         self.stream = stream
-        doc = self._def(gv, func)
-        if self.stream is stream:  # the function put nothing: its whole document goes now
-            self.stream = None
-            stream.put(doc)
-            stream.close()
+        self._def(gv, func)  # (its document went to the stream: what it returns is empty)
 
     def _root_expr(self, expr: Expr) -> Doc:
         self.plan = self.plans.pop(expr, None) or Plan(expr, self.tvm, self.comments, self.written, self.keep_form)

@@ -186,18 +186,19 @@ def compare(name: str, text32: str, text16: str, repeat: int) -> tuple[Any, dict
 def _numpy_conversions(p16: Any, args16: tuple, repeat: int) -> list[tuple[float, Any, float]] | None:
     """The float16 program with numpy converting, `repeat` runs each between
     two runs with the compiled loops (None where they are not used)."""
+    from relay_text.compiled import Compiled
     from relay_text.ops import _half
 
     if not _half.available():
         return None
-    loops = _half._LOOPS[0]
+    loops = _half.LOOPS
     out = []
     for _ in range(repeat):
-        _half._LOOPS[0] = None
+        _half.LOOPS = Compiled.decided(None)
         try:
             out.append(once(p16, args16))
         finally:
-            _half._LOOPS[0] = loops
+            _half.LOOPS = loops
         once(p16, args16)
     return out
 

@@ -54,7 +54,7 @@ class FileReport:
     errors: int = 0
     warnings: int = 0
     io_error: bool = False
-    status: str = ""  # relay fmt: "changed", "unchanged" or "failed"
+    status: str = ""  # relay fmt: "changed", "unchanged", "failed" or "unwritten" (formatted, not written)
     json: dict[str, Any] | None = None
     fixed: int = 0  # relay check --fix / --diff: fixes applied (or that would be)
     fixable: int = 0  # diagnostics left with a safe fix
@@ -334,7 +334,7 @@ def format_file(task: Task) -> FileReport:
         problem = write_problem(task.path)
         if problem is not None:
             reporter.message(f"error: {problem}", "bold red")
-            return done("failed", task.path)
+            return done("unwritten", task.path)
     try:
         inp = _read(task)
     except InputError as exc:
@@ -378,10 +378,10 @@ def format_file(task: Task) -> FileReport:
             write_atomic(task.path, output, inp, options.force)
         except WriteRefused as exc:
             reporter.message(f"error: {exc}", "bold red")
-            return done("failed", inp.name)
+            return done("unwritten", inp.name)
         except OSError as exc:
             reporter.message(f"error: {task.path}: cannot write ({exc.strerror})", "bold red")
-            return done("failed", inp.name)
+            return done("unwritten", inp.name)
         reporter.message(f"reformatted {inp.name}")
     return done("changed", inp.name, out)
 
@@ -398,7 +398,7 @@ class Totals:
     fixed: int = 0
     fixed_files: int = 0
     fixable: int = 0
-    status: dict[str, int] = field(default_factory=lambda: {"changed": 0, "unchanged": 0, "failed": 0})
+    status: dict[str, int] = field(default_factory=lambda: {"changed": 0, "unchanged": 0, "failed": 0, "unwritten": 0})
 
     def add(self, report: FileReport) -> None:
         self.files += 1

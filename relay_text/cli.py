@@ -530,14 +530,18 @@ def fmt(
             emit(report.err, sys.stderr)
     changed, unchanged = totals.status["changed"], totals.status["unchanged"]
     failed = totals.status["failed"] + stdin_failed
+    unwritten = totals.status["unwritten"]  # formatted (or not even read), and refused by the file system or by safety
     verb = "would be " if not write_back else ""
     parts = []
     if changed:
         parts.append(f"{counted(changed, 'file')} {verb}reformatted")
     if unchanged:
         parts.append(f"{counted(unchanged, 'file')} {verb}left unchanged")
+    if unwritten:
+        parts.append(f"{counted(unwritten, 'file')} not written")
     if failed:
         parts.append(f"{counted(failed, 'file')} failed to reformat")
+    failed += unwritten
     reporter.message(", ".join(parts) if parts else "No files to format", "bold" if not failed else "bold red")
     if failed:
         return EXIT_ERROR

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ..compiled import Compiled
+
 MIN_ELEMENTS = 1 << 21
 """Tensors smaller than this keep the numpy path: below, it takes less time
 (a fraction of a second) than loading the compiled loop does."""
@@ -28,41 +30,30 @@ MIN_ELEMENTS = 1 << 21
 # "-0.000123456789" (15), rounded up.
 TEXT_BYTES = 16
 
-_KERNEL: list[Any] = []  # the compiled function once made; None if numba is missing
+
+def _checked() -> Any:
+    """The compiled loop, if it writes a small block as the numpy path does."""
+    from .numbers import _float32_block
+
+    probe = np.array([[0.1, -2.5e-7, 3.0, 1e30], [-0.0, 65504.0, np.inf, 1e-45]], dtype=np.float32)
+    kernel = _compile()
+    return kernel if _text(kernel, probe) == _float32_block(probe) else None
+
+
+KERNEL: Compiled[Any] = Compiled(_checked)
+"""The compiled loop of the process (numba's dispatcher carries no static types)."""
 
 
 def available() -> bool:
     """Whether the compiled path can be used: numba imports, and the loop
     compiles (or loads from numba's cache) and writes a small block as the
     numpy path does. Decided once per process."""
-    if not _KERNEL:
-        _KERNEL.append(_checked())
-    return _KERNEL[0] is not None
-
-
-def _checked() -> Any:
-    try:
-        import numba  # noqa: F401
-    except ImportError:  # (the `fast` extra is not installed)
-        return None
-    import warnings
-
-    from .numbers import _float32_block
-
-    probe = np.array([[0.1, -2.5e-7, 3.0, 1e30], [-0.0, 65504.0, np.inf, 1e-45]], dtype=np.float32)
-    try:
-        with warnings.catch_warnings():  # (numba warns where it cannot write its cache)
-            warnings.simplefilter("ignore")
-            kernel = _compile()
-            text = _text(kernel, probe)
-    except Exception:  # any failure of the third-party compiler: the numpy path stays
-        return None
-    return kernel if text == _float32_block(probe) else None
+    return KERNEL.available()
 
 
 def block_text(arr: np.ndarray) -> str:
     """The nested-list text of a float32 array (`available()` must be True)."""
-    return _text(_KERNEL[0], arr)
+    return _text(KERNEL.get(), arr)
 
 
 def _text(kernel: Any, arr: np.ndarray) -> str:

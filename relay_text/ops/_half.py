@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from ..compiled import Compiled
+
 MIN_ELEMENTS = 1 << 12
 """Smaller arrays are converted by numpy (the loop's call costs about as
 much as numpy's conversion of so few elements)."""
@@ -41,7 +43,6 @@ a second of numpy's conversions, about what loading numba takes, so a run
 that never wins the loading back loses at most as much as it spent."""
 
 _TABLE: list[np.ndarray] = []  # the 65,536 float16 values as float32, once made
-_LOOPS: list[Any] = []  # (to_half_bits, to_single) once loaded; None where they cannot be used
 _converted = [0]  # elements numpy converted while the loops were not loaded
 
 
@@ -82,12 +83,33 @@ def _convert(
     return out
 
 
+def _checked() -> Any:
+    """The loops (to_half_bits, to_single), if they convert the edge cases
+    of both directions as numpy does; None otherwise."""
+    from ._half_loop import to_half_bits, to_single
+
+    singles = probe()
+    halves = np.empty(singles.size, dtype=np.uint16)
+    to_half_bits(singles.view(np.uint32), halves)
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    back = np.empty(every.size, dtype=np.float32)
+    to_single(every, table(), back)
+    with np.errstate(all="ignore"):
+        expected = singles.astype(np.float16)
+    same = np.array_equal(halves, expected.view(np.uint16)) and np.array_equal(
+        back.view(np.uint32), every.view(np.float16).astype(np.float32).view(np.uint32)
+    )
+    return (to_half_bits, to_single) if same else None
+
+
+LOOPS: Compiled[Any] = Compiled(_checked)
+"""The compiled loops of the process (numba's dispatchers carry no static types)."""
+
+
 def available() -> bool:
     """Whether the compiled loops are used (loading and checking them now,
     once per process, if that was not done yet)."""
-    if not _LOOPS:
-        _LOOPS.append(_checked())
-    return _LOOPS[0] is not None
+    return LOOPS.available()
 
 
 def _loops(value: np.ndarray) -> Any:
@@ -96,42 +118,11 @@ def _loops(value: np.ndarray) -> Any:
         return None
     if not (value.flags.c_contiguous or value.flags.f_contiguous):
         return None
-    if not _LOOPS:
+    if not LOOPS.tried:
         _converted[0] += value.size
         if _converted[0] < WARM_ELEMENTS:
             return None
-        available()
-    return _LOOPS[0]
-
-
-def _checked() -> Any:
-    """The loops, if numba imports, they compile (or load from numba's
-    cache) and convert the edge cases as numpy does; None otherwise."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:  # (the `fast` extra is not installed)
-        return None
-    import warnings
-
-    try:
-        with warnings.catch_warnings():  # (numba warns where it cannot write its cache)
-            warnings.simplefilter("ignore")
-            from ._half_loop import to_half_bits, to_single
-
-            singles = probe()
-            halves = np.empty(singles.size, dtype=np.uint16)
-            to_half_bits(singles.view(np.uint32), halves)
-            every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
-            back = np.empty(every.size, dtype=np.float32)
-            to_single(every, table(), back)
-    except Exception:  # any failure of the third-party compiler: numpy converts
-        return None
-    with np.errstate(all="ignore"):
-        expected = singles.astype(np.float16)
-    same = np.array_equal(halves, expected.view(np.uint16)) and np.array_equal(
-        back.view(np.uint32), every.view(np.float16).astype(np.float32).view(np.uint32)
-    )
-    return (to_half_bits, to_single) if same else None
+    return LOOPS.get()
 
 
 def probe() -> np.ndarray:

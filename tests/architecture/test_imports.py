@@ -21,9 +21,9 @@ ALLOWED = {
     "ir": {"text"},  # `str()` of nodes and types prints through `printer` lazily: see below
     "text": {"ir"},
     "diagnostics": {"ir"},
-    "ops": {"ir", "text", "diagnostics", "limits"},
+    "ops": {"ir", "text", "diagnostics", "limits", "compiled"},
     "check": {"ir", "text", "diagnostics", "ops", "limits"},
-    "eval": {"ir", "text", "diagnostics", "ops", "passes", "limits"},
+    "eval": {"ir", "text", "diagnostics", "ops", "passes", "limits", "compiled"},
     "passes": {
         "ir",
         "text",
@@ -62,6 +62,7 @@ ALLOWED = {
     # top-level modules: services first, then what chains the stages, then the front doors
     "interrupts": set(),
     "limits": set(),
+    "compiled": set(),
     "pygments": set(),
     "writing": {"interrupts"},
     "files": {"writing"},

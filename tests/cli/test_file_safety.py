@@ -102,7 +102,7 @@ def test_a_fifo_named_on_the_command_line_is_refused_unopened(tmp_path: Path) ->
     assert result.exit_code == 2
     assert result.stderr == (
         f"error: {fifo}: is a FIFO (named pipe), not a regular file; relay fmt rewrites regular files only "
-        f"(`relay fmt - < {fifo}` prints the result)\n1 file failed to reformat\n"
+        f"(`relay fmt - < {fifo}` prints the result)\n1 file not written\n"
     )
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
@@ -178,8 +178,7 @@ def test_a_read_only_file_is_refused_unless_forced(tmp_path: Path) -> None:
     result = fmt(str(path))
     assert result.exit_code == 2
     assert result.stderr == (
-        f"error: {path}: is read-only; nothing was written (`relay fmt --force` writes it anyway)\n1 file "
-        f"failed to reformat\n"
+        f"error: {path}: is read-only; nothing was written (`relay fmt --force` writes it anyway)\n1 file not written\n"
     )
     assert path.read_text() == MESSY
     assert fmt("--check", str(path)).exit_code == 1  # (checking needs no writing)
@@ -187,6 +186,32 @@ def test_a_read_only_file_is_refused_unless_forced(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert path.read_text() == TIDY
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
+def test_the_summary_counts_files_not_written_apart_from_files_not_formatted(tmp_path: Path) -> None:
+    """docs/commands/fmt.md, "Writing never loses data": a refused write is
+    counted as not written, a file that does not parse as failed."""
+    locked, tidy_locked, broken, messy = (tmp_path / f"{name}.rly" for name in ("a", "b", "c", "d"))
+    locked.write_text(MESSY)
+    tidy_locked.write_text(TIDY)
+    broken.write_text("def @main( {\n")
+    messy.write_text(MESSY)
+    locked.chmod(0o444)
+    tidy_locked.chmod(0o444)
+    result = fmt(str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "1 file reformatted, 1 file left unchanged, 1 file not written, 1 file failed to reformat"
+    )
+    assert (locked.read_text(), tidy_locked.read_text(), messy.read_text()) == (MESSY, TIDY, TIDY)
+
+
+def test_an_already_formatted_read_only_file_is_no_error(tmp_path: Path) -> None:
+    path = tmp_path / "m.rly"
+    path.write_text(TIDY)
+    path.chmod(0o444)
+    result = fmt(str(path))
+    assert (result.exit_code, result.stderr) == (0, "1 file left unchanged\n")
 
 
 @needs_root
@@ -236,7 +261,7 @@ def test_a_file_changed_while_formatting_is_left_as_it_is(tmp_path: Path, monkey
     assert result.exit_code == 2
     assert result.stderr == (
         f"error: {path}: changed while it was being formatted (another program wrote it); "
-        "it was left as it is now: run relay fmt again\n1 file failed to reformat\n"
+        "it was left as it is now: run relay fmt again\n1 file not written\n"
     )
     assert path.read_text() == edited
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import relay_text
+from relay_text.compiled import Compiled
 from relay_text.ops import _half
 
 pytest.importorskip("numba", reason="the compiled conversions need the `fast` extra (numba)")
@@ -24,20 +25,20 @@ pytest.importorskip("numba", reason="the compiled conversions need the `fast` ex
 @pytest.fixture(scope="module")
 def loops() -> Any:
     assert _half.available(), "the compiled loops failed their check against numpy"
-    return _half._LOOPS[0]
+    return _half.LOOPS.get()
 
 
 @pytest.fixture
 def compiled(loops: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Conversions of MIN_ELEMENTS and more by the compiled loops."""
-    monkeypatch.setattr(_half, "_LOOPS", [loops])
+    monkeypatch.setattr(_half, "LOOPS", Compiled.decided(loops))
     yield
 
 
 @pytest.fixture
 def by_numpy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every conversion by numpy's `astype`."""
-    monkeypatch.setattr(_half, "_LOOPS", [None])
+    monkeypatch.setattr(_half, "LOOPS", Compiled.decided(None))
     yield
 
 
@@ -144,20 +145,20 @@ def test_conversions_equal_astype_in_bits_dtype_and_memory_order(name: str, sing
 
 def test_numpy_converts_until_enough_elements_were_converted(loops: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The loops are loaded only once numpy has converted WARM_ELEMENTS elements."""
-    monkeypatch.setattr(_half, "_LOOPS", [])
+    monkeypatch.setattr(_half, "LOOPS", Compiled(_half._checked))
     monkeypatch.setattr(_half, "_converted", [0])
     monkeypatch.setattr(_half, "WARM_ELEMENTS", 2 * 8192 + 1)
     x = np.linspace(-60000, 60000, 8192, dtype=np.float32)
     for _ in range(2):
         assert _half.to_float16(x).tobytes() == x.astype(np.float16).tobytes()
-        assert _half._LOOPS == []
+        assert not _half.LOOPS.tried
     assert _half.to_float16(x).tobytes() == x.astype(np.float16).tobytes()
-    assert _half._LOOPS[0] == loops
+    assert _half.LOOPS.get() == loops
     assert _half._converted == [3 * 8192]
 
 
 def test_without_numba_numpy_converts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_half, "_LOOPS", [])
+    monkeypatch.setattr(_half, "LOOPS", Compiled(_half._checked))
     monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
     assert not _half.available()
     x = np.linspace(-60000, 60000, 8192, dtype=np.float32)
@@ -170,7 +171,7 @@ def test_loops_that_disagree_with_numpy_are_not_used(monkeypatch: pytest.MonkeyP
     def truncating(src: np.ndarray, dst: np.ndarray) -> None:  # drops the rounding: wrong on half the inputs
         dst[:] = ((src >> 16) & 0x8000) | (((src & 0x7FFFFFFF) - 0x38000000) >> 13).astype(np.uint16)
 
-    monkeypatch.setattr(_half, "_LOOPS", [])
+    monkeypatch.setattr(_half, "LOOPS", Compiled(_half._checked))
     monkeypatch.setattr(_half_loop, "to_half_bits", truncating)
     assert not _half.available()
 
@@ -206,7 +207,7 @@ def test_a_float16_program_gives_the_same_bits_either_way(
     want = relay_text.run(GELU, *args)
     with np.errstate(all="ignore"):
         assert np.isinf(args[0].astype(np.float32) * 300).any()
-    monkeypatch.setattr(_half, "_LOOPS", [loops])
+    monkeypatch.setattr(_half, "LOOPS", Compiled.decided(loops))
     calls = []
     monkeypatch.setattr(_half, "_loops", lambda value, inner=_half._loops: calls.append(value.size) or inner(value))
     got = relay_text.run(GELU, *args)

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from relay_text.compiled import Compiled
 from relay_text.eval import numbers, numbers_jit
 from relay_text.eval.show import write_value_json
 
@@ -21,7 +22,7 @@ pytest.importorskip("numba", reason="the compiled path needs the `fast` extra (n
 @pytest.fixture(autouse=True)
 def _decided_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test decides availability afresh, and leaves the process's choice alone."""
-    monkeypatch.setattr(numbers_jit, "_KERNEL", list(numbers_jit._KERNEL))
+    monkeypatch.setattr(numbers_jit, "KERNEL", Compiled(numbers_jit._checked))
 
 
 def _compiled(x: np.ndarray) -> str:
@@ -97,7 +98,7 @@ def test_without_numba_the_numpy_path_writes_the_same(monkeypatch: pytest.Monkey
     monkeypatch.setattr(numbers_jit, "MIN_ELEMENTS", 10)
     x = np.random.default_rng(8).standard_normal((30, 7)).astype(np.float32)
     expected = _json(x)
-    monkeypatch.setattr(numbers_jit, "_KERNEL", [])
+    monkeypatch.setattr(numbers_jit, "KERNEL", Compiled(numbers_jit._checked))
     monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
     assert not numbers_jit.available()
     assert _json(x) == expected
@@ -107,13 +108,11 @@ def test_a_compiler_that_fails_leaves_the_numpy_path(monkeypatch: pytest.MonkeyP
     def broken() -> None:
         raise RuntimeError("no code generated")
 
-    monkeypatch.setattr(numbers_jit, "_KERNEL", [])
     monkeypatch.setattr(numbers_jit, "_compile", broken)
     assert not numbers_jit.available()
 
 
 def test_a_loop_that_writes_another_text_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
     """The probe block is compared with the numpy path before the loop is used."""
-    monkeypatch.setattr(numbers_jit, "_KERNEL", [])
     monkeypatch.setattr(numbers_jit, "_text", lambda kernel, arr: "[[0.1]]")
     assert not numbers_jit.available()

@@ -1,0 +1,68 @@
+"""Optional compiled loops: the `fast` extra (`pip install "relay-text[fast]"`, numba).
+
+A compiled loop replaces a numpy path only where it gives the same result.
+`Compiled` holds one such loop (or a group of them) for the process: the
+first `get()` imports numba, builds the loop (or loads it from numba's
+cache) and runs the caller's check against numpy; the loop is used only if
+every step succeeds. Without numba, if the compiler fails in any way, or if
+the check finds a difference, `get()` answers None, once and for good, and
+the caller keeps its numpy path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+_UNDECIDED = object()
+
+
+class Compiled(Generic[T]):
+    """A compiled loop, decided once per process. `load` builds it and checks
+    it against numpy: it returns the loop, or None if the loop's results
+    differ."""
+
+    __slots__ = ("_load", "_value")
+
+    def __init__(self, load: Callable[[], T | None]) -> None:
+        self._load = load
+        self._value: object = _UNDECIDED
+
+    @classmethod
+    def decided(cls, value: T | None) -> Compiled[T]:
+        """One whose answer is already `value` (for tests, and to pin a choice)."""
+        known: Compiled[T] = cls(lambda: value)
+        known._value = value
+        return known
+
+    @property
+    def tried(self) -> bool:
+        """Whether the loop was loaded (or found unusable) already."""
+        return self._value is not _UNDECIDED
+
+    def get(self) -> T | None:
+        """The loop, loading and checking it now if that was not done yet;
+        None where numpy must do the work."""
+        if self._value is _UNDECIDED:
+            self._value = _attempt(self._load)
+        return self._value  # type: ignore[return-value]  # (a T or None once decided)
+
+    def available(self) -> bool:
+        return self.get() is not None
+
+
+def _attempt(load: Callable[[], T | None]) -> T | None:
+    try:
+        import numba  # noqa: F401
+    except ImportError:  # (the `fast` extra is not installed)
+        return None
+    import warnings
+
+    try:
+        with warnings.catch_warnings():  # (numba warns where it cannot write its cache)
+            warnings.simplefilter("ignore")
+            return load()
+    except Exception:  # any failure of the third-party compiler: numpy does the work
+        return None

@@ -1,0 +1,51 @@
+"""`relay_text.compiled.Compiled`: an optional compiled loop, decided once per
+process, falls back to numpy (None) on every kind of failure."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import pytest
+
+from relay_text.compiled import Compiled
+
+
+def test_the_loop_is_loaded_once_and_kept() -> None:
+    pytest.importorskip("numba", reason="loading needs the `fast` extra (numba)")
+    loads = []
+    path = Compiled(lambda: loads.append(1) or "loop")
+    assert not path.tried
+    assert (path.get(), path.get(), path.available()) == ("loop", "loop", True)
+    assert path.tried and loads == [1]
+
+
+def test_a_loop_whose_check_fails_is_not_used_and_not_tried_again() -> None:
+    pytest.importorskip("numba", reason="loading needs the `fast` extra (numba)")
+    loads = []
+    path: Compiled[str] = Compiled(lambda: loads.append(1) or None)
+    assert (path.get(), path.available(), loads) == (None, False, [1])
+
+
+def test_a_compiler_error_or_warning_leaves_numpy(recwarn: pytest.WarningsRecorder) -> None:
+    pytest.importorskip("numba", reason="loading needs the `fast` extra (numba)")
+
+    def broken() -> str:
+        warnings.warn("cannot cache", RuntimeWarning, stacklevel=1)
+        raise RuntimeError("no code generated")
+
+    path = Compiled(broken)
+    assert path.get() is None and path.tried
+    assert len(recwarn) == 0  # (the compiler's warnings are not shown to the user)
+
+
+def test_without_numba_nothing_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
+    loads = []
+    path = Compiled(lambda: loads.append(1) or "loop")
+    assert (path.get(), loads) == (None, [])
+
+
+def test_a_decided_path_never_loads() -> None:
+    assert Compiled.decided("loop").get() == "loop"
+    assert Compiled.decided(None).tried and not Compiled.decided(None).available()

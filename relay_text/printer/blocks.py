@@ -15,11 +15,20 @@ from .state import P_ATOM, Block, ChildKey, Piece, assigned, in_order, split_aft
 from .trivia import Note
 
 
+# Statements a streamed scope gives the layout before it lets it print them.
+# Handing over every statement at once was a third slower than printing the
+# whole document first: switching between the printer and the layout after
+# each short statement costs more than the work itself. A few hundred
+# statements at a time cost about as much as one document, and hold little.
+_FLUSH_EVERY = 256
+
+
 class StreamedStatements(list[tuple[Doc, bool]]):
-    """The statements of a scope handed to the layout one by one as they are
-    printed (the body of a definition), not kept: each goes to `stream`,
-    with the line breaks `Blocks._statements` puts around it, and is
-    printed at once. Its length is the number of statements so far."""
+    """The statements of a scope handed to the layout as they are printed
+    (the body of a definition), not kept: each goes to `stream`, with the
+    line breaks `Blocks._statements` puts around it, and is printed with
+    the next `_FLUSH_EVERY` (or when the stream closes). Its length is the
+    number of statements so far."""
 
     def __init__(self, stream: Stream) -> None:
         super().__init__()
@@ -30,7 +39,8 @@ class StreamedStatements(list[tuple[Doc, bool]]):
         doc, blank = stmt
         self.stream.put([HARDLINE, doc, HARDLINE] if self.printed and blank else [doc, HARDLINE])
         self.printed += 1
-        self.stream.flush()
+        if self.printed % _FLUSH_EVERY == 0:
+            self.stream.flush()
 
     def __len__(self) -> int:
         return self.printed

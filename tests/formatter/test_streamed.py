@@ -126,10 +126,13 @@ def test_a_big_input_is_read_again_for_a_coarser_placement(monkeypatch: pytest.M
     assert calls == ["t.rly"]
 
 
+@pytest.mark.parametrize("every", [1, 2])
 @pytest.mark.parametrize("dialect", [DOCS, TVM])
-def test_a_definition_is_laid_out_statement_by_statement(dialect: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A definition's body goes to the layout one statement at a time: each
-    statement is written (its temporary named) before the next one is
+def test_a_definition_is_laid_out_a_few_statements_at_a_time(
+    dialect: str, every: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A definition's body goes to the layout `_FLUSH_EVERY` statements at a
+    time: those are written (their temporaries named) before the next one is
     printed, so that a function of many bindings is never held as one
     document."""
     from relay_text.printer import blocks
@@ -149,6 +152,7 @@ def test_a_definition_is_laid_out_statement_by_statement(dialect: str, monkeypat
             events.append("written")
         return got
 
+    monkeypatch.setattr(blocks, "_FLUSH_EVERY", every)
     monkeypatch.setattr(blocks.StreamedStatements, "append", appended)
     monkeypatch.setattr(Names, "text", named)
     source = '#[version = "0.0.5"]\n' if dialect == TVM else ""
@@ -158,8 +162,9 @@ def test_a_definition_is_laid_out_statement_by_statement(dialect: str, monkeypat
     assert module is not None
     printed = render_module(module, dialect, 100, attach(module))
     assert printed.text == source
-    # each statement is written (its name, then its uses) before the next is printed
-    assert events[:3] == ["printed", "written", "printed"]
+    # `every` statements are written (names, then uses) before the next is printed
+    assert events[: every + 1] == ["printed"] * every + ["written"]
+    assert events.index("printed", every) > every  # and only then is the next one printed
     assert events.count("printed") == 3
     assert events[-1] == "written"  # the final `%2`
 

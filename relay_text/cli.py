@@ -541,9 +541,9 @@ def fmt(
         parts.append(f"{counted(unwritten, 'file')} not written")
     if failed:
         parts.append(f"{counted(failed, 'file')} failed to reformat")
-    failed += unwritten
-    reporter.message(", ".join(parts) if parts else "No files to format", "bold" if not failed else "bold red")
-    if failed:
+    erred = failed + unwritten
+    reporter.message(", ".join(parts) if parts else "No files to format", "bold" if not erred else "bold red")
+    if erred:
         return EXIT_ERROR
     return EXIT_FAIL if changed and not write_back else EXIT_OK
 

@@ -16,7 +16,7 @@ from .cli import (
     EXIT_OK,
     FILES,
     Context,
-    _OWNS_PROCESS,
+    OWNS_PROCESS,
     color_option,
     emit,
     guarded,
@@ -301,7 +301,7 @@ def _deadline(seconds: float | None, reporter: Any, name: str) -> Any:
 
     # Ending the process to keep the deadline is for the command that owns it
     # (not a caller running it in-process, such as a test or the fuzzer).
-    return Deadline(seconds, report, name, hard=_OWNS_PROCESS[0])
+    return Deadline(seconds, report, name, hard=OWNS_PROCESS[0])
 
 
 def _write_result(

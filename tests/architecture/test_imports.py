@@ -75,13 +75,15 @@ ALLOWED = {
     "onnx_backend": {"ir", "frontends"},
     "batch": {"ir", "diagnostics", "syntax", "std", "pipeline", "formatter"}
     | {"files", "fixes", "interrupts", "suppress", "writing"},
-    "cli": {"ir", "text", "diagnostics", "eval", "export", "lsp", "pipeline", "batch"}
+    "commands": {"text", "diagnostics", "batch", "config", "discovery", "files", "interrupts", "suppress"},
+    "cli": {"ir", "text", "diagnostics", "eval", "export", "lsp", "pipeline", "batch", "commands"}
     | {"config", "discovery", "files", "interrupts", "limits", "suppress"},
     "run_command": {"ir", "text", "diagnostics", "eval", "export", "pipeline", "cli"}
     | {"config", "files", "limits", "suppress"},
     "explain_command": {"diagnostics", "text", "cli"},
     "__init__": {"ir", "diagnostics", "syntax", "check", "std", "eval", "pipeline", "formatter", "suppress"},
-    "__main__": {"cli"},
+    "launch": {"commands", "cli"},
+    "__main__": {"launch"},
 }
 # `ir` nodes print themselves with the printer, imported when `str()` is called;
 # a module draws itself in a notebook (`_repr_html_`) with `viz`; `check` still

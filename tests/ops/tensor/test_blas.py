@@ -42,12 +42,15 @@ def test_values_dtype_and_layout(xshape: tuple[int, ...], n: int, dtype: str) ->
 
 
 def test_few_rows_match_numpy_product() -> None:
-    """Each element of the transposed product is the same dot product, summed along the same axis."""
+    """Each element of the transposed product is the same dot product, up to
+    float32 rounding: numpy's own product of a few rows is OpenBLAS's
+    threaded one, whose sums are split by its thread count (the kernel's
+    are not: see `matmul_nt`)."""
     rng = np.random.default_rng(4)
     w = rng.standard_normal((512, 256), dtype=np.float32)
     for rows in (1, 2, 10, FEW - 1):
         x = rng.standard_normal((rows, 256), dtype=np.float32)
-        np.testing.assert_allclose(matmul_nt(x, w), np.matmul(x, w.T), rtol=1e-6, atol=1e-5)
+        np.testing.assert_allclose(matmul_nt(x, w), np.matmul(x, w.T), rtol=2e-5, atol=2e-5 * 256**0.5)
 
 
 def test_integers_are_exact() -> None:

@@ -15,15 +15,14 @@ from __future__ import annotations
 import io
 import os
 import sys
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Generator, Sequence
 import contextlib
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field
 else:  # the same classes, for less at import
-    from .ir.record import dataclass
+    from .record import dataclass, field
 
 PARALLEL_THRESHOLD = 4  # more files than this may be worth the processes
 # Starting a pool costs about 0.3 s; checking costs about 3 us a byte, so
@@ -62,6 +61,8 @@ class FileReport:
 
 @dataclass(frozen=True)
 class CheckOptions:
+    """How `relay check` treats each file (the flags and settings it was given)."""
+
     color: bool = False
     output_format: str = "text"
     show_types: bool = False
@@ -74,6 +75,8 @@ class CheckOptions:
 
 @dataclass(frozen=True)
 class FmtOptions:
+    """How `relay fmt` treats each file (the flags and settings it was given)."""
+
     color: bool = False
     dialect: str = "keep"
     line_length: int = 100

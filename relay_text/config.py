@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from .record import dataclass, field
 
 SECTION = "tool.relay"
 

@@ -28,10 +28,14 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from .record import dataclass, field
 
 DEFAULT_EXCLUDE = ("node_modules", "__pycache__", "build", "dist", "site-packages", "venv")
 

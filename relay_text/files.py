@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import dataclass
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from .record import dataclass
 
 SUFFIXES = (".rly", ".relay")
 STDIN = "-"

@@ -26,8 +26,7 @@ located `unformattable` error rather than something silently dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Iterator
 
 from .diagnostics import Diagnostic, RelayError, codes
@@ -36,6 +35,11 @@ from .ir.module import Module
 from .ir.positions import Positions
 from .ir.span import Source, Span
 from .ir.ty import FuncType, Kind, TensorType, TupleType, TypeCall, TypeVar
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from .record import dataclass, field
 
 KEEP, DOCS, TVM = "keep", "docs", "tvm"
 DIALECTS = (KEEP, DOCS, TVM)

@@ -5,7 +5,6 @@ Commands and the Python API call these; each returns diagnostics as data.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from .diagnostics import Diagnostic, codes, sort_key
@@ -13,9 +12,9 @@ from .ir.module import Module
 from .ir.span import Source
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field
 else:  # the same classes, for less at import
-    from .ir.record import dataclass
+    from .record import dataclass, field
 
 
 @dataclass

@@ -12,22 +12,33 @@ only the `dataclasses` functions read (`__dataclass_fields__`,
 `__dataclass_params__`: `fields`, `replace`, `asdict`, `is_dataclass`) the
 first time one of them asks, with `dataclasses.dataclass` itself.
 
-It takes the options the IR uses (`eq`, `frozen`, `slots`) and fields with
-`dataclasses.field(default=..., default_factory=..., repr=..., compare=...)`;
-modules import it under `TYPE_CHECKING` as `dataclasses.dataclass`, so that
-type checkers read the classes as the dataclasses they are.
+It takes the options the IR uses (`eq`, `frozen`, `slots`), fields made
+with its own `field(default=..., default_factory=..., init=..., repr=...,
+compare=..., kw_only=...)` or `dataclasses.field` with the same settings,
+and fields inherited from a record base class. It does not import
+`dataclasses` (which imports `inspect`, a tenth of a small `relay check`)
+until one of the `dataclasses` functions asks. Modules import `dataclass`
+and `field` under `TYPE_CHECKING` from `dataclasses`, so that type
+checkers read the classes as the dataclasses they are.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from reprlib import recursive_repr
 from typing import Any
 from collections.abc import Callable
 
-_MISSING: Any = dataclasses.MISSING
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+_MISSING: Any = _Missing()
 _OPTIONS = frozenset(["eq", "frozen", "slots"])
+# A record class's fields, in order (with those it inherits), as `_Spec`s.
+_SPECS = "__record_fields__"
 
 
 class _HasDefaultFactory:
@@ -50,55 +61,141 @@ def dataclass(cls: type | None = None, /, **options: bool) -> Any:
     return wrap if cls is None else wrap(cls)
 
 
-class _Spec:
-    __slots__ = ("compare", "default", "factory", "name", "repr")
+class Field:
+    """What `field()` declares: a field's default or default factory and
+    whether `__init__`, `repr` and `==` take it."""
 
-    def __init__(self, name: str, value: object) -> None:
-        self.name = name
-        if isinstance(value, dataclasses.Field):
+    __slots__ = ("compare", "default", "default_factory", "init", "kw_only", "repr")
+
+    def __init__(
+        self, default: Any, default_factory: Any, init: bool, repr: bool, compare: bool, kw_only: bool
+    ) -> None:
+        self.default, self.default_factory, self.init = default, default_factory, init
+        self.repr, self.compare, self.kw_only = repr, compare, kw_only
+
+    def dataclasses_field(self) -> Any:
+        """The same declaration as `dataclasses.field` makes it."""
+        import dataclasses
+
+        missing = dataclasses.MISSING
+        return dataclasses.field(
+            default=missing if self.default is _MISSING else self.default,
+            default_factory=missing if self.default_factory is _MISSING else self.default_factory,
+            init=self.init,
+            repr=self.repr,
+            compare=self.compare,
+            kw_only=self.kw_only,
+        )
+
+
+def field(
+    *,
+    default: Any = _MISSING,
+    default_factory: Any = _MISSING,
+    init: bool = True,
+    repr: bool = True,
+    compare: bool = True,
+    kw_only: bool = False,
+) -> Any:
+    """`dataclasses.field` for the settings record classes take."""
+    if default is not _MISSING and default_factory is not _MISSING:
+        raise ValueError("cannot specify both default and default_factory")
+    return Field(default, default_factory, init, repr, compare, kw_only)
+
+
+class _Spec:
+    __slots__ = ("compare", "default", "factory", "init", "kw_only", "name", "repr", "type")
+
+    def __init__(self, name: str, value: object, annotation: Any) -> None:
+        self.name, self.type = name, annotation
+        self.init, self.kw_only = True, False
+        if isinstance(value, Field):
             self.default, self.factory, self.repr, self.compare = (
                 value.default,
                 value.default_factory,
                 value.repr,
                 value.compare,
             )
-            if not value.init or value.hash is not None or value.kw_only is not _MISSING or value.metadata:
-                raise TypeError(f"record classes take field() with default, default_factory, repr, compare: {name}")
+            self.init, self.kw_only = value.init, value.kw_only
+        elif _is_dataclasses_field(value):
+            missing = sys.modules["dataclasses"].MISSING
+            self.default, self.factory, self.repr, self.compare = (
+                _MISSING if value.default is missing else value.default,
+                _MISSING if value.default_factory is missing else value.default_factory,
+                value.repr,
+                value.compare,
+            )
+            self.init, self.kw_only = value.init, value.kw_only is True
+            if value.hash is not None or value.metadata:
+                raise TypeError(f"record classes take field() without hash or metadata: {name}")
         else:
             self.default, self.factory, self.repr, self.compare = value, _MISSING, True, True
+
+    def declared(self) -> Any:
+        """The class attribute from which `dataclasses.dataclass` reads the
+        same declaration (`_MISSING`: none)."""
+        if self.init and not self.kw_only and self.repr and self.compare and self.factory is _MISSING:
+            return self.default
+        return Field(self.default, self.factory, self.init, self.repr, self.compare, self.kw_only).dataclasses_field()
+
+
+def _is_dataclasses_field(value: object) -> Any:
+    module = sys.modules.get("dataclasses")  # (a `dataclasses.Field` means it is loaded)
+    return module is not None and isinstance(value, module.Field)
 
 
 def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
     own = cls.__dict__
     annotations: dict[str, Any] = dict(own.get("__annotations__", {}))
-    for base in cls.__mro__[1:]:
-        if "__dataclass_fields__" in base.__dict__:
-            raise TypeError(f"{cls.__name__}: record classes do not inherit fields")
+    inherited: dict[str, _Spec] = {}
+    for base in reversed(cls.__mro__[1:]):
+        if _SPECS in base.__dict__:
+            inherited.update((s.name, s) for s in base.__dict__[_SPECS])
+        elif "__dataclass_fields__" in base.__dict__:
+            raise TypeError(f"{cls.__name__}: record classes inherit fields only from record classes")
     if any("ClassVar" in str(a) or "InitVar" in str(a) for a in annotations.values()):
         raise TypeError(f"{cls.__name__}: record classes take no ClassVar or InitVar fields")
-    specs = [_Spec(name, own.get(name, _MISSING)) for name in annotations]
+    declared = [_Spec(name, own.get(name, _MISSING), annotation) for name, annotation in annotations.items()]
+    # (as dataclasses orders them: a field declared again keeps its place)
+    specs = list({s.name: s for s in [*inherited.values(), *declared]}.values())
     names = tuple(s.name for s in specs)
 
     # __init__, and __eq__ and __hash__ where dataclass adds them, compiled together.
     scope: dict[str, Any] = {"__object_setattr": object.__setattr__, "__HAS_DEFAULT_FACTORY": _HAS_DEFAULT_FACTORY}
-    params, lines = ["self"], []
+    params, keywords, lines = ["self"], [], []
     seen_default = False
     for s in specs:
         value = s.name
         if s.factory is not _MISSING:
             scope[f"__factory_{s.name}"] = s.factory
-            params.append(f"{s.name}=__HAS_DEFAULT_FACTORY")
-            value = f"__factory_{s.name}() if {s.name} is __HAS_DEFAULT_FACTORY else {s.name}"
-            seen_default = True
+            if s.init:
+                value = f"__factory_{s.name}() if {s.name} is __HAS_DEFAULT_FACTORY else {s.name}"
+            else:
+                value = f"__factory_{s.name}()"
         elif s.default is not _MISSING:
             scope[f"__default_{s.name}"] = s.default
-            params.append(f"{s.name}=__default_{s.name}")
-            seen_default = True
-        elif seen_default:
-            raise TypeError(f"non-default argument {s.name!r} follows default argument")
-        else:
-            params.append(s.name)
+            if not s.init:
+                value = f"__default_{s.name}"
+        elif not s.init:
+            continue  # (set by __post_init__, if at all)
+        if s.init:
+            if s.factory is not _MISSING:
+                parameter = f"{s.name}=__HAS_DEFAULT_FACTORY"
+            elif s.default is not _MISSING:
+                parameter = f"{s.name}=__default_{s.name}"
+            else:
+                parameter = s.name
+            if s.kw_only:
+                keywords.append(parameter)
+            else:
+                if parameter != s.name:
+                    seen_default = True
+                elif seen_default:
+                    raise TypeError(f"non-default argument {s.name!r} follows default argument")
+                params.append(parameter)
         lines.append(f"  __object_setattr(self, {s.name!r}, {value})" if frozen else f"  self.{s.name} = {value}")
+    if keywords:
+        params += ["*", *keywords]
     if hasattr(cls, "__post_init__"):
         lines.append("  self.__post_init__()")
     source = [f"def __init__({', '.join(params)}):", *(lines or ["  pass"])]
@@ -123,7 +220,7 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
     exec(text, module.__dict__ if module is not None else {}, made)
     functions: dict[str, Callable[..., Any]] = made["__make"](*scope.values())
     init = functions["__init__"]
-    init.__annotations__ = {**annotations, "return": None}
+    init.__annotations__ = {**{s.name: s.type for s in specs if s.init}, "return": None}
 
     # What the class gets: with slots in a new class (as dataclasses makes
     # one), else on the class itself, whose fields' class attributes become
@@ -151,21 +248,22 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
             functions["__hash__"].__qualname__ = f"{cls.__qualname__}.__hash__"
         elif not frozen and not explicit_hash:
             namespace["__hash__"] = None
-    put("__match_args__", names)
-    declared = _Declared(cls, annotations, {n: own[n] for n in names if n in own}, eq, frozen, slots)
+    put("__match_args__", tuple(s.name for s in specs if s.init and not s.kw_only))
+    lazy = _Declared(cls, specs, eq, frozen, slots)
     for attribute in ("__dataclass_fields__", "__dataclass_params__"):
-        namespace[attribute] = _Lazy(declared, attribute)
+        namespace[attribute] = _Lazy(lazy, attribute)
+    namespace[_SPECS] = tuple(specs)
     if slots:
         if "__slots__" in own:
             raise TypeError(f"{cls.__name__} already specifies __slots__")
-        inherited = {s for base in cls.__mro__[1:-1] for s in _slots(base)}
-        namespace["__slots__"] = tuple(n for n in names if n not in inherited)
+        base_slots = {s for base in cls.__mro__[1:-1] for s in _slots(base)}
+        namespace["__slots__"] = tuple(n for n in names if n not in base_slots)
         kept = {k: v for k, v in own.items() if k not in names and k not in ("__dict__", "__weakref__")}
         new = type(cls)(cls.__name__, cls.__bases__, {**kept, **namespace})
         new.__qualname__ = cls.__qualname__
     else:
         new = cls
-        for s in specs:
+        for s in declared:
             if s.name in own:
                 if s.default is _MISSING:
                     delattr(cls, s.name)
@@ -173,7 +271,7 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
                     setattr(cls, s.name, s.default)
         for key, value in namespace.items():
             setattr(cls, key, value)
-    declared.owner = new
+    lazy.owner = new
     if frozen:
         # As dataclasses does (with slots, the class it names is the one it
         # replaced, so that only the fields' names are refused as such).
@@ -206,12 +304,16 @@ def _slots(cls: type) -> tuple[str, ...]:
 def _freeze(target: type, owner: type, names: tuple[str, ...]) -> None:
     def __setattr__(self: Any, name: str, value: object) -> None:
         if type(self) is owner or name in names:
-            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+            from dataclasses import FrozenInstanceError
+
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
         super(owner, self).__setattr__(name, value)  # type: ignore[arg-type]  # mypy reads `owner` as an instance
 
     def __delattr__(self: Any, name: str) -> None:
         if type(self) is owner or name in names:
-            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+            from dataclasses import FrozenInstanceError
+
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(owner, self).__delattr__(name)  # type: ignore[arg-type]  # as above
 
     for function in (__setattr__, __delattr__):
@@ -223,17 +325,20 @@ def _freeze(target: type, owner: type, names: tuple[str, ...]) -> None:
 class _Declared:
     """What `__dataclass_fields__` and `__dataclass_params__` are made from:
     `dataclasses.dataclass` applied to a copy of the class's field
-    declarations gives them, exactly as it would have, when first read."""
+    declarations (its inherited fields declared in it) gives them, exactly
+    as it would have, when first read."""
 
-    def __init__(
-        self, cls: type, annotations: dict[str, Any], declared: dict[str, Any], eq: bool, frozen: bool, slots: bool
-    ) -> None:
+    def __init__(self, cls: type, specs: list[_Spec], eq: bool, frozen: bool, slots: bool) -> None:
         self.owner = cls
-        self.spec = (cls.__name__, cls.__qualname__, cls.__module__, annotations, declared, eq, frozen, slots)
+        self.spec = (cls.__name__, cls.__qualname__, cls.__module__, specs, eq, frozen, slots)
 
     def make(self) -> None:
-        name, qualname, module, annotations, declared, eq, frozen, slots = self.spec
-        shadow = type(name, (), {"__annotations__": annotations, "__module__": module, **declared})
+        import dataclasses
+
+        name, qualname, module, specs, eq, frozen, slots = self.spec
+        declared = {s.name: s.declared() for s in specs}
+        namespace = {"__annotations__": {s.name: s.type for s in specs}, "__module__": module}
+        shadow = type(name, (), {**namespace, **{n: v for n, v in declared.items() if v is not _MISSING}})
         shadow.__qualname__ = qualname
         # (`slots` too: Python 3.13's parameters record it)
         made: type = dataclasses.dataclass(eq=eq, frozen=frozen, slots=slots)(shadow)

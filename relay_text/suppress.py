@@ -17,19 +17,24 @@ closest code), since it would otherwise silence nothing without a word.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from .diagnostics import ERROR, Diagnostic, codes
 from .ir.span import Source, Span
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from .record import dataclass
 
 _DIRECTIVE = re.compile(r"(?<![\w-])relay:\s*ignore(?![\w-])(?:\[([^\]]*)\])?")
 
 PROMOTED_NOTE = "this warning counts as an error (--warnings-as-errors)"
 
 
-@dataclasses.dataclass
+@dataclass
 class Directive:
     """One `relay: ignore` comment: the codes it names (None: every warning)."""
 

@@ -33,10 +33,15 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .interrupts import critical
 import contextlib
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from .record import dataclass
 
 PREFIX, SUFFIX = ".relay-fmt-", ".tmp"
 

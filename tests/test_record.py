@@ -7,13 +7,18 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import copy
+import subprocess
+import sys
 import weakref
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from relay_text.ir import record
+from relay_text import record
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _declare(decorator: Callable[..., Any], kind: str) -> type:
@@ -51,7 +56,41 @@ def _declare(decorator: Callable[..., Any], kind: str) -> type:
                 self.title = self.title or "untitled"
 
         return Table
+    if kind == "cached":
+
+        @decorator
+        class Cached:
+            """Fields __init__ does not take, one with a default, one from a factory."""
+
+            rows: list[int] = _field(decorator)(default_factory=list)
+            index: dict[int, int] | None = _field(decorator)(default=None, init=False, repr=False, compare=False)
+            seen: list[int] = _field(decorator)(default_factory=list, init=False)
+
+        return Cached
+    if kind == "derived":
+
+        @decorator(frozen=True, slots=True)
+        class Base:
+            """A base with a default."""
+
+            fn: str
+            name: str
+            default: str | None = None
+
+        @decorator(frozen=True, slots=True)
+        class Derived(Base):
+            """Inherited fields first, then a keyword-only one, then one declared again."""
+
+            inputs: int = _field(decorator)(kw_only=True)
+            name: str = "derived"
+
+        return Derived
     raise AssertionError(kind)
+
+
+def _field(decorator: Callable[..., Any]) -> Callable[..., Any]:
+    """The `field` that goes with `decorator`."""
+    return record.field if decorator is record.dataclass else dataclasses.field
 
 
 def _seen(cls: type, make: Callable[[type, int], Any]) -> list[Any]:
@@ -106,6 +145,8 @@ MAKERS: dict[str, Callable[[type, int], Any]] = {
     "node": lambda cls, i: cls("x", 2),
     "value": lambda cls, i: cls((1, 2), "float32", span=f"span {i}"),
     "table": lambda cls, i: cls([1], ""),
+    "cached": lambda cls, i: cls([1, i - i]),
+    "derived": lambda cls, i: cls("f", inputs=2),
 }
 
 
@@ -132,8 +173,45 @@ def test_record_refuses_what_it_does_not_make() -> None:
     is defined, never silently."""
     with pytest.raises(TypeError, match="no option order"):
         record.dataclass(order=True)
-    with pytest.raises(TypeError, match="field"):
+    with pytest.raises(TypeError, match="without hash or metadata"):
 
         @record.dataclass
-        class Hidden:
-            a: int = dataclasses.field(default=0, init=False)
+        class Hashed:
+            a: int = dataclasses.field(default=0, hash=False)
+
+    with pytest.raises(TypeError, match="inherit fields only from record classes"):
+
+        @dataclasses.dataclass
+        class Plain:
+            a: int
+
+        @record.dataclass
+        class FromPlain(Plain):
+            b: int = 0
+
+
+# Makes a record class and uses it, then prints which of the two modules are loaded.
+_UNIMPORTED = """
+import sys
+from relay_text.record import dataclass, field
+
+@dataclass(frozen=True, slots=True)
+class P:
+    "A point."
+    x: int
+    tags: tuple = field(default=(), compare=False)
+
+p = P(1)
+assert p == P(1, ("a",)) and hash(p) == hash(P(1)) and repr(p) == "P(x=1, tags=())"
+print(sorted(m for m in ("dataclasses", "inspect") if m in sys.modules))
+import dataclasses
+print([f.name for f in dataclasses.fields(P)], dataclasses.replace(p, x=2))
+"""
+
+
+def test_record_classes_leave_dataclasses_unimported() -> None:
+    """Making record classes and using them imports neither `dataclasses`
+    nor `inspect` (the point of the module: their import is a tenth of a
+    small `relay check`); the `dataclasses` functions still work on them."""
+    proc = subprocess.run([sys.executable, "-c", _UNIMPORTED], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert proc.stdout == "[]\n['x', 'tags'] P(x=2, tags=())\n"

@@ -12,7 +12,7 @@ from .unify import UnifyError
 if TYPE_CHECKING:
     from dataclasses import dataclass
 else:  # the same classes, for less at import
-    from ..ir.record import dataclass
+    from ..record import dataclass
 
 
 class RelationError(Exception):

@@ -9,7 +9,7 @@ from ..ir.span import Span
 if TYPE_CHECKING:
     from dataclasses import dataclass
 else:  # the same classes, for less at import
-    from ..ir.record import dataclass
+    from ..record import dataclass
 
 
 @dataclass(slots=True, eq=False)

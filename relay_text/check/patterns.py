@@ -28,7 +28,7 @@ from ..ir.pattern import PatternConstructor, PatternTuple, PatternVar, PatternWi
 if TYPE_CHECKING:
     from dataclasses import dataclass
 else:  # the same classes, for less at import
-    from ..ir.record import dataclass
+    from ..record import dataclass
 
 # A simplified pattern: None (wildcard) or (head, (sub-patterns...)).
 # A head is a Constructor, or an int n for an n-tuple.
@@ -199,6 +199,8 @@ def pattern_text(p: Pat, dialect: str = "docs") -> str:
 
 @dataclass
 class MatchReport:
+    """What the clauses of one `match` leave out, and which of them can never match."""
+
     missing: str | None  # a value no clause matches, as pattern text
     unreachable: list[tuple[int, int | None]]  # (clause index, index of a clause that covers it alone)
 

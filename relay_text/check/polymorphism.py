@@ -27,7 +27,7 @@ from .types import Hole, find, holes, resolve, substitute, walk
 if TYPE_CHECKING:
     from dataclasses import dataclass
 else:  # the same classes, for less at import
-    from ..ir.record import dataclass
+    from ..record import dataclass
 
 if TYPE_CHECKING:
     from .annotations import Annotations

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
 from ..ir.expr import Call, Constructor, Expr, GlobalVar
 from ..ir.module import Module
 from ..ir.ty import FuncType, GlobalTypeVar, Type
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from ..record import dataclass, field
 
 
 @dataclass

@@ -6,16 +6,15 @@ defines the record, so every stage can produce diagnostics cheaply.
 
 from __future__ import annotations
 
-from dataclasses import field, replace
 from typing import TYPE_CHECKING
 
 from ..ir.span import Span
 from .codes import ERROR, REGISTRY, WARNING, Code
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field
 else:  # the same classes, for less at import
-    from ..ir.record import dataclass
+    from ..record import dataclass, field
 
 
 @dataclass(slots=True)
@@ -59,6 +58,8 @@ class Fix:
 
 @dataclass(slots=True)
 class Diagnostic:
+    """One error or warning: its code, message and span, with labels, notes and help lines."""
+
     code: Code  # a registered code (`relay_text.diagnostics.codes`)
     message: str
     span: Span | None
@@ -87,6 +88,8 @@ class Diagnostic:
         """This diagnostic counted as an error (a promoted warning), with `note` saying why."""
         if self.is_error:
             return self
+        from dataclasses import replace
+
         return replace(self, severity=ERROR, notes=[*self.notes, note], promoted=True)
 
     @property

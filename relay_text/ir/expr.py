@@ -14,7 +14,6 @@ excluded from comparison and may be None for nodes built by passes.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypeAlias, Union
 from collections.abc import Mapping
 
@@ -22,9 +21,9 @@ from .span import Span
 from .ty import GlobalTypeVar, Type, TypeVar
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, for less at import (see .record)
-    from .record import dataclass
+    from dataclasses import dataclass, field
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from ..record import dataclass, field
 
 if TYPE_CHECKING:
     from .pattern import Pattern
@@ -92,6 +91,8 @@ class Constant(Expr):
 
 @dataclass(eq=False, slots=True)
 class Tuple(Expr):
+    """A tuple `(a, b)`; `(a,)` has one field and `()` none."""
+
     fields: tuple[Expr, ...]
     span: Span | None = field(default=None, repr=False)
 
@@ -220,6 +221,8 @@ class Call(Expr):
 
 @dataclass(eq=False, slots=True)
 class If(Expr):
+    """`if (cond) { then_branch } else { else_branch }`."""
+
     cond: Expr
     then_branch: Expr
     else_branch: Expr

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypeAlias
 from collections.abc import Callable
 
@@ -13,9 +12,9 @@ from .span import Source, Span
 from .ty import GlobalTypeVar
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, for less at import (see .record)
-    from .record import dataclass
+    from dataclasses import dataclass, field
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from ..record import dataclass, field
 
 
 @dataclass(eq=False, slots=True)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, TypeAlias
 
 from .expr import Constructor, Var
 from .span import Span
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, for less at import (see .record)
-    from .record import dataclass
+    from dataclasses import dataclass, field
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from ..record import dataclass, field
 
 
 @dataclass(eq=False, slots=True)

@@ -52,8 +52,8 @@ from .expr import (
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
-else:  # the same classes, for less at import (see .record)
-    from .record import dataclass
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from ..record import dataclass
 
 BINDER = "binder"
 OPERAND = "operand"

@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .span import Span
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, for less at import (see .record)
-    from .record import dataclass
+    from dataclasses import dataclass, field
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from ..record import dataclass, field
 
 
 class Kind(Enum):
@@ -115,6 +114,8 @@ class TensorType(Type):
 
 @dataclass(frozen=True, slots=True)
 class TupleType(Type):
+    """The type of a tuple, `(Tensor[(2), float32], int32)`; `()` is the unit type."""
+
     fields: tuple[Type, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 

@@ -50,7 +50,7 @@ from enum import IntEnum
 if TYPE_CHECKING:
     from dataclasses import dataclass
 else:  # the same classes, for less at import
-    from ..ir.record import dataclass
+    from ..record import dataclass
 
 
 class Pattern(IntEnum):

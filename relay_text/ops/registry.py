@@ -68,7 +68,6 @@ sorted by name; `names()` the registered names.
 from __future__ import annotations
 
 import sys
-from dataclasses import field
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterable
@@ -80,9 +79,9 @@ from .relation import RelationFn, relation_name
 from .types import Attrs, AttrValue, Kernel, ScalarKernel
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field
 else:  # the same classes, for less at import
-    from ..ir.record import dataclass
+    from ..record import dataclass, field
 
 if TYPE_CHECKING:
     from ..diagnostics.codes import Code

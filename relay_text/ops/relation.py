@@ -46,12 +46,16 @@ still called as `rel(r)`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import NoReturn, Protocol
+from typing import TYPE_CHECKING, NoReturn, Protocol
 from collections.abc import Callable
 
 from .types import Attrs, Dims
 from ..ir.ty import AnyDim, DimBinOp, IncompleteType, TensorType, Type, TypeCall
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from ..record import dataclass, field
 
 OUT = -1  # `r.tensor(OUT)`: the call's result rather than an input
 

@@ -49,8 +49,7 @@ from __future__ import annotations
 import gc
 from bisect import bisect_left, bisect_right
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ir.adt import TypeData
 from ..ir.expr import (
@@ -75,6 +74,11 @@ from ..ir.pattern import pattern_vars
 from ..ir.positions import Positions, Trivia
 from ..ir.schema import text_order
 from .trivia import Note, coarse_place, decide, note_of
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from ..record import dataclass
 
 MODULE = "<module>"
 

@@ -5,13 +5,19 @@ runs them for every comment)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 from bisect import bisect_left
 from collections.abc import Hashable
-from dataclasses import dataclass
 
 from ..ir.module import Comment
 from ..ir.positions import Trivia
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, for less at import (see relay_text/record.py)
+    from ..record import dataclass
 
 # an anchor beside a comment: (start, end, key)
 Around = tuple[int, int, Hashable]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 from collections.abc import Callable
@@ -21,9 +20,9 @@ from ..ir.span import PRELUDE_SOURCE_NAME, Source
 from ..ir.ty import GlobalTypeVar
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field
 else:  # the same classes, for less at import
-    from ..ir.record import dataclass
+    from ..record import dataclass, field
 
 if TYPE_CHECKING:
     from ..check.result import CheckResult

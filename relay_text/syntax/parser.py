@@ -15,7 +15,6 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,9 +31,9 @@ from .lalr import Driver, Grammar, UnexpectedToken
 from .lexer import LexError, Tok, Tokens, skip_trivia
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field
 else:  # the same classes, for less at import
-    from ..ir.record import dataclass
+    from ..record import dataclass, field
 
 _PARSER: tuple[Grammar, type[Builder], dict[str, str]] | None = None
 _LOADING = threading.Lock()  # held only while the tables are loaded, once per process
@@ -75,6 +74,8 @@ def code_tokens(source: Source) -> list[str]:
 
 @dataclass
 class ParseResult:
+    """A parsed module (None if the text could not be read) and what the parser reported."""
+
     module: Module | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
 

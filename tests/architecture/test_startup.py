@@ -40,6 +40,10 @@ NEVER = [
     # The flags are read by `launch` (relay_text/launch.py), not by click.
     "click",
     "relay_text.cli",
+    # Record classes are made by relay_text/record.py (a class without a
+    # docstring would load `inspect` to write one).
+    "dataclasses",
+    "inspect",
     "numpy",
     "rich",
     "jsonschema",

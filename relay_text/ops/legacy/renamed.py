@@ -18,7 +18,6 @@ argument).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, NoReturn
 from collections.abc import Callable, Iterable
 
@@ -249,6 +248,8 @@ def _old_pad(args: Args, given: Attrs) -> Value:
 
 def _with_defaults(name: str, defaults: dict[str, Any]) -> OpDef:
     """The operator `name` with other defaults for some attributes."""
+    import dataclasses
+
     unit = get(name)
     assert unit is not None
     attrs = tuple(dataclasses.replace(a, default=defaults[a.name]) if a.name in defaults else a for a in unit.attrs)

@@ -162,40 +162,7 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
 
     # __init__, and __eq__ and __hash__ where dataclass adds them, compiled together.
     scope: dict[str, Any] = {"__object_setattr": object.__setattr__, "__HAS_DEFAULT_FACTORY": _HAS_DEFAULT_FACTORY}
-    params, keywords, lines = ["self"], [], []
-    seen_default = False
-    for s in specs:
-        value = s.name
-        if s.factory is not _MISSING:
-            scope[f"__factory_{s.name}"] = s.factory
-            if s.init:
-                value = f"__factory_{s.name}() if {s.name} is __HAS_DEFAULT_FACTORY else {s.name}"
-            else:
-                value = f"__factory_{s.name}()"
-        elif s.default is not _MISSING:
-            scope[f"__default_{s.name}"] = s.default
-            if not s.init:
-                value = f"__default_{s.name}"
-        elif not s.init:
-            continue  # (set by __post_init__, if at all)
-        if s.init:
-            if s.factory is not _MISSING:
-                parameter = f"{s.name}=__HAS_DEFAULT_FACTORY"
-            elif s.default is not _MISSING:
-                parameter = f"{s.name}=__default_{s.name}"
-            else:
-                parameter = s.name
-            if s.kw_only:
-                keywords.append(parameter)
-            else:
-                if parameter != s.name:
-                    seen_default = True
-                elif seen_default:
-                    raise TypeError(f"non-default argument {s.name!r} follows default argument")
-                params.append(parameter)
-        lines.append(f"  __object_setattr(self, {s.name!r}, {value})" if frozen else f"  self.{s.name} = {value}")
-    if keywords:
-        params += ["*", *keywords]
+    params, lines = _init_parts(specs, frozen, scope)
     if hasattr(cls, "__post_init__"):
         lines.append("  self.__post_init__()")
     source = [f"def __init__({', '.join(params)}):", *(lines or ["  pass"])]
@@ -294,6 +261,36 @@ def _record(cls: type, eq: bool, frozen: bool, slots: bool) -> type:
         except (TypeError, ValueError):
             new.__doc__ = new.__name__
     return new
+
+
+def _init_parts(specs: list[_Spec], frozen: bool, scope: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The parameters of `__init__` and the lines of its body that set the
+    fields; the defaults and factories they name go into `scope`."""
+    positional, keywords, lines = ["self"], [], []
+    seen_default = False
+    for s in specs:
+        if s.factory is not _MISSING:
+            scope[f"__factory_{s.name}"] = s.factory
+            parameter = f"{s.name}=__HAS_DEFAULT_FACTORY"
+            made = f"__factory_{s.name}()"
+            value = f"{made} if {s.name} is __HAS_DEFAULT_FACTORY else {s.name}" if s.init else made
+        elif s.default is not _MISSING:
+            scope[f"__default_{s.name}"] = s.default
+            parameter = f"{s.name}=__default_{s.name}"
+            value = s.name if s.init else f"__default_{s.name}"
+        elif s.init:
+            if seen_default and not s.kw_only:
+                raise TypeError(f"non-default argument {s.name!r} follows default argument")
+            parameter = value = s.name
+        else:
+            continue  # (neither taken nor defaulted: set by __post_init__, if at all)
+        if s.init and s.kw_only:
+            keywords.append(parameter)
+        elif s.init:
+            positional.append(parameter)
+            seen_default = seen_default or parameter != s.name
+        lines.append(f"  __object_setattr(self, {s.name!r}, {value})" if frozen else f"  self.{s.name} = {value}")
+    return positional + (["*", *keywords] if keywords else []), lines
 
 
 def _slots(cls: type) -> tuple[str, ...]:

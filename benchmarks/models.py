@@ -35,7 +35,9 @@ and the interpretive overhead of the evaluator over them (target <= 5 %;
 the optimised plan's in-place steps are not registry kernels, so they count
 as overhead there). `--profile` adds the operators that took the most
 time in the numpy runs (the mean of `--repeat` runs by the chosen clock,
-with their calls per run).
+with their calls per run), and the time outside every operator's kernel:
+the optimised plan's in-place and fused steps, which are not registry
+kernels, and the evaluator itself.
 """
 
 from __future__ import annotations
@@ -262,7 +264,12 @@ def measure(name: str, repeat: int, threads: int, no_opt: bool, kernels: bool, p
         total = sum(timed(run_numpy) for _ in range(repeat))
         timer.on = False
         top = sorted(timer.by_op.items(), key=lambda kv: -kv[1][0])[:8]
-        record["profile"] = (total / repeat, [(op, s / repeat, round(n / repeat)) for op, (s, n) in top])
+        outside = total - sum(s for s, _ in timer.by_op.values())
+        record["profile"] = (
+            total / repeat,
+            [(op, s / repeat, round(n / repeat)) for op, (s, n) in top],
+            outside / repeat,
+        )
     return record
 
 
@@ -391,9 +398,13 @@ def row(r: dict) -> str:
     if extras:
         text += "\n" + " " * 16 + "; ".join(extras)
     if "profile" in r:
-        total, top = r["profile"]
+        total, top, outside = r["profile"]
         ops = ", ".join(f"{op} {s * 1000:.1f} ({n})" for op, s, n in top)
         text += "\n" + " " * 16 + f"per run {total * 1000:.1f} ms; ms (calls) by operator: {ops}"
+        text += (
+            "\n" + " " * 16 + f"outside the operators' kernels {outside * 1000:.1f} ms: the optimised plan's "
+            "in-place and fused steps (elementwise chains, the row softmax) and the evaluator"
+        )
     return text
 
 

@@ -77,9 +77,11 @@ def run_guarded(body: Callable[[], int], debug: bool, passthrough: tuple[type[Ba
         # The reader closed the pipe (`| head -1`): it has what it wanted.
         quiet_streams()
         sys.exit(EXIT_OK)
-    except (SystemExit, *passthrough):
+    except SystemExit:
         raise
     except BaseException as exc:
+        if isinstance(exc, passthrough):
+            raise
         if debug:
             import traceback
 

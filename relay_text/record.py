@@ -77,15 +77,12 @@ class Field:
         """The same declaration as `dataclasses.field` makes it."""
         import dataclasses
 
-        missing = dataclasses.MISSING
-        return dataclasses.field(
-            default=missing if self.default is _MISSING else self.default,
-            default_factory=missing if self.default_factory is _MISSING else self.default_factory,
-            init=self.init,
-            repr=self.repr,
-            compare=self.compare,
-            kw_only=self.kw_only,
-        )
+        settings: dict[str, Any] = {"init": self.init, "repr": self.repr, "compare": self.compare}
+        if self.default is not _MISSING:
+            settings["default"] = self.default
+        if self.default_factory is not _MISSING:
+            settings["default_factory"] = self.default_factory
+        return dataclasses.field(**settings, kw_only=self.kw_only)
 
 
 def field(
@@ -118,15 +115,16 @@ class _Spec:
             )
             self.init, self.kw_only = value.init, value.kw_only
         elif _is_dataclasses_field(value):
+            made: Any = value
             missing = sys.modules["dataclasses"].MISSING
             self.default, self.factory, self.repr, self.compare = (
-                _MISSING if value.default is missing else value.default,
-                _MISSING if value.default_factory is missing else value.default_factory,
-                value.repr,
-                value.compare,
+                _MISSING if made.default is missing else made.default,
+                _MISSING if made.default_factory is missing else made.default_factory,
+                made.repr,
+                made.compare,
             )
-            self.init, self.kw_only = value.init, value.kw_only is True
-            if value.hash is not None or value.metadata:
+            self.init, self.kw_only = made.init, made.kw_only is True
+            if made.hash is not None or made.metadata:
                 raise TypeError(f"record classes take field() without hash or metadata: {name}")
         else:
             self.default, self.factory, self.repr, self.compare = value, _MISSING, True, True
@@ -139,7 +137,7 @@ class _Spec:
         return Field(self.default, self.factory, self.init, self.repr, self.compare, self.kw_only).dataclasses_field()
 
 
-def _is_dataclasses_field(value: object) -> Any:
+def _is_dataclasses_field(value: object) -> bool:
     module = sys.modules.get("dataclasses")  # (a `dataclasses.Field` means it is loaded)
     return module is not None and isinstance(value, module.Field)
 

@@ -100,7 +100,12 @@ def _seen(cls: type, make: Callable[[type, int], Any]) -> list[Any]:
         cls.__name__,
         cls.__doc__,
         str(inspect.signature(cls)),
-        cls.__dict__.get("__slots__"),
+        # the slots of the class and its bases: a derived class's own
+        # `__slots__` repeat its bases' fields on Python 3.10's dataclasses
+        # (not from 3.11 on, nor in record classes), the same storage either way
+        sorted({slot for c in cls.__mro__ for slot in c.__dict__.get("__slots__", ())})
+        if "__slots__" in cls.__dict__
+        else None,
         cls.__match_args__,  # type: ignore[attr-defined]
         cls.__hash__ is None,
         _weakly_referenced(a),

@@ -9,7 +9,6 @@ file's check); any other goes through `main` below.
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from typing import Any
 from collections.abc import Callable
@@ -135,9 +134,7 @@ class _Commands(click.Group):
     def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
         # Called without arguments, the group reads sys.argv: it is the
         # `relay` command, owning its process (CliRunner passes arguments).
-        OWNS_PROCESS[0] = args is None
-        if args is None:
-            os.environ.setdefault(*BLAS_IDLE)
+        commands.start(owns_process=args is None)
         return super().main(args, *rest, **kwargs)
 
     def list_commands(self, ctx: click.Context) -> list[str]:

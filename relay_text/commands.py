@@ -105,6 +105,15 @@ wait 2^18 cycles (about 0.1 ms) for the next one before they sleep, not
 2^28 (about 0.1 s), spinning on the cores the kernel threads need."""
 
 
+def start(owns_process: bool) -> None:
+    """What the `relay` program does before a command when it reads
+    sys.argv itself (`owns_process`): it owns the process (`OWNS_PROCESS`)
+    and lets OpenBLAS's idle threads sleep soon (`BLAS_IDLE`)."""
+    OWNS_PROCESS[0] = owns_process
+    if owns_process:
+        os.environ.setdefault(*BLAS_IDLE)
+
+
 class Context:
     """What every command works out first: the `[tool.relay]` settings of
     the nearest pyproject.toml and whether to colour standard error."""

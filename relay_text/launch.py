@@ -79,9 +79,7 @@ def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
     from . import commands
 
     name, paths, flags = found
-    if args is None:  # (as the click group does when it reads sys.argv)
-        commands.OWNS_PROCESS[0] = True
-        os.environ.setdefault(*commands.BLAS_IDLE)
+    commands.start(owns_process=args is None)  # (as the click group does)
     debug = flags.pop("debug", False)
     body = commands.check if name == "check" else commands.fmt
     commands.run_guarded(lambda: body(paths, **flags), debug)

@@ -105,29 +105,27 @@ def depthwise_nchw(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, d
         if sh == 1 and sw == 1
     ]
 
-    def channels(lo: int, hi: int) -> None:
-        # per block: its taps side by side (a small im2col that stays in
-        # cache), then one vector product per channel
-        size = min(block, hi - lo) * rows * wq
-        cols_buf = np.empty(size * taps, dtype=dtype)
-        sums_buf = np.empty(size, dtype=dtype)
-        for img in range(n):
-            for c0 in range(lo, hi, block):
-                c1 = min(hi, c0 + block)
-                for r0 in range(0, oh, rows):
-                    r1 = min(oh, r0 + rows)
-                    p0, p1 = r0 * wq, r1 * wq
-                    span = p1 - p0
-                    part = cols_buf[: (c1 - c0) * taps * span].reshape(c1 - c0, taps, span)
-                    if views:
-                        np.copyto(part.reshape(c1 - c0, kh, kw, span), views[img][c0:c1, :, :, p0:p1])
-                    else:
-                        for k, (a, b, off) in enumerate(shifts):
-                            np.copyto(part[:, k], flat[img, c0:c1, a, b, off + p0 : off + p1])
-                    got = sums_buf[: (c1 - c0) * span].reshape(c1 - c0, 1, span)
-                    np.matmul(weights[c0:c1], part, out=got)
-                    # the output grid's extra columns dropped, while in cache
-                    out[img, c0:c1, r0:r1] = got.reshape(c1 - c0, r1 - r0, wq)[:, :, :ow]
+    # per block: its taps side by side (a small im2col that stays in
+    # cache), then one vector product per channel
+    size = min(block, o) * rows * wq
+    cols_buf = np.empty(size * taps, dtype=dtype)
+    sums_buf = np.empty(size, dtype=dtype)
+    for img in range(n):
+        for c0 in range(0, o, block):
+            c1 = min(o, c0 + block)
+            for r0 in range(0, oh, rows):
+                r1 = min(oh, r0 + rows)
+                p0, p1 = r0 * wq, r1 * wq
+                span = p1 - p0
+                part = cols_buf[: (c1 - c0) * taps * span].reshape(c1 - c0, taps, span)
+                if views:
+                    np.copyto(part.reshape(c1 - c0, kh, kw, span), views[img][c0:c1, :, :, p0:p1])
+                else:
+                    for k, (a, b, off) in enumerate(shifts):
+                        np.copyto(part[:, k], flat[img, c0:c1, a, b, off + p0 : off + p1])
+                got = sums_buf[: (c1 - c0) * span].reshape(c1 - c0, 1, span)
+                np.matmul(weights[c0:c1], part, out=got)
+                # the output grid's extra columns dropped, while in cache
+                out[img, c0:c1, r0:r1] = got.reshape(c1 - c0, r1 - r0, wq)[:, :, :ow]
 
-    channels(0, o)
     return out

@@ -1,7 +1,7 @@
 """The corpus models: `relay run` (numpy and onnxruntime engines) against the PyTorch backend, at 1 and 2 threads.
 
     python benchmarks/models.py [--repeat N] [--threads 1,2] [--model NAME]... [--no-opt] [--kernels] [--profile]
-                                [--clock cpu]
+                                [--clock cpu] [--numpy-only]
 
 Every model dump of `../shared/corpus/` (ResNet-50, MobileNet, SqueezeNet,
 the LSTM, GPT-2) is checked once and given seeded random weights and inputs
@@ -38,6 +38,12 @@ time in the numpy runs (the mean of `--repeat` runs by the chosen clock,
 with their calls per run), and the time outside every operator's kernel:
 the optimised plan's in-place and fused steps, which are not registry
 kernels, and the evaluator itself.
+
+Where numba is installed (the `fast` extra), the compiled depthwise loop
+is loaded before the runs, as a long run loads it once numpy has done half
+a second of depthwise work (`relay_text.ops.nn._depthwise`); PyTorch is
+timed after its warm-up in the same way. `--numpy-only` keeps numpy's
+kernels throughout.
 """
 
 from __future__ import annotations
@@ -292,6 +298,16 @@ def onnxruntime_session(kept: dict, threads: int) -> Any:
 
 
 def worker(options: argparse.Namespace) -> None:
+    if not options.numpy_only:
+        from relay_text.ops.nn import _depthwise
+
+        state = "on" if _depthwise.available() else "off (numba missing)"
+        print(f"compiled depthwise loop (the `fast` extra, loaded up front as a long run loads it): {state}")
+    else:
+        from relay_text.compiled import Compiled
+        from relay_text.ops.nn import _depthwise
+
+        _depthwise.LOOP = Compiled.decided(None)
     for name in options.model:
         record = measure(name, options.repeat, options.worker, options.no_opt, options.kernels, options.profile)
         print("RECORD " + json.dumps(record), flush=True)
@@ -310,6 +326,9 @@ def main() -> None:
         choices=sorted(CLOCKS),
         default="wall",
         help="wall: elapsed time; cpu: CPU time of the process (all its threads; steadier on a busy machine)",
+    )
+    parser.add_argument(
+        "--numpy-only", action="store_true", help="numpy kernels only (no compiled loop of the `fast` extra)"
     )
     parser.add_argument("--worker", type=int, default=0, help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -343,6 +362,8 @@ def main() -> None:
             cmd.append("--kernels")
         if options.profile:
             cmd.append("--profile")
+        if options.numpy_only:
+            cmd.append("--numpy-only")
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
         assert proc.stdout is not None
         for line in proc.stdout:

@@ -1,4 +1,4 @@
-"""The depthwise convolution kernel (one input channel per group, each
+"""The numpy depthwise convolution kernel (one input channel per group, each
 output channel a sum of shifted views of its input channel) against the
 grouped im2col kernel and, where installed, PyTorch: every stride, padding
 and dilation combination below, with channel multipliers 1 and 2."""
@@ -10,7 +10,17 @@ import itertools
 import numpy as np
 import pytest
 
+from relay_text.compiled import Compiled
 from relay_text.ops.nn import _depthwise, conv
+
+
+@pytest.fixture(autouse=True)
+def numpy_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy's kernel throughout, even in a process where the compiled loop
+    of the `fast` extra was loaded (tests/ops/nn/test_depthwise_compiled.py
+    compares the two)."""
+    monkeypatch.setattr(_depthwise, "LOOP", Compiled.decided(None))
+
 
 CASES = [
     # (channels, multiplier, H, W, KH, KW, strides, pads (top, left, bottom, right), dilation)

@@ -1,6 +1,11 @@
 """Optional compiled loops: the `fast` extra (`pip install "relay-text[fast]"`, numba).
 
-A compiled loop replaces a numpy path only where it gives the same result.
+A compiled loop replaces a numpy path only where it gives the same result:
+the same bits where numpy's result is exact or made by numpy alone
+(`ops._half`'s conversions, `eval.numbers_jit`'s text), the same value to
+the rounding of a sum taken in another order where numpy's sums are the
+BLAS's (`ops.nn._depthwise`; its check demands the same bits on sums
+that are exact).
 `Compiled` holds one such loop (or a group of them) for the process: the
 first `get()` imports numba, builds the loop (or loads it from numba's
 cache) and runs the caller's check against numpy; the loop is used only if

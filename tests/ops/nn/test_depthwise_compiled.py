@@ -133,6 +133,20 @@ def test_a_non_contiguous_input_is_read_as_its_values(loop: Any) -> None:
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6)
 
 
+def test_read_only_operands_need_no_second_compile(loop: Any) -> None:
+    """Constants are read-only arrays: numba would compile the loop again
+    for them (seconds, in the middle of a run); they are copied instead."""
+    compiled = len(loop.signatures)
+    case = (3, 1, 8, 8, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1))
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((3, 1, 3, 3)).astype(np.float32)
+    x.flags.writeable = w.flags.writeable = False
+    got, want = _both(case, loop, x, w, np.float32)
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6)
+    assert len(loop.signatures) == compiled == 2  # (float32 and float64, compiled by the check)
+
+
 @pytest.mark.parametrize("threads", ["1", "2", "3"])
 def test_planes_split_over_the_threads_keep_their_bits(
     threads: str, loop: Any, monkeypatch: pytest.MonkeyPatch

@@ -63,6 +63,10 @@ def _text(kernel: Any, arr: np.ndarray) -> str:
     from .numbers import THREADS, _pool, float_text
 
     flat = np.ascontiguousarray(arr).ravel()
+    if not (flat.flags.writeable and flat.flags.aligned):
+        # (the loop is compiled for writable, aligned arrays: numba would
+        # compile it again, for seconds, for a read-only or unaligned one)
+        flat = flat.copy()
     bits = flat.view(np.uint32)
     n = flat.size
     width = TEXT_BYTES + 2 * arr.ndim + 2

@@ -21,7 +21,8 @@ directions, once per process, and only after numpy has converted
 seconds where its cache cannot be written), which a short run does not win
 back. Without numba, or if the check fails, numpy converts, as before.
 Arrays of fewer than `MIN_ELEMENTS` elements, and those neither C- nor
-Fortran-contiguous in native byte order, are always converted by numpy.
+Fortran-contiguous in native byte order and aligned, are always
+converted by numpy.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def available() -> bool:
 
 def _loops(value: np.ndarray) -> Any:
     """The compiled loops for converting `value`, or None where numpy converts it."""
-    if value.size < MIN_ELEMENTS or not value.dtype.isnative:
+    if value.size < MIN_ELEMENTS or not value.dtype.isnative or not value.flags.aligned:
         return None
     if not (value.flags.c_contiguous or value.flags.f_contiguous):
         return None

@@ -12,11 +12,25 @@ from typing import Any
 import numba
 import numpy as np
 
-jit = numba.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")
 U = np.uint32  # every step in 32-bit lanes (numba widens mixed integer arithmetic to 64 bits)
 
 
-@jit
+def _vector(dtype: Any, readonly: bool = False) -> Any:
+    """A one-dimensional array in C order; a writable array is accepted
+    where a read-only one is declared."""
+    return numba.types.Array(numba.from_dtype(np.dtype(dtype)), 1, "C", readonly=readonly)
+
+
+# Each loop has one signature, its inputs read-only: numba would otherwise
+# compile it again, in the middle of a run, the first time it is given a
+# read-only array (a constant's).
+@numba.njit(
+    [numba.types.void(_vector(np.uint32, readonly=True), _vector(np.uint16))],
+    cache=True,
+    nogil=True,
+    boundscheck=False,
+    error_model="numpy",
+)
 def to_half_bits(src: Any, dst: Any) -> None:
     """The float16 bit pattern of each float32 (given by its bits), rounded
     to nearest, ties to even; overflow gives infinity of the sign; a NaN
@@ -45,7 +59,13 @@ def to_half_bits(src: Any, dst: Any) -> None:
         dst[i] = h | sign
 
 
-@jit
+@numba.njit(
+    [numba.types.void(_vector(np.uint16, readonly=True), _vector(np.float32, readonly=True), _vector(np.float32))],
+    cache=True,
+    nogil=True,
+    boundscheck=False,
+    error_model="numpy",
+)
 def to_single(src: Any, table: Any, dst: Any) -> None:
     """Each float16 (given by its bits) as float32, looked up in `table`
     (the 65,536 float16 values as float32)."""

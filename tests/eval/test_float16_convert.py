@@ -143,6 +143,29 @@ def test_conversions_equal_astype_in_bits_dtype_and_memory_order(name: str, sing
     assert got32.flags.f_contiguous == want32.flags.f_contiguous
 
 
+def test_read_only_arrays_use_the_same_compiled_loops(loops: Any, compiled: None) -> None:
+    """A constant's array is read-only: the loops take it through the one
+    signature they were compiled for (no second compile in the middle of a run)."""
+    x = np.linspace(-60000, 60000, 8192, dtype=np.float32)
+    x.flags.writeable = False
+    h = x.astype(np.float16)
+    h.flags.writeable = False
+    assert _half.to_float16(x).tobytes() == h.tobytes()
+    assert _half.to_float32(h).tobytes() == h.astype(np.float32).tobytes()
+    assert [len(loop.signatures) for loop in loops] == [1, 1]
+
+
+def test_unaligned_arrays_are_converted_by_numpy(loops: Any, compiled: None) -> None:
+    """An array at an odd address (from a buffer) matches no signature of the
+    loops: numpy converts it."""
+    n = 8192
+    values = np.linspace(-60000, 60000, n, dtype=np.float32)
+    x = np.frombuffer(b"\0" + values.tobytes(), dtype=np.float32, offset=1)
+    assert not x.flags.aligned and x.size >= _half.MIN_ELEMENTS
+    assert _half._loops(x) is None
+    assert _half.to_float16(x).tobytes() == x.astype(np.float16).tobytes()
+
+
 def test_numpy_converts_until_enough_elements_were_converted(loops: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The loops are loaded only once numpy has converted WARM_ELEMENTS elements."""
     monkeypatch.setattr(_half, "LOOPS", Compiled(_half._checked))

@@ -55,6 +55,23 @@ def test_the_compiled_text_is_the_numpy_text(make) -> None:
     assert text == numbers._slow_block(x)
 
 
+def test_read_only_and_unaligned_tensors_need_no_second_compile() -> None:
+    """A constant's tensor is read-only, one read from a buffer may be
+    unaligned: both are written through the signature the loop was compiled
+    for (no second compile, of seconds, in the middle of a run)."""
+    assert numbers_jit.available()
+    kernel = numbers_jit.KERNEL.get()
+    compiled = len(kernel.signatures)
+    values = np.random.default_rng(6).standard_normal((40, 25)).astype(np.float32)
+    constant = values.copy()
+    constant.flags.writeable = False
+    unaligned = np.frombuffer(b"\0" + values.tobytes(), dtype=np.float32, offset=1).reshape(40, 25)
+    assert not unaligned.flags.aligned
+    for x in (constant, unaligned):
+        assert numbers_jit.block_text(x) == numbers._float32_block(values)
+    assert len(kernel.signatures) == compiled
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 1, 4), (1, 1, 1), (2, 3, 1, 2), (4, 1), (5, 7, 3)])
 def test_nested_lists_in_pieces(shape: tuple, threads: int, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -183,11 +183,12 @@ def _by_loop(loop: Any, x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Sha
     n = x.shape[0]
     o, _, kh, kw = w.shape
     oh, ow = out_hw
-    # The loop is compiled for writable arrays in C order (`_checked`): a
-    # read-only input, such as a constant, is copied rather than compiled
-    # for again (a second or more, in the middle of a run).
+    # The loop is compiled for writable, aligned arrays in C order
+    # (`_checked`): another input, such as a constant (read-only), is
+    # copied rather than compiled for again (a second or more, in the
+    # middle of a run).
     x = np.ascontiguousarray(x, dtype=dtype)
-    if not x.flags.writeable:
+    if not (x.flags.writeable and x.flags.aligned):
         x = x.copy()
     weights = np.array(w.reshape(o, kh, kw), dtype=dtype)  # (a copy: the weights are few)
     geometry = np.array([*strides, *dilation, pads[0], pads[1]], dtype=np.intp)

@@ -147,6 +147,18 @@ def test_read_only_operands_need_no_second_compile(loop: Any) -> None:
     assert len(loop.signatures) == compiled == 2  # (float32 and float64, compiled by the check)
 
 
+def test_an_unaligned_input_needs_no_second_compile(loop: Any) -> None:
+    compiled = len(loop.signatures)
+    case = (2, 1, 6, 6, 3, 3, (2, 2), (1, 1, 1, 1), (1, 1))
+    values = np.random.default_rng(8).standard_normal(72).astype(np.float32)
+    x = np.frombuffer(b"\0" + values.tobytes(), dtype=np.float32, offset=1).reshape(1, 2, 6, 6)
+    assert not x.flags.aligned
+    w = np.ones((2, 1, 3, 3), dtype=np.float32)
+    got, want = _both(case, loop, x, w, np.float32)
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6)
+    assert len(loop.signatures) == compiled
+
+
 @pytest.mark.parametrize("threads", ["1", "2", "3"])
 def test_planes_split_over_the_threads_keep_their_bits(
     threads: str, loop: Any, monkeypatch: pytest.MonkeyPatch

@@ -65,8 +65,8 @@ def test_depthwise_equals_the_im2col_kernel(case: tuple) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
-def test_depthwise_equals_pytorch(case: tuple) -> None:
+def assert_equals_pytorch(case: tuple) -> None:
+    """`conv.conv2d_nchw` on one case, float64, against PyTorch's grouped convolution."""
     torch = pytest.importorskip("torch")
     c, m, h, wd, kh, kw, strides, pads, dilation = case
     rng = np.random.default_rng(7)
@@ -77,6 +77,11 @@ def test_depthwise_equals_pytorch(case: tuple) -> None:
     want = torch.nn.functional.conv2d(padded, torch.from_numpy(w), stride=strides, dilation=dilation, groups=c)
     got = conv.conv2d_nchw(x, w, strides, pads, dilation, c, np.float64)
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
+def test_depthwise_equals_pytorch(case: tuple) -> None:
+    assert_equals_pytorch(case)
 
 
 @pytest.mark.parametrize("case", [CASES[1], CASES[3], CASES[7], CASES[9]], ids=["s2", "s3x2-dil", "s1-m2", "s1"])

@@ -16,6 +16,8 @@ import pytest
 from relay_text.compiled import Compiled
 from relay_text.ops.nn import _depthwise, conv
 
+from .test_depthwise import assert_equals_pytorch
+
 pytest.importorskip("numba", reason="the compiled depthwise loop needs the `fast` extra (numba)")
 
 CASES = [
@@ -86,17 +88,8 @@ def test_random_values_agree_with_numpy_to_rounding(case: tuple, dtype: Any, loo
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_the_loop_agrees_with_pytorch(case: tuple, loop: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Through `conv.conv2d_nchw`, as `nn.conv2d` calls it, once the loop is loaded."""
-    torch = pytest.importorskip("torch")
     monkeypatch.setattr(_depthwise, "LOOP", Compiled.decided(loop))
-    c, m, h, wd, kh, kw, strides, pads, dilation = case
-    rng = np.random.default_rng(7)
-    x = rng.standard_normal((1, c, h, wd))
-    w = rng.standard_normal((c * m, 1, kh, kw))
-    pt, pl, pb, pr = pads
-    padded = torch.nn.functional.pad(torch.from_numpy(x), (pl, pr, pt, pb))
-    want = torch.nn.functional.conv2d(padded, torch.from_numpy(w), stride=strides, dilation=dilation, groups=c)
-    got = conv.conv2d_nchw(x, w, strides, pads, dilation, c, np.float64)
-    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-12)
+    assert_equals_pytorch(case)
 
 
 def test_nan_and_infinity_where_numpy_has_them(loop: Any) -> None:

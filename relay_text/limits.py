@@ -55,10 +55,12 @@ def default_max_memory() -> int:
 
 
 def byte_text(n: int) -> str:
-    """`1.5 GiB`, `512 MiB`, `100 bytes`."""
+    """`1.5 GiB`, `512 MiB`, `1,020 MiB`, `100 bytes`: three significant
+    digits, whole units from 1,000 of them on."""
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
-            return f"{n / size:.3g} {unit}"
+            value = n / size
+            return f"{value:.3g} {unit}" if value < 999.5 else f"{value:,.0f} {unit}"
     return f"{n} bytes"
 
 

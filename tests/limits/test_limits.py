@@ -161,6 +161,23 @@ def test_an_operator_result_of_static_shape_is_checked_before_its_kernel_runs() 
     assert where(d) == (2, 3, 2, 54)
 
 
+@pytest.mark.parametrize(
+    ("n", "text"),
+    [
+        (100, "100 bytes"),
+        (1536, "1.5 KiB"),
+        (512 * 2**20, "512 MiB"),
+        (int(999.4 * 2**20), "999 MiB"),
+        (int(999.6 * 2**20), "1,000 MiB"),  # (not `1e+03 MiB`)
+        (1069547520, "1,020 MiB"),
+        (2**30, "1 GiB"),
+        (4 * 10**15, "3,638 TiB"),
+    ],
+)
+def test_sizes_in_messages(n: int, text: str) -> None:
+    assert limits.byte_text(n) == text
+
+
 def test_dyn_zeros_with_a_shape_computed_at_run_time() -> None:
     text = 'def @main(%n: int64) {\n  dyn.zeros(stack((%n, %n, %n), axis=0), dtype="float32")\n}'
     assert check(text).ok
@@ -169,7 +186,7 @@ def test_dyn_zeros_with_a_shape_computed_at_run_time() -> None:
     d = only_error(ran.diagnostics)
     assert d.code == "resource-limit"
     assert d.message == (
-        "the result of `dyn.zeros` (shape [100000, 100000, 100000]) needs 3.64e+03 TiB "
+        "the result of `dyn.zeros` (shape [100000, 100000, 100000]) needs 3,638 TiB "
         "(1,000,000,000,000,000 elements), "
         "more than the memory limit of 1 GiB (--max-memory)"
     )

@@ -17,7 +17,7 @@ the caller keeps its numpy path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -56,6 +56,14 @@ class Compiled(Generic[T]):
 
     def available(self) -> bool:
         return self.get() is not None
+
+
+def plain(array: Any) -> Any:
+    """`array` if it is writable and aligned, else a copy that is: the kind
+    of array the loops are compiled for. numba compiles a loop again (for
+    seconds, in the middle of a run) the first time it is given a
+    read-only array (a constant's) or an unaligned one."""
+    return array if array.flags.writeable and array.flags.aligned else array.copy()
 
 
 def _attempt(load: Callable[[], T | None]) -> T | None:

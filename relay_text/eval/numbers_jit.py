@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..compiled import Compiled
+from ..compiled import Compiled, plain
 
 MIN_ELEMENTS = 1 << 21
 """Tensors smaller than this keep the numpy path: below, it takes less time
@@ -62,11 +62,7 @@ def _text(kernel: Any, arr: np.ndarray) -> str:
     their places."""
     from .numbers import THREADS, _pool, float_text
 
-    flat = np.ascontiguousarray(arr).ravel()
-    if not (flat.flags.writeable and flat.flags.aligned):
-        # (the loop is compiled for writable, aligned arrays: numba would
-        # compile it again, for seconds, for a read-only or unaligned one)
-        flat = flat.copy()
+    flat = plain(np.ascontiguousarray(arr).ravel())
     bits = flat.view(np.uint32)
     n = flat.size
     width = TEXT_BYTES + 2 * arr.ndim + 2

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import limits
-from ...compiled import Compiled
+from ...compiled import Compiled, plain
 from .._np import np
 from .._threads import ranges, run_parts, thread_count
 from ..types import Shape
@@ -183,13 +183,7 @@ def _by_loop(loop: Any, x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Sha
     n = x.shape[0]
     o, _, kh, kw = w.shape
     oh, ow = out_hw
-    # The loop is compiled for writable, aligned arrays in C order
-    # (`_checked`): another input, such as a constant (read-only), is
-    # copied rather than compiled for again (a second or more, in the
-    # middle of a run).
-    x = np.ascontiguousarray(x, dtype=dtype)
-    if not (x.flags.writeable and x.flags.aligned):
-        x = x.copy()
+    x = plain(np.ascontiguousarray(x, dtype=dtype))  # (the arrays in C order `_checked` compiled the loop for)
     weights = np.array(w.reshape(o, kh, kw), dtype=dtype)  # (a copy: the weights are few)
     geometry = np.array([*strides, *dilation, pads[0], pads[1]], dtype=np.intp)
     out = np.empty((n, o, oh, ow), dtype=dtype)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..diagnostics import codes
 from ..ir.expr import Expr
+from ..ir.ty import AnyDim, TensorType, TupleType
 
 
 class MatchFailure(Exception):
@@ -31,11 +32,17 @@ class MatchFailure(Exception):
 
 
 class DepthExceeded(Exception):
-    """More nested calls than `--max-depth` allows."""
+    """More nested calls than `--max-depth` allows; `tail`: the call that
+    went too deep is a self tail call, run as the next iteration of its
+    function's loop (the frame it would have entered is the one raising)."""
+
+    def __init__(self, tail: bool = False) -> None:
+        super().__init__()
+        self.tail = tail
 
 
-def overflow() -> None:
-    raise DepthExceeded()
+def overflow(tail: bool = False) -> None:
+    raise DepthExceeded(tail)
 
 
 def match_fail(site: int, value: Any) -> None:
@@ -44,7 +51,7 @@ def match_fail(site: int, value: Any) -> None:
 
 def check_shape(value: Any, spec: Any, what: str) -> None:
     """Raise a runtime error when `value` does not have the sizes `spec`
-    (from `emit.shape_obligation`) requires."""
+    (from `shape_obligation`) requires."""
     from ..ops.registry import KernelError
 
     kind, inner = spec
@@ -132,3 +139,24 @@ def free_names(block: Block) -> set[str]:
                 bound.add(head.group(1))
                 bound.update(_LOCAL.findall(head.group(2)))
     return used - bound
+
+
+def shape_obligation(found: Any, declared: Any) -> Any:
+    """What to check at run time where a value of type `found` meets the
+    declared type `declared`: for a tensor, its sizes (None where any size
+    will do); for a tuple, a tuple of such checks; None when the checker has
+    already proved the shapes equal (no `?` meets a size)."""
+    if isinstance(found, TensorType) and isinstance(declared, TensorType):
+        if (
+            type(found.shape) is not tuple
+            or type(declared.shape) is not tuple
+            or len(found.shape) != len(declared.shape)
+        ):
+            return None
+        if not any(isinstance(f, AnyDim) and type(d) is int for f, d in zip(found.shape, declared.shape, strict=False)):
+            return None
+        return ("tensor", tuple(d if type(d) is int else None for d in declared.shape))
+    if isinstance(found, TupleType) and isinstance(declared, TupleType) and len(found.fields) == len(declared.fields):
+        fields = tuple(shape_obligation(f, d) for f, d in zip(found.fields, declared.fields, strict=False))
+        return ("tuple", fields) if any(x is not None for x in fields) else None
+    return None

@@ -100,6 +100,10 @@ class CompiledProgram:
     entries: dict[str, str]  # entry key -> Python function name
     modules: list[Module] = field(default_factory=list)  # the program's and the Prelude's
     origins: dict[Expr, Expr] = field(default_factory=dict)  # rewritten node -> the node it replaces
+    # Python functions running their self tail calls as a loop -> the
+    # indices of those calls in `tail_sites` (the values `LAST` takes)
+    loops: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    tail_sites: list[Call] = field(default_factory=list)  # those calls, by the index `LAST` holds
 
     def written_at(self, parent: Expr, index: int) -> Any:
         """Where child `index` of `parent` is written (see `Module.written_at`)."""
@@ -114,6 +118,13 @@ class CompiledProgram:
         if 1 <= lineno <= len(self.line_nodes):
             return self.line_nodes[lineno - 1]
         return None
+
+    def line_of(self, node: Expr) -> int:
+        """The first line of code that evaluates `node` (0: none)."""
+        for i, n in enumerate(self.line_nodes):
+            if n is node:
+                return i + 1
+        return 0
 
     def function(self, entry: str) -> Callable[..., Any]:
         fn: Callable[..., Any] = self.namespace[self.entries[entry]]
@@ -168,6 +179,8 @@ class Compiler(OperatorSites):
         # Python function name -> its Relay signature, or a function computing it
         self.signatures: dict[str, Any] = {}
         self.match_sites: list[Match] = []
+        self.loops: dict[str, tuple[int, ...]] = {}  # functions that run their self tail calls as a loop -> their sites
+        self.tail_sites: list[Call] = []  # those calls (see `emit.FunctionEmitter.tail_calls`)
         self.let_alias: dict[Var, Expr] = {}
         self.blocks: list[Block] = []
         self.global_names: dict[GlobalVar, str] = {}
@@ -456,7 +469,17 @@ class Compiler(OperatorSites):
         modules = [m for m in (self.program, self.prelude) if m is not None]
         origins = self.optimizer.origins if self.optimizer is not None else {}
         return CompiledProgram(
-            self.ns, filename, source, nodes, self.function_names, self.match_sites, self.entries, modules, origins
+            self.ns,
+            filename,
+            source,
+            nodes,
+            self.function_names,
+            self.match_sites,
+            self.entries,
+            modules,
+            origins,
+            self.loops,
+            self.tail_sites,
         )
 
     def too_complex(self) -> Diagnostic:

@@ -34,11 +34,14 @@ import os
 import sys
 import threading
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
 from ..diagnostics import Diagnostic, codes
 from ..limits import RunTimeout
+
+if TYPE_CHECKING:
+    from .runtime import Frames
 
 LAST_RESORT = 2.0
 """Seconds after the deadline at which faulthandler ends a process whose
@@ -131,7 +134,7 @@ class Deadline:
 
     def _diagnostic(self, frame: FrameType | None, program: Any) -> Diagnostic:
         limit = f"the run took longer than the limit of {self.seconds:g} s (--timeout)"
-        frames, innermost, stage, counted = _frames(frame, program.filename if program is not None else None)
+        frames, innermost, stage, counted = _frames(frame, program)
         if program is None or not frames:
             return Diagnostic(codes.RESOURCE_LIMIT, f"{limit} while {stage} {self.name}", None)
         from .runtime import _add_backtrace, _describe_node
@@ -162,11 +165,15 @@ def _log(started: float) -> None:
             pass
 
 
-def _frames(frame: FrameType | None, filename: str | None) -> tuple[list[tuple[str, int]], str | None, str, bool]:
-    """The program's frames (name, line), outermost first; the file of the
-    innermost frame of relay_text; the stage the innermost frames name
-    ("checking", ...; "reading" if none); whether every frame was read."""
-    out: list[tuple[str, int]] = []
+def _frames(frame: FrameType | None, program: Any) -> tuple[Frames, str | None, str, bool]:
+    """The program's frames (see `runtime.Frames`), outermost first; the
+    file of the innermost frame of relay_text; the stage the innermost
+    frames name ("checking", ...; "reading" if none); whether every frame
+    was read."""
+    from .runtime import frame_entries
+
+    out: Frames = []
+    filename = program.filename if program is not None else None
     innermost = None
     stage = None
     n = 0
@@ -174,7 +181,7 @@ def _frames(frame: FrameType | None, filename: str | None) -> tuple[list[tuple[s
         code = frame.f_code
         name = code.co_filename
         if filename is not None and name == filename:
-            out.append((code.co_name, frame.f_lineno))
+            out.extend(reversed(frame_entries(program, code.co_name, frame.f_lineno, frame)))  # (reversed below)
         elif "relay_text" in name:
             if innermost is None:
                 innermost = name

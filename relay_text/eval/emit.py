@@ -8,6 +8,15 @@ constructors for `match`, a nested `def` for `fn`. Regions nested deeper
 than `MAX_NESTING` become functions of their own that receive the values
 they read. Large intermediate tensors are released (`del`) after their
 last reader, as a hand-written numpy program would let them go.
+
+A function that calls itself as the last thing it does (a loop written as
+recursion, such as the `%while_loop` closures of converted models) runs
+those calls as iterations of a `while` loop (see `tail_calls`): its
+parameters take the new arguments and the body starts again, so the
+values of one iteration are released in the next instead of piling up
+in a frame per call. Each iteration still counts as a nested call towards
+`--max-depth`, and the diagnostics count the iterations as the calls they
+stand for (`LOOPS`, `LAST`, `SAME`: see `runtime.frame_entries`).
 """
 
 from __future__ import annotations
@@ -17,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..ir.expr import (
     Call,
-    Constant,
     Constructor,
     Expr,
     Function,
@@ -31,13 +39,14 @@ from ..ir.expr import (
     Tuple,
     TupleGetItem,
     Var,
-    int_attr,
 )
 from ..ir.pattern import (
     pattern_vars,
 )
-from ..ir.ty import AnyDim, FuncType, TensorType, TupleType
-from .code import Block, free_names
+from ..ir.ty import FuncType, TensorType, TupleType
+from .code import Block, free_names, shape_obligation
+from .emit_inplace import InPlaceCalls
+from .tail_calls import TailSites, find_loops
 from .match_code import pattern_code
 from ..ir.schema import region_edges
 from .plan import LEAVES, Plan, Region
@@ -49,12 +58,7 @@ MAX_NESTING = 40  # Python block levels before a region gets its own function
 ELIF_CLAUSES = 16  # clauses of a match written as one `if`/`elif` chain at most
 
 
-# Steps fused into one pass over a buffer at most (see `chain`): past a few,
-# fusing saves little, and a longer chain would be rebuilt at every step.
-CHAIN_STEPS = 16
-
-
-class FunctionEmitter:
+class FunctionEmitter(InPlaceCalls):
     """Emits the regions of one top-level function, innermost first."""
 
     def __init__(self, compiler: Compiler, plan: Plan) -> None:
@@ -72,6 +76,9 @@ class FunctionEmitter:
         # the value of an annotated `let` -> (its annotation, the variable's name):
         # its shape is checked right after it is computed (see `check_shape`)
         self.let_checks: dict[Expr, tuple[Any, str]] = {}
+        # self tail calls, and the functions that have some (see `tail_calls`)
+        self.tail_sites: TailSites = {}
+        self.looping: set[Function] = set()
         for node in plan.place:
             if type(node) is Let and node.var.type_annotation is not None:
                 self.let_checks.setdefault(node.value, (node.var.type_annotation, f"`%{node.var.name}`"))
@@ -94,6 +101,7 @@ class FunctionEmitter:
         self.name_binders(fn)
         self.assign_levels(top)
         self.find_releasable()
+        self.tail_sites, self.looping = find_loops(self, fn, name)
         # Inner regions first: a control node's code embeds its regions' code.
         for region in reversed(self.plan.regions):
             self.code[region] = self.emit_region(region)
@@ -200,8 +208,21 @@ class FunctionEmitter:
         body.line("global DEPTH")
         body.line("DEPTH += 1")
         body.line("if DEPTH > MAXD: OVERFLOW()", fn)
-        result = self.embed(body, region)
-        body.line("DEPTH -= 1")
+        if fn not in self.looping:
+            result = self.embed(body, region)
+            body.line("DEPTH -= 1")
+            body.line(f"return {result}", fn.body)
+            return body
+        # LOOPS: the nested calls this frame stands for (its own and one
+        # per iteration); LAST: the site of the latest self call; SAME: how
+        # many of the latest self calls were made there in a row
+        body.line("LOOPS = 1; LAST = -1; SAME = 0", fn)
+        loop = Block()
+        result = self.embed(loop, region)
+        loop.line("break", fn.body)
+        body.line("while True:", fn)
+        body.nest(loop)
+        body.line("DEPTH -= LOOPS")
         body.line(f"return {result}", fn.body)
         return body
 
@@ -257,6 +278,8 @@ class FunctionEmitter:
                 released = self.released_after(node)
                 if released:
                     block.line(f"del {', '.join(released)}")
+                if node in self.tail_sites:
+                    block.line("continue", node)
                 continue
             stack.append((node, True))
             for dep in reversed(self.deps(node, region)):
@@ -344,138 +367,17 @@ class FunctionEmitter:
             if isinstance(callee, FuncType) and len(callee.arg_types) == len(node.args):
                 for i, (arg, param) in enumerate(zip(node.args, callee.arg_types, strict=False)):
                     self.check_shape(arg, param, f"argument {i + 1}", node, block)
-            block.line(f"{target} = {ref(op)}({joined})", node)
-
-    def chain(
-        self, node: Call, fn: Any, into: int, key: tuple[Any, ...], args: list[str], target: str, block: Block
-    ) -> bool:
-        """Fuse an in-place call into the in-place call just emitted whose
-        buffer it continues (see `inplace.Chain`): one pass over the buffer,
-        block by block, instead of two. Only `del` lines may stand between."""
-        from .inplace import Chain
-
-        last = self.last_inplace
-        if last is None or not getattr(fn, "fusable", False):
-            return False
-        home, index, prev, keys, parts, texts, names = last
-        if home is not block or self.resolve(node.args[into]) is not prev:
-            return False
-        if len(keys) >= CHAIN_STEPS:
-            return False  # a new pass starts: each step's cost stays bounded, a long chain compiles in linear time
-        for item in block.items[index + 1 :]:
-            if not isinstance(item, tuple) or not item[0].startswith("del "):
-                return False
-        others = [a for i, a in enumerate(args) if i != into]
-        if any(a in names for a in others):
-            return False  # reads the buffer twice (`x * x`): not a step of one pass
-        keys = [*keys, key]
-        parts = [*parts, fn]
-        texts = texts + others
-        key = ("chain", *keys)
-        ident = self.c.inplace_names.get(key)
-        if ident is None:
-            ident = self.c.inplace_names[key] = self.c.fresh("I")
-            self.c.ns[ident] = Chain(parts)
-        # every name of the chain stays bound (each is released after its reader)
-        text = f"{target} = {ident}({', '.join(texts)})" + "".join(f"; {n} = {target}" for n in names)
-        block.items[index] = (text, node)
-        self.last_inplace = (block, index, node, keys, parts, texts, [*names, target])
-        return True
-
-    def inplace_call(self, node: Call) -> tuple[str, Any, int, tuple[Any, ...]] | None:
-        """A function computing `node` into the buffer of an argument it
-        reads last (see `inplace`): (its name, the function, the argument,
-        its key), or None."""
-        from . import inplace
-        from ..ops._np import np
-
-        type_of = self.c.type_of
-        if type(node.op) is not Op or type_of is None:
-            return None
-        name = node.op.name
-        if not node.args or not inplace.fresh(name):
-            return None
-        ty = type_of(node)
-        if not isinstance(ty, TensorType) or ty.dtype not in inplace.FLOATS or type(ty.shape) is not tuple:
-            return None  # (a shape may still be a variable where a generic function is applied)
-        candidates = [0, 1] if name in inplace.BINARY_UFUNCS else [0]
-        for i in candidates:
-            if i >= len(node.args) or not self.reusable(node.args[i], node, ty):
-                continue
-            fn: Any = None
-            key: tuple[Any, ...] = (name, i)
-            if name in inplace.BINARY_UFUNCS and len(node.args) == 2:
-                other = type_of(node.args[1 - i])
-                if not isinstance(other, TensorType) or other.dtype != ty.dtype:
-                    return None
-                fn = inplace.binary(getattr(np, inplace.BINARY_UFUNCS[name]), i)
-            elif name == "nn.bias_add" and len(node.args) == 2:
-                axis = int_attr(dict(node.attrs), "axis", 1)
-                if axis is None:
-                    return None
-                key = (name, axis, len(ty.shape))
-                fn = inplace.bias_add(axis, len(ty.shape))
-            elif name == "power" and len(node.args) == 2:
-                e = node.args[1]
-                if type(e) is Constant and e.value in (2.0, 3.0) and e.shape == () and e.dtype == ty.dtype:
-                    key = (name, float(e.value))
-                    fn = inplace.power(float(e.value))
-            elif name in ("nn.softmax", "nn.log_softmax"):
-                axis = int_attr(dict(node.attrs), "axis", -1)
-                if axis is None or len(ty.shape) == 0 or axis % len(ty.shape) != len(ty.shape) - 1:
-                    return None
-                key = (name,)
-                fn = inplace.softmax(name == "nn.log_softmax")
-            elif len(node.args) == 1 and not node.attrs:
-                step = inplace.unary_step(name)
-                if step is not None:
-                    fn = inplace.unary(step)
-            if fn is None:
-                return None
-            names = self.c.inplace_names
-            ident = names.get(key)
-            if ident is None:
-                ident = names[key] = self.c.fresh("I")
-                self.c.ns[ident] = fn
-            return ident, self.c.ns[ident], i, key
-        return None
-
-    def reusable(self, arg: Expr, node: Expr, ty: Any) -> bool:
-        """Whether `node` may write its result into the buffer of `arg`: a
-        fresh tensor of the same type that `node` reads last, which no other
-        reader could have made a view of."""
-        from . import inplace
-
-        target = self.resolve(arg)
-        if type(target) is not Call or type(target.op) is not Op:
-            return False
-        if not inplace.fresh(target.op.name) and not self.dead_view(target):
-            return False
-        pending = self.readers.get(target)
-        if pending is None or pending != {node}:
-            return False
-        for reader in self.all_readers[target]:
-            if type(reader) is not Call or type(reader.op) is not Op or not inplace.fresh(reader.op.name):
-                return False
-        type_of = self.c.type_of
-        if type_of is None:
-            return False
-        found = type_of(target)
-        return isinstance(found, TensorType) and found == ty and all(type(d) is int for d in ty.shape)
-
-    def dead_view(self, node: Call) -> bool:
-        """Whether `node` reshapes (a view, or a copy) a fresh tensor that it
-        alone reads: its buffer is then the reshape's own."""
-        from ..ops import registry
-        from .inplace import fresh
-
-        op = node.op
-        if not isinstance(op, Op) or len(node.args) != 1 or not registry.properties(op.name).reshape:
-            return False
-        base = self.resolve(node.args[0])
-        if type(base) is not Call or type(base.op) is not Op or not fresh(base.op.name):
-            return False
-        return self.all_readers.get(base) == frozenset({node})
+            tail = self.tail_sites.get(node)
+            if tail is None:
+                block.line(f"{target} = {ref(op)}({joined})", node)
+                return
+            # the next iteration: the arguments become the parameters
+            site, params = tail
+            if params:
+                block.line(f"{', '.join(params)} = {joined}" if len(params) > 1 else f"{params[0]} = {joined}", node)
+            block.line("DEPTH += 1", node)
+            block.line("if DEPTH > MAXD: OVERFLOW(True)", node)
+            block.line(f"LOOPS += 1; SAME = SAME + 1 if LAST == {site} else 1; LAST = {site}", node)
 
     def check_shape(self, value: Expr, declared: Any, what: str, node: Expr, block: Block) -> None:
         """Where a value whose type has `?` dimensions meets a declared type with
@@ -572,24 +474,3 @@ class FunctionEmitter:
         (body_region,) = self.plan.opens[node]
         block.line(f"def {name}({', '.join(c.names[p] for p in node.params)}):", node)
         block.nest(self.function_body(node, body_region))
-
-
-def shape_obligation(found: Any, declared: Any) -> Any:
-    """What to check at run time where a value of type `found` meets the
-    declared type `declared`: for a tensor, its sizes (None where any size
-    will do); for a tuple, a tuple of such checks; None when the checker has
-    already proved the shapes equal (no `?` meets a size)."""
-    if isinstance(found, TensorType) and isinstance(declared, TensorType):
-        if (
-            type(found.shape) is not tuple
-            or type(declared.shape) is not tuple
-            or len(found.shape) != len(declared.shape)
-        ):
-            return None
-        if not any(isinstance(f, AnyDim) and type(d) is int for f, d in zip(found.shape, declared.shape, strict=False)):
-            return None
-        return ("tensor", tuple(d if type(d) is int else None for d in declared.shape))
-    if isinstance(found, TupleType) and isinstance(declared, TupleType) and len(found.fields) == len(declared.fields):
-        fields = tuple(shape_obligation(f, d) for f, d in zip(found.fields, declared.fields, strict=False))
-        return ("tuple", fields) if any(x is not None for x in fields) else None
-    return None

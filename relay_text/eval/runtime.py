@@ -256,15 +256,37 @@ def _on_big_stack(body: Callable[[], Any], stack: int) -> Any:
 # ---------------------------------------------------------------- diagnostics
 
 
-def _program_frames(program: CompiledProgram, tb: Any) -> list[tuple[str, int]]:
-    """(Python function name, line) of the compiled program's frames in a
-    traceback, outermost first."""
-    frames = []
+Frames = list[tuple[str, int, int]]
+"""The compiled program's frames, outermost first: (Python function name,
+line, the nested calls the entry stands for)."""
+
+
+def frame_entries(program: CompiledProgram, name: str, line: int, frame: Any) -> Frames:
+    """The entries of one frame of the program: one, or for a function
+    running its self tail calls as a loop (see `emit`) in its `n`th
+    iteration, entries for the `n - 1` calls it made of itself and one for
+    where the frame is. The loop records where its latest self call was
+    made and how many in a row were made there; the calls before those get
+    the line 0 (a place not known)."""
+    sites = program.loops.get(name)
+    if sites is not None:
+        f_locals = frame.f_locals
+        loops, last, same = f_locals.get("LOOPS"), f_locals.get("LAST"), f_locals.get("SAME")
+        if type(loops) is int and type(same) is int and 0 < same < loops and last in sites:
+            earlier = loops - 1 - same
+            entries = [(name, 0, earlier)] if earlier else []
+            return [*entries, (name, program.line_of(program.tail_sites[last]), same), (name, line, 1)]
+    return [(name, line, 1)]
+
+
+def _program_frames(program: CompiledProgram, tb: Any) -> Frames:
+    """The compiled program's frames in a traceback (see `Frames`)."""
+    frames: Frames = []
     filename = program.filename
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename == filename:
-            frames.append((code.co_name, tb.tb_lineno))
+            frames.extend(frame_entries(program, code.co_name, tb.tb_lineno, tb.tb_frame))
         tb = tb.tb_next
     return frames
 
@@ -279,7 +301,7 @@ def diagnose(program: CompiledProgram, exc: BaseException, max_depth: int) -> Di
         return None
     innermost_node = program.node_at(frames[-1][1])
     if isinstance(exc, (DepthExceeded, RecursionError)):
-        return _depth_diagnostic(program, frames, max_depth)
+        return _depth_diagnostic(program, frames, max_depth, isinstance(exc, DepthExceeded) and exc.tail)
     if isinstance(exc, (LimitExceeded, RunTimeout)):
         span = getattr(innermost_node, "span", None)
         label = exc.label if isinstance(exc, LimitExceeded) else "running here when the time ran out"
@@ -386,10 +408,12 @@ def _match_head(match: Match) -> Span | None:
     return Span(span.source, span.start, end)
 
 
-def _depth_diagnostic(program: CompiledProgram, frames: list[tuple[str, int]], max_depth: int) -> Diagnostic:
+def _depth_diagnostic(program: CompiledProgram, frames: Frames, max_depth: int, tail: bool = False) -> Diagnostic:
     # The innermost frame is the function whose entry went over the limit;
-    # the frame around it holds the call that entered it.
-    call_node = program.node_at(frames[-2][1]) if len(frames) > 1 else program.node_at(frames[-1][1])
+    # the frame around it holds the call that entered it. After a self tail
+    # call (`tail`), the innermost frame is the caller itself, at the call.
+    at = frames[-1] if tail or len(frames) == 1 else frames[-2]
+    call_node = program.node_at(at[1])
     span = getattr(call_node, "span", None)
     diag = Diagnostic(
         codes.RECURSION_LIMIT,
@@ -398,9 +422,9 @@ def _depth_diagnostic(program: CompiledProgram, frames: list[tuple[str, int]], m
         label="this call went too deep",
     )
     counts: dict[str, int] = {}
-    for name, _ in frames[:-1]:  # the innermost call never started
+    for name, _, times in frames if tail else frames[:-1]:  # the innermost call never started
         label = program.function_names.get(name, name)
-        counts[label] = counts.get(label, 0) + 1
+        counts[label] = counts.get(label, 0) + times
     busiest = sorted(counts.items(), key=lambda kv: -kv[1])[:2]
     described = " and ".join(f"`{name}` ({n:,} call{'' if n == 1 else 's'})" for name, n in busiest if name != "region")
     if described:
@@ -409,19 +433,31 @@ def _depth_diagnostic(program: CompiledProgram, frames: list[tuple[str, int]], m
     return diag
 
 
-def _add_backtrace(diag: Diagnostic, program: CompiledProgram, frames: list[tuple[str, int]], limit: int = 4) -> None:
+def _add_backtrace(diag: Diagnostic, program: CompiledProgram, frames: Frames, limit: int = 4) -> None:
     """Notes naming the calls that led to the error, innermost first:
     "`@hd` was called at prog.rly:3:5, in `@main`"."""
     names = program.function_names
     # Outlined regions belong to the function around them.
-    relay_frames = [(names.get(name, name), line) for name, line in frames]
+    relay_frames = [(names.get(name, name), line, times) for name, line, times in frames]
     calls: list[str] = []
     previous = None
     previous_key: tuple[Any, ...] | None = None
     repeats = 0
     callee_index = len(relay_frames) - 1
     while callee_index > 0 and len(calls) < limit:
-        callee = relay_frames[callee_index][0]
+        callee, line, times = relay_frames[callee_index]
+        # An entry standing for `times` calls of a function by itself (see
+        # `frame_entries`): at `line`, the same call as the one just
+        # counted, `times - 1` more times; at a place not known, a note.
+        if times > 1 and previous_key == (callee, line, callee):
+            repeats += times - 1
+        elif line == 0:
+            if repeats:
+                calls.append(f"... the same call {repeats:,} more time{'s' if repeats != 1 else ''}")
+                repeats = 0
+            who = "the closure" if callee == "fn" else f"`{callee}`"
+            calls.append(f"... and {times:,} more call{'s' if times != 1 else ''} of {who} by itself before that")
+            previous = previous_key = None
         caller_index = callee_index - 1
         while caller_index > 0 and relay_frames[caller_index][0] == "region":
             caller_index -= 1

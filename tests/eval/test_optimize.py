@@ -335,7 +335,7 @@ def test_a_long_elementwise_chain_is_fused_in_passes_of_bounded_length() -> None
     """40 steps in one buffer run as three passes (16, 16 and 8 steps): each
     step's fusing costs the same however long the chain, so a chain of
     thousands of `let`s compiles in linear time (it was quadratic)."""
-    from relay_text.eval.emit import CHAIN_STEPS
+    from relay_text.eval.emit_inplace import CHAIN_STEPS
     from relay_text.eval.runtime import execute
 
     assert CHAIN_STEPS == 16

@@ -15,6 +15,11 @@ Prints, in one run:
     process, with its time and peak resident memory.
 (d) compile time (IR to Python functions, after parsing and checking) of
     programs of 10^3, 10^4 and 10^5 let bindings, and its growth exponent.
+(e) loops written as recursion (a function calling itself last, which
+    runs as a loop), each in a fresh process: 300 iterations on a 1 MiB
+    tensor (target: a peak of at most 16 MiB above the interpreter with
+    numpy, where a frame held per iteration would take 300 MiB and more),
+    and a counter to 10^6, with their times.
 
 Each figure is the best CPU time of several repeats, the two sides of a
 comparison measured alternately (the machine may be busy); BLAS runs on one
@@ -56,12 +61,12 @@ def compiled(text: str, entry: str = "main") -> CompiledProgram:
     assert not errors, errors
     module = checked.module
     assert module is not None
-    std = checked.prelude
+    std = checked.prelude  # (None for a program that uses nothing of the Prelude)
     return compile_program(
         module,
         globals_=[module.global_var(entry)],
-        prelude=std.module,
-        type_of=_type_lookup(checked.result, std.checked()),
+        prelude=std.module if std is not None else None,
+        type_of=_type_lookup(checked.result, std.checked() if std is not None else None),
     )
 
 
@@ -265,8 +270,33 @@ def @build(%n : int32) -> List[int32] {
 def @main() -> int32 { @length(@build(1000000)) }
 """
 
-DEPTH_CHILD = """
-import resource, sys, time
+# The peak resident memory of the process itself: VmHWM (ru_maxrss would
+# include the parent's at the fork, which a benchmark that has run for a
+# while makes larger than the child's).
+PEAK = """
+def peak_kb():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+"""
+
+BASELINE_CHILD = """
+import sys
+sys.path.insert(0, {root!r})
+import relay_text.pipeline, numpy
+print(peak_kb())
+"""
+
+DEPTH_CHILD = (
+    PEAK
+    + """
+import sys, time
 sys.path.insert(0, {root!r})
 from relay_text.ir.span import Source
 from relay_text.pipeline import run_source
@@ -274,32 +304,53 @@ start = time.perf_counter()
 ran = run_source(Source("depth.rly", {program!r}))
 elapsed = time.perf_counter() - start
 assert ran.ok, [str(d) for d in ran.diagnostics]
-print(int(ran.value), elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(float(ran.value), elapsed, peak_kb())
 """
+)
 
 
-def depth_run() -> tuple[int, float, float, float]:
+def depth_run(program: str = DEPTH_PROGRAM) -> tuple[float, float, float, float]:
+    """(the value, seconds, peak RSS MiB) of a program run in a fresh
+    process, and the peak RSS MiB of an interpreter that imported the
+    evaluator and numpy."""
     baseline = subprocess.run(
         [
             sys.executable,
             "-c",
-            (
-                f"import sys, resource; sys.path.insert(0, {str(ROOT)!r}); import relay_text.pipeline, numpy; "
-                f"print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-            ),
+            PEAK + BASELINE_CHILD.format(root=str(ROOT)),
         ],
         capture_output=True,
         text=True,
         check=True,
     )
     out = subprocess.run(
-        [sys.executable, "-c", DEPTH_CHILD.format(root=str(ROOT), program=DEPTH_PROGRAM)],
+        [sys.executable, "-c", DEPTH_CHILD.format(root=str(ROOT), program=program)],
         capture_output=True,
         text=True,
         check=True,
     )
     value, elapsed, rss_kb = out.stdout.split()
-    return int(value), float(elapsed), int(rss_kb) / 1024, int(baseline.stdout) / 1024
+    return float(value), float(elapsed), int(rss_kb) / 1024, int(baseline.stdout) / 1024
+
+
+# ---------------------------------------------------------------- (e) loops
+
+TENSOR_LOOP = """
+def @main() -> float32 {
+  let %loop = fn (%i: int32, %a: Tensor[(512, 512), float32]) -> Tensor[(512, 512), float32] {
+    if (%i >= 300) { %a } else { %loop(%i + 1, tanh(multiply(%a, 0.5f) + %a)) }
+  };
+  sum(%loop(0, ones(shape=[512, 512], dtype="float32")))
+}
+"""
+
+COUNTER_LOOP = """
+def @count(%i: int32, %n: int32, %acc: float32) -> float32 {
+  if (%i >= %n) { %acc } else { @count(%i + 1, %n, %acc + 0.5f) }
+}
+def @main() -> float32 { @count(0, 1000000, 0f) }
+"""
+LOOP_MEMORY_TARGET = 16  # MiB above the interpreter with numpy
 
 
 # ---------------------------------------------------------------- (d) compile time
@@ -321,10 +372,11 @@ def compile_times(quick: bool) -> list[tuple[int, float]]:
         module = checked.module
         assert module is not None and not checked.errors
         std = checked.prelude
-        type_of = _type_lookup(checked.result, std.checked())
+        type_of = _type_lookup(checked.result, std.checked() if std is not None else None)
         with relaxed_gc():
             start = time.process_time()
-            compile_program(module, globals_=[module.global_var("main")], prelude=std.module, type_of=type_of)
+            prelude = std.module if std is not None else None
+            compile_program(module, globals_=[module.global_var("main")], prelude=prelude, type_of=type_of)
             rows.append((n, time.process_time() - start))
     return rows
 
@@ -351,7 +403,7 @@ def main() -> None:
     value, elapsed, rss, base = depth_run()
     print("\n(c) depth: @length(@build(1000000)), 10^6 nested calls each, in a fresh process")
     print(
-        f"  result {value}, {elapsed:.2f} s including parse and check; peak RSS {rss:.0f} MiB (interpreter "
+        f"  result {value:.0f}, {elapsed:.2f} s including parse and check; peak RSS {rss:.0f} MiB (interpreter "
         f"with numpy: {base:.0f} MiB)"
     )
 
@@ -363,6 +415,16 @@ def main() -> None:
         print(f"  n = {n:>7,}: {t:.3f} s ({t / n * 1e6:.1f} us per binding)")
     (n0, t0), (n1, t1) = rows[0], rows[-1]
     print(f"  growth exponent {math.log(t1 / t0) / math.log(n1 / n0):.2f} (1.00 is linear)")
+
+    print("\n(e) loops written as recursion, each in a fresh process (times include parse and check)")
+    value, elapsed, rss, base = depth_run(TENSOR_LOOP)
+    verdict = "pass" if rss - base <= LOOP_MEMORY_TARGET else "MISS"
+    print(
+        f"  300 iterations on a 1 MiB tensor: {elapsed:.2f} s, peak RSS {rss:.0f} MiB, {rss - base:.0f} MiB above "
+        f"the interpreter with numpy (target <= {LOOP_MEMORY_TARGET}: {verdict})"
+    )
+    value, elapsed, rss, base = depth_run(COUNTER_LOOP)
+    print(f"  a counter to 10^6: result {value:.0f}, {elapsed:.2f} s, peak RSS {rss:.0f} MiB")
 
 
 if __name__ == "__main__":

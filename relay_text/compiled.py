@@ -12,6 +12,12 @@ cache) and runs the caller's check against numpy; the loop is used only if
 every step succeeds. Without numba, if the compiler fails in any way, or if
 the check finds a difference, `get()` answers None, once and for good, and
 the caller keeps its numpy path.
+
+Loading numba costs a fraction of a second, which a short run would never
+win back: a loop made with `warm=N` is loaded by `after(work)` only once
+numpy has done N units of the work it would take over (elements
+converted, multiply-adds), about as long as loading takes. A run that
+never wins the loading back then loses at most as much as it spent.
 """
 
 from __future__ import annotations
@@ -27,13 +33,15 @@ _UNDECIDED = object()
 class Compiled(Generic[T]):
     """A compiled loop, decided once per process. `load` builds it and checks
     it against numpy: it returns the loop, or None if the loop's results
-    differ."""
+    differ. `warm`: the units of work numpy does before `after` loads it."""
 
-    __slots__ = ("_load", "_value")
+    __slots__ = ("_load", "_value", "numpy_work", "warm")
 
-    def __init__(self, load: Callable[[], T | None]) -> None:
+    def __init__(self, load: Callable[[], T | None], warm: int = 0) -> None:
         self._load = load
         self._value: object = _UNDECIDED
+        self.warm = warm
+        self.numpy_work = 0  # units of work numpy did while the loop was not loaded
 
     @classmethod
     def decided(cls, value: T | None) -> Compiled[T]:
@@ -56,6 +64,16 @@ class Compiled(Generic[T]):
 
     def available(self) -> bool:
         return self.get() is not None
+
+    def after(self, work: int) -> T | None:
+        """The loop for a step of `work` units, or None where numpy does it:
+        while numpy has done less than `warm` units (this step counted), and
+        where the loop is not available."""
+        if self._value is _UNDECIDED:
+            self.numpy_work += work
+            if self.numpy_work < self.warm:
+                return None
+        return self.get()
 
 
 def plain(array: Any) -> Any:

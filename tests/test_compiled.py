@@ -49,3 +49,22 @@ def test_without_numba_nothing_is_loaded(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_a_decided_path_never_loads() -> None:
     assert Compiled.decided("loop").get() == "loop"
     assert Compiled.decided(None).tried and not Compiled.decided(None).available()
+
+
+def test_a_warm_loop_is_loaded_once_numpy_did_that_much_work() -> None:
+    """`after(work)` counts numpy's work until it reaches `warm` (the step
+    that reaches it included), then loads; once decided it counts no more."""
+    pytest.importorskip("numba", reason="loading needs the `fast` extra (numba)")
+    loads = []
+    path = Compiled(lambda: loads.append(1) or "loop", warm=100)
+    assert [path.after(40), path.after(59)] == [None, None]
+    assert (path.tried, path.numpy_work, loads) == (False, 99, [])
+    assert path.after(1) == "loop"
+    assert (path.tried, path.numpy_work, loads) == (True, 100, [1])
+    assert path.after(10**9) == "loop" and path.numpy_work == 100
+
+
+def test_without_warm_the_first_step_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "numba", None)
+    path = Compiled(lambda: "loop")
+    assert (path.after(0), path.tried) == (None, True)

@@ -39,12 +39,11 @@ MIN_ELEMENTS = 1 << 12
 much as numpy's conversion of so few elements)."""
 
 WARM_ELEMENTS = 1 << 27
-"""Elements numpy converts before the compiled loops are loaded: about half
-a second of numpy's conversions, about what loading numba takes, so a run
-that never wins the loading back loses at most as much as it spent."""
+"""Elements numpy converts before the compiled loops are loaded (see
+`compiled`): about half a second of numpy's conversions, about what
+loading numba takes."""
 
 _TABLE: list[np.ndarray] = []  # the 65,536 float16 values as float32, once made
-_converted = [0]  # elements numpy converted while the loops were not loaded
 
 
 def table() -> np.ndarray:
@@ -103,7 +102,7 @@ def _checked() -> Any:
     return (to_half_bits, to_single) if same else None
 
 
-LOOPS: Compiled[Any] = Compiled(_checked)
+LOOPS: Compiled[Any] = Compiled(_checked, warm=WARM_ELEMENTS)
 """The compiled loops of the process (numba's dispatchers carry no static types)."""
 
 
@@ -119,11 +118,7 @@ def _loops(value: np.ndarray) -> Any:
         return None
     if not (value.flags.c_contiguous or value.flags.f_contiguous):
         return None
-    if not LOOPS.tried:
-        _converted[0] += value.size
-        if _converted[0] < WARM_ELEMENTS:
-            return None
-    return LOOPS.get()
+    return LOOPS.after(value.size)
 
 
 def probe() -> np.ndarray:

@@ -168,16 +168,14 @@ def test_unaligned_arrays_are_converted_by_numpy(loops: Any, compiled: None) -> 
 
 def test_numpy_converts_until_enough_elements_were_converted(loops: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The loops are loaded only once numpy has converted WARM_ELEMENTS elements."""
-    monkeypatch.setattr(_half, "LOOPS", Compiled(_half._checked))
-    monkeypatch.setattr(_half, "_converted", [0])
-    monkeypatch.setattr(_half, "WARM_ELEMENTS", 2 * 8192 + 1)
+    monkeypatch.setattr(_half, "LOOPS", Compiled(_half._checked, warm=2 * 8192 + 1))
     x = np.linspace(-60000, 60000, 8192, dtype=np.float32)
     for _ in range(2):
         assert _half.to_float16(x).tobytes() == x.astype(np.float16).tobytes()
         assert not _half.LOOPS.tried
     assert _half.to_float16(x).tobytes() == x.astype(np.float16).tobytes()
     assert _half.LOOPS.get() == loops
-    assert _half._converted == [3 * 8192]
+    assert _half.LOOPS.numpy_work == 3 * 8192
 
 
 def test_without_numba_numpy_converts(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,16 +17,13 @@ TAP_BLOCK = 1 << 17  # elements of copied taps per block (measured best of 4K to
 
 WARM_TAPS = 1 << 29
 """Multiply-adds (output elements times taps) numpy computes before the
-compiled loop is loaded: about half a second of numpy's depthwise work,
-about what loading numba takes, so a run that never wins the loading
-back loses at most as much as it spent."""
+compiled loop is loaded (see `compiled`): about half a second of numpy's
+depthwise work, about what loading numba takes."""
 
 LOOP_PIECE = 1 << 21
 """Multiply-adds of the compiled loop per thread, at least (about 0.15 ms
 of its work): a smaller piece waits longer for a pool thread than it
 saves."""
-
-_numpy_taps = [0]  # multiply-adds numpy computed while the loop was not loaded
 
 
 def depthwise_nchw(x: Any, pads: Shape, w: Any, out_hw: Shape, strides: Shape, dilation: Shape, dtype: Any) -> Any:
@@ -43,11 +40,7 @@ def _loop(dtype: Any, work: int) -> Any:
     absent, or before numpy has done WARM_TAPS of them)."""
     if np.dtype(dtype) not in (np.float32, np.float64):
         return None
-    if not LOOP.tried:
-        _numpy_taps[0] += work
-        if _numpy_taps[0] < WARM_TAPS:
-            return None
-    return LOOP.get()
+    return LOOP.after(work)
 
 
 def _depthwise(
@@ -220,7 +213,7 @@ def _checked() -> Any:
     return depthwise_planes
 
 
-LOOP: Compiled[Any] = Compiled(_checked)
+LOOP: Compiled[Any] = Compiled(_checked, warm=WARM_TAPS)
 """The compiled loop of the process (numba's dispatcher carries no static types)."""
 
 

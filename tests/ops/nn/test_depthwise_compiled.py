@@ -2,8 +2,9 @@
 against the numpy depthwise kernel and PyTorch: the same values (to the
 rounding of a sum taken in another order), the same bits wherever the
 sums are exact, NaN and infinity where numpy has them; loaded only after
-numpy has done WARM_TAPS of work, never without numba or when its check
-fails; split over the kernel threads without a changed bit."""
+numpy has done `WARM_TAPS` of work (`Compiled.after`), never without
+numba or when its check fails; split over the kernel threads without a
+changed bit."""
 
 from __future__ import annotations
 
@@ -180,26 +181,23 @@ def test_planes_split_over_the_threads_keep_their_bits(
 def test_numpy_computes_until_enough_work_was_done(loop: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The loop is loaded only once numpy has done WARM_TAPS multiply-adds;
     integers and float16 stay with numpy and do not count."""
-    monkeypatch.setattr(_depthwise, "LOOP", Compiled(_depthwise._checked))
-    monkeypatch.setattr(_depthwise, "_numpy_taps", [0])
     work = 2 * 4 * 8 * 8 * 9  # images, channels, output pixels, taps
-    monkeypatch.setattr(_depthwise, "WARM_TAPS", 2 * work + 1)
+    monkeypatch.setattr(_depthwise, "LOOP", Compiled(_depthwise._checked, warm=2 * work + 1))
     x = np.ones((2, 4, 8, 8), dtype=np.float32)
     w = np.ones((4, 1, 3, 3), dtype=np.float32)
     for dtype in (np.int32, np.float16):
         conv.conv2d_nchw(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 4, dtype)
-    assert _depthwise._numpy_taps == [0]
+    assert _depthwise.LOOP.numpy_work == 0
     for _ in range(2):
         assert conv.conv2d_nchw(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 4, np.float32)[0, 0, 3, 3] == 9
         assert not _depthwise.LOOP.tried
     assert conv.conv2d_nchw(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 4, np.float32)[0, 0, 0, 0] == 4
     assert _depthwise.LOOP.get() is loop
-    assert _depthwise._numpy_taps == [3 * work]
+    assert _depthwise.LOOP.numpy_work == 3 * work
 
 
 def test_without_numba_numpy_computes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_depthwise, "LOOP", Compiled(_depthwise._checked))
-    monkeypatch.setattr(_depthwise, "WARM_TAPS", 0)
     monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
     x = np.arange(2 * 3 * 5 * 5, dtype=np.float32).reshape(2, 3, 5, 5)
     w = np.ones((3, 1, 3, 3), dtype=np.float32)

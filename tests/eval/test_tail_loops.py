@@ -13,9 +13,12 @@ from pathlib import Path
 
 import numpy as np
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from relay_text.cli import main
 from relay_text.eval.values import to_python
+from tests.conftest import examples
 
 from .helpers import failure, located, run
 
@@ -191,3 +194,49 @@ def test_a_timeout_in_a_loop_counts_its_iterations(tmp_path: Path) -> None:
     assert re.fullmatch(r"  = note: \.\.\. the same call [0-9,]+ more times", notes[1])
     assert int(notes[1].split()[6].replace(",", "")) > 1000
     assert notes[2] == f"  = note: `@spin` was called at {prog}:4:24, in `@main`"
+
+
+# ---------------------------------------------------------------- the same values as recursion
+
+FLOATS = ["%a", "%c", "tanh(%a)", "multiply(%a, 0.5f)", "%a + %c", "negative(%c)", "%c - %a"]
+INTS = ["%b", "%b + %i", "%b * 2 - 3", "%i", "0 - %b"]
+CONDS = ["%b > 10", "%i < 4", "sum(%a) > 0f", "mod(%b, 3) == 0"]
+
+
+@st.composite
+def loop_bodies(draw: st.DrawFn, depth: int = 0) -> str:
+    """The `else` side of a loop over (%i, %a, %b): `if`s down to calls of
+    `CALL` (the loop itself, with %i one higher) or a result."""
+    if depth < 2 and draw(st.booleans()):
+        cond = draw(st.sampled_from(CONDS))
+        return f"if ({cond}) {{ {draw(loop_bodies(depth + 1))} }} else {{ {draw(loop_bodies(depth + 1))} }}"
+    if draw(st.integers(0, 4)) == 0:
+        return f"({draw(st.sampled_from(FLOATS))}, {draw(st.sampled_from(INTS))})"
+    return f"CALL(%i + 1, {draw(st.sampled_from(FLOATS))}, {draw(st.sampled_from(INTS))})"
+
+
+def loop_program(body: str, closure: bool, tail: bool) -> str:
+    """A program running `body` as a global function or a closure; with
+    `tail`, its self calls are last, else each is wrapped so that it is not
+    (`(call,).0`: a real call)."""
+    call = "%loop" if closure else "@loop"
+    inner = body.replace("CALL(", f"{call}(")
+    if not tail:
+        # `(f(...),).0`: the call's result is taken out of a tuple
+        inner = re.sub(rf"{re.escape(call)}\(([^()]*(?:\([^()]*\)[^()]*)*)\)", rf"({call}(\1),).0", inner)
+    head = "(%i: int32, %a: Tensor[(4), float32], %b: int32) -> (Tensor[(4), float32], int32)"
+    loop_body = f"if (%i >= 9) {{ (%a, %b) }} else {{ let %c = %a * 2f - 1f; {inner} }}"
+    if closure:
+        return f"def @main(%x: Tensor[(4), float32]) {{ let %loop = fn {head} {{ {loop_body} }}; %loop(0, %x, 5) }}"
+    return f"def @loop{head} {{ {loop_body} }}\ndef @main(%x: Tensor[(4), float32]) {{ @loop(0, %x, 5) }}"
+
+
+@settings(max_examples=examples(60))
+@given(body=loop_bodies(), closure=st.booleans())
+def test_a_loop_computes_what_the_recursion_computes(body: str, closure: bool) -> None:
+    x = np.array([0.5, -1.25, 2.0, 0.0], dtype=np.float32)
+    looped = loop_program(body, closure, tail=True)
+    recursive = loop_program(body, closure, tail=False)
+    assert "(%loop(" in recursive or "(@loop(" in recursive or "CALL" not in body
+    got, want = run(looped, x), run(recursive, x)
+    assert got[0].tobytes() == want[0].tobytes() and int(got[1]) == int(want[1]), (looped, got, want)

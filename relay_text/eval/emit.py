@@ -79,6 +79,7 @@ class FunctionEmitter(InPlaceCalls):
         # self tail calls, and the functions that have some (see `tail_calls`)
         self.tail_sites: TailSites = {}
         self.looping: set[Function] = set()
+        self.made_in_loops: set[Function] = set()  # closures made in a looping function's frame
         for node in plan.place:
             if type(node) is Let and node.var.type_annotation is not None:
                 self.let_checks.setdefault(node.value, (node.var.type_annotation, f"`%{node.var.name}`"))
@@ -101,7 +102,7 @@ class FunctionEmitter(InPlaceCalls):
         self.name_binders(fn)
         self.assign_levels(top)
         self.find_releasable()
-        self.tail_sites, self.looping = find_loops(self, fn, name)
+        self.tail_sites, self.looping, self.made_in_loops = find_loops(self, fn, name)
         # Inner regions first: a control node's code embeds its regions' code.
         for region in reversed(self.plan.regions):
             self.code[region] = self.emit_region(region)
@@ -219,6 +220,8 @@ class FunctionEmitter(InPlaceCalls):
         body.line("LOOPS = 1; LAST = -1; SAME = 0", fn)
         loop = Block()
         result = self.embed(loop, region)
+        if self.resolve(region.root) in self.tail_sites:
+            result = "None"  # (the body is the self call: the loop ends only by an error)
         loop.line("break", fn.body)
         body.line("while True:", fn)
         body.nest(loop)
@@ -247,8 +250,8 @@ class FunctionEmitter(InPlaceCalls):
             c.function_names[name] = "region"
             result = c.fresh("t")
             block.line(f"{result} = {name}({', '.join(imports)})", region.root)
-        if target is not None and target != result:
-            block.line(f"{target} = {result}", region.root)
+        if target is not None and target != result and self.resolve(region.root) not in self.tail_sites:
+            block.line(f"{target} = {result}", region.root)  # (a self tail call continues the loop instead)
             return target
         return result
 
@@ -472,5 +475,20 @@ class FunctionEmitter(InPlaceCalls):
         c.function_names[name] = "fn"
         c.signatures[name] = functools.partial(c.signature, node)
         (body_region,) = self.plan.opens[node]
-        block.line(f"def {name}({', '.join(c.names[p] for p in node.params)}):", node)
-        block.nest(self.function_body(node, body_region))
+        made = Block() if node in self.made_in_loops else block
+        made.line(f"def {name}({', '.join(c.names[p] for p in node.params)}):", node)
+        made.nest(self.function_body(node, body_region))
+        if made is block:
+            return
+        # A closure made in a loop's iteration holds that iteration's values:
+        # a function of its own makes it from them (Python's closures would
+        # read the loop's variables as they are when the closure runs).
+        maker = c.fresh("f")
+        imports = sorted(free_names(made), key=lambda n: (n[0], int(n[1:])))
+        out = Block()
+        out.line(f"def {maker}({', '.join(imports)}):", node)
+        made.line(f"return {name}", node)
+        out.nest(made)
+        c.blocks.append(out)
+        c.function_names[maker] = "region"
+        block.line(f"{name} = {maker}({', '.join(imports)})", node)

@@ -7,12 +7,12 @@ parameters take the new arguments and the body starts again. A loop
 written as recursion then holds one iteration's values, not one frame
 of them per call.
 
-A function stays recursive where a loop would change what it computes or
-checks: when it makes closures (a Python closure reads a loop variable as
-it is when the closure runs, not as it was when the closure was made),
-through a region outlined into a function of its own (see `emit`), and
-where the value of the call is checked against an annotation after it
-returns.
+A closure made in a looping function's frame is made by a function of
+its own from the values it reads (`emit.FunctionEmitter.emit_function`):
+a Python closure would read the loop's variables as they are when it
+runs, not as they were when it was made. A call stays a call through a
+region outlined into a function of its own (see `emit`), and where its
+value is checked against an annotation after it returns.
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ TailSites = dict[Expr, tuple[int, list[str]]]
 the parameters it assigns)."""
 
 
-def find_loops(emitter: FunctionEmitter, fn: Function, name: str) -> tuple[TailSites, set[Function]]:
+def find_loops(emitter: FunctionEmitter, fn: Function, name: str) -> tuple[TailSites, set[Function], set[Function]]:
     """The self tail calls of a top-level function (compiled as `name`) and
     of each closure in it, registered with the compiler (`loops`,
-    `tail_sites`); and the functions that have some."""
+    `tail_sites`); the functions that have some; the closures made in the
+    frames of those."""
     c = emitter.c
     sites: TailSites = {}
     looping: set[Function] = set()
@@ -51,17 +52,26 @@ def find_loops(emitter: FunctionEmitter, fn: Function, name: str) -> tuple[TailS
             sites[call] = (own[-1], params)
             c.tail_sites.append(call)
         c.loops[ident] = tuple(own)
-    return sites, looping
+    made = set()
+    if looping:
+        for node, region in emitter.plan.place.items():
+            if type(node) is Function and _maker(region) in looping:
+                made.add(node)
+    return sites, looping, made
+
+
+def _maker(region: Region) -> Expr:
+    """The function in whose frame the code of `region` runs."""
+    while type(region.owner) is not Function:
+        region = region.parent  # type: ignore[assignment]  # a function's body region is reached first
+    return region.owner
 
 
 def tail_calls(emitter: FunctionEmitter, fn: Function, name: str) -> list[Call]:
     """The calls by which `fn` (compiled as `name`) calls itself last,
-    passing one argument per parameter; none if it makes closures."""
+    passing one argument per parameter."""
     plan = emitter.plan
     (body,) = plan.opens[fn]
-    for node, region in plan.place.items():
-        if type(node) is Function and node is not fn and _inside(region, body):
-            return []
     found: list[Call] = []
     regions = [body]
     while regions:
@@ -108,10 +118,3 @@ def _calls_itself(emitter: FunctionEmitter, call: Call, fn: Function, name: str)
     if type(op) is GlobalVar:
         return emitter.c.ref(op) == name
     return type(op) is Var and emitter.resolve(op) is fn
-
-
-def _inside(region: Region, outer: Region) -> bool:
-    """Whether `region` is `outer` or lies within it."""
-    while region.depth > outer.depth:
-        region = region.parent  # type: ignore[assignment]  # deeper than outer, so not the root
-    return region is outer

@@ -92,8 +92,8 @@ def test_the_arguments_are_passed_all_at_once() -> None:
 
 
 def test_closures_made_in_a_loop_keep_their_own_iterations_values() -> None:
-    """A closure holds the values of the call that made it (a Python loop
-    would let it see the last ones), so such a function stays recursive."""
+    """A closure holds the values of the iteration that made it, not the
+    loop's last ones (as a closure made in a Python loop would)."""
     src = """
     def @collect(%i: int32, %acc: List[fn () -> int32]) -> List[fn () -> int32] {
       if (%i == 3) { %acc } else { @collect(%i + 1, Cons(fn () -> int32 { %i * 10 }, %acc)) }
@@ -101,6 +101,35 @@ def test_closures_made_in_a_loop_keep_their_own_iterations_values() -> None:
     def @main() -> List[int32] { @map(fn (%f: fn () -> int32) -> int32 { %f() }, @collect(0, Nil)) }
     """
     assert to_python(run(src)) == [20, 10, 0]
+
+
+def test_nested_loops_hold_one_iteration_of_each() -> None:
+    """A loop whose body makes another loop (a closure, as converted models
+    nest `while` loops) runs both as loops: the outer one's 100 iterations
+    on a 256 KiB tensor are not held."""
+    src = """
+    def @main(%x: Tensor[(256, 256), float32]) -> float32 {
+      let %outer = fn (%i: int32, %a: Tensor[(256, 256), float32]) -> Tensor[(256, 256), float32] {
+        if (%i == 100) { %a } else {
+          let %inner = fn (%j: int32, %b: Tensor[(256, 256), float32]) -> Tensor[(256, 256), float32] {
+            if (%j == 3) { %b } else { %inner(%j + 1, tanh(%b + %a)) }
+          };
+          %outer(%i + 1, %inner(0, multiply(%a, 0.5f)))
+        }
+      };
+      sum(%outer(0, %x))
+    }
+    """
+    x = np.random.default_rng(2).standard_normal((256, 256)).astype(np.float32)
+    a = x
+    for _ in range(100):
+        b = a * np.float32(0.5)
+        for _ in range(3):
+            b = np.tanh(b + a)
+        a = b
+    value, peak = _peak(src, x)
+    assert np.isclose(value, a.sum(dtype=np.float32), rtol=1e-5)
+    assert peak < 4 * 2**20, peak
 
 
 def test_a_match_clause_and_nested_branches_loop_too() -> None:
@@ -198,21 +227,23 @@ def test_a_timeout_in_a_loop_counts_its_iterations(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- the same values as recursion
 
-FLOATS = ["%a", "%c", "tanh(%a)", "multiply(%a, 0.5f)", "%a + %c", "negative(%c)", "%c - %a"]
+FLOATS = ["%a", "%c", "tanh(%a)", "multiply(%a, 0.5f)", "%a + %c", "negative(%c)", "%c - %a", "%g(%a)", "%g(%c)"]
 INTS = ["%b", "%b + %i", "%b * 2 - 3", "%i", "0 - %b"]
 CONDS = ["%b > 10", "%i < 4", "sum(%a) > 0f", "mod(%b, 3) == 0"]
 
 
 @st.composite
 def loop_bodies(draw: st.DrawFn, depth: int = 0) -> str:
-    """The `else` side of a loop over (%i, %a, %b): `if`s down to calls of
-    `CALL` (the loop itself, with %i one higher) or a result."""
+    """The `else` side of a loop over (%i, %a, %b, %h): `if`s down to calls
+    of `CALL` (the loop itself, with %i one higher, and as %h the closure
+    passed in or %g, made in this iteration) or a result."""
     if depth < 2 and draw(st.booleans()):
         cond = draw(st.sampled_from(CONDS))
         return f"if ({cond}) {{ {draw(loop_bodies(depth + 1))} }} else {{ {draw(loop_bodies(depth + 1))} }}"
+    floats, ints = draw(st.sampled_from(FLOATS)), draw(st.sampled_from(INTS))
     if draw(st.integers(0, 4)) == 0:
-        return f"({draw(st.sampled_from(FLOATS))}, {draw(st.sampled_from(INTS))})"
-    return f"CALL(%i + 1, {draw(st.sampled_from(FLOATS))}, {draw(st.sampled_from(INTS))})"
+        return f"(%h({floats}), {ints})"
+    return f"CALL(%i + 1, {floats}, {ints}, {draw(st.sampled_from(['%g', '%h']))})"
 
 
 def loop_program(body: str, closure: bool, tail: bool) -> str:
@@ -224,11 +255,15 @@ def loop_program(body: str, closure: bool, tail: bool) -> str:
     if not tail:
         # `(f(...),).0`: the call's result is taken out of a tuple
         inner = re.sub(rf"{re.escape(call)}\(([^()]*(?:\([^()]*\)[^()]*)*)\)", rf"({call}(\1),).0", inner)
-    head = "(%i: int32, %a: Tensor[(4), float32], %b: int32) -> (Tensor[(4), float32], int32)"
-    loop_body = f"if (%i >= 9) {{ (%a, %b) }} else {{ let %c = %a * 2f - 1f; {inner} }}"
+    fn_type = "fn (Tensor[(4), float32]) -> Tensor[(4), float32]"
+    head = f"(%i: int32, %a: Tensor[(4), float32], %b: int32, %h: {fn_type}) -> (Tensor[(4), float32], int32)"
+    # %g: a closure made in each iteration, holding that iteration's %a and %c
+    closure_g = "let %g = fn (%y: Tensor[(4), float32]) -> Tensor[(4), float32] { %y * %c + %a };"
+    loop_body = f"if (%i >= 9) {{ (%h(%a), %b) }} else {{ let %c = %a * 2f - 1f; {closure_g} {inner} }}"
+    start = "(0, %x, 5, fn (%y: Tensor[(4), float32]) -> Tensor[(4), float32] { %y })"
     if closure:
-        return f"def @main(%x: Tensor[(4), float32]) {{ let %loop = fn {head} {{ {loop_body} }}; %loop(0, %x, 5) }}"
-    return f"def @loop{head} {{ {loop_body} }}\ndef @main(%x: Tensor[(4), float32]) {{ @loop(0, %x, 5) }}"
+        return f"def @main(%x: Tensor[(4), float32]) {{ let %loop = fn {head} {{ {loop_body} }}; %loop{start} }}"
+    return f"def @loop{head} {{ {loop_body} }}\ndef @main(%x: Tensor[(4), float32]) {{ @loop{start} }}"
 
 
 @settings(max_examples=examples(60))
@@ -240,3 +275,20 @@ def test_a_loop_computes_what_the_recursion_computes(body: str, closure: bool) -
     assert "(%loop(" in recursive or "(@loop(" in recursive or "CALL" not in body
     got, want = run(looped, x), run(recursive, x)
     assert got[0].tobytes() == want[0].tobytes() and int(got[1]) == int(want[1]), (looped, got, want)
+
+
+def test_a_runaway_closure_made_in_a_loop_stops_at_the_limit() -> None:
+    """A closure whose body is only its self call, made in each iteration
+    of another loop: its loop never ends, and stops at the limit."""
+    src = """def @main() -> int32 {
+  let %outer = fn (%i: int32) -> int32 {
+    let %spin = fn (%j: int32) -> int32 { %spin(%j + %i) };
+    if (%i == 2) { %spin(0) } else { %outer(%i + 1) }
+  };
+  %outer(0)
+}
+"""
+    d = failure(src, max_depth=5000)
+    assert located(d) == ("recursion-limit", 3, 43, 3, 56)
+    # @main, 3 iterations of %outer and 4,996 of %spin (both closures: `fn`)
+    assert d.notes == ["the calls in progress were mostly `fn` (4,999 calls) and `@main` (1 call)"]

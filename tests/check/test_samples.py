@@ -271,6 +271,9 @@ TYPES = {
     "where_broadcast.rly": {
         "@main": "fn(Tensor[(100, 1, 100), float32], Tensor[(100, 100), float32]) -> Tensor[(100, 100, 100), float32]",
     },
+    "while_loop.rly": {
+        "@main": "fn() -> (Tensor[(), int32], Tensor[(), float32])",
+    },
 }
 
 

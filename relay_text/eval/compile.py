@@ -180,7 +180,7 @@ class Compiler(OperatorSites):
         self.signatures: dict[str, Any] = {}
         self.match_sites: list[Match] = []
         self.loops: dict[str, tuple[int, ...]] = {}  # functions that run their self tail calls as a loop -> their sites
-        self.tail_sites: list[Call] = []  # those calls (see `emit.FunctionEmitter.tail_calls`)
+        self.tail_sites: list[Call] = []  # those calls (see `tail_calls`)
         self.let_alias: dict[Var, Expr] = {}
         self.blocks: list[Block] = []
         self.global_names: dict[GlobalVar, str] = {}

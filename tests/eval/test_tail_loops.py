@@ -292,3 +292,25 @@ def test_a_runaway_closure_made_in_a_loop_stops_at_the_limit() -> None:
     assert located(d) == ("recursion-limit", 3, 43, 3, 56)
     # @main, 3 iterations of %outer and 4,996 of %spin (both closures: `fn`)
     assert d.notes == ["the calls in progress were mostly `fn` (4,999 calls) and `@main` (1 call)"]
+
+
+def test_a_match_of_many_clauses_loops() -> None:
+    """A match of more clauses than an `elif` chain holds (a flat run of
+    `if`s): each clause's self call continues the loop."""
+    ctors = "\n".join(f"  C{i} : () -> T" for i in range(20))
+    clauses = "\n".join(f"    case C{i} {{ @walk(%n - 1, %acc + {i}, C{(i * 7 + 3) % 20}()) }}" for i in range(20))
+    src = f"""data T {{
+{ctors}
+}}
+def @walk(%n: int32, %acc: int32, %t: T) -> int32 {{
+  if (%n == 0) {{ %acc }} else {{ match (%t) {{
+{clauses}
+  }} }}
+}}
+def @main() -> int32 {{ @walk(50000, 0, C0()) }}
+"""
+    acc, t = 0, 0
+    for _ in range(50000):
+        acc, t = acc + t, (t * 7 + 3) % 20
+    assert int(run(src, max_depth=50002)) == acc
+    assert failure(src, max_depth=50001).code == "recursion-limit"

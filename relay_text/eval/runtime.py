@@ -429,6 +429,10 @@ def _depth_diagnostic(program: CompiledProgram, frames: Frames, max_depth: int, 
     described = " and ".join(f"`{name}` ({n:,} call{'' if n == 1 else 's'})" for name, n in busiest if name != "region")
     if described:
         diag.with_note(f"the calls in progress were mostly {described}")
+    if tail:
+        looping = program.function_names.get(frames[-1][0], "fn")
+        who = "the closure" if looping == "fn" else f"`{looping}`"
+        diag.with_note(f"{who} calls itself last, as a loop: a higher limit lets it run longer, not hold more memory")
     diag.with_help("if the recursion is meant to go this deep, raise the limit with `--max-depth`")
     return diag
 

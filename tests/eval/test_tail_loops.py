@@ -156,7 +156,10 @@ def test_each_iteration_counts_as_a_nested_call() -> None:
     d = failure(src, max_depth=100)
     assert located(d) == ("recursion-limit", 2, 29, 2, 41)
     assert d.message == "evaluation went deeper than 100 nested calls"
-    assert d.notes == ["the calls in progress were mostly `@down` (99 calls) and `@main` (1 call)"]
+    assert d.notes == [
+        "the calls in progress were mostly `@down` (99 calls) and `@main` (1 call)",
+        "`@down` calls itself last, as a loop: a higher limit lets it run longer, not hold more memory",
+    ]
 
 
 def test_an_error_names_the_calls_the_iterations_stand_for() -> None:
@@ -291,7 +294,10 @@ def test_a_runaway_closure_made_in_a_loop_stops_at_the_limit() -> None:
     d = failure(src, max_depth=5000)
     assert located(d) == ("recursion-limit", 3, 43, 3, 56)
     # @main, 3 iterations of %outer and 4,996 of %spin (both closures: `fn`)
-    assert d.notes == ["the calls in progress were mostly `fn` (4,999 calls) and `@main` (1 call)"]
+    assert d.notes == [
+        "the calls in progress were mostly `fn` (4,999 calls) and `@main` (1 call)",
+        "the closure calls itself last, as a loop: a higher limit lets it run longer, not hold more memory",
+    ]
 
 
 def test_a_match_of_many_clauses_loops() -> None:

@@ -238,22 +238,30 @@ class FunctionEmitter(InPlaceCalls):
         if region not in self.outlined:
             block.items.extend(self.code[region].items)
         else:
-            name = c.fresh("r")
             inner = Block()
             inner.items.extend(self.code[region].items)
             inner.line(f"return {result}", region.root)
-            imports = sorted(free_names(inner), key=lambda n: (n[0], int(n[1:])))
-            out = Block()
-            out.line(f"def {name}({', '.join(imports)}):", region.owner)
-            out.nest(inner)
-            c.blocks.append(out)
-            c.function_names[name] = "region"
+            call = self.function_of(inner, "r", region.owner)
             result = c.fresh("t")
-            block.line(f"{result} = {name}({', '.join(imports)})", region.root)
+            block.line(f"{result} = {call}", region.root)
         if target is not None and target != result and self.resolve(region.root) not in self.tail_sites:
             block.line(f"{target} = {result}", region.root)  # (a self tail call continues the loop instead)
             return target
         return result
+
+    def function_of(self, body: Block, prefix: str, node: Expr) -> str:
+        """`body` as a module-level function of the names it reads but does
+        not bind (part of the function around it, for backtraces); returns
+        the call of it with those names."""
+        c = self.c
+        name = c.fresh(prefix)
+        imports = ", ".join(sorted(free_names(body), key=lambda n: (n[0], int(n[1:]))))
+        out = Block()
+        out.line(f"def {name}({imports}):", node)
+        out.nest(body)
+        c.blocks.append(out)
+        c.function_names[name] = "region"
+        return f"{name}({imports})"
 
     # ---- regions -------------------------------------------------------------
 
@@ -483,12 +491,5 @@ class FunctionEmitter(InPlaceCalls):
         # A closure made in a loop's iteration holds that iteration's values:
         # a function of its own makes it from them (Python's closures would
         # read the loop's variables as they are when the closure runs).
-        maker = c.fresh("f")
-        imports = sorted(free_names(made), key=lambda n: (n[0], int(n[1:])))
-        out = Block()
-        out.line(f"def {maker}({', '.join(imports)}):", node)
         made.line(f"return {name}", node)
-        out.nest(made)
-        c.blocks.append(out)
-        c.function_names[maker] = "region"
-        block.line(f"{name} = {maker}({', '.join(imports)})", node)
+        block.line(f"{name} = {self.function_of(made, 'f', node)}", node)

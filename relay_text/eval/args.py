@@ -380,6 +380,22 @@ def _mentions(ty: Any, header: GlobalTypeVar) -> bool:
     return False
 
 
+DRAW_PIECE = 1 << 20
+"""Elements of a float tensor drawn at a time (8 MiB of float64)."""
+
+
+def _standard_normal(rng: np.random.Generator, shape: list[int], dtype: Any) -> Any:
+    """`rng.standard_normal(shape).astype(dtype)`, the same values drawn a
+    piece at a time into the result: a 2 GiB float32 weight needs its own
+    2 GiB, not 4 more for its float64 draw."""
+    out = np.empty(shape, dtype=dtype)
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, DRAW_PIECE):
+        stop = min(flat.size, start + DRAW_PIECE)
+        flat[start:stop] = rng.standard_normal(stop - start)
+    return out
+
+
 def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: Bindings, name: str) -> Any:
     dtype = ty.dtype
     if isinstance(dtype, TypeVar):
@@ -404,11 +420,14 @@ def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: Bindings,
         else:
             raise ArgumentError(f"cannot make up a tensor for `{name}`: dimension `{dim}` is not a number")
     base = numpy_dtype(dtype.split("x")[0])
-    # (drawn as float64 or int64, then converted)
-    limits.check_allocation(limits.elements(tuple(shape)), max(base.itemsize, 8), f"a random value for `{name}`")
+    floats = base.kind == "f" or base.name == "bfloat16"
+    # (floats drawn as float64 piece by piece into the tensor; integers drawn
+    # whole as int64, then converted)
+    per_element = base.itemsize if floats else max(base.itemsize, 8)
+    limits.check_allocation(limits.elements(tuple(shape)), per_element, f"a random value for `{name}`")
     try:
-        if base.kind == "f" or base.name == "bfloat16":
-            arr = rng.standard_normal(shape).astype(base)
+        if floats:
+            arr = _standard_normal(rng, shape, base)
         elif base.kind == "b":
             arr = rng.random(shape) < 0.5
         elif base.kind == "u":
@@ -416,7 +435,7 @@ def _random_tensor(ty: TensorType, rng: np.random.Generator, bindings: Bindings,
         else:
             arr = rng.integers(-10, 10, size=shape).astype(base)
     except MemoryError:  # the system refused what the limit allowed
-        need = limits.elements(tuple(shape)) * max(base.itemsize, 8)
+        need = limits.elements(tuple(shape)) * per_element
         raise limits.LimitExceeded(
             limits.refused_by_system(f"a random value for `{name}`", need), "too large"
         ) from None

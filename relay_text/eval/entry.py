@@ -231,7 +231,7 @@ class _Arguments:
         rng = np.random.default_rng(self.request.seed)
         for p in self.entry.params:
             try:
-                value = shape_role(random_value(self.param_type(p), rng, self.defs, p.name), found.get(p))
+                value = shape_role(random_value(self.param_type(p), rng, self.defs, p.name), found.get(p), fresh=True)
             except ArgumentError as exc:
                 self.diags.append(_bad(str(exc), p.span, "cannot be filled at random"))
                 continue
@@ -406,7 +406,7 @@ def constant_values(
         for index in sorted(meta_types):
             try:
                 value = random_value(meta_types[index], rng, defs, f"meta[relay.Constant][{index}]")
-                constants[index] = shape_role(value, found.get(("meta", index)))
+                constants[index] = shape_role(value, found.get(("meta", index)), fresh=True)
             except ArgumentError:
                 pass  # its type is not known: reported as a constant without a value
             except limits.LimitExceeded as exc:

@@ -167,8 +167,10 @@ def _key(arg: Expr) -> Any:
     return None
 
 
-def shape_role(value: Any, role: Role | None) -> Any:
-    """A standard draw (as `random_value` makes it) reshaped to its role."""
+def shape_role(value: Any, role: Role | None, fresh: bool = False) -> Any:
+    """A standard draw (as `random_value` makes it) reshaped to its role;
+    with `fresh` (an array nothing else refers to), a float array is
+    reshaped in place, by the same operations in the same order."""
     if role is None or (not isinstance(value, np.ndarray) and not isinstance(value, np.generic)):
         return value
     arr = np.asarray(value)
@@ -182,6 +184,9 @@ def shape_role(value: Any, role: Role | None) -> Any:
     if kind != "f":
         return value
     dtype = arr.dtype
+    if fresh and isinstance(value, np.ndarray) and value.ndim and value.flags.writeable:
+        _in_place(value, role)
+        return value
     if role.kind == "weight":
         out = arr / math.sqrt(3 * role.size)
     elif role.kind == "variance":
@@ -192,6 +197,21 @@ def shape_role(value: Any, role: Role | None) -> Any:
         out = arr * 0.1
     out = np.asarray(out, dtype=dtype)
     return out[()] if out.ndim == 0 else out
+
+
+def _in_place(arr: Any, role: Role) -> None:
+    """`shape_role`'s formulas, computed in `arr`."""
+    if role.kind == "weight":
+        np.divide(arr, math.sqrt(3 * role.size), out=arr)
+    elif role.kind == "variance":
+        np.abs(arr, out=arr)
+        np.multiply(arr, 0.5, out=arr)
+        np.add(0.5, arr, out=arr)
+    elif role.kind == "scale":
+        np.multiply(arr, 0.1, out=arr)
+        np.add(1, arr, out=arr)
+    else:  # shift
+        np.multiply(arr, 0.1, out=arr)
 
 
 def metadata_values(module: Module) -> dict[int, Any]:

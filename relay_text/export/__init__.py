@@ -42,6 +42,8 @@ class ExportRequest:
     use_prelude: bool = True
     warnings_as_errors: bool = False
     functions: bool = False  # global functions as ONNX local functions, not inlined
+    # where the weights go when they do not stay in the model (see weights.BesideModel)
+    weights: Any = None
 
 
 @dataclass
@@ -150,6 +152,13 @@ def export_checked(module: Any, result: Any, request: ExportRequest) -> Any:
         if diags:
             raise _Failed(diags)
     try:
-        return export_model(module, result, entry, constants, bound, opset, functions=request.functions)
+        return export_model(
+            module, result, entry, constants, bound, opset, functions=request.functions, weights=request.weights
+        )
     except ExportError as exc:
         raise _Failed(exc.diagnostics) from None
+    finally:
+        # the values are in the model now: the exporter's objects refer to
+        # each other, so without this they would wait for the collector
+        constants.clear()
+        bound.clear()

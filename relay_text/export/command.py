@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ..text.wording import counted
@@ -44,6 +46,11 @@ from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, color_option, guarded
     is_flag=True,
     help="Write global functions as ONNX local functions (one per signature) instead of inlining their calls.",
 )
+@click.option(
+    "--external-data",
+    is_flag=True,
+    help="Write the weights to OUT.onnx.data beside the model (done anyway when they take 2 GiB or more).",
+)
 @click.option("--no-prelude", is_flag=True, help="Do not load the Prelude.")
 @warnings_options
 @color_option
@@ -57,6 +64,7 @@ def export(
     random_consts: bool,
     seed: int,
     functions: bool,
+    external_data: bool,
     no_prelude: bool,
     warnings_as_errors: bool | None,
     warning_policy: str | None,
@@ -65,7 +73,8 @@ def export(
     """Type-check a Relay file and write its entry point as an ONNX model."""
     from ..files import InputError, read
     from ..ir.span import Source
-    from . import ExportRequest, MissingOnnx, export_source, require_onnx
+    from . import ExportRequest, MissingOnnx, require_onnx
+    from .weights import BesideModel, WeightsRefused
 
     ctx = Context([path], color)
     if not ctx.start():
@@ -81,6 +90,11 @@ def export(
     except InputError as exc:
         reporter.message(f"error: {exc}", "bold red")
         return EXIT_ERROR
+    beside = BesideModel(output_path, always=external_data)
+    problem = beside.problem() if external_data else None
+    if problem is not None:
+        reporter.message(f"error: {problem}", "bold red")
+        return EXIT_ERROR
     request = ExportRequest(
         entry=entry,
         args_file=args_file,
@@ -90,33 +104,74 @@ def export(
         use_prelude=not no_prelude,
         functions=functions,
         warnings_as_errors=ctx.warnings_as_errors(warnings_as_errors, warning_policy),
+        weights=beside.open,
     )
-    exported = export_source(Source(inp.name, inp.text), request)
+    try:
+        return _export(ctx, Source(inp.name, inp.text), request, output_path, beside)
+    except WeightsRefused as exc:
+        reporter.message(f"error: {exc}", "bold red")
+        return EXIT_ERROR
+    finally:
+        beside.discard()
+
+
+def _export(ctx: Context, source: Any, request: Any, output_path: str, beside: Any) -> int:
+    """Export, check and write; the model is serialized once, and let go
+    before it is checked (a model of a few GiB is held as little as can be)."""
+    import onnx
+
+    from ..eval.inplace import give_back_memory
+    from ..writing import WriteRefused, write_output
+    from . import export_source
+    from .weights import PROTOBUF_LIMIT
+
+    reporter = ctx.reporter
+    exported = export_source(source, request)
     for diag in exported.diagnostics:
         reporter.diagnostic(diag)
     if not exported.ok:
         n = exported.errors
         reporter.message(f"Found {counted(n, 'error')}; nothing was exported", "bold red")
         return EXIT_FAIL
-    import onnx
+    model, exported.model = exported.model, None
+    give_back_memory()  # the values the weights were made from
+    graph = model.graph
+    local = len(model.functions)
+    summary = (
+        f"wrote {output_path}: {counted(len(graph.node), 'node')}, {counted(len(graph.input), 'input')}, "
+        f"{counted(len(graph.output), 'output')}, {counted(len(graph.initializer), 'initializer')}"
+        + (f", {counted(local, 'local function')}" if local else "")
+        + f" (opset {model.opset_import[0].version})"
+    )
+    if beside.file is not None:
+        data = beside.commit(model)
+        if beside.file.tensors:
+            from ..limits import byte_text
 
-    from ..writing import WriteRefused, write_output
+            summary += f"; {counted(beside.file.tensors, 'weight')} ({byte_text(beside.file.offset)}) in {beside.path}"
+    else:
+        size = model.ByteSize()
+        if size >= PROTOBUF_LIMIT:
+            from ..limits import byte_text
 
-    onnx.checker.check_model(exported.model, full_check=True)  # a failure here is a bug of the exporter
+            reporter.message(
+                f"error: the model takes {byte_text(size)}: an ONNX model holds less than 2 GiB in one piece, "
+                "and the weights inside its local functions cannot go to a file beside it "
+                "(export without --functions)",
+                "bold red",
+            )
+            return EXIT_ERROR
+        data = model.SerializeToString()
+        del graph, model
+        give_back_memory()
+        onnx.checker.check_model(data, full_check=True)  # a failure here is a bug of the exporter
     try:
-        write_output(output_path, exported.model.SerializeToString())
+        write_output(output_path, data)
     except WriteRefused as exc:
         reporter.message(f"error: {exc}", "bold red")
         return EXIT_ERROR
     except OSError as exc:
         reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
         return EXIT_ERROR
-    graph = exported.model.graph
-    local = len(exported.model.functions)
-    reporter.message(
-        f"wrote {output_path}: {counted(len(graph.node), 'node')}, {counted(len(graph.input), 'input')}, "
-        f"{counted(len(graph.output), 'output')}, {counted(len(graph.initializer), 'initializer')}"
-        + (f", {counted(local, 'local function')}" if local else "")
-        + f" (opset {exported.model.opset_import[0].version})"
-    )
+    reporter.message(summary)
     return EXIT_OK

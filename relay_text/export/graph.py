@@ -17,9 +17,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..ir.ty import AnyDim, TensorType, TypeVar
+from .weights import DataFile, Pending, write_initializers
 
 if TYPE_CHECKING:
-    from onnx import GraphProto, NodeProto, TensorProto, ValueInfoProto
+    from onnx import GraphProto, NodeProto, ValueInfoProto
 
 # Our dtype names -> ONNX TensorProto element types (onnx.TensorProto values).
 ONNX_DTYPES = {
@@ -98,7 +99,7 @@ class Graph:
         self.depth: int = parent.depth + 1 if parent is not None else 0  # subgraphs this one is nested in
         self.opset: int = opset if parent is None else parent.opset
         self.nodes: list[NodeProto] = []
-        self.initializers: list[TensorProto] = []
+        self.initializers: list[Pending] = []  # the root's constants, written when the model is assembled
         self.inputs: list[ValueInfoProto] = []
         self.outputs: list[ValueInfoProto] = []
         self.types: dict[str, TensorType] = {}  # value name -> its type, where known
@@ -146,8 +147,6 @@ class Graph:
 
     def constant(self, value: npt.ArrayLike, dtype: str | None = None, hint: str = "c") -> str:
         """A constant tensor: an initializer of the root graph, shared by equal small values."""
-        from onnx import numpy_helper
-
         if self.root is not self:  # a subgraph's constants are its root's (a function body writes them as nodes)
             return self.root.constant(value, dtype, hint)
         array = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
@@ -160,12 +159,11 @@ class Graph:
                 return found
         name = root.fresh(hint)
         if array.dtype.name == "bfloat16":
-            tensor = self.helper.make_tensor(
-                name, ONNX_DTYPES["bfloat16"], array.shape, array.view(np.uint16).tobytes(), raw=True
-            )
+            pending = Pending(name, np.asarray(array, order="C").view(np.uint16), ONNX_DTYPES["bfloat16"])
         else:
-            tensor = numpy_helper.from_array(np.array(array, order="C"), name)
-        root.initializers.append(tensor)
+            code = self.helper.np_dtype_to_tensor_dtype(array.dtype)
+            pending = Pending(name, np.asarray(array, order="C"), code)
+        root.initializers.append(pending)
         if key is not None:
             root._constants[key] = name
         return name
@@ -215,13 +213,26 @@ class Graph:
             self.outputs.append(self.value_info(name, ty))
 
     def build(self) -> GraphProto:
-        """The GraphProto (value_info for every intermediate value of known type)."""
+        """The GraphProto of a subgraph (its constants are its root's)."""
+        from onnx import GraphProto
+
+        assert not self.initializers, "a subgraph has no initializers"
+        proto = GraphProto()
+        self.fill(proto, None)
+        return proto
+
+    def fill(self, proto: GraphProto, data: DataFile | None) -> None:
+        """Write the graph into an empty `proto`: nodes, inputs, outputs, its
+        constants (see `weights.write_initializers`; they are let go as they
+        are written) and value_info for every intermediate value of known type."""
         declared = {v.name for v in self.inputs} | {v.name for v in self.outputs}
         declared |= {t.name for t in self.initializers}
         produced = {out for node in self.nodes for out in node.output}
-        infos = [
+        write_initializers(proto, self.initializers, data)
+        proto.node.extend(self.nodes)
+        proto.name = self.name
+        proto.input.extend(self.inputs)
+        proto.output.extend(self.outputs)
+        proto.value_info.extend(
             self.value_info(name, ty) for name, ty in self.types.items() if name in produced and name not in declared
-        ]
-        return self.helper.make_graph(
-            self.nodes, self.name, self.inputs, self.outputs, self.initializers, value_info=infos
         )

@@ -13,7 +13,7 @@ diagnostics for what cannot be exported.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..diagnostics import Diagnostic
@@ -22,6 +22,7 @@ from ..ir.ty import FuncType, TensorType, TupleType
 from ..ir.visitor import ExprVisitor
 from .graph import Graph, Unsupported, concrete
 from .lower import Exporter, ExportError, Lowerer, constructor_error, unsupported, unsupported_operator
+from .weights import DataFile, fits_in_model, weight_bytes
 from .values import Closure, ConstructorRef, GlobalRef, OpRef, Tensor, flatten, rebuild
 
 DEFAULT_OPSET = 18
@@ -96,9 +97,10 @@ def export_model(
     opset: int | None = None,
     graph_name: str = "main",
     functions: bool = False,
+    weights: Callable[[int], DataFile | None] | None = None,
 ) -> Any:
     """The ONNX model of `entry` (an `eval.entry.Entry`); see the module docstring."""
-    return build_model(module, result, entry, constants, bound, opset, graph_name, functions)[0]
+    return build_model(module, result, entry, constants, bound, opset, graph_name, functions, weights)[0]
 
 
 def build_model(
@@ -110,12 +112,15 @@ def build_model(
     opset: int | None = None,
     graph_name: str = "main",
     functions: bool = False,
+    weights: Callable[[int], DataFile | None] | None = None,
 ) -> tuple[Any, Any, Graph]:
     """`export_model`'s model, the structure of the result (a tensor, or
     nested tuples of them, as the outputs flatten), and the root graph.
     Without `opset`: the default, or the oldest one the program's operators
     need if that is later. With `functions`, calls of global functions
-    become calls of ONNX local functions (see `functions.py`)."""
+    become calls of ONNX local functions (see `functions.py`). `weights`,
+    given the bytes the weights take, says where they go: a data file
+    beside the model (see `weights.py`), or None for the model itself."""
     import onnx
 
     from .convert import converters, needed_opset
@@ -152,14 +157,32 @@ def build_model(
         from .functions import DOMAIN
 
         opsets.append(onnx.helper.make_opsetid(DOMAIN, 1))
-    model = onnx.helper.make_model(
-        graph.build(),
-        producer_name=PRODUCER,
-        opset_imports=opsets,
-        ir_version=min(onnx.IR_VERSION, 10),
-        functions=local,
-    )
+    model = onnx.ModelProto()
+    model.ir_version = min(onnx.IR_VERSION, 10)
+    model.producer_name = PRODUCER
+    model.opset_import.extend(opsets)
+    model.functions.extend(local)
+    total = weight_bytes(graph.initializers)
+    if weights is None and not fits_in_model(total):
+        raise too_large(total, entry.span)
+    data = weights(total) if weights is not None else None
+    graph.fill(model.graph, data)  # (the weights are written into the model, or to `data`, and let go)
     return model, value, graph
+
+
+def too_large(weights: int, span: Any) -> ExportError:
+    """The error for a model whose weights cannot be written into it."""
+    from ..diagnostics import codes
+    from ..limits import byte_text
+
+    diag = Diagnostic(
+        codes.RESOURCE_LIMIT,
+        f"the model's weights take {byte_text(weights)}: an ONNX model holds less than 2 GiB in one piece",
+        span,
+        label="the exported function",
+    )
+    diag.with_help("`relay export -o FILE.onnx` writes weights this large beside the model, to FILE.onnx.data")
+    return ExportError([diag])
 
 
 def _parameter(graph: Graph, p: Any, ty: Any, value: Any) -> Any:

@@ -21,6 +21,7 @@ import click
 
 from ..cli import EXIT_ERROR, EXIT_FAIL, EXIT_OK, Context, color_option, emit, guarded
 from .errors import ImportFailure
+from ..text.wording import counted
 
 
 def _shape_option(values: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
@@ -171,7 +172,7 @@ def import_command(
     elapsed = time.perf_counter() - started
     where = "standard output" if out == "-" else out
     size = sum(a.nbytes for a in weights.values())
-    tail = f", weights in {params_path} ({len(weights)} tensors, {_bytes(size)})" if weights else ""
+    tail = f", weights in {params_path} ({counted(len(weights), 'tensor')}, {_bytes(size)})" if weights else ""
     reporter.message(f"Imported {model} -> {where}{tail} in {elapsed:.2f} s", "bold green")
     return EXIT_OK
 

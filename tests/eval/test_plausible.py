@@ -4,8 +4,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from relay_text.eval.args import _standard_normal
 from relay_text.eval.entry import RunRequest
+from relay_text.eval.ops import numpy_dtype
 from relay_text.eval.plausible import Role, roles, shape_role
 from relay_text.ir.span import Source
 from relay_text.pipeline import check_source, run_source
@@ -70,3 +75,36 @@ def test_metadata_tensors_are_the_values() -> None:
     assert [str(d) for d in ran.diagnostics] == []
     assert ran.value.dtype == np.int32
     assert ran.value.tolist() == [11, 22, 33]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 40), min_size=0, max_size=3),
+    piece=st.integers(1, 300),
+    dtype=st.sampled_from(["float16", "float32", "float64", "bfloat16"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_floats_drawn_a_piece_at_a_time_are_the_whole_draw(shape: list[int], piece: int, dtype: str, seed: int) -> None:
+    """A float tensor is drawn into its result a piece at a time (a 2 GiB
+    weight needs no float64 draw of 4 GiB beside it): the values are those
+    of one float64 draw converted, whatever the piece size."""
+    from relay_text.eval import args
+
+    saved, args.DRAW_PIECE = args.DRAW_PIECE, piece
+    try:
+        got = _standard_normal(np.random.default_rng(seed), shape, numpy_dtype(dtype))
+    finally:
+        args.DRAW_PIECE = saved
+    whole = np.random.default_rng(seed).standard_normal(shape).astype(numpy_dtype(dtype))
+    assert got.dtype == whole.dtype and got.shape == whole.shape
+    assert got.tobytes() == whole.tobytes()
+
+
+@pytest.mark.parametrize("role", [Role("weight", 27), Role("variance"), Role("scale"), Role("shift"), Role("index", 5)])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_a_fresh_draw_is_shaped_in_place_to_the_same_values(role: Role, dtype: str) -> None:
+    draw = np.random.default_rng(4).standard_normal((5, 9)).astype(dtype)
+    copied = shape_role(draw.copy(), role)
+    in_place = shape_role(draw, role, fresh=True)
+    assert in_place is draw  # (no second tensor of the draw's size)
+    assert in_place.dtype == copied.dtype and in_place.tobytes() == copied.tobytes()

@@ -266,7 +266,7 @@ def test_a_random_argument_larger_than_max_memory_is_refused() -> None:
     d = only_error(ran.diagnostics)
     assert d.code == "resource-limit"
     assert d.message == (
-        "a random value for `x` needs 7.28 TiB (1,000,000,000,000 elements), more than the memory limit of "
+        "a random value for `x` needs 3.64 TiB (1,000,000,000,000 elements), more than the memory limit of "
         "1 GiB (--max-memory)"
     )
     assert where(d) == (1, 11, 1, 13)
@@ -312,7 +312,7 @@ def test_random_arguments_the_system_cannot_allocate_are_a_resource_limit(monkey
     d = only_error(ran.diagnostics)
     assert (d.code, d.message, d.label) == (
         "resource-limit",
-        "a random value for `x` needs 8 MiB, more memory than the system gives the run",
+        "a random value for `x` needs 4 MiB, more memory than the system gives the run",
         "too large",
     )
     assert where(d)[:2] == (1, 11)

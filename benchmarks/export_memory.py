@@ -76,14 +76,18 @@ def main() -> None:
         print(f"the corpus is not at {CORPUS}")
         return
     _, base, _ = child([])
-    print(f"relay export: peak memory per byte of weights; interpreter with the exporter imported: {base / 2**20:.0f} MiB")
-    print(f"{'model':<10} {'weights':<16} {'wall s':>7} {'peak MiB':>9} {'above MiB':>10} {'weights MiB':>12} {'ratio':>6}  target")
+    print(f"relay export: peak memory per byte of weights; interpreter with the exporter: {base / 2**20:.0f} MiB")
+    print(
+        f"{'model':<10} {'weights':<16} {'wall s':>7} {'peak MiB':>9} {'above MiB':>10} {'weights MiB':>12} "
+        f"{'ratio':>6}  target"
+    )
     misses = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             for label, extra in (("in the model", []), ("--external-data", ["--external-data"])):
                 out = Path(tmp) / f"{name}.onnx"
-                code, peak, wall = child(["export", str(CORPUS / MODELS[name]), "--random-consts", "-o", str(out), *extra])
+                args = ["export", str(CORPUS / MODELS[name]), "--random-consts", "-o", str(out), *extra]
+                code, peak, wall = child(args)
                 data = Path(str(out) + ".data")
                 if code != 0 or not (data if extra else out).exists():
                     print(f"{name:<10} {label:<16} relay export failed (status {code})")

@@ -122,7 +122,7 @@ def import_command(
             if list_nodes:
                 emit(Listing(model, proto).source.text)
                 return EXIT_OK
-            imported = from_onnx(proto, shapes, name=model)
+            imported = from_onnx(proto, shapes, name=model, folder=os.path.dirname(os.path.abspath(model)))
         else:
             from .torch import from_pt2, listing_of
 

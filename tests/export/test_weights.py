@@ -202,10 +202,82 @@ def test_an_earlier_data_file_is_replaced_whole(tmp_path: Path) -> None:
 
 
 def test_relay_import_reads_a_model_with_external_data(tmp_path: Path) -> None:
+    """The weights are mapped from the data file, not loaded into the model
+    first: the same text and the same weights as from the model that holds them."""
+    inline, inline_out = run_export(tmp_path)
+    assert inline.exit_code == 0, inline.output
+    held = inline_out.rename(tmp_path / "held.onnx")
     result, out = run_export(tmp_path, "--external-data")
     assert result.exit_code == 0, result.output
-    back = tmp_path / "back.rly"
-    imported = CliRunner().invoke(main, ["import", str(out), "-o", str(back)])
-    assert imported.exit_code == 0, imported.output
-    params = np.load(tmp_path / "back.params.npz")
-    assert sorted(a.shape for a in params.values()) == [(16,), (16, 64), (64, 64)]
+    for model in (held, out):
+        imported = CliRunner().invoke(main, ["import", str(model), "-o", str(tmp_path / f"{model.stem}.rly")])
+        assert imported.exit_code == 0, imported.output
+    assert (tmp_path / "mlp.rly").read_text() == (tmp_path / "held.rly").read_text()
+    beside, within = np.load(tmp_path / "mlp.params.npz"), np.load(tmp_path / "held.params.npz")
+    assert sorted(beside) == sorted(within) and len(beside) == 3
+    for name in within:
+        assert beside[name].dtype == within[name].dtype and beside[name].tobytes() == within[name].tobytes()
+
+
+def rewrite_record(path: Path, **changes: str) -> None:
+    """Change the external-data record of the model's first external weight."""
+    model = onnx.load(str(path), load_external_data=False)
+    tensor = next(t for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL)
+    for entry in tensor.external_data:
+        if entry.key in changes:
+            entry.value = changes[entry.key]
+    path.write_bytes(model.SerializeToString())
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"location": "../mlp.onnx.data"},
+            "tensor `meta0`: its data file `../mlp.onnx.data` is not a file in the model's folder",
+        ),
+        (
+            {"location": "/etc/passwd"},
+            "tensor `meta0`: its data file `/etc/passwd` is not a file in the model's folder",
+        ),
+        (
+            {"length": "100"},
+            "tensor `meta0`: it needs 16,384 bytes at offset 0 of {data}, which holds 20,480 (the record says 100)",
+        ),
+        (
+            {"offset": "8192"},
+            "tensor `meta0`: it needs 16,384 bytes at offset 8,192 of {data}, which holds 20,480 "
+            "(the record says 16,384)",
+        ),
+        ({"offset": "x"}, "tensor `meta0`: its offset or length in `mlp.onnx.data` is not a number"),
+        (
+            {"location": "gone.data"},
+            "tensor `meta0`: its data file {folder}/gone.data cannot be read (No such file or directory)",
+        ),
+    ],
+)
+def test_a_bad_external_data_record_is_an_import_error(tmp_path: Path, changes: dict[str, str], message: str) -> None:
+    result, out = run_export(tmp_path, "--external-data")
+    assert result.exit_code == 0, result.output
+    rewrite_record(out, **changes)
+    imported = CliRunner().invoke(main, ["import", str(out), "-o", str(tmp_path / "back.rly"), "--color", "never"])
+    assert imported.exit_code == 1
+    expected = message.format(data=tmp_path / "mlp.onnx.data", folder=tmp_path)
+    assert imported.output.startswith(f"error[import-invalid]: {expected}\n"), imported.output
+    assert not (tmp_path / "back.rly").exists()
+
+
+def test_a_model_given_without_its_folder_cannot_read_its_external_data(tmp_path: Path) -> None:
+    from relay_text.frontends.errors import ImportFailure
+    from relay_text.frontends.onnx import from_onnx, load_model
+
+    result, out = run_export(tmp_path, "--external-data")
+    assert result.exit_code == 0, result.output
+    with pytest.raises(ImportFailure) as failed:
+        from_onnx(load_model(str(out)))
+    [d] = failed.value.diagnostics
+    assert (d.code, d.message) == (
+        "import-invalid",
+        "tensor `meta0`: its data is in `mlp.onnx.data`, and the model's folder is not known (load it from a path)",
+    )
+    assert sorted(a.shape for a in from_onnx(str(out)).weights().values()) == [(16,), (16, 64), (64, 64)]

@@ -16,11 +16,13 @@ Needs the `onnx` package (`pip install 'relay-text[onnx]'`).
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from ...diagnostics import Diagnostic, codes
 from ..emit import Imported
 from ..errors import ImportFailure
+from .external import EXTERNAL_DIR
 from .graph import Importer, Options
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ def load_model(path: str) -> ModelProto:
             ]
         ) from None
     try:
-        model = onnx.load(path)
+        model = onnx.load(path, load_external_data=False)  # (weights in files beside it are mapped: see external.py)
     except FileNotFoundError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: no such file", None)]) from None
     except IsADirectoryError:
@@ -83,15 +85,19 @@ def from_onnx(
     freeze: bool = False,
     name: str | None = None,
     options: Options | None = None,
+    folder: str | None = None,
 ) -> Imported:
     """Convert an ONNX model (a ModelProto, or the path of a file).
 
     `input_shapes` fixes the dimensions of inputs (by ONNX name) that the
     model leaves open; `freeze` makes initializers constants of the program
     instead of parameters. Calls of the model's local functions are
-    inlined first."""
+    inlined first. Weights kept in files beside the model (external data)
+    are read from `folder`, by default the folder of `model` given as a
+    path (see `external.py`)."""
     if isinstance(model, str):
         name = name or model
+        folder = folder or os.path.dirname(os.path.abspath(model))
         model = load_model(model)
     model = inline_functions(model)
     opts = options or Options()
@@ -99,7 +105,11 @@ def from_onnx(
         opts.input_shapes = {k: tuple(int(d) for d in v) for k, v in input_shapes.items()}
     opts.freeze = freeze or opts.freeze
     importer = Importer(model, name or "<model>", opts)
-    body = importer.run()
+    token = EXTERNAL_DIR.set(folder)
+    try:
+        body = importer.run()
+    finally:
+        EXTERNAL_DIR.reset(token)
     return Imported(
         importer.b,
         importer.inputs,

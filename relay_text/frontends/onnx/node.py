@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..builder import Unsupported
+from ...diagnostics import Diagnostic, codes
+from ..errors import ImportFailure
 
 if TYPE_CHECKING:
     from onnx import AttributeProto, NodeProto, SparseTensorProto, TensorProto
@@ -173,9 +175,17 @@ def attribute_value(proto: AttributeProto) -> Any:
 def tensor_array(t: TensorProto) -> np.ndarray:
     import onnx.numpy_helper
 
+    from .external import ExternalDataError, external_array, uses_external_data
+
     if t.data_type == 8:
         raise Unsupported("string tensors have no Relay dtype")
     dtype_of(t.data_type, "a tensor")
+    if uses_external_data(t):
+        try:
+            mapped: np.ndarray = external_array(t)
+            return mapped
+        except ExternalDataError as exc:
+            raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"tensor `{t.name}`: {exc}", None)]) from None
     return np.asarray(onnx.numpy_helper.to_array(t))
 
 

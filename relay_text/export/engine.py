@@ -63,8 +63,10 @@ def onnxruntime_engine(
         except ExportError as exc:
             raise RunFailed(exc.diagnostics) from None
         _check_memory(graph, entry.span)
+        data = model.SerializeToString()
+        del model  # (onnxruntime reads the bytes: the model need not be held beside them)
         remaining = None if timeout is None else timeout - (time.monotonic() - started)
-        outputs = run_model(model, flat_inputs(args), remaining, threads, entry.span, graph.spans)
+        outputs = run_model(data, flat_inputs(args), remaining, threads, entry.span, graph.spans)
         return _rebuild(structure, outputs)
 
     return engine
@@ -86,7 +88,7 @@ def flat_inputs(args: tuple[Any, ...]) -> list[Any]:
 
 
 def run_model(
-    model: Any,
+    model: Any,  # a ModelProto, or its bytes
     inputs: list[Any],
     timeout: float | None,
     threads: int | None,
@@ -105,8 +107,9 @@ def run_model(
     if timeout is not None and timeout <= 0:
         raise RunFailed([_timeout(timeout, span)], ran=True)
     limit = limits.max_memory()
-    held = limits.resident()
-    data = model.SerializeToString()
+    held = limits.resident()  # (the model, as a message or as its bytes)
+    data = model if isinstance(model, bytes) else model.SerializeToString()
+    del model
     # onnxruntime keeps the weights outside its arena: they count twice (the
     # serialized model, and onnxruntime's copy of its initializers)
     outside = held + 2 * len(data)

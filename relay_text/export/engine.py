@@ -54,22 +54,67 @@ def onnxruntime_engine(
     started = time.monotonic()
 
     def engine(module: Any, entry: Any, args: tuple[Any, ...], constants: dict[int, Any], result: Any) -> Any:
+        import tempfile
+
         from ..eval.entry import RunFailed
         from .lower import ExportError
         from .model import build_model
 
-        try:
-            model, structure, graph = build_model(module, result, entry, constants, {}, opset, functions=functions)
-        except ExportError as exc:
-            raise RunFailed(exc.diagnostics) from None
-        _check_memory(graph, entry.span)
-        data = model.SerializeToString()
-        del model  # (onnxruntime reads the bytes: the model need not be held beside them)
-        remaining = None if timeout is None else timeout - (time.monotonic() - started)
-        outputs = run_model(data, flat_inputs(args), remaining, threads, entry.span, graph.spans)
+        with tempfile.TemporaryDirectory(prefix="relay-onnxruntime-") as folder:
+            beside = _Beside(folder)
+            try:
+                model, structure, graph = build_model(
+                    module, result, entry, constants, {}, opset, functions=functions, weights=beside.open
+                )
+            except ExportError as exc:
+                raise RunFailed(exc.diagnostics) from None
+            finally:
+                beside.close()
+            _check_memory(graph, entry.span)
+            source = beside.save(model)
+            del model  # (onnxruntime reads the bytes or the file: the model need not be held beside them)
+            remaining = None if timeout is None else timeout - (time.monotonic() - started)
+            outputs = run_model(source, flat_inputs(args), remaining, threads, entry.span, graph.spans)
         return _rebuild(structure, outputs)
 
     return engine
+
+
+class _Beside:
+    """Weights too large for a model in memory (2 GiB), for the engine: the
+    model is saved in a temporary folder with its weights in a file beside
+    it, and onnxruntime loads it from there."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.file: Any = None
+
+    def open(self, weights: int) -> Any:
+        import os
+
+        from .weights import DataFile, fits_in_model
+
+        if fits_in_model(weights):
+            return None
+        stream = open(os.path.join(self.folder, "model.onnx.data"), "wb")  # noqa: SIM115 - closed by `close`
+        self.file = DataFile(stream, "model.onnx.data")
+        return self.file
+
+    def close(self) -> None:
+        if self.file is not None and not self.file.stream.closed:
+            self.file.stream.close()
+
+    def save(self, model: Any) -> bytes | str:
+        """The model's bytes, or the path of the model saved beside its weights."""
+        if self.file is None:
+            data: bytes = model.SerializeToString()
+            return data
+        import os
+
+        path = os.path.join(self.folder, "model.onnx")
+        with open(path, "wb") as out:
+            out.write(model.SerializeToString())
+        return path
 
 
 def flat_inputs(args: tuple[Any, ...]) -> list[Any]:
@@ -87,8 +132,16 @@ def flat_inputs(args: tuple[Any, ...]) -> list[Any]:
     return out
 
 
+def _saved_size(path: str) -> int:
+    """Bytes of a saved model and of its weights' file beside it."""
+    import os
+
+    weights = path + ".data"
+    return os.path.getsize(path) + (os.path.getsize(weights) if os.path.exists(weights) else 0)
+
+
 def run_model(
-    model: Any,  # a ModelProto, or its bytes
+    model: Any,  # a ModelProto, its bytes, or the path of a saved model
     inputs: list[Any],
     timeout: float | None,
     threads: int | None,
@@ -108,17 +161,18 @@ def run_model(
         raise RunFailed([_timeout(timeout, span)], ran=True)
     limit = limits.max_memory()
     held = limits.resident()  # (the model, as a message or as its bytes)
-    data = model if isinstance(model, bytes) else model.SerializeToString()
+    data = model if isinstance(model, (bytes, str)) else model.SerializeToString()
     del model
     # onnxruntime keeps the weights outside its arena: they count twice (the
     # serialized model, and onnxruntime's copy of its initializers)
-    outside = held + 2 * len(data)
+    size = len(data) if isinstance(data, bytes) else _saved_size(data)
+    outside = held + 2 * size
     arena = limit - outside
     if arena <= 0:
         raise RunFailed(
             [
                 _memory(
-                    f"the process holds {limits.byte_text(held)} and the model takes {limits.byte_text(len(data))} "
+                    f"the process holds {limits.byte_text(held)} and the model takes {limits.byte_text(size)} "
                     "(twice while it loads): "
                     f"nothing is left for onnxruntime's tensors under the memory limit of {limits.byte_text(limit)} "
                     "(--max-memory)",

@@ -128,8 +128,8 @@ def test_no_weight_large_enough_leaves_no_data_file(tmp_path: Path) -> None:
 
 
 def test_without_a_place_for_them_too_large_weights_are_a_located_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The Python API (and `relay run --engine onnxruntime`) builds the model
-    in memory: weights past the limit are a resource-limit error at the entry."""
+    """The Python API builds the model in memory (unless given a place for
+    the weights): weights past the limit are a resource-limit error at the entry."""
     monkeypatch.setattr(weights, "INLINE_LIMIT", 1024)
     [d] = export_errors(MLP, random_consts=True)
     assert (d.code, d.message, d.label) == (
@@ -281,3 +281,31 @@ def test_a_model_given_without_its_folder_cannot_read_its_external_data(tmp_path
         "tensor `meta0`: its data is in `mlp.onnx.data`, and the model's folder is not known (load it from a path)",
     )
     assert sorted(a.shape for a in from_onnx(str(out)).weights().values()) == [(16,), (16, 64), (64, 64)]
+
+
+def test_the_onnxruntime_engine_runs_a_model_whose_weights_go_beside_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`relay run --engine onnxruntime` saves such a model in a temporary
+    folder with its weights beside it, and onnxruntime loads it from there."""
+    from relay_text.eval.entry import RunRequest
+    from relay_text.export.engine import onnxruntime_engine
+    from relay_text.ir.span import Source
+    from relay_text.pipeline import run_source
+
+    saved: list[str] = []
+    real = ort.InferenceSession
+
+    def session(model: object, *args: object, **kwargs: object) -> object:
+        saved.append(model if isinstance(model, str) else "bytes")
+        return real(model, *args, **kwargs)
+
+    monkeypatch.setattr(ort, "InferenceSession", session)
+    values = []
+    for limit, engine in ((weights.INLINE_LIMIT, None), (1024, onnxruntime_engine()), (2**31, onnxruntime_engine())):
+        monkeypatch.setattr(weights, "INLINE_LIMIT", limit)
+        ran = run_source(Source("mlp.rly", MLP), RunRequest(random_args=True, random_consts=True, engine=engine))
+        assert ran.ok, [str(d) for d in ran.diagnostics]
+        values.append(np.asarray(ran.value))
+    assert len(saved) == 2 and saved[0].endswith("model.onnx") and saved[1] == "bytes"
+    assert not os.path.exists(os.path.dirname(saved[0]))  # the temporary folder is gone
+    np.testing.assert_allclose(values[1], values[0], rtol=1e-5, atol=1e-6)
+    assert values[1].tobytes() == values[2].tobytes()

@@ -43,8 +43,12 @@ def load_model(path: str) -> ModelProto:
                 )
             ]
         ) from None
+    from .mapped import read_mapped
+
     try:
-        model = onnx.load(path, load_external_data=False)  # (weights in files beside it are mapped: see external.py)
+        # weights are mapped from the model's file (mapped.py) and from files beside it (external.py)
+        mapped = read_mapped(path)
+        model = onnx.load(path, load_external_data=False) if mapped is None else onnx.load_model_from_string(mapped)
     except FileNotFoundError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: no such file", None)]) from None
     except IsADirectoryError:

@@ -118,7 +118,7 @@ def import_command(
             from .onnx import from_onnx, load_model
             from .onnx.listing import Listing
 
-            proto = load_model(model)
+            proto = load_model(model, mapped=True)
             if list_nodes:
                 emit(Listing(model, proto).source.text)
                 return EXIT_OK

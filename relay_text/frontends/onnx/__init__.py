@@ -31,8 +31,11 @@ if TYPE_CHECKING:
 __all__ = ["ImportFailure", "Imported", "Options", "from_onnx", "load_model"]
 
 
-def load_model(path: str) -> ModelProto:
-    """Read an ONNX model file; ImportFailure if it cannot be read."""
+def load_model(path: str, mapped: bool = False) -> ModelProto:
+    """Read an ONNX model file; ImportFailure if it cannot be read. With
+    `mapped`, weights of 1 KiB or more are not read: they stay records of
+    where they lie, in the file or beside it, and `from_onnx` maps them
+    given the file's folder (see `mapped.py` and `external.py`)."""
     try:
         import onnx
     except ImportError:
@@ -46,9 +49,12 @@ def load_model(path: str) -> ModelProto:
     from .mapped import read_mapped
 
     try:
-        # weights are mapped from the model's file (mapped.py) and from files beside it (external.py)
-        mapped = read_mapped(path)
-        model = onnx.load(path, load_external_data=False) if mapped is None else onnx.load_model_from_string(mapped)
+        if not mapped:
+            model = onnx.load(path)
+        else:
+            # weights are mapped from the model's file (mapped.py) and from files beside it (external.py)
+            records = read_mapped(path)
+            model = onnx.load_model_from_string(records) if records else onnx.load(path, load_external_data=False)
     except FileNotFoundError:
         raise ImportFailure([Diagnostic(codes.IMPORT_INVALID, f"{path}: no such file", None)]) from None
     except IsADirectoryError:
@@ -102,7 +108,7 @@ def from_onnx(
     if isinstance(model, str):
         name = name or model
         folder = folder or os.path.dirname(os.path.abspath(model))
-        model = load_model(model)
+        model = load_model(model, mapped=True)
     model = inline_functions(model)
     opts = options or Options()
     if input_shapes:

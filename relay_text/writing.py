@@ -338,6 +338,13 @@ def _remove(name: str) -> None:
         os.unlink(name)
 
 
+def new_file_mode() -> int:
+    """The permissions a new file gets: 0o666 less the umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_output(path: str, data: bytes) -> None:
     """Write a file a command produces (`relay import -o`, ...): an existing
     regular file is replaced as `replace` does it (mode, owner and links
@@ -358,9 +365,7 @@ def write_output(path: str, data: bytes) -> None:
         replace(path, data, None, None, force=False)
         return
     directory = os.path.dirname(os.path.abspath(path))
-    mask = os.umask(0)
-    os.umask(mask)
-    mode = 0o666 & ~mask
+    mode = new_file_mode()
     fd, name = -1, None
     try:
         with critical():

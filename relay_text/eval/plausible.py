@@ -168,9 +168,9 @@ def _key(arg: Expr) -> Any:
 
 
 def shape_role(value: Any, role: Role | None, fresh: bool = False) -> Any:
-    """A standard draw (as `random_value` makes it) reshaped to its role;
-    with `fresh` (an array nothing else refers to), a float array is
-    reshaped in place, by the same operations in the same order."""
+    """A standard draw (as `random_value` makes it) reshaped to its role.
+    A float draw is reshaped in a copy, or, with `fresh` (an array nothing
+    else refers to), in place."""
     if role is None or (not isinstance(value, np.ndarray) and not isinstance(value, np.generic)):
         return value
     arr = np.asarray(value)
@@ -183,31 +183,20 @@ def shape_role(value: Any, role: Role | None, fresh: bool = False) -> Any:
         return value
     if kind != "f":
         return value
-    dtype = arr.dtype
-    if fresh and isinstance(value, np.ndarray) and value.ndim and value.flags.writeable:
-        _in_place(value, role)
-        return value
-    if role.kind == "weight":
-        out = arr / math.sqrt(3 * role.size)
-    elif role.kind == "variance":
-        out = 0.5 + np.abs(arr) * 0.5
-    elif role.kind == "scale":
-        out = 1 + arr * 0.1
-    else:  # shift
-        out = arr * 0.1
-    out = np.asarray(out, dtype=dtype)
-    return out[()] if out.ndim == 0 else out
+    shaped = value if fresh and isinstance(value, np.ndarray) and value.flags.writeable else np.array(arr)
+    _in_place(shaped, role)
+    return shaped[()] if shaped.ndim == 0 else shaped
 
 
 def _in_place(arr: Any, role: Role) -> None:
-    """`shape_role`'s formulas, computed in `arr`."""
+    """The role's formula, computed in `arr` (in its dtype)."""
     if role.kind == "weight":
         np.divide(arr, math.sqrt(3 * role.size), out=arr)
-    elif role.kind == "variance":
+    elif role.kind == "variance":  # 0.5 + |x| * 0.5
         np.abs(arr, out=arr)
         np.multiply(arr, 0.5, out=arr)
         np.add(0.5, arr, out=arr)
-    elif role.kind == "scale":
+    elif role.kind == "scale":  # 1 + x * 0.1
         np.multiply(arr, 0.1, out=arr)
         np.add(1, arr, out=arr)
     else:  # shift

@@ -120,12 +120,14 @@ def _export(ctx: Context, source: Any, request: Any, output_path: str, beside: A
     before it is checked (a model of a few GiB is held as little as can be)."""
     import onnx
 
-    from ..eval.inplace import give_back_memory
+    from ..eval.inplace import release_memory
+    from ..limits import byte_text, resident
     from ..writing import WriteRefused, write_output
     from . import export_source
     from .weights import PROTOBUF_LIMIT
 
     reporter = ctx.reporter
+    before = resident()
     exported = export_source(source, request)
     for diag in exported.diagnostics:
         reporter.diagnostic(diag)
@@ -134,7 +136,7 @@ def _export(ctx: Context, source: Any, request: Any, output_path: str, beside: A
         reporter.message(f"Found {counted(n, 'error')}; nothing was exported", "bold red")
         return EXIT_FAIL
     model, exported.model = exported.model, None
-    give_back_memory()  # the values the weights were made from
+    release_memory(before)  # the values the weights were made from (when they were large)
     graph = model.graph
     local = len(model.functions)
     summary = (
@@ -143,27 +145,23 @@ def _export(ctx: Context, source: Any, request: Any, output_path: str, beside: A
         + (f", {counted(local, 'local function')}" if local else "")
         + f" (opset {model.opset_import[0].version})"
     )
+    size = model.ByteSize()  # (the weights written beside it are not in it)
+    if size >= PROTOBUF_LIMIT:
+        reporter.message(
+            f"error: the model takes {byte_text(size)}: an ONNX model holds less than 2 GiB in one piece, "
+            "and the weights inside its local functions cannot go to a file beside it "
+            "(export without --functions)",
+            "bold red",
+        )
+        return EXIT_ERROR
     if beside.file is not None:
         data = beside.commit(model)
         if beside.file.tensors:
-            from ..limits import byte_text
-
             summary += f"; {counted(beside.file.tensors, 'weight')} ({byte_text(beside.file.offset)}) in {beside.path}"
     else:
-        size = model.ByteSize()
-        if size >= PROTOBUF_LIMIT:
-            from ..limits import byte_text
-
-            reporter.message(
-                f"error: the model takes {byte_text(size)}: an ONNX model holds less than 2 GiB in one piece, "
-                "and the weights inside its local functions cannot go to a file beside it "
-                "(export without --functions)",
-                "bold red",
-            )
-            return EXIT_ERROR
         data = model.SerializeToString()
         del graph, model
-        give_back_memory()
+        release_memory(before)
         onnx.checker.check_model(data, full_check=True)  # a failure here is a bug of the exporter
     try:
         write_output(output_path, data)

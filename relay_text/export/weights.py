@@ -82,14 +82,9 @@ class DataFile:
 
 
 def _little_endian(array: Any) -> Any:
-    """The array's bytes as ONNX stores them: C order, little-endian."""
-    array = np.asarray(array, order="C")
-    if array.dtype.byteorder == ">" or (array.dtype.byteorder == "=" and not _LITTLE):
-        array = array.astype(array.dtype.newbyteorder("<"))
-    return array
-
-
-_LITTLE = np.little_endian
+    """The array as ONNX stores its bytes: C order, little-endian (the array
+    itself when it is already)."""
+    return np.asarray(array, order="C").astype(array.dtype.newbyteorder("<"), copy=False)
 
 
 def fits_in_model(weights: int) -> bool:
@@ -146,6 +141,8 @@ class BesideModel:
         """The data file for `weights` bytes of weights, or None to keep them in the model."""
         import tempfile
 
+        from ..writing import new_file_mode
+
         if not self.always and fits_in_model(weights):
             return None
         problem = self.problem(weights)
@@ -153,9 +150,7 @@ class BesideModel:
             raise WeightsRefused(problem)
         folder = os.path.dirname(os.path.abspath(self.model_path))
         fd, self._temporary = tempfile.mkstemp(prefix=".relay-export-", suffix=".data", dir=folder)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)  # (as a new file gets: mkstemp makes it private)
+        os.fchmod(fd, new_file_mode())  # (mkstemp makes it private)
         self.file = DataFile(os.fdopen(fd, "wb"), os.path.basename(self._temporary))
         return self.file
 

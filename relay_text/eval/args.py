@@ -459,11 +459,18 @@ def load_npy(path: str) -> np.ndarray:
 
 
 def load_npz(path: str) -> dict[str, np.ndarray]:
+    """The arrays of an `.npz` archive by name, each member read once."""
     try:
         with np.load(path, allow_pickle=False) as data:
             if not hasattr(data, "files"):
                 raise ArgumentError(f"{path}: not a .npz archive")
-            return {key: (data[key][()] if data[key].ndim == 0 else data[key]) for key in data.files}
+            arrays = {}
+            for key in data.files:
+                arr = data[key]  # (reads and checks the member: once)
+                if not isinstance(arr, np.ndarray):  # a member other than `NAME.npy`
+                    raise ArgumentError(f"{path}: `{key}` is not an array (an .npz holds NAME.npy files)")
+                arrays[key] = arr[()] if arr.ndim == 0 else arr
+            return arrays
     except FileNotFoundError:
         raise ArgumentError(f"{path}: no such file") from None
     except (OSError, ValueError) as exc:

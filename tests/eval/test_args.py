@@ -134,6 +134,20 @@ def test_npy_and_npz_files(tmp_path: Path) -> None:
     assert [d.message for d in errors(ran)] == [f"argument `x`: {tmp_path / 'missing.npy'}: no such file"]
 
 
+def test_npz_member_that_is_not_an_array_is_an_argument_error(tmp_path: Path) -> None:
+    """An archive member other than `NAME.npy` (numpy hands it back as bytes)
+    is refused by name, not an internal error."""
+    import zipfile
+
+    np.savez(tmp_path / "good.npz", x=np.ones(2, np.float32))
+    with zipfile.ZipFile(tmp_path / "good.npz", "a") as archive:
+        archive.writestr("notes.txt", "weights of run 3")
+    ran = run_request("def @main(%x : Tensor[(2), float32]) { %x }", args_file=str(tmp_path / "good.npz"))
+    (d,) = errors(ran)
+    assert d.code == "bad-argument"
+    assert d.message == f"{tmp_path / 'good.npz'}: `notes.txt` is not an array (an .npz holds NAME.npy files)"
+
+
 def test_npz_array_of_the_wrong_shape_is_located_at_the_parameter(tmp_path: Path) -> None:
     np.savez(tmp_path / "a.npz", x=np.zeros(3, np.float32))
     ran = run_request("def @main(%x : Tensor[(2), float32]) { %x }", args_file=str(tmp_path / "a.npz"))

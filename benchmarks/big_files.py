@@ -15,6 +15,11 @@ measurement runs in a process of its own:
   the output parsed again, compared with the input as a program and by its
   comments, and formatted again to a fixed point).
 
+These run with the cache off (`RELAY_NO_CACHE=1`, see `_common.py`). One
+more line per dump gives `relay check` run again on the unchanged file with
+the cache on, as a user's second run is: the file is read and hashed, not
+parsed.
+
 Each line gives the wall time and the CPU time of the process (on a
 loaded machine the wall time includes waiting for a core; the CPU time
 is the work done), MB/s of input by each, the peak resident memory of the
@@ -75,6 +80,20 @@ def measure(args: list[str]) -> dict:
     return {"code": code, "peak": peak, "wall": wall, "cpu": cpu, "err": err, "load": (load, os.getloadavg()[0])}
 
 
+def cached_check(path: Path, folder: Path) -> dict:
+    """`relay check FILE` a second time with the cache on: the file is
+    read and its digest compared, nothing parsed (relay_text/cache.py)."""
+    saved = os.environ.pop("RELAY_NO_CACHE", None)
+    os.environ["RELAY_CACHE_DIR"] = str(folder)
+    try:
+        command = [sys.executable, "-m", "relay_text", "check", str(path)]
+        subprocess.run(command, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+        return measure(command)
+    finally:
+        if saved is not None:
+            os.environ["RELAY_NO_CACHE"] = saved
+
+
 def run(what: str, path: Path) -> dict:
     if what == "parse":
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -127,6 +146,14 @@ def main() -> None:
                     f"{label:<14} {stage:<6} {r['wall']:>7.2f} {r['cpu']:>7.2f} {speed_wall:>9.2f} {speed_cpu:>9.2f} "
                     f"{'>=' + format(TARGETS[stage], 'g'):>7} {'ok' if fast else 'MISS':>4} "
                     f"{r['peak'] / 2**20:>8.0f} {per_byte:>5.0f} {'ok' if lean else 'MISS':>4}  "
+                    f"{r['load'][0]:.2f} -> {r['load'][1]:.2f}",
+                    flush=True,
+                )
+            if "check" in stages:
+                r = cached_check(path, Path(tmp) / "cache")
+                print(
+                    f"{label:<14} {'check, unchanged since a clean run (cache)':<44} "
+                    f"{r['wall']:>7.2f} {r['cpu']:>7.2f} s  {r['peak'] / 2**20:.0f} MiB  "
                     f"{r['load'][0]:.2f} -> {r['load'][1]:.2f}",
                     flush=True,
                 )

@@ -26,6 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+os.environ["RELAY_NO_CACHE"] = "1"  # (every run does its work: relay_text/cache.py)
+
 from relay_text.check import check_module  # noqa: E402
 from relay_text.syntax.parser import parse  # noqa: E402
 

@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+os.environ["RELAY_NO_CACHE"] = "1"  # (every run does its work: relay_text/cache.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 

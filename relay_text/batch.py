@@ -41,6 +41,7 @@ class Task:
     options: Any
     text: str | None = None
     bom: bool = False
+    known: str | None = None  # the digest of the file's bytes when it last checked clean or was formatted (`cache`)
 
 
 @dataclass
@@ -57,6 +58,7 @@ class FileReport:
     json: dict[str, Any] | None = None
     fixed: int = 0  # relay check --fix / --diff: fixes applied (or that would be)
     fixable: int = 0  # diagnostics left with a safe fix
+    clean: str | None = None  # the digest of the file's bytes, now clean or formatted, for the cache
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,13 @@ class CheckOptions:
     unsafe_fixes: bool = False
     ignore: frozenset[str] = frozenset()  # warnings silenced by the `ignore` setting
 
+    def cache_settings(self) -> tuple[Any, ...] | None:
+        """What a clean result depends on, or None when the run's output is
+        more than diagnostics (`--types`, JSON, fixes): then no cache."""
+        if self.fix or self.show_types or self.output_format != "text":
+            return None
+        return (tuple(sorted(self.ignore)),)
+
 
 @dataclass(frozen=True)
 class FmtOptions:
@@ -85,6 +94,10 @@ class FmtOptions:
     show_diff: bool = False
     bind_operands: bool = False  # TVM's printer form: every non-atomic operand bound first
     force: bool = False  # write read-only files too
+
+    def cache_settings(self) -> tuple[Any, ...]:
+        """What the formatter's text depends on (besides the file's)."""
+        return (self.dialect, self.line_length, self.bind_operands)
 
 
 def cpu_count() -> int:
@@ -233,6 +246,10 @@ def check_file(task: Task) -> FileReport:
             json={"file": task.path, "error": str(exc), "diagnostics": [], "globals": {}},
         )
     report = FileReport(inp.name)
+    text_digest = _digest(task, inp)
+    if text_digest is not None and text_digest == task.known:
+        report.clean = text_digest  # clean when last checked, and unchanged since
+        return report
     if options.fix:
         result = _fix_file(task, inp, options, report, reporter)
         if result is None:
@@ -258,6 +275,8 @@ def check_file(task: Task) -> FileReport:
             "globals": dict(result.global_types),
         }
         return report
+    if not diagnostics and options.cache_settings() is not None:
+        report.clean = text_digest
     for diag in diagnostics:
         reporter.diagnostic(diag)
     if options.show_types and not report.out:
@@ -267,6 +286,14 @@ def check_file(task: Task) -> FileReport:
         )
     report.err = err.getvalue()
     return report
+
+
+def _digest(task: Task, inp: Any) -> str | None:
+    """The digest of a file's bytes, for the cache (None for standard input)."""
+    from .cache import digest
+    from .files import STDIN
+
+    return digest(inp.data) if task.path != STDIN and inp.data is not None else None
 
 
 def _check(source: Any, options: CheckOptions) -> Any:
@@ -343,6 +370,11 @@ def format_file(task: Task) -> FileReport:
     except InputError as exc:
         reporter.message(f"error: {exc}", "bold red")
         return done("failed", task.path)
+    text_digest = _digest(task, inp)
+    if text_digest is not None and text_digest == task.known:  # formatted when last seen, and unchanged since
+        report = done("unchanged", inp.name)
+        report.clean = text_digest
+        return report
     try:
         result = format_source(
             Source(inp.name, inp.lf_text),
@@ -366,7 +398,9 @@ def format_file(task: Task) -> FileReport:
         return done("failed", inp.name)
     output = inp.restore(result.text)
     if output == inp.original:
-        return done("unchanged", inp.name, output if task.path == STDIN and write_back else "")
+        report = done("unchanged", inp.name, output if task.path == STDIN and write_back else "")
+        report.clean = text_digest
+        return report
     out = ""
     if options.show_diff:
         out = unified_diff(inp.name, inp.text, inp.restore(result.text, bom=False))
@@ -386,6 +420,12 @@ def format_file(task: Task) -> FileReport:
             reporter.message(f"error: {task.path}: cannot write ({exc.strerror})", "bold red")
             return done("unwritten", inp.name)
         reporter.message(f"reformatted {inp.name}")
+        if options.safe:  # (the written text passed the safety check: formatting it gives it back)
+            from .cache import digest
+
+            report = done("changed", inp.name, out)
+            report.clean = digest(output.encode("utf-8"))
+            return report
     return done("changed", inp.name, out)
 
 

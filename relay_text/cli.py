@@ -120,6 +120,18 @@ def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def cache_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--cache/--no-cache",
+        "use_cache",
+        default=True,
+        help=(
+            "Skip files whose text is the one found clean (or formatted) by an earlier run with the same "
+            "settings; RELAY_NO_CACHE=1 also turns this off.  [default: --cache]"
+        ),
+    )(command)
+
+
 # Paths, completed as file names by the shell (`_RELAY_COMPLETE=bash_source
 # relay`, see docs/getting-started.md); nothing is checked here: reading reports problems.
 FILES = click.Path()
@@ -202,6 +214,7 @@ def main() -> None:
 @warnings_options
 @exclude_options
 @jobs_option
+@cache_option
 @color_option
 @guarded
 def check(
@@ -217,6 +230,7 @@ def check(
     extend_exclude: tuple[str, ...],
     force_exclude: bool,
     jobs: int | None,
+    use_cache: bool,
     color: str | None,
 ) -> int:
     """Parse and type-check Relay files (`-` reads stdin; directories are searched for *.rly, *.relay)."""
@@ -250,6 +264,7 @@ def check(
 @exclude_options
 @click.option("--force", is_flag=True, help="Also rewrite read-only files.")
 @jobs_option
+@cache_option
 @color_option
 @guarded
 def fmt(
@@ -265,6 +280,7 @@ def fmt(
     force_exclude: bool,
     force: bool,
     jobs: int | None,
+    use_cache: bool,
     color: str | None,
 ) -> int:
     """Format Relay files in place (`-` formats stdin to stdout; directories

@@ -185,14 +185,19 @@ def _stdin_task(path: str, options: Any) -> Any:
     return Task(path, options, inp.text, inp.bom)
 
 
-def _tasks(paths: list[str], options: Any, reporter: Any) -> tuple[list[Any], int]:
+def _tasks(paths: list[str], options: Any, reporter: Any, cache: Any) -> tuple[list[Any], int]:
+    """The tasks of `paths` (each with what `cache` knows of it), and how
+    many could not be made (standard input unreadable)."""
+    from .batch import Task
     from .files import InputError
 
     tasks = []
     failed = 0
     for path in paths:
         try:
-            tasks.append(_stdin_task(path, options))
+            task = _stdin_task(path, options)
+            known = cache.known(path)
+            tasks.append(task if known is None else Task(task.path, options, task.text, task.bom, known))
         except InputError as exc:
             reporter.message(f"error: {exc}", "bold red")
             failed += 1
@@ -213,9 +218,11 @@ def check(
     force_exclude: bool = False,
     jobs: int | None = None,
     color: str | None = None,
+    use_cache: bool = True,
 ) -> int:
     """Parse and type-check Relay files (`-` reads stdin; directories are searched for *.rly, *.relay)."""
     from .batch import CheckOptions, Totals, check_file, run_tasks
+    from .cache import Cache
     from .files import is_single_file
 
     ctx = Context(list(paths), color)
@@ -238,7 +245,8 @@ def check(
         unsafe_fixes=unsafe_fixes,
         ignore=ctx.ignored,
     )
-    tasks, stdin_failed = _tasks(files, options, reporter)
+    cache = Cache("check", options.cache_settings() if use_cache else None)
+    tasks, stdin_failed = _tasks(files, options, reporter, cache)
     totals = Totals()
     reports: list[dict[str, Any]] = []
     # (closed at once when the command stops early: a closed pipe, a signal;
@@ -246,6 +254,7 @@ def check(
     with contextlib.closing(run_tasks(check_file, tasks, ctx.jobs(jobs, tasks))) as done:
         for report in done:
             totals.add(report)
+            cache.note(report.name, report.clean)
             if output_format == "json":
                 if report.io_error:
                     emit(report.err, sys.stderr)
@@ -254,6 +263,7 @@ def check(
             emit(report.err, sys.stderr)
             if report.out:
                 emit(report.out)
+    cache.save()
     if output_format == "json":
         if single and len(reports) == 1:
             document: Any = {k: v for k, v in reports[0].items() if k != "file"}
@@ -320,11 +330,13 @@ def fmt(
     force: bool = False,
     jobs: int | None = None,
     color: str | None = None,
+    use_cache: bool = True,
 ) -> int:
     """Format Relay files in place (`-` formats stdin to stdout; directories
     are searched for *.rly, *.relay). Settings come from [tool.relay] in the
     nearest pyproject.toml unless given here."""
     from .batch import FmtOptions, Totals, format_file, run_tasks
+    from .cache import Cache
 
     ctx = Context(list(paths), color)
     if not ctx.start():
@@ -344,11 +356,13 @@ def fmt(
     files = ctx.files(list(paths), exclude, extend_exclude, force_exclude)
     if not files:
         return EXIT_OK
-    tasks, stdin_failed = _tasks(files, options, reporter)
+    cache = Cache("fmt", options.cache_settings() if use_cache else None)
+    tasks, stdin_failed = _tasks(files, options, reporter, cache)
     totals = Totals()
     with contextlib.closing(run_tasks(format_file, tasks, ctx.jobs(jobs, tasks))) as done:  # (see `check`)
         for report in done:
             totals.add(report)
+            cache.note(report.name, report.clean)
             if report.out:
                 try:
                     emit(report.out)
@@ -360,6 +374,7 @@ def fmt(
                     quiet_streams()
                     return EXIT_FAIL
             emit(report.err, sys.stderr)
+    cache.save()
     changed, unchanged = totals.status["changed"], totals.status["unchanged"]
     failed = totals.status["failed"] + stdin_failed
     unwritten = totals.status["unwritten"]  # formatted (or not even read), and refused by the file system or by safety

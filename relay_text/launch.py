@@ -28,6 +28,8 @@ FLAGS: dict[str, dict[str, tuple[str, bool]]] = {
         "--warnings-as-errors": ("warnings_as_errors", True),
         "--no-warnings-as-errors": ("warnings_as_errors", False),
         "--force-exclude": ("force_exclude", True),
+        "--cache": ("use_cache", True),
+        "--no-cache": ("use_cache", False),
         "--debug": ("debug", True),
     },
     "fmt": {
@@ -37,6 +39,8 @@ FLAGS: dict[str, dict[str, tuple[str, bool]]] = {
         "--bind-operands": ("bind_operands", True),
         "--force-exclude": ("force_exclude", True),
         "--force": ("force", True),
+        "--cache": ("use_cache", True),
+        "--no-cache": ("use_cache", False),
         "--debug": ("debug", True),
     },
 }

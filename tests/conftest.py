@@ -14,6 +14,11 @@ SAMPLES = ROOT / "samples"
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 
+# `relay check` and `relay fmt` remember clean files between runs
+# (relay_text/cache.py): tests see every run do its work, the commands they
+# start included. tests/cli/test_cache.py turns it on where it tests it.
+os.environ["RELAY_NO_CACHE"] = "1"
+
 CORPUS_MISSING = (
     f"the shared corpus is not at {CORPUS}: it sits beside the repository (../shared/corpus) "
     "in the project's workspace and is not part of a plain clone"

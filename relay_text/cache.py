@@ -1,0 +1,147 @@
+"""What `relay check` and `relay fmt` learned about files in earlier runs.
+
+A file that checked clean (no diagnostic at all) or that is formatted
+(the formatter gives its text back unchanged) is remembered by its
+absolute path and a hash of its bytes (BLAKE2b, 256 bits). The next run
+with the same settings reads the file, and if its bytes are the ones
+remembered, reports it clean or unchanged without parsing it: a big model
+dump that took seconds takes milliseconds until it is edited. Only the bytes decide, never the file's
+time stamps, so an edit is always seen.
+
+A cache file belongs to one command and one set of settings (the
+package's version and everything in the options that can change a file's
+result): `relay fmt --line-length 80` and `relay fmt` keep separate
+memories. In a source checkout (not an installed package) the newest
+modification time of the package's own files is part of the key too, so
+that editing the toolchain forgets what the old code concluded.
+
+The cache lives in `$RELAY_CACHE_DIR`, else the platform's cache folder
+(`$XDG_CACHE_HOME/relay-text`, `~/.cache/relay-text`,
+`~/Library/Caches/relay-text`, `%LOCALAPPDATA%\\relay-text\\Cache`).
+`RELAY_NO_CACHE=1` or `--no-cache` turns it off. A cache that cannot be
+read or written is ignored: it never makes a command fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+try:  # (hashlib would load OpenSSL first: ~10 ms of a small file's check)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter without the builtin module
+    from hashlib import blake2b
+
+FORMAT = "relay-text cache 1"
+"""The first line of a cache file; each further line is `DIGEST PATH`."""
+
+
+def digest(data: bytes) -> str:
+    """The BLAKE2b hash (256 bits) of a file's bytes, in hex."""
+    return blake2b(data, digest_size=32).hexdigest()
+
+
+def folder() -> str | None:
+    """Where cache files go, or None when caching is off."""
+    if os.environ.get("RELAY_NO_CACHE", "") not in ("", "0"):
+        return None
+    chosen = os.environ.get("RELAY_CACHE_DIR")
+    if chosen:
+        return chosen
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
+        return os.path.join(base, "relay-text", "Cache")
+    if sys.platform == "darwin":
+        return os.path.expanduser("~/Library/Caches/relay-text")
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "relay-text")
+
+
+def _code_stamp() -> str:
+    """The package's version; in a source checkout, with the newest
+    modification time of its files (an edited toolchain starts afresh)."""
+    from . import __version__
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    if any(f"{os.sep}{kind}{os.sep}" in package + os.sep for kind in ("site-packages", "dist-packages")):
+        return __version__
+    newest = 0
+    for root, dirs, files in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in files:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.stat(os.path.join(root, name)).st_mtime_ns)
+    return f"{__version__}+{newest}"
+
+
+class Cache:
+    """The files one command found clean (or formatted) under `settings`.
+
+    `known(path)` is the digest remembered for a path, for the task to
+    compare with the text it reads; `remember` and `forget` record the
+    run's findings, and `save` writes them (atomically: concurrent runs
+    lose each other's entries at worst, never corrupt the file)."""
+
+    def __init__(self, command: str, settings: Iterable[Any] | None) -> None:
+        """`settings` None: no cache for this run."""
+        self.path: str | None = None
+        self.files: dict[str, str] = {}
+        self._changed = False
+        where = folder() if settings is not None else None
+        if where is None or settings is None:
+            return
+        key = digest(repr((FORMAT, _code_stamp(), command, tuple(settings))).encode())[:20]
+        self.path = os.path.join(where, f"{command}-{key}.txt")
+        with (
+            contextlib.suppress(OSError, UnicodeError),
+            open(self.path, encoding="utf-8", errors="surrogateescape", newline="\n") as stream,
+        ):
+            if stream.readline() == FORMAT + "\n":
+                for line in stream:
+                    text_digest, _, path = line.rstrip("\n").partition(" ")
+                    if len(text_digest) == 64 and path:
+                        self.files[path] = text_digest
+
+    @property
+    def on(self) -> bool:
+        return self.path is not None
+
+    def known(self, path: str) -> str | None:
+        return self.files.get(os.path.abspath(path)) if self.on else None
+
+    def remember(self, path: str, text_digest: str) -> None:
+        key = os.path.abspath(path)
+        if self.on and self.files.get(key) != text_digest:
+            self.files[key] = text_digest
+            self._changed = True
+
+    def note(self, path: str, clean: str | None) -> None:
+        """What a task found: the file is clean (or formatted) with this digest, or not (None)."""
+        if clean is not None:
+            self.remember(path, clean)
+        else:
+            self.forget(path)
+
+    def forget(self, path: str) -> None:
+        if self.on and self.files.pop(os.path.abspath(path), None) is not None:
+            self._changed = True
+
+    def save(self) -> None:
+        """Write the findings (a temporary file renamed over the cache file)."""
+        if self.path is None or not self._changed:
+            return
+        lines = [FORMAT, *(f"{d} {p}" for p, d in self.files.items() if "\n" not in p and "\r" not in p)]
+        temporary = f"{self.path}.{os.getpid()}.tmp"
+        with contextlib.suppress(OSError, UnicodeError):
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            try:
+                with open(temporary, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as stream:
+                    stream.write("\n".join(lines) + "\n")
+                os.replace(temporary, self.path)
+            except (OSError, UnicodeError):
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+                raise
+        self._changed = False

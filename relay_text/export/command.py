@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -172,4 +173,9 @@ def _export(ctx: Context, source: Any, request: Any, output_path: str, beside: A
         reporter.message(f"error: {output_path}: cannot write ({exc.strerror})", "bold red")
         return EXIT_ERROR
     reporter.message(summary)
+    if not (beside.file is not None and beside.file.tensors) and os.path.isfile(beside.path):
+        reporter.message(
+            f"note: {beside.path} is left from an earlier export; {output_path} does not use it "
+            "(delete it unless something else does)"
+        )
     return EXIT_OK

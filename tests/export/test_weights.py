@@ -201,6 +201,25 @@ def test_an_earlier_data_file_is_replaced_whole(tmp_path: Path) -> None:
     onnx.checker.check_model(str(out), full_check=True)
 
 
+def test_a_data_file_the_new_model_does_not_use_is_named(tmp_path: Path) -> None:
+    """An export that keeps its weights in the model leaves an earlier
+    OUT.onnx.data alone (it is not the command's to delete) and says so."""
+    result, out = run_export(tmp_path, "--external-data")
+    assert result.exit_code == 0, result.output
+    again, _ = run_export(tmp_path)
+    assert again.exit_code == 0, again.output
+    assert again.output == (
+        f"wrote {out}: 7 nodes, 1 input, 1 output, 3 initializers (opset 18)\n"
+        f"note: {out}.data is left from an earlier export; {out} does not use it "
+        "(delete it unless something else does)\n"
+    )
+    assert locations(out) == {}
+    assert (tmp_path / "mlp.onnx.data").stat().st_size == ALIGN * 4 + 16 * 64 * 4
+    (tmp_path / "mlp.onnx.data").unlink()
+    third, _ = run_export(tmp_path)
+    assert third.output == f"wrote {out}: 7 nodes, 1 input, 1 output, 3 initializers (opset 18)\n"
+
+
 def test_relay_import_reads_a_model_with_external_data(tmp_path: Path) -> None:
     """The weights are mapped from the data file, not loaded into the model
     first: the same text and the same weights as from the model that holds them."""

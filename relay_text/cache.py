@@ -9,8 +9,8 @@ dump that took seconds takes milliseconds until it is edited. Only the bytes dec
 time stamps, so an edit is always seen.
 
 A cache file belongs to one command and one set of settings (the
-package's version and everything in the options that can change a file's
-result): `relay fmt --line-length 80` and `relay fmt` keep separate
+package's version, the Python environment, and everything in the options
+that can change a file's result): `relay fmt --line-length 80` and `relay fmt` keep separate
 memories. In a source checkout (not an installed package) the newest
 modification time of the package's own files is part of the key too, so
 that editing the toolchain forgets what the old code concluded.
@@ -92,7 +92,8 @@ class Cache:
         where = folder() if settings is not None else None
         if where is None or settings is None:
             return
-        key = digest(repr((FORMAT, _code_stamp(), command, tuple(settings))).encode())[:20]
+        # (each environment its own cache: optional packages may differ)
+        key = digest(repr((FORMAT, _code_stamp(), sys.prefix, command, tuple(settings))).encode())[:20]
         self.path = os.path.join(where, f"{command}-{key}.txt")
         with (
             contextlib.suppress(OSError, UnicodeError),

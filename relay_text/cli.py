@@ -126,8 +126,8 @@ def cache_option(command: Callable[..., Any]) -> Callable[..., Any]:
         "use_cache",
         default=True,
         help=(
-            "Skip files whose text is the one found clean (or formatted) by an earlier run with the same "
-            "settings; RELAY_NO_CACHE=1 also turns this off.  [default: --cache]"
+            "Skip files unchanged since an earlier run with the same settings found them clean (check) or "
+            "formatted (fmt); RELAY_NO_CACHE=1 also turns this off.  [default: --cache]"
         ),
     )(command)
 

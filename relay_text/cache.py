@@ -45,9 +45,15 @@ def digest(data: bytes) -> str:
 
 
 def folder() -> str | None:
-    """Where cache files go, or None when caching is off."""
+    """Where the files found clean are remembered, or None when that is off."""
     if os.environ.get("RELAY_NO_CACHE", "") not in ("", "0"):
         return None
+    return user_folder()
+
+
+def user_folder() -> str:
+    """The folder of relay-text's caches (this module's, and the parser's
+    tables: `syntax.tables`): `$RELAY_CACHE_DIR`, else the platform's."""
     chosen = os.environ.get("RELAY_CACHE_DIR")
     if chosen:
         return chosen

@@ -31,8 +31,9 @@ FORMAT = 1  # bump when the layout of the cached data changes
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "relay-text"
+    from ..cache import user_folder
+
+    return Path(user_folder())
 
 
 def _build(grammar: str) -> dict[str, Any]:

@@ -38,7 +38,7 @@ ALLOWED = {
         "pipeline",
         "writing",
     },
-    "syntax": {"ir", "text", "diagnostics", "limits"},
+    "syntax": {"ir", "text", "diagnostics", "limits", "cache"},
     "printer": {"ir", "text", "syntax"},
     "export": {"ir", "text", "diagnostics", "ops", "eval", "cli", "files", "limits", "pipeline", "suppress", "writing"},
     "frontends": {
@@ -64,6 +64,7 @@ ALLOWED = {
     "limits": set(),
     "compiled": set(),
     "record": set(),
+    "cache": set(),
     "pygments": set(),
     "writing": {"interrupts"},
     "files": {"writing"},
@@ -75,8 +76,8 @@ ALLOWED = {
     "pipeline": {"ir", "text", "diagnostics", "syntax", "check", "std", "eval", "viz", "suppress"},
     "onnx_backend": {"ir", "frontends"},
     "batch": {"ir", "diagnostics", "syntax", "std", "pipeline", "formatter"}
-    | {"files", "fixes", "interrupts", "suppress", "writing"},
-    "commands": {"text", "diagnostics", "batch", "config", "discovery", "files", "interrupts", "suppress"},
+    | {"cache", "files", "fixes", "interrupts", "suppress", "writing"},
+    "commands": {"text", "diagnostics", "batch", "cache", "config", "discovery", "files", "interrupts", "suppress"},
     "cli": {"ir", "text", "diagnostics", "eval", "export", "lsp", "pipeline", "batch", "commands"}
     | {"config", "discovery", "files", "interrupts", "limits", "suppress"},
     "run_command": {"ir", "text", "diagnostics", "eval", "export", "pipeline", "cli"}

@@ -74,6 +74,17 @@ def quick(args: list[str]) -> tuple[str, tuple[str, ...], dict[str, Any]] | None
 
 def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
     """Run `relay ARGS` (sys.argv without arguments) and exit with its status."""
+    try:
+        _main(args, prog_name)
+    except KeyboardInterrupt:
+        # Ctrl-C while the command's modules load (click's take a tenth of a
+        # second), before the command turns signals into a clean stop
+        # (`commands.run_guarded`): the same word and status, no traceback.
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+
+
+def _main(args: list[str] | None, prog_name: str | None) -> None:
     found = quick(sys.argv[1:] if args is None else list(args))
     if found is None:
         from .cli import main as group

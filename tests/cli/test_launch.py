@@ -171,3 +171,19 @@ def test_the_console_script_takes_the_quick_route(tmp_path: Path) -> None:
     assert "from relay_text.launch import main" in SCRIPT.read_text()
     proc = subprocess.run([str(SCRIPT), "check", "good.rly"], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert (proc.returncode, proc.stderr) == (0, "No errors in 1 file\n")
+
+
+def test_ctrl_c_while_the_command_loads_is_a_clean_stop(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """A Ctrl-C that arrives while `relay` imports click or a command's
+    modules (before the command handles signals) stops it as one that
+    arrives later does: `interrupted`, status 130, no traceback."""
+    import relay_text.launch as launch
+
+    def loading(args: list[str]) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(launch, "quick", loading)
+    with pytest.raises(SystemExit) as stop:
+        launch.main(["fmt", "--jobs", "2", "x.rly"])
+    assert stop.value.code == 130
+    assert capsys.readouterr().err == "interrupted\n"

@@ -357,8 +357,8 @@ def format_file(task: Task) -> FileReport:
     reporter = _reporter(err, options.color)
     write_back = not (options.check_only or options.show_diff)
 
-    def done(status: str, name: str, out: str = "") -> FileReport:
-        return FileReport(name, out=out, err=err.getvalue(), status=status)
+    def done(status: str, name: str, out: str = "", clean: str | None = None) -> FileReport:
+        return FileReport(name, out=out, err=err.getvalue(), status=status, clean=clean)
 
     if write_back and task.path != STDIN:
         problem = write_problem(task.path)
@@ -372,9 +372,7 @@ def format_file(task: Task) -> FileReport:
         return done("failed", task.path)
     text_digest = _digest(task, inp)
     if text_digest is not None and text_digest == task.known:  # formatted when last seen, and unchanged since
-        report = done("unchanged", inp.name)
-        report.clean = text_digest
-        return report
+        return done("unchanged", inp.name, clean=text_digest)
     try:
         result = format_source(
             Source(inp.name, inp.lf_text),
@@ -398,9 +396,7 @@ def format_file(task: Task) -> FileReport:
         return done("failed", inp.name)
     output = inp.restore(result.text)
     if output == inp.original:
-        report = done("unchanged", inp.name, output if task.path == STDIN and write_back else "")
-        report.clean = text_digest
-        return report
+        return done("unchanged", inp.name, output if task.path == STDIN and write_back else "", text_digest)
     out = ""
     if options.show_diff:
         out = unified_diff(inp.name, inp.text, inp.restore(result.text, bom=False))
@@ -423,9 +419,7 @@ def format_file(task: Task) -> FileReport:
         if options.safe:  # (the written text passed the safety check: formatting it gives it back)
             from .cache import digest
 
-            report = done("changed", inp.name, out)
-            report.clean = digest(output.encode("utf-8"))
-            return report
+            return done("changed", inp.name, out, digest(output.encode("utf-8")))
     return done("changed", inp.name, out)
 
 

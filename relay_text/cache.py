@@ -96,8 +96,9 @@ class Cache:
         self.files: dict[str, str] = {}
         self._changed = False
         where = folder() if settings is not None else None
-        if where is None or settings is None:
+        if where is None:
             return
+        assert settings is not None
         # (each environment its own cache: optional packages may differ)
         key = digest(repr((FORMAT, _code_stamp(), sys.prefix, command, tuple(settings))).encode())[:20]
         self.path = os.path.join(where, f"{command}-{key}.txt")
@@ -136,19 +137,27 @@ class Cache:
             self._changed = True
 
     def save(self) -> None:
-        """Write the findings (a temporary file renamed over the cache file)."""
+        """Write the findings (see `store`)."""
         if self.path is None or not self._changed:
             return
         lines = [FORMAT, *(f"{d} {p}" for p, d in self.files.items() if "\n" not in p and "\r" not in p)]
-        temporary = f"{self.path}.{os.getpid()}.tmp"
-        with contextlib.suppress(OSError, UnicodeError):
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            try:
-                with open(temporary, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as stream:
-                    stream.write("\n".join(lines) + "\n")
-                os.replace(temporary, self.path)
-            except (OSError, UnicodeError):
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
-                raise
+        with contextlib.suppress(UnicodeError):
+            store(self.path, ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
         self._changed = False
+
+
+def store(path: str, data: bytes) -> bool:
+    """Write a cache file whole: a temporary file beside it, renamed over
+    it (a reader sees the old file or the new one; concurrent writers lose
+    each other's work at worst). False if the folder cannot take it."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return False

@@ -21,7 +21,6 @@ Lark applies before calling a transformer.
 from __future__ import annotations
 
 import marshal
-import os
 import zlib
 from pathlib import Path
 from typing import Any
@@ -125,15 +124,11 @@ def load(grammar: str) -> dict[str, Any]:
             return loaded
         except (OSError, ValueError, EOFError, TypeError):
             continue
+    from ..cache import store
+
     data = _build(grammar)
     blob = marshal.dumps(data)
     for folder in _folders():
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = folder / f".{name}.{os.getpid()}"
-            tmp.write_bytes(blob)
-            os.replace(tmp, folder / name)
+        if store(str(folder / name), blob):
             break
-        except OSError:
-            continue
     return data

@@ -25,6 +25,7 @@ from ..ops._np import np
 if TYPE_CHECKING:
     from .ops import KernelArgs
 from ..ops._threads import ranges, run_parts, split_axis, split_count
+from ..ops.nn.nn import relu_into
 
 
 def fresh(name: str) -> bool:
@@ -179,7 +180,7 @@ def binary(ufunc: Any, into: int) -> InPlace:
 
 
 def _relu(o: Any) -> None:
-    np.maximum(o, 0, out=o)
+    relu_into(o, o)
 
 
 def _sigmoid(o: Any) -> None:

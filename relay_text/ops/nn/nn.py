@@ -45,8 +45,40 @@ from ..types import Args, Attrs, Shape, Value
 
 @register("nn.relu", inputs=1, relation=numeric_identity, doc="max(x, 0), elementwise.")
 def relu(args: Args, attrs: Attrs) -> Value:
-    x = args[0]
-    return wrap(np.maximum(x, np.zeros((), dtype=x.dtype)), x.dtype)
+    x = np.asarray(args[0])
+    return relu_into(x, np.empty(x.shape, dtype=x.dtype))
+
+
+ZERO_ROW = 1 << 13
+"""Elements per row of a contiguous tensor in `relu_into` (32 KB of float32,
+which stays in the first-level cache)."""
+
+_ZERO_ROWS: dict[Any, Any] = {}  # dtype -> a read-only row of ZERO_ROW zeros
+
+
+def relu_into(x: Any, out: Any) -> Any:
+    """max(x, 0) written into `out` (of x's shape and dtype; it may be x) and
+    returned, with the bits of `np.maximum(x, 0)` (NaN kept, -0.0 made 0).
+
+    numpy's maximum runs its vector loop only when both operands are arrays
+    walked element by element; against a zero scalar it runs 2x to 12x
+    slower (float32, int8, numpy 2.4). So a contiguous tensor is taken as
+    rows of ZERO_ROW elements (and the rest), each compared with one cached
+    row of zeros."""
+    n = x.size
+    if n < ZERO_ROW or not (x.flags.c_contiguous and out.flags.c_contiguous):
+        return np.maximum(x, np.zeros((), dtype=x.dtype), out=out)
+    zeros = _ZERO_ROWS.get(x.dtype)
+    if zeros is None:
+        zeros = np.zeros(ZERO_ROW, dtype=x.dtype)
+        zeros.flags.writeable = False
+        _ZERO_ROWS[x.dtype] = zeros
+    flat_x, flat_out = x.reshape(-1), out.reshape(-1)
+    whole = n - n % ZERO_ROW
+    np.maximum(flat_x[:whole].reshape(-1, ZERO_ROW), zeros, out=flat_out[:whole].reshape(-1, ZERO_ROW))
+    if whole < n:
+        np.maximum(flat_x[whole:], zeros[: n - whole], out=flat_out[whole:])
+    return out
 
 
 @register(

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -37,6 +38,16 @@ except ImportError:  # pragma: no cover - an interpreter without the builtin mod
 
 FORMAT = "relay-text cache 1"
 """The first line of a cache file; each further line is `DIGEST PATH`."""
+
+MAX_ENTRIES = 20_000
+"""Files one cache file remembers at most (about 2 MB, read in about 10 ms):
+those found clean or used most recently are kept."""
+
+UNUSED_DAYS = 30
+"""A cache file of `relay check` or `relay fmt` not used for this long
+(its settings, an older relay-text or a removed environment) is deleted by
+the next run that saves one; so is a temporary file of a run that was
+killed while writing, after an hour."""
 
 
 def digest(data: bytes) -> str:
@@ -111,6 +122,10 @@ class Cache:
                     text_digest, _, path = line.rstrip("\n").partition(" ")
                     if len(text_digest) == 64 and path:
                         self.files[path] = text_digest
+                # Reading is use (a cache whose files all stay clean is never
+                # written again): its time stamp keeps `prune` away.
+                if time.time() - os.fstat(stream.fileno()).st_mtime > 86400:
+                    os.utime(self.path)
 
     @property
     def on(self) -> bool:
@@ -120,10 +135,14 @@ class Cache:
         return self.files.get(os.path.abspath(path)) if self.on else None
 
     def remember(self, path: str, text_digest: str) -> None:
+        """The file is clean with this digest; it becomes the most recent
+        entry (the oldest go first when there are MAX_ENTRIES)."""
         key = os.path.abspath(path)
-        if self.on and self.files.get(key) != text_digest:
-            self.files[key] = text_digest
+        if not self.on:
+            return
+        if self.files.pop(key, None) != text_digest:
             self._changed = True
+        self.files[key] = text_digest
 
     def note(self, path: str, clean: str | None) -> None:
         """What a task found: the file is clean (or formatted) with this digest, or not (None)."""
@@ -140,10 +159,31 @@ class Cache:
         """Write the findings (see `store`)."""
         if self.path is None or not self._changed:
             return
-        lines = [FORMAT, *(f"{d} {p}" for p, d in self.files.items() if "\n" not in p and "\r" not in p)]
+        entries = list(self.files.items())[-MAX_ENTRIES:]  # (the most recent last)
+        lines = [FORMAT, *(f"{d} {p}" for p, d in entries if "\n" not in p and "\r" not in p)]
         with contextlib.suppress(UnicodeError):
-            store(self.path, ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
+            if store(self.path, ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")):
+                prune(os.path.dirname(self.path))
         self._changed = False
+
+
+def prune(where: str) -> None:
+    """Delete the cache files of `relay check` and `relay fmt` in `where`
+    unused (neither read nor written: see `Cache`) for UNUSED_DAYS, and temporary files older than an hour (see
+    `store`). The parser's tables are left alone."""
+    now = time.time()
+    with contextlib.suppress(OSError), os.scandir(where) as found:
+        for entry in found:
+            name = entry.name
+            if name.endswith(".tmp"):
+                limit = 3600.0
+            elif name.startswith(("check-", "fmt-")) and name.endswith(".txt"):
+                limit = UNUSED_DAYS * 86400.0
+            else:
+                continue
+            with contextlib.suppress(OSError):
+                if now - entry.stat(follow_symlinks=False).st_mtime > limit and entry.is_file(follow_symlinks=False):
+                    os.unlink(entry.path)
 
 
 def store(path: str, data: bytes) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import relay_text.batch as batch
+import relay_text.cache as cache_module
 import relay_text.formatter as formatter
 from relay_text.cache import Cache, digest
 from relay_text.cli import main
@@ -232,3 +234,72 @@ def test_entries_are_by_absolute_path(tmp_path: Path, cache_dir: Path, monkeypat
     assert Cache("check", ("x",)).known("./m.rly") == "a" * 64
     assert Cache("check", ("y",)).known("m.rly") is None  # other settings, other file
     assert Cache("check", None).known("m.rly") is None  # off
+
+
+def test_a_cache_keeps_the_most_recent_files(tmp_path: Path, cache_dir: Path, monkeypatch) -> None:
+    """At most MAX_ENTRIES files per cache file: the ones noted last stay
+    (a file found clean again counts as recent)."""
+    monkeypatch.setattr(cache_module, "MAX_ENTRIES", 3)
+    files = []
+    for i in range(5):
+        f = tmp_path / f"f{i}.rly"
+        f.write_text(TIDY)
+        files.append(f)
+    first = Cache("check", ())
+    for f in files:
+        first.note(str(f), digest(f.read_bytes()))
+    first.note(str(files[0]), digest(files[0].read_bytes()))  # f0 seen again: now the most recent
+    first.save()
+    again = Cache("check", ())
+    assert list(again.files) == [str(files[3]), str(files[4]), str(files[0])]
+
+
+def test_old_cache_files_and_leftover_temporaries_are_deleted(tmp_path: Path, cache_dir: Path) -> None:
+    """A save deletes check/fmt cache files unused for UNUSED_DAYS and
+    temporary files over an hour old; recent ones and the parser's tables stay."""
+    cache_dir.mkdir()
+    old = time.time() - (cache_module.UNUSED_DAYS + 1) * 86400
+    names = {
+        "check-0123456789abcdef0123.txt": old,  # deleted
+        "fmt-0123456789abcdef0123.txt": old,  # deleted
+        "check-aaaaaaaaaaaaaaaaaaaa.txt.4242.tmp": time.time() - 7200,  # deleted
+        "fmt-bbbbbbbbbbbbbbbbbbbb.txt": time.time() - 86400,  # kept: used yesterday
+        "check-cccccccccccccccccccc.txt.4243.tmp": time.time() - 60,  # kept: a run may be writing it
+        "tables-c096e068637643e825be.marshal": old,  # kept: not a file cache
+        "notes.txt": old,  # kept: not ours
+    }
+    for name, when in names.items():
+        (cache_dir / name).write_text("x")
+        os.utime(cache_dir / name, (when, when))
+    f = tmp_path / "a.rly"
+    f.write_text(TIDY)
+    assert run("check", str(f)).exit_code == 0
+    left = sorted(p.name for p in cache_dir.iterdir())
+    fresh = [n for n in left if n not in names]
+    assert len(fresh) == 1 and fresh[0].startswith("check-") and fresh[0].endswith(".txt")
+    assert sorted(set(left) - set(fresh)) == sorted(
+        [
+            "fmt-bbbbbbbbbbbbbbbbbbbb.txt",
+            "check-cccccccccccccccccccc.txt.4243.tmp",
+            "tables-c096e068637643e825be.marshal",
+            "notes.txt",
+        ]
+    )
+
+
+def test_a_cache_that_is_only_read_counts_as_used(tmp_path: Path, cache_dir: Path) -> None:
+    """A cache whose files all stay clean is read and never written again:
+    reading renews its time stamp, so that pruning keeps it."""
+    f = tmp_path / "a.rly"
+    f.write_text(TIDY)
+    first = Cache("check", ())
+    first.note(str(f), digest(f.read_bytes()))
+    first.save()
+    assert first.path is not None
+    old = time.time() - (cache_module.UNUSED_DAYS + 1) * 86400
+    os.utime(first.path, (old, old))
+    again = Cache("check", ())
+    assert list(again.files) == [str(f)]
+    assert time.time() - os.stat(first.path).st_mtime < 600
+    cache_module.prune(str(cache_dir))
+    assert Path(first.path).exists()

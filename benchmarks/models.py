@@ -40,8 +40,9 @@ the optimised plan's in-place and fused steps, which are not registry
 kernels, and the evaluator itself.
 
 Where numba is installed (the `fast` extra), the compiled depthwise loop
-is loaded before the runs, as a long run loads it once numpy has done half
-a second of depthwise work (`relay_text.ops.nn._depthwise`); PyTorch is
+and the one-pass bias and relu are loaded before the runs, as a long run
+loads them once numpy has done half a second of that work
+(`relay_text.ops.nn._depthwise`, `relay_text.eval.bias_relu`); PyTorch is
 timed after its warm-up in the same way. `--numpy-only` keeps numpy's
 kernels throughout.
 """
@@ -298,16 +299,17 @@ def onnxruntime_session(kept: dict, threads: int) -> Any:
 
 
 def worker(options: argparse.Namespace) -> None:
-    if not options.numpy_only:
-        from relay_text.ops.nn import _depthwise
+    from relay_text.eval import bias_relu
+    from relay_text.ops.nn import _depthwise
 
-        state = "on" if _depthwise.available() else "off (numba missing)"
-        print(f"compiled depthwise loop (the `fast` extra, loaded up front as a long run loads it): {state}")
+    if not options.numpy_only:
+        state = "on" if _depthwise.available() and bias_relu.LOOP.available() else "off (numba missing)"
+        print(f"compiled depthwise and bias-relu loops (the `fast` extra, loaded up front as a long run does): {state}")
     else:
         from relay_text.compiled import Compiled
-        from relay_text.ops.nn import _depthwise
 
         _depthwise.LOOP = Compiled.decided(None)
+        bias_relu.LOOP = Compiled.decided(None)
     for name in options.model:
         record = measure(name, options.repeat, options.worker, options.no_opt, options.kernels, options.profile)
         print("RECORD " + json.dumps(record), flush=True)

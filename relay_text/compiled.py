@@ -22,6 +22,7 @@ never wins the loading back then loses at most as much as it spent.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -35,12 +36,17 @@ class Compiled(Generic[T]):
     it against numpy: it returns the loop, or None if the loop's results
     differ. `warm`: the units of work numpy does before `after` loads it."""
 
-    __slots__ = ("_load", "_value", "numpy_work", "warm")
+    __slots__ = ("_load", "_value", "numpy_work", "warm", "warm_loaded")
 
-    def __init__(self, load: Callable[[], T | None], warm: int = 0) -> None:
+    def __init__(self, load: Callable[[], T | None], warm: int = 0, warm_loaded: int | None = None) -> None:
+        """`warm_loaded`: the units of work before `after` loads the loop
+        where numba is imported already (by another loop), when that is
+        fewer than `warm` (the loop's cached machine code then loads in
+        milliseconds)."""
         self._load = load
         self._value: object = _UNDECIDED
         self.warm = warm
+        self.warm_loaded = warm_loaded
         self.numpy_work = 0  # units of work numpy did while the loop was not loaded
 
     @classmethod
@@ -71,7 +77,10 @@ class Compiled(Generic[T]):
         where the loop is not available."""
         if self._value is _UNDECIDED:
             self.numpy_work += work
-            if self.numpy_work < self.warm:
+            warm = self.warm
+            if self.warm_loaded is not None and "numba" in sys.modules:
+                warm = min(warm, self.warm_loaded)
+            if self.numpy_work < warm:
                 return None
         return self.get()
 

@@ -92,6 +92,7 @@ class InPlace:
     of such calls can be fused (`Chain`)."""
 
     fusable = True
+    bias_axis: int | None = None  # `nn.bias_add`'s axis (see `Chain`)
 
     def __init__(
         self,
@@ -131,6 +132,10 @@ class Chain:
 
     def __init__(self, parts: list[InPlace]) -> None:
         self.parts = parts
+        # `relu(bias_add(x, b))`, which a compiled loop may do in one pass
+        first = parts[0]
+        pair = len(parts) == 2 and parts[1].step is _relu
+        self.bias_relu_axis = first.bias_axis if pair else None
 
     def bind(self, *args: Any) -> tuple[Any, Callable[..., None], KernelArgs]:
         """(the buffer, one step doing every part's, their operands) of a call with `args`."""
@@ -159,6 +164,11 @@ class Chain:
 
     def __call__(self, *args: Any) -> Any:
         buffer, fused, operands = self.bind(*args)
+        if self.bias_relu_axis is not None:
+            from . import bias_relu
+
+            if bias_relu.run(buffer, operands[0], self.bias_relu_axis):
+                return buffer
         return apply(fused, buffer, *operands, blocked=True)
 
 
@@ -247,7 +257,9 @@ def bias_add(axis: int, ndim: int) -> InPlace:
         shape[axis] = b.shape[0]
         return (b.reshape(shape),)
 
-    return InPlace(step, 0, 2, prepare)
+    done = InPlace(step, 0, 2, prepare)
+    done.bias_axis = axis  # (see `Chain`)
+    return done
 
 
 def softmax(log: bool) -> Callable[[Any], Any]:

@@ -36,7 +36,7 @@ def run(x: Any, bias: Any, axis: int) -> bool:
     if x.dtype not in (np.float32, np.float64) or not x.flags.c_contiguous or not x.flags.writeable:
         return False
     channels = x.shape[axis]
-    if bias.size != channels or x.size == 0:
+    if bias.dtype != x.dtype or bias.size != channels or x.size == 0:
         return False
     loop = LOOP.after(x.size)
     if loop is None:
@@ -45,7 +45,7 @@ def run(x: Any, bias: Any, axis: int) -> bool:
     for d in x.shape[:axis]:
         outer *= d
     planes = x.reshape(outer, channels, -1)
-    vector = plain(np.ascontiguousarray(bias.reshape(-1), dtype=x.dtype))
+    vector = plain(np.ascontiguousarray(bias.reshape(-1)))
     count = outer * channels
     pieces = min(split_count(x.size), count)
     run_parts(loop, [(planes, vector, lo, hi) for lo, hi in ranges(count, pieces)])

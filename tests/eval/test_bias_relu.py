@@ -112,13 +112,14 @@ def test_split_over_the_kernel_threads_without_a_changed_bit(
 
 
 def test_buffers_the_loop_does_not_take(loop: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """float16, a buffer that is not contiguous, a bias of another length:
-    numpy's passes (the caller's)."""
+    """float16, a buffer that is not contiguous, a bias of another length or
+    dtype: numpy's passes (the caller's)."""
     monkeypatch.setattr(bias_relu, "LOOP", Compiled.decided(loop))
     b = np.ones(4, dtype=np.float32)
     assert not bias_relu.run(np.ones((1, 4, 3, 3), dtype=np.float16), b.astype(np.float16), 1)
     assert not bias_relu.run(np.ones((1, 4, 6, 3), dtype=np.float32)[:, :, ::2], b, 1)
     assert not bias_relu.run(np.ones((1, 5, 3, 3), dtype=np.float32), b, 1)
+    assert not bias_relu.run(np.ones((1, 4, 3, 3), dtype=np.float32), b.astype(np.float64), 1)
     assert bias_relu.run(np.ones((1, 4, 3, 3), dtype=np.float32), b, 1)
 
 

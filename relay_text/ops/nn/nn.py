@@ -61,8 +61,8 @@ def relu_into(x: Any, out: Any) -> Any:
     returned, with the bits of `np.maximum(x, 0)` (NaN kept, -0.0 made 0).
 
     numpy's maximum runs its vector loop only when both operands are arrays
-    walked element by element; against a zero scalar it runs 2x to 12x
-    slower (float32, int8, numpy 2.4). So a contiguous tensor is taken as
+    walked element by element; against a zero scalar it runs 3.7x slower
+    for float32, 13x for int8 (400,000 elements, numpy 2.4). So a contiguous tensor is taken as
     rows of ZERO_ROW elements (and the rest), each compared with one cached
     row of zeros."""
     n = x.size

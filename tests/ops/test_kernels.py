@@ -255,6 +255,30 @@ def test_reshape_special_values() -> None:
     same(run("reshape", x, newshape=[24]), np.arange(24, dtype="float32"))
 
 
+def test_reshape_shapes_are_remembered_and_failures_are_not() -> None:
+    """The kernel remembers the dimensions of a shape and newshape (a model
+    reshapes the same ones at every run); a reshape that fails fails every
+    time with the same error."""
+    from relay_text.ops.tensor import transform
+
+    transform._kernel_dims.cache_clear()
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    for _ in range(3):
+        assert run("reshape", x, newshape=[0, -1]).shape == (2, 12)
+    info = transform._kernel_dims.cache_info()
+    assert (info.hits, info.misses) == (2, 1)
+    for _ in range(2):
+        with pytest.raises(KernelError) as caught:
+            run("reshape", x, newshape=[5, -1])
+        assert caught.value.code == "runtime-error"
+        assert str(caught.value) == "cannot reshape (2, 3, 4) (24 elements) into newshape [5, -1]"
+    for _ in range(2):
+        with pytest.raises(KernelError) as caught:
+            run("reshape", x, newshape=[0, 0, 0, 0])
+        assert caught.value.code == "runtime-error"
+        assert str(caught.value) == "`reshape`: 0 at position 3 has no input dimension to copy"
+
+
 @covers("transpose", "squeeze", "expand_dims")
 def test_axes() -> None:
     x = np.arange(6, dtype="int32").reshape(1, 2, 3)

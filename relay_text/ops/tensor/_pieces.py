@@ -35,11 +35,14 @@ def binary(ufunc: Any, a: Any, b: Any) -> Any:
     """ufunc(a, b) for two arrays of one dtype, in pieces on the pool when large and float."""
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.dtype != b.dtype or a.dtype.kind != "f":
         return ufunc(a, b)
-    if a.size * b.size < _threads.PARALLEL_MIN:
+    if a.shape == b.shape:
+        shape = a.shape
+    elif a.size * b.size < _threads.PARALLEL_MIN:
         # (the result has at most a.size * b.size elements: too few to split,
         # known without `broadcast_shapes`, which costs more than a small call)
         return ufunc(a, b)
-    shape = np.broadcast_shapes(a.shape, b.shape)
+    else:
+        shape = np.broadcast_shapes(a.shape, b.shape)
     pieces = _threads.split_count(math.prod(shape))
     axis = _threads.split_axis(shape, pieces) if pieces > 1 else None
     if axis is None:

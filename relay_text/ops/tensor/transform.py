@@ -13,6 +13,7 @@ TVM; `reshape`'s special values are TVM's:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NoReturn
 
 from ...diagnostics import codes
@@ -183,7 +184,14 @@ class _KernelFailure:
 
 
 def _reshape_kernel_shape(shape: Shape, newshape: Shape, allowzero: bool) -> Dims:
-    return reshape_dims(_KernelFailure(), tuple(shape), tuple(newshape), allowzero)
+    return _kernel_dims(tuple(shape), tuple(newshape), allowzero)
+
+
+@functools.lru_cache(maxsize=1024)
+def _kernel_dims(shape: Shape, newshape: Shape, allowzero: bool) -> Dims:
+    """`reshape_dims` of concrete shapes, remembered: a model reshapes the
+    same shapes at every run (a failure is not remembered: it raises)."""
+    return reshape_dims(_KernelFailure(), shape, newshape, allowzero)
 
 
 @register(

@@ -24,9 +24,8 @@ SHAPES = [
     # (buffer shape, bias axis)
     ((1, 32, 28, 28), 1),  # a convolution's output
     ((2, 3, 5, 7), 1),  # two images
-    ((1, 64, 1, 1), 1),
-    ((4, 100), 1),  # a dense layer's output: the bias along the last axis
-    ((3, 7, 9), 2),
+    ((4, 16, 2, 2), 1),  # planes of MIN_PLANE elements
+    ((3, 9, 7), 1),
     ((6, 5), 0),
 ]
 
@@ -113,8 +112,13 @@ def test_split_over_the_kernel_threads_without_a_changed_bit(
 
 def test_buffers_the_loop_does_not_take(loop: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """float16, a buffer that is not contiguous, a bias of another length or
-    dtype: numpy's passes (the caller's)."""
+    dtype, planes under MIN_PLANE elements (a dense layer's output, where
+    the loop is slower than numpy): numpy's passes (the caller's)."""
     monkeypatch.setattr(bias_relu, "LOOP", Compiled.decided(loop))
+    assert bias_relu.MIN_PLANE == 4
+    assert not bias_relu.run(np.ones((8, 100), dtype=np.float32), np.ones(100, dtype=np.float32), 1)
+    assert not bias_relu.run(np.ones((1, 64, 1, 3), dtype=np.float32), np.ones(64, dtype=np.float32), 1)
+    assert bias_relu.run(np.ones((1, 64, 2, 2), dtype=np.float32), np.ones(64, dtype=np.float32), 1)
     b = np.ones(4, dtype=np.float32)
     assert not bias_relu.run(np.ones((1, 4, 3, 3), dtype=np.float16), b.astype(np.float16), 1)
     assert not bias_relu.run(np.ones((1, 4, 6, 3), dtype=np.float32)[:, :, ::2], b, 1)

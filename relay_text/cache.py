@@ -169,8 +169,9 @@ class Cache:
 
 def prune(where: str) -> None:
     """Delete the cache files of `relay check` and `relay fmt` in `where`
-    unused (neither read nor written: see `Cache`) for UNUSED_DAYS, and temporary files older than an hour (see
-    `store`). The parser's tables are left alone."""
+    unused (neither read nor written: see `Cache`) for UNUSED_DAYS, and
+    temporary files older than an hour (see `store`). The parser's tables
+    are left alone."""
     now = time.time()
     with contextlib.suppress(OSError), os.scandir(where) as found:
         for entry in found:

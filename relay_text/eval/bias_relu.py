@@ -13,6 +13,7 @@ then loads in milliseconds).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..compiled import Compiled, plain
@@ -45,9 +46,7 @@ def run(x: Any, bias: Any, axis: int) -> bool:
     channels = x.shape[axis]
     if bias.dtype != x.dtype or bias.size != channels or x.size == 0:
         return False
-    outer = 1
-    for d in x.shape[:axis]:
-        outer *= d
+    outer = math.prod(x.shape[:axis])
     if x.size < MIN_PLANE * outer * channels:
         return False
     loop = LOOP.after(x.size)
@@ -79,9 +78,7 @@ def _checked() -> Any:
             shaped = b.reshape(tuple(-1 if i == axis else 1 for i in range(x.ndim)))
             with np.errstate(all="ignore"):
                 want = np.maximum(x + shaped, np.zeros((), dtype=dtype))
-            outer = 1
-            for d in shape[:axis]:
-                outer *= d
+            outer = math.prod(shape[:axis])
             got = x.copy()
             bias_relu_planes(got.reshape(outer, shape[axis], -1), b, 0, outer * shape[axis])
             if got.tobytes() != want.tobytes():

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .ops import KernelArgs
 from ..ops._threads import ranges, run_parts, split_axis, split_count
 from ..ops.nn.nn import relu_into
+from . import bias_relu
 
 
 def fresh(name: str) -> bool:
@@ -164,11 +165,8 @@ class Chain:
 
     def __call__(self, *args: Any) -> Any:
         buffer, fused, operands = self.bind(*args)
-        if self.bias_relu_axis is not None:
-            from . import bias_relu
-
-            if bias_relu.run(buffer, operands[0], self.bias_relu_axis):
-                return buffer
+        if self.bias_relu_axis is not None and bias_relu.run(buffer, operands[0], self.bias_relu_axis):
+            return buffer
         return apply(fused, buffer, *operands, blocked=True)
 
 

@@ -62,9 +62,9 @@ def relu_into(x: Any, out: Any) -> Any:
 
     numpy's maximum runs its vector loop only when both operands are arrays
     walked element by element; against a zero scalar it runs 3.7x slower
-    for float32, 13x for int8 (400,000 elements, numpy 2.4). So a contiguous tensor is taken as
-    rows of ZERO_ROW elements (and the rest), each compared with one cached
-    row of zeros."""
+    for float32, 13x for int8 (400,000 elements, numpy 2.4). So a
+    contiguous tensor is taken as rows of ZERO_ROW elements (and the rest),
+    each compared with one cached row of zeros."""
     n = x.size
     if n < ZERO_ROW or not (x.flags.c_contiguous and out.flags.c_contiguous):
         return np.maximum(x, np.zeros((), dtype=x.dtype), out=out)

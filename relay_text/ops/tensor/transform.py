@@ -183,10 +183,6 @@ class _KernelFailure:
         raise KernelError(codes.RUNTIME_ERROR, message)
 
 
-def _reshape_kernel_shape(shape: Shape, newshape: Shape, allowzero: bool) -> Dims:
-    return _kernel_dims(tuple(shape), tuple(newshape), allowzero)
-
-
 @functools.lru_cache(maxsize=1024)
 def _kernel_dims(shape: Shape, newshape: Shape, allowzero: bool) -> Dims:
     """`reshape_dims` of concrete shapes, remembered: a model reshapes the
@@ -203,7 +199,7 @@ def _kernel_dims(shape: Shape, newshape: Shape, allowzero: bool) -> Dims:
 )
 def reshape(args: Args, attrs: Attrs) -> Value:
     x = args[0]
-    return np.reshape(x, _reshape_kernel_shape(x.shape, attrs["newshape"], attrs["allowzero"]))
+    return np.reshape(x, _kernel_dims(x.shape, tuple(attrs["newshape"]), attrs["allowzero"]))
 
 
 # ---------------------------------------------------------------- axes

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .ops import KernelArgs
 from ..ops._threads import ranges, run_parts, split_axis, split_count
 from ..ops.nn.nn import relu_into
+from ..ops.tensor._rows import against_one
 from . import bias_relu
 
 
@@ -93,7 +94,6 @@ class InPlace:
     of such calls can be fused (`Chain`)."""
 
     fusable = True
-    bias_axis: int | None = None  # `nn.bias_add`'s axis (see `Chain`)
 
     def __init__(
         self,
@@ -101,11 +101,13 @@ class InPlace:
         into: int,
         nargs: int,
         prepare: Callable[[KernelArgs], KernelArgs] | None = None,
+        bias_axis: int | None = None,
     ) -> None:
         self.step = step
         self.into = into
         self.nargs = nargs
         self.prepare = prepare
+        self.bias_axis = bias_axis  # `nn.bias_add`'s axis (see `Chain`)
         self.__name__ = getattr(step, "__name__", "inplace")
 
     def operands(self, others: KernelArgs) -> KernelArgs:
@@ -138,8 +140,8 @@ class Chain:
         pair = len(parts) == 2 and parts[1].step is _relu
         self.bias_relu_axis = first.bias_axis if pair else None
 
-    def bind(self, *args: Any) -> tuple[Any, Callable[..., None], KernelArgs]:
-        """(the buffer, one step doing every part's, their operands) of a call with `args`."""
+    def _take(self, args: tuple[Any, ...]) -> tuple[Any, KernelArgs, list[int]]:
+        """(the buffer, every part's operands in turn, how many each part has) of a call with `args`."""
         first = self.parts[0]
         n = first.nargs
         into = first.into
@@ -153,6 +155,10 @@ class Chain:
             operands.extend(got)
             counts.append(len(got))
             pos += k
+        return buffer, tuple(operands), counts
+
+    def _fused(self, counts: list[int]) -> Callable[..., None]:
+        """One step doing every part's, given how many operands each part has."""
         steps = list(zip([p.step for p in self.parts], counts, strict=False))
 
         def fused(o: Any, *ops: Any) -> None:
@@ -161,27 +167,36 @@ class Chain:
                 step(o, *ops[i : i + c])
                 i += c
 
-        return buffer, fused, tuple(operands)
+        return fused
+
+    def bind(self, *args: Any) -> tuple[Any, Callable[..., None], KernelArgs]:
+        """(the buffer, one step doing every part's, their operands) of a call with `args`."""
+        buffer, operands, counts = self._take(args)
+        return buffer, self._fused(counts), operands
 
     def __call__(self, *args: Any) -> Any:
-        buffer, fused, operands = self.bind(*args)
+        buffer, operands, counts = self._take(args)
         if self.bias_relu_axis is not None and bias_relu.run(buffer, operands[0], self.bias_relu_axis):
             return buffer
-        return apply(fused, buffer, *operands, blocked=True)
+        return apply(self._fused(counts), buffer, *operands, blocked=True)
 
 
 def binary(ufunc: Any, into: int) -> InPlace:
-    """`ufunc(a, b)` written into argument `into` (0 or 1)."""
+    """`ufunc(a, b)` written into argument `into` (0 or 1); `maximum` and
+    `minimum` against a single value by rows (`_rows.against_one`)."""
+    rows = ufunc is np.maximum or ufunc is np.minimum
     if into == 0:
 
         def first(o: Any, other: Any) -> None:
-            ufunc(o, other, out=o)
+            if not rows or against_one(ufunc, o, other, o) is None:
+                ufunc(o, other, out=o)
 
         first.__name__ = ufunc.__name__
         return InPlace(first, 0, 2)
 
     def second(o: Any, other: Any) -> None:
-        ufunc(other, o, out=o)
+        if not rows or against_one(ufunc, other, o, o) is None:
+            ufunc(other, o, out=o)
 
     second.__name__ = ufunc.__name__
     return InPlace(second, 1, 2)
@@ -255,9 +270,7 @@ def bias_add(axis: int, ndim: int) -> InPlace:
         shape[axis] = b.shape[0]
         return (b.reshape(shape),)
 
-    done = InPlace(step, 0, 2, prepare)
-    done.bias_axis = axis  # (see `Chain`)
-    return done
+    return InPlace(step, 0, 2, prepare, bias_axis=axis)
 
 
 def softmax(log: bool) -> Callable[[Any], Any]:

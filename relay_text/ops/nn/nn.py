@@ -21,6 +21,7 @@ from .._checks import dim_times
 from .._np import np, wrap
 from .._threads import PARALLEL_MIN, ranges, run_parts, split_count
 from ..tensor._blas import matmul_nt
+from ..tensor._rows import against_one
 from ._attrs import CONV2D_ATTRS
 from .conv import (
     conv2d_nchw,
@@ -46,39 +47,24 @@ from ..types import Args, Attrs, Shape, Value
 @register("nn.relu", inputs=1, relation=numeric_identity, doc="max(x, 0), elementwise.")
 def relu(args: Args, attrs: Attrs) -> Value:
     x = np.asarray(args[0])
-    return relu_into(x, np.empty(x.shape, dtype=x.dtype))
+    return relu_into(x, np.empty(x.shape, dtype=x.dtype), split=True)
 
 
-ZERO_ROW = 1 << 13
-"""Elements per row of a contiguous tensor in `relu_into` (32 KB of float32,
-which stays in the first-level cache)."""
-
-_ZERO_ROWS: dict[Any, Any] = {}  # dtype -> a read-only row of ZERO_ROW zeros
+_ZERO: dict[Any, Any] = {}  # dtype -> its 0-d zero
 
 
-def relu_into(x: Any, out: Any) -> Any:
+def relu_into(x: Any, out: Any, split: bool = False) -> Any:
     """max(x, 0) written into `out` (of x's shape and dtype; it may be x) and
-    returned, with the bits of `np.maximum(x, 0)` (NaN kept, -0.0 made 0).
-
-    numpy's maximum runs its vector loop only when both operands are arrays
-    walked element by element; against a zero scalar it runs 3.7x slower
-    for float32, 13x for int8 (400,000 elements, numpy 2.4). So a
-    contiguous tensor is taken as rows of ZERO_ROW elements (and the rest),
-    each compared with one cached row of zeros."""
-    n = x.size
-    if n < ZERO_ROW or not (x.flags.c_contiguous and out.flags.c_contiguous):
-        return np.maximum(x, np.zeros((), dtype=x.dtype), out=out)
-    zeros = _ZERO_ROWS.get(x.dtype)
-    if zeros is None:
-        zeros = np.zeros(ZERO_ROW, dtype=x.dtype)
-        zeros.flags.writeable = False
-        _ZERO_ROWS[x.dtype] = zeros
-    flat_x, flat_out = x.reshape(-1), out.reshape(-1)
-    whole = n - n % ZERO_ROW
-    np.maximum(flat_x[:whole].reshape(-1, ZERO_ROW), zeros, out=flat_out[:whole].reshape(-1, ZERO_ROW))
-    if whole < n:
-        np.maximum(flat_x[whole:], zeros[: n - whole], out=flat_out[whole:])
-    return out
+    returned, with the bits of `np.maximum(x, 0)` (NaN kept, -0.0 made 0),
+    by rows of zeros where x is contiguous (`_rows.against_one`: numpy's
+    maximum against a scalar skips its vector loop). `split`: spread over
+    the kernel threads (the operator's kernel; a fused chain's step runs on
+    them already)."""
+    zero = _ZERO.get(x.dtype)
+    if zero is None:
+        zero = _ZERO[x.dtype] = np.zeros((), dtype=x.dtype)
+    done = against_one(np.maximum, x, zero, out, split)
+    return done if done is not None else np.maximum(x, zero, out=out)
 
 
 @register(

@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import _threads
 from .._np import np
+from ._rows import against_one
 
 
 def _cut(x: Any, ndim: int, axis: int, a: int, b: int) -> Any:
@@ -32,7 +33,13 @@ def _cut(x: Any, ndim: int, axis: int, a: int, b: int) -> Any:
 
 
 def binary(ufunc: Any, a: Any, b: Any) -> Any:
-    """ufunc(a, b) for two arrays of one dtype, in pieces on the pool when large and float."""
+    """ufunc(a, b) for two arrays of one dtype, in pieces on the pool when
+    large and float; `maximum` and `minimum` against a single value by rows
+    (`_rows`)."""
+    if ufunc is np.maximum or ufunc is np.minimum:
+        rows = against_one(ufunc, a, b, split=True)
+        if rows is not None:
+            return rows
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.dtype != b.dtype or a.dtype.kind != "f":
         return ufunc(a, b)
     if a.shape == b.shape:

@@ -262,13 +262,13 @@ def power(args: Args, attrs: Attrs) -> Value:
 @register("maximum", inputs=2, relation=broadcast, doc="Elementwise maximum.")
 def maximum(args: Args, attrs: Attrs) -> Value:
     a, b = args
-    return wrap(np.maximum(a, b), a.dtype)
+    return wrap(binary(np.maximum, a, b), a.dtype)
 
 
 @register("minimum", inputs=2, relation=broadcast, doc="Elementwise minimum.")
 def minimum(args: Args, attrs: Attrs) -> Value:
     a, b = args
-    return wrap(np.minimum(a, b), a.dtype)
+    return wrap(binary(np.minimum, a, b), a.dtype)
 
 
 # ---------------------------------------------------------------- comparison and logic

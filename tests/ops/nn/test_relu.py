@@ -1,5 +1,7 @@
 """`nn.relu`'s kernel and the in-place step of a run's fused chains share
-`relu_into`: max(x, 0) by rows of zeros for contiguous tensors. Its result
+`relu_into`: max(x, 0) by rows of zeros for contiguous tensors (`_rows`,
+whose own tests, tests/ops/tensor/test_rows.py, cover `maximum` and
+`minimum` against any single value). Its result
 must have the bits numpy's maximum against a zero scalar gives, whatever
 the path: NaN kept (its payload and sign too), -0.0 made 0, integers and
 float16 as they are."""
@@ -11,11 +13,12 @@ import pytest
 
 from relay_text.eval.inplace import unary_step
 from relay_text.ops import registry
-from relay_text.ops.nn import nn
-from relay_text.ops.nn.nn import ZERO_ROW, relu, relu_into
+from relay_text.ops.nn.nn import relu, relu_into
+from relay_text.ops.tensor import _rows
+from relay_text.ops.tensor._rows import MIN_SIZE, ROW
 
 DTYPES = ["float16", "float32", "float64", "int8", "int32", "int64", "uint8"]
-SIZES = [0, 1, ZERO_ROW - 1, ZERO_ROW, ZERO_ROW + 1, 3 * ZERO_ROW + 5]
+SIZES = [0, 1, MIN_SIZE - 1, MIN_SIZE, MIN_SIZE + 1, MIN_SIZE + 3 * ROW + 5]
 
 
 def _values(dtype: str, size: int) -> np.ndarray:
@@ -44,6 +47,8 @@ def test_same_bits_as_maximum_against_zero(dtype: str, size: int) -> None:
     got = relu_into(x, out)
     assert got is out and got.dtype == np.dtype(dtype)
     assert _bits(got) == _bits(want)
+    # spread over two kernel threads, as the operator's kernel may
+    assert _bits(relu_into(x, np.empty_like(x), split=True)) == _bits(want)
     # in place, as a fused chain computes it
     y = x.copy()
     assert relu_into(y, y) is y
@@ -51,7 +56,7 @@ def test_same_bits_as_maximum_against_zero(dtype: str, size: int) -> None:
 
 
 def test_negative_zero_becomes_zero_and_nan_stays() -> None:
-    x = np.zeros(2 * ZERO_ROW + 3, dtype=np.float32)
+    x = np.zeros(2 * MIN_SIZE + 3, dtype=np.float32)
     x[::2] = -0.0
     x[5] = np.nan
     x[-1] = -7.5
@@ -83,15 +88,15 @@ def test_views(view) -> None:
 
 
 def test_the_rows_of_zeros_are_not_written() -> None:
-    x = -np.ones(2 * ZERO_ROW, dtype=np.float64)
+    x = -np.ones(2 * MIN_SIZE, dtype=np.float32)
     relu_into(x, x)
-    zeros = nn._ZERO_ROWS[np.dtype(np.float64)]
+    zeros = _rows._filled(np.dtype(np.float32), bytes(4))
     assert not zeros.flags.writeable
     assert not zeros.any()
 
 
 def test_the_registry_kernel_and_the_in_place_step_agree() -> None:
-    x = _values("float32", 5 * (ZERO_ROW + 17)).reshape(5, -1)
+    x = _values("float32", 5 * (MIN_SIZE + 17)).reshape(5, -1)
     got = registry_relu(x)
     step = unary_step("nn.relu")
     assert step is not None

@@ -1,7 +1,7 @@
 """Throughput and peak memory of parsing, `relay check` and `relay fmt` on
 a big TVM-format dump.
 
-    python benchmarks/big_files.py [--size-mb 5] [--only parse,check,fmt] [--no-comments-only]
+    python benchmarks/big_files.py [--size-mb 5] [--only parse,check,fmt] [--no-comments-only] [--phases]
 
 The dump is `_common.model_dump`: the corpus models' definitions repeated
 and renamed until the file has the size asked for, once with their
@@ -28,6 +28,13 @@ time), and the load average before and after.
 
 Targets: parse >= 3 MB/s, check >= 2 MB/s, fmt with its safety check
 >= 1 MB/s, each with a peak of <= 60 bytes of memory per input byte.
+
+`--phases` also times, in one process on the first dump, the
+phases `check` and `fmt` are made of (CPU seconds of each, MB/s of input):
+parsing, type checking, printing, parsing the printed text, comparing the
+two programs, and printing the printed program again (the fixed-point
+check). For each command it prints the sum of its phases, the time its
+target allows, and how many times faster the phases would have to be.
 """
 
 from __future__ import annotations
@@ -69,6 +76,70 @@ wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
 assert result.ok, result.diagnostics[:1]
 print(json.dumps([wall, cpu]))
 """
+
+
+# The phases of `check` (parse, typecheck) and of `fmt --check` (parse,
+# print, parse the output, compare, print again), timed one after the
+# other in one process; prints {phase: CPU seconds}.
+_PHASES = """
+import gc, json, sys, time
+from relay_text.check import check_module
+from relay_text.formatter import target_dialect
+from relay_text.ir.alpha import alpha_equal_module
+from relay_text.ir.span import Source
+from relay_text.printer.comments import attach
+from relay_text.printer.dialects import header_for
+from relay_text.printer.render import render_module
+from relay_text.syntax.parser import parse_source
+text = open(sys.argv[1], encoding="utf-8").read()
+parse_source(Source("warm", "def @f() { 1 }"))
+gc.disable()  # (as the commands run these phases)
+seconds = {}
+def timed(name, fn):
+    start = time.process_time()
+    value = fn()
+    seconds[name] = time.process_time() - start
+    return value
+module = timed("parse", lambda: parse_source(Source(sys.argv[1], text)).module)
+timed("typecheck", lambda: check_module(module, None))
+module = parse_source(Source(sys.argv[1], text)).module  # (unchecked, as fmt prints it)
+target = target_dialect(module, "keep")
+header = header_for(module, target, keep=True)
+printed = timed("print", lambda: render_module(module, target, 100, attach(module), header).text)
+again = timed("parse output", lambda: parse_source(Source("printed", printed)).module)
+same = timed("compare", lambda: alpha_equal_module(module, again))
+assert same, "the printed program differs"
+second = timed("print again", lambda: render_module(again, target, 100, attach(again)).text)
+assert second == printed, "printing is not at a fixed point"
+print(json.dumps(seconds))
+"""
+
+PHASES_OF = {"check": ("parse", "typecheck"), "fmt": ("parse", "print", "parse output", "compare", "print again")}
+
+
+def phases(path: Path, label: str) -> None:
+    """Prints the CPU time of each phase of `check` and `fmt` on `path`
+    and how far their sums are from the targets (see `--phases`)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    load = os.getloadavg()[0]
+    done = subprocess.run([sys.executable, "-c", _PHASES, str(path)], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"timing the phases failed:\n{done.stderr[-2000:]}")
+    seconds = json.loads(done.stdout)
+    mb = path.stat().st_size / 1e6
+    loads = f"load {load:.2f} -> {os.getloadavg()[0]:.2f}"
+    print(f"phases of check and fmt on the dump {label} ({mb:.2f} MB; CPU seconds; {loads}):")
+    for name, s in seconds.items():
+        print(f"  {name:<13} {s:>6.2f} s {mb / s:>6.2f} MB/s")
+    for command, names in PHASES_OF.items():
+        total = sum(seconds[n] for n in names)
+        allowed = mb / TARGETS[command]
+        print(
+            f"  {command}: its phases take {total:.2f} s, its target (>= {TARGETS[command]:g} MB/s) allows "
+            f"{allowed:.2f} s: {total / allowed:.1f}x too slow"
+            if total > allowed
+            else f"  {command}: its phases take {total:.2f} s, within the {allowed:.2f} s its target allows"
+        )
 
 
 def measure(args: list[str]) -> dict:
@@ -117,6 +188,7 @@ def main() -> None:
     parser.add_argument("--size-mb", type=float, default=5.0, help="size of the generated dump (default 5)")
     parser.add_argument("--only", default="parse,check,fmt", help="comma-separated: parse, check, fmt")
     parser.add_argument("--no-comments-only", action="store_true", help="measure the dump without comments only")
+    parser.add_argument("--phases", action="store_true", help="also time the phases of check and fmt (see above)")
     args = parser.parse_args()
     stages = [s for s in args.only.split(",") if s]
     for s in stages:
@@ -149,6 +221,8 @@ def main() -> None:
                     f"{r['load'][0]:.2f} -> {r['load'][1]:.2f}",
                     flush=True,
                 )
+            if args.phases and label == variants[0][0]:
+                phases(path, f"with {label}" if comments else "without comments")
             if "check" in stages:
                 r = cached_check(path, Path(tmp) / "cache")
                 print(

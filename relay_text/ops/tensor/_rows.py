@@ -48,13 +48,16 @@ def _filled(dtype: Any, value: bytes) -> Any:
 
 
 def against_one(ufunc: Any, a: Any, b: Any, out: Any = None, split: bool = False) -> Any:
-    """`ufunc(a, b, out=out)` by rows, for `ufunc` np.maximum or np.minimum, when one
-    operand is a single value and the other a C-contiguous tensor of at least
-    MIN_SIZE elements of the same dtype (not one of NUMPY_FAST) (and `out`, if given, a C-contiguous
-    tensor of its shape and dtype; it may be that operand). None when it
-    does not apply: the caller then calls the ufunc as usual. `split`: rows
-    of a large float tensor are spread over the kernel threads (never from
-    one of those threads: the pool would wait for itself)."""
+    """`ufunc(a, b, out=out)` by rows, for `ufunc` np.maximum or np.minimum.
+
+    It applies when one operand is a single value and the other a
+    C-contiguous tensor of the same dtype, not one of NUMPY_FAST, with
+    MIN_SIZE elements or more; and `out`, if given, is a C-contiguous
+    tensor of that one's shape and dtype (it may be that operand). Where it
+    does not apply it returns None, and the caller calls the ufunc as usual.
+    `split`: the rows of a large float tensor are spread over the kernel
+    threads (never from one of those threads: the pool would wait for
+    itself)."""
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.dtype != b.dtype:
         return None
     if b.size == 1 and a.size >= MIN_SIZE:

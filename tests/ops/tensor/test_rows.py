@@ -147,12 +147,17 @@ def test_the_operator_kernels(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(UFUNCS))
 @pytest.mark.parametrize("into", [0, 1])
-def test_the_in_place_steps(name: str, into: int) -> None:
+@pytest.mark.parametrize(
+    ("dtype", "size"),
+    [("float32", MIN_SIZE + 3 * ROW + 1), ("float32", 100), ("float64", MIN_SIZE + 1)],  # rows; numpy's call twice
+)
+def test_the_in_place_steps(name: str, into: int, dtype: str, size: int) -> None:
     """The fused chains' step writes into the buffer argument `into`; the
-    single value is the other one."""
+    single value is the other one (a NaN: which NaN comes out shows the
+    operands' order)."""
     ufunc = UFUNCS[name]
-    x = _values("float32", MIN_SIZE + 3 * ROW + 1)
-    value = np.array(np.nan, np.float32)
+    x = _values(dtype, size)
+    value = np.array(-np.nan, dtype)
     step = in_place(ufunc, into)
     args = (x.copy(), value) if into == 0 else (value, x.copy())
     want = ufunc(*args)

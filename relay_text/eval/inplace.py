@@ -17,6 +17,7 @@ returns the buffer it wrote.
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .ops import KernelArgs
 from ..ops._threads import ranges, run_parts, split_axis, split_count
 from ..ops.nn.nn import relu_into
-from ..ops.tensor._rows import against_one
+from ..ops.tensor import _rows as rows
 from . import bias_relu
 
 
@@ -183,20 +184,18 @@ class Chain:
 
 def binary(ufunc: Any, into: int) -> InPlace:
     """`ufunc(a, b)` written into argument `into` (0 or 1); `maximum` and
-    `minimum` against a single value by rows (`_rows.against_one`)."""
-    rows = ufunc is np.maximum or ufunc is np.minimum
+    `minimum` against a single value by rows (`_rows.compute`)."""
+    call = functools.partial(rows.compute, ufunc) if rows.handles(ufunc) else ufunc
     if into == 0:
 
         def first(o: Any, other: Any) -> None:
-            if not rows or against_one(ufunc, o, other, o) is None:
-                ufunc(o, other, out=o)
+            call(o, other, out=o)
 
         first.__name__ = ufunc.__name__
         return InPlace(first, 0, 2)
 
     def second(o: Any, other: Any) -> None:
-        if not rows or against_one(ufunc, other, o, o) is None:
-            ufunc(other, o, out=o)
+        call(other, o, out=o)
 
     second.__name__ = ufunc.__name__
     return InPlace(second, 1, 2)

@@ -21,7 +21,7 @@ from .._checks import dim_times
 from .._np import np, wrap
 from .._threads import PARALLEL_MIN, ranges, run_parts, split_count
 from ..tensor._blas import matmul_nt
-from ..tensor._rows import against_one
+from ..tensor._rows import compute
 from ._attrs import CONV2D_ATTRS
 from .conv import (
     conv2d_nchw,
@@ -56,15 +56,14 @@ _ZERO: dict[Any, Any] = {}  # dtype -> its 0-d zero
 def relu_into(x: Any, out: Any, split: bool = False) -> Any:
     """max(x, 0) written into `out` (of x's shape and dtype; it may be x) and
     returned, with the bits of `np.maximum(x, 0)` (NaN kept, -0.0 made 0),
-    by rows of zeros where x is contiguous (`_rows.against_one`: numpy's
+    by rows of zeros where x is contiguous (`_rows.compute`: numpy's
     maximum against a scalar skips its vector loop). `split`: spread over
     the kernel threads (the operator's kernel; a fused chain's step runs on
     them already)."""
     zero = _ZERO.get(x.dtype)
     if zero is None:
         zero = _ZERO[x.dtype] = np.zeros((), dtype=x.dtype)
-    done = against_one(np.maximum, x, zero, out, split)
-    return done if done is not None else np.maximum(x, zero, out=out)
+    return compute(np.maximum, x, zero, out, split)
 
 
 @register(

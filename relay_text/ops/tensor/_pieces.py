@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import _threads
 from .._np import np
-from ._rows import against_one
+from ._rows import against_one, handles
 
 
 def _cut(x: Any, ndim: int, axis: int, a: int, b: int) -> Any:
@@ -36,7 +36,7 @@ def binary(ufunc: Any, a: Any, b: Any) -> Any:
     """ufunc(a, b) for two arrays of one dtype, in pieces on the pool when
     large and float; `maximum` and `minimum` against a single value by rows
     (`_rows`)."""
-    if ufunc is np.maximum or ufunc is np.minimum:
+    if handles(ufunc):
         rows = against_one(ufunc, a, b, split=True)
         if rows is not None:
             return rows

@@ -39,6 +39,17 @@ NUMPY_FAST = frozenset("edg")
 to 2,000,000 elements)."""
 
 
+def handles(ufunc: Any) -> bool:
+    """Whether `ufunc` is one whose scalar loop `against_one` works around."""
+    return ufunc is np.maximum or ufunc is np.minimum
+
+
+def compute(ufunc: Any, a: Any, b: Any, out: Any = None, split: bool = False) -> Any:
+    """`ufunc(a, b, out=out)`: by rows where `against_one` applies, else numpy's call."""
+    done = against_one(ufunc, a, b, out, split)
+    return done if done is not None else ufunc(a, b, out=out)
+
+
 @functools.lru_cache(maxsize=64)
 def _filled(dtype: Any, value: bytes) -> Any:
     """A read-only row of ROW copies of the value whose bytes are `value`."""
